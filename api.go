@@ -1,0 +1,771 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// Error kinds. The API answers each with a status and {"error": message}.
+var (
+	errNotFound   = errors.New("not found")   // 404
+	errBadRequest = errors.New("bad request") // 400
+	// errAirflow is an AirflowException Airflow answers with a JSON 500.
+	errAirflow = errors.New("airflow exception")
+	// errCrash is input on which Airflow raises an unhandled exception (an
+	// HTML 500); airlite answers 500 too, in JSON, saying what was wrong.
+	errCrash = errors.New("airflow crashes on this input")
+)
+
+// apiError carries Airflow's message text and an error kind.
+type apiError struct {
+	kind error
+	msg  string
+}
+
+func (e *apiError) Error() string { return e.msg }
+func (e *apiError) Unwrap() error { return e.kind }
+
+func newAPIError(kind error, format string, args ...any) error {
+	return &apiError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// airflowAPI is the logic behind the experimental API's endpoints, one
+// method per endpoint, free of HTTP so that tests can call it directly.
+type airflowAPI struct {
+	store    *Store
+	edition  edition
+	now      func() time.Time
+	unixname string // the OS user, reported in task-instance info
+	// kick, when set, tells the scheduler that there is work to look at.
+	kick func()
+}
+
+// dagDefinition applies Airflow's check_and_get_dag: the DagModel row, then
+// the loaded definition.
+func (a *airflowAPI) dagDefinition(dagID string) (*DagRow, error) {
+	row, err := a.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errNotFound, "Dag id %s not found in DagModel", dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if row.Def == nil {
+		return nil, newAPIError(errNotFound, "Dag id %s not found", dagID)
+	}
+	return row, nil
+}
+
+func badDateError(raw string) error {
+	return newAPIError(errBadRequest,
+		"Given execution date, %s, could not be identified as a date. Example date format: 2015-11-16T14:34:15+00:00", raw)
+}
+
+func (a *airflowAPI) parseDate(raw string) (time.Time, error) {
+	t, err := parseAirflowDate(raw, a.now())
+	if err != nil {
+		return time.Time{}, badDateError(raw)
+	}
+	return t, nil
+}
+
+// runAt finds the run of a DAG at a requested date, with Airflow's message.
+func (a *airflowAPI) runAt(dagID string, date time.Time) (*DagRun, error) {
+	run, err := a.store.RunByDate(dagID, date)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", a.edition.errorDate(date), dagID)
+	}
+	return run, err
+}
+
+// decodeObject reads a request body as a JSON object, keeping each value
+// raw so that presence, null and type can be told apart as Python does.
+func decodeObject(body []byte) (map[string]json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil, newAPIError(errBadRequest, "request body is empty: send a JSON object")
+	}
+	if !json.Valid(trimmed) {
+		return nil, newAPIError(errBadRequest, "request body is not valid JSON")
+	}
+	if trimmed[0] != '{' {
+		return nil, newAPIError(errCrash, "request body must be a JSON object, got %s", jsonKind(trimmed))
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &fields); err != nil {
+		return nil, newAPIError(errBadRequest, "request body is not valid JSON: %v", err)
+	}
+	return fields, nil
+}
+
+// jsonKind names the JSON type of a raw value.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// isFalsy is Python truthiness of a decoded JSON value.
+func isFalsy(raw json.RawMessage) bool {
+	switch s := string(bytes.TrimSpace(raw)); s {
+	case "null", "false", `""`, "[]", "{}":
+		return true
+	default:
+		if jsonKind(raw) == "a number" {
+			f, err := strconv.ParseFloat(s, 64)
+			return err == nil && f == 0
+		}
+		v, err := decodeJSONValue(raw)
+		if err != nil {
+			return false
+		}
+		switch x := v.(type) {
+		case []any:
+			return len(x) == 0
+		case map[string]any:
+			return len(x) == 0
+		}
+		return false
+	}
+}
+
+// parseFlag is Airflow's to_boolean of replace_microseconds: a string is
+// true when its lower case is a true-like word; null is false in Airflow 2;
+// anything else makes Airflow call .lower() on a non-string and crash.
+func (a *airflowAPI) parseFlag(raw json.RawMessage) (bool, error) {
+	if isNull(raw) && !a.edition.isAirflow1() {
+		return false, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return false, newAPIError(errCrash, "replace_microseconds must be a string such as \"true\" or \"false\", got %s", jsonKind(raw))
+	}
+	switch strings.ToLower(s) {
+	case "t", "true", "y", "yes", "1":
+		return true, nil
+	case "on":
+		return !a.edition.isAirflow1(), nil
+	}
+	return false, nil
+}
+
+// runIDPatterns are Airflow 2's [scheduler] allowed_run_id_pattern default
+// and its built-in pattern.
+const (
+	allowedRunIDPattern = `^[A-Za-z0-9_.~:+-]+$`
+	builtinRunIDPattern = `^(?:manual|scheduled|dataset_triggered)__(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00)$`
+)
+
+var (
+	allowedRunIDRe = regexp.MustCompile(allowedRunIDPattern)
+	builtinRunIDRe = regexp.MustCompile(builtinRunIDPattern)
+)
+
+// runTypeOf infers a run's type from its run_id prefix, as Airflow does.
+func runTypeOf(runID string) string {
+	for _, t := range []string{"manual", "scheduled", "backfill", "dataset_triggered"} {
+		if strings.HasPrefix(runID, t+"__") {
+			return t
+		}
+	}
+	return "manual"
+}
+
+// TriggerDAG is POST /dags/<dag_id>/dag_runs (spec §3.1).
+func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, error) {
+	fields, err := decodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	e := a.edition
+	confRaw, confGiven := fields["conf"]
+	if confGiven && !e.isAirflow1() && jsonKind(confRaw) != "an object" {
+		return nil, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
+	}
+	now := a.now().UTC()
+	var date time.Time
+	dateGiven := false
+	if raw, ok := fields["execution_date"]; ok && !isNull(raw) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, newAPIError(errCrash, "execution_date must be a string, got %s", jsonKind(raw))
+		}
+		if date, err = a.parseDate(s); err != nil {
+			return nil, err
+		}
+		dateGiven = true
+	}
+	replaceMicros := !dateGiven
+	if raw, ok := fields["replace_microseconds"]; ok {
+		if replaceMicros, err = a.parseFlag(raw); err != nil {
+			return nil, err
+		}
+	}
+	row, err := a.dagDefinition(dagID)
+	if err != nil {
+		return nil, err
+	}
+	if !dateGiven {
+		date = now.Truncate(time.Microsecond)
+	}
+	if replaceMicros {
+		date = date.Truncate(time.Second)
+	}
+	if start := row.Def.DefaultArgsStartDate; start != nil && date.Before(*start) {
+		return nil, newAPIError(errCrash, "The execution_date [%s] should be >= start_date [%s] from DAG's default_args",
+			isoFormat(date), isoFormat(*start))
+	}
+	runID := ""
+	if raw, ok := fields["run_id"]; ok && !isFalsy(raw) {
+		if err := json.Unmarshal(raw, &runID); err != nil {
+			return nil, newAPIError(errCrash, "run_id must be a string, got %s", jsonKind(raw))
+		}
+	}
+	if runID == "" {
+		runID = "manual__" + isoFormat(date)
+	}
+	conf, err := a.triggerConf(confRaw, confGiven)
+	if err != nil {
+		return nil, err
+	}
+
+	var created *DagRun
+	err = a.store.update(func(txn *memdb.Txn) error {
+		if err := a.checkDuplicate(txn, dagID, runID, date); err != nil {
+			return err
+		}
+		if !e.isAirflow1() && !allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID) {
+			return newAPIError(errAirflow,
+				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
+				runID, allowedRunIDPattern, builtinRunIDPattern)
+		}
+		created, err = a.createRunsTxn(txn, row.Def, runID, date.UTC(), conf, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if a.kick != nil {
+		a.kick()
+	}
+	return map[string]any{
+		"execution_date": isoFormat(date),
+		"message":        e.triggerMessage(created, date, dateGiven),
+		"run_id":         runID,
+	}, nil
+}
+
+// triggerConf turns the request's conf into what the run stores. Airflow 2
+// stores an object ({} when none); 1.10 stores null for a falsy conf, an
+// object as it is, and decodes a string holding JSON (the form the 1.10
+// docs show); anything else crashes its JSON parser.
+func (a *airflowAPI) triggerConf(raw json.RawMessage, given bool) (json.RawMessage, error) {
+	if !a.edition.isAirflow1() {
+		if !given || isFalsy(raw) {
+			return json.RawMessage(`{}`), nil
+		}
+		return compactConf(raw)
+	}
+	if !given || isFalsy(raw) {
+		return nil, nil
+	}
+	switch jsonKind(raw) {
+	case "an object":
+		return compactConf(raw)
+	case "a string":
+		var s string
+		_ = json.Unmarshal(raw, &s) // a valid JSON string always decodes
+		if !json.Valid([]byte(s)) {
+			return nil, newAPIError(errCrash, "conf is a string that does not hold valid JSON: %q", s)
+		}
+		return compactConf(json.RawMessage(s))
+	}
+	return nil, newAPIError(errCrash, "conf must be an object or a string holding JSON, got %s", jsonKind(raw))
+}
+
+func compactConf(raw json.RawMessage) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, newAPIError(errBadRequest, "conf is not valid JSON: %v", err)
+	}
+	return json.RawMessage(b.Bytes()), nil
+}
+
+// checkDuplicate applies the edition's duplicate rule: Airflow 2 refuses a
+// run_id or an execution date already used by the DAG; 1.10 checks the
+// run_id and crashes on the database's unique date.
+func (a *airflowAPI) checkDuplicate(txn *memdb.Txn, dagID, runID string, date time.Time) error {
+	byID, err := runByRunIDTxn(txn, dagID, runID)
+	if err != nil && !errors.Is(err, errNotFound) {
+		return err
+	}
+	byDate, err := runByDateTxn(txn, dagID, date)
+	if err != nil && !errors.Is(err, errNotFound) {
+		return err
+	}
+	if a.edition.isAirflow1() {
+		if byID != nil {
+			return newAPIError(errBadRequest, "Run id %s already exists for dag id %s", runID, dagID)
+		}
+		if byDate != nil {
+			return newAPIError(errCrash, "a run of %s already exists at %s (run id %s): execution dates are unique per DAG",
+				dagID, isoFormat(date.UTC()), byDate.RunID)
+		}
+		return nil
+	}
+	if byID != nil && byDate != nil && byID.ID != byDate.ID {
+		return newAPIError(errCrash, "run id %s and execution date %s match two different runs of %s",
+			runID, strFormat(date), dagID)
+	}
+	if byID != nil || byDate != nil {
+		return newAPIError(errBadRequest, "A DAG Run already exists for DAG %s at %s with run id %s", dagID, strFormat(date), runID)
+	}
+	return nil
+}
+
+// createRunsTxn creates a run of dag with its task instances, then the same
+// for every sub-DAG below it, as Airflow's trigger does.
+func (a *airflowAPI) createRunsTxn(txn *memdb.Txn, dag *DAG, runID string, date time.Time, conf json.RawMessage, now time.Time) (*DagRun, error) {
+	id, err := nextCounter(txn, counterRunID)
+	if err != nil {
+		return nil, err
+	}
+	run := &DagRun{
+		ID: id, DagID: dag.DagID, RunID: runID, ExecutionDate: date, State: a.edition.initialRunState(),
+		Conf: conf, ExternalTrigger: true, RunType: runTypeOf(runID),
+	}
+	if a.edition.isAirflow1() {
+		run.StartDate = &now
+	} else {
+		run.QueuedAt = &now
+	}
+	if err := txn.Insert(tableDagRuns, run); err != nil {
+		return nil, fmt.Errorf("insert run %s of %s: %w", runID, dag.DagID, err)
+	}
+	for _, t := range dag.Tasks {
+		ti := &TaskInstance{
+			DagID: dag.DagID, RunID: runID, TaskID: t.TaskID, ExecutionDate: date,
+			MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
+			PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: a.unixname,
+		}
+		if !a.edition.isAirflow1() {
+			ti.UpdatedAt = &now
+		}
+		if err := txn.Insert(tableTasks, ti); err != nil {
+			return nil, fmt.Errorf("insert task %s of %s/%s: %w", t.TaskID, dag.DagID, runID, err)
+		}
+	}
+	for _, childID := range dag.SubDAGIDs() {
+		child, err := dagRowTxn(txn, childID)
+		if err != nil || child.Def == nil {
+			continue // a sub-DAG deleted through the API has nothing to run
+		}
+		if _, err := runByRunIDTxn(txn, childID, runID); err == nil {
+			return nil, newAPIError(errCrash, "sub-DAG %s already has a run with run id %s", childID, runID)
+		}
+		if _, err := runByDateTxn(txn, childID, date); err == nil {
+			return nil, newAPIError(errCrash, "sub-DAG %s already has a run at %s", childID, isoFormat(date))
+		}
+		if _, err := a.createRunsTxn(txn, child.Def, runID, date, conf, now); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+// DagRuns is GET /dags/<dag_id>/dag_runs (spec §3.2). Every Airflow error
+// is a 400 here, as in Airflow.
+func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]map[string]any, error) {
+	if _, err := a.dagDefinition(dagID); err != nil {
+		var apiErr *apiError
+		if errors.As(err, &apiErr) {
+			return nil, newAPIError(errBadRequest, "%s", apiErr.msg)
+		}
+		return nil, err
+	}
+	state := RunState(strings.ToLower(stateParam))
+	if state != "" && !a.edition.isAirflow1() {
+		switch state {
+		case RunQueued, RunRunning, RunSuccess, RunFailed:
+		default:
+			return nil, newAPIError(errCrash, "'%s' is not a valid DagRunState", state)
+		}
+	}
+	runs, err := a.store.RunsOfDag(dagID, state)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, len(runs))
+	for i, run := range runs {
+		items[i] = map[string]any{
+			"dag_id":         run.DagID,
+			"dag_run_url":    a.edition.dagRunURL(run.DagID, run.ExecutionDate),
+			"execution_date": isoFormat(run.ExecutionDate),
+			"id":             run.ID,
+			"run_id":         run.RunID,
+			"start_date":     optISO(run.StartDate),
+			"state":          string(run.State),
+		}
+	}
+	return items, nil
+}
+
+// optISO renders an optional date as Airflow's listings do: "" when absent.
+func optISO(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return isoFormat(*t)
+}
+
+// DagRunState is GET /dags/<dag_id>/dag_runs/<execution_date> (spec §3.3).
+func (a *airflowAPI) DagRunState(dagID, rawDate string) (map[string]any, error) {
+	date, err := a.parseDate(rawDate)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.dagDefinition(dagID); err != nil {
+		return nil, err
+	}
+	run, err := a.runAt(dagID, date)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"state": string(run.State)}, nil
+}
+
+// TaskInstanceInfo is GET /dags/<dag_id>/dag_runs/<execution_date>/tasks/<task_id>
+// (spec §3.4).
+func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (map[string]any, error) {
+	date, err := a.parseDate(rawDate)
+	if err != nil {
+		return nil, err
+	}
+	row, err := a.dagDefinition(dagID)
+	if err != nil {
+		return nil, err
+	}
+	if row.Def.Task(taskID) == nil {
+		return nil, newAPIError(errNotFound, "Task %s not found in dag %s", taskID, dagID)
+	}
+	run, err := a.runAt(dagID, date)
+	if err != nil {
+		return nil, err
+	}
+	ti, err := a.store.TaskInstance(dagID, run.RunID, taskID)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errNotFound, "Task %s instance for date %s not found", taskID, a.edition.errorDate(date))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.edition.taskInstanceInfo(ti, run), nil
+}
+
+// TaskInfo is GET /dags/<dag_id>/tasks/<task_id> (spec §3.5).
+func (a *airflowAPI) TaskInfo(dagID, taskID string) (map[string]any, error) {
+	row, err := a.dagDefinition(dagID)
+	if err != nil {
+		return nil, err
+	}
+	t := row.Def.Task(taskID)
+	if t == nil {
+		return nil, newAPIError(errNotFound, "Task %s not found in dag %s", taskID, dagID)
+	}
+	return a.edition.taskInfo(row.Def, t), nil
+}
+
+// DagCode is GET /dags/<dag_id>/code (spec §3.6): the .py file beside the
+// definition, or the definition rendered as Airflow-style Python.
+func (a *airflowAPI) DagCode(dagID string) (string, error) {
+	row, err := a.dagDefinition(dagID)
+	if err != nil {
+		return "", err
+	}
+	if row.Def.SourceCode != "" {
+		return row.Def.SourceCode, nil
+	}
+	return renderPython(row.Def), nil
+}
+
+// SetPaused is GET /dags/<dag_id>/paused/<paused> (spec §3.7): exactly
+// "true" pauses, anything else unpauses. An unknown DAG crashes Airflow.
+func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
+	row, err := a.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errCrash, "Dag id %s not found in DagModel", dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.edition == edition110 && row.Def == nil {
+		return nil, newAPIError(errCrash, "Dag id %s not found: its definition could not be loaded", dagID)
+	}
+	// 1.10 with the RBAC UI updates the one row; the others pause sub-DAGs too.
+	if err := a.store.SetPaused(dagID, paused == "true", a.edition != edition110RBAC); err != nil {
+		return nil, err
+	}
+	if paused != "true" && a.kick != nil {
+		a.kick()
+	}
+	return map[string]any{"response": "ok"}, nil
+}
+
+// IsPaused is GET /dags/<dag_id>/paused (spec §3.8).
+func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
+	row, err := a.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errCrash, "Dag id %s not found in DagModel", dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"is_paused": row.IsPaused}, nil
+}
+
+// DeleteDag is DELETE /dags/<dag_id> (spec §3.9). Airflow 2 refuses while
+// a task instance of the DAG is running.
+func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
+	refuse := func(txn *memdb.Txn, ids []string) error {
+		if a.edition.isAirflow1() {
+			return nil
+		}
+		for _, id := range ids {
+			n, err := countTaskInstancesInStateTxn(txn, id, TaskRunning)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return newAPIError(errAirflow, "TaskInstances still running")
+			}
+		}
+		return nil
+	}
+	count, err := a.store.DeleteDag(dagID, refuse)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errNotFound, "Dag id %s not found", dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"count": count, "message": fmt.Sprintf("Removed %d record(s)", count)}, nil
+}
+
+// LatestRuns is GET /latest_runs (spec §3.10).
+func (a *airflowAPI) LatestRuns() (map[string]any, error) {
+	runs, err := a.store.LatestRuns()
+	if err != nil {
+		return nil, err
+	}
+	items := make([]any, len(runs))
+	for i, run := range runs {
+		items[i] = map[string]any{
+			"dag_id":         run.DagID,
+			"dag_run_url":    a.edition.dagRunURL(run.DagID, run.ExecutionDate),
+			"execution_date": isoFormat(run.ExecutionDate),
+			"start_date":     optISO(run.StartDate),
+		}
+	}
+	return map[string]any{"items": items}, nil
+}
+
+// checkPoolName applies Airflow's empty-name rule.
+func checkPoolName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return newAPIError(errBadRequest, "Pool name shouldn't be empty")
+	}
+	return nil
+}
+
+// Pools is GET /pools (spec §3.11), by name.
+func (a *airflowAPI) Pools() ([]map[string]any, error) {
+	pools, err := a.store.Pools()
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, len(pools))
+	for i, p := range pools {
+		items[i] = a.edition.poolJSON(p)
+	}
+	return items, nil
+}
+
+// Pool is GET /pools/<name>.
+func (a *airflowAPI) Pool(name string) (map[string]any, error) {
+	if err := checkPoolName(name); err != nil {
+		return nil, err
+	}
+	p, err := a.store.PoolByName(name)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errNotFound, "Pool '%s' doesn't exist", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.edition.poolJSON(p), nil
+}
+
+// CreatePool is POST /pools: exactly name, slots and description, then
+// Airflow's checks in Airflow's order; an existing pool is updated.
+func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
+	fields, err := decodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	for key := range fields {
+		if key != "name" && key != "slots" && key != "description" {
+			return nil, newAPIError(errCrash, "unexpected key %q: a pool body has exactly name, slots and description", key)
+		}
+	}
+	for _, key := range []string{"name", "slots", "description"} {
+		if _, ok := fields[key]; !ok {
+			return nil, newAPIError(errCrash, "missing key %q: a pool body has exactly name, slots and description", key)
+		}
+	}
+	var name string
+	if !isNull(fields["name"]) {
+		if err := json.Unmarshal(fields["name"], &name); err != nil {
+			return nil, newAPIError(errCrash, "name must be a string, got %s", jsonKind(fields["name"]))
+		}
+	}
+	if err := checkPoolName(name); err != nil {
+		return nil, err
+	}
+	slots, err := poolSlots(fields["slots"])
+	if err != nil {
+		return nil, err
+	}
+	if !a.edition.isAirflow1() && len([]rune(name)) > 256 {
+		return nil, newAPIError(errBadRequest, "Pool name can't be more than 256 characters")
+	}
+	var description *string
+	if raw := fields["description"]; !isNull(raw) {
+		var d string
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return nil, newAPIError(errCrash, "description must be a string or null, got %s", jsonKind(raw))
+		}
+		description = &d
+	}
+	p, err := a.store.UpsertPool(name, slots, description)
+	if err != nil {
+		return nil, err
+	}
+	if a.kick != nil {
+		a.kick() // more slots may let waiting tasks start
+	}
+	return a.edition.poolJSON(p), nil
+}
+
+// poolSlots is Python's int() of the slots value: integers, numeric
+// strings (surrounding spaces allowed), floats truncated, booleans as 0/1.
+func poolSlots(raw json.RawMessage) (int64, error) {
+	v, err := decodeJSONValue(raw)
+	if err != nil {
+		return 0, newAPIError(errBadRequest, "Bad value for `slots`: %s", raw)
+	}
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case json.Number:
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return n, nil
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil || f >= 1<<63 || f < -(1<<63) {
+			return 0, newAPIError(errBadRequest, "Bad value for `slots`: %s", x)
+		}
+		return int64(f), nil
+	case string:
+		if !pyIntRe.MatchString(x) {
+			return 0, newAPIError(errBadRequest, "Bad value for `slots`: %s", x)
+		}
+		n, err := strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(x), "_", ""), 10, 64)
+		if err != nil {
+			return 0, newAPIError(errBadRequest, "Bad value for `slots`: %s", x)
+		}
+		return n, nil
+	}
+	return 0, newAPIError(errCrash, "slots must be an integer or a string holding one, got %s", jsonKind(raw))
+}
+
+// pyIntRe is the text Python's int() accepts: spaces around, a sign, digits
+// with single underscores between them.
+var pyIntRe = regexp.MustCompile(`^\s*[+-]?\d+(?:_\d+)*\s*$`)
+
+// DeletePool is DELETE /pools/<name>: the deleted pool as it was.
+func (a *airflowAPI) DeletePool(name string) (map[string]any, error) {
+	if err := checkPoolName(name); err != nil {
+		return nil, err
+	}
+	if name == defaultPoolName {
+		return nil, newAPIError(errBadRequest, "default_pool cannot be deleted")
+	}
+	p, err := a.store.DeletePool(name)
+	if errors.Is(err, errNotFound) {
+		return nil, newAPIError(errNotFound, "Pool '%s' doesn't exist", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.edition.poolJSON(p), nil
+}
+
+// Lineage is GET /lineage/<dag_id>/<execution_date> (spec §3.14).
+func (a *airflowAPI) Lineage(dagID, rawDate string) (map[string]any, error) {
+	date, err := a.parseDate(rawDate)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.dagDefinition(dagID); err != nil {
+		return nil, err
+	}
+	run, err := a.runAt(dagID, date)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := a.store.Lineage(dagID, run.RunID)
+	if err != nil {
+		return nil, err
+	}
+	tasks := map[string]any{}
+	for _, rec := range recs {
+		entry := map[string]any{}
+		if rec.Inlets != nil {
+			entry["inlets"] = rec.Inlets
+		}
+		if rec.Outlets != nil {
+			entry["outlets"] = rec.Outlets
+		}
+		if len(entry) > 0 {
+			tasks[rec.TaskID] = entry
+		}
+	}
+	return map[string]any{"task_ids": tasks}, nil
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Auth backends, named after Airflow's modules.
+const (
+	authDefault  = "default"       // airflow.api.auth.backend.default: allow all
+	authDenyAll  = "deny_all"      // airflow.api.auth.backend.deny_all
+	authBasic    = "basic_auth"    // Airflow 2's basic_auth (FAB users)
+	authPassword = "password_auth" // Airflow 1.10's contrib password_auth
+)
+
+// authenticator applies one auth backend to API requests.
+type authenticator struct {
+	backend string
+	users   map[string]credential
+}
+
+// credential is a password as given in the users file: plain text or a
+// bcrypt hash.
+type credential struct {
+	plain []byte
+	hash  []byte
+}
+
+// dummyCredential is compared against when a user is unknown, so that an
+// unknown user costs the same time as a wrong password.
+var dummyCredential = credential{plain: []byte("airlite-no-such-user-padding")}
+
+func newAuthenticator(backend, usersFile string) (*authenticator, error) {
+	a := &authenticator{backend: backend}
+	switch backend {
+	case authDefault, authDenyAll:
+		return a, nil
+	case authBasic, authPassword:
+	default:
+		return nil, fmt.Errorf("unknown auth backend %q: want default, deny_all, basic_auth or password_auth", backend)
+	}
+	if usersFile == "" {
+		return nil, fmt.Errorf("auth backend %s needs --users (a file of user:password lines)", backend)
+	}
+	users, err := loadUsers(usersFile)
+	if err != nil {
+		return nil, err
+	}
+	a.users = users
+	return a, nil
+}
+
+// loadUsers reads "user:password" or "user:<bcrypt hash>" lines; blank
+// lines and lines starting with # are skipped.
+func loadUsers(path string) (map[string]credential, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read users file: %w", err)
+	}
+	users := map[string]credential{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		user, pass, ok := strings.Cut(text, ":")
+		if !ok || user == "" || pass == "" {
+			return nil, fmt.Errorf("users file %s line %d: want user:password", path, line)
+		}
+		if _, dup := users[user]; dup {
+			return nil, fmt.Errorf("users file %s line %d: user %q is listed twice", path, line, user)
+		}
+		c := credential{plain: []byte(pass)}
+		if strings.HasPrefix(pass, "$2a$") || strings.HasPrefix(pass, "$2b$") || strings.HasPrefix(pass, "$2y$") {
+			if _, err := bcrypt.Cost([]byte(pass)); err != nil {
+				return nil, fmt.Errorf("users file %s line %d: bad bcrypt hash: %w", path, line, err)
+			}
+			c = credential{hash: []byte(pass)}
+		}
+		users[user] = c
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read users file: %w", err)
+	}
+	if len(users) == 0 {
+		return nil, fmt.Errorf("users file %s lists no users", path)
+	}
+	return users, nil
+}
+
+// valid compares a user's password in constant time.
+func (a *authenticator) valid(user, password string) bool {
+	c, known := a.users[user]
+	if !known {
+		c = dummyCredential
+	}
+	var ok bool
+	if c.hash != nil {
+		ok = bcrypt.CompareHashAndPassword(c.hash, []byte(password)) == nil
+	} else {
+		ok = subtle.ConstantTimeCompare(c.plain, []byte(password)) == 1
+	}
+	return ok && known
+}
+
+// rejection is what a backend answers instead of the endpoint: Airflow's
+// plain-text bodies. A zero status means the request may go on.
+type rejection struct {
+	status          int
+	body            string
+	wwwAuthenticate string
+	err             error // a header Airflow cannot parse (500)
+}
+
+// check applies the backend to a request.
+func (a *authenticator) check(r *http.Request) rejection {
+	switch a.backend {
+	case authDenyAll:
+		return rejection{status: http.StatusForbidden, body: "Forbidden"}
+	case authBasic:
+		return a.checkBasic(r)
+	case authPassword:
+		return a.checkPassword(r)
+	}
+	return rejection{}
+}
+
+// checkBasic is Airflow 2's basic_auth: any failure is a 401 with a Basic
+// challenge.
+func (a *authenticator) checkBasic(r *http.Request) rejection {
+	deny := rejection{status: http.StatusUnauthorized, body: "Unauthorized", wwwAuthenticate: "Basic"}
+	scheme, rest, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "basic") {
+		return deny
+	}
+	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	if err != nil {
+		return deny
+	}
+	user, password, ok := strings.Cut(string(decoded), ":")
+	if !ok || user == "" || password == "" || !a.valid(user, password) {
+		return deny
+	}
+	return rejection{}
+}
+
+// checkPassword is Airflow 1.10's password_auth: no header is a 401
+// challenge, wrong credentials a 403, an unreadable header a 500.
+func (a *authenticator) checkPassword(r *http.Request) rejection {
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		return rejection{status: http.StatusUnauthorized, body: "Unauthorized", wwwAuthenticate: "Basic"}
+	}
+	fields := strings.Fields(header)
+	userpass := ""
+	if len(fields) > 1 {
+		userpass = strings.Join(fields[1:], "")
+	}
+	decoded, err := base64.StdEncoding.DecodeString(userpass)
+	if err != nil {
+		return rejection{err: newAPIError(errCrash, "Authorization header is not base64: %v", err)}
+	}
+	user, password, ok := strings.Cut(string(decoded), ":")
+	if !ok {
+		return rejection{err: newAPIError(errCrash, "Authorization header holds no user:password pair")}
+	}
+	if !a.valid(user, password) {
+		return rejection{status: http.StatusForbidden, body: "Forbidden"}
+	}
+	return rejection{}
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// errBadDate is wrapped by parseAirflowDate; callers turn it into Airflow's
+// "could not be identified as a date" message.
+var errBadDate = errors.New("not a date")
+
+var (
+	// Calendar date, extended or basic form, then an optional time and offset,
+	// as pendulum's ISO 8601 parser reads them.
+	isoDateTimeRe = regexp.MustCompile(`^(\d{4})-?(\d{2})-?(\d{2})` +
+		`(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?)?` +
+		`\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$`)
+	// Ordinal date (2016-321) and week date (2016-W46-3).
+	isoOrdinalRe = regexp.MustCompile(`^(\d{4})-?(\d{3})$`)
+	isoWeekRe    = regexp.MustCompile(`^(\d{4})-?W(\d{2})(?:-?(\d))?$`)
+)
+
+// fallbackLayouts are the loose forms dateutil accepts that clients send in
+// practice; a naive form is read as UTC.
+var fallbackLayouts = []string{
+	time.RFC1123Z, time.RFC1123, time.RFC850, time.ANSIC, time.UnixDate,
+	"2006/01/02 15:04:05", "2006/01/02", "01/02/2006 15:04:05", "01/02/2006",
+	"Jan 2 2006", "Jan 2, 2006", "January 2 2006", "January 2, 2006",
+	"2 Jan 2006", "2 January 2006", "Jan 2 2006 15:04:05", "2 Jan 2006 15:04:05",
+}
+
+// parseAirflowDate reads an execution date the way Airflow's
+// timezone.parse (pendulum, non-strict) does: ISO 8601 first, then loose
+// forms; "now" is the current time; a date without offset is UTC (Airflow's
+// default_timezone). The offset the client sent is kept in the result's
+// location, because Airflow echoes it back. Precision is microseconds.
+func parseAirflowDate(raw string, now time.Time) (time.Time, error) {
+	s := strings.TrimSpace(raw)
+	if strings.EqualFold(s, "now") {
+		return now.UTC().Truncate(time.Microsecond), nil
+	}
+	if m := isoDateTimeRe.FindStringSubmatch(s); m != nil {
+		return isoDateTime(m)
+	}
+	if m := isoOrdinalRe.FindStringSubmatch(s); m != nil {
+		year, _ := strconv.Atoi(m[1])
+		day, _ := strconv.Atoi(m[2])
+		t := time.Date(year, 1, day, 0, 0, 0, 0, time.UTC)
+		if day < 1 || t.Year() != year {
+			return time.Time{}, fmt.Errorf("parse date %q: day %d out of range: %w", raw, day, errBadDate)
+		}
+		return t, nil
+	}
+	if m := isoWeekRe.FindStringSubmatch(s); m != nil {
+		return isoWeekDate(raw, m)
+	}
+	for _, layout := range fallbackLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Truncate(time.Microsecond), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("parse date %q: %w", raw, errBadDate)
+}
+
+func isoDateTime(m []string) (time.Time, error) {
+	num := func(s string) int {
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	year, month, day := num(m[1]), num(m[2]), num(m[3])
+	hour, minute, sec := num(m[4]), num(m[5]), num(m[6])
+	micros := 0
+	if frac := m[7]; frac != "" {
+		frac = (frac + "000000")[:6] // more digits than microseconds are cut
+		micros = num(frac)
+	}
+	loc := time.UTC
+	if off := m[8]; off != "" && off != "Z" && off != "z" {
+		digits := strings.ReplaceAll(off[1:], ":", "")
+		hours := num(digits[:2])
+		mins := 0
+		if len(digits) == 4 {
+			mins = num(digits[2:])
+		}
+		if hours > 23 || mins > 59 {
+			return time.Time{}, fmt.Errorf("parse date: offset %q out of range: %w", off, errBadDate)
+		}
+		secs := hours*3600 + mins*60
+		if off[0] == '-' {
+			secs = -secs
+		}
+		if secs != 0 {
+			loc = time.FixedZone("", secs)
+		}
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, micros*1000, loc)
+	// time.Date normalises 2021-02-30 to March; pendulum refuses it.
+	if t.Year() != year || int(t.Month()) != month || t.Day() != day ||
+		t.Hour() != hour || t.Minute() != minute || t.Second() != sec {
+		return time.Time{}, fmt.Errorf("parse date: fields out of range: %w", errBadDate)
+	}
+	return t, nil
+}
+
+func isoWeekDate(raw string, m []string) (time.Time, error) {
+	year, _ := strconv.Atoi(m[1])
+	week, _ := strconv.Atoi(m[2])
+	weekday := 1
+	if m[3] != "" {
+		weekday, _ = strconv.Atoi(m[3])
+	}
+	if week < 1 || week > 53 || weekday < 1 || weekday > 7 {
+		return time.Time{}, fmt.Errorf("parse date %q: week date out of range: %w", raw, errBadDate)
+	}
+	// ISO week 1 is the week holding January 4th.
+	jan4 := time.Date(year, 1, 4, 0, 0, 0, 0, time.UTC)
+	offset := (int(jan4.Weekday()) + 6) % 7 // days since Monday
+	monday := jan4.AddDate(0, 0, -offset)
+	t := monday.AddDate(0, 0, (week-1)*7+weekday-1)
+	if _, w := t.ISOWeek(); w != week {
+		return time.Time{}, fmt.Errorf("parse date %q: week %d out of range: %w", raw, week, errBadDate)
+	}
+	return t, nil
+}
+
+// isoFormat is Python's datetime.isoformat(): microseconds only when
+// non-zero, the offset as ±HH:MM, never Z.
+func isoFormat(t time.Time) string { return pyDateTime(t, 'T') }
+
+// strFormat is Python's str(datetime): isoformat with a space.
+func strFormat(t time.Time) string { return pyDateTime(t, ' ') }
+
+func pyDateTime(t time.Time, sep byte) string {
+	b := make([]byte, 0, 32)
+	b = t.AppendFormat(b, "2006-01-02")
+	b = append(b, sep)
+	b = t.AppendFormat(b, "15:04:05")
+	if us := t.Nanosecond() / 1000; us != 0 {
+		b = append(b, fmt.Sprintf(".%06d", us)...)
+	}
+	return string(t.AppendFormat(b, "-07:00"))
+}
+
+// pyTimedelta renders a duration as Python's str(timedelta): "0:05:00",
+// "1 day, 0:00:00", "2 days, 1:00:00.500000".
+func pyTimedelta(d time.Duration) string {
+	neg := d < 0
+	if neg {
+		d = -d
+	}
+	days := int64(d / (24 * time.Hour))
+	rest := d % (24 * time.Hour)
+	h := int64(rest / time.Hour)
+	m := int64(rest % time.Hour / time.Minute)
+	s := int64(rest % time.Minute / time.Second)
+	us := int64(rest % time.Second / time.Microsecond)
+	clock := fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	if us != 0 {
+		clock += fmt.Sprintf(".%06d", us)
+	}
+	if neg {
+		// Python normalises negative deltas to -N days plus a positive clock;
+		// negative durations never occur in definitions, keep them readable.
+		return "-" + clock
+	}
+	switch days {
+	case 0:
+		return clock
+	case 1:
+		return "1 day, " + clock
+	default:
+		return fmt.Sprintf("%d days, %s", days, clock)
+	}
+}
+
+// parseDuration reads the durations of DAG files: Go forms ("90s", "1h30m"),
+// days ("1d", "2d12h"), Python's timedelta text ("0:05:00", "1 day, 0:00:00")
+// and plain numbers of seconds.
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, errors.New("parse duration: empty")
+	}
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	if strings.Contains(s, ":") {
+		return parseTimedeltaText(s)
+	}
+	var days time.Duration
+	if before, after, ok := strings.Cut(s, "d"); ok {
+		n, err := strconv.Atoi(before)
+		if err != nil {
+			return 0, fmt.Errorf("parse duration %q: bad day count", s)
+		}
+		days = time.Duration(n) * 24 * time.Hour
+		if after == "" {
+			return days, nil
+		}
+		s = after
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("parse duration: %w", err)
+	}
+	return days + d, nil
+}
+
+func parseTimedeltaText(s string) (time.Duration, error) {
+	var days time.Duration
+	if before, after, ok := strings.Cut(s, ","); ok {
+		fields := strings.Fields(before)
+		if len(fields) != 2 || !strings.HasPrefix(fields[1], "day") {
+			return 0, fmt.Errorf("parse duration %q: bad day part", s)
+		}
+		n, err := strconv.Atoi(fields[0])
+		if err != nil {
+			return 0, fmt.Errorf("parse duration %q: bad day count", s)
+		}
+		days = time.Duration(n) * 24 * time.Hour
+		s = strings.TrimSpace(after)
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return 0, fmt.Errorf("parse duration %q: want H:MM:SS", s)
+	}
+	h, errH := strconv.Atoi(parts[0])
+	m, errM := strconv.Atoi(parts[1])
+	sec, errS := strconv.ParseFloat(parts[2], 64)
+	if errH != nil || errM != nil || errS != nil {
+		return 0, fmt.Errorf("parse duration %q: want H:MM:SS", s)
+	}
+	return days + time.Duration(h)*time.Hour + time.Duration(m)*time.Minute +
+		time.Duration(sec*float64(time.Second)), nil
+}

@@ -1,0 +1,282 @@
+// Command airlite serves Apache Airflow's experimental REST API from memory.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "airlite:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command line, after environment fallbacks.
+type config struct {
+	Addr             string
+	Edition          edition
+	DagsDir          string
+	Home             string
+	Snapshot         string
+	SnapshotInterval time.Duration
+	Scheduler        bool
+	Parallelism      int
+	AuthBackend      string
+	UsersFile        string
+	ReadyFile        string
+	LogFormat        string
+	LogLevel         zerolog.Level
+}
+
+// parseConfig reads flags; every flag falls back to AIRLITE_<FLAG> in the
+// environment, and a flag given on the command line wins.
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("airlite", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		c                                     config
+		editionText, schedulerText, levelText string
+	)
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "listen address; port 0 picks a free port")
+	fs.StringVar(&editionText, "edition", "2", "Airflow edition to answer as: 2 (2.10.3), 1.10 (1.10.15), 1.10-rbac")
+	fs.StringVar(&c.DagsDir, "dags", "", "folder of DAG definition files (default: the embedded examples)")
+	fs.StringVar(&c.Home, "home", "~/airlite", "working folder; the snapshot lives here")
+	fs.StringVar(&c.Snapshot, "snapshot", "", "snapshot file, or off (default: snapshot.json under --home)")
+	fs.DurationVar(&c.SnapshotInterval, "snapshot-interval", 5*time.Second, "how often a changed state is written")
+	fs.StringVar(&schedulerText, "scheduler", "on", "on runs DAGs; off serves the API alone")
+	fs.IntVar(&c.Parallelism, "parallelism", 32, "tasks running at once across all DAGs")
+	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth")
+	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
+	fs.StringVar(&c.ReadyFile, "ready-file", "", "file written with the base URL once the server answers")
+	fs.StringVar(&c.LogFormat, "log-format", "", "console or json (default: console on a terminal, else json)")
+	fs.StringVar(&levelText, "log-level", "info", "debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: airlite [flags]\n\nEvery flag also reads AIRLITE_<FLAG> (e.g. AIRLITE_ADDR); the command line wins.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "AIRLITE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("environment %s=%q: %w", name, v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return c, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	var err error
+	if c.Edition, err = parseEdition(editionText); err != nil {
+		return c, err
+	}
+	switch schedulerText {
+	case "on":
+		c.Scheduler = true
+	case "off":
+	default:
+		return c, fmt.Errorf("--scheduler %q: want on or off", schedulerText)
+	}
+	if c.Parallelism < 1 {
+		return c, fmt.Errorf("--parallelism %d: want at least 1", c.Parallelism)
+	}
+	if c.SnapshotInterval <= 0 {
+		return c, fmt.Errorf("--snapshot-interval %s: want a positive duration", c.SnapshotInterval)
+	}
+	switch c.LogFormat {
+	case "", "console", "json":
+	default:
+		return c, fmt.Errorf("--log-format %q: want console or json", c.LogFormat)
+	}
+	if c.LogLevel, err = zerolog.ParseLevel(levelText); err != nil || levelText == "" {
+		return c, fmt.Errorf("--log-level %q: want debug, info, warn or error", levelText)
+	}
+	if c.Home, err = expandHome(c.Home, getenv); err != nil {
+		return c, err
+	}
+	if c.Snapshot == "" {
+		c.Snapshot = filepath.Join(c.Home, "snapshot.json")
+	}
+	if (c.AuthBackend == authBasic || c.AuthBackend == authPassword) && c.UsersFile == "" {
+		return c, fmt.Errorf("--auth-backend %s needs --users", c.AuthBackend)
+	}
+	return c, nil
+}
+
+func expandHome(p string, getenv func(string) string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("expand --home %s: %w", p, err)
+		}
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
+}
+
+func newLogger(c config, stderr io.Writer) zerolog.Logger {
+	format := c.LogFormat
+	if format == "" {
+		format = "json"
+		if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			format = "console"
+		}
+	}
+	var out io.Writer = stderr
+	if format == "console" {
+		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly}
+	}
+	return zerolog.New(out).Level(c.LogLevel).With().Timestamp().Logger()
+}
+
+// run is airlite from start to exit: load the DAGs, open the listener,
+// serve until ctx ends, then shut down in order.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(c, stderr)
+
+	dags, err := loadDAGSet(c.DagsDir)
+	if err != nil {
+		return err
+	}
+	store, err := newStore()
+	if err != nil {
+		return err
+	}
+	if err := store.LoadDAGs(dags); err != nil {
+		return fmt.Errorf("load dags: %w", err)
+	}
+	auth, err := newAuthenticator(c.AuthBackend, c.UsersFile)
+	if err != nil {
+		return err
+	}
+	srv, err := newServer(serverOptions{
+		Edition: c.Edition, Store: store, DAGs: dags, Auth: auth, Logger: logger,
+		Now: time.Now, Unixname: currentUser(getenv),
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.Addr, err)
+	}
+	httpServer := &http.Server{
+		Handler:           srv.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          nil,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpServer.Serve(ln) }()
+
+	baseURL := "http://" + ln.Addr().String()
+	if !isLoopback(ln.Addr()) && c.AuthBackend == authDefault {
+		logger.Warn().Str("addr", ln.Addr().String()).
+			Msg("listening beyond loopback with --auth-backend default: anyone who can reach this port can trigger runs")
+	}
+	srv.ready.Store(true)
+	if c.ReadyFile != "" {
+		if err := writeFileAtomic(c.ReadyFile, []byte(baseURL+"\n"), 0o644); err != nil {
+			_ = httpServer.Close()
+			return fmt.Errorf("write ready file: %w", err)
+		}
+	}
+	logger.Info().Str("edition", string(c.Edition)).Int("dags", len(dags.DAGs)).Str("url", baseURL).Msg("serving")
+	fmt.Fprintf(stdout, "listening on %s\n", baseURL)
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info().Msg("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shut down http server: %w", err)
+	}
+	return nil
+}
+
+func loadDAGSet(dir string) (*DAGSet, error) {
+	if dir == "" {
+		return loadEmbeddedDAGs()
+	}
+	return loadDAGDir(dir)
+}
+
+// currentUser is the OS user name Airflow reports as unixname.
+func currentUser(getenv func(string) string) string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return getenv("USER")
+}
+
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// writeFileAtomic writes a file so that readers see the old content or the
+// new, never a part: a temporary file in the same folder, synced, renamed.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,746 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// Table and index names.
+const (
+	tableDags     = "dags"
+	tableDagRuns  = "dag_runs"
+	tableTasks    = "task_instances"
+	tablePools    = "pools"
+	tableLineage  = "lineage"
+	tableCounters = "counters"
+
+	indexID       = "id"
+	indexDagDate  = "dag_date"  // runs: (dag_id, execution_date)
+	indexDagRunID = "dag_runid" // runs: (dag_id, run_id)
+	indexRowID    = "row_id"    // runs and pools: integer id
+	indexState    = "state"     // runs and task instances
+	indexRoot     = "root"      // dags: parent of a sub-DAG
+)
+
+// Counter names in the counters table.
+const (
+	counterChange = "change"  // bumped by every write transaction
+	counterRunID  = "dag_run" // last dag run id handed out
+	counterPoolID = "pool"    // last pool id handed out
+)
+
+// DagRow is a DAG as the store knows it: Airflow's DagModel row plus the
+// parsed definition. Def is nil when the definition is gone (Airflow's "not
+// found" for a row whose file no longer loads).
+type DagRow struct {
+	DagID     string
+	IsPaused  bool
+	FileLoc   string
+	RootDagID string // "" unless a sub-DAG
+	Def       *DAG
+}
+
+// DagRun is one run of a DAG.
+type DagRun struct {
+	ID              int64
+	DagID           string
+	RunID           string
+	ExecutionDate   time.Time // UTC, microsecond precision
+	State           RunState
+	Conf            json.RawMessage // nil: no conf (null)
+	StartDate       *time.Time
+	EndDate         *time.Time
+	QueuedAt        *time.Time
+	ExternalTrigger bool
+	RunType         string
+}
+
+// TaskInstance is one task of one run.
+type TaskInstance struct {
+	DagID          string
+	RunID          string
+	TaskID         string
+	ExecutionDate  time.Time // the run's, kept here as Airflow 1.10 keeps it
+	State          TaskState // "" is Airflow's None
+	TryNumber      int
+	MaxTries       int
+	StartDate      *time.Time
+	EndDate        *time.Time
+	Duration       *float64 // seconds
+	QueuedDttm     *time.Time
+	Pool           string
+	PoolSlots      int
+	Queue          string
+	PriorityWeight int
+	Operator       string
+	Hostname       string
+	Unixname       string
+	PID            *int
+	UpdatedAt      *time.Time
+	NextRetryAt    *time.Time // up_for_retry: not before this time
+}
+
+// LineageRecord holds what a finished task declared as inlets and outlets.
+type LineageRecord struct {
+	DagID   string
+	RunID   string
+	TaskID  string
+	Inlets  json.RawMessage // nil when the task declared none
+	Outlets json.RawMessage
+}
+
+// counter is a named integer kept in the store so that it is part of every
+// transaction and every snapshot.
+type counter struct {
+	Name  string
+	Value int64
+}
+
+// dagsTable holds one row per DAG id.
+func dagsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableDags,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID:   {Name: indexID, Unique: true, Indexer: &memdb.StringFieldIndex{Field: "DagID"}},
+			indexRoot: {Name: indexRoot, AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "RootDagID"}},
+		},
+	}
+}
+
+// dagRunsTable holds runs, keyed by their integer id, and found by
+// (dag_id, execution_date) in date order, (dag_id, run_id) and state.
+func dagRunsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableDagRuns,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.IntFieldIndex{Field: "ID"}},
+			indexDagDate: {Name: indexDagDate, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "DagID"}, timeIndex{field: "ExecutionDate"}}}},
+			indexDagRunID: {Name: indexDagRunID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"}}}},
+			indexState: {Name: indexState, Indexer: &memdb.StringFieldIndex{Field: "State"}},
+		},
+	}
+}
+
+// taskInstancesTable holds task instances keyed by (dag_id, run_id,
+// task_id); a prefix scan on the key lists one run's tasks.
+func taskInstancesTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTasks,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"},
+				&memdb.StringFieldIndex{Field: "TaskID"}}}},
+			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "State"}},
+		},
+	}
+}
+
+// poolsTable holds pools by name, and by integer id.
+func poolsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tablePools,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID:    {Name: indexID, Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
+			indexRowID: {Name: indexRowID, Unique: true, Indexer: &memdb.IntFieldIndex{Field: "ID"}},
+		},
+	}
+}
+
+// lineageTable holds the inlets and outlets of finished tasks, keyed like
+// task instances.
+func lineageTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableLineage,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"},
+				&memdb.StringFieldIndex{Field: "TaskID"}}}},
+		},
+	}
+}
+
+// countersTable holds the change index and the id sequences.
+func countersTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableCounters,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
+		},
+	}
+}
+
+func schema() *memdb.DBSchema {
+	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(), countersTable()}
+	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
+	for _, t := range tables {
+		s.Tables[t.Name] = t
+	}
+	return s
+}
+
+// timeIndex indexes a time.Time field by its instant in microseconds, in an
+// order-preserving encoding, so that a compound (dag_id, date) index lists a
+// DAG's runs in date order. As the last part of a prefix query a nil
+// argument matches every date.
+type timeIndex struct{ field string }
+
+func (x timeIndex) FromObject(obj any) (bool, []byte, error) {
+	var t time.Time
+	switch o := obj.(type) {
+	case *DagRun:
+		t = o.ExecutionDate
+	default:
+		return false, nil, fmt.Errorf("time index %s: unsupported object %T", x.field, obj)
+	}
+	return true, encodeTime(t), nil
+}
+
+func (x timeIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, errors.New("time index: want one argument")
+	}
+	t, ok := args[0].(time.Time)
+	if !ok {
+		return nil, fmt.Errorf("time index: argument is %T, not time.Time", args[0])
+	}
+	return encodeTime(t), nil
+}
+
+func (x timeIndex) PrefixFromArgs(args ...any) ([]byte, error) {
+	if len(args) == 1 && args[0] == nil {
+		return nil, nil
+	}
+	return x.FromArgs(args...)
+}
+
+func encodeTime(t time.Time) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(t.UnixMicro())^(1<<63)) // sign flip keeps order
+	return b[:]
+}
+
+// Store is the in-memory state of airlite: DAGs, runs, task instances,
+// pools and lineage. It is the single source of truth for the API, the
+// scheduler and snapshots.
+type Store struct {
+	db *memdb.MemDB
+}
+
+func newStore() (*Store, error) {
+	db, err := memdb.NewMemDB(schema())
+	if err != nil {
+		return nil, fmt.Errorf("create store: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// read opens a read transaction: a point-in-time view that never blocks
+// writers.
+func (s *Store) read() *memdb.Txn { return s.db.Txn(false) }
+
+// update runs fn in a write transaction, bumps the change index and commits
+// when fn succeeds; on error nothing is changed.
+func (s *Store) update(fn func(txn *memdb.Txn) error) error {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	if err := fn(txn); err != nil {
+		return err
+	}
+	if _, err := nextCounter(txn, counterChange); err != nil {
+		return err
+	}
+	txn.Commit()
+	return nil
+}
+
+// ChangeIndex is the number of write transactions committed so far.
+func (s *Store) ChangeIndex() int64 { return counterValue(s.read(), counterChange) }
+
+func counterValue(txn *memdb.Txn, name string) int64 {
+	raw, err := txn.First(tableCounters, indexID, name)
+	if err != nil || raw == nil {
+		return 0
+	}
+	return raw.(*counter).Value
+}
+
+// nextCounter increments a counter and returns its new value.
+func nextCounter(txn *memdb.Txn, name string) (int64, error) {
+	c := &counter{Name: name, Value: counterValue(txn, name) + 1}
+	if err := txn.Insert(tableCounters, c); err != nil {
+		return 0, fmt.Errorf("bump counter %s: %w", name, err)
+	}
+	return c.Value, nil
+}
+
+// LoadDAGs replaces the DAG table with the given definitions. A DAG already
+// known keeps its paused flag; a new one takes is_paused_upon_creation.
+// Rows whose definition is no longer given stay, without a definition, as
+// Airflow keeps DagModel rows of vanished files.
+func (s *Store) LoadDAGs(set *DAGSet) error {
+	return s.update(func(txn *memdb.Txn) error {
+		given := map[string]bool{}
+		for _, d := range set.DAGs {
+			given[d.DagID] = true
+			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
+			if old, err := dagRowTxn(txn, d.DagID); err == nil {
+				row.IsPaused = old.IsPaused
+			}
+			if err := txn.Insert(tableDags, row); err != nil {
+				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+		}
+		rows, err := allDagRowsTxn(txn)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if given[row.DagID] || row.Def == nil {
+				continue
+			}
+			orphan := *row
+			orphan.Def = nil
+			if err := txn.Insert(tableDags, &orphan); err != nil {
+				return fmt.Errorf("insert dag %s: %w", row.DagID, err)
+			}
+		}
+		return ensurePoolsTxn(txn, set.Pools, false)
+	})
+}
+
+// Reset puts the store back to what the definitions say: no runs, task
+// instances or lineage, default_pool and the fixture pools only, paused
+// flags as the files set them, DAGs deleted through the API back. Id
+// sequences keep counting, so no run id is ever reused.
+func (s *Store) Reset(set *DAGSet) error {
+	return s.update(func(txn *memdb.Txn) error {
+		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage} {
+			if _, err := txn.DeleteAll(table, indexID); err != nil {
+				return fmt.Errorf("reset %s: %w", table, err)
+			}
+		}
+		for _, d := range set.DAGs {
+			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
+			if err := txn.Insert(tableDags, row); err != nil {
+				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+		}
+		return ensurePoolsTxn(txn, set.Pools, true)
+	})
+}
+
+// ensurePoolsTxn creates default_pool and the fixture pools when missing;
+// with overwrite, fixture values replace existing ones.
+func ensurePoolsTxn(txn *memdb.Txn, pools []*Pool, overwrite bool) error {
+	desc := "Default pool"
+	all := append([]*Pool{{Name: defaultPoolName, Slots: defaultPoolSlots, Description: &desc}}, pools...)
+	for _, p := range all {
+		existing, err := poolTxn(txn, p.Name)
+		if err == nil && !overwrite {
+			continue
+		}
+		np := *p
+		if existing != nil {
+			np.ID = existing.ID
+		} else if np.ID, err = nextCounter(txn, counterPoolID); err != nil {
+			return err
+		}
+		if err := txn.Insert(tablePools, &np); err != nil {
+			return fmt.Errorf("insert pool %s: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// DagByID returns the DAG row, or errNotFound.
+func (s *Store) DagByID(dagID string) (*DagRow, error) { return dagRowTxn(s.read(), dagID) }
+
+func dagRowTxn(txn *memdb.Txn, dagID string) (*DagRow, error) {
+	raw, err := txn.First(tableDags, indexID, dagID)
+	if err != nil {
+		return nil, fmt.Errorf("look up dag %s: %w", dagID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*DagRow), nil
+}
+
+// Dags lists every DAG row by dag_id.
+func (s *Store) Dags() ([]*DagRow, error) { return allDagRowsTxn(s.read()) }
+
+func allDagRowsTxn(txn *memdb.Txn) ([]*DagRow, error) {
+	it, err := txn.Get(tableDags, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list dags: %w", err)
+	}
+	var rows []*DagRow
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		rows = append(rows, raw.(*DagRow))
+	}
+	return rows, nil
+}
+
+// SetPaused sets the paused flag of a DAG and, with withSubDAGs, of every
+// sub-DAG below it.
+func (s *Store) SetPaused(dagID string, paused, withSubDAGs bool) error {
+	return s.update(func(txn *memdb.Txn) error {
+		ids := []string{dagID}
+		for i := 0; i < len(ids); i++ {
+			row, err := dagRowTxn(txn, ids[i])
+			if err != nil {
+				return err
+			}
+			updated := *row
+			updated.IsPaused = paused
+			if err := txn.Insert(tableDags, &updated); err != nil {
+				return fmt.Errorf("pause dag %s: %w", ids[i], err)
+			}
+			if !withSubDAGs {
+				break
+			}
+			children, err := txn.Get(tableDags, indexRoot, ids[i])
+			if err != nil {
+				return fmt.Errorf("list sub-dags of %s: %w", ids[i], err)
+			}
+			for raw := children.Next(); raw != nil; raw = children.Next() {
+				ids = append(ids, raw.(*DagRow).DagID)
+			}
+		}
+		return nil
+	})
+}
+
+// RunByDate returns the run of a DAG at an instant, or errNotFound.
+func (s *Store) RunByDate(dagID string, date time.Time) (*DagRun, error) {
+	return runByDateTxn(s.read(), dagID, date)
+}
+
+func runByDateTxn(txn *memdb.Txn, dagID string, date time.Time) (*DagRun, error) {
+	raw, err := txn.First(tableDagRuns, indexDagDate, dagID, date)
+	if err != nil {
+		return nil, fmt.Errorf("look up run of %s at %s: %w", dagID, isoFormat(date), err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*DagRun), nil
+}
+
+// RunByRunID returns the run of a DAG with a run_id, or errNotFound.
+func (s *Store) RunByRunID(dagID, runID string) (*DagRun, error) {
+	return runByRunIDTxn(s.read(), dagID, runID)
+}
+
+func runByRunIDTxn(txn *memdb.Txn, dagID, runID string) (*DagRun, error) {
+	raw, err := txn.First(tableDagRuns, indexDagRunID, dagID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("look up run %s of %s: %w", runID, dagID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*DagRun), nil
+}
+
+// RunsOfDag lists a DAG's runs by execution date; state "" lists all.
+func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
+	it, err := s.read().Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list runs of %s: %w", dagID, err)
+	}
+	runs := []*DagRun{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if state == "" || run.State == state {
+			runs = append(runs, run)
+		}
+	}
+	return runs, nil
+}
+
+// RunsInState lists every run in a state, in id order.
+func (s *Store) RunsInState(state RunState) ([]*DagRun, error) {
+	it, err := s.read().Get(tableDagRuns, indexState, string(state))
+	if err != nil {
+		return nil, fmt.Errorf("list %s runs: %w", state, err)
+	}
+	var runs []*DagRun
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		runs = append(runs, raw.(*DagRun))
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
+	return runs, nil
+}
+
+// LatestRuns returns, for every DAG that has runs, its run with the latest
+// execution date, by dag_id.
+func (s *Store) LatestRuns() ([]*DagRun, error) {
+	txn := s.read()
+	rows, err := allDagRowsTxn(txn)
+	if err != nil {
+		return nil, err
+	}
+	var latest []*DagRun
+	for _, row := range rows {
+		run, err := latestRunTxn(txn, row.DagID)
+		if errors.Is(err, errNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		latest = append(latest, run)
+	}
+	return latest, nil
+}
+
+func latestRunTxn(txn *memdb.Txn, dagID string) (*DagRun, error) {
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	it, err := txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	if err != nil {
+		return nil, fmt.Errorf("find latest run of %s: %w", dagID, err)
+	}
+	raw := it.Next()
+	if raw == nil || raw.(*DagRun).DagID != dagID {
+		return nil, errNotFound
+	}
+	return raw.(*DagRun), nil
+}
+
+// TaskInstance returns one task instance, or errNotFound.
+func (s *Store) TaskInstance(dagID, runID, taskID string) (*TaskInstance, error) {
+	raw, err := s.read().First(tableTasks, indexID, dagID, runID, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("look up task %s of %s/%s: %w", taskID, dagID, runID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*TaskInstance), nil
+}
+
+// TaskInstancesOfRun lists a run's task instances by task_id.
+func (s *Store) TaskInstancesOfRun(dagID, runID string) ([]*TaskInstance, error) {
+	return taskInstancesOfRunTxn(s.read(), dagID, runID)
+}
+
+func taskInstancesOfRunTxn(txn *memdb.Txn, dagID, runID string) ([]*TaskInstance, error) {
+	// The empty last argument makes the prefix end exactly after run_id.
+	it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, runID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list tasks of %s/%s: %w", dagID, runID, err)
+	}
+	var tis []*TaskInstance
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		tis = append(tis, raw.(*TaskInstance))
+	}
+	return tis, nil
+}
+
+// countTaskInstancesInStateTxn counts the task instances of a DAG in a state.
+func countTaskInstancesInStateTxn(txn *memdb.Txn, dagID string, state TaskState) (int, error) {
+	it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
+	if err != nil {
+		return 0, fmt.Errorf("list tasks of %s: %w", dagID, err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if raw.(*TaskInstance).State == state {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// UpsertTaskInstance stores a changed copy of a task instance.
+func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
+	return s.update(func(txn *memdb.Txn) error {
+		if err := txn.Insert(tableTasks, ti); err != nil {
+			return fmt.Errorf("store task %s of %s/%s: %w", ti.TaskID, ti.DagID, ti.RunID, err)
+		}
+		return nil
+	})
+}
+
+// UpsertDagRun stores a changed copy of a run.
+func (s *Store) UpsertDagRun(run *DagRun) error {
+	return s.update(func(txn *memdb.Txn) error {
+		if err := txn.Insert(tableDagRuns, run); err != nil {
+			return fmt.Errorf("store run %s of %s: %w", run.RunID, run.DagID, err)
+		}
+		return nil
+	})
+}
+
+// Lineage lists the lineage records of a run by task_id.
+func (s *Store) Lineage(dagID, runID string) ([]*LineageRecord, error) {
+	it, err := s.read().Get(tableLineage, indexID+"_prefix", dagID, runID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list lineage of %s/%s: %w", dagID, runID, err)
+	}
+	var recs []*LineageRecord
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		recs = append(recs, raw.(*LineageRecord))
+	}
+	return recs, nil
+}
+
+// UpsertLineage stores what a task declared as inlets and outlets.
+func (s *Store) UpsertLineage(rec *LineageRecord) error {
+	return s.update(func(txn *memdb.Txn) error {
+		if err := txn.Insert(tableLineage, rec); err != nil {
+			return fmt.Errorf("store lineage of %s/%s/%s: %w", rec.DagID, rec.RunID, rec.TaskID, err)
+		}
+		return nil
+	})
+}
+
+// DeleteDag removes a DAG, its sub-DAGs ("<dag_id>.…") and every run, task
+// instance and lineage record of them, and returns how many rows went, as
+// Airflow counts them. refuse, when non-nil, is checked inside the same
+// transaction and stops the deletion with its error.
+func (s *Store) DeleteDag(dagID string, refuse func(txn *memdb.Txn, dagIDs []string) error) (int, error) {
+	count := 0
+	err := s.update(func(txn *memdb.Txn) error {
+		count = 0
+		ids, err := dagAndSubDagIDsTxn(txn, dagID)
+		if err != nil {
+			return err
+		}
+		if refuse != nil {
+			if err := refuse(txn, ids); err != nil {
+				return err
+			}
+		}
+		if len(ids) == 0 {
+			return errNotFound
+		}
+		for _, id := range ids {
+			n, err := txn.DeleteAll(tableDags, indexID, id)
+			if err != nil {
+				return fmt.Errorf("delete dag %s: %w", id, err)
+			}
+			count += n
+			for _, del := range []struct{ table, index string }{
+				{tableDagRuns, indexDagDate + "_prefix"},
+				{tableTasks, indexID + "_prefix"},
+				{tableLineage, indexID + "_prefix"},
+			} {
+				n, err := txn.DeleteAll(del.table, del.index, id, prefixEnd(del.table))
+				if err != nil {
+					return fmt.Errorf("delete %s of %s: %w", del.table, id, err)
+				}
+				count += n
+			}
+		}
+		return nil
+	})
+	return count, err
+}
+
+// prefixEnd is the last argument of a (dag_id, …) prefix query that ends
+// the prefix exactly after dag_id.
+func prefixEnd(table string) any {
+	if table == tableDagRuns {
+		return nil
+	}
+	return ""
+}
+
+// dagAndSubDagIDsTxn lists dagID (when it exists) and every DAG id that
+// starts with "dagID.", as Airflow's delete_dag does.
+func dagAndSubDagIDsTxn(txn *memdb.Txn, dagID string) ([]string, error) {
+	var ids []string
+	if _, err := dagRowTxn(txn, dagID); err == nil {
+		ids = append(ids, dagID)
+	} else if !errors.Is(err, errNotFound) {
+		return nil, err
+	}
+	it, err := txn.Get(tableDags, indexID+"_prefix", dagID+".")
+	if err != nil {
+		return nil, fmt.Errorf("list sub-dags of %s: %w", dagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		ids = append(ids, raw.(*DagRow).DagID)
+	}
+	return ids, nil
+}
+
+// Pools lists every pool by name.
+func (s *Store) Pools() ([]*Pool, error) {
+	it, err := s.read().Get(tablePools, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list pools: %w", err)
+	}
+	pools := []*Pool{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		pools = append(pools, raw.(*Pool))
+	}
+	return pools, nil
+}
+
+// PoolByName returns a pool, or errNotFound.
+func (s *Store) PoolByName(name string) (*Pool, error) { return poolTxn(s.read(), name) }
+
+func poolTxn(txn *memdb.Txn, name string) (*Pool, error) {
+	raw, err := txn.First(tablePools, indexID, name)
+	if err != nil {
+		return nil, fmt.Errorf("look up pool %s: %w", name, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*Pool), nil
+}
+
+// UpsertPool creates a pool or replaces an existing one's slots and
+// description (its id and include_deferred stay), and returns the result.
+func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool, error) {
+	var out *Pool
+	err := s.update(func(txn *memdb.Txn) error {
+		p := &Pool{Name: name, Slots: slots, Description: description}
+		existing, err := poolTxn(txn, name)
+		switch {
+		case err == nil:
+			p.ID, p.IncludeDeferred = existing.ID, existing.IncludeDeferred
+		case errors.Is(err, errNotFound):
+			if p.ID, err = nextCounter(txn, counterPoolID); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		if err := txn.Insert(tablePools, p); err != nil {
+			return fmt.Errorf("store pool %s: %w", name, err)
+		}
+		out = p
+		return nil
+	})
+	return out, err
+}
+
+// DeletePool removes a pool and returns it as it was, or errNotFound.
+func (s *Store) DeletePool(name string) (*Pool, error) {
+	var out *Pool
+	err := s.update(func(txn *memdb.Txn) error {
+		p, err := poolTxn(txn, name)
+		if err != nil {
+			return err
+		}
+		if err := txn.Delete(tablePools, p); err != nil {
+			return fmt.Errorf("delete pool %s: %w", name, err)
+		}
+		out = p
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// pyJSON renders values byte for byte as Python's json.dumps does with
+// sort_keys=True and ensure_ascii=True, which is what Airflow's JSON responses
+// are made of. Go's encoding/json cannot be configured to do that (it never
+// escapes all non-ASCII, never sorts struct fields, always uses "," and ":").
+type pyJSON struct {
+	itemSep string // "," for Flask 1.1 (Airflow 1.10), ", " for Airflow 2
+	keySep  string // ":" or ": "
+}
+
+var (
+	compactJSON = pyJSON{itemSep: ",", keySep: ":"}
+	spacedJSON  = pyJSON{itemSep: ", ", keySep: ": "}
+)
+
+// marshal renders v. Supported: nil, bool, string, integers, float64,
+// json.Number, json.RawMessage, map[string]any, map[string]string, []any,
+// []string, []map[string]any.
+func (p pyJSON) marshal(v any) ([]byte, error) {
+	return p.append(make([]byte, 0, 128), v)
+}
+
+func (p pyJSON) append(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		return appendPyString(b, x), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case float64:
+		return appendPyFloat(b, x)
+	case json.Number:
+		return appendPyNumber(b, x)
+	case json.RawMessage:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		decoded, err := decodeJSONValue(x)
+		if err != nil {
+			return b, err
+		}
+		return p.append(b, decoded)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, p.itemSep...)
+			}
+			b = appendPyString(b, k)
+			b = append(b, p.keySep...)
+			var err error
+			if b, err = p.append(b, x[k]); err != nil {
+				return b, err
+			}
+		}
+		return append(b, '}'), nil
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, v := range x {
+			m[k] = v
+		}
+		return p.append(b, m)
+	case []any:
+		b = append(b, '[')
+		for i, item := range x {
+			if i > 0 {
+				b = append(b, p.itemSep...)
+			}
+			var err error
+			if b, err = p.append(b, item); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	case []string:
+		items := make([]any, len(x))
+		for i, s := range x {
+			items[i] = s
+		}
+		return p.append(b, items)
+	case []map[string]any:
+		items := make([]any, len(x))
+		for i, m := range x {
+			items[i] = m
+		}
+		return p.append(b, items)
+	default:
+		return b, fmt.Errorf("render json: unsupported type %T", v)
+	}
+}
+
+// decodeJSONValue decodes raw JSON keeping numbers as json.Number, so that
+// integers survive a round trip unchanged.
+func decodeJSONValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("decode json: %w", err)
+	}
+	return v, nil
+}
+
+// appendPyString escapes as Python's ensure_ascii encoder: the two-character
+// escapes for " \ \n \r \t \b \f, \u00XX for every other byte outside
+// printable ASCII (0x7f included), surrogate pairs above U+FFFF. "/", "<",
+// ">" and "&" stay as they are. Invalid UTF-8 becomes U+FFFD.
+func appendPyString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		}
+		switch c {
+		case '"', '\\', '\n', '\r', '\t', '\b', '\f':
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r > 0xffff {
+			r -= 0x10000
+			hi, lo := 0xd800+(r>>10), 0xdc00+(r&0x3ff)
+			b = append(b, '\\', 'u', hex[hi>>12&0xf], hex[hi>>8&0xf], hex[hi>>4&0xf], hex[hi&0xf])
+			b = append(b, '\\', 'u', hex[lo>>12&0xf], hex[lo>>8&0xf], hex[lo>>4&0xf], hex[lo&0xf])
+			continue
+		}
+		b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+	}
+	return append(b, '"')
+}
+
+// appendPyNumber renders a JSON number as Python would after json.loads:
+// integers keep their digits, anything with a fraction or exponent is a float.
+func appendPyNumber(b []byte, n json.Number) ([]byte, error) {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		if s == "-0" {
+			return append(b, '0'), nil
+		}
+		return append(b, s...), nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return b, fmt.Errorf("render json: bad number %q: %w", s, err)
+	}
+	return appendPyFloat(b, f)
+}
+
+// appendPyFloat renders a float as Python's repr: shortest round-trip
+// digits, ".0" on integral values, exponent form below 1e-4 and from 1e16.
+func appendPyFloat(b []byte, f float64) ([]byte, error) {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...), nil
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...), nil
+	case math.IsNaN(f):
+		return append(b, "NaN"...), nil
+	}
+	return append(b, pyFloatRepr(f)...), nil
+}
+
+func pyFloatRepr(f float64) string {
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	sci := strconv.FormatFloat(f, 'e', -1, 64) // e.g. 1.5e-07
+	mant, expText, _ := strings.Cut(sci, "e")
+	exp, _ := strconv.Atoi(expText)
+	if exp < -4 || exp >= 16 {
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// pyRepr renders a value as Python's str()/repr() of the equivalent Python
+// object, which is what Airflow's task and task-instance info endpoints emit.
+// pySet marks a value rendered as a Python set (sorted, "set()" when empty).
+type pySet []string
+
+// pyTuple marks a value rendered as a Python tuple.
+type pyTuple []any
+
+// pyRaw is text that is already in its final form (e.g. "0:05:00").
+type pyRaw string
+
+func pyRepr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case pyRaw:
+		return string(x)
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case string:
+		return pyQuote(x)
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return pyFloatRepr(x)
+	case json.Number:
+		out, err := appendPyNumber(nil, x)
+		if err != nil {
+			return string(x)
+		}
+		return string(out)
+	case pySet:
+		if len(x) == 0 {
+			return "set()"
+		}
+		items := append([]string(nil), x...)
+		sort.Strings(items)
+		parts := make([]string, len(items))
+		for i, s := range items {
+			parts[i] = pyQuote(s)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case pyTuple:
+		parts := make([]string, len(x))
+		for i, item := range x {
+			parts[i] = pyRepr(item)
+		}
+		if len(parts) == 1 {
+			return "(" + parts[0] + ",)"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	case []string:
+		parts := make([]string, len(x))
+		for i, s := range x {
+			parts[i] = pyQuote(s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case []any:
+		parts := make([]string, len(x))
+		for i, item := range x {
+			parts[i] = pyRepr(item)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		// Python dicts keep insertion order; definitions carry no order, so
+		// keys are sorted to keep the output stable.
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = pyQuote(k) + ": " + pyRepr(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, v := range x {
+			m[k] = v
+		}
+		return pyRepr(m)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// pyQuote is Python's repr of a str: single quotes unless the text holds a
+// single quote and no double quote.
+func pyQuote(s string) string {
+	quote := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		quote = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(quote)
+	for _, r := range s {
+		switch {
+		case r == rune(quote) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(quote)
+	return b.String()
+}

@@ -1,0 +1,464 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/rs/zerolog"
+)
+
+const (
+	apiPrefix = "/api/experimental"
+	// maxBodyBytes bounds request bodies; larger ones get a 413.
+	maxBodyBytes = 1 << 20
+)
+
+// serverOptions is everything the HTTP layer needs.
+type serverOptions struct {
+	Edition  edition
+	Store    *Store
+	DAGs     *DAGSet // what /_airlite/reset goes back to
+	Auth     *authenticator
+	Logger   zerolog.Logger
+	Now      func() time.Time
+	Unixname string
+	// Kick wakes the scheduler; nil when it is off.
+	Kick func()
+	// StopTasks stops the running tasks before a reset; nil when the
+	// scheduler is off.
+	StopTasks func()
+}
+
+// server answers Airflow's experimental API and airlite's admin endpoints.
+type server struct {
+	opts  serverOptions
+	api   *airflowAPI
+	ready atomic.Bool
+}
+
+func newServer(opts serverOptions) (*server, error) {
+	switch {
+	case opts.Store == nil:
+		return nil, errors.New("new server: no store")
+	case opts.DAGs == nil:
+		return nil, errors.New("new server: no DAG set")
+	case opts.Auth == nil:
+		return nil, errors.New("new server: no auth backend")
+	}
+	if _, err := parseEdition(string(opts.Edition)); err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &server{
+		opts: opts,
+		api: &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
+			unixname: opts.Unixname, kick: opts.Kick},
+	}, nil
+}
+
+// routes registers every endpoint, one line per route with Airflow's path.
+func (s *server) routes() http.Handler {
+	r := httprouter.New()
+	// Werkzeug answers /pools/ with a 404 and never fixes a path's case.
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = http.HandlerFunc(s.handleNotFound)
+	r.MethodNotAllowed = http.HandlerFunc(s.handleMethodNotAllowed)
+	r.GlobalOPTIONS = http.HandlerFunc(s.handleOptions)
+	r.PanicHandler = s.handlePanic
+
+	s.api2(r, http.MethodPost, "/dags/:dag_id/dag_runs", s.handleTriggerDAG)
+	s.api2(r, http.MethodGet, "/dags/:dag_id/dag_runs", s.handleDagRuns)
+	s.api2(r, http.MethodGet, "/dags/:dag_id/dag_runs/:execution_date", s.handleDagRunStatus)
+	s.api2(r, http.MethodGet, "/dags/:dag_id/dag_runs/:execution_date/tasks/:task_id", s.handleTaskInstanceInfo)
+	s.api2(r, http.MethodGet, "/dags/:dag_id/tasks/:task_id", s.handleTaskInfo)
+	s.api2(r, http.MethodGet, "/dags/:dag_id/code", s.handleGetDagCode)
+	s.api2(r, http.MethodGet, "/dags/:dag_id/paused/:paused", s.handleDagPaused)
+	s.api2(r, http.MethodGet, "/dags/:dag_id/paused", s.handleDagIsPaused)
+	if s.opts.Edition != edition110RBAC {
+		s.api2(r, http.MethodDelete, "/dags/:dag_id", s.handleDeleteDag)
+	}
+	s.api2(r, http.MethodGet, "/latest_runs", s.handleLatestDagRuns)
+	s.api2(r, http.MethodGet, "/pools", s.handleGetPools)
+	s.api2(r, http.MethodPost, "/pools", s.handleCreatePool)
+	s.api2(r, http.MethodGet, "/pools/:name", s.handleGetPool)
+	s.api2(r, http.MethodDelete, "/pools/:name", s.handleDeletePool)
+	s.api2(r, http.MethodGet, "/test", s.handleTest)
+	if !s.opts.Edition.isAirflow1() {
+		s.api2(r, http.MethodGet, "/info", s.handleInfo)
+		s.api2(r, http.MethodGet, "/lineage/:dag_id/:execution_date", s.handleGetLineage)
+	}
+
+	s.admin(r, http.MethodGet, "/_airlite/health", s.handleHealth, false)
+	s.admin(r, http.MethodGet, "/_airlite/ready", s.handleReady, false)
+	s.admin(r, http.MethodPost, "/_airlite/reset", s.handleReset, true)
+	return r
+}
+
+// api2 registers an experimental-API route: access log, edition headers,
+// auth, then the handler; GET routes answer HEAD too, as Flask's do.
+func (s *server) api2(r *httprouter.Router, method, path string, h httprouter.Handle) {
+	pattern := apiPrefix + path
+	wrapped := s.logged(pattern, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		s.setEditionHeaders(w, true)
+		if s.rejected(w, req) {
+			return
+		}
+		h(w, req, ps)
+	})
+	r.Handle(method, pattern, wrapped)
+	if method == http.MethodGet {
+		r.Handle(http.MethodHead, pattern, wrapped)
+	}
+}
+
+// admin registers an airlite endpoint; withAuth applies the API's backend.
+func (s *server) admin(r *httprouter.Router, method, path string, h httprouter.Handle, withAuth bool) {
+	r.Handle(method, path, s.logged(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		s.setEditionHeaders(w, false)
+		if withAuth && s.rejected(w, req) {
+			return
+		}
+		h(w, req, ps)
+	}))
+}
+
+// setEditionHeaders adds Airflow 2's app-wide headers and, on experimental
+// routes, its deprecation headers.
+func (s *server) setEditionHeaders(w http.ResponseWriter, deprecated bool) {
+	if s.opts.Edition.isAirflow1() {
+		return
+	}
+	h := w.Header()
+	h.Set("X-Robots-Tag", "noindex, nofollow")
+	h.Set("Cache-Control", "no-store")
+	if deprecated {
+		h.Set("Deprecation", "true")
+		h.Set("Link", `<https://airflow.apache.org/docs/apache-airflow/`+s.opts.Edition.version()+
+			`/upgrading-to-2.html#migration-guide-from-experimental-api-to-stable-api-v1>; rel="deprecation"; type="text/html"`)
+	}
+}
+
+// rejected applies the auth backend and answers for it when it refuses.
+func (s *server) rejected(w http.ResponseWriter, r *http.Request) bool {
+	rej := s.opts.Auth.check(r)
+	switch {
+	case rej.err != nil:
+		s.writeError(w, r, rej.err)
+		return true
+	case rej.status != 0:
+		if rej.wwwAuthenticate != "" {
+			w.Header().Set("WWW-Authenticate", rej.wwwAuthenticate)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(rej.status)
+		_, _ = io.WriteString(w, rej.body)
+		return true
+	}
+	return false
+}
+
+// writeJSON writes v in the edition's JSON form.
+func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := s.opts.Edition.marshal(v)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("render response: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := w.Write(body); err != nil {
+		zerolog.Ctx(r.Context()).Debug().Err(err).Msg("write response")
+	}
+}
+
+// errorStatus maps error kinds to statuses; anything else is a 500.
+var errorStatus = []struct {
+	kind   error
+	status int
+}{
+	{errNotFound, http.StatusNotFound},
+	{errBadRequest, http.StatusBadRequest},
+	{errTooLarge, http.StatusRequestEntityTooLarge},
+	{errAirflow, http.StatusInternalServerError},
+	{errCrash, http.StatusInternalServerError},
+}
+
+var errTooLarge = errors.New("request body too large")
+
+// writeError answers {"error": message}. Errors that are not the API's
+// own are logged with their detail and answered generically.
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusInternalServerError
+	for _, e := range errorStatus {
+		if errors.Is(err, e.kind) {
+			status = e.status
+			break
+		}
+	}
+	msg := err.Error()
+	var apiErr *apiError
+	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("internal error")
+		msg = "internal error: see the airlite log"
+	}
+	s.writeJSON(w, r, status, map[string]any{"error": msg})
+}
+
+// readBody reads a request body of at most maxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, fmt.Errorf("%w: the limit is %d bytes", errTooLarge, maxBodyBytes)
+	}
+	if err != nil {
+		return nil, newAPIError(errBadRequest, "read request body: %v", err)
+	}
+	return body, nil
+}
+
+// respond writes a result or an error: the common tail of every handler.
+func (s *server) respond(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, v)
+}
+
+func (s *server) handleTriggerDAG(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	body, err := readBody(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.api.TriggerDAG(ps.ByName("dag_id"), body)
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleDagRuns(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.DagRuns(ps.ByName("dag_id"), r.URL.Query().Get("state"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleDagRunStatus(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.DagRunState(ps.ByName("dag_id"), ps.ByName("execution_date"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleTaskInstanceInfo(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.TaskInstanceInfo(ps.ByName("dag_id"), ps.ByName("execution_date"), ps.ByName("task_id"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleTaskInfo(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.TaskInfo(ps.ByName("dag_id"), ps.ByName("task_id"))
+	s.respond(w, r, res, err)
+}
+
+// handleGetDagCode answers the source as text/html, as Flask does for a
+// view that returns a string.
+func (s *server) handleGetDagCode(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	code, err := s.api.DagCode(ps.ByName("dag_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = io.WriteString(w, code)
+	}
+}
+
+func (s *server) handleDagPaused(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.SetPaused(ps.ByName("dag_id"), ps.ByName("paused"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleDagIsPaused(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.IsPaused(ps.ByName("dag_id"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleDeleteDag(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.DeleteDag(ps.ByName("dag_id"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleLatestDagRuns(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	res, err := s.api.LatestRuns()
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleGetPools(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	res, err := s.api.Pools()
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleGetPool(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.Pool(ps.ByName("name"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleCreatePool(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	body, err := readBody(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.api.CreatePool(body)
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleDeletePool(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.DeletePool(ps.ByName("name"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleTest(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	s.writeJSON(w, r, http.StatusOK, map[string]any{"status": "OK"})
+}
+
+func (s *server) handleInfo(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	s.writeJSON(w, r, http.StatusOK, map[string]any{"version": s.opts.Edition.version()})
+}
+
+func (s *server) handleGetLineage(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	res, err := s.api.Lineage(ps.ByName("dag_id"), ps.ByName("execution_date"))
+	s.respond(w, r, res, err)
+}
+
+func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+func (s *server) handleReady(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if !s.ready.Load() {
+		writeAdminJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "starting"})
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+}
+
+// handleReset puts the state back to the fixtures; running tasks are
+// stopped first so that none writes into the fresh state.
+func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if s.opts.StopTasks != nil {
+		s.opts.StopTasks()
+	}
+	if err := s.opts.Store.Reset(s.opts.DAGs); err != nil {
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("reset")
+		writeAdminJSON(w, http.StatusInternalServerError, map[string]any{"error": "reset failed: see the airlite log"})
+		return
+	}
+	if s.opts.Kick != nil {
+		s.opts.Kick()
+	}
+	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "reset"})
+}
+
+// writeAdminJSON writes an admin endpoint's answer: compact JSON, the same
+// in every edition.
+func writeAdminJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := compactJSON.marshal(v) // admin bodies hold only strings
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// handleNotFound answers a path no route matches: Airflow 2's connexion
+// problem document, or a JSON error in 1.10 (whose HTML page no client
+// can read).
+func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	s.writeProblem(w, r, http.StatusNotFound, "Not Found",
+		"The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.")
+}
+
+func (s *server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	s.writeProblem(w, r, http.StatusMethodNotAllowed, "Method Not Allowed", "The method is not allowed for the requested URL.")
+}
+
+func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
+	s.setEditionHeaders(w, false)
+	if s.opts.Edition.isAirflow1() {
+		s.writeJSON(w, r, status, map[string]any{"error": detail})
+		return
+	}
+	// connexion pretty-prints with two spaces and sorted keys.
+	body := fmt.Sprintf("{\n  \"detail\": %s,\n  \"status\": %d,\n  \"title\": %s,\n  \"type\": \"about:blank\"\n}\n",
+		appendPyString(nil, detail), status, appendPyString(nil, title))
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+// handleOptions completes httprouter's automatic OPTIONS answer (status
+// 200, Allow header): Airflow 2 adds its headers, and no auth applies.
+func (s *server) handleOptions(w http.ResponseWriter, r *http.Request) {
+	s.setEditionHeaders(w, len(r.URL.Path) >= len(apiPrefix) && r.URL.Path[:len(apiPrefix)] == apiPrefix)
+	w.WriteHeader(http.StatusOK)
+}
+
+// handlePanic answers a panicking handler with a JSON 500 and logs the
+// stack; the server goes on serving.
+func (s *server) handlePanic(w http.ResponseWriter, r *http.Request, v any) {
+	s.opts.Logger.Error().Str("path", r.URL.Path).Interface("panic", v).Bytes("stack", debug.Stack()).Msg("handler panicked")
+	s.writeJSON(w, r, http.StatusInternalServerError, map[string]any{"error": "internal error: see the airlite log"})
+}
+
+// statusRecorder captures what a handler wrote, for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (rec *statusRecorder) WriteHeader(code int) {
+	if rec.status == 0 {
+		rec.status = code
+	}
+	rec.ResponseWriter.WriteHeader(code)
+}
+
+func (rec *statusRecorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	n, err := rec.ResponseWriter.Write(b)
+	rec.bytes += n
+	return n, err
+}
+
+func (rec *statusRecorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// logged wraps a handler with the access log: a request logger in the
+// context and one line per request with the route pattern.
+func (s *server) logged(route string, h httprouter.Handle) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		start := time.Now()
+		logger := s.opts.Logger.With().Str("route", route).Logger()
+		r = r.WithContext(logger.WithContext(r.Context()))
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			logger.Info().Str("method", r.Method).Int("status", rec.status).
+				Int("bytes", rec.bytes).Dur("dur", time.Since(start)).Msg("request")
+		}()
+		h(rec, r, ps)
+	}
+}
