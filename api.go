@@ -46,6 +46,8 @@ type airflowAPI struct {
 	unixname string // the OS user, reported in task-instance info
 	// kick, when set, tells the scheduler that there is work to look at.
 	kick func()
+	// stopTasks, when set, stops running tasks that match and waits.
+	stopTasks func(match func(tiKey) bool)
 }
 
 // dagDefinition applies Airflow's check_and_get_dag: the DagModel row, then
@@ -263,7 +265,8 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
 				runID, allowedRunIDPattern, builtinRunIDPattern)
 		}
-		created, err = a.createRunsTxn(txn, row.Def, runID, date.UTC(), conf, now)
+		created, err = insertRunTreeTxn(txn, newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
+			conf: conf, now: now, unixname: a.unixname, external: true})
 		return err
 	})
 	if err != nil {
@@ -345,56 +348,6 @@ func (a *airflowAPI) checkDuplicate(txn *memdb.Txn, dagID, runID string, date ti
 		return newAPIError(errBadRequest, "A DAG Run already exists for DAG %s at %s with run id %s", dagID, strFormat(date), runID)
 	}
 	return nil
-}
-
-// createRunsTxn creates a run of dag with its task instances, then the same
-// for every sub-DAG below it, as Airflow's trigger does.
-func (a *airflowAPI) createRunsTxn(txn *memdb.Txn, dag *DAG, runID string, date time.Time, conf json.RawMessage, now time.Time) (*DagRun, error) {
-	id, err := nextCounter(txn, counterRunID)
-	if err != nil {
-		return nil, err
-	}
-	run := &DagRun{
-		ID: id, DagID: dag.DagID, RunID: runID, ExecutionDate: date, State: a.edition.initialRunState(),
-		Conf: conf, ExternalTrigger: true, RunType: runTypeOf(runID),
-	}
-	if a.edition.isAirflow1() {
-		run.StartDate = &now
-	} else {
-		run.QueuedAt = &now
-	}
-	if err := txn.Insert(tableDagRuns, run); err != nil {
-		return nil, fmt.Errorf("insert run %s of %s: %w", runID, dag.DagID, err)
-	}
-	for _, t := range dag.Tasks {
-		ti := &TaskInstance{
-			DagID: dag.DagID, RunID: runID, TaskID: t.TaskID, ExecutionDate: date,
-			MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
-			PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: a.unixname,
-		}
-		if !a.edition.isAirflow1() {
-			ti.UpdatedAt = &now
-		}
-		if err := txn.Insert(tableTasks, ti); err != nil {
-			return nil, fmt.Errorf("insert task %s of %s/%s: %w", t.TaskID, dag.DagID, runID, err)
-		}
-	}
-	for _, childID := range dag.SubDAGIDs() {
-		child, err := dagRowTxn(txn, childID)
-		if err != nil || child.Def == nil {
-			continue // a sub-DAG deleted through the API has nothing to run
-		}
-		if _, err := runByRunIDTxn(txn, childID, runID); err == nil {
-			return nil, newAPIError(errCrash, "sub-DAG %s already has a run with run id %s", childID, runID)
-		}
-		if _, err := runByDateTxn(txn, childID, date); err == nil {
-			return nil, newAPIError(errCrash, "sub-DAG %s already has a run at %s", childID, isoFormat(date))
-		}
-		if _, err := a.createRunsTxn(txn, child.Def, runID, date, conf, now); err != nil {
-			return nil, err
-		}
-	}
-	return run, nil
 }
 
 // DagRuns is GET /dags/<dag_id>/dag_runs (spec §3.2). Every Airflow error
@@ -564,6 +517,11 @@ func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 			}
 		}
 		return nil
+	}
+	if a.edition.isAirflow1() && a.stopTasks != nil {
+		// 1.10 deletes whatever runs; stop the DAG's tasks (and its
+		// sub-DAGs') first so that none writes into a deleted run.
+		a.stopTasks(func(k tiKey) bool { return k.dagID == dagID || strings.HasPrefix(k.dagID, dagID+".") })
 	}
 	count, err := a.store.DeleteDag(dagID, refuse)
 	if errors.Is(err, errNotFound) {

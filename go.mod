@@ -12,6 +12,7 @@ require (
 )
 
 require (
+	github.com/adhocore/gronx v1.20.4 // indirect
 	github.com/hashicorp/go-immutable-radix v1.3.1 // indirect
 	github.com/hashicorp/golang-lru v0.5.4 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect

@@ -33,6 +33,10 @@ func main() {
 	}
 }
 
+// schedulerInterval is the time between scheduler passes when nothing
+// wakes it sooner (triggers, unpauses and finished tasks do).
+const schedulerInterval = time.Second
+
 // config is the command line, after environment fallbacks.
 type config struct {
 	Addr             string
@@ -184,10 +188,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	srv, err := newServer(serverOptions{
+	unixname := currentUser(getenv)
+	opts := serverOptions{
 		Edition: c.Edition, Store: store, DAGs: dags, Auth: auth, Logger: logger,
-		Now: time.Now, Unixname: currentUser(getenv),
-	})
+		Now: time.Now, Unixname: unixname,
+	}
+	var sched *scheduler
+	if c.Scheduler {
+		hostname, _ := os.Hostname()
+		sched = newScheduler(schedulerOptions{
+			Store: store, Edition: c.Edition, Logger: logger.With().Str("component", "scheduler").Logger(),
+			Now: time.Now, Interval: schedulerInterval, Parallelism: c.Parallelism,
+			Unixname: unixname, Hostname: hostname,
+		})
+		opts.Kick, opts.StopTasks = sched.Kick, sched.StopTasks
+	}
+	srv, err := newServer(opts)
 	if err != nil {
 		return err
 	}
@@ -210,6 +226,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logger.Warn().Str("addr", ln.Addr().String()).
 			Msg("listening beyond loopback with --auth-backend default: anyone who can reach this port can trigger runs")
 	}
+	if sched != nil {
+		sched.start()
+	}
 	srv.ready.Store(true)
 	if c.ReadyFile != "" {
 		if err := writeFileAtomic(c.ReadyFile, []byte(baseURL+"\n"), 0o644); err != nil {
@@ -228,8 +247,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger.Info().Msg("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shut down http server: %w", err)
+	shutdownErr := httpServer.Shutdown(shutdownCtx)
+	if sched != nil {
+		sched.stop() // running tasks are signalled and waited for
+	}
+	if shutdownErr != nil {
+		return fmt.Errorf("shut down http server: %w", shutdownErr)
 	}
 	return nil
 }

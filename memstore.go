@@ -18,6 +18,7 @@ const (
 	tableTasks    = "task_instances"
 	tablePools    = "pools"
 	tableLineage  = "lineage"
+	tableTaskLogs = "task_logs"
 	tableCounters = "counters"
 
 	indexID       = "id"
@@ -25,6 +26,7 @@ const (
 	indexDagRunID = "dag_runid" // runs: (dag_id, run_id)
 	indexRowID    = "row_id"    // runs and pools: integer id
 	indexState    = "state"     // runs and task instances
+	indexDagState = "dag_state" // runs: (dag_id, state)
 	indexRoot     = "root"      // dags: parent of a sub-DAG
 )
 
@@ -95,6 +97,21 @@ type LineageRecord struct {
 	Outlets json.RawMessage
 }
 
+// TaskLog is the captured output of a task instance's tries.
+type TaskLog struct {
+	DagID  string
+	RunID  string
+	TaskID string
+	Tries  []TryLog // in try order
+}
+
+// TryLog is the output of one try, bounded to its last maxTaskOutput bytes.
+type TryLog struct {
+	Try       int
+	Output    string
+	Truncated bool
+}
+
 // counter is a named integer kept in the store so that it is part of every
 // transaction and every snapshot.
 type counter struct {
@@ -125,6 +142,8 @@ func dagRunsTable() *memdb.TableSchema {
 			indexDagRunID: {Name: indexDagRunID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"}}}},
 			indexState: {Name: indexState, Indexer: &memdb.StringFieldIndex{Field: "State"}},
+			indexDagState: {Name: indexDagState, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "State"}}}},
 		},
 	}
 }
@@ -167,6 +186,19 @@ func lineageTable() *memdb.TableSchema {
 	}
 }
 
+// taskLogsTable holds the captured output of every try of a task
+// instance, keyed like task instances.
+func taskLogsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTaskLogs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"},
+				&memdb.StringFieldIndex{Field: "TaskID"}}}},
+		},
+	}
+}
+
 // countersTable holds the change index and the id sequences.
 func countersTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
@@ -178,7 +210,7 @@ func countersTable() *memdb.TableSchema {
 }
 
 func schema() *memdb.DBSchema {
-	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(), countersTable()}
+	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(), taskLogsTable(), countersTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -322,7 +354,7 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 // sequences keep counting, so no run id is ever reused.
 func (s *Store) Reset(set *DAGSet) error {
 	return s.update(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage} {
+		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
@@ -581,6 +613,72 @@ func (s *Store) UpsertDagRun(run *DagRun) error {
 	})
 }
 
+// newRun describes a run to create with insertRunTreeTxn.
+type newRun struct {
+	edition  edition
+	dag      *DAG
+	runID    string
+	date     time.Time // UTC
+	conf     json.RawMessage
+	now      time.Time
+	unixname string
+	external bool // triggered through the API rather than by the schedule
+}
+
+// insertRunTreeTxn creates a run with its task instances (state None), then
+// the same for every sub-DAG below it, as Airflow's trigger and scheduler
+// do. The run starts queued in Airflow 2 and running in 1.10.
+func insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
+	id, err := nextCounter(txn, counterRunID)
+	if err != nil {
+		return nil, err
+	}
+	now := nr.now
+	run := &DagRun{
+		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: nr.date, State: nr.edition.initialRunState(),
+		Conf: nr.conf, ExternalTrigger: nr.external, RunType: runTypeOf(nr.runID),
+	}
+	if nr.edition.isAirflow1() {
+		run.StartDate = &now
+	} else {
+		run.QueuedAt = &now
+	}
+	if err := txn.Insert(tableDagRuns, run); err != nil {
+		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
+	}
+	for _, t := range nr.dag.Tasks {
+		ti := &TaskInstance{
+			DagID: nr.dag.DagID, RunID: nr.runID, TaskID: t.TaskID, ExecutionDate: nr.date,
+			MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
+			PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: nr.unixname,
+		}
+		if !nr.edition.isAirflow1() {
+			ti.UpdatedAt = &now
+		}
+		if err := txn.Insert(tableTasks, ti); err != nil {
+			return nil, fmt.Errorf("insert task %s of %s/%s: %w", t.TaskID, nr.dag.DagID, nr.runID, err)
+		}
+	}
+	for _, childID := range nr.dag.SubDAGIDs() {
+		child, err := dagRowTxn(txn, childID)
+		if err != nil || child.Def == nil {
+			continue // a sub-DAG deleted through the API has nothing to run
+		}
+		if _, err := runByRunIDTxn(txn, childID, nr.runID); err == nil {
+			return nil, newAPIError(errCrash, "sub-DAG %s already has a run with run id %s", childID, nr.runID)
+		}
+		if _, err := runByDateTxn(txn, childID, nr.date); err == nil {
+			return nil, newAPIError(errCrash, "sub-DAG %s already has a run at %s", childID, isoFormat(nr.date))
+		}
+		childRun := nr
+		childRun.dag = child.Def
+		if _, err := insertRunTreeTxn(txn, childRun); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
 // Lineage lists the lineage records of a run by task_id.
 func (s *Store) Lineage(dagID, runID string) ([]*LineageRecord, error) {
 	it, err := s.read().Get(tableLineage, indexID+"_prefix", dagID, runID, "")
@@ -640,6 +738,10 @@ func (s *Store) DeleteDag(dagID string, refuse func(txn *memdb.Txn, dagIDs []str
 					return fmt.Errorf("delete %s of %s: %w", del.table, id, err)
 				}
 				count += n
+			}
+			// Captured output is not a database row in Airflow: not counted.
+			if _, err := txn.DeleteAll(tableTaskLogs, indexID+"_prefix", id, ""); err != nil {
+				return fmt.Errorf("delete task logs of %s: %w", id, err)
 			}
 		}
 		return nil

@@ -1,5 +1,21 @@
 package main
 
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"sync"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+	"github.com/rs/zerolog"
+)
+
 // RunState is a DAG run's state, with Airflow's names.
 type RunState string
 
@@ -36,4 +52,832 @@ func (s TaskState) Finished() bool {
 		return true
 	}
 	return false
+}
+
+// Active reports whether the task instance holds a slot (pool,
+// parallelism, max_active_tasks), as Airflow counts queued and running.
+func (s TaskState) Active() bool { return s == TaskQueued || s == TaskRunning }
+
+// tiKey names one task instance.
+type tiKey struct{ dagID, runID, taskID string }
+
+func (k tiKey) String() string { return k.dagID + "/" + k.runID + "/" + k.taskID }
+
+// taskJob is what a task goroutine runs: a copy of everything it needs, so
+// that it never reads state another goroutine writes.
+type taskJob struct {
+	key  tiKey
+	try  int
+	dag  *DAG
+	task *Task
+	run  DagRun
+}
+
+// taskOutcome is how a try ended.
+type taskOutcome struct {
+	state  TaskState // success, failed or skipped
+	output string    // captured output, already bounded
+	cut    bool      // output was truncated
+	reason string    // why it failed, for the log
+}
+
+// schedulerOptions configures a scheduler.
+type schedulerOptions struct {
+	Store       *Store
+	Edition     edition
+	Logger      zerolog.Logger
+	Now         func() time.Time // the clock; time.Now when nil
+	Interval    time.Duration    // time between passes; 0 runs no loop (tests call tick)
+	Parallelism int
+	Unixname    string
+	Hostname    string
+	// RunTask runs one try; nil runs the real operators.
+	RunTask func(ctx context.Context, job taskJob) taskOutcome
+}
+
+// scheduler decides what runs when. One goroutine, the loop, makes every
+// scheduling decision; task goroutines only run their operator and record
+// their own outcome. State lives in the store.
+type scheduler struct {
+	opts   schedulerOptions
+	ctx    context.Context
+	cancel context.CancelFunc
+	loopWG sync.WaitGroup
+	kickCh chan struct{}
+
+	// mu guards tasks: the cancel function and end signal of every task
+	// goroutine, so that resets and timeouts can stop them.
+	mu    sync.Mutex
+	tasks map[tiKey]*runningTask
+
+	// Owned by the loop goroutine (or the test calling tick).
+	topoCache   map[*DAG][]*Task
+	warnedPools map[tiKey]bool
+}
+
+type runningTask struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newScheduler(opts schedulerOptions) *scheduler {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Parallelism < 1 {
+		opts.Parallelism = 32
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &scheduler{
+		opts: opts, ctx: ctx, cancel: cancel,
+		kickCh:      make(chan struct{}, 1),
+		tasks:       map[tiKey]*runningTask{},
+		topoCache:   map[*DAG][]*Task{},
+		warnedPools: map[tiKey]bool{},
+	}
+	if opts.RunTask == nil {
+		s.opts.RunTask = s.runOperator
+	}
+	return s
+}
+
+// start launches the loop; it runs until stop.
+func (s *scheduler) start() {
+	if s.opts.Interval <= 0 {
+		return
+	}
+	s.loopWG.Add(1)
+	go func() {
+		defer s.loopWG.Done()
+		s.loop()
+	}()
+}
+
+// stop ends the loop, then stops every running task and waits for it.
+func (s *scheduler) stop() {
+	s.cancel()
+	s.loopWG.Wait()
+	s.StopTasks(func(tiKey) bool { return true })
+}
+
+// Kick asks for a pass without waiting for the next tick.
+func (s *scheduler) Kick() {
+	select {
+	case s.kickCh <- struct{}{}:
+	default: // a pass is already due
+	}
+}
+
+func (s *scheduler) loop() {
+	ticker := time.NewTicker(s.opts.Interval)
+	defer ticker.Stop()
+	for {
+		if err := s.tick(s.opts.Now()); err != nil {
+			s.opts.Logger.Error().Err(err).Msg("scheduler pass")
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-ticker.C:
+		case <-s.kickCh:
+		}
+	}
+}
+
+// tick is one scheduler pass at time now.
+func (s *scheduler) tick(now time.Time) error {
+	now = now.UTC().Truncate(time.Microsecond)
+	if err := s.createScheduledRuns(now); err != nil {
+		return err
+	}
+	if err := s.startQueuedRuns(now); err != nil {
+		return err
+	}
+	// EmptyOperators finish inside a pass; their downstream tasks are
+	// evaluated in the same pass, a bounded number of rounds.
+	for round := 0; round < 64; round++ {
+		runs, err := s.opts.Store.RunsInState(RunRunning)
+		if err != nil {
+			return err
+		}
+		for _, run := range runs {
+			if err := s.advanceRun(run, now); err != nil {
+				return err
+			}
+		}
+		finished, err := s.launchScheduled(now)
+		if err != nil || finished == 0 {
+			return err
+		}
+	}
+	return nil
+}
+
+// runnable reports whether the scheduler may move a run: its DAG has a
+// definition, is not paused, and for a sub-DAG, the parent's SubDagOperator
+// task is running it.
+func (s *scheduler) runnable(txn *memdb.Txn, run *DagRun) (*DAG, bool) {
+	row, err := dagRowTxn(txn, run.DagID)
+	if err != nil || row.Def == nil || row.IsPaused {
+		return nil, false
+	}
+	if parent := row.Def.ParentDagID; parent != "" {
+		raw, err := txn.First(tableTasks, indexID, parent, run.RunID, run.DagID[len(parent)+1:])
+		if err != nil || raw == nil || raw.(*TaskInstance).State != TaskRunning {
+			return nil, false
+		}
+	}
+	return row.Def, true
+}
+
+// startQueuedRuns moves queued runs to running while their DAG is under
+// max_active_runs, oldest execution date first.
+func (s *scheduler) startQueuedRuns(now time.Time) error {
+	queued, err := s.opts.Store.RunsInState(RunQueued)
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(queued, func(i, j int) bool { return queued[i].ExecutionDate.Before(queued[j].ExecutionDate) })
+	for _, run := range queued {
+		err := s.opts.Store.update(func(txn *memdb.Txn) error {
+			dag, ok := s.runnable(txn, run)
+			if !ok {
+				return nil
+			}
+			active, err := countRunsTxn(txn, run.DagID, RunRunning)
+			if err != nil || active >= dag.MaxActiveRuns {
+				return err
+			}
+			current, err := runByRunIDTxn(txn, run.DagID, run.RunID)
+			if err != nil || current.State != RunQueued {
+				return nil // changed since listed
+			}
+			started := *current
+			started.State = RunRunning
+			started.StartDate = &now
+			return txn.Insert(tableDagRuns, &started)
+		})
+		if err != nil {
+			return fmt.Errorf("start run %s of %s: %w", run.RunID, run.DagID, err)
+		}
+	}
+	return nil
+}
+
+func countRunsTxn(txn *memdb.Txn, dagID string, state RunState) (int, error) {
+	it, err := txn.Get(tableDagRuns, indexDagState, dagID, string(state))
+	if err != nil {
+		return 0, fmt.Errorf("count %s runs of %s: %w", state, dagID, err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	return n, nil
+}
+
+// topo returns a DAG's tasks upstream first, so that one pass over them
+// propagates skips and failures all the way down.
+func (s *scheduler) topo(dag *DAG) []*Task {
+	if order, ok := s.topoCache[dag]; ok {
+		return order
+	}
+	indegree := map[string]int{}
+	for _, t := range dag.Tasks {
+		indegree[t.TaskID] = len(t.Upstream)
+	}
+	var order []*Task
+	var ready []*Task
+	for _, t := range dag.Tasks {
+		if indegree[t.TaskID] == 0 {
+			ready = append(ready, t)
+		}
+	}
+	for len(ready) > 0 {
+		t := ready[0]
+		ready = ready[1:]
+		order = append(order, t)
+		for _, id := range t.Downstream {
+			indegree[id]--
+			if indegree[id] == 0 {
+				ready = append(ready, dag.Task(id))
+			}
+		}
+	}
+	s.topoCache[dag] = order
+	return order
+}
+
+// advanceRun evaluates one running run in one write transaction: timeout,
+// dependencies of every waiting task, and the run's own outcome.
+func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
+	var cancelled []tiKey
+	err := s.opts.Store.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, listed.DagID, listed.RunID)
+		if err != nil || run.State != RunRunning {
+			return nil
+		}
+		dag, ok := s.runnable(txn, run)
+		if !ok {
+			return nil
+		}
+		tis, err := taskInstancesOfRunTxn(txn, run.DagID, run.RunID)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]*TaskInstance, len(tis))
+		for _, ti := range tis {
+			byID[ti.TaskID] = ti
+		}
+		put := func(ti *TaskInstance) error {
+			byID[ti.TaskID] = ti
+			return txn.Insert(tableTasks, ti)
+		}
+		if dag.DagrunTimeout > 0 && run.StartDate != nil && now.Sub(*run.StartDate) > dag.DagrunTimeout {
+			// Airflow fails a timed-out run and skips what has not finished.
+			for _, ti := range tis {
+				if ti.State.Finished() {
+					continue
+				}
+				if ti.State == TaskRunning {
+					cancelled = append(cancelled, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+				}
+				skipped := *ti
+				skipped.State, skipped.EndDate, skipped.UpdatedAt = TaskSkipped, &now, &now
+				if err := put(&skipped); err != nil {
+					return err
+				}
+			}
+			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
+				Dur("dagrun_timeout", dag.DagrunTimeout).Msg("run timed out")
+			return finishRunTxn(txn, run, RunFailed, now)
+		}
+		for _, task := range s.topo(dag) {
+			ti := byID[task.TaskID]
+			if ti == nil {
+				continue
+			}
+			next, changed := evaluateTask(task, ti, byID, now)
+			if !changed {
+				continue
+			}
+			updated := *ti
+			updated.State, updated.UpdatedAt = next, &now
+			if next.Finished() {
+				updated.EndDate = &now
+				if updated.StartDate == nil {
+					updated.StartDate = &now
+				}
+			}
+			if err := put(&updated); err != nil {
+				return err
+			}
+		}
+		if state, done := runOutcome(dag, byID); done {
+			return finishRunTxn(txn, run, state, now)
+		}
+		return nil
+	})
+	for _, key := range cancelled {
+		s.cancelTask(key)
+	}
+	if err != nil {
+		return fmt.Errorf("advance run %s of %s: %w", listed.RunID, listed.DagID, err)
+	}
+	return nil
+}
+
+func finishRunTxn(txn *memdb.Txn, run *DagRun, state RunState, now time.Time) error {
+	done := *run
+	done.State, done.EndDate = state, &now
+	return txn.Insert(tableDagRuns, &done)
+}
+
+// upstreamCounts summarises the states of a task's upstream tasks.
+type upstreamCounts struct {
+	total, success, skipped, failed, upstreamFailed, done int
+}
+
+func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
+	c := upstreamCounts{total: len(task.Upstream)}
+	for _, id := range task.Upstream {
+		ti := byID[id]
+		if ti == nil {
+			c.done++ // a removed task counts as done, as Airflow's "removed"
+			continue
+		}
+		switch ti.State {
+		case TaskSuccess:
+			c.success++
+		case TaskSkipped:
+			c.skipped++
+		case TaskFailed:
+			c.failed++
+		case TaskUpstreamFailed:
+			c.upstreamFailed++
+		}
+	}
+	c.done += c.success + c.skipped + c.failed + c.upstreamFailed
+	return c
+}
+
+// evaluateTask decides the next state of a waiting task instance from its
+// upstream tasks and its trigger rule, with Airflow's rules: a rule that
+// can no longer be met turns the task skipped or upstream_failed, a rule
+// that is met makes it scheduled. Finished and active tasks stay.
+func evaluateTask(task *Task, ti *TaskInstance, byID map[string]*TaskInstance, now time.Time) (TaskState, bool) {
+	switch ti.State {
+	case TaskNone:
+	case TaskUpForRetry:
+		if ti.NextRetryAt != nil && now.Before(*ti.NextRetryAt) {
+			return ti.State, false
+		}
+	default:
+		return ti.State, false
+	}
+	if len(task.Upstream) == 0 {
+		return TaskScheduled, true
+	}
+	c := countUpstream(task, byID)
+	allDone := c.done >= c.total
+	failures := c.failed + c.upstreamFailed
+	var blocked TaskState // the state when the rule can never be met
+	met := false
+	switch task.TriggerRule {
+	case "all_success":
+		switch {
+		case failures > 0:
+			blocked = TaskUpstreamFailed
+		case c.skipped > 0:
+			blocked = TaskSkipped
+		}
+		met = c.success == c.total
+	case "all_failed":
+		if c.success > 0 || c.skipped > 0 {
+			blocked = TaskSkipped
+		}
+		met = failures == c.total
+	case "all_done":
+		met = allDone
+	case "all_skipped":
+		if c.success > 0 || failures > 0 {
+			blocked = TaskSkipped
+		}
+		met = c.skipped == c.total
+	case "one_success":
+		switch {
+		case allDone && c.done == c.skipped:
+			blocked = TaskSkipped
+		case allDone && c.success == 0:
+			blocked = TaskUpstreamFailed
+		}
+		met = c.success > 0
+	case "one_failed":
+		if allDone && failures == 0 {
+			blocked = TaskSkipped
+		}
+		met = failures > 0
+	case "one_done":
+		if allDone && c.failed == 0 && c.success == 0 {
+			blocked = TaskSkipped
+		}
+		met = c.success+c.failed > 0
+	case "none_failed":
+		if failures > 0 {
+			blocked = TaskUpstreamFailed
+		}
+		met = allDone
+	case "none_failed_min_one_success", "none_failed_or_skipped":
+		switch {
+		case failures > 0:
+			blocked = TaskUpstreamFailed
+		case allDone && c.skipped == c.total:
+			blocked = TaskSkipped
+		}
+		met = allDone
+	case "none_skipped":
+		if c.skipped > 0 {
+			blocked = TaskSkipped
+		}
+		met = allDone
+	case "always", "dummy":
+		met = true
+	}
+	if blocked != "" {
+		return blocked, true
+	}
+	if met {
+		return TaskScheduled, true
+	}
+	return ti.State, false
+}
+
+// runOutcome decides a run's end as Airflow does: once no task can change
+// any more, failed when a leaf failed or is upstream_failed, success when
+// every leaf succeeded or was skipped; a run whose remaining tasks can
+// never start (a deadlock) fails.
+func runOutcome(dag *DAG, byID map[string]*TaskInstance) (RunState, bool) {
+	for _, ti := range byID {
+		if !ti.State.Finished() {
+			return "", false
+		}
+	}
+	for _, t := range dag.Tasks {
+		if len(t.Downstream) > 0 {
+			continue
+		}
+		if ti := byID[t.TaskID]; ti != nil && (ti.State == TaskFailed || ti.State == TaskUpstreamFailed) {
+			return RunFailed, true
+		}
+	}
+	return RunSuccess, true
+}
+
+// candidate is a scheduled task instance waiting for a slot.
+type candidate struct {
+	ti   *TaskInstance
+	date time.Time
+}
+
+// launchScheduled starts scheduled task instances, highest priority weight
+// first, while parallelism, the DAG's max_active_tasks and the pool allow.
+// EmptyOperators succeed at once without taking a slot, as Airflow 2
+// marks them in the scheduler; it returns how many did.
+func (s *scheduler) launchScheduled(now time.Time) (int, error) {
+	txn := s.opts.Store.read()
+	it, err := txn.Get(tableTasks, indexState, string(TaskScheduled))
+	if err != nil {
+		return 0, fmt.Errorf("list scheduled tasks: %w", err)
+	}
+	var cands []candidate
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		ti := raw.(*TaskInstance)
+		cands = append(cands, candidate{ti: ti, date: ti.ExecutionDate})
+	}
+	if len(cands) == 0 {
+		return 0, nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].ti.PriorityWeight != cands[j].ti.PriorityWeight {
+			return cands[i].ti.PriorityWeight > cands[j].ti.PriorityWeight
+		}
+		return cands[i].date.Before(cands[j].date)
+	})
+	usage, err := activeUsage(txn)
+	if err != nil {
+		return 0, err
+	}
+	finished := 0
+	for _, c := range cands {
+		done, err := s.launch(c.ti, usage, now)
+		if err != nil {
+			return finished, err
+		}
+		if done {
+			finished++
+		}
+	}
+	return finished, nil
+}
+
+// slotUsage counts what active task instances hold.
+type slotUsage struct {
+	total  int
+	byDag  map[string]int
+	byPool map[string]int64
+}
+
+func activeUsage(txn *memdb.Txn) (*slotUsage, error) {
+	u := &slotUsage{byDag: map[string]int{}, byPool: map[string]int64{}}
+	for _, state := range []TaskState{TaskQueued, TaskRunning} {
+		it, err := txn.Get(tableTasks, indexState, string(state))
+		if err != nil {
+			return nil, fmt.Errorf("list %s tasks: %w", state, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			ti := raw.(*TaskInstance)
+			u.total++
+			u.byDag[ti.DagID]++
+			u.byPool[ti.Pool] += int64(ti.PoolSlots)
+		}
+	}
+	return u, nil
+}
+
+// launch starts one scheduled task instance if the limits allow. The task
+// instance is marked running in the store before its goroutine starts, and
+// only if it is still scheduled, so that no task starts twice. done
+// reports an EmptyOperator finished on the spot.
+func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time) (done bool, err error) {
+	var job *taskJob
+	err = s.opts.Store.update(func(txn *memdb.Txn) error {
+		raw, err := txn.First(tableTasks, indexID, listed.DagID, listed.RunID, listed.TaskID)
+		if err != nil || raw == nil || raw.(*TaskInstance).State != TaskScheduled {
+			return err
+		}
+		ti := raw.(*TaskInstance)
+		run, err := runByRunIDTxn(txn, ti.DagID, ti.RunID)
+		if err != nil || run.State != RunRunning {
+			return nil
+		}
+		dag, ok := s.runnable(txn, run)
+		if !ok {
+			return nil
+		}
+		task := dag.Task(ti.TaskID)
+		if task == nil {
+			return nil
+		}
+		started := *ti
+		started.TryNumber++
+		started.StartDate, started.QueuedDttm, started.UpdatedAt = &now, &now, &now
+		started.EndDate, started.Duration, started.NextRetryAt = nil, nil, nil
+		started.Hostname = s.opts.Hostname
+		if (task.Operator == "EmptyOperator" || task.Operator == "DummyOperator") && task.Simulate == nil {
+			started.State, started.EndDate = TaskSuccess, &now
+			zero := 0.0
+			started.Duration = &zero
+			done = true
+			return txn.Insert(tableTasks, &started)
+		}
+		key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
+		pool, err := poolTxn(txn, ti.Pool)
+		if errors.Is(err, errNotFound) {
+			if !s.warnedPools[key] {
+				s.warnedPools[key] = true
+				s.opts.Logger.Warn().Str("task", key.String()).Str("pool", ti.Pool).
+					Msg("task waits in scheduled: its pool does not exist")
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		delete(s.warnedPools, key)
+		switch {
+		case usage.total >= s.opts.Parallelism:
+			return nil
+		case usage.byDag[ti.DagID] >= dag.MaxActiveTasks:
+			return nil
+		case pool.Slots >= 0 && usage.byPool[ti.Pool]+int64(ti.PoolSlots) > pool.Slots:
+			return nil
+		}
+		started.State = TaskRunning
+		if err := txn.Insert(tableTasks, &started); err != nil {
+			return err
+		}
+		usage.total++
+		usage.byDag[ti.DagID]++
+		usage.byPool[ti.Pool] += int64(ti.PoolSlots)
+		job = &taskJob{key: key, try: started.TryNumber, dag: dag, task: task, run: *run}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("launch %s/%s/%s: %w", listed.DagID, listed.RunID, listed.TaskID, err)
+	}
+	if job != nil {
+		s.startTask(*job)
+	}
+	return done, nil
+}
+
+// startTask runs a job in its own goroutine.
+func (s *scheduler) startTask(job taskJob) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	s.tasks[job.key] = rt
+	s.mu.Unlock()
+	go func() {
+		defer close(rt.done)
+		defer cancel()
+		outcome := s.runGuarded(ctx, job)
+		s.mu.Lock()
+		if s.tasks[job.key] == rt {
+			delete(s.tasks, job.key)
+		}
+		s.mu.Unlock()
+		if err := s.finishTask(job, outcome); err != nil {
+			s.opts.Logger.Error().Err(err).Str("task", job.key.String()).Msg("record task outcome")
+		}
+		s.Kick()
+	}()
+}
+
+// runGuarded runs a try and turns a panic into a failed try.
+func (s *scheduler) runGuarded(ctx context.Context, job taskJob) (out taskOutcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.opts.Logger.Error().Str("task", job.key.String()).Interface("panic", v).Msg("task panicked")
+			out = taskOutcome{state: TaskFailed, reason: fmt.Sprintf("task panicked: %v", v)}
+		}
+	}()
+	return s.opts.RunTask(ctx, job)
+}
+
+// cancelTask signals a running task to stop, without waiting.
+func (s *scheduler) cancelTask(key tiKey) {
+	s.mu.Lock()
+	rt := s.tasks[key]
+	s.mu.Unlock()
+	if rt != nil {
+		rt.cancel()
+	}
+}
+
+// StopTasks stops every running task that match selects and waits until
+// each has ended.
+func (s *scheduler) StopTasks(match func(tiKey) bool) {
+	s.mu.Lock()
+	var waiting []*runningTask
+	for key, rt := range s.tasks {
+		if match(key) {
+			rt.cancel()
+			waiting = append(waiting, rt)
+		}
+	}
+	s.mu.Unlock()
+	for _, rt := range waiting {
+		<-rt.done
+	}
+}
+
+// finishTask records a try's outcome, unless the task instance changed
+// meanwhile (reset, deleted, timed out): then the outcome is dropped.
+func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	return s.opts.Store.update(func(txn *memdb.Txn) error {
+		raw, err := txn.First(tableTasks, indexID, job.key.dagID, job.key.runID, job.key.taskID)
+		if err != nil {
+			return err
+		}
+		if raw == nil || raw.(*TaskInstance).State != TaskRunning || raw.(*TaskInstance).TryNumber != job.try {
+			return nil
+		}
+		ti := *raw.(*TaskInstance)
+		ti.EndDate, ti.UpdatedAt = &now, &now
+		if ti.StartDate != nil {
+			d := now.Sub(*ti.StartDate).Seconds()
+			ti.Duration = &d
+		}
+		ti.State = out.state
+		if out.state == TaskFailed && ti.TryNumber <= ti.MaxTries {
+			ti.State = TaskUpForRetry
+			next := ti.EndDate.Add(retryDelay(job.task, &ti))
+			ti.NextRetryAt = &next
+		}
+		log := s.opts.Logger.Info()
+		if ti.State == TaskFailed || ti.State == TaskUpForRetry {
+			log = s.opts.Logger.Warn().Str("reason", out.reason)
+		}
+		log.Str("task", job.key.String()).Int("try", job.try).Str("state", string(ti.State)).Msg("task finished")
+		if err := txn.Insert(tableTasks, &ti); err != nil {
+			return err
+		}
+		if err := appendTaskLogTxn(txn, job.key, job.try, out); err != nil {
+			return err
+		}
+		if ti.State == TaskSuccess && (job.task.Inlets != nil || job.task.Outlets != nil) {
+			rec, err := lineageRecord(job)
+			if err != nil {
+				return err
+			}
+			return txn.Insert(tableLineage, rec)
+		}
+		return nil
+	})
+}
+
+func lineageRecord(job taskJob) (*LineageRecord, error) {
+	rec := &LineageRecord{DagID: job.key.dagID, RunID: job.key.runID, TaskID: job.key.taskID}
+	var err error
+	if job.task.Inlets != nil {
+		if rec.Inlets, err = spacedJSON.marshal(normalizeYAML(job.task.Inlets)); err != nil {
+			return nil, fmt.Errorf("encode inlets: %w", err)
+		}
+	}
+	if job.task.Outlets != nil {
+		if rec.Outlets, err = spacedJSON.marshal(normalizeYAML(job.task.Outlets)); err != nil {
+			return nil, fmt.Errorf("encode outlets: %w", err)
+		}
+	}
+	return rec, nil
+}
+
+// normalizeYAML converts what the YAML decoder produced (ints, nested
+// map[string]any) into values the JSON renderer takes.
+func normalizeYAML(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = normalizeYAML(item)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			out[k] = normalizeYAML(item)
+		}
+		return out
+	case int:
+		return int64(x)
+	case uint64:
+		return json.Number(fmt.Sprint(x))
+	case time.Time:
+		return isoFormat(x)
+	}
+	return v
+}
+
+// maxTaskOutput bounds the output kept per try.
+const maxTaskOutput = 64 << 10
+
+func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try int, out taskOutcome) error {
+	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}
+	raw, err := txn.First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID)
+	if err != nil {
+		return err
+	}
+	if raw != nil {
+		old := raw.(*TaskLog)
+		log.Tries = append(append([]TryLog(nil), old.Tries...), TryLog{})
+	} else {
+		log.Tries = []TryLog{{}}
+	}
+	text := out.output
+	if out.reason != "" && out.state != TaskSuccess {
+		text += "[airlite] " + out.reason + "\n"
+	}
+	log.Tries[len(log.Tries)-1] = TryLog{Try: try, Output: text, Truncated: out.cut}
+	return txn.Insert(tableTaskLogs, log)
+}
+
+// retryDelay is Airflow's next_retry_datetime delay: retry_delay, or with
+// exponential backoff a deterministic value between delay·2^(try-2) and
+// delay·2^(try-1) seconds derived from a hash of the task instance, capped
+// by max_retry_delay.
+func retryDelay(task *Task, ti *TaskInstance) time.Duration {
+	delay := task.RetryDelay
+	if !task.RetryExponentialBackoff {
+		return delay
+	}
+	minBackoff := math.Ceil(delay.Seconds() * math.Pow(2, float64(ti.TryNumber-1)))
+	if minBackoff < 1 {
+		minBackoff = 1
+	}
+	sum := sha1.Sum([]byte(fmt.Sprintf("%s#%s#%s#%d", ti.DagID, ti.TaskID, strFormat(ti.ExecutionDate), ti.TryNumber)))
+	hash := new(big.Int).SetBytes(sum[:])
+	secs := minBackoff
+	if minBackoff < float64(math.MaxInt64) {
+		mod := new(big.Int).Mod(hash, big.NewInt(int64(minBackoff)))
+		secs = minBackoff + float64(mod.Int64())
+	}
+	const maxSecs = float64(math.MaxInt64/int64(time.Second)) - 1
+	secs = math.Min(secs, maxSecs)
+	d := time.Duration(secs) * time.Second
+	if task.MaxRetryDelay > 0 && d > task.MaxRetryDelay {
+		d = task.MaxRetryDelay
+	}
+	return d
 }

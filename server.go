@@ -30,9 +30,10 @@ type serverOptions struct {
 	Unixname string
 	// Kick wakes the scheduler; nil when it is off.
 	Kick func()
-	// StopTasks stops the running tasks before a reset; nil when the
-	// scheduler is off.
-	StopTasks func()
+	// StopTasks stops the running tasks that match selects and waits for
+	// them (before a reset or a DAG's deletion); nil when the scheduler is
+	// off.
+	StopTasks func(match func(tiKey) bool)
 }
 
 // server answers Airflow's experimental API and airlite's admin endpoints.
@@ -60,7 +61,7 @@ func newServer(opts serverOptions) (*server, error) {
 	return &server{
 		opts: opts,
 		api: &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
-			unixname: opts.Unixname, kick: opts.Kick},
+			unixname: opts.Unixname, kick: opts.Kick, stopTasks: opts.StopTasks},
 	}, nil
 }
 
@@ -358,7 +359,7 @@ func (s *server) handleReady(w http.ResponseWriter, r *http.Request, _ httproute
 // stopped first so that none writes into the fresh state.
 func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if s.opts.StopTasks != nil {
-		s.opts.StopTasks()
+		s.opts.StopTasks(func(tiKey) bool { return true })
 	}
 	if err := s.opts.Store.Reset(s.opts.DAGs); err != nil {
 		zerolog.Ctx(r.Context()).Error().Err(err).Msg("reset")

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// bashSkipExitCode is the exit code with which a BashOperator skips itself
+// (Airflow 2's skip_on_exit_code default).
+const bashSkipExitCode = 99
+
+// runOperator runs one try of a task: a simulation when the task has one,
+// else its operator. Operators without an implementation here (Python,
+// Papermill, …) succeed as simulated tasks.
+func (s *scheduler) runOperator(ctx context.Context, job taskJob) taskOutcome {
+	if job.task.Simulate != nil {
+		return simulate(ctx, job)
+	}
+	switch job.task.Operator {
+	case "BashOperator":
+		return runBash(ctx, job)
+	case "SubDagOperator":
+		return s.runSubDag(ctx, job)
+	}
+	return simulate(ctx, job)
+}
+
+// simulate waits the scripted duration, then takes the scripted outcome;
+// the first fail_times tries fail.
+func simulate(ctx context.Context, job taskJob) taskOutcome {
+	sim := job.task.Simulate
+	if sim == nil {
+		sim = &Simulation{Outcome: "success"}
+	}
+	if sim.Duration > 0 {
+		timer := time.NewTimer(sim.Duration)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return taskOutcome{state: TaskFailed, reason: "stopped: " + context.Cause(ctx).Error()}
+		case <-timer.C:
+		}
+	}
+	if job.try <= sim.FailTimes {
+		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("simulated failure %d of %d", job.try, sim.FailTimes)}
+	}
+	out := taskOutcome{state: TaskState(sim.Outcome), output: fmt.Sprintf("simulated %s: %s\n", job.task.Operator, sim.Outcome)}
+	if out.state == TaskFailed {
+		out.reason = "simulated outcome: failed"
+	}
+	return out
+}
+
+// runBash runs a BashOperator's command with bash -c in its own process
+// group, so that a timeout or a stop kills every process it started.
+func runBash(ctx context.Context, job taskJob) taskOutcome {
+	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try}
+	command, err := tc.renderShell(job.task.BashCommand)
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: err.Error()}
+	}
+	env, err := bashEnv(tc)
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: err.Error()}
+	}
+	if t := job.task.ExecutionTimeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("execution_timeout of %s reached", t))
+		defer cancel()
+	}
+	dir := job.task.Cwd
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "airlite-task-")
+		if err != nil {
+			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("create task folder: %v", err)}
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	out := &tailBuffer{limit: maxTaskOutput}
+	cmd := exec.CommandContext(ctx, "bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second // pipes held by killed grandchildren
+	err = cmd.Run()
+	text, cut := out.result()
+	res := taskOutcome{state: TaskSuccess, output: text, cut: cut}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		res.state, res.reason = TaskFailed, "killed: "+context.Cause(ctx).Error()
+	case err == nil:
+	case errors.As(err, &exitErr) && exitErr.ExitCode() == bashSkipExitCode:
+		res.state = TaskSkipped
+	case errors.As(err, &exitErr):
+		res.state, res.reason = TaskFailed, fmt.Sprintf("bash exited with code %d", exitErr.ExitCode())
+	default:
+		res.state, res.reason = TaskFailed, fmt.Sprintf("run bash: %v", err)
+	}
+	return res
+}
+
+// bashEnv is the process environment plus Airflow's context variables, the
+// run's conf as JSON and the task's own env (rendered). Values are never
+// shell text, so they need no quoting.
+func bashEnv(tc templateContext) ([]string, error) {
+	conf := "{}"
+	if tc.run.Conf != nil {
+		conf = string(tc.run.Conf)
+	}
+	env := append(os.Environ(),
+		"AIRFLOW_CTX_DAG_ID="+tc.dag.DagID,
+		"AIRFLOW_CTX_TASK_ID="+tc.task.TaskID,
+		"AIRFLOW_CTX_DAG_RUN_ID="+tc.run.RunID,
+		"AIRFLOW_CTX_EXECUTION_DATE="+isoFormat(tc.run.ExecutionDate),
+		"AIRFLOW_CTX_TRY_NUMBER="+fmt.Sprint(tc.try),
+		"AIRFLOW_CTX_DAG_OWNER="+tc.task.Owner,
+		"AIRLITE_CONF="+conf,
+	)
+	for k, v := range tc.task.Env {
+		rendered, err := tc.renderText(v)
+		if err != nil {
+			return nil, fmt.Errorf("env %s: %w", k, err)
+		}
+		env = append(env, k+"="+rendered)
+	}
+	return env, nil
+}
+
+// tailBuffer keeps the last limit bytes written to it.
+type tailBuffer struct {
+	mu    sync.Mutex
+	limit int
+	buf   []byte
+	cut   bool
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.limit; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+		b.cut = true
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) result() (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.ToValidUTF8(string(b.buf), "\uFFFD"), b.cut
+}
+
+// runSubDag lets the child DAG's run (created with the parent's run) go:
+// the scheduler moves a sub-DAG run only while its SubDagOperator task
+// runs. The task ends with the child run's outcome.
+func (s *scheduler) runSubDag(ctx context.Context, job taskJob) taskOutcome {
+	s.Kick()
+	for {
+		ws := memdb.NewWatchSet()
+		txn := s.opts.Store.read()
+		ch, raw, err := txn.FirstWatch(tableDagRuns, indexDagRunID, job.task.Subdag, job.run.RunID)
+		if err != nil {
+			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("look up sub-DAG run: %v", err)}
+		}
+		if raw == nil {
+			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("sub-DAG %s has no run %s", job.task.Subdag, job.run.RunID)}
+		}
+		switch child := raw.(*DagRun); child.State {
+		case RunSuccess:
+			return taskOutcome{state: TaskSuccess, output: fmt.Sprintf("sub-DAG run %s of %s succeeded\n", child.RunID, child.DagID)}
+		case RunFailed:
+			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("sub-DAG run %s of %s failed", child.RunID, child.DagID)}
+		}
+		ws.Add(ch)
+		if err := ws.WatchCtx(ctx); err != nil {
+			return taskOutcome{state: TaskFailed, reason: "stopped: " + context.Cause(ctx).Error()}
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/adhocore/gronx"
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// cronPresets are Airflow's schedule presets as cron expressions.
+var cronPresets = map[string]string{
+	"@hourly":    "0 * * * *",
+	"@daily":     "0 0 * * *",
+	"@midnight":  "0 0 * * *",
+	"@weekly":    "0 0 * * 0",
+	"@monthly":   "0 0 1 * *",
+	"@quarterly": "0 0 1 */3 *",
+	"@yearly":    "0 0 1 1 *",
+	"@annually":  "0 0 1 1 *",
+}
+
+// dataInterval is the span a scheduled run covers; its logical date
+// (execution_date) is the start, and it is due once the end has passed.
+type dataInterval struct{ start, end time.Time }
+
+// nextInterval returns the next interval a DAG's schedule asks a run for,
+// after the run whose logical date is last (nil: no scheduled run yet), as
+// Airflow's timetables compute it: cron intervals run tick to tick, a
+// duration runs from start_date in steps, @once runs once at start_date.
+// Without catchup only the latest complete interval is taken. ok is false
+// when there is nothing (more) to schedule.
+func nextInterval(dag *DAG, last *time.Time, now time.Time) (dataInterval, bool, error) {
+	if dag.Schedule == nil || dag.StartDate == nil {
+		return dataInterval{}, false, nil
+	}
+	sched := *dag.Schedule
+	start := dag.StartDate.UTC()
+	var iv dataInterval
+	switch {
+	case sched == "@once":
+		if last != nil {
+			return dataInterval{}, false, nil
+		}
+		iv = dataInterval{start, start}
+	case isDurationSchedule(sched):
+		d, _ := parseDuration(sched)
+		if d <= 0 {
+			return dataInterval{}, false, fmt.Errorf("schedule %q: duration must be positive", sched)
+		}
+		if last != nil {
+			start = last.Add(d)
+		}
+		if !dag.Catchup {
+			if latest := now.Add(-d); latest.After(start) {
+				start = latest
+			}
+		}
+		iv = dataInterval{start, start.Add(d)}
+	default:
+		expr := sched
+		if preset, ok := cronPresets[sched]; ok {
+			expr = preset
+		}
+		var err error
+		if last != nil {
+			start, err = gronx.NextTickAfter(expr, last.UTC(), false)
+		} else {
+			start, err = gronx.NextTickAfter(expr, start, true)
+		}
+		if err != nil {
+			return dataInterval{}, false, fmt.Errorf("schedule %q: %w", sched, err)
+		}
+		if !dag.Catchup {
+			latest, err := latestCompleteCronStart(expr, now)
+			if err != nil {
+				return dataInterval{}, false, fmt.Errorf("schedule %q: %w", sched, err)
+			}
+			if latest.After(start) {
+				start = latest
+			}
+		}
+		end, err := gronx.NextTickAfter(expr, start, false)
+		if err != nil {
+			return dataInterval{}, false, fmt.Errorf("schedule %q: %w", sched, err)
+		}
+		iv = dataInterval{start, end}
+	}
+	if dag.EndDate != nil && iv.start.After(*dag.EndDate) {
+		return dataInterval{}, false, nil
+	}
+	if iv.end.After(now) {
+		return dataInterval{}, false, nil
+	}
+	return iv, true, nil
+}
+
+// latestCompleteCronStart is the start of the last cron interval that has
+// ended by now.
+func latestCompleteCronStart(expr string, now time.Time) (time.Time, error) {
+	end, err := gronx.PrevTickBefore(expr, now, true)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return gronx.PrevTickBefore(expr, end, false)
+}
+
+func isDurationSchedule(s string) bool {
+	if s == "" || s[0] == '@' {
+		return false
+	}
+	_, err := parseDuration(s)
+	return err == nil
+}
+
+// createScheduledRuns creates the runs that schedules ask for, for every
+// unpaused DAG that is not a sub-DAG (Airflow never schedules those on
+// their own), up to max_active_runs.
+func (s *scheduler) createScheduledRuns(now time.Time) error {
+	rows, err := s.opts.Store.Dags()
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		dag := row.Def
+		if dag == nil || row.IsPaused || dag.Schedule == nil || dag.ParentDagID != "" {
+			continue
+		}
+		for {
+			created, err := s.createNextRun(dag, now)
+			if err != nil {
+				s.opts.Logger.Error().Err(err).Str("dag_id", dag.DagID).Msg("create scheduled run")
+				break
+			}
+			if !created {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// createNextRun creates the DAG's next due run, if any and if the DAG is
+// under max_active_runs.
+func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
+	created := false
+	err := s.opts.Store.update(func(txn *memdb.Txn) error {
+		row, err := dagRowTxn(txn, dag.DagID)
+		if err != nil || row.Def != dag || row.IsPaused {
+			return nil
+		}
+		active := 0
+		for _, state := range []RunState{RunQueued, RunRunning} {
+			n, err := countRunsTxn(txn, dag.DagID, state)
+			if err != nil {
+				return err
+			}
+			active += n
+		}
+		if active >= dag.MaxActiveRuns {
+			return nil
+		}
+		last, err := lastScheduledDateTxn(txn, dag.DagID)
+		if err != nil {
+			return err
+		}
+		iv, ok, err := nextInterval(dag, last, now)
+		if err != nil || !ok {
+			return err
+		}
+		runID := "scheduled__" + isoFormat(iv.start)
+		if _, err := runByDateTxn(txn, dag.DagID, iv.start); err == nil {
+			return fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(iv.start))
+		}
+		var conf json.RawMessage
+		if !s.opts.Edition.isAirflow1() {
+			conf = json.RawMessage(`{}`)
+		}
+		if _, err := insertRunTreeTxn(txn, newRun{edition: s.opts.Edition, dag: dag, runID: runID, date: iv.start,
+			conf: conf, now: now, unixname: s.opts.Unixname}); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	return created, err
+}
+
+// lastScheduledDateTxn is the logical date of a DAG's latest scheduled run,
+// or nil. Manual runs in between are passed over.
+func lastScheduledDateTxn(txn *memdb.Txn, dagID string) (*time.Time, error) {
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	it, err := txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	if err != nil {
+		return nil, fmt.Errorf("find last scheduled run of %s: %w", dagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			return nil, nil
+		}
+		if run.RunType == "scheduled" {
+			d := run.ExecutionDate
+			return &d, nil
+		}
+	}
+	return nil, nil
+}
