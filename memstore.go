@@ -278,13 +278,17 @@ func newStore() (*Store, error) {
 // writers.
 func (s *Store) read() *memdb.Txn { return s.db.Txn(false) }
 
-// update runs fn in a write transaction, bumps the change index and commits
-// when fn succeeds; on error nothing is changed.
+// update runs fn in a write transaction and commits when fn succeeds,
+// bumping the change index if fn wrote anything; on error nothing changes.
 func (s *Store) update(fn func(txn *memdb.Txn) error) error {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
+	txn.TrackChanges()
 	if err := fn(txn); err != nil {
 		return err
+	}
+	if len(txn.Changes()) == 0 {
+		return nil // nothing written: the change index stays
 	}
 	if _, err := nextCounter(txn, counterChange); err != nil {
 		return err
