@@ -1,0 +1,648 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// syncBuffer is a bytes.Buffer that run's goroutines and the test may use
+// at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// mapEnv is a getenv over a fixed map, so that tests never read the
+// process environment.
+func mapEnv(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}
+
+func TestParseConfig(t *testing.T) {
+	t.Parallel()
+	const home = "/home/tester"
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, c config)
+		// wantErr, when set, is text the error must contain (the flag's name).
+		wantErr string
+	}{
+		{
+			name: "defaults",
+			check: func(t *testing.T, c config) {
+				want := config{
+					Addr: "127.0.0.1:8080", Edition: edition2, DagsDir: "",
+					Home: filepath.Join(home, "airlite"), Snapshot: filepath.Join(home, "airlite", "snapshot.json"),
+					SnapshotInterval: 5 * time.Second, Scheduler: true, Parallelism: 32,
+					AuthBackend: authDefault, UsersFile: "", ReadyFile: "", LogFormat: "", LogLevel: zerolog.InfoLevel,
+				}
+				checkConfigFields(t, c, want)
+			},
+		},
+		{
+			name: "every flag",
+			args: []string{
+				"--addr", "0.0.0.0:9090", "--edition", "1.10-rbac", "--dags", "/srv/dags",
+				"--home", "/var/lib/airlite", "--snapshot", "/tmp/state.json", "--snapshot-interval", "30s",
+				"--scheduler", "off", "--parallelism", "4", "--auth-backend", "basic_auth",
+				"--users", "/etc/airlite/users", "--ready-file", "/tmp/ready", "--log-format", "console",
+				"--log-level", "debug",
+			},
+			check: func(t *testing.T, c config) {
+				checkConfigFields(t, c, config{
+					Addr: "0.0.0.0:9090", Edition: edition110RBAC, DagsDir: "/srv/dags",
+					Home: "/var/lib/airlite", Snapshot: "/tmp/state.json", SnapshotInterval: 30 * time.Second,
+					Scheduler: false, Parallelism: 4, AuthBackend: authBasic, UsersFile: "/etc/airlite/users",
+					ReadyFile: "/tmp/ready", LogFormat: "console", LogLevel: zerolog.DebugLevel,
+				})
+			},
+		},
+		{
+			name: "single dash and = forms",
+			args: []string{"-edition=1.10", "--parallelism=7"},
+			check: func(t *testing.T, c config) {
+				checkConfigFields(t, c, config{Edition: edition110, Parallelism: 7})
+			},
+		},
+		{
+			name: "snapshot off",
+			args: []string{"--snapshot", "off"},
+			check: func(t *testing.T, c config) {
+				if c.Snapshot != "off" {
+					t.Errorf("Snapshot = %q, want off", c.Snapshot)
+				}
+			},
+		},
+		{
+			name: "home with tilde",
+			args: []string{"--home", "~/state"},
+			check: func(t *testing.T, c config) {
+				checkConfigFields(t, c, config{
+					Home: filepath.Join(home, "state"), Snapshot: filepath.Join(home, "state", "snapshot.json"),
+				})
+			},
+		},
+		{
+			name: "environment fallbacks",
+			env: map[string]string{
+				"AIRLITE_ADDR": "127.0.0.1:0", "AIRLITE_EDITION": "1.10", "AIRLITE_DAGS": "/env/dags",
+				"AIRLITE_HOME": "/env/home", "AIRLITE_SNAPSHOT": "/env/snap.json",
+				"AIRLITE_SNAPSHOT_INTERVAL": "1m", "AIRLITE_SCHEDULER": "off", "AIRLITE_PARALLELISM": "2",
+				"AIRLITE_AUTH_BACKEND": "password_auth", "AIRLITE_USERS": "/env/users",
+				"AIRLITE_READY_FILE": "/env/ready", "AIRLITE_LOG_FORMAT": "json", "AIRLITE_LOG_LEVEL": "warn",
+			},
+			check: func(t *testing.T, c config) {
+				checkConfigFields(t, c, config{
+					Addr: "127.0.0.1:0", Edition: edition110, DagsDir: "/env/dags", Home: "/env/home",
+					Snapshot: "/env/snap.json", SnapshotInterval: time.Minute, Scheduler: false, Parallelism: 2,
+					AuthBackend: authPassword, UsersFile: "/env/users", ReadyFile: "/env/ready",
+					LogFormat: "json", LogLevel: zerolog.WarnLevel,
+				})
+			},
+		},
+		{
+			name: "snapshot under env home",
+			env:  map[string]string{"AIRLITE_HOME": "/env/home"},
+			check: func(t *testing.T, c config) {
+				checkConfigFields(t, c, config{Home: "/env/home", Snapshot: filepath.Join("/env/home", "snapshot.json")})
+			},
+		},
+		{
+			name: "command line wins over environment",
+			args: []string{"--addr", "127.0.0.1:7000", "--edition", "2", "--snapshot-interval", "2s", "--scheduler", "on", "--log-level", "error"},
+			env: map[string]string{
+				"AIRLITE_ADDR": "127.0.0.1:6000", "AIRLITE_EDITION": "1.10",
+				"AIRLITE_SNAPSHOT_INTERVAL": "1h", "AIRLITE_SCHEDULER": "off", "AIRLITE_LOG_LEVEL": "debug",
+			},
+			check: func(t *testing.T, c config) {
+				checkConfigFields(t, c, config{
+					Addr: "127.0.0.1:7000", Edition: edition2, SnapshotInterval: 2 * time.Second,
+					Scheduler: true, LogLevel: zerolog.ErrorLevel,
+				})
+			},
+		},
+		{
+			name: "command line fixes a bad environment value",
+			args: []string{"--edition", "2"},
+			env:  map[string]string{"AIRLITE_EDITION": "3"},
+			check: func(t *testing.T, c config) {
+				checkConfigFields(t, c, config{Edition: edition2})
+			},
+		},
+		{name: "bad edition", args: []string{"--edition", "3"}, wantErr: "edition"},
+		{name: "bad scheduler", args: []string{"--scheduler", "maybe"}, wantErr: "--scheduler"},
+		{name: "zero parallelism", args: []string{"--parallelism", "0"}, wantErr: "--parallelism"},
+		{name: "parallelism not a number", args: []string{"--parallelism", "many"}, wantErr: "parallelism"},
+		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: "--log-format"},
+		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
+		{name: "empty log level", args: []string{"--log-level", ""}, wantErr: "--log-level"},
+		{name: "zero snapshot interval", args: []string{"--snapshot-interval", "0s"}, wantErr: "snapshot-interval"},
+		{name: "basic_auth without users", args: []string{"--auth-backend", "basic_auth"}, wantErr: "--users"},
+		{name: "password_auth without users", args: []string{"--auth-backend", "password_auth"}, wantErr: "--users"},
+		{name: "stray argument", args: []string{"serve"}, wantErr: `"serve"`},
+		{name: "stray argument after flags", args: []string{"--scheduler", "off", "extra"}, wantErr: `"extra"`},
+		{name: "unknown flag", args: []string{"--colour"}, wantErr: "colour"},
+		{name: "bad environment scheduler", env: map[string]string{"AIRLITE_SCHEDULER": "maybe"}, wantErr: "--scheduler"},
+		{name: "bad environment parallelism", env: map[string]string{"AIRLITE_PARALLELISM": "x"}, wantErr: "AIRLITE_PARALLELISM"},
+		{name: "bad environment interval", env: map[string]string{"AIRLITE_SNAPSHOT_INTERVAL": "soon"}, wantErr: "AIRLITE_SNAPSHOT_INTERVAL"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"HOME": home}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			var stderr syncBuffer
+			c, err := parseConfig(tc.args, mapEnv(env), &stderr)
+			if tc.wantErr != "" {
+				if err == nil {
+					t.Fatalf("parseConfig(%q) = nil error, want one naming %s", tc.args, tc.wantErr)
+				}
+				if !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("parseConfig(%q) error = %q, want it to contain %q", tc.args, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parseConfig(%q): %v", tc.args, err)
+			}
+			tc.check(t, c)
+		})
+	}
+}
+
+// checkConfigFields compares the fields of want that are not zero, so that
+// flags added later do not break the table. Scheduler is compared whenever
+// Parallelism or Addr is set (rows that describe a whole config), or when
+// want.Scheduler is true.
+func checkConfigFields(t *testing.T, got, want config) {
+	t.Helper()
+	str := func(name, g, w string) {
+		if w != "" && g != w {
+			t.Errorf("%s = %q, want %q", name, g, w)
+		}
+	}
+	str("Addr", got.Addr, want.Addr)
+	str("Edition", string(got.Edition), string(want.Edition))
+	str("DagsDir", got.DagsDir, want.DagsDir)
+	str("Home", got.Home, want.Home)
+	str("Snapshot", got.Snapshot, want.Snapshot)
+	str("AuthBackend", got.AuthBackend, want.AuthBackend)
+	str("UsersFile", got.UsersFile, want.UsersFile)
+	str("ReadyFile", got.ReadyFile, want.ReadyFile)
+	str("LogFormat", got.LogFormat, want.LogFormat)
+	if want.SnapshotInterval != 0 && got.SnapshotInterval != want.SnapshotInterval {
+		t.Errorf("SnapshotInterval = %s, want %s", got.SnapshotInterval, want.SnapshotInterval)
+	}
+	if want.Parallelism != 0 && got.Parallelism != want.Parallelism {
+		t.Errorf("Parallelism = %d, want %d", got.Parallelism, want.Parallelism)
+	}
+	if (want.Scheduler || want.Addr != "") && got.Scheduler != want.Scheduler {
+		t.Errorf("Scheduler = %v, want %v", got.Scheduler, want.Scheduler)
+	}
+	// zerolog.DebugLevel is the zero Level; compare whenever a row sets a
+	// level other than the default or describes a whole config.
+	if (want.LogLevel != zerolog.DebugLevel || want.Addr != "") && got.LogLevel != want.LogLevel {
+		t.Errorf("LogLevel = %s, want %s", got.LogLevel, want.LogLevel)
+	}
+}
+
+func TestParseConfig_Defaults_LogFormatEmpty(t *testing.T) {
+	t.Parallel()
+	// An empty log format means "console on a terminal, else json"; the
+	// default must stay empty so that newLogger can decide.
+	c, err := parseConfig(nil, mapEnv(map[string]string{"HOME": "/h"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LogFormat != "" {
+		t.Errorf("LogFormat = %q, want empty", c.LogFormat)
+	}
+	if c.LogLevel != zerolog.InfoLevel {
+		t.Errorf("LogLevel = %s, want info", c.LogLevel)
+	}
+}
+
+func TestParseConfig_Help(t *testing.T) {
+	t.Parallel()
+	var stderr syncBuffer
+	_, err := parseConfig([]string{"--help"}, mapEnv(nil), &stderr)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseConfig(--help) error = %v, want flag.ErrHelp", err)
+	}
+	usage := stderr.String()
+	for _, want := range []string{"Usage: airlite", "AIRLITE_", "-addr", "-snapshot-interval", "-ready-file"} {
+		if !strings.Contains(usage, want) {
+			t.Errorf("usage does not mention %q:\n%s", want, usage)
+		}
+	}
+}
+
+func TestRun_Help(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr syncBuffer
+	err := run(context.Background(), []string{"--help"}, mapEnv(nil), &stdout, &stderr)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run(--help) = %v, want flag.ErrHelp", err)
+	}
+	if stdout.String() != "" {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+func TestRun_BadFlag(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr syncBuffer
+	err := run(context.Background(), []string{"--edition", "3"}, mapEnv(nil), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "edition") {
+		t.Fatalf("run(--edition 3) = %v, want an error naming the edition", err)
+	}
+	if stdout.String() != "" {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+// runningServer is one run call serving in the background.
+type runningServer struct {
+	baseURL string
+	stdout  *syncBuffer
+	stderr  *syncBuffer
+	cancel  context.CancelFunc
+	done    chan error
+}
+
+// stop cancels run and returns what it returned.
+func (s *runningServer) stop(t *testing.T) error {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
+		s.done <- err // for the cleanup
+		return err
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not return within 15s of the context's end")
+		return nil
+	}
+}
+
+var listeningLine = regexp.MustCompile(`^listening on (http://[^\s]+)\n$`)
+
+// startRun calls run in a goroutine with args (plus --home in a temp dir,
+// --snapshot off, --scheduler off and --log-format json unless given) and
+// waits for the "listening on" line. The run is stopped at cleanup.
+func startRun(t *testing.T, args ...string) *runningServer {
+	t.Helper()
+	has := func(flagName string) bool {
+		for _, a := range args {
+			if a == flagName || strings.HasPrefix(a, flagName+"=") {
+				return true
+			}
+		}
+		return false
+	}
+	dir := t.TempDir()
+	defaults := map[string]string{
+		"--home": dir, "--snapshot": "off", "--scheduler": "off", "--log-format": "json", "--addr": "127.0.0.1:0",
+	}
+	for _, name := range []string{"--home", "--snapshot", "--scheduler", "--log-format", "--addr"} {
+		if !has(name) {
+			args = append(args, name, defaults[name])
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &runningServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	env := mapEnv(map[string]string{"HOME": dir})
+	go func() { s.done <- run(ctx, args, env, s.stdout, s.stderr) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(15 * time.Second):
+			t.Error("run did not return within 15s of cleanup")
+		}
+	})
+
+	waitForRun(t, s, "the listening line", func() bool { return s.stdout.String() != "" })
+	m := listeningLine.FindStringSubmatch(s.stdout.String())
+	if m == nil {
+		t.Fatalf("stdout = %q, want exactly one line \"listening on http://HOST:PORT\"", s.stdout.String())
+	}
+	s.baseURL = m[1]
+	return s
+}
+
+// waitForRun polls cond on a short ticker until it holds, failing the test
+// after a deadline or when run returns first.
+func waitForRun(t *testing.T, s *runningServer, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			t.Fatalf("run returned %v while waiting for %s; stderr:\n%s", err, what, s.stderr.String())
+		case <-deadline.C:
+			t.Fatalf("no %s within 10s; stdout %q; stderr:\n%s", what, s.stdout.String(), s.stderr.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// mainGet fetches a URL and returns status and body.
+func mainGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: read body: %v", url, err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+func TestRun_ServesAndShutsDown(t *testing.T) {
+	t.Parallel()
+	readyFile := filepath.Join(t.TempDir(), "ready")
+	s := startRun(t, "--ready-file", readyFile)
+
+	if !regexp.MustCompile(`^http://127\.0\.0\.1:[1-9][0-9]*$`).MatchString(s.baseURL) {
+		t.Fatalf("base URL %q: want http://127.0.0.1:<real port>", s.baseURL)
+	}
+	if strings.HasSuffix(s.baseURL, ":0") {
+		t.Fatalf("base URL %q carries port 0, not the real port", s.baseURL)
+	}
+	data, err := os.ReadFile(readyFile)
+	if err != nil {
+		t.Fatalf("ready file: %v (it must exist once the listening line is printed)", err)
+	}
+	if got := strings.TrimSpace(string(data)); got != s.baseURL {
+		t.Errorf("ready file holds %q, want %q", got, s.baseURL)
+	}
+
+	if status, body := mainGet(t, s.baseURL+"/_airlite/ready"); status != http.StatusOK {
+		t.Errorf("GET /_airlite/ready = %d %s, want 200", status, body)
+	}
+	if status, body := mainGet(t, s.baseURL+"/_airlite/health"); status != http.StatusOK {
+		t.Errorf("GET /_airlite/health = %d %s, want 200", status, body)
+	}
+	if status, body := mainGet(t, s.baseURL+"/api/experimental/test"); status != http.StatusOK || body != `{"status": "OK"}` {
+		t.Errorf("GET /api/experimental/test = %d %q, want 200 {\"status\": \"OK\"}", status, body)
+	}
+	// The embedded examples are served when --dags is not given.
+	if status, body := mainGet(t, s.baseURL+"/api/experimental/dags/example_bash_operator/paused"); status != http.StatusOK {
+		t.Errorf("GET example_bash_operator/paused = %d %s, want 200", status, body)
+	}
+
+	if err := s.stop(t); err != nil {
+		t.Fatalf("run after cancel = %v, want nil", err)
+	}
+	if got := s.stdout.String(); !listeningLine.MatchString(got) {
+		t.Errorf("stdout after shutdown = %q, want only the listening line", got)
+	}
+	client := &http.Client{Timeout: 2 * time.Second}
+	if resp, err := client.Get(s.baseURL + "/_airlite/health"); err == nil {
+		resp.Body.Close()
+		t.Errorf("server still answers after run returned")
+	}
+}
+
+func TestRun_Edition110(t *testing.T) {
+	t.Parallel()
+	s := startRun(t, "--edition", "1.10")
+	if status, body := mainGet(t, s.baseURL+"/api/experimental/test"); status != http.StatusOK || body != "{\"status\":\"OK\"}\n" {
+		t.Errorf("GET /api/experimental/test = %d %q, want 200 compact JSON with a newline", status, body)
+	}
+	if status, _ := mainGet(t, s.baseURL+"/api/experimental/info"); status != http.StatusNotFound {
+		t.Errorf("GET /api/experimental/info in 1.10 = %d, want 404", status)
+	}
+}
+
+func TestRun_EnvironmentAddr(t *testing.T) {
+	t.Parallel()
+	// The address comes from AIRLITE_ADDR when the flag is absent.
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := &runningServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	env := mapEnv(map[string]string{
+		"HOME": dir, "AIRLITE_ADDR": "127.0.0.1:0", "AIRLITE_SNAPSHOT": "off", "AIRLITE_SCHEDULER": "off",
+		"AIRLITE_LOG_FORMAT": "json", "AIRLITE_HOME": dir,
+	})
+	go func() { s.done <- run(ctx, nil, env, s.stdout, s.stderr) }()
+	t.Cleanup(func() { cancel(); <-s.done })
+	waitForRun(t, s, "the listening line", func() bool { return s.stdout.String() != "" })
+	if !regexp.MustCompile(`^listening on http://127\.0\.0\.1:[1-9][0-9]*\n$`).MatchString(s.stdout.String()) {
+		t.Fatalf("stdout = %q", s.stdout.String())
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatalf("run after cancel = %v, want nil", err)
+	}
+}
+
+const mainTestDAG = `dag_id: airlite_main_test
+schedule_interval: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - task_id: hello
+    operator: BashOperator
+    bash_command: echo hello
+    downstream: [done]
+  - task_id: done
+    operator: EmptyOperator
+`
+
+func TestRun_DagsFolder(t *testing.T) {
+	t.Parallel()
+	dags := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dags, "airlite_main_test.yaml"), []byte(mainTestDAG), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startRun(t, "--dags", dags)
+
+	status, body := mainGet(t, s.baseURL+"/api/experimental/dags/airlite_main_test/tasks/hello")
+	if status != http.StatusOK {
+		t.Fatalf("GET task hello = %d %s, want 200", status, body)
+	}
+	var info map[string]any
+	if err := json.Unmarshal([]byte(body), &info); err != nil {
+		t.Fatalf("task info is not JSON: %v\n%s", err, body)
+	}
+	if info["task_id"] != "hello" || info["bash_command"] != "echo hello" {
+		t.Errorf("task info task_id=%v bash_command=%v, want hello / echo hello", info["task_id"], info["bash_command"])
+	}
+	// The folder replaces the embedded examples.
+	if status, body := mainGet(t, s.baseURL+"/api/experimental/dags/example_bash_operator/tasks/runme_0"); status != http.StatusNotFound {
+		t.Errorf("GET an embedded example with --dags = %d %s, want 404", status, body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatalf("run after cancel = %v, want nil", err)
+	}
+}
+
+func TestRun_DagsFolder_BrokenFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, content string
+		wantInErr           []string
+	}{
+		{
+			name: "not YAML", file: "broken.yaml",
+			content:   "dag_id: broken\ntasks: [\n",
+			wantInErr: []string{"broken.yaml"},
+		},
+		{
+			name: "unknown upstream", file: "dangling.yaml",
+			content:   "dag_id: dangling\ntasks:\n  - task_id: a\n    operator: EmptyOperator\n    upstream: [nope]\n",
+			wantInErr: []string{"dangling.yaml", "line 3", "nope"},
+		},
+		{
+			name: "cycle", file: "cycle.yml",
+			content: "dag_id: cycle\ntasks:\n" +
+				"  - {task_id: a, operator: EmptyOperator, downstream: [b]}\n" +
+				"  - {task_id: b, operator: EmptyOperator, downstream: [a]}\n",
+			wantInErr: []string{"cycle.yml", "cycle"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dags := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dags, "good.yaml"), []byte(mainTestDAG), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dags, tc.file), []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			home := t.TempDir()
+			var stdout, stderr syncBuffer
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			args := []string{"--addr", "127.0.0.1:0", "--dags", dags, "--home", home, "--snapshot", "off",
+				"--scheduler", "off", "--log-format", "json"}
+			err := run(ctx, args, mapEnv(map[string]string{"HOME": home}), &stdout, &stderr)
+			if err == nil {
+				t.Fatal("run with a broken DAG file = nil, want an error")
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("run served until the test's deadline instead of refusing to start: %v", err)
+			}
+			for _, want := range tc.wantInErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+			if stdout.String() != "" {
+				t.Errorf("stdout = %q, want nothing (the server must not start)", stdout.String())
+			}
+		})
+	}
+}
+
+func TestRun_DagsFolderMissing(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	missing := filepath.Join(home, "no-such-folder")
+	var stdout, stderr syncBuffer
+	args := []string{"--addr", "127.0.0.1:0", "--dags", missing, "--home", home, "--snapshot", "off", "--scheduler", "off"}
+	err := run(context.Background(), args, mapEnv(map[string]string{"HOME": home}), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no-such-folder") {
+		t.Fatalf("run with a missing --dags folder = %v, want an error naming it", err)
+	}
+}
+
+func TestRun_ListenError(t *testing.T) {
+	t.Parallel()
+	s := startRun(t)
+	addr := strings.TrimPrefix(s.baseURL, "http://")
+	home := t.TempDir()
+	var stdout, stderr syncBuffer
+	args := []string{"--addr", addr, "--home", home, "--snapshot", "off", "--scheduler", "off", "--log-format", "json"}
+	err := run(context.Background(), args, mapEnv(map[string]string{"HOME": home}), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("run on a busy address = %v, want an error naming %s", err, addr)
+	}
+	if stdout.String() != "" {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+func TestRun_NonLoopbackWarning(t *testing.T) {
+	t.Parallel()
+	s := startRun(t, "--addr", "0.0.0.0:0", "--log-format", "json")
+	const warning = "anyone who can reach this port can trigger runs"
+	var found bool
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		var entry map[string]any
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("stderr line is not JSON with --log-format json: %v\n%s", err, line)
+		}
+		if msg, _ := entry["message"].(string); strings.Contains(msg, warning) {
+			found = true
+			if entry["level"] != "warn" {
+				t.Errorf("warning logged at level %v, want warn", entry["level"])
+			}
+		}
+	}
+	if !found {
+		t.Errorf("stderr has no warning containing %q:\n%s", warning, s.stderr.String())
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatalf("run after cancel = %v, want nil", err)
+	}
+}
+
+func TestRun_LoopbackNoWarning(t *testing.T) {
+	t.Parallel()
+	s := startRun(t)
+	if strings.Contains(s.stderr.String(), "beyond loopback") {
+		t.Errorf("a loopback bind logged the warning:\n%s", s.stderr.String())
+	}
+	// With a password backend there is no warning either.
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("admin:secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2 := startRun(t, "--addr", "0.0.0.0:0", "--auth-backend", "basic_auth", "--users", users)
+	if strings.Contains(s2.stderr.String(), "beyond loopback") {
+		t.Errorf("basic_auth on 0.0.0.0 logged the default-auth warning:\n%s", s2.stderr.String())
+	}
+}
