@@ -163,7 +163,9 @@ func (a *airflowAPI) parseFlag(raw json.RawMessage) (bool, error) {
 		return false, nil
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	// json.Unmarshal takes null into a string without error: 1.10 crashes
+	// on None.lower(), so null must not pass here.
+	if err := json.Unmarshal(raw, &s); err != nil || isNull(raw) {
 		return false, newAPIError(errCrash, "replace_microseconds must be a string such as \"true\" or \"false\", got %s", jsonKind(raw))
 	}
 	switch strings.ToLower(s) {
@@ -250,14 +252,15 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	if runID == "" {
 		runID = "manual__" + isoFormat(date)
 	}
-	conf, err := a.triggerConf(confRaw, confGiven)
-	if err != nil {
-		return nil, err
-	}
 
 	var created *DagRun
 	err = a.store.update(func(txn *memdb.Txn) error {
 		if err := a.checkDuplicate(txn, dagID, runID, date); err != nil {
+			return err
+		}
+		// Airflow reads conf only after the duplicate check.
+		conf, err := a.triggerConf(confRaw, confGiven)
+		if err != nil {
 			return err
 		}
 		if !e.isAirflow1() && !allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -401,7 +402,7 @@ func parseDAG(data []byte) (*DAG, error) {
 	var defaults taskSpec
 	if f.DefaultArgs.Kind != 0 {
 		if err := decodeStrict(&f.DefaultArgs, &defaults); err != nil {
-			return nil, fmt.Errorf("default_args: %w", err)
+			return nil, fmt.Errorf("line %d: default_args: %w", f.DefaultArgs.Line, err)
 		}
 		if err := f.DefaultArgs.Decode(&dag.DefaultArgs); err != nil {
 			return nil, fmt.Errorf("default_args: %w", err)
@@ -440,6 +441,10 @@ func parseDAG(data []byte) (*DAG, error) {
 	return dag, nil
 }
 
+// relativeLineRe matches the "line N: " prefixes of errors from a
+// re-encoded node, whose line numbers mean nothing in the file.
+var relativeLineRe = regexp.MustCompile(`(?m)^(\s*)line \d+: `)
+
 // decodeStrict decodes a node rejecting unknown keys, as the file decoder does.
 func decodeStrict(n *yaml.Node, out any) error {
 	data, err := yaml.Marshal(n)
@@ -451,7 +456,8 @@ func decodeStrict(n *yaml.Node, out any) error {
 	if err := dec.Decode(out); err != nil {
 		// Line numbers in this error are relative to the node; drop them in
 		// favour of the caller's absolute line.
-		return errors.New(strings.ReplaceAll(err.Error(), "yaml: unmarshal errors:\n  ", ""))
+		msg := strings.ReplaceAll(err.Error(), "yaml: unmarshal errors:\n  ", "")
+		return errors.New(relativeLineRe.ReplaceAllString(msg, "$1"))
 	}
 	return nil
 }

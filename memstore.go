@@ -781,6 +781,80 @@ func dagAndSubDagIDsTxn(txn *memdb.Txn, dagID string) ([]string, error) {
 	return ids, nil
 }
 
+// UpsertDAG adds or replaces one DAG definition. A replaced DAG keeps its
+// paused flag and its runs.
+func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
+		old, err := dagRowTxn(txn, d.DagID)
+		switch {
+		case err == nil:
+			row.IsPaused, replaced = old.IsPaused, true
+		case !errors.Is(err, errNotFound):
+			return err
+		}
+		if err := txn.Insert(tableDags, row); err != nil {
+			return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+		}
+		return nil
+	})
+	return replaced, err
+}
+
+// DeleteRuns removes the runs, task instances, lineage and task logs of
+// one DAG, or of every DAG when dagID is "". DAGs and pools stay.
+func (s *Store) DeleteRuns(dagID string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs} {
+			var err error
+			switch {
+			case dagID == "":
+				_, err = txn.DeleteAll(table, indexID)
+			case table == tableDagRuns:
+				_, err = txn.DeleteAll(table, indexDagDate+"_prefix", dagID, nil)
+			default:
+				_, err = txn.DeleteAll(table, indexID+"_prefix", dagID, "")
+			}
+			if err != nil {
+				return fmt.Errorf("delete %s: %w", table, err)
+			}
+		}
+		return nil
+	})
+}
+
+// ResetPools puts the pools back to default_pool and the fixture pools.
+func (s *Store) ResetPools(fixture []*Pool) error {
+	return s.update(func(txn *memdb.Txn) error {
+		if _, err := txn.DeleteAll(tablePools, indexID); err != nil {
+			return fmt.Errorf("delete pools: %w", err)
+		}
+		return ensurePoolsTxn(txn, fixture, true)
+	})
+}
+
+// ResetPaused puts every DAG's paused flag back to what its definition
+// says.
+func (s *Store) ResetPaused() error {
+	return s.update(func(txn *memdb.Txn) error {
+		rows, err := allDagRowsTxn(txn)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if row.Def == nil || row.IsPaused == row.Def.IsPausedUponCreation {
+				continue
+			}
+			updated := *row
+			updated.IsPaused = row.Def.IsPausedUponCreation
+			if err := txn.Insert(tableDags, &updated); err != nil {
+				return fmt.Errorf("reset paused flag of %s: %w", row.DagID, err)
+			}
+		}
+		return nil
+	})
+}
+
 // Pools lists every pool by name.
 func (s *Store) Pools() ([]*Pool, error) {
 	it, err := s.read().Get(tablePools, indexID)

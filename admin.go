@@ -1,0 +1,540 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+	"github.com/julienschmidt/httprouter"
+)
+
+// This file holds airlite's own endpoints for test suites (/_airlite/…):
+// scoped resets, forced states, the fake clock, waiting for a run, the
+// request journal and DAGs loaded at runtime. Airflow has none of them.
+
+// maxWait bounds GET …/wait.
+const maxWait = 10 * time.Minute
+
+// adminError is a client mistake on an admin endpoint.
+func adminError(kind error, format string, args ...any) error {
+	return newAPIError(kind, format, args...)
+}
+
+// writeAdminError answers an admin error as {"error": …} with its status.
+func (s *server) writeAdminError(w http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusInternalServerError
+	for _, e := range errorStatus {
+		if errors.Is(err, e.kind) {
+			status = e.status
+			break
+		}
+	}
+	if errors.Is(err, errTimeout) {
+		status = http.StatusRequestTimeout
+	}
+	var apiErr *apiError
+	msg := err.Error()
+	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
+		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("admin endpoint")
+		msg = "internal error: see the airlite log"
+	}
+	writeAdminJSON(w, status, map[string]any{"error": msg})
+}
+
+var errTimeout = errors.New("timed out")
+
+// resetScope is what POST /_airlite/reset?scope=… puts back.
+func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
+	switch scope {
+	case "", "all":
+		if dagID != "" {
+			return nil, adminError(errBadRequest, "dag_id goes with scope=runs only")
+		}
+		s.stopTasks(func(tiKey) bool { return true })
+		if err := s.opts.Store.Reset(s.opts.DAGs); err != nil {
+			return nil, err
+		}
+	case "runs":
+		if dagID != "" {
+			if _, err := s.opts.Store.DagByID(dagID); err != nil {
+				if errors.Is(err, errNotFound) {
+					return nil, adminError(errNotFound, "dag %s does not exist", dagID)
+				}
+				return nil, err
+			}
+		}
+		s.stopTasks(func(k tiKey) bool { return dagID == "" || k.dagID == dagID })
+		if err := s.opts.Store.DeleteRuns(dagID); err != nil {
+			return nil, err
+		}
+	case "pools":
+		if err := s.opts.Store.ResetPools(s.opts.DAGs.Pools); err != nil {
+			return nil, err
+		}
+	case "paused":
+		if err := s.opts.Store.ResetPaused(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, adminError(errBadRequest, "unknown reset scope %q: want all, runs, pools or paused", scope)
+	}
+	if s.opts.Kick != nil {
+		s.opts.Kick()
+	}
+	res := map[string]any{"status": "reset", "scope": orDefault(scope, "all")}
+	if dagID != "" {
+		res["dag_id"] = dagID
+	}
+	return res, nil
+}
+
+func (s *server) stopTasks(match func(tiKey) bool) {
+	if s.opts.StopTasks != nil {
+		s.opts.StopTasks(match)
+	}
+}
+
+// handleReset puts state back to the fixtures; running tasks are stopped
+// first so that none writes into the fresh state.
+func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	q := r.URL.Query()
+	res, err := s.resetScope(q.Get("scope"), q.Get("dag_id"))
+	if err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, res)
+}
+
+// forcedRunStates are the states a run can be forced to, as Airflow's
+// mark_tasks functions set them.
+var forcedRunStates = map[RunState]bool{RunSuccess: true, RunFailed: true, RunRunning: true, RunQueued: true}
+
+// forceRunState sets a run's state as Airflow's set_dag_run_state_to_*
+// do: success marks every task instance success; failed fails running
+// task instances and skips those not yet finished; running and queued
+// change the run alone. Running tasks that change state are stopped.
+func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]any, error) {
+	if !forcedRunStates[state] {
+		return nil, adminError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
+	}
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	var stopped []tiKey
+	err := s.opts.Store.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return adminError(errNotFound, "dag %s has no run %s", dagID, runID)
+		}
+		if err != nil {
+			return err
+		}
+		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		for _, ti := range tis {
+			next := ti.State
+			switch {
+			case state == RunSuccess:
+				next = TaskSuccess
+			case state == RunFailed && ti.State == TaskRunning:
+				next = TaskFailed
+			case state == RunFailed && !ti.State.Finished():
+				next = TaskSkipped
+			}
+			if next == ti.State {
+				continue
+			}
+			if ti.State == TaskRunning {
+				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+			}
+			forced := *ti
+			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
+			if err := txn.Insert(tableTasks, &forced); err != nil {
+				return err
+			}
+		}
+		forced := *run
+		forced.State = state
+		switch {
+		case state.Finished():
+			forced.EndDate = &now
+		case state == RunQueued:
+			forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
+		default:
+			forced.EndDate = nil
+			if forced.StartDate == nil {
+				forced.StartDate = &now
+			}
+		}
+		return txn.Insert(tableDagRuns, &forced)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.afterForce(stopped)
+	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state)}, nil
+}
+
+// forcedTaskStates are the states a task instance can be marked with, as
+// Airflow's UI offers them.
+var forcedTaskStates = map[TaskState]bool{TaskSuccess: true, TaskFailed: true, TaskSkipped: true}
+
+// forceTaskState marks a task instance, and with upstream/downstream its
+// relatives in the same run, as Airflow's set_state does. A finished run
+// goes back to running so that the scheduler decides its outcome again.
+func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, upstream, downstream bool) (map[string]any, error) {
+	if !forcedTaskStates[state] {
+		return nil, adminError(errBadRequest, "state %q cannot be forced on a task: want success, failed or skipped", state)
+	}
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	var stopped []tiKey
+	var marked []string
+	err := s.opts.Store.update(func(txn *memdb.Txn) error {
+		row, err := dagRowTxn(txn, dagID)
+		if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+			return adminError(errNotFound, "dag %s does not exist", dagID)
+		}
+		if err != nil {
+			return err
+		}
+		task := row.Def.Task(taskID)
+		if task == nil {
+			return adminError(errNotFound, "dag %s has no task %s", dagID, taskID)
+		}
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return adminError(errNotFound, "dag %s has no run %s", dagID, runID)
+		}
+		if err != nil {
+			return err
+		}
+		ids := relatives(row.Def, task, upstream, downstream)
+		for _, id := range ids {
+			raw, err := txn.First(tableTasks, indexID, dagID, runID, id)
+			if err != nil {
+				return err
+			}
+			if raw == nil {
+				continue
+			}
+			ti := raw.(*TaskInstance)
+			if ti.State == TaskRunning {
+				stopped = append(stopped, tiKey{dagID, runID, id})
+			}
+			forced := *ti
+			forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+			if err := txn.Insert(tableTasks, &forced); err != nil {
+				return err
+			}
+			marked = append(marked, id)
+		}
+		if run.State.Finished() {
+			reopened := *run
+			reopened.State, reopened.EndDate = RunRunning, nil
+			return txn.Insert(tableDagRuns, &reopened)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.afterForce(stopped)
+	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state), "task_ids": marked}, nil
+}
+
+// relatives is the task and, transitively, its upstream and/or downstream
+// tasks, by task_id.
+func relatives(dag *DAG, task *Task, upstream, downstream bool) []string {
+	seen := map[string]bool{task.TaskID: true}
+	queue := []*Task{task}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		var next []string
+		if upstream {
+			next = append(next, t.Upstream...)
+		}
+		if downstream {
+			next = append(next, t.Downstream...)
+		}
+		for _, id := range next {
+			if !seen[id] {
+				seen[id] = true
+				queue = append(queue, dag.Task(id))
+			}
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// afterForce stops tasks whose state was forced away from running (their
+// outcome is then dropped) and wakes the scheduler.
+func (s *server) afterForce(stopped []tiKey) {
+	if len(stopped) > 0 {
+		set := map[tiKey]bool{}
+		for _, k := range stopped {
+			set[k] = true
+		}
+		s.stopTasks(func(k tiKey) bool { return set[k] })
+	}
+	if s.opts.Kick != nil {
+		s.opts.Kick()
+	}
+}
+
+// stateBody is the body of the force-state endpoints.
+type stateBody struct {
+	State      string `json:"state"`
+	Upstream   bool   `json:"upstream"`
+	Downstream bool   `json:"downstream"`
+}
+
+func decodeAdminBody(w http.ResponseWriter, r *http.Request, into any) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return adminError(errBadRequest, "bad request body: %v", err)
+	}
+	return nil
+}
+
+func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	var body stateBody
+	if err := decodeAdminBody(w, r, &body); err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	res, err := s.forceRunState(ps.ByName("dag_id"), ps.ByName("run_id"), RunState(body.State))
+	if err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, res)
+}
+
+func (s *server) handleForceTaskState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	var body stateBody
+	if err := decodeAdminBody(w, r, &body); err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	res, err := s.forceTaskState(ps.ByName("dag_id"), ps.ByName("run_id"), ps.ByName("task_id"),
+		TaskState(body.State), body.Upstream, body.Downstream)
+	if err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, res)
+}
+
+// clockBody moves the fake clock: set to a date, or advance by a duration.
+type clockBody struct {
+	Set     string `json:"set"`
+	Advance string `json:"advance"`
+}
+
+func (s *server) clockState() map[string]any {
+	return map[string]any{"now": isoFormat(s.opts.Now().UTC().Truncate(time.Microsecond)), "fake": s.opts.Clock != nil}
+}
+
+func (s *server) handleGetClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	writeAdminJSON(w, http.StatusOK, s.clockState())
+}
+
+// moveClock applies a clock body to the fake clock.
+func (s *server) moveClock(body clockBody) (map[string]any, error) {
+	if s.opts.Clock == nil {
+		return nil, adminError(errBadRequest, "the clock is real: start airlite with --clock fake to move it")
+	}
+	var err error
+	switch {
+	case body.Set != "" && body.Advance != "":
+		return nil, adminError(errBadRequest, "give set or advance, not both")
+	case body.Set != "":
+		var t time.Time
+		if t, err = parseAirflowDate(body.Set, s.opts.Clock.Now()); err != nil {
+			return nil, adminError(errBadRequest, "set: %q is not a date", body.Set)
+		}
+		_, err = s.opts.Clock.Set(t)
+	case body.Advance != "":
+		var d time.Duration
+		if d, err = parseDuration(body.Advance); err != nil {
+			return nil, adminError(errBadRequest, "advance: %q is not a duration (use 90s, 5m, 1h30m, 1d)", body.Advance)
+		}
+		_, err = s.opts.Clock.Advance(d)
+	default:
+		return nil, adminError(errBadRequest, `give {"set": "<date>"} or {"advance": "<duration>"}`)
+	}
+	if errors.Is(err, errClockBackwards) {
+		return nil, adminError(errBadRequest, "%v: it is %s", err, isoFormat(s.opts.Clock.Now()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.clockState(), nil
+}
+
+func (s *server) handleMoveClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	var body clockBody
+	if err := decodeAdminBody(w, r, &body); err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	res, err := s.moveClock(body)
+	if err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, res)
+}
+
+// waitRun blocks until a run has finished or timeout passes, watching the
+// run's row, and returns its state and its tasks' states.
+func (s *server) waitRun(ctx context.Context, dagID, runID string, timeout time.Duration) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		txn := s.opts.Store.read()
+		ch, raw, err := txn.FirstWatch(tableDagRuns, indexDagRunID, dagID, runID)
+		if err != nil {
+			return nil, err
+		}
+		if raw == nil {
+			return nil, adminError(errNotFound, "dag %s has no run %s", dagID, runID)
+		}
+		run := raw.(*DagRun)
+		if run.State.Finished() || ctx.Err() != nil {
+			tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+			if err != nil {
+				return nil, err
+			}
+			tasks := map[string]any{}
+			for _, ti := range tis {
+				var st any
+				if ti.State != TaskNone {
+					st = string(ti.State)
+				}
+				tasks[ti.TaskID] = st
+			}
+			res := map[string]any{"dag_id": dagID, "run_id": runID, "state": string(run.State), "tasks": tasks}
+			if !run.State.Finished() {
+				return res, &apiError{kind: errTimeout, msg: fmt.Sprintf("run %s of %s is still %s after %s", runID, dagID, run.State, timeout)}
+			}
+			return res, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	timeout := 30 * time.Second
+	if text := r.URL.Query().Get("timeout"); text != "" {
+		d, err := parseDuration(text)
+		if err != nil || d <= 0 || d > maxWait {
+			s.writeAdminError(w, r, adminError(errBadRequest, "timeout %q: want a duration between 1ms and %s, such as 30s", text, maxWait))
+			return
+		}
+		timeout = d
+	}
+	res, err := s.waitRun(r.Context(), ps.ByName("dag_id"), ps.ByName("run_id"), timeout)
+	if errors.Is(err, errTimeout) {
+		res["error"] = err.Error()
+		writeAdminJSON(w, http.StatusRequestTimeout, res)
+		return
+	}
+	if err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, res)
+}
+
+func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if s.opts.Journal == nil {
+		s.writeAdminError(w, r, adminError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		return
+	}
+	q := r.URL.Query()
+	f := journalFilter{Method: q.Get("method"), PathPrefix: q.Get("path")}
+	for name, dst := range map[string]*int{"status": &f.Status, "limit": &f.Limit} {
+		if text := q.Get(name); text != "" {
+			n, err := strconv.Atoi(text)
+			if err != nil || n < 0 {
+				s.writeAdminError(w, r, adminError(errBadRequest, "%s %q: want a non-negative integer", name, text))
+				return
+			}
+			*dst = n
+		}
+	}
+	writeAdminJSON(w, http.StatusOK, map[string]any{"requests": s.opts.Journal.list(f)})
+}
+
+func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if s.opts.Journal == nil {
+		s.writeAdminError(w, r, adminError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, map[string]any{"cleared": s.opts.Journal.clear()})
+}
+
+// loadDAG adds or replaces one DAG from a definition (YAML or JSON), with
+// the checks of definition files. Its paused flag and runs stay when it
+// replaces a DAG. A reset forgets it.
+func (s *server) loadDAG(body []byte) (map[string]any, error) {
+	dag, err := parseDAG(body)
+	if err != nil {
+		return nil, adminError(errBadRequest, "%v", err)
+	}
+	if len(dag.SubDAGIDs()) > 0 || hasOperator(dag, "SubDagOperator") {
+		return nil, adminError(errBadRequest, "dag %s: a SubDagOperator needs its sub-DAG in the same folder: load both with --dags", dag.DagID)
+	}
+	if row, err := s.opts.Store.DagByID(dag.DagID); err == nil && row.RootDagID != "" {
+		return nil, adminError(errBadRequest, "dag %s is a sub-DAG of %s: replace it with --dags", dag.DagID, row.RootDagID)
+	}
+	dag.FilePath = "<loaded through /_airlite/dags>"
+	replaced, err := s.opts.Store.UpsertDAG(dag)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.Kick != nil {
+		s.opts.Kick()
+	}
+	return map[string]any{"dag_id": dag.DagID, "tasks": len(dag.Tasks), "replaced": replaced}, nil
+}
+
+func hasOperator(dag *DAG, op string) bool {
+	for _, t := range dag.Tasks {
+		if t.Operator == op {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	body, err := readBody(w, r)
+	if err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	res, err := s.loadDAG(body)
+	if err != nil {
+		s.writeAdminError(w, r, err)
+		return
+	}
+	writeAdminJSON(w, http.StatusOK, res)
+}

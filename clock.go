@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// fakeClock is the time source of --clock fake: it stands still until told
+// to move, so that a test suite can run schedules, retry delays and
+// timeouts without waiting for them.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+	// moved is called after every change (the scheduler's kick).
+	moved func()
+}
+
+var errClockBackwards = errors.New("the fake clock only moves forward")
+
+func newFakeClock(start time.Time) *fakeClock {
+	return &fakeClock{t: start.UTC().Truncate(time.Microsecond)}
+}
+
+// Now is the clock's current time.
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Set moves the clock to t, which must not be earlier than now.
+func (c *fakeClock) Set(t time.Time) (time.Time, error) {
+	c.mu.Lock()
+	t = t.UTC().Truncate(time.Microsecond)
+	if t.Before(c.t) {
+		c.mu.Unlock()
+		return time.Time{}, errClockBackwards
+	}
+	c.t = t
+	moved := c.moved
+	c.mu.Unlock()
+	if moved != nil {
+		moved()
+	}
+	return t, nil
+}
+
+// Advance moves the clock forward by d.
+func (c *fakeClock) Advance(d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return time.Time{}, errClockBackwards
+	}
+	return c.Set(c.Now().Add(d))
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The README's "Use airlite in your test suite" examples live in
+// testdata/examples; these tests prove the README shows them verbatim and
+// that each one passes against the real binary.
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// airliteBinary builds the binary once per test process.
+func airliteBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "airlite-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "airlite")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			builtBin = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build airlite: %v\n%s", buildErr, builtBin)
+	}
+	return builtBin
+}
+
+func TestREADMEShowsTheTestedExamples(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"python/conftest.py", "python/test_airlite_example.py", "go/airlite_example_test.go", "ci.sh"} {
+		data, err := os.ReadFile(filepath.Join("testdata/examples", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(readme), string(data)) {
+			t.Errorf("README.md does not show testdata/examples/%s verbatim", file)
+		}
+	}
+}
+
+func runExample(t *testing.T, dir string, name string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AIRLITE_BIN="+airliteBinary(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+}
+
+func TestExample_Shell(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	runExample(t, "testdata/examples", "bash", "ci.sh")
+}
+
+func TestExample_GoTestMain(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/examples/go/airlite_example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "airlite_example_test.go"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example\n\ngo 1.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runExample(t, dir, "go", "test", "-count=1", "./...")
+}
+
+// TestExample_Pytest runs the pytest example with AIRLITE_PYTHON (or
+// python3) when it has pytest and requests; CI installs them, so there a
+// missing module is a failure, not a skip.
+func TestExample_Pytest(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	python := os.Getenv("AIRLITE_PYTHON")
+	if python == "" {
+		python = "python3"
+	}
+	if err := exec.Command(python, "-c", "import pytest, requests").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s lacks pytest or requests (CI installs python3-pytest and python3-requests): %v", python, err)
+		}
+		t.Skipf("%s lacks pytest or requests: install python3-pytest and python3-requests to run the pytest example", python)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"conftest.py", "test_airlite_example.py"} {
+		data, err := os.ReadFile(filepath.Join("testdata/examples/python", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runExample(t, dir, python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+}

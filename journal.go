@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// journalBodyLimit bounds the request body kept per journal entry.
+const journalBodyLimit = 16 << 10
+
+// journalEntry is one request as a client sent it.
+type journalEntry struct {
+	Seq        int64     `json:"seq"`
+	Time       time.Time `json:"time"`
+	Method     string    `json:"method"`
+	Path       string    `json:"path"`
+	Query      string    `json:"query"`
+	Body       string    `json:"body"`
+	BodyCut    bool      `json:"body_truncated"`
+	Status     int       `json:"status"`
+	DurationMS float64   `json:"duration_ms"`
+}
+
+// journal keeps the last size requests in a ring, so that its memory is
+// bounded whatever the traffic. All fields are guarded by mu.
+type journal struct {
+	mu      sync.Mutex
+	entries []journalEntry // ring buffer
+	next    int            // where the next entry goes
+	full    bool
+	seq     int64
+}
+
+func newJournal(size int) *journal {
+	if size <= 0 {
+		return nil
+	}
+	return &journal{entries: make([]journalEntry, size)}
+}
+
+func (j *journal) add(e journalEntry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seq++
+	e.Seq = j.seq
+	j.entries[j.next] = e
+	j.next = (j.next + 1) % len(j.entries)
+	if j.next == 0 {
+		j.full = true
+	}
+}
+
+// journalFilter selects entries; zero fields match everything.
+type journalFilter struct {
+	Method     string
+	PathPrefix string
+	Status     int
+	Limit      int // the newest Limit entries
+}
+
+// list returns the matching entries, oldest first.
+func (j *journal) list(f journalFilter) []journalEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	ordered := append([]journalEntry(nil), j.entries[:j.next]...)
+	if j.full {
+		ordered = append(append([]journalEntry(nil), j.entries[j.next:]...), ordered...)
+	}
+	out := []journalEntry{}
+	for _, e := range ordered {
+		if (f.Method == "" || strings.EqualFold(e.Method, f.Method)) &&
+			strings.HasPrefix(e.Path, f.PathPrefix) && (f.Status == 0 || e.Status == f.Status) {
+			out = append(out, e)
+		}
+	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out
+}
+
+func (j *journal) clear() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := j.next
+	if j.full {
+		n = len(j.entries)
+	}
+	j.next, j.full = 0, false
+	clear(j.entries)
+	return n
+}
+
+// boundedBuffer keeps the first limit bytes written to it.
+type boundedBuffer struct {
+	buf   bytes.Buffer
+	limit int
+	cut   bool
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	room := b.limit - b.buf.Len()
+	if room < len(p) {
+		b.cut = true
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+// record wraps the whole router: every request except the journal's own
+// is added once its answer is written.
+func (j *journal) record(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/_airlite/requests") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		body := &boundedBuffer{limit: journalBodyLimit}
+		if r.Body != nil {
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(r.Body, body), r.Body}
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		j.add(journalEntry{
+			Time: start.UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+			Body: strings.ToValidUTF8(body.buf.String(), "\uFFFD"), BodyCut: body.cut,
+			Status: status, DurationMS: float64(time.Since(start).Microseconds()) / 1000,
+		})
+	})
+}
