@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	stdlog "log"
 	"net"
 	"net/http"
 	"os"
@@ -33,6 +34,12 @@ func main() {
 	}
 }
 
+// Values of --run-retention.
+const (
+	runRetentionKeep = "keep"
+	runRetentionDrop = "drop-oldest-finished"
+)
+
 // schedulerInterval is the time between scheduler passes when nothing
 // wakes it sooner (triggers, unpauses and finished tasks do).
 const schedulerInterval = time.Second
@@ -45,7 +52,12 @@ type config struct {
 	Home             string
 	Snapshot         string
 	SnapshotInterval time.Duration
+	SnapshotBad      string // refuse or move: what to do with a snapshot that cannot be read
 	Scheduler        bool
+	FakeClock        bool
+	JournalSize      int
+	MaxRunsPerDag    int    // 0: no limit
+	RunRetention     string // keep or drop-oldest-finished: what happens at MaxRunsPerDag
 	Parallelism      int
 	AuthBackend      string
 	UsersFile        string
@@ -62,6 +74,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var (
 		c                                     config
 		editionText, schedulerText, levelText string
+		clockText                             string
 	)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "listen address; port 0 picks a free port")
 	fs.StringVar(&editionText, "edition", "2", "Airflow edition to answer as: 2 (2.10.3), 1.10 (1.10.15), 1.10-rbac")
@@ -69,8 +82,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.Home, "home", "~/airlite", "working folder; the snapshot lives here")
 	fs.StringVar(&c.Snapshot, "snapshot", "", "snapshot file, or off (default: snapshot.json under --home)")
 	fs.DurationVar(&c.SnapshotInterval, "snapshot-interval", 5*time.Second, "how often a changed state is written")
+	fs.StringVar(&c.SnapshotBad, "snapshot-bad", snapshotBadRefuse, "a snapshot that cannot be read: refuse to start, or move it aside to <file>.bad-<time> and start without it")
 	fs.StringVar(&schedulerText, "scheduler", "on", "on runs DAGs; off serves the API alone")
 	fs.IntVar(&c.Parallelism, "parallelism", 32, "tasks running at once across all DAGs")
+	fs.StringVar(&clockText, "clock", "real", "real, or fake: a clock that moves only through POST /_airlite/clock")
+	fs.IntVar(&c.JournalSize, "journal-size", 1000, "requests kept for GET /_airlite/requests; 0 turns the journal off")
+	fs.IntVar(&c.MaxRunsPerDag, "max-runs-per-dag", 10000, "runs kept per DAG; 0 means no limit")
+	fs.StringVar(&c.RunRetention, "run-retention", runRetentionKeep, "at --max-runs-per-dag: keep (refuse new runs with a 400) or drop-oldest-finished")
 	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth")
 	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
 	fs.StringVar(&c.ReadyFile, "ready-file", "", "file written with the base URL once the server answers")
@@ -109,8 +127,27 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	default:
 		return c, fmt.Errorf("--scheduler %q: want on or off", schedulerText)
 	}
+	switch clockText {
+	case "real":
+	case "fake":
+		c.FakeClock = true
+	default:
+		return c, fmt.Errorf("--clock %q: want real or fake", clockText)
+	}
+	if c.JournalSize < 0 {
+		return c, fmt.Errorf("--journal-size %d: want 0 (off) or more", c.JournalSize)
+	}
+	if c.MaxRunsPerDag < 0 {
+		return c, fmt.Errorf("--max-runs-per-dag %d: want 0 (no limit) or more", c.MaxRunsPerDag)
+	}
+	if c.RunRetention != runRetentionKeep && c.RunRetention != runRetentionDrop {
+		return c, fmt.Errorf("--run-retention %q: want %s or %s", c.RunRetention, runRetentionKeep, runRetentionDrop)
+	}
 	if c.Parallelism < 1 {
 		return c, fmt.Errorf("--parallelism %d: want at least 1", c.Parallelism)
+	}
+	if c.SnapshotBad != snapshotBadRefuse && c.SnapshotBad != snapshotBadMove {
+		return c, fmt.Errorf("--snapshot-bad %q: want refuse or move", c.SnapshotBad)
 	}
 	if c.SnapshotInterval <= 0 {
 		return c, fmt.Errorf("--snapshot-interval %s: want a positive duration", c.SnapshotInterval)
@@ -177,31 +214,40 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	store, err := newStore()
+	// Restore before anything can answer a request; snaps is nil with
+	// --snapshot off.
+	store, snaps, err := openStore(c, dags, logger)
 	if err != nil {
 		return err
 	}
-	if err := store.LoadDAGs(dags); err != nil {
-		return fmt.Errorf("load dags: %w", err)
-	}
+	store.SetRunLimit(RunLimit{Max: c.MaxRunsPerDag, DropOldestFinished: c.RunRetention == runRetentionDrop})
 	auth, err := newAuthenticator(c.AuthBackend, c.UsersFile)
 	if err != nil {
 		return err
 	}
 	unixname := currentUser(getenv)
+	now := time.Now
+	var clock *fakeClock
+	if c.FakeClock {
+		clock = newFakeClock(time.Now())
+		now = clock.Now
+	}
 	opts := serverOptions{
 		Edition: c.Edition, Store: store, DAGs: dags, Auth: auth, Logger: logger,
-		Now: time.Now, Unixname: unixname,
+		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize),
 	}
 	var sched *scheduler
 	if c.Scheduler {
 		hostname, _ := os.Hostname()
 		sched = newScheduler(schedulerOptions{
 			Store: store, Edition: c.Edition, Logger: logger.With().Str("component", "scheduler").Logger(),
-			Now: time.Now, Interval: schedulerInterval, Parallelism: c.Parallelism,
+			Now: now, Interval: schedulerInterval, Parallelism: c.Parallelism,
 			Unixname: unixname, Hostname: hostname,
 		})
 		opts.Kick, opts.StopTasks = sched.Kick, sched.StopTasks
+		if clock != nil {
+			clock.moved = sched.Kick
+		}
 	}
 	srv, err := newServer(opts)
 	if err != nil {
@@ -214,9 +260,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	httpServer := &http.Server{
 		Handler:           srv.routes(),
+		// No ReadTimeout: it would cancel the context of the long-poll
+		// /_airlite/.../wait (up to maxWait); readBody sets a deadline on
+		// bodies instead. WriteTimeout leaves room for the longest wait.
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		ErrorLog:          nil,
+		WriteTimeout:      maxWait + time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          stdlog.New(logger.With().Str("component", "http").Logger(), "", 0),
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()
@@ -228,6 +279,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if sched != nil {
 		sched.start()
+		defer sched.stop() // on error paths too; stopping twice is harmless
+	}
+	if snaps != nil {
+		snaps.start()
 	}
 	srv.ready.Store(true)
 	if c.ReadyFile != "" {
@@ -250,6 +305,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	shutdownErr := httpServer.Shutdown(shutdownCtx)
 	if sched != nil {
 		sched.stop() // running tasks are signalled and waited for
+	}
+	// The final snapshot comes last, once nothing writes to the store.
+	if snaps != nil {
+		if err := snaps.stop(); err != nil {
+			return err
+		}
 	}
 	if shutdownErr != nil {
 		return fmt.Errorf("shut down http server: %w", shutdownErr)
