@@ -3,6 +3,8 @@ module airlite
 go 1.26.0
 
 require (
+	github.com/adhocore/gronx v1.20.4
+	github.com/chromedp/chromedp v0.23.0
 	github.com/hashicorp/go-memdb v1.3.5
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/mattn/go-isatty v0.0.20
@@ -12,7 +14,8 @@ require (
 )
 
 require (
-	github.com/adhocore/gronx v1.20.4 // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/hashicorp/go-immutable-radix v1.3.1 // indirect
 	github.com/hashicorp/golang-lru v0.5.4 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +33,10 @@ type serverOptions struct {
 	Unixname string
 	// Kick wakes the scheduler; nil when it is off.
 	Kick func()
+	// Clock is the fake clock of --clock fake; nil when the clock is real.
+	Clock *fakeClock
+	// Journal records requests for /_airlite/requests; nil when off.
+	Journal *journal
 	// StopTasks stops the running tasks that match selects and waits for
 	// them (before a reset or a DAG's deletion); nil when the scheduler is
 	// off.
@@ -99,9 +106,21 @@ func (s *server) routes() http.Handler {
 		s.api2(r, http.MethodGet, "/lineage/:dag_id/:execution_date", s.handleGetLineage)
 	}
 
+	s.uiRoutes(r) // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
 	s.admin(r, http.MethodGet, "/_airlite/health", s.handleHealth, false)
 	s.admin(r, http.MethodGet, "/_airlite/ready", s.handleReady, false)
 	s.admin(r, http.MethodPost, "/_airlite/reset", s.handleReset, true)
+	s.admin(r, http.MethodPost, "/_airlite/dags", s.handleLoadDAG, true)
+	s.admin(r, http.MethodPost, "/_airlite/dags/:dag_id/dag_runs/:run_id/state", s.handleForceRunState, true)
+	s.admin(r, http.MethodPost, "/_airlite/dags/:dag_id/dag_runs/:run_id/tasks/:task_id/state", s.handleForceTaskState, true)
+	s.admin(r, http.MethodGet, "/_airlite/dags/:dag_id/dag_runs/:run_id/wait", s.handleWaitRun, true)
+	s.admin(r, http.MethodGet, "/_airlite/clock", s.handleGetClock, true)
+	s.admin(r, http.MethodPost, "/_airlite/clock", s.handleMoveClock, true)
+	s.admin(r, http.MethodGet, "/_airlite/requests", s.handleListRequests, true)
+	s.admin(r, http.MethodDelete, "/_airlite/requests", s.handleClearRequests, true)
+	if s.opts.Journal != nil {
+		return s.opts.Journal.record(r)
+	}
 	return r
 }
 
@@ -140,14 +159,24 @@ func (s *server) setEditionHeaders(w http.ResponseWriter, deprecated bool) {
 		return
 	}
 	h := w.Header()
-	h.Set("X-Robots-Tag", "noindex, nofollow")
-	h.Set("Cache-Control", "no-store")
+	h["X-Robots-Tag"] = headerNoIndex
+	h["Cache-Control"] = headerNoStore
 	if deprecated {
-		h.Set("Deprecation", "true")
-		h.Set("Link", `<https://airflow.apache.org/docs/apache-airflow/`+s.opts.Edition.version()+
-			`/upgrading-to-2.html#migration-guide-from-experimental-api-to-stable-api-v1>; rel="deprecation"; type="text/html"`)
+		h["Deprecation"] = headerTrue
+		h["Link"] = headerLink2
 	}
 }
+
+// Header values set on every response, built once. Each slice is full to
+// its capacity, so an Add elsewhere copies it rather than writing into it.
+var (
+	headerNoIndex = []string{"noindex, nofollow"}
+	headerNoStore = []string{"no-store"}
+	headerTrue    = []string{"true"}
+	headerLink2   = []string{`<https://airflow.apache.org/docs/apache-airflow/` + edition2.version() +
+		`/upgrading-to-2.html#migration-guide-from-experimental-api-to-stable-api-v1>; rel="deprecation"; type="text/html"`}
+	headerJSON = []string{"application/json"}
+)
 
 // rejected applies the auth backend and answers for it when it refuses.
 func (s *server) rejected(w http.ResponseWriter, r *http.Request) bool {
@@ -170,12 +199,19 @@ func (s *server) rejected(w http.ResponseWriter, r *http.Request) bool {
 
 // writeJSON writes v in the edition's JSON form.
 func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := s.opts.Edition.marshal(v)
+	buf := jsonBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledJSON {
+			jsonBuffers.Put(buf)
+		}
+	}()
+	body, err := s.opts.Edition.appendJSON((*buf)[:0], v)
+	*buf = body[:0]
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("render response: %w", err))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = headerJSON
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
@@ -184,6 +220,12 @@ func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 		zerolog.Ctx(r.Context()).Debug().Err(err).Msg("write response")
 	}
 }
+
+// jsonBuffers holds response buffers for writeJSON; those that grew past
+// maxPooledJSON (long listings) go back to the garbage collector.
+var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledJSON = 64 << 10
 
 // errorStatus maps error kinds to statuses; anything else is a 500.
 var errorStatus = []struct {
@@ -355,30 +397,20 @@ func (s *server) handleReady(w http.ResponseWriter, r *http.Request, _ httproute
 	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ready"})
 }
 
-// handleReset puts the state back to the fixtures; running tasks are
-// stopped first so that none writes into the fresh state.
-func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	if s.opts.StopTasks != nil {
-		s.opts.StopTasks(func(tiKey) bool { return true })
-	}
-	if err := s.opts.Store.Reset(s.opts.DAGs); err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("reset")
-		writeAdminJSON(w, http.StatusInternalServerError, map[string]any{"error": "reset failed: see the airlite log"})
-		return
-	}
-	if s.opts.Kick != nil {
-		s.opts.Kick()
-	}
-	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "reset"})
-}
-
 // writeAdminJSON writes an admin endpoint's answer: compact JSON, the same
 // in every edition.
 func writeAdminJSON(w http.ResponseWriter, status int, v any) {
-	body, _ := compactJSON.marshal(v) // admin bodies hold only strings
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		b.Reset()
+		fmt.Fprintf(&b, "{\"error\":%q}\n", "render response: "+err.Error())
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(b.Bytes())
 }
 
 // handleNotFound answers a path no route matches: Airflow 2's connexion
@@ -451,9 +483,9 @@ func (rec *statusRecorder) Unwrap() http.ResponseWriter { return rec.ResponseWri
 // logged wraps a handler with the access log: a request logger in the
 // context and one line per request with the route pattern.
 func (s *server) logged(route string, h httprouter.Handle) httprouter.Handle {
+	logger := s.opts.Logger.With().Str("route", route).Logger() // once per route
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
-		logger := s.opts.Logger.With().Str("route", route).Logger()
 		r = r.WithContext(logger.WithContext(r.Context()))
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {

@@ -1,0 +1,653 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/rs/zerolog"
+)
+
+// The status pages: server-rendered HTML over the same store and the same
+// airflowAPI methods as the API. html/template escapes every value; the
+// only trusted content is the embedded stylesheet and refresh script.
+
+//go:embed ui/*.html ui/ui.css ui/refresh.js
+var uiFiles embed.FS
+
+const (
+	// uiRefreshSeconds is how often a page that can change reloads itself.
+	uiRefreshSeconds = 3
+	// uiRecentRuns is how many runs a DAG's row shows as squares.
+	uiRecentRuns = 12
+)
+
+var (
+	uiPages = parseUIPages("dags", "run", "pools", "error")
+	uiCSS   = mustReadUIFile("ui/ui.css")
+	uiJS    = mustReadUIFile("ui/refresh.js")
+	// uiCSP allows the embedded stylesheet and script by their hashes and
+	// nothing else, so that markup that ever slipped through escaping
+	// could still run no script.
+	uiCSP = "default-src 'none'; style-src '" + cspHash(uiCSS) + "'; script-src '" + cspHash(uiJS) +
+		"'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	// uiCrossOrigin refuses form posts that a browser sends from another
+	// site, which would otherwise trigger runs behind the user's back.
+	uiCrossOrigin = http.NewCrossOriginProtection()
+)
+
+func parseUIPages(names ...string) map[string]*template.Template {
+	pages := map[string]*template.Template{}
+	for _, name := range names {
+		pages[name] = template.Must(template.New(name).ParseFS(uiFiles, "ui/layout.html", "ui/"+name+".html"))
+	}
+	return pages
+}
+
+func mustReadUIFile(name string) string {
+	b, err := uiFiles.ReadFile(name)
+	if err != nil {
+		panic(fmt.Sprintf("read embedded %s: %v", name, err))
+	}
+	return string(b)
+}
+
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// uiRoutes registers the status pages and their two forms. The run page
+// sits where the edition's dag_run_url points.
+func (s *server) uiRoutes(r *httprouter.Router) {
+	s.page(r, http.MethodGet, "/", s.handleUIDags)
+	s.page(r, http.MethodGet, "/pools", s.handleUIPools)
+	s.page(r, http.MethodGet, uiRunPath(s.opts.Edition), s.handleUIRun)
+	s.page(r, http.MethodPost, "/trigger", s.handleUITrigger)
+	s.page(r, http.MethodPost, "/paused", s.handleUIPaused)
+}
+
+// uiRunPath is the route of the edition's dag_run_url.
+func uiRunPath(e edition) string {
+	switch e {
+	case edition110:
+		return "/admin/airflow/graph"
+	case edition110RBAC:
+		return "/graph"
+	}
+	return "/dags/:dag_id/graph"
+}
+
+// page registers a status page or form: access log, auth backend, and for
+// posts the cross-origin check. GET pages answer HEAD too.
+func (s *server) page(r *httprouter.Router, method, path string, h httprouter.Handle) {
+	wrapped := s.logged(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		s.setEditionHeaders(w, false)
+		if s.rejected(w, req) {
+			return
+		}
+		if method == http.MethodPost {
+			if err := uiCrossOrigin.Check(req); err != nil {
+				s.renderError(w, req, http.StatusForbidden, "This form was sent from another site; airlite refuses it.")
+				return
+			}
+		}
+		h(w, req, ps)
+	})
+	r.Handle(method, path, wrapped)
+	if method == http.MethodGet {
+		r.Handle(http.MethodHead, path, wrapped)
+	}
+}
+
+// uiPage is what the layout renders around a page's content.
+type uiPage struct {
+	Title   string
+	Nav     string // the current section: "dags" or "pools"
+	Version string
+	Edition edition
+	Refresh int // seconds between reloads; 0 for none
+	Now     string
+	NowISO  string
+	CSS     template.CSS // the embedded stylesheet, never user data
+	JS      template.JS  // the embedded refresh script, never user data
+	Body    any
+}
+
+func (s *server) newPage(title, nav string, refresh int, body any) uiPage {
+	now := s.opts.Now()
+	return uiPage{
+		Title: title, Nav: nav, Version: s.opts.Edition.version(), Edition: s.opts.Edition, Refresh: refresh,
+		Now: uiTime(now), NowISO: uiISO(now), CSS: template.CSS(uiCSS), JS: template.JS(uiJS), Body: body,
+	}
+}
+
+// renderPage renders a whole page before writing, so that a template
+// error becomes a clean 500.
+func (s *server) renderPage(w http.ResponseWriter, r *http.Request, status int, name string, page uiPage) {
+	var b bytes.Buffer
+	if err := uiPages[name].ExecuteTemplate(&b, "layout", page); err != nil {
+		zerolog.Ctx(r.Context()).Error().Err(err).Str("page", name).Msg("render page")
+		http.Error(w, "internal error: see the airlite log", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", uiCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		zerolog.Ctx(r.Context()).Debug().Err(err).Msg("write page")
+	}
+}
+
+// errorView is the error page's content.
+type errorView struct {
+	Title   string
+	Message string
+}
+
+func (s *server) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	title := http.StatusText(status)
+	s.renderPage(w, r, status, "error", s.newPage(title, "", 0, errorView{Title: title, Message: msg}))
+}
+
+// uiError maps an error to a status and a message as writeError does:
+// the API's own errors say what was wrong, others are logged and hidden.
+func uiError(r *http.Request, err error) (int, string) {
+	status := http.StatusInternalServerError
+	for _, e := range errorStatus {
+		if errors.Is(err, e.kind) {
+			status = e.status
+			break
+		}
+	}
+	var apiErr *apiError
+	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("internal error")
+		return status, "internal error: see the airlite log"
+	}
+	return status, err.Error()
+}
+
+func (s *server) pageError(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := uiError(r, err)
+	s.renderError(w, r, status, msg)
+}
+
+// runSquare is one run as a coloured square or a link.
+type runSquare struct {
+	DagID   string
+	RunID   string
+	State   string
+	Date    string
+	URL     string
+	Current bool
+}
+
+func newRunSquare(e edition, run *DagRun) runSquare {
+	return runSquare{DagID: run.DagID, RunID: run.RunID, State: string(run.State),
+		Date: uiTime(run.ExecutionDate), URL: e.dagRunURL(run.DagID, run.ExecutionDate)}
+}
+
+// dagListView is the content of /.
+type dagListView struct {
+	DAGs      []*dagItem
+	Triggered *runSquare // the run a trigger just created
+	Error     *formError // a refused trigger or pause
+}
+
+// dagItem is one DAG's row.
+type dagItem struct {
+	DagID       string
+	Description string
+	Tags        []string
+	Schedule    string
+	Paused      bool
+	Runs        []runSquare // the latest runs, oldest first
+	LastRun     *runSquare
+	FormOpen    bool   // the trigger form is shown open
+	Conf        string // what the trigger form held
+}
+
+// formError is a refused form, shown above the list.
+type formError struct {
+	Action  string
+	DagID   string
+	Message string
+}
+
+// buildDagList lists the DAGs a user triggers: sub-DAGs and rows whose
+// definition is gone are left out, as Airflow's DAG list does.
+func buildDagList(store *Store, e edition) (*dagListView, error) {
+	rows, err := store.Dags()
+	if err != nil {
+		return nil, err
+	}
+	view := &dagListView{}
+	for _, row := range rows {
+		if row.Def == nil || row.RootDagID != "" {
+			continue
+		}
+		runs, err := store.RunsOfDag(row.DagID, "")
+		if err != nil {
+			return nil, err
+		}
+		item := &dagItem{DagID: row.DagID, Description: row.Def.Description, Tags: row.Def.Tags,
+			Schedule: "None", Paused: row.IsPaused}
+		if row.Def.Schedule != nil {
+			item.Schedule = *row.Def.Schedule
+		}
+		for _, run := range runs[max(0, len(runs)-uiRecentRuns):] {
+			item.Runs = append(item.Runs, newRunSquare(e, run))
+		}
+		if n := len(item.Runs); n > 0 {
+			item.LastRun = &item.Runs[n-1]
+		}
+		view.DAGs = append(view.DAGs, item)
+	}
+	return view, nil
+}
+
+func (v *dagListView) item(dagID string) *dagItem {
+	for _, d := range v.DAGs {
+		if d.DagID == dagID {
+			return d
+		}
+	}
+	return nil
+}
+
+func (s *server) handleUIDags(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	view, err := buildDagList(s.opts.Store, s.opts.Edition)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	if dagID, runID := q.Get("triggered"), q.Get("run_id"); dagID != "" && runID != "" {
+		if run, err := s.opts.Store.RunByRunID(dagID, runID); err == nil {
+			sq := newRunSquare(s.opts.Edition, run)
+			view.Triggered = &sq
+		}
+	}
+	s.renderPage(w, r, http.StatusOK, "dags", s.newPage("DAGs", "dags", uiRefreshSeconds, view))
+}
+
+// parseUIForm reads a posted form of at most maxBodyBytes.
+func parseUIForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return fmt.Errorf("%w: the limit is %d bytes", errTooLarge, maxBodyBytes)
+		}
+		return newAPIError(errBadRequest, "read form: %v", err)
+	}
+	return nil
+}
+
+// triggerBody is the API's trigger request for a conf typed in the form.
+func triggerBody(conf string) ([]byte, error) {
+	conf = strings.TrimSpace(conf)
+	if conf == "" {
+		return []byte(`{}`), nil
+	}
+	if !json.Valid([]byte(conf)) {
+		return nil, newAPIError(errBadRequest, "the configuration is not valid JSON")
+	}
+	// Built as text: json.Marshal would rewrite <, > and & as \u escapes,
+	// and the run must keep the conf as the user typed it.
+	return []byte(`{"conf": ` + conf + `}`), nil
+}
+
+// handleUITrigger is the trigger form: the API's TriggerDAG with the body
+// the API takes, then back to the list.
+func (s *server) handleUITrigger(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if err := parseUIForm(w, r); err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	dagID, conf := r.PostForm.Get("dag_id"), r.PostForm.Get("conf")
+	body, err := triggerBody(conf)
+	var res map[string]any
+	if err == nil {
+		res, err = s.api.TriggerDAG(dagID, body)
+	}
+	if err != nil {
+		s.formRefused(w, r, "trigger", dagID, conf, err)
+		return
+	}
+	runID, _ := res["run_id"].(string)
+	http.Redirect(w, r, "/?triggered="+url.QueryEscape(dagID)+"&run_id="+url.QueryEscape(runID), http.StatusSeeOther)
+}
+
+// handleUIPaused is the pause switch: the API's SetPaused, then back.
+func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if err := parseUIForm(w, r); err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	dagID := r.PostForm.Get("dag_id")
+	if _, err := s.api.SetPaused(dagID, r.PostForm.Get("is_paused")); err != nil {
+		s.formRefused(w, r, "pause or unpause", dagID, "", err)
+		return
+	}
+	http.Redirect(w, r, "/#dag-"+url.PathEscape(dagID), http.StatusSeeOther)
+}
+
+// formRefused shows the list again with the error and what the user
+// typed, with the error's status and without reloading (which would post
+// again).
+func (s *server) formRefused(w http.ResponseWriter, r *http.Request, action, dagID, conf string, err error) {
+	status, msg := uiError(r, err)
+	view, lerr := buildDagList(s.opts.Store, s.opts.Edition)
+	if lerr != nil {
+		s.pageError(w, r, lerr)
+		return
+	}
+	view.Error = &formError{Action: action, DagID: dagID, Message: msg}
+	if item := view.item(dagID); item != nil && action == "trigger" {
+		item.FormOpen, item.Conf = true, conf
+	}
+	s.renderPage(w, r, status, "dags", s.newPage("DAGs", "dags", 0, view))
+}
+
+// runView is the content of the run page.
+type runView struct {
+	DagID       string
+	Description string
+	ParentURL   string // a sub-DAG's parent run
+	Runs        []runSquare
+	Run         *runFacts // nil when the DAG has no runs yet
+	Tasks       []*taskRow
+	HasOutput   bool
+}
+
+// runFacts is the run's header.
+type runFacts struct {
+	RunID         string
+	State         string
+	Finished      bool
+	ExecutionDate string
+	ExecutionISO  string
+	RunType       string
+	External      bool
+	QueuedAt      string
+	StartDate     string
+	EndDate       string
+	Duration      string
+	Conf          string
+}
+
+// taskRow is one task instance of the run.
+type taskRow struct {
+	TaskID    string
+	Operator  string
+	State     string
+	Try       string
+	Start     string
+	StartISO  string
+	StartTime string
+	Duration  string
+	SubdagURL string
+	Tries     []TryLog
+}
+
+func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	q := r.URL.Query()
+	dagID := ps.ByName("dag_id")
+	if dagID == "" {
+		dagID = q.Get("dag_id")
+	}
+	if dagID == "" {
+		s.renderError(w, r, http.StatusBadRequest, "Which DAG? The link has no dag_id.")
+		return
+	}
+	view, err := s.buildRunView(dagID, q.Get("execution_date"))
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	refresh := uiRefreshSeconds
+	if view.Run != nil && view.Run.Finished {
+		refresh = 0 // nothing changes any more
+	}
+	s.renderPage(w, r, http.StatusOK, "run", s.newPage(dagID, "dags", refresh, view))
+}
+
+// buildRunView gathers a run with the API's own look-ups: the DAG as
+// check_and_get_dag finds it, the date as the API parses it, the run at
+// that date; without a date, the DAG's latest run.
+func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
+	row, err := s.api.dagDefinition(dagID)
+	if err != nil {
+		return nil, err
+	}
+	store, e := s.opts.Store, s.opts.Edition
+	runs, err := store.RunsOfDag(dagID, "")
+	if err != nil {
+		return nil, err
+	}
+	var run *DagRun
+	if rawDate != "" {
+		date, err := s.api.parseDate(rawDate)
+		if err != nil {
+			return nil, err
+		}
+		if run, err = s.api.runAt(dagID, date); err != nil {
+			return nil, err
+		}
+	} else if len(runs) > 0 {
+		run = runs[len(runs)-1]
+	}
+	view := &runView{DagID: dagID, Description: row.Def.Description}
+	for _, other := range runs[max(0, len(runs)-uiRecentRuns):] {
+		sq := newRunSquare(e, other)
+		sq.Current = run != nil && other.ID == run.ID
+		view.Runs = append(view.Runs, sq)
+	}
+	var tis []*TaskInstance
+	byID := map[string]*TaskInstance{}
+	logs := map[string]*TaskLog{}
+	if run != nil {
+		view.Run = s.runFacts(run)
+		if parent := row.Def.ParentDagID; parent != "" {
+			view.ParentURL = e.dagRunURL(parent, run.ExecutionDate)
+		}
+		if tis, err = store.TaskInstancesOfRun(dagID, run.RunID); err != nil {
+			return nil, err
+		}
+		for _, ti := range tis {
+			byID[ti.TaskID] = ti
+		}
+		if logs, err = uiTaskLogs(store, dagID, run.RunID); err != nil {
+			return nil, err
+		}
+	}
+	// Tasks in the order of the definition file, then any instance whose
+	// task the definition no longer has.
+	seen := map[string]bool{}
+	add := func(taskID, operator string, ti *TaskInstance) {
+		seen[taskID] = true
+		tr := newTaskRow(taskID, operator, ti)
+		if l := logs[taskID]; l != nil {
+			tr.Tries = l.Tries
+			view.HasOutput = true
+		}
+		view.Tasks = append(view.Tasks, tr)
+	}
+	for _, t := range row.Def.Tasks {
+		add(t.TaskID, t.Operator, byID[t.TaskID])
+		if t.Subdag != "" && run != nil {
+			view.Tasks[len(view.Tasks)-1].SubdagURL = e.dagRunURL(t.Subdag, run.ExecutionDate)
+		}
+	}
+	for _, ti := range tis {
+		if !seen[ti.TaskID] {
+			add(ti.TaskID, ti.Operator, ti)
+		}
+	}
+	return view, nil
+}
+
+func (s *server) runFacts(run *DagRun) *runFacts {
+	f := &runFacts{
+		RunID: run.RunID, State: string(run.State), Finished: run.State.Finished(),
+		ExecutionDate: uiTime(run.ExecutionDate), ExecutionISO: uiISO(run.ExecutionDate),
+		RunType: run.RunType, External: run.ExternalTrigger,
+		QueuedAt: uiOptTime(run.QueuedAt), StartDate: uiOptTime(run.StartDate), EndDate: uiOptTime(run.EndDate),
+		Duration: "–", Conf: "None",
+	}
+	switch {
+	case run.StartDate != nil && run.EndDate != nil:
+		f.Duration = uiDuration(run.EndDate.Sub(*run.StartDate).Seconds())
+	case run.StartDate != nil && !f.Finished:
+		f.Duration = uiDuration(s.opts.Now().Sub(*run.StartDate).Seconds()) + " so far"
+	}
+	if run.Conf != nil {
+		var b bytes.Buffer
+		if err := json.Indent(&b, run.Conf, "", "  "); err == nil {
+			f.Conf = b.String()
+		} else {
+			f.Conf = string(run.Conf)
+		}
+	}
+	return f
+}
+
+func newTaskRow(taskID, operator string, ti *TaskInstance) *taskRow {
+	tr := &taskRow{TaskID: taskID, Operator: operator, State: "none", Try: "–", Duration: "–"}
+	if ti == nil {
+		return tr
+	}
+	if ti.State != TaskNone {
+		tr.State = string(ti.State)
+	}
+	if ti.TryNumber > 0 {
+		tr.Try = fmt.Sprint(ti.TryNumber)
+		if ti.MaxTries > 0 {
+			tr.Try += fmt.Sprintf(" of %d", ti.MaxTries+1)
+		}
+	}
+	if ti.StartDate != nil {
+		tr.Start, tr.StartISO = uiTime(*ti.StartDate), uiISO(*ti.StartDate)
+		tr.StartTime = ti.StartDate.UTC().Format(time.TimeOnly)
+	}
+	if ti.Duration != nil {
+		tr.Duration = uiDuration(*ti.Duration)
+	}
+	return tr
+}
+
+// uiTaskLogs reads the captured output of a run's task instances, by
+// task_id.
+func uiTaskLogs(store *Store, dagID, runID string) (map[string]*TaskLog, error) {
+	it, err := store.read().Get(tableTaskLogs, indexID+"_prefix", dagID, runID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list task logs of %s/%s: %w", dagID, runID, err)
+	}
+	logs := map[string]*TaskLog{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		l := raw.(*TaskLog)
+		logs[l.TaskID] = l
+	}
+	return logs, nil
+}
+
+// poolRow is one pool with what its task instances hold.
+type poolRow struct {
+	Name        string
+	Slots       string
+	Used        int64 // slots of running task instances
+	Queued      int64 // slots of queued task instances
+	Open        string
+	Description string
+}
+
+// buildPools lists the pools by name with their used, queued and open
+// slots, counted as Airflow counts them (pool_slots of running and queued
+// task instances); a negative size is unlimited.
+func buildPools(store *Store) ([]poolRow, error) {
+	pools, err := store.Pools()
+	if err != nil {
+		return nil, err
+	}
+	txn := store.read()
+	held := map[TaskState]map[string]int64{}
+	for _, state := range []TaskState{TaskRunning, TaskQueued} {
+		held[state] = map[string]int64{}
+		it, err := txn.Get(tableTasks, indexState, string(state))
+		if err != nil {
+			return nil, fmt.Errorf("list %s tasks: %w", state, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			ti := raw.(*TaskInstance)
+			held[state][ti.Pool] += int64(ti.PoolSlots)
+		}
+	}
+	rows := make([]poolRow, len(pools))
+	for i, p := range pools {
+		used, queued := held[TaskRunning][p.Name], held[TaskQueued][p.Name]
+		row := poolRow{Name: p.Name, Slots: fmt.Sprint(p.Slots), Used: used, Queued: queued,
+			Open: fmt.Sprint(p.Slots - used - queued)}
+		if p.Slots < 0 {
+			row.Slots, row.Open = "unlimited", "unlimited"
+		}
+		if p.Description != nil {
+			row.Description = *p.Description
+		}
+		rows[i] = row
+	}
+	return rows, nil
+}
+
+func (s *server) handleUIPools(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	rows, err := buildPools(s.opts.Store)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	s.renderPage(w, r, http.StatusOK, "pools", s.newPage("Pools", "pools", uiRefreshSeconds, rows))
+}
+
+// uiTime shows an instant in UTC to the second.
+func uiTime(t time.Time) string { return t.UTC().Format(time.DateTime) }
+
+// uiISO is an instant as an HTML datetime attribute.
+func uiISO(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+func uiOptTime(t *time.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return uiTime(*t)
+}
+
+// uiDuration shows seconds the way a person reads them.
+func uiDuration(secs float64) string {
+	switch {
+	case secs < 0:
+		return "–"
+	case secs < 60:
+		return fmt.Sprintf("%.2f s", secs)
+	case secs < 3600:
+		return fmt.Sprintf("%d min %d s", int(secs)/60, int(secs)%60)
+	}
+	return fmt.Sprintf("%d h %d min", int(secs)/3600, int(secs)%3600/60)
+}
