@@ -281,6 +281,7 @@ func TestAdmin_Journal(t *testing.T) {
 		ts.do(t, "GET", apiPrefix+"/pools/nope", "")
 		ts.trigger(t, "tutorial", `{"conf": {"k": "v"}}`)
 		ts.do(t, "GET", apiPrefix+"/test", "")
+		ts.do(t, "GET", "/", "") // a status page: not journaled
 		all := decodeBody(t, ts.do(t, "GET", "/_airlite/requests", ""))["requests"].([]any)
 		if len(all) != 3 {
 			t.Fatalf("%d entries, want the journal's size 3", len(all))

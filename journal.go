@@ -114,11 +114,19 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// record wraps the whole router: every request except the journal's own
-// is added once its answer is written.
+// journaled reports whether a request goes into the journal: the API's and
+// the admin endpoints', but not the journal's own nor the status pages'
+// (a browser left open would fill the journal with page refreshes).
+func journaled(path string) bool {
+	return strings.HasPrefix(path, apiPrefix+"/") ||
+		(strings.HasPrefix(path, "/_airlite/") && !strings.HasPrefix(path, "/_airlite/requests"))
+}
+
+// record wraps the whole router: every journaled request is added once its
+// answer is written.
 func (j *journal) record(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/_airlite/requests") {
+		if !journaled(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
