@@ -39,6 +39,19 @@ var fallbackLayouts = []string{
 // default_timezone). The offset the client sent is kept in the result's
 // location, because Airflow echoes it back. Precision is microseconds.
 func parseAirflowDate(raw string, now time.Time) (time.Time, error) {
+	t, err := parseAnyDate(raw, now)
+	if err != nil {
+		return t, err
+	}
+	// Python's datetime holds years 1 to 9999, in the given offset and in
+	// UTC (Airflow stores UTC); pendulum refuses the rest.
+	if y, u := t.Year(), t.UTC().Year(); y < 1 || y > 9999 || u < 1 || u > 9999 {
+		return time.Time{}, fmt.Errorf("parse date %q: year out of range 1..9999: %w", raw, errBadDate)
+	}
+	return t, nil
+}
+
+func parseAnyDate(raw string, now time.Time) (time.Time, error) {
 	s := strings.TrimSpace(raw)
 	if strings.EqualFold(s, "now") {
 		return now.UTC().Truncate(time.Microsecond), nil
@@ -135,6 +148,48 @@ func isoFormat(t time.Time) string { return pyDateTime(t, 'T') }
 func strFormat(t time.Time) string { return pyDateTime(t, ' ') }
 
 func pyDateTime(t time.Time, sep byte) string {
+	var buf [40]byte
+	return string(appendPyDateTime(buf[:0], t, sep))
+}
+
+// appendPyDateTime appends pyDateTime's text to b.
+func appendPyDateTime(b []byte, t time.Time, sep byte) []byte {
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return append(b, pyDateTimeSlow(t, sep)...)
+	}
+	hour, minute, sec := t.Clock()
+	_, offset := t.Zone()
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-')
+	b = append2(b, int(month), '-')
+	b = append2(b, day, sep)
+	b = append2(b, hour, ':')
+	b = append2(b, minute, ':')
+	b = append2(b, sec, 0)
+	b = b[:len(b)-1]
+	if us := t.Nanosecond() / 1000; us != 0 {
+		b = append(b, '.', byte('0'+us/100000), byte('0'+us/10000%10), byte('0'+us/1000%10),
+			byte('0'+us/100%10), byte('0'+us/10%10), byte('0'+us%10))
+	}
+	// As Go's "-07:00": whole minutes, truncated toward zero.
+	zone, sign := offset/60, byte('+')
+	if zone < 0 {
+		zone, sign = -zone, '-'
+	}
+	b = append(b, sign)
+	b = append2(b, zone/60, ':')
+	b = append2(b, zone%60, 0)
+	return b[:len(b)-1]
+}
+
+// append2 appends a two-digit number and a separator byte.
+func append2(b []byte, n int, sep byte) []byte {
+	return append(b, byte('0'+n/10), byte('0'+n%10), sep)
+}
+
+// pyDateTimeSlow is pyDateTime through time's formatter, for years that
+// do not take four digits.
+func pyDateTimeSlow(t time.Time, sep byte) string {
 	b := make([]byte, 0, 32)
 	b = t.AppendFormat(b, "2006-01-02")
 	b = append(b, sep)

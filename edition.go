@@ -44,7 +44,12 @@ func (e edition) encoder() pyJSON {
 }
 
 func (e edition) marshal(v any) ([]byte, error) {
-	b, err := e.encoder().marshal(v)
+	return e.appendJSON(make([]byte, 0, 128), v)
+}
+
+// appendJSON appends v in the edition's JSON form to b.
+func (e edition) appendJSON(b []byte, v any) ([]byte, error) {
+	b, err := e.encoder().append(b, v)
 	if err != nil {
 		return nil, err
 	}
@@ -73,48 +78,71 @@ func (e edition) errorDate(t time.Time) string {
 
 // dagRunURL is the UI link Airflow puts in run listings.
 func (e edition) dagRunURL(dagID string, date time.Time) string {
-	d := strFormat(date.UTC())
+	var buf [160]byte
+	var d [40]byte
+	day := appendPyDateTime(d[:0], date.UTC(), ' ')
+	b := buf[:0]
 	switch e {
-	case edition110:
-		return "/admin/airflow/graph?dag_id=" + formEncode(dagID, "") + "&execution_date=" + formEncode(d, "")
-	case edition110RBAC:
-		return "/graph?dag_id=" + formEncode(dagID, "") + "&execution_date=" + formEncode(d, "")
+	case edition110, edition110RBAC:
+		if e == edition110 {
+			b = append(b, "/admin/airflow"...)
+		}
+		b = append(b, "/graph?dag_id="...)
+		b = appendEscaped(b, dagID, "", true)
+		b = append(b, "&execution_date="...)
+		b = appendEscaped(b, day, "", true)
 	default:
-		return "/dags/" + pathEncode(dagID) + "/graph?execution_date=" + formEncode(d, "$!'()*,;")
+		b = append(b, "/dags/"...)
+		b = appendEscaped(b, dagID, pathSafe, false)
+		b = append(b, "/graph?execution_date="...)
+		b = appendEscaped(b, day, "$!'()*,;", true)
 	}
+	return string(b)
 }
 
 // formEncode is Werkzeug's query encoding: letters, digits, "-._~" and the
 // extra safe characters stay, space becomes "+", every other byte %XX.
 func formEncode(s, extraSafe string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case isUnreserved(c) || strings.IndexByte(extraSafe, c) >= 0:
-			b.WriteByte(c)
-		case c == ' ':
-			b.WriteByte('+')
-		default:
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
+	return escapeURL(s, extraSafe, true)
 }
+
+// pathSafe is what Werkzeug's path encoding for URL rules keeps besides
+// the unreserved characters.
+const pathSafe = ":/$!'()*+,;"
 
 // pathEncode is Werkzeug's path encoding for URL rules.
 func pathEncode(s string) string {
-	const safe = ":/$!'()*+,;"
-	var b strings.Builder
+	return escapeURL(s, pathSafe, false)
+}
+
+// escapeURL is appendEscaped as a string; text with nothing to encode is
+// returned as it is, without allocating.
+func escapeURL(s, safe string, plusSpace bool) string {
+	i := 0
+	for i < len(s) && (isUnreserved(s[i]) || strings.IndexByte(safe, s[i]) >= 0) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	return string(appendEscaped(append(make([]byte, 0, len(s)+16), s[:i]...), s[i:], safe, plusSpace))
+}
+
+// appendEscaped %XX-encodes every byte of s that is neither unreserved nor
+// in safe; with plusSpace a space becomes "+".
+func appendEscaped[S ~string | ~[]byte](b []byte, s S, safe string, plusSpace bool) []byte {
+	const hex = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isUnreserved(c) || strings.IndexByte(safe, c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
+		switch c := s[i]; {
+		case isUnreserved(c) || strings.IndexByte(safe, c) >= 0:
+			b = append(b, c)
+		case c == ' ' && plusSpace:
+			b = append(b, '+')
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&0xf])
 		}
 	}
-	return b.String()
+	return b
 }
 
 func isUnreserved(c byte) bool {

@@ -141,9 +141,9 @@ func dagRunsTable() *memdb.TableSchema {
 				&memdb.StringFieldIndex{Field: "DagID"}, timeIndex{field: "ExecutionDate"}}}},
 			indexDagRunID: {Name: indexDagRunID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"}}}},
-			indexState: {Name: indexState, Indexer: &memdb.StringFieldIndex{Field: "State"}},
-			indexDagState: {Name: indexDagState, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "State"}}}},
+			indexState: {Name: indexState, AllowMissing: true, Indexer: activeStateIndex()},
+			indexDagState: {Name: indexDagState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "DagID"}, activeStateIndex()}}},
 		},
 	}
 }
@@ -157,7 +157,7 @@ func taskInstancesTable() *memdb.TableSchema {
 			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"},
 				&memdb.StringFieldIndex{Field: "TaskID"}}}},
-			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "State"}},
+			indexState: {Name: indexState, AllowMissing: true, Indexer: activeStateIndex()},
 		},
 	}
 }
@@ -218,6 +218,31 @@ func schema() *memdb.DBSchema {
 	return s
 }
 
+// activeIndex indexes the State field of unfinished rows only: runs queued
+// or running, task instances scheduled, queued, running or up for retry.
+// Every state query asks for those; finished rows, the bulk of a long-lived
+// store, then cost no state index entries (about 350 bytes each), and
+// RunsInState scans the table for a finished state.
+type activeIndex struct{ *memdb.StringFieldIndex }
+
+func activeStateIndex() activeIndex {
+	return activeIndex{&memdb.StringFieldIndex{Field: "State"}}
+}
+
+func (x activeIndex) FromObject(obj any) (bool, []byte, error) {
+	switch o := obj.(type) {
+	case *DagRun:
+		if o.State.Finished() {
+			return false, nil, nil
+		}
+	case *TaskInstance:
+		if o.State.Finished() {
+			return false, nil, nil
+		}
+	}
+	return x.StringFieldIndex.FromObject(obj)
+}
+
 // timeIndex indexes a time.Time field by its instant in microseconds, in an
 // order-preserving encoding, so that a compound (dag_id, date) index lists a
 // DAG's runs in date order. As the last part of a prefix query a nil
@@ -264,6 +289,66 @@ func encodeTime(t time.Time) []byte {
 // scheduler and snapshots.
 type Store struct {
 	db *memdb.MemDB
+	// runLimit caps the runs kept per DAG (--max-runs-per-dag); set once
+	// before the store is shared.
+	runLimit RunLimit
+}
+
+// RunLimit is --max-runs-per-dag and --run-retention: at Max runs of one
+// DAG, a new run is refused, or with DropOldestFinished the finished runs
+// with the oldest execution dates go (with their task instances, lineage
+// and task logs) in the same transaction. Max 0 means no limit.
+type RunLimit struct {
+	Max                int
+	DropOldestFinished bool
+}
+
+// SetRunLimit sets the cap on runs per DAG; call it before sharing the store.
+func (s *Store) SetRunLimit(l RunLimit) { s.runLimit = l }
+
+// RunLimit is the cap on runs per DAG.
+func (s *Store) RunLimit() RunLimit { return s.runLimit }
+
+// enforceRunLimitTxn makes room for one more run of dagID, or refuses it.
+func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
+	if l.Max <= 0 {
+		return nil
+	}
+	it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	if err != nil {
+		return fmt.Errorf("count runs of %s: %w", dagID, err)
+	}
+	n := 0
+	var finished []*DagRun // oldest execution date first
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+		if run := raw.(*DagRun); l.DropOldestFinished && run.State.Finished() {
+			finished = append(finished, run)
+		}
+	}
+	if n < l.Max {
+		return nil
+	}
+	if !l.DropOldestFinished {
+		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag: "+
+			"remove runs (POST /_airlite/reset) or start airlite with --run-retention drop-oldest-finished", dagID, n)
+	}
+	excess := n - l.Max + 1
+	if len(finished) < excess {
+		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag, "+
+			"and only %d have finished: no room for another until more finish", dagID, n, len(finished))
+	}
+	for _, run := range finished[:excess] {
+		if err := txn.Delete(tableDagRuns, run); err != nil {
+			return fmt.Errorf("drop run %s of %s: %w", run.RunID, dagID, err)
+		}
+		for _, table := range []string{tableTasks, tableLineage, tableTaskLogs} {
+			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, run.RunID, ""); err != nil {
+				return fmt.Errorf("drop %s of run %s of %s: %w", table, run.RunID, dagID, err)
+			}
+		}
+	}
+	return nil
 }
 
 func newStore() (*Store, error) {
@@ -505,13 +590,19 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 
 // RunsInState lists every run in a state, in id order.
 func (s *Store) RunsInState(state RunState) ([]*DagRun, error) {
-	it, err := s.read().Get(tableDagRuns, indexState, string(state))
+	index, args := indexState, []any{string(state)}
+	if state.Finished() {
+		index, args = indexID, nil // finished runs are not in the state index
+	}
+	it, err := s.read().Get(tableDagRuns, index, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s runs: %w", state, err)
 	}
 	var runs []*DagRun
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		runs = append(runs, raw.(*DagRun))
+		if run := raw.(*DagRun); run.State == state {
+			runs = append(runs, run)
+		}
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
 	return runs, nil
@@ -626,13 +717,17 @@ type newRun struct {
 	conf     json.RawMessage
 	now      time.Time
 	unixname string
-	external bool // triggered through the API rather than by the schedule
+	external bool     // triggered through the API rather than by the schedule
+	limit    RunLimit // runs kept per DAG, checked for the run and each sub-DAG run
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
 // the same for every sub-DAG below it, as Airflow's trigger and scheduler
 // do. The run starts queued in Airflow 2 and running in 1.10.
 func insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
+	if err := enforceRunLimitTxn(txn, nr.dag.DagID, nr.limit); err != nil {
+		return nil, err
+	}
 	id, err := nextCounter(txn, counterRunID)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,11 +58,13 @@ func (p pyJSON) append(b []byte, v any) ([]byte, error) {
 		}
 		return p.append(b, decoded)
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		// Small maps (every response row) sort their keys on the stack.
+		var stack [32]string
+		keys := stack[:0]
 		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		slices.Sort(keys)
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -82,32 +85,35 @@ func (p pyJSON) append(b []byte, v any) ([]byte, error) {
 		}
 		return p.append(b, m)
 	case []any:
-		b = append(b, '[')
-		for i, item := range x {
-			if i > 0 {
-				b = append(b, p.itemSep...)
-			}
-			var err error
-			if b, err = p.append(b, item); err != nil {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendPyList(p, b, x)
 	case []string:
-		items := make([]any, len(x))
-		for i, s := range x {
-			items[i] = s
-		}
-		return p.append(b, items)
+		return appendPyList(p, b, x)
 	case []map[string]any:
-		items := make([]any, len(x))
-		for i, m := range x {
-			items[i] = m
-		}
-		return p.append(b, items)
+		return appendPyList(p, b, x)
 	default:
 		return b, fmt.Errorf("render json: unsupported type %T", v)
 	}
+}
+
+// appendPyList renders a slice as a JSON array, item by item.
+func appendPyList[T any](p pyJSON, b []byte, items []T) ([]byte, error) {
+	b = append(b, '[')
+	for i, item := range items {
+		if i > 0 {
+			b = append(b, p.itemSep...)
+		}
+		start := len(b)
+		var err error
+		if b, err = p.append(b, item); err != nil {
+			return b, err
+		}
+		if i == 0 && len(items) > 16 {
+			// Long lists hold rows of one shape: size the buffer once
+			// from the first instead of growing it a quarter at a time.
+			b = slices.Grow(b, (len(b)-start+len(p.itemSep))*(len(items)-1)*9/8+1)
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // decodeJSONValue decodes raw JSON keeping numbers as json.Number, so that

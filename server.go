@@ -20,6 +20,8 @@ const (
 	apiPrefix = "/api/experimental"
 	// maxBodyBytes bounds request bodies; larger ones get a 413.
 	maxBodyBytes = 1 << 20
+	// bodyReadTimeout bounds the time a client takes to send a body.
+	bodyReadTimeout = 30 * time.Second
 )
 
 // serverOptions is everything the HTTP layer needs.
@@ -261,7 +263,14 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // readBody reads a request body of at most maxBodyBytes.
+// A slow client cannot hold a handler: the body must arrive within
+// bodyReadTimeout (the server has no ReadTimeout, which would also end the
+// long-poll wait; see main.go).
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) == nil {
+		defer rc.SetReadDeadline(time.Time{})
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {

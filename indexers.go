@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// go-memdb's StringFieldIndex and IntFieldIndex find their field with
+// reflect.FieldByName on every insert, which costs a quarter of restoring a
+// large snapshot. These indexers read the field through a typed accessor
+// and encode keys exactly as memdb's own do, so queries are unchanged.
+
+// stringField indexes a string field: the value and a NUL terminator; an
+// empty value is not indexed (as StringFieldIndex does).
+type stringField[T any] struct{ get func(*T) string }
+
+func (x stringField[T]) FromObject(obj any) (bool, []byte, error) {
+	o, ok := obj.(*T)
+	if !ok {
+		return false, nil, fmt.Errorf("index: want %T, got %T", (*T)(nil), obj)
+	}
+	v := x.get(o)
+	if v == "" {
+		return false, nil, nil
+	}
+	b := make([]byte, len(v)+1)
+	copy(b, v)
+	return true, b, nil
+}
+
+func (x stringField[T]) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("index: want one argument, got %d", len(args))
+	}
+	s, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("index: argument must be a string: %#v", args[0])
+	}
+	b := make([]byte, len(s)+1)
+	copy(b, s)
+	return b, nil
+}
+
+func (x stringField[T]) PrefixFromArgs(args ...any) ([]byte, error) {
+	b, err := x.FromArgs(args...)
+	if err != nil {
+		return nil, err
+	}
+	return b[:len(b)-1], nil
+}
+
+// intField indexes an int64 field with memdb's order-preserving encoding.
+type intField[T any] struct{ get func(*T) int64 }
+
+func (x intField[T]) FromObject(obj any) (bool, []byte, error) {
+	o, ok := obj.(*T)
+	if !ok {
+		return false, nil, fmt.Errorf("index: want %T, got %T", (*T)(nil), obj)
+	}
+	return true, encodeInt64(x.get(o)), nil
+}
+
+func (x intField[T]) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("index: want one argument, got %d", len(args))
+	}
+	switch v := args[0].(type) {
+	case int64:
+		return encodeInt64(v), nil
+	case int:
+		return encodeInt64(int64(v)), nil
+	}
+	return nil, fmt.Errorf("index: argument must be an integer: %#v", args[0])
+}
+
+func encodeInt64(v int64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(v)^(1<<63))
+	return b[:]
+}

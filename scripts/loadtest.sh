@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Load run: the real airlite binary and a bare Go server that serves the
+# same bytes, side by side on this machine, hit by wrk endpoint by endpoint.
+# Prints req/s, p50 and p99 for both and the ratios airlite/bare.
+#
+#   scripts/loadtest.sh                 # 50 connections, 2 threads, 10 s each
+#   DURATION=3s CONNS=20 scripts/loadtest.sh
+#
+# The bare server is TestBareServer in bench_test.go, run from the test
+# binary (airlite is one Go package: a second main package is not allowed).
+# Traffic goes to 127.0.0.1 only. Not part of CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-50}
+THREADS=${THREADS:-2}
+DATE=2026-01-01T00:00:00+00:00
+
+if ! command -v wrk >/dev/null 2>&1; then
+	echo "loadtest: installing wrk" >&2
+	SUDO=""
+	if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+	$SUDO apt-get update -qq >&2
+	$SUDO apt-get install -y -qq wrk >&2
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for pid in "${pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/airlite" .
+go test -c -o "$work/bare.test" .
+
+wait_file() { # file: wait up to 10 s for it to exist
+	for _ in $(seq 100); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "loadtest: $1 never appeared" >&2
+	exit 1
+}
+
+# airlite as a client suite starts it; the access log (info, JSON) goes to
+# a file, as stderr would in a real deployment.
+"$work/airlite" --addr 127.0.0.1:0 --snapshot off --scheduler off \
+	--ready-file "$work/airlite.url" >/dev/null 2>"$work/airlite.log" &
+pids+=($!)
+wait_file "$work/airlite.url"
+AIR=$(cat "$work/airlite.url")
+
+api=/api/experimental
+trigger=$api/dags/example_bash_operator/dag_runs
+cap=$work/capture
+mkdir -p "$cap"
+: >"$cap/manifest"
+
+# State: ten runs of example_bash_operator, the first at $DATE.
+for i in 0 1 2 3 4 5 6 7 8; do
+	curl -fsS -o /dev/null -X POST "$AIR$trigger" -H 'Content-Type: application/json' \
+		-d "{\"execution_date\": \"2025-0$((i + 1))-01T00:00:00+00:00\"}"
+done
+curl -fsS -D "$cap/trigger.headers" -o "$cap/trigger.body" -X POST "$AIR$trigger" \
+	-H 'Content-Type: application/json' -d "{\"conf\": {\"key\": \"value\"}, \"execution_date\": \"$DATE\"}"
+echo "POST $trigger trigger" >>"$cap/manifest"
+
+endpoints=(
+	"test $api/test"
+	"pools $api/pools"
+	"run_state $api/dags/example_bash_operator/dag_runs/$DATE"
+	"task_instance $api/dags/example_bash_operator/dag_runs/$DATE/tasks/runme_0"
+	"list_runs $trigger"
+	"latest_runs $api/latest_runs"
+)
+for e in "${endpoints[@]}"; do
+	read -r name path <<<"$e"
+	curl -fsS -D "$cap/$name.headers" -o "$cap/$name.body" "$AIR$path"
+	echo "GET $path $name" >>"$cap/manifest"
+done
+
+AIRLITE_BARE_DIR=$cap AIRLITE_BARE_ADDR=127.0.0.1:0 AIRLITE_BARE_READY=$work/bare.url \
+	"$work/bare.test" -test.run '^TestBareServer$' >/dev/null 2>"$work/bare.log" &
+pids+=($!)
+wait_file "$work/bare.url"
+BARE=$(cat "$work/bare.url")
+
+# The trigger body: a unique run_id and execution_date per request.
+cat >"$work/trigger.lua" <<'LUA'
+local n = 0
+local count = 0
+function setup(thread)
+	count = count + 1
+	thread:set("tid", count)
+end
+function request()
+	n = n + 1
+	local date = os.date("!%Y-%m-%dT%H:%M:%S+00:00", 1893456000 + n * 64 + tid)
+	local body = string.format('{"conf": {"key": "value"}, "execution_date": "%s", "run_id": "load_%d_%d"}', date, tid, n)
+	return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+end
+LUA
+
+# wrk_run URL [LUA]: "req/s p50_ms p99_ms non2xx"
+wrk_run() {
+	local out
+	if [ $# -gt 1 ]; then
+		out=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$2" "$1")
+	else
+		out=$(wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$1")
+	fi
+	awk '
+		function ms(v) {
+			if (v ~ /us$/) return substr(v, 1, length(v) - 2) / 1000
+			if (v ~ /ms$/) return substr(v, 1, length(v) - 2) + 0
+			if (v ~ /s$/) return substr(v, 1, length(v) - 1) * 1000
+			return v
+		}
+		$1 == "50%" { p50 = ms($2) }
+		$1 == "99%" { p99 = ms($2) }
+		/^Requests\/sec:/ { rps = $2 }
+		/Non-2xx or 3xx responses:/ { bad = $NF }
+		END { printf "%s %.2f %.2f %d\n", rps, p50, p99, bad }
+	' <<<"$out"
+}
+
+echo "airlite load run: $(date -u +%Y-%m-%d) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')," \
+	"$(nproc) cores, wrk -t$THREADS -c$CONNS -d$DURATION --latency, airlite $AIR, bare $BARE"
+printf '%-14s %11s %11s %6s | %9s %9s | %9s %9s %6s | %s\n' endpoint "airlite r/s" "bare r/s" ratio \
+	"a p50 ms" "b p50 ms" "a p99 ms" "b p99 ms" "p99 x" "non-2xx a/b"
+report() { # name air_result bare_result
+	read -r ar ap50 ap99 abad <<<"$2"
+	read -r br bp50 bp99 bbad <<<"$3"
+	awk -v n="$1" -v ar="$ar" -v br="$br" -v ap50="$ap50" -v bp50="$bp50" -v ap99="$ap99" -v bp99="$bp99" \
+		-v bad="$abad/$bbad" 'BEGIN {
+		printf "%-14s %11.0f %11.0f %6.2f | %9.2f %9.2f | %9.2f %9.2f %6.2f | %s\n",
+			n, ar, br, ar / br, ap50, bp50, ap99, bp99, (bp99 > 0 ? ap99 / bp99 : 0), bad }'
+}
+for e in "${endpoints[@]}"; do
+	read -r name path <<<"$e"
+	a=$(wrk_run "$AIR$path")
+	b=$(wrk_run "$BARE$path")
+	report "$name" "$a" "$b"
+done
+# The trigger runs last: it adds tens of thousands of runs to the DAG.
+a=$(wrk_run "$AIR$trigger" "$work/trigger.lua")
+b=$(wrk_run "$BARE$trigger" "$work/trigger.lua")
+report trigger "$a" "$b"
