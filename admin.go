@@ -406,7 +406,7 @@ func (s *server) waitRun(ctx context.Context, dagID, runID string, timeout time.
 	defer cancel()
 	for {
 		txn := s.opts.Store.read()
-		ch, raw, err := txn.FirstWatch(tableDagRuns, indexDagRunID, dagID, runID)
+		ch, raw, err := txn.FirstWatch(tableDagRuns, indexID, dagID, runID)
 		if err != nil {
 			return nil, err
 		}

@@ -23,8 +23,7 @@ const (
 
 	indexID       = "id"
 	indexDagDate  = "dag_date"  // runs: (dag_id, execution_date)
-	indexDagRunID = "dag_runid" // runs: (dag_id, run_id)
-	indexRowID    = "row_id"    // runs and pools: integer id
+	indexRowID    = "row_id"    // pools: integer id
 	indexState    = "state"     // runs and task instances
 	indexDagState = "dag_state" // runs: (dag_id, state)
 	indexRoot     = "root"      // dags: parent of a sub-DAG
@@ -124,26 +123,41 @@ func dagsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDags,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID:   {Name: indexID, Unique: true, Indexer: &memdb.StringFieldIndex{Field: "DagID"}},
-			indexRoot: {Name: indexRoot, AllowMissing: true, Indexer: &memdb.StringFieldIndex{Field: "RootDagID"}},
+			indexID:   {Name: indexID, Unique: true, Indexer: stringField[DagRow]{func(r *DagRow) string { return r.DagID }}},
+			indexRoot: {Name: indexRoot, AllowMissing: true, Indexer: stringField[DagRow]{func(r *DagRow) string { return r.RootDagID }}},
 		},
 	}
 }
 
-// dagRunsTable holds runs, keyed by their integer id, and found by
-// (dag_id, execution_date) in date order, (dag_id, run_id) and state.
+// Typed accessors for the indexes (see indexers.go).
+var (
+	runDagID = stringField[DagRun]{func(r *DagRun) string { return r.DagID }}
+	tiDagID  = stringField[TaskInstance]{func(t *TaskInstance) string { return t.DagID }}
+	tiRunID  = stringField[TaskInstance]{func(t *TaskInstance) string { return t.RunID }}
+	tiTaskID = stringField[TaskInstance]{func(t *TaskInstance) string { return t.TaskID }}
+)
+
+// runKeyIndexes is the (dag_id, run_id, task_id) key of the tables that
+// hold one row per task instance.
+func runKeyIndexes[T any](dag, run, task func(*T) string) *memdb.CompoundIndex {
+	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{stringField[T]{dag}, stringField[T]{run}, stringField[T]{task}}}
+}
+
+// dagRunsTable holds runs keyed by (dag_id, run_id), and found by
+// (dag_id, execution_date) in date order and, while unfinished, by state.
+// The integer id is a column, not an index: no lookup goes by it, and
+// every index costs each trigger a radix-tree insert.
 func dagRunsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagRuns,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.IntFieldIndex{Field: "ID"}},
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				runDagID, stringField[DagRun]{func(r *DagRun) string { return r.RunID }}}}},
 			indexDagDate: {Name: indexDagDate, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				&memdb.StringFieldIndex{Field: "DagID"}, timeIndex{field: "ExecutionDate"}}}},
-			indexDagRunID: {Name: indexDagRunID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"}}}},
+				runDagID, timeIndex{field: "ExecutionDate"}}}},
 			indexState: {Name: indexState, AllowMissing: true, Indexer: activeStateIndex()},
 			indexDagState: {Name: indexDagState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				&memdb.StringFieldIndex{Field: "DagID"}, activeStateIndex()}}},
+				runDagID, activeStateIndex()}}},
 		},
 	}
 }
@@ -155,8 +169,7 @@ func taskInstancesTable() *memdb.TableSchema {
 		Name: tableTasks,
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"},
-				&memdb.StringFieldIndex{Field: "TaskID"}}}},
+				tiDagID, tiRunID, tiTaskID}}},
 			indexState: {Name: indexState, AllowMissing: true, Indexer: activeStateIndex()},
 		},
 	}
@@ -167,8 +180,8 @@ func poolsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tablePools,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID:    {Name: indexID, Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
-			indexRowID: {Name: indexRowID, Unique: true, Indexer: &memdb.IntFieldIndex{Field: "ID"}},
+			indexID:    {Name: indexID, Unique: true, Indexer: stringField[Pool]{func(p *Pool) string { return p.Name }}},
+			indexRowID: {Name: indexRowID, Unique: true, Indexer: intField[Pool]{func(p *Pool) int64 { return p.ID }}},
 		},
 	}
 }
@@ -179,9 +192,9 @@ func lineageTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableLineage,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"},
-				&memdb.StringFieldIndex{Field: "TaskID"}}}},
+			indexID: {Name: indexID, Unique: true, Indexer: runKeyIndexes(
+				func(l *LineageRecord) string { return l.DagID }, func(l *LineageRecord) string { return l.RunID },
+				func(l *LineageRecord) string { return l.TaskID })},
 		},
 	}
 }
@@ -192,9 +205,9 @@ func taskLogsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableTaskLogs,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				&memdb.StringFieldIndex{Field: "DagID"}, &memdb.StringFieldIndex{Field: "RunID"},
-				&memdb.StringFieldIndex{Field: "TaskID"}}}},
+			indexID: {Name: indexID, Unique: true, Indexer: runKeyIndexes(
+				func(l *TaskLog) string { return l.DagID }, func(l *TaskLog) string { return l.RunID },
+				func(l *TaskLog) string { return l.TaskID })},
 		},
 	}
 }
@@ -204,7 +217,7 @@ func countersTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableCounters,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Name"}},
+			indexID: {Name: indexID, Unique: true, Indexer: stringField[counter]{func(c *counter) string { return c.Name }}},
 		},
 	}
 }
@@ -223,24 +236,32 @@ func schema() *memdb.DBSchema {
 // Every state query asks for those; finished rows, the bulk of a long-lived
 // store, then cost no state index entries (about 350 bytes each), and
 // RunsInState scans the table for a finished state.
-type activeIndex struct{ *memdb.StringFieldIndex }
-
-func activeStateIndex() activeIndex {
-	return activeIndex{&memdb.StringFieldIndex{Field: "State"}}
+type activeIndex struct {
+	stringField[DagRun] // FromArgs and PrefixFromArgs: a state name
 }
 
+func activeStateIndex() activeIndex { return activeIndex{} }
+
 func (x activeIndex) FromObject(obj any) (bool, []byte, error) {
+	var state string
 	switch o := obj.(type) {
 	case *DagRun:
 		if o.State.Finished() {
 			return false, nil, nil
 		}
+		state = string(o.State)
 	case *TaskInstance:
 		if o.State.Finished() {
 			return false, nil, nil
 		}
+		state = string(o.State)
+	default:
+		return false, nil, fmt.Errorf("state index: unsupported object %T", obj)
 	}
-	return x.StringFieldIndex.FromObject(obj)
+	if state == "" {
+		return false, nil, nil
+	}
+	return true, append([]byte(state), 0), nil
 }
 
 // timeIndex indexes a time.Time field by its instant in microseconds, in an
@@ -562,7 +583,7 @@ func (s *Store) RunByRunID(dagID, runID string) (*DagRun, error) {
 }
 
 func runByRunIDTxn(txn *memdb.Txn, dagID, runID string) (*DagRun, error) {
-	raw, err := txn.First(tableDagRuns, indexDagRunID, dagID, runID)
+	raw, err := txn.First(tableDagRuns, indexID, dagID, runID)
 	if err != nil {
 		return nil, fmt.Errorf("look up run %s of %s: %w", runID, dagID, err)
 	}

@@ -172,7 +172,7 @@ func (s *scheduler) runSubDag(ctx context.Context, job taskJob) taskOutcome {
 	for {
 		ws := memdb.NewWatchSet()
 		txn := s.opts.Store.read()
-		ch, raw, err := txn.FirstWatch(tableDagRuns, indexDagRunID, job.task.Subdag, job.run.RunID)
+		ch, raw, err := txn.FirstWatch(tableDagRuns, indexID, job.task.Subdag, job.run.RunID)
 		if err != nil {
 			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("look up sub-DAG run: %v", err)}
 		}

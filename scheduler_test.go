@@ -838,7 +838,7 @@ func waitRun(t *testing.T, store *Store, dagID, runID string, limit time.Duratio
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
-		ch, raw, err := store.read().FirstWatch(tableDagRuns, indexDagRunID, dagID, runID)
+		ch, raw, err := store.read().FirstWatch(tableDagRuns, indexID, dagID, runID)
 		if err != nil || raw == nil {
 			t.Fatalf("run %s/%s: %v", dagID, runID, err)
 		}
