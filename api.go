@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -22,6 +23,16 @@ var (
 	// errCrash is input on which Airflow raises an unhandled exception (an
 	// HTML 500); airlite answers 500 too, in JSON, saying what was wrong.
 	errCrash = errors.New("airflow crashes on this input")
+)
+
+// Limits on what a request may store, so that no client can grow the
+// store without bound through one field. Airflow has none of these (its
+// database columns have sizes); each answers a 400 that names the limit.
+const (
+	maxConfBytes            = 64 << 10 // a run's conf, serialized compactly
+	maxPoolNameChars        = 256      // Airflow 2's own check, applied to 1.10 too
+	maxPoolDescriptionBytes = 4 << 10
+	maxRunIDChars           = 250 // Airflow's ID_LEN, the run_id column's size
 )
 
 // apiError carries Airflow's message text and an error kind.
@@ -95,7 +106,9 @@ func decodeObject(body []byte) (map[string]json.RawMessage, error) {
 	if len(trimmed) == 0 {
 		return nil, newAPIError(errBadRequest, "request body is empty: send a JSON object")
 	}
-	if !json.Valid(trimmed) {
+	// Flask refuses a body that does not decode as UTF-8 with a 400;
+	// Go's decoder would quietly replace the bad bytes.
+	if !json.Valid(trimmed) || !utf8.Valid(trimmed) {
 		return nil, newAPIError(errBadRequest, "request body is not valid JSON")
 	}
 	if trimmed[0] != '{' {
@@ -210,6 +223,12 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	if confGiven && !e.isAirflow1() && jsonKind(confRaw) != "an object" {
 		return nil, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
 	}
+	if confGiven {
+		var b bytes.Buffer
+		if err := json.Compact(&b, confRaw); err == nil && b.Len() > maxConfBytes {
+			return nil, newAPIError(errBadRequest, "Dag Run conf is too large: %d bytes serialized, the limit is %d", b.Len(), maxConfBytes)
+		}
+	}
 	now := a.now().UTC()
 	var date time.Time
 	dateGiven := false
@@ -252,6 +271,9 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	if runID == "" {
 		runID = "manual__" + isoFormat(date)
 	}
+	if utf8.RuneCountInString(runID) > maxRunIDChars {
+		return nil, newAPIError(errBadRequest, "run_id can't be more than %d characters", maxRunIDChars)
+	}
 
 	var created *DagRun
 	err = a.store.update(func(txn *memdb.Txn) error {
@@ -269,7 +291,7 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 				runID, allowedRunIDPattern, builtinRunIDPattern)
 		}
 		created, err = insertRunTreeTxn(txn, newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
-			conf: conf, now: now, unixname: a.unixname, external: true})
+			conf: conf, now: now, unixname: a.unixname, external: true, limit: a.store.RunLimit()})
 		return err
 	})
 	if err != nil {
@@ -620,14 +642,19 @@ func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !a.edition.isAirflow1() && len([]rune(name)) > 256 {
-		return nil, newAPIError(errBadRequest, "Pool name can't be more than 256 characters")
+	// Airflow 2 checks the length; airlite applies the same limit in 1.10,
+	// whose 50-character column fails in the database instead.
+	if utf8.RuneCountInString(name) > maxPoolNameChars {
+		return nil, newAPIError(errBadRequest, "Pool name can't be more than %d characters", maxPoolNameChars)
 	}
 	var description *string
 	if raw := fields["description"]; !isNull(raw) {
 		var d string
 		if err := json.Unmarshal(raw, &d); err != nil {
 			return nil, newAPIError(errCrash, "description must be a string or null, got %s", jsonKind(raw))
+		}
+		if len(d) > maxPoolDescriptionBytes {
+			return nil, newAPIError(errBadRequest, "Pool description can't be more than %d bytes", maxPoolDescriptionBytes)
 		}
 		description = &d
 	}

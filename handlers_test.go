@@ -46,6 +46,7 @@ type testSetup struct {
 	extra    []string // YAML definitions added to the embedded set
 	pools    []*Pool  // fixture pools (as a pools.yaml would give)
 	notReady bool
+	runLimit RunLimit // --max-runs-per-dag and --run-retention
 }
 
 type testOption func(t *testing.T, s *testSetup)
@@ -127,6 +128,7 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 	if err := store.LoadDAGs(dags); err != nil {
 		t.Fatalf("LoadDAGs: %v", err)
 	}
+	store.SetRunLimit(setup.runLimit)
 	setup.opts.Store = store
 	srv, err := newServer(setup.opts)
 	if err != nil {
@@ -1321,12 +1323,12 @@ func TestServer_Pools(t *testing.T) {
 		{name: "name kept untrimmed", editions: airflow1, method: "POST", path: "/pools",
 			body: `{"name": " padded ", "slots": 1, "description": "x"}`, wantStatus: 200,
 			wantBody: `{"description":"x","id":2,"pool":" padded ","slots":1}`},
-		{name: "J12 long name", editions: airflow2, method: "POST", path: "/pools",
+		// Airflow 1.10 has no check (its 50-character column fails in the
+		// database); airlite applies Airflow 2's limit in every edition.
+		{name: "J12 long name", method: "POST", path: "/pools",
 			body: `{"name": "` + long + `", "slots": 1, "description": ""}`, wantStatus: 400,
 			wantError: "Pool name can't be more than 256 characters", check: count(1)},
-		{name: "J12 long name accepted", editions: airflow1, method: "POST", path: "/pools",
-			body: `{"name": "` + long + `", "slots": 1, "description": ""}`, wantStatus: 200, check: count(2)},
-		{name: "256 characters", editions: airflow2, method: "POST", path: "/pools",
+		{name: "256 characters", method: "POST", path: "/pools",
 			body: `{"name": "` + strings.Repeat("é", 256) + `", "slots": 1, "description": ""}`, wantStatus: 200},
 		{name: "slots checked before length", editions: airflow2, method: "POST", path: "/pools",
 			body: `{"name": "` + long + `", "slots": "x", "description": ""}`, wantStatus: 400, wantError: "Bad value for `slots`: x"},

@@ -259,7 +259,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen on %s: %w", c.Addr, err)
 	}
 	httpServer := &http.Server{
-		Handler:           srv.routes(),
+		Handler: srv.routes(),
 		// No ReadTimeout: it would cancel the context of the long-poll
 		// /_airlite/.../wait (up to maxWait); readBody sets a deadline on
 		// bodies instead. WriteTimeout leaves room for the longest wait.

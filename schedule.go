@@ -178,7 +178,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 			conf = json.RawMessage(`{}`)
 		}
 		if _, err := insertRunTreeTxn(txn, newRun{edition: s.opts.Edition, dag: dag, runID: runID, date: iv.start,
-			conf: conf, now: now, unixname: s.opts.Unixname}); err != nil {
+			conf: conf, now: now, unixname: s.opts.Unixname, limit: s.opts.Store.RunLimit()}); err != nil {
 			return err
 		}
 		created = true

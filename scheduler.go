@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -172,7 +173,7 @@ func (s *scheduler) loop() {
 	ticker := time.NewTicker(s.opts.Interval)
 	defer ticker.Stop()
 	for {
-		if err := s.tick(s.opts.Now()); err != nil {
+		if err := s.guardedTick(s.opts.Now()); err != nil {
 			s.opts.Logger.Error().Err(err).Msg("scheduler pass")
 		}
 		select {
@@ -182,6 +183,17 @@ func (s *scheduler) loop() {
 		case <-s.kickCh:
 		}
 	}
+}
+
+// guardedTick is a pass whose panic is logged with its stack, so that the
+// loop goes on with the next pass.
+func (s *scheduler) guardedTick(now time.Time) error {
+	defer func() {
+		if v := recover(); v != nil {
+			s.opts.Logger.Error().Interface("panic", v).Bytes("stack", debug.Stack()).Msg("scheduler pass panicked")
+		}
+	}()
+	return s.tick(now)
 }
 
 // tick is one scheduler pass at time now.
@@ -708,7 +720,8 @@ func (s *scheduler) startTask(job taskJob) {
 func (s *scheduler) runGuarded(ctx context.Context, job taskJob) (out taskOutcome) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.opts.Logger.Error().Str("task", job.key.String()).Interface("panic", v).Msg("task panicked")
+			s.opts.Logger.Error().Str("task", job.key.String()).Interface("panic", v).
+				Bytes("stack", debug.Stack()).Msg("task panicked")
 			out = taskOutcome{state: TaskFailed, reason: fmt.Sprintf("task panicked: %v", v)}
 		}
 	}()
