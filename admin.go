@@ -21,40 +21,18 @@ import (
 // maxWait bounds GET …/wait.
 const maxWait = 10 * time.Minute
 
-// adminError is a client mistake on an admin endpoint.
-func adminError(kind error, format string, args ...any) error {
-	return newAPIError(kind, format, args...)
-}
-
-// writeAdminError answers an admin error as {"error": …} with its status.
+// writeAdminError answers an admin endpoint's error as {"error": …}.
 func (s *server) writeAdminError(w http.ResponseWriter, r *http.Request, err error) {
-	status := http.StatusInternalServerError
-	for _, e := range errorStatus {
-		if errors.Is(err, e.kind) {
-			status = e.status
-			break
-		}
-	}
-	if errors.Is(err, errTimeout) {
-		status = http.StatusRequestTimeout
-	}
-	var apiErr *apiError
-	msg := err.Error()
-	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
-		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("admin endpoint")
-		msg = "internal error: see the airlite log"
-	}
-	writeAdminJSON(w, status, map[string]any{"error": msg})
+	status, body := s.errorAnswer(r, err)
+	writeAdminJSON(w, status, body)
 }
-
-var errTimeout = errors.New("timed out")
 
 // resetScope is what POST /_airlite/reset?scope=… puts back.
 func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 	switch scope {
 	case "", "all":
 		if dagID != "" {
-			return nil, adminError(errBadRequest, "dag_id goes with scope=runs only")
+			return nil, newAPIError(errBadRequest, "dag_id goes with scope=runs only")
 		}
 		s.stopTasks(func(tiKey) bool { return true })
 		if err := s.opts.Store.Reset(s.opts.DAGs); err != nil {
@@ -64,7 +42,7 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 		if dagID != "" {
 			if _, err := s.opts.Store.DagByID(dagID); err != nil {
 				if errors.Is(err, errNotFound) {
-					return nil, adminError(errNotFound, "dag %s does not exist", dagID)
+					return nil, newAPIError(errNotFound, "dag %s does not exist", dagID)
 				}
 				return nil, err
 			}
@@ -82,7 +60,7 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 			return nil, err
 		}
 	default:
-		return nil, adminError(errBadRequest, "unknown reset scope %q: want all, runs, pools or paused", scope)
+		return nil, newAPIError(errBadRequest, "unknown reset scope %q: want all, runs, pools or paused", scope)
 	}
 	if s.opts.Kick != nil {
 		s.opts.Kick()
@@ -122,14 +100,14 @@ var forcedRunStates = map[RunState]bool{RunSuccess: true, RunFailed: true, RunRu
 // change the run alone. Running tasks that change state are stopped.
 func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]any, error) {
 	if !forcedRunStates[state] {
-		return nil, adminError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
+		return nil, newAPIError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	var stopped []tiKey
 	err := s.opts.Store.update(func(txn *memdb.Txn) error {
 		run, err := runByRunIDTxn(txn, dagID, runID)
 		if errors.Is(err, errNotFound) {
-			return adminError(errNotFound, "dag %s has no run %s", dagID, runID)
+			return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
 		}
 		if err != nil {
 			return err
@@ -191,7 +169,7 @@ var forcedTaskStates = map[TaskState]bool{TaskSuccess: true, TaskFailed: true, T
 // goes back to running so that the scheduler decides its outcome again.
 func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, upstream, downstream bool) (map[string]any, error) {
 	if !forcedTaskStates[state] {
-		return nil, adminError(errBadRequest, "state %q cannot be forced on a task: want success, failed or skipped", state)
+		return nil, newAPIError(errBadRequest, "state %q cannot be forced on a task: want success, failed or skipped", state)
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	var stopped []tiKey
@@ -199,18 +177,18 @@ func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, up
 	err := s.opts.Store.update(func(txn *memdb.Txn) error {
 		row, err := dagRowTxn(txn, dagID)
 		if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
-			return adminError(errNotFound, "dag %s does not exist", dagID)
+			return newAPIError(errNotFound, "dag %s does not exist", dagID)
 		}
 		if err != nil {
 			return err
 		}
 		task := row.Def.Task(taskID)
 		if task == nil {
-			return adminError(errNotFound, "dag %s has no task %s", dagID, taskID)
+			return newAPIError(errNotFound, "dag %s has no task %s", dagID, taskID)
 		}
 		run, err := runByRunIDTxn(txn, dagID, runID)
 		if errors.Is(err, errNotFound) {
-			return adminError(errNotFound, "dag %s has no run %s", dagID, runID)
+			return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
 		}
 		if err != nil {
 			return err
@@ -304,7 +282,7 @@ func decodeAdminBody(w http.ResponseWriter, r *http.Request, into any) error {
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
-		return adminError(errBadRequest, "bad request body: %v", err)
+		return newAPIError(errBadRequest, "bad request body: %v", err)
 	}
 	return nil
 }
@@ -355,29 +333,29 @@ func (s *server) handleGetClock(w http.ResponseWriter, r *http.Request, _ httpro
 // moveClock applies a clock body to the fake clock.
 func (s *server) moveClock(body clockBody) (map[string]any, error) {
 	if s.opts.Clock == nil {
-		return nil, adminError(errBadRequest, "the clock is real: start airlite with --clock fake to move it")
+		return nil, newAPIError(errBadRequest, "the clock is real: start airlite with --clock fake to move it")
 	}
 	var err error
 	switch {
 	case body.Set != "" && body.Advance != "":
-		return nil, adminError(errBadRequest, "give set or advance, not both")
+		return nil, newAPIError(errBadRequest, "give set or advance, not both")
 	case body.Set != "":
 		var t time.Time
 		if t, err = parseAirflowDate(body.Set, s.opts.Clock.Now()); err != nil {
-			return nil, adminError(errBadRequest, "set: %q is not a date", body.Set)
+			return nil, newAPIError(errBadRequest, "set: %q is not a date", body.Set)
 		}
 		_, err = s.opts.Clock.Set(t)
 	case body.Advance != "":
 		var d time.Duration
 		if d, err = parseDuration(body.Advance); err != nil {
-			return nil, adminError(errBadRequest, "advance: %q is not a duration (use 90s, 5m, 1h30m, 1d)", body.Advance)
+			return nil, newAPIError(errBadRequest, "advance: %q is not a duration (use 90s, 5m, 1h30m, 1d)", body.Advance)
 		}
 		_, err = s.opts.Clock.Advance(d)
 	default:
-		return nil, adminError(errBadRequest, `give {"set": "<date>"} or {"advance": "<duration>"}`)
+		return nil, newAPIError(errBadRequest, `give {"set": "<date>"} or {"advance": "<duration>"}`)
 	}
 	if errors.Is(err, errClockBackwards) {
-		return nil, adminError(errBadRequest, "%v: it is %s", err, isoFormat(s.opts.Clock.Now()))
+		return nil, newAPIError(errBadRequest, "%v: it is %s", err, isoFormat(s.opts.Clock.Now()))
 	}
 	if err != nil {
 		return nil, err
@@ -411,7 +389,7 @@ func (s *server) waitRun(ctx context.Context, dagID, runID string, timeout time.
 			return nil, err
 		}
 		if raw == nil {
-			return nil, adminError(errNotFound, "dag %s has no run %s", dagID, runID)
+			return nil, newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
 		}
 		run := raw.(*DagRun)
 		if run.State.Finished() || ctx.Err() != nil {
@@ -445,7 +423,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 	if text := r.URL.Query().Get("timeout"); text != "" {
 		d, err := parseDuration(text)
 		if err != nil || d <= 0 || d > maxWait {
-			s.writeAdminError(w, r, adminError(errBadRequest, "timeout %q: want a duration between 1ms and %s, such as 30s", text, maxWait))
+			s.writeAdminError(w, r, newAPIError(errBadRequest, "timeout %q: want a duration between 1ms and %s, such as 30s", text, maxWait))
 			return
 		}
 		timeout = d
@@ -465,7 +443,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 
 func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if s.opts.Journal == nil {
-		s.writeAdminError(w, r, adminError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		s.writeAdminError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
 		return
 	}
 	q := r.URL.Query()
@@ -474,7 +452,7 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ ht
 		if text := q.Get(name); text != "" {
 			n, err := strconv.Atoi(text)
 			if err != nil || n < 0 {
-				s.writeAdminError(w, r, adminError(errBadRequest, "%s %q: want a non-negative integer", name, text))
+				s.writeAdminError(w, r, newAPIError(errBadRequest, "%s %q: want a non-negative integer", name, text))
 				return
 			}
 			*dst = n
@@ -485,7 +463,7 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ ht
 
 func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if s.opts.Journal == nil {
-		s.writeAdminError(w, r, adminError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		s.writeAdminError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"cleared": s.opts.Journal.clear()})
@@ -497,13 +475,13 @@ func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ h
 func (s *server) loadDAG(body []byte) (map[string]any, error) {
 	dag, err := parseDAG(body)
 	if err != nil {
-		return nil, adminError(errBadRequest, "%v", err)
+		return nil, newAPIError(errBadRequest, "%v", err)
 	}
 	if len(dag.SubDAGIDs()) > 0 || hasOperator(dag, "SubDagOperator") {
-		return nil, adminError(errBadRequest, "dag %s: a SubDagOperator needs its sub-DAG in the same folder: load both with --dags", dag.DagID)
+		return nil, newAPIError(errBadRequest, "dag %s: a SubDagOperator needs its sub-DAG in the same folder: load both with --dags", dag.DagID)
 	}
 	if row, err := s.opts.Store.DagByID(dag.DagID); err == nil && row.RootDagID != "" {
-		return nil, adminError(errBadRequest, "dag %s is a sub-DAG of %s: replace it with --dags", dag.DagID, row.RootDagID)
+		return nil, newAPIError(errBadRequest, "dag %s is a sub-DAG of %s: replace it with --dags", dag.DagID, row.RootDagID)
 	}
 	dag.FilePath = "<loaded through /_airlite/dags>"
 	replaced, err := s.opts.Store.UpsertDAG(dag)

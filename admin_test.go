@@ -375,13 +375,7 @@ func TestFakeClock_CatchupAndRetryDelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		t.Fatal(err)
-	}
+	store := storeWith(t, dags)
 	for _, d := range dags.DAGs {
 		if err := store.SetPaused(d.DagID, true, true); err != nil {
 			t.Fatal(err)

@@ -420,8 +420,9 @@ func optISO(t *time.Time) string {
 	return isoFormat(*t)
 }
 
-// DagRunState is GET /dags/<dag_id>/dag_runs/<execution_date> (spec §3.3).
-func (a *airflowAPI) DagRunState(dagID, rawDate string) (map[string]any, error) {
+// runOfDate applies Airflow's order for endpoints that name a run by its
+// date: parse the date (400), find the DAG (404s), find the run (404).
+func (a *airflowAPI) runOfDate(dagID, rawDate string) (*DagRun, error) {
 	date, err := a.parseDate(rawDate)
 	if err != nil {
 		return nil, err
@@ -429,7 +430,12 @@ func (a *airflowAPI) DagRunState(dagID, rawDate string) (map[string]any, error) 
 	if _, err := a.dagDefinition(dagID); err != nil {
 		return nil, err
 	}
-	run, err := a.runAt(dagID, date)
+	return a.runAt(dagID, date)
+}
+
+// DagRunState is GET /dags/<dag_id>/dag_runs/<execution_date> (spec §3.3).
+func (a *airflowAPI) DagRunState(dagID, rawDate string) (map[string]any, error) {
+	run, err := a.runOfDate(dagID, rawDate)
 	if err != nil {
 		return nil, err
 	}
@@ -727,14 +733,7 @@ func (a *airflowAPI) DeletePool(name string) (map[string]any, error) {
 
 // Lineage is GET /lineage/<dag_id>/<execution_date> (spec §3.14).
 func (a *airflowAPI) Lineage(dagID, rawDate string) (map[string]any, error) {
-	date, err := a.parseDate(rawDate)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := a.dagDefinition(dagID); err != nil {
-		return nil, err
-	}
-	run, err := a.runAt(dagID, date)
+	run, err := a.runOfDate(dagID, rawDate)
 	if err != nil {
 		return nil, err
 	}

@@ -72,13 +72,7 @@ func fuzzStore(t testing.TB) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		t.Fatal(err)
-	}
+	store := storeWith(t, dags)
 	return store
 }
 

@@ -121,13 +121,7 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 		dags.DAGs = append(dags.DAGs, d)
 	}
 	dags.Pools = append(dags.Pools, setup.pools...)
-	store, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		t.Fatalf("LoadDAGs: %v", err)
-	}
+	store := storeWith(t, dags)
 	store.SetRunLimit(setup.runLimit)
 	setup.opts.Store = store
 	srv, err := newServer(setup.opts)

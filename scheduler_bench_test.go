@@ -19,13 +19,7 @@ func benchStore(b *testing.B, yamlText string) *Store {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := newStore()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		b.Fatal(err)
-	}
+	store := storeWith(b, dags)
 	return store
 }
 

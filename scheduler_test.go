@@ -109,13 +109,7 @@ func newSchedHarness(t *testing.T, files map[string]string, tune func(*scheduler
 	if err != nil {
 		t.Fatalf("load dags: %v", err)
 	}
-	store, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		t.Fatal(err)
-	}
+	store := storeWith(t, dags)
 	clock := &testClock{t: schedEpoch}
 	runner := &fakeRunner{outcomes: map[string][]TaskState{}, held: map[string]chan struct{}{}, starts: map[tiKey]int{}}
 	opts := schedulerOptions{
@@ -857,13 +851,7 @@ func waitRun(t *testing.T, store *Store, dagID, runID string, limit time.Duratio
 // operators and a running loop.
 func newRealScheduler(t *testing.T, dags *DAGSet, e edition) (*Store, *airflowAPI) {
 	t.Helper()
-	store, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		t.Fatal(err)
-	}
+	store := storeWith(t, dags)
 	sched := newScheduler(schedulerOptions{
 		Store: store, Edition: e, Logger: zerolog.New(zerolog.NewTestWriter(t)),
 		Interval: 50 * time.Millisecond, Parallelism: 16, Unixname: "tester",

@@ -237,15 +237,20 @@ var errorStatus = []struct {
 	{errNotFound, http.StatusNotFound},
 	{errBadRequest, http.StatusBadRequest},
 	{errTooLarge, http.StatusRequestEntityTooLarge},
+	{errTimeout, http.StatusRequestTimeout},
 	{errAirflow, http.StatusInternalServerError},
 	{errCrash, http.StatusInternalServerError},
 }
 
-var errTooLarge = errors.New("request body too large")
+var (
+	errTooLarge = errors.New("request body too large")
+	errTimeout  = errors.New("timed out")
+)
 
-// writeError answers {"error": message}. Errors that are not the API's
-// own are logged with their detail and answered generically.
-func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+// errorAnswer is the status and {"error": message} body for an error.
+// Errors that are not the API's own are logged here with their detail and
+// answered generically.
+func (s *server) errorAnswer(r *http.Request, err error) (int, map[string]any) {
 	status := http.StatusInternalServerError
 	for _, e := range errorStatus {
 		if errors.Is(err, e.kind) {
@@ -256,10 +261,17 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	msg := err.Error()
 	var apiErr *apiError
 	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("internal error")
+		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("internal error")
 		msg = "internal error: see the airlite log"
 	}
-	s.writeJSON(w, r, status, map[string]any{"error": msg})
+	return status, map[string]any{"error": msg}
+}
+
+// writeError answers an error of the experimental API, in the edition's
+// JSON form.
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := s.errorAnswer(r, err)
+	s.writeJSON(w, r, status, body)
 }
 
 // readBody reads a request body of at most maxBodyBytes.

@@ -41,13 +41,7 @@ func snapBenchStore(b *testing.B) (*Store, *DAGSet) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := newStore()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		b.Fatal(err)
-	}
+	store := storeWith(b, dags)
 	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	const chunk = 10_000
 	for from := 0; from < runs; from += chunk {

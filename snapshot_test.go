@@ -383,13 +383,7 @@ func TestSnapshot_RoundTrip_APIAnswersByteIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store, err := newStore()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := store.LoadDAGs(dags); err != nil {
-				t.Fatal(err)
-			}
+			store := storeWith(t, dags)
 			before := snapAPI(t, store, dags, e)
 			snapPopulate(t, before.URL, store, dags, e)
 			urls := snapURLs(t, store, dags)
@@ -575,13 +569,7 @@ func snapGoodFile(t *testing.T, dir string) (string, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.LoadDAGs(dags); err != nil {
-		t.Fatal(err)
-	}
+	store := storeWith(t, dags)
 	api := snapAPI(t, store, dags, edition2)
 	for i := 0; i < 3; i++ {
 		if status, body := snapDo(t, http.MethodPost, api.URL+apiPrefix+"/dags/example_bash_operator/dag_runs",
