@@ -50,7 +50,7 @@ wait_file() { # file: wait up to 10 s for it to exist
 
 # airlite as a client suite starts it; the access log (info, JSON) goes to
 # a file, as stderr would in a real deployment.
-"$work/airlite" --addr 127.0.0.1:0 --snapshot off --scheduler off \
+"$work/airlite" --addr 127.0.0.1:0 --snapshot off --scheduler off --max-runs-per-dag 0 \
 	--ready-file "$work/airlite.url" >/dev/null 2>"$work/airlite.log" &
 pids+=($!)
 wait_file "$work/airlite.url"
