@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/adhocore/gronx v1.20.4
 	github.com/chromedp/chromedp v0.23.0
+	github.com/goccy/go-json v0.12.0
 	github.com/hashicorp/go-memdb v1.3.5
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/mattn/go-isatty v0.0.20
