@@ -812,6 +812,21 @@ func (s *Store) Lineage(dagID, runID string) ([]*LineageRecord, error) {
 	return recs, nil
 }
 
+// TaskLogsOfRun returns the captured output of a run's task instances, by
+// task_id.
+func (s *Store) TaskLogsOfRun(dagID, runID string) (map[string]*TaskLog, error) {
+	it, err := s.read().Get(tableTaskLogs, indexID+"_prefix", dagID, runID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list task logs of %s/%s: %w", dagID, runID, err)
+	}
+	logs := map[string]*TaskLog{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		l := raw.(*TaskLog)
+		logs[l.TaskID] = l
+	}
+	return logs, nil
+}
+
 // UpsertLineage stores what a task declared as inlets and outlets.
 func (s *Store) UpsertLineage(rec *LineageRecord) error {
 	return s.update(func(txn *memdb.Txn) error {

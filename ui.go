@@ -476,7 +476,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 		for _, ti := range tis {
 			byID[ti.TaskID] = ti
 		}
-		if logs, err = uiTaskLogs(store, dagID, run.RunID); err != nil {
+		if logs, err = store.TaskLogsOfRun(dagID, run.RunID); err != nil {
 			return nil, err
 		}
 	}
@@ -553,21 +553,6 @@ func newTaskRow(taskID, operator string, ti *TaskInstance) *taskRow {
 		tr.Duration = uiDuration(*ti.Duration)
 	}
 	return tr
-}
-
-// uiTaskLogs reads the captured output of a run's task instances, by
-// task_id.
-func uiTaskLogs(store *Store, dagID, runID string) (map[string]*TaskLog, error) {
-	it, err := store.read().Get(tableTaskLogs, indexID+"_prefix", dagID, runID, "")
-	if err != nil {
-		return nil, fmt.Errorf("list task logs of %s/%s: %w", dagID, runID, err)
-	}
-	logs := map[string]*TaskLog{}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		l := raw.(*TaskLog)
-		logs[l.TaskID] = l
-	}
-	return logs, nil
 }
 
 // poolRow is one pool with what its task instances hold.
