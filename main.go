@@ -186,7 +186,11 @@ func expandHome(p string, getenv func(string) string) (string, error) {
 	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
 }
 
-func newLogger(c config, stderr io.Writer) zerolog.Logger {
+func newLogger(c config, stderr io.Writer) zerolog.Logger { return newLoggerTo(c, stderr, stderr) }
+
+// newLoggerTo writes to out in the format --log-format, or stderr being a
+// terminal, asks for.
+func newLoggerTo(c config, stderr, out io.Writer) zerolog.Logger {
 	format := c.LogFormat
 	if format == "" {
 		format = "json"
@@ -194,9 +198,8 @@ func newLogger(c config, stderr io.Writer) zerolog.Logger {
 			format = "console"
 		}
 	}
-	var out io.Writer = stderr
 	if format == "console" {
-		out = zerolog.ConsoleWriter{Out: stderr, TimeFormat: time.TimeOnly}
+		out = zerolog.ConsoleWriter{Out: out, TimeFormat: time.TimeOnly}
 	}
 	return zerolog.New(out).Level(c.LogLevel).With().Timestamp().Logger()
 }
@@ -232,9 +235,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		clock = newFakeClock(time.Now())
 		now = clock.Now
 	}
+	accessOut := newAsyncWriter(stderr, 4096)
+	defer func() {
+		if n := accessOut.Close(); n > 0 {
+			logger.Warn().Int64("lines", n).Msg("access log lines dropped under load")
+		}
+	}()
+	accessLog := newLoggerTo(c, stderr, accessOut)
 	opts := serverOptions{
 		Edition: c.Edition, Store: store, DAGs: dags, Auth: auth, Logger: logger,
-		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize),
+		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize), AccessLog: &accessLog,
 	}
 	var sched *scheduler
 	if c.Scheduler {

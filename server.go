@@ -26,13 +26,16 @@ const (
 
 // serverOptions is everything the HTTP layer needs.
 type serverOptions struct {
-	Edition  edition
-	Store    *Store
-	DAGs     *DAGSet // what /_airlite/reset goes back to
-	Auth     *authenticator
-	Logger   zerolog.Logger
-	Now      func() time.Time
-	Unixname string
+	Edition edition
+	Store   *Store
+	DAGs    *DAGSet // what /_airlite/reset goes back to
+	Auth    *authenticator
+	Logger  zerolog.Logger
+	// AccessLog, when set, takes the one line per request instead of
+	// Logger (main gives it a writer that never blocks a request).
+	AccessLog *zerolog.Logger
+	Now       func() time.Time
+	Unixname  string
 	// Kick wakes the scheduler; nil when it is off.
 	Kick func()
 	// Clock is the fake clock of --clock fake; nil when the clock is real.
@@ -504,7 +507,11 @@ func (rec *statusRecorder) Unwrap() http.ResponseWriter { return rec.ResponseWri
 // logged wraps a handler with the access log: a request logger in the
 // context and one line per request with the route pattern.
 func (s *server) logged(route string, h httprouter.Handle) httprouter.Handle {
-	logger := s.opts.Logger.With().Str("route", route).Logger() // once per route
+	base := s.opts.Logger
+	if s.opts.AccessLog != nil {
+		base = *s.opts.AccessLog
+	}
+	logger := base.With().Str("route", route).Logger() // once per route
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
 		r = r.WithContext(logger.WithContext(r.Context()))
