@@ -23,8 +23,8 @@ const maxWait = 10 * time.Minute
 
 // writeAdminError answers an admin endpoint's error as {"error": …}.
 func (s *server) writeAdminError(w http.ResponseWriter, r *http.Request, err error) {
-	status, body := s.errorAnswer(r, err)
-	writeAdminJSON(w, status, body)
+	status, msg := s.errorAnswer(r, err)
+	writeAdminJSON(w, status, map[string]any{"error": msg})
 }
 
 // resetScope is what POST /_airlite/reset?scope=… puts back.

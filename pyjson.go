@@ -34,6 +34,8 @@ func (p pyJSON) marshal(v any) ([]byte, error) {
 
 func (p pyJSON) append(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
+	case prerendered:
+		return append(b, x...), nil
 	case nil:
 		return append(b, "null"...), nil
 	case bool:
@@ -115,6 +117,10 @@ func appendPyList[T any](p pyJSON, b []byte, items []T) ([]byte, error) {
 	}
 	return append(b, ']'), nil
 }
+
+// prerendered is JSON already in the encoder's form, written as it is:
+// the answers that never change (/test, /info) are rendered once.
+type prerendered []byte
 
 // decodeJSONValue decodes raw JSON keeping numbers as json.Number, so that
 // integers survive a round trip unchanged.

@@ -53,6 +53,8 @@ type server struct {
 	opts  serverOptions
 	api   *airflowAPI
 	ready atomic.Bool
+	// The answers of /test and /info, rendered once.
+	testBody, infoBody prerendered
 }
 
 func newServer(opts serverOptions) (*server, error) {
@@ -70,10 +72,20 @@ func newServer(opts serverOptions) (*server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	enc := opts.Edition.encoder()
+	testBody, err := enc.marshal(map[string]any{"status": "OK"})
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	infoBody, err := enc.marshal(map[string]any{"version": opts.Edition.version()})
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
 	return &server{
 		opts: opts,
 		api: &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
 			unixname: opts.Unixname, kick: opts.Kick, stopTasks: opts.StopTasks},
+		testBody: testBody, infoBody: infoBody,
 	}, nil
 }
 
@@ -222,7 +234,7 @@ func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 		return
 	}
 	if _, err := w.Write(body); err != nil {
-		zerolog.Ctx(r.Context()).Debug().Err(err).Msg("write response")
+		s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write response")
 	}
 }
 
@@ -250,10 +262,10 @@ var (
 	errTimeout  = errors.New("timed out")
 )
 
-// errorAnswer is the status and {"error": message} body for an error.
-// Errors that are not the API's own are logged here with their detail and
-// answered generically.
-func (s *server) errorAnswer(r *http.Request, err error) (int, map[string]any) {
+// errorAnswer is the status and the message for an error. Errors that are
+// not the API's own are logged here with their detail and answered
+// generically.
+func (s *server) errorAnswer(r *http.Request, err error) (int, string) {
 	status := http.StatusInternalServerError
 	for _, e := range errorStatus {
 		if errors.Is(err, e.kind) {
@@ -267,14 +279,14 @@ func (s *server) errorAnswer(r *http.Request, err error) (int, map[string]any) {
 		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("internal error")
 		msg = "internal error: see the airlite log"
 	}
-	return status, map[string]any{"error": msg}
+	return status, msg
 }
 
-// writeError answers an error of the experimental API, in the edition's
-// JSON form.
+// writeError answers an error of the experimental API as {"error": …}, in
+// the edition's JSON form.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	status, body := s.errorAnswer(r, err)
-	s.writeJSON(w, r, status, body)
+	status, msg := s.errorAnswer(r, err)
+	s.writeJSON(w, r, status, map[string]any{"error": msg})
 }
 
 // readBody reads a request body of at most maxBodyBytes.
@@ -397,11 +409,11 @@ func (s *server) handleDeletePool(w http.ResponseWriter, r *http.Request, ps htt
 }
 
 func (s *server) handleTest(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	s.writeJSON(w, r, http.StatusOK, map[string]any{"status": "OK"})
+	s.writeJSON(w, r, http.StatusOK, s.testBody)
 }
 
 func (s *server) handleInfo(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	s.writeJSON(w, r, http.StatusOK, map[string]any{"version": s.opts.Edition.version()})
+	s.writeJSON(w, r, http.StatusOK, s.infoBody)
 }
 
 func (s *server) handleGetLineage(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
@@ -514,7 +526,6 @@ func (s *server) logged(route string, h httprouter.Handle) httprouter.Handle {
 	logger := base.With().Str("route", route).Logger() // once per route
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
-		r = r.WithContext(logger.WithContext(r.Context()))
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			logger.Info().Str("method", r.Method).Int("status", rec.status).

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/julienschmidt/httprouter"
-	"github.com/rs/zerolog"
 )
 
 // The status pages: server-rendered HTML over the same store and the same
@@ -137,7 +136,7 @@ func (s *server) newPage(title, nav string, refresh int, body any) uiPage {
 func (s *server) renderPage(w http.ResponseWriter, r *http.Request, status int, name string, page uiPage) {
 	var b bytes.Buffer
 	if err := uiPages[name].ExecuteTemplate(&b, "layout", page); err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Str("page", name).Msg("render page")
+		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Str("page", name).Msg("render page")
 		http.Error(w, "internal error: see the airlite log", http.StatusInternalServerError)
 		return
 	}
@@ -152,7 +151,7 @@ func (s *server) renderPage(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
-		zerolog.Ctx(r.Context()).Debug().Err(err).Msg("write page")
+		s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write page")
 	}
 }
 
@@ -167,26 +166,8 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, status int,
 	s.renderPage(w, r, status, "error", s.newPage(title, "", 0, errorView{Title: title, Message: msg}))
 }
 
-// uiError maps an error to a status and a message as writeError does:
-// the API's own errors say what was wrong, others are logged and hidden.
-func uiError(r *http.Request, err error) (int, string) {
-	status := http.StatusInternalServerError
-	for _, e := range errorStatus {
-		if errors.Is(err, e.kind) {
-			status = e.status
-			break
-		}
-	}
-	var apiErr *apiError
-	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("internal error")
-		return status, "internal error: see the airlite log"
-	}
-	return status, err.Error()
-}
-
 func (s *server) pageError(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := uiError(r, err)
+	status, msg := s.errorAnswer(r, err)
 	s.renderError(w, r, status, msg)
 }
 
@@ -355,7 +336,7 @@ func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httpro
 // typed, with the error's status and without reloading (which would post
 // again).
 func (s *server) formRefused(w http.ResponseWriter, r *http.Request, action, dagID, conf string, err error) {
-	status, msg := uiError(r, err)
+	status, msg := s.errorAnswer(r, err)
 	view, lerr := buildDagList(s.opts.Store, s.opts.Edition)
 	if lerr != nil {
 		s.pageError(w, r, lerr)
