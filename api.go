@@ -224,9 +224,11 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 		return nil, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
 	}
 	if confGiven {
-		var b bytes.Buffer
-		if err := json.Compact(&b, confRaw); err == nil && b.Len() > maxConfBytes {
-			return nil, newAPIError(errBadRequest, "Dag Run conf is too large: %d bytes serialized, the limit is %d", b.Len(), maxConfBytes)
+		// Compacted once, here, so that the size limit holds before any
+		// other check; triggerConf stores it as it is.
+		var err error
+		if confRaw, err = compactConf(confRaw); err != nil {
+			return nil, err
 		}
 	}
 	now := a.now().UTC()
@@ -290,8 +292,8 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
 				runID, allowedRunIDPattern, builtinRunIDPattern)
 		}
-		created, err = insertRunTreeTxn(txn, newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
-			conf: conf, now: now, unixname: a.unixname, external: true, limit: a.store.RunLimit()})
+		created, err = a.store.insertRunTreeTxn(txn, newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
+			conf: conf, now: now, unixname: a.unixname, external: true})
 		return err
 	})
 	if err != nil {
@@ -316,14 +318,14 @@ func (a *airflowAPI) triggerConf(raw json.RawMessage, given bool) (json.RawMessa
 		if !given || isFalsy(raw) {
 			return json.RawMessage(`{}`), nil
 		}
-		return compactConf(raw)
+		return raw, nil // compacted by TriggerDAG
 	}
 	if !given || isFalsy(raw) {
 		return nil, nil
 	}
 	switch jsonKind(raw) {
 	case "an object":
-		return compactConf(raw)
+		return raw, nil // compacted by TriggerDAG
 	case "a string":
 		var s string
 		_ = json.Unmarshal(raw, &s) // a valid JSON string always decodes
@@ -335,10 +337,14 @@ func (a *airflowAPI) triggerConf(raw json.RawMessage, given bool) (json.RawMessa
 	return nil, newAPIError(errCrash, "conf must be an object or a string holding JSON, got %s", jsonKind(raw))
 }
 
+// compactConf is a conf as stored: compact JSON of at most maxConfBytes.
 func compactConf(raw json.RawMessage) (json.RawMessage, error) {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return nil, newAPIError(errBadRequest, "conf is not valid JSON: %v", err)
+	}
+	if b.Len() > maxConfBytes {
+		return nil, newAPIError(errBadRequest, "Dag Run conf is too large: %d bytes serialized, the limit is %d", b.Len(), maxConfBytes)
 	}
 	return json.RawMessage(b.Bytes()), nil
 }

@@ -327,9 +327,6 @@ type RunLimit struct {
 // SetRunLimit sets the cap on runs per DAG; call it before sharing the store.
 func (s *Store) SetRunLimit(l RunLimit) { s.runLimit = l }
 
-// RunLimit is the cap on runs per DAG.
-func (s *Store) RunLimit() RunLimit { return s.runLimit }
-
 // enforceRunLimitTxn makes room for one more run of dagID, or refuses it.
 func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 	if l.Max <= 0 {
@@ -738,15 +735,15 @@ type newRun struct {
 	conf     json.RawMessage
 	now      time.Time
 	unixname string
-	external bool     // triggered through the API rather than by the schedule
-	limit    RunLimit // runs kept per DAG, checked for the run and each sub-DAG run
+	external bool // triggered through the API rather than by the schedule
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
 // the same for every sub-DAG below it, as Airflow's trigger and scheduler
-// do. The run starts queued in Airflow 2 and running in 1.10.
-func insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
-	if err := enforceRunLimitTxn(txn, nr.dag.DagID, nr.limit); err != nil {
+// do. The run starts queued in Airflow 2 and running in 1.10. The store's
+// run limit is applied to the run and to each sub-DAG run.
+func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
+	if err := enforceRunLimitTxn(txn, nr.dag.DagID, s.runLimit); err != nil {
 		return nil, err
 	}
 	id, err := nextCounter(txn, counterRunID)
@@ -792,7 +789,7 @@ func insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 		childRun := nr
 		childRun.dag = child.Def
-		if _, err := insertRunTreeTxn(txn, childRun); err != nil {
+		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
 			return nil, err
 		}
 	}

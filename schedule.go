@@ -177,8 +177,8 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if !s.opts.Edition.isAirflow1() {
 			conf = json.RawMessage(`{}`)
 		}
-		if _, err := insertRunTreeTxn(txn, newRun{edition: s.opts.Edition, dag: dag, runID: runID, date: iv.start,
-			conf: conf, now: now, unixname: s.opts.Unixname, limit: s.opts.Store.RunLimit()}); err != nil {
+		if _, err := s.opts.Store.insertRunTreeTxn(txn, newRun{edition: s.opts.Edition, dag: dag, runID: runID, date: iv.start,
+			conf: conf, now: now, unixname: s.opts.Unixname}); err != nil {
 			return err
 		}
 		created = true
