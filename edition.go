@@ -100,33 +100,9 @@ func (e edition) dagRunURL(dagID string, date time.Time) string {
 	return string(b)
 }
 
-// formEncode is Werkzeug's query encoding: letters, digits, "-._~" and the
-// extra safe characters stay, space becomes "+", every other byte %XX.
-func formEncode(s, extraSafe string) string {
-	return escapeURL(s, extraSafe, true)
-}
-
 // pathSafe is what Werkzeug's path encoding for URL rules keeps besides
 // the unreserved characters.
 const pathSafe = ":/$!'()*+,;"
-
-// pathEncode is Werkzeug's path encoding for URL rules.
-func pathEncode(s string) string {
-	return escapeURL(s, pathSafe, false)
-}
-
-// escapeURL is appendEscaped as a string; text with nothing to encode is
-// returned as it is, without allocating.
-func escapeURL(s, safe string, plusSpace bool) string {
-	i := 0
-	for i < len(s) && (isUnreserved(s[i]) || strings.IndexByte(safe, s[i]) >= 0) {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	return string(appendEscaped(append(make([]byte, 0, len(s)+16), s[:i]...), s[i:], safe, plusSpace))
-}
 
 // appendEscaped %XX-encodes every byte of s that is neither unreserved nor
 // in safe; with plusSpace a space becomes "+".
