@@ -21,12 +21,11 @@ const (
 	tableTaskLogs = "task_logs"
 	tableCounters = "counters"
 
-	indexID       = "id"
-	indexDagDate  = "dag_date"  // runs: (dag_id, execution_date)
-	indexRowID    = "row_id"    // pools: integer id
-	indexState    = "state"     // runs and task instances
-	indexDagState = "dag_state" // runs: (dag_id, state)
-	indexRoot     = "root"      // dags: parent of a sub-DAG
+	indexID      = "id"
+	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
+	indexRowID   = "row_id"   // pools: integer id
+	indexState   = "state"    // runs: (state, dag_id); task instances: state
+	indexRoot    = "root"     // dags: parent of a sub-DAG
 )
 
 // Counter names in the counters table.
@@ -144,9 +143,11 @@ func runKeyIndexes[T any](dag, run, task func(*T) string) *memdb.CompoundIndex {
 }
 
 // dagRunsTable holds runs keyed by (dag_id, run_id), and found by
-// (dag_id, execution_date) in date order and, while unfinished, by state.
-// The integer id is a column, not an index: no lookup goes by it, and
-// every index costs each trigger a radix-tree insert.
+// (dag_id, execution_date) in date order and, while unfinished, by
+// (state, dag_id): a prefix query on the state alone lists every run in a
+// state, the full key one DAG's. The integer id is a column, not an index:
+// no lookup goes by it, and every index costs each trigger a radix-tree
+// insert (a second state index keyed (dag_id, state) cost a trigger 10 %).
 func dagRunsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagRuns,
@@ -155,9 +156,8 @@ func dagRunsTable() *memdb.TableSchema {
 				runDagID, stringField[DagRun]{func(r *DagRun) string { return r.RunID }}}}},
 			indexDagDate: {Name: indexDagDate, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				runDagID, timeIndex{field: "ExecutionDate"}}}},
-			indexState: {Name: indexState, AllowMissing: true, Indexer: activeStateIndex()},
-			indexDagState: {Name: indexDagState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				runDagID, activeStateIndex()}}},
+			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				activeStateIndex(), runDagID}}},
 		},
 	}
 }
@@ -608,7 +608,7 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 
 // RunsInState lists every run in a state, in id order.
 func (s *Store) RunsInState(state RunState) ([]*DagRun, error) {
-	index, args := indexState, []any{string(state)}
+	index, args := indexState+"_prefix", []any{string(state), ""}
 	if state.Finished() {
 		index, args = indexID, nil // finished runs are not in the state index
 	}

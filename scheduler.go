@@ -277,7 +277,7 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 }
 
 func countRunsTxn(txn *memdb.Txn, dagID string, state RunState) (int, error) {
-	it, err := txn.Get(tableDagRuns, indexDagState, dagID, string(state))
+	it, err := txn.Get(tableDagRuns, indexState, string(state), dagID)
 	if err != nil {
 		return 0, fmt.Errorf("count %s runs of %s: %w", state, dagID, err)
 	}
