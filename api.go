@@ -278,7 +278,9 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	}
 
 	var created *DagRun
-	err = a.store.update(func(txn *memdb.Txn) error {
+	// Batched with concurrent triggers (writebatch.go): the function only
+	// reads and writes txn, so running it again is harmless.
+	err = a.store.updateBatched(func(txn *memdb.Txn) error {
 		if err := a.checkDuplicate(txn, dagID, runID, date); err != nil {
 			return err
 		}

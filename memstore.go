@@ -313,6 +313,7 @@ type Store struct {
 	// runLimit caps the runs kept per DAG (--max-runs-per-dag); set once
 	// before the store is shared.
 	runLimit RunLimit
+	writes   writeQueue // updateBatched's writers (writebatch.go)
 }
 
 // RunLimit is --max-runs-per-dag and --run-retention: at Max runs of one

@@ -5,6 +5,7 @@
 #
 #   scripts/loadtest.sh                 # 50 connections, 2 threads, 10 s each
 #   DURATION=3s CONNS=20 scripts/loadtest.sh
+#   ONLY="test trigger" scripts/loadtest.sh   # just these rows
 #
 # The bare server is TestBareServer in bench_test.go, run from the test
 # binary (airlite is one Go package: a second main package is not allowed).
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-50}
 THREADS=${THREADS:-2}
+ONLY=${ONLY:-}
 DATE=2026-01-01T00:00:00+00:00
 
 if ! command -v wrk >/dev/null 2>&1; then
@@ -134,6 +136,9 @@ echo "airlite load run: $(date -u +%Y-%m-%d) commit $(git rev-parse --short HEAD
 	"$(nproc) cores, wrk -t$THREADS -c$CONNS -d$DURATION --latency, airlite $AIR, bare $BARE"
 printf '%-14s %11s %11s %6s | %9s %9s | %9s %9s %6s | %s\n' endpoint "airlite r/s" "bare r/s" ratio \
 	"a p50 ms" "b p50 ms" "a p99 ms" "b p99 ms" "p99 x" "non-2xx a/b"
+wanted() { # name: is this row asked for
+	[ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]
+}
 report() { # name air_result bare_result
 	read -r ar ap50 ap99 abad <<<"$2"
 	read -r br bp50 bp99 bbad <<<"$3"
@@ -144,11 +149,14 @@ report() { # name air_result bare_result
 }
 for e in "${endpoints[@]}"; do
 	read -r name path <<<"$e"
+	wanted "$name" || continue
 	a=$(wrk_run "$AIR$path")
 	b=$(wrk_run "$BARE$path")
 	report "$name" "$a" "$b"
 done
 # The trigger runs last: it adds tens of thousands of runs to the DAG.
-a=$(wrk_run "$AIR$trigger" "$work/trigger.lua")
-b=$(wrk_run "$BARE$trigger" "$work/trigger.lua")
-report trigger "$a" "$b"
+if wanted trigger; then
+	a=$(wrk_run "$AIR$trigger" "$work/trigger.lua")
+	b=$(wrk_run "$BARE$trigger" "$work/trigger.lua")
+	report trigger "$a" "$b"
+fi

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// putCounter is a write that stores counter name, and fails after writing
+// it when fail is set: what it wrote must then not be kept.
+func putCounter(name string, fail bool, runs *int) func(*memdb.Txn) error {
+	return func(txn *memdb.Txn) error {
+		*runs++
+		if err := txn.Insert(tableCounters, &counter{Name: name, Value: 1}); err != nil {
+			return err
+		}
+		if fail {
+			return errors.New("refused " + name)
+		}
+		return nil
+	}
+}
+
+func counterExists(s *Store, name string) bool {
+	raw, err := s.read().First(tableCounters, indexID, name)
+	return err == nil && raw != nil
+}
+
+func TestApplyBatch_FailedWritesLeaveNothingAndOthersLand(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		fail map[int]bool
+	}{
+		{"none fail", nil},
+		{"first fails", map[int]bool{0: true}},
+		{"last fails", map[int]bool{9: true}},
+		{"two in the middle", map[int]bool{3: true, 7: true}},
+		{"all fail", map[int]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := storeWith(t, &DAGSet{})
+			runs := make([]int, 10)
+			batch := make([]*batchedWrite, 10)
+			for i := range batch {
+				batch[i] = &batchedWrite{fn: putCounter(fmt.Sprintf("k%d", i), tc.fail[i], &runs[i])}
+			}
+			before := store.ChangeIndex()
+			store.applyBatch(batch)
+			for i, w := range batch {
+				name := fmt.Sprintf("k%d", i)
+				if tc.fail[i] {
+					if w.err == nil || w.err.Error() != "refused "+name {
+						t.Errorf("%s: err %v, want its own refusal", name, w.err)
+					}
+					if counterExists(store, name) {
+						t.Errorf("%s failed but its row was kept", name)
+					}
+					continue
+				}
+				if w.err != nil {
+					t.Errorf("%s: err %v, want none", name, w.err)
+				}
+				if !counterExists(store, name) {
+					t.Errorf("%s succeeded but its row is missing", name)
+				}
+			}
+			if len(tc.fail) == 0 {
+				if got := store.ChangeIndex() - before; got != 1 {
+					t.Errorf("a batch without failures committed %d transactions, want 1", got)
+				}
+				for i, n := range runs {
+					if n != 1 {
+						t.Errorf("k%d ran %d times, want once", i, n)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Writers that queue behind a busy leader share one transaction, and each
+// gets its own answer.
+func TestUpdateBatched_QueuedWritersShareOneTransaction(t *testing.T) {
+	t.Parallel()
+	store := storeWith(t, &DAGSet{})
+	release := make(chan struct{})
+	leaderIn := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := store.updateBatched(func(txn *memdb.Txn) error {
+			close(leaderIn)
+			<-release
+			return txn.Insert(tableCounters, &counter{Name: "leader", Value: 1})
+		})
+		if err != nil {
+			t.Errorf("leader: %v", err)
+		}
+	}()
+	<-leaderIn
+	const followers = 20
+	errs := make([]error, followers)
+	runs := make([]int, followers)
+	for i := 0; i < followers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = store.updateBatched(putCounter(fmt.Sprintf("f%d", i), i%4 == 1, &runs[i]))
+		}()
+	}
+	waitFor(t, func() bool {
+		store.writes.mu.Lock()
+		defer store.writes.mu.Unlock()
+		return len(store.writes.pending) == followers
+	})
+	before := store.ChangeIndex()
+	close(release)
+	wg.Wait()
+	for i, err := range errs {
+		name := fmt.Sprintf("f%d", i)
+		if fail := i%4 == 1; fail != (err != nil) || fail == counterExists(store, name) {
+			t.Errorf("%s: err %v, row kept %v", name, err, counterExists(store, name))
+		}
+	}
+	// The leader's transaction, then one per stretch between failures and
+	// one per failure: 1 + (5 failures: 6 stretches) = 7, far fewer than
+	// the 16 successful followers alone would take.
+	if got := store.ChangeIndex() - before; got < 1 || got > 7 {
+		t.Errorf("%d transactions committed, want at most 7", got)
+	}
+	store.writes.mu.Lock()
+	defer store.writes.mu.Unlock()
+	if store.writes.busy || len(store.writes.pending) != 0 {
+		t.Errorf("queue left busy=%v with %d pending", store.writes.busy, len(store.writes.pending))
+	}
+}
+
+// Many concurrent writers, some failing: every answer is the writer's own
+// and the store holds exactly the successful writes (run with -race).
+func TestUpdateBatched_ConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	store := storeWith(t, &DAGSet{})
+	const writers, each = 16, 50
+	var wg sync.WaitGroup
+	for g := 0; g < writers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				name := fmt.Sprintf("g%d-%d", g, i)
+				fail := i%7 == 3
+				var runs int
+				err := store.updateBatched(putCounter(name, fail, &runs))
+				if fail != (err != nil) {
+					t.Errorf("%s: err %v, want failure %v", name, err, fail)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for g := 0; g < writers; g++ {
+		for i := 0; i < each; i++ {
+			name := fmt.Sprintf("g%d-%d", g, i)
+			if want := i%7 != 3; counterExists(store, name) != want {
+				t.Errorf("%s: row kept %v, want %v", name, !want, want)
+			}
+		}
+	}
+}
+
+// waitFor polls cond for up to ten seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
