@@ -576,3 +576,49 @@ func readCapture(t *testing.T, name string) capture {
 	}
 	return capture{header: h, body: body}
 }
+
+// discardWriter is a ResponseWriter that keeps nothing, for handler-level
+// benchmarks that leave the network out.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkHandlerTest is /test without the network: airlite's whole
+// handler chain (journal, router, access log to a discarding writer, auth,
+// edition headers) against the bare twin that writes the same bytes. It
+// isolates what airlite adds per request, which the loopback benchmarks
+// and the load run see only through the noise of the HTTP stack.
+func BenchmarkHandlerTest(b *testing.B) {
+	store, dags := benchStoreWith(b)
+	auth, err := newAuthenticator(authDefault, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	access := zerolog.New(newAsyncWriter(io.Discard, 1<<20)).With().Timestamp().Logger()
+	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth,
+		Logger: zerolog.New(io.Discard), AccessLog: &access, Now: time.Now, Unixname: "bench", Journal: newJournal(1000)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.ready.Store(true)
+	airlite := srv.routes()
+	ts := httptest.NewServer(airlite)
+	defer ts.Close()
+	bare := bareGet(captureOf(b, target{client: benchClient(), url: ts.URL + apiPrefix + "/test"}))
+	for _, h := range []struct {
+		name    string
+		handler http.Handler
+	}{{"airlite", airlite}, {"bare", bare}} {
+		b.Run(h.name, func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodGet, apiPrefix+"/test", nil)
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.handler.ServeHTTP(w, r)
+			}
+		})
+	}
+}

@@ -235,7 +235,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		clock = newFakeClock(time.Now())
 		now = clock.Now
 	}
-	accessOut := newAsyncWriter(stderr, 4096)
+	accessOut := newAsyncWriter(stderr, 1<<20) // about 6,000 lines
 	defer func() {
 		if n := accessOut.Close(); n > 0 {
 			logger.Warn().Int64("lines", n).Msg("access log lines dropped under load")
