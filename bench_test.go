@@ -139,15 +139,17 @@ func addRuns(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, withT
 }
 
 // benchServer serves a store as the binary does: edition 2, JSON access log
-// with timestamps (to io.Discard here, stderr in the binary), default auth.
+// (to io.Discard here, stderr in the binary), journal, default auth.
 func benchServer(tb testing.TB, store *Store, dags *DAGSet) *httptest.Server {
 	tb.Helper()
 	auth, err := newAuthenticator(authDefault, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	access := zerolog.New(io.Discard)
 	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth,
-		Logger: zerolog.New(io.Discard).With().Timestamp().Logger(), Now: time.Now, Unixname: "bench"})
+		Logger: zerolog.New(io.Discard).With().Timestamp().Logger(), AccessLog: &access, Now: time.Now,
+		Unixname: "bench", Journal: newJournal(1000)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -596,7 +598,7 @@ func BenchmarkHandlerTest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	access := zerolog.New(newAsyncWriter(io.Discard, 1<<20)).With().Timestamp().Logger()
+	access := zerolog.New(newAsyncWriter(io.Discard, 1<<20))
 	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth,
 		Logger: zerolog.New(io.Discard), AccessLog: &access, Now: time.Now, Unixname: "bench", Journal: newJournal(1000)})
 	if err != nil {

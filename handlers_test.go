@@ -1827,3 +1827,72 @@ func TestAirflowAPI_Direct(t *testing.T) {
 		t.Errorf("Pool(nope) error = %v", err)
 	}
 }
+
+// Every request gets one access-log line at info: the route pattern it
+// matched (none for an unknown path), method, status, bytes, duration and
+// the time it ended; at warn there are none.
+func TestServer_AccessLog(t *testing.T) {
+	t.Parallel()
+	for _, level := range []zerolog.Level{zerolog.InfoLevel, zerolog.WarnLevel} {
+		t.Run(level.String(), func(t *testing.T) {
+			t.Parallel()
+			var logs syncBuffer
+			access := zerolog.New(&logs).Level(level)
+			ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.AccessLog = &access }))
+			before := time.Now().UTC().Truncate(time.Second)
+			ts.do(t, http.MethodGet, apiPrefix+"/test", "")
+			ts.do(t, http.MethodGet, "/no/such/path", "")
+			ts.do(t, http.MethodPost, apiPrefix+"/dags/example_bash_operator/dag_runs", `{"run_id": "logged"}`)
+			after := time.Now().UTC()
+			var lines []map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+				if line == "" {
+					continue
+				}
+				var m map[string]any
+				if err := json.Unmarshal([]byte(line), &m); err != nil {
+					t.Fatalf("line %q: %v", line, err)
+				}
+				lines = append(lines, m)
+			}
+			if level == zerolog.WarnLevel {
+				if len(lines) != 0 {
+					t.Fatalf("at warn: %d access lines, want none", len(lines))
+				}
+				return
+			}
+			want := []struct {
+				route, method string
+				status        float64
+			}{
+				{apiPrefix + "/test", "GET", 200},
+				{"", "GET", 404},
+				{apiPrefix + "/dags/:dag_id/dag_runs", "POST", 200},
+			}
+			if len(lines) != len(want) {
+				t.Fatalf("%d access lines, want %d:\n%s", len(lines), len(want), logs.String())
+			}
+			for i, w := range want {
+				m := lines[i]
+				route, hasRoute := m["route"]
+				if (w.route == "") == hasRoute || (hasRoute && route != w.route) {
+					t.Errorf("line %d route %v, want %q", i, route, w.route)
+				}
+				if m["method"] != w.method || m["status"] != w.status || m["message"] != "request" || m["level"] != "info" {
+					t.Errorf("line %d: %v", i, m)
+				}
+				if b, _ := m["bytes"].(float64); b <= 0 {
+					t.Errorf("line %d bytes %v, want the body's size", i, m["bytes"])
+				}
+				if d, ok := m["dur"].(float64); !ok || d < 0 {
+					t.Errorf("line %d dur %v", i, m["dur"])
+				}
+				stampText, _ := m["time"].(string)
+				stamp, err := time.Parse(time.RFC3339, stampText)
+				if err != nil || stamp.Before(before) || stamp.After(after) {
+					t.Errorf("line %d time %v (%v), want between %v and %v", i, m["time"], err, before, after)
+				}
+			}
+		})
+	}
+}

@@ -406,7 +406,7 @@ func TestServer_PanicRecovered(t *testing.T) {
 	if !ok {
 		t.Fatalf("handler is %T, not the router", ts.Config.Handler)
 	}
-	router.Handle(http.MethodGet, "/_test/panic", ts.srv.logged("/_test/panic",
+	router.Handle(http.MethodGet, "/_test/panic", routed("/_test/panic",
 		func(http.ResponseWriter, *http.Request, httprouter.Params) { panicForTest() }))
 	res := ts.do(t, http.MethodGet, "/_test/panic", "")
 	if res.status != 500 || res.body != `{"error": "internal error: see the airlite log"}` {
@@ -439,6 +439,7 @@ func TestServer_CredentialsNeverLogged(t *testing.T) {
 			var logs syncBuffer
 			ts := newTestServer(t, edition2, withAuth(backend, "admin:s3cret-Pa55\n"), withOptions(func(o *serverOptions) {
 				o.Logger = zerolog.New(&logs).Level(zerolog.DebugLevel)
+				o.AccessLog = &o.Logger
 			}))
 			for _, pass := range []string{"s3cret-Pa55", "wr0ng-Pa55"} {
 				ts.do(t, http.MethodGet, apiPrefix+"/test", "", "Authorization", "Basic "+base64Std("admin:"+pass))

@@ -122,32 +122,29 @@ func journaled(path string) bool {
 		(strings.HasPrefix(path, "/_airlite/") && !strings.HasPrefix(path, "/_airlite/requests"))
 }
 
-// record wraps the whole router: every journaled request is added once its
-// answer is written.
-func (j *journal) record(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !journaled(r.URL.Path) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		start := time.Now()
-		body := &boundedBuffer{limit: journalBodyLimit}
-		if r.Body != nil {
-			r.Body = struct {
-				io.Reader
-				io.Closer
-			}{io.TeeReader(r.Body, body), r.Body}
-		}
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		status := rec.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		j.add(journalEntry{
-			Time: start.UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-			Body: strings.ToValidUTF8(body.buf.String(), "\uFFFD"), BodyCut: body.cut,
-			Status: status, DurationMS: float64(time.Since(start).Microseconds()) / 1000,
-		})
+// tee starts keeping r's body as the handler reads it, when r goes into the
+// journal; it returns nil otherwise. A request without a body costs no
+// buffer.
+func (j *journal) tee(r *http.Request) *boundedBuffer {
+	if j == nil || !journaled(r.URL.Path) {
+		return nil
+	}
+	body := &boundedBuffer{limit: journalBodyLimit}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.TeeReader(r.Body, body), r.Body}
+	}
+	return body
+}
+
+// addRequest adds the request once its answer is written; body is what
+// tee returned.
+func (j *journal) addRequest(r *http.Request, body *boundedBuffer, status int, start, end time.Time) {
+	j.add(journalEntry{
+		Time: start.UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		Body: strings.ToValidUTF8(body.buf.String(), "\uFFFD"), BodyCut: body.cut,
+		Status: status, DurationMS: float64(end.Sub(start).Microseconds()) / 1000,
 	})
 }

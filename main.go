@@ -186,10 +186,14 @@ func expandHome(p string, getenv func(string) string) (string, error) {
 	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
 }
 
-func newLogger(c config, stderr io.Writer) zerolog.Logger { return newLoggerTo(c, stderr, stderr) }
+// newLogger is the application log: stamped with the time of each line.
+func newLogger(c config, stderr io.Writer) zerolog.Logger {
+	return newLoggerTo(c, stderr, stderr).With().Timestamp().Logger()
+}
 
 // newLoggerTo writes to out in the format --log-format, or stderr being a
-// terminal, asks for.
+// terminal, asks for. It adds no timestamp: the access log stamps each
+// line with the end time of its request, already read.
 func newLoggerTo(c config, stderr, out io.Writer) zerolog.Logger {
 	format := c.LogFormat
 	if format == "" {
@@ -201,7 +205,7 @@ func newLoggerTo(c config, stderr, out io.Writer) zerolog.Logger {
 	if format == "console" {
 		out = zerolog.ConsoleWriter{Out: out, TimeFormat: time.TimeOnly}
 	}
-	return zerolog.New(out).Level(c.LogLevel).With().Timestamp().Logger()
+	return zerolog.New(out).Level(c.LogLevel)
 }
 
 // run is airlite from start to exit: load the DAGs, open the listener,

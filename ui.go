@@ -90,7 +90,7 @@ func uiRunPath(e edition) string {
 // page registers a status page or form: access log, auth backend, and for
 // posts the cross-origin check. GET pages answer HEAD too.
 func (s *server) page(r *httprouter.Router, method, path string, h httprouter.Handle) {
-	wrapped := s.logged(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+	wrapped := routed(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		s.setEditionHeaders(w, false)
 		if s.rejected(w, req) {
 			return
