@@ -134,7 +134,7 @@ func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]
 			}
 			forced := *ti
 			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
-			if err := txn.Insert(tableTasks, &forced); err != nil {
+			if err := putTaskInstancesTxn(txn, &forced); err != nil {
 				return err
 			}
 		}
@@ -195,20 +195,19 @@ func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, up
 		}
 		ids := relatives(row.Def, task, upstream, downstream)
 		for _, id := range ids {
-			raw, err := txn.First(tableTasks, indexID, dagID, runID, id)
+			ti, err := taskInstanceTxn(txn, dagID, runID, id)
+			if errors.Is(err, errNotFound) {
+				continue
+			}
 			if err != nil {
 				return err
 			}
-			if raw == nil {
-				continue
-			}
-			ti := raw.(*TaskInstance)
 			if ti.State == TaskRunning {
 				stopped = append(stopped, tiKey{dagID, runID, id})
 			}
 			forced := *ti
 			forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
-			if err := txn.Insert(tableTasks, &forced); err != nil {
+			if err := putTaskInstancesTxn(txn, &forced); err != nil {
 				return err
 			}
 			marked = append(marked, id)

@@ -433,12 +433,14 @@ func waitTaskState(t *testing.T, store *Store, dagID, runID, taskID string, want
 	deadline := time.NewTimer(20 * time.Second)
 	defer deadline.Stop()
 	for {
-		ch, raw, err := store.read().FirstWatch(tableTasks, indexID, dagID, runID, taskID)
+		ch, raw, err := store.read().FirstWatch(tableTasks, indexID, dagID, runID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if raw != nil && raw.(*TaskInstance).State == want {
-			return
+		if raw != nil {
+			if i, ok := raw.(*runTasks).find(taskID); ok && raw.(*runTasks).TIs[i].State == want {
+				return
+			}
 		}
 		select {
 		case <-ch:

@@ -547,7 +547,7 @@ func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 			return nil
 		}
 		for _, id := range ids {
-			n, err := countTaskInstancesInStateTxn(txn, id, TaskRunning)
+			n, err := countTaskInstancesTxn(txn, id, func(ti *TaskInstance) bool { return ti.State == TaskRunning })
 			if err != nil {
 				return err
 			}

@@ -124,7 +124,7 @@ func addRuns(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, withT
 						State: TaskSuccess, TryNumber: 1, MaxTries: t.Retries, StartDate: &s, EndDate: &e, Duration: &dur,
 						QueuedDttm: &q, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue, PriorityWeight: t.TotalWeight,
 						Operator: t.Operator, Hostname: "bench-host", Unixname: "bench", PID: &pid, UpdatedAt: &u}
-					if err := txn.Insert(tableTasks, ti); err != nil {
+					if err := putTaskInstancesTxn(txn, ti); err != nil {
 						return err
 					}
 				}

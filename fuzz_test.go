@@ -569,9 +569,13 @@ func tableCounts(t testing.TB, store *Store) string {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	codecs := map[string]snapshotCodec{}
+	for _, c := range snapshotCodecs() {
+		codecs[c.table] = c
+	}
 	var b strings.Builder
 	for _, name := range names {
-		n, err := countRows(txn, name)
+		n, err := countRecords(txn, codecs[name])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -76,5 +77,88 @@ func TestStore_RunStateQueries(t *testing.T) {
 		if n != tc.want {
 			t.Errorf("countRunsTxn(%s, %s) = %d, want %d", tc.dag, tc.state, n, tc.want)
 		}
+	}
+}
+
+// A run's task instances live in one row: writes merge into it in task_id
+// order, replace by task_id, never change a row a reader holds, and the
+// state index finds each unfinished state exactly while it lasts.
+func TestStore_TaskInstanceRows(t *testing.T) {
+	t.Parallel()
+	store := storeWith(t, &DAGSet{})
+	ti := func(dag, run, task string, state TaskState) *TaskInstance {
+		return &TaskInstance{DagID: dag, RunID: run, TaskID: task, State: state}
+	}
+	keys := func(tis []*TaskInstance) []string {
+		var out []string
+		for _, ti := range tis {
+			out = append(out, ti.DagID+"/"+ti.RunID+"/"+ti.TaskID+"="+string(ti.State))
+		}
+		return out
+	}
+	put := func(tis ...*TaskInstance) error {
+		t.Helper()
+		return store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, tis...) })
+	}
+	// Out of order, two runs interleaved, one key twice (the last wins).
+	if err := put(ti("a", "r1", "c", TaskScheduled), ti("a", "r1", "a", TaskRunning), ti("b", "r1", "x", TaskQueued),
+		ti("a", "r1", "b", ""), ti("a", "r1", "c", TaskQueued), ti("a", "r2", "a", TaskScheduled)); err != nil {
+		t.Fatal(err)
+	}
+	held, err := store.TaskInstancesOfRun("a", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keys(held), []string{"a/r1/a=running", "a/r1/b=", "a/r1/c=queued"}; !slices.Equal(got, want) {
+		t.Errorf("run a/r1 = %v, want %v", got, want)
+	}
+	inState := func(state TaskState) []string {
+		t.Helper()
+		tis, err := taskInstancesInStateTxn(store.read(), state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys(tis)
+	}
+	for state, want := range map[TaskState][]string{
+		TaskQueued:    {"a/r1/c=queued", "b/r1/x=queued"},
+		TaskScheduled: {"a/r2/a=scheduled"},
+		TaskRunning:   {"a/r1/a=running"},
+		TaskSuccess:   nil, // finished states are not indexed
+	} {
+		if got := inState(state); !slices.Equal(got, want) {
+			t.Errorf("in %s: %v, want %v", state, got, want)
+		}
+	}
+	// A replaced task instance leaves its old state's index entry, and the
+	// slice a reader holds does not change.
+	if err := put(ti("a", "r1", "a", TaskSuccess), ti("a", "r1", "d", TaskRunning)); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(held); !slices.Equal(got, []string{"a/r1/a=running", "a/r1/b=", "a/r1/c=queued"}) {
+		t.Errorf("a reader's task instances changed under it: %v", got)
+	}
+	if got := inState(TaskRunning); !slices.Equal(got, []string{"a/r1/d=running"}) {
+		t.Errorf("running after the change: %v", got)
+	}
+	if got, err := store.TaskInstance("a", "r1", "a"); err != nil || got.State != TaskSuccess {
+		t.Errorf("TaskInstance(a, r1, a) = %+v, %v", got, err)
+	}
+	if _, err := store.TaskInstance("a", "r1", "zz"); !errors.Is(err, errNotFound) {
+		t.Errorf("a missing task: %v, want errNotFound", err)
+	}
+	if _, err := store.TaskInstance("a", "r9", "a"); !errors.Is(err, errNotFound) {
+		t.Errorf("a missing run: %v, want errNotFound", err)
+	}
+	n, err := countTaskInstancesTxn(store.read(), "a", nil)
+	if err != nil || n != 5 {
+		t.Errorf("task instances of a: %d, %v; want 5", n, err)
+	}
+	// An empty task_id is refused and the transaction keeps nothing.
+	if err := put(ti("c", "r1", "ok", TaskQueued), ti("c", "r1", "", TaskQueued)); err == nil {
+		t.Error("an empty task_id was stored")
+	}
+	if tis, _ := store.TaskInstancesOfRun("c", "r1"); len(tis) != 0 {
+		t.Errorf("a refused write kept %v", keys(tis))
 	}
 }

@@ -234,8 +234,8 @@ func (s *scheduler) runnable(txn *memdb.Txn, run *DagRun) (*DAG, bool) {
 		return nil, false
 	}
 	if parent := row.Def.ParentDagID; parent != "" {
-		raw, err := txn.First(tableTasks, indexID, parent, run.RunID, run.DagID[len(parent)+1:])
-		if err != nil || raw == nil || raw.(*TaskInstance).State != TaskRunning {
+		ti, err := taskInstanceTxn(txn, parent, run.RunID, run.DagID[len(parent)+1:])
+		if err != nil || ti.State != TaskRunning {
 			return nil, false
 		}
 	}
@@ -341,9 +341,11 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 		for _, ti := range tis {
 			byID[ti.TaskID] = ti
 		}
-		put := func(ti *TaskInstance) error {
+		// Changes gather here and go to the store in one row write.
+		var changed []*TaskInstance
+		put := func(ti *TaskInstance) {
 			byID[ti.TaskID] = ti
-			return txn.Insert(tableTasks, ti)
+			changed = append(changed, ti)
 		}
 		if dag.DagrunTimeout > 0 && run.StartDate != nil && now.Sub(*run.StartDate) > dag.DagrunTimeout {
 			// Airflow fails a timed-out run and skips what has not finished.
@@ -356,12 +358,13 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 				}
 				skipped := *ti
 				skipped.State, skipped.EndDate, skipped.UpdatedAt = TaskSkipped, &now, &now
-				if err := put(&skipped); err != nil {
-					return err
-				}
+				put(&skipped)
 			}
 			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
 				Dur("dagrun_timeout", dag.DagrunTimeout).Msg("run timed out")
+			if err := putTaskInstancesTxn(txn, changed...); err != nil {
+				return err
+			}
 			return finishRunTxn(txn, run, RunFailed, now)
 		}
 		for _, task := range s.topo(dag) {
@@ -381,9 +384,10 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 					updated.StartDate = &now
 				}
 			}
-			if err := put(&updated); err != nil {
-				return err
-			}
+			put(&updated)
+		}
+		if err := putTaskInstancesTxn(txn, changed...); err != nil {
+			return err
 		}
 		if state, done := runOutcome(dag, byID); done {
 			return finishRunTxn(txn, run, state, now)
@@ -557,13 +561,12 @@ type candidate struct {
 // marks them in the scheduler; it returns how many did.
 func (s *scheduler) launchScheduled(now time.Time) (int, error) {
 	txn := s.opts.Store.read()
-	it, err := txn.Get(tableTasks, indexState, string(TaskScheduled))
+	scheduled, err := taskInstancesInStateTxn(txn, TaskScheduled)
 	if err != nil {
-		return 0, fmt.Errorf("list scheduled tasks: %w", err)
+		return 0, err
 	}
 	var cands []candidate
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		ti := raw.(*TaskInstance)
+	for _, ti := range scheduled {
 		cands = append(cands, candidate{ti: ti, date: ti.ExecutionDate})
 	}
 	if len(cands) == 0 {
@@ -602,12 +605,11 @@ type slotUsage struct {
 func activeUsage(txn *memdb.Txn) (*slotUsage, error) {
 	u := &slotUsage{byDag: map[string]int{}, byPool: map[string]int64{}}
 	for _, state := range []TaskState{TaskQueued, TaskRunning} {
-		it, err := txn.Get(tableTasks, indexState, string(state))
+		tis, err := taskInstancesInStateTxn(txn, state)
 		if err != nil {
-			return nil, fmt.Errorf("list %s tasks: %w", state, err)
+			return nil, err
 		}
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			ti := raw.(*TaskInstance)
+		for _, ti := range tis {
 			u.total++
 			u.byDag[ti.DagID]++
 			u.byPool[ti.Pool] += int64(ti.PoolSlots)
@@ -623,11 +625,13 @@ func activeUsage(txn *memdb.Txn) (*slotUsage, error) {
 func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time) (done bool, err error) {
 	var job *taskJob
 	err = s.opts.Store.update(func(txn *memdb.Txn) error {
-		raw, err := txn.First(tableTasks, indexID, listed.DagID, listed.RunID, listed.TaskID)
-		if err != nil || raw == nil || raw.(*TaskInstance).State != TaskScheduled {
+		ti, err := taskInstanceTxn(txn, listed.DagID, listed.RunID, listed.TaskID)
+		if errors.Is(err, errNotFound) || (err == nil && ti.State != TaskScheduled) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		ti := raw.(*TaskInstance)
 		run, err := runByRunIDTxn(txn, ti.DagID, ti.RunID)
 		if err != nil || run.State != RunRunning {
 			return nil
@@ -650,7 +654,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 			zero := 0.0
 			started.Duration = &zero
 			done = true
-			return txn.Insert(tableTasks, &started)
+			return putTaskInstancesTxn(txn, &started)
 		}
 		key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
 		pool, err := poolTxn(txn, ti.Pool)
@@ -675,7 +679,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 			return nil
 		}
 		started.State = TaskRunning
-		if err := txn.Insert(tableTasks, &started); err != nil {
+		if err := putTaskInstancesTxn(txn, &started); err != nil {
 			return err
 		}
 		usage.total++
@@ -760,14 +764,14 @@ func (s *scheduler) StopTasks(match func(tiKey) bool) {
 func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	return s.opts.Store.update(func(txn *memdb.Txn) error {
-		raw, err := txn.First(tableTasks, indexID, job.key.dagID, job.key.runID, job.key.taskID)
+		stored, err := taskInstanceTxn(txn, job.key.dagID, job.key.runID, job.key.taskID)
+		if errors.Is(err, errNotFound) || (err == nil && (stored.State != TaskRunning || stored.TryNumber != job.try)) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		if raw == nil || raw.(*TaskInstance).State != TaskRunning || raw.(*TaskInstance).TryNumber != job.try {
-			return nil
-		}
-		ti := *raw.(*TaskInstance)
+		ti := *stored
 		ti.EndDate, ti.UpdatedAt = &now, &now
 		if ti.StartDate != nil {
 			d := now.Sub(*ti.StartDate).Seconds()
@@ -784,7 +788,7 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 			log = s.opts.Logger.Warn().Str("reason", out.reason)
 		}
 		log.Str("task", job.key.String()).Int("try", job.try).Str("state", string(ti.State)).Msg("task finished")
-		if err := txn.Insert(tableTasks, &ti); err != nil {
+		if err := putTaskInstancesTxn(txn, &ti); err != nil {
 			return err
 		}
 		if err := appendTaskLogTxn(txn, job.key, job.try, out); err != nil {

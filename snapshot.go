@@ -222,10 +222,24 @@ func stringToRaw(s *string) json.RawMessage {
 
 // snapshotCodec converts one table's rows to records and back.
 type snapshotCodec struct {
-	table  string
+	table string
+	// split, when set, turns a stored row into the objects written one
+	// record each; otherwise a row is one record.
+	split  func(obj any) []any
 	encode func(obj any) any
-	// decode reads one record (one line) and returns the row to insert.
+	// decode reads one record (one line) and returns the object to store.
 	decode func(line []byte) (any, error)
+	// insert, when set, stores decoded objects (in file order, a batch at
+	// a time) instead of txn.Insert of each.
+	insert func(txn *memdb.Txn, objs []any) error
+}
+
+// records returns the objects a stored row is written as.
+func (c snapshotCodec) records(obj any) []any {
+	if c.split == nil {
+		return []any{obj}
+	}
+	return c.split(obj)
 }
 
 // decodeInto returns a decode function for record type R. Rows are
@@ -245,37 +259,46 @@ func decodeInto[R any](conv func(*R) any) func(line []byte) (any, error) {
 // restored. A test checks that it covers the schema.
 func snapshotCodecs() []snapshotCodec {
 	return []snapshotCodec{
-		{tableCounters, func(obj any) any {
+		{table: tableCounters, encode: func(obj any) any {
 			c := obj.(*counter)
 			return &snapCounter{Name: c.Name, Value: c.Value}
-		}, decodeInto(func(r *snapCounter) any { return &counter{Name: r.Name, Value: r.Value} })},
-		{tableDags, func(obj any) any {
+		}, decode: decodeInto(func(r *snapCounter) any { return &counter{Name: r.Name, Value: r.Value} })},
+		{table: tableDags, encode: func(obj any) any {
 			d := obj.(*DagRow)
 			return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID}
-		}, decodeInto(func(r *snapDag) any {
+		}, decode: decodeInto(func(r *snapDag) any {
 			return &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID}
 		})},
-		{tablePools, func(obj any) any {
+		{table: tablePools, encode: func(obj any) any {
 			p := obj.(*Pool)
 			return &snapPool{ID: p.ID, Name: p.Name, Slots: p.Slots, Description: p.Description, IncludeDeferred: p.IncludeDeferred}
-		}, decodeInto(func(r *snapPool) any {
+		}, decode: decodeInto(func(r *snapPool) any {
 			return &Pool{ID: r.ID, Name: r.Name, Slots: r.Slots, Description: r.Description, IncludeDeferred: r.IncludeDeferred}
 		})},
-		{tableDagRuns, func(obj any) any {
+		{table: tableDagRuns, encode: func(obj any) any {
 			r := obj.(*DagRun)
 			return &snapRun{
 				ID: r.ID, DagID: r.DagID, RunID: r.RunID, ExecutionDate: r.ExecutionDate.UTC(), State: r.State,
 				Conf: rawToString(r.Conf), StartDate: utcPtr(r.StartDate), EndDate: utcPtr(r.EndDate),
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 			}
-		}, decodeInto(func(r *snapRun) any {
+		}, decode: decodeInto(func(r *snapRun) any {
 			return &DagRun{
 				ID: r.ID, DagID: r.DagID, RunID: r.RunID, ExecutionDate: r.ExecutionDate, State: r.State,
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 			}
 		})},
-		{tableTasks, func(obj any) any {
+		// A run's task instances are one row in the store and one record
+		// each in the file, as the file has always held them.
+		{table: tableTasks, split: func(obj any) []any {
+			tis := obj.(*runTasks).TIs
+			objs := make([]any, len(tis))
+			for i, ti := range tis {
+				objs[i] = ti
+			}
+			return objs
+		}, insert: insertTaskRecords, encode: func(obj any) any {
 			t := obj.(*TaskInstance)
 			return &snapTask{
 				DagID: t.DagID, RunID: t.RunID, TaskID: t.TaskID, ExecutionDate: t.ExecutionDate.UTC(), State: t.State,
@@ -284,7 +307,7 @@ func snapshotCodecs() []snapshotCodec {
 				Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 				Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
 			}
-		}, decodeInto(func(r *snapTask) any {
+		}, decode: decodeInto(func(r *snapTask) any {
 			return &TaskInstance{
 				DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, ExecutionDate: r.ExecutionDate, State: r.State,
 				TryNumber: r.TryNumber, MaxTries: r.MaxTries, StartDate: r.StartDate, EndDate: r.EndDate,
@@ -293,15 +316,15 @@ func snapshotCodecs() []snapshotCodec {
 				Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
 			}
 		})},
-		{tableLineage, func(obj any) any {
+		{table: tableLineage, encode: func(obj any) any {
 			l := obj.(*LineageRecord)
 			return &snapLineage{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID,
 				Inlets: rawToString(l.Inlets), Outlets: rawToString(l.Outlets)}
-		}, decodeInto(func(r *snapLineage) any {
+		}, decode: decodeInto(func(r *snapLineage) any {
 			return &LineageRecord{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID,
 				Inlets: stringToRaw(r.Inlets), Outlets: stringToRaw(r.Outlets)}
 		})},
-		{tableTaskLogs, func(obj any) any {
+		{table: tableTaskLogs, encode: func(obj any) any {
 			l := obj.(*TaskLog)
 			rec := &snapTaskLog{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID}
 			if l.Tries != nil {
@@ -316,7 +339,7 @@ func snapshotCodecs() []snapshotCodec {
 				}
 			}
 			return rec
-		}, decodeInto(func(r *snapTaskLog) any {
+		}, decode: decodeInto(func(r *snapTaskLog) any {
 			l := &TaskLog{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID}
 			if r.Tries != nil {
 				l.Tries = make([]TryLog, len(r.Tries))
@@ -394,7 +417,7 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 	}
 	stats.Index = header.Index
 	for _, c := range codecs {
-		n, err := countRows(txn, c.table)
+		n, err := countRecords(txn, c)
 		if err != nil {
 			return stats, err
 		}
@@ -406,11 +429,13 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 			return stats, fmt.Errorf("list %s: %w", c.table, err)
 		}
 		written := 0
-		for obj := it.Next(); obj != nil; obj = it.Next() {
-			if err := enc.Encode(c.encode(obj)); err != nil {
-				return stats, fmt.Errorf("write table %s: %w", c.table, err)
+		for row := it.Next(); row != nil; row = it.Next() {
+			for _, obj := range c.records(row) {
+				if err := enc.Encode(c.encode(obj)); err != nil {
+					return stats, fmt.Errorf("write table %s: %w", c.table, err)
+				}
+				written++
 			}
-			written++
 		}
 		if written != n {
 			return stats, fmt.Errorf("write table %s: counted %d rows, listed %d", c.table, n, written)
@@ -455,16 +480,31 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func countRows(txn *memdb.Txn, table string) (int, error) {
-	it, err := txn.Get(table, indexID)
+// countRecords counts the records a table is written as.
+func countRecords(txn *memdb.Txn, c snapshotCodec) (int, error) {
+	it, err := txn.Get(c.table, indexID)
 	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", table, err)
+		return 0, fmt.Errorf("count %s: %w", c.table, err)
 	}
 	n := 0
-	for obj := it.Next(); obj != nil; obj = it.Next() {
-		n++
+	for row := it.Next(); row != nil; row = it.Next() {
+		if c.split == nil {
+			n++
+		} else {
+			n += len(c.split(row))
+		}
 	}
 	return n, nil
+}
+
+// insertTaskRecords stores restored task instances: those of one run, one
+// after another in the file, go into the store as one row.
+func insertTaskRecords(txn *memdb.Txn, objs []any) error {
+	tis := make([]*TaskInstance, len(objs))
+	for i, obj := range objs {
+		tis[i] = obj.(*TaskInstance)
+	}
+	return putTaskInstancesTxn(txn, tis...)
 }
 
 // syncDir makes a rename in dir durable.
@@ -563,6 +603,14 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	for batch := range batches {
 		if insertErr != nil {
 			continue // drain until the decoder sees quit
+		}
+		if insert := codecs[batch.table].insert; insert != nil {
+			if err := insert(txn, batch.rows); err != nil {
+				insertErr = badSnapshot(path, err, "rows %d to %d of table %s do not fit",
+					batch.first+1, batch.first+len(batch.rows), batch.table)
+				close(quit)
+			}
+			continue
 		}
 		for i, obj := range batch.rows {
 			switch o := obj.(type) {
@@ -957,13 +1005,11 @@ func resolveOrphans(store *Store, ed edition, now time.Time, log zerolog.Logger)
 		changed = 0
 		var orphans []*TaskInstance
 		for _, state := range states {
-			it, err := txn.Get(tableTasks, indexState, string(state))
+			tis, err := taskInstancesInStateTxn(txn, state)
 			if err != nil {
-				return fmt.Errorf("list %s tasks: %w", state, err)
+				return err
 			}
-			for obj := it.Next(); obj != nil; obj = it.Next() {
-				orphans = append(orphans, obj.(*TaskInstance))
-			}
+			orphans = append(orphans, tis...)
 		}
 		for _, old := range orphans {
 			ti := *old
@@ -990,7 +1036,7 @@ func resolveOrphans(store *Store, ed edition, now time.Time, log zerolog.Logger)
 			} else {
 				ti.State, ti.NextRetryAt = TaskNone, nil
 			}
-			if err := txn.Insert(tableTasks, &ti); err != nil {
+			if err := putTaskInstancesTxn(txn, &ti); err != nil {
 				return fmt.Errorf("reset orphaned task %s: %w", key, err)
 			}
 			if old.State == TaskRunning {

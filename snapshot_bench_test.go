@@ -67,7 +67,7 @@ func snapBenchStore(b *testing.B) (*Store, *DAGSet) {
 						Duration: &d, QueuedDttm: &start, Pool: defaultPoolName, PoolSlots: 1, Queue: "default",
 						PriorityWeight: perRun - k, Operator: "BashOperator", Hostname: "host.example", Unixname: "airflow",
 						PID: &pid, UpdatedAt: &end}
-					if err := txn.Insert(tableTasks, ti); err != nil {
+					if err := putTaskInstancesTxn(txn, ti); err != nil {
 						return err
 					}
 				}

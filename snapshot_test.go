@@ -123,6 +123,12 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		for table, objs := range rows {
 			for i, obj := range objs {
 				snapFill(t, reflect.ValueOf(obj).Elem(), 10*i, "")
+				if ti, ok := obj.(*TaskInstance); ok {
+					if err := putTaskInstancesTxn(txn, ti); err != nil {
+						return err
+					}
+					continue
+				}
 				if err := txn.Insert(table, obj); err != nil {
 					return err
 				}
@@ -318,7 +324,7 @@ func snapPopulate(t *testing.T, base string, store *Store, dags *DAGSet, e editi
 					n := ti.EndDate.Add(5 * time.Minute)
 					ti.NextRetryAt = &n
 				}
-				if err := txn.Insert(tableTasks, &ti); err != nil {
+				if err := putTaskInstancesTxn(txn, &ti); err != nil {
 					return err
 				}
 				key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
@@ -552,9 +558,9 @@ func TestSnapshot_Orphans(t *testing.T) {
 				}
 			}
 			for _, state := range []TaskState{TaskRunning, TaskQueued} {
-				it, _ := restored.read().Get(tableTasks, indexState, string(state))
-				if obj := it.Next(); obj != nil {
-					t.Errorf("a task instance is still %s after restart: %+v", state, obj)
+				tis, _ := taskInstancesInStateTxn(restored.read(), state)
+				if len(tis) > 0 {
+					t.Errorf("a task instance is still %s after restart: %+v", state, tis[0])
 				}
 			}
 		})
@@ -846,5 +852,53 @@ func TestParseConfig_SnapshotBad(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"--snapshot-bad", "delete"}, env, io.Discard); err == nil || !strings.Contains(err.Error(), "snapshot-bad") {
 		t.Fatalf("--snapshot-bad delete: %v, want refused", err)
+	}
+}
+
+// A run's task instances are one row in the store and one record each in
+// the file; a run with more task instances than a restore batch holds
+// comes back whole, in task_id order.
+func TestSnapshot_RunRowSpanningBatches(t *testing.T) {
+	t.Parallel()
+	store, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const big = 700 // more than one restore batch (512)
+	err = store.update(func(txn *memdb.Txn) error {
+		var tis []*TaskInstance
+		for i := big - 1; i >= 0; i-- {
+			tis = append(tis, &TaskInstance{DagID: "d", RunID: "big", TaskID: fmt.Sprintf("t%04d", i), State: TaskSuccess, TryNumber: i})
+		}
+		tis = append(tis, &TaskInstance{DagID: "d", RunID: "small", TaskID: "only", State: TaskQueued})
+		return putTaskInstancesTxn(txn, tis...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	written, err := writeSnapshot(store, path, snapNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, stats, err := restoreSnapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Rows != written.Rows {
+		t.Errorf("restored %d records, wrote %d", stats.Rows, written.Rows)
+	}
+	for _, run := range []string{"big", "small"} {
+		want, _ := store.TaskInstancesOfRun("d", run)
+		got, _ := restored.TaskInstancesOfRun("d", run)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("run %s: %d task instances restored, want %d as stored", run, len(got), len(want))
+		}
+	}
+	if got, _ := restored.TaskInstancesOfRun("d", "big"); len(got) != big || got[0].TaskID != "t0000" {
+		t.Errorf("run big: %d task instances, first %v", len(got), got)
+	}
+	if queued, _ := taskInstancesInStateTxn(restored.read(), TaskQueued); len(queued) != 1 {
+		t.Errorf("queued after restore: %d, want 1", len(queued))
 	}
 }

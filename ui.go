@@ -558,12 +558,11 @@ func buildPools(store *Store) ([]poolRow, error) {
 	held := map[TaskState]map[string]int64{}
 	for _, state := range []TaskState{TaskRunning, TaskQueued} {
 		held[state] = map[string]int64{}
-		it, err := txn.Get(tableTasks, indexState, string(state))
+		tis, err := taskInstancesInStateTxn(txn, state)
 		if err != nil {
-			return nil, fmt.Errorf("list %s tasks: %w", state, err)
+			return nil, err
 		}
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			ti := raw.(*TaskInstance)
+		for _, ti := range tis {
 			held[state][ti.Pool] += int64(ti.PoolSlots)
 		}
 	}
