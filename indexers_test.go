@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -45,5 +46,37 @@ func TestIndexers_MatchMemdbEncoding(t *testing.T) {
 	}
 	if _, err := (intField[DagRun]{get: func(r *DagRun) int64 { return r.ID }}).FromArgs("1"); err == nil {
 		t.Error("a string argument to an int index must be an error")
+	}
+}
+
+// The date key keeps instants in order, before 1970 too, and no byte of it
+// exceeds 15, so that no radix node of the date index has more than 16
+// children.
+func TestEncodeTime_OrderAndFanOut(t *testing.T) {
+	t.Parallel()
+	times := []time.Time{
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 999999000, time.UTC),
+		time.Unix(0, 0).UTC(),
+		time.Unix(0, 1000).UTC(),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC),
+	}
+	for i, tm := range times {
+		key := encodeTime(tm)
+		for _, b := range key {
+			if b > 0xf {
+				t.Fatalf("%v: key byte %#x above 15", tm, b)
+			}
+		}
+		if i > 0 {
+			if prev := encodeTime(times[i-1]); bytes.Compare(prev, key) >= 0 {
+				t.Errorf("%v sorts before %v: %x >= %x", times[i-1], tm, prev, key)
+			}
+		}
+	}
+	if !bytes.Equal(encodeTime(times[4]), encodeTime(times[4].In(time.FixedZone("x", 3600)))) {
+		t.Error("the same instant in another zone has another key")
 	}
 }
