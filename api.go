@@ -146,26 +146,27 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 // isFalsy is Python truthiness of a decoded JSON value.
 func isFalsy(raw json.RawMessage) bool {
-	switch s := string(bytes.TrimSpace(raw)); s {
-	case "null", "false", `""`, "[]", "{}":
-		return true
-	default:
-		if jsonKind(raw) == "a number" {
-			f, err := strconv.ParseFloat(s, 64)
-			return err == nil && f == 0
-		}
-		v, err := decodeJSONValue(raw)
-		if err != nil {
-			return false
-		}
-		switch x := v.(type) {
-		case []any:
-			return len(x) == 0
-		case map[string]any:
-			return len(x) == 0
-		}
-		return false
+	s := bytes.TrimSpace(raw)
+	if len(s) < 2 {
+		return len(s) == 1 && s[0] == '0' // the only one-byte falsy value
 	}
+	// raw is valid JSON (a field of a decoded body): its first byte says
+	// its type, and an empty object or array is its brackets alone. A
+	// trigger used to decode conf just to see that it was not empty.
+	switch s[0] {
+	case 'n':
+		return string(s) == "null"
+	case 'f':
+		return string(s) == "false"
+	case 't':
+		return false
+	case '"':
+		return len(s) == 2
+	case '{', '[':
+		return len(bytes.TrimSpace(s[1:len(s)-1])) == 0
+	}
+	f, err := strconv.ParseFloat(string(s), 64)
+	return err == nil && f == 0
 }
 
 // parseFlag is Airflow's to_boolean of replace_microseconds: a string is

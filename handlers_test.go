@@ -1896,3 +1896,19 @@ func TestServer_AccessLog(t *testing.T) {
 		})
 	}
 }
+
+// isFalsy is Python's truthiness of a JSON value, which decides whether a
+// trigger's conf and run_id count as given.
+func TestIsFalsy(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]bool{
+		`null`: true, `false`: true, `""`: true, `[]`: true, `{}`: true, `[ ]`: true, "{\n\t}": true, ` {} `: true,
+		`0`: true, `0.0`: true, `-0`: true, `0e5`: true, `1e-400`: true,
+		`true`: false, `" "`: false, `"0"`: false, `[0]`: false, `{"a": 1}`: false, `[[]]`: false, `{"": null}`: false,
+		`1`: false, `-1`: false, `0.5`: false, `7`: false, `"\u0000"`: false,
+	} {
+		if got := isFalsy(json.RawMessage(raw)); got != want {
+			t.Errorf("isFalsy(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
