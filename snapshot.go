@@ -223,9 +223,9 @@ func stringToRaw(s *string) json.RawMessage {
 // snapshotCodec converts one table's rows to records and back.
 type snapshotCodec struct {
 	table string
-	// split, when set, turns a stored row into the objects written one
-	// record each; otherwise a row is one record.
-	split  func(obj any) []any
+	// each, when set, calls fn with every object a stored row is written
+	// as, one record each; otherwise a row is one record.
+	each   func(row any, fn func(obj any) error) error
 	encode func(obj any) any
 	// decode reads one record (one line) and returns the object to store.
 	decode func(line []byte) (any, error)
@@ -234,12 +234,12 @@ type snapshotCodec struct {
 	insert func(txn *memdb.Txn, objs []any) error
 }
 
-// records returns the objects a stored row is written as.
-func (c snapshotCodec) records(obj any) []any {
-	if c.split == nil {
-		return []any{obj}
+// eachRecord calls fn with every object a stored row is written as.
+func (c snapshotCodec) eachRecord(row any, fn func(obj any) error) error {
+	if c.each == nil {
+		return fn(row)
 	}
-	return c.split(obj)
+	return c.each(row, fn)
 }
 
 // decodeInto returns a decode function for record type R. Rows are
@@ -291,13 +291,13 @@ func snapshotCodecs() []snapshotCodec {
 		})},
 		// A run's task instances are one row in the store and one record
 		// each in the file, as the file has always held them.
-		{table: tableTasks, split: func(obj any) []any {
-			tis := obj.(*runTasks).TIs
-			objs := make([]any, len(tis))
-			for i, ti := range tis {
-				objs[i] = ti
+		{table: tableTasks, each: func(row any, fn func(obj any) error) error {
+			for _, ti := range row.(*runTasks).TIs {
+				if err := fn(ti); err != nil {
+					return err
+				}
 			}
-			return objs
+			return nil
 		}, insert: insertTaskRecords, encode: func(obj any) any {
 			t := obj.(*TaskInstance)
 			return &snapTask{
@@ -429,12 +429,16 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 			return stats, fmt.Errorf("list %s: %w", c.table, err)
 		}
 		written := 0
+		writeRecord := func(obj any) error {
+			if err := enc.Encode(c.encode(obj)); err != nil {
+				return fmt.Errorf("write table %s: %w", c.table, err)
+			}
+			written++
+			return nil
+		}
 		for row := it.Next(); row != nil; row = it.Next() {
-			for _, obj := range c.records(row) {
-				if err := enc.Encode(c.encode(obj)); err != nil {
-					return stats, fmt.Errorf("write table %s: %w", c.table, err)
-				}
-				written++
+			if err := c.eachRecord(row, writeRecord); err != nil {
+				return stats, err
 			}
 		}
 		if written != n {
@@ -487,12 +491,9 @@ func countRecords(txn *memdb.Txn, c snapshotCodec) (int, error) {
 		return 0, fmt.Errorf("count %s: %w", c.table, err)
 	}
 	n := 0
+	count := func(any) error { n++; return nil }
 	for row := it.Next(); row != nil; row = it.Next() {
-		if c.split == nil {
-			n++
-		} else {
-			n += len(c.split(row))
-		}
+		_ = c.eachRecord(row, count) // count never fails
 	}
 	return n, nil
 }
