@@ -453,7 +453,7 @@ func (a *airflowAPI) DagRunState(dagID, rawDate string) (map[string]any, error) 
 
 // TaskInstanceInfo is GET /dags/<dag_id>/dag_runs/<execution_date>/tasks/<task_id>
 // (spec §3.4).
-func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (map[string]any, error) {
+func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (pyObject, error) {
 	date, err := a.parseDate(rawDate)
 	if err != nil {
 		return nil, err

@@ -295,7 +295,7 @@ func uiColor(operator string) string {
 
 // taskInstanceInfo is the task-instance endpoint's answer: str() of every
 // public attribute of the row, with the key set of the edition (spec §3.4).
-func (e edition) taskInstanceInfo(ti *TaskInstance, run *DagRun) map[string]any {
+func (e edition) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
 	duration := "None"
 	if ti.Duration != nil {
 		duration = pyFloatRepr(*ti.Duration)
@@ -308,40 +308,63 @@ func (e edition) taskInstanceInfo(ti *TaskInstance, run *DagRun) map[string]any 
 	if ti.State != TaskNone {
 		state = string(ti.State)
 	}
-	info := map[string]any{
-		"dag_id":          ti.DagID,
-		"duration":        duration,
-		"end_date":        pyOptTime(ti.EndDate),
-		"executor_config": "{}",
-		"hostname":        ti.Hostname,
-		"job_id":          "None",
-		"max_tries":       pyRepr(ti.MaxTries),
-		"operator":        ti.Operator,
-		"pid":             pid,
-		"pool":            ti.Pool,
-		"pool_slots":      pyRepr(ti.PoolSlots),
-		"priority_weight": pyRepr(ti.PriorityWeight),
-		"queue":           ti.Queue,
-		"queued_dttm":     pyOptTime(ti.QueuedDttm),
-		"start_date":      pyOptTime(ti.StartDate),
-		"state":           state,
-		"task_id":         ti.TaskID,
-		"test_mode":       "False",
-		"unixname":        ti.Unixname,
+	// Keys in sorted order, with the fields Airflow 2 added, or 1.10 alone
+	// has, in their places.
+	a2 := !e.isAirflow1()
+	info := make(pyObject, 0, 34)
+	add := func(key string, val any) { info = append(info, pyField{key, val}) }
+	none2 := func(key string) { // an Airflow 2 field airlite does not model
+		if a2 {
+			add(key, "None")
+		}
 	}
-	if e.isAirflow1() {
-		info["execution_date"] = strFormat(ti.ExecutionDate)
-		return info
+	none2("custom_operator_name")
+	add("dag_id", ti.DagID)
+	if a2 {
+		add("dag_run", dagRunRepr(run, run.ExecutionDate))
 	}
-	for _, k := range []string{"custom_operator_name", "executor", "external_executor_id", "next_kwargs", "next_method",
-		"queued_by_job_id", "rendered_map_index", "rendered_task_instance_fields", "trigger_id", "trigger_timeout"} {
-		info[k] = "None"
+	add("duration", duration)
+	add("end_date", pyOptTime(ti.EndDate))
+	if !a2 {
+		add("execution_date", strFormat(ti.ExecutionDate))
 	}
-	info["dag_run"] = dagRunRepr(run, run.ExecutionDate)
-	info["map_index"] = "-1"
-	info["run_id"] = ti.RunID
-	info["try_number"] = pyRepr(ti.TryNumber)
-	info["updated_at"] = pyOptTime(ti.UpdatedAt)
+	none2("executor")
+	add("executor_config", "{}")
+	none2("external_executor_id")
+	add("hostname", ti.Hostname)
+	add("job_id", "None")
+	if a2 {
+		add("map_index", "-1")
+	}
+	add("max_tries", pyRepr(ti.MaxTries))
+	none2("next_kwargs")
+	none2("next_method")
+	add("operator", ti.Operator)
+	add("pid", pid)
+	add("pool", ti.Pool)
+	add("pool_slots", pyRepr(ti.PoolSlots))
+	add("priority_weight", pyRepr(ti.PriorityWeight))
+	add("queue", ti.Queue)
+	none2("queued_by_job_id")
+	add("queued_dttm", pyOptTime(ti.QueuedDttm))
+	none2("rendered_map_index")
+	none2("rendered_task_instance_fields")
+	if a2 {
+		add("run_id", ti.RunID)
+	}
+	add("start_date", pyOptTime(ti.StartDate))
+	add("state", state)
+	add("task_id", ti.TaskID)
+	add("test_mode", "False")
+	none2("trigger_id")
+	none2("trigger_timeout")
+	if a2 {
+		add("try_number", pyRepr(ti.TryNumber))
+	}
+	add("unixname", ti.Unixname)
+	if a2 {
+		add("updated_at", pyOptTime(ti.UpdatedAt))
+	}
 	return info
 }
 

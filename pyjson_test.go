@@ -73,6 +73,7 @@ func TestPyJSON_Marshal(t *testing.T) {
 		"r": json.RawMessage(`{"b": [1.0, null], "a": "\u00e9"}`),
 		"n": json.RawMessage(nil),
 		"f": math.Inf(1), "g": math.Inf(-1), "h": math.NaN(),
+		"o": pyObject{{"A", 1}, {"a", []any{pyObject{}}}, {"é", "x"}},
 	}
 	tests := []struct {
 		enc  pyJSON
@@ -80,10 +81,10 @@ func TestPyJSON_Marshal(t *testing.T) {
 	}{
 		{compactJSON, `{"B":true,"_":null,"a":[1,-2,1.0,3,1.0,1e+16,1e-05,0,123456789012345678901234567890],` +
 			`"f":Infinity,"g":-Infinity,"h":NaN,"l":[{"a":2,"b":1}],"m":{"y":{"k":"v"},"z":""},"n":null,` +
-			`"r":{"a":"\u00e9","b":[1.0,null]},"s":["x","y"],"\u00e9":"\u00fc"}`},
+			`"o":{"A":1,"a":[{}],"\u00e9":"x"},"r":{"a":"\u00e9","b":[1.0,null]},"s":["x","y"],"\u00e9":"\u00fc"}`},
 		{spacedJSON, `{"B": true, "_": null, "a": [1, -2, 1.0, 3, 1.0, 1e+16, 1e-05, 0, 123456789012345678901234567890], ` +
 			`"f": Infinity, "g": -Infinity, "h": NaN, "l": [{"a": 2, "b": 1}], "m": {"y": {"k": "v"}, "z": ""}, "n": null, ` +
-			`"r": {"a": "\u00e9", "b": [1.0, null]}, "s": ["x", "y"], "\u00e9": "\u00fc"}`},
+			`"o": {"A": 1, "a": [{}], "\u00e9": "x"}, "r": {"a": "\u00e9", "b": [1.0, null]}, "s": ["x", "y"], "\u00e9": "\u00fc"}`},
 	}
 	for _, tc := range tests {
 		got, err := tc.enc.marshal(value)
@@ -104,7 +105,8 @@ func TestPyJSON_Marshal(t *testing.T) {
 
 func TestPyJSON_MarshalErrors(t *testing.T) {
 	t.Parallel()
-	for _, v := range []any{struct{}{}, []any{uint8(1)}, map[string]any{"x": float32(1)}, json.RawMessage(`{`)} {
+	for _, v := range []any{struct{}{}, []any{uint8(1)}, map[string]any{"x": float32(1)}, json.RawMessage(`{`),
+		pyObject{{"b", 1}, {"a", 2}}, pyObject{{"a", 1}, {"a", 2}}, pyObject{{"a", float32(1)}}} {
 		if got, err := compactJSON.marshal(v); err == nil {
 			t.Errorf("marshal(%#v) = %s, want an error", v, got)
 		}
