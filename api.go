@@ -386,7 +386,7 @@ func (a *airflowAPI) checkDuplicate(txn *memdb.Txn, dagID, runID string, date ti
 
 // DagRuns is GET /dags/<dag_id>/dag_runs (spec §3.2). Every Airflow error
 // is a 400 here, as in Airflow.
-func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]map[string]any, error) {
+func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]pyObject, error) {
 	if _, err := a.dagDefinition(dagID); err != nil {
 		var apiErr *apiError
 		if errors.As(err, &apiErr) {
@@ -406,16 +406,16 @@ func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]map[string]any, error)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]map[string]any, len(runs))
+	items := make([]pyObject, len(runs))
 	for i, run := range runs {
-		items[i] = map[string]any{
-			"dag_id":         run.DagID,
-			"dag_run_url":    a.edition.dagRunURL(run.DagID, run.ExecutionDate),
-			"execution_date": isoFormat(run.ExecutionDate),
-			"id":             run.ID,
-			"run_id":         run.RunID,
-			"start_date":     optISO(run.StartDate),
-			"state":          string(run.State),
+		items[i] = pyObject{ // keys in sorted order
+			{"dag_id", run.DagID},
+			{"dag_run_url", a.edition.dagRunURL(run.DagID, run.ExecutionDate)},
+			{"execution_date", isoFormat(run.ExecutionDate)},
+			{"id", run.ID},
+			{"run_id", run.RunID},
+			{"start_date", optISO(run.StartDate)},
+			{"state", string(run.State)},
 		}
 	}
 	return items, nil
@@ -579,13 +579,13 @@ func (a *airflowAPI) LatestRuns() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items := make([]any, len(runs))
+	items := make([]pyObject, len(runs))
 	for i, run := range runs {
-		items[i] = map[string]any{
-			"dag_id":         run.DagID,
-			"dag_run_url":    a.edition.dagRunURL(run.DagID, run.ExecutionDate),
-			"execution_date": isoFormat(run.ExecutionDate),
-			"start_date":     optISO(run.StartDate),
+		items[i] = pyObject{ // keys in sorted order
+			{"dag_id", run.DagID},
+			{"dag_run_url", a.edition.dagRunURL(run.DagID, run.ExecutionDate)},
+			{"execution_date", isoFormat(run.ExecutionDate)},
+			{"start_date", optISO(run.StartDate)},
 		}
 	}
 	return map[string]any{"items": items}, nil

@@ -27,7 +27,7 @@ var (
 
 // marshal renders v. Supported: nil, bool, string, integers, float64,
 // json.Number, json.RawMessage, map[string]any, map[string]string, pyObject,
-// []any, []string, []map[string]any.
+// []any, []string, []map[string]any, []pyObject.
 func (p pyJSON) marshal(v any) ([]byte, error) {
 	return p.append(make([]byte, 0, 128), v)
 }
@@ -109,6 +109,8 @@ func (p pyJSON) append(b []byte, v any) ([]byte, error) {
 		return appendPyList(p, b, x)
 	case []map[string]any:
 		return appendPyList(p, b, x)
+	case []pyObject:
+		return appendPyList(p, b, x)
 	default:
 		return b, fmt.Errorf("render json: unsupported type %T", v)
 	}
@@ -169,13 +171,14 @@ func decodeJSONValue(raw []byte) (any, error) {
 func appendPyString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	plain := 0 // s[plain:i] is printable ASCII not yet appended: one copy per run
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b = append(b, c)
 			i++
 			continue
 		}
+		b = append(b, s[plain:i]...)
 		switch c {
 		case '"':
 			b = append(b, '\\', '"')
@@ -195,10 +198,12 @@ func appendPyString(b []byte, s string) []byte {
 		switch c {
 		case '"', '\\', '\n', '\r', '\t', '\b', '\f':
 			i++
+			plain = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
+		plain = i
 		if r > 0xffff {
 			r -= 0x10000
 			hi, lo := 0xd800+(r>>10), 0xdc00+(r&0x3ff)
@@ -208,6 +213,7 @@ func appendPyString(b []byte, s string) []byte {
 		}
 		b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 	}
+	b = append(b, s[plain:]...)
 	return append(b, '"')
 }
 

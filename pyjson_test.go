@@ -25,6 +25,11 @@ func TestAppendPyString(t *testing.T) {
 		{"a/b<c>&d'e", `"a/b<c>&d'e"`},
 		{"\xff", `"\ufffd"`},
 		{"", `""`},
+		// Plain runs around escapes are copied whole: start, middle, end.
+		{"ab\ncd\u00e9ef\xffgh", `"ab\ncd\u00e9ef\ufffdgh"`},
+		{"\"x", `"\"x"`},
+		{"x\"", `"x\""`},
+		{"😀😀z", `"\ud83d\ude00\ud83d\ude00z"`},
 	}
 	for _, tc := range tests {
 		if got := string(appendPyString(nil, tc.in)); got != tc.want {
