@@ -123,21 +123,25 @@ func journaled(path string) bool {
 }
 
 // tee starts keeping r's body as the handler reads it, when r goes into the
-// journal; it returns nil otherwise. A request without a body costs no
-// buffer.
+// journal; it returns nil otherwise. A request without a body shares one
+// empty buffer.
 func (j *journal) tee(r *http.Request) *boundedBuffer {
 	if j == nil || !journaled(r.URL.Path) {
 		return nil
 	}
-	body := &boundedBuffer{limit: journalBodyLimit}
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.TeeReader(r.Body, body), r.Body}
+	if r.Body == nil || r.Body == http.NoBody {
+		return &noBody
 	}
+	body := &boundedBuffer{limit: journalBodyLimit}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(r.Body, body), r.Body}
 	return body
 }
+
+// noBody is the body of every request that has none; nothing writes to it.
+var noBody boundedBuffer
 
 // addRequest adds the request once its answer is written; body is what
 // tee returned.

@@ -54,8 +54,9 @@ type server struct {
 	opts  serverOptions
 	api   *airflowAPI
 	ready atomic.Bool
-	// The answers of /test and /info, rendered once.
-	testBody, infoBody prerendered
+	// The answers of /test and /info, rendered once and kept as interface
+	// values: converting a slice to one per request allocated.
+	testBody, infoBody any
 }
 
 func newServer(opts serverOptions) (*server, error) {
@@ -86,7 +87,7 @@ func newServer(opts serverOptions) (*server, error) {
 		opts: opts,
 		api: &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
 			unixname: opts.Unixname, kick: opts.Kick, stopTasks: opts.StopTasks},
-		testBody: testBody, infoBody: infoBody,
+		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }
 
