@@ -1,7 +1,9 @@
 package main
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -25,6 +27,8 @@ type writeQueue struct {
 	mu      sync.Mutex
 	pending []*batchedWrite
 	busy    bool // a leader is applying a batch
+
+	callers atomic.Int64 // inside updateBatched, queued or not yet
 }
 
 // batchedWrite is one caller's write. done is closed once err is final, or
@@ -46,6 +50,8 @@ type batchedWrite struct {
 func (s *Store) updateBatched(fn func(*memdb.Txn) error) error {
 	w := &batchedWrite{fn: fn, done: make(chan struct{})}
 	q := &s.writes
+	q.callers.Add(1)
+	defer q.callers.Add(-1)
 	q.mu.Lock()
 	q.pending = append(q.pending, w)
 	if q.busy {
@@ -54,6 +60,14 @@ func (s *Store) updateBatched(fn func(*memdb.Txn) error) error {
 		if !w.lead {
 			return w.err
 		}
+		q.mu.Lock()
+	} else if q.callers.Load() > 1 {
+		// Other writers are on their way to the queue: yield once so
+		// that they join this batch rather than wait for the next. A lone
+		// caller (a client's sequential requests) never waits here.
+		q.busy = true
+		q.mu.Unlock()
+		runtime.Gosched()
 		q.mu.Lock()
 	}
 	q.busy = true
