@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -183,5 +184,69 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met in 10 s")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A write that panics fails its own caller with a panic, as it would
+// unbatched; the writers batched with it get their answers and the queue
+// goes on serving.
+func TestUpdateBatched_PanicStaysWithItsCaller(t *testing.T) {
+	t.Parallel()
+	store := storeWith(t, &DAGSet{})
+	release := make(chan struct{})
+	leaderIn := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := store.updateBatched(func(txn *memdb.Txn) error {
+			close(leaderIn)
+			<-release
+			return txn.Insert(tableCounters, &counter{Name: "leader", Value: 1})
+		})
+		if err != nil {
+			t.Errorf("leader: %v", err)
+		}
+	}()
+	<-leaderIn
+	const followers = 5
+	errs := make([]error, followers)
+	panics := make([]any, followers)
+	for i := 0; i < followers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { panics[i] = recover() }()
+			var runs int
+			fn := putCounter(fmt.Sprintf("p%d", i), false, &runs)
+			if i == 2 {
+				fn = func(*memdb.Txn) error { panic("boom in a write") }
+			}
+			errs[i] = store.updateBatched(fn)
+		}()
+	}
+	waitFor(t, func() bool {
+		store.writes.mu.Lock()
+		defer store.writes.mu.Unlock()
+		return len(store.writes.pending) == followers
+	})
+	close(release)
+	wg.Wait()
+	for i := 0; i < followers; i++ {
+		name := fmt.Sprintf("p%d", i)
+		if i == 2 {
+			msg, _ := panics[i].(string)
+			if !strings.Contains(msg, "boom in a write") || !strings.Contains(msg, "first raised at") {
+				t.Errorf("the panicking caller got %v, want its panic again", panics[i])
+			}
+			continue
+		}
+		if panics[i] != nil || errs[i] != nil || !counterExists(store, name) {
+			t.Errorf("%s: panic %v, err %v, stored %v", name, panics[i], errs[i], counterExists(store, name))
+		}
+	}
+	var runs int
+	if err := store.updateBatched(putCounter("after", false, &runs)); err != nil || !counterExists(store, "after") {
+		t.Errorf("the queue after a panic: %v", err)
 	}
 }
