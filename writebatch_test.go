@@ -89,22 +89,8 @@ func TestApplyBatch_FailedWritesLeaveNothingAndOthersLand(t *testing.T) {
 func TestUpdateBatched_QueuedWritersShareOneTransaction(t *testing.T) {
 	t.Parallel()
 	store := storeWith(t, &DAGSet{})
-	release := make(chan struct{})
-	leaderIn := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		err := store.updateBatched(func(txn *memdb.Txn) error {
-			close(leaderIn)
-			<-release
-			return txn.Insert(tableCounters, &counter{Name: "leader", Value: 1})
-		})
-		if err != nil {
-			t.Errorf("leader: %v", err)
-		}
-	}()
-	<-leaderIn
+	release := holdQueue(t, store, &wg)
 	const followers = 20
 	errs := make([]error, followers)
 	runs := make([]int, followers)
@@ -115,13 +101,9 @@ func TestUpdateBatched_QueuedWritersShareOneTransaction(t *testing.T) {
 			errs[i] = store.updateBatched(putCounter(fmt.Sprintf("f%d", i), i%4 == 1, &runs[i]))
 		}()
 	}
-	waitFor(t, func() bool {
-		store.writes.mu.Lock()
-		defer store.writes.mu.Unlock()
-		return len(store.writes.pending) == followers
-	})
+	waitQueued(t, store, followers)
 	before := store.ChangeIndex()
-	close(release)
+	release()
 	wg.Wait()
 	for i, err := range errs {
 		name := fmt.Sprintf("f%d", i)
@@ -175,6 +157,39 @@ func TestUpdateBatched_ConcurrentWriters(t *testing.T) {
 	}
 }
 
+// holdQueue starts a leader whose write waits until release is called, so
+// that writers started meanwhile queue behind it; wg waits for the leader
+// too.
+func holdQueue(t *testing.T, store *Store, wg *sync.WaitGroup) (release func()) {
+	t.Helper()
+	hold := make(chan struct{})
+	leaderIn := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := store.updateBatched(func(txn *memdb.Txn) error {
+			close(leaderIn)
+			<-hold
+			return txn.Insert(tableCounters, &counter{Name: "leader", Value: 1})
+		})
+		if err != nil {
+			t.Errorf("leader: %v", err)
+		}
+	}()
+	<-leaderIn
+	return func() { close(hold) }
+}
+
+// waitQueued waits until n writers wait in the queue.
+func waitQueued(t *testing.T, store *Store, n int) {
+	t.Helper()
+	waitFor(t, func() bool {
+		store.writes.mu.Lock()
+		defer store.writes.mu.Unlock()
+		return len(store.writes.pending) == n
+	})
+}
+
 // waitFor polls cond for up to ten seconds.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -193,22 +208,8 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestUpdateBatched_PanicStaysWithItsCaller(t *testing.T) {
 	t.Parallel()
 	store := storeWith(t, &DAGSet{})
-	release := make(chan struct{})
-	leaderIn := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		err := store.updateBatched(func(txn *memdb.Txn) error {
-			close(leaderIn)
-			<-release
-			return txn.Insert(tableCounters, &counter{Name: "leader", Value: 1})
-		})
-		if err != nil {
-			t.Errorf("leader: %v", err)
-		}
-	}()
-	<-leaderIn
+	release := holdQueue(t, store, &wg)
 	const followers = 5
 	errs := make([]error, followers)
 	panics := make([]any, followers)
@@ -225,12 +226,8 @@ func TestUpdateBatched_PanicStaysWithItsCaller(t *testing.T) {
 			errs[i] = store.updateBatched(fn)
 		}()
 	}
-	waitFor(t, func() bool {
-		store.writes.mu.Lock()
-		defer store.writes.mu.Unlock()
-		return len(store.writes.pending) == followers
-	})
-	close(release)
+	waitQueued(t, store, followers)
+	release()
 	wg.Wait()
 	for i := 0; i < followers; i++ {
 		name := fmt.Sprintf("p%d", i)
