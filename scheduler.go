@@ -626,11 +626,13 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 	var job *taskJob
 	err = s.opts.Store.update(func(txn *memdb.Txn) error {
 		ti, err := taskInstanceTxn(txn, listed.DagID, listed.RunID, listed.TaskID)
-		if errors.Is(err, errNotFound) || (err == nil && ti.State != TaskScheduled) {
+		switch {
+		case errors.Is(err, errNotFound): // deleted since it was listed
 			return nil
-		}
-		if err != nil {
+		case err != nil:
 			return err
+		case ti.State != TaskScheduled:
+			return nil
 		}
 		run, err := runByRunIDTxn(txn, ti.DagID, ti.RunID)
 		if err != nil || run.State != RunRunning {
@@ -765,11 +767,13 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	return s.opts.Store.update(func(txn *memdb.Txn) error {
 		stored, err := taskInstanceTxn(txn, job.key.dagID, job.key.runID, job.key.taskID)
-		if errors.Is(err, errNotFound) || (err == nil && (stored.State != TaskRunning || stored.TryNumber != job.try)) {
+		switch {
+		case errors.Is(err, errNotFound): // deleted while it ran
 			return nil
-		}
-		if err != nil {
+		case err != nil:
 			return err
+		case stored.State != TaskRunning || stored.TryNumber != job.try:
+			return nil
 		}
 		ti := *stored
 		ti.EndDate, ti.UpdatedAt = &now, &now
