@@ -138,15 +138,18 @@ func addRuns(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, withT
 	}
 }
 
-// benchServer serves a store as the binary does: edition 2, JSON access log
-// (to io.Discard here, stderr in the binary), journal, default auth.
-func benchServer(tb testing.TB, store *Store, dags *DAGSet) *httptest.Server {
+// benchHandler is airlite's whole handler for a store, as the binary builds
+// it: edition 2, the access log through the same non-blocking writer (to
+// io.Discard here, stderr in the binary), the journal, default auth.
+func benchHandler(tb testing.TB, store *Store, dags *DAGSet) http.Handler {
 	tb.Helper()
 	auth, err := newAuthenticator(authDefault, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	access := zerolog.New(io.Discard)
+	out := newAsyncWriter(io.Discard, 1<<20)
+	tb.Cleanup(func() { out.Close() })
+	access := zerolog.New(out)
 	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth,
 		Logger: zerolog.New(io.Discard).With().Timestamp().Logger(), AccessLog: &access, Now: time.Now,
 		Unixname: "bench", Journal: newJournal(1000)})
@@ -154,7 +157,13 @@ func benchServer(tb testing.TB, store *Store, dags *DAGSet) *httptest.Server {
 		tb.Fatal(err)
 	}
 	srv.ready.Store(true)
-	ts := httptest.NewServer(srv.routes())
+	return srv.routes()
+}
+
+// benchServer serves benchHandler over loopback.
+func benchServer(tb testing.TB, store *Store, dags *DAGSet) *httptest.Server {
+	tb.Helper()
+	ts := httptest.NewServer(benchHandler(tb, store, dags))
 	tb.Cleanup(ts.Close)
 	return ts
 }
@@ -597,18 +606,7 @@ func BenchmarkHandler(b *testing.B) {
 	for i := 0; i < 10; i++ {
 		addTriggeredRun(b, store, "example_bash_operator", benchDate.Add(-time.Duration(i)*time.Hour))
 	}
-	auth, err := newAuthenticator(authDefault, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	access := zerolog.New(newAsyncWriter(io.Discard, 1<<20))
-	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth,
-		Logger: zerolog.New(io.Discard), AccessLog: &access, Now: time.Now, Unixname: "bench", Journal: newJournal(1000)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv.ready.Store(true)
-	airlite := srv.routes()
+	airlite := benchHandler(b, store, dags)
 	ts := httptest.NewServer(airlite)
 	defer ts.Close()
 	runPath := "/dags/example_bash_operator/dag_runs/" + benchDatePath
