@@ -948,14 +948,8 @@ tasks:
 	}
 	// The grandchild was killed with the group; give the kernel a bounded
 	// moment to reap it (it is bash's child, reparented on bash's death).
-	deadline := time.Now().Add(5 * time.Second)
-	poll := time.NewTicker(10 * time.Millisecond)
-	defer poll.Stop()
-	for syscall.Kill(pid, 0) == nil && !isZombie(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d outlived its task's timeout", pid)
-		}
-		<-poll.C
+	if !pollUntil(5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) }) {
+		t.Fatalf("process %d outlived its task's timeout", pid)
 	}
 }
 

@@ -132,35 +132,28 @@ func procAlive(pid int) bool {
 // readPID waits for a task to write its pid file.
 func readPID(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(path); err == nil && bytes.HasSuffix(data, []byte("\n")) {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			if err != nil {
-				t.Fatalf("pid file %q: %v", data, err)
-			}
-			return pid
-		}
-		<-tick.C
+	var data []byte
+	written := pollUntil(30*time.Second, func() bool {
+		var err error
+		data, err = os.ReadFile(path)
+		return err == nil && bytes.HasSuffix(data, []byte("\n"))
+	})
+	if !written {
+		t.Fatalf("no pid in %s after 30s", path)
 	}
-	t.Fatalf("no pid in %s after 30s", path)
-	return 0
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid file %q: %v", data, err)
+	}
+	return pid
 }
 
 // waitGone waits until a process has ended.
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for procAlive(pid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("%s (pid %d) still runs 15s later", what, pid)
-		}
-		<-tick.C
+	if !pollUntil(15*time.Second, func() bool { return !procAlive(pid) }) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("%s (pid %d) still runs 15s later", what, pid)
 	}
 }
 

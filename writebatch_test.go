@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -188,18 +187,6 @@ func waitQueued(t *testing.T, store *Store, n int) {
 		defer store.writes.mu.Unlock()
 		return len(store.writes.pending) == n
 	})
-}
-
-// waitFor polls cond for up to ten seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10 s")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // A write that panics fails its own caller with a panic, as it would
