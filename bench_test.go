@@ -152,7 +152,7 @@ func benchHandler(tb testing.TB, store *Store, dags *DAGSet) http.Handler {
 	access := zerolog.New(out)
 	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth,
 		Logger: zerolog.New(io.Discard).With().Timestamp().Logger(), AccessLog: &access, Now: time.Now,
-		Unixname: "bench", Journal: newJournal(1000)})
+		Unixname: "bench", Journal: newJournal(1000), Browser: browserPolicy{HostCheck: true}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -108,6 +108,8 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 		Logger:   zerolog.New(zerolog.NewTestWriter(t)),
 		Now:      func() time.Time { return testNow },
 		Unixname: testUnixname,
+		// As main sets it for a loopback listener, which httptest's is.
+		Browser: browserPolicy{HostCheck: true},
 	}}
 	for _, o := range options {
 		o(t, setup)

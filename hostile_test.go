@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -402,13 +403,14 @@ func TestServer_PanicRecovered(t *testing.T) {
 	ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) {
 		o.Logger = zerolog.New(&logs)
 	}))
-	router, ok := ts.Config.Handler.(*httprouter.Router)
-	if !ok {
-		t.Fatalf("handler is %T, not the router", ts.Config.Handler)
-	}
+	// The same server's router with one more route, served as routes() does.
+	router := ts.srv.router()
 	router.Handle(http.MethodGet, "/_test/panic", routed("/_test/panic",
 		func(http.ResponseWriter, *http.Request, httprouter.Params) { panicForTest() }))
-	res := ts.do(t, http.MethodGet, "/_test/panic", "")
+	panicking := *ts
+	panicking.Server = httptest.NewServer(ts.srv.guarded(router))
+	t.Cleanup(panicking.Close)
+	res := panicking.do(t, http.MethodGet, "/_test/panic", "")
 	if res.status != 500 || res.body != `{"error": "internal error: see the airlite log"}` {
 		t.Errorf("panic answered %d %q", res.status, res.body)
 	}
@@ -422,7 +424,7 @@ func TestServer_PanicRecovered(t *testing.T) {
 		}
 	}
 	// Still serving, and the next request works.
-	if res := ts.do(t, http.MethodGet, apiPrefix+"/test", ""); res.status != 200 {
+	if res := panicking.do(t, http.MethodGet, apiPrefix+"/test", ""); res.status != 200 {
 		t.Errorf("after the panic: %d %s", res.status, res.body)
 	}
 	ts.trigger(t, "example_bash_operator", `{}`)

@@ -61,6 +61,9 @@ type config struct {
 	Parallelism      int
 	AuthBackend      string
 	UsersFile        string
+	AllowedOrigins   []string // pages of other sites that may use the API
+	AllowedHosts     []string // Host names answered besides the loopback ones
+	InsecureOpenAPI  bool     // --auth-backend default beyond loopback, on purpose
 	ReadyFile        string
 	LogFormat        string
 	LogLevel         zerolog.Level
@@ -74,7 +77,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var (
 		c                                     config
 		editionText, schedulerText, levelText string
-		clockText                             string
+		clockText, originsText, hostsText     string
 	)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "listen address; port 0 picks a free port")
 	fs.StringVar(&editionText, "edition", "2", "Airflow edition to answer as: 2 (2.10.3), 1.10 (1.10.15), 1.10-rbac")
@@ -91,6 +94,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.RunRetention, "run-retention", runRetentionKeep, "at --max-runs-per-dag: keep (refuse new runs with a 400) or drop-oldest-finished")
 	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth")
 	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
+	fs.StringVar(&originsText, "allowed-origins", "", "comma-separated origins (https://dash.example) whose pages may use the API; other sites' pages are refused")
+	fs.StringVar(&hostsText, "allowed-hosts", "", "comma-separated Host names answered besides localhost, 127.0.0.1 and [::1], or * for any (DNS rebinding protection)")
+	fs.BoolVar(&c.InsecureOpenAPI, "insecure-open-api", false, "allow listening beyond loopback with --auth-backend default: anyone who reaches the port can run the DAGs' commands")
 	fs.StringVar(&c.ReadyFile, "ready-file", "", "file written with the base URL once the server answers")
 	fs.StringVar(&c.LogFormat, "log-format", "", "console or json (default: console on a terminal, else json)")
 	fs.StringVar(&levelText, "log-level", "info", "debug, info, warn or error")
@@ -165,6 +171,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.Snapshot == "" {
 		c.Snapshot = filepath.Join(c.Home, "snapshot.json")
+	}
+	if c.AllowedOrigins, err = parseAllowedOrigins(originsText); err != nil {
+		return c, err
+	}
+	if c.AllowedHosts, err = parseAllowedHosts(hostsText); err != nil {
+		return c, err
 	}
 	if (c.AuthBackend == authBasic || c.AuthBackend == authPassword) && c.UsersFile == "" {
 		return c, fmt.Errorf("--auth-backend %s needs --users", c.AuthBackend)
@@ -263,14 +275,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			clock.moved = sched.Kick
 		}
 	}
-	srv, err := newServer(opts)
-	if err != nil {
-		return err
-	}
-
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Addr, err)
+	}
+	if err := checkExposure(c, ln.Addr()); err != nil {
+		ln.Close()
+		return err
+	}
+	opts.Browser = browserPolicy{
+		HostCheck:      isLoopback(ln.Addr()) || len(c.AllowedHosts) > 0,
+		AllowedHosts:   c.AllowedHosts,
+		AllowedOrigins: c.AllowedOrigins,
+	}
+	srv, err := newServer(opts)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	httpServer := &http.Server{
 		Handler: srv.routes(),
@@ -289,7 +310,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	baseURL := "http://" + ln.Addr().String()
 	if !isLoopback(ln.Addr()) && c.AuthBackend == authDefault {
 		logger.Warn().Str("addr", ln.Addr().String()).
-			Msg("listening beyond loopback with --auth-backend default: anyone who can reach this port can trigger runs")
+			Msg("listening beyond loopback with --auth-backend default (--insecure-open-api): anyone who can reach this port can trigger runs")
 	}
 	if sched != nil {
 		sched.start()
@@ -345,6 +366,19 @@ func currentUser(getenv func(string) string) string {
 		return u.Username
 	}
 	return getenv("USER")
+}
+
+// checkExposure refuses to serve an open API beyond loopback unless asked
+// to: every DAG's shell commands would be anyone's to run. Airflow itself
+// denies the experimental API unless configured; airlite stays open on
+// loopback because test suites want it that way.
+func checkExposure(c config, addr net.Addr) error {
+	if isLoopback(addr) || c.AuthBackend != authDefault || c.InsecureOpenAPI {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s (beyond loopback) with --auth-backend default: anyone who reaches the port "+
+		"could run the DAGs' shell commands. Use --auth-backend basic_auth --users FILE (password_auth in the 1.10 editions) "+
+		"or deny_all, listen on 127.0.0.1, or pass --insecure-open-api to accept it", addr)
 }
 
 func isLoopback(addr net.Addr) bool {

@@ -74,7 +74,8 @@ func TestParseConfig(t *testing.T) {
 				"--home", "/var/lib/airlite", "--snapshot", "/tmp/state.json", "--snapshot-interval", "30s",
 				"--scheduler", "off", "--parallelism", "4", "--auth-backend", "basic_auth",
 				"--users", "/etc/airlite/users", "--ready-file", "/tmp/ready", "--log-format", "console",
-				"--log-level", "debug",
+				"--log-level", "debug", "--allowed-origins", "https://dash.example", "--allowed-hosts", "airlite.lan",
+				"--insecure-open-api",
 			},
 			check: func(t *testing.T, c config) {
 				checkConfigFields(t, c, config{
@@ -83,6 +84,10 @@ func TestParseConfig(t *testing.T) {
 					Scheduler: false, Parallelism: 4, AuthBackend: authBasic, UsersFile: "/etc/airlite/users",
 					ReadyFile: "/tmp/ready", LogFormat: "console", LogLevel: zerolog.DebugLevel,
 				})
+				if len(c.AllowedOrigins) != 1 || c.AllowedOrigins[0] != "https://dash.example" ||
+					len(c.AllowedHosts) != 1 || c.AllowedHosts[0] != "airlite.lan" || !c.InsecureOpenAPI {
+					t.Errorf("browser flags: origins %q, hosts %q, insecure %v", c.AllowedOrigins, c.AllowedHosts, c.InsecureOpenAPI)
+				}
 			},
 		},
 		{
@@ -167,6 +172,9 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero snapshot interval", args: []string{"--snapshot-interval", "0s"}, wantErr: "snapshot-interval"},
 		{name: "basic_auth without users", args: []string{"--auth-backend", "basic_auth"}, wantErr: "--users"},
 		{name: "password_auth without users", args: []string{"--auth-backend", "password_auth"}, wantErr: "--users"},
+		{name: "bad allowed origin", args: []string{"--allowed-origins", "evil.example"}, wantErr: "--allowed-origins"},
+		{name: "allowed host with a port", env: map[string]string{"AIRLITE_ALLOWED_HOSTS": "box:80"}, wantErr: "--allowed-hosts"},
+		{name: "bad insecure flag", env: map[string]string{"AIRLITE_INSECURE_OPEN_API": "maybe"}, wantErr: "AIRLITE_INSECURE_OPEN_API"},
 		{name: "stray argument", args: []string{"serve"}, wantErr: `"serve"`},
 		{name: "stray argument after flags", args: []string{"--scheduler", "off", "extra"}, wantErr: `"extra"`},
 		{name: "unknown flag", args: []string{"--colour"}, wantErr: "colour"},
@@ -604,7 +612,7 @@ func TestRun_ListenError(t *testing.T) {
 
 func TestRun_NonLoopbackWarning(t *testing.T) {
 	t.Parallel()
-	s := startRun(t, "--addr", "0.0.0.0:0", "--log-format", "json")
+	s := startRun(t, "--addr", "0.0.0.0:0", "--log-format", "json", "--insecure-open-api")
 	const warning = "anyone who can reach this port can trigger runs"
 	var found bool
 	for _, line := range strings.Split(s.stderr.String(), "\n") {
@@ -627,6 +635,49 @@ func TestRun_NonLoopbackWarning(t *testing.T) {
 	}
 	if err := s.stop(t); err != nil {
 		t.Fatalf("run after cancel = %v, want nil", err)
+	}
+}
+
+// An open API beyond loopback is refused unless asked for: the error names
+// the backends to use instead and the flag, and nothing is served.
+func TestRun_OpenAPIBeyondLoopbackRefused(t *testing.T) {
+	t.Parallel()
+	for _, env := range []map[string]string{nil, {"AIRLITE_INSECURE_OPEN_API": "false"}} {
+		home := t.TempDir()
+		env2 := map[string]string{"HOME": home}
+		for k, v := range env {
+			env2[k] = v
+		}
+		var stdout, stderr syncBuffer
+		args := []string{"--addr", ":0", "--home", home, "--snapshot", "off", "--scheduler", "off"}
+		err := run(context.Background(), args, mapEnv(env2), &stdout, &stderr)
+		if err == nil {
+			t.Fatal("run on :0 with --auth-backend default = nil, want a refusal")
+		}
+		for _, want := range []string{"beyond loopback", "basic_auth", "deny_all", "--insecure-open-api"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not name %q", err, want)
+			}
+		}
+		if stdout.String() != "" {
+			t.Errorf("stdout = %q, want nothing", stdout.String())
+		}
+	}
+	// The environment fallback opens it as the flag does.
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", ":0", "--home", home, "--snapshot", "off", "--scheduler", "off"},
+			mapEnv(map[string]string{"HOME": home, "AIRLITE_INSECURE_OPEN_API": "true"}), &stdout, &stderr)
+	}()
+	if !pollUntil(10*time.Second, func() bool { return stdout.String() != "" }) {
+		t.Fatalf("AIRLITE_INSECURE_OPEN_API=true did not serve: %s", stderr.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run = %v", err)
 	}
 }
 

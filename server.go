@@ -47,6 +47,8 @@ type serverOptions struct {
 	// them (before a reset or a DAG's deletion); nil when the scheduler is
 	// off.
 	StopTasks func(match func(tiKey) bool)
+	// Browser says which browser requests are answered (guard.go).
+	Browser browserPolicy
 }
 
 // server answers Airflow's experimental API and airlite's admin endpoints.
@@ -91,8 +93,18 @@ func newServer(opts serverOptions) (*server, error) {
 	}, nil
 }
 
-// routes registers every endpoint, one line per route with Airflow's path.
+// routes is the whole handler: the browser policy, then the router, inside
+// the access log and the journal when they are on.
 func (s *server) routes() http.Handler {
+	guarded := s.guarded(s.router())
+	if s.opts.AccessLog == nil && s.opts.Journal == nil {
+		return guarded
+	}
+	return s.observed(guarded)
+}
+
+// router registers every endpoint, one line per route with Airflow's path.
+func (s *server) router() *httprouter.Router {
 	r := httprouter.New()
 	// Werkzeug answers /pools/ with a 404 and never fixes a path's case.
 	r.RedirectTrailingSlash = false
@@ -137,10 +149,7 @@ func (s *server) routes() http.Handler {
 	s.admin(r, http.MethodPost, "/_airlite/clock", s.handleMoveClock, true)
 	s.admin(r, http.MethodGet, "/_airlite/requests", s.handleListRequests, true)
 	s.admin(r, http.MethodDelete, "/_airlite/requests", s.handleClearRequests, true)
-	if s.opts.AccessLog == nil && s.opts.Journal == nil {
-		return r
-	}
-	return s.observed(r)
+	return r
 }
 
 // api2 registers an experimental-API route: access log, edition headers,

@@ -40,9 +40,6 @@ var (
 	// could still run no script.
 	uiCSP = "default-src 'none'; style-src '" + cspHash(uiCSS) + "'; script-src '" + cspHash(uiJS) +
 		"'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-	// uiCrossOrigin refuses form posts that a browser sends from another
-	// site, which would otherwise trigger runs behind the user's back.
-	uiCrossOrigin = http.NewCrossOriginProtection()
 )
 
 func parseUIPages(names ...string) map[string]*template.Template {
@@ -87,19 +84,14 @@ func uiRunPath(e edition) string {
 	return "/dags/:dag_id/graph"
 }
 
-// page registers a status page or form: access log, auth backend, and for
-// posts the cross-origin check. GET pages answer HEAD too.
+// page registers a status page or form: access log and auth backend (the
+// browser policy of guard.go has refused forms from other sites before
+// routing). GET pages answer HEAD too.
 func (s *server) page(r *httprouter.Router, method, path string, h httprouter.Handle) {
 	wrapped := routed(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		s.setEditionHeaders(w, false)
 		if s.rejected(w, req) {
 			return
-		}
-		if method == http.MethodPost {
-			if err := uiCrossOrigin.Check(req); err != nil {
-				s.renderError(w, req, http.StatusForbidden, "This form was sent from another site; airlite refuses it.")
-				return
-			}
 		}
 		h(w, req, ps)
 	})
