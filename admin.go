@@ -34,8 +34,8 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 		if dagID != "" {
 			return nil, newAPIError(errBadRequest, "dag_id goes with scope=runs only")
 		}
-		s.stopTasks(func(tiKey) bool { return true })
-		if err := s.opts.Store.Reset(s.opts.DAGs); err != nil {
+		all := func(tiKey) bool { return true }
+		if err := s.withTasksStopped(all, func() error { return s.opts.Store.Reset(s.opts.DAGs) }); err != nil {
 			return nil, err
 		}
 	case "runs":
@@ -47,8 +47,8 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 				return nil, err
 			}
 		}
-		s.stopTasks(func(k tiKey) bool { return dagID == "" || k.dagID == dagID })
-		if err := s.opts.Store.DeleteRuns(dagID); err != nil {
+		ofDag := func(k tiKey) bool { return dagID == "" || k.dagID == dagID }
+		if err := s.withTasksStopped(ofDag, func() error { return s.opts.Store.DeleteRuns(dagID) }); err != nil {
 			return nil, err
 		}
 	case "pools":
@@ -72,10 +72,13 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 	return res, nil
 }
 
-func (s *server) stopTasks(match func(tiKey) bool) {
-	if s.opts.StopTasks != nil {
-		s.opts.StopTasks(match)
+// withTasksStopped applies change and stops the running tasks that match
+// in one step of the scheduler's; without a scheduler no task runs.
+func (s *server) withTasksStopped(match func(tiKey) bool, change func() error) error {
+	if s.opts.WithTasksStopped == nil {
+		return change()
 	}
+	return s.opts.WithTasksStopped(match, change)
 }
 
 // handleReset puts state back to the fixtures; running tasks are stopped
@@ -103,60 +106,62 @@ func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]
 		return nil, newAPIError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	var stopped []tiKey
-	err := s.opts.Store.update(func(txn *memdb.Txn) error {
-		run, err := runByRunIDTxn(txn, dagID, runID)
-		if errors.Is(err, errNotFound) {
-			return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
-		}
-		if err != nil {
-			return err
-		}
-		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
-		if err != nil {
-			return err
-		}
-		for _, ti := range tis {
-			next := ti.State
-			switch {
-			case state == RunSuccess:
-				next = TaskSuccess
-			case state == RunFailed && ti.State == TaskRunning:
-				next = TaskFailed
-			case state == RunFailed && !ti.State.Finished():
-				next = TaskSkipped
+	stopped := map[tiKey]bool{}
+	err := s.withTasksStopped(func(k tiKey) bool { return stopped[k] }, func() error {
+		return s.opts.Store.update(func(txn *memdb.Txn) error {
+			run, err := runByRunIDTxn(txn, dagID, runID)
+			if errors.Is(err, errNotFound) {
+				return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
 			}
-			if next == ti.State {
-				continue
-			}
-			if ti.State == TaskRunning {
-				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
-			}
-			forced := *ti
-			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
-			if err := putTaskInstancesTxn(txn, &forced); err != nil {
+			if err != nil {
 				return err
 			}
-		}
-		forced := *run
-		forced.State = state
-		switch {
-		case state.Finished():
-			forced.EndDate = &now
-		case state == RunQueued:
-			forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
-		default:
-			forced.EndDate = nil
-			if forced.StartDate == nil {
-				forced.StartDate = &now
+			tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+			if err != nil {
+				return err
 			}
-		}
-		return txn.Insert(tableDagRuns, &forced)
+			for _, ti := range tis {
+				next := ti.State
+				switch {
+				case state == RunSuccess:
+					next = TaskSuccess
+				case state == RunFailed && ti.State == TaskRunning:
+					next = TaskFailed
+				case state == RunFailed && !ti.State.Finished():
+					next = TaskSkipped
+				}
+				if next == ti.State {
+					continue
+				}
+				if ti.State == TaskRunning {
+					stopped[tiKey{ti.DagID, ti.RunID, ti.TaskID}] = true
+				}
+				forced := *ti
+				forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
+				if err := putTaskInstancesTxn(txn, &forced); err != nil {
+					return err
+				}
+			}
+			forced := *run
+			forced.State = state
+			switch {
+			case state.Finished():
+				forced.EndDate = &now
+			case state == RunQueued:
+				forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
+			default:
+				forced.EndDate = nil
+				if forced.StartDate == nil {
+					forced.StartDate = &now
+				}
+			}
+			return txn.Insert(tableDagRuns, &forced)
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.afterForce(stopped)
+	s.kick()
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state)}, nil
 }
 
@@ -172,57 +177,59 @@ func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, up
 		return nil, newAPIError(errBadRequest, "state %q cannot be forced on a task: want success, failed or skipped", state)
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	var stopped []tiKey
+	stopped := map[tiKey]bool{}
 	var marked []string
-	err := s.opts.Store.update(func(txn *memdb.Txn) error {
-		row, err := dagRowTxn(txn, dagID)
-		if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
-			return newAPIError(errNotFound, "dag %s does not exist", dagID)
-		}
-		if err != nil {
-			return err
-		}
-		task := row.Def.Task(taskID)
-		if task == nil {
-			return newAPIError(errNotFound, "dag %s has no task %s", dagID, taskID)
-		}
-		run, err := runByRunIDTxn(txn, dagID, runID)
-		if errors.Is(err, errNotFound) {
-			return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
-		}
-		if err != nil {
-			return err
-		}
-		ids := relatives(row.Def, task, upstream, downstream)
-		for _, id := range ids {
-			ti, err := taskInstanceTxn(txn, dagID, runID, id)
-			if errors.Is(err, errNotFound) {
-				continue
+	err := s.withTasksStopped(func(k tiKey) bool { return stopped[k] }, func() error {
+		return s.opts.Store.update(func(txn *memdb.Txn) error {
+			row, err := dagRowTxn(txn, dagID)
+			if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+				return newAPIError(errNotFound, "dag %s does not exist", dagID)
 			}
 			if err != nil {
 				return err
 			}
-			if ti.State == TaskRunning {
-				stopped = append(stopped, tiKey{dagID, runID, id})
+			task := row.Def.Task(taskID)
+			if task == nil {
+				return newAPIError(errNotFound, "dag %s has no task %s", dagID, taskID)
 			}
-			forced := *ti
-			forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
-			if err := putTaskInstancesTxn(txn, &forced); err != nil {
+			run, err := runByRunIDTxn(txn, dagID, runID)
+			if errors.Is(err, errNotFound) {
+				return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
+			}
+			if err != nil {
 				return err
 			}
-			marked = append(marked, id)
-		}
-		if run.State.Finished() {
-			reopened := *run
-			reopened.State, reopened.EndDate = RunRunning, nil
-			return txn.Insert(tableDagRuns, &reopened)
-		}
-		return nil
+			ids := relatives(row.Def, task, upstream, downstream)
+			for _, id := range ids {
+				ti, err := taskInstanceTxn(txn, dagID, runID, id)
+				if errors.Is(err, errNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if ti.State == TaskRunning {
+					stopped[tiKey{dagID, runID, id}] = true
+				}
+				forced := *ti
+				forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+				if err := putTaskInstancesTxn(txn, &forced); err != nil {
+					return err
+				}
+				marked = append(marked, id)
+			}
+			if run.State.Finished() {
+				reopened := *run
+				reopened.State, reopened.EndDate = RunRunning, nil
+				return txn.Insert(tableDagRuns, &reopened)
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.afterForce(stopped)
+	s.kick()
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state), "task_ids": marked}, nil
 }
 
@@ -251,16 +258,8 @@ func relatives(dag *DAG, task *Task, upstream, downstream bool) []string {
 	return sortedKeys(seen)
 }
 
-// afterForce stops tasks whose state was forced away from running (their
-// outcome is then dropped) and wakes the scheduler.
-func (s *server) afterForce(stopped []tiKey) {
-	if len(stopped) > 0 {
-		set := map[tiKey]bool{}
-		for _, k := range stopped {
-			set[k] = true
-		}
-		s.stopTasks(func(k tiKey) bool { return set[k] })
-	}
+// kick wakes the scheduler, when there is one.
+func (s *server) kick() {
 	if s.opts.Kick != nil {
 		s.opts.Kick()
 	}

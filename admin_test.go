@@ -387,7 +387,7 @@ func TestFakeClock_CatchupAndRetryDelay(t *testing.T) {
 	clock.moved = sched.Kick
 	auth, _ := newAuthenticator(authDefault, "")
 	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth, Logger: logger,
-		Now: clock.Now, Clock: clock, Kick: sched.Kick, StopTasks: sched.StopTasks})
+		Now: clock.Now, Clock: clock, Kick: sched.Kick, WithTasksStopped: sched.WithTasksStopped})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,8 +57,9 @@ type airflowAPI struct {
 	unixname string // the OS user, reported in task-instance info
 	// kick, when set, tells the scheduler that there is work to look at.
 	kick func()
-	// stopTasks, when set, stops running tasks that match and waits.
-	stopTasks func(match func(tiKey) bool)
+	// withTasksStopped, when set, applies a change and stops the running
+	// tasks that match in one step of the scheduler's.
+	withTasksStopped func(match func(tiKey) bool, change func() error) error
 }
 
 // dagDefinition applies Airflow's check_and_get_dag: the DagModel row, then
@@ -558,12 +559,19 @@ func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 		}
 		return nil
 	}
-	if a.edition.isAirflow1() && a.stopTasks != nil {
-		// 1.10 deletes whatever runs; stop the DAG's tasks (and its
-		// sub-DAGs') first so that none writes into a deleted run.
-		a.stopTasks(func(k tiKey) bool { return k.dagID == dagID || strings.HasPrefix(k.dagID, dagID+".") })
+	var count int
+	del := func() (err error) {
+		count, err = a.store.DeleteDag(dagID, refuse)
+		return err
 	}
-	count, err := a.store.DeleteDag(dagID, refuse)
+	var err error
+	if a.edition.isAirflow1() && a.withTasksStopped != nil {
+		// 1.10 deletes whatever runs; the DAG's tasks (and its sub-DAGs')
+		// stop with the delete, so that none writes into a deleted run.
+		err = a.withTasksStopped(func(k tiKey) bool { return k.dagID == dagID || strings.HasPrefix(k.dagID, dagID+".") }, del)
+	} else {
+		err = del()
+	}
 	if errors.Is(err, errNotFound) {
 		return nil, newAPIError(errNotFound, "Dag id %s not found", dagID)
 	}

@@ -444,7 +444,7 @@ func FuzzParseDAG(f *testing.F) {
 			if err := sched.tick(now.Add(time.Duration(i) * time.Hour)); err != nil {
 				t.Fatalf("tick: %v", err)
 			}
-			sched.StopTasks(func(tiKey) bool { return false })
+			_ = sched.WithTasksStopped(func(tiKey) bool { return false }, func() error { return nil })
 		}
 		sched.stop()
 	})

@@ -1745,7 +1745,10 @@ func TestServer_Reset(t *testing.T) {
 			ts := newTestServer(t, e, withDAG(pausedDAG),
 				withFixturePools(&Pool{Name: "fixture_pool", Slots: 4, Description: &fixtureDesc}),
 				withOptions(func(o *serverOptions) {
-					o.StopTasks = func(func(tiKey) bool) { record("stop") }
+					o.WithTasksStopped = func(_ func(tiKey) bool, change func() error) error {
+						record("stop")
+						return change()
+					}
 					o.Kick = func() { record("kick") }
 				}))
 			api := func(method, path, body string, wantStatus int) response {

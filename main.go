@@ -270,7 +270,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			Now: now, Interval: schedulerInterval, Parallelism: c.Parallelism,
 			Unixname: unixname, Hostname: hostname,
 		})
-		opts.Kick, opts.StopTasks = sched.Kick, sched.StopTasks
+		opts.Kick, opts.WithTasksStopped = sched.Kick, sched.WithTasksStopped
 		if clock != nil {
 			clock.moved = sched.Kick
 		}

@@ -107,13 +107,24 @@ type scheduler struct {
 	kickCh chan struct{}
 
 	// mu guards tasks: the cancel function and end signal of every task
-	// goroutine, so that resets and timeouts can stop them.
+	// goroutine, so that resets and timeouts can stop them. It is held
+	// from a launch's store write until its goroutine is registered, and
+	// around every change made with WithTasksStopped, so that no try can
+	// start unseen between a stop and the change it makes way for.
 	mu    sync.Mutex
-	tasks map[tiKey]*runningTask
+	tasks map[attempt]*runningTask
 
 	// Owned by the loop goroutine (or the test calling tick).
 	topoCache   map[*DAG][]*Task
 	warnedPools map[tiKey]bool
+}
+
+// attempt names a running try: its task instance and the never-reused id
+// of its run, so that a run re-created with the same run_id (after a reset
+// or a delete) is another attempt.
+type attempt struct {
+	tiKey
+	runRowID int64
 }
 
 type runningTask struct {
@@ -132,7 +143,7 @@ func newScheduler(opts schedulerOptions) *scheduler {
 	s := &scheduler{
 		opts: opts, ctx: ctx, cancel: cancel,
 		kickCh:      make(chan struct{}, 1),
-		tasks:       map[tiKey]*runningTask{},
+		tasks:       map[attempt]*runningTask{},
 		topoCache:   map[*DAG][]*Task{},
 		warnedPools: map[tiKey]bool{},
 	}
@@ -158,7 +169,7 @@ func (s *scheduler) start() {
 func (s *scheduler) stop() {
 	s.cancel()
 	s.loopWG.Wait()
-	s.StopTasks(func(tiKey) bool { return true })
+	_ = s.WithTasksStopped(func(tiKey) bool { return true }, func() error { return nil })
 }
 
 // Kick asks for a pass without waiting for the next tick.
@@ -624,6 +635,8 @@ func activeUsage(txn *memdb.Txn) (*slotUsage, error) {
 // reports an EmptyOperator finished on the spot.
 func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time) (done bool, err error) {
 	var job *taskJob
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	err = s.opts.Store.update(func(txn *memdb.Txn) error {
 		ti, err := taskInstanceTxn(txn, listed.DagID, listed.RunID, listed.TaskID)
 		switch {
@@ -694,30 +707,28 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 		return false, fmt.Errorf("launch %s/%s/%s: %w", listed.DagID, listed.RunID, listed.TaskID, err)
 	}
 	if job != nil {
-		s.startTask(*job)
+		s.startTaskLocked(*job)
 	}
 	return done, nil
 }
 
-// startTask runs a job in its own goroutine.
-func (s *scheduler) startTask(job taskJob) {
+// startTaskLocked registers a job and runs it in its own goroutine; s.mu
+// is held, so that the try is registered in the same step as its launch.
+func (s *scheduler) startTaskLocked(job taskJob) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	s.tasks[job.key] = rt
-	s.mu.Unlock()
+	a := attempt{job.key, job.run.ID}
+	s.tasks[a] = rt
 	go func() {
 		defer close(rt.done)
 		defer cancel()
 		outcome := s.runGuarded(ctx, job)
-		s.mu.Lock()
-		if s.tasks[job.key] == rt {
-			delete(s.tasks, job.key)
-		}
-		s.mu.Unlock()
 		if err := s.finishTask(job, outcome); err != nil {
 			s.opts.Logger.Error().Err(err).Str("task", job.key.String()).Msg("record task outcome")
 		}
+		s.mu.Lock()
+		delete(s.tasks, a)
+		s.mu.Unlock()
 		s.Kick()
 	}()
 }
@@ -737,38 +748,57 @@ func (s *scheduler) runGuarded(ctx context.Context, job taskJob) (out taskOutcom
 // cancelTask signals a running task to stop, without waiting.
 func (s *scheduler) cancelTask(key tiKey) {
 	s.mu.Lock()
-	rt := s.tasks[key]
-	s.mu.Unlock()
-	if rt != nil {
-		rt.cancel()
+	defer s.mu.Unlock()
+	for a, rt := range s.tasks {
+		if a.tiKey == key {
+			rt.cancel()
+		}
 	}
 }
 
-// StopTasks stops every running task that match selects and waits until
-// each has ended.
-func (s *scheduler) StopTasks(match func(tiKey) bool) {
+// WithTasksStopped applies change to the store and stops the running
+// tasks that match, in one step under s.mu: no try can be launched
+// between the two, and a stopped try's result is dropped (its task
+// instance changed, or its run is gone). It returns once every stopped
+// task has ended. match is called after change, so change may decide it.
+// Resets, deletes, forced states and shutdown go through here.
+func (s *scheduler) WithTasksStopped(match func(tiKey) bool, change func() error) error {
 	s.mu.Lock()
+	err := change()
 	var waiting []*runningTask
-	for key, rt := range s.tasks {
-		if match(key) {
-			rt.cancel()
-			waiting = append(waiting, rt)
+	if err == nil {
+		for a, rt := range s.tasks {
+			if match(a.tiKey) {
+				rt.cancel()
+				waiting = append(waiting, rt)
+			}
 		}
 	}
 	s.mu.Unlock()
 	for _, rt := range waiting {
 		<-rt.done
 	}
+	return err
 }
 
-// finishTask records a try's outcome, unless the task instance changed
-// meanwhile (reset, deleted, timed out): then the outcome is dropped.
+// finishTask records a try's outcome, unless its run is gone or was
+// re-created (another never-reused id under the same run_id), or the task
+// instance changed meanwhile (forced, timed out): then it is dropped.
 func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	return s.opts.Store.update(func(txn *memdb.Txn) error {
-		stored, err := taskInstanceTxn(txn, job.key.dagID, job.key.runID, job.key.taskID)
+		run, err := runByRunIDTxn(txn, job.key.dagID, job.key.runID)
 		switch {
 		case errors.Is(err, errNotFound): // deleted while it ran
+			return nil
+		case err != nil:
+			return err
+		case run.ID != job.run.ID: // another run under the same run_id
+			return nil
+		}
+		stored, err := taskInstanceTxn(txn, job.key.dagID, job.key.runID, job.key.taskID)
+		switch {
+		case errors.Is(err, errNotFound):
 			return nil
 		case err != nil:
 			return err

@@ -808,8 +808,7 @@ tasks:
 		h.runner.hold("a") // never released: only a stop ends it
 		h.trigger("d", `{}`)
 		h.settle()
-		h.sched.StopTasks(func(tiKey) bool { return true })
-		if err := h.store.Reset(h.dags); err != nil {
+		if err := h.sched.WithTasksStopped(func(tiKey) bool { return true }, func() error { return h.store.Reset(h.dags) }); err != nil {
 			t.Fatal(err)
 		}
 		h.settle()
@@ -820,7 +819,7 @@ tasks:
 		n := len(h.sched.tasks)
 		h.sched.mu.Unlock()
 		if n != 0 {
-			t.Fatalf("%d task goroutines left after StopTasks", n)
+			t.Fatalf("%d task goroutines left after the reset", n)
 		}
 	})
 }

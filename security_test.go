@@ -36,10 +36,11 @@ func newSchedServer(t *testing.T, e edition, tune func(*schedulerOptions), optio
 				sched.Kick()
 			}
 		}
-		o.StopTasks = func(match func(tiKey) bool) {
-			if sched != nil {
-				sched.StopTasks(match)
+		o.WithTasksStopped = func(match func(tiKey) bool, change func() error) error {
+			if sched == nil {
+				return change()
 			}
+			return sched.WithTasksStopped(match, change)
 		}
 	}))
 	ts := newTestServer(t, e, options...)

@@ -43,10 +43,10 @@ type serverOptions struct {
 	Clock *fakeClock
 	// Journal records requests for /_airlite/requests; nil when off.
 	Journal *journal
-	// StopTasks stops the running tasks that match selects and waits for
-	// them (before a reset or a DAG's deletion); nil when the scheduler is
-	// off.
-	StopTasks func(match func(tiKey) bool)
+	// WithTasksStopped applies a change to the store and stops the running
+	// tasks that match, in one step of the scheduler's (see
+	// scheduler.WithTasksStopped); nil when the scheduler is off.
+	WithTasksStopped func(match func(tiKey) bool, change func() error) error
 	// Browser says which browser requests are answered (guard.go).
 	Browser browserPolicy
 }
@@ -88,7 +88,7 @@ func newServer(opts serverOptions) (*server, error) {
 	return &server{
 		opts: opts,
 		api: &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
-			unixname: opts.Unixname, kick: opts.Kick, stopTasks: opts.StopTasks},
+			unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped},
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }

@@ -1,0 +1,112 @@
+package main
+
+// The scheduler owns task lifetimes: a reset or a DELETE stops the tasks it
+// affects and changes the store in one step, and a try's result lands only
+// on the run it was started for, whatever run_id a later run reuses.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestScheduler_ResetNeverLeaksAStaleResult triggers a run, resets while
+// its task is being launched or runs, and triggers the same run_id with
+// another conf, round after round. Each round's run must end with its own
+// task's result: one try, its own conf. The fake task ignores being
+// stopped, so that a try that escaped the reset would report success.
+func TestScheduler_ResetNeverLeaksAStaleResult(t *testing.T) {
+	t.Parallel()
+	rounds := 150 // AIRLITE_RESET_ROUNDS=1000 for the long run
+	if n, err := strconv.Atoi(os.Getenv("AIRLITE_RESET_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	stubborn := func(ctx context.Context, job taskJob) taskOutcome {
+		time.Sleep(time.Duration(len(job.run.RunID)%3) * 100 * time.Microsecond)
+		return taskOutcome{state: TaskSuccess, output: "conf=" + string(job.run.Conf) + "\n"}
+	}
+	for _, scope := range []string{"all", "runs", "delete"} {
+		t.Run(scope, func(t *testing.T) {
+			t.Parallel()
+			e := edition2
+			if scope == "delete" {
+				e = edition110 // DELETE /dags/<dag_id> drops the runs in 1.10
+			}
+			ts, sched := newSchedServer(t, e, func(o *schedulerOptions) {
+				o.RunTask = stubborn
+				o.Interval = time.Millisecond
+			}, withDAG(racerDAG))
+			for round := 0; round < rounds; round++ {
+				body := fmt.Sprintf(`{"run_id": "same", "conf": {"round": %d}, "execution_date": "2024-05-01T00:00:00+00:00"}`, round)
+				ts.trigger(t, "racer", body)
+				if round%2 == 1 { // every other round, wait until the task runs
+					waitFor(t, func() bool {
+						ti, err := ts.store.TaskInstance("racer", "same", "only")
+						return err == nil && ti.State != TaskNone && ti.State != TaskScheduled
+					})
+				}
+				switch scope {
+				case "delete":
+					if res := ts.do(t, http.MethodDelete, apiPrefix+"/dags/racer", ""); res.status != http.StatusOK {
+						t.Fatalf("round %d: delete: %d %s", round, res.status, res.body)
+					}
+					if res := ts.do(t, http.MethodPost, "/_airlite/dags", racerDAG); res.status != http.StatusOK {
+						t.Fatalf("round %d: load again: %d %s", round, res.status, res.body)
+					}
+				default:
+					if res := ts.do(t, http.MethodPost, "/_airlite/reset?scope="+scope, ""); res.status != http.StatusOK {
+						t.Fatalf("round %d: reset: %d %s", round, res.status, res.body)
+					}
+				}
+				// The answer came after every affected task ended.
+				if n := sched.runningTasksOf("racer"); n != 0 {
+					t.Fatalf("round %d: %d task goroutines outlived the %s", round, n, scope)
+				}
+				// The same run_id again: its own result only.
+				conf := fmt.Sprintf(`{"round": "%d-again"}`, round)
+				ts.trigger(t, "racer", `{"run_id": "same", "conf": `+conf+`, "execution_date": "2024-05-01T00:00:00+00:00"}`)
+				if done := ts.waitRun(t, "racer", "same"); done["state"] != "success" {
+					t.Fatalf("round %d: run ended %v", round, done)
+				}
+				logs, err := ts.store.TaskLogsOfRun("racer", "same")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := `{"round":"` + strconv.Itoa(round) + `-again"}`
+				if tries := logs["only"].Tries; len(tries) != 1 || tries[0].Try != 1 || !strings.Contains(tries[0].Output, want) {
+					t.Fatalf("round %d: a stale result reached the new run: tries %+v, want one try with %s", round, tries, want)
+				}
+				if res := ts.do(t, http.MethodPost, "/_airlite/reset?scope=runs", ""); res.status != http.StatusOK {
+					t.Fatalf("round %d: reset: %d %s", round, res.status, res.body)
+				}
+			}
+		})
+	}
+}
+
+const racerDAG = `
+dag_id: racer
+schedule_interval: null
+tasks:
+  - task_id: only
+    operator: BashOperator
+    bash_command: "true"
+`
+
+// runningTasksOf counts the task goroutines the scheduler tracks for a DAG.
+func (s *scheduler) runningTasksOf(dagID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for key := range s.tasks {
+		if key.dagID == dagID {
+			n++
+		}
+	}
+	return n
+}
