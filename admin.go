@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	memdb "github.com/hashicorp/go-memdb"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -97,69 +97,21 @@ func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httproute
 // mark_tasks functions set them.
 var forcedRunStates = map[RunState]bool{RunSuccess: true, RunFailed: true, RunRunning: true, RunQueued: true}
 
-// forceRunState sets a run's state as Airflow's set_dag_run_state_to_*
-// do: success marks every task instance success; failed fails running
-// task instances and skips those not yet finished; running and queued
-// change the run alone. Running tasks that change state are stopped.
+// forceRunState sets a run's state (Store.ForceRunState says how its task
+// instances follow); the tries of task instances that stop running are
+// stopped in the same step.
 func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]any, error) {
 	if !forcedRunStates[state] {
 		return nil, newAPIError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	stopped := map[tiKey]bool{}
-	err := s.withTasksStopped(func(k tiKey) bool { return stopped[k] }, func() error {
-		return s.opts.Store.update(func(txn *memdb.Txn) error {
-			run, err := runByRunIDTxn(txn, dagID, runID)
-			if errors.Is(err, errNotFound) {
-				return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
-			}
-			if err != nil {
-				return err
-			}
-			tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
-			if err != nil {
-				return err
-			}
-			for _, ti := range tis {
-				next := ti.State
-				switch {
-				case state == RunSuccess:
-					next = TaskSuccess
-				case state == RunFailed && ti.State == TaskRunning:
-					next = TaskFailed
-				case state == RunFailed && !ti.State.Finished():
-					next = TaskSkipped
-				}
-				if next == ti.State {
-					continue
-				}
-				if ti.State == TaskRunning {
-					stopped[tiKey{ti.DagID, ti.RunID, ti.TaskID}] = true
-				}
-				forced := *ti
-				forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
-				if err := putTaskInstancesTxn(txn, &forced); err != nil {
-					return err
-				}
-			}
-			forced := *run
-			forced.State = state
-			switch {
-			case state.Finished():
-				forced.EndDate = &now
-			case state == RunQueued:
-				forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
-			default:
-				forced.EndDate = nil
-				if forced.StartDate == nil {
-					forced.StartDate = &now
-				}
-			}
-			return txn.Insert(tableDagRuns, &forced)
-		})
+	var stopped []tiKey
+	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
+		stopped, err = s.opts.Store.ForceRunState(dagID, runID, state, now)
+		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, missingAnswer(err)
 	}
 	s.kick()
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state)}, nil
@@ -170,67 +122,46 @@ func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]
 var forcedTaskStates = map[TaskState]bool{TaskSuccess: true, TaskFailed: true, TaskSkipped: true}
 
 // forceTaskState marks a task instance, and with upstream/downstream its
-// relatives in the same run, as Airflow's set_state does. A finished run
-// goes back to running so that the scheduler decides its outcome again.
+// relatives in the same run, as Airflow's set_state does (see
+// Store.ForceTaskStates); tries that stop running are stopped with it.
 func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, upstream, downstream bool) (map[string]any, error) {
 	if !forcedTaskStates[state] {
 		return nil, newAPIError(errBadRequest, "state %q cannot be forced on a task: want success, failed or skipped", state)
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	stopped := map[tiKey]bool{}
+	pick := func(dag *DAG) ([]string, error) {
+		task := dag.Task(taskID)
+		if task == nil {
+			return nil, &missingError{what: "task", dagID: dagID, taskID: taskID}
+		}
+		return relatives(dag, task, upstream, downstream), nil
+	}
 	var marked []string
-	err := s.withTasksStopped(func(k tiKey) bool { return stopped[k] }, func() error {
-		return s.opts.Store.update(func(txn *memdb.Txn) error {
-			row, err := dagRowTxn(txn, dagID)
-			if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
-				return newAPIError(errNotFound, "dag %s does not exist", dagID)
-			}
-			if err != nil {
-				return err
-			}
-			task := row.Def.Task(taskID)
-			if task == nil {
-				return newAPIError(errNotFound, "dag %s has no task %s", dagID, taskID)
-			}
-			run, err := runByRunIDTxn(txn, dagID, runID)
-			if errors.Is(err, errNotFound) {
-				return newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
-			}
-			if err != nil {
-				return err
-			}
-			ids := relatives(row.Def, task, upstream, downstream)
-			for _, id := range ids {
-				ti, err := taskInstanceTxn(txn, dagID, runID, id)
-				if errors.Is(err, errNotFound) {
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				if ti.State == TaskRunning {
-					stopped[tiKey{dagID, runID, id}] = true
-				}
-				forced := *ti
-				forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
-				if err := putTaskInstancesTxn(txn, &forced); err != nil {
-					return err
-				}
-				marked = append(marked, id)
-			}
-			if run.State.Finished() {
-				reopened := *run
-				reopened.State, reopened.EndDate = RunRunning, nil
-				return txn.Insert(tableDagRuns, &reopened)
-			}
-			return nil
-		})
+	var stopped []tiKey
+	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
+		marked, stopped, err = s.opts.Store.ForceTaskStates(dagID, runID, state, now, pick)
+		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, missingAnswer(err)
 	}
 	s.kick()
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state), "task_ids": marked}, nil
+}
+
+// missingAnswer phrases the store's missing rows for the admin endpoints.
+func missingAnswer(err error) error {
+	var m *missingError
+	if !errors.As(err, &m) {
+		return err
+	}
+	switch m.what {
+	case "dag":
+		return newAPIError(errNotFound, "dag %s does not exist", m.dagID)
+	case "task":
+		return newAPIError(errNotFound, "dag %s has no task %s", m.dagID, m.taskID)
+	}
+	return newAPIError(errNotFound, "dag %s has no run %s", m.dagID, m.runID)
 }
 
 // relatives is the task and, transitively, its upstream and/or downstream
@@ -381,17 +312,15 @@ func (s *server) waitRun(ctx context.Context, dagID, runID string, timeout time.
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		txn := s.opts.Store.read()
-		ch, raw, err := txn.FirstWatch(tableDagRuns, indexID, dagID, runID)
+		run, ch, err := s.opts.Store.WatchRun(dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return nil, newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if raw == nil {
-			return nil, newAPIError(errNotFound, "dag %s has no run %s", dagID, runID)
-		}
-		run := raw.(*DagRun)
 		if run.State.Finished() || ctx.Err() != nil {
-			tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+			tis, err := s.opts.Store.TaskInstancesOfRun(dagID, runID)
 			if err != nil {
 				return nil, err
 			}

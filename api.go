@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 // Error kinds. The API answers each with a status and {"error": message}.
@@ -279,26 +277,24 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 		return nil, newAPIError(errBadRequest, "run_id can't be more than %d characters", maxRunIDChars)
 	}
 
-	var created *DagRun
-	// Batched with concurrent triggers (writebatch.go): the function only
-	// reads and writes txn, so running it again is harmless.
-	err = a.store.updateBatched(func(txn *memdb.Txn) error {
-		if err := a.checkDuplicate(txn, dagID, runID, date); err != nil {
-			return err
+	// The plan only reads the view, so running it again in a batch is
+	// harmless.
+	created, err := a.store.TriggerRun(func(v storeView) (*newRun, error) {
+		if err := a.checkDuplicate(v, dagID, runID, date); err != nil {
+			return nil, err
 		}
 		// Airflow reads conf only after the duplicate check.
 		conf, err := a.triggerConf(confRaw, confGiven)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !e.isAirflow1() && !allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID) {
-			return newAPIError(errAirflow,
+			return nil, newAPIError(errAirflow,
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
 				runID, allowedRunIDPattern, builtinRunIDPattern)
 		}
-		created, err = a.store.insertRunTreeTxn(txn, newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
-			conf: conf, now: now, unixname: a.unixname, external: true})
-		return err
+		return &newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
+			conf: conf, now: now, unixname: a.unixname, external: true}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -356,12 +352,12 @@ func compactConf(raw json.RawMessage) (json.RawMessage, error) {
 // checkDuplicate applies the edition's duplicate rule: Airflow 2 refuses a
 // run_id or an execution date already used by the DAG; 1.10 checks the
 // run_id and crashes on the database's unique date.
-func (a *airflowAPI) checkDuplicate(txn *memdb.Txn, dagID, runID string, date time.Time) error {
-	byID, err := runByRunIDTxn(txn, dagID, runID)
+func (a *airflowAPI) checkDuplicate(v storeView, dagID, runID string, date time.Time) error {
+	byID, err := v.Run(dagID, runID)
 	if err != nil && !errors.Is(err, errNotFound) {
 		return err
 	}
-	byDate, err := runByDateTxn(txn, dagID, date)
+	byDate, err := v.RunAt(dagID, date)
 	if err != nil && !errors.Is(err, errNotFound) {
 		return err
 	}
@@ -544,12 +540,12 @@ func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
 // DeleteDag is DELETE /dags/<dag_id> (spec §3.9). Airflow 2 refuses while
 // a task instance of the DAG is running.
 func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
-	refuse := func(txn *memdb.Txn, ids []string) error {
+	refuse := func(v storeView, ids []string) error {
 		if a.edition.isAirflow1() {
 			return nil
 		}
 		for _, id := range ids {
-			n, err := countTaskInstancesTxn(txn, id, func(ti *TaskInstance) bool { return ti.State == TaskRunning })
+			n, err := v.CountTaskInstances(id, func(ti *TaskInstance) bool { return ti.State == TaskRunning })
 			if err != nil {
 				return err
 			}

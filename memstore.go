@@ -967,7 +967,7 @@ func (s *Store) UpsertLineage(rec *LineageRecord) error {
 // instance and lineage record of them, and returns how many rows went, as
 // Airflow counts them. refuse, when non-nil, is checked inside the same
 // transaction and stops the deletion with its error.
-func (s *Store) DeleteDag(dagID string, refuse func(txn *memdb.Txn, dagIDs []string) error) (int, error) {
+func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string) error) (int, error) {
 	count := 0
 	err := s.update(func(txn *memdb.Txn) error {
 		count = 0
@@ -976,7 +976,7 @@ func (s *Store) DeleteDag(dagID string, refuse func(txn *memdb.Txn, dagIDs []str
 			return err
 		}
 		if refuse != nil {
-			if err := refuse(txn, ids); err != nil {
+			if err := refuse(storeView{txn}, ids); err != nil {
 				return err
 			}
 		}
@@ -1188,4 +1188,448 @@ func (s *Store) DeletePool(name string) (*Pool, error) {
 		return nil
 	})
 	return out, err
+}
+
+// storeView is a read-only look at the store from inside one of its
+// writes. Intent methods hand it to the caller's decision function, which
+// reads what it needs and returns what should change; only the store
+// writes, and the caller never holds a transaction.
+type storeView struct{ txn *memdb.Txn }
+
+func (v storeView) Dag(dagID string) (*DagRow, error) { return dagRowTxn(v.txn, dagID) }
+
+func (v storeView) Run(dagID, runID string) (*DagRun, error) {
+	return runByRunIDTxn(v.txn, dagID, runID)
+}
+
+func (v storeView) RunAt(dagID string, date time.Time) (*DagRun, error) {
+	return runByDateTxn(v.txn, dagID, date)
+}
+
+func (v storeView) TaskInstance(dagID, runID, taskID string) (*TaskInstance, error) {
+	return taskInstanceTxn(v.txn, dagID, runID, taskID)
+}
+
+func (v storeView) Pool(name string) (*Pool, error) { return poolTxn(v.txn, name) }
+
+// CountRuns counts a DAG's runs in an unfinished state.
+func (v storeView) CountRuns(dagID string, state RunState) (int, error) {
+	it, err := v.txn.Get(tableDagRuns, indexState, string(state), dagID)
+	if err != nil {
+		return 0, fmt.Errorf("count %s runs of %s: %w", state, dagID, err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	return n, nil
+}
+
+// LastScheduledDate is the logical date of a DAG's latest scheduled run,
+// or nil. Manual runs in between are passed over.
+func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	if err != nil {
+		return nil, fmt.Errorf("find last scheduled run of %s: %w", dagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			return nil, nil
+		}
+		if run.RunType == "scheduled" {
+			d := run.ExecutionDate
+			return &d, nil
+		}
+	}
+	return nil, nil
+}
+
+// missingError says which row a write did not find. It matches
+// errNotFound; the HTTP layer phrases it.
+type missingError struct {
+	what                 string // "dag", "run" or "task"
+	dagID, runID, taskID string
+}
+
+func (e *missingError) Error() string {
+	return fmt.Sprintf("%s %s/%s/%s not found", e.what, e.dagID, e.runID, e.taskID)
+}
+
+func (e *missingError) Is(target error) bool { return target == errNotFound }
+
+// CountTaskInstances counts the task instances of a DAG that match (all
+// of them when match is nil).
+func (v storeView) CountTaskInstances(dagID string, match func(*TaskInstance) bool) (int, error) {
+	return countTaskInstancesTxn(v.txn, dagID, match)
+}
+
+// TriggerRun creates the run that plan describes, as CreateRun does, in a
+// write batched with concurrent triggers (writebatch.go): plan may run
+// more than once and must leave no effect but its answer.
+func (s *Store) TriggerRun(plan func(v storeView) (*newRun, error)) (*DagRun, error) {
+	var created *DagRun
+	err := s.updateBatched(func(txn *memdb.Txn) error {
+		created = nil
+		nr, err := plan(storeView{txn})
+		if err != nil {
+			return err
+		}
+		created, err = s.insertRunTreeTxn(txn, *nr)
+		return err
+	})
+	return created, err
+}
+
+// CreateRun creates the run that plan describes, with its task instances
+// and its sub-DAGs' runs; plan returns nil to create nothing. It reports
+// whether a run was created.
+func (s *Store) CreateRun(plan func(v storeView) (*newRun, error)) (bool, error) {
+	created := false
+	err := s.update(func(txn *memdb.Txn) error {
+		nr, err := plan(storeView{txn})
+		if err != nil || nr == nil {
+			return err
+		}
+		if _, err := s.insertRunTreeTxn(txn, *nr); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	return created, err
+}
+
+// StartRun moves a queued run to running at now when admit, asked inside
+// the same write, agrees. A run that is no longer queued stays as it is.
+func (s *Store) StartRun(dagID, runID string, now time.Time, admit func(v storeView, run *DagRun) (bool, error)) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) || (err == nil && run.State != RunQueued) {
+			return nil // changed since it was listed
+		}
+		if err != nil {
+			return err
+		}
+		if ok, err := admit(storeView{txn}, run); err != nil || !ok {
+			return err
+		}
+		started := *run
+		started.State = RunRunning
+		started.StartDate = &now
+		return txn.Insert(tableDagRuns, &started)
+	})
+}
+
+// runAdvance is what a scheduler pass changes in one running run.
+type runAdvance struct {
+	Tasks []*TaskInstance // new copies of changed task instances
+	End   RunState        // success or failed ends the run; "" leaves it running
+	At    time.Time       // when the run ended
+}
+
+// AdvanceRun lets decide change a running run's task instances, and end
+// the run, in one write. tis is the run's task instances by task_id, in a
+// slice decide may keep; a run that is no longer running is left alone.
+func (s *Store) AdvanceRun(dagID, runID string, decide func(v storeView, run *DagRun, tis []*TaskInstance) (runAdvance, error)) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) || (err == nil && run.State != RunRunning) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		adv, err := decide(storeView{txn}, run, tis)
+		if err != nil {
+			return err
+		}
+		if err := putTaskInstancesTxn(txn, adv.Tasks...); err != nil {
+			return err
+		}
+		if adv.End != "" {
+			return finishRunTxn(txn, run, adv.End, adv.At)
+		}
+		return nil
+	})
+}
+
+func finishRunTxn(txn *memdb.Txn, run *DagRun, state RunState, now time.Time) error {
+	done := *run
+	done.State, done.EndDate = state, &now
+	return txn.Insert(tableDagRuns, &done)
+}
+
+// LaunchTry stores what start returns for a scheduled task instance of a
+// running run: the task instance as its try begins (running, or already
+// finished), or nil to leave it scheduled. A task instance that is gone
+// or no longer scheduled is left alone, so that no try starts twice.
+func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *TaskInstance) (*TaskInstance, error)) error {
+	return s.update(func(txn *memdb.Txn) error {
+		ti, err := taskInstanceTxn(txn, key.dagID, key.runID, key.taskID)
+		if errors.Is(err, errNotFound) || (err == nil && ti.State != TaskScheduled) {
+			return nil // deleted or changed since it was listed
+		}
+		if err != nil {
+			return err
+		}
+		run, err := runByRunIDTxn(txn, key.dagID, key.runID)
+		if errors.Is(err, errNotFound) || (err == nil && run.State != RunRunning) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		next, err := start(storeView{txn}, run, ti)
+		if err != nil || next == nil {
+			return err
+		}
+		return putTaskInstancesTxn(txn, next)
+	})
+}
+
+// tryResult is what a finished try leaves: its task instance, its output,
+// and the lineage it declared (nil for none).
+type tryResult struct {
+	TI      *TaskInstance
+	Log     TryLog
+	Lineage *LineageRecord
+}
+
+// FinishTry records a try's result as record builds it from the stored
+// task instance. Nothing is recorded when the try no longer owns its task
+// instance: the run is gone or was re-created under the same run_id (its
+// never-reused id differs from runRowID), or the task instance is not
+// running this try any more (forced, timed out, reset).
+func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored *TaskInstance) (tryResult, error)) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, key.dagID, key.runID)
+		switch {
+		case errors.Is(err, errNotFound):
+			return nil
+		case err != nil:
+			return err
+		case run.ID != runRowID:
+			return nil
+		}
+		stored, err := taskInstanceTxn(txn, key.dagID, key.runID, key.taskID)
+		switch {
+		case errors.Is(err, errNotFound):
+			return nil
+		case err != nil:
+			return err
+		case stored.State != TaskRunning || stored.TryNumber != try:
+			return nil
+		}
+		res, err := record(stored)
+		if err != nil {
+			return err
+		}
+		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
+			return err
+		}
+		if err := appendTaskLogTxn(txn, key, res.Log); err != nil {
+			return err
+		}
+		if res.Lineage != nil {
+			if err := txn.Insert(tableLineage, res.Lineage); err != nil {
+				return fmt.Errorf("store lineage of %s: %w", key, err)
+			}
+		}
+		return nil
+	})
+}
+
+// appendTaskLogTxn adds a try's output to its task instance's log.
+func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
+	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}
+	raw, err := txn.First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID)
+	if err != nil {
+		return err
+	}
+	if raw != nil {
+		log.Tries = append(slices.Clone(raw.(*TaskLog).Tries), try)
+	} else {
+		log.Tries = []TryLog{try}
+	}
+	return txn.Insert(tableTaskLogs, log)
+}
+
+// ForceRunState sets a run's state as Airflow's set_dag_run_state_to_* do:
+// success marks every task instance success; failed fails running task
+// instances and skips those not yet finished; running and queued change
+// the run alone. It returns the task instances that were running and no
+// longer are, whose tries the caller stops.
+func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time) (stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		stopped = nil
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return &missingError{what: "run", dagID: dagID, runID: runID}
+		}
+		if err != nil {
+			return err
+		}
+		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		var changed []*TaskInstance
+		for _, ti := range tis {
+			next := ti.State
+			switch {
+			case state == RunSuccess:
+				next = TaskSuccess
+			case state == RunFailed && ti.State == TaskRunning:
+				next = TaskFailed
+			case state == RunFailed && !ti.State.Finished():
+				next = TaskSkipped
+			}
+			if next == ti.State {
+				continue
+			}
+			if ti.State == TaskRunning {
+				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+			}
+			forced := *ti
+			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
+			changed = append(changed, &forced)
+		}
+		if err := putTaskInstancesTxn(txn, changed...); err != nil {
+			return err
+		}
+		forced := *run
+		forced.State = state
+		switch {
+		case state.Finished():
+			forced.EndDate = &now
+		case state == RunQueued:
+			forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
+		default:
+			forced.EndDate = nil
+			if forced.StartDate == nil {
+				forced.StartDate = &now
+			}
+		}
+		return txn.Insert(tableDagRuns, &forced)
+	})
+	return stopped, err
+}
+
+// ForceTaskStates marks task instances of a run with a state, as Airflow's
+// set_state does; pick chooses the task_ids from the DAG's definition. A
+// finished run goes back to running so that the scheduler decides its
+// outcome again. It returns the task_ids marked and the task instances
+// that were running, whose tries the caller stops.
+func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.Time,
+	pick func(dag *DAG) ([]string, error)) (marked []string, stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		marked, stopped = nil, nil
+		row, err := dagRowTxn(txn, dagID)
+		if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+			return &missingError{what: "dag", dagID: dagID}
+		}
+		if err != nil {
+			return err
+		}
+		ids, err := pick(row.Def)
+		if err != nil {
+			return err
+		}
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return &missingError{what: "run", dagID: dagID, runID: runID}
+		}
+		if err != nil {
+			return err
+		}
+		var changed []*TaskInstance
+		for _, id := range ids {
+			ti, err := taskInstanceTxn(txn, dagID, runID, id)
+			if errors.Is(err, errNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if ti.State == TaskRunning {
+				stopped = append(stopped, tiKey{dagID, runID, id})
+			}
+			forced := *ti
+			forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+			changed = append(changed, &forced)
+			marked = append(marked, id)
+		}
+		if err := putTaskInstancesTxn(txn, changed...); err != nil {
+			return err
+		}
+		if run.State.Finished() {
+			reopened := *run
+			reopened.State, reopened.EndDate = RunRunning, nil
+			return txn.Insert(tableDagRuns, &reopened)
+		}
+		return nil
+	})
+	return marked, stopped, err
+}
+
+// slotUsage counts what active (queued and running) task instances hold,
+// as Airflow counts pool and parallelism slots.
+type slotUsage struct {
+	total   int
+	byDag   map[string]int
+	byPool  map[string]int64 // pool_slots of queued and running
+	running map[string]int64 // pool_slots of running only
+}
+
+// ActiveUsage counts the slots that queued and running task instances hold.
+func (s *Store) ActiveUsage() (*slotUsage, error) { return activeUsageTxn(s.read()) }
+
+func activeUsageTxn(txn *memdb.Txn) (*slotUsage, error) {
+	u := &slotUsage{byDag: map[string]int{}, byPool: map[string]int64{}, running: map[string]int64{}}
+	for _, state := range []TaskState{TaskQueued, TaskRunning} {
+		tis, err := taskInstancesInStateTxn(txn, state)
+		if err != nil {
+			return nil, err
+		}
+		for _, ti := range tis {
+			u.total++
+			u.byDag[ti.DagID]++
+			u.byPool[ti.Pool] += int64(ti.PoolSlots)
+			if state == TaskRunning {
+				u.running[ti.Pool] += int64(ti.PoolSlots)
+			}
+		}
+	}
+	return u, nil
+}
+
+// ScheduledTaskInstances lists the task instances waiting for a slot,
+// with the slots that active ones hold, from one point in time.
+func (s *Store) ScheduledTaskInstances() ([]*TaskInstance, *slotUsage, error) {
+	txn := s.read()
+	tis, err := taskInstancesInStateTxn(txn, TaskScheduled)
+	if err != nil || len(tis) == 0 {
+		return nil, nil, err
+	}
+	usage, err := activeUsageTxn(txn)
+	return tis, usage, err
+}
+
+// WatchRun returns a run and a channel closed when its row next changes;
+// errNotFound when it does not exist.
+func (s *Store) WatchRun(dagID, runID string) (*DagRun, <-chan struct{}, error) {
+	ch, raw, err := s.read().FirstWatch(tableDagRuns, indexID, dagID, runID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch run %s of %s: %w", runID, dagID, err)
+	}
+	if raw == nil {
+		return nil, nil, errNotFound
+	}
+	return raw.(*DagRun), ch, nil
 }

@@ -70,12 +70,12 @@ func TestStore_RunStateQueries(t *testing.T) {
 		{"a", RunQueued, 2}, {"ab", RunQueued, 1}, {"b", RunQueued, 1},
 		{"a", RunRunning, 1}, {"ab", RunRunning, 1}, {"b", RunRunning, 0}, {"c", RunQueued, 0},
 	} {
-		n, err := countRunsTxn(txn, tc.dag, tc.state)
+		n, err := storeView{txn}.CountRuns(tc.dag, tc.state)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n != tc.want {
-			t.Errorf("countRunsTxn(%s, %s) = %d, want %d", tc.dag, tc.state, n, tc.want)
+			t.Errorf("CountRuns(%s, %s) = %d, want %d", tc.dag, tc.state, n, tc.want)
 		}
 	}
 }

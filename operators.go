@@ -10,8 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 // bashSkipExitCode is the exit code with which a BashOperator skips itself
@@ -170,23 +168,22 @@ func (b *tailBuffer) result() (string, bool) {
 func (s *scheduler) runSubDag(ctx context.Context, job taskJob) taskOutcome {
 	s.Kick()
 	for {
-		ws := memdb.NewWatchSet()
-		txn := s.opts.Store.read()
-		ch, raw, err := txn.FirstWatch(tableDagRuns, indexID, job.task.Subdag, job.run.RunID)
+		child, ch, err := s.opts.Store.WatchRun(job.task.Subdag, job.run.RunID)
+		if errors.Is(err, errNotFound) {
+			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("sub-DAG %s has no run %s", job.task.Subdag, job.run.RunID)}
+		}
 		if err != nil {
 			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("look up sub-DAG run: %v", err)}
 		}
-		if raw == nil {
-			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("sub-DAG %s has no run %s", job.task.Subdag, job.run.RunID)}
-		}
-		switch child := raw.(*DagRun); child.State {
+		switch child.State {
 		case RunSuccess:
 			return taskOutcome{state: TaskSuccess, output: fmt.Sprintf("sub-DAG run %s of %s succeeded\n", child.RunID, child.DagID)}
 		case RunFailed:
 			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("sub-DAG run %s of %s failed", child.RunID, child.DagID)}
 		}
-		ws.Add(ch)
-		if err := ws.WatchCtx(ctx); err != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
 			return taskOutcome{state: TaskFailed, reason: "stopped: " + context.Cause(ctx).Error()}
 		}
 	}

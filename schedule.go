@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/adhocore/gronx"
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 // cronPresets are Airflow's schedule presets as cron expressions.
@@ -144,66 +143,38 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 // createNextRun creates the DAG's next due run, if any and if the DAG is
 // under max_active_runs.
 func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
-	created := false
-	err := s.opts.Store.update(func(txn *memdb.Txn) error {
-		row, err := dagRowTxn(txn, dag.DagID)
+	return s.opts.Store.CreateRun(func(v storeView) (*newRun, error) {
+		row, err := v.Dag(dag.DagID)
 		if err != nil || row.Def != dag || row.IsPaused {
-			return nil
+			return nil, nil
 		}
 		active := 0
 		for _, state := range []RunState{RunQueued, RunRunning} {
-			n, err := countRunsTxn(txn, dag.DagID, state)
+			n, err := v.CountRuns(dag.DagID, state)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			active += n
 		}
 		if active >= dag.MaxActiveRuns {
-			return nil
+			return nil, nil
 		}
-		last, err := lastScheduledDateTxn(txn, dag.DagID)
+		last, err := v.LastScheduledDate(dag.DagID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		iv, ok, err := nextInterval(dag, last, now)
 		if err != nil || !ok {
-			return err
+			return nil, err
 		}
-		runID := "scheduled__" + isoFormat(iv.start)
-		if _, err := runByDateTxn(txn, dag.DagID, iv.start); err == nil {
-			return fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(iv.start))
+		if _, err := v.RunAt(dag.DagID, iv.start); err == nil {
+			return nil, fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(iv.start))
 		}
 		var conf json.RawMessage
 		if !s.opts.Edition.isAirflow1() {
 			conf = json.RawMessage(`{}`)
 		}
-		if _, err := s.opts.Store.insertRunTreeTxn(txn, newRun{edition: s.opts.Edition, dag: dag, runID: runID, date: iv.start,
-			conf: conf, now: now, unixname: s.opts.Unixname}); err != nil {
-			return err
-		}
-		created = true
-		return nil
+		return &newRun{edition: s.opts.Edition, dag: dag, runID: "scheduled__" + isoFormat(iv.start), date: iv.start,
+			conf: conf, now: now, unixname: s.opts.Unixname}, nil
 	})
-	return created, err
-}
-
-// lastScheduledDateTxn is the logical date of a DAG's latest scheduled run,
-// or nil. Manual runs in between are passed over.
-func lastScheduledDateTxn(txn *memdb.Txn, dagID string) (*time.Time, error) {
-	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
-	it, err := txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
-	if err != nil {
-		return nil, fmt.Errorf("find last scheduled run of %s: %w", dagID, err)
-	}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		run := raw.(*DagRun)
-		if run.DagID != dagID {
-			return nil, nil
-		}
-		if run.RunType == "scheduled" {
-			d := run.ExecutionDate
-			return &d, nil
-		}
-	}
-	return nil, nil
 }

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	memdb "github.com/hashicorp/go-memdb"
 	"github.com/rs/zerolog"
 )
 
@@ -239,13 +238,13 @@ func (s *scheduler) tick(now time.Time) error {
 // runnable reports whether the scheduler may move a run: its DAG has a
 // definition, is not paused, and for a sub-DAG, the parent's SubDagOperator
 // task is running it.
-func (s *scheduler) runnable(txn *memdb.Txn, run *DagRun) (*DAG, bool) {
-	row, err := dagRowTxn(txn, run.DagID)
+func (s *scheduler) runnable(v storeView, run *DagRun) (*DAG, bool) {
+	row, err := v.Dag(run.DagID)
 	if err != nil || row.Def == nil || row.IsPaused {
 		return nil, false
 	}
 	if parent := row.Def.ParentDagID; parent != "" {
-		ti, err := taskInstanceTxn(txn, parent, run.RunID, run.DagID[len(parent)+1:])
+		ti, err := v.TaskInstance(parent, run.RunID, run.DagID[len(parent)+1:])
 		if err != nil || ti.State != TaskRunning {
 			return nil, false
 		}
@@ -262,41 +261,19 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	}
 	sort.SliceStable(queued, func(i, j int) bool { return queued[i].ExecutionDate.Before(queued[j].ExecutionDate) })
 	for _, run := range queued {
-		err := s.opts.Store.update(func(txn *memdb.Txn) error {
-			dag, ok := s.runnable(txn, run)
+		err := s.opts.Store.StartRun(run.DagID, run.RunID, now, func(v storeView, run *DagRun) (bool, error) {
+			dag, ok := s.runnable(v, run)
 			if !ok {
-				return nil
+				return false, nil
 			}
-			active, err := countRunsTxn(txn, run.DagID, RunRunning)
-			if err != nil || active >= dag.MaxActiveRuns {
-				return err
-			}
-			current, err := runByRunIDTxn(txn, run.DagID, run.RunID)
-			if err != nil || current.State != RunQueued {
-				return nil // changed since listed
-			}
-			started := *current
-			started.State = RunRunning
-			started.StartDate = &now
-			return txn.Insert(tableDagRuns, &started)
+			active, err := v.CountRuns(run.DagID, RunRunning)
+			return err == nil && active < dag.MaxActiveRuns, err
 		})
 		if err != nil {
 			return fmt.Errorf("start run %s of %s: %w", run.RunID, run.DagID, err)
 		}
 	}
 	return nil
-}
-
-func countRunsTxn(txn *memdb.Txn, dagID string, state RunState) (int, error) {
-	it, err := txn.Get(tableDagRuns, indexState, string(state), dagID)
-	if err != nil {
-		return 0, fmt.Errorf("count %s runs of %s: %w", state, dagID, err)
-	}
-	n := 0
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		n++
-	}
-	return n, nil
 }
 
 // topo returns a DAG's tasks upstream first, so that one pass over them
@@ -331,32 +308,24 @@ func (s *scheduler) topo(dag *DAG) []*Task {
 	return order
 }
 
-// advanceRun evaluates one running run in one write transaction: timeout,
+// advanceRun evaluates one running run in one write: timeout,
 // dependencies of every waiting task, and the run's own outcome.
 func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 	var cancelled []tiKey
-	err := s.opts.Store.update(func(txn *memdb.Txn) error {
-		run, err := runByRunIDTxn(txn, listed.DagID, listed.RunID)
-		if err != nil || run.State != RunRunning {
-			return nil
-		}
-		dag, ok := s.runnable(txn, run)
+	err := s.opts.Store.AdvanceRun(listed.DagID, listed.RunID, func(v storeView, run *DagRun, tis []*TaskInstance) (runAdvance, error) {
+		cancelled = nil
+		dag, ok := s.runnable(v, run)
 		if !ok {
-			return nil
-		}
-		tis, err := taskInstancesOfRunTxn(txn, run.DagID, run.RunID)
-		if err != nil {
-			return err
+			return runAdvance{}, nil
 		}
 		byID := make(map[string]*TaskInstance, len(tis))
 		for _, ti := range tis {
 			byID[ti.TaskID] = ti
 		}
-		// Changes gather here and go to the store in one row write.
-		var changed []*TaskInstance
+		var adv runAdvance
 		put := func(ti *TaskInstance) {
 			byID[ti.TaskID] = ti
-			changed = append(changed, ti)
+			adv.Tasks = append(adv.Tasks, ti)
 		}
 		if dag.DagrunTimeout > 0 && run.StartDate != nil && now.Sub(*run.StartDate) > dag.DagrunTimeout {
 			// Airflow fails a timed-out run and skips what has not finished.
@@ -373,10 +342,8 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			}
 			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
 				Dur("dagrun_timeout", dag.DagrunTimeout).Msg("run timed out")
-			if err := putTaskInstancesTxn(txn, changed...); err != nil {
-				return err
-			}
-			return finishRunTxn(txn, run, RunFailed, now)
+			adv.End, adv.At = RunFailed, now
+			return adv, nil
 		}
 		for _, task := range s.topo(dag) {
 			ti := byID[task.TaskID]
@@ -397,13 +364,10 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			}
 			put(&updated)
 		}
-		if err := putTaskInstancesTxn(txn, changed...); err != nil {
-			return err
-		}
 		if state, done := runOutcome(dag, byID); done {
-			return finishRunTxn(txn, run, state, now)
+			adv.End, adv.At = state, now
 		}
-		return nil
+		return adv, nil
 	})
 	for _, key := range cancelled {
 		s.cancelTask(key)
@@ -412,12 +376,6 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 		return fmt.Errorf("advance run %s of %s: %w", listed.RunID, listed.DagID, err)
 	}
 	return nil
-}
-
-func finishRunTxn(txn *memdb.Txn, run *DagRun, state RunState, now time.Time) error {
-	done := *run
-	done.State, done.EndDate = state, &now
-	return txn.Insert(tableDagRuns, &done)
 }
 
 // upstreamCounts summarises the states of a task's upstream tasks.
@@ -571,31 +529,19 @@ type candidate struct {
 // EmptyOperators succeed at once without taking a slot, as Airflow 2
 // marks them in the scheduler; it returns how many did.
 func (s *scheduler) launchScheduled(now time.Time) (int, error) {
-	txn := s.opts.Store.read()
-	scheduled, err := taskInstancesInStateTxn(txn, TaskScheduled)
-	if err != nil {
+	scheduled, usage, err := s.opts.Store.ScheduledTaskInstances()
+	if err != nil || len(scheduled) == 0 {
 		return 0, err
 	}
-	var cands []candidate
-	for _, ti := range scheduled {
-		cands = append(cands, candidate{ti: ti, date: ti.ExecutionDate})
-	}
-	if len(cands) == 0 {
-		return 0, nil
-	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].ti.PriorityWeight != cands[j].ti.PriorityWeight {
-			return cands[i].ti.PriorityWeight > cands[j].ti.PriorityWeight
+	sort.SliceStable(scheduled, func(i, j int) bool {
+		if scheduled[i].PriorityWeight != scheduled[j].PriorityWeight {
+			return scheduled[i].PriorityWeight > scheduled[j].PriorityWeight
 		}
-		return cands[i].date.Before(cands[j].date)
+		return scheduled[i].ExecutionDate.Before(scheduled[j].ExecutionDate)
 	})
-	usage, err := activeUsage(txn)
-	if err != nil {
-		return 0, err
-	}
 	finished := 0
-	for _, c := range cands {
-		done, err := s.launch(c.ti, usage, now)
+	for _, ti := range scheduled {
+		done, err := s.launch(ti, usage, now)
 		if err != nil {
 			return finished, err
 		}
@@ -606,29 +552,6 @@ func (s *scheduler) launchScheduled(now time.Time) (int, error) {
 	return finished, nil
 }
 
-// slotUsage counts what active task instances hold.
-type slotUsage struct {
-	total  int
-	byDag  map[string]int
-	byPool map[string]int64
-}
-
-func activeUsage(txn *memdb.Txn) (*slotUsage, error) {
-	u := &slotUsage{byDag: map[string]int{}, byPool: map[string]int64{}}
-	for _, state := range []TaskState{TaskQueued, TaskRunning} {
-		tis, err := taskInstancesInStateTxn(txn, state)
-		if err != nil {
-			return nil, err
-		}
-		for _, ti := range tis {
-			u.total++
-			u.byDag[ti.DagID]++
-			u.byPool[ti.Pool] += int64(ti.PoolSlots)
-		}
-	}
-	return u, nil
-}
-
 // launch starts one scheduled task instance if the limits allow. The task
 // instance is marked running in the store before its goroutine starts, and
 // only if it is still scheduled, so that no task starts twice. done
@@ -637,27 +560,16 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 	var job *taskJob
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err = s.opts.Store.update(func(txn *memdb.Txn) error {
-		ti, err := taskInstanceTxn(txn, listed.DagID, listed.RunID, listed.TaskID)
-		switch {
-		case errors.Is(err, errNotFound): // deleted since it was listed
-			return nil
-		case err != nil:
-			return err
-		case ti.State != TaskScheduled:
-			return nil
-		}
-		run, err := runByRunIDTxn(txn, ti.DagID, ti.RunID)
-		if err != nil || run.State != RunRunning {
-			return nil
-		}
-		dag, ok := s.runnable(txn, run)
+	key := tiKey{listed.DagID, listed.RunID, listed.TaskID}
+	err = s.opts.Store.LaunchTry(key, func(v storeView, run *DagRun, ti *TaskInstance) (*TaskInstance, error) {
+		job, done = nil, false
+		dag, ok := s.runnable(v, run)
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		task := dag.Task(ti.TaskID)
 		if task == nil {
-			return nil
+			return nil, nil
 		}
 		started := *ti
 		started.TryNumber++
@@ -669,40 +581,38 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 			zero := 0.0
 			started.Duration = &zero
 			done = true
-			return putTaskInstancesTxn(txn, &started)
+			return &started, nil
 		}
-		key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
-		pool, err := poolTxn(txn, ti.Pool)
+		pool, err := v.Pool(ti.Pool)
 		if errors.Is(err, errNotFound) {
 			if !s.warnedPools[key] {
 				s.warnedPools[key] = true
 				s.opts.Logger.Warn().Str("task", key.String()).Str("pool", ti.Pool).
 					Msg("task waits in scheduled: its pool does not exist")
 			}
-			return nil
+			return nil, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		delete(s.warnedPools, key)
 		switch {
 		case usage.total >= s.opts.Parallelism:
-			return nil
+			return nil, nil
 		case usage.byDag[ti.DagID] >= dag.MaxActiveTasks:
-			return nil
+			return nil, nil
 		case pool.Slots >= 0 && usage.byPool[ti.Pool]+int64(ti.PoolSlots) > pool.Slots:
-			return nil
+			return nil, nil
 		}
 		started.State = TaskRunning
-		if err := putTaskInstancesTxn(txn, &started); err != nil {
-			return err
-		}
-		usage.total++
-		usage.byDag[ti.DagID]++
-		usage.byPool[ti.Pool] += int64(ti.PoolSlots)
 		job = &taskJob{key: key, try: started.TryNumber, dag: dag, task: task, run: *run}
-		return nil
+		return &started, nil
 	})
+	if err == nil && job != nil {
+		usage.total++
+		usage.byDag[listed.DagID]++
+		usage.byPool[listed.Pool] += int64(listed.PoolSlots)
+	}
 	if err != nil {
 		return false, fmt.Errorf("launch %s/%s/%s: %w", listed.DagID, listed.RunID, listed.TaskID, err)
 	}
@@ -781,30 +691,11 @@ func (s *scheduler) WithTasksStopped(match func(tiKey) bool, change func() error
 	return err
 }
 
-// finishTask records a try's outcome, unless its run is gone or was
-// re-created (another never-reused id under the same run_id), or the task
-// instance changed meanwhile (forced, timed out): then it is dropped.
+// finishTask records a try's outcome; Store.FinishTry drops it when the
+// try no longer owns its task instance.
 func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	return s.opts.Store.update(func(txn *memdb.Txn) error {
-		run, err := runByRunIDTxn(txn, job.key.dagID, job.key.runID)
-		switch {
-		case errors.Is(err, errNotFound): // deleted while it ran
-			return nil
-		case err != nil:
-			return err
-		case run.ID != job.run.ID: // another run under the same run_id
-			return nil
-		}
-		stored, err := taskInstanceTxn(txn, job.key.dagID, job.key.runID, job.key.taskID)
-		switch {
-		case errors.Is(err, errNotFound):
-			return nil
-		case err != nil:
-			return err
-		case stored.State != TaskRunning || stored.TryNumber != job.try:
-			return nil
-		}
+	return s.opts.Store.FinishTry(job.key, job.run.ID, job.try, func(stored *TaskInstance) (tryResult, error) {
 		ti := *stored
 		ti.EndDate, ti.UpdatedAt = &now, &now
 		if ti.StartDate != nil {
@@ -822,21 +713,26 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 			log = s.opts.Logger.Warn().Str("reason", out.reason)
 		}
 		log.Str("task", job.key.String()).Int("try", job.try).Str("state", string(ti.State)).Msg("task finished")
-		if err := putTaskInstancesTxn(txn, &ti); err != nil {
-			return err
-		}
-		if err := appendTaskLogTxn(txn, job.key, job.try, out); err != nil {
-			return err
-		}
+		res := tryResult{TI: &ti, Log: out.tryLog(job.try)}
 		if ti.State == TaskSuccess && (job.task.Inlets != nil || job.task.Outlets != nil) {
 			rec, err := lineageRecord(job)
 			if err != nil {
-				return err
+				return tryResult{}, err
 			}
-			return txn.Insert(tableLineage, rec)
+			res.Lineage = rec
 		}
-		return nil
+		return res, nil
 	})
+}
+
+// tryLog is the output a try leaves in its task instance's log, with the
+// reason it failed.
+func (o taskOutcome) tryLog(try int) TryLog {
+	text := o.output
+	if o.reason != "" && o.state != TaskSuccess {
+		text += "[airlite] " + o.reason + "\n"
+	}
+	return TryLog{Try: try, Output: text, Truncated: o.cut}
 }
 
 func lineageRecord(job taskJob) (*LineageRecord, error) {
@@ -883,26 +779,6 @@ func normalizeYAML(v any) any {
 
 // maxTaskOutput bounds the output kept per try.
 const maxTaskOutput = 64 << 10
-
-func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try int, out taskOutcome) error {
-	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}
-	raw, err := txn.First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID)
-	if err != nil {
-		return err
-	}
-	if raw != nil {
-		old := raw.(*TaskLog)
-		log.Tries = append(append([]TryLog(nil), old.Tries...), TryLog{})
-	} else {
-		log.Tries = []TryLog{{}}
-	}
-	text := out.output
-	if out.reason != "" && out.state != TaskSuccess {
-		text += "[airlite] " + out.reason + "\n"
-	}
-	log.Tries[len(log.Tries)-1] = TryLog{Try: try, Output: text, Truncated: out.cut}
-	return txn.Insert(tableTaskLogs, log)
-}
 
 // retryDelay is Airflow's next_retry_datetime delay: retry_delay, or with
 // exponential backoff a deterministic value between delay·2^(try-2) and

@@ -201,7 +201,7 @@ func (h *schedHarness) runsOf(dagID string) []*DagRun {
 // parallelism, a DAG's max_active_tasks or a pool's slots.
 func (h *schedHarness) checkLimits() {
 	h.t.Helper()
-	usage, err := activeUsage(h.store.read())
+	usage, err := h.store.ActiveUsage()
 	if err != nil {
 		h.t.Error(err)
 		return

@@ -1045,7 +1045,7 @@ func resolveOrphans(store *Store, ed edition, now time.Time, log zerolog.Logger)
 				if zombie {
 					reason = "airlite stopped while this try was running; the try is failed at restart (a zombie)"
 				}
-				if err := appendTaskLogTxn(txn, key, old.TryNumber, taskOutcome{state: TaskFailed, reason: reason}); err != nil {
+				if err := appendTaskLogTxn(txn, key, taskOutcome{state: TaskFailed, reason: reason}.tryLog(old.TryNumber)); err != nil {
 					return fmt.Errorf("log orphaned task %s: %w", key, err)
 				}
 			}

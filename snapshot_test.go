@@ -329,7 +329,7 @@ func snapPopulate(t *testing.T, base string, store *Store, dags *DAGSet, e editi
 				}
 				key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
 				if ti.State.Finished() {
-					if err := appendTaskLogTxn(txn, key, ti.TryNumber, taskOutcome{state: ti.State, output: "out\n", reason: "why"}); err != nil {
+					if err := appendTaskLogTxn(txn, key, taskOutcome{state: ti.State, output: "out\n", reason: "why"}.tryLog(ti.TryNumber)); err != nil {
 						return err
 					}
 					in := json.RawMessage(`[{"table": "in", "n": 1}]`)

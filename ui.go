@@ -546,21 +546,14 @@ func buildPools(store *Store) ([]poolRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	txn := store.read()
-	held := map[TaskState]map[string]int64{}
-	for _, state := range []TaskState{TaskRunning, TaskQueued} {
-		held[state] = map[string]int64{}
-		tis, err := taskInstancesInStateTxn(txn, state)
-		if err != nil {
-			return nil, err
-		}
-		for _, ti := range tis {
-			held[state][ti.Pool] += int64(ti.PoolSlots)
-		}
+	usage, err := store.ActiveUsage()
+	if err != nil {
+		return nil, err
 	}
 	rows := make([]poolRow, len(pools))
 	for i, p := range pools {
-		used, queued := held[TaskRunning][p.Name], held[TaskQueued][p.Name]
+		used := usage.running[p.Name]
+		queued := usage.byPool[p.Name] - used
 		row := poolRow{Name: p.Name, Slots: fmt.Sprint(p.Slots), Used: used, Queued: queued,
 			Open: fmt.Sprint(p.Slots - used - queued)}
 		if p.Slots < 0 {
