@@ -14,13 +14,14 @@ import (
 
 // Table and index names.
 const (
-	tableDags     = "dags"
-	tableDagRuns  = "dag_runs"
-	tableTasks    = "task_instances"
-	tablePools    = "pools"
-	tableLineage  = "lineage"
-	tableTaskLogs = "task_logs"
-	tableCounters = "counters"
+	tableDags      = "dags"
+	tableDagRuns   = "dag_runs"
+	tableTasks     = "task_instances"
+	tablePools     = "pools"
+	tableLineage   = "lineage"
+	tableTaskLogs  = "task_logs"
+	tableCounters  = "counters"
+	tableRunCounts = "run_counts"
 
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
@@ -127,6 +128,15 @@ type TryLog struct {
 	Try       int
 	Output    string
 	Truncated bool
+}
+
+// runCount is how many runs a DAG has, kept by every write that adds or
+// removes runs, so that the run limit costs a trigger one lookup instead of
+// a walk over the DAG's runs. It is derived state: snapshots leave it out
+// and restore counts it again.
+type runCount struct {
+	DagID string
+	N     int
 }
 
 // counter is a named integer kept in the store so that it is part of every
@@ -241,8 +251,77 @@ func countersTable() *memdb.TableSchema {
 	}
 }
 
+// derivedTables hold what other tables already say, kept for speed:
+// snapshots leave them out and restore builds them again.
+var derivedTables = map[string]bool{tableRunCounts: true}
+
+// runCountsTable holds the number of runs of each DAG that has any.
+func runCountsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableRunCounts,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: stringField[runCount]{func(c *runCount) string { return c.DagID }}},
+		},
+	}
+}
+
+func runCountTxn(txn *memdb.Txn, dagID string) int {
+	raw, err := txn.First(tableRunCounts, indexID, dagID)
+	if err != nil || raw == nil {
+		return 0
+	}
+	return raw.(*runCount).N
+}
+
+// addRunCountTxn changes a DAG's run count by delta.
+func addRunCountTxn(txn *memdb.Txn, dagID string, delta int) error {
+	n := runCountTxn(txn, dagID) + delta
+	if n <= 0 {
+		if _, err := txn.DeleteAll(tableRunCounts, indexID, dagID); err != nil {
+			return fmt.Errorf("clear run count of %s: %w", dagID, err)
+		}
+		return nil
+	}
+	if err := txn.Insert(tableRunCounts, &runCount{DagID: dagID, N: n}); err != nil {
+		return fmt.Errorf("count runs of %s: %w", dagID, err)
+	}
+	return nil
+}
+
+// recountRunsTxn sets every DAG's run count from the runs table (after a
+// restore).
+func recountRunsTxn(txn *memdb.Txn) error {
+	if _, err := txn.DeleteAll(tableRunCounts, indexID); err != nil {
+		return fmt.Errorf("clear run counts: %w", err)
+	}
+	it, err := txn.Get(tableDagRuns, indexDagDate)
+	if err != nil {
+		return fmt.Errorf("count runs: %w", err)
+	}
+	var c *runCount
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if c == nil || c.DagID != run.DagID {
+			if c != nil {
+				if err := txn.Insert(tableRunCounts, c); err != nil {
+					return fmt.Errorf("count runs of %s: %w", c.DagID, err)
+				}
+			}
+			c = &runCount{DagID: run.DagID}
+		}
+		c.N++
+	}
+	if c != nil {
+		if err := txn.Insert(tableRunCounts, c); err != nil {
+			return fmt.Errorf("count runs of %s: %w", c.DagID, err)
+		}
+	}
+	return nil
+}
+
 func schema() *memdb.DBSchema {
-	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(), taskLogsTable(), countersTable()}
+	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
+		taskLogsTable(), countersTable(), runCountsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -378,22 +457,13 @@ type RunLimit struct {
 func (s *Store) SetRunLimit(l RunLimit) { s.runLimit = l }
 
 // enforceRunLimitTxn makes room for one more run of dagID, or refuses it.
+// The count is kept by the writes (runCount); only dropping runs walks
+// them, oldest first, and stops at the last one it drops.
 func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 	if l.Max <= 0 {
 		return nil
 	}
-	it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
-	if err != nil {
-		return fmt.Errorf("count runs of %s: %w", dagID, err)
-	}
-	n := 0
-	var finished []*DagRun // oldest execution date first
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		n++
-		if run := raw.(*DagRun); l.DropOldestFinished && run.State.Finished() {
-			finished = append(finished, run)
-		}
-	}
+	n := runCountTxn(txn, dagID)
 	if n < l.Max {
 		return nil
 	}
@@ -402,11 +472,32 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 			"remove runs (POST /_airlite/reset) or start airlite with --run-retention drop-oldest-finished", dagID, n)
 	}
 	excess := n - l.Max + 1
-	if len(finished) < excess {
-		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag, "+
-			"and only %d have finished: no room for another until more finish", dagID, n, len(finished))
+	it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	if err != nil {
+		return fmt.Errorf("list runs of %s: %w", dagID, err)
 	}
-	for _, run := range finished[:excess] {
+	var finished []*DagRun // oldest execution date first
+	for raw := it.Next(); raw != nil && len(finished) < excess; raw = it.Next() {
+		if run := raw.(*DagRun); run.State.Finished() {
+			finished = append(finished, run)
+		}
+	}
+	if len(finished) < excess {
+		unfinished := 0
+		for _, state := range []RunState{RunQueued, RunRunning} {
+			c, err := storeView{txn}.CountRuns(dagID, state)
+			if err != nil {
+				return err
+			}
+			unfinished += c
+		}
+		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag, "+
+			"and only %d have finished: no room for another until more finish", dagID, n, n-unfinished)
+	}
+	if err := addRunCountTxn(txn, dagID, -excess); err != nil {
+		return err
+	}
+	for _, run := range finished {
 		if err := txn.Delete(tableDagRuns, run); err != nil {
 			return fmt.Errorf("drop run %s of %s: %w", run.RunID, dagID, err)
 		}
@@ -514,7 +605,7 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 // sequences keep counting, so no run id is ever reused.
 func (s *Store) Reset(set *DAGSet) error {
 	return s.update(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs} {
+		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs, tableRunCounts} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
@@ -885,6 +976,9 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := txn.Insert(tableDagRuns, run); err != nil {
 		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
 	}
+	if err := addRunCountTxn(txn, nr.dag.DagID, 1); err != nil {
+		return nil, err
+	}
 	if len(nr.dag.Tasks) > 0 {
 		// One allocation for all of the run's task instances.
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
@@ -1012,6 +1106,9 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if _, err := txn.DeleteAll(tableTaskLogs, indexID+"_prefix", id, ""); err != nil {
 				return fmt.Errorf("delete task logs of %s: %w", id, err)
 			}
+			if _, err := txn.DeleteAll(tableRunCounts, indexID, id); err != nil {
+				return fmt.Errorf("delete run count of %s: %w", id, err)
+			}
 		}
 		return nil
 	})
@@ -1070,11 +1167,13 @@ func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 // one DAG, or of every DAG when dagID is "". DAGs and pools stay.
 func (s *Store) DeleteRuns(dagID string) error {
 	return s.update(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs} {
+		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs, tableRunCounts} {
 			var err error
 			switch {
 			case dagID == "":
 				_, err = txn.DeleteAll(table, indexID)
+			case table == tableRunCounts:
+				_, err = txn.DeleteAll(table, indexID, dagID)
 			case table == tableDagRuns:
 				_, err = txn.DeleteAll(table, indexDagDate+"_prefix", dagID, nil)
 			default:

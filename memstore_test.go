@@ -2,6 +2,9 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -161,4 +164,76 @@ func TestStore_TaskInstanceRows(t *testing.T) {
 	if tis, _ := store.TaskInstancesOfRun("c", "r1"); len(tis) != 0 {
 		t.Errorf("a refused write kept %v", keys(tis))
 	}
+}
+
+// The per-DAG run count that the run limit reads follows every write that
+// adds or removes runs, and a restore counts it again.
+func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2, withRunLimit(RunLimit{Max: 3, DropOldestFinished: true}))
+	check := func(step string, store *Store) {
+		t.Helper()
+		txn := store.read()
+		it, err := txn.Get(tableDagRuns, indexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			want[raw.(*DagRun).DagID]++
+		}
+		got := map[string]int{}
+		cit, err := txn.Get(tableRunCounts, indexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for raw := cit.Next(); raw != nil; raw = cit.Next() {
+			c := raw.(*runCount)
+			got[c.DagID] = c.N
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("%s: run counts %v, runs %v", step, got, want)
+		}
+	}
+	trigger := func(dagID string, day int) {
+		t.Helper()
+		ts.trigger(t, dagID, fmt.Sprintf(`{"execution_date": "2024-01-%02dT00:00:00+00:00"}`, day))
+	}
+	trigger("example_bash_operator", 1)
+	trigger("example_subdag_operator", 1) // and one run of each sub-DAG
+	trigger("tutorial", 1)
+	check("triggers", ts.store)
+	for day := 2; day <= 3; day++ {
+		trigger("example_bash_operator", day)
+	}
+	check("at the limit", ts.store)
+	for _, runID := range []string{"manual__2024-01-01T00:00:00+00:00", "manual__2024-01-02T00:00:00+00:00"} {
+		if res := ts.do(t, "POST", "/_airlite/dags/example_bash_operator/dag_runs/"+runID+"/state", `{"state": "success"}`); res.status != 200 {
+			t.Fatalf("force: %d %s", res.status, res.body)
+		}
+	}
+	trigger("example_bash_operator", 4) // drops the oldest finished run
+	check("drop oldest finished", ts.store)
+	if res := ts.do(t, "POST", "/_airlite/reset?scope=runs&dag_id=tutorial", ""); res.status != 200 {
+		t.Fatalf("reset: %d %s", res.status, res.body)
+	}
+	check("reset one DAG's runs", ts.store)
+	if res := ts.do(t, "DELETE", apiPrefix+"/dags/example_subdag_operator", ""); res.status != 200 {
+		t.Fatalf("delete: %d %s", res.status, res.body)
+	}
+	check("delete a DAG with sub-DAGs", ts.store)
+
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(ts.store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	restored, _, err := restoreSnapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("restore", restored)
+	if err := ts.store.Reset(ts.dags); err != nil {
+		t.Fatal(err)
+	}
+	check("reset", ts.store)
 }

@@ -640,6 +640,9 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 		return nil, stats, badSnapshot(path, nil, "holds %d rows in %d tables, the end line says %d in %d",
 			stats.Rows, len(seen), footer.Rows, footer.Tables)
 	}
+	if err := recountRunsTxn(txn); err != nil {
+		return nil, stats, err
+	}
 	// Ids keep counting from the highest id restored, whatever the
 	// counters say.
 	for _, c := range []struct {
