@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path"
 	"path/filepath"
@@ -634,9 +635,7 @@ func linkTasks(dag *DAG, lines map[string]int) error {
 	if cycle := findCycle(dag); cycle != nil {
 		return fmt.Errorf("line %d: tasks form a cycle: %s", lines[cycle[0]], strings.Join(cycle, " >> "))
 	}
-	for _, t := range dag.Tasks {
-		t.TotalWeight = totalWeight(dag, t)
-	}
+	setPriorityWeights(dag)
 	return nil
 }
 
@@ -691,31 +690,103 @@ func findCycle(dag *DAG) []string {
 	return nil
 }
 
-// totalWeight applies the task's weight rule: downstream sums the task and
-// every task below it, upstream every task above it, absolute its own.
-func totalWeight(dag *DAG, t *Task) int {
-	next := func(x *Task) []string { return x.Downstream }
-	switch t.WeightRule {
-	case "absolute":
-		return t.PriorityWeight
-	case "upstream":
-		next = func(x *Task) []string { return x.Upstream }
+// setPriorityWeights applies each task's weight rule, as Airflow's
+// priority_weight_total does: downstream sums the task and every distinct
+// task below it, upstream every distinct task above it, absolute its own.
+func setPriorityWeights(dag *DAG) {
+	index := make(map[string]int, len(dag.Tasks))
+	for i, t := range dag.Tasks {
+		index[t.TaskID] = i
 	}
-	seen := map[string]bool{t.TaskID: true}
-	sum := t.PriorityWeight
-	queue := []string{t.TaskID}
-	for len(queue) > 0 {
-		cur := dag.taskByID[queue[0]]
-		queue = queue[1:]
-		for _, id := range next(cur) {
-			if !seen[id] {
-				seen[id] = true
-				sum += dag.taskByID[id].PriorityWeight
-				queue = append(queue, id)
+	var below, above []int
+	for _, t := range dag.Tasks {
+		switch t.WeightRule {
+		case "absolute":
+			t.TotalWeight = t.PriorityWeight
+			continue
+		case "upstream":
+			if above == nil {
+				above = reachableWeights(dag.Tasks, index, func(t *Task) []string { return t.Upstream }, reachBlock)
+			}
+			t.TotalWeight = t.PriorityWeight + above[index[t.TaskID]]
+		default:
+			if below == nil {
+				below = reachableWeights(dag.Tasks, index, func(t *Task) []string { return t.Downstream }, reachBlock)
+			}
+			t.TotalWeight = t.PriorityWeight + below[index[t.TaskID]]
+		}
+	}
+}
+
+// reachBlock is how many tasks one pass of reachableWeights tracks: a
+// bitset of reachBlock bits per task bounds its memory to 512 bytes a task.
+const reachBlock = 4096
+
+// reachableWeights returns, for each task, the summed priority_weight of
+// the distinct tasks reachable from it through next (itself excluded);
+// block is a multiple of 64.
+// Summing the children's totals would count a task reached along two
+// paths twice, and a walk per task is quadratic with maps in its loop;
+// instead each pass takes block target tasks and carries a bitset of the
+// targets each task reaches, children before parents: O((tasks + edges) x
+// tasks / 64) word operations. A DAG's tasks are acyclic here.
+func reachableWeights(tasks []*Task, index map[string]int, next func(*Task) []string, block int) []int {
+	n := len(tasks)
+	children := make([][]int, n)
+	parents := make([]int, n) // how many tasks point at each task
+	for i, t := range tasks {
+		for _, id := range next(t) {
+			children[i] = append(children[i], index[id])
+			parents[index[id]]++
+		}
+	}
+	// Kahn's order from the roots; it is walked backwards, children first.
+	order := make([]int, 0, n)
+	for i := range tasks {
+		if parents[i] == 0 {
+			order = append(order, i)
+		}
+	}
+	for k := 0; k < len(order); k++ {
+		for _, c := range children[order[k]] {
+			if parents[c]--; parents[c] == 0 {
+				order = append(order, c)
 			}
 		}
 	}
-	return sum
+	uniform := true
+	for _, t := range tasks {
+		uniform = uniform && t.PriorityWeight == tasks[0].PriorityWeight
+	}
+	sums := make([]int, n)
+	words := block / 64
+	reach := make([]uint64, n*words)
+	for start := 0; start < n; start += block {
+		clear(reach)
+		for k := len(order) - 1; k >= 0; k-- {
+			v := order[k]
+			row := reach[v*words : (v+1)*words]
+			for _, c := range children[v] {
+				for i, word := range reach[c*words : (c+1)*words] {
+					row[i] |= word
+				}
+				if c >= start && c < start+block {
+					row[(c-start)/64] |= 1 << ((c - start) % 64)
+				}
+			}
+			for i, word := range row {
+				if uniform {
+					sums[v] += bits.OnesCount64(word) * tasks[0].PriorityWeight
+					continue
+				}
+				for word != 0 {
+					sums[v] += tasks[start+i*64+bits.TrailingZeros64(word)].PriorityWeight
+					word &= word - 1
+				}
+			}
+		}
+	}
+	return sums
 }
 
 // poolSpec is one entry of pools.yaml.

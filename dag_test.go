@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -372,6 +374,109 @@ tasks:
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("rendering does not contain %q:\n%s", want, got)
+		}
+	}
+}
+
+// naiveWeight is Airflow's priority_weight_total read literally: the task's
+// weight plus that of every distinct task reachable through next.
+func naiveWeight(dag *DAG, t *Task, next func(*Task) []string) int {
+	seen := map[string]bool{t.TaskID: true}
+	sum, queue := t.PriorityWeight, []*Task{t}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, id := range next(cur) {
+			if !seen[id] {
+				seen[id] = true
+				sum += dag.Task(id).PriorityWeight
+				queue = append(queue, dag.Task(id))
+			}
+		}
+	}
+	return sum
+}
+
+// Priority weights on random DAGs (diamonds, shared descendants, mixed
+// rules and weights) match the literal reading of Airflow's rule, also
+// when the tasks span several bitset blocks.
+func TestDAG_PriorityWeightsMatchAirflowsRule(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 5, 40, 300} {
+		for round := 0; round < 3; round++ {
+			var b strings.Builder
+			b.WriteString("dag_id: weights\nschedule_interval: null\ntasks:\n")
+			uniform := round == 0
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(&b, "  - task_id: t%d\n    operator: EmptyOperator\n", i)
+				if !uniform {
+					fmt.Fprintf(&b, "    priority_weight: %d\n", rng.IntN(5)+1)
+					fmt.Fprintf(&b, "    weight_rule: %s\n", []string{"downstream", "upstream", "absolute"}[rng.IntN(3)])
+				}
+				var down []string
+				for k := 0; k < 3 && i+1 < n; k++ { // edges only forward: acyclic
+					down = append(down, fmt.Sprintf("t%d", i+1+rng.IntN(min(n-i-1, 50))))
+				}
+				if len(down) > 0 {
+					fmt.Fprintf(&b, "    downstream: [%s]\n", strings.Join(down, ", "))
+				}
+			}
+			dag, err := parseDAG([]byte(b.String()))
+			if err != nil {
+				t.Fatalf("n=%d: %v", n, err)
+			}
+			down := func(t *Task) []string { return t.Downstream }
+			for _, task := range dag.Tasks {
+				want := task.PriorityWeight
+				switch task.WeightRule {
+				case "downstream":
+					want = naiveWeight(dag, task, down)
+				case "upstream":
+					want = naiveWeight(dag, task, func(t *Task) []string { return t.Upstream })
+				}
+				if task.TotalWeight != want {
+					t.Fatalf("n=%d round %d: task %s (%s) weight %d, want %d", n, round, task.TaskID, task.WeightRule, task.TotalWeight, want)
+				}
+			}
+			index := map[string]int{}
+			for i, task := range dag.Tasks {
+				index[task.TaskID] = i
+			}
+			for i, sum := range reachableWeights(dag.Tasks, index, down, 64) {
+				if want := naiveWeight(dag, dag.Tasks[i], down) - dag.Tasks[i].PriorityWeight; sum != want {
+					t.Fatalf("n=%d round %d, blocks of 64: task %s reaches weight %d, want %d", n, round, dag.Tasks[i].TaskID, sum, want)
+				}
+			}
+		}
+	}
+}
+
+// chainDAG is a DAG of n tasks in one line.
+func chainDAG(n int) []byte {
+	var b strings.Builder
+	b.WriteString("dag_id: chain\nschedule_interval: null\ntasks:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  - task_id: t%d\n    operator: EmptyOperator\n", i)
+		if i+1 < n {
+			fmt.Fprintf(&b, "    downstream: [t%d]\n", i+1)
+		}
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkParseDAG_Chain15000 loads a 15,000-task chain (it took 28 s
+// when weights were computed by a walk per task).
+func BenchmarkParseDAG_Chain15000(b *testing.B) {
+	text := chainDAG(15000)
+	b.ResetTimer()
+	for b.Loop() {
+		dag, err := parseDAG(text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if dag.Tasks[0].TotalWeight != 15000 {
+			b.Fatalf("first task weight %d", dag.Tasks[0].TotalWeight)
 		}
 	}
 }
