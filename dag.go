@@ -44,6 +44,7 @@ type DAG struct {
 	DefaultArgsStartDate *time.Time
 	Tasks                []*Task
 	taskByID             map[string]*Task
+	upstreamFirst        []*Task // every task after its upstream tasks (linkTasks)
 
 	FilePath    string // where the definition came from ("fixtures/x.yaml" when embedded)
 	SourceCode  string // a <file>.py beside the definition, when there is one
@@ -98,6 +99,10 @@ type Simulation struct {
 
 // Task returns the task with the given id, or nil.
 func (d *DAG) Task(taskID string) *Task { return d.taskByID[taskID] }
+
+// UpstreamFirst lists the tasks so that each comes after its upstream
+// tasks: one pass over it propagates skips and failures all the way down.
+func (d *DAG) UpstreamFirst() []*Task { return d.upstreamFirst }
 
 // SubDAGIDs lists the DAG ids run by this DAG's SubDagOperators.
 func (d *DAG) SubDAGIDs() []string {
@@ -636,7 +641,29 @@ func linkTasks(dag *DAG, lines map[string]int) error {
 		return fmt.Errorf("line %d: tasks form a cycle: %s", lines[cycle[0]], strings.Join(cycle, " >> "))
 	}
 	setPriorityWeights(dag)
+	dag.upstreamFirst = upstreamFirst(dag)
 	return nil
+}
+
+// upstreamFirst orders an acyclic DAG's tasks by Kahn's algorithm, roots
+// in file order first.
+func upstreamFirst(dag *DAG) []*Task {
+	waiting := make(map[string]int, len(dag.Tasks))
+	order := make([]*Task, 0, len(dag.Tasks))
+	for _, t := range dag.Tasks {
+		waiting[t.TaskID] = len(t.Upstream)
+		if len(t.Upstream) == 0 {
+			order = append(order, t)
+		}
+	}
+	for k := 0; k < len(order); k++ {
+		for _, id := range order[k].Downstream {
+			if waiting[id]--; waiting[id] == 0 {
+				order = append(order, dag.taskByID[id])
+			}
+		}
+	}
+	return order
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -114,7 +114,6 @@ type scheduler struct {
 	tasks map[attempt]*runningTask
 
 	// Owned by the loop goroutine (or the test calling tick).
-	topoCache   map[*DAG][]*Task
 	warnedPools map[tiKey]bool
 }
 
@@ -143,7 +142,6 @@ func newScheduler(opts schedulerOptions) *scheduler {
 		opts: opts, ctx: ctx, cancel: cancel,
 		kickCh:      make(chan struct{}, 1),
 		tasks:       map[attempt]*runningTask{},
-		topoCache:   map[*DAG][]*Task{},
 		warnedPools: map[tiKey]bool{},
 	}
 	if opts.RunTask == nil {
@@ -276,38 +274,6 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	return nil
 }
 
-// topo returns a DAG's tasks upstream first, so that one pass over them
-// propagates skips and failures all the way down.
-func (s *scheduler) topo(dag *DAG) []*Task {
-	if order, ok := s.topoCache[dag]; ok {
-		return order
-	}
-	indegree := map[string]int{}
-	for _, t := range dag.Tasks {
-		indegree[t.TaskID] = len(t.Upstream)
-	}
-	var order []*Task
-	var ready []*Task
-	for _, t := range dag.Tasks {
-		if indegree[t.TaskID] == 0 {
-			ready = append(ready, t)
-		}
-	}
-	for len(ready) > 0 {
-		t := ready[0]
-		ready = ready[1:]
-		order = append(order, t)
-		for _, id := range t.Downstream {
-			indegree[id]--
-			if indegree[id] == 0 {
-				ready = append(ready, dag.Task(id))
-			}
-		}
-	}
-	s.topoCache[dag] = order
-	return order
-}
-
 // advanceRun evaluates one running run in one write: timeout,
 // dependencies of every waiting task, and the run's own outcome.
 func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
@@ -345,7 +311,7 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			adv.End, adv.At = RunFailed, now
 			return adv, nil
 		}
-		for _, task := range s.topo(dag) {
+		for _, task := range dag.UpstreamFirst() {
 			ti := byID[task.TaskID]
 			if ti == nil {
 				continue
