@@ -115,20 +115,6 @@ func (d *DAG) SubDAGIDs() []string {
 	return ids
 }
 
-// Pool is a slot pool as Airflow stores it.
-type Pool struct {
-	ID              int64
-	Name            string
-	Slots           int64
-	Description     *string
-	IncludeDeferred bool
-}
-
-const (
-	defaultPoolName  = "default_pool"
-	defaultPoolSlots = 128
-)
-
 // DAGSet is everything a definition folder holds.
 type DAGSet struct {
 	DAGs  []*DAG  // sorted by dag_id

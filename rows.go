@@ -1,0 +1,182 @@
+package main
+
+// The rows airlite stores and the states they move through, with
+// Airflow's names. memstore.go indexes and writes them; no other file
+// changes a row that came out of the store.
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// RunState is a DAG run's state, with Airflow's names.
+type RunState string
+
+const (
+	RunQueued  RunState = "queued"
+	RunRunning RunState = "running"
+	RunSuccess RunState = "success"
+	RunFailed  RunState = "failed"
+)
+
+// Finished reports whether the run has ended.
+func (s RunState) Finished() bool { return s == RunSuccess || s == RunFailed }
+
+// TaskState is a task instance's state, with Airflow's names; "" is
+// Airflow's None (created, not yet considered by the scheduler).
+type TaskState string
+
+const (
+	TaskNone           TaskState = ""
+	TaskScheduled      TaskState = "scheduled"
+	TaskQueued         TaskState = "queued"
+	TaskRunning        TaskState = "running"
+	TaskSuccess        TaskState = "success"
+	TaskFailed         TaskState = "failed"
+	TaskSkipped        TaskState = "skipped"
+	TaskUpForRetry     TaskState = "up_for_retry"
+	TaskUpstreamFailed TaskState = "upstream_failed"
+)
+
+// Finished reports whether the task instance will not run again.
+func (s TaskState) Finished() bool {
+	switch s {
+	case TaskSuccess, TaskFailed, TaskSkipped, TaskUpstreamFailed:
+		return true
+	}
+	return false
+}
+
+// Active reports whether the task instance holds a slot (pool,
+// parallelism, max_active_tasks), as Airflow counts queued and running.
+func (s TaskState) Active() bool { return s == TaskQueued || s == TaskRunning }
+
+// tiKey names one task instance.
+type tiKey struct{ dagID, runID, taskID string }
+
+func (k tiKey) String() string { return k.dagID + "/" + k.runID + "/" + k.taskID }
+
+// DagRow is a DAG as the store knows it: Airflow's DagModel row plus the
+// parsed definition. Def is nil when the definition is gone (Airflow's "not
+// found" for a row whose file no longer loads).
+type DagRow struct {
+	DagID     string
+	IsPaused  bool
+	FileLoc   string
+	RootDagID string // "" unless a sub-DAG
+	Def       *DAG
+}
+
+// DagRun is one run of a DAG.
+type DagRun struct {
+	ID              int64
+	DagID           string
+	RunID           string
+	ExecutionDate   time.Time // UTC, microsecond precision
+	State           RunState
+	Conf            json.RawMessage // nil: no conf (null)
+	StartDate       *time.Time
+	EndDate         *time.Time
+	QueuedAt        *time.Time
+	ExternalTrigger bool
+	RunType         string
+}
+
+// TaskInstance is one task of one run.
+type TaskInstance struct {
+	DagID          string
+	RunID          string
+	TaskID         string
+	ExecutionDate  time.Time // the run's, kept here as Airflow 1.10 keeps it
+	State          TaskState // "" is Airflow's None
+	TryNumber      int
+	MaxTries       int
+	StartDate      *time.Time
+	EndDate        *time.Time
+	Duration       *float64 // seconds
+	QueuedDttm     *time.Time
+	Pool           string
+	PoolSlots      int
+	Queue          string
+	PriorityWeight int
+	Operator       string
+	Hostname       string
+	Unixname       string
+	PID            *int
+	UpdatedAt      *time.Time
+	NextRetryAt    *time.Time // up_for_retry: not before this time
+}
+
+// runTasks is the row that holds one run's task instances, in task_id
+// order. Every row costs go-memdb a radix-tree insert per index, and those
+// were most of a trigger's time: one row per run instead of one per task
+// instance cut a trigger's store time by a third. A stored row and its
+// slice are never changed; writers store a new row (putTaskInstancesTxn).
+type runTasks struct {
+	DagID string
+	RunID string
+	TIs   []*TaskInstance
+}
+
+// find returns where taskID is, or would go, in TIs.
+func (r *runTasks) find(taskID string) (int, bool) {
+	return slices.BinarySearchFunc(r.TIs, taskID, func(ti *TaskInstance, id string) int {
+		return strings.Compare(ti.TaskID, id)
+	})
+}
+
+// LineageRecord holds what a finished task declared as inlets and outlets.
+type LineageRecord struct {
+	DagID   string
+	RunID   string
+	TaskID  string
+	Inlets  json.RawMessage // nil when the task declared none
+	Outlets json.RawMessage
+}
+
+// TaskLog is the captured output of a task instance's tries.
+type TaskLog struct {
+	DagID  string
+	RunID  string
+	TaskID string
+	Tries  []TryLog // in try order
+}
+
+// TryLog is the output of one try, bounded to its last maxTaskOutput bytes.
+type TryLog struct {
+	Try       int
+	Output    string
+	Truncated bool
+}
+
+// runCount is how many runs a DAG has, kept by every write that adds or
+// removes runs, so that the run limit costs a trigger one lookup instead of
+// a walk over the DAG's runs. It is derived state: snapshots leave it out
+// and restore counts it again.
+type runCount struct {
+	DagID string
+	N     int
+}
+
+// counter is a named integer kept in the store so that it is part of every
+// transaction and every snapshot.
+type counter struct {
+	Name  string
+	Value int64
+}
+
+// Pool is a slot pool as Airflow stores it.
+type Pool struct {
+	ID              int64
+	Name            string
+	Slots           int64
+	Description     *string
+	IncludeDeferred bool
+}
+
+const (
+	defaultPoolName  = "default_pool"
+	defaultPoolSlots = 128
+)
