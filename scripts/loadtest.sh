@@ -6,6 +6,7 @@
 #   scripts/loadtest.sh                 # 50 connections, 2 threads, 10 s each
 #   DURATION=3s CONNS=20 scripts/loadtest.sh
 #   ONLY="test trigger" scripts/loadtest.sh   # just these rows
+#   ONLY=trigger_full FULL_RUNS=60000 scripts/loadtest.sh   # trigger cost vs a DAG's run count
 #
 # The bare server is TestBareServer in bench_test.go, run from the test
 # binary (airlite is one Go package: a second main package is not allowed).
@@ -50,10 +51,21 @@ wait_file() { # file: wait up to 10 s for it to exist
 	exit 1
 }
 
+# The embedded examples, plus two identical DAGs for the rows that compare
+# a trigger on a DAG with FULL_RUNS runs against one on a DAG with none.
+FULL_RUNS=${FULL_RUNS:-60000}
+mkdir -p "$work/dags"
+cp fixtures/*.yaml "$work/dags/"
+for d in trigger_empty trigger_full; do
+	printf 'dag_id: %s\nschedule_interval: null\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n  - {task_id: b, operator: EmptyOperator, upstream: [a]}\n' \
+		"$d" >"$work/dags/$d.yaml"
+done
+
 # airlite as a client suite starts it; the access log (info, JSON) goes to
-# a file, as stderr would in a real deployment.
-"$work/airlite" --addr 127.0.0.1:0 --snapshot off --scheduler off --max-runs-per-dag 0 \
-	--ready-file "$work/airlite.url" >/dev/null 2>"$work/airlite.log" &
+# a file, as stderr would in a real deployment. The run limit is on (and
+# high), so that every trigger checks it, as with the default limit.
+"$work/airlite" --addr 127.0.0.1:0 --snapshot off --scheduler off --max-runs-per-dag 1000000 \
+	--dags "$work/dags" --ready-file "$work/airlite.url" >/dev/null 2>"$work/airlite.log" &
 pids+=($!)
 wait_file "$work/airlite.url"
 AIR=$(cat "$work/airlite.url")
@@ -109,6 +121,29 @@ function request()
 end
 LUA
 
+# fill.lua: triggers with other dates and run ids than trigger.lua's, each
+# thread stopping after its share of FULL_RUNS answers.
+cat >"$work/fill.lua" <<LUA
+local n = 0
+local count = 0
+local share = math.ceil($FULL_RUNS / $THREADS)
+function setup(thread)
+	count = count + 1
+	thread:set("tid", count)
+end
+function request()
+	n = n + 1
+	local date = os.date("!%Y-%m-%dT%H:%M:%S+00:00", 946684800 + n * 64 + tid)
+	local body = string.format('{"execution_date": "%s", "run_id": "fill_%d_%d"}', date, tid, n)
+	return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+end
+local answered = 0
+function response(status, headers, body)
+	answered = answered + 1
+	if answered >= share then wrk.thread:stop() end
+end
+LUA
+
 # wrk_run URL [LUA]: "req/s p50_ms p99_ms non2xx"
 wrk_run() {
 	local out
@@ -159,4 +194,17 @@ if wanted trigger; then
 	a=$(wrk_run "$AIR$trigger" "$work/trigger.lua")
 	b=$(wrk_run "$BARE$trigger" "$work/trigger.lua")
 	report trigger "$a" "$b"
+fi
+# A trigger's cost must not grow with its DAG's runs: the same trigger on
+# a DAG with no runs, then on one filled with FULL_RUNS runs first.
+if wanted trigger_full; then
+	wrk -t"$THREADS" -c"$CONNS" -d10m -s "$work/fill.lua" "$AIR$api/dags/trigger_full/dag_runs" >/dev/null
+	have=$(curl -fsS "$AIR$api/dags/trigger_full/dag_runs" | grep -o '"run_id"' | wc -l)
+	echo "trigger_full holds $have runs before its row"
+	e=$(wrk_run "$AIR$api/dags/trigger_empty/dag_runs" "$work/trigger.lua")
+	f=$(wrk_run "$AIR$api/dags/trigger_full/dag_runs" "$work/trigger.lua")
+	b=$(wrk_run "$BARE$trigger" "$work/trigger.lua")
+	report trigger_empty "$e" "$b"
+	report trigger_full "$f" "$b"
+	awk -v e="${e%% *}" -v f="${f%% *}" 'BEGIN { printf "trigger_full / trigger_empty: %.2f\n", f / e }'
 fi
