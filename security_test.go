@@ -81,7 +81,7 @@ tasks:
   - task_id: echo
     operator: BashOperator
     cwd: `+dir+`
-    bash_command: echo {{ dag_run.conf.x }}; echo "{{ dag_run.conf.x }}"; echo '{{ dag_run.conf.x }}'; echo "$AIRLITE_CONF"; echo {{ run_id }}
+    bash_command: echo {{ dag_run.conf.x }}; echo "{{ dag_run.conf.x }}"; X={{ dag_run.conf.x }}; echo "$X"; echo "$AIRLITE_CONF"; echo {{ run_id }}
 `))
 			payload := fmt.Sprintf("$(touch %[1]s) `touch %[1]s` ';touch %[1]s;' \"; touch %[1]s; \" && touch %[1]s", marker)
 			runID := "plain_run"
