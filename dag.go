@@ -88,6 +88,10 @@ type Task struct {
 	// TotalWeight is the priority weight under Airflow's "downstream" rule:
 	// the task's own weight plus that of every task downstream of it.
 	TotalWeight int
+
+	// shellPlan is a BashOperator's bash_command compiled at load: how the
+	// value of each {{ ... }} reaches bash (shellplan.go).
+	shellPlan *shellPlan
 }
 
 // Simulation scripts what a task does instead of running an operator.
@@ -420,6 +424,12 @@ func parseDAG(data []byte) (*DAG, error) {
 		if err != nil {
 			return nil, fmt.Errorf("task at line %d: %w", entry.node.Line, err)
 		}
+		if task.Operator == "BashOperator" {
+			if task.shellPlan, err = compileShellPlan(task.BashCommand); err != nil {
+				return nil, fmt.Errorf("line %d: task %q: bash_command: %w",
+					bashCommandLine(entry.node, &f.DefaultArgs, err), task.TaskID, err)
+			}
+		}
 		if _, dup := dag.taskByID[task.TaskID]; dup {
 			return nil, fmt.Errorf("line %d: duplicate task_id %q (first at line %d)", entry.node.Line, task.TaskID, lines[task.TaskID])
 		}
@@ -431,6 +441,46 @@ func parseDAG(data []byte) (*DAG, error) {
 		return nil, err
 	}
 	return dag, nil
+}
+
+// bashCommandLine is the file line at which a refused bash_command is
+// reported: the line of its value, from the task or else from default_args;
+// in a literal block (|), whose lines are the file's, the line of the
+// refused expression.
+func bashCommandLine(task, defaults *yaml.Node, err error) int {
+	value := mappingValue(task, "bash_command")
+	if value == nil {
+		value = mappingValue(defaults, "bash_command")
+	}
+	if value == nil {
+		return task.Line
+	}
+	var refusal *shellRefusal
+	if value.Style&yaml.LiteralStyle != 0 && errors.As(err, &refusal) {
+		return value.Line + refusal.line // the block starts on the line after the |
+	}
+	return value.Line
+}
+
+// mappingValue is the value of key in a mapping node (aliases followed),
+// or nil.
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			value := n.Content[i+1]
+			for value.Kind == yaml.AliasNode {
+				value = value.Alias
+			}
+			return value
+		}
+	}
+	return nil
 }
 
 // relativeLineRe matches the "line N: " prefixes of errors from a

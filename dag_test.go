@@ -60,6 +60,15 @@ func TestLoadDAGs_Errors(t *testing.T) {
 		{"no tasks", one("dag_id: x\n"), []string{`dags/f.yaml: dag "x" has no tasks`}},
 		{"no operator", one("dag_id: x\ntasks:\n  - {task_id: a}\n"), []string{`task at line 3: task "a": operator is missing`}},
 		{"bash without command", one("dag_id: x\ntasks:\n  - {task_id: a, operator: BashOperator}\n"), []string{"needs a bash_command"}},
+		{"request value as a redirect target", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: BashOperator\n" +
+			"    bash_command: 'echo hi > {{ dag_run.conf.x }}'\n"),
+			[]string{`dags/f.yaml: line 5: task "a": bash_command: {{ dag_run.conf.x }} as a redirect target`}},
+		{"request value in a literal block", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: BashOperator\n" +
+			"    bash_command: |\n      set -e\n      cat <<EOF\n      {{ dag_run.conf.x }}\n      EOF\n"),
+			[]string{`dags/f.yaml: line 8: task "a": bash_command: {{ dag_run.conf.x }} inside a here-document`, `(env: {X: "{{ dag_run.conf.x }}"})`}},
+		{"request value from default_args", one("dag_id: x\ndefault_args:\n  bash_command: eval {{ params.cmd }}\n" +
+			"tasks:\n  - {task_id: a, operator: BashOperator}\n"),
+			[]string{`dags/f.yaml: line 3: task "a": bash_command: {{ params.cmd }} as an argument of eval`}},
 		{"trigger rule", one("dag_id: x\ntasks:\n  - {task_id: a, operator: EmptyOperator, trigger_rule: sometimes}\n"),
 			[]string{`unknown trigger_rule "sometimes"`}},
 		{"schedule preset", one("dag_id: x\nschedule_interval: '@fortnightly'\n" + oneTask), []string{"line 2", "unknown preset"}},

@@ -12,6 +12,7 @@ require (
 	github.com/rs/zerolog v1.35.1
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.58.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -62,7 +62,14 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 // group, so that a timeout or a stop kills every process it started.
 func runBash(ctx context.Context, job taskJob) taskOutcome {
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try}
-	command, err := tc.renderShell(job.task.BashCommand)
+	plan := job.task.shellPlan
+	if plan == nil { // a task not built by parseDAG: compile it as the loader would
+		var err error
+		if plan, err = compileShellPlan(job.task.BashCommand); err != nil {
+			return taskOutcome{state: TaskFailed, reason: "bash_command: " + err.Error()}
+		}
+	}
+	command, valueEnv, err := tc.renderShell(plan)
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: err.Error()}
 	}
@@ -70,6 +77,8 @@ func runBash(ctx context.Context, job taskJob) taskOutcome {
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: err.Error()}
 	}
+	// Last, so that they win over a task env of the same name.
+	env = append(env, valueEnv...)
 	if t := job.task.ExecutionTimeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("execution_timeout of %s reached", t))

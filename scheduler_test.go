@@ -971,7 +971,7 @@ params: {greeting: hello}
 tasks:
   - task_id: t
     operator: BashOperator
-    bash_command: echo {{ dag_run.conf.x }}; echo "{{ dag_run.conf.x }}"; echo '{{ dag_run.conf.x }}'; echo "{{ params.greeting }} {{ ds }} $AIRFLOW_CTX_DAG_RUN_ID"
+    bash_command: echo {{ dag_run.conf.x }}; echo "{{ dag_run.conf.x }}"; X={{ dag_run.conf.x }}; echo "$X"; echo "{{ params.greeting }} {{ ds }} $AIRFLOW_CTX_DAG_RUN_ID"
   - {task_id: skip, operator: BashOperator, bash_command: exit 99}
   - {task_id: fail, operator: BashOperator, bash_command: echo oops >&2; exit 3}
   - task_id: unknown

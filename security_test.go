@@ -82,7 +82,7 @@ tasks:
   - task_id: echo
     operator: BashOperator
     cwd: `+dir+`
-    bash_command: echo {{ dag_run.conf.x }}; echo "{{ dag_run.conf.x }}"; echo '{{ dag_run.conf.x }}'; echo "$AIRLITE_CONF"; echo {{ run_id }}
+    bash_command: echo {{ dag_run.conf.x }}; echo "{{ dag_run.conf.x }}"; X={{ dag_run.conf.x }}; echo "$X"; echo "$AIRLITE_CONF"; echo {{ run_id }}
 `))
 			payload := fmt.Sprintf("$(touch %[1]s) `touch %[1]s` ';touch %[1]s;' \"; touch %[1]s; \" && touch %[1]s", marker)
 			runID := "plain_run"
@@ -327,4 +327,214 @@ func TestSecurity_SnapshotFolderOwnerOnly(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", path, got, want)
 		}
 	}
+}
+
+// shapeRun is what a run gives the allowed shapes.
+type shapeRun struct{ value, conf, runID, ds string }
+
+// valueLine is the output of a shape that prints the value alone.
+func valueLine(r shapeRun) string { return r.value + "\n" }
+
+// allowedShapes are bash_command shapes that place a value from a request
+// where bash takes it as data; want is the task's output.
+var allowedShapes = []struct {
+	name, command string
+	want          func(r shapeRun) string
+}{
+	{"unquoted word", `echo {{ dag_run.conf.x }}`, valueLine},
+	{"double quotes", `echo "{{ dag_run.conf.x }}"`, valueLine},
+	{"inside a double-quoted sentence", `echo "<{{ dag_run.conf.x }}>"`, func(r shapeRun) string { return "<" + r.value + ">\n" }},
+	{"option value", `printf '%s\n' --opt={{ dag_run.conf.x }}`, func(r shapeRun) string { return "--opt=" + r.value + "\n" }},
+	{"assignment before a command", `X={{ dag_run.conf.x }} printenv X`, valueLine},
+	{"assignment", `X={{ dag_run.conf.x }}; printf '%s\n' "$X"`, valueLine},
+	{"export", `export X="{{ dag_run.conf.x }}"; printenv X`, valueLine},
+	{"local in a function", `f() { local X={{ dag_run.conf.x }}; echo "$X"; }; f`, valueLine},
+	{"case word", `case {{ dag_run.conf.x }} in "$WANT") echo same;; *) echo different;; esac`, func(shapeRun) string { return "same\n" }},
+	{"for list", `for v in {{ dag_run.conf.x }}; do echo "$v"; done`, valueLine},
+	{"pipeline", `echo {{ dag_run.conf.x }} | cat`, valueLine},
+	{"and list", `true && echo "{{ dag_run.conf.x }}"`, valueLine},
+	{"subshell", `(echo {{ dag_run.conf.x }})`, valueLine},
+	{"if body", `if true; then echo {{ dag_run.conf.x }}; fi`, valueLine},
+	{"while body", `while true; do echo {{ dag_run.conf.x }}; break; done`, valueLine},
+	{"function body", `f() { echo "{{ dag_run.conf.x }}"; }; f`, valueLine},
+	{"params overridden by conf", `echo {{ params.x }}`, valueLine},
+	{"the whole conf", `echo "{{ dag_run.conf }}"`, func(r shapeRun) string { return r.conf + "\n" }},
+	{"run_id", `echo "{{ run_id }}"`, func(r shapeRun) string { return r.runID + "\n" }},
+	{"dag_run.run_id", `echo {{ dag_run.run_id }}`, func(r shapeRun) string { return r.runID + "\n" }},
+	{"static name in a here-document", "cat <<EOF\n{{ ds }}\nEOF\necho {{ dag_run.conf.x }}", func(r shapeRun) string { return r.ds + "\n" + r.value + "\n" }},
+}
+
+// refusedShapes are bash_command shapes where bash would read a value from
+// a request as shell text; loading a DAG with one fails, naming context.
+var refusedShapes = []struct{ name, command, context string }{
+	{"here-document", "cat <<EOF\n{{ dag_run.conf.x }}\nEOF", "inside a here-document"},
+	{"here-document, quoted delimiter", "cat <<'EOF'\n{{ dag_run.conf.x }}\nEOF", "inside a here-document"},
+	{"here-document, whole conf", "cat <<EOF\n{{ dag_run.conf }}\nEOF", "inside a here-document"},
+	{"here-document delimiter", "cat <<{{ dag_run.conf.x }}\nx\n{{ dag_run.conf.x }}", "unclosed here-document `{{ dag_run.conf.x }}`"},
+	{"command substitution in double quotes", `echo "$(echo {{ dag_run.conf.x }} | tr a b)"`, "inside a $(...) command substitution"},
+	{"command substitution", `echo $(echo {{ dag_run.conf.x }})`, "inside a $(...) command substitution"},
+	{"backquotes in double quotes", "echo \"`echo {{ dag_run.conf.x }}`\"", "inside a `...` command substitution"},
+	{"process substitution", `cat <(echo {{ dag_run.conf.x }})`, "inside a <(...) process substitution"},
+	{"default word", `echo "${V:-{{ dag_run.conf.x }}}"`, "inside a ${...} parameter expansion"},
+	{"parameter name", `echo ${{ dag_run.conf.x }}`, "inside a ${...} parameter expansion"},
+	{"bash -c", `bash -c "echo {{ dag_run.conf.x }}"`, "argument of bash"},
+	{"bash by path", `/bin/bash -c "echo {{ dag_run.conf.x }}"`, "argument of /bin/bash"},
+	{"sh -c", `sh -c 'echo "$1"' sh {{ dag_run.conf.x }}`, "argument of sh"},
+	{"eval", `eval echo {{ dag_run.conf.x }}`, "argument of eval"},
+	{"ssh", `ssh host echo {{ dag_run.conf.x }}`, "argument of ssh"},
+	{"sudo sh -c", `sudo sh -c "echo {{ dag_run.conf.x }}"`, "argument of sudo"},
+	{"shell after a wrapper", `nocode sh -c "echo {{ dag_run.conf.x }}"`, "argument of sh"},
+	{"python3 -c", `python3 -c "print('{{ dag_run.conf.x }}')"`, "argument of python3"},
+	{"versioned python", `python3.11 -c "print({{ dag_run.conf.x }})"`, "argument of python3.11"},
+	{"awk", `awk "BEGIN { print \"{{ dag_run.conf.x }}\" }"`, "argument of awk"},
+	{"find -exec", `find . -exec {{ dag_run.conf.x }} {} +`, "after find -exec"},
+	{"printf -v", `printf -v {{ dag_run.conf.x }} %s 1`, "after printf -v"},
+	{"test -v", `[ -v {{ dag_run.conf.x }} ]`, "after [ -v"},
+	{"read", `read {{ dag_run.conf.x }} < /dev/null`, "argument of read"},
+	{"unset", `unset {{ dag_run.conf.x }}`, "argument of unset"},
+	{"compgen", `compgen -W "{{ dag_run.conf.x }}" x`, "argument of compgen"},
+	{"command name from a variable", `"$CMD" {{ dag_run.conf.x }}`, "command whose name is not plain text"},
+	{"single quotes", `echo '{{ dag_run.conf.x }}'`, "inside single quotes"},
+	{"dollar single quotes", `echo $'{{ dag_run.conf.x }}'`, "inside $'...' quotes"},
+	{"dollar double quotes", `echo $"{{ dag_run.conf.x }}"`, `inside $"..." quotes`},
+	{"comment", `echo hi # {{ dag_run.conf.x }}`, "inside a # comment"},
+	{"arithmetic expansion", `echo $(( {{ dag_run.conf.x }} + 1 ))`, "inside arithmetic"},
+	{"arithmetic command", `(( {{ dag_run.conf.x }} ))`, "inside arithmetic"},
+	{"let", `let n={{ dag_run.conf.x }}`, "inside arithmetic"},
+	{"array index", `a[{{ dag_run.conf.x }}]=1`, "in an array index"},
+	{"array literal", `a=({{ dag_run.conf.x }})`, "in an array literal"},
+	{"test clause", `[[ {{ dag_run.conf.x }} == a ]]`, "inside a [[ ... ]] test"},
+	{"extended glob", `ls @({{ dag_run.conf.x }})`, "inside an extended glob"},
+	{"command name", `{{ dag_run.conf.x }} arg`, "as the command name"},
+	{"command name in a pipeline", `echo a | {{ dag_run.conf.x }}`, "as the command name"},
+	{"redirect target", `echo hi > {{ dag_run.conf.x }}`, "as a redirect target"},
+	{"here-string", `cat <<< {{ dag_run.conf.x }}`, "in a here-string"},
+	{"after a backslash", `echo \{{ dag_run.conf.x }}`, "after a backslash"},
+	{"PATH", `PATH={{ dag_run.conf.x }} ls`, "assigned to PATH"},
+	{"LD_PRELOAD", `LD_PRELOAD={{ dag_run.conf.x }} ls`, "assigned to LD_PRELOAD"},
+	{"an integer variable of bash", `RANDOM={{ dag_run.conf.x }}`, "assigned to RANDOM"},
+	{"variable declared with attributes", `declare -i n; n={{ dag_run.conf.x }}`, "assigned to n, which the command declares with -i or -n"},
+	{"variable declared by a builtin command", `builtin declare -n r; r={{ dag_run.conf.x }}`, "assigned to r, which the command declares with -i or -n"},
+	{"variable name", `{{ dag_run.conf.x }}=1`, "as a variable name"},
+	{"declare with options", `declare -a a={{ dag_run.conf.x }}`, "in a declare with options"},
+	{"local with options", `f() { local -r X={{ dag_run.conf.x }}; }`, "in a local with options"},
+	{"export without =", `export {{ dag_run.conf.x }}`, "not NAME=value"},
+	{"case pattern", `case a in {{ dag_run.conf.x }}) echo x;; esac`, "as a case pattern"},
+	{"select list", `select v in {{ dag_run.conf.x }}; do break; done`, "in a select list"},
+	{"unparseable", `echo "{{ dag_run.conf.x }}`, "does not parse as bash"},
+	{"reserved name", `echo __airlite_value_1__ {{ dag_run.conf.x }}`, "reserved"},
+	{"unknown name", `cat <<EOF` + "\n{{ whatever }}\nEOF", "inside a here-document"},
+}
+
+// hostileValues are conf values (and, in 1.10, run_ids) that run a
+// command if bash reads them as shell text, and harmless ones that a
+// quoting mistake would corrupt. M is the marker file, in the task's cwd.
+var hostileValues = []string{
+	"$(touch M)",
+	"`touch M`",
+	"'; touch M; '",
+	`"; touch M; "`,
+	"\ntouch M",
+	`$'\x27'`,
+	"it's \"quoted\"\nand a second line",
+	"two  spaces * and a glob",
+	`back\slash \" \' \\`,
+}
+
+// Every shape that places a request value is either run with the value as
+// data (the task prints it verbatim, nothing it names runs) or refused when
+// the DAG loads, with the file, the line and a hint.
+func TestSecurity_RequestValuesReachBashAsData(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition2, edition110, edition110RBAC} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			var def strings.Builder
+			def.WriteString("dag_id: shapes\nschedule_interval: null\nparams: {x: from the DAG}\ntasks:\n")
+			for i, shape := range allowedShapes {
+				command, _ := json.Marshal(shape.command) // a JSON string is a YAML double-quoted scalar
+				fmt.Fprintf(&def, "  - task_id: shape_%d\n    operator: BashOperator\n    cwd: %q\n"+
+					"    env: {WANT: \"{{ dag_run.conf.x }}\"}\n    bash_command: %s\n", i, dir, command)
+			}
+			ts, _ := newSchedServer(t, e, nil, withDAG(def.String()))
+			day := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+			runIDs := make([]string, len(hostileValues))
+			for i, value := range hostileValues {
+				runIDs[i] = fmt.Sprintf("value_%d", i)
+				if e.isAirflow1() {
+					runIDs[i] = value // 1.10 takes any run_id
+				}
+				body, _ := json.Marshal(map[string]any{"conf": map[string]any{"x": value}, "run_id": runIDs[i],
+					"execution_date": day.AddDate(0, 0, i).Format(time.RFC3339)})
+				ts.trigger(t, "shapes", string(body))
+			}
+			for i, value := range hostileValues {
+				done := ts.waitRun(t, "shapes", runIDs[i])
+				run, err := ts.store.RunByRunID("shapes", runIDs[i])
+				if err != nil {
+					t.Fatalf("run %q: %v", runIDs[i], err)
+				}
+				ds := day.AddDate(0, 0, i).Format("2006-01-02")
+				for j, shape := range allowedShapes {
+					want := shape.want(shapeRun{value: value, conf: string(run.Conf), runID: runIDs[i], ds: ds})
+					if got := ts.taskOutput(t, "shapes", runIDs[i], fmt.Sprintf("shape_%d", j)); got != want {
+						t.Errorf("%s with %q (run %v)\n got %q\nwant %q", shape.name, value, done["state"], got, want)
+					}
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "M")); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a request value ran as shell text: the marker exists (%v)", err)
+			}
+			for _, shape := range refusedShapes {
+				command, _ := json.Marshal(shape.command)
+				def := fmt.Sprintf("dag_id: refused\nschedule_interval: null\ntasks:\n  - task_id: t\n"+
+					"    operator: BashOperator\n    cwd: %q\n    bash_command: %s\n", dir, command)
+				res := ts.do(t, http.MethodPost, "/_airlite/dags", def)
+				msg, _ := decodeJSON[map[string]any](t, res.body)["error"].(string)
+				if res.status != http.StatusBadRequest || !strings.Contains(msg, `line 7: task "t": bash_command: `) ||
+					!strings.Contains(msg, shape.context) {
+					t.Errorf("%s: loading %q answered %d %q, want 400 naming line 7 and %q",
+						shape.name, shape.command, res.status, msg, shape.context)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "M")); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a refused shape ran: the marker exists (%v)", err)
+			}
+		})
+	}
+}
+
+// The loader names the file, the line of the bash_command and what to do
+// instead.
+func TestSecurity_RefusedShapeNamesFileLineAndHint(t *testing.T) {
+	t.Parallel()
+	for _, shape := range refusedShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			command, _ := json.Marshal(shape.command)
+			def := fmt.Sprintf("dag_id: refused\nschedule_interval: null\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"+
+				"  - task_id: echo\n    operator: BashOperator\n    bash_command: %s\n", command)
+			if err := os.WriteFile(filepath.Join(dir, "refused.yaml"), []byte(def), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := loadDAGDir(dir)
+			prefix := filepath.Join(dir, "refused.yaml") + `: line 7: task "echo": bash_command: `
+			if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), shape.context) {
+				t.Fatalf("load %q: %v\nwant %q... naming %q", shape.command, err, prefix, shape.context)
+			}
+		})
+	}
+}
+
+// taskOutput is the output of a task's last try.
+func (ts *testServer) taskOutput(t *testing.T, dagID, runID, taskID string) string {
+	t.Helper()
+	raw, err := ts.store.read().First(tableTaskLogs, indexID, dagID, runID, taskID)
+	if err != nil || raw == nil {
+		t.Fatalf("task log of %s/%s/%s: %v", dagID, runID, taskID, err)
+	}
+	tries := raw.(*TaskLog).Tries
+	return tries[len(tries)-1].Output
 }

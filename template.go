@@ -98,78 +98,75 @@ func (c templateContext) confValue(key, name string) (string, error) {
 	return pyStr(v), nil
 }
 
-// render substitutes every {{ name }} in text; quote decides how a value is
-// inserted at its position.
-func (c templateContext) render(text string, quote func(value string, pos int) string) (string, error) {
+// checkNoBlocks refuses {% ... %}: only {{ name }} substitutions are
+// rendered.
+func checkNoBlocks(text string) error {
 	if loc := templateBlockRe.FindStringIndex(text); loc != nil {
-		return "", &templateError{msg: fmt.Sprintf("template block %q is not supported: only {{ name }} substitutions are", text[loc[0]:loc[1]])}
+		return &templateError{msg: fmt.Sprintf("template block %q is not supported: only {{ name }} substitutions are", text[loc[0]:loc[1]])}
+	}
+	return nil
+}
+
+// value resolves the text between {{ and }}.
+func (c templateContext) value(inner string) (string, error) {
+	name := strings.TrimSpace(inner)
+	if !dottedNameRe.MatchString(name) {
+		return "", &templateError{msg: fmt.Sprintf("template expression %q is not supported: only dotted names such as dag_run.conf.key are", name)}
+	}
+	return c.lookup(name)
+}
+
+// renderText renders a value that is not shell text (env values), every
+// value inserted as it is.
+func (c templateContext) renderText(text string) (string, error) {
+	if err := checkNoBlocks(text); err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	last := 0
 	for _, m := range templateExprRe.FindAllStringSubmatchIndex(text, -1) {
-		name := strings.TrimSpace(text[m[2]:m[3]])
-		if !dottedNameRe.MatchString(name) {
-			return "", &templateError{msg: fmt.Sprintf("template expression %q is not supported: only dotted names such as dag_run.conf.key are", name)}
-		}
-		value, err := c.lookup(name)
+		value, err := c.value(text[m[2]:m[3]])
 		if err != nil {
 			return "", err
 		}
 		b.WriteString(text[last:m[0]])
-		b.WriteString(quote(value, m[0]))
+		b.WriteString(value)
 		last = m[1]
 	}
 	b.WriteString(text[last:])
 	return b.String(), nil
 }
 
-// renderText renders a value that is not shell text (env values).
-func (c templateContext) renderText(text string) (string, error) {
-	return c.render(text, func(v string, _ int) string { return v })
-}
-
-// renderShell renders a bash_command. Every value is inserted as a
-// single-quoted shell word that fits the quoting in force at its position,
-// so that no value (a conf or run_id from a request) can run a command.
-func (c templateContext) renderShell(command string) (string, error) {
-	return c.render(command, func(v string, pos int) string {
-		quoted := "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-		switch shellQuoteState(command[:pos]) {
-		case '"':
-			return `"` + quoted + `"` // close the double quotes around the word
-		case '\'':
-			return `'` + quoted + `'` // close the single quotes around the word
-		}
-		return quoted
-	})
-}
-
-// shellQuoteState tells which quotes are open at the end of a prefix of
-// shell text: 0, '\” or '"'.
-func shellQuoteState(prefix string) byte {
-	var open byte
-	for i := 0; i < len(prefix); i++ {
-		ch := prefix[i]
-		switch open {
-		case 0:
-			switch ch {
-			case '\\':
-				i++
-			case '\'', '"':
-				open = ch
-			}
-		case '"':
-			switch ch {
-			case '\\':
-				i++
-			case '"':
-				open = 0
-			}
-		case '\'':
-			if ch == '\'' {
-				open = 0
-			}
-		}
+// renderShell renders a compiled bash_command (see shellplan.go). Static
+// values are inlined; each request value is written as the expansion of an
+// environment variable, returned as NAME=value for the task's environment,
+// so that bash only ever sees it after parsing the command.
+func (c templateContext) renderShell(plan *shellPlan) (command string, valueEnv []string, err error) {
+	if err := checkNoBlocks(plan.command); err != nil {
+		return "", nil, err
 	}
-	return open
+	var b strings.Builder
+	last := 0
+	for _, e := range plan.exprs {
+		value, err := c.value(e.inner)
+		if err != nil {
+			return "", nil, err
+		}
+		b.WriteString(plan.command[last:e.start])
+		last = e.end
+		if e.valueVar == "" {
+			if !staticValueRe.MatchString(value) {
+				return "", nil, &templateError{msg: fmt.Sprintf("the value of %s holds characters a shell reads: %q", plan.command[e.start:e.end], value)}
+			}
+			b.WriteString(value)
+			continue
+		}
+		if strings.IndexByte(value, 0) >= 0 {
+			return "", nil, &templateError{msg: fmt.Sprintf("the value of %s holds a NUL byte, which no environment variable can carry", plan.command[e.start:e.end])}
+		}
+		valueEnv = append(valueEnv, e.valueVar+"="+value)
+		b.WriteString(e.expansion())
+	}
+	b.WriteString(plan.command[last:])
+	return b.String(), valueEnv, nil
 }
