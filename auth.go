@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
@@ -25,6 +26,13 @@ const (
 type authenticator struct {
 	backend string
 	users   map[string]credential
+	// unknownUser is compared against when a user is unknown, so that an
+	// unknown user costs the same time as a wrong password: a bcrypt hash
+	// at the users file's highest cost when the file holds hashes, plain
+	// text when it holds none.
+	unknownUser credential
+	// compareHash is bcrypt.CompareHashAndPassword; tests count its calls.
+	compareHash func(hash, password []byte) error
 }
 
 // credential is a password as given in the users file: plain text or a
@@ -34,12 +42,8 @@ type credential struct {
 	hash  []byte
 }
 
-// dummyCredential is compared against when a user is unknown, so that an
-// unknown user costs the same time as a wrong password.
-var dummyCredential = credential{plain: []byte("airlite-no-such-user-padding")}
-
 func newAuthenticator(backend, usersFile string) (*authenticator, error) {
-	a := &authenticator{backend: backend}
+	a := &authenticator{backend: backend, compareHash: bcrypt.CompareHashAndPassword}
 	switch backend {
 	case authDefault, authDenyAll:
 		return a, nil
@@ -54,8 +58,39 @@ func newAuthenticator(backend, usersFile string) (*authenticator, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.users = users
+	unknownUser, err := unknownUserCredential(users)
+	if err != nil {
+		return nil, err
+	}
+	a.users, a.unknownUser = users, unknownUser
 	return a, nil
+}
+
+// unknownUserCredential is what an unknown user's password is compared
+// against: a hash of a random password at the highest cost among the
+// users' hashes, so that refusing an unknown user takes as long as
+// refusing a wrong password for the slowest user, or random plain text
+// when no user has a hash. Making it costs one bcrypt hash at start.
+func unknownUserCredential(users map[string]credential) (credential, error) {
+	maxCost := 0
+	for _, c := range users {
+		if c.hash == nil {
+			continue
+		}
+		// loadUsers has checked every hash, so Cost cannot fail here.
+		if cost, err := bcrypt.Cost(c.hash); err == nil && cost > maxCost {
+			maxCost = cost
+		}
+	}
+	password := []byte(rand.Text())
+	if maxCost == 0 {
+		return credential{plain: password}, nil
+	}
+	hash, err := bcrypt.GenerateFromPassword(password, maxCost)
+	if err != nil {
+		return credential{}, fmt.Errorf("hash the unknown-user password: %w", err)
+	}
+	return credential{hash: hash}, nil
 }
 
 // loadUsers reads "user:password" or "user:<bcrypt hash>" lines; blank
@@ -101,11 +136,11 @@ func loadUsers(path string) (map[string]credential, error) {
 func (a *authenticator) valid(user, password string) bool {
 	c, known := a.users[user]
 	if !known {
-		c = dummyCredential
+		c = a.unknownUser
 	}
 	var ok bool
 	if c.hash != nil {
-		ok = bcrypt.CompareHashAndPassword(c.hash, []byte(password)) == nil
+		ok = a.compareHash(c.hash, []byte(password)) == nil
 	} else {
 		ok = subtle.ConstantTimeCompare(c.plain, []byte(password)) == 1
 	}

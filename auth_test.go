@@ -5,8 +5,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -139,6 +141,90 @@ func TestAuthenticator_Check(t *testing.T) {
 				if rej.body != wantBody || rej.wwwAuthenticate != wantChallenge {
 					t.Errorf("check = %+v, want body %q and challenge %q", rej, wantBody, wantChallenge)
 				}
+			}
+		})
+	}
+}
+
+// medianOf is the middle of some durations (it sorts them in place).
+func medianOf(durations []time.Duration) time.Duration {
+	slices.Sort(durations)
+	return durations[len(durations)/2]
+}
+
+// Refusing an unknown user takes as long as refusing a bcrypt user's wrong
+// password, so that timing does not tell which users exist. Not parallel:
+// it measures time. The two kinds of request alternate so that a slower
+// moment of a shared machine falls on both.
+func TestAuthenticator_RefusalTimingHidesUsers(t *testing.T) {
+	users := writeUsers(t, "alice:plain\nbob:"+bcryptHash(t, "hashed")+"\n")
+	for _, backend := range []string{authBasic, authPassword} {
+		t.Run(backend, func(t *testing.T) {
+			a, err := newAuthenticator(backend, users)
+			if err != nil {
+				t.Fatal(err)
+			}
+			timeRefusal := func(userpass string) time.Duration {
+				t.Helper()
+				r := httptest.NewRequest(http.MethodGet, "/api/experimental/test", nil)
+				r.Header.Set("Authorization", "Basic "+base64Std(userpass))
+				start := time.Now()
+				rej := a.check(r)
+				took := time.Since(start)
+				if rej.status == 0 || rej.err != nil {
+					t.Fatalf("check(%q) = %+v, want a refusal", userpass, rej)
+				}
+				return took
+			}
+			const tries = 15
+			var unknown, wrong []time.Duration
+			for range tries {
+				unknown = append(unknown, timeRefusal("nobody:hashed"))
+				wrong = append(wrong, timeRefusal("bob:wrong"))
+			}
+			unknownMedian, wrongMedian := medianOf(unknown), medianOf(wrong)
+			ratio := float64(unknownMedian) / float64(wrongMedian)
+			t.Logf("median refusal: unknown user %v, wrong password %v (ratio %.2f)", unknownMedian, wrongMedian, ratio)
+			if ratio < 0.5 || ratio > 2 {
+				t.Errorf("unknown user refused in %v, wrong password in %v: more than 2x apart", unknownMedian, wrongMedian)
+			}
+		})
+	}
+}
+
+// An unknown user is compared against a hash as slow as the slowest user's,
+// or against plain text when no user has a hash.
+func TestUnknownUserCredential(t *testing.T) {
+	t.Parallel()
+	costlier, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		users    string
+		wantCost int // 0: plain text
+	}{
+		{name: "plain text only", users: "alice:a\nbob:b\n"},
+		{name: "one hash", users: "alice:a\nbob:" + bcryptHash(t, "b") + "\n", wantCost: bcrypt.MinCost},
+		{name: "highest cost wins", users: "bob:" + bcryptHash(t, "b") + "\ncarol:" + string(costlier) + "\n", wantCost: bcrypt.MinCost + 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, err := newAuthenticator(authBasic, writeUsers(t, tc.users))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantCost == 0 {
+				if a.unknownUser.hash != nil || len(a.unknownUser.plain) == 0 {
+					t.Fatalf("unknown-user credential = %+v, want plain text", a.unknownUser)
+				}
+				return
+			}
+			cost, err := bcrypt.Cost(a.unknownUser.hash)
+			if err != nil || cost != tc.wantCost {
+				t.Fatalf("unknown-user hash cost = %d (%v), want %d", cost, err, tc.wantCost)
 			}
 		})
 	}
