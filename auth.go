@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/golang-lru/v2/expirable"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -33,7 +36,27 @@ type authenticator struct {
 	unknownUser credential
 	// compareHash is bcrypt.CompareHashAndPassword; tests count its calls.
 	compareHash func(hash, password []byte) error
+	// verified holds the keys (verifiedKey) of user:password pairs that
+	// passed a bcrypt check lately, so that a client sending the same
+	// credentials with every request pays for bcrypt once per
+	// verifiedTTL, not per request. Only successes go in.
+	verified *expirable.LRU[[sha256.Size]byte, struct{}]
+	// keySalt is mixed into verifiedKey, per process and random.
+	keySalt string
 }
+
+const (
+	// verifiedTTL is how long a passed bcrypt check stands. Clients poll
+	// (a run's state, /test) every few seconds with the same credentials;
+	// a minute turns that into one bcrypt a minute, and a proven pair's
+	// digest stays in memory only while someone uses it. The users file is
+	// read once at start, so no change to it waits on the cache.
+	verifiedTTL = time.Minute
+	// verifiedMax bounds the cache. Only passing pairs go in, but bcrypt
+	// reads only a password's first 72 bytes, so one user can pass with
+	// endless different passwords.
+	verifiedMax = 1024
+)
 
 // credential is a password as given in the users file: plain text or a
 // bcrypt hash.
@@ -63,7 +86,28 @@ func newAuthenticator(backend, usersFile string) (*authenticator, error) {
 		return nil, err
 	}
 	a.users, a.unknownUser = users, unknownUser
+	a.verified = newVerifiedCache(verifiedTTL)
+	a.keySalt = rand.Text()
 	return a, nil
+}
+
+// newVerifiedCache is the cache of passed checks, each forgotten ttl after
+// it was added.
+func newVerifiedCache(ttl time.Duration) *expirable.LRU[[sha256.Size]byte, struct{}] {
+	return expirable.NewLRU[[sha256.Size]byte, struct{}](verifiedMax, nil, ttl)
+}
+
+// verifiedKey names a user:password pair in the verified cache: a SHA-256
+// of both, so that the cache never holds a password, salted per process so
+// that a copy of the process's memory is no fast hash to guess passwords
+// against. A user name holds no ':' (the users file and the Authorization
+// header both split at the first), so the pair is read back one way only.
+func (a *authenticator) verifiedKey(user, password string) [sha256.Size]byte {
+	buf := make([]byte, 0, len(a.keySalt)+len(user)+1+len(password))
+	buf = append(append(append(append(buf, a.keySalt...), user...), ':'), password...)
+	key := sha256.Sum256(buf)
+	clear(buf) // the copy of the password
+	return key
 }
 
 // unknownUserCredential is what an unknown user's password is compared
@@ -132,19 +176,26 @@ func loadUsers(path string) (map[string]credential, error) {
 	return users, nil
 }
 
-// valid compares a user's password in constant time.
+// valid reports whether password is user's. An unknown user costs what a
+// wrong password costs: plain text is compared in constant time, and a
+// hash by bcrypt unless the pair passed lately (the verified cache).
 func (a *authenticator) valid(user, password string) bool {
 	c, known := a.users[user]
 	if !known {
 		c = a.unknownUser
 	}
-	var ok bool
-	if c.hash != nil {
-		ok = a.compareHash(c.hash, []byte(password)) == nil
-	} else {
-		ok = subtle.ConstantTimeCompare(c.plain, []byte(password)) == 1
+	if c.hash == nil {
+		return subtle.ConstantTimeCompare(c.plain, []byte(password)) == 1 && known
 	}
-	return ok && known
+	key := a.verifiedKey(user, password)
+	if _, ok := a.verified.Get(key); ok {
+		return true // only a known user's passing pair is ever added
+	}
+	if a.compareHash(c.hash, []byte(password)) != nil || !known {
+		return false
+	}
+	a.verified.Add(key, struct{}{})
+	return true
 }
 
 // rejection is what a backend answers instead of the endpoint: Airflow's

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,5 +230,124 @@ func TestUnknownUserCredential(t *testing.T) {
 				t.Fatalf("unknown-user hash cost = %d (%v), want %d", cost, err, tc.wantCost)
 			}
 		})
+	}
+}
+
+// countingAuthenticator is a basic_auth authenticator for a users file
+// whose bcrypt compares it counts.
+func countingAuthenticator(t *testing.T, users string) (*authenticator, *atomic.Int64) {
+	t.Helper()
+	a, err := newAuthenticator(authBasic, writeUsers(t, users))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := new(atomic.Int64)
+	compare := a.compareHash
+	a.compareHash = func(hash, password []byte) error {
+		calls.Add(1)
+		return compare(hash, password)
+	}
+	return a, calls
+}
+
+// checkAs sends one request with user:password through the backend and
+// reports whether it was let through.
+func checkAs(t *testing.T, a *authenticator, userpass string) bool {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, "/api/experimental/test", nil)
+	r.Header.Set("Authorization", "Basic "+base64Std(userpass))
+	rej := a.check(r)
+	if rej.err != nil {
+		t.Fatalf("check(%q): %v", userpass, rej.err)
+	}
+	return rej.status == 0
+}
+
+// A bcrypt check that passes is remembered; one that fails never is.
+func TestAuthenticator_VerifiedCache(t *testing.T) {
+	t.Parallel()
+	users := "alice:plain\nbob:" + bcryptHash(t, "hashed") + "\ncarol:" + bcryptHash(t, "other") + "\n"
+	type step struct {
+		userpass  string
+		wantOK    bool
+		wantCalls int64 // bcrypt compares so far
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{name: "success skips bcrypt the second time", steps: []step{
+			{"bob:hashed", true, 1}, {"bob:hashed", true, 1}, {"bob:hashed", true, 1}}},
+		{name: "failure is not cached", steps: []step{
+			{"bob:wrong", false, 1}, {"bob:wrong", false, 2}, {"bob:hashed", true, 3}, {"bob:wrong", false, 4}}},
+		{name: "unknown user is not cached", steps: []step{
+			{"nobody:hashed", false, 1}, {"nobody:hashed", false, 2}}},
+		{name: "one entry per user and password", steps: []step{
+			{"bob:hashed", true, 1}, {"carol:hashed", false, 2}, {"carol:other", true, 3}, {"bob:other", false, 4},
+			{"carol:other", true, 4}, {"bob:hashed", true, 4}}},
+		{name: "plain-text users never reach bcrypt", steps: []step{
+			{"alice:plain", true, 0}, {"alice:wrong", false, 0}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, calls := countingAuthenticator(t, users)
+			for i, s := range tc.steps {
+				if ok := checkAs(t, a, s.userpass); ok != s.wantOK {
+					t.Fatalf("step %d (%s): accepted = %v, want %v", i, s.userpass, ok, s.wantOK)
+				}
+				if got := calls.Load(); got != s.wantCalls {
+					t.Fatalf("step %d (%s): %d bcrypt compares, want %d", i, s.userpass, got, s.wantCalls)
+				}
+			}
+		})
+	}
+}
+
+// A passed check is forgotten once its time is up: the next request pays
+// for bcrypt again. The cache's clock is its own, so the test shortens the
+// time to live and polls.
+func TestAuthenticator_VerifiedCacheExpires(t *testing.T) {
+	t.Parallel()
+	a, calls := countingAuthenticator(t, "bob:"+bcryptHash(t, "hashed")+"\n")
+	a.verified = newVerifiedCache(50 * time.Millisecond)
+	if !checkAs(t, a, "bob:hashed") || calls.Load() != 1 {
+		t.Fatalf("first check: %d compares, want 1 and accepted", calls.Load())
+	}
+	rechecked := pollUntil(5*time.Second, func() bool {
+		return checkAs(t, a, "bob:hashed") && calls.Load() == 2
+	})
+	if !rechecked {
+		t.Fatalf("after the time to live: %d compares, want 2", calls.Load())
+	}
+}
+
+// The cache key is a salted digest of user and password: never the
+// password, never the same for another pair or another process.
+func TestAuthenticator_VerifiedKey(t *testing.T) {
+	t.Parallel()
+	users := writeUsers(t, "bob:"+bcryptHash(t, "hashed")+"\n")
+	a, err := newAuthenticator(authBasic, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := newAuthenticator(authBasic, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, password := range []string{"hashed", "x", strings.Repeat("p", sha256.Size), string(make([]byte, sha256.Size))} {
+		key := a.verifiedKey("bob", password)
+		if string(key[:]) == password || (len(password) > 1 && bytes.Contains(key[:], []byte(password))) {
+			t.Errorf("key for %q holds the password: %x", password, key)
+		}
+		if key != a.verifiedKey("bob", password) {
+			t.Errorf("key for %q changes between calls", password)
+		}
+		if key == a.verifiedKey("bob", password+"!") || key == a.verifiedKey("bobby", password) {
+			t.Errorf("key for %q is shared with another pair", password)
+		}
+		if key == other.verifiedKey("bob", password) {
+			t.Errorf("key for %q is the same in two authenticators: no salt", password)
+		}
 	}
 }
