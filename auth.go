@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -43,6 +45,11 @@ type authenticator struct {
 	verified *expirable.LRU[[sha256.Size]byte, struct{}]
 	// keySalt is mixed into verifiedKey, per process and random.
 	keySalt string
+	// hashChecks holds a token per bcrypt compare under way; its capacity,
+	// half the cores (at least one), bounds them so that a flood of wrong
+	// passwords leaves cores for everything else. A cached success takes
+	// no token.
+	hashChecks chan struct{}
 }
 
 const (
@@ -88,6 +95,7 @@ func newAuthenticator(backend, usersFile string) (*authenticator, error) {
 	a.users, a.unknownUser = users, unknownUser
 	a.verified = newVerifiedCache(verifiedTTL)
 	a.keySalt = rand.Text()
+	a.hashChecks = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 	return a, nil
 }
 
@@ -178,8 +186,10 @@ func loadUsers(path string) (map[string]credential, error) {
 
 // valid reports whether password is user's. An unknown user costs what a
 // wrong password costs: plain text is compared in constant time, and a
-// hash by bcrypt unless the pair passed lately (the verified cache).
-func (a *authenticator) valid(user, password string) bool {
+// hash by bcrypt unless the pair passed lately (the verified cache). A
+// bcrypt compare waits for a hashChecks token, or gives up (false) when
+// ctx ends first.
+func (a *authenticator) valid(ctx context.Context, user, password string) bool {
 	c, known := a.users[user]
 	if !known {
 		c = a.unknownUser
@@ -191,11 +201,23 @@ func (a *authenticator) valid(user, password string) bool {
 	if _, ok := a.verified.Get(key); ok {
 		return true // only a known user's passing pair is ever added
 	}
-	if a.compareHash(c.hash, []byte(password)) != nil || !known {
+	if !a.compareHashBounded(ctx, c.hash, password) || !known {
 		return false
 	}
 	a.verified.Add(key, struct{}{})
 	return true
+}
+
+// compareHashBounded runs compareHash once a hashChecks token is free; it
+// reports false without comparing when ctx ends first.
+func (a *authenticator) compareHashBounded(ctx context.Context, hash []byte, password string) bool {
+	select {
+	case a.hashChecks <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-a.hashChecks }()
+	return a.compareHash(hash, []byte(password)) == nil
 }
 
 // rejection is what a backend answers instead of the endpoint: Airflow's
@@ -233,7 +255,7 @@ func (a *authenticator) checkBasic(r *http.Request) rejection {
 		return deny
 	}
 	user, password, ok := strings.Cut(string(decoded), ":")
-	if !ok || user == "" || password == "" || !a.valid(user, password) {
+	if !ok || user == "" || password == "" || !a.valid(r.Context(), user, password) {
 		return deny
 	}
 	return rejection{}
@@ -259,7 +281,7 @@ func (a *authenticator) checkPassword(r *http.Request) rejection {
 	if !ok {
 		return rejection{err: newAPIError(errCrash, "Authorization header holds no user:password pair")}
 	}
-	if !a.valid(user, password) {
+	if !a.valid(r.Context(), user, password) {
 		return rejection{status: http.StatusForbidden, body: "Forbidden"}
 	}
 	return rejection{}

@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -349,5 +353,180 @@ func TestAuthenticator_VerifiedKey(t *testing.T) {
 		if key == other.verifiedKey("bob", password) {
 			t.Errorf("key for %q is the same in two authenticators: no salt", password)
 		}
+	}
+}
+
+// Eight clients sending wrong passwords without a pause slow an
+// authenticated client's /test by less than 5x: bcrypt checks run on at
+// most half the cores, and the client's own pair is cached (bob) or plain
+// text (alice). Not parallel: it measures time, and compares medians under
+// flood with medians measured idle in the same run.
+func TestServer_AuthFloodLeavesRoomForUsers(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("bcrypt checks leave a core free only when there are two")
+	}
+	users := "alice:plain\nbob:" + bcryptHash(t, "hashed") + "\n"
+	for _, tc := range []struct {
+		backend string
+		edition edition
+	}{{authBasic, edition2}, {authPassword, edition110}} {
+		t.Run(tc.backend, func(t *testing.T) {
+			ts := newTestServer(t, tc.edition, withAuth(tc.backend, users))
+			// Enough samples to span several bcrypt compares of the flood
+			// (~12 ms each under -race), fewer when requests are slow.
+			const samples, minSamples, sampling = 150, 15, time.Second
+			medianTest := func(userpass string) time.Duration {
+				t.Helper()
+				header := "Basic " + base64Std(userpass)
+				ts.do(t, http.MethodGet, apiPrefix+"/test", "", "Authorization", header) // warms the cache
+				var took []time.Duration
+				for begin := time.Now(); len(took) < samples && (len(took) < minSamples || time.Since(begin) < sampling); {
+					start := time.Now()
+					res := ts.do(t, http.MethodGet, apiPrefix+"/test", "", "Authorization", header)
+					took = append(took, time.Since(start))
+					if res.status != http.StatusOK {
+						t.Fatalf("%s: status %d, want 200", userpass, res.status)
+					}
+				}
+				return medianOf(took)
+			}
+			idle := map[string]time.Duration{"alice:plain": medianTest("alice:plain"), "bob:hashed": medianTest("bob:hashed")}
+
+			stopFlood := startAuthFlood(t, ts.URL+apiPrefix+"/test", "Basic "+base64Std("bob:wrong"), 8)
+			defer stopFlood()
+			for userpass, idleMedian := range idle {
+				flooded := medianTest(userpass)
+				ratio := float64(flooded) / float64(idleMedian)
+				t.Logf("%s: median /test %v idle, %v under flood (%.1fx)", userpass, idleMedian, flooded, ratio)
+				if ratio > 5 {
+					t.Errorf("%s: median /test %v under flood, more than 5x its idle %v", userpass, flooded, idleMedian)
+				}
+			}
+		})
+	}
+}
+
+// startAuthFlood has clients send a refused request to url without pause
+// until the returned stop is called; it returns once every client has had
+// an answer.
+func startAuthFlood(t *testing.T, url, authorization string, clients int) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	transport := &http.Transport{MaxIdleConnsPerHost: clients}
+	client := &http.Client{Transport: transport}
+	var answered atomic.Int64
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				if err != nil {
+					t.Errorf("flood request: %v", err)
+					return
+				}
+				req.Header.Set("Authorization", authorization)
+				res, err := client.Do(req)
+				if err != nil {
+					continue // cancelled at the end
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode == http.StatusOK {
+					t.Errorf("flood request let through")
+				}
+				answered.Add(1)
+			}
+		})
+	}
+	stop = func() {
+		cancel()
+		wg.Wait()
+		transport.CloseIdleConnections()
+	}
+	if !pollUntil(10*time.Second, func() bool { return answered.Load() >= int64(clients) }) {
+		stop()
+		t.Fatalf("flood: %d answers in 10 s", answered.Load())
+	}
+	return stop
+}
+
+// No more bcrypt compares run at once than hashChecks has tokens.
+func TestAuthenticator_HashChecksBounded(t *testing.T) {
+	t.Parallel()
+	a, err := newAuthenticator(authBasic, writeUsers(t, "bob:"+bcryptHash(t, "hashed")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.hashChecks = make(chan struct{}, 2)
+	var (
+		mu             sync.Mutex
+		inFlight, most int
+	)
+	underWay := func() int { mu.Lock(); defer mu.Unlock(); return inFlight }
+	release := make(chan struct{})
+	a.compareHash = func(hash, password []byte) error {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		<-release
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return bcrypt.ErrMismatchedHashAndPassword
+	}
+	var wg sync.WaitGroup
+	for range 4 * cap(a.hashChecks) {
+		wg.Go(func() { a.valid(context.Background(), "bob", "wrong") })
+	}
+	if !pollUntil(5*time.Second, func() bool { return underWay() >= cap(a.hashChecks) }) {
+		t.Fatalf("%d compares under way, want %d", underWay(), cap(a.hashChecks))
+	}
+	close(release)
+	wg.Wait()
+	if most != cap(a.hashChecks) {
+		t.Errorf("at most %d compares at once, want %d", most, cap(a.hashChecks))
+	}
+}
+
+// A check waiting for a token gives up, refused and without comparing, when
+// its request's context ends; a cached success needs no token.
+func TestAuthenticator_HashCheckWaitEndsWithRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		cancel func(cancel context.CancelFunc) // how the context ends
+	}{
+		{name: "ended before", cancel: func(cancel context.CancelFunc) { cancel() }},
+		{name: "ends while waiting", cancel: func(cancel context.CancelFunc) { go cancel() }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, calls := countingAuthenticator(t, "bob:"+bcryptHash(t, "hashed")+"\n")
+			if !a.valid(context.Background(), "bob", "hashed") {
+				t.Fatal("bob refused")
+			}
+			for range cap(a.hashChecks) { // every token taken
+				a.hashChecks <- struct{}{}
+			}
+			t.Cleanup(func() {
+				for range cap(a.hashChecks) {
+					<-a.hashChecks
+				}
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			tc.cancel(cancel)
+			if a.valid(ctx, "bob", "wrong") {
+				t.Error("a check that never compared let bob in")
+			}
+			if !a.valid(context.Background(), "bob", "hashed") {
+				t.Error("the cached pair waited for a token")
+			}
+			if got := calls.Load(); got != 1 {
+				t.Errorf("%d bcrypt compares, want 1 (the first check)", got)
+			}
+		})
 	}
 }
