@@ -112,6 +112,7 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 	for _, o := range options {
 		o(t, setup)
 	}
+	dags = setup.opts.DAGs // withOptions may bring its own set
 	for _, text := range setup.extra {
 		d, err := parseDAG([]byte(text))
 		if err != nil {
