@@ -1,12 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -139,6 +148,384 @@ func TestAuthenticator_Check(t *testing.T) {
 				if rej.body != wantBody || rej.wwwAuthenticate != wantChallenge {
 					t.Errorf("check = %+v, want body %q and challenge %q", rej, wantBody, wantChallenge)
 				}
+			}
+		})
+	}
+}
+
+// medianOf is the middle of some durations (it sorts them in place).
+func medianOf(durations []time.Duration) time.Duration {
+	slices.Sort(durations)
+	return durations[len(durations)/2]
+}
+
+// Refusing an unknown user takes as long as refusing a bcrypt user's wrong
+// password, so that timing does not tell which users exist. Not parallel:
+// it measures time. The two kinds of request alternate so that a slower
+// moment of a shared machine falls on both.
+func TestAuthenticator_RefusalTimingHidesUsers(t *testing.T) {
+	users := writeUsers(t, "alice:plain\nbob:"+bcryptHash(t, "hashed")+"\n")
+	for _, backend := range []string{authBasic, authPassword} {
+		t.Run(backend, func(t *testing.T) {
+			a, err := newAuthenticator(backend, users)
+			if err != nil {
+				t.Fatal(err)
+			}
+			timeRefusal := func(userpass string) time.Duration {
+				t.Helper()
+				r := httptest.NewRequest(http.MethodGet, "/api/experimental/test", nil)
+				r.Header.Set("Authorization", "Basic "+base64Std(userpass))
+				start := time.Now()
+				rej := a.check(r)
+				took := time.Since(start)
+				if rej.status == 0 || rej.err != nil {
+					t.Fatalf("check(%q) = %+v, want a refusal", userpass, rej)
+				}
+				return took
+			}
+			const tries = 15
+			var unknown, wrong []time.Duration
+			for range tries {
+				unknown = append(unknown, timeRefusal("nobody:hashed"))
+				wrong = append(wrong, timeRefusal("bob:wrong"))
+			}
+			unknownMedian, wrongMedian := medianOf(unknown), medianOf(wrong)
+			ratio := float64(unknownMedian) / float64(wrongMedian)
+			t.Logf("median refusal: unknown user %v, wrong password %v (ratio %.2f)", unknownMedian, wrongMedian, ratio)
+			if ratio < 0.5 || ratio > 2 {
+				t.Errorf("unknown user refused in %v, wrong password in %v: more than 2x apart", unknownMedian, wrongMedian)
+			}
+		})
+	}
+}
+
+// An unknown user is compared against a hash as slow as the slowest user's,
+// or against plain text when no user has a hash.
+func TestUnknownUserCredential(t *testing.T) {
+	t.Parallel()
+	costlier, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		users    string
+		wantCost int // 0: plain text
+	}{
+		{name: "plain text only", users: "alice:a\nbob:b\n"},
+		{name: "one hash", users: "alice:a\nbob:" + bcryptHash(t, "b") + "\n", wantCost: bcrypt.MinCost},
+		{name: "highest cost wins", users: "bob:" + bcryptHash(t, "b") + "\ncarol:" + string(costlier) + "\n", wantCost: bcrypt.MinCost + 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, err := newAuthenticator(authBasic, writeUsers(t, tc.users))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantCost == 0 {
+				if a.unknownUser.hash != nil || len(a.unknownUser.plain) == 0 {
+					t.Fatalf("unknown-user credential = %+v, want plain text", a.unknownUser)
+				}
+				return
+			}
+			cost, err := bcrypt.Cost(a.unknownUser.hash)
+			if err != nil || cost != tc.wantCost {
+				t.Fatalf("unknown-user hash cost = %d (%v), want %d", cost, err, tc.wantCost)
+			}
+		})
+	}
+}
+
+// countingAuthenticator is a basic_auth authenticator for a users file
+// whose bcrypt compares it counts.
+func countingAuthenticator(t *testing.T, users string) (*authenticator, *atomic.Int64) {
+	t.Helper()
+	a, err := newAuthenticator(authBasic, writeUsers(t, users))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := new(atomic.Int64)
+	compare := a.compareHash
+	a.compareHash = func(hash, password []byte) error {
+		calls.Add(1)
+		return compare(hash, password)
+	}
+	return a, calls
+}
+
+// checkAs sends one request with user:password through the backend and
+// reports whether it was let through.
+func checkAs(t *testing.T, a *authenticator, userpass string) bool {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, "/api/experimental/test", nil)
+	r.Header.Set("Authorization", "Basic "+base64Std(userpass))
+	rej := a.check(r)
+	if rej.err != nil {
+		t.Fatalf("check(%q): %v", userpass, rej.err)
+	}
+	return rej.status == 0
+}
+
+// A bcrypt check that passes is remembered; one that fails never is.
+func TestAuthenticator_VerifiedCache(t *testing.T) {
+	t.Parallel()
+	users := "alice:plain\nbob:" + bcryptHash(t, "hashed") + "\ncarol:" + bcryptHash(t, "other") + "\n"
+	type step struct {
+		userpass  string
+		wantOK    bool
+		wantCalls int64 // bcrypt compares so far
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{name: "success skips bcrypt the second time", steps: []step{
+			{"bob:hashed", true, 1}, {"bob:hashed", true, 1}, {"bob:hashed", true, 1}}},
+		{name: "failure is not cached", steps: []step{
+			{"bob:wrong", false, 1}, {"bob:wrong", false, 2}, {"bob:hashed", true, 3}, {"bob:wrong", false, 4}}},
+		{name: "unknown user is not cached", steps: []step{
+			{"nobody:hashed", false, 1}, {"nobody:hashed", false, 2}}},
+		{name: "one entry per user and password", steps: []step{
+			{"bob:hashed", true, 1}, {"carol:hashed", false, 2}, {"carol:other", true, 3}, {"bob:other", false, 4},
+			{"carol:other", true, 4}, {"bob:hashed", true, 4}}},
+		{name: "plain-text users never reach bcrypt", steps: []step{
+			{"alice:plain", true, 0}, {"alice:wrong", false, 0}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, calls := countingAuthenticator(t, users)
+			for i, s := range tc.steps {
+				if ok := checkAs(t, a, s.userpass); ok != s.wantOK {
+					t.Fatalf("step %d (%s): accepted = %v, want %v", i, s.userpass, ok, s.wantOK)
+				}
+				if got := calls.Load(); got != s.wantCalls {
+					t.Fatalf("step %d (%s): %d bcrypt compares, want %d", i, s.userpass, got, s.wantCalls)
+				}
+			}
+		})
+	}
+}
+
+// A passed check is forgotten once its time is up: the next request pays
+// for bcrypt again. The cache's clock is its own, so the test shortens the
+// time to live and polls.
+func TestAuthenticator_VerifiedCacheExpires(t *testing.T) {
+	t.Parallel()
+	a, calls := countingAuthenticator(t, "bob:"+bcryptHash(t, "hashed")+"\n")
+	a.verified = newVerifiedCache(50 * time.Millisecond)
+	if !checkAs(t, a, "bob:hashed") || calls.Load() != 1 {
+		t.Fatalf("first check: %d compares, want 1 and accepted", calls.Load())
+	}
+	rechecked := pollUntil(5*time.Second, func() bool {
+		return checkAs(t, a, "bob:hashed") && calls.Load() == 2
+	})
+	if !rechecked {
+		t.Fatalf("after the time to live: %d compares, want 2", calls.Load())
+	}
+}
+
+// The cache key is a salted digest of user and password: never the
+// password, never the same for another pair or another process.
+func TestAuthenticator_VerifiedKey(t *testing.T) {
+	t.Parallel()
+	users := writeUsers(t, "bob:"+bcryptHash(t, "hashed")+"\n")
+	a, err := newAuthenticator(authBasic, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := newAuthenticator(authBasic, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, password := range []string{"hashed", "x", strings.Repeat("p", sha256.Size), string(make([]byte, sha256.Size))} {
+		key := a.verifiedKey("bob", password)
+		if string(key[:]) == password || (len(password) > 1 && bytes.Contains(key[:], []byte(password))) {
+			t.Errorf("key for %q holds the password: %x", password, key)
+		}
+		if key != a.verifiedKey("bob", password) {
+			t.Errorf("key for %q changes between calls", password)
+		}
+		if key == a.verifiedKey("bob", password+"!") || key == a.verifiedKey("bobby", password) {
+			t.Errorf("key for %q is shared with another pair", password)
+		}
+		if key == other.verifiedKey("bob", password) {
+			t.Errorf("key for %q is the same in two authenticators: no salt", password)
+		}
+	}
+}
+
+// Eight clients sending wrong passwords without a pause slow an
+// authenticated client's /test by less than 5x: bcrypt checks run on at
+// most half the cores, and the client's own pair is cached (bob) or plain
+// text (alice). Not parallel: it measures time, and compares medians under
+// flood with medians measured idle in the same run.
+func TestServer_AuthFloodLeavesRoomForUsers(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("bcrypt checks leave a core free only when there are two")
+	}
+	users := "alice:plain\nbob:" + bcryptHash(t, "hashed") + "\n"
+	for _, tc := range []struct {
+		backend string
+		edition edition
+	}{{authBasic, edition2}, {authPassword, edition110}} {
+		t.Run(tc.backend, func(t *testing.T) {
+			ts := newTestServer(t, tc.edition, withAuth(tc.backend, users))
+			// Enough samples to span several bcrypt compares of the flood
+			// (~12 ms each under -race), fewer when requests are slow.
+			const samples, minSamples, sampling = 150, 15, time.Second
+			medianTest := func(userpass string) time.Duration {
+				t.Helper()
+				header := "Basic " + base64Std(userpass)
+				ts.do(t, http.MethodGet, apiPrefix+"/test", "", "Authorization", header) // warms the cache
+				var took []time.Duration
+				for begin := time.Now(); len(took) < samples && (len(took) < minSamples || time.Since(begin) < sampling); {
+					start := time.Now()
+					res := ts.do(t, http.MethodGet, apiPrefix+"/test", "", "Authorization", header)
+					took = append(took, time.Since(start))
+					if res.status != http.StatusOK {
+						t.Fatalf("%s: status %d, want 200", userpass, res.status)
+					}
+				}
+				return medianOf(took)
+			}
+			idle := map[string]time.Duration{"alice:plain": medianTest("alice:plain"), "bob:hashed": medianTest("bob:hashed")}
+
+			stopFlood := startAuthFlood(t, ts.URL+apiPrefix+"/test", "Basic "+base64Std("bob:wrong"), 8)
+			defer stopFlood()
+			for userpass, idleMedian := range idle {
+				flooded := medianTest(userpass)
+				ratio := float64(flooded) / float64(idleMedian)
+				t.Logf("%s: median /test %v idle, %v under flood (%.1fx)", userpass, idleMedian, flooded, ratio)
+				if ratio > 5 {
+					t.Errorf("%s: median /test %v under flood, more than 5x its idle %v", userpass, flooded, idleMedian)
+				}
+			}
+		})
+	}
+}
+
+// startAuthFlood has clients send a refused request to url without pause
+// until the returned stop is called; it returns once every client has had
+// an answer.
+func startAuthFlood(t *testing.T, url, authorization string, clients int) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	transport := &http.Transport{MaxIdleConnsPerHost: clients}
+	client := &http.Client{Transport: transport}
+	var answered atomic.Int64
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				if err != nil {
+					t.Errorf("flood request: %v", err)
+					return
+				}
+				req.Header.Set("Authorization", authorization)
+				res, err := client.Do(req)
+				if err != nil {
+					continue // cancelled at the end
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode == http.StatusOK {
+					t.Errorf("flood request let through")
+				}
+				answered.Add(1)
+			}
+		})
+	}
+	stop = func() {
+		cancel()
+		wg.Wait()
+		transport.CloseIdleConnections()
+	}
+	if !pollUntil(10*time.Second, func() bool { return answered.Load() >= int64(clients) }) {
+		stop()
+		t.Fatalf("flood: %d answers in 10 s", answered.Load())
+	}
+	return stop
+}
+
+// No more bcrypt compares run at once than hashChecks has tokens.
+func TestAuthenticator_HashChecksBounded(t *testing.T) {
+	t.Parallel()
+	a, err := newAuthenticator(authBasic, writeUsers(t, "bob:"+bcryptHash(t, "hashed")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.hashChecks = make(chan struct{}, 2)
+	var (
+		mu             sync.Mutex
+		inFlight, most int
+	)
+	underWay := func() int { mu.Lock(); defer mu.Unlock(); return inFlight }
+	release := make(chan struct{})
+	a.compareHash = func(hash, password []byte) error {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		<-release
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return bcrypt.ErrMismatchedHashAndPassword
+	}
+	var wg sync.WaitGroup
+	for range 4 * cap(a.hashChecks) {
+		wg.Go(func() { a.valid(context.Background(), "bob", "wrong") })
+	}
+	if !pollUntil(5*time.Second, func() bool { return underWay() >= cap(a.hashChecks) }) {
+		t.Fatalf("%d compares under way, want %d", underWay(), cap(a.hashChecks))
+	}
+	close(release)
+	wg.Wait()
+	if most != cap(a.hashChecks) {
+		t.Errorf("at most %d compares at once, want %d", most, cap(a.hashChecks))
+	}
+}
+
+// A check waiting for a token gives up, refused and without comparing, when
+// its request's context ends; a cached success needs no token.
+func TestAuthenticator_HashCheckWaitEndsWithRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		cancel func(cancel context.CancelFunc) // how the context ends
+	}{
+		{name: "ended before", cancel: func(cancel context.CancelFunc) { cancel() }},
+		{name: "ends while waiting", cancel: func(cancel context.CancelFunc) { go cancel() }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, calls := countingAuthenticator(t, "bob:"+bcryptHash(t, "hashed")+"\n")
+			if !a.valid(context.Background(), "bob", "hashed") {
+				t.Fatal("bob refused")
+			}
+			for range cap(a.hashChecks) { // every token taken
+				a.hashChecks <- struct{}{}
+			}
+			t.Cleanup(func() {
+				for range cap(a.hashChecks) {
+					<-a.hashChecks
+				}
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			tc.cancel(cancel)
+			if a.valid(ctx, "bob", "wrong") {
+				t.Error("a check that never compared let bob in")
+			}
+			if !a.valid(context.Background(), "bob", "hashed") {
+				t.Error("the cached pair waited for a token")
+			}
+			if got := calls.Load(); got != 1 {
+				t.Errorf("%d bcrypt compares, want 1 (the first check)", got)
 			}
 		})
 	}

@@ -259,7 +259,12 @@ func loadDAGDir(dir string) (*DAGSet, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("open dags folder: %s is not a folder", dir)
 	}
-	return loadDAGs(os.DirFS(dir), dir)
+	folder, err := openDAGFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open dags folder: %w", err)
+	}
+	defer folder.Close()
+	return loadDAGs(folder, dir)
 }
 
 // loadDAGs parses every *.yaml, *.yml and *.json file at the top of fsys
@@ -301,7 +306,9 @@ func loadDAGs(fsys fs.FS, label string) (*DAGSet, error) {
 		}
 		seen[dag.DagID] = file
 		dag.FilePath = file
-		if src, err := fs.ReadFile(fsys, base+".py"); err == nil {
+		// Any file that cannot be served (none, or not one to serve) means
+		// /code answers with the rendering.
+		if src, err := readDAGSource(fsys, base+".py"); err == nil {
 			dag.SourceCode = string(src)
 		}
 		set.DAGs = append(set.DAGs, dag)

@@ -2,10 +2,99 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
+
+// dagFolder is a DAG folder on disk. Definitions are read through its
+// fs.FS (os.DirFS, which follows symlinks anywhere, as before); the .py
+// files beside them, which /code hands to any API client, through
+// readSource, which keeps them inside the folder.
+type dagFolder struct {
+	fs.FS
+	realPath string   // the folder's absolute path, symlinks resolved
+	root     *os.Root // opened at realPath
+}
+
+func openDAGFolder(dir string) (*dagFolder, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	realPath, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(realPath)
+	if err != nil {
+		return nil, err
+	}
+	return &dagFolder{FS: os.DirFS(dir), realPath: realPath, root: root}, nil
+}
+
+func (f *dagFolder) Close() error { return f.root.Close() }
+
+// readSource reads the file name of the folder when it is a regular file
+// whose real path lies inside the folder's real path. A symlink beside a
+// definition may point at any file airlite can read, and a FIFO or device
+// would never end a read.
+func (f *dagFolder) readSource(name string) ([]byte, error) {
+	realPath, err := filepath.EvalSymlinks(filepath.Join(f.realPath, name))
+	if err != nil {
+		return nil, fmt.Errorf("read source: %w", err)
+	}
+	rel, err := filepath.Rel(f.realPath, realPath)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("read source %s: %s is outside the DAG folder", name, realPath)
+	}
+	// Through the root, so that a folder changed since EvalSymlinks still
+	// cannot lead the open outside it; non-blocking, so that opening a FIFO
+	// does not wait for a writer.
+	file, err := f.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read source: %w", err)
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read source: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("read source %s: %s is not a regular file (%v)", name, realPath, info.Mode().Type())
+	}
+	src, err := io.ReadAll(file)
+	if err != nil {
+		return nil, fmt.Errorf("read source: %w", err)
+	}
+	return src, nil
+}
+
+// readDAGSource reads the .py file beside a definition: through the
+// folder's readSource on disk, else (the embedded fixtures, tests' MapFS)
+// when it is a regular file.
+func readDAGSource(fsys fs.FS, name string) ([]byte, error) {
+	if folder, ok := fsys.(*dagFolder); ok {
+		return folder.readSource(name)
+	}
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("read source: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("read source %s: not a regular file (%v)", name, info.Mode().Type())
+	}
+	src, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("read source: %w", err)
+	}
+	return src, nil
+}
 
 // operatorImports maps operators to the Airflow 2 module that defines them,
 // for the Python rendering of a definition.

@@ -114,6 +114,7 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 	for _, o := range options {
 		o(t, setup)
 	}
+	dags = setup.opts.DAGs // withOptions may bring its own set
 	for _, text := range setup.extra {
 		d, err := parseDAG([]byte(text))
 		if err != nil {
@@ -566,14 +567,28 @@ func TestServer_GetDagCode(t *testing.T) {
 			wantType: "text/html; charset=utf-8", wantContains: []string{"BashOperator(", "example_bash_operator"},
 			check: func(t *testing.T, ts *testServer, res response) {
 				checkDeprecationHeaders(t, ts.edition, res.header)
+				checkCodeHeaders(t, ts, res)
 			}},
-		{name: "C2 unknown dag", path: "/dags/xyz/code", wantStatus: 404, wantError: "Dag id xyz not found in DagModel"},
+		{name: "C2 unknown dag", path: "/dags/xyz/code", wantStatus: 404, wantError: "Dag id xyz not found in DagModel",
+			check: checkCodeHeaders},
 		{name: "dag without definition", path: "/dags/my_dag_id/code",
 			setup:      func(t *testing.T, ts *testServer) { ts.insertBareDag(t, "my_dag_id") },
-			wantStatus: 404, wantError: "Dag id my_dag_id not found"},
+			wantStatus: 404, wantError: "Dag id my_dag_id not found", check: checkCodeHeaders},
 		{name: "HEAD has no body", method: http.MethodHead, path: "/dags/example_bash_operator/code",
-			wantStatus: 200, wantType: "text/html; charset=utf-8", wantRaw: strPtr("")},
+			wantStatus: 200, wantType: "text/html; charset=utf-8", wantRaw: strPtr(""), check: checkCodeHeaders},
 	})
+}
+
+// checkCodeHeaders checks that a /code answer, source text labelled
+// text/html as Flask labels it, is never sniffed and, opened in a
+// browser, runs sandboxed.
+func checkCodeHeaders(t *testing.T, _ *testServer, res response) {
+	t.Helper()
+	for name, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"} {
+		if got := res.header.Values(name); len(got) != 1 || got[0] != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
 }
 
 // D. Pause and unpause.

@@ -203,7 +203,9 @@ var (
 	headerTrue    = []string{"true"}
 	headerLink2   = []string{`<https://airflow.apache.org/docs/apache-airflow/` + edition2.version() +
 		`/upgrading-to-2.html#migration-guide-from-experimental-api-to-stable-api-v1>; rel="deprecation"; type="text/html"`}
-	headerJSON = []string{"application/json"}
+	headerJSON    = []string{"application/json"}
+	headerNoSniff = []string{"nosniff"}
+	headerSandbox = []string{"sandbox"}
 )
 
 // rejected applies the auth backend and answers for it when it refuses.
@@ -360,8 +362,14 @@ func (s *server) handleTaskInfo(w http.ResponseWriter, r *http.Request, ps httpr
 }
 
 // handleGetDagCode answers the source as text/html, as Flask does for a
-// view that returns a string.
+// view that returns a string. Source text labelled HTML, on the status
+// pages' origin, would run as a page in a browser: every answer here says
+// not to sniff it and to sandbox it (headers Airflow lacks and clients
+// ignore).
 func (s *server) handleGetDagCode(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	h := w.Header()
+	h["X-Content-Type-Options"] = headerNoSniff
+	h["Content-Security-Policy"] = headerSandbox
 	code, err := s.api.DagCode(ps.ByName("dag_id"))
 	if err != nil {
 		s.writeError(w, r, err)
