@@ -86,6 +86,17 @@ func withOptions(fn func(*serverOptions)) testOption {
 	return func(t *testing.T, s *testSetup) { fn(&s.opts) }
 }
 
+// withExamplesPaused pauses the embedded examples, so that their scheduled
+// runs (the tutorial's sleep 5 among them) do not run beside a test that
+// brings its own DAGs to a real scheduler.
+func withExamplesPaused() testOption {
+	return func(t *testing.T, s *testSetup) {
+		for _, d := range s.opts.DAGs.DAGs {
+			d.IsPausedUponCreation = true
+		}
+	}
+}
+
 // notReady leaves the server in its starting state.
 func notReady() testOption {
 	return func(t *testing.T, s *testSetup) { s.notReady = true }

@@ -25,10 +25,12 @@ import (
 )
 
 // newSchedServer is a test server whose store a real scheduler (real
-// operators, real clock, a fast loop) runs; it stops at cleanup.
+// operators, real clock, a fast loop) runs; it stops at cleanup. The
+// embedded examples are paused: only the test's own DAGs run.
 func newSchedServer(t *testing.T, e edition, tune func(*schedulerOptions), options ...testOption) (*testServer, *scheduler) {
 	t.Helper()
 	var sched *scheduler
+	options = append([]testOption{withExamplesPaused()}, options...)
 	options = append(options, withOptions(func(o *serverOptions) {
 		o.Now = time.Now
 		o.Kick = func() {
