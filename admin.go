@@ -203,8 +203,8 @@ type stateBody struct {
 	Downstream bool   `json:"downstream"`
 }
 
-func decodeAdminBody(w http.ResponseWriter, r *http.Request, into any) error {
-	body, err := readBody(w, r)
+func (s *server) decodeAdminBody(w http.ResponseWriter, r *http.Request, into any) error {
+	body, err := s.readBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func decodeAdminBody(w http.ResponseWriter, r *http.Request, into any) error {
 
 func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	var body stateBody
-	if err := decodeAdminBody(w, r, &body); err != nil {
+	if err := s.decodeAdminBody(w, r, &body); err != nil {
 		s.writeAdminError(w, r, err)
 		return
 	}
@@ -232,7 +232,7 @@ func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps 
 
 func (s *server) handleForceTaskState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	var body stateBody
-	if err := decodeAdminBody(w, r, &body); err != nil {
+	if err := s.decodeAdminBody(w, r, &body); err != nil {
 		s.writeAdminError(w, r, err)
 		return
 	}
@@ -294,7 +294,7 @@ func (s *server) moveClock(body clockBody) (map[string]any, error) {
 
 func (s *server) handleMoveClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	var body clockBody
-	if err := decodeAdminBody(w, r, &body); err != nil {
+	if err := s.decodeAdminBody(w, r, &body); err != nil {
 		s.writeAdminError(w, r, err)
 		return
 	}
@@ -355,6 +355,9 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 		}
 		timeout = d
 	}
+	// The one long answer: its write deadline is the wait plus the
+	// ordinary answer's time (the server's WriteTimeout is short).
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout + answerWriteTimeout))
 	res, err := s.waitRun(r.Context(), ps.ByName("dag_id"), ps.ByName("run_id"), timeout)
 	if errors.Is(err, errTimeout) {
 		res["error"] = err.Error()
@@ -431,7 +434,7 @@ func hasOperator(dag *DAG, op string) bool {
 }
 
 func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	body, err := readBody(w, r)
+	body, err := s.readBody(w, r)
 	if err != nil {
 		s.writeAdminError(w, r, err)
 		return

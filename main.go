@@ -64,6 +64,7 @@ type config struct {
 	AllowedOrigins   []string // pages of other sites that may use the API
 	AllowedHosts     []string // Host names answered besides the loopback ones
 	InsecureOpenAPI  bool     // --auth-backend default beyond loopback, on purpose
+	BodyTimeout      time.Duration
 	ReadyFile        string
 	LogFormat        string
 	LogLevel         zerolog.Level
@@ -96,6 +97,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
 	fs.StringVar(&originsText, "allowed-origins", "", "comma-separated origins (https://dash.example) whose pages may use the API; other sites' pages are refused")
 	fs.StringVar(&hostsText, "allowed-hosts", "", "comma-separated Host names answered besides localhost, 127.0.0.1 and [::1], or * for any (DNS rebinding protection)")
+	fs.DurationVar(&c.BodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request body; a body that takes longer is answered 400 and its connection closed")
 	fs.BoolVar(&c.InsecureOpenAPI, "insecure-open-api", false, "allow listening beyond loopback with --auth-backend default: anyone who reaches the port can run the DAGs' commands")
 	fs.StringVar(&c.ReadyFile, "ready-file", "", "file written with the base URL once the server answers")
 	fs.StringVar(&c.LogFormat, "log-format", "", "console or json (default: console on a terminal, else json)")
@@ -154,6 +156,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.SnapshotBad != snapshotBadRefuse && c.SnapshotBad != snapshotBadMove {
 		return c, fmt.Errorf("--snapshot-bad %q: want refuse or move", c.SnapshotBad)
+	}
+	if c.BodyTimeout <= 0 {
+		return c, fmt.Errorf("--body-timeout %s: want a positive duration", c.BodyTimeout)
 	}
 	if c.SnapshotInterval <= 0 {
 		return c, fmt.Errorf("--snapshot-interval %s: want a positive duration", c.SnapshotInterval)
@@ -261,6 +266,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := serverOptions{
 		Edition: c.Edition, Store: store, DAGs: dags, Auth: auth, Logger: logger,
 		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize), AccessLog: &accessLog,
+		BodyTimeout: c.BodyTimeout,
 	}
 	var sched *scheduler
 	if c.Scheduler {
@@ -293,17 +299,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
-	httpServer := &http.Server{
-		Handler: srv.routes(),
-		// No ReadTimeout: it would cancel the context of the long-poll
-		// /_airlite/.../wait (up to maxWait); readBody sets a deadline on
-		// bodies instead. WriteTimeout leaves room for the longest wait.
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		WriteTimeout:      maxWait + time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          stdlog.New(logger.With().Str("component", "http").Logger(), "", 0),
-	}
+	httpServer := newHTTPServer(srv.routes(), logger, answerWriteTimeout)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()
 
@@ -366,6 +362,25 @@ func currentUser(getenv func(string) string) string {
 		return u.Username
 	}
 	return getenv("USER")
+}
+
+// answerWriteTimeout bounds the time an answer takes to reach its client:
+// one that does not read is cut off, and the memory its answer holds goes
+// back. Only GET /_airlite/.../wait sets a longer deadline, for its wait.
+const answerWriteTimeout = 30 * time.Second
+
+// newHTTPServer is the HTTP server around airlite's handler. No
+// ReadTimeout: it would cancel the context of the long-poll wait; readBody
+// sets a deadline on bodies instead.
+func newHTTPServer(h http.Handler, logger zerolog.Logger, writeTimeout time.Duration) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		WriteTimeout:      writeTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          stdlog.New(logger.With().Str("component", "http").Logger(), "", 0),
+	}
 }
 
 // checkExposure refuses to serve an open API beyond loopback unless asked

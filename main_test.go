@@ -65,6 +65,10 @@ func TestParseConfig(t *testing.T) {
 					AuthBackend: authDefault, UsersFile: "", ReadyFile: "", LogFormat: "", LogLevel: zerolog.InfoLevel,
 				}
 				checkConfigFields(t, c, want)
+				if c.BodyTimeout != defaultBodyTimeout || c.InsecureOpenAPI || c.AllowedOrigins != nil || c.AllowedHosts != nil {
+					t.Errorf("body timeout %s, insecure %v, origins %q, hosts %q: want 30s, false and none",
+						c.BodyTimeout, c.InsecureOpenAPI, c.AllowedOrigins, c.AllowedHosts)
+				}
 			},
 		},
 		{
@@ -172,6 +176,13 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero snapshot interval", args: []string{"--snapshot-interval", "0s"}, wantErr: "snapshot-interval"},
 		{name: "basic_auth without users", args: []string{"--auth-backend", "basic_auth"}, wantErr: "--users"},
 		{name: "password_auth without users", args: []string{"--auth-backend", "password_auth"}, wantErr: "--users"},
+		{name: "zero body timeout", args: []string{"--body-timeout", "0s"}, wantErr: "--body-timeout"},
+		{name: "body timeout from the environment", env: map[string]string{"AIRLITE_BODY_TIMEOUT": "5s"},
+			check: func(t *testing.T, c config) {
+				if c.BodyTimeout != 5*time.Second {
+					t.Errorf("BodyTimeout = %s, want 5s", c.BodyTimeout)
+				}
+			}},
 		{name: "bad allowed origin", args: []string{"--allowed-origins", "evil.example"}, wantErr: "--allowed-origins"},
 		{name: "allowed host with a port", env: map[string]string{"AIRLITE_ALLOWED_HOSTS": "box:80"}, wantErr: "--allowed-hosts"},
 		{name: "bad insecure flag", env: map[string]string{"AIRLITE_INSECURE_OPEN_API": "maybe"}, wantErr: "AIRLITE_INSECURE_OPEN_API"},

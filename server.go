@@ -20,8 +20,9 @@ const (
 	apiPrefix = "/api/experimental"
 	// maxBodyBytes bounds request bodies; larger ones get a 413.
 	maxBodyBytes = 1 << 20
-	// bodyReadTimeout bounds the time a client takes to send a body.
-	bodyReadTimeout = 30 * time.Second
+	// defaultBodyTimeout bounds the time a client takes to send a body
+	// (--body-timeout).
+	defaultBodyTimeout = 30 * time.Second
 )
 
 // serverOptions is everything the HTTP layer needs.
@@ -49,6 +50,9 @@ type serverOptions struct {
 	WithTasksStopped func(match func(tiKey) bool, change func() error) error
 	// Browser says which browser requests are answered (guard.go).
 	Browser browserPolicy
+	// BodyTimeout bounds the time a client takes to send a request body;
+	// 0 means defaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // server answers Airflow's experimental API and airlite's admin endpoints.
@@ -75,6 +79,9 @@ func newServer(opts serverOptions) (*server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = defaultBodyTimeout
 	}
 	enc := opts.Edition.encoder()
 	testBody, err := enc.marshal(map[string]any{"status": "OK"})
@@ -304,14 +311,23 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // readBody reads a request body of at most maxBodyBytes.
 // A slow client cannot hold a handler: the body must arrive within
-// bodyReadTimeout (the server has no ReadTimeout, which would also end the
-// long-poll wait; see main.go).
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// BodyTimeout (the server has no ReadTimeout, which would also end the
+// long-poll wait; see main.go). A body that fails to arrive is answered
+// once and its connection closed: the deadline stays in force, so that
+// net/http's own drain of the unread rest fails at once instead of waiting
+// for bytes with no deadline, and "Connection: close" says the rest is
+// never read as a next request.
+func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) == nil {
-		defer rc.SetReadDeadline(time.Time{})
-	}
+	deadline := rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) == nil
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+	} else if deadline {
+		// Read in full: lift the deadline, or net/http's watch for the
+		// client going away would cancel a long handler's context.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return nil, fmt.Errorf("%w: the limit is %d bytes", errTooLarge, maxBodyBytes)
@@ -332,7 +348,7 @@ func (s *server) respond(w http.ResponseWriter, r *http.Request, v any, err erro
 }
 
 func (s *server) handleTriggerDAG(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	body, err := readBody(w, r)
+	body, err := s.readBody(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -413,7 +429,7 @@ func (s *server) handleGetPool(w http.ResponseWriter, r *http.Request, ps httpro
 }
 
 func (s *server) handleCreatePool(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	body, err := readBody(w, r)
+	body, err := s.readBody(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -262,16 +261,18 @@ func (s *server) handleUIDags(w http.ResponseWriter, r *http.Request, _ httprout
 	s.renderPage(w, r, http.StatusOK, "dags", s.newPage("DAGs", "dags", uiRefreshSeconds, view))
 }
 
-// parseUIForm reads a posted form of at most maxBodyBytes.
-func parseUIForm(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	if err := r.ParseForm(); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return fmt.Errorf("%w: the limit is %d bytes", errTooLarge, maxBodyBytes)
-		}
+// parseUIForm reads a posted form as the API reads bodies (readBody:
+// bounded in size and time) into r.PostForm.
+func (s *server) parseUIForm(w http.ResponseWriter, r *http.Request) error {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
 		return newAPIError(errBadRequest, "read form: %v", err)
 	}
+	r.PostForm = form
 	return nil
 }
 
@@ -292,7 +293,7 @@ func triggerBody(conf string) ([]byte, error) {
 // handleUITrigger is the trigger form: the API's TriggerDAG with the body
 // the API takes, then back to the list.
 func (s *server) handleUITrigger(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	if err := parseUIForm(w, r); err != nil {
+	if err := s.parseUIForm(w, r); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
@@ -312,7 +313,7 @@ func (s *server) handleUITrigger(w http.ResponseWriter, r *http.Request, _ httpr
 
 // handleUIPaused is the pause switch: the API's SetPaused, then back.
 func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	if err := parseUIForm(w, r); err != nil {
+	if err := s.parseUIForm(w, r); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
