@@ -38,10 +38,7 @@ func chromiumPath() string {
 func startAirlite(t *testing.T, args ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "airlite")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := airliteBinary(t)
 	ready := filepath.Join(dir, "ready")
 	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--snapshot", "off", "--ready-file", ready,
 		"--home", dir, "--log-format", "json"}, args...)...)

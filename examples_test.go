@@ -17,9 +17,19 @@ import (
 
 var (
 	buildOnce sync.Once
+	builtDir  string // removed by TestMain
 	builtBin  string
 	buildErr  error
 )
+
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
 
 // airliteBinary builds the binary once per test process.
 func airliteBinary(t *testing.T) string {
@@ -30,6 +40,7 @@ func airliteBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		builtDir = dir
 		builtBin = filepath.Join(dir, "airlite")
 		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
 		if err != nil {

@@ -25,6 +25,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After the first signal the default handling is back: a second
+		// Ctrl-C or SIGTERM ends airlite at once, as a crash would.
+		<-ctx.Done()
+		stop()
+	}()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
@@ -65,6 +71,7 @@ type config struct {
 	AllowedHosts     []string // Host names answered besides the loopback ones
 	InsecureOpenAPI  bool     // --auth-backend default beyond loopback, on purpose
 	BodyTimeout      time.Duration
+	ShutdownGrace    time.Duration // how long a planned stop waits for running tasks
 	ReadyFile        string
 	LogFormat        string
 	LogLevel         zerolog.Level
@@ -97,6 +104,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
 	fs.StringVar(&originsText, "allowed-origins", "", "comma-separated origins (https://dash.example) whose pages may use the API; other sites' pages are refused")
 	fs.StringVar(&hostsText, "allowed-hosts", "", "comma-separated Host names answered besides localhost, 127.0.0.1 and [::1], or * for any (DNS rebinding protection)")
+	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", defaultShutdownGrace, "at SIGTERM or SIGINT, how long running tasks get to end; those still running then are stopped and run again at the next start")
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request body; a body that takes longer is answered 400 and its connection closed")
 	fs.BoolVar(&c.InsecureOpenAPI, "insecure-open-api", false, "allow listening beyond loopback with --auth-backend default: anyone who reaches the port can run the DAGs' commands")
 	fs.StringVar(&c.ReadyFile, "ready-file", "", "file written with the base URL once the server answers")
@@ -156,6 +164,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.SnapshotBad != snapshotBadRefuse && c.SnapshotBad != snapshotBadMove {
 		return c, fmt.Errorf("--snapshot-bad %q: want refuse or move", c.SnapshotBad)
+	}
+	if c.ShutdownGrace < 0 {
+		return c, fmt.Errorf("--shutdown-grace %s: want 0 or more", c.ShutdownGrace)
 	}
 	if c.BodyTimeout <= 0 {
 		return c, fmt.Errorf("--body-timeout %s: want a positive duration", c.BodyTimeout)
@@ -335,7 +346,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancel()
 	shutdownErr := httpServer.Shutdown(shutdownCtx)
 	if sched != nil {
-		sched.stop() // running tasks are signalled and waited for
+		logger.Info().Dur("grace", c.ShutdownGrace).Msg("waiting for running tasks")
+		sched.shutdown(c.ShutdownGrace)
 	}
 	// The final snapshot comes last, once nothing writes to the store.
 	if snaps != nil {
@@ -363,6 +375,11 @@ func currentUser(getenv func(string) string) string {
 	}
 	return getenv("USER")
 }
+
+// defaultShutdownGrace is --shutdown-grace: shorter than the 30 s that
+// Kubernetes and Docker give a container between SIGTERM and SIGKILL, so
+// that the final snapshot is written in time.
+const defaultShutdownGrace = 20 * time.Second
 
 // answerWriteTimeout bounds the time an answer takes to reach its client:
 // one that does not read is cut off, and the memory its answer holds goes

@@ -1387,7 +1387,7 @@ func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *Ta
 // and the lineage it declared (nil for none).
 type tryResult struct {
 	TI      *TaskInstance
-	Log     TryLog
+	Log     *TryLog // nil: the try leaves no output (it is not counted)
 	Lineage *LineageRecord
 }
 
@@ -1423,8 +1423,10 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
 			return err
 		}
-		if err := appendTaskLogTxn(txn, key, res.Log); err != nil {
-			return err
+		if res.Log != nil {
+			if err := appendTaskLogTxn(txn, key, *res.Log); err != nil {
+				return err
+			}
 		}
 		if res.Lineage != nil {
 			if err := txn.Insert(tableLineage, res.Lineage); err != nil {

@@ -28,10 +28,11 @@ type taskJob struct {
 
 // taskOutcome is how a try ended.
 type taskOutcome struct {
-	state  TaskState // success, failed or skipped
-	output string    // captured output, already bounded
-	cut    bool      // output was truncated
-	reason string    // why it failed, for the log
+	requeue bool      // the try does not count: back to no state (a shutdown)
+	state   TaskState // success, failed or skipped
+	output  string    // captured output, already bounded
+	cut     bool      // output was truncated
+	reason  string    // why it failed, for the log
 }
 
 // schedulerOptions configures a scheduler.
@@ -79,9 +80,20 @@ type attempt struct {
 }
 
 type runningTask struct {
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	done   chan struct{}
 }
+
+// Why a try's context ends before its task does.
+var (
+	// errTaskStopped: a reset, a delete or a forced state took its task
+	// instance; its result is dropped (Store.FinishTry).
+	errTaskStopped = errors.New("stopped: its task instance was reset, deleted or forced to a state")
+	// errShuttingDown: airlite stops and the shutdown grace is over; the
+	// try is not counted and the task instance runs again at the next
+	// start.
+	errShuttingDown = errors.New("stopped: airlite shut down before the task ended")
+)
 
 func newScheduler(opts schedulerOptions) *scheduler {
 	if opts.Now == nil {
@@ -115,11 +127,47 @@ func (s *scheduler) start() {
 	}()
 }
 
-// stop ends the loop, then stops every running task and waits for it.
-func (s *scheduler) stop() {
+// stop is shutdown without a grace period (tests and error paths).
+func (s *scheduler) stop() { s.shutdown(0) }
+
+// shutdown is a planned stop: the loop ends, so that no task starts; the
+// running tasks get up to grace to end on their own; those still running
+// then are stopped (their whole process group) and their task instances go
+// back to no state without using a try, so that they run again at the
+// next start. Stopping twice is harmless.
+func (s *scheduler) shutdown(grace time.Duration) {
 	s.cancel()
 	s.loopWG.Wait()
-	_ = s.WithTasksStopped(func(tiKey) bool { return true }, func() error { return nil })
+	if grace > 0 {
+		timer := time.NewTimer(grace)
+		defer timer.Stop()
+	wait:
+		for _, rt := range s.running() {
+			select {
+			case <-rt.done:
+			case <-timer.C:
+				break wait
+			}
+		}
+	}
+	left := s.running()
+	for _, rt := range left {
+		rt.cancel(errShuttingDown)
+	}
+	for _, rt := range left {
+		<-rt.done
+	}
+}
+
+// running lists the tries running now.
+func (s *scheduler) running() []*runningTask {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := make([]*runningTask, 0, len(s.tasks))
+	for _, rt := range s.tasks {
+		list = append(list, rt)
+	}
+	return list
 }
 
 // Kick asks for a pass without waiting for the next tick.
@@ -544,14 +592,19 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 // startTaskLocked registers a job and runs it in its own goroutine; s.mu
 // is held, so that the try is registered in the same step as its launch.
 func (s *scheduler) startTaskLocked(job taskJob) {
-	ctx, cancel := context.WithCancel(s.ctx)
+	// A try's context is its own, not the loop's: a shutdown ends the
+	// loop first and gives running tries their grace.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	rt := &runningTask{cancel: cancel, done: make(chan struct{})}
 	a := attempt{job.key, job.run.ID}
 	s.tasks[a] = rt
 	go func() {
 		defer close(rt.done)
-		defer cancel()
+		defer cancel(nil)
 		outcome := s.runGuarded(ctx, job)
+		if errors.Is(context.Cause(ctx), errShuttingDown) && outcome.state != TaskSuccess {
+			outcome = taskOutcome{requeue: true, reason: errShuttingDown.Error()}
+		}
 		if err := s.finishTask(job, outcome); err != nil {
 			s.opts.Logger.Error().Err(err).Str("task", job.key.String()).Msg("record task outcome")
 		}
@@ -580,7 +633,7 @@ func (s *scheduler) cancelTask(key tiKey) {
 	defer s.mu.Unlock()
 	for a, rt := range s.tasks {
 		if a.tiKey == key {
-			rt.cancel()
+			rt.cancel(errTaskStopped)
 		}
 	}
 }
@@ -598,7 +651,7 @@ func (s *scheduler) WithTasksStopped(match func(tiKey) bool, change func() error
 	if err == nil {
 		for a, rt := range s.tasks {
 			if match(a.tiKey) {
-				rt.cancel()
+				rt.cancel(errTaskStopped)
 				waiting = append(waiting, rt)
 			}
 		}
@@ -616,6 +669,13 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	return s.opts.Store.FinishTry(job.key, job.run.ID, job.try, func(stored *TaskInstance) (tryResult, error) {
 		ti := *stored
+		if out.requeue {
+			s.opts.Logger.Warn().Str("task", job.key.String()).Int("try", job.try).Str("reason", out.reason).
+				Msg("task goes back to no state: it runs again at the next start, the try is not counted")
+			ti.State, ti.TryNumber, ti.UpdatedAt = TaskNone, ti.TryNumber-1, &now
+			ti.StartDate, ti.EndDate, ti.Duration, ti.QueuedDttm, ti.NextRetryAt = nil, nil, nil, nil, nil
+			return tryResult{TI: &ti}, nil
+		}
 		ti.EndDate, ti.UpdatedAt = &now, &now
 		if ti.StartDate != nil {
 			d := now.Sub(*ti.StartDate).Seconds()
@@ -632,7 +692,8 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 			log = s.opts.Logger.Warn().Str("reason", out.reason)
 		}
 		log.Str("task", job.key.String()).Int("try", job.try).Str("state", string(ti.State)).Msg("task finished")
-		res := tryResult{TI: &ti, Log: out.tryLog(job.try)}
+		tryLog := out.tryLog(job.try)
+		res := tryResult{TI: &ti, Log: &tryLog}
 		if ti.State == TaskSuccess && (job.task.Inlets != nil || job.task.Outlets != nil) {
 			rec, err := lineageRecord(job)
 			if err != nil {

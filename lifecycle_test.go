@@ -1,0 +1,202 @@
+package main
+
+// The binary's life: a planned stop lets running tasks end within
+// --shutdown-grace, puts back the ones still running without using a try,
+// and they run again at the next start.
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// airliteProc is a running airlite binary.
+type airliteProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	base   string
+	exited chan error
+	logs   *syncBuffer
+}
+
+// startBinary starts the binary with args (plus a free loopback port, a
+// ready file and JSON logs) and waits until it serves. It is killed at
+// cleanup if still running.
+func startBinary(t *testing.T, args ...string) *airliteProc {
+	t.Helper()
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	cmd := exec.Command(airliteBinary(t), append([]string{"--addr", "127.0.0.1:0", "--ready-file", ready,
+		"--log-format", "json"}, args...)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AIRLITE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	p := &airliteProc{t: t, cmd: cmd, exited: make(chan error, 1), logs: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+		}
+		if t.Failed() {
+			t.Logf("airlite output:\n%s", p.logs.String())
+		}
+	})
+	if !pollUntil(20*time.Second, func() bool {
+		b, err := os.ReadFile(ready)
+		if err == nil && len(b) > 0 {
+			p.base = strings.TrimSpace(string(b))
+			return true
+		}
+		select {
+		case err := <-p.exited:
+			p.exited <- err
+			return true
+		default:
+			return false
+		}
+	}) || p.base == "" {
+		t.Fatalf("airlite did not serve:\n%s", p.logs.String())
+	}
+	return p
+}
+
+// stop sends SIGTERM and waits up to limit for a clean exit.
+func (p *airliteProc) stop(limit time.Duration) {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		p.t.Fatal(err)
+	}
+	select {
+	case err := <-p.exited:
+		p.exited <- err
+		if err != nil {
+			p.t.Fatalf("airlite exited with %v after SIGTERM:\n%s", err, p.logs.String())
+		}
+	case <-time.After(limit):
+		p.t.Fatalf("airlite still running %s after SIGTERM", limit)
+	}
+}
+
+func (p *airliteProc) getJSON(path string) (int, map[string]any) {
+	p.t.Helper()
+	res, err := http.Get(p.base + path)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	var v map[string]any
+	_ = json.Unmarshal(body, &v)
+	return res.StatusCode, v
+}
+
+func (p *airliteProc) trigger(dagID, body string) {
+	p.t.Helper()
+	res, err := http.Post(p.base+apiPrefix+"/dags/"+dagID+"/dag_runs", "application/json", strings.NewReader(body))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		p.t.Fatalf("trigger %s: %d", dagID, res.StatusCode)
+	}
+}
+
+// taskState reads a task instance's state and try number through the API.
+func (p *airliteProc) taskState(dagID, date, taskID string) (state any, try any) {
+	p.t.Helper()
+	status, v := p.getJSON(apiPrefix + "/dags/" + dagID + "/dag_runs/" + date + "/tasks/" + taskID)
+	if status != http.StatusOK {
+		p.t.Fatalf("task instance %s: %d %v", taskID, status, v)
+	}
+	return v["state"], v["try_number"]
+}
+
+func writeDAGFolder(t *testing.T, defs ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "dags")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, def := range defs {
+		if err := os.WriteFile(filepath.Join(dir, "dag"+string(rune('a'+i))+".yaml"), []byte(def), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const stopDate = "2024-05-01T00:00:00+00:00"
+
+// TestBinary_PlannedStopLetsTasksFinish: SIGTERM while a task runs waits
+// for it within --shutdown-grace; the task's success is in the snapshot.
+func TestBinary_PlannedStopLetsTasksFinish(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	home := t.TempDir()
+	marker := filepath.Join(home, "started")
+	dags := writeDAGFolder(t, "dag_id: graceful\nschedule_interval: null\ntasks:\n  - task_id: t\n    operator: BashOperator\n"+
+		"    bash_command: touch "+marker+"; sleep 1; echo done\n")
+	args := []string{"--dags", dags, "--home", home, "--shutdown-grace", "20s"}
+	p := startBinary(t, args...)
+	p.trigger("graceful", `{"execution_date": "`+stopDate+`"}`)
+	if !pollUntil(20*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
+		t.Fatal("the task never started")
+	}
+	p.stop(15 * time.Second)
+	again := startBinary(t, append(args, "--scheduler", "off")...)
+	if state, try := again.taskState("graceful", stopDate, "t"); state != "success" || try != "1" {
+		t.Fatalf("after a planned stop: state %v, try %v; want success, 1", state, try)
+	}
+}
+
+// TestBinary_PlannedStopPutsBackUnfinishedTasks: a task still running when
+// the grace is over is stopped, goes back to no state without using a
+// try, and runs again (to success) at the next start.
+func TestBinary_PlannedStopPutsBackUnfinishedTasks(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	home := t.TempDir()
+	marker := filepath.Join(home, "first-try")
+	dags := writeDAGFolder(t, "dag_id: longrun\nschedule_interval: null\ntasks:\n  - task_id: t\n    operator: BashOperator\n"+
+		"    retries: 0\n    bash_command: if [ -f "+marker+" ]; then echo second; else touch "+marker+"; sleep 60; fi\n")
+	args := []string{"--dags", dags, "--home", home, "--shutdown-grace", "200ms"}
+	p := startBinary(t, args...)
+	p.trigger("longrun", `{"execution_date": "`+stopDate+`"}`)
+	if !pollUntil(20*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
+		t.Fatal("the task never started")
+	}
+	p.stop(15 * time.Second)
+	off := startBinary(t, append(args, "--scheduler", "off")...)
+	if state, _ := off.taskState("longrun", stopDate, "t"); state != "None" {
+		t.Fatalf("after the grace: state %v, want none (not failed, not up_for_retry)", state)
+	}
+	off.stop(10 * time.Second)
+	on := startBinary(t, args...)
+	status, v := on.getJSON("/_airlite/dags/longrun/dag_runs/manual__" + stopDate + "/wait?timeout=30s")
+	if status != http.StatusOK || v["state"] != "success" {
+		t.Fatalf("the run after a restart: %d %v", status, v)
+	}
+	if state, try := on.taskState("longrun", stopDate, "t"); state != "success" || try != "1" {
+		t.Fatalf("after the second start: state %v, try %v; want success, 1 (the stopped try not counted)", state, try)
+	}
+}
