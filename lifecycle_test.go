@@ -200,3 +200,68 @@ func TestBinary_PlannedStopPutsBackUnfinishedTasks(t *testing.T) {
 		t.Fatalf("after the second start: state %v, try %v; want success, 1 (the stopped try not counted)", state, try)
 	}
 }
+
+// TestBinary_CrashLeavesNoTaskProcesses: airlite is killed outright while
+// a task's background child runs (the child survives its bash, which dies
+// with airlite); the next start ends that child before anything runs,
+// then runs the task again.
+func TestBinary_CrashLeavesNoTaskProcesses(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	home := t.TempDir()
+	pidFile := filepath.Join(home, "child.pid")
+	dags := writeDAGFolder(t, "dag_id: orphan\nschedule_interval: null\ntasks:\n  - task_id: t\n    operator: BashOperator\n"+
+		"    bash_command: if [ -f "+pidFile+" ]; then echo again; else sleep 300 & echo $! > "+pidFile+"; wait; fi\n")
+	args := []string{"--dags", dags, "--home", home, "--snapshot-interval", "50ms"}
+	p := startBinary(t, args...)
+	p.trigger("orphan", `{"execution_date": "`+stopDate+`"}`)
+	child := readPID(t, pidFile)
+	// The snapshot must hold the running try and its process.
+	if !pollUntil(20*time.Second, func() bool {
+		b, _ := os.ReadFile(filepath.Join(home, "snapshot.json"))
+		return strings.Contains(string(b), `"proc_identity"`)
+	}) {
+		t.Fatal("no snapshot recorded the task's process")
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	if !procAlive(child) {
+		t.Fatalf("the task's background child %d died with airlite: the test proves nothing", child)
+	}
+	again := startBinary(t, args...)
+	waitGone(t, child, "the crashed instance's task child")
+	status, v := again.getJSON("/_airlite/dags/orphan/dag_runs/manual__" + stopDate + "/wait?timeout=30s")
+	if status != http.StatusOK || v["state"] != "success" {
+		t.Fatalf("the run after the restart: %d %v", status, v)
+	}
+}
+
+// TestBinary_AdoptedProcessesEndAtStop: a task starts a process in a new
+// session (out of its process group's reach) and ends; airlite, a child
+// subreaper, adopts it, and a planned stop ends it.
+func TestBinary_AdoptedProcessesEndAtStop(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	home := t.TempDir()
+	pidFile := filepath.Join(home, "daemon.pid")
+	dags := writeDAGFolder(t, "dag_id: daemon\nschedule_interval: null\ntasks:\n  - task_id: t\n    operator: BashOperator\n"+
+		"    bash_command: setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "+pidFile+"\n")
+	p := startBinary(t, "--dags", dags, "--home", home, "--snapshot", "off")
+	p.trigger("daemon", `{"execution_date": "`+stopDate+`"}`)
+	status, v := p.getJSON("/_airlite/dags/daemon/dag_runs/manual__" + stopDate + "/wait?timeout=30s")
+	if status != http.StatusOK || v["state"] != "success" {
+		t.Fatalf("run: %d %v", status, v)
+	}
+	daemon := readPID(t, pidFile)
+	if st, ok := readProcStat(daemon); !ok || st.ppid != p.cmd.Process.Pid {
+		t.Fatalf("process %d (%+v, %v) was not adopted by airlite %d", daemon, st, ok, p.cmd.Process.Pid)
+	}
+	p.stop(15 * time.Second)
+	waitGone(t, daemon, "a process a task left in its own session")
+}

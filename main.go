@@ -31,7 +31,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := runProcess(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, processOptions{ownsChildren: true}); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
 		}
@@ -236,9 +236,22 @@ func newLoggerTo(c config, stderr, out io.Writer) zerolog.Logger {
 	return zerolog.New(out).Level(c.LogLevel)
 }
 
-// run is airlite from start to exit: load the DAGs, open the listener,
-// serve until ctx ends, then shut down in order.
+// processOptions is what only the binary's own process may do.
+type processOptions struct {
+	// ownsChildren: every child of this process is one of airlite's tasks,
+	// so airlite may become a child subreaper and reap and kill the
+	// orphans it adopts. A test process that calls run has other children.
+	ownsChildren bool
+}
+
+// run is airlite from start to exit, inside a process it shares (tests).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return runProcess(ctx, args, getenv, stdout, stderr, processOptions{})
+}
+
+// runProcess is airlite from start to exit: load the DAGs, open the
+// listener, serve until ctx ends, then shut down in order.
+func runProcess(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, po processOptions) error {
 	c, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -256,6 +269,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	store.SetRunLimit(RunLimit{Max: c.MaxRunsPerDag, DropOldestFinished: c.RunRetention == runRetentionDrop})
+	// Before anything runs: the process groups of tries that a crashed
+	// instance left running end now, so that no task runs twice at once.
+	if err := endLeftoverTaskProcesses(store, logger); err != nil {
+		return err
+	}
 	auth, err := newAuthenticator(c.AuthBackend, c.UsersFile)
 	if err != nil {
 		return err
@@ -285,9 +303,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		sched = newScheduler(schedulerOptions{
 			Store: store, Edition: c.Edition, Logger: logger.With().Str("component", "scheduler").Logger(),
 			Now: now, Interval: schedulerInterval, Parallelism: c.Parallelism,
-			Unixname: unixname, Hostname: hostname,
+			Unixname: unixname, Hostname: hostname, ReapOrphans: po.ownsChildren,
 		})
 		opts.Kick, opts.WithTasksStopped = sched.Kick, sched.WithTasksStopped
+		if po.ownsChildren {
+			if err := becomeSubreaper(); err != nil {
+				logger.Warn().Err(err).Msg("processes that tasks leave behind go to init, not to airlite")
+			}
+		}
 		if clock != nil {
 			clock.moved = sched.Kick
 		}

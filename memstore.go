@@ -1437,6 +1437,60 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 	})
 }
 
+// RecordTaskProcess records the bash process of a running try: its pid,
+// which the API shows as Airflow does, and its identity. Nothing is
+// recorded when the try no longer owns its task instance (see FinishTry).
+func (s *Store) RecordTaskProcess(key tiKey, runRowID int64, try, pid int, identity string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, key.dagID, key.runID)
+		if err != nil || run.ID != runRowID {
+			return nil
+		}
+		stored, err := taskInstanceTxn(txn, key.dagID, key.runID, key.taskID)
+		if err != nil || stored.State != TaskRunning || stored.TryNumber != try {
+			return nil
+		}
+		ti := *stored
+		ti.PID, ti.ProcIdentity = &pid, identity
+		return putTaskInstancesTxn(txn, &ti)
+	})
+}
+
+// taskProcessRecord is a try's process group as a crashed instance left it.
+type taskProcessRecord struct {
+	Key      tiKey
+	PID      int
+	Identity string
+}
+
+// TakeTaskProcesses lists the tries whose process was recorded and never
+// seen to end (a crash), and forgets them: at start, before anything runs,
+// so that the caller ends those process groups once.
+func (s *Store) TakeTaskProcesses() ([]taskProcessRecord, error) {
+	var recs []taskProcessRecord
+	err := s.update(func(txn *memdb.Txn) error {
+		recs = nil
+		it, err := txn.Get(tableTasks, indexID)
+		if err != nil {
+			return fmt.Errorf("list task instances: %w", err)
+		}
+		var changed []*TaskInstance
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			for _, ti := range raw.(*runTasks).TIs {
+				if ti.ProcIdentity == "" || ti.PID == nil {
+					continue
+				}
+				recs = append(recs, taskProcessRecord{Key: tiKey{ti.DagID, ti.RunID, ti.TaskID}, PID: *ti.PID, Identity: ti.ProcIdentity})
+				cleared := *ti
+				cleared.ProcIdentity = ""
+				changed = append(changed, &cleared)
+			}
+		}
+		return putTaskInstancesTxn(txn, changed...)
+	})
+	return recs, err
+}
+
 // appendTaskLogTxn adds a try's output to its task instance's log.
 func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
 	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}

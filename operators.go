@@ -25,7 +25,7 @@ func (s *scheduler) runOperator(ctx context.Context, job taskJob) taskOutcome {
 	}
 	switch job.task.Operator {
 	case "BashOperator":
-		return runBash(ctx, job)
+		return s.runBash(ctx, job)
 	case "SubDagOperator":
 		return s.runSubDag(ctx, job)
 	}
@@ -60,7 +60,7 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 
 // runBash runs a BashOperator's command with bash -c in its own process
 // group, so that a timeout or a stop kills every process it started.
-func runBash(ctx context.Context, job taskJob) taskOutcome {
+func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try}
 	plan := job.task.shellPlan
 	if plan == nil { // a task not built by parseDAG: compile it as the loader would
@@ -98,10 +98,17 @@ func runBash(ctx context.Context, job taskJob) taskOutcome {
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = taskProcAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second // pipes held by killed grandchildren
-	err = cmd.Run()
+	if err = s.procs.start(cmd); err == nil {
+		pid := cmd.Process.Pid
+		if rerr := s.opts.Store.RecordTaskProcess(job.key, job.run.ID, job.try, pid, processIdentity(pid)); rerr != nil {
+			s.opts.Logger.Error().Err(rerr).Str("task", job.key.String()).Msg("record task process")
+		}
+		err = cmd.Wait()
+		s.procs.ended(pid)
+	}
 	text, cut := out.result()
 	res := taskOutcome{state: TaskSuccess, output: text, cut: cut}
 	var exitErr *exec.ExitError

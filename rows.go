@@ -105,8 +105,12 @@ type TaskInstance struct {
 	Hostname       string
 	Unixname       string
 	PID            *int
-	UpdatedAt      *time.Time
-	NextRetryAt    *time.Time // up_for_retry: not before this time
+	// ProcIdentity names the running try's bash process beyond its pid
+	// (processIdentity), so that a restart after a crash can end the
+	// try's process group; "" once the try has ended.
+	ProcIdentity string
+	UpdatedAt    *time.Time
+	NextRetryAt  *time.Time // up_for_retry: not before this time
 }
 
 // runTasks is the row that holds one run's task instances, in task_id

@@ -47,6 +47,10 @@ type schedulerOptions struct {
 	Hostname    string
 	// RunTask runs one try; nil runs the real operators.
 	RunTask func(ctx context.Context, job taskJob) taskOutcome
+	// ReapOrphans reaps, and at shutdown kills, the processes airlite
+	// adopts as a child subreaper. Only for a process whose children are
+	// all airlite's tasks: the binary, never a test process.
+	ReapOrphans bool
 }
 
 // scheduler decides what runs when. One goroutine, the loop, makes every
@@ -66,6 +70,8 @@ type scheduler struct {
 	// start unseen between a stop and the change it makes way for.
 	mu    sync.Mutex
 	tasks map[attempt]*runningTask
+
+	procs *taskProcesses // the bash of every running try
 
 	// Owned by the loop goroutine (or the test calling tick).
 	warnedPools map[tiKey]bool
@@ -107,6 +113,7 @@ func newScheduler(opts schedulerOptions) *scheduler {
 		opts: opts, ctx: ctx, cancel: cancel,
 		kickCh:      make(chan struct{}, 1),
 		tasks:       map[attempt]*runningTask{},
+		procs:       newTaskProcesses(),
 		warnedPools: map[tiKey]bool{},
 	}
 	if opts.RunTask == nil {
@@ -125,6 +132,28 @@ func (s *scheduler) start() {
 		defer s.loopWG.Done()
 		s.loop()
 	}()
+	if s.opts.ReapOrphans {
+		s.loopWG.Add(1)
+		go func() {
+			defer s.loopWG.Done()
+			s.reapLoop()
+		}()
+	}
+}
+
+// reapLoop reaps adopted orphans that have exited, every second, until
+// the scheduler stops.
+func (s *scheduler) reapLoop() {
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-ticker.C:
+			reapAdopted(s.procs)
+		}
+	}
 }
 
 // stop is shutdown without a grace period (tests and error paths).
@@ -156,6 +185,12 @@ func (s *scheduler) shutdown(grace time.Duration) {
 	}
 	for _, rt := range left {
 		<-rt.done
+	}
+	if s.opts.ReapOrphans {
+		if n := killAdopted(s.procs); n > 0 {
+			s.opts.Logger.Warn().Int("processes", n).Msg("killed processes that tasks left behind")
+		}
+		reapAdopted(s.procs)
 	}
 }
 
@@ -669,10 +704,11 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	return s.opts.Store.FinishTry(job.key, job.run.ID, job.try, func(stored *TaskInstance) (tryResult, error) {
 		ti := *stored
+		ti.ProcIdentity = "" // its process has ended
 		if out.requeue {
 			s.opts.Logger.Warn().Str("task", job.key.String()).Int("try", job.try).Str("reason", out.reason).
 				Msg("task goes back to no state: it runs again at the next start, the try is not counted")
-			ti.State, ti.TryNumber, ti.UpdatedAt = TaskNone, ti.TryNumber-1, &now
+			ti.State, ti.TryNumber, ti.UpdatedAt, ti.PID = TaskNone, ti.TryNumber-1, &now, nil
 			ti.StartDate, ti.EndDate, ti.Duration, ti.QueuedDttm, ti.NextRetryAt = nil, nil, nil, nil, nil
 			return tryResult{TI: &ti}, nil
 		}

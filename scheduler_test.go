@@ -933,7 +933,7 @@ tasks:
 	}
 	job := taskJob{key: tiKey{"d", "r", "t"}, try: 1, dag: dag, task: dag.Task("t"),
 		run: DagRun{DagID: "d", RunID: "r", ExecutionDate: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}}
-	out := runBash(context.Background(), job)
+	out := bashRunner(t).runBash(context.Background(), job)
 	if out.state != TaskFailed || !strings.Contains(out.reason, "execution_timeout") {
 		t.Fatalf("outcome %+v, want failed by execution_timeout", out)
 	}
@@ -950,6 +950,13 @@ tasks:
 	if !pollUntil(5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) }) {
 		t.Fatalf("process %d outlived its task's timeout", pid)
 	}
+}
+
+// bashRunner is a scheduler, with an empty store and no loop, whose
+// runBash a test calls directly.
+func bashRunner(t *testing.T) *scheduler {
+	t.Helper()
+	return newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Logger: zerolog.New(zerolog.NewTestWriter(t))})
 }
 
 func isZombie(pid int) bool {
@@ -984,8 +991,9 @@ tasks:
 	payload := fmt.Sprintf("$(touch %s) `touch %s` ';touch %s;' \"", marker, marker, marker)
 	conf, _ := spacedJSON.marshal(map[string]any{"x": payload})
 	run := DagRun{DagID: "d", RunID: "manual__x", ExecutionDate: time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC), Conf: conf}
+	runner := bashRunner(t)
 	runTask := func(id string) taskOutcome {
-		return runBash(context.Background(), taskJob{key: tiKey{"d", "manual__x", id}, try: 1, dag: dag, task: dag.Task(id), run: run})
+		return runner.runBash(context.Background(), taskJob{key: tiKey{"d", "manual__x", id}, try: 1, dag: dag, task: dag.Task(id), run: run})
 	}
 	out := runTask("t")
 	if out.state != TaskSuccess {

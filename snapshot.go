@@ -156,6 +156,7 @@ type snapTask struct {
 	PID            *int       `json:"pid"`
 	UpdatedAt      *time.Time `json:"updated_at"`
 	NextRetryAt    *time.Time `json:"next_retry_at"`
+	ProcIdentity   string     `json:"proc_identity,omitempty"`
 }
 
 type snapPool struct {
@@ -306,6 +307,7 @@ func snapshotCodecs() []snapshotCodec {
 				Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 				Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 				Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
+				ProcIdentity: t.ProcIdentity,
 			}
 		}, decode: decodeInto(func(r *snapTask) any {
 			return &TaskInstance{
@@ -314,6 +316,7 @@ func snapshotCodecs() []snapshotCodec {
 				Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 				Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 				Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
+				ProcIdentity: r.ProcIdentity,
 			}
 		})},
 		{table: tableLineage, encode: func(obj any) any {
