@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/bits"
 	"os"
@@ -250,8 +252,26 @@ func loadEmbeddedDAGs() (*DAGSet, error) {
 	return loadDAGs(sub, "fixtures")
 }
 
+// maxDefinitionBytes bounds a definition file: a 15,000-task DAG is about
+// 1 MiB of YAML; a larger file is a mistake, or a device that never ends.
+const maxDefinitionBytes = 16 << 20
+
+// dagLoader reads definition folders.
+type dagLoader struct {
+	// ctx ends the reading early (a signal during start-up); nil: never.
+	ctx context.Context
+	// warn hears of the entries passed over; nil: silently.
+	warn func(file, problem string)
+}
+
 // loadDAGDir parses every definition in a folder.
-func loadDAGDir(dir string) (*DAGSet, error) {
+func loadDAGDir(dir string) (*DAGSet, error) { return dagLoader{}.loadDir(dir) }
+
+// loadDAGs parses every definition of fsys; see dagLoader.load.
+func loadDAGs(fsys fs.FS, label string) (*DAGSet, error) { return dagLoader{}.load(fsys, label) }
+
+// loadDir parses every definition in a folder on disk.
+func (l dagLoader) loadDir(dir string) (*DAGSet, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open dags folder: %w", err)
@@ -264,13 +284,16 @@ func loadDAGDir(dir string) (*DAGSet, error) {
 		return nil, fmt.Errorf("open dags folder: %w", err)
 	}
 	defer folder.Close()
-	return loadDAGs(folder, dir)
+	return l.load(folder, dir)
 }
 
-// loadDAGs parses every *.yaml, *.yml and *.json file at the top of fsys
+// load parses every *.yaml, *.yml and *.json file at the top of fsys
 // (pools.yaml / pools.json hold pools), then checks the set as a whole.
-// label prefixes file names in errors.
-func loadDAGs(fsys fs.FS, label string) (*DAGSet, error) {
+// label prefixes file names in errors. Entries that are not regular files
+// (a FIFO, a device, a socket, also behind a symlink) are passed over with
+// a warning: reading one may never end. A file over maxDefinitionBytes is
+// refused.
+func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", label, err)
@@ -284,7 +307,23 @@ func loadDAGs(fsys fs.FS, label string) (*DAGSet, error) {
 			continue
 		}
 		file := filepath.Join(label, name)
-		data, err := fs.ReadFile(fsys, name)
+		if l.ctx != nil && l.ctx.Err() != nil {
+			return nil, fmt.Errorf("read %s: %w", label, context.Cause(l.ctx))
+		}
+		info, err := fs.Stat(fsys, name) // follows a symlink
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		if !info.Mode().IsRegular() {
+			if l.warn != nil {
+				l.warn(file, fmt.Sprintf("not a regular file (%v): passed over", info.Mode().Type()))
+			}
+			continue
+		}
+		if info.Size() > maxDefinitionBytes {
+			return nil, fmt.Errorf("read %s: %d bytes, over the limit of %d for a definition file", file, info.Size(), maxDefinitionBytes)
+		}
+		data, err := readAtMost(fsys, name, maxDefinitionBytes)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
@@ -857,6 +896,24 @@ func reachableWeights(tasks []*Task, index map[string]int, next func(*Task) []st
 		}
 	}
 	return sums
+}
+
+// readAtMost reads a file of at most limit bytes (it may have grown since
+// it was looked at).
+func readAtMost(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("over the limit of %d bytes for a definition file", limit)
+	}
+	return data, nil
 }
 
 // poolSpec is one entry of pools.yaml.

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -487,5 +490,52 @@ func BenchmarkParseDAG_Chain15000(b *testing.B) {
 		if dag.Tasks[0].TotalWeight != 15000 {
 			b.Fatalf("first task weight %d", dag.Tasks[0].TotalWeight)
 		}
+	}
+}
+
+// A DAG folder that holds a FIFO and a symlink to a device named like
+// definitions loads the real definitions and passes over the rest with a
+// warning (reading either would never end); a file over the size limit is
+// refused; a cancelled start stops the reading.
+func TestLoadDAGDir_OnlyRegularFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "good.yaml"), []byte("dag_id: good\n"+oneTask), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	loader := dagLoader{warn: func(file, problem string) { warned = append(warned, filepath.Base(file)+": "+problem) }}
+	set, err := loader.loadDir(dir)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if len(set.DAGs) != 1 || set.DAGs[0].DagID != "good" {
+		t.Fatalf("loaded %d DAGs, want good only", len(set.DAGs))
+	}
+	if len(warned) != 2 || !strings.Contains(strings.Join(warned, "\n"), "fifo.yaml: not a regular file") ||
+		!strings.Contains(strings.Join(warned, "\n"), "zero.yaml: not a regular file") {
+		t.Errorf("warnings %q, want one each for fifo.yaml and zero.yaml", warned)
+	}
+
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, maxDefinitionBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loader.loadDir(dir); err == nil || !strings.Contains(err.Error(), "big.yaml") || !strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("an oversized file: %v, want an error naming it and the limit", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (dagLoader{ctx: ctx}).loadDir(dir); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled load: %v, want context.Canceled", err)
 	}
 }

@@ -40,6 +40,10 @@ func openDAGFolder(dir string) (*dagFolder, error) {
 
 func (f *dagFolder) Close() error { return f.root.Close() }
 
+// Stat looks at a file without opening it (os.DirFS's Stat): opening a
+// FIFO would wait for a writer.
+func (f *dagFolder) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.FS, name) }
+
 // readSource reads the file name of the folder when it is a regular file
 // whose real path lies inside the folder's real path. A symlink beside a
 // definition may point at any file airlite can read, and a FIFO or device

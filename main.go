@@ -258,7 +258,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	logger := newLogger(c, stderr)
 
-	dags, err := loadDAGSet(c.DagsDir)
+	dags, err := loadDAGSet(ctx, c.DagsDir, logger)
 	if err != nil {
 		return err
 	}
@@ -384,11 +384,16 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-func loadDAGSet(dir string) (*DAGSet, error) {
+// loadDAGSet reads the --dags folder, or the embedded examples; a signal
+// stops it between files.
+func loadDAGSet(ctx context.Context, dir string, logger zerolog.Logger) (*DAGSet, error) {
 	if dir == "" {
 		return loadEmbeddedDAGs()
 	}
-	return loadDAGDir(dir)
+	loader := dagLoader{ctx: ctx, warn: func(file, problem string) {
+		logger.Warn().Str("file", file).Msg(problem)
+	}}
+	return loader.loadDir(dir)
 }
 
 // currentUser is the OS user name Airflow reports as unixname.
