@@ -296,7 +296,7 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
 				runID, allowedRunIDPattern, builtinRunIDPattern)
 		}
-		created, err = a.store.insertRunTreeTxn(txn, newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
+		created, err = a.store.insertRunTreeTxn(txn, newRun{start: e.runStart(), dag: row.Def, runID: runID, date: date.UTC(),
 			conf: conf, now: now, unixname: a.unixname, external: true})
 		return err
 	})

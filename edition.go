@@ -59,12 +59,13 @@ func (e edition) appendJSON(b []byte, v any) ([]byte, error) {
 	return b, nil
 }
 
-// initialRunState is the state of a freshly triggered run.
-func (e edition) initialRunState() RunState {
+// runStart is how a new run begins: queued in Airflow 2, running (and
+// started) in 1.10, whose task instances have no updated_at.
+func (e edition) runStart() runStart {
 	if e.isAirflow1() {
-		return RunRunning
+		return runStart{state: RunRunning, startDate: true}
 	}
-	return RunQueued
+	return runStart{state: RunQueued, tiUpdatedAt: true}
 }
 
 // errorDate renders a requested date inside Airflow's not-found messages:

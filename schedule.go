@@ -177,7 +177,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if !s.opts.Edition.isAirflow1() {
 			conf = json.RawMessage(`{}`)
 		}
-		if _, err := s.opts.Store.insertRunTreeTxn(txn, newRun{edition: s.opts.Edition, dag: dag, runID: runID, date: iv.start,
+		if _, err := s.opts.Store.insertRunTreeTxn(txn, newRun{start: s.opts.Edition.runStart(), dag: dag, runID: runID, date: iv.start,
 			conf: conf, now: now, unixname: s.opts.Unixname}); err != nil {
 			return err
 		}
