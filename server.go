@@ -26,7 +26,7 @@ const (
 
 // serverOptions is everything the HTTP layer needs.
 type serverOptions struct {
-	Edition edition
+	Edition edition // the server reads its rules (s.rules())
 	Store   *Store
 	DAGs    *DAGSet // what /_airlite/reset goes back to
 	Auth    *authenticator
@@ -76,12 +76,12 @@ func newServer(opts serverOptions) (*server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	enc := opts.Edition.encoder()
-	testBody, err := enc.marshal(map[string]any{"status": "OK"})
+	rules := opts.Edition.rules()
+	testBody, err := rules.json.marshal(map[string]any{"status": "OK"})
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
-	infoBody, err := enc.marshal(map[string]any{"version": opts.Edition.version()})
+	infoBody, err := rules.json.marshal(map[string]any{"version": rules.version})
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
@@ -93,6 +93,9 @@ func newServer(opts serverOptions) (*server, error) {
 	}, nil
 }
 
+// rules are the edition's rules, which the server reads as fields.
+func (s *server) rules() *editionRules { return s.opts.Edition.rules() }
+
 // routes is the whole handler: the browser policy, then the router, inside
 // the access log and the journal when they are on.
 func (s *server) routes() http.Handler {
@@ -103,8 +106,10 @@ func (s *server) routes() http.Handler {
 	return s.observed(guarded)
 }
 
-// router registers every endpoint, one line per route with Airflow's path.
+// router registers every endpoint, one line per route with Airflow's path;
+// the edition's rules say which of the API's routes exist.
 func (s *server) router() *httprouter.Router {
+	rules := s.rules()
 	r := httprouter.New()
 	// Werkzeug answers /pools/ with a 404 and never fixes a path's case.
 	r.RedirectTrailingSlash = false
@@ -123,7 +128,7 @@ func (s *server) router() *httprouter.Router {
 	s.api2(r, http.MethodGet, "/dags/:dag_id/code", s.handleGetDagCode)
 	s.api2(r, http.MethodGet, "/dags/:dag_id/paused/:paused", s.handleDagPaused)
 	s.api2(r, http.MethodGet, "/dags/:dag_id/paused", s.handleDagIsPaused)
-	if s.opts.Edition != edition110RBAC {
+	if rules.deleteDagRoute {
 		s.api2(r, http.MethodDelete, "/dags/:dag_id", s.handleDeleteDag)
 	}
 	s.api2(r, http.MethodGet, "/latest_runs", s.handleLatestDagRuns)
@@ -132,8 +137,10 @@ func (s *server) router() *httprouter.Router {
 	s.api2(r, http.MethodGet, "/pools/:name", s.handleGetPool)
 	s.api2(r, http.MethodDelete, "/pools/:name", s.handleDeletePool)
 	s.api2(r, http.MethodGet, "/test", s.handleTest)
-	if !s.opts.Edition.isAirflow1() {
+	if rules.infoRoute {
 		s.api2(r, http.MethodGet, "/info", s.handleInfo)
+	}
+	if rules.lineageRoute {
 		s.api2(r, http.MethodGet, "/lineage/:dag_id/:execution_date", s.handleGetLineage)
 	}
 
@@ -180,16 +187,17 @@ func (s *server) admin(r *httprouter.Router, method, path string, h httprouter.H
 	}))
 }
 
-// setEditionHeaders adds Airflow 2's app-wide headers and, on experimental
-// routes, its deprecation headers.
+// setEditionHeaders adds the app-wide headers and, on experimental routes,
+// the deprecation headers, where the edition sends them (Airflow 2).
 func (s *server) setEditionHeaders(w http.ResponseWriter, deprecated bool) {
-	if s.opts.Edition.isAirflow1() {
-		return
+	rules := s.rules()
+	if rules.appHeaders {
+		h := w.Header()
+		h["X-Robots-Tag"] = headerNoIndex
+		h["Cache-Control"] = headerNoStore
 	}
-	h := w.Header()
-	h["X-Robots-Tag"] = headerNoIndex
-	h["Cache-Control"] = headerNoStore
-	if deprecated {
+	if deprecated && rules.deprecationHeaders {
+		h := w.Header()
 		h["Deprecation"] = headerTrue
 		h["Link"] = headerLink2
 	}
@@ -201,7 +209,7 @@ var (
 	headerNoIndex = []string{"noindex, nofollow"}
 	headerNoStore = []string{"no-store"}
 	headerTrue    = []string{"true"}
-	headerLink2   = []string{`<https://airflow.apache.org/docs/apache-airflow/` + edition2.version() +
+	headerLink2   = []string{`<https://airflow.apache.org/docs/apache-airflow/` + rules2.version +
 		`/upgrading-to-2.html#migration-guide-from-experimental-api-to-stable-api-v1>; rel="deprecation"; type="text/html"`}
 	headerJSON = []string{"application/json"}
 )
@@ -233,7 +241,7 @@ func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 			jsonBuffers.Put(buf)
 		}
 	}()
-	body, err := s.opts.Edition.appendJSON((*buf)[:0], v)
+	body, err := s.rules().appendJSON((*buf)[:0], v)
 	*buf = body[:0]
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("render response: %w", err))
@@ -461,8 +469,8 @@ func writeAdminJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // handleNotFound answers a path no route matches: Airflow 2's connexion
-// problem document, or a JSON error in 1.10 (whose HTML page no client
-// can read).
+// problem document where the edition has one, or a JSON error in 1.10
+// (whose HTML page no client can read).
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 	s.writeProblem(w, r, http.StatusNotFound, "Not Found",
 		"The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.")
@@ -474,7 +482,7 @@ func (s *server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) 
 
 func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
 	s.setEditionHeaders(w, false)
-	if s.opts.Edition.isAirflow1() {
+	if !s.rules().problemDocument {
 		s.writeJSON(w, r, status, map[string]any{"error": detail})
 		return
 	}
