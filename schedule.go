@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -173,12 +172,8 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if _, err := runByDateTxn(txn, dag.DagID, iv.start); err == nil {
 			return fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(iv.start))
 		}
-		var conf json.RawMessage
-		if !s.opts.Edition.isAirflow1() {
-			conf = json.RawMessage(`{}`)
-		}
-		if _, err := s.opts.Store.insertRunTreeTxn(txn, newRun{start: s.opts.Edition.runStart(), dag: dag, runID: runID, date: iv.start,
-			conf: conf, now: now, unixname: s.opts.Unixname}); err != nil {
+		if _, err := s.opts.Store.insertRunTreeTxn(txn, newRun{start: s.rules.newRun, dag: dag, runID: runID, date: iv.start,
+			conf: s.rules.emptyConf, now: now, unixname: s.opts.Unixname}); err != nil {
 			return err
 		}
 		created = true
