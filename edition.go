@@ -262,10 +262,6 @@ var (
 	}
 )
 
-func (r *editionRules) marshal(v any) ([]byte, error) {
-	return r.appendJSON(make([]byte, 0, 128), v)
-}
-
 // appendJSON appends v in the edition's JSON form to b.
 func (r *editionRules) appendJSON(b []byte, v any) ([]byte, error) {
 	b, err := r.json.append(b, v)
@@ -616,26 +612,3 @@ func (r *editionRules) poolJSON(p *Pool) map[string]any {
 	}
 	return m
 }
-
-// Until every caller reads the table itself, these read it for them.
-
-func (e edition) isAirflow1() bool              { return e != edition2 }
-func (e edition) version() string               { return e.rules().version }
-func (e edition) encoder() pyJSON               { return e.rules().json }
-func (e edition) marshal(v any) ([]byte, error) { return e.rules().marshal(v) }
-func (e edition) appendJSON(b []byte, v any) ([]byte, error) {
-	return e.rules().appendJSON(b, v)
-}
-func (e edition) runStart() runStart           { return e.rules().newRun }
-func (e edition) errorDate(t time.Time) string { return e.rules().errorDate(t) }
-func (e edition) dagRunURL(dagID string, date time.Time) string {
-	return e.rules().dagRunURL(dagID, date)
-}
-func (e edition) triggerMessage(run *DagRun, date time.Time, dateGiven bool) string {
-	return e.rules().triggerMessage(run, date, dateGiven)
-}
-func (e edition) taskInfo(dag *DAG, t *Task) map[string]any { return e.rules().taskInfo(dag, t) }
-func (e edition) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
-	return e.rules().taskInstanceInfo(ti, run)
-}
-func (e edition) poolJSON(p *Pool) map[string]any { return e.rules().poolJSON(p) }

@@ -269,3 +269,13 @@ func TestEditionRules_DagRunURL(t *testing.T) {
 		}
 	}
 }
+
+// Shorthands for tests that name an edition and want one of its rules:
+// the code itself reads the rules table.
+
+func (e edition) isAirflow1() bool                        { return e != edition2 }
+func (e edition) marshal(v any) ([]byte, error)           { return e.rules().appendJSON(nil, v) }
+func (e edition) taskInfo(d *DAG, t *Task) map[string]any { return e.rules().taskInfo(d, t) }
+func (e edition) dagRunURL(dagID string, date time.Time) string {
+	return e.rules().dagRunURL(dagID, date)
+}
