@@ -63,7 +63,7 @@ type airflowAPI struct {
 	withTasksStopped func(match func(tiKey) bool, change func() error) error
 }
 
-// rules are the edition's rules, which the methods read as fields.
+// rules is the row of the rules table that the methods read.
 func (a *airflowAPI) rules() *editionRules { return a.edition.rules() }
 
 // dagDefinition applies Airflow's check_and_get_dag: the DagModel row, then
@@ -175,9 +175,9 @@ func isFalsy(raw json.RawMessage) bool {
 }
 
 // parseFlag is Airflow's to_boolean of replace_microseconds: a string is
-// true when its lower case is one of the edition's true-like words; null is
-// false in Airflow 2; anything else makes Airflow call .lower() on a
-// non-string and crash.
+// true when its lower case is one of the true-like words (the rules'
+// flagTrue); null is false in Airflow 2; anything else makes Airflow call
+// .lower() on a non-string and crash.
 func (a *airflowAPI) parseFlag(raw json.RawMessage) (bool, error) {
 	rules := a.rules()
 	if isNull(raw) && rules.nullFlagFalse {
@@ -314,10 +314,10 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 }
 
 // triggerConf turns the request's conf into what the run stores: the
-// edition's empty conf for a falsy one ({} in Airflow 2, null in 1.10), an
-// object as it is, and, where the edition decodes one, a string holding
-// JSON (the form the 1.10 docs show); anything else crashes 1.10's JSON
-// parser (Airflow 2 refused it before, in TriggerDAG).
+// rules' empty conf for a falsy one ({} in Airflow 2, null in 1.10), an
+// object as it is, and, where the rules decode one (1.10), a string
+// holding JSON (the form the 1.10 docs show); anything else crashes 1.10's
+// JSON parser (Airflow 2 refused it before, in TriggerDAG).
 func (a *airflowAPI) triggerConf(raw json.RawMessage, given bool) (json.RawMessage, error) {
 	rules := a.rules()
 	if !given || isFalsy(raw) {
@@ -352,8 +352,8 @@ func compactConf(raw json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(b.Bytes()), nil
 }
 
-// checkDuplicate applies the edition's duplicate rule to the runs that
-// have the run_id or the execution date.
+// checkDuplicate applies the rules' duplicate rule to the runs that have
+// the run_id or the execution date.
 func (a *airflowAPI) checkDuplicate(txn *memdb.Txn, dagID, runID string, date time.Time) error {
 	byID, err := runByRunIDTxn(txn, dagID, runID)
 	if err != nil && !errors.Is(err, errNotFound) {

@@ -48,12 +48,13 @@ func (e edition) rules() *editionRules {
 // once, beside the same rule of the other releases, instead of as
 // `if edition == …` branches across the handlers, the store, the
 // scheduler, the UI and the restore, where finding what 1.10-rbac does
-// meant reading all of them. Code picks its edition's rules once and reads
-// fields, the way net/http keeps HTTP/2's differences in http2 types
-// rather than testing the protocol in every handler. Rules are plain data
-// where they can be, and small funcs where the releases compute different
-// things. The store knows no releases: callers give it the data it needs
-// (newRun below, the flags of Store.SetPaused).
+// meant reading all of them. Code looks up its edition's rules (edition
+// stays the name, for flags and logs) and reads fields, the way net/http
+// keeps HTTP/2's differences in http2 types rather than testing the
+// protocol in every handler. Rules are plain data where they can be, and
+// small funcs where the releases compute different things. The store
+// knows no releases: callers give it the data it needs (a runStart, the
+// flags of Store.SetPaused and Store.DeleteDag).
 type editionRules struct {
 	name    edition
 	version string // the Airflow version answered as (/info, the UI)

@@ -93,7 +93,7 @@ func newServer(opts serverOptions) (*server, error) {
 	}, nil
 }
 
-// rules are the edition's rules, which the server reads as fields.
+// rules is the row of the rules table that the server reads.
 func (s *server) rules() *editionRules { return s.opts.Edition.rules() }
 
 // routes is the whole handler: the browser policy, then the router, inside
@@ -107,7 +107,7 @@ func (s *server) routes() http.Handler {
 }
 
 // router registers every endpoint, one line per route with Airflow's path;
-// the edition's rules say which of the API's routes exist.
+// the rules say which of the API's routes exist.
 func (s *server) router() *httprouter.Router {
 	rules := s.rules()
 	r := httprouter.New()
@@ -188,7 +188,7 @@ func (s *server) admin(r *httprouter.Router, method, path string, h httprouter.H
 }
 
 // setEditionHeaders adds the app-wide headers and, on experimental routes,
-// the deprecation headers, where the edition sends them (Airflow 2).
+// the deprecation headers, where the rules send them (Airflow 2).
 func (s *server) setEditionHeaders(w http.ResponseWriter, deprecated bool) {
 	rules := s.rules()
 	if rules.appHeaders {
@@ -469,8 +469,8 @@ func writeAdminJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // handleNotFound answers a path no route matches: Airflow 2's connexion
-// problem document where the edition has one, or a JSON error in 1.10
-// (whose HTML page no client can read).
+// problem document, or a JSON error in 1.10 (whose HTML page no client
+// can read).
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 	s.writeProblem(w, r, http.StatusNotFound, "Not Found",
 		"The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.")
