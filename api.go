@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,7 @@ func newAPIError(kind error, format string, args ...any) error {
 // method per endpoint, free of HTTP so that tests can call it directly.
 type airflowAPI struct {
 	store    *Store
-	edition  edition
+	edition  edition // its rules are what differs between releases
 	now      func() time.Time
 	unixname string // the OS user, reported in task-instance info
 	// kick, when set, tells the scheduler that there is work to look at.
@@ -59,6 +60,9 @@ type airflowAPI struct {
 	// tasks that match in one step of the scheduler's.
 	withTasksStopped func(match func(tiKey) bool, change func() error) error
 }
+
+// rules is the row of the rules table that the methods read.
+func (a *airflowAPI) rules() *editionRules { return a.edition.rules() }
 
 // dagDefinition applies Airflow's check_and_get_dag: the DagModel row, then
 // the loaded definition.
@@ -93,7 +97,7 @@ func (a *airflowAPI) parseDate(raw string) (time.Time, error) {
 func (a *airflowAPI) runAt(dagID string, date time.Time) (*DagRun, error) {
 	run, err := a.store.RunByDate(dagID, date)
 	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", a.edition.errorDate(date), dagID)
+		return nil, newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", a.rules().errorDate(date), dagID)
 	}
 	return run, err
 }
@@ -169,10 +173,12 @@ func isFalsy(raw json.RawMessage) bool {
 }
 
 // parseFlag is Airflow's to_boolean of replace_microseconds: a string is
-// true when its lower case is a true-like word; null is false in Airflow 2;
-// anything else makes Airflow call .lower() on a non-string and crash.
+// true when its lower case is one of the true-like words (the rules'
+// flagTrue); null is false in Airflow 2; anything else makes Airflow call
+// .lower() on a non-string and crash.
 func (a *airflowAPI) parseFlag(raw json.RawMessage) (bool, error) {
-	if isNull(raw) && !a.edition.isAirflow1() {
+	rules := a.rules()
+	if isNull(raw) && rules.nullFlagFalse {
 		return false, nil
 	}
 	var s string
@@ -181,13 +187,7 @@ func (a *airflowAPI) parseFlag(raw json.RawMessage) (bool, error) {
 	if err := json.Unmarshal(raw, &s); err != nil || isNull(raw) {
 		return false, newAPIError(errCrash, "replace_microseconds must be a string such as \"true\" or \"false\", got %s", jsonKind(raw))
 	}
-	switch strings.ToLower(s) {
-	case "t", "true", "y", "yes", "1":
-		return true, nil
-	case "on":
-		return !a.edition.isAirflow1(), nil
-	}
-	return false, nil
+	return slices.Contains(rules.flagTrue, strings.ToLower(s)), nil
 }
 
 // runIDPatterns are Airflow 2's [scheduler] allowed_run_id_pattern default
@@ -218,9 +218,9 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	e := a.edition
+	rules := a.rules()
 	confRaw, confGiven := fields["conf"]
-	if confGiven && !e.isAirflow1() && jsonKind(confRaw) != "an object" {
+	if confGiven && rules.confObjectOnly && jsonKind(confRaw) != "an object" {
 		return nil, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
 	}
 	if confGiven {
@@ -288,12 +288,12 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 		if err != nil {
 			return nil, err
 		}
-		if !e.isAirflow1() && !allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID) {
+		if rules.checkRunID && !allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID) {
 			return nil, newAPIError(errAirflow,
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
 				runID, allowedRunIDPattern, builtinRunIDPattern)
 		}
-		return &newRun{edition: e, dag: row.Def, runID: runID, date: date.UTC(),
+		return &newRun{start: rules.newRun, dag: row.Def, runID: runID, date: date.UTC(),
 			conf: conf, now: now, unixname: a.unixname, external: true}, nil
 	})
 	if err != nil {
@@ -304,29 +304,28 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	}
 	return map[string]any{
 		"execution_date": isoFormat(date),
-		"message":        e.triggerMessage(created, date, dateGiven),
+		"message":        rules.triggerMessage(created, date, dateGiven),
 		"run_id":         runID,
 	}, nil
 }
 
-// triggerConf turns the request's conf into what the run stores. Airflow 2
-// stores an object ({} when none); 1.10 stores null for a falsy conf, an
-// object as it is, and decodes a string holding JSON (the form the 1.10
-// docs show); anything else crashes its JSON parser.
+// triggerConf turns the request's conf into what the run stores: the
+// rules' empty conf for a falsy one ({} in Airflow 2, null in 1.10), an
+// object as it is, and, where the rules decode one (1.10), a string
+// holding JSON (the form the 1.10 docs show); anything else crashes 1.10's
+// JSON parser (Airflow 2 refused it before, in TriggerDAG).
 func (a *airflowAPI) triggerConf(raw json.RawMessage, given bool) (json.RawMessage, error) {
-	if !a.edition.isAirflow1() {
-		if !given || isFalsy(raw) {
-			return json.RawMessage(`{}`), nil
-		}
-		return raw, nil // compacted by TriggerDAG
-	}
+	rules := a.rules()
 	if !given || isFalsy(raw) {
-		return nil, nil
+		return rules.emptyConf, nil
 	}
 	switch jsonKind(raw) {
 	case "an object":
 		return raw, nil // compacted by TriggerDAG
 	case "a string":
+		if !rules.confString {
+			break
+		}
 		var s string
 		_ = json.Unmarshal(raw, &s) // a valid JSON string always decodes
 		if !json.Valid([]byte(s)) {
@@ -349,9 +348,8 @@ func compactConf(raw json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(b.Bytes()), nil
 }
 
-// checkDuplicate applies the edition's duplicate rule: Airflow 2 refuses a
-// run_id or an execution date already used by the DAG; 1.10 checks the
-// run_id and crashes on the database's unique date.
+// checkDuplicate applies the rules' duplicate rule to the runs that have
+// the run_id or the execution date.
 func (a *airflowAPI) checkDuplicate(v storeView, dagID, runID string, date time.Time) error {
 	byID, err := v.Run(dagID, runID)
 	if err != nil && !errors.Is(err, errNotFound) {
@@ -361,24 +359,7 @@ func (a *airflowAPI) checkDuplicate(v storeView, dagID, runID string, date time.
 	if err != nil && !errors.Is(err, errNotFound) {
 		return err
 	}
-	if a.edition.isAirflow1() {
-		if byID != nil {
-			return newAPIError(errBadRequest, "Run id %s already exists for dag id %s", runID, dagID)
-		}
-		if byDate != nil {
-			return newAPIError(errCrash, "a run of %s already exists at %s (run id %s): execution dates are unique per DAG",
-				dagID, isoFormat(date.UTC()), byDate.RunID)
-		}
-		return nil
-	}
-	if byID != nil && byDate != nil && byID.ID != byDate.ID {
-		return newAPIError(errCrash, "run id %s and execution date %s match two different runs of %s",
-			runID, strFormat(date), dagID)
-	}
-	if byID != nil || byDate != nil {
-		return newAPIError(errBadRequest, "A DAG Run already exists for DAG %s at %s with run id %s", dagID, strFormat(date), runID)
-	}
-	return nil
+	return a.rules().duplicate(dagID, runID, date, byID, byDate)
 }
 
 // DagRuns is GET /dags/<dag_id>/dag_runs (spec §3.2). Every Airflow error
@@ -391,8 +372,9 @@ func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]pyObject, error) {
 		}
 		return nil, err
 	}
+	rules := a.rules()
 	state := RunState(strings.ToLower(stateParam))
-	if state != "" && !a.edition.isAirflow1() {
+	if state != "" && rules.checkStateFilter {
 		switch state {
 		case RunQueued, RunRunning, RunSuccess, RunFailed:
 		default:
@@ -407,7 +389,7 @@ func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]pyObject, error) {
 	for i, run := range runs {
 		items[i] = pyObject{ // keys in sorted order
 			{"dag_id", run.DagID},
-			{"dag_run_url", a.edition.dagRunURL(run.DagID, run.ExecutionDate)},
+			{"dag_run_url", rules.dagRunURL(run.DagID, run.ExecutionDate)},
 			{"execution_date", isoFormat(run.ExecutionDate)},
 			{"id", run.ID},
 			{"run_id", run.RunID},
@@ -467,13 +449,14 @@ func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (pyObject, 
 		return nil, err
 	}
 	ti, err := a.store.TaskInstance(dagID, run.RunID, taskID)
+	rules := a.rules()
 	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errNotFound, "Task %s instance for date %s not found", taskID, a.edition.errorDate(date))
+		return nil, newAPIError(errNotFound, "Task %s instance for date %s not found", taskID, rules.errorDate(date))
 	}
 	if err != nil {
 		return nil, err
 	}
-	return a.edition.taskInstanceInfo(ti, run), nil
+	return rules.taskInstanceInfo(ti, run), nil
 }
 
 // TaskInfo is GET /dags/<dag_id>/tasks/<task_id> (spec §3.5).
@@ -486,7 +469,7 @@ func (a *airflowAPI) TaskInfo(dagID, taskID string) (map[string]any, error) {
 	if t == nil {
 		return nil, newAPIError(errNotFound, "Task %s not found in dag %s", taskID, dagID)
 	}
-	return a.edition.taskInfo(row.Def, t), nil
+	return a.rules().taskInfo(row.Def, t), nil
 }
 
 // DagCode is GET /dags/<dag_id>/code (spec §3.6): the .py file beside the
@@ -512,11 +495,11 @@ func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.edition == edition110 && row.Def == nil {
+	rules := a.rules()
+	if rules.pauseNeedsDefinition && row.Def == nil {
 		return nil, newAPIError(errCrash, "Dag id %s not found: its definition could not be loaded", dagID)
 	}
-	// 1.10 with the RBAC UI updates the one row; the others pause sub-DAGs too.
-	if err := a.store.SetPaused(dagID, paused == "true", a.edition != edition110RBAC); err != nil {
+	if err := a.store.SetPaused(dagID, paused == "true", rules.pauseSubDAGs); err != nil {
 		return nil, err
 	}
 	if paused != "true" && a.kick != nil {
@@ -540,8 +523,9 @@ func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
 // DeleteDag is DELETE /dags/<dag_id> (spec §3.9). Airflow 2 refuses while
 // a task instance of the DAG is running.
 func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
+	rules := a.rules()
 	refuse := func(v storeView, ids []string) error {
-		if a.edition.isAirflow1() {
+		if !rules.deleteRefusesRunning {
 			return nil
 		}
 		for _, id := range ids {
@@ -561,7 +545,7 @@ func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 		return err
 	}
 	var err error
-	if a.edition.isAirflow1() && a.withTasksStopped != nil {
+	if rules.deleteStopsTasks && a.withTasksStopped != nil {
 		// 1.10 deletes whatever runs; the DAG's tasks (and its sub-DAGs')
 		// stop with the delete, so that none writes into a deleted run.
 		err = a.withTasksStopped(func(k tiKey) bool { return k.dagID == dagID || strings.HasPrefix(k.dagID, dagID+".") }, del)
@@ -583,11 +567,12 @@ func (a *airflowAPI) LatestRuns() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	rules := a.rules()
 	items := make([]pyObject, len(runs))
 	for i, run := range runs {
 		items[i] = pyObject{ // keys in sorted order
 			{"dag_id", run.DagID},
-			{"dag_run_url", a.edition.dagRunURL(run.DagID, run.ExecutionDate)},
+			{"dag_run_url", rules.dagRunURL(run.DagID, run.ExecutionDate)},
 			{"execution_date", isoFormat(run.ExecutionDate)},
 			{"start_date", optISO(run.StartDate)},
 		}
@@ -609,9 +594,10 @@ func (a *airflowAPI) Pools() ([]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	rules := a.rules()
 	items := make([]map[string]any, len(pools))
 	for i, p := range pools {
-		items[i] = a.edition.poolJSON(p)
+		items[i] = rules.poolJSON(p)
 	}
 	return items, nil
 }
@@ -628,7 +614,7 @@ func (a *airflowAPI) Pool(name string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.edition.poolJSON(p), nil
+	return a.rules().poolJSON(p), nil
 }
 
 // CreatePool is POST /pools: exactly name, slots and description, then
@@ -684,7 +670,7 @@ func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
 	if a.kick != nil {
 		a.kick() // more slots may let waiting tasks start
 	}
-	return a.edition.poolJSON(p), nil
+	return a.rules().poolJSON(p), nil
 }
 
 // poolSlots is Python's int() of the slots value: integers, numeric
@@ -741,7 +727,7 @@ func (a *airflowAPI) DeletePool(name string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.edition.poolJSON(p), nil
+	return a.rules().poolJSON(p), nil
 }
 
 // Lineage is GET /lineage/<dag_id>/<execution_date> (spec §3.14).

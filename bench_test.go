@@ -330,7 +330,7 @@ func addTriggeredRun(tb testing.TB, store *Store, dagID string, date time.Time) 
 		tb.Fatal(err)
 	}
 	err = store.update(func(txn *memdb.Txn) error {
-		_, err := store.insertRunTreeTxn(txn, newRun{edition: edition2, dag: row.Def, runID: "manual__" + isoFormat(date),
+		_, err := store.insertRunTreeTxn(txn, newRun{start: edition2.rules().newRun, dag: row.Def, runID: "manual__" + isoFormat(date),
 			date: date, conf: json.RawMessage(`{}`), now: date, unixname: "bench", external: true})
 		return err
 	})

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 )
 
-// edition is the Airflow release whose wire behaviour airlite reproduces.
+// edition names the Airflow release whose wire behaviour airlite
+// reproduces. It is parsed from --edition and used as a name; what the
+// release does differently is its row of editionRules.
 type edition string
 
 const (
@@ -23,75 +26,268 @@ func parseEdition(s string) (edition, error) {
 	return "", fmt.Errorf("unknown edition %q: want 2, 1.10 or 1.10-rbac", s)
 }
 
-func (e edition) isAirflow1() bool { return e != edition2 }
-
-// version is the Airflow version this edition answers as.
-func (e edition) version() string {
-	if e.isAirflow1() {
-		return "1.10.15"
+// rules is the edition's row of the table, or nil for a name that
+// parseEdition refuses.
+func (e edition) rules() *editionRules {
+	switch e {
+	case edition2:
+		return &rules2
+	case edition110:
+		return &rules110
+	case edition110RBAC:
+		return &rules110RBAC
 	}
-	return "2.10.3"
+	return nil
 }
 
-// encoder is the edition's JSON form: Flask 1.1 writes compact JSON with a
-// trailing newline; Airflow 2's provider writes Python's default separators
-// and no newline.
-func (e edition) encoder() pyJSON {
-	if e.isAirflow1() {
-		return compactJSON
+// editionRules holds everything that differs between the Airflow releases
+// airlite answers as, one value per edition (rules2, rules110,
+// rules110RBAC below).
+//
+// The table exists so that a difference between releases is written down
+// once, beside the same rule of the other releases, instead of as
+// `if edition == …` branches across the handlers, the store, the
+// scheduler, the UI and the restore, where finding what 1.10-rbac does
+// meant reading all of them. Code looks up its edition's rules (edition
+// stays the name, for flags and logs) and reads fields, the way net/http
+// keeps HTTP/2's differences in http2 types rather than testing the
+// protocol in every handler. Rules are plain data where they can be, and
+// small funcs where the releases compute different things. The store
+// knows no releases: callers give it the data it needs (a runStart, the
+// flags of Store.SetPaused and Store.DeleteDag).
+type editionRules struct {
+	name    edition
+	version string // the Airflow version answered as (/info, the UI)
+
+	// The JSON form of answers: Flask 1.1 writes compact JSON with a
+	// trailing newline; Airflow 2's provider writes Python's default
+	// separators and no newline.
+	json        pyJSON
+	jsonNewline bool
+
+	// Headers. Airflow 2 sets X-Robots-Tag and Cache-Control on every
+	// answer, and Deprecation and Link on experimental routes.
+	appHeaders         bool
+	deprecationHeaders bool
+	// problemDocument: an unknown path or a wrong method gets connexion's
+	// problem+json document (Airflow 2); otherwise a JSON {"error": …}.
+	problemDocument bool
+
+	// Routes that only some releases have.
+	deleteDagRoute bool // DELETE /dags/<dag_id>: not with the RBAC UI
+	infoRoute      bool // GET /info
+	lineageRoute   bool // GET /lineage/<dag_id>/<execution_date>
+
+	// The run page and dag_run_url, the UI link in run listings. With
+	// runURLDagInQuery the link is uiRunPath?dag_id=…&execution_date=…
+	// (1.10's graph view); otherwise /dags/<dag_id>/graph?execution_date=…
+	uiRunPath        string
+	runURLDagInQuery bool
+
+	// Triggering a run.
+	confObjectOnly bool            // a conf other than an object is a 400 (Airflow 2)
+	confString     bool            // a string conf holding JSON is decoded (1.10's documented form)
+	emptyConf      json.RawMessage // the conf of a run given none or a falsy one: {} or null; shared, never modified
+	checkRunID     bool            // run_id must match allowed_run_id_pattern or the built-in one; 1.10 takes any
+	// replace_microseconds: whether null means false (1.10 crashes on
+	// None.lower()), and the lower-case words that mean true.
+	nullFlagFalse bool
+	flagTrue      []string
+	// duplicate is the rule for a run_id or execution date already used
+	// by the DAG: byID and byDate are the runs found, nil when none.
+	duplicate func(dagID, runID string, date time.Time, byID, byDate *DagRun) error
+	// newRun is how a new run begins, triggered or scheduled.
+	newRun runStart
+	// triggerMessage is the "message" of a trigger's answer.
+	triggerMessage func(run *DagRun, date time.Time, dateGiven bool) string
+
+	// Reading.
+	checkStateFilter bool                   // dag_runs?state= must name a DagRunState (Airflow 2)
+	errorDate        func(time.Time) string // a requested date inside not-found messages
+	// ti2Fields: task-instance info has Airflow 2's key set (run_id,
+	// map_index, try_number, updated_at, dag_run, …) instead of 1.10's
+	// (execution_date).
+	ti2Fields bool
+	// operatorFields adds the release's own attributes to task info.
+	operatorFields      func(info map[string]any, t *Task)
+	poolIncludeDeferred bool // pools carry include_deferred (Airflow 2)
+
+	// Pausing and deleting.
+	pauseNeedsDefinition bool // pausing a DAG whose definition is not loaded crashes (1.10's classic UI)
+	pauseSubDAGs         bool // pausing a DAG pauses its sub-DAGs too; 1.10 with the RBAC UI updates the one row
+	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
+	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
+
+	// orphans is what a restart does with tasks a snapshot caught queued
+	// or running (resolveOrphans).
+	orphans orphanPolicy
+}
+
+// orphanPolicy is what becomes of the task instances that were in one of
+// states when the snapshot was taken. Airflow 2 resets them all to no
+// state; 1.10 also resets scheduled ones and fails running ones as zombies
+// (up_for_retry when retries are left). See resolveOrphans.
+type orphanPolicy struct {
+	states  []TaskState
+	zombies bool // running ones fail as zombies instead of being reset
+}
+
+// The table, one value per edition.
+var (
+	rules2 = editionRules{
+		name:    edition2,
+		version: "2.10.3",
+
+		json:        spacedJSON,
+		jsonNewline: false,
+
+		appHeaders:         true,
+		deprecationHeaders: true,
+		problemDocument:    true,
+
+		deleteDagRoute: true,
+		infoRoute:      true,
+		lineageRoute:   true,
+
+		uiRunPath:        "/dags/:dag_id/graph",
+		runURLDagInQuery: false,
+
+		confObjectOnly: true,
+		confString:     false,
+		emptyConf:      json.RawMessage(`{}`),
+		checkRunID:     true,
+		nullFlagFalse:  true,
+		flagTrue:       []string{"t", "true", "y", "yes", "1", "on"},
+		duplicate:      duplicate2,
+		newRun:         runStart{state: RunQueued, startDate: false, tiUpdatedAt: true},
+		triggerMessage: triggerMessage2,
+
+		checkStateFilter:    true,
+		errorDate:           strFormat,
+		ti2Fields:           true,
+		operatorFields:      operatorFields2,
+		poolIncludeDeferred: true,
+
+		pauseNeedsDefinition: false,
+		pauseSubDAGs:         true,
+		deleteRefusesRunning: true,
+		deleteStopsTasks:     false,
+
+		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
-	return spacedJSON
-}
 
-func (e edition) marshal(v any) ([]byte, error) {
-	return e.appendJSON(make([]byte, 0, 128), v)
-}
+	rules110 = editionRules{
+		name:    edition110,
+		version: "1.10.15",
+
+		json:        compactJSON,
+		jsonNewline: true,
+
+		appHeaders:         false,
+		deprecationHeaders: false,
+		problemDocument:    false,
+
+		deleteDagRoute: true,
+		infoRoute:      false,
+		lineageRoute:   false,
+
+		uiRunPath:        "/admin/airflow/graph",
+		runURLDagInQuery: true,
+
+		confObjectOnly: false,
+		confString:     true,
+		emptyConf:      nil,
+		checkRunID:     false,
+		nullFlagFalse:  false,
+		flagTrue:       []string{"t", "true", "y", "yes", "1"},
+		duplicate:      duplicate110,
+		newRun:         runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+		triggerMessage: triggerMessage110,
+
+		checkStateFilter:    false,
+		errorDate:           isoFormat,
+		ti2Fields:           false,
+		operatorFields:      operatorFields110,
+		poolIncludeDeferred: false,
+
+		pauseNeedsDefinition: true,
+		pauseSubDAGs:         true,
+		deleteRefusesRunning: false,
+		deleteStopsTasks:     true,
+
+		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+	}
+
+	// rules110RBAC differs from rules110 in the run page's path, the
+	// missing DELETE route and pausing.
+	rules110RBAC = editionRules{
+		name:    edition110RBAC,
+		version: "1.10.15",
+
+		json:        compactJSON,
+		jsonNewline: true,
+
+		appHeaders:         false,
+		deprecationHeaders: false,
+		problemDocument:    false,
+
+		deleteDagRoute: false,
+		infoRoute:      false,
+		lineageRoute:   false,
+
+		uiRunPath:        "/graph",
+		runURLDagInQuery: true,
+
+		confObjectOnly: false,
+		confString:     true,
+		emptyConf:      nil,
+		checkRunID:     false,
+		nullFlagFalse:  false,
+		flagTrue:       []string{"t", "true", "y", "yes", "1"},
+		duplicate:      duplicate110,
+		newRun:         runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+		triggerMessage: triggerMessage110,
+
+		checkStateFilter:    false,
+		errorDate:           isoFormat,
+		ti2Fields:           false,
+		operatorFields:      operatorFields110,
+		poolIncludeDeferred: false,
+
+		pauseNeedsDefinition: false,
+		pauseSubDAGs:         false,
+		deleteRefusesRunning: false,
+		deleteStopsTasks:     true,
+
+		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+	}
+)
 
 // appendJSON appends v in the edition's JSON form to b.
-func (e edition) appendJSON(b []byte, v any) ([]byte, error) {
-	b, err := e.encoder().append(b, v)
+func (r *editionRules) appendJSON(b []byte, v any) ([]byte, error) {
+	b, err := r.json.append(b, v)
 	if err != nil {
 		return nil, err
 	}
-	if e.isAirflow1() {
+	if r.jsonNewline {
 		b = append(b, '\n')
 	}
 	return b, nil
 }
 
-// initialRunState is the state of a freshly triggered run.
-func (e edition) initialRunState() RunState {
-	if e.isAirflow1() {
-		return RunRunning
-	}
-	return RunQueued
-}
-
-// errorDate renders a requested date inside Airflow's not-found messages:
-// 1.10 prints pendulum 1 objects with a "T", Airflow 2 with a space.
-func (e edition) errorDate(t time.Time) string {
-	if e.isAirflow1() {
-		return isoFormat(t)
-	}
-	return strFormat(t)
-}
-
 // dagRunURL is the UI link Airflow puts in run listings.
-func (e edition) dagRunURL(dagID string, date time.Time) string {
+func (r *editionRules) dagRunURL(dagID string, date time.Time) string {
 	var buf [160]byte
 	var d [40]byte
 	day := appendPyDateTime(d[:0], date.UTC(), ' ')
 	b := buf[:0]
-	switch e {
-	case edition110, edition110RBAC:
-		if e == edition110 {
-			b = append(b, "/admin/airflow"...)
-		}
-		b = append(b, "/graph?dag_id="...)
+	if r.runURLDagInQuery {
+		b = append(b, r.uiRunPath...)
+		b = append(b, "?dag_id="...)
 		b = appendEscaped(b, dagID, "", true)
 		b = append(b, "&execution_date="...)
 		b = appendEscaped(b, day, "", true)
-	default:
+	} else {
 		b = append(b, "/dags/"...)
 		b = appendEscaped(b, dagID, pathSafe, false)
 		b = append(b, "/graph?execution_date="...)
@@ -125,6 +321,32 @@ func isUnreserved(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
+// duplicate2 is Airflow 2's duplicate rule: a run_id or an execution date
+// already used by the DAG is refused.
+func duplicate2(dagID, runID string, date time.Time, byID, byDate *DagRun) error {
+	if byID != nil && byDate != nil && byID.ID != byDate.ID {
+		return newAPIError(errCrash, "run id %s and execution date %s match two different runs of %s",
+			runID, strFormat(date), dagID)
+	}
+	if byID != nil || byDate != nil {
+		return newAPIError(errBadRequest, "A DAG Run already exists for DAG %s at %s with run id %s", dagID, strFormat(date), runID)
+	}
+	return nil
+}
+
+// duplicate110 is 1.10's duplicate rule: it checks the run_id and crashes
+// on the database's unique date.
+func duplicate110(dagID, runID string, date time.Time, byID, byDate *DagRun) error {
+	if byID != nil {
+		return newAPIError(errBadRequest, "Run id %s already exists for dag id %s", runID, dagID)
+	}
+	if byDate != nil {
+		return newAPIError(errCrash, "a run of %s already exists at %s (run id %s): execution dates are unique per DAG",
+			dagID, isoFormat(date.UTC()), byDate.RunID)
+	}
+	return nil
+}
+
 // dagRunRepr is Airflow 2's repr of a DagRun, which appears in trigger
 // messages and in task-instance info. date is passed separately because the
 // trigger message keeps the offset the client sent.
@@ -137,13 +359,15 @@ func dagRunRepr(run *DagRun, date time.Time) string {
 		run.DagID, strFormat(date), run.RunID, run.State, queuedAt, pyRepr(run.ExternalTrigger))
 }
 
-// triggerMessage is the "message" of a trigger response. Airflow 1.10
-// prints the date with a space when the client sent none (a datetime) and
-// with a "T" when it sent one (a pendulum 1 object).
-func (e edition) triggerMessage(run *DagRun, date time.Time, dateGiven bool) string {
-	if !e.isAirflow1() {
-		return "Created " + dagRunRepr(run, date)
-	}
+// triggerMessage2 is Airflow 2's trigger message: the run's repr.
+func triggerMessage2(run *DagRun, date time.Time, _ bool) string {
+	return "Created " + dagRunRepr(run, date)
+}
+
+// triggerMessage110 is Airflow 1.10's trigger message, which prints the
+// date with a space when the client sent none (a datetime) and with a "T"
+// when it sent one (a pendulum 1 object).
+func triggerMessage110(run *DagRun, date time.Time, dateGiven bool) string {
 	shown := strFormat(date)
 	if dateGiven {
 		shown = isoFormat(date)
@@ -175,9 +399,17 @@ func pyStr(v any) string {
 	return pyRepr(v)
 }
 
+// taskEnv is a task's env as an attribute value: None when it has none.
+func taskEnv(t *Task) any {
+	if t.Env == nil {
+		return nil
+	}
+	return t.Env
+}
+
 // taskInfo is the task endpoint's answer: str() of every public attribute
 // of the operator object, with the key set of the edition (spec §3.5).
-func (e edition) taskInfo(dag *DAG, t *Task) map[string]any {
+func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 	params := map[string]any{}
 	for k, v := range dag.Params {
 		params[k] = v
@@ -191,10 +423,6 @@ func (e edition) taskInfo(dag *DAG, t *Task) map[string]any {
 	}
 	if outlets == nil {
 		outlets = []any{}
-	}
-	var env any
-	if t.Env != nil {
-		env = t.Env
 	}
 	info := map[string]any{
 		"depends_on_past":           pyRepr(t.DependsOnPast),
@@ -229,23 +457,29 @@ func (e edition) taskInfo(dag *DAG, t *Task) map[string]any {
 		"wait_for_downstream":       "False",
 		"weight_rule":               t.WeightRule,
 	}
-	bash := t.Operator == "BashOperator"
-	if e.isAirflow1() {
-		info["lineage_data"] = "None"
-		info["task_concurrency"] = "None"
-		info["subdag"] = "None"
-		if t.Subdag != "" {
-			info["subdag"] = "<DAG: " + t.Subdag + ">"
-		}
-		if bash {
-			info["bash_command"] = t.BashCommand
-			info["env"] = pyRepr(env)
-			info["output_encoding"] = "utf-8"
-			info["sub_process"] = "None"
-			info["xcom_push_flag"] = "False"
-		}
-		return info
+	r.operatorFields(info, t)
+	return info
+}
+
+// operatorFields110 adds the attributes of a 1.10 operator.
+func operatorFields110(info map[string]any, t *Task) {
+	info["lineage_data"] = "None"
+	info["task_concurrency"] = "None"
+	info["subdag"] = "None"
+	if t.Subdag != "" {
+		info["subdag"] = "<DAG: " + t.Subdag + ">"
 	}
+	if t.Operator == "BashOperator" {
+		info["bash_command"] = t.BashCommand
+		info["env"] = pyRepr(taskEnv(t))
+		info["output_encoding"] = "utf-8"
+		info["sub_process"] = "None"
+		info["xcom_push_flag"] = "False"
+	}
+}
+
+// operatorFields2 adds the attributes of an Airflow 2 operator.
+func operatorFields2(info map[string]any, t *Task) {
 	for _, k := range []string{"doc", "doc_json", "doc_rst", "doc_yaml", "executor", "map_index_template",
 		"max_active_tis_per_dag", "max_active_tis_per_dagrun", "on_execute_callback", "on_skipped_callback", "start_trigger_args"} {
 		info[k] = "None"
@@ -267,15 +501,14 @@ func (e edition) taskInfo(dag *DAG, t *Task) map[string]any {
 	info["template_ext"] = "[]"
 	info["template_fields"] = "[]"
 	info["template_fields_renderers"] = "{}"
-	if bash {
+	if t.Operator == "BashOperator" {
 		info["bash_command"] = t.BashCommand
 		info["cwd"] = orDefault(t.Cwd, "None")
-		info["env"] = pyRepr(env)
+		info["env"] = pyRepr(taskEnv(t))
 		info["template_ext"] = "['.sh', '.bash']"
 		info["template_fields"] = "['bash_command', 'env', 'cwd']"
 		info["template_fields_renderers"] = "{'bash_command': 'bash', 'env': 'json'}"
 	}
-	return info
 }
 
 // uiColor is the operator's ui_color in Airflow 2.
@@ -295,7 +528,7 @@ func uiColor(operator string) string {
 
 // taskInstanceInfo is the task-instance endpoint's answer: str() of every
 // public attribute of the row, with the key set of the edition (spec §3.4).
-func (e edition) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
+func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
 	duration := "None"
 	if ti.Duration != nil {
 		duration = pyFloatRepr(*ti.Duration)
@@ -310,7 +543,7 @@ func (e edition) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
 	}
 	// Keys in sorted order, with the fields Airflow 2 added, or 1.10 alone
 	// has, in their places.
-	a2 := !e.isAirflow1()
+	a2 := r.ti2Fields
 	info := make(pyObject, 0, 34)
 	add := func(key string, val any) { info = append(info, pyField{key, val}) }
 	none2 := func(key string) { // an Airflow 2 field airlite does not model
@@ -369,13 +602,13 @@ func (e edition) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
 }
 
 // poolJSON is a pool as Airflow's Pool.to_json renders it.
-func (e edition) poolJSON(p *Pool) map[string]any {
+func (r *editionRules) poolJSON(p *Pool) map[string]any {
 	var desc any
 	if p.Description != nil {
 		desc = *p.Description
 	}
 	m := map[string]any{"description": desc, "id": p.ID, "pool": p.Name, "slots": p.Slots}
-	if !e.isAirflow1() {
+	if r.poolIncludeDeferred {
 		m["include_deferred"] = p.IncludeDeferred
 	}
 	return m

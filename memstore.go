@@ -830,9 +830,18 @@ func (s *Store) UpsertDagRun(run *DagRun) error {
 	})
 }
 
+// runStart is how a new run begins, which differs between the Airflow
+// releases airlite answers as: callers pass the form of theirs, so that
+// the store knows no releases.
+type runStart struct {
+	state       RunState // the run's first state
+	startDate   bool     // start_date is the creation time; otherwise queued_at is
+	tiUpdatedAt bool     // task instances have updated_at, set at creation
+}
+
 // newRun describes a run to create with insertRunTreeTxn.
 type newRun struct {
-	edition  edition
+	start    runStart
 	dag      *DAG
 	runID    string
 	date     time.Time // UTC
@@ -844,8 +853,8 @@ type newRun struct {
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
 // the same for every sub-DAG below it, as Airflow's trigger and scheduler
-// do. The run starts queued in Airflow 2 and running in 1.10. The store's
-// run limit is applied to the run and to each sub-DAG run.
+// do. The run and its sub-DAG runs begin as nr.start says. The store's run
+// limit is applied to the run and to each sub-DAG run.
 func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := enforceRunLimitTxn(txn, nr.dag.DagID, s.runLimit); err != nil {
 		return nil, err
@@ -856,10 +865,10 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	}
 	now := nr.now
 	run := &DagRun{
-		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: nr.date, State: nr.edition.initialRunState(),
+		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: nr.date, State: nr.start.state,
 		Conf: nr.conf, ExternalTrigger: nr.external, RunType: runTypeOf(nr.runID),
 	}
-	if nr.edition.isAirflow1() {
+	if nr.start.startDate {
 		run.StartDate = &now
 	} else {
 		run.QueuedAt = &now
@@ -880,7 +889,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 				MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
 				PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: nr.unixname,
 			}
-			if !nr.edition.isAirflow1() {
+			if nr.start.tiUpdatedAt {
 				tis[i].UpdatedAt = &now
 			}
 			row.TIs[i] = &tis[i]

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -170,11 +169,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if _, err := v.RunAt(dag.DagID, iv.start); err == nil {
 			return nil, fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(iv.start))
 		}
-		var conf json.RawMessage
-		if !s.opts.Edition.isAirflow1() {
-			conf = json.RawMessage(`{}`)
-		}
-		return &newRun{edition: s.opts.Edition, dag: dag, runID: "scheduled__" + isoFormat(iv.start), date: iv.start,
-			conf: conf, now: now, unixname: s.opts.Unixname}, nil
+		return &newRun{start: s.rules.newRun, dag: dag, runID: "scheduled__" + isoFormat(iv.start), date: iv.start,
+			conf: s.rules.emptyConf, now: now, unixname: s.opts.Unixname}, nil
 	})
 }

@@ -38,7 +38,7 @@ type taskOutcome struct {
 // schedulerOptions configures a scheduler.
 type schedulerOptions struct {
 	Store       *Store
-	Edition     edition
+	Edition     edition // the scheduler reads its rules (how a run begins)
 	Logger      zerolog.Logger
 	Now         func() time.Time // the clock; time.Now when nil
 	Interval    time.Duration    // time between passes; 0 runs no loop (tests call tick)
@@ -58,6 +58,7 @@ type schedulerOptions struct {
 // their own outcome. State lives in the store.
 type scheduler struct {
 	opts   schedulerOptions
+	rules  *editionRules // opts.Edition's
 	ctx    context.Context
 	cancel context.CancelFunc
 	loopWG sync.WaitGroup
@@ -108,9 +109,13 @@ func newScheduler(opts schedulerOptions) *scheduler {
 	if opts.Parallelism < 1 {
 		opts.Parallelism = 32
 	}
+	rules := opts.Edition.rules()
+	if rules == nil {
+		panic(fmt.Sprintf("new scheduler: unknown edition %q", opts.Edition))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &scheduler{
-		opts: opts, ctx: ctx, cancel: cancel,
+		opts: opts, rules: rules, ctx: ctx, cancel: cancel,
 		kickCh:      make(chan struct{}, 1),
 		tasks:       map[attempt]*runningTask{},
 		procs:       newTaskProcesses(),

@@ -956,7 +956,7 @@ tasks:
 // runBash a test calls directly.
 func bashRunner(t *testing.T) *scheduler {
 	t.Helper()
-	return newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	return newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t))})
 }
 
 func isZombie(pid int) bool {

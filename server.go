@@ -27,7 +27,7 @@ const (
 
 // serverOptions is everything the HTTP layer needs.
 type serverOptions struct {
-	Edition edition
+	Edition edition // the server reads its rules (s.rules())
 	Store   *Store
 	DAGs    *DAGSet // what /_airlite/reset goes back to
 	Auth    *authenticator
@@ -83,12 +83,12 @@ func newServer(opts serverOptions) (*server, error) {
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = defaultBodyTimeout
 	}
-	enc := opts.Edition.encoder()
-	testBody, err := enc.marshal(map[string]any{"status": "OK"})
+	rules := opts.Edition.rules()
+	testBody, err := rules.json.marshal(map[string]any{"status": "OK"})
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
-	infoBody, err := enc.marshal(map[string]any{"version": opts.Edition.version()})
+	infoBody, err := rules.json.marshal(map[string]any{"version": rules.version})
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
@@ -100,6 +100,9 @@ func newServer(opts serverOptions) (*server, error) {
 	}, nil
 }
 
+// rules is the row of the rules table that the server reads.
+func (s *server) rules() *editionRules { return s.opts.Edition.rules() }
+
 // routes is the whole handler: the browser policy, then the router, inside
 // the access log and the journal when they are on.
 func (s *server) routes() http.Handler {
@@ -110,8 +113,10 @@ func (s *server) routes() http.Handler {
 	return s.observed(guarded)
 }
 
-// router registers every endpoint, one line per route with Airflow's path.
+// router registers every endpoint, one line per route with Airflow's path;
+// the rules say which of the API's routes exist.
 func (s *server) router() *httprouter.Router {
+	rules := s.rules()
 	r := httprouter.New()
 	// Werkzeug answers /pools/ with a 404 and never fixes a path's case.
 	r.RedirectTrailingSlash = false
@@ -130,7 +135,7 @@ func (s *server) router() *httprouter.Router {
 	s.api2(r, http.MethodGet, "/dags/:dag_id/code", s.handleGetDagCode)
 	s.api2(r, http.MethodGet, "/dags/:dag_id/paused/:paused", s.handleDagPaused)
 	s.api2(r, http.MethodGet, "/dags/:dag_id/paused", s.handleDagIsPaused)
-	if s.opts.Edition != edition110RBAC {
+	if rules.deleteDagRoute {
 		s.api2(r, http.MethodDelete, "/dags/:dag_id", s.handleDeleteDag)
 	}
 	s.api2(r, http.MethodGet, "/latest_runs", s.handleLatestDagRuns)
@@ -139,8 +144,10 @@ func (s *server) router() *httprouter.Router {
 	s.api2(r, http.MethodGet, "/pools/:name", s.handleGetPool)
 	s.api2(r, http.MethodDelete, "/pools/:name", s.handleDeletePool)
 	s.api2(r, http.MethodGet, "/test", s.handleTest)
-	if !s.opts.Edition.isAirflow1() {
+	if rules.infoRoute {
 		s.api2(r, http.MethodGet, "/info", s.handleInfo)
+	}
+	if rules.lineageRoute {
 		s.api2(r, http.MethodGet, "/lineage/:dag_id/:execution_date", s.handleGetLineage)
 	}
 
@@ -187,16 +194,17 @@ func (s *server) admin(r *httprouter.Router, method, path string, h httprouter.H
 	}))
 }
 
-// setEditionHeaders adds Airflow 2's app-wide headers and, on experimental
-// routes, its deprecation headers.
+// setEditionHeaders adds the app-wide headers and, on experimental routes,
+// the deprecation headers, where the rules send them (Airflow 2).
 func (s *server) setEditionHeaders(w http.ResponseWriter, deprecated bool) {
-	if s.opts.Edition.isAirflow1() {
-		return
+	rules := s.rules()
+	if rules.appHeaders {
+		h := w.Header()
+		h["X-Robots-Tag"] = headerNoIndex
+		h["Cache-Control"] = headerNoStore
 	}
-	h := w.Header()
-	h["X-Robots-Tag"] = headerNoIndex
-	h["Cache-Control"] = headerNoStore
-	if deprecated {
+	if deprecated && rules.deprecationHeaders {
+		h := w.Header()
 		h["Deprecation"] = headerTrue
 		h["Link"] = headerLink2
 	}
@@ -208,7 +216,7 @@ var (
 	headerNoIndex = []string{"noindex, nofollow"}
 	headerNoStore = []string{"no-store"}
 	headerTrue    = []string{"true"}
-	headerLink2   = []string{`<https://airflow.apache.org/docs/apache-airflow/` + edition2.version() +
+	headerLink2   = []string{`<https://airflow.apache.org/docs/apache-airflow/` + rules2.version +
 		`/upgrading-to-2.html#migration-guide-from-experimental-api-to-stable-api-v1>; rel="deprecation"; type="text/html"`}
 	headerJSON    = []string{"application/json"}
 	headerNoSniff = []string{"nosniff"}
@@ -242,7 +250,7 @@ func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 			jsonBuffers.Put(buf)
 		}
 	}()
-	body, err := s.opts.Edition.appendJSON((*buf)[:0], v)
+	body, err := s.rules().appendJSON((*buf)[:0], v)
 	*buf = body[:0]
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("render response: %w", err))
@@ -498,7 +506,7 @@ func (s *server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) 
 
 func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
 	s.setEditionHeaders(w, false)
-	if s.opts.Edition.isAirflow1() {
+	if !s.rules().problemDocument {
 		s.writeJSON(w, r, status, map[string]any{"error": detail})
 		return
 	}

@@ -946,7 +946,7 @@ func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshot
 		if err := reportDagsWithoutFile(store, log); err != nil {
 			return nil, nil, err
 		}
-		if _, err := resolveOrphans(store, c.Edition, now, log); err != nil {
+		if _, err := resolveOrphans(store, c.Edition.rules().orphans, now, log); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -1001,17 +1001,13 @@ func reportDagsWithoutFile(store *Store, log zerolog.Logger) error {
 // Airflow only looks at running runs; airlite applies the same rule to a
 // task instance of any run, since none can still be running. Each one is
 // logged. It returns how many were changed.
-func resolveOrphans(store *Store, ed edition, now time.Time, log zerolog.Logger) (int, error) {
+func resolveOrphans(store *Store, policy orphanPolicy, now time.Time, log zerolog.Logger) (int, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	states := []TaskState{TaskQueued, TaskRunning}
-	if ed.isAirflow1() {
-		states = append(states, TaskScheduled)
-	}
 	changed := 0
 	err := store.update(func(txn *memdb.Txn) error {
 		changed = 0
 		var orphans []*TaskInstance
-		for _, state := range states {
+		for _, state := range policy.states {
 			tis, err := taskInstancesInStateTxn(txn, state)
 			if err != nil {
 				return err
@@ -1022,7 +1018,7 @@ func resolveOrphans(store *Store, ed edition, now time.Time, log zerolog.Logger)
 			ti := *old
 			key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
 			ti.UpdatedAt = &now
-			zombie := ed.isAirflow1() && old.State == TaskRunning
+			zombie := policy.zombies && old.State == TaskRunning
 			if zombie {
 				ti.EndDate = &now
 				if ti.StartDate != nil {

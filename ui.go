@@ -67,20 +67,9 @@ func cspHash(s string) string {
 func (s *server) uiRoutes(r *httprouter.Router) {
 	s.page(r, http.MethodGet, "/", s.handleUIDags)
 	s.page(r, http.MethodGet, "/pools", s.handleUIPools)
-	s.page(r, http.MethodGet, uiRunPath(s.opts.Edition), s.handleUIRun)
+	s.page(r, http.MethodGet, s.rules().uiRunPath, s.handleUIRun)
 	s.page(r, http.MethodPost, "/trigger", s.handleUITrigger)
 	s.page(r, http.MethodPost, "/paused", s.handleUIPaused)
-}
-
-// uiRunPath is the route of the edition's dag_run_url.
-func uiRunPath(e edition) string {
-	switch e {
-	case edition110:
-		return "/admin/airflow/graph"
-	case edition110RBAC:
-		return "/graph"
-	}
-	return "/dags/:dag_id/graph"
 }
 
 // page registers a status page or form: access log and auth backend (the
@@ -116,8 +105,9 @@ type uiPage struct {
 
 func (s *server) newPage(title, nav string, refresh int, body any) uiPage {
 	now := s.opts.Now()
+	rules := s.rules()
 	return uiPage{
-		Title: title, Nav: nav, Version: s.opts.Edition.version(), Edition: s.opts.Edition, Refresh: refresh,
+		Title: title, Nav: nav, Version: rules.version, Edition: rules.name, Refresh: refresh,
 		Now: uiTime(now), NowISO: uiISO(now), CSS: template.CSS(uiCSS), JS: template.JS(uiJS), Body: body,
 	}
 }
@@ -172,9 +162,9 @@ type runSquare struct {
 	Current bool
 }
 
-func newRunSquare(e edition, run *DagRun) runSquare {
+func newRunSquare(rules *editionRules, run *DagRun) runSquare {
 	return runSquare{DagID: run.DagID, RunID: run.RunID, State: string(run.State),
-		Date: uiTime(run.ExecutionDate), URL: e.dagRunURL(run.DagID, run.ExecutionDate)}
+		Date: uiTime(run.ExecutionDate), URL: rules.dagRunURL(run.DagID, run.ExecutionDate)}
 }
 
 // dagListView is the content of /.
@@ -206,7 +196,7 @@ type formError struct {
 
 // buildDagList lists the DAGs a user triggers: sub-DAGs and rows whose
 // definition is gone are left out, as Airflow's DAG list does.
-func buildDagList(store *Store, e edition) (*dagListView, error) {
+func buildDagList(store *Store, rules *editionRules) (*dagListView, error) {
 	rows, err := store.Dags()
 	if err != nil {
 		return nil, err
@@ -226,7 +216,7 @@ func buildDagList(store *Store, e edition) (*dagListView, error) {
 			item.Schedule = *row.Def.Schedule
 		}
 		for _, run := range runs[max(0, len(runs)-uiRecentRuns):] {
-			item.Runs = append(item.Runs, newRunSquare(e, run))
+			item.Runs = append(item.Runs, newRunSquare(rules, run))
 		}
 		if n := len(item.Runs); n > 0 {
 			item.LastRun = &item.Runs[n-1]
@@ -246,7 +236,7 @@ func (v *dagListView) item(dagID string) *dagItem {
 }
 
 func (s *server) handleUIDags(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	view, err := buildDagList(s.opts.Store, s.opts.Edition)
+	view, err := buildDagList(s.opts.Store, s.rules())
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -254,7 +244,7 @@ func (s *server) handleUIDags(w http.ResponseWriter, r *http.Request, _ httprout
 	q := r.URL.Query()
 	if dagID, runID := q.Get("triggered"), q.Get("run_id"); dagID != "" && runID != "" {
 		if run, err := s.opts.Store.RunByRunID(dagID, runID); err == nil {
-			sq := newRunSquare(s.opts.Edition, run)
+			sq := newRunSquare(s.rules(), run)
 			view.Triggered = &sq
 		}
 	}
@@ -330,7 +320,7 @@ func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httpro
 // again).
 func (s *server) formRefused(w http.ResponseWriter, r *http.Request, action, dagID, conf string, err error) {
 	status, msg := s.errorAnswer(r, err)
-	view, lerr := buildDagList(s.opts.Store, s.opts.Edition)
+	view, lerr := buildDagList(s.opts.Store, s.rules())
 	if lerr != nil {
 		s.pageError(w, r, lerr)
 		return
@@ -413,7 +403,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, e := s.opts.Store, s.opts.Edition
+	store, rules := s.opts.Store, s.rules()
 	runs, err := store.RunsOfDag(dagID, "")
 	if err != nil {
 		return nil, err
@@ -432,7 +422,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 	}
 	view := &runView{DagID: dagID, Description: row.Def.Description}
 	for _, other := range runs[max(0, len(runs)-uiRecentRuns):] {
-		sq := newRunSquare(e, other)
+		sq := newRunSquare(rules, other)
 		sq.Current = run != nil && other.ID == run.ID
 		view.Runs = append(view.Runs, sq)
 	}
@@ -442,7 +432,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 	if run != nil {
 		view.Run = s.runFacts(run)
 		if parent := row.Def.ParentDagID; parent != "" {
-			view.ParentURL = e.dagRunURL(parent, run.ExecutionDate)
+			view.ParentURL = rules.dagRunURL(parent, run.ExecutionDate)
 		}
 		if tis, err = store.TaskInstancesOfRun(dagID, run.RunID); err != nil {
 			return nil, err
@@ -469,7 +459,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 	for _, t := range row.Def.Tasks {
 		add(t.TaskID, t.Operator, byID[t.TaskID])
 		if t.Subdag != "" && run != nil {
-			view.Tasks[len(view.Tasks)-1].SubdagURL = e.dagRunURL(t.Subdag, run.ExecutionDate)
+			view.Tasks[len(view.Tasks)-1].SubdagURL = rules.dagRunURL(t.Subdag, run.ExecutionDate)
 		}
 	}
 	for _, ti := range tis {

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestEditionRules_Table pins each edition's row of the rules table, one
+// value per field; a func field is pinned by what it returns for fixed
+// inputs. A field added to editionRules fails the test until it has a
+// value here in every row.
+func TestEditionRules_Table(t *testing.T) {
+	t.Parallel()
+	date := time.Date(2024, 5, 1, 10, 0, 0, 123000, time.UTC)
+	queued := date.Add(time.Minute)
+	run := &DagRun{ID: 7, DagID: "d", RunID: "r", ExecutionDate: date, State: RunQueued, QueuedAt: &queued, ExternalTrigger: true}
+	other := &DagRun{ID: 8, DagID: "d", RunID: "s", ExecutionDate: date}
+	bash := &Task{TaskID: "t", Operator: "BashOperator", BashCommand: "echo hi"}
+	errText := func(err error) string {
+		if err == nil {
+			return "accepted"
+		}
+		return fmt.Sprintf("%v: %v", errors.Unwrap(err), err)
+	}
+	observe := func(r *editionRules) map[string]any {
+		added := map[string]any{}
+		r.operatorFields(added, bash)
+		return map[string]any{
+			"name":                 r.name,
+			"version":              r.version,
+			"json":                 r.json,
+			"jsonNewline":          r.jsonNewline,
+			"appHeaders":           r.appHeaders,
+			"deprecationHeaders":   r.deprecationHeaders,
+			"problemDocument":      r.problemDocument,
+			"deleteDagRoute":       r.deleteDagRoute,
+			"infoRoute":            r.infoRoute,
+			"lineageRoute":         r.lineageRoute,
+			"uiRunPath":            r.uiRunPath,
+			"runURLDagInQuery":     r.runURLDagInQuery,
+			"confObjectOnly":       r.confObjectOnly,
+			"confString":           r.confString,
+			"emptyConf":            r.emptyConf,
+			"checkRunID":           r.checkRunID,
+			"nullFlagFalse":        r.nullFlagFalse,
+			"flagTrue":             r.flagTrue,
+			"newRun":               r.newRun,
+			"checkStateFilter":     r.checkStateFilter,
+			"ti2Fields":            r.ti2Fields,
+			"poolIncludeDeferred":  r.poolIncludeDeferred,
+			"pauseNeedsDefinition": r.pauseNeedsDefinition,
+			"pauseSubDAGs":         r.pauseSubDAGs,
+			"deleteRefusesRunning": r.deleteRefusesRunning,
+			"deleteStopsTasks":     r.deleteStopsTasks,
+			"orphans":              r.orphans,
+			"errorDate":            r.errorDate(date),
+			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
+				errText(r.duplicate("d", "r", date, run, nil)),
+				errText(r.duplicate("d", "r", date, nil, other)),
+				errText(r.duplicate("d", "r", date, run, other)),
+				errText(r.duplicate("d", "r", date, nil, nil)),
+			},
+			"triggerMessage": []string{ // without, then with a date from the client
+				r.triggerMessage(run, date, false),
+				r.triggerMessage(run, date, true),
+			},
+			"operatorFields": slices.Sorted(maps.Keys(added)), // of a BashOperator
+		}
+	}
+
+	rows := []struct {
+		edition edition
+		want    map[string]any
+	}{
+		{edition2, map[string]any{
+			"name":                 edition2,
+			"version":              "2.10.3",
+			"json":                 spacedJSON,
+			"jsonNewline":          false,
+			"appHeaders":           true,
+			"deprecationHeaders":   true,
+			"problemDocument":      true,
+			"deleteDagRoute":       true,
+			"infoRoute":            true,
+			"lineageRoute":         true,
+			"uiRunPath":            "/dags/:dag_id/graph",
+			"runURLDagInQuery":     false,
+			"confObjectOnly":       true,
+			"confString":           false,
+			"emptyConf":            json.RawMessage(`{}`),
+			"checkRunID":           true,
+			"nullFlagFalse":        true,
+			"flagTrue":             []string{"t", "true", "y", "yes", "1", "on"},
+			"newRun":               runStart{state: RunQueued, startDate: false, tiUpdatedAt: true},
+			"checkStateFilter":     true,
+			"ti2Fields":            true,
+			"poolIncludeDeferred":  true,
+			"pauseNeedsDefinition": false,
+			"pauseSubDAGs":         true,
+			"deleteRefusesRunning": true,
+			"deleteStopsTasks":     false,
+			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+			"errorDate":            "2024-05-01 10:00:00.000123+00:00",
+			"duplicate": []string{
+				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
+				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
+				"airflow crashes on this input: run id r and execution date 2024-05-01 10:00:00.000123+00:00 match two different runs of d",
+				"accepted",
+			},
+			"triggerMessage": []string{
+				"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
+				"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
+			},
+			"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
+				"downstream_task_ids", "env", "executor", "ignore_first_depends_on_past", "map_index_template", "max_active_tis_per_dag",
+				"max_active_tis_per_dagrun", "multiple_outputs", "on_execute_callback", "on_skipped_callback", "operator_extra_links",
+				"start_from_trigger", "start_trigger_args", "template_ext", "template_fields", "template_fields_renderers",
+				"ui_color", "ui_fgcolor", "upstream_task_ids", "wait_for_past_depends_before_skipping"},
+		}},
+		{edition110, map[string]any{
+			"name":                 edition110,
+			"version":              "1.10.15",
+			"json":                 compactJSON,
+			"jsonNewline":          true,
+			"appHeaders":           false,
+			"deprecationHeaders":   false,
+			"problemDocument":      false,
+			"deleteDagRoute":       true,
+			"infoRoute":            false,
+			"lineageRoute":         false,
+			"uiRunPath":            "/admin/airflow/graph",
+			"runURLDagInQuery":     true,
+			"confObjectOnly":       false,
+			"confString":           true,
+			"emptyConf":            json.RawMessage(nil),
+			"checkRunID":           false,
+			"nullFlagFalse":        false,
+			"flagTrue":             []string{"t", "true", "y", "yes", "1"},
+			"newRun":               runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+			"checkStateFilter":     false,
+			"ti2Fields":            false,
+			"poolIncludeDeferred":  false,
+			"pauseNeedsDefinition": true,
+			"pauseSubDAGs":         true,
+			"deleteRefusesRunning": false,
+			"deleteStopsTasks":     true,
+			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":            duplicates110,
+			"triggerMessage":       triggerMessages110,
+			"operatorFields":       operatorFields110Bash,
+		}},
+		{edition110RBAC, map[string]any{
+			"name":                 edition110RBAC,
+			"version":              "1.10.15",
+			"json":                 compactJSON,
+			"jsonNewline":          true,
+			"appHeaders":           false,
+			"deprecationHeaders":   false,
+			"problemDocument":      false,
+			"deleteDagRoute":       false,
+			"infoRoute":            false,
+			"lineageRoute":         false,
+			"uiRunPath":            "/graph",
+			"runURLDagInQuery":     true,
+			"confObjectOnly":       false,
+			"confString":           true,
+			"emptyConf":            json.RawMessage(nil),
+			"checkRunID":           false,
+			"nullFlagFalse":        false,
+			"flagTrue":             []string{"t", "true", "y", "yes", "1"},
+			"newRun":               runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+			"checkStateFilter":     false,
+			"ti2Fields":            false,
+			"poolIncludeDeferred":  false,
+			"pauseNeedsDefinition": false,
+			"pauseSubDAGs":         false,
+			"deleteRefusesRunning": false,
+			"deleteStopsTasks":     true,
+			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":            duplicates110,
+			"triggerMessage":       triggerMessages110,
+			"operatorFields":       operatorFields110Bash,
+		}},
+	}
+
+	fields := reflect.TypeFor[editionRules]()
+	for _, row := range rows {
+		t.Run(string(row.edition), func(t *testing.T) {
+			t.Parallel()
+			r := row.edition.rules()
+			if r == nil {
+				t.Fatal("no rules")
+			}
+			got := observe(r)
+			for i := range fields.NumField() {
+				name := fields.Field(i).Name
+				if _, ok := got[name]; !ok {
+					t.Errorf("field %s is not observed by this test", name)
+				}
+				if _, ok := row.want[name]; !ok {
+					t.Errorf("field %s has no wanted value", name)
+				}
+			}
+			for name, want := range row.want {
+				if !reflect.DeepEqual(got[name], want) {
+					t.Errorf("%s = %#v, want %#v", name, got[name], want)
+				}
+			}
+		})
+	}
+}
+
+// What the two 1.10 editions share, pinned once for both rows.
+var (
+	duplicates110 = []string{
+		"bad request: Run id r already exists for dag id d",
+		"airflow crashes on this input: a run of d already exists at 2024-05-01T10:00:00.000123+00:00 (run id s): execution dates are unique per DAG",
+		"bad request: Run id r already exists for dag id d",
+		"accepted",
+	}
+	triggerMessages110 = []string{
+		"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
+		"Created <DagRun d @ 2024-05-01T10:00:00.000123+00:00: r, externally triggered: True>",
+	}
+	operatorFields110Bash = []string{"bash_command", "env", "lineage_data", "output_encoding", "sub_process",
+		"subdag", "task_concurrency", "xcom_push_flag"}
+)
+
+// TestEditionRules_Names: every edition parseEdition takes has its row,
+// named after it; other names have none.
+func TestEditionRules_Names(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"2", "1.10", "1.10-rbac"} {
+		e, err := parseEdition(name)
+		if err != nil {
+			t.Fatalf("parseEdition(%q): %v", name, err)
+		}
+		if r := e.rules(); r == nil || r.name != e {
+			t.Errorf("%q: rules() = %v", name, r)
+		}
+	}
+	for _, name := range []edition{"", "1", "2.10.3", "1.10-RBAC"} {
+		if r := name.rules(); r != nil {
+			t.Errorf("%q: rules() = %s's, want none", name, r.name)
+		}
+	}
+}
+
+// TestEditionRules_DagRunURL: the run link each edition builds from
+// uiRunPath and runURLDagInQuery, with characters each form escapes.
+func TestEditionRules_DagRunURL(t *testing.T) {
+	t.Parallel()
+	date := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	for e, want := range map[edition]string{
+		edition2:       "/dags/a+b%20c/graph?execution_date=2024-05-01+10%3A00%3A00%2B00%3A00",
+		edition110:     "/admin/airflow/graph?dag_id=a%2Bb+c&execution_date=2024-05-01+10%3A00%3A00%2B00%3A00",
+		edition110RBAC: "/graph?dag_id=a%2Bb+c&execution_date=2024-05-01+10%3A00%3A00%2B00%3A00",
+	} {
+		if got := e.rules().dagRunURL("a+b c", date); got != want {
+			t.Errorf("%s: dagRunURL = %q, want %q", e, got, want)
+		}
+	}
+}
+
+// Shorthands for tests that name an edition and want one of its rules:
+// the code itself reads the rules table.
+
+func (e edition) isAirflow1() bool                        { return e != edition2 }
+func (e edition) marshal(v any) ([]byte, error)           { return e.rules().appendJSON(nil, v) }
+func (e edition) taskInfo(d *DAG, t *Task) map[string]any { return e.rules().taskInfo(d, t) }
+func (e edition) dagRunURL(dagID string, date time.Time) string {
+	return e.rules().dagRunURL(dagID, date)
+}
