@@ -212,7 +212,7 @@ func runTypeOf(runID string) string {
 	return "manual"
 }
 
-// TriggerDAG is POST /dags/<dag_id>/dag_runs (spec §3.1).
+// TriggerDAG is POST /dags/<dag_id>/dag_runs (docs/behaviour.md §3.1).
 func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, error) {
 	fields, err := decodeObject(body)
 	if err != nil {
@@ -362,7 +362,7 @@ func (a *airflowAPI) checkDuplicate(v storeView, dagID, runID string, date time.
 	return a.rules().duplicate(dagID, runID, date, byID, byDate)
 }
 
-// DagRuns is GET /dags/<dag_id>/dag_runs (spec §3.2). Every Airflow error
+// DagRuns is GET /dags/<dag_id>/dag_runs (docs/behaviour.md §3.2). Every Airflow error
 // is a 400 here, as in Airflow.
 func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]pyObject, error) {
 	if _, err := a.dagDefinition(dagID); err != nil {
@@ -421,7 +421,7 @@ func (a *airflowAPI) runOfDate(dagID, rawDate string) (*DagRun, error) {
 	return a.runAt(dagID, date)
 }
 
-// DagRunState is GET /dags/<dag_id>/dag_runs/<execution_date> (spec §3.3).
+// DagRunState is GET /dags/<dag_id>/dag_runs/<execution_date> (docs/behaviour.md §3.3).
 func (a *airflowAPI) DagRunState(dagID, rawDate string) (map[string]any, error) {
 	run, err := a.runOfDate(dagID, rawDate)
 	if err != nil {
@@ -431,7 +431,7 @@ func (a *airflowAPI) DagRunState(dagID, rawDate string) (map[string]any, error) 
 }
 
 // TaskInstanceInfo is GET /dags/<dag_id>/dag_runs/<execution_date>/tasks/<task_id>
-// (spec §3.4).
+// (docs/behaviour.md §3.4).
 func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (pyObject, error) {
 	date, err := a.parseDate(rawDate)
 	if err != nil {
@@ -459,7 +459,7 @@ func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (pyObject, 
 	return rules.taskInstanceInfo(ti, run), nil
 }
 
-// TaskInfo is GET /dags/<dag_id>/tasks/<task_id> (spec §3.5).
+// TaskInfo is GET /dags/<dag_id>/tasks/<task_id> (docs/behaviour.md §3.5).
 func (a *airflowAPI) TaskInfo(dagID, taskID string) (map[string]any, error) {
 	row, err := a.dagDefinition(dagID)
 	if err != nil {
@@ -472,7 +472,7 @@ func (a *airflowAPI) TaskInfo(dagID, taskID string) (map[string]any, error) {
 	return a.rules().taskInfo(row.Def, t), nil
 }
 
-// DagCode is GET /dags/<dag_id>/code (spec §3.6): the .py file beside the
+// DagCode is GET /dags/<dag_id>/code (docs/behaviour.md §3.6): the .py file beside the
 // definition, or the definition rendered as Airflow-style Python.
 func (a *airflowAPI) DagCode(dagID string) (string, error) {
 	row, err := a.dagDefinition(dagID)
@@ -485,7 +485,7 @@ func (a *airflowAPI) DagCode(dagID string) (string, error) {
 	return renderPython(row.Def), nil
 }
 
-// SetPaused is GET /dags/<dag_id>/paused/<paused> (spec §3.7): exactly
+// SetPaused is GET /dags/<dag_id>/paused/<paused> (docs/behaviour.md §3.7): exactly
 // "true" pauses, anything else unpauses. An unknown DAG crashes Airflow.
 func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
 	row, err := a.store.DagByID(dagID)
@@ -508,7 +508,7 @@ func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
 	return map[string]any{"response": "ok"}, nil
 }
 
-// IsPaused is GET /dags/<dag_id>/paused (spec §3.8).
+// IsPaused is GET /dags/<dag_id>/paused (docs/behaviour.md §3.8).
 func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
 	row, err := a.store.DagByID(dagID)
 	if errors.Is(err, errNotFound) {
@@ -520,7 +520,7 @@ func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
 	return map[string]any{"is_paused": row.IsPaused}, nil
 }
 
-// DeleteDag is DELETE /dags/<dag_id> (spec §3.9). Airflow 2 refuses while
+// DeleteDag is DELETE /dags/<dag_id> (docs/behaviour.md §3.9). Airflow 2 refuses while
 // a task instance of the DAG is running.
 func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 	rules := a.rules()
@@ -561,7 +561,7 @@ func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 	return map[string]any{"count": count, "message": fmt.Sprintf("Removed %d record(s)", count)}, nil
 }
 
-// LatestRuns is GET /latest_runs (spec §3.10).
+// LatestRuns is GET /latest_runs (docs/behaviour.md §3.10).
 func (a *airflowAPI) LatestRuns() (map[string]any, error) {
 	runs, err := a.store.LatestRuns()
 	if err != nil {
@@ -588,7 +588,7 @@ func checkPoolName(name string) error {
 	return nil
 }
 
-// Pools is GET /pools (spec §3.11), by name.
+// Pools is GET /pools (docs/behaviour.md §3.11), by name.
 func (a *airflowAPI) Pools() ([]map[string]any, error) {
 	pools, err := a.store.Pools()
 	if err != nil {
@@ -730,7 +730,7 @@ func (a *airflowAPI) DeletePool(name string) (map[string]any, error) {
 	return a.rules().poolJSON(p), nil
 }
 
-// Lineage is GET /lineage/<dag_id>/<execution_date> (spec §3.14).
+// Lineage is GET /lineage/<dag_id>/<execution_date> (docs/behaviour.md §3.14).
 func (a *airflowAPI) Lineage(dagID, rawDate string) (map[string]any, error) {
 	run, err := a.runOfDate(dagID, rawDate)
 	if err != nil {

@@ -408,7 +408,7 @@ func taskEnv(t *Task) any {
 }
 
 // taskInfo is the task endpoint's answer: str() of every public attribute
-// of the operator object, with the key set of the edition (spec §3.5).
+// of the operator object, with the key set of the edition (docs/behaviour.md §3.5).
 func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 	params := map[string]any{}
 	for k, v := range dag.Params {
@@ -527,7 +527,7 @@ func uiColor(operator string) string {
 }
 
 // taskInstanceInfo is the task-instance endpoint's answer: str() of every
-// public attribute of the row, with the key set of the edition (spec §3.4).
+// public attribute of the row, with the key set of the edition (docs/behaviour.md §3.4).
 func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
 	duration := "None"
 	if ti.Duration != nil {

@@ -478,7 +478,7 @@ func checkValues(t *testing.T, got map[string]string, want map[string]string) {
 	}
 }
 
-// Spec §3.5: the key sets of task info for a BashOperator.
+// docs/behaviour.md §3.5: the key sets of task info for a BashOperator.
 var (
 	taskInfoKeys1 = []string{"bash_command", "depends_on_past", "do_xcom_push", "email", "email_on_failure",
 		"email_on_retry", "end_date", "env", "execution_timeout", "executor_config", "inlets", "lineage_data",
@@ -503,7 +503,7 @@ var (
 // B. Task info.
 func TestServer_TaskInfo(t *testing.T) {
 	t.Parallel()
-	stable := map[string]string{ // spec §7.3: stable in every edition
+	stable := map[string]string{ // docs/behaviour.md §3.5, "Stable values": stable in every edition
 		"email": "None", "task_id": "runme_0", "owner": "airflow", "pool": "default_pool", "queue": "default",
 		"retries": "0", "retry_delay": "0:05:00", "trigger_rule": "all_success",
 		"start_date": "2021-01-01 00:00:00+00:00", "end_date": "None",
