@@ -7,6 +7,9 @@ import (
 	"github.com/adhocore/gronx"
 )
 
+// The timetables: when a DAG's schedule wants its next run, as Airflow's
+// timetables compute it. The scheduler (createScheduledRuns) asks.
+
 // cronPresets are Airflow's schedule presets as cron expressions.
 var cronPresets = map[string]string{
 	"@hourly":    "0 * * * *",
@@ -110,66 +113,4 @@ func isDurationSchedule(s string) bool {
 	}
 	_, err := parseDuration(s)
 	return err == nil
-}
-
-// createScheduledRuns creates the runs that schedules ask for, for every
-// unpaused DAG that is not a sub-DAG (Airflow never schedules those on
-// their own), up to max_active_runs.
-func (s *scheduler) createScheduledRuns(now time.Time) error {
-	rows, err := s.opts.Store.Dags()
-	if err != nil {
-		return err
-	}
-	for _, row := range rows {
-		dag := row.Def
-		if dag == nil || row.IsPaused || dag.Schedule == nil || dag.ParentDagID != "" {
-			continue
-		}
-		for {
-			created, err := s.createNextRun(dag, now)
-			if err != nil {
-				s.opts.Logger.Error().Err(err).Str("dag_id", dag.DagID).Msg("create scheduled run")
-				break
-			}
-			if !created {
-				break
-			}
-		}
-	}
-	return nil
-}
-
-// createNextRun creates the DAG's next due run, if any and if the DAG is
-// under max_active_runs.
-func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
-	return s.opts.Store.CreateRun(func(v storeView) (*newRun, error) {
-		row, err := v.Dag(dag.DagID)
-		if err != nil || row.Def != dag || row.IsPaused {
-			return nil, nil
-		}
-		active := 0
-		for _, state := range []RunState{RunQueued, RunRunning} {
-			n, err := v.CountRuns(dag.DagID, state)
-			if err != nil {
-				return nil, err
-			}
-			active += n
-		}
-		if active >= dag.MaxActiveRuns {
-			return nil, nil
-		}
-		last, err := v.LastScheduledDate(dag.DagID)
-		if err != nil {
-			return nil, err
-		}
-		iv, ok, err := nextInterval(dag, last, now)
-		if err != nil || !ok {
-			return nil, err
-		}
-		if _, err := v.RunAt(dag.DagID, iv.start); err == nil {
-			return nil, fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(iv.start))
-		}
-		return &newRun{start: s.rules.newRun, dag: dag, runID: "scheduled__" + isoFormat(iv.start), date: iv.start,
-			conf: s.rules.emptyConf, now: now, unixname: s.opts.Unixname}, nil
-	})
 }
