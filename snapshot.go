@@ -381,23 +381,13 @@ type snapshotStats struct {
 // temporary file removed.
 func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStats, err error) {
 	txn := store.read() // a point-in-time view for the whole file
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	file, err := createAtomic(path, 0o600)
 	if err != nil {
 		return stats, fmt.Errorf("create snapshot: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return stats, fmt.Errorf("create snapshot: %w", err)
-	}
+	defer file.Abort() // removes the temporary file unless committed
 	crc := crc32.New(crc32c)
-	counted := &countingWriter{w: f}
-	bw := bufio.NewWriterSize(&hashWriter{w: counted, h: crc}, 1<<20)
+	bw := bufio.NewWriterSize(&hashWriter{w: file, h: crc}, 1<<20)
 	// goccy/go-json encodes rows with far fewer allocations than
 	// encoding/json, which keeps the collector off the request path while
 	// a snapshot of a large state is written.
@@ -456,32 +446,11 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 	if err := bw.Flush(); err != nil {
 		return stats, fmt.Errorf("write snapshot: %w", err)
 	}
-	stats.Bytes = counted.n
-	if err := f.Sync(); err != nil {
-		return stats, fmt.Errorf("sync snapshot: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return stats, fmt.Errorf("close snapshot: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return stats, fmt.Errorf("rename snapshot: %w", err)
-	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		// The rename happened; only its durability is in doubt.
-		return stats, fmt.Errorf("sync snapshot folder: %w", err)
+	stats.Bytes = file.Size()
+	if err := file.Commit(); err != nil {
+		return stats, fmt.Errorf("commit snapshot: %w", err)
 	}
 	return stats, nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // countRecords counts the records a table is written as.
@@ -506,16 +475,6 @@ func insertTaskRecords(txn *memdb.Txn, objs []any) error {
 		tis[i] = obj.(*TaskInstance)
 	}
 	return putTaskInstancesTxn(txn, tis...)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // maxHeaderLine bounds the first and last lines of a snapshot, which are
@@ -827,26 +786,7 @@ func writeLease(path string, runID, poolID int64) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("write id lease: %w", err)
-	}
-	_, err = f.Write(append(data, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write id lease: %w", err)
-	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := writeFileAtomic(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write id lease: %w", err)
 	}
 	return nil
