@@ -1435,6 +1435,43 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 	})
 }
 
+// ResetOrphans changes, in one write, every task instance in one of
+// states as decide says: the task instance to store in its place (nil
+// leaves it as it is) and the line its try leaves in the task log (nil for
+// none). It returns how many changed.
+func (s *Store) ResetOrphans(states []TaskState, decide func(v storeView, ti *TaskInstance) (*TaskInstance, *TryLog)) (int, error) {
+	changed := 0
+	err := s.update(func(txn *memdb.Txn) error {
+		changed = 0
+		var orphans []*TaskInstance
+		for _, state := range states {
+			tis, err := taskInstancesInStateTxn(txn, state)
+			if err != nil {
+				return err
+			}
+			orphans = append(orphans, tis...)
+		}
+		for _, old := range orphans {
+			key := tiKey{old.DagID, old.RunID, old.TaskID}
+			ti, try := decide(storeView{txn}, old)
+			if ti == nil {
+				continue
+			}
+			if err := putTaskInstancesTxn(txn, ti); err != nil {
+				return fmt.Errorf("reset orphaned task %s: %w", key, err)
+			}
+			if try != nil {
+				if err := appendTaskLogTxn(txn, key, *try); err != nil {
+					return fmt.Errorf("log orphaned task %s: %w", key, err)
+				}
+			}
+			changed++
+		}
+		return nil
+	})
+	return changed, err
+}
+
 // appendTaskLogTxn adds a try's output to its task instance's log.
 func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
 	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}

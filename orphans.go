@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	memdb "github.com/hashicorp/go-memdb"
 	"github.com/rs/zerolog"
 )
 
@@ -28,73 +27,50 @@ import (
 //
 // Airflow only looks at running runs; airlite applies the same rule to a
 // task instance of any run, since none can still be running. Each one is
-// logged. It returns how many were changed.
+// logged once the change is stored. It returns how many were changed.
 func resolveOrphans(store *Store, ed edition, now time.Time, log zerolog.Logger) (int, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	states := []TaskState{TaskQueued, TaskRunning}
 	if ed.isAirflow1() {
 		states = append(states, TaskScheduled)
 	}
-	changed := 0
-	err := store.update(func(txn *memdb.Txn) error {
-		changed = 0
-		var orphans []*TaskInstance
-		for _, state := range states {
-			tis, err := taskInstancesInStateTxn(txn, state)
-			if err != nil {
-				return err
+	type change struct{ was, now *TaskInstance }
+	var changes []change
+	changed, err := store.ResetOrphans(states, func(v storeView, old *TaskInstance) (*TaskInstance, *TryLog) {
+		ti := *old
+		ti.UpdatedAt = &now
+		zombie := ed.isAirflow1() && old.State == TaskRunning
+		if zombie {
+			var task *Task
+			if row, err := v.Dag(ti.DagID); err == nil && row.Def != nil {
+				task = row.Def.Task(ti.TaskID)
 			}
-			orphans = append(orphans, tis...)
+			endTry(&ti, TaskFailed, task, now)
+		} else {
+			ti.State, ti.NextRetryAt = TaskNone, nil
 		}
-		for _, old := range orphans {
-			ti := *old
-			key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
-			ti.UpdatedAt = &now
-			zombie := ed.isAirflow1() && old.State == TaskRunning
+		var try *TryLog
+		if old.State == TaskRunning {
+			reason := "airlite stopped while this try was running; the task instance was reset at restart"
 			if zombie {
-				ti.EndDate = &now
-				if ti.StartDate != nil {
-					d := now.Sub(*ti.StartDate).Seconds()
-					ti.Duration = &d
-				}
-				ti.State = TaskFailed
-				if ti.MaxTries > 0 && ti.TryNumber <= ti.MaxTries {
-					ti.State = TaskUpForRetry
-					next := now
-					if row, err := dagRowTxn(txn, ti.DagID); err == nil && row.Def != nil {
-						if task := row.Def.Task(ti.TaskID); task != nil {
-							next = now.Add(retryDelay(task, &ti))
-						}
-					}
-					ti.NextRetryAt = &next
-				}
-			} else {
-				ti.State, ti.NextRetryAt = TaskNone, nil
+				reason = "airlite stopped while this try was running; the try is failed at restart (a zombie)"
 			}
-			if err := putTaskInstancesTxn(txn, &ti); err != nil {
-				return fmt.Errorf("reset orphaned task %s: %w", key, err)
-			}
-			if old.State == TaskRunning {
-				reason := "airlite stopped while this try was running; the task instance was reset at restart"
-				if zombie {
-					reason = "airlite stopped while this try was running; the try is failed at restart (a zombie)"
-				}
-				if err := appendTaskLogTxn(txn, key, taskOutcome{state: TaskFailed, reason: reason}.tryLog(old.TryNumber)); err != nil {
-					return fmt.Errorf("log orphaned task %s: %w", key, err)
-				}
-			}
-			state := string(ti.State)
-			if state == "" {
-				state = "None"
-			}
-			log.Warn().Str("task", key.String()).Int("try", old.TryNumber).Str("was", string(old.State)).
-				Str("now", state).Msg("orphaned task instance resolved at restart")
-			changed++
+			l := taskOutcome{state: TaskFailed, reason: reason}.tryLog(old.TryNumber)
+			try = &l
 		}
-		return nil
+		changes = append(changes, change{old, &ti})
+		return &ti, try
 	})
 	if err != nil {
 		return 0, fmt.Errorf("resolve orphaned tasks: %w", err)
+	}
+	for _, c := range changes {
+		state := string(c.now.State)
+		if state == "" {
+			state = "None"
+		}
+		log.Warn().Str("task", tiKey{c.was.DagID, c.was.RunID, c.was.TaskID}.String()).Int("try", c.was.TryNumber).
+			Str("was", string(c.was.State)).Str("now", state).Msg("orphaned task instance resolved at restart")
 	}
 	return changed, nil
 }
