@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 const (
@@ -63,21 +61,4 @@ func writeLease(path string, runID, poolID int64) error {
 		return fmt.Errorf("write id lease: %w", err)
 	}
 	return nil
-}
-
-// raiseCounters makes the id counters at least the given values.
-func raiseCounters(store *Store, runID, poolID int64) error {
-	return store.update(func(txn *memdb.Txn) error {
-		for _, c := range []struct {
-			name string
-			v    int64
-		}{{counterRunID, runID}, {counterPoolID, poolID}} {
-			if counterValue(txn, c.name) < c.v {
-				if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.v}); err != nil {
-					return fmt.Errorf("raise counter %s: %w", c.name, err)
-				}
-			}
-		}
-		return nil
-	})
 }

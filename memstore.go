@@ -438,6 +438,43 @@ func (s *Store) update(fn func(txn *memdb.Txn) error) error {
 // ChangeIndex is the number of write transactions committed so far.
 func (s *Store) ChangeIndex() int64 { return counterValue(s.read(), counterChange) }
 
+// IDCounters returns the highest run and pool ids handed out so far. ws,
+// when not nil, is given channels that fire when either changes.
+func (s *Store) IDCounters(ws memdb.WatchSet) (run, pool int64) {
+	txn := s.read()
+	for _, c := range []struct {
+		name  string
+		value *int64
+	}{{counterRunID, &run}, {counterPoolID, &pool}} {
+		ch, raw, _ := txn.FirstWatch(tableCounters, indexID, c.name)
+		if ws != nil {
+			ws.Add(ch)
+		}
+		if raw != nil {
+			*c.value = raw.(*counter).Value
+		}
+	}
+	return run, pool
+}
+
+// RaiseIDCounters makes the run and pool id counters at least run and
+// pool, so that no id up to them is handed out again (the id lease).
+func (s *Store) RaiseIDCounters(run, pool int64) error {
+	return s.update(func(txn *memdb.Txn) error {
+		for _, c := range []struct {
+			name string
+			v    int64
+		}{{counterRunID, run}, {counterPoolID, pool}} {
+			if counterValue(txn, c.name) < c.v {
+				if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.v}); err != nil {
+					return fmt.Errorf("raise counter %s: %w", c.name, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
 func counterValue(txn *memdb.Txn, name string) int64 {
 	raw, err := txn.First(tableCounters, indexID, name)
 	if err != nil || raw == nil {

@@ -60,8 +60,8 @@ func (sn *snapshotter) stop() error {
 	if err := sn.write(); err != nil {
 		return fmt.Errorf("write final snapshot: %w", err)
 	}
-	txn := sn.store.read()
-	if err := writeLease(leasePath(sn.path), counterValue(txn, counterRunID), counterValue(txn, counterPoolID)); err != nil {
+	run, pool := sn.store.IDCounters(nil)
+	if err := writeLease(leasePath(sn.path), run, pool); err != nil {
 		return err
 	}
 	return nil
@@ -128,20 +128,7 @@ func (sn *snapshotter) leaseLoop() {
 func (sn *snapshotter) renewLease() { sn.renewLeaseWatch(nil) }
 
 func (sn *snapshotter) renewLeaseWatch(ws memdb.WatchSet) {
-	txn := sn.store.read()
-	runCh, runObj, _ := txn.FirstWatch(tableCounters, indexID, counterRunID)
-	poolCh, poolObj, _ := txn.FirstWatch(tableCounters, indexID, counterPoolID)
-	if ws != nil {
-		ws.Add(runCh)
-		ws.Add(poolCh)
-	}
-	var run, pool int64
-	if runObj != nil {
-		run = runObj.(*counter).Value
-	}
-	if poolObj != nil {
-		pool = poolObj.(*counter).Value
-	}
+	run, pool := sn.store.IDCounters(ws)
 	if sn.lease.Format != "" && run <= sn.lease.DagRun-leaseBlock/2 && pool <= sn.lease.Pool-leaseBlock/2 {
 		return
 	}

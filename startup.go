@@ -79,7 +79,7 @@ func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshot
 		}
 	}
 	if leaseErr == nil {
-		if err := raiseCounters(store, lease.DagRun, lease.Pool); err != nil {
+		if err := store.RaiseIDCounters(lease.DagRun, lease.Pool); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -87,7 +87,7 @@ func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshot
 		return nil, nil, fmt.Errorf("load dags: %w", err)
 	}
 	if restored {
-		runs := counterValue(store.read(), counterRunID)
+		runs, _ := store.IDCounters(nil)
 		log.Info().Str("path", c.Snapshot).Int64("index", stats.Index).Int("rows", stats.Rows).
 			Int64("bytes", stats.Bytes).Int64("last_run_id", runs).Msg("snapshot restored")
 		if err := reportDagsWithoutFile(store, log); err != nil {
