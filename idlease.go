@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 const (
@@ -36,6 +37,9 @@ func readLease(path string) (idLease, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, err
+	}
+	if errors.Is(err, syscall.EISDIR) {
+		return l, fmt.Errorf("read id lease %s: %w", path, errIsDirectory)
 	}
 	if err != nil {
 		return l, badSnapshot(path, err, "cannot read id lease")

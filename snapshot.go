@@ -41,6 +41,11 @@ var airliteVersion = "dev"
 // version, or unreadable on disk.
 var errSnapshotUnreadable = errors.New("snapshot unreadable")
 
+// errIsDirectory marks a snapshot or id lease path that names a folder: a
+// mistake in the command line, not a damaged file, so that
+// --snapshot-bad=move does not apply to it.
+var errIsDirectory = errors.New("is a directory")
+
 // snapshotError names an unreadable file and what is wrong with it.
 type snapshotError struct {
 	Path    string

@@ -18,8 +18,9 @@ const maxHeaderLine = 64 << 10
 
 // restoreSnapshot reads a snapshot into a fresh store, in one write
 // transaction committed only when every row is in: the result is the whole
-// snapshot or an error, never a part. A missing file is fs.ErrNotExist;
-// a file that cannot be loaded is errSnapshotUnreadable.
+// snapshot or an error, never a part. A missing file is fs.ErrNotExist,
+// a folder errIsDirectory; a file that cannot be loaded is
+// errSnapshotUnreadable.
 func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	var stats snapshotStats
 	f, err := os.Open(path)
@@ -33,6 +34,9 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, stats, badSnapshot(path, err, "cannot stat")
+	}
+	if info.IsDir() {
+		return nil, stats, fmt.Errorf("read snapshot %s: %w", path, errIsDirectory)
 	}
 	size := info.Size()
 

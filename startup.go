@@ -61,6 +61,9 @@ func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshot
 		if bad.err == nil || errors.Is(bad.err, fs.ErrNotExist) {
 			continue
 		}
+		if errors.Is(bad.err, errIsDirectory) {
+			return nil, nil, fmt.Errorf("refuse to start: %w; --snapshot names a file, and its id lease goes beside it as <file>.ids", bad.err)
+		}
 		if c.SnapshotBad != snapshotBadMove {
 			return nil, nil, fmt.Errorf("refuse to start: %w; the file is left as it is: "+
 				"to start anyway, run with --snapshot-bad=move, which moves it to %s.bad-<time> and starts without it",

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runOnce calls run with args (plus --addr 127.0.0.1:0, --scheduler off and
+// --log-format json) in a temporary HOME and expects it to refuse to
+// start: it returns what it logged and its error. A run that starts
+// serving instead fails the test.
+func runOnce(t *testing.T, args ...string) (logs string, err error) {
+	t.Helper()
+	args = append(args, "--addr", "127.0.0.1:0", "--scheduler", "off", "--log-format", "json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	env := mapEnv(map[string]string{"HOME": t.TempDir()})
+	go func() { done <- run(ctx, args, env, stdout, stderr) }()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if stdout.String() != "" {
+				t.Errorf("stdout = %q: a refused start must not listen", stdout.String())
+			}
+			return stderr.String(), err
+		case <-tick.C:
+			if stdout.String() != "" {
+				cancel()
+				<-done
+				t.Fatalf("run started serving (%q); want a refusal. Log:\n%s", stdout.String(), stderr.String())
+			}
+		case <-deadline.C:
+			t.Fatal("run neither refused nor served within 10s")
+		}
+	}
+}
+
+// A folder given as --snapshot is a mistake in the command line, not a
+// damaged snapshot: it gets its own message, and --snapshot-bad=move
+// leaves it where it is.
+func TestRun_SnapshotIsADirectory(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{snapshotBadRefuse, snapshotBadMove} {
+		t.Run(bad, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			dir := filepath.Join(home, "snaps")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			logs, err := runOnce(t, "--home", home, "--snapshot", dir, "--snapshot-bad", bad)
+			if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "is a directory") {
+				t.Fatalf("run = %v, want an error naming %s and saying it is a directory", err, dir)
+			}
+			for _, wrong := range []string{"corrupt", "truncated", "--snapshot-bad"} {
+				if strings.Contains(err.Error(), wrong) {
+					t.Errorf("run = %v: a folder is not a damaged snapshot (says %q)", err, wrong)
+				}
+			}
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				t.Errorf("the folder was moved or removed: %v; log:\n%s", err, logs)
+			}
+		})
+	}
+}
+
+// The id lease beside the snapshot, when a folder, gets the same message.
+func TestRun_LeaseIsADirectory(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	lease := leasePath(filepath.Join(home, "snapshot.json"))
+	if err := os.Mkdir(lease, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runOnce(t, "--home", home, "--snapshot-bad", snapshotBadMove)
+	if err == nil || !strings.Contains(err.Error(), lease) || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("run = %v, want an error naming %s and saying it is a directory", err, lease)
+	}
+	if info, err := os.Stat(lease); err != nil || !info.IsDir() {
+		t.Errorf("the folder was moved or removed: %v", err)
+	}
+}
