@@ -106,11 +106,20 @@ func (sn *snapshotter) write() error {
 }
 
 // leaseLoop extends the id lease whenever a counter comes within half a
-// block of it; it wakes on every change of the counters.
+// block of it; it wakes on every change of the counters, and after a
+// failed write every interval. A failure is logged once per episode.
 func (sn *snapshotter) leaseLoop() {
 	for {
 		ws := memdb.NewWatchSet()
-		sn.renewLeaseWatch(ws)
+		if err := sn.renewLease(ws); err != nil {
+			if !sn.leaseFailing {
+				sn.log.Error().Err(err).Msg("id lease not written; retrying (after a crash, run ids handed out since may be reused)")
+			}
+			sn.leaseFailing = true
+		} else if sn.leaseFailing {
+			sn.log.Info().Msg("id lease written again")
+			sn.leaseFailing = false
+		}
 		ctx := sn.ctx
 		var cancel context.CancelFunc = func() {}
 		if sn.leaseFailing {
@@ -124,24 +133,18 @@ func (sn *snapshotter) leaseLoop() {
 	}
 }
 
-// renewLease extends the lease file when needed.
-func (sn *snapshotter) renewLease() { sn.renewLeaseWatch(nil) }
-
-func (sn *snapshotter) renewLeaseWatch(ws memdb.WatchSet) {
+// renewLease writes the lease file a block ahead of the id counters when
+// one of them came within half a block of it. ws, when not nil, is given
+// channels that fire when the counters move.
+func (sn *snapshotter) renewLease(ws memdb.WatchSet) error {
 	run, pool := sn.store.IDCounters(ws)
 	if sn.lease.Format != "" && run <= sn.lease.DagRun-leaseBlock/2 && pool <= sn.lease.Pool-leaseBlock/2 {
-		return
+		return nil
 	}
 	next := idLease{Format: leaseFormat, Version: leaseVersion, DagRun: run + leaseBlock, Pool: pool + leaseBlock}
 	if err := writeLease(leasePath(sn.path), next.DagRun, next.Pool); err != nil {
-		if !sn.leaseFailing {
-			sn.log.Error().Err(err).Msg("id lease not written; retrying (after a crash, run ids handed out since may be reused)")
-		}
-		sn.leaseFailing = true
-		return
+		return err
 	}
-	if sn.leaseFailing {
-		sn.log.Info().Msg("id lease written again")
-	}
-	sn.leaseFailing, sn.lease = false, next
+	sn.lease = next
+	return nil
 }

@@ -28,12 +28,24 @@ func moveAside(path string, now time.Time) (string, error) {
 	return dest, nil
 }
 
+// makeSnapshotFolders creates the home and the snapshot's folder, owner
+// only, when missing.
+func makeSnapshotFolders(c config) error {
+	for _, dir := range []string{c.Home, filepath.Dir(c.Snapshot)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create folder %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
 // openStore builds the store airlite starts with: restored from the
 // snapshot when there is one, then the DAG files loaded over it, orphaned
 // task instances resolved, and the id lease taken. It returns the
 // snapshotter to start once serving, or nil with --snapshot off. A
 // snapshot that cannot be read stops the start, unless
-// --snapshot-bad=move, which moves it aside and starts empty.
+// --snapshot-bad=move, which moves it aside and starts empty; so does a
+// home or snapshot folder that cannot be created or written.
 func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshotter, error) {
 	if c.Snapshot == "off" {
 		store, err := newStore()
@@ -46,10 +58,8 @@ func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshot
 		return store, nil, nil
 	}
 	log := logger.With().Str("component", "snapshot").Logger()
-	for _, dir := range []string{c.Home, filepath.Dir(c.Snapshot)} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			log.Error().Err(err).Str("dir", dir).Msg("create snapshot folder; serving anyway, snapshots will be retried")
-		}
+	if err := makeSnapshotFolders(c); err != nil {
+		return nil, nil, err
 	}
 	now := time.Now()
 	store, stats, err := restoreSnapshot(c.Snapshot)
@@ -101,7 +111,11 @@ func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshot
 		}
 	}
 	sn := newSnapshotter(store, c.Snapshot, c.SnapshotInterval, log)
-	sn.renewLease() // before the first request; on failure it is retried
+	// Before the first request, and a test that the snapshot's folder
+	// takes files: airlite does not serve without persistence.
+	if err := sn.renewLease(nil); err != nil {
+		return nil, nil, fmt.Errorf("take the id lease: %w", err)
+	}
 	return store, sn, nil
 }
 

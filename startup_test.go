@@ -90,3 +90,56 @@ func TestRun_LeaseIsADirectory(t *testing.T) {
 		t.Errorf("the folder was moved or removed: %v", err)
 	}
 }
+
+// A home or snapshot folder that cannot be created or written stops the
+// start with one error naming it, instead of serving without persistence.
+func TestRun_UnwritableSnapshotPath(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		args func(dir string) (args []string, blocked string)
+	}{
+		{"home under a file", func(dir string) ([]string, string) {
+			home := filepath.Join(dir, "file", "home")
+			return []string{"--home", home}, home
+		}},
+		{"home under a file, snapshot elsewhere", func(dir string) ([]string, string) {
+			home := filepath.Join(dir, "file", "home")
+			return []string{"--home", home, "--snapshot", filepath.Join(dir, "snapshot.json")}, home
+		}},
+		{"snapshot folder under a file", func(dir string) ([]string, string) {
+			snaps := filepath.Join(dir, "file", "snaps")
+			return []string{"--home", filepath.Join(dir, "home"), "--snapshot", filepath.Join(snaps, "snapshot.json")}, snaps
+		}},
+		{"read-only snapshot folder", func(dir string) ([]string, string) {
+			snaps := filepath.Join(dir, "ro")
+			if err := os.Mkdir(snaps, 0o500); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"--home", snaps}, snaps
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if strings.HasPrefix(tc.name, "read-only") && os.Geteuid() == 0 {
+				t.Skip("root writes into read-only folders")
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args, blocked := tc.args(dir)
+			logs, err := runOnce(t, args...)
+			if err == nil || !strings.Contains(err.Error(), blocked) {
+				t.Fatalf("run = %v, want an error naming %s", err, blocked)
+			}
+			if strings.Contains(err.Error(), "--snapshot-bad") {
+				t.Errorf("run = %v: nothing is damaged, nothing to move aside", err)
+			}
+			if logs != "" {
+				t.Errorf("a refused start logs nothing (run returns the error); log:\n%s", logs)
+			}
+		})
+	}
+}
