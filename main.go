@@ -229,6 +229,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := newLogger(c, stderr)
 
+	if c.Snapshot != "off" {
+		lock, err := lockSnapshot(c) // one airlite per snapshot
+		if err != nil {
+			return err
+		}
+		defer lock.release() // last: after the final snapshot
+	}
 	dags, err := loadDAGSet(c.DagsDir)
 	if err != nil {
 		return err

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -26,6 +29,58 @@ func moveAside(path string, now time.Time) (string, error) {
 		return "", fmt.Errorf("move %s aside: %w", path, err)
 	}
 	return dest, nil
+}
+
+// snapshotLock is an exclusive lock (flock) on <snapshot>.lock, held from
+// start to exit: two airlites on one snapshot would write over each
+// other's state and hand out the same run ids. The file holds the pid of
+// the airlite holding it. It is never removed: another airlite may have it
+// open, and a lock taken on a removed file would not keep out a third.
+// The lock file is the one file airlite writes in place, not through an
+// atomicFile: a rename would put another file, unlocked, at its path.
+type snapshotLock struct{ f *os.File }
+
+func lockPath(snapshotPath string) string { return snapshotPath + ".lock" }
+
+// lockSnapshot creates the snapshot's folders and takes its lock, or
+// says which airlite holds it.
+func lockSnapshot(c config) (*snapshotLock, error) {
+	if err := makeSnapshotFolders(c); err != nil {
+		return nil, err
+	}
+	path := lockPath(c.Snapshot)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		pid := "unknown"
+		buf := make([]byte, 32)
+		if n, _ := f.ReadAt(buf, 0); len(bytes.TrimSpace(buf[:n])) > 0 {
+			pid = string(bytes.TrimSpace(buf[:n]))
+		}
+		return nil, fmt.Errorf("refuse to start: another airlite (pid %s) uses %s: it holds %s; "+
+			"stop it, or give this one another --home or --snapshot", pid, c.Snapshot, path)
+	}
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write lock %s: %w", path, err)
+	}
+	return &snapshotLock{f: f}, nil
+}
+
+// release empties the lock file of its pid and lets the lock go.
+func (l *snapshotLock) release() {
+	_ = l.f.Truncate(0)
+	_ = l.f.Close()
 }
 
 // makeSnapshotFolders creates the home and the snapshot's folder, owner

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,33 @@ func TestRun_UnwritableSnapshotPath(t *testing.T) {
 				t.Errorf("a refused start logs nothing (run returns the error); log:\n%s", logs)
 			}
 		})
+	}
+}
+
+// Two airlites on one snapshot would write over each other's state: the
+// second refuses to start, naming the lock and the first one's pid, and
+// once the first has stopped the home is free again.
+func TestRun_SecondInstanceOnOneSnapshotRefused(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	snapshot := filepath.Join(home, "snapshot.json")
+	first := startRun(t, "--home", home, "--snapshot", snapshot)
+
+	_, err := runOnce(t, "--home", home, "--snapshot", snapshot)
+	lock := snapshot + ".lock"
+	pid := strconv.Itoa(os.Getpid())
+	if err == nil || !strings.Contains(err.Error(), lock) || !strings.Contains(err.Error(), "pid "+pid) {
+		t.Fatalf("second run = %v, want a refusal naming %s and pid %s", err, lock, pid)
+	}
+	if data, err := os.ReadFile(lock); err != nil || strings.TrimSpace(string(data)) != pid {
+		t.Errorf("lock file holds %q (%v), want the running airlite's pid %s", data, err, pid)
+	}
+
+	if err := first.stop(t); err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	again := startRun(t, "--home", home, "--snapshot", snapshot)
+	if err := again.stop(t); err != nil {
+		t.Fatalf("run after the first stopped: %v", err)
 	}
 }
