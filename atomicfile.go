@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // atomicFile is how airlite writes every file it keeps (the snapshot, the
@@ -32,6 +33,24 @@ type atomicFile struct {
 // atomicTempPattern is the name of a temporary file of path, for
 // os.CreateTemp: "snapshot.json.tmp" followed by random digits.
 func atomicTempPattern(path string) string { return filepath.Base(path) + ".tmp*" }
+
+// atomicTemps lists the temporary files of path that are in its folder:
+// "<name>.tmp" followed by digits, or nothing (the name airlite used
+// before temporary names were unique). Only a crash leaves them.
+func atomicTemps(path string) ([]string, error) {
+	matches, err := filepath.Glob(path + ".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	var temps []string
+	for _, m := range matches {
+		digits := strings.TrimPrefix(filepath.Base(m), filepath.Base(path)+".tmp")
+		if strings.Trim(digits, "0123456789") == "" {
+			temps = append(temps, m)
+		}
+	}
+	return temps, nil
+}
 
 // createAtomic starts writing path: a new temporary file beside it with
 // mode perm (set as given, whatever the umask).

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// atomicTemps lists the temporary files of path.
-func atomicTemps(t *testing.T, path string) []string {
+// globTemps lists every file named like a temporary file of path.
+func globTemps(t *testing.T, path string) []string {
 	t.Helper()
 	tmps, err := filepath.Glob(path + ".tmp*")
 	if err != nil {
@@ -83,7 +83,7 @@ func TestAtomicFile_CommitReplacesAtomically(t *testing.T) {
 	if data, _ := os.ReadFile(path); !bytes.Equal(data, version('k')) {
 		t.Error("the last committed version is not in place")
 	}
-	if tmps := atomicTemps(t, path); len(tmps) != 0 {
+	if tmps := globTemps(t, path); len(tmps) != 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
 }
@@ -122,7 +122,7 @@ func TestAtomicFile_AbortKeepsOldFile(t *testing.T) {
 	if _, err := a.Write(bytes.Repeat([]byte("new"), 100_000)); err != nil { // past the buffer: on disk
 		t.Fatal(err)
 	}
-	if tmps := atomicTemps(t, path); len(tmps) != 1 || tmps[0] != a.TempName() {
+	if tmps := globTemps(t, path); len(tmps) != 1 || tmps[0] != a.TempName() {
 		t.Fatalf("temporary files %v while writing, want %s", tmps, a.TempName())
 	}
 	if err := a.Abort(); err != nil {
@@ -131,7 +131,7 @@ func TestAtomicFile_AbortKeepsOldFile(t *testing.T) {
 	if data, _ := os.ReadFile(path); string(data) != "old\n" {
 		t.Errorf("target after Abort = %q, want the old content", data)
 	}
-	if tmps := atomicTemps(t, path); len(tmps) != 0 {
+	if tmps := globTemps(t, path); len(tmps) != 0 {
 		t.Errorf("temporary files left after Abort: %v", tmps)
 	}
 	if err := a.Commit(); err == nil {
@@ -179,7 +179,7 @@ func TestAtomicFile_ErrorMidwayLeavesNoTemp(t *testing.T) {
 			if data, _ := os.ReadFile(path); string(data) != "old\n" {
 				t.Errorf("target = %q, want the old content", data)
 			}
-			if tmps := atomicTemps(t, path); len(tmps) != 0 {
+			if tmps := globTemps(t, path); len(tmps) != 0 {
 				t.Errorf("temporary files left: %v", tmps)
 			}
 		})

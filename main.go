@@ -235,6 +235,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		defer lock.release() // last: after the final snapshot
+		if err := removeStaleTemps(c.Snapshot, logger.With().Str("component", "snapshot").Logger()); err != nil {
+			return err
+		}
 	}
 	dags, err := loadDAGSet(c.DagsDir)
 	if err != nil {

@@ -83,6 +83,28 @@ func (l *snapshotLock) release() {
 	_ = l.f.Close()
 }
 
+// removeStaleTemps removes the temporary files of the snapshot and the id
+// lease that a crash left half-written, logging each. Call it holding the
+// snapshot's lock: another airlite's are never stale.
+func removeStaleTemps(snapshot string, log zerolog.Logger) error {
+	for _, target := range []string{snapshot, leasePath(snapshot)} {
+		temps, err := atomicTemps(target)
+		if err != nil {
+			return err
+		}
+		for _, tmp := range temps {
+			if info, err := os.Lstat(tmp); err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			if err := os.Remove(tmp); err != nil {
+				return fmt.Errorf("remove stale temporary file: %w", err)
+			}
+			log.Warn().Str("path", tmp).Msg("stale temporary file removed (left by a crash while writing)")
+		}
+	}
+	return nil
+}
+
 // makeSnapshotFolders creates the home and the snapshot's folder, owner
 // only, when missing.
 func makeSnapshotFolders(c config) error {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -170,5 +172,34 @@ func TestRun_SecondInstanceOnOneSnapshotRefused(t *testing.T) {
 	again := startRun(t, "--home", home, "--snapshot", snapshot)
 	if err := again.stop(t); err != nil {
 		t.Fatalf("run after the first stopped: %v", err)
+	}
+}
+
+// Temporary files a crash left half-written beside the snapshot and the
+// id lease are removed at start, each with a log line; other files stay.
+func TestRun_StaleTempFilesRemoved(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	snapshot := filepath.Join(home, "snapshot.json")
+	stale := []string{snapshot + ".tmp", snapshot + ".tmp123456", leasePath(snapshot) + ".tmp42"}
+	kept := []string{snapshot + ".tmpl", filepath.Join(home, "other.tmp1")}
+	for _, p := range append(append([]string{}, stale...), kept...) {
+		if err := os.WriteFile(p, []byte(`{"format":"airlite-snap`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := startRun(t, "--home", home, "--snapshot", snapshot)
+	for _, p := range stale {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("stale %s still there (%v)", p, err)
+		}
+		if !strings.Contains(s.stderr.String(), p) {
+			t.Errorf("removing %s not logged:\n%s", p, s.stderr.String())
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s is not airlite's temporary file, but: %v", p, err)
+		}
 	}
 }
