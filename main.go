@@ -258,6 +258,16 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	logger := newLogger(c, stderr)
 
+	if c.Snapshot != "off" {
+		lock, err := lockSnapshot(c) // one airlite per snapshot
+		if err != nil {
+			return err
+		}
+		defer lock.release() // last: after the final snapshot
+		if err := removeStaleTemps(c.Snapshot, logger.With().Str("component", "snapshot").Logger()); err != nil {
+			return err
+		}
+	}
 	dags, err := loadDAGSet(ctx, c.DagsDir, logger)
 	if err != nil {
 		return err
@@ -444,31 +454,4 @@ func checkExposure(c config, addr net.Addr) error {
 func isLoopback(addr net.Addr) bool {
 	tcp, ok := addr.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
-}
-
-// writeFileAtomic writes a file so that readers see the old content or the
-// new, never a part: a temporary file in the same folder, synced, renamed.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

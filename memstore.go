@@ -438,6 +438,43 @@ func (s *Store) update(fn func(txn *memdb.Txn) error) error {
 // ChangeIndex is the number of write transactions committed so far.
 func (s *Store) ChangeIndex() int64 { return counterValue(s.read(), counterChange) }
 
+// IDCounters returns the highest run and pool ids handed out so far. ws,
+// when not nil, is given channels that fire when either changes.
+func (s *Store) IDCounters(ws memdb.WatchSet) (run, pool int64) {
+	txn := s.read()
+	for _, c := range []struct {
+		name  string
+		value *int64
+	}{{counterRunID, &run}, {counterPoolID, &pool}} {
+		ch, raw, _ := txn.FirstWatch(tableCounters, indexID, c.name)
+		if ws != nil {
+			ws.Add(ch)
+		}
+		if raw != nil {
+			*c.value = raw.(*counter).Value
+		}
+	}
+	return run, pool
+}
+
+// RaiseIDCounters makes the run and pool id counters at least run and
+// pool, so that no id up to them is handed out again (the id lease).
+func (s *Store) RaiseIDCounters(run, pool int64) error {
+	return s.update(func(txn *memdb.Txn) error {
+		for _, c := range []struct {
+			name string
+			v    int64
+		}{{counterRunID, run}, {counterPoolID, pool}} {
+			if counterValue(txn, c.name) < c.v {
+				if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.v}); err != nil {
+					return fmt.Errorf("raise counter %s: %w", c.name, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
 func counterValue(txn *memdb.Txn, name string) int64 {
 	raw, err := txn.First(tableCounters, indexID, name)
 	if err != nil || raw == nil {
@@ -1498,6 +1535,43 @@ func (s *Store) TakeTaskProcesses() ([]taskProcessRecord, error) {
 		return putTaskInstancesTxn(txn, changed...)
 	})
 	return recs, err
+}
+
+// ResetOrphans changes, in one write, every task instance in one of
+// states as decide says: the task instance to store in its place (nil
+// leaves it as it is) and the line its try leaves in the task log (nil for
+// none). It returns how many changed.
+func (s *Store) ResetOrphans(states []TaskState, decide func(v storeView, ti *TaskInstance) (*TaskInstance, *TryLog)) (int, error) {
+	changed := 0
+	err := s.update(func(txn *memdb.Txn) error {
+		changed = 0
+		var orphans []*TaskInstance
+		for _, state := range states {
+			tis, err := taskInstancesInStateTxn(txn, state)
+			if err != nil {
+				return err
+			}
+			orphans = append(orphans, tis...)
+		}
+		for _, old := range orphans {
+			key := tiKey{old.DagID, old.RunID, old.TaskID}
+			ti, try := decide(storeView{txn}, old)
+			if ti == nil {
+				continue
+			}
+			if err := putTaskInstancesTxn(txn, ti); err != nil {
+				return fmt.Errorf("reset orphaned task %s: %w", key, err)
+			}
+			if try != nil {
+				if err := appendTaskLogTxn(txn, key, *try); err != nil {
+					return fmt.Errorf("log orphaned task %s: %w", key, err)
+				}
+			}
+			changed++
+		}
+		return nil
+	})
+	return changed, err
 }
 
 // appendTaskLogTxn adds a try's output to its task instance's log.

@@ -7,12 +7,17 @@ package main
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
 // TestScheduler_ResetNeverLeaksAStaleResult triggers a run, resets while
@@ -109,4 +114,45 @@ func (s *scheduler) runningTasksOf(dagID string) int {
 		}
 	}
 	return n
+}
+
+// Only the store (memstore.go, writebatch.go) and the snapshot codec
+// (snapshot*.go) name go-memdb tables or open write transactions; the
+// rest of airlite calls the store's intent-level methods.
+func TestOwnership_OnlyTheStoreTouchesTables(t *testing.T) {
+	t.Parallel()
+	owners := map[string]bool{"memstore.go": true, "writebatch.go": true,
+		"snapshot.go": true, "snapshot_read.go": true, "snapshot_write.go": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if owners[name] || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var what string
+			switch x := n.(type) {
+			case *ast.Ident:
+				if strings.HasPrefix(x.Name, "table") && len(x.Name) > 5 && unicode.IsUpper(rune(x.Name[5])) {
+					what = "names table constant " + x.Name
+				}
+			case *ast.SelectorExpr:
+				switch x.Sel.Name {
+				case "update", "updateBatched", "read", "Txn":
+					what = "handles a transaction (." + x.Sel.Name + ")"
+				}
+			}
+			if what != "" {
+				t.Errorf("%s %s: only the store and the snapshot codec may", fset.Position(n.Pos()), what)
+			}
+			return true
+		})
+	}
 }

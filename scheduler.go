@@ -779,17 +779,7 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 			ti.StartDate, ti.EndDate, ti.Duration, ti.QueuedDttm, ti.NextRetryAt = nil, nil, nil, nil, nil
 			return tryResult{TI: &ti}, nil
 		}
-		ti.EndDate, ti.UpdatedAt = &now, &now
-		if ti.StartDate != nil {
-			d := now.Sub(*ti.StartDate).Seconds()
-			ti.Duration = &d
-		}
-		ti.State = out.state
-		if out.state == TaskFailed && ti.TryNumber <= ti.MaxTries {
-			ti.State = TaskUpForRetry
-			next := ti.EndDate.Add(retryDelay(job.task, &ti))
-			ti.NextRetryAt = &next
-		}
+		endTry(&ti, out.state, job.task, now)
 		log := s.opts.Logger.Info()
 		if ti.State == TaskFailed || ti.State == TaskUpForRetry {
 			log = s.opts.Logger.Warn().Str("reason", out.reason)
@@ -806,6 +796,30 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 		}
 		return res, nil
 	})
+}
+
+// endTry ends ti's try at now in state (success, skipped or failed): end
+// date and duration are set, and a failed try goes through Airflow's
+// handle_failure: up_for_retry, with the time of its next try, when the
+// task has retries and try_number <= max_tries, else failed. task gives
+// the retry delay; without it (its DAG file is gone) the retry is due at
+// once. The scheduler ends every try here, and so does the orphan policy
+// with a try that a stop left running (orphans.go).
+func endTry(ti *TaskInstance, state TaskState, task *Task, now time.Time) {
+	ti.EndDate, ti.UpdatedAt = &now, &now
+	if ti.StartDate != nil {
+		d := now.Sub(*ti.StartDate).Seconds()
+		ti.Duration = &d
+	}
+	ti.State = state
+	if state == TaskFailed && ti.MaxTries > 0 && ti.TryNumber <= ti.MaxTries {
+		ti.State = TaskUpForRetry
+		next := now
+		if task != nil {
+			next = now.Add(retryDelay(task, ti))
+		}
+		ti.NextRetryAt = &next
+	}
 }
 
 // tryLog is the output a try leaves in its task instance's log, with the

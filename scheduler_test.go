@@ -1041,3 +1041,44 @@ tasks:
 		}
 	})
 }
+
+// endTry is the one place a try ends, for the scheduler and for the
+// orphan policy at restart.
+func TestEndTry(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	now := start.Add(90 * time.Second)
+	task := &Task{TaskID: "t", RetryDelay: 5 * time.Minute}
+	cases := []struct {
+		name      string
+		state     TaskState
+		try, max  int
+		task      *Task
+		want      TaskState
+		wantRetry *time.Time
+	}{
+		{"success", TaskSuccess, 1, 2, task, TaskSuccess, nil},
+		{"failed with a retry left", TaskFailed, 1, 1, task, TaskUpForRetry, ptrTime(now.Add(5 * time.Minute))},
+		{"failed, retries used up", TaskFailed, 2, 1, task, TaskFailed, nil},
+		{"failed without retries", TaskFailed, 0, 0, task, TaskFailed, nil},
+		{"failed, DAG file gone", TaskFailed, 1, 1, nil, TaskUpForRetry, &now},
+	}
+	for _, tc := range cases {
+		ti := TaskInstance{DagID: "d", RunID: "r", TaskID: "t", State: TaskRunning, TryNumber: tc.try, MaxTries: tc.max, StartDate: &start}
+		endTry(&ti, tc.state, tc.task, now)
+		if ti.State != tc.want {
+			t.Errorf("%s: state %q, want %q", tc.name, ti.State, tc.want)
+		}
+		if ti.EndDate == nil || !ti.EndDate.Equal(now) || ti.UpdatedAt == nil || !ti.UpdatedAt.Equal(now) {
+			t.Errorf("%s: end %v, updated %v, want %v", tc.name, ti.EndDate, ti.UpdatedAt, now)
+		}
+		if ti.Duration == nil || *ti.Duration != 90 {
+			t.Errorf("%s: duration %v, want 90", tc.name, ti.Duration)
+		}
+		if (ti.NextRetryAt == nil) != (tc.wantRetry == nil) || (tc.wantRetry != nil && !ti.NextRetryAt.Equal(*tc.wantRetry)) {
+			t.Errorf("%s: next retry %v, want %v", tc.name, ti.NextRetryAt, tc.wantRetry)
+		}
+	}
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }

@@ -166,8 +166,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("snapshot file mode = %v (%v), want 0600", info.Mode().Perm(), err)
 	}
-	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("temporary file left behind: %v", err)
+	if tmps, _ := filepath.Glob(path + ".tmp*"); len(tmps) != 0 {
+		t.Errorf("temporary files left behind: %v", tmps)
 	}
 	restored, stats, err := restoreSnapshot(path)
 	if err != nil {
@@ -700,7 +700,10 @@ func TestRun_RefusesUnreadableSnapshot(t *testing.T) {
 
 func TestSnapshot_WriteFailureKeepsPreviousAndLogsOnce(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	path, good := snapGoodFile(t, dir)
 	store, _, err := restoreSnapshot(path)
 	if err != nil {
@@ -712,8 +715,14 @@ func TestSnapshot_WriteFailureKeepsPreviousAndLogsOnce(t *testing.T) {
 	if err := sn.write(); err != nil { // the first write always happens
 		t.Fatal(err)
 	}
-	// A folder where the temporary file goes makes every write fail.
-	if err := os.Mkdir(path+".tmp", 0o700); err != nil {
+	// A file where the snapshot folder was makes every write fail (tests
+	// run as root too, which no permission stops). The folder, with the
+	// snapshot, waits beside it.
+	aside := dir + ".aside"
+	if err := os.Rename(dir, aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
@@ -727,11 +736,14 @@ func TestSnapshot_WriteFailureKeepsPreviousAndLogsOnce(t *testing.T) {
 	if n := strings.Count(logs.String(), "snapshot not written"); n != 1 {
 		t.Errorf("failure logged %d times, want once per episode:\n%s", n, logs.String())
 	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(aside, dir); err != nil {
+		t.Fatal(err)
+	}
 	if data, _ := os.ReadFile(path); !bytes.Equal(data, good) {
 		t.Errorf("the previous snapshot changed after failed writes")
-	}
-	if err := os.Remove(path + ".tmp"); err != nil {
-		t.Fatal(err)
 	}
 	if err := sn.write(); err != nil {
 		t.Fatalf("write after the cause went: %v", err)

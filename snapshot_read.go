@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// maxHeaderLine bounds the first and last lines of a snapshot, which are
+// read before the rest.
+const maxHeaderLine = 64 << 10
+
+// restoreSnapshot reads a snapshot into a fresh store, in one write
+// transaction committed only when every row is in: the result is the whole
+// snapshot or an error, never a part. A missing file is fs.ErrNotExist,
+// a folder errIsDirectory; a file that cannot be loaded is
+// errSnapshotUnreadable.
+func restoreSnapshot(path string) (*Store, snapshotStats, error) {
+	var stats snapshotStats
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, stats, err
+	}
+	if err != nil {
+		return nil, stats, badSnapshot(path, err, "cannot open")
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, stats, badSnapshot(path, err, "cannot stat")
+	}
+	if info.IsDir() {
+		return nil, stats, fmt.Errorf("read snapshot %s: %w", path, errIsDirectory)
+	}
+	size := info.Size()
+
+	// 1. The header: format and version before anything else.
+	first, err := bufio.NewReaderSize(io.LimitReader(f, maxHeaderLine), maxHeaderLine).ReadBytes('\n')
+	if err != nil {
+		if size == 0 {
+			return nil, stats, badSnapshot(path, nil, "empty file")
+		}
+		return nil, stats, badSnapshot(path, nil, "truncated or corrupt: no complete header line")
+	}
+	var header snapshotHeader
+	if err := json.Unmarshal(first, &header); err != nil {
+		return nil, stats, badSnapshot(path, err, "corrupt header")
+	}
+	if header.Format != snapshotFormat {
+		return nil, stats, badSnapshot(path, nil, "unknown format %q (want %q)", header.Format, snapshotFormat)
+	}
+	if header.Version > snapshotVersion {
+		return nil, stats, badSnapshot(path, nil,
+			"written by a newer airlite (%s) in snapshot format version %d; this airlite (%s) reads up to version %d",
+			header.AirliteVersion, header.Version, airliteVersion, snapshotVersion)
+	}
+	if header.Version < 1 {
+		return nil, stats, badSnapshot(path, nil, "unknown snapshot format version %d", header.Version)
+	}
+	headerEnd := int64(len(first))
+
+	// 2. The end line and the checksum of everything before it.
+	footerStart, footer, err := readFooter(f, size, headerEnd)
+	if err != nil {
+		return nil, stats, badSnapshot(path, err, "truncated or corrupt")
+	}
+	crc := crc32.New(crc32c)
+	if _, err := io.Copy(crc, io.NewSectionReader(f, 0, footerStart)); err != nil {
+		return nil, stats, badSnapshot(path, err, "cannot read")
+	}
+	if got := fmt.Sprintf("%08x", crc.Sum32()); got != footer.CRC32C {
+		return nil, stats, badSnapshot(path, nil, "corrupt: checksum %s, the end line says %s", got, footer.CRC32C)
+	}
+
+	// 3. The rows, into a fresh store in one transaction.
+	store, err := newStore()
+	if err != nil {
+		return nil, stats, err
+	}
+	txn := store.db.Txn(true)
+	defer txn.Abort()
+	codecs := map[string]snapshotCodec{}
+	for _, c := range snapshotCodecs() {
+		codecs[c.table] = c
+	}
+	body := io.NewSectionReader(f, headerEnd, footerStart-headerEnd)
+	// Decoding and inserting overlap: one goroutine decodes rows into
+	// batches, this one inserts them. The decoder owns the file reader,
+	// this goroutine the transaction.
+	batches := make(chan rowBatch, 8)
+	quit := make(chan struct{})
+	decoded := make(chan decodeResult, 1)
+	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
+	var maxRunID, maxPoolID int64
+	var insertErr error
+	for batch := range batches {
+		if insertErr != nil {
+			continue // drain until the decoder sees quit
+		}
+		if insert := codecs[batch.table].insert; insert != nil {
+			if err := insert(txn, batch.rows); err != nil {
+				insertErr = badSnapshot(path, err, "rows %d to %d of table %s do not fit",
+					batch.first+1, batch.first+len(batch.rows), batch.table)
+				close(quit)
+			}
+			continue
+		}
+		for i, obj := range batch.rows {
+			switch o := obj.(type) {
+			case *DagRun:
+				maxRunID = max(maxRunID, o.ID)
+			case *Pool:
+				maxPoolID = max(maxPoolID, o.ID)
+			}
+			if err := txn.Insert(batch.table, obj); err != nil {
+				insertErr = badSnapshot(path, err, "row %d of table %s does not fit", batch.first+i+1, batch.table)
+				close(quit)
+				break
+			}
+		}
+	}
+	res := <-decoded
+	if insertErr != nil {
+		return nil, stats, insertErr
+	}
+	if res.err != nil {
+		return nil, stats, res.err
+	}
+	stats.Rows = res.rows
+	seen := res.tables
+	if stats.Rows != footer.Rows || len(seen) != footer.Tables {
+		return nil, stats, badSnapshot(path, nil, "holds %d rows in %d tables, the end line says %d in %d",
+			stats.Rows, len(seen), footer.Rows, footer.Tables)
+	}
+	if err := recountRunsTxn(txn); err != nil {
+		return nil, stats, err
+	}
+	// Ids keep counting from the highest id restored, whatever the
+	// counters say.
+	for _, c := range []struct {
+		name string
+		max  int64
+	}{{counterRunID, maxRunID}, {counterPoolID, maxPoolID}} {
+		if counterValue(txn, c.name) < c.max {
+			if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.max}); err != nil {
+				return nil, stats, fmt.Errorf("restore counter %s: %w", c.name, err)
+			}
+		}
+	}
+	txn.Commit()
+	stats.Index = counterValue(store.read(), counterChange)
+	stats.Bytes = size
+	return store, stats, nil
+}
+
+// rowBatch is a run of decoded rows of one table.
+type rowBatch struct {
+	table string
+	first int // index of rows[0] in its table
+	rows  []any
+}
+
+type decodeResult struct {
+	rows   int
+	tables map[string]bool
+	err    error
+}
+
+// decodeSections decodes every table section of body, a section header
+// line then one line per row, and sends the rows in batches; it closes
+// batches when done and stops early when quit is closed.
+func decodeSections(path string, body io.Reader, codecs map[string]snapshotCodec, batches chan<- rowBatch, quit <-chan struct{}) (res decodeResult) {
+	defer close(batches)
+	defer func() {
+		// A decoder bug must not take the process down with a bad file.
+		if v := recover(); v != nil {
+			res.err = badSnapshot(path, fmt.Errorf("decoder panicked: %v", v), "corrupt")
+		}
+	}()
+	const batchSize = 512
+	res.tables = map[string]bool{}
+	r := bufio.NewReaderSize(body, 1<<20)
+	for {
+		line, err := readLine(r)
+		if err == io.EOF {
+			return res
+		}
+		if err != nil {
+			res.err = badSnapshot(path, err, "cannot read")
+			return res
+		}
+		var sec sectionHeader
+		if err := json.Unmarshal(line, &sec); err != nil {
+			res.err = badSnapshot(path, err, "corrupt table header")
+			return res
+		}
+		c, ok := codecs[sec.Table]
+		if !ok {
+			res.err = badSnapshot(path, nil, "unknown table %q", sec.Table)
+			return res
+		}
+		if res.tables[sec.Table] {
+			res.err = badSnapshot(path, nil, "table %s appears twice", sec.Table)
+			return res
+		}
+		res.tables[sec.Table] = true
+		batch := rowBatch{table: sec.Table}
+		for i := 0; i < sec.Rows; i++ {
+			line, err := readLine(r)
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			if err != nil {
+				res.err = badSnapshot(path, err, "corrupt row %d of table %s", i+1, sec.Table)
+				return res
+			}
+			obj, err := c.decode(line)
+			if err != nil {
+				res.err = badSnapshot(path, err, "corrupt row %d of table %s", i+1, sec.Table)
+				return res
+			}
+			batch.rows = append(batch.rows, obj)
+			if len(batch.rows) == batchSize || i == sec.Rows-1 {
+				select {
+				case batches <- batch:
+				case <-quit:
+					return res
+				}
+				batch = rowBatch{table: sec.Table, first: i + 1, rows: make([]any, 0, batchSize)}
+			}
+		}
+		res.rows += sec.Rows
+	}
+}
+
+// readLine returns the next line without its newline. The slice is valid
+// until the next read; records are decoded before that.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		// A line longer than the buffer (a task log of many tries): gather it.
+		long := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.ReadSlice('\n')
+			long = append(long, line...)
+		}
+		line = long
+	}
+	if err == io.EOF && len(line) > 0 {
+		return nil, io.ErrUnexpectedEOF // the body always ends with a newline
+	}
+	if err != nil {
+		return nil, err
+	}
+	return line[:len(line)-1], nil
+}
+
+// readFooter finds and decodes the last line of a snapshot and returns
+// where it starts.
+func readFooter(f *os.File, size, headerEnd int64) (int64, snapshotFooter, error) {
+	var footer snapshotFooter
+	tailLen := min(size-headerEnd, maxHeaderLine)
+	tail := make([]byte, tailLen)
+	if _, err := f.ReadAt(tail, size-tailLen); err != nil {
+		return 0, footer, fmt.Errorf("read end line: %w", err)
+	}
+	if len(tail) == 0 || tail[len(tail)-1] != '\n' {
+		return 0, footer, errors.New("no end line")
+	}
+	start := bytes.LastIndexByte(tail[:len(tail)-1], '\n') + 1
+	if start == 0 && tailLen == maxHeaderLine {
+		return 0, footer, errors.New("no end line")
+	}
+	line := tail[start:]
+	if err := json.Unmarshal(line, &footer); err != nil || footer.End != snapshotFormat {
+		return 0, footer, errors.New("no end line")
+	}
+	return size - tailLen + int64(start), footer, nil
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// snapshotBadRefuse and snapshotBadMove are the values of
+// --snapshot-bad: what to do with a snapshot that cannot be read.
+const (
+	snapshotBadRefuse = "refuse"
+	snapshotBadMove   = "move"
+)
+
+// moveAside renames a bad file to <name>.bad-<UTC time>; it never deletes.
+func moveAside(path string, now time.Time) (string, error) {
+	dest := path + ".bad-" + now.UTC().Format("20060102T150405.000000000Z")
+	if err := os.Rename(path, dest); err != nil {
+		return "", fmt.Errorf("move %s aside: %w", path, err)
+	}
+	return dest, nil
+}
+
+// snapshotLock is an exclusive lock (flock) on <snapshot>.lock, held from
+// start to exit: two airlites on one snapshot would write over each
+// other's state and hand out the same run ids. The file holds the pid of
+// the airlite holding it. It is never removed: another airlite may have it
+// open, and a lock taken on a removed file would not keep out a third.
+// The lock file is the one file airlite writes in place, not through an
+// atomicFile: a rename would put another file, unlocked, at its path.
+type snapshotLock struct{ f *os.File }
+
+func lockPath(snapshotPath string) string { return snapshotPath + ".lock" }
+
+// lockSnapshot creates the snapshot's folders and takes its lock, or
+// says which airlite holds it.
+func lockSnapshot(c config) (*snapshotLock, error) {
+	if err := makeSnapshotFolders(c); err != nil {
+		return nil, err
+	}
+	path := lockPath(c.Snapshot)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		pid := "unknown"
+		buf := make([]byte, 32)
+		if n, _ := f.ReadAt(buf, 0); len(bytes.TrimSpace(buf[:n])) > 0 {
+			pid = string(bytes.TrimSpace(buf[:n]))
+		}
+		return nil, fmt.Errorf("refuse to start: another airlite (pid %s) uses %s: it holds %s; "+
+			"stop it, or give this one another --home or --snapshot", pid, c.Snapshot, path)
+	}
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write lock %s: %w", path, err)
+	}
+	return &snapshotLock{f: f}, nil
+}
+
+// release empties the lock file of its pid and lets the lock go.
+func (l *snapshotLock) release() {
+	_ = l.f.Truncate(0)
+	_ = l.f.Close()
+}
+
+// removeStaleTemps removes the temporary files of the snapshot and the id
+// lease that a crash left half-written, logging each. Call it holding the
+// snapshot's lock: another airlite's are never stale.
+func removeStaleTemps(snapshot string, log zerolog.Logger) error {
+	for _, target := range []string{snapshot, leasePath(snapshot)} {
+		temps, err := atomicTemps(target)
+		if err != nil {
+			return err
+		}
+		for _, tmp := range temps {
+			if info, err := os.Lstat(tmp); err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			if err := os.Remove(tmp); err != nil {
+				return fmt.Errorf("remove stale temporary file: %w", err)
+			}
+			log.Warn().Str("path", tmp).Msg("stale temporary file removed (left by a crash while writing)")
+		}
+	}
+	return nil
+}
+
+// makeSnapshotFolders creates the home and the snapshot's folder, owner
+// only, when missing.
+func makeSnapshotFolders(c config) error {
+	for _, dir := range []string{c.Home, filepath.Dir(c.Snapshot)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create folder %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// openStore builds the store airlite starts with: restored from the
+// snapshot when there is one, then the DAG files loaded over it, orphaned
+// task instances resolved, and the id lease taken. It returns the
+// snapshotter to start once serving, or nil with --snapshot off. A
+// snapshot that cannot be read stops the start, unless
+// --snapshot-bad=move, which moves it aside and starts empty; so does a
+// home or snapshot folder that cannot be created or written.
+func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshotter, error) {
+	if c.Snapshot == "off" {
+		store, err := newStore()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := store.LoadDAGs(dags); err != nil {
+			return nil, nil, fmt.Errorf("load dags: %w", err)
+		}
+		return store, nil, nil
+	}
+	log := logger.With().Str("component", "snapshot").Logger()
+	if err := makeSnapshotFolders(c); err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	store, stats, err := restoreSnapshot(c.Snapshot)
+	lease, leaseErr := readLease(leasePath(c.Snapshot))
+	for _, bad := range []struct {
+		path string
+		err  error
+	}{{c.Snapshot, err}, {leasePath(c.Snapshot), leaseErr}} {
+		if bad.err == nil || errors.Is(bad.err, fs.ErrNotExist) {
+			continue
+		}
+		if errors.Is(bad.err, errIsDirectory) {
+			return nil, nil, fmt.Errorf("refuse to start: %w; --snapshot names a file, and its id lease goes beside it as <file>.ids", bad.err)
+		}
+		if c.SnapshotBad != snapshotBadMove {
+			return nil, nil, fmt.Errorf("refuse to start: %w; the file is left as it is: "+
+				"to start anyway, run with --snapshot-bad=move, which moves it to %s.bad-<time> and starts without it",
+				bad.err, bad.path)
+		}
+		dest, merr := moveAside(bad.path, now)
+		if merr != nil {
+			return nil, nil, merr
+		}
+		log.Warn().AnErr("problem", bad.err).Str("moved_to", dest).Msg("unreadable file moved aside (--snapshot-bad=move)")
+	}
+	restored := err == nil
+	if !restored {
+		if store, err = newStore(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if leaseErr == nil {
+		if err := store.RaiseIDCounters(lease.DagRun, lease.Pool); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := store.LoadDAGs(dags); err != nil {
+		return nil, nil, fmt.Errorf("load dags: %w", err)
+	}
+	if restored {
+		runs, _ := store.IDCounters(nil)
+		log.Info().Str("path", c.Snapshot).Int64("index", stats.Index).Int("rows", stats.Rows).
+			Int64("bytes", stats.Bytes).Int64("last_run_id", runs).Msg("snapshot restored")
+		if err := reportDagsWithoutFile(store, log); err != nil {
+			return nil, nil, err
+		}
+		if _, err := resolveOrphans(store, c.Edition.rules().orphans, now, log); err != nil {
+			return nil, nil, err
+		}
+	}
+	sn := newSnapshotter(store, c.Snapshot, c.SnapshotInterval, log)
+	// Before the first request, and a test that the snapshot's folder
+	// takes files: airlite does not serve without persistence.
+	if err := sn.renewLease(nil); err != nil {
+		return nil, nil, fmt.Errorf("take the id lease: %w", err)
+	}
+	return store, sn, nil
+}
+
+// reportDagsWithoutFile logs every DAG whose file is gone but whose rows
+// were restored: its runs are kept, as Airflow keeps them.
+func reportDagsWithoutFile(store *Store, log zerolog.Logger) error {
+	rows, err := store.Dags()
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if row.Def != nil {
+			continue
+		}
+		runs, err := store.RunsOfDag(row.DagID, "")
+		if err != nil {
+			return err
+		}
+		ids := make([]string, 0, len(runs))
+		for _, r := range runs {
+			ids = append(ids, r.RunID)
+		}
+		log.Warn().Str("dag_id", row.DagID).Str("fileloc", row.FileLoc).Int("runs", len(runs)).
+			Str("run_ids", strings.Join(ids, ",")).Msg("dag has no file any more; its runs are kept")
+	}
+	return nil
+}
