@@ -21,12 +21,6 @@ import (
 // maxWait bounds GET …/wait.
 const maxWait = 10 * time.Minute
 
-// writeAdminError answers an admin endpoint's error as {"error": …}.
-func (s *server) writeAdminError(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := s.errorAnswer(r, err)
-	writeAdminJSON(w, status, map[string]any{"error": msg})
-}
-
 // resetScope is what POST /_airlite/reset?scope=… puts back.
 func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 	switch scope {
@@ -87,7 +81,7 @@ func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httproute
 	q := r.URL.Query()
 	res, err := s.resetScope(q.Get("scope"), q.Get("dag_id"))
 	if err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, res)
@@ -219,12 +213,12 @@ func (s *server) decodeAdminBody(w http.ResponseWriter, r *http.Request, into an
 func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	var body stateBody
 	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	res, err := s.forceRunState(ps.ByName("dag_id"), ps.ByName("run_id"), RunState(body.State))
 	if err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, res)
@@ -233,13 +227,13 @@ func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps 
 func (s *server) handleForceTaskState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	var body stateBody
 	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	res, err := s.forceTaskState(ps.ByName("dag_id"), ps.ByName("run_id"), ps.ByName("task_id"),
 		TaskState(body.State), body.Upstream, body.Downstream)
 	if err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, res)
@@ -295,12 +289,12 @@ func (s *server) moveClock(body clockBody) (map[string]any, error) {
 func (s *server) handleMoveClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	var body clockBody
 	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	res, err := s.moveClock(body)
 	if err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, res)
@@ -334,7 +328,7 @@ func (s *server) waitRun(ctx context.Context, dagID, runID string, timeout time.
 			}
 			res := map[string]any{"dag_id": dagID, "run_id": runID, "state": string(run.State), "tasks": tasks}
 			if !run.State.Finished() {
-				return res, &apiError{kind: errTimeout, msg: fmt.Sprintf("run %s of %s is still %s after %s", runID, dagID, run.State, timeout)}
+				return nil, &apiError{kind: errTimeout, msg: fmt.Sprintf("run %s of %s is still %s after %s", runID, dagID, run.State, timeout), data: res}
 			}
 			return res, nil
 		}
@@ -350,7 +344,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 	if text := r.URL.Query().Get("timeout"); text != "" {
 		d, err := parseDuration(text)
 		if err != nil || d <= 0 || d > maxWait {
-			s.writeAdminError(w, r, newAPIError(errBadRequest, "timeout %q: want a duration between 1ms and %s, such as 30s", text, maxWait))
+			s.answerError(w, r, newAPIError(errBadRequest, "timeout %q: want a duration between 1ms and %s, such as 30s", text, maxWait))
 			return
 		}
 		timeout = d
@@ -359,13 +353,8 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 	// ordinary answer's time (the server's WriteTimeout is short).
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout + answerWriteTimeout))
 	res, err := s.waitRun(r.Context(), ps.ByName("dag_id"), ps.ByName("run_id"), timeout)
-	if errors.Is(err, errTimeout) {
-		res["error"] = err.Error()
-		writeAdminJSON(w, http.StatusRequestTimeout, res)
-		return
-	}
 	if err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, res)
@@ -373,7 +362,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 
 func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if s.opts.Journal == nil {
-		s.writeAdminError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
 		return
 	}
 	q := r.URL.Query()
@@ -382,7 +371,7 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ ht
 		if text := q.Get(name); text != "" {
 			n, err := strconv.Atoi(text)
 			if err != nil || n < 0 {
-				s.writeAdminError(w, r, newAPIError(errBadRequest, "%s %q: want a non-negative integer", name, text))
+				s.answerError(w, r, newAPIError(errBadRequest, "%s %q: want a non-negative integer", name, text))
 				return
 			}
 			*dst = n
@@ -393,7 +382,7 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ ht
 
 func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if s.opts.Journal == nil {
-		s.writeAdminError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"cleared": s.opts.Journal.clear()})
@@ -436,12 +425,12 @@ func hasOperator(dag *DAG, op string) bool {
 func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	res, err := s.loadDAG(body)
 	if err != nil {
-		s.writeAdminError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, res)

@@ -38,6 +38,7 @@ const (
 type apiError struct {
 	kind error
 	msg  string
+	data map[string]any // more fields for an admin answer (answerError)
 }
 
 func (e *apiError) Error() string { return e.msg }

@@ -229,6 +229,20 @@ type rejection struct {
 	err             error // a header Airflow cannot parse (500)
 }
 
+func (rej rejection) Error() string { return rej.body }
+
+// asError is the refusal as an error for answerError: nil when the request
+// may go on, the unreadable header's error, or the refusal itself.
+func (rej rejection) asError() error {
+	switch {
+	case rej.err != nil:
+		return rej.err
+	case rej.status != 0:
+		return rej
+	}
+	return nil
+}
+
 // check applies the backend to a request.
 func (a *authenticator) check(r *http.Request) rejection {
 	switch a.backend {

@@ -193,12 +193,6 @@ func (s *server) guarded(next http.Handler) http.Handler {
 func (s *server) refuseBrowser(w http.ResponseWriter, r *http.Request, msg string) {
 	s.opts.Logger.Warn().Str("method", r.Method).Str("path", r.URL.Path).Str("host", r.Host).
 		Str("origin", firstHeader(r, "Origin")).Str("reason", msg).Msg("browser request refused")
-	api := strings.HasPrefix(r.URL.Path, apiPrefix+"/")
-	if api || strings.HasPrefix(r.URL.Path, "/_airlite/") {
-		s.setEditionHeaders(w, api)
-		s.writeJSON(w, r, http.StatusForbidden, map[string]any{"error": msg})
-		return
-	}
-	s.setEditionHeaders(w, false)
-	s.renderError(w, r, http.StatusForbidden, msg)
+	s.setEditionHeaders(w, strings.HasPrefix(r.URL.Path, apiPrefix+"/"))
+	s.answerError(w, r, newAPIError(errForbidden, "%s", msg))
 }

@@ -405,12 +405,12 @@ func TestServer_PanicRecovered(t *testing.T) {
 	}))
 	// The same server's router with one more route, served as routes() does.
 	router := ts.srv.router()
-	router.Handle(http.MethodGet, "/_test/panic", routed("/_test/panic",
+	router.Handle(http.MethodGet, apiPrefix+"/_test/panic", routed(apiPrefix+"/_test/panic",
 		func(http.ResponseWriter, *http.Request, httprouter.Params) { panicForTest() }))
 	panicking := *ts
 	panicking.Server = httptest.NewServer(ts.srv.guarded(router))
 	t.Cleanup(panicking.Close)
-	res := panicking.do(t, http.MethodGet, "/_test/panic", "")
+	res := panicking.do(t, http.MethodGet, apiPrefix+"/_test/panic", "")
 	if res.status != 500 || res.body != `{"error": "internal error: see the airlite log"}` {
 		t.Errorf("panic answered %d %q", res.status, res.body)
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -225,96 +222,11 @@ var (
 
 // rejected applies the auth backend and answers for it when it refuses.
 func (s *server) rejected(w http.ResponseWriter, r *http.Request) bool {
-	rej := s.opts.Auth.check(r)
-	switch {
-	case rej.err != nil:
-		s.writeError(w, r, rej.err)
-		return true
-	case rej.status != 0:
-		if rej.wwwAuthenticate != "" {
-			w.Header().Set("WWW-Authenticate", rej.wwwAuthenticate)
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(rej.status)
-		_, _ = io.WriteString(w, rej.body)
+	if err := s.opts.Auth.check(r).asError(); err != nil {
+		s.answerError(w, r, err)
 		return true
 	}
 	return false
-}
-
-// writeJSON writes v in the edition's JSON form.
-func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	buf := jsonBuffers.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= maxPooledJSON {
-			jsonBuffers.Put(buf)
-		}
-	}()
-	body, err := s.rules().appendJSON((*buf)[:0], v)
-	*buf = body[:0]
-	if err != nil {
-		s.writeError(w, r, fmt.Errorf("render response: %w", err))
-		return
-	}
-	w.Header()["Content-Type"] = headerJSON
-	w.WriteHeader(status)
-	if r.Method == http.MethodHead {
-		return
-	}
-	if _, err := w.Write(body); err != nil {
-		s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write response")
-	}
-}
-
-// jsonBuffers holds response buffers for writeJSON; those that grew past
-// maxPooledJSON (long listings) go back to the garbage collector.
-var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooledJSON = 64 << 10
-
-// errorStatus maps error kinds to statuses; anything else is a 500.
-var errorStatus = []struct {
-	kind   error
-	status int
-}{
-	{errNotFound, http.StatusNotFound},
-	{errBadRequest, http.StatusBadRequest},
-	{errTooLarge, http.StatusRequestEntityTooLarge},
-	{errTimeout, http.StatusRequestTimeout},
-	{errAirflow, http.StatusInternalServerError},
-	{errCrash, http.StatusInternalServerError},
-}
-
-var (
-	errTooLarge = errors.New("request body too large")
-	errTimeout  = errors.New("timed out")
-)
-
-// errorAnswer is the status and the message for an error. Errors that are
-// not the API's own are logged here with their detail and answered
-// generically.
-func (s *server) errorAnswer(r *http.Request, err error) (int, string) {
-	status := http.StatusInternalServerError
-	for _, e := range errorStatus {
-		if errors.Is(err, e.kind) {
-			status = e.status
-			break
-		}
-	}
-	msg := err.Error()
-	var apiErr *apiError
-	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
-		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("internal error")
-		msg = "internal error: see the airlite log"
-	}
-	return status, msg
-}
-
-// writeError answers an error of the experimental API as {"error": …}, in
-// the edition's JSON form.
-func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := s.errorAnswer(r, err)
-	s.writeJSON(w, r, status, map[string]any{"error": msg})
 }
 
 // readBody reads a request body of at most maxBodyBytes.
@@ -349,7 +261,7 @@ func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // respond writes a result or an error: the common tail of every handler.
 func (s *server) respond(w http.ResponseWriter, r *http.Request, v any, err error) {
 	if err != nil {
-		s.writeError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	s.writeJSON(w, r, http.StatusOK, v)
@@ -358,7 +270,7 @@ func (s *server) respond(w http.ResponseWriter, r *http.Request, v any, err erro
 func (s *server) handleTriggerDAG(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	res, err := s.api.TriggerDAG(ps.ByName("dag_id"), body)
@@ -396,7 +308,7 @@ func (s *server) handleGetDagCode(w http.ResponseWriter, r *http.Request, ps htt
 	h["Content-Security-Policy"] = headerSandbox
 	code, err := s.api.DagCode(ps.ByName("dag_id"))
 	if err != nil {
-		s.writeError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -439,7 +351,7 @@ func (s *server) handleGetPool(w http.ResponseWriter, r *http.Request, ps httpro
 func (s *server) handleCreatePool(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	body, err := s.readBody(w, r)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	res, err := s.api.CreatePool(body)
@@ -476,48 +388,16 @@ func (s *server) handleReady(w http.ResponseWriter, r *http.Request, _ httproute
 	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ready"})
 }
 
-// writeAdminJSON writes an admin endpoint's answer: compact JSON, the same
-// in every edition.
-func writeAdminJSON(w http.ResponseWriter, status int, v any) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-		b.Reset()
-		fmt.Fprintf(&b, "{\"error\":%q}\n", "render response: "+err.Error())
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b.Bytes())
-}
-
-// handleNotFound answers a path no route matches: Airflow 2's connexion
-// problem document, or a JSON error in 1.10 (whose HTML page no client
-// can read).
+// handleNotFound answers a path no route matches, as Airflow does for any
+// path (see routeError).
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
-	s.writeProblem(w, r, http.StatusNotFound, "Not Found",
-		"The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.")
+	s.answerError(w, r, &routeError{status: http.StatusNotFound, title: "Not Found",
+		detail: "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again."})
 }
 
 func (s *server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	s.writeProblem(w, r, http.StatusMethodNotAllowed, "Method Not Allowed", "The method is not allowed for the requested URL.")
-}
-
-func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
-	s.setEditionHeaders(w, false)
-	if !s.rules().problemDocument {
-		s.writeJSON(w, r, status, map[string]any{"error": detail})
-		return
-	}
-	// connexion pretty-prints with two spaces and sorted keys.
-	body := fmt.Sprintf("{\n  \"detail\": %s,\n  \"status\": %d,\n  \"title\": %s,\n  \"type\": \"about:blank\"\n}\n",
-		appendPyString(nil, detail), status, appendPyString(nil, title))
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = io.WriteString(w, body)
-	}
+	s.answerError(w, r, &routeError{status: http.StatusMethodNotAllowed, title: "Method Not Allowed",
+		detail: "The method is not allowed for the requested URL."})
 }
 
 // handleOptions completes httprouter's automatic OPTIONS answer (status
@@ -531,7 +411,7 @@ func (s *server) handleOptions(w http.ResponseWriter, r *http.Request) {
 // stack; the server goes on serving.
 func (s *server) handlePanic(w http.ResponseWriter, r *http.Request, v any) {
 	s.opts.Logger.Error().Str("path", r.URL.Path).Interface("panic", v).Bytes("stack", debug.Stack()).Msg("handler panicked")
-	s.writeJSON(w, r, http.StatusInternalServerError, map[string]any{"error": "internal error: see the airlite log"})
+	s.answerError(w, r, newAPIError(errCrash, "%s", genericInternalError))
 }
 
 // statusRecorder captures what a handler wrote, for the access log.

@@ -147,10 +147,6 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, status int,
 	s.renderPage(w, r, status, "error", s.newPage(title, "", 0, errorView{Title: title, Message: msg}))
 }
 
-func (s *server) pageError(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := s.errorAnswer(r, err)
-	s.renderError(w, r, status, msg)
-}
 
 // runSquare is one run as a coloured square or a link.
 type runSquare struct {
@@ -238,7 +234,7 @@ func (v *dagListView) item(dagID string) *dagItem {
 func (s *server) handleUIDags(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	view, err := buildDagList(s.opts.Store, s.rules())
 	if err != nil {
-		s.pageError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	q := r.URL.Query()
@@ -284,7 +280,7 @@ func triggerBody(conf string) ([]byte, error) {
 // the API takes, then back to the list.
 func (s *server) handleUITrigger(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if err := s.parseUIForm(w, r); err != nil {
-		s.pageError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	dagID, conf := r.PostForm.Get("dag_id"), r.PostForm.Get("conf")
@@ -304,7 +300,7 @@ func (s *server) handleUITrigger(w http.ResponseWriter, r *http.Request, _ httpr
 // handleUIPaused is the pause switch: the API's SetPaused, then back.
 func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if err := s.parseUIForm(w, r); err != nil {
-		s.pageError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	dagID := r.PostForm.Get("dag_id")
@@ -322,7 +318,7 @@ func (s *server) formRefused(w http.ResponseWriter, r *http.Request, action, dag
 	status, msg := s.errorAnswer(r, err)
 	view, lerr := buildDagList(s.opts.Store, s.rules())
 	if lerr != nil {
-		s.pageError(w, r, lerr)
+		s.answerError(w, r, lerr)
 		return
 	}
 	view.Error = &formError{Action: action, DagID: dagID, Message: msg}
@@ -385,7 +381,7 @@ func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprout
 	}
 	view, err := s.buildRunView(dagID, q.Get("execution_date"))
 	if err != nil {
-		s.pageError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	refresh := uiRefreshSeconds
@@ -561,7 +557,7 @@ func buildPools(store *Store) ([]poolRow, error) {
 func (s *server) handleUIPools(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	rows, err := buildPools(s.opts.Store)
 	if err != nil {
-		s.pageError(w, r, err)
+		s.answerError(w, r, err)
 		return
 	}
 	s.renderPage(w, r, http.StatusOK, "pools", s.newPage("Pools", "pools", uiRefreshSeconds, rows))

@@ -1,0 +1,196 @@
+package main
+
+// How answers leave airlite. A success is written in its route family's
+// form: writeJSON (the experimental API, in the edition's JSON form),
+// writeAdminJSON (the admin endpoints) or renderPage (the status pages).
+// Every error answer, on any route, goes through answerError, which reads
+// the error's kind for the status and the route's family for the form.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// routeFamily is how a route answers.
+type routeFamily int
+
+const (
+	familyAPI   routeFamily = iota // /api/...: {"error": ...} in the edition's JSON form, as Airflow
+	familyAdmin                    // /_airlite/...: compact JSON, the same in every edition
+	familyPage                     // the status pages: the HTML error page
+)
+
+func familyOf(r *http.Request) routeFamily {
+	switch p := r.URL.Path; {
+	case strings.HasPrefix(p, "/api/"):
+		return familyAPI
+	case strings.HasPrefix(p, "/_airlite/"):
+		return familyAdmin
+	}
+	return familyPage
+}
+
+// routeError is a request no route takes: Airflow answers every path with
+// the same document, whatever family the path looks like.
+type routeError struct {
+	status        int
+	title, detail string
+}
+
+func (e *routeError) Error() string { return e.detail }
+
+// answerError writes every error answer. Two kinds keep Airflow's own
+// bytes on every route: a request no route takes (routeError: connexion's
+// problem document in Airflow 2, {"error": ...} in 1.10) and an auth
+// backend's refusal (rejection: plain text). Any other error gets the
+// status of its kind (errorStatus) and, in its route family's form, its
+// message; an error that is not the API's own is logged and answered
+// generically. An apiError's data adds fields to an admin answer.
+func (s *server) answerError(w http.ResponseWriter, r *http.Request, err error) {
+	var route *routeError
+	if errors.As(err, &route) {
+		s.writeProblem(w, r, route.status, route.title, route.detail)
+		return
+	}
+	var refusal rejection
+	if errors.As(err, &refusal) {
+		if refusal.wwwAuthenticate != "" {
+			w.Header().Set("WWW-Authenticate", refusal.wwwAuthenticate)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(refusal.status)
+		_, _ = io.WriteString(w, refusal.body)
+		return
+	}
+	status, msg := s.errorAnswer(r, err)
+	switch familyOf(r) {
+	case familyPage:
+		s.renderError(w, r, status, msg)
+	case familyAdmin:
+		body := map[string]any{"error": msg}
+		var apiErr *apiError
+		if errors.As(err, &apiErr) {
+			for k, v := range apiErr.data {
+				body[k] = v
+			}
+		}
+		writeAdminJSON(w, status, body)
+	default:
+		s.writeJSON(w, r, status, map[string]any{"error": msg})
+	}
+}
+
+// writeJSON writes v in the edition's JSON form.
+func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	buf := jsonBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledJSON {
+			jsonBuffers.Put(buf)
+		}
+	}()
+	body, err := s.rules().appendJSON((*buf)[:0], v)
+	*buf = body[:0]
+	if err != nil {
+		s.answerError(w, r, fmt.Errorf("render response: %w", err))
+		return
+	}
+	w.Header()["Content-Type"] = headerJSON
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := w.Write(body); err != nil {
+		s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write response")
+	}
+}
+
+// jsonBuffers holds response buffers for writeJSON; those that grew past
+// maxPooledJSON (long listings) go back to the garbage collector.
+var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledJSON = 64 << 10
+
+// errorStatus maps error kinds to statuses; anything else is a 500.
+var errorStatus = []struct {
+	kind   error
+	status int
+}{
+	{errNotFound, http.StatusNotFound},
+	{errBadRequest, http.StatusBadRequest},
+	{errTooLarge, http.StatusRequestEntityTooLarge},
+	{errTimeout, http.StatusRequestTimeout},
+	{errForbidden, http.StatusForbidden},
+	{errAirflow, http.StatusInternalServerError},
+	{errCrash, http.StatusInternalServerError},
+}
+
+var (
+	errTooLarge  = errors.New("request body too large")
+	errTimeout   = errors.New("timed out")
+	errForbidden = errors.New("forbidden")
+)
+
+// genericInternalError answers an error that is not the API's own; its
+// detail goes to the log.
+const genericInternalError = "internal error: see the airlite log"
+
+// errorAnswer is the status and the message for an error. Errors that are
+// not the API's own are logged here with their detail and answered
+// generically.
+func (s *server) errorAnswer(r *http.Request, err error) (int, string) {
+	status := http.StatusInternalServerError
+	for _, e := range errorStatus {
+		if errors.Is(err, e.kind) {
+			status = e.status
+			break
+		}
+	}
+	msg := err.Error()
+	var apiErr *apiError
+	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
+		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("internal error")
+		msg = genericInternalError
+	}
+	return status, msg
+}
+
+// writeAdminJSON writes an admin endpoint's answer: compact JSON, the same
+// in every edition.
+func writeAdminJSON(w http.ResponseWriter, status int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		b.Reset()
+		fmt.Fprintf(&b, "{\"error\":%q}\n", "render response: "+err.Error())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// writeProblem is Airflow's answer to a request no route takes (see
+// answerError).
+func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
+	s.setEditionHeaders(w, false)
+	if !s.rules().problemDocument {
+		s.writeJSON(w, r, status, map[string]any{"error": detail})
+		return
+	}
+	// connexion pretty-prints with two spaces and sorted keys.
+	body := fmt.Sprintf("{\n  \"detail\": %s,\n  \"status\": %d,\n  \"title\": %s,\n  \"type\": \"about:blank\"\n}\n",
+		appendPyString(nil, detail), status, appendPyString(nil, title))
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = io.WriteString(w, body)
+	}
+}
+
