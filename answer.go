@@ -193,4 +193,3 @@ func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int
 		_, _ = io.WriteString(w, body)
 	}
 }
-

@@ -147,7 +147,6 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, status int,
 	s.renderPage(w, r, status, "error", s.newPage(title, "", 0, errorView{Title: title, Message: msg}))
 }
 
-
 // runSquare is one run as a coloured square or a link.
 type runSquare struct {
 	DagID   string
