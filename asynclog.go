@@ -11,9 +11,8 @@ import (
 const flushDelay = 20 * time.Millisecond
 
 // asyncWriter hands log lines to one goroutine that writes them, so that a
-// request never waits for a write to stderr: at 50 clients that write cost
-// /test about a fifth of its throughput. Waking the goroutine for every
-// line cost as much again (a goroutine switch and a write per request), so
+// request never waits for a write to stderr. Waking the goroutine for
+// every line would cost a goroutine switch and a write per request, so
 // once a line arrives the goroutine waits flushDelay for more and writes
 // them all at once. When the buffer is full a line is dropped and counted
 // rather than slowing requests down.

@@ -6,9 +6,9 @@ import (
 )
 
 // go-memdb's StringFieldIndex and IntFieldIndex find their field with
-// reflect.FieldByName on every insert, which costs a quarter of restoring a
-// large snapshot. These indexers read the field through a typed accessor
-// and encode keys exactly as memdb's own do, so queries are unchanged.
+// reflect.FieldByName on every insert, and a restore inserts every row.
+// These indexers read the field through a typed accessor and encode keys
+// exactly as memdb's own do, so queries are unchanged.
 
 // stringField indexes a string field: the value and a NUL terminator; an
 // empty value is not indexed (as StringFieldIndex does).

@@ -64,8 +64,7 @@ func runKeyIndexes[T any](dag, run, task func(*T) string) *memdb.CompoundIndex {
 // (state, dag_id): a prefix query on the state alone lists every run in a
 // state, the full key one DAG's. The integer id is a column, not an index:
 // no lookup goes by it, and every index costs each trigger a radix-tree
-// insert (a second state index keyed (dag_id, state) was a tenth of the
-// store's share of a trigger).
+// insert, so the one state index serves both questions.
 func dagRunsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagRuns,
@@ -309,12 +308,10 @@ func (x timeIndex) PrefixFromArgs(args ...any) ([]byte, error) {
 }
 
 // encodeTime writes the instant four bits to a byte, most significant
-// first (the sign bit flipped keeps negative instants in order). Whole
-// bytes let a radix-tree node have 256 children, and a trigger copies the
-// nodes on its key's path: with a DAG's dates a minute apart the date
-// index grew 256-wide nodes, and copying them was 8 % of the CPU of the
-// trigger load run.
-// Nibbles cap a node at 16 children for a key twice as long.
+// first (the sign bit flipped keeps negative instants in order). A write
+// copies every radix-tree node on its key's path, and whole bytes let a
+// node grow 256 children (a DAG's dates a minute apart do): nibbles cap a
+// node at 16 children, for a key twice as long.
 func encodeTime(t time.Time) []byte {
 	v := uint64(t.UnixMicro()) ^ (1 << 63)
 	b := make([]byte, 16)

@@ -114,10 +114,10 @@ type TaskInstance struct {
 }
 
 // runTasks is the row that holds one run's task instances, in task_id
-// order. Every row costs go-memdb a radix-tree insert per index, and those
-// were most of a trigger's time: one row per run instead of one per task
-// instance cut a trigger's store time by a third. A stored row and its
-// slice are never changed; writers store a new row (putTaskInstancesTxn).
+// order. Every row costs go-memdb a radix-tree insert per index, and a
+// trigger creates all of a run's task instances: one row per run keeps
+// that to one insert. A stored row and its slice are never changed;
+// writers store a new row (putTaskInstancesTxn).
 type runTasks struct {
 	DagID string
 	RunID string

@@ -227,8 +227,8 @@ func (c snapshotCodec) eachRecord(row any, fn func(obj any) error) error {
 }
 
 // decodeInto returns a decode function for record type R. Rows are
-// decoded with goccy/go-json, which reads these records four times faster
-// than encoding/json: decoding was most of the time of a restore.
+// decoded with goccy/go-json, much faster than encoding/json at these
+// records; decoding is most of a restore's time.
 func decodeInto[R any](conv func(*R) any) func(line []byte) (any, error) {
 	return func(line []byte) (any, error) {
 		var rec R

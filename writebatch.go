@@ -13,8 +13,7 @@ import (
 // Group commit for the store's hottest write, the trigger. A go-memdb write
 // transaction copies every radix-tree node on the path of each key it
 // inserts, once per transaction, and commits once; concurrent triggers that
-// share one transaction share those copies and that commit (a batch of ten
-// runs costs each about a third of what a lone one does). Writers queue; the
+// share one transaction share those copies and that commit. Writers queue; the
 // one at the front applies everything queued as one transaction, wakes the
 // others with their answers and hands the front to the next waiter, the
 // scheme of LevelDB's DBImpl::Write. A lone writer applies its own write at
