@@ -138,6 +138,9 @@ func (p *browserPolicy) hostAllowed(hostport string) bool {
 		host = host[1 : len(host)-1]
 	}
 	host = strings.TrimSuffix(host, ".")
+	if host == "127.0.0.1" || host == "::1" { // the usual ones, before parsing
+		return true
+	}
 	if strings.EqualFold(host, "localhost") || hasSuffixFold(host, ".localhost") {
 		return true // browsers resolve *.localhost to loopback themselves
 	}
