@@ -86,8 +86,17 @@ func (s *server) answerError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 }
 
-// writeJSON writes v in the edition's JSON form.
+// streamChunk is how much of a long listing writeJSON renders before it
+// writes: a client that stops reading holds one chunk, not the listing.
+const streamChunk = 32 << 10
+
+// writeJSON writes v in the edition's JSON form; a long pyList goes out in
+// chunks as it is rendered.
 func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	if list, ok := v.(pyList); ok && list.n > 64 {
+		s.writeJSONList(w, r, status, list)
+		return
+	}
 	buf := jsonBuffers.Get().(*[]byte)
 	defer func() {
 		if cap(*buf) <= maxPooledJSON {
@@ -108,6 +117,52 @@ func (s *server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 	if _, err := w.Write(body); err != nil {
 		s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write response")
 	}
+}
+
+// writeJSONList writes a listing a chunk at a time. A row that fails to
+// render after the status went out ends the answer short, with a log line;
+// the rows of a listing are strings and numbers, which always render.
+func (s *server) writeJSONList(w http.ResponseWriter, r *http.Request, status int, list pyList) {
+	rules := s.rules()
+	w.Header()["Content-Type"] = headerJSON
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	buf := jsonBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledJSON {
+			jsonBuffers.Put(buf)
+		}
+	}()
+	b := append((*buf)[:0], '[')
+	for i := 0; i < list.n; i++ {
+		if i > 0 {
+			b = append(b, rules.json.itemSep...)
+		}
+		var err error
+		if b, err = rules.json.append(b, list.item(i)); err != nil {
+			s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Int("row", i).Msg("render listing: answer cut short")
+			*buf = b[:0]
+			return
+		}
+		if len(b) >= streamChunk {
+			if _, err := w.Write(b); err != nil {
+				s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write response")
+				*buf = b[:0]
+				return
+			}
+			b = b[:0]
+		}
+	}
+	b = append(b, ']')
+	if rules.jsonNewline {
+		b = append(b, '\n')
+	}
+	if _, err := w.Write(b); err != nil {
+		s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write response")
+	}
+	*buf = b[:0]
 }
 
 // jsonBuffers holds response buffers for writeJSON; those that grew past

@@ -365,13 +365,13 @@ func (a *airflowAPI) checkDuplicate(v storeView, dagID, runID string, date time.
 
 // DagRuns is GET /dags/<dag_id>/dag_runs (docs/behaviour.md §3.2). Every Airflow error
 // is a 400 here, as in Airflow.
-func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]pyObject, error) {
+func (a *airflowAPI) DagRuns(dagID, stateParam string) (pyList, error) {
 	if _, err := a.dagDefinition(dagID); err != nil {
 		var apiErr *apiError
 		if errors.As(err, &apiErr) {
-			return nil, newAPIError(errBadRequest, "%s", apiErr.msg)
+			return pyList{}, newAPIError(errBadRequest, "%s", apiErr.msg)
 		}
-		return nil, err
+		return pyList{}, err
 	}
 	rules := a.rules()
 	state := RunState(strings.ToLower(stateParam))
@@ -379,16 +379,18 @@ func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]pyObject, error) {
 		switch state {
 		case RunQueued, RunRunning, RunSuccess, RunFailed:
 		default:
-			return nil, newAPIError(errCrash, "'%s' is not a valid DagRunState", state)
+			return pyList{}, newAPIError(errCrash, "'%s' is not a valid DagRunState", state)
 		}
 	}
 	runs, err := a.store.RunsOfDag(dagID, state)
 	if err != nil {
-		return nil, err
+		return pyList{}, err
 	}
-	items := make([]pyObject, len(runs))
-	for i, run := range runs {
-		items[i] = pyObject{ // keys in sorted order
+	// Rows are built as they are written: the listing holds the stored
+	// runs (shared, never changed), not a copy of each as JSON fields.
+	return pyList{n: len(runs), item: func(i int) any {
+		run := runs[i]
+		return pyObject{ // keys in sorted order
 			{"dag_id", run.DagID},
 			{"dag_run_url", rules.dagRunURL(run.DagID, run.ExecutionDate)},
 			{"execution_date", isoFormat(run.ExecutionDate)},
@@ -397,8 +399,7 @@ func (a *airflowAPI) DagRuns(dagID, stateParam string) ([]pyObject, error) {
 			{"start_date", optISO(run.StartDate)},
 			{"state", string(run.State)},
 		}
-	}
-	return items, nil
+	}}, nil
 }
 
 // optISO renders an optional date as Airflow's listings do: "" when absent.

@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,5 +125,115 @@ func TestBinary_StalledBodiesClosed(t *testing.T) {
 		if r := <-results; !strings.HasPrefix(r.status, "400") || !r.closed {
 			t.Errorf("stalled client %d: %q, closed %v; want 400 and closed", i, r.status, r.closed)
 		}
+	}
+}
+
+// blockingWriter is a client that stops reading, as a socket whose
+// buffers are full: the first 64 KiB are taken, then a Write waits until
+// released.
+type blockingWriter struct {
+	h        http.Header
+	written  int
+	blocked  chan struct{} // closed when a Write starts waiting
+	release  chan struct{}
+	once     sync.Once
+	maxWrite int
+}
+
+func (b *blockingWriter) Header() http.Header { return b.h }
+func (b *blockingWriter) WriteHeader(int)     {}
+func (b *blockingWriter) Write(p []byte) (int, error) {
+	b.maxWrite = max(b.maxWrite, len(p))
+	b.written += len(p)
+	if b.written > 64<<10 {
+		b.once.Do(func() { close(b.blocked) })
+		<-b.release
+	}
+	return len(p), nil
+}
+
+// TestServer_StalledListingsHoldLittle: clients that stop reading a long
+// run listing hold a small part of it each, not the whole answer: the
+// listing is written in chunks as it is rendered, and the rows rendered
+// and written are garbage. With 20 stalled clients of a 1.5 MB listing,
+// whole copies would hold 30 MB.
+func TestServer_StalledListingsHoldLittle(t *testing.T) {
+	ts := newTestServer(t, edition2, withDAG("dag_id: many\nschedule_interval: null\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n"))
+	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 6000; i++ {
+		addTriggeredRun(t, ts.store, "many", base.Add(time.Duration(i)*time.Minute))
+	}
+	path := apiPrefix + "/dags/many/dag_runs"
+	whole := ts.do(t, "GET", path, "")
+	if whole.status != 200 || len(whole.body) < 1<<20 {
+		t.Fatalf("listing: %d, %d bytes; want 200 and over 1 MiB", whole.status, len(whole.body))
+	}
+	handler := ts.Config.Handler
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const clients = 20
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	writers := make([]*blockingWriter, clients)
+	for i := range writers {
+		w := &blockingWriter{h: http.Header{}, blocked: make(chan struct{}), release: release}
+		writers[i] = w
+		r := httptest.NewRequest("GET", path, nil)
+		r.Host = "127.0.0.1:8080"
+		done := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done)
+			handler.ServeHTTP(w, r)
+		}()
+		select {
+		case <-w.blocked:
+		case <-done:
+			t.Fatalf("client %d: the listing was written without blocking", i)
+		}
+	}
+	runtime.GC()
+	var stalled runtime.MemStats
+	runtime.ReadMemStats(&stalled)
+	close(release)
+	wg.Wait()
+	held := int64(stalled.HeapAlloc) - int64(before.HeapAlloc)
+	if limit := int64(clients) * 256 << 10; held > limit {
+		t.Errorf("%d stalled clients hold %d KiB of heap, over %d KiB (the listing is %d KiB)", clients, held>>10, limit>>10, len(whole.body)>>10)
+	}
+	for i, w := range writers {
+		if w.maxWrite > 64<<10 {
+			t.Errorf("client %d: a write of %d bytes, want chunks of at most 64 KiB", i, w.maxWrite)
+		}
+	}
+}
+
+// A listing written in chunks is byte for byte the listing rendered at
+// once, in each edition's JSON form.
+func TestServer_StreamedListingBytes(t *testing.T) {
+	t.Parallel()
+	for _, e := range allEditions {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e, withDAG("dag_id: many\nschedule_interval: null\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n"))
+			base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+			for i := 0; i < 500; i++ {
+				addTriggeredRun(t, ts.store, "many", base.Add(time.Duration(i)*time.Minute))
+			}
+			res := ts.do(t, "GET", apiPrefix+"/dags/many/dag_runs", "")
+			list, err := ts.srv.api.DagRuns("many", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := e.rules().appendJSON(nil, list)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.status != 200 || res.body != string(want) {
+				t.Fatalf("streamed listing (%d bytes) differs from the rendered one (%d bytes)", len(res.body), len(want))
+			}
+		})
 	}
 }

@@ -111,6 +111,18 @@ func (p pyJSON) append(b []byte, v any) ([]byte, error) {
 		return appendPyList(p, b, x)
 	case []pyObject:
 		return appendPyList(p, b, x)
+	case pyList:
+		b = append(b, '[')
+		for i := 0; i < x.n; i++ {
+			if i > 0 {
+				b = append(b, p.itemSep...)
+			}
+			var err error
+			if b, err = p.append(b, x.item(i)); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
 	default:
 		return b, fmt.Errorf("render json: unsupported type %T", v)
 	}
@@ -135,6 +147,14 @@ func appendPyList[T any](p pyJSON, b []byte, items []T) ([]byte, error) {
 		}
 	}
 	return append(b, ']'), nil
+}
+
+// pyList is a JSON array whose items are built one at a time as they are
+// rendered (item(i) builds item i), so that a long listing is never held
+// as rows, and writeJSON can send it in chunks.
+type pyList struct {
+	n    int
+	item func(i int) any
 }
 
 // pyObject is a JSON object built with its keys in sorted order, for the
