@@ -6,12 +6,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -264,4 +268,91 @@ func TestBinary_AdoptedProcessesEndAtStop(t *testing.T) {
 	}
 	p.stop(15 * time.Second)
 	waitGone(t, daemon, "a process a task left in its own session")
+}
+
+// rssKiB reads a process's resident set size.
+func rssKiB(t *testing.T, pid int) int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return n
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
+
+// TestBinary_NonReadingClientsOfALongListing: 400 clients ask for a run
+// listing of 10,000 runs (2.4 MB) and never read it. The binary's RSS
+// stays under 400 MiB (each such client held the whole answer before:
+// 400 x 2.4 MB), and it answers others meanwhile.
+func TestBinary_NonReadingClientsOfALongListing(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	dags := writeDAGFolder(t, "dag_id: many\nschedule_interval: null\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n")
+	p := startBinary(t, "--dags", dags, "--snapshot", "off", "--scheduler", "off", "--journal-size", "0", "--log-level", "warn")
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < 10000; i += 8 {
+				body := fmt.Sprintf(`{"run_id": "r%d", "execution_date": "2020-01-01T00:00:00+00:00", "replace_microseconds": "false"}`, i)
+				body = strings.Replace(body, "2020-01-01T00:00:00", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i)*time.Minute).Format("2006-01-02T15:04:05"), 1)
+				res, err := client.Post(p.base+apiPrefix+"/dags/many/dag_runs", "application/json", strings.NewReader(body))
+				if err != nil {
+					errs <- err
+					return
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					errs <- fmt.Errorf("trigger %d: %d", i, res.StatusCode)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(p.base, "http://")
+	var conns []net.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for i := 0; i < 400; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		if _, err := io.WriteString(c, "GET "+apiPrefix+"/dags/many/dag_runs HTTP/1.1\r\nHost: "+addr+"\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server renders and writes until every socket is full.
+	time.Sleep(3 * time.Second)
+	rss := rssKiB(t, p.cmd.Process.Pid)
+	status, _ := p.getJSON(apiPrefix + "/test")
+	if status != http.StatusOK {
+		t.Errorf("/test beside 400 stalled clients: %d", status)
+	}
+	if rss > 400<<10 {
+		t.Errorf("RSS %d MiB with 400 clients not reading a 2.4 MB listing, over 400 MiB", rss>>10)
+	}
+	t.Logf("RSS with 400 stalled clients of a 10,000-run listing: %d MiB", rss>>10)
 }
