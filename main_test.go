@@ -65,6 +65,9 @@ func TestParseConfig(t *testing.T) {
 					AuthBackend: authDefault, UsersFile: "", ReadyFile: "", LogFormat: "", LogLevel: zerolog.InfoLevel,
 				}
 				checkConfigFields(t, c, want)
+				if c.MaxPools != 1000 {
+					t.Errorf("MaxPools = %d, want 1000", c.MaxPools)
+				}
 				if c.BodyTimeout != defaultBodyTimeout || c.InsecureOpenAPI || c.AllowedOrigins != nil || c.AllowedHosts != nil {
 					t.Errorf("body timeout %s, insecure %v, origins %q, hosts %q: want 30s, false and none",
 						c.BodyTimeout, c.InsecureOpenAPI, c.AllowedOrigins, c.AllowedHosts)
@@ -183,6 +186,20 @@ func TestParseConfig(t *testing.T) {
 					t.Errorf("BodyTimeout = %s, want 5s", c.BodyTimeout)
 				}
 			}},
+		{name: "max pools", args: []string{"--max-pools", "5"},
+			check: func(t *testing.T, c config) {
+				if c.MaxPools != 5 {
+					t.Errorf("MaxPools = %d, want 5", c.MaxPools)
+				}
+			}},
+		{name: "max pools from the environment", env: map[string]string{"AIRLITE_MAX_POOLS": "0"},
+			check: func(t *testing.T, c config) {
+				if c.MaxPools != 0 {
+					t.Errorf("MaxPools = %d, want 0 (no limit)", c.MaxPools)
+				}
+			}},
+		{name: "negative max pools", args: []string{"--max-pools", "-1"}, wantErr: "--max-pools"},
+		{name: "bad environment max pools", env: map[string]string{"AIRLITE_MAX_POOLS": "many"}, wantErr: "AIRLITE_MAX_POOLS"},
 		{name: "bad allowed origin", args: []string{"--allowed-origins", "evil.example"}, wantErr: "--allowed-origins"},
 		{name: "allowed host with a port", env: map[string]string{"AIRLITE_ALLOWED_HOSTS": "box:80"}, wantErr: "--allowed-hosts"},
 		{name: "bad insecure flag", env: map[string]string{"AIRLITE_INSECURE_OPEN_API": "maybe"}, wantErr: "AIRLITE_INSECURE_OPEN_API"},

@@ -329,8 +329,30 @@ type Store struct {
 	// runLimit caps the runs kept per DAG (--max-runs-per-dag); set once
 	// before the store is shared.
 	runLimit RunLimit
-	writes   writeQueue // updateBatched's writers (writebatch.go)
+	// limits bound what the store holds in total; set once before the
+	// store is shared.
+	limits Limits
+	writes writeQueue // updateBatched's writers (writebatch.go)
 }
+
+// Limits bound the store's totals, so that no sequence of requests grows
+// it without bound (docs/behaviour.md §4.1). Each is refused with a 400
+// that names its flag; 0 means no limit.
+type Limits struct {
+	// Pools is --max-pools: the pools a POST /pools may bring the store
+	// to, default_pool and the DAG folder's pools included. Changing an
+	// existing pool is always allowed.
+	Pools int
+	// LoadedDAGs is --max-dags: the DAGs loaded through POST /_airlite/dags
+	// (beyond the DAG folder's). Replacing a DAG is always allowed.
+	LoadedDAGs int
+	// ConfBytes is --max-conf-bytes-total: the summed size of every stored
+	// run's conf.
+	ConfBytes int64
+}
+
+// SetLimits sets the store's total limits; call it before sharing the store.
+func (s *Store) SetLimits(l Limits) { s.limits = l }
 
 // RunLimit is --max-runs-per-dag and --run-retention: at Max runs of one
 // DAG, a new run is refused, or with DropOldestFinished the finished runs
@@ -1191,6 +1213,9 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 		case err == nil:
 			p.ID, p.IncludeDeferred = existing.ID, existing.IncludeDeferred
 		case errors.Is(err, errNotFound):
+			if err := enforcePoolLimitTxn(txn, s.limits.Pools); err != nil {
+				return err
+			}
 			if p.ID, err = nextCounter(txn, counterPoolID); err != nil {
 				return err
 			}
@@ -1204,6 +1229,27 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 		return nil
 	})
 	return out, err
+}
+
+// enforcePoolLimitTxn refuses one more pool at max pools (--max-pools).
+// Pools are few (the limit keeps them so), so it counts them.
+func enforcePoolLimitTxn(txn *memdb.Txn, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	it, err := txn.Get(tablePools, indexID)
+	if err != nil {
+		return fmt.Errorf("count pools: %w", err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	if n < max {
+		return nil
+	}
+	return newAPIError(errBadRequest, "airlite has %d pools, the limit of --max-pools: "+
+		"delete pools (DELETE /api/experimental/pools/{name}) or start airlite with a higher --max-pools", n)
 }
 
 // DeletePool removes a pool and returns it as it was, or errNotFound.
