@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,11 @@ type limitStep struct {
 }
 
 func (st limitStep) String() string { return st.method + " " + st.path + " " + st.body }
+
+// loadedDAG is a DAG definition for POST /_airlite/dags.
+func loadedDAG(dagID string) string {
+	return `{"dag_id": "` + dagID + `", "tasks": [{"task_id": "t", "operator": "EmptyOperator"}]}`
+}
 
 // Each total limit: the requests below it are accepted, the one that
 // would pass it is refused with a 400 that names its flag and changes
@@ -51,6 +57,19 @@ func TestServer_TotalLimits(t *testing.T) {
 				{"POST", apiPrefix + "/pools", `{"name": "p3", "slots": 1, "description": null}`, 200},
 			},
 		},
+		{
+			name: "DAGs loaded at runtime", editions: airflow2, limits: Limits{LoadedDAGs: 2}, flag: "--max-dags",
+			below: []limitStep{
+				{"POST", "/_airlite/dags", loadedDAG("loaded_a"), 200},
+				{"POST", "/_airlite/dags", loadedDAG("loaded_b"), 200},
+			},
+			over: limitStep{"POST", "/_airlite/dags", loadedDAG("loaded_c"), 400},
+			atLimit: []limitStep{
+				{"POST", "/_airlite/dags", loadedDAG("loaded_a"), 200}, // replaced
+				{"DELETE", apiPrefix + "/dags/loaded_b", "", 200},
+				{"POST", "/_airlite/dags", loadedDAG("loaded_c"), 200},
+			},
+		},
 	}
 	for _, tc := range tests {
 		for _, e := range tc.editions {
@@ -82,5 +101,44 @@ func TestServer_TotalLimits(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// DAGs loaded at runtime keep their rows across a restart (without a
+// definition), so they still count against --max-dags: restarts cannot
+// pile up DAG rows. A reset forgets them.
+func TestStore_LoadedDAGLimit_AcrossRestart(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2, withLimits(Limits{LoadedDAGs: 2}))
+	for _, id := range []string{"loaded_a", "loaded_b"} {
+		if res := ts.do(t, "POST", "/_airlite/dags", loadedDAG(id)); res.status != 200 {
+			t.Fatalf("load %s: %d %s", id, res.status, res.body)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(ts.store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	restored, _, err := restoreSnapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := restored.LoadDAGs(ts.dags); err != nil {
+		t.Fatal(err)
+	}
+	restored.SetLimits(Limits{LoadedDAGs: 2})
+	d, err := parseDAG([]byte(loadedDAG("loaded_c")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.FilePath = loadedDAGFileLoc
+	if _, err := restored.UpsertDAG(d); err == nil || !strings.Contains(err.Error(), "--max-dags") {
+		t.Fatalf("a third loaded DAG after a restart: %v, want a refusal naming --max-dags", err)
+	}
+	if err := restored.Reset(ts.dags); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := restored.UpsertDAG(d); err != nil {
+		t.Fatalf("a loaded DAG after a reset: %v", err)
 	}
 }

@@ -65,8 +65,8 @@ func TestParseConfig(t *testing.T) {
 					AuthBackend: authDefault, UsersFile: "", ReadyFile: "", LogFormat: "", LogLevel: zerolog.InfoLevel,
 				}
 				checkConfigFields(t, c, want)
-				if c.MaxPools != 1000 {
-					t.Errorf("MaxPools = %d, want 1000", c.MaxPools)
+				if c.MaxPools != 1000 || c.MaxDags != 1000 {
+					t.Errorf("MaxPools = %d, MaxDags = %d: want 1000 and 1000", c.MaxPools, c.MaxDags)
 				}
 				if c.BodyTimeout != defaultBodyTimeout || c.InsecureOpenAPI || c.AllowedOrigins != nil || c.AllowedHosts != nil {
 					t.Errorf("body timeout %s, insecure %v, origins %q, hosts %q: want 30s, false and none",
@@ -200,6 +200,19 @@ func TestParseConfig(t *testing.T) {
 			}},
 		{name: "negative max pools", args: []string{"--max-pools", "-1"}, wantErr: "--max-pools"},
 		{name: "bad environment max pools", env: map[string]string{"AIRLITE_MAX_POOLS": "many"}, wantErr: "AIRLITE_MAX_POOLS"},
+		{name: "max dags", args: []string{"--max-dags", "0"}, env: map[string]string{"AIRLITE_MAX_DAGS": "7"},
+			check: func(t *testing.T, c config) {
+				if c.MaxDags != 0 {
+					t.Errorf("MaxDags = %d, want 0 (the command line wins)", c.MaxDags)
+				}
+			}},
+		{name: "max dags from the environment", env: map[string]string{"AIRLITE_MAX_DAGS": "7"},
+			check: func(t *testing.T, c config) {
+				if c.MaxDags != 7 {
+					t.Errorf("MaxDags = %d, want 7", c.MaxDags)
+				}
+			}},
+		{name: "negative max dags", env: map[string]string{"AIRLITE_MAX_DAGS": "-3"}, wantErr: "--max-dags"},
 		{name: "bad allowed origin", args: []string{"--allowed-origins", "evil.example"}, wantErr: "--allowed-origins"},
 		{name: "allowed host with a port", env: map[string]string{"AIRLITE_ALLOWED_HOSTS": "box:80"}, wantErr: "--allowed-hosts"},
 		{name: "bad insecure flag", env: map[string]string{"AIRLITE_INSECURE_OPEN_API": "maybe"}, wantErr: "AIRLITE_INSECURE_OPEN_API"},

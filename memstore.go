@@ -1100,7 +1100,8 @@ func dagAndSubDagIDsTxn(txn *memdb.Txn, dagID string) ([]string, error) {
 }
 
 // UpsertDAG adds or replaces one DAG definition. A replaced DAG keeps its
-// paused flag and its runs.
+// paused flag and its runs. A new DAG loaded at runtime (FilePath
+// loadedDAGFileLoc) is refused at the store's LoadedDAGs limit.
 func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
@@ -1110,6 +1111,10 @@ func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 			row.IsPaused, replaced = old.IsPaused, true
 		case !errors.Is(err, errNotFound):
 			return err
+		case d.FilePath == loadedDAGFileLoc:
+			if err := enforceLoadedDAGLimitTxn(txn, s.limits.LoadedDAGs); err != nil {
+				return err
+			}
 		}
 		if err := txn.Insert(tableDags, row); err != nil {
 			return fmt.Errorf("insert dag %s: %w", d.DagID, err)
@@ -1117,6 +1122,31 @@ func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 		return nil
 	})
 	return replaced, err
+}
+
+// enforceLoadedDAGLimitTxn refuses one more DAG loaded at runtime at max
+// such DAGs (--max-dags). The DAG table holds the DAG folder's DAGs and at
+// most max more, so it counts them.
+func enforceLoadedDAGLimitTxn(txn *memdb.Txn, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	rows, err := allDagRowsTxn(txn)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, row := range rows {
+		if row.FileLoc == loadedDAGFileLoc {
+			n++
+		}
+	}
+	if n < max {
+		return nil
+	}
+	return newAPIError(errBadRequest, "airlite has %d DAGs loaded through /_airlite/dags, the limit of --max-dags: "+
+		"delete DAGs (DELETE /api/experimental/dags/{dag_id}), reset (POST /_airlite/reset) "+
+		"or start airlite with a higher --max-dags", n)
 }
 
 // DeleteRuns removes the runs, task instances, lineage and task logs of

@@ -69,6 +69,11 @@ type DagRow struct {
 	Def       *DAG
 }
 
+// loadedDAGFileLoc is the FileLoc of a DAG loaded through
+// POST /_airlite/dags. Its row keeps it across a restart (without a
+// definition) until a reset or a delete, and --max-dags counts such rows.
+const loadedDAGFileLoc = "<loaded through /_airlite/dags>"
+
 // DagRun is one run of a DAG.
 type DagRun struct {
 	ID              int64
