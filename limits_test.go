@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +20,9 @@ type limitStep struct {
 
 func (st limitStep) String() string { return st.method + " " + st.path + " " + st.body }
 
+// confOf is a conf whose compact form is n bytes (n >= 8).
+func confOf(n int) string { return `{"k":"` + strings.Repeat("x", n-8) + `"}` }
+
 // loadedDAG is a DAG definition for POST /_airlite/dags.
 func loadedDAG(dagID string) string {
 	return `{"dag_id": "` + dagID + `", "tasks": [{"task_id": "t", "operator": "EmptyOperator"}]}`
@@ -30,6 +34,10 @@ func loadedDAG(dagID string) string {
 // and removing something makes room again.
 func TestServer_TotalLimits(t *testing.T) {
 	t.Parallel()
+	trigger := func(day int, conf string) string {
+		return fmt.Sprintf(`{"execution_date": "2024-01-%02dT00:00:00+00:00", "conf": %s}`, day, conf)
+	}
+	const runs = apiPrefix + "/dags/example_bash_operator/dag_runs"
 	tests := []struct {
 		name     string
 		editions []edition
@@ -68,6 +76,18 @@ func TestServer_TotalLimits(t *testing.T) {
 				{"POST", "/_airlite/dags", loadedDAG("loaded_a"), 200}, // replaced
 				{"DELETE", apiPrefix + "/dags/loaded_b", "", 200},
 				{"POST", "/_airlite/dags", loadedDAG("loaded_c"), 200},
+			},
+		},
+		{
+			name: "conf bytes of every run", editions: allEditions, limits: Limits{ConfBytes: 100}, flag: "--max-conf-bytes-total",
+			below: []limitStep{
+				{"POST", runs, trigger(1, confOf(60)), 200},
+				{"POST", runs, trigger(2, confOf(40)), 200}, // exactly the limit
+			},
+			over: limitStep{"POST", runs, trigger(3, `{"a": 1}`), 400},
+			atLimit: []limitStep{
+				{"POST", "/_airlite/reset?scope=runs&dag_id=example_bash_operator", "", 200},
+				{"POST", runs, trigger(3, confOf(100)), 200},
 			},
 		},
 	}

@@ -65,8 +65,9 @@ func TestParseConfig(t *testing.T) {
 					AuthBackend: authDefault, UsersFile: "", ReadyFile: "", LogFormat: "", LogLevel: zerolog.InfoLevel,
 				}
 				checkConfigFields(t, c, want)
-				if c.MaxPools != 1000 || c.MaxDags != 1000 {
-					t.Errorf("MaxPools = %d, MaxDags = %d: want 1000 and 1000", c.MaxPools, c.MaxDags)
+				if c.MaxPools != 1000 || c.MaxDags != 1000 || c.MaxConfBytes != 256<<20 {
+					t.Errorf("MaxPools = %d, MaxDags = %d, MaxConfBytes = %d: want 1000, 1000 and 256 MiB",
+						c.MaxPools, c.MaxDags, c.MaxConfBytes)
 				}
 				if c.BodyTimeout != defaultBodyTimeout || c.InsecureOpenAPI || c.AllowedOrigins != nil || c.AllowedHosts != nil {
 					t.Errorf("body timeout %s, insecure %v, origins %q, hosts %q: want 30s, false and none",
@@ -213,6 +214,20 @@ func TestParseConfig(t *testing.T) {
 				}
 			}},
 		{name: "negative max dags", env: map[string]string{"AIRLITE_MAX_DAGS": "-3"}, wantErr: "--max-dags"},
+		{name: "max conf bytes total", args: []string{"--max-conf-bytes-total", "1048576"},
+			check: func(t *testing.T, c config) {
+				if c.MaxConfBytes != 1<<20 {
+					t.Errorf("MaxConfBytes = %d, want 1 MiB", c.MaxConfBytes)
+				}
+			}},
+		{name: "max conf bytes total from the environment", env: map[string]string{"AIRLITE_MAX_CONF_BYTES_TOTAL": "0"},
+			check: func(t *testing.T, c config) {
+				if c.MaxConfBytes != 0 {
+					t.Errorf("MaxConfBytes = %d, want 0 (no limit)", c.MaxConfBytes)
+				}
+			}},
+		{name: "negative max conf bytes total", args: []string{"--max-conf-bytes-total", "-1"}, wantErr: "--max-conf-bytes-total"},
+		{name: "max conf bytes total with a unit", args: []string{"--max-conf-bytes-total", "256MiB"}, wantErr: "max-conf-bytes-total"},
 		{name: "bad allowed origin", args: []string{"--allowed-origins", "evil.example"}, wantErr: "--allowed-origins"},
 		{name: "allowed host with a port", env: map[string]string{"AIRLITE_ALLOWED_HOSTS": "box:80"}, wantErr: "--allowed-hosts"},
 		{name: "bad insecure flag", env: map[string]string{"AIRLITE_INSECURE_OPEN_API": "maybe"}, wantErr: "AIRLITE_INSECURE_OPEN_API"},

@@ -22,6 +22,7 @@ const (
 	tableTaskLogs  = "task_logs"
 	tableCounters  = "counters"
 	tableRunCounts = "run_counts"
+	tableTotals    = "totals"
 
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
@@ -143,9 +144,44 @@ func countersTable() *memdb.TableSchema {
 
 // derivedTables hold what other tables already say, kept for speed:
 // snapshots leave them out and restore builds them again.
-var derivedTables = map[string]bool{tableRunCounts: true}
+var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true}
 
-// runCountsTable holds the number of runs of each DAG that has any.
+// Names in the totals table.
+const (
+	totalConfBytes = "conf_bytes" // len(Conf) summed over every run
+)
+
+// totalsTable holds sums over whole tables (storeTotal).
+func totalsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTotals,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: stringField[storeTotal]{func(c *storeTotal) string { return c.Name }}},
+		},
+	}
+}
+
+func totalTxn(txn *memdb.Txn, name string) int64 {
+	raw, err := txn.First(tableTotals, indexID, name)
+	if err != nil || raw == nil {
+		return 0
+	}
+	return raw.(*storeTotal).Value
+}
+
+// addTotalTxn changes a total by delta.
+func addTotalTxn(txn *memdb.Txn, name string, delta int64) error {
+	if delta == 0 {
+		return nil
+	}
+	if err := txn.Insert(tableTotals, &storeTotal{Name: name, Value: totalTxn(txn, name) + delta}); err != nil {
+		return fmt.Errorf("add to total %s: %w", name, err)
+	}
+	return nil
+}
+
+// runCountsTable holds the number of runs of each DAG that has any, and
+// the bytes of their confs.
 func runCountsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableRunCounts,
@@ -155,40 +191,59 @@ func runCountsTable() *memdb.TableSchema {
 	}
 }
 
-func runCountTxn(txn *memdb.Txn, dagID string) int {
+func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 	raw, err := txn.First(tableRunCounts, indexID, dagID)
 	if err != nil || raw == nil {
-		return 0
+		return runCount{DagID: dagID}
 	}
-	return raw.(*runCount).N
+	return *raw.(*runCount)
 }
 
-// addRunCountTxn changes a DAG's run count by delta.
-func addRunCountTxn(txn *memdb.Txn, dagID string, delta int) error {
-	n := runCountTxn(txn, dagID) + delta
-	if n <= 0 {
+// addRunCountTxn changes a DAG's run count by runs and the bytes of its
+// runs' confs, and the store's total of those, by confBytes.
+func addRunCountTxn(txn *memdb.Txn, dagID string, runs int, confBytes int64) error {
+	c := runCountTxn(txn, dagID)
+	c.N += runs
+	c.ConfBytes += confBytes
+	if c.N <= 0 {
 		if _, err := txn.DeleteAll(tableRunCounts, indexID, dagID); err != nil {
 			return fmt.Errorf("clear run count of %s: %w", dagID, err)
 		}
-		return nil
-	}
-	if err := txn.Insert(tableRunCounts, &runCount{DagID: dagID, N: n}); err != nil {
+	} else if err := txn.Insert(tableRunCounts, &c); err != nil {
 		return fmt.Errorf("count runs of %s: %w", dagID, err)
+	}
+	return addTotalTxn(txn, totalConfBytes, confBytes)
+}
+
+// forgetRunCountTxn is addRunCountTxn for a write that removes every run
+// of a DAG.
+func forgetRunCountTxn(txn *memdb.Txn, dagID string) error {
+	c := runCountTxn(txn, dagID)
+	return addRunCountTxn(txn, dagID, -c.N, -c.ConfBytes)
+}
+
+// clearRunCountsTxn is addRunCountTxn for a write that removes every run.
+func clearRunCountsTxn(txn *memdb.Txn) error {
+	for _, table := range []string{tableRunCounts, tableTotals} {
+		if _, err := txn.DeleteAll(table, indexID); err != nil {
+			return fmt.Errorf("clear %s: %w", table, err)
+		}
 	}
 	return nil
 }
 
-// recountRunsTxn sets every DAG's run count from the runs table (after a
-// restore).
+// recountRunsTxn sets every DAG's run count and conf bytes, and the total,
+// from the runs table (after a restore).
 func recountRunsTxn(txn *memdb.Txn) error {
-	if _, err := txn.DeleteAll(tableRunCounts, indexID); err != nil {
-		return fmt.Errorf("clear run counts: %w", err)
+	if err := clearRunCountsTxn(txn); err != nil {
+		return err
 	}
 	it, err := txn.Get(tableDagRuns, indexDagDate)
 	if err != nil {
 		return fmt.Errorf("count runs: %w", err)
 	}
 	var c *runCount
+	var total int64
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		run := raw.(*DagRun)
 		if c == nil || c.DagID != run.DagID {
@@ -200,18 +255,20 @@ func recountRunsTxn(txn *memdb.Txn) error {
 			c = &runCount{DagID: run.DagID}
 		}
 		c.N++
+		c.ConfBytes += int64(len(run.Conf))
+		total += int64(len(run.Conf))
 	}
 	if c != nil {
 		if err := txn.Insert(tableRunCounts, c); err != nil {
 			return fmt.Errorf("count runs of %s: %w", c.DagID, err)
 		}
 	}
-	return nil
+	return addTotalTxn(txn, totalConfBytes, total)
 }
 
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
-		taskLogsTable(), countersTable(), runCountsTable()}
+		taskLogsTable(), countersTable(), runCountsTable(), totalsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -373,7 +430,7 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 	if l.Max <= 0 {
 		return nil
 	}
-	n := runCountTxn(txn, dagID)
+	n := runCountTxn(txn, dagID).N
 	if n < l.Max {
 		return nil
 	}
@@ -404,7 +461,11 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag, "+
 			"and only %d have finished: no room for another until more finish", dagID, n, n-unfinished)
 	}
-	if err := addRunCountTxn(txn, dagID, -excess); err != nil {
+	var confBytes int64
+	for _, run := range finished {
+		confBytes += int64(len(run.Conf))
+	}
+	if err := addRunCountTxn(txn, dagID, -excess, -confBytes); err != nil {
 		return err
 	}
 	for _, run := range finished {
@@ -552,10 +613,13 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 // sequences keep counting, so no run id is ever reused.
 func (s *Store) Reset(set *DAGSet) error {
 	return s.update(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs, tableRunCounts} {
+		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
+		}
+		if err := clearRunCountsTxn(txn); err != nil {
+			return err
 		}
 		for _, d := range set.DAGs {
 			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
@@ -876,13 +940,21 @@ func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
 	return s.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, ti) })
 }
 
-// UpsertDagRun stores a changed copy of a run.
+// UpsertDagRun stores a changed copy of a run, or a new run.
 func (s *Store) UpsertDagRun(run *DagRun) error {
 	return s.update(func(txn *memdb.Txn) error {
+		runs, confBytes := 1, int64(len(run.Conf))
+		old, err := runByRunIDTxn(txn, run.DagID, run.RunID)
+		switch {
+		case err == nil:
+			runs, confBytes = 0, confBytes-int64(len(old.Conf))
+		case !errors.Is(err, errNotFound):
+			return err
+		}
 		if err := txn.Insert(tableDagRuns, run); err != nil {
 			return fmt.Errorf("store run %s of %s: %w", run.RunID, run.DagID, err)
 		}
-		return nil
+		return addRunCountTxn(txn, run.DagID, runs, confBytes)
 	})
 }
 
@@ -915,6 +987,9 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := enforceRunLimitTxn(txn, nr.dag.DagID, s.runLimit); err != nil {
 		return nil, err
 	}
+	if err := enforceConfLimitTxn(txn, len(nr.conf), s.limits.ConfBytes); err != nil {
+		return nil, err
+	}
 	id, err := nextCounter(txn, counterRunID)
 	if err != nil {
 		return nil, err
@@ -932,7 +1007,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := txn.Insert(tableDagRuns, run); err != nil {
 		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
 	}
-	if err := addRunCountTxn(txn, nr.dag.DagID, 1); err != nil {
+	if err := addRunCountTxn(txn, nr.dag.DagID, 1, int64(len(nr.conf))); err != nil {
 		return nil, err
 	}
 	if len(nr.dag.Tasks) > 0 {
@@ -973,6 +1048,22 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 	}
 	return run, nil
+}
+
+// enforceConfLimitTxn refuses a run whose conf of n bytes would bring
+// the confs of every run past max bytes (--max-conf-bytes-total). The sum
+// is kept by the writes (totalConfBytes): one lookup.
+func enforceConfLimitTxn(txn *memdb.Txn, n int, max int64) error {
+	if max <= 0 || n == 0 {
+		return nil
+	}
+	total := totalTxn(txn, totalConfBytes)
+	if total+int64(n) <= max {
+		return nil
+	}
+	return newAPIError(errBadRequest, "the runs airlite keeps hold %d bytes of conf, and this conf of %d bytes would pass %d, "+
+		"the limit of --max-conf-bytes-total: remove runs (POST /_airlite/reset) or start airlite with a higher --max-conf-bytes-total",
+		total, n, max)
 }
 
 // Lineage lists the lineage records of a run by task_id.
@@ -1062,8 +1153,8 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if _, err := txn.DeleteAll(tableTaskLogs, indexID+"_prefix", id, ""); err != nil {
 				return fmt.Errorf("delete task logs of %s: %w", id, err)
 			}
-			if _, err := txn.DeleteAll(tableRunCounts, indexID, id); err != nil {
-				return fmt.Errorf("delete run count of %s: %w", id, err)
+			if err := forgetRunCountTxn(txn, id); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -1153,13 +1244,18 @@ func enforceLoadedDAGLimitTxn(txn *memdb.Txn, max int) error {
 // one DAG, or of every DAG when dagID is "". DAGs and pools stay.
 func (s *Store) DeleteRuns(dagID string) error {
 	return s.update(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs, tableRunCounts} {
+		if dagID == "" {
+			if err := clearRunCountsTxn(txn); err != nil {
+				return err
+			}
+		} else if err := forgetRunCountTxn(txn, dagID); err != nil {
+			return err
+		}
+		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs} {
 			var err error
 			switch {
 			case dagID == "":
 				_, err = txn.DeleteAll(table, indexID)
-			case table == tableRunCounts:
-				_, err = txn.DeleteAll(table, indexID, dagID)
 			case table == tableDagRuns:
 				_, err = txn.DeleteAll(table, indexDagDate+"_prefix", dagID, nil)
 			default:

@@ -160,13 +160,22 @@ type TryLog struct {
 	Truncated bool
 }
 
-// runCount is how many runs a DAG has, kept by every write that adds or
-// removes runs, so that the run limit costs a trigger one lookup instead of
-// a walk over the DAG's runs. It is derived state: snapshots leave it out
-// and restore counts it again.
+// runCount is how many runs a DAG has and the bytes of their confs, kept
+// by every write that adds or removes runs, so that the run limit costs a
+// trigger one lookup instead of a walk over the DAG's runs, and removing
+// a DAG's runs knows the conf bytes they held. It is derived state:
+// snapshots leave it out and restore counts it again.
 type runCount struct {
-	DagID string
-	N     int
+	DagID     string
+	N         int
+	ConfBytes int64
+}
+
+// storeTotal is a sum over a whole table, derived like runCount: the conf
+// limit reads the bytes of every run's conf as one lookup.
+type storeTotal struct {
+	Name  string
+	Value int64
 }
 
 // counter is a named integer kept in the store so that it is part of every
