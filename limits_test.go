@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // withLimits sets --max-pools, --max-dags and --max-conf-bytes-total.
@@ -160,5 +163,43 @@ func TestStore_LoadedDAGLimit_AcrossRestart(t *testing.T) {
 	}
 	if _, err := restored.UpsertDAG(d); err != nil {
 		t.Fatalf("a loaded DAG after a reset: %v", err)
+	}
+}
+
+// A task instance's log keeps its last maxLogTries tries: a task retried
+// forever holds at most maxLogTries × maxTaskOutput bytes of output, and
+// the run page says how many earlier tries were dropped.
+func TestStore_TaskLogKeepsLastTries(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	ts.trigger(t, "example_bash_operator", `{"execution_date": "2024-01-01T00:00:00+00:00"}`)
+	key := tiKey{"example_bash_operator", "manual__2024-01-01T00:00:00+00:00", "runme_0"}
+	const tries = maxLogTries + 5
+	for try := 1; try <= tries; try++ {
+		err := ts.store.update(func(txn *memdb.Txn) error {
+			return appendTaskLogTxn(txn, key, TryLog{Try: try, Output: fmt.Sprintf("output of try %d\n", try)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs, err := ts.store.TaskLogsOfRun(key.dagID, key.runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := logs[key.taskID]
+	if len(log.Tries) != maxLogTries || log.Tries[0].Try != 6 || log.Tries[maxLogTries-1].Try != tries || log.Dropped != 5 {
+		t.Fatalf("log keeps %d tries (%d to %d), %d dropped; want %d (6 to %d), 5 dropped",
+			len(log.Tries), log.Tries[0].Try, log.Tries[len(log.Tries)-1].Try, log.Dropped, maxLogTries, tries)
+	}
+	page := ts.do(t, "GET", edition2.dagRunURL(key.dagID, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), "")
+	if page.status != 200 {
+		t.Fatalf("run page: %d", page.status)
+	}
+	if want := fmt.Sprintf("5 earlier tries are not kept: a task's log keeps its last %d tries", maxLogTries); !strings.Contains(page.body, want) {
+		t.Errorf("the run page does not say %q:\n%s", want, page.body)
+	}
+	if strings.Contains(page.body, "output of try 5\n") || !strings.Contains(page.body, "output of try 6\n") {
+		t.Errorf("the run page shows the wrong tries")
 	}
 }

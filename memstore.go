@@ -1743,18 +1743,23 @@ func (s *Store) ResetOrphans(states []TaskState, decide func(v storeView, ti *Ta
 	return changed, err
 }
 
-// appendTaskLogTxn adds a try's output to its task instance's log.
+// appendTaskLogTxn adds a try's output to its task instance's log, which
+// keeps the last maxLogTries tries and counts the ones it drops.
 func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
 	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}
 	raw, err := txn.First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID)
 	if err != nil {
 		return err
 	}
+	var tries []TryLog
 	if raw != nil {
-		log.Tries = append(slices.Clone(raw.(*TaskLog).Tries), try)
-	} else {
-		log.Tries = []TryLog{try}
+		old := raw.(*TaskLog)
+		tries, log.Dropped = old.Tries, old.Dropped
 	}
+	if drop := len(tries) + 1 - maxLogTries; drop > 0 {
+		tries, log.Dropped = tries[drop:], log.Dropped+drop
+	}
+	log.Tries = append(append(make([]TryLog, 0, len(tries)+1), tries...), try)
 	return txn.Insert(tableTaskLogs, log)
 }
 

@@ -145,13 +145,19 @@ type LineageRecord struct {
 	Outlets json.RawMessage
 }
 
-// TaskLog is the captured output of a task instance's tries.
+// TaskLog is the captured output of a task instance's tries: the last
+// maxLogTries of them.
 type TaskLog struct {
-	DagID  string
-	RunID  string
-	TaskID string
-	Tries  []TryLog // in try order
+	DagID   string
+	RunID   string
+	TaskID  string
+	Tries   []TryLog // in try order
+	Dropped int      // earlier tries no longer kept
 }
+
+// maxLogTries bounds the tries a task instance's log keeps, so that with
+// maxTaskOutput per try a task retried forever holds at most 1.25 MiB.
+const maxLogTries = 20
 
 // TryLog is the output of one try, bounded to its last maxTaskOutput bytes.
 type TryLog struct {

@@ -41,10 +41,15 @@ var (
 		"'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 
+// uiFuncs give the templates airlite's limits, so that pages state them.
+var uiFuncs = template.FuncMap{
+	"maxLogTries": func() int { return maxLogTries },
+}
+
 func parseUIPages(names ...string) map[string]*template.Template {
 	pages := map[string]*template.Template{}
 	for _, name := range names {
-		pages[name] = template.Must(template.New(name).ParseFS(uiFiles, "ui/layout.html", "ui/"+name+".html"))
+		pages[name] = template.Must(template.New(name).Funcs(uiFuncs).ParseFS(uiFiles, "ui/layout.html", "ui/"+name+".html"))
 	}
 	return pages
 }
@@ -366,6 +371,7 @@ type taskRow struct {
 	Duration  string
 	SubdagURL string
 	Tries     []TryLog
+	Dropped   int // earlier tries the log no longer keeps
 }
 
 func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
@@ -446,7 +452,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 		seen[taskID] = true
 		tr := newTaskRow(taskID, operator, ti)
 		if l := logs[taskID]; l != nil {
-			tr.Tries = l.Tries
+			tr.Tries, tr.Dropped = l.Tries, l.Dropped
 			view.HasOutput = true
 		}
 		view.Tasks = append(view.Tasks, tr)
