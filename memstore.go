@@ -761,6 +761,26 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 	return runs, nil
 }
 
+// RecentRuns lists a DAG's last n runs by execution date, oldest first,
+// reading only those.
+func (s *Store) RecentRuns(dagID string, n int) ([]*DagRun, error) {
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	it, err := s.read().ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	if err != nil {
+		return nil, fmt.Errorf("list recent runs of %s: %w", dagID, err)
+	}
+	var runs []*DagRun
+	for raw := it.Next(); raw != nil && len(runs) < n; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			break
+		}
+		runs = append(runs, run)
+	}
+	slices.Reverse(runs)
+	return runs, nil
+}
+
 // RunsInState lists every run in a state, in id order.
 func (s *Store) RunsInState(state RunState) ([]*DagRun, error) {
 	index, args := indexState+"_prefix", []any{string(state), ""}
@@ -1312,6 +1332,22 @@ func (s *Store) Pools() ([]*Pool, error) {
 		pools = append(pools, raw.(*Pool))
 	}
 	return pools, nil
+}
+
+// PoolPage lists the pools from the offset-th by name, at most limit of
+// them, and counts them all.
+func (s *Store) PoolPage(offset, limit int) (page []*Pool, total int, err error) {
+	it, err := s.read().Get(tablePools, indexID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list pools: %w", err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if total >= offset && len(page) < limit {
+			page = append(page, raw.(*Pool))
+		}
+		total++
+	}
+	return page, total, nil
 }
 
 // PoolByName returns a pool, or errNotFound.
