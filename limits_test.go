@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,26 @@ func TestStore_TaskLogKeepsLastTries(t *testing.T) {
 	}
 	if strings.Contains(page.body, "output of try 5\n") || !strings.Contains(page.body, "output of try 6\n") {
 		t.Errorf("the run page shows the wrong tries")
+	}
+}
+
+// GET /api/experimental/pools is Airflow's answer: every pool, with no
+// pagination (Airflow has none); --max-pools is what bounds it.
+func TestServer_Pools_ListsEveryPool(t *testing.T) {
+	t.Parallel()
+	const n = uiPageRows + 50
+	ts := newTestServer(t, edition2, withLimits(Limits{Pools: n}))
+	for i := 1; i < n; i++ {
+		if res := ts.do(t, "POST", apiPrefix+"/pools", fmt.Sprintf(`{"name": "p%03d", "slots": 1, "description": null}`, i)); res.status != 200 {
+			t.Fatalf("pool %d: %d %s", i, res.status, res.body)
+		}
+	}
+	res := ts.do(t, "GET", apiPrefix+"/pools", "")
+	var pools []map[string]any
+	if err := json.Unmarshal([]byte(res.body), &pools); err != nil || res.status != 200 {
+		t.Fatalf("GET /pools: %d %v", res.status, err)
+	}
+	if len(pools) != n {
+		t.Errorf("GET /pools lists %d pools, want all %d", len(pools), n)
 	}
 }
