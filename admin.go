@@ -402,7 +402,7 @@ func (s *server) loadDAG(body []byte) (map[string]any, error) {
 	if row, err := s.opts.Store.DagByID(dag.DagID); err == nil && row.RootDagID != "" {
 		return nil, newAPIError(errBadRequest, "dag %s is a sub-DAG of %s: replace it with --dags", dag.DagID, row.RootDagID)
 	}
-	dag.FilePath = "<loaded through /_airlite/dags>"
+	dag.FilePath = loadedDAGFileLoc
 	replaced, err := s.opts.Store.UpsertDAG(dag)
 	if err != nil {
 		return nil, err

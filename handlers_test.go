@@ -47,6 +47,7 @@ type testSetup struct {
 	pools    []*Pool  // fixture pools (as a pools.yaml would give)
 	notReady bool
 	runLimit RunLimit // --max-runs-per-dag and --run-retention
+	limits   Limits   // --max-pools, --max-dags, --max-conf-bytes-total
 }
 
 type testOption func(t *testing.T, s *testSetup)
@@ -137,6 +138,7 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 	dags.Pools = append(dags.Pools, setup.pools...)
 	store := storeWith(t, dags)
 	store.SetRunLimit(setup.runLimit)
+	store.SetLimits(setup.limits)
 	setup.opts.Store = store
 	srv, err := newServer(setup.opts)
 	if err != nil {

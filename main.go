@@ -46,6 +46,15 @@ const (
 	runRetentionDrop = "drop-oldest-finished"
 )
 
+// Defaults of the limits on the store's totals (docs/behaviour.md §4.1).
+const (
+	defaultMaxPools = 1000
+	defaultMaxDags  = 1000
+	// defaultMaxConfBytes is 256 MiB: 4,096 runs with a conf at the 64 KiB
+	// a trigger may send.
+	defaultMaxConfBytes = 256 << 20
+)
+
 // schedulerInterval is the time between scheduler passes when nothing
 // wakes it sooner (triggers, unpauses and finished tasks do).
 const schedulerInterval = time.Second
@@ -64,6 +73,9 @@ type config struct {
 	JournalSize      int
 	MaxRunsPerDag    int    // 0: no limit
 	RunRetention     string // keep or drop-oldest-finished: what happens at MaxRunsPerDag
+	MaxPools         int    // 0: no limit
+	MaxDags          int    // DAGs loaded through POST /_airlite/dags; 0: no limit
+	MaxConfBytes     int64  // --max-conf-bytes-total: the confs of every run; 0: no limit
 	Parallelism      int
 	AuthBackend      string
 	UsersFile        string
@@ -100,6 +112,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.JournalSize, "journal-size", 1000, "requests kept for GET /_airlite/requests; 0 turns the journal off")
 	fs.IntVar(&c.MaxRunsPerDag, "max-runs-per-dag", 10000, "runs kept per DAG; 0 means no limit")
 	fs.StringVar(&c.RunRetention, "run-retention", runRetentionKeep, "at --max-runs-per-dag: keep (refuse new runs with a 400) or drop-oldest-finished")
+	fs.IntVar(&c.MaxPools, "max-pools", defaultMaxPools, "pools kept, default_pool and the DAG folder's included; creating one more through POST /pools is refused with a 400; 0 means no limit")
+	fs.IntVar(&c.MaxDags, "max-dags", defaultMaxDags, "DAGs loaded through POST /_airlite/dags, beyond the DAG folder's; one more is refused with a 400; 0 means no limit")
+	fs.Int64Var(&c.MaxConfBytes, "max-conf-bytes-total", defaultMaxConfBytes, "bytes of conf kept, summed over every run; a run whose conf would pass it is refused with a 400; 0 means no limit")
 	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth")
 	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
 	fs.StringVar(&originsText, "allowed-origins", "", "comma-separated origins (https://dash.example) whose pages may use the API; other sites' pages are refused")
@@ -155,6 +170,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.MaxRunsPerDag < 0 {
 		return c, fmt.Errorf("--max-runs-per-dag %d: want 0 (no limit) or more", c.MaxRunsPerDag)
+	}
+	if c.MaxPools < 0 {
+		return c, fmt.Errorf("--max-pools %d: want 0 (no limit) or more", c.MaxPools)
+	}
+	if c.MaxDags < 0 {
+		return c, fmt.Errorf("--max-dags %d: want 0 (no limit) or more", c.MaxDags)
+	}
+	if c.MaxConfBytes < 0 {
+		return c, fmt.Errorf("--max-conf-bytes-total %d: want 0 (no limit) or more", c.MaxConfBytes)
 	}
 	if c.RunRetention != runRetentionKeep && c.RunRetention != runRetentionDrop {
 		return c, fmt.Errorf("--run-retention %q: want %s or %s", c.RunRetention, runRetentionKeep, runRetentionDrop)
@@ -279,6 +303,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	store.SetRunLimit(RunLimit{Max: c.MaxRunsPerDag, DropOldestFinished: c.RunRetention == runRetentionDrop})
+	store.SetLimits(Limits{Pools: c.MaxPools, LoadedDAGs: c.MaxDags, ConfBytes: c.MaxConfBytes})
 	// Before anything runs: the process groups of tries that a crashed
 	// instance left running end now, so that no task runs twice at once.
 	if err := endLeftoverTaskProcesses(store, logger); err != nil {

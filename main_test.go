@@ -65,6 +65,10 @@ func TestParseConfig(t *testing.T) {
 					AuthBackend: authDefault, UsersFile: "", ReadyFile: "", LogFormat: "", LogLevel: zerolog.InfoLevel,
 				}
 				checkConfigFields(t, c, want)
+				if c.MaxPools != 1000 || c.MaxDags != 1000 || c.MaxConfBytes != 256<<20 {
+					t.Errorf("MaxPools = %d, MaxDags = %d, MaxConfBytes = %d: want 1000, 1000 and 256 MiB",
+						c.MaxPools, c.MaxDags, c.MaxConfBytes)
+				}
 				if c.BodyTimeout != defaultBodyTimeout || c.InsecureOpenAPI || c.AllowedOrigins != nil || c.AllowedHosts != nil {
 					t.Errorf("body timeout %s, insecure %v, origins %q, hosts %q: want 30s, false and none",
 						c.BodyTimeout, c.InsecureOpenAPI, c.AllowedOrigins, c.AllowedHosts)
@@ -183,6 +187,47 @@ func TestParseConfig(t *testing.T) {
 					t.Errorf("BodyTimeout = %s, want 5s", c.BodyTimeout)
 				}
 			}},
+		{name: "max pools", args: []string{"--max-pools", "5"},
+			check: func(t *testing.T, c config) {
+				if c.MaxPools != 5 {
+					t.Errorf("MaxPools = %d, want 5", c.MaxPools)
+				}
+			}},
+		{name: "max pools from the environment", env: map[string]string{"AIRLITE_MAX_POOLS": "0"},
+			check: func(t *testing.T, c config) {
+				if c.MaxPools != 0 {
+					t.Errorf("MaxPools = %d, want 0 (no limit)", c.MaxPools)
+				}
+			}},
+		{name: "negative max pools", args: []string{"--max-pools", "-1"}, wantErr: "--max-pools"},
+		{name: "bad environment max pools", env: map[string]string{"AIRLITE_MAX_POOLS": "many"}, wantErr: "AIRLITE_MAX_POOLS"},
+		{name: "max dags", args: []string{"--max-dags", "0"}, env: map[string]string{"AIRLITE_MAX_DAGS": "7"},
+			check: func(t *testing.T, c config) {
+				if c.MaxDags != 0 {
+					t.Errorf("MaxDags = %d, want 0 (the command line wins)", c.MaxDags)
+				}
+			}},
+		{name: "max dags from the environment", env: map[string]string{"AIRLITE_MAX_DAGS": "7"},
+			check: func(t *testing.T, c config) {
+				if c.MaxDags != 7 {
+					t.Errorf("MaxDags = %d, want 7", c.MaxDags)
+				}
+			}},
+		{name: "negative max dags", env: map[string]string{"AIRLITE_MAX_DAGS": "-3"}, wantErr: "--max-dags"},
+		{name: "max conf bytes total", args: []string{"--max-conf-bytes-total", "1048576"},
+			check: func(t *testing.T, c config) {
+				if c.MaxConfBytes != 1<<20 {
+					t.Errorf("MaxConfBytes = %d, want 1 MiB", c.MaxConfBytes)
+				}
+			}},
+		{name: "max conf bytes total from the environment", env: map[string]string{"AIRLITE_MAX_CONF_BYTES_TOTAL": "0"},
+			check: func(t *testing.T, c config) {
+				if c.MaxConfBytes != 0 {
+					t.Errorf("MaxConfBytes = %d, want 0 (no limit)", c.MaxConfBytes)
+				}
+			}},
+		{name: "negative max conf bytes total", args: []string{"--max-conf-bytes-total", "-1"}, wantErr: "--max-conf-bytes-total"},
+		{name: "max conf bytes total with a unit", args: []string{"--max-conf-bytes-total", "256MiB"}, wantErr: "max-conf-bytes-total"},
 		{name: "bad allowed origin", args: []string{"--allowed-origins", "evil.example"}, wantErr: "--allowed-origins"},
 		{name: "allowed host with a port", env: map[string]string{"AIRLITE_ALLOWED_HOSTS": "box:80"}, wantErr: "--allowed-hosts"},
 		{name: "bad insecure flag", env: map[string]string{"AIRLITE_INSECURE_OPEN_API": "maybe"}, wantErr: "AIRLITE_INSECURE_OPEN_API"},

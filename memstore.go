@@ -22,6 +22,7 @@ const (
 	tableTaskLogs  = "task_logs"
 	tableCounters  = "counters"
 	tableRunCounts = "run_counts"
+	tableTotals    = "totals"
 
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
@@ -143,9 +144,44 @@ func countersTable() *memdb.TableSchema {
 
 // derivedTables hold what other tables already say, kept for speed:
 // snapshots leave them out and restore builds them again.
-var derivedTables = map[string]bool{tableRunCounts: true}
+var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true}
 
-// runCountsTable holds the number of runs of each DAG that has any.
+// Names in the totals table.
+const (
+	totalConfBytes = "conf_bytes" // len(Conf) summed over every run
+)
+
+// totalsTable holds sums over whole tables (storeTotal).
+func totalsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTotals,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: stringField[storeTotal]{func(c *storeTotal) string { return c.Name }}},
+		},
+	}
+}
+
+func totalTxn(txn *memdb.Txn, name string) int64 {
+	raw, err := txn.First(tableTotals, indexID, name)
+	if err != nil || raw == nil {
+		return 0
+	}
+	return raw.(*storeTotal).Value
+}
+
+// addTotalTxn changes a total by delta.
+func addTotalTxn(txn *memdb.Txn, name string, delta int64) error {
+	if delta == 0 {
+		return nil
+	}
+	if err := txn.Insert(tableTotals, &storeTotal{Name: name, Value: totalTxn(txn, name) + delta}); err != nil {
+		return fmt.Errorf("add to total %s: %w", name, err)
+	}
+	return nil
+}
+
+// runCountsTable holds the number of runs of each DAG that has any, and
+// the bytes of their confs.
 func runCountsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableRunCounts,
@@ -155,40 +191,59 @@ func runCountsTable() *memdb.TableSchema {
 	}
 }
 
-func runCountTxn(txn *memdb.Txn, dagID string) int {
+func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 	raw, err := txn.First(tableRunCounts, indexID, dagID)
 	if err != nil || raw == nil {
-		return 0
+		return runCount{DagID: dagID}
 	}
-	return raw.(*runCount).N
+	return *raw.(*runCount)
 }
 
-// addRunCountTxn changes a DAG's run count by delta.
-func addRunCountTxn(txn *memdb.Txn, dagID string, delta int) error {
-	n := runCountTxn(txn, dagID) + delta
-	if n <= 0 {
+// addRunCountTxn changes a DAG's run count by runs and the bytes of its
+// runs' confs, and the store's total of those, by confBytes.
+func addRunCountTxn(txn *memdb.Txn, dagID string, runs int, confBytes int64) error {
+	c := runCountTxn(txn, dagID)
+	c.N += runs
+	c.ConfBytes += confBytes
+	if c.N <= 0 {
 		if _, err := txn.DeleteAll(tableRunCounts, indexID, dagID); err != nil {
 			return fmt.Errorf("clear run count of %s: %w", dagID, err)
 		}
-		return nil
-	}
-	if err := txn.Insert(tableRunCounts, &runCount{DagID: dagID, N: n}); err != nil {
+	} else if err := txn.Insert(tableRunCounts, &c); err != nil {
 		return fmt.Errorf("count runs of %s: %w", dagID, err)
+	}
+	return addTotalTxn(txn, totalConfBytes, confBytes)
+}
+
+// forgetRunCountTxn is addRunCountTxn for a write that removes every run
+// of a DAG.
+func forgetRunCountTxn(txn *memdb.Txn, dagID string) error {
+	c := runCountTxn(txn, dagID)
+	return addRunCountTxn(txn, dagID, -c.N, -c.ConfBytes)
+}
+
+// clearRunCountsTxn is addRunCountTxn for a write that removes every run.
+func clearRunCountsTxn(txn *memdb.Txn) error {
+	for _, table := range []string{tableRunCounts, tableTotals} {
+		if _, err := txn.DeleteAll(table, indexID); err != nil {
+			return fmt.Errorf("clear %s: %w", table, err)
+		}
 	}
 	return nil
 }
 
-// recountRunsTxn sets every DAG's run count from the runs table (after a
-// restore).
+// recountRunsTxn sets every DAG's run count and conf bytes, and the total,
+// from the runs table (after a restore).
 func recountRunsTxn(txn *memdb.Txn) error {
-	if _, err := txn.DeleteAll(tableRunCounts, indexID); err != nil {
-		return fmt.Errorf("clear run counts: %w", err)
+	if err := clearRunCountsTxn(txn); err != nil {
+		return err
 	}
 	it, err := txn.Get(tableDagRuns, indexDagDate)
 	if err != nil {
 		return fmt.Errorf("count runs: %w", err)
 	}
 	var c *runCount
+	var total int64
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		run := raw.(*DagRun)
 		if c == nil || c.DagID != run.DagID {
@@ -200,18 +255,20 @@ func recountRunsTxn(txn *memdb.Txn) error {
 			c = &runCount{DagID: run.DagID}
 		}
 		c.N++
+		c.ConfBytes += int64(len(run.Conf))
+		total += int64(len(run.Conf))
 	}
 	if c != nil {
 		if err := txn.Insert(tableRunCounts, c); err != nil {
 			return fmt.Errorf("count runs of %s: %w", c.DagID, err)
 		}
 	}
-	return nil
+	return addTotalTxn(txn, totalConfBytes, total)
 }
 
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
-		taskLogsTable(), countersTable(), runCountsTable()}
+		taskLogsTable(), countersTable(), runCountsTable(), totalsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -329,8 +386,30 @@ type Store struct {
 	// runLimit caps the runs kept per DAG (--max-runs-per-dag); set once
 	// before the store is shared.
 	runLimit RunLimit
-	writes   writeQueue // updateBatched's writers (writebatch.go)
+	// limits bound what the store holds in total; set once before the
+	// store is shared.
+	limits Limits
+	writes writeQueue // updateBatched's writers (writebatch.go)
 }
+
+// Limits bound the store's totals, so that no sequence of requests grows
+// it without bound (docs/behaviour.md §4.1). Each is refused with a 400
+// that names its flag; 0 means no limit.
+type Limits struct {
+	// Pools is --max-pools: the pools a POST /pools may bring the store
+	// to, default_pool and the DAG folder's pools included. Changing an
+	// existing pool is always allowed.
+	Pools int
+	// LoadedDAGs is --max-dags: the DAGs loaded through POST /_airlite/dags
+	// (beyond the DAG folder's). Replacing a DAG is always allowed.
+	LoadedDAGs int
+	// ConfBytes is --max-conf-bytes-total: the summed size of every stored
+	// run's conf.
+	ConfBytes int64
+}
+
+// SetLimits sets the store's total limits; call it before sharing the store.
+func (s *Store) SetLimits(l Limits) { s.limits = l }
 
 // RunLimit is --max-runs-per-dag and --run-retention: at Max runs of one
 // DAG, a new run is refused, or with DropOldestFinished the finished runs
@@ -351,7 +430,7 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 	if l.Max <= 0 {
 		return nil
 	}
-	n := runCountTxn(txn, dagID)
+	n := runCountTxn(txn, dagID).N
 	if n < l.Max {
 		return nil
 	}
@@ -382,7 +461,11 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag, "+
 			"and only %d have finished: no room for another until more finish", dagID, n, n-unfinished)
 	}
-	if err := addRunCountTxn(txn, dagID, -excess); err != nil {
+	var confBytes int64
+	for _, run := range finished {
+		confBytes += int64(len(run.Conf))
+	}
+	if err := addRunCountTxn(txn, dagID, -excess, -confBytes); err != nil {
 		return err
 	}
 	for _, run := range finished {
@@ -530,10 +613,13 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 // sequences keep counting, so no run id is ever reused.
 func (s *Store) Reset(set *DAGSet) error {
 	return s.update(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs, tableRunCounts} {
+		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
+		}
+		if err := clearRunCountsTxn(txn); err != nil {
+			return err
 		}
 		for _, d := range set.DAGs {
 			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
@@ -672,6 +758,26 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 			runs = append(runs, run)
 		}
 	}
+	return runs, nil
+}
+
+// RecentRuns lists a DAG's last n runs by execution date, oldest first,
+// reading only those.
+func (s *Store) RecentRuns(dagID string, n int) ([]*DagRun, error) {
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	it, err := s.read().ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	if err != nil {
+		return nil, fmt.Errorf("list recent runs of %s: %w", dagID, err)
+	}
+	var runs []*DagRun
+	for raw := it.Next(); raw != nil && len(runs) < n; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			break
+		}
+		runs = append(runs, run)
+	}
+	slices.Reverse(runs)
 	return runs, nil
 }
 
@@ -854,13 +960,21 @@ func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
 	return s.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, ti) })
 }
 
-// UpsertDagRun stores a changed copy of a run.
+// UpsertDagRun stores a changed copy of a run, or a new run.
 func (s *Store) UpsertDagRun(run *DagRun) error {
 	return s.update(func(txn *memdb.Txn) error {
+		runs, confBytes := 1, int64(len(run.Conf))
+		old, err := runByRunIDTxn(txn, run.DagID, run.RunID)
+		switch {
+		case err == nil:
+			runs, confBytes = 0, confBytes-int64(len(old.Conf))
+		case !errors.Is(err, errNotFound):
+			return err
+		}
 		if err := txn.Insert(tableDagRuns, run); err != nil {
 			return fmt.Errorf("store run %s of %s: %w", run.RunID, run.DagID, err)
 		}
-		return nil
+		return addRunCountTxn(txn, run.DagID, runs, confBytes)
 	})
 }
 
@@ -893,6 +1007,9 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := enforceRunLimitTxn(txn, nr.dag.DagID, s.runLimit); err != nil {
 		return nil, err
 	}
+	if err := enforceConfLimitTxn(txn, len(nr.conf), s.limits.ConfBytes); err != nil {
+		return nil, err
+	}
 	id, err := nextCounter(txn, counterRunID)
 	if err != nil {
 		return nil, err
@@ -910,7 +1027,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := txn.Insert(tableDagRuns, run); err != nil {
 		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
 	}
-	if err := addRunCountTxn(txn, nr.dag.DagID, 1); err != nil {
+	if err := addRunCountTxn(txn, nr.dag.DagID, 1, int64(len(nr.conf))); err != nil {
 		return nil, err
 	}
 	if len(nr.dag.Tasks) > 0 {
@@ -951,6 +1068,22 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 	}
 	return run, nil
+}
+
+// enforceConfLimitTxn refuses a run whose conf of n bytes would bring
+// the confs of every run past max bytes (--max-conf-bytes-total). The sum
+// is kept by the writes (totalConfBytes): one lookup.
+func enforceConfLimitTxn(txn *memdb.Txn, n int, max int64) error {
+	if max <= 0 || n == 0 {
+		return nil
+	}
+	total := totalTxn(txn, totalConfBytes)
+	if total+int64(n) <= max {
+		return nil
+	}
+	return newAPIError(errBadRequest, "the runs airlite keeps hold %d bytes of conf, and this conf of %d bytes would pass %d, "+
+		"the limit of --max-conf-bytes-total: remove runs (POST /_airlite/reset) or start airlite with a higher --max-conf-bytes-total",
+		total, n, max)
 }
 
 // Lineage lists the lineage records of a run by task_id.
@@ -1040,8 +1173,8 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if _, err := txn.DeleteAll(tableTaskLogs, indexID+"_prefix", id, ""); err != nil {
 				return fmt.Errorf("delete task logs of %s: %w", id, err)
 			}
-			if _, err := txn.DeleteAll(tableRunCounts, indexID, id); err != nil {
-				return fmt.Errorf("delete run count of %s: %w", id, err)
+			if err := forgetRunCountTxn(txn, id); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -1078,7 +1211,8 @@ func dagAndSubDagIDsTxn(txn *memdb.Txn, dagID string) ([]string, error) {
 }
 
 // UpsertDAG adds or replaces one DAG definition. A replaced DAG keeps its
-// paused flag and its runs.
+// paused flag and its runs. A new DAG loaded at runtime (FilePath
+// loadedDAGFileLoc) is refused at the store's LoadedDAGs limit.
 func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
@@ -1088,6 +1222,10 @@ func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 			row.IsPaused, replaced = old.IsPaused, true
 		case !errors.Is(err, errNotFound):
 			return err
+		case d.FilePath == loadedDAGFileLoc:
+			if err := enforceLoadedDAGLimitTxn(txn, s.limits.LoadedDAGs); err != nil {
+				return err
+			}
 		}
 		if err := txn.Insert(tableDags, row); err != nil {
 			return fmt.Errorf("insert dag %s: %w", d.DagID, err)
@@ -1097,17 +1235,47 @@ func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 	return replaced, err
 }
 
+// enforceLoadedDAGLimitTxn refuses one more DAG loaded at runtime at max
+// such DAGs (--max-dags). The DAG table holds the DAG folder's DAGs and at
+// most max more, so it counts them.
+func enforceLoadedDAGLimitTxn(txn *memdb.Txn, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	rows, err := allDagRowsTxn(txn)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, row := range rows {
+		if row.FileLoc == loadedDAGFileLoc {
+			n++
+		}
+	}
+	if n < max {
+		return nil
+	}
+	return newAPIError(errBadRequest, "airlite has %d DAGs loaded through /_airlite/dags, the limit of --max-dags: "+
+		"delete DAGs (DELETE /api/experimental/dags/{dag_id}), reset (POST /_airlite/reset) "+
+		"or start airlite with a higher --max-dags", n)
+}
+
 // DeleteRuns removes the runs, task instances, lineage and task logs of
 // one DAG, or of every DAG when dagID is "". DAGs and pools stay.
 func (s *Store) DeleteRuns(dagID string) error {
 	return s.update(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs, tableRunCounts} {
+		if dagID == "" {
+			if err := clearRunCountsTxn(txn); err != nil {
+				return err
+			}
+		} else if err := forgetRunCountTxn(txn, dagID); err != nil {
+			return err
+		}
+		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs} {
 			var err error
 			switch {
 			case dagID == "":
 				_, err = txn.DeleteAll(table, indexID)
-			case table == tableRunCounts:
-				_, err = txn.DeleteAll(table, indexID, dagID)
 			case table == tableDagRuns:
 				_, err = txn.DeleteAll(table, indexDagDate+"_prefix", dagID, nil)
 			default:
@@ -1166,6 +1334,22 @@ func (s *Store) Pools() ([]*Pool, error) {
 	return pools, nil
 }
 
+// PoolPage lists the pools from the offset-th by name, at most limit of
+// them, and counts them all.
+func (s *Store) PoolPage(offset, limit int) (page []*Pool, total int, err error) {
+	it, err := s.read().Get(tablePools, indexID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list pools: %w", err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if total >= offset && len(page) < limit {
+			page = append(page, raw.(*Pool))
+		}
+		total++
+	}
+	return page, total, nil
+}
+
 // PoolByName returns a pool, or errNotFound.
 func (s *Store) PoolByName(name string) (*Pool, error) { return poolTxn(s.read(), name) }
 
@@ -1191,6 +1375,9 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 		case err == nil:
 			p.ID, p.IncludeDeferred = existing.ID, existing.IncludeDeferred
 		case errors.Is(err, errNotFound):
+			if err := enforcePoolLimitTxn(txn, s.limits.Pools); err != nil {
+				return err
+			}
 			if p.ID, err = nextCounter(txn, counterPoolID); err != nil {
 				return err
 			}
@@ -1204,6 +1391,27 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 		return nil
 	})
 	return out, err
+}
+
+// enforcePoolLimitTxn refuses one more pool at max pools (--max-pools).
+// Pools are few (the limit keeps them so), so it counts them.
+func enforcePoolLimitTxn(txn *memdb.Txn, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	it, err := txn.Get(tablePools, indexID)
+	if err != nil {
+		return fmt.Errorf("count pools: %w", err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	if n < max {
+		return nil
+	}
+	return newAPIError(errBadRequest, "airlite has %d pools, the limit of --max-pools: "+
+		"delete pools (DELETE /api/experimental/pools/{name}) or start airlite with a higher --max-pools", n)
 }
 
 // DeletePool removes a pool and returns it as it was, or errNotFound.
@@ -1571,18 +1779,23 @@ func (s *Store) ResetOrphans(states []TaskState, decide func(v storeView, ti *Ta
 	return changed, err
 }
 
-// appendTaskLogTxn adds a try's output to its task instance's log.
+// appendTaskLogTxn adds a try's output to its task instance's log, which
+// keeps the last maxLogTries tries and counts the ones it drops.
 func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
 	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}
 	raw, err := txn.First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID)
 	if err != nil {
 		return err
 	}
+	var tries []TryLog
 	if raw != nil {
-		log.Tries = append(slices.Clone(raw.(*TaskLog).Tries), try)
-	} else {
-		log.Tries = []TryLog{try}
+		old := raw.(*TaskLog)
+		tries, log.Dropped = old.Tries, old.Dropped
 	}
+	if drop := len(tries) + 1 - maxLogTries; drop > 0 {
+		tries, log.Dropped = tries[drop:], log.Dropped+drop
+	}
+	log.Tries = append(append(make([]TryLog, 0, len(tries)+1), tries...), try)
 	return txn.Insert(tableTaskLogs, log)
 }
 

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,8 +168,10 @@ func TestStore_TaskInstanceRows(t *testing.T) {
 	}
 }
 
-// The per-DAG run count that the run limit reads follows every write that
-// adds or removes runs, and a restore counts it again.
+// The per-DAG run counts and conf sizes that the run limit and the conf
+// limit read, and the total of conf sizes, follow every write that adds or
+// removes runs, and a restore counts them again: each step compares them
+// with a recount from the runs table.
 func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition2, withRunLimit(RunLimit{Max: 3, DropOldestFinished: true}))
@@ -178,26 +182,36 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]int{}
+		want := map[string]runCount{}
+		var wantTotal int64
 		for raw := it.Next(); raw != nil; raw = it.Next() {
-			want[raw.(*DagRun).DagID]++
+			run := raw.(*DagRun)
+			c := want[run.DagID]
+			c.DagID, c.N, c.ConfBytes = run.DagID, c.N+1, c.ConfBytes+int64(len(run.Conf))
+			want[run.DagID] = c
+			wantTotal += int64(len(run.Conf))
 		}
-		got := map[string]int{}
+		got := map[string]runCount{}
 		cit, err := txn.Get(tableRunCounts, indexID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for raw := cit.Next(); raw != nil; raw = cit.Next() {
 			c := raw.(*runCount)
-			got[c.DagID] = c.N
+			got[c.DagID] = *c
 		}
 		if !maps.Equal(got, want) {
 			t.Fatalf("%s: run counts %v, runs %v", step, got, want)
 		}
+		if total := totalTxn(txn, totalConfBytes); total != wantTotal {
+			t.Fatalf("%s: conf bytes total %d, runs hold %d", step, total, wantTotal)
+		}
 	}
 	trigger := func(dagID string, day int) {
 		t.Helper()
-		ts.trigger(t, dagID, fmt.Sprintf(`{"execution_date": "2024-01-%02dT00:00:00+00:00"}`, day))
+		// Confs of different sizes, so that a wrong run's size shows.
+		ts.trigger(t, dagID, fmt.Sprintf(`{"execution_date": "2024-01-%02dT00:00:00+00:00", "conf": {"day": "%s"}}`,
+			day, strings.Repeat("d", day*10)))
 	}
 	trigger("example_bash_operator", 1)
 	trigger("example_subdag_operator", 1) // and one run of each sub-DAG
@@ -222,6 +236,16 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		t.Fatalf("delete: %d %s", res.status, res.body)
 	}
 	check("delete a DAG with sub-DAGs", ts.store)
+	run, err := ts.store.RunByRunID("example_bash_operator", "manual__2024-01-03T00:00:00+00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := *run
+	changed.Conf = json.RawMessage(`{"changed": "` + strings.Repeat("c", 77) + `"}`)
+	if err := ts.store.UpsertDagRun(&changed); err != nil {
+		t.Fatal(err)
+	}
+	check("a run's conf changed", ts.store)
 
 	path := filepath.Join(t.TempDir(), "snapshot.json")
 	if _, err := writeSnapshot(ts.store, path, testNow); err != nil {
@@ -232,6 +256,13 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("restore", restored)
+	if res := ts.do(t, "POST", "/_airlite/reset?scope=runs", ""); res.status != 200 {
+		t.Fatalf("reset: %d %s", res.status, res.body)
+	}
+	check("reset every DAG's runs", ts.store)
+	trigger("tutorial", 5)
+	trigger("example_bash_operator", 5)
+	check("triggers after a reset", ts.store)
 	if err := ts.store.Reset(ts.dags); err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,11 @@ type DagRow struct {
 	Def       *DAG
 }
 
+// loadedDAGFileLoc is the FileLoc of a DAG loaded through
+// POST /_airlite/dags. Its row keeps it across a restart (without a
+// definition) until a reset or a delete, and --max-dags counts such rows.
+const loadedDAGFileLoc = "<loaded through /_airlite/dags>"
+
 // DagRun is one run of a DAG.
 type DagRun struct {
 	ID              int64
@@ -140,13 +145,19 @@ type LineageRecord struct {
 	Outlets json.RawMessage
 }
 
-// TaskLog is the captured output of a task instance's tries.
+// TaskLog is the captured output of a task instance's tries: the last
+// maxLogTries of them.
 type TaskLog struct {
-	DagID  string
-	RunID  string
-	TaskID string
-	Tries  []TryLog // in try order
+	DagID   string
+	RunID   string
+	TaskID  string
+	Tries   []TryLog // in try order
+	Dropped int      // earlier tries no longer kept
 }
+
+// maxLogTries bounds the tries a task instance's log keeps, so that with
+// maxTaskOutput per try a task retried forever holds at most 1.25 MiB.
+const maxLogTries = 20
 
 // TryLog is the output of one try, bounded to its last maxTaskOutput bytes.
 type TryLog struct {
@@ -155,13 +166,22 @@ type TryLog struct {
 	Truncated bool
 }
 
-// runCount is how many runs a DAG has, kept by every write that adds or
-// removes runs, so that the run limit costs a trigger one lookup instead of
-// a walk over the DAG's runs. It is derived state: snapshots leave it out
-// and restore counts it again.
+// runCount is how many runs a DAG has and the bytes of their confs, kept
+// by every write that adds or removes runs, so that the run limit costs a
+// trigger one lookup instead of a walk over the DAG's runs, and removing
+// a DAG's runs knows the conf bytes they held. It is derived state:
+// snapshots leave it out and restore counts it again.
 type runCount struct {
-	DagID string
-	N     int
+	DagID     string
+	N         int
+	ConfBytes int64
+}
+
+// storeTotal is a sum over a whole table, derived like runCount: the conf
+// limit reads the bytes of every run's conf as one lookup.
+type storeTotal struct {
+	Name  string
+	Value int64
 }
 
 // counter is a named integer kept in the store so that it is part of every

@@ -159,10 +159,11 @@ type snapLineage struct {
 }
 
 type snapTaskLog struct {
-	DagID  string    `json:"dag_id"`
-	RunID  string    `json:"run_id"`
-	TaskID string    `json:"task_id"`
-	Tries  []snapTry `json:"tries"`
+	DagID   string    `json:"dag_id"`
+	RunID   string    `json:"run_id"`
+	TaskID  string    `json:"task_id"`
+	Tries   []snapTry `json:"tries"`
+	Dropped int       `json:"dropped_tries,omitempty"` // absent from files written before the log kept maxLogTries
 }
 
 // snapTry keeps output that is not valid UTF-8 as base64, since a JSON
@@ -312,7 +313,7 @@ func snapshotCodecs() []snapshotCodec {
 		})},
 		{table: tableTaskLogs, encode: func(obj any) any {
 			l := obj.(*TaskLog)
-			rec := &snapTaskLog{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID}
+			rec := &snapTaskLog{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID, Dropped: l.Dropped}
 			if l.Tries != nil {
 				rec.Tries = make([]snapTry, len(l.Tries))
 			}
@@ -326,7 +327,7 @@ func snapshotCodecs() []snapshotCodec {
 			}
 			return rec
 		}, decode: decodeInto(func(r *snapTaskLog) any {
-			l := &TaskLog{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID}
+			l := &TaskLog{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, Dropped: r.Dropped}
 			if r.Tries != nil {
 				l.Tries = make([]TryLog, len(r.Tries))
 			}

@@ -10,6 +10,8 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +30,8 @@ const (
 	uiRefreshSeconds = 3
 	// uiRecentRuns is how many runs a DAG's row shows as squares.
 	uiRecentRuns = 12
+	// uiPageRows is how many rows a list on a page shows at once.
+	uiPageRows = 200
 )
 
 var (
@@ -41,10 +45,15 @@ var (
 		"'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 
+// uiFuncs give the templates airlite's limits, so that pages state them.
+var uiFuncs = template.FuncMap{
+	"maxLogTries": func() int { return maxLogTries },
+}
+
 func parseUIPages(names ...string) map[string]*template.Template {
 	pages := map[string]*template.Template{}
 	for _, name := range names {
-		pages[name] = template.Must(template.New(name).ParseFS(uiFiles, "ui/layout.html", "ui/"+name+".html"))
+		pages[name] = template.Must(template.New(name).Funcs(uiFuncs).ParseFS(uiFiles, "ui/layout.html", "ui/"+name+".html"))
 	}
 	return pages
 }
@@ -101,6 +110,81 @@ type uiPage struct {
 	CSS     template.CSS // the embedded stylesheet, never user data
 	JS      template.JS  // the embedded refresh script, never user data
 	Body    any
+	Pager   *uiPager // a list page's rows, rendered after Body; nil for none
+}
+
+// uiPager says which rows of a list a page shows and links to the rows
+// before and after (?offset=), so that no page grows with the store.
+type uiPager struct {
+	Label            string // what the list holds, for the nav's label
+	Summary          string // "201–400 of 1,234 DAGs", or "3 DAGs" on a lone page
+	PrevURL, NextURL string // "" at either end
+}
+
+// uiOffset reads a list page's ?offset=, the index of its first row.
+func uiOffset(r *http.Request) (int, error) {
+	raw := r.URL.Query().Get("offset")
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 {
+		return 0, newAPIError(errBadRequest, "offset %q is not a row number: want 0 or more", raw)
+	}
+	return n, nil
+}
+
+// uiWindow is the rows [start, end) a page at offset shows of total rows.
+// An offset past the end shows the last page, so that a list that shrank
+// under a reloading page never shows an empty one.
+func uiWindow(offset, total int) (start, end int) {
+	start = offset
+	if start >= total {
+		start = max(0, (total-1)/uiPageRows*uiPageRows)
+	}
+	return start, min(start+uiPageRows, total)
+}
+
+// newUIPager describes rows [start, end) of total, with links that keep
+// the rest of u's query.
+func newUIPager(u *url.URL, start, end, total int, noun, nouns string) *uiPager {
+	p := &uiPager{Label: nouns}
+	name := nouns
+	if total == 1 {
+		name = noun
+	}
+	if start == 0 && end == total {
+		p.Summary = uiCount(total) + " " + name
+	} else {
+		p.Summary = fmt.Sprintf("%s–%s of %s %s", uiCount(start+1), uiCount(end), uiCount(total), name)
+	}
+	link := func(offset int) string {
+		q := u.Query()
+		q.Del("offset")
+		if offset > 0 {
+			q.Set("offset", strconv.Itoa(offset))
+		}
+		if len(q) == 0 {
+			return u.EscapedPath()
+		}
+		return u.EscapedPath() + "?" + q.Encode()
+	}
+	if start > 0 {
+		p.PrevURL = link(max(0, start-uiPageRows))
+	}
+	if end < total {
+		p.NextURL = link(end)
+	}
+	return p
+}
+
+// uiCount writes n with thousands separators.
+func uiCount(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func (s *server) newPage(title, nav string, refresh int, body any) uiPage {
@@ -189,28 +273,52 @@ type formError struct {
 	Message string
 }
 
-// buildDagList lists the DAGs a user triggers: sub-DAGs and rows whose
-// definition is gone are left out, as Airflow's DAG list does.
-func buildDagList(store *Store, rules *editionRules) (*dagListView, error) {
+// listedDags are the DAGs the list shows, by dag_id: sub-DAGs and rows
+// whose definition is gone are left out, as Airflow's DAG list does.
+func listedDags(store *Store) ([]*DagRow, error) {
 	rows, err := store.Dags()
 	if err != nil {
 		return nil, err
 	}
-	view := &dagListView{}
+	listed := rows[:0:0]
 	for _, row := range rows {
-		if row.Def == nil || row.RootDagID != "" {
-			continue
+		if row.Def != nil && row.RootDagID == "" {
+			listed = append(listed, row)
 		}
-		runs, err := store.RunsOfDag(row.DagID, "")
+	}
+	return listed, nil
+}
+
+// dagListOffset is the offset of the page of the list that shows dagID
+// (0 when the list does not show it).
+func dagListOffset(store *Store, dagID string) (int, error) {
+	listed, err := listedDags(store)
+	if err != nil {
+		return 0, err
+	}
+	i := slices.IndexFunc(listed, func(row *DagRow) bool { return row.DagID == dagID })
+	return max(0, i) / uiPageRows * uiPageRows, nil
+}
+
+// buildDagList is the page of the DAG list at offset, with its pager.
+func buildDagList(store *Store, rules *editionRules, offset int) (*dagListView, *uiPager, error) {
+	listed, err := listedDags(store)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, end := uiWindow(offset, len(listed))
+	view := &dagListView{}
+	for _, row := range listed[start:end] {
+		runs, err := store.RecentRuns(row.DagID, uiRecentRuns)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		item := &dagItem{DagID: row.DagID, Description: row.Def.Description, Tags: row.Def.Tags,
 			Schedule: "None", Paused: row.IsPaused}
 		if row.Def.Schedule != nil {
 			item.Schedule = *row.Def.Schedule
 		}
-		for _, run := range runs[max(0, len(runs)-uiRecentRuns):] {
+		for _, run := range runs {
 			item.Runs = append(item.Runs, newRunSquare(rules, run))
 		}
 		if n := len(item.Runs); n > 0 {
@@ -218,7 +326,7 @@ func buildDagList(store *Store, rules *editionRules) (*dagListView, error) {
 		}
 		view.DAGs = append(view.DAGs, item)
 	}
-	return view, nil
+	return view, newUIPager(&url.URL{Path: "/"}, start, end, len(listed), "DAG", "DAGs"), nil
 }
 
 func (v *dagListView) item(dagID string) *dagItem {
@@ -231,7 +339,12 @@ func (v *dagListView) item(dagID string) *dagItem {
 }
 
 func (s *server) handleUIDags(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	view, err := buildDagList(s.opts.Store, s.rules())
+	offset, err := uiOffset(r)
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	view, pager, err := buildDagList(s.opts.Store, s.rules(), offset)
 	if err != nil {
 		s.answerError(w, r, err)
 		return
@@ -243,7 +356,9 @@ func (s *server) handleUIDags(w http.ResponseWriter, r *http.Request, _ httprout
 			view.Triggered = &sq
 		}
 	}
-	s.renderPage(w, r, http.StatusOK, "dags", s.newPage("DAGs", "dags", uiRefreshSeconds, view))
+	page := s.newPage("DAGs", "dags", uiRefreshSeconds, view)
+	page.Pager = pager
+	s.renderPage(w, r, http.StatusOK, "dags", page)
 }
 
 // parseUIForm reads a posted form as the API reads bodies (readBody:
@@ -293,7 +408,7 @@ func (s *server) handleUITrigger(w http.ResponseWriter, r *http.Request, _ httpr
 		return
 	}
 	runID, _ := res["run_id"].(string)
-	http.Redirect(w, r, "/?triggered="+url.QueryEscape(dagID)+"&run_id="+url.QueryEscape(runID), http.StatusSeeOther)
+	http.Redirect(w, r, "/?"+dagListQuery(s.opts.Store, dagID)+"triggered="+url.QueryEscape(dagID)+"&run_id="+url.QueryEscape(runID), http.StatusSeeOther)
 }
 
 // handleUIPaused is the pause switch: the API's SetPaused, then back.
@@ -307,7 +422,21 @@ func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httpro
 		s.formRefused(w, r, "pause or unpause", dagID, "", err)
 		return
 	}
-	http.Redirect(w, r, "/#dag-"+url.PathEscape(dagID), http.StatusSeeOther)
+	to := "/"
+	if q := dagListQuery(s.opts.Store, dagID); q != "" {
+		to += "?" + strings.TrimSuffix(q, "&")
+	}
+	http.Redirect(w, r, to+"#dag-"+url.PathEscape(dagID), http.StatusSeeOther)
+}
+
+// dagListQuery is "offset=N&" for the page of the DAG list that shows
+// dagID, or "" for the first page.
+func dagListQuery(store *Store, dagID string) string {
+	offset, err := dagListOffset(store, dagID)
+	if err != nil || offset == 0 {
+		return ""
+	}
+	return "offset=" + strconv.Itoa(offset) + "&"
 }
 
 // formRefused shows the list again with the error and what the user
@@ -315,7 +444,12 @@ func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httpro
 // again).
 func (s *server) formRefused(w http.ResponseWriter, r *http.Request, action, dagID, conf string, err error) {
 	status, msg := s.errorAnswer(r, err)
-	view, lerr := buildDagList(s.opts.Store, s.rules())
+	offset, lerr := dagListOffset(s.opts.Store, dagID)
+	var view *dagListView
+	var pager *uiPager
+	if lerr == nil {
+		view, pager, lerr = buildDagList(s.opts.Store, s.rules(), offset)
+	}
 	if lerr != nil {
 		s.answerError(w, r, lerr)
 		return
@@ -324,7 +458,9 @@ func (s *server) formRefused(w http.ResponseWriter, r *http.Request, action, dag
 	if item := view.item(dagID); item != nil && action == "trigger" {
 		item.FormOpen, item.Conf = true, conf
 	}
-	s.renderPage(w, r, status, "dags", s.newPage("DAGs", "dags", 0, view))
+	page := s.newPage("DAGs", "dags", 0, view)
+	page.Pager = pager
+	s.renderPage(w, r, status, "dags", page)
 }
 
 // runView is the content of the run page.
@@ -333,8 +469,9 @@ type runView struct {
 	Description string
 	ParentURL   string // a sub-DAG's parent run
 	Runs        []runSquare
-	Run         *runFacts // nil when the DAG has no runs yet
-	Tasks       []*taskRow
+	Run         *runFacts  // nil when the DAG has no runs yet
+	Tasks       []*taskRow // the page of the run's task list at the offset asked
+	TaskPager   *uiPager
 	HasOutput   bool
 }
 
@@ -366,6 +503,7 @@ type taskRow struct {
 	Duration  string
 	SubdagURL string
 	Tries     []TryLog
+	Dropped   int // earlier tries the log no longer keeps
 }
 
 func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
@@ -378,7 +516,12 @@ func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprout
 		s.renderError(w, r, http.StatusBadRequest, "Which DAG? The link has no dag_id.")
 		return
 	}
-	view, err := s.buildRunView(dagID, q.Get("execution_date"))
+	offset, err := uiOffset(r)
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	view, err := s.buildRunView(dagID, q.Get("execution_date"), offset, r.URL)
 	if err != nil {
 		s.answerError(w, r, err)
 		return
@@ -392,14 +535,15 @@ func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprout
 
 // buildRunView gathers a run with the API's own look-ups: the DAG as
 // check_and_get_dag finds it, the date as the API parses it, the run at
-// that date; without a date, the DAG's latest run.
-func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
+// that date; without a date, the DAG's latest run. Its task list is the
+// page at offset; the pager's links keep u's query.
+func (s *server) buildRunView(dagID, rawDate string, offset int, u *url.URL) (*runView, error) {
 	row, err := s.api.dagDefinition(dagID)
 	if err != nil {
 		return nil, err
 	}
 	store, rules := s.opts.Store, s.rules()
-	runs, err := store.RunsOfDag(dagID, "")
+	runs, err := store.RecentRuns(dagID, uiRecentRuns)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +560,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 		run = runs[len(runs)-1]
 	}
 	view := &runView{DagID: dagID, Description: row.Def.Description}
-	for _, other := range runs[max(0, len(runs)-uiRecentRuns):] {
+	for _, other := range runs {
 		sq := newRunSquare(rules, other)
 		sq.Current = run != nil && other.ID == run.ID
 		view.Runs = append(view.Runs, sq)
@@ -444,12 +588,7 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 	seen := map[string]bool{}
 	add := func(taskID, operator string, ti *TaskInstance) {
 		seen[taskID] = true
-		tr := newTaskRow(taskID, operator, ti)
-		if l := logs[taskID]; l != nil {
-			tr.Tries = l.Tries
-			view.HasOutput = true
-		}
-		view.Tasks = append(view.Tasks, tr)
+		view.Tasks = append(view.Tasks, newTaskRow(taskID, operator, ti))
 	}
 	for _, t := range row.Def.Tasks {
 		add(t.TaskID, t.Operator, byID[t.TaskID])
@@ -460,6 +599,16 @@ func (s *server) buildRunView(dagID, rawDate string) (*runView, error) {
 	for _, ti := range tis {
 		if !seen[ti.TaskID] {
 			add(ti.TaskID, ti.Operator, ti)
+		}
+	}
+	start, end := uiWindow(offset, len(view.Tasks))
+	view.TaskPager = newUIPager(u, start, end, len(view.Tasks), "task", "tasks")
+	view.Tasks = view.Tasks[start:end]
+	// Output only for the tasks shown.
+	for _, tr := range view.Tasks {
+		if l := logs[tr.TaskID]; l != nil {
+			tr.Tries, tr.Dropped = l.Tries, l.Dropped
+			view.HasOutput = true
 		}
 	}
 	return view, nil
@@ -524,17 +673,25 @@ type poolRow struct {
 	Description string
 }
 
-// buildPools lists the pools by name with their used, queued and open
-// slots, counted as Airflow counts them (pool_slots of running and queued
-// task instances); a negative size is unlimited.
-func buildPools(store *Store) ([]poolRow, error) {
-	pools, err := store.Pools()
+// buildPools lists the page of pools at offset, by name, with their
+// used, queued and open slots, counted as Airflow counts them (pool_slots
+// of running and queued task instances; a negative size is unlimited),
+// and the pager.
+func buildPools(store *Store, offset int) ([]poolRow, *uiPager, error) {
+	pools, total, err := store.PoolPage(offset, uiPageRows)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	start, end := uiWindow(offset, total)
+	if start != offset { // past the end: the last page
+		if pools, total, err = store.PoolPage(start, uiPageRows); err != nil {
+			return nil, nil, err
+		}
+		start, end = uiWindow(start, total)
 	}
 	usage, err := store.ActiveUsage()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rows := make([]poolRow, len(pools))
 	for i, p := range pools {
@@ -550,16 +707,23 @@ func buildPools(store *Store) ([]poolRow, error) {
 		}
 		rows[i] = row
 	}
-	return rows, nil
+	return rows, newUIPager(&url.URL{Path: "/pools"}, start, end, total, "pool", "pools"), nil
 }
 
 func (s *server) handleUIPools(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	rows, err := buildPools(s.opts.Store)
+	offset, err := uiOffset(r)
 	if err != nil {
 		s.answerError(w, r, err)
 		return
 	}
-	s.renderPage(w, r, http.StatusOK, "pools", s.newPage("Pools", "pools", uiRefreshSeconds, rows))
+	rows, pager, err := buildPools(s.opts.Store, offset)
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	page := s.newPage("Pools", "pools", uiRefreshSeconds, rows)
+	page.Pager = pager
+	s.renderPage(w, r, http.StatusOK, "pools", page)
 }
 
 // uiTime shows an instant in UTC to the second.

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -398,7 +401,7 @@ func TestUI_Pools(t *testing.T) {
 	if _, err := ts.store.UpsertPool("unbounded", -1, nil); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := buildPools(ts.store)
+	rows, _, err := buildPools(ts.store, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,5 +424,154 @@ func TestUIDuration(t *testing.T) {
 		if got := uiDuration(secs); got != want {
 			t.Errorf("uiDuration(%v) = %q, want %q", secs, got, want)
 		}
+	}
+}
+
+// uiRowIDs lists the values of attr on a page's rows, in order.
+func uiRowIDs(page, attr string) []string {
+	var ids []string
+	for _, m := range regexp.MustCompile(`<tr [^>]*`+attr+`="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+// TestUI_Pagination: the DAG list, the pools page and a run's task list
+// show at most uiPageRows rows, say how many there are in all, and link
+// to the previous and next rows with ?offset=; every row is on exactly
+// one page.
+func TestUI_Pagination(t *testing.T) {
+	t.Parallel()
+	const extra = uiPageRows + 30
+	tasks := make([]string, extra)
+	for i := range tasks {
+		tasks[i] = fmt.Sprintf(`{"task_id": "t%03d", "operator": "EmptyOperator"}`, i)
+	}
+	ts := newTestServer(t, edition110, withDAG(`{"dag_id": "wide", "start_date": "2024-01-01", "tasks": [`+strings.Join(tasks, ", ")+`]}`))
+	for i := 0; i < extra; i++ {
+		d, err := parseDAG([]byte(fmt.Sprintf(`{"dag_id": "page_%03d", "tasks": [{"task_id": "t", "operator": "EmptyOperator"}]}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.store.UpsertDAG(d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.store.UpsertPool(fmt.Sprintf("pool_%03d", i), 1, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := ts.store.Dags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dagIDs []string
+	for _, row := range rows {
+		if row.Def != nil && row.RootDagID == "" {
+			dagIDs = append(dagIDs, row.DagID)
+		}
+	}
+	pools, err := ts.store.Pools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var poolNames []string
+	for _, p := range pools {
+		poolNames = append(poolNames, p.Name)
+	}
+	ts.trigger(t, "wide", `{"execution_date": "2024-01-01T00:00:00+00:00"}`)
+	runPage := edition110.dagRunURL("wide", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	var taskIDs []string
+	for _, task := range tasks {
+		taskIDs = append(taskIDs, task[len(`{"task_id": "`):len(`{"task_id": "t000`)])
+	}
+
+	for _, tc := range []struct {
+		name, path, attr, nouns string
+		want                    []string
+	}{
+		{"DAG list", "/", "data-dag-id", "DAGs", dagIDs},
+		{"pools", "/pools", "data-pool", "pools", poolNames},
+		{"run's tasks", runPage, "data-task-id", "tasks", taskIDs},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			total := len(tc.want)
+			first := uiDo(t, ts, http.MethodGet, tc.path, nil)
+			if first.status != 200 {
+				t.Fatalf("%s: %d", tc.path, first.status)
+			}
+			if got := uiRowIDs(first.body, tc.attr); !slices.Equal(got, tc.want[:uiPageRows]) {
+				t.Errorf("first page shows %d rows %v…, want the first %d", len(got), got[:min(3, len(got))], uiPageRows)
+			}
+			if want := fmt.Sprintf("1–%d of %d %s", uiPageRows, total, tc.nouns); !strings.Contains(first.body, want) {
+				t.Errorf("first page does not say %q", want)
+			}
+			if strings.Contains(first.body, `rel="prev"`) {
+				t.Error("first page links to a previous page")
+			}
+			next := regexp.MustCompile(`<a rel="next" href="([^"]*)"`).FindStringSubmatch(first.body)
+			if next == nil {
+				t.Fatalf("first page has no next link")
+			}
+			nextURL := html.UnescapeString(next[1])
+			if !strings.Contains(nextURL, fmt.Sprintf("offset=%d", uiPageRows)) {
+				t.Errorf("next link %q", nextURL)
+			}
+			second := uiDo(t, ts, http.MethodGet, nextURL, nil)
+			if got := uiRowIDs(second.body, tc.attr); !slices.Equal(got, tc.want[uiPageRows:]) {
+				t.Errorf("second page shows %v, want %v", got, tc.want[uiPageRows:])
+			}
+			if want := fmt.Sprintf("%d–%d of %d %s", uiPageRows+1, total, total, tc.nouns); !strings.Contains(second.body, want) {
+				t.Errorf("second page does not say %q", want)
+			}
+			if strings.Contains(second.body, `rel="next"`) {
+				t.Error("last page links to a next page")
+			}
+			prev := regexp.MustCompile(`<a rel="prev" href="([^"]*)"`).FindStringSubmatch(second.body)
+			if prev == nil {
+				t.Fatalf("second page has no previous link")
+			}
+			if back := uiDo(t, ts, http.MethodGet, html.UnescapeString(prev[1]), nil); !slices.Equal(uiRowIDs(back.body, tc.attr), tc.want[:uiPageRows]) {
+				t.Errorf("previous link %q does not lead to the first page", prev[1])
+			}
+			// Past the end: the last page. Not a row number: a 400.
+			sep := "?"
+			if strings.Contains(tc.path, "?") {
+				sep = "&"
+			}
+			if past := uiDo(t, ts, http.MethodGet, tc.path+sep+"offset=100000", nil); !slices.Equal(uiRowIDs(past.body, tc.attr), tc.want[uiPageRows:]) {
+				t.Errorf("offset past the end: %d %v", past.status, uiRowIDs(past.body, tc.attr))
+			}
+			for _, bad := range []string{"-1", "x", "1e3"} {
+				if res := uiDo(t, ts, http.MethodGet, tc.path+sep+"offset="+bad, nil); res.status != 400 || !strings.Contains(res.body, "offset") {
+					t.Errorf("offset=%s: %d, want 400 naming offset", bad, res.status)
+				}
+			}
+		})
+	}
+
+	// The forms come back to the page that shows their DAG.
+	last := dagIDs[len(dagIDs)-1]
+	res := uiDo(t, ts, http.MethodPost, "/paused", url.Values{"dag_id": {last}, "is_paused": {"true"}})
+	if want := fmt.Sprintf("/?offset=%d#dag-%s", uiPageRows, last); res.header.Get("Location") != want {
+		t.Errorf("pause %s: Location %q, want %q", last, res.header.Get("Location"), want)
+	}
+	res = uiDo(t, ts, http.MethodPost, "/trigger", url.Values{"dag_id": {last}, "conf": {`{"a":`}})
+	if res.status != 400 || !slices.Contains(uiRowIDs(res.body, "data-dag-id"), last) || !strings.Contains(res.body, `id="trigger-`+last+`" open`) {
+		t.Errorf("a refused trigger of %s does not show its row with the form open: %d", last, res.status)
+	}
+	res = uiDo(t, ts, http.MethodPost, "/trigger", url.Values{"dag_id": {last}, "conf": {""}})
+	if loc := res.header.Get("Location"); !strings.HasPrefix(loc, fmt.Sprintf("/?offset=%d&triggered=%s&", uiPageRows, last)) {
+		t.Errorf("trigger %s: Location %q", last, loc)
+	}
+}
+
+// With fewer rows than a page, a list says how many there are and links
+// nowhere.
+func TestUI_Pagination_OnePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	page := uiDo(t, ts, http.MethodGet, "/pools", nil).body
+	if !strings.Contains(page, ">1 pool<") || strings.Contains(page, `rel="next"`) || strings.Contains(page, `rel="prev"`) {
+		t.Errorf("pools page of one pool:\n%s", page)
 	}
 }
