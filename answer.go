@@ -206,6 +206,9 @@ func (s *server) errorAnswer(r *http.Request, err error) (int, string) {
 			break
 		}
 	}
+	if msg, ok := storeErrorText(err); ok {
+		return status, msg
+	}
 	msg := err.Error()
 	var apiErr *apiError
 	if !errors.As(err, &apiErr) && !errors.Is(err, errTooLarge) {
@@ -213,6 +216,42 @@ func (s *server) errorAnswer(r *http.Request, err error) (int, string) {
 		msg = genericInternalError
 	}
 	return status, msg
+}
+
+// storeErrorText phrases the store's refusals, which carry figures, not
+// sentences: a limit names the flag that sets it and what to do.
+func storeErrorText(err error) (string, bool) {
+	var limit *limitError
+	if errors.As(err, &limit) {
+		switch limit.limit {
+		case limitRunsPerDag:
+			if limit.finished >= 0 {
+				return fmt.Sprintf("DAG %s has %d runs, the limit of --max-runs-per-dag, "+
+					"and only %d have finished: no room for another until more finish", limit.dagID, limit.have, limit.finished), true
+			}
+			return fmt.Sprintf("DAG %s has %d runs, the limit of --max-runs-per-dag: "+
+				"remove runs (POST /_airlite/reset) or start airlite with --run-retention drop-oldest-finished", limit.dagID, limit.have), true
+		case limitConfBytesTotal:
+			return fmt.Sprintf("the runs airlite keeps hold %d bytes of conf, and this conf of %d bytes would pass %d, "+
+				"the limit of --max-conf-bytes-total: remove runs (POST /_airlite/reset) or start airlite with a higher --max-conf-bytes-total",
+				limit.have, limit.adding, limit.max), true
+		case limitDags:
+			return fmt.Sprintf("airlite has %d DAGs loaded through /_airlite/dags, the limit of --max-dags: "+
+				"delete DAGs (DELETE /api/experimental/dags/{dag_id}), reset (POST /_airlite/reset) "+
+				"or start airlite with a higher --max-dags", limit.have), true
+		case limitPools:
+			return fmt.Sprintf("airlite has %d pools, the limit of --max-pools: "+
+				"delete pools (DELETE /api/experimental/pools/{name}) or start airlite with a higher --max-pools", limit.have), true
+		}
+	}
+	var exists *subDagRunExists
+	if errors.As(err, &exists) {
+		if exists.runID != "" {
+			return fmt.Sprintf("sub-DAG %s already has a run with run id %s", exists.childID, exists.runID), true
+		}
+		return fmt.Sprintf("sub-DAG %s already has a run at %s", exists.childID, isoFormat(exists.date)), true
+	}
+	return "", false
 }
 
 // writeAdminJSON writes an admin endpoint's answer: compact JSON, the same

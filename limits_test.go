@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -156,8 +157,10 @@ func TestStore_LoadedDAGLimit_AcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.FilePath = loadedDAGFileLoc
-	if _, err := restored.UpsertDAG(d); err == nil || !strings.Contains(err.Error(), "--max-dags") {
-		t.Fatalf("a third loaded DAG after a restart: %v, want a refusal naming --max-dags", err)
+	_, err = restored.UpsertDAG(d)
+	var limit *limitError
+	if text, _ := storeErrorText(err); !errors.As(err, &limit) || limit.limit != limitDags || !strings.Contains(text, "--max-dags") {
+		t.Fatalf("a third loaded DAG after a restart: %v, want a refusal at the limit of --max-dags", err)
 	}
 	if err := restored.Reset(ts.dags); err != nil {
 		t.Fatal(err)

@@ -435,8 +435,7 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 		return nil
 	}
 	if !l.DropOldestFinished {
-		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag: "+
-			"remove runs (POST /_airlite/reset) or start airlite with --run-retention drop-oldest-finished", dagID, n)
+		return &limitError{limit: limitRunsPerDag, dagID: dagID, have: int64(n), finished: -1}
 	}
 	excess := n - l.Max + 1
 	it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
@@ -458,8 +457,7 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 			}
 			unfinished += c
 		}
-		return newAPIError(errBadRequest, "DAG %s has %d runs, the limit of --max-runs-per-dag, "+
-			"and only %d have finished: no room for another until more finish", dagID, n, n-unfinished)
+		return &limitError{limit: limitRunsPerDag, dagID: dagID, have: int64(n), finished: int64(n - unfinished)}
 	}
 	var confBytes int64
 	for _, run := range finished {
@@ -1056,10 +1054,10 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			continue // a sub-DAG deleted through the API has nothing to run
 		}
 		if _, err := runByRunIDTxn(txn, childID, nr.runID); err == nil {
-			return nil, newAPIError(errCrash, "sub-DAG %s already has a run with run id %s", childID, nr.runID)
+			return nil, &subDagRunExists{childID: childID, runID: nr.runID}
 		}
 		if _, err := runByDateTxn(txn, childID, nr.date); err == nil {
-			return nil, newAPIError(errCrash, "sub-DAG %s already has a run at %s", childID, isoFormat(nr.date))
+			return nil, &subDagRunExists{childID: childID, date: nr.date}
 		}
 		childRun := nr
 		childRun.dag = child.Def
@@ -1081,9 +1079,7 @@ func enforceConfLimitTxn(txn *memdb.Txn, n int, max int64) error {
 	if total+int64(n) <= max {
 		return nil
 	}
-	return newAPIError(errBadRequest, "the runs airlite keeps hold %d bytes of conf, and this conf of %d bytes would pass %d, "+
-		"the limit of --max-conf-bytes-total: remove runs (POST /_airlite/reset) or start airlite with a higher --max-conf-bytes-total",
-		total, n, max)
+	return &limitError{limit: limitConfBytesTotal, have: total, adding: int64(n), max: max}
 }
 
 // Lineage lists the lineage records of a run by task_id.
@@ -1255,9 +1251,7 @@ func enforceLoadedDAGLimitTxn(txn *memdb.Txn, max int) error {
 	if n < max {
 		return nil
 	}
-	return newAPIError(errBadRequest, "airlite has %d DAGs loaded through /_airlite/dags, the limit of --max-dags: "+
-		"delete DAGs (DELETE /api/experimental/dags/{dag_id}), reset (POST /_airlite/reset) "+
-		"or start airlite with a higher --max-dags", n)
+	return &limitError{limit: limitDags, have: int64(n)}
 }
 
 // DeleteRuns removes the runs, task instances, lineage and task logs of
@@ -1410,8 +1404,7 @@ func enforcePoolLimitTxn(txn *memdb.Txn, max int) error {
 	if n < max {
 		return nil
 	}
-	return newAPIError(errBadRequest, "airlite has %d pools, the limit of --max-pools: "+
-		"delete pools (DELETE /api/experimental/pools/{name}) or start airlite with a higher --max-pools", n)
+	return &limitError{limit: limitPools, have: int64(n)}
 }
 
 // DeletePool removes a pool and returns it as it was, or errNotFound.
@@ -1486,6 +1479,41 @@ func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
 	}
 	return nil, nil
 }
+
+// The store's limits on what it keeps (the command line sets them).
+const (
+	limitRunsPerDag     = "runs per DAG"
+	limitConfBytesTotal = "conf bytes in total"
+	limitDags           = "DAGs loaded at runtime"
+	limitPools          = "pools"
+)
+
+// limitError is a write refused at one of the store's limits, with the
+// figures; the HTTP layer phrases it (limitText). It matches
+// errBadRequest.
+type limitError struct {
+	limit    string
+	dagID    string // runs per DAG
+	have     int64  // what is kept now
+	finished int64  // runs per DAG with drop-oldest: how many have finished (-1: not asked)
+	adding   int64  // conf bytes: the new conf's size
+	max      int64  // conf bytes: the limit
+}
+
+func (e *limitError) Error() string        { return "limit of " + e.limit + " reached" }
+func (e *limitError) Is(target error) bool { return target == errBadRequest }
+
+// subDagRunExists is a run that cannot be created because a sub-DAG below
+// it already has a run with its run_id or date (Airflow crashes on its
+// unique keys). It matches errCrash.
+type subDagRunExists struct {
+	childID string
+	runID   string    // set when the run_id is taken
+	date    time.Time // else the date
+}
+
+func (e *subDagRunExists) Error() string        { return "sub-DAG " + e.childID + " already has the run" }
+func (e *subDagRunExists) Is(target error) bool { return target == errCrash }
 
 // missingError says which row a write did not find. It matches
 // errNotFound; the HTTP layer phrases it.
