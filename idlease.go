@@ -59,6 +59,16 @@ func readLease(path string) (idLease, error) {
 	if l.Version > leaseVersion || l.Version < 1 {
 		return l, badSnapshot(path, nil, "id lease version %d; this airlite reads up to %d", l.Version, leaseVersion)
 	}
+	// The counters are raised to the lease: it is held to the snapshot's
+	// bounds on ids (maxRowID); 0 is a lease taken before any id.
+	for _, v := range []struct {
+		key string
+		id  int64
+	}{{"dag_run", l.DagRun}, {"pool", l.Pool}} {
+		if v.id < 0 || v.id > maxRowID {
+			return l, badSnapshot(path, nil, "id lease %s %d is outside 0 to %d", v.key, v.id, int64(maxRowID))
+		}
+	}
 	return l, nil
 }
 

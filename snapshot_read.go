@@ -18,8 +18,10 @@ const maxHeaderLine = 64 << 10
 
 // restoreSnapshot reads a snapshot into a fresh store, in one write
 // transaction committed only when every row is in: the result is the whole
-// snapshot or an error, never a part. A missing file is fs.ErrNotExist,
-// a folder errIsDirectory; a file that cannot be loaded is
+// snapshot or an error, never a part. Every row is checked (its codec's
+// check and runOf), so that nothing is loaded that airlite could not have
+// written. A missing file is fs.ErrNotExist, a folder errIsDirectory; a
+// file that cannot be loaded, or holds an invalid row, is
 // errSnapshotUnreadable.
 func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	var stats snapshotStats
@@ -98,29 +100,62 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	decoded := make(chan decodeResult, 1)
 	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
 	var maxRunID, maxPoolID int64
+	runRows := map[int64]int{} // run id -> its row, to refuse an id twice
 	var insertErr error
+	fail := func(err error) {
+		insertErr = err
+		close(quit)
+	}
+	var lastDag, lastRun string // the run the last row referred to, found
 	for batch := range batches {
 		if insertErr != nil {
 			continue // drain until the decoder sees quit
 		}
+		// Rows that belong to a run come after the runs (the order
+		// snapshotCodecs writes), so that the run is already in txn.
+		if runOf := codecs[batch.table].runOf; runOf != nil {
+			for i, obj := range batch.rows {
+				dagID, runID := runOf(obj)
+				if dagID == lastDag && runID == lastRun {
+					continue
+				}
+				if raw, err := txn.First(tableDagRuns, indexID, dagID, runID); err != nil || raw == nil {
+					fail(badSnapshot(path, err, "invalid row %d of table %s: no run %s of DAG %s in table %s before it",
+						batch.first+i+1, batch.table, runID, dagID, tableDagRuns))
+					break
+				}
+				lastDag, lastRun = dagID, runID
+			}
+			if insertErr != nil {
+				continue
+			}
+		}
 		if insert := codecs[batch.table].insert; insert != nil {
 			if err := insert(txn, batch.rows); err != nil {
-				insertErr = badSnapshot(path, err, "rows %d to %d of table %s do not fit",
-					batch.first+1, batch.first+len(batch.rows), batch.table)
-				close(quit)
+				fail(badSnapshot(path, err, "rows %d to %d of table %s do not fit",
+					batch.first+1, batch.first+len(batch.rows), batch.table))
 			}
 			continue
 		}
 		for i, obj := range batch.rows {
+			row := batch.first + i + 1
 			switch o := obj.(type) {
 			case *DagRun:
+				if other, ok := runRows[o.ID]; ok {
+					fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too",
+						row, batch.table, o.ID, other))
+					break
+				}
+				runRows[o.ID] = row
 				maxRunID = max(maxRunID, o.ID)
 			case *Pool:
 				maxPoolID = max(maxPoolID, o.ID)
 			}
+			if insertErr != nil {
+				break
+			}
 			if err := txn.Insert(batch.table, obj); err != nil {
-				insertErr = badSnapshot(path, err, "row %d of table %s does not fit", batch.first+i+1, batch.table)
-				close(quit)
+				fail(badSnapshot(path, err, "row %d of table %s does not fit", row, batch.table))
 				break
 			}
 		}
@@ -224,6 +259,12 @@ func decodeSections(path string, body io.Reader, codecs map[string]snapshotCodec
 			if err != nil {
 				res.err = badSnapshot(path, err, "corrupt row %d of table %s", i+1, sec.Table)
 				return res
+			}
+			if c.check != nil {
+				if err := c.check(obj); err != nil {
+					res.err = badSnapshot(path, err, "invalid row %d of table %s", i+1, sec.Table)
+					return res
+				}
 			}
 			batch.rows = append(batch.rows, obj)
 			if len(batch.rows) == batchSize || i == sec.Rows-1 {
