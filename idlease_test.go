@@ -248,5 +248,5 @@ func TestStore_IDCeiling(t *testing.T) {
 // openStoreForTest opens the store of c as airlite's start does.
 func openStoreForTest(t *testing.T, c config, dags *DAGSet) (*Store, *snapshotter, error) {
 	t.Helper()
-	return openStore(c, dags, zerolog.New(zerolog.NewTestWriter(t)))
+	return openStore(t.Context(), c, dags, zerolog.New(zerolog.NewTestWriter(t)))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,9 +23,14 @@ const maxHeaderLine = 64 << 10
 // check and runOf), so that nothing is loaded that airlite could not have
 // written. A missing file is fs.ErrNotExist, a folder errIsDirectory; a
 // file that cannot be loaded, or holds an invalid row, is
-// errSnapshotUnreadable.
-func restoreSnapshot(path string) (*Store, snapshotStats, error) {
+// errSnapshotUnreadable. When ctx ends (a signal during start-up), the
+// restore stops between batches of rows with an error that says so and
+// wraps ctx's cause; the file is not to blame.
+func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, error) {
 	var stats snapshotStats
+	if err := ctx.Err(); err != nil {
+		return nil, stats, restoreStopped(ctx, path)
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, stats, err
@@ -73,7 +79,10 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 		return nil, stats, badSnapshot(path, err, "truncated or corrupt")
 	}
 	crc := crc32.New(crc32c)
-	if _, err := io.Copy(crc, io.NewSectionReader(f, 0, footerStart)); err != nil {
+	if _, err := io.CopyBuffer(crc, ctxReader{ctx, io.NewSectionReader(f, 0, footerStart)}, make([]byte, 1<<20)); err != nil {
+		if ctx.Err() != nil {
+			return nil, stats, restoreStopped(ctx, path)
+		}
 		return nil, stats, badSnapshot(path, err, "cannot read")
 	}
 	if got := fmt.Sprintf("%08x", crc.Sum32()); got != footer.CRC32C {
@@ -110,6 +119,10 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	for batch := range batches {
 		if insertErr != nil {
 			continue // drain until the decoder sees quit
+		}
+		if ctx.Err() != nil {
+			fail(restoreStopped(ctx, path))
+			continue
 		}
 		// Rows that belong to a run come after the runs (the order
 		// snapshotCodecs writes), so that the run is already in txn.
@@ -192,6 +205,24 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	stats.Index = counterValue(store.read(), counterChange)
 	stats.Bytes = size
 	return store, stats, nil
+}
+
+// restoreStopped is the error of a restore that ctx ended.
+func restoreStopped(ctx context.Context, path string) error {
+	return fmt.Errorf("read %s: restore stopped before the end: %w", path, context.Cause(ctx))
+}
+
+// ctxReader reads from r until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // rowBatch is a run of decoded rows of one table.

@@ -186,7 +186,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 	if tmps, _ := filepath.Glob(path + ".tmp*"); len(tmps) != 0 {
 		t.Errorf("temporary files left behind: %v", tmps)
 	}
-	restored, stats, err := restoreSnapshot(path)
+	restored, stats, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestSnapshot_RoundTrip_APIAnswersByteIdentical(t *testing.T) {
 			if _, err := writeSnapshot(store, path, snapNow); err != nil {
 				t.Fatal(err)
 			}
-			restored, _, err := restoreSnapshot(path)
+			restored, _, err := restoreSnapshot(t.Context(), path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -460,7 +460,7 @@ func TestSnapshot_DagWithoutFileKeepsRuns(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c := snapConfig(dir, edition2)
-	store, sn, err := openStore(c, dags, zerolog.Nop())
+	store, sn, err := openStore(t.Context(), c, dags, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +478,7 @@ func TestSnapshot_DagWithoutFileKeepsRuns(t *testing.T) {
 		}
 	}
 	var logs bytes.Buffer
-	restored, _, err := openStore(c, fewer, zerolog.New(&logs))
+	restored, _, err := openStore(t.Context(), c, fewer, zerolog.New(&logs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +525,7 @@ func TestSnapshot_Orphans(t *testing.T) {
 			}
 			dir := t.TempDir()
 			c := snapConfig(dir, e)
-			store, sn, err := openStore(c, dags, zerolog.Nop())
+			store, sn, err := openStore(t.Context(), c, dags, zerolog.Nop())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -549,7 +549,7 @@ func TestSnapshot_Orphans(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			restored, _, err := openStore(c, dags, zerolog.New(&logs))
+			restored, _, err := openStore(t.Context(), c, dags, zerolog.New(&logs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -654,14 +654,14 @@ func TestSnapshot_Unreadable(t *testing.T) {
 			if err := os.WriteFile(c.Snapshot, bad, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := restoreSnapshot(c.Snapshot); !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.problem) {
+			if _, _, err := restoreSnapshot(t.Context(), c.Snapshot); !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.problem) {
 				t.Fatalf("restore = %v, want errSnapshotUnreadable saying %q", err, tc.problem)
 			}
 			dags, err := loadEmbeddedDAGs()
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = openStore(c, dags, zerolog.Nop())
+			_, _, err = openStore(t.Context(), c, dags, zerolog.Nop())
 			if err == nil {
 				t.Fatal("openStore started with an unreadable snapshot")
 			}
@@ -676,7 +676,7 @@ func TestSnapshot_Unreadable(t *testing.T) {
 
 			c.SnapshotBad = snapshotBadMove
 			var logs bytes.Buffer
-			store, _, err := openStore(c, dags, zerolog.New(&logs))
+			store, _, err := openStore(t.Context(), c, dags, zerolog.New(&logs))
 			if err != nil {
 				t.Fatalf("openStore with --snapshot-bad=move: %v", err)
 			}
@@ -722,7 +722,7 @@ func TestSnapshot_WriteFailureKeepsPreviousAndLogsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	path, good := snapGoodFile(t, dir)
-	store, _, err := restoreSnapshot(path)
+	store, _, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -768,7 +768,7 @@ func TestSnapshot_WriteFailureKeepsPreviousAndLogsOnce(t *testing.T) {
 	if !strings.Contains(logs.String(), "snapshot written again") {
 		t.Errorf("recovery not logged:\n%s", logs.String())
 	}
-	restored, _, err := restoreSnapshot(path)
+	restored, _, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -788,7 +788,7 @@ func TestSnapshot_SkipsWhenUnchanged(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path, _ := snapGoodFile(t, dir)
-	store, _, err := restoreSnapshot(path)
+	store, _, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -838,7 +838,7 @@ func TestSnapshot_RunIDsNeverReused(t *testing.T) {
 		}
 		return run.ID
 	}
-	store, sn, err := openStore(c, dags, zerolog.Nop())
+	store, sn, err := openStore(t.Context(), c, dags, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -847,7 +847,7 @@ func TestSnapshot_RunIDsNeverReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A clean restart continues right after the highest id.
-	store, sn, err = openStore(c, dags, zerolog.Nop())
+	store, sn, err = openStore(t.Context(), c, dags, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -861,7 +861,7 @@ func TestSnapshot_RunIDsNeverReused(t *testing.T) {
 	// must not come back.
 	lost := trigger(store, "c")
 	sn.cancel()
-	store, _, err = openStore(c, dags, zerolog.Nop()) // no stop: a crash
+	store, _, err = openStore(t.Context(), c, dags, zerolog.Nop()) // no stop: a crash
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -922,7 +922,7 @@ func TestSnapshot_RunRowSpanningBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored, stats, err := restoreSnapshot(path)
+	restored, stats, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 	if err := os.WriteFile(goodPath, good, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := restoreSnapshot(goodPath); err != nil {
+	if _, _, err := restoreSnapshot(t.Context(), goodPath); err != nil {
 		t.Fatalf("the unforged snapshot does not restore: %v", err)
 	}
 	lines := bytes.SplitAfter(good, []byte("\n"))
@@ -173,7 +173,7 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 			if err := os.WriteFile(path, forged, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := restoreSnapshot(path)
+			_, _, err := restoreSnapshot(t.Context(), path)
 			if !errors.Is(err, errSnapshotUnreadable) {
 				t.Fatalf("restore = %v, want errSnapshotUnreadable", err)
 			}
@@ -200,11 +200,11 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := openStore(c, dags, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "--snapshot-bad=move") {
+	if _, _, err := openStore(t.Context(), c, dags, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "--snapshot-bad=move") {
 		t.Fatalf("openStore = %v, want a refusal pointing at --snapshot-bad=move", err)
 	}
 	c.SnapshotBad = snapshotBadMove
-	if _, _, err := openStore(c, dags, zerolog.Nop()); err != nil {
+	if _, _, err := openStore(t.Context(), c, dags, zerolog.Nop()); err != nil {
 		t.Fatalf("openStore with --snapshot-bad=move: %v", err)
 	}
 	if moved, _ := filepath.Glob(c.Snapshot + ".bad-*"); len(moved) != 1 {
@@ -228,7 +228,7 @@ func TestLease_OutOfRangeRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = openStore(c, dags, zerolog.Nop())
+		_, _, err = openStore(t.Context(), c, dags, zerolog.Nop())
 		if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), "outside 0 to") ||
 			!strings.Contains(err.Error(), "--snapshot-bad=move") {
 			t.Errorf("lease %s: openStore = %v, want a refusal of the id lease", lease, err)
