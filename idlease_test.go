@@ -110,7 +110,9 @@ func TestLease_FullDiskStopsIDsAtTheLease(t *testing.T) {
 			t.Errorf("refusal %s does not say %q", body, want)
 		}
 	}
+	t.Logf("refusal: %s", body)
 	status, body = snapDo(t, http.MethodGet, ts.URL+"/_airlite/health", "")
+	t.Logf("health: %s", body)
 	if status != http.StatusServiceUnavailable || !strings.Contains(body, "id lease") || !strings.Contains(body, "no space left on device") {
 		t.Errorf("health while the lease is stuck: %d %s, want 503 saying why", status, body)
 	}

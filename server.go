@@ -381,7 +381,7 @@ func (s *server) handleGetLineage(w http.ResponseWriter, r *http.Request, ps htt
 // their ids pass it).
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if err := s.opts.Store.LeaseProblem(); err != nil {
-		writeAdminJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "error": err.Error()})
+		s.answerError(w, r, &apiError{kind: errUnavailable, msg: err.Error(), data: map[string]any{"status": "unavailable"}})
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ok"})
