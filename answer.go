@@ -181,6 +181,7 @@ var errorStatus = []struct {
 	{errTooLarge, http.StatusRequestEntityTooLarge},
 	{errTimeout, http.StatusRequestTimeout},
 	{errForbidden, http.StatusForbidden},
+	{errUnavailable, http.StatusServiceUnavailable},
 	{errAirflow, http.StatusInternalServerError},
 	{errCrash, http.StatusInternalServerError},
 }

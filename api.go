@@ -22,6 +22,9 @@ var (
 	// errCrash is input on which Airflow raises an unhandled exception (an
 	// HTML 500); airlite answers 500 too, in JSON, saying what was wrong.
 	errCrash = errors.New("airflow crashes on this input")
+	// errUnavailable is a write airlite cannot take now but may later,
+	// such as a new run while the id lease cannot be written (503).
+	errUnavailable = errors.New("unavailable")
 )
 
 // Limits on what a request may store, so that no client can grow the

@@ -515,7 +515,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 		if err := os.WriteFile(path, fixSnapshotCRC(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		store, _, err := restoreSnapshot(path)
+		store, _, err := restoreSnapshot(t.Context(), path)
 		if err != nil {
 			if !errors.Is(err, errSnapshotUnreadable) {
 				t.Fatalf("restore error %v is not errSnapshotUnreadable", err)
@@ -550,7 +550,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 		if _, err := writeSnapshot(store, again, testNow); err != nil {
 			t.Fatalf("write the restored state: %v", err)
 		}
-		store2, _, err := restoreSnapshot(again)
+		store2, _, err := restoreSnapshot(t.Context(), again)
 		if err != nil {
 			t.Fatalf("read back the restored state: %v", err)
 		}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
+	"time"
 )
 
 const (
@@ -15,6 +17,10 @@ const (
 	// leaseBlock is how many ids the lease file reserves ahead; it is
 	// extended when less than half of the block is left.
 	leaseBlock = 1024
+	// leaseWait bounds how long a write that needs an id waits for the
+	// lease to be extended when the lease writer is not failing (a burst
+	// of triggers outran it); a failing lease refuses at once.
+	leaseWait = 5 * time.Second
 )
 
 // idLease is the id lease file: ids up to these values may have been
@@ -53,6 +59,16 @@ func readLease(path string) (idLease, error) {
 	if l.Version > leaseVersion || l.Version < 1 {
 		return l, badSnapshot(path, nil, "id lease version %d; this airlite reads up to %d", l.Version, leaseVersion)
 	}
+	// The counters are raised to the lease: it is held to the snapshot's
+	// bounds on ids (maxRowID); 0 is a lease taken before any id.
+	for _, v := range []struct {
+		key string
+		id  int64
+	}{{"dag_run", l.DagRun}, {"pool", l.Pool}} {
+		if v.id < 0 || v.id > maxRowID {
+			return l, badSnapshot(path, nil, "id lease %s %d is outside 0 to %d", v.key, v.id, int64(maxRowID))
+		}
+	}
 	return l, nil
 }
 
@@ -65,4 +81,84 @@ func writeLease(path string, runID, poolID int64) error {
 		return fmt.Errorf("write id lease: %w", err)
 	}
 	return nil
+}
+
+// idCeiling is what the store knows of the id lease on disk: the highest
+// run and pool ids it covers, and why its last write failed. The store
+// hands out no id beyond the ceiling, so that no id that a crash would
+// hand out again reaches a client. It is off (no ceiling) until the
+// snapshotter first writes the lease, and stays off with --snapshot off.
+type idCeiling struct {
+	mu        sync.Mutex
+	on        bool
+	run, pool int64
+	path      string
+	problem   error         // why the last lease write failed; nil after a success
+	changed   chan struct{} // closed, and replaced, at every outcome of a lease write
+}
+
+// set records a lease written at path that covers ids up to run and pool.
+func (c *idCeiling) set(path string, run, pool int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.on, c.path, c.run, c.pool, c.problem = true, path, run, pool, nil
+	c.notify()
+}
+
+// fail records that the lease at path could not be written.
+func (c *idCeiling) fail(path string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.path, c.problem = path, err
+	c.notify()
+}
+
+func (c *idCeiling) notify() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+}
+
+// watch returns a channel closed at the next outcome of a lease write.
+func (c *idCeiling) watch() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
+}
+
+// stuck is why the lease cannot be written (an errUnavailable), or nil.
+func (c *idCeiling) stuck() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.problem == nil {
+		return nil
+	}
+	return newAPIError(errUnavailable, "the id lease at %s cannot be written (%v): new run and pool ids stop at "+
+		"run id %d and pool id %d, the last it covers, so that a crash cannot hand out an id twice; "+
+		"airlite tries again every --snapshot-interval", c.path, c.problem, c.run, c.pool)
+}
+
+// admit refuses id, the next value of the counter name (counterRunID or
+// counterPoolID), when the lease does not cover it.
+func (c *idCeiling) admit(name string, id int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	what, ceiling := "run", c.run
+	if name == counterPoolID {
+		what, ceiling = "pool", c.pool
+	}
+	if !c.on || id <= ceiling {
+		return nil
+	}
+	if c.problem != nil {
+		return newAPIError(errUnavailable, "no new %s: the id lease at %s cannot be written (%v), and it covers "+
+			"%s ids up to %d only: an id past it could be handed out again after a crash; "+
+			"airlite tries again every --snapshot-interval", what, c.path, c.problem, what, ceiling)
+	}
+	return newAPIError(errUnavailable, "no new %s: the id lease at %s covers %s ids up to %d and is not "+
+		"extended yet; try again", what, c.path, what, ceiling)
 }

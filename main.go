@@ -298,7 +298,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	// Restore before anything can answer a request; snaps is nil with
 	// --snapshot off.
-	store, snaps, err := openStore(c, dags, logger)
+	store, snaps, err := openStore(ctx, c, dags, logger)
 	if err != nil {
 		return err
 	}

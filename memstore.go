@@ -390,6 +390,9 @@ type Store struct {
 	// store is shared.
 	limits Limits
 	writes writeQueue // updateBatched's writers (writebatch.go)
+	// lease is the ids the id lease on disk covers, none beyond which is
+	// handed out (idlease.go); the snapshotter keeps it.
+	lease idCeiling
 }
 
 // Limits bound the store's totals, so that no sequence of requests grows
@@ -553,6 +556,72 @@ func (s *Store) RaiseIDCounters(run, pool int64) error {
 	})
 }
 
+// LeaseWritten tells the store that the id lease at path, now on disk,
+// covers run ids up to run and pool ids up to pool: from now on ids up to
+// them, and none beyond, are handed out.
+func (s *Store) LeaseWritten(path string, run, pool int64) { s.lease.set(path, run, pool) }
+
+// LeaseFailed tells the store why the id lease at path could not be
+// written; ids the lease on disk covers are still handed out.
+func (s *Store) LeaseFailed(path string, err error) { s.lease.fail(path, err) }
+
+// LeaseProblem says, as an errUnavailable, why the id lease cannot be
+// written; nil when its last write succeeded.
+func (s *Store) LeaseProblem() error { return s.lease.stuck() }
+
+// PinIDCeiling sets the id ceiling to the ids handed out so far and
+// returns them: a lease written with exactly these values then covers
+// every id handed out. It holds the writer lock, so that no id is being
+// handed out meanwhile.
+func (s *Store) PinIDCeiling(path string) (run, pool int64) {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	run, pool = counterValue(txn, counterRunID), counterValue(txn, counterPoolID)
+	s.lease.set(path, run, pool)
+	return run, pool
+}
+
+// nextIDTxn hands out the next run or pool id (name is counterRunID or
+// counterPoolID), or refuses it with errUnavailable when the id lease on
+// disk does not cover it.
+func (s *Store) nextIDTxn(txn *memdb.Txn, name string) (int64, error) {
+	if err := s.lease.admit(name, counterValue(txn, name)+1); err != nil {
+		return 0, err
+	}
+	return nextCounter(txn, name)
+}
+
+// leased runs write, a write that may hand out ids. When write is
+// refused an id only because the lease is being extended (not because
+// it cannot be written), it waits for the lease writer, up to leaseWait,
+// and tries again.
+func (s *Store) leased(write func() error) error {
+	deadline := time.Now().Add(leaseWait)
+	for {
+		changed := s.lease.watch()
+		err := write()
+		if !errors.Is(err, errUnavailable) || s.lease.stuck() != nil {
+			return err
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-changed:
+			timer.Stop()
+		case <-timer.C:
+			return err
+		}
+	}
+}
+
+// updateIDs is update for a write that may hand out ids: see leased.
+func (s *Store) updateIDs(fn func(txn *memdb.Txn) error) error {
+	return s.leased(func() error { return s.update(fn) })
+}
+
 func counterValue(txn *memdb.Txn, name string) int64 {
 	raw, err := txn.First(tableCounters, indexID, name)
 	if err != nil || raw == nil {
@@ -575,7 +644,7 @@ func nextCounter(txn *memdb.Txn, name string) (int64, error) {
 // Rows whose definition is no longer given stay, without a definition, as
 // Airflow keeps DagModel rows of vanished files.
 func (s *Store) LoadDAGs(set *DAGSet) error {
-	return s.update(func(txn *memdb.Txn) error {
+	return s.updateIDs(func(txn *memdb.Txn) error {
 		given := map[string]bool{}
 		for _, d := range set.DAGs {
 			given[d.DagID] = true
@@ -601,7 +670,7 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 				return fmt.Errorf("insert dag %s: %w", row.DagID, err)
 			}
 		}
-		return ensurePoolsTxn(txn, set.Pools, false)
+		return s.ensurePoolsTxn(txn, set.Pools, false)
 	})
 }
 
@@ -610,7 +679,7 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 // flags as the files set them, DAGs deleted through the API back. Id
 // sequences keep counting, so no run id is ever reused.
 func (s *Store) Reset(set *DAGSet) error {
-	return s.update(func(txn *memdb.Txn) error {
+	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
@@ -625,13 +694,13 @@ func (s *Store) Reset(set *DAGSet) error {
 				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
 			}
 		}
-		return ensurePoolsTxn(txn, set.Pools, true)
+		return s.ensurePoolsTxn(txn, set.Pools, true)
 	})
 }
 
 // ensurePoolsTxn creates default_pool and the fixture pools when missing;
 // with overwrite, fixture values replace existing ones.
-func ensurePoolsTxn(txn *memdb.Txn, pools []*Pool, overwrite bool) error {
+func (s *Store) ensurePoolsTxn(txn *memdb.Txn, pools []*Pool, overwrite bool) error {
 	desc := "Default pool"
 	all := append([]*Pool{{Name: defaultPoolName, Slots: defaultPoolSlots, Description: &desc}}, pools...)
 	for _, p := range all {
@@ -642,7 +711,7 @@ func ensurePoolsTxn(txn *memdb.Txn, pools []*Pool, overwrite bool) error {
 		np := *p
 		if existing != nil {
 			np.ID = existing.ID
-		} else if np.ID, err = nextCounter(txn, counterPoolID); err != nil {
+		} else if np.ID, err = s.nextIDTxn(txn, counterPoolID); err != nil {
 			return err
 		}
 		if err := txn.Insert(tablePools, &np); err != nil {
@@ -1008,7 +1077,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := enforceConfLimitTxn(txn, len(nr.conf), s.limits.ConfBytes); err != nil {
 		return nil, err
 	}
-	id, err := nextCounter(txn, counterRunID)
+	id, err := s.nextIDTxn(txn, counterRunID)
 	if err != nil {
 		return nil, err
 	}
@@ -1285,11 +1354,11 @@ func (s *Store) DeleteRuns(dagID string) error {
 
 // ResetPools puts the pools back to default_pool and the fixture pools.
 func (s *Store) ResetPools(fixture []*Pool) error {
-	return s.update(func(txn *memdb.Txn) error {
+	return s.updateIDs(func(txn *memdb.Txn) error {
 		if _, err := txn.DeleteAll(tablePools, indexID); err != nil {
 			return fmt.Errorf("delete pools: %w", err)
 		}
-		return ensurePoolsTxn(txn, fixture, true)
+		return s.ensurePoolsTxn(txn, fixture, true)
 	})
 }
 
@@ -1362,7 +1431,7 @@ func poolTxn(txn *memdb.Txn, name string) (*Pool, error) {
 // description (its id and include_deferred stay), and returns the result.
 func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool, error) {
 	var out *Pool
-	err := s.update(func(txn *memdb.Txn) error {
+	err := s.updateIDs(func(txn *memdb.Txn) error {
 		p := &Pool{Name: name, Slots: slots, Description: description}
 		existing, err := poolTxn(txn, name)
 		switch {
@@ -1372,7 +1441,7 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 			if err := enforcePoolLimitTxn(txn, s.limits.Pools); err != nil {
 				return err
 			}
-			if p.ID, err = nextCounter(txn, counterPoolID); err != nil {
+			if p.ID, err = s.nextIDTxn(txn, counterPoolID); err != nil {
 				return err
 			}
 		default:
@@ -1539,24 +1608,27 @@ func (v storeView) CountTaskInstances(dagID string, match func(*TaskInstance) bo
 // more than once and must leave no effect but its answer.
 func (s *Store) TriggerRun(plan func(v storeView) (*newRun, error)) (*DagRun, error) {
 	var created *DagRun
-	err := s.updateBatched(func(txn *memdb.Txn) error {
-		created = nil
-		nr, err := plan(storeView{txn})
-		if err != nil {
+	err := s.leased(func() error {
+		return s.updateBatched(func(txn *memdb.Txn) error {
+			created = nil
+			nr, err := plan(storeView{txn})
+			if err != nil {
+				return err
+			}
+			created, err = s.insertRunTreeTxn(txn, *nr)
 			return err
-		}
-		created, err = s.insertRunTreeTxn(txn, *nr)
-		return err
+		})
 	})
 	return created, err
 }
 
 // CreateRun creates the run that plan describes, with its task instances
 // and its sub-DAGs' runs; plan returns nil to create nothing. It reports
-// whether a run was created.
+// whether a run was created. A run whose id the id lease does not cover
+// yet waits for the lease (leased): plan may run more than once.
 func (s *Store) CreateRun(plan func(v storeView) (*newRun, error)) (bool, error) {
 	created := false
-	err := s.update(func(txn *memdb.Txn) error {
+	err := s.updateIDs(func(txn *memdb.Txn) error {
 		nr, err := plan(storeView{txn})
 		if err != nil || nr == nil {
 			return err

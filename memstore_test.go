@@ -251,7 +251,7 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 	if _, err := writeSnapshot(ts.store, path, testNow); err != nil {
 		t.Fatal(err)
 	}
-	restored, _, err := restoreSnapshot(path)
+	restored, _, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

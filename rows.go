@@ -24,6 +24,15 @@ const (
 // Finished reports whether the run has ended.
 func (s RunState) Finished() bool { return s == RunSuccess || s == RunFailed }
 
+// Known reports whether s is one of the run states above.
+func (s RunState) Known() bool {
+	switch s {
+	case RunQueued, RunRunning, RunSuccess, RunFailed:
+		return true
+	}
+	return false
+}
+
 // TaskState is a task instance's state, with Airflow's names; "" is
 // Airflow's None (created, not yet considered by the scheduler).
 type TaskState string
@@ -44,6 +53,16 @@ const (
 func (s TaskState) Finished() bool {
 	switch s {
 	case TaskSuccess, TaskFailed, TaskSkipped, TaskUpstreamFailed:
+		return true
+	}
+	return false
+}
+
+// Known reports whether s is one of the task states above.
+func (s TaskState) Known() bool {
+	switch s {
+	case TaskNone, TaskScheduled, TaskQueued, TaskRunning, TaskSuccess, TaskFailed, TaskSkipped,
+		TaskUpForRetry, TaskUpstreamFailed:
 		return true
 	}
 	return false

@@ -76,6 +76,7 @@ type scheduler struct {
 
 	// Owned by the loop goroutine (or the test calling tick).
 	warnedPools map[tiKey]bool
+	idsRefused  bool // scheduled runs wait for the id lease (logged once per episode)
 }
 
 // attempt names a running try: its task instance and the never-reused id
@@ -306,6 +307,13 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 		}
 		for {
 			created, err := s.createNextRun(dag, now)
+			if errors.Is(err, errUnavailable) {
+				if !s.idsRefused {
+					s.opts.Logger.Warn().Err(err).Str("dag_id", dag.DagID).Msg("scheduled runs wait for run ids")
+				}
+				s.idsRefused = true
+				return nil
+			}
 			if err != nil {
 				s.opts.Logger.Error().Err(err).Str("dag_id", dag.DagID).Msg("create scheduled run")
 				break
@@ -313,6 +321,7 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 			if !created {
 				break
 			}
+			s.idsRefused = false
 		}
 	}
 	return nil

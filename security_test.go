@@ -312,7 +312,7 @@ func TestSecurity_SnapshotFolderOwnerOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, sn, err := openStore(c, dags, zerolog.Nop())
+	store, sn, err := openStore(t.Context(), c, dags, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -217,6 +218,12 @@ type snapshotCodec struct {
 	// insert, when set, stores decoded objects (in file order, a batch at
 	// a time) instead of txn.Insert of each.
 	insert func(txn *memdb.Txn, objs []any) error
+	// check says what is wrong with a decoded object on its own, or nil:
+	// a row airlite could not have written is refused, checksum or not.
+	check func(obj any) error
+	// runOf, when set, names the run an object belongs to, which the
+	// snapshot must hold, in an earlier table.
+	runOf func(obj any) (dagID, runID string)
 }
 
 // eachRecord calls fn with every object a stored row is written as.
@@ -247,19 +254,20 @@ func snapshotCodecs() []snapshotCodec {
 		{table: tableCounters, encode: func(obj any) any {
 			c := obj.(*counter)
 			return &snapCounter{Name: c.Name, Value: c.Value}
-		}, decode: decodeInto(func(r *snapCounter) any { return &counter{Name: r.Name, Value: r.Value} })},
+		}, decode: decodeInto(func(r *snapCounter) any { return &counter{Name: r.Name, Value: r.Value} }),
+			check: checkCounter},
 		{table: tableDags, encode: func(obj any) any {
 			d := obj.(*DagRow)
 			return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID}
 		}, decode: decodeInto(func(r *snapDag) any {
 			return &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID}
-		})},
+		}), check: func(obj any) error { return checkRowKeys("dag_id", obj.(*DagRow).DagID) }},
 		{table: tablePools, encode: func(obj any) any {
 			p := obj.(*Pool)
 			return &snapPool{ID: p.ID, Name: p.Name, Slots: p.Slots, Description: p.Description, IncludeDeferred: p.IncludeDeferred}
 		}, decode: decodeInto(func(r *snapPool) any {
 			return &Pool{ID: r.ID, Name: r.Name, Slots: r.Slots, Description: r.Description, IncludeDeferred: r.IncludeDeferred}
-		})},
+		}), check: checkPool},
 		{table: tableDagRuns, encode: func(obj any) any {
 			r := obj.(*DagRun)
 			return &snapRun{
@@ -273,7 +281,7 @@ func snapshotCodecs() []snapshotCodec {
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 			}
-		})},
+		}), check: checkRun},
 		// A run's task instances are one row in the store and one record
 		// each in the file, as the file has always held them.
 		{table: tableTasks, each: func(row any, fn func(obj any) error) error {
@@ -302,7 +310,10 @@ func snapshotCodecs() []snapshotCodec {
 				Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
 				ProcIdentity: r.ProcIdentity,
 			}
-		})},
+		}), check: checkTask, runOf: func(obj any) (string, string) {
+			t := obj.(*TaskInstance)
+			return t.DagID, t.RunID
+		}},
 		{table: tableLineage, encode: func(obj any) any {
 			l := obj.(*LineageRecord)
 			return &snapLineage{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID,
@@ -310,7 +321,13 @@ func snapshotCodecs() []snapshotCodec {
 		}, decode: decodeInto(func(r *snapLineage) any {
 			return &LineageRecord{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID,
 				Inlets: stringToRaw(r.Inlets), Outlets: stringToRaw(r.Outlets)}
-		})},
+		}), check: func(obj any) error {
+			l := obj.(*LineageRecord)
+			return checkRowKeys("dag_id", l.DagID, "run_id", l.RunID, "task_id", l.TaskID)
+		}, runOf: func(obj any) (string, string) {
+			l := obj.(*LineageRecord)
+			return l.DagID, l.RunID
+		}},
 		{table: tableTaskLogs, encode: func(obj any) any {
 			l := obj.(*TaskLog)
 			rec := &snapTaskLog{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID, Dropped: l.Dropped}
@@ -338,7 +355,10 @@ func snapshotCodecs() []snapshotCodec {
 				}
 			}
 			return l
-		})},
+		}), check: checkTaskLog, runOf: func(obj any) (string, string) {
+			l := obj.(*TaskLog)
+			return l.DagID, l.RunID
+		}},
 	}
 }
 
@@ -357,4 +377,128 @@ func insertTaskRecords(txn *memdb.Txn, objs []any) error {
 		tis[i] = obj.(*TaskInstance)
 	}
 	return putTaskInstancesTxn(txn, tis...)
+}
+
+// Row checks: what restore refuses in a row that decodes. Each returns
+// the first problem it finds, or nil.
+
+// maxRowID bounds run and pool ids and the counters in a snapshot: 2^53,
+// the last integer that clients reading JSON numbers as doubles (Python's
+// json with floats, JavaScript) hold exactly. Counting from 1 never
+// reaches it; a larger value is a damaged or forged file, and near 2^63
+// the next id would overflow.
+const maxRowID = 1 << 53
+
+// The dates a snapshot may hold: years 1 to 9999, Python datetime's range.
+var (
+	minRowDate = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxRowDate = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) // excluded
+)
+
+func checkRowID(name string, id int64) error {
+	if id < 1 || id > maxRowID {
+		return fmt.Errorf("%s %d is outside 1 to %d", name, id, int64(maxRowID))
+	}
+	return nil
+}
+
+// checkRowKeys takes pairs of a key and its value, which must not be empty.
+func checkRowKeys(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return fmt.Errorf("%s is missing or empty", pairs[i])
+		}
+	}
+	return nil
+}
+
+// namedDate is a date of a row and its key, for checkDates.
+type namedDate struct {
+	name string
+	t    *time.Time // nil: none
+}
+
+func checkDates(dates ...namedDate) error {
+	for _, d := range dates {
+		if d.t != nil && (d.t.Before(minRowDate) || !d.t.Before(maxRowDate)) {
+			return fmt.Errorf("%s %s is in year %d, outside 1 to 9999", d.name, d.t.Format(time.RFC3339Nano), d.t.UTC().Year())
+		}
+	}
+	return nil
+}
+
+func checkNotNegative(name string, n int) error {
+	if n < 0 {
+		return fmt.Errorf("%s %d is negative", name, n)
+	}
+	return nil
+}
+
+func checkCounter(obj any) error {
+	c := obj.(*counter)
+	if c.Name == "" {
+		return errors.New("name is missing or empty")
+	}
+	if err := checkRowID("value", c.Value); err != nil {
+		return fmt.Errorf("counter %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+func checkPool(obj any) error {
+	p := obj.(*Pool)
+	if strings.TrimSpace(p.Name) == "" {
+		return errors.New("pool name is missing or blank")
+	}
+	return checkRowID("id", p.ID)
+}
+
+func checkRun(obj any) error {
+	r := obj.(*DagRun)
+	if err := checkRowID("id", r.ID); err != nil {
+		return err
+	}
+	if err := checkRowKeys("dag_id", r.DagID, "run_id", r.RunID); err != nil {
+		return err
+	}
+	if !r.State.Known() {
+		return fmt.Errorf("state %q is not a run state", r.State)
+	}
+	return checkDates(namedDate{"execution_date", &r.ExecutionDate}, namedDate{"start_date", r.StartDate},
+		namedDate{"end_date", r.EndDate}, namedDate{"queued_at", r.QueuedAt})
+}
+
+func checkTask(obj any) error {
+	t := obj.(*TaskInstance)
+	if err := checkRowKeys("dag_id", t.DagID, "run_id", t.RunID, "task_id", t.TaskID, "pool", t.Pool); err != nil {
+		return err
+	}
+	if !t.State.Known() {
+		return fmt.Errorf("state %q is not a task instance state", t.State)
+	}
+	if t.PoolSlots < 1 {
+		return fmt.Errorf("pool_slots %d is below 1", t.PoolSlots)
+	}
+	if err := checkNotNegative("try_number", t.TryNumber); err != nil {
+		return err
+	}
+	if err := checkNotNegative("max_tries", t.MaxTries); err != nil {
+		return err
+	}
+	return checkDates(namedDate{"execution_date", &t.ExecutionDate}, namedDate{"start_date", t.StartDate},
+		namedDate{"end_date", t.EndDate}, namedDate{"queued_dttm", t.QueuedDttm},
+		namedDate{"updated_at", t.UpdatedAt}, namedDate{"next_retry_at", t.NextRetryAt})
+}
+
+func checkTaskLog(obj any) error {
+	l := obj.(*TaskLog)
+	if err := checkRowKeys("dag_id", l.DagID, "run_id", l.RunID, "task_id", l.TaskID); err != nil {
+		return err
+	}
+	for _, t := range l.Tries {
+		if err := checkNotNegative("try", t.Try); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -152,7 +152,7 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 	runtime.GC()
 	peak := startPeakHeap()
 	for b.Loop() {
-		restored, _, err := restoreSnapshot(path)
+		restored, _, err := restoreSnapshot(b.Context(), path)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -100,7 +100,7 @@ func TestCrash_SIGKILLUnderLoad(t *testing.T) {
 		wg.Wait()
 		p.wait()
 
-		store, _, err := restoreSnapshot(snapshot)
+		store, _, err := restoreSnapshot(t.Context(), snapshot)
 		if errors.Is(err, fs.ErrNotExist) && inSnapshot == nil {
 			continue // killed before the first snapshot: nothing was promised yet
 		}
@@ -137,7 +137,7 @@ func TestCrash_SIGKILLUnderLoad(t *testing.T) {
 	for id := range runOf {
 		highest = max(highest, id)
 	}
-	store, _, err := restoreSnapshot(snapshot)
+	store, _, err := restoreSnapshot(t.Context(), snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,11 +19,18 @@ const maxHeaderLine = 64 << 10
 
 // restoreSnapshot reads a snapshot into a fresh store, in one write
 // transaction committed only when every row is in: the result is the whole
-// snapshot or an error, never a part. A missing file is fs.ErrNotExist,
-// a folder errIsDirectory; a file that cannot be loaded is
-// errSnapshotUnreadable.
-func restoreSnapshot(path string) (*Store, snapshotStats, error) {
+// snapshot or an error, never a part. Every row is checked (its codec's
+// check and runOf), so that nothing is loaded that airlite could not have
+// written. A missing file is fs.ErrNotExist, a folder errIsDirectory; a
+// file that cannot be loaded, or holds an invalid row, is
+// errSnapshotUnreadable. When ctx ends (a signal during start-up), the
+// restore stops between batches of rows with an error that says so and
+// wraps ctx's cause; the file is not to blame.
+func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, error) {
 	var stats snapshotStats
+	if err := ctx.Err(); err != nil {
+		return nil, stats, restoreStopped(ctx, path)
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, stats, err
@@ -71,7 +79,10 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 		return nil, stats, badSnapshot(path, err, "truncated or corrupt")
 	}
 	crc := crc32.New(crc32c)
-	if _, err := io.Copy(crc, io.NewSectionReader(f, 0, footerStart)); err != nil {
+	if _, err := io.CopyBuffer(crc, ctxReader{ctx, io.NewSectionReader(f, 0, footerStart)}, make([]byte, 1<<20)); err != nil {
+		if ctx.Err() != nil {
+			return nil, stats, restoreStopped(ctx, path)
+		}
 		return nil, stats, badSnapshot(path, err, "cannot read")
 	}
 	if got := fmt.Sprintf("%08x", crc.Sum32()); got != footer.CRC32C {
@@ -98,29 +109,66 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	decoded := make(chan decodeResult, 1)
 	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
 	var maxRunID, maxPoolID int64
+	runRows := map[int64]int{} // run id -> its row, to refuse an id twice
 	var insertErr error
+	fail := func(err error) {
+		insertErr = err
+		close(quit)
+	}
+	var lastDag, lastRun string // the run the last row referred to, found
 	for batch := range batches {
 		if insertErr != nil {
 			continue // drain until the decoder sees quit
 		}
+		if ctx.Err() != nil {
+			fail(restoreStopped(ctx, path))
+			continue
+		}
+		// Rows that belong to a run come after the runs (the order
+		// snapshotCodecs writes), so that the run is already in txn.
+		if runOf := codecs[batch.table].runOf; runOf != nil {
+			for i, obj := range batch.rows {
+				dagID, runID := runOf(obj)
+				if dagID == lastDag && runID == lastRun {
+					continue
+				}
+				if raw, err := txn.First(tableDagRuns, indexID, dagID, runID); err != nil || raw == nil {
+					fail(badSnapshot(path, err, "invalid row %d of table %s: no run %s of DAG %s in table %s before it",
+						batch.first+i+1, batch.table, runID, dagID, tableDagRuns))
+					break
+				}
+				lastDag, lastRun = dagID, runID
+			}
+			if insertErr != nil {
+				continue
+			}
+		}
 		if insert := codecs[batch.table].insert; insert != nil {
 			if err := insert(txn, batch.rows); err != nil {
-				insertErr = badSnapshot(path, err, "rows %d to %d of table %s do not fit",
-					batch.first+1, batch.first+len(batch.rows), batch.table)
-				close(quit)
+				fail(badSnapshot(path, err, "rows %d to %d of table %s do not fit",
+					batch.first+1, batch.first+len(batch.rows), batch.table))
 			}
 			continue
 		}
 		for i, obj := range batch.rows {
+			row := batch.first + i + 1
 			switch o := obj.(type) {
 			case *DagRun:
+				if other, ok := runRows[o.ID]; ok {
+					fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too",
+						row, batch.table, o.ID, other))
+					break
+				}
+				runRows[o.ID] = row
 				maxRunID = max(maxRunID, o.ID)
 			case *Pool:
 				maxPoolID = max(maxPoolID, o.ID)
 			}
+			if insertErr != nil {
+				break
+			}
 			if err := txn.Insert(batch.table, obj); err != nil {
-				insertErr = badSnapshot(path, err, "row %d of table %s does not fit", batch.first+i+1, batch.table)
-				close(quit)
+				fail(badSnapshot(path, err, "row %d of table %s does not fit", row, batch.table))
 				break
 			}
 		}
@@ -157,6 +205,24 @@ func restoreSnapshot(path string) (*Store, snapshotStats, error) {
 	stats.Index = counterValue(store.read(), counterChange)
 	stats.Bytes = size
 	return store, stats, nil
+}
+
+// restoreStopped is the error of a restore that ctx ended.
+func restoreStopped(ctx context.Context, path string) error {
+	return fmt.Errorf("read %s: restore stopped before the end: %w", path, context.Cause(ctx))
+}
+
+// ctxReader reads from r until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // rowBatch is a run of decoded rows of one table.
@@ -224,6 +290,12 @@ func decodeSections(path string, body io.Reader, codecs map[string]snapshotCodec
 			if err != nil {
 				res.err = badSnapshot(path, err, "corrupt row %d of table %s", i+1, sec.Table)
 				return res
+			}
+			if c.check != nil {
+				if err := c.check(obj); err != nil {
+					res.err = badSnapshot(path, err, "invalid row %d of table %s", i+1, sec.Table)
+					return res
+				}
 			}
 			batch.rows = append(batch.rows, obj)
 			if len(batch.rows) == batchSize || i == sec.Rows-1 {

@@ -121,10 +121,27 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableTasks: {&TaskInstance{}, &TaskInstance{}}, tablePools: {&Pool{}, &Pool{}},
 		tableLineage: {&LineageRecord{}, &LineageRecord{}}, tableTaskLogs: {&TaskLog{}, &TaskLog{}},
 	}
+	for _, objs := range rows {
+		for i, obj := range objs {
+			snapFill(t, reflect.ValueOf(obj).Elem(), 10*i, "")
+		}
+	}
+	// Restore takes only what airlite could have written: known states,
+	// and rows of a run that the snapshot holds.
+	for i := range 2 {
+		run := rows[tableDagRuns][i].(*DagRun)
+		run.State = []RunState{RunRunning, RunSuccess}[i]
+		ti := rows[tableTasks][i].(*TaskInstance)
+		ti.State = []TaskState{TaskRunning, TaskUpForRetry}[i]
+		ti.DagID, ti.RunID = run.DagID, run.RunID
+		lineage := rows[tableLineage][i].(*LineageRecord)
+		lineage.DagID, lineage.RunID = run.DagID, run.RunID
+		log := rows[tableTaskLogs][i].(*TaskLog)
+		log.DagID, log.RunID = run.DagID, run.RunID
+	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {
-			for i, obj := range objs {
-				snapFill(t, reflect.ValueOf(obj).Elem(), 10*i, "")
+			for _, obj := range objs {
 				if ti, ok := obj.(*TaskInstance); ok {
 					if err := putTaskInstancesTxn(txn, ti); err != nil {
 						return err
@@ -169,7 +186,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 	if tmps, _ := filepath.Glob(path + ".tmp*"); len(tmps) != 0 {
 		t.Errorf("temporary files left behind: %v", tmps)
 	}
-	restored, stats, err := restoreSnapshot(path)
+	restored, stats, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +421,7 @@ func TestSnapshot_RoundTrip_APIAnswersByteIdentical(t *testing.T) {
 			if _, err := writeSnapshot(store, path, snapNow); err != nil {
 				t.Fatal(err)
 			}
-			restored, _, err := restoreSnapshot(path)
+			restored, _, err := restoreSnapshot(t.Context(), path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,7 +460,7 @@ func TestSnapshot_DagWithoutFileKeepsRuns(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c := snapConfig(dir, edition2)
-	store, sn, err := openStore(c, dags, zerolog.Nop())
+	store, sn, err := openStore(t.Context(), c, dags, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +478,7 @@ func TestSnapshot_DagWithoutFileKeepsRuns(t *testing.T) {
 		}
 	}
 	var logs bytes.Buffer
-	restored, _, err := openStore(c, fewer, zerolog.New(&logs))
+	restored, _, err := openStore(t.Context(), c, fewer, zerolog.New(&logs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +525,7 @@ func TestSnapshot_Orphans(t *testing.T) {
 			}
 			dir := t.TempDir()
 			c := snapConfig(dir, e)
-			store, sn, err := openStore(c, dags, zerolog.Nop())
+			store, sn, err := openStore(t.Context(), c, dags, zerolog.Nop())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -532,7 +549,7 @@ func TestSnapshot_Orphans(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			restored, _, err := openStore(c, dags, zerolog.New(&logs))
+			restored, _, err := openStore(t.Context(), c, dags, zerolog.New(&logs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -637,14 +654,14 @@ func TestSnapshot_Unreadable(t *testing.T) {
 			if err := os.WriteFile(c.Snapshot, bad, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := restoreSnapshot(c.Snapshot); !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.problem) {
+			if _, _, err := restoreSnapshot(t.Context(), c.Snapshot); !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.problem) {
 				t.Fatalf("restore = %v, want errSnapshotUnreadable saying %q", err, tc.problem)
 			}
 			dags, err := loadEmbeddedDAGs()
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = openStore(c, dags, zerolog.Nop())
+			_, _, err = openStore(t.Context(), c, dags, zerolog.Nop())
 			if err == nil {
 				t.Fatal("openStore started with an unreadable snapshot")
 			}
@@ -659,7 +676,7 @@ func TestSnapshot_Unreadable(t *testing.T) {
 
 			c.SnapshotBad = snapshotBadMove
 			var logs bytes.Buffer
-			store, _, err := openStore(c, dags, zerolog.New(&logs))
+			store, _, err := openStore(t.Context(), c, dags, zerolog.New(&logs))
 			if err != nil {
 				t.Fatalf("openStore with --snapshot-bad=move: %v", err)
 			}
@@ -705,7 +722,7 @@ func TestSnapshot_WriteFailureKeepsPreviousAndLogsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	path, good := snapGoodFile(t, dir)
-	store, _, err := restoreSnapshot(path)
+	store, _, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -751,7 +768,7 @@ func TestSnapshot_WriteFailureKeepsPreviousAndLogsOnce(t *testing.T) {
 	if !strings.Contains(logs.String(), "snapshot written again") {
 		t.Errorf("recovery not logged:\n%s", logs.String())
 	}
-	restored, _, err := restoreSnapshot(path)
+	restored, _, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -771,7 +788,7 @@ func TestSnapshot_SkipsWhenUnchanged(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path, _ := snapGoodFile(t, dir)
-	store, _, err := restoreSnapshot(path)
+	store, _, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -821,7 +838,7 @@ func TestSnapshot_RunIDsNeverReused(t *testing.T) {
 		}
 		return run.ID
 	}
-	store, sn, err := openStore(c, dags, zerolog.Nop())
+	store, sn, err := openStore(t.Context(), c, dags, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -830,7 +847,7 @@ func TestSnapshot_RunIDsNeverReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A clean restart continues right after the highest id.
-	store, sn, err = openStore(c, dags, zerolog.Nop())
+	store, sn, err = openStore(t.Context(), c, dags, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -844,7 +861,7 @@ func TestSnapshot_RunIDsNeverReused(t *testing.T) {
 	// must not come back.
 	lost := trigger(store, "c")
 	sn.cancel()
-	store, _, err = openStore(c, dags, zerolog.Nop()) // no stop: a crash
+	store, _, err = openStore(t.Context(), c, dags, zerolog.Nop()) // no stop: a crash
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -885,9 +902,16 @@ func TestSnapshot_RunRowSpanningBatches(t *testing.T) {
 	err = store.update(func(txn *memdb.Txn) error {
 		var tis []*TaskInstance
 		for i := big - 1; i >= 0; i-- {
-			tis = append(tis, &TaskInstance{DagID: "d", RunID: "big", TaskID: fmt.Sprintf("t%04d", i), State: TaskSuccess, TryNumber: i})
+			tis = append(tis, &TaskInstance{DagID: "d", RunID: "big", TaskID: fmt.Sprintf("t%04d", i), State: TaskSuccess,
+				TryNumber: i, Pool: defaultPoolName, PoolSlots: 1})
 		}
-		tis = append(tis, &TaskInstance{DagID: "d", RunID: "small", TaskID: "only", State: TaskQueued})
+		tis = append(tis, &TaskInstance{DagID: "d", RunID: "small", TaskID: "only", State: TaskQueued, Pool: defaultPoolName, PoolSlots: 1})
+		for i, runID := range []string{"big", "small"} {
+			run := &DagRun{ID: int64(i + 1), DagID: "d", RunID: runID, State: RunRunning, ExecutionDate: snapNow.Add(time.Duration(i) * time.Hour)}
+			if err := txn.Insert(tableDagRuns, run); err != nil {
+				return err
+			}
+		}
 		return putTaskInstancesTxn(txn, tis...)
 	})
 	if err != nil {
@@ -898,7 +922,7 @@ func TestSnapshot_RunRowSpanningBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored, stats, err := restoreSnapshot(path)
+	restored, stats, err := restoreSnapshot(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

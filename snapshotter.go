@@ -20,6 +20,9 @@ type snapshotter struct {
 	interval time.Duration
 	log      zerolog.Logger
 	now      func() time.Time
+	// writeLease writes the id lease file; tests swap it for one that
+	// fails like a full disk.
+	writeLease func(path string, run, pool int64) error
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -34,7 +37,7 @@ type snapshotter struct {
 
 func newSnapshotter(store *Store, path string, interval time.Duration, log zerolog.Logger) *snapshotter {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &snapshotter{store: store, path: path, interval: interval, log: log, now: time.Now, ctx: ctx, cancel: cancel}
+	return &snapshotter{store: store, path: path, interval: interval, log: log, now: time.Now, writeLease: writeLease, ctx: ctx, cancel: cancel}
 }
 
 // start launches the snapshot loop and the lease loop.
@@ -60,8 +63,11 @@ func (sn *snapshotter) stop() error {
 	if err := sn.write(); err != nil {
 		return fmt.Errorf("write final snapshot: %w", err)
 	}
-	run, pool := sn.store.IDCounters(nil)
-	if err := writeLease(leasePath(sn.path), run, pool); err != nil {
+	// The ceiling comes down to the counters first: from here no id is
+	// handed out that the exact lease would not cover.
+	run, pool := sn.store.PinIDCeiling(leasePath(sn.path))
+	if err := sn.writeLease(leasePath(sn.path), run, pool); err != nil {
+		sn.store.LeaseFailed(leasePath(sn.path), err)
 		return err
 	}
 	return nil
@@ -113,7 +119,7 @@ func (sn *snapshotter) leaseLoop() {
 		ws := memdb.NewWatchSet()
 		if err := sn.renewLease(ws); err != nil {
 			if !sn.leaseFailing {
-				sn.log.Error().Err(err).Msg("id lease not written; retrying (after a crash, run ids handed out since may be reused)")
+				sn.log.Error().Err(err).Msg("id lease not written; retrying every interval, and refusing new runs and pools once their ids pass it")
 			}
 			sn.leaseFailing = true
 		} else if sn.leaseFailing {
@@ -134,17 +140,21 @@ func (sn *snapshotter) leaseLoop() {
 }
 
 // renewLease writes the lease file a block ahead of the id counters when
-// one of them came within half a block of it. ws, when not nil, is given
-// channels that fire when the counters move.
+// one of them came within half a block of it, and tells the store the
+// outcome: ids are handed out only up to what the lease on disk covers.
+// ws, when not nil, is given channels that fire when the counters move.
 func (sn *snapshotter) renewLease(ws memdb.WatchSet) error {
 	run, pool := sn.store.IDCounters(ws)
 	if sn.lease.Format != "" && run <= sn.lease.DagRun-leaseBlock/2 && pool <= sn.lease.Pool-leaseBlock/2 {
 		return nil
 	}
+	path := leasePath(sn.path)
 	next := idLease{Format: leaseFormat, Version: leaseVersion, DagRun: run + leaseBlock, Pool: pool + leaseBlock}
-	if err := writeLease(leasePath(sn.path), next.DagRun, next.Pool); err != nil {
+	if err := sn.writeLease(path, next.DagRun, next.Pool); err != nil {
+		sn.store.LeaseFailed(path, err)
 		return err
 	}
 	sn.lease = next
+	sn.store.LeaseWritten(path, next.DagRun, next.Pool)
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -122,8 +123,10 @@ func makeSnapshotFolders(c config) error {
 // snapshotter to start once serving, or nil with --snapshot off. A
 // snapshot that cannot be read stops the start, unless
 // --snapshot-bad=move, which moves it aside and starts empty; so does a
-// home or snapshot folder that cannot be created or written.
-func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshotter, error) {
+// home or snapshot folder that cannot be created or written. When ctx
+// ends during the restore (SIGINT, SIGTERM), it stops there, touching
+// no file.
+func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshotter, error) {
 	if c.Snapshot == "off" {
 		store, err := newStore()
 		if err != nil {
@@ -139,7 +142,14 @@ func openStore(c config, dags *DAGSet, logger zerolog.Logger) (*Store, *snapshot
 		return nil, nil, err
 	}
 	now := time.Now()
-	store, stats, err := restoreSnapshot(c.Snapshot)
+	store, stats, err := restoreSnapshot(ctx, c.Snapshot)
+	if ctx.Err() != nil {
+		// A signal: stop here, and blame no file.
+		if err == nil {
+			err = restoreStopped(ctx, c.Snapshot)
+		}
+		return nil, nil, fmt.Errorf("start stopped: %w", err)
+	}
 	lease, leaseErr := readLease(leasePath(c.Snapshot))
 	for _, bad := range []struct {
 		path string

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // runOnce calls run with args (plus --addr 127.0.0.1:0, --scheduler off and
@@ -201,5 +206,73 @@ func TestRun_StaleTempFilesRemoved(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s is not airlite's temporary file, but: %v", p, err)
 		}
+	}
+}
+
+// cancelAfter is a context whose Err reports Canceled from its n-th
+// call on: a signal that arrives while a restore is under way.
+type cancelAfter struct {
+	context.Context
+	n atomic.Int32
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A signal during start-up stops the restore between batches: the error
+// says so, and the snapshot, which is not damaged, stays where it is
+// even with --snapshot-bad=move.
+func TestStartup_SignalStopsRestore(t *testing.T) {
+	t.Parallel()
+	dags, err := loadEmbeddedDAGs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path, good := snapGoodFile(t, dir)
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := restoreSnapshot(cancelled, path); !errors.Is(err, context.Canceled) ||
+		errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), "restore stopped") {
+		t.Errorf("restore with a cancelled context = %v, want a stop saying so", err)
+	}
+
+	// Many batches; the signal comes after the restore has begun.
+	store, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		if _, err := store.UpsertPool(fmt.Sprintf("p%04d", i), 1, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := filepath.Join(t.TempDir(), "big.json")
+	if _, err := writeSnapshot(store, big, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	midway := &cancelAfter{Context: t.Context()}
+	midway.n.Store(5)
+	if _, _, err := restoreSnapshot(midway, big); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "restore stopped") {
+		t.Errorf("restore cancelled midway = %v, want a stop saying so", err)
+	}
+
+	c := snapConfig(dir, edition2)
+	c.SnapshotBad = snapshotBadMove
+	if _, _, err := openStore(cancelled, c, dags, zerolog.Nop()); !errors.Is(err, context.Canceled) {
+		t.Errorf("openStore with a cancelled context = %v, want it stopped", err)
+	}
+	if data, err := os.ReadFile(path); err != nil || !bytes.Equal(data, good) {
+		t.Errorf("the snapshot was changed or moved (%v)", err)
+	}
+	if moved, _ := filepath.Glob(path + ".bad-*"); len(moved) != 0 {
+		t.Errorf("a good snapshot was moved aside: %v", moved)
+	}
+	if _, err := os.Stat(leasePath(path)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an id lease was taken by a start that stopped (%v)", err)
 	}
 }

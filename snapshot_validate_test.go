@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+// snapRich writes a valid snapshot in which every table has rows (runs
+// in every state, task instances, pools, lineage, task logs, counters)
+// and returns its bytes.
+func snapRich(t *testing.T) []byte {
+	t.Helper()
+	dags, err := loadEmbeddedDAGs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := storeWith(t, dags)
+	api := snapAPI(t, store, dags, edition2)
+	snapPopulate(t, api.URL, store, dags, edition2)
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(store, path, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// snapRowLines finds the lines of table's rows in a snapshot: the index
+// of its first row line in lines and its row count.
+func snapRowLines(t *testing.T, lines [][]byte, table string) (first, rows int) {
+	t.Helper()
+	for i := 1; i < len(lines)-1; {
+		var sec sectionHeader
+		if err := json.Unmarshal(lines[i], &sec); err != nil || sec.Table == "" {
+			t.Fatalf("line %d is not a table header: %s", i+1, lines[i])
+		}
+		if sec.Table == table {
+			return i + 1, sec.Rows
+		}
+		i += 1 + sec.Rows
+	}
+	t.Fatalf("no table %s in the snapshot", table)
+	return 0, 0
+}
+
+// snapForge returns a copy of a snapshot whose first row of table that
+// match accepts is changed by edit, with the checksum fixed so that only
+// the row's content is wrong, and the row's number in its table (from 1).
+// Numbers are decoded as json.Number, so that edits keep them exact.
+func snapForge(t *testing.T, data []byte, table string, match func(n int, row map[string]any) bool, edit func(row map[string]any)) ([]byte, int) {
+	t.Helper()
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	first, rows := snapRowLines(t, lines, table)
+	for n := 1; n <= rows; n++ {
+		row := snapDecodeRow(t, lines[first+n-1])
+		if match != nil && !match(n, row) {
+			continue
+		}
+		edit(row)
+		line, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([][]byte, len(lines))
+		copy(out, lines)
+		out[first+n-1] = append(line, '\n')
+		return fixSnapshotCRC(bytes.Join(out, nil)), n
+	}
+	t.Fatalf("no row of table %s matches", table)
+	return nil, 0
+}
+
+func snapDecodeRow(t *testing.T, line []byte) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var row map[string]any
+	if err := dec.Decode(&row); err != nil {
+		t.Fatal(err)
+	}
+	return row
+}
+
+// rowNamed matches a counters row by name.
+func rowNamed(name string) func(int, map[string]any) bool {
+	return func(_ int, row map[string]any) bool { return row["name"] == name }
+}
+
+// rowWith matches a row whose key holds a value that is not null.
+func rowWith(key string) func(int, map[string]any) bool {
+	return func(_ int, row map[string]any) bool { return row[key] != nil }
+}
+
+// set returns an edit that sets key to v.
+func set(key string, v any) func(map[string]any) {
+	return func(row map[string]any) { row[key] = v }
+}
+
+// TestSnapshot_RestoreValidatesEveryRow: a row with a valid checksum but
+// a value airlite could never have written is refused, naming the table
+// and the row, through the path of any unreadable snapshot.
+func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
+	t.Parallel()
+	good := snapRich(t)
+	dir := t.TempDir()
+	goodPath := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(goodPath, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := restoreSnapshot(t.Context(), goodPath); err != nil {
+		t.Fatalf("the unforged snapshot does not restore: %v", err)
+	}
+	lines := bytes.SplitAfter(good, []byte("\n"))
+	runsFrom, _ := snapRowLines(t, lines, tableDagRuns)
+	firstRunID := snapDecodeRow(t, lines[runsFrom])["id"]
+
+	cases := []struct {
+		name  string
+		table string
+		match func(n int, row map[string]any) bool
+		edit  func(row map[string]any)
+		want  string
+	}{
+		{"run id 2^63-1", tableDagRuns, nil, set("id", json.Number("9223372036854775807")), "id 9223372036854775807"},
+		{"run id 0", tableDagRuns, nil, set("id", 0), "id 0"},
+		{"run id negative", tableDagRuns, nil, set("id", -5), "id -5"},
+		{"run id twice", tableDagRuns, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstRunID), "twice"},
+		{"pool id past 2^53", tablePools, nil, set("id", json.Number("9007199254740993")), "id 9007199254740993"},
+		{"run counter past 2^53", tableCounters, rowNamed(counterRunID), set("value", json.Number("9223372036854775807")), "9223372036854775807"},
+		{"pool counter 0", tableCounters, rowNamed(counterPoolID), set("value", 0), "value 0"},
+		{"change counter negative", tableCounters, rowNamed(counterChange), set("value", -1), "value -1"},
+		{"counter without a name", tableCounters, nil, set("name", ""), "name"},
+		{"unknown run state", tableDagRuns, nil, set("state", "exploded"), `state "exploded"`},
+		{"unknown task state", tableTasks, nil, set("state", "exploded"), `state "exploded"`},
+		{"run date past year 9999", tableDagRuns, rowWith("start_date"), set("start_date", "9999-12-31T23:00:00-05:00"), "year 10000"},
+		{"run execution date before year 1", tableDagRuns, nil, set("execution_date", "0000-12-31T00:00:00Z"), "year 0"},
+		{"task date before year 1", tableTasks, rowWith("start_date"), set("start_date", "0001-01-01T00:30:00+01:00"), "year 0"},
+		{"task retry date past year 9999", tableTasks, rowWith("next_retry_at"), set("next_retry_at", "9999-12-31T23:59:59-00:01"), "year 10000"},
+		{"dag without dag_id", tableDags, nil, set("dag_id", ""), "dag_id"},
+		{"run without dag_id", tableDagRuns, nil, set("dag_id", ""), "dag_id"},
+		{"run without run_id", tableDagRuns, nil, set("run_id", ""), "run_id"},
+		{"run_id missing", tableDagRuns, nil, func(row map[string]any) { delete(row, "run_id") }, "run_id"},
+		{"task without task_id", tableTasks, nil, set("task_id", ""), "task_id"},
+		{"task of no run", tableTasks, nil, set("run_id", "nope"), "no run"},
+		{"lineage of no run", tableLineage, nil, set("dag_id", "nope"), "no run"},
+		{"lineage without task_id", tableLineage, nil, set("task_id", ""), "task_id"},
+		{"task log of no run", tableTaskLogs, nil, set("run_id", "nope"), "no run"},
+		{"pool without a name", tablePools, nil, set("pool", "  "), "name"},
+		{"task in no pool", tableTasks, nil, set("pool", ""), "pool"},
+		{"task taking no pool slot", tableTasks, nil, set("pool_slots", 0), "pool_slots 0"},
+		{"negative try number", tableTasks, nil, set("try_number", -1), "try_number -1"},
+		{"negative max_tries", tableTasks, nil, set("max_tries", -1), "max_tries -1"},
+		{"negative try in a task log", tableTaskLogs, rowWith("tries"), func(row map[string]any) {
+			row["tries"].([]any)[0].(map[string]any)["try"] = -1
+		}, "try -1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forged, n := snapForge(t, good, tc.table, tc.match, tc.edit)
+			path := filepath.Join(t.TempDir(), "snapshot.json")
+			if err := os.WriteFile(path, forged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := restoreSnapshot(t.Context(), path)
+			if !errors.Is(err, errSnapshotUnreadable) {
+				t.Fatalf("restore = %v, want errSnapshotUnreadable", err)
+			}
+			t.Log(err)
+			msg, ok := strings.CutPrefix(err.Error(), "read "+path+": ")
+			if !ok {
+				t.Fatalf("error %q does not name the file first", err)
+			}
+			for _, want := range []string{fmt.Sprintf("row %d of table %s", n, tc.table), tc.want} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+
+	// Through start-up: refused, or moved aside with --snapshot-bad=move.
+	forged, _ := snapForge(t, good, tableDagRuns, nil, set("state", "exploded"))
+	c := snapConfig(t.TempDir(), edition2)
+	if err := os.WriteFile(c.Snapshot, forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dags, err := loadEmbeddedDAGs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := openStore(t.Context(), c, dags, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "--snapshot-bad=move") {
+		t.Fatalf("openStore = %v, want a refusal pointing at --snapshot-bad=move", err)
+	}
+	c.SnapshotBad = snapshotBadMove
+	if _, _, err := openStore(t.Context(), c, dags, zerolog.Nop()); err != nil {
+		t.Fatalf("openStore with --snapshot-bad=move: %v", err)
+	}
+	if moved, _ := filepath.Glob(c.Snapshot + ".bad-*"); len(moved) != 1 {
+		t.Errorf("moved files %v, want one", moved)
+	}
+}
+
+// TestLease_OutOfRangeRefused: the id lease raises the counters at start,
+// so it is held to the same bounds as the snapshot's ids.
+func TestLease_OutOfRangeRefused(t *testing.T) {
+	t.Parallel()
+	for _, lease := range []string{
+		`{"format":"airlite-id-lease","version":1,"dag_run":9223372036854775807,"pool":5}`,
+		`{"format":"airlite-id-lease","version":1,"dag_run":5,"pool":-1}`,
+	} {
+		c := snapConfig(t.TempDir(), edition2)
+		if err := os.WriteFile(leasePath(c.Snapshot), []byte(lease+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dags, err := loadEmbeddedDAGs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = openStore(t.Context(), c, dags, zerolog.Nop())
+		if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), "outside 0 to") ||
+			!strings.Contains(err.Error(), "--snapshot-bad=move") {
+			t.Errorf("lease %s: openStore = %v, want a refusal of the id lease", lease, err)
+		}
+	}
+}
