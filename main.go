@@ -84,6 +84,7 @@ type config struct {
 	InsecureOpenAPI  bool     // --auth-backend default beyond loopback, on purpose
 	BodyTimeout      time.Duration
 	ShutdownGrace    time.Duration // how long a planned stop waits for running tasks
+	ShowVersion      bool          // --version: print the versions and exit
 	ReadyFile        string
 	LogFormat        string
 	LogLevel         zerolog.Level
@@ -129,13 +130,19 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		fmt.Fprintln(fs.Output(), "Usage: airlite [flags]\n\nEvery flag also reads AIRLITE_<FLAG> (e.g. AIRLITE_ADDR); the command line wins.\n\nFlags:")
 		fs.PrintDefaults()
 	}
+	fs.BoolVar(&c.ShowVersion, "version", false, "print airlite's version and the Airflow version of the edition, then exit")
 	var envErr error
+	fromEnv := map[string]string{} // flag name -> the value the environment gave
 	fs.VisitAll(func(f *flag.Flag) {
-		name := "AIRLITE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if f.Name == "version" {
+			return
+		}
+		name := envName(f.Name)
 		if v := getenv(name); v != "" && envErr == nil {
 			if err := fs.Set(f.Name, v); err != nil {
 				envErr = fmt.Errorf("environment %s=%q: %w", name, v, err)
 			}
+			fromEnv[f.Name] = v
 		}
 	})
 	if envErr != nil {
@@ -149,7 +156,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	var err error
 	if c.Edition, err = parseEdition(editionText); err != nil {
-		return c, err
+		if v, ok := fromEnv["edition"]; ok && v == editionText {
+			return c, fmt.Errorf("environment %s=%q: %w", envName("edition"), v, err)
+		}
+		return c, fmt.Errorf("--edition: %w", err)
 	}
 	switch schedulerText {
 	case "on":
@@ -224,6 +234,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	return c, nil
 }
 
+// envName is the environment variable a flag falls back to.
+func envName(flagName string) string {
+	return "AIRLITE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
 func expandHome(p string, getenv func(string) string) (string, error) {
 	if p != "~" && !strings.HasPrefix(p, "~/") {
 		return p, nil
@@ -279,6 +294,10 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	c, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
+	}
+	if c.ShowVersion {
+		fmt.Fprintf(stdout, "airlite %s, answering as Airflow %s (edition %s)\n", airliteVersion, c.Edition.rules().version, c.Edition)
+		return nil
 	}
 	logger := newLogger(c, stderr)
 

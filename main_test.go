@@ -180,6 +180,8 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero snapshot interval", args: []string{"--snapshot-interval", "0s"}, wantErr: "snapshot-interval"},
 		{name: "basic_auth without users", args: []string{"--auth-backend", "basic_auth"}, wantErr: "--users"},
 		{name: "password_auth without users", args: []string{"--auth-backend", "password_auth"}, wantErr: "--users"},
+		{name: "bad environment edition", env: map[string]string{"AIRLITE_EDITION": "3"}, wantErr: `AIRLITE_EDITION="3"`},
+		{name: "bad edition flag", args: []string{"--edition", "3"}, wantErr: "--edition"},
 		{name: "zero body timeout", args: []string{"--body-timeout", "0s"}, wantErr: "--body-timeout"},
 		{name: "body timeout from the environment", env: map[string]string{"AIRLITE_BODY_TIMEOUT": "5s"},
 			check: func(t *testing.T, c config) {
@@ -751,5 +753,27 @@ func TestRun_LoopbackNoWarning(t *testing.T) {
 	s2 := startRun(t, "--addr", "0.0.0.0:0", "--auth-backend", "basic_auth", "--users", users)
 	if strings.Contains(s2.stderr.String(), "beyond loopback") {
 		t.Errorf("basic_auth on 0.0.0.0 logged the default-auth warning:\n%s", s2.stderr.String())
+	}
+}
+
+// --version prints airlite's version and the Airflow version of the
+// edition, and starts nothing.
+func TestRun_Version(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--version"}, "airlite dev, answering as Airflow 2.10.3 (edition 2)\n"},
+		{[]string{"--version", "--edition", "1.10-rbac"}, "airlite dev, answering as Airflow 1.10.15 (edition 1.10-rbac)\n"},
+	} {
+		var stdout, stderr syncBuffer
+		home := t.TempDir()
+		if err := run(context.Background(), append(tc.args, "--home", home, "--addr", "127.0.0.1:0"), mapEnv(map[string]string{"HOME": home}), &stdout, &stderr); err != nil {
+			t.Fatalf("run %q: %v", tc.args, err)
+		}
+		if stdout.String() != tc.want {
+			t.Errorf("run %q printed %q, want %q", tc.args, stdout.String(), tc.want)
+		}
 	}
 }
