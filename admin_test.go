@@ -417,7 +417,12 @@ tasks:
 	if ti, _ := store.TaskInstance("daily", runIDs[0], "flaky"); ti.State != TaskUpForRetry || ti.TryNumber != 1 {
 		t.Fatalf("retried before its delay: %q try %d", ti.State, ti.TryNumber)
 	}
+	// At exactly the delay it still waits, as Airflow's ready_for_retry.
 	expect(t, ts.do(t, "POST", "/_airlite/clock", `{"advance": "1m"}`), 200)
+	if ti, _ := store.TaskInstance("daily", runIDs[0], "flaky"); ti.State != TaskUpForRetry || ti.TryNumber != 1 {
+		t.Fatalf("retried at exactly its delay: %q try %d", ti.State, ti.TryNumber)
+	}
+	expect(t, ts.do(t, "POST", "/_airlite/clock", `{"advance": "1s"}`), 200)
 	for _, runID := range runIDs {
 		res := ts.do(t, "GET", "/_airlite/dags/daily/dag_runs/"+runID+"/wait?timeout=20s", "")
 		expect(t, res, 200, `"state":"success"`, `"flaky":"success"`)

@@ -492,7 +492,9 @@ func evaluateTask(task *Task, ti *TaskInstance, byID map[string]*TaskInstance, n
 	switch ti.State {
 	case TaskNone:
 	case TaskUpForRetry:
-		if ti.NextRetryAt != nil && now.Before(*ti.NextRetryAt) {
+		// Ready once the retry time is strictly past, as Airflow's
+		// TaskInstance.ready_for_retry.
+		if ti.NextRetryAt != nil && !now.After(*ti.NextRetryAt) {
 			return ti.State, false
 		}
 	default:

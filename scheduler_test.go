@@ -355,7 +355,16 @@ tasks:
 		if got := h.runner.startCount(tiKey{"d", runID, "t"}); got != 1 {
 			t.Fatalf("retried before the delay: %d tries", got)
 		}
+		// At exactly the delay it still waits: Airflow retries once
+		// next_retry_datetime() < utcnow(), strictly (TaskInstance.
+		// ready_for_retry in airflow/models/taskinstance.py at 2.10.3 and
+		// 1.10.15; its test_retry_delay asserts "up for retry" there).
 		h.clock.Advance(time.Second)
+		h.settle()
+		if got := h.runner.startCount(tiKey{"d", runID, "t"}); got != 1 {
+			t.Fatalf("retried at exactly the delay: %d tries", got)
+		}
+		h.clock.Advance(time.Microsecond)
 		h.settle()
 		ti = h.ti("d", runID, "t")
 		if ti.State != TaskUpForRetry || ti.TryNumber != 2 {
@@ -364,7 +373,7 @@ tasks:
 		if got := ti.NextRetryAt.Sub(*ti.EndDate); got != 817*time.Second {
 			t.Fatalf("second retry delay %s, want 817s", got)
 		}
-		h.clock.Advance(817 * time.Second)
+		h.clock.Advance(817*time.Second + time.Microsecond)
 		h.settle()
 		ti = h.ti("d", runID, "t")
 		if ti.State != TaskSuccess || ti.TryNumber != 3 {
