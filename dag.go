@@ -6,6 +6,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/adhocore/gronx"
 	"io"
 	"io/fs"
 	"math/bits"
@@ -587,8 +588,22 @@ func validateSchedule(s string) error {
 	if len(strings.Fields(s)) != 5 {
 		return errors.New("want a cron expression with five fields, a preset (@daily) or a duration (1d, 6h)")
 	}
+	// Airflow refuses a bad cron expression when it parses the file
+	// (croniter raises); airlite does too, instead of failing every pass.
+	// From a leap year's start, any expression that can fire does so
+	// within the search.
+	if _, err := gronx.NextTickAfter(s, cronCheckFrom, false); err != nil {
+		if strings.Contains(err.Error(), "tried so hard") {
+			return errors.New("not a valid cron expression: it never fires (no such date)")
+		}
+		return fmt.Errorf("not a valid cron expression: %v", err)
+	}
 	return nil
 }
+
+// cronCheckFrom is where validateSchedule looks for a cron expression's
+// first tick: a leap year, so that February 29 is found.
+var cronCheckFrom = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func buildTask(s taskSpec, dag *DAG) (*Task, error) {
 	if s.TaskID == "" {
