@@ -26,9 +26,10 @@ const (
 // idLease is the id lease file: ids up to these values may have been
 // handed out. The snapshot is written only every interval, so a crash
 // loses the runs created since; the lease makes sure that their ids are
-// not handed out again after the restart (spec §4: never reused, also
-// across restarts). It is written before the counters reach it, a block
-// ahead, and set back to the exact counters after a clean shutdown.
+// not handed out again after the restart (docs/behaviour.md §4.1: never
+// reused, also across restarts; §4.3 for the lease). It is written before
+// the counters reach it, a block ahead, and set back to the exact
+// counters after a clean shutdown.
 type idLease struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
