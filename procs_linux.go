@@ -120,6 +120,9 @@ func killOrphanedGroup(pgid int, identity string) int {
 	if !ok || err != nil || pgid <= 1 || boot != bootID {
 		return 0 // another boot: every process of that one is gone
 	}
+	if pgid == syscall.Getpgrp() || pgid == os.Getpid() {
+		return 0 // never airlite's own group, whatever a record says
+	}
 	killed := 0
 	eachProcess(func(pid int, st procStat) {
 		if st.pgrp == pgid && st.startTicks >= leaderStart && st.state != 'Z' {
