@@ -20,6 +20,13 @@ const bashSkipExitCode = 99
 // else its operator. Operators without an implementation here (Python,
 // Papermill, …) succeed as simulated tasks.
 func (s *scheduler) runOperator(ctx context.Context, job taskJob) taskOutcome {
+	// execution_timeout bounds every operator's try, as BaseOperator's
+	// does in Airflow, simulated ones included.
+	if t := job.task.ExecutionTimeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("execution_timeout of %s reached", t))
+		defer cancel()
+	}
 	if job.task.Simulate != nil {
 		return simulate(ctx, job)
 	}
@@ -79,11 +86,6 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	}
 	// Last, so that they win over a task env of the same name.
 	env = append(env, valueEnv...)
-	if t := job.task.ExecutionTimeout; t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("execution_timeout of %s reached", t))
-		defer cancel()
-	}
 	dir := job.task.Cwd
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "airlite-task-")

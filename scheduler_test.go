@@ -942,7 +942,7 @@ tasks:
 	}
 	job := taskJob{key: tiKey{"d", "r", "t"}, try: 1, dag: dag, task: dag.Task("t"),
 		run: DagRun{DagID: "d", RunID: "r", ExecutionDate: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}}
-	out := bashRunner(t).runBash(context.Background(), job)
+	out := bashRunner(t).runOperator(context.Background(), job)
 	if out.state != TaskFailed || !strings.Contains(out.reason, "execution_timeout") {
 		t.Fatalf("outcome %+v, want failed by execution_timeout", out)
 	}
@@ -962,7 +962,7 @@ tasks:
 }
 
 // bashRunner is a scheduler, with an empty store and no loop, whose
-// runBash a test calls directly.
+// runOperator or runBash a test calls directly.
 func bashRunner(t *testing.T) *scheduler {
 	t.Helper()
 	return newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t))})
@@ -1091,3 +1091,29 @@ func TestEndTry(t *testing.T) {
 }
 
 func ptrTime(t time.Time) *time.Time { return &t }
+
+// execution_timeout ends a simulated task's try too, as Airflow's
+// BaseOperator.execution_timeout bounds every operator's execute
+// (airflow/models/taskinstance.py, _execute_task with a timeout).
+func TestOperator_ExecutionTimeoutEndsSimulatedTasks(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: d
+tasks:
+  - {task_id: slow, operator: PythonOperator, execution_timeout: 20ms, simulate: {duration: 5s}}
+  - {task_id: quick, operator: PythonOperator, execution_timeout: 1h, simulate: {duration: 1ms}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := DagRun{DagID: "d", RunID: "r", ExecutionDate: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
+	runner := bashRunner(t)
+	out := runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "slow"}, try: 1, dag: dag, task: dag.Task("slow"), run: run})
+	if out.state != TaskFailed || !strings.Contains(out.reason, "execution_timeout of 20ms") {
+		t.Errorf("a simulated task past its execution_timeout: %+v, want failed naming the timeout", out)
+	}
+	out = runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "quick"}, try: 1, dag: dag, task: dag.Task("quick"), run: run})
+	if out.state != TaskSuccess {
+		t.Errorf("a simulated task within its execution_timeout: %+v, want success", out)
+	}
+}
