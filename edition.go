@@ -296,6 +296,23 @@ func (r *editionRules) dagRunURL(dagID string, date time.Time) string {
 	return string(b)
 }
 
+// dagPageURL is the run page of a DAG without a date: it shows the DAG's
+// latest run, or says it has none yet.
+func (r *editionRules) dagPageURL(dagID string) string {
+	var buf [120]byte
+	b := buf[:0]
+	if r.runURLDagInQuery {
+		b = append(b, r.uiRunPath...)
+		b = append(b, "?dag_id="...)
+		b = appendEscaped(b, dagID, "", true)
+	} else {
+		b = append(b, "/dags/"...)
+		b = appendEscaped(b, dagID, pathSafe, false)
+		b = append(b, "/graph"...)
+	}
+	return string(b)
+}
+
 // pathSafe is what Werkzeug's path encoding for URL rules keeps besides
 // the unreserved characters.
 const pathSafe = ":/$!'()*+,;"

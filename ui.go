@@ -258,6 +258,7 @@ type dagItem struct {
 	DagID       string
 	Description string
 	Tags        []string
+	URL         string // the DAG's page: its latest run, or none yet
 	Schedule    string
 	Paused      bool
 	Runs        []runSquare // the latest runs, oldest first
@@ -314,7 +315,7 @@ func buildDagList(store *Store, rules *editionRules, offset int) (*dagListView, 
 			return nil, nil, err
 		}
 		item := &dagItem{DagID: row.DagID, Description: row.Def.Description, Tags: row.Def.Tags,
-			Schedule: "None", Paused: row.IsPaused}
+			URL: rules.dagPageURL(row.DagID), Schedule: "None", Paused: row.IsPaused}
 		if row.Def.Schedule != nil {
 			item.Schedule = *row.Def.Schedule
 		}

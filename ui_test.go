@@ -575,3 +575,29 @@ func TestUI_Pagination_OnePage(t *testing.T) {
 		t.Errorf("pools page of one pool:\n%s", page)
 	}
 }
+
+// On /, each DAG id links to the DAG's page, also for a DAG with no runs
+// (issue #15): the page says it has none yet.
+func TestUI_DagIDsLinkToTheirPage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		e    edition
+		href string
+	}{
+		{edition2, `href="/dags/example_bash_operator/graph"`},
+		{edition110, `href="/admin/airflow/graph?dag_id=example_bash_operator"`},
+		{edition110RBAC, `href="/graph?dag_id=example_bash_operator"`},
+	} {
+		ts := newTestServer(t, tc.e)
+		list := ts.do(t, "GET", "/", "")
+		if list.status != 200 || !strings.Contains(list.body, `<a class="dag-id" `+tc.href+`>example_bash_operator</a>`) {
+			t.Errorf("edition %s: / has no link %s to the DAG's page", tc.e, tc.href)
+			continue
+		}
+		path := strings.TrimSuffix(strings.TrimPrefix(tc.href, `href="`), `"`)
+		page := ts.do(t, "GET", strings.ReplaceAll(path, "&amp;", "&"), "")
+		if page.status != 200 || !strings.Contains(page.body, "This DAG has no runs yet.") {
+			t.Errorf("edition %s: the DAG's page %s: %d, want 200 saying it has no runs yet", tc.e, path, page.status)
+		}
+	}
+}
