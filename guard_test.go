@@ -68,7 +68,14 @@ func captureGuardState(ts *testServer) guardState {
 // sendAs sends a request with a chosen Host and browser headers.
 func sendAs(t *testing.T, ts *testServer, host string, rt guardRoute, header map[string]string) response {
 	t.Helper()
-	req, err := http.NewRequest(rt.method, ts.URL+rt.path, strings.NewReader(rt.body))
+	return sendTo(t, ts.Client(), ts.URL, host, rt, header)
+}
+
+// sendTo sends a request to base with a chosen Host ("" keeps the
+// dialled address) and headers, as a browser page would.
+func sendTo(t *testing.T, client *http.Client, base, host string, rt guardRoute, header map[string]string) response {
+	t.Helper()
+	req, err := http.NewRequest(rt.method, base+rt.path, strings.NewReader(rt.body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +85,7 @@ func sendAs(t *testing.T, ts *testServer, host string, rt guardRoute, header map
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	res, err := ts.Client().Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", rt.method, rt.path, err)
 	}
@@ -274,23 +281,8 @@ func TestGuard_RealBinary(t *testing.T) {
 	port := base[strings.LastIndexByte(base, ':')+1:]
 	send := func(method, path, host, body string, header map[string]string) (int, string) {
 		t.Helper()
-		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if host != "" {
-			req.Host = host
-		}
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		res := sendTo(t, http.DefaultClient, base, host, guardRoute{method, path, body}, header)
+		return res.status, res.body
 	}
 	crossSite := map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site",
 		"Sec-Fetch-Mode": "no-cors", "Content-Type": "text/plain;charset=UTF-8"}
