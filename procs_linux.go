@@ -134,40 +134,43 @@ func killOrphanedGroup(pgid int, identity string) int {
 	return killed
 }
 
-// reapAdopted reaps the processes that were adopted as orphans and have
-// exited: zombies whose parent is airlite and that are not a try's own
-// bash, which os/exec waits for (see taskProcesses). Only a process whose
-// every child is a try's bash or an adopted orphan may call it: the real
-// binary, never a test process that starts other programs.
-func reapAdopted(procs *taskProcesses) int {
+// eachAdopted calls fn with every child of airlite that is not a try's
+// own bash (which os/exec waits for, see taskProcesses): the processes it
+// adopted as a child subreaper. Only a process whose every child is a
+// try's bash or an adopted orphan may call it: the real binary, never a
+// test process that starts other programs.
+func eachAdopted(procs *taskProcesses, fn func(pid int, st procStat)) {
 	self := os.Getpid()
-	reaped := 0
 	procs.mu.Lock()
 	defer procs.mu.Unlock()
 	eachProcess(func(pid int, st procStat) {
-		if st.ppid != self || st.state != 'Z' || procs.leaders[pid] {
-			return
+		if st.ppid == self && !procs.leaders[pid] {
+			fn(pid, st)
 		}
+	})
+}
+
+// reapAdopted reaps the adopted processes that have exited.
+func reapAdopted(procs *taskProcesses) int {
+	reaped := 0
+	eachAdopted(procs, func(pid int, st procStat) {
 		var ws syscall.WaitStatus
-		if got, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid {
-			reaped++
+		if st.state == 'Z' {
+			if got, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid {
+				reaped++
+			}
 		}
 	})
 	return reaped
 }
 
-// killAdopted ends every process airlite adopted that still runs (at
-// shutdown, once the tries have ended).
+// killAdopted ends every adopted process that still runs (at shutdown,
+// once the tries have ended).
 func killAdopted(procs *taskProcesses) int {
-	self := os.Getpid()
 	killed := 0
-	procs.mu.Lock()
-	defer procs.mu.Unlock()
-	eachProcess(func(pid int, st procStat) {
-		if st.ppid == self && st.state != 'Z' && !procs.leaders[pid] {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				killed++
-			}
+	eachAdopted(procs, func(pid int, st procStat) {
+		if st.state != 'Z' && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			killed++
 		}
 	})
 	return killed
