@@ -1022,29 +1022,6 @@ func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
 	return nil
 }
 
-// UpsertTaskInstance stores a changed copy of a task instance.
-func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
-	return s.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, ti) })
-}
-
-// UpsertDagRun stores a changed copy of a run, or a new run.
-func (s *Store) UpsertDagRun(run *DagRun) error {
-	return s.update(func(txn *memdb.Txn) error {
-		runs, confBytes := 1, int64(len(run.Conf))
-		old, err := runByRunIDTxn(txn, run.DagID, run.RunID)
-		switch {
-		case err == nil:
-			runs, confBytes = 0, confBytes-int64(len(old.Conf))
-		case !errors.Is(err, errNotFound):
-			return err
-		}
-		if err := txn.Insert(tableDagRuns, run); err != nil {
-			return fmt.Errorf("store run %s of %s: %w", run.RunID, run.DagID, err)
-		}
-		return addRunCountTxn(txn, run.DagID, runs, confBytes)
-	})
-}
-
 // runStart is how a new run begins, which differs between the Airflow
 // releases airlite answers as: callers pass the form of theirs, so that
 // the store knows no releases.
@@ -1177,16 +1154,6 @@ func (s *Store) TaskLogsOfRun(dagID, runID string) (map[string]*TaskLog, error) 
 		logs[l.TaskID] = l
 	}
 	return logs, nil
-}
-
-// UpsertLineage stores what a task declared as inlets and outlets.
-func (s *Store) UpsertLineage(rec *LineageRecord) error {
-	return s.update(func(txn *memdb.Txn) error {
-		if err := txn.Insert(tableLineage, rec); err != nil {
-			return fmt.Errorf("store lineage of %s/%s/%s: %w", rec.DagID, rec.RunID, rec.TaskID, err)
-		}
-		return nil
-	})
 }
 
 // DeleteDag removes a DAG, its sub-DAGs ("<dag_id>.…") and every run, task

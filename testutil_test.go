@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // storeWith is a fresh store with the given definitions loaded.
@@ -39,4 +43,41 @@ func waitFor(t *testing.T, cond func() bool) {
 	if !pollUntil(10*time.Second, cond) {
 		t.Fatal("condition not met in 10 s")
 	}
+}
+
+// Writes that only tests make, to set up states directly. They are
+// store methods (memstore.go's helpers), kept here so that the program
+// has intent-level writes only.
+
+// UpsertTaskInstance stores a changed copy of a task instance.
+func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
+	return s.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, ti) })
+}
+
+// UpsertDagRun stores a changed copy of a run, or a new run.
+func (s *Store) UpsertDagRun(run *DagRun) error {
+	return s.update(func(txn *memdb.Txn) error {
+		runs, confBytes := 1, int64(len(run.Conf))
+		old, err := runByRunIDTxn(txn, run.DagID, run.RunID)
+		switch {
+		case err == nil:
+			runs, confBytes = 0, confBytes-int64(len(old.Conf))
+		case !errors.Is(err, errNotFound):
+			return err
+		}
+		if err := txn.Insert(tableDagRuns, run); err != nil {
+			return fmt.Errorf("store run %s of %s: %w", run.RunID, run.DagID, err)
+		}
+		return addRunCountTxn(txn, run.DagID, runs, confBytes)
+	})
+}
+
+// UpsertLineage stores what a task declared as inlets and outlets.
+func (s *Store) UpsertLineage(rec *LineageRecord) error {
+	return s.update(func(txn *memdb.Txn) error {
+		if err := txn.Insert(tableLineage, rec); err != nil {
+			return fmt.Errorf("store lineage of %s/%s/%s: %w", rec.DagID, rec.RunID, rec.TaskID, err)
+		}
+		return nil
+	})
 }
