@@ -541,19 +541,23 @@ func (s *Store) IDCounters(ws memdb.WatchSet) (run, pool int64) {
 // RaiseIDCounters makes the run and pool id counters at least run and
 // pool, so that no id up to them is handed out again (the id lease).
 func (s *Store) RaiseIDCounters(run, pool int64) error {
-	return s.update(func(txn *memdb.Txn) error {
-		for _, c := range []struct {
-			name string
-			v    int64
-		}{{counterRunID, run}, {counterPoolID, pool}} {
-			if counterValue(txn, c.name) < c.v {
-				if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.v}); err != nil {
-					return fmt.Errorf("raise counter %s: %w", c.name, err)
-				}
+	return s.update(func(txn *memdb.Txn) error { return raiseIDCountersTxn(txn, run, pool) })
+}
+
+// raiseIDCountersTxn makes the id counters at least run and pool (the
+// lease, or the highest ids a restore found).
+func raiseIDCountersTxn(txn *memdb.Txn, run, pool int64) error {
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{counterRunID, run}, {counterPoolID, pool}} {
+		if counterValue(txn, c.name) < c.v {
+			if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.v}); err != nil {
+				return fmt.Errorf("raise counter %s: %w", c.name, err)
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // LeaseWritten tells the store that the id lease at path, now on disk,

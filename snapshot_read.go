@@ -191,15 +191,8 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	}
 	// Ids keep counting from the highest id restored, whatever the
 	// counters say.
-	for _, c := range []struct {
-		name string
-		max  int64
-	}{{counterRunID, maxRunID}, {counterPoolID, maxPoolID}} {
-		if counterValue(txn, c.name) < c.max {
-			if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.max}); err != nil {
-				return nil, stats, fmt.Errorf("restore counter %s: %w", c.name, err)
-			}
-		}
+	if err := raiseIDCountersTxn(txn, maxRunID, maxPoolID); err != nil {
+		return nil, stats, fmt.Errorf("restore counters: %w", err)
 	}
 	txn.Commit()
 	stats.Index = counterValue(store.read(), counterChange)
