@@ -396,6 +396,9 @@ func (s *server) loadDAG(body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, newAPIError(errBadRequest, "%v", err)
 	}
+	if err := s.rules().checkDAG(dag); err != nil {
+		return nil, newAPIError(errBadRequest, "%v", err)
+	}
 	if len(dag.SubDAGIDs()) > 0 || hasOperator(dag, "SubDagOperator") {
 		return nil, newAPIError(errBadRequest, "dag %s: a SubDagOperator needs its sub-DAG in the same folder: load both with --dags", dag.DagID)
 	}

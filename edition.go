@@ -118,6 +118,10 @@ type editionRules struct {
 	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
 
+	// triggerRules are the trigger_rule names the release accepts and how
+	// it decides each (triggerrules.go).
+	triggerRules map[string]namedRule
+
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
@@ -173,6 +177,8 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
+		triggerRules: triggerRules2,
+
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
 
@@ -214,6 +220,8 @@ var (
 		pauseSubDAGs:         true,
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
+
+		triggerRules: triggerRules110,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -258,6 +266,8 @@ var (
 		pauseSubDAGs:         false,
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
+
+		triggerRules: triggerRules110,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -470,7 +480,7 @@ func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 		"sla":                       "None",
 		"start_date":                pyOptTime(t.StartDate),
 		"task_id":                   t.TaskID,
-		"trigger_rule":              t.TriggerRule,
+		"trigger_rule":              r.shownTriggerRule(t.TriggerRule),
 		"wait_for_downstream":       "False",
 		"weight_rule":               t.WeightRule,
 	}

@@ -315,6 +315,9 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
+	if err := c.Edition.rules().checkDAGs(dags); err != nil {
+		return fmt.Errorf("load dags: %w", err)
+	}
 	// Restore before anything can answer a request; snaps is nil with
 	// --snapshot off.
 	store, snaps, err := openStore(ctx, c, dags, logger)

@@ -428,7 +428,8 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			if ti == nil {
 				continue
 			}
-			next, changed := evaluateTask(task, ti, byID, now)
+			decide, _ := s.rules.triggerRule(task.TriggerRule)
+			next, changed := evaluateTask(decide, task, ti, byID, now)
 			if !changed {
 				continue
 			}
@@ -456,39 +457,11 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 	return nil
 }
 
-// upstreamCounts summarises the states of a task's upstream tasks.
-type upstreamCounts struct {
-	total, success, skipped, failed, upstreamFailed, done int
-}
-
-func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
-	c := upstreamCounts{total: len(task.Upstream)}
-	for _, id := range task.Upstream {
-		ti := byID[id]
-		if ti == nil {
-			c.done++ // a removed task counts as done, as Airflow's "removed"
-			continue
-		}
-		switch ti.State {
-		case TaskSuccess:
-			c.success++
-		case TaskSkipped:
-			c.skipped++
-		case TaskFailed:
-			c.failed++
-		case TaskUpstreamFailed:
-			c.upstreamFailed++
-		}
-	}
-	c.done += c.success + c.skipped + c.failed + c.upstreamFailed
-	return c
-}
-
 // evaluateTask decides the next state of a waiting task instance from its
-// upstream tasks and its trigger rule, with Airflow's rules: a rule that
+// upstream tasks and its trigger rule, as the edition decides it (decide): a rule that
 // can no longer be met turns the task skipped or upstream_failed, a rule
 // that is met makes it scheduled. Finished and active tasks stay.
-func evaluateTask(task *Task, ti *TaskInstance, byID map[string]*TaskInstance, now time.Time) (TaskState, bool) {
+func evaluateTask(decide triggerRule, task *Task, ti *TaskInstance, byID map[string]*TaskInstance, now time.Time) (TaskState, bool) {
 	switch ti.State {
 	case TaskNone:
 	case TaskUpForRetry:
@@ -503,71 +476,10 @@ func evaluateTask(task *Task, ti *TaskInstance, byID map[string]*TaskInstance, n
 	if len(task.Upstream) == 0 {
 		return TaskScheduled, true
 	}
-	c := countUpstream(task, byID)
-	allDone := c.done >= c.total
-	failures := c.failed + c.upstreamFailed
-	var blocked TaskState // the state when the rule can never be met
-	met := false
-	switch task.TriggerRule {
-	case "all_success":
-		switch {
-		case failures > 0:
-			blocked = TaskUpstreamFailed
-		case c.skipped > 0:
-			blocked = TaskSkipped
-		}
-		met = c.success == c.total
-	case "all_failed":
-		if c.success > 0 || c.skipped > 0 {
-			blocked = TaskSkipped
-		}
-		met = failures == c.total
-	case "all_done":
-		met = allDone
-	case "all_skipped":
-		if c.success > 0 || failures > 0 {
-			blocked = TaskSkipped
-		}
-		met = c.skipped == c.total
-	case "one_success":
-		switch {
-		case allDone && c.done == c.skipped:
-			blocked = TaskSkipped
-		case allDone && c.success == 0:
-			blocked = TaskUpstreamFailed
-		}
-		met = c.success > 0
-	case "one_failed":
-		if allDone && failures == 0 {
-			blocked = TaskSkipped
-		}
-		met = failures > 0
-	case "one_done":
-		if allDone && c.failed == 0 && c.success == 0 {
-			blocked = TaskSkipped
-		}
-		met = c.success+c.failed > 0
-	case "none_failed":
-		if failures > 0 {
-			blocked = TaskUpstreamFailed
-		}
-		met = allDone
-	case "none_failed_min_one_success", "none_failed_or_skipped":
-		switch {
-		case failures > 0:
-			blocked = TaskUpstreamFailed
-		case allDone && c.skipped == c.total:
-			blocked = TaskSkipped
-		}
-		met = allDone
-	case "none_skipped":
-		if c.skipped > 0 {
-			blocked = TaskSkipped
-		}
-		met = allDone
-	case "always", "dummy":
-		met = true
+	if decide == nil {
+		return ti.State, false // a rule the edition does not know: never met
 	}
+	blocked, met := decide(countUpstream(task, byID))
 	if blocked != "" {
 		return blocked, true
 	}
