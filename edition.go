@@ -121,6 +121,9 @@ type editionRules struct {
 	// triggerRules are the trigger_rule names the release accepts and how
 	// it decides each (triggerrules.go).
 	triggerRules map[string]namedRule
+	// pastDependsMet decides depends_on_past: which run is the previous
+	// one and what it must hold (pastdeps.go).
+	pastDependsMet pastDependency
 
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
@@ -177,7 +180,8 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
-		triggerRules: triggerRules2,
+		triggerRules:   triggerRules2,
+		pastDependsMet: pastDependsMet2,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
@@ -221,7 +225,8 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
-		triggerRules: triggerRules110,
+		triggerRules:   triggerRules110,
+		pastDependsMet: pastDependsMet110,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -267,7 +272,8 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
-		triggerRules: triggerRules110,
+		triggerRules:   triggerRules110,
+		pastDependsMet: pastDependsMet110,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}

@@ -1520,6 +1520,51 @@ func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
 	return nil, nil
 }
 
+// PreviousRun is the DAG's latest run with a logical date before the
+// given one that match accepts (nil: any), or nil.
+func (v storeView) PreviousRun(dagID string, before time.Time, match func(*DagRun) bool) (*DagRun, error) {
+	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, before)
+	if err != nil {
+		return nil, fmt.Errorf("find run of %s before %s: %w", dagID, isoFormat(before), err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			return nil, nil
+		}
+		if run.ExecutionDate.Before(before) && (match == nil || match(run)) {
+			return run, nil
+		}
+	}
+	return nil, nil
+}
+
+// HasEarlierTaskInstance reports whether any run of the DAG before the
+// given logical date has a task instance of the task.
+func (v storeView) HasEarlierTaskInstance(dagID, taskID string, before time.Time) (bool, error) {
+	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, before)
+	if err != nil {
+		return false, fmt.Errorf("find runs of %s before %s: %w", dagID, isoFormat(before), err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			return false, nil
+		}
+		if !run.ExecutionDate.Before(before) {
+			continue
+		}
+		_, err := taskInstanceTxn(v.txn, dagID, run.RunID, taskID)
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, errNotFound) {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
 // The store's limits on what it keeps (the command line sets them).
 const (
 	limitRunsPerDag     = "runs per DAG"

@@ -433,6 +433,18 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			if !changed {
 				continue
 			}
+			if next == TaskScheduled && task.DependsOnPast {
+				// Airflow checks every dependency: the trigger rule may
+				// still skip or fail it upstream, but it is scheduled
+				// only once the previous run lets it go.
+				met, err := s.rules.pastDependsMet(v, dag, task, run)
+				if err != nil {
+					return runAdvance{}, err
+				}
+				if !met {
+					continue
+				}
+			}
 			updated := *ti
 			updated.State, updated.UpdatedAt = next, &now
 			if next.Finished() {
