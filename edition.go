@@ -121,6 +121,10 @@ type editionRules struct {
 	// triggerRules are the trigger_rule names the release accepts and how
 	// it decides each (triggerrules.go).
 	triggerRules map[string]namedRule
+	// deltaEpochAligned: a duration schedule without catchup takes the
+	// interval that ends at now rounded down to a multiple of the duration
+	// since the epoch (Airflow 2's timetable), not the one ending at now.
+	deltaEpochAligned bool
 	// pastDependsMet decides depends_on_past: which run is the previous
 	// one and what it must hold (pastdeps.go).
 	pastDependsMet pastDependency
@@ -180,8 +184,9 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
-		triggerRules:   triggerRules2,
-		pastDependsMet: pastDependsMet2,
+		triggerRules:      triggerRules2,
+		pastDependsMet:    pastDependsMet2,
+		deltaEpochAligned: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
@@ -225,8 +230,9 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
-		triggerRules:   triggerRules110,
-		pastDependsMet: pastDependsMet110,
+		triggerRules:      triggerRules110,
+		pastDependsMet:    pastDependsMet110,
+		deltaEpochAligned: false,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -272,8 +278,9 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
-		triggerRules:   triggerRules110,
-		pastDependsMet: pastDependsMet110,
+		triggerRules:      triggerRules110,
+		pastDependsMet:    pastDependsMet110,
+		deltaEpochAligned: false,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}

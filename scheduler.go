@@ -350,7 +350,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		iv, ok, err := nextInterval(dag, last, now)
+		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned)
 		if err != nil || !ok {
 			return nil, err
 		}
