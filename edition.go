@@ -125,6 +125,14 @@ type editionRules struct {
 	// interval that ends at now rounded down to a multiple of the duration
 	// since the epoch (Airflow 2's timetable), not the one ending at now.
 	deltaEpochAligned bool
+	// capRunningRuns: the scheduler evaluates only a DAG's first
+	// max_active_runs running runs by execution date, triggered ones
+	// included; the others wait, their tasks in no state (1.10, where
+	// every run is created running).
+	capRunningRuns bool
+	// dagrunTimeout is which runs dagrun_timeout fails and what becomes
+	// of their task instances.
+	dagrunTimeout dagrunTimeoutRule
 	// pastDependsMet decides depends_on_past: which run is the previous
 	// one and what it must hold (pastdeps.go).
 	pastDependsMet pastDependency
@@ -132,6 +140,37 @@ type editionRules struct {
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
+}
+
+// dagrunTimeoutRule is what dagrun_timeout does to a run running longer
+// than it (counted from the run's start_date), which fails.
+//
+// Airflow 2 times out every run and skips its unfinished task instances,
+// whose tries stop (scheduler_job_runner.py:1643-1658 at 2.10.3). Airflow
+// 1.10 times out only runs its schedule created, of DAGs with a schedule,
+// and changes no task instance itself (scheduler_job.py:636-655 at
+// 1.10.15); its next loop puts scheduled ones of a run that is no longer
+// running back to no state and fails those up for retry
+// (scheduler_job.py:1531-1541), while running tries run to their end.
+type dagrunTimeoutRule struct {
+	scheduledOnly  bool
+	skipUnfinished bool
+}
+
+// taskAfter is the state of a task instance in state when its run times
+// out, and whether its running try stops.
+func (r dagrunTimeoutRule) taskAfter(state TaskState) (next TaskState, stop bool) {
+	switch {
+	case state.Finished():
+		return state, false
+	case r.skipUnfinished:
+		return TaskSkipped, state == TaskRunning
+	case state == TaskScheduled || state == TaskQueued:
+		return TaskNone, false
+	case state == TaskUpForRetry:
+		return TaskFailed, false
+	}
+	return state, false
 }
 
 // orphanPolicy is what becomes of the task instances that were in one of
@@ -187,6 +226,8 @@ var (
 		triggerRules:      triggerRules2,
 		pastDependsMet:    pastDependsMet2,
 		deltaEpochAligned: true,
+		capRunningRuns:    false,
+		dagrunTimeout:     dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
@@ -233,6 +274,8 @@ var (
 		triggerRules:      triggerRules110,
 		pastDependsMet:    pastDependsMet110,
 		deltaEpochAligned: false,
+		capRunningRuns:    true,
+		dagrunTimeout:     dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -281,6 +324,8 @@ var (
 		triggerRules:      triggerRules110,
 		pastDependsMet:    pastDependsMet110,
 		deltaEpochAligned: false,
+		capRunningRuns:    true,
+		dagrunTimeout:     dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}

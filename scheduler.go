@@ -262,8 +262,13 @@ func (s *scheduler) tick(now time.Time) error {
 		if err != nil {
 			return err
 		}
+		var examined map[string]int // running runs examined per DAG, when the edition caps them
+		if s.rules.capRunningRuns {
+			examined = map[string]int{}
+			sort.SliceStable(runs, func(i, j int) bool { return runs[i].ExecutionDate.Before(runs[j].ExecutionDate) })
+		}
 		for _, run := range runs {
-			if err := s.advanceRun(run, now); err != nil {
+			if err := s.advanceRun(run, now, examined); err != nil {
 				return err
 			}
 		}
@@ -387,11 +392,14 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 }
 
 // advanceRun evaluates one running run in one write: timeout,
-// dependencies of every waiting task, and the run's own outcome.
-func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
+// dependencies of every waiting task, and the run's own outcome. With
+// examined (editions that cap running runs), a DAG's runs beyond
+// max_active_runs, counted in the order given, are not evaluated.
+func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[string]int) error {
 	var cancelled []tiKey
+	stillRunning := false
 	err := s.opts.Store.AdvanceRun(listed.DagID, listed.RunID, func(v storeView, run *DagRun, tis []*TaskInstance) (runAdvance, error) {
-		cancelled = nil
+		cancelled, stillRunning = nil, false
 		dag, ok := s.runnable(v, run)
 		if !ok {
 			return runAdvance{}, nil
@@ -405,22 +413,28 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			byID[ti.TaskID] = ti
 			adv.Tasks = append(adv.Tasks, ti)
 		}
-		if dag.DagrunTimeout > 0 && run.StartDate != nil && now.Sub(*run.StartDate) > dag.DagrunTimeout {
-			// Airflow fails a timed-out run and skips what has not finished.
+		if s.timedOut(dag, run, now) {
 			for _, ti := range tis {
-				if ti.State.Finished() {
+				next, stop := s.rules.dagrunTimeout.taskAfter(ti.State)
+				if next == ti.State {
 					continue
 				}
-				if ti.State == TaskRunning {
+				if stop {
 					cancelled = append(cancelled, tiKey{ti.DagID, ti.RunID, ti.TaskID})
 				}
-				skipped := *ti
-				skipped.State, skipped.EndDate, skipped.UpdatedAt = TaskSkipped, &now, &now
-				put(&skipped)
+				changed := *ti
+				changed.State, changed.UpdatedAt = next, &now
+				if next.Finished() {
+					changed.EndDate = &now
+				}
+				put(&changed)
 			}
 			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
 				Dur("dagrun_timeout", dag.DagrunTimeout).Msg("run timed out")
 			adv.End, adv.At = RunFailed, now
+			return adv, nil
+		}
+		if examined != nil && examined[run.DagID] >= dag.MaxActiveRuns {
 			return adv, nil
 		}
 		for _, task := range dag.UpstreamFirst() {
@@ -457,16 +471,31 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 		}
 		if state, done := runOutcome(dag, byID); done {
 			adv.End, adv.At = state, now
+		} else {
+			stillRunning = true
 		}
 		return adv, nil
 	})
 	for _, key := range cancelled {
 		s.cancelTask(key)
 	}
+	if err == nil && stillRunning && examined != nil {
+		examined[listed.DagID]++
+	}
 	if err != nil {
 		return fmt.Errorf("advance run %s of %s: %w", listed.RunID, listed.DagID, err)
 	}
 	return nil
+}
+
+// timedOut reports whether run has outlived its DAG's dagrun_timeout, for
+// the runs the edition times out.
+func (s *scheduler) timedOut(dag *DAG, run *DagRun, now time.Time) bool {
+	rule := s.rules.dagrunTimeout
+	if dag.DagrunTimeout <= 0 || run.StartDate == nil || now.Sub(*run.StartDate) <= dag.DagrunTimeout {
+		return false
+	}
+	return !rule.scheduledOnly || (!run.ExternalTrigger && dag.Schedule != nil)
 }
 
 // evaluateTask decides the next state of a waiting task instance from its

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestScheduler_MaxActiveRunsPerEdition: three triggered runs of a DAG
+// with max_active_runs 1, the first one's task held running.
+func TestScheduler_MaxActiveRunsPerEdition(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ed edition
+		// the later runs' state and their task's while the first runs
+		later, laterTask RunState
+		cite             string
+	}{
+		// Queued runs start under the limit.
+		{edition2, RunQueued, "", "2.10.3 airflow/jobs/scheduler_job_runner.py:1580 (_start_queued_dagruns)"},
+		// Triggered runs are created running; the scheduler examines
+		// running runs by execution date and stops at max_active_runs.
+		{edition110, RunRunning, "", "1.10.15 airflow/jobs/scheduler_job.py:768-783, airflow/models/dagrun.py:161"},
+		{edition110RBAC, RunRunning, "", "1.10.15 airflow/jobs/scheduler_job.py:781-783"},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": `
+dag_id: d
+schedule_interval: null
+start_date: 2024-01-01
+max_active_runs: 1
+tasks:
+  - {task_id: a, operator: PythonOperator}
+`}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				release := h.runner.hold("a")
+				var ids []string
+				for i := 3; i >= 1; i-- { // created out of date order
+					ids = append([]string{h.trigger("d", fmt.Sprintf(`{"run_id": "r%d", "execution_date": "2024-01-0%d"}`, i, i))}, ids...)
+				}
+				h.settle()
+				if got := h.ti("d", ids[0], "a").State; got != TaskRunning {
+					t.Fatalf("the earliest run's task = %q, want running (%s)", orNone(got), tc.cite)
+				}
+				for _, id := range ids[1:] {
+					if got := h.runState("d", id); got != tc.later {
+						t.Errorf("run %s = %q, want %q (%s)", id, got, tc.later, tc.cite)
+					}
+					if got := h.ti("d", id, "a").State; got != TaskNone {
+						t.Errorf("task of run %s = %q, want no state (%s)", id, orNone(got), tc.cite)
+					}
+				}
+				close(release)
+				h.settle()
+				for _, id := range ids {
+					if got := h.runState("d", id); got != RunSuccess {
+						t.Errorf("run %s = %q after the first ended, want success", id, got)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestScheduler_DagrunTimeoutPerEdition: which runs time out, and what
+// becomes of their task instances.
+func TestScheduler_DagrunTimeoutPerEdition(t *testing.T) {
+	t.Parallel()
+	const dagText = `
+dag_id: d
+schedule_interval: '@daily'
+catchup: false
+start_date: 2024-01-01
+dagrun_timeout: 10m
+tasks:
+  - {task_id: slow, operator: PythonOperator, downstream: [after]}
+  - {task_id: after, operator: PythonOperator}
+`
+	cases := []struct {
+		name      string
+		ed        edition
+		triggered bool
+		wantRun   RunState
+		// the tasks when the run has timed out, and after slow's try ends
+		wantSlow, wantAfter TaskState
+		wantSlowEnds        TaskState
+		cite                string
+	}{
+		{"2: a scheduled run", edition2, false, RunFailed, TaskSkipped, TaskSkipped, TaskSkipped,
+			"2.10.3 airflow/jobs/scheduler_job_runner.py:1643-1658"},
+		{"2: a triggered run", edition2, true, RunFailed, TaskSkipped, TaskSkipped, TaskSkipped,
+			"2.10.3 airflow/jobs/scheduler_job_runner.py:1643-1658 (every run)"},
+		{"1.10: a scheduled run", edition110, false, RunFailed, TaskRunning, TaskNone, TaskSuccess,
+			"1.10.15 airflow/jobs/scheduler_job.py:645-655 (no task changes), :1531-1541"},
+		{"1.10: a triggered run never times out", edition110, true, RunRunning, TaskRunning, TaskNone, TaskSuccess,
+			"1.10.15 airflow/jobs/scheduler_job.py:636-641 (external_trigger=False)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": dagText}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				release := h.runner.hold("slow")
+				if tc.triggered {
+					if err := h.store.SetPaused("d", true, true); err != nil {
+						t.Fatal(err)
+					}
+					h.trigger("d", `{"run_id": "manual", "execution_date": "2024-01-10T00:00:00+00:00"}`)
+					if err := h.store.SetPaused("d", false, true); err != nil {
+						t.Fatal(err)
+					}
+				}
+				h.settle()
+				runs := h.runsOf("d")
+				var run *DagRun
+				for _, r := range runs {
+					if r.ExternalTrigger == tc.triggered {
+						run = r
+					}
+				}
+				if run == nil {
+					t.Fatalf("no run of the kind in %v", runs)
+				}
+				h.clock.Advance(11 * time.Minute)
+				h.settle()
+				if got := h.runState("d", run.RunID); got != tc.wantRun {
+					t.Errorf("run = %q, want %q (%s)", got, tc.wantRun, tc.cite)
+				}
+				if got := h.ti("d", run.RunID, "slow").State; got != tc.wantSlow {
+					t.Errorf("slow = %q, want %q (%s)", orNone(got), orNone(tc.wantSlow), tc.cite)
+				}
+				if got := h.ti("d", run.RunID, "after").State; got != tc.wantAfter {
+					t.Errorf("after = %q, want %q (%s)", orNone(got), orNone(tc.wantAfter), tc.cite)
+				}
+				close(release)
+				h.settle()
+				if got := h.ti("d", run.RunID, "slow").State; got != tc.wantSlowEnds {
+					t.Errorf("slow once its try ends = %q, want %q (%s)", orNone(got), orNone(tc.wantSlowEnds), tc.cite)
+				}
+			})
+		})
+	}
+}
