@@ -209,7 +209,8 @@ var (
 		nullFlagFalse:  true,
 		flagTrue:       []string{"t", "true", "y", "yes", "1", "on"},
 		duplicate:      duplicate2,
-		newRun:         runStart{state: RunQueued, startDate: false, tiUpdatedAt: true},
+		newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
+			taskEndDate: true, backfillPrefix: "backfill__"},
 		triggerMessage: triggerMessage2,
 
 		checkStateFilter:    true,
@@ -257,7 +258,8 @@ var (
 		nullFlagFalse:  false,
 		flagTrue:       []string{"t", "true", "y", "yes", "1"},
 		duplicate:      duplicate110,
-		newRun:         runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+		newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+			taskEndDate: false, backfillPrefix: "backfill_"},
 		triggerMessage: triggerMessage110,
 
 		checkStateFilter:    false,
@@ -307,7 +309,8 @@ var (
 		nullFlagFalse:  false,
 		flagTrue:       []string{"t", "true", "y", "yes", "1"},
 		duplicate:      duplicate110,
-		newRun:         runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+		newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+			taskEndDate: false, backfillPrefix: "backfill_"},
 		triggerMessage: triggerMessage110,
 
 		checkStateFilter:    false,

@@ -28,10 +28,35 @@ func TestEditionRules_Table(t *testing.T) {
 		}
 		return fmt.Sprintf("%v: %v", errors.Unwrap(err), err)
 	}
+	// triggerRules: each name, as shown, and its outcome after two failed
+	// upstream tasks.
+	rulesAfterFailures := func(r *editionRules) []string {
+		var out []string
+		for _, name := range slices.Sorted(maps.Keys(r.triggerRules)) {
+			nr := r.triggerRules[name]
+			blocked, met := nr.decide(upstreamCounts{total: 2, failed: 2, done: 2})
+			out = append(out, fmt.Sprintf("%s=%s %s %v", name, nr.shown, orNone(blocked), met))
+		}
+		return out
+	}
+	// pastDependsMet: a daily DAG with catchup, its first run at date, in
+	// an empty store (2: no previous run; 1.10: none at the day before).
+	store, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	daily := "@daily"
+	pastDAG := &DAG{DagID: "d", Schedule: &daily, Catchup: true}
 	observe := func(r *editionRules) map[string]any {
 		added := map[string]any{}
 		r.operatorFields(added, bash)
+		pastMet, pastErr := r.pastDependsMet(storeView{store.read()}, pastDAG, bash, other)
 		return map[string]any{
+			"triggerRules":         rulesAfterFailures(r),
+			"pastDependsMet":       fmt.Sprint(pastMet, pastErr),
+			"deltaEpochAligned":    r.deltaEpochAligned,
+			"capRunningRuns":       r.capRunningRuns,
+			"dagrunTimeout":        r.dagrunTimeout,
 			"name":                 r.name,
 			"version":              r.version,
 			"json":                 r.json,
@@ -79,25 +104,36 @@ func TestEditionRules_Table(t *testing.T) {
 		want    map[string]any
 	}{
 		{edition2, map[string]any{
-			"name":                 edition2,
-			"version":              "2.10.3",
-			"json":                 spacedJSON,
-			"jsonNewline":          false,
-			"appHeaders":           true,
-			"deprecationHeaders":   true,
-			"problemDocument":      true,
-			"deleteDagRoute":       true,
-			"infoRoute":            true,
-			"lineageRoute":         true,
-			"uiRunPath":            "/dags/:dag_id/graph",
-			"runURLDagInQuery":     false,
-			"confObjectOnly":       true,
-			"confString":           false,
-			"emptyConf":            json.RawMessage(`{}`),
-			"checkRunID":           true,
-			"nullFlagFalse":        true,
-			"flagTrue":             []string{"t", "true", "y", "yes", "1", "on"},
-			"newRun":               runStart{state: RunQueued, startDate: false, tiUpdatedAt: true},
+			"name":               edition2,
+			"version":            "2.10.3",
+			"json":               spacedJSON,
+			"jsonNewline":        false,
+			"appHeaders":         true,
+			"deprecationHeaders": true,
+			"problemDocument":    true,
+			"deleteDagRoute":     true,
+			"infoRoute":          true,
+			"lineageRoute":       true,
+			"uiRunPath":          "/dags/:dag_id/graph",
+			"runURLDagInQuery":   false,
+			"confObjectOnly":     true,
+			"confString":         false,
+			"emptyConf":          json.RawMessage(`{}`),
+			"checkRunID":         true,
+			"nullFlagFalse":      true,
+			"flagTrue":           []string{"t", "true", "y", "yes", "1", "on"},
+			"triggerRules": []string{"all_done=all_done none true", "all_done_setup_success=all_done_setup_success none true",
+				"all_failed=all_failed none true", "all_skipped=all_skipped skipped false", "all_success=all_success upstream_failed false",
+				"always=always none true", "dummy=always none true", "none_failed=none_failed upstream_failed false",
+				"none_failed_min_one_success=none_failed_min_one_success upstream_failed false",
+				"none_failed_or_skipped=none_failed_min_one_success upstream_failed false", "none_skipped=none_skipped none true",
+				"one_done=one_done none true", "one_failed=one_failed none true", "one_success=one_success upstream_failed false"},
+			"pastDependsMet":    "true <nil>",
+			"deltaEpochAligned": true,
+			"capRunningRuns":    false,
+			"dagrunTimeout":     dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+			"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
+				taskEndDate: true, backfillPrefix: "backfill__"},
 			"checkStateFilter":     true,
 			"ti2Fields":            true,
 			"poolIncludeDeferred":  true,
@@ -124,25 +160,31 @@ func TestEditionRules_Table(t *testing.T) {
 				"ui_color", "ui_fgcolor", "upstream_task_ids", "wait_for_past_depends_before_skipping"},
 		}},
 		{edition110, map[string]any{
-			"name":                 edition110,
-			"version":              "1.10.15",
-			"json":                 compactJSON,
-			"jsonNewline":          true,
-			"appHeaders":           false,
-			"deprecationHeaders":   false,
-			"problemDocument":      false,
-			"deleteDagRoute":       true,
-			"infoRoute":            false,
-			"lineageRoute":         false,
-			"uiRunPath":            "/admin/airflow/graph",
-			"runURLDagInQuery":     true,
-			"confObjectOnly":       false,
-			"confString":           true,
-			"emptyConf":            json.RawMessage(nil),
-			"checkRunID":           false,
-			"nullFlagFalse":        false,
-			"flagTrue":             []string{"t", "true", "y", "yes", "1"},
-			"newRun":               runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+			"name":               edition110,
+			"version":            "1.10.15",
+			"json":               compactJSON,
+			"jsonNewline":        true,
+			"appHeaders":         false,
+			"deprecationHeaders": false,
+			"problemDocument":    false,
+			"deleteDagRoute":     true,
+			"infoRoute":          false,
+			"lineageRoute":       false,
+			"uiRunPath":          "/admin/airflow/graph",
+			"runURLDagInQuery":   true,
+			"confObjectOnly":     false,
+			"confString":         true,
+			"emptyConf":          json.RawMessage(nil),
+			"checkRunID":         false,
+			"nullFlagFalse":      false,
+			"flagTrue":           []string{"t", "true", "y", "yes", "1"},
+			"triggerRules":       triggerRules110Observed,
+			"pastDependsMet":     "false <nil>",
+			"deltaEpochAligned":  false,
+			"capRunningRuns":     true,
+			"dagrunTimeout":      dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+			"newRun": runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+				taskEndDate: false, backfillPrefix: "backfill_"},
 			"checkStateFilter":     false,
 			"ti2Fields":            false,
 			"poolIncludeDeferred":  false,
@@ -157,25 +199,31 @@ func TestEditionRules_Table(t *testing.T) {
 			"operatorFields":       operatorFields110Bash,
 		}},
 		{edition110RBAC, map[string]any{
-			"name":                 edition110RBAC,
-			"version":              "1.10.15",
-			"json":                 compactJSON,
-			"jsonNewline":          true,
-			"appHeaders":           false,
-			"deprecationHeaders":   false,
-			"problemDocument":      false,
-			"deleteDagRoute":       false,
-			"infoRoute":            false,
-			"lineageRoute":         false,
-			"uiRunPath":            "/graph",
-			"runURLDagInQuery":     true,
-			"confObjectOnly":       false,
-			"confString":           true,
-			"emptyConf":            json.RawMessage(nil),
-			"checkRunID":           false,
-			"nullFlagFalse":        false,
-			"flagTrue":             []string{"t", "true", "y", "yes", "1"},
-			"newRun":               runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+			"name":               edition110RBAC,
+			"version":            "1.10.15",
+			"json":               compactJSON,
+			"jsonNewline":        true,
+			"appHeaders":         false,
+			"deprecationHeaders": false,
+			"problemDocument":    false,
+			"deleteDagRoute":     false,
+			"infoRoute":          false,
+			"lineageRoute":       false,
+			"uiRunPath":          "/graph",
+			"runURLDagInQuery":   true,
+			"confObjectOnly":     false,
+			"confString":         true,
+			"emptyConf":          json.RawMessage(nil),
+			"checkRunID":         false,
+			"nullFlagFalse":      false,
+			"flagTrue":           []string{"t", "true", "y", "yes", "1"},
+			"triggerRules":       triggerRules110Observed,
+			"pastDependsMet":     "false <nil>",
+			"deltaEpochAligned":  false,
+			"capRunningRuns":     true,
+			"dagrunTimeout":      dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+			"newRun": runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+				taskEndDate: false, backfillPrefix: "backfill_"},
 			"checkStateFilter":     false,
 			"ti2Fields":            false,
 			"poolIncludeDeferred":  false,
@@ -220,6 +268,10 @@ func TestEditionRules_Table(t *testing.T) {
 
 // What the two 1.10 editions share, pinned once for both rows.
 var (
+	triggerRules110Observed = []string{"all_done=all_done none true", "all_failed=all_failed none true",
+		"all_success=all_success upstream_failed false", "dummy=dummy none true", "none_failed=none_failed upstream_failed false",
+		"none_failed_or_skipped=none_failed_or_skipped upstream_failed false", "none_skipped=none_skipped none true",
+		"one_failed=one_failed none true", "one_success=one_success skipped false"}
 	duplicates110 = []string{
 		"bad request: Run id r already exists for dag id d",
 		"airflow crashes on this input: a run of d already exists at 2024-05-01T10:00:00.000123+00:00 (run id s): execution dates are unique per DAG",

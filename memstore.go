@@ -1033,6 +1033,23 @@ type runStart struct {
 	state       RunState // the run's first state
 	startDate   bool     // start_date is the creation time; otherwise queued_at is
 	tiUpdatedAt bool     // task instances have updated_at, set at creation
+	// A task gets no task instance in a run dated before its start_date
+	// (or, with taskEndDate, after its end_date), unless the run_id
+	// starts with backfillPrefix.
+	taskEndDate    bool
+	backfillPrefix string
+}
+
+// hasTask reports whether a run at date with runID gets a task instance
+// of t.
+func (rs runStart) hasTask(t *Task, runID string, date time.Time) bool {
+	if strings.HasPrefix(runID, rs.backfillPrefix) && rs.backfillPrefix != "" {
+		return true
+	}
+	if t.StartDate != nil && t.StartDate.After(date) {
+		return false
+	}
+	return !rs.taskEndDate || t.EndDate == nil || !date.After(*t.EndDate)
 }
 
 // newRun describes a run to create with insertRunTreeTxn.
@@ -1081,8 +1098,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if len(nr.dag.Tasks) > 0 {
 		// One allocation for all of the run's task instances.
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
-		row := &runTasks{DagID: nr.dag.DagID, RunID: nr.runID, TIs: make([]*TaskInstance, len(tis))}
+		row := &runTasks{DagID: nr.dag.DagID, RunID: nr.runID, TIs: make([]*TaskInstance, 0, len(tis))}
 		for i, t := range nr.dag.Tasks {
+			if !nr.start.hasTask(t, nr.runID, nr.date) {
+				continue
+			}
 			tis[i] = TaskInstance{
 				DagID: nr.dag.DagID, RunID: nr.runID, TaskID: t.TaskID, ExecutionDate: nr.date,
 				MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
@@ -1091,7 +1111,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			if nr.start.tiUpdatedAt {
 				tis[i].UpdatedAt = &now
 			}
-			row.TIs[i] = &tis[i]
+			row.TIs = append(row.TIs, &tis[i])
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })
 		if err := txn.Insert(tableTasks, row); err != nil {

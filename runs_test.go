@@ -144,3 +144,104 @@ tasks:
 		})
 	}
 }
+
+// TestScheduler_TaskStartDateAfterTheRun: a task whose start_date (or, in
+// Airflow 2, end_date) leaves out the run's logical date gets no task
+// instance, and the run ends without it.
+func TestScheduler_TaskStartDateAfterTheRun(t *testing.T) {
+	t.Parallel()
+	const dagText = `
+dag_id: d
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: a, operator: PythonOperator}
+  - {task_id: late, operator: PythonOperator, start_date: 2024-01-05}
+  - {task_id: ended, operator: PythonOperator, end_date: 2024-01-02}
+`
+	cases := []struct {
+		ed       edition
+		wantTIs  []string // task instances of a run at 2024-01-03, by task_id
+		cite     string
+		backfill bool
+	}{
+		{edition2, []string{"a"}, "2.10.3 airflow/models/dagrun.py:1231-1236 (task_filter)", false},
+		{edition2, []string{"a", "ended", "late"}, "2.10.3 airflow/models/dagrun.py:1233 (is_backfill)", true},
+		{edition110, []string{"a", "ended"}, "1.10.15 airflow/models/dagrun.py:450-452 (start_date only)", false},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/backfill=%v", tc.ed, tc.backfill), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": dagText}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				h.runner.hold("ended") // in 1.10 its task instance exists; keep it out of the outcome
+				runID := "manual__x"
+				if tc.backfill {
+					runID = "backfill__x"
+				}
+				h.trigger("d", fmt.Sprintf(`{"run_id": %q, "execution_date": "2024-01-03T00:00:00+00:00"}`, runID))
+				tis, err := h.store.TaskInstancesOfRun("d", runID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, ti := range tis {
+					got = append(got, ti.TaskID)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tc.wantTIs) {
+					t.Fatalf("task instances %v, want %v (%s)", got, tc.wantTIs, tc.cite)
+				}
+				if len(tc.wantTIs) == 1 {
+					h.settle()
+					if got := h.runState("d", runID); got != RunSuccess {
+						t.Errorf("run = %q, want success without the left-out tasks", got)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestScheduler_TriggeredRunInTheFutureWaits: a run triggered for a date
+// after now waits until that date.
+func TestScheduler_TriggeredRunInTheFutureWaits(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ed      edition
+		waiting RunState
+		cite    string
+	}{
+		// Queued and running runs are examined only once their date has come.
+		{edition2, RunQueued, "2.10.3 airflow/models/dagrun.py:431-432 (next_dagruns_to_examine), airflow/jobs/scheduler_job_runner.py:1690"},
+		// Running runs dated in the future are passed over.
+		{edition110, RunRunning, "1.10.15 airflow/jobs/scheduler_job.py:772-779"},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": `
+dag_id: d
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: a, operator: PythonOperator}
+`}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				// The clock is at 2024-01-10 12:00.
+				runID := h.trigger("d", `{"execution_date": "2024-01-11T00:00:00+00:00"}`)
+				h.settle()
+				if got := h.runState("d", runID); got != tc.waiting {
+					t.Errorf("run before its date = %q, want %q (%s)", got, tc.waiting, tc.cite)
+				}
+				if got := h.ti("d", runID, "a").State; got != TaskNone {
+					t.Errorf("task before the run's date = %q, want no state (%s)", orNone(got), tc.cite)
+				}
+				h.clock.Advance(12 * time.Hour)
+				h.settle()
+				if got := h.runState("d", runID); got != RunSuccess {
+					t.Errorf("run at its date = %q, want success", got)
+				}
+			})
+		})
+	}
+}

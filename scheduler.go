@@ -376,6 +376,9 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	}
 	sort.SliceStable(queued, func(i, j int) bool { return queued[i].ExecutionDate.Before(queued[j].ExecutionDate) })
 	for _, run := range queued {
+		if run.ExecutionDate.After(now) {
+			continue // a run dated in the future waits for its date, as Airflow's
+		}
 		err := s.opts.Store.StartRun(run.DagID, run.RunID, now, func(v storeView, run *DagRun) (bool, error) {
 			dag, ok := s.runnable(v, run)
 			if !ok {
@@ -432,6 +435,11 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
 				Dur("dagrun_timeout", dag.DagrunTimeout).Msg("run timed out")
 			adv.End, adv.At = RunFailed, now
+			return adv, nil
+		}
+		if run.ExecutionDate.After(now) {
+			// A run dated in the future waits for its date (Airflow
+			// passes it over, and does not count it as active).
 			return adv, nil
 		}
 		if examined != nil && examined[run.DagID] >= dag.MaxActiveRuns {
