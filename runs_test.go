@@ -245,3 +245,60 @@ tasks:
 		})
 	}
 }
+
+// TestScheduler_DeadlockFailsTheRun: a task waiting on an upstream task
+// that has no task instance in the run (its start_date is after the
+// run's date) can never run; Airflow fails the run as deadlocked. A
+// depends_on_past task waiting on the previous run is no deadlock.
+func TestScheduler_DeadlockFailsTheRun(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ed   edition
+		cite string
+	}{
+		{edition2, "2.10.3 airflow/models/dagrun.py:783-790 (should_schedule), :809-816, :873-877; trigger_rule_dep.py:375 (done counts task instances)"},
+		{edition110, "1.10.15 airflow/models/dagrun.py:270-283, :311-316"},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{
+					"late.yaml": `
+dag_id: late
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: late, operator: PythonOperator, start_date: 2024-01-05, downstream: [after]}
+  - {task_id: after, operator: PythonOperator, trigger_rule: all_done}
+`,
+					"past.yaml": `
+dag_id: past
+schedule_interval: null
+catchup: false
+start_date: 2024-01-01
+tasks:
+  - {task_id: past, operator: PythonOperator, depends_on_past: true}
+`}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				h.runner.outcomes["past"] = []TaskState{TaskFailed}
+				first := h.trigger("past", `{"execution_date": "2024-01-06T00:00:00+00:00"}`)
+				second := h.trigger("past", `{"execution_date": "2024-01-07T00:00:00+00:00"}`)
+				stuck := h.trigger("late", `{"execution_date": "2024-01-03T00:00:00+00:00"}`)
+				h.settle()
+				if got := h.runState("past", first); got != RunFailed {
+					t.Errorf("first run = %q, want failed", got)
+				}
+				// Its task waits on the first run's failed one: no deadlock.
+				if got := h.runState("past", second); got != RunRunning {
+					t.Errorf("second run = %q, want running: its depends_on_past task waits (%s)", got, tc.cite)
+				}
+				if got := h.runState("late", stuck); got != RunFailed {
+					t.Errorf("run whose task waits on a task without an instance = %q, want failed (%s)", got, tc.cite)
+				}
+				if got := h.ti("late", stuck, "after").State; got != TaskNone {
+					t.Errorf("after = %q, want no state", orNone(got))
+				}
+			})
+		})
+	}
+}

@@ -479,6 +479,10 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 		}
 		if state, done := runOutcome(dag, byID); done {
 			adv.End, adv.At = state, now
+		} else if len(adv.Tasks) == 0 && deadlocked(dag, byID) {
+			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
+				Msg("run failed: no task instance left can ever start (deadlock)")
+			adv.End, adv.At = RunFailed, now
 		} else {
 			stillRunning = true
 		}
@@ -557,6 +561,26 @@ func runOutcome(dag *DAG, byID map[string]*TaskInstance) (RunState, bool) {
 		}
 	}
 	return RunSuccess, true
+}
+
+// deadlocked reports whether a run whose pass changed nothing can never
+// finish: every unfinished task instance waits in no state on a trigger
+// rule that is not met, and none waits on the previous run
+// (depends_on_past), as Airflow's DagRun.update_state decides before it
+// fails a run as deadlocked.
+func deadlocked(dag *DAG, byID map[string]*TaskInstance) bool {
+	waiting := false
+	for _, ti := range byID {
+		if ti.State.Finished() {
+			continue
+		}
+		task := dag.Task(ti.TaskID)
+		if ti.State != TaskNone || task == nil || task.DependsOnPast {
+			return false
+		}
+		waiting = true
+	}
+	return waiting
 }
 
 // candidate is a scheduled task instance waiting for a slot.

@@ -38,7 +38,8 @@ func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
 	for _, id := range task.Upstream {
 		ti := byID[id]
 		if ti == nil {
-			c.done++ // a removed task counts as done, as Airflow's "removed"
+			// No task instance in this run (its dates leave the run
+			// out): never done, as Airflow counts task instances.
 			continue
 		}
 		switch ti.State {
