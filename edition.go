@@ -125,6 +125,10 @@ type editionRules struct {
 	// interval that ends at now rounded down to a multiple of the duration
 	// since the epoch (Airflow 2's timetable), not the one ending at now.
 	deltaEpochAligned bool
+	// scheduleCountsTriggered: triggered runs count toward the
+	// max_active_runs that stops the schedule creating runs (Airflow 2);
+	// 1.10 counts only the schedule's own running runs.
+	scheduleCountsTriggered bool
 	// capRunningRuns: the scheduler evaluates only a DAG's first
 	// max_active_runs running runs by execution date, triggered ones
 	// included; the others wait, their tasks in no state (1.10, where
@@ -224,11 +228,12 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
-		triggerRules:      triggerRules2,
-		pastDependsMet:    pastDependsMet2,
-		deltaEpochAligned: true,
-		capRunningRuns:    false,
-		dagrunTimeout:     dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+		triggerRules:            triggerRules2,
+		pastDependsMet:          pastDependsMet2,
+		deltaEpochAligned:       true,
+		capRunningRuns:          false,
+		scheduleCountsTriggered: true,
+		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
@@ -273,11 +278,12 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
-		triggerRules:      triggerRules110,
-		pastDependsMet:    pastDependsMet110,
-		deltaEpochAligned: false,
-		capRunningRuns:    true,
-		dagrunTimeout:     dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		triggerRules:            triggerRules110,
+		pastDependsMet:          pastDependsMet110,
+		deltaEpochAligned:       false,
+		capRunningRuns:          true,
+		scheduleCountsTriggered: false,
+		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -324,11 +330,12 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
-		triggerRules:      triggerRules110,
-		pastDependsMet:    pastDependsMet110,
-		deltaEpochAligned: false,
-		capRunningRuns:    true,
-		dagrunTimeout:     dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		triggerRules:            triggerRules110,
+		pastDependsMet:          pastDependsMet110,
+		deltaEpochAligned:       false,
+		capRunningRuns:          true,
+		scheduleCountsTriggered: false,
+		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}

@@ -1519,6 +1519,22 @@ func (v storeView) CountRuns(dagID string, state RunState) (int, error) {
 	return n, nil
 }
 
+// CountScheduledRuns counts a DAG's runs in an unfinished state that the
+// schedule created (not triggered).
+func (v storeView) CountScheduledRuns(dagID string, state RunState) (int, error) {
+	it, err := v.txn.Get(tableDagRuns, indexState, string(state), dagID)
+	if err != nil {
+		return 0, fmt.Errorf("count %s runs of %s: %w", state, dagID, err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if !raw.(*DagRun).ExternalTrigger {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // LastScheduledDate is the logical date of a DAG's latest scheduled run,
 // or nil. Manual runs in between are passed over.
 func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {

@@ -302,3 +302,51 @@ tasks:
 		})
 	}
 }
+
+// TestScheduler_ScheduleCountsTriggeredRuns: whether a triggered run
+// takes one of max_active_runs from the schedule.
+func TestScheduler_ScheduleCountsTriggeredRuns(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ed        edition
+		scheduled int // scheduled runs created while the triggered one runs
+		cite      string
+	}{
+		{edition2, 0, "2.10.3 airflow/models/dagrun.py:367-384 (active_runs_of_dags counts every run), airflow/jobs/scheduler_job_runner.py:1512"},
+		{edition110, 1, "1.10.15 airflow/jobs/scheduler_job.py:636-644 (external_trigger=False)"},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": `
+dag_id: d
+schedule_interval: '@daily'
+catchup: false
+start_date: 2024-01-01
+max_active_runs: 1
+tasks:
+  - {task_id: a, operator: PythonOperator}
+`}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				if err := h.store.SetPaused("d", true, true); err != nil {
+					t.Fatal(err)
+				}
+				h.runner.hold("a")
+				h.trigger("d", `{"execution_date": "2024-01-08T00:00:00+00:00"}`)
+				if err := h.store.SetPaused("d", false, true); err != nil {
+					t.Fatal(err)
+				}
+				h.settle()
+				n := 0
+				for _, run := range h.runsOf("d") {
+					if !run.ExternalTrigger {
+						n++
+					}
+				}
+				if n != tc.scheduled {
+					t.Errorf("%d scheduled runs, want %d (%s)", n, tc.scheduled, tc.cite)
+				}
+			})
+		})
+	}
+}

@@ -341,8 +341,12 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 			return nil, nil
 		}
 		active := 0
+		count := v.CountRuns
+		if !s.rules.scheduleCountsTriggered {
+			count = v.CountScheduledRuns
+		}
 		for _, state := range []RunState{RunQueued, RunRunning} {
-			n, err := v.CountRuns(dag.DagID, state)
+			n, err := count(dag.DagID, state)
 			if err != nil {
 				return nil, err
 			}
