@@ -216,9 +216,58 @@ func runTypeOf(runID string) string {
 	return "manual"
 }
 
+// triggerKeys are the fields Airflow's trigger_dag looks for, in the order
+// it tests them with Python's `in`.
+var triggerKeys = []string{"run_id", "conf", "execution_date", "replace_microseconds"}
+
+// decodeTriggerBody reads a trigger body as Airflow's trigger_dag does: it
+// tests `key in data` for each of triggerKeys on whatever JSON the body
+// holds, then reads data[key] for the keys found. On an object that is a
+// field lookup. On a string `in` finds a substring and on an array an
+// element equal to the key; a key found there cannot be looked up (Python
+// raises TypeError, a 500), and a string or array without any of the keys
+// is a trigger with every default. On a number, a boolean or null, `in`
+// itself raises TypeError.
+func decodeTriggerBody(body []byte) (map[string]json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] == '{' || !json.Valid(trimmed) || !utf8.Valid(trimmed) {
+		return decodeObject(body)
+	}
+	switch trimmed[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(trimmed, &s); err != nil {
+			return nil, newAPIError(errBadRequest, "request body is not valid JSON: %v", err)
+		}
+		for _, key := range triggerKeys {
+			if strings.Contains(s, key) {
+				return nil, newAPIError(errCrash,
+					"request body is a string that contains %q, which Airflow then looks up as a field of a string: send a JSON object", key)
+			}
+		}
+		return map[string]json.RawMessage{}, nil
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(trimmed, &items); err != nil {
+			return nil, newAPIError(errBadRequest, "request body is not valid JSON: %v", err)
+		}
+		for _, key := range triggerKeys {
+			for _, item := range items {
+				var s string
+				if jsonKind(item) == "a string" && json.Unmarshal(item, &s) == nil && s == key {
+					return nil, newAPIError(errCrash,
+						"request body is an array holding %q, which Airflow then looks up as a field of a list: send a JSON object", key)
+				}
+			}
+		}
+		return map[string]json.RawMessage{}, nil
+	}
+	return nil, newAPIError(errCrash, "request body must be a JSON object, got %s", jsonKind(trimmed))
+}
+
 // TriggerDAG is POST /dags/<dag_id>/dag_runs (docs/behaviour.md §3.1).
 func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, error) {
-	fields, err := decodeObject(body)
+	fields, err := decodeTriggerBody(body)
 	if err != nil {
 		return nil, err
 	}

@@ -159,6 +159,9 @@ func FuzzTriggerBody(f *testing.F) {
 		`{"conf": {"cmd": "$(touch /tmp/x)", "b": "` + "`id`" + `"}}`, "{\"run_id\": \"\xff\xfe\"}",
 		`{"unknown": 1, "conf": {"nested": {"deep": [1, 2, {"x": null}]}}}`, `{"run_id": "a/../b"}`,
 		`{"execution_date": "1990-01-01T00:00:00+00:00", "run_id": "manual__1990-01-01T00:00:00+00:00"}`,
+		// Other JSON kinds: Python's `in` on a str, a list, a number.
+		`""`, `"conf"`, `"\u0063onf"`, `"xrun_idx"`, `["conf"]`, `[["conf"]]`, `["run_id_", 1, null]`,
+		`5`, `-0.0`, `true`, `false`, `[{"conf": 1}]`, `"{\"execution_date\": \"now\"}"`,
 	} {
 		f.Add([]byte(s), byte(0))
 		f.Add([]byte(s), byte(1))
