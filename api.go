@@ -60,6 +60,9 @@ type airflowAPI struct {
 	unixname string // the OS user, reported in task-instance info
 	// kick, when set, tells the scheduler that there is work to look at.
 	kick func()
+	// triggerDate, when set, dates a trigger that sends no date, at the
+	// given unit (the fake clock's TriggerDate); otherwise it is now.
+	triggerDate func(unit time.Duration) time.Time
 	// withTasksStopped, when set, applies a change and stops the running
 	// tasks that match in one step of the scheduler's.
 	withTasksStopped func(match func(tiKey) bool, change func() error) error
@@ -307,11 +310,18 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	if !dateGiven {
-		date = now.Truncate(time.Microsecond)
-	}
 	if replaceMicros {
 		date = date.Truncate(time.Second)
+	}
+	if !dateGiven {
+		unit := time.Microsecond
+		if replaceMicros {
+			unit = time.Second
+		}
+		date = now.Truncate(unit)
+		if a.triggerDate != nil {
+			date = a.triggerDate(unit)
+		}
 	}
 	if start := row.Def.DefaultArgsStartDate; start != nil && date.Before(*start) {
 		return nil, newAPIError(errCrash, "The execution_date [%s] should be >= start_date [%s] from DAG's default_args",
