@@ -252,3 +252,32 @@ func BenchmarkParseAirflowDate(b *testing.B) {
 		})
 	}
 }
+
+// A loose date goes through the API as Airflow takes it: the trigger
+// echoes it in the client's offset (Airflow 2.10.3
+// airflow/www/api/experimental/endpoints.py:106-111,138-140), a path finds
+// the run by the same instant in another form, and a time alone is on the
+// server's today, the fake clock's under --clock fake.
+func TestServer_LooseDates(t *testing.T) {
+	t.Parallel()
+	const dag = "example_bash_operator"
+	for _, e := range allEditions {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(time.Date(2024, 7, 31, 8, 0, 0, 0, time.UTC))
+			ts := newTestServer(t, e, withOptions(func(o *serverOptions) { o.Clock, o.Now = clock, clock.Now }))
+			got := ts.trigger(t, dag, `{"execution_date": "Wed May 01 2024 12:00:00 GMT+0200"}`)
+			if got["execution_date"] != "2024-05-01T12:00:00-02:00" || got["run_id"] != "manual__2024-05-01T12:00:00-02:00" {
+				t.Errorf("trigger answered %v, want 12:00 at -02:00 (14:00 UTC)", got)
+			}
+			res := ts.do(t, "GET", apiPrefix+"/dags/"+dag+"/dag_runs/2024-05-01%2014:00:00%20UTC", "")
+			if res.status != 200 {
+				t.Errorf("run state by a loose date: %d %s", res.status, res.body)
+			}
+			got = ts.trigger(t, dag, `{"execution_date": "10:30"}`)
+			if got["execution_date"] != "2024-07-31T10:30:00+00:00" {
+				t.Errorf("a time alone: %v, want today (the fake clock's) at 10:30 UTC", got["execution_date"])
+			}
+		})
+	}
+}
