@@ -65,6 +65,15 @@ func duIsSpace(r rune) bool {
 	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
+// States of _timelex: in a word, in a number, and in either after a dot
+// (Python's 'a', '0', 'a.', '0.').
+const (
+	duInWord = iota + 1
+	duInNumber
+	duInWordDots
+	duInNumberDots
+)
+
 // duTokens splits s as dateutil's _timelex does: runs of letters, runs of
 // digits, one token per other character, a single " " per whitespace
 // character; dots and commas join a number or a word and are split off
@@ -72,75 +81,12 @@ func duIsSpace(r rune) bool {
 func duTokens(s string) []string {
 	rs := []rune(strings.ReplaceAll(s, "\x00", ""))
 	var out []string
-	pos := 0
-	for pos < len(rs) {
-		var tok []rune
-		state := byte(0) // 0, 'a' (word), '0' (number), 'A' (word and dots), 'N' (number and dots)
-		seenLetters := false
-		for pos < len(rs) {
-			c := rs[pos]
-			if state == 0 {
-				pos++
-				tok = []rune{c}
-				if duIsWord(c) {
-					state = 'a'
-					continue
-				}
-				if duIsNum(c) {
-					state = '0'
-					continue
-				}
-				if duIsSpace(c) {
-					tok = []rune{' '}
-				}
-				break
-			}
-			switch state {
-			case 'a':
-				seenLetters = true
-				if duIsWord(c) {
-					tok = append(tok, c)
-				} else if c == '.' {
-					tok = append(tok, c)
-					state = 'A'
-				} else {
-					goto emit
-				}
-			case '0':
-				if duIsNum(c) {
-					tok = append(tok, c)
-				} else if c == '.' || (c == ',' && len(tok) >= 2) {
-					tok = append(tok, c)
-					state = 'N'
-				} else {
-					goto emit
-				}
-			case 'A':
-				seenLetters = true
-				if c == '.' || duIsWord(c) {
-					tok = append(tok, c)
-				} else if duIsNum(c) && tok[len(tok)-1] == '.' {
-					tok = append(tok, c)
-					state = 'N'
-				} else {
-					goto emit
-				}
-			case 'N':
-				if c == '.' || duIsNum(c) {
-					tok = append(tok, c)
-				} else if duIsWord(c) && tok[len(tok)-1] == '.' {
-					tok = append(tok, c)
-					state = 'A'
-				} else {
-					goto emit
-				}
-			}
-			pos++
-		}
-	emit:
+	for pos := 0; pos < len(rs); {
+		tok, state, seenLetters, next := duScan(rs, pos)
+		pos = next
 		text := string(tok)
-		if (state == 'A' || state == 'N') &&
-			(seenLetters || strings.Count(text, ".") > 1 || strings.ContainsAny(text[len(text)-1:], ".,")) {
+		dotted := state == duInWordDots || state == duInNumberDots
+		if dotted && (seenLetters || strings.Count(text, ".") > 1 || strings.ContainsAny(text[len(text)-1:], ".,")) {
 			// Split at every dot and comma, keeping them as tokens.
 			start := 0
 			for i := 0; i < len(text); i++ {
@@ -157,12 +103,73 @@ func duTokens(s string) []string {
 			}
 			continue
 		}
-		if state == 'N' && !strings.Contains(text, ".") {
-			text = strings.ReplaceAll(text, ",", ".")
+		if state == duInNumberDots && !strings.Contains(text, ".") {
+			text = strings.ReplaceAll(text, ",", ".") // a decimal comma
 		}
 		out = append(out, text)
 	}
 	return out
+}
+
+// duScan reads one raw token from rs[pos:] (_timelex.get_token before its
+// split): the token, the state it ended in, whether it held letters after
+// its first character, and where the next token starts.
+func duScan(rs []rune, pos int) (tok []rune, state int, seenLetters bool, next int) {
+	c := rs[pos]
+	pos++
+	switch {
+	case duIsWord(c):
+		state = duInWord
+	case duIsNum(c):
+		state = duInNumber
+	case duIsSpace(c):
+		return []rune{' '}, 0, false, pos
+	default:
+		return []rune{c}, 0, false, pos
+	}
+	tok = []rune{c}
+	for ; pos < len(rs); pos++ {
+		c = rs[pos]
+		last := tok[len(tok)-1]
+		switch state {
+		case duInWord:
+			seenLetters = true
+			switch {
+			case duIsWord(c):
+			case c == '.':
+				state = duInWordDots
+			default:
+				return tok, state, seenLetters, pos
+			}
+		case duInNumber:
+			switch {
+			case duIsNum(c):
+			case c == '.' || (c == ',' && len(tok) >= 2):
+				state = duInNumberDots
+			default:
+				return tok, state, seenLetters, pos
+			}
+		case duInWordDots:
+			seenLetters = true
+			switch {
+			case c == '.' || duIsWord(c):
+			case duIsNum(c) && last == '.':
+				state = duInNumberDots
+			default:
+				return tok, state, seenLetters, pos
+			}
+		case duInNumberDots:
+			switch {
+			case c == '.' || duIsNum(c):
+			case duIsWord(c) && last == '.':
+				state = duInWordDots
+			default:
+				return tok, state, seenLetters, pos
+			}
+		}
+		tok = append(tok, c)
+	}
+	return tok, state, seenLetters, pos
 }
 
 // duBig is a number that no date field can hold: values are saturated to
@@ -275,7 +282,6 @@ type duYMD struct {
 	vals                      []int64
 	centurySpecified          bool
 	yearIdx, monthIdx, dayIdx int // -1 when unknown
-	errLabel                  bool
 }
 
 func newDuYMD() *duYMD { return &duYMD{yearIdx: -1, monthIdx: -1, dayIdx: -1} }
