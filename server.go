@@ -89,10 +89,13 @@ func newServer(opts serverOptions) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
+	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
+		unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped}
+	if opts.Clock != nil {
+		api.triggerDate = opts.Clock.TriggerDate
+	}
 	return &server{
-		opts: opts,
-		api: &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
-			unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped},
+		opts: opts, api: api,
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }
