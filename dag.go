@@ -183,6 +183,38 @@ type taskSpec struct {
 	DocMD                   string            `yaml:"doc_md"`
 }
 
+// clone is a copy of s that shares nothing with it. The decoder writes a
+// task's own value through a pointer or into a map it finds set, which
+// would otherwise change default_args for every task after it.
+func (s taskSpec) clone() taskSpec {
+	s.ExecutionTimeout = clonePtr(s.ExecutionTimeout)
+	s.Retries = clonePtr(s.Retries)
+	s.RetryDelay = clonePtr(s.RetryDelay)
+	s.MaxRetryDelay = clonePtr(s.MaxRetryDelay)
+	s.PoolSlots = clonePtr(s.PoolSlots)
+	s.PriorityWeight = clonePtr(s.PriorityWeight)
+	s.EmailOnFailure = clonePtr(s.EmailOnFailure)
+	s.EmailOnRetry = clonePtr(s.EmailOnRetry)
+	s.StartDate = clonePtr(s.StartDate)
+	s.EndDate = clonePtr(s.EndDate)
+	if s.Simulate != nil {
+		sim := *s.Simulate
+		sim.Duration = clonePtr(sim.Duration)
+		s.Simulate = &sim
+	}
+	s.Env = copyMap(s.Env)
+	s.Params = copyMap(s.Params)
+	return s
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
 type simulateSpec struct {
 	Duration  *durationValue `yaml:"duration"`
 	Outcome   string         `yaml:"outcome"`
@@ -460,10 +492,7 @@ func parseDAG(data []byte) (*DAG, error) {
 	}
 	lines := map[string]int{}
 	for _, entry := range f.Tasks {
-		spec := defaults // default_args first, the task's own keys over them
-		// The decoder fills maps in place: give each task its own copies.
-		spec.Env = copyMap(defaults.Env)
-		spec.Params = copyMap(defaults.Params)
+		spec := defaults.clone() // default_args first, the task's own keys over them
 		if err := decodeStrict(entry.node, &spec); err != nil {
 			return nil, fmt.Errorf("task at line %d: %w", entry.node.Line, err)
 		}

@@ -547,3 +547,31 @@ func TestLoadDAGDir_OnlyRegularFiles(t *testing.T) {
 		t.Errorf("a cancelled load: %v, want context.Canceled", err)
 	}
 }
+
+// A task's own value must not change default_args for the tasks after it:
+// Airflow copies default_args into each operator (airflow/models/baseoperator.py).
+func TestParseDAG_TaskValueStaysWithItsTask(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: defaults
+default_args: {retries: 1, retry_delay: 1m, start_date: 2022-02-02, email_on_failure: false, simulate: {duration: 1s}}
+tasks:
+  - {task_id: first, operator: EmptyOperator}
+  - {task_id: own, operator: EmptyOperator, retries: 3, retry_delay: 2m, start_date: 2023-03-03, email_on_failure: true, simulate: {duration: 5s}}
+  - {task_id: after, operator: EmptyOperator}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"first", "after"} {
+		task := dag.Task(id)
+		if task.Retries != 1 || task.RetryDelay != time.Minute || task.EmailOnFailure ||
+			!task.StartDate.Equal(time.Date(2022, 2, 2, 0, 0, 0, 0, time.UTC)) || task.Simulate.Duration != time.Second {
+			t.Errorf("%s took another task's values: retries %d, retry_delay %v, start_date %v, email_on_failure %v, simulate %v",
+				id, task.Retries, task.RetryDelay, task.StartDate, task.EmailOnFailure, task.Simulate.Duration)
+		}
+	}
+	if own := dag.Task("own"); own.Retries != 3 || own.Simulate.Duration != 5*time.Second {
+		t.Errorf("own: retries %d, simulate %v", own.Retries, own.Simulate.Duration)
+	}
+}
