@@ -112,41 +112,43 @@ func TestLoadDAGs_Errors(t *testing.T) {
 
 func TestLoadDAGs_Embedded(t *testing.T) {
 	t.Parallel()
-	set, err := loadEmbeddedDAGs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, d := range set.DAGs {
-		ids = append(ids, d.DagID)
-		if d.FilePath != filepath.Join("fixtures", d.DagID+".yaml") {
-			t.Errorf("%s: FilePath = %q", d.DagID, d.FilePath)
-		}
-	}
-	want := []string{"example_bash_operator", "example_papermill_operator", "example_python_operator",
-		"example_subdag_operator", "example_subdag_operator.section-1", "example_subdag_operator.section-2",
-		"example_trigger_target_dag", "tutorial"}
-	if !reflect.DeepEqual(ids, want) {
-		t.Errorf("dag ids = %v, want %v", ids, want)
-	}
-	byID := map[string]*DAG{}
-	for _, d := range set.DAGs {
-		byID[d.DagID] = d
-	}
-	for _, id := range []string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"} {
-		if got := byID[id].ParentDagID; got != "example_subdag_operator" {
-			t.Errorf("%s: ParentDagID = %q", id, got)
-		}
-	}
-	if got := byID["example_subdag_operator"].SubDAGIDs(); !reflect.DeepEqual(got,
-		[]string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"}) {
-		t.Errorf("SubDAGIDs = %v", got)
-	}
-	if got := len(byID["example_bash_operator"].Tasks); got != 7 {
-		t.Errorf("example_bash_operator has %d tasks, want 7", got)
-	}
-	if len(set.Pools) != 0 {
-		t.Errorf("embedded pools = %v, want none", set.Pools)
+	for _, e := range allEditions {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			set, err := loadExampleDAGs(e.rules(), testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, d := range set.DAGs {
+				ids = append(ids, d.DagID)
+				if want := filepath.Join("fixtures", e.rules().version, d.DagID+".yaml"); d.FilePath != want {
+					t.Errorf("%s: FilePath = %q, want %q", d.DagID, d.FilePath, want)
+				}
+			}
+			want := []string{"example_bash_operator", "example_papermill_operator", "example_python_operator",
+				"example_subdag_operator", "example_subdag_operator.section-1", "example_subdag_operator.section-2",
+				"example_trigger_target_dag", "tutorial"}
+			if !reflect.DeepEqual(ids, want) {
+				t.Errorf("dag ids = %v, want %v", ids, want)
+			}
+			byID := map[string]*DAG{}
+			for _, d := range set.DAGs {
+				byID[d.DagID] = d
+			}
+			for _, id := range []string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"} {
+				if got := byID[id].ParentDagID; got != "example_subdag_operator" {
+					t.Errorf("%s: ParentDagID = %q", id, got)
+				}
+			}
+			if got := byID["example_subdag_operator"].SubDAGIDs(); !reflect.DeepEqual(got,
+				[]string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"}) {
+				t.Errorf("SubDAGIDs = %v", got)
+			}
+			if len(set.Pools) != 0 {
+				t.Errorf("embedded pools = %v, want none", set.Pools)
+			}
+		})
 	}
 }
 

@@ -59,6 +59,10 @@ type editionRules struct {
 	name    edition
 	version string // the Airflow version answered as (/info, the UI)
 
+	// examples is the embedded folder of the release's example DAGs,
+	// served when --dags is not given.
+	examples string
+
 	// The JSON form of answers: Flask 1.1 writes compact JSON with a
 	// trailing newline; Airflow 2's provider writes Python's default
 	// separators and no newline.
@@ -118,6 +122,11 @@ type editionRules struct {
 	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
 
+	// bashSkipExitCode is the exit code with which a BashOperator skips
+	// itself (Airflow 2's skip_on_exit_code default, 99); 0: none, every
+	// non-zero exit fails the task (1.10).
+	bashSkipExitCode int
+
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
@@ -137,6 +146,8 @@ var (
 	rules2 = editionRules{
 		name:    edition2,
 		version: "2.10.3",
+
+		examples: "fixtures/2.10.3",
 
 		json:        spacedJSON,
 		jsonNewline: false,
@@ -173,12 +184,16 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
+		bashSkipExitCode: 99,
+
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
 
 	rules110 = editionRules{
 		name:    edition110,
 		version: "1.10.15",
+
+		examples: "fixtures/1.10.15",
 
 		json:        compactJSON,
 		jsonNewline: true,
@@ -215,6 +230,8 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
+		bashSkipExitCode: 0,
+
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
 
@@ -223,6 +240,8 @@ var (
 	rules110RBAC = editionRules{
 		name:    edition110RBAC,
 		version: "1.10.15",
+
+		examples: "fixtures/1.10.15",
 
 		json:        compactJSON,
 		jsonNewline: true,
@@ -258,6 +277,8 @@ var (
 		pauseSubDAGs:         false,
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
+
+		bashSkipExitCode: 0,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -535,7 +556,7 @@ func uiColor(operator string) string {
 		return "#f0ede4"
 	case "EmptyOperator", "DummyOperator":
 		return "#e8f7e4"
-	case "PythonOperator":
+	case "PythonOperator", "_PythonDecoratedOperator": // @task inherits PythonOperator's
 		return "#ffefeb"
 	case "SubDagOperator":
 		return "#555"

@@ -34,6 +34,8 @@ func TestEditionRules_Table(t *testing.T) {
 		return map[string]any{
 			"name":                 r.name,
 			"version":              r.version,
+			"examples":             r.examples,
+			"bashSkipExitCode":     r.bashSkipExitCode,
 			"json":                 r.json,
 			"jsonNewline":          r.jsonNewline,
 			"appHeaders":           r.appHeaders,
@@ -81,6 +83,8 @@ func TestEditionRules_Table(t *testing.T) {
 		{edition2, map[string]any{
 			"name":                 edition2,
 			"version":              "2.10.3",
+			"examples":             "fixtures/2.10.3", // each release's own example DAGs
+			"bashSkipExitCode":     99,
 			"json":                 spacedJSON,
 			"jsonNewline":          false,
 			"appHeaders":           true,
@@ -126,6 +130,8 @@ func TestEditionRules_Table(t *testing.T) {
 		{edition110, map[string]any{
 			"name":                 edition110,
 			"version":              "1.10.15",
+			"examples":             "fixtures/1.10.15", // each release's own example DAGs
+			"bashSkipExitCode":     0,
 			"json":                 compactJSON,
 			"jsonNewline":          true,
 			"appHeaders":           false,
@@ -159,6 +165,8 @@ func TestEditionRules_Table(t *testing.T) {
 		{edition110RBAC, map[string]any{
 			"name":                 edition110RBAC,
 			"version":              "1.10.15",
+			"examples":             "fixtures/1.10.15", // each release's own example DAGs
+			"bashSkipExitCode":     0,
 			"json":                 compactJSON,
 			"jsonNewline":          true,
 			"appHeaders":           false,

@@ -380,7 +380,7 @@ func FuzzPathParams(f *testing.F) {
 }
 
 func FuzzParseDAG(f *testing.F) {
-	files, _ := filepath.Glob("fixtures/*.yaml")
+	files, _ := filepath.Glob("fixtures/*/*.yaml")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)

@@ -311,7 +311,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 	}
-	dags, err := loadDAGSet(ctx, c.DagsDir, logger)
+	dags, err := loadDAGSet(ctx, c.DagsDir, c.Edition, logger)
 	if err != nil {
 		return err
 	}
@@ -438,11 +438,11 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-// loadDAGSet reads the --dags folder, or the embedded examples; a signal
-// stops it between files.
-func loadDAGSet(ctx context.Context, dir string, logger zerolog.Logger) (*DAGSet, error) {
+// loadDAGSet reads the --dags folder, or the edition's embedded examples; a
+// signal stops it between files.
+func loadDAGSet(ctx context.Context, dir string, e edition, logger zerolog.Logger) (*DAGSet, error) {
 	if dir == "" {
-		return loadEmbeddedDAGs()
+		return loadExampleDAGs(e.rules(), time.Now())
 	}
 	loader := dagLoader{ctx: ctx, warn: func(file, problem string) {
 		logger.Warn().Str("file", file).Msg(problem)
