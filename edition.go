@@ -122,6 +122,9 @@ type editionRules struct {
 	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
 
+	// healthBody is the body of the webserver's GET /health.
+	healthBody func(webserverHealth) ([]byte, error)
+
 	// bashSkipExitCode is the exit code with which a BashOperator skips
 	// itself (Airflow 2's skip_on_exit_code default, 99); 0: none, every
 	// non-zero exit fails the task (1.10).
@@ -184,6 +187,7 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
+		healthBody:       healthBody2,
 		bashSkipExitCode: 99,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
@@ -230,6 +234,7 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
+		healthBody:       healthBody110,
 		bashSkipExitCode: 0,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
@@ -278,6 +283,7 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
+		healthBody:       healthBody110,
 		bashSkipExitCode: 0,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
@@ -637,6 +643,58 @@ func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject 
 		add("updated_at", pyOptTime(ti.UpdatedAt))
 	}
 	return info
+}
+
+// webserverHealth is what the webserver's /health reports: the scheduler's
+// latest heartbeat (nil when it has none: it never beat, or is off) and
+// whether it is alive. The metadatabase is always healthy: it is the store.
+type webserverHealth struct {
+	schedulerBeat  *time.Time
+	schedulerAlive bool
+}
+
+func healthStatus(ok bool) string {
+	if ok {
+		return "healthy"
+	}
+	return "unhealthy"
+}
+
+// healthBody2 is Airflow 2.10.3's /health (airflow/api/common/airflow_health.py):
+// the metadatabase, the scheduler, and the triggerer and dag processor,
+// which airlite does not have, so that their status is null, as Airflow
+// reports components that never ran. Flask's jsonify with Airflow's
+// provider: sorted keys, Python's default separators.
+func healthBody2(h webserverHealth) ([]byte, error) {
+	var beat any
+	if h.schedulerBeat != nil {
+		beat = isoFormat(*h.schedulerBeat)
+	}
+	return spacedJSON.marshal(map[string]any{
+		"metadatabase":  map[string]any{"status": "healthy"},
+		"scheduler":     map[string]any{"status": healthStatus(h.schedulerAlive), "latest_scheduler_heartbeat": beat},
+		"triggerer":     map[string]any{"status": nil, "latest_triggerer_heartbeat": nil},
+		"dag_processor": map[string]any{"status": nil, "latest_dag_processor_heartbeat": nil},
+	})
+}
+
+// healthBody110 is Airflow 1.10.15's /health (airflow/www/blueprints.py:35-61,
+// airflow/www_rbac/views.py:224-250): json.dumps with indent=4, keys in the
+// order the view sets them, no final newline.
+func healthBody110(h webserverHealth) ([]byte, error) {
+	beat := "null"
+	if h.schedulerBeat != nil {
+		beat = `"` + isoFormat(*h.schedulerBeat) + `"`
+	}
+	return []byte("{\n" +
+		"    \"metadatabase\": {\n" +
+		"        \"status\": \"healthy\"\n" +
+		"    },\n" +
+		"    \"scheduler\": {\n" +
+		"        \"status\": \"" + healthStatus(h.schedulerAlive) + "\",\n" +
+		"        \"latest_scheduler_heartbeat\": " + beat + "\n" +
+		"    }\n" +
+		"}"), nil
 }
 
 // poolJSON is a pool as Airflow's Pool.to_json renders it.

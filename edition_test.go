@@ -15,6 +15,23 @@ import (
 // value per field; a func field is pinned by what it returns for fixed
 // inputs. A field added to editionRules fails the test until it has a
 // value here in every row.
+// healthText is the /health body of h, or the rendering error.
+func healthText(r *editionRules, h webserverHealth) string {
+	b, err := r.healthBody(h)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// The /health bodies without a scheduler (TestServer_AirflowHealth has the rest).
+const (
+	healthBodyNoScheduler2 = `{"dag_processor": {"latest_dag_processor_heartbeat": null, "status": null}, "metadatabase": {"status": "healthy"}, ` +
+		`"scheduler": {"latest_scheduler_heartbeat": null, "status": "unhealthy"}, "triggerer": {"latest_triggerer_heartbeat": null, "status": null}}`
+	healthBodyNoScheduler110 = "{\n    \"metadatabase\": {\n        \"status\": \"healthy\"\n    },\n    \"scheduler\": {\n" +
+		"        \"status\": \"unhealthy\",\n        \"latest_scheduler_heartbeat\": null\n    }\n}"
+)
+
 func TestEditionRules_Table(t *testing.T) {
 	t.Parallel()
 	date := time.Date(2024, 5, 1, 10, 0, 0, 123000, time.UTC)
@@ -36,6 +53,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":              r.version,
 			"examples":             r.examples,
 			"bashSkipExitCode":     r.bashSkipExitCode,
+			"healthBody":           healthText(r, webserverHealth{}),
 			"json":                 r.json,
 			"jsonNewline":          r.jsonNewline,
 			"appHeaders":           r.appHeaders,
@@ -85,6 +103,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":              "2.10.3",
 			"examples":             "fixtures/2.10.3", // each release's own example DAGs
 			"bashSkipExitCode":     99,
+			"healthBody":           healthBodyNoScheduler2,
 			"json":                 spacedJSON,
 			"jsonNewline":          false,
 			"appHeaders":           true,
@@ -132,6 +151,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":              "1.10.15",
 			"examples":             "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":     0,
+			"healthBody":           healthBodyNoScheduler110,
 			"json":                 compactJSON,
 			"jsonNewline":          true,
 			"appHeaders":           false,
@@ -167,6 +187,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":              "1.10.15",
 			"examples":             "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":     0,
+			"healthBody":           healthBodyNoScheduler110,
 			"json":                 compactJSON,
 			"jsonNewline":          true,
 			"appHeaders":           false,

@@ -360,6 +360,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 			Unixname: unixname, Hostname: hostname, ReapOrphans: po.ownsChildren,
 		})
 		opts.Kick, opts.WithTasksStopped = sched.Kick, sched.WithTasksStopped
+		opts.SchedulerHeartbeat = sched.Heartbeat
 		if po.ownsChildren {
 			if err := becomeSubreaper(); err != nil {
 				logger.Warn().Err(err).Msg("processes that tasks leave behind go to init, not to airlite")
