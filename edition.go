@@ -505,8 +505,12 @@ func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 	return info
 }
 
-// operatorFields110 adds the attributes of a 1.10 operator.
+// operatorFields110 adds the attributes of a 1.10 operator. 1.10.15 lists
+// instance attributes, so doc_md only where the file sets it.
 func operatorFields110(info map[string]any, t *Task) {
+	if t.DocMD != "" {
+		info["doc_md"] = t.DocMD
+	}
 	info["lineage_data"] = "None"
 	info["task_concurrency"] = "None"
 	info["subdag"] = "None"

@@ -570,6 +570,22 @@ func TestServer_TaskInfo(t *testing.T) {
 					"retries": "3", "retry_delay": "0:05:00", "depends_on_past": "False", "bash_command": "sleep 5",
 				})
 			}},
+		// 1.10.15's task info lists the operator's instance attributes
+		// (airflow/www/api/experimental/endpoints.py:177-180): doc_md only
+		// where the file sets it (tutorial.py:94); Airflow 2 lists it always.
+		{name: "doc_md set", path: "/dags/tutorial/tasks/print_date", wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				info := checkAllStrings(t, res.body)
+				if !strings.HasPrefix(info["doc_md"], "#### Task Documentation\n") {
+					t.Errorf("doc_md = %q", info["doc_md"])
+				}
+			}},
+		{name: "doc_md not set", editions: airflow1, path: "/dags/tutorial/tasks/sleep", wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				if _, ok := checkAllStrings(t, res.body)["doc_md"]; ok {
+					t.Error("doc_md listed for a task that has none")
+				}
+			}},
 		{name: "B2 unknown task", editions: airflow1, path: "/dags/example_bash_operator/tasks/DNE",
 			wantStatus: 404, wantError: "Task DNE not found in dag example_bash_operator"},
 		{name: "B3 unknown task", path: "/dags/example_bash_operator/tasks/does-not-exist",
