@@ -383,7 +383,7 @@ tasks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := renderPython(dag)
+	got := renderPython(dag, python2)
 	for _, want := range []string{
 		"from airflow.operators.bash import BashOperator\n",
 		"from airflow.operators.empty import EmptyOperator\n",

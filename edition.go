@@ -122,6 +122,10 @@ type editionRules struct {
 	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
 
+	// python is the idiom of the release's DAG files, in which /code
+	// writes a definition that has no .py beside it.
+	python pythonDialect
+
 	// healthBody is the body of the webserver's GET /health.
 	healthBody func(webserverHealth) ([]byte, error)
 
@@ -187,6 +191,7 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
+		python:           python2,
 		healthBody:       healthBody2,
 		bashSkipExitCode: 99,
 
@@ -234,6 +239,7 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
+		python:           python110,
 		healthBody:       healthBody110,
 		bashSkipExitCode: 0,
 
@@ -283,6 +289,7 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
+		python:           python110,
 		healthBody:       healthBody110,
 		bashSkipExitCode: 0,
 

@@ -54,6 +54,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":             r.examples,
 			"bashSkipExitCode":     r.bashSkipExitCode,
 			"healthBody":           healthText(r, webserverHealth{}),
+			"python":               r.python.scheduleArg + " " + r.python.dateCall(date) + " " + r.python.modules["BashOperator"],
 			"json":                 r.json,
 			"jsonNewline":          r.jsonNewline,
 			"appHeaders":           r.appHeaders,
@@ -104,6 +105,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":             "fixtures/2.10.3", // each release's own example DAGs
 			"bashSkipExitCode":     99,
 			"healthBody":           healthBodyNoScheduler2,
+			"python":               `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.operators.bash`,
 			"json":                 spacedJSON,
 			"jsonNewline":          false,
 			"appHeaders":           true,
@@ -152,6 +154,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":             "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":     0,
 			"healthBody":           healthBodyNoScheduler110,
+			"python":               "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
 			"json":                 compactJSON,
 			"jsonNewline":          true,
 			"appHeaders":           false,
@@ -188,6 +191,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":             "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":     0,
 			"healthBody":           healthBodyNoScheduler110,
+			"python":               "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
 			"json":                 compactJSON,
 			"jsonNewline":          true,
 			"appHeaders":           false,

@@ -411,7 +411,8 @@ func FuzzParseDAG(f *testing.F) {
 				}
 			}
 		}
-		_ = renderPython(dag)
+		_ = renderPython(dag, python2)
+		_ = renderPython(dag, python110)
 		for _, e := range allEditions {
 			for _, task := range dag.Tasks {
 				if _, err := e.marshal(e.taskInfo(dag, task)); err != nil {

@@ -610,6 +610,18 @@ func TestServer_GetDagCode(t *testing.T) {
 				checkDeprecationHeaders(t, ts.edition, res.header)
 				checkCodeHeaders(t, ts, res)
 			}},
+		// No .py beside the embedded examples: airlite writes each as a DAG
+		// file of the edition's release would read.
+		{name: "rendered in the release's idiom", editions: airflow2, path: "/dags/example_bash_operator/code", wantStatus: 200,
+			wantContains: []string{"rendered by airlite from fixtures/2.10.3/example_bash_operator.yaml",
+				"from airflow.operators.bash import BashOperator\n", "from airflow.operators.empty import EmptyOperator\n",
+				"    schedule='0 0 * * *',\n", "    start_date=pendulum.datetime(2021, 1, 1, tz=\"UTC\"),\n"}},
+		{name: "rendered in the release's idiom", editions: airflow1, path: "/dags/example_bash_operator/code", wantStatus: 200,
+			wantContains: []string{"rendered by airlite from fixtures/1.10.15/example_bash_operator.yaml",
+				"from airflow.operators.bash_operator import BashOperator\n", "from airflow.operators.dummy_operator import DummyOperator\n",
+				"from airflow.utils.dates import days_ago\n", "    schedule_interval='0 0 * * *',\n",
+				"    default_args={'owner': 'Airflow', 'start_date': days_ago(2)},\n"},
+			wantAbsent: []string{"pendulum", "schedule="}},
 		{name: "C2 unknown dag", path: "/dags/xyz/code", wantStatus: 404, wantError: "Dag id xyz not found in DagModel",
 			check: checkCodeHeaders},
 		{name: "dag without definition", path: "/dags/my_dag_id/code",
