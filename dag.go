@@ -235,10 +235,9 @@ func (e *taskEntry) UnmarshalYAML(n *yaml.Node) error {
 // dateValue is a date of a definition: a date as §2.3 reads it, or
 // days_ago(n), which counts from the time the file is read.
 type dateValue struct {
-	t       time.Time
-	daysAgo int // with relative
-	// relative: days_ago(daysAgo), resolved by at.
-	relative bool
+	t        time.Time // the date, unless relative
+	relative bool      // days_ago(daysAgo), resolved by at
+	daysAgo  int
 }
 
 func (d *dateValue) UnmarshalYAML(n *yaml.Node) error {
