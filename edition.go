@@ -581,6 +581,15 @@ func uiColor(operator string) string {
 	return "#fff"
 }
 
+// customOperatorName is an Airflow 2 task instance's custom_operator_name:
+// the decorator's name for a @task, None for classic operators.
+func customOperatorName(operator string) string {
+	if operator == "_PythonDecoratedOperator" {
+		return "@task"
+	}
+	return "None"
+}
+
 // taskInstanceInfo is the task-instance endpoint's answer: str() of every
 // public attribute of the row, with the key set of the edition (docs/behaviour.md §3.4).
 func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject {
@@ -606,7 +615,9 @@ func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject 
 			add(key, "None")
 		}
 	}
-	none2("custom_operator_name")
+	if a2 {
+		add("custom_operator_name", customOperatorName(ti.Operator))
+	}
 	add("dag_id", ti.DagID)
 	if a2 {
 		add("dag_run", dagRunRepr(run, run.ExecutionDate))

@@ -1053,6 +1053,14 @@ func TestServer_TaskInstanceInfo(t *testing.T) {
 				`"max_tries":"0","operator":"BashOperator","pid":"None","pool":"default_pool","pool_slots":"1",` +
 				`"priority_weight":"2","queue":"default","queued_dttm":"None","start_date":"None","state":"None",` +
 				`"task_id":"also_run_this","test_mode":"False","unixname":"airflow"}`},
+		// A @task's instance records the decorator's custom_operator_name
+		// (Airflow 2.10.3 airflow/decorators/python.py:44,
+		// airflow/models/taskinstance.py:1294).
+		{name: "@task custom_operator_name", editions: airflow2, path: "/dags/example_trigger_target_dag/dag_runs/" + dsPath + "/tasks/run_this",
+			setup: func(t *testing.T, ts *testServer) {
+				ts.trigger(t, "example_trigger_target_dag", `{"execution_date": "2024-05-01T10:00:00+00:00"}`)
+			},
+			wantStatus: 200, wantContains: []string{`"custom_operator_name": "@task"`, `"operator": "_PythonDecoratedOperator"`}},
 		{name: "F1 fresh task instance", editions: airflow2, setup: taskInstancePrecondition, path: tiPath,
 			wantStatus: 200,
 			wantBody: `{"custom_operator_name":"None","dag_id":"example_bash_operator",` +
