@@ -127,3 +127,17 @@ func TestScheduler_Heartbeat(t *testing.T) {
 		}
 	})
 }
+
+// A page of another site may read the health check as it may open a
+// status page: the browser guard refuses only the API, the admin
+// endpoints and forms (docs/behaviour.md §4.11.1).
+func TestServer_AirflowHealthCrossSite(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	if res := ts.do(t, http.MethodGet, "/health", "", "Sec-Fetch-Site", "cross-site", "Origin", "http://evil.example"); res.status != http.StatusOK {
+		t.Errorf("cross-site GET /health: %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, http.MethodPost, "/health", "", "Sec-Fetch-Site", "cross-site", "Origin", "http://evil.example"); res.status != http.StatusForbidden {
+		t.Errorf("cross-site POST /health: %d, want 403", res.status)
+	}
+}
