@@ -365,6 +365,20 @@ func TestAdmin_LoadDAG(t *testing.T) {
 	})
 }
 
+// A definition loaded at runtime is read on airlite's clock: days_ago(1)
+// counts from the server's now (testNow, 2024-05-01), as the embedded
+// examples' days_ago(2) counts from when they were read; a trigger before
+// it is refused as Airflow 1.10.15 refuses it
+// (airflow/api/common/experimental/trigger_dag.py:63-69).
+func TestAdmin_LoadDAG_DaysAgoOnServerClock(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition110)
+	expect(t, ts.do(t, "POST", "/_airlite/dags", "dag_id: rel\ndefault_args: {start_date: days_ago(1)}\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"), 200)
+	expect(t, ts.do(t, "POST", apiPrefix+"/dags/rel/dag_runs", `{"execution_date": "2024-04-29T23:59:59Z"}`), 500,
+		"should be >= start_date [2024-04-30T00:00:00+00:00]")
+	expect(t, ts.do(t, "POST", apiPrefix+"/dags/rel/dag_runs", `{"execution_date": "2024-04-30T00:00:00Z"}`), 200)
+}
+
 // TestFakeClock_CatchupAndRetryDelay drives a @daily schedule with catchup
 // over 10 days and a 5-minute retry delay through the fake clock: no wait
 // for either, the real scheduler loop woken by each clock move.

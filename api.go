@@ -546,7 +546,7 @@ func (a *airflowAPI) DagCode(dagID string) (string, error) {
 	if row.Def.SourceCode != "" {
 		return row.Def.SourceCode, nil
 	}
-	return renderPython(row.Def), nil
+	return renderPython(row.Def, a.edition.rules().python), nil
 }
 
 // SetPaused is GET /dags/<dag_id>/paused/<paused> (docs/behaviour.md §3.7): exactly

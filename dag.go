@@ -15,15 +15,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// embeddedFixtures are the example DAGs served when --dags is not given.
+// embeddedFixtures are the example DAGs served when --dags is not given,
+// one folder per Airflow release (editionRules.examples says which).
 //
-//go:embed fixtures/*.yaml
+//go:embed fixtures/2.10.3/*.yaml fixtures/1.10.15/*.yaml
 var embeddedFixtures embed.FS
 
 // DAG is one parsed definition file. It is immutable once loaded: the store
@@ -49,7 +51,7 @@ type DAG struct {
 	taskByID             map[string]*Task
 	upstreamFirst        []*Task // every task after its upstream tasks (linkTasks)
 
-	FilePath    string // where the definition came from ("fixtures/x.yaml" when embedded)
+	FilePath    string // where the definition came from ("fixtures/2.10.3/x.yaml" when embedded)
 	SourceCode  string // a <file>.py beside the definition, when there is one
 	ParentDagID string // set on sub-DAGs: the DAG whose SubDagOperator runs it
 }
@@ -105,6 +107,24 @@ type Simulation struct {
 }
 
 // Task returns the task with the given id, or nil.
+// scheduleStart is the date a schedule counts from: the DAG's start_date,
+// else the earliest of its tasks' (Airflow 1.10.15 airflow/models/dag.py:483
+// keeps a DAG's start_date None when only default_args name one; Airflow
+// 2.10.3 airflow/models/dag.py:620-624 copies default_args' onto the DAG,
+// which every task then has as well).
+func (d *DAG) scheduleStart() *time.Time {
+	if d.StartDate != nil {
+		return d.StartDate
+	}
+	var earliest *time.Time
+	for _, t := range d.Tasks {
+		if t.StartDate != nil && (earliest == nil || t.StartDate.Before(*earliest)) {
+			earliest = t.StartDate
+		}
+	}
+	return earliest
+}
+
 func (d *DAG) Task(taskID string) *Task { return d.taskByID[taskID] }
 
 // UpstreamFirst lists the tasks so that each comes after its upstream
@@ -183,6 +203,38 @@ type taskSpec struct {
 	DocMD                   string            `yaml:"doc_md"`
 }
 
+// clone is a copy of s that shares nothing with it. The decoder writes a
+// task's own value through a pointer or into a map it finds set, which
+// would otherwise change default_args for every task after it.
+func (s taskSpec) clone() taskSpec {
+	s.ExecutionTimeout = clonePtr(s.ExecutionTimeout)
+	s.Retries = clonePtr(s.Retries)
+	s.RetryDelay = clonePtr(s.RetryDelay)
+	s.MaxRetryDelay = clonePtr(s.MaxRetryDelay)
+	s.PoolSlots = clonePtr(s.PoolSlots)
+	s.PriorityWeight = clonePtr(s.PriorityWeight)
+	s.EmailOnFailure = clonePtr(s.EmailOnFailure)
+	s.EmailOnRetry = clonePtr(s.EmailOnRetry)
+	s.StartDate = clonePtr(s.StartDate)
+	s.EndDate = clonePtr(s.EndDate)
+	if s.Simulate != nil {
+		sim := *s.Simulate
+		sim.Duration = clonePtr(sim.Duration)
+		s.Simulate = &sim
+	}
+	s.Env = copyMap(s.Env)
+	s.Params = copyMap(s.Params)
+	return s
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
 type simulateSpec struct {
 	Duration  *durationValue `yaml:"duration"`
 	Outcome   string         `yaml:"outcome"`
@@ -198,9 +250,20 @@ func (e *taskEntry) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-type dateValue struct{ t time.Time }
+// dateValue is a date of a definition: a date as §2.3 reads it, or
+// days_ago(n), which counts from the time the file is read.
+type dateValue struct {
+	t        time.Time // the date, unless relative
+	relative bool      // days_ago(daysAgo), resolved by at
+	daysAgo  int
+}
 
 func (d *dateValue) UnmarshalYAML(n *yaml.Node) error {
+	if m := daysAgoRe.FindStringSubmatch(n.Value); m != nil {
+		d.daysAgo, _ = strconv.Atoi(m[1])
+		d.relative = true
+		return nil
+	}
 	t, err := parseAirflowDate(n.Value, time.Now())
 	if err != nil {
 		return fmt.Errorf("line %d: %q is not a date", n.Line, n.Value)
@@ -209,11 +272,15 @@ func (d *dateValue) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-func (d *dateValue) ptr() *time.Time {
+// at is the date when the file is read at now.
+func (d *dateValue) at(now time.Time) *time.Time {
 	if d == nil {
 		return nil
 	}
 	t := d.t
+	if d.relative {
+		t = daysAgo(d.daysAgo, now)
+	}
 	return &t
 }
 
@@ -244,14 +311,18 @@ var validTriggerRules = map[string]bool{
 	"dummy": true, "none_failed_or_skipped": true,
 }
 
-// loadEmbeddedDAGs parses the definitions built into the binary.
-func loadEmbeddedDAGs() (*DAGSet, error) {
-	sub, err := fs.Sub(embeddedFixtures, "fixtures")
+// loadExampleDAGs parses the example DAGs built into the binary for the
+// edition's Airflow release, as read at now (days_ago counts from it).
+func loadExampleDAGs(r *editionRules, now time.Time) (*DAGSet, error) {
+	sub, err := fs.Sub(embeddedFixtures, r.examples)
 	if err != nil {
 		return nil, fmt.Errorf("open embedded fixtures: %w", err)
 	}
-	return loadDAGs(sub, "fixtures")
+	return dagLoader{now: now}.load(sub, r.examples)
 }
+
+// loadEmbeddedDAGs parses the default edition's examples (Airflow 2.10.3's).
+func loadEmbeddedDAGs() (*DAGSet, error) { return loadExampleDAGs(&rules2, time.Now()) }
 
 // maxDefinitionBytes bounds a definition file: a 15,000-task DAG is about
 // 1 MiB of YAML; a larger file is a mistake, or a device that never ends.
@@ -263,6 +334,9 @@ type dagLoader struct {
 	ctx context.Context
 	// warn hears of the entries passed over; nil: silently.
 	warn func(file, problem string)
+	// now is when the files are read, for relative dates; zero: the
+	// current time.
+	now time.Time
 }
 
 // loadDAGDir parses every definition in a folder.
@@ -337,7 +411,11 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 			set.Pools = append(set.Pools, pools...)
 			continue
 		}
-		dag, err := parseDAG(data)
+		now := l.now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		dag, err := parseDAGAt(data, now)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -393,8 +471,12 @@ func linkSubDAGs(dags []*DAG, files map[string]string) error {
 	return nil
 }
 
-// parseDAG reads and validates one definition file.
-func parseDAG(data []byte) (*DAG, error) {
+// parseDAG reads and validates one definition file now.
+func parseDAG(data []byte) (*DAG, error) { return parseDAGAt(data, time.Now()) }
+
+// parseDAGAt reads and validates one definition file as read at now, from
+// which relative dates count.
+func parseDAGAt(data []byte, now time.Time) (*DAG, error) {
 	var f dagFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -410,8 +492,8 @@ func parseDAG(data []byte) (*DAG, error) {
 	dag := &DAG{
 		DagID:                f.DagID,
 		Description:          f.Description,
-		StartDate:            f.StartDate.ptr(),
-		EndDate:              f.EndDate.ptr(),
+		StartDate:            f.StartDate.at(now),
+		EndDate:              f.EndDate.at(now),
 		Catchup:              true, // Airflow's [scheduler] catchup_by_default
 		IsPausedUponCreation: f.IsPausedUponCreation,
 		MaxActiveRuns:        16,
@@ -450,7 +532,7 @@ func parseDAG(data []byte) (*DAG, error) {
 		if err := f.DefaultArgs.Decode(&dag.DefaultArgs); err != nil {
 			return nil, fmt.Errorf("default_args: %w", err)
 		}
-		dag.DefaultArgsStartDate = defaults.StartDate.ptr()
+		dag.DefaultArgsStartDate = defaults.StartDate.at(now)
 		if defaults.TaskID != "" || len(defaults.Upstream) > 0 || len(defaults.Downstream) > 0 {
 			return nil, fmt.Errorf("line %d: default_args cannot set task_id, upstream or downstream", f.DefaultArgs.Line)
 		}
@@ -460,14 +542,11 @@ func parseDAG(data []byte) (*DAG, error) {
 	}
 	lines := map[string]int{}
 	for _, entry := range f.Tasks {
-		spec := defaults // default_args first, the task's own keys over them
-		// The decoder fills maps in place: give each task its own copies.
-		spec.Env = copyMap(defaults.Env)
-		spec.Params = copyMap(defaults.Params)
+		spec := defaults.clone() // default_args first, the task's own keys over them
 		if err := decodeStrict(entry.node, &spec); err != nil {
 			return nil, fmt.Errorf("task at line %d: %w", entry.node.Line, err)
 		}
-		task, err := buildTask(spec, dag)
+		task, err := buildTask(spec, dag, now)
 		if err != nil {
 			return nil, fmt.Errorf("task at line %d: %w", entry.node.Line, err)
 		}
@@ -605,7 +684,7 @@ func validateSchedule(s string) error {
 // first tick: a leap year, so that February 29 is found.
 var cronCheckFrom = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func buildTask(s taskSpec, dag *DAG) (*Task, error) {
+func buildTask(s taskSpec, dag *DAG, now time.Time) (*Task, error) {
 	if s.TaskID == "" {
 		return nil, errors.New("task_id is missing")
 	}
@@ -638,8 +717,8 @@ func buildTask(s taskSpec, dag *DAG) (*Task, error) {
 		EmailOnFailure:          true,
 		EmailOnRetry:            true,
 		DependsOnPast:           s.DependsOnPast,
-		StartDate:               s.StartDate.ptr(),
-		EndDate:                 s.EndDate.ptr(),
+		StartDate:               s.StartDate.at(now),
+		EndDate:                 s.EndDate.at(now),
 		Params:                  s.Params,
 		Subdag:                  s.Subdag,
 		Inlets:                  s.Inlets,

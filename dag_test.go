@@ -112,41 +112,43 @@ func TestLoadDAGs_Errors(t *testing.T) {
 
 func TestLoadDAGs_Embedded(t *testing.T) {
 	t.Parallel()
-	set, err := loadEmbeddedDAGs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, d := range set.DAGs {
-		ids = append(ids, d.DagID)
-		if d.FilePath != filepath.Join("fixtures", d.DagID+".yaml") {
-			t.Errorf("%s: FilePath = %q", d.DagID, d.FilePath)
-		}
-	}
-	want := []string{"example_bash_operator", "example_papermill_operator", "example_python_operator",
-		"example_subdag_operator", "example_subdag_operator.section-1", "example_subdag_operator.section-2",
-		"example_trigger_target_dag", "tutorial"}
-	if !reflect.DeepEqual(ids, want) {
-		t.Errorf("dag ids = %v, want %v", ids, want)
-	}
-	byID := map[string]*DAG{}
-	for _, d := range set.DAGs {
-		byID[d.DagID] = d
-	}
-	for _, id := range []string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"} {
-		if got := byID[id].ParentDagID; got != "example_subdag_operator" {
-			t.Errorf("%s: ParentDagID = %q", id, got)
-		}
-	}
-	if got := byID["example_subdag_operator"].SubDAGIDs(); !reflect.DeepEqual(got,
-		[]string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"}) {
-		t.Errorf("SubDAGIDs = %v", got)
-	}
-	if got := len(byID["example_bash_operator"].Tasks); got != 7 {
-		t.Errorf("example_bash_operator has %d tasks, want 7", got)
-	}
-	if len(set.Pools) != 0 {
-		t.Errorf("embedded pools = %v, want none", set.Pools)
+	for _, e := range allEditions {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			set, err := loadExampleDAGs(e.rules(), testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, d := range set.DAGs {
+				ids = append(ids, d.DagID)
+				if want := filepath.Join("fixtures", e.rules().version, d.DagID+".yaml"); d.FilePath != want {
+					t.Errorf("%s: FilePath = %q, want %q", d.DagID, d.FilePath, want)
+				}
+			}
+			want := []string{"example_bash_operator", "example_papermill_operator", "example_python_operator",
+				"example_subdag_operator", "example_subdag_operator.section-1", "example_subdag_operator.section-2",
+				"example_trigger_target_dag", "tutorial"}
+			if !reflect.DeepEqual(ids, want) {
+				t.Errorf("dag ids = %v, want %v", ids, want)
+			}
+			byID := map[string]*DAG{}
+			for _, d := range set.DAGs {
+				byID[d.DagID] = d
+			}
+			for _, id := range []string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"} {
+				if got := byID[id].ParentDagID; got != "example_subdag_operator" {
+					t.Errorf("%s: ParentDagID = %q", id, got)
+				}
+			}
+			if got := byID["example_subdag_operator"].SubDAGIDs(); !reflect.DeepEqual(got,
+				[]string{"example_subdag_operator.section-1", "example_subdag_operator.section-2"}) {
+				t.Errorf("SubDAGIDs = %v", got)
+			}
+			if len(set.Pools) != 0 {
+				t.Errorf("embedded pools = %v, want none", set.Pools)
+			}
+		})
 	}
 }
 
@@ -381,7 +383,7 @@ tasks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := renderPython(dag)
+	got := renderPython(dag, python2)
 	for _, want := range []string{
 		"from airflow.operators.bash import BashOperator\n",
 		"from airflow.operators.empty import EmptyOperator\n",
@@ -545,5 +547,33 @@ func TestLoadDAGDir_OnlyRegularFiles(t *testing.T) {
 	cancel()
 	if _, err := (dagLoader{ctx: ctx}).loadDir(dir); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled load: %v, want context.Canceled", err)
+	}
+}
+
+// A task's own value must not change default_args for the tasks after it:
+// Airflow copies default_args into each operator (airflow/models/baseoperator.py).
+func TestParseDAG_TaskValueStaysWithItsTask(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: defaults
+default_args: {retries: 1, retry_delay: 1m, start_date: 2022-02-02, email_on_failure: false, simulate: {duration: 1s}}
+tasks:
+  - {task_id: first, operator: EmptyOperator}
+  - {task_id: own, operator: EmptyOperator, retries: 3, retry_delay: 2m, start_date: 2023-03-03, email_on_failure: true, simulate: {duration: 5s}}
+  - {task_id: after, operator: EmptyOperator}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"first", "after"} {
+		task := dag.Task(id)
+		if task.Retries != 1 || task.RetryDelay != time.Minute || task.EmailOnFailure ||
+			!task.StartDate.Equal(time.Date(2022, 2, 2, 0, 0, 0, 0, time.UTC)) || task.Simulate.Duration != time.Second {
+			t.Errorf("%s took another task's values: retries %d, retry_delay %v, start_date %v, email_on_failure %v, simulate %v",
+				id, task.Retries, task.RetryDelay, task.StartDate, task.EmailOnFailure, task.Simulate.Duration)
+		}
+	}
+	if own := dag.Task("own"); own.Retries != 3 || own.Simulate.Duration != 5*time.Second {
+		t.Errorf("own: retries %d, simulate %v", own.Retries, own.Simulate.Duration)
 	}
 }

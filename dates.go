@@ -300,3 +300,14 @@ func parseTimedeltaText(s string) (time.Duration, error) {
 	return days + time.Duration(h)*time.Hour + time.Duration(m)*time.Minute +
 		time.Duration(sec*float64(time.Second)), nil
 }
+
+// daysAgoRe is the relative start date of Airflow 1.10's examples,
+// days_ago(n) from airflow.utils.dates.
+var daysAgoRe = regexp.MustCompile(`^days_ago\(\s*(\d{1,4})\s*\)$`)
+
+// daysAgo is Airflow 1.10.15's days_ago(n) at now (airflow/utils/dates.py:233):
+// today's midnight in UTC, n days back.
+func daysAgo(n int, now time.Time) time.Time {
+	y, m, d := now.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Add(-time.Duration(n) * 24 * time.Hour)
+}

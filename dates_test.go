@@ -281,3 +281,37 @@ func TestServer_LooseDates(t *testing.T) {
 		})
 	}
 }
+
+// days_ago(n) is today's midnight in UTC, n days back (Airflow 1.10.15
+// airflow/utils/dates.py:233-243: utcnow().replace(hour=0, ...) - timedelta(days=n)).
+func TestDaysAgo(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		n    int
+		now  time.Time
+		want time.Time
+	}{
+		{2, time.Date(2024, 5, 1, 10, 0, 0, 123456000, time.UTC), time.Date(2024, 4, 29, 0, 0, 0, 0, time.UTC)},
+		{0, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)},
+		{1, time.Date(2024, 3, 1, 23, 59, 59, 0, time.UTC), time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)},
+		// The day is UTC's, whatever the offset now is read in.
+		{2, time.Date(2024, 5, 1, 1, 0, 0, 0, time.FixedZone("+02:00", 2*3600)), time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC)},
+	}
+	for _, tc := range cases {
+		if got := daysAgo(tc.n, tc.now); !got.Equal(tc.want) || got.Location() != time.UTC {
+			t.Errorf("daysAgo(%d, %v) = %v, want %v", tc.n, tc.now, got, tc.want)
+		}
+	}
+	for _, text := range []string{"days_ago(2)", "days_ago( 2 )"} {
+		dag, err := parseDAGAt([]byte("dag_id: d\nstart_date: "+text+"\ntasks: [{task_id: t, operator: EmptyOperator}]\n"), cases[0].now)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if !dag.StartDate.Equal(cases[0].want) {
+			t.Errorf("%s: start_date %v, want %v", text, dag.StartDate, cases[0].want)
+		}
+	}
+	if _, err := parseDAG([]byte("dag_id: d\nstart_date: days_ago(x)\ntasks: [{task_id: t, operator: EmptyOperator}]\n")); err == nil {
+		t.Error("days_ago(x) accepted")
+	}
+}

@@ -59,6 +59,10 @@ type editionRules struct {
 	name    edition
 	version string // the Airflow version answered as (/info, the UI)
 
+	// examples is the embedded folder of the release's example DAGs,
+	// served when --dags is not given.
+	examples string
+
 	// The JSON form of answers: Flask 1.1 writes compact JSON with a
 	// trailing newline; Airflow 2's provider writes Python's default
 	// separators and no newline.
@@ -140,6 +144,17 @@ type editionRules struct {
 	// pastDependsMet decides depends_on_past: which run is the previous
 	// one and what it must hold (pastdeps.go).
 	pastDependsMet pastDependency
+	// python is the idiom of the release's DAG files, in which /code
+	// writes a definition that has no .py beside it.
+	python pythonDialect
+
+	// healthBody is the body of the webserver's GET /health.
+	healthBody func(webserverHealth) ([]byte, error)
+
+	// bashSkipExitCode is the exit code with which a BashOperator skips
+	// itself (Airflow 2's skip_on_exit_code default, 99); 0: none, every
+	// non-zero exit fails the task (1.10).
+	bashSkipExitCode int
 
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
@@ -192,6 +207,8 @@ var (
 		name:    edition2,
 		version: "2.10.3",
 
+		examples: "fixtures/2.10.3",
+
 		json:        spacedJSON,
 		jsonNewline: false,
 
@@ -234,6 +251,9 @@ var (
 		capRunningRuns:          false,
 		scheduleCountsTriggered: true,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+		python:                  python2,
+		healthBody:              healthBody2,
+		bashSkipExitCode:        99,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
@@ -241,6 +261,8 @@ var (
 	rules110 = editionRules{
 		name:    edition110,
 		version: "1.10.15",
+
+		examples: "fixtures/1.10.15",
 
 		json:        compactJSON,
 		jsonNewline: true,
@@ -284,6 +306,9 @@ var (
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		python:                  python110,
+		healthBody:              healthBody110,
+		bashSkipExitCode:        0,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -293,6 +318,8 @@ var (
 	rules110RBAC = editionRules{
 		name:    edition110RBAC,
 		version: "1.10.15",
+
+		examples: "fixtures/1.10.15",
 
 		json:        compactJSON,
 		jsonNewline: true,
@@ -336,6 +363,9 @@ var (
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		python:                  python110,
+		healthBody:              healthBody110,
+		bashSkipExitCode:        0,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -556,8 +586,12 @@ func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 	return info
 }
 
-// operatorFields110 adds the attributes of a 1.10 operator.
+// operatorFields110 adds the attributes of a 1.10 operator. 1.10.15 lists
+// instance attributes, so doc_md only where the file sets it.
 func operatorFields110(info map[string]any, t *Task) {
+	if t.DocMD != "" {
+		info["doc_md"] = t.DocMD
+	}
 	info["lineage_data"] = "None"
 	info["task_concurrency"] = "None"
 	info["subdag"] = "None"
@@ -613,12 +647,21 @@ func uiColor(operator string) string {
 		return "#f0ede4"
 	case "EmptyOperator", "DummyOperator":
 		return "#e8f7e4"
-	case "PythonOperator":
+	case "PythonOperator", "_PythonDecoratedOperator": // @task inherits PythonOperator's
 		return "#ffefeb"
 	case "SubDagOperator":
 		return "#555"
 	}
 	return "#fff"
+}
+
+// customOperatorName is an Airflow 2 task instance's custom_operator_name:
+// the decorator's name for a @task, None for classic operators.
+func customOperatorName(operator string) string {
+	if operator == "_PythonDecoratedOperator" {
+		return "@task"
+	}
+	return "None"
 }
 
 // taskInstanceInfo is the task-instance endpoint's answer: str() of every
@@ -646,7 +689,9 @@ func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject 
 			add(key, "None")
 		}
 	}
-	none2("custom_operator_name")
+	if a2 {
+		add("custom_operator_name", customOperatorName(ti.Operator))
+	}
 	add("dag_id", ti.DagID)
 	if a2 {
 		add("dag_run", dagRunRepr(run, run.ExecutionDate))
@@ -694,6 +739,58 @@ func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject 
 		add("updated_at", pyOptTime(ti.UpdatedAt))
 	}
 	return info
+}
+
+// webserverHealth is what the webserver's /health reports: the scheduler's
+// latest heartbeat (nil when it has none: it never beat, or is off) and
+// whether it is alive. The metadatabase is always healthy: it is the store.
+type webserverHealth struct {
+	schedulerBeat  *time.Time
+	schedulerAlive bool
+}
+
+func healthStatus(ok bool) string {
+	if ok {
+		return "healthy"
+	}
+	return "unhealthy"
+}
+
+// healthBody2 is Airflow 2.10.3's /health (airflow/api/common/airflow_health.py):
+// the metadatabase, the scheduler, and the triggerer and dag processor,
+// which airlite does not have, so that their status is null, as Airflow
+// reports components that never ran. Flask's jsonify with Airflow's
+// provider: sorted keys, Python's default separators.
+func healthBody2(h webserverHealth) ([]byte, error) {
+	var beat any
+	if h.schedulerBeat != nil {
+		beat = isoFormat(*h.schedulerBeat)
+	}
+	return spacedJSON.marshal(map[string]any{
+		"metadatabase":  map[string]any{"status": "healthy"},
+		"scheduler":     map[string]any{"status": healthStatus(h.schedulerAlive), "latest_scheduler_heartbeat": beat},
+		"triggerer":     map[string]any{"status": nil, "latest_triggerer_heartbeat": nil},
+		"dag_processor": map[string]any{"status": nil, "latest_dag_processor_heartbeat": nil},
+	})
+}
+
+// healthBody110 is Airflow 1.10.15's /health (airflow/www/blueprints.py:35-61,
+// airflow/www_rbac/views.py:224-250): json.dumps with indent=4, keys in the
+// order the view sets them, no final newline.
+func healthBody110(h webserverHealth) ([]byte, error) {
+	beat := "null"
+	if h.schedulerBeat != nil {
+		beat = `"` + isoFormat(*h.schedulerBeat) + `"`
+	}
+	return []byte("{\n" +
+		"    \"metadatabase\": {\n" +
+		"        \"status\": \"healthy\"\n" +
+		"    },\n" +
+		"    \"scheduler\": {\n" +
+		"        \"status\": \"" + healthStatus(h.schedulerAlive) + "\",\n" +
+		"        \"latest_scheduler_heartbeat\": " + beat + "\n" +
+		"    }\n" +
+		"}"), nil
 }
 
 // poolJSON is a pool as Airflow's Pool.to_json renders it.

@@ -15,6 +15,23 @@ import (
 // value per field; a func field is pinned by what it returns for fixed
 // inputs. A field added to editionRules fails the test until it has a
 // value here in every row.
+// healthText is the /health body of h, or the rendering error.
+func healthText(r *editionRules, h webserverHealth) string {
+	b, err := r.healthBody(h)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// The /health bodies without a scheduler (TestServer_AirflowHealth has the rest).
+const (
+	healthBodyNoScheduler2 = `{"dag_processor": {"latest_dag_processor_heartbeat": null, "status": null}, "metadatabase": {"status": "healthy"}, ` +
+		`"scheduler": {"latest_scheduler_heartbeat": null, "status": "unhealthy"}, "triggerer": {"latest_triggerer_heartbeat": null, "status": null}}`
+	healthBodyNoScheduler110 = "{\n    \"metadatabase\": {\n        \"status\": \"healthy\"\n    },\n    \"scheduler\": {\n" +
+		"        \"status\": \"unhealthy\",\n        \"latest_scheduler_heartbeat\": null\n    }\n}"
+)
+
 func TestEditionRules_Table(t *testing.T) {
 	t.Parallel()
 	date := time.Date(2024, 5, 1, 10, 0, 0, 123000, time.UTC)
@@ -60,6 +77,10 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagrunTimeout":           r.dagrunTimeout,
 			"name":                    r.name,
 			"version":                 r.version,
+			"examples":                r.examples,
+			"bashSkipExitCode":        r.bashSkipExitCode,
+			"healthBody":              healthText(r, webserverHealth{}),
+			"python":                  r.python.scheduleArg + " " + r.python.dateCall(date) + " " + r.python.modules["BashOperator"],
 			"json":                    r.json,
 			"jsonNewline":             r.jsonNewline,
 			"appHeaders":              r.appHeaders,
@@ -107,6 +128,10 @@ func TestEditionRules_Table(t *testing.T) {
 		{edition2, map[string]any{
 			"name":               edition2,
 			"version":            "2.10.3",
+			"examples":           "fixtures/2.10.3", // each release's own example DAGs
+			"bashSkipExitCode":   99,
+			"healthBody":         healthBodyNoScheduler2,
+			"python":             `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.operators.bash`,
 			"json":               spacedJSON,
 			"jsonNewline":        false,
 			"appHeaders":         true,
@@ -164,6 +189,10 @@ func TestEditionRules_Table(t *testing.T) {
 		{edition110, map[string]any{
 			"name":                    edition110,
 			"version":                 "1.10.15",
+			"examples":                "fixtures/1.10.15", // each release's own example DAGs
+			"bashSkipExitCode":        0,
+			"healthBody":              healthBodyNoScheduler110,
+			"python":                  "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
 			"json":                    compactJSON,
 			"jsonNewline":             true,
 			"appHeaders":              false,
@@ -204,6 +233,10 @@ func TestEditionRules_Table(t *testing.T) {
 		{edition110RBAC, map[string]any{
 			"name":                    edition110RBAC,
 			"version":                 "1.10.15",
+			"examples":                "fixtures/1.10.15", // each release's own example DAGs
+			"bashSkipExitCode":        0,
+			"healthBody":              healthBodyNoScheduler110,
+			"python":                  "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
 			"json":                    compactJSON,
 			"jsonNewline":             true,
 			"appHeaders":              false,

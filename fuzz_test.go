@@ -416,7 +416,7 @@ func FuzzPathParams(f *testing.F) {
 }
 
 func FuzzParseDAG(f *testing.F) {
-	files, _ := filepath.Glob("fixtures/*.yaml")
+	files, _ := filepath.Glob("fixtures/*/*.yaml")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
@@ -447,7 +447,8 @@ func FuzzParseDAG(f *testing.F) {
 				}
 			}
 		}
-		_ = renderPython(dag)
+		_ = renderPython(dag, python2)
+		_ = renderPython(dag, python110)
 		for _, e := range allEditions {
 			for _, task := range dag.Tasks {
 				if _, err := e.marshal(e.taskInfo(dag, task)); err != nil {

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -77,6 +78,12 @@ type scheduler struct {
 	// Owned by the loop goroutine (or the test calling tick).
 	warnedPools map[tiKey]bool
 	idsRefused  bool // scheduled runs wait for the id lease (logged once per episode)
+
+	// heartbeat is when the loop's last pass began, in unix microseconds
+	// (0: no pass yet); stopped is set once the loop has ended. Airflow's
+	// /health reads them (Heartbeat).
+	heartbeat atomic.Int64
+	stopped   atomic.Bool
 }
 
 // attempt names a running try: its task instance and the never-reused id
@@ -222,10 +229,14 @@ func (s *scheduler) Kick() {
 func (s *scheduler) loop() {
 	ticker := time.NewTicker(s.opts.Interval)
 	defer ticker.Stop()
+	defer s.stopped.Store(true)
 	for {
-		if err := s.guardedTick(s.opts.Now()); err != nil {
+		now := s.opts.Now()
+		if err := s.guardedTick(now); err != nil {
 			s.opts.Logger.Error().Err(err).Msg("scheduler pass")
 		}
+		// After the pass: a pass that never ends stops the heartbeat.
+		s.heartbeat.Store(now.UnixMicro())
 		select {
 		case <-s.ctx.Done():
 			return
@@ -233,6 +244,16 @@ func (s *scheduler) loop() {
 		case <-s.kickCh:
 		}
 	}
+}
+
+// Heartbeat is the start of the loop's last finished pass (zero before the
+// first) and whether the loop still runs: what Airflow's scheduler job
+// records as its latest_heartbeat and state.
+func (s *scheduler) Heartbeat() (last time.Time, running bool) {
+	if us := s.heartbeat.Load(); us != 0 {
+		last = time.UnixMicro(us).UTC()
+	}
+	return last, !s.stopped.Load()
 }
 
 // guardedTick is a pass whose panic is logged with its stack, so that the

@@ -50,6 +50,9 @@ type serverOptions struct {
 	// BodyTimeout bounds the time a client takes to send a request body;
 	// 0 means defaultBodyTimeout.
 	BodyTimeout time.Duration
+	// SchedulerHeartbeat is the scheduler's last heartbeat and whether its
+	// loop runs (scheduler.Heartbeat), for /health; nil when it is off.
+	SchedulerHeartbeat func() (last time.Time, running bool)
 }
 
 // server answers Airflow's experimental API and airlite's admin endpoints.
@@ -151,7 +154,8 @@ func (s *server) router() *httprouter.Router {
 		s.api2(r, http.MethodGet, "/lineage/:dag_id/:execution_date", s.handleGetLineage)
 	}
 
-	s.uiRoutes(r) // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
+	s.uiRoutes(r)                                                 // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
+	s.public(r, http.MethodGet, "/health", s.handleHealthAirflow) // the webserver's, for health checks written for Airflow
 	s.admin(r, http.MethodGet, "/_airlite/health", s.handleHealth, false)
 	s.admin(r, http.MethodGet, "/_airlite/ready", s.handleReady, false)
 	s.admin(r, http.MethodPost, "/_airlite/reset", s.handleReset, true)
@@ -180,6 +184,20 @@ func (s *server) api2(r *httprouter.Router, method, path string, h httprouter.Ha
 	r.Handle(method, pattern, wrapped)
 	if method == http.MethodGet {
 		r.Handle(http.MethodHead, pattern, wrapped)
+	}
+}
+
+// public registers a route of Airflow's webserver that Airflow serves
+// without authentication: the edition's headers, no auth backend. GET
+// routes answer HEAD too.
+func (s *server) public(r *httprouter.Router, method, path string, h httprouter.Handle) {
+	wrapped := routed(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		s.setEditionHeaders(w, false)
+		h(w, req, ps)
+	})
+	r.Handle(method, path, wrapped)
+	if method == http.MethodGet {
+		r.Handle(http.MethodHead, path, wrapped)
 	}
 }
 
@@ -388,6 +406,43 @@ func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ httprout
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+// handleHealthAirflow is the webserver's GET /health: 200 with the
+// metadatabase's and the scheduler's health whatever they are, as Airflow
+// answers it (docs/behaviour.md §1.6).
+func (s *server) handleHealthAirflow(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	body, err := s.rules().healthBody(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now()))
+	if err != nil {
+		s.answerError(w, r, fmt.Errorf("render health: %w", err))
+		return
+	}
+	w.Header()["Content-Type"] = headerJSON
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// schedulerHealthThreshold is [scheduler] scheduler_health_check_threshold,
+// 30 s in both releases (1.10.15 default_airflow.cfg:661, 2.10.3
+// config.yml:2402): a scheduler is alive while it runs and its latest
+// heartbeat is less than this old.
+const schedulerHealthThreshold = 30 * time.Second
+
+// schedulerHealth is what /health says of the scheduler at now: no
+// heartbeat while it is off or has not finished a pass (Airflow has no
+// scheduler job then), and alive as Airflow's SchedulerJob.is_alive decides
+// (1.10.15 airflow/jobs/scheduler_job.py:443-447, 2.10.3 airflow/jobs/job.py:313-316).
+func schedulerHealth(heartbeat func() (time.Time, bool), now time.Time) webserverHealth {
+	if heartbeat == nil {
+		return webserverHealth{}
+	}
+	last, running := heartbeat()
+	if last.IsZero() {
+		return webserverHealth{}
+	}
+	return webserverHealth{schedulerBeat: &last, schedulerAlive: running && now.Sub(last) < schedulerHealthThreshold}
 }
 
 func (s *server) handleReady(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {

@@ -36,11 +36,12 @@ type dataInterval struct{ start, end time.Time }
 // the one ending at now (1.10). ok is false when there is nothing (more)
 // to schedule.
 func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool) (dataInterval, bool, error) {
-	if dag.Schedule == nil || dag.StartDate == nil {
+	first := dag.scheduleStart()
+	if dag.Schedule == nil || first == nil {
 		return dataInterval{}, false, nil
 	}
 	sched := *dag.Schedule
-	start := dag.StartDate.UTC()
+	start := first.UTC()
 	var iv dataInterval
 	switch {
 	case sched == "@once":
