@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -379,6 +380,9 @@ func FuzzPathParams(f *testing.F) {
 	})
 }
 
+// definitionErrorRe is the start of every error of a definition file.
+var definitionErrorRe = regexp.MustCompile(`^line [1-9][0-9]*: `)
+
 func FuzzParseDAG(f *testing.F) {
 	files, _ := filepath.Glob("fixtures/*.yaml")
 	for _, name := range files {
@@ -399,6 +403,10 @@ func FuzzParseDAG(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dag, err := parseDAG(data)
 		if err != nil {
+			// Every refusal names its line and speaks plainly.
+			if !definitionErrorRe.MatchString(err.Error()) || goWords.MatchString(err.Error()) {
+				t.Fatalf("error %q: want \"line N: ...\" in plain words", err)
+			}
 			return
 		}
 		if dag.DagID == "" || len(dag.Tasks) == 0 {
