@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -650,6 +651,14 @@ func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node) (*Task, error) {
 	if s.Operator == "" {
 		return nil, fmt.Errorf("line %d: task %q: operator is missing", node.Line, s.TaskID)
 	}
+	if err := checkOperator(s, node); err != nil {
+		return nil, err
+	}
+	if s.Operator != "BashOperator" {
+		// Airflow hands an operator only the default_args its constructor
+		// takes: a bash_command there is for the BashOperators.
+		s.BashCommand = ""
+	}
 	t := &Task{
 		TaskID:                  s.TaskID,
 		Operator:                s.Operator,
@@ -731,6 +740,38 @@ func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node) (*Task, error) {
 		t.Simulate = &Simulation{Duration: sim.Duration.or(0), Outcome: outcome, FailTimes: sim.FailTimes}
 	}
 	return t, nil
+}
+
+// knownOperators are the operators a task may name without simulate:.
+var knownOperators = sync.OnceValue(func() map[string]bool {
+	names := strings.Fields(airflowOperatorNames)
+	known := make(map[string]bool, len(names))
+	for _, name := range names {
+		known[name] = true
+	}
+	return known
+})
+
+// checkOperator refuses an operator that is no Airflow operator (a typo,
+// most likely) unless the task declares itself simulated, and a task's own
+// bash_command on an operator that airlite does not run it for.
+func checkOperator(s taskSpec, node *yaml.Node) error {
+	line := taskValueLine(node, nil, "operator")
+	if !knownOperators()[s.Operator] && s.Simulate == nil {
+		if near := closestName(s.Operator, strings.Fields(airflowOperatorNames)); near != "" {
+			return fmt.Errorf("line %d: task %q: unknown operator %q (did you mean %s?)", line, s.TaskID, s.Operator, near)
+		}
+		return fmt.Errorf("line %d: task %q: unknown operator %q: no Airflow operator or sensor has that name; "+
+			"give the task a simulate: block to run it as a simulated task", line, s.TaskID, s.Operator)
+	}
+	if value := mappingValue(node, "bash_command"); value != nil && s.Operator != "BashOperator" {
+		if s.Operator == "BashSensor" {
+			return fmt.Errorf("line %d: task %q: airlite runs bash_command for BashOperator only: a BashSensor is simulated, "+
+				"so its command would never run (use BashOperator, or drop bash_command)", value.Line, s.TaskID)
+		}
+		return fmt.Errorf("line %d: task %q: bash_command is taken by BashOperator, not by %s", value.Line, s.TaskID, s.Operator)
+	}
+	return nil
 }
 
 // suggestion is " (did you mean X?)" for the candidate nearest to word,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,6 +160,23 @@ func TestLoadDAGs_Errors(t *testing.T) {
 			`dags/f.yaml: line 5: task "a": bash_command: {{ dag_run.conf.x }} as a redirect target: ` +
 				`a value from a request would choose the file bash opens; name the file in the DAG file`},
 
+		// Operators.
+		{"operator typo", task("operator: BashOpertor, bash_command: echo"),
+			`dags/f.yaml: line 3: task "a": unknown operator "BashOpertor" (did you mean BashOperator?)`},
+		{"operator letter case", task("operator: pythonoperator"), `dags/f.yaml: line 3: task "a": unknown operator "pythonoperator" (did you mean PythonOperator?)`},
+		{"operator typo in a block", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: KubernetesPodOperater\n"),
+			`dags/f.yaml: line 4: task "a": unknown operator "KubernetesPodOperater" (did you mean KubernetesPodOperator?)`},
+		{"unknown operator", task("operator: MyInHouseThing"),
+			`dags/f.yaml: line 3: task "a": unknown operator "MyInHouseThing": no Airflow operator or sensor has that name; ` +
+				`give the task a simulate: block to run it as a simulated task`},
+		{"bash_command on a Python task", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: PythonOperator\n    bash_command: echo hi\n"),
+			`dags/f.yaml: line 5: task "a": bash_command is taken by BashOperator, not by PythonOperator`},
+		{"bash_command on a simulated unknown operator", task("operator: MyInHouseThing, simulate: {}, bash_command: echo"),
+			`dags/f.yaml: line 3: task "a": bash_command is taken by BashOperator, not by MyInHouseThing`},
+		{"bash_command on a BashSensor", task("operator: BashSensor, bash_command: test -f /tmp/x"),
+			`dags/f.yaml: line 3: task "a": airlite runs bash_command for BashOperator only: a BashSensor is simulated, ` +
+				`so its command would never run (use BashOperator, or drop bash_command)`},
+
 		// Schedules.
 		{"schedule preset", one("dag_id: x\nschedule_interval: '@fortnightly'\n" + oneTask),
 			`dags/f.yaml: line 2: schedule_interval "@fortnightly": unknown preset (one of @once, @hourly, @daily, @weekly, @monthly, @quarterly, @yearly)`},
@@ -211,6 +229,64 @@ func TestLoadDAGs_Errors(t *testing.T) {
 				t.Errorf("error %q speaks the decoder's words", err)
 			}
 		})
+	}
+}
+
+// Operators that Airflow ships load as before (Bash, Empty/Dummy and
+// SubDag run, the others are simulated); a name Airflow does not know
+// loads only with simulate:, which declares the task simulated. A
+// bash_command in default_args reaches BashOperators only, as Airflow
+// applies default_args to the arguments an operator's constructor takes
+// (Airflow 2.10.3 airflow/models/baseoperator.py:478-480, 1.10.15
+// airflow/utils/decorators.py:88-90).
+func TestParseDAG_Operators(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: ops
+default_args: {bash_command: echo from defaults, retries: 1}
+tasks:
+  - {task_id: bash, operator: BashOperator}
+  - {task_id: empty, operator: EmptyOperator}
+  - {task_id: dummy, operator: DummyOperator}
+  - {task_id: k8s, operator: KubernetesPodOperator}
+  - {task_id: decorated, operator: _PythonDecoratedOperator}
+  - {task_id: sensor, operator: S3KeySensor}
+  - {task_id: old_name, operator: SimpleHttpOperator}
+  - {task_id: new_name, operator: HttpOperator}
+  - {task_id: sql, operator: SQLExecuteQueryOperator}
+  - {task_id: in_house, operator: MyInHouseOperator, simulate: {outcome: failed}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dag.Task("bash").BashCommand; got != "echo from defaults" {
+		t.Errorf("BashOperator bash_command = %q, want the default_args one", got)
+	}
+	for _, id := range []string{"empty", "dummy", "k8s", "decorated", "sensor", "old_name", "new_name", "sql", "in_house"} {
+		task := dag.Task(id)
+		if task.BashCommand != "" {
+			t.Errorf("%s (%s) got default_args' bash_command %q", id, task.Operator, task.BashCommand)
+		}
+		if task.Retries != 1 {
+			t.Errorf("%s: retries = %d, want default_args' 1", id, task.Retries)
+		}
+	}
+	if sim := dag.Task("in_house").Simulate; sim == nil || sim.Outcome != "failed" {
+		t.Errorf("in_house simulate = %+v, want outcome failed", sim)
+	}
+	// Every operator the docs name is known, and the list is sorted and
+	// without repeats (closestName breaks ties by order).
+	names := strings.Fields(airflowOperatorNames)
+	if !sort.StringsAreSorted(names) {
+		t.Error("airflowOperatorNames is not sorted")
+	}
+	for _, name := range []string{"BashOperator", "BashSensor", "BranchPythonOperator", "BigQueryInsertJobOperator",
+		"DockerOperator", "EmailOperator", "EmptyOperator", "ExternalTaskSensor", "GCSToBigQueryOperator",
+		"PapermillOperator", "PostgresOperator", "PythonOperator", "S3CreateBucketOperator", "ShortCircuitOperator",
+		"SubDagOperator", "TriggerDagRunOperator", "_PythonDecoratedOperator"} {
+		if !knownOperators()[name] {
+			t.Errorf("%s is not a known operator", name)
+		}
 	}
 }
 
