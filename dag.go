@@ -265,6 +265,9 @@ type dagLoader struct {
 	ctx context.Context
 	// warn hears of the entries passed over; nil: silently.
 	warn func(file, problem string)
+	// rules are the edition's; they say how .airflowignore patterns match.
+	// nil: Airflow 2's.
+	rules *editionRules
 }
 
 // loadDAGDir parses every definition in a folder.
@@ -290,30 +293,26 @@ func (l dagLoader) loadDir(dir string) (*DAGSet, error) {
 	return l.load(folder, dir)
 }
 
-// load parses every *.yaml, *.yml and *.json file at the top of fsys
-// (pools.yaml / pools.json hold pools), then checks the set as a whole.
-// label prefixes file names in errors. Entries that are not regular files
-// (a FIFO, a device, a socket, also behind a symlink) are passed over with
-// a warning: reading one may never end. A file over maxDefinitionBytes is
-// refused.
+// load parses every *.yaml, *.yml and *.json file of fsys, in every
+// folder that no .airflowignore pattern rules out (walkDefinitions), then
+// checks the set as a whole. pools.yaml / pools.json at the top hold
+// pools; further down they are refused. label prefixes file names in
+// errors. Entries that are not regular files (a FIFO, a device, a socket,
+// also behind a symlink) are passed over with a warning: reading one may
+// never end. A file over maxDefinitionBytes is refused.
 func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
-	entries, err := fs.ReadDir(fsys, ".")
+	files, err := l.walkDefinitions(fsys, label)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", label, err)
+		return nil, err
 	}
 	set := &DAGSet{}
 	seen := map[string]string{} // dag_id -> file
-	for _, e := range entries {
-		name := e.Name()
-		ext := strings.ToLower(path.Ext(name))
-		if e.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
-			continue
-		}
-		file := filepath.Join(label, name)
+	for _, rel := range files {
+		file := filepath.Join(label, filepath.FromSlash(rel))
 		if l.ctx != nil && l.ctx.Err() != nil {
 			return nil, fmt.Errorf("read %s: %w", label, context.Cause(l.ctx))
 		}
-		info, err := fs.Stat(fsys, name) // follows a symlink
+		info, err := fs.Stat(fsys, rel) // follows a symlink
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
@@ -326,11 +325,15 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 		if info.Size() > maxDefinitionBytes {
 			return nil, fmt.Errorf("read %s: %d bytes, over the limit of %d for a definition file", file, info.Size(), maxDefinitionBytes)
 		}
-		data, err := readAtMost(fsys, name, maxDefinitionBytes)
+		base := strings.TrimSuffix(rel, path.Ext(rel))
+		if path.Base(base) == "pools" && path.Dir(rel) != "." {
+			return nil, fmt.Errorf("%s: pools are read from %s at the top of the DAG folder only: move it there, or list it in %s",
+				file, path.Base(rel), airflowignoreName)
+		}
+		data, err := readAtMost(fsys, rel, maxDefinitionBytes)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
-		base := strings.TrimSuffix(name, path.Ext(name))
 		if base == "pools" {
 			pools, err := parsePools(data)
 			if err != nil {

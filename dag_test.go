@@ -504,7 +504,8 @@ func TestLoadDAGs_PoolsAndSources(t *testing.T) {
 		"a.py":        {Data: []byte("# the source\n")},
 		"b.json":      {Data: []byte(`{"dag_id": "b", "tasks": [{"task_id": "t", "operator": "EmptyOperator"}]}`)},
 		"notes.txt":   {Data: []byte("not a dag")},
-		"sub/c.yaml":  {Data: []byte("broken: [")},
+		"sub/c.yaml":  {Data: []byte("dag_id: d\n" + oneTask)},
+		"sub/c.py":    {Data: []byte("# c\n")},
 		"README.md":   {Data: []byte("# hi")},
 		"c.YML":       {Data: []byte("dag_id: c\n" + oneTask)},
 		"ignored.pyc": {Data: []byte{0}},
@@ -517,11 +518,11 @@ func TestLoadDAGs_PoolsAndSources(t *testing.T) {
 	for _, d := range set.DAGs {
 		ids = append(ids, d.DagID)
 	}
-	if !reflect.DeepEqual(ids, []string{"a", "b", "c"}) {
+	if !reflect.DeepEqual(ids, []string{"a", "b", "c", "d"}) {
 		t.Errorf("dag ids = %v", ids)
 	}
-	if set.DAGs[0].SourceCode != "# the source\n" || set.DAGs[1].SourceCode != "" {
-		t.Errorf("source code: %q, %q", set.DAGs[0].SourceCode, set.DAGs[1].SourceCode)
+	if set.DAGs[0].SourceCode != "# the source\n" || set.DAGs[1].SourceCode != "" || set.DAGs[3].SourceCode != "# c\n" {
+		t.Errorf("source code: %q, %q, %q", set.DAGs[0].SourceCode, set.DAGs[1].SourceCode, set.DAGs[3].SourceCode)
 	}
 	if len(set.Pools) != 2 || set.Pools[0].Name != "small" || set.Pools[0].Slots != 2 || *set.Pools[0].Description != "two" ||
 		set.Pools[1].Slots != -1 || set.Pools[1].Description != nil {

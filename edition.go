@@ -118,6 +118,12 @@ type editionRules struct {
 	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
 
+	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
+	// searched for in the DAG folder's path as given joined with the path
+	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
+	// the path relative to the DAG folder (2.10.3 airflow/utils/file.py:77).
+	ignoreMatchesFolderPath bool
+
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
@@ -173,6 +179,8 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
+		ignoreMatchesFolderPath: false,
+
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
 
@@ -214,6 +222,8 @@ var (
 		pauseSubDAGs:         true,
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
+
+		ignoreMatchesFolderPath: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -258,6 +268,8 @@ var (
 		pauseSubDAGs:         false,
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
+
+		ignoreMatchesFolderPath: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}

@@ -311,7 +311,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 	}
-	dags, err := loadDAGSet(ctx, c.DagsDir, logger)
+	dags, err := loadDAGSet(ctx, c.DagsDir, c.Edition.rules(), logger)
 	if err != nil {
 		return err
 	}
@@ -438,13 +438,14 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-// loadDAGSet reads the --dags folder, or the embedded examples; a signal
-// stops it between files.
-func loadDAGSet(ctx context.Context, dir string, logger zerolog.Logger) (*DAGSet, error) {
+// loadDAGSet reads the --dags folder (as the edition reads
+// .airflowignore), or the embedded examples; a signal stops it between
+// files.
+func loadDAGSet(ctx context.Context, dir string, rules *editionRules, logger zerolog.Logger) (*DAGSet, error) {
 	if dir == "" {
 		return loadEmbeddedDAGs()
 	}
-	loader := dagLoader{ctx: ctx, warn: func(file, problem string) {
+	loader := dagLoader{ctx: ctx, rules: rules, warn: func(file, problem string) {
 		logger.Warn().Str("file", file).Msg(problem)
 	}}
 	return loader.loadDir(dir)
