@@ -89,6 +89,12 @@ func TestLoadDAGs_Errors(t *testing.T) {
 			`dags/f.yaml: line 3: unknown key "colour" in simulate (it takes duration, outcome, fail_times)`},
 		{"repeated key", one("dag_id: x\ncatchup: true\ncatchup: false\n" + oneTask),
 			`dags/f.yaml: line 3: key "catchup" appears twice in the DAG (first at line 2)`},
+		{"repeated env name", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: EmptyOperator\n    env:\n      A: '1'\n      A: '2'\n"),
+			`dags/f.yaml: line 7: key "A" appears twice in env (first at line 6)`},
+		{"repeated task key in a merge", one("dag_id: x\ntasks:\n  - {task_id: a, operator: EmptyOperator, retries: 1, retries: 2}\n"),
+			`dags/f.yaml: line 3: key "retries" appears twice in a task (first at line 3)`},
+		{"unknown key from a merge", one("dag_id: x\ntasks:\n  - {task_id: a, operator: EmptyOperator, <<: {ownr: me}}\n"),
+			`dags/f.yaml: line 3: unknown key "ownr" (did you mean owner?)`},
 		{"a mapping as a key", one("dag_id: x\n? {a: b}\n: c\n" + oneTask), "dags/f.yaml: line 2: a key must be a word, not a mapping"},
 		{"json unknown key", fstest.MapFS{"j.json": {Data: []byte("{\n  \"dag_id\": \"j\",\n  \"tasks\": [\n" +
 			"    {\"task_id\": \"t\", \"operator\": \"EmptyOperator\",\n     \"trigger_rul\": \"all_done\"}\n  ]\n}\n")}},
@@ -287,6 +293,43 @@ tasks:
 		if !knownOperators()[name] {
 			t.Errorf("%s is not a known operator", name)
 		}
+	}
+}
+
+// YAML anchors, aliases and merge keys work in definitions: a merge's
+// keys apply first and the mapping's own keys win.
+func TestParseDAG_Anchors(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: anchors
+default_args: &defaults
+  retries: 2
+  owner: team
+tasks:
+  - &first
+    task_id: a
+    operator: BashOperator
+    bash_command: echo a
+    env: &env {A: "1"}
+  - <<: *first
+    task_id: b
+    retries: 5
+  - task_id: c
+    operator: EmptyOperator
+    <<: [*defaults, {owner: other, queue: q}]
+    upstream: [a, b]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := dag.Task("a"), dag.Task("b"), dag.Task("c")
+	if b.Operator != "BashOperator" || b.BashCommand != "echo a" || b.Retries != 5 || b.Owner != "team" ||
+		!reflect.DeepEqual(b.Env, map[string]string{"A": "1"}) {
+		t.Errorf("b = %+v, want a's keys with its own retries", b)
+	}
+	if a.Retries != 2 || c.Retries != 2 || c.Owner != "team" || c.Queue != "q" {
+		t.Errorf("a retries %d; c retries %d owner %q queue %q, want 2; 2, team (the first merged mapping wins), q",
+			a.Retries, c.Retries, c.Owner, c.Queue)
 	}
 }
 

@@ -174,6 +174,9 @@ type valueKind struct {
 
 // keysOf builds the key set of a struct type from its yaml tags.
 func keysOf(t reflect.Type, what string) *keySet {
+	if t.NumField() > maxLevelKeys {
+		panic(fmt.Sprintf("%v has %d fields: decodeMapping tracks at most %d", t, t.NumField(), maxLevelKeys))
+	}
 	ks := &keySet{what: what, field: map[string]int{}, want: make([]valueKind, t.NumField())}
 	for i := 0; i < t.NumField(); i++ {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
@@ -257,6 +260,10 @@ func plural(want string) string {
 	return strings.TrimPrefix(strings.TrimPrefix(want, "a "), "an ") + "s"
 }
 
+// maxLevelKeys bounds the keys of one level, so that decodeMapping can
+// note the keys it has seen without allocating.
+const maxLevelKeys = 64
+
 // decodeMapping fills out (a pointer to a struct of keySet ks) from a
 // mapping node: unknown and repeated keys are refused, with the closest
 // known key suggested, and each value is decoded into its field with an
@@ -274,7 +281,7 @@ func decodeMapping(n *yaml.Node, out reflect.Value, ks *keySet) error {
 			}
 		}
 	}
-	var firstLine [64]int // by field index: the line a key was first seen on
+	var firstLine [maxLevelKeys]int // by field index: the line a key was first seen on
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, value := n.Content[i], n.Content[i+1]
 		if key.Kind != yaml.ScalarNode {
@@ -345,6 +352,9 @@ func decodeValue(key string, value *yaml.Node, field reflect.Value, kind valueKi
 		// limits (excessive aliasing): its message is ours or plain.
 		return fmt.Errorf("line %d: %s: %s", resolveAlias(value).Line, key, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	if d := repeatedKeyRe.FindStringSubmatch(typeErr.Errors[0]); d != nil {
+		return fmt.Errorf("line %s: key %q appears twice in %s (first at line %s)", d[1], d[2], key, d[3])
+	}
 	m := unmarshalErrorRe.FindStringSubmatch(typeErr.Errors[0])
 	if m == nil {
 		return fmt.Errorf("line %d: %s must be %s", value.Line, key, kind.want)
@@ -363,6 +373,10 @@ func decodeValue(key string, value *yaml.Node, field reflect.Value, kind valueKi
 type wantError struct{ want, got string }
 
 func (e *wantError) Error() string { return "must be " + e.want + ", not " + e.got }
+
+// repeatedKeyRe matches the decoder's error for a key given twice inside
+// a value (env, params): "line 4: mapping key "A" already defined at line 3".
+var repeatedKeyRe = regexp.MustCompile(`^line (\d+): mapping key "(.*)" already defined at line (\d+)$`)
 
 // unmarshalErrorRe matches one of the decoder's type errors:
 // "line 6: cannot unmarshal !!str `abc` into int".

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,5 +240,54 @@ func TestLoadDAGs_Subfolders(t *testing.T) {
 	}
 	if set.DAGs[1].SourceCode != "# b\n" || set.DAGs[1].FilePath != filepath.Join("dags", "x", "b.yaml") {
 		t.Errorf("b: source %q, file %q", set.DAGs[1].SourceCode, set.DAGs[1].FilePath)
+	}
+}
+
+// benchDAGFolder writes n small definitions into dir, in folders of
+// perFolder files (perFolder 0: all at the top), with a .airflowignore.
+func benchDAGFolder(b *testing.B, n, perFolder int) string {
+	b.Helper()
+	dir := b.TempDir()
+	files := map[string]string{".airflowignore": "^scratch/\n_draft\n# notes\n"}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("dag_%04d.yaml", i)
+		if perFolder > 0 {
+			name = fmt.Sprintf("team_%02d/%s", i/perFolder, name)
+		}
+		files[name] = fmt.Sprintf("dag_id: dag_%04d\nschedule_interval: '@daily'\nstart_date: 2024-01-01\n"+
+			"tasks:\n  - {task_id: a, operator: BashOperator, bash_command: echo a, downstream: [b]}\n"+
+			"  - {task_id: b, operator: PythonOperator}\n", i)
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkLoadDAGDir_1000Files loads a folder of 1,000 two-task DAGs,
+// all at the top and in 20 subfolders.
+func BenchmarkLoadDAGDir_1000Files(b *testing.B) {
+	for _, layout := range []struct {
+		name      string
+		perFolder int
+	}{{"flat", 0}, {"nested", 50}} {
+		b.Run(layout.name, func(b *testing.B) {
+			dir := benchDAGFolder(b, 1000, layout.perFolder)
+			for b.Loop() {
+				set, err := loadDAGDir(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(set.DAGs) != 1000 {
+					b.Fatalf("%d DAGs", len(set.DAGs))
+				}
+			}
+		})
 	}
 }
