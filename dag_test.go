@@ -24,6 +24,17 @@ const oneTask = "tasks:\n  - {task_id: a, operator: EmptyOperator}\n"
 // may show.
 var goWords = regexp.MustCompile(`unmarshal|!!|main\.|(^|\s)yaml:|\binto\b|\bfield\b|\bint\b`)
 
+// laughs is a DAG file whose aliases double its params ten times over:
+// a few hundred bytes that would decode to millions of values.
+func laughs() string {
+	var b strings.Builder
+	b.WriteString("dag_id: x\nparams:\n  l0: &l0 [a, b, c, d, e, f, g, h, i, j]\n")
+	for i := 1; i < 12; i++ {
+		fmt.Fprintf(&b, "  l%d: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	return b.String() + oneTask
+}
+
 // Every error a definition folder can give names the file and the line,
 // and says what is wrong in plain words (never the decoder's Go types or
 // YAML tags), with the nearest key or name for a typo.
@@ -62,6 +73,9 @@ func TestLoadDAGs_Errors(t *testing.T) {
 			"dags/f.yaml: line 2: not valid YAML or JSON: a control character, which YAML does not allow (is this a text file?)"},
 		{"undefined alias", one("dag_id: x\ndefault_args: *defaults\n" + oneTask),
 			"dags/f.yaml: line 2: not valid YAML or JSON: *defaults names no anchor (&defaults) defined above it"},
+		{"alias inside its own value", one("dag_id: x\ntasks: &t\n  - <<: *t\n"),
+			"dags/f.yaml: line 3: *t is used inside the value it names (&t), which never ends"},
+		{"aliases that multiply", one(laughs()), "dags/f.yaml: line 1: aliases (*name) expand this file to over 10 times its values: write the values out"},
 		{"a list, not a mapping", one("- dag_id: x\n"), "dags/f.yaml: line 1: the DAG must be a mapping of keys to values, not a list"},
 		{"a word, not a mapping", one("hello\n"), `dags/f.yaml: line 1: the DAG must be a mapping of keys to values, not "hello"`},
 		{"second document", one("dag_id: x\n" + oneTask + "---\ndag_id: y\n"),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -38,6 +39,9 @@ func parseDefinitionNode(data []byte, nothing string) (*yaml.Node, error) {
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 		return nil, fmt.Errorf("line %d: empty file: %s", root.Line, nothing)
 	}
+	if err := checkAliases(root); err != nil {
+		return nil, err
+	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case errors.Is(err, io.EOF):
@@ -47,6 +51,73 @@ func parseDefinitionNode(data []byte, nothing string) (*yaml.Node, error) {
 		return nil, fmt.Errorf("line %d: a second YAML document (after ---): a file holds one definition", next.Content[0].Line)
 	}
 	return root, nil
+}
+
+// maxAliasGrowth bounds how many times aliases may multiply a file's
+// values (with a floor for small files): each alias is decoded again
+// where it is used, so nested aliases could make a small file cost
+// without end, as YAML's "billion laughs" does.
+const maxAliasGrowth = 10
+
+// checkAliases refuses an alias (*name) used inside the value it names,
+// which would send decoding round for ever, and aliases that expand the
+// document more than maxAliasGrowth times.
+func checkAliases(root *yaml.Node) error {
+	if !hasAlias(root) {
+		return nil
+	}
+	const onPath = -1
+	expanded := map[*yaml.Node]int64{} // node -> its size with aliases expanded
+	var size func(n *yaml.Node) (int64, error)
+	size = func(n *yaml.Node) (int64, error) {
+		switch got, seen := expanded[n]; {
+		case seen && got == onPath:
+			return 0, errAliasLoop
+		case seen:
+			return got, nil
+		}
+		expanded[n] = onPath
+		total := int64(1)
+		children := n.Content
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			children = []*yaml.Node{n.Alias}
+		}
+		for _, c := range children {
+			sub, err := size(c)
+			if errors.Is(err, errAliasLoop) && n.Kind == yaml.AliasNode {
+				return 0, fmt.Errorf("line %d: *%s is used inside the value it names (&%s), which never ends", n.Line, n.Value, n.Value)
+			}
+			if err != nil {
+				return 0, err
+			}
+			total = min(total+sub, math.MaxInt64/2)
+		}
+		expanded[n] = total
+		return total, nil
+	}
+	total, err := size(root)
+	if err != nil {
+		return err
+	}
+	if limit := max(int64(len(expanded))*maxAliasGrowth, 100_000); total > limit {
+		return fmt.Errorf("line %d: aliases (*name) expand this file to over %d times its values: write the values out", root.Line, maxAliasGrowth)
+	}
+	return nil
+}
+
+var errAliasLoop = errors.New("alias inside its own value")
+
+// hasAlias says whether any node below n is an alias.
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // yamlProblems says in plain words what the YAML parser's problems mean.

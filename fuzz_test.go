@@ -394,6 +394,7 @@ func FuzzParseDAG(f *testing.F) {
 		"dag_id: a\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n",
 		"dag_id: a\ntasks:\n  - {task_id: t, operator: BashOperator, bash_command: 'echo {{ dag_run.conf.x }}', upstream: [u]}\n  - {task_id: u, operator: EmptyOperator, upstream: [t]}\n",
 		"dag_id: a\nschedule_interval: '*/5 * * * *'\nstart_date: 2021-01-01\ndefault_args: {retries: 2, retry_delay: 1s, start_date: 2020-01-01}\ntasks:\n  - {task_id: t, operator: PythonOperator, simulate: {duration: 1s, outcome: failed, fail_times: 1}}\n",
+		"dag_id: x\ntasks: &t\n  - <<: *t\n", "dag_id: x\ndefault_args: &d {retries: 1}\ntasks:\n  - {<<: *d, task_id: a, operator: EmptyOperator}\n",
 		"dag_id: ../x\ntasks: []\n", "{\"dag_id\": \"j\", \"tasks\": [{\"task_id\": \"t\", \"operator\": \"EmptyOperator\"}]}", "&a [*a]", "dag_id: [",
 		"dag_id: a\ndagrun_timeout: 99999999999999h\ntasks:\n  - {task_id: t, operator: EmptyOperator, retry_delay: -1s, execution_timeout: 0:00:01}\n",
 	} {
