@@ -40,6 +40,12 @@ func openDAGFolder(dir string) (*dagFolder, error) {
 
 func (f *dagFolder) Close() error { return f.root.Close() }
 
+// realDir is the real path of the folder rel (a slash path inside the DAG
+// folder), symlinks resolved: two paths that lead to one folder have one.
+func (f *dagFolder) realDir(rel string) (string, error) {
+	return filepath.EvalSymlinks(filepath.Join(f.realPath, filepath.FromSlash(rel)))
+}
+
 // Stat looks at a file without opening it (os.DirFS's Stat): opening a
 // FIFO would wait for a writer.
 func (f *dagFolder) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.FS, name) }
@@ -49,7 +55,7 @@ func (f *dagFolder) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.FS
 // definition may point at any file airlite can read, and a FIFO or device
 // would never end a read.
 func (f *dagFolder) readSource(name string) ([]byte, error) {
-	realPath, err := filepath.EvalSymlinks(filepath.Join(f.realPath, name))
+	realPath, err := filepath.EvalSymlinks(filepath.Join(f.realPath, filepath.FromSlash(name)))
 	if err != nil {
 		return nil, fmt.Errorf("read source: %w", err)
 	}

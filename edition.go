@@ -155,6 +155,11 @@ type editionRules struct {
 	// itself (Airflow 2's skip_on_exit_code default, 99); 0: none, every
 	// non-zero exit fails the task (1.10).
 	bashSkipExitCode int
+	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
+	// searched for in the DAG folder's path as given joined with the path
+	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
+	// the path relative to the DAG folder (2.10.3 airflow/utils/file.py:77).
+	ignoreMatchesFolderPath bool
 
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
@@ -254,6 +259,7 @@ var (
 		python:                  python2,
 		healthBody:              healthBody2,
 		bashSkipExitCode:        99,
+		ignoreMatchesFolderPath: false,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
@@ -309,6 +315,7 @@ var (
 		python:                  python110,
 		healthBody:              healthBody110,
 		bashSkipExitCode:        0,
+		ignoreMatchesFolderPath: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -366,6 +373,7 @@ var (
 		python:                  python110,
 		healthBody:              healthBody110,
 		bashSkipExitCode:        0,
+		ignoreMatchesFolderPath: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}

@@ -105,6 +105,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"pauseSubDAGs":            r.pauseSubDAGs,
 			"deleteRefusesRunning":    r.deleteRefusesRunning,
 			"deleteStopsTasks":        r.deleteStopsTasks,
+			"ignoreMatchesFolderPath": r.ignoreMatchesFolderPath,
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -168,8 +169,10 @@ func TestEditionRules_Table(t *testing.T) {
 			"pauseSubDAGs":         true,
 			"deleteRefusesRunning": true,
 			"deleteStopsTasks":     false,
-			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-			"errorDate":            "2024-05-01 10:00:00.000123+00:00",
+			// Airflow 2.10.3 airflow/utils/file.py:77
+			"ignoreMatchesFolderPath": false,
+			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+			"errorDate":               "2024-05-01 10:00:00.000123+00:00",
 			"duplicate": []string{
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
@@ -224,11 +227,13 @@ func TestEditionRules_Table(t *testing.T) {
 			"pauseSubDAGs":         true,
 			"deleteRefusesRunning": false,
 			"deleteStopsTasks":     true,
-			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":            duplicates110,
-			"triggerMessage":       triggerMessages110,
-			"operatorFields":       operatorFields110Bash,
+			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
+			"ignoreMatchesFolderPath": true,
+			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":               duplicates110,
+			"triggerMessage":          triggerMessages110,
+			"operatorFields":          operatorFields110Bash,
 		}},
 		{edition110RBAC, map[string]any{
 			"name":                    edition110RBAC,
@@ -268,11 +273,13 @@ func TestEditionRules_Table(t *testing.T) {
 			"pauseSubDAGs":         false,
 			"deleteRefusesRunning": false,
 			"deleteStopsTasks":     true,
-			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":            duplicates110,
-			"triggerMessage":       triggerMessages110,
-			"operatorFields":       operatorFields110Bash,
+			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
+			"ignoreMatchesFolderPath": true,
+			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":               duplicates110,
+			"triggerMessage":          triggerMessages110,
+			"operatorFields":          operatorFields110Bash,
 		}},
 	}
 

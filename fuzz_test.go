@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -415,6 +416,9 @@ func FuzzPathParams(f *testing.F) {
 	})
 }
 
+// definitionErrorRe is the start of every error of a definition file.
+var definitionErrorRe = regexp.MustCompile(`^line [1-9][0-9]*: `)
+
 func FuzzParseDAG(f *testing.F) {
 	files, _ := filepath.Glob("fixtures/*/*.yaml")
 	for _, name := range files {
@@ -426,6 +430,7 @@ func FuzzParseDAG(f *testing.F) {
 		"dag_id: a\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n",
 		"dag_id: a\ntasks:\n  - {task_id: t, operator: BashOperator, bash_command: 'echo {{ dag_run.conf.x }}', upstream: [u]}\n  - {task_id: u, operator: EmptyOperator, upstream: [t]}\n",
 		"dag_id: a\nschedule_interval: '*/5 * * * *'\nstart_date: 2021-01-01\ndefault_args: {retries: 2, retry_delay: 1s, start_date: 2020-01-01}\ntasks:\n  - {task_id: t, operator: PythonOperator, simulate: {duration: 1s, outcome: failed, fail_times: 1}}\n",
+		"dag_id: x\ntasks: &t\n  - <<: *t\n", "dag_id: x\ndefault_args: &d {retries: 1}\ntasks:\n  - {<<: *d, task_id: a, operator: EmptyOperator}\n",
 		"dag_id: ../x\ntasks: []\n", "{\"dag_id\": \"j\", \"tasks\": [{\"task_id\": \"t\", \"operator\": \"EmptyOperator\"}]}", "&a [*a]", "dag_id: [",
 		"dag_id: a\ndagrun_timeout: 99999999999999h\ntasks:\n  - {task_id: t, operator: EmptyOperator, retry_delay: -1s, execution_timeout: 0:00:01}\n",
 	} {
@@ -435,6 +440,10 @@ func FuzzParseDAG(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dag, err := parseDAG(data)
 		if err != nil {
+			// Every refusal names its line and speaks plainly.
+			if !definitionErrorRe.MatchString(err.Error()) || goWords.MatchString(err.Error()) {
+				t.Fatalf("error %q: want \"line N: ...\" in plain words", err)
+			}
 			return
 		}
 		if dag.DagID == "" || len(dag.Tasks) == 0 {

@@ -442,13 +442,13 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-// loadDAGSet reads the --dags folder, or the edition's embedded examples; a
-// signal stops it between files.
+// loadDAGSet reads the --dags folder (as the edition reads .airflowignore),
+// or the edition's embedded examples; a signal stops it between files.
 func loadDAGSet(ctx context.Context, dir string, e edition, logger zerolog.Logger) (*DAGSet, error) {
 	if dir == "" {
 		return loadExampleDAGs(e.rules(), time.Now())
 	}
-	loader := dagLoader{ctx: ctx, warn: func(file, problem string) {
+	loader := dagLoader{ctx: ctx, rules: e.rules(), warn: func(file, problem string) {
 		logger.Warn().Str("file", file).Msg(problem)
 	}}
 	return loader.loadDir(dir)

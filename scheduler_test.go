@@ -882,7 +882,9 @@ func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 			"run_after_loop": TaskSuccess, "also_run_this": TaskSuccess, "run_this_last": TaskSuccess},
 	}
 	wantOutput := map[edition]func(time.Time) string{
-		edition2: func(d time.Time) string { return "ti_key=example_bash_operator__also_run_this__" + d.Format("20060102") },
+		edition2: func(d time.Time) string {
+			return "ti_key=example_bash_operator__also_run_this__" + d.Format("20060102")
+		},
 		edition110: func(d time.Time) string {
 			return "run_id=manual__" + isoFormat(d) + " | dag_run=<DagRun example_bash_operator @ " + d.Format("2006-01-02")
 		},
