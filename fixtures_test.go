@@ -163,13 +163,8 @@ func airflow2103Examples() []wantDAG {
 			catchup: false, tags: []string{"example"},
 			tasks: []wantTask{
 				airflowTask("print_date", "BashOperator", jan2021, tutorialDefaults, bash("date"), down("sleep", "templated"), func(t *wantTask) { // :78-81, :126
-					// :92-101, textwrap.dedent of the block
-					t.docMD = "#### Task Documentation\n" +
-						"You can document your task using the attributes `doc_md` (markdown),\n" +
-						"`doc` (plain text), `doc_rst`, `doc_json`, `doc_yaml` which gets\n" +
-						"rendered in the UI's Task Instance Details page.\n" +
-						"![img](https://imgs.xkcd.com/comics/fixing_problems.png)\n" +
-						"**Image Credit:** Randall Munroe, [XKCD](https://xkcd.com/license.html)\n"
+					// :92-101 sets doc_md in Airflow's own words; airlite carries its own text (docs/behaviour.md §5)
+					t.docMD = airliteDocMD
 				}),
 				airflowTask("sleep", "BashOperator", jan2021, tutorialDefaults, bash("sleep 5"), retries(3)), // :83-88
 				airflowTask("templated", "BashOperator", jan2021, tutorialDefaults, func(t *wantTask) { // :110-123
@@ -260,11 +255,7 @@ func airflow11015Examples(now time.Time) []wantDAG {
 			dagID: "tutorial", description: "A simple tutorial DAG", schedule: strPtr("1d"), defaultArgsStart: twoDaysAgo, catchup: true,
 			tasks: []wantTask{
 				airflowTask("print_date", "BashOperator", twoDaysAgo, tutorialDefaults, bash("date"), down("sleep", "templated"), func(t *wantTask) { // :76-80, :121
-					t.docMD = "#### Task Documentation\n" + // :94-100
-						"You can document your task using the attributes `doc_md` (markdown),\n" +
-						"`doc` (plain text), `doc_rst`, `doc_json`, `doc_yaml` which gets\n" +
-						"rendered in the UI's Task Instance Details page.\n" +
-						"![img](http://montcs.bloomu.edu/~bobmon/Semesters/2012-01/491/import%20soul.png)\n"
+					t.docMD = airliteDocMD // :94-100 sets doc_md in Airflow's own words (docs/behaviour.md §5)
 				}),
 				airflowTask("sleep", "BashOperator", twoDaysAgo, tutorialDefaults, bash("sleep 5"), retries(3)), // :82-88
 				airflowTask("templated", "BashOperator", twoDaysAgo, tutorialDefaults, func(t *wantTask) { // :104-118
@@ -379,3 +370,9 @@ func orEmpty(s []string) []string {
 	}
 	return s
 }
+
+// airliteDocMD is the tutorial's print_date doc_md in airlite's words: the
+// field is set where Airflow sets it, its prose is not copied.
+const airliteDocMD = "#### print_date\n" +
+	"Prints the date the task runs. (airlite's words: the tutorial in Airflow\n" +
+	"documents this task with its own text, which airlite does not copy.)\n"
