@@ -178,6 +178,7 @@ var errorStatus = []struct {
 }{
 	{errNotFound, http.StatusNotFound},
 	{errBadRequest, http.StatusBadRequest},
+	{errConflict, http.StatusConflict},
 	{errTooLarge, http.StatusRequestEntityTooLarge},
 	{errTimeout, http.StatusRequestTimeout},
 	{errForbidden, http.StatusForbidden},
@@ -243,6 +244,22 @@ func storeErrorText(err error) (string, bool) {
 		case limitPools:
 			return fmt.Sprintf("airlite has %d pools, the limit of --max-pools: "+
 				"delete pools (DELETE /api/experimental/pools/{name}) or start airlite with a higher --max-pools", limit.have), true
+		case limitVariables:
+			return fmt.Sprintf("airlite has %d variables, the limit of --max-variables: "+
+				"delete variables (DELETE /api/v1/variables/{key}) or start airlite with a higher --max-variables", limit.have), true
+		case limitConnections:
+			return fmt.Sprintf("airlite has %d connections, the limit of --max-connections: "+
+				"delete connections (DELETE /api/v1/connections/{connection_id}) or start airlite with a higher --max-connections", limit.have), true
+		case limitXComs:
+			return fmt.Sprintf("airlite has %d XCom entries, the limit of --max-xcoms: "+
+				"remove runs (POST /_airlite/reset) or start airlite with a higher --max-xcoms", limit.have), true
+		case limitVariableBytes, limitConnBytes, limitXComBytes:
+			flag := map[string]string{limitVariableBytes: "--max-variable-bytes", limitConnBytes: "--max-connection-bytes",
+				limitXComBytes: "--max-xcom-bytes"}[limit.limit]
+			what := map[string]string{limitVariableBytes: "the value of variable", limitConnBytes: "connection",
+				limitXComBytes: "the value of XCom"}[limit.limit]
+			return fmt.Sprintf("%s %s has %d bytes, over %d, the limit of %s: "+
+				"store less or start airlite with a higher %s", what, limit.key, limit.adding, limit.max, flag, flag), true
 		}
 	}
 	var exists *subDagRunExists

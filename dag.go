@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/adhocore/gronx"
@@ -84,6 +85,7 @@ type Task struct {
 	Params                  map[string]any
 	Subdag                  string
 	Simulate                *Simulation
+	DoXComPush              *bool // nil: the operator's default in the edition (editionRules.bashPushesReturnValue)
 	Inlets                  []any
 	Outlets                 []any
 	DocMD                   string
@@ -102,6 +104,8 @@ type Simulation struct {
 	Duration  time.Duration
 	Outcome   string // success, failed or skipped
 	FailTimes int    // fail the first N tries, then take Outcome
+
+	XCom map[string]json.RawMessage // pushed when the try succeeds, as JSON
 }
 
 // Task returns the task with the given id, or nil.
@@ -178,6 +182,7 @@ type taskSpec struct {
 	Params                  map[string]any    `yaml:"params"`
 	Subdag                  string            `yaml:"subdag"`
 	Simulate                *simulateSpec     `yaml:"simulate"`
+	DoXComPush              *bool             `yaml:"do_xcom_push"`
 	Inlets                  []any             `yaml:"inlets"`
 	Outlets                 []any             `yaml:"outlets"`
 	DocMD                   string            `yaml:"doc_md"`
@@ -187,6 +192,7 @@ type simulateSpec struct {
 	Duration  *durationValue `yaml:"duration"`
 	Outcome   string         `yaml:"outcome"`
 	FailTimes int            `yaml:"fail_times"`
+	XCom      map[string]any `yaml:"xcom"`
 }
 
 // taskEntry keeps a task's YAML node, so that default_args can be applied
@@ -642,6 +648,7 @@ func buildTask(s taskSpec, dag *DAG) (*Task, error) {
 		EndDate:                 s.EndDate.ptr(),
 		Params:                  s.Params,
 		Subdag:                  s.Subdag,
+		DoXComPush:              s.DoXComPush,
 		Inlets:                  s.Inlets,
 		Outlets:                 s.Outlets,
 		DocMD:                   s.DocMD,
@@ -690,6 +697,16 @@ func buildTask(s taskSpec, dag *DAG) (*Task, error) {
 			return nil, fmt.Errorf("task %q: simulate fail_times must not be negative", t.TaskID)
 		}
 		t.Simulate = &Simulation{Duration: sim.Duration.or(0), Outcome: outcome, FailTimes: sim.FailTimes}
+		for key, v := range sim.XCom {
+			raw, err := json.Marshal(v)
+			if key == "" || err != nil {
+				return nil, fmt.Errorf("task %q: simulate xcom %q: want a non-empty key and a JSON value", t.TaskID, key)
+			}
+			if t.Simulate.XCom == nil {
+				t.Simulate.XCom = map[string]json.RawMessage{}
+			}
+			t.Simulate.XCom[key] = raw
+		}
 	}
 	return t, nil
 }

@@ -121,6 +121,12 @@ type editionRules struct {
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
+
+	// bashPushesReturnValue: a BashOperator without do_xcom_push pushes
+	// its last line of output as return_value. Airflow 2's BaseOperator
+	// do_xcom_push defaults to True; 1.10's BashOperator pushes only with
+	// xcom_push=True, which defaults to False.
+	bashPushesReturnValue bool
 }
 
 // orphanPolicy is what becomes of the task instances that were in one of
@@ -174,6 +180,8 @@ var (
 		deleteStopsTasks:     false,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+
+		bashPushesReturnValue: true,
 	}
 
 	rules110 = editionRules{
@@ -216,6 +224,8 @@ var (
 		deleteStopsTasks:     true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+
+		bashPushesReturnValue: false,
 	}
 
 	// rules110RBAC differs from rules110 in the run page's path, the
@@ -260,6 +270,8 @@ var (
 		deleteStopsTasks:     true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+
+		bashPushesReturnValue: false,
 	}
 )
 
