@@ -148,6 +148,10 @@ func (s *server) router() *httprouter.Router {
 		s.api2(r, http.MethodGet, "/lineage/:dag_id/:execution_date", s.handleGetLineage)
 	}
 
+	if rules.apiV1 {
+		s.registerV1(r, s.v1Routes())
+	}
+
 	s.uiRoutes(r) // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
 	s.admin(r, http.MethodGet, "/_airlite/health", s.handleHealth, false)
 	s.admin(r, http.MethodGet, "/_airlite/ready", s.handleReady, false)
@@ -161,6 +165,22 @@ func (s *server) router() *httprouter.Router {
 	s.admin(r, http.MethodGet, "/_airlite/requests", s.handleListRequests, true)
 	s.admin(r, http.MethodDelete, "/_airlite/requests", s.handleClearRequests, true)
 	return r
+}
+
+// v1Routes is the stable REST API, one line per operation with Airflow's
+// path under /api/v1 and its query parameters (registerV1 mounts them).
+func (s *server) v1Routes() *v1Router {
+	vr := &v1Router{}
+	vr.add(http.MethodGet, "/health", s.handleV1Health, openRoute)
+	vr.add(http.MethodGet, "/version", s.handleV1Version, openRoute)
+	vr.add(http.MethodGet, "/config", s.handleV1Config, withQuery(v1Param{name: "section", schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/providers", s.handleV1Providers)
+	vr.add(http.MethodGet, "/plugins", s.handleV1Plugins, withQuery(qLimit, qOffset))
+	vr.add(http.MethodGet, "/importErrors", s.handleV1ImportErrors, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, "/dagWarnings", s.handleV1DagWarnings, withQuery(
+		v1Param{name: "dag_id", schema: "{'type': 'string'}"}, v1Param{name: "warning_type", schema: "{'type': 'string'}"},
+		qLimit, qOffset, qOrderBy))
+	return vr
 }
 
 // api2 registers an experimental-API route: access log, edition headers,
