@@ -339,3 +339,37 @@ func (s *server) writeV1Problem(w http.ResponseWriter, r *http.Request, p *probl
 		_, _ = w.Write(body)
 	}
 }
+
+// writeV1NoContent is connexion's NoContent, 204: an empty body labelled
+// JSON.
+func (s *server) writeV1NoContent(w http.ResponseWriter) {
+	w.Header()["Content-Type"] = headerJSON
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// writeV1Text writes a text resource (a DAG's source) as the Accept header
+// asks, as Airflow's endpoints do: text/plain as it is, application/json
+// as {"content": ...} (marshmallow's dumps: Python's default separators,
+// keys unsorted), anything else 406.
+func (s *server) writeV1Text(w http.ResponseWriter, r *http.Request, text string) {
+	var body []byte
+	switch bestMatch(r.Header.Get("Accept"), "text/plain", "application/json") {
+	case "text/plain":
+		w.Header().Set("Content-Type", "text/plain")
+		body = []byte(text)
+	case "application/json":
+		w.Header()["Content-Type"] = headerJSON
+		body = append(appendPyString([]byte(`{"content": `), text), '}')
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotAcceptable)
+		if r.Method != http.MethodHead {
+			_, _ = io.WriteString(w, "Not Allowed Accept Header")
+		}
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}

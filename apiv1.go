@@ -114,9 +114,15 @@ func minimum(n int64) *int64 { return &n }
 
 // The shared parameters (components/parameters in the document).
 var (
-	qLimit   = v1Param{name: "limit", kind: paramInteger, schema: "{'type': 'integer', 'default': 100}"}
-	qOffset  = v1Param{name: "offset", kind: paramInteger, minimum: minimum(0), schema: "{'type': 'integer', 'minimum': 0}"}
-	qOrderBy = v1Param{name: "order_by", kind: paramString, schema: "{'type': 'string'}"}
+	qLimit        = v1Param{name: "limit", kind: paramInteger, schema: "{'type': 'integer', 'default': 100}"}
+	qOffset       = v1Param{name: "offset", kind: paramInteger, minimum: minimum(0), schema: "{'type': 'integer', 'minimum': 0}"}
+	qOrderBy      = v1Param{name: "order_by", kind: paramString, schema: "{'type': 'string'}"}
+	qTags         = v1Param{name: "tags", kind: paramStringArray}
+	qFields       = v1Param{name: "fields", kind: paramStringArray}
+	qUpdateMask   = v1Param{name: "update_mask", kind: paramStringArray}
+	qOnlyActive   = v1Param{name: "only_active", kind: paramBoolean}
+	qPaused       = v1Param{name: "paused", kind: paramBoolean}
+	qDagIDPattern = v1Param{name: "dag_id_pattern", kind: paramString, schema: "{'type': 'string'}"}
 )
 
 // v1Values is a request's query after connexion's checks: each declared

@@ -44,8 +44,11 @@ func problemText(status int, p *wantProblem) string {
 		if v == nil {
 			return "null"
 		}
-		b, _ := json.Marshal(v)
-		return string(b)
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+		return strings.TrimSuffix(b.String(), "\n")
 	}
 	return fmt.Sprintf("{\n  \"detail\": %s,\n  \"status\": %d,\n  \"title\": %s,\n  \"type\": %q\n}\n",
 		str(p.detail), status, str(p.title), typ)

@@ -2043,3 +2043,9 @@ func (s *Store) WatchRun(dagID, runID string) (*DagRun, <-chan struct{}, error) 
 	}
 	return raw.(*DagRun), ch, nil
 }
+
+// LastScheduledDate is the logical date of a DAG's latest scheduled run,
+// or nil (the stable API's next_dagrun starts from it).
+func (s *Store) LastScheduledDate(dagID string) (*time.Time, error) {
+	return storeView{s.read()}.LastScheduledDate(dagID)
+}
