@@ -58,6 +58,9 @@ func (e edition) rules() *editionRules {
 type editionRules struct {
 	name    edition
 	version string // the Airflow version answered as (/info, the UI)
+	// gitVersion is the release's airflow/git_version file, which
+	// /api/v1/version reports.
+	gitVersion any
 
 	// The JSON form of answers: Flask 1.1 writes compact JSON with a
 	// trailing newline; Airflow 2's provider writes Python's default
@@ -74,6 +77,7 @@ type editionRules struct {
 	problemDocument bool
 
 	// Routes that only some releases have.
+	apiV1          bool // the stable REST API under /api/v1 (Airflow 2)
 	deleteDagRoute bool // DELETE /dags/<dag_id>: not with the RBAC UI
 	infoRoute      bool // GET /info
 	lineageRoute   bool // GET /lineage/<dag_id>/<execution_date>
@@ -141,8 +145,9 @@ type orphanPolicy struct {
 // The table, one value per edition.
 var (
 	rules2 = editionRules{
-		name:    edition2,
-		version: "2.10.3",
+		name:       edition2,
+		version:    "2.10.3",
+		gitVersion: ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
 
 		json:        spacedJSON,
 		jsonNewline: false,
@@ -151,6 +156,7 @@ var (
 		deprecationHeaders: true,
 		problemDocument:    true,
 
+		apiV1:          true,
 		deleteDagRoute: true,
 		infoRoute:      true,
 		lineageRoute:   true,

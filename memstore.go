@@ -2519,3 +2519,9 @@ func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
 	}
 	return raw.(*XComEntry), nil
 }
+
+// LastScheduledDate is the logical date of a DAG's latest scheduled run,
+// or nil (the stable API's next_dagrun starts from it).
+func (s *Store) LastScheduledDate(dagID string) (*time.Time, error) {
+	return storeView{s.read()}.LastScheduledDate(dagID)
+}
