@@ -287,8 +287,26 @@ func (vr *v1Router) match(method, path string) (*v1Route, map[string]string, []s
 }
 
 // matches reports whether segs fit the route; score counts the literal
-// segments, so that the most literal rule wins.
+// segments, so that the most literal rule wins. A last segment
+// {name:path} takes the rest of the path, slashes included, as
+// Werkzeug's path converter does for a parameter of format path.
 func (rt *v1Route) matches(segs []string) (map[string]string, int, bool) {
+	if len(rt.segs) == 0 {
+		return nil, 0, len(segs) == 0
+	}
+	last := rt.segs[len(rt.segs)-1]
+	if rest, ok := strings.CutSuffix(last, ":path}"); ok && len(segs) >= len(rt.segs) {
+		head, score, ok := (&v1Route{segs: rt.segs[:len(rt.segs)-1]}).matches(segs[:len(rt.segs)-1])
+		tail := strings.Join(segs[len(rt.segs)-1:], "/")
+		if !ok || strings.Trim(tail, "/") == "" {
+			return nil, 0, false
+		}
+		if head == nil {
+			head = map[string]string{}
+		}
+		head[rest[1:]] = tail
+		return head, score, true
+	}
 	if len(segs) != len(rt.segs) {
 		return nil, 0, false
 	}

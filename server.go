@@ -203,6 +203,21 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.handleV1GetTask)
 	vr.add(http.MethodGet, "/dagSources/{file_token}", s.handleV1GetDagSource)
 	vr.add(http.MethodGet, "/dagStats", s.handleV1GetDagStats, withQuery(v1Param{name: "dag_ids", required: true, schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/variables", s.handleV1GetVariables, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody))
+	vr.add(http.MethodGet, "/variables/{variable_key:path}", s.handleV1GetVariable)
+	vr.add(http.MethodPatch, "/variables/{variable_key:path}", s.handleV1PatchVariable, withBody(checkVariableBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/variables/{variable_key:path}", s.handleV1DeleteVariable)
+	vr.add(http.MethodGet, "/connections", s.handleV1GetConnections, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/connections", s.handleV1PostConnection, withBody(checkConnectionBody))
+	vr.add(http.MethodGet, "/connections/{connection_id}", s.handleV1GetConnection)
+	vr.add(http.MethodPatch, "/connections/{connection_id}", s.handleV1PatchConnection, withBody(checkConnectionBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/connections/{connection_id}", s.handleV1DeleteConnection)
+	vr.add(http.MethodPost, "/connections/test", s.handleV1TestConnection, withBody(checkConnectionBody))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries", s.handleV1GetXComEntries,
+		withQuery(qMapIndex, qXComKey, qLimit, qOffset))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries/{xcom_key}", s.handleV1GetXComEntry,
+		withQuery(qMapIndex, qDeserialize, qStringify))
 	return vr
 }
 
