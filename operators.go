@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -148,8 +147,8 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	}
 	text, cut := out.result()
 	res := taskOutcome{state: TaskSuccess, output: text, cut: cut}
-	// A JSON string is never refused by the encoder.
-	res.returnValue, _ = json.Marshal(lastOutputLine(text))
+	// Stored as Airflow's XCom serializer writes it (json.dumps, ASCII).
+	res.returnValue = appendPyString(nil, lastOutputLine(text))
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -332,6 +332,7 @@ tasks:
   - {task_id: out, operator: BashOperator, bash_command: "echo first; echo 'last  '"}
   - {task_id: err, operator: BashOperator, bash_command: "echo first; echo to-stderr >&2"}
   - {task_id: silent, operator: BashOperator, bash_command: "true"}
+  - {task_id: accent, operator: BashOperator, bash_command: "echo 'café <&>'"}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -339,6 +340,7 @@ tasks:
 	runner := bashRunner(t)
 	for _, tc := range []struct{ taskID, want string }{
 		{"out", `"last"`}, {"err", `"to-stderr"`}, {"silent", `""`},
+		{"accent", `"caf\u00e9 <&>"`}, // as json.dumps writes it (Airflow 2.10.3 airflow/models/xcom.py:688)
 	} {
 		run := DagRun{DagID: "d", RunID: "r"}
 		out := runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", tc.taskID}, try: 1, dag: dag, task: dag.Task(tc.taskID), run: run})
