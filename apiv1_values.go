@@ -172,7 +172,7 @@ func appendPyDumps(b []byte, v any) []byte {
 }
 
 // sensitiveFieldNames are the secrets masker's DEFAULT_SENSITIVE_FIELDS
-// (Airflow 2.10.3 airflow/utils/log/secrets_masker.py:58-73): a key that
+// (Airflow 2.10.3 airflow/utils/log/secrets_masker.py:57-72): a key that
 // holds one of them, in any case, has its value hidden.
 var sensitiveFieldNames = []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
 	"password", "private_key", "secret", "token", "keyfile_dict", "service_account"}

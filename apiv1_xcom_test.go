@@ -66,7 +66,7 @@ func TestServerV1_XComEntries(t *testing.T) {
 			wantProblem: &wantProblem{title: "XCom entry not found", detail: nil}},
 		{name: "get: another map_index", path: run2 + "/runme_0/xcomEntries/k?map_index=0", setup: dict, wantStatus: 404,
 			wantProblem: &wantProblem{title: "XCom entry not found", detail: nil}},
-		// xcom_endpoint.py:97-99: deserialize needs [api] enable_xcom_deserialize_support, off by default
+		// xcom_endpoint.py:100-102: deserialize needs [api] enable_xcom_deserialize_support, off by default
 		{name: "get: deserialize refused", path: run2 + "/runme_0/xcomEntries/k?deserialize=true", setup: dict, wantStatus: 400,
 			wantProblem: &wantProblem{title: "Bad Request", detail: "XCom deserialization is disabled in configuration."}},
 		// test_xcom_endpoint.py:333 (list of one task instance)

@@ -28,7 +28,7 @@ func TestStore_Variables(t *testing.T) {
 		want   []Variable // every variable after the steps, by id
 	}{
 		{
-			// Airflow 2.10.3 airflow/models/variable.py:209-211: set deletes
+			// Airflow 2.10.3 airflow/models/variable.py:211-212: set deletes
 			// the key and adds a new row.
 			name: "set replaces under a new id",
 			steps: []step{

@@ -321,7 +321,7 @@ tasks: [{task_id: t, operator: PythonOperator, simulate: {xcom: {a: 1}}}]
 }
 
 // A real bash try returns its last line of output, stdout and stderr
-// together (Airflow 2.10.3 airflow/hooks/subprocess.py:91-93 merges
+// together (Airflow 2.10.3 airflow/hooks/subprocess.py:90-94 merges
 // them), whatever its exit code; only a success pushes it.
 func TestBash_ReturnsTheLastLine(t *testing.T) {
 	t.Parallel()
