@@ -53,8 +53,16 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 		if err := s.opts.Store.ResetPaused(); err != nil {
 			return nil, err
 		}
+	case "variables":
+		if err := s.opts.Store.ResetVariables(); err != nil {
+			return nil, err
+		}
+	case "connections":
+		if err := s.opts.Store.ResetConnections(); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, newAPIError(errBadRequest, "unknown reset scope %q: want all, runs, pools or paused", scope)
+		return nil, newAPIError(errBadRequest, "unknown reset scope %q: want all, runs, pools, paused, variables or connections", scope)
 	}
 	if s.opts.Kick != nil {
 		s.opts.Kick()

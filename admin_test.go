@@ -84,6 +84,31 @@ func TestAdmin_ResetScopes(t *testing.T) {
 			if p, _ := ts.store.PoolByName("extra"); p != nil {
 				t.Error("pool left")
 			}
+			if _, ok := ts.store.Variable("v"); ok {
+				t.Error("variable left")
+			}
+			if _, err := ts.store.ConnectionByID("c"); err == nil {
+				t.Error("connection left")
+			}
+		}},
+		{"variables", "?scope=variables", 200, "", func(t *testing.T, ts *testServer) {
+			if _, ok := ts.store.Variable("v"); ok {
+				t.Error("variable left")
+			}
+			if _, err := ts.store.ConnectionByID("c"); err != nil {
+				t.Error("connection removed by a variables reset")
+			}
+			if runs, _ := ts.store.RunsOfDag("tutorial", ""); len(runs) != 1 {
+				t.Error("runs changed by a variables reset")
+			}
+		}},
+		{"connections", "?scope=connections", 200, "", func(t *testing.T, ts *testServer) {
+			if _, err := ts.store.ConnectionByID("c"); err == nil {
+				t.Error("connection left")
+			}
+			if _, ok := ts.store.Variable("v"); !ok {
+				t.Error("variable removed by a connections reset")
+			}
 		}},
 		{"unknown scope", "?scope=dags", 400, `unknown reset scope \"dags\"`, nil},
 		{"unknown dag", "?scope=runs&dag_id=nope", 404, "dag nope does not exist", nil},
@@ -97,6 +122,12 @@ func TestAdmin_ResetScopes(t *testing.T) {
 			ts.trigger(t, "tutorial", `{}`)
 			expect(t, ts.do(t, "GET", apiPrefix+"/dags/tutorial/paused/true", ""), 200)
 			expect(t, ts.do(t, "POST", apiPrefix+"/pools", `{"name": "extra", "slots": 3, "description": "x"}`), 200)
+			if _, err := ts.store.SetVariable("v", "1", nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ts.store.CreateConnection(Connection{ConnID: "c", ConnType: "http"}); err != nil {
+				t.Fatal(err)
+			}
 			res := ts.do(t, "POST", "/_airlite/reset"+tc.query, "")
 			expect(t, res, tc.wantStatus, tc.wantError)
 			if tc.check != nil {

@@ -22,12 +22,15 @@ type routeFamily int
 
 const (
 	familyAPI   routeFamily = iota // /api/...: {"error": ...} in the edition's JSON form, as Airflow
+	familyV1                       // /api/v1/...: connexion's problem documents (Airflow 2's stable API)
 	familyAdmin                    // /_airlite/...: compact JSON, the same in every edition
 	familyPage                     // the status pages: the HTML error page
 )
 
 func familyOf(r *http.Request) routeFamily {
 	switch p := r.URL.Path; {
+	case strings.HasPrefix(p, apiV1Prefix+"/"):
+		return familyV1
 	case strings.HasPrefix(p, "/api/"):
 		return familyAPI
 	case strings.HasPrefix(p, "/_airlite/"):
@@ -58,6 +61,11 @@ func (s *server) answerError(w http.ResponseWriter, r *http.Request, err error) 
 		s.writeProblem(w, r, route.status, route.title, route.detail)
 		return
 	}
+	var prob *problem
+	if errors.As(err, &prob) {
+		s.writeV1Problem(w, r, prob)
+		return
+	}
 	var refusal rejection
 	if errors.As(err, &refusal) {
 		if refusal.wwwAuthenticate != "" {
@@ -81,6 +89,8 @@ func (s *server) answerError(w http.ResponseWriter, r *http.Request, err error) 
 			}
 		}
 		writeAdminJSON(w, status, body)
+	case familyV1:
+		s.writeV1Problem(w, r, &problem{status: status, title: http.StatusText(status), detail: msg})
 	default:
 		s.writeJSON(w, r, status, map[string]any{"error": msg})
 	}
@@ -178,6 +188,7 @@ var errorStatus = []struct {
 }{
 	{errNotFound, http.StatusNotFound},
 	{errBadRequest, http.StatusBadRequest},
+	{errConflict, http.StatusConflict},
 	{errTooLarge, http.StatusRequestEntityTooLarge},
 	{errTimeout, http.StatusRequestTimeout},
 	{errForbidden, http.StatusForbidden},
@@ -243,6 +254,22 @@ func storeErrorText(err error) (string, bool) {
 		case limitPools:
 			return fmt.Sprintf("airlite has %d pools, the limit of --max-pools: "+
 				"delete pools (DELETE /api/experimental/pools/{name}) or start airlite with a higher --max-pools", limit.have), true
+		case limitVariables:
+			return fmt.Sprintf("airlite has %d variables, the limit of --max-variables: "+
+				"delete variables (DELETE /api/v1/variables/{key}) or start airlite with a higher --max-variables", limit.have), true
+		case limitConnections:
+			return fmt.Sprintf("airlite has %d connections, the limit of --max-connections: "+
+				"delete connections (DELETE /api/v1/connections/{connection_id}) or start airlite with a higher --max-connections", limit.have), true
+		case limitXComs:
+			return fmt.Sprintf("airlite has %d XCom entries, the limit of --max-xcoms: "+
+				"remove runs (POST /_airlite/reset) or start airlite with a higher --max-xcoms", limit.have), true
+		case limitVariableBytes, limitConnBytes, limitXComBytes:
+			flag := map[string]string{limitVariableBytes: "--max-variable-bytes", limitConnBytes: "--max-connection-bytes",
+				limitXComBytes: "--max-xcom-bytes"}[limit.limit]
+			what := map[string]string{limitVariableBytes: "the value of variable", limitConnBytes: "connection",
+				limitXComBytes: "the value of XCom"}[limit.limit]
+			return fmt.Sprintf("%s %s has %d bytes, over %d, the limit of %s: "+
+				"store less or start airlite with a higher %s", what, limit.key, limit.adding, limit.max, flag, flag), true
 		}
 	}
 	var exists *subDagRunExists
@@ -286,5 +313,80 @@ func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = io.WriteString(w, body)
+	}
+}
+
+// writeV1JSON writes a stable-API answer as connexion does: Airflow's JSON
+// provider (sorted keys, ASCII) indented by two, and a final newline.
+func (s *server) writeV1JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	compact, err := compactJSON.marshal(v)
+	if err != nil {
+		s.answerError(w, r, fmt.Errorf("render response: %w", err))
+		return
+	}
+	body := append(appendIndented(make([]byte, 0, len(compact)*2), compact), '\n')
+	w.Header()["Content-Type"] = headerJSON
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if _, err := w.Write(body); err != nil {
+		s.opts.Logger.Debug().Err(err).Str("path", r.URL.Path).Msg("write response")
+	}
+}
+
+// writeV1Problem writes a stable-API error: connexion's problem document,
+// its type the link Airflow gives the status (about:blank for others).
+func (s *server) writeV1Problem(w http.ResponseWriter, r *http.Request, p *problem) {
+	typ, ok := v1ProblemTypes[p.status]
+	if !ok {
+		typ = "about:blank"
+	}
+	if p.wwwAuthenticate != "" {
+		w.Header().Set("WWW-Authenticate", p.wwwAuthenticate)
+	}
+	compact, err := compactJSON.marshal(pyObject{{"detail", p.detail}, {"status", p.status}, {"title", p.title}, {"type", typ}})
+	if err != nil { // strings and an int always render
+		s.opts.Logger.Error().Err(err).Msg("render problem")
+	}
+	body := append(appendIndented(nil, compact), '\n')
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// writeV1NoContent is connexion's NoContent, 204: an empty body labelled
+// JSON.
+func (s *server) writeV1NoContent(w http.ResponseWriter) {
+	w.Header()["Content-Type"] = headerJSON
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// writeV1Text writes a text resource (a DAG's source) as the Accept header
+// asks, as Airflow's endpoints do: text/plain as it is, application/json
+// as {"content": ...} (marshmallow's dumps: Python's default separators,
+// keys unsorted), anything else 406.
+func (s *server) writeV1Text(w http.ResponseWriter, r *http.Request, text string) {
+	var body []byte
+	switch bestMatch(r.Header.Get("Accept"), "text/plain", "application/json") {
+	case "text/plain":
+		w.Header().Set("Content-Type", "text/plain")
+		body = []byte(text)
+	case "application/json":
+		w.Header()["Content-Type"] = headerJSON
+		body = append(appendPyString([]byte(`{"content": `), text), '}')
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotAcceptable)
+		if r.Method != http.MethodHead {
+			_, _ = io.WriteString(w, "Not Allowed Accept Header")
+		}
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
 	}
 }

@@ -25,6 +25,9 @@ var (
 	// errUnavailable is a write airlite cannot take now but may later,
 	// such as a new run while the id lease cannot be written (503).
 	errUnavailable = errors.New("unavailable")
+	// errConflict is a row that cannot be created because its key is
+	// taken (Airflow's AlreadyExists, 409).
+	errConflict = errors.New("already exists")
 )
 
 // Limits on what a request may store, so that no client can grow the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/adhocore/gronx"
@@ -90,6 +91,7 @@ type Task struct {
 	Params                  map[string]any
 	Subdag                  string
 	Simulate                *Simulation
+	DoXComPush              *bool // nil: the operator's default in the edition (editionRules.bashPushesReturnValue)
 	Inlets                  []any
 	Outlets                 []any
 	DocMD                   string
@@ -108,6 +110,8 @@ type Simulation struct {
 	Duration  time.Duration
 	Outcome   string // success, failed or skipped
 	FailTimes int    // fail the first N tries, then take Outcome
+
+	XCom map[string]json.RawMessage // pushed when the try succeeds, as JSON
 }
 
 // Task returns the task with the given id, or nil.
@@ -202,6 +206,7 @@ type taskSpec struct {
 	Params                  map[string]any    `yaml:"params"`
 	Subdag                  string            `yaml:"subdag"`
 	Simulate                *simulateSpec     `yaml:"simulate"`
+	DoXComPush              *bool             `yaml:"do_xcom_push"`
 	Inlets                  []any             `yaml:"inlets"`
 	Outlets                 []any             `yaml:"outlets"`
 	DocMD                   string            `yaml:"doc_md"`
@@ -221,9 +226,11 @@ func (s taskSpec) clone() taskSpec {
 	s.EmailOnRetry = clonePtr(s.EmailOnRetry)
 	s.StartDate = clonePtr(s.StartDate)
 	s.EndDate = clonePtr(s.EndDate)
+	s.DoXComPush = clonePtr(s.DoXComPush)
 	if s.Simulate != nil {
 		sim := *s.Simulate
 		sim.Duration = clonePtr(sim.Duration)
+		sim.XCom = copyMap(sim.XCom)
 		s.Simulate = &sim
 	}
 	s.Env = copyMap(s.Env)
@@ -243,6 +250,7 @@ type simulateSpec struct {
 	Duration  *durationValue `yaml:"duration"`
 	Outcome   string         `yaml:"outcome"`
 	FailTimes int            `yaml:"fail_times"`
+	XCom      map[string]any `yaml:"xcom"`
 }
 
 // dateValue is a date of a definition: a date as §2.3 reads it, or
@@ -770,6 +778,7 @@ func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node, now time.Time) (
 		EndDate:                 s.EndDate.at(now),
 		Params:                  s.Params,
 		Subdag:                  s.Subdag,
+		DoXComPush:              s.DoXComPush,
 		Inlets:                  s.Inlets,
 		Outlets:                 s.Outlets,
 		DocMD:                   s.DocMD,
@@ -822,6 +831,16 @@ func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node, now time.Time) (
 			return nil, fail("simulate", "simulate fail_times must be 0 or more, not %d", sim.FailTimes)
 		}
 		t.Simulate = &Simulation{Duration: sim.Duration.or(0), Outcome: outcome, FailTimes: sim.FailTimes}
+		for key, v := range sim.XCom {
+			raw, err := json.Marshal(v)
+			if key == "" || err != nil {
+				return nil, fmt.Errorf("task %q: simulate xcom %q: want a non-empty key and a JSON value", t.TaskID, key)
+			}
+			if t.Simulate.XCom == nil {
+				t.Simulate.XCom = map[string]json.RawMessage{}
+			}
+			t.Simulate.XCom[key] = raw
+		}
 	}
 	return t, nil
 }

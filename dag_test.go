@@ -100,7 +100,7 @@ func TestLoadDAGs_Errors(t *testing.T) {
 		{"unknown simulate key", task("operator: PythonOperator, simulate: {outcom: failed}"),
 			`dags/f.yaml: line 3: unknown key "outcom" (did you mean outcome?)`},
 		{"unknown simulate key, nothing near", task("operator: PythonOperator, simulate: {colour: red}"),
-			`dags/f.yaml: line 3: unknown key "colour" in simulate (it takes duration, outcome, fail_times)`},
+			`dags/f.yaml: line 3: unknown key "colour" in simulate (it takes duration, outcome, fail_times, xcom)`},
 		{"repeated key", one("dag_id: x\ncatchup: true\ncatchup: false\n" + oneTask),
 			`dags/f.yaml: line 3: key "catchup" appears twice in the DAG (first at line 2)`},
 		{"repeated env name", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: EmptyOperator\n    env:\n      A: '1'\n      A: '2'\n"),

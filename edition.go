@@ -58,6 +58,9 @@ func (e edition) rules() *editionRules {
 type editionRules struct {
 	name    edition
 	version string // the Airflow version answered as (/info, the UI)
+	// gitVersion is the release's airflow/git_version file, which
+	// /api/v1/version reports.
+	gitVersion any
 
 	// examples is the embedded folder of the release's example DAGs,
 	// served when --dags is not given.
@@ -78,6 +81,7 @@ type editionRules struct {
 	problemDocument bool
 
 	// Routes that only some releases have.
+	apiV1          bool // the stable REST API under /api/v1 (Airflow 2)
 	deleteDagRoute bool // DELETE /dags/<dag_id>: not with the RBAC UI
 	infoRoute      bool // GET /info
 	lineageRoute   bool // GET /lineage/<dag_id>/<execution_date>
@@ -164,6 +168,12 @@ type editionRules struct {
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
+
+	// bashPushesReturnValue: a BashOperator without do_xcom_push pushes
+	// its last line of output as return_value. Airflow 2's BaseOperator
+	// do_xcom_push defaults to True; 1.10's BashOperator pushes only with
+	// xcom_push=True, which defaults to False.
+	bashPushesReturnValue bool
 }
 
 // dagrunTimeoutRule is what dagrun_timeout does to a run running longer
@@ -209,8 +219,9 @@ type orphanPolicy struct {
 // The table, one value per edition.
 var (
 	rules2 = editionRules{
-		name:    edition2,
-		version: "2.10.3",
+		name:       edition2,
+		version:    "2.10.3",
+		gitVersion: ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
 
 		examples: "fixtures/2.10.3",
 
@@ -221,6 +232,7 @@ var (
 		deprecationHeaders: true,
 		problemDocument:    true,
 
+		apiV1:          true,
 		deleteDagRoute: true,
 		infoRoute:      true,
 		lineageRoute:   true,
@@ -262,6 +274,8 @@ var (
 		ignoreMatchesFolderPath: false,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+
+		bashPushesReturnValue: true,
 	}
 
 	rules110 = editionRules{
@@ -318,6 +332,8 @@ var (
 		ignoreMatchesFolderPath: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+
+		bashPushesReturnValue: false,
 	}
 
 	// rules110RBAC differs from rules110 in the run page's path, the
@@ -376,6 +392,8 @@ var (
 		ignoreMatchesFolderPath: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+
+		bashPushesReturnValue: false,
 	}
 )
 

@@ -184,7 +184,7 @@ func (s *server) guarded(next http.Handler) http.Handler {
 			h.Set("Access-Control-Allow-Credentials", "true")
 			h.Add("Vary", "Origin")
 			if r.Method == http.MethodOptions && firstHeader(r, "Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE")
+				h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PATCH, DELETE")
 				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
 				h.Set("Access-Control-Max-Age", "600")
 			}

@@ -118,7 +118,7 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 // the admin endpoints', but not the journal's own nor the status pages'
 // (a browser left open would fill the journal with page refreshes).
 func journaled(path string) bool {
-	return strings.HasPrefix(path, apiPrefix+"/") ||
+	return strings.HasPrefix(path, apiPrefix+"/") || strings.HasPrefix(path, apiV1Prefix+"/") ||
 		(strings.HasPrefix(path, "/_airlite/") && !strings.HasPrefix(path, "/_airlite/requests"))
 }
 

@@ -53,6 +53,14 @@ const (
 	// defaultMaxConfBytes is 256 MiB: 4,096 runs with a conf at the 64 KiB
 	// a trigger may send.
 	defaultMaxConfBytes = 256 << 20
+	// Variables, connections and XCom entries: the counts bound the rows,
+	// the sizes one value each (64 KiB, as a conf).
+	defaultMaxVariables       = 10000
+	defaultMaxVariableBytes   = 64 << 10
+	defaultMaxConnections     = 1000
+	defaultMaxConnectionBytes = 64 << 10
+	defaultMaxXComs           = 100000
+	defaultMaxXComBytes       = 64 << 10
 )
 
 // schedulerInterval is the time between scheduler passes when nothing
@@ -76,6 +84,12 @@ type config struct {
 	MaxPools         int    // 0: no limit
 	MaxDags          int    // DAGs loaded through POST /_airlite/dags; 0: no limit
 	MaxConfBytes     int64  // --max-conf-bytes-total: the confs of every run; 0: no limit
+	MaxVariables     int    // --max-variables and the rest: 0 is no limit
+	MaxVariableBytes int
+	MaxConnections   int
+	MaxConnBytes     int // --max-connection-bytes
+	MaxXComs         int
+	MaxXComBytes     int
 	Parallelism      int
 	AuthBackend      string
 	UsersFile        string
@@ -116,6 +130,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.MaxPools, "max-pools", defaultMaxPools, "pools kept, default_pool and the DAG folder's included; creating one more through POST /pools is refused with a 400; 0 means no limit")
 	fs.IntVar(&c.MaxDags, "max-dags", defaultMaxDags, "DAGs loaded through POST /_airlite/dags, beyond the DAG folder's; one more is refused with a 400; 0 means no limit")
 	fs.Int64Var(&c.MaxConfBytes, "max-conf-bytes-total", defaultMaxConfBytes, "bytes of conf kept, summed over every run; a run whose conf would pass it is refused with a 400; 0 means no limit")
+	fs.IntVar(&c.MaxVariables, "max-variables", defaultMaxVariables, "variables kept; one more is refused with a 400; 0 means no limit")
+	fs.IntVar(&c.MaxVariableBytes, "max-variable-bytes", defaultMaxVariableBytes, "bytes of one variable's value; a larger one is refused with a 400; 0 means no limit")
+	fs.IntVar(&c.MaxConnections, "max-connections", defaultMaxConnections, "connections kept; one more is refused with a 400; 0 means no limit")
+	fs.IntVar(&c.MaxConnBytes, "max-connection-bytes", defaultMaxConnectionBytes, "bytes of one connection's fields together; a larger one is refused with a 400; 0 means no limit")
+	fs.IntVar(&c.MaxXComs, "max-xcoms", defaultMaxXComs, "XCom entries kept; a task pushing one more fails, saying so in its log; 0 means no limit")
+	fs.IntVar(&c.MaxXComBytes, "max-xcom-bytes", defaultMaxXComBytes, "bytes of one XCom value as JSON; a task pushing a larger one fails, saying so in its log; 0 means no limit")
 	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth")
 	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
 	fs.StringVar(&originsText, "allowed-origins", "", "comma-separated origins (https://dash.example) whose pages may use the API; other sites' pages are refused")
@@ -189,6 +209,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.MaxConfBytes < 0 {
 		return c, fmt.Errorf("--max-conf-bytes-total %d: want 0 (no limit) or more", c.MaxConfBytes)
+	}
+	for _, l := range []struct {
+		flag string
+		v    int
+	}{{"max-variables", c.MaxVariables}, {"max-variable-bytes", c.MaxVariableBytes}, {"max-connections", c.MaxConnections},
+		{"max-connection-bytes", c.MaxConnBytes}, {"max-xcoms", c.MaxXComs}, {"max-xcom-bytes", c.MaxXComBytes}} {
+		if l.v < 0 {
+			return c, fmt.Errorf("--%s %d: want 0 (no limit) or more", l.flag, l.v)
+		}
 	}
 	if c.RunRetention != runRetentionKeep && c.RunRetention != runRetentionDrop {
 		return c, fmt.Errorf("--run-retention %q: want %s or %s", c.RunRetention, runRetentionKeep, runRetentionDrop)
@@ -325,7 +354,9 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	store.SetRunLimit(RunLimit{Max: c.MaxRunsPerDag, DropOldestFinished: c.RunRetention == runRetentionDrop})
-	store.SetLimits(Limits{Pools: c.MaxPools, LoadedDAGs: c.MaxDags, ConfBytes: c.MaxConfBytes})
+	store.SetLimits(Limits{Pools: c.MaxPools, LoadedDAGs: c.MaxDags, ConfBytes: c.MaxConfBytes,
+		Variables: c.MaxVariables, VariableBytes: c.MaxVariableBytes, Connections: c.MaxConnections,
+		ConnectionBytes: c.MaxConnBytes, XComs: c.MaxXComs, XComBytes: c.MaxXComBytes})
 	// Before anything runs: the process groups of tries that a crashed
 	// instance left running end now, so that no task runs twice at once.
 	if err := endLeftoverTaskProcesses(store, logger); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -216,6 +217,23 @@ func TestParseConfig(t *testing.T) {
 				}
 			}},
 		{name: "negative max dags", env: map[string]string{"AIRLITE_MAX_DAGS": "-3"}, wantErr: "--max-dags"},
+		{name: "variable, connection and xcom limits", args: []string{"--max-variables", "1", "--max-variable-bytes", "2",
+			"--max-connections", "3", "--max-xcoms", "5", "--max-xcom-bytes", "6"},
+			env: map[string]string{"AIRLITE_MAX_CONNECTION_BYTES": "4", "AIRLITE_MAX_XCOMS": "50"},
+			check: func(t *testing.T, c config) {
+				got := []int{c.MaxVariables, c.MaxVariableBytes, c.MaxConnections, c.MaxConnBytes, c.MaxXComs, c.MaxXComBytes}
+				if fmt.Sprint(got) != "[1 2 3 4 5 6]" {
+					t.Errorf("limits = %v, want [1 2 3 4 5 6]", got)
+				}
+			}},
+		{name: "variable, connection and xcom limit defaults", check: func(t *testing.T, c config) {
+			got := []int{c.MaxVariables, c.MaxVariableBytes, c.MaxConnections, c.MaxConnBytes, c.MaxXComs, c.MaxXComBytes}
+			if fmt.Sprint(got) != "[10000 65536 1000 65536 100000 65536]" {
+				t.Errorf("limits = %v", got)
+			}
+		}},
+		{name: "negative max xcom bytes", env: map[string]string{"AIRLITE_MAX_XCOM_BYTES": "-1"}, wantErr: "--max-xcom-bytes"},
+		{name: "negative max connections", args: []string{"--max-connections", "-1"}, wantErr: "--max-connections"},
 		{name: "max conf bytes total", args: []string{"--max-conf-bytes-total", "1048576"},
 			check: func(t *testing.T, c config) {
 				if c.MaxConfBytes != 1<<20 {

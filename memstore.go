@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,9 @@ const (
 	tableCounters  = "counters"
 	tableRunCounts = "run_counts"
 	tableTotals    = "totals"
+	tableVariables = "variables"
+	tableConns     = "connections"
+	tableXComs     = "xcom"
 
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
@@ -36,6 +40,10 @@ const (
 	counterChange = "change"  // bumped by every write transaction
 	counterRunID  = "dag_run" // last dag run id handed out
 	counterPoolID = "pool"    // last pool id handed out
+	// Variable and connection ids only order listings (no answer shows
+	// them), so they are not leased.
+	counterVariableID   = "variable"
+	counterConnectionID = "connection"
 )
 
 // dagsTable holds one row per DAG id.
@@ -149,6 +157,7 @@ var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true}
 // Names in the totals table.
 const (
 	totalConfBytes = "conf_bytes" // len(Conf) summed over every run
+	totalXComs     = "xcoms"      // rows of the XCom table
 )
 
 // totalsTable holds sums over whole tables (storeTotal).
@@ -224,10 +233,11 @@ func forgetRunCountTxn(txn *memdb.Txn, dagID string) error {
 
 // clearRunCountsTxn is addRunCountTxn for a write that removes every run.
 func clearRunCountsTxn(txn *memdb.Txn) error {
-	for _, table := range []string{tableRunCounts, tableTotals} {
-		if _, err := txn.DeleteAll(table, indexID); err != nil {
-			return fmt.Errorf("clear %s: %w", table, err)
-		}
+	if _, err := txn.DeleteAll(tableRunCounts, indexID); err != nil {
+		return fmt.Errorf("clear %s: %w", tableRunCounts, err)
+	}
+	if _, err := txn.DeleteAll(tableTotals, indexID, totalConfBytes); err != nil {
+		return fmt.Errorf("clear %s: %w", tableTotals, err)
 	}
 	return nil
 }
@@ -268,7 +278,7 @@ func recountRunsTxn(txn *memdb.Txn) error {
 
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
-		taskLogsTable(), countersTable(), runCountsTable(), totalsTable()}
+		taskLogsTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(), xcomsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -409,6 +419,15 @@ type Limits struct {
 	// ConfBytes is --max-conf-bytes-total: the summed size of every stored
 	// run's conf.
 	ConfBytes int64
+	// Variables, Connections and XComs are --max-variables,
+	// --max-connections and --max-xcoms: the rows of each kept at once.
+	// Replacing one never counts.
+	Variables, Connections, XComs int
+	// VariableBytes, ConnectionBytes and XComBytes are
+	// --max-variable-bytes, --max-connection-bytes and --max-xcom-bytes:
+	// the size of one variable's value, one connection's text
+	// (Connection.Bytes) and one XCom value's JSON.
+	VariableBytes, ConnectionBytes, XComBytes int
 }
 
 // SetLimits sets the store's total limits; call it before sharing the store.
@@ -481,6 +500,9 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 				return fmt.Errorf("drop %s of run %s of %s: %w", table, run.RunID, dagID, err)
 			}
 		}
+		if err := deleteXComsTxn(txn, dagID, run.RunID, ""); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -547,13 +569,15 @@ func (s *Store) RaiseIDCounters(run, pool int64) error {
 // raiseIDCountersTxn makes the id counters at least run and pool (the
 // lease, or the highest ids a restore found).
 func raiseIDCountersTxn(txn *memdb.Txn, run, pool int64) error {
-	for _, c := range []struct {
-		name string
-		v    int64
-	}{{counterRunID, run}, {counterPoolID, pool}} {
-		if counterValue(txn, c.name) < c.v {
-			if err := txn.Insert(tableCounters, &counter{Name: c.name, Value: c.v}); err != nil {
-				return fmt.Errorf("raise counter %s: %w", c.name, err)
+	return raiseCountersTxn(txn, map[string]int64{counterRunID: run, counterPoolID: pool})
+}
+
+// raiseCountersTxn makes each named counter at least its value.
+func raiseCountersTxn(txn *memdb.Txn, atLeast map[string]int64) error {
+	for name, v := range atLeast {
+		if counterValue(txn, name) < v {
+			if err := txn.Insert(tableCounters, &counter{Name: name, Value: v}); err != nil {
+				return fmt.Errorf("raise counter %s: %w", name, err)
 			}
 		}
 	}
@@ -684,10 +708,14 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 // sequences keep counting, so no run id is ever reused.
 func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
-		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs} {
+		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
+			tableVariables, tableConns} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
+		}
+		if err := deleteXComsTxn(txn); err != nil {
+			return err
 		}
 		if err := clearRunCountsTxn(txn); err != nil {
 			return err
@@ -1229,6 +1257,11 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if _, err := txn.DeleteAll(tableTaskLogs, indexID+"_prefix", id, ""); err != nil {
 				return fmt.Errorf("delete task logs of %s: %w", id, err)
 			}
+			// XCom rows go with their task instances, as Airflow's
+			// foreign key cascades: not counted.
+			if err := deleteXComsTxn(txn, id, ""); err != nil {
+				return err
+			}
 			if err := forgetRunCountTxn(txn, id); err != nil {
 				return err
 			}
@@ -1323,6 +1356,13 @@ func (s *Store) DeleteRuns(dagID string) error {
 				return err
 			}
 		} else if err := forgetRunCountTxn(txn, dagID); err != nil {
+			return err
+		}
+		xcomsOf := []any{dagID, ""}
+		if dagID == "" {
+			xcomsOf = nil
+		}
+		if err := deleteXComsTxn(txn, xcomsOf...); err != nil {
 			return err
 		}
 		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs} {
@@ -1607,6 +1647,12 @@ const (
 	limitConfBytesTotal = "conf bytes in total"
 	limitDags           = "DAGs loaded at runtime"
 	limitPools          = "pools"
+	limitVariables      = "variables"
+	limitVariableBytes  = "bytes of a variable"
+	limitConnections    = "connections"
+	limitConnBytes      = "bytes of a connection"
+	limitXComs          = "XCom entries"
+	limitXComBytes      = "bytes of an XCom value"
 )
 
 // limitError is a write refused at one of the store's limits, with the
@@ -1617,8 +1663,9 @@ type limitError struct {
 	dagID    string // runs per DAG
 	have     int64  // what is kept now
 	finished int64  // runs per DAG with drop-oldest: how many have finished (-1: not asked)
-	adding   int64  // conf bytes: the new conf's size
-	max      int64  // conf bytes: the limit
+	adding   int64  // conf bytes: the new conf's size; a value's size
+	max      int64  // conf bytes, a value's size: the limit
+	key      string // the variable, connection or XCom key refused
 }
 
 func (e *limitError) Error() string        { return "limit of " + e.limit + " reached" }
@@ -1782,16 +1829,24 @@ func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *Ta
 		if err != nil || next == nil {
 			return err
 		}
+		// A try that starts clears what earlier tries pushed, as
+		// Airflow's TaskInstance.clear_xcom_data does before it runs.
+		if next.State == TaskRunning {
+			if err := deleteXComsTxn(txn, key.dagID, key.runID, key.taskID, ""); err != nil {
+				return err
+			}
+		}
 		return putTaskInstancesTxn(txn, next)
 	})
 }
 
 // tryResult is what a finished try leaves: its task instance, its output,
-// and the lineage it declared (nil for none).
+// the lineage it declared (nil for none) and the XCom values it pushed.
 type tryResult struct {
 	TI      *TaskInstance
 	Log     *TryLog // nil: the try leaves no output (it is not counted)
 	Lineage *LineageRecord
+	XComs   []xcomPush
 }
 
 // FinishTry records a try's result as record builds it from the stored
@@ -1834,6 +1889,17 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		if res.Lineage != nil {
 			if err := txn.Insert(tableLineage, res.Lineage); err != nil {
 				return fmt.Errorf("store lineage of %s: %w", key, err)
+			}
+		}
+		at := time.Now().UTC()
+		if res.TI.EndDate != nil {
+			at = *res.TI.EndDate
+		}
+		for _, x := range res.XComs {
+			e := &XComEntry{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID, RunRowID: run.ID,
+				MapIndex: -1, Key: x.Key, Value: x.Value, Timestamp: at}
+			if err := s.putXComTxn(txn, e); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -2123,4 +2189,420 @@ func (s *Store) WatchRun(dagID, runID string) (*DagRun, <-chan struct{}, error) 
 		return nil, nil, errNotFound
 	}
 	return raw.(*DagRun), ch, nil
+}
+
+// variablesTable holds Airflow Variables by key, and by the id that orders
+// them.
+func variablesTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableVariables,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID:    {Name: indexID, Unique: true, Indexer: stringField[Variable]{func(v *Variable) string { return v.Key }}},
+			indexRowID: {Name: indexRowID, Unique: true, Indexer: intField[Variable]{func(v *Variable) int64 { return v.ID }}},
+		},
+	}
+}
+
+// connectionsTable holds Airflow Connections by connection_id, and by the
+// id that orders them.
+func connectionsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableConns,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID:    {Name: indexID, Unique: true, Indexer: stringField[Connection]{func(c *Connection) string { return c.ConnID }}},
+			indexRowID: {Name: indexRowID, Unique: true, Indexer: intField[Connection]{func(c *Connection) int64 { return c.ID }}},
+		},
+	}
+}
+
+// xcomsTable holds the XCom values tasks pushed, keyed by (dag_id, run_id,
+// task_id, key): map_index is always -1, so it is left out of the key.
+func xcomsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableXComs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}},
+		},
+	}
+}
+
+// Variable returns the variable under key; false when there is none.
+// Templates read var.value.{key} through it.
+func (s *Store) Variable(key string) (Variable, bool) {
+	v, err := variableTxn(s.read(), key)
+	if err != nil {
+		return Variable{}, false
+	}
+	return *v, true
+}
+
+// VariableValue is Variable's value alone: the lookup a template engine
+// takes.
+func (s *Store) VariableValue(key string) (string, bool) {
+	v, ok := s.Variable(key)
+	return v.Val, ok
+}
+
+func variableTxn(txn *memdb.Txn, key string) (*Variable, error) {
+	raw, err := txn.First(tableVariables, indexID, key)
+	if err != nil {
+		return nil, fmt.Errorf("look up variable %s: %w", key, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*Variable), nil
+}
+
+// Variables lists every variable by id: the order they were set in.
+func (s *Store) Variables() ([]*Variable, error) {
+	it, err := s.read().Get(tableVariables, indexRowID)
+	if err != nil {
+		return nil, fmt.Errorf("list variables: %w", err)
+	}
+	vars := []*Variable{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		vars = append(vars, raw.(*Variable))
+	}
+	return vars, nil
+}
+
+// SetVariable stores a variable as Airflow's Variable.set does: any
+// variable under the key is replaced by a new one, with a new id. A new
+// key is refused at the variable limit; a value over the size limit
+// always.
+func (s *Store) SetVariable(key, val string, description *string) (*Variable, error) {
+	var out *Variable
+	err := s.update(func(txn *memdb.Txn) error {
+		old, err := variableTxn(txn, key)
+		switch {
+		case err == nil:
+			if err := txn.Delete(tableVariables, old); err != nil {
+				return fmt.Errorf("replace variable %s: %w", key, err)
+			}
+		case !errors.Is(err, errNotFound):
+			return err
+		default:
+			if err := enforceCountTxn(txn, tableVariables, s.limits.Variables, limitVariables); err != nil {
+				return err
+			}
+		}
+		id, err := nextCounter(txn, counterVariableID)
+		if err != nil {
+			return err
+		}
+		out = &Variable{ID: id, Key: key, Val: val, Description: description}
+		return s.putVariableTxn(txn, out)
+	})
+	return out, err
+}
+
+// UpdateVariable changes an existing variable as change says, keeping its
+// key and id (Airflow's PATCH sets the row's attributes); errNotFound when
+// there is none.
+func (s *Store) UpdateVariable(key string, change func(v Variable) Variable) (*Variable, error) {
+	var out *Variable
+	err := s.update(func(txn *memdb.Txn) error {
+		old, err := variableTxn(txn, key)
+		if err != nil {
+			return err
+		}
+		next := change(*old)
+		next.ID, next.Key = old.ID, old.Key
+		out = &next
+		return s.putVariableTxn(txn, out)
+	})
+	return out, err
+}
+
+func (s *Store) putVariableTxn(txn *memdb.Txn, v *Variable) error {
+	if max := s.limits.VariableBytes; max > 0 && len(v.Val) > max {
+		return &limitError{limit: limitVariableBytes, key: v.Key, adding: int64(len(v.Val)), max: int64(max)}
+	}
+	if err := txn.Insert(tableVariables, v); err != nil {
+		return fmt.Errorf("store variable %s: %w", v.Key, err)
+	}
+	return nil
+}
+
+// DeleteVariable removes a variable; errNotFound when there is none.
+func (s *Store) DeleteVariable(key string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		old, err := variableTxn(txn, key)
+		if err != nil {
+			return err
+		}
+		if err := txn.Delete(tableVariables, old); err != nil {
+			return fmt.Errorf("delete variable %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// ResetVariables removes every variable.
+func (s *Store) ResetVariables() error {
+	return s.update(func(txn *memdb.Txn) error {
+		if _, err := txn.DeleteAll(tableVariables, indexID); err != nil {
+			return fmt.Errorf("delete variables: %w", err)
+		}
+		return nil
+	})
+}
+
+// enforceCountTxn refuses one more row of table at max rows (0: no
+// limit). Such tables are kept small by their limit, so it counts them.
+func enforceCountTxn(txn *memdb.Txn, table string, max int, limit string) error {
+	if max <= 0 {
+		return nil
+	}
+	it, err := txn.Get(table, indexID)
+	if err != nil {
+		return fmt.Errorf("count %s: %w", table, err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	if n < max {
+		return nil
+	}
+	return &limitError{limit: limit, have: int64(n)}
+}
+
+// ConnectionByID returns a connection, or errNotFound.
+func (s *Store) ConnectionByID(connID string) (*Connection, error) {
+	return connectionTxn(s.read(), connID)
+}
+
+func connectionTxn(txn *memdb.Txn, connID string) (*Connection, error) {
+	raw, err := txn.First(tableConns, indexID, connID)
+	if err != nil {
+		return nil, fmt.Errorf("look up connection %s: %w", connID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*Connection), nil
+}
+
+// Connections lists every connection by id: the order they were created in.
+func (s *Store) Connections() ([]*Connection, error) {
+	it, err := s.read().Get(tableConns, indexRowID)
+	if err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	conns := []*Connection{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		conns = append(conns, raw.(*Connection))
+	}
+	return conns, nil
+}
+
+// CreateConnection stores a new connection with a new id; a
+// connection_id already taken is an *existsError, as Airflow's POST
+// refuses it.
+func (s *Store) CreateConnection(c Connection) (*Connection, error) {
+	var out *Connection
+	err := s.update(func(txn *memdb.Txn) error {
+		_, err := connectionTxn(txn, c.ConnID)
+		switch {
+		case err == nil:
+			return &existsError{what: "connection", id: c.ConnID}
+		case !errors.Is(err, errNotFound):
+			return err
+		}
+		if err := enforceCountTxn(txn, tableConns, s.limits.Connections, limitConnections); err != nil {
+			return err
+		}
+		if c.ID, err = nextCounter(txn, counterConnectionID); err != nil {
+			return err
+		}
+		out = &c
+		return s.putConnectionTxn(txn, out)
+	})
+	return out, err
+}
+
+// UpdateConnection changes an existing connection as change says, keeping
+// its connection_id and id; errNotFound when there is none. change may
+// refuse with an error, which the write returns.
+func (s *Store) UpdateConnection(connID string, change func(c Connection) (Connection, error)) (*Connection, error) {
+	var out *Connection
+	err := s.update(func(txn *memdb.Txn) error {
+		old, err := connectionTxn(txn, connID)
+		if err != nil {
+			return err
+		}
+		next, err := change(*old)
+		if err != nil {
+			return err
+		}
+		next.ID, next.ConnID = old.ID, old.ConnID
+		out = &next
+		return s.putConnectionTxn(txn, out)
+	})
+	return out, err
+}
+
+func (s *Store) putConnectionTxn(txn *memdb.Txn, c *Connection) error {
+	if max := s.limits.ConnectionBytes; max > 0 && c.Bytes() > max {
+		return &limitError{limit: limitConnBytes, key: c.ConnID, adding: int64(c.Bytes()), max: int64(max)}
+	}
+	if err := txn.Insert(tableConns, c); err != nil {
+		return fmt.Errorf("store connection %s: %w", c.ConnID, err)
+	}
+	return nil
+}
+
+// DeleteConnection removes a connection; errNotFound when there is none.
+func (s *Store) DeleteConnection(connID string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		old, err := connectionTxn(txn, connID)
+		if err != nil {
+			return err
+		}
+		if err := txn.Delete(tableConns, old); err != nil {
+			return fmt.Errorf("delete connection %s: %w", connID, err)
+		}
+		return nil
+	})
+}
+
+// ResetConnections removes every connection.
+func (s *Store) ResetConnections() error {
+	return s.update(func(txn *memdb.Txn) error {
+		if _, err := txn.DeleteAll(tableConns, indexID); err != nil {
+			return fmt.Errorf("delete connections: %w", err)
+		}
+		return nil
+	})
+}
+
+// existsError is a row that cannot be created because its key is taken.
+// It matches errConflict; the HTTP layer phrases it.
+type existsError struct {
+	what string // "connection"
+	id   string
+}
+
+func (e *existsError) Error() string        { return e.what + " " + e.id + " already exists" }
+func (e *existsError) Is(target error) bool { return target == errConflict }
+
+// putXComTxn stores one XCom value, replacing the one under the same key
+// (which a try cleared when it started, so only a try pushing a key twice
+// replaces). A new entry is refused at the XCom limit; a value over the
+// size limit always.
+func (s *Store) putXComTxn(txn *memdb.Txn, e *XComEntry) error {
+	if max := s.limits.XComBytes; max > 0 && len(e.Value) > max {
+		return &limitError{limit: limitXComBytes, key: e.Key, adding: int64(len(e.Value)), max: int64(max)}
+	}
+	old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key)
+	if err != nil {
+		return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
+	}
+	if old == nil {
+		n := totalTxn(txn, totalXComs)
+		if max := s.limits.XComs; max > 0 && n >= int64(max) {
+			return &limitError{limit: limitXComs, key: e.Key, have: n}
+		}
+		if err := addTotalTxn(txn, totalXComs, 1); err != nil {
+			return err
+		}
+	}
+	if err := txn.Insert(tableXComs, e); err != nil {
+		return fmt.Errorf("store xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
+	}
+	return nil
+}
+
+// deleteXComsTxn removes the XCom entries under a key prefix: (dag_id,
+// run_id, task_id, "") for a task instance's, (dag_id, run_id, "") for a
+// run's, (dag_id, "") for a DAG's, none for all; and keeps their count.
+func deleteXComsTxn(txn *memdb.Txn, prefix ...any) error {
+	index := indexID
+	if len(prefix) > 0 {
+		index += "_prefix"
+	}
+	n, err := txn.DeleteAll(tableXComs, index, prefix...)
+	if err != nil {
+		return fmt.Errorf("delete xcom entries %v: %w", prefix, err)
+	}
+	return addTotalTxn(txn, totalXComs, -int64(n))
+}
+
+// recountXComsTxn sets the XCom count from the table (after a restore).
+func recountXComsTxn(txn *memdb.Txn) error {
+	it, err := txn.Get(tableXComs, indexID)
+	if err != nil {
+		return fmt.Errorf("count xcom entries: %w", err)
+	}
+	var n int64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	if _, err := txn.DeleteAll(tableTotals, indexID, totalXComs); err != nil {
+		return fmt.Errorf("clear xcom count: %w", err)
+	}
+	return addTotalTxn(txn, totalXComs, n)
+}
+
+// XComFilter picks XCom entries; an empty field matches any.
+type XComFilter struct {
+	DagID, RunID, TaskID, Key string
+}
+
+// XComEntries lists the XCom entries that match, in Airflow's order:
+// dag_id, task_id, run_id, map_index, key.
+func (s *Store) XComEntries(f XComFilter) ([]*XComEntry, error) {
+	var prefix []any
+	switch {
+	case f.DagID != "" && f.RunID != "" && f.TaskID != "":
+		prefix = []any{f.DagID, f.RunID, f.TaskID, ""}
+	case f.DagID != "" && f.RunID != "":
+		prefix = []any{f.DagID, f.RunID, ""}
+	case f.DagID != "":
+		prefix = []any{f.DagID, ""}
+	}
+	index := indexID
+	if prefix != nil {
+		index += "_prefix"
+	}
+	it, err := s.read().Get(tableXComs, index, prefix...)
+	if err != nil {
+		return nil, fmt.Errorf("list xcom entries: %w", err)
+	}
+	entries := []*XComEntry{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		e := raw.(*XComEntry)
+		if (f.RunID == "" || e.RunID == f.RunID) && (f.TaskID == "" || e.TaskID == f.TaskID) && (f.Key == "" || e.Key == f.Key) {
+			entries = append(entries, e)
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b *XComEntry) int {
+		return cmp.Or(strings.Compare(a.DagID, b.DagID), strings.Compare(a.TaskID, b.TaskID),
+			strings.Compare(a.RunID, b.RunID), cmp.Compare(a.MapIndex, b.MapIndex), strings.Compare(a.Key, b.Key))
+	})
+	return entries, nil
+}
+
+// XCom returns one XCom entry, or errNotFound.
+func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
+	raw, err := s.read().First(tableXComs, indexID, dagID, runID, taskID, key)
+	if err != nil {
+		return nil, fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*XComEntry), nil
+}
+
+// LastScheduledDate is the logical date of a DAG's latest scheduled run,
+// or nil (the stable API's next_dagrun starts from it).
+func (s *Store) LastScheduledDate(dagID string) (*time.Time, error) {
+	return storeView{s.read()}.LastScheduledDate(dagID)
 }

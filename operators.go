@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // runOperator runs one try of a task: a simulation when the task has one,
@@ -58,7 +61,38 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 	if out.state == TaskFailed {
 		out.reason = "simulated outcome: failed"
 	}
+	for _, key := range slices.Sorted(maps.Keys(sim.XCom)) {
+		out.pushed = append(out.pushed, xcomPush{Key: key, Value: sim.XCom[key]})
+	}
 	return out
+}
+
+// xcomPushes is what a successful try leaves in XCom: what the task
+// pushed itself, then its return value under return_value when
+// do_xcom_push is on (by default in the edition's rule for a
+// BashOperator; Airflow's BaseOperator default True otherwise).
+func (s *scheduler) xcomPushes(task *Task, out taskOutcome) []xcomPush {
+	pushes := out.pushed
+	doPush := task.Operator != "BashOperator" || s.rules.bashPushesReturnValue
+	if task.DoXComPush != nil {
+		doPush = *task.DoXComPush
+	}
+	if doPush && out.returnValue != nil {
+		pushes = append(slices.Clip(pushes), xcomPush{Key: xcomReturnKey, Value: out.returnValue})
+	}
+	return pushes
+}
+
+// lastOutputLine is the line a BashOperator returns: the last line its
+// command wrote (stdout and stderr together), without trailing white
+// space, "" when it wrote nothing, as Airflow's SubprocessHook reads it
+// line by line and keeps the last.
+func lastOutputLine(output string) string {
+	output = strings.TrimSuffix(output, "\n")
+	if i := strings.LastIndexByte(output, '\n'); i >= 0 {
+		output = output[i+1:]
+	}
+	return strings.TrimRightFunc(output, unicode.IsSpace)
 }
 
 // runBash runs a BashOperator's command with bash -c in its own process
@@ -109,6 +143,8 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	}
 	text, cut := out.result()
 	res := taskOutcome{state: TaskSuccess, output: text, cut: cut}
+	// Stored as Airflow's XCom serializer writes it (json.dumps, ASCII).
+	res.returnValue = appendPyString(nil, lastOutputLine(text))
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -413,3 +413,57 @@ func pyQuote(s string) string {
 	b.WriteByte(quote)
 	return b.String()
 }
+
+// appendIndented re-renders compact JSON (compactJSON's output) as
+// Python's json.dumps(..., indent=2) writes it: one item per line, two
+// spaces per level, ": " between key and value, and empty containers
+// kept as [] and {}. connexion writes every stable-API answer this way.
+func appendIndented(dst, compact []byte) []byte {
+	depth := 0
+	newline := func(b []byte) []byte {
+		b = append(b, '\n')
+		for i := 0; i < depth; i++ {
+			b = append(b, ' ', ' ')
+		}
+		return b
+	}
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		switch c {
+		case '"':
+			// Strings hold no raw quote: appendPyString escapes it, and
+			// the only backslash sequences are escapes of one character
+			// or \uXXXX.
+			j := i + 1
+			for j < len(compact) && compact[j] != '"' {
+				if compact[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			dst = append(dst, compact[i:j+1]...)
+			i = j
+		case '{', '[':
+			if i+1 < len(compact) && (compact[i+1] == '}' || compact[i+1] == ']') {
+				dst = append(dst, c, compact[i+1])
+				i++
+				continue
+			}
+			dst = append(dst, c)
+			depth++
+			dst = newline(dst)
+		case '}', ']':
+			depth--
+			dst = newline(dst)
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, ',')
+			dst = newline(dst)
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

@@ -223,3 +223,68 @@ const (
 	defaultPoolName  = "default_pool"
 	defaultPoolSlots = 128
 )
+
+// Variable is an Airflow Variable: a value under a key, which templates
+// read as var.value.{key}. ID orders the variables as Airflow's integer
+// primary key does: setting a key anew gives it a new id, as
+// Variable.set deletes and inserts.
+type Variable struct {
+	ID          int64
+	Key         string
+	Val         string
+	Description *string
+	// IsEncrypted is Airflow's flag for a value under its Fernet key;
+	// airlite keeps no key, so it is always false.
+	IsEncrypted bool
+}
+
+// Connection is an Airflow Connection. ID orders connections as
+// Airflow's integer primary key does. Password is never answered.
+type Connection struct {
+	ID          int64
+	ConnID      string
+	ConnType    string
+	Description *string
+	Host        *string
+	Login       *string
+	Schema      *string
+	Port        *int
+	Password    *string
+	Extra       *string
+}
+
+// Bytes is the size of the connection's text, which --max-connection-bytes
+// bounds.
+func (c *Connection) Bytes() int {
+	n := len(c.ConnID) + len(c.ConnType)
+	for _, s := range []*string{c.Description, c.Host, c.Login, c.Schema, c.Password, c.Extra} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	return n
+}
+
+// XComEntry is one XCom value a task instance pushed. RunRowID is the
+// never-reused id of its run (Airflow's dag_run_id). MapIndex is always
+// -1: airlite has no mapped tasks.
+type XComEntry struct {
+	DagID     string
+	RunID     string
+	TaskID    string
+	RunRowID  int64
+	MapIndex  int
+	Key       string
+	Value     json.RawMessage // JSON, as Airflow's JSON serializer stores it
+	Timestamp time.Time
+}
+
+// xcomReturnKey is the key under which a task's return value is pushed
+// (Airflow's XCOM_RETURN_KEY).
+const xcomReturnKey = "return_value"
+
+// xcomPush is a value a finished try pushes.
+type xcomPush struct {
+	Key   string
+	Value json.RawMessage
+}

@@ -34,6 +34,11 @@ type taskOutcome struct {
 	output  string    // captured output, already bounded
 	cut     bool      // output was truncated
 	reason  string    // why it failed, for the log
+	// What a successful try pushes to XCom: the operator's return value
+	// (nil: none; pushed under return_value unless do_xcom_push is off)
+	// and what the task pushed itself.
+	returnValue json.RawMessage
+	pushed      []xcomPush
 }
 
 // schedulerOptions configures a scheduler.
@@ -787,8 +792,21 @@ func (s *scheduler) WithTasksStopped(match func(tiKey) bool, change func() error
 }
 
 // finishTask records a try's outcome; Store.FinishTry drops it when the
-// try no longer owns its task instance.
+// try no longer owns its task instance. A try whose XCom values the store
+// refuses (a limit) fails instead, as Airflow's does when its push fails.
 func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
+	err := s.recordOutcome(job, out)
+	var limit *limitError
+	if !errors.As(err, &limit) {
+		return err
+	}
+	text, _ := storeErrorText(err)
+	failed := taskOutcome{state: TaskFailed, output: out.output, cut: out.cut, reason: "push xcom: " + text}
+	return s.recordOutcome(job, failed)
+}
+
+// recordOutcome stores a try's outcome (see finishTask).
+func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	return s.opts.Store.FinishTry(job.key, job.run.ID, job.try, func(stored *TaskInstance) (tryResult, error) {
 		ti := *stored
@@ -814,6 +832,9 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 				return tryResult{}, err
 			}
 			res.Lineage = rec
+		}
+		if ti.State == TaskSuccess {
+			res.XComs = s.xcomPushes(job.task, out)
 		}
 		return res, nil
 	})

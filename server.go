@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +64,12 @@ type server struct {
 	// The answers of /test and /info, rendered once and kept as interface
 	// values: converting a slice to one per request allocated.
 	testBody, infoBody any
+	// v1Secret signs the stable API's file tokens (apiv1_filetoken.go);
+	// drawn at start, as Airflow draws a secret_key when none is set.
+	v1Secret []byte
+	// startedAt is when the DAG files were read: the stable API's
+	// last_parsed_time.
+	startedAt time.Time
 }
 
 func newServer(opts serverOptions) (*server, error) {
@@ -92,13 +99,18 @@ func newServer(opts serverOptions) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
+	secret := make([]byte, 16)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("new server: draw secret key: %w", err)
+	}
 	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
 		unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped}
 	if opts.Clock != nil {
 		api.triggerDate = opts.Clock.TriggerDate
 	}
 	return &server{
-		opts: opts, api: api,
+		opts: opts, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
+		api:      api,
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }
@@ -154,6 +166,10 @@ func (s *server) router() *httprouter.Router {
 		s.api2(r, http.MethodGet, "/lineage/:dag_id/:execution_date", s.handleGetLineage)
 	}
 
+	if rules.apiV1 {
+		s.registerV1(r, s.v1Routes())
+	}
+
 	s.uiRoutes(r)                                                 // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
 	s.public(r, http.MethodGet, "/health", s.handleHealthAirflow) // the webserver's, for health checks written for Airflow
 	s.admin(r, http.MethodGet, "/_airlite/health", s.handleHealth, false)
@@ -168,6 +184,117 @@ func (s *server) router() *httprouter.Router {
 	s.admin(r, http.MethodGet, "/_airlite/requests", s.handleListRequests, true)
 	s.admin(r, http.MethodDelete, "/_airlite/requests", s.handleClearRequests, true)
 	return r
+}
+
+// v1Routes is the stable REST API, one line per operation with Airflow's
+// path under /api/v1 and its query parameters (registerV1 mounts them).
+func (s *server) v1Routes() *v1Router {
+	vr := &v1Router{}
+	vr.add(http.MethodGet, "/health", s.handleV1Health, openRoute)
+	vr.add(http.MethodGet, "/version", s.handleV1Version, openRoute)
+	vr.add(http.MethodGet, "/config", s.handleV1Config, withQuery(v1Param{name: "section", schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/providers", s.handleV1Providers)
+	vr.add(http.MethodGet, "/plugins", s.handleV1Plugins, withQuery(qLimit, qOffset))
+	vr.add(http.MethodGet, "/importErrors", s.handleV1ImportErrors, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, "/dagWarnings", s.handleV1DagWarnings, withQuery(
+		v1Param{name: "dag_id", schema: "{'type': 'string'}"}, v1Param{name: "warning_type", schema: "{'type': 'string'}"},
+		qLimit, qOffset, qOrderBy))
+
+	vr.add(http.MethodGet, "/dags", s.handleV1GetDags, withQuery(qLimit, qOffset, qOrderBy, qTags, qOnlyActive, qPaused, qFields, qDagIDPattern))
+	vr.add(http.MethodPatch, "/dags", s.handleV1PatchDags, withBody(checkDagBody),
+		withQuery(qLimit, qOffset, qTags, qUpdateMask, qOnlyActive, v1Param{name: "dag_id_pattern", required: true, schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/dags/{dag_id}", s.handleV1GetDag, withQuery(qFields))
+	vr.add(http.MethodPatch, "/dags/{dag_id}", s.handleV1PatchDag, withBody(checkDagBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/dags/{dag_id}", s.handleV1DeleteDag)
+	vr.add(http.MethodGet, "/dags/{dag_id}/details", s.handleV1GetDagDetails, withQuery(qFields))
+	vr.add(http.MethodGet, "/dags/{dag_id}/tasks", s.handleV1GetTasks, withQuery(qOrderBy))
+	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.handleV1GetTask)
+	vr.add(http.MethodGet, "/dagSources/{file_token}", s.handleV1GetDagSource)
+	vr.add(http.MethodGet, "/dagStats", s.handleV1GetDagStats, withQuery(v1Param{name: "dag_ids", required: true, schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/variables", s.handleV1GetVariables, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody))
+	vr.add(http.MethodGet, "/variables/{variable_key:path}", s.handleV1GetVariable)
+	vr.add(http.MethodPatch, "/variables/{variable_key:path}", s.handleV1PatchVariable, withBody(checkVariableBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/variables/{variable_key:path}", s.handleV1DeleteVariable)
+	vr.add(http.MethodGet, "/connections", s.handleV1GetConnections, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/connections", s.handleV1PostConnection, withBody(checkConnectionBody))
+	vr.add(http.MethodGet, "/connections/{connection_id}", s.handleV1GetConnection)
+	vr.add(http.MethodPatch, "/connections/{connection_id}", s.handleV1PatchConnection, withBody(checkConnectionBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/connections/{connection_id}", s.handleV1DeleteConnection)
+	vr.add(http.MethodPost, "/connections/test", s.handleV1TestConnection, withBody(checkConnectionBody))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries", s.handleV1GetXComEntries,
+		withQuery(qMapIndex, qXComKey, qLimit, qOffset))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries/{xcom_key}", s.handleV1GetXComEntry,
+		withQuery(qMapIndex, qDeserialize, qStringify))
+	return vr
+}
+
+// respondV1 writes a stable-API result or error.
+func (s *server) respondV1(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1JSON(w, r, http.StatusOK, v)
+}
+
+func (s *server) handleV1GetDags(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDags(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchDags(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchDags(req.query, req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDag(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDag(req.path["dag_id"], req.query.list("fields"))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchDag(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchDag(req.path["dag_id"], req.body, req.query.list("update_mask"))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeleteDag(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeleteDag(req.path["dag_id"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1GetDagDetails(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDagDetails(req.path["dag_id"], req.query.list("fields"))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTasks(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTasks(req.path["dag_id"], req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTask(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTask(req.path["dag_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+// handleV1GetDagSource answers text or JSON as the Accept header asks.
+func (s *server) handleV1GetDagSource(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	code, err := s.V1GetDagSource(req.path["file_token"])
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1Text(w, r, code)
+}
+
+func (s *server) handleV1GetDagStats(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	ids, _ := req.query.str("dag_ids")
+	res, err := s.V1GetDagStats(ids)
+	s.respondV1(w, r, res, err)
 }
 
 // api2 registers an experimental-API route: access log, edition headers,

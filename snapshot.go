@@ -30,7 +30,7 @@ import (
 // never half loaded.
 const (
 	snapshotFormat  = "airlite-snapshot"
-	snapshotVersion = 1
+	snapshotVersion = 2 // 2 added variables, connections and XCom entries
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -174,6 +174,40 @@ type snapTry struct {
 	Output    string `json:"output,omitempty"`
 	OutputB64 []byte `json:"output_b64,omitempty"`
 	Truncated bool   `json:"truncated"`
+}
+
+type snapVariable struct {
+	ID          int64   `json:"id"`
+	Key         string  `json:"key"`
+	Val         string  `json:"val"`
+	Description *string `json:"description"`
+	IsEncrypted bool    `json:"is_encrypted"`
+}
+
+type snapConnection struct {
+	ID          int64   `json:"id"`
+	ConnID      string  `json:"conn_id"`
+	ConnType    string  `json:"conn_type"`
+	Description *string `json:"description"`
+	Host        *string `json:"host"`
+	Login       *string `json:"login"`
+	Schema      *string `json:"schema"`
+	Port        *int    `json:"port"`
+	Password    *string `json:"password"`
+	Extra       *string `json:"extra"`
+}
+
+// snapXCom keeps the value as a string, like a conf, so that its bytes
+// survive exactly.
+type snapXCom struct {
+	DagID     string    `json:"dag_id"`
+	RunID     string    `json:"run_id"`
+	TaskID    string    `json:"task_id"`
+	RunRowID  int64     `json:"dag_run_id"`
+	MapIndex  int       `json:"map_index"`
+	Key       string    `json:"key"`
+	Value     *string   `json:"value"`
+	Timestamp time.Time `json:"timestamp"`
 }
 
 type snapCounter struct {
@@ -359,6 +393,32 @@ func snapshotCodecs() []snapshotCodec {
 			l := obj.(*TaskLog)
 			return l.DagID, l.RunID
 		}},
+		// Tables added in version 2; a version 1 file has none of them.
+		{table: tableVariables, encode: func(obj any) any {
+			v := obj.(*Variable)
+			return &snapVariable{ID: v.ID, Key: v.Key, Val: v.Val, Description: v.Description, IsEncrypted: v.IsEncrypted}
+		}, decode: decodeInto(func(r *snapVariable) any {
+			return &Variable{ID: r.ID, Key: r.Key, Val: r.Val, Description: r.Description, IsEncrypted: r.IsEncrypted}
+		}), check: checkVariable},
+		{table: tableConns, encode: func(obj any) any {
+			c := obj.(*Connection)
+			return &snapConnection{ID: c.ID, ConnID: c.ConnID, ConnType: c.ConnType, Description: c.Description,
+				Host: c.Host, Login: c.Login, Schema: c.Schema, Port: c.Port, Password: c.Password, Extra: c.Extra}
+		}, decode: decodeInto(func(r *snapConnection) any {
+			return &Connection{ID: r.ID, ConnID: r.ConnID, ConnType: r.ConnType, Description: r.Description,
+				Host: r.Host, Login: r.Login, Schema: r.Schema, Port: r.Port, Password: r.Password, Extra: r.Extra}
+		}), check: checkConnection},
+		{table: tableXComs, encode: func(obj any) any {
+			x := obj.(*XComEntry)
+			return &snapXCom{DagID: x.DagID, RunID: x.RunID, TaskID: x.TaskID, RunRowID: x.RunRowID, MapIndex: x.MapIndex,
+				Key: x.Key, Value: rawToString(x.Value), Timestamp: x.Timestamp.UTC()}
+		}, decode: decodeInto(func(r *snapXCom) any {
+			return &XComEntry{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, RunRowID: r.RunRowID, MapIndex: r.MapIndex,
+				Key: r.Key, Value: stringToRaw(r.Value), Timestamp: r.Timestamp}
+		}), check: checkXCom, runOf: func(obj any) (string, string) {
+			x := obj.(*XComEntry)
+			return x.DagID, x.RunID
+		}},
 	}
 }
 
@@ -501,4 +561,40 @@ func checkTaskLog(obj any) error {
 		}
 	}
 	return nil
+}
+
+func checkVariable(obj any) error {
+	v := obj.(*Variable)
+	if err := checkRowKeys("key", v.Key); err != nil {
+		return err
+	}
+	if v.IsEncrypted {
+		return errors.New("is_encrypted is true: airlite keeps no encryption key")
+	}
+	return checkRowID("id", v.ID)
+}
+
+func checkConnection(obj any) error {
+	c := obj.(*Connection)
+	if err := checkRowKeys("conn_id", c.ConnID); err != nil {
+		return err
+	}
+	return checkRowID("id", c.ID)
+}
+
+func checkXCom(obj any) error {
+	x := obj.(*XComEntry)
+	if err := checkRowKeys("dag_id", x.DagID, "run_id", x.RunID, "task_id", x.TaskID, "key", x.Key); err != nil {
+		return err
+	}
+	if err := checkRowID("dag_run_id", x.RunRowID); err != nil {
+		return err
+	}
+	if x.MapIndex != -1 {
+		return fmt.Errorf("map_index %d is not -1: airlite has no mapped tasks", x.MapIndex)
+	}
+	if x.Value != nil && !json.Valid(x.Value) {
+		return errors.New("value is not JSON")
+	}
+	return checkDates(namedDate{"timestamp", &x.Timestamp})
 }

@@ -108,12 +108,23 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	quit := make(chan struct{})
 	decoded := make(chan decodeResult, 1)
 	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
-	var maxRunID, maxPoolID int64
+	var maxRunID, maxPoolID, maxVariableID, maxConnID int64
 	runRows := map[int64]int{} // run id -> its row, to refuse an id twice
 	var insertErr error
 	fail := func(err error) {
 		insertErr = err
 		close(quit)
+	}
+	// variable and connection id -> its row: their id indexes are not
+	// the primary key, so go-memdb would not refuse a duplicate.
+	rowIDs := map[string]map[int64]int{tableVariables: {}, tableConns: {}}
+	refuseDuplicate := func(table string, id int64, row int) bool {
+		if other, ok := rowIDs[table][id]; ok {
+			fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too", row, table, id, other))
+			return true
+		}
+		rowIDs[table][id] = row
+		return false
 	}
 	var lastDag, lastRun string // the run the last row referred to, found
 	for batch := range batches {
@@ -163,6 +174,18 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 				maxRunID = max(maxRunID, o.ID)
 			case *Pool:
 				maxPoolID = max(maxPoolID, o.ID)
+			case *Variable:
+				refuseDuplicate(batch.table, o.ID, row)
+				maxVariableID = max(maxVariableID, o.ID)
+			case *Connection:
+				refuseDuplicate(batch.table, o.ID, row)
+				maxConnID = max(maxConnID, o.ID)
+			case *XComEntry:
+				// runOf found the run; the entry must name its id too.
+				if raw, err := txn.First(tableDagRuns, indexID, o.DagID, o.RunID); err != nil || raw == nil || raw.(*DagRun).ID != o.RunRowID {
+					fail(badSnapshot(path, err, "invalid row %d of table %s: dag_run_id %d is not the id of run %s of DAG %s",
+						row, batch.table, o.RunRowID, o.RunID, o.DagID))
+				}
 			}
 			if insertErr != nil {
 				break
@@ -188,6 +211,12 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	}
 	if err := recountRunsTxn(txn); err != nil {
 		return nil, stats, err
+	}
+	if err := recountXComsTxn(txn); err != nil {
+		return nil, stats, err
+	}
+	if err := raiseCountersTxn(txn, map[string]int64{counterVariableID: maxVariableID, counterConnectionID: maxConnID}); err != nil {
+		return nil, stats, fmt.Errorf("restore counters: %w", err)
 	}
 	// Ids keep counting from the highest id restored, whatever the
 	// counters say.

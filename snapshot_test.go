@@ -120,6 +120,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableDags: {&DagRow{}, &DagRow{}}, tableDagRuns: {&DagRun{}, &DagRun{}},
 		tableTasks: {&TaskInstance{}, &TaskInstance{}}, tablePools: {&Pool{}, &Pool{}},
 		tableLineage: {&LineageRecord{}, &LineageRecord{}}, tableTaskLogs: {&TaskLog{}, &TaskLog{}},
+		tableVariables: {&Variable{}, &Variable{}}, tableConns: {&Connection{}, &Connection{}},
+		tableXComs: {&XComEntry{}, &XComEntry{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
@@ -138,6 +140,9 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		lineage.DagID, lineage.RunID = run.DagID, run.RunID
 		log := rows[tableTaskLogs][i].(*TaskLog)
 		log.DagID, log.RunID = run.DagID, run.RunID
+		x := rows[tableXComs][i].(*XComEntry)
+		x.DagID, x.RunID, x.RunRowID, x.MapIndex = run.DagID, run.RunID, run.ID, -1
+		rows[tableVariables][i].(*Variable).IsEncrypted = false
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {
@@ -165,7 +170,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		if err := txn.Insert(tableDagRuns, emptyConf); err != nil {
 			return err
 		}
-		for _, c := range []*counter{{counterRunID, 1000}, {counterPoolID, 2000}} {
+		for _, c := range []*counter{{counterRunID, 1000}, {counterPoolID, 2000}, {counterVariableID, 3000}, {counterConnectionID, 4000}} {
 			if err := txn.Insert(tableCounters, c); err != nil {
 				return err
 			}
@@ -296,6 +301,21 @@ func snapPopulate(t *testing.T, base string, store *Store, dags *DAGSet, e editi
 	if _, err := store.UpsertPool("snap_pool_nodesc", -1, nil); err != nil {
 		t.Fatal(err)
 	}
+	for i, key := range []string{"snap_var", "snap_var_nodesc"} {
+		d := &desc
+		if i == 1 {
+			d = nil
+		}
+		if _, err := store.SetVariable(key, `{"v": [1, "é"]}`, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	port, pass := 5432, "secret"
+	for _, c := range []Connection{{ConnID: "snap_conn", ConnType: "postgres", Host: &desc, Port: &port, Password: &pass}, {ConnID: "snap_conn_bare", ConnType: "http"}} {
+		if _, err := store.CreateConnection(c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	runStates := []RunState{RunQueued, RunRunning, RunSuccess, RunFailed}
 	taskStates := []TaskState{TaskNone, TaskScheduled, TaskQueued, TaskRunning, TaskSuccess, TaskFailed,
 		TaskSkipped, TaskUpForRetry, TaskUpstreamFailed}
@@ -350,6 +370,13 @@ func snapPopulate(t *testing.T, base string, store *Store, dags *DAGSet, e editi
 					return err
 				}
 				key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
+				if ti.State == TaskSuccess {
+					x := &XComEntry{DagID: ti.DagID, RunID: ti.RunID, TaskID: ti.TaskID, RunRowID: run.ID, MapIndex: -1,
+						Key: xcomReturnKey, Value: json.RawMessage(`"out"`), Timestamp: *ti.EndDate}
+					if err := store.putXComTxn(txn, x); err != nil {
+						return err
+					}
+				}
 				if ti.State.Finished() {
 					if err := appendTaskLogTxn(txn, key, taskOutcome{state: ti.State, output: "out\n", reason: "why"}.tryLog(ti.TryNumber)); err != nil {
 						return err
@@ -638,7 +665,9 @@ func TestSnapshot_Unreadable(t *testing.T) {
 			return c
 		}, "corrupt: checksum"},
 		{"newer version", func() []byte {
-			return append(bytes.Replace(header, []byte(`"version":1`), []byte(`"version":2`), 1), good[len(header):]...)
+			this := fmt.Sprintf(`"version":%d`, snapshotVersion)
+			next := fmt.Sprintf(`"version":%d`, snapshotVersion+1)
+			return append(bytes.Replace(header, []byte(this), []byte(next), 1), good[len(header):]...)
 		}, "newer airlite"},
 		{"unknown format", func() []byte {
 			return append(bytes.Replace(header, []byte(snapshotFormat), []byte("sqlite"), 1), good[len(header):]...)

@@ -124,6 +124,10 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 	lines := bytes.SplitAfter(good, []byte("\n"))
 	runsFrom, _ := snapRowLines(t, lines, tableDagRuns)
 	firstRunID := snapDecodeRow(t, lines[runsFrom])["id"]
+	varsFrom, _ := snapRowLines(t, lines, tableVariables)
+	firstVariableID := snapDecodeRow(t, lines[varsFrom])["id"]
+	connsFrom, _ := snapRowLines(t, lines, tableConns)
+	firstConnID := snapDecodeRow(t, lines[connsFrom])["id"]
 
 	cases := []struct {
 		name  string
@@ -164,6 +168,20 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"negative try in a task log", tableTaskLogs, rowWith("tries"), func(row map[string]any) {
 			row["tries"].([]any)[0].(map[string]any)["try"] = -1
 		}, "try -1"},
+		{"variable without a key", tableVariables, nil, set("key", ""), "key"},
+		{"variable id 0", tableVariables, nil, set("id", 0), "id 0"},
+		{"variable id twice", tableVariables, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstVariableID), "twice"},
+		{"variable encrypted", tableVariables, nil, set("is_encrypted", true), "is_encrypted"},
+		{"connection without conn_id", tableConns, nil, set("conn_id", ""), "conn_id"},
+		{"connection id past 2^53", tableConns, nil, set("id", json.Number("9007199254740993")), "id 9007199254740993"},
+		{"connection id twice", tableConns, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstConnID), "twice"},
+		{"xcom of no run", tableXComs, nil, set("run_id", "nope"), "no run"},
+		{"xcom naming another run's id", tableXComs, nil, set("dag_run_id", json.Number("9007199254740992")), "dag_run_id 9007199254740992"},
+		{"xcom without a key", tableXComs, nil, set("key", ""), "key"},
+		{"xcom without task_id", tableXComs, nil, set("task_id", ""), "task_id"},
+		{"xcom of a mapped task", tableXComs, nil, set("map_index", 0), "map_index 0"},
+		{"xcom value not JSON", tableXComs, nil, set("value", "{nope"), "not JSON"},
+		{"xcom timestamp past year 9999", tableXComs, nil, set("timestamp", "9999-12-31T23:59:59-01:00"), "year 10000"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,5 +251,116 @@ func TestLease_OutOfRangeRefused(t *testing.T) {
 			!strings.Contains(err.Error(), "--snapshot-bad=move") {
 			t.Errorf("lease %s: openStore = %v, want a refusal of the id lease", lease, err)
 		}
+	}
+}
+
+// snapWithout returns a copy of a snapshot without the given tables'
+// sections, written as the given format version, with the end line's
+// counts and checksum fixed: what an older airlite wrote.
+func snapWithout(t *testing.T, data []byte, version int, tables ...string) []byte {
+	t.Helper()
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	lines = lines[:len(lines)-1] // SplitAfter leaves an empty tail
+	drop := map[string]bool{}
+	for _, table := range tables {
+		drop[table] = true
+	}
+	var header snapshotHeader
+	if err := json.Unmarshal(lines[0], &header); err != nil {
+		t.Fatal(err)
+	}
+	header.Version, header.Tables = version, nil
+	var body [][]byte
+	kept, rows := 0, 0
+	for i := 1; i < len(lines)-1; {
+		var sec sectionHeader
+		if err := json.Unmarshal(lines[i], &sec); err != nil || sec.Table == "" {
+			t.Fatalf("line %d is not a table header: %s", i+1, lines[i])
+		}
+		if !drop[sec.Table] {
+			header.Tables = append(header.Tables, sec.Table)
+			body = append(body, lines[i:i+1+sec.Rows]...)
+			kept++
+			rows += sec.Rows
+		}
+		i += 1 + sec.Rows
+	}
+	first, err := json.Marshal(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	footer, err := json.Marshal(snapshotFooter{End: snapshotFormat, Tables: kept, Rows: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append([]byte(nil), first...), '\n')
+	out = append(append(out, bytes.Join(body, nil)...), append(footer, '\n')...)
+	return fixSnapshotCRC(out)
+}
+
+// A snapshot written before variables, connections and XCom existed
+// (format version 1) restores with none of them, and everything else.
+func TestSnapshot_VersionOneRestoresWithoutTheNewTables(t *testing.T) {
+	t.Parallel()
+	good := snapRich(t)
+	old := snapWithout(t, good, 1, tableVariables, tableConns, tableXComs)
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if err := os.WriteFile(path, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, _, err := restoreSnapshot(t.Context(), path)
+	if err != nil {
+		t.Fatalf("a version 1 snapshot does not restore: %v", err)
+	}
+	rows := snapTableRows(t, store)
+	for _, table := range []string{tableVariables, tableConns, tableXComs} {
+		if n := len(rows[table]); n != 0 {
+			t.Errorf("table %s has %d rows, want none", table, n)
+		}
+	}
+	if len(rows[tableDagRuns]) == 0 || len(rows[tableTasks]) == 0 {
+		t.Errorf("the runs and task instances of the old snapshot are gone")
+	}
+	// The store works on: a variable, a connection.
+	if _, err := store.SetVariable("after", "x", nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := store.Variable("after"); !ok || v.Val != "x" {
+		t.Errorf("variable after the restore = %+v, %v; want x", v, ok)
+	}
+}
+
+// Restored variables and connections keep their ids, and new ones are
+// numbered after the highest restored (they order the listings), whatever
+// the counters in the file say.
+func TestSnapshot_RestoredIDsKeepCounting(t *testing.T) {
+	t.Parallel()
+	forged, _ := snapForge(t, snapRich(t), tableCounters, rowNamed(counterVariableID), set("value", 1))
+	forged, _ = snapForge(t, forged, tableConns, nil, set("id", 77))
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if err := os.WriteFile(path, forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, _, err := restoreSnapshot(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := store.Variables()
+	if err != nil || len(vars) != 2 {
+		t.Fatalf("restored variables %v, %v", vars, err)
+	}
+	v, err := store.SetVariable("new", "x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ID != vars[1].ID+1 {
+		t.Errorf("new variable id %d, want %d (after the highest restored)", v.ID, vars[1].ID+1)
+	}
+	c, err := store.CreateConnection(Connection{ConnID: "new", ConnType: "http"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ID != 78 {
+		t.Errorf("new connection id %d, want 78", c.ID)
 	}
 }

@@ -1,0 +1,186 @@
+package main
+
+// Request bodies of the stable API, checked as connexion checks them
+// against the OpenAPI document (jsonschema Draft 4 with connexion's
+// request rules: nullable, and readOnly properties refused), before
+// Airflow's marshmallow schemas see them. The first failing check, in the
+// document's order of properties and keywords, is the 400's detail:
+// jsonschema's message, then " - 'path'".
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// bodyProp is one property of a body schema.
+type bodyProp struct {
+	name string
+	// checks are the property's validating keywords in the document's
+	// order: "type", "readOnly", "enum", "format", "minimum", "items".
+	checks   []string
+	typ      string // type: string, boolean, integer, number, object, array
+	nullable bool
+	enum     []string
+	minimum  *int64
+	itemType string // items' type, for arrays
+}
+
+// bodySchema is an object schema: its properties in the document's order.
+type bodySchema []bodyProp
+
+func ro(name, typ string, nullable bool, checks ...string) bodyProp {
+	if len(checks) == 0 {
+		checks = []string{"type", "readOnly"}
+	}
+	return bodyProp{name: name, typ: typ, nullable: nullable, checks: checks}
+}
+
+func rw(name, typ string, nullable bool, checks ...string) bodyProp {
+	if len(checks) == 0 {
+		checks = []string{"type"}
+	}
+	return bodyProp{name: name, typ: typ, nullable: nullable, checks: checks}
+}
+
+// dagBodySchema is components/schemas/DAG as a request body.
+var dagBodySchema = bodySchema{
+	ro("dag_id", "string", false), ro("dag_display_name", "string", false), ro("root_dag_id", "string", true),
+	rw("is_paused", "boolean", true), ro("is_active", "boolean", true, "readOnly", "type"), ro("is_subdag", "boolean", false),
+	ro("last_parsed_time", "string", true, "type", "format", "readOnly"),
+	ro("last_pickled", "string", true, "type", "format", "readOnly"),
+	ro("last_expired", "string", true, "type", "format", "readOnly"),
+	ro("scheduler_lock", "boolean", true), ro("pickle_id", "string", true), ro("default_view", "string", true),
+	ro("fileloc", "string", false), ro("file_token", "string", false),
+	{name: "owners", typ: "array", itemType: "string", checks: []string{"type", "items", "readOnly"}},
+	ro("description", "string", true),
+	{name: "schedule_interval", checks: []string{"readOnly"}}, // ScheduleInterval is readOnly
+	ro("timetable_description", "string", true),
+	{name: "tags", typ: "array", nullable: true, checks: []string{"type", "readOnly"}},
+	ro("max_active_tasks", "integer", true), ro("max_active_runs", "integer", true),
+	ro("has_task_concurrency_limits", "boolean", true), ro("has_import_errors", "boolean", true),
+	ro("next_dagrun", "string", true, "type", "format", "readOnly"),
+	ro("next_dagrun_data_interval_start", "string", true, "type", "format", "readOnly"),
+	ro("next_dagrun_data_interval_end", "string", true, "type", "format", "readOnly"),
+	ro("next_dagrun_create_after", "string", true, "type", "format", "readOnly"),
+	ro("max_consecutive_failed_dag_runs", "integer", true),
+}
+
+// checkBodySchema checks a decoded body against an object schema and
+// returns it as an object.
+func checkBodySchema(v any, schema bodySchema) (map[string]any, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, v1BadRequest(fmt.Sprintf("%s is not of type 'object'", pyRepr(v)))
+	}
+	for _, p := range schema {
+		val, present := obj[p.name]
+		if !present {
+			continue
+		}
+		if msg := p.check(val); msg != "" {
+			return nil, v1BadRequest(msg)
+		}
+	}
+	return obj, nil
+}
+
+// check is one property's keywords in order; "" when it passes.
+func (p bodyProp) check(val any) string {
+	at := func(msg string, path ...string) string {
+		return msg + " - '" + strings.Join(append([]string{p.name}, path...), ".") + "'"
+	}
+	for _, c := range p.checks {
+		switch c {
+		case "readOnly":
+			return at("Property is read-only")
+		case "type":
+			if val == nil && p.nullable {
+				continue
+			}
+			if !jsonTypeIs(val, p.typ) {
+				return at(fmt.Sprintf("%s is not of type '%s'", pyRepr(val), p.typ))
+			}
+		case "enum":
+			s, ok := val.(string)
+			if val == nil && p.nullable {
+				continue
+			}
+			if !ok || !slices.Contains(p.enum, s) {
+				quoted := make([]string, len(p.enum))
+				for i, e := range p.enum {
+					quoted[i] = pyQuote(e)
+				}
+				return at(fmt.Sprintf("%s is not one of [%s]", pyRepr(val), strings.Join(quoted, ", ")))
+			}
+		case "format": // date-time; other types pass
+			if s, ok := val.(string); ok {
+				if _, err := parseRFC3339(s); err != nil {
+					return at(fmt.Sprintf("%s is not a 'date-time'", pyQuote(s)))
+				}
+			}
+		case "minimum":
+			if n, ok := val.(json.Number); ok && p.minimum != nil {
+				if f, err := n.Float64(); err == nil && f < float64(*p.minimum) {
+					return at(fmt.Sprintf("%s is less than the minimum of %d", pyRepr(n), *p.minimum))
+				}
+			}
+		case "items":
+			if list, ok := val.([]any); ok {
+				for i, item := range list {
+					if !jsonTypeIs(item, p.itemType) {
+						return at(fmt.Sprintf("%s is not of type '%s'", pyRepr(item), p.itemType), fmt.Sprint(i))
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// jsonTypeIs is Draft 4's type check: booleans are not numbers, and an
+// integer has no fraction or exponent in its text.
+func jsonTypeIs(v any, typ string) bool {
+	switch typ {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "number":
+		_, ok := v.(json.Number)
+		return ok
+	case "integer":
+		n, ok := v.(json.Number)
+		return ok && !strings.ContainsAny(string(n), ".eE")
+	}
+	return true
+}
+
+// unknownFields is marshmallow's load refusing keys its schema lacks:
+// "{'key': ['Unknown field.']}" in key order.
+func unknownFields(body map[string]any, known []string) error {
+	var unknown []string
+	for k := range body {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	parts := make([]string, len(unknown))
+	for i, k := range unknown {
+		parts[i] = pyQuote(k) + ": ['Unknown field.']"
+	}
+	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
+}

@@ -1,0 +1,702 @@
+package main
+
+// The stable API's DAG resources: /dags, /dags/{dag_id}, its details,
+// tasks, sources and statistics (Airflow 2.10.3
+// airflow/api_connexion/endpoints/dag_endpoint.py, task_endpoint.py,
+// dag_source_endpoint.py, dag_stats_endpoint.py).
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// v1DagFields are the keys of DAGSchema, for ?fields=.
+var v1DagFields = []string{"dag_id", "dag_display_name", "root_dag_id", "is_paused", "is_active", "is_subdag",
+	"last_parsed_time", "last_pickled", "last_expired", "scheduler_lock", "pickle_id", "default_view", "fileloc",
+	"file_token", "owners", "description", "schedule_interval", "timetable_description", "tags",
+	"max_active_tasks", "max_active_runs", "max_consecutive_failed_dag_runs", "has_task_concurrency_limits",
+	"has_import_errors", "next_dagrun", "next_dagrun_data_interval_start", "next_dagrun_data_interval_end",
+	"next_dagrun_create_after"}
+
+// v1DagDetailFields are the keys DAGDetailSchema adds.
+var v1DagDetailFields = []string{"timezone", "catchup", "orientation", "concurrency", "dataset_expression",
+	"start_date", "dag_run_timeout", "doc_md", "params", "is_paused_upon_creation", "end_date",
+	"template_searchpath", "render_template_as_native_obj", "last_parsed"}
+
+// v1Dag renders a DAG row as DAGSchema dumps a DagModel.
+func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
+	d := map[string]any{
+		"dag_id":                          row.DagID,
+		"dag_display_name":                row.DagID,
+		"root_dag_id":                     nil,
+		"is_paused":                       row.IsPaused,
+		"is_active":                       row.Def != nil,
+		"is_subdag":                       row.RootDagID != "",
+		"last_parsed_time":                nil,
+		"last_pickled":                    nil,
+		"last_expired":                    nil,
+		"scheduler_lock":                  nil,
+		"pickle_id":                       nil,
+		"default_view":                    "grid",
+		"fileloc":                         row.FileLoc,
+		"file_token":                      signFileToken(s.v1Secret, row.FileLoc),
+		"owners":                          []any{},
+		"description":                     nil,
+		"schedule_interval":               nil,
+		"timetable_description":           nil,
+		"tags":                            []any{},
+		"max_active_tasks":                16,
+		"max_active_runs":                 16,
+		"max_consecutive_failed_dag_runs": 0,
+		"has_task_concurrency_limits":     false,
+		"has_import_errors":               false,
+		"next_dagrun":                     nil,
+		"next_dagrun_data_interval_start": nil,
+		"next_dagrun_data_interval_end":   nil,
+		"next_dagrun_create_after":        nil,
+	}
+	if row.RootDagID != "" {
+		d["root_dag_id"] = row.RootDagID
+	}
+	def := row.Def
+	if def == nil {
+		return d, nil
+	}
+	d["last_parsed_time"] = isoFormat(s.startedAt)
+	d["owners"] = v1Owners(def)
+	if def.Description != "" {
+		d["description"] = def.Description
+	}
+	d["schedule_interval"] = v1ScheduleInterval(def.Schedule)
+	d["timetable_description"] = timetableDescription(def.Schedule)
+	tags := make([]any, len(def.Tags))
+	for i, tag := range def.Tags {
+		tags[i] = map[string]any{"name": tag}
+	}
+	d["tags"] = tags
+	d["max_active_tasks"] = def.MaxActiveTasks
+	d["max_active_runs"] = def.MaxActiveRuns
+	last, err := s.opts.Store.LastScheduledDate(row.DagID)
+	if err != nil {
+		return nil, err
+	}
+	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), s.opts.Edition.rules().deltaEpochAligned); err == nil && ok {
+		d["next_dagrun"] = isoFormat(iv.start)
+		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
+		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
+		d["next_dagrun_create_after"] = isoFormat(iv.end)
+	}
+	return d, nil
+}
+
+// v1Owners is DagModel.owners split at commas: the distinct owners of the
+// DAG's tasks joined with ", " (in sorted order; Airflow joins a set).
+func v1Owners(def *DAG) []any {
+	var owners []string
+	for _, t := range def.Tasks {
+		if !slices.Contains(owners, t.Owner) {
+			owners = append(owners, t.Owner)
+		}
+	}
+	sort.Strings(owners)
+	out := []any{}
+	for _, o := range strings.Split(strings.Join(owners, ", "), ",") {
+		if o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// v1ScheduleInterval is ScheduleIntervalSchema: a string schedule is a
+// CronExpression (presets included), a duration a TimeDelta.
+func v1ScheduleInterval(schedule *string) any {
+	if schedule == nil {
+		return nil
+	}
+	if isDurationSchedule(*schedule) {
+		d, _ := parseDuration(*schedule)
+		return v1TimeDelta(d)
+	}
+	return map[string]any{"__type": "CronExpression", "value": *schedule}
+}
+
+// v1TimeDelta is TimeDeltaSchema: Python's timedelta normal form.
+func v1TimeDelta(d time.Duration) map[string]any {
+	days := int64(d / (24 * time.Hour))
+	rest := d - time.Duration(days)*24*time.Hour
+	if rest < 0 {
+		days--
+		rest += 24 * time.Hour
+	}
+	return map[string]any{"__type": "TimeDelta", "days": days, "seconds": int64(rest / time.Second),
+		"microseconds": int64(rest%time.Second) / 1000}
+}
+
+// v1OptTimeDelta is a nullable TimeDelta: zero is None.
+func v1OptTimeDelta(d time.Duration) any {
+	if d == 0 {
+		return nil
+	}
+	return v1TimeDelta(d)
+}
+
+// cronDescriptions are cron_descriptor's texts (24-hour clock, as Airflow
+// asks) for the schedules of the examples and the presets.
+var cronDescriptions = map[string]string{
+	"0 * * * *":   "At 0 minutes past the hour",
+	"0 0 * * *":   "At 00:00",
+	"0 0 * * 0":   "At 00:00, only on Sunday",
+	"0 0 1 * *":   "At 00:00, on day 1 of the month",
+	"0 0 1 */3 *": "At 00:00, on day 1 of the month, every 3 months",
+	"0 0 1 1 *":   "At 00:00, on day 1 of the month, only in January",
+	"* * * * *":   "Every minute",
+}
+
+// timetableDescription is the timetable's description in Airflow 2.10:
+// cron_descriptor's text for a cron schedule (the expression itself where
+// airlite has no text for it), fixed texts for None and @once, and
+// nothing for a duration.
+func timetableDescription(schedule *string) any {
+	if schedule == nil {
+		return "Never, external triggers only"
+	}
+	s := *schedule
+	switch {
+	case s == "@once":
+		return "Once, as soon as possible"
+	case s == "@continuous":
+		return "As frequently as possible, but only one run at a time."
+	case isDurationSchedule(s):
+		return ""
+	}
+	if preset, ok := cronPresets[s]; ok {
+		s = preset
+	}
+	if text, ok := cronDescriptions[s]; ok {
+		return text
+	}
+	return s
+}
+
+// v1DagDetail adds DAGDetailSchema's fields to a DAG.
+func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
+	d, err := s.v1Dag(row)
+	if err != nil {
+		return nil, err
+	}
+	def := row.Def
+	params := map[string]any{}
+	for k, v := range def.Params {
+		params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
+	}
+	var pausedUponCreation any
+	if def.IsPausedUponCreation {
+		pausedUponCreation = true
+	}
+	d["timezone"] = "UTC"
+	d["catchup"] = def.Catchup
+	d["orientation"] = "LR"
+	d["concurrency"] = def.MaxActiveTasks
+	d["dataset_expression"] = nil
+	d["start_date"] = v1Date(def.StartDate)
+	d["dag_run_timeout"] = v1OptTimeDelta(def.DagrunTimeout)
+	d["doc_md"] = nil
+	d["params"] = params
+	d["is_paused_upon_creation"] = pausedUponCreation
+	d["end_date"] = v1Date(def.EndDate)
+	d["template_searchpath"] = nil
+	d["render_template_as_native_obj"] = false
+	d["last_parsed"] = isoFormat(s.startedAt)
+	return d, nil
+}
+
+// onlyFields is marshmallow's Schema(only=fields): the named keys, or a
+// ValueError naming the unknown ones, which Airflow answers as a 400.
+func onlyFields(d map[string]any, fields []string, schema, title string) (map[string]any, error) {
+	if len(fields) == 0 {
+		return d, nil
+	}
+	var unknown []string
+	out := make(map[string]any, len(fields))
+	for _, f := range fields {
+		v, ok := d[f]
+		if !ok {
+			unknown = append(unknown, pyQuote(f))
+			continue
+		}
+		out[f] = v
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, &problem{status: http.StatusBadRequest, title: title,
+			detail: fmt.Sprintf("Invalid fields for <%s(many=False)>: {%s}.", schema, strings.Join(unknown, ", "))}
+	}
+	return out, nil
+}
+
+// v1DagNotFound is get_dag's 404.
+func v1DagNotFound(dagID string) error {
+	return v1NotFound("DAG not found", fmt.Sprintf("The DAG with dag_id: %s was not found", dagID))
+}
+
+// GetDag is GET /dags/{dag_id}.
+func (s *server) V1GetDag(dagID string, fields []string) (map[string]any, error) {
+	row, err := s.opts.Store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return nil, v1DagNotFound(dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.v1Dag(row)
+	if err != nil {
+		return nil, err
+	}
+	return onlyFields(d, fields, "DAGSchema", "DAGSchema init error")
+}
+
+// V1GetDagDetails is GET /dags/{dag_id}/details: it needs the loaded
+// definition (Airflow's DagBag).
+func (s *server) V1GetDagDetails(dagID string, fields []string) (map[string]any, error) {
+	row, err := s.opts.Store.DagByID(dagID)
+	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+		return nil, v1DagNotFound(dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.v1DagDetail(row)
+	if err != nil {
+		return nil, err
+	}
+	return onlyFields(d, fields, "DAGDetailSchema", "DAGDetailSchema init error")
+}
+
+// dagFilter is the WHERE of get_dags and patch_dags.
+type dagFilter struct {
+	onlyActive bool
+	paused     *bool
+	pattern    string // SQL ILIKE %pattern%; "" matches all
+	tags       []string
+}
+
+func (f dagFilter) match(row *DagRow, like *regexp.Regexp) bool {
+	if row.RootDagID != "" { // sub-DAGs are never listed
+		return false
+	}
+	if f.onlyActive && row.Def == nil {
+		return false
+	}
+	if f.paused != nil && row.IsPaused != *f.paused {
+		return false
+	}
+	if like != nil && !like.MatchString(row.DagID) {
+		return false
+	}
+	if len(f.tags) > 0 {
+		if row.Def == nil || !slices.ContainsFunc(row.Def.Tags, func(t string) bool { return slices.Contains(f.tags, t) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// likePattern is SQL's ILIKE '%pattern%': % any run, _ any one character,
+// case-insensitive.
+func likePattern(pattern string) *regexp.Regexp {
+	if pattern == "" {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("(?is)")
+	for _, r := range pattern {
+		switch r {
+		case '%':
+			b.WriteString(".*")
+		case '_':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	return regexp.MustCompile(b.String())
+}
+
+// matchingDags is the filtered DAG rows by dag_id, descending when asked,
+// and the page of them.
+func (s *server) matchingDags(f dagFilter, desc bool, p page) (pageRows []*DagRow, total int, err error) {
+	rows, err := s.opts.Store.Dags()
+	if err != nil {
+		return nil, 0, err
+	}
+	like := likePattern(f.pattern)
+	var matched []*DagRow
+	for _, row := range rows {
+		if f.match(row, like) {
+			matched = append(matched, row)
+		}
+	}
+	sort.Slice(matched, func(i, j int) bool {
+		if desc {
+			return matched[i].DagID > matched[j].DagID
+		}
+		return matched[i].DagID < matched[j].DagID
+	})
+	total = len(matched)
+	if p.offset >= len(matched) {
+		return nil, total, nil
+	}
+	matched = matched[p.offset:]
+	if len(matched) > p.limit {
+		matched = matched[:p.limit]
+	}
+	return matched, total, nil
+}
+
+// V1GetDags is GET /dags.
+func (s *server) V1GetDags(q v1Values) (map[string]any, error) {
+	p, err := q.page()
+	if err != nil {
+		return nil, err
+	}
+	f := dagFilter{onlyActive: true, tags: q.list("tags")}
+	if v, ok := q.boolean("only_active"); ok {
+		f.onlyActive = v
+	}
+	if v, ok := q.boolean("paused"); ok {
+		f.paused = &v
+	}
+	f.pattern, _ = q.str("dag_id_pattern")
+	_, desc, err := q.orderBy("dag_id", []string{"dag_id"})
+	if err != nil {
+		return nil, err
+	}
+	rows, total, err := s.matchingDags(f, desc, p)
+	if err != nil {
+		return nil, err
+	}
+	dags := make([]any, 0, len(rows))
+	for _, row := range rows {
+		d, err := s.v1Dag(row)
+		if err != nil {
+			return nil, err
+		}
+		if d, err = onlyFields(d, q.list("fields"), "DAGSchema", "DAGCollectionSchema error"); err != nil {
+			return nil, err
+		}
+		dags = append(dags, d)
+	}
+	return map[string]any{"dags": dags, "total_entries": total}, nil
+}
+
+// checkDagBody is connexion's check of a DAG body (components/schemas/DAG):
+// an object whose read-only fields are absent, is_paused a boolean or
+// null; then marshmallow's load refuses a key DAGSchema does not know.
+func checkDagBody(v any) (map[string]any, error) {
+	body, err := checkBodySchema(v, dagBodySchema)
+	if err != nil {
+		return nil, err
+	}
+	if err := unknownFields(body, v1DagFields); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// dagPatch is what a DAG PATCH sets: is_paused, after update_mask.
+func dagPatch(body map[string]any, mask []string) (bool, error) {
+	if len(mask) > 0 && !slices.Equal(mask, []string{"is_paused"}) {
+		return false, v1BadRequest("Only `is_paused` field can be updated through the REST API")
+	}
+	paused, ok := body["is_paused"].(bool)
+	if !ok {
+		// Airflow reads patch_body["is_paused"] and fails on a body
+		// without it (KeyError, a 500); airlite says what is missing.
+		return false, v1BadRequest("is_paused: a boolean is required")
+	}
+	return paused, nil
+}
+
+// V1PatchDag is PATCH /dags/{dag_id}: the one DagModel row, sub-DAGs not
+// included (unlike the experimental pause).
+func (s *server) V1PatchDag(dagID string, body map[string]any, mask []string) (map[string]any, error) {
+	paused, err := dagPatch(body, mask)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.opts.Store.SetPaused(dagID, paused, false); errors.Is(err, errNotFound) {
+		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag with id: '%s' not found", dagID)}
+	} else if err != nil {
+		return nil, err
+	}
+	if !paused && s.opts.Kick != nil {
+		s.opts.Kick()
+	}
+	row, err := s.opts.Store.DagByID(dagID)
+	if err != nil {
+		return nil, err
+	}
+	return s.v1Dag(row)
+}
+
+// V1PatchDags is PATCH /dags: every DAG of the page the filters select
+// (dag_id_pattern "~" is all), answered as they were read, before the
+// change, as Airflow answers.
+func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, error) {
+	p, err := q.page()
+	if err != nil {
+		return nil, err
+	}
+	paused, err := dagPatch(body, q.list("update_mask"))
+	if err != nil {
+		return nil, err
+	}
+	f := dagFilter{onlyActive: true, tags: q.list("tags")}
+	if v, ok := q.boolean("only_active"); ok {
+		f.onlyActive = v
+	}
+	f.pattern, _ = q.str("dag_id_pattern")
+	if f.pattern == "~" {
+		f.pattern = "%"
+	}
+	rows, total, err := s.matchingDags(f, false, p)
+	if err != nil {
+		return nil, err
+	}
+	dags := make([]any, 0, len(rows))
+	for _, row := range rows {
+		d, err := s.v1Dag(row)
+		if err != nil {
+			return nil, err
+		}
+		dags = append(dags, d)
+		if err := s.opts.Store.SetPaused(row.DagID, paused, false); err != nil && !errors.Is(err, errNotFound) {
+			return nil, err
+		}
+	}
+	if !paused && s.opts.Kick != nil {
+		s.opts.Kick()
+	}
+	return map[string]any{"dags": dags, "total_entries": total}, nil
+}
+
+// V1DeleteDag is DELETE /dags/{dag_id}: the experimental API's delete
+// (the store's intent), with the stable API's answers.
+func (s *server) V1DeleteDag(dagID string) error {
+	_, err := s.api.DeleteDag(dagID)
+	switch {
+	case errors.Is(err, errNotFound):
+		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag with id: '%s' not found", dagID)}
+	case errors.Is(err, errAirflow):
+		return v1Conflict("Conflict", fmt.Sprintf("Task instances of dag with id: '%s' are still running", dagID))
+	}
+	return err
+}
+
+// v1Task is TaskSchema's dump of an operator.
+func v1Task(t *Task) map[string]any {
+	module, ok := python2.modules[t.Operator] // class_ref names edition 2's modules
+	switch {
+	case t.Operator == "DummyOperator":
+		module = "airflow.operators.empty" // an alias of EmptyOperator in Airflow 2
+	case t.Operator == "PapermillOperator":
+		module = "airflow.providers.papermill.operators.papermill"
+	case !ok:
+		module = "airflow.operators.other"
+	}
+	className := t.Operator
+	if className == "DummyOperator" {
+		className = "EmptyOperator"
+	}
+	params := map[string]any{}
+	for k, v := range t.Params {
+		params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
+	}
+	templateFields := []any{}
+	if t.Operator == "BashOperator" {
+		templateFields = []any{"bash_command", "env", "cwd"}
+	}
+	downstream := make([]any, len(t.Downstream))
+	for i, id := range t.Downstream {
+		downstream[i] = id
+	}
+	var docMD any
+	if t.DocMD != "" {
+		docMD = t.DocMD
+	}
+	return map[string]any{
+		"class_ref":                 map[string]any{"module_path": module, "class_name": className},
+		"operator_name":             className,
+		"task_id":                   t.TaskID,
+		"task_display_name":         t.TaskID,
+		"owner":                     t.Owner,
+		"start_date":                v1Date(t.StartDate),
+		"end_date":                  v1Date(t.EndDate),
+		"trigger_rule":              t.TriggerRule,
+		"extra_links":               []any{},
+		"depends_on_past":           t.DependsOnPast,
+		"wait_for_downstream":       false,
+		"retries":                   t.Retries,
+		"queue":                     t.Queue,
+		"pool":                      t.Pool,
+		"pool_slots":                t.PoolSlots,
+		"execution_timeout":         v1OptTimeDelta(t.ExecutionTimeout),
+		"retry_delay":               v1TimeDelta(t.RetryDelay),
+		"retry_exponential_backoff": t.RetryExponentialBackoff,
+		"priority_weight":           t.PriorityWeight,
+		"weight_rule":               t.WeightRule,
+		"ui_color":                  uiColor(t.Operator),
+		"ui_fgcolor":                "#000",
+		"template_fields":           templateFields,
+		"sub_dag":                   nil,
+		"downstream_task_ids":       downstream,
+		"params":                    params,
+		"is_mapped":                 false,
+		"doc_md":                    docMD,
+	}
+}
+
+// loadedDag is the DagBag's DAG for the task endpoints: NotFound("DAG not
+// found") without a detail when there is none.
+func (s *server) loadedDag(dagID string) (*DAG, error) {
+	row, err := s.opts.Store.DagByID(dagID)
+	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+		return nil, &problem{status: http.StatusNotFound, title: "DAG not found"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return row.Def, nil
+}
+
+// V1GetTask is GET /dags/{dag_id}/tasks/{task_id}. A sub-DAG operator's
+// sub_dag is the sub-DAG's DAGSchema.
+func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
+	def, err := s.loadedDag(dagID)
+	if err != nil {
+		return nil, err
+	}
+	t := def.Task(taskID)
+	if t == nil {
+		return nil, &problem{status: http.StatusNotFound, title: "Task not found"}
+	}
+	return s.v1TaskWithSubDag(t)
+}
+
+func (s *server) v1TaskWithSubDag(t *Task) (map[string]any, error) {
+	out := v1Task(t)
+	if t.Subdag != "" {
+		if row, err := s.opts.Store.DagByID(t.Subdag); err == nil {
+			sub, err := s.v1Dag(row)
+			if err != nil {
+				return nil, err
+			}
+			out["sub_dag"] = sub
+		}
+	}
+	return out, nil
+}
+
+// v1TaskOrder are the task attributes get_tasks sorts by (attrgetter on
+// the operator); others are an AttributeError, a 400.
+var v1TaskOrder = map[string]func(a, b *Task) int{
+	"task_id":         func(a, b *Task) int { return strings.Compare(a.TaskID, b.TaskID) },
+	"owner":           func(a, b *Task) int { return strings.Compare(a.Owner, b.Owner) },
+	"pool":            func(a, b *Task) int { return strings.Compare(a.Pool, b.Pool) },
+	"queue":           func(a, b *Task) int { return strings.Compare(a.Queue, b.Queue) },
+	"trigger_rule":    func(a, b *Task) int { return strings.Compare(a.TriggerRule, b.TriggerRule) },
+	"retries":         func(a, b *Task) int { return a.Retries - b.Retries },
+	"priority_weight": func(a, b *Task) int { return a.PriorityWeight - b.PriorityWeight },
+	"pool_slots":      func(a, b *Task) int { return a.PoolSlots - b.PoolSlots },
+}
+
+// V1GetTasks is GET /dags/{dag_id}/tasks, ordered by a task attribute.
+func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
+	def, err := s.loadedDag(dagID)
+	if err != nil {
+		return nil, err
+	}
+	order, ok := q.str("order_by")
+	if !ok {
+		order = "task_id"
+	}
+	attr := strings.TrimPrefix(order, "-")
+	cmp, known := v1TaskOrder[attr]
+	if !known {
+		return nil, v1BadRequest(fmt.Sprintf("'%s' object has no attribute '%s'", "SerializedBaseOperator", attr))
+	}
+	tasks := slices.Clone(def.Tasks)
+	slices.SortStableFunc(tasks, cmp)
+	if strings.HasPrefix(order, "-") {
+		slices.Reverse(tasks)
+	}
+	out := make([]any, 0, len(tasks))
+	for _, t := range tasks {
+		d, err := s.v1TaskWithSubDag(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return map[string]any{"tasks": out, "total_entries": len(out)}, nil
+}
+
+// V1GetDagSource is GET /dagSources/{file_token}: the source of the DAG
+// file the token names, as GET /dags/{dag_id}/code gives it.
+func (s *server) V1GetDagSource(token string) (string, error) {
+	path, err := loadFileToken(s.v1Secret, token)
+	if err != nil {
+		return "", &problem{status: http.StatusNotFound, title: "Dag source not found"}
+	}
+	rows, err := s.opts.Store.Dags()
+	if err != nil {
+		return "", err
+	}
+	for _, row := range rows {
+		if row.FileLoc == path && row.Def != nil {
+			return s.api.DagCode(row.DagID)
+		}
+	}
+	return "", &problem{status: http.StatusNotFound, title: "Dag source not found"}
+}
+
+// V1GetDagStats is GET /dagStats?dag_ids=a,b: the runs of each known DAG
+// per state, in DagRunState's order.
+func (s *server) V1GetDagStats(dagIDs string) (map[string]any, error) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, id := range strings.Split(dagIDs, ",") {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if _, err := s.opts.Store.DagByID(id); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids) // Airflow walks a set: any order
+	dags := make([]any, 0, len(ids))
+	for _, id := range ids {
+		runs, err := s.opts.Store.RunsOfDag(id, "")
+		if err != nil {
+			return nil, err
+		}
+		counts := map[RunState]int{}
+		for _, run := range runs {
+			counts[run.State]++
+		}
+		stats := make([]any, 0, 4)
+		for _, state := range []RunState{RunQueued, RunRunning, RunSuccess, RunFailed} {
+			stats = append(stats, map[string]any{"state": string(state), "count": counts[state]})
+		}
+		dags = append(dags, map[string]any{"dag_id": id, "stats": stats})
+	}
+	return map[string]any{"dags": dags, "total_entries": len(dags)}, nil
+}

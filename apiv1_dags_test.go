@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// dagIDsOf reads the dag_ids of a DAG collection, in order.
+func dagIDsOf(t *testing.T, body string) ([]string, float64) {
+	t.Helper()
+	var c struct {
+		Dags []struct {
+			DagID string `json:"dag_id"`
+		} `json:"dags"`
+		Total float64 `json:"total_entries"`
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil {
+		t.Fatalf("collection %q: %v", body, err)
+	}
+	ids := []string{}
+	for _, d := range c.Dags {
+		ids = append(ids, d.DagID)
+	}
+	return ids, c.Total
+}
+
+func wantDags(ids []string, total float64) func(t *testing.T, _ *testServer, res response) {
+	return func(t *testing.T, _ *testServer, res response) {
+		t.Helper()
+		got, gotTotal := dagIDsOf(t, res.body)
+		if !reflect.DeepEqual(got, ids) || gotTotal != total {
+			t.Errorf("dags %v (total %v), want %v (total %v)", got, gotTotal, ids, total)
+		}
+	}
+}
+
+var topLevelDags = []string{"example_bash_operator", "example_papermill_operator", "example_python_operator",
+	"example_subdag_operator", "example_trigger_target_dag", "tutorial"}
+
+// TestServerV1_Dags follows Airflow 2.10.3
+// tests/api_connexion/endpoints/test_dag_endpoint.py (TestGetDags,
+// TestPatchDag, TestPatchDags, TestDeleteDagEndpoint).
+func TestServerV1_Dags(t *testing.T) {
+	t.Parallel()
+	runV1Cases(t, []v1Case{
+		{name: "list: sub-DAGs left out, by dag_id", path: "/dags", wantStatus: 200, check: wantDags(topLevelDags, 6)},
+		{name: "list: limit and offset", path: "/dags?limit=2&offset=1", wantStatus: 200, check: wantDags(topLevelDags[1:3], 6)},
+		{name: "list: limit above the maximum", path: "/dags?limit=1000", wantStatus: 200, check: wantDags(topLevelDags, 6)},
+		{name: "list: limit 0 is the fallback", path: "/dags?limit=0", wantStatus: 200, check: wantDags(topLevelDags, 6)},
+		{name: "list: descending", path: "/dags?order_by=-dag_id&limit=2", wantStatus: 200,
+			check: wantDags([]string{"tutorial", "example_trigger_target_dag"}, 6)},
+		// test_dag_endpoint.py:1054 (test_should_raise_400_for_invalid_order_by)
+		{name: "list: order_by not allowed", path: "/dags?order_by=fileloc", wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "Ordering with 'fileloc' is disallowed or the attribute does not exist on the model"}},
+		// ILIKE: _ is one character, % any run, case ignored
+		{name: "list: dag_id_pattern", path: "/dags?dag_id_pattern=EXAMPLE_P%25_OPERATOR", wantStatus: 200,
+			check: wantDags([]string{"example_papermill_operator", "example_python_operator"}, 2)},
+		{name: "list: tags (any of)", path: "/dags?tags=example2&tags=nothing", wantStatus: 200,
+			check: wantDags([]string{"example_bash_operator"}, 1)},
+		{name: "list: paused", path: "/dags?paused=true", wantStatus: 200, check: wantDags([]string{}, 0)},
+		{name: "list: paused not a boolean", path: "/dags?paused=yes", wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "Wrong type, expected 'boolean' for query parameter 'paused'"}},
+		{name: "list: fields", path: "/dags?fields=dag_id&fields=is_paused&limit=1", wantStatus: 200,
+			wantJSON: `{"dags": [{"dag_id": "example_bash_operator", "is_paused": false}], "total_entries": 6}`},
+		{name: "list: unknown field", path: "/dags?fields=dag_id&fields=nope", wantStatus: 400,
+			wantProblem: &wantProblem{title: "DAGCollectionSchema error", detail: "Invalid fields for <DAGSchema(many=False)>: {'nope'}."}},
+		{name: "get", path: "/dags/example_bash_operator?fields=dag_id&fields=schedule_interval&fields=tags&fields=owners&fields=timetable_description&fields=next_dagrun",
+			wantStatus: 200, wantJSON: `{"dag_id": "example_bash_operator",
+				"schedule_interval": {"__type": "CronExpression", "value": "0 0 * * *"},
+				"tags": [{"name": "example"}, {"name": "example2"}], "owners": ["airflow"],
+				"timetable_description": "At 00:00", "next_dagrun": "2024-04-30T00:00:00+00:00"}`},
+		{name: "get: a duration schedule", path: "/dags/tutorial?fields=schedule_interval", wantStatus: 200,
+			wantJSON: `{"schedule_interval": {"__type": "TimeDelta", "days": 1, "seconds": 0, "microseconds": 0}}`},
+		// test_dag_endpoint.py:286 (test_should_respond_404)
+		{name: "get: unknown DAG", path: "/dags/nope", wantStatus: 404,
+			wantProblem: &wantProblem{title: "DAG not found", detail: "The DAG with dag_id: nope was not found"}},
+		{name: "get: unknown field", path: "/dags/tutorial?fields=nope", wantStatus: 400,
+			wantProblem: &wantProblem{title: "DAGSchema init error", detail: "Invalid fields for <DAGSchema(many=False)>: {'nope'}."}},
+		{name: "details", path: "/dags/example_bash_operator/details?fields=catchup&fields=dag_run_timeout&fields=params&fields=timezone&fields=start_date&fields=concurrency",
+			wantStatus: 200, wantJSON: `{"catchup": false, "concurrency": 16,
+				"dag_run_timeout": {"__type": "TimeDelta", "days": 0, "seconds": 3600, "microseconds": 0},
+				"params": {"example_key": {"__class": "airflow.models.param.Param", "description": null, "schema": {}, "value": "example_value"}},
+				"start_date": "2021-01-01T00:00:00+00:00", "timezone": "UTC"}`},
+		{name: "details: unknown DAG", path: "/dags/nope/details", wantStatus: 404,
+			wantProblem: &wantProblem{title: "DAG not found", detail: "The DAG with dag_id: nope was not found"}},
+		// test_dag_endpoint.py (TestPatchDag)
+		{name: "patch", method: "PATCH", path: "/dags/tutorial", body: `{"is_paused": true}`, wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				if !strings.Contains(res.body, `"is_paused": true`) {
+					t.Errorf("answer %s: want is_paused true", res.body)
+				}
+				if got := ts.do(t, "GET", apiPrefix+"/dags/tutorial/paused", ""); got.body != `{"is_paused": true}` {
+					t.Errorf("experimental API sees %s", got.body)
+				}
+			}},
+		{name: "patch: update_mask", method: "PATCH", path: "/dags/tutorial?update_mask=is_paused", body: `{"is_paused": true}`, wantStatus: 200},
+		{name: "patch: update_mask of another field", method: "PATCH", path: "/dags/tutorial?update_mask=description", body: `{"is_paused": true}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Only `is_paused` field can be updated through the REST API"}},
+		{name: "patch: read-only field", method: "PATCH", path: "/dags/tutorial", body: `{"is_paused": true, "dag_id": "x"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Property is read-only - 'dag_id'"}},
+		{name: "patch: read-only checked before type here", method: "PATCH", path: "/dags/tutorial", body: `{"is_active": 5}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Property is read-only - 'is_active'"}},
+		{name: "patch: wrong type", method: "PATCH", path: "/dags/tutorial", body: `{"is_paused": "true"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'true' is not of type 'boolean' - 'is_paused'"}},
+		{name: "patch: not an object", method: "PATCH", path: "/dags/tutorial", body: `[1]`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "[1] is not of type 'object'"}},
+		{name: "patch: unknown field", method: "PATCH", path: "/dags/tutorial", body: `{"is_paused": true, "zz": 1, "aa": 2}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'aa': ['Unknown field.'], 'zz': ['Unknown field.']}"}},
+		{name: "patch: empty body", method: "PATCH", path: "/dags/tutorial", header: []string{"Content-Type", "application/json"},
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Request body must not be empty"}},
+		{name: "patch: not JSON", method: "PATCH", path: "/dags/tutorial", body: `{`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Request body is not valid JSON"}},
+		{name: "patch: not labelled JSON", method: "PATCH", path: "/dags/tutorial", body: `{"is_paused": true}`, header: []string{"Content-Type", "text/plain"},
+			wantStatus: 415, wantProblem: &wantProblem{title: "Unsupported Media Type", typ: "about:blank", detail: "Invalid Content-type (text/plain), expected JSON data"}},
+		{name: "patch: unknown DAG", method: "PATCH", path: "/dags/nope", body: `{"is_paused": true}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "Dag with id: 'nope' not found", detail: nil}},
+		// test_dag_endpoint.py (TestPatchDags)
+		{name: "patch many: dag_id_pattern required", method: "PATCH", path: "/dags", body: `{"is_paused": true}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Missing query parameter 'dag_id_pattern'"}},
+		{name: "patch many: ~ is every DAG", method: "PATCH", path: "/dags?dag_id_pattern=~&limit=2", body: `{"is_paused": true}`,
+			wantStatus: 200, check: func(t *testing.T, ts *testServer, res response) {
+				wantDags(topLevelDags[:2], 6)(t, ts, res)
+				got := ts.v1(t, "GET", "/dags?paused=true", "")
+				wantDags(topLevelDags[:2], 2)(t, ts, got)
+			}},
+		// test_dag_endpoint.py (TestDeleteDagEndpoint)
+		{name: "delete", method: "DELETE", path: "/dags/tutorial", wantStatus: 204, wantRaw: strPtr(""),
+			check: func(t *testing.T, ts *testServer, _ response) {
+				if got := ts.v1(t, "GET", "/dags/tutorial", ""); got.status != 404 {
+					t.Errorf("after delete: %d %s", got.status, got.body)
+				}
+			}},
+		{name: "delete: unknown DAG", method: "DELETE", path: "/dags/nope", wantStatus: 404,
+			wantProblem: &wantProblem{title: "Dag with id: 'nope' not found", detail: nil}},
+		{name: "delete: a task still running", method: "DELETE", path: "/dags/tutorial", wantStatus: 409,
+			setup: func(t *testing.T, ts *testServer) {
+				res := ts.trigger(t, "tutorial", `{"run_id": "r1"}`)
+				ts.setTaskState(t, "tutorial", res["run_id"].(string), "print_date", TaskRunning)
+			},
+			wantProblem: &wantProblem{title: "Conflict", detail: "Task instances of dag with id: 'tutorial' are still running"}},
+	})
+}
+
+// TestServerV1_Tasks follows Airflow 2.10.3
+// tests/api_connexion/endpoints/test_task_endpoint.py.
+func TestServerV1_Tasks(t *testing.T) {
+	t.Parallel()
+	runV1Cases(t, []v1Case{
+		{name: "get", path: "/dags/example_bash_operator/tasks/runme_0", wantStatus: 200, wantJSON: `{
+			"class_ref": {"class_name": "BashOperator", "module_path": "airflow.operators.bash"},
+			"depends_on_past": false, "doc_md": null, "downstream_task_ids": ["run_after_loop"],
+			"end_date": null, "execution_timeout": null, "extra_links": [], "is_mapped": false,
+			"operator_name": "BashOperator", "owner": "airflow", "params": {}, "pool": "default_pool", "pool_slots": 1,
+			"priority_weight": 1, "queue": "default", "retries": 0,
+			"retry_delay": {"__type": "TimeDelta", "days": 0, "microseconds": 0, "seconds": 300},
+			"retry_exponential_backoff": false, "start_date": "2021-01-01T00:00:00+00:00", "sub_dag": null, "task_display_name": "runme_0",
+			"task_id": "runme_0", "template_fields": ["bash_command", "env", "cwd"], "trigger_rule": "all_success",
+			"ui_color": "#f0ede4", "ui_fgcolor": "#000", "wait_for_downstream": false, "weight_rule": "downstream"}`},
+		// test_task_endpoint.py:218 (test_should_respond_404)
+		{name: "unknown task", path: "/dags/example_bash_operator/tasks/nope", wantStatus: 404,
+			wantProblem: &wantProblem{title: "Task not found", detail: nil}},
+		{name: "unknown DAG", path: "/dags/nope/tasks/x", wantStatus: 404, wantProblem: &wantProblem{title: "DAG not found", detail: nil}},
+		{name: "list, descending", path: "/dags/example_bash_operator/tasks?order_by=-task_id", wantStatus: 200,
+			check: func(t *testing.T, _ *testServer, res response) {
+				var c struct {
+					Tasks []struct {
+						TaskID string `json:"task_id"`
+					} `json:"tasks"`
+					Total int `json:"total_entries"`
+				}
+				if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+					t.Fatal(err)
+				}
+				if c.Total != len(c.Tasks) || len(c.Tasks) < 2 || c.Tasks[0].TaskID < c.Tasks[1].TaskID {
+					t.Errorf("tasks %+v: want all, task_id descending", c)
+				}
+			}},
+		// test_task_endpoint.py:300 (test_get_tasks_should_respond_400_invalid_order_by)
+		{name: "list, unknown order", path: "/dags/example_bash_operator/tasks?order_by=invalid_task_colume_name", wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "'SerializedBaseOperator' object has no attribute 'invalid_task_colume_name'"}},
+	})
+}
+
+// TestServerV1_DagSourceAndStats follows Airflow 2.10.3
+// tests/api_connexion/endpoints/test_dag_source_endpoint.py and
+// test_dag_stats_endpoint.py.
+func TestServerV1_DagSourceAndStats(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	res := ts.v1(t, "GET", "/dags/example_bash_operator?fields=file_token", "")
+	var d struct {
+		FileToken string `json:"file_token"`
+	}
+	if err := json.Unmarshal([]byte(res.body), &d); err != nil || d.FileToken == "" {
+		t.Fatalf("file_token from %s: %v", res.body, err)
+	}
+	code := ts.do(t, "GET", apiPrefix+"/dags/example_bash_operator/code", "").body
+	text := ts.v1(t, "GET", "/dagSources/"+d.FileToken, "", "Accept", "text/plain")
+	if text.status != 200 || text.body != code || text.header.Get("Content-Type") != "text/plain" {
+		t.Errorf("text source: %d %s %q", text.status, text.header.Get("Content-Type"), text.body)
+	}
+	asJSON := ts.v1(t, "GET", "/dagSources/"+d.FileToken, "", "Accept", "application/json")
+	var content map[string]string
+	if err := json.Unmarshal([]byte(asJSON.body), &content); err != nil || content["content"] != code {
+		t.Errorf("JSON source: %q (%v)", asJSON.body, err)
+	}
+	if got := ts.v1(t, "GET", "/dagSources/"+d.FileToken, "", "Accept", "image/png"); got.status != 406 || got.body != "Not Allowed Accept Header" {
+		t.Errorf("source as png: %d %q", got.status, got.body)
+	}
+	bad := ts.v1(t, "GET", "/dagSources/"+d.FileToken+"x", "", "Accept", "text/plain")
+	if want := problemText(404, &wantProblem{title: "Dag source not found", detail: nil}); bad.status != 404 || bad.body != want {
+		t.Errorf("bad token: %d %q", bad.status, bad.body)
+	}
+
+	ts.trigger(t, "tutorial", `{"run_id": "a"}`)
+	ts.trigger(t, "tutorial", `{"run_id": "b", "execution_date": "2024-01-01"}`)
+	stats := ts.v1(t, "GET", "/dagStats?dag_ids=tutorial,nope,tutorial", "")
+	want := `{"dags": [{"dag_id": "tutorial", "stats": [{"count": 2, "state": "queued"}, {"count": 0, "state": "running"},
+		{"count": 0, "state": "success"}, {"count": 0, "state": "failed"}]}], "total_entries": 1}`
+	checkV1Response(t, v1Case{wantStatus: http.StatusOK, wantJSON: want}, stats)
+	missing := ts.v1(t, "GET", "/dagStats", "")
+	checkV1Response(t, v1Case{wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Missing query parameter 'dag_ids'"}}, missing)
+}

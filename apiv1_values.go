@@ -1,0 +1,334 @@
+package main
+
+// Values the stable API shows as Python sees them: JSON decoded into
+// Python objects (dict order kept, as json.loads keeps it), then str() of
+// the result (an XCom value with stringify) or json.dumps of it (a
+// connection's extra, after the secrets masker). And marshmallow's load
+// of a body, with its error dictionary.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// pyDict is a decoded JSON object with its keys in the text's order.
+type pyDict []pyField
+
+// decodePyJSON decodes JSON as Python's json.loads: objects keep their
+// key order (a repeated key keeps its first place and its last value),
+// numbers stay json.Number.
+func decodePyJSON(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodePyValue(dec)
+	if err != nil {
+		return nil, fmt.Errorf("decode json: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("decode json: data after the value")
+	}
+	return v, nil
+}
+
+func decodePyValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			d := pyDict{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := kt.(string)
+				v, err := decodePyValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				if i := slices.IndexFunc(d, func(f pyField) bool { return f.key == key }); i >= 0 {
+					d[i].val = v
+				} else {
+					d = append(d, pyField{key, v})
+				}
+			}
+			_, err := dec.Token() // }
+			return d, err
+		case '[':
+			list := []any{}
+			for dec.More() {
+				v, err := decodePyValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, v)
+			}
+			_, err := dec.Token() // ]
+			return list, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return tok, nil // nil, bool, string, json.Number
+	}
+}
+
+// pyStrValue is Python's str() of a decoded value.
+func pyStrValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return pyReprValue(v)
+}
+
+// pyReprValue is Python's repr() of a decoded value: dicts in their
+// order, a JSON number as the int or float json.loads makes of it.
+func pyReprValue(v any) string {
+	switch x := v.(type) {
+	case pyDict:
+		parts := make([]string, len(x))
+		for i, f := range x {
+			parts[i] = pyQuote(f.key) + ": " + pyReprValue(f.val)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case []any:
+		parts := make([]string, len(x))
+		for i, item := range x {
+			parts[i] = pyReprValue(item)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case json.Number:
+		return pyNumberRepr(x)
+	default:
+		return pyRepr(v)
+	}
+}
+
+// pyNumberRepr is the repr of the int or float json.loads reads.
+func pyNumberRepr(n json.Number) string {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		if i, ok := new(big.Int).SetString(s, 10); ok {
+			return i.String() // "-0" is 0
+		}
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil { // out of range: Python reads inf
+		if strings.HasPrefix(s, "-") {
+			return "-inf"
+		}
+		return "inf"
+	}
+	return pyFloatRepr(f)
+}
+
+// appendPyDumps is json.dumps of a decoded value with Python's defaults:
+// ", " and ": ", ASCII only, dict order kept.
+func appendPyDumps(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case pyDict:
+		b = append(b, '{')
+		for i, f := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendPyString(b, f.key)
+			b = append(b, ": "...)
+			b = appendPyDumps(b, f.val)
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, item := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendPyDumps(b, item)
+		}
+		return append(b, ']')
+	case json.Number:
+		if out, err := appendPyNumber(b, x); err == nil {
+			return out
+		}
+		return append(b, x...)
+	case string:
+		return appendPyString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	default:
+		return append(b, "null"...)
+	}
+}
+
+// sensitiveFieldNames are the secrets masker's DEFAULT_SENSITIVE_FIELDS
+// (Airflow 2.10.3 airflow/utils/log/secrets_masker.py:57-72): a key that
+// holds one of them, in any case, has its value hidden.
+var sensitiveFieldNames = []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
+	"password", "private_key", "secret", "token", "keyfile_dict", "service_account"}
+
+// maxRedactDepth is SecretsMasker.MAX_RECURSION_DEPTH.
+const maxRedactDepth = 5
+
+func sensitiveKey(name string) bool {
+	name = strings.ToLower(strings.TrimSpace(name))
+	return slices.ContainsFunc(sensitiveFieldNames, func(s string) bool { return strings.Contains(name, s) })
+}
+
+// redactValue is the secrets masker's redact of a decoded value: under a
+// sensitive key every string becomes "***" (other scalars stay); deeper
+// than maxRedactDepth nothing changes.
+func redactValue(v any, name string, depth int) any {
+	if depth > maxRedactDepth {
+		return v
+	}
+	if name != "" && sensitiveKey(name) {
+		return redactAll(v, depth)
+	}
+	switch x := v.(type) {
+	case pyDict:
+		out := make(pyDict, len(x))
+		for i, f := range x {
+			out[i] = pyField{f.key, redactValue(f.val, f.key, depth+1)}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = redactValue(item, "", depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+func redactAll(v any, depth int) any {
+	if _, ok := v.(string); ok || depth > maxRedactDepth {
+		return "***"
+	}
+	switch x := v.(type) {
+	case pyDict:
+		out := make(pyDict, len(x))
+		for i, f := range x {
+			out[i] = pyField{f.key, redactAll(f.val, depth+1)}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = redactAll(item, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+// mmField is one field of a marshmallow schema, for loading a body.
+type mmField struct {
+	name      string // the key in the body
+	attr      string // the attribute it loads into; name when empty
+	kind      string // "string" or "integer"
+	required  bool
+	allowNone bool
+	maxLen    int // a Length(max=…) validator; 0 for none
+}
+
+// marshmallowLoad is Schema.load of a body: each field in the schema's
+// order (missing, null, type, length), then the keys the schema does not
+// know, sorted. It returns the loaded attributes, or the error
+// dictionary as Python prints it.
+func marshmallowLoad(body map[string]any, fields []mmField, partial bool) (map[string]any, string) {
+	data := map[string]any{}
+	var errs []string
+	fail := func(name, msg string) { errs = append(errs, pyQuote(name)+": ["+pyQuote(msg)+"]") }
+	for _, f := range fields {
+		attr := f.attr
+		if attr == "" {
+			attr = f.name
+		}
+		v, ok := body[f.name]
+		switch {
+		case !ok:
+			if f.required && !partial {
+				fail(f.name, "Missing data for required field.")
+			}
+			continue
+		case v == nil:
+			if !f.allowNone {
+				fail(f.name, "Field may not be null.")
+				continue
+			}
+			data[attr] = nil
+			continue
+		}
+		switch f.kind {
+		case "integer":
+			n, isNum := v.(json.Number)
+			i, err := n.Int64()
+			if !isNum || err != nil {
+				fail(f.name, "Not a valid integer.")
+				continue
+			}
+			data[attr] = i
+		default:
+			s, isStr := v.(string)
+			if !isStr {
+				fail(f.name, "Not a valid string.")
+				continue
+			}
+			if f.maxLen > 0 && len([]rune(s)) > f.maxLen {
+				fail(f.name, fmt.Sprintf("Longer than maximum length %d.", f.maxLen))
+				continue
+			}
+			data[attr] = s
+		}
+	}
+	var unknown []string
+	for k := range body {
+		if !slices.ContainsFunc(fields, func(f mmField) bool { return f.name == k }) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		fail(k, "Unknown field.")
+	}
+	if len(errs) > 0 {
+		return nil, "{" + strings.Join(errs, ", ") + "}"
+	}
+	return data, ""
+}
+
+// updateMaskFields is the update_mask parameter as connexion reads it
+// (style form, explode false): the last value, split at commas.
+func updateMaskFields(q v1Values) []string {
+	s, ok := q.str("update_mask")
+	if !ok || s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// extractUpdateMask is Airflow's extract_update_mask_data: each field of
+// the mask, stripped, must be loaded and updatable.
+func extractUpdateMask(mask, nonUpdate []string, data map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	for _, field := range mask {
+		field = strings.TrimSpace(field)
+		if _, ok := data[field]; !ok || slices.Contains(nonUpdate, field) {
+			return nil, v1BadRequest(fmt.Sprintf("'%s' is unknown or cannot be updated.", field))
+		}
+		out[field] = data[field]
+	}
+	return out, nil
+}
