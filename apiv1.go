@@ -112,6 +112,11 @@ type v1Param struct {
 
 func minimum(n int64) *int64 { return &n }
 
+// qDate is a date-time query parameter.
+func qDate(name string) v1Param {
+	return v1Param{name: name, kind: paramDateTime, schema: "{'type': 'string', 'format': 'date-time'}"}
+}
+
 // The shared parameters (components/parameters in the document).
 var (
 	qLimit        = v1Param{name: "limit", kind: paramInteger, schema: "{'type': 'integer', 'default': 100}"}

@@ -203,6 +203,19 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.handleV1GetTask)
 	vr.add(http.MethodGet, "/dagSources/{file_token}", s.handleV1GetDagSource)
 	vr.add(http.MethodGet, "/dagStats", s.handleV1GetDagStats, withQuery(v1Param{name: "dag_ids", required: true, schema: "{'type': 'string'}"}))
+
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns", s.handleV1GetDagRuns, withQuery(qLimit, qOffset,
+		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
+		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
+		v1Param{name: "state", kind: paramStringArray}, qOrderBy, qFields))
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns", s.handleV1PostDagRun, withBody(checkPostRunBody))
+	vr.add(http.MethodPost, "/dags/~/dagRuns/list", s.handleV1GetDagRunsBatch, withBody(checkListRunsForm))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1GetDagRun, withQuery(qFields))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1UpdateDagRunState, withBody(checkUpdateRunStateBody))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1DeleteDagRun)
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", s.handleV1UpstreamDatasetEvents)
 	return vr
 }
 
@@ -271,6 +284,54 @@ func (s *server) handleV1GetDagSource(w http.ResponseWriter, r *http.Request, re
 func (s *server) handleV1GetDagStats(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	ids, _ := req.query.str("dag_ids")
 	res, err := s.V1GetDagStats(ids)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDagRuns(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDagRuns(req.path["dag_id"], req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostDagRun(req.path["dag_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDagRunsBatch(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDagRunsBatch(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDagRun(req.path["dag_id"], req.path["dag_run_id"], req.query.list("fields"))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1UpdateDagRunState(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1UpdateDagRunState(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeleteDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeleteDagRun(req.path["dag_id"], req.path["dag_run_id"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1ClearDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1ClearDagRun(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetDagRunNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetDagRunNote(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1UpstreamDatasetEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1UpstreamDatasetEvents(req.path["dag_id"], req.path["dag_run_id"])
 	s.respondV1(w, r, res, err)
 }
 
