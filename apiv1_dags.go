@@ -500,7 +500,9 @@ func (s *server) V1DeleteDag(dagID string) error {
 	return err
 }
 
-// v1Task is TaskSchema's dump of an operator.
+// v1Task is TaskSchema's dump of an operator. Its sub_dag field reads an
+// attribute no operator has (SubDagOperator's is subdag), and marshmallow
+// leaves out what it cannot read: the key never appears.
 func v1Task(t *Task) map[string]any {
 	module, ok := operatorImports[t.Operator]
 	switch {
@@ -555,7 +557,6 @@ func v1Task(t *Task) map[string]any {
 		"ui_color":                  uiColor(t.Operator),
 		"ui_fgcolor":                "#000",
 		"template_fields":           templateFields,
-		"sub_dag":                   nil,
 		"downstream_task_ids":       downstream,
 		"params":                    params,
 		"is_mapped":                 false,
@@ -576,8 +577,7 @@ func (s *server) loadedDag(dagID string) (*DAG, error) {
 	return row.Def, nil
 }
 
-// V1GetTask is GET /dags/{dag_id}/tasks/{task_id}. A sub-DAG operator's
-// sub_dag is the sub-DAG's DAGSchema.
+// V1GetTask is GET /dags/{dag_id}/tasks/{task_id}.
 func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	def, err := s.loadedDag(dagID)
 	if err != nil {
@@ -587,21 +587,7 @@ func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	if t == nil {
 		return nil, &problem{status: http.StatusNotFound, title: "Task not found"}
 	}
-	return s.v1TaskWithSubDag(t)
-}
-
-func (s *server) v1TaskWithSubDag(t *Task) (map[string]any, error) {
-	out := v1Task(t)
-	if t.Subdag != "" {
-		if row, err := s.opts.Store.DagByID(t.Subdag); err == nil {
-			sub, err := s.v1Dag(row)
-			if err != nil {
-				return nil, err
-			}
-			out["sub_dag"] = sub
-		}
-	}
-	return out, nil
+	return v1Task(t), nil
 }
 
 // v1TaskOrder are the task attributes get_tasks sorts by (attrgetter on
@@ -639,11 +625,7 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 	}
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
-		d, err := s.v1TaskWithSubDag(t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
+		out = append(out, v1Task(t))
 	}
 	return map[string]any{"tasks": out, "total_entries": len(out)}, nil
 }
