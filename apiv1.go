@@ -227,6 +227,8 @@ type v1Route struct {
 	// body checks and decodes the request body as connexion does against
 	// the operation's schema; nil when the operation takes no body.
 	body func(v any) (map[string]any, error)
+	// pathInts are the path parameters the document types as integers.
+	pathInts []string
 	// open: the endpoint has no security decorator (health, version).
 	open   bool
 	handle v1Handler
@@ -259,6 +261,11 @@ func withQuery(params ...v1Param) func(*v1Route) {
 // withBody declares an operation's body check.
 func withBody(check func(v any) (map[string]any, error)) func(*v1Route) {
 	return func(rt *v1Route) { rt.body = check }
+}
+
+// withPathInts declares path parameters of type integer.
+func withPathInts(names ...string) func(*v1Route) {
+	return func(rt *v1Route) { rt.pathInts = names }
 }
 
 // openRoute marks an operation that Airflow answers without authentication.
@@ -368,6 +375,12 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 	if err != nil {
 		s.answerError(w, r, err)
 		return
+	}
+	for _, name := range rt.pathInts {
+		if !pyIntRe.MatchString(params[name]) {
+			s.answerError(w, r, v1BadRequest(fmt.Sprintf("Wrong type, expected 'integer' for path parameter '%s'", name)))
+			return
+		}
 	}
 	req.query = q
 	if !rt.open {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -216,6 +218,18 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody))
 	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", s.handleV1UpstreamDatasetEvents)
+
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances", s.handleV1GetTaskInstances, withQuery(
+		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
+		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
+		v1Param{name: "duration_gte", kind: paramNumber}, v1Param{name: "duration_lte", kind: paramNumber},
+		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
+		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qLimit, qOffset))
+	vr.add(http.MethodPost, "/dags/~/dagRuns/~/taskInstances/list", s.handleV1GetTaskInstancesBatch, withBody(checkListTIsForm))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1GetTaskInstance)
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/logs/{task_try_number}", s.handleV1GetLog,
+		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
+			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
 	return vr
 }
 
@@ -333,6 +347,31 @@ func (s *server) handleV1SetDagRunNote(w http.ResponseWriter, r *http.Request, r
 func (s *server) handleV1UpstreamDatasetEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	res, err := s.V1UpstreamDatasetEvents(req.path["dag_id"], req.path["dag_run_id"])
 	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstances(req.path["dag_id"], req.path["dag_run_id"], req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstancesBatch(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstancesBatch(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetLog(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	try, _ := strconv.Atoi(strings.TrimSpace(req.path["task_try_number"]))
+	res, err := s.V1GetLog(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], try, req.query)
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1Log(w, r, res)
 }
 
 // api2 registers an experimental-API route: access log, edition headers,
