@@ -64,7 +64,7 @@ func TestServerV1_DagRuns(t *testing.T) {
 	t.Parallel()
 	runV1Cases(t, []v1Case{
 		{name: "post", method: "POST", path: "/dags/tutorial/dagRuns",
-			body: `{"dag_run_id": "my_run", "logical_date": "2024-01-01T10:00:00+00:00", "conf": {"a": 1}, "note": "hi"}`,
+			body:       `{"dag_run_id": "my_run", "logical_date": "2024-01-01T10:00:00+00:00", "conf": {"a": 1}, "note": "hi"}`,
 			wantStatus: 200, wantJSON: `{"conf": {"a": 1}, "dag_id": "tutorial", "dag_run_id": "my_run",
 				"data_interval_end": "2024-01-01T10:00:00+00:00", "data_interval_start": "2023-12-31T10:00:00+00:00",
 				"end_date": null, "execution_date": "2024-01-01T10:00:00+00:00", "external_trigger": true,
@@ -90,7 +90,7 @@ func TestServerV1_DagRuns(t *testing.T) {
 				}
 			}},
 		{name: "post: data interval given", method: "POST", path: "/dags/tutorial/dagRuns",
-			body: `{"logical_date": "2024-01-01T10:00:00+00:00", "data_interval_start": "2023-01-01T00:00:00+00:00", "data_interval_end": "2023-01-02T00:00:00+00:00"}`,
+			body:       `{"logical_date": "2024-01-01T10:00:00+00:00", "data_interval_start": "2023-01-01T00:00:00+00:00", "data_interval_end": "2023-01-02T00:00:00+00:00"}`,
 			wantStatus: 200, check: func(t *testing.T, _ *testServer, res response) {
 				if !strings.Contains(res.body, `"data_interval_start": "2023-01-01T00:00:00+00:00"`) {
 					t.Errorf("body %s", res.body)
@@ -155,7 +155,7 @@ func TestServerV1_DagRuns(t *testing.T) {
 			wantProblem: &wantProblem{title: "Bad Request", detail: "Ordering with 'note' is disallowed or the attribute does not exist on the model"}},
 		// test_dag_run_endpoint.py:975 (TestGetDagRunBatch 400s)
 		{name: "batch", method: "POST", path: "/dags/~/dagRuns/list", setup: threeRuns,
-			body: `{"dag_ids": ["tutorial", "nope"], "order_by": "-execution_date", "page_limit": 2}`,
+			body:       `{"dag_ids": ["tutorial", "nope"], "order_by": "-execution_date", "page_limit": 2}`,
 			wantStatus: 200, check: wantRuns([]string{"r1", "r3"}, 3)},
 		{name: "batch: page_offset", method: "POST", path: "/dags/~/dagRuns/list", body: `{"page_offset": -1}`,
 			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "-1 is less than the minimum of 0 - 'page_offset'"}},
