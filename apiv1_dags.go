@@ -447,8 +447,8 @@ func (s *server) V1PatchDag(dagID string, body map[string]any, mask []string) (m
 }
 
 // V1PatchDags is PATCH /dags: every DAG of the page the filters select
-// (dag_id_pattern "~" is all), answered as they were read, before the
-// change, as Airflow answers.
+// (dag_id_pattern "~" is all), answered with the change (Airflow's
+// update synchronizes the rows it read).
 func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, error) {
 	p, err := q.page()
 	if err != nil {
@@ -472,14 +472,16 @@ func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, e
 	}
 	dags := make([]any, 0, len(rows))
 	for _, row := range rows {
-		d, err := s.v1Dag(row)
+		if err := s.opts.Store.SetPaused(row.DagID, paused, false); err != nil && !errors.Is(err, errNotFound) {
+			return nil, err
+		}
+		changed := *row
+		changed.IsPaused = paused
+		d, err := s.v1Dag(&changed)
 		if err != nil {
 			return nil, err
 		}
 		dags = append(dags, d)
-		if err := s.opts.Store.SetPaused(row.DagID, paused, false); err != nil && !errors.Is(err, errNotFound) {
-			return nil, err
-		}
 	}
 	if !paused && s.opts.Kick != nil {
 		s.opts.Kick()

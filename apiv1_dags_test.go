@@ -123,6 +123,9 @@ func TestServerV1_Dags(t *testing.T) {
 		{name: "patch many: ~ is every DAG", method: "PATCH", path: "/dags?dag_id_pattern=~&limit=2", body: `{"is_paused": true}`,
 			wantStatus: 200, check: func(t *testing.T, ts *testServer, res response) {
 				wantDags(topLevelDags[:2], 6)(t, ts, res)
+				if strings.Count(res.body, `"is_paused": true`) != 2 {
+					t.Errorf("answer %s: want both DAGs answered paused", res.body)
+				}
 				got := ts.v1(t, "GET", "/dags?paused=true", "")
 				wantDags(topLevelDags[:2], 2)(t, ts, got)
 			}},
