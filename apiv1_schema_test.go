@@ -283,7 +283,14 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"PATCH", "/dags/tutorial/dagRuns/r1", `{"state": "failed"}`}, {"PATCH", "/dags/tutorial/dagRuns/r1/setNote", `{"note": "x"}`},
 		{"POST", "/dags/tutorial/dagRuns/r1/clear", `{"dry_run": true}`}, {"POST", "/dags/tutorial/dagRuns/r1/clear", `{"dry_run": false}`},
 		{"GET", "/dags/tutorial/dagRuns/r1/upstreamDatasetEvents", ""}, {"DELETE", "/dags/tutorial/dagRuns/r2", ""},
-		{"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/example_trigger_target_dag", ""},
+		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/print_date", `{"new_state": "success"}`},
+		{"POST", "/dags/tutorial/updateTaskInstancesState", `{"task_id": "print_date", "dag_run_id": "r3", "include_upstream": false,
+			"include_downstream": true, "include_future": false, "include_past": false, "new_state": "failed"}`},
+		{"POST", "/dags/tutorial/clearTaskInstances", `{"only_failed": false}`},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/print_date", ""},
+		{"POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_ids": ["tutorial"]}`},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/print_date/logs/1", ""},
+		{"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/example_trigger_target_dag", ""},
 	}
 	for _, rq := range requests {
 		res := ts.v1(t, rq.method, rq.path, rq.body, "Accept", "application/json")

@@ -425,3 +425,320 @@ func (v v1Values) number(name string) *float64 {
 	}
 	return &f
 }
+
+// tiRef is TaskInstanceReferenceSchema.
+func tiRef(dagID, runID, taskID string, date time.Time) map[string]any {
+	return map[string]any{"dag_id": dagID, "dag_run_id": runID, "execution_date": isoFormat(date), "task_id": taskID}
+}
+
+// newStateSchema is UpdateTaskState as a property.
+var newStateProp = bodyProp{name: "new_state", typ: "string", enum: []string{"success", "failed", "skipped"}, checks: []string{"type", "enum"}}
+
+var patchTISchema = bodySchema{rw("dry_run", "boolean", false), newStateProp}
+
+func checkPatchTIBody(v any) (map[string]any, error) {
+	body, err := checkBodySchema(v, patchTISchema)
+	if err != nil {
+		return nil, err
+	}
+	return body, unknownFields(body, []string{"dry_run", "new_state"})
+}
+
+// missingFields is marshmallow's answer to required fields that are
+// absent, in the schema's order.
+func missingFields(body map[string]any, required ...string) error {
+	var parts []string
+	for _, k := range required {
+		if _, ok := body[k]; !ok {
+			parts = append(parts, pyQuote(k)+": ['Missing data for required field.']")
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
+}
+
+// setTaskStates marks task instances of a run through the store's forced
+// task state (set_task_instance_state); tries that stop running stop
+// with it. With dryRun it only lists the task instances that would
+// change.
+func (s *server) setTaskStates(dagID string, run *DagRun, taskIDs []string, state TaskState, dryRun bool) ([]any, error) {
+	if dryRun {
+		refs := []any{}
+		for _, id := range taskIDs {
+			ti, err := s.opts.Store.TaskInstance(dagID, run.RunID, id)
+			if err == nil && ti.State != state {
+				refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+			}
+		}
+		return refs, nil
+	}
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	var marked []string
+	var stopped []tiKey
+	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
+		marked, stopped, err = s.opts.Store.ForceTaskStates(dagID, run.RunID, state, now, func(*DAG) ([]string, error) { return taskIDs, nil })
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.kick()
+	refs := make([]any, 0, len(marked))
+	for _, id := range marked {
+		refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+	}
+	return refs, nil
+}
+
+// V1PatchTaskInstance is PATCH …/taskInstances/{task_id}: new_state, not
+// applied with dry_run (the default); the task instance's reference.
+func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, body map[string]any) (map[string]any, error) {
+	if err := missingFields(body, "new_state"); err != nil {
+		return nil, err
+	}
+	row, err := s.opts.Store.DagByID(dagID)
+	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+		return nil, v1NotFound("DAG not found", fmt.Sprintf("DAG %s not found", pyQuote(dagID)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if row.Def.Task(taskID) == nil {
+		return nil, v1NotFound("Task not found", fmt.Sprintf("Task %s not found in DAG %s", pyQuote(taskID), pyQuote(dagID)))
+	}
+	run, _, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	if err != nil {
+		var p *problem
+		if errors.As(err, &p) {
+			return nil, v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s", pyQuote(taskID), pyQuote(runID)))
+		}
+		return nil, err
+	}
+	dryRun := true
+	if v, ok := body["dry_run"].(bool); ok {
+		dryRun = v
+	}
+	if !dryRun {
+		if _, err := s.setTaskStates(dagID, run, []string{taskID}, TaskState(body["new_state"].(string)), false); err != nil {
+			return nil, err
+		}
+	}
+	return tiRef(dagID, runID, taskID, run.ExecutionDate), nil
+}
+
+var setTIsStateSchema = bodySchema{
+	rw("dry_run", "boolean", false), rw("task_id", "string", false), rw("execution_date", "string", false),
+	rw("dag_run_id", "string", false), rw("include_upstream", "boolean", false), rw("include_downstream", "boolean", false),
+	rw("include_future", "boolean", false), rw("include_past", "boolean", false), newStateProp,
+}
+
+func checkSetTIsStateBody(v any) (map[string]any, error) {
+	body, err := checkBodySchema(v, setTIsStateSchema)
+	if err != nil {
+		return nil, err
+	}
+	known := make([]string, len(setTIsStateSchema))
+	for i, p := range setTIsStateSchema {
+		known[i] = p.name
+	}
+	return body, unknownFields(body, known)
+}
+
+// V1SetTaskInstancesState is POST /dags/{dag_id}/updateTaskInstancesState:
+// a task of one run (by dag_run_id or execution_date) and, as asked, its
+// upstream and downstream tasks. include_future and include_past are
+// read but reach no other run (airlite marks within the run).
+func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map[string]any, error) {
+	if err := missingFields(body, "task_id", "include_upstream", "include_downstream", "include_future", "include_past", "new_state"); err != nil {
+		return nil, err
+	}
+	_, hasDate := body["execution_date"]
+	_, hasRun := body["dag_run_id"]
+	if hasDate == hasRun {
+		return nil, v1BadRequest("{'_schema': ['Exactly one of execution_date or dag_run_id must be provided']}")
+	}
+	row, err := s.opts.Store.DagByID(dagID)
+	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag ID %s not found", dagID)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	taskID := body["task_id"].(string)
+	task := row.Def.Task(taskID)
+	if task == nil {
+		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task ID %s not found", taskID)}
+	}
+	var run *DagRun
+	if hasDate {
+		date, _ := parseRFC3339(body["execution_date"].(string))
+		run, err = s.opts.Store.RunByDate(dagID, date)
+		if errors.Is(err, errNotFound) {
+			return nil, v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on execution_date %s", pyQuote(taskID), strFormat(date)))
+		}
+	} else {
+		runID := body["dag_run_id"].(string)
+		run, err = s.opts.Store.RunByRunID(dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return nil, v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s", pyQuote(taskID), pyQuote(runID)))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	upstream, _ := body["include_upstream"].(bool)
+	downstream, _ := body["include_downstream"].(bool)
+	dryRun := true
+	if v, ok := body["dry_run"].(bool); ok {
+		dryRun = v
+	}
+	refs, err := s.setTaskStates(dagID, run, relatives(row.Def, task, upstream, downstream), TaskState(body["new_state"].(string)), dryRun)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"task_instances": refs}, nil
+}
+
+var clearTIsSchema = bodySchema{
+	rw("dry_run", "boolean", false), rw("task_ids", "array", false, "type"), rw("start_date", "string", false, "type", "format"),
+	rw("end_date", "string", false, "type", "format"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
+	rw("include_subdags", "boolean", false), rw("include_parentdag", "boolean", false), rw("reset_dag_runs", "boolean", false),
+	rw("dag_run_id", "string", true), rw("include_upstream", "boolean", false), rw("include_downstream", "boolean", false),
+	rw("include_future", "boolean", false), rw("include_past", "boolean", false),
+}
+
+func checkClearTIsBody(v any) (map[string]any, error) {
+	body, err := checkBodySchema(v, clearTIsSchema)
+	if err != nil {
+		return nil, err
+	}
+	known := make([]string, len(clearTIsSchema))
+	for i, p := range clearTIsSchema {
+		known[i] = p.name
+	}
+	return body, unknownFields(body, known)
+}
+
+// V1ClearTaskInstances is POST /dags/{dag_id}/clearTaskInstances: the
+// task instances of the runs in range (one run by dag_run_id, or logical
+// dates between start_date and end_date), of the tasks named and, as
+// asked, their relatives, by default only failed ones; dry_run (the
+// default) lists them, otherwise they are cleared.
+func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[string]any, error) {
+	flag := func(k string, def bool) bool {
+		if v, ok := body[k].(bool); ok {
+			return v
+		}
+		return def
+	}
+	date := func(k string) *time.Time {
+		if str, ok := body[k].(string); ok {
+			if t, err := parseRFC3339(str); err == nil {
+				return &t
+			}
+		}
+		return nil
+	}
+	onlyFailed, onlyRunning := flag("only_failed", true), flag("only_running", false)
+	start, end := date("start_date"), date("end_date")
+	runID, _ := body["dag_run_id"].(string)
+	schemaErr := func(msg string) error { return v1BadRequest("{'_schema': ['" + msg + "']}") }
+	switch {
+	case onlyFailed && onlyRunning:
+		return nil, schemaErr("only_failed and only_running both are set to True")
+	case start != nil && end != nil && start.After(*end):
+		return nil, schemaErr("end_date is sooner than start_date")
+	case start != nil && end != nil && runID != "":
+		return nil, schemaErr("Exactly one of dag_run_id or (start_date and end_date) must be provided")
+	case start != nil && runID != "":
+		return nil, schemaErr("Exactly one of dag_run_id or start_date must be provided")
+	case end != nil && runID != "":
+		return nil, schemaErr("Exactly one of dag_run_id or end_date must be provided")
+	}
+	if list, ok := body["task_ids"].([]any); ok && len(list) == 0 {
+		return nil, v1BadRequest("{'task_ids': ['Shorter than minimum length 1.']}")
+	}
+	row, err := s.opts.Store.DagByID(dagID)
+	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag id %s not found", dagID)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var runs []*DagRun
+	if runID != "" {
+		run, err := s.opts.Store.RunByRunID(dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag Run id %s not found in dag %s", runID, dagID)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		start, end = &run.ExecutionDate, &run.ExecutionDate
+	}
+	if flag("include_past", false) {
+		start = nil
+	}
+	if flag("include_future", false) {
+		end = nil
+	}
+	all, err := s.opts.Store.RunsOfDag(dagID, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, run := range all {
+		if inRange(&run.ExecutionDate, start, end) {
+			runs = append(runs, run)
+		}
+	}
+	var taskIDs []string
+	if list, ok := body["task_ids"].([]any); ok {
+		seen := map[string]bool{}
+		for _, item := range list {
+			id, _ := item.(string)
+			if task := row.Def.Task(id); task != nil {
+				for _, rel := range relatives(row.Def, task, flag("include_upstream", false), flag("include_downstream", false)) {
+					seen[rel] = true
+				}
+			}
+		}
+		taskIDs = sortedKeys(seen)
+	}
+	dryRun, reset := flag("dry_run", true), flag("reset_dag_runs", false)
+	refs := []any{}
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	for _, run := range runs {
+		tis, err := s.opts.Store.TaskInstancesOfRun(dagID, run.RunID)
+		if err != nil {
+			return nil, err
+		}
+		var picked []string
+		for _, ti := range tis {
+			switch {
+			case taskIDs != nil && !slices.Contains(taskIDs, ti.TaskID),
+				onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed,
+				onlyRunning && ti.State != TaskRunning:
+				continue
+			}
+			picked = append(picked, ti.TaskID)
+			refs = append(refs, tiRef(dagID, run.RunID, ti.TaskID, run.ExecutionDate))
+		}
+		if dryRun || len(picked) == 0 {
+			continue
+		}
+		var stopped []tiKey
+		err = s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
+			stopped, err = s.opts.Store.ClearTaskInstances(dagID, run.RunID, picked, reset, now)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !dryRun {
+		s.kick()
+	}
+	return map[string]any{"task_instances": refs}, nil
+}

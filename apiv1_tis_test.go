@@ -113,3 +113,81 @@ func TestServerV1_TaskInstancesAndLogs(t *testing.T) {
 	}
 	doc.checkAnswer(t, vr, "POST", apiV1Prefix+"/dags/~/dagRuns/~/taskInstances/list", batch)
 }
+
+// tiState reads a task instance's state from the store.
+func (ts *testServer) tiState(t *testing.T, dagID, runID, taskID string) TaskState {
+	t.Helper()
+	ti, err := ts.store.TaskInstance(dagID, runID, taskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ti.State
+}
+
+func wantTIState(dagID, runID, taskID string, want TaskState) func(t *testing.T, ts *testServer, _ response) {
+	return func(t *testing.T, ts *testServer, _ response) {
+		t.Helper()
+		if got := ts.tiState(t, dagID, runID, taskID); got != want {
+			t.Errorf("%s/%s/%s is %q, want %q", dagID, runID, taskID, got, want)
+		}
+	}
+}
+
+// TestServerV1_TaskInstanceStates follows Airflow 2.10.3
+// tests/api_connexion/endpoints/test_task_instance_endpoint.py
+// (TestPatchTaskInstance, TestPostSetTaskInstanceState,
+// TestPostClearTaskInstances).
+func TestServerV1_TaskInstanceStates(t *testing.T) {
+	t.Parallel()
+	failed := func(t *testing.T, ts *testServer) {
+		threeRuns(t, ts)
+		ts.setTaskState(t, "tutorial", "r1", "sleep", TaskFailed)
+	}
+	const ref = `{"dag_id": "tutorial", "dag_run_id": "r1", "execution_date": "2024-01-03T00:00:00+00:00", "task_id": "print_date"}`
+	runV1Cases(t, []v1Case{
+		{name: "patch: dry run by default", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"new_state": "success"}`, wantStatus: 200, wantJSON: ref, check: wantTIState("tutorial", "r1", "print_date", TaskNone)},
+		{name: "patch", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"new_state": "failed", "dry_run": false}`, wantStatus: 200, wantJSON: ref, check: wantTIState("tutorial", "r1", "print_date", TaskFailed)},
+		{name: "patch: state not allowed", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"new_state": "running"}`, wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "'running' is not one of ['success', 'failed', 'skipped'] - 'new_state'"}},
+		{name: "patch: new_state missing", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"dry_run": true}`, wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'new_state': ['Missing data for required field.']}"}},
+		{name: "patch: unknown task", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/nope", setup: threeRuns,
+			body: `{"new_state": "success"}`, wantStatus: 404, wantProblem: &wantProblem{title: "Task not found", detail: "Task 'nope' not found in DAG 'tutorial'"}},
+		{name: "patch: unknown run", method: "PATCH", path: "/dags/tutorial/dagRuns/nope/taskInstances/print_date",
+			body: `{"new_state": "success"}`, wantStatus: 404,
+			wantProblem: &wantProblem{title: "Not Found", detail: "Task instance not found for task 'print_date' on DAG run with ID 'nope'"}},
+		{name: "set states: downstream too", method: "POST", path: "/dags/tutorial/updateTaskInstancesState", setup: threeRuns,
+			body: `{"dry_run": false, "task_id": "print_date", "dag_run_id": "r1", "include_upstream": false, "include_downstream": true,
+				"include_future": false, "include_past": false, "new_state": "skipped"}`,
+			wantStatus: 200, check: func(t *testing.T, ts *testServer, res response) {
+				if strings.Count(res.body, `"task_id"`) != 3 {
+					t.Errorf("answer %s: want the task and its two downstream tasks", res.body)
+				}
+				wantTIState("tutorial", "r1", "templated", TaskSkipped)(t, ts, res)
+			}},
+		{name: "set states: required fields", method: "POST", path: "/dags/tutorial/updateTaskInstancesState", body: `{"task_id": "x"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request",
+				detail: "{'include_upstream': ['Missing data for required field.'], 'include_downstream': ['Missing data for required field.'], " +
+					"'include_future': ['Missing data for required field.'], 'include_past': ['Missing data for required field.'], " +
+					"'new_state': ['Missing data for required field.']}"}},
+		{name: "set states: run and date", method: "POST", path: "/dags/tutorial/updateTaskInstancesState",
+			body: `{"task_id": "print_date", "include_upstream": false, "include_downstream": false, "include_future": false,
+				"include_past": false, "new_state": "success"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'_schema': ['Exactly one of execution_date or dag_run_id must be provided']}"}},
+		{name: "clear: failed ones, dry run", method: "POST", path: "/dags/tutorial/clearTaskInstances", setup: failed, body: `{}`,
+			wantStatus: 200, wantJSON: `{"task_instances": [{"dag_id": "tutorial", "dag_run_id": "r1", "execution_date": "2024-01-03T00:00:00+00:00", "task_id": "sleep"}]}`,
+			check: wantTIState("tutorial", "r1", "sleep", TaskFailed)},
+		{name: "clear", method: "POST", path: "/dags/tutorial/clearTaskInstances", setup: failed,
+			body: `{"dry_run": false, "dag_run_id": "r1", "reset_dag_runs": true}`, wantStatus: 200,
+			check: wantTIState("tutorial", "r1", "sleep", TaskNone)},
+		{name: "clear: both only flags", method: "POST", path: "/dags/tutorial/clearTaskInstances", body: `{"only_running": true}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'_schema': ['only_failed and only_running both are set to True']}"}},
+		{name: "clear: unknown run", method: "POST", path: "/dags/tutorial/clearTaskInstances", body: `{"dag_run_id": "nope"}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "Dag Run id nope not found in dag tutorial", detail: nil}},
+		{name: "clear: unknown DAG", method: "POST", path: "/dags/nope/clearTaskInstances", body: `{}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "Dag id nope not found", detail: nil}},
+	})
+}

@@ -2099,12 +2099,18 @@ func (s *Store) DeleteRun(dagID, runID string) error {
 	})
 }
 
-// ClearRun clears every task instance of a run, as Airflow's
-// clear_task_instances does: each goes back to no state, its try's dates
-// dropped, with room for its retries again; a finished run is queued
-// again with no start. It returns the task instances that were running,
-// whose tries the caller stops.
+// ClearRun clears every task instance of a run and queues the run again
+// when it had finished (ClearTaskInstances).
 func (s *Store) ClearRun(dagID, runID string, now time.Time) (stopped []tiKey, err error) {
+	return s.ClearTaskInstances(dagID, runID, nil, true, now)
+}
+
+// ClearTaskInstances clears task instances of a run (taskIDs; nil is
+// all), as Airflow's clear_task_instances does: each goes back to no
+// state, its try's dates dropped, with room for its retries again; with
+// requeueRun a finished run is queued again with no start. It returns
+// the task instances that were running, whose tries the caller stops.
+func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		stopped = nil
 		run, err := runByRunIDTxn(txn, dagID, runID)
@@ -2117,6 +2123,9 @@ func (s *Store) ClearRun(dagID, runID string, now time.Time) (stopped []tiKey, e
 		}
 		changed := make([]*TaskInstance, 0, len(tis))
 		for _, ti := range tis {
+			if taskIDs != nil && !slices.Contains(taskIDs, ti.TaskID) {
+				continue
+			}
 			if ti.State == TaskRunning {
 				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
 			}
@@ -2131,7 +2140,7 @@ func (s *Store) ClearRun(dagID, runID string, now time.Time) (stopped []tiKey, e
 		if err := putTaskInstancesTxn(txn, changed...); err != nil {
 			return err
 		}
-		if !run.State.Finished() {
+		if !requeueRun || !run.State.Finished() {
 			return nil
 		}
 		queued := *run

@@ -227,6 +227,9 @@ func (s *server) v1Routes() *v1Router {
 		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qLimit, qOffset))
 	vr.add(http.MethodPost, "/dags/~/dagRuns/~/taskInstances/list", s.handleV1GetTaskInstancesBatch, withBody(checkListTIsForm))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1GetTaskInstance)
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1PatchTaskInstance, withBody(checkPatchTIBody))
+	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.handleV1ClearTaskInstances, withBody(checkClearTIsBody))
+	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.handleV1SetTaskInstancesState, withBody(checkSetTIsStateBody))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/logs/{task_try_number}", s.handleV1GetLog,
 		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
 			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
@@ -361,6 +364,21 @@ func (s *server) handleV1GetTaskInstancesBatch(w http.ResponseWriter, r *http.Re
 
 func (s *server) handleV1GetTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	res, err := s.V1GetTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetTaskInstancesState(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstancesState(req.path["dag_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1ClearTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1ClearTaskInstances(req.path["dag_id"], req.body)
 	s.respondV1(w, r, res, err)
 }
 
