@@ -224,6 +224,15 @@ func TestServerV1_DagRuns(t *testing.T) {
 			}},
 		{name: "delete: unknown run", method: "DELETE", path: "/dags/tutorial/dagRuns/nope", wantStatus: 404,
 			wantProblem: &wantProblem{title: "Not Found", detail: "DAGRun with DAG ID: 'tutorial' and DagRun ID: 'nope' not found"}},
+		{name: "reset runs takes notes and all", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/setNote", setup: threeRuns,
+			body: `{"note": "gone soon"}`, wantStatus: 200, check: func(t *testing.T, ts *testServer, _ response) {
+				if res := ts.do(t, "POST", "/_airlite/reset?scope=runs", ""); res.status != http.StatusOK {
+					t.Fatalf("reset: %d %s", res.status, res.body)
+				}
+				if res := ts.v1(t, "GET", "/dags/tutorial/dagRuns/r1", ""); res.status != http.StatusNotFound {
+					t.Errorf("after reset: %d %s", res.status, res.body)
+				}
+			}},
 		{name: "upstream dataset events", path: "/dags/tutorial/dagRuns/r1/upstreamDatasetEvents", setup: threeRuns,
 			wantStatus: 200, wantJSON: `{"dataset_events": [], "total_entries": 0}`},
 	})
