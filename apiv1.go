@@ -9,7 +9,6 @@ package main
 // endpoints hold only Airflow's own logic.
 
 import (
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -550,7 +549,3 @@ func isJSONMediaType(ct string) bool {
 	}
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
-
-// errV1Internal marks an error the endpoint could not answer with a
-// problem of its own; answerError logs it and answers a generic 500.
-var errV1Internal = errors.New("internal error")

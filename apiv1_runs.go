@@ -449,7 +449,8 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any
 	case !hasLogical:
 		logical = execution
 	case hasExecution && !jsonEqual(logical, execution):
-		return nil, v1BadRequest(fmt.Sprintf("%s != %s", pyRepr(logical), pyRepr(execution))).withTitle("logical_date conflicts with execution_date")
+		return nil, &problem{status: http.StatusBadRequest, title: "logical_date conflicts with execution_date",
+			detail: fmt.Sprintf("%s != %s", pyRepr(logical), pyRepr(execution))}
 	}
 	dateText, _ := logical.(string)
 	date, err := parseLogicalDate(dateText)
@@ -518,12 +519,8 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any
 	return s.v1Run(created), nil
 }
 
-// withTitle replaces a problem's title.
-func (p *problem) withTitle(title string) *problem {
-	p.title = title
-	return p
-}
-
+// jsonEqual compares two decoded JSON values as Python's != does for
+// the strings and nulls a date field holds.
 func jsonEqual(a, b any) bool { return pyRepr(a) == pyRepr(b) }
 
 // parseLogicalDate reads the logical date as marshmallow's DateTime does
