@@ -392,8 +392,11 @@ func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ h
 // the checks of definition files. Its paused flag and runs stay when it
 // replaces a DAG. A reset forgets it.
 func (s *server) loadDAG(body []byte) (map[string]any, error) {
-	dag, err := parseDAG(body)
+	dag, err := parseDAGAt(body, s.opts.Now())
 	if err != nil {
+		return nil, newAPIError(errBadRequest, "%v", err)
+	}
+	if err := s.rules().checkDAG(dag); err != nil {
 		return nil, newAPIError(errBadRequest, "%v", err)
 	}
 	if len(dag.SubDAGIDs()) > 0 || hasOperator(dag, "SubDagOperator") {

@@ -338,7 +338,14 @@ func TestAdmin_LoadDAG(t *testing.T) {
 		{"yaml", def, 200, `"dag_id":"loaded","replaced":false,"tasks":1`},
 		{"json", `{"dag_id": "j", "tasks": [{"task_id": "a", "operator": "EmptyOperator"}]}`, 200, `"dag_id":"j"`},
 		{"replace an example", "dag_id: tutorial\ntasks: [{task_id: only, operator: EmptyOperator}]\n", 200, `"replaced":true`},
-		{"syntax error", "dag_id: x\ntasks: [\n", 400, "line"},
+		{"syntax error", "dag_id: x\ntasks: [\n", 400, `{"error":"line 3: not valid YAML or JSON: a value is missing here`},
+		{"unknown key", "dag_id: x\ntasks:\n  - {task_id: a, operator: EmptyOperator, trigger_rul: all_done}\n", 400,
+			`{"error":"line 3: unknown key \"trigger_rul\" (did you mean trigger_rule?)"}`},
+		{"operator typo", "dag_id: x\ntasks:\n  - {task_id: a, operator: BashOpertor, bash_command: echo}\n", 400,
+			`{"error":"line 3: task \"a\": unknown operator \"BashOpertor\" (did you mean BashOperator?)"}`},
+		{"bash_command on another operator", "dag_id: x\ntasks:\n  - {task_id: a, operator: PythonOperator, bash_command: echo}\n", 400,
+			`{"error":"line 3: task \"a\": bash_command is taken by BashOperator, not by PythonOperator"}`},
+		{"empty body", "# nothing\n", 400, `{"error":"line 1: empty file: no DAG defined"}`},
 		{"unknown upstream", "dag_id: x\ntasks:\n  - {task_id: a, operator: EmptyOperator, upstream: [ghost]}\n", 400, `upstream task \"ghost\" does not exist`},
 		{"cycle", "dag_id: x\ntasks:\n  - {task_id: a, operator: EmptyOperator, downstream: [b]}\n  - {task_id: b, operator: EmptyOperator, downstream: [a]}\n", 400, "cycle"},
 		{"sub-DAG operator", "dag_id: x\ntasks:\n  - {task_id: s, operator: SubDagOperator}\n", 400, "same folder"},
@@ -363,6 +370,20 @@ func TestAdmin_LoadDAG(t *testing.T) {
 		expect(t, ts.do(t, "POST", "/_airlite/reset", ""), 200)
 		expect(t, ts.do(t, "GET", apiPrefix+"/dags/loaded/tasks/a", ""), 404, "not found in DagModel")
 	})
+}
+
+// A definition loaded at runtime is read on airlite's clock: days_ago(1)
+// counts from the server's now (testNow, 2024-05-01), as the embedded
+// examples' days_ago(2) counts from when they were read; a trigger before
+// it is refused as Airflow 1.10.15 refuses it
+// (airflow/api/common/experimental/trigger_dag.py:63-69).
+func TestAdmin_LoadDAG_DaysAgoOnServerClock(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition110)
+	expect(t, ts.do(t, "POST", "/_airlite/dags", "dag_id: rel\ndefault_args: {start_date: days_ago(1)}\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"), 200)
+	expect(t, ts.do(t, "POST", apiPrefix+"/dags/rel/dag_runs", `{"execution_date": "2024-04-29T23:59:59Z"}`), 500,
+		"should be >= start_date [2024-04-30T00:00:00+00:00]")
+	expect(t, ts.do(t, "POST", apiPrefix+"/dags/rel/dag_runs", `{"execution_date": "2024-04-30T00:00:00Z"}`), 200)
 }
 
 // TestFakeClock_CatchupAndRetryDelay drives a @daily schedule with catchup

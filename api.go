@@ -60,6 +60,9 @@ type airflowAPI struct {
 	unixname string // the OS user, reported in task-instance info
 	// kick, when set, tells the scheduler that there is work to look at.
 	kick func()
+	// triggerDate, when set, dates a trigger that sends no date, at the
+	// given unit (the fake clock's TriggerDate); otherwise it is now.
+	triggerDate func(unit time.Duration) time.Time
 	// withTasksStopped, when set, applies a change and stops the running
 	// tasks that match in one step of the scheduler's.
 	withTasksStopped func(match func(tiKey) bool, change func() error) error
@@ -216,9 +219,58 @@ func runTypeOf(runID string) string {
 	return "manual"
 }
 
+// triggerKeys are the fields Airflow's trigger_dag looks for, in the order
+// it tests them with Python's `in`.
+var triggerKeys = []string{"run_id", "conf", "execution_date", "replace_microseconds"}
+
+// decodeTriggerBody reads a trigger body as Airflow's trigger_dag does: it
+// tests `key in data` for each of triggerKeys on whatever JSON the body
+// holds, then reads data[key] for the keys found. On an object that is a
+// field lookup. On a string `in` finds a substring and on an array an
+// element equal to the key; a key found there cannot be looked up (Python
+// raises TypeError, a 500), and a string or array without any of the keys
+// is a trigger with every default. On a number, a boolean or null, `in`
+// itself raises TypeError.
+func decodeTriggerBody(body []byte) (map[string]json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] == '{' || !json.Valid(trimmed) || !utf8.Valid(trimmed) {
+		return decodeObject(body)
+	}
+	switch trimmed[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(trimmed, &s); err != nil {
+			return nil, newAPIError(errBadRequest, "request body is not valid JSON: %v", err)
+		}
+		for _, key := range triggerKeys {
+			if strings.Contains(s, key) {
+				return nil, newAPIError(errCrash,
+					"request body is a string that contains %q, which Airflow then looks up as a field of a string: send a JSON object", key)
+			}
+		}
+		return map[string]json.RawMessage{}, nil
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(trimmed, &items); err != nil {
+			return nil, newAPIError(errBadRequest, "request body is not valid JSON: %v", err)
+		}
+		for _, key := range triggerKeys {
+			for _, item := range items {
+				var s string
+				if jsonKind(item) == "a string" && json.Unmarshal(item, &s) == nil && s == key {
+					return nil, newAPIError(errCrash,
+						"request body is an array holding %q, which Airflow then looks up as a field of a list: send a JSON object", key)
+				}
+			}
+		}
+		return map[string]json.RawMessage{}, nil
+	}
+	return nil, newAPIError(errCrash, "request body must be a JSON object, got %s", jsonKind(trimmed))
+}
+
 // TriggerDAG is POST /dags/<dag_id>/dag_runs (docs/behaviour.md §3.1).
 func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, error) {
-	fields, err := decodeObject(body)
+	fields, err := decodeTriggerBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -258,11 +310,18 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	if !dateGiven {
-		date = now.Truncate(time.Microsecond)
-	}
 	if replaceMicros {
 		date = date.Truncate(time.Second)
+	}
+	if !dateGiven {
+		unit := time.Microsecond
+		if replaceMicros {
+			unit = time.Second
+		}
+		date = now.Truncate(unit)
+		if a.triggerDate != nil {
+			date = a.triggerDate(unit)
+		}
 	}
 	if start := row.Def.DefaultArgsStartDate; start != nil && date.Before(*start) {
 		return nil, newAPIError(errCrash, "The execution_date [%s] should be >= start_date [%s] from DAG's default_args",
@@ -487,7 +546,7 @@ func (a *airflowAPI) DagCode(dagID string) (string, error) {
 	if row.Def.SourceCode != "" {
 		return row.Def.SourceCode, nil
 	}
-	return renderPython(row.Def), nil
+	return renderPython(row.Def, a.edition.rules().python), nil
 }
 
 // SetPaused is GET /dags/<dag_id>/paused/<paused> (docs/behaviour.md §3.7): exactly

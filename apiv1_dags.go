@@ -86,7 +86,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC()); err == nil && ok {
+	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), s.rules().deltaEpochAligned); err == nil && ok {
 		d["next_dagrun"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
@@ -505,19 +505,14 @@ func (s *server) V1DeleteDag(dagID string) error {
 // v1Task is TaskSchema's dump of an operator. Its sub_dag field reads an
 // attribute no operator has (SubDagOperator's is subdag), and marshmallow
 // leaves out what it cannot read: the key never appears.
-func v1Task(t *Task) map[string]any {
-	module, ok := operatorImports[t.Operator]
-	switch {
-	case t.Operator == "DummyOperator":
-		module = "airflow.operators.empty" // an alias of EmptyOperator in Airflow 2
-	case t.Operator == "PapermillOperator":
-		module = "airflow.providers.papermill.operators.papermill"
-	case !ok:
-		module = "airflow.operators.other"
+func v1Task(t *Task, py pythonDialect) map[string]any {
+	module, ok := py.modules[t.Operator]
+	if !ok {
+		module = py.otherModule
 	}
 	className := t.Operator
-	if className == "DummyOperator" {
-		className = "EmptyOperator"
+	if className == "DummyOperator" { // an alias of EmptyOperator in Airflow 2
+		module, className = py.modules["EmptyOperator"], "EmptyOperator"
 	}
 	params := map[string]any{}
 	for k, v := range t.Params {
@@ -589,7 +584,7 @@ func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	if t == nil {
 		return nil, &problem{status: http.StatusNotFound, title: "Task not found"}
 	}
-	return v1Task(t), nil
+	return v1Task(t, s.rules().python), nil
 }
 
 // v1TaskOrder are the task attributes get_tasks sorts by (attrgetter on
@@ -627,7 +622,7 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 	}
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
-		out = append(out, v1Task(t))
+		out = append(out, v1Task(t, s.rules().python))
 	}
 	return map[string]any{"tasks": out, "total_entries": len(out)}, nil
 }

@@ -14,6 +14,8 @@ type fakeClock struct {
 	t  time.Time
 	// moved is called after every change (the scheduler's kick).
 	moved func()
+	// lastTrigger is the date TriggerDate last handed out.
+	lastTrigger time.Time
 }
 
 var errClockBackwards = errors.New("the fake clock only moves forward")
@@ -52,4 +54,22 @@ func (c *fakeClock) Advance(d time.Duration) (time.Time, error) {
 		return time.Time{}, errClockBackwards
 	}
 	return c.Set(c.Now().Add(d))
+}
+
+// TriggerDate is the execution date of a trigger that sends none: the
+// clock's time cut to unit (a second when microseconds are replaced, else
+// a microsecond), or one unit after the date it last handed out when
+// that one is not earlier. A clock that stands still would otherwise give
+// two dateless triggers in a row the same date, which Airflow refuses as
+// a duplicate; under a real clock time moves between them. The clock
+// itself does not move, so schedules stay where the test put them.
+func (c *fakeClock) TriggerDate(unit time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.t.Truncate(unit)
+	if !c.lastTrigger.IsZero() && !d.After(c.lastTrigger) {
+		d = c.lastTrigger.Truncate(unit).Add(unit)
+	}
+	c.lastTrigger = d
+	return d
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -13,17 +12,20 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// embeddedFixtures are the example DAGs served when --dags is not given.
+// embeddedFixtures are the example DAGs served when --dags is not given,
+// one folder per Airflow release (editionRules.examples says which).
 //
-//go:embed fixtures/*.yaml
+//go:embed fixtures/2.10.3/*.yaml fixtures/1.10.15/*.yaml
 var embeddedFixtures embed.FS
 
 // DAG is one parsed definition file. It is immutable once loaded: the store
@@ -48,8 +50,12 @@ type DAG struct {
 	Tasks                []*Task
 	taskByID             map[string]*Task
 	upstreamFirst        []*Task // every task after its upstream tasks (linkTasks)
+	// lines of the definition file, for errors found once every file is
+	// read: the dag_id key's, and each task's.
+	idLine    int
+	taskLines map[string]int
 
-	FilePath    string // where the definition came from ("fixtures/x.yaml" when embedded)
+	FilePath    string // where the definition came from ("fixtures/2.10.3/x.yaml" when embedded)
 	SourceCode  string // a <file>.py beside the definition, when there is one
 	ParentDagID string // set on sub-DAGs: the DAG whose SubDagOperator runs it
 }
@@ -105,6 +111,24 @@ type Simulation struct {
 }
 
 // Task returns the task with the given id, or nil.
+// scheduleStart is the date a schedule counts from: the DAG's start_date,
+// else the earliest of its tasks' (Airflow 1.10.15 airflow/models/dag.py:483
+// keeps a DAG's start_date None when only default_args name one; Airflow
+// 2.10.3 airflow/models/dag.py:620-624 copies default_args' onto the DAG,
+// which every task then has as well).
+func (d *DAG) scheduleStart() *time.Time {
+	if d.StartDate != nil {
+		return d.StartDate
+	}
+	var earliest *time.Time
+	for _, t := range d.Tasks {
+		if t.StartDate != nil && (earliest == nil || t.StartDate.Before(*earliest)) {
+			earliest = t.StartDate
+		}
+	}
+	return earliest
+}
+
 func (d *DAG) Task(taskID string) *Task { return d.taskByID[taskID] }
 
 // UpstreamFirst lists the tasks so that each comes after its upstream
@@ -145,7 +169,7 @@ type dagFile struct {
 	Tags                 []string       `yaml:"tags"`
 	Params               map[string]any `yaml:"params"`
 	DefaultArgs          yaml.Node      `yaml:"default_args"`
-	Tasks                []taskEntry    `yaml:"tasks"`
+	Tasks                yaml.Node      `yaml:"tasks"`
 }
 
 // taskSpec is the on-disk shape of a task; default_args use the same shape.
@@ -183,46 +207,90 @@ type taskSpec struct {
 	DocMD                   string            `yaml:"doc_md"`
 }
 
+// clone is a copy of s that shares nothing with it. The decoder writes a
+// task's own value through a pointer or into a map it finds set, which
+// would otherwise change default_args for every task after it.
+func (s taskSpec) clone() taskSpec {
+	s.ExecutionTimeout = clonePtr(s.ExecutionTimeout)
+	s.Retries = clonePtr(s.Retries)
+	s.RetryDelay = clonePtr(s.RetryDelay)
+	s.MaxRetryDelay = clonePtr(s.MaxRetryDelay)
+	s.PoolSlots = clonePtr(s.PoolSlots)
+	s.PriorityWeight = clonePtr(s.PriorityWeight)
+	s.EmailOnFailure = clonePtr(s.EmailOnFailure)
+	s.EmailOnRetry = clonePtr(s.EmailOnRetry)
+	s.StartDate = clonePtr(s.StartDate)
+	s.EndDate = clonePtr(s.EndDate)
+	if s.Simulate != nil {
+		sim := *s.Simulate
+		sim.Duration = clonePtr(sim.Duration)
+		s.Simulate = &sim
+	}
+	s.Env = copyMap(s.Env)
+	s.Params = copyMap(s.Params)
+	return s
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
 type simulateSpec struct {
 	Duration  *durationValue `yaml:"duration"`
 	Outcome   string         `yaml:"outcome"`
 	FailTimes int            `yaml:"fail_times"`
 }
 
-// taskEntry keeps a task's YAML node, so that default_args can be applied
-// under it and errors can name its line.
-type taskEntry struct{ node *yaml.Node }
-
-func (e *taskEntry) UnmarshalYAML(n *yaml.Node) error {
-	e.node = n
-	return nil
+// dateValue is a date of a definition: a date as §2.3 reads it, or
+// days_ago(n), which counts from the time the file is read.
+type dateValue struct {
+	t        time.Time // the date, unless relative
+	relative bool      // days_ago(daysAgo), resolved by at
+	daysAgo  int
 }
 
-type dateValue struct{ t time.Time }
-
 func (d *dateValue) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &wantError{want: "a date", got: describeNode(n)}
+	}
+	if m := daysAgoRe.FindStringSubmatch(n.Value); m != nil {
+		d.daysAgo, _ = strconv.Atoi(m[1])
+		d.relative = true
+		return nil
+	}
 	t, err := parseAirflowDate(n.Value, time.Now())
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a date", n.Line, n.Value)
+		return &wantError{want: "a date (2021-01-01 or 2021-01-01T00:00:00+00:00)", got: strconv.Quote(n.Value)}
 	}
 	d.t = t.UTC()
 	return nil
 }
 
-func (d *dateValue) ptr() *time.Time {
+// at is the date when the file is read at now.
+func (d *dateValue) at(now time.Time) *time.Time {
 	if d == nil {
 		return nil
 	}
 	t := d.t
+	if d.relative {
+		t = daysAgo(d.daysAgo, now)
+	}
 	return &t
 }
 
 type durationValue struct{ d time.Duration }
 
 func (v *durationValue) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &wantError{want: "a duration", got: describeNode(n)}
+	}
 	d, err := parseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (use 5m, 1h30m, 1d or 0:05:00)", n.Line, n.Value)
+		return &wantError{want: "a duration (5m, 1h30m, 1d, 0:05:00 or a number of seconds)", got: strconv.Quote(n.Value)}
 	}
 	v.d = d
 	return nil
@@ -244,14 +312,18 @@ var validTriggerRules = map[string]bool{
 	"dummy": true, "none_failed_or_skipped": true,
 }
 
-// loadEmbeddedDAGs parses the definitions built into the binary.
-func loadEmbeddedDAGs() (*DAGSet, error) {
-	sub, err := fs.Sub(embeddedFixtures, "fixtures")
+// loadExampleDAGs parses the example DAGs built into the binary for the
+// edition's Airflow release, as read at now (days_ago counts from it).
+func loadExampleDAGs(r *editionRules, now time.Time) (*DAGSet, error) {
+	sub, err := fs.Sub(embeddedFixtures, r.examples)
 	if err != nil {
 		return nil, fmt.Errorf("open embedded fixtures: %w", err)
 	}
-	return loadDAGs(sub, "fixtures")
+	return dagLoader{now: now}.load(sub, r.examples)
 }
+
+// loadEmbeddedDAGs parses the default edition's examples (Airflow 2.10.3's).
+func loadEmbeddedDAGs() (*DAGSet, error) { return loadExampleDAGs(&rules2, time.Now()) }
 
 // maxDefinitionBytes bounds a definition file: a 15,000-task DAG is about
 // 1 MiB of YAML; a larger file is a mistake, or a device that never ends.
@@ -263,6 +335,12 @@ type dagLoader struct {
 	ctx context.Context
 	// warn hears of the entries passed over; nil: silently.
 	warn func(file, problem string)
+	// now is when the files are read, for relative dates; zero: the
+	// current time.
+	now time.Time
+	// rules are the edition's; they say how .airflowignore patterns match.
+	// nil: Airflow 2's.
+	rules *editionRules
 }
 
 // loadDAGDir parses every definition in a folder.
@@ -288,30 +366,26 @@ func (l dagLoader) loadDir(dir string) (*DAGSet, error) {
 	return l.load(folder, dir)
 }
 
-// load parses every *.yaml, *.yml and *.json file at the top of fsys
-// (pools.yaml / pools.json hold pools), then checks the set as a whole.
-// label prefixes file names in errors. Entries that are not regular files
-// (a FIFO, a device, a socket, also behind a symlink) are passed over with
-// a warning: reading one may never end. A file over maxDefinitionBytes is
-// refused.
+// load parses every *.yaml, *.yml and *.json file of fsys, in every
+// folder that no .airflowignore pattern rules out (walkDefinitions), then
+// checks the set as a whole. pools.yaml / pools.json at the top hold
+// pools; further down they are refused. label prefixes file names in
+// errors. Entries that are not regular files (a FIFO, a device, a socket,
+// also behind a symlink) are passed over with a warning: reading one may
+// never end. A file over maxDefinitionBytes is refused.
 func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
-	entries, err := fs.ReadDir(fsys, ".")
+	files, err := l.walkDefinitions(fsys, label)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", label, err)
+		return nil, err
 	}
 	set := &DAGSet{}
 	seen := map[string]string{} // dag_id -> file
-	for _, e := range entries {
-		name := e.Name()
-		ext := strings.ToLower(path.Ext(name))
-		if e.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
-			continue
-		}
-		file := filepath.Join(label, name)
+	for _, rel := range files {
+		file := filepath.Join(label, filepath.FromSlash(rel))
 		if l.ctx != nil && l.ctx.Err() != nil {
 			return nil, fmt.Errorf("read %s: %w", label, context.Cause(l.ctx))
 		}
-		info, err := fs.Stat(fsys, name) // follows a symlink
+		info, err := fs.Stat(fsys, rel) // follows a symlink
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
@@ -324,11 +398,15 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 		if info.Size() > maxDefinitionBytes {
 			return nil, fmt.Errorf("read %s: %d bytes, over the limit of %d for a definition file", file, info.Size(), maxDefinitionBytes)
 		}
-		data, err := readAtMost(fsys, name, maxDefinitionBytes)
+		base := strings.TrimSuffix(rel, path.Ext(rel))
+		if path.Base(base) == "pools" && path.Dir(rel) != "." {
+			return nil, fmt.Errorf("%s: pools are read from %s at the top of the DAG folder only: move it there, or list it in %s",
+				file, path.Base(rel), airflowignoreName)
+		}
+		data, err := readAtMost(fsys, rel, maxDefinitionBytes)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
-		base := strings.TrimSuffix(name, path.Ext(name))
 		if base == "pools" {
 			pools, err := parsePools(data)
 			if err != nil {
@@ -337,12 +415,16 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 			set.Pools = append(set.Pools, pools...)
 			continue
 		}
-		dag, err := parseDAG(data)
+		now := l.now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		dag, err := parseDAGAt(data, now)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		if other, dup := seen[dag.DagID]; dup {
-			return nil, fmt.Errorf("%s: dag_id %q is already defined in %s", file, dag.DagID, other)
+			return nil, fmt.Errorf("%s: line %d: dag_id %q is already defined in %s", file, dag.idLine, dag.DagID, other)
 		}
 		seen[dag.DagID] = file
 		dag.FilePath = file
@@ -377,15 +459,15 @@ func linkSubDAGs(dags []*DAG, files map[string]string) error {
 				t.Subdag = want
 			}
 			if t.Subdag != want {
-				return fmt.Errorf("%s: task %q: subdag must be named %q (Airflow names a sub-DAG <parent>.<task_id>), got %q",
-					files[d.DagID], t.TaskID, want, t.Subdag)
+				return fmt.Errorf("%s: line %d: task %q: subdag must be named %q (Airflow names a sub-DAG <parent>.<task_id>), not %q",
+					files[d.DagID], d.taskLines[t.TaskID], t.TaskID, want, t.Subdag)
 			}
 			child, ok := byID[t.Subdag]
 			if !ok {
-				return fmt.Errorf("%s: task %q: subdag %q is not defined by any file", files[d.DagID], t.TaskID, t.Subdag)
+				return fmt.Errorf("%s: line %d: task %q: subdag %q is not defined by any file", files[d.DagID], d.taskLines[t.TaskID], t.TaskID, t.Subdag)
 			}
 			if child.ParentDagID != "" && child.ParentDagID != d.DagID {
-				return fmt.Errorf("%s: subdag %q is already run by %q", files[d.DagID], t.Subdag, child.ParentDagID)
+				return fmt.Errorf("%s: line %d: task %q: subdag %q is already run by %s", files[d.DagID], d.taskLines[t.TaskID], t.TaskID, t.Subdag, child.ParentDagID)
 			}
 			child.ParentDagID = d.DagID
 		}
@@ -393,25 +475,36 @@ func linkSubDAGs(dags []*DAG, files map[string]string) error {
 	return nil
 }
 
-// parseDAG reads and validates one definition file.
-func parseDAG(data []byte) (*DAG, error) {
+// parseDAG reads and validates one definition file now.
+func parseDAG(data []byte) (*DAG, error) { return parseDAGAt(data, time.Now()) }
+
+// parseDAGAt reads and validates one definition file as read at now, from
+// which relative dates count. Every error names the line it is about.
+func parseDAGAt(data []byte, now time.Time) (*DAG, error) {
+	root, err := parseDefinitionNode(data, "no DAG defined")
+	if err != nil {
+		return nil, err
+	}
+	keys := definitionKeys()
 	var f dagFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
+	if err := decodeMapping(root, reflect.ValueOf(&f).Elem(), keys.dag); err != nil {
+		return nil, err
 	}
 	if f.DagID == "" {
-		return nil, errors.New("dag_id is missing")
+		line := keyLine(root, "dag_id")
+		if line == 0 {
+			line = root.Line
+		}
+		return nil, fmt.Errorf("line %d: dag_id is missing", line)
 	}
 	if err := checkID("dag_id", f.DagID, true); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("line %d: %w", keyLine(root, "dag_id"), err)
 	}
 	dag := &DAG{
 		DagID:                f.DagID,
 		Description:          f.Description,
-		StartDate:            f.StartDate.ptr(),
-		EndDate:              f.EndDate.ptr(),
+		StartDate:            f.StartDate.at(now),
+		EndDate:              f.EndDate.at(now),
 		Catchup:              true, // Airflow's [scheduler] catchup_by_default
 		IsPausedUponCreation: f.IsPausedUponCreation,
 		MaxActiveRuns:        16,
@@ -427,14 +520,18 @@ func parseDAG(data []byte) (*DAG, error) {
 	if f.MaxActiveRuns != nil {
 		dag.MaxActiveRuns = *f.MaxActiveRuns
 	}
+	limitKey := "max_active_tasks"
 	switch {
 	case f.MaxActiveTasks != nil:
 		dag.MaxActiveTasks = *f.MaxActiveTasks
 	case f.Concurrency != nil:
-		dag.MaxActiveTasks = *f.Concurrency
+		dag.MaxActiveTasks, limitKey = *f.Concurrency, "concurrency"
 	}
-	if dag.MaxActiveRuns < 1 || dag.MaxActiveTasks < 1 {
-		return nil, errors.New("max_active_runs and max_active_tasks must be at least 1")
+	if dag.MaxActiveRuns < 1 {
+		return nil, fmt.Errorf("line %d: max_active_runs must be at least 1, not %d", keyLine(root, "max_active_runs"), dag.MaxActiveRuns)
+	}
+	if dag.MaxActiveTasks < 1 {
+		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", keyLine(root, limitKey), limitKey, dag.MaxActiveTasks)
 	}
 	schedule, err := parseSchedule(&f.ScheduleInterval, &f.Schedule)
 	if err != nil {
@@ -443,51 +540,92 @@ func parseDAG(data []byte) (*DAG, error) {
 	dag.Schedule = schedule
 
 	var defaults taskSpec
-	if f.DefaultArgs.Kind != 0 {
-		if err := decodeStrict(&f.DefaultArgs, &defaults); err != nil {
-			return nil, fmt.Errorf("line %d: default_args: %w", f.DefaultArgs.Line, err)
+	if f.DefaultArgs.Kind != 0 && f.DefaultArgs.Tag != "!!null" {
+		if err := decodeMapping(&f.DefaultArgs, reflect.ValueOf(&defaults).Elem(), keys.defaultArgs); err != nil {
+			return nil, err
 		}
 		if err := f.DefaultArgs.Decode(&dag.DefaultArgs); err != nil {
-			return nil, fmt.Errorf("default_args: %w", err)
+			return nil, fmt.Errorf("line %d: default_args: %w", f.DefaultArgs.Line, err)
 		}
-		dag.DefaultArgsStartDate = defaults.StartDate.ptr()
-		if defaults.TaskID != "" || len(defaults.Upstream) > 0 || len(defaults.Downstream) > 0 {
-			return nil, fmt.Errorf("line %d: default_args cannot set task_id, upstream or downstream", f.DefaultArgs.Line)
+		dag.DefaultArgsStartDate = defaults.StartDate.at(now)
+		for _, key := range []string{"task_id", "upstream", "downstream"} {
+			if line := keyLine(&f.DefaultArgs, key); line != 0 {
+				return nil, fmt.Errorf("line %d: default_args cannot set %s: it belongs to each task", line, key)
+			}
 		}
 	}
-	if len(f.Tasks) == 0 {
-		return nil, fmt.Errorf("dag %q has no tasks", f.DagID)
+	tasks := resolveAlias(&f.Tasks)
+	switch {
+	case tasks.Kind == 0 || tasks.Tag == "!!null" || (tasks.Kind == yaml.SequenceNode && len(tasks.Content) == 0):
+		line := keyLine(root, "tasks")
+		if line == 0 {
+			line = root.Line
+		}
+		return nil, fmt.Errorf("line %d: dag %q has no tasks", line, f.DagID)
+	case tasks.Kind != yaml.SequenceNode:
+		return nil, fmt.Errorf("line %d: tasks must be a list of tasks (each a mapping: - task_id: ...), not %s", tasks.Line, describeNode(tasks))
 	}
 	lines := map[string]int{}
-	for _, entry := range f.Tasks {
-		spec := defaults // default_args first, the task's own keys over them
-		// The decoder fills maps in place: give each task its own copies.
-		spec.Env = copyMap(defaults.Env)
-		spec.Params = copyMap(defaults.Params)
-		if err := decodeStrict(entry.node, &spec); err != nil {
-			return nil, fmt.Errorf("task at line %d: %w", entry.node.Line, err)
+	for _, node := range tasks.Content {
+		node = resolveAlias(node)
+		// default_args first, the task's own keys over them; the decoder
+		// writes through pointers and fills maps in place, so each task
+		// gets copies that share nothing.
+		spec := defaults.clone()
+		if node.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("line %d: each task must be a mapping of keys (task_id, operator, ...), not %s", node.Line, describeNode(node))
 		}
-		task, err := buildTask(spec, dag)
+		if err := decodeMapping(node, reflect.ValueOf(&spec).Elem(), keys.task); err != nil {
+			return nil, err
+		}
+		task, err := buildTask(spec, dag, node, &f.DefaultArgs, now)
 		if err != nil {
-			return nil, fmt.Errorf("task at line %d: %w", entry.node.Line, err)
+			return nil, err
 		}
 		if task.Operator == "BashOperator" {
 			if task.shellPlan, err = compileShellPlan(task.BashCommand); err != nil {
 				return nil, fmt.Errorf("line %d: task %q: bash_command: %w",
-					bashCommandLine(entry.node, &f.DefaultArgs, err), task.TaskID, err)
+					bashCommandLine(node, &f.DefaultArgs, err), task.TaskID, err)
 			}
 		}
 		if _, dup := dag.taskByID[task.TaskID]; dup {
-			return nil, fmt.Errorf("line %d: duplicate task_id %q (first at line %d)", entry.node.Line, task.TaskID, lines[task.TaskID])
+			return nil, fmt.Errorf("line %d: duplicate task_id %q (first at line %d)", node.Line, task.TaskID, lines[task.TaskID])
 		}
-		lines[task.TaskID] = entry.node.Line
+		lines[task.TaskID] = node.Line
 		dag.taskByID[task.TaskID] = task
 		dag.Tasks = append(dag.Tasks, task)
 	}
 	if err := linkTasks(dag, lines); err != nil {
 		return nil, err
 	}
+	dag.idLine, dag.taskLines = keyLine(root, "dag_id"), lines
 	return dag, nil
+}
+
+// keyLine is the line of key in a mapping node, or 0 when it is absent.
+func keyLine(n *yaml.Node, key string) int {
+	n = resolveAlias(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return 0
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i].Line
+		}
+	}
+	return 0
+}
+
+// taskValueLine is the line of key's value in a task, else in default_args,
+// else the task's own line.
+func taskValueLine(task, defaults *yaml.Node, key string) int {
+	if v := mappingValue(task, key); v != nil {
+		return v.Line
+	}
+	if v := mappingValue(defaults, key); v != nil {
+		return v.Line
+	}
+	return task.Line
 }
 
 // bashCommandLine is the file line at which a refused bash_command is
@@ -530,44 +668,23 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// relativeLineRe matches the "line N: " prefixes of errors from a
-// re-encoded node, whose line numbers mean nothing in the file.
-var relativeLineRe = regexp.MustCompile(`(?m)^(\s*)line \d+: `)
-
-// decodeStrict decodes a node rejecting unknown keys, as the file decoder does.
-func decodeStrict(n *yaml.Node, out any) error {
-	data, err := yaml.Marshal(n)
-	if err != nil {
-		return err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(out); err != nil {
-		// Line numbers in this error are relative to the node; drop them in
-		// favour of the caller's absolute line.
-		msg := strings.ReplaceAll(err.Error(), "yaml: unmarshal errors:\n  ", "")
-		return errors.New(relativeLineRe.ReplaceAllString(msg, "$1"))
-	}
-	return nil
-}
-
 func parseSchedule(interval, schedule *yaml.Node) (*string, error) {
-	n := interval
+	n, key := interval, "schedule_interval"
 	if schedule.Kind != 0 {
 		if interval.Kind != 0 {
 			return nil, fmt.Errorf("line %d: give schedule_interval or schedule, not both", schedule.Line)
 		}
-		n = schedule
+		n, key = schedule, "schedule"
 	}
 	if n.Kind == 0 || n.Tag == "!!null" {
 		return nil, nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return nil, fmt.Errorf("line %d: schedule_interval must be a cron expression, a preset, a duration or null", n.Line)
+		return nil, fmt.Errorf("line %d: %s must be a cron expression, a preset, a duration or null, not %s", n.Line, key, describeNode(n))
 	}
 	s := strings.TrimSpace(n.Value)
 	if err := validateSchedule(s); err != nil {
-		return nil, fmt.Errorf("line %d: schedule_interval %q: %w", n.Line, s, err)
+		return nil, fmt.Errorf("line %d: %s %q: %w", n.Line, key, s, err)
 	}
 	return &s, nil
 }
@@ -580,7 +697,7 @@ func validateSchedule(s string) error {
 		return nil
 	}
 	if strings.HasPrefix(s, "@") {
-		return errors.New("unknown preset")
+		return errors.New("unknown preset" + suggestion(s, []string{"@once", "@hourly", "@daily", "@weekly", "@monthly", "@quarterly", "@yearly"}))
 	}
 	if _, err := parseDuration(s); err == nil {
 		return nil
@@ -605,15 +722,26 @@ func validateSchedule(s string) error {
 // first tick: a leap year, so that February 29 is found.
 var cronCheckFrom = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func buildTask(s taskSpec, dag *DAG) (*Task, error) {
+// buildTask makes a task of its spec (default_args applied) as read at
+// now; node and defaults, the task's and default_args' mappings, give
+// errors their line.
+func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node, now time.Time) (*Task, error) {
 	if s.TaskID == "" {
-		return nil, errors.New("task_id is missing")
+		return nil, fmt.Errorf("line %d: a task without task_id", node.Line)
 	}
 	if err := checkID("task_id", s.TaskID, false); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("line %d: %w", taskValueLine(node, defaults, "task_id"), err)
 	}
 	if s.Operator == "" {
-		return nil, fmt.Errorf("task %q: operator is missing", s.TaskID)
+		return nil, fmt.Errorf("line %d: task %q: operator is missing", node.Line, s.TaskID)
+	}
+	if err := checkOperator(s, node); err != nil {
+		return nil, err
+	}
+	if s.Operator != "BashOperator" {
+		// Airflow hands an operator only the default_args its constructor
+		// takes: a bash_command there is for the BashOperators.
+		s.BashCommand = ""
 	}
 	t := &Task{
 		TaskID:                  s.TaskID,
@@ -638,8 +766,8 @@ func buildTask(s taskSpec, dag *DAG) (*Task, error) {
 		EmailOnFailure:          true,
 		EmailOnRetry:            true,
 		DependsOnPast:           s.DependsOnPast,
-		StartDate:               s.StartDate.ptr(),
-		EndDate:                 s.EndDate.ptr(),
+		StartDate:               s.StartDate.at(now),
+		EndDate:                 s.EndDate.at(now),
 		Params:                  s.Params,
 		Subdag:                  s.Subdag,
 		Inlets:                  s.Inlets,
@@ -667,31 +795,76 @@ func buildTask(s taskSpec, dag *DAG) (*Task, error) {
 	if t.EndDate == nil {
 		t.EndDate = dag.EndDate
 	}
+	// fail says what is wrong with the value of key, at its line.
+	fail := func(key, format string, args ...any) error {
+		return fmt.Errorf("line %d: task %q: %s", taskValueLine(node, defaults, key), t.TaskID, fmt.Sprintf(format, args...))
+	}
 	switch {
 	case t.Retries < 0:
-		return nil, fmt.Errorf("task %q: retries must not be negative", t.TaskID)
+		return nil, fail("retries", "retries must be 0 or more, not %d", t.Retries)
 	case t.PoolSlots < 1:
-		return nil, fmt.Errorf("task %q: pool_slots must be at least 1", t.TaskID)
+		return nil, fail("pool_slots", "pool_slots must be at least 1, not %d", t.PoolSlots)
 	case !validTriggerRules[t.TriggerRule]:
-		return nil, fmt.Errorf("task %q: unknown trigger_rule %q", t.TaskID, t.TriggerRule)
+		return nil, fail("trigger_rule", "unknown trigger_rule %q%s", t.TriggerRule, suggestion(t.TriggerRule, sortedKeys(validTriggerRules)))
 	case t.WeightRule != "downstream" && t.WeightRule != "upstream" && t.WeightRule != "absolute":
-		return nil, fmt.Errorf("task %q: unknown weight_rule %q (downstream, upstream or absolute)", t.TaskID, t.WeightRule)
+		return nil, fail("weight_rule", "unknown weight_rule %q (downstream, upstream or absolute)", t.WeightRule)
 	case t.Operator == "BashOperator" && strings.TrimSpace(t.BashCommand) == "":
-		return nil, fmt.Errorf("task %q: a BashOperator needs a bash_command", t.TaskID)
+		return nil, fail("bash_command", "a BashOperator needs a bash_command")
 	case t.Operator != "SubDagOperator" && t.Subdag != "":
-		return nil, fmt.Errorf("task %q: subdag is only for SubDagOperator", t.TaskID)
+		return nil, fail("subdag", "subdag is only for SubDagOperator, not %s", t.Operator)
 	}
 	if sim := s.Simulate; sim != nil {
 		outcome := orDefault(sim.Outcome, "success")
 		if !validOperatorOutcomes[outcome] {
-			return nil, fmt.Errorf("task %q: simulate outcome %q: want success, failed or skipped", t.TaskID, sim.Outcome)
+			return nil, fail("simulate", "simulate outcome %q: want success, failed or skipped", sim.Outcome)
 		}
 		if sim.FailTimes < 0 {
-			return nil, fmt.Errorf("task %q: simulate fail_times must not be negative", t.TaskID)
+			return nil, fail("simulate", "simulate fail_times must be 0 or more, not %d", sim.FailTimes)
 		}
 		t.Simulate = &Simulation{Duration: sim.Duration.or(0), Outcome: outcome, FailTimes: sim.FailTimes}
 	}
 	return t, nil
+}
+
+// knownOperators are the operators a task may name without simulate:.
+var knownOperators = sync.OnceValue(func() map[string]bool {
+	names := strings.Fields(airflowOperatorNames)
+	known := make(map[string]bool, len(names))
+	for _, name := range names {
+		known[name] = true
+	}
+	return known
+})
+
+// checkOperator refuses an operator that is no Airflow operator (a typo,
+// most likely) unless the task declares itself simulated, and a task's own
+// bash_command on an operator that airlite does not run it for.
+func checkOperator(s taskSpec, node *yaml.Node) error {
+	line := taskValueLine(node, nil, "operator")
+	if !knownOperators()[s.Operator] && s.Simulate == nil {
+		if near := closestName(s.Operator, strings.Fields(airflowOperatorNames)); near != "" {
+			return fmt.Errorf("line %d: task %q: unknown operator %q (did you mean %s?)", line, s.TaskID, s.Operator, near)
+		}
+		return fmt.Errorf("line %d: task %q: unknown operator %q: no Airflow operator or sensor has that name; "+
+			"give the task a simulate: block to run it as a simulated task", line, s.TaskID, s.Operator)
+	}
+	if value := mappingValue(node, "bash_command"); value != nil && s.Operator != "BashOperator" {
+		if s.Operator == "BashSensor" {
+			return fmt.Errorf("line %d: task %q: airlite runs bash_command for BashOperator only: a BashSensor is simulated, "+
+				"so its command would never run (use BashOperator, or drop bash_command)", value.Line, s.TaskID)
+		}
+		return fmt.Errorf("line %d: task %q: bash_command is taken by BashOperator, not by %s", value.Line, s.TaskID, s.Operator)
+	}
+	return nil
+}
+
+// suggestion is " (did you mean X?)" for the candidate nearest to word,
+// or " (one of a, b, ...)" when none is near.
+func suggestion(word string, candidates []string) string {
+	if near := closestName(word, candidates); near != "" {
+		return fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return " (one of " + strings.Join(candidates, ", ") + ")"
 }
 
 // checkID applies Airflow's key rule: letters, digits, dashes, dots and
@@ -938,27 +1111,35 @@ type poolSpec struct {
 	Description *string `yaml:"description"`
 }
 
+// parsePools reads a pools file: a list of {name, slots, description}.
 func parsePools(data []byte) ([]*Pool, error) {
-	var specs []poolSpec
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&specs); err != nil {
-		return nil, fmt.Errorf("parse pools: %w", err)
+	root, err := parseDefinitionNode(data, "no pools defined (write [] for none)")
+	if err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	pools := make([]*Pool, 0, len(specs))
-	for i, s := range specs {
+	if root.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("line %d: a pools file holds a list of pools (- {name: etl, slots: 4}), not %s", root.Line, describeNode(root))
+	}
+	keys := definitionKeys().pool
+	seen := map[string]int{} // name -> line
+	pools := make([]*Pool, 0, len(root.Content))
+	for _, node := range root.Content {
+		node = resolveAlias(node)
+		var s poolSpec
+		if err := decodeMapping(node, reflect.ValueOf(&s).Elem(), keys); err != nil {
+			return nil, err
+		}
 		switch {
 		case strings.TrimSpace(s.Name) == "":
-			return nil, fmt.Errorf("pool %d: name is missing", i+1)
+			return nil, fmt.Errorf("line %d: a pool without a name", node.Line)
 		case s.Name == defaultPoolName:
-			return nil, fmt.Errorf("pool %d: %s is built in; change its slots through the API", i+1, defaultPoolName)
-		case seen[s.Name]:
-			return nil, fmt.Errorf("pool %d: duplicate pool %q", i+1, s.Name)
+			return nil, fmt.Errorf("line %d: %s is built in; change its slots through the API", node.Line, defaultPoolName)
+		case seen[s.Name] != 0:
+			return nil, fmt.Errorf("line %d: duplicate pool %q (first at line %d)", node.Line, s.Name, seen[s.Name])
 		case s.Slots == nil:
-			return nil, fmt.Errorf("pool %q: slots is missing", s.Name)
+			return nil, fmt.Errorf("line %d: pool %q: slots is missing", node.Line, s.Name)
 		}
-		seen[s.Name] = true
+		seen[s.Name] = node.Line
 		pools = append(pools, &Pool{Name: s.Name, Slots: *s.Slots, Description: s.Description})
 	}
 	return pools, nil

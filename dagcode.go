@@ -40,6 +40,12 @@ func openDAGFolder(dir string) (*dagFolder, error) {
 
 func (f *dagFolder) Close() error { return f.root.Close() }
 
+// realDir is the real path of the folder rel (a slash path inside the DAG
+// folder), symlinks resolved: two paths that lead to one folder have one.
+func (f *dagFolder) realDir(rel string) (string, error) {
+	return filepath.EvalSymlinks(filepath.Join(f.realPath, filepath.FromSlash(rel)))
+}
+
 // Stat looks at a file without opening it (os.DirFS's Stat): opening a
 // FIFO would wait for a writer.
 func (f *dagFolder) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.FS, name) }
@@ -49,7 +55,7 @@ func (f *dagFolder) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.FS
 // definition may point at any file airlite can read, and a FIFO or device
 // would never end a read.
 func (f *dagFolder) readSource(name string) ([]byte, error) {
-	realPath, err := filepath.EvalSymlinks(filepath.Join(f.realPath, name))
+	realPath, err := filepath.EvalSymlinks(filepath.Join(f.realPath, filepath.FromSlash(name)))
 	if err != nil {
 		return nil, fmt.Errorf("read source: %w", err)
 	}
@@ -100,28 +106,75 @@ func readDAGSource(fsys fs.FS, name string) ([]byte, error) {
 	return src, nil
 }
 
-// operatorImports maps operators to the Airflow 2 module that defines them,
-// for the Python rendering of a definition.
-var operatorImports = map[string]string{
-	"BashOperator":         "airflow.operators.bash",
-	"EmptyOperator":        "airflow.operators.empty",
-	"DummyOperator":        "airflow.operators.dummy",
-	"PythonOperator":       "airflow.operators.python",
-	"SubDagOperator":       "airflow.operators.subdag",
-	"BranchPythonOperator": "airflow.operators.python",
+// pythonDialect is how a release's DAG files read, for the Python that
+// /code writes when no .py sits beside a definition: the text is
+// airlite's, in the release's idiom.
+type pythonDialect struct {
+	// modules maps operators to the module that defines them in the release.
+	modules map[string]string
+	// otherModule stands for the module of an operator not in modules.
+	otherModule string
+	// scheduleArg is the DAG argument that takes the schedule.
+	scheduleArg string
+	// dateImport is the import that dateCall's text needs.
+	dateImport string
+	// dateCall writes an aware UTC date.
+	dateCall func(time.Time) string
 }
 
-// renderPython writes a definition as the Airflow DAG file a user would have
-// written, for GET /dags/<dag_id>/code when no .py file sits beside it.
-func renderPython(d *DAG) string {
+var (
+	// Airflow 2.10.3's modules (airflow/operators/*.py, the papermill provider, @task).
+	python2 = pythonDialect{
+		modules: map[string]string{
+			"BashOperator":             "airflow.operators.bash",
+			"EmptyOperator":            "airflow.operators.empty",
+			"DummyOperator":            "airflow.operators.dummy",
+			"PythonOperator":           "airflow.operators.python",
+			"BranchPythonOperator":     "airflow.operators.python",
+			"SubDagOperator":           "airflow.operators.subdag",
+			"PapermillOperator":        "airflow.providers.papermill.operators.papermill",
+			"_PythonDecoratedOperator": "airflow.decorators.python",
+		},
+		otherModule: "airflow.operators.other",
+		scheduleArg: "schedule",
+		dateImport:  "import pendulum",
+		dateCall:    pyPendulum,
+	}
+	// Airflow 1.10.15's modules (airflow/operators/*_operator.py), its
+	// schedule_interval, and timezone.datetime (pendulum 1 has no
+	// pendulum.datetime).
+	python110 = pythonDialect{
+		modules: map[string]string{
+			"BashOperator":         "airflow.operators.bash_operator",
+			"DummyOperator":        "airflow.operators.dummy_operator",
+			"PythonOperator":       "airflow.operators.python_operator",
+			"BranchPythonOperator": "airflow.operators.python_operator",
+			"SubDagOperator":       "airflow.operators.subdag_operator",
+			"PapermillOperator":    "airflow.operators.papermill_operator",
+		},
+		otherModule: "airflow.operators.other",
+		scheduleArg: "schedule_interval",
+		dateImport:  "from airflow.utils import timezone",
+		dateCall:    pyTimezoneDatetime,
+	}
+)
+
+// renderPython writes a definition as the Airflow DAG file of the
+// release a user would have written, for GET /dags/<dag_id>/code when no
+// .py file sits beside it.
+func renderPython(d *DAG, py pythonDialect) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\"\"\"DAG %s, rendered by airlite from %s.\"\"\"\n\n", d.DagID, d.FilePath)
-	b.WriteString("import datetime\n\nimport pendulum\n\nfrom airflow import DAG\n")
+	b.WriteString("import datetime\n\n" + py.dateImport + "\n\nfrom airflow import DAG\n")
+	defaultArgs, relative := pyDefaultArgs(d.DefaultArgs)
+	if relative {
+		b.WriteString("from airflow.utils.dates import days_ago\n")
+	}
 	modules := map[string][]string{}
 	for _, t := range d.Tasks {
-		mod, ok := operatorImports[t.Operator]
+		mod, ok := py.modules[t.Operator]
 		if !ok {
-			mod = "airflow.operators.other"
+			mod = py.otherModule
 		}
 		if !containsString(modules[mod], t.Operator) {
 			modules[mod] = append(modules[mod], t.Operator)
@@ -142,15 +195,15 @@ func renderPython(d *DAG) string {
 		fmt.Fprintf(&b, "    description=%s,\n", pyQuote(d.Description))
 	}
 	if d.Schedule == nil {
-		b.WriteString("    schedule=None,\n")
+		fmt.Fprintf(&b, "    %s=None,\n", py.scheduleArg)
 	} else {
-		fmt.Fprintf(&b, "    schedule=%s,\n", pyQuote(*d.Schedule))
+		fmt.Fprintf(&b, "    %s=%s,\n", py.scheduleArg, pyQuote(*d.Schedule))
 	}
 	if d.StartDate != nil {
-		fmt.Fprintf(&b, "    start_date=%s,\n", pyPendulum(*d.StartDate))
+		fmt.Fprintf(&b, "    start_date=%s,\n", py.dateCall(*d.StartDate))
 	}
 	if d.EndDate != nil {
-		fmt.Fprintf(&b, "    end_date=%s,\n", pyPendulum(*d.EndDate))
+		fmt.Fprintf(&b, "    end_date=%s,\n", py.dateCall(*d.EndDate))
 	}
 	fmt.Fprintf(&b, "    catchup=%s,\n", pyRepr(d.Catchup))
 	if d.DagrunTimeout != 0 {
@@ -162,8 +215,8 @@ func renderPython(d *DAG) string {
 	if len(d.Params) > 0 {
 		fmt.Fprintf(&b, "    params=%s,\n", pyRepr(d.Params))
 	}
-	if len(d.DefaultArgs) > 0 {
-		fmt.Fprintf(&b, "    default_args=%s,\n", pyRepr(d.DefaultArgs))
+	if len(defaultArgs) > 0 {
+		fmt.Fprintf(&b, "    default_args=%s,\n", pyRepr(defaultArgs))
 	}
 	b.WriteString(") as dag:\n")
 	for _, t := range d.Tasks {
@@ -223,6 +276,30 @@ func pyPendulum(t time.Time) string {
 	}
 	return fmt.Sprintf("pendulum.datetime(%d, %d, %d, %d, %d, %d, tz=\"UTC\")",
 		t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second())
+}
+
+// pyTimezoneDatetime is an aware UTC date through Airflow 1.10's
+// airflow.utils.timezone.datetime.
+func pyTimezoneDatetime(t time.Time) string {
+	t = t.UTC()
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return fmt.Sprintf("timezone.datetime(%d, %d, %d)", t.Year(), t.Month(), t.Day())
+	}
+	return fmt.Sprintf("timezone.datetime(%d, %d, %d, %d, %d, %d)", t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second())
+}
+
+// pyDefaultArgs is default_args as written in Python: a days_ago(n) date
+// is the call, not a string; relative says one is there.
+func pyDefaultArgs(args map[string]any) (out map[string]any, relative bool) {
+	out = make(map[string]any, len(args))
+	for k, v := range args {
+		if s, ok := v.(string); ok && (k == "start_date" || k == "end_date") && daysAgoRe.MatchString(s) {
+			out[k], relative = pyRaw(s), true
+			continue
+		}
+		out[k] = v
+	}
+	return out, relative
 }
 
 func pyTimedeltaCall(d time.Duration) string {

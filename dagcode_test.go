@@ -117,7 +117,7 @@ func TestServer_GetDagCode_SourceStaysInFolder(t *testing.T) {
 			if res.status != http.StatusOK {
 				t.Fatalf("status %d, want 200: %s", res.status, res.body)
 			}
-			want := renderPython(set.DAGs[0])
+			want := renderPython(set.DAGs[0], python2)
 			if tc.wantServed {
 				want = source
 			}

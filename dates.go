@@ -24,20 +24,17 @@ var (
 	isoWeekRe    = regexp.MustCompile(`^(\d{4})-?W(\d{2})(?:-?(\d))?$`)
 )
 
-// fallbackLayouts are the loose forms dateutil accepts that clients send in
-// practice; a naive form is read as UTC.
-var fallbackLayouts = []string{
-	time.RFC1123Z, time.RFC1123, time.RFC850, time.ANSIC, time.UnixDate,
-	"2006/01/02 15:04:05", "2006/01/02", "01/02/2006 15:04:05", "01/02/2006",
-	"Jan 2 2006", "Jan 2, 2006", "January 2 2006", "January 2, 2006",
-	"2 Jan 2006", "2 January 2006", "Jan 2 2006 15:04:05", "2 Jan 2006 15:04:05",
-}
+// pendulumYearMonthRe is a year, or a year and month, which pendulum's own
+// parsers read before dateutil sees them: as the first day of the year or
+// month (dateutil would take the missing fields from today).
+var pendulumYearMonthRe = regexp.MustCompile(`^(\d{4})(?:-(\d{2}))?$`)
 
 // parseAirflowDate reads an execution date the way Airflow's
-// timezone.parse (pendulum, non-strict) does: ISO 8601 first, then loose
-// forms; "now" is the current time; a date without offset is UTC (Airflow's
-// default_timezone). The offset the client sent is kept in the result's
-// location, because Airflow echoes it back. Precision is microseconds.
+// timezone.parse (pendulum, non-strict) does: ISO 8601 first, then what
+// dateutil reads (dateutil.go), with today taken from now; "now" is the
+// current time; a date without offset is UTC (Airflow's default_timezone).
+// The offset the client sent is kept in the result's location, because
+// Airflow echoes it back. Precision is microseconds.
 func parseAirflowDate(raw string, now time.Time) (time.Time, error) {
 	t, err := parseAnyDate(raw, now)
 	if err != nil {
@@ -71,10 +68,21 @@ func parseAnyDate(raw string, now time.Time) (time.Time, error) {
 	if m := isoWeekRe.FindStringSubmatch(s); m != nil {
 		return isoWeekDate(raw, m)
 	}
-	for _, layout := range fallbackLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.Truncate(time.Microsecond), nil
+	if m := pendulumYearMonthRe.FindStringSubmatch(s); m != nil {
+		year, _ := strconv.Atoi(m[1])
+		month := 1
+		if m[2] != "" {
+			month, _ = strconv.Atoi(m[2])
 		}
+		if month < 1 || month > 12 {
+			return time.Time{}, fmt.Errorf("parse date %q: month %d out of range: %w", raw, month, errBadDate)
+		}
+		return time.Date(year, time.Month(month), 1, 0, 0, 0, 0, time.UTC), nil
+	}
+	// dateutil reads the text as the client sent it: surrounding
+	// whitespace makes tokens of its own.
+	if t, ok := parseDateutil(raw, now); ok {
+		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("parse date %q: %w", raw, errBadDate)
 }
@@ -291,4 +299,15 @@ func parseTimedeltaText(s string) (time.Duration, error) {
 	}
 	return days + time.Duration(h)*time.Hour + time.Duration(m)*time.Minute +
 		time.Duration(sec*float64(time.Second)), nil
+}
+
+// daysAgoRe is the relative start date of Airflow 1.10's examples,
+// days_ago(n) from airflow.utils.dates.
+var daysAgoRe = regexp.MustCompile(`^days_ago\(\s*(\d{1,4})\s*\)$`)
+
+// daysAgo is Airflow 1.10.15's days_ago(n) at now (airflow/utils/dates.py:233):
+// today's midnight in UTC, n days back.
+func daysAgo(n int, now time.Time) time.Time {
+	y, m, d := now.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Add(-time.Duration(n) * 24 * time.Hour)
 }

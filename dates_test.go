@@ -72,7 +72,10 @@ func TestParseAirflowDate_Invalid(t *testing.T) {
 		"", "not_a_datetime", "é", "2021-02-30", "2019-02-29", "2021-13-01", "2021-00-10", "2021-04-31",
 		"2016-11-16T25:00:00", "2016-11-16T14:60:00", "2016-11-16T14:34:61", "2016-11-16T14:34:15+24:00",
 		"2016-11-16T14:34:15+02:60", "2016-W54", "2016-W00-1", "2016-W10-8", "2016-W53", "2016-367", "2015-366",
-		"2016-000", "2016-11", "16-11-2016x", "2016-11-16T", "tomorrow", "12345",
+		"2016-000", "16-11-2016x", "tomorrow", "12345", "2016-13", "2016-00", "May 1 2024 x", "Feb 30 2024",
+		"2024-05-01 10:00 +2400", "nan", "utc",
+		// JavaScript's Date.toString(): dateutil refuses the zone's long name.
+		"Wed May 01 2024 12:00:00 GMT+0200 (Central European Summer Time)",
 	} {
 		got, err := parseAirflowDate(in, testNow)
 		if err == nil {
@@ -177,5 +180,138 @@ func TestParseAirflowDate_RoundTrip(t *testing.T) {
 		if err != nil || !got.Equal(d) || isoFormat(got) != isoFormat(d) {
 			t.Errorf("round trip of %s: %v, %v", isoFormat(d), got, err)
 		}
+	}
+}
+
+// The loose forms clients send, read through the whole of timezone.parse
+// (Airflow 2.10.3 airflow/utils/timezone.py:197-207 and Airflow 1.10.15
+// airflow/utils/timezone.py:174-180: pendulum.parse, non-strict): what
+// pendulum's own parsers take first, then dateutil. Today is testNow's
+// date, 2024-05-01.
+func TestParseAirflowDate_LooseForms(t *testing.T) {
+	t.Parallel()
+	utc := func(y int, mo time.Month, d, h, mi, s int) time.Time {
+		return time.Date(y, mo, d, h, mi, s, 0, time.UTC)
+	}
+	tests := []struct {
+		in         string
+		want       time.Time
+		wantOffset int
+	}{
+		{"2024-05-01 10:00:00 UTC", utc(2024, 5, 1, 10, 0, 0), 0},
+		{"2024-05-01T10:00:00 UTC", utc(2024, 5, 1, 10, 0, 0), 0},
+		// dateutil reads GMT+0200 as POSIX does: the local time plus two
+		// hours is GMT.
+		{"Wed May 01 2024 12:00:00 GMT+0200", utc(2024, 5, 1, 14, 0, 0), -7200},
+		{"Wed, 01 May 2024 12:00:00 +0200", utc(2024, 5, 1, 10, 0, 0), 7200},
+		{"May 1 2024 10:00", utc(2024, 5, 1, 10, 0, 0), 0},
+		{"05/01/2024 10:00", utc(2024, 5, 1, 10, 0, 0), 0},
+		{"2024/05/01 10:00", utc(2024, 5, 1, 10, 0, 0), 0},
+		{"2024.05.01", utc(2024, 5, 1, 0, 0, 0), 0},
+		{"2024-5-1", utc(2024, 5, 1, 0, 0, 0), 0},
+		{"Wednesday, May 1, 2024 10:00 AM", utc(2024, 5, 1, 10, 0, 0), 0},
+		{"Wednesday, May 1, 2024 10:00 PM", utc(2024, 5, 1, 22, 0, 0), 0},
+		{"1st of May 2024 10am", utc(2024, 5, 1, 10, 0, 0), 0},
+		{"10:30", utc(2024, 5, 1, 10, 30, 0), 0},                  // today
+		{"Friday", utc(2024, 5, 3, 0, 0, 0), 0},                   // the next Friday from today
+		{"June 2024", utc(2024, 6, 1, 0, 0, 0), 0},                // today's day of the month
+		{"5/1/24", utc(2005, 1, 24, 0, 0, 0), 0},                  // pendulum asks for yearfirst
+		{"2024-05-01 10:00:00 EST", utc(2024, 5, 1, 10, 0, 0), 0}, // an unknown zone name is ignored
+		{"2016-11-16T", utc(2016, 11, 16, 0, 0, 0), 0},            // T is a word dateutil skips
+		// pendulum's ISO parser reads a year, or a year and month, as
+		// their first day (pendulum 3.0.0 rust/src/parsing.rs:302-327;
+		// pendulum 1.4.4 pendulum/parsing/parser.py:135-147).
+		{"2016-11", utc(2016, 11, 1, 0, 0, 0), 0},
+		{"2024", utc(2024, 1, 1, 0, 0, 0), 0},
+	}
+	for _, tc := range tests {
+		got, err := parseAirflowDate(tc.in, testNow)
+		if err != nil {
+			t.Errorf("parseAirflowDate(%q): %v", tc.in, err)
+			continue
+		}
+		if !got.Equal(tc.want) {
+			t.Errorf("parseAirflowDate(%q) = %v, want %v", tc.in, got.UTC(), tc.want)
+		}
+		if _, off := got.Zone(); off != tc.wantOffset {
+			t.Errorf("parseAirflowDate(%q) keeps offset %d, want %d", tc.in, off, tc.wantOffset)
+		}
+	}
+}
+
+// The ISO form is what clients send nearly always; it is read before any
+// loose form is tried.
+func BenchmarkParseAirflowDate(b *testing.B) {
+	for _, in := range []string{"2024-05-01T10:00:00+00:00", "Wed, 01 May 2024 10:00:00 GMT"} {
+		b.Run(in, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := parseAirflowDate(in, testNow); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A loose date goes through the API as Airflow takes it: the trigger
+// echoes it in the client's offset (Airflow 2.10.3
+// airflow/www/api/experimental/endpoints.py:106-111,138-140), a path finds
+// the run by the same instant in another form, and a time alone is on the
+// server's today, the fake clock's under --clock fake.
+func TestServer_LooseDates(t *testing.T) {
+	t.Parallel()
+	const dag = "example_bash_operator"
+	for _, e := range allEditions {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(time.Date(2024, 7, 31, 8, 0, 0, 0, time.UTC))
+			ts := newTestServer(t, e, withOptions(func(o *serverOptions) { o.Clock, o.Now = clock, clock.Now }))
+			got := ts.trigger(t, dag, `{"execution_date": "Wed May 01 2024 12:00:00 GMT+0200"}`)
+			if got["execution_date"] != "2024-05-01T12:00:00-02:00" || got["run_id"] != "manual__2024-05-01T12:00:00-02:00" {
+				t.Errorf("trigger answered %v, want 12:00 at -02:00 (14:00 UTC)", got)
+			}
+			res := ts.do(t, "GET", apiPrefix+"/dags/"+dag+"/dag_runs/2024-05-01%2014:00:00%20UTC", "")
+			if res.status != 200 {
+				t.Errorf("run state by a loose date: %d %s", res.status, res.body)
+			}
+			got = ts.trigger(t, dag, `{"execution_date": "10:30"}`)
+			if got["execution_date"] != "2024-07-31T10:30:00+00:00" {
+				t.Errorf("a time alone: %v, want today (the fake clock's) at 10:30 UTC", got["execution_date"])
+			}
+		})
+	}
+}
+
+// days_ago(n) is today's midnight in UTC, n days back (Airflow 1.10.15
+// airflow/utils/dates.py:233-243: utcnow().replace(hour=0, ...) - timedelta(days=n)).
+func TestDaysAgo(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		n    int
+		now  time.Time
+		want time.Time
+	}{
+		{2, time.Date(2024, 5, 1, 10, 0, 0, 123456000, time.UTC), time.Date(2024, 4, 29, 0, 0, 0, 0, time.UTC)},
+		{0, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)},
+		{1, time.Date(2024, 3, 1, 23, 59, 59, 0, time.UTC), time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)},
+		// The day is UTC's, whatever the offset now is read in.
+		{2, time.Date(2024, 5, 1, 1, 0, 0, 0, time.FixedZone("+02:00", 2*3600)), time.Date(2024, 4, 28, 0, 0, 0, 0, time.UTC)},
+	}
+	for _, tc := range cases {
+		if got := daysAgo(tc.n, tc.now); !got.Equal(tc.want) || got.Location() != time.UTC {
+			t.Errorf("daysAgo(%d, %v) = %v, want %v", tc.n, tc.now, got, tc.want)
+		}
+	}
+	for _, text := range []string{"days_ago(2)", "days_ago( 2 )"} {
+		dag, err := parseDAGAt([]byte("dag_id: d\nstart_date: "+text+"\ntasks: [{task_id: t, operator: EmptyOperator}]\n"), cases[0].now)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if !dag.StartDate.Equal(cases[0].want) {
+			t.Errorf("%s: start_date %v, want %v", text, dag.StartDate, cases[0].want)
+		}
+	}
+	if _, err := parseDAG([]byte("dag_id: d\nstart_date: days_ago(x)\ntasks: [{task_id: t, operator: EmptyOperator}]\n")); err == nil {
+		t.Error("days_ago(x) accepted")
 	}
 }

@@ -62,6 +62,10 @@ type editionRules struct {
 	// /api/v1/version reports.
 	gitVersion any
 
+	// examples is the embedded folder of the release's example DAGs,
+	// served when --dags is not given.
+	examples string
+
 	// The JSON form of answers: Flask 1.1 writes compact JSON with a
 	// trailing newline; Airflow 2's provider writes Python's default
 	// separators and no newline.
@@ -122,9 +126,79 @@ type editionRules struct {
 	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
 
+	// triggerRules are the trigger_rule names the release accepts and how
+	// it decides each (triggerrules.go).
+	triggerRules map[string]namedRule
+	// deltaEpochAligned: a duration schedule without catchup takes the
+	// interval that ends at now rounded down to a multiple of the duration
+	// since the epoch (Airflow 2's timetable), not the one ending at now.
+	deltaEpochAligned bool
+	// scheduleCountsTriggered: triggered runs count toward the
+	// max_active_runs that stops the schedule creating runs (Airflow 2);
+	// 1.10 counts only the schedule's own running runs.
+	scheduleCountsTriggered bool
+	// capRunningRuns: the scheduler evaluates only a DAG's first
+	// max_active_runs running runs by execution date, triggered ones
+	// included; the others wait, their tasks in no state (1.10, where
+	// every run is created running).
+	capRunningRuns bool
+	// dagrunTimeout is which runs dagrun_timeout fails and what becomes
+	// of their task instances.
+	dagrunTimeout dagrunTimeoutRule
+	// pastDependsMet decides depends_on_past: which run is the previous
+	// one and what it must hold (pastdeps.go).
+	pastDependsMet pastDependency
+	// python is the idiom of the release's DAG files, in which /code
+	// writes a definition that has no .py beside it.
+	python pythonDialect
+
+	// healthBody is the body of the webserver's GET /health.
+	healthBody func(webserverHealth) ([]byte, error)
+
+	// bashSkipExitCode is the exit code with which a BashOperator skips
+	// itself (Airflow 2's skip_on_exit_code default, 99); 0: none, every
+	// non-zero exit fails the task (1.10).
+	bashSkipExitCode int
+	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
+	// searched for in the DAG folder's path as given joined with the path
+	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
+	// the path relative to the DAG folder (2.10.3 airflow/utils/file.py:77).
+	ignoreMatchesFolderPath bool
+
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
+}
+
+// dagrunTimeoutRule is what dagrun_timeout does to a run running longer
+// than it (counted from the run's start_date), which fails.
+//
+// Airflow 2 times out every run and skips its unfinished task instances,
+// whose tries stop (scheduler_job_runner.py:1643-1658 at 2.10.3). Airflow
+// 1.10 times out only runs its schedule created, of DAGs with a schedule,
+// and changes no task instance itself (scheduler_job.py:636-655 at
+// 1.10.15); its next loop puts scheduled ones of a run that is no longer
+// running back to no state and fails those up for retry
+// (scheduler_job.py:1531-1541), while running tries run to their end.
+type dagrunTimeoutRule struct {
+	scheduledOnly  bool
+	skipUnfinished bool
+}
+
+// taskAfter is the state of a task instance in state when its run times
+// out, and whether its running try stops.
+func (r dagrunTimeoutRule) taskAfter(state TaskState) (next TaskState, stop bool) {
+	switch {
+	case state.Finished():
+		return state, false
+	case r.skipUnfinished:
+		return TaskSkipped, state == TaskRunning
+	case state == TaskScheduled || state == TaskQueued:
+		return TaskNone, false
+	case state == TaskUpForRetry:
+		return TaskFailed, false
+	}
+	return state, false
 }
 
 // orphanPolicy is what becomes of the task instances that were in one of
@@ -142,6 +216,8 @@ var (
 		name:       edition2,
 		version:    "2.10.3",
 		gitVersion: ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+
+		examples: "fixtures/2.10.3",
 
 		json:        spacedJSON,
 		jsonNewline: false,
@@ -165,7 +241,8 @@ var (
 		nullFlagFalse:  true,
 		flagTrue:       []string{"t", "true", "y", "yes", "1", "on"},
 		duplicate:      duplicate2,
-		newRun:         runStart{state: RunQueued, startDate: false, tiUpdatedAt: true},
+		newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
+			taskEndDate: true, backfillPrefix: "backfill__"},
 		triggerMessage: triggerMessage2,
 
 		checkStateFilter:    true,
@@ -179,12 +256,25 @@ var (
 		deleteRefusesRunning: true,
 		deleteStopsTasks:     false,
 
+		triggerRules:            triggerRules2,
+		pastDependsMet:          pastDependsMet2,
+		deltaEpochAligned:       true,
+		capRunningRuns:          false,
+		scheduleCountsTriggered: true,
+		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+		python:                  python2,
+		healthBody:              healthBody2,
+		bashSkipExitCode:        99,
+		ignoreMatchesFolderPath: false,
+
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 	}
 
 	rules110 = editionRules{
 		name:    edition110,
 		version: "1.10.15",
+
+		examples: "fixtures/1.10.15",
 
 		json:        compactJSON,
 		jsonNewline: true,
@@ -207,7 +297,8 @@ var (
 		nullFlagFalse:  false,
 		flagTrue:       []string{"t", "true", "y", "yes", "1"},
 		duplicate:      duplicate110,
-		newRun:         runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+		newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+			taskEndDate: false, backfillPrefix: "backfill_"},
 		triggerMessage: triggerMessage110,
 
 		checkStateFilter:    false,
@@ -221,6 +312,17 @@ var (
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
 
+		triggerRules:            triggerRules110,
+		pastDependsMet:          pastDependsMet110,
+		deltaEpochAligned:       false,
+		capRunningRuns:          true,
+		scheduleCountsTriggered: false,
+		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		python:                  python110,
+		healthBody:              healthBody110,
+		bashSkipExitCode:        0,
+		ignoreMatchesFolderPath: true,
+
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
 
@@ -229,6 +331,8 @@ var (
 	rules110RBAC = editionRules{
 		name:    edition110RBAC,
 		version: "1.10.15",
+
+		examples: "fixtures/1.10.15",
 
 		json:        compactJSON,
 		jsonNewline: true,
@@ -251,7 +355,8 @@ var (
 		nullFlagFalse:  false,
 		flagTrue:       []string{"t", "true", "y", "yes", "1"},
 		duplicate:      duplicate110,
-		newRun:         runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+		newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+			taskEndDate: false, backfillPrefix: "backfill_"},
 		triggerMessage: triggerMessage110,
 
 		checkStateFilter:    false,
@@ -264,6 +369,17 @@ var (
 		pauseSubDAGs:         false,
 		deleteRefusesRunning: false,
 		deleteStopsTasks:     true,
+
+		triggerRules:            triggerRules110,
+		pastDependsMet:          pastDependsMet110,
+		deltaEpochAligned:       false,
+		capRunningRuns:          true,
+		scheduleCountsTriggered: false,
+		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		python:                  python110,
+		healthBody:              healthBody110,
+		bashSkipExitCode:        0,
+		ignoreMatchesFolderPath: true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 	}
@@ -476,7 +592,7 @@ func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 		"sla":                       "None",
 		"start_date":                pyOptTime(t.StartDate),
 		"task_id":                   t.TaskID,
-		"trigger_rule":              t.TriggerRule,
+		"trigger_rule":              r.shownTriggerRule(t.TriggerRule),
 		"wait_for_downstream":       "False",
 		"weight_rule":               t.WeightRule,
 	}
@@ -484,8 +600,12 @@ func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 	return info
 }
 
-// operatorFields110 adds the attributes of a 1.10 operator.
+// operatorFields110 adds the attributes of a 1.10 operator. 1.10.15 lists
+// instance attributes, so doc_md only where the file sets it.
 func operatorFields110(info map[string]any, t *Task) {
+	if t.DocMD != "" {
+		info["doc_md"] = t.DocMD
+	}
 	info["lineage_data"] = "None"
 	info["task_concurrency"] = "None"
 	info["subdag"] = "None"
@@ -541,12 +661,21 @@ func uiColor(operator string) string {
 		return "#f0ede4"
 	case "EmptyOperator", "DummyOperator":
 		return "#e8f7e4"
-	case "PythonOperator":
+	case "PythonOperator", "_PythonDecoratedOperator": // @task inherits PythonOperator's
 		return "#ffefeb"
 	case "SubDagOperator":
 		return "#555"
 	}
 	return "#fff"
+}
+
+// customOperatorName is an Airflow 2 task instance's custom_operator_name:
+// the decorator's name for a @task, None for classic operators.
+func customOperatorName(operator string) string {
+	if operator == "_PythonDecoratedOperator" {
+		return "@task"
+	}
+	return "None"
 }
 
 // taskInstanceInfo is the task-instance endpoint's answer: str() of every
@@ -574,7 +703,9 @@ func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject 
 			add(key, "None")
 		}
 	}
-	none2("custom_operator_name")
+	if a2 {
+		add("custom_operator_name", customOperatorName(ti.Operator))
+	}
 	add("dag_id", ti.DagID)
 	if a2 {
 		add("dag_run", dagRunRepr(run, run.ExecutionDate))
@@ -622,6 +753,58 @@ func (r *editionRules) taskInstanceInfo(ti *TaskInstance, run *DagRun) pyObject 
 		add("updated_at", pyOptTime(ti.UpdatedAt))
 	}
 	return info
+}
+
+// webserverHealth is what the webserver's /health reports: the scheduler's
+// latest heartbeat (nil when it has none: it never beat, or is off) and
+// whether it is alive. The metadatabase is always healthy: it is the store.
+type webserverHealth struct {
+	schedulerBeat  *time.Time
+	schedulerAlive bool
+}
+
+func healthStatus(ok bool) string {
+	if ok {
+		return "healthy"
+	}
+	return "unhealthy"
+}
+
+// healthBody2 is Airflow 2.10.3's /health (airflow/api/common/airflow_health.py):
+// the metadatabase, the scheduler, and the triggerer and dag processor,
+// which airlite does not have, so that their status is null, as Airflow
+// reports components that never ran. Flask's jsonify with Airflow's
+// provider: sorted keys, Python's default separators.
+func healthBody2(h webserverHealth) ([]byte, error) {
+	var beat any
+	if h.schedulerBeat != nil {
+		beat = isoFormat(*h.schedulerBeat)
+	}
+	return spacedJSON.marshal(map[string]any{
+		"metadatabase":  map[string]any{"status": "healthy"},
+		"scheduler":     map[string]any{"status": healthStatus(h.schedulerAlive), "latest_scheduler_heartbeat": beat},
+		"triggerer":     map[string]any{"status": nil, "latest_triggerer_heartbeat": nil},
+		"dag_processor": map[string]any{"status": nil, "latest_dag_processor_heartbeat": nil},
+	})
+}
+
+// healthBody110 is Airflow 1.10.15's /health (airflow/www/blueprints.py:35-61,
+// airflow/www_rbac/views.py:224-250): json.dumps with indent=4, keys in the
+// order the view sets them, no final newline.
+func healthBody110(h webserverHealth) ([]byte, error) {
+	beat := "null"
+	if h.schedulerBeat != nil {
+		beat = `"` + isoFormat(*h.schedulerBeat) + `"`
+	}
+	return []byte("{\n" +
+		"    \"metadatabase\": {\n" +
+		"        \"status\": \"healthy\"\n" +
+		"    },\n" +
+		"    \"scheduler\": {\n" +
+		"        \"status\": \"" + healthStatus(h.schedulerAlive) + "\",\n" +
+		"        \"latest_scheduler_heartbeat\": " + beat + "\n" +
+		"    }\n" +
+		"}"), nil
 }
 
 // poolJSON is a pool as Airflow's Pool.to_json renders it.

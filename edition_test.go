@@ -15,6 +15,23 @@ import (
 // value per field; a func field is pinned by what it returns for fixed
 // inputs. A field added to editionRules fails the test until it has a
 // value here in every row.
+// healthText is the /health body of h, or the rendering error.
+func healthText(r *editionRules, h webserverHealth) string {
+	b, err := r.healthBody(h)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// The /health bodies without a scheduler (TestServer_AirflowHealth has the rest).
+const (
+	healthBodyNoScheduler2 = `{"dag_processor": {"latest_dag_processor_heartbeat": null, "status": null}, "metadatabase": {"status": "healthy"}, ` +
+		`"scheduler": {"latest_scheduler_heartbeat": null, "status": "unhealthy"}, "triggerer": {"latest_triggerer_heartbeat": null, "status": null}}`
+	healthBodyNoScheduler110 = "{\n    \"metadatabase\": {\n        \"status\": \"healthy\"\n    },\n    \"scheduler\": {\n" +
+		"        \"status\": \"unhealthy\",\n        \"latest_scheduler_heartbeat\": null\n    }\n}"
+)
+
 func TestEditionRules_Table(t *testing.T) {
 	t.Parallel()
 	date := time.Date(2024, 5, 1, 10, 0, 0, 123000, time.UTC)
@@ -28,40 +45,71 @@ func TestEditionRules_Table(t *testing.T) {
 		}
 		return fmt.Sprintf("%v: %v", errors.Unwrap(err), err)
 	}
+	// triggerRules: each name, as shown, and its outcome after two failed
+	// upstream tasks.
+	rulesAfterFailures := func(r *editionRules) []string {
+		var out []string
+		for _, name := range slices.Sorted(maps.Keys(r.triggerRules)) {
+			nr := r.triggerRules[name]
+			blocked, met := nr.decide(upstreamCounts{total: 2, failed: 2, done: 2})
+			out = append(out, fmt.Sprintf("%s=%s %s %v", name, nr.shown, orNone(blocked), met))
+		}
+		return out
+	}
+	// pastDependsMet: a daily DAG with catchup, its first run at date, in
+	// an empty store (2: no previous run; 1.10: none at the day before).
+	store, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	daily := "@daily"
+	pastDAG := &DAG{DagID: "d", Schedule: &daily, Catchup: true}
 	observe := func(r *editionRules) map[string]any {
 		added := map[string]any{}
 		r.operatorFields(added, bash)
+		pastMet, pastErr := r.pastDependsMet(storeView{store.read()}, pastDAG, bash, other)
 		return map[string]any{
-			"name":                 r.name,
-			"version":              r.version,
-			"json":                 r.json,
-			"jsonNewline":          r.jsonNewline,
-			"appHeaders":           r.appHeaders,
-			"deprecationHeaders":   r.deprecationHeaders,
-			"problemDocument":      r.problemDocument,
-			"deleteDagRoute":       r.deleteDagRoute,
-			"apiV1":                r.apiV1,
-			"gitVersion":           r.gitVersion,
-			"infoRoute":            r.infoRoute,
-			"lineageRoute":         r.lineageRoute,
-			"uiRunPath":            r.uiRunPath,
-			"runURLDagInQuery":     r.runURLDagInQuery,
-			"confObjectOnly":       r.confObjectOnly,
-			"confString":           r.confString,
-			"emptyConf":            r.emptyConf,
-			"checkRunID":           r.checkRunID,
-			"nullFlagFalse":        r.nullFlagFalse,
-			"flagTrue":             r.flagTrue,
-			"newRun":               r.newRun,
-			"checkStateFilter":     r.checkStateFilter,
-			"ti2Fields":            r.ti2Fields,
-			"poolIncludeDeferred":  r.poolIncludeDeferred,
-			"pauseNeedsDefinition": r.pauseNeedsDefinition,
-			"pauseSubDAGs":         r.pauseSubDAGs,
-			"deleteRefusesRunning": r.deleteRefusesRunning,
-			"deleteStopsTasks":     r.deleteStopsTasks,
-			"orphans":              r.orphans,
-			"errorDate":            r.errorDate(date),
+			"triggerRules":            rulesAfterFailures(r),
+			"pastDependsMet":          fmt.Sprint(pastMet, pastErr),
+			"deltaEpochAligned":       r.deltaEpochAligned,
+			"capRunningRuns":          r.capRunningRuns,
+			"scheduleCountsTriggered": r.scheduleCountsTriggered,
+			"dagrunTimeout":           r.dagrunTimeout,
+			"name":                    r.name,
+			"version":                 r.version,
+			"examples":                r.examples,
+			"bashSkipExitCode":        r.bashSkipExitCode,
+			"healthBody":              healthText(r, webserverHealth{}),
+			"python":                  r.python.scheduleArg + " " + r.python.dateCall(date) + " " + r.python.modules["BashOperator"],
+			"json":                    r.json,
+			"jsonNewline":             r.jsonNewline,
+			"appHeaders":              r.appHeaders,
+			"deprecationHeaders":      r.deprecationHeaders,
+			"problemDocument":         r.problemDocument,
+			"deleteDagRoute":          r.deleteDagRoute,
+			"apiV1":                   r.apiV1,
+			"gitVersion":              r.gitVersion,
+			"infoRoute":               r.infoRoute,
+			"lineageRoute":            r.lineageRoute,
+			"uiRunPath":               r.uiRunPath,
+			"runURLDagInQuery":        r.runURLDagInQuery,
+			"confObjectOnly":          r.confObjectOnly,
+			"confString":              r.confString,
+			"emptyConf":               r.emptyConf,
+			"checkRunID":              r.checkRunID,
+			"nullFlagFalse":           r.nullFlagFalse,
+			"flagTrue":                r.flagTrue,
+			"newRun":                  r.newRun,
+			"checkStateFilter":        r.checkStateFilter,
+			"ti2Fields":               r.ti2Fields,
+			"poolIncludeDeferred":     r.poolIncludeDeferred,
+			"pauseNeedsDefinition":    r.pauseNeedsDefinition,
+			"pauseSubDAGs":            r.pauseSubDAGs,
+			"deleteRefusesRunning":    r.deleteRefusesRunning,
+			"deleteStopsTasks":        r.deleteStopsTasks,
+			"ignoreMatchesFolderPath": r.ignoreMatchesFolderPath,
+			"orphans":                 r.orphans,
+			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
 				errText(r.duplicate("d", "r", date, run, nil)),
 				errText(r.duplicate("d", "r", date, nil, other)),
@@ -81,27 +129,43 @@ func TestEditionRules_Table(t *testing.T) {
 		want    map[string]any
 	}{
 		{edition2, map[string]any{
-			"name":                 edition2,
-			"version":              "2.10.3",
-			"json":                 spacedJSON,
-			"jsonNewline":          false,
-			"appHeaders":           true,
-			"deprecationHeaders":   true,
-			"problemDocument":      true,
-			"deleteDagRoute":       true,
-			"apiV1":                true,
-			"gitVersion":           ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
-			"infoRoute":            true,
-			"lineageRoute":         true,
-			"uiRunPath":            "/dags/:dag_id/graph",
-			"runURLDagInQuery":     false,
-			"confObjectOnly":       true,
-			"confString":           false,
-			"emptyConf":            json.RawMessage(`{}`),
-			"checkRunID":           true,
-			"nullFlagFalse":        true,
-			"flagTrue":             []string{"t", "true", "y", "yes", "1", "on"},
-			"newRun":               runStart{state: RunQueued, startDate: false, tiUpdatedAt: true},
+			"name":               edition2,
+			"version":            "2.10.3",
+			"examples":           "fixtures/2.10.3", // each release's own example DAGs
+			"bashSkipExitCode":   99,
+			"healthBody":         healthBodyNoScheduler2,
+			"python":             `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.operators.bash`,
+			"json":               spacedJSON,
+			"jsonNewline":        false,
+			"appHeaders":         true,
+			"deprecationHeaders": true,
+			"problemDocument":    true,
+			"deleteDagRoute":     true,
+			"apiV1":              true,
+			"gitVersion":         ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+			"infoRoute":          true,
+			"lineageRoute":       true,
+			"uiRunPath":          "/dags/:dag_id/graph",
+			"runURLDagInQuery":   false,
+			"confObjectOnly":     true,
+			"confString":         false,
+			"emptyConf":          json.RawMessage(`{}`),
+			"checkRunID":         true,
+			"nullFlagFalse":      true,
+			"flagTrue":           []string{"t", "true", "y", "yes", "1", "on"},
+			"triggerRules": []string{"all_done=all_done none true", "all_done_setup_success=all_done_setup_success none true",
+				"all_failed=all_failed none true", "all_skipped=all_skipped skipped false", "all_success=all_success upstream_failed false",
+				"always=always none true", "dummy=always none true", "none_failed=none_failed upstream_failed false",
+				"none_failed_min_one_success=none_failed_min_one_success upstream_failed false",
+				"none_failed_or_skipped=none_failed_min_one_success upstream_failed false", "none_skipped=none_skipped none true",
+				"one_done=one_done none true", "one_failed=one_failed none true", "one_success=one_success upstream_failed false"},
+			"pastDependsMet":          "true <nil>",
+			"deltaEpochAligned":       true,
+			"capRunningRuns":          false,
+			"scheduleCountsTriggered": true,
+			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+			"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
+				taskEndDate: true, backfillPrefix: "backfill__"},
 			"checkStateFilter":     true,
 			"ti2Fields":            true,
 			"poolIncludeDeferred":  true,
@@ -109,8 +173,10 @@ func TestEditionRules_Table(t *testing.T) {
 			"pauseSubDAGs":         true,
 			"deleteRefusesRunning": true,
 			"deleteStopsTasks":     false,
-			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-			"errorDate":            "2024-05-01 10:00:00.000123+00:00",
+			// Airflow 2.10.3 airflow/utils/file.py:77
+			"ignoreMatchesFolderPath": false,
+			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+			"errorDate":               "2024-05-01 10:00:00.000123+00:00",
 			"duplicate": []string{
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
@@ -128,27 +194,38 @@ func TestEditionRules_Table(t *testing.T) {
 				"ui_color", "ui_fgcolor", "upstream_task_ids", "wait_for_past_depends_before_skipping"},
 		}},
 		{edition110, map[string]any{
-			"name":                 edition110,
-			"version":              "1.10.15",
-			"json":                 compactJSON,
-			"jsonNewline":          true,
-			"appHeaders":           false,
-			"deprecationHeaders":   false,
-			"problemDocument":      false,
-			"deleteDagRoute":       true,
-			"apiV1":                false,
-			"gitVersion":           nil,
-			"infoRoute":            false,
-			"lineageRoute":         false,
-			"uiRunPath":            "/admin/airflow/graph",
-			"runURLDagInQuery":     true,
-			"confObjectOnly":       false,
-			"confString":           true,
-			"emptyConf":            json.RawMessage(nil),
-			"checkRunID":           false,
-			"nullFlagFalse":        false,
-			"flagTrue":             []string{"t", "true", "y", "yes", "1"},
-			"newRun":               runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+			"name":                    edition110,
+			"version":                 "1.10.15",
+			"examples":                "fixtures/1.10.15", // each release's own example DAGs
+			"bashSkipExitCode":        0,
+			"healthBody":              healthBodyNoScheduler110,
+			"python":                  "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
+			"json":                    compactJSON,
+			"jsonNewline":             true,
+			"appHeaders":              false,
+			"deprecationHeaders":      false,
+			"problemDocument":         false,
+			"deleteDagRoute":          true,
+			"apiV1":                   false,
+			"gitVersion":              nil,
+			"infoRoute":               false,
+			"lineageRoute":            false,
+			"uiRunPath":               "/admin/airflow/graph",
+			"runURLDagInQuery":        true,
+			"confObjectOnly":          false,
+			"confString":              true,
+			"emptyConf":               json.RawMessage(nil),
+			"checkRunID":              false,
+			"nullFlagFalse":           false,
+			"flagTrue":                []string{"t", "true", "y", "yes", "1"},
+			"triggerRules":            triggerRules110Observed,
+			"pastDependsMet":          "false <nil>",
+			"deltaEpochAligned":       false,
+			"capRunningRuns":          true,
+			"scheduleCountsTriggered": false,
+			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+			"newRun": runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+				taskEndDate: false, backfillPrefix: "backfill_"},
 			"checkStateFilter":     false,
 			"ti2Fields":            false,
 			"poolIncludeDeferred":  false,
@@ -156,34 +233,47 @@ func TestEditionRules_Table(t *testing.T) {
 			"pauseSubDAGs":         true,
 			"deleteRefusesRunning": false,
 			"deleteStopsTasks":     true,
-			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":            duplicates110,
-			"triggerMessage":       triggerMessages110,
-			"operatorFields":       operatorFields110Bash,
+			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
+			"ignoreMatchesFolderPath": true,
+			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":               duplicates110,
+			"triggerMessage":          triggerMessages110,
+			"operatorFields":          operatorFields110Bash,
 		}},
 		{edition110RBAC, map[string]any{
-			"name":                 edition110RBAC,
-			"version":              "1.10.15",
-			"json":                 compactJSON,
-			"jsonNewline":          true,
-			"appHeaders":           false,
-			"deprecationHeaders":   false,
-			"problemDocument":      false,
-			"deleteDagRoute":       false,
-			"apiV1":                false,
-			"gitVersion":           nil,
-			"infoRoute":            false,
-			"lineageRoute":         false,
-			"uiRunPath":            "/graph",
-			"runURLDagInQuery":     true,
-			"confObjectOnly":       false,
-			"confString":           true,
-			"emptyConf":            json.RawMessage(nil),
-			"checkRunID":           false,
-			"nullFlagFalse":        false,
-			"flagTrue":             []string{"t", "true", "y", "yes", "1"},
-			"newRun":               runStart{state: RunRunning, startDate: true, tiUpdatedAt: false},
+			"name":                    edition110RBAC,
+			"version":                 "1.10.15",
+			"examples":                "fixtures/1.10.15", // each release's own example DAGs
+			"bashSkipExitCode":        0,
+			"healthBody":              healthBodyNoScheduler110,
+			"python":                  "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
+			"json":                    compactJSON,
+			"jsonNewline":             true,
+			"appHeaders":              false,
+			"deprecationHeaders":      false,
+			"problemDocument":         false,
+			"deleteDagRoute":          false,
+			"apiV1":                   false,
+			"gitVersion":              nil,
+			"infoRoute":               false,
+			"lineageRoute":            false,
+			"uiRunPath":               "/graph",
+			"runURLDagInQuery":        true,
+			"confObjectOnly":          false,
+			"confString":              true,
+			"emptyConf":               json.RawMessage(nil),
+			"checkRunID":              false,
+			"nullFlagFalse":           false,
+			"flagTrue":                []string{"t", "true", "y", "yes", "1"},
+			"triggerRules":            triggerRules110Observed,
+			"pastDependsMet":          "false <nil>",
+			"deltaEpochAligned":       false,
+			"capRunningRuns":          true,
+			"scheduleCountsTriggered": false,
+			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+			"newRun": runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+				taskEndDate: false, backfillPrefix: "backfill_"},
 			"checkStateFilter":     false,
 			"ti2Fields":            false,
 			"poolIncludeDeferred":  false,
@@ -191,11 +281,13 @@ func TestEditionRules_Table(t *testing.T) {
 			"pauseSubDAGs":         false,
 			"deleteRefusesRunning": false,
 			"deleteStopsTasks":     true,
-			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":            duplicates110,
-			"triggerMessage":       triggerMessages110,
-			"operatorFields":       operatorFields110Bash,
+			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
+			"ignoreMatchesFolderPath": true,
+			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":               duplicates110,
+			"triggerMessage":          triggerMessages110,
+			"operatorFields":          operatorFields110Bash,
 		}},
 	}
 
@@ -228,6 +320,10 @@ func TestEditionRules_Table(t *testing.T) {
 
 // What the two 1.10 editions share, pinned once for both rows.
 var (
+	triggerRules110Observed = []string{"all_done=all_done none true", "all_failed=all_failed none true",
+		"all_success=all_success upstream_failed false", "dummy=dummy none true", "none_failed=none_failed upstream_failed false",
+		"none_failed_or_skipped=none_failed_or_skipped upstream_failed false", "none_skipped=none_skipped none true",
+		"one_failed=one_failed none true", "one_success=one_success skipped false"}
 	duplicates110 = []string{
 		"bad request: Run id r already exists for dag id d",
 		"airflow crashes on this input: a run of d already exists at 2024-05-01T10:00:00.000123+00:00 (run id s): execution dates are unique per DAG",

@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -114,6 +115,8 @@ func FuzzParseAirflowDate(f *testing.F) {
 		"Wed, 16 Nov 2016 14:34:15 +0000", "2016/11/16 14:34:15", "11/16/2016", "Nov 16 2016", "16 November 2016",
 		"2021-02-30", "2016-11-16T24:00:00", "2016-11-16T14:34:15+24:00", "0000-01-01", "9999-12-31T23:59:59.999999-23:59",
 		"2016-11-16T14:34:15.1234567890123", "", "\x00", "2016-11-16T14:34:15+0530", "0001-01-01T00:00:00+01:00",
+		"Wed May 01 2024 12:00:00 GMT+0200", "Wednesday, May 1, 2024 10:00 AM", "2024.05.01", "2024-5-1", "10h36m28.5s",
+		"5/1/24", "Monday", "2016-11", "2024", "3rd of May 2001", "10:00 -03:00 (BRST)", "9999-12-31 23:59 -0100",
 	} {
 		f.Add(s)
 	}
@@ -150,6 +153,37 @@ func FuzzParseAirflowDate(f *testing.F) {
 	})
 }
 
+// FuzzDateutil: the dateutil reader never panics, answers the same twice,
+// and what it accepts is a date Python could hold. Seeds: a spread of the
+// golden table's texts (TestDateutilGolden checks their answers); every
+// one of its 1,700 would take the whole of CI's few seconds to load.
+func FuzzDateutil(f *testing.F) {
+	for i, row := range readDateutilGolden(f) {
+		if i%16 == 0 {
+			f.Add(row.In)
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, ok := parseDateutil(raw, dateutilToday)
+		again, okAgain := parseDateutil(raw, dateutilToday)
+		if ok != okAgain || !got.Equal(again) || got.Location().String() != again.Location().String() {
+			t.Fatalf("parseDateutil(%q) = %v, %v, then %v, %v", raw, got, ok, again, okAgain)
+		}
+		if !ok {
+			return
+		}
+		if y := got.Year(); y < 1 || y > 9999 {
+			t.Fatalf("parseDateutil(%q) = %v: year outside 1..9999", raw, got)
+		}
+		if got.Nanosecond()%1000 != 0 {
+			t.Fatalf("parseDateutil(%q) = %v: finer than microseconds", raw, got)
+		}
+		if _, off := got.Zone(); off <= -86400 || off >= 86400 {
+			t.Fatalf("parseDateutil(%q) = %v: offset of a day or more", raw, got)
+		}
+	})
+}
+
 func FuzzTriggerBody(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `{"conf": {"a": 1}}`, `{"conf": "{\"key\":\"value\"}"}`, `{"conf": null}`, `{"conf": []}`,
@@ -159,6 +193,9 @@ func FuzzTriggerBody(f *testing.F) {
 		`{"conf": {"cmd": "$(touch /tmp/x)", "b": "` + "`id`" + `"}}`, "{\"run_id\": \"\xff\xfe\"}",
 		`{"unknown": 1, "conf": {"nested": {"deep": [1, 2, {"x": null}]}}}`, `{"run_id": "a/../b"}`,
 		`{"execution_date": "1990-01-01T00:00:00+00:00", "run_id": "manual__1990-01-01T00:00:00+00:00"}`,
+		// Other JSON kinds: Python's `in` on a str, a list, a number.
+		`""`, `"conf"`, `"\u0063onf"`, `"xrun_idx"`, `["conf"]`, `[["conf"]]`, `["run_id_", 1, null]`,
+		`5`, `-0.0`, `true`, `false`, `[{"conf": 1}]`, `"{\"execution_date\": \"now\"}"`,
 	} {
 		f.Add([]byte(s), byte(0))
 		f.Add([]byte(s), byte(1))
@@ -379,8 +416,11 @@ func FuzzPathParams(f *testing.F) {
 	})
 }
 
+// definitionErrorRe is the start of every error of a definition file.
+var definitionErrorRe = regexp.MustCompile(`^line [1-9][0-9]*: `)
+
 func FuzzParseDAG(f *testing.F) {
-	files, _ := filepath.Glob("fixtures/*.yaml")
+	files, _ := filepath.Glob("fixtures/*/*.yaml")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
@@ -390,6 +430,7 @@ func FuzzParseDAG(f *testing.F) {
 		"dag_id: a\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n",
 		"dag_id: a\ntasks:\n  - {task_id: t, operator: BashOperator, bash_command: 'echo {{ dag_run.conf.x }}', upstream: [u]}\n  - {task_id: u, operator: EmptyOperator, upstream: [t]}\n",
 		"dag_id: a\nschedule_interval: '*/5 * * * *'\nstart_date: 2021-01-01\ndefault_args: {retries: 2, retry_delay: 1s, start_date: 2020-01-01}\ntasks:\n  - {task_id: t, operator: PythonOperator, simulate: {duration: 1s, outcome: failed, fail_times: 1}}\n",
+		"dag_id: x\ntasks: &t\n  - <<: *t\n", "dag_id: x\ndefault_args: &d {retries: 1}\ntasks:\n  - {<<: *d, task_id: a, operator: EmptyOperator}\n",
 		"dag_id: ../x\ntasks: []\n", "{\"dag_id\": \"j\", \"tasks\": [{\"task_id\": \"t\", \"operator\": \"EmptyOperator\"}]}", "&a [*a]", "dag_id: [",
 		"dag_id: a\ndagrun_timeout: 99999999999999h\ntasks:\n  - {task_id: t, operator: EmptyOperator, retry_delay: -1s, execution_timeout: 0:00:01}\n",
 	} {
@@ -399,6 +440,10 @@ func FuzzParseDAG(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dag, err := parseDAG(data)
 		if err != nil {
+			// Every refusal names its line and speaks plainly.
+			if !definitionErrorRe.MatchString(err.Error()) || goWords.MatchString(err.Error()) {
+				t.Fatalf("error %q: want \"line N: ...\" in plain words", err)
+			}
 			return
 		}
 		if dag.DagID == "" || len(dag.Tasks) == 0 {
@@ -411,7 +456,8 @@ func FuzzParseDAG(f *testing.F) {
 				}
 			}
 		}
-		_ = renderPython(dag)
+		_ = renderPython(dag, python2)
+		_ = renderPython(dag, python110)
 		for _, e := range allEditions {
 			for _, task := range dag.Tasks {
 				if _, err := e.marshal(e.taskInfo(dag, task)); err != nil {

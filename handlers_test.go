@@ -103,13 +103,19 @@ func notReady() testOption {
 	return func(t *testing.T, s *testSetup) { s.notReady = true }
 }
 
-// newTestServer starts an airlite server for one edition, with the embedded
-// example DAGs, the "default" auth backend, a fixed clock and no scheduler.
+// testExamplesReadAt is when newTestServer reads the examples: 1.10's
+// start on days_ago(2) of it (2014-12-30), before every date the tests
+// trigger at, as if airlite had been started long before testNow.
+var testExamplesReadAt = time.Date(2015, 1, 1, 10, 0, 0, 0, time.UTC)
+
+// newTestServer starts an airlite server for one edition, with the
+// edition's embedded example DAGs read at testExamplesReadAt, the "default"
+// auth backend, a fixed clock and no scheduler.
 func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 	t.Helper()
-	dags, err := loadEmbeddedDAGs()
+	dags, err := loadExampleDAGs(e.rules(), testExamplesReadAt)
 	if err != nil {
-		t.Fatalf("loadEmbeddedDAGs: %v", err)
+		t.Fatalf("loadExampleDAGs: %v", err)
 	}
 	auth, err := newAuthenticator(authDefault, "")
 	if err != nil {
@@ -506,11 +512,15 @@ var (
 func TestServer_TaskInfo(t *testing.T) {
 	t.Parallel()
 	stable := map[string]string{ // docs/behaviour.md §3.5, "Stable values": stable in every edition
-		"email": "None", "task_id": "runme_0", "owner": "airflow", "pool": "default_pool", "queue": "default",
-		"retries": "0", "retry_delay": "0:05:00", "trigger_rule": "all_success",
-		"start_date": "2021-01-01 00:00:00+00:00", "end_date": "None",
+		"email": "None", "task_id": "runme_0", "pool": "default_pool", "queue": "default",
+		"retries": "0", "retry_delay": "0:05:00", "trigger_rule": "all_success", "end_date": "None",
 		"bash_command": `echo "{{ task_instance_key_str }}" && sleep 1`,
 	}
+	// Each release's example_bash_operator: 1.10.15's default_args set owner
+	// "Airflow" and start_date days_ago(2) (airflow/example_dags/example_bash_operator.py:28-31),
+	// 2.10.3's DAG starts on 2021-01-01 (airflow/example_dags/example_bash_operator.py:33).
+	example1 := map[string]string{"owner": "Airflow", "start_date": "2014-12-30 00:00:00+00:00"}
+	example2 := map[string]string{"owner": "airflow", "start_date": "2021-01-01 00:00:00+00:00"}
 	runCases(t, []httpCase{
 		{name: "B1 runme_0 key set", editions: airflow1, path: "/dags/example_bash_operator/tasks/runme_0",
 			wantStatus: 200, wantType: "application/json", wantContains: []string{`"email"`}, wantAbsent: []string{"error"},
@@ -518,6 +528,7 @@ func TestServer_TaskInfo(t *testing.T) {
 				info := checkAllStrings(t, res.body)
 				checkKeys(t, info, taskInfoKeys1)
 				checkValues(t, info, stable)
+				checkValues(t, info, example1)
 				checkValues(t, info, map[string]string{"weight_rule": "downstream", "output_encoding": "utf-8",
 					"subdag": "None", "env": "None", "email_on_failure": "True", "depends_on_past": "False"})
 			}},
@@ -527,6 +538,7 @@ func TestServer_TaskInfo(t *testing.T) {
 				info := checkAllStrings(t, res.body)
 				checkKeys(t, info, taskInfoKeys2)
 				checkValues(t, info, stable)
+				checkValues(t, info, example2)
 				checkValues(t, info, map[string]string{
 					"params":                    "{'example_key': 'example_value'}",
 					"downstream_task_ids":       "{'run_after_loop'}",
@@ -558,6 +570,22 @@ func TestServer_TaskInfo(t *testing.T) {
 					"retries": "3", "retry_delay": "0:05:00", "depends_on_past": "False", "bash_command": "sleep 5",
 				})
 			}},
+		// 1.10.15's task info lists the operator's instance attributes
+		// (airflow/www/api/experimental/endpoints.py:177-180): doc_md only
+		// where the file sets it (tutorial.py:94); Airflow 2 lists it always.
+		{name: "doc_md set", path: "/dags/tutorial/tasks/print_date", wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				info := checkAllStrings(t, res.body)
+				if !strings.HasPrefix(info["doc_md"], "#### Task Documentation\n") {
+					t.Errorf("doc_md = %q", info["doc_md"])
+				}
+			}},
+		{name: "doc_md not set", editions: airflow1, path: "/dags/tutorial/tasks/sleep", wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				if _, ok := checkAllStrings(t, res.body)["doc_md"]; ok {
+					t.Error("doc_md listed for a task that has none")
+				}
+			}},
 		{name: "B2 unknown task", editions: airflow1, path: "/dags/example_bash_operator/tasks/DNE",
 			wantStatus: 404, wantError: "Task DNE not found in dag example_bash_operator"},
 		{name: "B3 unknown task", path: "/dags/example_bash_operator/tasks/does-not-exist",
@@ -582,6 +610,18 @@ func TestServer_GetDagCode(t *testing.T) {
 				checkDeprecationHeaders(t, ts.edition, res.header)
 				checkCodeHeaders(t, ts, res)
 			}},
+		// No .py beside the embedded examples: airlite writes each as a DAG
+		// file of the edition's release would read.
+		{name: "rendered in the release's idiom", editions: airflow2, path: "/dags/example_bash_operator/code", wantStatus: 200,
+			wantContains: []string{"rendered by airlite from fixtures/2.10.3/example_bash_operator.yaml",
+				"from airflow.operators.bash import BashOperator\n", "from airflow.operators.empty import EmptyOperator\n",
+				"    schedule='0 0 * * *',\n", "    start_date=pendulum.datetime(2021, 1, 1, tz=\"UTC\"),\n"}},
+		{name: "rendered in the release's idiom", editions: airflow1, path: "/dags/example_bash_operator/code", wantStatus: 200,
+			wantContains: []string{"rendered by airlite from fixtures/1.10.15/example_bash_operator.yaml",
+				"from airflow.operators.bash_operator import BashOperator\n", "from airflow.operators.dummy_operator import DummyOperator\n",
+				"from airflow.utils.dates import days_ago\n", "    schedule_interval='0 0 * * *',\n",
+				"    default_args={'owner': 'Airflow', 'start_date': days_ago(2)},\n"},
+			wantAbsent: []string{"pendulum", "schedule="}},
 		{name: "C2 unknown dag", path: "/dags/xyz/code", wantStatus: 404, wantError: "Dag id xyz not found in DagModel",
 			check: checkCodeHeaders},
 		{name: "dag without definition", path: "/dags/my_dag_id/code",
@@ -888,8 +928,18 @@ func TestServer_TriggerDAG(t *testing.T) {
 			options: []testOption{withDAG(startDateDAG)},
 			body:    `{"execution_date": "2018-07-05T10:10:00Z"}`, wantStatus: 200,
 			wantContains: []string{"manual__2018-07-05T10:10:00+00:00"}},
-		{name: "dag start_date is not checked", method: "POST", path: path,
+		{name: "dag start_date is not checked", editions: airflow2, method: "POST", path: path,
 			body: `{"execution_date": "2015-07-05T10:10:00Z"}`, wantStatus: 200},
+		// 1.10.15's example sets start_date in default_args: days_ago(2) when
+		// the file was read, midnight UTC (testExamplesReadAt: 2014-12-30).
+		// Airflow 1.10.15 airflow/example_dags/example_bash_operator.py:28-31,
+		// airflow/api/common/experimental/trigger_dag.py:63-69
+		{name: "before days_ago(2) of the example", editions: airflow1, method: "POST", path: path,
+			body:      `{"execution_date": "2014-12-29T23:59:59Z"}`,
+			wantCrash: true, wantError: "The execution_date [2014-12-29T23:59:59+00:00] should be >= start_date [2014-12-30T00:00:00+00:00] from DAG's default_args",
+			check: noRuns},
+		{name: "at days_ago(2) of the example", editions: airflow1, method: "POST", path: path,
+			body: `{"execution_date": "2014-12-30T00:00:00Z"}`, wantStatus: 200},
 		{name: "E12 string conf decoded", editions: airflow1, method: "POST", path: path,
 			body: `{"run_id": "r", "conf": "{\"foo\": \"bar\"}"}`, wantStatus: 200, check: confIs("r", `{"foo":"bar"}`)},
 		{name: "E12 string conf refused", editions: airflow2, method: "POST", path: path,
@@ -952,9 +1002,7 @@ func TestServer_TriggerDAG(t *testing.T) {
 		{name: "bare row", method: "POST", path: "/dags/my_dag_id/dag_runs", body: `{}`,
 			setup:      func(t *testing.T, ts *testServer) { ts.insertBareDag(t, "my_dag_id") },
 			wantStatus: 404, wantError: "Dag id my_dag_id not found"},
-		{name: "body array", method: "POST", path: path, body: `[]`, wantCrash: true, check: noRuns},
-		{name: "body string", method: "POST", path: path, body: `"x"`, wantCrash: true},
-		{name: "body null", method: "POST", path: path, body: `null`, wantCrash: true},
+		// Bodies of other JSON kinds: TestServer_TriggerDAG_BodyKinds.
 		{name: "invalid json", method: "POST", path: path, body: `{"run_id": `, wantStatus: 400, check: noRuns},
 		{name: "empty body", method: "POST", path: path, body: ``, wantStatus: 400},
 		{name: "content type ignored", method: "POST", path: path, body: `{}`, header: []string{"Content-Type", "text/plain"},
@@ -1003,6 +1051,14 @@ func TestServer_TaskInstanceInfo(t *testing.T) {
 				`"max_tries":"0","operator":"BashOperator","pid":"None","pool":"default_pool","pool_slots":"1",` +
 				`"priority_weight":"2","queue":"default","queued_dttm":"None","start_date":"None","state":"None",` +
 				`"task_id":"also_run_this","test_mode":"False","unixname":"airflow"}`},
+		// A @task's instance records the decorator's custom_operator_name
+		// (Airflow 2.10.3 airflow/decorators/python.py:44,
+		// airflow/models/taskinstance.py:1294).
+		{name: "@task custom_operator_name", editions: airflow2, path: "/dags/example_trigger_target_dag/dag_runs/" + dsPath + "/tasks/run_this",
+			setup: func(t *testing.T, ts *testServer) {
+				ts.trigger(t, "example_trigger_target_dag", `{"execution_date": "2024-05-01T10:00:00+00:00"}`)
+			},
+			wantStatus: 200, wantContains: []string{`"custom_operator_name": "@task"`, `"operator": "_PythonDecoratedOperator"`}},
 		{name: "F1 fresh task instance", editions: airflow2, setup: taskInstancePrecondition, path: tiPath,
 			wantStatus: 200,
 			wantBody: `{"custom_operator_name":"None","dag_id":"example_bash_operator",` +
@@ -1213,10 +1269,14 @@ func TestServer_DeleteDag(t *testing.T) {
 					t.Error("the DAG was deleted")
 				}
 			}},
-		{name: "dag with a run", editions: withEdition, method: "DELETE", path: "/dags/example_bash_operator",
+		{name: "dag with a run", editions: airflow2, method: "DELETE", path: "/dags/example_bash_operator",
 			setup: func(t *testing.T, ts *testServer) { ts.trigger(t, "example_bash_operator", `{}`) },
 			// 1 dag row + 1 run + 7 task instances
 			wantStatus: 200, wantBody: `{"count":9,"message":"Removed 9 record(s)"}`, check: gone("example_bash_operator")},
+		{name: "dag with a run", editions: []edition{edition110}, method: "DELETE", path: "/dags/example_bash_operator",
+			setup: func(t *testing.T, ts *testServer) { ts.trigger(t, "example_bash_operator", `{}`) },
+			// 1 dag row + 1 run + 6 task instances (1.10.15's example has no this_will_skip)
+			wantStatus: 200, wantBody: `{"count":8,"message":"Removed 8 record(s)"}`, check: gone("example_bash_operator")},
 		{name: "dag with lineage", editions: withEdition, method: "DELETE", path: "/dags/example_papermill_operator",
 			setup: func(t *testing.T, ts *testServer) {
 				ts.trigger(t, "example_papermill_operator", `{"run_id": "r"}`)
@@ -1254,7 +1314,7 @@ func TestServer_DeleteDag(t *testing.T) {
 				ts.trigger(t, "example_bash_operator", `{"run_id": "r"}`)
 				ts.setTaskState(t, "example_bash_operator", "r", "runme_0", TaskRunning)
 			},
-			wantStatus: 200, wantBody: `{"count":9,"message":"Removed 9 record(s)"}`},
+			wantStatus: 200, wantBody: `{"count":8,"message":"Removed 8 record(s)"}`},
 	})
 }
 

@@ -46,8 +46,11 @@ func badInputCases() []badCase {
 		{name: "trigger empty body", method: "POST", path: trig, body: ``, status: 400},
 		{name: "trigger blank body", method: "POST", path: trig, body: " \n\t ", status: 400},
 		{name: "trigger null body", method: "POST", path: trig, body: `null`, status: 500},
-		{name: "trigger array body", method: "POST", path: trig, body: `[{"run_id": "x"}]`, status: 500},
-		{name: "trigger string body", method: "POST", path: trig, body: `"run"`, status: 500},
+		// Airflow's `"run_id" in data` finds the key in a list or a str, then
+		// cannot look it up (a list or str without a key name is a default
+		// trigger: TestServer_TriggerDAG_BodyKinds).
+		{name: "trigger array body", method: "POST", path: trig, body: `["run_id"]`, status: 500},
+		{name: "trigger string body", method: "POST", path: trig, body: `"my run_id"`, status: 500},
 		{name: "trigger number body", method: "POST", path: trig, body: `1`, status: 500},
 		{name: "trigger non-UTF-8", method: "POST", path: trig, body: "{\"run_id\": \"\xff\xfe\"}", status: 400},
 		{name: "trigger non-UTF-8 key", method: "POST", path: trig, body: "{\"\xc3\": 1}", status: 400},
@@ -74,7 +77,8 @@ func badInputCases() []badCase {
 		{name: "date huge", method: "POST", path: trig, body: `{"execution_date": "` + huge + `"}`, status: 400},
 		{name: "date year 0", method: "POST", path: trig, body: `{"execution_date": "0000-01-01"}`, status: 400},
 		{name: "date Feb 30", method: "POST", path: trig, body: `{"execution_date": "2024-02-30"}`, status: 400},
-		{name: "date NUL", method: "POST", path: trig, body: `{"execution_date": "2024-01-01\u0000"}`, status: 400},
+		// dateutil skips NUL characters, and refuses the word after it.
+		{name: "date NUL", method: "POST", path: trig, body: `{"execution_date": "2024-01-01\u0000x"}`, status: 400},
 		{name: "date duplicate key, last wins", method: "POST", path: trig,
 			body: `{"execution_date": "2024-06-01", "execution_date": "bad"}`, status: 400},
 		{name: "date existing run", method: "POST", path: trig, body: `{"execution_date": "2024-01-01T00:00:00+00:00"}`, status: 400, editions: airflow2},

@@ -311,9 +311,12 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 	}
-	dags, err := loadDAGSet(ctx, c.DagsDir, logger)
+	dags, err := loadDAGSet(ctx, c.DagsDir, c.Edition, logger)
 	if err != nil {
 		return err
+	}
+	if err := c.Edition.rules().checkDAGs(dags); err != nil {
+		return fmt.Errorf("load dags: %w", err)
 	}
 	// Restore before anything can answer a request; snaps is nil with
 	// --snapshot off.
@@ -360,6 +363,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 			Unixname: unixname, Hostname: hostname, ReapOrphans: po.ownsChildren,
 		})
 		opts.Kick, opts.WithTasksStopped = sched.Kick, sched.WithTasksStopped
+		opts.SchedulerHeartbeat = sched.Heartbeat
 		if po.ownsChildren {
 			if err := becomeSubreaper(); err != nil {
 				logger.Warn().Err(err).Msg("processes that tasks leave behind go to init, not to airlite")
@@ -438,13 +442,13 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-// loadDAGSet reads the --dags folder, or the embedded examples; a signal
-// stops it between files.
-func loadDAGSet(ctx context.Context, dir string, logger zerolog.Logger) (*DAGSet, error) {
+// loadDAGSet reads the --dags folder (as the edition reads .airflowignore),
+// or the edition's embedded examples; a signal stops it between files.
+func loadDAGSet(ctx context.Context, dir string, e edition, logger zerolog.Logger) (*DAGSet, error) {
 	if dir == "" {
-		return loadEmbeddedDAGs()
+		return loadExampleDAGs(e.rules(), time.Now())
 	}
-	loader := dagLoader{ctx: ctx, warn: func(file, problem string) {
+	loader := dagLoader{ctx: ctx, rules: e.rules(), warn: func(file, problem string) {
 		logger.Warn().Str("file", file).Msg(problem)
 	}}
 	return loader.loadDir(dir)

@@ -1033,6 +1033,23 @@ type runStart struct {
 	state       RunState // the run's first state
 	startDate   bool     // start_date is the creation time; otherwise queued_at is
 	tiUpdatedAt bool     // task instances have updated_at, set at creation
+	// A task gets no task instance in a run dated before its start_date
+	// (or, with taskEndDate, after its end_date), unless the run_id
+	// starts with backfillPrefix.
+	taskEndDate    bool
+	backfillPrefix string
+}
+
+// hasTask reports whether a run at date with runID gets a task instance
+// of t.
+func (rs runStart) hasTask(t *Task, runID string, date time.Time) bool {
+	if strings.HasPrefix(runID, rs.backfillPrefix) && rs.backfillPrefix != "" {
+		return true
+	}
+	if t.StartDate != nil && t.StartDate.After(date) {
+		return false
+	}
+	return !rs.taskEndDate || t.EndDate == nil || !date.After(*t.EndDate)
 }
 
 // newRun describes a run to create with insertRunTreeTxn.
@@ -1090,8 +1107,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if len(nr.dag.Tasks) > 0 {
 		// One allocation for all of the run's task instances.
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
-		row := &runTasks{DagID: nr.dag.DagID, RunID: nr.runID, TIs: make([]*TaskInstance, len(tis))}
+		row := &runTasks{DagID: nr.dag.DagID, RunID: nr.runID, TIs: make([]*TaskInstance, 0, len(tis))}
 		for i, t := range nr.dag.Tasks {
+			if !nr.start.hasTask(t, nr.runID, nr.date) {
+				continue
+			}
 			tis[i] = TaskInstance{
 				DagID: nr.dag.DagID, RunID: nr.runID, TaskID: t.TaskID, ExecutionDate: nr.date,
 				MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
@@ -1100,7 +1120,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			if nr.start.tiUpdatedAt {
 				tis[i].UpdatedAt = &now
 			}
-			row.TIs[i] = &tis[i]
+			row.TIs = append(row.TIs, &tis[i])
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })
 		if err := txn.Insert(tableTasks, row); err != nil {
@@ -1509,6 +1529,22 @@ func (v storeView) CountRuns(dagID string, state RunState) (int, error) {
 	return n, nil
 }
 
+// CountScheduledRuns counts a DAG's runs in an unfinished state that the
+// schedule created (not triggered).
+func (v storeView) CountScheduledRuns(dagID string, state RunState) (int, error) {
+	it, err := v.txn.Get(tableDagRuns, indexState, string(state), dagID)
+	if err != nil {
+		return 0, fmt.Errorf("count %s runs of %s: %w", state, dagID, err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if !raw.(*DagRun).ExternalTrigger {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // LastScheduledDate is the logical date of a DAG's latest scheduled run,
 // or nil. Manual runs in between are passed over.
 func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
@@ -1528,6 +1564,51 @@ func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
 		}
 	}
 	return nil, nil
+}
+
+// PreviousRun is the DAG's latest run with a logical date before the
+// given one that match accepts (nil: any), or nil.
+func (v storeView) PreviousRun(dagID string, before time.Time, match func(*DagRun) bool) (*DagRun, error) {
+	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, before)
+	if err != nil {
+		return nil, fmt.Errorf("find run of %s before %s: %w", dagID, isoFormat(before), err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			return nil, nil
+		}
+		if run.ExecutionDate.Before(before) && (match == nil || match(run)) {
+			return run, nil
+		}
+	}
+	return nil, nil
+}
+
+// HasEarlierTaskInstance reports whether any run of the DAG before the
+// given logical date has a task instance of the task.
+func (v storeView) HasEarlierTaskInstance(dagID, taskID string, before time.Time) (bool, error) {
+	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, before)
+	if err != nil {
+		return false, fmt.Errorf("find runs of %s before %s: %w", dagID, isoFormat(before), err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			return false, nil
+		}
+		if !run.ExecutionDate.Before(before) {
+			continue
+		}
+		_, err := taskInstanceTxn(v.txn, dagID, run.RunID, taskID)
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, errNotFound) {
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 // The store's limits on what it keeps (the command line sets them).

@@ -12,10 +12,6 @@ import (
 	"time"
 )
 
-// bashSkipExitCode is the exit code with which a BashOperator skips itself
-// (Airflow 2's skip_on_exit_code default).
-const bashSkipExitCode = 99
-
 // runOperator runs one try of a task: a simulation when the task has one,
 // else its operator. Operators without an implementation here (Python,
 // Papermill, …) succeed as simulated tasks.
@@ -118,7 +114,7 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	case ctx.Err() != nil:
 		res.state, res.reason = TaskFailed, "killed: "+context.Cause(ctx).Error()
 	case err == nil:
-	case errors.As(err, &exitErr) && exitErr.ExitCode() == bashSkipExitCode:
+	case errors.As(err, &exitErr) && s.rules.bashSkipExitCode != 0 && exitErr.ExitCode() == s.rules.bashSkipExitCode:
 		res.state = TaskSkipped
 	case errors.As(err, &exitErr):
 		res.state, res.reason = TaskFailed, fmt.Sprintf("bash exited with code %d", exitErr.ExitCode())

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -77,6 +78,12 @@ type scheduler struct {
 	// Owned by the loop goroutine (or the test calling tick).
 	warnedPools map[tiKey]bool
 	idsRefused  bool // scheduled runs wait for the id lease (logged once per episode)
+
+	// heartbeat is when the loop's last pass began, in unix microseconds
+	// (0: no pass yet); stopped is set once the loop has ended. Airflow's
+	// /health reads them (Heartbeat).
+	heartbeat atomic.Int64
+	stopped   atomic.Bool
 }
 
 // attempt names a running try: its task instance and the never-reused id
@@ -222,10 +229,14 @@ func (s *scheduler) Kick() {
 func (s *scheduler) loop() {
 	ticker := time.NewTicker(s.opts.Interval)
 	defer ticker.Stop()
+	defer s.stopped.Store(true)
 	for {
-		if err := s.guardedTick(s.opts.Now()); err != nil {
+		now := s.opts.Now()
+		if err := s.guardedTick(now); err != nil {
 			s.opts.Logger.Error().Err(err).Msg("scheduler pass")
 		}
+		// After the pass: a pass that never ends stops the heartbeat.
+		s.heartbeat.Store(now.UnixMicro())
 		select {
 		case <-s.ctx.Done():
 			return
@@ -233,6 +244,16 @@ func (s *scheduler) loop() {
 		case <-s.kickCh:
 		}
 	}
+}
+
+// Heartbeat is the start of the loop's last finished pass (zero before the
+// first) and whether the loop still runs: what Airflow's scheduler job
+// records as its latest_heartbeat and state.
+func (s *scheduler) Heartbeat() (last time.Time, running bool) {
+	if us := s.heartbeat.Load(); us != 0 {
+		last = time.UnixMicro(us).UTC()
+	}
+	return last, !s.stopped.Load()
 }
 
 // guardedTick is a pass whose panic is logged with its stack, so that the
@@ -262,8 +283,13 @@ func (s *scheduler) tick(now time.Time) error {
 		if err != nil {
 			return err
 		}
+		var examined map[string]int // running runs examined per DAG, when the edition caps them
+		if s.rules.capRunningRuns {
+			examined = map[string]int{}
+			sort.SliceStable(runs, func(i, j int) bool { return runs[i].ExecutionDate.Before(runs[j].ExecutionDate) })
+		}
 		for _, run := range runs {
-			if err := s.advanceRun(run, now); err != nil {
+			if err := s.advanceRun(run, now, examined); err != nil {
 				return err
 			}
 		}
@@ -336,8 +362,12 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 			return nil, nil
 		}
 		active := 0
+		count := v.CountRuns
+		if !s.rules.scheduleCountsTriggered {
+			count = v.CountScheduledRuns
+		}
 		for _, state := range []RunState{RunQueued, RunRunning} {
-			n, err := v.CountRuns(dag.DagID, state)
+			n, err := count(dag.DagID, state)
 			if err != nil {
 				return nil, err
 			}
@@ -350,7 +380,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		iv, ok, err := nextInterval(dag, last, now)
+		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned)
 		if err != nil || !ok {
 			return nil, err
 		}
@@ -371,6 +401,9 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	}
 	sort.SliceStable(queued, func(i, j int) bool { return queued[i].ExecutionDate.Before(queued[j].ExecutionDate) })
 	for _, run := range queued {
+		if run.ExecutionDate.After(now) {
+			continue // a run dated in the future waits for its date, as Airflow's
+		}
 		err := s.opts.Store.StartRun(run.DagID, run.RunID, now, func(v storeView, run *DagRun) (bool, error) {
 			dag, ok := s.runnable(v, run)
 			if !ok {
@@ -387,11 +420,14 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 }
 
 // advanceRun evaluates one running run in one write: timeout,
-// dependencies of every waiting task, and the run's own outcome.
-func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
+// dependencies of every waiting task, and the run's own outcome. With
+// examined (editions that cap running runs), a DAG's runs beyond
+// max_active_runs, counted in the order given, are not evaluated.
+func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[string]int) error {
 	var cancelled []tiKey
+	stillRunning := false
 	err := s.opts.Store.AdvanceRun(listed.DagID, listed.RunID, func(v storeView, run *DagRun, tis []*TaskInstance) (runAdvance, error) {
-		cancelled = nil
+		cancelled, stillRunning = nil, false
 		dag, ok := s.runnable(v, run)
 		if !ok {
 			return runAdvance{}, nil
@@ -405,22 +441,33 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			byID[ti.TaskID] = ti
 			adv.Tasks = append(adv.Tasks, ti)
 		}
-		if dag.DagrunTimeout > 0 && run.StartDate != nil && now.Sub(*run.StartDate) > dag.DagrunTimeout {
-			// Airflow fails a timed-out run and skips what has not finished.
+		if s.timedOut(dag, run, now) {
 			for _, ti := range tis {
-				if ti.State.Finished() {
+				next, stop := s.rules.dagrunTimeout.taskAfter(ti.State)
+				if next == ti.State {
 					continue
 				}
-				if ti.State == TaskRunning {
+				if stop {
 					cancelled = append(cancelled, tiKey{ti.DagID, ti.RunID, ti.TaskID})
 				}
-				skipped := *ti
-				skipped.State, skipped.EndDate, skipped.UpdatedAt = TaskSkipped, &now, &now
-				put(&skipped)
+				changed := *ti
+				changed.State, changed.UpdatedAt = next, &now
+				if next.Finished() {
+					changed.EndDate = &now
+				}
+				put(&changed)
 			}
 			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
 				Dur("dagrun_timeout", dag.DagrunTimeout).Msg("run timed out")
 			adv.End, adv.At = RunFailed, now
+			return adv, nil
+		}
+		if run.ExecutionDate.After(now) {
+			// A run dated in the future waits for its date (Airflow
+			// passes it over, and does not count it as active).
+			return adv, nil
+		}
+		if examined != nil && examined[run.DagID] >= dag.MaxActiveRuns {
 			return adv, nil
 		}
 		for _, task := range dag.UpstreamFirst() {
@@ -428,9 +475,22 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 			if ti == nil {
 				continue
 			}
-			next, changed := evaluateTask(task, ti, byID, now)
+			decide, _ := s.rules.triggerRule(task.TriggerRule)
+			next, changed := evaluateTask(decide, task, ti, byID, now)
 			if !changed {
 				continue
+			}
+			if next == TaskScheduled && task.DependsOnPast {
+				// Airflow checks every dependency: the trigger rule may
+				// still skip or fail it upstream, but it is scheduled
+				// only once the previous run lets it go.
+				met, err := s.rules.pastDependsMet(v, dag, task, run)
+				if err != nil {
+					return runAdvance{}, err
+				}
+				if !met {
+					continue
+				}
 			}
 			updated := *ti
 			updated.State, updated.UpdatedAt = next, &now
@@ -444,11 +504,20 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 		}
 		if state, done := runOutcome(dag, byID); done {
 			adv.End, adv.At = state, now
+		} else if len(adv.Tasks) == 0 && deadlocked(dag, byID) {
+			s.opts.Logger.Warn().Str("dag_id", run.DagID).Str("run_id", run.RunID).
+				Msg("run failed: no task instance left can ever start (deadlock)")
+			adv.End, adv.At = RunFailed, now
+		} else {
+			stillRunning = true
 		}
 		return adv, nil
 	})
 	for _, key := range cancelled {
 		s.cancelTask(key)
+	}
+	if err == nil && stillRunning && examined != nil {
+		examined[listed.DagID]++
 	}
 	if err != nil {
 		return fmt.Errorf("advance run %s of %s: %w", listed.RunID, listed.DagID, err)
@@ -456,39 +525,21 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time) error {
 	return nil
 }
 
-// upstreamCounts summarises the states of a task's upstream tasks.
-type upstreamCounts struct {
-	total, success, skipped, failed, upstreamFailed, done int
-}
-
-func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
-	c := upstreamCounts{total: len(task.Upstream)}
-	for _, id := range task.Upstream {
-		ti := byID[id]
-		if ti == nil {
-			c.done++ // a removed task counts as done, as Airflow's "removed"
-			continue
-		}
-		switch ti.State {
-		case TaskSuccess:
-			c.success++
-		case TaskSkipped:
-			c.skipped++
-		case TaskFailed:
-			c.failed++
-		case TaskUpstreamFailed:
-			c.upstreamFailed++
-		}
+// timedOut reports whether run has outlived its DAG's dagrun_timeout, for
+// the runs the edition times out.
+func (s *scheduler) timedOut(dag *DAG, run *DagRun, now time.Time) bool {
+	rule := s.rules.dagrunTimeout
+	if dag.DagrunTimeout <= 0 || run.StartDate == nil || now.Sub(*run.StartDate) <= dag.DagrunTimeout {
+		return false
 	}
-	c.done += c.success + c.skipped + c.failed + c.upstreamFailed
-	return c
+	return !rule.scheduledOnly || (!run.ExternalTrigger && dag.Schedule != nil)
 }
 
 // evaluateTask decides the next state of a waiting task instance from its
-// upstream tasks and its trigger rule, with Airflow's rules: a rule that
+// upstream tasks and its trigger rule, as the edition decides it (decide): a rule that
 // can no longer be met turns the task skipped or upstream_failed, a rule
 // that is met makes it scheduled. Finished and active tasks stay.
-func evaluateTask(task *Task, ti *TaskInstance, byID map[string]*TaskInstance, now time.Time) (TaskState, bool) {
+func evaluateTask(decide triggerRule, task *Task, ti *TaskInstance, byID map[string]*TaskInstance, now time.Time) (TaskState, bool) {
 	switch ti.State {
 	case TaskNone:
 	case TaskUpForRetry:
@@ -503,71 +554,10 @@ func evaluateTask(task *Task, ti *TaskInstance, byID map[string]*TaskInstance, n
 	if len(task.Upstream) == 0 {
 		return TaskScheduled, true
 	}
-	c := countUpstream(task, byID)
-	allDone := c.done >= c.total
-	failures := c.failed + c.upstreamFailed
-	var blocked TaskState // the state when the rule can never be met
-	met := false
-	switch task.TriggerRule {
-	case "all_success":
-		switch {
-		case failures > 0:
-			blocked = TaskUpstreamFailed
-		case c.skipped > 0:
-			blocked = TaskSkipped
-		}
-		met = c.success == c.total
-	case "all_failed":
-		if c.success > 0 || c.skipped > 0 {
-			blocked = TaskSkipped
-		}
-		met = failures == c.total
-	case "all_done":
-		met = allDone
-	case "all_skipped":
-		if c.success > 0 || failures > 0 {
-			blocked = TaskSkipped
-		}
-		met = c.skipped == c.total
-	case "one_success":
-		switch {
-		case allDone && c.done == c.skipped:
-			blocked = TaskSkipped
-		case allDone && c.success == 0:
-			blocked = TaskUpstreamFailed
-		}
-		met = c.success > 0
-	case "one_failed":
-		if allDone && failures == 0 {
-			blocked = TaskSkipped
-		}
-		met = failures > 0
-	case "one_done":
-		if allDone && c.failed == 0 && c.success == 0 {
-			blocked = TaskSkipped
-		}
-		met = c.success+c.failed > 0
-	case "none_failed":
-		if failures > 0 {
-			blocked = TaskUpstreamFailed
-		}
-		met = allDone
-	case "none_failed_min_one_success", "none_failed_or_skipped":
-		switch {
-		case failures > 0:
-			blocked = TaskUpstreamFailed
-		case allDone && c.skipped == c.total:
-			blocked = TaskSkipped
-		}
-		met = allDone
-	case "none_skipped":
-		if c.skipped > 0 {
-			blocked = TaskSkipped
-		}
-		met = allDone
-	case "always", "dummy":
-		met = true
+	if decide == nil {
+		return ti.State, false // a rule the edition does not know: never met
 	}
+	blocked, met := decide(countUpstream(task, byID))
 	if blocked != "" {
 		return blocked, true
 	}
@@ -596,6 +586,26 @@ func runOutcome(dag *DAG, byID map[string]*TaskInstance) (RunState, bool) {
 		}
 	}
 	return RunSuccess, true
+}
+
+// deadlocked reports whether a run whose pass changed nothing can never
+// finish: every unfinished task instance waits in no state on a trigger
+// rule that is not met, and none waits on the previous run
+// (depends_on_past), as Airflow's DagRun.update_state decides before it
+// fails a run as deadlocked.
+func deadlocked(dag *DAG, byID map[string]*TaskInstance) bool {
+	waiting := false
+	for _, ti := range byID {
+		if ti.State.Finished() {
+			continue
+		}
+		task := dag.Task(ti.TaskID)
+		if ti.State != TaskNone || task == nil || task.DependsOnPast {
+			return false
+		}
+		waiting = true
+	}
+	return waiting
 }
 
 // candidate is a scheduled task instance waiting for a slot.

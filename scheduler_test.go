@@ -869,15 +869,35 @@ func newRealScheduler(t *testing.T, dags *DAGSet, e edition) (*Store, *airflowAP
 	return store, &airflowAPI{store: store, edition: e, now: time.Now, unixname: "tester", kick: sched.Kick}
 }
 
+// Each edition runs its release's example_bash_operator: 2.10.3's
+// this_will_skip exits 99 and skips, which skips run_this_last
+// (airflow/example_dags/example_bash_operator.py:67-74); 1.10.15's example
+// has no such task and every task succeeds.
 func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 	t.Parallel()
-	dags, err := loadEmbeddedDAGs()
-	if err != nil {
-		t.Fatal(err)
+	wantTasks := map[edition]map[string]TaskState{
+		edition2: {"runme_0": TaskSuccess, "runme_1": TaskSuccess, "runme_2": TaskSuccess,
+			"run_after_loop": TaskSuccess, "also_run_this": TaskSuccess, "this_will_skip": TaskSkipped, "run_this_last": TaskSkipped},
+		edition110: {"runme_0": TaskSuccess, "runme_1": TaskSuccess, "runme_2": TaskSuccess,
+			"run_after_loop": TaskSuccess, "also_run_this": TaskSuccess, "run_this_last": TaskSuccess},
+	}
+	wantOutput := map[edition]func(time.Time) string{
+		edition2: func(d time.Time) string {
+			return "ti_key=example_bash_operator__also_run_this__" + d.Format("20060102")
+		},
+		edition110: func(d time.Time) string {
+			return "run_id=manual__" + isoFormat(d) + " | dag_run=<DagRun example_bash_operator @ " + d.Format("2006-01-02")
+		},
 	}
 	for _, e := range []edition{edition2, edition110} {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
+			// Read before the dates triggered below: 1.10's examples start
+			// on days_ago(2).
+			dags, err := loadExampleDAGs(e.rules(), time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+			if err != nil {
+				t.Fatal(err)
+			}
 			store, api := newRealScheduler(t, dags, e)
 			// Pause the schedules so only the triggered runs exist.
 			for _, d := range dags.DAGs {
@@ -890,7 +910,17 @@ func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 			if err := store.SetPaused("example_bash_operator", false, false); err != nil {
 				t.Fatal(err)
 			}
-			res, err := api.TriggerDAG("example_bash_operator", []byte(`{"execution_date": "2020-06-01"}`))
+			// A day after the DAG's start_date: a task gets no task instance
+			// in a run dated before its start_date (Airflow 2.10.3
+			// airflow/models/dagrun.py:1231-1236, 1.10.15 :450-452).
+			var bashDAG *DAG
+			for _, d := range dags.DAGs {
+				if d.DagID == "example_bash_operator" {
+					bashDAG = d
+				}
+			}
+			date := bashDAG.scheduleStart().UTC().AddDate(0, 0, 1)
+			res, err := api.TriggerDAG("example_bash_operator", []byte(fmt.Sprintf(`{"execution_date": %q}`, isoFormat(date))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -900,15 +930,17 @@ func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 				t.Errorf("example_bash_operator ended %q, want success", run.State)
 			}
 			tis, _ := store.TaskInstancesOfRun("example_bash_operator", runID)
-			want := map[string]TaskState{"runme_0": TaskSuccess, "runme_1": TaskSuccess, "runme_2": TaskSuccess,
-				"run_after_loop": TaskSuccess, "also_run_this": TaskSuccess, "this_will_skip": TaskSkipped, "run_this_last": TaskSkipped}
+			want := wantTasks[e]
+			if len(tis) != len(want) {
+				t.Errorf("%d task instances, want %d", len(tis), len(want))
+			}
 			for _, ti := range tis {
 				if ti.State != want[ti.TaskID] {
 					t.Errorf("%s = %q, want %q", ti.TaskID, ti.State, want[ti.TaskID])
 				}
 			}
 			logRaw, _ := store.read().First(tableTaskLogs, indexID, "example_bash_operator", runID, "also_run_this")
-			if logRaw == nil || !strings.Contains(logRaw.(*TaskLog).Tries[0].Output, "ti_key=example_bash_operator__also_run_this__20200601") {
+			if logRaw == nil || !strings.Contains(logRaw.(*TaskLog).Tries[0].Output, wantOutput[e](date)) {
 				t.Errorf("also_run_this output not captured with its rendered template: %+v", logRaw)
 			}
 			if err := store.SetPaused("tutorial", false, false); err != nil {
@@ -965,7 +997,42 @@ tasks:
 // runOperator or runBash a test calls directly.
 func bashRunner(t *testing.T) *scheduler {
 	t.Helper()
-	return newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	return bashRunnerOf(t, edition2)
+}
+
+// bashRunnerOf is a scheduler of edition e that tests use to run one try.
+func bashRunnerOf(t *testing.T, e edition) *scheduler {
+	t.Helper()
+	return newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Edition: e, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+}
+
+// Exit code 99 skips a BashOperator in Airflow 2 (skip_on_exit_code=99,
+// Airflow 2.10.3 airflow/operators/bash.py:161, :273-274); Airflow 1.10.15
+// fails on any non-zero exit (airflow/operators/bash_operator.py:164-165).
+func TestBash_ExitCode99SkipsOnlyInEdition2(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: d
+tasks:
+  - {task_id: t, operator: BashOperator, bash_command: echo hello; exit 99}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[edition]TaskState{edition2: TaskSkipped, edition110: TaskFailed, edition110RBAC: TaskFailed}
+	for _, e := range allEditions {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			out := bashRunnerOf(t, e).runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t"}, try: 1,
+				dag: dag, task: dag.Task("t"), run: DagRun{DagID: "d", RunID: "r", ExecutionDate: testNow}})
+			if out.state != want[e] || out.output != "hello\n" {
+				t.Errorf("exit 99 gave %q (output %q), want %q", out.state, out.output, want[e])
+			}
+			if want[e] == TaskFailed && !strings.Contains(out.reason, "code 99") {
+				t.Errorf("reason %q does not name the exit code", out.reason)
+			}
+		})
+	}
 }
 
 func isZombie(pid int) bool {

@@ -53,6 +53,9 @@ type serverOptions struct {
 	// BodyTimeout bounds the time a client takes to send a request body;
 	// 0 means defaultBodyTimeout.
 	BodyTimeout time.Duration
+	// SchedulerHeartbeat is the scheduler's last heartbeat and whether its
+	// loop runs (scheduler.Heartbeat), for /health; nil when it is off.
+	SchedulerHeartbeat func() (last time.Time, running bool)
 }
 
 // server answers Airflow's experimental API and airlite's admin endpoints.
@@ -102,10 +105,13 @@ func newServer(opts serverOptions) (*server, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("new server: draw secret key: %w", err)
 	}
+	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
+		unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped}
+	if opts.Clock != nil {
+		api.triggerDate = opts.Clock.TriggerDate
+	}
 	return &server{
-		opts: opts, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
-		api: &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
-			unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped},
+		opts: opts, api: api, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }
@@ -165,7 +171,8 @@ func (s *server) router() *httprouter.Router {
 		s.registerV1(r, s.v1Routes())
 	}
 
-	s.uiRoutes(r) // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
+	s.uiRoutes(r)                                                 // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
+	s.public(r, http.MethodGet, "/health", s.handleHealthAirflow) // the webserver's, for health checks written for Airflow
 	s.admin(r, http.MethodGet, "/_airlite/health", s.handleHealth, false)
 	s.admin(r, http.MethodGet, "/_airlite/ready", s.handleReady, false)
 	s.admin(r, http.MethodPost, "/_airlite/reset", s.handleReset, true)
@@ -409,6 +416,20 @@ func (s *server) api2(r *httprouter.Router, method, path string, h httprouter.Ha
 	}
 }
 
+// public registers a route of Airflow's webserver that Airflow serves
+// without authentication: the edition's headers, no auth backend. GET
+// routes answer HEAD too.
+func (s *server) public(r *httprouter.Router, method, path string, h httprouter.Handle) {
+	wrapped := routed(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		s.setEditionHeaders(w, false)
+		h(w, req, ps)
+	})
+	r.Handle(method, path, wrapped)
+	if method == http.MethodGet {
+		r.Handle(http.MethodHead, path, wrapped)
+	}
+}
+
 // admin registers an airlite endpoint; withAuth applies the API's backend.
 func (s *server) admin(r *httprouter.Router, method, path string, h httprouter.Handle, withAuth bool) {
 	r.Handle(method, path, routed(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
@@ -614,6 +635,43 @@ func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ httprout
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+// handleHealthAirflow is the webserver's GET /health: 200 with the
+// metadatabase's and the scheduler's health whatever they are, as Airflow
+// answers it (docs/behaviour.md §1.6).
+func (s *server) handleHealthAirflow(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	body, err := s.rules().healthBody(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now()))
+	if err != nil {
+		s.answerError(w, r, fmt.Errorf("render health: %w", err))
+		return
+	}
+	w.Header()["Content-Type"] = headerJSON
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// schedulerHealthThreshold is [scheduler] scheduler_health_check_threshold,
+// 30 s in both releases (1.10.15 default_airflow.cfg:661, 2.10.3
+// config.yml:2402): a scheduler is alive while it runs and its latest
+// heartbeat is less than this old.
+const schedulerHealthThreshold = 30 * time.Second
+
+// schedulerHealth is what /health says of the scheduler at now: no
+// heartbeat while it is off or has not finished a pass (Airflow has no
+// scheduler job then), and alive as Airflow's SchedulerJob.is_alive decides
+// (1.10.15 airflow/jobs/scheduler_job.py:443-447, 2.10.3 airflow/jobs/job.py:313-316).
+func schedulerHealth(heartbeat func() (time.Time, bool), now time.Time) webserverHealth {
+	if heartbeat == nil {
+		return webserverHealth{}
+	}
+	last, running := heartbeat()
+	if last.IsZero() {
+		return webserverHealth{}
+	}
+	return webserverHealth{schedulerBeat: &last, schedulerAlive: running && now.Sub(last) < schedulerHealthThreshold}
 }
 
 func (s *server) handleReady(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {

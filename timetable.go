@@ -30,14 +30,18 @@ type dataInterval struct{ start, end time.Time }
 // after the run whose logical date is last (nil: no scheduled run yet), as
 // Airflow's timetables compute it: cron intervals run tick to tick, a
 // duration runs from start_date in steps, @once runs once at start_date.
-// Without catchup only the latest complete interval is taken. ok is false
-// when there is nothing (more) to schedule.
-func nextInterval(dag *DAG, last *time.Time, now time.Time) (dataInterval, bool, error) {
-	if dag.Schedule == nil || dag.StartDate == nil {
+// Without catchup only the latest complete interval is taken; for a
+// duration that is the one ending at now rounded down to a multiple of
+// the duration since the Unix epoch when epochAligned (Airflow 2), else
+// the one ending at now (1.10). ok is false when there is nothing (more)
+// to schedule.
+func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool) (dataInterval, bool, error) {
+	first := dag.scheduleStart()
+	if dag.Schedule == nil || first == nil {
 		return dataInterval{}, false, nil
 	}
 	sched := *dag.Schedule
-	start := dag.StartDate.UTC()
+	start := first.UTC()
 	var iv dataInterval
 	switch {
 	case sched == "@once":
@@ -54,7 +58,11 @@ func nextInterval(dag *DAG, last *time.Time, now time.Time) (dataInterval, bool,
 			start = last.Add(d)
 		}
 		if !dag.Catchup {
-			if latest := now.Add(-d); latest.After(start) {
+			end := now
+			if epochAligned {
+				end = alignToEpoch(now, d)
+			}
+			if latest := end.Add(-d); latest.After(start) {
 				start = latest
 			}
 		}
@@ -113,4 +121,15 @@ func isDurationSchedule(s string) bool {
 	}
 	_, err := parseDuration(s)
 	return err == nil
+}
+
+// alignToEpoch rounds t down to a whole number of d since the Unix epoch,
+// as Airflow 2's DeltaDataIntervalTimetable._round does, so that the
+// latest interval does not move with the wall clock.
+func alignToEpoch(t time.Time, d time.Duration) time.Time {
+	off := t.Sub(time.Unix(0, 0)) % d
+	if off < 0 {
+		off += d
+	}
+	return t.Add(-off)
 }

@@ -1,0 +1,381 @@
+package main
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The embedded examples are each release's example DAGs, field by field.
+// The tables below are read off Airflow's files at the release's tag; each
+// entry cites the file and lines it comes from.
+
+// wantTask is a task of an Airflow example as Airflow builds it, with
+// default_args applied.
+type wantTask struct {
+	id, operator  string
+	bashCommand   string
+	env           map[string]string
+	downstream    []string // sorted
+	owner         string
+	retries       int
+	retryDelay    time.Duration
+	dependsOnPast bool
+	email         any
+	emailOnFail   bool
+	emailOnRetry  bool
+	params        map[string]any
+	startDate     *time.Time
+	triggerRule   string
+	subdag        string
+	docMD         string
+	// awaitingJinja: Airflow's bash_command, which airlite's loader refuses
+	// today ({% for %} and calls in {{ }} cannot be placed, shellplan.go);
+	// the fixture holds a stand-in until it can.
+	awaitingJinja bool
+}
+
+// wantDAG is an Airflow example DAG's own fields and its tasks.
+type wantDAG struct {
+	dagID, description string
+	schedule           *string
+	startDate          *time.Time // the DAG's own start_date (None when only default_args set one)
+	defaultArgsStart   *time.Time
+	catchup            bool
+	tags               []string
+	dagrunTimeout      time.Duration
+	params             map[string]any
+	tasks              []wantTask
+}
+
+// airflowTask is a task with Airflow's BaseOperator defaults (owner
+// "airflow", no retries, 5 minutes between them, emails on, all_success),
+// changed by opts.
+func airflowTask(id, operator string, start *time.Time, opts ...func(*wantTask)) wantTask {
+	t := wantTask{id: id, operator: operator, owner: "airflow", retryDelay: 5 * time.Minute,
+		emailOnFail: true, emailOnRetry: true, startDate: start, triggerRule: "all_success"}
+	for _, o := range opts {
+		o(&t)
+	}
+	return t
+}
+
+func bash(cmd string) func(*wantTask) { return func(t *wantTask) { t.bashCommand = cmd } }
+func down(ids ...string) func(*wantTask) {
+	return func(t *wantTask) { t.downstream = ids }
+}
+func owner(o string) func(*wantTask) { return func(t *wantTask) { t.owner = o } }
+func retries(n int) func(*wantTask)  { return func(t *wantTask) { t.retries = n } }
+
+func timePtr(t time.Time) *time.Time {
+	return &t
+}
+
+// airflowExamples is every embedded example of a release, read at now.
+func airflowExamples(version string, now time.Time) []wantDAG {
+	if version == "1.10.15" {
+		return airflow11015Examples(now)
+	}
+	return airflow2103Examples()
+}
+
+func airflow2103Examples() []wantDAG {
+	jan2021 := timePtr(time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC))
+	jan2022 := timePtr(time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC))
+	runme := `echo "{{ task_instance_key_str }}" && sleep 1`
+	subdag := func(n string) wantDAG {
+		// airflow/example_dags/subdags/subdag.py:38-51, with the parent's
+		// default_args {"retries": 2} (example_subdag_operator.py:42,53,62).
+		d := wantDAG{dagID: "example_subdag_operator." + n, schedule: strPtr("@daily"), startDate: jan2021, catchup: false}
+		for i := 1; i <= 5; i++ {
+			d.tasks = append(d.tasks, airflowTask(n+"-task-"+string(rune('0'+i)), "EmptyOperator", jan2021, retries(2)))
+		}
+		return d
+	}
+	tutorialDefaults := func(t *wantTask) { // tutorial.py:46-66
+		t.email, t.emailOnFail, t.emailOnRetry, t.retries = []any{"airflow@example.com"}, false, false, 1
+	}
+	return []wantDAG{
+		{
+			// Airflow 2.10.3 airflow/example_dags/example_bash_operator.py:30-38
+			dagID: "example_bash_operator", schedule: strPtr("0 0 * * *"), startDate: jan2021, catchup: false,
+			tags: []string{"example", "example2"}, dagrunTimeout: 60 * time.Minute,
+			params: map[string]any{"example_key": "example_value"},
+			tasks: []wantTask{
+				airflowTask("runme_0", "BashOperator", jan2021, bash(runme), down("run_after_loop")), // :52-57
+				airflowTask("runme_1", "BashOperator", jan2021, bash(runme), down("run_after_loop")),
+				airflowTask("runme_2", "BashOperator", jan2021, bash(runme), down("run_after_loop")),
+				airflowTask("run_after_loop", "BashOperator", jan2021, bash("echo https://airflow.apache.org/"), down("run_this_last")),         // :44-50
+				airflowTask("also_run_this", "BashOperator", jan2021, bash(`echo "ti_key={{ task_instance_key_str }}"`), down("run_this_last")), // :60-65
+				airflowTask("this_will_skip", "BashOperator", jan2021, bash(`echo "hello world"; exit 99;`), down("run_this_last")),             // :68-74
+				airflowTask("run_this_last", "EmptyOperator", jan2021),                                                                          // :39-41
+			},
+		},
+		{
+			// Airflow 2.10.3 tests/system/providers/papermill/example_papermill.py:32-52
+			dagID: "example_papermill_operator", schedule: strPtr("0 0 * * *"), startDate: jan2021, catchup: false,
+			tags: []string{"example"}, dagrunTimeout: 60 * time.Minute,
+			tasks: []wantTask{airflowTask("run_example_notebook", "PapermillOperator", jan2021)},
+		},
+		{
+			// Airflow 2.10.3 airflow/example_dags/example_python_operator.py:45-89;
+			// the virtualenv tasks (:92-151) exist only with virtualenv installed.
+			dagID: "example_python_operator", startDate: jan2021, catchup: false, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("print_the_context", "PythonOperator", jan2021, down("log_sql_query")),                                                       // :63
+				airflowTask("log_sql_query", "PythonOperator", jan2021, down("sleep_for_0", "sleep_for_1", "sleep_for_2", "sleep_for_3", "sleep_for_4")), // :70-75, :89
+				airflowTask("sleep_for_0", "PythonOperator", jan2021),                                                                                    // :84-87
+				airflowTask("sleep_for_1", "PythonOperator", jan2021),
+				airflowTask("sleep_for_2", "PythonOperator", jan2021),
+				airflowTask("sleep_for_3", "PythonOperator", jan2021),
+				airflowTask("sleep_for_4", "PythonOperator", jan2021),
+			},
+		},
+		{
+			// Airflow 2.10.3 airflow/example_dags/example_subdag_operator.py:40-69;
+			// catchup is [scheduler] catchup_by_default, True.
+			dagID: "example_subdag_operator", schedule: strPtr("@once"), startDate: jan2022, catchup: true, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("start", "EmptyOperator", jan2022, retries(2), down("section-1")),
+				airflowTask("section-1", "SubDagOperator", jan2022, retries(2), down("some-other-task"), func(t *wantTask) { t.subdag = "example_subdag_operator.section-1" }),
+				airflowTask("some-other-task", "EmptyOperator", jan2022, retries(2), down("section-2")),
+				airflowTask("section-2", "SubDagOperator", jan2022, retries(2), down("end"), func(t *wantTask) { t.subdag = "example_subdag_operator.section-2" }),
+				airflowTask("end", "EmptyOperator", jan2022, retries(2)),
+			},
+		},
+		subdag("section-1"),
+		subdag("section-2"),
+		{
+			// Airflow 2.10.3 airflow/example_dags/example_trigger_target_dag.py:33-56;
+			// run_this is a @task, whose operator is _PythonDecoratedOperator.
+			dagID: "example_trigger_target_dag", startDate: jan2021, catchup: false, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("run_this", "_PythonDecoratedOperator", jan2021),
+				airflowTask("bash_task", "BashOperator", jan2021, bash(`echo "Here is the message: $message"`), func(t *wantTask) {
+					t.env = map[string]string{"message": `{{ dag_run.conf.get("message") }}`}
+				}),
+			},
+		},
+		{
+			// Airflow 2.10.3 airflow/example_dags/tutorial.py:41-73
+			dagID: "tutorial", description: "A simple tutorial DAG", schedule: strPtr("1d"), startDate: jan2021,
+			catchup: false, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("print_date", "BashOperator", jan2021, tutorialDefaults, bash("date"), down("sleep", "templated"), func(t *wantTask) { // :78-81, :126
+					// :92-101, textwrap.dedent of the block
+					t.docMD = "#### Task Documentation\n" +
+						"You can document your task using the attributes `doc_md` (markdown),\n" +
+						"`doc` (plain text), `doc_rst`, `doc_json`, `doc_yaml` which gets\n" +
+						"rendered in the UI's Task Instance Details page.\n" +
+						"![img](https://imgs.xkcd.com/comics/fixing_problems.png)\n" +
+						"**Image Credit:** Randall Munroe, [XKCD](https://xkcd.com/license.html)\n"
+				}),
+				airflowTask("sleep", "BashOperator", jan2021, tutorialDefaults, bash("sleep 5"), retries(3)), // :83-88
+				airflowTask("templated", "BashOperator", jan2021, tutorialDefaults, func(t *wantTask) { // :110-123
+					t.bashCommand = "\n{% for i in range(5) %}\n    echo \"{{ ds }}\"\n    echo \"{{ macros.ds_add(ds, 7)}}\"\n{% endfor %}\n"
+					t.awaitingJinja = true
+				}),
+			},
+		},
+	}
+}
+
+func airflow11015Examples(now time.Time) []wantDAG {
+	// days_ago(2), airflow/utils/dates.py:233-243: midnight UTC, two days back.
+	twoDaysAgo := timePtr(time.Date(now.Year(), now.Month(), now.Day()-2, 0, 0, 0, 0, time.UTC))
+	// args = {'owner': 'Airflow', 'start_date': days_ago(2)}, in most examples.
+	exampleArgs := owner("Airflow")
+	runme := `echo "{{ task_instance_key_str }}" && sleep 1`
+	subdag := func(n string) wantDAG {
+		// airflow/example_dags/subdags/subdag.py:26-37: the parent's args
+		// (example_subdag_operator.py:31-34,50,61), catchup by default.
+		d := wantDAG{dagID: "example_subdag_operator." + n, schedule: strPtr("@daily"), defaultArgsStart: twoDaysAgo, catchup: true}
+		for i := 1; i <= 5; i++ {
+			d.tasks = append(d.tasks, airflowTask(n+"-task-"+string(rune('0'+i)), "DummyOperator", twoDaysAgo, exampleArgs))
+		}
+		return d
+	}
+	tutorialDefaults := func(t *wantTask) { // tutorial.py:40-62
+		t.email, t.emailOnFail, t.emailOnRetry, t.retries = []any{"airflow@example.com"}, false, false, 1
+	}
+	return []wantDAG{
+		{
+			// Airflow 1.10.15 airflow/example_dags/example_bash_operator.py:28-39;
+			// catchup is [scheduler] catchup_by_default, True.
+			dagID: "example_bash_operator", schedule: strPtr("0 0 * * *"), defaultArgsStart: twoDaysAgo, catchup: true,
+			tags: []string{"example"}, dagrunTimeout: 60 * time.Minute,
+			tasks: []wantTask{
+				airflowTask("runme_0", "BashOperator", twoDaysAgo, exampleArgs, bash(runme), down("run_after_loop")), // :56-62
+				airflowTask("runme_1", "BashOperator", twoDaysAgo, exampleArgs, bash(runme), down("run_after_loop")),
+				airflowTask("runme_2", "BashOperator", twoDaysAgo, exampleArgs, bash(runme), down("run_after_loop")),
+				airflowTask("run_after_loop", "BashOperator", twoDaysAgo, exampleArgs, bash("echo 1"), down("run_this_last")),                                            // :47-54
+				airflowTask("also_run_this", "BashOperator", twoDaysAgo, exampleArgs, bash(`echo "run_id={{ run_id }} | dag_run={{ dag_run }}"`), down("run_this_last")), // :65-71
+				airflowTask("run_this_last", "DummyOperator", twoDaysAgo, exampleArgs),                                                                                   // :41-44
+			},
+		},
+		{
+			// Airflow 1.10.15 airflow/contrib/example_dags/example_papermill_operator.py:32-49
+			dagID: "example_papermill_operator", schedule: strPtr("0 0 * * *"), defaultArgsStart: twoDaysAgo, catchup: true,
+			dagrunTimeout: 60 * time.Minute,
+			tasks:         []wantTask{airflowTask("run_example_notebook", "PapermillOperator", twoDaysAgo, exampleArgs)},
+		},
+		{
+			// Airflow 1.10.15 airflow/example_dags/example_python_operator.py:31-75
+			dagID: "example_python_operator", defaultArgsStart: twoDaysAgo, catchup: true, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("print_the_context", "PythonOperator", twoDaysAgo, exampleArgs, down("sleep_for_0", "sleep_for_1", "sleep_for_2", "sleep_for_3", "sleep_for_4")), // :51-56, :75
+				airflowTask("sleep_for_0", "PythonOperator", twoDaysAgo, exampleArgs),                                                                                        // :67-73
+				airflowTask("sleep_for_1", "PythonOperator", twoDaysAgo, exampleArgs),
+				airflowTask("sleep_for_2", "PythonOperator", twoDaysAgo, exampleArgs),
+				airflowTask("sleep_for_3", "PythonOperator", twoDaysAgo, exampleArgs),
+				airflowTask("sleep_for_4", "PythonOperator", twoDaysAgo, exampleArgs),
+			},
+		},
+		{
+			// Airflow 1.10.15 airflow/example_dags/example_subdag_operator.py:31-70
+			dagID: "example_subdag_operator", schedule: strPtr("@once"), defaultArgsStart: twoDaysAgo, catchup: true, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("start", "DummyOperator", twoDaysAgo, exampleArgs, down("section-1")),
+				airflowTask("section-1", "SubDagOperator", twoDaysAgo, exampleArgs, down("some-other-task"), func(t *wantTask) { t.subdag = "example_subdag_operator.section-1" }),
+				airflowTask("some-other-task", "DummyOperator", twoDaysAgo, exampleArgs, down("section-2")),
+				airflowTask("section-2", "SubDagOperator", twoDaysAgo, exampleArgs, down("end"), func(t *wantTask) { t.subdag = "example_subdag_operator.section-2" }),
+				airflowTask("end", "DummyOperator", twoDaysAgo, exampleArgs),
+			},
+		},
+		subdag("section-1"),
+		subdag("section-2"),
+		{
+			// Airflow 1.10.15 airflow/example_dags/example_trigger_target_dag.py:46-72
+			dagID: "example_trigger_target_dag", defaultArgsStart: twoDaysAgo, catchup: true, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("run_this", "PythonOperator", twoDaysAgo, exampleArgs),
+				airflowTask("bash_task", "BashOperator", twoDaysAgo, exampleArgs, bash(`echo "Here is the message: $message"`), func(t *wantTask) {
+					t.env = map[string]string{"message": `{{ dag_run.conf["message"] if dag_run else "" }}`}
+				}),
+			},
+		},
+		{
+			// Airflow 1.10.15 airflow/example_dags/tutorial.py:40-71 (no tags)
+			dagID: "tutorial", description: "A simple tutorial DAG", schedule: strPtr("1d"), defaultArgsStart: twoDaysAgo, catchup: true,
+			tasks: []wantTask{
+				airflowTask("print_date", "BashOperator", twoDaysAgo, tutorialDefaults, bash("date"), down("sleep", "templated"), func(t *wantTask) { // :76-80, :121
+					t.docMD = "#### Task Documentation\n" + // :94-100
+						"You can document your task using the attributes `doc_md` (markdown),\n" +
+						"`doc` (plain text), `doc_rst`, `doc_json`, `doc_yaml` which gets\n" +
+						"rendered in the UI's Task Instance Details page.\n" +
+						"![img](http://montcs.bloomu.edu/~bobmon/Semesters/2012-01/491/import%20soul.png)\n"
+				}),
+				airflowTask("sleep", "BashOperator", twoDaysAgo, tutorialDefaults, bash("sleep 5"), retries(3)), // :82-88
+				airflowTask("templated", "BashOperator", twoDaysAgo, tutorialDefaults, func(t *wantTask) { // :104-118
+					t.bashCommand = "\n{% for i in range(5) %}\n    echo \"{{ ds }}\"\n    echo \"{{ macros.ds_add(ds, 7)}}\"\n    echo \"{{ params.my_param }}\"\n{% endfor %}\n"
+					t.params = map[string]any{"my_param": "Parameter I passed in"}
+					t.awaitingJinja = true
+				}),
+			},
+		},
+	}
+}
+
+func TestExampleDAGs_MatchAirflow(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2024, 5, 1, 10, 0, 0, 123456000, time.UTC)
+	for _, e := range allEditions {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			set, err := loadExampleDAGs(e.rules(), now)
+			if err != nil {
+				t.Fatalf("loadExampleDAGs: %v", err)
+			}
+			want := airflowExamples(e.rules().version, now)
+			var gotIDs, wantIDs []string
+			for _, d := range set.DAGs {
+				gotIDs = append(gotIDs, d.DagID)
+			}
+			for _, w := range want {
+				wantIDs = append(wantIDs, w.dagID)
+			}
+			slices.Sort(wantIDs)
+			if !slices.Equal(gotIDs, wantIDs) {
+				t.Fatalf("examples %v, want %v", gotIDs, wantIDs)
+			}
+			byID := map[string]*DAG{}
+			for _, d := range set.DAGs {
+				byID[d.DagID] = d
+			}
+			for _, w := range want {
+				checkExampleDAG(t, byID[w.dagID], w)
+			}
+		})
+	}
+}
+
+func checkExampleDAG(t *testing.T, d *DAG, w wantDAG) {
+	t.Helper()
+	field := func(name string, got, want any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s = %#v, want %#v", w.dagID, name, got, want)
+		}
+	}
+	field("description", d.Description, w.description)
+	field("schedule", d.Schedule, w.schedule)
+	field("start_date", d.StartDate, w.startDate)
+	field("default_args start_date", d.DefaultArgsStartDate, w.defaultArgsStart)
+	field("catchup", d.Catchup, w.catchup)
+	field("tags", d.Tags, w.tags)
+	field("dagrun_timeout", d.DagrunTimeout, w.dagrunTimeout)
+	field("params", d.Params, w.params)
+	var gotTasks, wantTasks []string
+	for _, task := range d.Tasks {
+		gotTasks = append(gotTasks, task.TaskID)
+	}
+	for _, wt := range w.tasks {
+		wantTasks = append(wantTasks, wt.id)
+	}
+	slices.Sort(gotTasks)
+	slices.Sort(wantTasks)
+	field("task ids", gotTasks, wantTasks)
+	for _, wt := range w.tasks {
+		task := d.Task(wt.id)
+		if task == nil {
+			continue
+		}
+		tf := func(name string, got, want any) {
+			t.Helper()
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s.%s: %s = %#v, want %#v", w.dagID, wt.id, name, got, want)
+			}
+		}
+		tf("operator", task.Operator, wt.operator)
+		if wt.awaitingJinja {
+			// Once the loader takes Airflow's command, the fixture must carry it.
+			if _, err := compileShellPlan(wt.bashCommand); err == nil {
+				t.Errorf("%s.%s: airlite now loads Airflow's bash_command: put it in the fixture and drop awaitingJinja", w.dagID, wt.id)
+			}
+		} else {
+			tf("bash_command", task.BashCommand, wt.bashCommand)
+		}
+		tf("env", task.Env, wt.env)
+		tf("downstream", task.Downstream, orEmpty(wt.downstream))
+		tf("owner", task.Owner, wt.owner)
+		tf("retries", task.Retries, wt.retries)
+		tf("retry_delay", task.RetryDelay, wt.retryDelay)
+		tf("depends_on_past", task.DependsOnPast, wt.dependsOnPast)
+		tf("email", task.Email, wt.email)
+		tf("email_on_failure", task.EmailOnFailure, wt.emailOnFail)
+		tf("email_on_retry", task.EmailOnRetry, wt.emailOnRetry)
+		tf("params", task.Params, wt.params)
+		tf("start_date", task.StartDate, wt.startDate)
+		tf("trigger_rule", task.TriggerRule, wt.triggerRule)
+		tf("subdag", task.Subdag, wt.subdag)
+		tf("doc_md", task.DocMD, wt.docMD)
+	}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
