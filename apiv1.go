@@ -9,7 +9,6 @@ package main
 // endpoints hold only Airflow's own logic.
 
 import (
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -111,6 +110,11 @@ type v1Param struct {
 }
 
 func minimum(n int64) *int64 { return &n }
+
+// qDate is a date-time query parameter.
+func qDate(name string) v1Param {
+	return v1Param{name: name, kind: paramDateTime, schema: "{'type': 'string', 'format': 'date-time'}"}
+}
 
 // The shared parameters (components/parameters in the document).
 var (
@@ -222,6 +226,8 @@ type v1Route struct {
 	// body checks and decodes the request body as connexion does against
 	// the operation's schema; nil when the operation takes no body.
 	body func(v any) (map[string]any, error)
+	// pathInts are the path parameters the document types as integers.
+	pathInts []string
 	// open: the endpoint has no security decorator (health, version).
 	open   bool
 	handle v1Handler
@@ -254,6 +260,11 @@ func withQuery(params ...v1Param) func(*v1Route) {
 // withBody declares an operation's body check.
 func withBody(check func(v any) (map[string]any, error)) func(*v1Route) {
 	return func(rt *v1Route) { rt.body = check }
+}
+
+// withPathInts declares path parameters of type integer.
+func withPathInts(names ...string) func(*v1Route) {
+	return func(rt *v1Route) { rt.pathInts = names }
 }
 
 // openRoute marks an operation that Airflow answers without authentication.
@@ -381,6 +392,12 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 	if err != nil {
 		s.answerError(w, r, err)
 		return
+	}
+	for _, name := range rt.pathInts {
+		if !pyIntRe.MatchString(params[name]) {
+			s.answerError(w, r, v1BadRequest(fmt.Sprintf("Wrong type, expected 'integer' for path parameter '%s'", name)))
+			return
+		}
 	}
 	req.query = q
 	if !rt.open {
@@ -550,7 +567,3 @@ func isJSONMediaType(ct string) bool {
 	}
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
-
-// errV1Internal marks an error the endpoint could not answer with a
-// problem of its own; answerError logs it and answers a generic 500.
-var errV1Internal = errors.New("internal error")

@@ -184,3 +184,6 @@ func unknownFields(body map[string]any, known []string) error {
 	}
 	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
 }
+
+// maxRunNoteChars is SetDagRunNoteFormSchema's Length(max=1000).
+const maxRunNoteChars = 1000

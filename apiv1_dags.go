@@ -86,7 +86,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), s.opts.Edition.rules().deltaEpochAligned); err == nil && ok {
+	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), s.rules().deltaEpochAligned); err == nil && ok {
 		d["next_dagrun"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
@@ -447,8 +447,8 @@ func (s *server) V1PatchDag(dagID string, body map[string]any, mask []string) (m
 }
 
 // V1PatchDags is PATCH /dags: every DAG of the page the filters select
-// (dag_id_pattern "~" is all), answered as they were read, before the
-// change, as Airflow answers.
+// (dag_id_pattern "~" is all), answered with the change (Airflow's
+// update synchronizes the rows it read).
 func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, error) {
 	p, err := q.page()
 	if err != nil {
@@ -472,14 +472,16 @@ func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, e
 	}
 	dags := make([]any, 0, len(rows))
 	for _, row := range rows {
-		d, err := s.v1Dag(row)
+		if err := s.opts.Store.SetPaused(row.DagID, paused, false); err != nil && !errors.Is(err, errNotFound) {
+			return nil, err
+		}
+		changed := *row
+		changed.IsPaused = paused
+		d, err := s.v1Dag(&changed)
 		if err != nil {
 			return nil, err
 		}
 		dags = append(dags, d)
-		if err := s.opts.Store.SetPaused(row.DagID, paused, false); err != nil && !errors.Is(err, errNotFound) {
-			return nil, err
-		}
 	}
 	if !paused && s.opts.Kick != nil {
 		s.opts.Kick()
@@ -500,20 +502,17 @@ func (s *server) V1DeleteDag(dagID string) error {
 	return err
 }
 
-// v1Task is TaskSchema's dump of an operator.
-func v1Task(t *Task) map[string]any {
-	module, ok := python2.modules[t.Operator] // class_ref names edition 2's modules
-	switch {
-	case t.Operator == "DummyOperator":
-		module = "airflow.operators.empty" // an alias of EmptyOperator in Airflow 2
-	case t.Operator == "PapermillOperator":
-		module = "airflow.providers.papermill.operators.papermill"
-	case !ok:
-		module = "airflow.operators.other"
+// v1Task is TaskSchema's dump of an operator. Its sub_dag field reads an
+// attribute no operator has (SubDagOperator's is subdag), and marshmallow
+// leaves out what it cannot read: the key never appears.
+func v1Task(t *Task, py pythonDialect) map[string]any {
+	module, ok := py.modules[t.Operator]
+	if !ok {
+		module = py.otherModule
 	}
 	className := t.Operator
-	if className == "DummyOperator" {
-		className = "EmptyOperator"
+	if className == "DummyOperator" { // an alias of EmptyOperator in Airflow 2
+		module, className = py.modules["EmptyOperator"], "EmptyOperator"
 	}
 	params := map[string]any{}
 	for k, v := range t.Params {
@@ -555,7 +554,6 @@ func v1Task(t *Task) map[string]any {
 		"ui_color":                  uiColor(t.Operator),
 		"ui_fgcolor":                "#000",
 		"template_fields":           templateFields,
-		"sub_dag":                   nil,
 		"downstream_task_ids":       downstream,
 		"params":                    params,
 		"is_mapped":                 false,
@@ -576,8 +574,7 @@ func (s *server) loadedDag(dagID string) (*DAG, error) {
 	return row.Def, nil
 }
 
-// V1GetTask is GET /dags/{dag_id}/tasks/{task_id}. A sub-DAG operator's
-// sub_dag is the sub-DAG's DAGSchema.
+// V1GetTask is GET /dags/{dag_id}/tasks/{task_id}.
 func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	def, err := s.loadedDag(dagID)
 	if err != nil {
@@ -587,21 +584,7 @@ func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	if t == nil {
 		return nil, &problem{status: http.StatusNotFound, title: "Task not found"}
 	}
-	return s.v1TaskWithSubDag(t)
-}
-
-func (s *server) v1TaskWithSubDag(t *Task) (map[string]any, error) {
-	out := v1Task(t)
-	if t.Subdag != "" {
-		if row, err := s.opts.Store.DagByID(t.Subdag); err == nil {
-			sub, err := s.v1Dag(row)
-			if err != nil {
-				return nil, err
-			}
-			out["sub_dag"] = sub
-		}
-	}
-	return out, nil
+	return v1Task(t, s.rules().python), nil
 }
 
 // v1TaskOrder are the task attributes get_tasks sorts by (attrgetter on
@@ -639,11 +622,7 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 	}
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
-		d, err := s.v1TaskWithSubDag(t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
+		out = append(out, v1Task(t, s.rules().python))
 	}
 	return map[string]any{"tasks": out, "total_entries": len(out)}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -40,38 +41,60 @@ func fileTokenSignature(secret []byte, payload string) string {
 // shrink that much, so airlite leaves them as they are (loadFileToken
 // reads both forms).
 func signFileToken(secret []byte, path string) string {
-	payload := base64.RawURLEncoding.EncodeToString(appendPyString(nil, path))
+	return signPayload(secret, appendPyString(nil, path))
+}
+
+// signJSON signs any value as compact JSON (a log's continuation token).
+func signJSON(secret []byte, v any) (string, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("sign token: %w", err)
+	}
+	return signPayload(secret, raw), nil
+}
+
+func signPayload(secret, jsonText []byte) string {
+	payload := base64.RawURLEncoding.EncodeToString(jsonText)
 	return payload + "." + fileTokenSignature(secret, payload)
 }
 
 // loadFileToken is URLSafeSerializer(secret).loads(token): the path, or
 // errBadSignature for a token this secret did not sign.
 func loadFileToken(secret []byte, token string) (string, error) {
-	i := strings.LastIndexByte(token, '.')
-	if i < 0 {
-		return "", errBadSignature
-	}
-	payload, sig := token[:i], token[i+1:]
-	if !hmac.Equal([]byte(sig), []byte(fileTokenSignature(secret, payload))) {
-		return "", errBadSignature
-	}
-	compressed := strings.HasPrefix(payload, ".")
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(strings.TrimRight(payload, "="), "."))
+	raw, err := loadSignedJSON(secret, token)
 	if err != nil {
-		return "", errBadSignature
-	}
-	if compressed {
-		zr, err := zlib.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return "", errBadSignature
-		}
-		if raw, err = io.ReadAll(io.LimitReader(zr, maxBodyBytes)); err != nil {
-			return "", errBadSignature
-		}
+		return "", err
 	}
 	var path string
 	if err := json.Unmarshal(raw, &path); err != nil {
 		return "", errBadSignature
 	}
 	return path, nil
+}
+
+// loadSignedJSON checks a token's signature and returns its JSON.
+func loadSignedJSON(secret []byte, token string) ([]byte, error) {
+	i := strings.LastIndexByte(token, '.')
+	if i < 0 {
+		return nil, errBadSignature
+	}
+	payload, sig := token[:i], token[i+1:]
+	if !hmac.Equal([]byte(sig), []byte(fileTokenSignature(secret, payload))) {
+		return nil, errBadSignature
+	}
+	compressed := strings.HasPrefix(payload, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(strings.TrimRight(payload, "="), "."))
+	if err != nil {
+		return nil, errBadSignature
+	}
+	if compressed {
+		zr, err := zlib.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return nil, errBadSignature
+		}
+		if raw, err = io.ReadAll(io.LimitReader(zr, maxBodyBytes)); err != nil {
+			return nil, errBadSignature
+		}
+	}
+	return raw, nil
 }

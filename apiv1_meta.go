@@ -10,18 +10,19 @@ import (
 	"strings"
 )
 
-// V1Health is GET /health (Airflow 2.10.3
-// airflow/api/common/airflow_health.py): the store always answers, the
-// scheduler is healthy while it runs (its heartbeat is now), and airlite
-// has no triggerer or DAG processor jobs, which Airflow reports as null.
+// V1Health is GET /health: what the webserver's /health says
+// (schedulerHealth), in the stable API's form; Airflow 2.10.3 answers both
+// from airflow/api/common/airflow_health.py. airlite has no triggerer or
+// DAG processor jobs, which Airflow reports as null.
 func (s *server) V1Health() map[string]any {
-	scheduler := map[string]any{"status": "unhealthy", "latest_scheduler_heartbeat": nil}
-	if s.opts.Kick != nil {
-		scheduler = map[string]any{"status": "healthy", "latest_scheduler_heartbeat": isoFormat(s.opts.Now().UTC())}
+	h := schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())
+	var beat any
+	if h.schedulerBeat != nil {
+		beat = isoFormat(*h.schedulerBeat)
 	}
 	return map[string]any{
 		"metadatabase":  map[string]any{"status": "healthy"},
-		"scheduler":     scheduler,
+		"scheduler":     map[string]any{"status": healthStatus(h.schedulerAlive), "latest_scheduler_heartbeat": beat},
 		"triggerer":     map[string]any{"status": nil, "latest_triggerer_heartbeat": nil},
 		"dag_processor": map[string]any{"status": nil, "latest_dag_processor_heartbeat": nil},
 	}

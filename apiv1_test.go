@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // v1Case is one request to the stable API and what must come back.
@@ -140,7 +141,9 @@ func TestServerV1_Framework(t *testing.T) {
 				"scheduler": {"latest_scheduler_heartbeat": null, "status": "unhealthy"},
 				"triggerer": {"latest_triggerer_heartbeat": null, "status": null}}`},
 		{name: "health with a scheduler", path: "/health", wantStatus: 200,
-			options: []testOption{withOptions(func(o *serverOptions) { o.Kick = func() {} })},
+			options: []testOption{withOptions(func(o *serverOptions) {
+				o.SchedulerHeartbeat = func() (time.Time, bool) { return testNow, true }
+			})},
 			check: func(t *testing.T, _ *testServer, res response) {
 				if !strings.Contains(res.body, `"latest_scheduler_heartbeat": "2024-05-01T10:00:00.123456+00:00"`) ||
 					!strings.Contains(res.body, `"status": "healthy"`) {

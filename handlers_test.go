@@ -576,7 +576,7 @@ func TestServer_TaskInfo(t *testing.T) {
 		{name: "doc_md set", path: "/dags/tutorial/tasks/print_date", wantStatus: 200,
 			check: func(t *testing.T, ts *testServer, res response) {
 				info := checkAllStrings(t, res.body)
-				if !strings.HasPrefix(info["doc_md"], "#### Task Documentation\n") {
+				if info["doc_md"] != airliteDocMD {
 					t.Errorf("doc_md = %q", info["doc_md"])
 				}
 			}},

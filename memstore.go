@@ -1090,6 +1090,10 @@ type newRun struct {
 	now      time.Time
 	unixname string
 	external bool // triggered through the API rather than by the schedule
+	// note and interval are what the stable API's POST may give the run
+	// (not its sub-DAGs' runs); nil: none.
+	note     *string
+	interval *dataInterval
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
@@ -1111,6 +1115,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	run := &DagRun{
 		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: nr.date, State: nr.start.state,
 		Conf: nr.conf, ExternalTrigger: nr.external, RunType: runTypeOf(nr.runID),
+		UpdatedAt: &now, Note: nr.note,
+	}
+	if nr.interval != nil {
+		start, end := nr.interval.start, nr.interval.end
+		run.DataIntervalStart, run.DataIntervalEnd = &start, &end
 	}
 	if nr.start.startDate {
 		run.StartDate = &now
@@ -1159,6 +1168,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 		childRun := nr
 		childRun.dag = child.Def
+		childRun.note, childRun.interval = nil, nil
 		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
 			return nil, err
 		}
@@ -1757,7 +1767,7 @@ func (s *Store) StartRun(dagID, runID string, now time.Time, admit func(v storeV
 		}
 		started := *run
 		started.State = RunRunning
-		started.StartDate = &now
+		started.StartDate, started.UpdatedAt = &now, &now
 		return txn.Insert(tableDagRuns, &started)
 	})
 }
@@ -1801,7 +1811,7 @@ func (s *Store) AdvanceRun(dagID, runID string, decide func(v storeView, run *Da
 
 func finishRunTxn(txn *memdb.Txn, run *DagRun, state RunState, now time.Time) error {
 	done := *run
-	done.State, done.EndDate = state, &now
+	done.State, done.EndDate, done.UpdatedAt = state, &now, &now
 	return txn.Insert(tableDagRuns, &done)
 }
 
@@ -2061,7 +2071,7 @@ func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time
 			return err
 		}
 		forced := *run
-		forced.State = state
+		forced.State, forced.UpdatedAt = state, &now
 		switch {
 		case state.Finished():
 			forced.EndDate = &now
@@ -2127,7 +2137,7 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 		}
 		if run.State.Finished() {
 			reopened := *run
-			reopened.State, reopened.EndDate = RunRunning, nil
+			reopened.State, reopened.EndDate, reopened.UpdatedAt = RunRunning, nil, &now
 			return txn.Insert(tableDagRuns, &reopened)
 		}
 		return nil
@@ -2605,4 +2615,126 @@ func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
 // or nil (the stable API's next_dagrun starts from it).
 func (s *Store) LastScheduledDate(dagID string) (*time.Time, error) {
 	return storeView{s.read()}.LastScheduledDate(dagID)
+}
+
+// SetRunNote sets or clears a run's note and returns the run as stored.
+func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*DagRun, error) {
+	var out *DagRun
+	err := s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		noted := *run
+		noted.Note, noted.UpdatedAt = note, &now
+		out = &noted
+		return txn.Insert(tableDagRuns, &noted)
+	})
+	return out, err
+}
+
+// DeleteRun removes one run with its task instances, lineage and task
+// logs (not its sub-DAGs' runs, as Airflow deletes the one row).
+func (s *Store) DeleteRun(dagID, runID string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		if err := txn.Delete(tableDagRuns, run); err != nil {
+			return fmt.Errorf("delete run %s of %s: %w", runID, dagID, err)
+		}
+		if _, err := txn.DeleteAll(tableTasks, indexID, dagID, runID); err != nil {
+			return fmt.Errorf("delete task instances of %s/%s: %w", dagID, runID, err)
+		}
+		for _, table := range []string{tableLineage, tableTaskLogs} {
+			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, runID, ""); err != nil {
+				return fmt.Errorf("delete %s of %s/%s: %w", table, dagID, runID, err)
+			}
+		}
+		return addRunCountTxn(txn, dagID, -1, -int64(len(run.Conf)))
+	})
+}
+
+// ClearRun clears every task instance of a run and queues the run again
+// when it had finished (ClearTaskInstances).
+func (s *Store) ClearRun(dagID, runID string, now time.Time) (stopped []tiKey, err error) {
+	return s.ClearTaskInstances(dagID, runID, nil, true, now)
+}
+
+// ClearTaskInstances clears task instances of a run (taskIDs; nil is
+// all), as Airflow's clear_task_instances does: each goes back to no
+// state, its try's dates dropped, with room for its retries again; with
+// requeueRun a finished run is queued again with no start. It returns
+// the task instances that were running, whose tries the caller stops.
+func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		stopped = nil
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		changed := make([]*TaskInstance, 0, len(tis))
+		for _, ti := range tis {
+			if taskIDs != nil && !slices.Contains(taskIDs, ti.TaskID) {
+				continue
+			}
+			if ti.State == TaskRunning {
+				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+			}
+			cleared := *ti
+			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now
+			cleared.MaxTries = ti.TryNumber + ti.MaxTries - max(ti.TryNumber-1, 0)
+			if cleared.MaxTries < ti.TryNumber {
+				cleared.MaxTries = ti.TryNumber
+			}
+			changed = append(changed, &cleared)
+		}
+		if err := putTaskInstancesTxn(txn, changed...); err != nil {
+			return err
+		}
+		if !requeueRun || !run.State.Finished() {
+			return nil
+		}
+		queued := *run
+		queued.State, queued.StartDate, queued.EndDate, queued.QueuedAt, queued.UpdatedAt = RunQueued, nil, nil, &now, &now
+		return txn.Insert(tableDagRuns, &queued)
+	})
+	return stopped, err
+}
+
+// RunPage is one DAG's runs by logical date, skipping offset and reading
+// at most limit (descending when desc), with how many runs the DAG has:
+// the cost is the page, not the DAG's runs.
+func (s *Store) RunPage(dagID string, offset, limit int, desc bool) ([]*DagRun, int, error) {
+	txn := s.read()
+	total := runCountTxn(txn, dagID).N
+	var it memdb.ResultIterator
+	var err error
+	if desc {
+		end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+		it, err = txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	} else {
+		it, err = txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("list runs of %s: %w", dagID, err)
+	}
+	runs := []*DagRun{}
+	for raw := it.Next(); raw != nil && len(runs) < limit; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			break
+		}
+		if offset > 0 {
+			offset--
+			continue
+		}
+		runs = append(runs, run)
+	}
+	return runs, total, nil
 }

@@ -106,6 +106,15 @@ type DagRun struct {
 	QueuedAt        *time.Time
 	ExternalTrigger bool
 	RunType         string
+	// UpdatedAt is when the run row last changed (Airflow's updated_at).
+	UpdatedAt *time.Time
+	// Note is the run's note (the stable API's setNote); nil: none.
+	Note *string
+	// DataIntervalStart and DataIntervalEnd are a data interval given
+	// when the run was created (the stable API's POST); nil: the
+	// interval follows from the DAG's schedule (apiv1_runs.go).
+	DataIntervalStart *time.Time
+	DataIntervalEnd   *time.Time
 }
 
 // TaskInstance is one task of one run.

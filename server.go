@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -109,8 +111,7 @@ func newServer(opts serverOptions) (*server, error) {
 		api.triggerDate = opts.Clock.TriggerDate
 	}
 	return &server{
-		opts: opts, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
-		api:      api,
+		opts: opts, api: api, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }
@@ -211,6 +212,35 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.handleV1GetTask)
 	vr.add(http.MethodGet, "/dagSources/{file_token}", s.handleV1GetDagSource)
 	vr.add(http.MethodGet, "/dagStats", s.handleV1GetDagStats, withQuery(v1Param{name: "dag_ids", required: true, schema: "{'type': 'string'}"}))
+
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns", s.handleV1GetDagRuns, withQuery(qLimit, qOffset,
+		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
+		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
+		v1Param{name: "state", kind: paramStringArray}, qOrderBy, qFields))
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns", s.handleV1PostDagRun, withBody(checkPostRunBody))
+	vr.add(http.MethodPost, "/dags/~/dagRuns/list", s.handleV1GetDagRunsBatch, withBody(checkListRunsForm))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1GetDagRun, withQuery(qFields))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1UpdateDagRunState, withBody(checkUpdateRunStateBody))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1DeleteDagRun)
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", s.handleV1UpstreamDatasetEvents)
+
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances", s.handleV1GetTaskInstances, withQuery(
+		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
+		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
+		v1Param{name: "duration_gte", kind: paramNumber}, v1Param{name: "duration_lte", kind: paramNumber},
+		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
+		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qLimit, qOffset))
+	vr.add(http.MethodPost, "/dags/~/dagRuns/~/taskInstances/list", s.handleV1GetTaskInstancesBatch, withBody(checkListTIsForm))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1GetTaskInstance)
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1PatchTaskInstance, withBody(checkPatchTIBody))
+	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.handleV1ClearTaskInstances, withBody(checkClearTIsBody))
+	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.handleV1SetTaskInstancesState, withBody(checkSetTIsStateBody))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/logs/{task_try_number}", s.handleV1GetLog,
+		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
+			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
+
 	vr.add(http.MethodGet, "/variables", s.handleV1GetVariables, withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody))
 	vr.add(http.MethodGet, "/variables/{variable_key:path}", s.handleV1GetVariable)
@@ -295,6 +325,94 @@ func (s *server) handleV1GetDagStats(w http.ResponseWriter, r *http.Request, req
 	ids, _ := req.query.str("dag_ids")
 	res, err := s.V1GetDagStats(ids)
 	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDagRuns(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDagRuns(req.path["dag_id"], req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostDagRun(req.path["dag_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDagRunsBatch(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDagRunsBatch(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDagRun(req.path["dag_id"], req.path["dag_run_id"], req.query.list("fields"))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1UpdateDagRunState(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1UpdateDagRunState(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeleteDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeleteDagRun(req.path["dag_id"], req.path["dag_run_id"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1ClearDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1ClearDagRun(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetDagRunNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetDagRunNote(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1UpstreamDatasetEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1UpstreamDatasetEvents(req.path["dag_id"], req.path["dag_run_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstances(req.path["dag_id"], req.path["dag_run_id"], req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstancesBatch(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstancesBatch(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetTaskInstancesState(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstancesState(req.path["dag_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1ClearTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1ClearTaskInstances(req.path["dag_id"], req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetLog(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	try, _ := strconv.Atoi(strings.TrimSpace(req.path["task_try_number"]))
+	res, err := s.V1GetLog(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], try, req.query)
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1Log(w, r, res)
 }
 
 // api2 registers an experimental-API route: access log, edition headers,

@@ -116,6 +116,11 @@ type snapRun struct {
 	QueuedAt        *time.Time `json:"queued_at"`
 	ExternalTrigger bool       `json:"external_trigger"`
 	RunType         string     `json:"run_type"`
+	// Added with the stable API; absent from older snapshots (nil).
+	UpdatedAt         *time.Time `json:"updated_at,omitempty"`
+	Note              *string    `json:"note,omitempty"`
+	DataIntervalStart *time.Time `json:"data_interval_start,omitempty"`
+	DataIntervalEnd   *time.Time `json:"data_interval_end,omitempty"`
 }
 
 type snapTask struct {
@@ -308,12 +313,15 @@ func snapshotCodecs() []snapshotCodec {
 				ID: r.ID, DagID: r.DagID, RunID: r.RunID, ExecutionDate: r.ExecutionDate.UTC(), State: r.State,
 				Conf: rawToString(r.Conf), StartDate: utcPtr(r.StartDate), EndDate: utcPtr(r.EndDate),
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
+				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
+				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
 			}
 		}, decode: decodeInto(func(r *snapRun) any {
 			return &DagRun{
 				ID: r.ID, DagID: r.DagID, RunID: r.RunID, ExecutionDate: r.ExecutionDate, State: r.State,
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
+				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
 			}
 		}), check: checkRun},
 		// A run's task instances are one row in the store and one record
@@ -524,8 +532,15 @@ func checkRun(obj any) error {
 	if !r.State.Known() {
 		return fmt.Errorf("state %q is not a run state", r.State)
 	}
+	if (r.DataIntervalStart == nil) != (r.DataIntervalEnd == nil) {
+		return errors.New("data_interval_start and data_interval_end go together")
+	}
+	if r.Note != nil && utf8.RuneCountInString(*r.Note) > maxRunNoteChars {
+		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*r.Note), maxRunNoteChars)
+	}
 	return checkDates(namedDate{"execution_date", &r.ExecutionDate}, namedDate{"start_date", r.StartDate},
-		namedDate{"end_date", r.EndDate}, namedDate{"queued_at", r.QueuedAt})
+		namedDate{"end_date", r.EndDate}, namedDate{"queued_at", r.QueuedAt}, namedDate{"updated_at", r.UpdatedAt},
+		namedDate{"data_interval_start", r.DataIntervalStart}, namedDate{"data_interval_end", r.DataIntervalEnd})
 }
 
 func checkTask(obj any) error {

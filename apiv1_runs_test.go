@@ -1,0 +1,239 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// postRun creates a run through the stable API and fails unless it is
+// created.
+func (ts *testServer) postRun(t *testing.T, dagID, body string) map[string]any {
+	t.Helper()
+	res := ts.v1(t, "POST", "/dags/"+dagID+"/dagRuns", body)
+	if res.status != http.StatusOK {
+		t.Fatalf("post run %s %s: %d %s", dagID, body, res.status, res.body)
+	}
+	return decodeJSON[map[string]any](t, res.body)
+}
+
+// runIDsOf reads the dag_run_ids of a run collection, in order.
+func runIDsOf(t *testing.T, body string) ([]string, float64) {
+	t.Helper()
+	var c struct {
+		Runs []struct {
+			RunID string `json:"dag_run_id"`
+		} `json:"dag_runs"`
+		Total float64 `json:"total_entries"`
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil {
+		t.Fatalf("collection %q: %v", body, err)
+	}
+	ids := []string{}
+	for _, r := range c.Runs {
+		ids = append(ids, r.RunID)
+	}
+	return ids, c.Total
+}
+
+func wantRuns(ids []string, total float64) func(t *testing.T, _ *testServer, res response) {
+	return func(t *testing.T, _ *testServer, res response) {
+		t.Helper()
+		got, gotTotal := runIDsOf(t, res.body)
+		if !reflect.DeepEqual(got, ids) || gotTotal != total {
+			t.Errorf("runs %v (total %v), want %v (total %v)", got, gotTotal, ids, total)
+		}
+	}
+}
+
+// threeRuns creates runs r1, r2, r3 of tutorial on three days, r2 through
+// the experimental API, and one run of example_bash_operator.
+func threeRuns(t *testing.T, ts *testServer) {
+	t.Helper()
+	ts.postRun(t, "tutorial", `{"dag_run_id": "r1", "logical_date": "2024-01-03T00:00:00+00:00"}`)
+	ts.trigger(t, "tutorial", `{"run_id": "r2", "execution_date": "2024-01-01T00:00:00+00:00"}`)
+	ts.postRun(t, "tutorial", `{"dag_run_id": "r3", "execution_date": "2024-01-02T00:00:00Z", "note": "third"}`)
+	ts.postRun(t, "example_bash_operator", `{"dag_run_id": "b1", "logical_date": "2024-01-05T00:00:00+00:00"}`)
+}
+
+// TestServerV1_DagRuns follows Airflow 2.10.3
+// tests/api_connexion/endpoints/test_dag_run_endpoint.py.
+func TestServerV1_DagRuns(t *testing.T) {
+	t.Parallel()
+	runV1Cases(t, []v1Case{
+		{name: "post", method: "POST", path: "/dags/tutorial/dagRuns",
+			body:       `{"dag_run_id": "my_run", "logical_date": "2024-01-01T10:00:00+00:00", "conf": {"a": 1}, "note": "hi"}`,
+			wantStatus: 200, wantJSON: `{"conf": {"a": 1}, "dag_id": "tutorial", "dag_run_id": "my_run",
+				"data_interval_end": "2024-01-01T10:00:00+00:00", "data_interval_start": "2023-12-31T10:00:00+00:00",
+				"end_date": null, "execution_date": "2024-01-01T10:00:00+00:00", "external_trigger": true,
+				"last_scheduling_decision": null, "logical_date": "2024-01-01T10:00:00+00:00", "note": "hi",
+				"run_type": "manual", "start_date": null, "state": "queued"}`,
+			check: func(t *testing.T, ts *testServer, _ response) {
+				// The experimental API sees the same run.
+				res := ts.do(t, "GET", apiPrefix+"/dags/tutorial/dag_runs/2024-01-01T10:00:00+00:00", "")
+				if res.body != `{"state": "queued"}` {
+					t.Errorf("experimental state: %s", res.body)
+				}
+			}},
+		{name: "post: defaults, cron interval", method: "POST", path: "/dags/example_bash_operator/dagRuns", body: `{}`,
+			wantStatus: 200, check: func(t *testing.T, _ *testServer, res response) {
+				got := decodeJSON[map[string]any](t, res.body)
+				want := map[string]any{"dag_run_id": "manual__2024-05-01T10:00:00.123456+00:00",
+					"logical_date": "2024-05-01T10:00:00.123456+00:00", "conf": map[string]any{},
+					"data_interval_start": "2024-04-30T00:00:00+00:00", "data_interval_end": "2024-05-01T00:00:00+00:00"}
+				for k, v := range want {
+					if !reflect.DeepEqual(got[k], v) {
+						t.Errorf("%s = %v, want %v", k, got[k], v)
+					}
+				}
+			}},
+		{name: "post: data interval given", method: "POST", path: "/dags/tutorial/dagRuns",
+			body:       `{"logical_date": "2024-01-01T10:00:00+00:00", "data_interval_start": "2023-01-01T00:00:00+00:00", "data_interval_end": "2023-01-02T00:00:00+00:00"}`,
+			wantStatus: 200, check: func(t *testing.T, _ *testServer, res response) {
+				if !strings.Contains(res.body, `"data_interval_start": "2023-01-01T00:00:00+00:00"`) {
+					t.Errorf("body %s", res.body)
+				}
+			}},
+		// test_dag_run_endpoint.py:1443
+		{name: "post: logical_date conflicts with execution_date", method: "POST", path: "/dags/tutorial/dagRuns",
+			body:       `{"execution_date": "2020-11-10T08:25:56.939143+00:00", "logical_date": "2020-11-11T08:25:56.939143+00:00"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "logical_date conflicts with execution_date",
+				detail: "'2020-11-11T08:25:56.939143+00:00' != '2020-11-10T08:25:56.939143+00:00'"}},
+		// test_dag_run_endpoint.py:1502
+		{name: "post: naive date", method: "POST", path: "/dags/tutorial/dagRuns", body: `{"execution_date": "2020-11-10T08:25:56.939143"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'2020-11-10T08:25:56.939143' is not a 'date-time' - 'execution_date'"}},
+		// test_dag_run_endpoint.py:1535
+		{name: "post: conf not an object", method: "POST", path: "/dags/tutorial/dagRuns", body: `{"conf": "some string"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'some string' is not of type 'object' - 'conf'"}},
+		// test_dag_run_endpoint.py:1571, 1582
+		{name: "post: start_date is read-only", method: "POST", path: "/dags/tutorial/dagRuns",
+			body:       `{"start_date": "2020-06-11T18:00:00+00:00", "execution_date": "2020-06-12T18:00:00+00:00"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Property is read-only - 'start_date'"}},
+		{name: "post: state is read-only", method: "POST", path: "/dags/tutorial/dagRuns",
+			body:       `{"state": "failed", "execution_date": "2020-06-12T18:00:00+00:00"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Property is read-only - 'state'"}},
+		{name: "post: one end of the interval", method: "POST", path: "/dags/tutorial/dagRuns",
+			body:       `{"data_interval_start": "2023-01-01T00:00:00+00:00"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request",
+				detail: `{'_schema': ["Both 'data_interval_start' and 'data_interval_end' must be specified together"]}`}},
+		{name: "post: unknown DAG", method: "POST", path: "/dags/nope/dagRuns", body: `{}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "DAG not found", detail: "DAG with dag_id: 'nope' not found"}},
+		// test_dag_run_endpoint.py:1600, 1620
+		{name: "post: run_id taken", method: "POST", path: "/dags/tutorial/dagRuns", setup: threeRuns,
+			body:       `{"dag_run_id": "r1", "execution_date": "2020-06-12T18:00:00+00:00"}`,
+			wantStatus: 409, wantProblem: &wantProblem{title: "Conflict", detail: "DAGRun with DAG ID: 'tutorial' and DAGRun ID: 'r1' already exists"}},
+		{name: "post: date taken", method: "POST", path: "/dags/tutorial/dagRuns", setup: threeRuns,
+			body:       `{"dag_run_id": "new", "execution_date": "2024-01-01T00:00:00+00:00"}`,
+			wantStatus: 409, wantProblem: &wantProblem{title: "Conflict",
+				detail: "DAGRun with DAG ID: 'tutorial' and DAGRun logical date: '2024-01-01 00:00:00+00:00' already exists"}},
+		{name: "get", path: "/dags/tutorial/dagRuns/r3?fields=dag_run_id&fields=note&fields=state", setup: threeRuns,
+			wantStatus: 200, wantJSON: `{"dag_run_id": "r3", "note": "third", "state": "queued"}`},
+		{name: "get: unknown field", path: "/dags/tutorial/dagRuns/r3?fields=nope", setup: threeRuns,
+			wantStatus: 400, wantProblem: &wantProblem{title: "DAGRunSchema error", detail: "nope not in DAGRunSchema"}},
+		{name: "get: unknown run", path: "/dags/tutorial/dagRuns/nope",
+			wantStatus: 404, wantProblem: &wantProblem{title: "DAGRun not found", detail: "DAGRun with DAG ID: 'tutorial' and DagRun ID: 'nope' not found"}},
+		{name: "get: the run named list", path: "/dags/~/dagRuns/list", wantStatus: 404,
+			wantProblem: &wantProblem{title: "DAGRun not found", detail: "DAGRun with DAG ID: '~' and DagRun ID: 'list' not found"}},
+		{name: "list: by id", path: "/dags/tutorial/dagRuns", setup: threeRuns, wantStatus: 200, check: wantRuns([]string{"r1", "r2", "r3"}, 3)},
+		{name: "list: by logical date, a page", path: "/dags/tutorial/dagRuns?order_by=execution_date&limit=2", setup: threeRuns,
+			wantStatus: 200, check: wantRuns([]string{"r2", "r3"}, 3)},
+		{name: "list: by logical date descending, offset", path: "/dags/tutorial/dagRuns?order_by=-execution_date&offset=1", setup: threeRuns,
+			wantStatus: 200, check: wantRuns([]string{"r3", "r2"}, 3)},
+		{name: "list: every DAG", path: "/dags/~/dagRuns?order_by=-dag_run_id", setup: threeRuns,
+			wantStatus: 200, check: wantRuns([]string{"r3", "r2", "r1", "b1"}, 4)},
+		{name: "list: date filters", path: "/dags/~/dagRuns?execution_date_gte=2024-01-02T00:00:00%2B00:00&execution_date_lte=2024-01-03T00:00:00Z",
+			setup: threeRuns, wantStatus: 200, check: wantRuns([]string{"r1", "r3"}, 2)},
+		{name: "list: state filter", path: "/dags/tutorial/dagRuns?state=success&state=failed", setup: threeRuns,
+			wantStatus: 200, check: wantRuns([]string{}, 0)},
+		{name: "list: start_date filter leaves out runs never started", path: "/dags/tutorial/dagRuns?start_date_gte=2000-01-01T00:00:00Z",
+			setup: threeRuns, wantStatus: 200, check: wantRuns([]string{}, 0)},
+		{name: "list: a date the format refuses", path: "/dags/tutorial/dagRuns?start_date_gte=2020-06-12T18", wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "'2020-06-12T18' is not a 'date-time'\n\nFailed validating 'format' in schema:\n    {'type': 'string', 'format': 'date-time'}\n\nOn instance:\n    '2020-06-12T18'"}},
+		{name: "list: order_by not allowed", path: "/dags/tutorial/dagRuns?order_by=note", wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "Ordering with 'note' is disallowed or the attribute does not exist on the model"}},
+		// test_dag_run_endpoint.py:975 (TestGetDagRunBatch 400s)
+		{name: "batch", method: "POST", path: "/dags/~/dagRuns/list", setup: threeRuns,
+			body:       `{"dag_ids": ["tutorial", "nope"], "order_by": "-execution_date", "page_limit": 2}`,
+			wantStatus: 200, check: wantRuns([]string{"r1", "r3"}, 3)},
+		{name: "batch: page_offset", method: "POST", path: "/dags/~/dagRuns/list", body: `{"page_offset": -1}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "-1 is less than the minimum of 0 - 'page_offset'"}},
+		{name: "batch: page_limit", method: "POST", path: "/dags/~/dagRuns/list", body: `{"page_limit": 0}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "0 is less than the minimum of 1 - 'page_limit'"}},
+		{name: "batch: dag_ids not an array", method: "POST", path: "/dags/~/dagRuns/list", body: `{"dag_ids": "TEST_DAG_ID"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'TEST_DAG_ID' is not of type 'array' - 'dag_ids'"}},
+		{name: "batch: naive date", method: "POST", path: "/dags/~/dagRuns/list", body: `{"start_date_gte": "2020-06-12T18"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'2020-06-12T18' is not a 'date-time' - 'start_date_gte'"}},
+		// test_dag_run_endpoint.py:1771
+		{name: "patch state: not allowed", method: "PATCH", path: "/dags/tutorial/dagRuns/r1", setup: threeRuns, body: `{"state": "running"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'running' is not one of ['success', 'failed', 'queued'] - 'state'"}},
+		{name: "patch state: unknown run", method: "PATCH", path: "/dags/tutorial/dagRuns/nope", body: `{"state": "success"}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "Dag Run id nope not found in dag tutorial", detail: nil}},
+		{name: "patch state: success", method: "PATCH", path: "/dags/tutorial/dagRuns/r1", setup: threeRuns, body: `{"state": "success"}`,
+			wantStatus: 200, check: func(t *testing.T, ts *testServer, res response) {
+				got := decodeJSON[map[string]any](t, res.body)
+				if got["state"] != "success" || got["end_date"] != "2024-05-01T10:00:00.123456+00:00" {
+					t.Errorf("run %s", res.body)
+				}
+				ti, err := ts.store.TaskInstance("tutorial", "r1", "print_date")
+				if err != nil || ti.State != TaskSuccess {
+					t.Errorf("task instance %+v, %v: want success", ti, err)
+				}
+			}},
+		{name: "clear: dry run is the default", method: "POST", path: "/dags/tutorial/dagRuns/r1/clear", setup: threeRuns, body: `{}`,
+			wantStatus: 200, check: func(t *testing.T, _ *testServer, res response) {
+				if !strings.Contains(res.body, `"task_id": "print_date"`) || !strings.Contains(res.body, `"dag_run_id": "r1"`) ||
+					!strings.Contains(res.body, `"execution_date": "2024-01-03T00:00:00+00:00"`) {
+					t.Errorf("dry run %s", res.body)
+				}
+			}},
+		{name: "clear: a finished run is queued again", method: "POST", path: "/dags/tutorial/dagRuns/r1/clear", body: `{"dry_run": false}`,
+			setup: func(t *testing.T, ts *testServer) {
+				threeRuns(t, ts)
+				ts.v1(t, "PATCH", "/dags/tutorial/dagRuns/r1", `{"state": "failed"}`)
+			},
+			wantStatus: 200, check: func(t *testing.T, ts *testServer, res response) {
+				got := decodeJSON[map[string]any](t, res.body)
+				if got["state"] != "queued" || got["start_date"] != nil || got["end_date"] != nil {
+					t.Errorf("cleared run %s", res.body)
+				}
+				ti, err := ts.store.TaskInstance("tutorial", "r1", "print_date")
+				if err != nil || ti.State != TaskNone {
+					t.Errorf("task instance %+v, %v: want no state", ti, err)
+				}
+			}},
+		{name: "clear: unknown run", method: "POST", path: "/dags/tutorial/dagRuns/nope/clear", body: `{}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "Dag Run id nope not found in dag   tutorial", detail: nil}},
+		{name: "set note", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/setNote", setup: threeRuns, body: `{"note": "looked at"}`,
+			wantStatus: 200, check: func(t *testing.T, ts *testServer, res response) {
+				got := ts.v1(t, "GET", "/dags/tutorial/dagRuns/r1?fields=note", "")
+				if got.body != "{\n  \"note\": \"looked at\"\n}\n" {
+					t.Errorf("note read back: %q", got.body)
+				}
+			}},
+		{name: "set note: too long", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/setNote", setup: threeRuns,
+			body:       `{"note": "` + strings.Repeat("x", 1001) + `"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'note': ['Longer than maximum length 1000.']}"}},
+		{name: "delete", method: "DELETE", path: "/dags/tutorial/dagRuns/r1", setup: threeRuns, wantStatus: 204, wantRaw: strPtr(""),
+			check: func(t *testing.T, ts *testServer, _ response) {
+				wantRuns([]string{"r2", "r3"}, 2)(t, ts, ts.v1(t, "GET", "/dags/tutorial/dagRuns", ""))
+				if _, err := ts.store.TaskInstance("tutorial", "r1", "print_date"); err == nil {
+					t.Error("the run's task instances are still there")
+				}
+			}},
+		{name: "delete: unknown run", method: "DELETE", path: "/dags/tutorial/dagRuns/nope", wantStatus: 404,
+			wantProblem: &wantProblem{title: "Not Found", detail: "DAGRun with DAG ID: 'tutorial' and DagRun ID: 'nope' not found"}},
+		{name: "reset runs takes notes and all", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/setNote", setup: threeRuns,
+			body: `{"note": "gone soon"}`, wantStatus: 200, check: func(t *testing.T, ts *testServer, _ response) {
+				if res := ts.do(t, "POST", "/_airlite/reset?scope=runs", ""); res.status != http.StatusOK {
+					t.Fatalf("reset: %d %s", res.status, res.body)
+				}
+				if res := ts.v1(t, "GET", "/dags/tutorial/dagRuns/r1", ""); res.status != http.StatusNotFound {
+					t.Errorf("after reset: %d %s", res.status, res.body)
+				}
+			}},
+		{name: "upstream dataset events", path: "/dags/tutorial/dagRuns/r1/upstreamDatasetEvents", setup: threeRuns,
+			wantStatus: 200, wantJSON: `{"dataset_events": [], "total_entries": 0}`},
+	})
+}

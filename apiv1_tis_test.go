@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+const v1PairDAG = `
+dag_id: v1pair
+schedule_interval: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - task_id: first
+    operator: BashOperator
+    bash_command: echo one
+    downstream: [second]
+  - task_id: second
+    operator: BashOperator
+    bash_command: echo two
+`
+
+// TestServerV1_TaskInstancesAndLogs runs a DAG triggered through the
+// stable API on the scheduler (a fake task that prints its task_id) and
+// reads its task instances and logs back, following Airflow 2.10.3
+// tests/api_connexion/endpoints/test_task_instance_endpoint.py and
+// test_log_endpoint.py.
+func TestServerV1_TaskInstancesAndLogs(t *testing.T) {
+	t.Parallel()
+	ts, _ := newSchedServer(t, edition2, func(o *schedulerOptions) {
+		o.RunTask = func(_ context.Context, job taskJob) taskOutcome {
+			return taskOutcome{state: TaskSuccess, output: "hello from " + job.key.taskID + "\n"}
+		}
+		o.Interval = time.Millisecond
+	}, withDAG(v1PairDAG))
+	ts.postRun(t, "v1pair", `{"dag_run_id": "r1", "logical_date": "2024-02-01T00:00:00+00:00"}`)
+	if got := ts.waitRun(t, "v1pair", "r1")["state"]; got != "success" {
+		t.Fatalf("run ended %v", got)
+	}
+	// Both APIs see the run end.
+	if got := decodeJSON[map[string]any](t, ts.v1(t, "GET", "/dags/v1pair/dagRuns/r1", "").body)["state"]; got != "success" {
+		t.Errorf("stable API state %v", got)
+	}
+	if got := ts.do(t, "GET", apiPrefix+"/dags/v1pair/dag_runs/2024-02-01T00:00:00+00:00", "").body; got != `{"state": "success"}` {
+		t.Errorf("experimental API state %s", got)
+	}
+
+	ti := decodeJSON[map[string]any](t, ts.v1(t, "GET", "/dags/v1pair/dagRuns/r1/taskInstances/first", "").body)
+	for k, want := range map[string]any{"state": "success", "try_number": 1.0, "map_index": -1.0, "dag_run_id": "r1",
+		"execution_date": "2024-02-01T00:00:00+00:00", "hostname": "test", "operator": "BashOperator", "executor_config": "{}"} {
+		if ti[k] != want {
+			t.Errorf("task instance %s = %v, want %v", k, ti[k], want)
+		}
+	}
+	checkV1Response(t, v1Case{wantStatus: 404, wantProblem: &wantProblem{title: "Task instance not found", detail: nil}},
+		ts.v1(t, "GET", "/dags/v1pair/dagRuns/r1/taskInstances/nope", ""))
+
+	list := ts.v1(t, "GET", "/dags/v1pair/dagRuns/r1/taskInstances?limit=1&offset=1", "")
+	if !strings.Contains(list.body, `"task_id": "second"`) || !strings.Contains(list.body, `"total_entries": 2`) {
+		t.Errorf("page of task instances: %s", list.body)
+	}
+	across := ts.v1(t, "GET", "/dags/~/dagRuns/~/taskInstances?state=success&pool=default_pool", "")
+	if !strings.Contains(across.body, `"total_entries": 2`) {
+		t.Errorf("task instances across runs: %s", across.body)
+	}
+	none := ts.v1(t, "GET", "/dags/~/dagRuns/~/taskInstances?state=none", "")
+	if !strings.Contains(none.body, `"total_entries": 0`) {
+		t.Errorf("no-state filter: %s", none.body)
+	}
+	checkV1Response(t, v1Case{wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'exploded' is not a valid TaskInstanceState"}},
+		ts.v1(t, "GET", "/dags/~/dagRuns/~/taskInstances?state=exploded", ""))
+	batch := ts.v1(t, "POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_ids": ["v1pair"], "task_ids": ["second"]}`)
+	if !strings.Contains(batch.body, `"task_id": "second"`) || !strings.Contains(batch.body, `"total_entries": 1`) {
+		t.Errorf("batch: %s", batch.body)
+	}
+
+	// Logs: JSON by default, text when asked; a token continues.
+	logPath := "/dags/v1pair/dagRuns/r1/taskInstances/first/logs/1"
+	res := ts.v1(t, "GET", logPath, "", "Accept", "application/json")
+	l := decodeJSON[map[string]string](t, res.body)
+	if l["content"] != `[('test', 'hello from first\n')]` || l["continuation_token"] == "" {
+		t.Errorf("JSON log %q", res.body)
+	}
+	again := decodeJSON[map[string]string](t, ts.v1(t, "GET", logPath+"?token="+url.QueryEscape(l["continuation_token"]), "").body)
+	if again["content"] != `[('test', '')]` {
+		t.Errorf("continued log %q: want nothing new", again["content"])
+	}
+	full := decodeJSON[map[string]string](t, ts.v1(t, "GET", logPath+"?full_content=true&token="+url.QueryEscape(l["continuation_token"]), "").body)
+	if full["content"] != l["content"] {
+		t.Errorf("full content %q", full["content"])
+	}
+	text := ts.v1(t, "GET", logPath, "", "Accept", "text/plain")
+	if text.status != http.StatusOK || text.body != "test\nhello from first\n\n" || text.header.Get("Content-Type") != "text/plain" {
+		t.Errorf("text log %d %q %s", text.status, text.body, text.header.Get("Content-Type"))
+	}
+	// test_log_endpoint.py: a bad token, a task instance that is not there
+	checkV1Response(t, v1Case{wantStatus: 400, wantProblem: &wantProblem{title: "Bad Signature. Please use only the tokens provided by the API.", detail: nil}},
+		ts.v1(t, "GET", logPath+"?token=abc.def", ""))
+	checkV1Response(t, v1Case{wantStatus: 404, wantProblem: &wantProblem{title: "TaskInstance not found", detail: nil}},
+		ts.v1(t, "GET", "/dags/v1pair/dagRuns/nope/taskInstances/first/logs/1", ""))
+	checkV1Response(t, v1Case{wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Wrong type, expected 'integer' for path parameter 'task_try_number'"}},
+		ts.v1(t, "GET", "/dags/v1pair/dagRuns/r1/taskInstances/first/logs/one", ""))
+
+	// Every answer above has the document's shape.
+	doc := loadV1Schemas(t)
+	vr := ts.srv.v1Routes()
+	for _, p := range []string{"/dags/v1pair/dagRuns/r1/taskInstances/first", "/dags/v1pair/dagRuns/r1/taskInstances",
+		"/dags/~/dagRuns/~/taskInstances", logPath} {
+		doc.checkAnswer(t, vr, "GET", apiV1Prefix+p, ts.v1(t, "GET", p, "", "Accept", "application/json"))
+	}
+	doc.checkAnswer(t, vr, "POST", apiV1Prefix+"/dags/~/dagRuns/~/taskInstances/list", batch)
+}
+
+// tiState reads a task instance's state from the store.
+func (ts *testServer) tiState(t *testing.T, dagID, runID, taskID string) TaskState {
+	t.Helper()
+	ti, err := ts.store.TaskInstance(dagID, runID, taskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ti.State
+}
+
+func wantTIState(dagID, runID, taskID string, want TaskState) func(t *testing.T, ts *testServer, _ response) {
+	return func(t *testing.T, ts *testServer, _ response) {
+		t.Helper()
+		if got := ts.tiState(t, dagID, runID, taskID); got != want {
+			t.Errorf("%s/%s/%s is %q, want %q", dagID, runID, taskID, got, want)
+		}
+	}
+}
+
+// TestServerV1_TaskInstanceStates follows Airflow 2.10.3
+// tests/api_connexion/endpoints/test_task_instance_endpoint.py
+// (TestPatchTaskInstance, TestPostSetTaskInstanceState,
+// TestPostClearTaskInstances).
+func TestServerV1_TaskInstanceStates(t *testing.T) {
+	t.Parallel()
+	failed := func(t *testing.T, ts *testServer) {
+		threeRuns(t, ts)
+		ts.setTaskState(t, "tutorial", "r1", "sleep", TaskFailed)
+	}
+	const ref = `{"dag_id": "tutorial", "dag_run_id": "r1", "execution_date": "2024-01-03T00:00:00+00:00", "task_id": "print_date"}`
+	runV1Cases(t, []v1Case{
+		{name: "patch: dry run by default", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"new_state": "success"}`, wantStatus: 200, wantJSON: ref, check: wantTIState("tutorial", "r1", "print_date", TaskNone)},
+		{name: "patch", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"new_state": "failed", "dry_run": false}`, wantStatus: 200, wantJSON: ref, check: wantTIState("tutorial", "r1", "print_date", TaskFailed)},
+		{name: "patch: state not allowed", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"new_state": "running"}`, wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "'running' is not one of ['success', 'failed', 'skipped'] - 'new_state'"}},
+		{name: "patch: new_state missing", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date", setup: threeRuns,
+			body: `{"dry_run": true}`, wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'new_state': ['Missing data for required field.']}"}},
+		{name: "patch: unknown task", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/nope", setup: threeRuns,
+			body: `{"new_state": "success"}`, wantStatus: 404, wantProblem: &wantProblem{title: "Task not found", detail: "Task 'nope' not found in DAG 'tutorial'"}},
+		{name: "patch: unknown run", method: "PATCH", path: "/dags/tutorial/dagRuns/nope/taskInstances/print_date",
+			body: `{"new_state": "success"}`, wantStatus: 404,
+			wantProblem: &wantProblem{title: "Not Found", detail: "Task instance not found for task 'print_date' on DAG run with ID 'nope'"}},
+		{name: "set states: downstream too", method: "POST", path: "/dags/tutorial/updateTaskInstancesState", setup: threeRuns,
+			body: `{"dry_run": false, "task_id": "print_date", "dag_run_id": "r1", "include_upstream": false, "include_downstream": true,
+				"include_future": false, "include_past": false, "new_state": "skipped"}`,
+			wantStatus: 200, check: func(t *testing.T, ts *testServer, res response) {
+				if strings.Count(res.body, `"task_id"`) != 3 {
+					t.Errorf("answer %s: want the task and its two downstream tasks", res.body)
+				}
+				wantTIState("tutorial", "r1", "templated", TaskSkipped)(t, ts, res)
+			}},
+		{name: "set states: required fields", method: "POST", path: "/dags/tutorial/updateTaskInstancesState", body: `{"task_id": "x"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request",
+				detail: "{'include_upstream': ['Missing data for required field.'], 'include_downstream': ['Missing data for required field.'], " +
+					"'include_future': ['Missing data for required field.'], 'include_past': ['Missing data for required field.'], " +
+					"'new_state': ['Missing data for required field.']}"}},
+		{name: "set states: run and date", method: "POST", path: "/dags/tutorial/updateTaskInstancesState",
+			body: `{"task_id": "print_date", "include_upstream": false, "include_downstream": false, "include_future": false,
+				"include_past": false, "new_state": "success"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'_schema': ['Exactly one of execution_date or dag_run_id must be provided']}"}},
+		{name: "clear: failed ones, dry run", method: "POST", path: "/dags/tutorial/clearTaskInstances", setup: failed, body: `{}`,
+			wantStatus: 200, wantJSON: `{"task_instances": [{"dag_id": "tutorial", "dag_run_id": "r1", "execution_date": "2024-01-03T00:00:00+00:00", "task_id": "sleep"}]}`,
+			check: wantTIState("tutorial", "r1", "sleep", TaskFailed)},
+		{name: "clear", method: "POST", path: "/dags/tutorial/clearTaskInstances", setup: failed,
+			body: `{"dry_run": false, "dag_run_id": "r1", "reset_dag_runs": true}`, wantStatus: 200,
+			check: wantTIState("tutorial", "r1", "sleep", TaskNone)},
+		{name: "clear: both only flags", method: "POST", path: "/dags/tutorial/clearTaskInstances", body: `{"only_running": true}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'_schema': ['only_failed and only_running both are set to True']}"}},
+		{name: "clear: unknown run", method: "POST", path: "/dags/tutorial/clearTaskInstances", body: `{"dag_run_id": "nope"}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "Dag Run id nope not found in dag tutorial", detail: nil}},
+		{name: "clear: unknown DAG", method: "POST", path: "/dags/nope/clearTaskInstances", body: `{}`,
+			wantStatus: 404, wantProblem: &wantProblem{title: "Dag id nope not found", detail: nil}},
+	})
+}
