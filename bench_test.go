@@ -92,12 +92,25 @@ func benchStoreWith(tb testing.TB, extra ...*DAG) (*Store, *DAGSet) {
 	return store, dags
 }
 
-// addRuns stores n finished runs of dag, one a minute from base, each with
-// finished task instances when withTIs, in one transaction per 10,000 runs.
-// The rows look like those the scheduler leaves: every date set, each in its
-// own allocation.
+// addRuns stores n successful runs of dag, one a minute from base, each
+// with finished task instances when withTIs (addRunsIn).
 func addRuns(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, withTIs bool) {
 	tb.Helper()
+	addRunsIn(tb, store, dag, base, n, withTIs, func(int) RunState { return RunSuccess })
+}
+
+// addRunsIn stores n finished runs of dag, one a minute from base, the
+// i-th in state(i), each with finished task instances when withTIs, in one
+// transaction per 10,000 runs, then counts the store's runs again. The
+// rows look like those the scheduler leaves: every date set, each in its
+// own allocation.
+func addRunsIn(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, withTIs bool, state func(i int) RunState) {
+	tb.Helper()
+	defer func() {
+		if err := store.update(recountRunsTxn); err != nil {
+			tb.Fatalf("count runs: %v", err)
+		}
+	}()
 	for done := 0; done < n; {
 		batch := min(n-done, 10000)
 		err := store.update(func(txn *memdb.Txn) error {
@@ -109,7 +122,7 @@ func addRuns(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, withT
 				date := base.Add(time.Duration(i) * time.Minute)
 				queued, start, end := date.Add(time.Second), date.Add(2*time.Second), date.Add(time.Minute)
 				run := &DagRun{ID: id, DagID: dag.DagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date,
-					State: RunSuccess, Conf: json.RawMessage(`{}`), QueuedAt: &queued, StartDate: &start, EndDate: &end,
+					State: state(i), Conf: json.RawMessage(`{}`), QueuedAt: &queued, StartDate: &start, EndDate: &end,
 					RunType: "scheduled"}
 				if err := txn.Insert(tableDagRuns, run); err != nil {
 					return err
