@@ -153,7 +153,6 @@ type runQuery struct {
 	orderBy                    string
 	desc                       bool
 	offset, limit              int
-	filtered                   bool // any filter besides the DAG
 }
 
 // v1RunOrder is apply_sorting's allowed attributes for runs.
@@ -245,14 +244,13 @@ func compareInt64(a, b int64) int {
 }
 
 // fetchRuns is _fetch_dag_runs: the page of matching runs and how many
-// match. One DAG's runs by logical date without other filters walk the
-// store's date index for the page alone, with the total from its run
-// count; other listings read the DAGs' runs (each DAG holds at most
-// --max-runs-per-dag of them) and sort them.
+// match. The orders and filters the store's indexes and run counts serve
+// (pageQuery) read the page alone; other listings read the DAGs' runs
+// (each DAG holds at most --max-runs-per-dag of them) and sort them.
 func (s *server) fetchRuns(q *runQuery) ([]*DagRun, int, error) {
 	store := s.opts.Store
-	if len(q.dagIDs) == 1 && !q.filtered && q.orderBy == "execution_date" {
-		return store.RunPage(q.dagIDs[0], q.offset, q.limit, q.desc)
+	if pq, ok := q.pageQuery(); ok {
+		return store.RunPage(pq)
 	}
 	ids := q.dagIDs
 	if ids == nil {
@@ -293,6 +291,38 @@ func (s *server) fetchRuns(q *runQuery) ([]*DagRun, int, error) {
 	return matched, total, nil
 }
 
+// pageQuery is q as the store's RunPage reads it, when it can: by id (of
+// one DAG or every DAG) or by logical date (of one DAG), filtered by
+// nothing but known run states.
+func (q *runQuery) pageQuery() (RunPageQuery, bool) {
+	pq := RunPageQuery{Desc: q.desc, Offset: q.offset, Limit: q.limit, ByDate: q.orderBy == "execution_date"}
+	switch {
+	case q.dateFiltered():
+		return pq, false
+	case len(q.dagIDs) == 1:
+		pq.DagID = q.dagIDs[0]
+	case q.dagIDs != nil || pq.ByDate:
+		return pq, false
+	}
+	if !pq.ByDate && q.orderBy != "id" {
+		return pq, false
+	}
+	for _, name := range q.states {
+		state := RunState(name)
+		if runStateSlot(state) == len(runStates) {
+			return pq, false // not a state the counts keep apart
+		}
+		pq.States = append(pq.States, state)
+	}
+	return pq, true
+}
+
+// dateFiltered reports whether q has a date filter.
+func (q *runQuery) dateFiltered() bool {
+	return q.executionGTE != nil || q.executionLTE != nil || q.startGTE != nil || q.startLTE != nil ||
+		q.endGTE != nil || q.endLTE != nil || q.updatedGTE != nil || q.updatedLTE != nil
+}
+
 // V1GetDagRuns is GET /dags/{dag_id}/dagRuns; dag_id "~" is every DAG.
 func (s *server) V1GetDagRuns(dagID string, qv v1Values) (map[string]any, error) {
 	p, err := qv.page()
@@ -308,8 +338,6 @@ func (s *server) V1GetDagRuns(dagID string, qv v1Values) (map[string]any, error)
 		startGTE: qv.dateTime("start_date_gte"), startLTE: qv.dateTime("start_date_lte"),
 		endGTE: qv.dateTime("end_date_gte"), endLTE: qv.dateTime("end_date_lte"),
 		updatedGTE: qv.dateTime("updated_at_gte"), updatedLTE: qv.dateTime("updated_at_lte")}
-	q.filtered = len(q.states) > 0 || q.executionGTE != nil || q.executionLTE != nil || q.startGTE != nil ||
-		q.startLTE != nil || q.endGTE != nil || q.endLTE != nil || q.updatedGTE != nil || q.updatedLTE != nil
 	if dagID != "~" {
 		q.dagIDs = []string{dagID}
 	}
@@ -395,7 +423,6 @@ func (s *server) V1GetDagRunsBatch(body map[string]any) (map[string]any, error) 
 	q.executionGTE, q.executionLTE = date("execution_date_gte"), date("execution_date_lte")
 	q.startGTE, q.startLTE = date("start_date_gte"), date("start_date_lte")
 	q.endGTE, q.endLTE = date("end_date_gte"), date("end_date_lte")
-	q.filtered = true
 	if ids := strs("dag_ids"); len(ids) > 0 {
 		sort.Strings(ids)
 		q.dagIDs = slices.Compact(ids)

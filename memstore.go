@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ const (
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
 	indexRowID   = "row_id"   // pools: integer id
+	indexDagRow  = "dag_row"  // runs: (dag_id, integer id)
 	indexState   = "state"    // runs: (state, dag_id); task instances: state
 	indexRoot    = "root"     // dags: parent of a sub-DAG
 )
@@ -60,6 +62,7 @@ func dagsTable() *memdb.TableSchema {
 // Typed accessors for the indexes (see indexers.go).
 var (
 	runDagID = stringField[DagRun]{func(r *DagRun) string { return r.DagID }}
+	runRowID = nibbleInt[DagRun]{func(r *DagRun) int64 { return r.ID }}
 )
 
 // runKeyIndexes is the (dag_id, run_id, task_id) key of the tables that
@@ -69,11 +72,15 @@ func runKeyIndexes[T any](dag, run, task func(*T) string) *memdb.CompoundIndex {
 }
 
 // dagRunsTable holds runs keyed by (dag_id, run_id), and found by
-// (dag_id, execution_date) in date order and, while unfinished, by
-// (state, dag_id): a prefix query on the state alone lists every run in a
-// state, the full key one DAG's. The integer id is a column, not an index:
-// no lookup goes by it, and every index costs each trigger a radix-tree
-// insert, so the one state index serves both questions.
+// (dag_id, execution_date) in date order, by (dag_id, integer id) in id
+// order (the stable API's default order: a page reads its rows alone;
+// ids are never reused), and, while unfinished, by (state, dag_id): a
+// prefix query on the state alone lists every run in a state, the full
+// key one DAG's. Every index costs each trigger a radix-tree insert (about
+// 60 allocations and 4 KB), so the one state index serves both state
+// questions, and every DAG's runs in id order merge the DAGs' walks of
+// the (dag_id, id) index (runMerge) instead of keeping an index of their
+// own.
 func dagRunsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagRuns,
@@ -82,6 +89,7 @@ func dagRunsTable() *memdb.TableSchema {
 				runDagID, stringField[DagRun]{func(r *DagRun) string { return r.RunID }}}}},
 			indexDagDate: {Name: indexDagDate, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				runDagID, timeIndex{field: "ExecutionDate"}}}},
+			indexDagRow: {Name: indexDagRow, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{runDagID, runRowID}}},
 			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				activeStateIndex(), runDagID}}},
 		},
@@ -208,30 +216,60 @@ func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 	return *raw.(*runCount)
 }
 
-// addRunCountTxn changes a DAG's run count by runs and the bytes of its
-// runs' confs, and the store's total of those, by confBytes.
-func addRunCountTxn(txn *memdb.Txn, dagID string, runs int, confBytes int64) error {
-	c := runCountTxn(txn, dagID)
-	c.N += runs
+// countRunTxn adds run to its DAG's counts (sign 1) or takes it away
+// (sign -1), and its conf's bytes to the store's total.
+func countRunTxn(txn *memdb.Txn, run *DagRun, sign int) error {
+	c := runCountTxn(txn, run.DagID)
+	confBytes := int64(sign * len(run.Conf))
+	c.N += sign
+	c.States[runStateSlot(run.State)] += sign
 	c.ConfBytes += confBytes
 	if c.N <= 0 {
-		if _, err := txn.DeleteAll(tableRunCounts, indexID, dagID); err != nil {
-			return fmt.Errorf("clear run count of %s: %w", dagID, err)
+		if _, err := txn.DeleteAll(tableRunCounts, indexID, run.DagID); err != nil {
+			return fmt.Errorf("clear run count of %s: %w", run.DagID, err)
 		}
 	} else if err := txn.Insert(tableRunCounts, &c); err != nil {
-		return fmt.Errorf("count runs of %s: %w", dagID, err)
+		return fmt.Errorf("count runs of %s: %w", run.DagID, err)
 	}
 	return addTotalTxn(txn, totalConfBytes, confBytes)
 }
 
-// forgetRunCountTxn is addRunCountTxn for a write that removes every run
-// of a DAG.
-func forgetRunCountTxn(txn *memdb.Txn, dagID string) error {
-	c := runCountTxn(txn, dagID)
-	return addRunCountTxn(txn, dagID, -c.N, -c.ConfBytes)
+// putRunTxn stores next, a new run when old is nil or else a changed copy
+// of old, and keeps its DAG's counts.
+func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
+	if err := txn.Insert(tableDagRuns, next); err != nil {
+		return fmt.Errorf("store run %s of %s: %w", next.RunID, next.DagID, err)
+	}
+	if old != nil {
+		if old.State == next.State && len(old.Conf) == len(next.Conf) {
+			return nil
+		}
+		if err := countRunTxn(txn, old, -1); err != nil {
+			return err
+		}
+	}
+	return countRunTxn(txn, next, 1)
 }
 
-// clearRunCountsTxn is addRunCountTxn for a write that removes every run.
+// deleteRunTxn removes one run row and takes it from its DAG's counts.
+func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
+	if err := txn.Delete(tableDagRuns, run); err != nil {
+		return fmt.Errorf("delete run %s of %s: %w", run.RunID, run.DagID, err)
+	}
+	return countRunTxn(txn, run, -1)
+}
+
+// forgetRunCountTxn is countRunTxn for a write that removes every run of
+// a DAG.
+func forgetRunCountTxn(txn *memdb.Txn, dagID string) error {
+	c := runCountTxn(txn, dagID)
+	if _, err := txn.DeleteAll(tableRunCounts, indexID, dagID); err != nil {
+		return fmt.Errorf("clear run count of %s: %w", dagID, err)
+	}
+	return addTotalTxn(txn, totalConfBytes, -c.ConfBytes)
+}
+
+// clearRunCountsTxn is countRunTxn for a write that removes every run.
 func clearRunCountsTxn(txn *memdb.Txn) error {
 	if _, err := txn.DeleteAll(tableRunCounts, indexID); err != nil {
 		return fmt.Errorf("clear %s: %w", tableRunCounts, err)
@@ -242,7 +280,7 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 	return nil
 }
 
-// recountRunsTxn sets every DAG's run count and conf bytes, and the total,
+// recountRunsTxn sets every DAG's run counts and conf bytes, and the total,
 // from the runs table (after a restore).
 func recountRunsTxn(txn *memdb.Txn) error {
 	if err := clearRunCountsTxn(txn); err != nil {
@@ -265,6 +303,7 @@ func recountRunsTxn(txn *memdb.Txn) error {
 			c = &runCount{DagID: run.DagID}
 		}
 		c.N++
+		c.States[runStateSlot(run.State)]++
 		c.ConfBytes += int64(len(run.Conf))
 		total += int64(len(run.Conf))
 	}
@@ -379,14 +418,7 @@ func (x timeIndex) PrefixFromArgs(args ...any) ([]byte, error) {
 // copies every radix-tree node on its key's path, and whole bytes let a
 // node grow 256 children (a DAG's dates a minute apart do): nibbles cap a
 // node at 16 children, for a key twice as long.
-func encodeTime(t time.Time) []byte {
-	v := uint64(t.UnixMicro()) ^ (1 << 63)
-	b := make([]byte, 16)
-	for i := range b {
-		b[i] = byte(v >> (60 - 4*i) & 0xf)
-	}
-	return b
-}
+func encodeTime(t time.Time) []byte { return encodeNibbles(uint64(t.UnixMicro()) ^ (1 << 63)) }
 
 // Store is the in-memory state of airlite: DAGs, runs, task instances,
 // pools and lineage. It is the single source of truth for the API, the
@@ -403,6 +435,9 @@ type Store struct {
 	// lease is the ids the id lease on disk covers, none beyond which is
 	// handed out (idlease.go); the snapshotter keeps it.
 	lease idCeiling
+	// rowsRead, when set (before the store is shared), hears how many
+	// rows each listing read: tests check that a page costs its rows.
+	rowsRead func(n int)
 }
 
 // Limits bound the store's totals, so that no sequence of requests grows
@@ -481,16 +516,9 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 		}
 		return &limitError{limit: limitRunsPerDag, dagID: dagID, have: int64(n), finished: int64(n - unfinished)}
 	}
-	var confBytes int64
 	for _, run := range finished {
-		confBytes += int64(len(run.Conf))
-	}
-	if err := addRunCountTxn(txn, dagID, -excess, -confBytes); err != nil {
-		return err
-	}
-	for _, run := range finished {
-		if err := txn.Delete(tableDagRuns, run); err != nil {
-			return fmt.Errorf("drop run %s of %s: %w", run.RunID, dagID, err)
+		if err := deleteRunTxn(txn, run); err != nil {
+			return err
 		}
 		if _, err := txn.DeleteAll(tableTasks, indexID, dagID, run.RunID); err != nil {
 			return fmt.Errorf("drop task instances of run %s of %s: %w", run.RunID, dagID, err)
@@ -851,11 +879,16 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 		return nil, fmt.Errorf("list runs of %s: %w", dagID, err)
 	}
 	runs := []*DagRun{}
+	read := 0
 	for raw := it.Next(); raw != nil; raw = it.Next() {
+		read++
 		run := raw.(*DagRun)
 		if state == "" || run.State == state {
 			runs = append(runs, run)
 		}
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(read)
 	}
 	return runs, nil
 }
@@ -1126,10 +1159,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	} else {
 		run.QueuedAt = &now
 	}
-	if err := txn.Insert(tableDagRuns, run); err != nil {
-		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
-	}
-	if err := addRunCountTxn(txn, nr.dag.DagID, 1, int64(len(nr.conf))); err != nil {
+	if err := putRunTxn(txn, nil, run); err != nil {
 		return nil, err
 	}
 	if len(nr.dag.Tasks) > 0 {
@@ -1768,7 +1798,7 @@ func (s *Store) StartRun(dagID, runID string, now time.Time, admit func(v storeV
 		started := *run
 		started.State = RunRunning
 		started.StartDate, started.UpdatedAt = &now, &now
-		return txn.Insert(tableDagRuns, &started)
+		return putRunTxn(txn, run, &started)
 	})
 }
 
@@ -1812,7 +1842,7 @@ func (s *Store) AdvanceRun(dagID, runID string, decide func(v storeView, run *Da
 func finishRunTxn(txn *memdb.Txn, run *DagRun, state RunState, now time.Time) error {
 	done := *run
 	done.State, done.EndDate, done.UpdatedAt = state, &now, &now
-	return txn.Insert(tableDagRuns, &done)
+	return putRunTxn(txn, run, &done)
 }
 
 // LaunchTry stores what start returns for a scheduled task instance of a
@@ -2083,7 +2113,7 @@ func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time
 				forced.StartDate = &now
 			}
 		}
-		return txn.Insert(tableDagRuns, &forced)
+		return putRunTxn(txn, run, &forced)
 	})
 	return stopped, err
 }
@@ -2138,7 +2168,7 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 		if run.State.Finished() {
 			reopened := *run
 			reopened.State, reopened.EndDate, reopened.UpdatedAt = RunRunning, nil, &now
-			return txn.Insert(tableDagRuns, &reopened)
+			return putRunTxn(txn, run, &reopened)
 		}
 		return nil
 	})
@@ -2628,7 +2658,7 @@ func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*D
 		noted := *run
 		noted.Note, noted.UpdatedAt = note, &now
 		out = &noted
-		return txn.Insert(tableDagRuns, &noted)
+		return putRunTxn(txn, run, &noted)
 	})
 	return out, err
 }
@@ -2641,8 +2671,8 @@ func (s *Store) DeleteRun(dagID, runID string) error {
 		if err != nil {
 			return err
 		}
-		if err := txn.Delete(tableDagRuns, run); err != nil {
-			return fmt.Errorf("delete run %s of %s: %w", runID, dagID, err)
+		if err := deleteRunTxn(txn, run); err != nil {
+			return err
 		}
 		if _, err := txn.DeleteAll(tableTasks, indexID, dagID, runID); err != nil {
 			return fmt.Errorf("delete task instances of %s/%s: %w", dagID, runID, err)
@@ -2652,7 +2682,7 @@ func (s *Store) DeleteRun(dagID, runID string) error {
 				return fmt.Errorf("delete %s of %s/%s: %w", table, dagID, runID, err)
 			}
 		}
-		return addRunCountTxn(txn, dagID, -1, -int64(len(run.Conf)))
+		return nil
 	})
 }
 
@@ -2702,33 +2732,60 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 		}
 		queued := *run
 		queued.State, queued.StartDate, queued.EndDate, queued.QueuedAt, queued.UpdatedAt = RunQueued, nil, nil, &now, &now
-		return txn.Insert(tableDagRuns, &queued)
+		return putRunTxn(txn, run, &queued)
 	})
 	return stopped, err
 }
 
-// RunPage is one DAG's runs by logical date, skipping offset and reading
-// at most limit (descending when desc), with how many runs the DAG has:
-// the cost is the page, not the DAG's runs.
-func (s *Store) RunPage(dagID string, offset, limit int, desc bool) ([]*DagRun, int, error) {
+// RunPageQuery is a page of runs in an order the store's indexes keep.
+type RunPageQuery struct {
+	DagID         string     // "" is every DAG (by id only)
+	States        []RunState // any of these (each one of runStates); nil is any
+	ByDate        bool       // by logical date (one DAG only), else by id
+	Desc          bool
+	Offset, Limit int
+}
+
+// RunPage reads a page of runs and how many runs match in all. It walks
+// an index in the page's order and stops at the page's end: the cost is
+// offset plus limit rows (with States, also the rows in other states
+// among them; for every DAG also a seek per DAG), and the total comes
+// from the counts the writes keep (one row per DAG), not from the runs.
+// Every DAG's runs leave out those of a DAG id the store has no DAG row
+// for, as the listing of every DAG's ids does.
+func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
 	txn := s.read()
-	total := runCountTxn(txn, dagID).N
-	var it memdb.ResultIterator
-	var err error
-	if desc {
-		end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
-		it, err = txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
-	} else {
-		it, err = txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
-	}
+	total, dagIDs, err := runPageTotal(txn, q)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list runs of %s: %w", dagID, err)
+		return nil, 0, err
 	}
+	it, err := runPageIterator(txn, q, dagIDs)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list runs of %q: %w", q.DagID, err)
+	}
+	read := 0
+	defer func() {
+		if m, ok := it.(*runMerge); ok {
+			read = m.pulled // the rows of every DAG's walk
+		}
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	offset := q.Offset
 	runs := []*DagRun{}
-	for raw := it.Next(); raw != nil && len(runs) < limit; raw = it.Next() {
-		run := raw.(*DagRun)
-		if run.DagID != dagID {
+	for len(runs) < q.Limit {
+		raw := it.Next()
+		if raw == nil {
 			break
+		}
+		read++
+		run := raw.(*DagRun)
+		if q.DagID != "" && run.DagID != q.DagID {
+			break // past the DAG's end of a reverse walk
+		}
+		if q.States != nil && !slices.Contains(q.States, run.State) {
+			continue
 		}
 		if offset > 0 {
 			offset--
@@ -2737,4 +2794,129 @@ func (s *Store) RunPage(dagID string, offset, limit int, desc bool) ([]*DagRun, 
 		runs = append(runs, run)
 	}
 	return runs, total, nil
+}
+
+func runPageIterator(txn *memdb.Txn, q RunPageQuery, dagIDs []string) (memdb.ResultIterator, error) {
+	switch {
+	case q.ByDate && q.Desc:
+		end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+		return txn.ReverseLowerBound(tableDagRuns, indexDagDate, q.DagID, end)
+	case q.ByDate:
+		return txn.Get(tableDagRuns, indexDagDate+"_prefix", q.DagID, nil)
+	case q.DagID != "":
+		return dagRunsByID(txn, q.DagID, q.Desc)
+	}
+	m := &runMerge{desc: q.Desc}
+	for _, id := range dagIDs {
+		it, err := dagRunsByID(txn, id, q.Desc)
+		if err != nil {
+			return nil, err
+		}
+		m.add(it)
+	}
+	heap.Init(m)
+	return m, nil
+}
+
+// dagRunsByID walks one DAG's runs in id order, or from the highest id
+// down; a reverse walk runs on past the DAG's runs, so readers stop at
+// the first run of another DAG.
+func dagRunsByID(txn *memdb.Txn, dagID string, desc bool) (memdb.ResultIterator, error) {
+	if desc {
+		return txn.ReverseLowerBound(tableDagRuns, indexDagRow, dagID, int64(1<<63-1))
+	}
+	return txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, nil)
+}
+
+// runMerge yields the runs of several DAGs in id order (descending when
+// desc), from one walk of each DAG's (dag_id, id) index: a page of every
+// DAG's runs costs a seek per DAG and its own rows.
+type runMerge struct {
+	desc   bool
+	heads  []runHead
+	pulled int // rows read from the walks
+}
+
+// runHead is the next run of one DAG's walk.
+type runHead struct {
+	run *DagRun
+	it  memdb.ResultIterator
+}
+
+// add starts a DAG's walk; a walk with no run of its DAG is left out.
+func (m *runMerge) add(it memdb.ResultIterator) {
+	m.pulled++
+	if raw := it.Next(); raw != nil {
+		m.heads = append(m.heads, runHead{run: raw.(*DagRun), it: it})
+	}
+}
+
+func (m *runMerge) Len() int { return len(m.heads) }
+func (m *runMerge) Less(i, j int) bool {
+	if m.desc {
+		return m.heads[i].run.ID > m.heads[j].run.ID
+	}
+	return m.heads[i].run.ID < m.heads[j].run.ID
+}
+func (m *runMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *runMerge) Push(x any)    { m.heads = append(m.heads, x.(runHead)) }
+func (m *runMerge) Pop() any {
+	last := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return last
+}
+
+// Next is memdb.ResultIterator's: the next run of the merged order.
+func (m *runMerge) Next() any {
+	if len(m.heads) == 0 {
+		return nil
+	}
+	top := &m.heads[0]
+	run := top.run
+	m.pulled++
+	if raw := top.it.Next(); raw != nil && raw.(*DagRun).DagID == run.DagID {
+		top.run = raw.(*DagRun)
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return run
+}
+
+// WatchCh is memdb.ResultIterator's; a page is read once, never watched.
+func (m *runMerge) WatchCh() <-chan struct{} { return nil }
+
+// runPageTotal is how many runs match q, from the run counts; for every
+// DAG also the DAG ids that have runs and a DAG row (nil for one DAG).
+func runPageTotal(txn *memdb.Txn, q RunPageQuery) (int, []string, error) {
+	of := func(c runCount) int {
+		if q.States == nil {
+			return c.N
+		}
+		n := 0
+		for i, state := range q.States {
+			if !slices.Contains(q.States[:i], state) {
+				n += c.States[runStateSlot(state)]
+			}
+		}
+		return n
+	}
+	if q.DagID != "" {
+		return of(runCountTxn(txn, q.DagID)), nil, nil
+	}
+	it, err := txn.Get(tableRunCounts, indexID)
+	if err != nil {
+		return 0, nil, fmt.Errorf("count runs: %w", err)
+	}
+	total, dagIDs := 0, []string{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		c := raw.(*runCount)
+		if _, err := dagRowTxn(txn, c.DagID); err == nil {
+			dagIDs = append(dagIDs, c.DagID)
+			total += of(*c)
+		} else if !errors.Is(err, errNotFound) {
+			return 0, nil, err
+		}
+	}
+	return total, dagIDs, nil
 }

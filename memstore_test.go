@@ -169,8 +169,9 @@ func TestStore_TaskInstanceRows(t *testing.T) {
 }
 
 // The per-DAG run counts and conf sizes that the run limit and the conf
-// limit read, and the total of conf sizes, follow every write that adds or
-// removes runs, and a restore counts them again: each step compares them
+// limit read, the counts by state that the stable API's totals read, and
+// the total of conf sizes, follow every write that adds or removes runs or
+// changes a run's state, and a restore counts them again: each step compares them
 // with a recount from the runs table.
 func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
@@ -188,6 +189,7 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 			run := raw.(*DagRun)
 			c := want[run.DagID]
 			c.DagID, c.N, c.ConfBytes = run.DagID, c.N+1, c.ConfBytes+int64(len(run.Conf))
+			c.States[runStateSlot(run.State)]++
 			want[run.DagID] = c
 			wantTotal += int64(len(run.Conf))
 		}
@@ -246,6 +248,36 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a run's conf changed", ts.store)
+	// Every change of a run's state moves it between the state counts.
+	day4 := "manual__2024-01-04T00:00:00+00:00"
+	admit := func(storeView, *DagRun) (bool, error) { return true, nil }
+	if err := ts.store.StartRun("example_bash_operator", day4, testNow, admit); err != nil {
+		t.Fatal(err)
+	}
+	check("a run started", ts.store)
+	if _, err := ts.store.ForceRunState("example_bash_operator", day4, RunFailed, testNow); err != nil {
+		t.Fatal(err)
+	}
+	check("a run failed", ts.store)
+	if _, err := ts.store.ClearRun("example_bash_operator", day4, testNow); err != nil {
+		t.Fatal(err)
+	}
+	check("a finished run cleared", ts.store)
+	if _, err := ts.store.ForceRunState("example_bash_operator", day4, RunSuccess, testNow); err != nil {
+		t.Fatal(err)
+	}
+	pickFirst := func(d *DAG) ([]string, error) { return []string{d.Tasks[0].TaskID}, nil }
+	if _, _, err := ts.store.ForceTaskStates("example_bash_operator", day4, TaskSuccess, testNow, pickFirst); err != nil {
+		t.Fatal(err)
+	}
+	check("a finished run reopened", ts.store)
+	if run, err := ts.store.RunByRunID("example_bash_operator", day4); err != nil || run.State != RunRunning {
+		t.Fatalf("the reopened run: %+v, %v; want it running", run, err)
+	}
+	if err := ts.store.DeleteRun("example_bash_operator", day4); err != nil {
+		t.Fatal(err)
+	}
+	check("a run deleted", ts.store)
 
 	path := filepath.Join(t.TempDir(), "snapshot.json")
 	if _, err := writeSnapshot(ts.store, path, testNow); err != nil {

@@ -203,6 +203,26 @@ type runCount struct {
 	DagID     string
 	N         int
 	ConfBytes int64
+	// States counts the runs in each state, so that a listing filtered
+	// by state knows its total without reading the runs.
+	States runStateCounts
+}
+
+// runStateCounts has one count per state in runStates' order, and a last
+// one for any other state.
+type runStateCounts [len(runStates) + 1]int
+
+// runStates are the run states runStateCounts counts one by one.
+var runStates = [...]RunState{RunQueued, RunRunning, RunSuccess, RunFailed}
+
+// runStateSlot is the index of state in runStateCounts.
+func runStateSlot(state RunState) int {
+	for i, s := range runStates {
+		if s == state {
+			return i
+		}
+	}
+	return len(runStates)
 }
 
 // storeTotal is a sum over a whole table, derived like runCount: the conf

@@ -57,18 +57,14 @@ func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
 // UpsertDagRun stores a changed copy of a run, or a new run.
 func (s *Store) UpsertDagRun(run *DagRun) error {
 	return s.update(func(txn *memdb.Txn) error {
-		runs, confBytes := 1, int64(len(run.Conf))
 		old, err := runByRunIDTxn(txn, run.DagID, run.RunID)
-		switch {
-		case err == nil:
-			runs, confBytes = 0, confBytes-int64(len(old.Conf))
-		case !errors.Is(err, errNotFound):
+		if errors.Is(err, errNotFound) {
+			old, err = nil, nil
+		}
+		if err != nil {
 			return err
 		}
-		if err := txn.Insert(tableDagRuns, run); err != nil {
-			return fmt.Errorf("store run %s of %s: %w", run.RunID, run.DagID, err)
-		}
-		return addRunCountTxn(txn, run.DagID, runs, confBytes)
+		return putRunTxn(txn, old, run)
 	})
 }
 

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// pageDAG is a one-task DAG for the listing-cost tests.
+const pageDAG = "dag_id: paged\nschedule_interval: null\nstart_date: 2020-01-01\ntasks:\n  - {task_id: only, operator: EmptyOperator}\n"
+
+// TestServerV1_ListRuns_ReadsThePage lists pages of 100 runs of a DAG
+// with 10,000 runs (every tenth failed) and checks, through the store's
+// rowsRead hook, that a page reads about its own rows, not the DAG's
+// runs, in the orders and with the filters the store's indexes serve;
+// and that each page and total are those of every matching run sorted as
+// Airflow sorts them (order, then id; offset, then limit: Airflow 2.10.3
+// airflow/api_connexion/endpoints/dag_run_endpoint.py:174 and :188-189).
+// Another DAG's runs come before and after, so that the walks cross DAG
+// boundaries.
+func TestServerV1_ListRuns_ReadsThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2, withDAG(pageDAG), withDAG(
+		"dag_id: other\nschedule_interval: null\nstart_date: 2020-01-01\ntasks:\n  - {task_id: only, operator: EmptyOperator}\n"))
+	dagOf := func(id string) *DAG {
+		row, err := ts.store.DagByID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return row.Def
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	everyTenthFailed := func(i int) RunState {
+		if i%10 == 9 {
+			return RunFailed
+		}
+		return RunSuccess
+	}
+	addRunsIn(t, ts.store, dagOf("other"), base.Add(-time.Hour*24*365), 500, false, everyTenthFailed)
+	// The later half of the DAG's ids has the earlier logical dates, so
+	// that the id order and the date order differ.
+	addRunsIn(t, ts.store, dagOf("paged"), base, 5000, false, everyTenthFailed)
+	addRunsIn(t, ts.store, dagOf("paged"), base.Add(-time.Hour*24*30), 5000, false, everyTenthFailed)
+	addRunsIn(t, ts.store, dagOf("other"), base.Add(time.Hour*24*365), 500, false, everyTenthFailed)
+
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, dagID string
+		query       v1Values
+		states      []RunState // the filter, for the expected answer
+		maxRead     int
+	}{
+		{"default order (id)", "paged", v1Values{"limit": {"100"}}, nil, 100},
+		{"id descending", "paged", v1Values{"limit": {"100"}, "order_by": {"-id"}}, nil, 100},
+		{"id, a later page", "paged", v1Values{"limit": {"100"}, "offset": {"300"}}, nil, 400},
+		{"logical date", "paged", v1Values{"limit": {"100"}, "order_by": {"execution_date"}}, nil, 100},
+		{"logical date descending", "paged", v1Values{"limit": {"100"}, "order_by": {"-execution_date"}}, nil, 100},
+		{"a common state", "paged", v1Values{"limit": {"100"}, "state": {"success"}}, []RunState{RunSuccess}, 112},
+		{"two states", "paged", v1Values{"limit": {"100"}, "state": {"success", "failed"}}, []RunState{RunSuccess, RunFailed}, 100},
+		// Every DAG: a seek in each of the two DAGs, and the page.
+		{"every DAG", "~", v1Values{"limit": {"100"}}, nil, 102},
+		{"every DAG, id descending", "~", v1Values{"limit": {"100"}, "order_by": {"-id"}}, nil, 102},
+		{"every DAG, a common state", "~", v1Values{"limit": {"100"}, "state": {"success"}}, []RunState{RunSuccess}, 114},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read = 0
+			got, err := ts.srv.V1GetDagRuns(tc.dagID, tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("read %d rows", read)
+			if read > tc.maxRead {
+				t.Errorf("the page read %d rows, want at most %d", read, tc.maxRead)
+			}
+			ids, total := pageRunIDs(t, got)
+			wantIDs, wantTotal := expectedRunPage(t, ts.store, tc.dagID, tc.query, tc.states)
+			if !slices.Equal(ids, wantIDs) || total != wantTotal {
+				t.Errorf("page %v… (%d runs, total %d), want %v… (%d runs, total %d)",
+					head(ids), len(ids), total, head(wantIDs), len(wantIDs), wantTotal)
+			}
+		})
+	}
+}
+
+// pageRunIDs reads "dag_id/dag_run_id" of each run of a collection, and
+// its total_entries.
+func pageRunIDs(t *testing.T, c map[string]any) ([]string, int) {
+	t.Helper()
+	var ids []string
+	for _, r := range c["dag_runs"].([]any) {
+		run := r.(map[string]any)
+		ids = append(ids, fmt.Sprint(run["dag_id"], "/", run["dag_run_id"]))
+	}
+	return ids, c["total_entries"].(int)
+}
+
+// expectedRunPage is the page as Airflow's query gives it, from every run
+// of the DAG (of every DAG for "~"): filter, sort by the attribute then
+// id, count, offset, limit.
+func expectedRunPage(t *testing.T, store *Store, dagID string, q v1Values, states []RunState) ([]string, int) {
+	t.Helper()
+	dagIDs := []string{dagID}
+	if dagID == "~" {
+		dagIDs = []string{"other", "paged"}
+	}
+	var all []*DagRun
+	for _, id := range dagIDs {
+		runs, err := store.RunsOfDag(id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if states == nil || slices.Contains(states, r.State) {
+				all = append(all, r)
+			}
+		}
+	}
+	attr, desc, err := q.orderBy("id", v1RunOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byAttr := compareRuns(attr)
+	slices.SortFunc(all, func(a, b *DagRun) int {
+		if desc {
+			return byAttr(b, a)
+		}
+		return byAttr(a, b)
+	})
+	p, err := q.page()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range all[min(p.offset, len(all)):min(p.offset+p.limit, len(all))] {
+		ids = append(ids, r.DagID+"/"+r.RunID)
+	}
+	return ids, len(all)
+}
+
+func head(ids []string) []string { return ids[:min(3, len(ids))] }
