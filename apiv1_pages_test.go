@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -140,3 +141,78 @@ func expectedRunPage(t *testing.T, store *Store, dagID string, q v1Values, state
 }
 
 func head(ids []string) []string { return ids[:min(3, len(ids))] }
+
+// TestServerV1_ListTaskInstances_ReadsThePage lists pages of 100 task
+// instances across every run of a DAG with 10,000 runs of two tasks, and
+// across every DAG, and checks through the store's rowsRead hook that a
+// page reads its own runs and those before it in the DAG (two rows each:
+// the run and its task-instance row), a DAG before the page none; and
+// that each page and total are those of the listing that reads every run
+// (Airflow 2.10.3 airflow/api_connexion/endpoints/task_instance_endpoint.py:232
+// counts before the page).
+func TestServerV1_ListTaskInstances_ReadsThePage(t *testing.T) {
+	t.Parallel()
+	twoTasks := func(id string) string {
+		return "dag_id: " + id + "\nschedule_interval: null\nstart_date: 2020-01-01\ntasks:\n" +
+			"  - {task_id: a, operator: EmptyOperator}\n  - {task_id: b, operator: EmptyOperator, upstream: [a]}\n"
+	}
+	ts := newTestServer(t, edition2, withDAG(twoTasks("paged")), withDAG(twoTasks("other")))
+	dagOf := func(id string) *DAG {
+		row, err := ts.store.DagByID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return row.Def
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	success := func(int) RunState { return RunSuccess }
+	addRunsIn(t, ts.store, dagOf("other"), base, 1000, true, success)
+	addRunsIn(t, ts.store, dagOf("paged"), base, 10000, true, success)
+
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, dagID string
+		query       v1Values
+		maxRead     int
+	}{
+		{"every run of a DAG", "paged", v1Values{"limit": {"100"}}, 100},
+		{"every run of a DAG, a later page", "paged", v1Values{"limit": {"100"}, "offset": {"300"}}, 400},
+		{"every run of every DAG", "~", v1Values{"limit": {"100"}}, 100},
+		// "other" (2,000 task instances) is skipped by its count.
+		{"every DAG, past the first DAG", "~", v1Values{"limit": {"100"}, "offset": {"2050"}}, 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read = 0
+			got, err := ts.srv.V1GetTaskInstances(tc.dagID, "~", tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("read %d rows", read)
+			if read > tc.maxRead {
+				t.Errorf("the page read %d rows, want at most %d", read, tc.maxRead)
+			}
+			// The listing that reads every run: a filter every task
+			// instance here passes (each has a start date).
+			p, err := tc.query.page()
+			if err != nil {
+				t.Fatal(err)
+			}
+			everyStart := time.Time{}
+			q := &tiQuery{offset: p.offset, limit: p.limit, startGTE: &everyStart}
+			if tc.dagID != "~" {
+				q.dagIDs = []string{tc.dagID}
+			}
+			want, wantTotal, err := ts.srv.fetchTaskInstances(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) != p.limit || wantTotal == 0 {
+				t.Fatalf("the full listing has %d of %d task instances: the test would compare nothing", len(want), wantTotal)
+			}
+			if !reflect.DeepEqual(got["task_instances"], want) || got["total_entries"] != wantTotal {
+				t.Errorf("page of %d (total %v), want %d (total %d)", len(got["task_instances"].([]any)), got["total_entries"], len(want), wantTotal)
+			}
+		})
+	}
+}

@@ -100,6 +100,15 @@ func (q *tiQuery) match(ti *TaskInstance, run *DagRun) bool {
 		inRange(ti.EndDate, q.endGTE, q.endLTE) && inRange(ti.UpdatedAt, q.updatedGTE, q.updatedLTE)
 }
 
+// unfiltered reports whether q keeps every task instance of the runs it
+// names.
+func (q *tiQuery) unfiltered() bool {
+	return q.taskIDs == nil && !q.statesGiven && q.pools == nil && q.queues == nil && !q.executorsGiven &&
+		q.durationGTE == nil && q.durationLTE == nil && q.executionGTE == nil && q.executionLTE == nil &&
+		q.startGTE == nil && q.startLTE == nil && q.endGTE == nil && q.endLTE == nil &&
+		q.updatedGTE == nil && q.updatedLTE == nil
+}
+
 // parseTIStates is _convert_ti_states: "none" is no state; a name that is
 // no task-instance state is refused (Airflow raises a ValueError, a 500).
 func parseTIStates(names []string) ([]TaskState, error) {
@@ -121,7 +130,9 @@ func parseTIStates(names []string) ([]TaskState, error) {
 
 // fetchTaskInstances is the listing: the runs the query names (every run
 // of a DAG, or of every DAG), their task instances by DAG, logical date
-// and task_id, then the page.
+// and task_id, then the page. Every run's task instances, unfiltered,
+// are the store's TaskInstancePage, which reads the page and the runs
+// before it; otherwise every run named is read.
 func (s *server) fetchTaskInstances(q *tiQuery) ([]any, int, error) {
 	store := s.opts.Store
 	dagIDs := q.dagIDs
@@ -135,9 +146,21 @@ func (s *server) fetchTaskInstances(q *tiQuery) ([]any, int, error) {
 		}
 	}
 	sort.Strings(dagIDs)
+	dagIDs = slices.Compact(dagIDs)
+	if q.runIDs == nil && q.unfiltered() {
+		page, total, err := store.TaskInstancePage(dagIDs, q.offset, q.limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := make([]any, len(page))
+		for i, p := range page {
+			out[i] = v1TaskInstance(p.TI, p.Run)
+		}
+		return out, total, nil
+	}
 	var out []any
 	total := 0
-	for _, dagID := range slices.Compact(dagIDs) {
+	for _, dagID := range dagIDs {
 		var runs []*DagRun
 		if q.runIDs != nil {
 			for _, runID := range q.runIDs {

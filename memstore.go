@@ -216,47 +216,66 @@ func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 	return *raw.(*runCount)
 }
 
-// countRunTxn adds run to its DAG's counts (sign 1) or takes it away
-// (sign -1), and its conf's bytes to the store's total.
-func countRunTxn(txn *memdb.Txn, run *DagRun, sign int) error {
+// countRunTxn adds run, with tis task instances, to its DAG's counts
+// (sign 1) or takes it away (sign -1), and its conf's bytes to the
+// store's total.
+func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis int) error {
 	c := runCountTxn(txn, run.DagID)
 	confBytes := int64(sign * len(run.Conf))
 	c.N += sign
 	c.States[runStateSlot(run.State)] += sign
 	c.ConfBytes += confBytes
-	if c.N <= 0 {
-		if _, err := txn.DeleteAll(tableRunCounts, indexID, run.DagID); err != nil {
-			return fmt.Errorf("clear run count of %s: %w", run.DagID, err)
-		}
-	} else if err := txn.Insert(tableRunCounts, &c); err != nil {
-		return fmt.Errorf("count runs of %s: %w", run.DagID, err)
+	c.TaskInstances += sign * tis
+	if err := storeRunCountTxn(txn, &c); err != nil {
+		return err
 	}
 	return addTotalTxn(txn, totalConfBytes, confBytes)
 }
 
-// putRunTxn stores next, a new run when old is nil or else a changed copy
-// of old, and keeps its DAG's counts.
+// storeRunCountTxn keeps c, or drops it when it counts nothing.
+func storeRunCountTxn(txn *memdb.Txn, c *runCount) error {
+	if c.N <= 0 && c.TaskInstances <= 0 {
+		if _, err := txn.DeleteAll(tableRunCounts, indexID, c.DagID); err != nil {
+			return fmt.Errorf("clear run count of %s: %w", c.DagID, err)
+		}
+	} else if err := txn.Insert(tableRunCounts, c); err != nil {
+		return fmt.Errorf("count runs of %s: %w", c.DagID, err)
+	}
+	return nil
+}
+
+// putRunTxn stores a changed copy of a run, and keeps its DAG's counts.
 func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if err := txn.Insert(tableDagRuns, next); err != nil {
 		return fmt.Errorf("store run %s of %s: %w", next.RunID, next.DagID, err)
 	}
-	if old != nil {
-		if old.State == next.State && len(old.Conf) == len(next.Conf) {
-			return nil
-		}
-		if err := countRunTxn(txn, old, -1); err != nil {
-			return err
-		}
+	if old.State == next.State && len(old.Conf) == len(next.Conf) {
+		return nil
 	}
-	return countRunTxn(txn, next, 1)
+	if err := countRunTxn(txn, old, -1, 0); err != nil {
+		return err
+	}
+	return countRunTxn(txn, next, 1, 0)
 }
 
-// deleteRunTxn removes one run row and takes it from its DAG's counts.
+// deleteRunTxn removes one run row and its task instances, and takes them
+// from its DAG's counts.
 func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 	if err := txn.Delete(tableDagRuns, run); err != nil {
 		return fmt.Errorf("delete run %s of %s: %w", run.RunID, run.DagID, err)
 	}
-	return countRunTxn(txn, run, -1)
+	row, err := runTasksTxn(txn, run.DagID, run.RunID)
+	if err != nil {
+		return err
+	}
+	tis := 0
+	if row != nil {
+		tis = len(row.TIs)
+		if err := txn.Delete(tableTasks, row); err != nil {
+			return fmt.Errorf("delete task instances of %s/%s: %w", run.DagID, run.RunID, err)
+		}
+	}
+	return countRunTxn(txn, run, -1, tis)
 }
 
 // forgetRunCountTxn is countRunTxn for a write that removes every run of
@@ -280,36 +299,46 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 	return nil
 }
 
-// recountRunsTxn sets every DAG's run counts and conf bytes, and the total,
-// from the runs table (after a restore).
+// recountRunsTxn sets every DAG's run counts, task-instance count and conf
+// bytes, and the total, from the runs and task-instance tables (after a
+// restore).
 func recountRunsTxn(txn *memdb.Txn) error {
 	if err := clearRunCountsTxn(txn); err != nil {
 		return err
 	}
-	it, err := txn.Get(tableDagRuns, indexDagDate)
+	counts := map[string]*runCount{}
+	countOf := func(dagID string) *runCount {
+		c := counts[dagID]
+		if c == nil {
+			c = &runCount{DagID: dagID}
+			counts[dagID] = c
+		}
+		return c
+	}
+	it, err := txn.Get(tableDagRuns, indexID)
 	if err != nil {
 		return fmt.Errorf("count runs: %w", err)
 	}
-	var c *runCount
 	var total int64
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		run := raw.(*DagRun)
-		if c == nil || c.DagID != run.DagID {
-			if c != nil {
-				if err := txn.Insert(tableRunCounts, c); err != nil {
-					return fmt.Errorf("count runs of %s: %w", c.DagID, err)
-				}
-			}
-			c = &runCount{DagID: run.DagID}
-		}
+		c := countOf(run.DagID)
 		c.N++
 		c.States[runStateSlot(run.State)]++
 		c.ConfBytes += int64(len(run.Conf))
 		total += int64(len(run.Conf))
 	}
-	if c != nil {
-		if err := txn.Insert(tableRunCounts, c); err != nil {
-			return fmt.Errorf("count runs of %s: %w", c.DagID, err)
+	tit, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return fmt.Errorf("count task instances: %w", err)
+	}
+	for raw := tit.Next(); raw != nil; raw = tit.Next() {
+		row := raw.(*runTasks)
+		countOf(row.DagID).TaskInstances += len(row.TIs)
+	}
+	for _, c := range counts {
+		if err := storeRunCountTxn(txn, c); err != nil {
+			return err
 		}
 	}
 	return addTotalTxn(txn, totalConfBytes, total)
@@ -519,9 +548,6 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 	for _, run := range finished {
 		if err := deleteRunTxn(txn, run); err != nil {
 			return err
-		}
-		if _, err := txn.DeleteAll(tableTasks, indexID, dagID, run.RunID); err != nil {
-			return fmt.Errorf("drop task instances of run %s of %s: %w", run.RunID, dagID, err)
 		}
 		for _, table := range []string{tableLineage, tableTaskLogs} {
 			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, run.RunID, ""); err != nil {
@@ -1083,6 +1109,17 @@ func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
 		if err := txn.Insert(tableTasks, row); err != nil {
 			return fmt.Errorf("store tasks of %s/%s: %w", dagID, runID, err)
 		}
+		added := len(row.TIs)
+		if old != nil {
+			added -= len(old.TIs)
+		}
+		if added != 0 {
+			c := runCountTxn(txn, dagID)
+			c.TaskInstances += added
+			if err := storeRunCountTxn(txn, &c); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -1159,9 +1196,10 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	} else {
 		run.QueuedAt = &now
 	}
-	if err := putRunTxn(txn, nil, run); err != nil {
-		return nil, err
+	if err := txn.Insert(tableDagRuns, run); err != nil {
+		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
 	}
+	tiCount := 0
 	if len(nr.dag.Tasks) > 0 {
 		// One allocation for all of the run's task instances.
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
@@ -1184,6 +1222,10 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		if err := txn.Insert(tableTasks, row); err != nil {
 			return nil, fmt.Errorf("insert tasks of %s/%s: %w", nr.dag.DagID, nr.runID, err)
 		}
+		tiCount = len(row.TIs)
+	}
+	if err := countRunTxn(txn, run, 1, tiCount); err != nil {
+		return nil, err
 	}
 	for _, childID := range nr.dag.SubDAGIDs() {
 		child, err := dagRowTxn(txn, childID)
@@ -2674,9 +2716,6 @@ func (s *Store) DeleteRun(dagID, runID string) error {
 		if err := deleteRunTxn(txn, run); err != nil {
 			return err
 		}
-		if _, err := txn.DeleteAll(tableTasks, indexID, dagID, runID); err != nil {
-			return fmt.Errorf("delete task instances of %s/%s: %w", dagID, runID, err)
-		}
 		for _, table := range []string{tableLineage, tableTaskLogs} {
 			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, runID, ""); err != nil {
 				return fmt.Errorf("delete %s of %s/%s: %w", table, dagID, runID, err)
@@ -2919,4 +2958,60 @@ func runPageTotal(txn *memdb.Txn, q RunPageQuery) (int, []string, error) {
 		}
 	}
 	return total, dagIDs, nil
+}
+
+// RunTaskInstance is a task instance with its run.
+type RunTaskInstance struct {
+	Run *DagRun
+	TI  *TaskInstance
+}
+
+// TaskInstancePage is the task instances of every run of dagIDs (taken in
+// the order given), by DAG, logical date and task_id, skipping offset and
+// reading at most limit, and how many there are in all. The total comes
+// from the DAGs' counts; a DAG the page skips whole costs its count row,
+// a run the page skips whole its task-instance row, so the cost is the
+// page and the runs before it, not the DAGs' task instances.
+func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskInstance, int, error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	page := []RunTaskInstance{}
+	total := 0
+	for _, dagID := range dagIDs {
+		n := runCountTxn(txn, dagID).TaskInstances
+		total += n
+		if len(page) == limit || offset >= n {
+			offset -= min(offset, n)
+			continue
+		}
+		it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list runs of %s: %w", dagID, err)
+		}
+		for raw := it.Next(); raw != nil && len(page) < limit; raw = it.Next() {
+			run := raw.(*DagRun)
+			row, err := runTasksTxn(txn, dagID, run.RunID)
+			if err != nil {
+				return nil, 0, err
+			}
+			read += 2 // the run and its task-instance row
+			if row == nil {
+				continue
+			}
+			if offset >= len(row.TIs) {
+				offset -= len(row.TIs)
+				continue
+			}
+			for _, ti := range row.TIs[offset:min(len(row.TIs), offset+limit-len(page))] {
+				page = append(page, RunTaskInstance{Run: run, TI: ti})
+			}
+			offset = 0
+		}
+	}
+	return page, total, nil
 }

@@ -169,10 +169,11 @@ func TestStore_TaskInstanceRows(t *testing.T) {
 }
 
 // The per-DAG run counts and conf sizes that the run limit and the conf
-// limit read, the counts by state that the stable API's totals read, and
-// the total of conf sizes, follow every write that adds or removes runs or
-// changes a run's state, and a restore counts them again: each step compares them
-// with a recount from the runs table.
+// limit read, the counts by state and of task instances that the stable
+// API's totals read, and the total of conf sizes, follow every write that
+// adds or removes runs or changes a run's state, and a restore counts them
+// again: each step compares them with a recount from the runs and
+// task-instance tables.
 func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition2, withRunLimit(RunLimit{Max: 3, DropOldestFinished: true}))
@@ -192,6 +193,16 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 			c.States[runStateSlot(run.State)]++
 			want[run.DagID] = c
 			wantTotal += int64(len(run.Conf))
+		}
+		tit, err := txn.Get(tableTasks, indexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for raw := tit.Next(); raw != nil; raw = tit.Next() {
+			row := raw.(*runTasks)
+			c := want[row.DagID]
+			c.DagID, c.TaskInstances = row.DagID, c.TaskInstances+len(row.TIs)
+			want[row.DagID] = c
 		}
 		got := map[string]runCount{}
 		cit, err := txn.Get(tableRunCounts, indexID)

@@ -206,6 +206,9 @@ type runCount struct {
 	// States counts the runs in each state, so that a listing filtered
 	// by state knows its total without reading the runs.
 	States runStateCounts
+	// TaskInstances counts the task instances of the DAG's runs, the
+	// total of a task-instance listing across them.
+	TaskInstances int
 }
 
 // runStateCounts has one count per state in runStates' order, and a last

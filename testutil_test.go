@@ -58,10 +58,13 @@ func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
 func (s *Store) UpsertDagRun(run *DagRun) error {
 	return s.update(func(txn *memdb.Txn) error {
 		old, err := runByRunIDTxn(txn, run.DagID, run.RunID)
-		if errors.Is(err, errNotFound) {
-			old, err = nil, nil
-		}
-		if err != nil {
+		switch {
+		case errors.Is(err, errNotFound):
+			if err := txn.Insert(tableDagRuns, run); err != nil {
+				return err
+			}
+			return countRunTxn(txn, run, 1, 0)
+		case err != nil:
 			return err
 		}
 		return putRunTxn(txn, old, run)
