@@ -536,7 +536,8 @@ func BenchmarkStartup(b *testing.B) {
 // AIRLITE_BARE_DIR names a folder of captured answers, listens on
 // AIRLITE_BARE_ADDR, writes its URL to AIRLITE_BARE_READY and serves until
 // SIGINT or SIGTERM. The folder holds a manifest of "METHOD PATH NAME"
-// lines; NAME.body and NAME.headers (curl -D) are the captured answer.
+// lines (PATH may end in a query, answered only to that query);
+// NAME.body and NAME.headers (curl -D) are the captured answer.
 func TestBareServer(t *testing.T) {
 	dir := os.Getenv("AIRLITE_BARE_DIR")
 	if dir == "" {
@@ -546,7 +547,7 @@ func TestBareServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
+	byQuery := map[string]map[string]http.Handler{} // "METHOD path" → query → answer
 	for _, line := range strings.Split(strings.TrimSpace(string(manifest)), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 {
@@ -557,7 +558,23 @@ func TestBareServer(t *testing.T) {
 		if f[0] == http.MethodPost {
 			h = barePost(c)
 		}
-		mux.Handle(f[0]+" "+f[1], h)
+		path, query, _ := strings.Cut(f[1], "?")
+		pattern := f[0] + " " + path
+		if byQuery[pattern] == nil {
+			byQuery[pattern] = map[string]http.Handler{}
+		}
+		byQuery[pattern][query] = h
+	}
+	mux := http.NewServeMux()
+	for pattern, answers := range byQuery {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			h, ok := answers[r.URL.RawQuery]
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
 	}
 	ln, err := net.Listen("tcp", os.Getenv("AIRLITE_BARE_ADDR"))
 	if err != nil {

@@ -7,6 +7,12 @@
 #   DURATION=3s CONNS=20 scripts/loadtest.sh
 #   ONLY="test trigger" scripts/loadtest.sh   # just these rows
 #   ONLY=trigger_full FULL_RUNS=60000 scripts/loadtest.sh   # trigger cost vs a DAG's run count
+#   ONLY="list_runs_10k v1_list_runs v1_trigger" LIST_RUNS=10000 scripts/loadtest.sh
+#
+# Rows named v1_* are the stable API (/api/v1), each beside its
+# experimental twin: the v1 run listings (a page of 100 of list_many's
+# LIST_RUNS runs) beside list_runs_10k (the experimental listing of all of
+# them), v1_task_instance beside task_instance, v1_trigger beside trigger.
 #
 # The bare server is TestBareServer in bench_test.go, run from the test
 # binary (airlite is one Go package: a second main package is not allowed).
@@ -52,11 +58,13 @@ wait_file() { # file: wait up to 10 s for it to exist
 }
 
 # The embedded examples, plus two identical DAGs for the rows that compare
-# a trigger on a DAG with FULL_RUNS runs against one on a DAG with none.
+# a trigger on a DAG with FULL_RUNS runs against one on a DAG with none,
+# and list_many, filled with LIST_RUNS runs for the listing rows.
 FULL_RUNS=${FULL_RUNS:-60000}
+LIST_RUNS=${LIST_RUNS:-10000}
 mkdir -p "$work/dags"
-cp fixtures/*.yaml "$work/dags/"
-for d in trigger_empty trigger_full; do
+cp fixtures/2.10.3/*.yaml "$work/dags/" # edition 2, the default
+for d in trigger_empty trigger_full list_many; do
 	printf 'dag_id: %s\nschedule_interval: null\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n  - {task_id: b, operator: EmptyOperator, upstream: [a]}\n' \
 		"$d" >"$work/dags/$d.yaml"
 done
@@ -71,7 +79,9 @@ wait_file "$work/airlite.url"
 AIR=$(cat "$work/airlite.url")
 
 api=/api/experimental
+v1=/api/v1
 trigger=$api/dags/example_bash_operator/dag_runs
+v1trigger=$v1/dags/example_bash_operator/dagRuns
 cap=$work/capture
 mkdir -p "$cap"
 : >"$cap/manifest"
@@ -85,6 +95,39 @@ curl -fsS -D "$cap/trigger.headers" -o "$cap/trigger.body" -X POST "$AIR$trigger
 	-H 'Content-Type: application/json' -d "{\"conf\": {\"key\": \"value\"}, \"execution_date\": \"$DATE\"}"
 echo "POST $trigger trigger" >>"$cap/manifest"
 
+# fill.lua: triggers with other dates and run ids than trigger.lua's; each
+# round of the fill loop passes its number in FILL_ROUND.
+cat >"$work/fill.lua" <<'LUA'
+local n = 0
+local count = 0
+local round = tonumber(os.getenv("FILL_ROUND"))
+function setup(thread)
+	count = count + 1
+	thread:set("tid", count)
+end
+function request()
+	n = n + 1
+	local date = os.date("!%Y-%m-%dT%H:%M:%S+00:00", 946684800 + round * 100000000 + n * 64 + tid)
+	local body = string.format('{"execution_date": "%s", "run_id": "fill_%d_%d_%d"}', date, round, tid, n)
+	return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
+end
+LUA
+
+# list_many: at least LIST_RUNS runs (queued: the scheduler is off), in
+# rounds of 2 s of fill.lua (rounds 1001 on, apart from trigger_full's).
+listed=0
+for round in $(seq 1001 1100); do
+	[ "$listed" -ge "$LIST_RUNS" ] && break
+	n=$(FILL_ROUND=$round wrk -t"$THREADS" -c"$CONNS" -d2s -s "$work/fill.lua" "$AIR$api/dags/list_many/dag_runs" |
+		awk '/requests in/ { print $1 }')
+	listed=$((listed + n))
+done
+curl -fsS -D "$cap/v1_trigger.headers" -o "$cap/v1_trigger.body" -X POST "$AIR$v1trigger" \
+	-H 'Content-Type: application/json' -d '{"conf": {"key": "value"}, "logical_date": "2025-12-01T00:00:00+00:00"}'
+echo "POST $v1trigger v1_trigger" >>"$cap/manifest"
+# ...and gone again, so that list_runs still lists ten runs.
+curl -fsS -o /dev/null -X DELETE "$AIR$v1trigger/manual__2025-12-01T00:00:00+00:00"
+
 endpoints=(
 	"test $api/test"
 	"pools $api/pools"
@@ -92,6 +135,12 @@ endpoints=(
 	"task_instance $api/dags/example_bash_operator/dag_runs/$DATE/tasks/runme_0"
 	"list_runs $trigger"
 	"latest_runs $api/latest_runs"
+	"v1_task_instance $v1/dags/example_bash_operator/dagRuns/manual__$DATE/taskInstances/runme_0"
+	"list_runs_10k $api/dags/list_many/dag_runs"
+	"v1_list_runs $v1/dags/list_many/dagRuns?limit=100"
+	"v1_list_runs_desc $v1/dags/list_many/dagRuns?limit=100&order_by=-execution_date"
+	"v1_list_runs_state $v1/dags/list_many/dagRuns?limit=100&state=queued"
+	"v1_list_runs_all $v1/dags/~/dagRuns?limit=100"
 )
 for e in "${endpoints[@]}"; do
 	read -r name path <<<"$e"
@@ -121,20 +170,20 @@ function request()
 end
 LUA
 
-# fill.lua: triggers with other dates and run ids than trigger.lua's; each
-# round of the fill loop passes its number in FILL_ROUND.
-cat >"$work/fill.lua" <<'LUA'
+
+# v1trigger.lua: trigger.lua's requests in the stable API's form, with
+# other dates and run ids.
+cat >"$work/v1trigger.lua" <<'LUA'
 local n = 0
 local count = 0
-local round = tonumber(os.getenv("FILL_ROUND"))
 function setup(thread)
 	count = count + 1
 	thread:set("tid", count)
 end
 function request()
 	n = n + 1
-	local date = os.date("!%Y-%m-%dT%H:%M:%S+00:00", 946684800 + round * 100000000 + n * 64 + tid)
-	local body = string.format('{"execution_date": "%s", "run_id": "fill_%d_%d_%d"}', date, round, tid, n)
+	local date = os.date("!%Y-%m-%dT%H:%M:%S+00:00", 2114380800 + n * 64 + tid)
+	local body = string.format('{"conf": {"key": "value"}, "logical_date": "%s", "dag_run_id": "v1load_%d_%d"}', date, tid, n)
 	return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)
 end
 LUA
@@ -189,6 +238,11 @@ if wanted trigger; then
 	a=$(wrk_run "$AIR$trigger" "$work/trigger.lua")
 	b=$(wrk_run "$BARE$trigger" "$work/trigger.lua")
 	report trigger "$a" "$b"
+fi
+if wanted v1_trigger; then
+	a=$(wrk_run "$AIR$v1trigger" "$work/v1trigger.lua")
+	b=$(wrk_run "$BARE$v1trigger" "$work/v1trigger.lua")
+	report v1_trigger "$a" "$b"
 fi
 # A trigger's cost must not grow with its DAG's runs: the same trigger on
 # a DAG with no runs, then on one filled with at least FULL_RUNS runs
