@@ -80,3 +80,34 @@ func TestEncodeTime_OrderAndFanOut(t *testing.T) {
 		t.Error("the same instant in another zone has another key")
 	}
 }
+
+// The id key keeps integers in order, negative ones too, with no byte
+// above 15 (at most 16 children a radix node); FromArgs and FromObject
+// agree, and a nil prefix argument matches every id.
+func TestNibbleInt_OrderAndFanOut(t *testing.T) {
+	t.Parallel()
+	idx := nibbleInt[DagRun]{get: func(r *DagRun) int64 { return r.ID }}
+	var prev []byte
+	for _, n := range []int64{-1 << 63, -5, -1, 0, 1, 15, 16, 255, 256, 1 << 40, 1<<63 - 1} {
+		_, key, err := idx.FromObject(&DagRun{ID: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if args, err := idx.FromArgs(n); err != nil || !bytes.Equal(args, key) {
+			t.Errorf("%d: FromArgs %x, %v; FromObject %x", n, args, err, key)
+		}
+		if prev != nil && bytes.Compare(prev, key) >= 0 {
+			t.Errorf("%d: key %x does not sort after the previous %x", n, key, prev)
+		}
+		if i := bytes.IndexFunc(key, func(r rune) bool { return r > 15 }); i >= 0 {
+			t.Errorf("%d: byte %d of %x is above 15", n, i, key)
+		}
+		prev = key
+	}
+	if p, err := idx.PrefixFromArgs(nil); err != nil || len(p) != 0 {
+		t.Errorf("PrefixFromArgs(nil) = %x, %v; want an empty prefix", p, err)
+	}
+	if _, err := idx.FromArgs("1"); err == nil {
+		t.Error("a string argument to an id index must be an error")
+	}
+}
