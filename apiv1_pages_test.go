@@ -12,7 +12,7 @@ import (
 const pageDAG = "dag_id: paged\nschedule_interval: null\nstart_date: 2020-01-01\ntasks:\n  - {task_id: only, operator: EmptyOperator}\n"
 
 // TestServerV1_ListRuns_ReadsThePage lists pages of 100 runs of a DAG
-// with 10,000 runs (every tenth failed) and checks, through the store's
+// with 10,000 runs (every tenth failed, 50 running) and checks, through the store's
 // rowsRead hook, that a page reads about its own rows, not the DAG's
 // runs, in the orders and with the filters the store's indexes serve;
 // and that each page and total are those of every matching run sorted as
@@ -38,11 +38,18 @@ func TestServerV1_ListRuns_ReadsThePage(t *testing.T) {
 		}
 		return RunSuccess
 	}
+	// In "paged", five runs in a thousand are still running.
+	fewRunning := func(i int) RunState {
+		if i%200 == 100 {
+			return RunRunning
+		}
+		return everyTenthFailed(i)
+	}
 	addRunsIn(t, ts.store, dagOf("other"), base.Add(-time.Hour*24*365), 500, false, everyTenthFailed)
 	// The later half of the DAG's ids has the earlier logical dates, so
 	// that the id order and the date order differ.
-	addRunsIn(t, ts.store, dagOf("paged"), base, 5000, false, everyTenthFailed)
-	addRunsIn(t, ts.store, dagOf("paged"), base.Add(-time.Hour*24*30), 5000, false, everyTenthFailed)
+	addRunsIn(t, ts.store, dagOf("paged"), base, 5000, false, fewRunning)
+	addRunsIn(t, ts.store, dagOf("paged"), base.Add(-time.Hour*24*30), 5000, false, fewRunning)
 	addRunsIn(t, ts.store, dagOf("other"), base.Add(time.Hour*24*365), 500, false, everyTenthFailed)
 
 	var read int
@@ -60,6 +67,10 @@ func TestServerV1_ListRuns_ReadsThePage(t *testing.T) {
 		{"logical date descending", "paged", v1Values{"limit": {"100"}, "order_by": {"-execution_date"}}, nil, 100},
 		{"a common state", "paged", v1Values{"limit": {"100"}, "state": {"success"}}, []RunState{RunSuccess}, 112},
 		{"two states", "paged", v1Values{"limit": {"100"}, "state": {"success", "failed"}}, []RunState{RunSuccess, RunFailed}, 100},
+		// A rare unfinished state: its 50 runs from the state index.
+		{"a rare unfinished state", "paged", v1Values{"limit": {"20"}, "offset": {"10"}, "state": {"running"}}, []RunState{RunRunning}, 50},
+		{"a rare unfinished state, id descending", "paged", v1Values{"limit": {"20"}, "order_by": {"-id"}, "state": {"running", "queued"}}, []RunState{RunRunning, RunQueued}, 50},
+		{"every DAG, a rare unfinished state", "~", v1Values{"limit": {"100"}, "state": {"running"}}, []RunState{RunRunning}, 50},
 		// Every DAG: a seek in each of the two DAGs, and the page.
 		{"every DAG", "~", v1Values{"limit": {"100"}}, nil, 102},
 		{"every DAG, id descending", "~", v1Values{"limit": {"100"}, "order_by": {"-id"}}, nil, 102},

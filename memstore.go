@@ -2788,15 +2788,26 @@ type RunPageQuery struct {
 // RunPage reads a page of runs and how many runs match in all. It walks
 // an index in the page's order and stops at the page's end: the cost is
 // offset plus limit rows (with States, also the rows in other states
-// among them; for every DAG also a seek per DAG), and the total comes
+// among them; for every DAG also a seek per DAG); unfinished States that
+// hold under a quarter of the runs are read from the state index, all of
+// them, without the rows in between. The total comes
 // from the counts the writes keep (one row per DAG), not from the runs.
 // Every DAG's runs leave out those of a DAG id the store has no DAG row
 // for, as the listing of every DAG's ids does.
 func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
 	txn := s.read()
-	total, dagIDs, err := runPageTotal(txn, q)
+	total, all, dagIDs, err := runPageTotal(txn, q)
 	if err != nil {
 		return nil, 0, err
+	}
+	if !q.ByDate && q.States != nil && total*4 < all && !slices.ContainsFunc(q.States, RunState.Finished) {
+		// Few runs in unfinished states among many: take them from the
+		// state index rather than walk past the rest.
+		runs, read, err := unfinishedRunPage(txn, q, dagIDs)
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+		return runs, total, err
 	}
 	it, err := runPageIterator(txn, q, dagIDs)
 	if err != nil {
@@ -2925,9 +2936,46 @@ func (m *runMerge) Next() any {
 // WatchCh is memdb.ResultIterator's; a page is read once, never watched.
 func (m *runMerge) WatchCh() <-chan struct{} { return nil }
 
-// runPageTotal is how many runs match q, from the run counts; for every
-// DAG also the DAG ids that have runs and a DAG row (nil for one DAG).
-func runPageTotal(txn *memdb.Txn, q RunPageQuery) (int, []string, error) {
+// unfinishedRunPage is RunPage for unfinished states, from the (state,
+// dag_id) index: it reads every run in those states (of the DAG, or of
+// dagIDs) and sorts them by id.
+func unfinishedRunPage(txn *memdb.Txn, q RunPageQuery, dagIDs []string) ([]*DagRun, int, error) {
+	var runs []*DagRun
+	read := 0
+	for i, state := range q.States {
+		if slices.Contains(q.States[:i], state) {
+			continue
+		}
+		index, args := indexState, []any{string(state), q.DagID}
+		if q.DagID == "" {
+			index, args = indexState+"_prefix", []any{string(state), ""}
+		}
+		it, err := txn.Get(tableDagRuns, index, args...)
+		if err != nil {
+			return nil, read, fmt.Errorf("list %s runs: %w", state, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			read++
+			run := raw.(*DagRun)
+			if q.DagID != "" || slices.Contains(dagIDs, run.DagID) {
+				runs = append(runs, run)
+			}
+		}
+	}
+	slices.SortFunc(runs, func(a, b *DagRun) int {
+		if q.Desc {
+			return cmp.Compare(b.ID, a.ID)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	runs = runs[min(q.Offset, len(runs)):]
+	return runs[:min(q.Limit, len(runs))], read, nil
+}
+
+// runPageTotal is how many runs match q and how many runs there are (of
+// the DAG, or of every DAG), from the run counts; for every DAG also the
+// DAG ids that have runs and a DAG row (nil for one DAG).
+func runPageTotal(txn *memdb.Txn, q RunPageQuery) (matched, all int, dagIDs []string, err error) {
 	of := func(c runCount) int {
 		if q.States == nil {
 			return c.N
@@ -2941,23 +2989,25 @@ func runPageTotal(txn *memdb.Txn, q RunPageQuery) (int, []string, error) {
 		return n
 	}
 	if q.DagID != "" {
-		return of(runCountTxn(txn, q.DagID)), nil, nil
+		c := runCountTxn(txn, q.DagID)
+		return of(c), c.N, nil, nil
 	}
 	it, err := txn.Get(tableRunCounts, indexID)
 	if err != nil {
-		return 0, nil, fmt.Errorf("count runs: %w", err)
+		return 0, 0, nil, fmt.Errorf("count runs: %w", err)
 	}
-	total, dagIDs := 0, []string{}
+	dagIDs = []string{}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		c := raw.(*runCount)
 		if _, err := dagRowTxn(txn, c.DagID); err == nil {
 			dagIDs = append(dagIDs, c.DagID)
-			total += of(*c)
+			matched += of(*c)
+			all += c.N
 		} else if !errors.Is(err, errNotFound) {
-			return 0, nil, err
+			return 0, 0, nil, err
 		}
 	}
-	return total, dagIDs, nil
+	return matched, all, dagIDs, nil
 }
 
 // RunTaskInstance is a task instance with its run.
