@@ -1071,13 +1071,33 @@ type runStart struct {
 // hasTask reports whether a run at date with runID gets a task instance
 // of t.
 func (rs runStart) hasTask(t *Task, runID string, date time.Time) bool {
-	if strings.HasPrefix(runID, rs.backfillPrefix) && rs.backfillPrefix != "" {
+	if rs.isBackfill(runID) {
 		return true
 	}
 	if t.StartDate != nil && t.StartDate.After(date) {
 		return false
 	}
 	return !rs.taskEndDate || t.EndDate == nil || !date.After(*t.EndDate)
+}
+
+// taskInstance is t's task instance, in no state, of the run runID of
+// dagID at date, created at now.
+func (rs runStart) taskInstance(t *Task, dagID, runID string, date, now time.Time, unixname string) TaskInstance {
+	ti := TaskInstance{
+		DagID: dagID, RunID: runID, TaskID: t.TaskID, ExecutionDate: date,
+		MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
+		PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: unixname,
+	}
+	if rs.tiUpdatedAt {
+		ti.UpdatedAt = &now
+	}
+	return ti
+}
+
+// isBackfill reports whether runID names a backfill run, whose tasks the
+// scheduler never schedules.
+func (rs runStart) isBackfill(runID string) bool {
+	return rs.backfillPrefix != "" && strings.HasPrefix(runID, rs.backfillPrefix)
 }
 
 // newRun describes a run to create with insertRunTreeTxn.
@@ -1140,14 +1160,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			if !nr.start.hasTask(t, nr.runID, nr.date) {
 				continue
 			}
-			tis[i] = TaskInstance{
-				DagID: nr.dag.DagID, RunID: nr.runID, TaskID: t.TaskID, ExecutionDate: nr.date,
-				MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
-				PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: nr.unixname,
-			}
-			if nr.start.tiUpdatedAt {
-				tis[i].UpdatedAt = &now
-			}
+			tis[i] = nr.start.taskInstance(t, nr.dag.DagID, nr.runID, nr.date, now, nr.unixname)
 			row.TIs = append(row.TIs, &tis[i])
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })

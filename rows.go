@@ -47,12 +47,19 @@ const (
 	TaskSkipped        TaskState = "skipped"
 	TaskUpForRetry     TaskState = "up_for_retry"
 	TaskUpstreamFailed TaskState = "upstream_failed"
+	// TaskRemoved: the task left the DAG after the run was created
+	// (verifyIntegrity); it goes back to no state if the task returns.
+	TaskRemoved TaskState = "removed"
 )
 
-// Finished reports whether the task instance will not run again.
+// Finished reports whether the task instance will not run again. A
+// removed one is finished, so that the run's decisions pass over it as
+// both releases do (Airflow 2.10.3 airflow/utils/state.py:162-170 counts
+// it finished; 1.10.15 leaves it out of the run's task instances,
+// airflow/models/dagrun.py:262-264).
 func (s TaskState) Finished() bool {
 	switch s {
-	case TaskSuccess, TaskFailed, TaskSkipped, TaskUpstreamFailed:
+	case TaskSuccess, TaskFailed, TaskSkipped, TaskUpstreamFailed, TaskRemoved:
 		return true
 	}
 	return false
@@ -62,7 +69,7 @@ func (s TaskState) Finished() bool {
 func (s TaskState) Known() bool {
 	switch s {
 	case TaskNone, TaskScheduled, TaskQueued, TaskRunning, TaskSuccess, TaskFailed, TaskSkipped,
-		TaskUpForRetry, TaskUpstreamFailed:
+		TaskUpForRetry, TaskUpstreamFailed, TaskRemoved:
 		return true
 	}
 	return false

@@ -475,6 +475,12 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 		if examined != nil && examined[run.DagID] >= dag.MaxActiveRuns {
 			return adv, nil
 		}
+		// The DAG may have changed since the run began.
+		changed, stop := verifyIntegrity(s.rules.newRun, dag, run, tis, now, s.opts.Unixname)
+		for _, ti := range changed {
+			put(ti)
+		}
+		cancelled = append(cancelled, stop...)
 		for _, task := range dag.UpstreamFirst() {
 			ti := byID[task.TaskID]
 			if ti == nil {
