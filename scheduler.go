@@ -294,6 +294,12 @@ func (s *scheduler) tick(now time.Time) error {
 			sort.SliceStable(runs, func(i, j int) bool { return runs[i].ExecutionDate.Before(runs[j].ExecutionDate) })
 		}
 		for _, run := range runs {
+			if s.rules.newRun.isBackfill(run.RunID) {
+				// Airflow leaves backfill runs to the backfill job, which
+				// airlite does not have: a triggered run with such a
+				// run_id stays as created (docs/behaviour.md §4.6).
+				continue
+			}
 			if err := s.advanceRun(run, now, examined); err != nil {
 				return err
 			}
@@ -406,6 +412,9 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	}
 	sort.SliceStable(queued, func(i, j int) bool { return queued[i].ExecutionDate.Before(queued[j].ExecutionDate) })
 	for _, run := range queued {
+		if s.rules.newRun.isBackfill(run.RunID) {
+			continue // a backfill run is never the scheduler's
+		}
 		if run.ExecutionDate.After(now) {
 			continue // a run dated in the future waits for its date, as Airflow's
 		}
