@@ -148,6 +148,9 @@ type editionRules struct {
 	// pastDependsMet decides depends_on_past: which run is the previous
 	// one and what it must hold (pastdeps.go).
 	pastDependsMet pastDependency
+	// operators are the operator names the release ships, which a DAG
+	// file's task may name without simulate: (airflowoperators.go).
+	operators func() *operatorSet
 	// python is the idiom of the release's DAG files, in which /code
 	// writes a definition that has no .py beside it.
 	python pythonDialect
@@ -268,6 +271,7 @@ var (
 		capRunningRuns:          false,
 		scheduleCountsTriggered: true,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+		operators:               operators2,
 		python:                  python2,
 		healthBody:              healthBody2,
 		bashSkipExitCode:        99,
@@ -326,6 +330,7 @@ var (
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		operators:               operators110,
 		python:                  python110,
 		healthBody:              healthBody110,
 		bashSkipExitCode:        0,
@@ -386,6 +391,7 @@ var (
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		operators:               operators110,
 		python:                  python110,
 		healthBody:              healthBody110,
 		bashSkipExitCode:        0,
