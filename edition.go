@@ -133,6 +133,10 @@ type editionRules struct {
 	// interval that ends at now rounded down to a multiple of the duration
 	// since the epoch (Airflow 2's timetable), not the one ending at now.
 	deltaEpochAligned bool
+	// scheduleEnd is the last date a DAG's schedule creates a run for
+	// (nil: none): the DAG's end_date, and the tasks' as the release
+	// reads them (timetable.go).
+	scheduleEnd func(dag *DAG) *time.Time
 	// scheduleCountsTriggered: triggered runs count toward the
 	// max_active_runs that stops the schedule creating runs (Airflow 2);
 	// 1.10 counts only the schedule's own running runs.
@@ -268,6 +272,7 @@ var (
 		triggerRules:            triggerRules2,
 		pastDependsMet:          pastDependsMet2,
 		deltaEpochAligned:       true,
+		scheduleEnd:             scheduleEnd2,
 		capRunningRuns:          false,
 		scheduleCountsTriggered: true,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
@@ -327,6 +332,7 @@ var (
 		triggerRules:            triggerRules110,
 		pastDependsMet:          pastDependsMet110,
 		deltaEpochAligned:       false,
+		scheduleEnd:             scheduleEnd110,
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
@@ -388,6 +394,7 @@ var (
 		triggerRules:            triggerRules110,
 		pastDependsMet:          pastDependsMet110,
 		deltaEpochAligned:       false,
+		scheduleEnd:             scheduleEnd110,
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
