@@ -16,13 +16,13 @@ import "time"
 //     run's decisions (TaskState.Finished);
 //   - a removed task instance whose task is back returns to no state.
 //
-// Both releases do all three for running runs. It returns the new and
-// changed task instances and the tries to stop.
-func verifyIntegrity(start runStart, dag *DAG, run *DagRun, tis []*TaskInstance, now time.Time, unixname string) (changed []*TaskInstance, stop []tiKey) {
-	have := make(map[string]bool, len(tis))
+// Both releases do all three for running runs. tis are the run's task
+// instances and have the same by task_id. It returns the new and changed
+// task instances and the tries to stop.
+func verifyIntegrity(start runStart, dag *DAG, run *DagRun, tis []*TaskInstance, have map[string]*TaskInstance,
+	now time.Time, unixname string) (changed []*TaskInstance, stop []tiKey) {
 	for _, ti := range tis {
-		have[ti.TaskID] = true
-		next := TaskState("")
+		var next TaskState
 		switch task := dag.Task(ti.TaskID); {
 		case task == nil && ti.State != TaskRemoved:
 			next = TaskRemoved
@@ -39,7 +39,7 @@ func verifyIntegrity(start runStart, dag *DAG, run *DagRun, tis []*TaskInstance,
 		changed = append(changed, &updated)
 	}
 	for _, t := range dag.Tasks {
-		if have[t.TaskID] || !start.hasTask(t, run.RunID, run.ExecutionDate) {
+		if have[t.TaskID] != nil || !start.hasTask(t, run.RunID, run.ExecutionDate) {
 			continue
 		}
 		ti := start.taskInstance(t, run.DagID, run.RunID, run.ExecutionDate, now, unixname)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -121,6 +122,54 @@ tasks:
 			if run, err := ts.store.RunByRunID("grows", runID); err != nil || run.State != RunSuccess {
 				t.Errorf("run = %v, %v, want success: a removed task instance counts for nothing", run, err)
 			}
+		})
+	}
+}
+
+// A task removed from its DAG while its try runs: the task instance
+// becomes removed, the try is stopped and its result dropped, and the run
+// ends on the tasks left (Airflow 2.10.3 airflow/models/dagrun.py:971-980,
+// airflow/jobs/local_task_job_runner.py:345-349; 1.10.15
+// airflow/models/dagrun.py:428-438, airflow/jobs/local_task_job.py:152-167).
+func TestScheduler_RemovedTaskStopsItsTry(t *testing.T) {
+	t.Parallel()
+	for _, ed := range allEditions {
+		t.Run(string(ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": `
+dag_id: d
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: slow, operator: PythonOperator}
+  - {task_id: kept, operator: PythonOperator}
+`}, func(o *schedulerOptions) { o.Edition = ed })
+				h.runner.hold("slow")
+				runID := h.trigger("d", `{"execution_date": "2024-01-02T00:00:00+00:00"}`)
+				h.settle()
+				if got := h.ti("d", runID, "slow").State; got != TaskRunning {
+					t.Fatalf("slow = %q, want running", orNone(got))
+				}
+				smaller, err := parseDAG([]byte("dag_id: d\nschedule_interval: null\nstart_date: 2024-01-01\n" +
+					"tasks:\n  - {task_id: kept, operator: PythonOperator}\n"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := h.store.UpsertDAG(smaller); err != nil {
+					t.Fatal(err)
+				}
+				h.settle()
+				if got := h.ti("d", runID, "slow"); got.State != TaskRemoved || got.TryNumber != 1 {
+					t.Errorf("slow = %q try %d, want removed, its stopped try's result dropped", orNone(got.State), got.TryNumber)
+				}
+				if n := len(h.sched.running()); n != 0 {
+					t.Errorf("%d tries still running, want slow's stopped", n)
+				}
+				if got := h.runState("d", runID); got != RunSuccess {
+					t.Errorf("run = %q, want success", got)
+				}
+			})
 		})
 	}
 }

@@ -485,7 +485,7 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 			return adv, nil
 		}
 		// The DAG may have changed since the run began.
-		changed, stop := verifyIntegrity(s.rules.newRun, dag, run, tis, now, s.opts.Unixname)
+		changed, stop := verifyIntegrity(s.rules.newRun, dag, run, tis, byID, now, s.opts.Unixname)
 		for _, ti := range changed {
 			put(ti)
 		}
