@@ -9,11 +9,13 @@ import (
 	"github.com/adhocore/gronx"
 	"io"
 	"io/fs"
+	"maps"
 	"math/bits"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -475,6 +477,11 @@ func parseDAG(data []byte) (*DAG, error) {
 			if task.shellPlan, err = compileShellPlan(task.BashCommand); err != nil {
 				return nil, fmt.Errorf("line %d: task %q: bash_command: %w",
 					bashCommandLine(entry.node, &f.DefaultArgs, err), task.TaskID, err)
+			}
+			for _, name := range slices.Sorted(maps.Keys(task.Env)) {
+				if _, err := parseTemplate(task.Env[name]); err != nil {
+					return nil, fmt.Errorf("line %d: task %q: env %s: %w", entry.node.Line, task.TaskID, name, err)
+				}
 			}
 		}
 		if _, dup := dag.taskByID[task.TaskID]; dup {

@@ -121,6 +121,17 @@ type editionRules struct {
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
 	orphans orphanPolicy
+
+	// Templates (template.go, templatecontext.go): the names a task's
+	// Jinja context holds; whether an undefined name fails the render
+	// (jinja2.StrictUndefined, Airflow 2's default) or prints as nothing
+	// (jinja2.Undefined, 1.10.15's); str() of ti and dag_run; whether
+	// dag_run has run_type, logical_date and the data interval.
+	templateVars            func(templateContext) map[string]any
+	templateStrictUndefined bool
+	taskInstanceStr         func(templateContext) string
+	dagRunStr               func(*DagRun) string
+	templateRunAttributes2  bool
 }
 
 // orphanPolicy is what becomes of the task instances that were in one of
@@ -174,6 +185,13 @@ var (
 		deleteStopsTasks:     false,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+
+		// Airflow 2.10.3 airflow/models/dag.py:536 template_undefined=jinja2.StrictUndefined
+		templateVars:            templateVars2,
+		templateStrictUndefined: true,
+		taskInstanceStr:         taskInstanceStr2,
+		dagRunStr:               dagRunStr2,
+		templateRunAttributes2:  true,
 	}
 
 	rules110 = editionRules{
@@ -216,6 +234,13 @@ var (
 		deleteStopsTasks:     true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+
+		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
+		templateVars:            templateVars110,
+		templateStrictUndefined: false,
+		taskInstanceStr:         taskInstanceStr110,
+		dagRunStr:               dagRunStr110,
+		templateRunAttributes2:  false,
 	}
 
 	// rules110RBAC differs from rules110 in the run page's path, the
@@ -260,6 +285,13 @@ var (
 		deleteStopsTasks:     true,
 
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+
+		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
+		templateVars:            templateVars110,
+		templateStrictUndefined: false,
+		taskInstanceStr:         taskInstanceStr110,
+		dagRunStr:               dagRunStr110,
+		templateRunAttributes2:  false,
 	}
 )
 

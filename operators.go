@@ -68,7 +68,8 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 // runBash runs a BashOperator's command with bash -c in its own process
 // group, so that a timeout or a stop kills every process it started.
 func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
-	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try}
+	// No Variables are stored yet: var.value.x fails as a missing one.
+	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules()}
 	plan := job.task.shellPlan
 	if plan == nil { // a task not built by parseDAG: compile it as the loader would
 		var err error
