@@ -148,7 +148,12 @@ func templateConfig(strict bool) *gonjaconfig.Config {
 
 // parseTemplate checks a template's syntax and finds its prints. The error
 // names the line of the template.
-func parseTemplate(source string) (*jinjaTemplate, error) {
+func parseTemplate(source string) (_ *jinjaTemplate, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &templateError{msg: fmt.Sprintf("template syntax error: %v", r)}
+		}
+	}()
 	if at := strings.Index(source, reservedPrefix); at >= 0 {
 		return nil, &templateError{msg: fmt.Sprintf("line %d of the template holds %s, which is reserved", 1+strings.Count(source[:at], "\n"), reservedPrefix)}
 	}
@@ -236,8 +241,13 @@ func parseTemplate(source string) (*jinjaTemplate, error) {
 }
 
 // compile parses the rewritten template in an environment.
-func (t *jinjaTemplate) compile(env *exec.Environment, strict bool) (*exec.Template, error) {
-	tpl, err := exec.NewTemplate(templateRoot, templateConfig(strict), onlyRootLoader{source: t.rewritten}, env)
+func (t *jinjaTemplate) compile(env *exec.Environment, strict bool) (tpl *exec.Template, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			tpl, err = nil, &templateError{msg: fmt.Sprintf("template syntax error: %v", r)}
+		}
+	}()
+	tpl, err = exec.NewTemplate(templateRoot, templateConfig(strict), onlyRootLoader{source: t.rewritten}, env)
 	if err != nil {
 		return nil, &templateError{msg: "template syntax error: " + t.untangle(err.Error())}
 	}
@@ -313,7 +323,12 @@ var staticPaths = setOf(
 
 // isStaticPrint tells whether a print's value can hold nothing from a
 // request. It fails closed: anything it does not know is a request value.
-func isStaticPrint(text string, rebound map[string]bool) bool {
+func isStaticPrint(text string, rebound map[string]bool) (static bool) {
+	defer func() {
+		if recover() != nil {
+			static = false
+		}
+	}()
 	tpl, err := exec.NewTemplate(templateRoot, templateConfig(true), onlyRootLoader{source: text}, newTemplateEnvironment(nil))
 	if err != nil || len(tpl.Root().Nodes) != 1 {
 		return false
@@ -390,6 +405,11 @@ func isStaticExpr(n nodes.Node, rebound map[string]bool) bool {
 			return false
 		}
 		for _, a := range e.Test.Args {
+			if !static(a) {
+				return false
+			}
+		}
+		for _, a := range e.Test.Kwargs {
 			if !static(a) {
 				return false
 			}

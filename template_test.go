@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -208,5 +209,58 @@ func TestTemplate_ShellRequestValuesRefusedThroughJinja(t *testing.T) {
 				t.Errorf("render %q = %q, %v; want an error naming %q", tc.command, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// Any template either is refused, fails its try, or renders with every
+// request value outside the command: the payload, whatever Jinja did to
+// it, never reaches the text bash parses.
+func FuzzJinjaShell(f *testing.F) {
+	for _, seed := range []string{
+		`echo {{ dag_run.conf['x'] }}`,
+		`echo "{{ dag_run.conf.x|replace('p', 'q') }}"`,
+		`{% for v in dag_run.conf.l %}echo {{ v }};{% endfor %}`,
+		`echo {{ dag_run.conf.l|join(' ') ~ ds }}`,
+		`{% if dag_run.conf.x %}echo {{ "%s"|format(dag_run.conf.x) }}{% endif %}`,
+		`{% set s = dag_run.conf.x %}cat <<EOF\n{{ s }}\nEOF`,
+		`{% filter lower %}echo {{ params.x }}{% endfilter %}`,
+		`echo {{ dag_run.conf.x if dag_run else ds }} {{ run_id }}`,
+		`{% macro m(a) %}{{ a }}{% endmacro %}echo {{ m(dag_run.conf.x) }}`,
+		`echo {{ dag_run.conf.x[::-1] }} {{ dag_run.conf.x|reverse|join }}`,
+	} {
+		f.Add(seed)
+	}
+	const payload = "PaYload$(touch M)`id`"
+	f.Fuzz(func(t *testing.T, command string) {
+		plan, err := compileShellPlan(command)
+		if err != nil {
+			return
+		}
+		tc := goldenContext(t, edition2, map[string]any{"x": payload, "l": []any{payload, "b"}}, nil)
+		rendered, _, err := tc.renderShell(plan)
+		if err != nil {
+			return
+		}
+		for _, piece := range []string{"PaYload", "paylo", "PAYLO", "touch M", "HCUOT", "`id`"} {
+			if strings.Contains(rendered, piece) && !strings.Contains(command, piece) {
+				t.Fatalf("%q rendered part of a request value into the command: %q", command, rendered)
+			}
+		}
+	})
+}
+
+// An env value that is no valid template refuses the DAG at load, naming
+// the task and the variable.
+func TestTemplate_EnvRefusedAtLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	def := "dag_id: badenv\nschedule_interval: null\ntasks:\n  - task_id: t\n    operator: BashOperator\n" +
+		"    env: {X: \"{{ dag_run.conf.x \"}\n    bash_command: echo \"$X\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "badenv.yaml"), []byte(def), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := loadDAGDir(dir)
+	if err == nil || !strings.Contains(err.Error(), `line 4: task "t": env X: template syntax error`) {
+		t.Fatalf("load: %v", err)
 	}
 }
