@@ -132,6 +132,7 @@ type editionRules struct {
 	taskInstanceStr         func(templateContext) string
 	dagRunStr               func(*DagRun) string
 	templateRunAttributes2  bool
+	templateDateFilters     bool // ds, ts, ... as filters (airflow/templates.py, 2.x)
 }
 
 // orphanPolicy is what becomes of the task instances that were in one of
@@ -192,6 +193,7 @@ var (
 		taskInstanceStr:         taskInstanceStr2,
 		dagRunStr:               dagRunStr2,
 		templateRunAttributes2:  true,
+		templateDateFilters:     true,
 	}
 
 	rules110 = editionRules{
@@ -241,6 +243,7 @@ var (
 		taskInstanceStr:         taskInstanceStr110,
 		dagRunStr:               dagRunStr110,
 		templateRunAttributes2:  false,
+		templateDateFilters:     false,
 	}
 
 	// rules110RBAC differs from rules110 in the run page's path, the
@@ -292,6 +295,7 @@ var (
 		taskInstanceStr:         taskInstanceStr110,
 		dagRunStr:               dagRunStr110,
 		templateRunAttributes2:  false,
+		templateDateFilters:     false,
 	}
 )
 

@@ -77,6 +77,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskInstanceStr":         r.taskInstanceStr(templateContext{dag: &DAG{DagID: "d"}, task: bash, run: run, try: 1, rules: r}),
 			"dagRunStr":               r.dagRunStr(run),
 			"templateRunAttributes2":  r.templateRunAttributes2,
+			"templateDateFilters":     r.templateDateFilters,
 		}
 	}
 
@@ -129,6 +130,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskInstanceStr":         "<TaskInstance: d.t r [running]>",
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
 			"templateRunAttributes2":  true,
+			"templateDateFilters":     true,
 			"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
 				"downstream_task_ids", "env", "executor", "ignore_first_depends_on_past", "map_index_template", "max_active_tis_per_dag",
 				"max_active_tis_per_dagrun", "multiple_outputs", "on_execute_callback", "on_skipped_callback", "operator_extra_links",
@@ -172,6 +174,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskInstanceStr":         "<TaskInstance: d.t 2024-05-01 10:00:00.000123+00:00 [running]>",
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
 			"templateRunAttributes2":  false,
+			"templateDateFilters":     false,
 			"operatorFields":          operatorFields110Bash,
 		}},
 		{edition110RBAC, map[string]any{
@@ -211,6 +214,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskInstanceStr":         "<TaskInstance: d.t 2024-05-01 10:00:00.000123+00:00 [running]>",
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
 			"templateRunAttributes2":  false,
+			"templateDateFilters":     false,
 			"operatorFields":          operatorFields110Bash,
 		}},
 	}

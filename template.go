@@ -231,7 +231,7 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 	}
 	b.WriteString(source[last:])
 	t.rewritten = b.String()
-	if _, err := t.compile(newTemplateEnvironment(nil), true); err != nil {
+	if _, err := t.compile(newTemplateEnvironment(nil, nil), true); err != nil {
 		return nil, err
 	}
 	for i := range t.prints {
@@ -282,13 +282,19 @@ func (l onlyRootLoader) Resolve(path string) (string, error) { return path, nil 
 func (l onlyRootLoader) Inherit(string) (loaders.Loader, error) { return l, nil }
 
 // newTemplateEnvironment is gonja's standard environment with the print
-// filter of one render (a no-op one for parsing) and the given context.
-func newTemplateEnvironment(print exec.FilterFunction) *exec.Environment {
+// filter of one render (a no-op one for parsing), and Airflow 2's date
+// filters where the edition has them (nil: parsing, which takes them all).
+func newTemplateEnvironment(print exec.FilterFunction, rules *editionRules) *exec.Environment {
 	if print == nil {
 		print = func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value { return in }
 	}
 	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(builtins.Filters)
 	_ = filters.Register(printFilterName, print)
+	if rules == nil || rules.templateDateFilters {
+		for name, filter := range dateFilters {
+			_ = filters.Register(name, filter)
+		}
+	}
 	return &exec.Environment{
 		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions),
 		Filters:           filters,
@@ -329,7 +335,7 @@ func isStaticPrint(text string, rebound map[string]bool) (static bool) {
 			static = false
 		}
 	}()
-	tpl, err := exec.NewTemplate(templateRoot, templateConfig(true), onlyRootLoader{source: text}, newTemplateEnvironment(nil))
+	tpl, err := exec.NewTemplate(templateRoot, templateConfig(true), onlyRootLoader{source: text}, newTemplateEnvironment(nil, nil))
 	if err != nil || len(tpl.Root().Nodes) != 1 {
 		return false
 	}
@@ -493,7 +499,7 @@ func (c templateContext) render(t *jinjaTemplate, markValues bool) (text string,
 		return exec.AsSafeValue(marker)
 	}
 	strict := c.editionRules().templateStrictUndefined
-	tpl, err := t.compile(newTemplateEnvironment(print), strict)
+	tpl, err := t.compile(newTemplateEnvironment(print, c.editionRules()), strict)
 	if err != nil {
 		return "", nil, "", err
 	}

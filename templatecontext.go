@@ -746,3 +746,29 @@ func (r templateDagRun) GetAttribute(name string) (*exec.Value, bool) {
 	}
 	return exec.AsValue(fmt.Errorf("'DagRun' object has no attribute '%s'", name)), false
 }
+
+// dateFilters are the filters Airflow 2 adds to Jinja (Airflow 2.10.3
+// airflow/templates.py:53-95): {{ data_interval_end | ds }}.
+var dateFilters = map[string]exec.FilterFunction{
+	"ds":                dateFilter(func(t time.Time) string { return t.Format("2006-01-02") }),
+	"ds_nodash":         dateFilter(func(t time.Time) string { return t.Format("20060102") }),
+	"ts":                dateFilter(isoFormat),
+	"ts_nodash":         dateFilter(func(t time.Time) string { return t.Format("20060102T150405") }),
+	"ts_nodash_with_tz": dateFilter(func(t time.Time) string { return strings.NewReplacer("-", "", ":", "").Replace(isoFormat(t)) }),
+}
+
+// dateFilter applies format to a date; None stays None.
+func dateFilter(format func(time.Time) string) exec.FilterFunction {
+	return func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
+		switch d := in.Interface().(type) {
+		case templateDate:
+			return exec.AsValue(format(d.t))
+		case naiveDateTime:
+			return exec.AsValue(strings.TrimSuffix(format(d.t), "+00:00"))
+		}
+		if in.IsNil() {
+			return in
+		}
+		return exec.AsValue(fmt.Errorf("AttributeError: %s has no strftime", pyReprValue(in)))
+	}
+}

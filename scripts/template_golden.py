@@ -150,6 +150,8 @@ CASES = [
     ("data interval", "{{ data_interval_start }} {{ data_interval_end }}", "2"),
     ("dag_run.logical_date", "{{ dag_run.logical_date }} {{ dag_run.run_type }}", "2"),
     ("END_DATE", "{{ END_DATE }} {{ latest_date }}", "1.10"),
+    ("ds filter", "{{ execution_date | ds }}", None),
+    ("date filters", "{{ data_interval_end | ds }} {{ logical_date | ts_nodash_with_tz }} {{ logical_date | ds_nodash }}", "2"),
     ("run_id", "{{ run_id }} {{ dag_run.run_id }} {{ dag_run.external_trigger }}", None),
     ("task_instance_key_str", "{{ task_instance_key_str }}", None),
     ("test_mode and inlets", "{{ test_mode }} {{ inlets }}", None),
@@ -170,12 +172,22 @@ CASES = [
 def render(edition, source):
     undefined = jinja2.StrictUndefined if edition == "2" else jinja2.Undefined
     env = jinja2.Environment(undefined=undefined, cache_size=0)
+    if edition == "2":  # airflow/templates.py:88 FILTERS
+        env.filters.update({
+            "ds": lambda v: v.strftime("%Y-%m-%d"),
+            "ds_nodash": lambda v: v.strftime("%Y%m%d"),
+            "ts": lambda v: v.isoformat(),
+            "ts_nodash": lambda v: v.strftime("%Y%m%dT%H%M%S"),
+            "ts_nodash_with_tz": lambda v: v.isoformat().replace("-", "").replace(":", ""),
+        })
     try:
         return {"want": env.from_string(source).render(**context(edition))}
     except KeyError as e:
         return {"error": f"KeyError: {e}"}
     except jinja2.UndefinedError as e:
         return {"error": f"UndefinedError: {e}"}
+    except jinja2.TemplateError as e:
+        return {"error": f"{type(e).__name__}: {e}"}
 
 
 def main():
