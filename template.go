@@ -295,10 +295,12 @@ func newTemplateEnvironment(print exec.FilterFunction, rules *editionRules) *exe
 			_ = filters.Register(name, filter)
 		}
 	}
+	tests := exec.NewTestSet(map[string]exec.TestFunction{}).Update(builtins.Tests)
+	_ = tests.Replace("none", testNone)
 	return &exec.Environment{
 		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions),
 		Filters:           filters,
-		Tests:             builtins.Tests,
+		Tests:             tests,
 		ControlStructures: builtins.ControlStructures,
 		Methods:           builtins.Methods,
 	}

@@ -264,3 +264,31 @@ func TestTemplate_EnvRefusedAtLoad(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 }
+
+// The env templates of Airflow's example_trigger_target_dag render as in
+// Airflow for a run triggered without a conf: 1.10.15 stores None (Jinja
+// makes None["message"] undefined, which prints as nothing), 2.10.3
+// stores {} (get gives None).
+func TestTemplate_TriggerTargetExampleWithoutConf(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		edition  edition
+		conf     []byte
+		template string
+		want     string
+	}{
+		// Airflow 1.10.15 airflow/example_dags/example_trigger_target_dag.py:70
+		{edition110, nil, `{{ dag_run.conf["message"] if dag_run else "" }}`, ""},
+		// Airflow 2.10.3 airflow/example_dags/example_trigger_target_dag.py:55
+		{edition2, []byte(`{}`), `{{ dag_run.conf.get("message") }}`, "None"},
+		{edition2, []byte(`{"message": "hi"}`), `{{ dag_run.conf.get("message") }}`, "hi"},
+	}
+	for _, tc := range cases {
+		ctx := goldenContext(t, tc.edition, nil, nil)
+		ctx.run.Conf = tc.conf
+		got, err := ctx.renderText(tc.template)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: render %q with conf %s = %q, %v; want %q", tc.edition, tc.template, tc.conf, got, err, tc.want)
+		}
+	}
+}

@@ -291,17 +291,27 @@ func templateJSON(v any) any {
 	return v
 }
 
-// pythonNone is Python's None in a template. gonja takes a nil pointer for
-// nothing, as it takes an undefined name, but the pointer keeps its type,
-// so None prints as "None" where an undefined name prints as nothing
-// (1.10's lenient jinja2.Undefined).
-type pythonNone struct{}
+// pythonNone is Python's None in a template. gonja has no None of its
+// own (nil is also what an undefined name gives), so None is a value of
+// its own type: empty, so false in an if; "None" when printed, where an
+// undefined name prints as nothing (1.10's lenient jinja2.Undefined); an
+// item or attribute of it is undefined, as Jinja makes it.
+type pythonNone [0]struct{}
 
-var pyNone = (*pythonNone)(nil)
+var pyNone = pythonNone{}
 
 var pyNoneType = reflect.TypeOf(pyNone)
 
 func isPyNone(v *exec.Value) bool { return v.Val.IsValid() && v.Val.Type() == pyNoneType }
+
+func (pythonNone) GetItem(any) (*exec.Value, bool) { return exec.AsValue(nil), false }
+
+func (pythonNone) GetAttribute(string) (*exec.Value, bool) { return exec.AsValue(nil), false }
+
+// testNone is Jinja's "is none", which holds for None and for nothing.
+func testNone(_ *exec.Context, in *exec.Value, _ *exec.VarArgs) (bool, error) {
+	return in.IsNil() || isPyNone(in), nil
+}
 
 // pyStringer is a context object with Python's str().
 type pyStringer interface{ pyStr() string }
@@ -309,10 +319,12 @@ type pyStringer interface{ pyStr() string }
 // pyStrValue is Python's str() of a value a template prints. An undefined
 // name prints as nothing where Jinja's lenient Undefined is used (1.10).
 func pyStrValue(v *exec.Value, rules *editionRules) string {
-	if v.IsNil() {
-		if rules.templateStrictUndefined || isPyNone(v) {
-			return "None"
-		}
+	switch {
+	case isPyNone(v):
+		return "None"
+	case v.IsNil() && rules.templateStrictUndefined:
+		return "None"
+	case v.IsNil():
 		return ""
 	}
 	if v.IsString() {
@@ -324,7 +336,7 @@ func pyStrValue(v *exec.Value, rules *editionRules) string {
 // pyReprValue is Python's repr() of a value, which str() of a list or a
 // dict applies to the items.
 func pyReprValue(v *exec.Value) string {
-	if v.IsNil() {
+	if v.IsNil() || isPyNone(v) {
 		return "None"
 	}
 	if s, ok := v.Interface().(pyStringer); ok {
