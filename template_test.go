@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,6 +290,35 @@ func TestTemplate_TriggerTargetExampleWithoutConf(t *testing.T) {
 		got, err := ctx.renderText(tc.template)
 		if err != nil || got != tc.want {
 			t.Errorf("%s: render %q with conf %s = %q, %v; want %q", tc.edition, tc.template, tc.conf, got, err, tc.want)
+		}
+	}
+}
+
+// The tutorial's templated command loads and renders: static dates
+// inlined, the param (a request value, which a conf may override) passed
+// through the environment, once per loop turn.
+func TestTemplate_TutorialTemplatedCommand(t *testing.T) {
+	t.Parallel()
+	// Airflow 1.10.15 airflow/example_dags/tutorial.py:104
+	const command = "\n{% for i in range(5) %}\n    echo \"{{ ds }}\"\n    echo \"{{ macros.ds_add(ds, 7)}}\"\n    echo \"{{ params.my_param }}\"\n{% endfor %}\n"
+	plan, err := compileShellPlan(command)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	for _, e := range []edition{edition2, edition110} {
+		tc := goldenContext(t, e, nil, nil)
+		tc.task.Params = map[string]any{"my_param": "Parameter I passed in"}
+		tc.run.Conf = nil
+		got, env, err := tc.renderShell(plan)
+		var want strings.Builder
+		var wantEnv []string
+		want.WriteString("\n")
+		for i := range 5 {
+			fmt.Fprintf(&want, "\n    echo \"2024-03-04\"\n    echo \"2024-03-11\"\n    echo \"${AIRLITE_VALUE_%d}\"\n", i+1)
+			wantEnv = append(wantEnv, fmt.Sprintf("AIRLITE_VALUE_%d=Parameter I passed in", i+1))
+		}
+		if err != nil || got != want.String() || strings.Join(env, "\n") != strings.Join(wantEnv, "\n") {
+			t.Errorf("%s: render\n got %q %q %v\nwant %q %q", e, got, env, err, want.String(), wantEnv)
 		}
 	}
 }
