@@ -104,6 +104,29 @@ func tagHas(tag []*tokens.Token, typ tokens.Type) bool {
 	return false
 }
 
+// balanced tells whether brackets close in order and never close more than
+// they opened.
+func balanced(toks []*tokens.Token) bool {
+	var open []tokens.Type
+	closing := map[tokens.Type]tokens.Type{
+		tokens.RightParenthesis: tokens.LeftParenthesis,
+		tokens.RightBracket:     tokens.LeftBracket,
+		tokens.RightBrace:       tokens.LeftBrace,
+	}
+	for _, tok := range toks {
+		switch tok.Type {
+		case tokens.LeftParenthesis, tokens.LeftBracket, tokens.LeftBrace:
+			open = append(open, tok.Type)
+		case tokens.RightParenthesis, tokens.RightBracket, tokens.RightBrace:
+			if len(open) == 0 || open[len(open)-1] != closing[tok.Type] {
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return len(open) == 0
+}
+
 // wrapPrint is the rewritten expression of a print: its value passed
 // through the print filter. gonja takes "x if c else y" only as a whole
 // print, so each branch is wrapped.
@@ -171,7 +194,11 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 	for ; ; stream.Next() {
 		tok := stream.Current()
 		if stream.IsError() {
-			return nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: %s", tok.Line, tok.Val)}
+			line := tok.Line
+			if line < 1 { // gonja's lexer gives some errors no position
+				line = 1 + strings.Count(source[:min(max(tok.Pos, last), len(source))], "\n")
+			}
+			return nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: %s", line, tok.Val)}
 		}
 		if stream.EOF() {
 			break
@@ -185,6 +212,12 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 				continue
 			}
 			inner := source[exprStart:tok.Pos]
+			if !balanced(printTokens) {
+				// The rewrite wraps the expression in parentheses; one that
+				// closes more than it opens would take part of itself out of
+				// them, and out of the print filter.
+				return nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: unbalanced brackets in %s", printStart.Line, source[printStart.Pos:tok.Pos+len(tok.Val)])}
+			}
 			t.prints = append(t.prints, jinjaPrint{
 				text:  source[printStart.Pos : tok.Pos+len(tok.Val)],
 				start: printStart.Pos, end: tok.Pos + len(tok.Val),

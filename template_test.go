@@ -116,6 +116,9 @@ func TestTemplate_RefusedAtLoad(t *testing.T) {
 		{"import", `{% import "x" as y %}`, "reads another template file"},
 		{"unclosed block", "echo a\n{% if true %}echo b", "not a valid Jinja template"},
 		{"unclosed print", "echo {{ ds", "not a valid Jinja template"},
+		// Closing the rewrite's parentheses would take the value out of the print filter.
+		{"breaking out of the wrap", `echo {{ dag_run.conf.x) if true else (ds }}`, "not a valid Jinja template"},
+		{"breaking out with a filter", `echo {{ dag_run.conf.x)|string|lower(( }}`, "not a valid Jinja template"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
