@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2/builtins"
 	gonjaconfig "github.com/nikolalohinski/gonja/v2/config"
@@ -179,6 +180,12 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 	}()
 	if at := strings.Index(source, reservedPrefix); at >= 0 {
 		return nil, &templateError{msg: fmt.Sprintf("line %d of the template holds %s, which is reserved", 1+strings.Count(source[:at], "\n"), reservedPrefix)}
+	}
+	if !utf8.ValidString(source) || strings.ContainsRune(source, utf8.RuneError) {
+		// gonja's lexer loops forever on some text with U+FFFD before a
+		// number ("{%\uFFFD0.\u3789"); DAG files are UTF-8, so only a
+		// replacement character written on purpose is refused.
+		return nil, &templateError{msg: "the template holds invalid UTF-8 or U+FFFD, which airlite's template engine cannot read"}
 	}
 	t := &jinjaTemplate{source: source}
 	stream := tokens.LexAll(source, templateConfig(true))

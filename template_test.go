@@ -117,6 +117,9 @@ func TestTemplate_RefusedAtLoad(t *testing.T) {
 		{"unclosed block", "echo a\n{% if true %}echo b", "not a valid Jinja template"},
 		{"unclosed print", "echo {{ ds", "not a valid Jinja template"},
 		// Closing the rewrite's parentheses would take the value out of the print filter.
+		// gonja's lexer never returns on this text (found by FuzzJinjaShell).
+		{"replacement character before a number", "{%\uFFFD0.\u3789", "U+FFFD"},
+		{"invalid UTF-8", "{%\x920.\u3789", "invalid UTF-8"},
 		{"breaking out of the wrap", `echo {{ dag_run.conf.x) if true else (ds }}`, "not a valid Jinja template"},
 		{"breaking out with a filter", `echo {{ dag_run.conf.x)|string|lower(( }}`, "not a valid Jinja template"},
 	}
