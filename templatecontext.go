@@ -142,7 +142,7 @@ func templateVars2(c templateContext) map[string]any {
 		"map_index_template":               nil,
 		"inlets":                           listOrEmpty(c.task.Inlets),
 		"outlets":                          listOrEmpty(c.task.Outlets),
-		"macros":                           templateMacros{sep: ' '},
+		"macros":                           templateMacros{},
 		"params":                           c.params(),
 		"prev_data_interval_start_success": nil,
 		"prev_data_interval_end_success":   nil,
@@ -177,7 +177,6 @@ func templateVars110(c templateContext) map[string]any {
 		tables = t
 	}
 	vars := map[string]any{
-		"conf":                        nil,
 		"dag":                         templateDAG{c.dag},
 		"ds":                          ds,
 		"ds_nodash":                   strings.ReplaceAll(ds, "-", ""),
@@ -190,7 +189,7 @@ func templateVars110(c templateContext) map[string]any {
 		"dag_run":                     templateDagRun{c: c},
 		"run_id":                      c.run.RunID,
 		"execution_date":              pendulum1(d.logical),
-		"macros":                      templateMacros{sep: ' '},
+		"macros":                      templateMacros{},
 		"params":                      c.params(),
 		"tables":                      tables,
 		"task":                        templateTask{c.task, c.dag},
@@ -204,7 +203,6 @@ func templateVars110(c templateContext) map[string]any {
 		"prev_execution_date_success": nil,
 		"prev_start_date_success":     nil,
 	}
-	delete(vars, "conf") // airflow.configuration: airlite has none to show
 	addNeighbourDates(vars, d, pendulum1)
 	return vars
 }
@@ -382,9 +380,7 @@ func pendulum3(t time.Time) any { return templateDate{t: t, sep: ' '} }
 // pendulum1 is Airflow 1.10.15's date (pendulum 1.4: str() is isoformat).
 func pendulum1(t time.Time) any { return templateDate{t: t, sep: 'T'} }
 
-func (d templateDate) pyStr() string { return pyDateTimeText(d.t, d.sep) }
-
-func pyDateTimeText(t time.Time, sep byte) string { return string(appendPyDateTime(nil, t, sep)) }
+func (d templateDate) pyStr() string { return pyDateTime(d.t, d.sep) }
 
 func (d templateDate) GetAttribute(name string) (*exec.Value, bool) {
 	t := d.t
@@ -475,7 +471,7 @@ func strptime(value, format string) (time.Time, error) {
 
 // templateMacros is Airflow's macros module: ds_add, ds_format, datetime
 // (now, utcnow, strptime) and timedelta-free date arithmetic.
-type templateMacros struct{ sep byte }
+type templateMacros struct{}
 
 func (m templateMacros) pyStr() string { return "<module 'airflow.macros'>" }
 
@@ -500,13 +496,13 @@ func (m templateMacros) GetAttribute(name string) (*exec.Value, bool) {
 			return strftime(t, output), nil
 		}), true
 	case "datetime":
-		return exec.AsValue(templateDatetimeClass{sep: m.sep}), true
+		return exec.AsValue(templateDatetimeClass{}), true
 	}
 	return exec.AsValue(fmt.Errorf("module 'airflow.macros' has no attribute '%s'", name)), false
 }
 
 // templateDatetimeClass is Python's datetime class as macros.datetime.
-type templateDatetimeClass struct{ sep byte }
+type templateDatetimeClass struct{}
 
 func (d templateDatetimeClass) pyStr() string { return "<class 'datetime.datetime'>" }
 
@@ -531,7 +527,7 @@ func (d templateDatetimeClass) GetAttribute(name string) (*exec.Value, bool) {
 type naiveDateTime struct{ t time.Time }
 
 func (d naiveDateTime) pyStr() string {
-	s := pyDateTimeText(d.t, ' ')
+	s := pyDateTime(d.t, ' ')
 	return strings.TrimSuffix(s, "+00:00")
 }
 
