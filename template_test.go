@@ -328,3 +328,31 @@ func TestTemplate_TutorialTemplatedCommand(t *testing.T) {
 		}
 	}
 }
+
+// A scheduled run's neighbours are the schedule's ticks, and its data
+// interval runs to the next one (Airflow 2.10.3
+// airflow/models/taskinstance.py:1031-1068; 1.10.15
+// airflow/models/taskinstance.py:1260-1266).
+func TestTemplate_ScheduledRunDates(t *testing.T) {
+	t.Parallel()
+	daily := "@daily"
+	cases := []struct {
+		edition  edition
+		template string
+		want     string
+	}{
+		{edition2, "{{ prev_ds }} {{ next_ds }} {{ data_interval_start | ds }} {{ data_interval_end | ds }}", "2024-03-03 2024-03-05 2024-03-04 2024-03-05"},
+		{edition2, "{{ next_execution_date }}", "2024-03-05 00:00:00+00:00"},
+		{edition110, "{{ prev_ds_nodash }} {{ next_ds_nodash }} {{ prev_execution_date }}", "20240303 20240305 2024-03-03T00:00:00+00:00"},
+	}
+	for _, tc := range cases {
+		ctx := goldenContext(t, tc.edition, nil, nil)
+		ctx.dag.Schedule = &daily
+		ctx.run.ExternalTrigger = false
+		ctx.run.ExecutionDate = time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC)
+		got, err := ctx.renderText(tc.template)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: render %q = %q, %v; want %q", tc.edition, tc.template, got, err, tc.want)
+		}
+	}
+}
