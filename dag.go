@@ -9,11 +9,13 @@ import (
 	"github.com/adhocore/gronx"
 	"io"
 	"io/fs"
+	"maps"
 	"math/bits"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -608,6 +610,11 @@ func parseDAGFor(data []byte, now time.Time, ops *operatorSet) (*DAG, error) {
 			if task.shellPlan, err = compileShellPlan(task.BashCommand); err != nil {
 				return nil, fmt.Errorf("line %d: task %q: bash_command: %w",
 					bashCommandLine(node, &f.DefaultArgs, err), task.TaskID, err)
+			}
+			for _, name := range slices.Sorted(maps.Keys(task.Env)) {
+				if _, err := parseTemplate(task.Env[name]); err != nil {
+					return nil, fmt.Errorf("line %d: task %q: env %s: %w", taskValueLine(node, &f.DefaultArgs, "env"), task.TaskID, name, err)
+				}
 			}
 		}
 		if _, dup := dag.taskByID[task.TaskID]; dup {

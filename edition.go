@@ -181,6 +181,18 @@ type editionRules struct {
 	// do_xcom_push defaults to True; 1.10's BashOperator pushes only with
 	// xcom_push=True, which defaults to False.
 	bashPushesReturnValue bool
+
+	// Templates (template.go, templatecontext.go): the names a task's
+	// Jinja context holds; whether an undefined name fails the render
+	// (jinja2.StrictUndefined, Airflow 2's default) or prints as nothing
+	// (jinja2.Undefined, 1.10.15's); str() of ti and dag_run; whether
+	// dag_run has run_type, logical_date and the data interval.
+	templateVars            func(templateContext) map[string]any
+	templateStrictUndefined bool
+	taskInstanceStr         func(templateContext) string
+	dagRunStr               func(*DagRun) string
+	templateRunAttributes2  bool
+	templateDateFilters     bool // ds, ts, ... as filters (airflow/templates.py, 2.x)
 }
 
 // dagrunTimeoutRule is what dagrun_timeout does to a run running longer
@@ -285,6 +297,13 @@ var (
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 
 		bashPushesReturnValue: true,
+		// Airflow 2.10.3 airflow/models/dag.py:536 template_undefined=jinja2.StrictUndefined
+		templateVars:            templateVars2,
+		templateStrictUndefined: true,
+		taskInstanceStr:         taskInstanceStr2,
+		dagRunStr:               dagRunStr2,
+		templateRunAttributes2:  true,
+		templateDateFilters:     true,
 	}
 
 	rules110 = editionRules{
@@ -345,6 +364,13 @@ var (
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 
 		bashPushesReturnValue: false,
+		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
+		templateVars:            templateVars110,
+		templateStrictUndefined: false,
+		taskInstanceStr:         taskInstanceStr110,
+		dagRunStr:               dagRunStr110,
+		templateRunAttributes2:  false,
+		templateDateFilters:     false,
 	}
 
 	// rules110RBAC differs from rules110 in the run page's path, the
@@ -407,6 +433,13 @@ var (
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 
 		bashPushesReturnValue: false,
+		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
+		templateVars:            templateVars110,
+		templateStrictUndefined: false,
+		taskInstanceStr:         taskInstanceStr110,
+		dagRunStr:               dagRunStr110,
+		templateRunAttributes2:  false,
+		templateDateFilters:     false,
 	}
 )
 
