@@ -5,7 +5,9 @@ import "time"
 // verifyIntegrity brings a running run's task instances in line with its
 // DAG as the DAG is now, which may have changed since the run was created
 // (POST /_airlite/dags replaces a DAG and keeps its runs), as Airflow's
-// scheduler does before it decides a run (DagRun.verify_integrity):
+// scheduler does before it decides a run (DagRun.verify_integrity; in
+// 2.10.3 task_instance_scheduling_decisions marks a running run's removed
+// tasks):
 //
 //   - a task added since gets a task instance in no state, if the run would
 //     have had one at its creation (start.hasTask: not when the task starts
