@@ -391,7 +391,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		iv, ok, err := nextIntervalUntil(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
+		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
 		if err != nil || !ok {
 			return nil, err
 		}

@@ -34,16 +34,10 @@ type dataInterval struct{ start, end time.Time }
 // Without catchup only the latest complete interval is taken; for a
 // duration that is the one ending at now rounded down to a multiple of
 // the duration since the Unix epoch when epochAligned (Airflow 2), else
-// the one ending at now (1.10). ok is false when there is nothing (more)
-// to schedule.
-func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool) (dataInterval, bool, error) {
-	return nextIntervalUntil(dag, last, now, epochAligned, dag.EndDate)
-}
-
-// nextIntervalUntil is nextInterval for a schedule that ends at end (nil:
-// never): no interval starts after it. editionRules.scheduleEnd says
-// where a DAG's schedule ends.
-func nextIntervalUntil(dag *DAG, last *time.Time, now time.Time, epochAligned bool, end *time.Time) (dataInterval, bool, error) {
+// the one ending at now (1.10). No interval starts after end (nil: never;
+// editionRules.scheduleEnd says where a DAG's schedule ends). ok is false
+// when there is nothing (more) to schedule.
+func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, end *time.Time) (dataInterval, bool, error) {
 	first := dag.scheduleStart()
 	if dag.Schedule == nil || first == nil {
 		return dataInterval{}, false, nil
