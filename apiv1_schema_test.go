@@ -291,6 +291,10 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_ids": ["tutorial"]}`},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/print_date/logs/1", ""},
 		{"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/example_trigger_target_dag", ""},
+		{"GET", "/pools", ""}, {"GET", "/pools/default_pool", ""}, {"GET", "/pools/nope", ""},
+		{"POST", "/pools", `{"name": "p", "slots": 2, "description": "d"}`}, {"POST", "/pools", `{"name": "p", "slots": 2}`},
+		{"PATCH", "/pools/p?update_mask=slots", `{"slots": 3}`}, {"PATCH", "/pools/default_pool", `{"name": "x", "slots": 1}`},
+		{"DELETE", "/pools/p", ""}, {"DELETE", "/pools/default_pool", ""},
 	}
 	for _, rq := range requests {
 		res := ts.v1(t, rq.method, rq.path, rq.body, "Accept", "application/json")

@@ -1497,6 +1497,96 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 	return out, err
 }
 
+// CreatePool adds a pool that must not exist yet (the stable API's POST
+// /pools): a taken name is errConflict, --max-pools applies.
+func (s *Store) CreatePool(p Pool) (*Pool, error) {
+	var out *Pool
+	err := s.updateIDs(func(txn *memdb.Txn) error {
+		if _, err := poolTxn(txn, p.Name); err == nil {
+			return &existsError{what: "pool", id: p.Name}
+		} else if !errors.Is(err, errNotFound) {
+			return err
+		}
+		if err := enforcePoolLimitTxn(txn, s.limits.Pools); err != nil {
+			return err
+		}
+		np := p
+		var err error
+		if np.ID, err = s.nextIDTxn(txn, counterPoolID); err != nil {
+			return err
+		}
+		if err := txn.Insert(tablePools, &np); err != nil {
+			return fmt.Errorf("store pool %s: %w", np.Name, err)
+		}
+		out = &np
+		return nil
+	})
+	return out, err
+}
+
+// UpdatePool changes a pool by change, which gets a copy; it may rename
+// the pool (its id stays; a taken name is errConflict). Task instances
+// keep the pool name they were created with, as Airflow's rows do.
+func (s *Store) UpdatePool(name string, change func(Pool) Pool) (*Pool, error) {
+	var out *Pool
+	err := s.update(func(txn *memdb.Txn) error {
+		old, err := poolTxn(txn, name)
+		if err != nil {
+			return err
+		}
+		np := change(*old)
+		np.ID = old.ID
+		if np.Name != old.Name {
+			if _, err := poolTxn(txn, np.Name); err == nil {
+				return &existsError{what: "pool", id: np.Name}
+			} else if !errors.Is(err, errNotFound) {
+				return err
+			}
+			if err := txn.Delete(tablePools, old); err != nil {
+				return fmt.Errorf("rename pool %s: %w", name, err)
+			}
+		}
+		if err := txn.Insert(tablePools, &np); err != nil {
+			return fmt.Errorf("store pool %s: %w", np.Name, err)
+		}
+		out = &np
+		return nil
+	})
+	return out, err
+}
+
+// PoolSlots is what task instances of one pool hold, by state, in
+// pool_slots, as Airflow's Pool counts them.
+type PoolSlots struct {
+	Running, Queued, Scheduled int64
+}
+
+// PoolSlotsByName counts the slots of scheduled, queued and running task
+// instances per pool name, from one point in time.
+func (s *Store) PoolSlotsByName() (map[string]PoolSlots, error) {
+	txn := s.read()
+	out := map[string]PoolSlots{}
+	for _, state := range []TaskState{TaskScheduled, TaskQueued, TaskRunning} {
+		tis, err := taskInstancesInStateTxn(txn, state)
+		if err != nil {
+			return nil, err
+		}
+		for _, ti := range tis {
+			u := out[ti.Pool]
+			switch state {
+			case TaskScheduled:
+				u.Scheduled += int64(ti.PoolSlots)
+			case TaskQueued:
+				u.Queued += int64(ti.PoolSlots)
+			default:
+				u.Running += int64(ti.PoolSlots)
+			}
+			out[ti.Pool] = u
+		}
+	}
+	return out, nil
+}
+
 // enforcePoolLimitTxn refuses one more pool at max pools (--max-pools).
 // Pools are few (the limit keeps them so), so it counts them.
 func enforcePoolLimitTxn(txn *memdb.Txn, max int) error {

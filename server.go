@@ -241,6 +241,12 @@ func (s *server) v1Routes() *v1Router {
 		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
 			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
 
+	vr.add(http.MethodGet, "/pools", s.handleV1GetPools, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/pools", s.handleV1PostPool, withBody(checkPoolBody))
+	vr.add(http.MethodGet, "/pools/{pool_name}", s.handleV1GetPool)
+	vr.add(http.MethodPatch, "/pools/{pool_name}", s.handleV1PatchPool, withBody(checkPoolBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/pools/{pool_name}", s.handleV1DeletePool)
+
 	vr.add(http.MethodGet, "/variables", s.handleV1GetVariables, withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody))
 	vr.add(http.MethodGet, "/variables/{variable_key:path}", s.handleV1GetVariable)
