@@ -241,6 +241,21 @@ func (s *server) v1Routes() *v1Router {
 		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
 			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
 
+	const ti = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}"
+	vr.add(http.MethodGet, ti+"/tries", s.handleV1GetTaskInstanceTries, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/tries/{task_try_number}", s.handleV1GetTaskInstanceTry, withPathInts("task_try_number"))
+	vr.add(http.MethodGet, ti+"/{map_index}", s.handleV1GetMappedTaskInstance, withPathInts("map_index"))
+	vr.add(http.MethodPatch, ti+"/{map_index}", s.handleV1PatchMappedTaskInstance, withPathInts("map_index"), withBody(checkPatchTIBody))
+	vr.add(http.MethodGet, ti+"/{map_index}/tries", s.handleV1GetMappedTaskInstanceTries, withPathInts("map_index"), withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/{map_index}/tries/{task_try_number}", s.handleV1GetMappedTaskInstanceTry, withPathInts("map_index", "task_try_number"))
+	vr.add(http.MethodGet, ti+"/listMapped", s.handleV1GetMappedTaskInstances, withQuery(qLimit, qOffset,
+		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
+		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
+		v1Param{name: "duration_gte", kind: paramNumber}, v1Param{name: "duration_lte", kind: paramNumber},
+		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
+		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qOrderBy))
+	vr.add(http.MethodGet, ti+"/links", s.handleV1GetExtraLinks)
+
 	vr.add(http.MethodGet, "/pools", s.handleV1GetPools, withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodPost, "/pools", s.handleV1PostPool, withBody(checkPoolBody))
 	vr.add(http.MethodGet, "/pools/{pool_name}", s.handleV1GetPool)
@@ -397,7 +412,7 @@ func (s *server) handleV1GetTaskInstance(w http.ResponseWriter, r *http.Request,
 }
 
 func (s *server) handleV1PatchTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.body)
+	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
 	s.respondV1(w, r, res, err)
 }
 
