@@ -153,3 +153,70 @@ func (s *server) handleV1GetExtraLinks(w http.ResponseWriter, r *http.Request, r
 	res, err := s.V1GetExtraLinks(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
 	s.respondV1(w, r, res, err)
 }
+
+// maxTaskInstanceNoteChars is SetTaskInstanceNoteFormSchema's
+// Length(max=1000) on note.
+const maxTaskInstanceNoteChars = 1000
+
+// setTINoteSchema is components/schemas/SetTaskInstanceNote: note is
+// required, a string.
+var setTINoteSchema = bodySchema{rw("note", "string", false)}
+
+// checkSetTINoteBody is connexion's check (a required property is
+// jsonschema's "'note' is a required property"), then
+// SetTaskInstanceNoteFormSchema's load: note (nullable there, at most
+// 1000 characters) and map_index (an integer, read and ignored).
+func checkSetTINoteBody(v any) (map[string]any, error) {
+	body, err := checkBodySchema(v, setTINoteSchema)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := body["note"]; !ok {
+		return nil, v1BadRequest("'note' is a required property")
+	}
+	_, msg := marshmallowLoad(body, []mmField{
+		{name: "map_index", kind: "integer"},
+		{name: "note", allowNone: true, maxLen: maxTaskInstanceNoteChars},
+	}, false)
+	if msg != "" {
+		return nil, v1BadRequest(msg)
+	}
+	return body, nil
+}
+
+// V1SetTaskInstanceNote is PATCH …/taskInstances/{task_id}/setNote and
+// its {map_index} variant: the task instance with its new note.
+func (s *server) V1SetTaskInstanceNote(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
+	notFound := &problem{status: http.StatusNotFound,
+		title: fmt.Sprintf("Task Instance not found for dag_id=%s, run_id=%s, task_id=%s", dagID, runID, taskID)}
+	run, _, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	var p *problem
+	switch {
+	case errors.As(err, &p) || (err == nil && mapIndex != -1):
+		return nil, notFound
+	case err != nil:
+		return nil, err
+	}
+	var note *string
+	if n, ok := body["note"].(string); ok {
+		note = &n
+	}
+	ti, err := s.opts.Store.SetTaskInstanceNote(dagID, runID, taskID, note)
+	if errors.Is(err, errNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v1TaskInstance(ti, run), nil
+}
+
+func (s *server) handleV1SetTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetMappedTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
+	s.respondV1(w, r, res, err)
+}

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -125,5 +129,109 @@ func TestServerV1_MappedTaskInstances(t *testing.T) {
 			wantProblem: &wantProblem{title: "Task not found", detail: `Task with ID = "nope" not found`}},
 		{name: "links: unknown run", path: "/dags/tutorial/dagRuns/nope/taskInstances/print_date/links", wantStatus: 404,
 			wantProblem: &wantProblem{title: "DAG Run not found", detail: `DAG Run with ID = "nope" not found`}},
+	})
+}
+
+// TestServerV1_SetTaskInstanceNote follows Airflow 2.10.3
+// tests/api_connexion/endpoints/test_task_instance_endpoint.py:2452-2620
+// (TestSetTaskInstanceNote).
+func TestServerV1_SetTaskInstanceNote(t *testing.T) {
+	t.Parallel()
+	setup := func(t *testing.T, ts *testServer) { threeRuns(t, ts) }
+	wantNote := func(note any) func(t *testing.T, ts *testServer, res response) {
+		return func(t *testing.T, ts *testServer, res response) {
+			t.Helper()
+			if got := decodeJSON[map[string]any](t, res.body)["note"]; got != note {
+				t.Errorf("answered note %v, want %v", got, note)
+			}
+			// the note is stored: the task instance's GET shows it
+			if got := decodeJSON[map[string]any](t, ts.v1(t, "GET", tiPath, "").body)["note"]; got != note {
+				t.Errorf("GET note %v, want %v", got, note)
+			}
+		}
+	}
+	notFound := &wantProblem{title: "Task Instance not found for dag_id=tutorial, run_id=r3, task_id=print_date", detail: nil}
+	runV1Cases(t, []v1Case{
+		// test_task_instance_endpoint.py:2460 (test_should_respond_200)
+		{name: "set", method: "PATCH", path: tiPath + "/setNote", body: `{"note": "My super cool TaskInstance note."}`,
+			setup: setup, wantStatus: 200, check: wantNote("My super cool TaskInstance note.")},
+		// test_task_instance_endpoint.py:2562 (test_should_respond_200_when_note_is_empty), then replaced
+		{name: "replace", method: "PATCH", path: tiPath + "/setNote", body: `{"note": "second"}`,
+			setup: func(t *testing.T, ts *testServer) {
+				setup(t, ts)
+				ts.v1(t, "PATCH", tiPath+"/setNote", `{"note": "first"}`)
+			}, wantStatus: 200, check: wantNote("second")},
+		{name: "map_index in the body is read and ignored", method: "PATCH", path: tiPath + "/setNote",
+			body: `{"note": "n", "map_index": 3}`, setup: setup, wantStatus: 200, check: wantNote("n")},
+		// test_task_instance_endpoint.py:2578 (test_should_raise_400_for_unknown_fields)
+		{name: "unknown field", method: "PATCH", path: tiPath + "/setNote", body: `{"note": "a valid field", "not": "an unknown field"}`,
+			setup: setup, wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'not': ['Unknown field.']}"}},
+		{name: "note missing", method: "PATCH", path: tiPath + "/setNote", body: `{"map_index": 1}`,
+			setup: setup, wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "'note' is a required property"}},
+		{name: "note null", method: "PATCH", path: tiPath + "/setNote", body: `{"note": null}`,
+			setup: setup, wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "None is not of type 'string' - 'note'"}},
+		{name: "note too long", method: "PATCH", path: tiPath + "/setNote", body: fmt.Sprintf(`{"note": "%01001d"}`, 0),
+			setup: setup, wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "{'note': ['Longer than maximum length 1000.']}"}},
+		// task_instance_endpoint.py:650-700: no row, or (airlite) a map index other than -1
+		{name: "unknown task instance", method: "PATCH", path: tiPath + "/setNote", body: `{"note": "n"}`,
+			wantStatus: 404, wantProblem: notFound},
+		{name: "map index 1", method: "PATCH", path: tiPath + "/1/setNote", body: `{"note": "n"}`,
+			setup: setup, wantStatus: 404, wantProblem: notFound},
+	})
+}
+
+// TestSnapshot_TaskInstanceNote: a task instance's note survives a
+// snapshot; an older snapshot restores it absent; an over-long one is
+// refused.
+func TestSnapshot_TaskInstanceNote(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	threeRuns(t, ts)
+	if res := ts.v1(t, "PATCH", tiPath+"/setNote", `{"note": "kept <&> é"}`); res.status != http.StatusOK {
+		t.Fatalf("setNote: %d %s", res.status, res.body)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(ts.store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restoreNote := func(t *testing.T, data []byte) (*string, error) {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), "snapshot.json")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		store, _, err := restoreSnapshot(t.Context(), p)
+		if err != nil {
+			return nil, err
+		}
+		ti, err := store.TaskInstance("tutorial", "r3", "print_date")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ti.Note, nil
+	}
+	isPrintDate := func(_ int, row map[string]any) bool { return row["run_id"] == "r3" && row["task_id"] == "print_date" }
+	t.Run("written and read back", func(t *testing.T) {
+		note, err := restoreNote(t, good)
+		if err != nil || note == nil || *note != "kept <&> é" {
+			t.Errorf("restored note %v (%v), want the one set", note, err)
+		}
+	})
+	t.Run("older snapshot", func(t *testing.T) {
+		old, _ := snapForge(t, good, tableTasks, isPrintDate, func(row map[string]any) { delete(row, "note") })
+		note, err := restoreNote(t, old)
+		if err != nil || note != nil {
+			t.Errorf("restored note %v (%v), want none", note, err)
+		}
+	})
+	t.Run("note too long", func(t *testing.T) {
+		forged, _ := snapForge(t, good, tableTasks, isPrintDate, set("note", strings.Repeat("n", 1001)))
+		if _, err := restoreNote(t, forged); !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), "longer than 1000") {
+			t.Errorf("restore = %v, want unreadable saying longer than 1000", err)
+		}
 	})
 }

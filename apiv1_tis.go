@@ -17,7 +17,7 @@ import (
 
 // v1TaskInstance renders a task instance as TaskInstanceSchema dumps it.
 func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
-	var state, duration, pid any
+	var state, duration, pid, note any
 	if ti.State != TaskNone {
 		state = string(ti.State)
 	}
@@ -26,6 +26,9 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 	}
 	if ti.PID != nil {
 		pid = *ti.PID
+	}
+	if ti.Note != nil {
+		note = *ti.Note
 	}
 	return map[string]any{
 		"task_id":            ti.TaskID,
@@ -51,7 +54,7 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 		"pid":                pid,
 		"executor":           nil,
 		"executor_config":    "{}",
-		"note":               nil,
+		"note":               note,
 		"sla_miss":           nil,
 		"rendered_map_index": nil,
 		"rendered_fields":    map[string]any{},

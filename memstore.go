@@ -2723,6 +2723,23 @@ func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*D
 	return out, err
 }
 
+// SetTaskInstanceNote sets or clears a task instance's note and returns
+// the task instance as stored.
+func (s *Store) SetTaskInstanceNote(dagID, runID, taskID string, note *string) (*TaskInstance, error) {
+	var out *TaskInstance
+	err := s.update(func(txn *memdb.Txn) error {
+		ti, err := taskInstanceTxn(txn, dagID, runID, taskID)
+		if err != nil {
+			return err
+		}
+		noted := *ti
+		noted.Note = note
+		out = &noted
+		return putTaskInstancesTxn(txn, &noted)
+	})
+	return out, err
+}
+
 // DeleteRun removes one run with its task instances, lineage and task
 // logs (not its sub-DAGs' runs, as Airflow deletes the one row).
 func (s *Store) DeleteRun(dagID, runID string) error {
