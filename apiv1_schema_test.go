@@ -300,6 +300,7 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/setNote", `{"note": "n"}`},
 		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/setNote", `{"note": "n"}`},
 		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/setNote", `{}`},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/dependencies", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/dependencies", ""},
 		{"GET", "/pools", ""}, {"GET", "/pools/default_pool", ""}, {"GET", "/pools/nope", ""},
 		{"POST", "/pools", `{"name": "p", "slots": 2, "description": "d"}`}, {"POST", "/pools", `{"name": "p", "slots": 2}`},
 		{"PATCH", "/pools/p?update_mask=slots", `{"slots": 3}`}, {"PATCH", "/pools/default_pool", `{"name": "x", "slots": 1}`},

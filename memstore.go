@@ -1624,6 +1624,10 @@ func (s *Store) DeletePool(name string) (*Pool, error) {
 	return out, err
 }
 
+// View hands fn a read-only view of the store at one point in time, for
+// decisions that read several tables (the stable API's dependencies).
+func (s *Store) View(fn func(v storeView) error) error { return fn(storeView{s.read()}) }
+
 // storeView is a read-only look at the store from inside one of its
 // writes. Intent methods hand it to the caller's decision function, which
 // reads what it needs and returns what should change; only the store
@@ -1645,6 +1649,14 @@ func (v storeView) TaskInstance(dagID, runID, taskID string) (*TaskInstance, err
 }
 
 func (v storeView) Pool(name string) (*Pool, error) { return poolTxn(v.txn, name) }
+
+// TaskInstancesOfRun lists a run's task instances by task_id.
+func (v storeView) TaskInstancesOfRun(dagID, runID string) ([]*TaskInstance, error) {
+	return taskInstancesOfRunTxn(v.txn, dagID, runID)
+}
+
+// ActiveUsage counts the slots that queued and running task instances hold.
+func (v storeView) ActiveUsage() (*slotUsage, error) { return activeUsageTxn(v.txn) }
 
 // CountRuns counts a DAG's runs in an unfinished state.
 func (v storeView) CountRuns(dagID string, state RunState) (int, error) {

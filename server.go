@@ -255,6 +255,8 @@ func (s *server) v1Routes() *v1Router {
 		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
 		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qOrderBy))
 	vr.add(http.MethodGet, ti+"/links", s.handleV1GetExtraLinks)
+	vr.add(http.MethodGet, ti+"/dependencies", s.handleV1GetTaskInstanceDependencies)
+	vr.add(http.MethodGet, ti+"/{map_index}/dependencies", s.handleV1GetMappedTaskInstanceDependencies, withPathInts("map_index"))
 	vr.add(http.MethodPatch, ti+"/setNote", s.handleV1SetTaskInstanceNote, withBody(checkSetTINoteBody))
 	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.handleV1SetMappedTaskInstanceNote, withPathInts("map_index"), withBody(checkSetTINoteBody))
 
