@@ -209,7 +209,7 @@ func (doc *v1SchemaDoc) checkAnswer(t *testing.T, vr *v1Router, method, path str
 		t.Errorf("%s %s: no operation", method, path)
 		return
 	}
-	op := method + " " + apiV1Prefix + route.pattern
+	op := method + " " + apiV1Prefix + strings.ReplaceAll(route.pattern, ":path}", "}") // the document has no converters
 	responses, ok := doc.Operations[op]
 	if !ok {
 		t.Errorf("%s: not in the document", op)
@@ -301,6 +301,11 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/setNote", `{"note": "n"}`},
 		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/setNote", `{}`},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/dependencies", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/dependencies", ""},
+		{"GET", "/datasets", ""}, {"GET", "/datasets?order_by=x", ""}, {"GET", "/datasets/s3%3A%2F%2Fb", ""}, {"GET", "/datasets/events", ""},
+		{"POST", "/datasets/events", `{"dataset_uri": "u"}`}, {"GET", "/datasets/queuedEvent/u", ""}, {"DELETE", "/datasets/queuedEvent/u", ""},
+		{"GET", "/dags/tutorial/datasets/queuedEvent", ""}, {"DELETE", "/dags/tutorial/datasets/queuedEvent", ""},
+		{"GET", "/dags/tutorial/datasets/queuedEvent/u", ""}, {"DELETE", "/dags/tutorial/datasets/queuedEvent/u", ""},
+		{"PUT", "/parseDagFile/" + token, ""}, {"PUT", "/parseDagFile/nope", ""},
 		{"GET", "/pools", ""}, {"GET", "/pools/default_pool", ""}, {"GET", "/pools/nope", ""},
 		{"POST", "/pools", `{"name": "p", "slots": 2, "description": "d"}`}, {"POST", "/pools", `{"name": "p", "slots": 2}`},
 		{"PATCH", "/pools/p?update_mask=slots", `{"slots": 3}`}, {"PATCH", "/pools/default_pool", `{"name": "x", "slots": 1}`},

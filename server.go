@@ -260,6 +260,22 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodPatch, ti+"/setNote", s.handleV1SetTaskInstanceNote, withBody(checkSetTINoteBody))
 	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.handleV1SetMappedTaskInstanceNote, withPathInts("map_index"), withBody(checkSetTINoteBody))
 
+	vr.add(http.MethodGet, "/datasets", s.handleV1GetDatasets, withQuery(qLimit, qOffset, qOrderBy,
+		v1Param{name: "uri_pattern", schema: "{'type': 'string'}"}, v1Param{name: "dag_ids", schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/datasets/events", s.handleV1GetDatasetEvents, withQuery(qLimit, qOffset, qOrderBy,
+		v1Param{name: "dataset_id", kind: paramInteger, schema: "{'type': 'integer'}"}, v1Param{name: "source_dag_id", schema: "{'type': 'string'}"},
+		v1Param{name: "source_task_id", schema: "{'type': 'string'}"}, v1Param{name: "source_run_id", schema: "{'type': 'string'}"},
+		v1Param{name: "source_map_index", kind: paramInteger, schema: "{'type': 'integer'}"}))
+	vr.add(http.MethodPost, "/datasets/events", s.handleV1CreateDatasetEvent, withBody(checkCreateDatasetEventBody))
+	vr.add(http.MethodGet, "/datasets/{uri:path}", s.handleV1GetDataset)
+	vr.add(http.MethodGet, "/datasets/queuedEvent/{uri:path}", s.handleV1DatasetQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/datasets/queuedEvent/{uri:path}", s.handleV1DatasetQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent", s.handleV1DagQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent", s.handleV1DagQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", s.handleV1DagQueuedEvent, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", s.handleV1DagQueuedEvent, withQuery(qBefore))
+	vr.add(http.MethodPut, "/parseDagFile/{file_token}", s.handleV1ReparseDagFile)
+
 	vr.add(http.MethodGet, "/pools", s.handleV1GetPools, withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodPost, "/pools", s.handleV1PostPool, withBody(checkPoolBody))
 	vr.add(http.MethodGet, "/pools/{pool_name}", s.handleV1GetPool)
