@@ -103,7 +103,7 @@ func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time
 		fail("Pool Slots Available", "Tasks using non-existent pool '%s' will not be scheduled", ti.Pool)
 	case err != nil:
 		return nil, err
-	case pool.Slots != -1 && pool.Slots-usage.byPool[ti.Pool] <= int64(ti.PoolSlots)-1:
+	case pool.Slots >= 0 && pool.Slots-usage.byPool[ti.Pool] <= int64(ti.PoolSlots)-1: // negative: unlimited, as the scheduler reads it
 		fail("Pool Slots Available", "Not scheduling since there are %d open slots in pool %s and require %d pool slots",
 			pool.Slots-usage.byPool[ti.Pool], ti.Pool, ti.PoolSlots)
 	}
