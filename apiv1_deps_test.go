@@ -10,6 +10,7 @@ dag_id: deps
 schedule_interval: null
 start_date: 2024-01-01T00:00:00+00:00
 catchup: false
+max_active_tasks: 1
 tasks:
   - task_id: first
     operator: BashOperator
@@ -119,7 +120,8 @@ func TestServerV1_TaskInstanceDependencies(t *testing.T) {
 		// pool_slots_available_dep.py:46-66: the one slot of small is held by d1's first
 		{name: "pool full", path: "/dags/deps/dagRuns/d2/taskInstances/first/dependencies", options: withDeps,
 			setup: depsRuns(TaskRunning), wantStatus: 200, wantJSON: `{"dependencies": [{"name": "Pool Slots Available",
-				"reason": "Not scheduling since there are 0 open slots in pool small and require 1 pool slots"}]}`},
+				"reason": "Not scheduling since there are 0 open slots in pool small and require 1 pool slots"},
+				{"name": "Task Instance Slots Available", "reason": "The maximum number of running tasks (1) for this task's DAG 'deps' has been reached."}]}`},
 		{name: "pool free", path: "/dags/deps/dagRuns/d2/taskInstances/first/dependencies", options: withDeps,
 			setup: depsRuns(TaskSuccess), wantStatus: 200, wantJSON: `{"dependencies": []}`},
 		// pool_slots_available_dep.py:41-45
@@ -145,6 +147,20 @@ func TestServerV1_TaskInstanceDependencies(t *testing.T) {
 				ts.setTaskState(t, "deps", "d2", "first", TaskSkipped)
 				ts.setTaskState(t, "deps", "d2", "second", TaskScheduled)
 			}, wantStatus: 200, wantJSON: `{"dependencies": []}`},
+		// prev_dagrun_dep.py:165-179: the previous run has no task instance
+		// of the task, and an earlier one had
+		{name: "depends_on_past: previous not run", path: "/dags/deps/dagRuns/d3/taskInstances/second/dependencies", options: withDeps,
+			setup: func(t *testing.T, ts *testServer) {
+				depsRuns(TaskSuccess, TaskSuccess)(t, ts)
+				ts.postRun(t, "deps", `{"dag_run_id": "d3", "logical_date": "2024-02-03T00:00:00+00:00"}`)
+				ts.setRunState(t, "deps", "d3", RunRunning)
+				ts.setTaskState(t, "deps", "d3", "first", TaskSuccess)
+				ts.setTaskState(t, "deps", "d3", "second", TaskScheduled)
+				if err := ts.store.RemoveTaskInstance("deps", "d2", "second"); err != nil {
+					t.Fatal(err)
+				}
+			}, wantStatus: 200, wantJSON: `{"dependencies": [{"name": "Previous Dagrun State",
+				"reason": "depends_on_past is true for this task's DAG, but the previous task instance has not run yet."}]}`},
 		// test_task_instance_endpoint.py:2728 (test_should_respond_404)
 		{name: "unknown DAG", path: "/dags/INVALID_DAG_ID/dagRuns/r3/taskInstances/print_date/dependencies", setup: tutorial,
 			wantStatus: 404, wantProblem: &wantProblem{title: "Task Instance not found for dag_id=INVALID_DAG_ID, run_id=r3, task_id=print_date", detail: nil}},
