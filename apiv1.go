@@ -226,7 +226,9 @@ type v1Route struct {
 	// body checks and decodes the request body as connexion does against
 	// the operation's schema; nil when the operation takes no body.
 	body func(v any) (map[string]any, error)
-	// pathInts are the path parameters the document types as integers.
+	// pathInts are the path parameters the document types as integers:
+	// connexion gives them Werkzeug's int converter, which matches
+	// unsigned digits only, so another segment is not this route.
 	pathInts []string
 	// open: the endpoint has no security decorator (health, version).
 	open   bool
@@ -325,7 +327,7 @@ func (rt *v1Route) matches(segs []string) (map[string]string, int, bool) {
 	score := 0
 	for i, p := range rt.segs {
 		if strings.HasPrefix(p, "{") {
-			if segs[i] == "" {
+			if segs[i] == "" || (slices.Contains(rt.pathInts, p[1:len(p)-1]) && !unsignedDigitsRe.MatchString(segs[i])) {
 				return nil, 0, false
 			}
 			if params == nil {
@@ -392,12 +394,6 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 	if err != nil {
 		s.answerError(w, r, err)
 		return
-	}
-	for _, name := range rt.pathInts {
-		if !pyIntRe.MatchString(params[name]) {
-			s.answerError(w, r, v1BadRequest(fmt.Sprintf("Wrong type, expected 'integer' for path parameter '%s'", name)))
-			return
-		}
 	}
 	req.query = q
 	if !rt.open {
@@ -507,6 +503,9 @@ func (p v1Param) check(vals []string) string {
 func jsonschemaMessage(msg, validator, schema, instance string) string {
 	return msg + "\n\nFailed validating '" + validator + "' in schema:\n    " + schema + "\n\nOn instance:\n    " + instance
 }
+
+// unsignedDigitsRe is what Werkzeug's IntegerConverter matches.
+var unsignedDigitsRe = regexp.MustCompile(`^\d+$`)
 
 // rfc3339Re is the date-time format jsonschema checks (rfc3339-validator):
 // a full date, "T", a full time with an optional fraction, and "Z" or an

@@ -209,7 +209,7 @@ func (doc *v1SchemaDoc) checkAnswer(t *testing.T, vr *v1Router, method, path str
 		t.Errorf("%s %s: no operation", method, path)
 		return
 	}
-	op := method + " " + apiV1Prefix + route.pattern
+	op := method + " " + apiV1Prefix + strings.ReplaceAll(route.pattern, ":path}", "}") // the document has no converters
 	responses, ok := doc.Operations[op]
 	if !ok {
 		t.Errorf("%s: not in the document", op)
@@ -291,6 +291,28 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_ids": ["tutorial"]}`},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/print_date/logs/1", ""},
 		{"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/example_trigger_target_dag", ""},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/tries", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/tries", ""},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/tries/0", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/tries/9", ""},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/1/tries/0", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0", ""},
+		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0", `{"new_state": "success"}`},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/listMapped", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/links", ""},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/nope/links", ""},
+		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/setNote", `{"note": "n"}`},
+		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/setNote", `{"note": "n"}`},
+		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/setNote", `{}`},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/dependencies", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/dependencies", ""},
+		{"GET", "/datasets", ""}, {"GET", "/datasets?order_by=x", ""}, {"GET", "/datasets/s3%3A%2F%2Fb", ""}, {"GET", "/datasets/events", ""},
+		{"POST", "/datasets/events", `{"dataset_uri": "u"}`}, {"GET", "/datasets/queuedEvent/u", ""}, {"DELETE", "/datasets/queuedEvent/u", ""},
+		{"GET", "/dags/tutorial/datasets/queuedEvent", ""}, {"DELETE", "/dags/tutorial/datasets/queuedEvent", ""},
+		{"GET", "/dags/tutorial/datasets/queuedEvent/u", ""}, {"DELETE", "/dags/tutorial/datasets/queuedEvent/u", ""},
+		{"PUT", "/parseDagFile/" + token, ""}, {"PUT", "/parseDagFile/nope", ""},
+		{"GET", "/roles", ""}, {"GET", "/roles/Admin", ""}, {"POST", "/roles", `{"name": "r"}`}, {"PATCH", "/roles/r", `{"name": "r"}`},
+		{"DELETE", "/roles/r", ""}, {"GET", "/permissions", ""}, {"GET", "/users", ""}, {"GET", "/users/u", ""},
+		{"POST", "/users", `{"username": "u"}`}, {"PATCH", "/users/u", `{"email": ""}`}, {"DELETE", "/users/u", ""},
+		{"GET", "/pools", ""}, {"GET", "/pools/default_pool", ""}, {"GET", "/pools/nope", ""},
+		{"POST", "/pools", `{"name": "p", "slots": 2, "description": "d"}`}, {"POST", "/pools", `{"name": "p", "slots": 2}`},
+		{"PATCH", "/pools/p?update_mask=slots", `{"slots": 3}`}, {"PATCH", "/pools/default_pool", `{"name": "x", "slots": 1}`},
+		{"DELETE", "/pools/p", ""}, {"DELETE", "/pools/default_pool", ""},
 	}
 	for _, rq := range requests {
 		res := ts.v1(t, rq.method, rq.path, rq.body, "Accept", "application/json")

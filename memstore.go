@@ -1510,6 +1510,96 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 	return out, err
 }
 
+// CreatePool adds a pool that must not exist yet (the stable API's POST
+// /pools): a taken name is errConflict, --max-pools applies.
+func (s *Store) CreatePool(p Pool) (*Pool, error) {
+	var out *Pool
+	err := s.updateIDs(func(txn *memdb.Txn) error {
+		if _, err := poolTxn(txn, p.Name); err == nil {
+			return &existsError{what: "pool", id: p.Name}
+		} else if !errors.Is(err, errNotFound) {
+			return err
+		}
+		if err := enforcePoolLimitTxn(txn, s.limits.Pools); err != nil {
+			return err
+		}
+		np := p
+		var err error
+		if np.ID, err = s.nextIDTxn(txn, counterPoolID); err != nil {
+			return err
+		}
+		if err := txn.Insert(tablePools, &np); err != nil {
+			return fmt.Errorf("store pool %s: %w", np.Name, err)
+		}
+		out = &np
+		return nil
+	})
+	return out, err
+}
+
+// UpdatePool changes a pool by change, which gets a copy; it may rename
+// the pool (its id stays; a taken name is errConflict). Task instances
+// keep the pool name they were created with, as Airflow's rows do.
+func (s *Store) UpdatePool(name string, change func(Pool) Pool) (*Pool, error) {
+	var out *Pool
+	err := s.update(func(txn *memdb.Txn) error {
+		old, err := poolTxn(txn, name)
+		if err != nil {
+			return err
+		}
+		np := change(*old)
+		np.ID = old.ID
+		if np.Name != old.Name {
+			if _, err := poolTxn(txn, np.Name); err == nil {
+				return &existsError{what: "pool", id: np.Name}
+			} else if !errors.Is(err, errNotFound) {
+				return err
+			}
+			if err := txn.Delete(tablePools, old); err != nil {
+				return fmt.Errorf("rename pool %s: %w", name, err)
+			}
+		}
+		if err := txn.Insert(tablePools, &np); err != nil {
+			return fmt.Errorf("store pool %s: %w", np.Name, err)
+		}
+		out = &np
+		return nil
+	})
+	return out, err
+}
+
+// PoolSlots is what task instances of one pool hold, by state, in
+// pool_slots, as Airflow's Pool counts them.
+type PoolSlots struct {
+	Running, Queued, Scheduled int64
+}
+
+// PoolSlotsByName counts the slots of scheduled, queued and running task
+// instances per pool name, from one point in time.
+func (s *Store) PoolSlotsByName() (map[string]PoolSlots, error) {
+	txn := s.read()
+	out := map[string]PoolSlots{}
+	for _, state := range []TaskState{TaskScheduled, TaskQueued, TaskRunning} {
+		tis, err := taskInstancesInStateTxn(txn, state)
+		if err != nil {
+			return nil, err
+		}
+		for _, ti := range tis {
+			u := out[ti.Pool]
+			switch state {
+			case TaskScheduled:
+				u.Scheduled += int64(ti.PoolSlots)
+			case TaskQueued:
+				u.Queued += int64(ti.PoolSlots)
+			default:
+				u.Running += int64(ti.PoolSlots)
+			}
+			out[ti.Pool] = u
+		}
+	}
+	return out, nil
+}
+
 // enforcePoolLimitTxn refuses one more pool at max pools (--max-pools).
 // Pools are few (the limit keeps them so), so it counts them.
 func enforcePoolLimitTxn(txn *memdb.Txn, max int) error {
@@ -1547,6 +1637,10 @@ func (s *Store) DeletePool(name string) (*Pool, error) {
 	return out, err
 }
 
+// View hands fn a read-only view of the store at one point in time, for
+// decisions that read several tables (the stable API's dependencies).
+func (s *Store) View(fn func(v storeView) error) error { return fn(storeView{s.read()}) }
+
 // storeView is a read-only look at the store from inside one of its
 // writes. Intent methods hand it to the caller's decision function, which
 // reads what it needs and returns what should change; only the store
@@ -1568,6 +1662,14 @@ func (v storeView) TaskInstance(dagID, runID, taskID string) (*TaskInstance, err
 }
 
 func (v storeView) Pool(name string) (*Pool, error) { return poolTxn(v.txn, name) }
+
+// TaskInstancesOfRun lists a run's task instances by task_id.
+func (v storeView) TaskInstancesOfRun(dagID, runID string) ([]*TaskInstance, error) {
+	return taskInstancesOfRunTxn(v.txn, dagID, runID)
+}
+
+// ActiveUsage counts the slots that queued and running task instances hold.
+func (v storeView) ActiveUsage() (*slotUsage, error) { return activeUsageTxn(v.txn) }
 
 // CountRuns counts a DAG's runs in an unfinished state.
 func (v storeView) CountRuns(dagID string, state RunState) (int, error) {
@@ -2642,6 +2744,23 @@ func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*D
 		noted.Note, noted.UpdatedAt = note, &now
 		out = &noted
 		return txn.Insert(tableDagRuns, &noted)
+	})
+	return out, err
+}
+
+// SetTaskInstanceNote sets or clears a task instance's note and returns
+// the task instance as stored.
+func (s *Store) SetTaskInstanceNote(dagID, runID, taskID string, note *string) (*TaskInstance, error) {
+	var out *TaskInstance
+	err := s.update(func(txn *memdb.Txn) error {
+		ti, err := taskInstanceTxn(txn, dagID, runID, taskID)
+		if err != nil {
+			return err
+		}
+		noted := *ti
+		noted.Note = note
+		out = &noted
+		return putTaskInstancesTxn(txn, &noted)
 	})
 	return out, err
 }

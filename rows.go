@@ -151,6 +151,10 @@ type TaskInstance struct {
 	ProcIdentity string
 	UpdatedAt    *time.Time
 	NextRetryAt  *time.Time // up_for_retry: not before this time
+	// Note is the task instance's note (the stable API's setNote); nil:
+	// none. It stays through retries and clears, as Airflow's
+	// task_instance_note row does.
+	Note *string
 }
 
 // runTasks is the row that holds one run's task instances, in task_id

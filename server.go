@@ -241,6 +241,60 @@ func (s *server) v1Routes() *v1Router {
 		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
 			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
 
+	const ti = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}"
+	vr.add(http.MethodGet, ti+"/tries", s.handleV1GetTaskInstanceTries, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/tries/{task_try_number}", s.handleV1GetTaskInstanceTry, withPathInts("task_try_number"))
+	vr.add(http.MethodGet, ti+"/{map_index}", s.handleV1GetMappedTaskInstance, withPathInts("map_index"))
+	vr.add(http.MethodPatch, ti+"/{map_index}", s.handleV1PatchMappedTaskInstance, withPathInts("map_index"), withBody(checkPatchTIBody))
+	vr.add(http.MethodGet, ti+"/{map_index}/tries", s.handleV1GetMappedTaskInstanceTries, withPathInts("map_index"), withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/{map_index}/tries/{task_try_number}", s.handleV1GetMappedTaskInstanceTry, withPathInts("map_index", "task_try_number"))
+	vr.add(http.MethodGet, ti+"/listMapped", s.handleV1GetMappedTaskInstances, withQuery(qLimit, qOffset,
+		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
+		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
+		v1Param{name: "duration_gte", kind: paramNumber}, v1Param{name: "duration_lte", kind: paramNumber},
+		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
+		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qOrderBy))
+	vr.add(http.MethodGet, ti+"/links", s.handleV1GetExtraLinks)
+	vr.add(http.MethodGet, ti+"/dependencies", s.handleV1GetTaskInstanceDependencies)
+	vr.add(http.MethodGet, ti+"/{map_index}/dependencies", s.handleV1GetMappedTaskInstanceDependencies, withPathInts("map_index"))
+	vr.add(http.MethodPatch, ti+"/setNote", s.handleV1SetTaskInstanceNote, withBody(checkSetTINoteBody))
+	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.handleV1SetMappedTaskInstanceNote, withPathInts("map_index"), withBody(checkSetTINoteBody))
+
+	vr.add(http.MethodGet, "/datasets", s.handleV1GetDatasets, withQuery(qLimit, qOffset, qOrderBy,
+		v1Param{name: "uri_pattern", schema: "{'type': 'string'}"}, v1Param{name: "dag_ids", schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/datasets/events", s.handleV1GetDatasetEvents, withQuery(qLimit, qOffset, qOrderBy,
+		v1Param{name: "dataset_id", kind: paramInteger, schema: "{'type': 'integer'}"}, v1Param{name: "source_dag_id", schema: "{'type': 'string'}"},
+		v1Param{name: "source_task_id", schema: "{'type': 'string'}"}, v1Param{name: "source_run_id", schema: "{'type': 'string'}"},
+		v1Param{name: "source_map_index", kind: paramInteger, schema: "{'type': 'integer'}"}))
+	vr.add(http.MethodPost, "/datasets/events", s.handleV1CreateDatasetEvent, withBody(checkCreateDatasetEventBody))
+	vr.add(http.MethodGet, "/datasets/{uri:path}", s.handleV1GetDataset)
+	vr.add(http.MethodGet, "/datasets/queuedEvent/{uri:path}", s.handleV1DatasetQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/datasets/queuedEvent/{uri:path}", s.handleV1DatasetQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent", s.handleV1DagQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent", s.handleV1DagQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", s.handleV1DagQueuedEvent, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", s.handleV1DagQueuedEvent, withQuery(qBefore))
+	vr.add(http.MethodPut, "/parseDagFile/{file_token}", s.handleV1ReparseDagFile)
+
+	// FAB's roles, users and permissions: no FAB user database (apiv1_fab.go)
+	vr.add(http.MethodGet, "/roles", s.handleV1FabOnly, openRoute, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/roles", s.handleV1FabOnly, openRoute, withBody(checkRoleBody))
+	vr.add(http.MethodGet, "/roles/{role_name}", s.handleV1FabOnly, openRoute)
+	vr.add(http.MethodPatch, "/roles/{role_name}", s.handleV1FabOnly, openRoute, withBody(checkRoleBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/roles/{role_name}", s.handleV1FabOnly, openRoute)
+	vr.add(http.MethodGet, "/permissions", s.handleV1FabOnly, openRoute, withQuery(qLimit, qOffset))
+	vr.add(http.MethodGet, "/users", s.handleV1FabOnly, openRoute, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/users", s.handleV1FabOnly, openRoute, withBody(checkUserBody))
+	vr.add(http.MethodGet, "/users/{username}", s.handleV1FabOnly, openRoute)
+	vr.add(http.MethodPatch, "/users/{username}", s.handleV1FabOnly, openRoute, withBody(checkUserBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/users/{username}", s.handleV1FabOnly, openRoute)
+
+	vr.add(http.MethodGet, "/pools", s.handleV1GetPools, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/pools", s.handleV1PostPool, withBody(checkPoolBody))
+	vr.add(http.MethodGet, "/pools/{pool_name}", s.handleV1GetPool)
+	vr.add(http.MethodPatch, "/pools/{pool_name}", s.handleV1PatchPool, withBody(checkPoolBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/pools/{pool_name}", s.handleV1DeletePool)
+
 	vr.add(http.MethodGet, "/variables", s.handleV1GetVariables, withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody))
 	vr.add(http.MethodGet, "/variables/{variable_key:path}", s.handleV1GetVariable)
@@ -391,7 +445,7 @@ func (s *server) handleV1GetTaskInstance(w http.ResponseWriter, r *http.Request,
 }
 
 func (s *server) handleV1PatchTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.body)
+	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
 	s.respondV1(w, r, res, err)
 }
 

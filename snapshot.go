@@ -146,6 +146,7 @@ type snapTask struct {
 	UpdatedAt      *time.Time `json:"updated_at"`
 	NextRetryAt    *time.Time `json:"next_retry_at"`
 	ProcIdentity   string     `json:"proc_identity,omitempty"`
+	Note           *string    `json:"note,omitempty"` // absent from files written before task-instance notes
 }
 
 type snapPool struct {
@@ -341,7 +342,7 @@ func snapshotCodecs() []snapshotCodec {
 				Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 				Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 				Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-				ProcIdentity: t.ProcIdentity,
+				ProcIdentity: t.ProcIdentity, Note: t.Note,
 			}
 		}, decode: decodeInto(func(r *snapTask) any {
 			return &TaskInstance{
@@ -350,7 +351,7 @@ func snapshotCodecs() []snapshotCodec {
 				Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 				Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 				Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-				ProcIdentity: r.ProcIdentity,
+				ProcIdentity: r.ProcIdentity, Note: r.Note,
 			}
 		}), check: checkTask, runOf: func(obj any) (string, string) {
 			t := obj.(*TaskInstance)
@@ -553,6 +554,9 @@ func checkTask(obj any) error {
 	}
 	if t.PoolSlots < 1 {
 		return fmt.Errorf("pool_slots %d is below 1", t.PoolSlots)
+	}
+	if t.Note != nil && utf8.RuneCountInString(*t.Note) > maxTaskInstanceNoteChars {
+		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*t.Note), maxTaskInstanceNoteChars)
 	}
 	if err := checkNotNegative("try_number", t.TryNumber); err != nil {
 		return err
