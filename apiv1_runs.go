@@ -490,11 +490,6 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any
 	if n, ok := body["note"].(string); ok && n != "" {
 		note = &n
 	}
-	if utf8.RuneCountInString(runID) > maxRunIDChars || (!allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID)) {
-		return nil, v1BadRequest(fmt.Sprintf(
-			"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
-			runID, allowedRunIDPattern, builtinRunIDPattern))
-	}
 	created, err := s.opts.Store.TriggerRun(func(v storeView) (*newRun, error) {
 		if byDate, err := v.RunAt(dagID, date); err == nil {
 			return nil, v1Conflict("Conflict", fmt.Sprintf("DAGRun with DAG ID: '%s' and DAGRun logical date: '%s' already exists",
@@ -505,6 +500,9 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any
 		if _, err := v.Run(dagID, runID); err == nil {
 			return nil, v1Conflict("Conflict", fmt.Sprintf("DAGRun with DAG ID: '%s' and DAGRun ID: '%s' already exists", dagID, runID))
 		} else if !errors.Is(err, errNotFound) {
+			return nil, err
+		}
+		if err := checkManualRunID(runID); err != nil {
 			return nil, err
 		}
 		return &newRun{start: s.rules().newRun, dag: row.Def, runID: runID, date: date, conf: conf, now: now,
@@ -703,4 +701,27 @@ func (s *server) V1UpstreamDatasetEvents(dagID, runID string) (map[string]any, e
 		return nil, err
 	}
 	return map[string]any{"dataset_events": []any{}, "total_entries": 0}, nil
+}
+
+// reservedRunTypes are the run types whose "{type}__" run ids a manual run
+// may not take (Airflow 2.10.3 airflow/utils/types.py:78-95).
+var reservedRunTypes = []string{"backfill", "scheduled", "dataset_triggered"}
+
+// checkManualRunID refuses what create_dagrun refuses of a manual run's id,
+// once the duplicates are ruled out: an id reserved for another run type
+// (airflow/models/dag.py:3152-3164), then one matching neither run id
+// pattern; both are ValueErrors the endpoint answers 400
+// (airflow/api_connexion/endpoints/dag_run_endpoint.py:360-361).
+func checkManualRunID(runID string) error {
+	for _, runType := range reservedRunTypes {
+		if strings.HasPrefix(runID, runType+"__") {
+			return v1BadRequest(fmt.Sprintf("A manual DAG run cannot use ID %s since it is reserved for %s runs", pyRepr(runID), runType))
+		}
+	}
+	if utf8.RuneCountInString(runID) > maxRunIDChars || (!allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID)) {
+		return v1BadRequest(fmt.Sprintf(
+			"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
+			runID, allowedRunIDPattern, builtinRunIDPattern))
+	}
+	return nil
 }
