@@ -291,6 +291,12 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_ids": ["tutorial"]}`},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/print_date/logs/1", ""},
 		{"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/example_trigger_target_dag", ""},
+		{"GET", "/eventLogs", ""}, {"GET", "/eventLogs?order_by=-when&limit=2", ""}, {"GET", "/eventLogs/1", ""},
+		{"GET", "/eventLogs?event=running", ""}, {"GET", "/eventLogs/999999", ""}, {"GET", "/eventLogs?order_by=nope", ""},
+	}
+	// The API's requests above log themselves; a try's row besides.
+	if err := ts.store.AppendEventLog(tiEvent("running", eventTime1)); err != nil {
+		t.Fatal(err)
 	}
 	for _, rq := range requests {
 		res := ts.v1(t, rq.method, rq.path, rq.body, "Accept", "application/json")
