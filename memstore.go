@@ -45,7 +45,7 @@ const (
 	// them), so they are not leased.
 	counterVariableID   = "variable"
 	counterConnectionID = "connection"
-	counterEventLogID   = "event_log" // ids of the event log, never reused
+	counterEventLogID   = "event_log" // the event log's highest id when a reset emptied it
 )
 
 // dagsTable holds one row per DAG id.
@@ -160,7 +160,6 @@ var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true}
 const (
 	totalConfBytes = "conf_bytes" // len(Conf) summed over every run
 	totalXComs     = "xcoms"      // rows of the XCom table
-	totalEventLogs = "event_logs" // rows of the event log
 )
 
 // totalsTable holds sums over whole tables (storeTotal).
@@ -431,8 +430,9 @@ type Limits struct {
 	// the size of one variable's value, one connection's text
 	// (Connection.Bytes) and one XCom value's JSON.
 	VariableBytes, ConnectionBytes, XComBytes int
-	// EventLogs is --max-event-logs: the event log keeps its newest rows
-	// up to this many, dropping the oldest as a new one comes (a ring).
+	// EventLogs is --max-event-logs: the event log keeps the rows of its
+	// newest ids up to this many, dropping the oldest as a new one comes
+	// (a ring).
 	EventLogs int
 }
 
@@ -2777,7 +2777,7 @@ func eventLogsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableEventLogs,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: intField[EventLog]{func(e *EventLog) int64 { return e.ID }}},
+			indexID: {Name: indexID, Unique: true, Indexer: seqField[EventLog]{func(e *EventLog) int64 { return e.ID }}},
 		},
 	}
 }
@@ -2789,58 +2789,60 @@ func (s *Store) AppendEventLog(e EventLog) error {
 }
 
 // appendEventLogTxn stores a copy of e under the next id; at
-// --max-event-logs the oldest rows go in the same write. e itself is not
-// changed: a write may be tried more than once.
+// --max-event-logs the rows that fall out of the newest ids go in the same
+// write. e itself is not changed: a write may be tried more than once.
+// The next id follows the last row's, or the counter that a reset leaves
+// (clearEventLogsTxn): one read and one insert per event, no counter or
+// total written, since a try writes two events.
 func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
-	id, err := nextCounter(txn, counterEventLogID)
+	id := counterValue(txn, counterEventLogID)
+	last, err := txn.Last(tableEventLogs, indexID)
 	if err != nil {
-		return err
+		return fmt.Errorf("find the last event log: %w", err)
 	}
+	if last != nil {
+		id = max(id, last.(*EventLog).ID)
+	}
+	id++
 	row := *e
 	row.ID = id
 	if err := txn.Insert(tableEventLogs, &row); err != nil {
 		return fmt.Errorf("store event log %d: %w", id, err)
 	}
-	n := totalTxn(txn, totalEventLogs) + 1
-	dropped := int64(0)
-	for max := int64(s.limits.EventLogs); max > 0 && n-dropped > max; dropped++ {
+	keep := int64(s.limits.EventLogs)
+	if keep <= 0 {
+		return nil
+	}
+	for {
 		oldest, err := txn.First(tableEventLogs, indexID)
-		if err != nil || oldest == nil {
+		if err != nil {
 			return fmt.Errorf("find the oldest event log: %w", err)
+		}
+		if oldest == nil || oldest.(*EventLog).ID > id-keep {
+			return nil
 		}
 		if err := txn.Delete(tableEventLogs, oldest); err != nil {
 			return fmt.Errorf("drop event log %d: %w", oldest.(*EventLog).ID, err)
 		}
 	}
-	return addTotalTxn(txn, totalEventLogs, 1-dropped)
 }
 
-// clearEventLogsTxn empties the event log (a reset); ids keep counting.
+// clearEventLogsTxn empties the event log (a reset); the counter keeps
+// the last id, so that ids go on.
 func clearEventLogsTxn(txn *memdb.Txn) error {
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the last event log: %w", err)
+	}
+	if last != nil {
+		if err := raiseCountersTxn(txn, map[string]int64{counterEventLogID: last.(*EventLog).ID}); err != nil {
+			return err
+		}
+	}
 	if _, err := txn.DeleteAll(tableEventLogs, indexID); err != nil {
 		return fmt.Errorf("clear event logs: %w", err)
 	}
-	if _, err := txn.DeleteAll(tableTotals, indexID, totalEventLogs); err != nil {
-		return fmt.Errorf("clear event log count: %w", err)
-	}
 	return nil
-}
-
-// recountEventLogsTxn sets the event count from the table (after a
-// restore).
-func recountEventLogsTxn(txn *memdb.Txn) error {
-	it, err := txn.Get(tableEventLogs, indexID)
-	if err != nil {
-		return fmt.Errorf("count event logs: %w", err)
-	}
-	var n int64
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		n++
-	}
-	if _, err := txn.DeleteAll(tableTotals, indexID, totalEventLogs); err != nil {
-		return fmt.Errorf("clear event log count: %w", err)
-	}
-	return addTotalTxn(txn, totalEventLogs, n)
 }
 
 // EventLogs lists the event log by id, oldest first.

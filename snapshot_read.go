@@ -218,9 +218,6 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	if err := recountXComsTxn(txn); err != nil {
 		return nil, stats, err
 	}
-	if err := recountEventLogsTxn(txn); err != nil {
-		return nil, stats, err
-	}
 	if err := raiseCountersTxn(txn, map[string]int64{counterVariableID: maxVariableID, counterConnectionID: maxConnID,
 		counterEventLogID: maxEventLogID}); err != nil {
 		return nil, stats, fmt.Errorf("restore counters: %w", err)

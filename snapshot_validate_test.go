@@ -375,7 +375,7 @@ func TestSnapshot_RestoredIDsKeepCounting(t *testing.T) {
 
 // A version 2 snapshot (before the event log) restores with an empty
 // event log; restored events keep their ids, new ones are numbered after
-// the highest restored whatever the counter says, and a store restored
+// the highest restored (or the highest a reset emptied), and a store restored
 // with more events than --max-event-logs keeps the newest at the next.
 func TestSnapshot_EventLogRestore(t *testing.T) {
 	t.Parallel()
@@ -411,14 +411,34 @@ func TestSnapshot_EventLogRestore(t *testing.T) {
 		}
 	})
 	t.Run("ids keep counting", func(t *testing.T) {
-		forged, _ := snapForge(t, good, tableCounters, rowNamed(counterEventLogID), set("value", 1))
-		forged, _ = snapForge(t, forged, tableEventLogs, func(n int, _ map[string]any) bool { return n == 2 }, set("id", 40))
+		forged, _ := snapForge(t, good, tableEventLogs, func(n int, _ map[string]any) bool { return n == 2 }, set("id", 40))
 		store := restore(t, forged)
 		if err := store.AppendEventLog(EventLog{When: snapNow, Event: "after"}); err != nil {
 			t.Fatal(err)
 		}
 		if ids := eventIDs(t, store); !slices.Equal(ids, []int64{1, 40, 41}) {
 			t.Errorf("event ids %v, want [1 40 41]", ids)
+		}
+	})
+	t.Run("ids go on after a reset emptied the log", func(t *testing.T) {
+		store := restore(t, good)
+		if err := store.update(clearEventLogsTxn); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "snapshot.json")
+		if _, err := writeSnapshot(store, path, snapNow); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := restore(t, data)
+		if err := again.AppendEventLog(EventLog{When: snapNow, Event: "after"}); err != nil {
+			t.Fatal(err)
+		}
+		if ids := eventIDs(t, again); !slices.Equal(ids, []int64{3}) {
+			t.Errorf("event ids %v, want [3]", ids)
 		}
 	})
 	t.Run("a lower cap keeps the newest", func(t *testing.T) {
