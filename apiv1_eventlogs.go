@@ -122,10 +122,13 @@ func actionEvent(ar actionRequest) *EventLog {
 	if owner == "" {
 		owner = "anonymous"
 	}
-	// params: the request's values, then the path's over them.
+	// params: the request's values (of a repeated one the first, as
+	// dict(**MultiDict) takes it), then the path's over them.
 	params := map[string]string{}
 	for _, kv := range query {
-		params[kv.key] = kv.val
+		if _, seen := params[kv.key]; !seen {
+			params[kv.key] = kv.val
+		}
 	}
 	for _, kv := range ar.path {
 		params[kv.key], _ = kv.val.(string)

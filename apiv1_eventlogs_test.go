@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -440,6 +441,60 @@ func TestStore_EventLogRingAndReset(t *testing.T) {
 			appendN(tc.after)
 			if got := ids(t, ts); fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("event ids %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// actionEvent reads a request as Airflow 2.10.3's action_logging does
+// (airflow/www/decorators.py:100-146): query pairs in order (a repeated
+// key keeps its first place and its last value in extra, its first value
+// as a column), the path after them, ids left out of extra, values under
+// a sensitive name masked, the body over them.
+func TestActionEvent(t *testing.T) {
+	t.Parallel()
+	route := &v1Route{segs: strings.Split("dags/{dag_id}/dagRuns/{dag_run_id}/x/{api_token}", "/")}
+	path := map[string]string{"dag_id": "d", "dag_run_id": "r", "api_token": "tok"}
+	for _, tc := range []struct {
+		name, target, body, contentType, origin string
+		action                                  v1Action
+		wantEvent, wantExtra, wantRun           string
+	}{
+		{name: "query then path, ids out, secrets masked", target: "/x?b=1&a=2&b=3&password=pw&run_id=q1&run_id=q2",
+			action: v1Action{event: "f"}, wantEvent: "api.f", wantRun: "q1",
+			wantExtra: `{"b": "3", "a": "2", "password": "***", "api_token": "***"}`},
+		{name: "the body over the query", target: "/x?a=1", body: `{"a": {"secret": "s", "n": 2}, "dag_id": "b"}`,
+			contentType: "application/json", action: v1Action{event: "f"}, wantEvent: "api.f", wantRun: "r",
+			wantExtra: `{"a": {"secret": "***", "n": 2}, "api_token": "***", "dag_id": "b"}`},
+		{name: "a body not labelled exactly JSON stays out", target: "/x", body: `{"a": 1}`,
+			contentType: "application/json;charset=utf-8", action: v1Action{event: "f"}, wantEvent: "api.f", wantRun: "r",
+			wantExtra: `{"api_token": "***"}`},
+		{name: "from the server's own origin", target: "http://h:1/x", origin: "http://h:1", action: v1Action{event: "f"},
+			wantEvent: "ui.f", wantRun: "r", wantExtra: `{"api_token": "***"}`},
+		{name: "from another origin", target: "http://h:1/x", origin: "http://h:2", action: v1Action{event: "f"},
+			wantEvent: "api.f", wantRun: "r", wantExtra: `{"api_token": "***"}`},
+		{name: "variable: the value masked under the key", target: "/x", body: `{"value": "v0", "key": "my_secret", "value": "v"}`,
+			contentType: "application/json", action: v1Action{event: "variable.create"}, wantEvent: "api.variable.create", wantRun: "r",
+			wantExtra: `{"value": "v", "key": "my_secret"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest("POST", tc.target, strings.NewReader(tc.body))
+			if tc.contentType != "" {
+				r.Header.Set("Content-Type", tc.contentType)
+			}
+			if tc.origin != "" {
+				r.Header.Set("Origin", tc.origin)
+			}
+			var body []byte
+			if tc.body != "" {
+				body = []byte(tc.body)
+			}
+			e := actionEvent(actionRequest{r: r, path: route.pathFields(path), body: body, now: testNow, action: &tc.action})
+			if e.Event != tc.wantEvent || *e.Extra != tc.wantExtra || e.DagID != "d" || e.RunID != tc.wantRun ||
+				*e.Owner != "anonymous" || !e.When.Equal(testNow) {
+				t.Errorf("event %q extra %s dag %q run %q owner %q at %s; want %q %s d %q anonymous",
+					e.Event, *e.Extra, e.DagID, e.RunID, *e.Owner, e.When, tc.wantEvent, tc.wantExtra, tc.wantRun)
 			}
 		})
 	}

@@ -2871,8 +2871,9 @@ func (s *Store) EventLogByID(id int64) (*EventLog, error) {
 }
 
 // taskEventTxn is the event Airflow's task runner writes for a try
-// (airflow/models/taskinstance.py: Log(state, ti)): the task instance's
-// ids, its try and logical date, and its task's owner.
+// (airflow/models/taskinstance.py: Log(state, ti), in 2.10.3 as in
+// 1.10.15): the task instance's ids, its try and logical date, and its
+// task's owner.
 func taskEventTxn(txn *memdb.Txn, event string, ti *TaskInstance, at time.Time) *EventLog {
 	e := &EventLog{When: at, Event: event, DagID: ti.DagID, TaskID: ti.TaskID, RunID: ti.RunID}
 	mapIndex, try, date := -1, ti.TryNumber, ti.ExecutionDate
