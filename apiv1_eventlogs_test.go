@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -497,5 +498,48 @@ func TestActionEvent(t *testing.T) {
 					e.Event, *e.Extra, e.DagID, e.RunID, *e.Owner, e.When, tc.wantEvent, tc.wantExtra, tc.wantRun)
 			}
 		})
+	}
+}
+
+// Concurrent stable-API triggers, batched into shared writes, each leave
+// exactly one row, whether their run was created or refused (a taken
+// run_id), and no id twice.
+func TestServerV1_ConcurrentTriggersLogOnce(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.Kick = func() {} }))
+	ts.store.SetLimits(Limits{EventLogs: 1000})
+	const n = 24
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Every third request reuses another's run_id: one of them is a 409.
+			body := fmt.Sprintf(`{"dag_run_id": "c%d", "logical_date": "2024-02-01T00:00:%02d+00:00"}`, i-i%3, i)
+			statuses <- ts.v1(t, "POST", "/dags/tutorial/dagRuns", body).status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	created := 0
+	for s := range statuses {
+		if s == 200 {
+			created++
+		}
+	}
+	events, err := ts.store.EventLogs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for _, e := range events {
+		if e.Event != "api.post_dag_run" || seen[e.ID] {
+			t.Errorf("row %d %q: want one api.post_dag_run per id", e.ID, e.Event)
+		}
+		seen[e.ID] = true
+	}
+	if len(events) != n || created != n/3 {
+		t.Errorf("%d rows for %d requests (%d runs created, want %d)", len(events), n, created, n/3)
 	}
 }
