@@ -212,6 +212,10 @@ type v1Request struct {
 	path  map[string]string
 	query v1Values
 	body  map[string]any // nil when the operation takes none
+	raw   []byte         // the body as sent; nil when the operation takes none
+	// event is the operation's event log row for a handler that stores
+	// it with its own write (v1Action.inWrite); nil otherwise.
+	event *EventLog
 }
 
 // v1Handler is a stable-API endpoint.
@@ -231,7 +235,9 @@ type v1Route struct {
 	// unsigned digits only, so another segment is not this route.
 	pathInts []string
 	// open: the endpoint has no security decorator (health, version).
-	open   bool
+	open bool
+	// action: Airflow's action_logging wraps the endpoint; nil when not.
+	action *v1Action
 	handle v1Handler
 }
 
@@ -381,6 +387,7 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 			s.answerError(w, r, err)
 			return
 		}
+		req.raw = raw
 		v, err := decodeV1Body(raw, r.Header.Get("Content-Type"))
 		if err == nil {
 			req.body, err = rt.body(v)
@@ -396,12 +403,21 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 		return
 	}
 	req.query = q
+	user := ""
 	if !rt.open {
-		if rej := s.opts.Auth.check(r); rej.status != 0 || rej.err != nil {
+		rej := s.opts.Auth.check(r)
+		if rej.status != 0 || rej.err != nil {
 			// Airflow's check_authentication raises Unauthenticated with
 			// the backend's headers whatever the backend answered.
 			s.answerError(w, r, &problem{status: http.StatusUnauthorized, title: "Unauthorized",
 				wwwAuthenticate: rej.wwwAuthenticate})
+			return
+		}
+		user = rej.user
+	}
+	if rt.action != nil {
+		if err := s.recordAction(rt, r, req, user); err != nil {
+			s.answerError(w, r, err)
 			return
 		}
 	}

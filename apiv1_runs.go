@@ -427,8 +427,9 @@ var postRunFields = []string{"dag_run_id", "logical_date", "execution_date", "co
 func checkPostRunBody(v any) (map[string]any, error) { return checkBodySchema(v, postRunSchema) }
 
 // V1PostDagRun is POST /dags/{dag_id}/dagRuns: a manual run, queued, as
-// the experimental trigger creates it in edition 2.
-func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any, error) {
+// the experimental trigger creates it in edition 2. event, when not nil,
+// is stored in the same write as the run.
+func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog) (map[string]any, error) {
 	row, err := s.opts.Store.DagByID(dagID)
 	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
 		return nil, v1NotFound("DAG not found", fmt.Sprintf("DAG with dag_id: '%s' not found", dagID))
@@ -506,7 +507,7 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any
 			return nil, err
 		}
 		return &newRun{start: s.rules().newRun, dag: row.Def, runID: runID, date: date, conf: conf, now: now,
-			unixname: s.opts.Unixname, external: true, note: note, interval: interval}, nil
+			unixname: s.opts.Unixname, external: true, note: note, interval: interval, event: event}, nil
 	})
 	if err != nil {
 		return nil, err

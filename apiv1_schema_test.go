@@ -313,6 +313,12 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"POST", "/pools", `{"name": "p", "slots": 2, "description": "d"}`}, {"POST", "/pools", `{"name": "p", "slots": 2}`},
 		{"PATCH", "/pools/p?update_mask=slots", `{"slots": 3}`}, {"PATCH", "/pools/default_pool", `{"name": "x", "slots": 1}`},
 		{"DELETE", "/pools/p", ""}, {"DELETE", "/pools/default_pool", ""},
+		{"GET", "/eventLogs", ""}, {"GET", "/eventLogs?order_by=-when&limit=2", ""}, {"GET", "/eventLogs/1", ""},
+		{"GET", "/eventLogs?event=running", ""}, {"GET", "/eventLogs/999999", ""}, {"GET", "/eventLogs?order_by=nope", ""},
+	}
+	// The API's requests above log themselves; a try's row besides.
+	if err := ts.store.AppendEventLog(tiEvent("running", eventTime1)); err != nil {
+		t.Fatal(err)
 	}
 	for _, rq := range requests {
 		res := ts.v1(t, rq.method, rq.path, rq.body, "Accept", "application/json")

@@ -80,3 +80,38 @@ func TestEncodeTime_OrderAndFanOut(t *testing.T) {
 		t.Error("the same instant in another zone has another key")
 	}
 }
+
+// seqField keeps ids in their numeric order across digit and width
+// changes (First and Last of the event log rely on it) and refuses what
+// it cannot order.
+func TestSeqField_OrderAndRefusals(t *testing.T) {
+	t.Parallel()
+	x := seqField[EventLog]{func(e *EventLog) int64 { return e.ID }}
+	ids := []int64{0, 1, 9, 10, 15, 16, 255, 256, 4095, 4096, 1 << 40, 1<<63 - 1}
+	var prev []byte
+	for _, id := range ids {
+		ok, key, err := x.FromObject(&EventLog{ID: id})
+		if err != nil || !ok {
+			t.Fatalf("FromObject(%d) = %v, %v", id, ok, err)
+		}
+		arg, err := x.FromArgs(id)
+		if err != nil || string(arg) != string(key) {
+			t.Fatalf("FromArgs(%d) = %q, %v; want %q", id, arg, err, key)
+		}
+		if prev != nil && string(prev) >= string(key) {
+			t.Errorf("key of %d (%q) does not sort after the previous (%q)", id, key, prev)
+		}
+		prev = key
+	}
+	for _, tc := range []struct {
+		name string
+		args []any
+	}{{"negative", []any{int64(-1)}}, {"a string", []any{"1"}}, {"two", []any{1, 2}}, {"none", nil}} {
+		if _, err := x.FromArgs(tc.args...); err == nil {
+			t.Errorf("FromArgs(%s) took it", tc.name)
+		}
+	}
+	if _, _, err := x.FromObject(&EventLog{ID: -1}); err == nil {
+		t.Error("FromObject took a negative id")
+	}
+}

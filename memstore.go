@@ -27,6 +27,7 @@ const (
 	tableVariables = "variables"
 	tableConns     = "connections"
 	tableXComs     = "xcom"
+	tableEventLogs = "event_logs"
 
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
@@ -44,6 +45,7 @@ const (
 	// them), so they are not leased.
 	counterVariableID   = "variable"
 	counterConnectionID = "connection"
+	counterEventLogID   = "event_log" // the event log's highest id when a reset emptied it
 )
 
 // dagsTable holds one row per DAG id.
@@ -278,7 +280,7 @@ func recountRunsTxn(txn *memdb.Txn) error {
 
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
-		taskLogsTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(), xcomsTable()}
+		taskLogsTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(), xcomsTable(), eventLogsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -428,6 +430,10 @@ type Limits struct {
 	// the size of one variable's value, one connection's text
 	// (Connection.Bytes) and one XCom value's JSON.
 	VariableBytes, ConnectionBytes, XComBytes int
+	// EventLogs is --max-event-logs: the event log keeps the rows of its
+	// newest ids up to this many, dropping the oldest as a new one comes
+	// (a ring).
+	EventLogs int
 }
 
 // SetLimits sets the store's total limits; call it before sharing the store.
@@ -715,6 +721,9 @@ func (s *Store) Reset(set *DAGSet) error {
 			}
 		}
 		if err := deleteXComsTxn(txn); err != nil {
+			return err
+		}
+		if err := clearEventLogsTxn(txn); err != nil {
 			return err
 		}
 		if err := clearRunCountsTxn(txn); err != nil {
@@ -1114,6 +1123,9 @@ type newRun struct {
 	// (not its sub-DAGs' runs); nil: none.
 	note     *string
 	interval *dataInterval
+	// event is the stable API's record of the trigger (api.post_dag_run),
+	// stored in the same write as the run; nil: none.
+	event *EventLog
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
@@ -1126,6 +1138,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	}
 	if err := enforceConfLimitTxn(txn, len(nr.conf), s.limits.ConfBytes); err != nil {
 		return nil, err
+	}
+	if nr.event != nil {
+		if err := s.appendEventLogTxn(txn, nr.event); err != nil {
+			return nil, err
+		}
 	}
 	id, err := s.nextIDTxn(txn, counterRunID)
 	if err != nil {
@@ -1181,7 +1198,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 		childRun := nr
 		childRun.dag = child.Def
-		childRun.note, childRun.interval = nil, nil
+		childRun.note, childRun.interval, childRun.event = nil, nil, nil
 		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
 			return nil, err
 		}
@@ -1961,7 +1978,13 @@ func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *Ta
 				return err
 			}
 		}
-		return putTaskInstancesTxn(txn, next)
+		if err := putTaskInstancesTxn(txn, next); err != nil {
+			return err
+		}
+		if next.State != TaskRunning || next.StartDate == nil {
+			return nil // an EmptyOperator: Airflow's scheduler ends it without running it, unlogged
+		}
+		return s.appendEventLogTxn(txn, taskEventTxn(txn, string(TaskRunning), next, *next.StartDate))
 	})
 }
 
@@ -2005,6 +2028,15 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		}
 		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
 			return err
+		}
+		if event := tryEndEvent(res.TI.State); event != "" {
+			at := time.Now().UTC()
+			if res.TI.EndDate != nil {
+				at = *res.TI.EndDate
+			}
+			if err := s.appendEventLogTxn(txn, taskEventTxn(txn, event, res.TI, at)); err != nil {
+				return err
+			}
 		}
 		if res.Log != nil {
 			if err := appendTaskLogTxn(txn, key, *res.Log); err != nil {
@@ -2869,4 +2901,134 @@ func (s *Store) RunPage(dagID string, offset, limit int, desc bool) ([]*DagRun, 
 		runs = append(runs, run)
 	}
 	return runs, total, nil
+}
+
+// eventLogsTable holds Airflow's log table, the event log, by its integer
+// id (which is also the order the events happened in).
+func eventLogsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableEventLogs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: seqField[EventLog]{func(e *EventLog) int64 { return e.ID }}},
+		},
+	}
+}
+
+// AppendEventLog stores one event on its own, as Airflow's action_logging
+// commits its row before the action it records runs.
+func (s *Store) AppendEventLog(e EventLog) error {
+	return s.update(func(txn *memdb.Txn) error { return s.appendEventLogTxn(txn, &e) })
+}
+
+// appendEventLogTxn stores a copy of e under the next id; at
+// --max-event-logs the rows that fall out of the newest ids go in the same
+// write. e itself is not changed: a write may be tried more than once.
+// The next id follows the last row's, or the counter that a reset leaves
+// (clearEventLogsTxn): one read and one insert per event, no counter or
+// total written, since a try writes two events.
+func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
+	id := counterValue(txn, counterEventLogID)
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the last event log: %w", err)
+	}
+	if last != nil {
+		id = max(id, last.(*EventLog).ID)
+	}
+	id++
+	row := *e
+	row.ID = id
+	if err := txn.Insert(tableEventLogs, &row); err != nil {
+		return fmt.Errorf("store event log %d: %w", id, err)
+	}
+	keep := int64(s.limits.EventLogs)
+	if keep <= 0 {
+		return nil
+	}
+	for {
+		oldest, err := txn.First(tableEventLogs, indexID)
+		if err != nil {
+			return fmt.Errorf("find the oldest event log: %w", err)
+		}
+		if oldest == nil || oldest.(*EventLog).ID > id-keep {
+			return nil
+		}
+		if err := txn.Delete(tableEventLogs, oldest); err != nil {
+			return fmt.Errorf("drop event log %d: %w", oldest.(*EventLog).ID, err)
+		}
+	}
+}
+
+// clearEventLogsTxn empties the event log (a reset); the counter keeps
+// the last id, so that ids go on.
+func clearEventLogsTxn(txn *memdb.Txn) error {
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the last event log: %w", err)
+	}
+	if last != nil {
+		if err := raiseCountersTxn(txn, map[string]int64{counterEventLogID: last.(*EventLog).ID}); err != nil {
+			return err
+		}
+	}
+	if _, err := txn.DeleteAll(tableEventLogs, indexID); err != nil {
+		return fmt.Errorf("clear event logs: %w", err)
+	}
+	return nil
+}
+
+// EventLogs lists the event log by id, oldest first.
+func (s *Store) EventLogs() ([]*EventLog, error) {
+	it, err := s.read().Get(tableEventLogs, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list event logs: %w", err)
+	}
+	out := []*EventLog{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*EventLog))
+	}
+	return out, nil
+}
+
+// EventLogByID is one event; errNotFound when the log has none by that id.
+func (s *Store) EventLogByID(id int64) (*EventLog, error) {
+	raw, err := s.read().First(tableEventLogs, indexID, id)
+	if err != nil {
+		return nil, fmt.Errorf("look up event log %d: %w", id, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*EventLog), nil
+}
+
+// taskEventTxn is the event Airflow's task runner writes for a try
+// (airflow/models/taskinstance.py: Log(state, ti), in 2.10.3 as in
+// 1.10.15): the task instance's ids, its try and logical date, and its
+// task's owner.
+func taskEventTxn(txn *memdb.Txn, event string, ti *TaskInstance, at time.Time) *EventLog {
+	e := &EventLog{When: at, Event: event, DagID: ti.DagID, TaskID: ti.TaskID, RunID: ti.RunID}
+	mapIndex, try, date := -1, ti.TryNumber, ti.ExecutionDate
+	e.MapIndex, e.TryNumber, e.ExecutionDate = &mapIndex, &try, &date
+	if row, err := dagRowTxn(txn, ti.DagID); err == nil && row.Def != nil {
+		if t := row.Def.Task(ti.TaskID); t != nil {
+			owner := t.Owner
+			e.Owner = &owner
+		}
+	}
+	return e
+}
+
+// tryEndEvent is the event of a try that ended in state: Airflow writes
+// the state for success and skipped, and "failed" from handle_failure
+// whether or not a retry follows; "" when the try did not end (it goes
+// back to no state uncounted).
+func tryEndEvent(state TaskState) string {
+	switch state {
+	case TaskSuccess, TaskSkipped:
+		return string(state)
+	case TaskFailed, TaskUpForRetry:
+		return string(TaskFailed)
+	}
+	return ""
 }

@@ -308,3 +308,22 @@ type xcomPush struct {
 	Key   string
 	Value json.RawMessage
 }
+
+// EventLog is one row of Airflow's log table (airflow/models/log.py): an
+// action a user took through the stable API, or a task instance's try
+// starting or ending. ID is the integer primary key, handed out in order
+// and never reused. An empty DagID, TaskID or RunID is Airflow's NULL (no
+// id of airlite's is empty), as are nil fields.
+type EventLog struct {
+	ID            int64
+	When          time.Time // Airflow's dttm
+	Event         string
+	DagID         string
+	TaskID        string
+	RunID         string
+	MapIndex      *int
+	TryNumber     *int
+	ExecutionDate *time.Time
+	Owner         *string
+	Extra         *string
+}

@@ -202,11 +202,11 @@ func (s *server) v1Routes() *v1Router {
 		qLimit, qOffset, qOrderBy))
 
 	vr.add(http.MethodGet, "/dags", s.handleV1GetDags, withQuery(qLimit, qOffset, qOrderBy, qTags, qOnlyActive, qPaused, qFields, qDagIDPattern))
-	vr.add(http.MethodPatch, "/dags", s.handleV1PatchDags, withBody(checkDagBody),
+	vr.add(http.MethodPatch, "/dags", s.handleV1PatchDags, withBody(checkDagBody), withActionAfterLimit("patch_dags"),
 		withQuery(qLimit, qOffset, qTags, qUpdateMask, qOnlyActive, v1Param{name: "dag_id_pattern", required: true, schema: "{'type': 'string'}"}))
 	vr.add(http.MethodGet, "/dags/{dag_id}", s.handleV1GetDag, withQuery(qFields))
-	vr.add(http.MethodPatch, "/dags/{dag_id}", s.handleV1PatchDag, withBody(checkDagBody), withQuery(qUpdateMask))
-	vr.add(http.MethodDelete, "/dags/{dag_id}", s.handleV1DeleteDag)
+	vr.add(http.MethodPatch, "/dags/{dag_id}", s.handleV1PatchDag, withBody(checkDagBody), withQuery(qUpdateMask), withAction("patch_dag"))
+	vr.add(http.MethodDelete, "/dags/{dag_id}", s.handleV1DeleteDag, withAction("delete_dag"))
 	vr.add(http.MethodGet, "/dags/{dag_id}/details", s.handleV1GetDagDetails, withQuery(qFields))
 	vr.add(http.MethodGet, "/dags/{dag_id}/tasks", s.handleV1GetTasks, withQuery(qOrderBy))
 	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.handleV1GetTask)
@@ -217,13 +217,13 @@ func (s *server) v1Routes() *v1Router {
 		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
 		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
 		v1Param{name: "state", kind: paramStringArray}, qOrderBy, qFields))
-	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns", s.handleV1PostDagRun, withBody(checkPostRunBody))
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns", s.handleV1PostDagRun, withBody(checkPostRunBody), withActionInWrite("post_dag_run"))
 	vr.add(http.MethodPost, "/dags/~/dagRuns/list", s.handleV1GetDagRunsBatch, withBody(checkListRunsForm))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1GetDagRun, withQuery(qFields))
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1UpdateDagRunState, withBody(checkUpdateRunStateBody))
-	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1DeleteDagRun)
-	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody))
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1UpdateDagRunState, withBody(checkUpdateRunStateBody), withAction("update_dag_run_state"))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1DeleteDagRun, withAction("delete_dag_run"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody), withAction("clear_dag_run"))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody), withAction("set_dag_run_note"))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", s.handleV1UpstreamDatasetEvents)
 
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances", s.handleV1GetTaskInstances, withQuery(
@@ -234,9 +234,9 @@ func (s *server) v1Routes() *v1Router {
 		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qLimit, qOffset))
 	vr.add(http.MethodPost, "/dags/~/dagRuns/~/taskInstances/list", s.handleV1GetTaskInstancesBatch, withBody(checkListTIsForm))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1GetTaskInstance)
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1PatchTaskInstance, withBody(checkPatchTIBody))
-	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.handleV1ClearTaskInstances, withBody(checkClearTIsBody))
-	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.handleV1SetTaskInstancesState, withBody(checkSetTIsStateBody))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1PatchTaskInstance, withBody(checkPatchTIBody), withAction("patch_task_instance"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.handleV1ClearTaskInstances, withBody(checkClearTIsBody), withAction("post_clear_task_instances"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.handleV1SetTaskInstancesState, withBody(checkSetTIsStateBody), withAction("post_set_task_instances_state"))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/logs/{task_try_number}", s.handleV1GetLog,
 		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
 			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
@@ -245,7 +245,7 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodGet, ti+"/tries", s.handleV1GetTaskInstanceTries, withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodGet, ti+"/tries/{task_try_number}", s.handleV1GetTaskInstanceTry, withPathInts("task_try_number"))
 	vr.add(http.MethodGet, ti+"/{map_index}", s.handleV1GetMappedTaskInstance, withPathInts("map_index"))
-	vr.add(http.MethodPatch, ti+"/{map_index}", s.handleV1PatchMappedTaskInstance, withPathInts("map_index"), withBody(checkPatchTIBody))
+	vr.add(http.MethodPatch, ti+"/{map_index}", s.handleV1PatchMappedTaskInstance, withPathInts("map_index"), withBody(checkPatchTIBody), withAction("patch_mapped_task_instance"))
 	vr.add(http.MethodGet, ti+"/{map_index}/tries", s.handleV1GetMappedTaskInstanceTries, withPathInts("map_index"), withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodGet, ti+"/{map_index}/tries/{task_try_number}", s.handleV1GetMappedTaskInstanceTry, withPathInts("map_index", "task_try_number"))
 	vr.add(http.MethodGet, ti+"/listMapped", s.handleV1GetMappedTaskInstances, withQuery(qLimit, qOffset,
@@ -257,8 +257,8 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodGet, ti+"/links", s.handleV1GetExtraLinks)
 	vr.add(http.MethodGet, ti+"/dependencies", s.handleV1GetTaskInstanceDependencies)
 	vr.add(http.MethodGet, ti+"/{map_index}/dependencies", s.handleV1GetMappedTaskInstanceDependencies, withPathInts("map_index"))
-	vr.add(http.MethodPatch, ti+"/setNote", s.handleV1SetTaskInstanceNote, withBody(checkSetTINoteBody))
-	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.handleV1SetMappedTaskInstanceNote, withPathInts("map_index"), withBody(checkSetTINoteBody))
+	vr.add(http.MethodPatch, ti+"/setNote", s.handleV1SetTaskInstanceNote, withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
+	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.handleV1SetMappedTaskInstanceNote, withPathInts("map_index"), withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
 
 	vr.add(http.MethodGet, "/datasets", s.handleV1GetDatasets, withQuery(qLimit, qOffset, qOrderBy,
 		v1Param{name: "uri_pattern", schema: "{'type': 'string'}"}, v1Param{name: "dag_ids", schema: "{'type': 'string'}"}))
@@ -290,26 +290,28 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodDelete, "/users/{username}", s.handleV1FabOnly, openRoute)
 
 	vr.add(http.MethodGet, "/pools", s.handleV1GetPools, withQuery(qLimit, qOffset, qOrderBy))
-	vr.add(http.MethodPost, "/pools", s.handleV1PostPool, withBody(checkPoolBody))
+	vr.add(http.MethodPost, "/pools", s.handleV1PostPool, withBody(checkPoolBody), withAction("post_pool"))
 	vr.add(http.MethodGet, "/pools/{pool_name}", s.handleV1GetPool)
-	vr.add(http.MethodPatch, "/pools/{pool_name}", s.handleV1PatchPool, withBody(checkPoolBody), withQuery(qUpdateMask))
-	vr.add(http.MethodDelete, "/pools/{pool_name}", s.handleV1DeletePool)
+	vr.add(http.MethodPatch, "/pools/{pool_name}", s.handleV1PatchPool, withBody(checkPoolBody), withQuery(qUpdateMask), withAction("patch_pool"))
+	vr.add(http.MethodDelete, "/pools/{pool_name}", s.handleV1DeletePool, withAction("delete_pool"))
 
 	vr.add(http.MethodGet, "/variables", s.handleV1GetVariables, withQuery(qLimit, qOffset, qOrderBy))
-	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody))
+	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody), withAction("variable.create"))
 	vr.add(http.MethodGet, "/variables/{variable_key:path}", s.handleV1GetVariable)
-	vr.add(http.MethodPatch, "/variables/{variable_key:path}", s.handleV1PatchVariable, withBody(checkVariableBody), withQuery(qUpdateMask))
-	vr.add(http.MethodDelete, "/variables/{variable_key:path}", s.handleV1DeleteVariable)
+	vr.add(http.MethodPatch, "/variables/{variable_key:path}", s.handleV1PatchVariable, withBody(checkVariableBody), withQuery(qUpdateMask), withAction("variable.edit"))
+	vr.add(http.MethodDelete, "/variables/{variable_key:path}", s.handleV1DeleteVariable, withAction("variable.delete"))
 	vr.add(http.MethodGet, "/connections", s.handleV1GetConnections, withQuery(qLimit, qOffset, qOrderBy))
-	vr.add(http.MethodPost, "/connections", s.handleV1PostConnection, withBody(checkConnectionBody))
+	vr.add(http.MethodPost, "/connections", s.handleV1PostConnection, withBody(checkConnectionBody), withAction("connection.create"))
 	vr.add(http.MethodGet, "/connections/{connection_id}", s.handleV1GetConnection)
-	vr.add(http.MethodPatch, "/connections/{connection_id}", s.handleV1PatchConnection, withBody(checkConnectionBody), withQuery(qUpdateMask))
-	vr.add(http.MethodDelete, "/connections/{connection_id}", s.handleV1DeleteConnection)
+	vr.add(http.MethodPatch, "/connections/{connection_id}", s.handleV1PatchConnection, withBody(checkConnectionBody), withQuery(qUpdateMask), withAction("connection.edit"))
+	vr.add(http.MethodDelete, "/connections/{connection_id}", s.handleV1DeleteConnection, withAction("connection.delete"))
 	vr.add(http.MethodPost, "/connections/test", s.handleV1TestConnection, withBody(checkConnectionBody))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries", s.handleV1GetXComEntries,
 		withQuery(qMapIndex, qXComKey, qLimit, qOffset))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries/{xcom_key}", s.handleV1GetXComEntry,
 		withQuery(qMapIndex, qDeserialize, qStringify))
+	vr.add(http.MethodGet, "/eventLogs", s.handleV1GetEventLogs, withQuery(eventLogQuery...))
+	vr.add(http.MethodGet, "/eventLogs/{event_log_id}", s.handleV1GetEventLog, withPathInts("event_log_id"))
 	return vr
 }
 
@@ -387,7 +389,14 @@ func (s *server) handleV1GetDagRuns(w http.ResponseWriter, r *http.Request, req 
 }
 
 func (s *server) handleV1PostDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PostDagRun(req.path["dag_id"], req.body)
+	res, err := s.V1PostDagRun(req.path["dag_id"], req.body, req.event)
+	if err != nil && req.event != nil {
+		// No run, so the event was not stored with it: Airflow logs
+		// the request before it runs, whatever it comes to.
+		if logErr := s.opts.Store.AppendEventLog(*req.event); logErr != nil {
+			err = logErr
+		}
+	}
 	s.respondV1(w, r, res, err)
 }
 

@@ -30,7 +30,7 @@ import (
 // never half loaded.
 const (
 	snapshotFormat  = "airlite-snapshot"
-	snapshotVersion = 2 // 2 added variables, connections and XCom entries
+	snapshotVersion = 3 // 2 added variables, connections and XCom entries; 3 the event log
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -188,6 +188,20 @@ type snapVariable struct {
 	Val         string  `json:"val"`
 	Description *string `json:"description"`
 	IsEncrypted bool    `json:"is_encrypted"`
+}
+
+type snapEventLog struct {
+	ID            int64      `json:"id"`
+	When          time.Time  `json:"dttm"`
+	Event         string     `json:"event"`
+	DagID         string     `json:"dag_id,omitempty"`
+	TaskID        string     `json:"task_id,omitempty"`
+	RunID         string     `json:"run_id,omitempty"`
+	MapIndex      *int       `json:"map_index"`
+	TryNumber     *int       `json:"try_number"`
+	ExecutionDate *time.Time `json:"execution_date"`
+	Owner         *string    `json:"owner"`
+	Extra         *string    `json:"extra"`
 }
 
 type snapConnection struct {
@@ -428,6 +442,16 @@ func snapshotCodecs() []snapshotCodec {
 			x := obj.(*XComEntry)
 			return x.DagID, x.RunID
 		}},
+		// Added in version 3; older files have no event log. Events name
+		// runs and tasks that may be gone: no runOf.
+		{table: tableEventLogs, encode: func(obj any) any {
+			e := obj.(*EventLog)
+			return &snapEventLog{ID: e.ID, When: e.When.UTC(), Event: e.Event, DagID: e.DagID, TaskID: e.TaskID, RunID: e.RunID,
+				MapIndex: e.MapIndex, TryNumber: e.TryNumber, ExecutionDate: utcPtr(e.ExecutionDate), Owner: e.Owner, Extra: e.Extra}
+		}, decode: decodeInto(func(r *snapEventLog) any {
+			return &EventLog{ID: r.ID, When: r.When, Event: r.Event, DagID: r.DagID, TaskID: r.TaskID, RunID: r.RunID,
+				MapIndex: r.MapIndex, TryNumber: r.TryNumber, ExecutionDate: r.ExecutionDate, Owner: r.Owner, Extra: r.Extra}
+		}), check: checkEventLog},
 	}
 }
 
@@ -591,6 +615,31 @@ func checkVariable(obj any) error {
 		return errors.New("is_encrypted is true: airlite keeps no encryption key")
 	}
 	return checkRowID("id", v.ID)
+}
+
+// maxEventChars is the log table's event column, String(60).
+const maxEventChars = 60
+
+func checkEventLog(obj any) error {
+	e := obj.(*EventLog)
+	if err := checkRowKeys("event", e.Event); err != nil {
+		return err
+	}
+	if n := utf8.RuneCountInString(e.Event); n > maxEventChars {
+		return fmt.Errorf("event has %d characters, over %d", n, maxEventChars)
+	}
+	if e.TryNumber != nil {
+		if err := checkNotNegative("try_number", *e.TryNumber); err != nil {
+			return err
+		}
+	}
+	if e.MapIndex != nil && *e.MapIndex != -1 {
+		return fmt.Errorf("map_index %d is not -1: airlite has no mapped tasks", *e.MapIndex)
+	}
+	if err := checkDates(namedDate{"dttm", &e.When}, namedDate{"execution_date", e.ExecutionDate}); err != nil {
+		return err
+	}
+	return checkRowID("id", e.ID)
 }
 
 func checkConnection(obj any) error {
