@@ -233,13 +233,3 @@ func triggerRuleReason(rule string, upstream []string, c upstreamCounts) string 
 	}
 	return ""
 }
-
-func (s *server) handleV1GetTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
-	s.respondV1(w, r, res, err)
-}

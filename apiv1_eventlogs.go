@@ -440,13 +440,3 @@ func (s *server) V1GetEventLog(idText string) (map[string]any, error) {
 	}
 	return v1EventLog(e), nil
 }
-
-func (s *server) handleV1GetEventLogs(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetEventLogs(req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetEventLog(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetEventLog(req.path["event_log_id"])
-	s.respondV1(w, r, res, err)
-}

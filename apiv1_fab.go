@@ -9,8 +9,6 @@ package main
 // a password file's names), so it answers as Airflow does without FAB,
 // after connexion's query and body checks.
 
-import "net/http"
-
 const fabOnlyDetail = "This endpoint is only available when using the default auth manager FabAuthManager."
 
 // roleBodySchema is components/schemas/Role as connexion checks a body.
@@ -34,8 +32,3 @@ var userBodySchema = bodySchema{
 
 func checkRoleBody(v any) (map[string]any, error) { return checkBodySchema(v, roleBodySchema) }
 func checkUserBody(v any) (map[string]any, error) { return checkBodySchema(v, userBodySchema) }
-
-// handleV1FabOnly answers every roles, users and permissions operation.
-func (s *server) handleV1FabOnly(w http.ResponseWriter, r *http.Request, _ *v1Request) {
-	s.answerError(w, r, v1BadRequest(fabOnlyDetail))
-}

@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 )
@@ -291,32 +290,4 @@ func (s *server) V1DeletePool(name string) error {
 		return err
 	}
 	return nil
-}
-
-func (s *server) handleV1GetPools(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetPools(req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PostPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PostPool(req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetPool(req.path["pool_name"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchPool(req.path["pool_name"], req.body, updateMaskFields(req.query))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1DeletePool(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeletePool(req.path["pool_name"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
 }

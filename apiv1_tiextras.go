@@ -112,48 +112,6 @@ func (s *server) V1GetExtraLinks(dagID, runID, taskID string) (map[string]any, e
 	return map[string]any{}, nil
 }
 
-func (s *server) handleV1GetTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	try, _ := strconv.ParseInt(req.path["task_try_number"], 10, 64)
-	res, err := s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, try)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	try, _ := strconv.ParseInt(req.path["task_try_number"], 10, 64)
-	res, err := s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), try)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetMappedTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetExtraLinks(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetExtraLinks(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
-	s.respondV1(w, r, res, err)
-}
-
 // maxTaskInstanceNoteChars is SetTaskInstanceNoteFormSchema's
 // Length(max=1000) on note.
 const maxTaskInstanceNoteChars = 1000
@@ -209,14 +167,4 @@ func (s *server) V1SetTaskInstanceNote(dagID, runID, taskID string, mapIndex int
 		return nil, err
 	}
 	return v1TaskInstance(ti, run), nil
-}
-
-func (s *server) handleV1SetTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1SetMappedTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
-	s.respondV1(w, r, res, err)
 }

@@ -855,3 +855,288 @@ func (s *server) observed(next http.Handler) http.Handler {
 		}
 	})
 }
+
+// handleV1TestConnection answers POST /connections/test as Airflow does
+// with testing disabled, after connexion has checked the body.
+func (s *server) handleV1TestConnection(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(testConnectionDisabled))
+	}
+}
+
+func (s *server) handleV1GetConnections(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetConnections(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostConnection(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetConnection(req.path["connection_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchConnection(req.path["connection_id"], req.body, updateMaskFields(req.query))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeleteConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeleteConnection(req.path["connection_id"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1GetDatasets(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDatasets(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDatasetEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDatasetEvents(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDataset(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, s.V1GetDataset(req.path["uri"]))
+}
+
+func (s *server) handleV1CreateDatasetEvent(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, s.V1CreateDatasetEvent(req.body))
+}
+
+func (s *server) handleV1DagQueuedEvent(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, dagQueuedEventNotFound(req.path["dag_id"], req.path["uri"]))
+}
+
+func (s *server) handleV1DagQueuedEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, dagQueuedEventsNotFound(req.path["dag_id"]))
+}
+
+func (s *server) handleV1DatasetQueuedEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, datasetQueuedEventsNotFound(req.path["uri"]))
+}
+
+func (s *server) handleV1ReparseDagFile(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1ReparseDagFile(req.path["file_token"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8") // Flask's Response(status=201)
+	w.WriteHeader(http.StatusCreated)
+}
+
+func (s *server) handleV1GetTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetEventLogs(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetEventLogs(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetEventLog(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetEventLog(req.path["event_log_id"])
+	s.respondV1(w, r, res, err)
+}
+
+// handleV1FabOnly answers every roles, users and permissions operation.
+func (s *server) handleV1FabOnly(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	s.answerError(w, r, v1BadRequest(fabOnlyDetail))
+}
+
+func (s *server) handleV1Health(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	s.writeV1JSON(w, r, http.StatusOK, s.V1Health())
+}
+
+// handleV1Version is GET /version: the release and its git_version file.
+func (s *server) handleV1Version(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	rules := s.rules()
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"version": rules.version, "git_version": rules.gitVersion})
+}
+
+// handleV1Config is GET /config with Airflow's default expose_config =
+// False: the Accept header is read first (406 when it names neither text
+// nor JSON, as Werkzeug's best_match finds nothing in an absent header),
+// then the refusal.
+func (s *server) handleV1Config(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	if bestMatch(r.Header.Get("Accept"), "text/plain", "application/json") == "" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotAcceptable)
+		return
+	}
+	s.answerError(w, r, v1Forbidden("Your Airflow administrator chose not to expose the configuration, most likely for security reasons."))
+}
+
+// handleV1Providers is GET /providers: airlite runs no providers.
+func (s *server) handleV1Providers(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"providers": []any{}, "total_entries": 0})
+}
+
+// handleV1Plugins is GET /plugins: airlite loads no plugins.
+func (s *server) handleV1Plugins(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if _, err := req.query.page(); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"plugins": []any{}, "total_entries": 0})
+}
+
+// handleV1ImportErrors is GET /importErrors: airlite refuses a DAG file
+// that does not load at start (docs/behaviour.md §4.10), so none is
+// ever listed; order_by is still checked as Airflow checks it.
+func (s *server) handleV1ImportErrors(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if _, err := req.query.page(); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	if _, _, err := req.query.orderBy("import_error_id", []string{"import_error_id", "timestamp", "filename"}); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"import_errors": []any{}, "total_entries": 0})
+}
+
+// handleV1DagWarnings is GET /dagWarnings: airlite raises no warnings.
+func (s *server) handleV1DagWarnings(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if _, err := req.query.page(); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	if _, _, err := req.query.orderBy("timestamp", []string{"dag_id", "warning_type", "message", "timestamp"}); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"dag_warnings": []any{}, "total_entries": 0})
+}
+
+func (s *server) handleV1GetPools(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetPools(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostPool(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetPool(req.path["pool_name"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchPool(req.path["pool_name"], req.body, updateMaskFields(req.query))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeletePool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeletePool(req.path["pool_name"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1GetTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	try, _ := strconv.ParseInt(req.path["task_try_number"], 10, 64)
+	res, err := s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, try)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	try, _ := strconv.ParseInt(req.path["task_try_number"], 10, 64)
+	res, err := s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), try)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetMappedTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetExtraLinks(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetExtraLinks(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetMappedTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetVariables(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetVariables(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostVariables(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostVariable(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetVariable(req.path["variable_key"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchVariable(req.path["variable_key"], req.body, updateMaskFields(req.query))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeleteVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeleteVariable(req.path["variable_key"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1GetXComEntries(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetXComEntries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetXComEntry(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetXComEntry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.path["xcom_key"], req.query)
+	s.respondV1(w, r, res, err)
+}
