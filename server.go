@@ -194,9 +194,11 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodGet, "/health", s.handleV1Health, openRoute)
 	vr.add(http.MethodGet, "/version", s.handleV1Version, openRoute)
 	vr.add(http.MethodGet, "/config", s.handleV1Config, withQuery(v1Param{name: "section", schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/config/section/{section}/option/{option}", s.handleV1Config) // get_value: the same refusal
 	vr.add(http.MethodGet, "/providers", s.handleV1Providers)
 	vr.add(http.MethodGet, "/plugins", s.handleV1Plugins, withQuery(qLimit, qOffset))
 	vr.add(http.MethodGet, "/importErrors", s.handleV1ImportErrors, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, "/importErrors/{import_error_id}", s.handleV1GetImportError, withPathInts("import_error_id"))
 	vr.add(http.MethodGet, "/dagWarnings", s.handleV1DagWarnings, withQuery(
 		v1Param{name: "dag_id", schema: "{'type': 'string'}"}, v1Param{name: "warning_type", schema: "{'type': 'string'}"},
 		qLimit, qOffset, qOrderBy))
@@ -1008,6 +1010,18 @@ func (s *server) handleV1ImportErrors(w http.ResponseWriter, r *http.Request, re
 		return
 	}
 	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"import_errors": []any{}, "total_entries": 0})
+}
+
+// handleV1GetImportError is GET /importErrors/{import_error_id}: there
+// is never one (handleV1ImportErrors), so every id is Airflow's 404
+// (airflow/api_connexion/endpoints/import_error_endpoint.py:48-54); the
+// id prints as the Python int Werkzeug's converter made of it.
+func (s *server) handleV1GetImportError(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	id := strings.TrimLeft(req.path["import_error_id"], "0")
+	if id == "" {
+		id = "0"
+	}
+	s.answerError(w, r, v1NotFound("Import error not found", "The ImportError with import_error_id: `"+id+"` was not found"))
 }
 
 // handleV1DagWarnings is GET /dagWarnings: airlite raises no warnings.
