@@ -400,7 +400,7 @@ func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ h
 // the checks of definition files. Its paused flag and runs stay when it
 // replaces a DAG. A reset forgets it.
 func (s *server) loadDAG(body []byte) (map[string]any, error) {
-	dag, err := parseDAGAt(body, s.opts.Now())
+	dag, err := parseDAGFor(body, s.opts.Now(), s.rules().operators())
 	if err != nil {
 		return nil, newAPIError(errBadRequest, "%v", err)
 	}

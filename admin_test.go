@@ -411,7 +411,7 @@ func TestAdmin_LoadDAG(t *testing.T) {
 func TestAdmin_LoadDAG_DaysAgoOnServerClock(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition110)
-	expect(t, ts.do(t, "POST", "/_airlite/dags", "dag_id: rel\ndefault_args: {start_date: days_ago(1)}\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"), 200)
+	expect(t, ts.do(t, "POST", "/_airlite/dags", "dag_id: rel\ndefault_args: {start_date: days_ago(1)}\ntasks:\n  - {task_id: a, operator: DummyOperator}\n"), 200)
 	expect(t, ts.do(t, "POST", apiPrefix+"/dags/rel/dag_runs", `{"execution_date": "2024-04-29T23:59:59Z"}`), 500,
 		"should be >= start_date [2024-04-30T00:00:00+00:00]")
 	expect(t, ts.do(t, "POST", apiPrefix+"/dags/rel/dag_runs", `{"execution_date": "2024-04-30T00:00:00Z"}`), 200)

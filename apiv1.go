@@ -212,6 +212,10 @@ type v1Request struct {
 	path  map[string]string
 	query v1Values
 	body  map[string]any // nil when the operation takes none
+	raw   []byte         // the body as sent; nil when the operation takes none
+	// event is the operation's event log row for a handler that stores
+	// it with its own write (v1Action.inWrite); nil otherwise.
+	event *EventLog
 }
 
 // v1Handler is a stable-API endpoint.
@@ -226,10 +230,14 @@ type v1Route struct {
 	// body checks and decodes the request body as connexion does against
 	// the operation's schema; nil when the operation takes no body.
 	body func(v any) (map[string]any, error)
-	// pathInts are the path parameters the document types as integers.
+	// pathInts are the path parameters the document types as integers:
+	// connexion gives them Werkzeug's int converter, which matches
+	// unsigned digits only, so another segment is not this route.
 	pathInts []string
 	// open: the endpoint has no security decorator (health, version).
-	open   bool
+	open bool
+	// action: Airflow's action_logging wraps the endpoint; nil when not.
+	action *v1Action
 	handle v1Handler
 }
 
@@ -325,7 +333,7 @@ func (rt *v1Route) matches(segs []string) (map[string]string, int, bool) {
 	score := 0
 	for i, p := range rt.segs {
 		if strings.HasPrefix(p, "{") {
-			if segs[i] == "" {
+			if segs[i] == "" || (slices.Contains(rt.pathInts, p[1:len(p)-1]) && !unsignedDigitsRe.MatchString(segs[i])) {
 				return nil, 0, false
 			}
 			if params == nil {
@@ -379,6 +387,7 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 			s.answerError(w, r, err)
 			return
 		}
+		req.raw = raw
 		v, err := decodeV1Body(raw, r.Header.Get("Content-Type"))
 		if err == nil {
 			req.body, err = rt.body(v)
@@ -393,19 +402,22 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 		s.answerError(w, r, err)
 		return
 	}
-	for _, name := range rt.pathInts {
-		if !pyIntRe.MatchString(params[name]) {
-			s.answerError(w, r, v1BadRequest(fmt.Sprintf("Wrong type, expected 'integer' for path parameter '%s'", name)))
-			return
-		}
-	}
 	req.query = q
+	user := ""
 	if !rt.open {
-		if rej := s.opts.Auth.check(r); rej.status != 0 || rej.err != nil {
+		rej := s.opts.Auth.check(r)
+		if rej.status != 0 || rej.err != nil {
 			// Airflow's check_authentication raises Unauthenticated with
 			// the backend's headers whatever the backend answered.
 			s.answerError(w, r, &problem{status: http.StatusUnauthorized, title: "Unauthorized",
 				wwwAuthenticate: rej.wwwAuthenticate})
+			return
+		}
+		user = rej.user
+	}
+	if rt.action != nil {
+		if err := s.recordAction(rt, r, req, user); err != nil {
+			s.answerError(w, r, err)
 			return
 		}
 	}
@@ -507,6 +519,9 @@ func (p v1Param) check(vals []string) string {
 func jsonschemaMessage(msg, validator, schema, instance string) string {
 	return msg + "\n\nFailed validating '" + validator + "' in schema:\n    " + schema + "\n\nOn instance:\n    " + instance
 }
+
+// unsignedDigitsRe is what Werkzeug's IntegerConverter matches.
+var unsignedDigitsRe = regexp.MustCompile(`^\d+$`)
 
 // rfc3339Re is the date-time format jsonschema checks (rfc3339-validator):
 // a full date, "T", a full time with an optional fraction, and "Z" or an

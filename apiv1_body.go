@@ -18,13 +18,15 @@ import (
 type bodyProp struct {
 	name string
 	// checks are the property's validating keywords in the document's
-	// order: "type", "readOnly", "enum", "format", "minimum", "items".
+	// order: "type", "readOnly", "enum", "format", "minimum", "items",
+	// "minLength".
 	checks   []string
 	typ      string // type: string, boolean, integer, number, object, array
 	nullable bool
 	enum     []string
 	minimum  *int64
 	itemType string // items' type, for arrays
+	minLen   int    // minLength, for strings
 }
 
 // bodySchema is an object schema: its properties in the document's order.
@@ -125,6 +127,13 @@ func (p bodyProp) check(val any) string {
 				if f, err := n.Float64(); err == nil && f < float64(*p.minimum) {
 					return at(fmt.Sprintf("%s is less than the minimum of %d", pyRepr(n), *p.minimum))
 				}
+			}
+		case "minLength": // jsonschema 4.21+'s wording
+			if str, ok := val.(string); ok && len([]rune(str)) < p.minLen {
+				if p.minLen == 1 {
+					return at(pyRepr(str) + " should be non-empty")
+				}
+				return at(pyRepr(str) + " is too short")
 			}
 		case "items":
 			if list, ok := val.([]any); ok {

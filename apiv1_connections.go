@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"unicode"
@@ -294,41 +293,3 @@ func (s *server) V1DeleteConnection(id string) error {
 // Response, not a problem document.
 const testConnectionDisabled = "Testing connections is disabled in Airflow configuration. " +
 	"Contact your deployment admin to enable it."
-
-// handleV1TestConnection answers POST /connections/test as Airflow does
-// with testing disabled, after connexion has checked the body.
-func (s *server) handleV1TestConnection(w http.ResponseWriter, r *http.Request, _ *v1Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusForbidden)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(testConnectionDisabled))
-	}
-}
-
-func (s *server) handleV1GetConnections(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetConnections(req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PostConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PostConnection(req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetConnection(req.path["connection_id"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchConnection(req.path["connection_id"], req.body, updateMaskFields(req.query))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1DeleteConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeleteConnection(req.path["connection_id"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
-}

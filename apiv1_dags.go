@@ -86,7 +86,8 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), s.rules().deltaEpochAligned); err == nil && ok {
+	rules := s.rules()
+	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
 		d["next_dagrun"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)

@@ -230,3 +230,16 @@ func TestServerV1_DagSourceAndStats(t *testing.T) {
 	missing := ts.v1(t, "GET", "/dagStats", "")
 	checkV1Response(t, v1Case{wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Missing query parameter 'dag_ids'"}}, missing)
 }
+
+// next_dagrun is null past where the release's schedule ends: with no DAG
+// end_date, at the latest task end_date (Airflow 2.10.3
+// airflow/models/dag.py:1213-1219, airflow/timetables/interval.py:113).
+func TestServerV1_NextDagrunStopsAtTheScheduleEnd(t *testing.T) {
+	t.Parallel()
+	ended := "dag_id: ended\nschedule: '@daily'\nstart_date: 2020-01-01\ndefault_args: {end_date: 2019-12-31}\n" +
+		"tasks: [{task_id: t, operator: EmptyOperator}]\n"
+	runV1Cases(t, []v1Case{
+		{name: "ended", path: "/dags/ended?fields=next_dagrun", options: []testOption{withDAG(ended)},
+			wantStatus: 200, wantJSON: `{"next_dagrun": null}`},
+	})
+}

@@ -5,7 +5,6 @@ package main
 
 import (
 	"mime"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -26,71 +25,6 @@ func (s *server) V1Health() map[string]any {
 		"triggerer":     map[string]any{"status": nil, "latest_triggerer_heartbeat": nil},
 		"dag_processor": map[string]any{"status": nil, "latest_dag_processor_heartbeat": nil},
 	}
-}
-
-func (s *server) handleV1Health(w http.ResponseWriter, r *http.Request, _ *v1Request) {
-	s.writeV1JSON(w, r, http.StatusOK, s.V1Health())
-}
-
-// handleV1Version is GET /version: the release and its git_version file.
-func (s *server) handleV1Version(w http.ResponseWriter, r *http.Request, _ *v1Request) {
-	rules := s.rules()
-	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"version": rules.version, "git_version": rules.gitVersion})
-}
-
-// handleV1Config is GET /config with Airflow's default expose_config =
-// False: the Accept header is read first (406 when it names neither text
-// nor JSON, as Werkzeug's best_match finds nothing in an absent header),
-// then the refusal.
-func (s *server) handleV1Config(w http.ResponseWriter, r *http.Request, _ *v1Request) {
-	if bestMatch(r.Header.Get("Accept"), "text/plain", "application/json") == "" {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusNotAcceptable)
-		return
-	}
-	s.answerError(w, r, v1Forbidden("Your Airflow administrator chose not to expose the configuration, most likely for security reasons."))
-}
-
-// handleV1Providers is GET /providers: airlite runs no providers.
-func (s *server) handleV1Providers(w http.ResponseWriter, r *http.Request, _ *v1Request) {
-	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"providers": []any{}, "total_entries": 0})
-}
-
-// handleV1Plugins is GET /plugins: airlite loads no plugins.
-func (s *server) handleV1Plugins(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if _, err := req.query.page(); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"plugins": []any{}, "total_entries": 0})
-}
-
-// handleV1ImportErrors is GET /importErrors: airlite refuses a DAG file
-// that does not load at start (docs/behaviour.md §4.10), so none is
-// ever listed; order_by is still checked as Airflow checks it.
-func (s *server) handleV1ImportErrors(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if _, err := req.query.page(); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	if _, _, err := req.query.orderBy("import_error_id", []string{"import_error_id", "timestamp", "filename"}); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"import_errors": []any{}, "total_entries": 0})
-}
-
-// handleV1DagWarnings is GET /dagWarnings: airlite raises no warnings.
-func (s *server) handleV1DagWarnings(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if _, err := req.query.page(); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	if _, _, err := req.query.orderBy("timestamp", []string{"dag_id", "warning_type", "message", "timestamp"}); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"dag_warnings": []any{}, "total_entries": 0})
 }
 
 // bestMatch is Werkzeug's MIMEAccept.best_match: the offered type the

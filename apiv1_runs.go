@@ -454,8 +454,9 @@ var postRunFields = []string{"dag_run_id", "logical_date", "execution_date", "co
 func checkPostRunBody(v any) (map[string]any, error) { return checkBodySchema(v, postRunSchema) }
 
 // V1PostDagRun is POST /dags/{dag_id}/dagRuns: a manual run, queued, as
-// the experimental trigger creates it in edition 2.
-func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any, error) {
+// the experimental trigger creates it in edition 2. event, when not nil,
+// is stored in the same write as the run.
+func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog) (map[string]any, error) {
 	row, err := s.opts.Store.DagByID(dagID)
 	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
 		return nil, v1NotFound("DAG not found", fmt.Sprintf("DAG with dag_id: '%s' not found", dagID))
@@ -517,11 +518,6 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any
 	if n, ok := body["note"].(string); ok && n != "" {
 		note = &n
 	}
-	if utf8.RuneCountInString(runID) > maxRunIDChars || (!allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID)) {
-		return nil, v1BadRequest(fmt.Sprintf(
-			"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
-			runID, allowedRunIDPattern, builtinRunIDPattern))
-	}
 	created, err := s.opts.Store.TriggerRun(func(v storeView) (*newRun, error) {
 		if byDate, err := v.RunAt(dagID, date); err == nil {
 			return nil, v1Conflict("Conflict", fmt.Sprintf("DAGRun with DAG ID: '%s' and DAGRun logical date: '%s' already exists",
@@ -534,8 +530,11 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any) (map[string]any
 		} else if !errors.Is(err, errNotFound) {
 			return nil, err
 		}
+		if err := checkManualRunID(runID); err != nil {
+			return nil, err
+		}
 		return &newRun{start: s.rules().newRun, dag: row.Def, runID: runID, date: date, conf: conf, now: now,
-			unixname: s.opts.Unixname, external: true, note: note, interval: interval}, nil
+			unixname: s.opts.Unixname, external: true, note: note, interval: interval, event: event}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -730,4 +729,27 @@ func (s *server) V1UpstreamDatasetEvents(dagID, runID string) (map[string]any, e
 		return nil, err
 	}
 	return map[string]any{"dataset_events": []any{}, "total_entries": 0}, nil
+}
+
+// reservedRunTypes are the run types whose "{type}__" run ids a manual run
+// may not take (Airflow 2.10.3 airflow/utils/types.py:78-95).
+var reservedRunTypes = []string{"backfill", "scheduled", "dataset_triggered"}
+
+// checkManualRunID refuses what create_dagrun refuses of a manual run's id,
+// once the duplicates are ruled out: an id reserved for another run type
+// (airflow/models/dag.py:3152-3164), then one matching neither run id
+// pattern; both are ValueErrors the endpoint answers 400
+// (airflow/api_connexion/endpoints/dag_run_endpoint.py:360-361).
+func checkManualRunID(runID string) error {
+	for _, runType := range reservedRunTypes {
+		if strings.HasPrefix(runID, runType+"__") {
+			return v1BadRequest(fmt.Sprintf("A manual DAG run cannot use ID %s since it is reserved for %s runs", pyRepr(runID), runType))
+		}
+	}
+	if utf8.RuneCountInString(runID) > maxRunIDChars || (!allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID)) {
+		return v1BadRequest(fmt.Sprintf(
+			"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
+			runID, allowedRunIDPattern, builtinRunIDPattern))
+	}
+	return nil
 }

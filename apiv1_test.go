@@ -160,6 +160,16 @@ func TestServerV1_Framework(t *testing.T) {
 		// Airflow 2.10.3 tests/api_connexion/endpoints/test_config_endpoint.py:193
 		{name: "config not acceptable", path: "/config", header: []string{"Accept", "application/octet-stream"},
 			wantStatus: 406, wantRaw: strPtr("")},
+		// Airflow 2.10.3 airflow/api_connexion/endpoints/config_endpoint.py
+		// get_value: the same Accept check, then the same refusal.
+		{name: "config option refused", path: "/config/section/core/option/dags_folder", header: []string{"Accept", "text/plain"},
+			wantStatus: 403, wantProblem: &wantProblem{title: "Forbidden",
+				detail: "Your Airflow administrator chose not to expose the configuration, most likely for security reasons."}},
+		{name: "config option not acceptable", path: "/config/section/core/option/dags_folder",
+			header: []string{"Accept", "application/octet-stream"}, wantStatus: 406, wantRaw: strPtr("")},
+		// import_error_endpoint.py:48-54
+		{name: "import error by id", path: "/importErrors/007", wantStatus: 404,
+			wantProblem: &wantProblem{title: "Import error not found", detail: "The ImportError with import_error_id: `7` was not found"}},
 		{name: "providers", path: "/providers", wantStatus: 200, wantRaw: strPtr("{\n  \"providers\": [],\n  \"total_entries\": 0\n}\n")},
 		{name: "plugins", path: "/plugins?limit=5&offset=0", wantStatus: 200, wantJSON: `{"plugins": [], "total_entries": 0}`},
 		{name: "import errors", path: "/importErrors?order_by=-filename", wantStatus: 200, wantJSON: `{"import_errors": [], "total_entries": 0}`},

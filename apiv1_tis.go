@@ -17,7 +17,7 @@ import (
 
 // v1TaskInstance renders a task instance as TaskInstanceSchema dumps it.
 func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
-	var state, duration, pid any
+	var state, duration, pid, note any
 	if ti.State != TaskNone {
 		state = string(ti.State)
 	}
@@ -26,6 +26,9 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 	}
 	if ti.PID != nil {
 		pid = *ti.PID
+	}
+	if ti.Note != nil {
+		note = *ti.Note
 	}
 	return map[string]any{
 		"task_id":            ti.TaskID,
@@ -51,7 +54,7 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 		"pid":                pid,
 		"executor":           nil,
 		"executor_config":    "{}",
-		"note":               nil,
+		"note":               note,
 		"sla_miss":           nil,
 		"rendered_map_index": nil,
 		"rendered_fields":    map[string]any{},
@@ -517,7 +520,9 @@ func (s *server) setTaskStates(dagID string, run *DagRun, taskIDs []string, stat
 
 // V1PatchTaskInstance is PATCH …/taskInstances/{task_id}: new_state, not
 // applied with dry_run (the default); the task instance's reference.
-func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, body map[string]any) (map[string]any, error) {
+// A map_index other than -1 names no task instance: airlite has no
+// mapped tasks.
+func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
 	if err := missingFields(body, "new_state"); err != nil {
 		return nil, err
 	}
@@ -532,6 +537,9 @@ func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, body map[strin
 		return nil, v1NotFound("Task not found", fmt.Sprintf("Task %s not found in DAG %s", pyQuote(taskID), pyQuote(dagID)))
 	}
 	run, _, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	if err == nil && mapIndex != -1 {
+		err = &problem{status: http.StatusNotFound} // airlite's task instances are all unmapped
+	}
 	if err != nil {
 		var p *problem
 		if errors.As(err, &p) {

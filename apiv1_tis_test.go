@@ -101,7 +101,12 @@ func TestServerV1_TaskInstancesAndLogs(t *testing.T) {
 		ts.v1(t, "GET", logPath+"?token=abc.def", ""))
 	checkV1Response(t, v1Case{wantStatus: 404, wantProblem: &wantProblem{title: "TaskInstance not found", detail: nil}},
 		ts.v1(t, "GET", "/dags/v1pair/dagRuns/nope/taskInstances/first/logs/1", ""))
-	checkV1Response(t, v1Case{wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "Wrong type, expected 'integer' for path parameter 'task_try_number'"}},
+	// A try number that is not unsigned digits fails Werkzeug's int
+	// converter: no route (Airflow 2.10.3
+	// tests/api_connexion/endpoints/test_task_instance_endpoint.py:510
+	// shows the same for map_index -1).
+	checkV1Response(t, v1Case{wantStatus: 404, wantProblem: &wantProblem{title: "Not Found", typ: "about:blank",
+		detail: "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again."}},
 		ts.v1(t, "GET", "/dags/v1pair/dagRuns/r1/taskInstances/first/logs/one", ""))
 
 	// Every answer above has the document's shape.

@@ -237,7 +237,7 @@ func redactAll(v any, depth int) any {
 type mmField struct {
 	name      string // the key in the body
 	attr      string // the attribute it loads into; name when empty
-	kind      string // "string" or "integer"
+	kind      string // "string" (when empty), "integer" or "boolean"
 	required  bool
 	allowNone bool
 	maxLen    int // a Length(max=…) validator; 0 for none
@@ -272,6 +272,13 @@ func marshmallowLoad(body map[string]any, fields []mmField, partial bool) (map[s
 			continue
 		}
 		switch f.kind {
+		case "boolean":
+			b, isBool := v.(bool)
+			if !isBool {
+				fail(f.name, "Not a valid boolean.")
+				continue
+			}
+			data[attr] = b
 		case "integer":
 			n, isNum := v.(json.Number)
 			i, err := n.Int64()

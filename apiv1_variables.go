@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 )
@@ -178,32 +177,4 @@ func (s *server) V1DeleteVariable(key string) error {
 		return err
 	}
 	return nil
-}
-
-func (s *server) handleV1GetVariables(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetVariables(req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PostVariables(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PostVariable(req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetVariable(req.path["variable_key"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchVariable(req.path["variable_key"], req.body, updateMaskFields(req.query))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1DeleteVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeleteVariable(req.path["variable_key"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
 }

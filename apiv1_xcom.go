@@ -7,7 +7,6 @@ package main
 
 import (
 	"errors"
-	"net/http"
 )
 
 var (
@@ -108,14 +107,4 @@ func (s *server) V1GetXComEntry(dagID, runID, taskID, key string, q v1Values) (m
 		out["value"] = pyStrValue(v)
 	}
 	return out, nil
-}
-
-func (s *server) handleV1GetXComEntries(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetXComEntries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetXComEntry(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetXComEntry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.path["xcom_key"], req.query)
-	s.respondV1(w, r, res, err)
 }

@@ -227,6 +227,9 @@ type rejection struct {
 	body            string
 	wwwAuthenticate string
 	err             error // a header Airflow cannot parse (500)
+	// user is who passed basic_auth, the one Airflow's auth manager
+	// knows as logged in (the owner of the event log); "" for nobody.
+	user string
 }
 
 func (rej rejection) Error() string { return rej.body }
@@ -272,7 +275,7 @@ func (a *authenticator) checkBasic(r *http.Request) rejection {
 	if !ok || user == "" || password == "" || !a.valid(r.Context(), user, password) {
 		return deny
 	}
-	return rejection{}
+	return rejection{user: user}
 }
 
 // checkPassword is Airflow 1.10's password_auth: no header is a 401

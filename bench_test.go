@@ -672,3 +672,43 @@ func BenchmarkHandler(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkV1PostDagRunEvent is the stable API's trigger of
+// example_bash_operator with and without its event log row
+// (api.post_dag_run, stored in the trigger's write), the event log capped
+// at its default, so that the two lines give the row's cost.
+func BenchmarkV1PostDagRunEvent(b *testing.B) {
+	owner, extra := "anonymous", `{"dag_run_id": "bench"}`
+	for _, withEvent := range []bool{false, true} {
+		name := "without_event"
+		if withEvent {
+			name = "with_event"
+		}
+		b.Run(name, func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			store.SetLimits(Limits{EventLogs: defaultMaxEventLogs})
+			auth, err := newAuthenticator(authDefault, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv, err := newServer(serverOptions{Edition: edition2, DAGs: dags, Store: store, Auth: auth,
+				Logger: zerolog.Nop(), Now: time.Now})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var event *EventLog
+				if withEvent {
+					event = &EventLog{When: benchDate, Event: "api.post_dag_run", DagID: "example_bash_operator", Owner: &owner, Extra: &extra}
+				}
+				body := map[string]any{"dag_run_id": "bench_" + strconv.Itoa(i),
+					"logical_date": isoFormat(benchDate.Add(time.Duration(i) * time.Second))}
+				if _, err := srv.V1PostDagRun("example_bash_operator", body, event); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

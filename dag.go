@@ -9,11 +9,13 @@ import (
 	"github.com/adhocore/gronx"
 	"io"
 	"io/fs"
+	"maps"
 	"math/bits"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -327,7 +329,7 @@ func loadExampleDAGs(r *editionRules, now time.Time) (*DAGSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open embedded fixtures: %w", err)
 	}
-	return dagLoader{now: now}.load(sub, r.examples)
+	return dagLoader{now: now, rules: r}.load(sub, r.examples)
 }
 
 // loadEmbeddedDAGs parses the default edition's examples (Airflow 2.10.3's).
@@ -346,9 +348,17 @@ type dagLoader struct {
 	// now is when the files are read, for relative dates; zero: the
 	// current time.
 	now time.Time
-	// rules are the edition's; they say how .airflowignore patterns match.
-	// nil: Airflow 2's.
+	// rules are the edition's; they say how .airflowignore patterns match
+	// and which operators a task may name. nil: Airflow 2's.
 	rules *editionRules
+}
+
+// operators are the operators of the loader's edition.
+func (l dagLoader) operators() *operatorSet {
+	if l.rules == nil {
+		return operators2()
+	}
+	return l.rules.operators()
 }
 
 // loadDAGDir parses every definition in a folder.
@@ -427,7 +437,7 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 		if now.IsZero() {
 			now = time.Now()
 		}
-		dag, err := parseDAGAt(data, now)
+		dag, err := parseDAGFor(data, now, l.operators())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -487,8 +497,14 @@ func linkSubDAGs(dags []*DAG, files map[string]string) error {
 func parseDAG(data []byte) (*DAG, error) { return parseDAGAt(data, time.Now()) }
 
 // parseDAGAt reads and validates one definition file as read at now, from
-// which relative dates count. Every error names the line it is about.
+// which relative dates count, with Airflow 2.10.3's operators. Every error
+// names the line it is about.
 func parseDAGAt(data []byte, now time.Time) (*DAG, error) {
+	return parseDAGFor(data, now, operators2())
+}
+
+// parseDAGFor is parseDAGAt for an edition whose release ships ops.
+func parseDAGFor(data []byte, now time.Time, ops *operatorSet) (*DAG, error) {
 	root, err := parseDefinitionNode(data, "no DAG defined")
 	if err != nil {
 		return nil, err
@@ -586,7 +602,7 @@ func parseDAGAt(data []byte, now time.Time) (*DAG, error) {
 		if err := decodeMapping(node, reflect.ValueOf(&spec).Elem(), keys.task); err != nil {
 			return nil, err
 		}
-		task, err := buildTask(spec, dag, node, &f.DefaultArgs, now)
+		task, err := buildTask(spec, dag, node, &f.DefaultArgs, now, ops)
 		if err != nil {
 			return nil, err
 		}
@@ -594,6 +610,11 @@ func parseDAGAt(data []byte, now time.Time) (*DAG, error) {
 			if task.shellPlan, err = compileShellPlan(task.BashCommand); err != nil {
 				return nil, fmt.Errorf("line %d: task %q: bash_command: %w",
 					bashCommandLine(node, &f.DefaultArgs, err), task.TaskID, err)
+			}
+			for _, name := range slices.Sorted(maps.Keys(task.Env)) {
+				if _, err := parseTemplate(task.Env[name]); err != nil {
+					return nil, fmt.Errorf("line %d: task %q: env %s: %w", taskValueLine(node, &f.DefaultArgs, "env"), task.TaskID, name, err)
+				}
 			}
 		}
 		if _, dup := dag.taskByID[task.TaskID]; dup {
@@ -733,7 +754,7 @@ var cronCheckFrom = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 // buildTask makes a task of its spec (default_args applied) as read at
 // now; node and defaults, the task's and default_args' mappings, give
 // errors their line.
-func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node, now time.Time) (*Task, error) {
+func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node, now time.Time, ops *operatorSet) (*Task, error) {
 	if s.TaskID == "" {
 		return nil, fmt.Errorf("line %d: a task without task_id", node.Line)
 	}
@@ -743,7 +764,7 @@ func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node, now time.Time) (
 	if s.Operator == "" {
 		return nil, fmt.Errorf("line %d: task %q: operator is missing", node.Line, s.TaskID)
 	}
-	if err := checkOperator(s, node); err != nil {
+	if err := checkOperator(s, node, ops); err != nil {
 		return nil, err
 	}
 	if s.Operator != "BashOperator" {
@@ -845,23 +866,61 @@ func buildTask(s taskSpec, dag *DAG, node, defaults *yaml.Node, now time.Time) (
 	return t, nil
 }
 
-// knownOperators are the operators a task may name without simulate:.
-var knownOperators = sync.OnceValue(func() map[string]bool {
-	names := strings.Fields(airflowOperatorNames)
-	known := make(map[string]bool, len(names))
-	for _, name := range names {
-		known[name] = true
-	}
-	return known
-})
+// operatorSet is the operators one Airflow release ships: the names a
+// task of its edition may name without simulate:.
+type operatorSet struct {
+	names []string // sorted: closestName breaks ties by order
+	known map[string]bool
+	// renamed maps a class name the release does not have to the name it
+	// has for the same operator: 1.10.15's DummyOperator for 2.10.3's
+	// EmptyOperator, from 2.10.3's deprecated aliases.
+	renamed map[string]string
+}
 
-// checkOperator refuses an operator that is no Airflow operator (a typo,
-// most likely) unless the task declares itself simulated, and a task's own
-// bash_command on an operator that airlite does not run it for.
-func checkOperator(s taskSpec, node *yaml.Node) error {
+// newOperatorSet makes the set of names (one a line) with aliases ("alias
+// class" pairs, one a line): an alias the set knows for a class it does
+// not is that class's name in this release.
+func newOperatorSet(names, aliases string) *operatorSet {
+	set := &operatorSet{names: strings.Fields(names), renamed: map[string]string{}}
+	set.known = make(map[string]bool, len(set.names))
+	for _, name := range set.names {
+		set.known[name] = true
+	}
+	for _, line := range strings.Split(aliases, "\n") {
+		pair := strings.Fields(line)
+		if len(pair) != 2 {
+			continue
+		}
+		alias, class := pair[0], pair[1]
+		if _, taken := set.renamed[class]; set.known[alias] && !set.known[class] && !taken {
+			set.renamed[class] = alias // aliases are sorted: the first alias wins
+		}
+	}
+	return set
+}
+
+// The operators of each release, built on first use (editionRules.operators).
+var (
+	operators110 = sync.OnceValue(func() *operatorSet {
+		return newOperatorSet(airflow110OperatorNames, airflow2OperatorAliases)
+	})
+	operators2 = sync.OnceValue(func() *operatorSet {
+		return newOperatorSet(airflow2OperatorNames, airflow2OperatorAliases)
+	})
+)
+
+// checkOperator refuses an operator that is no operator of the release
+// (a typo, most likely, or another release's name) unless the task
+// declares itself simulated, and a task's own bash_command on an operator
+// that airlite does not run it for.
+func checkOperator(s taskSpec, node *yaml.Node, ops *operatorSet) error {
 	line := taskValueLine(node, nil, "operator")
-	if !knownOperators()[s.Operator] && s.Simulate == nil {
-		if near := closestName(s.Operator, strings.Fields(airflowOperatorNames)); near != "" {
+	if !ops.known[s.Operator] && s.Simulate == nil {
+		near := ops.renamed[s.Operator]
+		if near == "" {
+			near = closestName(s.Operator, ops.names)
+		}
+		if near != "" {
 			return fmt.Errorf("line %d: task %q: unknown operator %q (did you mean %s?)", line, s.TaskID, s.Operator, near)
 		}
 		return fmt.Errorf("line %d: task %q: unknown operator %q: no Airflow operator or sensor has that name; "+

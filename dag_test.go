@@ -20,6 +20,9 @@ import (
 // oneTask is a minimal valid task list.
 const oneTask = "tasks:\n  - {task_id: a, operator: EmptyOperator}\n"
 
+// oneTaskEveryEdition names an operator that both releases ship.
+const oneTaskEveryEdition = "tasks:\n  - {task_id: a, operator: BashOperator, bash_command: echo}\n"
+
 // goWords are the decoder's words, which no error of a definition file
 // may show.
 var goWords = regexp.MustCompile(`unmarshal|!!|main\.|(^|\s)yaml:|\binto\b|\bfield\b|\bint\b`)
@@ -296,15 +299,16 @@ tasks:
 	}
 	// Every operator the docs name is known, and the list is sorted and
 	// without repeats (closestName breaks ties by order).
-	names := strings.Fields(airflowOperatorNames)
-	if !sort.StringsAreSorted(names) {
-		t.Error("airflowOperatorNames is not sorted")
+	for _, set := range []*operatorSet{operators2(), operators110()} {
+		if !sort.StringsAreSorted(set.names) {
+			t.Errorf("operator names %s... are not sorted", set.names[:3])
+		}
 	}
 	for _, name := range []string{"BashOperator", "BashSensor", "BranchPythonOperator", "BigQueryInsertJobOperator",
 		"DockerOperator", "EmailOperator", "EmptyOperator", "ExternalTaskSensor", "GCSToBigQueryOperator",
 		"PapermillOperator", "PostgresOperator", "PythonOperator", "S3CreateBucketOperator", "ShortCircuitOperator",
 		"SubDagOperator", "TriggerDagRunOperator", "_PythonDecoratedOperator"} {
-		if !knownOperators()[name] {
+		if !operators2().known[name] {
 			t.Errorf("%s is not a known operator", name)
 		}
 	}
@@ -813,5 +817,53 @@ tasks:
 	}
 	if own := dag.Task("own"); own.Retries != 3 || own.Simulate.Duration != 5*time.Second {
 		t.Errorf("own: retries %d, simulate %v", own.Retries, own.Simulate.Duration)
+	}
+}
+
+// Each edition knows its own release's operators: 1.10.15 has no
+// EmptyOperator (its name is DummyOperator, which the error suggests) and
+// no @task decorators; 2.10.3 has EmptyOperator and still imports the old
+// names it keeps as deprecated aliases. The DAG folder and
+// POST /_airlite/dags apply the same list.
+func TestDAGFiles_OperatorsPerEdition(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ed       edition
+		operator string
+		want     string // the error after `unknown operator "<operator>"`; "": loads
+		cite     string
+	}{
+		{edition2, "EmptyOperator", "", "2.10.3 airflow/operators/empty.py:27"},
+		{edition2, "DummyOperator", "", "2.10.3 airflow/operators/__init__.py:56-63 (deprecated alias of EmptyOperator)"},
+		{edition2, "HiveToDruidTransfer", "", "2.10.3 airflow/operators/__init__.py:86-88 (deprecated alias)"},
+		{edition2, "_PythonDecoratedOperator", "", "2.10.3 airflow/decorators/python.py:28"},
+		{edition110, "DummyOperator", "", "1.10.15 airflow/operators/dummy_operator.py:24"},
+		{edition110, "EmptyOperator", " (did you mean DummyOperator?)", "1.10.15 has no airflow/operators/empty.py"},
+		{edition110RBAC, "EmptyOperator", " (did you mean DummyOperator?)", "1.10.15 has no airflow/operators/empty.py"},
+		{edition110, "_PythonDecoratedOperator", ": no Airflow operator or sensor has that name", "1.10.15 has no airflow/decorators"},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.ed)+"/"+tc.operator, func(t *testing.T) {
+			t.Parallel()
+			def := "dag_id: ops\ntasks:\n  - {task_id: a, operator: " + tc.operator + "}\n"
+			wantErr := ""
+			if tc.want != "" {
+				wantErr = `line 3: task "a": unknown operator "` + tc.operator + `"` + tc.want
+			}
+			fsys := fstest.MapFS{"ops.yaml": {Data: []byte(def)}}
+			_, err := dagLoader{rules: tc.ed.rules()}.load(fsys, "dags")
+			switch {
+			case wantErr == "" && err != nil:
+				t.Errorf("folder: %v, want it loaded (%s)", err, tc.cite)
+			case wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), "dags/ops.yaml: "+wantErr)):
+				t.Errorf("folder: %v, want %s (%s)", err, wantErr, tc.cite)
+			}
+			ts := newTestServer(t, tc.ed)
+			if wantErr == "" {
+				expect(t, ts.do(t, "POST", "/_airlite/dags", def), 200)
+			} else {
+				expect(t, ts.do(t, "POST", "/_airlite/dags", def), 400, strings.ReplaceAll(wantErr, `"`, `\"`))
+			}
+		})
 	}
 }

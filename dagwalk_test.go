@@ -125,8 +125,8 @@ func TestLoadDAGDir_IgnoreByEdition(t *testing.T) {
 			t.Parallel()
 			dir := writeTree(t, t.TempDir(), map[string]string{
 				".airflowignore":  tc.pattern + "\n",
-				"team/etl.yaml":   "dag_id: etl\n" + oneTask,
-				"team/old_c.yaml": "dag_id: old\n" + oneTask,
+				"team/etl.yaml":   "dag_id: etl\n" + oneTaskEveryEdition,
+				"team/old_c.yaml": "dag_id: old\n" + oneTaskEveryEdition,
 			})
 			set, err := dagLoader{rules: tc.rules}.loadDir(dir)
 			if err != nil {

@@ -133,6 +133,10 @@ type editionRules struct {
 	// interval that ends at now rounded down to a multiple of the duration
 	// since the epoch (Airflow 2's timetable), not the one ending at now.
 	deltaEpochAligned bool
+	// scheduleEnd is the last date a DAG's schedule creates a run for
+	// (nil: none): the DAG's end_date, and the tasks' as the release
+	// reads them (timetable.go).
+	scheduleEnd func(dag *DAG) *time.Time
 	// scheduleCountsTriggered: triggered runs count toward the
 	// max_active_runs that stops the schedule creating runs (Airflow 2);
 	// 1.10 counts only the schedule's own running runs.
@@ -148,6 +152,9 @@ type editionRules struct {
 	// pastDependsMet decides depends_on_past: which run is the previous
 	// one and what it must hold (pastdeps.go).
 	pastDependsMet pastDependency
+	// operators are the operator names the release ships, which a DAG
+	// file's task may name without simulate: (airflowoperators.go).
+	operators func() *operatorSet
 	// python is the idiom of the release's DAG files, in which /code
 	// writes a definition that has no .py beside it.
 	python pythonDialect
@@ -174,6 +181,18 @@ type editionRules struct {
 	// do_xcom_push defaults to True; 1.10's BashOperator pushes only with
 	// xcom_push=True, which defaults to False.
 	bashPushesReturnValue bool
+
+	// Templates (template.go, templatecontext.go): the names a task's
+	// Jinja context holds; whether an undefined name fails the render
+	// (jinja2.StrictUndefined, Airflow 2's default) or prints as nothing
+	// (jinja2.Undefined, 1.10.15's); str() of ti and dag_run; whether
+	// dag_run has run_type, logical_date and the data interval.
+	templateVars            func(templateContext) map[string]any
+	templateStrictUndefined bool
+	taskInstanceStr         func(templateContext) string
+	dagRunStr               func(*DagRun) string
+	templateRunAttributes2  bool
+	templateDateFilters     bool // ds, ts, ... as filters (airflow/templates.py, 2.x)
 }
 
 // dagrunTimeoutRule is what dagrun_timeout does to a run running longer
@@ -265,9 +284,11 @@ var (
 		triggerRules:            triggerRules2,
 		pastDependsMet:          pastDependsMet2,
 		deltaEpochAligned:       true,
+		scheduleEnd:             scheduleEnd2,
 		capRunningRuns:          false,
 		scheduleCountsTriggered: true,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+		operators:               operators2,
 		python:                  python2,
 		healthBody:              healthBody2,
 		bashSkipExitCode:        99,
@@ -276,6 +297,13 @@ var (
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 
 		bashPushesReturnValue: true,
+		// Airflow 2.10.3 airflow/models/dag.py:536 template_undefined=jinja2.StrictUndefined
+		templateVars:            templateVars2,
+		templateStrictUndefined: true,
+		taskInstanceStr:         taskInstanceStr2,
+		dagRunStr:               dagRunStr2,
+		templateRunAttributes2:  true,
+		templateDateFilters:     true,
 	}
 
 	rules110 = editionRules{
@@ -323,9 +351,11 @@ var (
 		triggerRules:            triggerRules110,
 		pastDependsMet:          pastDependsMet110,
 		deltaEpochAligned:       false,
+		scheduleEnd:             scheduleEnd110,
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		operators:               operators110,
 		python:                  python110,
 		healthBody:              healthBody110,
 		bashSkipExitCode:        0,
@@ -334,6 +364,13 @@ var (
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 
 		bashPushesReturnValue: false,
+		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
+		templateVars:            templateVars110,
+		templateStrictUndefined: false,
+		taskInstanceStr:         taskInstanceStr110,
+		dagRunStr:               dagRunStr110,
+		templateRunAttributes2:  false,
+		templateDateFilters:     false,
 	}
 
 	// rules110RBAC differs from rules110 in the run page's path, the
@@ -383,9 +420,11 @@ var (
 		triggerRules:            triggerRules110,
 		pastDependsMet:          pastDependsMet110,
 		deltaEpochAligned:       false,
+		scheduleEnd:             scheduleEnd110,
 		capRunningRuns:          true,
 		scheduleCountsTriggered: false,
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+		operators:               operators110,
 		python:                  python110,
 		healthBody:              healthBody110,
 		bashSkipExitCode:        0,
@@ -394,6 +433,13 @@ var (
 		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 
 		bashPushesReturnValue: false,
+		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
+		templateVars:            templateVars110,
+		templateStrictUndefined: false,
+		taskInstanceStr:         taskInstanceStr110,
+		dagRunStr:               dagRunStr110,
+		templateRunAttributes2:  false,
+		templateDateFilters:     false,
 	}
 )
 

@@ -64,6 +64,15 @@ func TestEditionRules_Table(t *testing.T) {
 	}
 	daily := "@daily"
 	pastDAG := &DAG{DagID: "d", Schedule: &daily, Catchup: true}
+	// One task ends on the 3rd, the other never: Airflow 2.10.3 reads only
+	// the DAG's end, none (airflow/models/dag.py:1213-1219), 1.10.15 the
+	// earliest (airflow/jobs/scheduler_job.py:742-747). Operators: 2.10.3
+	// has EmptyOperator (airflow/operators/empty.py:27) and DummyOperator
+	// as its alias (airflow/operators/__init__.py:56-63); 1.10.15 has
+	// DummyOperator only (airflow/operators/dummy_operator.py:24) and no
+	// decorators.
+	taskEnd := time.Date(2024, 1, 3, 0, 0, 0, 0, time.UTC)
+	endingDAG := &DAG{DagID: "e", Tasks: []*Task{{TaskID: "a", EndDate: &taskEnd}, {TaskID: "b"}}}
 	observe := func(r *editionRules) map[string]any {
 		added := map[string]any{}
 		r.operatorFields(added, bash)
@@ -72,6 +81,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRules":            rulesAfterFailures(r),
 			"pastDependsMet":          fmt.Sprint(pastMet, pastErr),
 			"deltaEpochAligned":       r.deltaEpochAligned,
+			"scheduleEnd":             fmt.Sprint(r.scheduleEnd(endingDAG)),
 			"capRunningRuns":          r.capRunningRuns,
 			"scheduleCountsTriggered": r.scheduleCountsTriggered,
 			"dagrunTimeout":           r.dagrunTimeout,
@@ -83,6 +93,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":                r.examples,
 			"bashSkipExitCode":        r.bashSkipExitCode,
 			"healthBody":              healthText(r, webserverHealth{}),
+			"operators": fmt.Sprintf("%v %v %v %q", r.operators().known["EmptyOperator"], r.operators().known["DummyOperator"],
+				r.operators().known["_PythonDecoratedOperator"], r.operators().renamed["EmptyOperator"]),
 			"python":                  r.python.scheduleArg + " " + r.python.dateCall(date) + " " + r.python.modules["BashOperator"],
 			"json":                    r.json,
 			"jsonNewline":             r.jsonNewline,
@@ -122,6 +134,13 @@ func TestEditionRules_Table(t *testing.T) {
 				r.triggerMessage(run, date, true),
 			},
 			"operatorFields": slices.Sorted(maps.Keys(added)), // of a BashOperator
+			// The names of a task's Jinja context; strictness; str() of ti and dag_run.
+			"templateVars":            slices.Sorted(maps.Keys(r.templateVars(templateContext{dag: &DAG{DagID: "d"}, task: bash, run: run, try: 1, rules: r}))),
+			"templateStrictUndefined": r.templateStrictUndefined,
+			"taskInstanceStr":         r.taskInstanceStr(templateContext{dag: &DAG{DagID: "d"}, task: bash, run: run, try: 1, rules: r}),
+			"dagRunStr":               r.dagRunStr(run),
+			"templateRunAttributes2":  r.templateRunAttributes2,
+			"templateDateFilters":     r.templateDateFilters,
 		}
 	}
 
@@ -138,6 +157,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":              "fixtures/2.10.3", // each release's own example DAGs
 			"bashSkipExitCode":      99,
 			"healthBody":            healthBodyNoScheduler2,
+			"operators":             `true true true ""`,
 			"python":                `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.operators.bash`,
 			"json":                  spacedJSON,
 			"jsonNewline":           false,
@@ -163,6 +183,7 @@ func TestEditionRules_Table(t *testing.T) {
 				"one_done=one_done none true", "one_failed=one_failed none true", "one_success=one_success upstream_failed false"},
 			"pastDependsMet":          "true <nil>",
 			"deltaEpochAligned":       true,
+			"scheduleEnd":             "<nil>",
 			"capRunningRuns":          false,
 			"scheduleCountsTriggered": true,
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
@@ -189,6 +210,13 @@ func TestEditionRules_Table(t *testing.T) {
 				"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
 				"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
 			},
+			// Airflow 2.10.3 airflow/models/taskinstance.py:1109-1160, less conf and dataset events.
+			"templateVars":            templateNames2,
+			"templateStrictUndefined": true,
+			"taskInstanceStr":         "<TaskInstance: d.t r [running]>",
+			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
+			"templateRunAttributes2":  true,
+			"templateDateFilters":     true,
 			"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
 				"downstream_task_ids", "env", "executor", "ignore_first_depends_on_past", "map_index_template", "max_active_tis_per_dag",
 				"max_active_tis_per_dagrun", "multiple_outputs", "on_execute_callback", "on_skipped_callback", "operator_extra_links",
@@ -204,6 +232,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":                "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":        0,
 			"healthBody":              healthBodyNoScheduler110,
+			"operators":               `false true false "DummyOperator"`,
 			"python":                  "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
 			"json":                    compactJSON,
 			"jsonNewline":             true,
@@ -224,6 +253,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRules":            triggerRules110Observed,
 			"pastDependsMet":          "false <nil>",
 			"deltaEpochAligned":       false,
+			"scheduleEnd":             "2024-01-03 00:00:00 +0000 UTC",
 			"capRunningRuns":          true,
 			"scheduleCountsTriggered": false,
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
@@ -242,6 +272,13 @@ func TestEditionRules_Table(t *testing.T) {
 			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":               duplicates110,
 			"triggerMessage":          triggerMessages110,
+			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
+			"templateVars":            templateNames110,
+			"templateStrictUndefined": false,
+			"taskInstanceStr":         "<TaskInstance: d.t 2024-05-01 10:00:00.000123+00:00 [running]>",
+			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
+			"templateRunAttributes2":  false,
+			"templateDateFilters":     false,
 			"operatorFields":          operatorFields110Bash,
 		}},
 		{edition110RBAC, map[string]any{
@@ -253,6 +290,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"examples":                "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":        0,
 			"healthBody":              healthBodyNoScheduler110,
+			"operators":               `false true false "DummyOperator"`,
 			"python":                  "schedule_interval timezone.datetime(2024, 5, 1, 10, 0, 0) airflow.operators.bash_operator",
 			"json":                    compactJSON,
 			"jsonNewline":             true,
@@ -273,6 +311,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRules":            triggerRules110Observed,
 			"pastDependsMet":          "false <nil>",
 			"deltaEpochAligned":       false,
+			"scheduleEnd":             "2024-01-03 00:00:00 +0000 UTC",
 			"capRunningRuns":          true,
 			"scheduleCountsTriggered": false,
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
@@ -291,6 +330,13 @@ func TestEditionRules_Table(t *testing.T) {
 			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":               duplicates110,
 			"triggerMessage":          triggerMessages110,
+			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
+			"templateVars":            templateNames110,
+			"templateStrictUndefined": false,
+			"taskInstanceStr":         "<TaskInstance: d.t 2024-05-01 10:00:00.000123+00:00 [running]>",
+			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
+			"templateRunAttributes2":  false,
+			"templateDateFilters":     false,
 			"operatorFields":          operatorFields110Bash,
 		}},
 	}
@@ -338,6 +384,19 @@ var (
 		"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
 		"Created <DagRun d @ 2024-05-01T10:00:00.000123+00:00: r, externally triggered: True>",
 	}
+	templateNames2 = []string{"conn", "dag", "dag_run", "data_interval_end", "data_interval_start", "ds", "ds_nodash",
+		"execution_date", "expanded_ti_count", "inlets", "logical_date", "macros", "map_index_template",
+		"next_ds", "next_ds_nodash", "next_execution_date", "outlets", "params", "prev_data_interval_end_success",
+		"prev_data_interval_start_success", "prev_ds", "prev_ds_nodash", "prev_end_date_success",
+		"prev_execution_date", "prev_execution_date_success", "prev_start_date_success", "run_id", "task",
+		"task_instance", "task_instance_key_str", "test_mode", "ti", "tomorrow_ds", "tomorrow_ds_nodash",
+		"ts", "ts_nodash", "ts_nodash_with_tz", "var", "yesterday_ds", "yesterday_ds_nodash"}
+	templateNames110 = []string{"END_DATE", "dag", "dag_run", "ds", "ds_nodash", "end_date", "execution_date",
+		"inlets", "latest_date", "macros", "next_ds", "next_ds_nodash", "next_execution_date", "outlets",
+		"params", "prev_ds", "prev_ds_nodash", "prev_execution_date", "prev_execution_date_success",
+		"prev_start_date_success", "run_id", "tables", "task", "task_instance", "task_instance_key_str",
+		"test_mode", "ti", "tomorrow_ds", "tomorrow_ds_nodash", "ts", "ts_nodash", "ts_nodash_with_tz",
+		"var", "yesterday_ds", "yesterday_ds_nodash"}
 	operatorFields110Bash = []string{"bash_command", "env", "lineage_data", "output_encoding", "sub_process",
 		"subdag", "task_concurrency", "xcom_push_flag"}
 )

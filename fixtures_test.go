@@ -30,10 +30,6 @@ type wantTask struct {
 	triggerRule   string
 	subdag        string
 	docMD         string
-	// awaitingJinja: Airflow's bash_command, which airlite's loader refuses
-	// today ({% for %} and calls in {{ }} cannot be placed, shellplan.go);
-	// the fixture holds a stand-in until it can.
-	awaitingJinja bool
 }
 
 // wantDAG is an Airflow example DAG's own fields and its tasks.
@@ -169,7 +165,6 @@ func airflow2103Examples() []wantDAG {
 				airflowTask("sleep", "BashOperator", jan2021, tutorialDefaults, bash("sleep 5"), retries(3)), // :83-88
 				airflowTask("templated", "BashOperator", jan2021, tutorialDefaults, func(t *wantTask) { // :110-123
 					t.bashCommand = "\n{% for i in range(5) %}\n    echo \"{{ ds }}\"\n    echo \"{{ macros.ds_add(ds, 7)}}\"\n{% endfor %}\n"
-					t.awaitingJinja = true
 				}),
 			},
 		},
@@ -261,7 +256,6 @@ func airflow11015Examples(now time.Time) []wantDAG {
 				airflowTask("templated", "BashOperator", twoDaysAgo, tutorialDefaults, func(t *wantTask) { // :104-118
 					t.bashCommand = "\n{% for i in range(5) %}\n    echo \"{{ ds }}\"\n    echo \"{{ macros.ds_add(ds, 7)}}\"\n    echo \"{{ params.my_param }}\"\n{% endfor %}\n"
 					t.params = map[string]any{"my_param": "Parameter I passed in"}
-					t.awaitingJinja = true
 				}),
 			},
 		},
@@ -339,14 +333,7 @@ func checkExampleDAG(t *testing.T, d *DAG, w wantDAG) {
 			}
 		}
 		tf("operator", task.Operator, wt.operator)
-		if wt.awaitingJinja {
-			// Once the loader takes Airflow's command, the fixture must carry it.
-			if _, err := compileShellPlan(wt.bashCommand); err == nil {
-				t.Errorf("%s.%s: airlite now loads Airflow's bash_command: put it in the fixture and drop awaitingJinja", w.dagID, wt.id)
-			}
-		} else {
-			tf("bash_command", task.BashCommand, wt.bashCommand)
-		}
+		tf("bash_command", task.BashCommand, wt.bashCommand)
 		tf("env", task.Env, wt.env)
 		tf("downstream", task.Downstream, orEmpty(wt.downstream))
 		tf("owner", task.Owner, wt.owner)

@@ -79,48 +79,58 @@ func encodeInt64(v int64) []byte {
 	return b[:]
 }
 
-// nibbleInt indexes an int64 field four bits to a byte (encodeNibbles),
-// for keys that grow by one on each insert, such as a run's id: whole
-// bytes would fill a radix node with 256 children that every insert
-// copies. As the last part of a prefix query a nil argument matches any
-// value.
-type nibbleInt[T any] struct{ get func(*T) int64 }
+// seqField indexes an id handed out in sequence (at least 0) as 16 hex
+// digits, one byte each. The order is the ids' order, as with intField,
+// but a radix node holds at most 16 edges instead of 256: appending the
+// next id copies a few small nodes rather than a node of 256 edges, which
+// is what a row written with every try costs (the event log, and each
+// trigger's run in the (dag_id, id) index).
+type seqField[T any] struct{ get func(*T) int64 }
 
-func (x nibbleInt[T]) FromObject(obj any) (bool, []byte, error) {
+func (x seqField[T]) FromObject(obj any) (bool, []byte, error) {
 	o, ok := obj.(*T)
 	if !ok {
 		return false, nil, fmt.Errorf("index: want %T, got %T", (*T)(nil), obj)
 	}
-	return true, encodeNibbles(uint64(x.get(o)) ^ (1 << 63)), nil
+	id := x.get(o)
+	if id < 0 {
+		return false, nil, fmt.Errorf("index: negative sequence id %d", id)
+	}
+	return true, encodeSeq(id), nil
 }
 
-func (x nibbleInt[T]) FromArgs(args ...any) ([]byte, error) {
+func (x seqField[T]) FromArgs(args ...any) ([]byte, error) {
 	if len(args) != 1 {
 		return nil, fmt.Errorf("index: want one argument, got %d", len(args))
 	}
 	switch v := args[0].(type) {
 	case int64:
-		return encodeNibbles(uint64(v) ^ (1 << 63)), nil
+		if v >= 0 {
+			return encodeSeq(v), nil
+		}
 	case int:
-		return encodeNibbles(uint64(v) ^ (1 << 63)), nil
+		if v >= 0 {
+			return encodeSeq(int64(v)), nil
+		}
 	}
-	return nil, fmt.Errorf("index: argument must be an integer: %#v", args[0])
+	return nil, fmt.Errorf("index: argument must be an integer of at least 0: %#v", args[0])
 }
 
-func (x nibbleInt[T]) PrefixFromArgs(args ...any) ([]byte, error) {
+// PrefixFromArgs makes seqField the last part of a compound prefix
+// query: a nil argument matches every id (a DAG's runs in id order).
+func (x seqField[T]) PrefixFromArgs(args ...any) ([]byte, error) {
 	if len(args) == 1 && args[0] == nil {
 		return nil, nil
 	}
 	return x.FromArgs(args...)
 }
 
-// encodeNibbles writes v four bits to a byte, most significant first, so
-// that byte order is numeric order and no radix node has more than 16
-// children (for a key twice as long).
-func encodeNibbles(v uint64) []byte {
-	b := make([]byte, 16)
-	for i := range b {
-		b[i] = byte(v >> (60 - 4*i) & 0xf)
+func encodeSeq(v int64) []byte {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
 	}
-	return b
+	return b[:]
 }

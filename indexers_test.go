@@ -81,33 +81,54 @@ func TestEncodeTime_OrderAndFanOut(t *testing.T) {
 	}
 }
 
-// The id key keeps integers in order, negative ones too, with no byte
-// above 15 (at most 16 children a radix node); FromArgs and FromObject
-// agree, and a nil prefix argument matches every id.
-func TestNibbleInt_OrderAndFanOut(t *testing.T) {
+// seqField keeps ids in their numeric order across digit and width
+// changes (First and Last of the event log rely on it) and refuses what
+// it cannot order.
+func TestSeqField_OrderAndRefusals(t *testing.T) {
 	t.Parallel()
-	idx := nibbleInt[DagRun]{get: func(r *DagRun) int64 { return r.ID }}
+	x := seqField[EventLog]{func(e *EventLog) int64 { return e.ID }}
+	ids := []int64{0, 1, 9, 10, 15, 16, 255, 256, 4095, 4096, 1 << 40, 1<<63 - 1}
 	var prev []byte
-	for _, n := range []int64{-1 << 63, -5, -1, 0, 1, 15, 16, 255, 256, 1 << 40, 1<<63 - 1} {
-		_, key, err := idx.FromObject(&DagRun{ID: n})
-		if err != nil {
-			t.Fatal(err)
+	for _, id := range ids {
+		ok, key, err := x.FromObject(&EventLog{ID: id})
+		if err != nil || !ok {
+			t.Fatalf("FromObject(%d) = %v, %v", id, ok, err)
 		}
-		if args, err := idx.FromArgs(n); err != nil || !bytes.Equal(args, key) {
-			t.Errorf("%d: FromArgs %x, %v; FromObject %x", n, args, err, key)
+		arg, err := x.FromArgs(id)
+		if err != nil || string(arg) != string(key) {
+			t.Fatalf("FromArgs(%d) = %q, %v; want %q", id, arg, err, key)
 		}
-		if prev != nil && bytes.Compare(prev, key) >= 0 {
-			t.Errorf("%d: key %x does not sort after the previous %x", n, key, prev)
-		}
-		if i := bytes.IndexFunc(key, func(r rune) bool { return r > 15 }); i >= 0 {
-			t.Errorf("%d: byte %d of %x is above 15", n, i, key)
+		if prev != nil && string(prev) >= string(key) {
+			t.Errorf("key of %d (%q) does not sort after the previous (%q)", id, key, prev)
 		}
 		prev = key
 	}
-	if p, err := idx.PrefixFromArgs(nil); err != nil || len(p) != 0 {
+	for _, tc := range []struct {
+		name string
+		args []any
+	}{{"negative", []any{int64(-1)}}, {"a string", []any{"1"}}, {"two", []any{1, 2}}, {"none", nil}} {
+		if _, err := x.FromArgs(tc.args...); err == nil {
+			t.Errorf("FromArgs(%s) took it", tc.name)
+		}
+	}
+	if _, _, err := x.FromObject(&EventLog{ID: -1}); err == nil {
+		t.Error("FromObject took a negative id")
+	}
+}
+
+// As the last part of a compound prefix query, a nil id matches every id
+// and an id matches itself (the (dag_id, id) index of runs).
+func TestSeqField_Prefix(t *testing.T) {
+	t.Parallel()
+	x := seqField[DagRun]{func(r *DagRun) int64 { return r.ID }}
+	if p, err := x.PrefixFromArgs(nil); err != nil || len(p) != 0 {
 		t.Errorf("PrefixFromArgs(nil) = %x, %v; want an empty prefix", p, err)
 	}
-	if _, err := idx.FromArgs("1"); err == nil {
-		t.Error("a string argument to an id index must be an error")
+	_, key, err := x.FromObject(&DagRun{ID: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := x.PrefixFromArgs(int64(42)); err != nil || !bytes.Equal(p, key) {
+		t.Errorf("PrefixFromArgs(42) = %q, %v; want the key %q", p, err, key)
 	}
 }

@@ -61,6 +61,8 @@ const (
 	defaultMaxConnectionBytes = 64 << 10
 	defaultMaxXComs           = 100000
 	defaultMaxXComBytes       = 64 << 10
+	// defaultMaxEventLogs is the event log's ring: the newest rows kept.
+	defaultMaxEventLogs = 10000
 )
 
 // schedulerInterval is the time between scheduler passes when nothing
@@ -90,6 +92,7 @@ type config struct {
 	MaxConnBytes     int // --max-connection-bytes
 	MaxXComs         int
 	MaxXComBytes     int
+	MaxEventLogs     int // --max-event-logs: the newest kept; 0: all
 	Parallelism      int
 	AuthBackend      string
 	UsersFile        string
@@ -136,6 +139,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.MaxConnBytes, "max-connection-bytes", defaultMaxConnectionBytes, "bytes of one connection's fields together; a larger one is refused with a 400; 0 means no limit")
 	fs.IntVar(&c.MaxXComs, "max-xcoms", defaultMaxXComs, "XCom entries kept; a task pushing one more fails, saying so in its log; 0 means no limit")
 	fs.IntVar(&c.MaxXComBytes, "max-xcom-bytes", defaultMaxXComBytes, "bytes of one XCom value as JSON; a task pushing a larger one fails, saying so in its log; 0 means no limit")
+	fs.IntVar(&c.MaxEventLogs, "max-event-logs", defaultMaxEventLogs, "event log rows kept (GET /api/v1/eventLogs); a new one drops the oldest; 0 means no limit")
 	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth")
 	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
 	fs.StringVar(&originsText, "allowed-origins", "", "comma-separated origins (https://dash.example) whose pages may use the API; other sites' pages are refused")
@@ -214,7 +218,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		flag string
 		v    int
 	}{{"max-variables", c.MaxVariables}, {"max-variable-bytes", c.MaxVariableBytes}, {"max-connections", c.MaxConnections},
-		{"max-connection-bytes", c.MaxConnBytes}, {"max-xcoms", c.MaxXComs}, {"max-xcom-bytes", c.MaxXComBytes}} {
+		{"max-connection-bytes", c.MaxConnBytes}, {"max-xcoms", c.MaxXComs}, {"max-xcom-bytes", c.MaxXComBytes},
+		{"max-event-logs", c.MaxEventLogs}} {
 		if l.v < 0 {
 			return c, fmt.Errorf("--%s %d: want 0 (no limit) or more", l.flag, l.v)
 		}
@@ -356,7 +361,7 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	store.SetRunLimit(RunLimit{Max: c.MaxRunsPerDag, DropOldestFinished: c.RunRetention == runRetentionDrop})
 	store.SetLimits(Limits{Pools: c.MaxPools, LoadedDAGs: c.MaxDags, ConfBytes: c.MaxConfBytes,
 		Variables: c.MaxVariables, VariableBytes: c.MaxVariableBytes, Connections: c.MaxConnections,
-		ConnectionBytes: c.MaxConnBytes, XComs: c.MaxXComs, XComBytes: c.MaxXComBytes})
+		ConnectionBytes: c.MaxConnBytes, XComs: c.MaxXComs, XComBytes: c.MaxXComBytes, EventLogs: c.MaxEventLogs})
 	// Before anything runs: the process groups of tries that a crashed
 	// instance left running end now, so that no task runs twice at once.
 	if err := endLeftoverTaskProcesses(store, logger); err != nil {

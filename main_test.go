@@ -233,6 +233,18 @@ func TestParseConfig(t *testing.T) {
 			}
 		}},
 		{name: "negative max xcom bytes", env: map[string]string{"AIRLITE_MAX_XCOM_BYTES": "-1"}, wantErr: "--max-xcom-bytes"},
+		{name: "max event logs default", check: func(t *testing.T, c config) {
+			if c.MaxEventLogs != 10000 {
+				t.Errorf("MaxEventLogs = %d, want 10000", c.MaxEventLogs)
+			}
+		}},
+		{name: "max event logs from the environment", env: map[string]string{"AIRLITE_MAX_EVENT_LOGS": "5"},
+			check: func(t *testing.T, c config) {
+				if c.MaxEventLogs != 5 {
+					t.Errorf("MaxEventLogs = %d, want 5", c.MaxEventLogs)
+				}
+			}},
+		{name: "negative max event logs", args: []string{"--max-event-logs", "-1"}, wantErr: "--max-event-logs"},
 		{name: "negative max connections", args: []string{"--max-connections", "-1"}, wantErr: "--max-connections"},
 		{name: "max conf bytes total", args: []string{"--max-conf-bytes-total", "1048576"},
 			check: func(t *testing.T, c config) {

@@ -28,6 +28,7 @@ const (
 	tableVariables = "variables"
 	tableConns     = "connections"
 	tableXComs     = "xcom"
+	tableEventLogs = "event_logs"
 
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
@@ -46,6 +47,7 @@ const (
 	// them), so they are not leased.
 	counterVariableID   = "variable"
 	counterConnectionID = "connection"
+	counterEventLogID   = "event_log" // the event log's highest id when a reset emptied it
 )
 
 // dagsTable holds one row per DAG id.
@@ -62,7 +64,7 @@ func dagsTable() *memdb.TableSchema {
 // Typed accessors for the indexes (see indexers.go).
 var (
 	runDagID = stringField[DagRun]{func(r *DagRun) string { return r.DagID }}
-	runRowID = nibbleInt[DagRun]{func(r *DagRun) int64 { return r.ID }}
+	runRowID = seqField[DagRun]{func(r *DagRun) int64 { return r.ID }}
 )
 
 // runKeyIndexes is the (dag_id, run_id, task_id) key of the tables that
@@ -346,7 +348,7 @@ func recountRunsTxn(txn *memdb.Txn) error {
 
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
-		taskLogsTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(), xcomsTable()}
+		taskLogsTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(), xcomsTable(), eventLogsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -447,7 +449,14 @@ func (x timeIndex) PrefixFromArgs(args ...any) ([]byte, error) {
 // copies every radix-tree node on its key's path, and whole bytes let a
 // node grow 256 children (a DAG's dates a minute apart do): nibbles cap a
 // node at 16 children, for a key twice as long.
-func encodeTime(t time.Time) []byte { return encodeNibbles(uint64(t.UnixMicro()) ^ (1 << 63)) }
+func encodeTime(t time.Time) []byte {
+	v := uint64(t.UnixMicro()) ^ (1 << 63)
+	b := make([]byte, 16)
+	for i := range b {
+		b[i] = byte(v >> (60 - 4*i) & 0xf)
+	}
+	return b
+}
 
 // Store is the in-memory state of airlite: DAGs, runs, task instances,
 // pools and lineage. It is the single source of truth for the API, the
@@ -492,6 +501,10 @@ type Limits struct {
 	// the size of one variable's value, one connection's text
 	// (Connection.Bytes) and one XCom value's JSON.
 	VariableBytes, ConnectionBytes, XComBytes int
+	// EventLogs is --max-event-logs: the event log keeps the rows of its
+	// newest ids up to this many, dropping the oldest as a new one comes
+	// (a ring).
+	EventLogs int
 }
 
 // SetLimits sets the store's total limits; call it before sharing the store.
@@ -769,6 +782,9 @@ func (s *Store) Reset(set *DAGSet) error {
 			}
 		}
 		if err := deleteXComsTxn(txn); err != nil {
+			return err
+		}
+		if err := clearEventLogsTxn(txn); err != nil {
 			return err
 		}
 		if err := clearRunCountsTxn(txn); err != nil {
@@ -1141,13 +1157,33 @@ type runStart struct {
 // hasTask reports whether a run at date with runID gets a task instance
 // of t.
 func (rs runStart) hasTask(t *Task, runID string, date time.Time) bool {
-	if strings.HasPrefix(runID, rs.backfillPrefix) && rs.backfillPrefix != "" {
+	if rs.isBackfill(runID) {
 		return true
 	}
 	if t.StartDate != nil && t.StartDate.After(date) {
 		return false
 	}
 	return !rs.taskEndDate || t.EndDate == nil || !date.After(*t.EndDate)
+}
+
+// taskInstance is t's task instance, in no state, of the run runID of
+// dagID at date, created at now.
+func (rs runStart) taskInstance(t *Task, dagID, runID string, date, now time.Time, unixname string) TaskInstance {
+	ti := TaskInstance{
+		DagID: dagID, RunID: runID, TaskID: t.TaskID, ExecutionDate: date,
+		MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
+		PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: unixname,
+	}
+	if rs.tiUpdatedAt {
+		ti.UpdatedAt = &now
+	}
+	return ti
+}
+
+// isBackfill reports whether runID names a backfill run, whose tasks the
+// scheduler never schedules.
+func (rs runStart) isBackfill(runID string) bool {
+	return rs.backfillPrefix != "" && strings.HasPrefix(runID, rs.backfillPrefix)
 }
 
 // newRun describes a run to create with insertRunTreeTxn.
@@ -1164,6 +1200,9 @@ type newRun struct {
 	// (not its sub-DAGs' runs); nil: none.
 	note     *string
 	interval *dataInterval
+	// event is the stable API's record of the trigger (api.post_dag_run),
+	// stored in the same write as the run; nil: none.
+	event *EventLog
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
@@ -1176,6 +1215,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	}
 	if err := enforceConfLimitTxn(txn, len(nr.conf), s.limits.ConfBytes); err != nil {
 		return nil, err
+	}
+	if nr.event != nil {
+		if err := s.appendEventLogTxn(txn, nr.event); err != nil {
+			return nil, err
+		}
 	}
 	id, err := s.nextIDTxn(txn, counterRunID)
 	if err != nil {
@@ -1208,14 +1252,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			if !nr.start.hasTask(t, nr.runID, nr.date) {
 				continue
 			}
-			tis[i] = TaskInstance{
-				DagID: nr.dag.DagID, RunID: nr.runID, TaskID: t.TaskID, ExecutionDate: nr.date,
-				MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
-				PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: nr.unixname,
-			}
-			if nr.start.tiUpdatedAt {
-				tis[i].UpdatedAt = &now
-			}
+			tis[i] = nr.start.taskInstance(t, nr.dag.DagID, nr.runID, nr.date, now, nr.unixname)
 			row.TIs = append(row.TIs, &tis[i])
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })
@@ -1240,7 +1277,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 		childRun := nr
 		childRun.dag = child.Def
-		childRun.note, childRun.interval = nil, nil
+		childRun.note, childRun.interval, childRun.event = nil, nil, nil
 		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
 			return nil, err
 		}
@@ -1569,6 +1606,96 @@ func (s *Store) UpsertPool(name string, slots int64, description *string) (*Pool
 	return out, err
 }
 
+// CreatePool adds a pool that must not exist yet (the stable API's POST
+// /pools): a taken name is errConflict, --max-pools applies.
+func (s *Store) CreatePool(p Pool) (*Pool, error) {
+	var out *Pool
+	err := s.updateIDs(func(txn *memdb.Txn) error {
+		if _, err := poolTxn(txn, p.Name); err == nil {
+			return &existsError{what: "pool", id: p.Name}
+		} else if !errors.Is(err, errNotFound) {
+			return err
+		}
+		if err := enforcePoolLimitTxn(txn, s.limits.Pools); err != nil {
+			return err
+		}
+		np := p
+		var err error
+		if np.ID, err = s.nextIDTxn(txn, counterPoolID); err != nil {
+			return err
+		}
+		if err := txn.Insert(tablePools, &np); err != nil {
+			return fmt.Errorf("store pool %s: %w", np.Name, err)
+		}
+		out = &np
+		return nil
+	})
+	return out, err
+}
+
+// UpdatePool changes a pool by change, which gets a copy; it may rename
+// the pool (its id stays; a taken name is errConflict). Task instances
+// keep the pool name they were created with, as Airflow's rows do.
+func (s *Store) UpdatePool(name string, change func(Pool) Pool) (*Pool, error) {
+	var out *Pool
+	err := s.update(func(txn *memdb.Txn) error {
+		old, err := poolTxn(txn, name)
+		if err != nil {
+			return err
+		}
+		np := change(*old)
+		np.ID = old.ID
+		if np.Name != old.Name {
+			if _, err := poolTxn(txn, np.Name); err == nil {
+				return &existsError{what: "pool", id: np.Name}
+			} else if !errors.Is(err, errNotFound) {
+				return err
+			}
+			if err := txn.Delete(tablePools, old); err != nil {
+				return fmt.Errorf("rename pool %s: %w", name, err)
+			}
+		}
+		if err := txn.Insert(tablePools, &np); err != nil {
+			return fmt.Errorf("store pool %s: %w", np.Name, err)
+		}
+		out = &np
+		return nil
+	})
+	return out, err
+}
+
+// PoolSlots is what task instances of one pool hold, by state, in
+// pool_slots, as Airflow's Pool counts them.
+type PoolSlots struct {
+	Running, Queued, Scheduled int64
+}
+
+// PoolSlotsByName counts the slots of scheduled, queued and running task
+// instances per pool name, from one point in time.
+func (s *Store) PoolSlotsByName() (map[string]PoolSlots, error) {
+	txn := s.read()
+	out := map[string]PoolSlots{}
+	for _, state := range []TaskState{TaskScheduled, TaskQueued, TaskRunning} {
+		tis, err := taskInstancesInStateTxn(txn, state)
+		if err != nil {
+			return nil, err
+		}
+		for _, ti := range tis {
+			u := out[ti.Pool]
+			switch state {
+			case TaskScheduled:
+				u.Scheduled += int64(ti.PoolSlots)
+			case TaskQueued:
+				u.Queued += int64(ti.PoolSlots)
+			default:
+				u.Running += int64(ti.PoolSlots)
+			}
+			out[ti.Pool] = u
+		}
+	}
+	return out, nil
+}
+
 // enforcePoolLimitTxn refuses one more pool at max pools (--max-pools).
 // Pools are few (the limit keeps them so), so it counts them.
 func enforcePoolLimitTxn(txn *memdb.Txn, max int) error {
@@ -1606,6 +1733,10 @@ func (s *Store) DeletePool(name string) (*Pool, error) {
 	return out, err
 }
 
+// View hands fn a read-only view of the store at one point in time, for
+// decisions that read several tables (the stable API's dependencies).
+func (s *Store) View(fn func(v storeView) error) error { return fn(storeView{s.read()}) }
+
 // storeView is a read-only look at the store from inside one of its
 // writes. Intent methods hand it to the caller's decision function, which
 // reads what it needs and returns what should change; only the store
@@ -1627,6 +1758,14 @@ func (v storeView) TaskInstance(dagID, runID, taskID string) (*TaskInstance, err
 }
 
 func (v storeView) Pool(name string) (*Pool, error) { return poolTxn(v.txn, name) }
+
+// TaskInstancesOfRun lists a run's task instances by task_id.
+func (v storeView) TaskInstancesOfRun(dagID, runID string) ([]*TaskInstance, error) {
+	return taskInstancesOfRunTxn(v.txn, dagID, runID)
+}
+
+// ActiveUsage counts the slots that queued and running task instances hold.
+func (v storeView) ActiveUsage() (*slotUsage, error) { return activeUsageTxn(v.txn) }
 
 // CountRuns counts a DAG's runs in an unfinished state.
 func (v storeView) CountRuns(dagID string, state RunState) (int, error) {
@@ -1918,7 +2057,13 @@ func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *Ta
 				return err
 			}
 		}
-		return putTaskInstancesTxn(txn, next)
+		if err := putTaskInstancesTxn(txn, next); err != nil {
+			return err
+		}
+		if next.State != TaskRunning || next.StartDate == nil {
+			return nil // an EmptyOperator: Airflow's scheduler ends it without running it, unlogged
+		}
+		return s.appendEventLogTxn(txn, taskEventTxn(txn, string(TaskRunning), next, *next.StartDate))
 	})
 }
 
@@ -1962,6 +2107,15 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		}
 		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
 			return err
+		}
+		if event := tryEndEvent(res.TI.State); event != "" {
+			at := time.Now().UTC()
+			if res.TI.EndDate != nil {
+				at = *res.TI.EndDate
+			}
+			if err := s.appendEventLogTxn(txn, taskEventTxn(txn, event, res.TI, at)); err != nil {
+				return err
+			}
 		}
 		if res.Log != nil {
 			if err := appendTaskLogTxn(txn, key, *res.Log); err != nil {
@@ -2705,6 +2859,23 @@ func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*D
 	return out, err
 }
 
+// SetTaskInstanceNote sets or clears a task instance's note and returns
+// the task instance as stored.
+func (s *Store) SetTaskInstanceNote(dagID, runID, taskID string, note *string) (*TaskInstance, error) {
+	var out *TaskInstance
+	err := s.update(func(txn *memdb.Txn) error {
+		ti, err := taskInstanceTxn(txn, dagID, runID, taskID)
+		if err != nil {
+			return err
+		}
+		noted := *ti
+		noted.Note = note
+		out = &noted
+		return putTaskInstancesTxn(txn, &noted)
+	})
+	return out, err
+}
+
 // DeleteRun removes one run with its task instances, lineage and task
 // logs (not its sub-DAGs' runs, as Airflow deletes the one row).
 func (s *Store) DeleteRun(dagID, runID string) error {
@@ -3064,4 +3235,134 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 		}
 	}
 	return page, total, nil
+}
+
+// eventLogsTable holds Airflow's log table, the event log, by its integer
+// id (which is also the order the events happened in).
+func eventLogsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableEventLogs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: seqField[EventLog]{func(e *EventLog) int64 { return e.ID }}},
+		},
+	}
+}
+
+// AppendEventLog stores one event on its own, as Airflow's action_logging
+// commits its row before the action it records runs.
+func (s *Store) AppendEventLog(e EventLog) error {
+	return s.update(func(txn *memdb.Txn) error { return s.appendEventLogTxn(txn, &e) })
+}
+
+// appendEventLogTxn stores a copy of e under the next id; at
+// --max-event-logs the rows that fall out of the newest ids go in the same
+// write. e itself is not changed: a write may be tried more than once.
+// The next id follows the last row's, or the counter that a reset leaves
+// (clearEventLogsTxn): one read and one insert per event, no counter or
+// total written, since a try writes two events.
+func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
+	id := counterValue(txn, counterEventLogID)
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the last event log: %w", err)
+	}
+	if last != nil {
+		id = max(id, last.(*EventLog).ID)
+	}
+	id++
+	row := *e
+	row.ID = id
+	if err := txn.Insert(tableEventLogs, &row); err != nil {
+		return fmt.Errorf("store event log %d: %w", id, err)
+	}
+	keep := int64(s.limits.EventLogs)
+	if keep <= 0 {
+		return nil
+	}
+	for {
+		oldest, err := txn.First(tableEventLogs, indexID)
+		if err != nil {
+			return fmt.Errorf("find the oldest event log: %w", err)
+		}
+		if oldest == nil || oldest.(*EventLog).ID > id-keep {
+			return nil
+		}
+		if err := txn.Delete(tableEventLogs, oldest); err != nil {
+			return fmt.Errorf("drop event log %d: %w", oldest.(*EventLog).ID, err)
+		}
+	}
+}
+
+// clearEventLogsTxn empties the event log (a reset); the counter keeps
+// the last id, so that ids go on.
+func clearEventLogsTxn(txn *memdb.Txn) error {
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the last event log: %w", err)
+	}
+	if last != nil {
+		if err := raiseCountersTxn(txn, map[string]int64{counterEventLogID: last.(*EventLog).ID}); err != nil {
+			return err
+		}
+	}
+	if _, err := txn.DeleteAll(tableEventLogs, indexID); err != nil {
+		return fmt.Errorf("clear event logs: %w", err)
+	}
+	return nil
+}
+
+// EventLogs lists the event log by id, oldest first.
+func (s *Store) EventLogs() ([]*EventLog, error) {
+	it, err := s.read().Get(tableEventLogs, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list event logs: %w", err)
+	}
+	out := []*EventLog{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*EventLog))
+	}
+	return out, nil
+}
+
+// EventLogByID is one event; errNotFound when the log has none by that id.
+func (s *Store) EventLogByID(id int64) (*EventLog, error) {
+	raw, err := s.read().First(tableEventLogs, indexID, id)
+	if err != nil {
+		return nil, fmt.Errorf("look up event log %d: %w", id, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*EventLog), nil
+}
+
+// taskEventTxn is the event Airflow's task runner writes for a try
+// (airflow/models/taskinstance.py: Log(state, ti), in 2.10.3 as in
+// 1.10.15): the task instance's ids, its try and logical date, and its
+// task's owner.
+func taskEventTxn(txn *memdb.Txn, event string, ti *TaskInstance, at time.Time) *EventLog {
+	e := &EventLog{When: at, Event: event, DagID: ti.DagID, TaskID: ti.TaskID, RunID: ti.RunID}
+	mapIndex, try, date := -1, ti.TryNumber, ti.ExecutionDate
+	e.MapIndex, e.TryNumber, e.ExecutionDate = &mapIndex, &try, &date
+	if row, err := dagRowTxn(txn, ti.DagID); err == nil && row.Def != nil {
+		if t := row.Def.Task(ti.TaskID); t != nil {
+			owner := t.Owner
+			e.Owner = &owner
+		}
+	}
+	return e
+}
+
+// tryEndEvent is the event of a try that ended in state: Airflow writes
+// the state for success and skipped, and "failed" from handle_failure
+// whether or not a retry follows; "" when the try did not end (it goes
+// back to no state uncounted).
+func tryEndEvent(state TaskState) string {
+	switch state {
+	case TaskSuccess, TaskSkipped:
+		return string(state)
+	case TaskFailed, TaskUpForRetry:
+		return string(TaskFailed)
+	}
+	return ""
 }

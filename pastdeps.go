@@ -22,34 +22,59 @@ type pastDependency func(v storeView, dag *DAG, task *Task, run *DagRun) (bool, 
 func pastDone(ti *TaskInstance) bool { return ti.State == TaskSuccess || ti.State == TaskSkipped }
 
 // pastDependsMet2 is Airflow 2.10.3's PrevDagrunDep
-// (airflow/ti_deps/deps/prev_dagrun_dep.py:125-201): with catchup the
-// previous run is the latest one before that is not manual, without
-// catchup the latest one before; a previous run from before the task's
-// start_date (with catchup) does not count; a previous run without the
-// task is passed over when no earlier run ever had it
+// (airflow/ti_deps/deps/prev_dagrun_dep.py:125-201): met when
+// pastDependsWait2 finds nothing to wait for.
+func pastDependsMet2(v storeView, dag *DAG, task *Task, run *DagRun) (bool, error) {
+	wait, err := pastDependsWait2(v, dag, task, run)
+	return err == nil && wait == pastMet, err
+}
+
+// pastWait is why depends_on_past holds a task instance back.
+type pastWait int
+
+const (
+	pastMet          pastWait = iota
+	pastNotRun                // the previous run has no task instance of the task
+	pastUnsuccessful          // the previous task instance neither succeeded nor was skipped
+)
+
+// pastDependsWait2 is the decision of pastDependsMet2 with its reason:
+// with catchup the previous run is the latest one before that is not
+// manual, without catchup the latest one before; a previous run from
+// before the task's start_date (with catchup) does not count; a previous
+// run without the task is passed over when no earlier run ever had it
 // (ignore_first_depends_on_past, True by default and not configurable in
 // airlite).
-func pastDependsMet2(v storeView, dag *DAG, task *Task, run *DagRun) (bool, error) {
+func pastDependsWait2(v storeView, dag *DAG, task *Task, run *DagRun) (pastWait, error) {
 	var notManual func(*DagRun) bool
 	if dag.Catchup {
 		notManual = func(r *DagRun) bool { return r.RunType != "manual" }
 	}
 	last, err := v.PreviousRun(dag.DagID, run.ExecutionDate, notManual)
 	if err != nil || last == nil {
-		return err == nil, err
+		return pastMet, err
 	}
 	if dag.Catchup && task.StartDate != nil && last.ExecutionDate.Before(*task.StartDate) {
-		return true, nil
+		return pastMet, nil
 	}
 	prev, err := v.TaskInstance(dag.DagID, last.RunID, task.TaskID)
 	if errors.Is(err, errNotFound) {
 		earlier, err := v.HasEarlierTaskInstance(dag.DagID, task.TaskID, run.ExecutionDate)
-		return err == nil && !earlier, err
+		switch {
+		case err != nil:
+			return pastMet, err
+		case earlier:
+			return pastNotRun, nil
+		}
+		return pastMet, nil
 	}
 	if err != nil {
-		return false, err
+		return pastMet, err
 	}
-	return pastDone(prev), nil
+	if !pastDone(prev) {
+		return pastUnsuccessful, nil
+	}
+	return pastMet, nil
 }
 
 // pastDependsMet110 is Airflow 1.10.15's PrevDagrunDep

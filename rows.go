@@ -47,12 +47,19 @@ const (
 	TaskSkipped        TaskState = "skipped"
 	TaskUpForRetry     TaskState = "up_for_retry"
 	TaskUpstreamFailed TaskState = "upstream_failed"
+	// TaskRemoved: the task left the DAG after the run was created
+	// (verifyIntegrity); it goes back to no state if the task returns.
+	TaskRemoved TaskState = "removed"
 )
 
-// Finished reports whether the task instance will not run again.
+// Finished reports whether the task instance will not run again. A
+// removed one is finished, so that the run's decisions pass over it as
+// both releases do (Airflow 2.10.3 airflow/utils/state.py:162-170 counts
+// it finished; 1.10.15 leaves it out of the run's task instances,
+// airflow/models/dagrun.py:262-264).
 func (s TaskState) Finished() bool {
 	switch s {
-	case TaskSuccess, TaskFailed, TaskSkipped, TaskUpstreamFailed:
+	case TaskSuccess, TaskFailed, TaskSkipped, TaskUpstreamFailed, TaskRemoved:
 		return true
 	}
 	return false
@@ -62,7 +69,7 @@ func (s TaskState) Finished() bool {
 func (s TaskState) Known() bool {
 	switch s {
 	case TaskNone, TaskScheduled, TaskQueued, TaskRunning, TaskSuccess, TaskFailed, TaskSkipped,
-		TaskUpForRetry, TaskUpstreamFailed:
+		TaskUpForRetry, TaskUpstreamFailed, TaskRemoved:
 		return true
 	}
 	return false
@@ -144,6 +151,10 @@ type TaskInstance struct {
 	ProcIdentity string
 	UpdatedAt    *time.Time
 	NextRetryAt  *time.Time // up_for_retry: not before this time
+	// Note is the task instance's note (the stable API's setNote); nil:
+	// none. It stays through retries and clears, as Airflow's
+	// task_instance_note row does.
+	Note *string
 }
 
 // runTasks is the row that holds one run's task instances, in task_id
@@ -319,4 +330,23 @@ const xcomReturnKey = "return_value"
 type xcomPush struct {
 	Key   string
 	Value json.RawMessage
+}
+
+// EventLog is one row of Airflow's log table (airflow/models/log.py): an
+// action a user took through the stable API, or a task instance's try
+// starting or ending. ID is the integer primary key, handed out in order
+// and never reused. An empty DagID, TaskID or RunID is Airflow's NULL (no
+// id of airlite's is empty), as are nil fields.
+type EventLog struct {
+	ID            int64
+	When          time.Time // Airflow's dttm
+	Event         string
+	DagID         string
+	TaskID        string
+	RunID         string
+	MapIndex      *int
+	TryNumber     *int
+	ExecutionDate *time.Time
+	Owner         *string
+	Extra         *string
 }

@@ -350,3 +350,56 @@ tasks:
 		})
 	}
 }
+
+// TestScheduler_BackfillRunIDsNeverRun: a triggered run whose run_id has
+// the release's backfill prefix is a backfill run, which the scheduler
+// never examines: it stays as created, its tasks in no state, and it
+// does not hold back the DAG's other runs.
+func TestScheduler_BackfillRunIDsNeverRun(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ed       edition
+		runID    string
+		want     RunState // the run's state once the scheduler settles
+		backfill bool
+		cite     string
+	}{
+		{edition2, "backfill__b", RunQueued, true,
+			"2.10.3 airflow/models/dag.py:3152-3158 (run_type from the run_id), airflow/utils/types.py:78,89-95, " +
+				"airflow/models/dagrun.py:410 (never examined, so never started)"},
+		{edition2, "backfill_b", RunSuccess, false, "2.10.3 airflow/utils/types.py:93 (the prefix is backfill__)"},
+		{edition110, "backfill_b", RunRunning, true,
+			"1.10.15 airflow/jobs/scheduler_job.py:785-787, airflow/models/dagrun.py:492-497, airflow/jobs/backfill_job.py:54"},
+		{edition110RBAC, "backfill_b", RunRunning, true, "1.10.15 airflow/jobs/scheduler_job.py:785-787"},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.ed)+"/"+tc.runID, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": `
+dag_id: d
+schedule_interval: null
+start_date: 2024-01-01
+max_active_runs: 1
+tasks:
+  - {task_id: a, operator: PythonOperator}
+`}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				h.trigger("d", `{"run_id": "`+tc.runID+`", "execution_date": "2024-01-02T00:00:00+00:00"}`)
+				later := h.trigger("d", `{"execution_date": "2024-01-03T00:00:00+00:00"}`)
+				h.settle()
+				if got := h.runState("d", tc.runID); got != tc.want {
+					t.Errorf("run %s = %q, want %q (%s)", tc.runID, got, tc.want, tc.cite)
+				}
+				if ran := h.runner.startCount(tiKey{"d", tc.runID, "a"}); tc.backfill && ran != 0 {
+					t.Errorf("task a of %s ran %d times, want never (%s)", tc.runID, ran, tc.cite)
+				}
+				if got := h.ti("d", tc.runID, "a").State; tc.backfill && got != TaskNone {
+					t.Errorf("task a of %s = %q, want no state (%s)", tc.runID, got, tc.cite)
+				}
+				if got := h.runState("d", later); got != RunSuccess {
+					t.Errorf("the later manual run = %q, want success: a backfill run does not count toward max_active_runs (%s)", got, tc.cite)
+				}
+			})
+		})
+	}
+}

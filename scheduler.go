@@ -294,6 +294,12 @@ func (s *scheduler) tick(now time.Time) error {
 			sort.SliceStable(runs, func(i, j int) bool { return runs[i].ExecutionDate.Before(runs[j].ExecutionDate) })
 		}
 		for _, run := range runs {
+			if s.rules.newRun.isBackfill(run.RunID) {
+				// Airflow leaves backfill runs to the backfill job, which
+				// airlite does not have: a triggered run with such a
+				// run_id stays as created (docs/behaviour.md §4.6).
+				continue
+			}
 			if err := s.advanceRun(run, now, examined); err != nil {
 				return err
 			}
@@ -385,7 +391,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned)
+		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
 		if err != nil || !ok {
 			return nil, err
 		}
@@ -406,6 +412,9 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	}
 	sort.SliceStable(queued, func(i, j int) bool { return queued[i].ExecutionDate.Before(queued[j].ExecutionDate) })
 	for _, run := range queued {
+		if s.rules.newRun.isBackfill(run.RunID) {
+			continue // a backfill run is never the scheduler's
+		}
 		if run.ExecutionDate.After(now) {
 			continue // a run dated in the future waits for its date, as Airflow's
 		}
@@ -475,6 +484,12 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 		if examined != nil && examined[run.DagID] >= dag.MaxActiveRuns {
 			return adv, nil
 		}
+		// The DAG may have changed since the run began.
+		changed, stop := verifyIntegrity(s.rules.newRun, dag, run, tis, byID, now, s.opts.Unixname)
+		for _, ti := range changed {
+			put(ti)
+		}
+		cancelled = append(cancelled, stop...)
 		for _, task := range dag.UpstreamFirst() {
 			ti := byID[task.TaskID]
 			if ti == nil {

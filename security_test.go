@@ -360,7 +360,8 @@ var allowedShapes = []struct {
 	{"while body", `while true; do echo {{ dag_run.conf.x }}; break; done`, valueLine},
 	{"function body", `f() { echo "{{ dag_run.conf.x }}"; }; f`, valueLine},
 	{"params overridden by conf", `echo {{ params.x }}`, valueLine},
-	{"the whole conf", `echo "{{ dag_run.conf }}"`, func(r shapeRun) string { return r.conf + "\n" }},
+	// Python's str() of the conf dict, as Jinja prints it in Airflow.
+	{"the whole conf", `echo "{{ dag_run.conf }}"`, func(r shapeRun) string { return "{'x': " + pyQuote(r.value) + "}\n" }},
 	{"run_id", `echo "{{ run_id }}"`, func(r shapeRun) string { return r.runID + "\n" }},
 	{"dag_run.run_id", `echo {{ dag_run.run_id }}`, func(r shapeRun) string { return r.runID + "\n" }},
 	{"static name in a here-document", "cat <<EOF\n{{ ds }}\nEOF\necho {{ dag_run.conf.x }}", func(r shapeRun) string { return r.ds + "\n" + r.value + "\n" }},

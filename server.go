@@ -194,19 +194,21 @@ func (s *server) v1Routes() *v1Router {
 	vr.add(http.MethodGet, "/health", s.handleV1Health, openRoute)
 	vr.add(http.MethodGet, "/version", s.handleV1Version, openRoute)
 	vr.add(http.MethodGet, "/config", s.handleV1Config, withQuery(v1Param{name: "section", schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/config/section/{section}/option/{option}", s.handleV1Config) // get_value: the same refusal
 	vr.add(http.MethodGet, "/providers", s.handleV1Providers)
 	vr.add(http.MethodGet, "/plugins", s.handleV1Plugins, withQuery(qLimit, qOffset))
 	vr.add(http.MethodGet, "/importErrors", s.handleV1ImportErrors, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, "/importErrors/{import_error_id}", s.handleV1GetImportError, withPathInts("import_error_id"))
 	vr.add(http.MethodGet, "/dagWarnings", s.handleV1DagWarnings, withQuery(
 		v1Param{name: "dag_id", schema: "{'type': 'string'}"}, v1Param{name: "warning_type", schema: "{'type': 'string'}"},
 		qLimit, qOffset, qOrderBy))
 
 	vr.add(http.MethodGet, "/dags", s.handleV1GetDags, withQuery(qLimit, qOffset, qOrderBy, qTags, qOnlyActive, qPaused, qFields, qDagIDPattern))
-	vr.add(http.MethodPatch, "/dags", s.handleV1PatchDags, withBody(checkDagBody),
+	vr.add(http.MethodPatch, "/dags", s.handleV1PatchDags, withBody(checkDagBody), withActionAfterLimit("patch_dags"),
 		withQuery(qLimit, qOffset, qTags, qUpdateMask, qOnlyActive, v1Param{name: "dag_id_pattern", required: true, schema: "{'type': 'string'}"}))
 	vr.add(http.MethodGet, "/dags/{dag_id}", s.handleV1GetDag, withQuery(qFields))
-	vr.add(http.MethodPatch, "/dags/{dag_id}", s.handleV1PatchDag, withBody(checkDagBody), withQuery(qUpdateMask))
-	vr.add(http.MethodDelete, "/dags/{dag_id}", s.handleV1DeleteDag)
+	vr.add(http.MethodPatch, "/dags/{dag_id}", s.handleV1PatchDag, withBody(checkDagBody), withQuery(qUpdateMask), withAction("patch_dag"))
+	vr.add(http.MethodDelete, "/dags/{dag_id}", s.handleV1DeleteDag, withAction("delete_dag"))
 	vr.add(http.MethodGet, "/dags/{dag_id}/details", s.handleV1GetDagDetails, withQuery(qFields))
 	vr.add(http.MethodGet, "/dags/{dag_id}/tasks", s.handleV1GetTasks, withQuery(qOrderBy))
 	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.handleV1GetTask)
@@ -217,13 +219,13 @@ func (s *server) v1Routes() *v1Router {
 		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
 		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
 		v1Param{name: "state", kind: paramStringArray}, qOrderBy, qFields))
-	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns", s.handleV1PostDagRun, withBody(checkPostRunBody))
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns", s.handleV1PostDagRun, withBody(checkPostRunBody), withActionInWrite("post_dag_run"))
 	vr.add(http.MethodPost, "/dags/~/dagRuns/list", s.handleV1GetDagRunsBatch, withBody(checkListRunsForm))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1GetDagRun, withQuery(qFields))
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1UpdateDagRunState, withBody(checkUpdateRunStateBody))
-	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1DeleteDagRun)
-	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody))
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1UpdateDagRunState, withBody(checkUpdateRunStateBody), withAction("update_dag_run_state"))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1DeleteDagRun, withAction("delete_dag_run"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody), withAction("clear_dag_run"))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody), withAction("set_dag_run_note"))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", s.handleV1UpstreamDatasetEvents)
 
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances", s.handleV1GetTaskInstances, withQuery(
@@ -234,28 +236,84 @@ func (s *server) v1Routes() *v1Router {
 		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qLimit, qOffset))
 	vr.add(http.MethodPost, "/dags/~/dagRuns/~/taskInstances/list", s.handleV1GetTaskInstancesBatch, withBody(checkListTIsForm))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1GetTaskInstance)
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1PatchTaskInstance, withBody(checkPatchTIBody))
-	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.handleV1ClearTaskInstances, withBody(checkClearTIsBody))
-	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.handleV1SetTaskInstancesState, withBody(checkSetTIsStateBody))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1PatchTaskInstance, withBody(checkPatchTIBody), withAction("patch_task_instance"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.handleV1ClearTaskInstances, withBody(checkClearTIsBody), withAction("post_clear_task_instances"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.handleV1SetTaskInstancesState, withBody(checkSetTIsStateBody), withAction("post_set_task_instances_state"))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/logs/{task_try_number}", s.handleV1GetLog,
 		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
 			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
 
+	const ti = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}"
+	vr.add(http.MethodGet, ti+"/tries", s.handleV1GetTaskInstanceTries, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/tries/{task_try_number}", s.handleV1GetTaskInstanceTry, withPathInts("task_try_number"))
+	vr.add(http.MethodGet, ti+"/{map_index}", s.handleV1GetMappedTaskInstance, withPathInts("map_index"))
+	vr.add(http.MethodPatch, ti+"/{map_index}", s.handleV1PatchMappedTaskInstance, withPathInts("map_index"), withBody(checkPatchTIBody), withAction("patch_mapped_task_instance"))
+	vr.add(http.MethodGet, ti+"/{map_index}/tries", s.handleV1GetMappedTaskInstanceTries, withPathInts("map_index"), withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/{map_index}/tries/{task_try_number}", s.handleV1GetMappedTaskInstanceTry, withPathInts("map_index", "task_try_number"))
+	vr.add(http.MethodGet, ti+"/listMapped", s.handleV1GetMappedTaskInstances, withQuery(qLimit, qOffset,
+		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
+		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
+		v1Param{name: "duration_gte", kind: paramNumber}, v1Param{name: "duration_lte", kind: paramNumber},
+		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
+		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qOrderBy))
+	vr.add(http.MethodGet, ti+"/links", s.handleV1GetExtraLinks)
+	vr.add(http.MethodGet, ti+"/dependencies", s.handleV1GetTaskInstanceDependencies)
+	vr.add(http.MethodGet, ti+"/{map_index}/dependencies", s.handleV1GetMappedTaskInstanceDependencies, withPathInts("map_index"))
+	vr.add(http.MethodPatch, ti+"/setNote", s.handleV1SetTaskInstanceNote, withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
+	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.handleV1SetMappedTaskInstanceNote, withPathInts("map_index"), withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
+
+	vr.add(http.MethodGet, "/datasets", s.handleV1GetDatasets, withQuery(qLimit, qOffset, qOrderBy,
+		v1Param{name: "uri_pattern", schema: "{'type': 'string'}"}, v1Param{name: "dag_ids", schema: "{'type': 'string'}"}))
+	vr.add(http.MethodGet, "/datasets/events", s.handleV1GetDatasetEvents, withQuery(qLimit, qOffset, qOrderBy,
+		v1Param{name: "dataset_id", kind: paramInteger, schema: "{'type': 'integer'}"}, v1Param{name: "source_dag_id", schema: "{'type': 'string'}"},
+		v1Param{name: "source_task_id", schema: "{'type': 'string'}"}, v1Param{name: "source_run_id", schema: "{'type': 'string'}"},
+		v1Param{name: "source_map_index", kind: paramInteger, schema: "{'type': 'integer'}"}))
+	vr.add(http.MethodPost, "/datasets/events", s.handleV1CreateDatasetEvent, withBody(checkCreateDatasetEventBody))
+	vr.add(http.MethodGet, "/datasets/{uri:path}", s.handleV1GetDataset)
+	vr.add(http.MethodGet, "/datasets/queuedEvent/{uri:path}", s.handleV1DatasetQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/datasets/queuedEvent/{uri:path}", s.handleV1DatasetQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent", s.handleV1DagQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent", s.handleV1DagQueuedEvents, withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", s.handleV1DagQueuedEvent, withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", s.handleV1DagQueuedEvent, withQuery(qBefore))
+	vr.add(http.MethodPut, "/parseDagFile/{file_token}", s.handleV1ReparseDagFile)
+
+	// FAB's roles, users and permissions: no FAB user database (apiv1_fab.go)
+	vr.add(http.MethodGet, "/roles", s.handleV1FabOnly, openRoute, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/roles", s.handleV1FabOnly, openRoute, withBody(checkRoleBody))
+	vr.add(http.MethodGet, "/roles/{role_name}", s.handleV1FabOnly, openRoute)
+	vr.add(http.MethodPatch, "/roles/{role_name}", s.handleV1FabOnly, openRoute, withBody(checkRoleBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/roles/{role_name}", s.handleV1FabOnly, openRoute)
+	vr.add(http.MethodGet, "/permissions", s.handleV1FabOnly, openRoute, withQuery(qLimit, qOffset))
+	vr.add(http.MethodGet, "/users", s.handleV1FabOnly, openRoute, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/users", s.handleV1FabOnly, openRoute, withBody(checkUserBody))
+	vr.add(http.MethodGet, "/users/{username}", s.handleV1FabOnly, openRoute)
+	vr.add(http.MethodPatch, "/users/{username}", s.handleV1FabOnly, openRoute, withBody(checkUserBody), withQuery(qUpdateMask))
+	vr.add(http.MethodDelete, "/users/{username}", s.handleV1FabOnly, openRoute)
+
+	vr.add(http.MethodGet, "/pools", s.handleV1GetPools, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodPost, "/pools", s.handleV1PostPool, withBody(checkPoolBody), withAction("post_pool"))
+	vr.add(http.MethodGet, "/pools/{pool_name}", s.handleV1GetPool)
+	vr.add(http.MethodPatch, "/pools/{pool_name}", s.handleV1PatchPool, withBody(checkPoolBody), withQuery(qUpdateMask), withAction("patch_pool"))
+	vr.add(http.MethodDelete, "/pools/{pool_name}", s.handleV1DeletePool, withAction("delete_pool"))
+
 	vr.add(http.MethodGet, "/variables", s.handleV1GetVariables, withQuery(qLimit, qOffset, qOrderBy))
-	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody))
+	vr.add(http.MethodPost, "/variables", s.handleV1PostVariables, withBody(checkVariableBody), withAction("variable.create"))
 	vr.add(http.MethodGet, "/variables/{variable_key:path}", s.handleV1GetVariable)
-	vr.add(http.MethodPatch, "/variables/{variable_key:path}", s.handleV1PatchVariable, withBody(checkVariableBody), withQuery(qUpdateMask))
-	vr.add(http.MethodDelete, "/variables/{variable_key:path}", s.handleV1DeleteVariable)
+	vr.add(http.MethodPatch, "/variables/{variable_key:path}", s.handleV1PatchVariable, withBody(checkVariableBody), withQuery(qUpdateMask), withAction("variable.edit"))
+	vr.add(http.MethodDelete, "/variables/{variable_key:path}", s.handleV1DeleteVariable, withAction("variable.delete"))
 	vr.add(http.MethodGet, "/connections", s.handleV1GetConnections, withQuery(qLimit, qOffset, qOrderBy))
-	vr.add(http.MethodPost, "/connections", s.handleV1PostConnection, withBody(checkConnectionBody))
+	vr.add(http.MethodPost, "/connections", s.handleV1PostConnection, withBody(checkConnectionBody), withAction("connection.create"))
 	vr.add(http.MethodGet, "/connections/{connection_id}", s.handleV1GetConnection)
-	vr.add(http.MethodPatch, "/connections/{connection_id}", s.handleV1PatchConnection, withBody(checkConnectionBody), withQuery(qUpdateMask))
-	vr.add(http.MethodDelete, "/connections/{connection_id}", s.handleV1DeleteConnection)
+	vr.add(http.MethodPatch, "/connections/{connection_id}", s.handleV1PatchConnection, withBody(checkConnectionBody), withQuery(qUpdateMask), withAction("connection.edit"))
+	vr.add(http.MethodDelete, "/connections/{connection_id}", s.handleV1DeleteConnection, withAction("connection.delete"))
 	vr.add(http.MethodPost, "/connections/test", s.handleV1TestConnection, withBody(checkConnectionBody))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries", s.handleV1GetXComEntries,
 		withQuery(qMapIndex, qXComKey, qLimit, qOffset))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries/{xcom_key}", s.handleV1GetXComEntry,
 		withQuery(qMapIndex, qDeserialize, qStringify))
+	vr.add(http.MethodGet, "/eventLogs", s.handleV1GetEventLogs, withQuery(eventLogQuery...))
+	vr.add(http.MethodGet, "/eventLogs/{event_log_id}", s.handleV1GetEventLog, withPathInts("event_log_id"))
 	return vr
 }
 
@@ -333,7 +391,14 @@ func (s *server) handleV1GetDagRuns(w http.ResponseWriter, r *http.Request, req 
 }
 
 func (s *server) handleV1PostDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PostDagRun(req.path["dag_id"], req.body)
+	res, err := s.V1PostDagRun(req.path["dag_id"], req.body, req.event)
+	if err != nil && req.event != nil {
+		// No run, so the event was not stored with it: Airflow logs
+		// the request before it runs, whatever it comes to.
+		if logErr := s.opts.Store.AppendEventLog(*req.event); logErr != nil {
+			err = logErr
+		}
+	}
 	s.respondV1(w, r, res, err)
 }
 
@@ -391,7 +456,7 @@ func (s *server) handleV1GetTaskInstance(w http.ResponseWriter, r *http.Request,
 }
 
 func (s *server) handleV1PatchTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.body)
+	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
 	s.respondV1(w, r, res, err)
 }
 
@@ -791,4 +856,301 @@ func (s *server) observed(next http.Handler) http.Handler {
 			journal.addRequest(r, body, status, start, end)
 		}
 	})
+}
+
+// handleV1TestConnection answers POST /connections/test as Airflow does
+// with testing disabled, after connexion has checked the body.
+func (s *server) handleV1TestConnection(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(testConnectionDisabled))
+	}
+}
+
+func (s *server) handleV1GetConnections(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetConnections(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostConnection(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetConnection(req.path["connection_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchConnection(req.path["connection_id"], req.body, updateMaskFields(req.query))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeleteConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeleteConnection(req.path["connection_id"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1GetDatasets(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDatasets(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDatasetEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetDatasetEvents(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetDataset(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, s.V1GetDataset(req.path["uri"]))
+}
+
+func (s *server) handleV1CreateDatasetEvent(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, s.V1CreateDatasetEvent(req.body))
+}
+
+func (s *server) handleV1DagQueuedEvent(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, dagQueuedEventNotFound(req.path["dag_id"], req.path["uri"]))
+}
+
+func (s *server) handleV1DagQueuedEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, dagQueuedEventsNotFound(req.path["dag_id"]))
+}
+
+func (s *server) handleV1DatasetQueuedEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	s.answerError(w, r, datasetQueuedEventsNotFound(req.path["uri"]))
+}
+
+func (s *server) handleV1ReparseDagFile(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1ReparseDagFile(req.path["file_token"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8") // Flask's Response(status=201)
+	w.WriteHeader(http.StatusCreated)
+}
+
+func (s *server) handleV1GetTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetEventLogs(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetEventLogs(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetEventLog(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetEventLog(req.path["event_log_id"])
+	s.respondV1(w, r, res, err)
+}
+
+// handleV1FabOnly answers every roles, users and permissions operation.
+func (s *server) handleV1FabOnly(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	s.answerError(w, r, v1BadRequest(fabOnlyDetail))
+}
+
+func (s *server) handleV1Health(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	s.writeV1JSON(w, r, http.StatusOK, s.V1Health())
+}
+
+// handleV1Version is GET /version: the release and its git_version file.
+func (s *server) handleV1Version(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	rules := s.rules()
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"version": rules.version, "git_version": rules.gitVersion})
+}
+
+// handleV1Config is GET /config with Airflow's default expose_config =
+// False: the Accept header is read first (406 when it names neither text
+// nor JSON, as Werkzeug's best_match finds nothing in an absent header),
+// then the refusal.
+func (s *server) handleV1Config(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	if bestMatch(r.Header.Get("Accept"), "text/plain", "application/json") == "" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotAcceptable)
+		return
+	}
+	s.answerError(w, r, v1Forbidden("Your Airflow administrator chose not to expose the configuration, most likely for security reasons."))
+}
+
+// handleV1Providers is GET /providers: airlite runs no providers.
+func (s *server) handleV1Providers(w http.ResponseWriter, r *http.Request, _ *v1Request) {
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"providers": []any{}, "total_entries": 0})
+}
+
+// handleV1Plugins is GET /plugins: airlite loads no plugins.
+func (s *server) handleV1Plugins(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if _, err := req.query.page(); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"plugins": []any{}, "total_entries": 0})
+}
+
+// handleV1ImportErrors is GET /importErrors: airlite refuses a DAG file
+// that does not load at start (docs/behaviour.md §4.10), so none is
+// ever listed; order_by is still checked as Airflow checks it.
+func (s *server) handleV1ImportErrors(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if _, err := req.query.page(); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	if _, _, err := req.query.orderBy("import_error_id", []string{"import_error_id", "timestamp", "filename"}); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"import_errors": []any{}, "total_entries": 0})
+}
+
+// handleV1GetImportError is GET /importErrors/{import_error_id}: there
+// is never one (handleV1ImportErrors), so every id is Airflow's 404
+// (airflow/api_connexion/endpoints/import_error_endpoint.py:48-54); the
+// id prints as the Python int Werkzeug's converter made of it.
+func (s *server) handleV1GetImportError(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	id := strings.TrimLeft(req.path["import_error_id"], "0")
+	if id == "" {
+		id = "0"
+	}
+	s.answerError(w, r, v1NotFound("Import error not found", "The ImportError with import_error_id: `"+id+"` was not found"))
+}
+
+// handleV1DagWarnings is GET /dagWarnings: airlite raises no warnings.
+func (s *server) handleV1DagWarnings(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if _, err := req.query.page(); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	if _, _, err := req.query.orderBy("timestamp", []string{"dag_id", "warning_type", "message", "timestamp"}); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"dag_warnings": []any{}, "total_entries": 0})
+}
+
+func (s *server) handleV1GetPools(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetPools(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostPool(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetPool(req.path["pool_name"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchPool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchPool(req.path["pool_name"], req.body, updateMaskFields(req.query))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeletePool(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeletePool(req.path["pool_name"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1GetTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	try, _ := strconv.ParseInt(req.path["task_try_number"], 10, 64)
+	res, err := s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, try)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	try, _ := strconv.ParseInt(req.path["task_try_number"], 10, 64)
+	res, err := s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), try)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetMappedTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetMappedTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetExtraLinks(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetExtraLinks(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1SetMappedTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetVariables(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetVariables(req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PostVariables(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PostVariable(req.body)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetVariable(req.path["variable_key"])
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1PatchVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1PatchVariable(req.path["variable_key"], req.body, updateMaskFields(req.query))
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1DeleteVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	if err := s.V1DeleteVariable(req.path["variable_key"]); err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
+func (s *server) handleV1GetXComEntries(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetXComEntries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.query)
+	s.respondV1(w, r, res, err)
+}
+
+func (s *server) handleV1GetXComEntry(w http.ResponseWriter, r *http.Request, req *v1Request) {
+	res, err := s.V1GetXComEntry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.path["xcom_key"], req.query)
+	s.respondV1(w, r, res, err)
 }

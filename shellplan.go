@@ -25,24 +25,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// staticTemplateNames are the names whose values come from the DAG file or
-// the server, never from a request. Their values are dates, numbers and
-// Airflow ids, made of characters bash gives no meaning to (staticValueRe),
-// so they are inlined wherever they stand. Every other name counts as coming
-// from a request, unknown ones included.
-var staticTemplateNames = map[string]bool{
-	"ds": true, "ds_nodash": true, "ts": true, "ts_nodash": true,
-	"execution_date": true, "logical_date": true,
-	"dag_id": true, "dag.dag_id": true, "task_id": true, "task.task_id": true,
-	"try_number": true, "ti.try_number": true, "task_instance.try_number": true,
-	"task_instance_key_str": true,
-}
-
-// staticValueRe is what a static value may hold to be inlined: checked at
-// run time too, so that a change to what a name means cannot turn it into
-// shell text unnoticed.
-var staticValueRe = regexp.MustCompile(`^[A-Za-z0-9._:+-]*$`)
-
 const (
 	// placeholderPrefix stands for a request value while the command is
 	// parsed: word characters only, so the parser keeps it inside whatever
@@ -167,31 +149,176 @@ func (r *shellRefusal) Error() string {
 	return head + ": " + r.problem + "; " + r.advice
 }
 
-// compileShellPlan finds every {{ ... }} of a bash_command and decides how
-// its value reaches bash. A command that places no request value is not
-// parsed: it runs as written, static names inlined, as it always has.
+// compileShellPlan checks a bash_command's template and decides, for
+// every {{ ... }} in it, how its value reaches bash. A command that places
+// no request value is not parsed as bash: it runs as rendered, static
+// values inlined, as it always has. One with {% %} tags is checked on its
+// text with the tags taken out, when that parses; the rendered command is
+// checked again when the task runs (placeRenderedValues).
 func compileShellPlan(command string) (*shellPlan, error) {
+	t, err := parseTemplate(command)
+	if err != nil {
+		return nil, templateRefusal(command, err)
+	}
 	plan := &shellPlan{command: command}
 	values := 0
-	for _, m := range templateExprRe.FindAllStringSubmatchIndex(command, -1) {
-		e := shellExpr{start: m[0], end: m[1], inner: command[m[2]:m[3]]}
-		if !staticTemplateNames[strings.TrimSpace(e.inner)] {
+	for _, p := range t.prints {
+		e := shellExpr{start: p.start, end: p.end, inner: p.inner}
+		if !p.static {
 			values++
 			e.valueVar = valueVarPrefix + strconv.Itoa(values)
 		}
 		plan.exprs = append(plan.exprs, e)
 	}
-	if values == 0 {
+	if values == 0 || t.captures {
 		return plan, nil
 	}
-	c := &shellCompiler{plan: plan}
-	if err := c.place(); err != nil {
-		return nil, err
+	check := plan
+	if len(t.tags) > 0 {
+		check = withoutTags(plan, t.tags)
 	}
-	if err := c.verify(); err != nil {
+	c := &shellCompiler{plan: check}
+	err = c.place()
+	if err == nil {
+		err = c.verify()
+	}
+	var refusal *shellRefusal
+	if len(t.tags) > 0 && errors.As(err, &refusal) && refusal.expr == "" {
+		// The text without its tags does not parse; the rendered command
+		// will be checked when the task runs.
+		return plan, nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	return plan, nil
+}
+
+// templateRefusal is the load error for a template that does not parse.
+func templateRefusal(command string, err error) *shellRefusal {
+	line := 1
+	if m := templateLineRe.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+	}
+	return &shellRefusal{
+		line:    min(max(line, 1), 1+strings.Count(command, "\n")),
+		where:   "is not a valid Jinja template",
+		problem: err.Error(),
+		advice:  "fix the template (Airflow renders bash_command with Jinja)",
+	}
+}
+
+var templateLineRe = regexp.MustCompile(`line (\d+)`)
+
+// withoutTags is the plan of a command with its {% %} tags and {# #}
+// comments taken out, for the load-time check.
+func withoutTags(plan *shellPlan, tags [][2]int) *shellPlan {
+	out := &shellPlan{}
+	var b strings.Builder
+	last, ti := 0, 0
+	for _, e := range plan.exprs {
+		for ti < len(tags) && tags[ti][0] < e.start {
+			b.WriteString(plan.command[last:tags[ti][0]])
+			last = tags[ti][1]
+			ti++
+		}
+		b.WriteString(plan.command[last:e.start])
+		start := b.Len()
+		b.WriteString(plan.command[e.start:e.end])
+		moved := e
+		moved.start, moved.end = start, b.Len()
+		out.exprs = append(out.exprs, moved)
+		last = e.end
+	}
+	for ; ti < len(tags); ti++ {
+		b.WriteString(plan.command[last:tags[ti][0]])
+		last = tags[ti][1]
+	}
+	b.WriteString(plan.command[last:])
+	out.command = b.String()
+	return out
+}
+
+// source is the template of a plan: its command with each expression as
+// the plan holds it.
+func (p *shellPlan) source() string {
+	var b strings.Builder
+	last := 0
+	for _, e := range p.exprs {
+		b.WriteString(p.command[last:e.start])
+		b.WriteString(p.command[e.start : e.start+2]) // {{ or {{-
+		if p.command[e.start+2] == '-' {
+			b.WriteByte('-')
+		}
+		b.WriteString(e.inner)
+		if strings.HasSuffix(p.command[:e.end], "-}}") {
+			b.WriteByte('-')
+		}
+		b.WriteString("}}")
+		last = e.end
+	}
+	b.WriteString(p.command[last:])
+	return b.String()
+}
+
+// placeRenderedValues checks a rendered bash_command whose request values
+// stand as markers (templateContext.render) and writes each as the
+// expansion of its own environment variable. Every marker must stand
+// exactly once, as it was written, where bash takes it as data; anything
+// else fails the try: a value that a {% filter %}, a {% set %} block or a
+// macro took in is not followed.
+func placeRenderedValues(t *jinjaTemplate, text string, values []renderedPrint, nonce string) (string, []string, error) {
+	if len(values) == 0 {
+		return text, nil, nil
+	}
+	type hit struct{ at, value int }
+	hits := make([]hit, 0, len(values))
+	for i, v := range values {
+		at := strings.Index(text, v.marker)
+		if at < 0 || strings.Count(text, v.marker) != 1 || strings.Contains(v.value, nonce) {
+			return "", nil, &templateError{msg: fmt.Sprintf("%s: a value from a request passed through a {%% filter %%}, a {%% set %%} block or a macro, where airlite cannot keep it out of shell text; print it with {{ ... }} where the command needs it", t.prints[v.print].text)}
+		}
+		hits = append(hits, hit{at, i})
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
+	plan := &shellPlan{}
+	var b strings.Builder
+	last := 0
+	for n, h := range hits {
+		v := values[h.value]
+		b.WriteString(text[last:h.at])
+		display := t.prints[v.print].text
+		e := shellExpr{start: b.Len(), end: b.Len() + len(display), inner: v.value, valueVar: valueVarPrefix + strconv.Itoa(n+1)}
+		b.WriteString(display)
+		plan.exprs = append(plan.exprs, e)
+		last = h.at + len(v.marker)
+	}
+	b.WriteString(text[last:])
+	plan.command = b.String()
+	if strings.Contains(strings.ToLower(plan.command), nonce) {
+		return "", nil, &templateError{msg: "a value from a request was changed after it was printed ({% filter %} or a macro), where airlite cannot keep it out of shell text"}
+	}
+	c := &shellCompiler{plan: plan}
+	if err := c.place(); err != nil {
+		return "", nil, err
+	}
+	if err := c.verify(); err != nil {
+		return "", nil, err
+	}
+	var out strings.Builder
+	var env []string
+	last = 0
+	for _, e := range plan.exprs {
+		if strings.IndexByte(e.inner, 0) >= 0 {
+			return "", nil, &templateError{msg: fmt.Sprintf("the value of %s holds a NUL byte, which no environment variable can carry", plan.command[e.start:e.end])}
+		}
+		out.WriteString(plan.command[last:e.start])
+		out.WriteString(e.expansion())
+		env = append(env, e.valueVar+"="+e.inner)
+		last = e.end
+	}
+	out.WriteString(plan.command[last:])
+	return out.String(), env, nil
 }
 
 // shellCompiler places the request values of one plan.

@@ -71,7 +71,8 @@ func TestShellPlan_AllowedShapes(t *testing.T) {
 			"set -e\necho \"${AIRLITE_VALUE_1}\"\necho \"${AIRLITE_VALUE_2}\"", []string{"AIRLITE_VALUE_1=V", "AIRLITE_VALUE_2=W"}},
 		{"params, run_id, whole conf", `echo {{ params.p }} {{run_id}} "{{ dag_run.conf }}"`,
 			`echo "${AIRLITE_VALUE_1}" "${AIRLITE_VALUE_2}" "${AIRLITE_VALUE_3}"`,
-			[]string{"AIRLITE_VALUE_1=from the DAG", "AIRLITE_VALUE_2=manual__r", `AIRLITE_VALUE_3={"x": "V", "y": "W"}`}},
+			// The conf prints as Python's str() of the dict, as Jinja does in Airflow.
+			[]string{"AIRLITE_VALUE_1=from the DAG", "AIRLITE_VALUE_2=manual__r", `AIRLITE_VALUE_3={'x': 'V', 'y': 'W'}`}},
 
 		// Static names come from the DAG file or the server: inlined anywhere.
 		{"static in a here-document", "cat <<EOF\n{{ ds }}\nEOF", "cat <<EOF\n2024-03-04\nEOF", nil},

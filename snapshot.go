@@ -30,7 +30,7 @@ import (
 // never half loaded.
 const (
 	snapshotFormat  = "airlite-snapshot"
-	snapshotVersion = 2 // 2 added variables, connections and XCom entries
+	snapshotVersion = 3 // 2 added variables, connections and XCom entries; 3 the event log
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -146,6 +146,7 @@ type snapTask struct {
 	UpdatedAt      *time.Time `json:"updated_at"`
 	NextRetryAt    *time.Time `json:"next_retry_at"`
 	ProcIdentity   string     `json:"proc_identity,omitempty"`
+	Note           *string    `json:"note,omitempty"` // absent from files written before task-instance notes
 }
 
 type snapPool struct {
@@ -187,6 +188,20 @@ type snapVariable struct {
 	Val         string  `json:"val"`
 	Description *string `json:"description"`
 	IsEncrypted bool    `json:"is_encrypted"`
+}
+
+type snapEventLog struct {
+	ID            int64      `json:"id"`
+	When          time.Time  `json:"dttm"`
+	Event         string     `json:"event"`
+	DagID         string     `json:"dag_id,omitempty"`
+	TaskID        string     `json:"task_id,omitempty"`
+	RunID         string     `json:"run_id,omitempty"`
+	MapIndex      *int       `json:"map_index"`
+	TryNumber     *int       `json:"try_number"`
+	ExecutionDate *time.Time `json:"execution_date"`
+	Owner         *string    `json:"owner"`
+	Extra         *string    `json:"extra"`
 }
 
 type snapConnection struct {
@@ -341,7 +356,7 @@ func snapshotCodecs() []snapshotCodec {
 				Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 				Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 				Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-				ProcIdentity: t.ProcIdentity,
+				ProcIdentity: t.ProcIdentity, Note: t.Note,
 			}
 		}, decode: decodeInto(func(r *snapTask) any {
 			return &TaskInstance{
@@ -350,7 +365,7 @@ func snapshotCodecs() []snapshotCodec {
 				Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 				Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 				Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-				ProcIdentity: r.ProcIdentity,
+				ProcIdentity: r.ProcIdentity, Note: r.Note,
 			}
 		}), check: checkTask, runOf: func(obj any) (string, string) {
 			t := obj.(*TaskInstance)
@@ -427,6 +442,16 @@ func snapshotCodecs() []snapshotCodec {
 			x := obj.(*XComEntry)
 			return x.DagID, x.RunID
 		}},
+		// Added in version 3; older files have no event log. Events name
+		// runs and tasks that may be gone: no runOf.
+		{table: tableEventLogs, encode: func(obj any) any {
+			e := obj.(*EventLog)
+			return &snapEventLog{ID: e.ID, When: e.When.UTC(), Event: e.Event, DagID: e.DagID, TaskID: e.TaskID, RunID: e.RunID,
+				MapIndex: e.MapIndex, TryNumber: e.TryNumber, ExecutionDate: utcPtr(e.ExecutionDate), Owner: e.Owner, Extra: e.Extra}
+		}, decode: decodeInto(func(r *snapEventLog) any {
+			return &EventLog{ID: r.ID, When: r.When, Event: r.Event, DagID: r.DagID, TaskID: r.TaskID, RunID: r.RunID,
+				MapIndex: r.MapIndex, TryNumber: r.TryNumber, ExecutionDate: r.ExecutionDate, Owner: r.Owner, Extra: r.Extra}
+		}), check: checkEventLog},
 	}
 }
 
@@ -554,6 +579,9 @@ func checkTask(obj any) error {
 	if t.PoolSlots < 1 {
 		return fmt.Errorf("pool_slots %d is below 1", t.PoolSlots)
 	}
+	if t.Note != nil && utf8.RuneCountInString(*t.Note) > maxTaskInstanceNoteChars {
+		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*t.Note), maxTaskInstanceNoteChars)
+	}
 	if err := checkNotNegative("try_number", t.TryNumber); err != nil {
 		return err
 	}
@@ -587,6 +615,31 @@ func checkVariable(obj any) error {
 		return errors.New("is_encrypted is true: airlite keeps no encryption key")
 	}
 	return checkRowID("id", v.ID)
+}
+
+// maxEventChars is the log table's event column, String(60).
+const maxEventChars = 60
+
+func checkEventLog(obj any) error {
+	e := obj.(*EventLog)
+	if err := checkRowKeys("event", e.Event); err != nil {
+		return err
+	}
+	if n := utf8.RuneCountInString(e.Event); n > maxEventChars {
+		return fmt.Errorf("event has %d characters, over %d", n, maxEventChars)
+	}
+	if e.TryNumber != nil {
+		if err := checkNotNegative("try_number", *e.TryNumber); err != nil {
+			return err
+		}
+	}
+	if e.MapIndex != nil && *e.MapIndex != -1 {
+		return fmt.Errorf("map_index %d is not -1: airlite has no mapped tasks", *e.MapIndex)
+	}
+	if err := checkDates(namedDate{"dttm", &e.When}, namedDate{"execution_date", e.ExecutionDate}); err != nil {
+		return err
+	}
+	return checkRowID("id", e.ID)
 }
 
 func checkConnection(obj any) error {

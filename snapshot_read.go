@@ -108,7 +108,7 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	quit := make(chan struct{})
 	decoded := make(chan decodeResult, 1)
 	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
-	var maxRunID, maxPoolID, maxVariableID, maxConnID int64
+	var maxRunID, maxPoolID, maxVariableID, maxConnID, maxEventLogID int64
 	runRows := map[int64]int{} // run id -> its row, to refuse an id twice
 	var insertErr error
 	fail := func(err error) {
@@ -117,7 +117,7 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	}
 	// variable and connection id -> its row: their id indexes are not
 	// the primary key, so go-memdb would not refuse a duplicate.
-	rowIDs := map[string]map[int64]int{tableVariables: {}, tableConns: {}}
+	rowIDs := map[string]map[int64]int{tableVariables: {}, tableConns: {}, tableEventLogs: {}}
 	refuseDuplicate := func(table string, id int64, row int) bool {
 		if other, ok := rowIDs[table][id]; ok {
 			fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too", row, table, id, other))
@@ -180,6 +180,9 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 			case *Connection:
 				refuseDuplicate(batch.table, o.ID, row)
 				maxConnID = max(maxConnID, o.ID)
+			case *EventLog:
+				refuseDuplicate(batch.table, o.ID, row)
+				maxEventLogID = max(maxEventLogID, o.ID)
 			case *XComEntry:
 				// runOf found the run; the entry must name its id too.
 				if raw, err := txn.First(tableDagRuns, indexID, o.DagID, o.RunID); err != nil || raw == nil || raw.(*DagRun).ID != o.RunRowID {
@@ -215,7 +218,8 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	if err := recountXComsTxn(txn); err != nil {
 		return nil, stats, err
 	}
-	if err := raiseCountersTxn(txn, map[string]int64{counterVariableID: maxVariableID, counterConnectionID: maxConnID}); err != nil {
+	if err := raiseCountersTxn(txn, map[string]int64{counterVariableID: maxVariableID, counterConnectionID: maxConnID,
+		counterEventLogID: maxEventLogID}); err != nil {
 		return nil, stats, fmt.Errorf("restore counters: %w", err)
 	}
 	// Ids keep counting from the highest id restored, whatever the

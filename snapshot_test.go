@@ -121,7 +121,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableTasks: {&TaskInstance{}, &TaskInstance{}}, tablePools: {&Pool{}, &Pool{}},
 		tableLineage: {&LineageRecord{}, &LineageRecord{}}, tableTaskLogs: {&TaskLog{}, &TaskLog{}},
 		tableVariables: {&Variable{}, &Variable{}}, tableConns: {&Connection{}, &Connection{}},
-		tableXComs: {&XComEntry{}, &XComEntry{}},
+		tableXComs: {&XComEntry{}, &XComEntry{}}, tableEventLogs: {&EventLog{}, &EventLog{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
@@ -143,6 +143,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		x := rows[tableXComs][i].(*XComEntry)
 		x.DagID, x.RunID, x.RunRowID, x.MapIndex = run.DagID, run.RunID, run.ID, -1
 		rows[tableVariables][i].(*Variable).IsEncrypted = false
+		mapIndex := -1
+		rows[tableEventLogs][i].(*EventLog).MapIndex = &mapIndex
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {
@@ -170,7 +172,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		if err := txn.Insert(tableDagRuns, emptyConf); err != nil {
 			return err
 		}
-		for _, c := range []*counter{{counterRunID, 1000}, {counterPoolID, 2000}, {counterVariableID, 3000}, {counterConnectionID, 4000}} {
+		for _, c := range []*counter{{counterRunID, 1000}, {counterPoolID, 2000}, {counterVariableID, 3000}, {counterConnectionID, 4000},
+			{counterEventLogID, 5000}} {
 			if err := txn.Insert(tableCounters, c); err != nil {
 				return err
 			}
@@ -313,6 +316,17 @@ func snapPopulate(t *testing.T, base string, store *Store, dags *DAGSet, e editi
 	port, pass := 5432, "secret"
 	for _, c := range []Connection{{ConnID: "snap_conn", ConnType: "postgres", Host: &desc, Port: &port, Password: &pass}, {ConnID: "snap_conn_bare", ConnType: "http"}} {
 		if _, err := store.CreateConnection(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Event log rows as the API and a try write them (their ids 1 and 2).
+	owner, extra, mapIndex, try := "anonymous", `{"note": "x"}`, -1, 2
+	for _, e := range []EventLog{
+		{When: snapNow, Event: "api.set_dag_run_note", DagID: "tutorial", RunID: "r", Owner: &owner, Extra: &extra},
+		{When: snapNow, Event: "running", DagID: "tutorial", TaskID: "t", RunID: "r", MapIndex: &mapIndex, TryNumber: &try,
+			ExecutionDate: &snapNow, Owner: &owner},
+	} {
+		if err := store.AppendEventLog(e); err != nil {
 			t.Fatal(err)
 		}
 	}

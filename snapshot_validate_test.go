@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,6 +183,13 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"xcom of a mapped task", tableXComs, nil, set("map_index", 0), "map_index 0"},
 		{"xcom value not JSON", tableXComs, nil, set("value", "{nope"), "not JSON"},
 		{"xcom timestamp past year 9999", tableXComs, nil, set("timestamp", "9999-12-31T23:59:59-01:00"), "year 10000"},
+		{"event log without an event", tableEventLogs, nil, set("event", ""), "event"},
+		{"event log event over 60 characters", tableEventLogs, nil, set("event", strings.Repeat("e", 61)), "61 characters"},
+		{"event log id 0", tableEventLogs, nil, set("id", 0), "id 0"},
+		{"event log id twice", tableEventLogs, func(n int, _ map[string]any) bool { return n == 2 }, set("id", 1), "twice"},
+		{"event log of a mapped task", tableEventLogs, rowWith("map_index"), set("map_index", 0), "map_index 0"},
+		{"event log negative try", tableEventLogs, rowWith("try_number"), set("try_number", -1), "try_number -1"},
+		{"event log dttm past year 9999", tableEventLogs, nil, set("dttm", "9999-12-31T23:59:59-01:00"), "year 10000"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -303,7 +311,7 @@ func snapWithout(t *testing.T, data []byte, version int, tables ...string) []byt
 func TestSnapshot_VersionOneRestoresWithoutTheNewTables(t *testing.T) {
 	t.Parallel()
 	good := snapRich(t)
-	old := snapWithout(t, good, 1, tableVariables, tableConns, tableXComs)
+	old := snapWithout(t, good, 1, tableVariables, tableConns, tableXComs, tableEventLogs)
 	path := filepath.Join(t.TempDir(), "snapshot.json")
 	if err := os.WriteFile(path, old, 0o600); err != nil {
 		t.Fatal(err)
@@ -363,4 +371,84 @@ func TestSnapshot_RestoredIDsKeepCounting(t *testing.T) {
 	if c.ID != 78 {
 		t.Errorf("new connection id %d, want 78", c.ID)
 	}
+}
+
+// A version 2 snapshot (before the event log) restores with an empty
+// event log; restored events keep their ids, new ones are numbered after
+// the highest restored (or the highest a reset emptied), and a store restored
+// with more events than --max-event-logs keeps the newest at the next.
+func TestSnapshot_EventLogRestore(t *testing.T) {
+	t.Parallel()
+	good := snapRich(t)
+	restore := func(t *testing.T, data []byte) *Store {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "snapshot.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		store, _, err := restoreSnapshot(t.Context(), path)
+		if err != nil {
+			t.Fatalf("restore: %v", err)
+		}
+		return store
+	}
+	eventIDs := func(t *testing.T, store *Store) []int64 {
+		t.Helper()
+		events, err := store.EventLogs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, e := range events {
+			ids = append(ids, e.ID)
+		}
+		return ids
+	}
+	t.Run("version 2", func(t *testing.T) {
+		store := restore(t, snapWithout(t, good, 2, tableEventLogs))
+		if ids := eventIDs(t, store); len(ids) != 0 {
+			t.Errorf("event ids %v, want none", ids)
+		}
+	})
+	t.Run("ids keep counting", func(t *testing.T) {
+		forged, _ := snapForge(t, good, tableEventLogs, func(n int, _ map[string]any) bool { return n == 2 }, set("id", 40))
+		store := restore(t, forged)
+		if err := store.AppendEventLog(EventLog{When: snapNow, Event: "after"}); err != nil {
+			t.Fatal(err)
+		}
+		if ids := eventIDs(t, store); !slices.Equal(ids, []int64{1, 40, 41}) {
+			t.Errorf("event ids %v, want [1 40 41]", ids)
+		}
+	})
+	t.Run("ids go on after a reset emptied the log", func(t *testing.T) {
+		store := restore(t, good)
+		if err := store.update(clearEventLogsTxn); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "snapshot.json")
+		if _, err := writeSnapshot(store, path, snapNow); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := restore(t, data)
+		if err := again.AppendEventLog(EventLog{When: snapNow, Event: "after"}); err != nil {
+			t.Fatal(err)
+		}
+		if ids := eventIDs(t, again); !slices.Equal(ids, []int64{3}) {
+			t.Errorf("event ids %v, want [3]", ids)
+		}
+	})
+	t.Run("a lower cap keeps the newest", func(t *testing.T) {
+		store := restore(t, good)
+		store.SetLimits(Limits{EventLogs: 1})
+		if err := store.AppendEventLog(EventLog{When: snapNow, Event: "after"}); err != nil {
+			t.Fatal(err)
+		}
+		if ids := eventIDs(t, store); !slices.Equal(ids, []int64{3}) {
+			t.Errorf("event ids %v, want [3]", ids)
+		}
+	})
 }

@@ -54,6 +54,23 @@ func (s *Store) UpsertTaskInstance(ti *TaskInstance) error {
 	return s.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, ti) })
 }
 
+// RemoveTaskInstance drops one task instance from its run's row.
+func (s *Store) RemoveTaskInstance(dagID, runID, taskID string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		row, err := runTasksTxn(txn, dagID, runID)
+		if err != nil || row == nil {
+			return err
+		}
+		kept := &runTasks{DagID: dagID, RunID: runID}
+		for _, ti := range row.TIs {
+			if ti.TaskID != taskID {
+				kept.TIs = append(kept.TIs, ti)
+			}
+		}
+		return txn.Insert(tableTasks, kept)
+	})
+}
+
 // UpsertDagRun stores a changed copy of a run, or a new run.
 func (s *Store) UpsertDagRun(run *DagRun) error {
 	return s.update(func(txn *memdb.Txn) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/adhocore/gronx"
@@ -33,9 +34,10 @@ type dataInterval struct{ start, end time.Time }
 // Without catchup only the latest complete interval is taken; for a
 // duration that is the one ending at now rounded down to a multiple of
 // the duration since the Unix epoch when epochAligned (Airflow 2), else
-// the one ending at now (1.10). ok is false when there is nothing (more)
-// to schedule.
-func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool) (dataInterval, bool, error) {
+// the one ending at now (1.10). No interval starts after end (nil: never;
+// editionRules.scheduleEnd says where a DAG's schedule ends). ok is false
+// when there is nothing (more) to schedule.
+func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, end *time.Time) (dataInterval, bool, error) {
 	first := dag.scheduleStart()
 	if dag.Schedule == nil || first == nil {
 		return dataInterval{}, false, nil
@@ -96,7 +98,7 @@ func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool) (
 		}
 		iv = dataInterval{start, end}
 	}
-	if dag.EndDate != nil && iv.start.After(*dag.EndDate) {
+	if end != nil && iv.start.After(*end) {
 		return dataInterval{}, false, nil
 	}
 	if iv.end.After(now) {
@@ -132,4 +134,54 @@ func alignToEpoch(t time.Time, d time.Duration) time.Time {
 		off += d
 	}
 	return t.Add(-off)
+}
+
+// taskEndDates are the end dates of dag's tasks as Airflow's DAG.add_task
+// leaves them: capped by the DAG's end_date, the DAG's when the task has
+// none (Airflow 2.10.3 airflow/models/dag.py:2832-2837, 1.10.15
+// airflow/models/dag.py:1328-1333). all is false when a task has none.
+func taskEndDates(dag *DAG) (ends []time.Time, all bool) {
+	all = true
+	for _, t := range dag.Tasks {
+		end := t.EndDate
+		if end == nil || (dag.EndDate != nil && dag.EndDate.Before(*end)) {
+			end = dag.EndDate
+		}
+		if end == nil {
+			all = false
+			continue
+		}
+		ends = append(ends, *end)
+	}
+	return ends, all
+}
+
+// scheduleEnd2 is where Airflow 2.10.3 ends a DAG's schedule: at its
+// end_date, or when it has none and every task has one, at the latest
+// task end_date (DAG._time_restriction, airflow/models/dag.py:1213-1219).
+func scheduleEnd2(dag *DAG) *time.Time {
+	if dag.EndDate != nil {
+		return dag.EndDate
+	}
+	ends, all := taskEndDates(dag)
+	if !all || len(ends) == 0 {
+		return nil
+	}
+	latest := slices.MaxFunc(ends, time.Time.Compare)
+	return &latest
+}
+
+// scheduleEnd110 is where Airflow 1.10.15 ends a DAG's schedule: at the
+// earliest end_date of the DAG or any of its tasks (create_dag_run,
+// airflow/jobs/scheduler_job.py:737,742-747).
+func scheduleEnd110(dag *DAG) *time.Time {
+	ends, _ := taskEndDates(dag)
+	if dag.EndDate != nil {
+		ends = append(ends, *dag.EndDate)
+	}
+	if len(ends) == 0 {
+		return nil
+	}
+	earliest := slices.MinFunc(ends, time.Time.Compare)
+	return &earliest
 }

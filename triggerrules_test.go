@@ -177,8 +177,8 @@ func TestTriggerRules_NamesPerEdition(t *testing.T) {
 func TestRun_RefusesTriggerRuleOfOtherRelease(t *testing.T) {
 	t.Parallel()
 	const dag = "dag_id: newer\ntasks:\n" +
-		"  - {task_id: a, operator: EmptyOperator, downstream: [b]}\n" +
-		"  - {task_id: b, operator: EmptyOperator, trigger_rule: always}\n"
+		"  - {task_id: a, operator: DummyOperator, downstream: [b]}\n" +
+		"  - {task_id: b, operator: DummyOperator, trigger_rule: always}\n"
 	for _, tc := range []struct {
 		ed edition
 	}{{edition110}, {edition110RBAC}} {

@@ -1,0 +1,113 @@
+package main
+
+// The stable API's datasets and DAG-file parsing requests (Airflow 2.10.3
+// airflow/api_connexion/endpoints/dataset_endpoint.py, dag_parsing.py).
+// airlite's DAGs have no dataset schedules or outlets, so it has no
+// datasets, dataset events or queued events: the listings are empty and
+// every lookup is Airflow's 404 for a row that is not there. It reads DAG
+// files only at start, so a parse request is accepted and changes nothing.
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// qBefore is components/parameters/Before.
+var qBefore = v1Param{name: "before", kind: paramDateTime, schema: "{'type': 'string', 'format': 'date-time'}"}
+
+// V1GetDatasets is GET /datasets: the page checks and the order_by check
+// (in id, uri, created_at, updated_at) run on an empty table.
+func (s *server) V1GetDatasets(q v1Values) (map[string]any, error) {
+	if _, err := q.page(); err != nil {
+		return nil, err
+	}
+	if _, _, err := q.orderBy("id", []string{"id", "uri", "created_at", "updated_at"}); err != nil {
+		return nil, err
+	}
+	return map[string]any{"datasets": []any{}, "total_entries": 0}, nil
+}
+
+// V1GetDatasetEvents is GET /datasets/events, ordered by timestamp by
+// default (also source_dag_id, source_task_id, source_run_id,
+// source_map_index).
+func (s *server) V1GetDatasetEvents(q v1Values) (map[string]any, error) {
+	if _, err := q.page(); err != nil {
+		return nil, err
+	}
+	allowed := []string{"source_dag_id", "source_task_id", "source_run_id", "source_map_index", "timestamp"}
+	if _, _, err := q.orderBy("timestamp", allowed); err != nil {
+		return nil, err
+	}
+	return map[string]any{"dataset_events": []any{}, "total_entries": 0}, nil
+}
+
+// V1GetDataset is GET /datasets/{uri}.
+func (s *server) V1GetDataset(uri string) error {
+	return v1NotFound("Dataset not found", fmt.Sprintf("The Dataset with uri: `%s` was not found", uri))
+}
+
+// createDatasetEventSchema is components/schemas/CreateDatasetEvent.
+var createDatasetEventSchema = bodySchema{rw("dataset_uri", "string", false), rw("extra", "object", true)}
+
+// checkCreateDatasetEventBody is connexion's check (dataset_uri
+// required), then CreateDatasetEventSchema's load: unknown keys refused,
+// extra (a JsonObjectField) not null.
+func checkCreateDatasetEventBody(v any) (map[string]any, error) {
+	body, err := checkBodySchema(v, createDatasetEventSchema)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := body["dataset_uri"]; !ok {
+		return nil, v1BadRequest("'dataset_uri' is a required property")
+	}
+	if err := unknownFields(body, []string{"dataset_uri", "extra"}); err != nil {
+		return nil, err
+	}
+	if e, ok := body["extra"]; ok && e == nil {
+		return nil, v1BadRequest("{'extra': ['Field may not be null.']}")
+	}
+	return body, nil
+}
+
+// V1CreateDatasetEvent is POST /datasets/events: the dataset must exist.
+func (s *server) V1CreateDatasetEvent(body map[string]any) error {
+	return v1NotFound("Dataset not found", fmt.Sprintf("Dataset with uri: '%s' not found", body["dataset_uri"]))
+}
+
+// The queued events' 404s (dataset_endpoint.py's NotFound texts).
+func queuedEventNotFound(detail string) error { return v1NotFound("Queue event not found", detail) }
+
+func dagQueuedEventNotFound(dagID, uri string) error {
+	return queuedEventNotFound(fmt.Sprintf("Queue event with dag_id: `%s` and dataset uri: `%s` was not found", dagID, uri))
+}
+
+func dagQueuedEventsNotFound(dagID string) error {
+	return queuedEventNotFound(fmt.Sprintf("Queue event with dag_id: `%s` was not found", dagID))
+}
+
+func datasetQueuedEventsNotFound(uri string) error {
+	return queuedEventNotFound(fmt.Sprintf("Queue event with dataset uri: `%s` was not found", uri))
+}
+
+// V1ReparseDagFile is PUT /parseDagFile/{file_token}: a token airlite did
+// not sign, or one naming a file no DAG row comes from, is 404 File not
+// found; otherwise Airflow queues a priority parse and answers 201 with no
+// body. airlite reads DAG files only at start, so it answers the same and
+// parses nothing (docs/behaviour.md §7.3).
+func (s *server) V1ReparseDagFile(token string) error {
+	notFound := &problem{status: http.StatusNotFound, title: "File not found"}
+	path, err := loadFileToken(s.v1Secret, token)
+	if err != nil {
+		return notFound
+	}
+	rows, err := s.opts.Store.Dags()
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if row.FileLoc == path {
+			return nil
+		}
+	}
+	return notFound
+}

@@ -1,0 +1,442 @@
+package main
+
+// The stable API's event log: /eventLogs and /eventLogs/{event_log_id}
+// (Airflow 2.10.3 airflow/api_connexion/endpoints/event_log_endpoint.py,
+// schemas/event_log_schema.py), and the rows it lists: what Airflow's
+// action_logging decorator (airflow/www/decorators.py) writes for the
+// operations it wraps. The task runner's rows (running, success, skipped,
+// failed) are written by the store with the try (memstore.go).
+
+import (
+	"cmp"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// v1Action is an operation that Airflow wraps in action_logging.
+type v1Action struct {
+	// event is the decorator's event: the function's name, or the
+	// resource's prefix and permission ("variable.create"); the request
+	// adds "api." (or "ui.", see actionEventName).
+	event string
+	// inWrite: the handler stores the event in its own write (req.event)
+	// and on its own when that write does not happen.
+	inWrite bool
+	// limitFirst: format_parameters' limit check sits outside the
+	// decorator, so a bad limit is refused unlogged (patch_dags).
+	limitFirst bool
+}
+
+// withAction declares that Airflow logs the operation under event.
+func withAction(event string) func(*v1Route) {
+	return func(rt *v1Route) { rt.action = &v1Action{event: event} }
+}
+
+// withActionInWrite is withAction for a handler that stores the event
+// with the change it makes.
+func withActionInWrite(event string) func(*v1Route) {
+	return func(rt *v1Route) { rt.action = &v1Action{event: event, inWrite: true} }
+}
+
+// withActionAfterLimit is withAction behind format_parameters' limit check.
+func withActionAfterLimit(event string) func(*v1Route) {
+	return func(rt *v1Route) { rt.action = &v1Action{event: event, limitFirst: true} }
+}
+
+// actionSkippedFields are the request values the decorator leaves out of
+// extra (fields_skip_logging), most because they have columns of their own.
+var actionSkippedFields = []string{"csrf_token", "_csrf_token", "is_paused", "dag_id", "task_id", "dag_run_id", "run_id", "execution_date"}
+
+// actionRequest is what the decorator reads of a request.
+type actionRequest struct {
+	r      *http.Request
+	path   []pyField // view_args: the path's parameters, in the path's order
+	body   []byte    // nil when the operation takes none
+	user   string    // who is logged in; "" for nobody
+	now    time.Time
+	action *v1Action
+}
+
+// actionEvent is the row action_logging writes: event, owner (the user,
+// or "anonymous"), the ids from the request's values and path, and extra,
+// json.dumps of the request's values and path (ids left out) and of its
+// JSON body, through the secrets masker.
+func actionEvent(ar actionRequest) *EventLog {
+	var fields pyDict
+	set := func(key string, v any) {
+		if slices.Contains(actionSkippedFields, key) {
+			return
+		}
+		if i := slices.IndexFunc(fields, func(f pyField) bool { return f.key == key }); i >= 0 {
+			fields[i].val = v // a repeated key keeps its first place and its last value
+			return
+		}
+		fields = append(fields, pyField{key, v})
+	}
+	query := orderedQuery(ar.r.URL.RawQuery)
+	for _, kv := range query {
+		set(kv.key, redactValue(kv.val, kv.key, 0))
+	}
+	for _, kv := range ar.path {
+		set(kv.key, redactValue(kv.val, kv.key, 0))
+	}
+	// hasJsonBody: the header exactly application/json, and a body that
+	// is a non-empty object.
+	var body pyDict
+	if ar.body != nil && ar.r.Header.Get("Content-Type") == "application/json" {
+		if v, err := decodePyJSON(ar.body); err == nil {
+			body, _ = v.(pyDict)
+		}
+	}
+	switch {
+	case strings.HasPrefix(ar.action.event, "variable."):
+		if len(body) > 0 {
+			fields = body
+		}
+		fields = maskVariableFields(fields)
+	case strings.HasPrefix(ar.action.event, "connection."):
+		if len(body) > 0 {
+			fields = body
+		}
+		fields = maskConnectionFields(fields)
+	default:
+		for _, f := range body {
+			i := slices.IndexFunc(fields, func(g pyField) bool { return g.key == f.key })
+			if i >= 0 {
+				fields[i].val = redactValue(f.val, f.key, 0)
+			} else {
+				fields = append(fields, pyField{f.key, redactValue(f.val, f.key, 0)})
+			}
+		}
+	}
+	if fields == nil {
+		fields = pyDict{}
+	}
+	extra := string(appendPyDumps(nil, fields))
+	owner := ar.user
+	if owner == "" {
+		owner = "anonymous"
+	}
+	// params: the request's values (of a repeated one the first, as
+	// dict(**MultiDict) takes it), then the path's over them.
+	params := map[string]string{}
+	for _, kv := range query {
+		if _, seen := params[kv.key]; !seen {
+			params[kv.key] = kv.val
+		}
+	}
+	for _, kv := range ar.path {
+		params[kv.key], _ = kv.val.(string)
+	}
+	runID := params["run_id"]
+	if runID == "" {
+		runID = params["dag_run_id"]
+	}
+	return &EventLog{When: ar.now, Event: actionEventName(ar.r, ar.action.event), Owner: &owner, Extra: &extra,
+		DagID: params["dag_id"], TaskID: params["task_id"], RunID: runID}
+}
+
+// actionEventName prefixes the event with "ui." when the request comes
+// from the server's own pages (its Origin is the server's root URL), else
+// with "api.".
+func actionEventName(r *http.Request, event string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && origin+"/" == scheme+"://"+r.Host+"/" {
+		return "ui." + event
+	}
+	return "api." + event
+}
+
+// maskVariableFields is the decorator's _mask_variable_fields: a value
+// that follows a key is masked as if it sat under that key's name.
+func maskVariableFields(in pyDict) pyDict {
+	out := make(pyDict, 0, len(in))
+	keyName := ""
+	for _, f := range in {
+		switch {
+		case f.key == "key":
+			keyName, _ = f.val.(string)
+		case keyName != "" && (f.key == "val" || f.key == "value"):
+			f.val = redactValue(f.val, keyName, 0)
+			keyName = ""
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// maskConnectionFields is the decorator's _mask_connection_fields: every
+// field through the masker under its own name, and extra read as JSON
+// and masked key by key.
+func maskConnectionFields(in pyDict) pyDict {
+	out := make(pyDict, 0, len(in))
+	for _, f := range in {
+		if s, ok := f.val.(string); ok && f.key == "extra" && s != "" {
+			// Airflow: json.loads, then .items(); a JSON value that is not
+			// an object fails there (a 500), taken here as non-JSON.
+			d, err := decodePyJSON([]byte(s))
+			obj, isObj := d.(pyDict)
+			if err != nil || !isObj {
+				out = append(out, pyField{f.key, "Encountered non-JSON in `extra` field"})
+				continue
+			}
+			masked := make(pyDict, len(obj))
+			for i, g := range obj {
+				masked[i] = pyField{g.key, redactValue(g.val, g.key, 0)}
+			}
+			out = append(out, pyField{f.key, masked})
+			continue
+		}
+		out = append(out, pyField{f.key, redactValue(f.val, f.key, 0)})
+	}
+	return out
+}
+
+// queryPair is one key=value of a query string.
+type queryPair struct{ key, val string }
+
+// orderedQuery reads a query string as Werkzeug does, in its order: pairs
+// split at "&", a pair without "=" an empty value, "+" a space.
+func orderedQuery(raw string) []queryPair {
+	var out []queryPair
+	for _, part := range strings.Split(raw, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			key = k
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			val = v
+		}
+		out = append(out, queryPair{key, val})
+	}
+	return out
+}
+
+// pathFields are a route's path parameters in the path's order, as
+// Flask's view_args holds them.
+func (rt *v1Route) pathFields(params map[string]string) []pyField {
+	var out []pyField
+	for _, seg := range rt.segs {
+		if !strings.HasPrefix(seg, "{") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.Trim(seg, "{}"), ":")
+		out = append(out, pyField{name, params[name]})
+	}
+	return out
+}
+
+// recordAction stores the operation's event before it runs, as the
+// decorator commits its row first: a refused or failed action is logged
+// too. An inWrite operation gets the event to store with its change.
+func (s *server) recordAction(rt *v1Route, r *http.Request, req *v1Request, user string) error {
+	if rt.action.limitFirst {
+		if _, err := req.query.page(); err != nil {
+			return err
+		}
+	}
+	ev := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, user: user,
+		now: s.opts.Now().UTC().Truncate(time.Microsecond), action: rt.action})
+	if rt.action.inWrite {
+		req.event = ev
+		return nil
+	}
+	return s.opts.Store.AppendEventLog(*ev)
+}
+
+// Event log filters, in the document's order (components/parameters).
+var eventLogQuery = []v1Param{qLimit, qOffset, qOrderBy,
+	{name: "dag_id", schema: "{'type': 'string'}"}, {name: "task_id", schema: "{'type': 'string'}"},
+	{name: "run_id", schema: "{'type': 'string'}"},
+	{name: "map_index", kind: paramInteger, schema: "{'type': 'integer'}"},
+	{name: "try_number", kind: paramInteger, schema: "{'type': 'integer'}"},
+	{name: "event", schema: "{'type': 'string'}"}, {name: "owner", schema: "{'type': 'string'}"},
+	qDate("before"), qDate("after"),
+	{name: "included_events", schema: "{'type': 'string'}"}, {name: "excluded_events", schema: "{'type': 'string'}"},
+}
+
+// eventLogSorts are the attributes order_by takes (allowed_sort_attrs).
+var eventLogSorts = []string{"event_log_id", "when", "dag_id", "task_id", "run_id", "event", "execution_date", "owner", "extra"}
+
+// v1EventLog is EventLogSchema's dump.
+func v1EventLog(e *EventLog) map[string]any {
+	return map[string]any{
+		"event_log_id": e.ID, "when": v1Date(&e.When), "event": e.Event,
+		"dag_id": nullIfEmpty(e.DagID), "task_id": nullIfEmpty(e.TaskID), "run_id": nullIfEmpty(e.RunID),
+		"map_index": intOrNull(e.MapIndex), "try_number": intOrNull(e.TryNumber),
+		"execution_date": v1Date(e.ExecutionDate), "owner": strOrNull(e.Owner), "extra": strOrNull(e.Extra),
+	}
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func intOrNull(n *int) any {
+	if n == nil {
+		return nil
+	}
+	return *n
+}
+
+func strOrNull(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// eventLogFilter is get_event_logs' where clauses. As in Airflow, an
+// empty filter and a map_index or try_number of 0 filter nothing.
+type eventLogFilter struct {
+	dagID, taskID, runID, event, owner string
+	mapIndex, tryNumber                int64
+	included, excluded                 []string
+	before, after                      *time.Time
+}
+
+func eventLogFilterOf(q v1Values) eventLogFilter {
+	str := func(name string) string { v, _ := q.str(name); return v }
+	f := eventLogFilter{dagID: str("dag_id"), taskID: str("task_id"), runID: str("run_id"), event: str("event"),
+		owner: str("owner"), mapIndex: q.integer("map_index", 0), tryNumber: q.integer("try_number", 0),
+		before: q.dateTime("before"), after: q.dateTime("after")}
+	if s := str("included_events"); s != "" {
+		f.included = strings.Split(s, ",")
+	}
+	if s := str("excluded_events"); s != "" {
+		f.excluded = strings.Split(s, ",")
+	}
+	return f
+}
+
+func (f eventLogFilter) match(e *EventLog) bool {
+	eqInt := func(want int64, got *int) bool { return want == 0 || (got != nil && int64(*got) == want) }
+	switch {
+	case f.dagID != "" && e.DagID != f.dagID,
+		f.taskID != "" && e.TaskID != f.taskID,
+		f.runID != "" && e.RunID != f.runID,
+		!eqInt(f.mapIndex, e.MapIndex), !eqInt(f.tryNumber, e.TryNumber),
+		f.owner != "" && (e.Owner == nil || *e.Owner != f.owner),
+		f.event != "" && e.Event != f.event,
+		f.included != nil && !slices.Contains(f.included, e.Event),
+		f.excluded != nil && slices.Contains(f.excluded, e.Event),
+		f.before != nil && !e.When.Before(*f.before),
+		f.after != nil && !e.When.After(*f.after):
+		return false
+	}
+	return true
+}
+
+// compareEventLogs orders two events by attr as PostgreSQL does: NULL
+// after every value.
+func compareEventLogs(a, b *EventLog, attr string) int {
+	str := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	switch attr {
+	case "when":
+		return a.When.Compare(b.When)
+	case "dag_id":
+		return compareNullable(str(a.DagID), str(b.DagID), strings.Compare)
+	case "task_id":
+		return compareNullable(str(a.TaskID), str(b.TaskID), strings.Compare)
+	case "run_id":
+		return compareNullable(str(a.RunID), str(b.RunID), strings.Compare)
+	case "event":
+		return strings.Compare(a.Event, b.Event)
+	case "execution_date":
+		return compareNullable(a.ExecutionDate, b.ExecutionDate, func(x, y time.Time) int { return x.Compare(y) })
+	case "owner":
+		return compareNullable(a.Owner, b.Owner, strings.Compare)
+	case "extra":
+		return compareNullable(a.Extra, b.Extra, strings.Compare)
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// compareNullable puts nil after every value (NULLS LAST ascending, so
+// NULLS FIRST descending).
+func compareNullable[T any](a, b *T, c func(T, T) int) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return c(*a, *b)
+}
+
+// V1GetEventLogs is GET /eventLogs: the events the filters pick, by
+// order_by (default event_log_id; ties in id order), a page of them and
+// the count of all.
+func (s *server) V1GetEventLogs(q v1Values) (map[string]any, error) {
+	p, err := q.page()
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.opts.Store.EventLogs()
+	if err != nil {
+		return nil, err
+	}
+	f := eventLogFilterOf(q)
+	picked := make([]*EventLog, 0, len(all))
+	for _, e := range all {
+		if f.match(e) {
+			picked = append(picked, e)
+		}
+	}
+	attr, desc, err := q.orderBy("event_log_id", eventLogSorts)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(picked, func(a, b *EventLog) int {
+		c := compareEventLogs(a, b, attr)
+		if desc {
+			c = -c
+		}
+		return c
+	})
+	items := []any{}
+	for _, e := range pageOf(picked, p) {
+		items = append(items, v1EventLog(e))
+	}
+	return map[string]any{"event_logs": items, "total_entries": len(picked)}, nil
+}
+
+// V1GetEventLog is GET /eventLogs/{event_log_id}.
+func (s *server) V1GetEventLog(idText string) (map[string]any, error) {
+	notFound := &problem{status: http.StatusNotFound, title: "Event Log not found"}
+	id, err := strconv.ParseInt(strings.TrimSpace(strings.ReplaceAll(idText, "_", "")), 10, 64)
+	if err != nil {
+		return nil, notFound // beyond any id
+	}
+	e, err := s.opts.Store.EventLogByID(id)
+	if errors.Is(err, errNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v1EventLog(e), nil
+}

@@ -1,0 +1,170 @@
+package main
+
+// The stable API's other views of one task instance: its tries, the
+// {map_index} variants of its operations, listMapped and its extra links
+// (Airflow 2.10.3 airflow/api_connexion/endpoints/task_instance_endpoint.py,
+// extra_link_endpoint.py, schemas/task_instance_schema.py). airlite has no
+// mapped tasks: every task instance has map_index -1, and airlite keeps
+// the task instance's current try only (no TaskInstanceHistory rows).
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// v1TaskInstanceTry is TaskInstanceHistorySchema's dump of a try, here
+// the task instance's current one: TaskInstanceSchema's fields without
+// the run's date, the note, the SLA miss, the rendered fields and the
+// trigger.
+func v1TaskInstanceTry(ti *TaskInstance, run *DagRun) map[string]any {
+	out := v1TaskInstance(ti, run)
+	for _, k := range []string{"execution_date", "note", "sla_miss", "rendered_map_index", "rendered_fields", "trigger", "triggerer_job"} {
+		delete(out, k)
+	}
+	return out
+}
+
+// pathMapIndex is a {map_index} path parameter, checked as an integer.
+func pathMapIndex(req *v1Request) int64 {
+	n, _ := strconv.ParseInt(req.path["map_index"], 10, 64)
+	return n
+}
+
+// V1GetTaskInstanceTries is GET …/taskInstances/{task_id}/tries (and its
+// {map_index} variant): the history rows, then the task instance, of that
+// map index; an empty list when there are none, as Airflow answers.
+func (s *server) V1GetTaskInstanceTries(dagID, runID, taskID string, mapIndex int64) (map[string]any, error) {
+	tries := []any{}
+	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	var p *problem
+	switch {
+	case err == nil && mapIndex == -1:
+		tries = append(tries, v1TaskInstanceTry(ti, run))
+	case err != nil && !errors.As(err, &p):
+		return nil, err
+	}
+	return map[string]any{"task_instances": tries, "total_entries": len(tries)}, nil
+}
+
+// V1GetTaskInstanceTry is GET …/tries/{task_try_number} (and its
+// {map_index} variant): the try of that number.
+func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int64, try int64) (map[string]any, error) {
+	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	var p *problem
+	switch {
+	case err == nil && mapIndex == -1 && int64(ti.TryNumber) == try:
+		return v1TaskInstanceTry(ti, run), nil
+	case err != nil && !errors.As(err, &p):
+		return nil, err
+	}
+	return nil, v1NotFound("Task instance not found", fmt.Sprintf(
+		"Task Instance not found for dag_id=%s, run_id=%s, task_id=%s, map_index=%d, try_number=%d.", dagID, runID, taskID, mapIndex, try))
+}
+
+// V1GetMappedTaskInstance is GET …/taskInstances/{task_id}/{map_index}:
+// the task instance for -1, which is what Airflow's query finds for an
+// unmapped task; no other index exists.
+func (s *server) V1GetMappedTaskInstance(dagID, runID, taskID string, mapIndex int64) (map[string]any, error) {
+	if mapIndex != -1 {
+		return nil, &problem{status: http.StatusNotFound, title: "Task instance not found"}
+	}
+	return s.V1GetTaskInstance(dagID, runID, taskID)
+}
+
+// V1GetMappedTaskInstances is GET …/taskInstances/{task_id}/listMapped.
+// A task with no mapped task instances is a 404 naming why: its DAG or
+// the task is unknown, or (always, in airlite) the task is not mapped.
+// Airflow raises these with the text as the title and no detail.
+func (s *server) V1GetMappedTaskInstances(dagID, taskID string) (map[string]any, error) {
+	row, err := s.opts.Store.DagByID(dagID)
+	switch {
+	case errors.Is(err, errNotFound) || (err == nil && row.Def == nil):
+		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("DAG %s not found", dagID)}
+	case err != nil:
+		return nil, err
+	case row.Def.Task(taskID) == nil:
+		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task id %s not found", taskID)}
+	}
+	return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task id %s is not mapped", taskID)}
+}
+
+// V1GetExtraLinks is GET …/taskInstances/{task_id}/links: none of the
+// operators airlite runs or simulates has extra links in Airflow 2.10.3
+// (BashOperator, EmptyOperator, PythonOperator, SubDagOperator, ...), so
+// the answer is {} for every task instance that exists.
+func (s *server) V1GetExtraLinks(dagID, runID, taskID string) (map[string]any, error) {
+	row, err := s.opts.Store.DagByID(dagID)
+	switch {
+	case errors.Is(err, errNotFound) || (err == nil && row.Def == nil):
+		return nil, v1NotFound("DAG not found", fmt.Sprintf(`DAG with ID = "%s" not found`, dagID))
+	case err != nil:
+		return nil, err
+	case row.Def.Task(taskID) == nil:
+		return nil, v1NotFound("Task not found", fmt.Sprintf(`Task with ID = "%s" not found`, taskID))
+	}
+	if _, err := s.opts.Store.TaskInstance(dagID, runID, taskID); errors.Is(err, errNotFound) {
+		return nil, v1NotFound("DAG Run not found", fmt.Sprintf(`DAG Run with ID = "%s" not found`, runID))
+	} else if err != nil {
+		return nil, err
+	}
+	return map[string]any{}, nil
+}
+
+// maxTaskInstanceNoteChars is SetTaskInstanceNoteFormSchema's
+// Length(max=1000) on note.
+const maxTaskInstanceNoteChars = 1000
+
+// setTINoteSchema is components/schemas/SetTaskInstanceNote: note is
+// required, a string.
+var setTINoteSchema = bodySchema{rw("note", "string", false)}
+
+// checkSetTINoteBody is connexion's check (a required property is
+// jsonschema's "'note' is a required property"), then
+// SetTaskInstanceNoteFormSchema's load: note (nullable there, at most
+// 1000 characters) and map_index (an integer, read and ignored).
+func checkSetTINoteBody(v any) (map[string]any, error) {
+	body, err := checkBodySchema(v, setTINoteSchema)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := body["note"]; !ok {
+		return nil, v1BadRequest("'note' is a required property")
+	}
+	_, msg := marshmallowLoad(body, []mmField{
+		{name: "map_index", kind: "integer"},
+		{name: "note", allowNone: true, maxLen: maxTaskInstanceNoteChars},
+	}, false)
+	if msg != "" {
+		return nil, v1BadRequest(msg)
+	}
+	return body, nil
+}
+
+// V1SetTaskInstanceNote is PATCH …/taskInstances/{task_id}/setNote and
+// its {map_index} variant: the task instance with its new note.
+func (s *server) V1SetTaskInstanceNote(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
+	notFound := &problem{status: http.StatusNotFound,
+		title: fmt.Sprintf("Task Instance not found for dag_id=%s, run_id=%s, task_id=%s", dagID, runID, taskID)}
+	run, _, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	var p *problem
+	switch {
+	case errors.As(err, &p) || (err == nil && mapIndex != -1):
+		return nil, notFound
+	case err != nil:
+		return nil, err
+	}
+	var note *string
+	if n, ok := body["note"].(string); ok {
+		note = &n
+	}
+	ti, err := s.opts.Store.SetTaskInstanceNote(dagID, runID, taskID, note)
+	if errors.Is(err, errNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v1TaskInstance(ti, run), nil
+}

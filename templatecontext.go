@@ -1,0 +1,782 @@
+package main
+
+// The Jinja context of a task's templates, as Airflow's
+// TaskInstance.get_template_context builds it, and Python's str() of the
+// values a template prints. Which names exist is the edition's
+// (editionRules.templateVars).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adhocore/gronx"
+	"github.com/nikolalohinski/gonja/v2/exec"
+)
+
+// editionRules is the context's edition, edition 2 when none is set.
+func (c templateContext) editionRules() *editionRules {
+	if c.rules != nil {
+		return c.rules
+	}
+	return &rules2
+}
+
+// jinjaVars is the context a template is rendered with: the edition's,
+// plus dag_id, task_id and try_number, which airlite has always taken
+// (Airflow has no such names).
+func (c templateContext) jinjaVars() map[string]any {
+	vars := c.editionRules().templateVars(c)
+	vars["dag_id"], vars["task_id"], vars["try_number"] = c.dag.DagID, c.task.TaskID, c.try
+	for k, v := range vars {
+		if v == nil {
+			vars[k] = pyNone
+		}
+	}
+	return vars
+}
+
+// templateDates are the dates every edition's context derives from the
+// run: its logical date, the previous and next ones, the data interval.
+type templateDates struct {
+	logical                    time.Time
+	prev, next                 *time.Time // nil: None
+	intervalStart, intervalEnd time.Time
+}
+
+func (c templateContext) dates() templateDates {
+	ld := c.run.ExecutionDate.UTC()
+	d := templateDates{logical: ld, intervalStart: ld, intervalEnd: ld}
+	if c.run.ExternalTrigger {
+		// Airflow 2.10.3 airflow/models/taskinstance.py:1031,1058 (get_next_execution_date,
+		// get_prev_execution_date); 1.10.15 airflow/models/taskinstance.py:1261: a triggered
+		// run's previous and next dates are its own.
+		d.prev, d.next = &ld, &ld
+		d.intervalStart, d.intervalEnd = manualInterval(c.dag, ld)
+		return d
+	}
+	d.prev, d.next = scheduleNeighbours(c.dag, ld)
+	if d.next != nil {
+		d.intervalEnd = *d.next
+	}
+	return d
+}
+
+// scheduleNeighbours are the schedule's ticks before and after a date
+// (Airflow's dag.previous_schedule and following_schedule); nil for a DAG
+// without a regular schedule.
+func scheduleNeighbours(dag *DAG, date time.Time) (prev, next *time.Time) {
+	if dag == nil || dag.Schedule == nil || *dag.Schedule == "@once" {
+		return nil, nil
+	}
+	sched := *dag.Schedule
+	if isDurationSchedule(sched) {
+		d, _ := parseDuration(sched)
+		p, n := date.Add(-d), date.Add(d)
+		return &p, &n
+	}
+	expr := sched
+	if preset, ok := cronPresets[sched]; ok {
+		expr = preset
+	}
+	if p, err := gronx.PrevTickBefore(expr, date, false); err == nil {
+		p = p.UTC()
+		prev = &p
+	}
+	if n, err := gronx.NextTickAfter(expr, date, false); err == nil {
+		n = n.UTC()
+		next = &n
+	}
+	return prev, next
+}
+
+// manualInterval is the data interval Airflow 2 infers for a triggered run
+// (timetable.infer_manual_data_interval): empty without a schedule, the
+// last complete interval for a cron, the delta before it for a duration.
+func manualInterval(dag *DAG, ld time.Time) (time.Time, time.Time) {
+	if dag == nil || dag.Schedule == nil || *dag.Schedule == "@once" {
+		return ld, ld
+	}
+	sched := *dag.Schedule
+	if isDurationSchedule(sched) {
+		d, _ := parseDuration(sched)
+		return ld.Add(-d), ld
+	}
+	expr := sched
+	if preset, ok := cronPresets[sched]; ok {
+		expr = preset
+	}
+	end, err := gronx.PrevTickBefore(expr, ld, true)
+	if err != nil {
+		return ld, ld
+	}
+	start, err := gronx.PrevTickBefore(expr, end, false)
+	if err != nil {
+		return ld, ld
+	}
+	return start.UTC(), end.UTC()
+}
+
+// templateVars2 is Airflow 2.10.3's context (airflow/models/taskinstance.py
+// _get_template_context, lines 1109-1160), less what needs a database
+// airlite does not keep (the *_success dates are None) or an object it does
+// not have (conf, dataset events).
+func templateVars2(c templateContext) map[string]any {
+	d := c.dates()
+	ds := d.logical.Format("2006-01-02")
+	ts := isoFormat(d.logical)
+	vars := map[string]any{
+		"dag":                              templateDAG{c.dag},
+		"dag_run":                          templateDagRun{c: c},
+		"data_interval_start":              pendulum3(d.intervalStart),
+		"data_interval_end":                pendulum3(d.intervalEnd),
+		"ds":                               ds,
+		"ds_nodash":                        strings.ReplaceAll(ds, "-", ""),
+		"execution_date":                   pendulum3(d.logical),
+		"logical_date":                     pendulum3(d.logical),
+		"expanded_ti_count":                nil,
+		"map_index_template":               nil,
+		"inlets":                           listOrEmpty(c.task.Inlets),
+		"outlets":                          listOrEmpty(c.task.Outlets),
+		"macros":                           templateMacros{},
+		"params":                           c.params(),
+		"prev_data_interval_start_success": nil,
+		"prev_data_interval_end_success":   nil,
+		"prev_execution_date_success":      nil,
+		"prev_start_date_success":          nil,
+		"prev_end_date_success":            nil,
+		"run_id":                           c.run.RunID,
+		"task":                             templateTask{c.task, c.dag},
+		"task_instance":                    templateTI{c: c},
+		"ti":                               templateTI{c: c},
+		"task_instance_key_str":            c.dag.DagID + "__" + c.task.TaskID + "__" + strings.ReplaceAll(ds, "-", ""),
+		"test_mode":                        false,
+		"ts":                               ts,
+		"ts_nodash":                        d.logical.Format("20060102T150405"),
+		"ts_nodash_with_tz":                strings.NewReplacer("-", "", ":", "").Replace(ts),
+		"var":                              map[string]any{"value": templateVariables{lookup: c.variables}, "json": templateVariables{lookup: c.variables, json: true}},
+		"conn":                             templateConnections{},
+	}
+	addNeighbourDates(vars, d, pendulum3)
+	return vars
+}
+
+// templateVars110 is Airflow 1.10.15's context (airflow/models/taskinstance.py
+// get_template_context, lines 1348-1389): no logical_date or data
+// interval, yesterday/tomorrow and END_DATE/latest_date, pendulum 1 dates.
+func templateVars110(c templateContext) map[string]any {
+	d := c.dates()
+	ds := d.logical.Format("2006-01-02")
+	ts := isoFormat(d.logical)
+	var tables any
+	if t, ok := c.task.Params["tables"]; ok {
+		tables = t
+	}
+	vars := map[string]any{
+		"dag":                         templateDAG{c.dag},
+		"ds":                          ds,
+		"ds_nodash":                   strings.ReplaceAll(ds, "-", ""),
+		"ts":                          ts,
+		"ts_nodash":                   d.logical.Format("20060102T150405"),
+		"ts_nodash_with_tz":           strings.NewReplacer("-", "", ":", "").Replace(ts),
+		"END_DATE":                    ds,
+		"end_date":                    ds,
+		"latest_date":                 ds,
+		"dag_run":                     templateDagRun{c: c},
+		"run_id":                      c.run.RunID,
+		"execution_date":              pendulum1(d.logical),
+		"macros":                      templateMacros{},
+		"params":                      c.params(),
+		"tables":                      tables,
+		"task":                        templateTask{c.task, c.dag},
+		"task_instance":               templateTI{c: c},
+		"ti":                          templateTI{c: c},
+		"task_instance_key_str":       c.dag.DagID + "__" + c.task.TaskID + "__" + strings.ReplaceAll(ds, "-", ""),
+		"test_mode":                   false,
+		"var":                         map[string]any{"value": templateVariables{lookup: c.variables}, "json": templateVariables{lookup: c.variables, json: true}},
+		"inlets":                      listOrEmpty(c.task.Inlets),
+		"outlets":                     listOrEmpty(c.task.Outlets),
+		"prev_execution_date_success": nil,
+		"prev_start_date_success":     nil,
+	}
+	addNeighbourDates(vars, d, pendulum1)
+	return vars
+}
+
+// addNeighbourDates adds prev_/next_/yesterday_/tomorrow_ names.
+func addNeighbourDates(vars map[string]any, d templateDates, dateValue func(time.Time) any) {
+	day := func(t time.Time) string { return t.Format("2006-01-02") }
+	nodash := func(s string) string { return strings.ReplaceAll(s, "-", "") }
+	vars["prev_execution_date"], vars["prev_ds"], vars["prev_ds_nodash"] = nil, nil, nil
+	if d.prev != nil {
+		vars["prev_execution_date"], vars["prev_ds"], vars["prev_ds_nodash"] = dateValue(*d.prev), day(*d.prev), nodash(day(*d.prev))
+	}
+	vars["next_execution_date"], vars["next_ds"], vars["next_ds_nodash"] = nil, nil, nil
+	if d.next != nil {
+		vars["next_execution_date"], vars["next_ds"], vars["next_ds_nodash"] = dateValue(*d.next), day(*d.next), nodash(day(*d.next))
+	}
+	y, t := day(d.logical.AddDate(0, 0, -1)), day(d.logical.AddDate(0, 0, 1))
+	vars["yesterday_ds"], vars["yesterday_ds_nodash"] = y, nodash(y)
+	vars["tomorrow_ds"], vars["tomorrow_ds_nodash"] = t, nodash(t)
+}
+
+func listOrEmpty(items []any) []any {
+	if items == nil {
+		return []any{}
+	}
+	return items
+}
+
+// params are the DAG's params, then the task's, then the run's conf, which
+// overrides them (dag_run_conf_overrides_params).
+func (c templateContext) params() map[string]any {
+	params := map[string]any{}
+	for k, v := range c.dag.Params {
+		params[k] = v
+	}
+	for k, v := range c.task.Params {
+		params[k] = v
+	}
+	if conf, ok := c.conf().(map[string]any); ok {
+		for k, v := range conf {
+			params[k] = v
+		}
+	}
+	return params
+}
+
+// conf is the run's conf as template values: None for none.
+func (c templateContext) conf() any {
+	if c.run.Conf == nil {
+		return pyNone
+	}
+	decoded, err := decodeJSONValue(c.run.Conf)
+	if err != nil {
+		return pyNone
+	}
+	return templateJSON(decoded)
+}
+
+// templateJSON turns decoded JSON into the values Python's json.loads
+// makes: numbers become ints or floats.
+func templateJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			out[k] = templateJSON(item)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = templateJSON(item)
+		}
+		return out
+	case nil:
+		return pyNone
+	}
+	return v
+}
+
+// pythonNone is Python's None in a template. gonja has no None of its
+// own (nil is also what an undefined name gives), so None is a value of
+// its own type: empty, so false in an if; "None" when printed, where an
+// undefined name prints as nothing (1.10's lenient jinja2.Undefined); an
+// item or attribute of it is undefined, as Jinja makes it.
+type pythonNone [0]struct{}
+
+var pyNone = pythonNone{}
+
+var pyNoneType = reflect.TypeOf(pyNone)
+
+func isPyNone(v *exec.Value) bool { return v.Val.IsValid() && v.Val.Type() == pyNoneType }
+
+func (pythonNone) GetItem(any) (*exec.Value, bool) { return exec.AsValue(nil), false }
+
+func (pythonNone) GetAttribute(string) (*exec.Value, bool) { return exec.AsValue(nil), false }
+
+// testNone is Jinja's "is none", which holds for None and for nothing.
+func testNone(_ *exec.Context, in *exec.Value, _ *exec.VarArgs) (bool, error) {
+	return in.IsNil() || isPyNone(in), nil
+}
+
+// pyStringer is a context object with Python's str().
+type pyStringer interface{ pyStr() string }
+
+// templateStr is Python's str() of a value a template prints. An undefined
+// name prints as nothing where Jinja's lenient Undefined is used (1.10).
+func templateStr(v *exec.Value, rules *editionRules) string {
+	switch {
+	case isPyNone(v):
+		return "None"
+	case v.IsNil() && rules.templateStrictUndefined:
+		return "None"
+	case v.IsNil():
+		return ""
+	}
+	if v.IsString() {
+		return v.String()
+	}
+	return templateRepr(v)
+}
+
+// templateRepr is Python's repr() of a value, which str() of a list or a
+// dict applies to the items.
+func templateRepr(v *exec.Value) string {
+	if v.IsNil() || isPyNone(v) {
+		return "None"
+	}
+	if s, ok := v.Interface().(pyStringer); ok {
+		return s.pyStr()
+	}
+	switch {
+	case v.IsBool():
+		return pyRepr(v.Bool())
+	case v.IsInteger():
+		return strconv.Itoa(v.Integer())
+	case v.IsFloat():
+		return pyFloatRepr(v.Float())
+	case v.IsString():
+		return pyQuote(v.String())
+	case v.IsList():
+		parts := []string{}
+		v.Iterate(func(_, _ int, item, _ *exec.Value) bool {
+			parts = append(parts, templateRepr(item))
+			return true
+		}, func() {})
+		return "[" + strings.Join(parts, ", ") + "]"
+	case v.IsDict():
+		parts := []string{}
+		v.Iterate(func(_, _ int, key, item *exec.Value) bool {
+			parts = append(parts, templateRepr(key)+": "+templateRepr(item))
+			return true
+		}, func() {})
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return v.String()
+}
+
+// templateDate is a pendulum DateTime in a template: str() as pendulum
+// gives it (sep between date and time), attributes as Python's.
+type templateDate struct {
+	t   time.Time
+	sep byte
+}
+
+// pendulum3 is Airflow 2.10.3's date (pendulum 3: str() uses a space).
+func pendulum3(t time.Time) any { return templateDate{t: t, sep: ' '} }
+
+// pendulum1 is Airflow 1.10.15's date (pendulum 1.4: str() is isoformat).
+func pendulum1(t time.Time) any { return templateDate{t: t, sep: 'T'} }
+
+func (d templateDate) pyStr() string { return pyDateTime(d.t, d.sep) }
+
+func (d templateDate) GetAttribute(name string) (*exec.Value, bool) {
+	t := d.t
+	switch name {
+	case "year":
+		return exec.AsValue(t.Year()), true
+	case "month":
+		return exec.AsValue(int(t.Month())), true
+	case "day":
+		return exec.AsValue(t.Day()), true
+	case "hour":
+		return exec.AsValue(t.Hour()), true
+	case "minute":
+		return exec.AsValue(t.Minute()), true
+	case "second":
+		return exec.AsValue(t.Second()), true
+	case "microsecond":
+		return exec.AsValue(t.Nanosecond() / 1000), true
+	case "isoformat":
+		return exec.AsValue(func() string { return isoFormat(t) }), true
+	case "strftime":
+		return exec.AsValue(func(format string) string { return strftime(t, format) }), true
+	case "timestamp":
+		return exec.AsValue(func() float64 { return float64(t.UnixMicro()) / 1e6 }), true
+	}
+	return exec.AsValue(fmt.Errorf("'DateTime' object has no attribute '%s'", name)), false
+}
+
+// strftimeLayouts map Python's strftime directives to Go's layouts.
+var strftimeLayouts = map[byte]string{
+	'Y': "2006", 'y': "06", 'm': "01", 'd': "02", 'H': "15", 'I': "03", 'M': "04", 'S': "05",
+	'f': "000000", 'z': "-0700", 'Z': "MST", 'j': "002", 'a': "Mon", 'A': "Monday",
+	'b': "Jan", 'B': "January", 'p': "PM",
+}
+
+// strftime formats a time as Python's strftime does for the common
+// directives; others are written as they are.
+func strftime(t time.Time, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' || i+1 == len(format) {
+			b.WriteByte(format[i])
+			continue
+		}
+		i++
+		if format[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		if layout, ok := strftimeLayouts[format[i]]; ok {
+			if format[i] == 'f' {
+				fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
+				continue
+			}
+			b.WriteString(t.Format(layout))
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(format[i])
+	}
+	return b.String()
+}
+
+// strptime parses as Python's strptime does for the directives of strftime.
+func strptime(value, format string) (time.Time, error) {
+	var layout strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] == '%' && i+1 < len(format) {
+			i++
+			if l, ok := strftimeLayouts[format[i]]; ok && format[i] != 'f' {
+				layout.WriteString(l)
+				continue
+			}
+			if format[i] == '%' {
+				layout.WriteByte('%')
+				continue
+			}
+			return time.Time{}, fmt.Errorf("ValueError: strptime directive %%%c is not supported by airlite", format[i])
+		}
+		layout.WriteByte(format[i])
+	}
+	t, err := time.Parse(layout.String(), value)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ValueError: time data %s does not match format %s", pyQuote(value), pyQuote(format))
+	}
+	return t, nil
+}
+
+// templateMacros is Airflow's macros module: ds_add, ds_format, datetime
+// (now, utcnow, strptime) and timedelta-free date arithmetic.
+type templateMacros struct{}
+
+func (m templateMacros) pyStr() string { return "<module 'airflow.macros'>" }
+
+func (m templateMacros) GetAttribute(name string) (*exec.Value, bool) {
+	switch name {
+	case "ds_add":
+		// Airflow 2.10.3 airflow/macros/__init__.py:47 ds_add(ds, days)
+		return exec.AsValue(func(ds string, days int) (string, error) {
+			t, err := time.Parse("2006-01-02", ds)
+			if err != nil {
+				return "", fmt.Errorf("ValueError: time data %s does not match format '%%Y-%%m-%%d'", pyQuote(ds))
+			}
+			return t.AddDate(0, 0, days).Format("2006-01-02"), nil
+		}), true
+	case "ds_format":
+		// Airflow 2.10.3 airflow/macros/__init__.py:65 ds_format(ds, input_format, output_format)
+		return exec.AsValue(func(ds, input, output string) (string, error) {
+			t, err := strptime(ds, input)
+			if err != nil {
+				return "", err
+			}
+			return strftime(t, output), nil
+		}), true
+	case "datetime":
+		return exec.AsValue(templateDatetimeClass{}), true
+	}
+	return exec.AsValue(fmt.Errorf("module 'airflow.macros' has no attribute '%s'", name)), false
+}
+
+// templateDatetimeClass is Python's datetime class as macros.datetime.
+type templateDatetimeClass struct{}
+
+func (d templateDatetimeClass) pyStr() string { return "<class 'datetime.datetime'>" }
+
+func (d templateDatetimeClass) GetAttribute(name string) (*exec.Value, bool) {
+	switch name {
+	case "now", "utcnow":
+		// A naive datetime, as Python's: no offset in str().
+		return exec.AsValue(func() any { return naiveDateTime{time.Now().UTC()} }), true
+	case "strptime":
+		return exec.AsValue(func(value, format string) (any, error) {
+			t, err := strptime(value, format)
+			if err != nil {
+				return nil, err
+			}
+			return naiveDateTime{t}, nil
+		}), true
+	}
+	return exec.AsValue(fmt.Errorf("type object 'datetime.datetime' has no attribute '%s'", name)), false
+}
+
+// naiveDateTime is a Python datetime without a time zone.
+type naiveDateTime struct{ t time.Time }
+
+func (d naiveDateTime) pyStr() string {
+	s := pyDateTime(d.t, ' ')
+	return strings.TrimSuffix(s, "+00:00")
+}
+
+func (d naiveDateTime) GetAttribute(name string) (*exec.Value, bool) {
+	return templateDate{t: d.t, sep: ' '}.GetAttribute(name)
+}
+
+// templateVariables is var.value or var.json: Airflow Variables by key.
+type templateVariables struct {
+	lookup variableLookup
+	json   bool
+}
+
+func (v templateVariables) pyStr() string { return "None" }
+
+// errVariableMissing is Airflow's KeyError for a missing Variable.
+func errVariableMissing(key string) error {
+	// Airflow 2.10.3 airflow/models/variable.py:145; 1.10.15 airflow/models/variable.py:117
+	return fmt.Errorf("KeyError: %s", pyQuote("Variable "+key+" does not exist"))
+}
+
+func (v templateVariables) get(key string) (any, bool, error) {
+	if v.lookup == nil {
+		return nil, false, nil
+	}
+	value, ok := v.lookup(key)
+	if !ok {
+		return nil, false, nil
+	}
+	if !v.json {
+		return value, true, nil
+	}
+	decoded, err := decodeJSONValue([]byte(value))
+	if err != nil {
+		return nil, false, fmt.Errorf("JSONDecodeError: Variable %s does not hold JSON: %w", key, err)
+	}
+	return templateJSON(decoded), true, nil
+}
+
+func (v templateVariables) GetAttribute(name string) (*exec.Value, bool) {
+	if name == "get" {
+		return exec.AsValue(func(key string, fallback ...any) (any, error) {
+			value, ok, err := v.get(key)
+			switch {
+			case err != nil:
+				return nil, err
+			case ok:
+				return value, nil
+			case len(fallback) > 0:
+				return fallback[0], nil
+			}
+			return nil, errVariableMissing(key)
+		}), true
+	}
+	value, ok, err := v.get(name)
+	if err != nil {
+		return exec.AsValue(err), true
+	}
+	if !ok {
+		return exec.AsValue(errVariableMissing(name)), true
+	}
+	return exec.AsValue(value), true
+}
+
+// templateConnections is conn: airlite keeps no connections.
+type templateConnections struct{}
+
+func (templateConnections) GetAttribute(name string) (*exec.Value, bool) {
+	// Airflow 2.10.3 airflow/models/connection.py:537 AirflowNotFoundException
+	return exec.AsValue(fmt.Errorf("AirflowNotFoundException: The conn_id `%s` isn't defined", name)), true
+}
+
+// templateDAG is the DAG object.
+type templateDAG struct{ dag *DAG }
+
+func (d templateDAG) pyStr() string { return "<DAG: " + d.dag.DagID + ">" }
+
+func (d templateDAG) GetAttribute(name string) (*exec.Value, bool) {
+	switch name {
+	case "dag_id":
+		return exec.AsValue(d.dag.DagID), true
+	case "description":
+		if d.dag.Description == "" {
+			return exec.AsValue(nil), true
+		}
+		return exec.AsValue(d.dag.Description), true
+	case "params":
+		return exec.AsValue(d.dag.Params), true
+	case "tags":
+		return exec.AsValue(d.dag.Tags), true
+	case "catchup":
+		return exec.AsValue(d.dag.Catchup), true
+	case "schedule_interval":
+		if d.dag.Schedule == nil {
+			return exec.AsValue(nil), true
+		}
+		return exec.AsValue(*d.dag.Schedule), true
+	case "max_active_runs":
+		return exec.AsValue(d.dag.MaxActiveRuns), true
+	}
+	return exec.AsValue(fmt.Errorf("'DAG' object has no attribute '%s'", name)), false
+}
+
+// templateTask is the operator.
+type templateTask struct {
+	task *Task
+	dag  *DAG
+}
+
+func (t templateTask) pyStr() string {
+	return "<Task(" + t.task.Operator + "): " + t.task.TaskID + ">"
+}
+
+func (t templateTask) GetAttribute(name string) (*exec.Value, bool) {
+	switch name {
+	case "task_id":
+		return exec.AsValue(t.task.TaskID), true
+	case "dag_id":
+		return exec.AsValue(t.dag.DagID), true
+	case "owner":
+		return exec.AsValue(t.task.Owner), true
+	case "params":
+		return exec.AsValue(t.task.Params), true
+	case "bash_command":
+		return exec.AsValue(t.task.BashCommand), true
+	case "dag":
+		return exec.AsValue(templateDAG{t.dag}), true
+	}
+	return exec.AsValue(fmt.Errorf("'%s' object has no attribute '%s'", t.task.Operator, name)), false
+}
+
+// templateTI is the task instance of the try being rendered.
+type templateTI struct{ c templateContext }
+
+func (ti templateTI) pyStr() string {
+	return ti.c.editionRules().taskInstanceStr(ti.c)
+}
+
+// taskInstanceStr2 is Airflow 2.10.3's TaskInstance.__repr__
+// (airflow/models/taskinstance.py:2636).
+func taskInstanceStr2(c templateContext) string {
+	return fmt.Sprintf("<TaskInstance: %s.%s %s [running]>", c.dag.DagID, c.task.TaskID, c.run.RunID)
+}
+
+// taskInstanceStr110 is Airflow 1.10.15's (airflow/models/taskinstance.py:693).
+func taskInstanceStr110(c templateContext) string {
+	return fmt.Sprintf("<TaskInstance: %s.%s %s [running]>", c.dag.DagID, c.task.TaskID, strFormat(c.run.ExecutionDate.UTC()))
+}
+
+func (ti templateTI) GetAttribute(name string) (*exec.Value, bool) {
+	c := ti.c
+	switch name {
+	case "task_id":
+		return exec.AsValue(c.task.TaskID), true
+	case "dag_id":
+		return exec.AsValue(c.dag.DagID), true
+	case "run_id":
+		return exec.AsValue(c.run.RunID), true
+	case "try_number":
+		return exec.AsValue(c.try), true
+	case "max_tries":
+		return exec.AsValue(c.task.Retries), true
+	case "state":
+		return exec.AsValue("running"), true
+	case "map_index":
+		return exec.AsValue(-1), true
+	case "execution_date":
+		return exec.AsValue(templateDate{t: c.run.ExecutionDate.UTC(), sep: ' '}), true
+	case "task":
+		return exec.AsValue(templateTask{c.task, c.dag}), true
+	case "dag_run":
+		return exec.AsValue(templateDagRun{c: c}), true
+	case "xcom_pull", "xcom_push":
+		return exec.AsValue(errors.New("XCom is not supported by airlite")), true
+	}
+	return exec.AsValue(fmt.Errorf("'TaskInstance' object has no attribute '%s'", name)), false
+}
+
+// templateDagRun is the run.
+type templateDagRun struct{ c templateContext }
+
+func (r templateDagRun) pyStr() string {
+	return r.c.editionRules().dagRunStr(r.c.run)
+}
+
+// dagRunStr2 is Airflow 2.10.3's DagRun.__repr__.
+func dagRunStr2(run *DagRun) string { return dagRunRepr(run, run.ExecutionDate) }
+
+// dagRunStr110 is Airflow 1.10.15's (airflow/models/dagrun.py:70).
+func dagRunStr110(run *DagRun) string {
+	return fmt.Sprintf("<DagRun %s @ %s: %s, externally triggered: %s>",
+		run.DagID, strFormat(run.ExecutionDate.UTC()), run.RunID, pyRepr(run.ExternalTrigger))
+}
+
+func (r templateDagRun) GetAttribute(name string) (*exec.Value, bool) {
+	run := r.c.run
+	rules := r.c.editionRules()
+	switch name {
+	case "conf":
+		return exec.AsValue(r.c.conf()), true
+	case "run_id":
+		return exec.AsValue(run.RunID), true
+	case "dag_id":
+		return exec.AsValue(run.DagID), true
+	case "external_trigger":
+		return exec.AsValue(run.ExternalTrigger), true
+	case "state":
+		return exec.AsValue(string(run.State)), true
+	case "execution_date":
+		return exec.AsValue(templateDate{t: run.ExecutionDate.UTC(), sep: ' '}), true
+	}
+	if rules.templateRunAttributes2 {
+		d := r.c.dates()
+		switch name {
+		case "run_type":
+			return exec.AsValue(run.RunType), true
+		case "logical_date":
+			return exec.AsValue(templateDate{t: run.ExecutionDate.UTC(), sep: ' '}), true
+		case "data_interval_start":
+			return exec.AsValue(templateDate{t: d.intervalStart, sep: ' '}), true
+		case "data_interval_end":
+			return exec.AsValue(templateDate{t: d.intervalEnd, sep: ' '}), true
+		}
+	}
+	return exec.AsValue(fmt.Errorf("'DagRun' object has no attribute '%s'", name)), false
+}
+
+// dateFilters are the filters Airflow 2 adds to Jinja (Airflow 2.10.3
+// airflow/templates.py:53-95): {{ data_interval_end | ds }}.
+var dateFilters = map[string]exec.FilterFunction{
+	"ds":                dateFilter(func(t time.Time) string { return t.Format("2006-01-02") }),
+	"ds_nodash":         dateFilter(func(t time.Time) string { return t.Format("20060102") }),
+	"ts":                dateFilter(isoFormat),
+	"ts_nodash":         dateFilter(func(t time.Time) string { return t.Format("20060102T150405") }),
+	"ts_nodash_with_tz": dateFilter(func(t time.Time) string { return strings.NewReplacer("-", "", ":", "").Replace(isoFormat(t)) }),
+}
+
+// dateFilter applies format to a date; None stays None.
+func dateFilter(format func(time.Time) string) exec.FilterFunction {
+	return func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
+		switch d := in.Interface().(type) {
+		case templateDate:
+			return exec.AsValue(format(d.t))
+		case naiveDateTime:
+			return exec.AsValue(strings.TrimSuffix(format(d.t), "+00:00"))
+		}
+		if in.IsNil() {
+			return in
+		}
+		return exec.AsValue(fmt.Errorf("AttributeError: %s has no strftime", templateRepr(in)))
+	}
+}
