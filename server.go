@@ -326,6 +326,15 @@ func (s *server) respondV1(w http.ResponseWriter, r *http.Request, v any, err er
 	s.writeV1JSON(w, r, http.StatusOK, v)
 }
 
+// respondV1Deleted writes a stable-API deletion: 204, or its error.
+func (s *server) respondV1Deleted(w http.ResponseWriter, r *http.Request, err error) {
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	s.writeV1NoContent(w)
+}
+
 func (s *server) handleV1GetDags(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	res, err := s.V1GetDags(req.query)
 	s.respondV1(w, r, res, err)
@@ -347,11 +356,7 @@ func (s *server) handleV1PatchDag(w http.ResponseWriter, r *http.Request, req *v
 }
 
 func (s *server) handleV1DeleteDag(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeleteDag(req.path["dag_id"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
+	s.respondV1Deleted(w, r, s.V1DeleteDag(req.path["dag_id"]))
 }
 
 func (s *server) handleV1GetDagDetails(w http.ResponseWriter, r *http.Request, req *v1Request) {
@@ -418,11 +423,7 @@ func (s *server) handleV1UpdateDagRunState(w http.ResponseWriter, r *http.Reques
 }
 
 func (s *server) handleV1DeleteDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeleteDagRun(req.path["dag_id"], req.path["dag_run_id"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
+	s.respondV1Deleted(w, r, s.V1DeleteDagRun(req.path["dag_id"], req.path["dag_run_id"]))
 }
 
 func (s *server) handleV1ClearDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
@@ -889,11 +890,7 @@ func (s *server) handleV1PatchConnection(w http.ResponseWriter, r *http.Request,
 }
 
 func (s *server) handleV1DeleteConnection(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeleteConnection(req.path["connection_id"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
+	s.respondV1Deleted(w, r, s.V1DeleteConnection(req.path["connection_id"]))
 }
 
 func (s *server) handleV1GetDatasets(w http.ResponseWriter, r *http.Request, req *v1Request) {
@@ -1058,11 +1055,7 @@ func (s *server) handleV1PatchPool(w http.ResponseWriter, r *http.Request, req *
 }
 
 func (s *server) handleV1DeletePool(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeletePool(req.path["pool_name"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
+	s.respondV1Deleted(w, r, s.V1DeletePool(req.path["pool_name"]))
 }
 
 func (s *server) handleV1GetTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
@@ -1138,11 +1131,7 @@ func (s *server) handleV1PatchVariable(w http.ResponseWriter, r *http.Request, r
 }
 
 func (s *server) handleV1DeleteVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if err := s.V1DeleteVariable(req.path["variable_key"]); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1NoContent(w)
+	s.respondV1Deleted(w, r, s.V1DeleteVariable(req.path["variable_key"]))
 }
 
 func (s *server) handleV1GetXComEntries(w http.ResponseWriter, r *http.Request, req *v1Request) {
