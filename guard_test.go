@@ -47,6 +47,20 @@ func attackRoutes(e edition) []guardRoute {
 	if e != edition110RBAC {
 		routes = append(routes, guardRoute{"DELETE", apiPrefix + "/dags/example_bash_operator", ""})
 	}
+	if e.rules().apiV1 {
+		// The stable API's writes, and reads of what a page must not see.
+		routes = append(routes,
+			guardRoute{"POST", apiV1Prefix + "/dags/example_bash_operator/dagRuns", `{"conf": {"x": 1}}`},
+			guardRoute{"PATCH", apiV1Prefix + "/dags/example_bash_operator", `{"is_paused": true}`},
+			guardRoute{"POST", apiV1Prefix + "/dags/example_bash_operator/clearTaskInstances", `{"dry_run": false}`},
+			guardRoute{"POST", apiV1Prefix + "/variables", `{"key": "k", "value": "$(touch /tmp/airlite-guard-pwned)"}`},
+			guardRoute{"POST", apiV1Prefix + "/connections", `{"connection_id": "c", "conn_type": "http"}`},
+			guardRoute{"POST", apiV1Prefix + "/pools", `{"name": "evil", "slots": 1}`},
+			guardRoute{"DELETE", apiV1Prefix + "/dags/example_bash_operator", ""},
+			guardRoute{"GET", apiV1Prefix + "/connections", ""},
+			guardRoute{"GET", apiV1Prefix + "/eventLogs", ""},
+		)
+	}
 	return routes
 }
 
