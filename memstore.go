@@ -2614,6 +2614,13 @@ func (s *Store) ConnectionByID(connID string) (*Connection, error) {
 	return connectionTxn(s.read(), connID)
 }
 
+// connectionFound is ConnectionByID for templates: found or not; a lookup
+// error counts as not found, which fails the render naming the conn_id.
+func (s *Store) connectionFound(connID string) (*Connection, bool) {
+	c, err := s.ConnectionByID(connID)
+	return c, err == nil
+}
+
 func connectionTxn(txn *memdb.Txn, connID string) (*Connection, error) {
 	raw, err := txn.First(tableConns, indexID, connID)
 	if err != nil {

@@ -98,10 +98,11 @@ func lastOutputLine(output string) string {
 // runBash runs a BashOperator's command with bash -c in its own process
 // group, so that a timeout or a stop kills every process it started.
 func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
-	// var.value.x reads the store's Variables; a template's use of them is
-	// a request value (set through /api/v1), never shell text.
+	// var.value.x and conn.x read the store's Variables and Connections; a
+	// template's use of them is a request value (set through /api/v1),
+	// never shell text.
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
-		variables: s.opts.Store.VariableValue}
+		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound}
 	plan := job.task.shellPlan
 	if plan == nil { // a task not built by parseDAG: compile it as the loader would
 		var err error

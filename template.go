@@ -49,10 +49,16 @@ type templateContext struct {
 	// variables looks up Airflow Variables ({{ var.value.x }}); nil: none
 	// exist.
 	variables variableLookup
+	// connections looks up Airflow Connections ({{ conn.x.host }}); nil:
+	// none exist.
+	connections connectionLookup
 }
 
 // variableLookup returns the value of an Airflow Variable.
 type variableLookup func(key string) (string, bool)
+
+// connectionLookup returns an Airflow Connection by its conn_id.
+type connectionLookup func(connID string) (*Connection, bool)
 
 // templateExprRe finds the {{ ... }} of a bash_command for the load-time
 // placement check (shellplan.go).

@@ -71,11 +71,11 @@ func TestSecurity_JinjaRequestValuesReachBashAsData(t *testing.T) {
 	}
 }
 
-// Variables set through /api/v1 reach a template's var.value as request
-// values: a hostile one is echoed verbatim and runs nothing, and a
-// missing one fails the try as Airflow's Variable.get does (Airflow
-// 2.10.3 airflow/models/variable.py:145-146).
-func TestSecurity_VariablesReachBashAsData(t *testing.T) {
+// Variables and Connections set through /api/v1 reach a template's
+// var.value and conn as request values: a hostile one is echoed verbatim
+// and runs nothing, and a missing Variable fails the try as Airflow's
+// Variable.get does (Airflow 2.10.3 airflow/models/variable.py:145-146).
+func TestSecurity_VariablesAndConnectionsReachBashAsData(t *testing.T) {
 	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "pwned")
 	dag, err := parseDAG([]byte(`
@@ -103,5 +103,25 @@ tasks:
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a variable's value ran as shell code")
+	}
+	// A Connection's fields come from the same API: data as well.
+	connDAG, err := parseDAG([]byte(`
+dag_id: c
+tasks:
+  - {task_id: t, operator: BashOperator, bash_command: 'echo {{ conn.db.host }}'}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.opts.Store.CreateConnection(Connection{ConnID: "db", ConnType: "http", Host: &hostile}); err != nil {
+		t.Fatal(err)
+	}
+	out = runner.runBash(context.Background(), taskJob{key: tiKey{"c", "r", "t"}, try: 1, dag: connDAG, task: connDAG.Task("t"),
+		run: DagRun{DagID: "c", RunID: "r", ExecutionDate: testNow}})
+	if out.state != TaskSuccess || out.output != hostile+"\n" {
+		t.Fatalf("connection: %q (%s), output %q, want it verbatim", out.state, out.reason, out.output)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a connection's host ran as shell code")
 	}
 }

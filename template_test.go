@@ -356,3 +356,34 @@ func TestTemplate_ScheduledRunDates(t *testing.T) {
 		}
 	}
 }
+
+// conn reads the stored Connections as Airflow 2.10.3's ConnectionAccessor
+// does (airflow/utils/context.py:140-162): fields, extra_dejson, str() the
+// conn_id (airflow/models/connection.py:421-422), get with a default; a
+// missing conn_id fails naming it (connection.py:537).
+func TestTemplate_Connections(t *testing.T) {
+	t.Parallel()
+	host, extra := "db.example", `{"region": "eu", "n": 2}`
+	port := 5432
+	db := &Connection{ConnID: "db", ConnType: "postgres", Host: &host, Port: &port, Extra: &extra}
+	tc := goldenContext(t, edition2, nil, nil)
+	tc.connections = func(id string) (*Connection, bool) { return db, id == "db" }
+	cases := []struct{ template, want string }{
+		{"{{ conn.db }}", "db"},
+		{"{{ conn.db.host }}:{{ conn.db.port }}", "db.example:5432"},
+		{"{{ conn.db.login }} {{ conn.db.conn_type }}", "None postgres"},
+		{"{{ conn.db.extra_dejson.region }}{{ conn.db.extra_dejson['n'] }}", "eu2"},
+		{"{{ conn.get('nope', 'fallback') }}", "fallback"},
+		{"{{ conn.get('nope') }}", "None"},
+		{"{{ conn.get('db').host }}", "db.example"},
+	}
+	for _, c := range cases {
+		got, err := tc.renderText(c.template)
+		if err != nil || got != c.want {
+			t.Errorf("%s = %q, %v; want %q", c.template, got, err, c.want)
+		}
+	}
+	if _, err := tc.renderText("{{ conn.nope.host }}"); err == nil || !strings.Contains(err.Error(), "The conn_id `nope` isn't defined") {
+		t.Errorf("missing connection: %v", err)
+	}
+}

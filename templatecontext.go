@@ -159,7 +159,7 @@ func templateVars2(c templateContext) map[string]any {
 		"ts_nodash":                        d.logical.Format("20060102T150405"),
 		"ts_nodash_with_tz":                strings.NewReplacer("-", "", ":", "").Replace(ts),
 		"var":                              map[string]any{"value": templateVariables{lookup: c.variables}, "json": templateVariables{lookup: c.variables, json: true}},
-		"conn":                             templateConnections{},
+		"conn":                             templateConnections{lookup: c.connections},
 	}
 	addNeighbourDates(vars, d, pendulum3)
 	return vars
@@ -592,12 +592,88 @@ func (v templateVariables) GetAttribute(name string) (*exec.Value, bool) {
 	return exec.AsValue(value), true
 }
 
-// templateConnections is conn: airlite keeps no connections.
-type templateConnections struct{}
+// templateConnections is conn: the stored Connections by conn_id, as
+// Airflow 2.10.3's ConnectionAccessor (airflow/utils/context.py:140-162):
+// conn.x fails for a missing one, conn.get('x', default) gives the default.
+type templateConnections struct{ lookup connectionLookup }
 
-func (templateConnections) GetAttribute(name string) (*exec.Value, bool) {
-	// Airflow 2.10.3 airflow/models/connection.py:537 AirflowNotFoundException
-	return exec.AsValue(fmt.Errorf("AirflowNotFoundException: The conn_id `%s` isn't defined", name)), true
+func (t templateConnections) find(connID string) (*Connection, bool) {
+	if t.lookup == nil {
+		return nil, false
+	}
+	return t.lookup(connID)
+}
+
+// errConnectionMissing is Airflow's error for a conn_id no store holds
+// (Airflow 2.10.3 airflow/models/connection.py:537).
+func errConnectionMissing(connID string) error {
+	return fmt.Errorf("AirflowNotFoundException: The conn_id `%s` isn't defined", connID)
+}
+
+func (t templateConnections) GetAttribute(name string) (*exec.Value, bool) {
+	if name == "get" {
+		return exec.AsValue(func(connID string, fallback ...any) any {
+			if c, ok := t.find(connID); ok {
+				return templateConnection{c}
+			}
+			if len(fallback) > 0 {
+				return fallback[0]
+			}
+			return nil
+		}), true
+	}
+	if c, ok := t.find(name); ok {
+		return exec.AsValue(templateConnection{c}), true
+	}
+	return exec.AsValue(errConnectionMissing(name)), true
+}
+
+// templateConnection is a Connection as a template sees it: its fields,
+// extra_dejson, and its conn_id as its str() (connection.py:421-422).
+type templateConnection struct{ c *Connection }
+
+func (t templateConnection) pyStr() string { return t.c.ConnID }
+
+func (t templateConnection) GetAttribute(name string) (*exec.Value, bool) {
+	optional := func(s *string) *exec.Value {
+		if s == nil {
+			return exec.AsValue(pyNone)
+		}
+		return exec.AsValue(*s)
+	}
+	switch name {
+	case "conn_id":
+		return exec.AsValue(t.c.ConnID), true
+	case "conn_type":
+		return exec.AsValue(t.c.ConnType), true
+	case "description":
+		return optional(t.c.Description), true
+	case "host":
+		return optional(t.c.Host), true
+	case "schema":
+		return optional(t.c.Schema), true
+	case "login":
+		return optional(t.c.Login), true
+	case "password":
+		return optional(t.c.Password), true
+	case "extra":
+		return optional(t.c.Extra), true
+	case "port":
+		if t.c.Port == nil {
+			return exec.AsValue(pyNone), true
+		}
+		return exec.AsValue(*t.c.Port), true
+	case "extra_dejson":
+		// connection.py:503-505 and get_extra_dejson: {} when there is
+		// no extra or it is not JSON.
+		if t.c.Extra != nil {
+			if v, err := decodeJSONValue([]byte(*t.c.Extra)); err == nil {
+				return exec.AsValue(templateJSON(v)), true
+			}
+		}
+		return exec.AsValue(map[string]any{}), true
+	}
+	return nil, false
 }
 
 // templateDAG is the DAG object.
