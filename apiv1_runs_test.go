@@ -251,3 +251,35 @@ func TestServerV1_DagRuns(t *testing.T) {
 			wantStatus: 200, wantJSON: `{"dataset_events": [], "total_entries": 0}`},
 	})
 }
+
+// A run triggered through /api/v1 is the experimental API's run too, and
+// the status pages show it: the dag_run_url the experimental listing
+// gives opens its run page, and / lists it.
+func TestServerV1_RunSeenByBothAPIsAndThePages(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	res := ts.v1(t, "POST", "/dags/example_bash_operator/dagRuns", `{"dag_run_id": "through_v1", "logical_date": "2024-02-01T00:00:00+00:00"}`)
+	if res.status != 200 {
+		t.Fatalf("POST dagRuns: %d %s", res.status, res.body)
+	}
+	res = ts.do(t, "GET", apiPrefix+"/dags/example_bash_operator/dag_runs", "")
+	var runs []map[string]any
+	if err := json.Unmarshal([]byte(res.body), &runs); err != nil {
+		t.Fatalf("experimental listing %q: %v", res.body, err)
+	}
+	url := ""
+	for _, run := range runs {
+		if run["run_id"] == "through_v1" {
+			url, _ = run["dag_run_url"].(string)
+		}
+	}
+	if url == "" {
+		t.Fatalf("the experimental listing does not show the v1 run: %s", res.body)
+	}
+	if page := ts.do(t, "GET", url, ""); page.status != 200 || !strings.Contains(page.body, "through_v1") {
+		t.Errorf("run page %s: %d, run id shown: %v", url, page.status, strings.Contains(page.body, "through_v1"))
+	}
+	if home := ts.do(t, "GET", "/", ""); !strings.Contains(home.body, "through_v1") {
+		t.Errorf("/ does not list the v1 run")
+	}
+}
