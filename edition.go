@@ -373,74 +373,18 @@ var (
 		templateDateFilters:     false,
 	}
 
-	// rules110RBAC differs from rules110 in the run page's path, the
-	// missing DELETE route and pausing.
-	rules110RBAC = editionRules{
-		name:    edition110RBAC,
-		version: "1.10.15",
-
-		examples: "fixtures/1.10.15",
-
-		json:        compactJSON,
-		jsonNewline: true,
-
-		appHeaders:         false,
-		deprecationHeaders: false,
-		problemDocument:    false,
-
-		deleteDagRoute: false,
-		infoRoute:      false,
-		lineageRoute:   false,
-
-		uiRunPath:        "/graph",
-		runURLDagInQuery: true,
-
-		confObjectOnly: false,
-		confString:     true,
-		emptyConf:      nil,
-		checkRunID:     false,
-		nullFlagFalse:  false,
-		flagTrue:       []string{"t", "true", "y", "yes", "1"},
-		duplicate:      duplicate110,
-		newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
-			taskEndDate: false, backfillPrefix: "backfill_"},
-		triggerMessage: triggerMessage110,
-
-		checkStateFilter:    false,
-		errorDate:           isoFormat,
-		ti2Fields:           false,
-		operatorFields:      operatorFields110,
-		poolIncludeDeferred: false,
-
-		pauseNeedsDefinition: false,
-		pauseSubDAGs:         false,
-		deleteRefusesRunning: false,
-		deleteStopsTasks:     true,
-
-		triggerRules:            triggerRules110,
-		pastDependsMet:          pastDependsMet110,
-		deltaEpochAligned:       false,
-		scheduleEnd:             scheduleEnd110,
-		capRunningRuns:          true,
-		scheduleCountsTriggered: false,
-		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
-		operators:               operators110,
-		python:                  python110,
-		healthBody:              healthBody110,
-		bashSkipExitCode:        0,
-		ignoreMatchesFolderPath: true,
-
-		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-
-		bashPushesReturnValue: false,
-		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
-		templateVars:            templateVars110,
-		templateStrictUndefined: false,
-		taskInstanceStr:         taskInstanceStr110,
-		dagRunStr:               dagRunStr110,
-		templateRunAttributes2:  false,
-		templateDateFilters:     false,
-	}
+	// rules110RBAC is 1.10.15 with rbac = True: the FAB UI's run page, no
+	// DELETE route, and pausing as www_rbac does it; every other rule is
+	// the release's, so it is rules110 with those changed.
+	rules110RBAC = func() editionRules {
+		r := rules110
+		r.name = edition110RBAC
+		r.deleteDagRoute = false
+		r.uiRunPath = "/graph"
+		r.pauseNeedsDefinition = false
+		r.pauseSubDAGs = false
+		return r
+	}()
 )
 
 // appendJSON appends v in the edition's JSON form to b.
