@@ -127,16 +127,20 @@ func v1ConnectionItem(c *Connection) map[string]any {
 // v1Connection is ConnectionSchema's dump: the item and extra, with the
 // secrets masker over a JSON extra (re-serialized by json.dumps); the
 // password is write-only.
-func v1Connection(c *Connection) map[string]any {
+func v1Connection(c *Connection) (map[string]any, error) {
 	out := v1ConnectionItem(c)
 	out["extra"] = nil
 	if c.Extra != nil {
 		out["extra"] = *c.Extra
 		if v, err := decodePyJSON([]byte(*c.Extra)); err == nil {
-			out["extra"] = string(appendPyDumps(nil, redactValue(v, "", 0)))
+			masked, err := pyDumps(redactValue(v, "", 0))
+			if err != nil {
+				return nil, fmt.Errorf("connection %s: %w", c.ConnID, err)
+			}
+			out["extra"] = masked
 		}
 	}
-	return out
+	return out, nil
 }
 
 func v1ConnectionNotFound(id string) error {
@@ -152,7 +156,7 @@ func (s *server) V1GetConnection(id string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v1Connection(c), nil
+	return v1Connection(c)
 }
 
 // V1GetConnections is GET /connections, ordered by id (default),
@@ -238,7 +242,7 @@ func (s *server) V1PostConnection(body map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v1Connection(created), nil
+	return v1Connection(created)
 }
 
 // V1PatchConnection is PATCH /connections/{connection_id}: a partial
@@ -275,7 +279,7 @@ func (s *server) V1PatchConnection(id string, body map[string]any, mask []string
 	if err != nil {
 		return nil, err
 	}
-	return v1Connection(updated), nil
+	return v1Connection(updated)
 }
 
 // V1DeleteConnection is DELETE /connections/{connection_id}.

@@ -10,6 +10,7 @@ package main
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -66,7 +67,7 @@ type actionRequest struct {
 // or "anonymous"), the ids from the request's values and path, and extra,
 // json.dumps of the request's values and path (ids left out) and of its
 // JSON body, through the secrets masker.
-func actionEvent(ar actionRequest) *EventLog {
+func actionEvent(ar actionRequest) (*EventLog, error) {
 	var fields pyDict
 	set := func(key string, v any) {
 		if slices.Contains(actionSkippedFields, key) {
@@ -117,7 +118,10 @@ func actionEvent(ar actionRequest) *EventLog {
 	if fields == nil {
 		fields = pyDict{}
 	}
-	extra := string(appendPyDumps(nil, fields))
+	extra, err := pyDumps(fields)
+	if err != nil {
+		return nil, fmt.Errorf("log action %s: %w", ar.action.event, err)
+	}
 	owner := ar.user
 	if owner == "" {
 		owner = "anonymous"
@@ -138,7 +142,7 @@ func actionEvent(ar actionRequest) *EventLog {
 		runID = params["dag_run_id"]
 	}
 	return &EventLog{When: ar.now, Event: actionEventName(ar.r, ar.action.event), Owner: &owner, Extra: &extra,
-		DagID: params["dag_id"], TaskID: params["task_id"], RunID: runID}
+		DagID: params["dag_id"], TaskID: params["task_id"], RunID: runID}, nil
 }
 
 // actionEventName prefixes the event with "ui." when the request comes
@@ -248,8 +252,11 @@ func (s *server) recordAction(rt *v1Route, r *http.Request, req *v1Request, user
 			return err
 		}
 	}
-	ev := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, user: user,
+	ev, err := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, user: user,
 		now: s.opts.Now().UTC().Truncate(time.Microsecond), action: rt.action})
+	if err != nil {
+		return err
+	}
 	if rt.action.inWrite {
 		req.event = ev
 		return nil

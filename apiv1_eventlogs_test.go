@@ -504,7 +504,10 @@ func TestActionEvent(t *testing.T) {
 			if tc.body != "" {
 				body = []byte(tc.body)
 			}
-			e := actionEvent(actionRequest{r: r, path: route.pathFields(path), body: body, now: testNow, action: &tc.action})
+			e, err := actionEvent(actionRequest{r: r, path: route.pathFields(path), body: body, now: testNow, action: &tc.action})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if e.Event != tc.wantEvent || *e.Extra != tc.wantExtra || e.DagID != "d" || e.RunID != tc.wantRun ||
 				*e.Owner != "anonymous" || !e.When.Equal(testNow) {
 				t.Errorf("event %q extra %s dag %q run %q owner %q at %s; want %q %s d %q anonymous",

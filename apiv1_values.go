@@ -18,9 +18,6 @@ import (
 	"strings"
 )
 
-// pyDict is a decoded JSON object with its keys in the text's order.
-type pyDict []pyField
-
 // decodePyJSON decodes JSON as Python's json.loads: objects keep their
 // key order (a repeated key keeps its first place and its last value),
 // numbers stay json.Number.
@@ -133,42 +130,16 @@ func pyNumberRepr(n json.Number) string {
 	return pyFloatRepr(f)
 }
 
-// appendPyDumps is json.dumps of a decoded value with Python's defaults:
-// ", " and ": ", ASCII only, dict order kept.
-func appendPyDumps(b []byte, v any) []byte {
-	switch x := v.(type) {
-	case pyDict:
-		b = append(b, '{')
-		for i, f := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendPyString(b, f.key)
-			b = append(b, ": "...)
-			b = appendPyDumps(b, f.val)
-		}
-		return append(b, '}')
-	case []any:
-		b = append(b, '[')
-		for i, item := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendPyDumps(b, item)
-		}
-		return append(b, ']')
-	case json.Number:
-		if out, err := appendPyNumber(b, x); err == nil {
-			return out
-		}
-		return append(b, x...)
-	case string:
-		return appendPyString(b, x)
-	case bool:
-		return strconv.AppendBool(b, x)
-	default:
-		return append(b, "null"...)
+// pyDumps is json.dumps of a value decodePyJSON made (or one redactValue
+// made of it) with Python's defaults: ", " and ": ", ASCII only, dict
+// order kept. Such values always render; one that does not is a bug,
+// answered as an error.
+func pyDumps(v any) (string, error) {
+	out, err := spacedJSON.marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("dump decoded json: %w", err)
 	}
+	return string(out), nil
 }
 
 // sensitiveFieldNames are the secrets masker's DEFAULT_SENSITIVE_FIELDS

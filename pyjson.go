@@ -81,22 +81,14 @@ func (p pyJSON) append(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	case pyObject:
-		b = append(b, '{')
-		for i, f := range x {
-			if i > 0 {
-				if x[i-1].key >= f.key {
-					return b, fmt.Errorf("render json: key %q after %q: a pyObject's keys must be sorted", f.key, x[i-1].key)
-				}
-				b = append(b, p.itemSep...)
-			}
-			b = appendPyString(b, f.key)
-			b = append(b, p.keySep...)
-			var err error
-			if b, err = p.append(b, f.val); err != nil {
-				return b, err
+		for i := 1; i < len(x); i++ {
+			if x[i-1].key >= x[i].key {
+				return b, fmt.Errorf("render json: key %q after %q: a pyObject's keys must be sorted", x[i].key, x[i-1].key)
 			}
 		}
-		return append(b, '}'), nil
+		return p.appendFields(b, x)
+	case pyDict:
+		return p.appendFields(b, x)
 	case map[string]string:
 		m := make(map[string]any, len(x))
 		for k, v := range x {
@@ -126,6 +118,23 @@ func (p pyJSON) append(b []byte, v any) ([]byte, error) {
 	default:
 		return b, fmt.Errorf("render json: unsupported type %T", v)
 	}
+}
+
+// appendFields renders an object's fields in the order given.
+func (p pyJSON) appendFields(b []byte, fields []pyField) ([]byte, error) {
+	b = append(b, '{')
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, p.itemSep...)
+		}
+		b = appendPyString(b, f.key)
+		b = append(b, p.keySep...)
+		var err error
+		if b, err = p.append(b, f.val); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // appendPyList renders a slice as a JSON array, item by item.
@@ -167,6 +176,11 @@ type pyField struct {
 	key string
 	val any
 }
+
+// pyDict is a JSON object in the order its keys were given, as Python's
+// json.loads keeps them (decodePyJSON) and json.dumps writes them without
+// sort_keys.
+type pyDict []pyField
 
 // prerendered is JSON already in the encoder's form, written as it is:
 // the answers that never change (/test, /info) are rendered once.
