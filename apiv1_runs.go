@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/adhocore/gronx"
 )
 
 // v1RunFields are the keys of DAGRunSchema's dump, for ?fields=.
@@ -70,42 +68,8 @@ func runDataInterval(def *DAG, run *DagRun) (*time.Time, *time.Time) {
 	if def == nil {
 		return nil, nil
 	}
-	iv := inferDataInterval(def.Schedule, run.ExecutionDate.UTC(), run.RunType == "scheduled")
+	iv := inferDataInterval(def, run.ExecutionDate.UTC(), run.RunType == "scheduled")
 	return &iv.start, &iv.end
-}
-
-func inferDataInterval(schedule *string, date time.Time, scheduled bool) dataInterval {
-	exact := dataInterval{date, date}
-	if schedule == nil || *schedule == "@once" || *schedule == "@continuous" {
-		return exact
-	}
-	expr := *schedule
-	if isDurationSchedule(expr) {
-		d, _ := parseDuration(expr)
-		if scheduled {
-			return dataInterval{date, date.Add(d)}
-		}
-		return dataInterval{date.Add(-d), date}
-	}
-	if preset, ok := cronPresets[expr]; ok {
-		expr = preset
-	}
-	if scheduled {
-		end, err := gronx.NextTickAfter(expr, date, false)
-		if err != nil {
-			return exact
-		}
-		return dataInterval{date, end.UTC()}
-	}
-	end, err := gronx.PrevTickBefore(expr, date, true)
-	if err != nil {
-		return exact
-	}
-	start, err := gronx.PrevTickBefore(expr, end, false)
-	if err != nil {
-		return exact
-	}
-	return dataInterval{start.UTC(), end.UTC()}
 }
 
 // v1RunNotFound is get_dag_run's 404.

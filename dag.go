@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/adhocore/gronx"
 	"io"
 	"io/fs"
 	"maps"
@@ -36,7 +35,8 @@ var embeddedFixtures embed.FS
 type DAG struct {
 	DagID                string
 	Description          string
-	Schedule             *string // nil: no schedule (Airflow's None)
+	Schedule             *string       // nil: no schedule (Airflow's None)
+	cron                 *cronSchedule // Schedule compiled, when a cron expression or preset (parseSchedule)
 	StartDate            *time.Time
 	EndDate              *time.Time
 	Catchup              bool
@@ -557,11 +557,11 @@ func parseDAGFor(data []byte, now time.Time, ops *operatorSet) (*DAG, error) {
 	if dag.MaxActiveTasks < 1 {
 		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", keyLine(root, limitKey), limitKey, dag.MaxActiveTasks)
 	}
-	schedule, err := parseSchedule(&f.ScheduleInterval, &f.Schedule)
+	schedule, cron, err := parseSchedule(&f.ScheduleInterval, &f.Schedule)
 	if err != nil {
 		return nil, err
 	}
-	dag.Schedule = schedule
+	dag.Schedule, dag.cron = schedule, cron
 
 	var defaults taskSpec
 	if f.DefaultArgs.Kind != 0 && f.DefaultArgs.Tag != "!!null" {
@@ -697,54 +697,57 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-func parseSchedule(interval, schedule *yaml.Node) (*string, error) {
+// parseSchedule reads schedule_interval or schedule (one of them): nil for
+// None, and the compiled form of a cron expression or preset.
+func parseSchedule(interval, schedule *yaml.Node) (*string, *cronSchedule, error) {
 	n, key := interval, "schedule_interval"
 	if schedule.Kind != 0 {
 		if interval.Kind != 0 {
-			return nil, fmt.Errorf("line %d: give schedule_interval or schedule, not both", schedule.Line)
+			return nil, nil, fmt.Errorf("line %d: give schedule_interval or schedule, not both", schedule.Line)
 		}
 		n, key = schedule, "schedule"
 	}
 	if n.Kind == 0 || n.Tag == "!!null" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return nil, fmt.Errorf("line %d: %s must be a cron expression, a preset, a duration or null, not %s", n.Line, key, describeNode(n))
+		return nil, nil, fmt.Errorf("line %d: %s must be a cron expression, a preset, a duration or null, not %s", n.Line, key, describeNode(n))
 	}
 	s := strings.TrimSpace(n.Value)
-	if err := validateSchedule(s); err != nil {
-		return nil, fmt.Errorf("line %d: %s %q: %w", n.Line, key, s, err)
+	cron, err := validateSchedule(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("line %d: %s %q: %w", n.Line, key, s, err)
 	}
-	return &s, nil
+	return &s, cron, nil
 }
 
 // validateSchedule accepts Airflow's presets, durations and five-field cron
-// expressions. The scheduler interprets them.
-func validateSchedule(s string) error {
-	switch s {
-	case "@once", "@hourly", "@daily", "@weekly", "@monthly", "@quarterly", "@yearly", "@annually", "@midnight":
-		return nil
+// expressions, and returns a cron expression or preset compiled.
+func validateSchedule(s string) (*cronSchedule, error) {
+	if s == "@once" {
+		return nil, nil
 	}
-	if strings.HasPrefix(s, "@") {
-		return errors.New("unknown preset" + suggestion(s, []string{"@once", "@hourly", "@daily", "@weekly", "@monthly", "@quarterly", "@yearly"}))
+	if _, preset := cronPresets[s]; strings.HasPrefix(s, "@") && !preset {
+		return nil, errors.New("unknown preset" + suggestion(s, []string{"@once", "@hourly", "@daily", "@weekly", "@monthly", "@quarterly", "@yearly"}))
 	}
 	if _, err := parseDuration(s); err == nil {
-		return nil
+		return nil, nil
 	}
-	if len(strings.Fields(s)) != 5 {
-		return errors.New("want a cron expression with five fields, a preset (@daily) or a duration (1d, 6h)")
+	if !strings.HasPrefix(s, "@") && len(strings.Fields(s)) != 5 {
+		return nil, errors.New("want a cron expression with five fields, a preset (@daily) or a duration (1d, 6h)")
 	}
 	// Airflow refuses a bad cron expression when it parses the file
 	// (croniter raises); airlite does too, instead of failing every pass.
 	// From a leap year's start, any expression that can fire does so
 	// within the search.
-	if _, err := gronx.NextTickAfter(s, cronCheckFrom, false); err != nil {
-		if strings.Contains(err.Error(), "tried so hard") {
-			return errors.New("not a valid cron expression: it never fires (no such date)")
-		}
-		return fmt.Errorf("not a valid cron expression: %v", err)
+	c, err := compileCron(s)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid cron expression: %w", err)
 	}
-	return nil
+	if _, err := c.next(cronCheckFrom, false); err != nil {
+		return nil, errors.New("not a valid cron expression: it never fires (no such date)")
+	}
+	return c, nil
 }
 
 // cronCheckFrom is where validateSchedule looks for a cron expression's

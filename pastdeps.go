@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"time"
-
-	"github.com/adhocore/gronx"
 )
 
 // depends_on_past: a task instance of a task with depends_on_past runs
@@ -129,13 +127,13 @@ func previousSchedule(dag *DAG, date time.Time) (time.Time, bool, error) {
 		d, _ := parseDuration(sched)
 		return date.Add(-d), true, nil
 	}
-	expr := sched
-	if preset, ok := cronPresets[sched]; ok {
-		expr = preset
+	cron, err := cronOf(dag)
+	if err != nil || cron == nil {
+		return time.Time{}, false, err
 	}
-	prev, err := gronx.PrevTickBefore(expr, date.UTC(), false)
+	prev, err := cron.prev(date, false)
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	return prev.UTC(), true, nil
+	return prev, true, nil
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/adhocore/gronx"
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
@@ -56,7 +55,8 @@ func (c templateContext) dates() templateDates {
 		// get_prev_execution_date); 1.10.15 airflow/models/taskinstance.py:1261: a triggered
 		// run's previous and next dates are its own.
 		d.prev, d.next = &ld, &ld
-		d.intervalStart, d.intervalEnd = manualInterval(c.dag, ld)
+		iv := inferDataInterval(c.dag, ld, false)
+		d.intervalStart, d.intervalEnd = iv.start, iv.end
 		return d
 	}
 	d.prev, d.next = scheduleNeighbours(c.dag, ld)
@@ -79,46 +79,17 @@ func scheduleNeighbours(dag *DAG, date time.Time) (prev, next *time.Time) {
 		p, n := date.Add(-d), date.Add(d)
 		return &p, &n
 	}
-	expr := sched
-	if preset, ok := cronPresets[sched]; ok {
-		expr = preset
+	cron, err := cronOf(dag)
+	if err != nil || cron == nil {
+		return nil, nil
 	}
-	if p, err := gronx.PrevTickBefore(expr, date, false); err == nil {
-		p = p.UTC()
+	if p, err := cron.prev(date, false); err == nil {
 		prev = &p
 	}
-	if n, err := gronx.NextTickAfter(expr, date, false); err == nil {
-		n = n.UTC()
+	if n, err := cron.next(date, false); err == nil {
 		next = &n
 	}
 	return prev, next
-}
-
-// manualInterval is the data interval Airflow 2 infers for a triggered run
-// (timetable.infer_manual_data_interval): empty without a schedule, the
-// last complete interval for a cron, the delta before it for a duration.
-func manualInterval(dag *DAG, ld time.Time) (time.Time, time.Time) {
-	if dag == nil || dag.Schedule == nil || *dag.Schedule == "@once" {
-		return ld, ld
-	}
-	sched := *dag.Schedule
-	if isDurationSchedule(sched) {
-		d, _ := parseDuration(sched)
-		return ld.Add(-d), ld
-	}
-	expr := sched
-	if preset, ok := cronPresets[sched]; ok {
-		expr = preset
-	}
-	end, err := gronx.PrevTickBefore(expr, ld, true)
-	if err != nil {
-		return ld, ld
-	}
-	start, err := gronx.PrevTickBefore(expr, end, false)
-	if err != nil {
-		return ld, ld
-	}
-	return start.UTC(), end.UTC()
 }
 
 // templateVars2 is Airflow 2.10.3's context (airflow/models/taskinstance.py

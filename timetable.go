@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/adhocore/gronx"
 )
 
 // The timetables: when a DAG's schedule wants its next run, as Airflow's
@@ -70,29 +68,31 @@ func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, e
 		}
 		iv = dataInterval{start, start.Add(d)}
 	default:
-		expr := sched
-		if preset, ok := cronPresets[sched]; ok {
-			expr = preset
+		cron, err := cronOf(dag)
+		if err != nil {
+			return dataInterval{}, false, err
 		}
-		var err error
+		if cron == nil {
+			return dataInterval{}, false, fmt.Errorf("schedule %q: airlite does not schedule it", sched)
+		}
 		if last != nil {
-			start, err = gronx.NextTickAfter(expr, last.UTC(), false)
+			start, err = cron.next(*last, false)
 		} else {
-			start, err = gronx.NextTickAfter(expr, start, true)
+			start, err = cron.next(start, true)
 		}
 		if err != nil {
 			return dataInterval{}, false, fmt.Errorf("schedule %q: %w", sched, err)
 		}
 		if !dag.Catchup {
-			latest, err := latestCompleteCronStart(expr, now)
+			latest, err := cron.manualInterval(now)
 			if err != nil {
 				return dataInterval{}, false, fmt.Errorf("schedule %q: %w", sched, err)
 			}
-			if latest.After(start) {
-				start = latest
+			if latest.start.After(start) {
+				start = latest.start
 			}
 		}
-		end, err := gronx.NextTickAfter(expr, start, false)
+		end, err := cron.next(start, false)
 		if err != nil {
 			return dataInterval{}, false, fmt.Errorf("schedule %q: %w", sched, err)
 		}
@@ -107,14 +107,39 @@ func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, e
 	return iv, true, nil
 }
 
-// latestCompleteCronStart is the start of the last cron interval that has
-// ended by now.
-func latestCompleteCronStart(expr string, now time.Time) (time.Time, error) {
-	end, err := gronx.PrevTickBefore(expr, now, true)
-	if err != nil {
-		return time.Time{}, err
+// inferDataInterval is the data interval of a run dated date that was
+// stored without one: the schedule's interval from date for a scheduled
+// run, and for a triggered one what Airflow 2's timetables infer
+// (infer_manual_data_interval): the last complete cron interval, the
+// duration before date; date itself without a regular schedule.
+func inferDataInterval(dag *DAG, date time.Time, scheduled bool) dataInterval {
+	exact := dataInterval{date, date}
+	if dag == nil || dag.Schedule == nil {
+		return exact
 	}
-	return gronx.PrevTickBefore(expr, end, false)
+	if sched := *dag.Schedule; isDurationSchedule(sched) {
+		d, _ := parseDuration(sched)
+		if scheduled {
+			return dataInterval{date, date.Add(d)}
+		}
+		return dataInterval{date.Add(-d), date}
+	}
+	cron, err := cronOf(dag)
+	if err != nil || cron == nil {
+		return exact
+	}
+	if scheduled {
+		end, err := cron.next(date, false)
+		if err != nil {
+			return exact
+		}
+		return dataInterval{date, end}
+	}
+	iv, err := cron.manualInterval(date)
+	if err != nil {
+		return exact
+	}
+	return iv
 }
 
 func isDurationSchedule(s string) bool {

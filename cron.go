@@ -1,0 +1,281 @@
+package main
+
+// A cron schedule compiled once per DAG. gronx reads the expression (its
+// field syntax, names, L/W/#, and Vixie cron's day-of-month OR
+// day-of-week rule), but its NextTickAfter/PrevTickBefore re-parse every
+// field at every step of their walk: about 300 allocations to infer one
+// triggered run's data interval. Here gronx's own checker is asked once
+// per minute, hour and month value, and the walk runs on bit sets, asking
+// gronx only whether a candidate day is due.
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/adhocore/gronx"
+)
+
+// cronSearchDays bounds a search: eight years hold a February 29th
+// whichever year a search starts in (2100 is not a leap year; 2096 and
+// 2104 are).
+const cronSearchDays = 8*366 + 1
+
+// cronSchedule is a five-field cron expression (presets expanded) as bit
+// sets of its minutes, hours and months; days are asked of gronx, since
+// they depend on the month (L, W, #) and on both day fields.
+type cronSchedule struct {
+	expr    string
+	daySegs []string // second, minute, hour as "*": gronx checks the day fields only
+	minutes uint64   // bit m: minute m fires
+	hours   uint32   // bit h: hour h fires
+	months  uint16   // bit m (1-12): month m fires
+}
+
+// cronOf is a DAG's schedule compiled when it is a cron expression or a
+// preset: the one parseSchedule kept, or compiled now for a DAG built in
+// Go rather than read from a file. It is nil for any other schedule.
+func cronOf(dag *DAG) (*cronSchedule, error) {
+	if dag == nil || dag.Schedule == nil {
+		return nil, nil
+	}
+	if dag.cron != nil {
+		return dag.cron, nil
+	}
+	s := *dag.Schedule
+	if s == "@once" || s == "@continuous" || isDurationSchedule(s) {
+		return nil, nil
+	}
+	c, err := compileCron(s)
+	if err != nil {
+		return nil, fmt.Errorf("schedule %q: %w", s, err)
+	}
+	return c, nil
+}
+
+// manualInterval is the last complete interval at or before t: the data
+// interval Airflow 2's CronDataIntervalTimetable infers for a triggered
+// run (infer_manual_data_interval).
+func (c *cronSchedule) manualInterval(t time.Time) (dataInterval, error) {
+	end, err := c.prev(t, true)
+	if err != nil {
+		return dataInterval{}, err
+	}
+	start, err := c.prev(end, false)
+	if err != nil {
+		return dataInterval{}, err
+	}
+	return dataInterval{start, end}, nil
+}
+
+// cronFields are the five fields of Airflow's cron expressions, by
+// gronx's position (0 is the second gronx puts before them).
+var cronFields = [6]struct {
+	name     string
+	min, max int
+}{1: {"minute", 0, 59}, 2: {"hour", 0, 23}, 3: {"day of month", 1, 31}, 4: {"month", 1, 12}, 5: {"day of week", 0, 7}}
+
+// compileCron compiles an Airflow schedule that is a cron expression or a
+// cron preset. Its errors name the field and say what is wrong with it.
+func compileCron(schedule string) (*cronSchedule, error) {
+	expr := schedule
+	if preset, ok := cronPresets[schedule]; ok {
+		expr = preset
+	}
+	// As the author wrote them, by gronx's position. gronx's own presets
+	// (@always, @5minutes) are not Airflow's, nor are seconds or years.
+	written := append([]string{""}, strings.Fields(expr)...)
+	segs, err := gronx.Segments(expr)
+	if err != nil || len(written) != 6 || len(segs) != 6 || segs[0] != "0" {
+		return nil, errors.New("want five fields: minute, hour, day of month, month, day of week")
+	}
+	c := &cronSchedule{expr: expr, daySegs: []string{"*", "*", "*", segs[3], segs[4], segs[5]}}
+	checker := &gronx.SegmentChecker{}
+	// fires asks gronx whether field pos fires at ref. Every value of
+	// every field is asked once, so that a bad part of a list is found
+	// whichever part comes first.
+	fires := func(pos int, ref time.Time) (bool, error) {
+		checker.SetRef(ref)
+		due, err := checker.CheckDue(segs[pos], pos)
+		if err != nil {
+			return false, cronFieldError(pos, written[pos], err)
+		}
+		return due, nil
+	}
+	for m := 0; m < 60; m++ {
+		due, err := fires(1, time.Date(2024, 1, 1, 0, m, 0, 0, time.UTC))
+		if err != nil {
+			return nil, err
+		}
+		if due {
+			c.minutes |= 1 << m
+		}
+	}
+	for h := 0; h < 24; h++ {
+		due, err := fires(2, time.Date(2024, 1, 1, h, 0, 0, 0, time.UTC))
+		if err != nil {
+			return nil, err
+		}
+		if due {
+			c.hours |= 1 << h
+		}
+	}
+	for m := 1; m <= 12; m++ {
+		due, err := fires(4, time.Date(2024, time.Month(m), 1, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			return nil, err
+		}
+		if due {
+			c.months |= 1 << m
+		}
+	}
+	// Days are asked of gronx while searching; here only their syntax,
+	// over a month that has 31 days and every weekday.
+	for d := 1; d <= 31; d++ {
+		day := time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC)
+		if _, err := fires(3, day); err != nil {
+			return nil, err
+		}
+		if _, err := fires(5, day); err != nil {
+			return nil, err
+		}
+	}
+	if c.minutes == 0 || c.hours == 0 || c.months == 0 {
+		return nil, errors.New("it never fires")
+	}
+	return c, nil
+}
+
+// cronFieldError says in plain words what gronx found wrong with a field
+// (a cron "field": the word is left out, as Go's decoder uses it).
+func cronFieldError(pos int, segment string, err error) error {
+	f := cronFields[pos]
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "range"):
+		return fmt.Errorf("%s %q has a range outside %d-%d or running backwards", f.name, segment, f.min, f.max)
+	case strings.Contains(msg, "out of bounds"):
+		return fmt.Errorf("%s %q is outside %d-%d", f.name, segment, f.min, f.max)
+	case strings.Contains(msg, "step can't be 0"):
+		return fmt.Errorf("%s %q has a step of 0", f.name, segment)
+	}
+	return fmt.Errorf("%s %q is not a number, a range (1-5), a step (*/15), a list (1,5) or a name (JAN, MON)", f.name, segment)
+}
+
+// errCronNoTick is a search that found no tick within cronSearchDays.
+var errCronNoTick = errors.New("it never fires (no such date)")
+
+// dayDue reports whether the day of t (UTC midnight) fires.
+func (c *cronSchedule) dayDue(g *gronx.Gronx, day time.Time) bool {
+	if c.months&(1<<int(day.Month())) == 0 {
+		return false
+	}
+	g.C.SetRef(day)
+	due, err := g.SegmentsDue(c.daySegs)
+	return err == nil && due
+}
+
+// prev is the latest tick at or before t (incl) or strictly before it, to
+// the second, in UTC: what gronx.PrevTickBefore answers.
+func (c *cronSchedule) prev(t time.Time, incl bool) (time.Time, error) {
+	t = t.UTC().Truncate(time.Second)
+	if !incl {
+		t = t.Add(-time.Second)
+	}
+	g := gronx.New()
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	maxHour, maxMinute := t.Hour(), t.Minute()
+	for i := 0; i < cronSearchDays; i++ {
+		if c.dayDue(g, day) {
+			if h, m, ok := c.latestTime(maxHour, maxMinute); ok {
+				return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute), nil
+			}
+		}
+		day = day.AddDate(0, 0, -1)
+		maxHour, maxMinute = 23, 59
+	}
+	return time.Time{}, fmt.Errorf("cron %q before %s: %w", c.expr, t.Format(time.RFC3339), errCronNoTick)
+}
+
+// next is the earliest tick at or after t (incl) or strictly after it, to
+// the second, in UTC: what gronx.NextTickAfter answers.
+func (c *cronSchedule) next(t time.Time, incl bool) (time.Time, error) {
+	t = t.UTC()
+	if incl && t.Second() == 0 && t.Nanosecond() == 0 {
+		// A tick itself, as given (gronx returns the time unchanged).
+	} else {
+		// The next whole minute: ticks fall on second 0.
+		t = t.Truncate(time.Minute).Add(time.Minute)
+	}
+	g := gronx.New()
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	minHour, minMinute := t.Hour(), t.Minute()
+	for i := 0; i < cronSearchDays; i++ {
+		if c.dayDue(g, day) {
+			if h, m, ok := c.earliestTime(minHour, minMinute); ok {
+				return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute), nil
+			}
+		}
+		day = day.AddDate(0, 0, 1)
+		minHour, minMinute = 0, 0
+	}
+	return time.Time{}, fmt.Errorf("cron %q after %s: %w", c.expr, t.Format(time.RFC3339), errCronNoTick)
+}
+
+// latestTime is the latest hour:minute that fires at or before
+// maxHour:maxMinute within one day.
+func (c *cronSchedule) latestTime(maxHour, maxMinute int) (int, int, bool) {
+	if c.hours&(1<<maxHour) != 0 {
+		if m, ok := highestBitAtMost(c.minutes, maxMinute); ok {
+			return maxHour, m, true
+		}
+	}
+	if maxHour == 0 {
+		return 0, 0, false
+	}
+	h, ok := highestBitAtMost(uint64(c.hours), maxHour-1)
+	if !ok {
+		return 0, 0, false
+	}
+	m, _ := highestBitAtMost(c.minutes, 59)
+	return h, m, true
+}
+
+// earliestTime is the earliest hour:minute that fires at or after
+// minHour:minMinute within one day.
+func (c *cronSchedule) earliestTime(minHour, minMinute int) (int, int, bool) {
+	if c.hours&(1<<minHour) != 0 {
+		if m, ok := lowestBitAtLeast(c.minutes, minMinute); ok {
+			return minHour, m, true
+		}
+	}
+	if minHour == 23 {
+		return 0, 0, false
+	}
+	h, ok := lowestBitAtLeast(uint64(c.hours), minHour+1)
+	if !ok {
+		return 0, 0, false
+	}
+	m, _ := lowestBitAtLeast(c.minutes, 0)
+	return h, m, true
+}
+
+// highestBitAtMost is the highest set bit of set at or below limit.
+func highestBitAtMost(set uint64, limit int) (int, bool) {
+	masked := set & (uint64(1)<<(limit+1) - 1)
+	if masked == 0 {
+		return 0, false
+	}
+	return 63 - bits.LeadingZeros64(masked), true
+}
+
+// lowestBitAtLeast is the lowest set bit of set at or above limit.
+func lowestBitAtLeast(set uint64, limit int) (int, bool) {
+	masked := set >> limit << limit
+	if masked == 0 {
+		return 0, false
+	}
+	return bits.TrailingZeros64(masked), true
+}
