@@ -193,6 +193,9 @@ type editionRules struct {
 	dagRunStr               func(*DagRun) string
 	templateRunAttributes2  bool
 	templateDateFilters     bool // ds, ts, ... as filters (airflow/templates.py, 2.x)
+	// xcomPull is ti.xcom_pull (templatexcom.go): the release's signature,
+	// which entries it reads and what it returns.
+	xcomPull xcomPullFunc
 }
 
 // dagrunTimeoutRule is what dagrun_timeout does to a run running longer
@@ -304,6 +307,7 @@ var (
 		dagRunStr:               dagRunStr2,
 		templateRunAttributes2:  true,
 		templateDateFilters:     true,
+		xcomPull:                xcomPull2,
 	}
 
 	rules110 = editionRules{
@@ -371,6 +375,7 @@ var (
 		dagRunStr:               dagRunStr110,
 		templateRunAttributes2:  false,
 		templateDateFilters:     false,
+		xcomPull:                xcomPull110,
 	}
 
 	// rules110RBAC is 1.10.15 with rbac = True: the FAB UI's run page, no

@@ -52,6 +52,8 @@ type templateContext struct {
 	// connections looks up Airflow Connections ({{ conn.x.host }}); nil:
 	// none exist.
 	connections connectionLookup
+	// xcoms lists the XCom entries ti.xcom_pull reads; nil: none exist.
+	xcoms xcomLookup
 }
 
 // variableLookup returns the value of an Airflow Variable.
