@@ -196,6 +196,10 @@ type editionRules struct {
 	// xcomPull is ti.xcom_pull (templatexcom.go): the release's signature,
 	// which entries it reads and what it returns.
 	xcomPull xcomPullFunc
+	// bashRendersCwd: a BashOperator's cwd is a template field (Airflow
+	// 2.10.3 airflow/operators/bash.py:148); 1.10.15's template_fields are
+	// bash_command and env only (airflow/operators/bash_operator.py:88).
+	bashRendersCwd bool
 }
 
 // dagrunTimeoutRule is what dagrun_timeout does to a run running longer
@@ -308,6 +312,7 @@ var (
 		templateRunAttributes2:  true,
 		templateDateFilters:     true,
 		xcomPull:                xcomPull2,
+		bashRendersCwd:          true,
 	}
 
 	rules110 = editionRules{
@@ -376,6 +381,7 @@ var (
 		templateRunAttributes2:  false,
 		templateDateFilters:     false,
 		xcomPull:                xcomPull110,
+		bashRendersCwd:          false,
 	}
 
 	// rules110RBAC is 1.10.15 with rbac = True: the FAB UI's run page, no

@@ -143,6 +143,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               r.dagRunStr(run),
 			"templateRunAttributes2":  r.templateRunAttributes2,
 			"templateDateFilters":     r.templateDateFilters,
+			"bashRendersCwd":          r.bashRendersCwd,
 			// A pull of two task ids, one with an entry: the shape of the
 			// answer and whether the run is found by its date.
 			"xcomPull": func() string {
@@ -234,6 +235,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
 			"templateRunAttributes2":  true,
 			"templateDateFilters":     true,
+			// Airflow 2.10.3 airflow/operators/bash.py:148
+			"bashRendersCwd": true,
 			// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
 			"xcomPull": "['x'] <nil> byDate=false",
 			"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
@@ -298,6 +301,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
 			"templateRunAttributes2":  false,
 			"templateDateFilters":     false,
+			// Airflow 1.10.15 airflow/operators/bash_operator.py:88
+			"bashRendersCwd": false,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -358,6 +363,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
 			"templateRunAttributes2":  false,
 			"templateDateFilters":     false,
+			// Airflow 1.10.15 airflow/operators/bash_operator.py:88
+			"bashRendersCwd": false,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,

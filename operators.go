@@ -122,7 +122,19 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	}
 	// Last, so that they win over a task env of the same name.
 	env = append(env, valueEnv...)
-	dir := job.task.Cwd
+	dir, err := tc.renderCwd(job.task.Cwd)
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: "cwd: " + err.Error()}
+	}
+	if dir != "" {
+		// Airflow 2.10.3 airflow/operators/bash.py:237-241 checks the
+		// folder before it runs anything, naming it.
+		if info, err := os.Stat(dir); err != nil {
+			return taskOutcome{state: TaskFailed, reason: "cwd: can not find the cwd: " + dir}
+		} else if !info.IsDir() {
+			return taskOutcome{state: TaskFailed, reason: "cwd: the cwd " + dir + " must be a directory"}
+		}
+	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "airlite-task-")
 		if err != nil {

@@ -276,3 +276,49 @@ tasks:
 		})
 	}
 }
+
+// cwd is a template field in Airflow 2.10.3 (airflow/operators/bash.py:148),
+// not in 1.10.15 (airflow/operators/bash_operator.py:88, which has no cwd
+// at all; airlite's is taken as it is written). A cwd may hold static values
+// only: one a request chose would decide which files the command touches.
+func TestBash_CwdRenderedInEdition2Only(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	for _, sub := range []string{"2024-05-01", "{{ ds }}"} {
+		if err := os.Mkdir(filepath.Join(base, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, cwd string
+		want      map[edition]string // output, or "fail: words" for a failed try
+	}{
+		{"static", base + "/{{ ds }}", map[edition]string{
+			edition2: base + "/2024-05-01\n", edition110: base + "/{{ ds }}\n", edition110RBAC: base + "/{{ ds }}\n"}},
+		{"conf", base + "/{{ dag_run.conf.dir }}", map[edition]string{
+			edition2: "fail: may hold a value from a request", edition110: "fail: ", edition110RBAC: "fail: "}},
+		{"pulled", "{{ ti.xcom_pull(task_ids='push') }}", map[edition]string{
+			edition2: "fail: may hold a value from a request", edition110: "fail: ", edition110RBAC: "fail: "}},
+		{"params", "{{ params.dir }}", map[edition]string{
+			edition2: "fail: may hold a value from a request", edition110: "fail: ", edition110RBAC: "fail: "}},
+	}
+	for _, e := range allEditions {
+		runner := pullStore(t, e, "unused")
+		for _, tc := range tests {
+			t.Run(string(e)+"/"+tc.name, func(t *testing.T) {
+				cwd, _ := json.Marshal(tc.cwd)
+				out := runPull(t, runner, `{task_id: t, operator: BashOperator, params: {dir: x}, cwd: `+string(cwd)+`, bash_command: pwd}`)
+				want := tc.want[e]
+				if words, failed := strings.CutPrefix(want, "fail: "); failed {
+					if out.state != TaskFailed || !strings.Contains(out.reason, words) {
+						t.Errorf("cwd %q: %s (%s), output %q; want a failure naming %q", tc.cwd, out.state, out.reason, out.output, words)
+					}
+					return
+				}
+				if out.state != TaskSuccess || out.output != want {
+					t.Errorf("cwd %q: %s (%s), output %q; want %q", tc.cwd, out.state, out.reason, out.output, want)
+				}
+			})
+		}
+	}
+}
