@@ -193,6 +193,13 @@ type editionRules struct {
 	dagRunStr               func(*DagRun) string
 	templateRunAttributes2  bool
 	templateDateFilters     bool // ds, ts, ... as filters (airflow/templates.py, 2.x)
+	// xcomPull is ti.xcom_pull (templatexcom.go): the release's signature,
+	// which entries it reads and what it returns.
+	xcomPull xcomPullFunc
+	// bashRendersCwd: a BashOperator's cwd is a template field (Airflow
+	// 2.10.3 airflow/operators/bash.py:148); 1.10.15's template_fields are
+	// bash_command and env only (airflow/operators/bash_operator.py:88).
+	bashRendersCwd bool
 }
 
 // dagrunTimeoutRule is what dagrun_timeout does to a run running longer
@@ -304,6 +311,8 @@ var (
 		dagRunStr:               dagRunStr2,
 		templateRunAttributes2:  true,
 		templateDateFilters:     true,
+		xcomPull:                xcomPull2,
+		bashRendersCwd:          true,
 	}
 
 	rules110 = editionRules{
@@ -371,6 +380,8 @@ var (
 		dagRunStr:               dagRunStr110,
 		templateRunAttributes2:  false,
 		templateDateFilters:     false,
+		xcomPull:                xcomPull110,
+		bashRendersCwd:          false,
 	}
 
 	// rules110RBAC is 1.10.15 with rbac = True: the FAB UI's run page, no

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
 // TestEditionRules_Table pins each edition's row of the rules table, one
@@ -141,6 +143,22 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               r.dagRunStr(run),
 			"templateRunAttributes2":  r.templateRunAttributes2,
 			"templateDateFilters":     r.templateDateFilters,
+			"bashRendersCwd":          r.bashRendersCwd,
+			// A pull of two task ids, one with an entry: the shape of the
+			// answer and whether the run is found by its date.
+			"xcomPull": func() string {
+				var byDate bool
+				tc := templateContext{dag: &DAG{DagID: "d"}, task: bash, run: run, try: 1, rules: r,
+					xcoms: func(q XComPullQuery) ([]*XComEntry, error) {
+						byDate = q.ByDate
+						if slices.Contains(q.TaskIDs, "a") {
+							return []*XComEntry{{DagID: "d", RunID: "r", TaskID: "a", MapIndex: -1, Key: xcomReturnKey, Value: json.RawMessage(`"x"`)}}, nil
+						}
+						return nil, nil
+					}}
+				v, err := r.xcomPull(tc, &exec.VarArgs{Args: []*exec.Value{exec.AsValue([]any{"a", "missing"})}, KwArgs: map[string]*exec.Value{}})
+				return fmt.Sprintf("%s %v byDate=%v", templateRepr(exec.AsValue(v)), err, byDate)
+			}(),
 		}
 	}
 
@@ -217,6 +235,10 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
 			"templateRunAttributes2":  true,
 			"templateDateFilters":     true,
+			// Airflow 2.10.3 airflow/operators/bash.py:148
+			"bashRendersCwd": true,
+			// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
+			"xcomPull": "['x'] <nil> byDate=false",
 			"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
 				"downstream_task_ids", "env", "executor", "ignore_first_depends_on_past", "map_index_template", "max_active_tis_per_dag",
 				"max_active_tis_per_dagrun", "multiple_outputs", "on_execute_callback", "on_skipped_callback", "operator_extra_links",
@@ -279,7 +301,11 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
 			"templateRunAttributes2":  false,
 			"templateDateFilters":     false,
-			"operatorFields":          operatorFields110Bash,
+			// Airflow 1.10.15 airflow/operators/bash_operator.py:88
+			"bashRendersCwd": false,
+			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
+			"xcomPull":       "('x', None) <nil> byDate=true",
+			"operatorFields": operatorFields110Bash,
 		}},
 		{edition110RBAC, map[string]any{
 			"name":                    edition110RBAC,
@@ -337,7 +363,11 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, externally triggered: True>",
 			"templateRunAttributes2":  false,
 			"templateDateFilters":     false,
-			"operatorFields":          operatorFields110Bash,
+			// Airflow 1.10.15 airflow/operators/bash_operator.py:88
+			"bashRendersCwd": false,
+			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
+			"xcomPull":       "('x', None) <nil> byDate=true",
+			"operatorFields": operatorFields110Bash,
 		}},
 	}
 

@@ -2832,6 +2832,111 @@ func (s *Store) XComEntries(f XComFilter) ([]*XComEntry, error) {
 	return entries, nil
 }
 
+// XComPullQuery picks the XCom entries a template's xcom_pull reads, as
+// Airflow's XCom.get_many (2.10.3) and XCom.get_one (1.10.15) do. Nil
+// slices and an empty Key match any.
+type XComPullQuery struct {
+	DagIDs     []string
+	TaskIDs    []string
+	Key        string
+	MapIndexes []int
+	// The pulling task's run: 2.10.3 takes the entries of the runs with
+	// its run_id (ByDate false), 1.10.15 those at its logical date.
+	RunID  string
+	Date   time.Time
+	ByDate bool
+	// IncludePriorDates takes the entries of runs at or before Date too.
+	IncludePriorDates bool
+}
+
+// XComsToPull lists the entries a pull reads, newest first as Airflow
+// orders them (the run's logical date, then the push's timestamp,
+// descending), in one read.
+func (s *Store) XComsToPull(q XComPullQuery) ([]*XComEntry, error) {
+	txn := s.read()
+	type found struct {
+		e    *XComEntry
+		date time.Time
+	}
+	var entries []found
+	keep := func(e *XComEntry) error {
+		if (q.TaskIDs != nil && !slices.Contains(q.TaskIDs, e.TaskID)) || (q.Key != "" && e.Key != q.Key) ||
+			(q.MapIndexes != nil && !slices.Contains(q.MapIndexes, e.MapIndex)) {
+			return nil
+		}
+		run, err := runByRunIDTxn(txn, e.DagID, e.RunID)
+		if errors.Is(err, errNotFound) { // entries go with their run
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		date := run.ExecutionDate
+		switch {
+		case q.IncludePriorDates && date.After(q.Date):
+			return nil
+		case !q.IncludePriorDates && q.ByDate && !date.Equal(q.Date):
+			return nil
+		case !q.IncludePriorDates && !q.ByDate && e.RunID != q.RunID:
+			return nil
+		}
+		entries = append(entries, found{e, date})
+		return nil
+	}
+	scan := func(prefix ...any) error {
+		index := indexID
+		if len(prefix) > 0 {
+			index += "_prefix"
+		}
+		it, err := txn.Get(tableXComs, index, prefix...)
+		if err != nil {
+			return fmt.Errorf("list xcom entries: %w", err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			if err := keep(raw.(*XComEntry)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if q.DagIDs == nil {
+		if err := scan(); err != nil {
+			return nil, err
+		}
+	}
+	for _, dagID := range slices.Compact(slices.Sorted(slices.Values(q.DagIDs))) {
+		var err error
+		switch {
+		case q.IncludePriorDates:
+			err = scan(dagID, "")
+		case q.ByDate:
+			// One run of a DAG per logical date: scan only its entries.
+			run, rerr := runByDateTxn(txn, dagID, q.Date)
+			if errors.Is(rerr, errNotFound) {
+				continue
+			}
+			if rerr != nil {
+				return nil, rerr
+			}
+			err = scan(dagID, run.RunID, "")
+		default:
+			err = scan(dagID, q.RunID, "")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b found) int {
+		return cmp.Or(b.date.Compare(a.date), b.e.Timestamp.Compare(a.e.Timestamp),
+			strings.Compare(a.e.DagID, b.e.DagID), strings.Compare(a.e.TaskID, b.e.TaskID), strings.Compare(a.e.Key, b.e.Key))
+	})
+	out := make([]*XComEntry, len(entries))
+	for i, f := range entries {
+		out[i] = f.e
+	}
+	return out, nil
+}
+
 // XCom returns one XCom entry, or errNotFound.
 func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
 	raw, err := s.read().First(tableXComs, indexID, dagID, runID, taskID, key)

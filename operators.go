@@ -101,8 +101,10 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	// var.value.x and conn.x read the store's Variables and Connections; a
 	// template's use of them is a request value (set through /api/v1),
 	// never shell text.
+	// ti.xcom_pull reads the store's XCom entries, which earlier tries'
+	// output (so a request) may have filled: request values too.
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
-		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound}
+		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull}
 	plan := job.task.shellPlan
 	if plan == nil { // a task not built by parseDAG: compile it as the loader would
 		var err error
@@ -120,7 +122,19 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	}
 	// Last, so that they win over a task env of the same name.
 	env = append(env, valueEnv...)
-	dir := job.task.Cwd
+	dir, err := tc.renderCwd(job.task.Cwd)
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: "cwd: " + err.Error()}
+	}
+	if dir != "" {
+		// Airflow 2.10.3 airflow/operators/bash.py:237-241 checks the
+		// folder before it runs anything, naming it.
+		if info, err := os.Stat(dir); err != nil {
+			return taskOutcome{state: TaskFailed, reason: "cwd: can not find the cwd: " + dir}
+		} else if !info.IsDir() {
+			return taskOutcome{state: TaskFailed, reason: "cwd: the cwd " + dir + " must be a directory"}
+		}
+	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "airlite-task-")
 		if err != nil {

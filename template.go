@@ -52,6 +52,8 @@ type templateContext struct {
 	// connections looks up Airflow Connections ({{ conn.x.host }}); nil:
 	// none exist.
 	connections connectionLookup
+	// xcoms lists the XCom entries ti.xcom_pull reads; nil: none exist.
+	xcoms xcomLookup
 }
 
 // variableLookup returns the value of an Airflow Variable.
@@ -602,6 +604,35 @@ func (c templateContext) renderText(text string) (string, error) {
 	}
 	out, _, _, err := c.render(t, false)
 	return out, err
+}
+
+// renderCwd renders a BashOperator's cwd (a template field in the editions
+// whose release has it, editionRules.bashRendersCwd; else the text as it
+// is). A cwd is not shell text, but it decides which files the author's
+// command reads and writes (a relative path, a clean-up), so it may hold
+// static values only: a print that may hold a request value (the conf,
+// params, var, conn, ti.xcom_pull, ...) fails the try. Fail closed.
+func (c templateContext) renderCwd(cwd string) (string, error) {
+	if !c.editionRules().bashRendersCwd {
+		return cwd, nil
+	}
+	t, err := parseTemplate(cwd)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range t.prints {
+		if !p.static {
+			return "", &templateError{msg: fmt.Sprintf("%s may hold a value from a request, and a cwd may hold only values from the DAG file or the server (dates, ids); choose the folder in bash_command instead (cd \"$DIR\" with DIR in env)", p.text)}
+		}
+	}
+	text, values, _, err := c.render(t, true)
+	if err != nil {
+		return "", err
+	}
+	if len(values) > 0 { // a static print never marks one; fail closed all the same
+		return "", &templateError{msg: "the cwd holds a value from a request, which a cwd may not hold"}
+	}
+	return text, nil
 }
 
 // renderShell renders a compiled bash_command (see shellplan.go). Static

@@ -747,8 +747,10 @@ func (ti templateTI) GetAttribute(name string) (*exec.Value, bool) {
 		return exec.AsValue(templateTask{c.task, c.dag}), true
 	case "dag_run":
 		return exec.AsValue(templateDagRun{c: c}), true
-	case "xcom_pull", "xcom_push":
-		return exec.AsValue(errors.New("XCom is not supported by airlite")), true
+	case "xcom_pull":
+		return exec.AsValue(func(args *exec.VarArgs) (any, error) { return c.editionRules().xcomPull(c, args) }), true
+	case "xcom_push":
+		return exec.AsValue(errors.New("xcom_push in a template is not supported by airlite")), true
 	}
 	return exec.AsValue(fmt.Errorf("'TaskInstance' object has no attribute '%s'", name)), false
 }
