@@ -9,6 +9,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -32,13 +33,7 @@ func pyArgs(fn string, args *exec.VarArgs, positional, keywordOnly []string) (ma
 	for i, v := range args.Args {
 		bound[positional[i]] = v
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range args.KwArgs {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(args.KwArgs)) {
 		if !slices.Contains(positional, name) && !slices.Contains(keywordOnly, name) {
 			return nil, fmt.Errorf("TypeError: %s() got an unexpected keyword argument '%s'", fn, name)
 		}
