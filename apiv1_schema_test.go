@@ -353,6 +353,10 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		res := ts.v1(t, rq.method, rq.path, rq.body, "Accept", "application/json")
 		walked[doc.checkAnswer(t, vr, rq.method, rq.path, res)] = true
 	}
+	// The tries answers above held an earlier try.
+	if tries, _, err := ts.store.EarlierTries("tutorial", "r3", "sleep"); err != nil || len(tries) != 1 {
+		t.Errorf("earlier tries of sleep: %d, %v; want the one the clear kept", len(tries), err)
+	}
 	// Every operation of the document is walked at least once.
 	for _, op := range slices.Sorted(maps.Keys(doc.Operations)) {
 		if !walked[op] {
