@@ -401,8 +401,6 @@ func TestServerV1_TaskInstanceTries_History(t *testing.T) {
 		{name: "map index 0, try 1: none", path: tiPath + "/0/tries/1", setup: setup,
 			wantStatus: 404, wantProblem: &wantProblem{title: "Task instance not found",
 				detail: "Task Instance not found for dag_id=tutorial, run_id=r3, task_id=print_date, map_index=0, try_number=1."}},
-		// The log of try 1 is still read by its number.
-		{name: "log of try 1", path: tiPath + "/logs/1", setup: setup, wantStatus: 200},
 	})
 }
 
