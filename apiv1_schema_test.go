@@ -265,6 +265,17 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 	doc := loadV1Schemas(t)
 	ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.Kick = func() {} }))
 	threeRuns(t, ts)
+	// sleep has had a try, so that the clear below keeps it as an earlier
+	// try, which the tries requests then answer.
+	sleep, err := ts.store.TaskInstance("tutorial", "r3", "sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := *sleep
+	tried.TryNumber = 1
+	if err := ts.store.UpsertTaskInstance(&tried); err != nil {
+		t.Fatal(err)
+	}
 	vr := ts.srv.v1Routes()
 	token := decodeJSON[map[string]any](t, ts.v1(t, "GET", "/dags/example_bash_operator?fields=file_token", "").body)["file_token"].(string)
 	requests := []struct{ method, path, body string }{
@@ -299,7 +310,9 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		{"POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_ids": ["tutorial"]}`},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/print_date/logs/1", ""},
 		{"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/tutorial/dagRuns/r2", ""}, {"DELETE", "/dags/example_trigger_target_dag", ""},
+		{"POST", "/dags/tutorial/clearTaskInstances", `{"dry_run": false, "dag_run_id": "r3", "task_ids": ["sleep"], "only_failed": false}`},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/tries", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0/tries", ""},
+		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/tries/1", ""},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/tries/0", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/tries/9", ""},
 		{"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/1/tries/0", ""}, {"GET", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0", ""},
 		{"PATCH", "/dags/tutorial/dagRuns/r3/taskInstances/sleep/0", `{"new_state": "success"}`},
@@ -339,6 +352,10 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 	for _, rq := range requests {
 		res := ts.v1(t, rq.method, rq.path, rq.body, "Accept", "application/json")
 		walked[doc.checkAnswer(t, vr, rq.method, rq.path, res)] = true
+	}
+	// The tries answers above held an earlier try.
+	if tries, _, err := ts.store.EarlierTries("tutorial", "r3", "sleep"); err != nil || len(tries) != 1 {
+		t.Errorf("earlier tries of sleep: %d, %v; want the one the clear kept", len(tries), err)
 	}
 	// Every operation of the document is walked at least once.
 	for _, op := range slices.Sorted(maps.Keys(doc.Operations)) {

@@ -4,8 +4,8 @@ package main
 // {map_index} variants of its operations, listMapped and its extra links
 // (Airflow 2.10.3 airflow/api_connexion/endpoints/task_instance_endpoint.py,
 // extra_link_endpoint.py, schemas/task_instance_schema.py). airlite has no
-// mapped tasks: every task instance has map_index -1, and airlite keeps
-// the task instance's current try only (no TaskInstanceHistory rows).
+// mapped tasks: every task instance has map_index -1. A task instance's
+// earlier tries are the store's TaskInstanceHistory rows.
 
 import (
 	"errors"
@@ -14,10 +14,10 @@ import (
 	"strconv"
 )
 
-// v1TaskInstanceTry is TaskInstanceHistorySchema's dump of a try, here
-// the task instance's current one: TaskInstanceSchema's fields without
-// the run's date, the note, the SLA miss, the rendered fields and the
-// trigger.
+// v1TaskInstanceTry is TaskInstanceHistorySchema's dump of a try, an
+// earlier one or the task instance's current one: TaskInstanceSchema's
+// fields without the run's date, the note, the SLA miss, the rendered
+// fields and the trigger.
 func v1TaskInstanceTry(ti *TaskInstance, run *DagRun) map[string]any {
 	out := v1TaskInstance(ti, run)
 	for _, k := range []string{"execution_date", "note", "sla_miss", "rendered_map_index", "rendered_fields", "trigger", "triggerer_job"} {
@@ -33,34 +33,67 @@ func pathMapIndex(req *v1Request) int64 {
 }
 
 // V1GetTaskInstanceTries is GET …/taskInstances/{task_id}/tries (and its
-// {map_index} variant): the history rows, then the task instance, of that
-// map index; an empty list when there are none, as Airflow answers.
+// {map_index} variant): the earlier tries in try order, then the task
+// instance, of that map index; an empty list when there are none, as
+// Airflow answers (airflow/api_connexion/endpoints/
+// task_instance_endpoint.py:824-848: history rows, then the task
+// instance, no 404). limit, offset and order_by are ignored, as there.
 func (s *server) V1GetTaskInstanceTries(dagID, runID, taskID string, mapIndex int64) (map[string]any, error) {
 	tries := []any{}
-	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
-	var p *problem
-	switch {
-	case err == nil && mapIndex == -1:
-		tries = append(tries, v1TaskInstanceTry(ti, run))
-	case err != nil && !errors.As(err, &p):
+	run, ti, earlier, err := s.v1Tries(dagID, runID, taskID, mapIndex)
+	if err != nil {
 		return nil, err
+	}
+	for _, t := range earlier {
+		tries = append(tries, v1TaskInstanceTry(t, run))
+	}
+	if ti != nil {
+		tries = append(tries, v1TaskInstanceTry(ti, run))
 	}
 	return map[string]any{"task_instances": tries, "total_entries": len(tries)}, nil
 }
 
 // V1GetTaskInstanceTry is GET …/tries/{task_try_number} (and its
-// {map_index} variant): the try of that number.
+// {map_index} variant): the try of that number, the task instance's own
+// first, then its earlier ones (task_instance_endpoint.py:794), so that
+// after a clear, which keeps the try number, the task instance answers.
 func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int64, try int64) (map[string]any, error) {
-	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
-	var p *problem
-	switch {
-	case err == nil && mapIndex == -1 && int64(ti.TryNumber) == try:
-		return v1TaskInstanceTry(ti, run), nil
-	case err != nil && !errors.As(err, &p):
+	run, ti, earlier, err := s.v1Tries(dagID, runID, taskID, mapIndex)
+	if err != nil {
 		return nil, err
+	}
+	if ti != nil && int64(ti.TryNumber) == try {
+		return v1TaskInstanceTry(ti, run), nil
+	}
+	for _, t := range earlier {
+		if int64(t.TryNumber) == try {
+			return v1TaskInstanceTry(t, run), nil
+		}
 	}
 	return nil, v1NotFound("Task instance not found", fmt.Sprintf(
 		"Task Instance not found for dag_id=%s, run_id=%s, task_id=%s, map_index=%d, try_number=%d.", dagID, runID, taskID, mapIndex, try))
+}
+
+// v1Tries finds a task instance of a map index and its earlier tries; a
+// task instance that does not exist (or an index other than -1, which
+// airlite never has) is nil, not an error.
+func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, *TaskInstance, []*TaskInstance, error) {
+	if mapIndex != -1 {
+		return nil, nil, nil, nil
+	}
+	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	var p *problem
+	switch {
+	case errors.As(err, &p):
+		return nil, nil, nil, nil
+	case err != nil:
+		return nil, nil, nil, err
+	}
+	earlier, _, err := s.opts.Store.EarlierTries(dagID, runID, taskID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return run, ti, earlier, nil
 }
 
 // V1GetMappedTaskInstance is GET …/taskInstances/{task_id}/{map_index}:

@@ -37,7 +37,8 @@ func wantTryOfTI(t *testing.T, ts *testServer, try map[string]any) {
 // TestServerV1_TaskInstanceTries follows Airflow 2.10.3
 // tests/api_connexion/endpoints/test_task_instance_endpoint.py:2739-3080
 // (TestGetTaskInstanceTry, TestGetTaskInstanceTries) for a task instance
-// without history rows: airlite keeps the current try only.
+// without history rows (its first try); tryhistory_test.go has the cases
+// with earlier tries.
 func TestServerV1_TaskInstanceTries(t *testing.T) {
 	t.Parallel()
 	setup := func(t *testing.T, ts *testServer) { threeRuns(t, ts) }

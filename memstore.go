@@ -16,19 +16,20 @@ import (
 
 // Table and index names.
 const (
-	tableDags      = "dags"
-	tableDagRuns   = "dag_runs"
-	tableTasks     = "task_instances"
-	tablePools     = "pools"
-	tableLineage   = "lineage"
-	tableTaskLogs  = "task_logs"
-	tableCounters  = "counters"
-	tableRunCounts = "run_counts"
-	tableTotals    = "totals"
-	tableVariables = "variables"
-	tableConns     = "connections"
-	tableXComs     = "xcom"
-	tableEventLogs = "event_logs"
+	tableDags       = "dags"
+	tableDagRuns    = "dag_runs"
+	tableTasks      = "task_instances"
+	tablePools      = "pools"
+	tableLineage    = "lineage"
+	tableTaskLogs   = "task_logs"
+	tableCounters   = "counters"
+	tableRunCounts  = "run_counts"
+	tableTotals     = "totals"
+	tableVariables  = "variables"
+	tableConns      = "connections"
+	tableXComs      = "xcom"
+	tableEventLogs  = "event_logs"
+	tableTryHistory = "task_instance_history"
 
 	indexID      = "id"
 	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
@@ -149,6 +150,24 @@ func taskLogsTable() *memdb.TableSchema {
 		},
 	}
 }
+
+// tryHistoryTable holds the earlier tries of task instances
+// (TaskInstanceHistory), one row per task instance, keyed like task
+// instances.
+func tryHistoryTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTryHistory,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: runKeyIndexes(
+				func(h *TaskInstanceHistory) string { return h.DagID }, func(h *TaskInstanceHistory) string { return h.RunID },
+				func(h *TaskInstanceHistory) string { return h.TaskID })},
+		},
+	}
+}
+
+// taskInstanceTables are the tables whose rows belong to one task
+// instance, keyed (dag_id, run_id, task_id): they go with their run.
+var taskInstanceTables = []string{tableLineage, tableTaskLogs, tableTryHistory}
 
 // countersTable holds the change index and the id sequences.
 func countersTable() *memdb.TableSchema {
@@ -348,7 +367,8 @@ func recountRunsTxn(txn *memdb.Txn) error {
 
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
-		taskLogsTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(), xcomsTable(), eventLogsTable()}
+		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
+		xcomsTable(), eventLogsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -562,7 +582,7 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 		if err := deleteRunTxn(txn, run); err != nil {
 			return err
 		}
-		for _, table := range []string{tableLineage, tableTaskLogs} {
+		for _, table := range taskInstanceTables {
 			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, run.RunID, ""); err != nil {
 				return fmt.Errorf("drop %s of run %s of %s: %w", table, run.RunID, dagID, err)
 			}
@@ -776,7 +796,7 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
-			tableVariables, tableConns} {
+			tableTryHistory, tableVariables, tableConns} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
@@ -1372,9 +1392,13 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 				}
 				count += n
 			}
-			// Captured output is not a database row in Airflow: not counted.
-			if _, err := txn.DeleteAll(tableTaskLogs, indexID+"_prefix", id, ""); err != nil {
-				return fmt.Errorf("delete task logs of %s: %w", id, err)
+			// Captured output is not a database row in Airflow: not
+			// counted. Earlier tries go with their task instances, as
+			// Airflow's foreign key cascades: not counted either.
+			for _, table := range []string{tableTaskLogs, tableTryHistory} {
+				if _, err := txn.DeleteAll(table, indexID+"_prefix", id, ""); err != nil {
+					return fmt.Errorf("delete %s of %s: %w", table, id, err)
+				}
 			}
 			// XCom rows go with their task instances, as Airflow's
 			// foreign key cascades: not counted.
@@ -1466,7 +1490,7 @@ func enforceLoadedDAGLimitTxn(txn *memdb.Txn, max int) error {
 	return &limitError{limit: limitDags, have: int64(n)}
 }
 
-// DeleteRuns removes the runs, task instances, lineage and task logs of
+// DeleteRuns removes the runs, task instances, lineage, task logs and earlier tries of
 // one DAG, or of every DAG when dagID is "". DAGs and pools stay.
 func (s *Store) DeleteRuns(dagID string) error {
 	return s.update(func(txn *memdb.Txn) error {
@@ -1484,7 +1508,7 @@ func (s *Store) DeleteRuns(dagID string) error {
 		if err := deleteXComsTxn(txn, xcomsOf...); err != nil {
 			return err
 		}
-		for _, table := range []string{tableDagRuns, tableTasks, tableLineage, tableTaskLogs} {
+		for _, table := range append([]string{tableDagRuns, tableTasks}, taskInstanceTables...) {
 			var err error
 			switch {
 			case dagID == "":
@@ -2108,6 +2132,17 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
 			return err
 		}
+		// A try followed by a retry joins the history, as Airflow's
+		// handle_failure records it before up_for_retry.
+		if res.TI.State == TaskUpForRetry {
+			end := time.Now().UTC()
+			if res.TI.EndDate != nil {
+				end = *res.TI.EndDate
+			}
+			if err := recordTryTxn(txn, res.TI, end); err != nil {
+				return err
+			}
+		}
 		if event := tryEndEvent(res.TI.State); event != "" {
 			at := time.Now().UTC()
 			if res.TI.EndDate != nil {
@@ -2199,8 +2234,10 @@ func (s *Store) TakeTaskProcesses() ([]taskProcessRecord, error) {
 // ResetOrphans changes, in one write, every task instance in one of
 // states as decide says: the task instance to store in its place (nil
 // leaves it as it is) and the line its try leaves in the task log (nil for
-// none). It returns how many changed.
-func (s *Store) ResetOrphans(states []TaskState, decide func(v storeView, ti *TaskInstance) (*TaskInstance, *TryLog)) (int, error) {
+// none). A running try that another try will follow (the task instance
+// goes back to no state or up for retry) joins the history, ended at
+// now. It returns how many changed.
+func (s *Store) ResetOrphans(states []TaskState, now time.Time, decide func(v storeView, ti *TaskInstance) (*TaskInstance, *TryLog)) (int, error) {
 	changed := 0
 	err := s.update(func(txn *memdb.Txn) error {
 		changed = 0
@@ -2221,6 +2258,11 @@ func (s *Store) ResetOrphans(states []TaskState, decide func(v storeView, ti *Ta
 			if err := putTaskInstancesTxn(txn, ti); err != nil {
 				return fmt.Errorf("reset orphaned task %s: %w", key, err)
 			}
+			if old.State == TaskRunning && (ti.State == TaskNone || ti.State == TaskUpForRetry) {
+				if err := recordTryTxn(txn, old, now); err != nil {
+					return fmt.Errorf("record orphaned try %s: %w", key, err)
+				}
+			}
 			if try != nil {
 				if err := appendTaskLogTxn(txn, key, *try); err != nil {
 					return fmt.Errorf("log orphaned task %s: %w", key, err)
@@ -2231,6 +2273,64 @@ func (s *Store) ResetOrphans(states []TaskState, decide func(v storeView, ti *Ta
 		return nil
 	})
 	return changed, err
+}
+
+// recordTryTxn keeps ti's try in its task instance's history, as
+// Airflow's TaskInstanceHistory.record_ti does when a try is retried or
+// cleared: each try number once; a try that had not finished is kept as
+// failed, ended at now. A task instance that has begun no try (try 0)
+// leaves nothing: there is no earlier try to keep (Airflow keeps a
+// failed try 0, docs/behaviour.md §5). The history keeps the last
+// maxLogTries tries and counts the ones it drops.
+func recordTryTxn(txn *memdb.Txn, ti *TaskInstance, now time.Time) error {
+	if ti.TryNumber < 1 {
+		return nil
+	}
+	hist := &TaskInstanceHistory{DagID: ti.DagID, RunID: ti.RunID, TaskID: ti.TaskID}
+	raw, err := txn.First(tableTryHistory, indexID, ti.DagID, ti.RunID, ti.TaskID)
+	if err != nil {
+		return fmt.Errorf("read tries of %s/%s/%s: %w", ti.DagID, ti.RunID, ti.TaskID, err)
+	}
+	var tries []*TaskInstance
+	if raw != nil {
+		old := raw.(*TaskInstanceHistory)
+		tries, hist.Dropped = old.Tries, old.Dropped
+		if n := len(tries); n > 0 && tries[n-1].TryNumber >= ti.TryNumber {
+			return nil // this try is kept already
+		}
+	}
+	try := *ti
+	try.ProcIdentity, try.NextRetryAt, try.Note = "", nil, nil
+	if !try.State.Finished() {
+		try.State, try.EndDate, try.Duration = TaskFailed, &now, nil
+		if try.StartDate != nil {
+			d := now.Sub(*try.StartDate).Seconds()
+			try.Duration = &d
+		}
+	}
+	if drop := len(tries) + 1 - maxLogTries; drop > 0 {
+		tries, hist.Dropped = tries[drop:], hist.Dropped+drop
+	}
+	hist.Tries = append(append(make([]*TaskInstance, 0, len(tries)+1), tries...), &try)
+	if err := txn.Insert(tableTryHistory, hist); err != nil {
+		return fmt.Errorf("record try %d of %s/%s/%s: %w", try.TryNumber, ti.DagID, ti.RunID, ti.TaskID, err)
+	}
+	return nil
+}
+
+// EarlierTries returns a task instance's history: its earlier tries in
+// try order (none when it has none, or does not exist), and how many
+// earlier tries were dropped.
+func (s *Store) EarlierTries(dagID, runID, taskID string) ([]*TaskInstance, int, error) {
+	raw, err := s.read().First(tableTryHistory, indexID, dagID, runID, taskID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read tries of %s/%s/%s: %w", dagID, runID, taskID, err)
+	}
+	if raw == nil {
+		return nil, 0, nil
+	}
+	h := raw.(*TaskInstanceHistory)
+	return h.Tries, h.Dropped, nil
 }
 
 // appendTaskLogTxn adds a try's output to its task instance's log, which
@@ -2988,8 +3088,8 @@ func (s *Store) SetTaskInstanceNote(dagID, runID, taskID string, note *string) (
 	return out, err
 }
 
-// DeleteRun removes one run with its task instances, lineage and task
-// logs (not its sub-DAGs' runs, as Airflow deletes the one row).
+// DeleteRun removes one run with its task instances, lineage, task
+// logs and earlier tries (not its sub-DAGs' runs, as Airflow deletes the one row).
 func (s *Store) DeleteRun(dagID, runID string) error {
 	return s.update(func(txn *memdb.Txn) error {
 		run, err := runByRunIDTxn(txn, dagID, runID)
@@ -2999,7 +3099,7 @@ func (s *Store) DeleteRun(dagID, runID string) error {
 		if err := deleteRunTxn(txn, run); err != nil {
 			return err
 		}
-		for _, table := range []string{tableLineage, tableTaskLogs} {
+		for _, table := range taskInstanceTables {
 			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, runID, ""); err != nil {
 				return fmt.Errorf("delete %s of %s/%s: %w", table, dagID, runID, err)
 			}
@@ -3037,6 +3137,11 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 			}
 			if ti.State == TaskRunning {
 				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+			}
+			// Airflow's clear_task_instances records every cleared
+			// try first.
+			if err := recordTryTxn(txn, ti, now); err != nil {
+				return err
 			}
 			cleared := *ti
 			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now

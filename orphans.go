@@ -32,7 +32,7 @@ func resolveOrphans(store *Store, policy orphanPolicy, now time.Time, log zerolo
 	now = now.UTC().Truncate(time.Microsecond)
 	type change struct{ was, now *TaskInstance }
 	var changes []change
-	changed, err := store.ResetOrphans(policy.states, func(v storeView, old *TaskInstance) (*TaskInstance, *TryLog) {
+	changed, err := store.ResetOrphans(policy.states, now, func(v storeView, old *TaskInstance) (*TaskInstance, *TryLog) {
 		ti := *old
 		ti.UpdatedAt = &now
 		zombie := policy.zombies && old.State == TaskRunning

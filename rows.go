@@ -205,6 +205,19 @@ type TryLog struct {
 	Truncated bool
 }
 
+// TaskInstanceHistory is a task instance's earlier tries, Airflow's
+// task_instance_history rows: each try as its task instance stood when a
+// retry followed it or a clear ended it, in try order, one try number
+// once. It keeps the last maxLogTries of them, the bound of the task
+// log, and counts the ones it drops.
+type TaskInstanceHistory struct {
+	DagID   string
+	RunID   string
+	TaskID  string
+	Tries   []*TaskInstance // never changed once stored; try numbers rising
+	Dropped int             // earlier tries no longer kept
+}
+
 // runCount is how many runs a DAG has and the bytes of their confs, kept
 // by every write that adds or removes runs, so that the run limit costs a
 // trigger one lookup instead of a walk over the DAG's runs, and removing

@@ -29,8 +29,10 @@ import (
 // before it, so that a truncated or damaged file is recognised as such and
 // never half loaded.
 const (
-	snapshotFormat  = "airlite-snapshot"
-	snapshotVersion = 3 // 2 added variables, connections and XCom entries; 3 the event log
+	snapshotFormat = "airlite-snapshot"
+	// 2 added variables, connections and XCom entries; 3 the event log;
+	// 4 the earlier tries of task instances.
+	snapshotVersion = 4
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -147,6 +149,16 @@ type snapTask struct {
 	NextRetryAt    *time.Time `json:"next_retry_at"`
 	ProcIdentity   string     `json:"proc_identity,omitempty"`
 	Note           *string    `json:"note,omitempty"` // absent from files written before task-instance notes
+}
+
+// snapTryHistory is a task instance's earlier tries, each written as a
+// task instance record.
+type snapTryHistory struct {
+	DagID   string     `json:"dag_id"`
+	RunID   string     `json:"run_id"`
+	TaskID  string     `json:"task_id"`
+	Tries   []snapTask `json:"tries"`
+	Dropped int        `json:"dropped_tries,omitempty"`
 }
 
 type snapPool struct {
@@ -348,29 +360,12 @@ func snapshotCodecs() []snapshotCodec {
 				}
 			}
 			return nil
-		}, insert: insertTaskRecords, encode: func(obj any) any {
-			t := obj.(*TaskInstance)
-			return &snapTask{
-				DagID: t.DagID, RunID: t.RunID, TaskID: t.TaskID, ExecutionDate: t.ExecutionDate.UTC(), State: t.State,
-				TryNumber: t.TryNumber, MaxTries: t.MaxTries, StartDate: utcPtr(t.StartDate), EndDate: utcPtr(t.EndDate),
-				Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
-				Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
-				Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-				ProcIdentity: t.ProcIdentity, Note: t.Note,
-			}
-		}, decode: decodeInto(func(r *snapTask) any {
-			return &TaskInstance{
-				DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, ExecutionDate: r.ExecutionDate, State: r.State,
-				TryNumber: r.TryNumber, MaxTries: r.MaxTries, StartDate: r.StartDate, EndDate: r.EndDate,
-				Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
-				Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
-				Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-				ProcIdentity: r.ProcIdentity, Note: r.Note,
-			}
-		}), check: checkTask, runOf: func(obj any) (string, string) {
-			t := obj.(*TaskInstance)
-			return t.DagID, t.RunID
-		}},
+		}, insert: insertTaskRecords, encode: func(obj any) any { return taskRecord(obj.(*TaskInstance)) },
+			decode: decodeInto(func(r *snapTask) any { return r.taskInstance() }),
+			check:  checkTask, runOf: func(obj any) (string, string) {
+				t := obj.(*TaskInstance)
+				return t.DagID, t.RunID
+			}},
 		{table: tableLineage, encode: func(obj any) any {
 			l := obj.(*LineageRecord)
 			return &snapLineage{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID,
@@ -416,6 +411,26 @@ func snapshotCodecs() []snapshotCodec {
 			l := obj.(*TaskLog)
 			return l.DagID, l.RunID
 		}},
+		// Added in version 4; older files have no earlier tries.
+		{table: tableTryHistory, encode: func(obj any) any {
+			h := obj.(*TaskInstanceHistory)
+			rec := &snapTryHistory{DagID: h.DagID, RunID: h.RunID, TaskID: h.TaskID, Dropped: h.Dropped,
+				Tries: make([]snapTask, len(h.Tries))}
+			for i, t := range h.Tries {
+				rec.Tries[i] = *taskRecord(t)
+			}
+			return rec
+		}, decode: decodeInto(func(r *snapTryHistory) any {
+			h := &TaskInstanceHistory{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, Dropped: r.Dropped,
+				Tries: make([]*TaskInstance, len(r.Tries))}
+			for i := range r.Tries {
+				h.Tries[i] = r.Tries[i].taskInstance()
+			}
+			return h
+		}), check: checkTryHistory, runOf: func(obj any) (string, string) {
+			h := obj.(*TaskInstanceHistory)
+			return h.DagID, h.RunID
+		}},
 		// Tables added in version 2; a version 1 file has none of them.
 		{table: tableVariables, encode: func(obj any) any {
 			v := obj.(*Variable)
@@ -452,6 +467,30 @@ func snapshotCodecs() []snapshotCodec {
 			return &EventLog{ID: r.ID, When: r.When, Event: r.Event, DagID: r.DagID, TaskID: r.TaskID, RunID: r.RunID,
 				MapIndex: r.MapIndex, TryNumber: r.TryNumber, ExecutionDate: r.ExecutionDate, Owner: r.Owner, Extra: r.Extra}
 		}), check: checkEventLog},
+	}
+}
+
+// taskRecord is a task instance as the file holds it.
+func taskRecord(t *TaskInstance) *snapTask {
+	return &snapTask{
+		DagID: t.DagID, RunID: t.RunID, TaskID: t.TaskID, ExecutionDate: t.ExecutionDate.UTC(), State: t.State,
+		TryNumber: t.TryNumber, MaxTries: t.MaxTries, StartDate: utcPtr(t.StartDate), EndDate: utcPtr(t.EndDate),
+		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
+		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
+		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
+		ProcIdentity: t.ProcIdentity, Note: t.Note,
+	}
+}
+
+// taskInstance is the task instance a record holds.
+func (r *snapTask) taskInstance() *TaskInstance {
+	return &TaskInstance{
+		DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, ExecutionDate: r.ExecutionDate, State: r.State,
+		TryNumber: r.TryNumber, MaxTries: r.MaxTries, StartDate: r.StartDate, EndDate: r.EndDate,
+		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
+		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
+		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
+		ProcIdentity: r.ProcIdentity, Note: r.Note,
 	}
 }
 
@@ -602,6 +641,50 @@ func checkTaskLog(obj any) error {
 		if err := checkNotNegative("try", t.Try); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkTryHistory refuses earlier tries airlite could not have kept:
+// none, or more than maxLogTries; a try of another task instance; a try
+// that had not ended, or still holds what only a current try has (a
+// process, a retry time, a note); try numbers that do not rise from 1.
+func checkTryHistory(obj any) error {
+	h := obj.(*TaskInstanceHistory)
+	if err := checkRowKeys("dag_id", h.DagID, "run_id", h.RunID, "task_id", h.TaskID); err != nil {
+		return err
+	}
+	if err := checkNotNegative("dropped_tries", h.Dropped); err != nil {
+		return err
+	}
+	if n := len(h.Tries); n < 1 || n > maxLogTries {
+		return fmt.Errorf("holds %d tries, not 1 to %d", n, maxLogTries)
+	}
+	last := 0
+	for i, t := range h.Tries {
+		if err := checkEarlierTry(h, t, last); err != nil {
+			return fmt.Errorf("try %d of %d: %w", i+1, len(h.Tries), err)
+		}
+		last = t.TryNumber
+	}
+	return nil
+}
+
+// checkEarlierTry checks one try of h, whose previous try was number last.
+func checkEarlierTry(h *TaskInstanceHistory, t *TaskInstance, last int) error {
+	if t.DagID != h.DagID || t.RunID != h.RunID || t.TaskID != h.TaskID {
+		return fmt.Errorf("names %s/%s/%s, not its row's task instance", t.DagID, t.RunID, t.TaskID)
+	}
+	if err := checkTask(t); err != nil {
+		return err
+	}
+	switch {
+	case !t.State.Finished():
+		return fmt.Errorf("state %q is not the state of an ended try", t.State)
+	case t.TryNumber <= last:
+		return fmt.Errorf("try_number %d does not follow %d", t.TryNumber, last)
+	case t.ProcIdentity != "" || t.NextRetryAt != nil || t.Note != nil:
+		return errors.New("holds a process, a retry time or a note, which an ended try does not keep")
 	}
 	return nil
 }

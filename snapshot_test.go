@@ -122,6 +122,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableLineage: {&LineageRecord{}, &LineageRecord{}}, tableTaskLogs: {&TaskLog{}, &TaskLog{}},
 		tableVariables: {&Variable{}, &Variable{}}, tableConns: {&Connection{}, &Connection{}},
 		tableXComs: {&XComEntry{}, &XComEntry{}}, tableEventLogs: {&EventLog{}, &EventLog{}},
+		tableTryHistory: {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
@@ -140,6 +141,16 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		lineage.DagID, lineage.RunID = run.DagID, run.RunID
 		log := rows[tableTaskLogs][i].(*TaskLog)
 		log.DagID, log.RunID = run.DagID, run.RunID
+		// Earlier tries: ended, of their row's task instance, numbered
+		// upwards, without what only a current try holds.
+		hist := rows[tableTryHistory][i].(*TaskInstanceHistory)
+		hist.DagID, hist.RunID = run.DagID, run.RunID
+		for j, try := range hist.Tries {
+			try.DagID, try.RunID, try.TaskID = hist.DagID, hist.RunID, hist.TaskID
+			try.State = []TaskState{TaskFailed, TaskSuccess}[j]
+			try.TryNumber += j * 1000
+			try.ProcIdentity, try.NextRetryAt, try.Note = "", nil, nil
+		}
 		x := rows[tableXComs][i].(*XComEntry)
 		x.DagID, x.RunID, x.RunRowID, x.MapIndex = run.DagID, run.RunID, run.ID, -1
 		rows[tableVariables][i].(*Variable).IsEncrypted = false
@@ -382,6 +393,12 @@ func snapPopulate(t *testing.T, base string, store *Store, dags *DAGSet, e editi
 				}
 				if err := putTaskInstancesTxn(txn, &ti); err != nil {
 					return err
+				}
+				// A try followed by a retry is kept, as FinishTry keeps it.
+				if ti.State == TaskUpForRetry {
+					if err := recordTryTxn(txn, &ti, *ti.EndDate); err != nil {
+						return err
+					}
 				}
 				key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
 				if ti.State == TaskSuccess {

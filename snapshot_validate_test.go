@@ -108,6 +108,12 @@ func set(key string, v any) func(map[string]any) {
 	return func(row map[string]any) { row[key] = v }
 }
 
+// editFirstTry returns an edit that sets key of the first earlier try of a
+// task_instance_history row to v.
+func editFirstTry(key string, v any) func(map[string]any) {
+	return func(row map[string]any) { row["tries"].([]any)[0].(map[string]any)[key] = v }
+}
+
 // TestSnapshot_RestoreValidatesEveryRow: a row with a valid checksum but
 // a value airlite could never have written is refused, naming the table
 // and the row, through the path of any unreadable snapshot.
@@ -169,6 +175,36 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"negative try in a task log", tableTaskLogs, rowWith("tries"), func(row map[string]any) {
 			row["tries"].([]any)[0].(map[string]any)["try"] = -1
 		}, "try -1"},
+		{"earlier tries of no run", tableTryHistory, nil, func(row map[string]any) {
+			row["run_id"] = "nope"
+			editFirstTry("run_id", "nope")(row)
+		}, "no run"},
+		{"earlier tries without task_id", tableTryHistory, nil, set("task_id", ""), "task_id"},
+		{"no earlier try", tableTryHistory, nil, set("tries", []any{}), "holds 0 tries"},
+		{"more earlier tries than the log keeps", tableTryHistory, nil, func(row map[string]any) {
+			try := row["tries"].([]any)[0].(map[string]any)
+			var tries []any
+			for n := range maxLogTries + 1 {
+				c := map[string]any{}
+				for k, v := range try {
+					c[k] = v
+				}
+				c["try_number"] = n + 1
+				tries = append(tries, c)
+			}
+			row["tries"] = tries
+		}, "holds 21 tries"},
+		{"negative dropped tries", tableTryHistory, nil, set("dropped_tries", -1), "dropped_tries -1"},
+		{"earlier try of another task", tableTryHistory, nil, editFirstTry("task_id", "other"), "not its row's task instance"},
+		{"earlier try still running", tableTryHistory, nil, editFirstTry("state", "running"), `state "running" is not the state of an ended try`},
+		{"earlier try number 0", tableTryHistory, nil, editFirstTry("try_number", 0), "try_number 0 does not follow 0"},
+		{"earlier tries not rising", tableTryHistory, nil, func(row map[string]any) {
+			try := row["tries"].([]any)[0]
+			row["tries"] = []any{try, try}
+		}, "does not follow"},
+		{"earlier try with a process", tableTryHistory, nil, editFirstTry("proc_identity", "x"), "holds a process"},
+		{"earlier try in no pool", tableTryHistory, nil, editFirstTry("pool", ""), "pool"},
+		{"earlier try date past year 9999", tableTryHistory, nil, editFirstTry("end_date", "9999-12-31T23:59:59-00:01"), "year 10000"},
 		{"variable without a key", tableVariables, nil, set("key", ""), "key"},
 		{"variable id 0", tableVariables, nil, set("id", 0), "id 0"},
 		{"variable id twice", tableVariables, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstVariableID), "twice"},
