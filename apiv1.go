@@ -9,6 +9,7 @@ package main
 // endpoints hold only Airflow's own logic.
 
 import (
+	"bytes"
 	"fmt"
 	"mime"
 	"net/http"
@@ -213,6 +214,9 @@ type v1Request struct {
 	query v1Values
 	body  map[string]any // nil when the operation takes none
 	raw   []byte         // the body as sent; nil when the operation takes none
+	// ordered is the body in json.loads' order when decodeV1Body could
+	// read it so (v1Body); nil otherwise.
+	ordered any
 	// event is the operation's event log row for a handler that stores
 	// it with its own write (v1Action.inWrite); nil otherwise.
 	event *EventLog
@@ -390,7 +394,8 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 		req.raw = raw
 		v, err := decodeV1Body(raw, r.Header.Get("Content-Type"))
 		if err == nil {
-			req.body, err = rt.body(v)
+			req.ordered = v.ordered
+			req.body, err = rt.body(v.plain)
 		}
 		if err != nil {
 			s.answerError(w, r, err)
@@ -552,25 +557,47 @@ func v1Date(t *time.Time) any {
 	return isoFormat(t.UTC())
 }
 
+// v1Body is a request body decoded once for its two readers: plain is
+// the generic value connexion's checks and the endpoint read; ordered,
+// when the body is exactly one JSON value, is json.loads' reading of it
+// (decodePyJSON's), for the action log's extra. ordered is nil when the
+// scanner declined the body; the action log then decodes it itself.
+type v1Body struct {
+	plain   any
+	ordered any
+}
+
 // decodeV1Body is connexion's first step on a JSON body (its
 // RequestBodyValidator): nothing is "Request body must not be empty"
 // (Airflow's own validator), a body that is not labelled JSON a 415, a
 // JSON label on what does not parse "Request body is not valid JSON". The
 // operation's schema checks come after, on the decoded value.
-func decodeV1Body(raw []byte, contentType string) (any, error) {
-	trimmed := strings.TrimSpace(string(raw))
-	if trimmed == "" {
-		return nil, v1BadRequest("Request body must not be empty")
+func decodeV1Body(raw []byte, contentType string) (v1Body, error) {
+	if isBlank(raw) {
+		return v1Body{}, v1BadRequest("Request body must not be empty")
 	}
 	if !isJSONMediaType(contentType) {
-		return nil, &problem{status: http.StatusUnsupportedMediaType, title: "Unsupported Media Type",
+		return v1Body{}, &problem{status: http.StatusUnsupportedMediaType, title: "Unsupported Media Type",
 			detail: fmt.Sprintf("Invalid Content-type (%s), expected JSON data", contentType)}
 	}
+	// A body that is one JSON value between JSON whitespace reads the same
+	// through encoding/json (the trimmed text is that value); anything
+	// else keeps encoding/json's reading, which ignores what follows a
+	// complete value.
+	if ordered, ok := scanPyJSON(raw); ok && ordered != nil {
+		return v1Body{plain: plainOf(ordered), ordered: ordered}, nil
+	}
+	trimmed := strings.TrimSpace(string(raw))
 	v, err := decodeJSONValue([]byte(trimmed))
 	if err != nil || v == nil || !utf8.ValidString(trimmed) {
-		return nil, v1BadRequest("Request body is not valid JSON")
+		return v1Body{}, v1BadRequest("Request body is not valid JSON")
 	}
-	return v, nil
+	return v1Body{plain: v}, nil
+}
+
+// isBlank is strings.TrimSpace(string(raw)) == "" without the copy.
+func isBlank(raw []byte) bool {
+	return len(bytes.TrimSpace(raw)) == 0
 }
 
 // isJSONMediaType is Flask's is_json: application/json or

@@ -55,12 +55,15 @@ var actionSkippedFields = []string{"csrf_token", "_csrf_token", "is_paused", "da
 
 // actionRequest is what the decorator reads of a request.
 type actionRequest struct {
-	r      *http.Request
-	path   []pyField // view_args: the path's parameters, in the path's order
-	body   []byte    // nil when the operation takes none
-	user   string    // who is logged in; "" for nobody
-	now    time.Time
-	action *v1Action
+	r    *http.Request
+	path []pyField // view_args: the path's parameters, in the path's order
+	body []byte    // nil when the operation takes none
+	// ordered is body as decodePyJSON reads it, when the request already
+	// decoded it so (v1Request.ordered); nil to decode body here.
+	ordered any
+	user    string // who is logged in; "" for nobody
+	now     time.Time
+	action  *v1Action
 }
 
 // actionEvent is the row action_logging writes: event, owner (the user,
@@ -90,7 +93,9 @@ func actionEvent(ar actionRequest) (*EventLog, error) {
 	// is a non-empty object.
 	var body pyDict
 	if ar.body != nil && ar.r.Header.Get("Content-Type") == "application/json" {
-		if v, err := decodePyJSON(ar.body); err == nil {
+		if ar.ordered != nil {
+			body, _ = ar.ordered.(pyDict)
+		} else if v, err := decodePyJSON(ar.body); err == nil {
 			body, _ = v.(pyDict)
 		}
 	}
@@ -252,7 +257,7 @@ func (s *server) recordAction(rt *v1Route, r *http.Request, req *v1Request, user
 			return err
 		}
 	}
-	ev, err := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, user: user,
+	ev, err := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, ordered: req.ordered, user: user,
 		now: s.opts.Now().UTC().Truncate(time.Microsecond), action: rt.action})
 	if err != nil {
 		return err

@@ -22,6 +22,15 @@ import (
 // key order (a repeated key keeps its first place and its last value),
 // numbers stay json.Number.
 func decodePyJSON(raw []byte) (any, error) {
+	if v, ok := scanPyJSON(raw); ok {
+		return v, nil
+	}
+	return decodePyJSONTokens(raw)
+}
+
+// decodePyJSONTokens is decodePyJSON through encoding/json's token
+// stream: the reading, and the errors, of what scanPyJSON declines.
+func decodePyJSONTokens(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	v, err := decodePyValue(dec)
