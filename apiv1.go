@@ -282,76 +282,116 @@ func withPathInts(names ...string) func(*v1Route) {
 // openRoute marks an operation that Airflow answers without authentication.
 func openRoute(rt *v1Route) { rt.open = true }
 
-// match returns the route for a path and method, the path's parameters,
-// and the methods the path allows (for 405 and OPTIONS).
-func (vr *v1Router) match(method, path string) (*v1Route, map[string]string, []string) {
+// match returns the route for a path and method (HEAD is GET's) and the
+// path's parameters; nil when no route of the method fits. Of the routes
+// that fit, the one with the most literal segments wins, the first
+// registered on a tie.
+func (vr *v1Router) match(method, path string) (*v1Route, map[string]string) {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
 	var best *v1Route
-	var bestParams map[string]string
 	bestScore := -1
-	var allowed []string
 	for _, rt := range vr.routes {
-		params, score, ok := rt.matches(segs)
-		if !ok {
+		if rt.method != method {
 			continue
 		}
-		if !slices.Contains(allowed, rt.method) {
-			allowed = append(allowed, rt.method)
-		}
-		m := method
-		if m == http.MethodHead {
-			m = http.MethodGet
-		}
-		if rt.method == m && score > bestScore {
-			best, bestParams, bestScore = rt, params, score
+		if score, ok := rt.fits(segs); ok && score > bestScore {
+			best, bestScore = rt, score
 		}
 	}
-	return best, bestParams, allowed
+	if best == nil {
+		return nil, nil
+	}
+	return best, best.params(segs)
 }
 
-// matches reports whether segs fit the route; score counts the literal
+// allowedMethods are the methods of the routes that fit a path, in the
+// order they were registered (for 405 and OPTIONS).
+func (vr *v1Router) allowedMethods(path string) []string {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	var allowed []string
+	for _, rt := range vr.routes {
+		if _, ok := rt.fits(segs); ok && !slices.Contains(allowed, rt.method) {
+			allowed = append(allowed, rt.method)
+		}
+	}
+	return allowed
+}
+
+// fits reports whether segs fit the route; score counts the literal
 // segments, so that the most literal rule wins. A last segment
 // {name:path} takes the rest of the path, slashes included, as
-// Werkzeug's path converter does for a parameter of format path.
-func (rt *v1Route) matches(segs []string) (map[string]string, int, bool) {
+// Werkzeug's path converter does for a parameter of format path; the
+// rest must hold more than slashes.
+func (rt *v1Route) fits(segs []string) (int, bool) {
 	if len(rt.segs) == 0 {
-		return nil, 0, len(segs) == 0
+		return 0, len(segs) == 0
 	}
-	last := rt.segs[len(rt.segs)-1]
-	if rest, ok := strings.CutSuffix(last, ":path}"); ok && len(segs) >= len(rt.segs) {
-		head, score, ok := (&v1Route{segs: rt.segs[:len(rt.segs)-1]}).matches(segs[:len(rt.segs)-1])
-		tail := strings.Join(segs[len(rt.segs)-1:], "/")
-		if !ok || strings.Trim(tail, "/") == "" {
-			return nil, 0, false
+	n := len(rt.segs)
+	if _, ok := rt.pathParam(); ok {
+		if len(segs) < n || !slices.ContainsFunc(segs[n-1:], func(seg string) bool { return seg != "" }) {
+			return 0, false
 		}
-		if head == nil {
-			head = map[string]string{}
-		}
-		head[rest[1:]] = tail
-		return head, score, true
+		return rt.fitsSegments(rt.segs[:n-1], segs[:n-1])
 	}
-	if len(segs) != len(rt.segs) {
-		return nil, 0, false
+	if len(segs) != n {
+		return 0, false
 	}
-	var params map[string]string
+	return rt.fitsSegments(rt.segs, segs)
+}
+
+// fitsSegments matches pattern segments one to one.
+func (rt *v1Route) fitsSegments(pattern, segs []string) (int, bool) {
 	score := 0
-	for i, p := range rt.segs {
+	for i, p := range pattern {
 		if strings.HasPrefix(p, "{") {
 			if segs[i] == "" || (slices.Contains(rt.pathInts, p[1:len(p)-1]) && !unsignedDigitsRe.MatchString(segs[i])) {
-				return nil, 0, false
+				return 0, false
 			}
-			if params == nil {
-				params = make(map[string]string, 4)
-			}
-			params[p[1:len(p)-1]] = segs[i]
 			continue
 		}
 		if p != segs[i] {
-			return nil, 0, false
+			return 0, false
 		}
 		score++
 	}
-	return params, score, true
+	return score, true
+}
+
+// pathParam is the name of a last {name:path} segment.
+func (rt *v1Route) pathParam() (string, bool) {
+	if len(rt.segs) == 0 {
+		return "", false
+	}
+	rest, ok := strings.CutSuffix(rt.segs[len(rt.segs)-1], ":path}")
+	if !ok {
+		return "", false
+	}
+	return rest[1:], true
+}
+
+// params are the path's parameters for segs, which fit the route; nil
+// when the route has none.
+func (rt *v1Route) params(segs []string) map[string]string {
+	var params map[string]string
+	pattern := rt.segs
+	name, isPath := rt.pathParam()
+	if isPath {
+		pattern = rt.segs[:len(rt.segs)-1]
+		params = map[string]string{name: strings.Join(segs[len(rt.segs)-1:], "/")}
+	}
+	for i, p := range pattern {
+		if !strings.HasPrefix(p, "{") {
+			continue
+		}
+		if params == nil {
+			params = make(map[string]string, 4)
+		}
+		params[p[1:len(p)-1]] = segs[i]
+	}
+	return params
 }
 
 // registerV1 puts the stable API behind one catch-all route per method.
@@ -371,10 +411,14 @@ func (s *server) registerV1(r *httprouter.Router, vr *v1Router) {
 // endpoint.
 func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, path string) {
 	s.setEditionHeaders(w, false)
-	rt, params, allowed := vr.match(r.Method, path)
-	if r.Method == http.MethodOptions && len(allowed) > 0 {
-		s.answerV1Options(w, allowed)
-		return
+	rt, params := vr.match(r.Method, path)
+	var allowed []string // only an OPTIONS request or a miss needs them
+	if r.Method == http.MethodOptions || rt == nil {
+		allowed = vr.allowedMethods(path)
+		if r.Method == http.MethodOptions && len(allowed) > 0 {
+			s.answerV1Options(w, allowed)
+			return
+		}
 	}
 	if rt == nil {
 		if len(allowed) > 0 {
