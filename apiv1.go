@@ -632,7 +632,7 @@ func decodeV1Body(raw []byte, contentType string) (v1Body, error) {
 		return v1Body{plain: plainOf(ordered), ordered: ordered}, nil
 	}
 	trimmed := strings.TrimSpace(string(raw))
-	v, err := decodeJSONValue([]byte(trimmed))
+	v, err := decodeJSONDecoder([]byte(trimmed))
 	if err != nil || v == nil || !utf8.ValidString(trimmed) {
 		return v1Body{}, v1BadRequest("Request body is not valid JSON")
 	}

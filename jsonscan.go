@@ -103,7 +103,8 @@ func (s *jsonScanner) value(depth int) (any, bool) {
 
 func (s *jsonScanner) object(depth int) (any, bool) {
 	s.pos++ // {
-	d := pyDict{}
+	// Room for a request body's few keys, so that it is not regrown.
+	d := make(pyDict, 0, 4)
 	s.skipSpace()
 	if s.pos < len(s.src) && s.src[s.pos] == '}' {
 		s.pos++

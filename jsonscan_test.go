@@ -27,9 +27,9 @@ var scanSamples = []string{
 }
 
 // TestScanPyJSON_ReadsAsEncodingJSON: what the scanner accepts, the token
-// stream (decodePyJSONTokens) and Decode into an any (decodeJSONValue, as
-// decodeV1Body calls it) both accept and read the same, so that the one
-// scan can stand for both of them.
+// stream (decodePyJSONTokens) and Decode into an any (decodeJSONDecoder,
+// on the trimmed body as decodeV1Body calls it) both accept and read the
+// same, so that the one scan can stand for both of them.
 func TestScanPyJSON_ReadsAsEncodingJSON(t *testing.T) {
 	for _, raw := range scanSamples {
 		t.Run(raw[:min(len(raw), 40)], func(t *testing.T) {
@@ -75,7 +75,7 @@ func checkScanAgrees(t *testing.T, raw []byte) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("scanPyJSON(%q) = %#v, token stream %#v", raw, got, want)
 	}
-	plain, err := decodeJSONValue([]byte(strings.TrimSpace(string(raw))))
+	plain, err := decodeJSONDecoder([]byte(strings.TrimSpace(string(raw))))
 	if err != nil {
 		t.Fatalf("scanPyJSON(%q) accepted what Decode refuses: %v", raw, err)
 	}
