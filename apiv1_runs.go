@@ -25,19 +25,31 @@ var v1RunFields = []string{"conf", "dag_id", "dag_run_id", "data_interval_end", 
 
 // v1Run renders a run as DAGRunSchema dumps it.
 func (s *server) v1Run(run *DagRun) map[string]any {
+	return v1RunOf(s.dagDefOf(run.DagID), run)
+}
+
+// dagDefOf is a DAG's definition; nil when the DAG is gone or has none.
+func (s *server) dagDefOf(dagID string) *DAG {
+	if row, err := s.opts.Store.DagByID(dagID); err == nil {
+		return row.Def
+	}
+	return nil
+}
+
+// v1RunOf is v1Run for a caller that holds the run's DAG definition
+// (def, nil when it has none): the data interval of a run created
+// without one is inferred from it.
+func v1RunOf(def *DAG, run *DagRun) map[string]any {
 	var conf any = map[string]any{}
 	if len(run.Conf) > 0 && !isFalsy(run.Conf) {
 		conf = run.Conf
-	}
-	var def *DAG
-	if row, err := s.opts.Store.DagByID(run.DagID); err == nil {
-		def = row.Def
 	}
 	start, end := runDataInterval(def, run)
 	var note any
 	if run.Note != nil {
 		note = *run.Note
 	}
+	var logicalDate any = isoFormat(run.ExecutionDate) // one string for both keys
 	return map[string]any{
 		"conf":                     conf,
 		"dag_id":                   run.DagID,
@@ -45,10 +57,10 @@ func (s *server) v1Run(run *DagRun) map[string]any {
 		"data_interval_end":        v1Date(end),
 		"data_interval_start":      v1Date(start),
 		"end_date":                 v1Date(run.EndDate),
-		"execution_date":           isoFormat(run.ExecutionDate),
+		"execution_date":           logicalDate,
 		"external_trigger":         run.ExternalTrigger,
 		"last_scheduling_decision": nil,
-		"logical_date":             isoFormat(run.ExecutionDate),
+		"logical_date":             logicalDate,
 		"note":                     note,
 		"run_type":                 run.RunType,
 		"start_date":               v1Date(run.StartDate),
@@ -314,8 +326,14 @@ func (s *server) V1GetDagRuns(dagID string, qv v1Values) (map[string]any, error)
 
 func (s *server) runCollection(runs []*DagRun, total int, fields []string) (map[string]any, error) {
 	out := make([]any, 0, len(runs))
+	defs := map[string]*DAG{} // a page holds the runs of a few DAGs: look each up once
 	for _, run := range runs {
-		d, err := runFields(s.v1Run(run), fields, "DAGRunCollectionSchema error")
+		def, seen := defs[run.DagID]
+		if !seen {
+			def = s.dagDefOf(run.DagID)
+			defs[run.DagID] = def
+		}
+		d, err := runFields(v1RunOf(def, run), fields, "DAGRunCollectionSchema error")
 		if err != nil {
 			return nil, err
 		}
@@ -506,7 +524,7 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog
 	if s.opts.Kick != nil {
 		s.opts.Kick()
 	}
-	return s.v1Run(created), nil
+	return v1RunOf(row.Def, created), nil
 }
 
 // jsonEqual compares two decoded JSON values as Python's != does for
