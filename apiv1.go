@@ -506,7 +506,10 @@ func validateQuery(q url.Values, params []v1Param) (v1Values, error) {
 		return nil, &problem{status: http.StatusBadRequest, title: nil,
 			detail: "Extra query parameter(s) " + strings.Join(extra, ", ") + " not in spec"}
 	}
-	out := make(v1Values, len(q))
+	var out v1Values // nil for a request without a query: nothing to hold
+	if len(q) > 0 {
+		out = make(v1Values, len(q))
+	}
 	for _, p := range params {
 		vals, ok := q[p.name]
 		if !ok {

@@ -11,6 +11,7 @@ package main
 // everything else.
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"unicode/utf8"
@@ -114,7 +115,7 @@ func (s *jsonScanner) object(depth int) (any, bool) {
 		if s.pos >= len(s.src) || s.src[s.pos] != '"' {
 			return nil, false
 		}
-		key, ok := s.str()
+		key, ok := s.key()
 		if !ok {
 			return nil, false
 		}
@@ -211,6 +212,35 @@ func (s *jsonScanner) str() (string, bool) {
 	}
 	return "", false
 }
+
+// key reads an object's key: one of the stable API's body fields is
+// that field's name, shared rather than allocated for every request.
+func (s *jsonScanner) key() (string, bool) {
+	start := s.pos
+	if end := bytes.IndexByte(s.src[start+1:], '"'); end >= 0 {
+		if name, known := bodyFieldNames[string(s.src[start+1:start+1+end])]; known {
+			s.pos = start + end + 2
+			return name, true
+		}
+	}
+	return s.str()
+}
+
+// bodyFieldNames are the properties of the stable API's request bodies,
+// each mapped to itself. A name holds no quote, backslash or control
+// character, so the text up to the next quote is the whole key.
+var bodyFieldNames = func() map[string]string {
+	names := map[string]string{}
+	for _, schema := range []bodySchema{dagBodySchema, connectionBodySchema, createDatasetEventSchema,
+		roleBodySchema, userBodySchema, poolBodySchema, listRunsFormSchema, postRunSchema, updateRunStateSchema,
+		clearRunSchema, setRunNoteSchema, setTINoteSchema, listTIsFormSchema, patchTISchema, setTIsStateSchema,
+		clearTIsSchema, variableBodySchema} {
+		for _, p := range schema {
+			names[p.name] = p.name
+		}
+	}
+	return names
+}()
 
 // number reads a number by JSON's grammar, which must end at a delimiter.
 func (s *jsonScanner) number() (any, bool) {
