@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -319,12 +320,23 @@ func (s *server) writeProblem(w http.ResponseWriter, r *http.Request, status int
 // writeV1JSON writes a stable-API answer as connexion does: Airflow's JSON
 // provider (sorted keys, ASCII) indented by two, and a final newline.
 func (s *server) writeV1JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	compact, err := compactJSON.marshal(v)
+	// Both forms are built in pooled buffers, as writeJSON's are.
+	compactBuf, indentBuf := jsonBuffers.Get().(*[]byte), jsonBuffers.Get().(*[]byte)
+	defer func() {
+		for _, buf := range []*[]byte{compactBuf, indentBuf} {
+			if cap(*buf) <= maxPooledJSON {
+				jsonBuffers.Put(buf)
+			}
+		}
+	}()
+	compact, err := compactJSON.append((*compactBuf)[:0], v)
+	*compactBuf = compact[:0]
 	if err != nil {
 		s.answerError(w, r, fmt.Errorf("render response: %w", err))
 		return
 	}
-	body := append(appendIndented(make([]byte, 0, len(compact)*2), compact), '\n')
+	body := append(appendIndented(slices.Grow((*indentBuf)[:0], len(compact)*2), compact), '\n')
+	*indentBuf = body[:0]
 	w.Header()["Content-Type"] = headerJSON
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {

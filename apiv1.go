@@ -9,6 +9,7 @@ package main
 // endpoints hold only Airflow's own logic.
 
 import (
+	"bytes"
 	"fmt"
 	"mime"
 	"net/http"
@@ -213,6 +214,9 @@ type v1Request struct {
 	query v1Values
 	body  map[string]any // nil when the operation takes none
 	raw   []byte         // the body as sent; nil when the operation takes none
+	// ordered is the body in json.loads' order when decodeV1Body could
+	// read it so (v1Body); nil otherwise.
+	ordered any
 	// event is the operation's event log row for a handler that stores
 	// it with its own write (v1Action.inWrite); nil otherwise.
 	event *EventLog
@@ -278,76 +282,116 @@ func withPathInts(names ...string) func(*v1Route) {
 // openRoute marks an operation that Airflow answers without authentication.
 func openRoute(rt *v1Route) { rt.open = true }
 
-// match returns the route for a path and method, the path's parameters,
-// and the methods the path allows (for 405 and OPTIONS).
-func (vr *v1Router) match(method, path string) (*v1Route, map[string]string, []string) {
+// match returns the route for a path and method (HEAD is GET's) and the
+// path's parameters; nil when no route of the method fits. Of the routes
+// that fit, the one with the most literal segments wins, the first
+// registered on a tie.
+func (vr *v1Router) match(method, path string) (*v1Route, map[string]string) {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
 	var best *v1Route
-	var bestParams map[string]string
 	bestScore := -1
-	var allowed []string
 	for _, rt := range vr.routes {
-		params, score, ok := rt.matches(segs)
-		if !ok {
+		if rt.method != method {
 			continue
 		}
-		if !slices.Contains(allowed, rt.method) {
-			allowed = append(allowed, rt.method)
-		}
-		m := method
-		if m == http.MethodHead {
-			m = http.MethodGet
-		}
-		if rt.method == m && score > bestScore {
-			best, bestParams, bestScore = rt, params, score
+		if score, ok := rt.fits(segs); ok && score > bestScore {
+			best, bestScore = rt, score
 		}
 	}
-	return best, bestParams, allowed
+	if best == nil {
+		return nil, nil
+	}
+	return best, best.params(segs)
 }
 
-// matches reports whether segs fit the route; score counts the literal
+// allowedMethods are the methods of the routes that fit a path, in the
+// order they were registered (for 405 and OPTIONS).
+func (vr *v1Router) allowedMethods(path string) []string {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	var allowed []string
+	for _, rt := range vr.routes {
+		if _, ok := rt.fits(segs); ok && !slices.Contains(allowed, rt.method) {
+			allowed = append(allowed, rt.method)
+		}
+	}
+	return allowed
+}
+
+// fits reports whether segs fit the route; score counts the literal
 // segments, so that the most literal rule wins. A last segment
 // {name:path} takes the rest of the path, slashes included, as
-// Werkzeug's path converter does for a parameter of format path.
-func (rt *v1Route) matches(segs []string) (map[string]string, int, bool) {
+// Werkzeug's path converter does for a parameter of format path; the
+// rest must hold more than slashes.
+func (rt *v1Route) fits(segs []string) (int, bool) {
 	if len(rt.segs) == 0 {
-		return nil, 0, len(segs) == 0
+		return 0, len(segs) == 0
 	}
-	last := rt.segs[len(rt.segs)-1]
-	if rest, ok := strings.CutSuffix(last, ":path}"); ok && len(segs) >= len(rt.segs) {
-		head, score, ok := (&v1Route{segs: rt.segs[:len(rt.segs)-1]}).matches(segs[:len(rt.segs)-1])
-		tail := strings.Join(segs[len(rt.segs)-1:], "/")
-		if !ok || strings.Trim(tail, "/") == "" {
-			return nil, 0, false
+	n := len(rt.segs)
+	if _, ok := rt.pathParam(); ok {
+		if len(segs) < n || !slices.ContainsFunc(segs[n-1:], func(seg string) bool { return seg != "" }) {
+			return 0, false
 		}
-		if head == nil {
-			head = map[string]string{}
-		}
-		head[rest[1:]] = tail
-		return head, score, true
+		return rt.fitsSegments(rt.segs[:n-1], segs[:n-1])
 	}
-	if len(segs) != len(rt.segs) {
-		return nil, 0, false
+	if len(segs) != n {
+		return 0, false
 	}
-	var params map[string]string
+	return rt.fitsSegments(rt.segs, segs)
+}
+
+// fitsSegments matches pattern segments one to one.
+func (rt *v1Route) fitsSegments(pattern, segs []string) (int, bool) {
 	score := 0
-	for i, p := range rt.segs {
+	for i, p := range pattern {
 		if strings.HasPrefix(p, "{") {
 			if segs[i] == "" || (slices.Contains(rt.pathInts, p[1:len(p)-1]) && !unsignedDigitsRe.MatchString(segs[i])) {
-				return nil, 0, false
+				return 0, false
 			}
-			if params == nil {
-				params = make(map[string]string, 4)
-			}
-			params[p[1:len(p)-1]] = segs[i]
 			continue
 		}
 		if p != segs[i] {
-			return nil, 0, false
+			return 0, false
 		}
 		score++
 	}
-	return params, score, true
+	return score, true
+}
+
+// pathParam is the name of a last {name:path} segment.
+func (rt *v1Route) pathParam() (string, bool) {
+	if len(rt.segs) == 0 {
+		return "", false
+	}
+	rest, ok := strings.CutSuffix(rt.segs[len(rt.segs)-1], ":path}")
+	if !ok {
+		return "", false
+	}
+	return rest[1:], true
+}
+
+// params are the path's parameters for segs, which fit the route; nil
+// when the route has none.
+func (rt *v1Route) params(segs []string) map[string]string {
+	var params map[string]string
+	pattern := rt.segs
+	name, isPath := rt.pathParam()
+	if isPath {
+		pattern = rt.segs[:len(rt.segs)-1]
+		params = map[string]string{name: strings.Join(segs[len(rt.segs)-1:], "/")}
+	}
+	for i, p := range pattern {
+		if !strings.HasPrefix(p, "{") {
+			continue
+		}
+		if params == nil {
+			params = make(map[string]string, 4)
+		}
+		params[p[1:len(p)-1]] = segs[i]
+	}
+	return params
 }
 
 // registerV1 puts the stable API behind one catch-all route per method.
@@ -367,10 +411,14 @@ func (s *server) registerV1(r *httprouter.Router, vr *v1Router) {
 // endpoint.
 func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, path string) {
 	s.setEditionHeaders(w, false)
-	rt, params, allowed := vr.match(r.Method, path)
-	if r.Method == http.MethodOptions && len(allowed) > 0 {
-		s.answerV1Options(w, allowed)
-		return
+	rt, params := vr.match(r.Method, path)
+	var allowed []string // only an OPTIONS request or a miss needs them
+	if r.Method == http.MethodOptions || rt == nil {
+		allowed = vr.allowedMethods(path)
+		if r.Method == http.MethodOptions && len(allowed) > 0 {
+			s.answerV1Options(w, allowed)
+			return
+		}
 	}
 	if rt == nil {
 		if len(allowed) > 0 {
@@ -390,7 +438,8 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 		req.raw = raw
 		v, err := decodeV1Body(raw, r.Header.Get("Content-Type"))
 		if err == nil {
-			req.body, err = rt.body(v)
+			req.ordered = v.ordered
+			req.body, err = rt.body(v.plain)
 		}
 		if err != nil {
 			s.answerError(w, r, err)
@@ -457,7 +506,10 @@ func validateQuery(q url.Values, params []v1Param) (v1Values, error) {
 		return nil, &problem{status: http.StatusBadRequest, title: nil,
 			detail: "Extra query parameter(s) " + strings.Join(extra, ", ") + " not in spec"}
 	}
-	out := make(v1Values, len(q))
+	var out v1Values // nil for a request without a query: nothing to hold
+	if len(q) > 0 {
+		out = make(v1Values, len(q))
+	}
 	for _, p := range params {
 		vals, ok := q[p.name]
 		if !ok {
@@ -552,25 +604,47 @@ func v1Date(t *time.Time) any {
 	return isoFormat(t.UTC())
 }
 
+// v1Body is a request body decoded once for its two readers: plain is
+// the generic value connexion's checks and the endpoint read; ordered,
+// when the body is exactly one JSON value, is json.loads' reading of it
+// (decodePyJSON's), for the action log's extra. ordered is nil when the
+// scanner declined the body; the action log then decodes it itself.
+type v1Body struct {
+	plain   any
+	ordered any
+}
+
 // decodeV1Body is connexion's first step on a JSON body (its
 // RequestBodyValidator): nothing is "Request body must not be empty"
 // (Airflow's own validator), a body that is not labelled JSON a 415, a
 // JSON label on what does not parse "Request body is not valid JSON". The
 // operation's schema checks come after, on the decoded value.
-func decodeV1Body(raw []byte, contentType string) (any, error) {
-	trimmed := strings.TrimSpace(string(raw))
-	if trimmed == "" {
-		return nil, v1BadRequest("Request body must not be empty")
+func decodeV1Body(raw []byte, contentType string) (v1Body, error) {
+	if isBlank(raw) {
+		return v1Body{}, v1BadRequest("Request body must not be empty")
 	}
 	if !isJSONMediaType(contentType) {
-		return nil, &problem{status: http.StatusUnsupportedMediaType, title: "Unsupported Media Type",
+		return v1Body{}, &problem{status: http.StatusUnsupportedMediaType, title: "Unsupported Media Type",
 			detail: fmt.Sprintf("Invalid Content-type (%s), expected JSON data", contentType)}
 	}
-	v, err := decodeJSONValue([]byte(trimmed))
-	if err != nil || v == nil || !utf8.ValidString(trimmed) {
-		return nil, v1BadRequest("Request body is not valid JSON")
+	// A body that is one JSON value between JSON whitespace reads the same
+	// through encoding/json (the trimmed text is that value); anything
+	// else keeps encoding/json's reading, which ignores what follows a
+	// complete value.
+	if ordered, ok := scanPyJSON(raw); ok && ordered != nil {
+		return v1Body{plain: plainOf(ordered), ordered: ordered}, nil
 	}
-	return v, nil
+	trimmed := strings.TrimSpace(string(raw))
+	v, err := decodeJSONDecoder([]byte(trimmed))
+	if err != nil || v == nil || !utf8.ValidString(trimmed) {
+		return v1Body{}, v1BadRequest("Request body is not valid JSON")
+	}
+	return v1Body{plain: v}, nil
+}
+
+// isBlank is strings.TrimSpace(string(raw)) == "" without the copy.
+func isBlank(raw []byte) bool {
+	return len(bytes.TrimSpace(raw)) == 0
 }
 
 // isJSONMediaType is Flask's is_json: application/json or

@@ -55,12 +55,15 @@ var actionSkippedFields = []string{"csrf_token", "_csrf_token", "is_paused", "da
 
 // actionRequest is what the decorator reads of a request.
 type actionRequest struct {
-	r      *http.Request
-	path   []pyField // view_args: the path's parameters, in the path's order
-	body   []byte    // nil when the operation takes none
-	user   string    // who is logged in; "" for nobody
-	now    time.Time
-	action *v1Action
+	r    *http.Request
+	path []pyField // view_args: the path's parameters, in the path's order
+	body []byte    // nil when the operation takes none
+	// ordered is body as decodePyJSON reads it, when the request already
+	// decoded it so (v1Request.ordered); nil to decode body here.
+	ordered any
+	user    string // who is logged in; "" for nobody
+	now     time.Time
+	action  *v1Action
 }
 
 // actionEvent is the row action_logging writes: event, owner (the user,
@@ -68,7 +71,18 @@ type actionRequest struct {
 // json.dumps of the request's values and path (ids left out) and of its
 // JSON body, through the secrets masker.
 func actionEvent(ar actionRequest) (*EventLog, error) {
-	var fields pyDict
+	query := orderedQuery(ar.r.URL.RawQuery)
+	// hasJsonBody: the header exactly application/json, and a body that
+	// is a non-empty object.
+	var body pyDict
+	if ar.body != nil && ar.r.Header.Get("Content-Type") == "application/json" {
+		if ar.ordered != nil {
+			body, _ = ar.ordered.(pyDict)
+		} else if v, err := decodePyJSON(ar.body); err == nil {
+			body, _ = v.(pyDict)
+		}
+	}
+	fields := make(pyDict, 0, len(query)+len(ar.path)+len(body))
 	set := func(key string, v any) {
 		if slices.Contains(actionSkippedFields, key) {
 			return
@@ -79,20 +93,11 @@ func actionEvent(ar actionRequest) (*EventLog, error) {
 		}
 		fields = append(fields, pyField{key, v})
 	}
-	query := orderedQuery(ar.r.URL.RawQuery)
 	for _, kv := range query {
 		set(kv.key, redactValue(kv.val, kv.key, 0))
 	}
 	for _, kv := range ar.path {
 		set(kv.key, redactValue(kv.val, kv.key, 0))
-	}
-	// hasJsonBody: the header exactly application/json, and a body that
-	// is a non-empty object.
-	var body pyDict
-	if ar.body != nil && ar.r.Header.Get("Content-Type") == "application/json" {
-		if v, err := decodePyJSON(ar.body); err == nil {
-			body, _ = v.(pyDict)
-		}
 	}
 	switch {
 	case strings.HasPrefix(ar.action.event, "variable."):
@@ -210,6 +215,9 @@ type queryPair struct{ key, val string }
 // orderedQuery reads a query string as Werkzeug does, in its order: pairs
 // split at "&", a pair without "=" an empty value, "+" a space.
 func orderedQuery(raw string) []queryPair {
+	if raw == "" {
+		return nil
+	}
 	var out []queryPair
 	for _, part := range strings.Split(raw, "&") {
 		if part == "" {
@@ -252,7 +260,7 @@ func (s *server) recordAction(rt *v1Route, r *http.Request, req *v1Request, user
 			return err
 		}
 	}
-	ev, err := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, user: user,
+	ev, err := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, ordered: req.ordered, user: user,
 		now: s.opts.Now().UTC().Truncate(time.Microsecond), action: rt.action})
 	if err != nil {
 		return err

@@ -102,7 +102,10 @@ func pageRunIDs(t *testing.T, c map[string]any) ([]string, int) {
 	t.Helper()
 	var ids []string
 	for _, r := range c["dag_runs"].([]any) {
-		run := r.(map[string]any)
+		run := map[string]any{}
+		for _, f := range r.(pyObject) {
+			run[f.key] = f.val
+		}
 		ids = append(ids, fmt.Sprint(run["dag_id"], "/", run["dag_run_id"]))
 	}
 	return ids, c["total_entries"].(int)

@@ -24,35 +24,48 @@ var v1RunFields = []string{"conf", "dag_id", "dag_run_id", "data_interval_end", 
 	"start_date", "state"}
 
 // v1Run renders a run as DAGRunSchema dumps it.
-func (s *server) v1Run(run *DagRun) map[string]any {
+func (s *server) v1Run(run *DagRun) pyObject {
+	return v1RunOf(s.dagDefOf(run.DagID), run)
+}
+
+// dagDefOf is a DAG's definition; nil when the DAG is gone or has none.
+func (s *server) dagDefOf(dagID string) *DAG {
+	if row, err := s.opts.Store.DagByID(dagID); err == nil {
+		return row.Def
+	}
+	return nil
+}
+
+// v1RunOf is v1Run for a caller that holds the run's DAG definition
+// (def, nil when it has none): the data interval of a run created
+// without one is inferred from it.
+func v1RunOf(def *DAG, run *DagRun) pyObject {
 	var conf any = map[string]any{}
 	if len(run.Conf) > 0 && !isFalsy(run.Conf) {
 		conf = run.Conf
-	}
-	var def *DAG
-	if row, err := s.opts.Store.DagByID(run.DagID); err == nil {
-		def = row.Def
 	}
 	start, end := runDataInterval(def, run)
 	var note any
 	if run.Note != nil {
 		note = *run.Note
 	}
-	return map[string]any{
-		"conf":                     conf,
-		"dag_id":                   run.DagID,
-		"dag_run_id":               run.RunID,
-		"data_interval_end":        v1Date(end),
-		"data_interval_start":      v1Date(start),
-		"end_date":                 v1Date(run.EndDate),
-		"execution_date":           isoFormat(run.ExecutionDate),
-		"external_trigger":         run.ExternalTrigger,
-		"last_scheduling_decision": nil,
-		"logical_date":             isoFormat(run.ExecutionDate),
-		"note":                     note,
-		"run_type":                 run.RunType,
-		"start_date":               v1Date(run.StartDate),
-		"state":                    string(run.State),
+	var logicalDate any = isoFormat(run.ExecutionDate) // one string for both keys
+	// Keys in sorted order, as the answer writes them (pyObject).
+	return pyObject{
+		{"conf", conf},
+		{"dag_id", run.DagID},
+		{"dag_run_id", run.RunID},
+		{"data_interval_end", v1Date(end)},
+		{"data_interval_start", v1Date(start)},
+		{"end_date", v1Date(run.EndDate)},
+		{"execution_date", logicalDate},
+		{"external_trigger", run.ExternalTrigger},
+		{"last_scheduling_decision", nil},
+		{"logical_date", logicalDate},
+		{"note", note},
+		{"run_type", run.RunType},
+		{"start_date", v1Date(run.StartDate)},
+		{"state", string(run.State)},
 	}
 }
 
@@ -79,23 +92,26 @@ func v1RunNotFound(dagID, runID string) error {
 
 // runFields applies DAGRunSchema's fields context: a field it does not
 // dump is a ValueError Airflow answers 400 with title.
-func runFields(d map[string]any, fields []string, title string) (map[string]any, error) {
+func runFields(d pyObject, fields []string, title string) (pyObject, error) {
 	if len(fields) == 0 {
 		return d, nil
 	}
-	out := make(map[string]any, len(fields))
 	for _, f := range fields {
-		v, ok := d[f]
-		if !ok {
+		if !slices.ContainsFunc(d, func(g pyField) bool { return g.key == f }) {
 			return nil, &problem{status: http.StatusBadRequest, title: title, detail: f + " not in DAGRunSchema"}
 		}
-		out[f] = v
+	}
+	out := make(pyObject, 0, len(fields))
+	for _, g := range d { // in d's order, so still sorted; a field asked twice once
+		if slices.Contains(fields, g.key) {
+			out = append(out, g)
+		}
 	}
 	return out, nil
 }
 
 // V1GetDagRun is GET /dags/{dag_id}/dagRuns/{dag_run_id}.
-func (s *server) V1GetDagRun(dagID, runID string, fields []string) (map[string]any, error) {
+func (s *server) V1GetDagRun(dagID, runID string, fields []string) (pyObject, error) {
 	run, err := s.opts.Store.RunByRunID(dagID, runID)
 	if errors.Is(err, errNotFound) {
 		return nil, v1RunNotFound(dagID, runID)
@@ -314,8 +330,14 @@ func (s *server) V1GetDagRuns(dagID string, qv v1Values) (map[string]any, error)
 
 func (s *server) runCollection(runs []*DagRun, total int, fields []string) (map[string]any, error) {
 	out := make([]any, 0, len(runs))
+	defs := map[string]*DAG{} // a page holds the runs of a few DAGs: look each up once
 	for _, run := range runs {
-		d, err := runFields(s.v1Run(run), fields, "DAGRunCollectionSchema error")
+		def, seen := defs[run.DagID]
+		if !seen {
+			def = s.dagDefOf(run.DagID)
+			defs[run.DagID] = def
+		}
+		d, err := runFields(v1RunOf(def, run), fields, "DAGRunCollectionSchema error")
 		if err != nil {
 			return nil, err
 		}
@@ -420,7 +442,7 @@ func checkPostRunBody(v any) (map[string]any, error) { return checkBodySchema(v,
 // V1PostDagRun is POST /dags/{dag_id}/dagRuns: a manual run, queued, as
 // the experimental trigger creates it in edition 2. event, when not nil,
 // is stored in the same write as the run.
-func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog) (map[string]any, error) {
+func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog) (pyObject, error) {
 	row, err := s.opts.Store.DagByID(dagID)
 	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
 		return nil, v1NotFound("DAG not found", fmt.Sprintf("DAG with dag_id: '%s' not found", dagID))
@@ -506,7 +528,7 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog
 	if s.opts.Kick != nil {
 		s.opts.Kick()
 	}
-	return s.v1Run(created), nil
+	return v1RunOf(row.Def, created), nil
 }
 
 // jsonEqual compares two decoded JSON values as Python's != does for
@@ -553,7 +575,7 @@ func checkUpdateRunStateBody(v any) (map[string]any, error) {
 // V1UpdateDagRunState is PATCH /dags/{dag_id}/dagRuns/{dag_run_id}:
 // set_dag_run_state_to_success, _failed or _queued, through the store's
 // forced state; tries that stop running stop with it.
-func (s *server) V1UpdateDagRunState(dagID, runID string, body map[string]any) (map[string]any, error) {
+func (s *server) V1UpdateDagRunState(dagID, runID string, body map[string]any) (pyObject, error) {
 	if _, err := s.v1RunByID(dagID, runID, fmt.Sprintf("Dag Run id %s not found in dag %s", runID, dagID)); err != nil {
 		return nil, err
 	}
@@ -589,7 +611,7 @@ func checkClearRunBody(v any) (map[string]any, error) {
 // V1ClearDagRun is POST /dags/{dag_id}/dagRuns/{dag_run_id}/clear: with
 // dry_run (the default) the task instances that would be cleared, the
 // run's and its sub-DAG runs'; otherwise the run after clearing them.
-func (s *server) V1ClearDagRun(dagID, runID string, body map[string]any) (map[string]any, error) {
+func (s *server) V1ClearDagRun(dagID, runID string, body map[string]any) (any, error) {
 	// Airflow's message has three spaces before the dag_id.
 	run, err := s.v1RunByID(dagID, runID, fmt.Sprintf("Dag Run id %s not found in dag   %s", runID, dagID))
 	if err != nil {
@@ -646,7 +668,7 @@ func checkSetRunNoteBody(v any) (map[string]any, error) {
 }
 
 // V1SetDagRunNote is PATCH /dags/{dag_id}/dagRuns/{dag_run_id}/setNote.
-func (s *server) V1SetDagRunNote(dagID, runID string, body map[string]any) (map[string]any, error) {
+func (s *server) V1SetDagRunNote(dagID, runID string, body map[string]any) (pyObject, error) {
 	if _, err := s.v1RunByID(dagID, runID, fmt.Sprintf("Dag Run id %s not found in dag %s", runID, dagID)); err != nil {
 		return nil, err
 	}

@@ -22,6 +22,15 @@ import (
 // key order (a repeated key keeps its first place and its last value),
 // numbers stay json.Number.
 func decodePyJSON(raw []byte) (any, error) {
+	if v, ok := scanPyJSON(raw); ok {
+		return v, nil
+	}
+	return decodePyJSONTokens(raw)
+}
+
+// decodePyJSONTokens is decodePyJSON through encoding/json's token
+// stream: the reading, and the errors, of what scanPyJSON declines.
+func decodePyJSONTokens(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	v, err := decodePyValue(dec)
@@ -158,29 +167,54 @@ func sensitiveKey(name string) bool {
 
 // redactValue is the secrets masker's redact of a decoded value: under a
 // sensitive key every string becomes "***" (other scalars stay); deeper
-// than maxRedactDepth nothing changes.
+// than maxRedactDepth nothing changes. A dict or list with nothing to
+// hide is returned as it is, not copied: callers only render the result.
 func redactValue(v any, name string, depth int) any {
+	out, _ := redact(v, name, depth)
+	return out
+}
+
+// redact is redactValue, and whether anything was hidden.
+func redact(v any, name string, depth int) (any, bool) {
 	if depth > maxRedactDepth {
-		return v
+		return v, false
 	}
 	if name != "" && sensitiveKey(name) {
-		return redactAll(v, depth)
+		return redactAll(v, depth), true
 	}
 	switch x := v.(type) {
 	case pyDict:
-		out := make(pyDict, len(x))
+		var out pyDict // nil until a field changes
 		for i, f := range x {
-			out[i] = pyField{f.key, redactValue(f.val, f.key, depth+1)}
+			val, changed := redact(f.val, f.key, depth+1)
+			if changed && out == nil {
+				out = slices.Clone(x)
+			}
+			if out != nil {
+				out[i].val = val
+			}
 		}
-		return out
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	case []any:
-		out := make([]any, len(x))
+		var out []any // nil until an item changes
 		for i, item := range x {
-			out[i] = redactValue(item, "", depth+1)
+			val, changed := redact(item, "", depth+1)
+			if changed && out == nil {
+				out = slices.Clone(x)
+			}
+			if out != nil {
+				out[i] = val
+			}
 		}
-		return out
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	}
-	return v
+	return v, false
 }
 
 func redactAll(v any, depth int) any {

@@ -117,7 +117,9 @@ func inferDataInterval(dag *DAG, date time.Time, scheduled bool) dataInterval {
 	if dag == nil || dag.Schedule == nil {
 		return exact
 	}
-	if sched := *dag.Schedule; isDurationSchedule(sched) {
+	// A schedule compiled as cron when the DAG was read is not a duration
+	// (validateSchedule tries that first): skip parsing it again.
+	if sched := *dag.Schedule; dag.cron == nil && isDurationSchedule(sched) {
 		d, _ := parseDuration(sched)
 		if scheduled {
 			return dataInterval{date, date.Add(d)}
