@@ -604,11 +604,10 @@ func v1Date(t *time.Time) any {
 	return isoFormat(t.UTC())
 }
 
-// v1Body is a request body decoded once for its two readers: plain is
-// the generic value connexion's checks and the endpoint read; ordered,
-// when the body is exactly one JSON value, is json.loads' reading of it
-// (decodePyJSON's), for the action log's extra. ordered is nil when the
-// scanner declined the body; the action log then decodes it itself.
+// v1Body is a request body decoded once for its two readers: ordered is
+// json.loads' reading of it (decodePyJSON's), for the action log's extra;
+// plain, derived from it, the generic value connexion's checks and the
+// endpoint read.
 type v1Body struct {
 	plain   any
 	ordered any
@@ -627,19 +626,13 @@ func decodeV1Body(raw []byte, contentType string) (v1Body, error) {
 		return v1Body{}, &problem{status: http.StatusUnsupportedMediaType, title: "Unsupported Media Type",
 			detail: fmt.Sprintf("Invalid Content-type (%s), expected JSON data", contentType)}
 	}
-	// A body that is one JSON value between JSON whitespace reads the same
-	// through encoding/json (the trimmed text is that value); anything
-	// else keeps encoding/json's reading, which ignores what follows a
-	// complete value.
-	if ordered, ok := scanPyJSON(raw); ok && ordered != nil {
-		return v1Body{plain: plainOf(ordered), ordered: ordered}, nil
-	}
-	trimmed := strings.TrimSpace(string(raw))
-	v, err := decodeJSONDecoder([]byte(trimmed))
-	if err != nil || v == nil || !utf8.ValidString(trimmed) {
+	// Flask's get_json is json.loads of the whole body: text after the
+	// value, invalid UTF-8 and null are "not valid JSON" to connexion.
+	ordered, err := decodePyJSON(raw)
+	if err != nil || ordered == nil || !utf8.Valid(raw) {
 		return v1Body{}, v1BadRequest("Request body is not valid JSON")
 	}
-	return v1Body{plain: v}, nil
+	return v1Body{plain: plainOf(ordered), ordered: ordered}, nil
 }
 
 // isBlank is strings.TrimSpace(string(raw)) == "" without the copy.

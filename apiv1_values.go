@@ -21,16 +21,8 @@ import (
 // decodePyJSON decodes JSON as Python's json.loads: objects keep their
 // key order (a repeated key keeps its first place and its last value),
 // numbers stay json.Number.
+// Like json.loads, it refuses anything after the value.
 func decodePyJSON(raw []byte) (any, error) {
-	if v, ok := scanPyJSON(raw); ok {
-		return v, nil
-	}
-	return decodePyJSONTokens(raw)
-}
-
-// decodePyJSONTokens is decodePyJSON through encoding/json's token
-// stream: the reading, and the errors, of what scanPyJSON declines.
-func decodePyJSONTokens(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	v, err := decodePyValue(dec)
@@ -41,6 +33,27 @@ func decodePyJSONTokens(raw []byte) (any, error) {
 		return nil, errors.New("decode json: data after the value")
 	}
 	return v, nil
+}
+
+// plainOf is the generic form of a decodePyJSON value, as encoding/json's
+// Decode into an any makes it: objects as map[string]any (a repeated key's
+// last value), arrays as []any, both never nil.
+func plainOf(v any) any {
+	switch x := v.(type) {
+	case pyDict:
+		m := make(map[string]any, len(x))
+		for _, f := range x {
+			m[f.key] = plainOf(f.val)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = plainOf(item)
+		}
+		return out
+	}
+	return v
 }
 
 func decodePyValue(dec *json.Decoder) (any, error) {

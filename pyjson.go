@@ -187,19 +187,9 @@ type pyDict []pyField
 type prerendered []byte
 
 // decodeJSONValue decodes raw JSON keeping numbers as json.Number, so that
-// integers survive a round trip unchanged. A document that is one JSON
-// value goes through scanPyJSON, which reads it as encoding/json does in
-// fewer allocations; anything else through decodeJSONDecoder.
+// integers survive a round trip unchanged: the first value of raw,
+// whatever follows it.
 func decodeJSONValue(raw []byte) (any, error) {
-	if v, ok := scanPyJSON(raw); ok {
-		return plainOf(v), nil
-	}
-	return decodeJSONDecoder(raw)
-}
-
-// decodeJSONDecoder is decodeJSONValue through encoding/json's Decoder:
-// the first value of raw, whatever follows it.
-func decodeJSONDecoder(raw []byte) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.UseNumber()
 	var v any
