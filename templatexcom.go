@@ -113,19 +113,8 @@ func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
 			return nil, err
 		}
 	}
-	if v, ok := a["key"]; ok {
-		// xcom.py:525 `if key:` filters only on a non-empty key.
-		switch {
-		case isNoneArg(v) || (v.IsString() && v.String() == ""):
-			q.Key = ""
-		case v.IsString():
-			q.Key = v.String()
-		default:
-			return nil, fmt.Errorf("TypeError: xcom_pull: key must be a str, not %s", templateRepr(v))
-		}
-	}
-	if v := a["include_prior_dates"]; v != nil {
-		q.IncludePriorDates = v.IsTrue()
+	if err := keyAndPriorDates(a, &q); err != nil {
+		return nil, err
 	}
 	var indexOrder []int
 	if v := a["map_indexes"]; !isNoneArg(v) {
@@ -206,18 +195,8 @@ func xcomPull110(c templateContext, args *exec.VarArgs) (any, error) {
 			q.DagIDs = nil
 		}
 	}
-	if v, ok := a["key"]; ok {
-		switch {
-		case isNoneArg(v) || (v.IsString() && v.String() == ""):
-			q.Key = ""
-		case v.IsString():
-			q.Key = v.String()
-		default:
-			return nil, fmt.Errorf("TypeError: xcom_pull: key must be a str, not %s", templateRepr(v))
-		}
-	}
-	if v := a["include_prior_dates"]; v != nil {
-		q.IncludePriorDates = v.IsTrue()
+	if err := keyAndPriorDates(a, &q); err != nil {
+		return nil, err
 	}
 	one := func(taskID string) (any, error) {
 		q := q
@@ -275,4 +254,24 @@ func lastIndex[T comparable](list []T, v T) int {
 		}
 	}
 	return len(list)
+}
+
+// keyAndPriorDates reads the key and include_prior_dates arguments, alike
+// in both releases: a key filters only when it is a non-empty str
+// (2.10.3 airflow/models/xcom.py:525, 1.10.15 airflow/models/xcom.py:185).
+func keyAndPriorDates(a map[string]*exec.Value, q *XComPullQuery) error {
+	if v, ok := a["key"]; ok {
+		switch {
+		case isNoneArg(v) || (v.IsString() && v.String() == ""):
+			q.Key = ""
+		case v.IsString():
+			q.Key = v.String()
+		default:
+			return fmt.Errorf("TypeError: xcom_pull: key must be a str, not %s", templateRepr(v))
+		}
+	}
+	if v := a["include_prior_dates"]; v != nil {
+		q.IncludePriorDates = v.IsTrue()
+	}
+	return nil
 }
