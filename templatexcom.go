@@ -258,7 +258,7 @@ func lastIndex[T comparable](list []T, v T) int {
 
 // keyAndPriorDates reads the key and include_prior_dates arguments, alike
 // in both releases: a key filters only when it is a non-empty str
-// (2.10.3 airflow/models/xcom.py:525, 1.10.15 airflow/models/xcom.py:185).
+// (2.10.3 airflow/models/xcom.py:525, 1.10.15 airflow/models/xcom.py:139, get_one).
 func keyAndPriorDates(a map[string]*exec.Value, q *XComPullQuery) error {
 	if v, ok := a["key"]; ok {
 		switch {
