@@ -712,8 +712,11 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 	if flag("include_past", false) {
 		start = nil
 	}
-	if flag("include_future", false) {
-		end = nil
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	if flag("include_future", false) || end == nil {
+		// DAG.clear never reaches a run dated after now:
+		// [scheduler] allow_trigger_in_future is false by default.
+		end = &now
 	}
 	all, err := s.opts.Store.RunsOfDag(dagID, "")
 	if err != nil {
@@ -739,7 +742,6 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 	}
 	dryRun, reset := flag("dry_run", true), flag("reset_dag_runs", false)
 	refs := []any{}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	for _, run := range runs {
 		tis, err := s.opts.Store.TaskInstancesOfRun(dagID, run.RunID)
 		if err != nil {
