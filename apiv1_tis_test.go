@@ -296,3 +296,56 @@ func TestServerV1_ClearTaskInstancesOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestServerV1_SetTaskInstancesStateOptions checks which task instances
+// POST /dags/{dag_id}/updateTaskInstancesState marks: the task and, as
+// asked, its relatives (Airflow 2.10.3 airflow/api/common/mark_tasks.py:142,
+// :283-298), only those not already in the new state (:204-206), changed
+// only when dry_run, true by default, is false
+// (airflow/api_connexion/schemas/task_instance_schema.py:209, mark_tasks.py:160-172).
+func TestServerV1_SetTaskInstancesStateOptions(t *testing.T) {
+	t.Parallel()
+	const flags = `"include_future": false, "include_past": false`
+	cases := []struct {
+		name, body string
+		want       []string             // the answer
+		states     map[string]TaskState // r1's task instances afterwards
+	}{
+		{"dry run by default, downstream, one already marked",
+			`{"task_id": "print_date", "dag_run_id": "r1", "include_upstream": false, "include_downstream": true, ` + flags + `, "new_state": "success"}`,
+			[]string{"r1/sleep", "r1/templated"},
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskNone, "templated": TaskNone}},
+		{"upstream, committed",
+			`{"task_id": "sleep", "dag_run_id": "r1", "include_upstream": true, "include_downstream": false, ` + flags + `, "new_state": "failed", "dry_run": false}`,
+			[]string{"r1/print_date", "r1/sleep"},
+			map[string]TaskState{"print_date": TaskFailed, "sleep": TaskFailed, "templated": TaskNone}},
+		{"the task alone",
+			`{"task_id": "sleep", "dag_run_id": "r1", "include_upstream": false, "include_downstream": false, ` + flags + `, "new_state": "skipped", "dry_run": false}`,
+			[]string{"r1/sleep"},
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskSkipped, "templated": TaskNone}},
+		{"by logical date",
+			`{"task_id": "print_date", "execution_date": "2024-01-03T00:00:00+00:00", "include_upstream": false, "include_downstream": false, ` + flags + `, "new_state": "failed", "dry_run": false}`,
+			[]string{"r1/print_date"},
+			map[string]TaskState{"print_date": TaskFailed, "sleep": TaskNone, "templated": TaskNone}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			threeRuns(t, ts)
+			ts.setTaskState(t, "tutorial", "r1", "print_date", TaskSuccess)
+			res := ts.v1(t, "POST", "/dags/tutorial/updateTaskInstancesState", tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			if got := tiRefsOf(t, res.body); !slices.Equal(got, tc.want) {
+				t.Errorf("answered %v, want %v", got, tc.want)
+			}
+			for task, want := range tc.states {
+				if got := ts.tiState(t, "tutorial", "r1", task); got != want {
+					t.Errorf("r1/%s = %q, want %q", task, orNone(got), orNone(want))
+				}
+			}
+		})
+	}
+}
