@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // postRun creates a run through the stable API and fails unless it is
@@ -281,5 +285,55 @@ func TestServerV1_RunSeenByBothAPIsAndThePages(t *testing.T) {
 	}
 	if home := ts.do(t, "GET", "/", ""); !strings.Contains(home.body, "through_v1") {
 		t.Errorf("/ does not list the v1 run")
+	}
+}
+
+// TestServerV1_DagRunDateFilters checks the end_date and updated_at
+// ranges of the run listings, GET and the batch form, as Airflow 2.10.3
+// airflow/api_connexion/endpoints/dag_run_endpoint.py:154-172 applies them
+// (start_date is in TestServerV1_DagRuns). Runs a, b, c are created at
+// testNow; a is marked success an hour later, b failed two hours later.
+func TestServerV1_DagRunDateFilters(t *testing.T) {
+	t.Parallel()
+	at := func(d time.Duration) string { return url.QueryEscape(isoFormat(testNow.Add(d))) }
+	cases := []struct {
+		name, method, path, body string
+		want                     []string
+	}{
+		{"end_date_gte", "GET", "/dags/tutorial/dagRuns?end_date_gte=" + at(90*time.Minute), "", []string{"b"}},
+		{"end_date_lte leaves out runs not ended", "GET", "/dags/tutorial/dagRuns?end_date_lte=" + at(90*time.Minute), "", []string{"a"}},
+		{"end_date range, both ends inclusive", "GET",
+			"/dags/tutorial/dagRuns?end_date_gte=" + at(time.Hour) + "&end_date_lte=" + at(2*time.Hour), "", []string{"a", "b"}},
+		{"updated_at_gte", "GET", "/dags/tutorial/dagRuns?updated_at_gte=" + at(30*time.Minute), "", []string{"a", "b"}},
+		{"updated_at_lte", "GET", "/dags/tutorial/dagRuns?updated_at_lte=" + at(30*time.Minute), "", []string{"c"}},
+		{"batch: end_date_lte", "POST", "/dags/~/dagRuns/list", `{"end_date_lte": "` + isoFormat(testNow.Add(90*time.Minute)) + `"}`, []string{"a"}},
+		// The form reads updated_at_* and never passes them on (dag_run_endpoint.py:285-297).
+		{"batch: updated_at_gte is not applied", "POST", "/dags/~/dagRuns/list", `{"updated_at_gte": "` + isoFormat(testNow.Add(90*time.Minute)) + `"}`,
+			[]string{"a", "b", "c"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(testNow)
+			ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.Clock, o.Now = clock, clock.Now }))
+			for i, id := range []string{"a", "b", "c"} {
+				ts.postRun(t, "tutorial", fmt.Sprintf(`{"dag_run_id": %q, "logical_date": "2024-01-0%dT00:00:00+00:00"}`, id, i+1))
+			}
+			for _, mark := range []struct{ id, state string }{{"a", "success"}, {"b", "failed"}} {
+				if _, err := clock.Advance(time.Hour); err != nil {
+					t.Fatal(err)
+				}
+				if res := ts.v1(t, "PATCH", "/dags/tutorial/dagRuns/"+mark.id, `{"state": "`+mark.state+`"}`); res.status != http.StatusOK {
+					t.Fatalf("patch %s: %d %s", mark.id, res.status, res.body)
+				}
+			}
+			res := ts.v1(t, tc.method, tc.path, tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			if got, total := runIDsOf(t, res.body); !slices.Equal(got, tc.want) || int(total) != len(tc.want) {
+				t.Errorf("runs %v (total %v), want %v", got, total, tc.want)
+			}
+		})
 	}
 }
