@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -140,4 +141,35 @@ func TestExample_Pytest(t *testing.T) {
 		}
 	}
 	runExample(t, dir, python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+}
+
+// TestREADMEGoVersionIsGoMod: the Go release the README asks for is the
+// one go.mod names (major.minor), so a newcomer's toolchain builds.
+func TestREADMEGoVersionIsGoMod(t *testing.T) {
+	t.Parallel()
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\d+\.\d+)(\.\d+)?$`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod has no go directive")
+	}
+	want := string(m[1])
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`Go (\d+\.\d+)`).FindAllSubmatch(readme, -1)
+	if len(named) == 0 {
+		t.Fatal("README.md names no Go version")
+	}
+	for _, n := range named {
+		if string(n[1]) != want {
+			t.Errorf("README.md names Go %s; go.mod says %s", n[1], want)
+		}
+	}
+	if !strings.Contains(string(readme), "go.mod says "+want) {
+		t.Errorf("README.md does not say go.mod says %s", want)
+	}
 }
