@@ -2256,8 +2256,9 @@ func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
 // ForceRunState sets a run's state as Airflow's set_dag_run_state_to_* do:
 // success marks every task instance success; failed fails running task
 // instances and skips those not yet finished; running and queued change
-// the run alone. It returns the task instances that were running and no
-// longer are, whose tries the caller stops.
+// the run alone. The run's dates move as DagRun.set_state moves them. It
+// returns the task instances that were running and no longer are, whose
+// tries the caller stops.
 func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time) (stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		stopped = nil
@@ -2298,14 +2299,20 @@ func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time
 		}
 		forced := *run
 		forced.State, forced.UpdatedAt = state, &now
+		// The dates move as Airflow's DagRun.set_state moves them
+		// (2.10.3 airflow/models/dagrun.py:326-346): an end_date only when
+		// an unfinished run finishes, a new start_date only when a finished
+		// one runs again.
 		switch {
-		case state.Finished():
-			forced.EndDate = &now
 		case state == RunQueued:
 			forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
+		case state.Finished():
+			if !run.State.Finished() {
+				forced.EndDate = &now
+			}
 		default:
 			forced.EndDate = nil
-			if forced.StartDate == nil {
+			if forced.StartDate == nil || run.State.Finished() {
 				forced.StartDate = &now
 			}
 		}

@@ -311,3 +311,51 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 	}
 	check("reset", ts.store)
 }
+
+// TestStore_ForceRunStateMovesDatesAsSetState: a forced state moves the
+// run's dates as Airflow 2.10.3's DagRun.set_state does
+// (airflow/models/dagrun.py:326-346), and only on a change of state.
+func TestStore_ForceRunStateMovesDatesAsSetState(t *testing.T) {
+	t.Parallel()
+	at := func(h int) *time.Time { d := testNow.Add(time.Duration(h) * time.Hour); return &d }
+	cases := []struct {
+		name                 string
+		states               []RunState // forced at testNow+1h, +2h, ...
+		start, end, queuedAt *time.Time
+	}{
+		{"queued to running", []RunState{RunRunning}, at(1), nil, nil},
+		{"running twice keeps the start", []RunState{RunRunning, RunRunning}, at(1), nil, nil},
+		{"running to success", []RunState{RunRunning, RunSuccess}, at(1), at(2), nil},
+		{"finished to running starts again", []RunState{RunRunning, RunSuccess, RunRunning}, at(3), nil, nil},
+		{"finished to finished keeps the end", []RunState{RunRunning, RunSuccess, RunFailed}, at(1), at(2), nil},
+		{"finished to queued clears the dates", []RunState{RunRunning, RunSuccess, RunQueued}, nil, nil, at(3)},
+		{"queued again moves queued_at only", []RunState{RunQueued, RunQueued}, nil, nil, at(2)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			runID := ts.trigger(t, "tutorial", `{"execution_date": "2024-01-01T00:00:00+00:00"}`)["run_id"].(string)
+			for i, state := range tc.states {
+				if _, err := ts.store.ForceRunState("tutorial", runID, state, *at(i + 1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run, err := ts.store.RunByRunID("tutorial", runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range []struct {
+				what      string
+				got, want *time.Time
+			}{{"start_date", run.StartDate, tc.start}, {"end_date", run.EndDate, tc.end}, {"queued_at", run.QueuedAt, tc.queuedAt}} {
+				if d.what == "queued_at" && d.want == nil {
+					continue // set at trigger time; not what this row is about
+				}
+				if (d.got == nil) != (d.want == nil) || (d.got != nil && !d.got.Equal(*d.want)) {
+					t.Errorf("%s = %v, want %v", d.what, d.got, d.want)
+				}
+			}
+		})
+	}
+}
