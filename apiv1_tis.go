@@ -740,9 +740,37 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		}
 		taskIDs = sortedKeys(seen)
 	}
+	// With include_subdags, the sub-DAGs' runs at the same dates too;
+	// named task_ids keep to the DAG's own tasks (Airflow 2.10.3
+	// airflow/models/dag.py:1969-1975, :1985-1986).
+	type target struct {
+		dagID string
+		run   *DagRun
+	}
+	var targets []target
+	for _, run := range runs {
+		targets = append(targets, target{dagID, run})
+		if !flag("include_subdags", false) || taskIDs != nil {
+			continue
+		}
+		for queue := row.Def.SubDAGIDs(); len(queue) > 0; queue = queue[1:] {
+			sub, err := s.opts.Store.RunByDate(queue[0], run.ExecutionDate)
+			if errors.Is(err, errNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, target{queue[0], sub})
+			if subRow, err := s.opts.Store.DagByID(queue[0]); err == nil && subRow.Def != nil {
+				queue = append(queue, subRow.Def.SubDAGIDs()...)
+			}
+		}
+	}
 	dryRun, reset := flag("dry_run", true), flag("reset_dag_runs", false)
 	refs := []any{}
-	for _, run := range runs {
+	for _, tg := range targets {
+		dagID, run := tg.dagID, tg.run
 		tis, err := s.opts.Store.TaskInstancesOfRun(dagID, run.RunID)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -345,6 +346,66 @@ func TestServerV1_SetTaskInstancesStateOptions(t *testing.T) {
 				if got := ts.tiState(t, "tutorial", "r1", task); got != want {
 					t.Errorf("r1/%s = %q, want %q", task, orNone(got), orNone(want))
 				}
+			}
+		})
+	}
+}
+
+// TestServerV1_ClearTaskInstancesSubDAGs: include_subdags (false by
+// default, airflow/api_connexion/schemas/task_instance_schema.py:180)
+// adds the task instances of the sub-DAGs' runs at the same dates
+// (Airflow 2.10.3 airflow/models/dag.py:1969-1975, and
+// tests/api_connexion/endpoints/test_task_instance_endpoint.py:1298-1321,
+// "include sub dag"); named task_ids keep to the tasks named (:1985-1986).
+func TestServerV1_ClearTaskInstancesSubDAGs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body string
+		want       map[string]int // task instances listed per dag_id
+	}{
+		{"the DAG alone by default", `{"only_failed": false}`,
+			map[string]int{"example_subdag_operator": 5}},
+		{"include_subdags", `{"only_failed": false, "include_subdags": true}`,
+			map[string]int{"example_subdag_operator": 5, "example_subdag_operator.section-1": 5, "example_subdag_operator.section-2": 5}},
+		{"include_subdags, only failed", `{"include_subdags": true}`,
+			map[string]int{"example_subdag_operator": 1, "example_subdag_operator.section-2": 1}},
+		{"include_subdags with task_ids", `{"only_failed": false, "include_subdags": true, "task_ids": ["start"]}`,
+			map[string]int{"example_subdag_operator": 1}},
+		{"include_subdags, cleared", `{"include_subdags": true, "dry_run": false}`,
+			map[string]int{"example_subdag_operator": 1, "example_subdag_operator.section-2": 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			ts.postRun(t, "example_subdag_operator", `{"dag_run_id": "s1", "logical_date": "2024-01-03T00:00:00+00:00"}`)
+			ts.setTaskState(t, "example_subdag_operator", "s1", "section-2", TaskFailed)
+			ts.setTaskState(t, "example_subdag_operator.section-2", "s1", "section-2-task-3", TaskFailed)
+			res := ts.v1(t, "POST", "/dags/example_subdag_operator/clearTaskInstances", tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			var c struct {
+				TaskInstances []struct {
+					DagID string `json:"dag_id"`
+				} `json:"task_instances"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, ti := range c.TaskInstances {
+				got[ti.DagID]++
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("task instances per DAG %v, want %v", got, tc.want)
+			}
+			wantSub := TaskFailed
+			if strings.Contains(tc.body, `"dry_run": false`) {
+				wantSub = TaskNone
+			}
+			if got := ts.tiState(t, "example_subdag_operator.section-2", "s1", "section-2-task-3"); got != wantSub {
+				t.Errorf("the sub-DAG's failed task instance is %q, want %q", orNone(got), orNone(wantSub))
 			}
 		})
 	}
