@@ -173,3 +173,31 @@ func TestREADMEGoVersionIsGoMod(t *testing.T) {
 		t.Errorf("README.md does not say go.mod says %s", want)
 	}
 }
+
+// TestREADMECodeFencesClosed: every ``` block the README opens is closed
+// before the next one opens, so no prose renders as code.
+func TestREADMECodeFencesClosed(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := 0 // line of the open fence, 0 when none
+	for i, line := range strings.Split(string(readme), "\n") {
+		if !strings.HasPrefix(line, "```") {
+			continue
+		}
+		switch {
+		case open == 0:
+			open = i + 1
+		case line == "```":
+			open = 0
+		default:
+			t.Errorf("README.md:%d opens %q inside the block opened at line %d", i+1, line, open)
+			open = i + 1
+		}
+	}
+	if open != 0 {
+		t.Errorf("README.md:%d opens a block that is never closed", open)
+	}
+}
