@@ -109,7 +109,7 @@ func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	var stopped []tiKey
 	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		stopped, err = s.opts.Store.ForceRunState(dagID, runID, state, now)
+		stopped, err = s.opts.Store.ForceRunState(dagID, runID, state, now, s.rules().runStateDates)
 		return err
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -249,4 +250,60 @@ func TestServerV1_NextDagrunStopsAtTheScheduleEnd(t *testing.T) {
 		{name: "ended", path: "/dags/ended?fields=next_dagrun", options: []testOption{withDAG(ended)},
 			wantStatus: 200, wantJSON: `{"next_dagrun": null}`},
 	})
+}
+
+// TestServerV1_DagsOnlyActive: a DAG whose file is gone keeps its row,
+// inactive; list and patch-many leave it out unless only_active=false
+// (Airflow 2.10.3 airflow/api_connexion/endpoints/dag_endpoint.py:109-111
+// and :182-185; DagModel.is_active).
+func TestServerV1_DagsOnlyActive(t *testing.T) {
+	t.Parallel()
+	others := slices.DeleteFunc(slices.Clone(topLevelDags), func(id string) bool { return id == "tutorial" })
+	cases := []struct {
+		name, method, path, body string
+		want                     []string
+		active                   map[string]bool // is_active of the answer's DAGs, where it matters
+	}{
+		{"list: active by default", "GET", "/dags", "", others, nil},
+		{"list: only_active=true", "GET", "/dags?only_active=true", "", others, nil},
+		{"list: only_active=false", "GET", "/dags?only_active=false", "", topLevelDags,
+			map[string]bool{"tutorial": false, "example_bash_operator": true}},
+		{"patch many: active by default", "PATCH", "/dags?dag_id_pattern=tutorial", `{"is_paused": false}`, []string{}, nil},
+		{"patch many: only_active=false", "PATCH", "/dags?dag_id_pattern=tutorial&only_active=false", `{"is_paused": false}`,
+			[]string{"tutorial"}, map[string]bool{"tutorial": false}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			fewer := &DAGSet{Pools: ts.dags.Pools}
+			for _, d := range ts.dags.DAGs {
+				if d.DagID != "tutorial" {
+					fewer.DAGs = append(fewer.DAGs, d)
+				}
+			}
+			if err := ts.store.LoadDAGs(fewer); err != nil {
+				t.Fatal(err)
+			}
+			res := ts.v1(t, tc.method, tc.path, tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			wantDags(tc.want, float64(len(tc.want)))(t, ts, res)
+			var c struct {
+				Dags []struct {
+					DagID    string `json:"dag_id"`
+					IsActive bool   `json:"is_active"`
+				} `json:"dags"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range c.Dags {
+				if want, ok := tc.active[d.DagID]; ok && d.IsActive != want {
+					t.Errorf("%s is_active = %v, want %v", d.DagID, d.IsActive, want)
+				}
+			}
+		})
+	}
 }

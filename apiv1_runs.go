@@ -587,7 +587,7 @@ func (s *server) V1UpdateDagRunState(dagID, runID string, body map[string]any) (
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
 	var stopped []tiKey
 	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		stopped, err = s.opts.Store.ForceRunState(dagID, runID, RunState(state), now)
+		stopped, err = s.opts.Store.ForceRunState(dagID, runID, RunState(state), now, s.rules().runStateDates)
 		return err
 	})
 	if err != nil {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // postRun creates a run through the stable API and fails unless it is
@@ -281,5 +285,128 @@ func TestServerV1_RunSeenByBothAPIsAndThePages(t *testing.T) {
 	}
 	if home := ts.do(t, "GET", "/", ""); !strings.Contains(home.body, "through_v1") {
 		t.Errorf("/ does not list the v1 run")
+	}
+}
+
+// TestServerV1_DagRunDateFilters checks the end_date and updated_at
+// ranges of the run listings, GET and the batch form, as Airflow 2.10.3
+// airflow/api_connexion/endpoints/dag_run_endpoint.py:154-172 applies them
+// (start_date is in TestServerV1_DagRuns). Runs a, b, c are created at
+// testNow; a is marked success an hour later, b failed two hours later.
+func TestServerV1_DagRunDateFilters(t *testing.T) {
+	t.Parallel()
+	at := func(d time.Duration) string { return url.QueryEscape(isoFormat(testNow.Add(d))) }
+	cases := []struct {
+		name, method, path, body string
+		want                     []string
+	}{
+		{"end_date_gte", "GET", "/dags/tutorial/dagRuns?end_date_gte=" + at(90*time.Minute), "", []string{"b"}},
+		{"end_date_lte leaves out runs not ended", "GET", "/dags/tutorial/dagRuns?end_date_lte=" + at(90*time.Minute), "", []string{"a"}},
+		{"end_date range, both ends inclusive", "GET",
+			"/dags/tutorial/dagRuns?end_date_gte=" + at(time.Hour) + "&end_date_lte=" + at(2*time.Hour), "", []string{"a", "b"}},
+		{"updated_at_gte", "GET", "/dags/tutorial/dagRuns?updated_at_gte=" + at(30*time.Minute), "", []string{"a", "b"}},
+		{"updated_at_lte", "GET", "/dags/tutorial/dagRuns?updated_at_lte=" + at(30*time.Minute), "", []string{"c"}},
+		{"batch: end_date_lte", "POST", "/dags/~/dagRuns/list", `{"end_date_lte": "` + isoFormat(testNow.Add(90*time.Minute)) + `"}`, []string{"a"}},
+		// The form reads updated_at_* and never passes them on (dag_run_endpoint.py:285-297).
+		{"batch: updated_at_gte is not applied", "POST", "/dags/~/dagRuns/list", `{"updated_at_gte": "` + isoFormat(testNow.Add(90*time.Minute)) + `"}`,
+			[]string{"a", "b", "c"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(testNow)
+			ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.Clock, o.Now = clock, clock.Now }))
+			for i, id := range []string{"a", "b", "c"} {
+				ts.postRun(t, "tutorial", fmt.Sprintf(`{"dag_run_id": %q, "logical_date": "2024-01-0%dT00:00:00+00:00"}`, id, i+1))
+			}
+			for _, mark := range []struct{ id, state string }{{"a", "success"}, {"b", "failed"}} {
+				if _, err := clock.Advance(time.Hour); err != nil {
+					t.Fatal(err)
+				}
+				if res := ts.v1(t, "PATCH", "/dags/tutorial/dagRuns/"+mark.id, `{"state": "`+mark.state+`"}`); res.status != http.StatusOK {
+					t.Fatalf("patch %s: %d %s", mark.id, res.status, res.body)
+				}
+			}
+			res := ts.v1(t, tc.method, tc.path, tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			if got, total := runIDsOf(t, res.body); !slices.Equal(got, tc.want) || int(total) != len(tc.want) {
+				t.Errorf("runs %v (total %v), want %v", got, total, tc.want)
+			}
+		})
+	}
+}
+
+// TestServerV1_PatchDagRunState follows Airflow 2.10.3's
+// update_dag_run_state (airflow/api_connexion/endpoints/dag_run_endpoint.py:390-397):
+// the task instances as airflow/api/common/mark_tasks.py marks them
+// (success: every one, :405-411; failed: running ones fail, unfinished
+// ones are skipped, :479-527; queued: none, :563-566), and the run's dates
+// as DagRun.set_state moves them (airflow/models/dagrun.py:326-346): an
+// end_date only when an unfinished run finishes, none of a queued run.
+// Each PATCH comes an hour after the one before, on a fake clock.
+func TestServerV1_PatchDagRunState(t *testing.T) {
+	t.Parallel()
+	hour := func(n int) *time.Time { d := testNow.Add(time.Duration(n) * time.Hour); return &d }
+	cases := []struct {
+		name       string
+		patches    []string
+		wantRun    RunState
+		start, end *time.Time // the run's dates afterwards
+		queuedAt   *time.Time // nil: not checked
+		wantTIs    map[string]TaskState
+	}{
+		{"failed", []string{"failed"}, RunFailed, nil, hour(1), nil,
+			map[string]TaskState{"print_date": TaskFailed, "sleep": TaskSuccess, "templated": TaskSkipped}},
+		{"success", []string{"success"}, RunSuccess, nil, hour(1), nil,
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskSuccess, "templated": TaskSuccess}},
+		{"failed after success keeps the end_date", []string{"success", "failed"}, RunFailed, nil, hour(1), nil,
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskSuccess, "templated": TaskSuccess}},
+		{"success twice keeps the end_date", []string{"success", "success"}, RunSuccess, nil, hour(1), nil,
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskSuccess, "templated": TaskSuccess}},
+		{"queued after success: no dates, tasks kept", []string{"success", "queued"}, RunQueued, nil, nil, hour(2),
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskSuccess, "templated": TaskSuccess}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock(testNow)
+			ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.Clock, o.Now = clock, clock.Now }))
+			ts.postRun(t, "tutorial", `{"dag_run_id": "r1", "logical_date": "2024-01-03T00:00:00+00:00"}`)
+			ts.setTaskState(t, "tutorial", "r1", "print_date", TaskRunning)
+			ts.setTaskState(t, "tutorial", "r1", "sleep", TaskSuccess)
+			for _, state := range tc.patches {
+				if _, err := clock.Advance(time.Hour); err != nil {
+					t.Fatal(err)
+				}
+				if res := ts.v1(t, "PATCH", "/dags/tutorial/dagRuns/r1", `{"state": "`+state+`"}`); res.status != http.StatusOK {
+					t.Fatalf("patch %s: %d %s", state, res.status, res.body)
+				}
+			}
+			run, err := ts.store.RunByRunID("tutorial", "r1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.State != tc.wantRun {
+				t.Errorf("run = %q, want %q", run.State, tc.wantRun)
+			}
+			sameTime := func(what string, got, want *time.Time) {
+				t.Helper()
+				if (got == nil) != (want == nil) || (got != nil && !got.Equal(*want)) {
+					t.Errorf("%s = %v, want %v", what, got, want)
+				}
+			}
+			sameTime("start_date", run.StartDate, tc.start)
+			sameTime("end_date", run.EndDate, tc.end)
+			if tc.queuedAt != nil {
+				sameTime("queued_at", run.QueuedAt, tc.queuedAt)
+			}
+			for task, want := range tc.wantTIs {
+				if got := ts.tiState(t, "tutorial", "r1", task); got != want {
+					t.Errorf("%s = %q, want %q", task, orNone(got), orNone(want))
+				}
+			}
+		})
 	}
 }

@@ -210,6 +210,11 @@ func TestServerV1_Framework(t *testing.T) {
 					t.Errorf("WWW-Authenticate = %q, want Basic", got)
 				}
 			}},
+		// A browser's session cookie is no credential to basic_auth: it reads
+		// request.authorization only (Airflow 2.10.3
+		// airflow/providers/fab/auth_manager/api/auth/backend/basic_auth.py:43-47, :60-68).
+		{name: "basic_auth with a session cookie alone", path: "/plugins", options: []testOption{withAuth(authBasic, "admin:secret\n")},
+			header: []string{"Cookie", "session=eyJfZnJlc2giOmZhbHNlfQ.ZkLmPA.abc"}, wantStatus: 401, wantProblem: &wantProblem{title: "Unauthorized", detail: nil}},
 		{name: "basic_auth with credentials", path: "/plugins", options: []testOption{withAuth(authBasic, "admin:secret\n")},
 			header: []string{"Authorization", "Basic YWRtaW46c2VjcmV0"}, wantStatus: 200, wantJSON: `{"plugins": [], "total_entries": 0}`},
 		{name: "deny_all is a 401 here", path: "/providers", options: []testOption{withAuth(authDenyAll, "")},

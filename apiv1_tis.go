@@ -712,8 +712,11 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 	if flag("include_past", false) {
 		start = nil
 	}
-	if flag("include_future", false) {
-		end = nil
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	if flag("include_future", false) || end == nil {
+		// DAG.clear never reaches a run dated after now:
+		// [scheduler] allow_trigger_in_future is false by default.
+		end = &now
 	}
 	all, err := s.opts.Store.RunsOfDag(dagID, "")
 	if err != nil {
@@ -737,10 +740,37 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		}
 		taskIDs = sortedKeys(seen)
 	}
+	// With include_subdags, the sub-DAGs' runs at the same dates too;
+	// named task_ids keep to the DAG's own tasks (Airflow 2.10.3
+	// airflow/models/dag.py:1969-1975, :1985-1986).
+	type target struct {
+		dagID string
+		run   *DagRun
+	}
+	var targets []target
+	for _, run := range runs {
+		targets = append(targets, target{dagID, run})
+		if !flag("include_subdags", false) || taskIDs != nil {
+			continue
+		}
+		for queue := row.Def.SubDAGIDs(); len(queue) > 0; queue = queue[1:] {
+			sub, err := s.opts.Store.RunByDate(queue[0], run.ExecutionDate)
+			if errors.Is(err, errNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, target{queue[0], sub})
+			if subRow, err := s.opts.Store.DagByID(queue[0]); err == nil && subRow.Def != nil {
+				queue = append(queue, subRow.Def.SubDAGIDs()...)
+			}
+		}
+	}
 	dryRun, reset := flag("dry_run", true), flag("reset_dag_runs", false)
 	refs := []any{}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	for _, run := range runs {
+	for _, tg := range targets {
+		dagID, run := tg.dagID, tg.run
 		tis, err := s.opts.Store.TaskInstancesOfRun(dagID, run.RunID)
 		if err != nil {
 			return nil, err

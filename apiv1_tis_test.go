@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,4 +198,215 @@ func TestServerV1_TaskInstanceStates(t *testing.T) {
 		{name: "clear: unknown DAG", method: "POST", path: "/dags/nope/clearTaskInstances", body: `{}`,
 			wantStatus: 404, wantProblem: &wantProblem{title: "Dag id nope not found", detail: nil}},
 	})
+}
+
+// tiRefsOf reads a task instance reference collection as sorted
+// "run/task" pairs: Airflow's own tests check membership, not order.
+func tiRefsOf(t *testing.T, body string) []string {
+	t.Helper()
+	var c struct {
+		TaskInstances []struct {
+			RunID  string `json:"dag_run_id"`
+			TaskID string `json:"task_id"`
+		} `json:"task_instances"`
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil {
+		t.Fatalf("collection %q: %v", body, err)
+	}
+	refs := []string{}
+	for _, ti := range c.TaskInstances {
+		refs = append(refs, ti.RunID+"/"+ti.TaskID)
+	}
+	slices.Sort(refs)
+	return refs
+}
+
+// TestServerV1_ClearTaskInstancesOptions checks which task instances each
+// option of POST /dags/{dag_id}/clearTaskInstances reaches, following
+// Airflow 2.10.3 tests/api_connexion/endpoints/test_task_instance_endpoint.py:1160-1366
+// (TestPostClearTaskInstances: start and end date filters, only_running,
+// only_failed, task_ids), :1559 and :1649 (include_past, include_future),
+// and the endpoint airflow/api_connexion/endpoints/task_instance_endpoint.py:483-510
+// with DAG.clear's selection, airflow/models/dag.py:1983-1991.
+func TestServerV1_ClearTaskInstancesOptions(t *testing.T) {
+	t.Parallel()
+	// tutorial: print_date >> [sleep, templated]. Runs by logical date:
+	// r2 2024-01-01, r3 01-02, r1 01-03, and r4 2024-06-01, after the
+	// server's clock (testNow, 2024-05-01).
+	setup := func(t *testing.T, ts *testServer) {
+		threeRuns(t, ts)
+		ts.postRun(t, "tutorial", `{"dag_run_id": "r4", "logical_date": "2024-06-01T00:00:00+00:00"}`)
+		for _, s := range []struct {
+			run, task string
+			state     TaskState
+		}{
+			{"r2", "print_date", TaskFailed}, {"r2", "sleep", TaskRunning},
+			{"r3", "print_date", TaskFailed},
+			{"r1", "print_date", TaskFailed}, {"r1", "sleep", TaskUpstreamFailed}, {"r1", "templated", TaskRunning},
+			{"r4", "print_date", TaskFailed},
+		} {
+			ts.setTaskState(t, "tutorial", s.run, s.task, s.state)
+		}
+	}
+	cases := []struct {
+		name, body string
+		want       []string
+		cite       string
+	}{
+		{"only failed by default, never a run after now", `{}`,
+			[]string{"r1/print_date", "r1/sleep", "r2/print_date", "r3/print_date"},
+			"airflow/api_connexion/schemas/task_instance_schema.py:178; models/dag.py:1988-1991 (end_date or utcnow)"},
+		{"start date filter", `{"start_date": "2024-01-02T00:00:00+00:00"}`,
+			[]string{"r1/print_date", "r1/sleep", "r3/print_date"}, "airflow/models/dag.py:1983-1984"},
+		{"end date filter", `{"end_date": "2024-01-02T00:00:00+00:00"}`,
+			[]string{"r2/print_date", "r3/print_date"}, "airflow/models/dag.py:1988-1991"},
+		{"only running", `{"only_running": true, "only_failed": false}`,
+			[]string{"r1/templated", "r2/sleep"}, "airflow/models/dag.py:2463-2465"},
+		{"neither only flag", `{"only_failed": false, "dag_run_id": "r1"}`,
+			[]string{"r1/print_date", "r1/sleep", "r1/templated"}, "airflow/models/dag.py:2460-2465"},
+		{"task ids", `{"task_ids": ["sleep"]}`,
+			[]string{"r1/sleep"}, "tests/api_connexion/endpoints/test_task_instance_endpoint.py:1245-1270 (clear by task ids)"},
+		{"task ids with downstream", `{"task_ids": ["print_date"], "include_downstream": true}`,
+			[]string{"r1/print_date", "r1/sleep", "r2/print_date", "r3/print_date"}, "airflow/api_connexion/endpoints/task_instance_endpoint.py:500-509"},
+		{"task ids with upstream", `{"task_ids": ["sleep"], "include_upstream": true, "dag_run_id": "r1"}`,
+			[]string{"r1/print_date", "r1/sleep"}, "airflow/api_connexion/endpoints/task_instance_endpoint.py:500-509"},
+		{"one run", `{"dag_run_id": "r3"}`,
+			[]string{"r3/print_date"}, "airflow/api_connexion/endpoints/task_instance_endpoint.py:488-494"},
+		{"one run and the past", `{"dag_run_id": "r3", "include_past": true}`,
+			[]string{"r2/print_date", "r3/print_date"}, "airflow/api_connexion/endpoints/task_instance_endpoint.py:495-496"},
+		{"one run and the future", `{"dag_run_id": "r3", "include_future": true}`,
+			[]string{"r1/print_date", "r1/sleep", "r3/print_date"},
+			"airflow/api_connexion/endpoints/task_instance_endpoint.py:497-498; models/dag.py:1988-1991 (still not after now)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			setup(t, ts)
+			res := ts.v1(t, "POST", "/dags/tutorial/clearTaskInstances", tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			if got := tiRefsOf(t, res.body); !slices.Equal(got, tc.want) {
+				t.Errorf("cleared %v, want %v (Airflow 2.10.3 %s)", got, tc.want, tc.cite)
+			}
+			// A dry run (the default) changes nothing.
+			if got := ts.tiState(t, "tutorial", "r3", "print_date"); got != TaskFailed {
+				t.Errorf("r3/print_date = %q after a dry run, want failed", got)
+			}
+		})
+	}
+}
+
+// TestServerV1_SetTaskInstancesStateOptions checks which task instances
+// POST /dags/{dag_id}/updateTaskInstancesState marks: the task and, as
+// asked, its relatives (Airflow 2.10.3 airflow/api/common/mark_tasks.py:142,
+// :283-298), only those not already in the new state (:204-206), changed
+// only when dry_run, true by default, is false
+// (airflow/api_connexion/schemas/task_instance_schema.py:209, mark_tasks.py:160-172).
+func TestServerV1_SetTaskInstancesStateOptions(t *testing.T) {
+	t.Parallel()
+	const flags = `"include_future": false, "include_past": false`
+	cases := []struct {
+		name, body string
+		want       []string             // the answer
+		states     map[string]TaskState // r1's task instances afterwards
+	}{
+		{"dry run by default, downstream, one already marked",
+			`{"task_id": "print_date", "dag_run_id": "r1", "include_upstream": false, "include_downstream": true, ` + flags + `, "new_state": "success"}`,
+			[]string{"r1/sleep", "r1/templated"},
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskNone, "templated": TaskNone}},
+		{"upstream, committed",
+			`{"task_id": "sleep", "dag_run_id": "r1", "include_upstream": true, "include_downstream": false, ` + flags + `, "new_state": "failed", "dry_run": false}`,
+			[]string{"r1/print_date", "r1/sleep"},
+			map[string]TaskState{"print_date": TaskFailed, "sleep": TaskFailed, "templated": TaskNone}},
+		{"the task alone",
+			`{"task_id": "sleep", "dag_run_id": "r1", "include_upstream": false, "include_downstream": false, ` + flags + `, "new_state": "skipped", "dry_run": false}`,
+			[]string{"r1/sleep"},
+			map[string]TaskState{"print_date": TaskSuccess, "sleep": TaskSkipped, "templated": TaskNone}},
+		{"by logical date",
+			`{"task_id": "print_date", "execution_date": "2024-01-03T00:00:00+00:00", "include_upstream": false, "include_downstream": false, ` + flags + `, "new_state": "failed", "dry_run": false}`,
+			[]string{"r1/print_date"},
+			map[string]TaskState{"print_date": TaskFailed, "sleep": TaskNone, "templated": TaskNone}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			threeRuns(t, ts)
+			ts.setTaskState(t, "tutorial", "r1", "print_date", TaskSuccess)
+			res := ts.v1(t, "POST", "/dags/tutorial/updateTaskInstancesState", tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			if got := tiRefsOf(t, res.body); !slices.Equal(got, tc.want) {
+				t.Errorf("answered %v, want %v", got, tc.want)
+			}
+			for task, want := range tc.states {
+				if got := ts.tiState(t, "tutorial", "r1", task); got != want {
+					t.Errorf("r1/%s = %q, want %q", task, orNone(got), orNone(want))
+				}
+			}
+		})
+	}
+}
+
+// TestServerV1_ClearTaskInstancesSubDAGs: include_subdags (false by
+// default, airflow/api_connexion/schemas/task_instance_schema.py:180)
+// adds the task instances of the sub-DAGs' runs at the same dates
+// (Airflow 2.10.3 airflow/models/dag.py:1969-1975, and
+// tests/api_connexion/endpoints/test_task_instance_endpoint.py:1298-1321,
+// "include sub dag"); named task_ids keep to the tasks named (:1985-1986).
+func TestServerV1_ClearTaskInstancesSubDAGs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body string
+		want       map[string]int // task instances listed per dag_id
+	}{
+		{"the DAG alone by default", `{"only_failed": false}`,
+			map[string]int{"example_subdag_operator": 5}},
+		{"include_subdags", `{"only_failed": false, "include_subdags": true}`,
+			map[string]int{"example_subdag_operator": 5, "example_subdag_operator.section-1": 5, "example_subdag_operator.section-2": 5}},
+		{"include_subdags, only failed", `{"include_subdags": true}`,
+			map[string]int{"example_subdag_operator": 1, "example_subdag_operator.section-2": 1}},
+		{"include_subdags with task_ids", `{"only_failed": false, "include_subdags": true, "task_ids": ["start"]}`,
+			map[string]int{"example_subdag_operator": 1}},
+		{"include_subdags, cleared", `{"include_subdags": true, "dry_run": false}`,
+			map[string]int{"example_subdag_operator": 1, "example_subdag_operator.section-2": 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			ts.postRun(t, "example_subdag_operator", `{"dag_run_id": "s1", "logical_date": "2024-01-03T00:00:00+00:00"}`)
+			ts.setTaskState(t, "example_subdag_operator", "s1", "section-2", TaskFailed)
+			ts.setTaskState(t, "example_subdag_operator.section-2", "s1", "section-2-task-3", TaskFailed)
+			res := ts.v1(t, "POST", "/dags/example_subdag_operator/clearTaskInstances", tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			var c struct {
+				TaskInstances []struct {
+					DagID string `json:"dag_id"`
+				} `json:"task_instances"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, ti := range c.TaskInstances {
+				got[ti.DagID]++
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("task instances per DAG %v, want %v", got, tc.want)
+			}
+			wantSub := TaskFailed
+			if strings.Contains(tc.body, `"dry_run": false`) {
+				wantSub = TaskNone
+			}
+			if got := ts.tiState(t, "example_subdag_operator.section-2", "s1", "section-2-task-3"); got != wantSub {
+				t.Errorf("the sub-DAG's failed task instance is %q, want %q", orNone(got), orNone(wantSub))
+			}
+		})
+	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -108,5 +110,64 @@ func TestServer_TriggerDAG_FakeClockDateless(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Under the fake clock (here the harness's clock; inside the bubble the
+// real clock stands at 2000-01-01) the dates a try records are the fake
+// clock's, so its duration is end_date - start_date in fake time, as
+// Airflow computes it (2.10.3 airflow/models/taskinstance.py:902-905,
+// 1.10.15 airflow/models/taskinstance.py:1477-1481): 0 for a try the clock
+// did not move during.
+func TestScheduler_TryDatesFollowTheFakeClock(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ed    edition
+		moved time.Duration // the clock's move while the try runs
+	}{
+		{edition2, 90 * time.Second},
+		{edition2, 0},
+		{edition110, 90 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/%s", tc.ed, tc.moved), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"d.yaml": `
+dag_id: d
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: a, operator: PythonOperator}
+`}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				release := h.runner.hold("a")
+				runID := h.trigger("d", `{"execution_date": "2024-01-02T00:00:00+00:00"}`)
+				h.settle()
+				started := h.clock.Now()
+				h.clock.Advance(tc.moved)
+				close(release)
+				h.settle()
+				ti := h.ti("d", runID, "a")
+				if ti.State != TaskSuccess {
+					t.Fatalf("a = %q, want success", ti.State)
+				}
+				if ti.StartDate == nil || !ti.StartDate.Equal(started) {
+					t.Errorf("start_date %v, want the fake clock's %v", ti.StartDate, started)
+				}
+				if ti.EndDate == nil || !ti.EndDate.Equal(started.Add(tc.moved)) {
+					t.Errorf("end_date %v, want the fake clock's %v", ti.EndDate, started.Add(tc.moved))
+				}
+				if ti.Duration == nil || *ti.Duration != tc.moved.Seconds() {
+					t.Errorf("duration %v, want %v s", ti.Duration, tc.moved.Seconds())
+				}
+				run, err := h.store.RunByRunID("d", runID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if run.EndDate == nil || !run.EndDate.Equal(started.Add(tc.moved)) {
+					t.Errorf("run end_date %v, want the fake clock's %v", run.EndDate, started.Add(tc.moved))
+				}
+			})
+		})
 	}
 }

@@ -106,6 +106,8 @@ type editionRules struct {
 	duplicate func(dagID, runID string, date time.Time, byID, byDate *DagRun) error
 	// newRun is how a new run begins, triggered or scheduled.
 	newRun runStart
+	// runStateDates is how a forced run state moves the run's dates.
+	runStateDates runStateDates
 	// triggerMessage is the "message" of a trigger's answer.
 	triggerMessage func(run *DagRun, date time.Time, dateGiven bool) string
 
@@ -275,6 +277,7 @@ var (
 		duplicate:      duplicate2,
 		newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 			taskEndDate: true, backfillPrefix: "backfill__"},
+		runStateDates:  runStateDates{endOnlyFromUnfinished: true, restartFinished: true},
 		triggerMessage: triggerMessage2,
 
 		checkStateFilter:    true,
@@ -344,6 +347,7 @@ var (
 		duplicate:      duplicate110,
 		newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
 			taskEndDate: false, backfillPrefix: "backfill_"},
+		runStateDates:  runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
 		triggerMessage: triggerMessage110,
 
 		checkStateFilter:    false,

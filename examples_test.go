@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -140,4 +141,63 @@ func TestExample_Pytest(t *testing.T) {
 		}
 	}
 	runExample(t, dir, python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+}
+
+// TestREADMEGoVersionIsGoMod: the Go release the README asks for is the
+// one go.mod names (major.minor), so a newcomer's toolchain builds.
+func TestREADMEGoVersionIsGoMod(t *testing.T) {
+	t.Parallel()
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\d+\.\d+)(\.\d+)?$`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod has no go directive")
+	}
+	want := string(m[1])
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`Go (\d+\.\d+)`).FindAllSubmatch(readme, -1)
+	if len(named) == 0 {
+		t.Fatal("README.md names no Go version")
+	}
+	for _, n := range named {
+		if string(n[1]) != want {
+			t.Errorf("README.md names Go %s; go.mod says %s", n[1], want)
+		}
+	}
+	if !strings.Contains(string(readme), "go.mod says "+want) {
+		t.Errorf("README.md does not say go.mod says %s", want)
+	}
+}
+
+// TestREADMECodeFencesClosed: every ``` block the README opens is closed
+// before the next one opens, so no prose renders as code.
+func TestREADMECodeFencesClosed(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := 0 // line of the open fence, 0 when none
+	for i, line := range strings.Split(string(readme), "\n") {
+		if !strings.HasPrefix(line, "```") {
+			continue
+		}
+		switch {
+		case open == 0:
+			open = i + 1
+		case line == "```":
+			open = 0
+		default:
+			t.Errorf("README.md:%d opens %q inside the block opened at line %d", i+1, line, open)
+			open = i + 1
+		}
+	}
+	if open != 0 {
+		t.Errorf("README.md:%d opens a block that is never closed", open)
+	}
 }

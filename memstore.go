@@ -2353,12 +2353,24 @@ func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
 	return txn.Insert(tableTaskLogs, log)
 }
 
+// runStateDates is how a change of state moves a run's dates, which
+// differs between the releases' DagRun.set_state: callers pass theirs.
+type runStateDates struct {
+	// A finished run marked the other finished state keeps its end_date
+	// (2.10.3 airflow/models/dagrun.py:335-337); otherwise any change to
+	// a finished state ends it now (1.10.15 airflow/models/dagrun.py:82-85).
+	endOnlyFromUnfinished bool
+	// A finished run set running starts again now (2.10.3 dagrun.py:329-334).
+	restartFinished bool
+}
+
 // ForceRunState sets a run's state as Airflow's set_dag_run_state_to_* do:
 // success marks every task instance success; failed fails running task
 // instances and skips those not yet finished; running and queued change
-// the run alone. It returns the task instances that were running and no
-// longer are, whose tries the caller stops.
-func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time) (stopped []tiKey, err error) {
+// the run alone. The run's dates move as dates says. It returns the task
+// instances that were running and no longer are, whose tries the caller
+// stops.
+func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time, dates runStateDates) (stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		stopped = nil
 		run, err := runByRunIDTxn(txn, dagID, runID)
@@ -2398,14 +2410,18 @@ func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time
 		}
 		forced := *run
 		forced.State, forced.UpdatedAt = state, &now
+		// The dates move only on a change of state, as DagRun.set_state
+		// moves them.
 		switch {
-		case state.Finished():
-			forced.EndDate = &now
 		case state == RunQueued:
 			forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
+		case state.Finished():
+			if run.State != state && !(dates.endOnlyFromUnfinished && run.State.Finished()) {
+				forced.EndDate = &now
+			}
 		default:
 			forced.EndDate = nil
-			if forced.StartDate == nil {
+			if forced.StartDate == nil || (dates.restartFinished && run.State.Finished()) {
 				forced.StartDate = &now
 			}
 		}

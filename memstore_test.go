@@ -266,7 +266,7 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a run started", ts.store)
-	if _, err := ts.store.ForceRunState("example_bash_operator", day4, RunFailed, testNow); err != nil {
+	if _, err := ts.store.ForceRunState("example_bash_operator", day4, RunFailed, testNow, ts.edition.rules().runStateDates); err != nil {
 		t.Fatal(err)
 	}
 	check("a run failed", ts.store)
@@ -274,7 +274,7 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a finished run cleared", ts.store)
-	if _, err := ts.store.ForceRunState("example_bash_operator", day4, RunSuccess, testNow); err != nil {
+	if _, err := ts.store.ForceRunState("example_bash_operator", day4, RunSuccess, testNow, ts.edition.rules().runStateDates); err != nil {
 		t.Fatal(err)
 	}
 	pickFirst := func(d *DAG) ([]string, error) { return []string{d.Tasks[0].TaskID}, nil }
@@ -310,4 +310,60 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("reset", ts.store)
+}
+
+// TestStore_ForceRunStateMovesDatesAsSetState: a forced state moves the
+// run's dates as each release's DagRun.set_state does (Airflow 2.10.3
+// airflow/models/dagrun.py:326-346; 1.10.15 airflow/models/dagrun.py:82-85),
+// and only on a change of state.
+func TestStore_ForceRunStateMovesDatesAsSetState(t *testing.T) {
+	t.Parallel()
+	at := func(h int) *time.Time { d := testNow.Add(time.Duration(h) * time.Hour); return &d }
+	cases := []struct {
+		ed                   edition
+		name                 string
+		states               []RunState // forced at testNow+1h, +2h, ...
+		start, end, queuedAt *time.Time
+	}{
+		{edition2, "queued to running", []RunState{RunRunning}, at(1), nil, nil},
+		{edition2, "running twice keeps the start", []RunState{RunRunning, RunRunning}, at(1), nil, nil},
+		{edition2, "running to success", []RunState{RunRunning, RunSuccess}, at(1), at(2), nil},
+		{edition2, "finished to running starts again", []RunState{RunRunning, RunSuccess, RunRunning}, at(3), nil, nil},
+		{edition2, "finished to finished keeps the end", []RunState{RunRunning, RunSuccess, RunFailed}, at(1), at(2), nil},
+		{edition2, "finished twice keeps the end", []RunState{RunRunning, RunSuccess, RunSuccess}, at(1), at(2), nil},
+		{edition2, "finished to queued clears the dates", []RunState{RunRunning, RunSuccess, RunQueued}, nil, nil, at(3)},
+		{edition2, "queued again moves queued_at only", []RunState{RunQueued, RunQueued}, nil, nil, at(2)},
+		// 1.10's runs begin running, started when triggered (testNow).
+		{edition110, "running to success", []RunState{RunSuccess}, &testNow, at(1), nil},
+		{edition110, "finished to finished ends now", []RunState{RunSuccess, RunFailed}, &testNow, at(2), nil},
+		{edition110, "finished twice keeps the end", []RunState{RunSuccess, RunSuccess}, &testNow, at(1), nil},
+		{edition110, "finished to running keeps the start", []RunState{RunSuccess, RunRunning}, &testNow, nil, nil},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.ed)+"/"+tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, tc.ed)
+			runID := ts.trigger(t, "tutorial", `{"execution_date": "2024-01-01T00:00:00+00:00"}`)["run_id"].(string)
+			for i, state := range tc.states {
+				if _, err := ts.store.ForceRunState("tutorial", runID, state, *at(i + 1), tc.ed.rules().runStateDates); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run, err := ts.store.RunByRunID("tutorial", runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range []struct {
+				what      string
+				got, want *time.Time
+			}{{"start_date", run.StartDate, tc.start}, {"end_date", run.EndDate, tc.end}, {"queued_at", run.QueuedAt, tc.queuedAt}} {
+				if d.what == "queued_at" && d.want == nil {
+					continue // set at trigger time; not what this row is about
+				}
+				if (d.got == nil) != (d.want == nil) || (d.got != nil && !d.got.Equal(*d.want)) {
+					t.Errorf("%s = %v, want %v", d.what, d.got, d.want)
+				}
+			}
+		})
+	}
 }

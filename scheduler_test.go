@@ -357,8 +357,9 @@ tasks:
 		}
 		// At exactly the delay it still waits: Airflow retries once
 		// next_retry_datetime() < utcnow(), strictly (TaskInstance.
-		// ready_for_retry in airflow/models/taskinstance.py at 2.10.3 and
-		// 1.10.15; its test_retry_delay asserts "up for retry" there).
+		// ready_for_retry, Airflow 2.10.3 airflow/models/taskinstance.py:2686-2688,
+		// 1.10.15 airflow/models/taskinstance.py:732-738; 2.10.3's
+		// tests/models/test_taskinstance.py:656-660 asserts "up for retry" there).
 		h.clock.Advance(time.Second)
 		h.settle()
 		if got := h.runner.startCount(tiKey{"d", runID, "t"}); got != 1 {
@@ -1183,7 +1184,8 @@ func ptrTime(t time.Time) *time.Time { return &t }
 
 // execution_timeout ends a simulated task's try too, as Airflow's
 // BaseOperator.execution_timeout bounds every operator's execute
-// (airflow/models/taskinstance.py, _execute_task with a timeout).
+// (Airflow 2.10.3 airflow/models/taskinstance.py:747-764, _execute_task;
+// 1.10.15 airflow/models/taskinstance.py:975-982, _run_raw_task).
 func TestOperator_ExecutionTimeoutEndsSimulatedTasks(t *testing.T) {
 	t.Parallel()
 	dag, err := parseDAG([]byte(`
@@ -1196,13 +1198,21 @@ tasks:
 		t.Fatal(err)
 	}
 	run := DagRun{DagID: "d", RunID: "r", ExecutionDate: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
-	runner := bashRunner(t)
-	out := runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "slow"}, try: 1, dag: dag, task: dag.Task("slow"), run: run})
-	if out.state != TaskFailed || !strings.Contains(out.reason, "execution_timeout of 20ms") {
-		t.Errorf("a simulated task past its execution_timeout: %+v, want failed naming the timeout", out)
-	}
-	out = runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "quick"}, try: 1, dag: dag, task: dag.Task("quick"), run: run})
-	if out.state != TaskSuccess {
-		t.Errorf("a simulated task within its execution_timeout: %+v, want success", out)
-	}
+	// In a bubble the durations pass without waiting, and the timeout
+	// fires exactly at 20 ms.
+	synctest.Test(t, func(t *testing.T) {
+		runner := bashRunner(t)
+		begun := time.Now()
+		out := runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "slow"}, try: 1, dag: dag, task: dag.Task("slow"), run: run})
+		if out.state != TaskFailed || !strings.Contains(out.reason, "execution_timeout of 20ms") {
+			t.Errorf("a simulated task past its execution_timeout: %+v, want failed naming the timeout", out)
+		}
+		if took := time.Since(begun); took != 20*time.Millisecond {
+			t.Errorf("the try ended after %s, want its execution_timeout, 20ms", took)
+		}
+		out = runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "quick"}, try: 1, dag: dag, task: dag.Task("quick"), run: run})
+		if out.state != TaskSuccess {
+			t.Errorf("a simulated task within its execution_timeout: %+v, want success", out)
+		}
+	})
 }

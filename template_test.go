@@ -387,3 +387,35 @@ func TestTemplate_Connections(t *testing.T) {
 		t.Errorf("missing connection: %v", err)
 	}
 }
+
+// macros.datetime is Python's datetime class in Airflow's macros module
+// (Airflow 2.10.3 airflow/macros/__init__.py:23, 1.10.15
+// airflow/macros/__init__.py:21): strptime gives a naive datetime, whose
+// str() has no offset.
+func TestTemplate_MacrosDatetime(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		template, want, wantErr string
+	}{
+		{"{{ macros.datetime }}", "<class 'datetime.datetime'>", ""},
+		{"{{ macros.datetime.strptime('2024-03-04 05:06', '%Y-%m-%d %H:%M') }}", "2024-03-04 05:06:00", ""},
+		{"{{ macros.datetime.strptime(ds, '%Y-%m-%d').year }}", "2024", ""},
+		{"{{ macros.datetime.strptime(ds_nodash, '%Y%m%d').strftime('%d/%m/%Y') }}", "04/03/2024", ""},
+		{"{{ macros.datetime.utcnow().year > 2000 }}", "True", ""},
+		{"{{ macros.datetime.strptime('May', '%Y') }}", "", "ValueError: time data 'May' does not match format '%Y'"},
+	}
+	for _, e := range []edition{edition2, edition110} {
+		for _, tc := range cases {
+			t.Run(string(e)+"/"+tc.template, func(t *testing.T) {
+				t.Parallel()
+				got, err := goldenContext(t, e, nil, nil).renderText(tc.template)
+				switch {
+				case tc.wantErr == "" && (err != nil || got != tc.want):
+					t.Errorf("render = %q, %v; want %q", got, err, tc.want)
+				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+					t.Errorf("render = %q, %v; want an error saying %q", got, err, tc.wantErr)
+				}
+			})
+		}
+	}
+}
