@@ -2134,12 +2134,9 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		}
 		// A try followed by a retry joins the history, as Airflow's
 		// handle_failure records it before up_for_retry.
-		if res.TI.State == TaskUpForRetry {
-			end := time.Now().UTC()
-			if res.TI.EndDate != nil {
-				end = *res.TI.EndDate
-			}
-			if err := recordTryTxn(txn, res.TI, end); err != nil {
+		// endTry dates every try it ends, on the scheduler's clock.
+		if res.TI.State == TaskUpForRetry && res.TI.EndDate != nil {
+			if err := recordTryTxn(txn, res.TI, *res.TI.EndDate); err != nil {
 				return err
 			}
 		}
