@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -426,6 +427,18 @@ func temporalOperate(l, r pyTemporal, op string, left, right *exec.Value) (any, 
 		c := lt.value - rt.value
 		return map[string]bool{"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op], nil
 	}
+	lRel, lIsRel := l.(templateRelativedelta)
+	rRel, rIsRel := r.(templateRelativedelta)
+	switch {
+	case rIsRel && l != nil && !lIsRel && op == "+":
+		return applyRelativedelta(l, rRel)
+	case rIsRel && l != nil && !lIsRel && op == "-":
+		return applyRelativedelta(l, rRel.negated())
+	case lIsRel && r != nil && !rIsRel && op == "+":
+		return applyRelativedelta(r, lRel)
+	case lIsRel || rIsRel:
+		return nil, unsupported()
+	}
 	ld, lIsDelta := l.(templateTimedelta)
 	rd, rIsDelta := r.(templateTimedelta)
 	switch {
@@ -574,4 +587,194 @@ func strptime(value, format string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("ValueError: time data %s does not match format %s", pyQuote(value), pyQuote(format))
 	}
 	return t, nil
+}
+
+// templateRelativedelta is dateutil's relativedelta
+// (macros.dateutil.relativedelta.relativedelta): relative years, months,
+// days, hours, minutes, seconds and microseconds, normalised as dateutil's
+// _fix does, and absolute fields that replace a date's own. airlite takes
+// ints only, and no weekday, yearday, nlyearday, leapdays or dt1/dt2.
+type templateRelativedelta struct {
+	years, months, days, hours, minutes, seconds, micros int64
+	// absolute year, month, day, hour, minute, second, microsecond; nil: not set
+	abs [7]*int64
+}
+
+var relativedeltaAbsolute = []string{"year", "month", "day", "hour", "minute", "second", "microsecond"}
+
+// makeRelativedelta is relativedelta(**kwargs) with airlite's subset.
+func makeRelativedelta(args *exec.VarArgs) (any, error) {
+	if len(args.Args) > 0 {
+		return nil, errors.New("TypeError: relativedelta(dt1, dt2) is not supported by airlite; give keyword arguments")
+	}
+	relative := []string{"years", "months", "weeks", "days", "hours", "minutes", "seconds", "microseconds"}
+	bound, err := bindPyArgs("relativedelta", &exec.VarArgs{KwArgs: args.KwArgs}, append(append([]string{}, relative...), relativedeltaAbsolute...))
+	if err != nil {
+		return nil, err
+	}
+	ints := map[string]int64{}
+	for name, v := range bound {
+		if !v.IsInteger() || v.IsBool() {
+			return nil, fmt.Errorf("TypeError: relativedelta %s must be an int in airlite, not %s", name, pyTypeName(v))
+		}
+		ints[name] = int64(v.Integer())
+		if n := ints[name]; n > 1e12 || n < -1e12 {
+			return nil, errors.New("OverflowError: relativedelta argument too large")
+		}
+	}
+	d := templateRelativedelta{years: ints["years"], months: ints["months"], days: ints["days"] + 7*ints["weeks"],
+		hours: ints["hours"], minutes: ints["minutes"], seconds: ints["seconds"], micros: ints["microseconds"]}
+	for i, name := range relativedeltaAbsolute {
+		if _, ok := bound[name]; ok {
+			v := ints[name]
+			d.abs[i] = &v
+		}
+	}
+	d.fix()
+	return d, nil
+}
+
+// fix carries each relative field into the next larger one past its
+// range, keeping its sign, as dateutil's _fix does.
+func (d *templateRelativedelta) fix() {
+	carry := func(small, large *int64, limit int64) {
+		if *small > limit-1 || *small < -(limit-1) {
+			s := int64(1)
+			if *small < 0 {
+				s = -1
+			}
+			div, mod := (*small*s)/limit, (*small*s)%limit
+			*small = mod * s
+			*large += div * s
+		}
+	}
+	carry(&d.micros, &d.seconds, 1_000_000)
+	carry(&d.seconds, &d.minutes, 60)
+	carry(&d.minutes, &d.hours, 60)
+	carry(&d.hours, &d.days, 24)
+	carry(&d.months, &d.years, 12)
+}
+
+func (d templateRelativedelta) pyTypeName() string { return "relativedelta" }
+
+func (d templateRelativedelta) Int() int { panic(errUnreachableOperator) }
+
+// pyStr is dateutil's repr: relative fields with a sign ("{:+g}"), then
+// absolute ones.
+func (d templateRelativedelta) pyStr() string {
+	var parts []string
+	for _, f := range []struct {
+		name  string
+		value int64
+	}{{"years", d.years}, {"months", d.months}, {"days", d.days}, {"hours", d.hours}, {"minutes", d.minutes}, {"seconds", d.seconds}, {"microseconds", d.micros}} {
+		if f.value != 0 {
+			g := strconv.FormatFloat(float64(f.value), 'g', 6, 64)
+			if f.value > 0 {
+				g = "+" + g
+			}
+			parts = append(parts, f.name+"="+g)
+		}
+	}
+	for i, name := range relativedeltaAbsolute {
+		if d.abs[i] != nil {
+			parts = append(parts, name+"="+strconv.FormatInt(*d.abs[i], 10))
+		}
+	}
+	return "relativedelta(" + strings.Join(parts, ", ") + ")"
+}
+
+func (d templateRelativedelta) GetAttribute(name string) (*exec.Value, bool) {
+	for _, f := range []struct {
+		name  string
+		value int64
+	}{{"years", d.years}, {"months", d.months}, {"days", d.days}, {"hours", d.hours}, {"minutes", d.minutes}, {"seconds", d.seconds}, {"microseconds", d.micros}} {
+		if f.name == name {
+			return exec.AsValue(int(f.value)), true
+		}
+	}
+	for i, abs := range relativedeltaAbsolute {
+		if abs == name {
+			if d.abs[i] == nil {
+				return exec.AsValue(pyNone), true
+			}
+			return exec.AsValue(int(*d.abs[i])), true
+		}
+	}
+	return exec.AsValue(fmt.Errorf("'relativedelta' object has no attribute '%s'", name)), false
+}
+
+func (d templateRelativedelta) negated() templateRelativedelta {
+	n := d
+	n.years, n.months, n.days, n.hours, n.minutes, n.seconds, n.micros = -d.years, -d.months, -d.days, -d.hours, -d.minutes, -d.seconds, -d.micros
+	return n
+}
+
+// applyTo is date + relativedelta as dateutil's __add__ computes it: the
+// absolute fields and the years and months first (the day clipped to the
+// month's length), then the days and time as a timedelta.
+func (d templateRelativedelta) applyTo(t time.Time) (time.Time, error) {
+	pick := func(i int, own int64) int64 {
+		if d.abs[i] != nil {
+			return *d.abs[i]
+		}
+		return own
+	}
+	year := pick(0, int64(t.Year())) + d.years
+	month := pick(1, int64(t.Month()))
+	if d.months != 0 {
+		month += d.months
+		if month > 12 {
+			year, month = year+1, month-12
+		} else if month < 1 {
+			year, month = year-1, month+12
+		}
+	}
+	if year < 1 || year > 9999 {
+		return time.Time{}, fmt.Errorf("ValueError: year %d is out of range", year)
+	}
+	if month < 1 || month > 12 {
+		return time.Time{}, errors.New("ValueError: month must be in 1..12")
+	}
+	lastDay := int64(time.Date(int(year), time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day())
+	day := min(lastDay, pick(2, int64(t.Day())))
+	hour, minute, second, micro := pick(3, int64(t.Hour())), pick(4, int64(t.Minute())), pick(5, int64(t.Second())), pick(6, int64(t.Nanosecond()/1000))
+	switch {
+	case day < 1:
+		return time.Time{}, errors.New("ValueError: day is out of range for month")
+	case hour < 0 || hour > 23:
+		return time.Time{}, errors.New("ValueError: hour must be in 0..23")
+	case minute < 0 || minute > 59:
+		return time.Time{}, errors.New("ValueError: minute must be in 0..59")
+	case second < 0 || second > 59:
+		return time.Time{}, errors.New("ValueError: second must be in 0..59")
+	case micro < 0 || micro > 999999:
+		return time.Time{}, errors.New("ValueError: microsecond must be in 0..999999")
+	}
+	r := time.Date(int(year), time.Month(month), int(day), int(hour), int(minute), int(second), int(micro)*1000, t.Location())
+	span := new(big.Int).SetInt64(d.days)
+	span.Mul(span, big.NewInt(24)).Add(span, big.NewInt(d.hours))
+	span.Mul(span, big.NewInt(60)).Add(span, big.NewInt(d.minutes))
+	span.Mul(span, big.NewInt(60)).Add(span, big.NewInt(d.seconds))
+	span.Mul(span, big.NewInt(microsPerSecond)).Add(span, big.NewInt(d.micros))
+	if !span.IsInt64() {
+		return time.Time{}, errors.New("OverflowError: date value out of range")
+	}
+	shifted, err := shiftDate(naiveDateTime{r}, span.Int64())
+	if err != nil {
+		return time.Time{}, err
+	}
+	return shifted.(naiveDateTime).t, nil
+}
+
+// applyRelativedelta is date ± relativedelta, a date of the same kind.
+func applyRelativedelta(v pyTemporal, d templateRelativedelta) (any, error) {
+	switch x := v.(type) {
+	case templateDate:
+		t, err := d.applyTo(x.t)
+		return templateDate{t: t, sep: x.sep}, err
+	case naiveDateTime:
+		t, err := d.applyTo(x.t)
+		return naiveDateTime{t}, err
+	}
+	return nil, fmt.Errorf("TypeError: unsupported operand type(s) for +: %s and 'relativedelta'", pyQuote(v.pyTypeName()))
 }

@@ -77,6 +77,8 @@ func (m templateMacros) GetAttribute(name string) (*exec.Value, bool) {
 		return exec.AsValue(makeTimedelta), true
 	case "time":
 		return exec.AsValue(templateTimeModule{now: m.now}), true
+	case "dateutil":
+		return exec.AsValue(templateDateutilModule{}), true
 	case "uuid":
 		return exec.AsValue(templateUUIDModule{}), true
 	case "random":
@@ -125,6 +127,31 @@ func (m templateTimeModule) GetAttribute(name string) (*exec.Value, bool) {
 		return exec.AsValue(func() float64 { return float64(m.now().UnixMicro()) / 1e6 }), true
 	}
 	return exec.AsValue(fmt.Errorf("module 'time' has no attribute '%s' in airlite", name)), false
+}
+
+// templateDateutilModule is the dateutil package: relativedelta only
+// (macros.dateutil.relativedelta.relativedelta(months=1)).
+type templateDateutilModule struct{}
+
+func (templateDateutilModule) pyStr() string { return "<module 'dateutil'>" }
+
+func (templateDateutilModule) GetAttribute(name string) (*exec.Value, bool) {
+	if name == "relativedelta" {
+		return exec.AsValue(templateRelativedeltaModule{}), true
+	}
+	return exec.AsValue(fmt.Errorf("module 'dateutil' has no attribute '%s' in airlite", name)), false
+}
+
+// templateRelativedeltaModule is dateutil.relativedelta.
+type templateRelativedeltaModule struct{}
+
+func (templateRelativedeltaModule) pyStr() string { return "<module 'dateutil.relativedelta'>" }
+
+func (templateRelativedeltaModule) GetAttribute(name string) (*exec.Value, bool) {
+	if name == "relativedelta" {
+		return exec.AsValue(makeRelativedelta), true
+	}
+	return exec.AsValue(fmt.Errorf("module 'dateutil.relativedelta' has no attribute '%s' in airlite", name)), false
 }
 
 // templateUUIDModule is Python's uuid module: uuid4() only.

@@ -106,6 +106,9 @@ func TestTemplate_TimedeltaErrors(t *testing.T) {
 		{"{{ execution_date.replace(month=13) }}", "ValueError: month must be in 1..12"},
 		{"{{ execution_date.replace(day=31, month=2) }}", "ValueError: day is out of range for month"},
 		{"{{ execution_date.isoformat('ab') }}", "must be a unicode character"},
+		{"{{ macros.dateutil.relativedelta.relativedelta(months='1') }}", "relativedelta months must be an int"},
+		{"{{ execution_date + macros.dateutil.relativedelta.relativedelta(years=9000) }}", "ValueError: year 11024 is out of range"},
+		{"{{ macros.dateutil.relativedelta.relativedelta(days=1) - execution_date }}", "unsupported operand type(s) for -"},
 	}
 	for _, e := range allEditions {
 		for _, tc := range cases {
@@ -161,6 +164,8 @@ func TestTemplate_MacrosOfRequestValuesAreNotStatic(t *testing.T) {
 		"{{ macros.json.dumps(ti.xcom_pull(task_ids='a')) }}",
 		"{{ macros.json.dumps(conn.db.extra_dejson) }}",
 		"{{ -macros.timedelta(days=dag_run.conf.n) }}",
+		"{{ execution_date + macros.dateutil.relativedelta.relativedelta(months=dag_run.conf.n) }}",
+		"{{ macros.dateutil.relativedelta.relativedelta(day=params.d) }}",
 		"{{ 'a' if execution_date < execution_date + macros.timedelta(days=dag_run.conf.n) else 'b' }}",
 	}
 	for _, p := range requestValued {
@@ -198,6 +203,9 @@ var macroShapes = []struct {
 		return testNow.AddDate(0, 0, len(v)).Format("2006-01-02") + "\n"
 	}},
 	{"strftime with a request format", `printf '%s\n' "{{ execution_date.strftime(dag_run.conf.x) }}"`, false, func(v string) string { return v + "\n" }},
+	{"relativedelta of a request length", `printf '%s\n' "{{ (execution_date - macros.dateutil.relativedelta.relativedelta(months=dag_run.conf.x|length)).strftime('%Y-%m') }}"`, false, func(v string) string {
+		return testNow.AddDate(0, -len(v), 0).Format("2006-01") + "\n"
+	}},
 	{"comparison", `echo {{ 'later' if execution_date + macros.timedelta(seconds=dag_run.conf.x|length) > execution_date else 'no' }}`, false, func(string) string { return "later\n" }},
 	{"concatenation with a uuid", `printf '%s\n' {{ dag_run.conf.x ~ macros.uuid.uuid4().hex[:0] }}`, false, func(v string) string { return v + "\n" }},
 }

@@ -259,6 +259,8 @@ func templateNegate(e *exec.Evaluator, args *exec.VarArgs) *exec.Value {
 			return exec.AsValue(err)
 		}
 		return exec.AsValue(d)
+	case templateRelativedelta:
+		return exec.AsValue(x.negated())
 	case pyTemporal:
 		return exec.AsValue(fmt.Errorf("TypeError: bad operand type for unary -: %s", pyQuote(x.pyTypeName())))
 	}

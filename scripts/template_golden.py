@@ -16,6 +16,7 @@ import datetime
 import json
 import sys
 
+import dateutil.relativedelta
 import jinja2
 
 LOGICAL = datetime.datetime(2024, 3, 4, 5, 6, 7, 123, tzinfo=datetime.timezone.utc)
@@ -33,6 +34,8 @@ class Pendulum1(datetime.datetime):
         return self.isoformat()
 
     def __add__(self, other):
+        if not isinstance(other, datetime.timedelta):
+            return NotImplemented  # a relativedelta adds itself (its __radd__)
         return as_pendulum1(datetime.datetime.__add__(self, other))
 
     __radd__ = __add__
@@ -56,6 +59,7 @@ class Macros:
     (lines 20-24; 1.10.15's lines 20-26 import no json)."""
 
     timedelta = datetime.timedelta  # before datetime names the class here
+    dateutil = dateutil
     datetime = datetime.datetime
 
     @staticmethod
@@ -213,6 +217,12 @@ CASES = [
     ("json.dumps sort_keys", '{{ macros.json.dumps({"b": 1, "a": [true, None]}, sort_keys=true) }}', "2"),
     ("json.loads", """{{ macros.json.loads('{"a": [1, 2.5, null]}') }} {{ macros.json.loads('{"a": 1}').a }}""", "2"),
     ("no json in 1.10", "{{ macros.json.dumps(1) }}", "1.10"),
+    ("relativedelta months", "{{ execution_date + macros.dateutil.relativedelta.relativedelta(months=1) }}", None),
+    ("relativedelta clips to the month's end", "{{ (execution_date.replace(day=31, month=1) + macros.dateutil.relativedelta.relativedelta(months=1)).strftime('%Y-%m-%d') }}", None),
+    ("relativedelta subtracted", "{{ (execution_date - macros.dateutil.relativedelta.relativedelta(months=14, days=3, hours=30)).strftime('%Y-%m-%d %H:%M') }}", None),
+    ("relativedelta absolute fields", "{{ execution_date + macros.dateutil.relativedelta.relativedelta(day=1, hour=0, minute=0, second=0, microsecond=0) }}", None),
+    ("relativedelta repr", "{{ macros.dateutil.relativedelta.relativedelta(months=14, hours=25, seconds=-61, day=1) }} {{ macros.dateutil.relativedelta.relativedelta(days=1000000) }} {{ -macros.dateutil.relativedelta.relativedelta(years=1, month=2) }}", None),
+    ("relativedelta on the left", "{{ macros.dateutil.relativedelta.relativedelta(weeks=2) + execution_date }}", None),
     ("whitespace control", "a {%- if true %} b {% endif -%} c", None),
     ("comment", "a{# hidden #}b", None),
     ("raw", "{% raw %}{{ ds }}{% endraw %}", None),
