@@ -65,6 +65,25 @@ func (d templateDate) pyTypeName() string {
 func (d templateDate) Int() int { panic(errUnreachableOperator) }
 
 func (d templateDate) GetAttribute(name string) (*exec.Value, bool) {
+	if name == "add" || name == "subtract" {
+		// pendulum's DateTime.add/subtract(years=0, months=0, weeks=0,
+		// days=0, hours=0, minutes=0, seconds=0, microseconds=0): its
+		// add_duration is dateutil's relativedelta arithmetic.
+		return exec.AsValue(func(args *exec.VarArgs) (any, error) {
+			shift, err := pendulumDuration(name, args)
+			if err != nil {
+				return nil, err
+			}
+			if name == "subtract" {
+				shift = shift.negated()
+			}
+			t, err := shift.applyTo(d.t)
+			if err != nil {
+				return nil, err
+			}
+			return templateDate{t: t, sep: d.sep}, nil
+		}), true
+	}
 	if v, ok := dateTimeAttribute(d.t, name, func(t time.Time) any { return templateDate{t: t, sep: d.sep} }, isoFormat); ok {
 		return v, true
 	}
@@ -764,6 +783,29 @@ func (d templateRelativedelta) applyTo(t time.Time) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return shifted.(naiveDateTime).t, nil
+}
+
+// pendulumDuration is the duration of a pendulum add or subtract call
+// (int arguments only).
+func pendulumDuration(fn string, args *exec.VarArgs) (templateRelativedelta, error) {
+	names := []string{"years", "months", "weeks", "days", "hours", "minutes", "seconds", "microseconds"}
+	bound, err := bindPyArgs(fn, args, names)
+	if err != nil {
+		return templateRelativedelta{}, err
+	}
+	n := map[string]int64{}
+	for name, v := range bound {
+		if !v.IsInteger() || v.IsBool() {
+			return templateRelativedelta{}, fmt.Errorf("TypeError: %s() %s must be an int in airlite, not %s", fn, name, pyTypeName(v))
+		}
+		if n[name] = int64(v.Integer()); n[name] > 1e12 || n[name] < -1e12 {
+			return templateRelativedelta{}, errors.New("OverflowError: date value out of range")
+		}
+	}
+	d := templateRelativedelta{years: n["years"], months: n["months"], days: n["days"] + 7*n["weeks"],
+		hours: n["hours"], minutes: n["minutes"], seconds: n["seconds"], micros: n["microseconds"]}
+	d.fix()
+	return d, nil
 }
 
 // applyRelativedelta is date ± relativedelta, a date of the same kind.

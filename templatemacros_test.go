@@ -166,6 +166,8 @@ func TestTemplate_MacrosOfRequestValuesAreNotStatic(t *testing.T) {
 		"{{ -macros.timedelta(days=dag_run.conf.n) }}",
 		"{{ execution_date + macros.dateutil.relativedelta.relativedelta(months=dag_run.conf.n) }}",
 		"{{ macros.dateutil.relativedelta.relativedelta(day=params.d) }}",
+		"{{ execution_date.subtract(days=dag_run.conf.n) }}",
+		"{{ execution_date.add(dag_run.conf.n) }}",
 		"{{ 'a' if execution_date < execution_date + macros.timedelta(days=dag_run.conf.n) else 'b' }}",
 	}
 	for _, p := range requestValued {
@@ -205,6 +207,9 @@ var macroShapes = []struct {
 	{"strftime with a request format", `printf '%s\n' "{{ execution_date.strftime(dag_run.conf.x) }}"`, false, func(v string) string { return v + "\n" }},
 	{"relativedelta of a request length", `printf '%s\n' "{{ (execution_date - macros.dateutil.relativedelta.relativedelta(months=dag_run.conf.x|length)).strftime('%Y-%m') }}"`, false, func(v string) string {
 		return testNow.AddDate(0, -len(v), 0).Format("2006-01") + "\n"
+	}},
+	{"pendulum subtract of a request length", `printf '%s\n' "{{ execution_date.subtract(days=dag_run.conf.x|length).strftime('%Y-%m-%d') }}"`, false, func(v string) string {
+		return testNow.AddDate(0, 0, -len(v)).Format("2006-01-02") + "\n"
 	}},
 	{"comparison", `echo {{ 'later' if execution_date + macros.timedelta(seconds=dag_run.conf.x|length) > execution_date else 'no' }}`, false, func(string) string { return "later\n" }},
 	{"concatenation with a uuid", `printf '%s\n' {{ dag_run.conf.x ~ macros.uuid.uuid4().hex[:0] }}`, false, func(v string) string { return v + "\n" }},
@@ -250,5 +255,39 @@ func TestSecurity_MacrosKeepRequestValuesAsData(t *testing.T) {
 				t.Fatalf("a request value ran as shell text: the marker exists (%v)", err)
 			}
 		})
+	}
+}
+
+// pendulum's add and subtract on the context's dates: pendulum 3.0.0
+// src/pendulum/datetime.py:561,644 and 1.4.4 pendulum/pendulum.py:1129,1182,
+// both through add_duration (3.0.0 src/pendulum/helpers.py:80), which is
+// dateutil's relativedelta arithmetic: the wants are Python's
+// datetime(2024, 3, 4, 5, 6, 7, 123, utc) + relativedelta(...).
+func TestTemplate_PendulumAddSubtract(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ template, want string }{
+		{"{{ execution_date.add(days=1) }}", "2024-03-05 05:06:07.000123+00:00"},
+		{"{{ execution_date.subtract(months=1, hours=6) }}", "2024-02-03 23:06:07.000123+00:00"},
+		{"{{ execution_date.replace(month=1, day=31).add(months=1) }}", "2024-02-29 05:06:07.000123+00:00"},
+		{"{{ execution_date.add(1, 0, 2, 0, 0, 70, 5, 877) }}", "2025-03-18 06:16:12.001000+00:00"},
+		{"{{ execution_date.subtract(weeks=1) }}", "2024-02-26 05:06:07.000123+00:00"},
+	}
+	for _, e := range allEditions {
+		for _, tc := range cases {
+			t.Run(string(e)+"/"+tc.template, func(t *testing.T) {
+				t.Parallel()
+				want := tc.want
+				if e != edition2 { // pendulum 1's str() is isoformat
+					want = strings.Replace(want, " ", "T", 1)
+				}
+				got, err := goldenContext(t, e, nil, nil).renderText(tc.template)
+				if err != nil || got != want {
+					t.Errorf("render %s = %q, %v; want %q", tc.template, got, err, want)
+				}
+			})
+		}
+	}
+	if _, err := goldenContext(t, edition2, nil, nil).renderText("{{ execution_date.add(seconds='1') }}"); err == nil || !strings.Contains(err.Error(), "must be an int") {
+		t.Errorf("add(seconds='1'): %v, want a TypeError", err)
 	}
 }
