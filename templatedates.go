@@ -30,7 +30,7 @@ type pyTemporal interface {
 
 // errUnreachableOperator fails an operator on a date that
 // templateoperators.go could not route (in {% set %}, {% with %}, {% filter %}).
-var errUnreachableOperator = errors.New("airlite computes with dates and timedeltas in {{ }}, {% if %} and {% for %}, not in {% set %}, {% with %} or {% filter %}: move the arithmetic into the print")
+var errUnreachableOperator = errors.New("airlite computes with dates and timedeltas in {{ }}, {% if %} and {% for %}, not inside {% set %}, {% with %} or {% filter %}: move the arithmetic out of that tag")
 
 // pyDateInRange: Python's datetime takes years 1 to 9999.
 func pyDateInRange(t time.Time) error {

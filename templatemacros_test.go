@@ -132,11 +132,12 @@ func TestTemplate_DateArithmeticOutOfReachFailsClosed(t *testing.T) {
 		for _, template := range []string{
 			"{% set y = execution_date - macros.timedelta(days=1) %}{{ y }}",
 			"{% with y = execution_date + macros.timedelta(days=1) %}{{ y }}{% endwith %}",
+			"{% filter upper %}{{ execution_date + macros.timedelta(days=1) }}{% endfilter %}",
 		} {
 			t.Run(string(e)+"/"+template, func(t *testing.T) {
 				t.Parallel()
 				got, err := goldenContext(t, e, nil, nil).renderText(template)
-				if err == nil || !strings.Contains(err.Error(), "move the arithmetic into the print") {
+				if err == nil || !strings.Contains(err.Error(), "move the arithmetic out of that tag") {
 					t.Errorf("render %s = %q, %v; want it refused", template, got, err)
 				}
 			})
