@@ -104,7 +104,7 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	// ti.xcom_pull reads the store's XCom entries, which earlier tries'
 	// output (so a request) may have filled: request values too.
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
-		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull}
+		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
 	plan := job.task.shellPlan
 	if plan == nil { // a task not built by parseDAG: compile it as the loader would
 		var err error

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/nikolalohinski/gonja/v2/builtins"
@@ -54,6 +55,8 @@ type templateContext struct {
 	connections connectionLookup
 	// xcoms lists the XCom entries ti.xcom_pull reads; nil: none exist.
 	xcoms xcomLookup
+	// now is the server's clock (macros.datetime.now()); nil: time.Now.
+	now func() time.Time
 }
 
 // variableLookup returns the value of an Airflow Variable.
@@ -299,6 +302,7 @@ func (t *jinjaTemplate) compile(env *exec.Environment, strict bool) (tpl *exec.T
 	if err != nil {
 		return nil, &templateError{msg: "template syntax error: " + t.untangle(err.Error())}
 	}
+	rewriteOperators(tpl.Root())
 	return tpl, nil
 }
 
@@ -346,7 +350,7 @@ func newTemplateEnvironment(print exec.FilterFunction, rules *editionRules) *exe
 	tests := exec.NewTestSet(map[string]exec.TestFunction{}).Update(builtins.Tests)
 	_ = tests.Replace("none", testNone)
 	return &exec.Environment{
-		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions),
+		Context:           exec.EmptyContext().Update(builtins.GlobalFunctions).Update(operatorFunctions()),
 		Filters:           filters,
 		Tests:             tests,
 		ControlStructures: builtins.ControlStructures,

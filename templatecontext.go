@@ -113,7 +113,7 @@ func templateVars2(c templateContext) map[string]any {
 		"map_index_template":               nil,
 		"inlets":                           listOrEmpty(c.task.Inlets),
 		"outlets":                          listOrEmpty(c.task.Outlets),
-		"macros":                           templateMacros{},
+		"macros":                           c.macros(withJSON),
 		"params":                           c.params(),
 		"prev_data_interval_start_success": nil,
 		"prev_data_interval_end_success":   nil,
@@ -160,7 +160,7 @@ func templateVars110(c templateContext) map[string]any {
 		"dag_run":                     templateDagRun{c: c},
 		"run_id":                      c.run.RunID,
 		"execution_date":              pendulum1(d.logical),
-		"macros":                      templateMacros{},
+		"macros":                      c.macros(withoutJSON),
 		"params":                      c.params(),
 		"tables":                      tables,
 		"task":                        templateTask{c.task, c.dag},
@@ -336,174 +336,6 @@ func templateRepr(v *exec.Value) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return v.String()
-}
-
-// templateDate is a pendulum DateTime in a template: str() as pendulum
-// gives it (sep between date and time), attributes as Python's.
-type templateDate struct {
-	t   time.Time
-	sep byte
-}
-
-// pendulum3 is Airflow 2.10.3's date (pendulum 3: str() uses a space).
-func pendulum3(t time.Time) any { return templateDate{t: t, sep: ' '} }
-
-// pendulum1 is Airflow 1.10.15's date (pendulum 1.4: str() is isoformat).
-func pendulum1(t time.Time) any { return templateDate{t: t, sep: 'T'} }
-
-func (d templateDate) pyStr() string { return pyDateTime(d.t, d.sep) }
-
-func (d templateDate) GetAttribute(name string) (*exec.Value, bool) {
-	t := d.t
-	switch name {
-	case "year":
-		return exec.AsValue(t.Year()), true
-	case "month":
-		return exec.AsValue(int(t.Month())), true
-	case "day":
-		return exec.AsValue(t.Day()), true
-	case "hour":
-		return exec.AsValue(t.Hour()), true
-	case "minute":
-		return exec.AsValue(t.Minute()), true
-	case "second":
-		return exec.AsValue(t.Second()), true
-	case "microsecond":
-		return exec.AsValue(t.Nanosecond() / 1000), true
-	case "isoformat":
-		return exec.AsValue(func() string { return isoFormat(t) }), true
-	case "strftime":
-		return exec.AsValue(func(format string) string { return strftime(t, format) }), true
-	case "timestamp":
-		return exec.AsValue(func() float64 { return float64(t.UnixMicro()) / 1e6 }), true
-	}
-	return exec.AsValue(fmt.Errorf("'DateTime' object has no attribute '%s'", name)), false
-}
-
-// strftimeLayouts map Python's strftime directives to Go's layouts.
-var strftimeLayouts = map[byte]string{
-	'Y': "2006", 'y': "06", 'm': "01", 'd': "02", 'H': "15", 'I': "03", 'M': "04", 'S': "05",
-	'f': "000000", 'z': "-0700", 'Z': "MST", 'j': "002", 'a': "Mon", 'A': "Monday",
-	'b': "Jan", 'B': "January", 'p': "PM",
-}
-
-// strftime formats a time as Python's strftime does for the common
-// directives; others are written as they are.
-func strftime(t time.Time, format string) string {
-	var b strings.Builder
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' || i+1 == len(format) {
-			b.WriteByte(format[i])
-			continue
-		}
-		i++
-		if format[i] == '%' {
-			b.WriteByte('%')
-			continue
-		}
-		if layout, ok := strftimeLayouts[format[i]]; ok {
-			if format[i] == 'f' {
-				fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
-				continue
-			}
-			b.WriteString(t.Format(layout))
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(format[i])
-	}
-	return b.String()
-}
-
-// strptime parses as Python's strptime does for the directives of strftime.
-func strptime(value, format string) (time.Time, error) {
-	var layout strings.Builder
-	for i := 0; i < len(format); i++ {
-		if format[i] == '%' && i+1 < len(format) {
-			i++
-			if l, ok := strftimeLayouts[format[i]]; ok && format[i] != 'f' {
-				layout.WriteString(l)
-				continue
-			}
-			if format[i] == '%' {
-				layout.WriteByte('%')
-				continue
-			}
-			return time.Time{}, fmt.Errorf("ValueError: strptime directive %%%c is not supported by airlite", format[i])
-		}
-		layout.WriteByte(format[i])
-	}
-	t, err := time.Parse(layout.String(), value)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("ValueError: time data %s does not match format %s", pyQuote(value), pyQuote(format))
-	}
-	return t, nil
-}
-
-// templateMacros is Airflow's macros module: ds_add, ds_format, datetime
-// (now, utcnow, strptime) and timedelta-free date arithmetic.
-type templateMacros struct{}
-
-func (m templateMacros) pyStr() string { return "<module 'airflow.macros'>" }
-
-func (m templateMacros) GetAttribute(name string) (*exec.Value, bool) {
-	switch name {
-	case "ds_add":
-		// Airflow 2.10.3 airflow/macros/__init__.py:47 ds_add(ds, days)
-		return exec.AsValue(func(ds string, days int) (string, error) {
-			t, err := time.Parse("2006-01-02", ds)
-			if err != nil {
-				return "", fmt.Errorf("ValueError: time data %s does not match format '%%Y-%%m-%%d'", pyQuote(ds))
-			}
-			return t.AddDate(0, 0, days).Format("2006-01-02"), nil
-		}), true
-	case "ds_format":
-		// Airflow 2.10.3 airflow/macros/__init__.py:65 ds_format(ds, input_format, output_format)
-		return exec.AsValue(func(ds, input, output string) (string, error) {
-			t, err := strptime(ds, input)
-			if err != nil {
-				return "", err
-			}
-			return strftime(t, output), nil
-		}), true
-	case "datetime":
-		return exec.AsValue(templateDatetimeClass{}), true
-	}
-	return exec.AsValue(fmt.Errorf("module 'airflow.macros' has no attribute '%s'", name)), false
-}
-
-// templateDatetimeClass is Python's datetime class as macros.datetime.
-type templateDatetimeClass struct{}
-
-func (d templateDatetimeClass) pyStr() string { return "<class 'datetime.datetime'>" }
-
-func (d templateDatetimeClass) GetAttribute(name string) (*exec.Value, bool) {
-	switch name {
-	case "now", "utcnow":
-		// A naive datetime, as Python's: no offset in str().
-		return exec.AsValue(func() any { return naiveDateTime{time.Now().UTC()} }), true
-	case "strptime":
-		return exec.AsValue(func(value, format string) (any, error) {
-			t, err := strptime(value, format)
-			if err != nil {
-				return nil, err
-			}
-			return naiveDateTime{t}, nil
-		}), true
-	}
-	return exec.AsValue(fmt.Errorf("type object 'datetime.datetime' has no attribute '%s'", name)), false
-}
-
-// naiveDateTime is a Python datetime without a time zone.
-type naiveDateTime struct{ t time.Time }
-
-func (d naiveDateTime) pyStr() string {
-	s := pyDateTime(d.t, ' ')
-	return strings.TrimSuffix(s, "+00:00")
-}
-
-func (d naiveDateTime) GetAttribute(name string) (*exec.Value, bool) {
-	return templateDate{t: d.t, sep: ' '}.GetAttribute(name)
 }
 
 // templateVariables is var.value or var.json: Airflow Variables by key.

@@ -16,6 +16,7 @@ import datetime
 import json
 import sys
 
+import dateutil.relativedelta
 import jinja2
 
 LOGICAL = datetime.datetime(2024, 3, 4, 5, 6, 7, 123, tzinfo=datetime.timezone.utc)
@@ -25,10 +26,27 @@ VARIABLES = {"greeting": "hi", "cfg": '{"k": [1, 2]}'}
 
 
 class Pendulum1(datetime.datetime):
-    """A date whose str() is isoformat, as pendulum 1.4's Pendulum."""
+    """A date whose str() is isoformat, as pendulum 1.4's Pendulum. Adding
+    or subtracting a timedelta gives a Pendulum again (pendulum 1.4.4
+    pendulum/pendulum.py:1885-1903); so does replace (line 1936)."""
 
     def __str__(self):
         return self.isoformat()
+
+    def __add__(self, other):
+        if not isinstance(other, datetime.timedelta):
+            return NotImplemented  # a relativedelta adds itself (its __radd__)
+        return as_pendulum1(datetime.datetime.__add__(self, other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, datetime.timedelta):
+            return as_pendulum1(datetime.datetime.__sub__(self, other))
+        return datetime.datetime.__sub__(self, other)
+
+    def replace(self, **kwargs):
+        return as_pendulum1(datetime.datetime.replace(self, **kwargs))
 
 
 def as_pendulum1(d):
@@ -37,8 +55,11 @@ def as_pendulum1(d):
 
 class Macros:
     """airflow.macros: ds_add and ds_format as Airflow 2.10.3 defines them
-    (airflow/macros/__init__.py:47, 65)."""
+    (airflow/macros/__init__.py:47, 65), and the modules it imports
+    (lines 20-24; 1.10.15's lines 20-26 import no json)."""
 
+    timedelta = datetime.timedelta  # before datetime names the class here
+    dateutil = dateutil
     datetime = datetime.datetime
 
     @staticmethod
@@ -51,6 +72,10 @@ class Macros:
     @staticmethod
     def ds_format(ds, input_format, output_format):
         return datetime.datetime.strptime(str(ds), input_format).strftime(output_format)
+
+
+class Macros2(Macros):
+    json = json
 
 
 class VariableAccessor:
@@ -105,7 +130,7 @@ def context(edition):
         "run_id": "manual__2024-03-04T05:06:07.000123+00:00",
         "task_instance_key_str": "example__t__" + ds.replace("-", ""),
         "params": params,
-        "macros": Macros,
+        "macros": Macros if edition == "1.10" else Macros2,
         "var": {"value": VariableAccessor(False), "json": VariableAccessor(True)},
         "test_mode": False,
         "inlets": [],
@@ -166,6 +191,38 @@ CASES = [
     ("undefined conf key", "{{ dag_run.conf.missing }}", None),
     ("strftime", "{{ execution_date.strftime('%Y/%m/%d %H') }}", None),
     ("date attributes", "{{ execution_date.year }}-{{ execution_date.month }}", None),
+    ("timedelta before strftime", "{{ (execution_date - macros.timedelta(days=1)).strftime('%Y-%m-%d') }}", None),
+    ("date plus timedelta", "{{ execution_date + macros.timedelta(hours=1) }}", None),
+    ("timedelta plus date", "{{ macros.timedelta(weeks=1) + execution_date }}", None),
+    ("date minus timedelta", "{{ execution_date - macros.timedelta(1, 30, 5) }}", None),
+    ("interval end plus an hour, isoformat", "{{ (data_interval_end + macros.timedelta(hours=1)).isoformat() }}", "2"),
+    ("timedelta str", "{{ macros.timedelta(days=1, hours=2, minutes=3, seconds=4.5) }} {{ macros.timedelta(seconds=-1) }} {{ macros.timedelta(milliseconds=1) }}", None),
+    ("timedelta zero and days", "{{ macros.timedelta() }} {{ macros.timedelta(days=2) }} {{ macros.timedelta(hours=36) }}", None),
+    ("negated timedelta", "{{ execution_date + -macros.timedelta(days=2) }}", None),
+    ("timedelta sum", "{{ macros.timedelta(hours=1) + macros.timedelta(minutes=30) }} {{ macros.timedelta(hours=1) - macros.timedelta(hours=3) }}", None),
+    ("timedelta attributes", "{{ macros.timedelta(days=1, seconds=5, microseconds=7).days }} {{ macros.timedelta(days=1, seconds=5).seconds }} {{ macros.timedelta(days=1, seconds=5, microseconds=7).microseconds }} {{ macros.timedelta(minutes=1, milliseconds=500).total_seconds() }}", None),
+    ("date difference", "{{ (execution_date - prev_execution_date).total_seconds() }} {{ ((execution_date + macros.timedelta(days=3)) - execution_date).days }}", None),
+    ("timedelta of a request value", "{{ execution_date + macros.timedelta(days=dag_run.conf.i) }}", None),
+    ("date comparison", "{{ execution_date < execution_date + macros.timedelta(seconds=1) }} {{ execution_date >= execution_date }} {{ macros.timedelta(hours=1) > macros.timedelta(minutes=59) }}", None),
+    ("arithmetic still numbers", "{{ 1 + 2 }} {{ 5 - 7 }} {{ 'a' + 'b' }} {{ [1] + [2] }} {{ 1.5 + 1 }} {{ 3 > 2 }} {{ 'a' < 'b' }} {{ -3 }}", None),
+    ("arithmetic in if", "{% if execution_date - macros.timedelta(days=1) < execution_date %}earlier{% endif %}", None),
+    ("arithmetic in for", "{% for d in [execution_date - macros.timedelta(days=1), execution_date] %}{{ d.day }} {% endfor %}", None),
+    ("isoformat with a separator", "{{ execution_date.isoformat(' ') }}", None),
+    ("date()", "{{ execution_date.date() }} {{ execution_date.date().isoformat() }} {{ execution_date.date().strftime('%d.%m.%Y') }}", None),
+    ("date replace", "{{ execution_date.replace(hour=0, minute=0, second=0, microsecond=0) }} {{ execution_date.replace(day=1).strftime('%Y-%m-%d') }}", None),
+    ("time attributes", "{{ execution_date.hour }}:{{ execution_date.minute }}:{{ execution_date.second }} {{ execution_date.weekday() }} {{ execution_date.isoweekday() }}", None),
+    ("strftime year", "{{ execution_date.strftime('%Y') }}", None),
+    ("ds_add back a week", "{{ macros.ds_add(ds, -7) }}", None),
+    ("json.dumps", '{{ macros.json.dumps(dag_run.conf.n) }} {{ macros.json.dumps(dag_run.conf.l) }} {{ macros.json.dumps("é") }} {{ macros.json.dumps(dag_run.conf.n, indent=2) }}', "2"),
+    ("json.dumps sort_keys", '{{ macros.json.dumps({"b": 1, "a": [true, None]}, sort_keys=true) }}', "2"),
+    ("json.loads", """{{ macros.json.loads('{"a": [1, 2.5, null]}') }} {{ macros.json.loads('{"a": 1}').a }}""", "2"),
+    ("no json in 1.10", "{{ macros.json.dumps(1) }}", "1.10"),
+    ("relativedelta months", "{{ execution_date + macros.dateutil.relativedelta.relativedelta(months=1) }}", None),
+    ("relativedelta clips to the month's end", "{{ (execution_date.replace(day=31, month=1) + macros.dateutil.relativedelta.relativedelta(months=1)).strftime('%Y-%m-%d') }}", None),
+    ("relativedelta subtracted", "{{ (execution_date - macros.dateutil.relativedelta.relativedelta(months=14, days=3, hours=30)).strftime('%Y-%m-%d %H:%M') }}", None),
+    ("relativedelta absolute fields", "{{ execution_date + macros.dateutil.relativedelta.relativedelta(day=1, hour=0, minute=0, second=0, microsecond=0) }}", None),
+    ("relativedelta repr", "{{ macros.dateutil.relativedelta.relativedelta(months=14, hours=25, seconds=-61, day=1) }} {{ macros.dateutil.relativedelta.relativedelta(days=1000000) }} {{ -macros.dateutil.relativedelta.relativedelta(years=1, month=2) }}", None),
+    ("relativedelta on the left", "{{ macros.dateutil.relativedelta.relativedelta(weeks=2) + execution_date }}", None),
     ("whitespace control", "a {%- if true %} b {% endif -%} c", None),
     ("comment", "a{# hidden #}b", None),
     ("raw", "{% raw %}{{ ds }}{% endraw %}", None),
