@@ -165,7 +165,7 @@ func waitGone(t *testing.T, pid int, what string) {
 func TestSecurity_TaskProcessesEndWithScheduler(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	ts, sched := newSchedServer(t, edition2, nil, withDAG(fmt.Sprintf(`
+	ts, sched := newSchedServer(t, edition2, tickDriven, withDAG(fmt.Sprintf(`
 dag_id: sleeper
 schedule_interval: null
 tasks:
@@ -175,6 +175,14 @@ tasks:
     bash_command: sleep 300 & echo $! > "$PIDFILE"; wait
 `, pidFile)))
 	ts.trigger(t, "sleeper", `{"execution_date": "2024-05-01"}`)
+	if err := sched.tick(time.Now()); err != nil { // launches s
+		t.Fatal(err)
+	}
+	if n := len(sched.running()); n != 1 {
+		t.Fatalf("%d tries running after the pass, want s", n)
+	}
+	// Real waits, bounded: bash writing its child's pid, then the
+	// kernel ending the group.
 	pid := readPID(t, pidFile)
 	if !procAlive(pid) {
 		t.Fatalf("background sleep %d is not running", pid)
