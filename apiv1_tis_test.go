@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 const v1PairDAG = `
@@ -27,20 +26,21 @@ tasks:
 `
 
 // TestServerV1_TaskInstancesAndLogs runs a DAG triggered through the
-// stable API on the scheduler (a fake task that prints its task_id) and
+// stable API on the scheduler (a fake task that prints its task_id),
+// driven pass by pass rather than by a loop, and
 // reads its task instances and logs back, following Airflow 2.10.3
 // tests/api_connexion/endpoints/test_task_instance_endpoint.py and
 // test_log_endpoint.py.
 func TestServerV1_TaskInstancesAndLogs(t *testing.T) {
 	t.Parallel()
-	ts, _ := newSchedServer(t, edition2, func(o *schedulerOptions) {
+	ts, sched := newSchedServer(t, edition2, func(o *schedulerOptions) {
 		o.RunTask = func(_ context.Context, job taskJob) taskOutcome {
 			return taskOutcome{state: TaskSuccess, output: "hello from " + job.key.taskID + "\n"}
 		}
-		o.Interval = time.Millisecond
+		tickDriven(o)
 	}, withDAG(v1PairDAG))
 	ts.postRun(t, "v1pair", `{"dag_run_id": "r1", "logical_date": "2024-02-01T00:00:00+00:00"}`)
-	if got := ts.waitRun(t, "v1pair", "r1")["state"]; got != "success" {
+	if got := ts.tickRun(t, sched, "v1pair", "r1")["state"]; got != "success" {
 		t.Fatalf("run ended %v", got)
 	}
 	// Both APIs see the run end.

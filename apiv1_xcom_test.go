@@ -97,14 +97,14 @@ func xcomItem(key, day, taskID string) string {
 // A BashOperator's pushed line reaches the API, end to end.
 func TestServerV1_XComOfABashTask(t *testing.T) {
 	t.Parallel()
-	ts, _ := newSchedServer(t, edition2, nil, withDAG(`
+	ts, sched := newSchedServer(t, edition2, tickDriven, withDAG(`
 dag_id: pusher
 schedule_interval: null
 tasks:
   - {task_id: say, operator: BashOperator, bash_command: "echo first; echo '{\"n\": 1}'"}
 `))
 	runID := ts.trigger(t, "pusher", `{}`)["run_id"].(string)
-	if done := ts.waitRun(t, "pusher", runID); done["state"] != "success" {
+	if done := ts.tickRun(t, sched, "pusher", runID); done["state"] != "success" {
 		t.Fatalf("run ended %v", done)
 	}
 	res := ts.v1(t, "", "/dags/pusher/dagRuns/"+runID+"/taskInstances/say/xcomEntries/return_value", "")

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -308,22 +309,30 @@ func TestAuthenticator_VerifiedCache(t *testing.T) {
 	}
 }
 
-// A passed check is forgotten once its time is up: the next request pays
-// for bcrypt again. The cache's clock is its own, so the test shortens the
-// time to live and polls.
+// A passed check is forgotten once its time is up, not before: the next
+// request pays for bcrypt again. The checks run in a synctest bubble, so
+// the cache reads the bubble's clock and its hour passes at once. The
+// cache is made outside the bubble: its cleanup goroutine never ends, and
+// it runs on the real clock, where its first sweep is 36 s away (the time
+// to live over its 100 buckets), long after the test.
 func TestAuthenticator_VerifiedCacheExpires(t *testing.T) {
 	t.Parallel()
+	const ttl = time.Hour
 	a, calls := countingAuthenticator(t, "bob:"+bcryptHash(t, "hashed")+"\n")
-	a.verified = newVerifiedCache(50 * time.Millisecond)
-	if !checkAs(t, a, "bob:hashed") || calls.Load() != 1 {
-		t.Fatalf("first check: %d compares, want 1 and accepted", calls.Load())
-	}
-	rechecked := pollUntil(5*time.Second, func() bool {
-		return checkAs(t, a, "bob:hashed") && calls.Load() == 2
+	a.verified = newVerifiedCache(ttl)
+	synctest.Test(t, func(t *testing.T) {
+		if !checkAs(t, a, "bob:hashed") || calls.Load() != 1 {
+			t.Fatalf("first check: %d compares, want 1 and accepted", calls.Load())
+		}
+		time.Sleep(ttl - time.Second) // the bubble's clock
+		if !checkAs(t, a, "bob:hashed") || calls.Load() != 1 {
+			t.Fatalf("within the time to live: %d compares, want 1 (remembered)", calls.Load())
+		}
+		time.Sleep(time.Second + time.Millisecond)
+		if !checkAs(t, a, "bob:hashed") || calls.Load() != 2 {
+			t.Fatalf("after the time to live: %d compares, want 2", calls.Load())
+		}
 	})
-	if !rechecked {
-		t.Fatalf("after the time to live: %d compares, want 2", calls.Load())
-	}
 }
 
 // The cache key is a salted digest of user and password: never the

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -195,56 +196,61 @@ func TestLease_CrashWhileLeaseFailsReusesNoID(t *testing.T) {
 // write waits for it.
 func TestStore_IDCeiling(t *testing.T) {
 	t.Parallel()
-	dags, err := loadEmbeddedDAGs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := storeWith(t, dags)
-	for i := 0; i < 3; i++ {
-		if _, err := store.UpsertPool(fmt.Sprintf("free%d", i), 1, nil); err != nil {
-			t.Fatalf("no ceiling: %v", err)
-		}
-	}
-	const path = "/data/snapshot.json.ids"
-	_, pool := store.IDCounters(nil)
-	store.LeaseWritten(path, 2, pool+1)
-	store.LeaseFailed(path, syscall.ENOSPC)
-	if _, err := store.UpsertPool("one", 1, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.UpsertPool("two", 1, nil); !errors.Is(err, errUnavailable) {
-		t.Errorf("pool past the ceiling: %v, want errUnavailable", err)
-	}
-	if _, err := store.UpsertPool("one", 5, nil); err != nil {
-		t.Errorf("changing a pool takes no id: %v", err)
-	}
-	for n := 0; n < 2; n++ {
-		if _, err := leaseTrigger(t, store, n); err != nil {
+	// In a bubble: synctest.Wait says when the trigger below is blocked
+	// waiting for the lease, where a poll could only give up after a while.
+	synctest.Test(t, func(t *testing.T) {
+		dags, err := loadEmbeddedDAGs()
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if _, err := leaseTrigger(t, store, 3); !errors.Is(err, errUnavailable) {
-		t.Errorf("run past the ceiling: %v, want errUnavailable", err)
-	}
-	if run, _ := store.IDCounters(nil); run != 2 {
-		t.Errorf("run counter %d after a refusal, want 2", run)
-	}
+		store := storeWith(t, dags)
+		for i := 0; i < 3; i++ {
+			if _, err := store.UpsertPool(fmt.Sprintf("free%d", i), 1, nil); err != nil {
+				t.Fatalf("no ceiling: %v", err)
+			}
+		}
+		const path = "/data/snapshot.json.ids"
+		_, pool := store.IDCounters(nil)
+		store.LeaseWritten(path, 2, pool+1)
+		store.LeaseFailed(path, syscall.ENOSPC)
+		if _, err := store.UpsertPool("one", 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.UpsertPool("two", 1, nil); !errors.Is(err, errUnavailable) {
+			t.Errorf("pool past the ceiling: %v, want errUnavailable", err)
+		}
+		if _, err := store.UpsertPool("one", 5, nil); err != nil {
+			t.Errorf("changing a pool takes no id: %v", err)
+		}
+		for n := 0; n < 2; n++ {
+			if _, err := leaseTrigger(t, store, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := leaseTrigger(t, store, 3); !errors.Is(err, errUnavailable) {
+			t.Errorf("run past the ceiling: %v, want errUnavailable", err)
+		}
+		if run, _ := store.IDCounters(nil); run != 2 {
+			t.Errorf("run counter %d after a refusal, want 2", run)
+		}
 
-	// The lease written, but not yet extended past the counters: a
-	// trigger waits for the next write instead of failing.
-	store.LeaseWritten(path, 2, pool+1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := fuzzAPI(store, edition2).TriggerDAG(leaseDAG, []byte(`{"run_id": "waits"}`))
-		done <- err
-	}()
-	if pollUntil(50*time.Millisecond, func() bool { return len(done) > 0 }) {
-		t.Fatalf("trigger answered %v before the lease was extended", <-done)
-	}
-	store.LeaseWritten(path, 3, pool+1)
-	if err := <-done; err != nil {
-		t.Errorf("trigger once the lease was extended: %v", err)
-	}
+		// The lease written, but not yet extended past the counters: a
+		// trigger waits for the next write instead of failing.
+		store.LeaseWritten(path, 2, pool+1)
+		done := make(chan error, 1)
+		go func() {
+			_, err := fuzzAPI(store, edition2).TriggerDAG(leaseDAG, []byte(`{"run_id": "waits"}`))
+			done <- err
+		}()
+		synctest.Wait() // the trigger has answered or is blocked for good
+		if len(done) > 0 {
+			t.Fatalf("trigger answered %v before the lease was extended", <-done)
+		}
+		store.LeaseWritten(path, 3, pool+1)
+		if err := <-done; err != nil {
+			t.Errorf("trigger once the lease was extended: %v", err)
+		}
+	})
 }
 
 // openStoreForTest opens the store of c as airlite's start does.

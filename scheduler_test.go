@@ -834,45 +834,47 @@ tasks:
 	})
 }
 
-// waitRun waits, in real time, for a run to finish, through the store's
-// watch channels.
-func waitRun(t *testing.T, store *Store, dagID, runID string, limit time.Duration) *DagRun {
-	t.Helper()
-	deadline := time.NewTimer(limit)
-	defer deadline.Stop()
-	for {
-		ch, raw, err := store.read().FirstWatch(tableDagRuns, indexID, dagID, runID)
-		if err != nil || raw == nil {
-			t.Fatalf("run %s/%s: %v", dagID, runID, err)
-		}
-		if run := raw.(*DagRun); run.State.Finished() {
-			return run
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			tis, _ := store.TaskInstancesOfRun(dagID, runID)
-			states := map[string]TaskState{}
-			for _, ti := range tis {
-				states[ti.TaskID] = ti.State
-			}
-			t.Fatalf("run %s/%s did not finish within %s: %s, tasks %v", dagID, runID, limit, raw.(*DagRun).State, states)
-		}
-	}
-}
-
 // newRealScheduler runs the embedded fixtures (or files) with real
-// operators and a running loop.
-func newRealScheduler(t *testing.T, dags *DAGSet, e edition) (*Store, *airflowAPI) {
+// operators and no loop, on a clock that stands still: the test runs the
+// passes with settleTicks.
+func newRealScheduler(t *testing.T, dags *DAGSet, e edition) (*Store, *airflowAPI, func(dagID, runID string)) {
 	t.Helper()
 	store := storeWith(t, dags)
+	clock := &testClock{t: time.Now().UTC()}
 	sched := newScheduler(schedulerOptions{
 		Store: store, Edition: e, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Interval: 50 * time.Millisecond, Parallelism: 16, Unixname: "tester",
+		Now: clock.Now, Parallelism: 16, Unixname: "tester",
 	})
-	sched.start()
 	t.Cleanup(sched.stop)
-	return store, &airflowAPI{store: store, edition: e, now: time.Now, unixname: "tester", kick: sched.Kick}
+	// The tasks are real bash processes: settleUntil waits for each to
+	// end, the one real wait left, bounded by triesGuard. It stops at the
+	// run's end: an unpaused schedule goes on catching up behind it.
+	settle := func(dagID, runID string) {
+		t.Helper()
+		settleUntil(t, sched, clock.Now, func() bool {
+			run, err := store.RunByRunID(dagID, runID)
+			return err == nil && run.State.Finished()
+		})
+	}
+	return store, &airflowAPI{store: store, edition: e, now: clock.Now, unixname: "tester", kick: sched.Kick}, settle
+}
+
+// finishedRun is a run that must have finished once the scheduler settled.
+func finishedRun(t *testing.T, store *Store, dagID, runID string) *DagRun {
+	t.Helper()
+	run, err := store.RunByRunID(dagID, runID)
+	if err != nil {
+		t.Fatalf("run %s/%s: %v", dagID, runID, err)
+	}
+	if !run.State.Finished() {
+		tis, _ := store.TaskInstancesOfRun(dagID, runID)
+		states := map[string]TaskState{}
+		for _, ti := range tis {
+			states[ti.TaskID] = ti.State
+		}
+		t.Fatalf("run %s/%s is still %q once the scheduler settled; tasks %v", dagID, runID, run.State, states)
+	}
+	return run
 }
 
 // Each edition runs its release's example_bash_operator: 2.10.3's
@@ -904,7 +906,7 @@ func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store, api := newRealScheduler(t, dags, e)
+			store, api, settle := newRealScheduler(t, dags, e)
 			// Pause the schedules so only the triggered runs exist.
 			for _, d := range dags.DAGs {
 				if d.Schedule != nil && d.ParentDagID == "" {
@@ -932,7 +934,8 @@ func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 				t.Fatal(err)
 			}
 			runID := res["run_id"].(string)
-			run := waitRun(t, store, "example_bash_operator", runID, 30*time.Second)
+			settle("example_bash_operator", runID)
+			run := finishedRun(t, store, "example_bash_operator", runID)
 			if run.State != RunSuccess {
 				t.Errorf("example_bash_operator ended %q, want success", run.State)
 			}
@@ -973,7 +976,9 @@ func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if run := waitRun(t, store, "tutorial", res["run_id"].(string), 30*time.Second); run.State != RunSuccess {
+			tutorialRun := res["run_id"].(string)
+			settle("tutorial", tutorialRun)
+			if run := finishedRun(t, store, "tutorial", tutorialRun); run.State != RunSuccess {
 				t.Errorf("tutorial ended %q, want success", run.State)
 			}
 		})

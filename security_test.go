@@ -77,7 +77,7 @@ func TestSecurity_TriggerConfIsNeverShellText(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			marker := filepath.Join(dir, "pwned")
-			ts, _ := newSchedServer(t, e, nil, withDAG(`
+			ts, sched := newSchedServer(t, e, tickDriven, withDAG(`
 dag_id: inject
 schedule_interval: null
 tasks:
@@ -94,7 +94,7 @@ tasks:
 			body, _ := json.Marshal(map[string]any{"conf": map[string]any{"x": payload}, "run_id": runID,
 				"execution_date": "2024-05-01T00:00:00+00:00"})
 			ts.trigger(t, "inject", string(body))
-			done := ts.waitRun(t, "inject", runID)
+			done := ts.tickRun(t, sched, "inject", runID)
 			if done["state"] != "success" {
 				t.Fatalf("run ended %v", done)
 			}
@@ -165,7 +165,7 @@ func waitGone(t *testing.T, pid int, what string) {
 func TestSecurity_TaskProcessesEndWithScheduler(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	ts, sched := newSchedServer(t, edition2, nil, withDAG(fmt.Sprintf(`
+	ts, sched := newSchedServer(t, edition2, tickDriven, withDAG(fmt.Sprintf(`
 dag_id: sleeper
 schedule_interval: null
 tasks:
@@ -175,6 +175,14 @@ tasks:
     bash_command: sleep 300 & echo $! > "$PIDFILE"; wait
 `, pidFile)))
 	ts.trigger(t, "sleeper", `{"execution_date": "2024-05-01"}`)
+	if err := sched.tick(time.Now()); err != nil { // launches s
+		t.Fatal(err)
+	}
+	if n := len(sched.running()); n != 1 {
+		t.Fatalf("%d tries running after the pass, want s", n)
+	}
+	// Real waits, bounded: bash writing its child's pid, then the
+	// kernel ending the group.
 	pid := readPID(t, pidFile)
 	if !procAlive(pid) {
 		t.Fatalf("background sleep %d is not running", pid)
@@ -263,7 +271,8 @@ func readFileSoon(t *testing.T, path string) []byte {
 func TestScheduler_TaskPanicFailsTaskOnly(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
-	ts, _ := newSchedServer(t, edition2, func(o *schedulerOptions) {
+	ts, sched := newSchedServer(t, edition2, func(o *schedulerOptions) {
+		tickDriven(o)
 		o.Logger = zerolog.New(&logs)
 		real := o.RunTask
 		o.RunTask = func(ctx context.Context, job taskJob) taskOutcome {
@@ -284,7 +293,7 @@ tasks:
   - {task_id: fine, operator: PythonOperator}
 `))
 	ts.trigger(t, "panicky", `{"execution_date": "2024-05-01", "run_id": "first"}`)
-	done := ts.waitRun(t, "panicky", "first")
+	done := ts.tickRun(t, sched, "panicky", "first")
 	tasks, _ := done["tasks"].(map[string]any)
 	if done["state"] != "failed" || tasks["boom"] != "failed" || tasks["fine"] != "success" {
 		t.Fatalf("run %v, want failed with boom failed and fine success", done)
@@ -297,7 +306,7 @@ tasks:
 	}
 	// The scheduler still runs the next run.
 	ts.trigger(t, "panicky", `{"execution_date": "2024-05-02", "run_id": "second"}`)
-	if done := ts.waitRun(t, "panicky", "second"); done["state"] != "failed" {
+	if done := ts.tickRun(t, sched, "panicky", "second"); done["state"] != "failed" {
 		t.Errorf("second run %v", done)
 	}
 }
@@ -460,7 +469,7 @@ func TestSecurity_RequestValuesReachBashAsData(t *testing.T) {
 				fmt.Fprintf(&def, "  - task_id: shape_%d\n    operator: BashOperator\n    cwd: %q\n"+
 					"    env: {WANT: \"{{ dag_run.conf.x }}\"}\n    bash_command: %s\n", i, dir, command)
 			}
-			ts, _ := newSchedServer(t, e, nil, withDAG(def.String()))
+			ts, sched := newSchedServer(t, e, tickDriven, withDAG(def.String()))
 			day := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 			runIDs := make([]string, len(hostileValues))
 			for i, value := range hostileValues {
@@ -473,7 +482,7 @@ func TestSecurity_RequestValuesReachBashAsData(t *testing.T) {
 				ts.trigger(t, "shapes", string(body))
 			}
 			for i, value := range hostileValues {
-				done := ts.waitRun(t, "shapes", runIDs[i])
+				done := ts.tickRun(t, sched, "shapes", runIDs[i])
 				run, err := ts.store.RunByRunID("shapes", runIDs[i])
 				if err != nil {
 					t.Fatalf("run %q: %v", runIDs[i], err)

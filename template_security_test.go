@@ -47,7 +47,7 @@ func TestSecurity_JinjaRequestValuesReachBashAsData(t *testing.T) {
 				command, _ := json.Marshal(shape.command)
 				fmt.Fprintf(&def, "  - task_id: shape_%d\n    operator: BashOperator\n    cwd: %q\n    bash_command: %s\n", i, dir, command)
 			}
-			ts, _ := newSchedServer(t, e, nil, withDAG(def.String()))
+			ts, sched := newSchedServer(t, e, tickDriven, withDAG(def.String()))
 			day := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 			for i, value := range hostileValues {
 				body, _ := json.Marshal(map[string]any{"conf": map[string]any{"x": value}, "run_id": fmt.Sprintf("value_%d", i),
@@ -56,7 +56,7 @@ func TestSecurity_JinjaRequestValuesReachBashAsData(t *testing.T) {
 			}
 			for i, value := range hostileValues {
 				runID := fmt.Sprintf("value_%d", i)
-				done := ts.waitRun(t, "jinja", runID)
+				done := ts.tickRun(t, sched, "jinja", runID)
 				ds := day.AddDate(0, 0, i).Format("2006-01-02")
 				for j, shape := range jinjaShapes {
 					if got, want := ts.taskOutput(t, "jinja", runID, fmt.Sprintf("shape_%d", j)), shape.want(value, ds); got != want {

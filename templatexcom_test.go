@@ -256,7 +256,7 @@ tasks:
   - {task_id: push, operator: BashOperator, cwd: %q, do_xcom_push: true, bash_command: "printf '%%s\\n' \"{{ dag_run.conf.x }}\""}
   - {task_id: pull, operator: BashOperator, cwd: %q, upstream: [push], bash_command: "printf '%%s\\n' {{ ti.xcom_pull(task_ids='push') }}"}
 `, dir, dir)
-			ts, _ := newSchedServer(t, e, nil, withDAG(def))
+			ts, sched := newSchedServer(t, e, tickDriven, withDAG(def))
 			for i, value := range hostileValues {
 				if strings.Contains(value, "\n") { // a return value is the last line
 					continue
@@ -265,7 +265,7 @@ tasks:
 				body, _ := json.Marshal(map[string]any{"conf": map[string]any{"x": value}, "run_id": runID,
 					"execution_date": pullDay.AddDate(0, 0, i).Format(time.RFC3339)})
 				ts.trigger(t, "relay", string(body))
-				done := ts.waitRun(t, "relay", runID)
+				done := ts.tickRun(t, sched, "relay", runID)
 				if got := ts.taskOutput(t, "relay", runID, "pull"); got != value+"\n" {
 					t.Errorf("%q came back as %q (run %v)", value, got, done["state"])
 				}

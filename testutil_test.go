@@ -97,3 +97,71 @@ func (s *Store) UpsertLineage(rec *LineageRecord) error {
 		return nil
 	})
 }
+
+// tickDriven tunes a scheduler to run no loop: the test drives it with
+// settleTicks, so no state depends on how fast a loop comes round.
+func tickDriven(o *schedulerOptions) { o.Interval = 0 }
+
+// triesGuard bounds awaitTries. Fake tries end at once; real ones (bash)
+// take what their commands take. It only turns a hung try into a clear
+// failure: no result depends on it.
+const triesGuard = 2 * time.Minute
+
+// settleTicks runs sched's passes at now() until the store stops
+// changing, waiting after each pass for every try the pass started: what
+// the synctest harness's settle does, for tests that cannot run in a
+// bubble (a real HTTP listener, real processes).
+func settleTicks(t *testing.T, sched *scheduler, now func() time.Time) {
+	t.Helper()
+	settleUntil(t, sched, now, func() bool { return false })
+}
+
+// settleUntil is settleTicks that also stops once done holds after a
+// pass: for a schedule that keeps catching up behind the run a test
+// checks.
+func settleUntil(t *testing.T, sched *scheduler, now func() time.Time, done func() bool) {
+	t.Helper()
+	for range 200 {
+		before := sched.opts.Store.ChangeIndex()
+		if err := sched.tick(now()); err != nil {
+			t.Fatalf("tick: %v", err)
+		}
+		awaitTries(t, sched)
+		if sched.opts.Store.ChangeIndex() == before || done() {
+			return
+		}
+	}
+	t.Fatal("scheduler did not settle in 200 passes")
+}
+
+// awaitTries waits until every try sched is running has ended: a real
+// wait when a try is a real process, which nothing can fake.
+func awaitTries(t *testing.T, sched *scheduler) {
+	t.Helper()
+	guard := time.NewTimer(triesGuard)
+	defer guard.Stop()
+	for _, rt := range sched.running() {
+		select {
+		case <-rt.done:
+		case <-guard.C:
+			sched.mu.Lock()
+			var left []string
+			for a := range sched.tasks {
+				left = append(left, a.tiKey.String())
+			}
+			sched.mu.Unlock()
+			t.Fatalf("tries still running after %s (a hung task?): %v", triesGuard, left)
+		}
+	}
+}
+
+// tickRun settles sched on the real clock and answers the admin wait for
+// a run that must have finished by then, failing with its task states if
+// it has not.
+func (ts *testServer) tickRun(t *testing.T, sched *scheduler, dagID, runID string) map[string]any {
+	t.Helper()
+	settleTicks(t, sched, time.Now)
+	finishedRun(t, ts.store, dagID, runID)
+	// Finished: the wait answers at once, with the same body as ever.
+	return ts.waitRun(t, dagID, runID)
+}
