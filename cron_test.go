@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -177,6 +180,63 @@ func TestCronSchedule_DayRule(t *testing.T) {
 				at = got
 			}
 		}
+	}
+}
+
+// TestCronSchedule_CroniterGolden compares the schedule's ticks with
+// croniter's own, asked by scripts/croniter_golden.py for every pairing of
+// day-of-month and day-of-week forms it lists (testdata/croniter_days_golden.jsonl):
+// croniter 5.0.1 with Airflow 2.10.3's rule, 0.3.36 with 1.10.15's.
+func TestCronSchedule_CroniterGolden(t *testing.T) {
+	t.Parallel()
+	rules := map[string]cronDayRule{"5.0.1": edition2.rules().cronDays, "0.3.36": edition110.rules().cronDays}
+	f, err := os.Open("testdata/croniter_days_golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var row struct {
+			Croniter string      `json:"croniter"`
+			Expr     string      `json:"expr"`
+			From     time.Time   `json:"from"`
+			Next     bool        `json:"next"`
+			Ticks    []time.Time `json:"ticks"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatalf("golden line %q: %v", sc.Text(), err)
+		}
+		rule, ok := rules[row.Croniter]
+		if !ok {
+			t.Fatalf("golden line %q: no rule for croniter %s", sc.Text(), row.Croniter)
+		}
+		rows++
+		c, err := compileCron(row.Expr, rule)
+		if err != nil {
+			t.Errorf("croniter %s: compileCron(%q): %v", row.Croniter, row.Expr, err)
+			continue
+		}
+		step := c.prev
+		if row.Next {
+			step = c.next
+		}
+		at := row.From
+		for i, want := range row.Ticks {
+			got, err := step(at, false)
+			if err != nil || !got.Equal(want) {
+				t.Errorf("croniter %s %q from %s (next %v): tick %d = %s, %v; croniter says %s", row.Croniter, row.Expr, row.From, row.Next, i+1, got, err, want)
+				break
+			}
+			at = got
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if rows < 2000 {
+		t.Fatalf("golden file has %d rows; want the script's full table", rows)
 	}
 }
 
