@@ -1,12 +1,13 @@
 package main
 
 // A cron schedule compiled once per DAG. gronx reads the expression (its
-// field syntax, names, L/W/#, and Vixie cron's day-of-month OR
-// day-of-week rule), but its NextTickAfter/PrevTickBefore re-parse every
-// field at every step of their walk: about 300 allocations to infer one
-// triggered run's data interval. Here gronx's own checker is asked once
-// per minute, hour and month value, and the walk runs on bit sets, asking
-// gronx only whether a candidate day is due.
+// field syntax, names, L/W/#), but its NextTickAfter/PrevTickBefore
+// re-parse every field at every step of their walk: about 300 allocations
+// to infer one triggered run's data interval. Here gronx's own checker is
+// asked once per minute, hour and month value, and the walk runs on bit
+// sets, asking gronx only whether a candidate day matches each day field.
+// The two day fields combine as croniter, which Airflow uses, combines
+// them (cronDayRule), not by Vixie cron's rule as gronx does.
 
 import (
 	"errors"
@@ -18,6 +19,19 @@ import (
 	"github.com/adhocore/gronx"
 )
 
+// cronDayRule is how a release's croniter combines a cron expression's
+// day-of-month and day-of-week fields (editionRules.cronDays; the zero
+// value is Airflow 2's). Airflow calls croniter with day_or=True: a day
+// fires when either field matches it, unless one of the two fields is
+// `*` as croniter expands it; then the other field alone decides.
+type cronDayRule struct {
+	// fullFieldIsStar: a day field that lists every value without being
+	// `*` (1-31, */1; 0-6, 1-7) counts as `*` (croniter 0.3.36, Airflow
+	// 1.10.15); otherwise only when the other day field's text holds a
+	// `*` (croniter 5.0.1, Airflow 2.10.3).
+	fullFieldIsStar bool
+}
+
 // cronSearchDays bounds a search: eight years hold a February 29th
 // whichever year a search starts in (2100 is not a leap year; 2096 and
 // 2104 are).
@@ -27,16 +41,28 @@ const cronSearchDays = 8*366 + 1
 // sets of its minutes, hours and months; days are asked of gronx, since
 // they depend on the month (L, W, #) and on both day fields.
 type cronSchedule struct {
-	expr    string
-	daySegs []string // second, minute, hour as "*": gronx checks the day fields only
-	minutes uint64   // bit m: minute m fires
-	hours   uint32   // bit h: hour h fires
-	months  uint16   // bit m (1-12): month m fires
+	expr     string
+	monthDay string   // the day-of-month field, as gronx reads it
+	weekDay  string   // the day-of-week field, as gronx reads it
+	days     dayMatch // how the two combine
+	minutes  uint64   // bit m: minute m fires
+	hours    uint32   // bit h: hour h fires
+	months   uint16   // bit m (1-12): month m fires
 }
 
+// dayMatch is which of a cron expression's day fields must match a day.
+type dayMatch int
+
+const (
+	daysBoth        dayMatch = iota // both (one of them is `*` to croniter)
+	daysEither                      // either one
+	daysWeekdayOnly                 // the day of week alone: its nth weekday (#, L) beside a day of month
+)
+
 // cronOf is a DAG's schedule compiled when it is a cron expression or a
-// preset: the one parseSchedule kept, or compiled now for a DAG built in
-// Go rather than read from a file. It is nil for any other schedule.
+// preset: the one parseSchedule kept, or compiled now, with Airflow 2's
+// day rule, for a DAG built in Go rather than read from a file. It is nil
+// for any other schedule.
 func cronOf(dag *DAG) (*cronSchedule, error) {
 	if dag == nil || dag.Schedule == nil {
 		return nil, nil
@@ -48,7 +74,7 @@ func cronOf(dag *DAG) (*cronSchedule, error) {
 	if s == "@once" || s == "@continuous" || isDurationSchedule(s) {
 		return nil, nil
 	}
-	c, err := compileCron(s)
+	c, err := compileCron(s, cronDayRule{})
 	if err != nil {
 		return nil, fmt.Errorf("schedule %q: %w", s, err)
 	}
@@ -79,7 +105,7 @@ var cronFields = [6]struct {
 
 // compileCron compiles an Airflow schedule that is a cron expression or a
 // cron preset. Its errors name the field and say what is wrong with it.
-func compileCron(schedule string) (*cronSchedule, error) {
+func compileCron(schedule string, days cronDayRule) (*cronSchedule, error) {
 	expr := schedule
 	if preset, ok := cronPresets[schedule]; ok {
 		expr = preset
@@ -91,7 +117,7 @@ func compileCron(schedule string) (*cronSchedule, error) {
 	if err != nil || len(written) != 6 || len(segs) != 6 || segs[0] != "0" {
 		return nil, errors.New("want five fields: minute, hour, day of month, month, day of week")
 	}
-	c := &cronSchedule{expr: expr, daySegs: []string{"*", "*", "*", segs[3], segs[4], segs[5]}}
+	c := &cronSchedule{expr: expr, monthDay: segs[3], weekDay: segs[5]}
 	checker := &gronx.SegmentChecker{}
 	// fires asks gronx whether field pos fires at ref. Every value of
 	// every field is asked once, so that a bad part of a list is found
@@ -145,7 +171,58 @@ func compileCron(schedule string) (*cronSchedule, error) {
 	if c.minutes == 0 || c.hours == 0 || c.months == 0 {
 		return nil, errors.New("it never fires")
 	}
+	c.days = days.match(c, checker, written[3], written[5])
 	return c, nil
+}
+
+// match is how the day fields of c combine (their syntax already
+// checked), as croniter decides it with day_or=True. The rule is in
+// _get_next: croniter 5.0.1 src/croniter/croniter.py:370, 0.3.36
+// src/croniter/croniter.py:192. Both passes of its union ask for the nth
+// weekday when the day of week names one (5.0.1 croniter.py:675-681,
+// 0.3.36 croniter.py:441-447), so beside a day of month it alone decides.
+func (r cronDayRule) match(c *cronSchedule, checker *gronx.SegmentChecker, writtenMonthDay, writtenWeekDay string) dayMatch {
+	monthDayStar := dayFieldIsStar(c.monthDay) ||
+		(allDaysListed(c.monthDay, 3, 31, checker) && (r.fullFieldIsStar || strings.Contains(writtenWeekDay, "*")))
+	weekDayStar := dayFieldIsStar(c.weekDay) ||
+		(allDaysListed(c.weekDay, 5, 7, checker) && (r.fullFieldIsStar || strings.Contains(writtenMonthDay, "*")))
+	switch {
+	case monthDayStar || weekDayStar:
+		return daysBoth
+	case strings.ContainsAny(c.weekDay, "#L"):
+		return daysWeekdayOnly
+	}
+	return daysEither
+}
+
+// dayFieldIsStar: croniter expands a day field to `*` when it is `*` or
+// `?` (5.0.1 croniter.py:847-856; 0.3.36 refuses `?`) or a list holding
+// a `*`, which its sorting puts first, where it looks.
+func dayFieldIsStar(seg string) bool {
+	for _, part := range strings.Split(seg, ",") {
+		if part == "*" || part == "?" {
+			return true
+		}
+	}
+	return false
+}
+
+// allDaysListed: the day field at gronx's position pos matches each of
+// the first n days of January 2024 (its 31 days; its first seven are every
+// weekday), with no L, W or #, which croniter does not count as values:
+// it lists every value of its field, what croniter's expansion counts
+// (LEN_MEANS_ALL: 31 days of month, 7 days of week).
+func allDaysListed(seg string, pos, n int, checker *gronx.SegmentChecker) bool {
+	if strings.ContainsAny(seg, "LW#") {
+		return false
+	}
+	for d := 1; d <= n; d++ {
+		checker.SetRef(time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC))
+		if due, err := checker.CheckDue(seg, pos); err != nil || !due {
+			return false
+		}
+	}
+	return true
 }
 
 // cronFieldError says in plain words what gronx found wrong with a field
@@ -168,13 +245,26 @@ func cronFieldError(pos int, segment string, err error) error {
 var errCronNoTick = errors.New("it never fires (no such date)")
 
 // dayDue reports whether the day of t (UTC midnight) fires.
-func (c *cronSchedule) dayDue(g *gronx.Gronx, day time.Time) bool {
+func (c *cronSchedule) dayDue(checker *gronx.SegmentChecker, day time.Time) bool {
 	if c.months&(1<<int(day.Month())) == 0 {
 		return false
 	}
-	g.C.SetRef(day)
-	due, err := g.SegmentsDue(c.daySegs)
-	return err == nil && due
+	checker.SetRef(day)
+	monthDay := func() bool {
+		due, err := checker.CheckDue(c.monthDay, 3)
+		return err == nil && due
+	}
+	weekDay := func() bool {
+		due, err := checker.CheckDue(c.weekDay, 5)
+		return err == nil && due
+	}
+	switch c.days {
+	case daysEither:
+		return monthDay() || weekDay()
+	case daysWeekdayOnly:
+		return weekDay()
+	}
+	return monthDay() && weekDay()
 }
 
 // prev is the latest tick at or before t (incl) or strictly before it, to
@@ -184,11 +274,11 @@ func (c *cronSchedule) prev(t time.Time, incl bool) (time.Time, error) {
 	if !incl {
 		t = t.Add(-time.Second)
 	}
-	g := gronx.New()
+	checker := &gronx.SegmentChecker{}
 	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	maxHour, maxMinute := t.Hour(), t.Minute()
 	for i := 0; i < cronSearchDays; i++ {
-		if c.dayDue(g, day) {
+		if c.dayDue(checker, day) {
 			if h, m, ok := c.latestTime(maxHour, maxMinute); ok {
 				return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute), nil
 			}
@@ -209,11 +299,11 @@ func (c *cronSchedule) next(t time.Time, incl bool) (time.Time, error) {
 		// The next whole minute: ticks fall on second 0.
 		t = t.Truncate(time.Minute).Add(time.Minute)
 	}
-	g := gronx.New()
+	checker := &gronx.SegmentChecker{}
 	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	minHour, minMinute := t.Hour(), t.Minute()
 	for i := 0; i < cronSearchDays; i++ {
-		if c.dayDue(g, day) {
+		if c.dayDue(checker, day) {
 			if h, m, ok := c.earliestTime(minHour, minMinute); ok {
 				return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute), nil
 			}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -9,7 +12,11 @@ import (
 )
 
 // cronExpressions are Airflow's presets and the cron forms DAG authors
-// write, with gronx's L, W and # and Vixie cron's day OR weekday rule.
+// write, with gronx's L, W and #: only those on which croniter's day rule
+// (TestCronSchedule_DayRule) and gronx's Vixie cron rule agree, since
+// gronx is the reference here. They part when a day field starts with `*`
+// but is not `*` (*/2) beside a restricted other field, when a field lists
+// every value without `*` (1-31, 0-6), and with a day of month beside #.
 var cronExpressions = []string{
 	"@hourly", "@daily", "@weekly", "@monthly", "@quarterly", "@yearly",
 	"0 0 * * *", "*/5 * * * *", "30 6 * * 1-5", "15 14 1 * *", "0 22 * * 1-5",
@@ -27,7 +34,7 @@ func TestCronSchedule_MatchesGronx(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, schedule := range cronExpressions {
-		c, err := compileCron(schedule)
+		c, err := compileCron(schedule, edition2.rules().cronDays)
 		if err != nil {
 			t.Fatalf("compileCron(%q): %v", schedule, err)
 		}
@@ -85,6 +92,154 @@ func checkAnswer(t *testing.T, c *cronSchedule, at, answer time.Time, incl, forw
 	}
 }
 
+// TestCronSchedule_DayRule: the day-of-month and day-of-week fields
+// combine as croniter combines them with day_or=True, Airflow's use
+// (Airflow 2.10.3 airflow/timetables/_cron.py:109,119; 1.10.15
+// airflow/models/dag.py:421,449): either field matching fires, unless one
+// of them expands to `*`. croniter 5.0.1 (constraints-2.10.3) and 0.3.36
+// (constraints-1.10.15) differ only on a field that lists every value.
+// Rows without a croniter test are worked out from its source, cited.
+func TestCronSchedule_DayRule(t *testing.T) {
+	t.Parallel()
+	airflow2, airflow110 := edition2.rules().cronDays, edition110.rules().cronDays
+	both := []cronDayRule{airflow2, airflow110}
+	day := func(y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		name     string
+		expr     string
+		rules    []cronDayRule
+		from     time.Time
+		forwards bool
+		want     []time.Time // the ticks after (or before) from, in order
+	}{
+		// croniter 5.0.1 src/croniter/tests/test_croniter.py:214-220: odd days
+		// or Saturdays (gronx: odd Saturdays). 0.3.36 the same (croniter.py:192).
+		{"step beside weekday, next", "0 16 */2 * sat", both, day(2023, 5, 2, 0), true,
+			[]time.Time{day(2023, 5, 3, 16), day(2023, 5, 5, 16), day(2023, 5, 6, 16), day(2023, 5, 7, 16)}},
+		{"step beside weekday, prev", "0 16 */2 * sat", both, day(2023, 5, 8, 0), false,
+			[]time.Time{day(2023, 5, 7, 16), day(2023, 5, 6, 16), day(2023, 5, 5, 16), day(2023, 5, 3, 16), day(2023, 5, 1, 16)}},
+		// The same rule: odd days or Mondays, where gronx has odd Mondays.
+		{"odd days or Mondays", "0 0 */2 * 1", both, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 3, 0), day(2024, 1, 5, 0), day(2024, 1, 7, 0), day(2024, 1, 8, 0), day(2024, 1, 9, 0)}},
+		// croniter 5.0.1 src/croniter/tests/test_croniter.py:156-169, 0.3.36
+		// src/croniter/tests/test_croniter.py:148-161: the 1st or Wednesdays.
+		{"day or weekday", "0 0 1 * wed", both, day(2010, 1, 25, 0), true,
+			[]time.Time{day(2010, 1, 27, 0), day(2010, 2, 1, 0), day(2010, 2, 3, 0)}},
+		{"Friday or the 13th", "0 0 13 * 5", both, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 5, 0), day(2024, 1, 12, 0), day(2024, 1, 13, 0), day(2024, 1, 19, 0)}},
+		{"last day or Friday", "0 0 L * 5", both, day(2024, 1, 25, 0), true,
+			[]time.Time{day(2024, 1, 26, 0), day(2024, 1, 31, 0), day(2024, 2, 2, 0)}},
+		// A field that lists every value: croniter 0.3.36 makes it `*`
+		// (croniter.py:618-619), so the other field alone decides; 5.0.1
+		// only beside a `*` (croniter.py:1000-1008, its test at
+		// test_croniter.py:349-357), so here either field matching fires:
+		// every day.
+		{"every day listed beside Monday, 2.10.3", "0 0 1-31 * 1", []cronDayRule{airflow2}, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 2, 0), day(2024, 1, 3, 0), day(2024, 1, 4, 0)}},
+		{"every day listed beside Monday, 1.10.15", "0 0 1-31 * 1", []cronDayRule{airflow110}, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 8, 0), day(2024, 1, 15, 0), day(2024, 1, 22, 0)}},
+		{"every day listed beside Monday, 1.10.15, prev", "0 0 1-31 * 1", []cronDayRule{airflow110}, day(2024, 1, 10, 0), false,
+			[]time.Time{day(2024, 1, 8, 0), day(2024, 1, 1, 0), day(2023, 12, 25, 0)}},
+		{"every day by step beside Monday, 2.10.3", "0 0 */1 * 1", []cronDayRule{airflow2}, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 2, 0), day(2024, 1, 3, 0), day(2024, 1, 4, 0)}},
+		{"every day by step beside Monday, 1.10.15", "0 0 */1 * 1", []cronDayRule{airflow110}, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 8, 0), day(2024, 1, 15, 0), day(2024, 1, 22, 0)}},
+		{"every weekday listed beside the 15th, 2.10.3", "0 0 15 * 0-6", []cronDayRule{airflow2}, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 2, 0), day(2024, 1, 3, 0), day(2024, 1, 4, 0)}},
+		{"every weekday listed beside the 15th, 1.10.15", "0 0 15 * 1-7", []cronDayRule{airflow110}, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 15, 0), day(2024, 2, 15, 0), day(2024, 3, 15, 0)}},
+		// Beside a `*` both releases make every weekday `*`: odd days.
+		{"every weekday by step beside a step", "0 0 */2 * */1", both, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 3, 0), day(2024, 1, 5, 0), day(2024, 1, 7, 0)}},
+		// `?` is `*` (croniter 5.0.1 croniter.py:847-856; 0.3.36 refuses it).
+		{"question mark", "0 0 ? * 1", []cronDayRule{airflow2}, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 8, 0), day(2024, 1, 15, 0), day(2024, 1, 22, 0)}},
+		// An nth weekday: croniter's pass for the day of month still asks
+		// for the nth weekday (5.0.1 croniter.py:675-681, 0.3.36
+		// croniter.py:441-447), so the union is the nth weekday alone:
+		// second Mondays, not the 10th or second Mondays.
+		{"nth weekday beside a day", "0 0 10 * 1#2", both, day(2024, 1, 1, 0), true,
+			[]time.Time{day(2024, 1, 8, 0), day(2024, 2, 12, 0), day(2024, 3, 11, 0)}},
+	} {
+		for _, rule := range tc.rules {
+			c, err := compileCron(tc.expr, rule)
+			if err != nil {
+				t.Fatalf("%s: compileCron(%q): %v", tc.name, tc.expr, err)
+			}
+			at := tc.from
+			for i, want := range tc.want {
+				step := c.prev
+				if tc.forwards {
+					step = c.next
+				}
+				got, err := step(at, false)
+				if err != nil || !got.Equal(want) {
+					t.Errorf("%s (full field is star: %v): tick %d from %s = %s, %v; want %s", tc.name, rule.fullFieldIsStar, i+1, at, got, err, want)
+					break
+				}
+				at = got
+			}
+		}
+	}
+}
+
+// TestCronSchedule_CroniterGolden compares the schedule's ticks with
+// croniter's own, asked by scripts/croniter_golden.py for every pairing of
+// day-of-month and day-of-week forms it lists (testdata/croniter_days_golden.jsonl):
+// croniter 5.0.1 with Airflow 2.10.3's rule, 0.3.36 with 1.10.15's.
+func TestCronSchedule_CroniterGolden(t *testing.T) {
+	t.Parallel()
+	rules := map[string]cronDayRule{"5.0.1": edition2.rules().cronDays, "0.3.36": edition110.rules().cronDays}
+	f, err := os.Open("testdata/croniter_days_golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var row struct {
+			Croniter string      `json:"croniter"`
+			Expr     string      `json:"expr"`
+			From     time.Time   `json:"from"`
+			Next     bool        `json:"next"`
+			Ticks    []time.Time `json:"ticks"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatalf("golden line %q: %v", sc.Text(), err)
+		}
+		rule, ok := rules[row.Croniter]
+		if !ok {
+			t.Fatalf("golden line %q: no rule for croniter %s", sc.Text(), row.Croniter)
+		}
+		rows++
+		c, err := compileCron(row.Expr, rule)
+		if err != nil {
+			t.Errorf("croniter %s: compileCron(%q): %v", row.Croniter, row.Expr, err)
+			continue
+		}
+		step := c.prev
+		if row.Next {
+			step = c.next
+		}
+		at := row.From
+		for i, want := range row.Ticks {
+			got, err := step(at, false)
+			if err != nil || !got.Equal(want) {
+				t.Errorf("croniter %s %q from %s (next %v): tick %d = %s, %v; croniter says %s", row.Croniter, row.Expr, row.From, row.Next, i+1, got, err, want)
+				break
+			}
+			at = got
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if rows < 2000 {
+		t.Fatalf("golden file has %d rows; want the script's full table", rows)
+	}
+}
+
 func TestCompileCron_Refuses(t *testing.T) {
 	for _, tc := range []struct{ schedule, want string }{
 		{"@always", "want five fields: minute, hour, day of month, month, day of week"},
@@ -95,7 +250,7 @@ func TestCompileCron_Refuses(t *testing.T) {
 		{"0 0 1,32 * *", `day of month "1,32" is outside 1-31`},
 		{"0 0 * * 1-9", `day of week "1-9" has a range outside 0-7 or running backwards`},
 	} {
-		if c, err := compileCron(tc.schedule); err == nil || err.Error() != tc.want {
+		if c, err := compileCron(tc.schedule, cronDayRule{}); err == nil || err.Error() != tc.want {
 			t.Errorf("compileCron(%q) = %v, %v; want error %q", tc.schedule, c, err, tc.want)
 		}
 	}

@@ -348,8 +348,9 @@ type dagLoader struct {
 	// now is when the files are read, for relative dates; zero: the
 	// current time.
 	now time.Time
-	// rules are the edition's; they say how .airflowignore patterns match
-	// and which operators a task may name. nil: Airflow 2's.
+	// rules are the edition's; they say how .airflowignore patterns match,
+	// which operators a task may name and how cron day fields combine.
+	// nil: Airflow 2's.
 	rules *editionRules
 }
 
@@ -359,6 +360,14 @@ func (l dagLoader) operators() *operatorSet {
 		return operators2()
 	}
 	return l.rules.operators()
+}
+
+// cronDays is how the loader's edition combines cron day fields.
+func (l dagLoader) cronDays() cronDayRule {
+	if l.rules == nil {
+		return cronDayRule{}
+	}
+	return l.rules.cronDays
 }
 
 // loadDAGDir parses every definition in a folder.
@@ -437,7 +446,7 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 		if now.IsZero() {
 			now = time.Now()
 		}
-		dag, err := parseDAGFor(data, now, l.operators())
+		dag, err := parseDAGFor(data, now, l.operators(), l.cronDays())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -500,11 +509,12 @@ func parseDAG(data []byte) (*DAG, error) { return parseDAGAt(data, time.Now()) }
 // which relative dates count, with Airflow 2.10.3's operators. Every error
 // names the line it is about.
 func parseDAGAt(data []byte, now time.Time) (*DAG, error) {
-	return parseDAGFor(data, now, operators2())
+	return parseDAGFor(data, now, operators2(), cronDayRule{})
 }
 
-// parseDAGFor is parseDAGAt for an edition whose release ships ops.
-func parseDAGFor(data []byte, now time.Time, ops *operatorSet) (*DAG, error) {
+// parseDAGFor is parseDAGAt for an edition whose release ships ops and
+// whose croniter combines a cron expression's day fields by days.
+func parseDAGFor(data []byte, now time.Time, ops *operatorSet, days cronDayRule) (*DAG, error) {
 	root, err := parseDefinitionNode(data, "no DAG defined")
 	if err != nil {
 		return nil, err
@@ -557,7 +567,7 @@ func parseDAGFor(data []byte, now time.Time, ops *operatorSet) (*DAG, error) {
 	if dag.MaxActiveTasks < 1 {
 		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", keyLine(root, limitKey), limitKey, dag.MaxActiveTasks)
 	}
-	schedule, cron, err := parseSchedule(&f.ScheduleInterval, &f.Schedule)
+	schedule, cron, err := parseSchedule(&f.ScheduleInterval, &f.Schedule, days)
 	if err != nil {
 		return nil, err
 	}
@@ -699,7 +709,7 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 
 // parseSchedule reads schedule_interval or schedule (one of them): nil for
 // None, and the compiled form of a cron expression or preset.
-func parseSchedule(interval, schedule *yaml.Node) (*string, *cronSchedule, error) {
+func parseSchedule(interval, schedule *yaml.Node, days cronDayRule) (*string, *cronSchedule, error) {
 	n, key := interval, "schedule_interval"
 	if schedule.Kind != 0 {
 		if interval.Kind != 0 {
@@ -714,7 +724,7 @@ func parseSchedule(interval, schedule *yaml.Node) (*string, *cronSchedule, error
 		return nil, nil, fmt.Errorf("line %d: %s must be a cron expression, a preset, a duration or null, not %s", n.Line, key, describeNode(n))
 	}
 	s := strings.TrimSpace(n.Value)
-	cron, err := validateSchedule(s)
+	cron, err := validateSchedule(s, days)
 	if err != nil {
 		return nil, nil, fmt.Errorf("line %d: %s %q: %w", n.Line, key, s, err)
 	}
@@ -722,8 +732,9 @@ func parseSchedule(interval, schedule *yaml.Node) (*string, *cronSchedule, error
 }
 
 // validateSchedule accepts Airflow's presets, durations and five-field cron
-// expressions, and returns a cron expression or preset compiled.
-func validateSchedule(s string) (*cronSchedule, error) {
+// expressions, and returns a cron expression or preset compiled with the
+// edition's day rule.
+func validateSchedule(s string, days cronDayRule) (*cronSchedule, error) {
 	if s == "@once" {
 		return nil, nil
 	}
@@ -740,7 +751,7 @@ func validateSchedule(s string) (*cronSchedule, error) {
 	// (croniter raises); airlite does too, instead of failing every pass.
 	// From a leap year's start, any expression that can fire does so
 	// within the search.
-	c, err := compileCron(s)
+	c, err := compileCron(s, days)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid cron expression: %w", err)
 	}

@@ -915,3 +915,43 @@ func TestSpeaksDecoder(t *testing.T) {
 		}
 	}
 }
+
+// TestDAGFiles_CronDaysPerEdition: a DAG's schedule combines its day
+// fields by its edition's croniter, read from a folder or loaded through
+// /_airlite/dags. `0 0 1-31 * 1` is Mondays in croniter 0.3.36 (Airflow
+// 1.10.15) and every day in 5.0.1 (Airflow 2.10.3); TestCronSchedule_DayRule
+// cites why.
+func TestDAGFiles_CronDaysPerEdition(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		ed   edition
+		want time.Time
+	}{
+		{edition2, time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)},
+		{edition110, time.Date(2024, 1, 8, 0, 0, 0, 0, time.UTC)},
+		{edition110RBAC, time.Date(2024, 1, 8, 0, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			def := "dag_id: listed_days\nschedule_interval: '0 0 1-31 * 1'\ntasks:\n  - {task_id: a, operator: BashOperator, bash_command: 'true'}\n"
+			set, err := dagLoader{rules: tc.ed.rules()}.load(fstest.MapFS{"days.yaml": {Data: []byte(def)}}, "dags")
+			if err != nil || len(set.DAGs) != 1 {
+				t.Fatalf("load: %v", err)
+			}
+			ts := newTestServer(t, tc.ed)
+			if _, err := ts.srv.loadDAG([]byte(def)); err != nil {
+				t.Fatalf("loadDAG: %v", err)
+			}
+			for how, dag := range map[string]*DAG{"folder": set.DAGs[0], "/_airlite/dags": ts.srv.dagDefOf("listed_days")} {
+				c, err := cronOf(dag)
+				if err != nil || c == nil {
+					t.Fatalf("%s: cronOf = %v, %v", how, c, err)
+				}
+				if got, err := c.next(from, false); err != nil || !got.Equal(tc.want) {
+					t.Errorf("%s: next(%s) = %s, %v; want %s", how, from, got, err, tc.want)
+				}
+			}
+		})
+	}
+}

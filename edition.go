@@ -160,6 +160,9 @@ type editionRules struct {
 	// python is the idiom of the release's DAG files, in which /code
 	// writes a definition that has no .py beside it.
 	python pythonDialect
+	// cronDays is how the release's croniter combines a cron expression's
+	// day-of-month and day-of-week fields (cron.go).
+	cronDays cronDayRule
 
 	// healthBody is the body of the webserver's GET /health.
 	healthBody func(webserverHealth) ([]byte, error)
@@ -300,6 +303,9 @@ var (
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
 		operators:               operators2,
 		python:                  python2,
+		// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
+		// beside a `*` (src/croniter/croniter.py:1000-1008).
+		cronDays:                cronDayRule{fullFieldIsStar: false},
 		healthBody:              healthBody2,
 		bashSkipExitCode:        99,
 		ignoreMatchesFolderPath: false,
@@ -370,6 +376,9 @@ var (
 		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 		operators:               operators110,
 		python:                  python110,
+		// croniter 0.3.36 (constraints-1.10.15): a full day field is always
+		// `*` (src/croniter/croniter.py:618-619).
+		cronDays:                cronDayRule{fullFieldIsStar: true},
 		healthBody:              healthBody110,
 		bashSkipExitCode:        0,
 		ignoreMatchesFolderPath: true,

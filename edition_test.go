@@ -124,6 +124,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deleteRefusesRunning":    r.deleteRefusesRunning,
 			"deleteStopsTasks":        r.deleteStopsTasks,
 			"ignoreMatchesFolderPath": r.ignoreMatchesFolderPath,
+			"cronDays":                cronDaysObserved(r.cronDays),
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -218,8 +219,10 @@ func TestEditionRules_Table(t *testing.T) {
 			"deleteStopsTasks":     false,
 			// Airflow 2.10.3 airflow/utils/file.py:77
 			"ignoreMatchesFolderPath": false,
-			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-			"errorDate":               "2024-05-01 10:00:00.000123+00:00",
+			// croniter 5.0.1 (constraints-2.10.3) src/croniter/croniter.py:1000-1008
+			"cronDays":  "2024-01-02",
+			"orphans":   orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+			"errorDate": "2024-05-01 10:00:00.000123+00:00",
 			"duplicate": []string{
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
@@ -293,10 +296,12 @@ func TestEditionRules_Table(t *testing.T) {
 			"deleteStopsTasks":     true,
 			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
 			"ignoreMatchesFolderPath": true,
-			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":               duplicates110,
-			"triggerMessage":          triggerMessages110,
+			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
+			"cronDays":       "2024-01-08",
+			"orphans":        orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":      "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":      duplicates110,
+			"triggerMessage": triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -356,10 +361,12 @@ func TestEditionRules_Table(t *testing.T) {
 			"deleteStopsTasks":     true,
 			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
 			"ignoreMatchesFolderPath": true,
-			"orphans":                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":               "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":               duplicates110,
-			"triggerMessage":          triggerMessages110,
+			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
+			"cronDays":       "2024-01-08",
+			"orphans":        orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":      "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":      duplicates110,
+			"triggerMessage": triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -479,4 +486,20 @@ func (e edition) marshal(v any) ([]byte, error)           { return e.rules().app
 func (e edition) taskInfo(d *DAG, t *Task) map[string]any { return e.rules().taskInfo(d, t) }
 func (e edition) dagRunURL(dagID string, date time.Time) string {
 	return e.rules().dagRunURL(dagID, date)
+}
+
+// cronDaysObserved is the first tick of `0 0 1-31 * 1` after New Year's
+// Day 2024 (a Monday) under a day rule: the 2nd when a day of month that
+// lists every day stays a list beside the Monday, the 8th when it counts
+// as `*`.
+func cronDaysObserved(days cronDayRule) string {
+	c, err := compileCron("0 0 1-31 * 1", days)
+	if err != nil {
+		return err.Error()
+	}
+	next, err := c.next(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), false)
+	if err != nil {
+		return err.Error()
+	}
+	return next.Format(time.DateOnly)
 }
