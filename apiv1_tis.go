@@ -579,8 +579,8 @@ func checkSetTIsStateBody(v any) (map[string]any, error) {
 
 // V1SetTaskInstancesState is POST /dags/{dag_id}/updateTaskInstancesState:
 // a task of one run (by dag_run_id or execution_date) and, as asked, its
-// upstream and downstream tasks. include_future and include_past are
-// read but reach no other run (airlite marks within the run).
+// upstream and downstream tasks, in that run and, with include_future
+// and include_past, in the runs runsToMark picks.
 func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map[string]any, error) {
 	if err := missingFields(body, "task_id", "include_upstream", "include_downstream", "include_future", "include_past", "new_state"); err != nil {
 		return nil, err
@@ -625,9 +625,24 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 	if v, ok := body["dry_run"].(bool); ok {
 		dryRun = v
 	}
-	refs, err := s.setTaskStates(dagID, run, relatives(row.Def, task, upstream, downstream), TaskState(body["new_state"].(string)), dryRun)
+	future, _ := body["include_future"].(bool)
+	past, _ := body["include_past"].(bool)
+	all, err := s.opts.Store.RunsOfDag(dagID, "")
 	if err != nil {
 		return nil, err
+	}
+	runs, err := runsToMark(row.Def, all, run, future, past)
+	if err != nil {
+		return nil, err
+	}
+	taskIDs := relatives(row.Def, task, upstream, downstream)
+	refs := []any{}
+	for _, r := range runs {
+		marked, err := s.setTaskStates(dagID, r, taskIDs, TaskState(body["new_state"].(string)), dryRun)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, marked...)
 	}
 	return map[string]any{"task_instances": refs}, nil
 }
