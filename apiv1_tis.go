@@ -670,8 +670,10 @@ func checkClearTIsBody(v any) (map[string]any, error) {
 // V1ClearTaskInstances is POST /dags/{dag_id}/clearTaskInstances: the
 // task instances of the runs in range (one run by dag_run_id, or logical
 // dates between start_date and end_date), of the tasks named and, as
-// asked, their relatives, by default only failed ones; dry_run (the
-// default) lists them, otherwise they are cleared.
+// asked, their relatives, with include_subdags the sub-DAGs' and with
+// include_parentdag the parent's (addClearTargets), by default only
+// failed ones; dry_run (the default) lists them, otherwise they are
+// cleared.
 func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[string]any, error) {
 	flag := func(k string, def bool) bool {
 		if v, ok := body[k].(bool); ok {
@@ -713,7 +715,6 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 	if err != nil {
 		return nil, err
 	}
-	var runs []*DagRun
 	if runID != "" {
 		run, err := s.opts.Store.RunByRunID(dagID, runID)
 		if errors.Is(err, errNotFound) {
@@ -733,15 +734,6 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		// [scheduler] allow_trigger_in_future is false by default.
 		end = &now
 	}
-	all, err := s.opts.Store.RunsOfDag(dagID, "")
-	if err != nil {
-		return nil, err
-	}
-	for _, run := range all {
-		if inRange(&run.ExecutionDate, start, end) {
-			runs = append(runs, run)
-		}
-	}
 	var taskIDs []string
 	if list, ok := body["task_ids"].([]any); ok {
 		seen := map[string]bool{}
@@ -755,36 +747,30 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		}
 		taskIDs = sortedKeys(seen)
 	}
-	// With include_subdags, the sub-DAGs' runs at the same dates too;
-	// named task_ids keep to the DAG's own tasks (Airflow 2.10.3
-	// airflow/models/dag.py:1969-1975, :1985-1986).
-	type target struct {
-		dagID string
-		run   *DagRun
+	sel := clearSelection{start: start, end: end, subdags: flag("include_subdags", false)}
+	if err := s.addClearTargets(&sel, row.Def, nil, taskIDs); err != nil {
+		return nil, err
 	}
-	var targets []target
-	for _, run := range runs {
-		targets = append(targets, target{dagID, run})
-		if !flag("include_subdags", false) || taskIDs != nil {
-			continue
+	if flag("include_parentdag", false) && row.Def.ParentDagID != "" {
+		// The parent's SubDagOperator that runs this DAG and its
+		// downstream tasks, filtered by the same task_ids, in the parent's
+		// runs in range; one level up (Airflow 2.10.3
+		// airflow/models/dag.py:2012-2035).
+		parent, err := s.opts.Store.DagByID(row.Def.ParentDagID)
+		if err != nil && !errors.Is(err, errNotFound) {
+			return nil, err
 		}
-		for queue := row.Def.SubDAGIDs(); len(queue) > 0; queue = queue[1:] {
-			sub, err := s.opts.Store.RunByDate(queue[0], run.ExecutionDate)
-			if errors.Is(err, errNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			targets = append(targets, target{queue[0], sub})
-			if subRow, err := s.opts.Store.DagByID(queue[0]); err == nil && subRow.Def != nil {
-				queue = append(queue, subRow.Def.SubDAGIDs()...)
+		if err == nil && parent.Def != nil {
+			if op := subDagOperatorOf(parent.Def, dagID); op != nil {
+				if err := s.addClearTargets(&sel, parent.Def, relatives(parent.Def, op, false, true), taskIDs); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
 	dryRun, reset := flag("dry_run", true), flag("reset_dag_runs", false)
 	refs := []any{}
-	for _, tg := range targets {
+	for _, tg := range sel.targets {
 		dagID, run := tg.dagID, tg.run
 		tis, err := s.opts.Store.TaskInstancesOfRun(dagID, run.RunID)
 		if err != nil {
@@ -793,7 +779,7 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		var picked []string
 		for _, ti := range tis {
 			switch {
-			case taskIDs != nil && !slices.Contains(taskIDs, ti.TaskID),
+			case tg.tasks != nil && !slices.Contains(tg.tasks, ti.TaskID),
 				onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed,
 				onlyRunning && ti.State != TaskRunning:
 				continue
