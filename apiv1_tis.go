@@ -485,35 +485,40 @@ func missingFields(body map[string]any, required ...string) error {
 	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
 }
 
-// setTaskStates marks task instances of a run through the store's forced
-// task state (set_task_instance_state); tries that stop running stop
-// with it. With dryRun it only lists the task instances that would
-// change.
-func (s *server) setTaskStates(dagID string, run *DagRun, taskIDs []string, state TaskState, dryRun bool) ([]any, error) {
+// setTaskStates marks the task instances of taskIDs in runs, all in one
+// write, through the store's forced task state (set_task_instance_state);
+// tries that stop running stop with it. With dryRun it only lists the
+// task instances that would change.
+func (s *server) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, state TaskState, dryRun bool) ([]any, error) {
+	refs := []any{}
 	if dryRun {
-		refs := []any{}
-		for _, id := range taskIDs {
-			ti, err := s.opts.Store.TaskInstance(dagID, run.RunID, id)
-			if err == nil && ti.State != state {
-				refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+		for _, run := range runs {
+			for _, id := range taskIDs {
+				ti, err := s.opts.Store.TaskInstance(dagID, run.RunID, id)
+				if err == nil && ti.State != state {
+					refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+				}
 			}
 		}
 		return refs, nil
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	var marked []string
-	var stopped []tiKey
+	runIDs := make([]string, len(runs))
+	dates := make(map[string]time.Time, len(runs))
+	for i, run := range runs {
+		runIDs[i], dates[run.RunID] = run.RunID, run.ExecutionDate
+	}
+	var marked, stopped []tiKey
 	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		marked, stopped, err = s.opts.Store.ForceTaskStates(dagID, run.RunID, state, now, func(*DAG) ([]string, error) { return taskIDs, nil })
+		marked, stopped, err = s.opts.Store.ForceTaskStatesInRuns(dagID, runIDs, taskIDs, state, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.kick()
-	refs := make([]any, 0, len(marked))
-	for _, id := range marked {
-		refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+	for _, k := range marked {
+		refs = append(refs, tiRef(dagID, k.runID, k.taskID, dates[k.runID]))
 	}
 	return refs, nil
 }
@@ -552,7 +557,7 @@ func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64
 		dryRun = v
 	}
 	if !dryRun {
-		if _, err := s.setTaskStates(dagID, run, []string{taskID}, TaskState(body["new_state"].(string)), false); err != nil {
+		if _, err := s.setTaskStates(dagID, []*DagRun{run}, []string{taskID}, TaskState(body["new_state"].(string)), false); err != nil {
 			return nil, err
 		}
 	}
@@ -635,14 +640,9 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 	if err != nil {
 		return nil, err
 	}
-	taskIDs := relatives(row.Def, task, upstream, downstream)
-	refs := []any{}
-	for _, r := range runs {
-		marked, err := s.setTaskStates(dagID, r, taskIDs, TaskState(body["new_state"].(string)), dryRun)
-		if err != nil {
-			return nil, err
-		}
-		refs = append(refs, marked...)
+	refs, err := s.setTaskStates(dagID, runs, relatives(row.Def, task, upstream, downstream), TaskState(body["new_state"].(string)), dryRun)
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"task_instances": refs}, nil
 }

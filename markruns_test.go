@@ -119,3 +119,37 @@ func TestServerV1_SetTaskInstancesStateFutureAndPast(t *testing.T) {
 		})
 	}
 }
+
+// TestStore_ForceTaskStatesInRuns: the runs are marked in one write, so a
+// run that is gone leaves every run as it was.
+func TestStore_ForceTaskStatesInRuns(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		runIDs   []string
+		wantErr  bool
+		wantR1   TaskState
+		wantMark []tiKey
+	}{
+		{"every run", []string{"r2", "r1"}, false, TaskSkipped,
+			[]tiKey{{"tutorial", "r2", "sleep"}, {"tutorial", "r1", "sleep"}}},
+		{"a run gone: none", []string{"r1", "gone", "r3"}, true, TaskNone, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition2)
+			threeRuns(t, ts)
+			marked, _, err := ts.store.ForceTaskStatesInRuns("tutorial", tc.runIDs, []string{"sleep"}, TaskSkipped, testNow)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
+			}
+			if !slices.Equal(marked, tc.wantMark) {
+				t.Errorf("marked %v, want %v", marked, tc.wantMark)
+			}
+			if got := ts.tiState(t, "tutorial", "r1", "sleep"); got != tc.wantR1 {
+				t.Errorf("r1/sleep = %q, want %q", orNone(got), orNone(tc.wantR1))
+			}
+		})
+	}
+}
