@@ -120,3 +120,54 @@ func dagTIRefsOf(t *testing.T, body string) []string {
 	slices.Sort(refs)
 	return refs
 }
+
+// TestServerV1_ClearTaskInstancesNestedParentDag: on a sub-DAG of a
+// sub-DAG, include_parentdag reaches the SubDagOperator that runs it, in
+// its parent (one level, as Airflow 2.10.3 airflow/models/dag.py:2029
+// passes include_parentdag=False upward), where Airflow looks the task up
+// by the second part of the dag_id (:2016-2017) and finds none
+// (docs/behaviour.md §5).
+func TestServerV1_ClearTaskInstancesNestedParentDag(t *testing.T) {
+	t.Parallel()
+	var nested []*DAG
+	for _, text := range []string{`
+dag_id: outer
+schedule: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - {task_id: mid, operator: SubDagOperator, subdag: outer.mid, downstream: [after]}
+  - {task_id: after, operator: EmptyOperator}
+`, `
+dag_id: outer.mid
+schedule: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - {task_id: inner, operator: SubDagOperator, subdag: outer.mid.inner}
+`, `
+dag_id: outer.mid.inner
+schedule: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - {task_id: work, operator: EmptyOperator}
+`} {
+		d, err := parseDAG([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nested = append(nested, d)
+	}
+	// As loading a folder links them (withDAG reads one file alone).
+	if err := linkSubDAGs(nested, map[string]string{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.DAGs = &DAGSet{DAGs: nested} }))
+	ts.postRun(t, "outer", `{"dag_run_id": "o1", "logical_date": "2024-01-02T00:00:00+00:00"}`)
+	res := ts.v1(t, "POST", "/dags/outer.mid.inner/clearTaskInstances", `{"only_failed": false, "include_parentdag": true}`)
+	if res.status != http.StatusOK {
+		t.Fatalf("status %d: %s", res.status, res.body)
+	}
+	want := []string{"outer.mid.inner/o1/work", "outer.mid/o1/inner"}
+	if got := dagTIRefsOf(t, res.body); !slices.Equal(got, want) {
+		t.Errorf("answered %v, want %v", got, want)
+	}
+}
