@@ -30,15 +30,15 @@ func TestRunsToMark(t *testing.T) {
 		{"cron, past", strPtr("0 0 * * *"), []time.Time{day(1, 0), day(2, 0)}, 1, false, true, []int{0, 1},
 			"tests/api_experimental/common/test_mark_tasks.py:356-369"},
 		{"no schedule, future: every run from this one", nil, []time.Time{day(1, 0), day(2, 0), day(3, 5)}, 1, true, false, []int{1, 2},
-			"tests/api_experimental/common/test_mark_tasks.py:335-354; mark_tasks.py:342-346"},
+			"tests/api_experimental/common/test_mark_tasks.py:335-354; mark_tasks.py:345-349"},
 		{"no schedule, past: every run up to this one", nil, []time.Time{day(1, 0), day(2, 7), day(3, 0)}, 1, false, true, []int{0, 1},
-			"tests/api_experimental/common/test_mark_tasks.py:371-389; mark_tasks.py:342-346"},
+			"tests/api_experimental/common/test_mark_tasks.py:371-389; mark_tasks.py:345-349"},
 		{"neither: this run alone", nil, []time.Time{day(1, 0), day(2, 0), day(3, 0)}, 1, false, false, []int{1},
-			"mark_tasks.py:338-339 (start and end are this run's date)"},
+			"mark_tasks.py:343-344 (start and end are this run's date)"},
 		{"@once: this run alone", strPtr("@once"), []time.Time{day(1, 0), day(2, 0), day(3, 0)}, 1, true, true, []int{1},
-			"mark_tasks.py:347-348 (not periodic)"},
+			"mark_tasks.py:350-351 (not periodic)"},
 		{"@continuous: this run alone", strPtr("@continuous"), []time.Time{day(1, 0), day(2, 0)}, 0, true, false, []int{0},
-			"mark_tasks.py:347-348; airflow/timetables/simple.py:38,117"},
+			"mark_tasks.py:350-351; airflow/timetables/simple.py:38,117"},
 		{"cron, future: a run off the schedule is left out", strPtr("0 0 * * *"), []time.Time{day(1, 0), day(1, 12), day(2, 0)}, 0, true, false, []int{0, 2},
 			"airflow/models/dag.py:1289-1291 (only the schedule's dates after the first)"},
 		{"cron, past: the first run counts though off the schedule", strPtr("0 0 * * *"), []time.Time{day(1, 6), day(1, 12), day(2, 0)}, 2, false, true, []int{0, 2},
@@ -89,6 +89,9 @@ func TestServerV1_SetTaskInstancesStateFutureAndPast(t *testing.T) {
 		{"past, committed",
 			`{"task_id": "sleep", "dag_run_id": "r3", "include_upstream": false, "include_downstream": false, "include_future": false, "include_past": true, "new_state": "failed", "dry_run": false}`,
 			[]string{"r2/sleep", "r3/sleep"}},
+		{"past, committed, one already in the state (mark_tasks.py:204-206)",
+			`{"task_id": "templated", "dag_run_id": "r3", "include_upstream": false, "include_downstream": false, "include_future": false, "include_past": true, "new_state": "failed", "dry_run": false}`,
+			[]string{"r3/templated"}},
 		{"both, by date, with upstream, committed",
 			`{"task_id": "sleep", "execution_date": "2024-01-02T00:00:00+00:00", "include_upstream": true, "include_downstream": false, "include_future": true, "include_past": true, "new_state": "failed", "dry_run": false}`,
 			[]string{"r1/print_date", "r1/sleep", "r2/print_date", "r2/sleep", "r3/print_date", "r3/sleep"}},
@@ -98,6 +101,7 @@ func TestServerV1_SetTaskInstancesStateFutureAndPast(t *testing.T) {
 			t.Parallel()
 			ts := newTestServer(t, edition2)
 			threeRuns(t, ts)
+			ts.setTaskState(t, "tutorial", "r2", "templated", TaskFailed)
 			res := ts.v1(t, "POST", "/dags/tutorial/updateTaskInstancesState", tc.body)
 			if res.status != http.StatusOK {
 				t.Fatalf("status %d: %s", res.status, res.body)

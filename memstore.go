@@ -2447,7 +2447,7 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 		if err != nil {
 			return err
 		}
-		marked, stopped, err = forceTaskStatesTxn(txn, dagID, runID, ids, state, now)
+		marked, stopped, err = forceTaskStatesTxn(txn, dagID, runID, ids, state, now, false)
 		return err
 	})
 	return marked, stopped, err
@@ -2455,13 +2455,14 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 
 // ForceTaskStatesInRuns marks the same tasks in several runs of a DAG in
 // one write, as ForceTaskStates marks them in one run (Airflow's set_state
-// with future or past). It returns the task instances marked, run by run,
-// and those that were running.
+// with future or past), leaving those already in the state as they are
+// (set_state selects only the others). It returns the task instances
+// marked, run by run, and those that were running.
 func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, state TaskState, now time.Time) (marked, stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		marked, stopped = nil, nil
 		for _, runID := range runIDs {
-			ids, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, state, now)
+			ids, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, state, now, true)
 			if err != nil {
 				return err
 			}
@@ -2478,9 +2479,10 @@ func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, st
 	return marked, stopped, nil
 }
 
-// forceTaskStatesTxn marks the task instances ids of a run; a finished
-// run goes back to running.
-func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state TaskState, now time.Time) (marked []string, stopped []tiKey, err error) {
+// forceTaskStatesTxn marks the task instances ids of a run, but with
+// skipSame those already in state; a finished run where one changed goes
+// back to running.
+func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state TaskState, now time.Time, skipSame bool) (marked []string, stopped []tiKey, err error) {
 	run, err := runByRunIDTxn(txn, dagID, runID)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, &missingError{what: "run", dagID: dagID, runID: runID}
@@ -2497,6 +2499,9 @@ func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state
 		if err != nil {
 			return nil, nil, err
 		}
+		if skipSame && ti.State == state {
+			continue
+		}
 		if ti.State == TaskRunning {
 			stopped = append(stopped, tiKey{dagID, runID, id})
 		}
@@ -2508,7 +2513,7 @@ func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state
 	if err := putTaskInstancesTxn(txn, changed...); err != nil {
 		return nil, nil, err
 	}
-	if run.State.Finished() {
+	if run.State.Finished() && (len(changed) > 0 || !skipSame) {
 		reopened := *run
 		reopened.State, reopened.EndDate, reopened.UpdatedAt = RunRunning, nil, &now
 		if err := putRunTxn(txn, run, &reopened); err != nil {
