@@ -485,35 +485,40 @@ func missingFields(body map[string]any, required ...string) error {
 	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
 }
 
-// setTaskStates marks task instances of a run through the store's forced
-// task state (set_task_instance_state); tries that stop running stop
-// with it. With dryRun it only lists the task instances that would
-// change.
-func (s *server) setTaskStates(dagID string, run *DagRun, taskIDs []string, state TaskState, dryRun bool) ([]any, error) {
+// setTaskStates marks the task instances of taskIDs in runs, all in one
+// write, through the store's forced task state (set_task_instance_state);
+// tries that stop running stop with it. With dryRun it only lists the
+// task instances that would change.
+func (s *server) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, state TaskState, dryRun bool) ([]any, error) {
+	refs := []any{}
 	if dryRun {
-		refs := []any{}
-		for _, id := range taskIDs {
-			ti, err := s.opts.Store.TaskInstance(dagID, run.RunID, id)
-			if err == nil && ti.State != state {
-				refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+		for _, run := range runs {
+			for _, id := range taskIDs {
+				ti, err := s.opts.Store.TaskInstance(dagID, run.RunID, id)
+				if err == nil && ti.State != state {
+					refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+				}
 			}
 		}
 		return refs, nil
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	var marked []string
-	var stopped []tiKey
+	runIDs := make([]string, len(runs))
+	dates := make(map[string]time.Time, len(runs))
+	for i, run := range runs {
+		runIDs[i], dates[run.RunID] = run.RunID, run.ExecutionDate
+	}
+	var marked, stopped []tiKey
 	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		marked, stopped, err = s.opts.Store.ForceTaskStates(dagID, run.RunID, state, now, func(*DAG) ([]string, error) { return taskIDs, nil })
+		marked, stopped, err = s.opts.Store.ForceTaskStatesInRuns(dagID, runIDs, taskIDs, state, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.kick()
-	refs := make([]any, 0, len(marked))
-	for _, id := range marked {
-		refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
+	for _, k := range marked {
+		refs = append(refs, tiRef(dagID, k.runID, k.taskID, dates[k.runID]))
 	}
 	return refs, nil
 }
@@ -552,7 +557,7 @@ func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64
 		dryRun = v
 	}
 	if !dryRun {
-		if _, err := s.setTaskStates(dagID, run, []string{taskID}, TaskState(body["new_state"].(string)), false); err != nil {
+		if _, err := s.setTaskStates(dagID, []*DagRun{run}, []string{taskID}, TaskState(body["new_state"].(string)), false); err != nil {
 			return nil, err
 		}
 	}
@@ -579,8 +584,8 @@ func checkSetTIsStateBody(v any) (map[string]any, error) {
 
 // V1SetTaskInstancesState is POST /dags/{dag_id}/updateTaskInstancesState:
 // a task of one run (by dag_run_id or execution_date) and, as asked, its
-// upstream and downstream tasks. include_future and include_past are
-// read but reach no other run (airlite marks within the run).
+// upstream and downstream tasks, in that run and, with include_future
+// and include_past, in the runs runsToMark picks.
 func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map[string]any, error) {
 	if err := missingFields(body, "task_id", "include_upstream", "include_downstream", "include_future", "include_past", "new_state"); err != nil {
 		return nil, err
@@ -625,7 +630,17 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 	if v, ok := body["dry_run"].(bool); ok {
 		dryRun = v
 	}
-	refs, err := s.setTaskStates(dagID, run, relatives(row.Def, task, upstream, downstream), TaskState(body["new_state"].(string)), dryRun)
+	future, _ := body["include_future"].(bool)
+	past, _ := body["include_past"].(bool)
+	all, err := s.opts.Store.RunsOfDag(dagID, "")
+	if err != nil {
+		return nil, err
+	}
+	runs, err := runsToMark(row.Def, all, run, future, past)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := s.setTaskStates(dagID, runs, relatives(row.Def, task, upstream, downstream), TaskState(body["new_state"].(string)), dryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -655,8 +670,10 @@ func checkClearTIsBody(v any) (map[string]any, error) {
 // V1ClearTaskInstances is POST /dags/{dag_id}/clearTaskInstances: the
 // task instances of the runs in range (one run by dag_run_id, or logical
 // dates between start_date and end_date), of the tasks named and, as
-// asked, their relatives, by default only failed ones; dry_run (the
-// default) lists them, otherwise they are cleared.
+// asked, their relatives, with include_subdags the sub-DAGs' and with
+// include_parentdag the parent's (addClearTargets), by default only
+// failed ones; dry_run (the default) lists them, otherwise they are
+// cleared.
 func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[string]any, error) {
 	flag := func(k string, def bool) bool {
 		if v, ok := body[k].(bool); ok {
@@ -698,7 +715,6 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 	if err != nil {
 		return nil, err
 	}
-	var runs []*DagRun
 	if runID != "" {
 		run, err := s.opts.Store.RunByRunID(dagID, runID)
 		if errors.Is(err, errNotFound) {
@@ -718,15 +734,6 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		// [scheduler] allow_trigger_in_future is false by default.
 		end = &now
 	}
-	all, err := s.opts.Store.RunsOfDag(dagID, "")
-	if err != nil {
-		return nil, err
-	}
-	for _, run := range all {
-		if inRange(&run.ExecutionDate, start, end) {
-			runs = append(runs, run)
-		}
-	}
 	var taskIDs []string
 	if list, ok := body["task_ids"].([]any); ok {
 		seen := map[string]bool{}
@@ -740,36 +747,30 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		}
 		taskIDs = sortedKeys(seen)
 	}
-	// With include_subdags, the sub-DAGs' runs at the same dates too;
-	// named task_ids keep to the DAG's own tasks (Airflow 2.10.3
-	// airflow/models/dag.py:1969-1975, :1985-1986).
-	type target struct {
-		dagID string
-		run   *DagRun
+	sel := clearSelection{start: start, end: end, subdags: flag("include_subdags", false)}
+	if err := s.addClearTargets(&sel, row.Def, nil, taskIDs); err != nil {
+		return nil, err
 	}
-	var targets []target
-	for _, run := range runs {
-		targets = append(targets, target{dagID, run})
-		if !flag("include_subdags", false) || taskIDs != nil {
-			continue
+	if flag("include_parentdag", false) && row.Def.ParentDagID != "" {
+		// The parent's SubDagOperator that runs this DAG and its
+		// downstream tasks, filtered by the same task_ids, in the parent's
+		// runs in range; one level up (Airflow 2.10.3
+		// airflow/models/dag.py:2012-2035).
+		parent, err := s.opts.Store.DagByID(row.Def.ParentDagID)
+		if err != nil && !errors.Is(err, errNotFound) {
+			return nil, err
 		}
-		for queue := row.Def.SubDAGIDs(); len(queue) > 0; queue = queue[1:] {
-			sub, err := s.opts.Store.RunByDate(queue[0], run.ExecutionDate)
-			if errors.Is(err, errNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			targets = append(targets, target{queue[0], sub})
-			if subRow, err := s.opts.Store.DagByID(queue[0]); err == nil && subRow.Def != nil {
-				queue = append(queue, subRow.Def.SubDAGIDs()...)
+		if err == nil && parent.Def != nil {
+			if op := subDagOperatorOf(parent.Def, dagID); op != nil {
+				if err := s.addClearTargets(&sel, parent.Def, relatives(parent.Def, op, false, true), taskIDs); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
 	dryRun, reset := flag("dry_run", true), flag("reset_dag_runs", false)
 	refs := []any{}
-	for _, tg := range targets {
+	for _, tg := range sel.targets {
 		dagID, run := tg.dagID, tg.run
 		tis, err := s.opts.Store.TaskInstancesOfRun(dagID, run.RunID)
 		if err != nil {
@@ -778,7 +779,7 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		var picked []string
 		for _, ti := range tis {
 			switch {
-			case taskIDs != nil && !slices.Contains(taskIDs, ti.TaskID),
+			case tg.tasks != nil && !slices.Contains(tg.tasks, ti.TaskID),
 				onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed,
 				onlyRunning && ti.State != TaskRunning:
 				continue

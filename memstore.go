@@ -2447,41 +2447,80 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 		if err != nil {
 			return err
 		}
-		run, err := runByRunIDTxn(txn, dagID, runID)
-		if errors.Is(err, errNotFound) {
-			return &missingError{what: "run", dagID: dagID, runID: runID}
-		}
-		if err != nil {
-			return err
-		}
-		var changed []*TaskInstance
-		for _, id := range ids {
-			ti, err := taskInstanceTxn(txn, dagID, runID, id)
-			if errors.Is(err, errNotFound) {
-				continue
-			}
+		marked, stopped, err = forceTaskStatesTxn(txn, dagID, runID, ids, state, now, false)
+		return err
+	})
+	return marked, stopped, err
+}
+
+// ForceTaskStatesInRuns marks the same tasks in several runs of a DAG in
+// one write, as ForceTaskStates marks them in one run (Airflow's set_state
+// with future or past), leaving those already in the state as they are
+// (set_state selects only the others). It returns the task instances
+// marked, run by run, and those that were running.
+func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, state TaskState, now time.Time) (marked, stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		marked, stopped = nil, nil
+		for _, runID := range runIDs {
+			ids, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, state, now, true)
 			if err != nil {
 				return err
 			}
-			if ti.State == TaskRunning {
-				stopped = append(stopped, tiKey{dagID, runID, id})
+			for _, id := range ids {
+				marked = append(marked, tiKey{dagID, runID, id})
 			}
-			forced := *ti
-			forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
-			changed = append(changed, &forced)
-			marked = append(marked, id)
-		}
-		if err := putTaskInstancesTxn(txn, changed...); err != nil {
-			return err
-		}
-		if run.State.Finished() {
-			reopened := *run
-			reopened.State, reopened.EndDate, reopened.UpdatedAt = RunRunning, nil, &now
-			return putRunTxn(txn, run, &reopened)
+			stopped = append(stopped, st...)
 		}
 		return nil
 	})
-	return marked, stopped, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return marked, stopped, nil
+}
+
+// forceTaskStatesTxn marks the task instances ids of a run, but with
+// skipSame those already in state; a finished run where one changed goes
+// back to running.
+func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state TaskState, now time.Time, skipSame bool) (marked []string, stopped []tiKey, err error) {
+	run, err := runByRunIDTxn(txn, dagID, runID)
+	if errors.Is(err, errNotFound) {
+		return nil, nil, &missingError{what: "run", dagID: dagID, runID: runID}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var changed []*TaskInstance
+	for _, id := range ids {
+		ti, err := taskInstanceTxn(txn, dagID, runID, id)
+		if errors.Is(err, errNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if skipSame && ti.State == state {
+			continue
+		}
+		if ti.State == TaskRunning {
+			stopped = append(stopped, tiKey{dagID, runID, id})
+		}
+		forced := *ti
+		forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+		changed = append(changed, &forced)
+		marked = append(marked, id)
+	}
+	if err := putTaskInstancesTxn(txn, changed...); err != nil {
+		return nil, nil, err
+	}
+	if run.State.Finished() && (len(changed) > 0 || !skipSame) {
+		reopened := *run
+		reopened.State, reopened.EndDate, reopened.UpdatedAt = RunRunning, nil, &now
+		if err := putRunTxn(txn, run, &reopened); err != nil {
+			return nil, nil, err
+		}
+	}
+	return marked, stopped, nil
 }
 
 // slotUsage counts what active (queued and running) task instances hold,
