@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -326,8 +327,15 @@ func TestStore_EarlierTriesGoWithTheirRun(t *testing.T) {
 // (2997-3080), through the real clear of POST /clearTaskInstances.
 func TestServerV1_TaskInstanceTries_History(t *testing.T) {
 	t.Parallel()
-	// The task instance before the clear, as the tries endpoint shows it.
-	var before map[string]any
+	// The task instance before the clear, as the tries endpoint shows it,
+	// per case: the cases run in parallel, each with its own server.
+	var mu sync.Mutex
+	befores := map[*testServer]map[string]any{}
+	beforeOf := func(ts *testServer) map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		return befores[ts]
+	}
 	setup := func(t *testing.T, ts *testServer) {
 		threeRuns(t, ts)
 		ti, err := ts.store.TaskInstance("tutorial", "r3", "print_date")
@@ -341,7 +349,10 @@ func TestServerV1_TaskInstanceTries_History(t *testing.T) {
 		if err := ts.store.UpsertTaskInstance(&done); err != nil {
 			t.Fatal(err)
 		}
-		before = decodeJSON[map[string]any](t, ts.v1(t, "GET", tiPath+"/tries/1", "").body)
+		before := decodeJSON[map[string]any](t, ts.v1(t, "GET", tiPath+"/tries/1", "").body)
+		mu.Lock()
+		befores[ts] = before
+		mu.Unlock()
 		res := ts.v1(t, "POST", "/dags/tutorial/clearTaskInstances",
 			`{"dry_run": false, "dag_run_id": "r3", "task_ids": ["print_date"], "only_failed": false}`)
 		if res.status != http.StatusOK {
@@ -358,9 +369,9 @@ func TestServerV1_TaskInstanceTries_History(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantTry1 := func(t *testing.T, got map[string]any) {
+	wantTry1 := func(t *testing.T, ts *testServer, got map[string]any) {
 		t.Helper()
-		if fmt.Sprint(got) != fmt.Sprint(before) {
+		if before := beforeOf(ts); fmt.Sprint(got) != fmt.Sprint(before) {
 			t.Errorf("try 1 %v\nwant the task instance as it was before the clear %v", got, before)
 		}
 		if got["state"] != "success" || got["end_date"] != "2020-01-03T00:00:00+00:00" || got["duration"] != 10000.0 || got["pid"] != 100.0 {
@@ -378,18 +389,20 @@ func TestServerV1_TaskInstanceTries_History(t *testing.T) {
 				if c.TotalEntries != 2 || len(c.TaskInstances) != 2 {
 					t.Fatalf("tries %s: want 2", res.body)
 				}
-				wantTry1(t, c.TaskInstances[0])
+				wantTry1(t, ts, c.TaskInstances[0])
 				wantTryOfTI(t, ts, c.TaskInstances[1])
 			}},
 		// test_task_instance_endpoint.py:2781-2814: try 1 from the history, try 2 the task instance.
 		{name: "try 1", path: tiPath + "/tries/1", setup: setup, wantStatus: 200,
-			check: func(t *testing.T, _ *testServer, res response) { wantTry1(t, decodeJSON[map[string]any](t, res.body)) }},
+			check: func(t *testing.T, ts *testServer, res response) {
+				wantTry1(t, ts, decodeJSON[map[string]any](t, res.body))
+			}},
 		{name: "try 2", path: tiPath + "/tries/2", setup: setup, wantStatus: 200,
 			check: func(t *testing.T, ts *testServer, res response) {
 				got := decodeJSON[map[string]any](t, res.body)
 				wantTryOfTI(t, ts, got)
 				// clear_task_instances gives room for the retries again.
-				if got["state"] != nil || got["max_tries"] != before["max_tries"].(float64)+1 {
+				if got["state"] != nil || got["max_tries"] != beforeOf(ts)["max_tries"].(float64)+1 {
 					t.Errorf("try 2 %v: want no state, max_tries one more than try 1's", got)
 				}
 			}},
