@@ -293,10 +293,9 @@ func (c *cronSchedule) prev(t time.Time, incl bool) (time.Time, error) {
 // the second, in UTC: what gronx.NextTickAfter answers.
 func (c *cronSchedule) next(t time.Time, incl bool) (time.Time, error) {
 	t = t.UTC()
-	if incl && t.Second() == 0 && t.Nanosecond() == 0 {
-		// A tick itself, as given (gronx returns the time unchanged).
-	} else {
-		// The next whole minute: ticks fall on second 0.
+	// Ticks fall on second 0: from the next whole minute, unless t is
+	// one and may be the answer itself.
+	if onMinute := t.Second() == 0 && t.Nanosecond() == 0; !incl || !onMinute {
 		t = t.Truncate(time.Minute).Add(time.Minute)
 	}
 	checker := &gronx.SegmentChecker{}

@@ -209,35 +209,37 @@ func pyDateTimeSlow(t time.Time, sep byte) string {
 }
 
 // pyTimedelta renders a duration as Python's str(timedelta): "0:05:00",
-// "1 day, 0:00:00", "2 days, 1:00:00.500000".
+// "1 day, 0:00:00", "2 days, 1:00:00.500000". Python normalises a negative
+// delta to -N days plus a positive clock; negative durations never occur
+// in definitions, so they keep a readable "-0:05:00".
 func pyTimedelta(d time.Duration) string {
-	neg := d < 0
-	if neg {
-		d = -d
+	if us := d.Microseconds(); us < 0 {
+		return "-" + pyTimedeltaMicros(-us)
 	}
-	days := int64(d / (24 * time.Hour))
-	rest := d % (24 * time.Hour)
-	h := int64(rest / time.Hour)
-	m := int64(rest % time.Hour / time.Minute)
-	s := int64(rest % time.Minute / time.Second)
-	us := int64(rest % time.Second / time.Microsecond)
-	clock := fmt.Sprintf("%d:%02d:%02d", h, m, s)
-	if us != 0 {
-		clock += fmt.Sprintf(".%06d", us)
+	return pyTimedeltaMicros(d.Microseconds())
+}
+
+// pyTimedeltaMicros is str(timedelta(microseconds=us)), normalised as
+// Python does: "[-]D day[s], H:MM:SS[.ffffff]" with a clock in 0..24h.
+func pyTimedeltaMicros(us int64) string {
+	const perSecond, perDay = 1_000_000, 86_400 * 1_000_000
+	days, rest := us/perDay, us%perDay
+	if rest < 0 {
+		days--
+		rest += perDay
 	}
-	if neg {
-		// Python normalises negative deltas to -N days plus a positive clock;
-		// negative durations never occur in definitions, keep them readable.
-		return "-" + clock
+	seconds, micros := rest/perSecond, rest%perSecond
+	s := fmt.Sprintf("%d:%02d:%02d", seconds/3600, seconds/60%60, seconds%60)
+	if micros != 0 {
+		s += fmt.Sprintf(".%06d", micros)
 	}
 	switch days {
 	case 0:
-		return clock
-	case 1:
-		return "1 day, " + clock
-	default:
-		return fmt.Sprintf("%d days, %s", days, clock)
+		return s
+	case 1, -1:
+		return fmt.Sprintf("%d day, %s", days, s)
 	}
+	return fmt.Sprintf("%d days, %s", days, s)
 }
 
 // parseDuration reads the durations of DAG files: Go forms ("90s", "1h30m"),

@@ -266,22 +266,8 @@ func (d templateTimedelta) parts() (days, seconds, micros int64) {
 	return days, rest / microsPerSecond, rest % microsPerSecond
 }
 
-// pyStr is str(timedelta): "[-]D day[s], H:MM:SS[.ffffff]".
-func (d templateTimedelta) pyStr() string {
-	days, seconds, micros := d.parts()
-	s := fmt.Sprintf("%d:%02d:%02d", seconds/3600, seconds/60%60, seconds%60)
-	if micros != 0 {
-		s += fmt.Sprintf(".%06d", micros)
-	}
-	if days != 0 {
-		plural := "s"
-		if days == 1 || days == -1 {
-			plural = ""
-		}
-		s = fmt.Sprintf("%d day%s, %s", days, plural, s)
-	}
-	return s
-}
+// pyStr is str(timedelta).
+func (d templateTimedelta) pyStr() string { return pyTimedeltaMicros(d.us) }
 
 func (d templateTimedelta) GetAttribute(name string) (*exec.Value, bool) {
 	days, seconds, micros := d.parts()
@@ -369,8 +355,12 @@ func roundHalfEven(r *big.Rat) (int64, bool) {
 	return q.Int64(), true
 }
 
-// bindPyArgs binds a call's positional and keyword arguments to a Python
-// function's parameters, all optional, refusing what Python refuses.
+// bindPyArgs binds a call's positional and keyword arguments to a
+// callable's parameters, all optional, refusing what Python refuses, in
+// the words of datetime's C-implemented callables (timedelta, replace);
+// the other macros take them too. pyArgs (templatexcom.go) binds a method
+// written in Python (xcom_pull: self counted, keyword-only parameters),
+// whose TypeErrors Python words differently.
 func bindPyArgs(fn string, args *exec.VarArgs, names []string) (map[string]*exec.Value, error) {
 	if len(args.Args) > len(names) {
 		return nil, fmt.Errorf("TypeError: %s() takes at most %d arguments (%d given)", fn, len(names), len(args.Args))
