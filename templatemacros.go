@@ -244,6 +244,9 @@ func pyJSONDumps(args *exec.VarArgs) (string, error) {
 }
 
 // appendPyJSONValue writes a template value as Python's json.dumps does.
+// It is not pyJSON (pyjson.go), which renders airlite's answers: it walks
+// gonja's values, takes indent, and writes NaN and Infinity as Python's
+// allow_nan default does.
 func appendPyJSONValue(b *strings.Builder, v *exec.Value, indent, depth int) error {
 	if depth > 100 {
 		return fmt.Errorf("RecursionError: the value nests too deeply for json.dumps")
