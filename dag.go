@@ -103,7 +103,7 @@ type Task struct {
 	TotalWeight int
 
 	// shellPlan is a BashOperator's bash_command compiled at load: how the
-	// value of each {{ ... }} reaches bash (shellplan.go).
+	// value of each {{ ... }} reaches bash (template_shellplan.go).
 	shellPlan *shellPlan
 }
 

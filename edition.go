@@ -129,7 +129,7 @@ type editionRules struct {
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
 
 	// triggerRules are the trigger_rule names the release accepts and how
-	// it decides each (triggerrules.go).
+	// it decides each (scheduler_triggerrules.go).
 	triggerRules map[string]namedRule
 	// deltaEpochAligned: a duration schedule without catchup takes the
 	// interval that ends at now rounded down to a multiple of the duration
@@ -137,7 +137,7 @@ type editionRules struct {
 	deltaEpochAligned bool
 	// scheduleEnd is the last date a DAG's schedule creates a run for
 	// (nil: none): the DAG's end_date, and the tasks' as the release
-	// reads them (timetable.go).
+	// reads them (scheduler_timetable.go).
 	scheduleEnd func(dag *DAG) *time.Time
 	// scheduleCountsTriggered: triggered runs count toward the
 	// max_active_runs that stops the schedule creating runs (Airflow 2);
@@ -152,16 +152,16 @@ type editionRules struct {
 	// of their task instances.
 	dagrunTimeout dagrunTimeoutRule
 	// pastDependsMet decides depends_on_past: which run is the previous
-	// one and what it must hold (pastdeps.go).
+	// one and what it must hold (scheduler_pastdeps.go).
 	pastDependsMet pastDependency
 	// operators are the operator names the release ships, which a DAG
-	// file's task may name without simulate: (airflowoperators.go).
+	// file's task may name without simulate: (dag_operators.go).
 	operators func() *operatorSet
 	// python is the idiom of the release's DAG files, in which /code
 	// writes a definition that has no .py beside it.
 	python pythonDialect
 	// cronDays is how the release's croniter combines a cron expression's
-	// day-of-month and day-of-week fields (cron.go).
+	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
 
 	// healthBody is the body of the webserver's GET /health.

@@ -62,7 +62,7 @@ func dagsTable() *memdb.TableSchema {
 	}
 }
 
-// Typed accessors for the indexes (see indexers.go).
+// Typed accessors for the indexes (see memstore_indexers.go).
 var (
 	runDagID = stringField[DagRun]{func(r *DagRun) string { return r.DagID }}
 	runRowID = seqField[DagRun]{func(r *DagRun) int64 { return r.ID }}
@@ -489,9 +489,9 @@ type Store struct {
 	// limits bound what the store holds in total; set once before the
 	// store is shared.
 	limits Limits
-	writes writeQueue // updateBatched's writers (writebatch.go)
+	writes writeQueue // updateBatched's writers (memstore_writebatch.go)
 	// lease is the ids the id lease on disk covers, none beyond which is
-	// handed out (idlease.go); the snapshotter keeps it.
+	// handed out (snapshot_idlease.go); the snapshotter keeps it.
 	lease idCeiling
 	// rowsRead, when set (before the store is shared), hears how many
 	// rows each listing read: tests check that a page costs its rows.
@@ -1948,7 +1948,7 @@ func (v storeView) CountTaskInstances(dagID string, match func(*TaskInstance) bo
 }
 
 // TriggerRun creates the run that plan describes, as CreateRun does, in a
-// write batched with concurrent triggers (writebatch.go): plan may run
+// write batched with concurrent triggers (memstore_writebatch.go): plan may run
 // more than once and must leave no effect but its answer.
 func (s *Store) TriggerRun(plan func(v storeView) (*newRun, error)) (*DagRun, error) {
 	var created *DagRun

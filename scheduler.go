@@ -861,7 +861,7 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 // task has retries and try_number <= max_tries, else failed. task gives
 // the retry delay; without it (its DAG file is gone) the retry is due at
 // once. The scheduler ends every try here, and so does the orphan policy
-// with a try that a stop left running (orphans.go).
+// with a try that a stop left running (scheduler_orphans.go).
 func endTry(ti *TaskInstance, state TaskState, task *Task, now time.Time) {
 	ti.EndDate, ti.UpdatedAt = &now, &now
 	if ti.StartDate != nil {

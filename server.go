@@ -48,7 +48,7 @@ type serverOptions struct {
 	// tasks that match, in one step of the scheduler's (see
 	// scheduler.WithTasksStopped); nil when the scheduler is off.
 	WithTasksStopped func(match func(tiKey) bool, change func() error) error
-	// Browser says which browser requests are answered (guard.go).
+	// Browser says which browser requests are answered (api_guard.go).
 	Browser browserPolicy
 	// BodyTimeout bounds the time a client takes to send a request body;
 	// 0 means defaultBodyTimeout.

@@ -9,7 +9,7 @@ package main
 // the way Python's str() does. The same filter keeps request values out of
 // shell text: a print that may hold a value from a request (see
 // isStaticPrint) becomes an unguessable marker instead of its value, and
-// shellplan.go then decides where bash may take the value, as data only.
+// template_shellplan.go then decides where bash may take the value, as data only.
 
 import (
 	"crypto/rand"
@@ -66,7 +66,7 @@ type variableLookup func(key string) (string, bool)
 type connectionLookup func(connID string) (*Connection, bool)
 
 // templateExprRe finds the {{ ... }} of a bash_command for the load-time
-// placement check (shellplan.go).
+// placement check (template_shellplan.go).
 var templateExprRe = regexp.MustCompile(`(?s)\{\{(.*?)\}\}`)
 
 // templateError is a rendering failure; the task fails with it.
@@ -639,7 +639,7 @@ func (c templateContext) renderCwd(cwd string) (string, error) {
 	return text, nil
 }
 
-// renderShell renders a compiled bash_command (see shellplan.go). Static
+// renderShell renders a compiled bash_command (see template_shellplan.go). Static
 // values are inlined; each request value is written as the expansion of an
 // environment variable, returned as NAME=value for the task's environment,
 // so that bash only ever sees it after parsing the command.

@@ -244,7 +244,7 @@ func pyJSONDumps(args *exec.VarArgs) (string, error) {
 }
 
 // appendPyJSONValue writes a template value as Python's json.dumps does.
-// It is not pyJSON (pyjson.go), which renders airlite's answers: it walks
+// It is not pyJSON (pycompat_json.go), which renders airlite's answers: it walks
 // gonja's values, takes indent, and writes NaN and Infinity as Python's
 // allow_nan default does.
 func appendPyJSONValue(b *strings.Builder, v *exec.Value, indent, depth int) error {

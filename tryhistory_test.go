@@ -220,7 +220,7 @@ tasks:
 
 // TestResolveOrphans_KeepsTheLostTry: a try that a crash left running
 // is kept as failed when the task instance goes on to another try, in
-// both editions' orphan policies (orphans.go). Airflow 2.10.3 keeps no
+// both editions' orphan policies (scheduler_orphans.go). Airflow 2.10.3 keeps no
 // row there (adopt_or_reset_orphaned_tasks does not call record_ti), so
 // its try numbers would skip one: docs/behaviour.md §5.
 func TestResolveOrphans_KeepsTheLostTry(t *testing.T) {

@@ -82,7 +82,7 @@ func (s *server) uiRoutes(r *httprouter.Router) {
 }
 
 // page registers a status page or form: access log and auth backend (the
-// browser policy of guard.go has refused forms from other sites before
+// browser policy of api_guard.go has refused forms from other sites before
 // routing). GET pages answer HEAD too.
 func (s *server) page(r *httprouter.Router, method, path string, h httprouter.Handle) {
 	wrapped := routed(path, func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {

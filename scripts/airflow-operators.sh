@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates airflowoperators.go: for each Airflow release airlite answers
+# Regenerates dag_operators.go: for each Airflow release airlite answers
 # as (1.10.15 and 2.10.3), the names of the operator and sensor classes it
 # ships (core, contrib, providers and the @task decorators' classes), which
 # a DAG file of that edition may name as its operator.
@@ -83,5 +83,5 @@ names2=$({ classes 2.10.3; printf '%s\n' "$aliases2" | cut -d' ' -f1; } | LC_ALL
 	echo 'const airflow2OperatorAliases = `'
 	printf '%s\n' "$aliases2"
 	echo '`'
-} >airflowoperators.go
-gofmt -l airflowoperators.go
+} >dag_operators.go
+gofmt -l dag_operators.go

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes testdata/dateutil_golden.jsonl: how python-dateutil reads loose dates.
 
-airlite's dateutil.go reads the dates that are not ISO 8601 the way Airflow
+airlite's pycompat_dateutil.go reads the dates that are not ISO 8601 the way Airflow
 does: pendulum (1.4.4 in Airflow 1.10.15, 3.0 in Airflow 2.10.3) falls back to
 dateutil.parser.parse(text, dayfirst=False, yearfirst=True) with no default,
 that is today's midnight in the server's zone, and Airflow reads a naive
@@ -30,7 +30,7 @@ time.tzset()
 
 from dateutil import parser, tz  # noqa: E402
 
-TODAY = datetime.datetime(2024, 7, 31)  # must match dateutilToday in dateutil_test.go
+TODAY = datetime.datetime(2024, 7, 31)  # must match dateutilToday in pycompat_dateutil_test.go
 
 # Two-digit years are read against the year of the parser's creation.
 info = parser.parserinfo(dayfirst=False, yearfirst=True)

@@ -31,7 +31,7 @@ var pendulumYearMonthRe = regexp.MustCompile(`^(\d{4})(?:-(\d{2}))?$`)
 
 // parseAirflowDate reads an execution date the way Airflow's
 // timezone.parse (pendulum, non-strict) does: ISO 8601 first, then what
-// dateutil reads (dateutil.go), with today taken from now; "now" is the
+// dateutil reads (pycompat_dateutil.go), with today taken from now; "now" is the
 // current time; a date without offset is UTC (Airflow's default_timezone).
 // The offset the client sent is kept in the result's location, because
 // Airflow echoes it back. Precision is microseconds.

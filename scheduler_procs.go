@@ -29,7 +29,7 @@ func endLeftoverTaskProcesses(store *Store, logger zerolog.Logger) error {
 
 // taskProcesses knows the bash process of every running try. Starting
 // one and recording it happen under mu, and so does reaping adopted
-// orphans (procs_linux.go): the reaper must never reap a try's own bash,
+// orphans (scheduler_procs_linux.go): the reaper must never reap a try's own bash,
 // whose exit status os/exec waits for.
 type taskProcesses struct {
 	mu      sync.Mutex
