@@ -159,7 +159,9 @@ class Reader:
             found[id(dag)] = dag
         DagContext.current_autoregister_module_name = None
         DagContext.autoregistered_dags.clear()
-        for dag in sorted(found.values(), key=lambda d: d.dag_id):
+        # A sub-DAG made in a with-block registers itself too; it is bagged
+        # through its parent (found_dags += dag.subdags), once.
+        for dag in sorted((d for d in found.values() if d.parent_dag is None), key=lambda d: d.dag_id):
             dag.fileloc = module.__file__
             try:
                 self._bag(dag, path)

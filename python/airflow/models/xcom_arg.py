@@ -36,7 +36,10 @@ class XComArg(DependencyMixin):
         return self
 
     def __repr__(self):
-        return "XComArg(%r)" % (self.operator,)
+        # 2.10.3 models/xcom_arg.py PlainXComArg.__repr__
+        if self.key == "return_value":
+            return "XComArg(%r)" % (self.operator,)
+        return "XComArg(%r, %r)" % (self.operator, self.key)
 
     @staticmethod
     def iter_xcom_args(value):
