@@ -49,7 +49,7 @@ class DependencyMixin:
 
 
 def _link(node, other, edge_modifier, downstream):
-    from airflow.utils.edgemodifier import EdgeModifier
+    from airflow._airlite.edgemodifier import EdgeModifier
     for item in _flatten(other):
         if isinstance(item, EdgeModifier):
             if downstream:
