@@ -55,6 +55,59 @@ const (
 	pythonWatchdogGrace = 2 * time.Second
 )
 
+// pythonSurfaceOf is the authoring surface of an edition's release:
+// 1.10.15's import paths, or 2.10.3's.
+func pythonSurfaceOf(r *editionRules) string {
+	if strings.HasPrefix(r.version, "1.") {
+		return "1.10"
+	}
+	return "2"
+}
+
+// readPythonDAGFiles reads the .py files of the DAG folder at start and
+// records their import errors, logging each; the others' DAGs are read
+// and counted, not yet served (they wait for the format-neutral DAG
+// builder).
+func readPythonDAGFiles(ctx context.Context, c config, store *Store, logger zerolog.Logger) error {
+	if c.DagsDir == "" {
+		return nil // the embedded examples have no .py files
+	}
+	rules := c.Edition.rules()
+	files, err := listPythonFiles(ctx, c.DagsDir, rules, nil)
+	if err != nil {
+		return fmt.Errorf("list python dag files: %w", err)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	vars, err := store.Variables()
+	if err != nil {
+		return err
+	}
+	values := make(map[string]string, len(vars))
+	for _, v := range vars {
+		values[v.Key] = v.Val
+	}
+	log := logger.With().Str("component", "python").Logger()
+	r := pythonReader{Python: c.Python, Edition: pythonSurfaceOf(rules), Variables: values, Logger: log}
+	results, err := r.ReadFolder(ctx, c.DagsDir, files)
+	if err != nil {
+		return err
+	}
+	failed := map[string]string{}
+	dags := 0
+	for _, res := range results {
+		dags += len(res.DAGs)
+		if res.ImportError != nil {
+			failed[res.File] = *res.ImportError
+			log.Warn().Str("file", res.File).Str("import_error", *res.ImportError).Msg("DAG file did not load")
+		}
+	}
+	log.Info().Int("files", len(files)).Int("dags", dags).Int("import_errors", len(failed)).
+		Msg("python DAG files read; their DAGs are not served yet")
+	return store.RecordParse(files, failed, time.Now())
+}
+
 // isPythonName says whether a DAG folder file is a Python file.
 func isPythonName(name string) bool { return strings.EqualFold(path.Ext(name), ".py") }
 
@@ -165,53 +218,53 @@ func (p *pyParam) UnmarshalJSON(data []byte) error {
 // pyTask is one operator, with Airflow's serialized operator keys
 // (schema.json definitions.operator).
 type pyTask struct {
-	TaskID                      string                     `json:"task_id"`
-	Label                       string                     `json:"label"`
-	TaskType                    string                     `json:"_task_type"`
-	TaskModule                  string                     `json:"_task_module"`
-	OperatorName                string                     `json:"_operator_name"`
-	IsEmpty                     bool                       `json:"_is_empty"`
-	Owner                       string                     `json:"owner"`
-	Email                       json.RawMessage            `json:"email"`
-	TriggerRule                 string                     `json:"trigger_rule"`
-	DependsOnPast               bool                       `json:"depends_on_past"`
-	IgnoreFirstDependsOnPast    bool                       `json:"ignore_first_depends_on_past"`
-	WaitForDownstream           bool                       `json:"wait_for_downstream"`
-	Retries                     json.Number                `json:"retries"`
-	RetryDelay                  *float64                   `json:"retry_delay"`
-	RetryExponentialBackoff     bool                       `json:"retry_exponential_backoff"`
-	MaxRetryDelay               *float64                   `json:"max_retry_delay"`
-	ExecutionTimeout            *float64                   `json:"execution_timeout"`
-	Queue                       string                     `json:"queue"`
-	Pool                        string                     `json:"pool"`
-	PoolSlots                   json.Number                `json:"pool_slots"`
-	PriorityWeight              json.Number                `json:"priority_weight"`
-	WeightRule                  string                     `json:"weight_rule"`
-	StartDate                   *float64                   `json:"start_date"`
-	EndDate                     *float64                   `json:"end_date"`
-	DoXComPush                  bool                       `json:"do_xcom_push"`
-	MultipleOutputs             bool                       `json:"multiple_outputs"`
-	MaxActiveTIsPerDag          *int                       `json:"max_active_tis_per_dag"`
-	MaxActiveTIsPerDagrun       *int                       `json:"max_active_tis_per_dagrun"`
-	ExecutorConfig              json.RawMessage            `json:"executor_config"`
-	UIColor                     string                     `json:"ui_color"`
-	UIFgcolor                   string                     `json:"ui_fgcolor"`
-	TemplateExt                 []string                   `json:"template_ext"`
-	TemplateFields              []string                   `json:"template_fields"`
-	TemplateFieldsRenderers     map[string]string          `json:"template_fields_renderers"`
-	TemplateValues              map[string]json.RawMessage `json:"template_values"` // Airflow keeps them at the top level
-	DownstreamTaskIDs           []string                   `json:"downstream_task_ids"`
-	Params                      []pyParam                  `json:"params"`
-	DocMD                       *string                    `json:"doc_md"`
-	IsSetup                     bool                       `json:"_is_setup"`
-	IsTeardown                  bool                       `json:"_is_teardown"`
-	OnFailureFailDagrun         bool                       `json:"_on_failure_fail_dagrun"`
-	IsMapped                    bool                       `json:"_is_mapped"`
-	ExpandInput                 json.RawMessage            `json:"expand_input,omitempty"`
-	PartialKwargs               json.RawMessage            `json:"partial_kwargs,omitempty"`
-	Generic                     bool                       `json:"_airlite_generic,omitempty"` // a class airlite does not know
-	Kwargs                      map[string]json.RawMessage `json:"kwargs,omitempty"`           // a generic operator's arguments
-	Subdag                      *string                    `json:"subdag,omitempty"`           // a SubDagOperator's DAG id
+	TaskID                   string                     `json:"task_id"`
+	Label                    string                     `json:"label"`
+	TaskType                 string                     `json:"_task_type"`
+	TaskModule               string                     `json:"_task_module"`
+	OperatorName             string                     `json:"_operator_name"`
+	IsEmpty                  bool                       `json:"_is_empty"`
+	Owner                    string                     `json:"owner"`
+	Email                    json.RawMessage            `json:"email"`
+	TriggerRule              string                     `json:"trigger_rule"`
+	DependsOnPast            bool                       `json:"depends_on_past"`
+	IgnoreFirstDependsOnPast bool                       `json:"ignore_first_depends_on_past"`
+	WaitForDownstream        bool                       `json:"wait_for_downstream"`
+	Retries                  json.Number                `json:"retries"`
+	RetryDelay               *float64                   `json:"retry_delay"`
+	RetryExponentialBackoff  bool                       `json:"retry_exponential_backoff"`
+	MaxRetryDelay            *float64                   `json:"max_retry_delay"`
+	ExecutionTimeout         *float64                   `json:"execution_timeout"`
+	Queue                    string                     `json:"queue"`
+	Pool                     string                     `json:"pool"`
+	PoolSlots                json.Number                `json:"pool_slots"`
+	PriorityWeight           json.Number                `json:"priority_weight"`
+	WeightRule               string                     `json:"weight_rule"`
+	StartDate                *float64                   `json:"start_date"`
+	EndDate                  *float64                   `json:"end_date"`
+	DoXComPush               bool                       `json:"do_xcom_push"`
+	MultipleOutputs          bool                       `json:"multiple_outputs"`
+	MaxActiveTIsPerDag       *int                       `json:"max_active_tis_per_dag"`
+	MaxActiveTIsPerDagrun    *int                       `json:"max_active_tis_per_dagrun"`
+	ExecutorConfig           json.RawMessage            `json:"executor_config"`
+	UIColor                  string                     `json:"ui_color"`
+	UIFgcolor                string                     `json:"ui_fgcolor"`
+	TemplateExt              []string                   `json:"template_ext"`
+	TemplateFields           []string                   `json:"template_fields"`
+	TemplateFieldsRenderers  map[string]string          `json:"template_fields_renderers"`
+	TemplateValues           map[string]json.RawMessage `json:"template_values"` // Airflow keeps them at the top level
+	DownstreamTaskIDs        []string                   `json:"downstream_task_ids"`
+	Params                   []pyParam                  `json:"params"`
+	DocMD                    *string                    `json:"doc_md"`
+	IsSetup                  bool                       `json:"_is_setup"`
+	IsTeardown               bool                       `json:"_is_teardown"`
+	OnFailureFailDagrun      bool                       `json:"_on_failure_fail_dagrun"`
+	IsMapped                 bool                       `json:"_is_mapped"`
+	ExpandInput              json.RawMessage            `json:"expand_input,omitempty"`
+	PartialKwargs            json.RawMessage            `json:"partial_kwargs,omitempty"`
+	Generic                  bool                       `json:"_airlite_generic,omitempty"` // a class airlite does not know
+	Kwargs                   map[string]json.RawMessage `json:"kwargs,omitempty"`           // a generic operator's arguments
+	Subdag                   *string                    `json:"subdag,omitempty"`           // a SubDagOperator's DAG id
 }
 
 // pyTaskGroup is a task group (schema.json definitions.task_group).

@@ -559,3 +559,128 @@ func TestPythonReader_VariableIsData(t *testing.T) {
 	want, _ := json.Marshal(map[string]string{"MODE": evil})
 	rawEqual(t, "env", pyTaskOf(t, pyDAG(t, got[0], "py_classic"), "say").TemplateValues["env"], string(want))
 }
+
+func TestConfig_Python(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"default", nil, nil, "python3"},
+		{"flag", []string{"--python", "/venv/bin/python"}, nil, "/venv/bin/python"},
+		{"environment", nil, map[string]string{"AIRLITE_PYTHON": "/opt/py/bin/python3"}, "/opt/py/bin/python3"},
+		{"flag wins", []string{"--python", "/a"}, map[string]string{"AIRLITE_PYTHON": "/b"}, "/a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			c, err := parseConfig(tc.args, mapEnv(tc.env), &stderr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Python != tc.want {
+				t.Errorf("Python = %q, want %q", c.Python, tc.want)
+			}
+		})
+	}
+}
+
+// TestServerV1_ImportErrors records a parse and reads it back through
+// /importErrors as Airflow 2.10.3 answers it
+// (api_connexion/endpoints/import_error_endpoint.py,
+// schemas/error_schema.py), each answer checked against the document.
+func TestServerV1_ImportErrors(t *testing.T) {
+	t.Parallel()
+	doc := loadV1Schemas(t)
+	ts := newTestServer(t, edition2)
+	vr := ts.srv.v1Routes()
+	t1 := time.Date(2024, 5, 1, 10, 0, 0, 123456000, time.UTC)
+	files := []string{"/dags/b.py", "/dags/a.py", "/dags/ok.py"}
+	if err := ts.store.RecordParse(files, map[string]string{"/dags/b.py": "Traceback (most recent call last):\nboom\n",
+		"/dags/a.py": "AirflowDagCycleException: Cycle detected in DAG: x. Faulty task: y"}, t1); err != nil {
+		t.Fatal(err)
+	}
+	check := func(path string, wantStatus int, want string) {
+		t.Helper()
+		res := ts.v1(t, "GET", path, "")
+		doc.checkAnswer(t, vr, "GET", apiV1Prefix+path, res)
+		if res.status != wantStatus {
+			t.Fatalf("GET %s: %d %s", path, res.status, res.body)
+		}
+		var got, w any
+		if err := json.Unmarshal([]byte(res.body), &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(want), &w); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("GET %s = %s, want %s", path, res.body, want)
+		}
+	}
+	b := `{"import_error_id": 1, "timestamp": "2024-05-01T10:00:00.123456+00:00", "filename": "/dags/b.py",
+		"stack_trace": "Traceback (most recent call last):\nboom\n"}`
+	a := `{"import_error_id": 2, "timestamp": "2024-05-01T10:00:00.123456+00:00", "filename": "/dags/a.py",
+		"stack_trace": "AirflowDagCycleException: Cycle detected in DAG: x. Faulty task: y"}`
+	check("/importErrors", 200, `{"import_errors": [`+b+`, `+a+`], "total_entries": 2}`)
+	check("/importErrors?order_by=filename", 200, `{"import_errors": [`+a+`, `+b+`], "total_entries": 2}`)
+	check("/importErrors?limit=1&offset=1", 200, `{"import_errors": [`+a+`], "total_entries": 2}`)
+	check("/importErrors/2", 200, a)
+	check("/importErrors/3", 404, `{"type": "https://airflow.apache.org/docs/apache-airflow/2.10.3/stable-rest-api-ref.html#section/Errors/NotFound",
+		"title": "Import error not found", "status": 404, "detail": "The ImportError with import_error_id: `+"`3`"+` was not found"}`)
+
+	// A later parse: a.py loads now, b.py still fails (same id, new time
+	// and text), c.py is new.
+	t2 := t1.Add(time.Minute)
+	if err := ts.store.RecordParse([]string{"/dags/a.py", "/dags/b.py", "/dags/c.py"},
+		map[string]string{"/dags/b.py": "again", "/dags/c.py": "new"}, t2); err != nil {
+		t.Fatal(err)
+	}
+	check("/importErrors", 200, `{"import_errors": [
+		{"import_error_id": 1, "timestamp": "2024-05-01T10:01:00.123456+00:00", "filename": "/dags/b.py", "stack_trace": "again"},
+		{"import_error_id": 3, "timestamp": "2024-05-01T10:01:00.123456+00:00", "filename": "/dags/c.py", "stack_trace": "new"}],
+		"total_entries": 2}`)
+	check("/importErrors/2", 404, `{"type": "https://airflow.apache.org/docs/apache-airflow/2.10.3/stable-rest-api-ref.html#section/Errors/NotFound",
+		"title": "Import error not found", "status": 404, "detail": "The ImportError with import_error_id: `+"`2`"+` was not found"}`)
+}
+
+// TestStartup_PythonImportErrors starts the store on a folder of Python
+// files: the failing ones are import errors, the rest load, and the YAML
+// DAGs beside them are served as before.
+func TestStartup_PythonImportErrors(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	dir, _ := filepath.Abs("testdata/pydags/v2")
+	c := config{DagsDir: dir, Edition: edition2, Snapshot: "off", Python: "python3"}
+	store, _, err := openStore(context.Background(), c, &DAGSet{}, zerolog.New(zerolog.NewTestWriter(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := store.ImportErrors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range rows {
+		got = append(got, filepath.Base(e.Filename))
+	}
+	want := []string{"bad_cron.py", "broken_import.py", "cycle.py", "duplicate_task.py", "no_start_date.py"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("import errors for %v, want %v", got, want)
+	}
+}
+
+func TestStartup_NoPythonMakesImportErrors(t *testing.T) {
+	t.Parallel()
+	dir, _ := filepath.Abs("testdata/pydags/v110")
+	c := config{DagsDir: dir, Edition: edition110, Snapshot: "off", Python: filepath.Join(t.TempDir(), "nopython")}
+	store, _, err := openStore(context.Background(), c, &DAGSet{}, zerolog.New(zerolog.NewTestWriter(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := store.ImportErrors()
+	if len(rows) != 3 || !strings.Contains(rows[0].StackTrace, "AIRLITE_PYTHON") {
+		t.Errorf("import errors %+v, want one per .py file saying how to fix it", rows)
+	}
+}

@@ -368,7 +368,7 @@ func recountRunsTxn(txn *memdb.Txn) error {
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
-		xcomsTable(), eventLogsTable()}
+		xcomsTable(), eventLogsTable(), importErrorsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
