@@ -44,8 +44,10 @@ const (
 	// defaultPythonImportTimeout is Airflow's dagbag_import_timeout
 	// (2.10.3 config_templates/config.yml core.dagbag_import_timeout: 30.0).
 	defaultPythonImportTimeout = 30 * time.Second
-	// defaultPythonMemory bounds the reader's address space.
-	defaultPythonMemory = 2 << 30
+	// defaultPythonMemory bounds the reader's address space (RLIMIT_AS):
+	// generous, since libraries DAG files import (pyarrow, numpy) reserve
+	// far more address space than they use.
+	defaultPythonMemory = 8 << 30
 	// maxPythonAnswerLine bounds one file's answer (its serialized DAGs).
 	maxPythonAnswerLine = 64 << 20
 	// maxPythonStderr is how much of what DAG files print airlite keeps.

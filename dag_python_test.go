@@ -312,6 +312,28 @@ func TestPythonReader_Edition2Folder(t *testing.T) {
 		}
 	})
 
+	t.Run("schedules", func(t *testing.T) {
+		r := res["schedules.py"]
+		// 2.10.3 models/dag.py:232-249 create_timetable; each timetable's
+		// serialize(), summary and description (timetables/*.py).
+		for _, c := range []struct{ id, interval, typ, ttVar, summary, description string }{
+			{"py_trigger", `"0 3 * * *"`, "airflow.timetables.trigger.CronTriggerTimetable",
+				`{"expression": "0 3 * * *", "timezone": "UTC", "interval": 0.0}`, "0 3 * * *", ""},
+			{"py_once", `"@once"`, "airflow.timetables.simple.OnceTimetable", `{}`, "@once", "Once, as soon as possible"},
+			{"py_every", `{"__var": 21600.0, "__type": "timedelta"}`, "airflow.timetables.interval.DeltaDataIntervalTimetable",
+				`{"delta": 21600.0}`, "6:00:00", ""},
+			{"py_unset", `{"__var": 86400.0, "__type": "timedelta"}`, "airflow.timetables.interval.DeltaDataIntervalTimetable",
+				`{"delta": 86400.0}`, "1 day, 0:00:00", ""},
+		} {
+			d := pyDAG(t, r, c.id)
+			rawEqual(t, c.id+" schedule_interval", d.ScheduleInterval, c.interval)
+			if d.Timetable.Type != c.typ || *d.TimetableSummary != c.summary || *d.TimetableDescription != c.description {
+				t.Errorf("%s: %s %q %q", c.id, d.Timetable.Type, *d.TimetableSummary, *d.TimetableDescription)
+			}
+			rawEqual(t, c.id+" timetable", d.Timetable.Var, c.ttVar)
+		}
+	})
+
 	t.Run("sub-DAGs", func(t *testing.T) {
 		r := res["subdags.py"]
 		if len(r.DAGs) != 2 {

@@ -27,7 +27,6 @@ def main():
     request = json.loads(sys.stdin.read())
     edition = request.get("edition", "2")
     os.environ["AIRLITE_EDITION"] = edition
-    os.environ["AIRLITE_VARIABLES"] = json.dumps(request.get("variables") or {})
     folder = request.get("dag_folder") or ""
     os.environ["AIRLITE_DAGS_FOLDER"] = folder
     limit = int(request.get("memory_bytes") or 0)
@@ -48,6 +47,9 @@ def main():
     except ImportError:
         sys.path.append(os.path.join(HERE, "airlite_compat"))
     import airflow  # noqa: F401  the edition's finder goes in first
+    from airflow.models import variable
+    # airlite's variables, as data: Variable.get hands them back as strings.
+    variable._VALUES = dict(request.get("variables") or {})
 
     reader = Reader(edition, folder, float(request.get("timeout") or 30.0))
     for path in request.get("files") or []:

@@ -1,18 +1,12 @@
-"""Variable.get: airlite's variables, handed to the parse, or the default."""
+"""Variable.get: airlite's variables, handed to the parse as data (the
+parsing program sets _VALUES), or the default."""
 import json
-import os
 
 _NOTSET = object()
-_VALUES = None
+_VALUES = {}
 
 
 def _values():
-    global _VALUES
-    if _VALUES is None:
-        try:
-            _VALUES = json.loads(os.environ.get("AIRLITE_VARIABLES", "{}"))
-        except ValueError:
-            _VALUES = {}
     return _VALUES
 
 

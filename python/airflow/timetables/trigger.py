@@ -12,5 +12,5 @@ class CronTriggerTimetable(CronMixin, Timetable):
 
     def serialize(self):
         interval = self._interval.total_seconds() if isinstance(self._interval, _dt.timedelta) else self._interval
-        return {"expression": self._expression, "timezone": self._timezone, "interval": interval,
-                "run_immediately": self._run_immediately}
+        # 2.10.3 timetables/trigger.py:69-78
+        return {"expression": self._expression, "timezone": self._timezone, "interval": interval}
