@@ -78,3 +78,10 @@ def get_current_context():
     from airflow.exceptions import AirflowException
     raise AirflowException(
         "Current context was requested but no context was found! Are you running within an airflow task?")
+
+
+def is_venv_installed():
+    """Whether virtualenv is on PATH or importable (2.10.3 operators/python.py:68-76)."""
+    import importlib.util
+    import shutil
+    return bool(shutil.which("virtualenv") or importlib.util.find_spec("virtualenv"))

@@ -14,3 +14,15 @@ class BaseSensorOperator(BaseOperator):
         self.mode = mode
         self.exponential_backoff = exponential_backoff
         self.max_wait = max_wait
+
+
+class PokeReturnValue:
+    """What a sensor's poke may return: done or not, and an XCom value."""
+    __module__ = "airflow.sensors.base"
+
+    def __init__(self, is_done, xcom_value=None):
+        self.xcom_value = xcom_value
+        self.is_done = is_done
+
+    def __bool__(self):
+        return self.is_done

@@ -259,7 +259,7 @@ class _Partial:
         for v in mapped.values():
             for arg in XComArg.iter_xcom_args(v):
                 arg.operator >> task
-        return XComArg(task)
+        return task  # Airflow's MappedOperator: the task itself, with .output
 
     def expand_kwargs(self, value):
         return self.expand(**{"__kwargs__": value})

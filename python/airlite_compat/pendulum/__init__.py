@@ -78,3 +78,13 @@ def duration(days=0, seconds=0, microseconds=0, milliseconds=0, minutes=0, hours
 
 
 Timezone = _dt.tzinfo
+Date = _dt.date
+Time = _dt.time
+
+
+def date(year, month, day):
+    return _dt.date(year, month, day)
+
+
+def time(hour, minute=0, second=0, microsecond=0):
+    return _dt.time(hour, minute, second, microsecond)
