@@ -388,7 +388,11 @@ func (r pythonReader) ReadFolder(ctx context.Context, folder string, files []str
 	if err != nil {
 		msg := pythonMissingError(python, err)
 		for _, f := range files {
-			results = append(results, pyFileResult{File: f, ImportError: &msg})
+			res := pyFileResult{File: f, ImportError: &msg}
+			if !mightContainDAG(f, r.Edition) {
+				res = pyFileResult{File: f, Skipped: true}
+			}
+			results = append(results, res)
 		}
 		return results, nil
 	}
@@ -414,6 +418,22 @@ func (r pythonReader) ReadFolder(ctx context.Context, folder string, files []str
 		rest = rest[len(got):]
 	}
 	return results, nil
+}
+
+// mightContainDAG is safe mode's test, as the program makes it (2.10.3
+// utils/file.py:348-365: "dag" and "airflow" in any case; 1.10.15
+// utils/dag_processing.py:360-365: "DAG" and "airflow" as written), for
+// when there is no Python to make it. A file that cannot be read might.
+func mightContainDAG(file, surface string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return true
+	}
+	if surface == "1.10" {
+		return bytes.Contains(data, []byte("DAG")) && bytes.Contains(data, []byte("airflow"))
+	}
+	data = bytes.ToLower(data)
+	return bytes.Contains(data, []byte("dag")) && bytes.Contains(data, []byte("airflow"))
 }
 
 // extractPythonProgram writes the embedded program into dir.

@@ -551,18 +551,39 @@ func TestPythonReader_StopEndsTheGroup(t *testing.T) {
 func TestPythonReader_NoPython(t *testing.T) {
 	t.Parallel()
 	r := pythonReader{Python: filepath.Join(t.TempDir(), "python3"), Edition: "2"}
-	got, err := r.ReadFolder(context.Background(), "testdata/pydags/v2", []string{"/x/a.py", "/x/b.py"})
+	dir, _ := filepath.Abs("testdata/pydags/v2")
+	got, err := r.ReadFolder(context.Background(), dir, []string{filepath.Join(dir, "cycle.py"), filepath.Join(dir, "classic.py"),
+		filepath.Join(dir, "not_a_pipeline.py")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, res := range got {
+	if len(got) != 3 || !got[2].Skipped || got[2].ImportError != nil {
+		t.Fatalf("%+v: want the file safe mode passes over skipped", got)
+	}
+	for _, res := range got[:2] {
 		if res.ImportError == nil || !strings.Contains(*res.ImportError, "--python PATH or AIRLITE_PYTHON") ||
 			!strings.Contains(*res.ImportError, "Install Python 3") {
 			t.Errorf("%s: %v", res.File, res.ImportError)
 		}
 	}
-	if len(got) != 2 {
-		t.Errorf("%d results", len(got))
+}
+
+// TestPythonProgram_Embedded checks that the narrow embed pattern holds
+// every file of python/: a module left out would be an ImportError at
+// parse time.
+func TestPythonProgram_Embedded(t *testing.T) {
+	t.Parallel()
+	err := filepath.WalkDir("python", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Base(filepath.Dir(p)) == "__pycache__" {
+			return err
+		}
+		if _, err := pythonProgram.ReadFile(filepath.ToSlash(p)); err != nil {
+			t.Errorf("%s is not embedded: widen the //go:embed pattern in dag_python.go", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
