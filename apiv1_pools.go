@@ -176,7 +176,7 @@ func (s *server) V1PostPool(body map[string]any) (map[string]any, error) {
 	p := Pool{IncludeDeferred: data["include_deferred"].(bool)}
 	setPoolFields(&p, data)
 	created, err := s.opts.Store.CreatePool(p)
-	if errors.Is(err, errConflict) {
+	if errors.Is(err, errExists) {
 		return nil, v1PoolExists(p.Name)
 	}
 	if err != nil {
@@ -270,7 +270,7 @@ func (s *server) V1PatchPool(name string, body map[string]any, mask []string) (m
 	switch {
 	case errors.Is(err, errNotFound):
 		return nil, v1PoolNotFound(name)
-	case errors.Is(err, errConflict):
+	case errors.Is(err, errExists):
 		return nil, v1PoolExists(data["pool"].(string))
 	case err != nil:
 		return nil, err

@@ -1,8 +1,33 @@
 package main
 
+// What the store says happened when it refuses or cannot find something.
+// A kind names no status and no answer's text: each API decides how it
+// answers each kind (api_answer.go: storeKinds, storeErrorText). The
+// types carry the figures an answer needs, not sentences.
+
 import (
+	"errors"
 	"fmt"
 	"time"
+)
+
+// The store's kinds of error. The APIs use errNotFound and errUnavailable
+// for their own answers of the same meaning too.
+var (
+	// errNotFound: the row asked for is not in the store.
+	errNotFound = errors.New("not found")
+	// errExists: a row cannot be created because its key is taken
+	// (existsError).
+	errExists = errors.New("already exists")
+	// errLimitReached: a write refused at one of the store's limits
+	// (limitError).
+	errLimitReached = errors.New("limit reached")
+	// errSubDagRunExists: a run cannot be created because a sub-DAG
+	// below it already has its run (subDagRunExists).
+	errSubDagRunExists = errors.New("a sub-DAG already has the run")
+	// errUnavailable: a write the store cannot take now but may later,
+	// such as a new id the id lease does not cover yet (leaseError).
+	errUnavailable = errors.New("unavailable")
 )
 
 // The store's limits on what it keeps (the command line sets them).
@@ -20,8 +45,7 @@ const (
 )
 
 // limitError is a write refused at one of the store's limits, with the
-// figures; the HTTP layer phrases it (limitText). It matches
-// errBadRequest.
+// figures. It matches errLimitReached.
 type limitError struct {
 	limit    string
 	dagID    string // runs per DAG
@@ -33,11 +57,11 @@ type limitError struct {
 }
 
 func (e *limitError) Error() string        { return "limit of " + e.limit + " reached" }
-func (e *limitError) Is(target error) bool { return target == errBadRequest }
+func (e *limitError) Is(target error) bool { return target == errLimitReached }
 
 // subDagRunExists is a run that cannot be created because a sub-DAG below
-// it already has a run with its run_id or date (Airflow crashes on its
-// unique keys). It matches errCrash.
+// it already has a run with its run_id or date. It matches
+// errSubDagRunExists.
 type subDagRunExists struct {
 	childID string
 	runID   string    // set when the run_id is taken
@@ -45,10 +69,10 @@ type subDagRunExists struct {
 }
 
 func (e *subDagRunExists) Error() string        { return "sub-DAG " + e.childID + " already has the run" }
-func (e *subDagRunExists) Is(target error) bool { return target == errCrash }
+func (e *subDagRunExists) Is(target error) bool { return target == errSubDagRunExists }
 
 // missingError says which row a write did not find. It matches
-// errNotFound; the HTTP layer phrases it.
+// errNotFound.
 type missingError struct {
 	what                 string // "dag", "run" or "task"
 	dagID, runID, taskID string
@@ -61,11 +85,39 @@ func (e *missingError) Error() string {
 func (e *missingError) Is(target error) bool { return target == errNotFound }
 
 // existsError is a row that cannot be created because its key is taken.
-// It matches errConflict; the HTTP layer phrases it.
+// It matches errExists.
 type existsError struct {
-	what string // "connection"
+	what string // "pool", "connection"
 	id   string
 }
 
 func (e *existsError) Error() string        { return e.what + " " + e.id + " already exists" }
-func (e *existsError) Is(target error) bool { return target == errConflict }
+func (e *existsError) Is(target error) bool { return target == errExists }
+
+// leaseError is a new id the store does not hand out now, because the id
+// lease on disk does not cover it (snapshot_idlease.go), or, from
+// LeaseProblem, the lease's own state. It matches errUnavailable.
+type leaseError struct {
+	path string
+	// problem is why the lease cannot be written; nil while it is being
+	// extended.
+	problem error
+	// what is the id refused, "run" or "pool", and ceiling the last id of
+	// that kind the lease covers; "" for the lease's state alone, with
+	// run and pool the last ids it covers.
+	what      string
+	ceiling   int64
+	run, pool int64
+}
+
+func (e *leaseError) Error() string {
+	switch {
+	case e.what == "":
+		return fmt.Sprintf("id lease %s cannot be written: %v", e.path, e.problem)
+	case e.problem != nil:
+		return fmt.Sprintf("no %s id past %d: id lease %s cannot be written: %v", e.what, e.ceiling, e.path, e.problem)
+	}
+	return fmt.Sprintf("no %s id past %d: id lease %s not extended yet", e.what, e.ceiling, e.path)
+}
+
+func (e *leaseError) Is(target error) bool { return target == errUnavailable }
