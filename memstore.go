@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -164,17 +165,17 @@ func (s *Store) update(fn func(txn *memdb.Txn) error) error {
 // ChangeIndex is the number of write transactions committed so far.
 func (s *Store) ChangeIndex() int64 { return counterValue(s.read(), counterChange) }
 
-// IDCounters returns the highest run and pool ids handed out so far. ws,
-// when not nil, is given channels that fire when either changes.
-func (s *Store) IDCounters(ws memdb.WatchSet) (run, pool int64) {
+// IDCounters returns the highest run and pool ids handed out so far. w,
+// when not nil, is told to wake when either changes.
+func (s *Store) IDCounters(w *idWatch) (run, pool int64) {
 	txn := s.read()
 	for _, c := range []struct {
 		name  string
 		value *int64
 	}{{counterRunID, &run}, {counterPoolID, &pool}} {
 		ch, raw, _ := txn.FirstWatch(tableCounters, indexID, c.name)
-		if ws != nil {
-			ws.Add(ch)
+		if w != nil {
+			w.ws.Add(ch)
 		}
 		if raw != nil {
 			*c.value = raw.(*counter).Value
@@ -182,6 +183,15 @@ func (s *Store) IDCounters(ws memdb.WatchSet) (run, pool int64) {
 	}
 	return run, pool
 }
+
+// idWatch is a wait for the id counters to change: IDCounters arms it.
+type idWatch struct{ ws memdb.WatchSet }
+
+func newIDWatch() *idWatch { return &idWatch{ws: memdb.NewWatchSet()} }
+
+// Wait returns nil when a counter it watches changes, or ctx's error when
+// ctx ends first.
+func (w *idWatch) Wait(ctx context.Context) error { return w.ws.WatchCtx(ctx) }
 
 // RaiseIDCounters makes the run and pool id counters at least run and
 // pool, so that no id up to them is handed out again (the id lease).
