@@ -28,17 +28,6 @@ var validTriggerRules = map[string]bool{
 	"dummy": true, "none_failed_or_skipped": true,
 }
 
-// parseDAGFor reads one definition file (YAML or JSON) as read at now,
-// from which relative dates count, and builds it for the edition whose
-// rules r are. Every error names the line it is about.
-func parseDAGFor(data []byte, now time.Time, r *editionRules) (*DAG, error) {
-	spec, err := readYAMLDAG(data, now)
-	if err != nil {
-		return nil, err
-	}
-	return buildDAG(spec, r)
-}
-
 // buildDAG checks a DAG's spec and makes the DAG, with the operators the
 // edition's release ships and its croniter's rule for cron day fields.
 // The checks run in the order of the file (the DAG's keys, then each task

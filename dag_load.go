@@ -144,6 +144,17 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 	return set, nil
 }
 
+// parseDAGFor reads one definition file (YAML or JSON) as read at now,
+// from which relative dates count, and builds it for the edition whose
+// rules r are. Every error names the line it is about.
+func parseDAGFor(data []byte, now time.Time, r *editionRules) (*DAG, error) {
+	spec, err := readYAMLDAG(data, now)
+	if err != nil {
+		return nil, err
+	}
+	return buildDAG(spec, r)
+}
+
 // readDAG reads one definition file through its front end and builds it
 // for the loader's edition.
 func (l dagLoader) readDAG(data []byte, file string) (*DAG, error) {
