@@ -61,6 +61,7 @@ type serverOptions struct {
 // server answers Airflow's experimental API and airlite's admin endpoints.
 type server struct {
 	opts  serverOptions
+	ops   *operations // what every API below calls
 	api   *airflowAPI
 	ready atomic.Bool
 	// The answers of /test and /info, rendered once and kept as interface
@@ -105,13 +106,15 @@ func newServer(opts serverOptions) (*server, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("new server: draw secret key: %w", err)
 	}
-	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
-		unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped}
+	ops := &operations{store: opts.Store, edition: opts.Edition, now: opts.Now, unixname: opts.Unixname,
+		kick: opts.Kick, tasksStopped: opts.WithTasksStopped}
 	if opts.Clock != nil {
-		api.triggerDate = opts.Clock.TriggerDate
+		ops.triggerDate = opts.Clock.TriggerDate
 	}
+	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now, unixname: opts.Unixname,
+		kick: opts.Kick, withTasksStopped: opts.WithTasksStopped, triggerDate: ops.triggerDate, shared: ops}
 	return &server{
-		opts: opts, api: api, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
+		opts: opts, ops: ops, api: api, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }
