@@ -73,3 +73,65 @@ var v1DagPhrases = phrasebook{
 		return v1Conflict("Conflict", fmt.Sprintf("Task instances of dag with id: '%s' are still running", e.value("dag_id")))
 	},
 }
+
+// v1TIStatePhrases is _convert_ti_states' refusal of a state name.
+var v1TIStatePhrases = phrasebook{
+	faultBadTIState: func(e *opError) error {
+		return v1BadRequest(fmt.Sprintf("'%s' is not a valid TaskInstanceState", e.value("state")))
+	},
+}
+
+// v1PatchTIPhrases is patch_task_instance's wording.
+var v1PatchTIPhrases = func() phrasebook {
+	dag := v1DagMissing(func(dagID string) error {
+		return v1NotFound("DAG not found", fmt.Sprintf("DAG %s not found", pyQuote(dagID)))
+	})
+	return phrasebook{
+		faultDagNotFound:  dag,
+		faultDagNotLoaded: dag,
+		faultTaskMissing: func(e *opError) error {
+			return v1NotFound("Task not found", fmt.Sprintf("Task %s not found in DAG %s", pyQuote(e.value("task_id")), pyQuote(e.value("dag_id"))))
+		},
+		faultTINotFound: func(e *opError) error {
+			return v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s",
+				pyQuote(e.value("task_id")), pyQuote(e.value("run_id"))))
+		},
+	}
+}()
+
+// v1MarkTIsPhrases is post_set_task_instances_state's wording.
+var v1MarkTIsPhrases = func() phrasebook {
+	dag := v1DagMissing(func(dagID string) error {
+		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag ID %s not found", dagID)}
+	})
+	return phrasebook{
+		faultDagNotFound:  dag,
+		faultDagNotLoaded: dag,
+		faultTaskMissing: func(e *opError) error {
+			return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task ID %s not found", e.value("task_id"))}
+		},
+		faultTINotFound: func(e *opError) error {
+			if e.value("run_id") == "" {
+				date, _ := time.Parse(time.RFC3339Nano, e.value("date"))
+				return v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on execution_date %s",
+					pyQuote(e.value("task_id")), strFormat(date)))
+			}
+			return v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s",
+				pyQuote(e.value("task_id")), pyQuote(e.value("run_id"))))
+		},
+	}
+}()
+
+// v1ClearTIsPhrases is post_clear_task_instances' wording.
+var v1ClearTIsPhrases = func() phrasebook {
+	dag := v1DagMissing(func(dagID string) error {
+		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag id %s not found", dagID)}
+	})
+	return phrasebook{
+		faultDagNotFound:  dag,
+		faultDagNotLoaded: dag,
+		faultRunNotFound: func(e *opError) error {
+			return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag Run id %s not found in dag %s", e.value("run_id"), e.value("dag_id"))}
+		},
+	}
+}()

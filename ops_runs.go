@@ -264,4 +264,3 @@ func (q *runQuery) dateFiltered() bool {
 	return q.executionGTE != nil || q.executionLTE != nil || q.startGTE != nil || q.startLTE != nil ||
 		q.endGTE != nil || q.endLTE != nil || q.updatedGTE != nil || q.updatedLTE != nil
 }
-
