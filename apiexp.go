@@ -109,11 +109,8 @@ func (a *airflowAPI) parseDate(raw string) (time.Time, error) {
 
 // runAt finds the run of a DAG at a requested date, with Airflow's message.
 func (a *airflowAPI) runAt(dagID string, date time.Time) (*DagRun, error) {
-	run, err := a.store.RunByDate(dagID, date)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", a.rules().errorDate(date), dagID)
-	}
-	return run, err
+	run, err := a.ops().runAt(dagID, date)
+	return run, a.phrase(err)
 }
 
 // decodeObject reads a request body as a JSON object, keeping each value
@@ -303,15 +300,9 @@ func (a *airflowAPI) triggerRequest(dagID string, body []byte) (req triggerReque
 	}
 	rules := a.rules()
 	confRaw, confGiven := fields["conf"]
-	if confGiven && rules.confObjectOnly && jsonKind(confRaw) != "an object" {
-		return req, false, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
-	}
-	if confGiven {
-		// Compacted once, here, so that the size limit holds before any
-		// other check; triggerConf stores it as it is.
-		if confRaw, err = compactConf(confRaw); err != nil {
-			return req, false, err
-		}
+	conf, badConf, err := triggerConfOf(rules, confRaw, confGiven)
+	if err != nil {
+		return req, false, err
 	}
 	var date time.Time
 	if raw, ok := fields["execution_date"]; ok && !isNull(raw) {
@@ -330,8 +321,7 @@ func (a *airflowAPI) triggerRequest(dagID string, body []byte) (req triggerReque
 			return req, false, err
 		}
 	}
-	req = triggerRequest{dagID: dagID, dateUnit: time.Microsecond,
-		checks: triggerChecks{startDate: true, runIDLength: true, runIDPattern: rules.checkRunID}}
+	req = triggerRequest{dagID: dagID, dateUnit: time.Microsecond, checks: triggerDagChecks(rules), conf: conf, badConf: badConf}
 	if replaceMicros {
 		req.dateUnit = time.Second
 	}
@@ -346,8 +336,26 @@ func (a *airflowAPI) triggerRequest(dagID string, body []byte) (req triggerReque
 			req.badRunID = newAPIError(errCrash, "run_id must be a string, got %s", jsonKind(raw))
 		}
 	}
-	req.conf, req.badConf = a.triggerConf(confRaw, confGiven)
 	return req, dateGiven, nil
+}
+
+// triggerConfOf reads a trigger's conf as trigger_dag does: what it
+// refuses at once (a conf that is no object where the rules want one, a
+// conf too large) is err; what it finds wrong only after the duplicate
+// check is late.
+func triggerConfOf(rules *editionRules, raw json.RawMessage, given bool) (conf json.RawMessage, late, err error) {
+	if given && rules.confObjectOnly && jsonKind(raw) != "an object" {
+		return nil, nil, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
+	}
+	if given {
+		// Compacted once, here, so that the size limit holds before any
+		// other check; triggerConf stores it as it is.
+		if raw, err = compactConf(raw); err != nil {
+			return nil, nil, err
+		}
+	}
+	conf, late = triggerConf(rules, raw, given)
+	return conf, late, nil
 }
 
 // triggerConf turns the request's conf into what the run stores: the
@@ -355,8 +363,7 @@ func (a *airflowAPI) triggerRequest(dagID string, body []byte) (req triggerReque
 // object as it is, and, where the rules decode one (1.10), a string
 // holding JSON (the form the 1.10 docs show); anything else crashes 1.10's
 // JSON parser (Airflow 2 refused it before, in TriggerDAG).
-func (a *airflowAPI) triggerConf(raw json.RawMessage, given bool) (json.RawMessage, error) {
-	rules := a.rules()
+func triggerConf(rules *editionRules, raw json.RawMessage, given bool) (json.RawMessage, error) {
 	if !given || isFalsy(raw) {
 		return rules.emptyConf, nil
 	}
@@ -516,19 +523,8 @@ func (a *airflowAPI) DagCode(dagID string) (string, error) {
 // SetPaused is GET /dags/<dag_id>/paused/<paused> (docs/behaviour.md §3.7): exactly
 // "true" pauses, anything else unpauses. An unknown DAG crashes Airflow.
 func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
-	row, err := a.store.DagByID(dagID)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errCrash, "Dag id %s not found in DagModel", dagID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	rules := a.rules()
-	if rules.pauseNeedsDefinition && row.Def == nil {
-		return nil, newAPIError(errCrash, "Dag id %s not found: its definition could not be loaded", dagID)
-	}
-	if err := a.ops().setPaused(dagID, paused == "true", rules.pauseSubDAGs); err != nil {
-		return nil, a.phrase(err)
+	if err := a.ops().pauseDag(dagID, paused == "true"); err != nil {
+		return nil, expPausePhrases.phrase(err)
 	}
 	return map[string]any{"response": "ok"}, nil
 }

@@ -43,7 +43,22 @@ func expPhrases(rules *editionRules) phrasebook {
 				e.value("run_id"), allowedRunIDPattern, builtinRunIDPattern)
 		},
 		faultDagRunning: func(*opError) error { return newAPIError(errAirflow, "TaskInstances still running") },
+		faultNoRunAt: func(e *opError) error {
+			date, _ := time.Parse(time.RFC3339Nano, e.value("date"))
+			return newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", rules.errorDate(date), e.value("dag_id"))
+		},
 	}
+}
+
+// expPausePhrases is the pause endpoint's: Airflow reads the DagModel
+// row without a check and crashes on a missing one.
+var expPausePhrases = phrasebook{
+	faultDagNotFound: func(e *opError) error {
+		return newAPIError(errCrash, "Dag id %s not found in DagModel", e.value("dag_id"))
+	},
+	faultDagNotLoaded: func(e *opError) error {
+		return newAPIError(errCrash, "Dag id %s not found: its definition could not be loaded", e.value("dag_id"))
+	},
 }
 
 // phrase is err in the experimental API's words.

@@ -71,6 +71,25 @@ func (o *operations) setPaused(dagID string, paused, subdags bool) error {
 	return nil
 }
 
+// pauseDag is the experimental API's and the status page's pause
+// (airflow/api/common/experimental/... set_is_paused through DagModel):
+// the DAG's row must exist and, where the rules say so, its definition
+// load; the rules say whether its sub-DAGs follow.
+func (o *operations) pauseDag(dagID string, paused bool) error {
+	row, err := o.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return opErr(errNotFound, faultDagNotFound, "dag_id", dagID)
+	}
+	if err != nil {
+		return err
+	}
+	rules := o.rules()
+	if rules.pauseNeedsDefinition && row.Def == nil {
+		return opErr(errNotFound, faultDagNotLoaded, "dag_id", dagID)
+	}
+	return o.setPaused(dagID, paused, rules.pauseSubDAGs)
+}
+
 // setPausedAll pauses or unpauses each of dagIDs (those deleted since
 // they were read are passed over), then wakes the scheduler once.
 func (o *operations) setPausedAll(dagIDs []string, paused bool) error {

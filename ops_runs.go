@@ -16,7 +16,17 @@ import (
 // Run faults.
 const (
 	faultRunNotFound opFault = "run_not_found" // dag_id, run_id
+	faultNoRunAt     opFault = "no_run_at"     // dag_id, date (RFC 3339, as asked)
 )
+
+// runAt is a DAG's run at a logical date.
+func (o *operations) runAt(dagID string, date time.Time) (*DagRun, error) {
+	run, err := o.store.RunByDate(dagID, date)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultNoRunAt, "dag_id", dagID, "date", date.Format(time.RFC3339Nano))
+	}
+	return run, err
+}
 
 // runByID is a DAG's run by run_id.
 func (o *operations) runByID(dagID, runID string) (*DagRun, error) {

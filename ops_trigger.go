@@ -191,3 +191,11 @@ func (c triggerChecks) runID(runID string) error {
 // reservedRunTypes are the run types whose "{type}__" run ids a manual run
 // may not take (Airflow 2.10.3 airflow/utils/types.py:78-95).
 var reservedRunTypes = []string{"backfill", "scheduled", "dataset_triggered"}
+
+// triggerDagChecks are the checks of Airflow's trigger_dag
+// (airflow/api/common/trigger_dag.py), which the experimental API and
+// the status page's trigger form apply: the DAG's start date, the run
+// id's length, and its pattern where the rules check it.
+func triggerDagChecks(rules *editionRules) triggerChecks {
+	return triggerChecks{startDate: true, runIDLength: true, runIDPattern: rules.checkRunID}
+}
