@@ -108,7 +108,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		}
 	}
 	if start := row.Def.DefaultArgsStartDate; req.checks.startDate && start != nil && date.Before(*start) {
-		return nil, opErr(errCrash, faultBeforeStart, "date", isoFormat(date), "start", isoFormat(*start))
+		return nil, opErr(errInvalid, faultBeforeStart, "date", isoFormat(date), "start", isoFormat(*start))
 	}
 	if req.badRunID != nil {
 		return nil, req.badRunID
