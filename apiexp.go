@@ -64,14 +64,9 @@ type airflowAPI struct {
 	// kick, when set, tells the scheduler that there is work to look at
 	// (the operations' wake calls it).
 	kick func()
-	// triggerDate, when set, dates a trigger that sends no date, at the
-	// given unit (the fake clock's TriggerDate); otherwise it is now.
-	triggerDate func(unit time.Duration) time.Time
-	// withTasksStopped, when set, applies a change and stops the running
-	// tasks that match in one step of the scheduler's.
-	withTasksStopped func(match func(tiKey) bool, change func() error) error
-	// shared is the server's operations; nil in an airflowAPI built
-	// alone (tests), which gets operations made from the fields above.
+	// shared is the server's operations (with the fake clock's trigger
+	// dates and the scheduler's hooks); nil in an airflowAPI built alone
+	// (tests), which gets operations made from the fields above.
 	shared *operations
 }
 
@@ -80,8 +75,7 @@ func (a *airflowAPI) ops() *operations {
 	if a.shared != nil {
 		return a.shared
 	}
-	return &operations{store: a.store, edition: a.edition, now: a.now, triggerDate: a.triggerDate,
-		unixname: a.unixname, kick: a.kick, tasksStopped: a.withTasksStopped}
+	return &operations{store: a.store, edition: a.edition, now: a.now, unixname: a.unixname, kick: a.kick}
 }
 
 // rules is the row of the rules table that the methods read.
