@@ -655,9 +655,7 @@ func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.kick != nil {
-		a.kick() // more slots may let waiting tasks start
-	}
+	a.ops().wake() // more slots may let waiting tasks start
 	return a.rules().poolJSON(p), nil
 }
 
