@@ -13,18 +13,15 @@ import (
 	"unicode/utf8"
 )
 
-// Error kinds. The API answers each with a status and {"error": message}.
+// Error kinds. The API answers each with a status and {"error": message};
+// the store's kinds (memstore_errors.go) are answered as storeKinds says.
 var (
-	errNotFound   = errors.New("not found")   // 404
 	errBadRequest = errors.New("bad request") // 400
 	// errAirflow is an AirflowException Airflow answers with a JSON 500.
 	errAirflow = errors.New("airflow exception")
 	// errCrash is input on which Airflow raises an unhandled exception (an
 	// HTML 500); airlite answers 500 too, in JSON, saying what was wrong.
 	errCrash = errors.New("airflow crashes on this input")
-	// errUnavailable is a write airlite cannot take now but may later,
-	// such as a new run while the id lease cannot be written (503).
-	errUnavailable = errors.New("unavailable")
 	// errConflict is a row that cannot be created because its key is
 	// taken (Airflow's AlreadyExists, 409).
 	errConflict = errors.New("already exists")

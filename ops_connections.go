@@ -93,7 +93,7 @@ func (o *resourceOps) createConnection(c Connection) (*Connection, error) {
 		return nil, err
 	}
 	created, err := o.store.CreateConnection(c)
-	if errors.Is(err, errConflict) {
+	if errors.Is(err, errExists) {
 		return nil, opErr(errConflict, faultConnectionExists, "conn_id", c.ConnID)
 	}
 	return created, err

@@ -168,7 +168,7 @@ func (o *resourceOps) createPool(p Pool) (pooled, error) {
 		return pooled{}, err
 	}
 	created, err := o.store.CreatePool(p)
-	if errors.Is(err, errConflict) {
+	if errors.Is(err, errExists) {
 		return pooled{}, opErr(errConflict, faultPoolExists, "name", p.Name)
 	}
 	if err != nil {
