@@ -377,7 +377,3 @@ func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ httprou
 	}
 	writeAdminJSON(w, http.StatusOK, res)
 }
-
-// kick wakes the scheduler through the operations' wake; kept for the
-// pool endpoints until they call the operations layer themselves.
-func (s *server) kick() { s.ops.wake() }
