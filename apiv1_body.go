@@ -10,8 +10,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // bodyProp is one property of a body schema.
@@ -196,3 +198,41 @@ func unknownFields(body map[string]any, known []string) error {
 
 // maxRunNoteChars is SetDagRunNoteFormSchema's Length(max=1000).
 const maxRunNoteChars = 1000
+
+// v1ClearDates is ClearTaskInstanceFormSchema's field checks
+// (task_instance_schema.py:172): start_date and end_date are marshmallow
+// DateTimes whose validate_istimezone raises BadRequest at once for a
+// naive date (api_connexion/parameters.py:38), task_ids a list of at
+// least one. Field errors come in the schema's order, before its
+// validates_schema, which marshmallow skips when a field failed.
+func v1ClearDates(body map[string]any) (start, end *time.Time, err error) {
+	var errs []string
+	date := func(k string) (*time.Time, error) {
+		s, ok := body[k].(string)
+		if !ok {
+			return nil, nil
+		}
+		t, naive, ok := mmDateTime(s)
+		switch {
+		case !ok:
+			errs = append(errs, pyQuote(k)+": ['Not a valid datetime.']")
+			return nil, nil
+		case naive:
+			return nil, &problem{status: http.StatusBadRequest, title: "Invalid datetime format", detail: "Naive datetime is disallowed"}
+		}
+		return &t, nil
+	}
+	if start, err = date("start_date"); err != nil {
+		return nil, nil, err
+	}
+	if end, err = date("end_date"); err != nil {
+		return nil, nil, err
+	}
+	if list, ok := body["task_ids"].([]any); ok && len(list) == 0 {
+		errs = append(errs, "'task_ids': ['Shorter than minimum length 1.']")
+	}
+	if len(errs) > 0 {
+		return nil, nil, v1BadRequest("{" + strings.Join(errs, ", ") + "}")
+	}
+	return start, end, nil
+}

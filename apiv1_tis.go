@@ -648,8 +648,10 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 }
 
 var clearTIsSchema = bodySchema{
-	rw("dry_run", "boolean", false), rw("task_ids", "array", false, "type"), rw("start_date", "string", false, "type", "format"),
-	rw("end_date", "string", false, "type", "format"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
+	// start_date and end_date have format "datetime", which connexion
+	// does not know: the schema checks them (v1ClearDates).
+	rw("dry_run", "boolean", false), rw("task_ids", "array", false, "type"), rw("start_date", "string", false, "type"),
+	rw("end_date", "string", false, "type"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
 	rw("include_subdags", "boolean", false), rw("include_parentdag", "boolean", false), rw("reset_dag_runs", "boolean", false),
 	rw("dag_run_id", "string", true), rw("include_upstream", "boolean", false), rw("include_downstream", "boolean", false),
 	rw("include_future", "boolean", false), rw("include_past", "boolean", false),
@@ -681,16 +683,11 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		}
 		return def
 	}
-	date := func(k string) *time.Time {
-		if str, ok := body[k].(string); ok {
-			if t, err := parseRFC3339(str); err == nil {
-				return &t
-			}
-		}
-		return nil
+	start, end, err := v1ClearDates(body)
+	if err != nil {
+		return nil, err
 	}
 	onlyFailed, onlyRunning := flag("only_failed", true), flag("only_running", false)
-	start, end := date("start_date"), date("end_date")
 	runID, _ := body["dag_run_id"].(string)
 	schemaErr := func(msg string) error { return v1BadRequest("{'_schema': ['" + msg + "']}") }
 	switch {
@@ -704,9 +701,6 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		return nil, schemaErr("Exactly one of dag_run_id or start_date must be provided")
 	case end != nil && runID != "":
 		return nil, schemaErr("Exactly one of dag_run_id or end_date must be provided")
-	}
-	if list, ok := body["task_ids"].([]any); ok && len(list) == 0 {
-		return nil, v1BadRequest("{'task_ids': ['Shorter than minimum length 1.']}")
 	}
 	row, err := s.opts.Store.DagByID(dagID)
 	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
