@@ -236,3 +236,48 @@ func v1ClearDates(body map[string]any) (start, end *time.Time, err error) {
 	}
 	return start, end, nil
 }
+
+// v1FormErrors is the load of a body by one of Airflow's marshmallow form
+// schemas, for what connexion leaves to it: field by field in the
+// schema's order, a required one missing, a DateTime (format "datetime"
+// in the document, which connexion does not check) that is not ISO 8601;
+// then every key the schema does not know. The error map is
+// ValidationError.messages whole, as the endpoints write it. A naive
+// DateTime raises validate_istimezone's BadRequest at once
+// (api_connexion/parameters.py:38).
+func v1FormErrors(body map[string]any, fields, required, dates []string) error {
+	var errs []string
+	for _, f := range fields {
+		v, ok := body[f]
+		switch {
+		case !ok:
+			if slices.Contains(required, f) {
+				errs = append(errs, pyQuote(f)+": ['Missing data for required field.']")
+			}
+		case slices.Contains(dates, f):
+			s, isStr := v.(string)
+			if !isStr {
+				continue // the document's type check refused it already
+			}
+			if _, naive, valid := mmDateTime(s); !valid {
+				errs = append(errs, pyQuote(f)+": ['Not a valid datetime.']")
+			} else if naive {
+				return &problem{status: http.StatusBadRequest, title: "Invalid datetime format", detail: "Naive datetime is disallowed"}
+			}
+		}
+	}
+	var unknown []string
+	for k := range body {
+		if !slices.Contains(fields, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown) // Python walks a set: any order; sorted here, stable
+	for _, k := range unknown {
+		errs = append(errs, pyQuote(k)+": ['Unknown field.']")
+	}
+	if len(errs) > 0 {
+		return v1BadRequest("{" + strings.Join(errs, ", ") + "}")
+	}
+	return nil
+}

@@ -53,3 +53,30 @@ func TestServerV1_ClearTIsDates(t *testing.T) {
 			wantStatus: 200, wantJSON: `{"task_instances": []}`},
 	})
 }
+
+// TestServerV1_MarshmallowErrorMap: a body that marshmallow refuses is
+// answered with ValidationError.messages whole, as the endpoints put it
+// in the detail (task_instance_endpoint.py: post_set_task_instances_state
+// and patch_task_instance, BadRequest(detail=str(err.messages))): every
+// missing required field in the schema's order, then every unknown key
+// (SetTaskInstanceStateFormSchema, SetSingleTaskInstanceStateFormSchema,
+// task_instance_schema.py:206).
+func TestServerV1_MarshmallowErrorMap(t *testing.T) {
+	t.Parallel()
+	missing := func(names ...string) string {
+		s := ""
+		for _, n := range names {
+			s += "'" + n + "': ['Missing data for required field.'], "
+		}
+		return s
+	}
+	runV1Cases(t, []v1Case{
+		{name: "updateTaskInstancesState: unknown and missing", method: "POST", path: "/dags/tutorial/updateTaskInstancesState",
+			body: `{"state": "success", "task_ids": ["print_date"]}`, wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "{" + missing("task_id", "include_upstream", "include_downstream",
+				"include_future", "include_past", "new_state") + "'state': ['Unknown field.'], 'task_ids': ['Unknown field.']}"}},
+		{name: "patch task instance: unknown and missing", method: "PATCH", path: "/dags/tutorial/dagRuns/r1/taskInstances/print_date",
+			body: `{"state": "success"}`, wantStatus: 400,
+			wantProblem: &wantProblem{title: "Bad Request", detail: "{" + missing("new_state") + "'state': ['Unknown field.']}"}},
+	})
+}

@@ -463,26 +463,7 @@ var newStateProp = bodyProp{name: "new_state", typ: "string", enum: []string{"su
 var patchTISchema = bodySchema{rw("dry_run", "boolean", false), newStateProp}
 
 func checkPatchTIBody(v any) (map[string]any, error) {
-	body, err := checkBodySchema(v, patchTISchema)
-	if err != nil {
-		return nil, err
-	}
-	return body, unknownFields(body, []string{"dry_run", "new_state"})
-}
-
-// missingFields is marshmallow's answer to required fields that are
-// absent, in the schema's order.
-func missingFields(body map[string]any, required ...string) error {
-	var parts []string
-	for _, k := range required {
-		if _, ok := body[k]; !ok {
-			parts = append(parts, pyQuote(k)+": ['Missing data for required field.']")
-		}
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
+	return checkBodySchema(v, patchTISchema)
 }
 
 // setTaskStates marks the task instances of taskIDs in runs, all in one
@@ -528,7 +509,8 @@ func (s *server) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, s
 // A map_index other than -1 names no task instance: airlite has no
 // mapped tasks.
 func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
-	if err := missingFields(body, "new_state"); err != nil {
+	// SetSingleTaskInstanceStateFormSchema (task_instance_schema.py:228).
+	if err := v1FormErrors(body, []string{"dry_run", "new_state"}, []string{"new_state"}, nil); err != nil {
 		return nil, err
 	}
 	row, err := s.opts.Store.DagByID(dagID)
@@ -571,15 +553,7 @@ var setTIsStateSchema = bodySchema{
 }
 
 func checkSetTIsStateBody(v any) (map[string]any, error) {
-	body, err := checkBodySchema(v, setTIsStateSchema)
-	if err != nil {
-		return nil, err
-	}
-	known := make([]string, len(setTIsStateSchema))
-	for i, p := range setTIsStateSchema {
-		known[i] = p.name
-	}
-	return body, unknownFields(body, known)
+	return checkBodySchema(v, setTIsStateSchema)
 }
 
 // V1SetTaskInstancesState is POST /dags/{dag_id}/updateTaskInstancesState:
@@ -587,7 +561,13 @@ func checkSetTIsStateBody(v any) (map[string]any, error) {
 // upstream and downstream tasks, in that run and, with include_future
 // and include_past, in the runs runsToMark picks.
 func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map[string]any, error) {
-	if err := missingFields(body, "task_id", "include_upstream", "include_downstream", "include_future", "include_past", "new_state"); err != nil {
+	// SetTaskInstanceStateFormSchema (task_instance_schema.py:206).
+	known := make([]string, len(setTIsStateSchema))
+	for i, p := range setTIsStateSchema {
+		known[i] = p.name
+	}
+	if err := v1FormErrors(body, known, []string{"task_id", "include_upstream", "include_downstream", "include_future",
+		"include_past", "new_state"}, []string{"execution_date"}); err != nil {
 		return nil, err
 	}
 	_, hasDate := body["execution_date"]
@@ -609,7 +589,7 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 	}
 	var run *DagRun
 	if hasDate {
-		date, _ := parseRFC3339(body["execution_date"].(string))
+		date, _, _ := mmDateTime(body["execution_date"].(string)) // v1FormErrors read it
 		run, err = s.opts.Store.RunByDate(dagID, date)
 		if errors.Is(err, errNotFound) {
 			return nil, v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on execution_date %s", pyQuote(taskID), strFormat(date)))
