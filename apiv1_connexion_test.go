@@ -80,3 +80,29 @@ func TestServerV1_MarshmallowErrorMap(t *testing.T) {
 			wantProblem: &wantProblem{title: "Bad Request", detail: "{" + missing("new_state") + "'state': ['Unknown field.']}"}},
 	})
 }
+
+// TestServerV1_PostRunBadRunID: a dag_run_id matching neither run-id
+// pattern makes DAG.create_dagrun raise AirflowException (Airflow 2.10.3
+// airflow/models/dag.py:3175-3181), which post_dag_run does not catch (it
+// catches ValueError and ParamValidationError,
+// api_connexion/endpoints/dag_run_endpoint.py:360): Airflow's 500 for an
+// unhandled exception, which airlite answers as a problem document
+// (docs/behaviour.md §5).
+func TestServerV1_PostRunBadRunID(t *testing.T) {
+	t.Parallel()
+	runV1Cases(t, []v1Case{
+		{name: "a space in the run id", method: "POST", path: "/dags/tutorial/dagRuns", body: `{"dag_run_id": "my run"}`,
+			wantStatus: 500, wantProblem: &wantProblem{title: "Internal Server Error",
+				detail: `The provided run ID 'my run' is invalid. It does not match either the configured pattern: ` +
+					`'^[A-Za-z0-9_.~:+-]+$' or the built-in pattern: ` +
+					`'^(?:manual|scheduled|dataset_triggered)__(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00)$'`},
+			check: func(t *testing.T, ts *testServer, _ response) {
+				res := ts.v1(t, "GET", "/dags/tutorial/dagRuns", "")
+				wantRuns([]string{}, 0)(t, ts, res)
+			}},
+		// A reserved prefix is create_dagrun's ValueError: still a 400.
+		{name: "a reserved prefix", method: "POST", path: "/dags/tutorial/dagRuns", body: `{"dag_run_id": "scheduled__x"}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request",
+				detail: "A manual DAG run cannot use ID 'scheduled__x' since it is reserved for scheduled runs"}},
+	})
+}

@@ -724,8 +724,10 @@ var reservedRunTypes = []string{"backfill", "scheduled", "dataset_triggered"}
 // checkManualRunID refuses what create_dagrun refuses of a manual run's id,
 // once the duplicates are ruled out: an id reserved for another run type
 // (airflow/models/dag.py:3152-3164), then one matching neither run id
-// pattern; both are ValueErrors the endpoint answers 400
-// (airflow/api_connexion/endpoints/dag_run_endpoint.py:360-361).
+// pattern. The first is a ValueError the endpoint answers 400
+// (airflow/api_connexion/endpoints/dag_run_endpoint.py:360-361); the
+// second an AirflowException (airflow/models/dag.py:3175-3181) it does
+// not catch: a crash 500.
 func checkManualRunID(runID string) error {
 	for _, runType := range reservedRunTypes {
 		if strings.HasPrefix(runID, runType+"__") {
@@ -733,9 +735,9 @@ func checkManualRunID(runID string) error {
 		}
 	}
 	if utf8.RuneCountInString(runID) > maxRunIDChars || (!allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID)) {
-		return v1BadRequest(fmt.Sprintf(
+		return newAPIError(errCrash,
 			"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
-			runID, allowedRunIDPattern, builtinRunIDPattern))
+			runID, allowedRunIDPattern, builtinRunIDPattern)
 	}
 	return nil
 }
