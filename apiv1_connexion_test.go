@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -104,5 +105,42 @@ func TestServerV1_PostRunBadRunID(t *testing.T) {
 		{name: "a reserved prefix", method: "POST", path: "/dags/tutorial/dagRuns", body: `{"dag_run_id": "scheduled__x"}`,
 			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request",
 				detail: "A manual DAG run cannot use ID 'scheduled__x' since it is reserved for scheduled runs"}},
+	})
+}
+
+// TestServerV1_AsAirflowAnswered records what the real Airflow 2.10.3
+// answered (../shared/reference-airflow, the airlite fixtures' DAG files)
+// where airlite differed.
+func TestServerV1_AsAirflowAnswered(t *testing.T) {
+	t.Parallel()
+	bodyHas := func(parts ...string) func(t *testing.T, _ *testServer, res response) {
+		return func(t *testing.T, _ *testServer, res response) {
+			t.Helper()
+			for _, p := range parts {
+				if !strings.Contains(res.body, p) {
+					t.Errorf("body lacks %q:\n%s", p, res.body)
+				}
+			}
+		}
+	}
+	runV1Cases(t, []v1Case{
+		// TaskSchema's pool_slots, priority_weight and retries are
+		// fields.Number, which dumps a float (task_schema.py:48-58); a
+		// task's params are its DAG's merged with its own.
+		{name: "task: numbers as floats, the DAG's params", path: "/dags/example_bash_operator/tasks/runme_0", wantStatus: 200,
+			check: bodyHas(`"pool_slots": 1.0,`, `"priority_weight": 1.0,`, `"retries": 0.0,`,
+				`"params": {
+    "example_key": {
+      "__class": "airflow.models.param.Param",
+      "description": null,
+      "schema": {},
+      "value": "example_value"
+    }
+  },`)},
+		{name: "tasks: numbers as floats", path: "/dags/tutorial/tasks", wantStatus: 200,
+			check: bodyHas(`"retries": 3.0,`, `"retries": 1.0,`)},
+		// DAGDetailSchema's owners reads DagModel.owners through a
+		// method field the detail object lacks: always empty.
+		{name: "details: owners empty", path: "/dags/tutorial/details", wantStatus: 200, check: bodyHas(`"owners": [],`)},
 	})
 }
