@@ -50,7 +50,7 @@ func TestServerV1_ClearTIsDates(t *testing.T) {
 			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request",
 				detail: "{'start_date': ['Not a valid datetime.'], 'end_date': ['Not a valid datetime.']}"}},
 		{name: "a space and an offset without colon are ISO 8601", method: "POST", path: path,
-			body: `{"start_date": "2020-11-10 12:42+0000", "end_date": "2020-11-11T00:00:00Z"}`,
+			body:       `{"start_date": "2020-11-10 12:42+0000", "end_date": "2020-11-11T00:00:00Z"}`,
 			wantStatus: 200, wantJSON: `{"task_instances": []}`},
 	})
 }

@@ -539,17 +539,17 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 		docMD = t.DocMD
 	}
 	return map[string]any{
-		"class_ref":                 map[string]any{"module_path": module, "class_name": className},
-		"operator_name":             className,
-		"task_id":                   t.TaskID,
-		"task_display_name":         t.TaskID,
-		"owner":                     t.Owner,
-		"start_date":                v1Date(t.StartDate),
-		"end_date":                  v1Date(t.EndDate),
-		"trigger_rule":              t.TriggerRule,
-		"extra_links":               []any{},
-		"depends_on_past":           t.DependsOnPast,
-		"wait_for_downstream":       false,
+		"class_ref":           map[string]any{"module_path": module, "class_name": className},
+		"operator_name":       className,
+		"task_id":             t.TaskID,
+		"task_display_name":   t.TaskID,
+		"owner":               t.Owner,
+		"start_date":          v1Date(t.StartDate),
+		"end_date":            v1Date(t.EndDate),
+		"trigger_rule":        t.TriggerRule,
+		"extra_links":         []any{},
+		"depends_on_past":     t.DependsOnPast,
+		"wait_for_downstream": false,
 		// fields.Number dumps a float (task_schema.py:52-59): 1.0.
 		"retries":                   float64(t.Retries),
 		"queue":                     t.Queue,
