@@ -144,3 +144,36 @@ func TestServerV1_AsAirflowAnswered(t *testing.T) {
 		{name: "details: owners empty", path: "/dags/tutorial/details", wantStatus: 200, check: bodyHas(`"owners": [],`)},
 	})
 }
+
+// TestServerV1_DeleteContentType: delete_pool and delete_variable return
+// a Flask Response(status=204), labelled Flask's default text/html
+// (2.10.3 api_connexion/endpoints/pool_endpoint.py:53,
+// variable_endpoint.py:57); the other deletions return connexion's
+// NoContent, labelled JSON (connection_endpoint.py:73).
+func TestServerV1_DeleteContentType(t *testing.T) {
+	t.Parallel()
+	ct := func(want string) func(t *testing.T, _ *testServer, res response) {
+		return func(t *testing.T, _ *testServer, res response) {
+			t.Helper()
+			if got := res.header.Get("Content-Type"); got != want || res.body != "" {
+				t.Errorf("Content-Type %q, body %q; want %q and no body", got, res.body, want)
+			}
+		}
+	}
+	create := func(path, body string) func(t *testing.T, ts *testServer) {
+		return func(t *testing.T, ts *testServer) {
+			t.Helper()
+			if res := ts.v1(t, "POST", path, body); res.status != 200 {
+				t.Fatalf("create %s: %d %s", path, res.status, res.body)
+			}
+		}
+	}
+	runV1Cases(t, []v1Case{
+		{name: "pool", method: "DELETE", path: "/pools/p1", setup: create("/pools", `{"name": "p1", "slots": 2}`),
+			wantStatus: 204, check: ct("text/html; charset=utf-8")},
+		{name: "variable", method: "DELETE", path: "/variables/v1", setup: create("/variables", `{"key": "v1", "value": "x"}`),
+			wantStatus: 204, check: ct("text/html; charset=utf-8")},
+		{name: "connection", method: "DELETE", path: "/connections/c1", setup: create("/connections", `{"connection_id": "c1", "conn_type": "http"}`),
+			wantStatus: 204, check: ct("application/json")},
+	})
+}
