@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServerV1_ArrayQueryCommas: connexion 2.14's OpenAPIURIParser reads
@@ -175,5 +176,31 @@ func TestServerV1_DeleteContentType(t *testing.T) {
 			wantStatus: 204, check: ct("text/html; charset=utf-8")},
 		{name: "connection", method: "DELETE", path: "/connections/c1", setup: create("/connections", `{"connection_id": "c1", "conn_type": "http"}`),
 			wantStatus: 204, check: ct("application/json")},
+	})
+}
+
+// TestServerV1_NextDagrun: DagModel's next_dagrun fields are the interval
+// the scheduler creates next, set when the latest scheduled run is
+// created (2.10.3 models/dag.py:4180 calculate_dagrun_date_fields, from
+// the last automated run's data interval), not only once it is due.
+func TestServerV1_NextDagrun(t *testing.T) {
+	t.Parallel()
+	const fields = "?fields=next_dagrun&fields=next_dagrun_data_interval_start&fields=next_dagrun_data_interval_end&fields=next_dagrun_create_after"
+	scheduledRun := func(t *testing.T, ts *testServer) {
+		t.Helper()
+		run := &DagRun{ID: 99, DagID: "example_bash_operator", RunID: "scheduled__2024-04-30T00:00:00+00:00", RunType: "scheduled",
+			ExecutionDate: time.Date(2024, 4, 30, 0, 0, 0, 0, time.UTC), State: RunRunning}
+		if err := ts.store.UpsertDagRun(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runV1Cases(t, []v1Case{
+		{name: "no run yet: the latest complete interval", path: "/dags/example_bash_operator" + fields, wantStatus: 200,
+			wantJSON: `{"next_dagrun": "2024-04-30T00:00:00+00:00", "next_dagrun_data_interval_start": "2024-04-30T00:00:00+00:00",
+				"next_dagrun_data_interval_end": "2024-05-01T00:00:00+00:00", "next_dagrun_create_after": "2024-05-01T00:00:00+00:00"}`},
+		{name: "after the latest run: the interval not yet due", path: "/dags/example_bash_operator" + fields, setup: scheduledRun,
+			wantStatus: 200,
+			wantJSON: `{"next_dagrun": "2024-05-01T00:00:00+00:00", "next_dagrun_data_interval_start": "2024-05-01T00:00:00+00:00",
+				"next_dagrun_data_interval_end": "2024-05-02T00:00:00+00:00", "next_dagrun_create_after": "2024-05-02T00:00:00+00:00"}`},
 	})
 }

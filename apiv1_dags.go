@@ -87,7 +87,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		return nil, err
 	}
 	rules := s.rules()
-	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
+	if iv, ok, err := plannedInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
 		d["next_dagrun"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
