@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -203,4 +204,34 @@ func TestServerV1_NextDagrun(t *testing.T) {
 			wantJSON: `{"next_dagrun": "2024-05-01T00:00:00+00:00", "next_dagrun_data_interval_start": "2024-05-01T00:00:00+00:00",
 				"next_dagrun_data_interval_end": "2024-05-02T00:00:00+00:00", "next_dagrun_create_after": "2024-05-02T00:00:00+00:00"}`},
 	})
+}
+
+// TestServer_TaskInfoObjects: Airflow 2.10.3's experimental task info is
+// str() of each attribute; task_group (the DAG's root TaskGroup, one
+// object for all its tasks) and weight_rule (a PriorityWeightStrategy,
+// airflow/task/priority_strategy.py:77-118) have no __str__, so Python
+// shows their class and address, as the real Airflow answered.
+func TestServer_TaskInfoObjects(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	info := func(task string) map[string]string {
+		t.Helper()
+		res := ts.do(t, "GET", apiPrefix+"/dags/example_bash_operator/tasks/"+task, "")
+		return checkAllStrings(t, res.body)
+	}
+	a, b := info("runme_0"), info("runme_1")
+	group := regexp.MustCompile(`^<airflow\.utils\.task_group\.TaskGroup object at 0x7f[0-9a-f]{9}0>$`)
+	weight := regexp.MustCompile(`^<airflow\.task\.priority_strategy\._DownstreamPriorityWeightStrategy object at 0x7f[0-9a-f]{9}0>$`)
+	for _, ti := range []map[string]string{a, b} {
+		if !group.MatchString(ti["task_group"]) || !weight.MatchString(ti["weight_rule"]) {
+			t.Errorf("task_group %q, weight_rule %q", ti["task_group"], ti["weight_rule"])
+		}
+	}
+	if a["task_group"] != b["task_group"] || a["weight_rule"] == b["weight_rule"] {
+		t.Errorf("one TaskGroup per DAG, one strategy per task: %q %q, %q %q", a["task_group"], b["task_group"], a["weight_rule"], b["weight_rule"])
+	}
+	res := newTestServer(t, edition110).do(t, "GET", apiPrefix+"/dags/example_bash_operator/tasks/runme_0", "")
+	if got := checkAllStrings(t, res.body)["weight_rule"]; got != "downstream" { // a str in 1.10.15
+		t.Errorf("1.10 weight_rule %q", got)
+	}
 }
