@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -233,5 +235,53 @@ func TestServer_TaskInfoObjects(t *testing.T) {
 	res := newTestServer(t, edition110).do(t, "GET", apiPrefix+"/dags/example_bash_operator/tasks/runme_0", "")
 	if got := checkAllStrings(t, res.body)["weight_rule"]; got != "downstream" { // a str in 1.10.15
 		t.Errorf("1.10 weight_rule %q", got)
+	}
+}
+
+// TestServerV1_RenderedFields: a task instance that ran answers its
+// rendered template fields, as RenderedTaskInstanceFields holds them for
+// a BashOperator (2.10.3 airflow/models/renderedtifields.py: the
+// operator's template_fields bash_command, env, cwd, each rendered; None
+// stays null). A request value (the conf) shows as it was rendered.
+func TestServerV1_RenderedFields(t *testing.T) {
+	t.Parallel()
+	ts, sched := newSchedServer(t, edition2, tickDriven, withDAG(`
+dag_id: rendered
+schedule_interval: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - task_id: plain
+    operator: BashOperator
+    bash_command: echo {{ ds }} {{ dag_run.conf.x }}
+    downstream: [with_env]
+  - task_id: with_env
+    operator: BashOperator
+    bash_command: echo "$WHO"
+    env: {WHO: "{{ run_id }}"}
+`))
+	ts.postRun(t, "rendered", `{"dag_run_id": "r1", "logical_date": "2024-02-01T00:00:00+00:00", "conf": {"x": "$(hi)"}}`)
+	before := ts.v1(t, "GET", "/dags/rendered/dagRuns/r1/taskInstances/plain", "")
+	if !strings.Contains(before.body, `"rendered_fields": {},`) {
+		t.Errorf("before the try: %s", before.body)
+	}
+	if got := ts.tickRun(t, sched, "rendered", "r1")["state"]; got != "success" {
+		t.Fatalf("run ended %v", got)
+	}
+	for task, want := range map[string]string{
+		"plain":    `{"bash_command": "echo 2024-02-01 $(hi)", "cwd": null, "env": null}`,
+		"with_env": `{"bash_command": "echo \"$WHO\"", "cwd": null, "env": {"WHO": "r1"}}`,
+	} {
+		res := ts.v1(t, "GET", "/dags/rendered/dagRuns/r1/taskInstances/"+task, "")
+		var ti struct {
+			Rendered any `json:"rendered_fields"`
+		}
+		var wantV any
+		if err := json.Unmarshal([]byte(res.body), &ti); err != nil {
+			t.Fatal(err)
+		}
+		_ = json.Unmarshal([]byte(want), &wantV)
+		if !reflect.DeepEqual(ti.Rendered, wantV) {
+			t.Errorf("%s rendered_fields = %v, want %s", task, ti.Rendered, want)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 		"note":               note,
 		"sla_miss":           nil,
 		"rendered_map_index": nil,
-		"rendered_fields":    map[string]any{},
+		"rendered_fields":    renderedFields(ti),
 		"trigger":            nil,
 		"triggerer_job":      nil,
 	}
@@ -777,4 +777,13 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		s.kick()
 	}
 	return map[string]any{"task_instances": refs}, nil
+}
+
+// renderedFields is TaskInstanceSchema's rendered_fields: the last try's
+// rendered template fields, {} before any try rendered them.
+func renderedFields(ti *TaskInstance) map[string]any {
+	if ti.Rendered == nil {
+		return map[string]any{}
+	}
+	return ti.Rendered
 }
