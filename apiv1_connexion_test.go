@@ -285,3 +285,24 @@ tasks:
 		}
 	}
 }
+
+// TestServerV1_RunFailedTaskDates: set_dag_run_state_to_failed marks the
+// task instances through TaskInstance.set_state, which starts one that
+// never started and ends it now, with the duration between
+// (2.10.3 api/common/mark_tasks.py:512-515, models/taskinstance.py:2425-2428):
+// start_date = end_date = now and duration 0.0 for a task that had not run.
+func TestServerV1_RunFailedTaskDates(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	ts.postRun(t, "tutorial", `{"dag_run_id": "r1", "logical_date": "2024-01-01T00:00:00+00:00"}`)
+	if res := ts.v1(t, "PATCH", "/dags/tutorial/dagRuns/r1", `{"state": "failed"}`); res.status != 200 {
+		t.Fatalf("patch: %d %s", res.status, res.body)
+	}
+	res := ts.v1(t, "GET", "/dags/tutorial/dagRuns/r1/taskInstances/print_date", "")
+	const now = `"2024-05-01T10:00:00.123456+00:00"`
+	for _, want := range []string{`"state": "skipped"`, `"start_date": ` + now, `"end_date": ` + now, `"duration": 0.0,`} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("task instance lacks %s:\n%s", want, res.body)
+		}
+	}
+}

@@ -281,7 +281,7 @@ var (
 		duplicate:      duplicate2,
 		newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 			taskEndDate: true, backfillPrefix: "backfill__"},
-		runStateDates:  runStateDates{endOnlyFromUnfinished: true, restartFinished: true},
+		runStateDates:  runStateDates{endOnlyFromUnfinished: true, restartFinished: true, tiSetState: true},
 		triggerMessage: triggerMessage2,
 
 		checkStateFilter:    true,

@@ -209,7 +209,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
 			"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 				taskEndDate: true, backfillPrefix: "backfill__"},
-			"runStateDates":        runStateDates{endOnlyFromUnfinished: true, restartFinished: true},
+			"runStateDates":        runStateDates{endOnlyFromUnfinished: true, restartFinished: true, tiSetState: true},
 			"checkStateFilter":     true,
 			"ti2Fields":            true,
 			"poolIncludeDeferred":  true,
