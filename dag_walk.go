@@ -38,6 +38,8 @@ type folderWalk struct {
 	warn  func(file, problem string)
 	// fullPath: patterns see label/rel instead of rel (editionRules).
 	fullPath bool
+	// accept says which file names are listed; nil is isDefinitionName.
+	accept func(name string) bool
 
 	files []string          // slash paths inside the folder, in walk order
 	seen  map[string]string // a folder's identity -> its path inside the folder
@@ -46,10 +48,8 @@ type folderWalk struct {
 // walkDefinitions lists the definition files of fsys, in lexical order
 // with each folder's files before its subfolders.
 func (l dagLoader) walkDefinitions(fsys fs.FS, label string) ([]string, error) {
-	w := &folderWalk{fsys: fsys, label: label, ctx: l.ctx, warn: l.warn, seen: map[string]string{}}
-	if l.rules != nil {
-		w.fullPath = l.rules.ignoreMatchesFolderPath
-	}
+	w := &folderWalk{fsys: fsys, label: label, ctx: l.ctx, warn: l.warn, seen: map[string]string{},
+		fullPath: l.rules.ignoreMatchesFolderPath}
 	if w.warn == nil {
 		w.warn = func(string, string) {}
 	}
@@ -95,7 +95,7 @@ func (w *folderWalk) walk(dir string, patterns []*regexp.Regexp) error {
 				isDir = true
 			}
 		}
-		if !isDir && !isDefinitionName(name) {
+		if !isDir && !w.accepts(name) {
 			continue
 		}
 		if w.ignored(rel, patterns) {
@@ -123,6 +123,14 @@ func (w *folderWalk) walk(dir string, patterns []*regexp.Regexp) error {
 		}
 	}
 	return nil
+}
+
+// accepts says whether the walk lists the file name.
+func (w *folderWalk) accepts(name string) bool {
+	if w.accept != nil {
+		return w.accept(name)
+	}
+	return isDefinitionName(name)
 }
 
 // name is how errors and warnings name a path inside the folder.
