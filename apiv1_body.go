@@ -21,14 +21,14 @@ type bodyProp struct {
 	name string
 	// checks are the property's validating keywords in the document's
 	// order: "type", "readOnly", "enum", "format", "minimum", "items",
-	// "minLength".
+	// "minLength", "minItems".
 	checks   []string
 	typ      string // type: string, boolean, integer, number, object, array
 	nullable bool
 	enum     []string
 	minimum  *int64
 	itemType string // items' type, for arrays
-	minLen   int    // minLength, for strings
+	minLen   int    // minLength, for strings; minItems, for arrays
 }
 
 // bodySchema is an object schema: its properties in the document's order.
@@ -137,6 +137,13 @@ func (p bodyProp) check(val any) string {
 				}
 				return at(pyRepr(str) + " is too short")
 			}
+		case "minItems": // jsonschema 4.21+'s wording
+			if list, ok := val.([]any); ok && len(list) < p.minLen {
+				if p.minLen == 1 {
+					return at(pyRepr(val) + " should be non-empty")
+				}
+				return at(pyRepr(val) + " is too short")
+			}
 		case "items":
 			if list, ok := val.([]any); ok {
 				for i, item := range list {
@@ -202,8 +209,8 @@ const maxRunNoteChars = 1000
 // v1ClearDates is ClearTaskInstanceFormSchema's field checks
 // (task_instance_schema.py:172): start_date and end_date are marshmallow
 // DateTimes whose validate_istimezone raises BadRequest at once for a
-// naive date (api_connexion/parameters.py:38), task_ids a list of at
-// least one. Field errors come in the schema's order, before its
+// naive date (api_connexion/parameters.py:38); task_ids' Length(min=1)
+// never fails here, as the document's minItems refused it first. Field errors come in the schema's order, before its
 // validates_schema, which marshmallow skips when a field failed.
 func v1ClearDates(body map[string]any) (start, end *time.Time, err error) {
 	var errs []string
@@ -227,9 +234,6 @@ func v1ClearDates(body map[string]any) (start, end *time.Time, err error) {
 	}
 	if end, err = date("end_date"); err != nil {
 		return nil, nil, err
-	}
-	if list, ok := body["task_ids"].([]any); ok && len(list) == 0 {
-		errs = append(errs, "'task_ids': ['Shorter than minimum length 1.']")
 	}
 	if len(errs) > 0 {
 		return nil, nil, v1BadRequest("{" + strings.Join(errs, ", ") + "}")

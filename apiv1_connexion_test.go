@@ -306,3 +306,14 @@ func TestServerV1_RunFailedTaskDates(t *testing.T) {
 		}
 	}
 }
+
+// TestServerV1_ClearTIsEmptyTaskIDs: ClearTaskInstances' task_ids has
+// minItems 1 in v1.yaml, so connexion refuses an empty list before
+// marshmallow sees it, as the real Airflow 2.10.3 answered.
+func TestServerV1_ClearTIsEmptyTaskIDs(t *testing.T) {
+	t.Parallel()
+	runV1Cases(t, []v1Case{
+		{name: "empty task_ids", method: "POST", path: "/dags/tutorial/clearTaskInstances", body: `{"task_ids": [], "only_running": true}`,
+			wantStatus: 400, wantProblem: &wantProblem{title: "Bad Request", detail: "[] should be non-empty - 'task_ids'"}},
+	})
+}

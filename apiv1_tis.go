@@ -630,7 +630,7 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 var clearTIsSchema = bodySchema{
 	// start_date and end_date have format "datetime", which connexion
 	// does not know: the schema checks them (v1ClearDates).
-	rw("dry_run", "boolean", false), rw("task_ids", "array", false, "type"), rw("start_date", "string", false, "type"),
+	rw("dry_run", "boolean", false), {name: "task_ids", typ: "array", itemType: "string", minLen: 1, checks: []string{"type", "items", "minItems"}}, rw("start_date", "string", false, "type"),
 	rw("end_date", "string", false, "type"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
 	rw("include_subdags", "boolean", false), rw("include_parentdag", "boolean", false), rw("reset_dag_runs", "boolean", false),
 	rw("dag_run_id", "string", true), rw("include_upstream", "boolean", false), rw("include_downstream", "boolean", false),
