@@ -435,13 +435,8 @@ func (s *server) V1PatchDag(dagID string, body map[string]any, mask []string) (m
 	if err != nil {
 		return nil, err
 	}
-	if err := s.opts.Store.SetPaused(dagID, paused, false); errors.Is(err, errNotFound) {
-		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag with id: '%s' not found", dagID)}
-	} else if err != nil {
-		return nil, err
-	}
-	if !paused && s.opts.Kick != nil {
-		s.opts.Kick()
+	if err := s.ops.setPaused(dagID, paused, false); err != nil {
+		return nil, v1DagPhrases.phrase(err)
 	}
 	row, err := s.opts.Store.DagByID(dagID)
 	if err != nil {
@@ -474,11 +469,15 @@ func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(rows))
+	for i, row := range rows {
+		ids[i] = row.DagID
+	}
+	if err := s.ops.setPausedAll(ids, paused); err != nil {
+		return nil, err
+	}
 	dags := make([]any, 0, len(rows))
 	for _, row := range rows {
-		if err := s.opts.Store.SetPaused(row.DagID, paused, false); err != nil && !errors.Is(err, errNotFound) {
-			return nil, err
-		}
 		changed := *row
 		changed.IsPaused = paused
 		d, err := s.v1Dag(&changed)
@@ -487,23 +486,14 @@ func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, e
 		}
 		dags = append(dags, d)
 	}
-	if !paused && s.opts.Kick != nil {
-		s.opts.Kick()
-	}
 	return map[string]any{"dags": dags, "total_entries": total}, nil
 }
 
-// V1DeleteDag is DELETE /dags/{dag_id}: the experimental API's delete
-// (the store's intent), with the stable API's answers.
+// V1DeleteDag is DELETE /dags/{dag_id}: the operations' delete, as the
+// experimental API's, with the stable API's answers.
 func (s *server) V1DeleteDag(dagID string) error {
-	_, err := s.api.DeleteDag(dagID)
-	switch {
-	case errors.Is(err, errNotFound):
-		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag with id: '%s' not found", dagID)}
-	case errors.Is(err, errAirflow):
-		return v1Conflict("Conflict", fmt.Sprintf("Task instances of dag with id: '%s' are still running", dagID))
-	}
-	return err
+	_, err := s.ops.deleteDag(dagID)
+	return v1DagPhrases.phrase(err)
 }
 
 // v1Task is TaskSchema's dump of an operator. Its sub_dag field reads an
