@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -63,8 +64,11 @@ type corpusRecord struct {
 	ReqHeader map[string]string `json:"req_header,omitempty"`
 	ReqBody   string            `json:"req_body,omitempty"`
 	Status    int               `json:"status,omitempty"`
-	Header    map[string]string `json:"header,omitempty"`
-	Body      string            `json:"body,omitempty"`
+	// StatusText is the status line's text after the code, which
+	// Airflow's clients show in their errors.
+	StatusText string            `json:"status_text,omitempty"`
+	Header     map[string]string `json:"header,omitempty"`
+	Body       string            `json:"body,omitempty"`
 	// BodyBase64 holds a body that is not UTF-8, which Body could not
 	// carry byte for byte.
 	BodyBase64 []byte `json:"body_base64,omitempty"`
@@ -207,7 +211,11 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 		rec.ReqHeader = map[string]string{}
 	}
 	for i := 0; i+1 < len(st.header); i += 2 {
-		req.Header.Set(st.header[i], st.header[i+1])
+		if st.header[i] == "Host" {
+			req.Host = st.header[i+1]
+		} else {
+			req.Header.Set(st.header[i], st.header[i+1])
+		}
 		rec.ReqHeader[st.header[i]] = st.header[i+1]
 	}
 	if cs.auth != "" && req.Header.Get("Authorization") == "" {
@@ -226,6 +234,7 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 		t.Fatalf("%s %s: read body: %v", st.method, st.path, err)
 	}
 	rec.Status = res.StatusCode
+	rec.StatusText = strings.TrimPrefix(res.Status, strconv.Itoa(res.StatusCode)+" ")
 	rec.Header = map[string]string{}
 	for name, values := range res.Header {
 		// Date is net/http's, from the real clock: the one header no
@@ -365,8 +374,8 @@ func describeCorpusDiff(w, g corpusRecord, wantLine, gotLine string) string {
 		fmt.Fprintf(&b, "  the request differs: the sequence changed (rerun with -update)\n  want %s\n  got  %s\n", wantLine, gotLine)
 		return b.String()
 	}
-	if w.Status != g.Status {
-		fmt.Fprintf(&b, "  status: want %d, got %d\n", w.Status, g.Status)
+	if w.Status != g.Status || w.StatusText != g.StatusText {
+		fmt.Fprintf(&b, "  status: want %d %s, got %d %s\n", w.Status, w.StatusText, g.Status, g.StatusText)
 	}
 	for _, name := range sortedMapKeys(mergeKeys(w.Header, g.Header)) {
 		if wv, gv := w.Header[name], g.Header[name]; wv != gv {
@@ -397,6 +406,13 @@ func mergeKeys(a, b map[string]string) map[string]string {
 	}
 	return out
 }
+
+// File and log tokens as the server signs them with corpusSecret.
+const (
+	corpusChainToken = "InRlc3RkYXRhL2NvcnB1c19jaGFpbi55YW1sIg.BRE4cJQJX7CXPTNs0KL4ghqadGU"
+	corpusBashToken  = "ImZpeHR1cmVzLzIuMTAuMy9leGFtcGxlX2Jhc2hfb3BlcmF0b3IueWFtbCI.p98Ve3_hV4eMTJ1zZoKTC7kMKds"
+	corpusLogToken   = "eyJkb3dubG9hZF9sb2dzIjpmYWxzZSwiZW5kX29mX2xvZyI6dHJ1ZSwibG9nX3BvcyI6MH0.X3GoQV84PX7pwP5OLUERzEvwIt4"
+)
 
 // Run IDs and dates the sequences use.
 const (
@@ -593,6 +609,8 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(v + "/health")
 	q.get(v + "/version")
 	q.get(v + "/config")
+	q.req(http.MethodGet, v+"/config", "", "Accept", jsonType)
+	q.req(http.MethodGet, v+"/config", "", "Accept", "text/plain")
 	q.get(v + "/config?section=core")
 	q.get(v + "/config/section/core/option/dags_folder")
 	q.get(v + "/providers")
@@ -644,6 +662,12 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(v + "/dagStats?dag_ids=corpus_chain,nope")
 	q.get(v + "/dagStats")
 	q.get(v + "/dagSources/nope")
+	// Tokens signed with corpusSecret, as the answers above hand them out.
+	q.req(http.MethodGet, v+"/dagSources/"+corpusChainToken, "", "Accept", "text/plain")
+	q.req(http.MethodGet, v+"/dagSources/"+corpusChainToken, "", "Accept", jsonType)
+	q.get(v + "/dagSources/" + corpusChainToken)
+	q.req(http.MethodGet, v+"/dagSources/"+corpusBashToken, "", "Accept", "text/plain")
+	q.put(v+"/parseDagFile/"+corpusChainToken, ``)
 
 	// Runs: trigger, reads, lists with filters and pagination.
 	q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_run_1", "logical_date": "`+corpusDate2+`", "conf": {"b": 2}, "note": "first note"}`)
@@ -723,6 +747,7 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(ti + "/extract/logs/abc")
 	q.get(ti + "/extract/logs/1?full_content=maybe")
 	q.get(ti + "/extract/logs/1?token=bad")
+	q.get(ti + "/extract/logs/1?token=" + corpusLogToken)
 	q.get(ti + "/extract/xcomEntries")
 	q.get(ti + "/extract/xcomEntries?limit=1")
 	q.get(ti + "/extract/xcomEntries/rows")
@@ -757,14 +782,16 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.post(v+"/dags/nope/clearTaskInstances", `{"dry_run": true}`)
 	q.post(v+"/dags/corpus_chain/clearTaskInstances", `{"dry_run": false, "dag_run_id": "v1_run_1", "task_ids": ["transform"], "include_downstream": true, "reset_dag_runs": true}`)
 	q.get(ti)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "failed", "include_downstream": true}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "failed", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
 	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": false, "task_id": "transform", "dag_run_id": "v1_run_1", "new_state": "success", "include_upstream": false, "include_downstream": false, "include_future": false, "include_past": false}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "execution_date": "`+corpusDate2+`", "new_state": "success"}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "execution_date": "`+corpusDate2+`", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
 	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"state": "success", "task_ids": ["extract"]}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "nope", "dag_run_id": "v1_run_1", "new_state": "success"}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "nope", "new_state": "success"}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "running"}`)
-	q.post(v+"/dags/nope/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "success"}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "nope", "dag_run_id": "v1_run_1", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "nope", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "running", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/nope/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": false, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "failed", "include_upstream": true, "include_downstream": true, "include_future": true, "include_past": true}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "execution_date": "`+corpusDate2+`", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
 	q.get(ti)
 
 	// Run state, note, clear.
@@ -837,7 +864,8 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.patch(v+"/pools/default_pool", `{"name": "default_pool", "slots": 64}`)
 	q.patch(v+"/pools/nope", `{"name": "nope", "slots": 1}`)
 	q.del(v + "/pools/v1_pool")
-	q.del(v + "/pools/v1_pool")
+	q.del(v + "/pools/renamed")
+	q.get(v + "/pools")
 	q.del(v + "/pools/default_pool")
 
 	// Variables.
