@@ -323,6 +323,9 @@ func TestAPICorpus(t *testing.T) {
 			recs = append(recs, deny.run(t, corpusAuthSequence(e))...)
 			basic := newCorpusServer(t, e, "basic_auth", authBasic, corpusUsers)
 			recs = append(recs, basic.run(t, corpusBasicSequence(e))...)
+			starting := newCorpusServer(t, e, "starting", authDefault, "")
+			starting.ts.srv.ready.Store(false)
+			recs = append(recs, starting.run(t, corpusStartingSequence(e))...)
 
 			got := encodeCorpus(t, recs)
 			path := corpusPath(e)
@@ -925,6 +928,48 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.del(v + "/dags/corpus_loaded")
 	q.get(v + "/dags/corpus_loaded")
 
+	// The examples as the stable API shows them: schedules, tags,
+	// params, templated tasks, sub-DAGs.
+	q.get(v + "/dags/example_bash_operator")
+	q.get(v + "/dags/example_bash_operator/details")
+	q.get(v + "/dags/example_bash_operator/tasks")
+	q.get(v + "/dags/tutorial/details")
+	q.get(v + "/dags/tutorial/tasks")
+	q.get(v + "/dags/example_subdag_operator/details")
+	q.get(v + "/dags/example_subdag_operator.section-1")
+	q.get(v + "/dags/example_trigger_target_dag/tasks/bash_task")
+	q.get(v + "/dags?only_active=true&limit=100&offset=0")
+	q.get(v + "/dags?tags=example,example2")
+	q.get(v + "/dags?tags=example&tags=example2")
+	q.get(v + "/dags?dag_id_pattern=nope")
+	q.get(v + "/dags?limit=1000000")
+	q.get(v + "/dags?offset=1000")
+
+	// A run set to failed before any pass: its task instances have no
+	// state yet.
+	q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_run_3", "logical_date": "2024-03-10T00:00:00+00:00"}`)
+	q.req(http.MethodPost, v+"/dags/corpus_chain/dagRuns", ``, "Content-Type", jsonType)
+	q.req(http.MethodPost, v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_run_4", "logical_date": "2024-03-11T00:00:00+00:00"}`, "Content-Type", "application/json; charset=utf-8")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_3/taskInstances")
+	q.patch(v+"/dags/corpus_chain/dagRuns/v1_run_3", `{"state": "failed"}`)
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_3/taskInstances")
+	q.patch(v+"/dags/corpus_chain/dagRuns/v1_run_4", `{"state": "success"}`)
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_4/taskInstances")
+	q.get(v + "/dags/corpus_chain/dagRuns?state=queued,failed")
+	q.get(v + "/dags/corpus_chain/dagRuns?state=queued&state=failed&order_by=dag_run_id")
+	q.get(v + "/dags/corpus_chain/dagRuns?offset=100")
+	q.get(v + "/dags/corpus_chain/dagRuns?end_date_gte=2024-05-01T00:00:00Z&updated_at_lte=2030-01-01T00:00:00Z")
+	q.get(v + "/dags/~/dagRuns/~/taskInstances?state=failed,success")
+	q.get(v + "/dagStats?dag_ids=corpus_chain")
+
+	// Event logs with every filter.
+	q.get(v + "/eventLogs?dag_id=corpus_chain&task_id=extract&run_id=v1_run_1&try_number=1&map_index=-1&limit=5")
+	q.get(v + "/eventLogs?owner=anonymous&limit=3&order_by=-when")
+	q.get(v + "/eventLogs?included_events=success,failed&limit=4")
+	q.get(v + "/eventLogs?excluded_events=running&limit=4&order_by=event")
+	q.get(v + "/eventLogs?before=2024-05-01T10:30:00Z&after=2024-05-01T09:00:00Z&limit=3")
+	q.get(v + "/eventLogs?try_number=abc")
+
 	// Methods, unknown routes, HEAD.
 	q.req(http.MethodPut, v+"/dags", `{}`, "Content-Type", jsonType)
 	q.req(http.MethodPost, v+"/health", "")
@@ -947,6 +992,31 @@ func corpusRouting(q *corpusSeq, e edition) {
 	q.get("/_airlite")
 	q.req("BREW", "/", "")
 	q.post(apiPrefix+"/dags/corpus_chain/dag_runs", strings.Repeat("x", maxBodyBytes+1))
+
+	// The browser policy (api_guard.go): a foreign Host, a cross-site
+	// request, a preflight.
+	q.req(http.MethodGet, apiPrefix+"/test", "", "Host", "evil.example")
+	q.req(http.MethodGet, "/", "", "Host", "evil.example:8080")
+	q.req(http.MethodPost, apiPrefix+"/dags/corpus_chain/dag_runs", `{}`, "Content-Type", jsonType,
+		"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
+	q.req(http.MethodGet, apiPrefix+"/test", "", "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
+	q.req(http.MethodOptions, apiPrefix+"/dags/corpus_chain/dag_runs", "", "Origin", "http://evil.example",
+		"Access-Control-Request-Method", "POST")
+	q.req(http.MethodPost, apiPrefix+"/pools", `{"name": "p", "slots": 1, "description": ""}`, "Content-Type", "text/plain",
+		"Origin", "http://evil.example")
+	if e.rules().apiV1 {
+		q.req(http.MethodPatch, "/api/v1/dags/corpus_chain", `{"is_paused": true}`, "Content-Type", jsonType,
+			"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
+		q.req(http.MethodGet, "/api/v1/dags/corpus_chain", "", "Cookie", "session=abc")
+	}
+
+	// Reset scopes.
+	q.post("/_airlite/reset?scope=runs&dag_id=corpus_chain", ``)
+	q.post("/_airlite/reset?scope=runs&dag_id=nope", ``)
+	q.post("/_airlite/reset?scope=pools", ``)
+	q.post("/_airlite/reset?scope=runs", ``)
+	q.post("/_airlite/reset?scope=nope", ``)
+	q.post("/_airlite/reset?dag_id=corpus_chain", ``)
 }
 
 // corpusAuthSequence is what a refusing backend answers on every prefix.
@@ -970,6 +1040,19 @@ func corpusAuthSequence(e edition) []corpusStep {
 	q.get("/api/v1/roles")
 	q.get("/api/v1/nope")
 	q.req(http.MethodGet, "/api/v1/dags", "", "Authorization", "Basic "+base64Std("admin:secret"))
+	return q.steps
+}
+
+// corpusStartingSequence is what a server answers before it is ready.
+func corpusStartingSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	q.get("/_airlite/ready")
+	q.get("/_airlite/health")
+	q.get("/health")
+	q.get(apiPrefix + "/test")
+	q.post(apiPrefix+"/dags/corpus_chain/dag_runs", `{}`)
+	q.get("/")
+	q.get("/api/v1/dags")
 	return q.steps
 }
 
