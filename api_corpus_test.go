@@ -51,6 +51,16 @@ tasks:
   - {task_id: load, operator: DummyOperator}
 `
 
+// corpusBashDAG runs one real BashOperator try, whose templated fields
+// and output the answers show.
+const corpusBashDAG = `
+dag_id: corpus_bash
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: say, operator: BashOperator, bash_command: 'echo "ds={{ ds }} run={{ run_id }}"', env: {GREETING: 'hi {{ ds }}'}}
+`
+
 // corpusUsers is the users file of the basic_auth server.
 const corpusUsers = "admin:secret\n"
 
@@ -101,12 +111,14 @@ func newCorpusServer(t *testing.T, e edition, name, backend, users string) *corp
 	for _, d := range dags.DAGs {
 		d.IsPausedUponCreation = true
 	}
-	d, err := parseDAG([]byte(corpusDAG))
-	if err != nil {
-		t.Fatalf("parseDAG: %v", err)
+	for _, text := range []string{corpusDAG, corpusBashDAG} {
+		d, err := parseDAG([]byte(text))
+		if err != nil {
+			t.Fatalf("parseDAG: %v", err)
+		}
+		d.FilePath = "testdata/" + d.DagID + ".yaml"
+		dags.DAGs = append(dags.DAGs, d)
 	}
-	d.FilePath = "testdata/" + d.DagID + ".yaml"
-	dags.DAGs = append(dags.DAGs, d)
 	store := storeWith(t, dags)
 
 	usersFile := ""
@@ -265,14 +277,25 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 // server.go's observed; no option of the server sets that clock).
 var journalVolatile = regexp.MustCompile(`"(time|duration_ms)":\s*("[^"]*"|[0-9.e+-]+)`)
 
+// realPID matches a task instance's pid when a real process ran its try
+// (corpus_bash's BashOperator): the operating system picks it.
+var realPID = regexp.MustCompile(`("pid":\s*"?)[0-9]+`)
+
 // maskCorpusRecord hides what no option of the server makes fixed; it is
-// the corpus's only mask. Today: the time and duration of each entry of
-// the request journal, and with them the answer's length.
+// the corpus's only mask: the time and duration of each entry of the
+// request journal, and the pid of a try that ran a real process. A masked
+// answer's length changes with what was masked, so its Content-Length
+// is masked too.
 func maskCorpusRecord(rec *corpusRecord) {
-	if !strings.HasPrefix(rec.Path, "/_airlite/requests") || rec.Method != http.MethodGet {
+	masked := rec.Body
+	if strings.HasPrefix(rec.Path, "/_airlite/requests") && rec.Method == http.MethodGet {
+		masked = journalVolatile.ReplaceAllString(masked, `"$1":"<masked>"`)
+	}
+	masked = realPID.ReplaceAllString(masked, `${1}<masked>`)
+	if masked == rec.Body {
 		return
 	}
-	rec.Body = journalVolatile.ReplaceAllString(rec.Body, `"$1":"<masked>"`)
+	rec.Body = masked
 	if _, ok := rec.Header["Content-Length"]; ok {
 		rec.Header["Content-Length"] = "<masked>"
 	}
@@ -977,6 +1000,19 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(v + "/dags/corpus_chain/dagRuns?end_date_gte=2024-05-01T00:00:00Z&updated_at_lte=2030-01-01T00:00:00Z")
 	q.get(v + "/dags/~/dagRuns/~/taskInstances?state=failed,success")
 	q.get(v + "/dagStats?dag_ids=corpus_chain")
+
+	// A real BashOperator try: its rendered fields, log and XCom.
+	const bashTI = v + "/dags/corpus_bash/dagRuns/bash_run/taskInstances/say"
+	q.post(v+"/dags/corpus_bash/dagRuns", `{"dag_run_id": "bash_run", "logical_date": "2024-03-12T00:00:00+00:00"}`)
+	q.schedulerPass()
+	q.get(bashTI)
+	q.get(bashTI + "/logs/1")
+	q.req(http.MethodGet, bashTI+"/logs/1", "", "Accept", "text/plain")
+	q.get(bashTI + "/xcomEntries")
+	q.get(bashTI + "/tries")
+	q.get(apiPrefix + "/dags/corpus_bash/dag_runs/2024-03-12T00:00:00+00:00/tasks/say")
+	q.get(apiPrefix + "/dags/corpus_bash/tasks/say")
+	q.get("/_airlite/dags/corpus_bash/dag_runs/bash_run/wait")
 
 	// Event logs with every filter.
 	q.get(v + "/eventLogs?dag_id=corpus_chain&task_id=extract&run_id=v1_run_1&try_number=1&map_index=-1&limit=5")
