@@ -542,6 +542,20 @@ func corpusExperimental(q *corpusSeq, e edition) {
 	q.get(x + "/lineage/corpus_chain/bad-date")
 	q.get(x + "/lineage/nope/" + corpusDate1)
 
+	// Values as each edition writes them: non-ASCII text, big and
+	// fractional numbers, nesting, in conf and back out.
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-08T00:00:00+00:00", "run_id": "exp_values", "conf": {"text": "héllo ✓ \u00e9 <b>&amp;</b>", "big": 12345678901234567890, "neg": -0.0, "f": 1.0, "e": 1e3, "small": 1.5e-7, "nested": {"list": [1, "two", null, true]}}}`)
+	q.get(x + "/dags/corpus_chain/dag_runs?state=queued")
+	q.get(x + "/dags/corpus_chain/dag_runs?state=nope")
+
+	// A real BashOperator try in every edition.
+	q.get(x + "/dags/corpus_bash/paused/false")
+	q.post(x+"/dags/corpus_bash/dag_runs", `{"execution_date": "2024-03-13T00:00:00+00:00", "run_id": "exp_bash"}`)
+	q.schedulerPass()
+	q.get(x + "/dags/corpus_bash/dag_runs/2024-03-13T00:00:00+00:00/tasks/say")
+	q.get(x + "/dags/corpus_bash/dag_runs/2024-03-13T00:00:00+00:00")
+	q.get("/_airlite/dags/corpus_bash/dag_runs/exp_bash/wait")
+
 	// Pools.
 	q.get(x + "/pools")
 	q.post(x+"/pools", `{"name": "exp_pool", "slots": 3, "description": "from the corpus"}`)
@@ -586,11 +600,15 @@ func corpusPages(q *corpusSeq, e edition) {
 	q.head("/nope")
 	q.get(runPath + "?dag_id=corpus_chain&execution_date=" + strings.ReplaceAll(corpusDate1, "+", "%2B"))
 	q.get(runPath + "?dag_id=corpus_chain&run_id=exp_run_1")
+	q.get(strings.ReplaceAll(e.rules().uiRunPath, ":dag_id", "corpus_bash") + "?dag_id=corpus_bash&run_id=exp_bash")
 	q.get(runPath + "?dag_id=corpus_chain&execution_date=bad-date")
 	q.get(runPath + "?dag_id=nope&execution_date=" + strings.ReplaceAll(corpusDate1, "+", "%2B"))
 	q.get(runPath)
 	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain", "Content-Type", "application/x-www-form-urlencoded")
 	q.req(http.MethodPost, "/trigger", "dag_id=nope", "Content-Type", "application/x-www-form-urlencoded")
+	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain&conf=%7B%22k%22%3A+1%7D", "Content-Type", "application/x-www-form-urlencoded")
+	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain&conf=not+json", "Content-Type", "application/x-www-form-urlencoded")
+	q.req(http.MethodPost, "/trigger", "", "Content-Type", "application/x-www-form-urlencoded")
 	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain", "Content-Type", "application/x-www-form-urlencoded",
 		"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
 	q.req(http.MethodPost, "/paused", "dag_id=example_bash_operator&is_paused=false", "Content-Type", "application/x-www-form-urlencoded")
@@ -632,6 +650,9 @@ func corpusAdmin(q *corpusSeq, e edition) {
 	q.post(a+"/dags", "dag_id: corpus_loaded\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: only, operator: DummyOperator}\n  - {task_id: second, operator: DummyOperator}\n")
 	q.post(a+"/dags", "dag_id: corpus_bad\ntasks:\n  - {task_id: x, operator: BashOpertor}\n")
 	q.post(a+"/dags", "not: [yaml")
+	q.post(a+"/dags", `{"dag_id": "corpus_json", "schedule_interval": null, "start_date": "2024-01-01", "tasks": [{"task_id": "only", "operator": "DummyOperator"}]}`)
+	q.post(a+"/dags", "")
+	q.get(a + "/health/")
 	q.get(a + "/requests")
 	q.get(a + "/requests?method=POST&limit=2")
 	q.get(a + "/requests?limit=many")
@@ -1013,6 +1034,18 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(apiPrefix + "/dags/corpus_bash/dag_runs/2024-03-12T00:00:00+00:00/tasks/say")
 	q.get(apiPrefix + "/dags/corpus_bash/tasks/say")
 	q.get("/_airlite/dags/corpus_bash/dag_runs/bash_run/wait")
+
+	// Paths as clients encode them, values as Airflow 2 writes them.
+	q.get(v + "/variables/v1%2Fpath")
+	q.get(v + "/dags/corpus%5Fchain")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1%5Frun%5F1")
+	q.get(v + "/dags?limit=1&limit=2")
+	q.post(v+"/variables", `{"key": "unicode", "value": "héllo ✓ <b>&amp;</b> \u2028"}`)
+	q.get(v + "/variables/unicode")
+	q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_values", "logical_date": "2024-03-14T00:00:00+00:00", "conf": {"text": "héllo ✓", "big": 12345678901234567890, "neg": -0.0, "f": 1.0, "e": 1e3, "small": 1.5e-7, "nested": {"list": [1, "two", null, true]}}}`)
+	q.get(v + "/dags/corpus_chain/dagRuns/exp_values")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_1/taskInstances/extract/tries/1")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_1/taskInstances/transform/tries")
 
 	// Event logs with every filter.
 	q.get(v + "/eventLogs?dag_id=corpus_chain&task_id=extract&run_id=v1_run_1&try_number=1&map_index=-1&limit=5")
