@@ -400,7 +400,7 @@ func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ h
 // the checks of definition files. Its paused flag and runs stay when it
 // replaces a DAG. A reset forgets it.
 func (s *server) loadDAG(body []byte) (map[string]any, error) {
-	dag, err := parseDAGFor(body, s.opts.Now(), s.rules().operators(), s.rules().cronDays)
+	dag, err := parseDAGFor(body, s.opts.Now(), s.rules())
 	if err != nil {
 		return nil, newAPIError(errBadRequest, "%v", err)
 	}

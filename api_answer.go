@@ -208,13 +208,29 @@ var (
 // detail goes to the log.
 const genericInternalError = "internal error: see the airlite log"
 
+// storeKinds is how the APIs answer what the store says happened
+// (memstore_errors.go): as the API kind beside it. Not found and
+// unavailable are kinds the APIs share with the store.
+var storeKinds = []struct{ store, api error }{
+	{errExists, errConflict},         // Airflow's AlreadyExists
+	{errLimitReached, errBadRequest}, // airlite's own limits, a 400 naming the flag
+	{errSubDagRunExists, errCrash},   // Airflow crashes on the sub-DAG's unique keys
+}
+
 // errorAnswer is the status and the message for an error. Errors that are
 // not the API's own are logged here with their detail and answered
 // generically.
 func (s *server) errorAnswer(r *http.Request, err error) (int, string) {
+	kind := err
+	for _, k := range storeKinds {
+		if errors.Is(err, k.store) {
+			kind = k.api
+			break
+		}
+	}
 	status := http.StatusInternalServerError
 	for _, e := range errorStatus {
-		if errors.Is(err, e.kind) {
+		if errors.Is(kind, e.kind) {
 			status = e.status
 			break
 		}
@@ -273,6 +289,10 @@ func storeErrorText(err error) (string, bool) {
 				"store less or start airlite with a higher %s", what, limit.key, limit.adding, limit.max, flag, flag), true
 		}
 	}
+	var lease *leaseError
+	if errors.As(err, &lease) {
+		return leaseText(lease), true
+	}
 	var exists *subDagRunExists
 	if errors.As(err, &exists) {
 		if exists.runID != "" {
@@ -281,6 +301,23 @@ func storeErrorText(err error) (string, bool) {
 		return fmt.Sprintf("sub-DAG %s already has a run at %s", exists.childID, isoFormat(exists.date)), true
 	}
 	return "", false
+}
+
+// leaseText phrases a new id refused, or the id lease's state, as the
+// health endpoint and the refused write say it.
+func leaseText(e *leaseError) string {
+	switch {
+	case e.what == "":
+		return fmt.Sprintf("the id lease at %s cannot be written (%v): new run and pool ids stop at "+
+			"run id %d and pool id %d, the last it covers, so that a crash cannot hand out an id twice; "+
+			"airlite tries again every --snapshot-interval", e.path, e.problem, e.run, e.pool)
+	case e.problem != nil:
+		return fmt.Sprintf("no new %s: the id lease at %s cannot be written (%v), and it covers "+
+			"%s ids up to %d only: an id past it could be handed out again after a crash; "+
+			"airlite tries again every --snapshot-interval", e.what, e.path, e.problem, e.what, e.ceiling)
+	}
+	return fmt.Sprintf("no new %s: the id lease at %s covers %s ids up to %d and is not "+
+		"extended yet; try again", e.what, e.path, e.what, e.ceiling)
 }
 
 // writeAdminJSON writes an admin endpoint's answer: compact JSON, the same

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -27,10 +28,78 @@ const (
 	authPassword = "password_auth" // Airflow 1.10's contrib password_auth
 )
 
-// authenticator applies one auth backend to API requests.
+// An auth backend answers two questions, apart: who the caller is (an
+// identifier reads the request: a user, or anonymous, and how it was
+// found out) and whether to refuse the request (a refuser, given what the
+// identifiers found: the backend's status, exact body and challenge). So
+// a backend that identifies callers another way (Airflow 3's bearer
+// tokens, issue #21) is one more identifier, and each API keeps its own
+// refusal.
+
+// caller is who sent a request.
+type caller struct {
+	user string // "" for anonymous
+	via  string // how the caller was identified (viaAnonymous, viaBasic, viaPassword)
+}
+
+// How a caller was identified.
+const (
+	viaAnonymous = "anonymous" // nothing was asked: default, deny_all
+	viaBasic     = "basic"     // Airflow 2's basic_auth: Authorization: Basic
+	viaPassword  = "password"  // Airflow 1.10's password_auth: the header's words after the first
+)
+
+// loggedIn is the user Airflow 2's auth manager knows as logged in, whom
+// its action log names (the event's owner): basic_auth's user. "" for
+// nobody: password_auth is Airflow 1.10's backend, which logs nobody into
+// Airflow 2's auth manager.
+func (c caller) loggedIn() string {
+	if c.via == viaBasic {
+		return c.user
+	}
+	return ""
+}
+
+// identifier finds out who sent a request. It answers a caller, or why it
+// could not: errNoCredentials (the request names nobody this identifier
+// reads, so another may), errBadCredentials, or *unreadableCredentials.
+// It never says how to answer: that is the refuser's.
+type identifier interface {
+	identify(r *http.Request) (caller, error)
+}
+
+// refuser is a backend's decision on an identified request: a zero
+// rejection lets it through. failure is the identification's error, nil
+// when a caller was found.
+type refuser interface {
+	refuse(c caller, failure error) rejection
+}
+
+// Identification failures.
+var (
+	errNoCredentials  = errors.New("no credentials")
+	errBadCredentials = errors.New("credentials do not pass")
+)
+
+// unreadableCredentials is a header an identifier cannot read at all.
+type unreadableCredentials struct{ why string }
+
+func (e *unreadableCredentials) Error() string { return e.why }
+
+// authenticator applies one auth backend to API requests: its
+// identifiers, tried in turn until one finds credentials it reads, then
+// its refuser.
 type authenticator struct {
-	backend string
-	users   map[string]credential
+	backend     string
+	identifiers []identifier
+	refuser     refuser
+	*passwordBook
+}
+
+// passwordBook is the users file (--users): who may sign in with which
+// password. Empty for the backends that read no credentials.
+type passwordBook struct {
+	users map[string]credential
 	// unknownUser is compared against when a user is unknown, so that an
 	// unknown user costs the same time as a wrong password: a bcrypt hash
 	// at the users file's highest cost when the file holds hashes, plain
@@ -73,11 +142,19 @@ type credential struct {
 }
 
 func newAuthenticator(backend, usersFile string) (*authenticator, error) {
-	a := &authenticator{backend: backend, compareHash: bcrypt.CompareHashAndPassword}
+	book := &passwordBook{compareHash: bcrypt.CompareHashAndPassword}
+	a := &authenticator{backend: backend, passwordBook: book}
 	switch backend {
-	case authDefault, authDenyAll:
+	case authDefault:
+		a.identifiers, a.refuser = []identifier{anonymous{}}, allowAll{}
 		return a, nil
-	case authBasic, authPassword:
+	case authDenyAll:
+		a.identifiers, a.refuser = []identifier{anonymous{}}, denyAll{}
+		return a, nil
+	case authBasic:
+		a.identifiers, a.refuser = []identifier{basicIdentifier{book}}, basicRefusal{}
+	case authPassword:
+		a.identifiers, a.refuser = []identifier{passwordIdentifier{book}}, passwordRefusal{}
 	default:
 		return nil, fmt.Errorf("unknown auth backend %q: want default, deny_all, basic_auth or password_auth", backend)
 	}
@@ -92,10 +169,10 @@ func newAuthenticator(backend, usersFile string) (*authenticator, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.users, a.unknownUser = users, unknownUser
-	a.verified = newVerifiedCache(verifiedTTL)
-	a.keySalt = rand.Text()
-	a.hashChecks = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+	book.users, book.unknownUser = users, unknownUser
+	book.verified = newVerifiedCache(verifiedTTL)
+	book.keySalt = rand.Text()
+	book.hashChecks = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 	return a, nil
 }
 
@@ -110,7 +187,7 @@ func newVerifiedCache(ttl time.Duration) *expirable.LRU[[sha256.Size]byte, struc
 // that a copy of the process's memory is no fast hash to guess passwords
 // against. A user name holds no ':' (the users file and the Authorization
 // header both split at the first), so the pair is read back one way only.
-func (a *authenticator) verifiedKey(user, password string) [sha256.Size]byte {
+func (a *passwordBook) verifiedKey(user, password string) [sha256.Size]byte {
 	buf := make([]byte, 0, len(a.keySalt)+len(user)+1+len(password))
 	buf = append(append(append(append(buf, a.keySalt...), user...), ':'), password...)
 	key := sha256.Sum256(buf)
@@ -189,7 +266,7 @@ func loadUsers(path string) (map[string]credential, error) {
 // hash by bcrypt unless the pair passed lately (the verified cache). A
 // bcrypt compare waits for a hashChecks token, or gives up (false) when
 // ctx ends first.
-func (a *authenticator) valid(ctx context.Context, user, password string) bool {
+func (a *passwordBook) valid(ctx context.Context, user, password string) bool {
 	c, known := a.users[user]
 	if !known {
 		c = a.unknownUser
@@ -210,7 +287,7 @@ func (a *authenticator) valid(ctx context.Context, user, password string) bool {
 
 // compareHashBounded runs compareHash once a hashChecks token is free; it
 // reports false without comparing when ctx ends first.
-func (a *authenticator) compareHashBounded(ctx context.Context, hash []byte, password string) bool {
+func (a *passwordBook) compareHashBounded(ctx context.Context, hash []byte, password string) bool {
 	select {
 	case a.hashChecks <- struct{}{}:
 	case <-ctx.Done():
@@ -226,10 +303,8 @@ type rejection struct {
 	status          int
 	body            string
 	wwwAuthenticate string
-	err             error // a header Airflow cannot parse (500)
-	// user is who passed basic_auth, the one Airflow's auth manager
-	// knows as logged in (the owner of the event log); "" for nobody.
-	user string
+	err             error  // a header Airflow cannot parse (500)
+	caller          caller // who the identifiers found
 }
 
 func (rej rejection) Error() string { return rej.body }
@@ -246,44 +321,85 @@ func (rej rejection) asError() error {
 	return nil
 }
 
-// check applies the backend to a request.
+// identify is who sent r: the first identifier that finds credentials it
+// reads decides; errNoCredentials when none does.
+func (a *authenticator) identify(r *http.Request) (caller, error) {
+	for _, id := range a.identifiers {
+		c, err := id.identify(r)
+		if !errors.Is(err, errNoCredentials) {
+			return c, err
+		}
+	}
+	return caller{}, errNoCredentials
+}
+
+// check applies the backend to a request: identify, then refuse or not.
 func (a *authenticator) check(r *http.Request) rejection {
-	switch a.backend {
-	case authDenyAll:
-		return rejection{status: http.StatusForbidden, body: "Forbidden"}
-	case authBasic:
-		return a.checkBasic(r)
-	case authPassword:
-		return a.checkPassword(r)
+	c, failure := a.identify(r)
+	rej := a.refuser.refuse(c, failure)
+	rej.caller = c
+	return rej
+}
+
+// anonymous identifies every caller as nobody: the backends that read no
+// credentials.
+type anonymous struct{}
+
+func (anonymous) identify(*http.Request) (caller, error) { return caller{via: viaAnonymous}, nil }
+
+// allowAll is airflow.api.auth.backend.default: everything passes.
+type allowAll struct{}
+
+func (allowAll) refuse(caller, error) rejection { return rejection{} }
+
+// denyAll is airflow.api.auth.backend.deny_all: a plain 403, always.
+type denyAll struct{}
+
+func (denyAll) refuse(caller, error) rejection {
+	return rejection{status: http.StatusForbidden, body: "Forbidden"}
+}
+
+// basicIdentifier reads Airflow 2's basic_auth header: "Basic" (in any
+// case) and base64(user:password), both non-empty, that the users file
+// passes.
+type basicIdentifier struct{ book *passwordBook }
+
+func (b basicIdentifier) identify(r *http.Request) (caller, error) {
+	scheme, rest, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "basic") {
+		return caller{}, errNoCredentials
+	}
+	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	if err != nil {
+		return caller{}, errBadCredentials
+	}
+	user, password, ok := strings.Cut(string(decoded), ":")
+	if !ok || user == "" || password == "" || !b.book.valid(r.Context(), user, password) {
+		return caller{}, errBadCredentials
+	}
+	return caller{user: user, via: viaBasic}, nil
+}
+
+// basicRefusal is basic_auth's answer: any failure is a 401 with a Basic
+// challenge, never a 403.
+type basicRefusal struct{}
+
+func (basicRefusal) refuse(_ caller, failure error) rejection {
+	if failure != nil {
+		return rejection{status: http.StatusUnauthorized, body: "Unauthorized", wwwAuthenticate: "Basic"}
 	}
 	return rejection{}
 }
 
-// checkBasic is Airflow 2's basic_auth: any failure is a 401 with a Basic
-// challenge.
-func (a *authenticator) checkBasic(r *http.Request) rejection {
-	deny := rejection{status: http.StatusUnauthorized, body: "Unauthorized", wwwAuthenticate: "Basic"}
-	scheme, rest, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	if !ok || !strings.EqualFold(scheme, "basic") {
-		return deny
-	}
-	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
-	if err != nil {
-		return deny
-	}
-	user, password, ok := strings.Cut(string(decoded), ":")
-	if !ok || user == "" || password == "" || !a.valid(r.Context(), user, password) {
-		return deny
-	}
-	return rejection{user: user}
-}
+// passwordIdentifier reads Airflow 1.10's password_auth header: whatever
+// the first word, the words after it joined and base64-decoded to
+// user:password.
+type passwordIdentifier struct{ book *passwordBook }
 
-// checkPassword is Airflow 1.10's password_auth: no header is a 401
-// challenge, wrong credentials a 403, an unreadable header a 500.
-func (a *authenticator) checkPassword(r *http.Request) rejection {
+func (p passwordIdentifier) identify(r *http.Request) (caller, error) {
 	header := r.Header.Get("Authorization")
 	if header == "" {
-		return rejection{status: http.StatusUnauthorized, body: "Unauthorized", wwwAuthenticate: "Basic"}
+		return caller{}, errNoCredentials
 	}
 	fields := strings.Fields(header)
 	userpass := ""
@@ -292,14 +408,31 @@ func (a *authenticator) checkPassword(r *http.Request) rejection {
 	}
 	decoded, err := base64.StdEncoding.DecodeString(userpass)
 	if err != nil {
-		return rejection{err: newAPIError(errCrash, "Authorization header is not base64: %v", err)}
+		return caller{}, &unreadableCredentials{fmt.Sprintf("Authorization header is not base64: %v", err)}
 	}
 	user, password, ok := strings.Cut(string(decoded), ":")
 	if !ok {
-		return rejection{err: newAPIError(errCrash, "Authorization header holds no user:password pair")}
+		return caller{}, &unreadableCredentials{"Authorization header holds no user:password pair"}
 	}
-	if !a.valid(r.Context(), user, password) {
-		return rejection{status: http.StatusForbidden, body: "Forbidden"}
+	if !p.book.valid(r.Context(), user, password) {
+		return caller{}, errBadCredentials
 	}
-	return rejection{}
+	return caller{user: user, via: viaPassword}, nil
+}
+
+// passwordRefusal is password_auth's answer: no header is a 401
+// challenge, wrong credentials a 403, an unreadable header a crash (500).
+type passwordRefusal struct{}
+
+func (passwordRefusal) refuse(_ caller, failure error) rejection {
+	var unreadable *unreadableCredentials
+	switch {
+	case failure == nil:
+		return rejection{}
+	case errors.Is(failure, errNoCredentials):
+		return rejection{status: http.StatusUnauthorized, body: "Unauthorized", wwwAuthenticate: "Basic"}
+	case errors.As(failure, &unreadable):
+		return rejection{err: newAPIError(errCrash, "%s", unreadable.why)}
+	}
+	return rejection{status: http.StatusForbidden, body: "Forbidden"}
 }

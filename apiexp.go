@@ -13,18 +13,15 @@ import (
 	"unicode/utf8"
 )
 
-// Error kinds. The API answers each with a status and {"error": message}.
+// Error kinds. The API answers each with a status and {"error": message};
+// the store's kinds (memstore_errors.go) are answered as storeKinds says.
 var (
-	errNotFound   = errors.New("not found")   // 404
 	errBadRequest = errors.New("bad request") // 400
 	// errAirflow is an AirflowException Airflow answers with a JSON 500.
 	errAirflow = errors.New("airflow exception")
 	// errCrash is input on which Airflow raises an unhandled exception (an
 	// HTML 500); airlite answers 500 too, in JSON, saying what was wrong.
 	errCrash = errors.New("airflow crashes on this input")
-	// errUnavailable is a write airlite cannot take now but may later,
-	// such as a new run while the id lease cannot be written (503).
-	errUnavailable = errors.New("unavailable")
 	// errConflict is a row that cannot be created because its key is
 	// taken (Airflow's AlreadyExists, 409).
 	errConflict = errors.New("already exists")
@@ -647,24 +644,21 @@ func (a *airflowAPI) LatestRuns() (map[string]any, error) {
 	return map[string]any{"items": items}, nil
 }
 
-// checkPoolName applies Airflow's empty-name rule.
-func checkPoolName(name string) error {
-	if strings.TrimSpace(name) == "" {
-		return newAPIError(errBadRequest, "Pool name shouldn't be empty")
-	}
-	return nil
+// resourceOps are the resource operations as this API calls them.
+func (a *airflowAPI) resourceOps() *resourceOps {
+	return &resourceOps{store: a.store, rules: a.rules(), now: a.now, wake: a.kick}
 }
 
 // Pools is GET /pools (docs/behaviour.md §3.11), by name.
 func (a *airflowAPI) Pools() ([]map[string]any, error) {
-	pools, err := a.store.Pools()
+	pools, err := a.resourceOps().pools(listQuery{})
 	if err != nil {
-		return nil, err
+		return nil, expResourceError(err)
 	}
 	rules := a.rules()
-	items := make([]map[string]any, len(pools))
-	for i, p := range pools {
-		items[i] = rules.poolJSON(p)
+	items := make([]map[string]any, len(pools.rows))
+	for i, p := range pools.rows {
+		items[i] = rules.poolJSON(p.Pool)
 	}
 	return items, nil
 }
@@ -672,16 +666,13 @@ func (a *airflowAPI) Pools() ([]map[string]any, error) {
 // Pool is GET /pools/<name>.
 func (a *airflowAPI) Pool(name string) (map[string]any, error) {
 	if err := checkPoolName(name); err != nil {
-		return nil, err
+		return nil, expResourceError(err)
 	}
-	p, err := a.store.PoolByName(name)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errNotFound, "Pool '%s' doesn't exist", name)
-	}
+	p, err := a.resourceOps().pool(name)
 	if err != nil {
-		return nil, err
+		return nil, expResourceError(err)
 	}
-	return a.rules().poolJSON(p), nil
+	return a.rules().poolJSON(p.Pool), nil
 }
 
 // CreatePool is POST /pools: exactly name, slots and description, then
@@ -708,16 +699,14 @@ func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
 		}
 	}
 	if err := checkPoolName(name); err != nil {
-		return nil, err
+		return nil, expResourceError(err)
 	}
 	slots, err := poolSlots(fields["slots"])
 	if err != nil {
 		return nil, err
 	}
-	// Airflow 2 checks the length; airlite applies the same limit in 1.10,
-	// whose 50-character column fails in the database instead.
-	if utf8.RuneCountInString(name) > maxPoolNameChars {
-		return nil, newAPIError(errBadRequest, "Pool name can't be more than %d characters", maxPoolNameChars)
+	if err := checkPoolNameLength(name); err != nil {
+		return nil, expResourceError(err)
 	}
 	var description *string
 	if raw := fields["description"]; !isNull(raw) {
@@ -725,17 +714,11 @@ func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
 		if err := json.Unmarshal(raw, &d); err != nil {
 			return nil, newAPIError(errCrash, "description must be a string or null, got %s", jsonKind(raw))
 		}
-		if len(d) > maxPoolDescriptionBytes {
-			return nil, newAPIError(errBadRequest, "Pool description can't be more than %d bytes", maxPoolDescriptionBytes)
-		}
 		description = &d
 	}
-	p, err := a.store.UpsertPool(name, slots, description)
+	p, err := a.resourceOps().putPool(name, slots, description)
 	if err != nil {
-		return nil, err
-	}
-	if a.kick != nil {
-		a.kick() // more slots may let waiting tasks start
+		return nil, expResourceError(err)
 	}
 	return a.rules().poolJSON(p), nil
 }
@@ -782,17 +765,11 @@ var pyIntRe = regexp.MustCompile(`^\s*[+-]?\d+(?:_\d+)*\s*$`)
 // DeletePool is DELETE /pools/<name>: the deleted pool as it was.
 func (a *airflowAPI) DeletePool(name string) (map[string]any, error) {
 	if err := checkPoolName(name); err != nil {
-		return nil, err
+		return nil, expResourceError(err)
 	}
-	if name == defaultPoolName {
-		return nil, newAPIError(errBadRequest, "default_pool cannot be deleted")
-	}
-	p, err := a.store.DeletePool(name)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errNotFound, "Pool '%s' doesn't exist", name)
-	}
+	p, err := a.resourceOps().deletePool(name)
 	if err != nil {
-		return nil, err
+		return nil, expResourceError(err)
 	}
 	return a.rules().poolJSON(p), nil
 }

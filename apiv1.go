@@ -462,7 +462,7 @@ func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, p
 				wwwAuthenticate: rej.wwwAuthenticate})
 			return
 		}
-		user = rej.user
+		user = rej.caller.loggedIn()
 	}
 	if rt.action != nil {
 		if err := s.recordAction(rt, r, req, user); err != nil {

@@ -5,14 +5,7 @@ package main
 // airflow/api_connexion/endpoints/connection_endpoint.py,
 // schemas/connection_schema.py).
 
-import (
-	"cmp"
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-	"unicode"
-)
+import "fmt"
 
 // connectionBodySchema is components/schemas/Connection as connexion
 // checks a body: ConnectionCollectionItem's properties, then password
@@ -88,23 +81,6 @@ func setConnectionFields(c *Connection, data map[string]any) {
 	}
 }
 
-// validConnectionKey is Airflow's helpers.validate_key(conn_id,
-// max_length=200): word characters, dots and dashes (Python's $ also
-// lets one final newline by).
-func validConnectionKey(id string) error {
-	if n := len([]rune(id)); n > 200 {
-		return v1BadRequest("The key has to be less than 200 characters")
-	}
-	body := strings.TrimSuffix(id, "\n")
-	ok := body != "" && strings.IndexFunc(body, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_' || r == '.' || r == '-')
-	}) < 0
-	if !ok {
-		return v1BadRequest(fmt.Sprintf("The key %s has to be made of alphanumeric characters, dashes, dots and underscores exclusively", pyQuote(id)))
-	}
-	return nil
-}
-
 func v1OptString(s *string) any {
 	if s == nil {
 		return nil
@@ -143,83 +119,31 @@ func v1Connection(c *Connection) (map[string]any, error) {
 	return out, nil
 }
 
-func v1ConnectionNotFound(id string) error {
-	return v1NotFound("Connection not found", fmt.Sprintf("The Connection with connection_id: `%s` was not found", id))
-}
-
 // V1GetConnection is GET /connections/{connection_id}.
 func (s *server) V1GetConnection(id string) (map[string]any, error) {
-	c, err := s.opts.Store.ConnectionByID(id)
-	if errors.Is(err, errNotFound) {
-		return nil, v1ConnectionNotFound(id)
-	}
+	c, err := s.resourceOps().connection(id)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
 	return v1Connection(c)
 }
 
 // V1GetConnections is GET /connections, ordered by id (default),
-// connection_id, conn_type, description, host or port; a missing value
-// sorts after every value, as PostgreSQL sorts NULL.
+// connection_id, conn_type, description, host or port.
 func (s *server) V1GetConnections(q v1Values) (map[string]any, error) {
-	p, err := q.page()
+	lq, err := v1ResourceQuery(q, "id", connectionOrders)
 	if err != nil {
 		return nil, err
 	}
-	attr, desc, err := q.orderBy("id", []string{"connection_id", "conn_type", "description", "host", "port", "id"})
+	conns, err := s.resourceOps().connections(lq)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	conns, err := s.opts.Store.Connections() // by id
-	if err != nil {
-		return nil, err
+	items := make([]any, len(conns.rows))
+	for i, c := range conns.rows {
+		items[i] = v1ConnectionItem(c)
 	}
-	optCmp := func(a, b *string) int {
-		switch {
-		case a == nil && b == nil:
-			return 0
-		case a == nil:
-			return 1
-		case b == nil:
-			return -1
-		}
-		return strings.Compare(*a, *b)
-	}
-	slices.SortStableFunc(conns, func(a, b *Connection) int {
-		var c int
-		switch attr {
-		case "connection_id":
-			c = strings.Compare(a.ConnID, b.ConnID)
-		case "conn_type":
-			c = strings.Compare(a.ConnType, b.ConnType)
-		case "description":
-			c = optCmp(a.Description, b.Description)
-		case "host":
-			c = optCmp(a.Host, b.Host)
-		case "port":
-			switch {
-			case a.Port == nil && b.Port == nil:
-			case a.Port == nil:
-				c = 1
-			case b.Port == nil:
-				c = -1
-			default:
-				c = cmp.Compare(*a.Port, *b.Port)
-			}
-		default:
-			c = cmp.Compare(a.ID, b.ID)
-		}
-		if desc {
-			c = -c
-		}
-		return c
-	})
-	items := []any{}
-	for _, c := range pageOf(conns, p) {
-		items = append(items, v1ConnectionItem(c))
-	}
-	return map[string]any{"connections": items, "total_entries": len(conns)}, nil
+	return map[string]any{"connections": items, "total_entries": conns.total}, nil
 }
 
 // V1PostConnection is POST /connections: a new connection_id only.
@@ -228,40 +152,32 @@ func (s *server) V1PostConnection(body map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := data["conn_id"].(string)
-	if err := validConnectionKey(id); err != nil {
-		return nil, err
-	}
 	var c Connection
 	setConnectionFields(&c, data)
-	created, err := s.opts.Store.CreateConnection(c)
-	var exists *existsError
-	if errors.As(err, &exists) {
-		return nil, v1Conflict("Conflict", "Connection already exist. ID: "+id)
-	}
+	created, err := s.resourceOps().createConnection(c)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
 	return v1Connection(created)
 }
 
-// V1PatchConnection is PATCH /connections/{connection_id}: a partial
-// load; the connection_id cannot change; update_mask picks the loaded
+// V1PatchConnection is PATCH /connections/{connection_id}, in Airflow's
+// order: a partial load, the connection's existence, its connection_id
+// (which cannot change), then update_mask, which picks the loaded
 // attributes that change.
 func (s *server) V1PatchConnection(id string, body map[string]any, mask []string) (map[string]any, error) {
 	data, err := loadConnection(body, true)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.opts.Store.ConnectionByID(id)
-	if errors.Is(err, errNotFound) {
-		return nil, v1ConnectionNotFound(id)
-	}
+	ops := s.resourceOps()
+	c, err := ops.connection(id)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	if newID, _ := data["conn_id"].(string); newID != "" && newID != c.ConnID {
-		return nil, v1BadRequest("The connection_id cannot be updated.")
+	newID, _ := data["conn_id"].(string)
+	if err := checkConnectionRename(c, newID); err != nil {
+		return nil, v1ResourceError(err)
 	}
 	if len(mask) > 0 {
 		if data, err = extractUpdateMask(mask, []string{"connection_id", "conn_id"}, data); err != nil {
@@ -269,27 +185,16 @@ func (s *server) V1PatchConnection(id string, body map[string]any, mask []string
 		}
 	}
 	delete(data, "conn_id")
-	updated, err := s.opts.Store.UpdateConnection(id, func(c Connection) (Connection, error) {
-		setConnectionFields(&c, data)
-		return c, nil
-	})
-	if errors.Is(err, errNotFound) {
-		return nil, v1ConnectionNotFound(id)
-	}
+	updated, err := ops.updateConnection(id, func(c *Connection) { setConnectionFields(c, data) })
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
 	return v1Connection(updated)
 }
 
 // V1DeleteConnection is DELETE /connections/{connection_id}.
 func (s *server) V1DeleteConnection(id string) error {
-	if err := s.opts.Store.DeleteConnection(id); errors.Is(err, errNotFound) {
-		return v1ConnectionNotFound(id)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return v1ResourceError(s.resourceOps().deleteConnection(id))
 }
 
 // testConnectionDisabled is the answer of POST /connections/test while

@@ -1,16 +1,10 @@
 package main
 
 // The stable API's datasets and DAG-file parsing requests (Airflow 2.10.3
-// airflow/api_connexion/endpoints/dataset_endpoint.py, dag_parsing.py).
-// airlite's DAGs have no dataset schedules or outlets, so it has no
-// datasets, dataset events or queued events: the listings are empty and
-// every lookup is Airflow's 404 for a row that is not there. It reads DAG
-// files only at start, so a parse request is accepted and changes nothing.
+// airflow/api_connexion/endpoints/dataset_endpoint.py, dag_parsing.py);
+// what airlite has of them is the operations' (ops_datasets.go).
 
-import (
-	"fmt"
-	"net/http"
-)
+import "net/http"
 
 // qBefore is components/parameters/Before.
 var qBefore = v1Param{name: "before", kind: paramDateTime, schema: "{'type': 'string', 'format': 'date-time'}"}
@@ -21,7 +15,7 @@ func (s *server) V1GetDatasets(q v1Values) (map[string]any, error) {
 	if _, err := q.page(); err != nil {
 		return nil, err
 	}
-	if _, _, err := q.orderBy("id", []string{"id", "uri", "created_at", "updated_at"}); err != nil {
+	if _, _, err := q.orderBy("id", datasetOrders); err != nil {
 		return nil, err
 	}
 	return map[string]any{"datasets": []any{}, "total_entries": 0}, nil
@@ -34,8 +28,7 @@ func (s *server) V1GetDatasetEvents(q v1Values) (map[string]any, error) {
 	if _, err := q.page(); err != nil {
 		return nil, err
 	}
-	allowed := []string{"source_dag_id", "source_task_id", "source_run_id", "source_map_index", "timestamp"}
-	if _, _, err := q.orderBy("timestamp", allowed); err != nil {
+	if _, _, err := q.orderBy("timestamp", datasetEventOrders); err != nil {
 		return nil, err
 	}
 	return map[string]any{"dataset_events": []any{}, "total_entries": 0}, nil
@@ -43,7 +36,7 @@ func (s *server) V1GetDatasetEvents(q v1Values) (map[string]any, error) {
 
 // V1GetDataset is GET /datasets/{uri}.
 func (s *server) V1GetDataset(uri string) error {
-	return v1NotFound("Dataset not found", fmt.Sprintf("The Dataset with uri: `%s` was not found", uri))
+	return v1ResourceError(s.resourceOps().dataset(uri))
 }
 
 // createDatasetEventSchema is components/schemas/CreateDatasetEvent.
@@ -71,22 +64,21 @@ func checkCreateDatasetEventBody(v any) (map[string]any, error) {
 
 // V1CreateDatasetEvent is POST /datasets/events: the dataset must exist.
 func (s *server) V1CreateDatasetEvent(body map[string]any) error {
-	return v1NotFound("Dataset not found", fmt.Sprintf("Dataset with uri: '%s' not found", body["dataset_uri"]))
+	uri, _ := body["dataset_uri"].(string)
+	return v1ResourceError(s.resourceOps().createDatasetEvent(uri))
 }
 
-// The queued events' 404s (dataset_endpoint.py's NotFound texts).
-func queuedEventNotFound(detail string) error { return v1NotFound("Queue event not found", detail) }
-
+// The queued events' 404s.
 func dagQueuedEventNotFound(dagID, uri string) error {
-	return queuedEventNotFound(fmt.Sprintf("Queue event with dag_id: `%s` and dataset uri: `%s` was not found", dagID, uri))
+	return v1ResourceError(queuedEvents(dagID, uri))
 }
 
 func dagQueuedEventsNotFound(dagID string) error {
-	return queuedEventNotFound(fmt.Sprintf("Queue event with dag_id: `%s` was not found", dagID))
+	return v1ResourceError(queuedEvents(dagID, ""))
 }
 
 func datasetQueuedEventsNotFound(uri string) error {
-	return queuedEventNotFound(fmt.Sprintf("Queue event with dataset uri: `%s` was not found", uri))
+	return v1ResourceError(queuedEvents("", uri))
 }
 
 // V1ReparseDagFile is PUT /parseDagFile/{file_token}: a token airlite did
@@ -95,19 +87,9 @@ func datasetQueuedEventsNotFound(uri string) error {
 // body. airlite reads DAG files only at start, so it answers the same and
 // parses nothing (docs/behaviour.md §7.3).
 func (s *server) V1ReparseDagFile(token string) error {
-	notFound := &problem{status: http.StatusNotFound, title: "File not found"}
 	path, err := loadFileToken(s.v1Secret, token)
 	if err != nil {
-		return notFound
+		return &problem{status: http.StatusNotFound, title: "File not found"}
 	}
-	rows, err := s.opts.Store.Dags()
-	if err != nil {
-		return err
-	}
-	for _, row := range rows {
-		if row.FileLoc == path {
-			return nil
-		}
-	}
-	return notFound
+	return v1ResourceError(s.resourceOps().reparseDagFile(path))
 }

@@ -8,8 +8,6 @@ package main
 // failed) are written by the store with the try (memstore.go).
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -269,7 +267,7 @@ func (s *server) recordAction(rt *v1Route, r *http.Request, req *v1Request, user
 		req.event = ev
 		return nil
 	}
-	return s.opts.Store.AppendEventLog(*ev)
+	return s.resourceOps().logEvent(*ev)
 }
 
 // Event log filters, in the document's order (components/parameters).
@@ -282,9 +280,6 @@ var eventLogQuery = []v1Param{qLimit, qOffset, qOrderBy,
 	qDate("before"), qDate("after"),
 	{name: "included_events", schema: "{'type': 'string'}"}, {name: "excluded_events", schema: "{'type': 'string'}"},
 }
-
-// eventLogSorts are the attributes order_by takes (allowed_sort_attrs).
-var eventLogSorts = []string{"event_log_id", "when", "dag_id", "task_id", "run_id", "event", "execution_date", "owner", "extra"}
 
 // v1EventLog is EventLogSchema's dump.
 func v1EventLog(e *EventLog) map[string]any {
@@ -317,15 +312,6 @@ func strOrNull(s *string) any {
 	return *s
 }
 
-// eventLogFilter is get_event_logs' where clauses. As in Airflow, an
-// empty filter and a map_index or try_number of 0 filter nothing.
-type eventLogFilter struct {
-	dagID, taskID, runID, event, owner string
-	mapIndex, tryNumber                int64
-	included, excluded                 []string
-	before, after                      *time.Time
-}
-
 func eventLogFilterOf(q v1Values) eventLogFilter {
 	str := func(name string) string { v, _ := q.str(name); return v }
 	f := eventLogFilter{dagID: str("dag_id"), taskID: str("task_id"), runID: str("run_id"), event: str("event"),
@@ -340,118 +326,34 @@ func eventLogFilterOf(q v1Values) eventLogFilter {
 	return f
 }
 
-func (f eventLogFilter) match(e *EventLog) bool {
-	eqInt := func(want int64, got *int) bool { return want == 0 || (got != nil && int64(*got) == want) }
-	switch {
-	case f.dagID != "" && e.DagID != f.dagID,
-		f.taskID != "" && e.TaskID != f.taskID,
-		f.runID != "" && e.RunID != f.runID,
-		!eqInt(f.mapIndex, e.MapIndex), !eqInt(f.tryNumber, e.TryNumber),
-		f.owner != "" && (e.Owner == nil || *e.Owner != f.owner),
-		f.event != "" && e.Event != f.event,
-		f.included != nil && !slices.Contains(f.included, e.Event),
-		f.excluded != nil && slices.Contains(f.excluded, e.Event),
-		f.before != nil && !e.When.Before(*f.before),
-		f.after != nil && !e.When.After(*f.after):
-		return false
-	}
-	return true
-}
-
-// compareEventLogs orders two events by attr as PostgreSQL does: NULL
-// after every value.
-func compareEventLogs(a, b *EventLog, attr string) int {
-	str := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	switch attr {
-	case "when":
-		return a.When.Compare(b.When)
-	case "dag_id":
-		return compareNullable(str(a.DagID), str(b.DagID), strings.Compare)
-	case "task_id":
-		return compareNullable(str(a.TaskID), str(b.TaskID), strings.Compare)
-	case "run_id":
-		return compareNullable(str(a.RunID), str(b.RunID), strings.Compare)
-	case "event":
-		return strings.Compare(a.Event, b.Event)
-	case "execution_date":
-		return compareNullable(a.ExecutionDate, b.ExecutionDate, func(x, y time.Time) int { return x.Compare(y) })
-	case "owner":
-		return compareNullable(a.Owner, b.Owner, strings.Compare)
-	case "extra":
-		return compareNullable(a.Extra, b.Extra, strings.Compare)
-	}
-	return cmp.Compare(a.ID, b.ID)
-}
-
-// compareNullable puts nil after every value (NULLS LAST ascending, so
-// NULLS FIRST descending).
-func compareNullable[T any](a, b *T, c func(T, T) int) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	return c(*a, *b)
-}
-
 // V1GetEventLogs is GET /eventLogs: the events the filters pick, by
 // order_by (default event_log_id; ties in id order), a page of them and
 // the count of all.
 func (s *server) V1GetEventLogs(q v1Values) (map[string]any, error) {
-	p, err := q.page()
+	lq, err := v1ResourceQuery(q, "event_log_id", eventLogOrders)
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.opts.Store.EventLogs()
+	events, err := s.resourceOps().eventLogs(eventLogFilterOf(q), lq)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	f := eventLogFilterOf(q)
-	picked := make([]*EventLog, 0, len(all))
-	for _, e := range all {
-		if f.match(e) {
-			picked = append(picked, e)
-		}
+	items := make([]any, len(events.rows))
+	for i, e := range events.rows {
+		items[i] = v1EventLog(e)
 	}
-	attr, desc, err := q.orderBy("event_log_id", eventLogSorts)
-	if err != nil {
-		return nil, err
-	}
-	slices.SortStableFunc(picked, func(a, b *EventLog) int {
-		c := compareEventLogs(a, b, attr)
-		if desc {
-			c = -c
-		}
-		return c
-	})
-	items := []any{}
-	for _, e := range pageOf(picked, p) {
-		items = append(items, v1EventLog(e))
-	}
-	return map[string]any{"event_logs": items, "total_entries": len(picked)}, nil
+	return map[string]any{"event_logs": items, "total_entries": events.total}, nil
 }
 
 // V1GetEventLog is GET /eventLogs/{event_log_id}.
 func (s *server) V1GetEventLog(idText string) (map[string]any, error) {
-	notFound := &problem{status: http.StatusNotFound, title: "Event Log not found"}
 	id, err := strconv.ParseInt(strings.TrimSpace(strings.ReplaceAll(idText, "_", "")), 10, 64)
 	if err != nil {
-		return nil, notFound // beyond any id
+		id = -1 // beyond any id: no row has it
 	}
-	e, err := s.opts.Store.EventLogByID(id)
-	if errors.Is(err, errNotFound) {
-		return nil, notFound
-	}
+	e, err := s.resourceOps().eventLog(id)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
 	return v1EventLog(e), nil
 }

@@ -6,8 +6,6 @@ package main
 // the same the experimental API's /pools and the scheduler see.
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,11 +47,15 @@ func loadPool(body map[string]any) (map[string]any, error) {
 	if _, ok := data["include_deferred"]; !ok {
 		data["include_deferred"] = false
 	}
-	if name, ok := data["pool"].(string); ok && strings.TrimSpace(name) == "" {
-		return nil, v1BadRequest("Pool name shouldn't be empty")
+	if name, ok := data["pool"].(string); ok {
+		if err := checkPoolName(name); err != nil {
+			return nil, v1ResourceError(err)
+		}
 	}
-	if d, ok := data["description"].(string); ok && len(d) > maxPoolDescriptionBytes {
-		return nil, v1BadRequest(fmt.Sprintf("Pool description can't be more than %d bytes", maxPoolDescriptionBytes))
+	if d, ok := data["description"].(string); ok {
+		if err := checkPoolDescription(&d); err != nil {
+			return nil, v1ResourceError(err)
+		}
 	}
 	return data, nil
 }
@@ -73,95 +75,47 @@ func missingPoolFields(body map[string]any) error {
 	return v1BadRequest("Missing required property(ies): [" + strings.Join(missing, ", ") + "]")
 }
 
-func v1PoolNotFound(name string) error {
-	return v1NotFound("Not Found", fmt.Sprintf("Pool with name:'%s' not found", name))
-}
-
-func v1PoolExists(name string) error {
-	return v1Conflict("Conflict", fmt.Sprintf("Pool: %s already exists", name))
-}
-
 // v1Pool is PoolSchema's dump: the slot counts from what task instances
 // hold now. airlite has no deferred state, so deferred_slots is 0 and
 // include_deferred changes nothing. An unlimited pool (slots -1) has
 // infinite open slots in Airflow, which its JSON writes as Infinity (not
 // JSON); airlite answers -1 there (docs/behaviour.md §5).
-func v1Pool(p *Pool, used PoolSlots) map[string]any {
-	occupied := used.Running + used.Queued
-	open := p.Slots - occupied
-	if p.Slots == -1 {
-		open = -1
-	}
+func v1Pool(p pooled) map[string]any {
 	var desc any
 	if p.Description != nil {
 		desc = *p.Description
 	}
 	return map[string]any{
 		"name": p.Name, "slots": p.Slots, "description": desc, "include_deferred": p.IncludeDeferred,
-		"occupied_slots": occupied, "running_slots": used.Running, "queued_slots": used.Queued,
-		"scheduled_slots": used.Scheduled, "deferred_slots": 0, "open_slots": open,
+		"occupied_slots": p.Used.Running + p.Used.Queued, "running_slots": p.Used.Running, "queued_slots": p.Used.Queued,
+		"scheduled_slots": p.Used.Scheduled, "deferred_slots": 0, "open_slots": p.Open(),
 	}
-}
-
-// v1PoolNow dumps one pool with the slots held now.
-func (s *server) v1PoolNow(p *Pool) (map[string]any, error) {
-	used, err := s.opts.Store.PoolSlotsByName()
-	if err != nil {
-		return nil, err
-	}
-	return v1Pool(p, used[p.Name]), nil
 }
 
 // V1GetPools is GET /pools: ordered by id (default), name or slots.
 func (s *server) V1GetPools(q v1Values) (map[string]any, error) {
-	p, err := q.page()
+	lq, err := v1ResourceQuery(q, "id", poolOrders)
 	if err != nil {
 		return nil, err
 	}
-	attr, desc, err := q.orderBy("id", []string{"name", "slots", "id"})
+	pools, err := s.resourceOps().pools(lq)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	pools, err := s.opts.Store.Pools()
-	if err != nil {
-		return nil, err
+	items := make([]any, len(pools.rows))
+	for i, p := range pools.rows {
+		items[i] = v1Pool(p)
 	}
-	slices.SortFunc(pools, func(a, b *Pool) int {
-		var c int
-		switch attr {
-		case "name":
-			c = strings.Compare(a.Name, b.Name)
-		case "slots":
-			c = cmp.Compare(a.Slots, b.Slots)
-		default:
-			c = cmp.Compare(a.ID, b.ID)
-		}
-		if desc {
-			c = -c
-		}
-		return cmp.Or(c, cmp.Compare(a.ID, b.ID)) // ties as inserted
-	})
-	used, err := s.opts.Store.PoolSlotsByName()
-	if err != nil {
-		return nil, err
-	}
-	items := []any{}
-	for _, pool := range pageOf(pools, p) {
-		items = append(items, v1Pool(pool, used[pool.Name]))
-	}
-	return map[string]any{"pools": items, "total_entries": len(pools)}, nil
+	return map[string]any{"pools": items, "total_entries": pools.total}, nil
 }
 
 // V1GetPool is GET /pools/{pool_name}.
 func (s *server) V1GetPool(name string) (map[string]any, error) {
-	p, err := s.opts.Store.PoolByName(name)
-	if errors.Is(err, errNotFound) {
-		return nil, v1PoolNotFound(name)
-	}
+	p, err := s.resourceOps().pool(name)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	return s.v1PoolNow(p)
+	return v1Pool(p), nil
 }
 
 // V1PostPool is POST /pools: a new pool; a taken name is a 409.
@@ -175,15 +129,11 @@ func (s *server) V1PostPool(body map[string]any) (map[string]any, error) {
 	}
 	p := Pool{IncludeDeferred: data["include_deferred"].(bool)}
 	setPoolFields(&p, data)
-	created, err := s.opts.Store.CreatePool(p)
-	if errors.Is(err, errConflict) {
-		return nil, v1PoolExists(p.Name)
-	}
+	created, err := s.resourceOps().createPool(p)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	s.kick() // a pool a waiting task names may now exist
-	return s.v1PoolNow(created)
+	return v1Pool(created), nil
 }
 
 // setPoolFields sets the loaded attributes a body or a mask gives.
@@ -238,23 +188,20 @@ func poolPatchData(body, data map[string]any, mask []string) (map[string]any, er
 	return out, nil
 }
 
-// V1PatchPool is PATCH /pools/{pool_name}. default_pool keeps its name:
-// unless the body names it default_pool, only a mask of slots and
-// include_deferred may change it.
+// V1PatchPool is PATCH /pools/{pool_name}, in Airflow's order: the
+// default pool's name rule, the pool's existence, the body, the mask.
 func (s *server) V1PatchPool(name string, body map[string]any, mask []string) (map[string]any, error) {
-	if name == defaultPoolName && body["name"] != defaultPoolName {
-		onlySlots := len(mask) > 0
-		for _, f := range mask {
-			onlySlots = onlySlots && (strings.TrimSpace(f) == "slots" || strings.TrimSpace(f) == "include_deferred")
-		}
-		if !onlySlots {
-			return nil, v1BadRequest("Default Pool's name can't be modified")
-		}
+	ops := s.resourceOps()
+	namedAs, _ := body["name"].(string)
+	fields := make([]string, len(mask))
+	for i, f := range mask {
+		fields[i] = strings.TrimSpace(f)
 	}
-	if _, err := s.opts.Store.PoolByName(name); errors.Is(err, errNotFound) {
-		return nil, v1PoolNotFound(name)
-	} else if err != nil {
-		return nil, err
+	if err := checkDefaultPoolChange(name, namedAs, fields); err != nil {
+		return nil, v1ResourceError(err)
+	}
+	if _, err := ops.pool(name); err != nil {
+		return nil, v1ResourceError(err)
 	}
 	data, err := loadPool(body)
 	if err != nil {
@@ -263,31 +210,18 @@ func (s *server) V1PatchPool(name string, body map[string]any, mask []string) (m
 	if data, err = poolPatchData(body, data, mask); err != nil {
 		return nil, err
 	}
-	p, err := s.opts.Store.UpdatePool(name, func(p Pool) Pool {
+	p, err := ops.updatePool(name, func(p Pool) Pool {
 		setPoolFields(&p, data)
 		return p
 	})
-	switch {
-	case errors.Is(err, errNotFound):
-		return nil, v1PoolNotFound(name)
-	case errors.Is(err, errConflict):
-		return nil, v1PoolExists(data["pool"].(string))
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, v1ResourceError(err)
 	}
-	s.kick() // more slots may let waiting tasks start
-	return s.v1PoolNow(p)
+	return v1Pool(p), nil
 }
 
 // V1DeletePool is DELETE /pools/{pool_name}.
 func (s *server) V1DeletePool(name string) error {
-	if name == defaultPoolName {
-		return v1BadRequest("Default Pool can't be deleted")
-	}
-	if _, err := s.opts.Store.DeletePool(name); errors.Is(err, errNotFound) {
-		return v1PoolNotFound(name)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	_, err := s.resourceOps().deletePool(name)
+	return v1ResourceError(err)
 }

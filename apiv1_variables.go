@@ -4,14 +4,6 @@ package main
 // (Airflow 2.10.3 airflow/api_connexion/endpoints/variable_endpoint.py,
 // schemas/variable_schema.py).
 
-import (
-	"cmp"
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-)
-
 // variableBodySchema is components/schemas/Variable as connexion checks
 // a body: VariableCollectionItem's properties, then value.
 var variableBodySchema = bodySchema{rw("key", "string", false), rw("description", "string", true), rw("value", "string", false)}
@@ -24,21 +16,17 @@ var variableFields = []mmField{
 	{name: "description"},
 }
 
-// maxVariableKeyChars is the variable table's key column, String(250):
-// Airflow's database refuses a longer key (a 500); airlite answers 400.
-const maxVariableKeyChars = 250
-
 func checkVariableBody(v any) (map[string]any, error) { return checkBodySchema(v, variableBodySchema) }
 
-// loadVariable is VariableSchema.load with Airflow's title for its errors.
+// loadVariable is VariableSchema.load with Airflow's title for its errors,
+// then the key column's length.
 func loadVariable(body map[string]any) (map[string]any, error) {
 	data, msg := marshmallowLoad(body, variableFields, false)
 	if msg != "" {
 		return nil, &problem{status: 400, title: "Invalid Variable schema", detail: msg}
 	}
-	if key := data["key"].(string); len([]rune(key)) > maxVariableKeyChars {
-		return nil, &problem{status: 400, title: "Invalid Variable schema",
-			detail: fmt.Sprintf("key: at most %d characters (Airflow's column), got %d", maxVariableKeyChars, len([]rune(key)))}
+	if err := checkVariableKey(data["key"].(string)); err != nil {
+		return nil, v1ResourceError(err)
 	}
 	return data, nil
 }
@@ -52,15 +40,11 @@ func v1Variable(v *Variable) map[string]any {
 	return out
 }
 
-func v1VariableNotFound() error {
-	return v1NotFound("Variable not found", "Variable does not exist")
-}
-
 // V1GetVariable is GET /variables/{variable_key}.
 func (s *server) V1GetVariable(key string) (map[string]any, error) {
-	v, ok := s.opts.Store.Variable(key)
-	if !ok {
-		return nil, v1VariableNotFound()
+	v, err := s.resourceOps().variable(key)
+	if err != nil {
+		return nil, v1ResourceError(err)
 	}
 	return v1Variable(&v), nil
 }
@@ -68,38 +52,19 @@ func (s *server) V1GetVariable(key string) (map[string]any, error) {
 // V1GetVariables is GET /variables: ordered by id (default), key or
 // value, a page of them, and the count of all.
 func (s *server) V1GetVariables(q v1Values) (map[string]any, error) {
-	p, err := q.page()
+	lq, err := v1ResourceQuery(q, "id", variableOrders)
 	if err != nil {
 		return nil, err
 	}
-	attr, desc, err := q.orderBy("id", []string{"value", "key", "id"})
+	vars, err := s.resourceOps().variables(lq)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	vars, err := s.opts.Store.Variables() // by id
-	if err != nil {
-		return nil, err
+	items := make([]any, len(vars.rows))
+	for i, v := range vars.rows {
+		items[i] = v1Variable(v)
 	}
-	slices.SortStableFunc(vars, func(a, b *Variable) int {
-		var c int
-		switch attr {
-		case "key":
-			c = strings.Compare(a.Key, b.Key)
-		case "value":
-			c = strings.Compare(a.Val, b.Val)
-		default:
-			c = cmp.Compare(a.ID, b.ID)
-		}
-		if desc {
-			c = -c
-		}
-		return c
-	})
-	items := []any{}
-	for _, v := range pageOf(vars, p) {
-		items = append(items, v1Variable(v))
-	}
-	return map[string]any{"variables": items, "total_entries": len(vars)}, nil
+	return map[string]any{"variables": items, "total_entries": vars.total}, nil
 }
 
 // pageOf is the rows of a page: offset, then at most limit.
@@ -108,6 +73,21 @@ func pageOf[T any](rows []T, p page) []T {
 		return nil
 	}
 	return rows[p.offset:min(len(rows), p.offset+p.limit)]
+}
+
+// v1ResourceQuery is a listing's query parameters as a neutral query, in
+// Airflow's order: the page (check_limit), then order_by among orders
+// (apply_sorting), def when none is given.
+func v1ResourceQuery(q v1Values, def string, orders []string) (listQuery, error) {
+	p, err := q.page()
+	if err != nil {
+		return listQuery{}, err
+	}
+	attr, desc, err := q.orderBy(def, orders)
+	if err != nil {
+		return listQuery{}, err
+	}
+	return listQuery{orderBy: attr, desc: desc, offset: p.offset, limit: p.limit}, nil
 }
 
 // V1PostVariable is POST /variables: Variable.set, which replaces a
@@ -122,8 +102,8 @@ func (s *server) V1PostVariable(body map[string]any) (map[string]any, error) {
 	if d, ok := data["description"].(string); ok {
 		desc = &d
 	}
-	if _, err := s.opts.Store.SetVariable(data["key"].(string), data["val"].(string), desc); err != nil {
-		return nil, err
+	if _, err := s.resourceOps().setVariable(data["key"].(string), data["val"].(string), desc); err != nil {
+		return nil, v1ResourceError(err)
 	}
 	out := map[string]any{"key": data["key"], "value": data["val"]}
 	if desc != nil {
@@ -143,38 +123,30 @@ func (s *server) V1PatchVariable(key string, body map[string]any, mask []string)
 	if data["key"] != key {
 		return nil, &problem{status: 400, title: "Invalid post body", detail: "key from request body doesn't match uri parameter"}
 	}
-	if _, ok := s.opts.Store.Variable(key); !ok {
-		return nil, v1VariableNotFound()
+	ops := s.resourceOps()
+	if _, err := ops.variable(key); err != nil {
+		return nil, v1ResourceError(err)
 	}
 	if len(mask) > 0 {
 		if data, err = extractUpdateMask(mask, []string{"key"}, data); err != nil {
 			return nil, err
 		}
 	}
-	v, err := s.opts.Store.UpdateVariable(key, func(v Variable) Variable {
-		if val, ok := data["val"].(string); ok {
-			v.Val = val
-		}
-		if d, ok := data["description"].(string); ok {
-			v.Description = &d
-		}
-		return v
-	})
-	if errors.Is(err, errNotFound) {
-		return nil, v1VariableNotFound()
+	var change variableChange
+	if val, ok := data["val"].(string); ok {
+		change.val = &val
 	}
+	if d, ok := data["description"].(string); ok {
+		change.description = &d
+	}
+	v, err := ops.updateVariable(key, change)
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
 	return v1Variable(v), nil
 }
 
 // V1DeleteVariable is DELETE /variables/{variable_key}.
 func (s *server) V1DeleteVariable(key string) error {
-	if err := s.opts.Store.DeleteVariable(key); errors.Is(err, errNotFound) {
-		return &problem{status: 404, title: "Variable not found"}
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return v1ResourceError(s.resourceOps().deleteVariable(key))
 }

@@ -5,10 +5,6 @@ package main
 // and …/xcomEntries/{xcom_key} (Airflow 2.10.3
 // airflow/api_connexion/endpoints/xcom_endpoint.py, schemas/xcom_schema.py).
 
-import (
-	"errors"
-)
-
 var (
 	qMapIndex    = v1Param{name: "map_index", kind: paramInteger, schema: "{'type': 'integer'}"}
 	qXComKey     = v1Param{name: "xcom_key", kind: paramString, schema: "{'type': 'string'}"}
@@ -16,55 +12,43 @@ var (
 	qStringify   = v1Param{name: "stringify", kind: paramBoolean}
 )
 
-// v1XComItem is XComCollectionItemSchema's dump; execution_date is the
-// run's (XCom's association proxy), read at the time of the answer.
-func (s *server) v1XComItem(e *XComEntry) map[string]any {
-	out := map[string]any{
-		"key": e.Key, "timestamp": v1Date(&e.Timestamp), "execution_date": nil,
+// v1XComItem is XComCollectionItemSchema's dump.
+func v1XComItem(e xcomRead) map[string]any {
+	return map[string]any{
+		"key": e.Key, "timestamp": v1Date(&e.Timestamp), "execution_date": v1Date(e.ExecutionDate),
 		"map_index": e.MapIndex, "task_id": e.TaskID, "dag_id": e.DagID,
 	}
-	if run, err := s.opts.Store.RunByRunID(e.DagID, e.RunID); err == nil && run.ID == e.RunRowID {
-		out["execution_date"] = v1Date(&run.ExecutionDate)
-	}
-	return out
 }
 
 // V1GetXComEntries lists the entries of a task instance; "~" for the
-// dag_id, dag_run_id or task_id matches any. Entries of a map_index other
-// than -1 do not exist in airlite.
+// dag_id, dag_run_id or task_id matches any.
 func (s *server) V1GetXComEntries(dagID, runID, taskID string, q v1Values) (map[string]any, error) {
 	p, err := q.page()
 	if err != nil {
 		return nil, err
 	}
-	f := XComFilter{DagID: dagID, RunID: runID, TaskID: taskID}
-	for _, id := range []*string{&f.DagID, &f.RunID, &f.TaskID} {
+	f := xcomQuery{dagID: dagID, runID: runID, taskID: taskID}
+	for _, id := range []*string{&f.dagID, &f.runID, &f.taskID} {
 		if *id == "~" {
 			*id = ""
 		}
 	}
-	f.Key, _ = q.str("xcom_key")
-	entries, err := s.opts.Store.XComEntries(f)
+	if k, given := q.str("xcom_key"); given {
+		f.key = &k
+	}
+	if _, given := q.str("map_index"); given {
+		n := q.integer("map_index", 0)
+		f.mapIndex = &n
+	}
+	entries, err := s.resourceOps().xcomEntries(f, listQuery{offset: p.offset, limit: p.limit})
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	if k, given := q.str("xcom_key"); given && k == "" {
-		entries = nil // no entry has an empty key
+	items := make([]any, len(entries.rows))
+	for i, e := range entries.rows {
+		items[i] = v1XComItem(e)
 	}
-	kept := entries
-	if _, byIndex := q.str("map_index"); byIndex {
-		kept = nil
-		for _, e := range entries {
-			if int64(e.MapIndex) == q.integer("map_index", 0) {
-				kept = append(kept, e)
-			}
-		}
-	}
-	items := []any{}
-	for _, e := range pageOf(kept, p) {
-		items = append(items, s.v1XComItem(e))
-	}
-	return map[string]any{"xcom_entries": items, "total_entries": len(kept)}, nil
+	return map[string]any{"xcom_entries": items, "total_entries": entries.total}, nil
 }
 
 // V1GetXComEntry is one entry with its value: with stringify (the
@@ -75,18 +59,11 @@ func (s *server) V1GetXComEntry(dagID, runID, taskID, key string, q v1Values) (m
 	if d, _ := q.boolean("deserialize"); d {
 		return nil, v1BadRequest("XCom deserialization is disabled in configuration.")
 	}
-	notFound := &problem{status: 404, title: "XCom entry not found"}
-	if q.integer("map_index", -1) != -1 {
-		return nil, notFound
-	}
-	e, err := s.opts.Store.XCom(dagID, runID, taskID, key)
-	if errors.Is(err, errNotFound) {
-		return nil, notFound
-	}
+	e, err := s.resourceOps().xcomEntry(dagID, runID, taskID, key, q.integer("map_index", -1))
 	if err != nil {
-		return nil, err
+		return nil, v1ResourceError(err)
 	}
-	out := s.v1XComItem(e)
+	out := v1XComItem(e)
 	out["value"] = nil
 	if e.Value == nil {
 		return out, nil

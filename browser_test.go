@@ -193,7 +193,7 @@ func TestBrowser_StatusPage(t *testing.T) {
 	shots := []struct {
 		name, url string
 		width     int64
-		readme    bool // shown in the README, so kept in docs/
+		readme    bool // shown in the README or docs/local-development.md, so kept in docs/
 	}{
 		{"status-run-1280", runURL, 1280, true},
 		{"status-dags-1280", base + "/", 1280, true},

@@ -17,7 +17,7 @@ import (
 )
 
 // This file turns definition files (YAML, or JSON, which the YAML parser
-// reads too) into the on-disk structs of dag.go, with errors a person can
+// reads too) into the on-disk structs of dag_yaml.go, with errors a person can
 // act on: every one names the line and says what was wrong in plain words,
 // never in the decoder's (Go types, YAML tags).
 
@@ -263,10 +263,10 @@ func keysOf(t reflect.Type, what string) *keySet {
 
 // definitionKeys are the key sets of every level of a definition file.
 var definitionKeys = sync.OnceValue(func() (sets struct{ dag, task, defaultArgs, pool *keySet }) {
-	sets.dag = keysOf(reflect.TypeFor[dagFile](), "the DAG")
-	sets.task = keysOf(reflect.TypeFor[taskSpec](), "a task")
-	sets.defaultArgs = keysOf(reflect.TypeFor[taskSpec](), "default_args")
-	sets.pool = keysOf(reflect.TypeFor[poolSpec](), "a pool")
+	sets.dag = keysOf(reflect.TypeFor[yamlDAG](), "the DAG")
+	sets.task = keysOf(reflect.TypeFor[yamlTask](), "a task")
+	sets.defaultArgs = keysOf(reflect.TypeFor[yamlTask](), "default_args")
+	sets.pool = keysOf(reflect.TypeFor[yamlPool](), "a pool")
 	sets.dag.elsewhere = map[string]string{}
 	for _, key := range sets.task.keys {
 		if _, ok := sets.dag.field[key]; !ok {

@@ -793,7 +793,7 @@ func TestLoadDAGDir_OnlyRegularFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warned []string
-	loader := dagLoader{warn: func(file, problem string) { warned = append(warned, filepath.Base(file)+": "+problem) }}
+	loader := dagLoader{rules: edition2.rules(), warn: func(file, problem string) { warned = append(warned, filepath.Base(file)+": "+problem) }}
 	set, err := loader.loadDir(dir)
 	if err != nil {
 		t.Fatalf("load: %v", err)
@@ -818,7 +818,7 @@ func TestLoadDAGDir_OnlyRegularFiles(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (dagLoader{ctx: ctx}).loadDir(dir); !errors.Is(err, context.Canceled) {
+	if _, err := (dagLoader{ctx: ctx, rules: edition2.rules()}).loadDir(dir); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled load: %v, want context.Canceled", err)
 	}
 }

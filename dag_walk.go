@@ -46,10 +46,8 @@ type folderWalk struct {
 // walkDefinitions lists the definition files of fsys, in lexical order
 // with each folder's files before its subfolders.
 func (l dagLoader) walkDefinitions(fsys fs.FS, label string) ([]string, error) {
-	w := &folderWalk{fsys: fsys, label: label, ctx: l.ctx, warn: l.warn, seen: map[string]string{}}
-	if l.rules != nil {
-		w.fullPath = l.rules.ignoreMatchesFolderPath
-	}
+	w := &folderWalk{fsys: fsys, label: label, ctx: l.ctx, warn: l.warn, seen: map[string]string{},
+		fullPath: l.rules.ignoreMatchesFolderPath}
 	if w.warn == nil {
 		w.warn = func(string, string) {}
 	}

@@ -149,7 +149,7 @@ func TestLoadDAGDir_BadIgnorePattern(t *testing.T) {
 		"skip.yaml":      "broken: [",
 	})
 	var warned []string
-	set, err := dagLoader{warn: func(file, problem string) { warned = append(warned, filepath.Base(file)+": "+problem) }}.loadDir(dir)
+	set, err := dagLoader{rules: edition2.rules(), warn: func(file, problem string) { warned = append(warned, filepath.Base(file)+": "+problem) }}.loadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

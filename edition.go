@@ -55,16 +55,30 @@ func (e edition) rules() *editionRules {
 // small funcs where the releases compute different things. The store
 // knows no releases: callers give it the data it needs (a runStart, the
 // flags of Store.SetPaused and Store.DeleteDag).
+//
+// The rules are grouped by the layer that reads them (the wire, the
+// operations on runs and DAGs, the scheduler, DAG files, templates), each
+// group a struct embedded here so that code reads r.apiV1 or
+// r.triggerRules wherever the rule is grouped, and a new edition is one
+// reviewable row with one block per layer.
 type editionRules struct {
-	name    edition
+	name edition
+
+	apiRules
+	runRules
+	schedulingRules
+	dagFileRules
+	templateRules
+}
+
+// apiRules are how the release answers on the wire: JSON forms, headers,
+// which routes exist, how requests are read and answers written.
+type apiRules struct {
 	version string // the Airflow version answered as (/info, the UI)
+
 	// gitVersion is the release's airflow/git_version file, which
 	// /api/v1/version reports.
 	gitVersion any
-
-	// examples is the embedded folder of the release's example DAGs,
-	// served when --dags is not given.
-	examples string
 
 	// The JSON form of answers: Flask 1.1 writes compact JSON with a
 	// trailing newline; Airflow 2's provider writes Python's default
@@ -76,6 +90,7 @@ type editionRules struct {
 	// answer, and Deprecation and Link on experimental routes.
 	appHeaders         bool
 	deprecationHeaders bool
+
 	// problemDocument: an unknown path or a wrong method gets connexion's
 	// problem+json document (Airflow 2); otherwise a JSON {"error": …}.
 	problemDocument bool
@@ -93,89 +108,98 @@ type editionRules struct {
 	runURLDagInQuery bool
 
 	// Triggering a run.
-	confObjectOnly bool            // a conf other than an object is a 400 (Airflow 2)
-	confString     bool            // a string conf holding JSON is decoded (1.10's documented form)
-	emptyConf      json.RawMessage // the conf of a run given none or a falsy one: {} or null; shared, never modified
-	checkRunID     bool            // run_id must match allowed_run_id_pattern or the built-in one; 1.10 takes any
+	confObjectOnly bool // a conf other than an object is a 400 (Airflow 2)
+	confString     bool // a string conf holding JSON is decoded (1.10's documented form)
+
 	// replace_microseconds: whether null means false (1.10 crashes on
 	// None.lower()), and the lower-case words that mean true.
 	nullFlagFalse bool
 	flagTrue      []string
-	// duplicate is the rule for a run_id or execution date already used
-	// by the DAG: byID and byDate are the runs found, nil when none.
-	duplicate func(dagID, runID string, date time.Time, byID, byDate *DagRun) error
-	// newRun is how a new run begins, triggered or scheduled.
-	newRun runStart
-	// runStateDates is how a forced run state moves the run's dates.
-	runStateDates runStateDates
+
 	// triggerMessage is the "message" of a trigger's answer.
 	triggerMessage func(run *DagRun, date time.Time, dateGiven bool) string
 
 	// Reading.
 	checkStateFilter bool                   // dag_runs?state= must name a DagRunState (Airflow 2)
 	errorDate        func(time.Time) string // a requested date inside not-found messages
+
 	// ti2Fields: task-instance info has Airflow 2's key set (run_id,
 	// map_index, try_number, updated_at, dag_run, …) instead of 1.10's
 	// (execution_date).
 	ti2Fields bool
+
 	// operatorFields adds the release's own attributes to task info.
 	operatorFields      func(info map[string]any, t *Task)
 	poolIncludeDeferred bool // pools carry include_deferred (Airflow 2)
+
+	// healthBody is the body of the webserver's GET /health.
+	healthBody func(webserverHealth) ([]byte, error)
+}
+
+// runRules are what the release's operations do with runs and DAGs:
+// new runs, duplicates, forced states, pausing and deleting.
+type runRules struct {
+	emptyConf  json.RawMessage // the conf of a run given none or a falsy one: {} or null; shared, never modified
+	checkRunID bool            // run_id must match allowed_run_id_pattern or the built-in one; 1.10 takes any
+
+	// duplicate is the rule for a run_id or execution date already used
+	// by the DAG: byID and byDate are the runs found, nil when none.
+	duplicate func(dagID, runID string, date time.Time, byID, byDate *DagRun) error
+
+	// newRun is how a new run begins, triggered or scheduled.
+	newRun runStart
+
+	// runStateDates is how a forced run state moves the run's dates.
+	runStateDates runStateDates
 
 	// Pausing and deleting.
 	pauseNeedsDefinition bool // pausing a DAG whose definition is not loaded crashes (1.10's classic UI)
 	pauseSubDAGs         bool // pausing a DAG pauses its sub-DAGs too; 1.10 with the RBAC UI updates the one row
 	deleteRefusesRunning bool // DELETE refuses while a task instance of the DAG runs (Airflow 2)
 	deleteStopsTasks     bool // DELETE deletes whatever runs and stops the DAG's tasks (1.10)
+}
 
+// schedulingRules are how the release's scheduler decides: trigger
+// rules, schedules, timeouts, past dependencies, what a try does with
+// its exit code and output, and what a restart does with orphans.
+type schedulingRules struct {
 	// triggerRules are the trigger_rule names the release accepts and how
 	// it decides each (scheduler_triggerrules.go).
 	triggerRules map[string]namedRule
+
 	// deltaEpochAligned: a duration schedule without catchup takes the
 	// interval that ends at now rounded down to a multiple of the duration
 	// since the epoch (Airflow 2's timetable), not the one ending at now.
 	deltaEpochAligned bool
+
 	// scheduleEnd is the last date a DAG's schedule creates a run for
 	// (nil: none): the DAG's end_date, and the tasks' as the release
 	// reads them (scheduler_timetable.go).
 	scheduleEnd func(dag *DAG) *time.Time
+
 	// scheduleCountsTriggered: triggered runs count toward the
 	// max_active_runs that stops the schedule creating runs (Airflow 2);
 	// 1.10 counts only the schedule's own running runs.
 	scheduleCountsTriggered bool
+
 	// capRunningRuns: the scheduler evaluates only a DAG's first
 	// max_active_runs running runs by execution date, triggered ones
 	// included; the others wait, their tasks in no state (1.10, where
 	// every run is created running).
 	capRunningRuns bool
+
 	// dagrunTimeout is which runs dagrun_timeout fails and what becomes
 	// of their task instances.
 	dagrunTimeout dagrunTimeoutRule
+
 	// pastDependsMet decides depends_on_past: which run is the previous
 	// one and what it must hold (scheduler_pastdeps.go).
 	pastDependsMet pastDependency
-	// operators are the operator names the release ships, which a DAG
-	// file's task may name without simulate: (dag_operators.go).
-	operators func() *operatorSet
-	// python is the idiom of the release's DAG files, in which /code
-	// writes a definition that has no .py beside it.
-	python pythonDialect
-	// cronDays is how the release's croniter combines a cron expression's
-	// day-of-month and day-of-week fields (scheduler_cron.go).
-	cronDays cronDayRule
-
-	// healthBody is the body of the webserver's GET /health.
-	healthBody func(webserverHealth) ([]byte, error)
 
 	// bashSkipExitCode is the exit code with which a BashOperator skips
 	// itself (Airflow 2's skip_on_exit_code default, 99); 0: none, every
 	// non-zero exit fails the task (1.10).
 	bashSkipExitCode int
-	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
-	// searched for in the DAG folder's path as given joined with the path
-	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
-	// the path relative to the DAG folder (2.10.3 airflow/utils/file.py:77).
-	ignoreMatchesFolderPath bool
 
 	// orphans is what a restart does with tasks a snapshot caught queued
 	// or running (resolveOrphans).
@@ -186,7 +210,37 @@ type editionRules struct {
 	// do_xcom_push defaults to True; 1.10's BashOperator pushes only with
 	// xcom_push=True, which defaults to False.
 	bashPushesReturnValue bool
+}
 
+// dagFileRules are how the release reads DAG files: its example DAGs,
+// operator names, Python idiom, cron day rule and .airflowignore.
+type dagFileRules struct {
+	// examples is the embedded folder of the release's example DAGs,
+	// served when --dags is not given.
+	examples string
+
+	// operators are the operator names the release ships, which a DAG
+	// file's task may name without simulate: (dag_operators.go).
+	operators func() *operatorSet
+
+	// python is the idiom of the release's DAG files, in which /code
+	// writes a definition that has no .py beside it.
+	python pythonDialect
+
+	// cronDays is how the release's croniter combines a cron expression's
+	// day-of-month and day-of-week fields (scheduler_cron.go).
+	cronDays cronDayRule
+
+	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
+	// searched for in the DAG folder's path as given joined with the path
+	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
+	// the path relative to the DAG folder (2.10.3 airflow/utils/file.py:77).
+	ignoreMatchesFolderPath bool
+}
+
+// templateRules are the release's Jinja templates: the context, how
+// undefined names and printed objects behave, ti.xcom_pull.
+type templateRules struct {
 	// Templates (template.go, templatecontext.go): the names a task's
 	// Jinja context holds; whether an undefined name fails the render
 	// (jinja2.StrictUndefined, Airflow 2's default) or prints as nothing
@@ -198,9 +252,11 @@ type editionRules struct {
 	dagRunStr               func(*DagRun) string
 	templateRunAttributes2  bool
 	templateDateFilters     bool // ds, ts, ... as filters (airflow/templates.py, 2.x)
+
 	// xcomPull is ti.xcom_pull (templatexcom.go): the release's signature,
 	// which entries it reads and what it returns.
 	xcomPull xcomPullFunc
+
 	// bashRendersCwd: a BashOperator's cwd is a template field (Airflow
 	// 2.10.3 airflow/operators/bash.py:148); 1.10.15's template_fields are
 	// bash_command and env only (airflow/operators/bash_operator.py:88).
@@ -250,151 +306,159 @@ type orphanPolicy struct {
 // The table, one value per edition.
 var (
 	rules2 = editionRules{
-		name:       edition2,
-		version:    "2.10.3",
-		gitVersion: ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+		name: edition2,
 
-		examples: "fixtures/2.10.3",
+		apiRules: apiRules{
+			version:             "2.10.3",
+			gitVersion:          ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+			json:                spacedJSON,
+			jsonNewline:         false,
+			appHeaders:          true,
+			deprecationHeaders:  true,
+			problemDocument:     true,
+			apiV1:               true,
+			deleteDagRoute:      true,
+			infoRoute:           true,
+			lineageRoute:        true,
+			uiRunPath:           "/dags/:dag_id/graph",
+			runURLDagInQuery:    false,
+			confObjectOnly:      true,
+			confString:          false,
+			nullFlagFalse:       true,
+			flagTrue:            []string{"t", "true", "y", "yes", "1", "on"},
+			triggerMessage:      triggerMessage2,
+			checkStateFilter:    true,
+			errorDate:           strFormat,
+			ti2Fields:           true,
+			operatorFields:      operatorFields2,
+			poolIncludeDeferred: true,
+			healthBody:          healthBody2,
+		},
 
-		json:        spacedJSON,
-		jsonNewline: false,
+		runRules: runRules{
+			emptyConf:  json.RawMessage(`{}`),
+			checkRunID: true,
+			duplicate:  duplicate2,
+			newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
+				taskEndDate: true, backfillPrefix: "backfill__"},
+			runStateDates:        runStateDates{endOnlyFromUnfinished: true, restartFinished: true},
+			pauseNeedsDefinition: false,
+			pauseSubDAGs:         true,
+			deleteRefusesRunning: true,
+			deleteStopsTasks:     false,
+		},
 
-		appHeaders:         true,
-		deprecationHeaders: true,
-		problemDocument:    true,
+		schedulingRules: schedulingRules{
+			triggerRules:            triggerRules2,
+			pastDependsMet:          pastDependsMet2,
+			deltaEpochAligned:       true,
+			scheduleEnd:             scheduleEnd2,
+			capRunningRuns:          false,
+			scheduleCountsTriggered: true,
+			dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+			bashSkipExitCode:        99,
+			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+			bashPushesReturnValue:   true,
+		},
 
-		apiV1:          true,
-		deleteDagRoute: true,
-		infoRoute:      true,
-		lineageRoute:   true,
+		dagFileRules: dagFileRules{
+			examples:  "fixtures/2.10.3",
+			operators: operators2,
+			python:    python2,
+			// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
+			// beside a `*` (src/croniter/croniter.py:1000-1008).
+			cronDays:                cronDayRule{fullFieldIsStar: false},
+			ignoreMatchesFolderPath: false,
+		},
 
-		uiRunPath:        "/dags/:dag_id/graph",
-		runURLDagInQuery: false,
-
-		confObjectOnly: true,
-		confString:     false,
-		emptyConf:      json.RawMessage(`{}`),
-		checkRunID:     true,
-		nullFlagFalse:  true,
-		flagTrue:       []string{"t", "true", "y", "yes", "1", "on"},
-		duplicate:      duplicate2,
-		newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
-			taskEndDate: true, backfillPrefix: "backfill__"},
-		runStateDates:  runStateDates{endOnlyFromUnfinished: true, restartFinished: true},
-		triggerMessage: triggerMessage2,
-
-		checkStateFilter:    true,
-		errorDate:           strFormat,
-		ti2Fields:           true,
-		operatorFields:      operatorFields2,
-		poolIncludeDeferred: true,
-
-		pauseNeedsDefinition: false,
-		pauseSubDAGs:         true,
-		deleteRefusesRunning: true,
-		deleteStopsTasks:     false,
-
-		triggerRules:            triggerRules2,
-		pastDependsMet:          pastDependsMet2,
-		deltaEpochAligned:       true,
-		scheduleEnd:             scheduleEnd2,
-		capRunningRuns:          false,
-		scheduleCountsTriggered: true,
-		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
-		operators:               operators2,
-		python:                  python2,
-		// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
-		// beside a `*` (src/croniter/croniter.py:1000-1008).
-		cronDays:                cronDayRule{fullFieldIsStar: false},
-		healthBody:              healthBody2,
-		bashSkipExitCode:        99,
-		ignoreMatchesFolderPath: false,
-
-		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-
-		bashPushesReturnValue: true,
-		// Airflow 2.10.3 airflow/models/dag.py:536 template_undefined=jinja2.StrictUndefined
-		templateVars:            templateVars2,
-		templateStrictUndefined: true,
-		taskInstanceStr:         taskInstanceStr2,
-		dagRunStr:               dagRunStr2,
-		templateRunAttributes2:  true,
-		templateDateFilters:     true,
-		xcomPull:                xcomPull2,
-		bashRendersCwd:          true,
+		templateRules: templateRules{
+			// Airflow 2.10.3 airflow/models/dag.py:536 template_undefined=jinja2.StrictUndefined
+			templateVars:            templateVars2,
+			templateStrictUndefined: true,
+			taskInstanceStr:         taskInstanceStr2,
+			dagRunStr:               dagRunStr2,
+			templateRunAttributes2:  true,
+			templateDateFilters:     true,
+			xcomPull:                xcomPull2,
+			bashRendersCwd:          true,
+		},
 	}
 
 	rules110 = editionRules{
-		name:    edition110,
-		version: "1.10.15",
+		name: edition110,
 
-		examples: "fixtures/1.10.15",
+		apiRules: apiRules{
+			version:             "1.10.15",
+			json:                compactJSON,
+			jsonNewline:         true,
+			appHeaders:          false,
+			deprecationHeaders:  false,
+			problemDocument:     false,
+			deleteDagRoute:      true,
+			infoRoute:           false,
+			lineageRoute:        false,
+			uiRunPath:           "/admin/airflow/graph",
+			runURLDagInQuery:    true,
+			confObjectOnly:      false,
+			confString:          true,
+			nullFlagFalse:       false,
+			flagTrue:            []string{"t", "true", "y", "yes", "1"},
+			triggerMessage:      triggerMessage110,
+			checkStateFilter:    false,
+			errorDate:           isoFormat,
+			ti2Fields:           false,
+			operatorFields:      operatorFields110,
+			poolIncludeDeferred: false,
+			healthBody:          healthBody110,
+		},
 
-		json:        compactJSON,
-		jsonNewline: true,
+		runRules: runRules{
+			emptyConf:  nil,
+			checkRunID: false,
+			duplicate:  duplicate110,
+			newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
+				taskEndDate: false, backfillPrefix: "backfill_"},
+			runStateDates:        runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
+			pauseNeedsDefinition: true,
+			pauseSubDAGs:         true,
+			deleteRefusesRunning: false,
+			deleteStopsTasks:     true,
+		},
 
-		appHeaders:         false,
-		deprecationHeaders: false,
-		problemDocument:    false,
+		schedulingRules: schedulingRules{
+			triggerRules:            triggerRules110,
+			pastDependsMet:          pastDependsMet110,
+			deltaEpochAligned:       false,
+			scheduleEnd:             scheduleEnd110,
+			capRunningRuns:          true,
+			scheduleCountsTriggered: false,
+			dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
+			bashSkipExitCode:        0,
+			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			bashPushesReturnValue:   false,
+		},
 
-		deleteDagRoute: true,
-		infoRoute:      false,
-		lineageRoute:   false,
+		dagFileRules: dagFileRules{
+			examples:  "fixtures/1.10.15",
+			operators: operators110,
+			python:    python110,
+			// croniter 0.3.36 (constraints-1.10.15): a full day field is always
+			// `*` (src/croniter/croniter.py:618-619).
+			cronDays:                cronDayRule{fullFieldIsStar: true},
+			ignoreMatchesFolderPath: true,
+		},
 
-		uiRunPath:        "/admin/airflow/graph",
-		runURLDagInQuery: true,
-
-		confObjectOnly: false,
-		confString:     true,
-		emptyConf:      nil,
-		checkRunID:     false,
-		nullFlagFalse:  false,
-		flagTrue:       []string{"t", "true", "y", "yes", "1"},
-		duplicate:      duplicate110,
-		newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
-			taskEndDate: false, backfillPrefix: "backfill_"},
-		runStateDates:  runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
-		triggerMessage: triggerMessage110,
-
-		checkStateFilter:    false,
-		errorDate:           isoFormat,
-		ti2Fields:           false,
-		operatorFields:      operatorFields110,
-		poolIncludeDeferred: false,
-
-		pauseNeedsDefinition: true,
-		pauseSubDAGs:         true,
-		deleteRefusesRunning: false,
-		deleteStopsTasks:     true,
-
-		triggerRules:            triggerRules110,
-		pastDependsMet:          pastDependsMet110,
-		deltaEpochAligned:       false,
-		scheduleEnd:             scheduleEnd110,
-		capRunningRuns:          true,
-		scheduleCountsTriggered: false,
-		dagrunTimeout:           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
-		operators:               operators110,
-		python:                  python110,
-		// croniter 0.3.36 (constraints-1.10.15): a full day field is always
-		// `*` (src/croniter/croniter.py:618-619).
-		cronDays:                cronDayRule{fullFieldIsStar: true},
-		healthBody:              healthBody110,
-		bashSkipExitCode:        0,
-		ignoreMatchesFolderPath: true,
-
-		orphans: orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-
-		bashPushesReturnValue: false,
-		// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
-		templateVars:            templateVars110,
-		templateStrictUndefined: false,
-		taskInstanceStr:         taskInstanceStr110,
-		dagRunStr:               dagRunStr110,
-		templateRunAttributes2:  false,
-		templateDateFilters:     false,
-		xcomPull:                xcomPull110,
-		bashRendersCwd:          false,
+		templateRules: templateRules{
+			// Airflow 1.10.15 airflow/models/dag.py:810 'undefined': self.template_undefined or jinja2.Undefined
+			templateVars:            templateVars110,
+			templateStrictUndefined: false,
+			taskInstanceStr:         taskInstanceStr110,
+			dagRunStr:               dagRunStr110,
+			templateRunAttributes2:  false,
+			templateDateFilters:     false,
+			xcomPull:                xcomPull110,
+			bashRendersCwd:          false,
+		},
 	}
 
 	// rules110RBAC is 1.10.15 with rbac = True: the FAB UI's run page, no

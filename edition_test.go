@@ -391,8 +391,7 @@ func TestEditionRules_Table(t *testing.T) {
 				t.Fatal("no rules")
 			}
 			got := observe(r)
-			for i := range fields.NumField() {
-				name := fields.Field(i).Name
+			for _, name := range ruleNames(fields) {
 				if _, ok := got[name]; !ok {
 					t.Errorf("field %s is not observed by this test", name)
 				}
@@ -502,4 +501,20 @@ func cronDaysObserved(days cronDayRule) string {
 		return err.Error()
 	}
 	return next.Format(time.DateOnly)
+}
+
+// ruleNames are the rules' field names, the fields of the sub-tables
+// (apiRules, runRules, ...) in place of the sub-tables themselves: a rule
+// is one field, wherever it is grouped.
+func ruleNames(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			names = append(names, ruleNames(f.Type)...)
+			continue
+		}
+		names = append(names, f.Name)
+	}
+	return names
 }

@@ -12,9 +12,11 @@ import (
 	"time"
 )
 
-// The README's "Use airlite in your test suite" examples live in
-// testdata/examples; these tests prove the README shows them verbatim and
-// that each one passes against the real binary.
+// The examples of docs/testing.md ("Use airlite in your test suite") live
+// in testdata/examples; these tests prove the page shows them verbatim and
+// that each one passes against the real binary. The README and the docs
+// are checked here too: the README stays short, and every link between
+// them leads somewhere.
 
 var (
 	buildOnce sync.Once
@@ -55,9 +57,10 @@ func airliteBinary(t *testing.T) string {
 	return builtBin
 }
 
-func TestREADMEShowsTheTestedExamples(t *testing.T) {
+func TestDocsShowTheTestedExamples(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("README.md")
+	const page = "docs/testing.md"
+	guide, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +69,8 @@ func TestREADMEShowsTheTestedExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(readme), string(data)) {
-			t.Errorf("README.md does not show testdata/examples/%s verbatim", file)
+		if !strings.Contains(string(guide), string(data)) {
+			t.Errorf("%s does not show testdata/examples/%s verbatim", page, file)
 		}
 	}
 }
@@ -174,30 +177,113 @@ func TestREADMEGoVersionIsGoMod(t *testing.T) {
 	}
 }
 
-// TestREADMECodeFencesClosed: every ``` block the README opens is closed
-// before the next one opens, so no prose renders as code.
-func TestREADMECodeFencesClosed(t *testing.T) {
+// docPages are the pages a reader is sent to: the README and docs/.
+func docPages(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"README.md", "BENCHMARKS.md"}, pages...)
+}
+
+// TestDocsCodeFencesClosed: every ``` block a page opens is closed before
+// the next one opens, so no prose renders as code.
+func TestDocsCodeFencesClosed(t *testing.T) {
+	t.Parallel()
+	for _, page := range docPages(t) {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := 0 // line of the open fence, 0 when none
+		for i, line := range strings.Split(string(text), "\n") {
+			if !strings.HasPrefix(line, "```") {
+				continue
+			}
+			switch {
+			case open == 0:
+				open = i + 1
+			case line == "```":
+				open = 0
+			default:
+				t.Errorf("%s:%d opens %q inside the block opened at line %d", page, i+1, line, open)
+				open = i + 1
+			}
+		}
+		if open != 0 {
+			t.Errorf("%s:%d opens a block that is never closed", page, open)
+		}
+	}
+}
+
+// TestREADMEIsShort: the README is what a newcomer reads first; the rest
+// belongs in docs/, by reader.
+func TestREADMEIsShort(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := 0 // line of the open fence, 0 when none
-	for i, line := range strings.Split(string(readme), "\n") {
-		if !strings.HasPrefix(line, "```") {
+	if n := strings.Count(string(readme), "\n"); n > 300 {
+		t.Errorf("README.md has %d lines; at most 300 (move the rest to docs/)", n)
+	}
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+	// slugDrop is what GitHub drops from a heading to make its anchor.
+	slugDrop = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// headingAnchors are the anchors GitHub gives a page's headings (outside
+// code blocks).
+func headingAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
 			continue
 		}
-		switch {
-		case open == 0:
-			open = i + 1
-		case line == "```":
-			open = 0
-		default:
-			t.Errorf("README.md:%d opens %q inside the block opened at line %d", i+1, line, open)
-			open = i + 1
+		if m := mdHeading.FindStringSubmatch(line); m != nil && !inCode {
+			slug := slugDrop.ReplaceAllString(strings.ToLower(m[1]), "")
+			anchors[strings.ReplaceAll(slug, " ", "-")] = true
 		}
 	}
-	if open != 0 {
-		t.Errorf("README.md:%d opens a block that is never closed", open)
+	return anchors
+}
+
+// TestDocsLinksResolve: every link from one page of the README or docs/
+// to a file of the repository names a file that exists and, with a
+// #fragment, a heading of that file; pages moved to docs/ keep their
+// links working.
+func TestDocsLinksResolve(t *testing.T) {
+	t.Parallel()
+	for _, page := range docPages(t) {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(text), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, fragment, _ := strings.Cut(target, "#")
+			path := page
+			if file != "" {
+				path = filepath.Join(filepath.Dir(page), file)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s links to %s: %v", page, target, err)
+				continue
+			}
+			if fragment != "" && !headingAnchors(string(data))[fragment] {
+				t.Errorf("%s links to %s: %s has no heading with anchor #%s", page, target, path, fragment)
+			}
+		}
 	}
 }

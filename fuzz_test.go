@@ -615,7 +615,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 // tableCounts lists the row count of every table.
 func tableCounts(t testing.TB, store *Store) string {
 	t.Helper()
-	txn := store.read()
+	snap := store.Snapshot()
 	names := make([]string, 0, len(schema().Tables))
 	for name := range schema().Tables {
 		if !derivedTables[name] {
@@ -629,7 +629,7 @@ func tableCounts(t testing.TB, store *Store) string {
 	}
 	var b strings.Builder
 	for _, name := range names {
-		n, err := countRecords(txn, codecs[name])
+		n, err := countRecords(snap, codecs[name])
 		if err != nil {
 			t.Fatal(err)
 		}

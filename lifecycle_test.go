@@ -5,7 +5,9 @@ package main
 // and they run again at the next start.
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -384,4 +387,232 @@ func TestKillOrphanedGroup_Helper(t *testing.T) {
 	// the group; the guard must still refuse.
 	boot, _, _ := strings.Cut(processIdentity(os.Getpid()), "/")
 	fmt.Printf("killed %d\n", killOrphanedGroup(syscall.Getpgrp(), boot+"/0"))
+}
+
+// errInjectedServe is the failure failingListener's Accept returns.
+var errInjectedServe = errors.New("injected accept failure")
+
+// failingListener accepts as its listener does until fail is closed;
+// then Accept returns errInjectedServe, and http.Server.Serve returns it.
+type failingListener struct {
+	net.Listener
+	fail chan struct{}
+}
+
+func (l *failingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	select {
+	case <-l.fail:
+		if c != nil {
+			c.Close()
+		}
+		return nil, errInjectedServe
+	default:
+		return c, err
+	}
+}
+
+// failServing is a processOptions.listen whose listener fails once fail
+// is closed: the listener is closed too, so that a blocked Accept wakes.
+func failServing(fail chan struct{}) func(network, addr string) (net.Listener, error) {
+	return func(network, addr string) (net.Listener, error) {
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		go func() {
+			<-fail
+			ln.Close()
+		}()
+		return &failingListener{Listener: ln, fail: fail}, nil
+	}
+}
+
+// startProcess calls runProcess with po and args in the background, in a
+// temporary HOME, and returns at once; the call is cancelled and awaited
+// at cleanup.
+func startProcess(t *testing.T, po processOptions, args ...string) *runningServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &runningServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	env := mapEnv(map[string]string{"HOME": t.TempDir()})
+	go func() { s.done <- runProcess(ctx, args, env, s.stdout, s.stderr, po) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-s.done:
+			s.done <- err
+		case <-time.After(30 * time.Second):
+			t.Error("runProcess did not return within 30s of cleanup")
+		}
+	})
+	return s
+}
+
+// returned waits for runProcess to return and gives its error.
+func (s *runningServer) returned(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("runProcess did not return within 30s; log:\n%s", s.stderr.String())
+		return nil
+	}
+}
+
+// serving waits for the listening line and sets baseURL.
+func (s *runningServer) serving(t *testing.T) {
+	t.Helper()
+	waitForRun(t, s, "the listening line", func() bool { return s.stdout.String() != "" })
+	m := listeningLine.FindStringSubmatch(s.stdout.String())
+	if m == nil {
+		t.Fatalf("stdout = %q, want one listening line", s.stdout.String())
+	}
+	s.baseURL = m[1]
+}
+
+// exitPath is one way a start that opened the store comes to an end.
+type exitPath struct {
+	name    string
+	args    func(t *testing.T, dir string) []string // beyond the common ones
+	listen  func(fail chan struct{}) func(network, addr string) (net.Listener, error)
+	end     func(s *runningServer, fail chan struct{}) // nil: runProcess returns by itself
+	wantErr string                                     // "" for none
+}
+
+// exitPaths covers every exit after the store is open.
+var exitPaths = []exitPath{
+	{name: "signal", end: func(s *runningServer, _ chan struct{}) { s.cancel() }},
+	{name: "serve error", listen: failServing, end: func(_ *runningServer, fail chan struct{}) { close(fail) },
+		wantErr: "serve: " + errInjectedServe.Error()},
+	{name: "ready file unwritable", wantErr: "write ready file", args: func(t *testing.T, dir string) []string {
+		return []string{"--ready-file", filepath.Join(dir, "no-such-folder", "ready")}
+	}},
+	{name: "address in use", wantErr: "listen on", args: func(t *testing.T, dir string) []string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		return []string{"--addr", ln.Addr().String()}
+	}},
+	{name: "open API beyond loopback", wantErr: "refusing to listen", args: func(t *testing.T, dir string) []string {
+		return []string{"--addr", "0.0.0.0:0"}
+	}},
+	{name: "users file missing", wantErr: "no-such-users", args: func(t *testing.T, dir string) []string {
+		return []string{"--auth-backend", "basic_auth", "--users", filepath.Join(dir, "no-such-users")}
+	}},
+}
+
+// TestRun_EveryExitAfterOpenStops: whatever ends airlite once its store is
+// open (a signal, a serve error, a ready file that cannot be written, a
+// refused listen or auth setup), the final snapshot is written and the
+// snapshot's lock released.
+func TestRun_EveryExitAfterOpenStops(t *testing.T) {
+	t.Parallel()
+	for _, tc := range exitPaths {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			snap := filepath.Join(dir, "snapshot.json")
+			args := []string{"--home", dir, "--snapshot", snap, "--snapshot-interval", "1h", "--scheduler", "off",
+				"--log-format", "json"}
+			if tc.args != nil {
+				args = append(args, tc.args(t, dir)...)
+			}
+			if !slices.Contains(args, "--addr") {
+				args = append(args, "--addr", "127.0.0.1:0")
+			}
+			fail := make(chan struct{})
+			var po processOptions
+			if tc.listen != nil {
+				po.listen = tc.listen(fail)
+			}
+			s := startProcess(t, po, args...)
+			if tc.end != nil {
+				s.serving(t)
+				tc.end(s, fail)
+			}
+			err := s.returned(t)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("runProcess = %v, want an error with %q; log:\n%s", err, tc.wantErr, s.stderr.String())
+			}
+			if _, _, err := restoreSnapshot(context.Background(), snap); err != nil {
+				t.Errorf("no final snapshot: %v", err)
+			}
+			lock, err := lockSnapshot(config{Home: dir, Snapshot: snap})
+			if err != nil {
+				t.Fatalf("the snapshot's lock is still held: %v", err)
+			}
+			lock.release()
+		})
+	}
+}
+
+// TestRun_StopGivesRunningTasksGrace: a serve error stops airlite as a
+// signal does: running tries get --shutdown-grace to end (one ends within
+// it and succeeds), the one still running then is killed and put back
+// without using a try, and the final snapshot holds both outcomes.
+func TestRun_StopGivesRunningTasksGrace(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs task processes for seconds")
+	}
+	for _, tc := range exitPaths {
+		if tc.end == nil {
+			continue // never served: no task could be running
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			snap := filepath.Join(dir, "snapshot.json")
+			started, release, pidFile := filepath.Join(dir, "started"), filepath.Join(dir, "release"), filepath.Join(dir, "pid")
+			dags := writeDAGFolder(t, "dag_id: two\nschedule_interval: null\ntasks:\n"+
+				"  - task_id: finishes\n    operator: BashOperator\n    bash_command: touch "+started+
+				"; while [ ! -f "+release+" ]; do sleep 0.05; done\n"+
+				"  - task_id: outlasts\n    operator: BashOperator\n    retries: 0\n    bash_command: echo $$ > "+pidFile+"; exec sleep 300\n")
+			args := []string{"--home", dir, "--snapshot", snap, "--snapshot-interval", "1h", "--dags", dags,
+				"--shutdown-grace", "3s", "--log-format", "json", "--addr", "127.0.0.1:0"}
+			fail := make(chan struct{})
+			var po processOptions
+			if tc.listen != nil {
+				po.listen = tc.listen(fail)
+			}
+			s := startProcess(t, po, args...)
+			s.serving(t)
+			res, err := http.Post(s.baseURL+apiPrefix+"/dags/two/dag_runs", "application/json",
+				strings.NewReader(`{"execution_date": "`+stopDate+`"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			pid := readPID(t, pidFile)
+			waitForRun(t, s, "the first task", func() bool { _, err := os.Stat(started); return err == nil })
+
+			tc.end(s, fail)
+			waitForRun(t, s, "the wait for running tasks", func() bool {
+				return strings.Contains(s.stderr.String(), "waiting for running tasks")
+			})
+			if err := os.WriteFile(release, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.returned(t); tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("runProcess = %v, want an error with %q", err, tc.wantErr)
+			}
+			if procAlive(pid) {
+				t.Errorf("the task outlasting the grace (pid %d) still runs", pid)
+			}
+			again := startRun(t, "--home", dir, "--snapshot", snap, "--dags", dags)
+			for task, want := range map[string]string{"finishes": "success", "outlasts": "None"} {
+				status, body := mainGet(t, again.baseURL+apiPrefix+"/dags/two/dag_runs/"+stopDate+"/tasks/"+task)
+				var v map[string]any
+				_ = json.Unmarshal([]byte(body), &v)
+				if status != http.StatusOK || v["state"] != want {
+					t.Errorf("task %s in the final snapshot: %d %s; want state %s", task, status, body, want)
+				}
+			}
+		})
+	}
 }

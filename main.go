@@ -315,6 +315,9 @@ type processOptions struct {
 	// so airlite may become a child subreaper and reap and kill the
 	// orphans it adopts. A test process that calls run has other children.
 	ownsChildren bool
+	// listen opens the listener (net.Listen when nil); tests wrap the
+	// listener to make serving fail.
+	listen func(network, addr string) (net.Listener, error)
 }
 
 // run is airlite from start to exit, inside a process it shares (tests).
@@ -323,7 +326,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // runProcess is airlite from start to exit: load the DAGs, open the
-// listener, serve until ctx ends, then shut down in order.
+// store, serve until ctx ends, then stop in order. Once the store is open
+// every exit, whatever its reason (a signal, a serve error, a ready file
+// that cannot be written, a refused listen), goes through process.stop.
 func runProcess(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, po processOptions) error {
 	c, err := parseConfig(args, getenv, stderr)
 	if err != nil {
@@ -358,6 +363,30 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
+	p := &process{c: c, po: po, logger: logger, store: store, dags: dags, snaps: snaps}
+	err = p.serve(ctx, getenv, stdout, stderr)
+	return errors.Join(err, p.stop())
+}
+
+// process is airlite from its open store to its exit. serve fills in the
+// parts as it starts them; stop ends the ones started, in one order.
+type process struct {
+	c      config
+	po     processOptions
+	logger zerolog.Logger
+	store  *Store
+	dags   *DAGSet
+
+	httpServer *http.Server // set once serving
+	sched      *scheduler   // set once started
+	snaps      *snapshotter // nil with --snapshot off; written at stop even if never started
+	accessOut  *asyncWriter // the access log's buffer
+}
+
+// serve starts the scheduler, the snapshots and the HTTP server, and
+// serves until ctx ends (nil) or something fails (its error).
+func (p *process) serve(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, store, logger := p.c, p.store, p.logger
 	store.SetRunLimit(RunLimit{Max: c.MaxRunsPerDag, DropOldestFinished: c.RunRetention == runRetentionDrop})
 	store.SetLimits(Limits{Pools: c.MaxPools, LoadedDAGs: c.MaxDags, ConfBytes: c.MaxConfBytes,
 		Variables: c.MaxVariables, VariableBytes: c.MaxVariableBytes, Connections: c.MaxConnections,
@@ -378,15 +407,10 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 		clock = newFakeClock(time.Now())
 		now = clock.Now
 	}
-	accessOut := newAsyncWriter(stderr, 1<<20) // about 6,000 lines
-	defer func() {
-		if n := accessOut.Close(); n > 0 {
-			logger.Warn().Int64("lines", n).Msg("access log lines dropped under load")
-		}
-	}()
-	accessLog := newLoggerTo(c, stderr, accessOut)
+	p.accessOut = newAsyncWriter(stderr, 1<<20) // about 6,000 lines
+	accessLog := newLoggerTo(c, stderr, p.accessOut)
 	opts := serverOptions{
-		Edition: c.Edition, Store: store, DAGs: dags, Auth: auth, Logger: logger,
+		Edition: c.Edition, Store: store, DAGs: p.dags, Auth: auth, Logger: logger,
 		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize), AccessLog: &accessLog,
 		BodyTimeout: c.BodyTimeout,
 	}
@@ -396,11 +420,11 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 		sched = newScheduler(schedulerOptions{
 			Store: store, Edition: c.Edition, Logger: logger.With().Str("component", "scheduler").Logger(),
 			Now: now, Interval: schedulerInterval, Parallelism: c.Parallelism,
-			Unixname: unixname, Hostname: hostname, ReapOrphans: po.ownsChildren,
+			Unixname: unixname, Hostname: hostname, ReapOrphans: p.po.ownsChildren,
 		})
 		opts.Kick, opts.WithTasksStopped = sched.Kick, sched.WithTasksStopped
 		opts.SchedulerHeartbeat = sched.Heartbeat
-		if po.ownsChildren {
+		if p.po.ownsChildren {
 			if err := becomeSubreaper(); err != nil {
 				logger.Warn().Err(err).Msg("processes that tasks leave behind go to init, not to airlite")
 			}
@@ -409,7 +433,11 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 			clock.moved = sched.Kick
 		}
 	}
-	ln, err := net.Listen("tcp", c.Addr)
+	listen := p.po.listen
+	if listen == nil {
+		listen = net.Listen
+	}
+	ln, err := listen("tcp", c.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Addr, err)
 	}
@@ -427,9 +455,9 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 		ln.Close()
 		return err
 	}
-	httpServer := newHTTPServer(srv.routes(), logger, answerWriteTimeout)
+	p.httpServer = newHTTPServer(srv.routes(), logger, answerWriteTimeout)
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpServer.Serve(ln) }()
+	go func() { serveErr <- p.httpServer.Serve(ln) }()
 
 	baseURL := "http://" + ln.Addr().String()
 	if !isLoopback(ln.Addr()) && c.AuthBackend == authDefault {
@@ -438,44 +466,58 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	if sched != nil {
 		sched.start()
-		defer sched.stop() // on error paths too; stopping twice is harmless
+		p.sched = sched
 	}
-	if snaps != nil {
-		snaps.start()
+	if p.snaps != nil {
+		p.snaps.start()
 	}
 	srv.ready.Store(true)
 	if c.ReadyFile != "" {
 		if err := writeFileAtomic(c.ReadyFile, []byte(baseURL+"\n"), 0o644); err != nil {
-			_ = httpServer.Close()
 			return fmt.Errorf("write ready file: %w", err)
 		}
 	}
-	logger.Info().Str("edition", string(c.Edition)).Int("dags", len(dags.DAGs)).Str("url", baseURL).Msg("serving")
+	logger.Info().Str("edition", string(c.Edition)).Int("dags", len(p.dags.DAGs)).Str("url", baseURL).Msg("serving")
 	fmt.Fprintf(stdout, "listening on %s\n", baseURL)
 
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+		return nil
 	}
-	logger.Info().Msg("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	shutdownErr := httpServer.Shutdown(shutdownCtx)
-	if sched != nil {
-		logger.Info().Dur("grace", c.ShutdownGrace).Msg("waiting for running tasks")
-		sched.shutdown(c.ShutdownGrace)
-	}
-	// The final snapshot comes last, once nothing writes to the store.
-	if snaps != nil {
-		if err := snaps.stop(); err != nil {
-			return err
+}
+
+// stop ends what serve started, in this order whatever ended it: the HTTP
+// server first, so that no request writes any more; then the scheduler,
+// whose running tries get --shutdown-grace to end; then the final
+// snapshot, once nothing writes to the store; the caller releases the
+// snapshot's lock after.
+func (p *process) stop() error {
+	p.logger.Info().Msg("shutting down")
+	var errs []error
+	if p.httpServer != nil {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := p.httpServer.Shutdown(shutdownCtx); err != nil {
+			errs = append(errs, fmt.Errorf("shut down http server: %w", err))
 		}
 	}
-	if shutdownErr != nil {
-		return fmt.Errorf("shut down http server: %w", shutdownErr)
+	if p.sched != nil {
+		p.logger.Info().Dur("grace", p.c.ShutdownGrace).Msg("waiting for running tasks")
+		p.sched.shutdown(p.c.ShutdownGrace)
 	}
-	return nil
+	if p.snaps != nil {
+		if err := p.snaps.stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.accessOut != nil {
+		if n := p.accessOut.Close(); n > 0 {
+			p.logger.Warn().Int64("lines", n).Msg("access log lines dropped under load")
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // loadDAGSet reads the --dags folder (as the edition reads .airflowignore),

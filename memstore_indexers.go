@@ -2,7 +2,12 @@ package main
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // go-memdb's StringFieldIndex and IntFieldIndex find their field with
@@ -133,4 +138,112 @@ func encodeSeq(v int64) []byte {
 		v >>= 4
 	}
 	return b[:]
+}
+
+// runKeyIndexes is the (dag_id, run_id, task_id) key of the tables that
+// hold one row per task instance.
+func runKeyIndexes[T any](dag, run, task func(*T) string) *memdb.CompoundIndex {
+	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{stringField[T]{dag}, stringField[T]{run}, stringField[T]{task}}}
+}
+
+// activeIndex indexes the State field of unfinished runs only: queued or
+// running.
+// Every state query asks for those; finished rows, the bulk of a long-lived
+// store, then cost no state index entries (about 350 bytes each), and
+// RunsInState scans the table for a finished state.
+type activeIndex struct {
+	stringField[DagRun] // FromArgs and PrefixFromArgs: a state name
+}
+
+func activeStateIndex() activeIndex { return activeIndex{} }
+
+func (x activeIndex) FromObject(obj any) (bool, []byte, error) {
+	var state string
+	switch o := obj.(type) {
+	case *DagRun:
+		if o.State.Finished() {
+			return false, nil, nil
+		}
+		state = string(o.State)
+	default:
+		return false, nil, fmt.Errorf("state index: unsupported object %T", obj)
+	}
+	if state == "" {
+		return false, nil, nil
+	}
+	return true, append([]byte(state), 0), nil
+}
+
+// taskStatesIndex indexes a run's task-instance row under each unfinished
+// state (scheduled, queued, running, up_for_retry …) that one of its task
+// instances is in, as activeIndex does for runs: finished and None task
+// instances cost no entries.
+type taskStatesIndex struct {
+	stringField[runTasks] // FromArgs and PrefixFromArgs: a state name
+}
+
+func (taskStatesIndex) FromObject(obj any) (bool, [][]byte, error) {
+	row, ok := obj.(*runTasks)
+	if !ok {
+		return false, nil, fmt.Errorf("task state index: unsupported object %T", obj)
+	}
+	var seen []TaskState // a handful at most
+	var vals [][]byte
+	for _, ti := range row.TIs {
+		if ti.State == "" || ti.State.Finished() || slices.Contains(seen, ti.State) {
+			continue
+		}
+		seen = append(seen, ti.State)
+		vals = append(vals, append([]byte(ti.State), 0))
+	}
+	return len(vals) > 0, vals, nil
+}
+
+// timeIndex indexes a time.Time field by its instant in microseconds, in an
+// order-preserving encoding, so that a compound (dag_id, date) index lists a
+// DAG's runs in date order. As the last part of a prefix query a nil
+// argument matches every date.
+type timeIndex struct{ field string }
+
+func (x timeIndex) FromObject(obj any) (bool, []byte, error) {
+	var t time.Time
+	switch o := obj.(type) {
+	case *DagRun:
+		t = o.ExecutionDate
+	default:
+		return false, nil, fmt.Errorf("time index %s: unsupported object %T", x.field, obj)
+	}
+	return true, encodeTime(t), nil
+}
+
+func (x timeIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, errors.New("time index: want one argument")
+	}
+	t, ok := args[0].(time.Time)
+	if !ok {
+		return nil, fmt.Errorf("time index: argument is %T, not time.Time", args[0])
+	}
+	return encodeTime(t), nil
+}
+
+func (x timeIndex) PrefixFromArgs(args ...any) ([]byte, error) {
+	if len(args) == 1 && args[0] == nil {
+		return nil, nil
+	}
+	return x.FromArgs(args...)
+}
+
+// encodeTime writes the instant four bits to a byte, most significant
+// first (the sign bit flipped keeps negative instants in order). A write
+// copies every radix-tree node on its key's path, and whole bytes let a
+// node grow 256 children (a DAG's dates a minute apart do): nibbles cap a
+// node at 16 children, for a key twice as long.
+func encodeTime(t time.Time) []byte {
+	v := uint64(t.UnixMicro()) ^ (1 << 63)
+	b := make([]byte, 16)
+	for i := range b {
+		b[i] = byte(v >> (60 - 4*i) & 0xf)
+	}
+	return b
 }

@@ -712,8 +712,9 @@ func (s *server) handleGetLineage(w http.ResponseWriter, r *http.Request, ps htt
 // the id lease cannot be written (new runs and pools are refused once
 // their ids pass it).
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	if err := s.opts.Store.LeaseProblem(); err != nil {
-		s.answerError(w, r, &apiError{kind: errUnavailable, msg: err.Error(), data: map[string]any{"status": "unavailable"}})
+	var lease *leaseError
+	if errors.As(s.opts.Store.LeaseProblem(), &lease) {
+		s.answerError(w, r, &apiError{kind: errUnavailable, msg: leaseText(lease), data: map[string]any{"status": "unavailable"}})
 		return
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"status": "ok"})

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 // A snapshot file is JSON lines:
@@ -282,8 +281,8 @@ type snapshotCodec struct {
 	// decode reads one record (one line) and returns the object to store.
 	decode func(line []byte) (any, error)
 	// insert, when set, stores decoded objects (in file order, a batch at
-	// a time) instead of txn.Insert of each.
-	insert func(txn *memdb.Txn, objs []any) error
+	// a time) instead of the restore's Insert of each.
+	insert func(r *storeRestore, objs []any) error
 	// check says what is wrong with a decoded object on its own, or nil:
 	// a row airlite could not have written is refused, checksum or not.
 	check func(obj any) error
@@ -503,12 +502,12 @@ type snapshotStats struct {
 
 // insertTaskRecords stores restored task instances: those of one run, one
 // after another in the file, go into the store as one row.
-func insertTaskRecords(txn *memdb.Txn, objs []any) error {
+func insertTaskRecords(r *storeRestore, objs []any) error {
 	tis := make([]*TaskInstance, len(objs))
 	for i, obj := range objs {
 		tis[i] = obj.(*TaskInstance)
 	}
-	return putTaskInstancesTxn(txn, tis...)
+	return r.InsertTaskInstances(tis)
 }
 
 // Row checks: what restore refuses in a row that decodes. Each returns

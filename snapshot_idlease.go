@@ -131,20 +131,18 @@ func (c *idCeiling) watch() <-chan struct{} {
 	return c.changed
 }
 
-// stuck is why the lease cannot be written (an errUnavailable), or nil.
+// stuck is why the lease cannot be written (a *leaseError), or nil.
 func (c *idCeiling) stuck() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.problem == nil {
 		return nil
 	}
-	return newAPIError(errUnavailable, "the id lease at %s cannot be written (%v): new run and pool ids stop at "+
-		"run id %d and pool id %d, the last it covers, so that a crash cannot hand out an id twice; "+
-		"airlite tries again every --snapshot-interval", c.path, c.problem, c.run, c.pool)
+	return &leaseError{path: c.path, problem: c.problem, run: c.run, pool: c.pool}
 }
 
 // admit refuses id, the next value of the counter name (counterRunID or
-// counterPoolID), when the lease does not cover it.
+// counterPoolID), with a *leaseError when the lease does not cover it.
 func (c *idCeiling) admit(name string, id int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,11 +153,5 @@ func (c *idCeiling) admit(name string, id int64) error {
 	if !c.on || id <= ceiling {
 		return nil
 	}
-	if c.problem != nil {
-		return newAPIError(errUnavailable, "no new %s: the id lease at %s cannot be written (%v), and it covers "+
-			"%s ids up to %d only: an id past it could be handed out again after a crash; "+
-			"airlite tries again every --snapshot-interval", what, c.path, c.problem, what, ceiling)
-	}
-	return newAPIError(errUnavailable, "no new %s: the id lease at %s covers %s ids up to %d and is not "+
-		"extended yet; try again", what, c.path, what, ceiling)
+	return &leaseError{path: c.path, problem: c.problem, what: what, ceiling: ceiling}
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	memdb "github.com/hashicorp/go-memdb"
 	"github.com/rs/zerolog"
 )
 
@@ -116,7 +115,7 @@ func (sn *snapshotter) write() error {
 // failed write every interval. A failure is logged once per episode.
 func (sn *snapshotter) leaseLoop() {
 	for {
-		ws := memdb.NewWatchSet()
+		ws := newIDWatch()
 		if err := sn.renewLease(ws); err != nil {
 			if !sn.leaseFailing {
 				sn.log.Error().Err(err).Msg("id lease not written; retrying every interval, and refusing new runs and pools once their ids pass it")
@@ -131,7 +130,7 @@ func (sn *snapshotter) leaseLoop() {
 		if sn.leaseFailing {
 			ctx, cancel = context.WithTimeout(sn.ctx, sn.interval)
 		}
-		err := ws.WatchCtx(ctx)
+		err := ws.Wait(ctx)
 		cancel()
 		if err != nil && sn.ctx.Err() != nil {
 			return
@@ -143,7 +142,7 @@ func (sn *snapshotter) leaseLoop() {
 // one of them came within half a block of it, and tells the store the
 // outcome: ids are handed out only up to what the lease on disk covers.
 // ws, when not nil, is given channels that fire when the counters move.
-func (sn *snapshotter) renewLease(ws memdb.WatchSet) error {
+func (sn *snapshotter) renewLease(ws *idWatch) error {
 	run, pool := sn.store.IDCounters(ws)
 	if sn.lease.Format != "" && run <= sn.lease.DagRun-leaseBlock/2 && pool <= sn.lease.Pool-leaseBlock/2 {
 		return nil

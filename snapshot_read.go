@@ -17,9 +17,9 @@ import (
 // read before the rest.
 const maxHeaderLine = 64 << 10
 
-// restoreSnapshot reads a snapshot into a fresh store, in one write
-// transaction committed only when every row is in: the result is the whole
-// snapshot or an error, never a part. Every row is checked (its codec's
+// restoreSnapshot reads a snapshot into a fresh store through a restore
+// (storeRestore) committed only when every row is in: the result is the
+// whole snapshot or an error, never a part. Every row is checked (its codec's
 // check and runOf), so that nothing is loaded that airlite could not have
 // written. A missing file is fs.ErrNotExist, a folder errIsDirectory; a
 // file that cannot be loaded, or holds an invalid row, is
@@ -94,8 +94,11 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	if err != nil {
 		return nil, stats, err
 	}
-	txn := store.db.Txn(true)
-	defer txn.Abort()
+	restore, err := store.Restore()
+	if err != nil {
+		return nil, stats, err
+	}
+	defer restore.Abort()
 	codecs := map[string]snapshotCodec{}
 	for _, c := range snapshotCodecs() {
 		codecs[c.table] = c
@@ -103,12 +106,11 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	body := io.NewSectionReader(f, headerEnd, footerStart-headerEnd)
 	// Decoding and inserting overlap: one goroutine decodes rows into
 	// batches, this one inserts them. The decoder owns the file reader,
-	// this goroutine the transaction.
+	// this goroutine the restore.
 	batches := make(chan rowBatch, 8)
 	quit := make(chan struct{})
 	decoded := make(chan decodeResult, 1)
 	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
-	var maxRunID, maxPoolID, maxVariableID, maxConnID, maxEventLogID int64
 	runRows := map[int64]int{} // run id -> its row, to refuse an id twice
 	var insertErr error
 	fail := func(err error) {
@@ -136,14 +138,17 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 			continue
 		}
 		// Rows that belong to a run come after the runs (the order
-		// snapshotCodecs writes), so that the run is already in txn.
+		// snapshotCodecs writes), so that the run is already restored.
 		if runOf := codecs[batch.table].runOf; runOf != nil {
 			for i, obj := range batch.rows {
 				dagID, runID := runOf(obj)
 				if dagID == lastDag && runID == lastRun {
 					continue
 				}
-				if raw, err := txn.First(tableDagRuns, indexID, dagID, runID); err != nil || raw == nil {
+				if _, err := restore.Run(dagID, runID); err != nil {
+					if errors.Is(err, errNotFound) {
+						err = nil
+					}
 					fail(badSnapshot(path, err, "invalid row %d of table %s: no run %s of DAG %s in table %s before it",
 						batch.first+i+1, batch.table, runID, dagID, tableDagRuns))
 					break
@@ -155,7 +160,7 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 			}
 		}
 		if insert := codecs[batch.table].insert; insert != nil {
-			if err := insert(txn, batch.rows); err != nil {
+			if err := insert(restore, batch.rows); err != nil {
 				fail(badSnapshot(path, err, "rows %d to %d of table %s do not fit",
 					batch.first+1, batch.first+len(batch.rows), batch.table))
 			}
@@ -171,21 +176,19 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 					break
 				}
 				runRows[o.ID] = row
-				maxRunID = max(maxRunID, o.ID)
-			case *Pool:
-				maxPoolID = max(maxPoolID, o.ID)
 			case *Variable:
 				refuseDuplicate(batch.table, o.ID, row)
-				maxVariableID = max(maxVariableID, o.ID)
 			case *Connection:
 				refuseDuplicate(batch.table, o.ID, row)
-				maxConnID = max(maxConnID, o.ID)
 			case *EventLog:
 				refuseDuplicate(batch.table, o.ID, row)
-				maxEventLogID = max(maxEventLogID, o.ID)
 			case *XComEntry:
 				// runOf found the run; the entry must name its id too.
-				if raw, err := txn.First(tableDagRuns, indexID, o.DagID, o.RunID); err != nil || raw == nil || raw.(*DagRun).ID != o.RunRowID {
+				run, err := restore.Run(o.DagID, o.RunID)
+				if err != nil || run.ID != o.RunRowID {
+					if errors.Is(err, errNotFound) {
+						err = nil
+					}
 					fail(badSnapshot(path, err, "invalid row %d of table %s: dag_run_id %d is not the id of run %s of DAG %s",
 						row, batch.table, o.RunRowID, o.RunID, o.DagID))
 				}
@@ -193,7 +196,7 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 			if insertErr != nil {
 				break
 			}
-			if err := txn.Insert(batch.table, obj); err != nil {
+			if err := restore.Insert(batch.table, obj); err != nil {
 				fail(badSnapshot(path, err, "row %d of table %s does not fit", row, batch.table))
 				break
 			}
@@ -212,23 +215,9 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 		return nil, stats, badSnapshot(path, nil, "holds %d rows in %d tables, the end line says %d in %d",
 			stats.Rows, len(seen), footer.Rows, footer.Tables)
 	}
-	if err := recountRunsTxn(txn); err != nil {
+	if stats.Index, err = restore.Commit(); err != nil {
 		return nil, stats, err
 	}
-	if err := recountXComsTxn(txn); err != nil {
-		return nil, stats, err
-	}
-	if err := raiseCountersTxn(txn, map[string]int64{counterVariableID: maxVariableID, counterConnectionID: maxConnID,
-		counterEventLogID: maxEventLogID}); err != nil {
-		return nil, stats, fmt.Errorf("restore counters: %w", err)
-	}
-	// Ids keep counting from the highest id restored, whatever the
-	// counters say.
-	if err := raiseIDCountersTxn(txn, maxRunID, maxPoolID); err != nil {
-		return nil, stats, fmt.Errorf("restore counters: %w", err)
-	}
-	txn.Commit()
-	stats.Index = counterValue(store.read(), counterChange)
 	stats.Bytes = size
 	return store, stats, nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	gojson "github.com/goccy/go-json"
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 // hashWriter feeds everything written through it to a hash.
@@ -30,7 +29,7 @@ func (hw *hashWriter) Write(p []byte) (int, error) {
 // never blocked. On any error the previous snapshot is untouched and the
 // temporary file removed.
 func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStats, err error) {
-	txn := store.read() // a point-in-time view for the whole file
+	snap := store.Snapshot() // a point-in-time view for the whole file
 	file, err := createAtomic(path, 0o600)
 	if err != nil {
 		return stats, fmt.Errorf("create snapshot: %w", err)
@@ -46,7 +45,7 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 
 	codecs := snapshotCodecs()
 	header := snapshotHeader{
-		Format: snapshotFormat, Version: snapshotVersion, Index: counterValue(txn, counterChange),
+		Format: snapshotFormat, Version: snapshotVersion, Index: snap.ChangeIndex(),
 		CreatedAt: now.UTC(), AirliteVersion: airliteVersion,
 	}
 	for _, c := range codecs {
@@ -57,16 +56,12 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 	}
 	stats.Index = header.Index
 	for _, c := range codecs {
-		n, err := countRecords(txn, c)
+		n, err := countRecords(snap, c)
 		if err != nil {
 			return stats, err
 		}
 		if err := enc.Encode(&sectionHeader{Table: c.table, Rows: n}); err != nil {
 			return stats, fmt.Errorf("write table %s: %w", c.table, err)
-		}
-		it, err := txn.Get(c.table, indexID)
-		if err != nil {
-			return stats, fmt.Errorf("list %s: %w", c.table, err)
 		}
 		written := 0
 		writeRecord := func(obj any) error {
@@ -76,10 +71,8 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 			written++
 			return nil
 		}
-		for row := it.Next(); row != nil; row = it.Next() {
-			if err := c.eachRecord(row, writeRecord); err != nil {
-				return stats, err
-			}
+		if err := snap.Rows(c.table, func(row any) error { return c.eachRecord(row, writeRecord) }); err != nil {
+			return stats, err
 		}
 		if written != n {
 			return stats, fmt.Errorf("write table %s: counted %d rows, listed %d", c.table, n, written)
@@ -104,15 +97,11 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 }
 
 // countRecords counts the records a table is written as.
-func countRecords(txn *memdb.Txn, c snapshotCodec) (int, error) {
-	it, err := txn.Get(c.table, indexID)
-	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", c.table, err)
-	}
+func countRecords(snap storeSnapshot, c snapshotCodec) (int, error) {
 	n := 0
 	count := func(any) error { n++; return nil }
-	for row := it.Next(); row != nil; row = it.Next() {
-		_ = c.eachRecord(row, count) // count never fails
+	if err := snap.Rows(c.table, func(row any) error { return c.eachRecord(row, count) }); err != nil {
+		return 0, fmt.Errorf("count %s: %w", c.table, err)
 	}
 	return n, nil
 }

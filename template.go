@@ -45,7 +45,7 @@ type templateContext struct {
 	task *Task
 	run  *DagRun
 	try  int
-	// rules is the edition's; nil renders as edition 2.
+	// rules is the edition's; required.
 	rules *editionRules
 	// variables looks up Airflow Variables ({{ var.value.x }}); nil: none
 	// exist.

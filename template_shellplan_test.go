@@ -20,7 +20,7 @@ func renderPlan(t *testing.T, command string) (string, []string, error) {
 	task := &Task{TaskID: "t"}
 	run := &DagRun{DagID: "d", RunID: "manual__r", ExecutionDate: time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC),
 		Conf: []byte(`{"x": "V", "y": "W"}`)}
-	rendered, env, err := templateContext{dag: dag, task: task, run: run, try: 2}.renderShell(plan)
+	rendered, env, err := templateContext{dag: dag, task: task, run: run, try: 2, rules: edition2.rules()}.renderShell(plan)
 	if err != nil {
 		t.Fatalf("render %q: %v", command, err)
 	}
@@ -161,7 +161,7 @@ func TestTemplate_RenderShellValues(t *testing.T) {
 	for _, value := range append(slices.Clone(hostileValues), "", "\x00") {
 		conf, _ := spacedJSON.marshal(map[string]any{"x": value})
 		run := &DagRun{DagID: "d", RunID: "r", Conf: conf}
-		_, env, err := templateContext{dag: dag, task: task, run: run, try: 1}.renderShell(plan)
+		_, env, err := templateContext{dag: dag, task: task, run: run, try: 1, rules: edition2.rules()}.renderShell(plan)
 		switch {
 		case strings.Contains(value, "\x00"):
 			if err == nil || !strings.Contains(err.Error(), "NUL") {
@@ -206,7 +206,7 @@ func FuzzShellPlan(f *testing.F) {
 				values++
 			}
 		}
-		rendered, env, err := templateContext{dag: dag, task: task, run: run, try: 1}.renderShell(resolved)
+		rendered, env, err := templateContext{dag: dag, task: task, run: run, try: 1, rules: edition2.rules()}.renderShell(resolved)
 		if err != nil {
 			return // a {% block %}, which fails the task
 		}

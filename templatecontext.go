@@ -17,12 +17,14 @@ import (
 	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
-// editionRules is the context's edition, edition 2 when none is set.
+// editionRules is the context's edition. Every context names one: a
+// context without is a mistake of its maker, and no edition renders as
+// another's in its place.
 func (c templateContext) editionRules() *editionRules {
-	if c.rules != nil {
-		return c.rules
+	if c.rules == nil {
+		panic("templateContext without edition rules: every caller names its edition")
 	}
-	return &rules2
+	return c.rules
 }
 
 // jinjaVars is the context a template is rendered with: the edition's,

@@ -679,27 +679,22 @@ type poolRow struct {
 // of running and queued task instances; a negative size is unlimited),
 // and the pager.
 func buildPools(store *Store, offset int) ([]poolRow, *uiPager, error) {
-	pools, total, err := store.PoolPage(offset, uiPageRows)
+	ops := &resourceOps{store: store}
+	pools, err := ops.pools(listQuery{offset: offset, limit: uiPageRows})
 	if err != nil {
 		return nil, nil, err
 	}
-	start, end := uiWindow(offset, total)
+	start, end := uiWindow(offset, pools.total)
 	if start != offset { // past the end: the last page
-		if pools, total, err = store.PoolPage(start, uiPageRows); err != nil {
+		if pools, err = ops.pools(listQuery{offset: start, limit: uiPageRows}); err != nil {
 			return nil, nil, err
 		}
-		start, end = uiWindow(start, total)
+		start, end = uiWindow(start, pools.total)
 	}
-	usage, err := store.ActiveUsage()
-	if err != nil {
-		return nil, nil, err
-	}
-	rows := make([]poolRow, len(pools))
-	for i, p := range pools {
-		used := usage.running[p.Name]
-		queued := usage.byPool[p.Name] - used
-		row := poolRow{Name: p.Name, Slots: fmt.Sprint(p.Slots), Used: used, Queued: queued,
-			Open: fmt.Sprint(p.Slots - used - queued)}
+	rows := make([]poolRow, len(pools.rows))
+	for i, p := range pools.rows {
+		row := poolRow{Name: p.Name, Slots: fmt.Sprint(p.Slots), Used: p.Used.Running, Queued: p.Used.Queued,
+			Open: fmt.Sprint(p.Slots - p.Used.Running - p.Used.Queued)}
 		if p.Slots < 0 {
 			row.Slots, row.Open = "unlimited", "unlimited"
 		}
@@ -708,7 +703,7 @@ func buildPools(store *Store, offset int) ([]poolRow, *uiPager, error) {
 		}
 		rows[i] = row
 	}
-	return rows, newUIPager(&url.URL{Path: "/pools"}, start, end, total, "pool", "pools"), nil
+	return rows, newUIPager(&url.URL{Path: "/pools"}, start, end, pools.total, "pool", "pools"), nil
 }
 
 func (s *server) handleUIPools(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {

@@ -66,7 +66,7 @@ func TestStore_Variables(t *testing.T) {
 			steps: []step{
 				{op: "set", key: "a", val: "1"},
 				{op: "set", key: "b", val: "2"},
-				{op: "set", key: "c", val: "3", wantErr: errBadRequest, limit: limitVariables},
+				{op: "set", key: "c", val: "3", wantErr: errLimitReached, limit: limitVariables},
 				{op: "set", key: "a", val: "again"},
 				{op: "delete", key: "b"},
 				{op: "set", key: "c", val: "3"},
@@ -78,8 +78,8 @@ func TestStore_Variables(t *testing.T) {
 			limits: Limits{VariableBytes: 4},
 			steps: []step{
 				{op: "set", key: "a", val: "1234"},
-				{op: "set", key: "b", val: "12345", wantErr: errBadRequest, limit: limitVariableBytes},
-				{op: "update", key: "a", val: "12345", wantErr: errBadRequest, limit: limitVariableBytes},
+				{op: "set", key: "b", val: "12345", wantErr: errLimitReached, limit: limitVariableBytes},
+				{op: "update", key: "a", val: "12345", wantErr: errLimitReached, limit: limitVariableBytes},
 			},
 			want: []Variable{{ID: 1, Key: "a", Val: "1234"}},
 		},
@@ -192,7 +192,7 @@ func TestStore_Connections(t *testing.T) {
 			steps: []step{
 				{op: "create", conn: Connection{ConnID: "a", ConnType: "http"}},
 				{op: "create", conn: Connection{ConnID: "b", ConnType: "postgres", Host: &host}},
-				{op: "create", conn: Connection{ConnID: "a", ConnType: "ftp"}, wantErr: errConflict},
+				{op: "create", conn: Connection{ConnID: "a", ConnType: "ftp"}, wantErr: errExists},
 			},
 			want: []string{"a:http:1", "b:postgres:2"},
 		},
@@ -213,10 +213,10 @@ func TestStore_Connections(t *testing.T) {
 			limits: Limits{Connections: 1, ConnectionBytes: 10},
 			steps: []step{
 				{op: "create", conn: Connection{ConnID: "a", ConnType: "http"}},
-				{op: "create", conn: Connection{ConnID: "b", ConnType: "http"}, wantErr: errBadRequest, limit: limitConnections},
-				{op: "update", conn: Connection{ConnID: "a", ConnType: "http", Host: &host}, wantErr: errBadRequest, limit: limitConnBytes},
+				{op: "create", conn: Connection{ConnID: "b", ConnType: "http"}, wantErr: errLimitReached, limit: limitConnections},
+				{op: "update", conn: Connection{ConnID: "a", ConnType: "http", Host: &host}, wantErr: errLimitReached, limit: limitConnBytes},
 				{op: "delete", conn: Connection{ConnID: "a"}},
-				{op: "create", conn: Connection{ConnID: "b", ConnType: "x", Host: &host}, wantErr: errBadRequest, limit: limitConnBytes},
+				{op: "create", conn: Connection{ConnID: "b", ConnType: "x", Host: &host}, wantErr: errLimitReached, limit: limitConnBytes},
 				{op: "create", conn: Connection{ConnID: "b", ConnType: "http"}},
 			},
 			want: []string{"b:http:2"},

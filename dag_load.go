@@ -1,0 +1,231 @@
+package main
+
+// Reading a DAG folder, or the examples built into the binary, into a
+// DAGSet: each file through its front end (YAML today) and the builder,
+// then the checks of the set as a whole (dag ids unique, sub-DAGs).
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// embeddedFixtures are the example DAGs served when --dags is not given,
+// one folder per Airflow release (editionRules.examples says which).
+//
+//go:embed fixtures/2.10.3/*.yaml fixtures/1.10.15/*.yaml
+var embeddedFixtures embed.FS
+
+// loadExampleDAGs parses the example DAGs built into the binary for the
+// edition's Airflow release, as read at now (days_ago counts from it).
+func loadExampleDAGs(r *editionRules, now time.Time) (*DAGSet, error) {
+	sub, err := fs.Sub(embeddedFixtures, r.examples)
+	if err != nil {
+		return nil, fmt.Errorf("open embedded fixtures: %w", err)
+	}
+	return dagLoader{now: now, rules: r}.load(sub, r.examples)
+}
+
+// maxDefinitionBytes bounds a definition file: a 15,000-task DAG is about
+// 1 MiB of YAML; a larger file is a mistake, or a device that never ends.
+const maxDefinitionBytes = 16 << 20
+
+// dagLoader reads definition folders.
+type dagLoader struct {
+	// ctx ends the reading early (a signal during start-up); nil: never.
+	ctx context.Context
+	// warn hears of the entries passed over; nil: silently.
+	warn func(file, problem string)
+	// now is when the files are read, for relative dates; zero: the
+	// current time.
+	now time.Time
+	// rules are the edition's; they say how .airflowignore patterns match,
+	// which operators a task may name and how cron day fields combine.
+	// Required: no edition stands in for another.
+	rules *editionRules
+}
+
+// loadDir parses every definition in a folder on disk.
+func (l dagLoader) loadDir(dir string) (*DAGSet, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open dags folder: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("open dags folder: %s is not a folder", dir)
+	}
+	folder, err := openDAGFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open dags folder: %w", err)
+	}
+	defer folder.Close()
+	return l.load(folder, dir)
+}
+
+// load parses every *.yaml, *.yml and *.json file of fsys, in every
+// folder that no .airflowignore pattern rules out (walkDefinitions), then
+// checks the set as a whole. pools.yaml / pools.json at the top hold
+// pools; further down they are refused. label prefixes file names in
+// errors. Entries that are not regular files (a FIFO, a device, a socket,
+// also behind a symlink) are passed over with a warning: reading one may
+// never end. A file over maxDefinitionBytes is refused.
+func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
+	if l.rules == nil {
+		panic("dagLoader.load: no edition rules: every caller names its edition")
+	}
+	files, err := l.walkDefinitions(fsys, label)
+	if err != nil {
+		return nil, err
+	}
+	set := &DAGSet{}
+	seen := map[string]string{} // dag_id -> file
+	for _, rel := range files {
+		file := filepath.Join(label, filepath.FromSlash(rel))
+		if l.ctx != nil && l.ctx.Err() != nil {
+			return nil, fmt.Errorf("read %s: %w", label, context.Cause(l.ctx))
+		}
+		info, err := fs.Stat(fsys, rel) // follows a symlink
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		if !info.Mode().IsRegular() {
+			if l.warn != nil {
+				l.warn(file, fmt.Sprintf("not a regular file (%v): passed over", info.Mode().Type()))
+			}
+			continue
+		}
+		if info.Size() > maxDefinitionBytes {
+			return nil, fmt.Errorf("read %s: %d bytes, over the limit of %d for a definition file", file, info.Size(), maxDefinitionBytes)
+		}
+		base := strings.TrimSuffix(rel, path.Ext(rel))
+		if path.Base(base) == "pools" && path.Dir(rel) != "." {
+			return nil, fmt.Errorf("%s: pools are read from %s at the top of the DAG folder only: move it there, or list it in %s",
+				file, path.Base(rel), airflowignoreName)
+		}
+		data, err := readAtMost(fsys, rel, maxDefinitionBytes)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		if base == "pools" {
+			pools, err := readPools(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+			set.Pools = append(set.Pools, pools...)
+			continue
+		}
+		dag, err := l.readDAG(data, file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if other, dup := seen[dag.DagID]; dup {
+			return nil, fmt.Errorf("%s: line %d: dag_id %q is already defined in %s", file, dag.idLine, dag.DagID, other)
+		}
+		seen[dag.DagID] = file
+		// Any file that cannot be served (none, or not one to serve) means
+		// /code answers with the rendering.
+		if src, err := readDAGSource(fsys, base+".py"); err == nil {
+			dag.SourceCode = string(src)
+		}
+		set.DAGs = append(set.DAGs, dag)
+	}
+	sort.Slice(set.DAGs, func(i, j int) bool { return set.DAGs[i].DagID < set.DAGs[j].DagID })
+	if err := linkSubDAGs(set.DAGs, seen); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// parseDAGFor reads one definition file (YAML or JSON) as read at now,
+// from which relative dates count, and builds it for the edition whose
+// rules r are. Every error names the line it is about.
+func parseDAGFor(data []byte, now time.Time, r *editionRules) (*DAG, error) {
+	spec, err := readYAMLDAG(data, now)
+	if err != nil {
+		return nil, err
+	}
+	return buildDAG(spec, r)
+}
+
+// readDAG reads one definition file through its front end and builds it
+// for the loader's edition.
+func (l dagLoader) readDAG(data []byte, file string) (*DAG, error) {
+	now := l.now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	spec, err := readYAMLDAG(data, now)
+	if err != nil {
+		return nil, err
+	}
+	spec.Fileloc = file
+	return buildDAG(spec, l.rules)
+}
+
+// readPools reads a pools file through its front end and builds its pools.
+func readPools(data []byte) ([]*Pool, error) {
+	spec, err := readYAMLPools(data)
+	if err != nil {
+		return nil, err
+	}
+	return buildPoolSpecs(spec)
+}
+
+// linkSubDAGs checks every SubDagOperator's target and marks the child DAGs.
+// Airflow requires a sub-DAG's id to be "<parent>.<task_id>".
+func linkSubDAGs(dags []*DAG, files map[string]string) error {
+	byID := make(map[string]*DAG, len(dags))
+	for _, d := range dags {
+		byID[d.DagID] = d
+	}
+	for _, d := range dags {
+		for _, t := range d.Tasks {
+			if t.Operator != "SubDagOperator" {
+				continue
+			}
+			want := d.DagID + "." + t.TaskID
+			if t.Subdag == "" {
+				t.Subdag = want
+			}
+			if t.Subdag != want {
+				return fmt.Errorf("%s: line %d: task %q: subdag must be named %q (Airflow names a sub-DAG <parent>.<task_id>), not %q",
+					files[d.DagID], d.taskLines[t.TaskID], t.TaskID, want, t.Subdag)
+			}
+			child, ok := byID[t.Subdag]
+			if !ok {
+				return fmt.Errorf("%s: line %d: task %q: subdag %q is not defined by any file", files[d.DagID], d.taskLines[t.TaskID], t.TaskID, t.Subdag)
+			}
+			if child.ParentDagID != "" && child.ParentDagID != d.DagID {
+				return fmt.Errorf("%s: line %d: task %q: subdag %q is already run by %s", files[d.DagID], d.taskLines[t.TaskID], t.TaskID, t.Subdag, child.ParentDagID)
+			}
+			child.ParentDagID = d.DagID
+		}
+	}
+	return nil
+}
+
+// readAtMost reads a file of at most limit bytes (it may have grown since
+// it was looked at).
+func readAtMost(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("over the limit of %d bytes for a definition file", limit)
+	}
+	return data, nil
+}

@@ -1,0 +1,280 @@
+package main
+
+// The DAG table: loading definitions, paused flags, deleting a DAG.
+
+import (
+	"errors"
+	"fmt"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// dagsTable holds one row per DAG id.
+func dagsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableDags,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID:   {Name: indexID, Unique: true, Indexer: stringField[DagRow]{func(r *DagRow) string { return r.DagID }}},
+			indexRoot: {Name: indexRoot, AllowMissing: true, Indexer: stringField[DagRow]{func(r *DagRow) string { return r.RootDagID }}},
+		},
+	}
+}
+
+// LoadDAGs replaces the DAG table with the given definitions. A DAG already
+// known keeps its paused flag; a new one takes is_paused_upon_creation.
+// Rows whose definition is no longer given stay, without a definition, as
+// Airflow keeps DagModel rows of vanished files.
+func (s *Store) LoadDAGs(set *DAGSet) error {
+	return s.updateIDs(func(txn *memdb.Txn) error {
+		given := map[string]bool{}
+		for _, d := range set.DAGs {
+			given[d.DagID] = true
+			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
+			if old, err := dagRowTxn(txn, d.DagID); err == nil {
+				row.IsPaused = old.IsPaused
+			}
+			if err := txn.Insert(tableDags, row); err != nil {
+				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+		}
+		rows, err := allDagRowsTxn(txn)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if given[row.DagID] || row.Def == nil {
+				continue
+			}
+			orphan := *row
+			orphan.Def = nil
+			if err := txn.Insert(tableDags, &orphan); err != nil {
+				return fmt.Errorf("insert dag %s: %w", row.DagID, err)
+			}
+		}
+		return s.ensurePoolsTxn(txn, set.Pools, false)
+	})
+}
+
+// DagByID returns the DAG row, or errNotFound.
+func (s *Store) DagByID(dagID string) (*DagRow, error) { return dagRowTxn(s.read(), dagID) }
+
+func dagRowTxn(txn *memdb.Txn, dagID string) (*DagRow, error) {
+	raw, err := txn.First(tableDags, indexID, dagID)
+	if err != nil {
+		return nil, fmt.Errorf("look up dag %s: %w", dagID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*DagRow), nil
+}
+
+// Dags lists every DAG row by dag_id.
+func (s *Store) Dags() ([]*DagRow, error) { return allDagRowsTxn(s.read()) }
+
+func allDagRowsTxn(txn *memdb.Txn) ([]*DagRow, error) {
+	it, err := txn.Get(tableDags, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list dags: %w", err)
+	}
+	var rows []*DagRow
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		rows = append(rows, raw.(*DagRow))
+	}
+	return rows, nil
+}
+
+// SetPaused sets the paused flag of a DAG and, with withSubDAGs, of every
+// sub-DAG below it.
+func (s *Store) SetPaused(dagID string, paused, withSubDAGs bool) error {
+	return s.update(func(txn *memdb.Txn) error {
+		ids := []string{dagID}
+		for i := 0; i < len(ids); i++ {
+			row, err := dagRowTxn(txn, ids[i])
+			if err != nil {
+				return err
+			}
+			updated := *row
+			updated.IsPaused = paused
+			if err := txn.Insert(tableDags, &updated); err != nil {
+				return fmt.Errorf("pause dag %s: %w", ids[i], err)
+			}
+			if !withSubDAGs {
+				break
+			}
+			children, err := txn.Get(tableDags, indexRoot, ids[i])
+			if err != nil {
+				return fmt.Errorf("list sub-dags of %s: %w", ids[i], err)
+			}
+			for raw := children.Next(); raw != nil; raw = children.Next() {
+				ids = append(ids, raw.(*DagRow).DagID)
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteDag removes a DAG, its sub-DAGs ("<dag_id>.…") and every run, task
+// instance and lineage record of them, and returns how many rows went, as
+// Airflow counts them. refuse, when non-nil, is checked inside the same
+// transaction and stops the deletion with its error.
+func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string) error) (int, error) {
+	count := 0
+	err := s.update(func(txn *memdb.Txn) error {
+		count = 0
+		ids, err := dagAndSubDagIDsTxn(txn, dagID)
+		if err != nil {
+			return err
+		}
+		if refuse != nil {
+			if err := refuse(storeView{txn}, ids); err != nil {
+				return err
+			}
+		}
+		if len(ids) == 0 {
+			return errNotFound
+		}
+		for _, id := range ids {
+			n, err := txn.DeleteAll(tableDags, indexID, id)
+			if err != nil {
+				return fmt.Errorf("delete dag %s: %w", id, err)
+			}
+			count += n
+			// Task instances count one each, not one per run's row.
+			tis, err := countTaskInstancesTxn(txn, id, nil)
+			if err != nil {
+				return err
+			}
+			if _, err := txn.DeleteAll(tableTasks, indexID+"_prefix", id, ""); err != nil {
+				return fmt.Errorf("delete task instances of %s: %w", id, err)
+			}
+			count += tis
+			for _, del := range []struct{ table, index string }{
+				{tableDagRuns, indexDagDate + "_prefix"},
+				{tableLineage, indexID + "_prefix"},
+			} {
+				n, err := txn.DeleteAll(del.table, del.index, id, prefixEnd(del.table))
+				if err != nil {
+					return fmt.Errorf("delete %s of %s: %w", del.table, id, err)
+				}
+				count += n
+			}
+			// Captured output is not a database row in Airflow: not
+			// counted. Earlier tries go with their task instances, as
+			// Airflow's foreign key cascades: not counted either.
+			for _, table := range []string{tableTaskLogs, tableTryHistory} {
+				if _, err := txn.DeleteAll(table, indexID+"_prefix", id, ""); err != nil {
+					return fmt.Errorf("delete %s of %s: %w", table, id, err)
+				}
+			}
+			// XCom rows go with their task instances, as Airflow's
+			// foreign key cascades: not counted.
+			if err := deleteXComsTxn(txn, id, ""); err != nil {
+				return err
+			}
+			if err := forgetRunCountTxn(txn, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return count, err
+}
+
+// prefixEnd is the last argument of a (dag_id, …) prefix query that ends
+// the prefix exactly after dag_id.
+func prefixEnd(table string) any {
+	if table == tableDagRuns {
+		return nil
+	}
+	return ""
+}
+
+// dagAndSubDagIDsTxn lists dagID (when it exists) and every DAG id that
+// starts with "dagID.", as Airflow's delete_dag does.
+func dagAndSubDagIDsTxn(txn *memdb.Txn, dagID string) ([]string, error) {
+	var ids []string
+	if _, err := dagRowTxn(txn, dagID); err == nil {
+		ids = append(ids, dagID)
+	} else if !errors.Is(err, errNotFound) {
+		return nil, err
+	}
+	it, err := txn.Get(tableDags, indexID+"_prefix", dagID+".")
+	if err != nil {
+		return nil, fmt.Errorf("list sub-dags of %s: %w", dagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		ids = append(ids, raw.(*DagRow).DagID)
+	}
+	return ids, nil
+}
+
+// UpsertDAG adds or replaces one DAG definition. A replaced DAG keeps its
+// paused flag and its runs. A new DAG loaded at runtime (FilePath
+// loadedDAGFileLoc) is refused at the store's LoadedDAGs limit.
+func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
+		old, err := dagRowTxn(txn, d.DagID)
+		switch {
+		case err == nil:
+			row.IsPaused, replaced = old.IsPaused, true
+		case !errors.Is(err, errNotFound):
+			return err
+		case d.FilePath == loadedDAGFileLoc:
+			if err := enforceLoadedDAGLimitTxn(txn, s.limits.LoadedDAGs); err != nil {
+				return err
+			}
+		}
+		if err := txn.Insert(tableDags, row); err != nil {
+			return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+		}
+		return nil
+	})
+	return replaced, err
+}
+
+// enforceLoadedDAGLimitTxn refuses one more DAG loaded at runtime at max
+// such DAGs (--max-dags). The DAG table holds the DAG folder's DAGs and at
+// most max more, so it counts them.
+func enforceLoadedDAGLimitTxn(txn *memdb.Txn, max int) error {
+	if max <= 0 {
+		return nil
+	}
+	rows, err := allDagRowsTxn(txn)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, row := range rows {
+		if row.FileLoc == loadedDAGFileLoc {
+			n++
+		}
+	}
+	if n < max {
+		return nil
+	}
+	return &limitError{limit: limitDags, have: int64(n)}
+}
+
+// ResetPaused puts every DAG's paused flag back to what its definition
+// says.
+func (s *Store) ResetPaused() error {
+	return s.update(func(txn *memdb.Txn) error {
+		rows, err := allDagRowsTxn(txn)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if row.Def == nil || row.IsPaused == row.Def.IsPausedUponCreation {
+				continue
+			}
+			updated := *row
+			updated.IsPaused = row.Def.IsPausedUponCreation
+			if err := txn.Insert(tableDags, &updated); err != nil {
+				return fmt.Errorf("reset paused flag of %s: %w", row.DagID, err)
+			}
+		}
+		return nil
+	})
+}

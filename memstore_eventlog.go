@@ -1,0 +1,140 @@
+package main
+
+// The event log (Airflow's log table).
+
+import (
+	"fmt"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// eventLogsTable holds Airflow's log table, the event log, by its integer
+// id (which is also the order the events happened in).
+func eventLogsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableEventLogs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: seqField[EventLog]{func(e *EventLog) int64 { return e.ID }}},
+		},
+	}
+}
+
+// AppendEventLog stores one event on its own, as Airflow's action_logging
+// commits its row before the action it records runs.
+func (s *Store) AppendEventLog(e EventLog) error {
+	return s.update(func(txn *memdb.Txn) error { return s.appendEventLogTxn(txn, &e) })
+}
+
+// appendEventLogTxn stores a copy of e under the next id; at
+// --max-event-logs the rows that fall out of the newest ids go in the same
+// write. e itself is not changed: a write may be tried more than once.
+// The next id follows the last row's, or the counter that a reset leaves
+// (clearEventLogsTxn): one read and one insert per event, no counter or
+// total written, since a try writes two events.
+func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
+	id := counterValue(txn, counterEventLogID)
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the last event log: %w", err)
+	}
+	if last != nil {
+		id = max(id, last.(*EventLog).ID)
+	}
+	id++
+	row := *e
+	row.ID = id
+	if err := txn.Insert(tableEventLogs, &row); err != nil {
+		return fmt.Errorf("store event log %d: %w", id, err)
+	}
+	keep := int64(s.limits.EventLogs)
+	if keep <= 0 {
+		return nil
+	}
+	for {
+		oldest, err := txn.First(tableEventLogs, indexID)
+		if err != nil {
+			return fmt.Errorf("find the oldest event log: %w", err)
+		}
+		if oldest == nil || oldest.(*EventLog).ID > id-keep {
+			return nil
+		}
+		if err := txn.Delete(tableEventLogs, oldest); err != nil {
+			return fmt.Errorf("drop event log %d: %w", oldest.(*EventLog).ID, err)
+		}
+	}
+}
+
+// clearEventLogsTxn empties the event log (a reset); the counter keeps
+// the last id, so that ids go on.
+func clearEventLogsTxn(txn *memdb.Txn) error {
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the last event log: %w", err)
+	}
+	if last != nil {
+		if err := raiseCountersTxn(txn, map[string]int64{counterEventLogID: last.(*EventLog).ID}); err != nil {
+			return err
+		}
+	}
+	if _, err := txn.DeleteAll(tableEventLogs, indexID); err != nil {
+		return fmt.Errorf("clear event logs: %w", err)
+	}
+	return nil
+}
+
+// EventLogs lists the event log by id, oldest first.
+func (s *Store) EventLogs() ([]*EventLog, error) {
+	it, err := s.read().Get(tableEventLogs, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list event logs: %w", err)
+	}
+	out := []*EventLog{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*EventLog))
+	}
+	return out, nil
+}
+
+// EventLogByID is one event; errNotFound when the log has none by that id.
+func (s *Store) EventLogByID(id int64) (*EventLog, error) {
+	raw, err := s.read().First(tableEventLogs, indexID, id)
+	if err != nil {
+		return nil, fmt.Errorf("look up event log %d: %w", id, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*EventLog), nil
+}
+
+// taskEventTxn is the event Airflow's task runner writes for a try
+// (airflow/models/taskinstance.py: Log(state, ti), in 2.10.3 as in
+// 1.10.15): the task instance's ids, its try and logical date, and its
+// task's owner.
+func taskEventTxn(txn *memdb.Txn, event string, ti *TaskInstance, at time.Time) *EventLog {
+	e := &EventLog{When: at, Event: event, DagID: ti.DagID, TaskID: ti.TaskID, RunID: ti.RunID}
+	mapIndex, try, date := -1, ti.TryNumber, ti.ExecutionDate
+	e.MapIndex, e.TryNumber, e.ExecutionDate = &mapIndex, &try, &date
+	if row, err := dagRowTxn(txn, ti.DagID); err == nil && row.Def != nil {
+		if t := row.Def.Task(ti.TaskID); t != nil {
+			owner := t.Owner
+			e.Owner = &owner
+		}
+	}
+	return e
+}
+
+// tryEndEvent is the event of a try that ended in state: Airflow writes
+// the state for success and skipped, and "failed" from handle_failure
+// whether or not a retry follows; "" when the try did not end (it goes
+// back to no state uncounted).
+func tryEndEvent(state TaskState) string {
+	switch state {
+	case TaskSuccess, TaskSkipped:
+		return string(state)
+	case TaskFailed, TaskUpForRetry:
+		return string(TaskFailed)
+	}
+	return ""
+}

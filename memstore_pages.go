@@ -1,0 +1,304 @@
+package main
+
+// Pages of runs and task instances in the orders the indexes keep.
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// RunPageQuery is a page of runs in an order the store's indexes keep.
+type RunPageQuery struct {
+	DagID         string     // "" is every DAG (by id only)
+	States        []RunState // any of these (each one of runStates); nil is any
+	ByDate        bool       // by logical date (one DAG only), else by id
+	Desc          bool
+	Offset, Limit int
+}
+
+// RunPage reads a page of runs and how many runs match in all. It walks
+// an index in the page's order and stops at the page's end: the cost is
+// offset plus limit rows (with States, also the rows in other states
+// among them; for every DAG also a seek per DAG); unfinished States that
+// hold under a quarter of the runs are read from the state index, all of
+// them, without the rows in between. The total comes
+// from the counts the writes keep (one row per DAG), not from the runs.
+// Every DAG's runs leave out those of a DAG id the store has no DAG row
+// for, as the listing of every DAG's ids does.
+func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
+	txn := s.read()
+	total, all, dagIDs, err := runPageTotal(txn, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !q.ByDate && q.States != nil && total*4 < all && !slices.ContainsFunc(q.States, RunState.Finished) {
+		// Few runs in unfinished states among many: take them from the
+		// state index rather than walk past the rest.
+		runs, read, err := unfinishedRunPage(txn, q, dagIDs)
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+		return runs, total, err
+	}
+	it, err := runPageIterator(txn, q, dagIDs)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list runs of %q: %w", q.DagID, err)
+	}
+	read := 0
+	defer func() {
+		if m, ok := it.(*runMerge); ok {
+			read = m.pulled // the rows of every DAG's walk
+		}
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	offset := q.Offset
+	runs := []*DagRun{}
+	for len(runs) < q.Limit {
+		raw := it.Next()
+		if raw == nil {
+			break
+		}
+		read++
+		run := raw.(*DagRun)
+		if q.DagID != "" && run.DagID != q.DagID {
+			break // past the DAG's end of a reverse walk
+		}
+		if q.States != nil && !slices.Contains(q.States, run.State) {
+			continue
+		}
+		if offset > 0 {
+			offset--
+			continue
+		}
+		runs = append(runs, run)
+	}
+	return runs, total, nil
+}
+
+func runPageIterator(txn *memdb.Txn, q RunPageQuery, dagIDs []string) (memdb.ResultIterator, error) {
+	switch {
+	case q.ByDate && q.Desc:
+		end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+		return txn.ReverseLowerBound(tableDagRuns, indexDagDate, q.DagID, end)
+	case q.ByDate:
+		return txn.Get(tableDagRuns, indexDagDate+"_prefix", q.DagID, nil)
+	case q.DagID != "":
+		return dagRunsByID(txn, q.DagID, q.Desc)
+	}
+	m := &runMerge{desc: q.Desc}
+	for _, id := range dagIDs {
+		it, err := dagRunsByID(txn, id, q.Desc)
+		if err != nil {
+			return nil, err
+		}
+		m.add(it)
+	}
+	heap.Init(m)
+	return m, nil
+}
+
+// dagRunsByID walks one DAG's runs in id order, or from the highest id
+// down; a reverse walk runs on past the DAG's runs, so readers stop at
+// the first run of another DAG.
+func dagRunsByID(txn *memdb.Txn, dagID string, desc bool) (memdb.ResultIterator, error) {
+	if desc {
+		return txn.ReverseLowerBound(tableDagRuns, indexDagRow, dagID, int64(1<<63-1))
+	}
+	return txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, nil)
+}
+
+// runMerge yields the runs of several DAGs in id order (descending when
+// desc), from one walk of each DAG's (dag_id, id) index: a page of every
+// DAG's runs costs a seek per DAG and its own rows.
+type runMerge struct {
+	desc   bool
+	heads  []runHead
+	pulled int // rows read from the walks
+}
+
+// runHead is the next run of one DAG's walk.
+type runHead struct {
+	run *DagRun
+	it  memdb.ResultIterator
+}
+
+// add starts a DAG's walk; a walk with no run of its DAG is left out.
+func (m *runMerge) add(it memdb.ResultIterator) {
+	m.pulled++
+	if raw := it.Next(); raw != nil {
+		m.heads = append(m.heads, runHead{run: raw.(*DagRun), it: it})
+	}
+}
+
+func (m *runMerge) Len() int { return len(m.heads) }
+func (m *runMerge) Less(i, j int) bool {
+	if m.desc {
+		return m.heads[i].run.ID > m.heads[j].run.ID
+	}
+	return m.heads[i].run.ID < m.heads[j].run.ID
+}
+func (m *runMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *runMerge) Push(x any)    { m.heads = append(m.heads, x.(runHead)) }
+func (m *runMerge) Pop() any {
+	last := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return last
+}
+
+// Next is memdb.ResultIterator's: the next run of the merged order.
+func (m *runMerge) Next() any {
+	if len(m.heads) == 0 {
+		return nil
+	}
+	top := &m.heads[0]
+	run := top.run
+	m.pulled++
+	if raw := top.it.Next(); raw != nil && raw.(*DagRun).DagID == run.DagID {
+		top.run = raw.(*DagRun)
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return run
+}
+
+// WatchCh is memdb.ResultIterator's; a page is read once, never watched.
+func (m *runMerge) WatchCh() <-chan struct{} { return nil }
+
+// unfinishedRunPage is RunPage for unfinished states, from the (state,
+// dag_id) index: it reads every run in those states (of the DAG, or of
+// dagIDs) and sorts them by id.
+func unfinishedRunPage(txn *memdb.Txn, q RunPageQuery, dagIDs []string) ([]*DagRun, int, error) {
+	var runs []*DagRun
+	read := 0
+	for i, state := range q.States {
+		if slices.Contains(q.States[:i], state) {
+			continue
+		}
+		index, args := indexState, []any{string(state), q.DagID}
+		if q.DagID == "" {
+			index, args = indexState+"_prefix", []any{string(state), ""}
+		}
+		it, err := txn.Get(tableDagRuns, index, args...)
+		if err != nil {
+			return nil, read, fmt.Errorf("list %s runs: %w", state, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			read++
+			run := raw.(*DagRun)
+			if q.DagID != "" || slices.Contains(dagIDs, run.DagID) {
+				runs = append(runs, run)
+			}
+		}
+	}
+	slices.SortFunc(runs, func(a, b *DagRun) int {
+		if q.Desc {
+			return cmp.Compare(b.ID, a.ID)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	runs = runs[min(q.Offset, len(runs)):]
+	return runs[:min(q.Limit, len(runs))], read, nil
+}
+
+// runPageTotal is how many runs match q and how many runs there are (of
+// the DAG, or of every DAG), from the run counts; for every DAG also the
+// DAG ids that have runs and a DAG row (nil for one DAG).
+func runPageTotal(txn *memdb.Txn, q RunPageQuery) (matched, all int, dagIDs []string, err error) {
+	of := func(c runCount) int {
+		if q.States == nil {
+			return c.N
+		}
+		n := 0
+		for i, state := range q.States {
+			if !slices.Contains(q.States[:i], state) {
+				n += c.States[runStateSlot(state)]
+			}
+		}
+		return n
+	}
+	if q.DagID != "" {
+		c := runCountTxn(txn, q.DagID)
+		return of(c), c.N, nil, nil
+	}
+	it, err := txn.Get(tableRunCounts, indexID)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("count runs: %w", err)
+	}
+	dagIDs = []string{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		c := raw.(*runCount)
+		if _, err := dagRowTxn(txn, c.DagID); err == nil {
+			dagIDs = append(dagIDs, c.DagID)
+			matched += of(*c)
+			all += c.N
+		} else if !errors.Is(err, errNotFound) {
+			return 0, 0, nil, err
+		}
+	}
+	return matched, all, dagIDs, nil
+}
+
+// RunTaskInstance is a task instance with its run.
+type RunTaskInstance struct {
+	Run *DagRun
+	TI  *TaskInstance
+}
+
+// TaskInstancePage is the task instances of every run of dagIDs (taken in
+// the order given), by DAG, logical date and task_id, skipping offset and
+// reading at most limit, and how many there are in all. The total comes
+// from the DAGs' counts; a DAG the page skips whole costs its count row,
+// a run the page skips whole its task-instance row, so the cost is the
+// page and the runs before it, not the DAGs' task instances.
+func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskInstance, int, error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	page := []RunTaskInstance{}
+	total := 0
+	for _, dagID := range dagIDs {
+		n := runCountTxn(txn, dagID).TaskInstances
+		total += n
+		if len(page) == limit || offset >= n {
+			offset -= min(offset, n)
+			continue
+		}
+		it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list runs of %s: %w", dagID, err)
+		}
+		for raw := it.Next(); raw != nil && len(page) < limit; raw = it.Next() {
+			run := raw.(*DagRun)
+			row, err := runTasksTxn(txn, dagID, run.RunID)
+			if err != nil {
+				return nil, 0, err
+			}
+			read += 2 // the run and its task-instance row
+			if row == nil {
+				continue
+			}
+			if offset >= len(row.TIs) {
+				offset -= len(row.TIs)
+				continue
+			}
+			for _, ti := range row.TIs[offset:min(len(row.TIs), offset+limit-len(page))] {
+				page = append(page, RunTaskInstance{Run: run, TI: ti})
+			}
+			offset = 0
+		}
+	}
+	return page, total, nil
+}

@@ -1,0 +1,691 @@
+package main
+
+// DAG runs: the table, lookups in date order, creating a run with its
+// task instances, and the intents that move a run through its states.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// Typed accessors for the indexes (see memstore_indexers.go).
+var (
+	runDagID = stringField[DagRun]{func(r *DagRun) string { return r.DagID }}
+	runRowID = seqField[DagRun]{func(r *DagRun) int64 { return r.ID }}
+)
+
+// dagRunsTable holds runs keyed by (dag_id, run_id), and found by
+// (dag_id, execution_date) in date order, by (dag_id, integer id) in id
+// order (the stable API's default order: a page reads its rows alone;
+// ids are never reused), and, while unfinished, by (state, dag_id): a
+// prefix query on the state alone lists every run in a state, the full
+// key one DAG's. Every index costs each trigger a radix-tree insert (about
+// 60 allocations and 4 KB), so the one state index serves both state
+// questions, and every DAG's runs in id order merge the DAGs' walks of
+// the (dag_id, id) index (runMerge) instead of keeping an index of their
+// own.
+func dagRunsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableDagRuns,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				runDagID, stringField[DagRun]{func(r *DagRun) string { return r.RunID }}}}},
+			indexDagDate: {Name: indexDagDate, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				runDagID, timeIndex{field: "ExecutionDate"}}}},
+			indexDagRow: {Name: indexDagRow, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{runDagID, runRowID}}},
+			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				activeStateIndex(), runDagID}}},
+		},
+	}
+}
+
+// putRunTxn stores a changed copy of a run, and keeps its DAG's counts.
+func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
+	if err := txn.Insert(tableDagRuns, next); err != nil {
+		return fmt.Errorf("store run %s of %s: %w", next.RunID, next.DagID, err)
+	}
+	if old.State == next.State && len(old.Conf) == len(next.Conf) {
+		return nil
+	}
+	if err := countRunTxn(txn, old, -1, 0); err != nil {
+		return err
+	}
+	return countRunTxn(txn, next, 1, 0)
+}
+
+// deleteRunTxn removes one run row and its task instances, and takes them
+// from its DAG's counts.
+func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
+	if err := txn.Delete(tableDagRuns, run); err != nil {
+		return fmt.Errorf("delete run %s of %s: %w", run.RunID, run.DagID, err)
+	}
+	row, err := runTasksTxn(txn, run.DagID, run.RunID)
+	if err != nil {
+		return err
+	}
+	tis := 0
+	if row != nil {
+		tis = len(row.TIs)
+		if err := txn.Delete(tableTasks, row); err != nil {
+			return fmt.Errorf("delete task instances of %s/%s: %w", run.DagID, run.RunID, err)
+		}
+	}
+	return countRunTxn(txn, run, -1, tis)
+}
+
+// enforceRunLimitTxn makes room for one more run of dagID, or refuses it.
+// The count is kept by the writes (runCount); only dropping runs walks
+// them, oldest first, and stops at the last one it drops.
+func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
+	if l.Max <= 0 {
+		return nil
+	}
+	n := runCountTxn(txn, dagID).N
+	if n < l.Max {
+		return nil
+	}
+	if !l.DropOldestFinished {
+		return &limitError{limit: limitRunsPerDag, dagID: dagID, have: int64(n), finished: -1}
+	}
+	excess := n - l.Max + 1
+	it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	if err != nil {
+		return fmt.Errorf("list runs of %s: %w", dagID, err)
+	}
+	var finished []*DagRun // oldest execution date first
+	for raw := it.Next(); raw != nil && len(finished) < excess; raw = it.Next() {
+		if run := raw.(*DagRun); run.State.Finished() {
+			finished = append(finished, run)
+		}
+	}
+	if len(finished) < excess {
+		unfinished := 0
+		for _, state := range []RunState{RunQueued, RunRunning} {
+			c, err := storeView{txn}.CountRuns(dagID, state)
+			if err != nil {
+				return err
+			}
+			unfinished += c
+		}
+		return &limitError{limit: limitRunsPerDag, dagID: dagID, have: int64(n), finished: int64(n - unfinished)}
+	}
+	for _, run := range finished {
+		if err := deleteRunTxn(txn, run); err != nil {
+			return err
+		}
+		for _, table := range taskInstanceTables {
+			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, run.RunID, ""); err != nil {
+				return fmt.Errorf("drop %s of run %s of %s: %w", table, run.RunID, dagID, err)
+			}
+		}
+		if err := deleteXComsTxn(txn, dagID, run.RunID, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunByDate returns the run of a DAG at an instant, or errNotFound.
+func (s *Store) RunByDate(dagID string, date time.Time) (*DagRun, error) {
+	return runByDateTxn(s.read(), dagID, date)
+}
+
+func runByDateTxn(txn *memdb.Txn, dagID string, date time.Time) (*DagRun, error) {
+	raw, err := txn.First(tableDagRuns, indexDagDate, dagID, date)
+	if err != nil {
+		return nil, fmt.Errorf("look up run of %s at %s: %w", dagID, isoFormat(date), err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*DagRun), nil
+}
+
+// RunByRunID returns the run of a DAG with a run_id, or errNotFound.
+func (s *Store) RunByRunID(dagID, runID string) (*DagRun, error) {
+	return runByRunIDTxn(s.read(), dagID, runID)
+}
+
+func runByRunIDTxn(txn *memdb.Txn, dagID, runID string) (*DagRun, error) {
+	raw, err := txn.First(tableDagRuns, indexID, dagID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("look up run %s of %s: %w", runID, dagID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*DagRun), nil
+}
+
+// RunsOfDag lists a DAG's runs by execution date; state "" lists all.
+func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
+	it, err := s.read().Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list runs of %s: %w", dagID, err)
+	}
+	runs := []*DagRun{}
+	read := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		read++
+		run := raw.(*DagRun)
+		if state == "" || run.State == state {
+			runs = append(runs, run)
+		}
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(read)
+	}
+	return runs, nil
+}
+
+// RecentRuns lists a DAG's last n runs by execution date, oldest first,
+// reading only those.
+func (s *Store) RecentRuns(dagID string, n int) ([]*DagRun, error) {
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	it, err := s.read().ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	if err != nil {
+		return nil, fmt.Errorf("list recent runs of %s: %w", dagID, err)
+	}
+	var runs []*DagRun
+	for raw := it.Next(); raw != nil && len(runs) < n; raw = it.Next() {
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			break
+		}
+		runs = append(runs, run)
+	}
+	slices.Reverse(runs)
+	return runs, nil
+}
+
+// RunsInState lists every run in a state, in id order.
+func (s *Store) RunsInState(state RunState) ([]*DagRun, error) {
+	index, args := indexState+"_prefix", []any{string(state), ""}
+	if state.Finished() {
+		index, args = indexID, nil // finished runs are not in the state index
+	}
+	it, err := s.read().Get(tableDagRuns, index, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list %s runs: %w", state, err)
+	}
+	var runs []*DagRun
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if run := raw.(*DagRun); run.State == state {
+			runs = append(runs, run)
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
+	return runs, nil
+}
+
+// LatestRuns returns, for every DAG that has runs, its run with the latest
+// execution date, by dag_id.
+func (s *Store) LatestRuns() ([]*DagRun, error) {
+	txn := s.read()
+	rows, err := allDagRowsTxn(txn)
+	if err != nil {
+		return nil, err
+	}
+	var latest []*DagRun
+	for _, row := range rows {
+		run, err := latestRunTxn(txn, row.DagID)
+		if errors.Is(err, errNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		latest = append(latest, run)
+	}
+	return latest, nil
+}
+
+func latestRunTxn(txn *memdb.Txn, dagID string) (*DagRun, error) {
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	it, err := txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	if err != nil {
+		return nil, fmt.Errorf("find latest run of %s: %w", dagID, err)
+	}
+	raw := it.Next()
+	if raw == nil || raw.(*DagRun).DagID != dagID {
+		return nil, errNotFound
+	}
+	return raw.(*DagRun), nil
+}
+
+// runStart is how a new run begins, which differs between the Airflow
+// releases airlite answers as: callers pass the form of theirs, so that
+// the store knows no releases.
+type runStart struct {
+	state       RunState // the run's first state
+	startDate   bool     // start_date is the creation time; otherwise queued_at is
+	tiUpdatedAt bool     // task instances have updated_at, set at creation
+	// A task gets no task instance in a run dated before its start_date
+	// (or, with taskEndDate, after its end_date), unless the run_id
+	// starts with backfillPrefix.
+	taskEndDate    bool
+	backfillPrefix string
+}
+
+// hasTask reports whether a run at date with runID gets a task instance
+// of t.
+func (rs runStart) hasTask(t *Task, runID string, date time.Time) bool {
+	if rs.isBackfill(runID) {
+		return true
+	}
+	if t.StartDate != nil && t.StartDate.After(date) {
+		return false
+	}
+	return !rs.taskEndDate || t.EndDate == nil || !date.After(*t.EndDate)
+}
+
+// taskInstance is t's task instance, in no state, of the run runID of
+// dagID at date, created at now.
+func (rs runStart) taskInstance(t *Task, dagID, runID string, date, now time.Time, unixname string) TaskInstance {
+	ti := TaskInstance{
+		DagID: dagID, RunID: runID, TaskID: t.TaskID, ExecutionDate: date,
+		MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
+		PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: unixname,
+	}
+	if rs.tiUpdatedAt {
+		ti.UpdatedAt = &now
+	}
+	return ti
+}
+
+// isBackfill reports whether runID names a backfill run, whose tasks the
+// scheduler never schedules.
+func (rs runStart) isBackfill(runID string) bool {
+	return rs.backfillPrefix != "" && strings.HasPrefix(runID, rs.backfillPrefix)
+}
+
+// newRun describes a run to create with insertRunTreeTxn.
+type newRun struct {
+	start    runStart
+	dag      *DAG
+	runID    string
+	date     time.Time // UTC
+	conf     json.RawMessage
+	now      time.Time
+	unixname string
+	external bool // triggered through the API rather than by the schedule
+	// note and interval are what the stable API's POST may give the run
+	// (not its sub-DAGs' runs); nil: none.
+	note     *string
+	interval *dataInterval
+	// event is the stable API's record of the trigger (api.post_dag_run),
+	// stored in the same write as the run; nil: none.
+	event *EventLog
+}
+
+// insertRunTreeTxn creates a run with its task instances (state None), then
+// the same for every sub-DAG below it, as Airflow's trigger and scheduler
+// do. The run and its sub-DAG runs begin as nr.start says. The store's run
+// limit is applied to the run and to each sub-DAG run.
+func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
+	if err := enforceRunLimitTxn(txn, nr.dag.DagID, s.runLimit); err != nil {
+		return nil, err
+	}
+	if err := enforceConfLimitTxn(txn, len(nr.conf), s.limits.ConfBytes); err != nil {
+		return nil, err
+	}
+	if nr.event != nil {
+		if err := s.appendEventLogTxn(txn, nr.event); err != nil {
+			return nil, err
+		}
+	}
+	id, err := s.nextIDTxn(txn, counterRunID)
+	if err != nil {
+		return nil, err
+	}
+	now := nr.now
+	run := &DagRun{
+		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: nr.date, State: nr.start.state,
+		Conf: nr.conf, ExternalTrigger: nr.external, RunType: runTypeOf(nr.runID),
+		UpdatedAt: &now, Note: nr.note,
+	}
+	if nr.interval != nil {
+		start, end := nr.interval.start, nr.interval.end
+		run.DataIntervalStart, run.DataIntervalEnd = &start, &end
+	}
+	if nr.start.startDate {
+		run.StartDate = &now
+	} else {
+		run.QueuedAt = &now
+	}
+	if err := txn.Insert(tableDagRuns, run); err != nil {
+		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
+	}
+	tiCount := 0
+	if len(nr.dag.Tasks) > 0 {
+		// One allocation for all of the run's task instances.
+		tis := make([]TaskInstance, len(nr.dag.Tasks))
+		row := &runTasks{DagID: nr.dag.DagID, RunID: nr.runID, TIs: make([]*TaskInstance, 0, len(tis))}
+		for i, t := range nr.dag.Tasks {
+			if !nr.start.hasTask(t, nr.runID, nr.date) {
+				continue
+			}
+			tis[i] = nr.start.taskInstance(t, nr.dag.DagID, nr.runID, nr.date, now, nr.unixname)
+			row.TIs = append(row.TIs, &tis[i])
+		}
+		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })
+		if err := txn.Insert(tableTasks, row); err != nil {
+			return nil, fmt.Errorf("insert tasks of %s/%s: %w", nr.dag.DagID, nr.runID, err)
+		}
+		tiCount = len(row.TIs)
+	}
+	if err := countRunTxn(txn, run, 1, tiCount); err != nil {
+		return nil, err
+	}
+	for _, childID := range nr.dag.SubDAGIDs() {
+		child, err := dagRowTxn(txn, childID)
+		if err != nil || child.Def == nil {
+			continue // a sub-DAG deleted through the API has nothing to run
+		}
+		if _, err := runByRunIDTxn(txn, childID, nr.runID); err == nil {
+			return nil, &subDagRunExists{childID: childID, runID: nr.runID}
+		}
+		if _, err := runByDateTxn(txn, childID, nr.date); err == nil {
+			return nil, &subDagRunExists{childID: childID, date: nr.date}
+		}
+		childRun := nr
+		childRun.dag = child.Def
+		childRun.note, childRun.interval, childRun.event = nil, nil, nil
+		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+// enforceConfLimitTxn refuses a run whose conf of n bytes would bring
+// the confs of every run past max bytes (--max-conf-bytes-total). The sum
+// is kept by the writes (totalConfBytes): one lookup.
+func enforceConfLimitTxn(txn *memdb.Txn, n int, max int64) error {
+	if max <= 0 || n == 0 {
+		return nil
+	}
+	total := totalTxn(txn, totalConfBytes)
+	if total+int64(n) <= max {
+		return nil
+	}
+	return &limitError{limit: limitConfBytesTotal, have: total, adding: int64(n), max: max}
+}
+
+// DeleteRuns removes the runs, task instances, lineage, task logs and earlier tries of
+// one DAG, or of every DAG when dagID is "". DAGs and pools stay.
+func (s *Store) DeleteRuns(dagID string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		if dagID == "" {
+			if err := clearRunCountsTxn(txn); err != nil {
+				return err
+			}
+		} else if err := forgetRunCountTxn(txn, dagID); err != nil {
+			return err
+		}
+		xcomsOf := []any{dagID, ""}
+		if dagID == "" {
+			xcomsOf = nil
+		}
+		if err := deleteXComsTxn(txn, xcomsOf...); err != nil {
+			return err
+		}
+		for _, table := range append([]string{tableDagRuns, tableTasks}, taskInstanceTables...) {
+			var err error
+			switch {
+			case dagID == "":
+				_, err = txn.DeleteAll(table, indexID)
+			case table == tableDagRuns:
+				_, err = txn.DeleteAll(table, indexDagDate+"_prefix", dagID, nil)
+			default:
+				_, err = txn.DeleteAll(table, indexID+"_prefix", dagID, "")
+			}
+			if err != nil {
+				return fmt.Errorf("delete %s: %w", table, err)
+			}
+		}
+		return nil
+	})
+}
+
+// TriggerRun creates the run that plan describes, as CreateRun does, in a
+// write batched with concurrent triggers (memstore_writebatch.go): plan may run
+// more than once and must leave no effect but its answer.
+func (s *Store) TriggerRun(plan func(v storeView) (*newRun, error)) (*DagRun, error) {
+	var created *DagRun
+	err := s.leased(func() error {
+		return s.updateBatched(func(txn *memdb.Txn) error {
+			created = nil
+			nr, err := plan(storeView{txn})
+			if err != nil {
+				return err
+			}
+			created, err = s.insertRunTreeTxn(txn, *nr)
+			return err
+		})
+	})
+	return created, err
+}
+
+// CreateRun creates the run that plan describes, with its task instances
+// and its sub-DAGs' runs; plan returns nil to create nothing. It reports
+// whether a run was created. A run whose id the id lease does not cover
+// yet waits for the lease (leased): plan may run more than once.
+func (s *Store) CreateRun(plan func(v storeView) (*newRun, error)) (bool, error) {
+	created := false
+	err := s.updateIDs(func(txn *memdb.Txn) error {
+		nr, err := plan(storeView{txn})
+		if err != nil || nr == nil {
+			return err
+		}
+		if _, err := s.insertRunTreeTxn(txn, *nr); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	return created, err
+}
+
+// StartRun moves a queued run to running at now when admit, asked inside
+// the same write, agrees. A run that is no longer queued stays as it is.
+func (s *Store) StartRun(dagID, runID string, now time.Time, admit func(v storeView, run *DagRun) (bool, error)) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) || (err == nil && run.State != RunQueued) {
+			return nil // changed since it was listed
+		}
+		if err != nil {
+			return err
+		}
+		if ok, err := admit(storeView{txn}, run); err != nil || !ok {
+			return err
+		}
+		started := *run
+		started.State = RunRunning
+		started.StartDate, started.UpdatedAt = &now, &now
+		return putRunTxn(txn, run, &started)
+	})
+}
+
+// runAdvance is what a scheduler pass changes in one running run.
+type runAdvance struct {
+	Tasks []*TaskInstance // new copies of changed task instances
+	End   RunState        // success or failed ends the run; "" leaves it running
+	At    time.Time       // when the run ended
+}
+
+// AdvanceRun lets decide change a running run's task instances, and end
+// the run, in one write. tis is the run's task instances by task_id, in a
+// slice decide may keep; a run that is no longer running is left alone.
+func (s *Store) AdvanceRun(dagID, runID string, decide func(v storeView, run *DagRun, tis []*TaskInstance) (runAdvance, error)) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) || (err == nil && run.State != RunRunning) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		adv, err := decide(storeView{txn}, run, tis)
+		if err != nil {
+			return err
+		}
+		if err := putTaskInstancesTxn(txn, adv.Tasks...); err != nil {
+			return err
+		}
+		if adv.End != "" {
+			return finishRunTxn(txn, run, adv.End, adv.At)
+		}
+		return nil
+	})
+}
+
+func finishRunTxn(txn *memdb.Txn, run *DagRun, state RunState, now time.Time) error {
+	done := *run
+	done.State, done.EndDate, done.UpdatedAt = state, &now, &now
+	return putRunTxn(txn, run, &done)
+}
+
+// runStateDates is how a change of state moves a run's dates, which
+// differs between the releases' DagRun.set_state: callers pass theirs.
+type runStateDates struct {
+	// A finished run marked the other finished state keeps its end_date
+	// (2.10.3 airflow/models/dagrun.py:335-337); otherwise any change to
+	// a finished state ends it now (1.10.15 airflow/models/dagrun.py:82-85).
+	endOnlyFromUnfinished bool
+	// A finished run set running starts again now (2.10.3 dagrun.py:329-334).
+	restartFinished bool
+}
+
+// ForceRunState sets a run's state as Airflow's set_dag_run_state_to_* do:
+// success marks every task instance success; failed fails running task
+// instances and skips those not yet finished; running and queued change
+// the run alone. The run's dates move as dates says. It returns the task
+// instances that were running and no longer are, whose tries the caller
+// stops.
+func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time, dates runStateDates) (stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		stopped = nil
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return &missingError{what: "run", dagID: dagID, runID: runID}
+		}
+		if err != nil {
+			return err
+		}
+		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		var changed []*TaskInstance
+		for _, ti := range tis {
+			next := ti.State
+			switch {
+			case state == RunSuccess:
+				next = TaskSuccess
+			case state == RunFailed && ti.State == TaskRunning:
+				next = TaskFailed
+			case state == RunFailed && !ti.State.Finished():
+				next = TaskSkipped
+			}
+			if next == ti.State {
+				continue
+			}
+			if ti.State == TaskRunning {
+				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+			}
+			forced := *ti
+			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
+			changed = append(changed, &forced)
+		}
+		if err := putTaskInstancesTxn(txn, changed...); err != nil {
+			return err
+		}
+		forced := *run
+		forced.State, forced.UpdatedAt = state, &now
+		// The dates move only on a change of state, as DagRun.set_state
+		// moves them.
+		switch {
+		case state == RunQueued:
+			forced.StartDate, forced.EndDate, forced.QueuedAt = nil, nil, &now
+		case state.Finished():
+			if run.State != state && !(dates.endOnlyFromUnfinished && run.State.Finished()) {
+				forced.EndDate = &now
+			}
+		default:
+			forced.EndDate = nil
+			if forced.StartDate == nil || (dates.restartFinished && run.State.Finished()) {
+				forced.StartDate = &now
+			}
+		}
+		return putRunTxn(txn, run, &forced)
+	})
+	return stopped, err
+}
+
+// WatchRun returns a run and a channel closed when its row next changes;
+// errNotFound when it does not exist.
+func (s *Store) WatchRun(dagID, runID string) (*DagRun, <-chan struct{}, error) {
+	ch, raw, err := s.read().FirstWatch(tableDagRuns, indexID, dagID, runID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch run %s of %s: %w", runID, dagID, err)
+	}
+	if raw == nil {
+		return nil, nil, errNotFound
+	}
+	return raw.(*DagRun), ch, nil
+}
+
+// LastScheduledDate is the logical date of a DAG's latest scheduled run,
+// or nil (the stable API's next_dagrun starts from it).
+func (s *Store) LastScheduledDate(dagID string) (*time.Time, error) {
+	return storeView{s.read()}.LastScheduledDate(dagID)
+}
+
+// SetRunNote sets or clears a run's note and returns the run as stored.
+func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*DagRun, error) {
+	var out *DagRun
+	err := s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		noted := *run
+		noted.Note, noted.UpdatedAt = note, &now
+		out = &noted
+		return putRunTxn(txn, run, &noted)
+	})
+	return out, err
+}
+
+// DeleteRun removes one run with its task instances, lineage, task
+// logs and earlier tries (not its sub-DAGs' runs, as Airflow deletes the one row).
+func (s *Store) DeleteRun(dagID, runID string) error {
+	return s.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		if err := deleteRunTxn(txn, run); err != nil {
+			return err
+		}
+		for _, table := range taskInstanceTables {
+			if _, err := txn.DeleteAll(table, indexID+"_prefix", dagID, runID, ""); err != nil {
+				return fmt.Errorf("delete %s of %s/%s: %w", table, dagID, runID, err)
+			}
+		}
+		return nil
+	})
+}

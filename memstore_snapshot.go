@@ -1,0 +1,123 @@
+package main
+
+// What the snapshot codec (snapshot*.go) reads and fills the store
+// through, so that it never holds a transaction: a point-in-time copy of
+// every table to write (storeSnapshot), and a restore into a fresh store
+// (storeRestore, as Nomad's StateRestore).
+
+import (
+	"errors"
+	"fmt"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// storeSnapshot is the store at one point in time, for the snapshot
+// writer: writers are never blocked while it is read.
+type storeSnapshot struct{ txn *memdb.Txn }
+
+// Snapshot takes a point-in-time copy of every table.
+func (s *Store) Snapshot() storeSnapshot { return storeSnapshot{s.read()} }
+
+// ChangeIndex is the number of write transactions the copy holds.
+func (v storeSnapshot) ChangeIndex() int64 { return counterValue(v.txn, counterChange) }
+
+// Rows calls fn with every row of table in its primary key's order, and
+// stops at fn's first error.
+func (v storeSnapshot) Rows(table string, fn func(row any) error) error {
+	it, err := v.txn.Get(table, indexID)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", table, err)
+	}
+	for row := it.Next(); row != nil; row = it.Next() {
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeRestore fills a fresh store with a snapshot's rows in one write
+// transaction, committed only when every row is in: a restore gives the
+// whole snapshot or nothing. Rows go in as they are (the snapshot holds
+// what the intents wrote); Commit builds the derived tables again and
+// raises the id counters past every id restored, whatever the counters
+// the snapshot holds say.
+type storeRestore struct {
+	store *Store
+	txn   *memdb.Txn
+	// The highest ids restored.
+	maxRunID, maxPoolID, maxVariableID, maxConnID, maxEventLogID int64
+}
+
+// errStoreNotFresh refuses a restore into a store that has been written.
+var errStoreNotFresh = errors.New("restore: the store is not fresh")
+
+// Restore opens a restore into s, which must be fresh (newStore, never
+// written). Until Commit or Abort no other write can begin.
+func (s *Store) Restore() (*storeRestore, error) {
+	txn := s.db.Txn(true)
+	if counterValue(txn, counterChange) != 0 {
+		txn.Abort()
+		return nil, errStoreNotFresh
+	}
+	return &storeRestore{store: s, txn: txn}, nil
+}
+
+// Insert stores one row of table as it is. The task instances table
+// takes InsertTaskInstances; derived tables are built by Commit.
+func (r *storeRestore) Insert(table string, obj any) error {
+	if derivedTables[table] || table == tableTasks {
+		return fmt.Errorf("restore %s: not restored row by row", table)
+	}
+	switch o := obj.(type) {
+	case *DagRun:
+		r.maxRunID = max(r.maxRunID, o.ID)
+	case *Pool:
+		r.maxPoolID = max(r.maxPoolID, o.ID)
+	case *Variable:
+		r.maxVariableID = max(r.maxVariableID, o.ID)
+	case *Connection:
+		r.maxConnID = max(r.maxConnID, o.ID)
+	case *EventLog:
+		r.maxEventLogID = max(r.maxEventLogID, o.ID)
+	}
+	return r.txn.Insert(table, obj)
+}
+
+// InsertTaskInstances stores task instances; those of one run given one
+// after another go into the store as one row.
+func (r *storeRestore) InsertTaskInstances(tis []*TaskInstance) error {
+	return putTaskInstancesTxn(r.txn, tis...)
+}
+
+// Run is a run restored so far, or errNotFound.
+func (r *storeRestore) Run(dagID, runID string) (*DagRun, error) {
+	return runByRunIDTxn(r.txn, dagID, runID)
+}
+
+// Commit builds the derived tables, raises the counters to the highest
+// ids restored and makes the restore the store's state. It returns the
+// change index restored.
+func (r *storeRestore) Commit() (int64, error) {
+	if err := recountRunsTxn(r.txn); err != nil {
+		return 0, err
+	}
+	if err := recountXComsTxn(r.txn); err != nil {
+		return 0, err
+	}
+	if err := raiseCountersTxn(r.txn, map[string]int64{counterVariableID: r.maxVariableID, counterConnectionID: r.maxConnID,
+		counterEventLogID: r.maxEventLogID}); err != nil {
+		return 0, fmt.Errorf("restore counters: %w", err)
+	}
+	// Ids keep counting from the highest id restored, whatever the
+	// counters say.
+	if err := raiseIDCountersTxn(r.txn, r.maxRunID, r.maxPoolID); err != nil {
+		return 0, fmt.Errorf("restore counters: %w", err)
+	}
+	r.txn.Commit()
+	return r.store.ChangeIndex(), nil
+}
+
+// Abort drops every row inserted; after Commit it does nothing.
+func (r *storeRestore) Abort() { r.txn.Abort() }

@@ -1,0 +1,370 @@
+package main
+
+// Task instances: one row per run holding its task instances, lookups,
+// forced states, clears and the slots active ones hold.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// taskInstancesTable holds one row per run with that run's task instances
+// (runTasks), keyed by (dag_id, run_id) and found by each unfinished state
+// one of its task instances is in.
+func taskInstancesTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTasks,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				stringField[runTasks]{func(r *runTasks) string { return r.DagID }},
+				stringField[runTasks]{func(r *runTasks) string { return r.RunID }}}}},
+			indexState: {Name: indexState, AllowMissing: true, Indexer: taskStatesIndex{}},
+		},
+	}
+}
+
+// TaskInstance returns one task instance, or errNotFound.
+func (s *Store) TaskInstance(dagID, runID, taskID string) (*TaskInstance, error) {
+	return taskInstanceTxn(s.read(), dagID, runID, taskID)
+}
+
+func taskInstanceTxn(txn *memdb.Txn, dagID, runID, taskID string) (*TaskInstance, error) {
+	row, err := runTasksTxn(txn, dagID, runID)
+	if err != nil {
+		return nil, err
+	}
+	if row != nil {
+		if i, ok := row.find(taskID); ok {
+			return row.TIs[i], nil
+		}
+	}
+	return nil, errNotFound
+}
+
+// runTasksTxn returns the row of a run's task instances, or nil.
+func runTasksTxn(txn *memdb.Txn, dagID, runID string) (*runTasks, error) {
+	raw, err := txn.First(tableTasks, indexID, dagID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("look up tasks of %s/%s: %w", dagID, runID, err)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*runTasks), nil
+}
+
+// TaskInstancesOfRun lists a run's task instances by task_id.
+func (s *Store) TaskInstancesOfRun(dagID, runID string) ([]*TaskInstance, error) {
+	return taskInstancesOfRunTxn(s.read(), dagID, runID)
+}
+
+// taskInstancesOfRunTxn lists a run's task instances by task_id, in a
+// slice the caller may change.
+func taskInstancesOfRunTxn(txn *memdb.Txn, dagID, runID string) ([]*TaskInstance, error) {
+	row, err := runTasksTxn(txn, dagID, runID)
+	if err != nil || row == nil {
+		return nil, err
+	}
+	return slices.Clone(row.TIs), nil
+}
+
+// taskInstancesInStateTxn lists the task instances in an unfinished state,
+// by (dag_id, run_id, task_id).
+func taskInstancesInStateTxn(txn *memdb.Txn, state TaskState) ([]*TaskInstance, error) {
+	it, err := txn.Get(tableTasks, indexState, string(state))
+	if err != nil {
+		return nil, fmt.Errorf("list %s tasks: %w", state, err)
+	}
+	var tis []*TaskInstance
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		for _, ti := range raw.(*runTasks).TIs {
+			if ti.State == state {
+				tis = append(tis, ti)
+			}
+		}
+	}
+	return tis, nil
+}
+
+// countTaskInstancesTxn counts the task instances of a DAG that match
+// (all of them when match is nil).
+func countTaskInstancesTxn(txn *memdb.Txn, dagID string, match func(*TaskInstance) bool) (int, error) {
+	it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
+	if err != nil {
+		return 0, fmt.Errorf("list tasks of %s: %w", dagID, err)
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		for _, ti := range raw.(*runTasks).TIs {
+			if match == nil || match(ti) {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// putTaskInstancesTxn stores new or changed task instances, each a fresh
+// copy (stored ones are never changed), into their runs' rows. Task
+// instances of one run given one after another cost one row write.
+func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
+	for len(tis) > 0 {
+		dagID, runID := tis[0].DagID, tis[0].RunID
+		n := 1
+		for n < len(tis) && tis[n].DagID == dagID && tis[n].RunID == runID {
+			n++
+		}
+		group := tis[:n]
+		tis = tis[n:]
+		old, err := runTasksTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		row := &runTasks{DagID: dagID, RunID: runID}
+		if old != nil {
+			row.TIs = make([]*TaskInstance, len(old.TIs), len(old.TIs)+len(group))
+			copy(row.TIs, old.TIs)
+		}
+		for _, ti := range group {
+			if ti.TaskID == "" {
+				return fmt.Errorf("store task of %s/%s: empty task_id", dagID, runID)
+			}
+			if i, found := row.find(ti.TaskID); found {
+				row.TIs[i] = ti
+			} else {
+				row.TIs = slices.Insert(row.TIs, i, ti)
+			}
+		}
+		if err := txn.Insert(tableTasks, row); err != nil {
+			return fmt.Errorf("store tasks of %s/%s: %w", dagID, runID, err)
+		}
+		added := len(row.TIs)
+		if old != nil {
+			added -= len(old.TIs)
+		}
+		if added != 0 {
+			c := runCountTxn(txn, dagID)
+			c.TaskInstances += added
+			if err := storeRunCountTxn(txn, &c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ForceTaskStates marks task instances of a run with a state, as Airflow's
+// set_state does; pick chooses the task_ids from the DAG's definition. A
+// finished run goes back to running so that the scheduler decides its
+// outcome again. It returns the task_ids marked and the task instances
+// that were running, whose tries the caller stops.
+func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.Time,
+	pick func(dag *DAG) ([]string, error)) (marked []string, stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		marked, stopped = nil, nil
+		row, err := dagRowTxn(txn, dagID)
+		if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+			return &missingError{what: "dag", dagID: dagID}
+		}
+		if err != nil {
+			return err
+		}
+		ids, err := pick(row.Def)
+		if err != nil {
+			return err
+		}
+		marked, stopped, err = forceTaskStatesTxn(txn, dagID, runID, ids, state, now, false)
+		return err
+	})
+	return marked, stopped, err
+}
+
+// ForceTaskStatesInRuns marks the same tasks in several runs of a DAG in
+// one write, as ForceTaskStates marks them in one run (Airflow's set_state
+// with future or past), leaving those already in the state as they are
+// (set_state selects only the others). It returns the task instances
+// marked, run by run, and those that were running.
+func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, state TaskState, now time.Time) (marked, stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		marked, stopped = nil, nil
+		for _, runID := range runIDs {
+			ids, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, state, now, true)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				marked = append(marked, tiKey{dagID, runID, id})
+			}
+			stopped = append(stopped, st...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return marked, stopped, nil
+}
+
+// forceTaskStatesTxn marks the task instances ids of a run, but with
+// skipSame those already in state; a finished run where one changed goes
+// back to running.
+func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state TaskState, now time.Time, skipSame bool) (marked []string, stopped []tiKey, err error) {
+	run, err := runByRunIDTxn(txn, dagID, runID)
+	if errors.Is(err, errNotFound) {
+		return nil, nil, &missingError{what: "run", dagID: dagID, runID: runID}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var changed []*TaskInstance
+	for _, id := range ids {
+		ti, err := taskInstanceTxn(txn, dagID, runID, id)
+		if errors.Is(err, errNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if skipSame && ti.State == state {
+			continue
+		}
+		if ti.State == TaskRunning {
+			stopped = append(stopped, tiKey{dagID, runID, id})
+		}
+		forced := *ti
+		forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+		changed = append(changed, &forced)
+		marked = append(marked, id)
+	}
+	if err := putTaskInstancesTxn(txn, changed...); err != nil {
+		return nil, nil, err
+	}
+	if run.State.Finished() && (len(changed) > 0 || !skipSame) {
+		reopened := *run
+		reopened.State, reopened.EndDate, reopened.UpdatedAt = RunRunning, nil, &now
+		if err := putRunTxn(txn, run, &reopened); err != nil {
+			return nil, nil, err
+		}
+	}
+	return marked, stopped, nil
+}
+
+// slotUsage counts what active (queued and running) task instances hold,
+// as Airflow counts pool and parallelism slots.
+type slotUsage struct {
+	total   int
+	byDag   map[string]int
+	byPool  map[string]int64 // pool_slots of queued and running
+	running map[string]int64 // pool_slots of running only
+}
+
+// ActiveUsage counts the slots that queued and running task instances hold.
+func (s *Store) ActiveUsage() (*slotUsage, error) { return activeUsageTxn(s.read()) }
+
+func activeUsageTxn(txn *memdb.Txn) (*slotUsage, error) {
+	u := &slotUsage{byDag: map[string]int{}, byPool: map[string]int64{}, running: map[string]int64{}}
+	for _, state := range []TaskState{TaskQueued, TaskRunning} {
+		tis, err := taskInstancesInStateTxn(txn, state)
+		if err != nil {
+			return nil, err
+		}
+		for _, ti := range tis {
+			u.total++
+			u.byDag[ti.DagID]++
+			u.byPool[ti.Pool] += int64(ti.PoolSlots)
+			if state == TaskRunning {
+				u.running[ti.Pool] += int64(ti.PoolSlots)
+			}
+		}
+	}
+	return u, nil
+}
+
+// ScheduledTaskInstances lists the task instances waiting for a slot,
+// with the slots that active ones hold, from one point in time.
+func (s *Store) ScheduledTaskInstances() ([]*TaskInstance, *slotUsage, error) {
+	txn := s.read()
+	tis, err := taskInstancesInStateTxn(txn, TaskScheduled)
+	if err != nil || len(tis) == 0 {
+		return nil, nil, err
+	}
+	usage, err := activeUsageTxn(txn)
+	return tis, usage, err
+}
+
+// SetTaskInstanceNote sets or clears a task instance's note and returns
+// the task instance as stored.
+func (s *Store) SetTaskInstanceNote(dagID, runID, taskID string, note *string) (*TaskInstance, error) {
+	var out *TaskInstance
+	err := s.update(func(txn *memdb.Txn) error {
+		ti, err := taskInstanceTxn(txn, dagID, runID, taskID)
+		if err != nil {
+			return err
+		}
+		noted := *ti
+		noted.Note = note
+		out = &noted
+		return putTaskInstancesTxn(txn, &noted)
+	})
+	return out, err
+}
+
+// ClearRun clears every task instance of a run and queues the run again
+// when it had finished (ClearTaskInstances).
+func (s *Store) ClearRun(dagID, runID string, now time.Time) (stopped []tiKey, err error) {
+	return s.ClearTaskInstances(dagID, runID, nil, true, now)
+}
+
+// ClearTaskInstances clears task instances of a run (taskIDs; nil is
+// all), as Airflow's clear_task_instances does: each goes back to no
+// state, its try's dates dropped, with room for its retries again; with
+// requeueRun a finished run is queued again with no start. It returns
+// the task instances that were running, whose tries the caller stops.
+func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
+	err = s.update(func(txn *memdb.Txn) error {
+		stopped = nil
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		tis, err := taskInstancesOfRunTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		changed := make([]*TaskInstance, 0, len(tis))
+		for _, ti := range tis {
+			if taskIDs != nil && !slices.Contains(taskIDs, ti.TaskID) {
+				continue
+			}
+			if ti.State == TaskRunning {
+				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+			}
+			// Airflow's clear_task_instances records every cleared
+			// try first.
+			if err := recordTryTxn(txn, ti, now); err != nil {
+				return err
+			}
+			cleared := *ti
+			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now
+			cleared.MaxTries = ti.TryNumber + ti.MaxTries - max(ti.TryNumber-1, 0)
+			if cleared.MaxTries < ti.TryNumber {
+				cleared.MaxTries = ti.TryNumber
+			}
+			changed = append(changed, &cleared)
+		}
+		if err := putTaskInstancesTxn(txn, changed...); err != nil {
+			return err
+		}
+		if !requeueRun || !run.State.Finished() {
+			return nil
+		}
+		queued := *run
+		queued.State, queued.StartDate, queued.EndDate, queued.QueuedAt, queued.UpdatedAt = RunQueued, nil, nil, &now, &now
+		return putRunTxn(txn, run, &queued)
+	})
+	return stopped, err
+}

@@ -1,0 +1,243 @@
+package main
+
+// XCom entries: what tries push, and what templates pull.
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// xcomsTable holds the XCom values tasks pushed, keyed by (dag_id, run_id,
+// task_id, key): map_index is always -1, so it is left out of the key.
+func xcomsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableXComs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}},
+		},
+	}
+}
+
+// putXComTxn stores one XCom value, replacing the one under the same key
+// (which a try cleared when it started, so only a try pushing a key twice
+// replaces). A new entry is refused at the XCom limit; a value over the
+// size limit always.
+func (s *Store) putXComTxn(txn *memdb.Txn, e *XComEntry) error {
+	if max := s.limits.XComBytes; max > 0 && len(e.Value) > max {
+		return &limitError{limit: limitXComBytes, key: e.Key, adding: int64(len(e.Value)), max: int64(max)}
+	}
+	old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key)
+	if err != nil {
+		return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
+	}
+	if old == nil {
+		n := totalTxn(txn, totalXComs)
+		if max := s.limits.XComs; max > 0 && n >= int64(max) {
+			return &limitError{limit: limitXComs, key: e.Key, have: n}
+		}
+		if err := addTotalTxn(txn, totalXComs, 1); err != nil {
+			return err
+		}
+	}
+	if err := txn.Insert(tableXComs, e); err != nil {
+		return fmt.Errorf("store xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
+	}
+	return nil
+}
+
+// deleteXComsTxn removes the XCom entries under a key prefix: (dag_id,
+// run_id, task_id, "") for a task instance's, (dag_id, run_id, "") for a
+// run's, (dag_id, "") for a DAG's, none for all; and keeps their count.
+func deleteXComsTxn(txn *memdb.Txn, prefix ...any) error {
+	index := indexID
+	if len(prefix) > 0 {
+		index += "_prefix"
+	}
+	n, err := txn.DeleteAll(tableXComs, index, prefix...)
+	if err != nil {
+		return fmt.Errorf("delete xcom entries %v: %w", prefix, err)
+	}
+	return addTotalTxn(txn, totalXComs, -int64(n))
+}
+
+// recountXComsTxn sets the XCom count from the table (after a restore).
+func recountXComsTxn(txn *memdb.Txn) error {
+	it, err := txn.Get(tableXComs, indexID)
+	if err != nil {
+		return fmt.Errorf("count xcom entries: %w", err)
+	}
+	var n int64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	if _, err := txn.DeleteAll(tableTotals, indexID, totalXComs); err != nil {
+		return fmt.Errorf("clear xcom count: %w", err)
+	}
+	return addTotalTxn(txn, totalXComs, n)
+}
+
+// XComFilter picks XCom entries; an empty field matches any.
+type XComFilter struct {
+	DagID, RunID, TaskID, Key string
+}
+
+// XComEntries lists the XCom entries that match, in Airflow's order:
+// dag_id, task_id, run_id, map_index, key.
+func (s *Store) XComEntries(f XComFilter) ([]*XComEntry, error) {
+	var prefix []any
+	switch {
+	case f.DagID != "" && f.RunID != "" && f.TaskID != "":
+		prefix = []any{f.DagID, f.RunID, f.TaskID, ""}
+	case f.DagID != "" && f.RunID != "":
+		prefix = []any{f.DagID, f.RunID, ""}
+	case f.DagID != "":
+		prefix = []any{f.DagID, ""}
+	}
+	index := indexID
+	if prefix != nil {
+		index += "_prefix"
+	}
+	it, err := s.read().Get(tableXComs, index, prefix...)
+	if err != nil {
+		return nil, fmt.Errorf("list xcom entries: %w", err)
+	}
+	entries := []*XComEntry{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		e := raw.(*XComEntry)
+		if (f.RunID == "" || e.RunID == f.RunID) && (f.TaskID == "" || e.TaskID == f.TaskID) && (f.Key == "" || e.Key == f.Key) {
+			entries = append(entries, e)
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b *XComEntry) int {
+		return cmp.Or(strings.Compare(a.DagID, b.DagID), strings.Compare(a.TaskID, b.TaskID),
+			strings.Compare(a.RunID, b.RunID), cmp.Compare(a.MapIndex, b.MapIndex), strings.Compare(a.Key, b.Key))
+	})
+	return entries, nil
+}
+
+// XComPullQuery picks the XCom entries a template's xcom_pull reads, as
+// Airflow's XCom.get_many (2.10.3) and XCom.get_one (1.10.15) do. Nil
+// slices and an empty Key match any.
+type XComPullQuery struct {
+	DagIDs     []string
+	TaskIDs    []string
+	Key        string
+	MapIndexes []int
+	// The pulling task's run: 2.10.3 takes the entries of the runs with
+	// its run_id (ByDate false), 1.10.15 those at its logical date.
+	RunID  string
+	Date   time.Time
+	ByDate bool
+	// IncludePriorDates takes the entries of runs at or before Date too.
+	IncludePriorDates bool
+}
+
+// XComsToPull lists the entries a pull reads, newest first as Airflow
+// orders them (the run's logical date, then the push's timestamp,
+// descending), in one read.
+func (s *Store) XComsToPull(q XComPullQuery) ([]*XComEntry, error) {
+	txn := s.read()
+	type found struct {
+		e    *XComEntry
+		date time.Time
+	}
+	var entries []found
+	keep := func(e *XComEntry) error {
+		if (q.TaskIDs != nil && !slices.Contains(q.TaskIDs, e.TaskID)) || (q.Key != "" && e.Key != q.Key) ||
+			(q.MapIndexes != nil && !slices.Contains(q.MapIndexes, e.MapIndex)) {
+			return nil
+		}
+		run, err := runByRunIDTxn(txn, e.DagID, e.RunID)
+		if errors.Is(err, errNotFound) { // entries go with their run
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		date := run.ExecutionDate
+		switch {
+		case q.IncludePriorDates && date.After(q.Date):
+			return nil
+		case !q.IncludePriorDates && q.ByDate && !date.Equal(q.Date):
+			return nil
+		case !q.IncludePriorDates && !q.ByDate && e.RunID != q.RunID:
+			return nil
+		}
+		entries = append(entries, found{e, date})
+		return nil
+	}
+	scan := func(prefix ...any) error {
+		index := indexID
+		if len(prefix) > 0 {
+			index += "_prefix"
+		}
+		it, err := txn.Get(tableXComs, index, prefix...)
+		if err != nil {
+			return fmt.Errorf("list xcom entries: %w", err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			if err := keep(raw.(*XComEntry)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if q.DagIDs == nil {
+		if err := scan(); err != nil {
+			return nil, err
+		}
+	}
+	for _, dagID := range slices.Compact(slices.Sorted(slices.Values(q.DagIDs))) {
+		var err error
+		switch {
+		case q.IncludePriorDates:
+			err = scan(dagID, "")
+		case q.ByDate:
+			// One run of a DAG per logical date: scan only its entries.
+			run, rerr := runByDateTxn(txn, dagID, q.Date)
+			if errors.Is(rerr, errNotFound) {
+				continue
+			}
+			if rerr != nil {
+				return nil, rerr
+			}
+			err = scan(dagID, run.RunID, "")
+		default:
+			err = scan(dagID, q.RunID, "")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b found) int {
+		return cmp.Or(b.date.Compare(a.date), b.e.Timestamp.Compare(a.e.Timestamp),
+			strings.Compare(a.e.DagID, b.e.DagID), strings.Compare(a.e.TaskID, b.e.TaskID), strings.Compare(a.e.Key, b.e.Key))
+	})
+	out := make([]*XComEntry, len(entries))
+	for i, f := range entries {
+		out[i] = f.e
+	}
+	return out, nil
+}
+
+// XCom returns one XCom entry, or errNotFound.
+func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
+	raw, err := s.read().First(tableXComs, indexID, dagID, runID, taskID, key)
+	if err != nil {
+		return nil, fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*XComEntry), nil
+}
