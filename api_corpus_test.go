@@ -101,7 +101,7 @@ type corpusServer struct {
 // newCorpusServer builds a server as main does with --clock fake and the
 // scheduler on, except that the scheduler runs no loop (the sequence runs
 // its passes) and the file-token secret is fixed.
-func newCorpusServer(t *testing.T, e edition, name, backend, users string) *corpusServer {
+func newCorpusServer(t *testing.T, e edition, name, backend, users string, storeOpts ...func(*Store)) *corpusServer {
 	t.Helper()
 	dags, err := loadExampleDAGs(e.rules(), testExamplesReadAt)
 	if err != nil {
@@ -120,6 +120,9 @@ func newCorpusServer(t *testing.T, e edition, name, backend, users string) *corp
 		dags.DAGs = append(dags.DAGs, d)
 	}
 	store := storeWith(t, dags)
+	for _, o := range storeOpts {
+		o(store)
+	}
 
 	usersFile := ""
 	if users != "" {
@@ -353,6 +356,13 @@ func TestAPICorpus(t *testing.T) {
 			recs = append(recs, deny.run(t, corpusAuthSequence(e))...)
 			basic := newCorpusServer(t, e, "basic_auth", authBasic, corpusUsers)
 			recs = append(recs, basic.run(t, corpusBasicSequence(e))...)
+			password := newCorpusServer(t, e, "password_auth", authPassword, corpusUsers)
+			recs = append(recs, password.run(t, corpusPasswordSequence(e))...)
+			limited := newCorpusServer(t, e, "limits", authDefault, "", func(s *Store) {
+				s.SetLimits(corpusLimits)
+				s.SetRunLimit(RunLimit{Max: 2})
+			})
+			recs = append(recs, limited.run(t, corpusLimitsSequence(e))...)
 			starting := newCorpusServer(t, e, "starting", authDefault, "")
 			starting.ts.srv.ready.Store(false)
 			recs = append(recs, starting.run(t, corpusStartingSequence(e))...)
@@ -1125,6 +1135,59 @@ func corpusAuthSequence(e edition) []corpusStep {
 	q.get("/api/v1/roles")
 	q.get("/api/v1/nope")
 	q.req(http.MethodGet, "/api/v1/dags", "", "Authorization", "Basic "+base64Std("admin:secret"))
+	return q.steps
+}
+
+// corpusPasswordSequence is the password_auth backend: the same
+// credentials as basic_auth, refused and accepted.
+func corpusPasswordSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	for _, path := range []string{apiPrefix + "/test", "/api/v1/dags/corpus_chain", "/pools", "/_airlite/clock"} {
+		q.get(path)
+		q.req(http.MethodGet, path, "", "Authorization", "Basic "+base64Std("admin:wrong"))
+		q.req(http.MethodGet, path, "", "Authorization", "Basic "+base64Std("admin"))
+	}
+	return q.steps
+}
+
+// corpusLimits are small limits, so that one request reaches each.
+var corpusLimits = Limits{Pools: 2, LoadedDAGs: 1, ConfBytes: 64, Variables: 1, Connections: 1, XComs: 1,
+	VariableBytes: 10, ConnectionBytes: 200, XComBytes: 1 << 10, EventLogs: 5}
+
+// corpusLimitsSequence reaches every limit of the store once: what each
+// refusal answers.
+func corpusLimitsSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	x := apiPrefix
+	q.post(x+"/pools", `{"name": "lim_1", "slots": 1, "description": ""}`)
+	q.post(x+"/pools", `{"name": "lim_2", "slots": 1, "description": ""}`)
+	q.post(x+"/pools", `{"name": "lim_1", "slots": 5, "description": "replaced"}`)
+	q.post("/_airlite/dags", "dag_id: lim_a\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: t, operator: DummyOperator}\n")
+	q.post("/_airlite/dags", "dag_id: lim_b\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: t, operator: DummyOperator}\n")
+	q.post("/_airlite/dags", "dag_id: lim_a\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: u, operator: DummyOperator}\n")
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-01T00:00:00+00:00", "conf": {"far_too_long": "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"}}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-01T00:00:00+00:00", "conf": {"k": 1}}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-02T00:00:00+00:00"}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-03T00:00:00+00:00"}`)
+	q.get(x + "/dags/corpus_chain/paused/false")
+	q.schedulerPass()
+	q.get(x + "/dags/corpus_chain/dag_runs")
+	q.get(x + "/dags/corpus_chain/dag_runs/2024-03-01T00:00:00+00:00/tasks/extract")
+	if e.rules().apiV1 {
+		const v = "/api/v1"
+		q.post(v+"/pools", `{"name": "lim_3", "slots": 1}`)
+		q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "lim_run"}`)
+		q.post(v+"/variables", `{"key": "a", "value": "short"}`)
+		q.post(v+"/variables", `{"key": "b", "value": "short"}`)
+		q.post(v+"/variables", `{"key": "a", "value": "far too long a value"}`)
+		q.patch(v+"/variables/a", `{"key": "a", "value": "far too long a value"}`)
+		q.post(v+"/connections", `{"connection_id": "c1", "conn_type": "http"}`)
+		q.post(v+"/connections", `{"connection_id": "c2", "conn_type": "http"}`)
+		q.patch(v+"/connections/c1", `{"connection_id": "c1", "conn_type": "http", "extra": "`+strings.Repeat("x", 250)+`"}`)
+		q.get(v + "/dags/corpus_chain/dagRuns/~/taskInstances/extract/xcomEntries")
+		q.get(v + "/dags/~/dagRuns/~/taskInstances/~/xcomEntries")
+		q.get(v + "/eventLogs")
+	}
 	return q.steps
 }
 
