@@ -1015,6 +1015,17 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(v + "/dags?limit=1000000")
 	q.get(v + "/dags?offset=1000")
 
+	// A scheduled DAG, unpaused: its next run before and after the pass
+	// that creates the latest one.
+	q.post("/_airlite/dags", "dag_id: corpus_daily\nschedule_interval: '@daily'\nstart_date: 2024-04-28\ncatchup: false\ntasks:\n  - {task_id: only, operator: DummyOperator}\n")
+	q.patch(v+"/dags/corpus_daily", `{"is_paused": false}`)
+	q.get(v + "/dags/corpus_daily")
+	q.schedulerPass()
+	q.get(v + "/dags/corpus_daily")
+	q.get(v + "/dags/corpus_daily/details")
+	q.get(v + "/dags/corpus_daily/dagRuns")
+	q.patch(v+"/dags/corpus_daily", `{"is_paused": true}`)
+
 	// A run set to failed before any pass: its task instances have no
 	// state yet.
 	q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_run_3", "logical_date": "2024-03-10T00:00:00+00:00"}`)
