@@ -363,6 +363,10 @@ func TestAPICorpus(t *testing.T) {
 				s.SetRunLimit(RunLimit{Max: 2})
 			})
 			recs = append(recs, limited.run(t, corpusLimitsSequence(e))...)
+			retention := newCorpusServer(t, e, "retention", authDefault, "", func(s *Store) {
+				s.SetRunLimit(RunLimit{Max: 1, DropOldestFinished: true})
+			})
+			recs = append(recs, retention.run(t, corpusRetentionSequence(e))...)
 			starting := newCorpusServer(t, e, "starting", authDefault, "")
 			starting.ts.srv.ready.Store(false)
 			recs = append(recs, starting.run(t, corpusStartingSequence(e))...)
@@ -1199,6 +1203,22 @@ func corpusLimitsSequence(e edition) []corpusStep {
 		q.get(v + "/dags/~/dagRuns/~/taskInstances/~/xcomEntries")
 		q.get(v + "/eventLogs")
 	}
+	return q.steps
+}
+
+// corpusRetentionSequence is --max-runs-per-dag 1 with --run-retention
+// drop-oldest-finished: a finished run makes way, an unfinished one not.
+func corpusRetentionSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	x := apiPrefix
+	q.get(x + "/dags/corpus_chain/paused/false")
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-01T00:00:00+00:00", "run_id": "first"}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-02T00:00:00+00:00", "run_id": "refused"}`)
+	q.schedulerPass()
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-02T00:00:00+00:00", "run_id": "second"}`)
+	q.get(x + "/dags/corpus_chain/dag_runs")
+	q.get(x + "/dags/corpus_chain/dag_runs/2024-03-01T00:00:00+00:00")
+	q.get(x + "/latest_runs")
 	return q.steps
 }
 
