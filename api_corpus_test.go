@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -38,9 +39,10 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files under te
 // draws one at random, which would change every file_token.
 var corpusSecret = []byte("airlite-corpus-s")
 
-// corpusDAG is the corpus's own DAG: a chain, so that one scheduler pass
-// launches at most one try and the order of events never depends on
-// which goroutine ends first.
+// corpusDAG is the corpus's own DAG: a chain with a try that pushes XCom,
+// one that fails and one left upstream_failed. (The scheduler runs one
+// try at a time, Parallelism 1, so that the order of events never depends
+// on which goroutine ends first.)
 const corpusDAG = `
 dag_id: corpus_chain
 schedule_interval: null
@@ -157,7 +159,7 @@ func newCorpusServer(t *testing.T, e edition, name, backend, users string, store
 	t.Cleanup(hs.Close)
 	cs := &corpusServer{name: name, sched: sched, clock: clock,
 		ts: &testServer{Server: hs, srv: srv, store: store, dags: dags, edition: e}}
-	if backend == authBasic {
+	if users != "" {
 		cs.auth = "Basic " + base64Std("admin:secret")
 	}
 	return cs
@@ -240,8 +242,12 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 		}
 		rec.ReqHeader[st.header[i]] = st.header[i+1]
 	}
-	if cs.auth != "" && req.Header.Get("Authorization") == "" {
+	// The server's credentials go with every request that names none; a
+	// step that names an empty Authorization sends none at all.
+	if _, named := req.Header["Authorization"]; !named && cs.auth != "" {
 		req.Header.Set("Authorization", cs.auth)
+	} else if named && req.Header.Get("Authorization") == "" {
+		req.Header.Del("Authorization")
 	}
 	// Asked for explicitly, the transport leaves a compressed answer as
 	// it came (it decompresses only when it added the header itself).
@@ -388,7 +394,9 @@ func TestAPICorpus(t *testing.T) {
 }
 
 // compareCorpus fails with every record whose answer differs, showing
-// what differs: status, headers, and the body around its first change.
+// what differs: status, headers, and the body around its first change. A
+// record whose request differs means the sequence itself changed: the
+// records after it no longer pair up, so it stops there.
 func compareCorpus(t *testing.T, want, got []string) {
 	t.Helper()
 	if len(want) != len(got) {
@@ -399,7 +407,6 @@ func compareCorpus(t *testing.T, want, got []string) {
 		if want[i] == got[i] {
 			continue
 		}
-		diffs++
 		var w, g corpusRecord
 		if err := json.Unmarshal([]byte(want[i]), &w); err != nil {
 			t.Fatalf("corpus record %d: %v", i+1, err)
@@ -407,24 +414,30 @@ func compareCorpus(t *testing.T, want, got []string) {
 		if err := json.Unmarshal([]byte(got[i]), &g); err != nil {
 			t.Fatalf("record %d: %v", i+1, err)
 		}
-		what := w.Method + " " + w.Path
-		if w.Step != "" {
-			what = w.Step
+		if w.Server != g.Server || w.Step != g.Step || w.Method != g.Method || w.Path != g.Path ||
+			w.ReqBody != g.ReqBody || !maps.Equal(w.ReqHeader, g.ReqHeader) {
+			t.Fatalf("record %d: the sequence changed here (server %s, %s), the corpus has (server %s, %s): rerun with -update",
+				i+1, g.Server, corpusStepName(g), w.Server, corpusStepName(w))
 		}
-		t.Errorf("record %d (server %s): %s\n%s", i+1, w.Server, what, describeCorpusDiff(w, g, want[i], got[i]))
+		diffs++
+		t.Errorf("record %d (server %s): %s\n%s", i+1, w.Server, corpusStepName(w), describeCorpusDiff(w, g))
 	}
 	if diffs > 0 {
 		t.Logf("%d of %d answers differ; if the change is meant, rerun with -update and review the diff of testdata/corpus/", diffs, len(want))
 	}
 }
 
-// describeCorpusDiff says how two records of the same step differ.
-func describeCorpusDiff(w, g corpusRecord, wantLine, gotLine string) string {
-	var b strings.Builder
-	if w.Method != g.Method || w.Path != g.Path || w.Step != g.Step || w.ReqBody != g.ReqBody {
-		fmt.Fprintf(&b, "  the request differs: the sequence changed (rerun with -update)\n  want %s\n  got  %s\n", wantLine, gotLine)
-		return b.String()
+// corpusStepName names a record's step for a failure message.
+func corpusStepName(r corpusRecord) string {
+	if r.Step != "" {
+		return r.Step
 	}
+	return r.Method + " " + r.Path
+}
+
+// describeCorpusDiff says how the answers of the same request differ.
+func describeCorpusDiff(w, g corpusRecord) string {
+	var b strings.Builder
 	if w.Status != g.Status || w.StatusText != g.StatusText {
 		fmt.Fprintf(&b, "  status: want %d %s, got %d %s\n", w.Status, w.StatusText, g.Status, g.StatusText)
 	}
@@ -1159,6 +1172,7 @@ func corpusPasswordSequence(e edition) []corpusStep {
 	q := &corpusSeq{}
 	for _, path := range []string{apiPrefix + "/test", "/api/v1/dags/corpus_chain", "/pools", "/_airlite/clock"} {
 		q.get(path)
+		q.req(http.MethodGet, path, "", "Authorization", "")
 		q.req(http.MethodGet, path, "", "Authorization", "Basic "+base64Std("admin:wrong"))
 		q.req(http.MethodGet, path, "", "Authorization", "Basic "+base64Std("admin"))
 	}
@@ -1243,6 +1257,7 @@ func corpusBasicSequence(e edition) []corpusStep {
 	unknown := "Basic " + base64Std("nobody:secret")
 	for _, path := range []string{apiPrefix + "/test", "/api/v1/dags", "/", "/_airlite/clock"} {
 		q.get(path)
+		q.req(http.MethodGet, path, "", "Authorization", "")
 		q.req(http.MethodGet, path, "", "Authorization", bad)
 		q.req(http.MethodGet, path, "", "Authorization", unknown)
 		q.req(http.MethodGet, path, "", "Authorization", "Bearer token")
