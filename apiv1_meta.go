@@ -4,7 +4,9 @@ package main
 // config, providers, plugins, import errors and DAG warnings.
 
 import (
+	"cmp"
 	"mime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,4 +73,73 @@ func acceptQuality(accept, mediaType string) float64 {
 		q, specificity = quality, spec
 	}
 	return q
+}
+
+// V1GetImportErrors is GET /importErrors: the DAG files that did not load
+// (2.10.3 api_connexion/endpoints/import_error_endpoint.py
+// get_import_errors), ordered by import_error_id unless order_by names
+// timestamp or filename. airlite's callers may read every DAG, so no
+// stack trace is redacted.
+func (s *server) V1GetImportErrors(q v1Values) (map[string]any, error) {
+	p, err := q.page()
+	if err != nil {
+		return nil, err
+	}
+	attr, desc, err := q.orderBy("import_error_id", []string{"import_error_id", "timestamp", "filename"})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.opts.Store.ImportErrors() // by id
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(rows, func(a, b *ImportError) int {
+		var c int
+		switch attr {
+		case "timestamp":
+			c = a.Timestamp.Compare(b.Timestamp)
+		case "filename":
+			c = strings.Compare(a.Filename, b.Filename)
+		default:
+			c = cmp.Compare(a.ID, b.ID)
+		}
+		if desc {
+			c = -c
+		}
+		return c
+	})
+	items := []any{}
+	for _, e := range pageOf(rows, p) {
+		items = append(items, v1ImportError(e))
+	}
+	return map[string]any{"import_errors": items, "total_entries": len(rows)}, nil
+}
+
+// V1GetImportError is GET /importErrors/{import_error_id}; an unknown id
+// is Airflow's 404 (import_error_endpoint.py:48-54), the id printed as
+// the Python int Werkzeug's converter made of it.
+func (s *server) V1GetImportError(idText string) (map[string]any, error) {
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err == nil {
+		if e, err := s.opts.Store.ImportErrorByID(id); err == nil {
+			return v1ImportError(e), nil
+		}
+	}
+	shown := strings.TrimLeft(idText, "0")
+	if shown == "" {
+		shown = "0"
+	}
+	return nil, v1NotFound("Import error not found", "The ImportError with import_error_id: `"+shown+"` was not found")
+}
+
+// v1ImportError is the ImportErrorSchema (2.10.3
+// api_connexion/schemas/error_schema.py): id, timestamp, filename and
+// stack_trace.
+func v1ImportError(e *ImportError) map[string]any {
+	return map[string]any{
+		"import_error_id": e.ID,
+		"timestamp":       isoFormat(e.Timestamp),
+		"filename":        e.Filename,
+		"stack_trace":     e.StackTrace,
+	}
 }

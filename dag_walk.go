@@ -38,6 +38,8 @@ type folderWalk struct {
 	warn  func(file, problem string)
 	// fullPath: patterns see label/rel instead of rel (editionRules).
 	fullPath bool
+	// accept says which file names are listed; nil is isDefinitionName.
+	accept func(name string) bool
 
 	files []string          // slash paths inside the folder, in walk order
 	seen  map[string]string // a folder's identity -> its path inside the folder
@@ -93,7 +95,7 @@ func (w *folderWalk) walk(dir string, patterns []*regexp.Regexp) error {
 				isDir = true
 			}
 		}
-		if !isDir && !isDefinitionName(name) {
+		if !isDir && !w.accepts(name) {
 			continue
 		}
 		if w.ignored(rel, patterns) {
@@ -121,6 +123,14 @@ func (w *folderWalk) walk(dir string, patterns []*regexp.Regexp) error {
 		}
 	}
 	return nil
+}
+
+// accepts says whether the walk lists the file name.
+func (w *folderWalk) accepts(name string) bool {
+	if w.accept != nil {
+		return w.accept(name)
+	}
+	return isDefinitionName(name)
 }
 
 // name is how errors and warnings name a path inside the folder.

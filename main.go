@@ -74,6 +74,7 @@ type config struct {
 	Addr             string
 	Edition          edition
 	DagsDir          string
+	Python           string // --python: the interpreter that reads Python DAG files
 	Home             string
 	Snapshot         string
 	SnapshotInterval time.Duration
@@ -120,6 +121,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "listen address; port 0 picks a free port")
 	fs.StringVar(&editionText, "edition", "2", "Airflow edition to answer as: 2 (2.10.3), 1.10 (1.10.15), 1.10-rbac")
 	fs.StringVar(&c.DagsDir, "dags", "", "folder of DAG definition files (default: the embedded examples)")
+	fs.StringVar(&c.Python, "python", "python3", "Python 3 interpreter that reads the DAG folder's .py files, e.g. a project's virtualenv")
 	fs.StringVar(&c.Home, "home", "~/airlite", "working folder; the snapshot lives here")
 	fs.StringVar(&c.Snapshot, "snapshot", "", "snapshot file, or off (default: snapshot.json under --home)")
 	fs.DurationVar(&c.SnapshotInterval, "snapshot-interval", 5*time.Second, "how often a changed state is written")

@@ -135,6 +135,9 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 		if err := store.LoadDAGs(dags); err != nil {
 			return nil, nil, fmt.Errorf("load dags: %w", err)
 		}
+		if err := readPythonDAGFiles(ctx, c, store, logger); err != nil {
+			return nil, nil, err
+		}
 		return store, nil, nil
 	}
 	log := logger.With().Str("component", "snapshot").Logger()
@@ -185,6 +188,9 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 	}
 	if err := store.LoadDAGs(dags); err != nil {
 		return nil, nil, fmt.Errorf("load dags: %w", err)
+	}
+	if err := readPythonDAGFiles(ctx, c, store, logger); err != nil {
+		return nil, nil, err
 	}
 	if restored {
 		runs, _ := store.IDCounters(nil)

@@ -995,31 +995,14 @@ func (s *server) handleV1Plugins(w http.ResponseWriter, r *http.Request, req *v1
 	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"plugins": []any{}, "total_entries": 0})
 }
 
-// handleV1ImportErrors is GET /importErrors: airlite refuses a DAG file
-// that does not load at start (docs/behaviour.md §4.10), so none is
-// ever listed; order_by is still checked as Airflow checks it.
 func (s *server) handleV1ImportErrors(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	if _, err := req.query.page(); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	if _, _, err := req.query.orderBy("import_error_id", []string{"import_error_id", "timestamp", "filename"}); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	s.writeV1JSON(w, r, http.StatusOK, map[string]any{"import_errors": []any{}, "total_entries": 0})
+	res, err := s.V1GetImportErrors(req.query)
+	s.respondV1(w, r, res, err)
 }
 
-// handleV1GetImportError is GET /importErrors/{import_error_id}: there
-// is never one (handleV1ImportErrors), so every id is Airflow's 404
-// (airflow/api_connexion/endpoints/import_error_endpoint.py:48-54); the
-// id prints as the Python int Werkzeug's converter made of it.
 func (s *server) handleV1GetImportError(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	id := strings.TrimLeft(req.path["import_error_id"], "0")
-	if id == "" {
-		id = "0"
-	}
-	s.answerError(w, r, v1NotFound("Import error not found", "The ImportError with import_error_id: `"+id+"` was not found"))
+	res, err := s.V1GetImportError(req.path["import_error_id"])
+	s.respondV1(w, r, res, err)
 }
 
 // handleV1DagWarnings is GET /dagWarnings: airlite raises no warnings.

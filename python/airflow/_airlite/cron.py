@@ -1,0 +1,55 @@
+"""Cron expressions checked as croniter checks them at parse time."""
+import re
+
+from airflow.exceptions import AirflowTimetableInvalid
+from airflow.utils.dates import cron_presets
+
+_RANGES = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
+_NAMES = {3: ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+          4: ("sun", "mon", "tue", "wed", "thu", "fri", "sat")}
+_ITEM = re.compile(r"^(\*|\?|[0-9a-z]+(?:-[0-9a-z]+)?)(?:/([0-9]+))?$")
+
+
+def check_cron(expression):
+    """The message croniter's constructor raises for a bad expression, or
+    None."""
+    fields = expression.split()
+    if len(fields) not in (5, 6, 7):
+        return "Exactly 5, 6 or 7 columns has to be specified for iterator expression."
+    for i, field in enumerate(fields[:5]):
+        lo, hi = _RANGES[i]
+        for item in field.lower().split(","):
+            m = _ITEM.match(item)
+            if not m:
+                return "[%s] is not acceptable" % expression
+            for part in m.group(1).split("-"):
+                if part in ("*", "?", "l"):
+                    continue
+                if part.isdigit():
+                    if not lo <= int(part) <= hi:
+                        return "[%s] is not acceptable, out of range" % expression
+                elif part[:3] not in _NAMES.get(i, ()):
+                    return "[%s] is not acceptable" % expression
+    return None
+
+
+class CronMixin:
+    def __init__(self, cron, timezone="UTC"):
+        self._expression = cron_presets.get(cron, cron)
+        self._timezone = timezone if isinstance(timezone, str) else _tz_name(timezone)
+        # The cron's words (cron_descriptor) are left to airlite's Go side.
+        self.description = ""
+
+    @property
+    def summary(self):
+        return self._expression
+
+    def validate(self):
+        problem = check_cron(self._expression)
+        if problem:
+            raise AirflowTimetableInvalid(problem)
+
+
+def _tz_name(tz):
+    name = getattr(tz, "key", None) or getattr(tz, "name", None) or str(tz)
+    return "UTC" if name in ("UTC", "utc", "UTC+00:00") else name

@@ -1,0 +1,330 @@
+"""DAG as the parse keeps it (2.10.3 airflow/models/dag.py, 1.10.15
+airflow/models/dag.py): schedule and timetable, default_args, params, its
+tasks, task groups and edge labels, and the checks that raise at parse."""
+import datetime as _dt
+import sys
+
+from airflow import EDITION
+from airflow.exceptions import AirflowException, DuplicateTaskIdFound, AirflowDagCycleException, \
+    AirflowDagInconsistent
+from airflow.utils import timezone
+from airflow.utils.dates import cron_presets
+
+_NOTSET = object()
+DEFAULT_SCHEDULE_INTERVAL = _dt.timedelta(days=1)
+
+
+class DagContext:
+    _stack = []
+    autoregistered_dags = set()
+    current_autoregister_module_name = None
+
+    @classmethod
+    def push_context_managed_dag(cls, dag):
+        cls._stack.append(dag)
+        if EDITION != "1.10" and cls.current_autoregister_module_name:
+            mod = sys.modules.get(cls.current_autoregister_module_name)
+            if mod is not None:
+                cls.autoregistered_dags.add((dag, mod))
+
+    @classmethod
+    def pop_context_managed_dag(cls):
+        return cls._stack.pop() if cls._stack else None
+
+    @classmethod
+    def get_current_dag(cls):
+        return cls._stack[-1] if cls._stack else None
+
+
+def create_timetable(interval, tz):
+    from airflow.timetables.interval import CronDataIntervalTimetable, DeltaDataIntervalTimetable
+    from airflow.timetables.simple import NullTimetable, OnceTimetable, ContinuousTimetable
+    if interval is _NOTSET:
+        return DeltaDataIntervalTimetable(DEFAULT_SCHEDULE_INTERVAL)
+    if interval is None:
+        return NullTimetable()
+    if interval == "@once":
+        return OnceTimetable()
+    if interval == "@continuous":
+        return ContinuousTimetable()
+    if isinstance(interval, _dt.timedelta) or type(interval).__name__ == "relativedelta":
+        return DeltaDataIntervalTimetable(interval)
+    if isinstance(interval, str):
+        return CronDataIntervalTimetable(interval, tz)
+    raise ValueError("%r is not a valid schedule_interval." % (interval,))
+
+
+class DAG:
+    def __init__(self, dag_id, description=None, schedule=_NOTSET, schedule_interval=_NOTSET,
+                 timetable=None, start_date=None, end_date=None, full_filepath=None,
+                 template_searchpath=None, template_undefined=None, user_defined_macros=None,
+                 user_defined_filters=None, default_args=None, concurrency=None,
+                 max_active_tasks=16, max_active_runs=16, max_consecutive_failed_dag_runs=0,
+                 dagrun_timeout=None, sla_miss_callback=None, default_view=None,
+                 orientation="LR", catchup=True, on_success_callback=None,
+                 on_failure_callback=None, doc_md=None, params=None, access_control=None,
+                 is_paused_upon_creation=None, jinja_environment_kwargs=None,
+                 render_template_as_native_obj=False, tags=None, owner_links=None,
+                 auto_register=True, fail_stop=False, dag_display_name=None):
+        from airflow.models.baseoperator import validate_key
+        from airflow._airlite.param import ParamsDict
+        self.default_args = dict(default_args or {})
+        if default_args is not None and not isinstance(default_args, dict):
+            raise TypeError("default_args must be a dict")
+        validate_key(dag_id)
+        self._dag_id = dag_id
+        self.parent_dag = None
+        self.is_subdag = False
+        self._description = description
+        self.fileloc = None
+        mod = sys._getframe(1).f_globals.get("__file__")
+        self.fileloc = mod
+        self.start_date = start_date if start_date is not None else self.default_args.get("start_date")
+        self.end_date = end_date if end_date is not None else self.default_args.get("end_date")
+        if self.start_date is not None:
+            self.start_date = timezone.convert_to_utc(self.start_date)
+            tz = self.start_date.tzinfo
+        else:
+            tz = timezone.utc
+        if self.end_date is not None:
+            self.end_date = timezone.convert_to_utc(self.end_date)
+        self.timezone = "UTC"
+        self.template_searchpath = template_searchpath
+        self.user_defined_macros = user_defined_macros
+        self.user_defined_filters = user_defined_filters
+        self.max_active_tasks = concurrency if concurrency is not None else max_active_tasks
+        self.max_active_runs = max_active_runs
+        self.max_consecutive_failed_dag_runs = max_consecutive_failed_dag_runs
+        self.dagrun_timeout = dagrun_timeout
+        self.default_view = default_view or ("tree" if EDITION == "1.10" else "grid")
+        self.orientation = orientation
+        self.catchup = catchup
+        self.has_on_success_callback = on_success_callback is not None
+        self.has_on_failure_callback = on_failure_callback is not None
+        self.doc_md = doc_md
+        self.access_control = access_control
+        self.is_paused_upon_creation = is_paused_upon_creation
+        self.render_template_as_native_obj = render_template_as_native_obj
+        self.tags = list(tags or [])
+        self.owner_links = owner_links or {}
+        self.dag_display_name = dag_display_name
+        self.fail_stop = fail_stop
+        self.task_dict = {}
+        self.edge_info = {}
+        self.subdags_ = []
+        self.params = ParamsDict(dict(self.default_args.get("params") or {}))
+        self.params.update(params or {})
+        for tag in self.tags:
+            if len(tag) > 100:
+                raise AirflowException("tag cannot be longer than 100 characters")
+        self._schedule(schedule, schedule_interval, timetable, tz)
+        if EDITION != "1.10":
+            from airflow._airlite.task_group import TaskGroup
+            self._task_group = TaskGroup.create_root(self)
+
+    def _schedule(self, schedule, schedule_interval, timetable, tz):
+        if EDITION == "1.10":
+            interval = DEFAULT_SCHEDULE_INTERVAL if schedule_interval is _NOTSET else schedule_interval
+            self.schedule_interval = interval
+            self.timetable = None  # 1.10.15 has no timetables
+            return
+        args = [schedule_interval, timetable, schedule]
+        has_args = any(a is not _NOTSET and a is not None and bool(a) for a in args)
+        if has_args and not ("start_date" in self.default_args or self.start_date):
+            raise ValueError("DAG is missing the start_date parameter")
+        if sum(1 for a in args if a is not _NOTSET and a is not None) > 1:
+            raise ValueError("At most one allowed for args 'schedule_interval', 'timetable', and 'schedule'.")
+        tzname = "UTC"
+        from airflow.timetables.base import Timetable
+        from airflow.datasets import BaseDataset, DatasetAll
+        from airflow.timetables.simple import DatasetTriggeredTimetable
+        if timetable is not None:
+            schedule = timetable
+        elif schedule_interval is not _NOTSET:
+            schedule = schedule_interval
+        if isinstance(schedule, Timetable):
+            self.timetable = schedule
+            self.schedule_interval = schedule.summary
+        elif isinstance(schedule, BaseDataset) or (
+                isinstance(schedule, (list, tuple, set)) and schedule and
+                all(isinstance(s, BaseDataset) for s in schedule)):
+            cond = schedule if isinstance(schedule, BaseDataset) else DatasetAll(*schedule)
+            self.timetable = DatasetTriggeredTimetable(cond)
+            self.schedule_interval = self.timetable.summary
+        elif isinstance(schedule, (list, tuple, set)) and schedule:
+            raise ValueError("All elements in 'schedule' should be datasets or dataset aliases")
+        else:
+            self.timetable = create_timetable(schedule, tzname)
+            self.schedule_interval = DEFAULT_SCHEDULE_INTERVAL if schedule is _NOTSET else schedule
+
+    # names
+    @property
+    def dag_id(self):
+        return self._dag_id
+
+    @dag_id.setter
+    def dag_id(self, value):
+        self._dag_id = value
+
+    @property
+    def description(self):
+        return self._description
+
+    @property
+    def task_group(self):
+        return self._task_group
+
+    @property
+    def tasks(self):
+        return list(self.task_dict.values())
+
+    @property
+    def task_ids(self):
+        return list(self.task_dict)
+
+    @property
+    def concurrency(self):
+        return self.max_active_tasks
+
+    @property
+    def owner(self):
+        return ", ".join(sorted({t.owner for t in self.tasks}))
+
+    @property
+    def subdags(self):
+        out = []
+        for task in self.tasks:
+            sub = getattr(task, "subdag", None)
+            if type(task).__name__ == "SubDagOperator" and sub is not None:
+                out.append(sub)
+                out.extend(sub.subdags)
+        return out
+
+    def __enter__(self):
+        DagContext.push_context_managed_dag(self)
+        return self
+
+    def __exit__(self, *exc):
+        DagContext.pop_context_managed_dag()
+
+    def __repr__(self):
+        return "<DAG: %s>" % self.dag_id
+
+    def __hash__(self):
+        return id(self)
+
+    def add_task(self, task):
+        # 2.10.3 dag.py:2820-2855, 1.10.15 dag.py:1310-1345
+        if EDITION == "1.10":
+            if not self.start_date and not task.start_date:
+                raise AirflowException("Task is missing the start_date parameter")
+        if not task.start_date:
+            task.start_date = self.start_date
+        elif self.start_date:
+            task.start_date = max(task.start_date, self.start_date)
+        if not task.end_date:
+            task.end_date = self.end_date
+        elif self.end_date:
+            task.end_date = min(task.end_date, self.end_date)
+        task_id = task.task_id
+        if task_id in self.task_dict and self.task_dict[task_id] is not task:
+            if EDITION == "1.10":
+                return  # a warning in 1.10.15: the first task keeps the id
+            raise DuplicateTaskIdFound("Task id '%s' has already been added to the DAG" % task_id)
+        if EDITION != "1.10" and task_id not in self.task_dict and task_id in self._task_group.used_group_ids:
+            raise DuplicateTaskIdFound("Task id '%s' has already been added to the DAG" % task_id)
+        self.task_dict[task_id] = task
+        task.dag = self
+        if EDITION != "1.10":
+            self._task_group.used_group_ids.add(task_id)
+
+    def add_tasks(self, tasks):
+        for t in tasks:
+            self.add_task(t)
+
+    def get_task(self, task_id):
+        if task_id in self.task_dict:
+            return self.task_dict[task_id]
+        from airflow.exceptions import TaskNotFound
+        raise TaskNotFound("Task %s not found" % task_id)
+
+    def has_task(self, task_id):
+        return task_id in self.task_dict
+
+    def set_edge_info(self, upstream_task_id, downstream_task_id, info):
+        self.edge_info.setdefault(upstream_task_id, {})[downstream_task_id] = info
+
+    def set_dependency(self, upstream_task_id, downstream_task_id):
+        self.get_task(upstream_task_id).set_downstream(self.get_task(downstream_task_id))
+
+    # checks made when the file is bagged
+    def validate(self):
+        if EDITION == "1.10":
+            return
+        tt = self.timetable
+        if isinstance(self.schedule_interval, str) or self.schedule_interval is None or \
+                isinstance(self.schedule_interval, _dt.timedelta):
+            expected = create_timetable(self.schedule_interval if self.schedule_interval is not None else None, "UTC") \
+                if not (isinstance(self.schedule_interval, str) and self.schedule_interval == "Dataset") else None
+            if expected is not None and type(tt).__name__ == type(expected).__name__ and \
+                    expected.summary != tt.summary:
+                raise AirflowDagInconsistent("inconsistent schedule: timetable %r does not match schedule_interval %r"
+                                             % (tt.summary, self.schedule_interval))
+        tt.validate()
+
+    def check_cycle(self):
+        """2.10.3 utils/dag_cycle_tester.py check_cycle; 1.10.15
+        dag.py:1660-1690 test_cycle."""
+        visited = {}
+        for start in self.task_dict:
+            if visited.get(start):
+                continue
+            stack = [(start, iter(sorted(self.task_dict[start].downstream_task_ids)))]
+            visited[start] = 1
+            while stack:
+                task_id, children = stack[-1]
+                for child in children:
+                    state = visited.get(child, 0)
+                    if state == 1:
+                        if EDITION == "1.10":
+                            raise AirflowDagCycleException(
+                                "Cycle detected in DAG. Faulty task: %s to %s" % (task_id, child))
+                        raise AirflowDagCycleException(
+                            "Cycle detected in DAG: %s. Faulty task: %s" % (self.dag_id, task_id))
+                    if state == 0:
+                        visited[child] = 1
+                        stack.append((child, iter(sorted(self.task_dict[child].downstream_task_ids))))
+                        break
+                else:
+                    visited[task_id] = 2
+                    stack.pop()
+
+
+def dag(dag_id="", **dag_kwargs):
+    """@dag: a function that builds a DAG when called (2.10.3
+    models/dag.py dag())."""
+    import functools
+    import inspect
+
+    def wrapper(f):
+        @functools.wraps(f)
+        def factory(*args, **kwargs):
+            sig = inspect.signature(f).bind(*args, **kwargs)
+            sig.apply_defaults()
+            params = dict(dag_kwargs.pop("params", None) or {}) if "params" in dag_kwargs else {}
+            for name, value in sig.arguments.items():
+                params[name] = value
+            kw = dict(dag_kwargs)
+            if params:
+                kw["params"] = params
+            kw.setdefault("doc_md", f.__doc__)
+            with DAG(dag_id or f.__name__, **kw) as the_dag:
+                the_dag.fileloc = f.__globals__.get("__file__")
+                f(**{k: the_dag.params.get(k) for k in sig.arguments})
+            return the_dag
+        return factory
+
+    if callable(dag_id) and not dag_kwargs:
+        f, dag_id = dag_id, ""
+        return wrapper(f)
+    return wrapper

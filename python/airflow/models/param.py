@@ -1,0 +1,1 @@
+from airflow._airlite.param import NOTSET, Param, ParamsDict  # noqa: F401

@@ -1,0 +1,1 @@
+from airflow._airlite.bash import BashOperator  # noqa: F401

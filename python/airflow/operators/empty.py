@@ -1,0 +1,1 @@
+from airflow._airlite.empty import EmptyOperator  # noqa: F401

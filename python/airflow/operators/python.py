@@ -1,0 +1,4 @@
+from airflow._airlite.python import (  # noqa: F401
+    BranchExternalPythonOperator, BranchPythonOperator, BranchPythonVirtualenvOperator,
+    ExternalPythonOperator, PythonOperator, PythonVirtualenvOperator, ShortCircuitOperator,
+    get_current_context, is_venv_installed)

@@ -1,0 +1,2 @@
+from airflow._airlite.python import (  # noqa: F401
+    BranchPythonOperator, PythonOperator, PythonVirtualenvOperator, ShortCircuitOperator)

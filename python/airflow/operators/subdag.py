@@ -1,0 +1,1 @@
+from airflow._airlite.subdag import SubDagOperator  # noqa: F401

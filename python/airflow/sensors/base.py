@@ -1,0 +1,1 @@
+from airflow._airlite.sensor import BaseSensorOperator, PokeReturnValue  # noqa: F401

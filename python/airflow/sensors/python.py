@@ -1,0 +1,1 @@
+from airflow._airlite.python_sensor import PythonSensor  # noqa: F401

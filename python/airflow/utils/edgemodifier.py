@@ -1,0 +1,1 @@
+from airflow._airlite.edgemodifier import EdgeModifier, Label  # noqa: F401

@@ -1,0 +1,1 @@
+from airflow.models.baseoperator import chain, cross_downstream  # noqa: F401

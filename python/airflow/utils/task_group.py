@@ -1,0 +1,1 @@
+from airflow._airlite.task_group import TaskGroup, TaskGroupContext  # noqa: F401

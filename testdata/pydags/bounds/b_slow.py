@@ -1,0 +1,3 @@
+# airflow dag: sleeps past the bound
+import time
+time.sleep(600)

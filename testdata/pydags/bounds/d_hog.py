@@ -1,0 +1,2 @@
+# airflow dag: asks for more memory than the bound allows
+hog = bytearray(1 << 34)

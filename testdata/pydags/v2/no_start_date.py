@@ -1,0 +1,3 @@
+from airflow import DAG
+
+dag = DAG("py_no_start", schedule="@daily")
