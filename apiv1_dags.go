@@ -222,25 +222,30 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 }
 
 // onlyFields is marshmallow's Schema(only=fields): the named keys, or a
-// ValueError naming the unknown ones, which Airflow answers as a 400.
+// ValueError naming the unknown ones, which Airflow answers as a 400. The
+// unknown names are an OrderedSet (marshmallow 3.23.0 schema.py:960-978):
+// the request's order, each once, printed as its repr.
 func onlyFields(d map[string]any, fields []string, schema, title string) (map[string]any, error) {
 	if len(fields) == 0 {
 		return d, nil
 	}
 	var unknown []string
+	seen := make(map[string]bool)
 	out := make(map[string]any, len(fields))
 	for _, f := range fields {
 		v, ok := d[f]
 		if !ok {
-			unknown = append(unknown, pyQuote(f))
+			if !seen[f] {
+				seen[f] = true
+				unknown = append(unknown, pyQuote(f))
+			}
 			continue
 		}
 		out[f] = v
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
 		return nil, &problem{status: http.StatusBadRequest, title: title,
-			detail: fmt.Sprintf("Invalid fields for <%s(many=False)>: {%s}.", schema, strings.Join(unknown, ", "))}
+			detail: fmt.Sprintf("Invalid fields for <%s(many=False)>: OrderedSet([%s]).", schema, strings.Join(unknown, ", "))}
 	}
 	return out, nil
 }
