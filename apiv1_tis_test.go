@@ -95,6 +95,16 @@ func TestServerV1_TaskInstancesAndLogs(t *testing.T) {
 	if full["content"] != l["content"] {
 		t.Errorf("full content %q", full["content"])
 	}
+	// The token is the file task handler's metadata alone: read_log_chunks
+	// replaces get_log's, so download_logs is not carried (2.10.3
+	// api_connexion/endpoints/log_endpoint.py:73-76,
+	// utils/log/file_task_handler.py:428). Observed from the real Airflow
+	// 2.10.3: a token whose payload is {"end_of_log":true,"log_pos":0}.
+	for _, tok := range []string{l["continuation_token"], full["continuation_token"]} {
+		if raw, err := loadSignedJSON(ts.srv.v1Secret, tok); err != nil || string(raw) != `{"end_of_log":true,"log_pos":17}` {
+			t.Errorf("token payload %s (%v)", raw, err)
+		}
+	}
 	text := ts.v1(t, "GET", logPath, "", "Accept", "text/plain")
 	if text.status != http.StatusOK || text.body != "test\nhello from first\n\n" || text.header.Get("Content-Type") != "text/plain" {
 		t.Errorf("text log %d %q %s", text.status, text.body, text.header.Get("Content-Type"))
