@@ -522,8 +522,11 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 		}
 	}
 	templateFields := []any{}
-	if t.Operator == "BashOperator" {
+	switch {
+	case t.Operator == "BashOperator":
 		templateFields = []any{"bash_command", "env", "cwd"}
+	case isPythonOperator(t.Operator):
+		templateFields = []any{"templates_dict", "op_args", "op_kwargs"}
 	}
 	downstream := make([]any, len(t.Downstream))
 	for i, id := range t.Downstream {
@@ -556,7 +559,7 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 		"priority_weight":           float64(t.PriorityWeight),
 		"weight_rule":               t.WeightRule,
 		"ui_color":                  uiColor(t.Operator),
-		"ui_fgcolor":                "#000",
+		"ui_fgcolor":                uiFgcolor(t.Operator),
 		"template_fields":           templateFields,
 		"downstream_task_ids":       downstream,
 		"params":                    params,

@@ -178,6 +178,13 @@ func TestServerV1_Tasks(t *testing.T) {
 			"retry_exponential_backoff": false, "start_date": "2021-01-01T00:00:00+00:00", "task_display_name": "runme_0",
 			"task_id": "runme_0", "template_fields": ["bash_command", "env", "cwd"], "trigger_rule": "all_success",
 			"ui_color": "#f0ede4", "ui_fgcolor": "#000", "wait_for_downstream": false, "weight_rule": "downstream"}`},
+		// Observed from the real Airflow 2.10.3: a PythonOperator's template
+		// fields (airflow/operators/python.py:192), a SubDagOperator's white
+		// text (airflow/operators/subdag.py:79).
+		{name: "a PythonOperator's template fields", path: "/dags/example_python_operator/tasks/print_the_context", wantStatus: 200,
+			check: wantTaskFields(map[string]any{"template_fields": []any{"templates_dict", "op_args", "op_kwargs"}, "ui_fgcolor": "#000"})},
+		{name: "a SubDagOperator's colours", path: "/dags/example_subdag_operator/tasks/section-1", wantStatus: 200,
+			check: wantTaskFields(map[string]any{"template_fields": []any{}, "ui_color": "#555", "ui_fgcolor": "#fff"})},
 		// test_task_endpoint.py:218 (test_should_respond_404)
 		{name: "unknown task", path: "/dags/example_bash_operator/tasks/nope", wantStatus: 404,
 			wantProblem: &wantProblem{title: "Task not found", detail: nil}},
@@ -310,5 +317,18 @@ func TestServerV1_DagsOnlyActive(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// wantTaskFields checks some fields of a task's answer.
+func wantTaskFields(want map[string]any) func(t *testing.T, _ *testServer, res response) {
+	return func(t *testing.T, _ *testServer, res response) {
+		t.Helper()
+		got := decodeJSON[map[string]any](t, res.body)
+		for k, v := range want {
+			if !reflect.DeepEqual(got[k], v) {
+				t.Errorf("%s = %#v, want %#v", k, got[k], v)
+			}
+		}
 	}
 }
