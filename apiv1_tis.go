@@ -123,7 +123,8 @@ var listTIsFormSchema = bodySchema{
 	rw("start_date_gte", "string", false, "type", "format"), rw("start_date_lte", "string", false, "type", "format"),
 	rw("end_date_gte", "string", false, "type", "format"), rw("end_date_lte", "string", false, "type", "format"),
 	rw("duration_gte", "number", false), rw("duration_lte", "number", false),
-	{name: "state", typ: "array", checks: []string{"type"}},
+	// items: TaskState, a nullable string enum with null among its values
+	{name: "state", typ: "array", checks: []string{"type", "items"}, itemType: "string", itemNullable: true, enum: tiStateEnum},
 	{name: "pool", typ: "array", itemType: "string", checks: []string{"type", "items"}},
 	{name: "queue", typ: "array", itemType: "string", checks: []string{"type", "items"}},
 	{name: "executor", typ: "array", itemType: "string", checks: []string{"type", "items"}},
