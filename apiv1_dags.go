@@ -427,8 +427,9 @@ func dagPatch(body map[string]any, mask []string) (bool, error) {
 	paused, ok := body["is_paused"].(bool)
 	if !ok {
 		// Airflow reads patch_body["is_paused"] and fails on a body
-		// without it (KeyError, a 500); airlite says what is missing.
-		return false, v1BadRequest("is_paused: a boolean is required")
+		// without it: a KeyError, a crash 500, as the real Airflow 2.10.3
+		// answered; airlite's says what is missing.
+		return false, newAPIError(errCrash, "is_paused: a boolean is required")
 	}
 	return paused, nil
 }
@@ -513,6 +514,12 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	if className == "DummyOperator" { // an alias of EmptyOperator in Airflow 2
 		module, className = py.modules["EmptyOperator"], "EmptyOperator"
 	}
+	// operator_name is custom_operator_name or task_type: "@task" for a
+	// decorated task (2.10.3 models/baseoperator.py operator_name).
+	operatorName := className
+	if custom := customOperatorName(t.Operator); custom != "None" {
+		operatorName = custom
+	}
 	// An operator's params are its DAG's with its own over them
 	// (2.10.3 models/baseoperator.py: dag.params copied, then updated).
 	params := map[string]any{}
@@ -538,7 +545,7 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	}
 	return map[string]any{
 		"class_ref":           map[string]any{"module_path": module, "class_name": className},
-		"operator_name":       className,
+		"operator_name":       operatorName,
 		"task_id":             t.TaskID,
 		"task_display_name":   t.TaskID,
 		"owner":               t.Owner,

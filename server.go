@@ -282,7 +282,7 @@ func (s *server) v1Routes() *v1Router {
 	}), withPathInts("map_index"), withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodGet, ti+"/{map_index}/tries/{task_try_number}", s.handleV1GetMappedTaskInstanceTry, withPathInts("map_index", "task_try_number"))
 	vr.add(http.MethodGet, ti+"/listMapped", s.v1Answer(func(req *v1Request) (any, error) {
-		return s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"])
+		return s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"], req.query.list("state"))
 	}), withQuery(qLimit, qOffset,
 		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
 		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
