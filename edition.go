@@ -740,6 +740,14 @@ func operatorFields2(info map[string]any, dag *DAG, t *Task) {
 	info["template_ext"] = "[]"
 	info["template_fields"] = "[]"
 	info["template_fields_renderers"] = "{}"
+	if t.Operator == "SubDagOperator" && t.Subdag != "" {
+		// A SubDagOperator is a sensor: its deps add ReadyToRescheduleDep
+		// (2.10.3 sensors/base.py:167); a set, printed sorted (§5).
+		info["subdag"] = "<DAG: " + t.Subdag + ">"
+		info["reschedule"] = "False"
+		info["deps"] = "{<TIDep(Mapped dependencies have succeeded)>, <TIDep(Not In Retry Period)>, <TIDep(Not Previously Skipped)>, " +
+			"<TIDep(Previous Dagrun State)>, <TIDep(Ready To Reschedule)>, <TIDep(Trigger Rule)>}"
+	}
 	if isPythonOperator(t.Operator) {
 		info["template_fields"] = "['templates_dict', 'op_args', 'op_kwargs']"
 		info["template_fields_renderers"] = "{'templates_dict': 'json', 'op_args': 'py', 'op_kwargs': 'py'}"
