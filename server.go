@@ -111,8 +111,7 @@ func newServer(opts serverOptions) (*server, error) {
 	if opts.Clock != nil {
 		ops.triggerDate = opts.Clock.TriggerDate
 	}
-	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now, unixname: opts.Unixname,
-		kick: opts.Kick, shared: ops}
+	api := newAirflowAPI(ops)
 	return &server{
 		opts: opts, ops: ops, api: api, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
