@@ -94,7 +94,7 @@ func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]
 		return nil, newAPIError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
 	}
 	if err := s.ops.setRunState(dagID, runID, state); err != nil {
-		return nil, missingAnswer(err)
+		return nil, adminPhrases.phrase(err)
 	}
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state)}, nil
 }
@@ -111,24 +111,21 @@ func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, up
 	}
 	marked, err := s.ops.forceTaskState(dagID, runID, taskID, state, upstream, downstream)
 	if err != nil {
-		return nil, missingAnswer(err)
+		return nil, adminPhrases.phrase(err)
 	}
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state), "task_ids": marked}, nil
 }
 
-// missingAnswer phrases the store's missing rows for the admin endpoints.
-func missingAnswer(err error) error {
-	var m *missingError
-	if !errors.As(err, &m) {
-		return err
-	}
-	switch m.what {
-	case "dag":
-		return newAPIError(errNotFound, "dag %s does not exist", m.dagID)
-	case "task":
-		return newAPIError(errNotFound, "dag %s has no task %s", m.dagID, m.taskID)
-	}
-	return newAPIError(errNotFound, "dag %s has no run %s", m.dagID, m.runID)
+// adminPhrases is the admin endpoints' wording of the operations'
+// faults: airlite's own, the same in every edition.
+var adminPhrases = phrasebook{
+	faultDagNotFound: func(e *opError) error { return newAPIError(errNotFound, "dag %s does not exist", e.value("dag_id")) },
+	faultTaskMissing: func(e *opError) error {
+		return newAPIError(errNotFound, "dag %s has no task %s", e.value("dag_id"), e.value("task_id"))
+	},
+	faultRunNotFound: func(e *opError) error {
+		return newAPIError(errNotFound, "dag %s has no run %s", e.value("dag_id"), e.value("run_id"))
+	},
 }
 
 // stateBody is the body of the force-state endpoints.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -398,7 +399,11 @@ func (a *airflowAPI) DagRuns(dagID, stateParam string) (pyList, error) {
 			return pyList{}, newAPIError(errCrash, "'%s' is not a valid DagRunState", state)
 		}
 	}
-	runs, err := a.ops.store.RunsOfDag(dagID, state)
+	q := runQuery{dagIDs: []string{dagID}, orderBy: "execution_date", limit: math.MaxInt}
+	if state != "" {
+		q.states = []string{string(state)}
+	}
+	runs, _, err := a.ops.listRuns(&q)
 	if err != nil {
 		return pyList{}, err
 	}
@@ -466,7 +471,7 @@ func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (pyObject, 
 	if err != nil {
 		return nil, err
 	}
-	ti, err := a.ops.store.TaskInstance(dagID, run.RunID, taskID)
+	ti, err := a.ops.runTaskInstance(run, taskID)
 	rules := a.rules()
 	if errors.Is(err, errNotFound) {
 		return nil, newAPIError(errNotFound, "Task %s instance for date %s not found", taskID, rules.errorDate(date))
@@ -514,12 +519,11 @@ func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
 
 // IsPaused is GET /dags/<dag_id>/paused (docs/behaviour.md §3.8).
 func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
-	row, err := a.ops.store.DagByID(dagID)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errCrash, "Dag id %s not found in DagModel", dagID)
-	}
+	row, err := a.ops.dagRow(dagID)
 	if err != nil {
-		return nil, err
+		// Airflow reads the DagModel row without a check, as the pause
+		// endpoint does.
+		return nil, expPausePhrases.phrase(err)
 	}
 	return map[string]any{"is_paused": row.IsPaused}, nil
 }
@@ -540,7 +544,7 @@ func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 
 // LatestRuns is GET /latest_runs (docs/behaviour.md §3.10).
 func (a *airflowAPI) LatestRuns() (map[string]any, error) {
-	runs, err := a.ops.store.LatestRuns()
+	runs, err := a.ops.latestRuns()
 	if err != nil {
 		return nil, err
 	}
@@ -688,7 +692,7 @@ func (a *airflowAPI) Lineage(dagID, rawDate string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := a.ops.store.Lineage(dagID, run.RunID)
+	recs, err := a.ops.lineage(run)
 	if err != nil {
 		return nil, err
 	}
