@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/julienschmidt/httprouter"
 )
 
 // This file holds airlite's own endpoints for test suites (/_airlite/…):
@@ -73,7 +71,7 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 
 // handleReset puts state back to the fixtures; running tasks are stopped
 // first so that none writes into the fresh state.
-func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	q := r.URL.Query()
 	res, err := s.resetScope(q.Get("scope"), q.Get("dag_id"))
 	if err != nil {
@@ -148,13 +146,13 @@ func (s *server) decodeAdminBody(w http.ResponseWriter, r *http.Request, into an
 	return nil
 }
 
-func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	var body stateBody
 	if err := s.decodeAdminBody(w, r, &body); err != nil {
 		s.answerError(w, r, err)
 		return
 	}
-	res, err := s.forceRunState(ps.ByName("dag_id"), ps.ByName("run_id"), RunState(body.State))
+	res, err := s.forceRunState(req.param("dag_id"), req.param("run_id"), RunState(body.State))
 	if err != nil {
 		s.answerError(w, r, err)
 		return
@@ -162,13 +160,13 @@ func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps 
 	writeAdminJSON(w, http.StatusOK, res)
 }
 
-func (s *server) handleForceTaskState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *server) handleForceTaskState(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	var body stateBody
 	if err := s.decodeAdminBody(w, r, &body); err != nil {
 		s.answerError(w, r, err)
 		return
 	}
-	res, err := s.forceTaskState(ps.ByName("dag_id"), ps.ByName("run_id"), ps.ByName("task_id"),
+	res, err := s.forceTaskState(req.param("dag_id"), req.param("run_id"), req.param("task_id"),
 		TaskState(body.State), body.Upstream, body.Downstream)
 	if err != nil {
 		s.answerError(w, r, err)
@@ -187,7 +185,7 @@ func (s *server) clockState() map[string]any {
 	return map[string]any{"now": isoFormat(s.opts.Now().UTC().Truncate(time.Microsecond)), "fake": s.opts.Clock != nil}
 }
 
-func (s *server) handleGetClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *server) handleGetClock(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	writeAdminJSON(w, http.StatusOK, s.clockState())
 }
 
@@ -224,7 +222,7 @@ func (s *server) moveClock(body clockBody) (map[string]any, error) {
 	return s.clockState(), nil
 }
 
-func (s *server) handleMoveClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *server) handleMoveClock(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	var body clockBody
 	if err := s.decodeAdminBody(w, r, &body); err != nil {
 		s.answerError(w, r, err)
@@ -277,7 +275,7 @@ func (s *server) waitRun(ctx context.Context, dagID, runID string, timeout time.
 	}
 }
 
-func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	timeout := 30 * time.Second
 	if text := r.URL.Query().Get("timeout"); text != "" {
 		d, err := parseDuration(text)
@@ -290,7 +288,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 	// The one long answer: its write deadline is the wait plus the
 	// ordinary answer's time (the server's WriteTimeout is short).
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout + answerWriteTimeout))
-	res, err := s.waitRun(r.Context(), ps.ByName("dag_id"), ps.ByName("run_id"), timeout)
+	res, err := s.waitRun(r.Context(), req.param("dag_id"), req.param("run_id"), timeout)
 	if err != nil {
 		s.answerError(w, r, err)
 		return
@@ -298,7 +296,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 	writeAdminJSON(w, http.StatusOK, res)
 }
 
-func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	if s.opts.Journal == nil {
 		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
 		return
@@ -318,7 +316,7 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ ht
 	writeAdminJSON(w, http.StatusOK, map[string]any{"requests": s.opts.Journal.list(f)})
 }
 
-func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	if s.opts.Journal == nil {
 		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
 		return
@@ -361,7 +359,7 @@ func hasOperator(dag *DAG, op string) bool {
 	return false
 }
 
-func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	body, err := s.readBody(w, r)
 	if err != nil {
 		s.answerError(w, r, err)
