@@ -187,7 +187,11 @@ func (s *server) v1Routes() *routeTable {
 	vr.add(http.MethodPatch, "/pools/{pool_name}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V1PatchPool(req.path["pool_name"], req.body, updateMaskFields(req.query))
 	}), withBody(checkPoolBody), withQuery(qUpdateMask), withAction("patch_pool"))
-	vr.add(http.MethodDelete, "/pools/{pool_name}", d.deleted(s, func(req *apiRequest) error { return s.V1DeletePool(req.path["pool_name"]) }), withAction("delete_pool"))
+	// pool and variable deletions return Flask's Response(status=204)
+	// (respondV1DeletedResponse), not connexion's NoContent
+	vr.add(http.MethodDelete, "/pools/{pool_name}", func(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+		s.respondV1DeletedResponse(w, r, s.V1DeletePool(req.path["pool_name"]))
+	}, withAction("delete_pool"))
 
 	vr.add(http.MethodGet, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetVariables(req.query) }), withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodPost, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V1PostVariable(req.body) }), withBody(checkVariableBody), withAction("variable.create"))
@@ -195,7 +199,9 @@ func (s *server) v1Routes() *routeTable {
 	vr.add(http.MethodPatch, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V1PatchVariable(req.path["variable_key"], req.body, updateMaskFields(req.query))
 	}), withBody(checkVariableBody), withQuery(qUpdateMask), withAction("variable.edit"))
-	vr.add(http.MethodDelete, "/variables/{variable_key:path}", d.deleted(s, func(req *apiRequest) error { return s.V1DeleteVariable(req.path["variable_key"]) }), withAction("variable.delete"))
+	vr.add(http.MethodDelete, "/variables/{variable_key:path}", func(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+		s.respondV1DeletedResponse(w, r, s.V1DeleteVariable(req.path["variable_key"]))
+	}, withAction("variable.delete"))
 	vr.add(http.MethodGet, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetConnections(req.query) }), withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodPost, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V1PostConnection(req.body) }), withBody(checkConnectionBody), withAction("connection.create"))
 	vr.add(http.MethodGet, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetConnection(req.path["connection_id"]) }))
