@@ -34,6 +34,9 @@ type dialect struct {
 	refusal func(rej rejection) error
 	// query checks a row's declared query parameters and keeps them.
 	query func(q url.Values, params []v1Param) (v1Values, error)
+	// decode reads a body before a row's body check (connexion's JSON
+	// reading, decodeV1Body); nil where no row checks a body.
+	decode func(raw []byte, contentType string) (v1Body, error)
 	// render writes a success in the API's form.
 	render func(w http.ResponseWriter, r *http.Request, status int, v any)
 	// noContent writes a success without a body (a deletion).
@@ -147,6 +150,7 @@ func (s *server) v1Dialect() *dialect {
 			return nil
 		},
 		query:     validateQuery,
+		decode:    decodeV1Body,
 		render:    s.writeV1JSON,
 		noContent: s.writeV1NoContent,
 		phrases:   apiv1ResourcePhrases,

@@ -152,7 +152,13 @@ func (s *server) serveRow(w http.ResponseWriter, r *http.Request, d *dialect, rt
 		}
 		req.caller = c
 	}
-	if rt.rawBody {
+	switch {
+	case rt.body != nil:
+		if err := s.readCheckedBody(w, r, d, rt, req); err != nil {
+			d.answerError(s, w, r, err)
+			return
+		}
+	case rt.rawBody:
 		raw, err := s.readBody(w, r)
 		if err != nil {
 			d.answerError(s, w, r, err)
@@ -197,18 +203,7 @@ func (s *server) serveWerkzeug(w http.ResponseWriter, r *http.Request, t *routeT
 	}
 	req := &apiRequest{path: params}
 	if rt.body != nil {
-		raw, err := s.readBody(w, r)
-		if err != nil {
-			d.answerError(s, w, r, err)
-			return
-		}
-		req.raw = raw
-		v, err := decodeV1Body(raw, r.Header.Get("Content-Type"))
-		if err == nil {
-			req.ordered = v.ordered
-			req.body, err = rt.body(v.plain)
-		}
-		if err != nil {
+		if err := s.readCheckedBody(w, r, d, rt, req); err != nil {
 			d.answerError(s, w, r, err)
 			return
 		}
@@ -234,6 +229,23 @@ func (s *server) serveWerkzeug(w http.ResponseWriter, r *http.Request, t *routeT
 		}
 	}
 	rt.handle(w, r, req)
+}
+
+// readCheckedBody reads a row's body, decodes it as the dialect reads
+// bodies and checks it against the row's schema, into req.
+func (s *server) readCheckedBody(w http.ResponseWriter, r *http.Request, d *dialect, rt *apiRoute, req *apiRequest) error {
+	raw, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	req.raw = raw
+	v, err := d.decode(raw, r.Header.Get("Content-Type"))
+	if err != nil {
+		return err
+	}
+	req.ordered = v.ordered
+	req.body, err = rt.body(v.plain)
+	return err
 }
 
 // answerOptions is Flask's automatic OPTIONS answer for a rule.
