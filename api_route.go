@@ -128,20 +128,20 @@ func (s *server) mount(r *httprouter.Router, t *routeTable) {
 	}
 }
 
-// requests reuses the apiRequest of httprouter-matched rows: no handler
+// rowRequests reuses the apiRequest of httprouter-matched rows: no handler
 // keeps it past its return, and the shortest routes would otherwise
 // allocate one per request.
-var requests = sync.Pool{New: func() any { return new(apiRequest) }}
+var rowRequests = sync.Pool{New: func() any { return new(apiRequest) }}
 
 // serveRow answers a request httprouter matched to rt, in Flask's order
 // for a view behind requires_authentication: the headers, the caller,
 // then the view (its body and query).
 func (s *server) serveRow(w http.ResponseWriter, r *http.Request, d *dialect, rt *apiRoute, ps httprouter.Params) {
 	s.setEditionHeaders(w, d.deprecated)
-	req := requests.Get().(*apiRequest)
+	req := rowRequests.Get().(*apiRequest)
 	defer func() {
 		*req = apiRequest{}
-		requests.Put(req)
+		rowRequests.Put(req)
 	}()
 	req.ps = ps
 	if !rt.open {
