@@ -69,18 +69,6 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 	return res, nil
 }
 
-// handleReset puts state back to the fixtures; running tasks are stopped
-// first so that none writes into the fresh state.
-func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
-	q := r.URL.Query()
-	res, err := s.resetScope(q.Get("scope"), q.Get("dag_id"))
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
-}
-
 // forcedRunStates are the states a run can be forced to, as Airflow's
 // mark_tasks functions set them.
 var forcedRunStates = map[RunState]bool{RunSuccess: true, RunFailed: true, RunRunning: true, RunQueued: true}
@@ -126,6 +114,9 @@ var adminPhrases = phrasebook{
 	},
 }
 
+// errJournalOff answers the journal's endpoints while it is off.
+var errJournalOff = newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N")
+
 // stateBody is the body of the force-state endpoints.
 type stateBody struct {
 	State      string `json:"state"`
@@ -133,46 +124,15 @@ type stateBody struct {
 	Downstream bool   `json:"downstream"`
 }
 
-func (s *server) decodeAdminBody(w http.ResponseWriter, r *http.Request, into any) error {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		return err
-	}
+// decodeAdminBody reads an admin endpoint's JSON body into into, refusing
+// fields it does not know.
+func decodeAdminBody(body []byte, into any) error {
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
 		return newAPIError(errBadRequest, "bad request body: %v", err)
 	}
 	return nil
-}
-
-func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, req *apiRequest) {
-	var body stateBody
-	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.forceRunState(req.param("dag_id"), req.param("run_id"), RunState(body.State))
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
-}
-
-func (s *server) handleForceTaskState(w http.ResponseWriter, r *http.Request, req *apiRequest) {
-	var body stateBody
-	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.forceTaskState(req.param("dag_id"), req.param("run_id"), req.param("task_id"),
-		TaskState(body.State), body.Upstream, body.Downstream)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
 }
 
 // clockBody moves the fake clock: set to a date, or advance by a duration.
@@ -183,10 +143,6 @@ type clockBody struct {
 
 func (s *server) clockState() map[string]any {
 	return map[string]any{"now": isoFormat(s.opts.Now().UTC().Truncate(time.Microsecond)), "fake": s.opts.Clock != nil}
-}
-
-func (s *server) handleGetClock(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
-	writeAdminJSON(w, http.StatusOK, s.clockState())
 }
 
 // moveClock applies a clock body to the fake clock.
@@ -220,20 +176,6 @@ func (s *server) moveClock(body clockBody) (map[string]any, error) {
 		return nil, err
 	}
 	return s.clockState(), nil
-}
-
-func (s *server) handleMoveClock(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
-	var body clockBody
-	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.moveClock(body)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
 }
 
 // waitRun blocks until a run has finished or timeout passes, watching the
@@ -298,7 +240,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, req *apiR
 
 func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	if s.opts.Journal == nil {
-		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		s.answerError(w, r, errJournalOff)
 		return
 	}
 	q := r.URL.Query()
@@ -314,14 +256,6 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ *a
 		}
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"requests": s.opts.Journal.list(f)})
-}
-
-func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
-	if s.opts.Journal == nil {
-		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, map[string]any{"cleared": s.opts.Journal.clear()})
 }
 
 // loadDAG adds or replaces one DAG from a definition (YAML or JSON), with
@@ -357,18 +291,4 @@ func hasOperator(dag *DAG, op string) bool {
 		}
 	}
 	return false
-}
-
-func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.loadDAG(body)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
 }
