@@ -179,6 +179,11 @@ func TestServePython_DAGsAsAirflow(t *testing.T) {
 		"class_ref": `{"module_path": "airflow.operators.empty", "class_name": "EmptyOperator"}`, "ui_color": `"#e8f7e4"`})
 	wantFields(t, "total__1", byID["total__1"], map[string]string{"operator_name": `"@task"`, "downstream_task_ids": `["end"]`, "is_mapped": "false"})
 
+	// file_token leads to the Python file's source (dag_source_endpoint.py).
+	if res := ts.v1(t, "GET", "/dagSources/"+etl["file_token"].(string), "", "Accept", "text/plain"); res.status != 200 || !strings.Contains(res.body, `dag_id="py_etl"`) {
+		t.Errorf("GET /dagSources/<py_etl's token> = %d %.200s, want etl.py's source", res.status, res.body)
+	}
+
 	// The YAML DAG beside them answers as YAML DAGs do.
 	wantFields(t, "yaml_hello", ts.v1JSON(t, doc, "/dags/yaml_hello"), map[string]string{
 		"fileloc": fmt.Sprintf("%q", filepath.Join(dir, "hello.yaml")), "is_active": "true"})
@@ -269,5 +274,49 @@ func TestServePython_TriggeredRunSucceeds(t *testing.T) {
 	}
 	if out := logOf("extract.check"); !strings.Contains(out, "simulated PythonOperator") {
 		t.Errorf("extract.check's log = %q, want it to say it was simulated", out)
+	}
+}
+
+// TestServePython_Edition110 reads 1.10.15's import paths: the DAG's
+// schedule_interval (1.10.15 has no timetables) is its schedule, the
+// classic operators keep their 1.10 modules, and the files that fail are
+// import errors with 1.10.15's words.
+func TestServePython_Edition110(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	abs, _ := filepath.Abs("testdata/pydags/v110")
+	vars, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &DAGSet{}
+	c := config{DagsDir: abs, Edition: edition110, Python: "python3"}
+	if err := readPythonDAGs(context.Background(), c, vars, set, zerolog.New(zerolog.NewTestWriter(t))); err != nil {
+		t.Fatal(err)
+	}
+	if len(set.DAGs) != 1 || set.DAGs[0].DagID != "py110" {
+		t.Fatalf("DAGs %v, want py110 alone", set.DAGs)
+	}
+	d := set.DAGs[0]
+	if d.Schedule == nil || *d.Schedule != "@hourly" || d.cron == nil {
+		t.Errorf("py110's schedule = %v, want @hourly, compiled", d.Schedule)
+	}
+	want := map[string]string{"run": "airflow.operators.bash_operator", "check": "airflow.operators.python_operator", "end": "airflow.operators.dummy_operator"}
+	for id, module := range want {
+		task := d.Task(id)
+		if task == nil || task.OperatorModule != module {
+			t.Errorf("task %s = %+v, want module %s", id, task, module)
+		}
+	}
+	if d.Task("check").Simulate == nil || d.Task("run").Simulate != nil {
+		t.Errorf("the PythonOperator must be simulated and the BashOperator run")
+	}
+	var failed []string
+	for _, e := range set.ImportErrors {
+		failed = append(failed, filepath.Base(e.File)+": "+e.Text)
+	}
+	wantFailed := []string{"cycle110.py: Cycle detected in DAG. Faulty task: q to p", "new_paths.py: No module named 'airflow.operators.bash'"}
+	if !reflect.DeepEqual(failed, wantFailed) {
+		t.Errorf("import errors %q, want %q", failed, wantFailed)
 	}
 }

@@ -78,6 +78,16 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 		kind = d.Timetable.Type[strings.LastIndexByte(d.Timetable.Type, '.')+1:]
 	}
 	s.Schedule.Given = true
+	if d.Timetable == nil {
+		// Airflow 1.10.15 has no timetables: schedule_interval alone, a
+		// string, a timedelta or None (1.10.15 serialization/schema.json).
+		switch v := pyDecode(d.ScheduleInterval).(type) {
+		case string:
+			s.Schedule.Expr = &v
+		case float64, int64:
+			kind = "DeltaDataIntervalTimetable"
+		}
+	}
 	switch kind {
 	case "", "NullTimetable":
 		return nil
@@ -94,6 +104,9 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 		return nil
 	case "DeltaDataIntervalTimetable":
 		secs, ok := pyDecode(d.ScheduleInterval).(float64)
+		if n, isInt := pyDecode(d.ScheduleInterval).(int64); isInt {
+			secs, ok = float64(n), true
+		}
 		if !ok {
 			return fmt.Errorf("read schedule_interval %s: want a timedelta", d.ScheduleInterval)
 		}
