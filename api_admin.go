@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +28,7 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 			return nil, newAPIError(errBadRequest, "dag_id goes with scope=runs only")
 		}
 		all := func(tiKey) bool { return true }
-		if err := s.withTasksStopped(all, func() error { return s.opts.Store.Reset(s.opts.DAGs) }); err != nil {
+		if err := s.ops.stopping(all, func() error { return s.opts.Store.Reset(s.opts.DAGs) }); err != nil {
 			return nil, err
 		}
 	case "runs":
@@ -42,7 +41,7 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 			}
 		}
 		ofDag := func(k tiKey) bool { return dagID == "" || k.dagID == dagID }
-		if err := s.withTasksStopped(ofDag, func() error { return s.opts.Store.DeleteRuns(dagID) }); err != nil {
+		if err := s.ops.stopping(ofDag, func() error { return s.opts.Store.DeleteRuns(dagID) }); err != nil {
 			return nil, err
 		}
 	case "pools":
@@ -64,23 +63,12 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 	default:
 		return nil, newAPIError(errBadRequest, "unknown reset scope %q: want all, runs, pools, paused, variables or connections", scope)
 	}
-	if s.opts.Kick != nil {
-		s.opts.Kick()
-	}
+	s.ops.wake()
 	res := map[string]any{"status": "reset", "scope": orDefault(scope, "all")}
 	if dagID != "" {
 		res["dag_id"] = dagID
 	}
 	return res, nil
-}
-
-// withTasksStopped applies change and stops the running tasks that match
-// in one step of the scheduler's; without a scheduler no task runs.
-func (s *server) withTasksStopped(match func(tiKey) bool, change func() error) error {
-	if s.opts.WithTasksStopped == nil {
-		return change()
-	}
-	return s.opts.WithTasksStopped(match, change)
 }
 
 // handleReset puts state back to the fixtures; running tasks are stopped
@@ -99,23 +87,15 @@ func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httproute
 // mark_tasks functions set them.
 var forcedRunStates = map[RunState]bool{RunSuccess: true, RunFailed: true, RunRunning: true, RunQueued: true}
 
-// forceRunState sets a run's state (Store.ForceRunState says how its task
-// instances follow); the tries of task instances that stop running are
-// stopped in the same step.
+// forceRunState is the operations' setRunState with the admin endpoints'
+// check and answer.
 func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]any, error) {
 	if !forcedRunStates[state] {
 		return nil, newAPIError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
 	}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	var stopped []tiKey
-	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		stopped, err = s.opts.Store.ForceRunState(dagID, runID, state, now, s.rules().runStateDates)
-		return err
-	})
-	if err != nil {
+	if err := s.ops.setRunState(dagID, runID, state); err != nil {
 		return nil, missingAnswer(err)
 	}
-	s.kick()
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state)}, nil
 }
 
@@ -123,31 +103,16 @@ func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]
 // Airflow's UI offers them.
 var forcedTaskStates = map[TaskState]bool{TaskSuccess: true, TaskFailed: true, TaskSkipped: true}
 
-// forceTaskState marks a task instance, and with upstream/downstream its
-// relatives in the same run, as Airflow's set_state does (see
-// Store.ForceTaskStates); tries that stop running are stopped with it.
+// forceTaskState is the operations' forceTaskState with the admin
+// endpoints' check and answer.
 func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, upstream, downstream bool) (map[string]any, error) {
 	if !forcedTaskStates[state] {
 		return nil, newAPIError(errBadRequest, "state %q cannot be forced on a task: want success, failed or skipped", state)
 	}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	pick := func(dag *DAG) ([]string, error) {
-		task := dag.Task(taskID)
-		if task == nil {
-			return nil, &missingError{what: "task", dagID: dagID, taskID: taskID}
-		}
-		return relatives(dag, task, upstream, downstream), nil
-	}
-	var marked []string
-	var stopped []tiKey
-	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		marked, stopped, err = s.opts.Store.ForceTaskStates(dagID, runID, state, now, pick)
-		return err
-	})
+	marked, err := s.ops.forceTaskState(dagID, runID, taskID, state, upstream, downstream)
 	if err != nil {
 		return nil, missingAnswer(err)
 	}
-	s.kick()
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state), "task_ids": marked}, nil
 }
 
@@ -164,38 +129,6 @@ func missingAnswer(err error) error {
 		return newAPIError(errNotFound, "dag %s has no task %s", m.dagID, m.taskID)
 	}
 	return newAPIError(errNotFound, "dag %s has no run %s", m.dagID, m.runID)
-}
-
-// relatives is the task and, transitively, its upstream and/or downstream
-// tasks, by task_id.
-func relatives(dag *DAG, task *Task, upstream, downstream bool) []string {
-	seen := map[string]bool{task.TaskID: true}
-	queue := []*Task{task}
-	for len(queue) > 0 {
-		t := queue[0]
-		queue = queue[1:]
-		var next []string
-		if upstream {
-			next = append(next, t.Upstream...)
-		}
-		if downstream {
-			next = append(next, t.Downstream...)
-		}
-		for _, id := range next {
-			if !seen[id] {
-				seen[id] = true
-				queue = append(queue, dag.Task(id))
-			}
-		}
-	}
-	return sortedKeys(seen)
-}
-
-// kick wakes the scheduler, when there is one.
-func (s *server) kick() {
-	if s.opts.Kick != nil {
-		s.opts.Kick()
-	}
 }
 
 // stateBody is the body of the force-state endpoints.
@@ -418,9 +351,7 @@ func (s *server) loadDAG(body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.opts.Kick != nil {
-		s.opts.Kick()
-	}
+	s.ops.wake()
 	return map[string]any{"dag_id": dag.DagID, "tasks": len(dag.Tasks), "replaced": replaced}, nil
 }
 

@@ -58,14 +58,21 @@ type airflowAPI struct {
 	edition  edition // its rules are what differs between releases
 	now      func() time.Time
 	unixname string // the OS user, reported in task-instance info
-	// kick, when set, tells the scheduler that there is work to look at.
+	// kick, when set, tells the scheduler that there is work to look at
+	// (the operations' wake calls it).
 	kick func()
-	// triggerDate, when set, dates a trigger that sends no date, at the
-	// given unit (the fake clock's TriggerDate); otherwise it is now.
-	triggerDate func(unit time.Duration) time.Time
-	// withTasksStopped, when set, applies a change and stops the running
-	// tasks that match in one step of the scheduler's.
-	withTasksStopped func(match func(tiKey) bool, change func() error) error
+	// shared is the server's operations (with the fake clock's trigger
+	// dates and the scheduler's hooks); nil in an airflowAPI built alone
+	// (tests), which gets operations made from the fields above.
+	shared *operations
+}
+
+// ops is the operations layer this API calls.
+func (a *airflowAPI) ops() *operations {
+	if a.shared != nil {
+		return a.shared
+	}
+	return &operations{store: a.store, edition: a.edition, now: a.now, unixname: a.unixname, kick: a.kick}
 }
 
 // rules is the row of the rules table that the methods read.
@@ -74,17 +81,8 @@ func (a *airflowAPI) rules() *editionRules { return a.edition.rules() }
 // dagDefinition applies Airflow's check_and_get_dag: the DagModel row, then
 // the loaded definition.
 func (a *airflowAPI) dagDefinition(dagID string) (*DagRow, error) {
-	row, err := a.store.DagByID(dagID)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errNotFound, "Dag id %s not found in DagModel", dagID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if row.Def == nil {
-		return nil, newAPIError(errNotFound, "Dag id %s not found", dagID)
-	}
-	return row, nil
+	row, err := a.ops().dagDefinition(dagID)
+	return row, a.phrase(err)
 }
 
 func badDateError(raw string) error {
@@ -102,11 +100,8 @@ func (a *airflowAPI) parseDate(raw string) (time.Time, error) {
 
 // runAt finds the run of a DAG at a requested date, with Airflow's message.
 func (a *airflowAPI) runAt(dagID string, date time.Time) (*DagRun, error) {
-	run, err := a.store.RunByDate(dagID, date)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", a.rules().errorDate(date), dagID)
-	}
-	return run, err
+	run, err := a.ops().runAt(dagID, date)
+	return run, a.phrase(err)
 }
 
 // decodeObject reads a request body as a JSON object, keeping each value
@@ -268,108 +263,90 @@ func decodeTriggerBody(body []byte) (map[string]json.RawMessage, error) {
 	return nil, newAPIError(errCrash, "request body must be a JSON object, got %s", jsonKind(trimmed))
 }
 
-// TriggerDAG is POST /dags/<dag_id>/dag_runs (docs/behaviour.md §3.1).
+// TriggerDAG is POST /dags/<dag_id>/dag_runs (docs/behaviour.md §3.1):
+// the body read as trigger_dag reads it, then the operations' trigger.
 func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, error) {
-	fields, err := decodeTriggerBody(body)
+	req, dateGiven, err := a.triggerRequest(dagID, body)
 	if err != nil {
 		return nil, err
 	}
+	done, err := a.ops().trigger(req)
+	if err != nil {
+		return nil, a.phrase(err)
+	}
+	return map[string]any{
+		"execution_date": isoFormat(done.date),
+		"message":        a.rules().triggerMessage(done.run, done.date, dateGiven),
+		"run_id":         done.run.RunID,
+	}, nil
+}
+
+// triggerRequest reads a trigger body: what the wire refuses is refused
+// here, in trigger_dag's order; what trigger_dag finds wrong only later
+// (an unreadable run id or conf) travels in the request.
+func (a *airflowAPI) triggerRequest(dagID string, body []byte) (req triggerRequest, dateGiven bool, err error) {
+	fields, err := decodeTriggerBody(body)
+	if err != nil {
+		return req, false, err
+	}
 	rules := a.rules()
 	confRaw, confGiven := fields["conf"]
-	if confGiven && rules.confObjectOnly && jsonKind(confRaw) != "an object" {
-		return nil, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
+	conf, badConf, err := triggerConfOf(rules, confRaw, confGiven)
+	if err != nil {
+		return req, false, err
 	}
-	if confGiven {
-		// Compacted once, here, so that the size limit holds before any
-		// other check; triggerConf stores it as it is.
-		var err error
-		if confRaw, err = compactConf(confRaw); err != nil {
-			return nil, err
-		}
-	}
-	now := a.now().UTC()
 	var date time.Time
-	dateGiven := false
 	if raw, ok := fields["execution_date"]; ok && !isNull(raw) {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, newAPIError(errCrash, "execution_date must be a string, got %s", jsonKind(raw))
+			return req, false, newAPIError(errCrash, "execution_date must be a string, got %s", jsonKind(raw))
 		}
 		if date, err = a.parseDate(s); err != nil {
-			return nil, err
+			return req, false, err
 		}
 		dateGiven = true
 	}
 	replaceMicros := !dateGiven
 	if raw, ok := fields["replace_microseconds"]; ok {
 		if replaceMicros, err = a.parseFlag(raw); err != nil {
-			return nil, err
+			return req, false, err
 		}
 	}
-	row, err := a.dagDefinition(dagID)
-	if err != nil {
-		return nil, err
-	}
+	req = triggerRequest{dagID: dagID, dateUnit: time.Microsecond, checks: triggerDagChecks(rules), conf: conf, badConf: badConf}
 	if replaceMicros {
-		date = date.Truncate(time.Second)
+		req.dateUnit = time.Second
 	}
-	if !dateGiven {
-		unit := time.Microsecond
+	if dateGiven {
 		if replaceMicros {
-			unit = time.Second
+			date = date.Truncate(time.Second)
 		}
-		date = now.Truncate(unit)
-		if a.triggerDate != nil {
-			date = a.triggerDate(unit)
-		}
+		req.date = &date
 	}
-	if start := row.Def.DefaultArgsStartDate; start != nil && date.Before(*start) {
-		return nil, newAPIError(errCrash, "The execution_date [%s] should be >= start_date [%s] from DAG's default_args",
-			isoFormat(date), isoFormat(*start))
-	}
-	runID := ""
 	if raw, ok := fields["run_id"]; ok && !isFalsy(raw) {
-		if err := json.Unmarshal(raw, &runID); err != nil {
-			return nil, newAPIError(errCrash, "run_id must be a string, got %s", jsonKind(raw))
+		if err := json.Unmarshal(raw, &req.runID); err != nil {
+			req.badRunID = newAPIError(errCrash, "run_id must be a string, got %s", jsonKind(raw))
 		}
 	}
-	if runID == "" {
-		runID = "manual__" + isoFormat(date)
-	}
-	if utf8.RuneCountInString(runID) > maxRunIDChars {
-		return nil, newAPIError(errBadRequest, "run_id can't be more than %d characters", maxRunIDChars)
-	}
+	return req, dateGiven, nil
+}
 
-	// The plan only reads the view, so running it again in a batch is
-	// harmless.
-	created, err := a.store.TriggerRun(func(v storeView) (*newRun, error) {
-		if err := a.checkDuplicate(v, dagID, runID, date); err != nil {
-			return nil, err
-		}
-		// Airflow reads conf only after the duplicate check.
-		conf, err := a.triggerConf(confRaw, confGiven)
-		if err != nil {
-			return nil, err
-		}
-		if rules.checkRunID && !allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID) {
-			return nil, newAPIError(errAirflow,
-				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
-				runID, allowedRunIDPattern, builtinRunIDPattern)
-		}
-		return &newRun{start: rules.newRun, dag: row.Def, runID: runID, date: date.UTC(),
-			conf: conf, now: now, unixname: a.unixname, external: true}, nil
-	})
-	if err != nil {
-		return nil, err
+// triggerConfOf reads a trigger's conf as trigger_dag does: what it
+// refuses at once (a conf that is no object where the rules want one, a
+// conf too large) is err; what it finds wrong only after the duplicate
+// check is late.
+func triggerConfOf(rules *editionRules, raw json.RawMessage, given bool) (conf json.RawMessage, late, err error) {
+	if given && rules.confObjectOnly && jsonKind(raw) != "an object" {
+		return nil, nil, newAPIError(errBadRequest, "Dag Run conf must be a dictionary object, other types are not supported")
 	}
-	if a.kick != nil {
-		a.kick()
+	if given {
+		// Compacted once, here, so that the size limit holds before any
+		// other check; triggerConf stores it as it is.
+		if raw, err = compactConf(raw); err != nil {
+			return nil, nil, err
+		}
 	}
-	return map[string]any{
-		"execution_date": isoFormat(date),
-		"message":        rules.triggerMessage(created, date, dateGiven),
-		"run_id":         runID,
-	}, nil
+	conf, late = triggerConf(rules, raw, given)
+	return conf, late, nil
 }
 
 // triggerConf turns the request's conf into what the run stores: the
@@ -377,8 +354,7 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 // object as it is, and, where the rules decode one (1.10), a string
 // holding JSON (the form the 1.10 docs show); anything else crashes 1.10's
 // JSON parser (Airflow 2 refused it before, in TriggerDAG).
-func (a *airflowAPI) triggerConf(raw json.RawMessage, given bool) (json.RawMessage, error) {
-	rules := a.rules()
+func triggerConf(rules *editionRules, raw json.RawMessage, given bool) (json.RawMessage, error) {
 	if !given || isFalsy(raw) {
 		return rules.emptyConf, nil
 	}
@@ -409,20 +385,6 @@ func compactConf(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, newAPIError(errBadRequest, "Dag Run conf is too large: %d bytes serialized, the limit is %d", b.Len(), maxConfBytes)
 	}
 	return json.RawMessage(b.Bytes()), nil
-}
-
-// checkDuplicate applies the rules' duplicate rule to the runs that have
-// the run_id or the execution date.
-func (a *airflowAPI) checkDuplicate(v storeView, dagID, runID string, date time.Time) error {
-	byID, err := v.Run(dagID, runID)
-	if err != nil && !errors.Is(err, errNotFound) {
-		return err
-	}
-	byDate, err := v.RunAt(dagID, date)
-	if err != nil && !errors.Is(err, errNotFound) {
-		return err
-	}
-	return a.rules().duplicate(dagID, runID, date, byID, byDate)
 }
 
 // DagRuns is GET /dags/<dag_id>/dag_runs (docs/behaviour.md §3.2). Every Airflow error
@@ -552,22 +514,8 @@ func (a *airflowAPI) DagCode(dagID string) (string, error) {
 // SetPaused is GET /dags/<dag_id>/paused/<paused> (docs/behaviour.md §3.7): exactly
 // "true" pauses, anything else unpauses. An unknown DAG crashes Airflow.
 func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
-	row, err := a.store.DagByID(dagID)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errCrash, "Dag id %s not found in DagModel", dagID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	rules := a.rules()
-	if rules.pauseNeedsDefinition && row.Def == nil {
-		return nil, newAPIError(errCrash, "Dag id %s not found: its definition could not be loaded", dagID)
-	}
-	if err := a.store.SetPaused(dagID, paused == "true", rules.pauseSubDAGs); err != nil {
-		return nil, err
-	}
-	if paused != "true" && a.kick != nil {
-		a.kick()
+	if err := a.ops().pauseDag(dagID, paused == "true"); err != nil {
+		return nil, expPausePhrases.phrase(err)
 	}
 	return map[string]any{"response": "ok"}, nil
 }
@@ -587,40 +535,13 @@ func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
 // DeleteDag is DELETE /dags/<dag_id> (docs/behaviour.md §3.9). Airflow 2 refuses while
 // a task instance of the DAG is running.
 func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
-	rules := a.rules()
-	refuse := func(v storeView, ids []string) error {
-		if !rules.deleteRefusesRunning {
-			return nil
-		}
-		for _, id := range ids {
-			n, err := v.CountTaskInstances(id, func(ti *TaskInstance) bool { return ti.State == TaskRunning })
-			if err != nil {
-				return err
-			}
-			if n > 0 {
-				return newAPIError(errAirflow, "TaskInstances still running")
-			}
-		}
-		return nil
-	}
-	var count int
-	del := func() (err error) {
-		count, err = a.store.DeleteDag(dagID, refuse)
-		return err
-	}
-	var err error
-	if rules.deleteStopsTasks && a.withTasksStopped != nil {
-		// 1.10 deletes whatever runs; the DAG's tasks (and its sub-DAGs')
-		// stop with the delete, so that none writes into a deleted run.
-		err = a.withTasksStopped(func(k tiKey) bool { return k.dagID == dagID || strings.HasPrefix(k.dagID, dagID+".") }, del)
-	} else {
-		err = del()
-	}
+	count, err := a.ops().deleteDag(dagID)
 	if errors.Is(err, errNotFound) {
+		// delete_dag's DagNotFound, not check_and_get_dag's.
 		return nil, newAPIError(errNotFound, "Dag id %s not found", dagID)
 	}
 	if err != nil {
-		return nil, err
+		return nil, a.phrase(err)
 	}
 	return map[string]any{"count": count, "message": fmt.Sprintf("Removed %d record(s)", count)}, nil
 }
@@ -646,7 +567,7 @@ func (a *airflowAPI) LatestRuns() (map[string]any, error) {
 
 // resourceOps are the resource operations as this API calls them.
 func (a *airflowAPI) resourceOps() *resourceOps {
-	return &resourceOps{store: a.store, rules: a.rules(), now: a.now, wake: a.kick}
+	return &resourceOps{store: a.store, rules: a.rules(), now: a.now, wake: a.ops().wake}
 }
 
 // Pools is GET /pools (docs/behaviour.md §3.11), by name.

@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -91,7 +92,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		return nil, err
 	}
 	rules := s.rules()
-	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
+	if iv, ok, err := plannedInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
 		d["next_dagrun"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
@@ -208,6 +209,9 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["concurrency"] = def.MaxActiveTasks
 	d["dataset_expression"] = nil
 	d["start_date"] = v1Date(def.StartDate)
+	// DAGDetailSchema.get_owners reads the DAG's "owner", an attribute a
+	// DAG lacks: always [] (2.10.3 api_connexion/schemas/dag_schema.py:132-136).
+	d["owners"] = []any{}
 	d["dag_run_timeout"] = v1OptTimeDelta(def.DagrunTimeout)
 	d["doc_md"] = nil
 	if def.DocMD != "" { // Python DAGs only
@@ -436,13 +440,8 @@ func (s *server) V1PatchDag(dagID string, body map[string]any, mask []string) (m
 	if err != nil {
 		return nil, err
 	}
-	if err := s.opts.Store.SetPaused(dagID, paused, false); errors.Is(err, errNotFound) {
-		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag with id: '%s' not found", dagID)}
-	} else if err != nil {
-		return nil, err
-	}
-	if !paused && s.opts.Kick != nil {
-		s.opts.Kick()
+	if err := s.ops.setPaused(dagID, paused, false); err != nil {
+		return nil, v1DagPhrases.phrase(err)
 	}
 	row, err := s.opts.Store.DagByID(dagID)
 	if err != nil {
@@ -475,11 +474,15 @@ func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(rows))
+	for i, row := range rows {
+		ids[i] = row.DagID
+	}
+	if err := s.ops.setPausedAll(ids, paused); err != nil {
+		return nil, err
+	}
 	dags := make([]any, 0, len(rows))
 	for _, row := range rows {
-		if err := s.opts.Store.SetPaused(row.DagID, paused, false); err != nil && !errors.Is(err, errNotFound) {
-			return nil, err
-		}
 		changed := *row
 		changed.IsPaused = paused
 		d, err := s.v1Dag(&changed)
@@ -488,29 +491,20 @@ func (s *server) V1PatchDags(q v1Values, body map[string]any) (map[string]any, e
 		}
 		dags = append(dags, d)
 	}
-	if !paused && s.opts.Kick != nil {
-		s.opts.Kick()
-	}
 	return map[string]any{"dags": dags, "total_entries": total}, nil
 }
 
-// V1DeleteDag is DELETE /dags/{dag_id}: the experimental API's delete
-// (the store's intent), with the stable API's answers.
+// V1DeleteDag is DELETE /dags/{dag_id}: the operations' delete, as the
+// experimental API's, with the stable API's answers.
 func (s *server) V1DeleteDag(dagID string) error {
-	_, err := s.api.DeleteDag(dagID)
-	switch {
-	case errors.Is(err, errNotFound):
-		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag with id: '%s' not found", dagID)}
-	case errors.Is(err, errAirflow):
-		return v1Conflict("Conflict", fmt.Sprintf("Task instances of dag with id: '%s' are still running", dagID))
-	}
-	return err
+	_, err := s.ops.deleteDag(dagID)
+	return v1DagPhrases.phrase(err)
 }
 
 // v1Task is TaskSchema's dump of an operator. Its sub_dag field reads an
 // attribute no operator has (SubDagOperator's is subdag), and marshmallow
 // leaves out what it cannot read: the key never appears.
-func v1Task(t *Task, py pythonDialect) map[string]any {
+func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	module, ok := py.modules[t.Operator]
 	if !ok {
 		module = py.otherModule
@@ -519,7 +513,10 @@ func v1Task(t *Task, py pythonDialect) map[string]any {
 	if className == "DummyOperator" { // an alias of EmptyOperator in Airflow 2
 		module, className = py.modules["EmptyOperator"], "EmptyOperator"
 	}
-	params := v1Params(t.Params, t.ParamDocs)
+	// An operator's params are its DAG's with its own over them
+	// (2.10.3 models/baseoperator.py: dag.params copied, then updated).
+	params := v1Params(def.Params, def.ParamDocs)
+	maps.Copy(params, v1Params(t.Params, t.ParamDocs))
 	templateFields := []any{}
 	if t.Operator == "BashOperator" {
 		templateFields = []any{"bash_command", "env", "cwd"}
@@ -546,25 +543,26 @@ func v1Task(t *Task, py pythonDialect) map[string]any {
 		docMD = t.DocMD
 	}
 	return map[string]any{
-		"class_ref":                 map[string]any{"module_path": module, "class_name": className},
-		"operator_name":             operatorName,
-		"task_id":                   t.TaskID,
-		"task_display_name":         t.TaskID,
-		"owner":                     t.Owner,
-		"start_date":                v1Date(t.StartDate),
-		"end_date":                  v1Date(t.EndDate),
-		"trigger_rule":              t.TriggerRule,
-		"extra_links":               []any{},
-		"depends_on_past":           t.DependsOnPast,
-		"wait_for_downstream":       false,
-		"retries":                   t.Retries,
+		"class_ref":           map[string]any{"module_path": module, "class_name": className},
+		"operator_name":       operatorName,
+		"task_id":             t.TaskID,
+		"task_display_name":   t.TaskID,
+		"owner":               t.Owner,
+		"start_date":          v1Date(t.StartDate),
+		"end_date":            v1Date(t.EndDate),
+		"trigger_rule":        t.TriggerRule,
+		"extra_links":         []any{},
+		"depends_on_past":     t.DependsOnPast,
+		"wait_for_downstream": false,
+		// fields.Number dumps a float (task_schema.py:52-59): 1.0.
+		"retries":                   float64(t.Retries),
 		"queue":                     t.Queue,
 		"pool":                      t.Pool,
-		"pool_slots":                t.PoolSlots,
+		"pool_slots":                float64(t.PoolSlots),
 		"execution_timeout":         v1OptTimeDelta(t.ExecutionTimeout),
 		"retry_delay":               v1TimeDelta(t.RetryDelay),
 		"retry_exponential_backoff": t.RetryExponentialBackoff,
-		"priority_weight":           t.PriorityWeight,
+		"priority_weight":           float64(t.PriorityWeight),
 		"weight_rule":               t.WeightRule,
 		"ui_color":                  color,
 		"ui_fgcolor":                fgColor,
@@ -614,7 +612,7 @@ func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	if t == nil {
 		return nil, &problem{status: http.StatusNotFound, title: "Task not found"}
 	}
-	return v1Task(t, s.rules().python), nil
+	return v1Task(def, t, s.rules().python), nil
 }
 
 // v1TaskOrder are the task attributes get_tasks sorts by (attrgetter on
@@ -652,7 +650,7 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 	}
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
-		out = append(out, v1Task(t, s.rules().python))
+		out = append(out, v1Task(def, t, s.rules().python))
 	}
 	return map[string]any{"tasks": out, "total_entries": len(out)}, nil
 }

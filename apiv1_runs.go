@@ -6,7 +6,6 @@ package main
 // experimental API: a run triggered through either is the same row.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,196 +111,16 @@ func runFields(d pyObject, fields []string, title string) (pyObject, error) {
 
 // V1GetDagRun is GET /dags/{dag_id}/dagRuns/{dag_run_id}.
 func (s *server) V1GetDagRun(dagID, runID string, fields []string) (pyObject, error) {
-	run, err := s.opts.Store.RunByRunID(dagID, runID)
-	if errors.Is(err, errNotFound) {
-		return nil, v1RunNotFound(dagID, runID)
-	}
+	run, err := s.ops.runByID(dagID, runID)
 	if err != nil {
-		return nil, err
+		return nil, v1RunPhrases.phrase(err)
 	}
 	return runFields(s.v1Run(run), fields, "DAGRunSchema error")
-}
-
-// runQuery is _fetch_dag_runs' filters and page.
-type runQuery struct {
-	dagIDs                     []string // nil: every DAG
-	states                     []string
-	executionGTE, executionLTE *time.Time
-	startGTE, startLTE         *time.Time
-	endGTE, endLTE             *time.Time
-	updatedGTE, updatedLTE     *time.Time
-	orderBy                    string
-	desc                       bool
-	offset, limit              int
 }
 
 // v1RunOrder is apply_sorting's allowed attributes for runs.
 var v1RunOrder = []string{"id", "state", "dag_id", "execution_date", "dag_run_id", "start_date", "end_date",
 	"updated_at", "external_trigger", "conf"}
-
-func inRange(t *time.Time, gte, lte *time.Time) bool {
-	if gte == nil && lte == nil {
-		return true
-	}
-	if t == nil {
-		return false // SQL: NULL compares as unknown
-	}
-	return (gte == nil || !t.Before(*gte)) && (lte == nil || !t.After(*lte))
-}
-
-func (q *runQuery) match(run *DagRun) bool {
-	if len(q.states) > 0 && !slices.Contains(q.states, string(run.State)) {
-		return false
-	}
-	date := run.ExecutionDate
-	return inRange(&date, q.executionGTE, q.executionLTE) && inRange(run.StartDate, q.startGTE, q.startLTE) &&
-		inRange(run.EndDate, q.endGTE, q.endLTE) && inRange(run.UpdatedAt, q.updatedGTE, q.updatedLTE)
-}
-
-// compareRuns orders runs by an attribute (NULLs first, as SQLite sorts
-// them), then by id so that pages never overlap.
-func compareRuns(attr string) func(a, b *DagRun) int {
-	times := func(a, b *time.Time) int {
-		switch {
-		case a == nil && b == nil:
-			return 0
-		case a == nil:
-			return -1
-		case b == nil:
-			return 1
-		}
-		return a.Compare(*b)
-	}
-	key := func(a, b *DagRun) int {
-		switch attr {
-		case "state":
-			return strings.Compare(string(a.State), string(b.State))
-		case "dag_id":
-			return strings.Compare(a.DagID, b.DagID)
-		case "execution_date":
-			return a.ExecutionDate.Compare(b.ExecutionDate)
-		case "dag_run_id":
-			return strings.Compare(a.RunID, b.RunID)
-		case "start_date":
-			return times(a.StartDate, b.StartDate)
-		case "end_date":
-			return times(a.EndDate, b.EndDate)
-		case "updated_at":
-			return times(a.UpdatedAt, b.UpdatedAt)
-		case "external_trigger":
-			return boolCompare(a.ExternalTrigger, b.ExternalTrigger)
-		case "conf":
-			return bytes.Compare(a.Conf, b.Conf)
-		}
-		return 0
-	}
-	return func(a, b *DagRun) int {
-		if c := key(a, b); c != 0 {
-			return c
-		}
-		return compareInt64(a.ID, b.ID)
-	}
-}
-
-func boolCompare(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// fetchRuns is _fetch_dag_runs: the page of matching runs and how many
-// match. The orders and filters the store's indexes and run counts serve
-// (pageQuery) read the page alone; other listings read the DAGs' runs
-// (each DAG holds at most --max-runs-per-dag of them) and sort them.
-func (s *server) fetchRuns(q *runQuery) ([]*DagRun, int, error) {
-	store := s.opts.Store
-	if pq, ok := q.pageQuery(); ok {
-		return store.RunPage(pq)
-	}
-	ids := q.dagIDs
-	if ids == nil {
-		rows, err := store.Dags()
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, row := range rows {
-			ids = append(ids, row.DagID)
-		}
-	}
-	var matched []*DagRun
-	for _, id := range ids {
-		runs, err := store.RunsOfDag(id, "")
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, run := range runs {
-			if q.match(run) {
-				matched = append(matched, run)
-			}
-		}
-	}
-	cmp := compareRuns(q.orderBy)
-	if q.desc {
-		slices.SortFunc(matched, func(a, b *DagRun) int { return cmp(b, a) })
-	} else {
-		slices.SortFunc(matched, cmp)
-	}
-	total := len(matched)
-	if q.offset >= len(matched) {
-		return nil, total, nil
-	}
-	matched = matched[q.offset:]
-	if len(matched) > q.limit {
-		matched = matched[:q.limit]
-	}
-	return matched, total, nil
-}
-
-// pageQuery is q as the store's RunPage reads it, when it can: by id (of
-// one DAG or every DAG) or by logical date (of one DAG), filtered by
-// nothing but known run states.
-func (q *runQuery) pageQuery() (RunPageQuery, bool) {
-	pq := RunPageQuery{Desc: q.desc, Offset: q.offset, Limit: q.limit, ByDate: q.orderBy == "execution_date"}
-	switch {
-	case q.dateFiltered():
-		return pq, false
-	case len(q.dagIDs) == 1:
-		pq.DagID = q.dagIDs[0]
-	case q.dagIDs != nil || pq.ByDate:
-		return pq, false
-	}
-	if !pq.ByDate && q.orderBy != "id" {
-		return pq, false
-	}
-	for _, name := range q.states {
-		state := RunState(name)
-		if runStateSlot(state) == len(runStates) {
-			return pq, false // not a state the counts keep apart
-		}
-		pq.States = append(pq.States, state)
-	}
-	return pq, true
-}
-
-// dateFiltered reports whether q has a date filter.
-func (q *runQuery) dateFiltered() bool {
-	return q.executionGTE != nil || q.executionLTE != nil || q.startGTE != nil || q.startLTE != nil ||
-		q.endGTE != nil || q.endLTE != nil || q.updatedGTE != nil || q.updatedLTE != nil
-}
 
 // V1GetDagRuns is GET /dags/{dag_id}/dagRuns; dag_id "~" is every DAG.
 func (s *server) V1GetDagRuns(dagID string, qv v1Values) (map[string]any, error) {
@@ -321,7 +140,7 @@ func (s *server) V1GetDagRuns(dagID string, qv v1Values) (map[string]any, error)
 	if dagID != "~" {
 		q.dagIDs = []string{dagID}
 	}
-	runs, total, err := s.fetchRuns(q)
+	runs, total, err := s.ops.listRuns(q)
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +232,7 @@ func (s *server) V1GetDagRunsBatch(body map[string]any) (map[string]any, error) 
 		sort.Strings(ids)
 		q.dagIDs = slices.Compact(ids)
 	}
-	runs, total, err := s.fetchRuns(q)
+	runs, total, err := s.ops.listRuns(q)
 	if err != nil {
 		return nil, err
 	}
@@ -443,17 +262,30 @@ func checkPostRunBody(v any) (map[string]any, error) { return checkBodySchema(v,
 // the experimental trigger creates it in edition 2. event, when not nil,
 // is stored in the same write as the run.
 func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog) (pyObject, error) {
-	row, err := s.opts.Store.DagByID(dagID)
-	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
-		return nil, v1NotFound("DAG not found", fmt.Sprintf("DAG with dag_id: '%s' not found", dagID))
+	// post_dag_run finds the DAG before it loads the body.
+	row, err := s.ops.dagDefinition(dagID)
+	if err != nil {
+		return nil, v1TriggerPhrases.phrase(err)
 	}
+	req, err := s.v1TriggerRequest(dagID, body)
 	if err != nil {
 		return nil, err
 	}
-	if err := unknownFields(body, postRunFields); err != nil {
-		return nil, err
+	req.event = event
+	done, err := s.ops.trigger(req)
+	if err != nil {
+		return nil, v1TriggerPhrases.phrase(err)
 	}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	return v1RunOf(row.Def, done.run), nil
+}
+
+// v1TriggerRequest reads DAGRunSchema's load of a POST body.
+func (s *server) v1TriggerRequest(dagID string, body map[string]any) (triggerRequest, error) {
+	req := triggerRequest{dagID: dagID, checks: triggerChecks{reservedRunIDs: true, runIDPattern: true}}
+	if err := unknownFields(body, postRunFields); err != nil {
+		return req, err
+	}
+	now := s.ops.clock()
 	// pre_load: logical_date, else execution_date, else now; both must agree.
 	logical, hasLogical := body["logical_date"]
 	execution, hasExecution := body["execution_date"]
@@ -463,72 +295,47 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog
 	case !hasLogical:
 		logical = execution
 	case hasExecution && !jsonEqual(logical, execution):
-		return nil, &problem{status: http.StatusBadRequest, title: "logical_date conflicts with execution_date",
+		return req, &problem{status: http.StatusBadRequest, title: "logical_date conflicts with execution_date",
 			detail: fmt.Sprintf("%s != %s", pyRepr(logical), pyRepr(execution))}
 	}
 	dateText, _ := logical.(string)
 	date, err := parseLogicalDate(dateText)
 	if err != nil {
-		return nil, &problem{status: http.StatusBadRequest, title: "Incorrect datetime argument", detail: "Unable to parse " + pyRepr(logical)}
+		return req, &problem{status: http.StatusBadRequest, title: "Incorrect datetime argument", detail: "Unable to parse " + pyRepr(logical)}
 	}
-	runID := "manual__" + isoFormat(date)
+	req.date = &date
+	req.runID = "manual__" + isoFormat(date)
 	if raw, ok := body["dag_run_id"]; ok {
 		s, isString := raw.(string)
 		if !isString {
-			return nil, v1BadRequest("{'dag_run_id': ['Field may not be null.']}")
+			return req, v1BadRequest("{'dag_run_id': ['Field may not be null.']}")
 		}
-		runID = s
+		req.runID = s
 	}
 	start, startGiven := body["data_interval_start"].(string)
 	end, endGiven := body["data_interval_end"].(string)
 	if startGiven != endGiven {
-		return nil, v1BadRequest(`{'_schema': ["Both 'data_interval_start' and 'data_interval_end' must be specified together"]}`)
+		return req, v1BadRequest(`{'_schema': ["Both 'data_interval_start' and 'data_interval_end' must be specified together"]}`)
 	}
-	var interval *dataInterval
 	if startGiven {
 		a, _ := parseRFC3339(start)
 		b, _ := parseRFC3339(end)
-		interval = &dataInterval{a, b}
+		req.interval = &dataInterval{a, b}
 	}
-	var conf json.RawMessage = json.RawMessage(`{}`)
+	req.conf = json.RawMessage(`{}`)
 	if c, ok := body["conf"].(map[string]any); ok && len(c) > 0 {
 		raw, err := json.Marshal(c)
 		if err != nil {
-			return nil, fmt.Errorf("encode conf: %w", err)
+			return req, fmt.Errorf("encode conf: %w", err)
 		}
-		if conf, err = compactConf(raw); err != nil {
-			return nil, v1BadRequest(err.Error())
+		if req.conf, err = compactConf(raw); err != nil {
+			return req, v1BadRequest(err.Error())
 		}
 	}
-	var note *string
 	if n, ok := body["note"].(string); ok && n != "" {
-		note = &n
+		req.note = &n
 	}
-	created, err := s.opts.Store.TriggerRun(func(v storeView) (*newRun, error) {
-		if byDate, err := v.RunAt(dagID, date); err == nil {
-			return nil, v1Conflict("Conflict", fmt.Sprintf("DAGRun with DAG ID: '%s' and DAGRun logical date: '%s' already exists",
-				dagID, strFormat(byDate.ExecutionDate)))
-		} else if !errors.Is(err, errNotFound) {
-			return nil, err
-		}
-		if _, err := v.Run(dagID, runID); err == nil {
-			return nil, v1Conflict("Conflict", fmt.Sprintf("DAGRun with DAG ID: '%s' and DAGRun ID: '%s' already exists", dagID, runID))
-		} else if !errors.Is(err, errNotFound) {
-			return nil, err
-		}
-		if err := checkManualRunID(runID); err != nil {
-			return nil, err
-		}
-		return &newRun{start: s.rules().newRun, dag: row.Def, runID: runID, date: date, conf: conf, now: now,
-			unixname: s.opts.Unixname, external: true, note: note, interval: interval, event: event}, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if s.opts.Kick != nil {
-		s.opts.Kick()
-	}
-	return v1RunOf(row.Def, created), nil
+	return req, nil
 }
 
 // jsonEqual compares two decoded JSON values as Python's != does for
@@ -552,7 +359,7 @@ func parseLogicalDate(s string) (time.Time, error) {
 // v1RunByID is the run lookup of the PATCH, clear and note endpoints:
 // NotFound with Airflow's title and no detail.
 func (s *server) v1RunByID(dagID, runID, message string) (*DagRun, error) {
-	run, err := s.opts.Store.RunByRunID(dagID, runID)
+	run, err := s.ops.runByID(dagID, runID)
 	if errors.Is(err, errNotFound) {
 		return nil, &problem{status: http.StatusNotFound, title: message}
 	}
@@ -584,16 +391,9 @@ func (s *server) V1UpdateDagRunState(dagID, runID string, body map[string]any) (
 		// Airflow reads post_body["state"] and fails (KeyError, a 500).
 		return nil, v1BadRequest("{'state': ['Missing data for required field.']}")
 	}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	var stopped []tiKey
-	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		stopped, err = s.opts.Store.ForceRunState(dagID, runID, RunState(state), now, s.rules().runStateDates)
-		return err
-	})
-	if err != nil {
+	if err := s.ops.setRunState(dagID, runID, RunState(state)); err != nil {
 		return nil, err
 	}
-	s.kick()
 	return s.V1GetDagRun(dagID, runID, nil)
 }
 
@@ -621,38 +421,18 @@ func (s *server) V1ClearDagRun(dagID, runID string, body map[string]any) (any, e
 	if v, ok := body["dry_run"].(bool); ok {
 		dryRun = v
 	}
-	if dryRun {
-		refs := []any{}
-		ids := []string{dagID}
-		if row, err := s.opts.Store.DagByID(dagID); err == nil && row.Def != nil {
-			ids = append(ids, row.Def.SubDAGIDs()...)
-		}
-		for _, id := range ids {
-			r, err := s.opts.Store.RunByDate(id, run.ExecutionDate)
-			if err != nil {
-				continue
-			}
-			tis, err := s.opts.Store.TaskInstancesOfRun(id, r.RunID)
-			if err != nil {
-				return nil, err
-			}
-			for _, ti := range tis {
-				refs = append(refs, map[string]any{"dag_id": ti.DagID, "dag_run_id": ti.RunID,
-					"execution_date": isoFormat(ti.ExecutionDate), "task_id": ti.TaskID})
-			}
-		}
-		return map[string]any{"task_instances": refs}, nil
-	}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	var stopped []tiKey
-	err = s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		stopped, err = s.opts.Store.ClearRun(dagID, runID, now)
-		return err
-	})
+	tis, err := s.ops.clearRun(run, dryRun)
 	if err != nil {
 		return nil, err
 	}
-	s.kick()
+	if dryRun {
+		refs := make([]any, 0, len(tis))
+		for _, ti := range tis {
+			refs = append(refs, map[string]any{"dag_id": ti.DagID, "dag_run_id": ti.RunID,
+				"execution_date": isoFormat(ti.ExecutionDate), "task_id": ti.TaskID})
+		}
+		return map[string]any{"task_instances": refs}, nil
+	}
 	return s.V1GetDagRun(dagID, runID, nil)
 }
 
@@ -683,12 +463,9 @@ func (s *server) V1SetDagRunNote(dagID, runID string, body map[string]any) (pyOb
 		}
 		note = &n
 	}
-	run, err := s.opts.Store.SetRunNote(dagID, runID, note, s.opts.Now().UTC().Truncate(time.Microsecond))
-	if errors.Is(err, errNotFound) {
-		return nil, v1RunNotFound(dagID, runID)
-	}
+	run, err := s.ops.setRunNote(dagID, runID, note)
 	if err != nil {
-		return nil, err
+		return nil, v1RunPhrases.phrase(err)
 	}
 	return s.v1Run(run), nil
 }
@@ -696,14 +473,7 @@ func (s *server) V1SetDagRunNote(dagID, runID string, body map[string]any) (pyOb
 // V1DeleteDagRun is DELETE /dags/{dag_id}/dagRuns/{dag_run_id}; tries of
 // the run that are running stop with it.
 func (s *server) V1DeleteDagRun(dagID, runID string) error {
-	err := s.withTasksStopped(func(k tiKey) bool { return k.dagID == dagID && k.runID == runID }, func() error {
-		return s.opts.Store.DeleteRun(dagID, runID)
-	})
-	if errors.Is(err, errNotFound) {
-		return &problem{status: http.StatusNotFound, title: "Not Found",
-			detail: fmt.Sprintf("DAGRun with DAG ID: '%s' and DagRun ID: '%s' not found", dagID, runID)}
-	}
-	return err
+	return v1DeleteRunPhrases.phrase(s.ops.deleteRun(dagID, runID))
 }
 
 // V1UpstreamDatasetEvents is GET …/upstreamDatasetEvents: airlite has no
@@ -715,27 +485,4 @@ func (s *server) V1UpstreamDatasetEvents(dagID, runID string) (map[string]any, e
 		return nil, err
 	}
 	return map[string]any{"dataset_events": []any{}, "total_entries": 0}, nil
-}
-
-// reservedRunTypes are the run types whose "{type}__" run ids a manual run
-// may not take (Airflow 2.10.3 airflow/utils/types.py:78-95).
-var reservedRunTypes = []string{"backfill", "scheduled", "dataset_triggered"}
-
-// checkManualRunID refuses what create_dagrun refuses of a manual run's id,
-// once the duplicates are ruled out: an id reserved for another run type
-// (airflow/models/dag.py:3152-3164), then one matching neither run id
-// pattern; both are ValueErrors the endpoint answers 400
-// (airflow/api_connexion/endpoints/dag_run_endpoint.py:360-361).
-func checkManualRunID(runID string) error {
-	for _, runType := range reservedRunTypes {
-		if strings.HasPrefix(runID, runType+"__") {
-			return v1BadRequest(fmt.Sprintf("A manual DAG run cannot use ID %s since it is reserved for %s runs", pyRepr(runID), runType))
-		}
-	}
-	if utf8.RuneCountInString(runID) > maxRunIDChars || (!allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID)) {
-		return v1BadRequest(fmt.Sprintf(
-			"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
-			runID, allowedRunIDPattern, builtinRunIDPattern))
-	}
-	return nil
 }

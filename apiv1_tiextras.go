@@ -180,19 +180,11 @@ func checkSetTINoteBody(v any) (map[string]any, error) {
 func (s *server) V1SetTaskInstanceNote(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
 	notFound := &problem{status: http.StatusNotFound,
 		title: fmt.Sprintf("Task Instance not found for dag_id=%s, run_id=%s, task_id=%s", dagID, runID, taskID)}
-	run, _, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
-	var p *problem
-	switch {
-	case errors.As(err, &p) || (err == nil && mapIndex != -1):
-		return nil, notFound
-	case err != nil:
-		return nil, err
-	}
 	var note *string
 	if n, ok := body["note"].(string); ok {
 		note = &n
 	}
-	ti, err := s.opts.Store.SetTaskInstanceNote(dagID, runID, taskID, note)
+	run, ti, err := s.ops.setTaskInstanceNote(dagID, runID, taskID, mapIndex, note)
 	if errors.Is(err, errNotFound) {
 		return nil, notFound
 	}

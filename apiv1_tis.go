@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -57,145 +55,21 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 		"note":               note,
 		"sla_miss":           nil,
 		"rendered_map_index": nil,
-		"rendered_fields":    map[string]any{},
+		"rendered_fields":    renderedFields(ti),
 		"trigger":            nil,
 		"triggerer_job":      nil,
 	}
 }
 
-// tiQuery is the filters of the task-instance listings.
-type tiQuery struct {
-	dagIDs, runIDs, taskIDs    []string // nil: any
-	executionGTE, executionLTE *time.Time
-	startGTE, startLTE         *time.Time
-	endGTE, endLTE             *time.Time
-	updatedGTE, updatedLTE     *time.Time
-	durationGTE, durationLTE   *float64
-	states                     []TaskState // "" is Airflow's None
-	statesGiven                bool
-	pools, queues, executors   []string
-	executorsGiven             bool
-	offset, limit              int
-}
-
-func (q *tiQuery) match(ti *TaskInstance, run *DagRun) bool {
-	if q.taskIDs != nil && !slices.Contains(q.taskIDs, ti.TaskID) {
-		return false
-	}
-	if q.statesGiven && !slices.Contains(q.states, ti.State) {
-		return false
-	}
-	if q.pools != nil && !slices.Contains(q.pools, ti.Pool) {
-		return false
-	}
-	if q.queues != nil && !slices.Contains(q.queues, ti.Queue) {
-		return false
-	}
-	if q.executorsGiven { // airlite's task instances have no executor (NULL)
-		return false
-	}
-	if (q.durationGTE != nil || q.durationLTE != nil) &&
-		(ti.Duration == nil || (q.durationGTE != nil && *ti.Duration < *q.durationGTE) || (q.durationLTE != nil && *ti.Duration > *q.durationLTE)) {
-		return false
-	}
-	date := run.ExecutionDate
-	return inRange(&date, q.executionGTE, q.executionLTE) && inRange(ti.StartDate, q.startGTE, q.startLTE) &&
-		inRange(ti.EndDate, q.endGTE, q.endLTE) && inRange(ti.UpdatedAt, q.updatedGTE, q.updatedLTE)
-}
-
-// unfiltered reports whether q keeps every task instance of the runs it
-// names.
-func (q *tiQuery) unfiltered() bool {
-	return q.taskIDs == nil && !q.statesGiven && q.pools == nil && q.queues == nil && !q.executorsGiven &&
-		q.durationGTE == nil && q.durationLTE == nil && q.executionGTE == nil && q.executionLTE == nil &&
-		q.startGTE == nil && q.startLTE == nil && q.endGTE == nil && q.endLTE == nil &&
-		q.updatedGTE == nil && q.updatedLTE == nil
-}
-
-// parseTIStates is _convert_ti_states: "none" is no state; a name that is
-// no task-instance state is refused (Airflow raises a ValueError, a 500).
-func parseTIStates(names []string) ([]TaskState, error) {
-	out := make([]TaskState, 0, len(names))
-	for _, n := range names {
-		if n == "none" {
-			out = append(out, TaskNone)
-			continue
-		}
-		switch s := TaskState(n); {
-		case s.Known() && s != TaskNone, n == "deferred", n == "removed", n == "restarting", n == "up_for_reschedule":
-			out = append(out, s)
-		default:
-			return nil, v1BadRequest(fmt.Sprintf("'%s' is not a valid TaskInstanceState", n))
-		}
-	}
-	return out, nil
-}
-
-// fetchTaskInstances is the listing: the runs the query names (every run
-// of a DAG, or of every DAG), their task instances by DAG, logical date
-// and task_id, then the page. Every run's task instances, unfiltered,
-// are the store's TaskInstancePage, which reads the page and the runs
-// before it; otherwise every run named is read.
+// fetchTaskInstances is the operations' listing, rendered.
 func (s *server) fetchTaskInstances(q *tiQuery) ([]any, int, error) {
-	store := s.opts.Store
-	dagIDs := q.dagIDs
-	if dagIDs == nil {
-		rows, err := store.Dags()
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, row := range rows {
-			dagIDs = append(dagIDs, row.DagID)
-		}
+	page, total, err := s.ops.listTaskInstances(q)
+	if err != nil {
+		return nil, 0, err
 	}
-	sort.Strings(dagIDs)
-	dagIDs = slices.Compact(dagIDs)
-	if q.runIDs == nil && q.unfiltered() {
-		page, total, err := store.TaskInstancePage(dagIDs, q.offset, q.limit)
-		if err != nil {
-			return nil, 0, err
-		}
-		out := make([]any, len(page))
-		for i, p := range page {
-			out[i] = v1TaskInstance(p.TI, p.Run)
-		}
-		return out, total, nil
-	}
-	var out []any
-	total := 0
-	for _, dagID := range dagIDs {
-		var runs []*DagRun
-		if q.runIDs != nil {
-			for _, runID := range q.runIDs {
-				if run, err := store.RunByRunID(dagID, runID); err == nil {
-					runs = append(runs, run)
-				}
-			}
-			slices.SortFunc(runs, func(a, b *DagRun) int { return a.ExecutionDate.Compare(b.ExecutionDate) })
-		} else {
-			var err error
-			if runs, err = store.RunsOfDag(dagID, ""); err != nil {
-				return nil, 0, err
-			}
-		}
-		for _, run := range runs {
-			tis, err := store.TaskInstancesOfRun(dagID, run.RunID)
-			if err != nil {
-				return nil, 0, err
-			}
-			for _, ti := range tis {
-				if !q.match(ti, run) {
-					continue
-				}
-				if total >= q.offset && len(out) < q.limit {
-					out = append(out, v1TaskInstance(ti, run))
-				}
-				total++
-			}
-		}
-	}
-	if out == nil {
-		out = []any{}
+	out := make([]any, len(page))
+	for i, p := range page {
+		out[i] = v1TaskInstance(p.TI, p.Run)
 	}
 	return out, total, nil
 }
@@ -209,7 +83,7 @@ func (s *server) V1GetTaskInstances(dagID, runID string, qv v1Values) (map[strin
 	}
 	states, err := parseTIStates(qv.list("state"))
 	if err != nil {
-		return nil, err
+		return nil, v1TIStatePhrases.phrase(err)
 	}
 	q := &tiQuery{offset: p.offset, limit: p.limit, states: states, statesGiven: len(states) > 0,
 		executionGTE: qv.dateTime("execution_date_gte"), executionLTE: qv.dateTime("execution_date_lte"),
@@ -324,7 +198,7 @@ func (s *server) V1GetTaskInstancesBatch(body map[string]any) (map[string]any, e
 		}
 		states, err := parseTIStates(names)
 		if err != nil {
-			return nil, err
+			return nil, v1TIStatePhrases.phrase(err)
 		}
 		q.states, q.statesGiven = states, true
 	}
@@ -349,17 +223,11 @@ func (s *server) V1GetTaskInstance(dagID, runID, taskID string) (map[string]any,
 
 // v1TaskInstanceRow finds a run's task instance, or NotFound with title.
 func (s *server) v1TaskInstanceRow(dagID, runID, taskID, title string) (*DagRun, *TaskInstance, error) {
-	run, err := s.opts.Store.RunByRunID(dagID, runID)
-	if err == nil {
-		var ti *TaskInstance
-		if ti, err = s.opts.Store.TaskInstance(dagID, runID, taskID); err == nil {
-			return run, ti, nil
-		}
-	}
+	run, ti, err := s.ops.taskInstance(dagID, runID, taskID)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, &problem{status: http.StatusNotFound, title: title}
 	}
-	return nil, nil, err
+	return run, ti, err
 }
 
 // logMetadata is what a log's continuation token carries, as Airflow's
@@ -453,8 +321,17 @@ func (v v1Values) number(name string) *float64 {
 }
 
 // tiRef is TaskInstanceReferenceSchema.
-func tiRef(dagID, runID, taskID string, date time.Time) map[string]any {
-	return map[string]any{"dag_id": dagID, "dag_run_id": runID, "execution_date": isoFormat(date), "task_id": taskID}
+func tiRef(n tiName) map[string]any {
+	return map[string]any{"dag_id": n.dagID, "dag_run_id": n.runID, "execution_date": isoFormat(n.date), "task_id": n.taskID}
+}
+
+// tiRefs is a list of TaskInstanceReferenceSchema.
+func tiRefs(names []tiName) []any {
+	refs := make([]any, len(names))
+	for i, n := range names {
+		refs[i] = tiRef(n)
+	}
+	return refs
 }
 
 // newStateSchema is UpdateTaskState as a property.
@@ -463,64 +340,7 @@ var newStateProp = bodyProp{name: "new_state", typ: "string", enum: []string{"su
 var patchTISchema = bodySchema{rw("dry_run", "boolean", false), newStateProp}
 
 func checkPatchTIBody(v any) (map[string]any, error) {
-	body, err := checkBodySchema(v, patchTISchema)
-	if err != nil {
-		return nil, err
-	}
-	return body, unknownFields(body, []string{"dry_run", "new_state"})
-}
-
-// missingFields is marshmallow's answer to required fields that are
-// absent, in the schema's order.
-func missingFields(body map[string]any, required ...string) error {
-	var parts []string
-	for _, k := range required {
-		if _, ok := body[k]; !ok {
-			parts = append(parts, pyQuote(k)+": ['Missing data for required field.']")
-		}
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
-}
-
-// setTaskStates marks the task instances of taskIDs in runs, all in one
-// write, through the store's forced task state (set_task_instance_state);
-// tries that stop running stop with it. With dryRun it only lists the
-// task instances that would change.
-func (s *server) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, state TaskState, dryRun bool) ([]any, error) {
-	refs := []any{}
-	if dryRun {
-		for _, run := range runs {
-			for _, id := range taskIDs {
-				ti, err := s.opts.Store.TaskInstance(dagID, run.RunID, id)
-				if err == nil && ti.State != state {
-					refs = append(refs, tiRef(dagID, run.RunID, id, run.ExecutionDate))
-				}
-			}
-		}
-		return refs, nil
-	}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	runIDs := make([]string, len(runs))
-	dates := make(map[string]time.Time, len(runs))
-	for i, run := range runs {
-		runIDs[i], dates[run.RunID] = run.RunID, run.ExecutionDate
-	}
-	var marked, stopped []tiKey
-	err := s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-		marked, stopped, err = s.opts.Store.ForceTaskStatesInRuns(dagID, runIDs, taskIDs, state, now)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.kick()
-	for _, k := range marked {
-		refs = append(refs, tiRef(dagID, k.runID, k.taskID, dates[k.runID]))
-	}
-	return refs, nil
+	return checkBodySchema(v, patchTISchema)
 }
 
 // V1PatchTaskInstance is PATCH …/taskInstances/{task_id}: new_state, not
@@ -528,40 +348,19 @@ func (s *server) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, s
 // A map_index other than -1 names no task instance: airlite has no
 // mapped tasks.
 func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
-	if err := missingFields(body, "new_state"); err != nil {
-		return nil, err
-	}
-	row, err := s.opts.Store.DagByID(dagID)
-	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
-		return nil, v1NotFound("DAG not found", fmt.Sprintf("DAG %s not found", pyQuote(dagID)))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if row.Def.Task(taskID) == nil {
-		return nil, v1NotFound("Task not found", fmt.Sprintf("Task %s not found in DAG %s", pyQuote(taskID), pyQuote(dagID)))
-	}
-	run, _, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
-	if err == nil && mapIndex != -1 {
-		err = &problem{status: http.StatusNotFound} // airlite's task instances are all unmapped
-	}
-	if err != nil {
-		var p *problem
-		if errors.As(err, &p) {
-			return nil, v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s", pyQuote(taskID), pyQuote(runID)))
-		}
+	// SetSingleTaskInstanceStateFormSchema (task_instance_schema.py:228).
+	if err := v1FormErrors(body, []string{"dry_run", "new_state"}, []string{"new_state"}, nil); err != nil {
 		return nil, err
 	}
 	dryRun := true
 	if v, ok := body["dry_run"].(bool); ok {
 		dryRun = v
 	}
-	if !dryRun {
-		if _, err := s.setTaskStates(dagID, []*DagRun{run}, []string{taskID}, TaskState(body["new_state"].(string)), false); err != nil {
-			return nil, err
-		}
+	name, err := s.ops.patchTaskInstance(dagID, runID, taskID, mapIndex, TaskState(body["new_state"].(string)), dryRun)
+	if err != nil {
+		return nil, v1PatchTIPhrases.phrase(err)
 	}
-	return tiRef(dagID, runID, taskID, run.ExecutionDate), nil
+	return tiRef(name), nil
 }
 
 var setTIsStateSchema = bodySchema{
@@ -571,15 +370,7 @@ var setTIsStateSchema = bodySchema{
 }
 
 func checkSetTIsStateBody(v any) (map[string]any, error) {
-	body, err := checkBodySchema(v, setTIsStateSchema)
-	if err != nil {
-		return nil, err
-	}
-	known := make([]string, len(setTIsStateSchema))
-	for i, p := range setTIsStateSchema {
-		known[i] = p.name
-	}
-	return body, unknownFields(body, known)
+	return checkBodySchema(v, setTIsStateSchema)
 }
 
 // V1SetTaskInstancesState is POST /dags/{dag_id}/updateTaskInstancesState:
@@ -587,7 +378,13 @@ func checkSetTIsStateBody(v any) (map[string]any, error) {
 // upstream and downstream tasks, in that run and, with include_future
 // and include_past, in the runs runsToMark picks.
 func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map[string]any, error) {
-	if err := missingFields(body, "task_id", "include_upstream", "include_downstream", "include_future", "include_past", "new_state"); err != nil {
+	// SetTaskInstanceStateFormSchema (task_instance_schema.py:206).
+	known := make([]string, len(setTIsStateSchema))
+	for i, p := range setTIsStateSchema {
+		known[i] = p.name
+	}
+	if err := v1FormErrors(body, known, []string{"task_id", "include_upstream", "include_downstream", "include_future",
+		"include_past", "new_state"}, []string{"execution_date"}); err != nil {
 		return nil, err
 	}
 	_, hasDate := body["execution_date"]
@@ -595,61 +392,31 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 	if hasDate == hasRun {
 		return nil, v1BadRequest("{'_schema': ['Exactly one of execution_date or dag_run_id must be provided']}")
 	}
-	row, err := s.opts.Store.DagByID(dagID)
-	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
-		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag ID %s not found", dagID)}
-	}
-	if err != nil {
-		return nil, err
-	}
-	taskID := body["task_id"].(string)
-	task := row.Def.Task(taskID)
-	if task == nil {
-		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task ID %s not found", taskID)}
-	}
-	var run *DagRun
+	req := markRequest{dagID: dagID, taskID: body["task_id"].(string), state: TaskState(body["new_state"].(string)), dryRun: true}
 	if hasDate {
-		date, _ := parseRFC3339(body["execution_date"].(string))
-		run, err = s.opts.Store.RunByDate(dagID, date)
-		if errors.Is(err, errNotFound) {
-			return nil, v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on execution_date %s", pyQuote(taskID), strFormat(date)))
-		}
+		req.date, _, _ = mmDateTime(body["execution_date"].(string)) // v1FormErrors read it
 	} else {
-		runID := body["dag_run_id"].(string)
-		run, err = s.opts.Store.RunByRunID(dagID, runID)
-		if errors.Is(err, errNotFound) {
-			return nil, v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s", pyQuote(taskID), pyQuote(runID)))
-		}
+		req.runID = body["dag_run_id"].(string)
 	}
-	if err != nil {
-		return nil, err
-	}
-	upstream, _ := body["include_upstream"].(bool)
-	downstream, _ := body["include_downstream"].(bool)
-	dryRun := true
+	req.upstream, _ = body["include_upstream"].(bool)
+	req.downstream, _ = body["include_downstream"].(bool)
 	if v, ok := body["dry_run"].(bool); ok {
-		dryRun = v
+		req.dryRun = v
 	}
-	future, _ := body["include_future"].(bool)
-	past, _ := body["include_past"].(bool)
-	all, err := s.opts.Store.RunsOfDag(dagID, "")
+	req.future, _ = body["include_future"].(bool)
+	req.past, _ = body["include_past"].(bool)
+	names, err := s.ops.markTaskInstances(req)
 	if err != nil {
-		return nil, err
+		return nil, v1MarkTIsPhrases.phrase(err)
 	}
-	runs, err := runsToMark(row.Def, all, run, future, past)
-	if err != nil {
-		return nil, err
-	}
-	refs, err := s.setTaskStates(dagID, runs, relatives(row.Def, task, upstream, downstream), TaskState(body["new_state"].(string)), dryRun)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"task_instances": refs}, nil
+	return map[string]any{"task_instances": tiRefs(names)}, nil
 }
 
 var clearTIsSchema = bodySchema{
-	rw("dry_run", "boolean", false), rw("task_ids", "array", false, "type"), rw("start_date", "string", false, "type", "format"),
-	rw("end_date", "string", false, "type", "format"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
+	// start_date and end_date have format "datetime", which connexion
+	// does not know: the schema checks them (v1ClearDates).
+	rw("dry_run", "boolean", false), {name: "task_ids", typ: "array", itemType: "string", minLen: 1, checks: []string{"type", "items", "minItems"}}, rw("start_date", "string", false, "type"),
+	rw("end_date", "string", false, "type"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
 	rw("include_subdags", "boolean", false), rw("include_parentdag", "boolean", false), rw("reset_dag_runs", "boolean", false),
 	rw("dag_run_id", "string", true), rw("include_upstream", "boolean", false), rw("include_downstream", "boolean", false),
 	rw("include_future", "boolean", false), rw("include_past", "boolean", false),
@@ -681,16 +448,11 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		}
 		return def
 	}
-	date := func(k string) *time.Time {
-		if str, ok := body[k].(string); ok {
-			if t, err := parseRFC3339(str); err == nil {
-				return &t
-			}
-		}
-		return nil
+	start, end, err := v1ClearDates(body)
+	if err != nil {
+		return nil, err
 	}
 	onlyFailed, onlyRunning := flag("only_failed", true), flag("only_running", false)
-	start, end := date("start_date"), date("end_date")
 	runID, _ := body["dag_run_id"].(string)
 	schemaErr := func(msg string) error { return v1BadRequest("{'_schema': ['" + msg + "']}") }
 	switch {
@@ -705,102 +467,31 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 	case end != nil && runID != "":
 		return nil, schemaErr("Exactly one of dag_run_id or end_date must be provided")
 	}
-	if list, ok := body["task_ids"].([]any); ok && len(list) == 0 {
-		return nil, v1BadRequest("{'task_ids': ['Shorter than minimum length 1.']}")
-	}
-	row, err := s.opts.Store.DagByID(dagID)
-	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
-		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag id %s not found", dagID)}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if runID != "" {
-		run, err := s.opts.Store.RunByRunID(dagID, runID)
-		if errors.Is(err, errNotFound) {
-			return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag Run id %s not found in dag %s", runID, dagID)}
-		}
-		if err != nil {
-			return nil, err
-		}
-		start, end = &run.ExecutionDate, &run.ExecutionDate
-	}
-	if flag("include_past", false) {
-		start = nil
-	}
-	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	if flag("include_future", false) || end == nil {
-		// DAG.clear never reaches a run dated after now:
-		// [scheduler] allow_trigger_in_future is false by default.
-		end = &now
-	}
-	var taskIDs []string
+	req := clearRequest{dagID: dagID, runID: runID, start: start, end: end,
+		upstream: flag("include_upstream", false), downstream: flag("include_downstream", false),
+		future: flag("include_future", false), past: flag("include_past", false),
+		subdags: flag("include_subdags", false), parentdag: flag("include_parentdag", false),
+		onlyFailed: onlyFailed, onlyRunning: onlyRunning,
+		resetRuns: flag("reset_dag_runs", false), dryRun: flag("dry_run", true)}
 	if list, ok := body["task_ids"].([]any); ok {
-		seen := map[string]bool{}
+		req.taskIDs = make([]string, 0, len(list))
 		for _, item := range list {
 			id, _ := item.(string)
-			if task := row.Def.Task(id); task != nil {
-				for _, rel := range relatives(row.Def, task, flag("include_upstream", false), flag("include_downstream", false)) {
-					seen[rel] = true
-				}
-			}
-		}
-		taskIDs = sortedKeys(seen)
-	}
-	sel := clearSelection{start: start, end: end, subdags: flag("include_subdags", false)}
-	if err := s.addClearTargets(&sel, row.Def, nil, taskIDs); err != nil {
-		return nil, err
-	}
-	if flag("include_parentdag", false) && row.Def.ParentDagID != "" {
-		// The parent's SubDagOperator that runs this DAG and its
-		// downstream tasks, filtered by the same task_ids, in the parent's
-		// runs in range; one level up (Airflow 2.10.3
-		// airflow/models/dag.py:2012-2035).
-		parent, err := s.opts.Store.DagByID(row.Def.ParentDagID)
-		if err != nil && !errors.Is(err, errNotFound) {
-			return nil, err
-		}
-		if err == nil && parent.Def != nil {
-			if op := subDagOperatorOf(parent.Def, dagID); op != nil {
-				if err := s.addClearTargets(&sel, parent.Def, relatives(parent.Def, op, false, true), taskIDs); err != nil {
-					return nil, err
-				}
-			}
+			req.taskIDs = append(req.taskIDs, id)
 		}
 	}
-	dryRun, reset := flag("dry_run", true), flag("reset_dag_runs", false)
-	refs := []any{}
-	for _, tg := range sel.targets {
-		dagID, run := tg.dagID, tg.run
-		tis, err := s.opts.Store.TaskInstancesOfRun(dagID, run.RunID)
-		if err != nil {
-			return nil, err
-		}
-		var picked []string
-		for _, ti := range tis {
-			switch {
-			case tg.tasks != nil && !slices.Contains(tg.tasks, ti.TaskID),
-				onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed,
-				onlyRunning && ti.State != TaskRunning:
-				continue
-			}
-			picked = append(picked, ti.TaskID)
-			refs = append(refs, tiRef(dagID, run.RunID, ti.TaskID, run.ExecutionDate))
-		}
-		if dryRun || len(picked) == 0 {
-			continue
-		}
-		var stopped []tiKey
-		err = s.withTasksStopped(func(k tiKey) bool { return slices.Contains(stopped, k) }, func() (err error) {
-			stopped, err = s.opts.Store.ClearTaskInstances(dagID, run.RunID, picked, reset, now)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
+	names, err := s.ops.clearTaskInstances(req)
+	if err != nil {
+		return nil, v1ClearTIsPhrases.phrase(err)
 	}
-	if !dryRun {
-		s.kick()
+	return map[string]any{"task_instances": tiRefs(names)}, nil
+}
+
+// renderedFields is TaskInstanceSchema's rendered_fields: the last try's
+// rendered template fields, {} before any try rendered them.
+func renderedFields(ti *TaskInstance) map[string]any {
+	if ti.Rendered == nil {
+		return map[string]any{}
 	}
-	return map[string]any{"task_instances": refs}, nil
+	return ti.Rendered
 }

@@ -26,12 +26,13 @@ const (
 	tableEventLogs  = "event_logs"
 	tableTryHistory = "task_instance_history"
 
-	indexID      = "id"
-	indexDagDate = "dag_date" // runs: (dag_id, execution_date)
-	indexRowID   = "row_id"   // pools: integer id
-	indexDagRow  = "dag_row"  // runs: (dag_id, integer id)
-	indexState   = "state"    // runs: (state, dag_id); task instances: state
-	indexRoot    = "root"     // dags: parent of a sub-DAG
+	indexID       = "id"
+	indexDagAfter = "dag_after" // runs: (dag_id, run_after, integer id), every run
+	indexDagDate  = "dag_date"  // runs: (dag_id, logical date), where it is not run_after
+	indexRowID    = "row_id"    // pools: integer id
+	indexDagRow   = "dag_row"   // runs: (dag_id, integer id)
+	indexState    = "state"     // runs: (state, dag_id); task instances: state
+	indexRoot     = "root"      // dags: parent of a sub-DAG
 )
 
 // Counter names in the counters table.

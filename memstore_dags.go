@@ -150,7 +150,7 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			}
 			count += tis
 			for _, del := range []struct{ table, index string }{
-				{tableDagRuns, indexDagDate + "_prefix"},
+				{tableDagRuns, indexDagAfter + "_prefix"},
 				{tableLineage, indexID + "_prefix"},
 			} {
 				n, err := txn.DeleteAll(del.table, del.index, id, prefixEnd(del.table))

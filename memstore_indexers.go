@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -199,51 +198,115 @@ func (taskStatesIndex) FromObject(obj any) (bool, [][]byte, error) {
 	return len(vals) > 0, vals, nil
 }
 
-// timeIndex indexes a time.Time field by its instant in microseconds, in an
-// order-preserving encoding, so that a compound (dag_id, date) index lists a
-// DAG's runs in date order. As the last part of a prefix query a nil
-// argument matches every date.
-type timeIndex struct{ field string }
-
-func (x timeIndex) FromObject(obj any) (bool, []byte, error) {
-	var t time.Time
-	switch o := obj.(type) {
-	case *DagRun:
-		t = o.ExecutionDate
-	default:
-		return false, nil, fmt.Errorf("time index %s: unsupported object %T", x.field, obj)
-	}
-	return true, encodeTime(t), nil
-}
-
-func (x timeIndex) FromArgs(args ...any) ([]byte, error) {
-	if len(args) != 1 {
-		return nil, errors.New("time index: want one argument")
-	}
-	t, ok := args[0].(time.Time)
-	if !ok {
-		return nil, fmt.Errorf("time index: argument is %T, not time.Time", args[0])
-	}
-	return encodeTime(t), nil
-}
-
-func (x timeIndex) PrefixFromArgs(args ...any) ([]byte, error) {
-	if len(args) == 1 && args[0] == nil {
-		return nil, nil
-	}
-	return x.FromArgs(args...)
-}
-
 // encodeTime writes the instant four bits to a byte, most significant
 // first (the sign bit flipped keeps negative instants in order). A write
 // copies every radix-tree node on its key's path, and whole bytes let a
 // node grow 256 children (a DAG's dates a minute apart do): nibbles cap a
 // node at 16 children, for a key twice as long.
-func encodeTime(t time.Time) []byte {
+func encodeTime(t time.Time) []byte { return appendTime(make([]byte, 0, 16), t) }
+
+// appendTime appends encodeTime(t) to b.
+func appendTime(b []byte, t time.Time) []byte {
 	v := uint64(t.UnixMicro()) ^ (1 << 63)
-	b := make([]byte, 16)
-	for i := range b {
-		b[i] = byte(v >> (60 - 4*i) & 0xf)
+	for i := range 16 {
+		b = append(b, byte(v>>(60-4*i)&0xf))
 	}
 	return b
+}
+
+// dagTimeKey is dag_id, a NUL and encodeTime(t), with room for more.
+func dagTimeKey(dagID string, t time.Time, room int) []byte {
+	return appendTime(append(append(make([]byte, 0, len(dagID)+17+room), dagID...), 0), t)
+}
+
+// runOrderIndex orders a DAG's runs by run_after: its key is dag_id, a NUL
+// and the run_after (encodeTime). A run whose logical date is its run_after
+// (every run of editions 1.10 and 2) has that key alone, unique since a
+// logical date is; any other run has its id (encodeSeq) after it, so that
+// runs sharing a run_after follow it in creation order. A lookup of
+// (dag_id, date) is then the run whose logical date and run_after are
+// date, found with one index read, and the runs of editions 1.10 and 2
+// cost no longer keys than a (dag_id, logical date) index did.
+//
+// FromArgs takes (dag_id, time) or (dag_id, time, id); PrefixFromArgs
+// (dag_id), (dag_id, nil) for every run of the DAG, or (dag_id, time).
+type runOrderIndex struct{}
+
+func (runOrderIndex) FromObject(obj any) (bool, []byte, error) {
+	r, ok := obj.(*DagRun)
+	if !ok {
+		return false, nil, fmt.Errorf("run order index: want *DagRun, got %T", obj)
+	}
+	if r.DagID == "" {
+		return false, nil, nil
+	}
+	key := dagTimeKey(r.DagID, r.After(), 16)
+	if r.NoLogicalDate || !r.RunAfter.IsZero() {
+		key = append(key, encodeSeq(r.ID)...)
+	}
+	return true, key, nil
+}
+
+func (x runOrderIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return nil, fmt.Errorf("run order index: want (dag_id, time[, id]), got %d arguments", len(args))
+	}
+	key, err := x.PrefixFromArgs(args[:2]...)
+	if err != nil || len(args) == 2 {
+		return key, err
+	}
+	id, ok := args[2].(int64)
+	if !ok || id < 0 {
+		return nil, fmt.Errorf("run order index: id must be an int64 of at least 0: %#v", args[2])
+	}
+	return append(key, encodeSeq(id)...), nil
+}
+
+func (runOrderIndex) PrefixFromArgs(args ...any) ([]byte, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, fmt.Errorf("run order index: want (dag_id[, time]), got %d arguments", len(args))
+	}
+	dagID, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("run order index: dag_id must be a string: %#v", args[0])
+	}
+	if len(args) == 1 || args[1] == nil {
+		return append([]byte(dagID), 0), nil
+	}
+	t, ok := args[1].(time.Time)
+	if !ok {
+		return nil, fmt.Errorf("run order index: argument is %T, not time.Time", args[1])
+	}
+	return dagTimeKey(dagID, t, 16), nil
+}
+
+// runDateIndex finds a run by (dag_id, logical date) where its logical
+// date is not its run_after (runOrderIndex finds the others); runs
+// without a logical date are not in it.
+type runDateIndex struct{}
+
+func (runDateIndex) FromObject(obj any) (bool, []byte, error) {
+	r, ok := obj.(*DagRun)
+	if !ok {
+		return false, nil, fmt.Errorf("run date index: want *DagRun, got %T", obj)
+	}
+	if r.DagID == "" || r.NoLogicalDate || r.RunAfter.IsZero() {
+		return false, nil, nil
+	}
+	return true, dagTimeKey(r.DagID, r.ExecutionDate, 0), nil
+}
+
+func (runDateIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("run date index: want (dag_id, time), got %d arguments", len(args))
+	}
+	dagID, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("run date index: dag_id must be a string: %#v", args[0])
+	}
+	t, ok := args[1].(time.Time)
+	if !ok {
+		return nil, fmt.Errorf("run date index: argument is %T, not time.Time", args[1])
+	}
+	return dagTimeKey(dagID, t, 0), nil
 }

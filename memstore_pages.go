@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -86,10 +85,9 @@ func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
 func runPageIterator(txn *memdb.Txn, q RunPageQuery, dagIDs []string) (memdb.ResultIterator, error) {
 	switch {
 	case q.ByDate && q.Desc:
-		end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
-		return txn.ReverseLowerBound(tableDagRuns, indexDagDate, q.DagID, end)
+		return runsDownTxn(txn, q.DagID, endOfTime)
 	case q.ByDate:
-		return txn.Get(tableDagRuns, indexDagDate+"_prefix", q.DagID, nil)
+		return runsUpTxn(txn, q.DagID)
 	case q.DagID != "":
 		return dagRunsByID(txn, q.DagID, q.Desc)
 	}
@@ -276,7 +274,7 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 			offset -= min(offset, n)
 			continue
 		}
-		it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+		it, err := runsUpTxn(txn, dagID)
 		if err != nil {
 			return nil, 0, fmt.Errorf("list runs of %s: %w", dagID, err)
 		}

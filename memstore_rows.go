@@ -102,10 +102,23 @@ const loadedDAGFileLoc = "<loaded through /_airlite/dags>"
 
 // DagRun is one run of a DAG.
 type DagRun struct {
-	ID              int64
-	DagID           string
-	RunID           string
-	ExecutionDate   time.Time // UTC, microsecond precision
+	ID    int64
+	DagID string
+	RunID string
+	// ExecutionDate is the run's logical date (execution_date before
+	// Airflow 3), UTC, microsecond precision, unique among a DAG's runs;
+	// zero when NoLogicalDate.
+	ExecutionDate time.Time
+	// NoLogicalDate marks a run without a logical date, as Airflow 3's
+	// runs may be (airflow-core/src/airflow/models/dagrun.py: logical_date
+	// nullable; dag_run_dag_id_logical_date_key lets nulls repeat). No
+	// edition before 3 creates one.
+	NoLogicalDate bool
+	// RunAfter is Airflow 3's run_after, the earliest time the run may
+	// start, when it is not the logical date; zero: the logical date (every
+	// run of editions 1.10 and 2). A run without a logical date has one.
+	// A DAG's runs go in the order of After.
+	RunAfter        time.Time
 	State           RunState
 	Conf            json.RawMessage // nil: no conf (null)
 	StartDate       *time.Time
@@ -122,6 +135,17 @@ type DagRun struct {
 	// interval follows from the DAG's schedule (apiv1_runs.go).
 	DataIntervalStart *time.Time
 	DataIntervalEnd   *time.Time
+}
+
+// LogicalDate is the run's logical date; false when it has none.
+func (r *DagRun) LogicalDate() (time.Time, bool) { return r.ExecutionDate, !r.NoLogicalDate }
+
+// After is the run's run_after: RunAfter, or the logical date.
+func (r *DagRun) After() time.Time {
+	if r.RunAfter.IsZero() {
+		return r.ExecutionDate
+	}
+	return r.RunAfter
 }
 
 // TaskInstance is one task of one run.
@@ -155,6 +179,11 @@ type TaskInstance struct {
 	// none. It stays through retries and clears, as Airflow's
 	// task_instance_note row does.
 	Note *string
+	// Rendered is the last try's rendered template fields, as Airflow's
+	// RenderedTaskInstanceFields row keeps them (a BashOperator's
+	// bash_command, env and cwd; nil values are None); nil until a try
+	// rendered them.
+	Rendered map[string]any
 }
 
 // runTasks is the row that holds one run's task instances, in task_id

@@ -22,24 +22,32 @@ var (
 )
 
 // dagRunsTable holds runs keyed by (dag_id, run_id), and found by
-// (dag_id, execution_date) in date order, by (dag_id, integer id) in id
-// order (the stable API's default order: a page reads its rows alone;
-// ids are never reused), and, while unfinished, by (state, dag_id): a
-// prefix query on the state alone lists every run in a state, the full
-// key one DAG's. Every index costs each trigger a radix-tree insert (about
-// 60 allocations and 4 KB), so the one state index serves both state
-// questions, and every DAG's runs in id order merge the DAGs' walks of
-// the (dag_id, id) index (runMerge) instead of keeping an index of their
-// own.
+// (dag_id, run_after) in run_after order (runOrderIndex), by
+// (dag_id, integer id) in id order (the stable API's default order: a page
+// reads its rows alone; ids are never reused), and, while unfinished, by
+// (state, dag_id): a prefix query on the state alone lists every run in a
+// state, the full key one DAG's. A run is found by its logical date in the
+// run_after index when the two are the same (every run of editions 1.10
+// and 2: its key there is (dag_id, date) alone), else in the (dag_id,
+// logical date) index, which holds only the runs whose logical date
+// differs from their run_after (runByDateTxn, runDateIndex): runs
+// without a logical date are in neither, so they never collide, as
+// Airflow 3's nullable logical_date under dag_run_dag_id_logical_date_key
+// (airflow-core/src/airflow/models/dagrun.py, DagRun.__table_args__).
+// Every index costs each trigger a radix-tree insert (about 60 allocations
+// and 4 KB), so the one state index serves both state questions, a run of
+// editions 1.10 and 2 costs no entry in the logical-date index, and every
+// DAG's runs in id order merge the DAGs' walks of the (dag_id, id) index
+// (runMerge) instead of keeping an index of their own.
 func dagRunsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagRuns,
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				runDagID, stringField[DagRun]{func(r *DagRun) string { return r.RunID }}}}},
-			indexDagDate: {Name: indexDagDate, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				runDagID, timeIndex{field: "ExecutionDate"}}}},
-			indexDagRow: {Name: indexDagRow, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{runDagID, runRowID}}},
+			indexDagAfter: {Name: indexDagAfter, Unique: true, Indexer: runOrderIndex{}},
+			indexDagDate:  {Name: indexDagDate, Unique: true, AllowMissing: true, Indexer: runDateIndex{}},
+			indexDagRow:   {Name: indexDagRow, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{runDagID, runRowID}}},
 			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				activeStateIndex(), runDagID}}},
 		},
@@ -95,11 +103,11 @@ func enforceRunLimitTxn(txn *memdb.Txn, dagID string, l RunLimit) error {
 		return &limitError{limit: limitRunsPerDag, dagID: dagID, have: int64(n), finished: -1}
 	}
 	excess := n - l.Max + 1
-	it, err := txn.Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	it, err := runsUpTxn(txn, dagID)
 	if err != nil {
 		return fmt.Errorf("list runs of %s: %w", dagID, err)
 	}
-	var finished []*DagRun // oldest execution date first
+	var finished []*DagRun // oldest run_after first
 	for raw := it.Next(); raw != nil && len(finished) < excess; raw = it.Next() {
 		if run := raw.(*DagRun); run.State.Finished() {
 			finished = append(finished, run)
@@ -137,8 +145,19 @@ func (s *Store) RunByDate(dagID string, date time.Time) (*DagRun, error) {
 	return runByDateTxn(s.read(), dagID, date)
 }
 
+// runByDateTxn finds a run by its logical date: among the runs whose
+// run_after it is (every run of editions 1.10 and 2), the one whose
+// logical date it is too, else in the index of the others' logical dates.
 func runByDateTxn(txn *memdb.Txn, dagID string, date time.Time) (*DagRun, error) {
-	raw, err := txn.First(tableDagRuns, indexDagDate, dagID, date)
+	key := []any{dagID, date} // boxed once for both lookups
+	raw, err := txn.First(tableDagRuns, indexDagAfter, key...)
+	if err != nil {
+		return nil, fmt.Errorf("look up run of %s at %s: %w", dagID, isoFormat(date), err)
+	}
+	if raw != nil {
+		return raw.(*DagRun), nil
+	}
+	raw, err = txn.First(tableDagRuns, indexDagDate, key...)
 	if err != nil {
 		return nil, fmt.Errorf("look up run of %s at %s: %w", dagID, isoFormat(date), err)
 	}
@@ -146,6 +165,21 @@ func runByDateTxn(txn *memdb.Txn, dagID string, date time.Time) (*DagRun, error)
 		return nil, errNotFound
 	}
 	return raw.(*DagRun), nil
+}
+
+// endOfTime is after every time a run may hold: Python's datetime.max.
+var endOfTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+
+// runsUpTxn walks a DAG's runs by run_after, the earliest first.
+func runsUpTxn(txn *memdb.Txn, dagID string) (memdb.ResultIterator, error) {
+	return txn.Get(tableDagRuns, indexDagAfter+"_prefix", dagID, nil)
+}
+
+// runsDownTxn walks a DAG's runs by run_after from the latest at or
+// before upTo down; the walk runs on past the DAG's runs, so readers stop
+// at the first run of another DAG.
+func runsDownTxn(txn *memdb.Txn, dagID string, upTo time.Time) (memdb.ResultIterator, error) {
+	return txn.ReverseLowerBound(tableDagRuns, indexDagAfter, dagID, upTo, int64(1<<63-1))
 }
 
 // RunByRunID returns the run of a DAG with a run_id, or errNotFound.
@@ -164,9 +198,10 @@ func runByRunIDTxn(txn *memdb.Txn, dagID, runID string) (*DagRun, error) {
 	return raw.(*DagRun), nil
 }
 
-// RunsOfDag lists a DAG's runs by execution date; state "" lists all.
+// RunsOfDag lists a DAG's runs by run_after (the execution date before
+// Airflow 3); state "" lists all.
 func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
-	it, err := s.read().Get(tableDagRuns, indexDagDate+"_prefix", dagID, nil)
+	it, err := runsUpTxn(s.read(), dagID)
 	if err != nil {
 		return nil, fmt.Errorf("list runs of %s: %w", dagID, err)
 	}
@@ -185,11 +220,10 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 	return runs, nil
 }
 
-// RecentRuns lists a DAG's last n runs by execution date, oldest first,
+// RecentRuns lists a DAG's last n runs by run_after, oldest first,
 // reading only those.
 func (s *Store) RecentRuns(dagID string, n int) ([]*DagRun, error) {
-	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
-	it, err := s.read().ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	it, err := runsDownTxn(s.read(), dagID, endOfTime)
 	if err != nil {
 		return nil, fmt.Errorf("list recent runs of %s: %w", dagID, err)
 	}
@@ -226,7 +260,7 @@ func (s *Store) RunsInState(state RunState) ([]*DagRun, error) {
 }
 
 // LatestRuns returns, for every DAG that has runs, its run with the latest
-// execution date, by dag_id.
+// run_after, by dag_id.
 func (s *Store) LatestRuns() ([]*DagRun, error) {
 	txn := s.read()
 	rows, err := allDagRowsTxn(txn)
@@ -248,8 +282,7 @@ func (s *Store) LatestRuns() ([]*DagRun, error) {
 }
 
 func latestRunTxn(txn *memdb.Txn, dagID string) (*DagRun, error) {
-	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
-	it, err := txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	it, err := runsDownTxn(txn, dagID, endOfTime)
 	if err != nil {
 		return nil, fmt.Errorf("find latest run of %s: %w", dagID, err)
 	}
@@ -308,10 +341,15 @@ func (rs runStart) isBackfill(runID string) bool {
 
 // newRun describes a run to create with insertRunTreeTxn.
 type newRun struct {
-	start    runStart
-	dag      *DAG
-	runID    string
-	date     time.Time // UTC
+	start runStart
+	dag   *DAG
+	runID string
+	date  time.Time // the logical date, UTC
+	// noDate makes a run without a logical date (date is then unused),
+	// and runAfter is its run_after when it is not the logical date;
+	// zero: the logical date. Every edition before 3 gives a date alone.
+	noDate   bool
+	runAfter time.Time
 	conf     json.RawMessage
 	now      time.Time
 	unixname string
@@ -341,15 +379,39 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			return nil, err
 		}
 	}
+	// A run without a logical date starts at its run_after; a logical
+	// date stays unique among the DAG's runs.
+	date, runAfter := nr.date, nr.runAfter
+	switch {
+	case nr.noDate && runAfter.IsZero():
+		return nil, fmt.Errorf("insert run %s of %s: no logical date and no run_after", nr.runID, nr.dag.DagID)
+	case nr.noDate:
+		date = time.Time{}
+	case runAfter.Equal(date):
+		runAfter = time.Time{}
+	}
+	if !nr.noDate {
+		if _, err := runByDateTxn(txn, nr.dag.DagID, date); err == nil {
+			return nil, &existsError{what: "run of " + nr.dag.DagID + " at", id: isoFormat(date)}
+		} else if !errors.Is(err, errNotFound) {
+			return nil, err
+		}
+	}
 	id, err := s.nextIDTxn(txn, counterRunID)
 	if err != nil {
 		return nil, err
 	}
 	now := nr.now
 	run := &DagRun{
-		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: nr.date, State: nr.start.state,
-		Conf: nr.conf, ExternalTrigger: nr.external, RunType: runTypeOf(nr.runID),
+		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: date, NoLogicalDate: nr.noDate, RunAfter: runAfter,
+		State: nr.start.state, Conf: nr.conf, ExternalTrigger: nr.external, RunType: runTypeOf(nr.runID),
 		UpdatedAt: &now, Note: nr.note,
+	}
+	// A task's start and end dates admit a run by its logical date, or,
+	// without one, by its run_after.
+	admitAt := run.ExecutionDate
+	if nr.noDate {
+		admitAt = runAfter
 	}
 	if nr.interval != nil {
 		start, end := nr.interval.start, nr.interval.end
@@ -369,10 +431,10 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
 		row := &runTasks{DagID: nr.dag.DagID, RunID: nr.runID, TIs: make([]*TaskInstance, 0, len(tis))}
 		for i, t := range nr.dag.Tasks {
-			if !nr.start.hasTask(t, nr.runID, nr.date) {
+			if !nr.start.hasTask(t, nr.runID, admitAt) {
 				continue
 			}
-			tis[i] = nr.start.taskInstance(t, nr.dag.DagID, nr.runID, nr.date, now, nr.unixname)
+			tis[i] = nr.start.taskInstance(t, nr.dag.DagID, nr.runID, date, now, nr.unixname)
 			row.TIs = append(row.TIs, &tis[i])
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })
@@ -392,7 +454,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		if _, err := runByRunIDTxn(txn, childID, nr.runID); err == nil {
 			return nil, &subDagRunExists{childID: childID, runID: nr.runID}
 		}
-		if _, err := runByDateTxn(txn, childID, nr.date); err == nil {
+		if _, err := runByDateTxn(txn, childID, nr.date); err == nil && !nr.noDate {
 			return nil, &subDagRunExists{childID: childID, date: nr.date}
 		}
 		childRun := nr
@@ -443,7 +505,7 @@ func (s *Store) DeleteRuns(dagID string) error {
 			case dagID == "":
 				_, err = txn.DeleteAll(table, indexID)
 			case table == tableDagRuns:
-				_, err = txn.DeleteAll(table, indexDagDate+"_prefix", dagID, nil)
+				_, err = txn.DeleteAll(table, indexDagAfter+"_prefix", dagID, nil)
 			default:
 				_, err = txn.DeleteAll(table, indexID+"_prefix", dagID, "")
 			}
@@ -567,6 +629,11 @@ type runStateDates struct {
 	endOnlyFromUnfinished bool
 	// A finished run set running starts again now (2.10.3 dagrun.py:329-334).
 	restartFinished bool
+	// The task instances a finished state marks go through
+	// TaskInstance.set_state: started now if they had not started, ended
+	// now if not ended, their duration the span between (2.10.3
+	// models/taskinstance.py:2425-2428). Otherwise they end now.
+	tiSetState bool
 }
 
 // ForceRunState sets a run's state as Airflow's set_dag_run_state_to_* do:
@@ -608,6 +675,16 @@ func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time
 			}
 			forced := *ti
 			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
+			if dates.tiSetState {
+				if forced.StartDate == nil {
+					forced.StartDate = &now
+				}
+				if ti.EndDate != nil {
+					forced.EndDate = ti.EndDate
+				}
+				d := forced.EndDate.Sub(*forced.StartDate).Seconds()
+				forced.Duration = &d
+			}
 			changed = append(changed, &forced)
 		}
 		if err := putTaskInstancesTxn(txn, changed...); err != nil {

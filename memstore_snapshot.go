@@ -72,6 +72,13 @@ func (r *storeRestore) Insert(table string, obj any) error {
 	}
 	switch o := obj.(type) {
 	case *DagRun:
+		if date, ok := o.LogicalDate(); ok {
+			if _, err := runByDateTxn(r.txn, o.DagID, date); err == nil {
+				return fmt.Errorf("restore run %s of %s: another run has its logical date %s", o.RunID, o.DagID, isoFormat(date))
+			} else if !errors.Is(err, errNotFound) {
+				return err
+			}
+		}
 		r.maxRunID = max(r.maxRunID, o.ID)
 	case *Pool:
 		r.maxPoolID = max(r.maxPoolID, o.ID)

@@ -74,8 +74,7 @@ func (v storeView) CountScheduledRuns(dagID string, state RunState) (int, error)
 // LastScheduledDate is the logical date of a DAG's latest scheduled run,
 // or nil. Manual runs in between are passed over.
 func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
-	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
-	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, end)
+	it, err := runsDownTxn(v.txn, dagID, endOfTime)
 	if err != nil {
 		return nil, fmt.Errorf("find last scheduled run of %s: %w", dagID, err)
 	}
@@ -84,7 +83,7 @@ func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
 		if run.DagID != dagID {
 			return nil, nil
 		}
-		if run.RunType == "scheduled" {
+		if run.RunType == "scheduled" && !run.NoLogicalDate {
 			d := run.ExecutionDate
 			return &d, nil
 		}
@@ -93,9 +92,10 @@ func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
 }
 
 // PreviousRun is the DAG's latest run with a logical date before the
-// given one that match accepts (nil: any), or nil.
+// given one that match accepts (nil: any), or nil. It walks the runs by
+// run_after, which is the logical date of every run before Airflow 3.
 func (v storeView) PreviousRun(dagID string, before time.Time, match func(*DagRun) bool) (*DagRun, error) {
-	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, before)
+	it, err := runsDownTxn(v.txn, dagID, before)
 	if err != nil {
 		return nil, fmt.Errorf("find run of %s before %s: %w", dagID, isoFormat(before), err)
 	}
@@ -104,7 +104,7 @@ func (v storeView) PreviousRun(dagID string, before time.Time, match func(*DagRu
 		if run.DagID != dagID {
 			return nil, nil
 		}
-		if run.ExecutionDate.Before(before) && (match == nil || match(run)) {
+		if !run.NoLogicalDate && run.ExecutionDate.Before(before) && (match == nil || match(run)) {
 			return run, nil
 		}
 	}
@@ -114,7 +114,7 @@ func (v storeView) PreviousRun(dagID string, before time.Time, match func(*DagRu
 // HasEarlierTaskInstance reports whether any run of the DAG before the
 // given logical date has a task instance of the task.
 func (v storeView) HasEarlierTaskInstance(dagID, taskID string, before time.Time) (bool, error) {
-	it, err := v.txn.ReverseLowerBound(tableDagRuns, indexDagDate, dagID, before)
+	it, err := runsDownTxn(v.txn, dagID, before)
 	if err != nil {
 		return false, fmt.Errorf("find runs of %s before %s: %w", dagID, isoFormat(before), err)
 	}
@@ -123,7 +123,7 @@ func (v storeView) HasEarlierTaskInstance(dagID, taskID string, before time.Time
 		if run.DagID != dagID {
 			return false, nil
 		}
-		if !run.ExecutionDate.Before(before) {
+		if run.NoLogicalDate || !run.ExecutionDate.Before(before) {
 			continue
 		}
 		_, err := taskInstanceTxn(v.txn, dagID, run.RunID, taskID)

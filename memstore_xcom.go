@@ -166,6 +166,8 @@ func (s *Store) XComsToPull(q XComPullQuery) ([]*XComEntry, error) {
 		}
 		date := run.ExecutionDate
 		switch {
+		case run.NoLogicalDate && (q.IncludePriorDates || q.ByDate):
+			return nil // no logical date to compare
 		case q.IncludePriorDates && date.After(q.Date):
 			return nil
 		case !q.IncludePriorDates && q.ByDate && !date.Equal(q.Date):

@@ -27,7 +27,7 @@ type clearTarget struct {
 // taskIDs it also adds the runs, at the same dates, of the sub-DAGs that
 // those tasks run and of theirs (Airflow 2.10.3
 // airflow/models/dag.py:1969-1975, :1985-1986).
-func (s *server) addClearTargets(sel *clearSelection, dag *DAG, tasks, taskIDs []string) error {
+func (o *operations) addClearTargets(sel *clearSelection, dag *DAG, tasks, taskIDs []string) error {
 	limit := tasks
 	switch {
 	case tasks == nil:
@@ -51,7 +51,7 @@ func (s *server) addClearTargets(sel *clearSelection, dag *DAG, tasks, taskIDs [
 			}
 		}
 	}
-	runs, err := s.opts.Store.RunsOfDag(dag.DagID, "")
+	runs, err := o.store.RunsOfDag(dag.DagID, "")
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (s *server) addClearTargets(sel *clearSelection, dag *DAG, tasks, taskIDs [
 		}
 		sel.add(clearTarget{dag.DagID, run, limit})
 		for queue := slices.Clone(subIDs); len(queue) > 0; queue = queue[1:] {
-			sub, err := s.opts.Store.RunByDate(queue[0], run.ExecutionDate)
+			sub, err := o.store.RunByDate(queue[0], run.ExecutionDate)
 			if errors.Is(err, errNotFound) {
 				continue
 			}
@@ -69,7 +69,7 @@ func (s *server) addClearTargets(sel *clearSelection, dag *DAG, tasks, taskIDs [
 				return err
 			}
 			sel.add(clearTarget{queue[0], sub, nil})
-			if subRow, err := s.opts.Store.DagByID(queue[0]); err == nil && subRow.Def != nil {
+			if subRow, err := o.store.DagByID(queue[0]); err == nil && subRow.Def != nil {
 				queue = append(queue, subRow.Def.SubDAGIDs()...)
 			}
 		}

@@ -92,5 +92,5 @@ func window[T any](rows []T, q listQuery) []T {
 // resourceOps are the resource operations as the server's APIs and pages
 // call them.
 func (s *server) resourceOps() *resourceOps {
-	return &resourceOps{store: s.opts.Store, rules: s.rules(), now: s.opts.Now, wake: s.kick}
+	return &resourceOps{store: s.opts.Store, rules: s.rules(), now: s.opts.Now, wake: s.ops.wake}
 }

@@ -61,6 +61,7 @@ type serverOptions struct {
 // server answers Airflow's experimental API and airlite's admin endpoints.
 type server struct {
 	opts  serverOptions
+	ops   *operations // what every API below calls
 	api   *airflowAPI
 	ready atomic.Bool
 	// The answers of /test and /info, rendered once and kept as interface
@@ -105,13 +106,15 @@ func newServer(opts serverOptions) (*server, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("new server: draw secret key: %w", err)
 	}
-	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now,
-		unixname: opts.Unixname, kick: opts.Kick, withTasksStopped: opts.WithTasksStopped}
+	ops := &operations{store: opts.Store, edition: opts.Edition, now: opts.Now, unixname: opts.Unixname,
+		kick: opts.Kick, tasksStopped: opts.WithTasksStopped}
 	if opts.Clock != nil {
-		api.triggerDate = opts.Clock.TriggerDate
+		ops.triggerDate = opts.Clock.TriggerDate
 	}
+	api := &airflowAPI{store: opts.Store, edition: opts.Edition, now: opts.Now, unixname: opts.Unixname,
+		kick: opts.Kick, shared: ops}
 	return &server{
-		opts: opts, api: api, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
+		opts: opts, ops: ops, api: api, v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}, nil
 }
@@ -203,64 +206,104 @@ func (s *server) v1Routes() *v1Router {
 		v1Param{name: "dag_id", schema: "{'type': 'string'}"}, v1Param{name: "warning_type", schema: "{'type': 'string'}"},
 		qLimit, qOffset, qOrderBy))
 
-	vr.add(http.MethodGet, "/dags", s.handleV1GetDags, withQuery(qLimit, qOffset, qOrderBy, qTags, qOnlyActive, qPaused, qFields, qDagIDPattern))
-	vr.add(http.MethodPatch, "/dags", s.handleV1PatchDags, withBody(checkDagBody), withActionAfterLimit("patch_dags"),
+	vr.add(http.MethodGet, "/dags", s.v1Answer(func(req *v1Request) (any, error) { return s.V1GetDags(req.query) }), withQuery(qLimit, qOffset, qOrderBy, qTags, qOnlyActive, qPaused, qFields, qDagIDPattern))
+	vr.add(http.MethodPatch, "/dags", s.v1Answer(func(req *v1Request) (any, error) { return s.V1PatchDags(req.query, req.body) }), withBody(checkDagBody), withActionAfterLimit("patch_dags"),
 		withQuery(qLimit, qOffset, qTags, qUpdateMask, qOnlyActive, v1Param{name: "dag_id_pattern", required: true, schema: "{'type': 'string'}"}))
-	vr.add(http.MethodGet, "/dags/{dag_id}", s.handleV1GetDag, withQuery(qFields))
-	vr.add(http.MethodPatch, "/dags/{dag_id}", s.handleV1PatchDag, withBody(checkDagBody), withQuery(qUpdateMask), withAction("patch_dag"))
-	vr.add(http.MethodDelete, "/dags/{dag_id}", s.handleV1DeleteDag, withAction("delete_dag"))
-	vr.add(http.MethodGet, "/dags/{dag_id}/details", s.handleV1GetDagDetails, withQuery(qFields))
-	vr.add(http.MethodGet, "/dags/{dag_id}/tasks", s.handleV1GetTasks, withQuery(qOrderBy))
-	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.handleV1GetTask)
+	vr.add(http.MethodGet, "/dags/{dag_id}", s.v1Answer(func(req *v1Request) (any, error) { return s.V1GetDag(req.path["dag_id"], req.query.list("fields")) }), withQuery(qFields))
+	vr.add(http.MethodPatch, "/dags/{dag_id}", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1PatchDag(req.path["dag_id"], req.body, req.query.list("update_mask"))
+	}), withBody(checkDagBody), withQuery(qUpdateMask), withAction("patch_dag"))
+	vr.add(http.MethodDelete, "/dags/{dag_id}", s.v1Deleted(func(req *v1Request) error { return s.V1DeleteDag(req.path["dag_id"]) }), withAction("delete_dag"))
+	vr.add(http.MethodGet, "/dags/{dag_id}/details", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetDagDetails(req.path["dag_id"], req.query.list("fields"))
+	}), withQuery(qFields))
+	vr.add(http.MethodGet, "/dags/{dag_id}/tasks", s.v1Answer(func(req *v1Request) (any, error) { return s.V1GetTasks(req.path["dag_id"], req.query) }), withQuery(qOrderBy))
+	vr.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", s.v1Answer(func(req *v1Request) (any, error) { return s.V1GetTask(req.path["dag_id"], req.path["task_id"]) }))
 	vr.add(http.MethodGet, "/dagSources/{file_token}", s.handleV1GetDagSource)
 	vr.add(http.MethodGet, "/dagStats", s.handleV1GetDagStats, withQuery(v1Param{name: "dag_ids", required: true, schema: "{'type': 'string'}"}))
 
-	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns", s.handleV1GetDagRuns, withQuery(qLimit, qOffset,
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns", s.v1Answer(func(req *v1Request) (any, error) { return s.V1GetDagRuns(req.path["dag_id"], req.query) }), withQuery(qLimit, qOffset,
 		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
 		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
 		v1Param{name: "state", kind: paramStringArray}, qOrderBy, qFields))
 	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns", s.handleV1PostDagRun, withBody(checkPostRunBody), withActionInWrite("post_dag_run"))
-	vr.add(http.MethodPost, "/dags/~/dagRuns/list", s.handleV1GetDagRunsBatch, withBody(checkListRunsForm))
-	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1GetDagRun, withQuery(qFields))
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1UpdateDagRunState, withBody(checkUpdateRunStateBody), withAction("update_dag_run_state"))
-	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.handleV1DeleteDagRun, withAction("delete_dag_run"))
-	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.handleV1ClearDagRun, withBody(checkClearRunBody), withAction("clear_dag_run"))
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.handleV1SetDagRunNote, withBody(checkSetRunNoteBody), withAction("set_dag_run_note"))
-	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", s.handleV1UpstreamDatasetEvents)
+	vr.add(http.MethodPost, "/dags/~/dagRuns/list", s.v1Answer(func(req *v1Request) (any, error) { return s.V1GetDagRunsBatch(req.body) }), withBody(checkListRunsForm))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetDagRun(req.path["dag_id"], req.path["dag_run_id"], req.query.list("fields"))
+	}), withQuery(qFields))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1UpdateDagRunState(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	}), withBody(checkUpdateRunStateBody), withAction("update_dag_run_state"))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", s.v1Deleted(func(req *v1Request) error { return s.V1DeleteDagRun(req.path["dag_id"], req.path["dag_run_id"]) }), withAction("delete_dag_run"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1ClearDagRun(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	}), withBody(checkClearRunBody), withAction("clear_dag_run"))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1SetDagRunNote(req.path["dag_id"], req.path["dag_run_id"], req.body)
+	}), withBody(checkSetRunNoteBody), withAction("set_dag_run_note"))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1UpstreamDatasetEvents(req.path["dag_id"], req.path["dag_run_id"])
+	}))
 
-	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances", s.handleV1GetTaskInstances, withQuery(
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetTaskInstances(req.path["dag_id"], req.path["dag_run_id"], req.query)
+	}), withQuery(
 		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
 		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
 		v1Param{name: "duration_gte", kind: paramNumber}, v1Param{name: "duration_lte", kind: paramNumber},
 		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
 		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qLimit, qOffset))
-	vr.add(http.MethodPost, "/dags/~/dagRuns/~/taskInstances/list", s.handleV1GetTaskInstancesBatch, withBody(checkListTIsForm))
-	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1GetTaskInstance)
-	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.handleV1PatchTaskInstance, withBody(checkPatchTIBody), withAction("patch_task_instance"))
-	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.handleV1ClearTaskInstances, withBody(checkClearTIsBody), withAction("post_clear_task_instances"))
-	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.handleV1SetTaskInstancesState, withBody(checkSetTIsStateBody), withAction("post_set_task_instances_state"))
+	vr.add(http.MethodPost, "/dags/~/dagRuns/~/taskInstances/list", s.v1Answer(func(req *v1Request) (any, error) { return s.V1GetTaskInstancesBatch(req.body) }), withBody(checkListTIsForm))
+	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
+	}))
+	vr.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
+	}), withBody(checkPatchTIBody), withAction("patch_task_instance"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", s.v1Answer(func(req *v1Request) (any, error) { return s.V1ClearTaskInstances(req.path["dag_id"], req.body) }), withBody(checkClearTIsBody), withAction("post_clear_task_instances"))
+	vr.add(http.MethodPost, "/dags/{dag_id}/updateTaskInstancesState", s.v1Answer(func(req *v1Request) (any, error) { return s.V1SetTaskInstancesState(req.path["dag_id"], req.body) }), withBody(checkSetTIsStateBody), withAction("post_set_task_instances_state"))
 	vr.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/logs/{task_try_number}", s.handleV1GetLog,
 		withPathInts("task_try_number"), withQuery(v1Param{name: "full_content", kind: paramBoolean},
 			v1Param{name: "map_index", kind: paramInteger}, v1Param{name: "token", schema: "{'type': 'string'}"}))
 
 	const ti = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}"
-	vr.add(http.MethodGet, ti+"/tries", s.handleV1GetTaskInstanceTries, withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/tries", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
+	}), withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodGet, ti+"/tries/{task_try_number}", s.handleV1GetTaskInstanceTry, withPathInts("task_try_number"))
-	vr.add(http.MethodGet, ti+"/{map_index}", s.handleV1GetMappedTaskInstance, withPathInts("map_index"))
-	vr.add(http.MethodPatch, ti+"/{map_index}", s.handleV1PatchMappedTaskInstance, withPathInts("map_index"), withBody(checkPatchTIBody), withAction("patch_mapped_task_instance"))
-	vr.add(http.MethodGet, ti+"/{map_index}/tries", s.handleV1GetMappedTaskInstanceTries, withPathInts("map_index"), withQuery(qLimit, qOffset, qOrderBy))
+	vr.add(http.MethodGet, ti+"/{map_index}", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetMappedTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	}), withPathInts("map_index"))
+	vr.add(http.MethodPatch, ti+"/{map_index}", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
+	}), withPathInts("map_index"), withBody(checkPatchTIBody), withAction("patch_mapped_task_instance"))
+	vr.add(http.MethodGet, ti+"/{map_index}/tries", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	}), withPathInts("map_index"), withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodGet, ti+"/{map_index}/tries/{task_try_number}", s.handleV1GetMappedTaskInstanceTry, withPathInts("map_index", "task_try_number"))
-	vr.add(http.MethodGet, ti+"/listMapped", s.handleV1GetMappedTaskInstances, withQuery(qLimit, qOffset,
+	vr.add(http.MethodGet, ti+"/listMapped", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"])
+	}), withQuery(qLimit, qOffset,
 		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
 		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),
 		v1Param{name: "duration_gte", kind: paramNumber}, v1Param{name: "duration_lte", kind: paramNumber},
 		v1Param{name: "state", kind: paramStringArray}, v1Param{name: "pool", kind: paramStringArray},
 		v1Param{name: "queue", kind: paramStringArray}, v1Param{name: "executor", kind: paramStringArray}, qOrderBy))
-	vr.add(http.MethodGet, ti+"/links", s.handleV1GetExtraLinks)
-	vr.add(http.MethodGet, ti+"/dependencies", s.handleV1GetTaskInstanceDependencies)
-	vr.add(http.MethodGet, ti+"/{map_index}/dependencies", s.handleV1GetMappedTaskInstanceDependencies, withPathInts("map_index"))
-	vr.add(http.MethodPatch, ti+"/setNote", s.handleV1SetTaskInstanceNote, withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
-	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.handleV1SetMappedTaskInstanceNote, withPathInts("map_index"), withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
+	vr.add(http.MethodGet, ti+"/links", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetExtraLinks(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
+	}))
+	vr.add(http.MethodGet, ti+"/dependencies", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
+	}))
+	vr.add(http.MethodGet, ti+"/{map_index}/dependencies", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
+	}), withPathInts("map_index"))
+	vr.add(http.MethodPatch, ti+"/setNote", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
+	}), withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
+	vr.add(http.MethodPatch, ti+"/{map_index}/setNote", s.v1Answer(func(req *v1Request) (any, error) {
+		return s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
+	}), withPathInts("map_index"), withBody(checkSetTINoteBody), withAction("set_task_instance_note"))
 
 	vr.add(http.MethodGet, "/datasets", s.handleV1GetDatasets, withQuery(qLimit, qOffset, qOrderBy,
 		v1Param{name: "uri_pattern", schema: "{'type': 'string'}"}, v1Param{name: "dag_ids", schema: "{'type': 'string'}"}))
@@ -317,6 +360,22 @@ func (s *server) v1Routes() *v1Router {
 	return vr
 }
 
+// v1Answer is a route whose answer is fn's value as JSON, or its error:
+// a route-table row instead of a four-line handler.
+func (s *server) v1Answer(fn func(req *v1Request) (any, error)) v1Handler {
+	return func(w http.ResponseWriter, r *http.Request, req *v1Request) {
+		res, err := fn(req)
+		s.respondV1(w, r, res, err)
+	}
+}
+
+// v1Deleted is a route that answers a deletion: 204, or fn's error.
+func (s *server) v1Deleted(fn func(req *v1Request) error) v1Handler {
+	return func(w http.ResponseWriter, r *http.Request, req *v1Request) {
+		s.respondV1Deleted(w, r, fn(req))
+	}
+}
+
 // respondV1 writes a stable-API result or error.
 func (s *server) respondV1(w http.ResponseWriter, r *http.Request, v any, err error) {
 	if err != nil {
@@ -335,45 +394,6 @@ func (s *server) respondV1Deleted(w http.ResponseWriter, r *http.Request, err er
 	s.writeV1NoContent(w)
 }
 
-func (s *server) handleV1GetDags(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetDags(req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchDags(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchDags(req.query, req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetDag(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetDag(req.path["dag_id"], req.query.list("fields"))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchDag(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchDag(req.path["dag_id"], req.body, req.query.list("update_mask"))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1DeleteDag(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	s.respondV1Deleted(w, r, s.V1DeleteDag(req.path["dag_id"]))
-}
-
-func (s *server) handleV1GetDagDetails(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetDagDetails(req.path["dag_id"], req.query.list("fields"))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetTasks(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTasks(req.path["dag_id"], req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetTask(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTask(req.path["dag_id"], req.path["task_id"])
-	s.respondV1(w, r, res, err)
-}
-
 // handleV1GetDagSource answers text or JSON as the Accept header asks.
 func (s *server) handleV1GetDagSource(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	code, err := s.V1GetDagSource(req.path["file_token"])
@@ -390,11 +410,6 @@ func (s *server) handleV1GetDagStats(w http.ResponseWriter, r *http.Request, req
 	s.respondV1(w, r, res, err)
 }
 
-func (s *server) handleV1GetDagRuns(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetDagRuns(req.path["dag_id"], req.query)
-	s.respondV1(w, r, res, err)
-}
-
 func (s *server) handleV1PostDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	res, err := s.V1PostDagRun(req.path["dag_id"], req.body, req.event)
 	if err != nil && req.event != nil {
@@ -404,70 +419,6 @@ func (s *server) handleV1PostDagRun(w http.ResponseWriter, r *http.Request, req 
 			err = logErr
 		}
 	}
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetDagRunsBatch(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetDagRunsBatch(req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetDagRun(req.path["dag_id"], req.path["dag_run_id"], req.query.list("fields"))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1UpdateDagRunState(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1UpdateDagRunState(req.path["dag_id"], req.path["dag_run_id"], req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1DeleteDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	s.respondV1Deleted(w, r, s.V1DeleteDagRun(req.path["dag_id"], req.path["dag_run_id"]))
-}
-
-func (s *server) handleV1ClearDagRun(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1ClearDagRun(req.path["dag_id"], req.path["dag_run_id"], req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1SetDagRunNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1SetDagRunNote(req.path["dag_id"], req.path["dag_run_id"], req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1UpstreamDatasetEvents(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1UpstreamDatasetEvents(req.path["dag_id"], req.path["dag_run_id"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstances(req.path["dag_id"], req.path["dag_run_id"], req.query)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetTaskInstancesBatch(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstancesBatch(req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1SetTaskInstancesState(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1SetTaskInstancesState(req.path["dag_id"], req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1ClearTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1ClearTaskInstances(req.path["dag_id"], req.body)
 	s.respondV1(w, r, res, err)
 }
 
@@ -933,16 +884,6 @@ func (s *server) handleV1ReparseDagFile(w http.ResponseWriter, r *http.Request, 
 	w.WriteHeader(http.StatusCreated)
 }
 
-func (s *server) handleV1GetTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstanceDependencies(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceDependencies(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
-	s.respondV1(w, r, res, err)
-}
-
 func (s *server) handleV1GetEventLogs(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	res, err := s.V1GetEventLogs(req.query)
 	s.respondV1(w, r, res, err)
@@ -1039,17 +980,7 @@ func (s *server) handleV1PatchPool(w http.ResponseWriter, r *http.Request, req *
 }
 
 func (s *server) handleV1DeletePool(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	s.respondV1Deleted(w, r, s.V1DeletePool(req.path["pool_name"]))
-}
-
-func (s *server) handleV1GetTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstanceTries(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetTaskInstanceTries(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
-	s.respondV1(w, r, res, err)
+	s.respondV1DeletedResponse(w, r, s.V1DeletePool(req.path["pool_name"]))
 }
 
 func (s *server) handleV1GetTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
@@ -1061,36 +992,6 @@ func (s *server) handleV1GetTaskInstanceTry(w http.ResponseWriter, r *http.Reque
 func (s *server) handleV1GetMappedTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
 	try, _ := strconv.ParseInt(req.path["task_try_number"], 10, 64)
 	res, err := s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), try)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetMappedTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req))
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1PatchMappedTaskInstance(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1PatchTaskInstance(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetMappedTaskInstances(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1GetExtraLinks(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1GetExtraLinks(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"])
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1SetTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], -1, req.body)
-	s.respondV1(w, r, res, err)
-}
-
-func (s *server) handleV1SetMappedTaskInstanceNote(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	res, err := s.V1SetTaskInstanceNote(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), req.body)
 	s.respondV1(w, r, res, err)
 }
 
@@ -1115,7 +1016,7 @@ func (s *server) handleV1PatchVariable(w http.ResponseWriter, r *http.Request, r
 }
 
 func (s *server) handleV1DeleteVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	s.respondV1Deleted(w, r, s.V1DeleteVariable(req.path["variable_key"]))
+	s.respondV1DeletedResponse(w, r, s.V1DeleteVariable(req.path["variable_key"]))
 }
 
 func (s *server) handleV1GetXComEntries(w http.ResponseWriter, r *http.Request, req *v1Request) {

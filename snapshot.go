@@ -30,8 +30,9 @@ import (
 const (
 	snapshotFormat = "airlite-snapshot"
 	// 2 added variables, connections and XCom entries; 3 the event log;
-	// 4 the earlier tries of task instances.
-	snapshotVersion = 4
+	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
+	// without a logical date (execution_date null).
+	snapshotVersion = 5
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -106,10 +107,15 @@ type snapDag struct {
 }
 
 type snapRun struct {
-	ID              int64      `json:"id"`
-	DagID           string     `json:"dag_id"`
-	RunID           string     `json:"run_id"`
-	ExecutionDate   time.Time  `json:"execution_date"`
+	ID    int64  `json:"id"`
+	DagID string `json:"dag_id"`
+	RunID string `json:"run_id"`
+	// ExecutionDate is the logical date; null (from version 5) for a run
+	// without one.
+	ExecutionDate *time.Time `json:"execution_date"`
+	// RunAfter is written (from version 5) when it is not the logical
+	// date; absent, it is the logical date, as in every older file.
+	RunAfter        *time.Time `json:"run_after,omitempty"`
 	State           RunState   `json:"state"`
 	Conf            *string    `json:"conf"`
 	StartDate       *time.Time `json:"start_date"`
@@ -148,6 +154,9 @@ type snapTask struct {
 	NextRetryAt    *time.Time `json:"next_retry_at"`
 	ProcIdentity   string     `json:"proc_identity,omitempty"`
 	Note           *string    `json:"note,omitempty"` // absent from files written before task-instance notes
+	// Rendered is absent from files written before rendered fields, and
+	// while a task instance has none.
+	Rendered map[string]any `json:"rendered_fields,omitempty"`
 }
 
 // snapTryHistory is a task instance's earlier tries, each written as a
@@ -335,20 +344,35 @@ func snapshotCodecs() []snapshotCodec {
 		}), check: checkPool},
 		{table: tableDagRuns, encode: func(obj any) any {
 			r := obj.(*DagRun)
-			return &snapRun{
-				ID: r.ID, DagID: r.DagID, RunID: r.RunID, ExecutionDate: r.ExecutionDate.UTC(), State: r.State,
+			rec := &snapRun{
+				ID: r.ID, DagID: r.DagID, RunID: r.RunID, State: r.State,
 				Conf: rawToString(r.Conf), StartDate: utcPtr(r.StartDate), EndDate: utcPtr(r.EndDate),
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
 				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
 			}
+			if !r.NoLogicalDate {
+				rec.ExecutionDate = utcPtr(&r.ExecutionDate)
+			}
+			if !r.RunAfter.IsZero() {
+				rec.RunAfter = utcPtr(&r.RunAfter)
+			}
+			return rec
 		}, decode: decodeInto(func(r *snapRun) any {
-			return &DagRun{
-				ID: r.ID, DagID: r.DagID, RunID: r.RunID, ExecutionDate: r.ExecutionDate, State: r.State,
+			run := &DagRun{
+				ID: r.ID, DagID: r.DagID, RunID: r.RunID, NoLogicalDate: r.ExecutionDate == nil, State: r.State,
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
 			}
+			if r.ExecutionDate != nil {
+				run.ExecutionDate = *r.ExecutionDate
+			}
+			// The store keeps run_after only where it is not the logical date.
+			if r.RunAfter != nil && (run.NoLogicalDate || !r.RunAfter.Equal(run.ExecutionDate)) {
+				run.RunAfter = *r.RunAfter
+			}
+			return run
 		}), check: checkRun},
 		// A run's task instances are one row in the store and one record
 		// each in the file, as the file has always held them.
@@ -477,7 +501,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-		ProcIdentity: t.ProcIdentity, Note: t.Note,
+		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered,
 	}
 }
 
@@ -489,7 +513,7 @@ func (r *snapTask) taskInstance() *TaskInstance {
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-		ProcIdentity: r.ProcIdentity, Note: r.Note,
+		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered,
 	}
 }
 
@@ -598,10 +622,18 @@ func checkRun(obj any) error {
 	if (r.DataIntervalStart == nil) != (r.DataIntervalEnd == nil) {
 		return errors.New("data_interval_start and data_interval_end go together")
 	}
+	// Airflow 3's DagRun refuses a data interval without a logical date,
+	// and its run_after is never null (airflow-core/src/airflow/models/dagrun.py).
+	if r.NoLogicalDate && r.RunAfter.IsZero() {
+		return errors.New("run_after is missing: a run without a logical date has one")
+	}
+	if r.NoLogicalDate && r.DataIntervalStart != nil {
+		return errors.New("a run without a logical date has no data interval")
+	}
 	if r.Note != nil && utf8.RuneCountInString(*r.Note) > maxRunNoteChars {
 		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*r.Note), maxRunNoteChars)
 	}
-	return checkDates(namedDate{"execution_date", &r.ExecutionDate}, namedDate{"start_date", r.StartDate},
+	return checkDates(namedDate{"execution_date", &r.ExecutionDate}, namedDate{"run_after", &r.RunAfter}, namedDate{"start_date", r.StartDate},
 		namedDate{"end_date", r.EndDate}, namedDate{"queued_at", r.QueuedAt}, namedDate{"updated_at", r.UpdatedAt},
 		namedDate{"data_interval_start", r.DataIntervalStart}, namedDate{"data_interval_end", r.DataIntervalEnd})
 }

@@ -88,6 +88,9 @@ func snapFill(t *testing.T, v reflect.Value, seed int, name string) {
 		v.SetInt(int64(seed + 1))
 	case reflect.Float64:
 		v.SetFloat(float64(seed) + 0.1 + 1e-9)
+	case reflect.Map: // rendered template fields: JSON values
+		v.Set(reflect.ValueOf(map[string]any{"bash_command": fmt.Sprintf("%s-%d <&> é", name, seed),
+			"env": map[string]any{"K": "v"}, "cwd": nil}))
 	default:
 		t.Fatalf("snapFill: field %s of kind %s: teach the test (and the snapshot) about it", name, v.Kind())
 	}
@@ -134,6 +137,11 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 	for i := range 2 {
 		run := rows[tableDagRuns][i].(*DagRun)
 		run.State = []RunState{RunRunning, RunSuccess}[i]
+		// The first run has a logical date and a run_after of its own; the
+		// second no logical date, so no data interval either.
+		if run.NoLogicalDate = i == 1; run.NoLogicalDate {
+			run.ExecutionDate, run.DataIntervalStart, run.DataIntervalEnd = time.Time{}, nil, nil
+		}
 		ti := rows[tableTasks][i].(*TaskInstance)
 		ti.State = []TaskState{TaskRunning, TaskUpForRetry}[i]
 		ti.DagID, ti.RunID = run.DagID, run.RunID

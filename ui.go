@@ -19,7 +19,7 @@ import (
 )
 
 // The status pages: server-rendered HTML over the same store and the same
-// airflowAPI methods as the API. html/template escapes every value; the
+// operations (ops_*.go) as the APIs. html/template escapes every value; the
 // only trusted content is the embedded stylesheet and refresh script.
 
 //go:embed ui/*.html ui/ui.css ui/refresh.js
@@ -345,7 +345,7 @@ func buildDagList(store *Store, rules *editionRules, offset int) (*dagListView, 
 	for _, e := range failed {
 		view.ImportErrors = append(view.ImportErrors, uiImportError{File: e.Filename, When: uiTime(e.Timestamp), Text: e.StackTrace})
 	}
-		return view, newUIPager(&url.URL{Path: "/"}, start, end, len(listed), "DAG", "DAGs"), nil
+	return view, newUIPager(&url.URL{Path: "/"}, start, end, len(listed), "DAG", "DAGs"), nil
 }
 
 func (v *dagListView) item(dagID string) *dagItem {
@@ -409,36 +409,58 @@ func triggerBody(conf string) ([]byte, error) {
 	return []byte(`{"conf": ` + conf + `}`), nil
 }
 
-// handleUITrigger is the trigger form: the API's TriggerDAG with the body
-// the API takes, then back to the list.
+// uiTrigger is the trigger form's run: the conf read as trigger_dag
+// reads a request's, then the operations' trigger, dated now to the
+// second as a trigger without a date is.
+func (s *server) uiTrigger(dagID, conf string) (*triggered, error) {
+	body, err := triggerBody(conf)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := decodeTriggerBody(body)
+	if err != nil {
+		return nil, err
+	}
+	rules := s.rules()
+	raw, given := fields["conf"]
+	req := triggerRequest{dagID: dagID, dateUnit: time.Second, checks: triggerDagChecks(rules)}
+	if req.conf, req.badConf, err = triggerConfOf(rules, raw, given); err != nil {
+		return nil, err
+	}
+	return s.ops.trigger(req)
+}
+
+// uiPhrase is err as the status page shows it: in the experimental API's
+// words, which the page has always shown.
+func (s *server) uiPhrase(err error) error { return expPhrases(s.rules()).phrase(err) }
+
+// handleUITrigger is the trigger form: the operations' trigger, then
+// back to the list.
 func (s *server) handleUITrigger(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if err := s.parseUIForm(w, r); err != nil {
 		s.answerError(w, r, err)
 		return
 	}
 	dagID, conf := r.PostForm.Get("dag_id"), r.PostForm.Get("conf")
-	body, err := triggerBody(conf)
-	var res map[string]any
-	if err == nil {
-		res, err = s.api.TriggerDAG(dagID, body)
-	}
+	done, err := s.uiTrigger(dagID, conf)
 	if err != nil {
-		s.formRefused(w, r, "trigger", dagID, conf, err)
+		s.formRefused(w, r, "trigger", dagID, conf, s.uiPhrase(err))
 		return
 	}
-	runID, _ := res["run_id"].(string)
+	runID := done.run.RunID
 	http.Redirect(w, r, "/?"+dagListQuery(s.opts.Store, dagID)+"triggered="+url.QueryEscape(dagID)+"&run_id="+url.QueryEscape(runID), http.StatusSeeOther)
 }
 
-// handleUIPaused is the pause switch: the API's SetPaused, then back.
+// handleUIPaused is the pause switch: the operations' pause (exactly
+// "true" pauses, as the experimental API's does), then back.
 func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if err := s.parseUIForm(w, r); err != nil {
 		s.answerError(w, r, err)
 		return
 	}
 	dagID := r.PostForm.Get("dag_id")
-	if _, err := s.api.SetPaused(dagID, r.PostForm.Get("is_paused")); err != nil {
-		s.formRefused(w, r, "pause or unpause", dagID, "", err)
+	if err := s.ops.pauseDag(dagID, r.PostForm.Get("is_paused") == "true"); err != nil {
+		s.formRefused(w, r, "pause or unpause", dagID, "", expPausePhrases.phrase(err))
 		return
 	}
 	to := "/"
@@ -552,14 +574,15 @@ func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprout
 	s.renderPage(w, r, http.StatusOK, "run", s.newPage(dagID, "dags", refresh, view))
 }
 
-// buildRunView gathers a run with the API's own look-ups: the DAG as
-// check_and_get_dag finds it, the date as the API parses it, the run at
-// that date; without a date, the DAG's latest run. Its task list is the
+// buildRunView gathers a run with the experimental API's look-ups, through
+// the operations: the DAG as check_and_get_dag finds it, the date as
+// Airflow parses it, the run at that date; without a date, the DAG's
+// latest run. Its task list is the
 // page at offset; the pager's links keep u's query.
 func (s *server) buildRunView(dagID, rawDate string, offset int, u *url.URL) (*runView, error) {
-	row, err := s.api.dagDefinition(dagID)
+	row, err := s.ops.dagDefinition(dagID)
 	if err != nil {
-		return nil, err
+		return nil, s.uiPhrase(err)
 	}
 	store, rules := s.opts.Store, s.rules()
 	runs, err := store.RecentRuns(dagID, uiRecentRuns)
@@ -568,12 +591,12 @@ func (s *server) buildRunView(dagID, rawDate string, offset int, u *url.URL) (*r
 	}
 	var run *DagRun
 	if rawDate != "" {
-		date, err := s.api.parseDate(rawDate)
+		date, err := parseAirflowDate(rawDate, s.ops.now())
 		if err != nil {
-			return nil, err
+			return nil, badDateError(rawDate)
 		}
-		if run, err = s.api.runAt(dagID, date); err != nil {
-			return nil, err
+		if run, err = s.ops.runAt(dagID, date); err != nil {
+			return nil, s.uiPhrase(err)
 		}
 	} else if len(runs) > 0 {
 		run = runs[len(runs)-1]

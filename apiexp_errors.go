@@ -1,0 +1,70 @@
+package main
+
+// The experimental API's phrasebook: how each of the operations' faults
+// reads in Airflow's experimental API (airflow/www/api/experimental/
+// endpoints.py and airflow/api/common), with today's exact texts.
+
+import "time"
+
+// expPhrases is the experimental API's wording under rules' edition.
+func expPhrases(rules *editionRules) phrasebook {
+	return phrasebook{
+		faultDagNotFound: func(e *opError) error {
+			return newAPIError(errNotFound, "Dag id %s not found in DagModel", e.value("dag_id"))
+		},
+		faultDagNotLoaded: func(e *opError) error {
+			return newAPIError(errNotFound, "Dag id %s not found", e.value("dag_id"))
+		},
+		faultBeforeStart: func(e *opError) error {
+			return newAPIError(errCrash, "The execution_date [%s] should be >= start_date [%s] from DAG's default_args",
+				e.value("date"), e.value("start"))
+		},
+		faultRunIDTooLong: func(*opError) error {
+			return newAPIError(errBadRequest, "run_id can't be more than %d characters", maxRunIDChars)
+		},
+		faultRunExists: func(e *opError) error {
+			// The rules' duplicate rule reads which runs were found.
+			date, _ := time.Parse(time.RFC3339Nano, e.value("date"))
+			var byID, byDate *DagRun
+			if id := e.value("by_id"); id != "" {
+				byID = &DagRun{ID: 1, RunID: id}
+			}
+			if id := e.value("by_date"); id != "" {
+				byDate = &DagRun{ID: 2, RunID: id}
+				if e.value("same") == "true" {
+					byDate.ID = 1
+				}
+			}
+			return rules.duplicate(e.value("dag_id"), e.value("run_id"), date, byID, byDate)
+		},
+		faultRunIDInvalid: func(e *opError) error {
+			return newAPIError(errAirflow,
+				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
+				e.value("run_id"), allowedRunIDPattern, builtinRunIDPattern)
+		},
+		faultDagRunning: func(*opError) error { return newAPIError(errAirflow, "TaskInstances still running") },
+		faultNoRunAt: func(e *opError) error {
+			date, _ := time.Parse(time.RFC3339Nano, e.value("date"))
+			return newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", rules.errorDate(date), e.value("dag_id"))
+		},
+	}
+}
+
+// expPausePhrases is the pause endpoint's: Airflow reads the DagModel
+// row without a check and crashes on a missing one.
+var expPausePhrases = phrasebook{
+	faultDagNotFound: func(e *opError) error {
+		return newAPIError(errCrash, "Dag id %s not found in DagModel", e.value("dag_id"))
+	},
+	faultDagNotLoaded: func(e *opError) error {
+		return newAPIError(errCrash, "Dag id %s not found: its definition could not be loaded", e.value("dag_id"))
+	},
+}
+
+// phrase is err in the experimental API's words.
+func (a *airflowAPI) phrase(err error) error {
+	if err == nil {
+		return nil
+	}
+	return expPhrases(a.rules()).phrase(err)
+}

@@ -1,0 +1,140 @@
+package main
+
+// The stable API's phrasebooks: how the operations' faults read in
+// Airflow 2.10.3's /api/v1, as problem documents with Airflow's titles
+// and details. Airflow words the same fault differently per endpoint
+// (a missing DAG is "DAG not found" to post_dag_run and "Dag id x not
+// found" to post_clear_task_instances), so there is one book per family
+// of endpoints, each named after the endpoints that use it.
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// v1DagMissing phrases both missing-DAG faults alike: /api/v1 does not
+// tell a DAG without a row from one without a definition.
+func v1DagMissing(say func(dagID string) error) func(e *opError) error {
+	return func(e *opError) error { return say(e.value("dag_id")) }
+}
+
+// v1TriggerPhrases is post_dag_run's wording
+// (airflow/api_connexion/endpoints/dag_run_endpoint.py:313-366).
+var v1TriggerPhrases = func() phrasebook {
+	dag := v1DagMissing(func(dagID string) error {
+		return v1NotFound("DAG not found", fmt.Sprintf("DAG with dag_id: '%s' not found", dagID))
+	})
+	return phrasebook{
+		faultDagNotFound:  dag,
+		faultDagNotLoaded: dag,
+		faultRunExists: func(e *opError) error {
+			// The logical date is checked before the run id.
+			if e.value("by_date") != "" {
+				at, _ := time.Parse(time.RFC3339Nano, e.value("by_date_at"))
+				return v1Conflict("Conflict", fmt.Sprintf("DAGRun with DAG ID: '%s' and DAGRun logical date: '%s' already exists",
+					e.value("dag_id"), strFormat(at)))
+			}
+			return v1Conflict("Conflict", fmt.Sprintf("DAGRun with DAG ID: '%s' and DAGRun ID: '%s' already exists",
+				e.value("dag_id"), e.value("run_id")))
+		},
+		faultRunIDReserved: func(e *opError) error {
+			return v1BadRequest(fmt.Sprintf("A manual DAG run cannot use ID %s since it is reserved for %s runs",
+				pyRepr(e.value("run_id")), e.value("run_type")))
+		},
+		// DAG.create_dagrun raises AirflowException (2.10.3
+		// airflow/models/dag.py:3175-3181), which post_dag_run does not
+		// catch (dag_run_endpoint.py:360): a crash 500.
+		faultRunIDInvalid: func(e *opError) error {
+			return newAPIError(errCrash,
+				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
+				e.value("run_id"), allowedRunIDPattern, builtinRunIDPattern)
+		},
+	}
+}()
+
+// v1RunPhrases is get_dag_run's and set_dag_run_note's missing run.
+var v1RunPhrases = phrasebook{
+	faultRunNotFound: func(e *opError) error { return v1RunNotFound(e.value("dag_id"), e.value("run_id")) },
+}
+
+// v1DeleteRunPhrases is delete_dag_run's missing run.
+var v1DeleteRunPhrases = phrasebook{
+	faultRunNotFound: func(e *opError) error {
+		return &problem{status: http.StatusNotFound, title: "Not Found",
+			detail: fmt.Sprintf("DAGRun with DAG ID: '%s' and DagRun ID: '%s' not found", e.value("dag_id"), e.value("run_id"))}
+	},
+}
+
+// v1DagPhrases is patch_dag's and delete_dag's wording
+// (airflow/api_connexion/endpoints/dag_endpoint.py).
+var v1DagPhrases = phrasebook{
+	faultDagNotFound: func(e *opError) error {
+		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag with id: '%s' not found", e.value("dag_id"))}
+	},
+	faultDagRunning: func(e *opError) error {
+		return v1Conflict("Conflict", fmt.Sprintf("Task instances of dag with id: '%s' are still running", e.value("dag_id")))
+	},
+}
+
+// v1TIStatePhrases is _convert_ti_states' refusal of a state name.
+var v1TIStatePhrases = phrasebook{
+	faultBadTIState: func(e *opError) error {
+		return v1BadRequest(fmt.Sprintf("'%s' is not a valid TaskInstanceState", e.value("state")))
+	},
+}
+
+// v1PatchTIPhrases is patch_task_instance's wording.
+var v1PatchTIPhrases = func() phrasebook {
+	dag := v1DagMissing(func(dagID string) error {
+		return v1NotFound("DAG not found", fmt.Sprintf("DAG %s not found", pyQuote(dagID)))
+	})
+	return phrasebook{
+		faultDagNotFound:  dag,
+		faultDagNotLoaded: dag,
+		faultTaskMissing: func(e *opError) error {
+			return v1NotFound("Task not found", fmt.Sprintf("Task %s not found in DAG %s", pyQuote(e.value("task_id")), pyQuote(e.value("dag_id"))))
+		},
+		faultTINotFound: func(e *opError) error {
+			return v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s",
+				pyQuote(e.value("task_id")), pyQuote(e.value("run_id"))))
+		},
+	}
+}()
+
+// v1MarkTIsPhrases is post_set_task_instances_state's wording.
+var v1MarkTIsPhrases = func() phrasebook {
+	dag := v1DagMissing(func(dagID string) error {
+		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag ID %s not found", dagID)}
+	})
+	return phrasebook{
+		faultDagNotFound:  dag,
+		faultDagNotLoaded: dag,
+		faultTaskMissing: func(e *opError) error {
+			return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task ID %s not found", e.value("task_id"))}
+		},
+		faultTINotFound: func(e *opError) error {
+			if e.value("run_id") == "" {
+				date, _ := time.Parse(time.RFC3339Nano, e.value("date"))
+				return v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on execution_date %s",
+					pyQuote(e.value("task_id")), strFormat(date)))
+			}
+			return v1NotFound("Not Found", fmt.Sprintf("Task instance not found for task %s on DAG run with ID %s",
+				pyQuote(e.value("task_id")), pyQuote(e.value("run_id"))))
+		},
+	}
+}()
+
+// v1ClearTIsPhrases is post_clear_task_instances' wording.
+var v1ClearTIsPhrases = func() phrasebook {
+	dag := v1DagMissing(func(dagID string) error {
+		return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag id %s not found", dagID)}
+	})
+	return phrasebook{
+		faultDagNotFound:  dag,
+		faultDagNotLoaded: dag,
+		faultRunNotFound: func(e *opError) error {
+			return &problem{status: http.StatusNotFound, title: fmt.Sprintf("Dag Run id %s not found in dag %s", e.value("run_id"), e.value("dag_id"))}
+		},
+	}
+}()

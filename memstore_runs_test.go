@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+// runModelDAG is a DAG of one task, for the run model's tests.
+const runModelDAG = `
+dag_id: model
+schedule_interval: null
+tasks:
+  - task_id: only
+    operator: BashOperator
+    bash_command: "true"
+`
+
+// createModelRun creates a run of runModelDAG through the store's intent
+// write, as Airflow 3 will: nr's runID, date, noDate and runAfter.
+func createModelRun(t *testing.T, store *Store, nr newRun) error {
+	t.Helper()
+	row, err := store.DagByID("model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nr.start, nr.dag, nr.conf, nr.now = edition2.rules().newRun, row.Def, json.RawMessage(`{}`), nr.runAfter
+	if nr.now.IsZero() {
+		nr.now = nr.date
+	}
+	_, err = store.CreateRun(func(storeView) (*newRun, error) { return &nr, nil })
+	return err
+}
+
+func modelStore(t *testing.T) *Store {
+	t.Helper()
+	d, err := parseDAG([]byte(runModelDAG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storeWith(t, &DAGSet{DAGs: []*DAG{d}})
+}
+
+func modelRunIDs(runs []*DagRun) []string {
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.RunID)
+	}
+	return ids
+}
+
+// A run is identified by (dag_id, run_id) and ordered by run_after; its
+// logical date may be absent. Runs without one never collide, even at the
+// same run_after; a present one stays unique per DAG (Airflow 3's
+// dag_run_dag_id_logical_date_key: nulls repeat).
+func TestStore_RunModel_LogicalDateMayBeAbsent(t *testing.T) {
+	t.Parallel()
+	store := modelStore(t)
+	day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
+	for _, nr := range []newRun{
+		{runID: "dated_2", date: day(2)},                      // run_after is its logical date
+		{runID: "nodate_a", noDate: true, runAfter: day(3)},   // no logical date
+		{runID: "nodate_b", noDate: true, runAfter: day(3)},   // the same run_after: no collision
+		{runID: "late_1", date: day(1), runAfter: day(4)},     // a logical date before its run_after
+		{runID: "same_after", date: day(5), runAfter: day(5)}, // a run_after equal to the logical date
+		{runID: "nodate_c", noDate: true, runAfter: day(2)},   // before the runs above, by run_after
+	} {
+		if err := createModelRun(t, store, nr); err != nil {
+			t.Fatalf("create %s: %v", nr.runID, err)
+		}
+	}
+
+	runs, err := store.RunsOfDag("model", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// By run_after; equal run_afters in creation (id) order.
+	if got, want := modelRunIDs(runs), []string{"dated_2", "nodate_c", "nodate_a", "nodate_b", "late_1", "same_after"}; !slices.Equal(got, want) {
+		t.Errorf("runs in order %v, want %v", got, want)
+	}
+	for _, r := range runs {
+		date, ok := r.LogicalDate()
+		switch r.RunID {
+		case "nodate_a", "nodate_b", "nodate_c":
+			if ok || !date.IsZero() {
+				t.Errorf("%s: logical date %v (%v), want none", r.RunID, date, ok)
+			}
+		case "late_1":
+			if !ok || !date.Equal(day(1)) || !r.After().Equal(day(4)) {
+				t.Errorf("%s: logical date %v, run_after %v, want %v and %v", r.RunID, date, r.After(), day(1), day(4))
+			}
+		case "same_after":
+			if !r.RunAfter.IsZero() || !r.After().Equal(day(5)) {
+				t.Errorf("%s: RunAfter %v kept, want zero (the logical date)", r.RunID, r.RunAfter)
+			}
+		}
+	}
+
+	// Found by logical date, whether or not it is the run_after; a
+	// run_after alone is no logical date.
+	for date, want := range map[time.Time]string{day(1): "late_1", day(2): "dated_2", day(5): "same_after", day(3): "", day(4): ""} {
+		run, err := store.RunByDate("model", date)
+		switch {
+		case want == "" && !errors.Is(err, errNotFound):
+			t.Errorf("run at %s: %v %v, want errNotFound", isoFormat(date), run, err)
+		case want != "" && (err != nil || run.RunID != want):
+			t.Errorf("run at %s: %v %v, want %s", isoFormat(date), run, err, want)
+		}
+	}
+
+	// A logical date taken, as the run_after of another run or on its own,
+	// is refused.
+	for _, nr := range []newRun{{runID: "again_1", date: day(1)}, {runID: "again_2", date: day(2), runAfter: day(9)}} {
+		if err := createModelRun(t, store, nr); !errors.Is(err, errExists) {
+			t.Errorf("create %s at a taken logical date: %v, want errExists", nr.runID, err)
+		}
+	}
+	if err := createModelRun(t, store, newRun{runID: "nothing", noDate: true}); err == nil {
+		t.Error("a run with neither a logical date nor a run_after was created")
+	}
+
+	// Pages by date and the latest run follow run_after too.
+	page, total, err := store.RunPage(RunPageQuery{DagID: "model", ByDate: true, Desc: true, Limit: 3})
+	if err != nil || total != 6 {
+		t.Fatalf("page: %d runs, %v", total, err)
+	}
+	if got, want := modelRunIDs(page), []string{"same_after", "late_1", "nodate_b"}; !slices.Equal(got, want) {
+		t.Errorf("latest page %v, want %v", got, want)
+	}
+	if latest, err := store.LatestRuns(); err != nil || len(latest) != 1 || latest[0].RunID != "same_after" {
+		t.Errorf("latest runs %v %v, want same_after", latest, err)
+	}
+
+	// Deleting the DAG's runs takes those without a logical date too.
+	if err := store.DeleteRuns("model"); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := store.RunsOfDag("model", ""); err != nil || len(runs) != 0 {
+		t.Errorf("runs after DeleteRuns: %v %v", modelRunIDs(runs), err)
+	}
+	for date := range map[time.Time]bool{day(1): true, day(2): true} {
+		if _, err := store.RunByDate("model", date); !errors.Is(err, errNotFound) {
+			t.Errorf("run at %s after DeleteRuns: %v", isoFormat(date), err)
+		}
+	}
+}

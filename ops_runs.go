@@ -1,0 +1,276 @@
+package main
+
+// Runs: list, set a run's state or note, clear a run, delete a run. The
+// stable API's dag_run_endpoint.py, the admin endpoints and the status
+// page call these; the experimental API's run listings read the store's
+// own indexes.
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Run faults.
+const (
+	faultRunNotFound opFault = "run_not_found" // dag_id, run_id
+	faultNoRunAt     opFault = "no_run_at"     // dag_id, date (RFC 3339, as asked)
+)
+
+// runAt is a DAG's run at a logical date.
+func (o *operations) runAt(dagID string, date time.Time) (*DagRun, error) {
+	run, err := o.store.RunByDate(dagID, date)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultNoRunAt, "dag_id", dagID, "date", date.Format(time.RFC3339Nano))
+	}
+	return run, err
+}
+
+// runByID is a DAG's run by run_id.
+func (o *operations) runByID(dagID, runID string) (*DagRun, error) {
+	run, err := o.store.RunByRunID(dagID, runID)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultRunNotFound, "dag_id", dagID, "run_id", runID)
+	}
+	return run, err
+}
+
+// setRunState forces a run's state, its task instances following as
+// Store.ForceRunState says (Airflow's set_dag_run_state_to_*); the tries
+// that stop running stop with it. The store's missingError says which
+// row is absent.
+func (o *operations) setRunState(dagID, runID string, state RunState) error {
+	now, dates := o.clock(), o.rules().runStateDates
+	return o.stopWriteWake(func() ([]tiKey, error) {
+		return o.store.ForceRunState(dagID, runID, state, now, dates)
+	})
+}
+
+// setRunNote sets or (nil) removes a run's note.
+func (o *operations) setRunNote(dagID, runID string, note *string) (*DagRun, error) {
+	run, err := o.store.SetRunNote(dagID, runID, note, o.clock())
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultRunNotFound, "dag_id", dagID, "run_id", runID)
+	}
+	return run, err
+}
+
+// clearRun clears every task instance of a run and its sub-DAG runs
+// (DAG.clear from clear_dag_run). With dryRun nothing changes and the
+// answer is the task instances that would be cleared, the run's and
+// those of its sub-DAGs' runs at its logical date; otherwise nil.
+func (o *operations) clearRun(run *DagRun, dryRun bool) ([]*TaskInstance, error) {
+	if dryRun {
+		tis := []*TaskInstance{}
+		ids := []string{run.DagID}
+		if row, err := o.store.DagByID(run.DagID); err == nil && row.Def != nil {
+			ids = append(ids, row.Def.SubDAGIDs()...)
+		}
+		for _, id := range ids {
+			r, err := o.store.RunByDate(id, run.ExecutionDate)
+			if err != nil {
+				continue
+			}
+			of, err := o.store.TaskInstancesOfRun(id, r.RunID)
+			if err != nil {
+				return nil, err
+			}
+			tis = append(tis, of...)
+		}
+		return tis, nil
+	}
+	now := o.clock()
+	return nil, o.stopWriteWake(func() ([]tiKey, error) { return o.store.ClearRun(run.DagID, run.RunID, now) })
+}
+
+// deleteRun deletes a run and its task instances; its running tries
+// stop with it.
+func (o *operations) deleteRun(dagID, runID string) error {
+	err := o.stopping(func(k tiKey) bool { return k.dagID == dagID && k.runID == runID }, func() error {
+		return o.store.DeleteRun(dagID, runID)
+	})
+	if errors.Is(err, errNotFound) {
+		return opErr(errNotFound, faultRunNotFound, "dag_id", dagID, "run_id", runID)
+	}
+	return err
+}
+
+// runQuery is the neutral query of a run listing (_fetch_dag_runs'
+// filters and page): each dialect reads its parameters into one.
+type runQuery struct {
+	dagIDs                     []string // nil: every DAG
+	states                     []string
+	executionGTE, executionLTE *time.Time
+	startGTE, startLTE         *time.Time
+	endGTE, endLTE             *time.Time
+	updatedGTE, updatedLTE     *time.Time
+	orderBy                    string
+	desc                       bool
+	offset, limit              int
+}
+
+func inRange(t *time.Time, gte, lte *time.Time) bool {
+	if gte == nil && lte == nil {
+		return true
+	}
+	if t == nil {
+		return false // SQL: NULL compares as unknown
+	}
+	return (gte == nil || !t.Before(*gte)) && (lte == nil || !t.After(*lte))
+}
+
+func (q *runQuery) match(run *DagRun) bool {
+	if len(q.states) > 0 && !slices.Contains(q.states, string(run.State)) {
+		return false
+	}
+	date := run.ExecutionDate
+	return inRange(&date, q.executionGTE, q.executionLTE) && inRange(run.StartDate, q.startGTE, q.startLTE) &&
+		inRange(run.EndDate, q.endGTE, q.endLTE) && inRange(run.UpdatedAt, q.updatedGTE, q.updatedLTE)
+}
+
+// compareRuns orders runs by an attribute (NULLs first, as SQLite sorts
+// them), then by id so that pages never overlap.
+func compareRuns(attr string) func(a, b *DagRun) int {
+	times := func(a, b *time.Time) int {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			return -1
+		case b == nil:
+			return 1
+		}
+		return a.Compare(*b)
+	}
+	key := func(a, b *DagRun) int {
+		switch attr {
+		case "state":
+			return strings.Compare(string(a.State), string(b.State))
+		case "dag_id":
+			return strings.Compare(a.DagID, b.DagID)
+		case "execution_date":
+			return a.ExecutionDate.Compare(b.ExecutionDate)
+		case "dag_run_id":
+			return strings.Compare(a.RunID, b.RunID)
+		case "start_date":
+			return times(a.StartDate, b.StartDate)
+		case "end_date":
+			return times(a.EndDate, b.EndDate)
+		case "updated_at":
+			return times(a.UpdatedAt, b.UpdatedAt)
+		case "external_trigger":
+			return boolCompare(a.ExternalTrigger, b.ExternalTrigger)
+		case "conf":
+			return bytes.Compare(a.Conf, b.Conf)
+		}
+		return 0
+	}
+	return func(a, b *DagRun) int {
+		if c := key(a, b); c != 0 {
+			return c
+		}
+		return compareInt64(a.ID, b.ID)
+	}
+}
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// listRuns is _fetch_dag_runs: the page of matching runs and how many
+// match. The orders and filters the store's indexes and run counts serve
+// (pageQuery) read the page alone; other listings read the DAGs' runs
+// (each DAG holds at most --max-runs-per-dag of them) and sort them.
+func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
+	store := o.store
+	if pq, ok := q.pageQuery(); ok {
+		return store.RunPage(pq)
+	}
+	ids := q.dagIDs
+	if ids == nil {
+		rows, err := store.Dags()
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, row := range rows {
+			ids = append(ids, row.DagID)
+		}
+	}
+	var matched []*DagRun
+	for _, id := range ids {
+		runs, err := store.RunsOfDag(id, "")
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, run := range runs {
+			if q.match(run) {
+				matched = append(matched, run)
+			}
+		}
+	}
+	cmp := compareRuns(q.orderBy)
+	if q.desc {
+		slices.SortFunc(matched, func(a, b *DagRun) int { return cmp(b, a) })
+	} else {
+		slices.SortFunc(matched, cmp)
+	}
+	total := len(matched)
+	if q.offset >= len(matched) {
+		return nil, total, nil
+	}
+	matched = matched[q.offset:]
+	if len(matched) > q.limit {
+		matched = matched[:q.limit]
+	}
+	return matched, total, nil
+}
+
+// pageQuery is q as the store's RunPage reads it, when it can: by id (of
+// one DAG or every DAG) or by logical date (of one DAG), filtered by
+// nothing but known run states.
+func (q *runQuery) pageQuery() (RunPageQuery, bool) {
+	pq := RunPageQuery{Desc: q.desc, Offset: q.offset, Limit: q.limit, ByDate: q.orderBy == "execution_date"}
+	switch {
+	case q.dateFiltered():
+		return pq, false
+	case len(q.dagIDs) == 1:
+		pq.DagID = q.dagIDs[0]
+	case q.dagIDs != nil || pq.ByDate:
+		return pq, false
+	}
+	if !pq.ByDate && q.orderBy != "id" {
+		return pq, false
+	}
+	for _, name := range q.states {
+		state := RunState(name)
+		if runStateSlot(state) == len(runStates) {
+			return pq, false // not a state the counts keep apart
+		}
+		pq.States = append(pq.States, state)
+	}
+	return pq, true
+}
+
+// dateFiltered reports whether q has a date filter.
+func (q *runQuery) dateFiltered() bool {
+	return q.executionGTE != nil || q.executionLTE != nil || q.startGTE != nil || q.startLTE != nil ||
+		q.endGTE != nil || q.endLTE != nil || q.updatedGTE != nil || q.updatedLTE != nil
+}

@@ -1,0 +1,201 @@
+package main
+
+// Triggering a run: one operation behind the experimental trigger
+// (Airflow's airflow/api/common/trigger_dag.py), /api/v1's post_dag_run
+// (airflow/api_connexion/endpoints/dag_run_endpoint.py) and the status
+// page's trigger form. The two APIs check different things in different
+// orders (trigger_dag checks the DAG's start date and, in 1.10, never the
+// run id's pattern; post_dag_run refuses the run ids reserved for other
+// run types): the request says which checks apply, the operation applies
+// them in one order, and each dialect phrases the faults.
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Trigger faults.
+const (
+	faultDagNotFound   opFault = "dag_not_found"   // no DagModel row: dag_id
+	faultDagNotLoaded  opFault = "dag_not_loaded"  // a row without a definition: dag_id
+	faultBeforeStart   opFault = "before_start"    // date, start (ISO)
+	faultRunIDTooLong  opFault = "run_id_too_long" // run_id
+	faultRunExists     opFault = "run_exists"      // dag_id, run_id, date; by_id, by_date: the runs found
+	faultRunIDReserved opFault = "run_id_reserved" // run_id, run_type
+	faultRunIDInvalid  opFault = "run_id_invalid"  // run_id
+)
+
+// triggerChecks are the checks of Airflow's that a trigger applies, by
+// the API it comes through.
+type triggerChecks struct {
+	// startDate refuses a date before default_args' start_date
+	// (trigger_dag; post_dag_run has no such check).
+	startDate bool
+	// runIDLength refuses a run id longer than the run_id column before
+	// the store is read (the experimental API's own limit).
+	runIDLength bool
+	// reservedRunIDs refuses the "{type}__" ids of other run types
+	// (create_dagrun for a manual run, Airflow 2.10.3
+	// airflow/models/dag.py:3152-3164).
+	reservedRunIDs bool
+	// runIDPattern refuses an id that matches neither run-id pattern, or
+	// is longer than the column (airflow/models/dag.py:3175-3181).
+	runIDPattern bool
+}
+
+// triggerRequest is a manual run as the caller asks for it, read and
+// checked against its wire's rules.
+type triggerRequest struct {
+	dagID string
+	runID string // "": manual__ and the logical date
+	// date is the logical date; nil: now (or the fake clock's next
+	// trigger date) cut to dateUnit.
+	date     *time.Time
+	dateUnit time.Duration
+	conf     json.RawMessage // stored as it is
+	note     *string
+	interval *dataInterval
+	event    *EventLog // stored in the run's write; nil: none
+	checks   triggerChecks
+	// badRunID and badConf are what the dialect found wrong with the run
+	// id and the conf it was sent. trigger_dag reads the run id only once
+	// the DAG is found and the date checked, and the conf only after the
+	// duplicate check: the operation raises them at those points.
+	badRunID, badConf error
+}
+
+// triggered is a trigger's outcome: the run, and the logical date as the
+// request gave it (with its offset) or as the operation chose it.
+type triggered struct {
+	run  *DagRun
+	date time.Time
+}
+
+// dagDefinition is a DAG that can run: its DagModel row, then its loaded
+// definition (Airflow's check_and_get_dag).
+func (o *operations) dagDefinition(dagID string) (*DagRow, error) {
+	row, err := o.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultDagNotFound, "dag_id", dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if row.Def == nil {
+		return nil, opErr(errNotFound, faultDagNotLoaded, "dag_id", dagID)
+	}
+	return row, nil
+}
+
+// trigger creates a manual run with its task instances and wakes the
+// scheduler.
+func (o *operations) trigger(req triggerRequest) (*triggered, error) {
+	row, err := o.dagDefinition(req.dagID)
+	if err != nil {
+		return nil, err
+	}
+	now := o.now().UTC()
+	var date time.Time
+	if req.date != nil {
+		date = *req.date
+	} else {
+		date = now.Truncate(req.dateUnit)
+		if o.triggerDate != nil {
+			date = o.triggerDate(req.dateUnit)
+		}
+	}
+	if start := row.Def.DefaultArgsStartDate; req.checks.startDate && start != nil && date.Before(*start) {
+		return nil, opErr(errInvalid, faultBeforeStart, "date", isoFormat(date), "start", isoFormat(*start))
+	}
+	if req.badRunID != nil {
+		return nil, req.badRunID
+	}
+	runID := req.runID
+	if runID == "" {
+		runID = "manual__" + isoFormat(date)
+	}
+	if req.checks.runIDLength && utf8.RuneCountInString(runID) > maxRunIDChars {
+		return nil, opErr(errInvalid, faultRunIDTooLong, "run_id", runID)
+	}
+	// The plan only reads the view, so running it again in a batch is
+	// harmless.
+	created, err := o.store.TriggerRun(func(v storeView) (*newRun, error) {
+		if err := runExists(v, req.dagID, runID, date); err != nil {
+			return nil, err
+		}
+		if req.badConf != nil {
+			return nil, req.badConf
+		}
+		if err := req.checks.runID(runID); err != nil {
+			return nil, err
+		}
+		return &newRun{start: o.rules().newRun, dag: row.Def, runID: runID, date: date.UTC(), conf: req.conf,
+			now: now.Truncate(time.Microsecond), unixname: o.unixname, external: true, note: req.note,
+			interval: req.interval, event: req.event}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.wake()
+	return &triggered{run: created, date: date}, nil
+}
+
+// runExists is faultRunExists when the DAG has a run with runID or at
+// date; by_id and by_date name the runs found, and same says they are
+// one run, so that each dialect applies its API's duplicate rule.
+func runExists(v storeView, dagID, runID string, date time.Time) error {
+	byID, err := v.Run(dagID, runID)
+	if err != nil && !errors.Is(err, errNotFound) {
+		return err
+	}
+	byDate, err := v.RunAt(dagID, date)
+	if err != nil && !errors.Is(err, errNotFound) {
+		return err
+	}
+	if byID == nil && byDate == nil {
+		return nil
+	}
+	e := opErr(errConflict, faultRunExists, "dag_id", dagID, "run_id", runID, "date", date.Format(time.RFC3339Nano))
+	if byID != nil {
+		e.values["by_id"] = byID.RunID
+	}
+	if byDate != nil {
+		e.values["by_date"] = byDate.RunID
+		e.values["by_date_at"] = byDate.ExecutionDate.Format(time.RFC3339Nano)
+	}
+	if byID != nil && byDate != nil && byID.ID == byDate.ID {
+		e.values["same"] = "true"
+	}
+	return e
+}
+
+// runID applies the run-id checks of create_dagrun that c asks for.
+func (c triggerChecks) runID(runID string) error {
+	if c.reservedRunIDs {
+		for _, runType := range reservedRunTypes {
+			if strings.HasPrefix(runID, runType+"__") {
+				return opErr(errInvalid, faultRunIDReserved, "run_id", runID, "run_type", runType)
+			}
+		}
+	}
+	if c.runIDPattern && (utf8.RuneCountInString(runID) > maxRunIDChars ||
+		(!allowedRunIDRe.MatchString(runID) && !builtinRunIDRe.MatchString(runID))) {
+		return opErr(errInvalid, faultRunIDInvalid, "run_id", runID)
+	}
+	return nil
+}
+
+// reservedRunTypes are the run types whose "{type}__" run ids a manual run
+// may not take (Airflow 2.10.3 airflow/utils/types.py:78-95).
+var reservedRunTypes = []string{"backfill", "scheduled", "dataset_triggered"}
+
+// triggerDagChecks are the checks of Airflow's trigger_dag
+// (airflow/api/common/trigger_dag.py), which the experimental API and
+// the status page's trigger form apply: the DAG's start date, the run
+// id's length, and its pattern where the rules check it.
+func triggerDagChecks(rules *editionRules) triggerChecks {
+	return triggerChecks{startDate: true, runIDLength: true, runIDPattern: rules.checkRunID}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sealSnapshot ends lines (a header, then sections) with the end line the
+// reader checks: the counts and the CRC-32C of every byte before it.
+func sealSnapshot(tables, rows int, lines ...string) []byte {
+	body := []byte(strings.Join(lines, "\n") + "\n")
+	footer := fmt.Sprintf(`{"end":%q,"tables":%d,"rows":%d,"crc32c":"%08x"}`+"\n",
+		snapshotFormat, tables, rows, crc32.Checksum(body, crc32c))
+	return append(body, footer...)
+}
+
+// A file of format version 4, before runs had a run_after or could lack a
+// logical date, restores with every run's run_after its logical date;
+// written again, it is a version 5 file that restores the same runs.
+func TestSnapshot_Version4RestoresRunAfterAsTheLogicalDate(t *testing.T) {
+	t.Parallel()
+	v4 := sealSnapshot(2, 3,
+		`{"format":"airlite-snapshot","version":4,"index":7,"created_at":"2024-05-01T10:00:00Z","airlite_version":"old","tables":["dags","dag_runs"]}`,
+		`{"table":"dags","rows":1}`,
+		`{"dag_id":"d","is_paused":false,"fileloc":"d.yaml"}`,
+		`{"table":"dag_runs","rows":2}`,
+		`{"id":2,"dag_id":"d","run_id":"b","execution_date":"2024-01-02T00:00:00Z","state":"success","conf":null,"start_date":null,"end_date":null,"queued_at":null,"external_trigger":true,"run_type":"manual"}`,
+		`{"id":1,"dag_id":"d","run_id":"a","execution_date":"2024-01-03T00:00:00Z","state":"queued","conf":null,"start_date":null,"end_date":null,"queued_at":null,"external_trigger":true,"run_type":"manual"}`,
+	)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v4.json")
+	if err := os.WriteFile(path, v4, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, store *Store) {
+		t.Helper()
+		runs, err := store.RunsOfDag("d", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range runs {
+			ids = append(ids, r.RunID)
+			date, ok := r.LogicalDate()
+			if !ok || !r.RunAfter.IsZero() || !r.After().Equal(date) {
+				t.Errorf("run %s: logical date %v (%v), RunAfter %v: want a logical date that is its run_after", r.RunID, date, ok, r.RunAfter)
+			}
+			if found, err := store.RunByDate("d", date); err != nil || found.RunID != r.RunID {
+				t.Errorf("run at %s: %v %v, want %s", isoFormat(date), found, err, r.RunID)
+			}
+		}
+		if want := []string{"b", "a"}; !slices.Equal(ids, want) {
+			t.Errorf("runs in order %v, want %v", ids, want)
+		}
+	}
+	store, _, err := restoreSnapshot(t.Context(), path)
+	if err != nil {
+		t.Fatalf("restore version 4: %v", err)
+	}
+	check(t, store)
+
+	again := filepath.Join(dir, "v5.json")
+	if _, err := writeSnapshot(store, again, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(`"version":5`)) || bytes.Contains(data, []byte(`"run_after"`)) {
+		t.Errorf("written again: want version 5 and no run_after where it is the logical date:\n%s", data)
+	}
+	restored, _, err := restoreSnapshot(t.Context(), again)
+	if err != nil {
+		t.Fatalf("restore version 5: %v", err)
+	}
+	check(t, restored)
+}
+
+// Version 5 writes a run without a logical date as execution_date null
+// with its run_after; the reader refuses such a run without a run_after,
+// or with a data interval, and two runs at one logical date.
+func TestSnapshot_Version5RunsWithoutALogicalDate(t *testing.T) {
+	t.Parallel()
+	header := `{"format":"airlite-snapshot","version":5,"index":3,"created_at":"2024-05-01T10:00:00Z","airlite_version":"x","tables":["dag_runs"]}`
+	run := func(id int, runID, extra string) string {
+		return fmt.Sprintf(`{"id":%d,"dag_id":"d","run_id":%q,%s,"state":"queued","conf":null,"start_date":null,"end_date":null,"queued_at":null,"external_trigger":true,"run_type":"manual"}`,
+			id, runID, extra)
+	}
+	for _, tc := range []struct {
+		name    string
+		runs    []string
+		problem string // "" restores
+	}{
+		{"two without a logical date at one run_after", []string{
+			run(1, "a", `"execution_date":null,"run_after":"2024-01-01T00:00:00Z"`),
+			run(2, "b", `"execution_date":null,"run_after":"2024-01-01T00:00:00Z"`)}, ""},
+		{"no logical date, no run_after", []string{run(1, "a", `"execution_date":null`)}, "run_after is missing"},
+		{"no logical date, a data interval", []string{run(1, "a",
+			`"execution_date":null,"run_after":"2024-01-01T00:00:00Z","data_interval_start":"2024-01-01T00:00:00Z","data_interval_end":"2024-01-02T00:00:00Z"`)},
+			"no data interval"},
+		{"two at one logical date", []string{
+			run(1, "a", `"execution_date":"2024-01-01T00:00:00Z"`),
+			run(2, "b", `"execution_date":"2024-01-01T00:00:00Z","run_after":"2024-01-05T00:00:00Z"`)}, "another run has its logical date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lines := append([]string{header, fmt.Sprintf(`{"table":"dag_runs","rows":%d}`, len(tc.runs))}, tc.runs...)
+			path := filepath.Join(t.TempDir(), "s.json")
+			if err := os.WriteFile(path, sealSnapshot(1, len(tc.runs), lines...), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			store, _, err := restoreSnapshot(t.Context(), path)
+			if tc.problem != "" {
+				if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.problem) {
+					t.Fatalf("restore: %v, want errSnapshotUnreadable saying %q", err, tc.problem)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, err := store.RunsOfDag("d", "")
+			if err != nil || len(runs) != len(tc.runs) {
+				t.Fatalf("runs %d (%v), want %d", len(runs), err, len(tc.runs))
+			}
+			for _, r := range runs {
+				if _, ok := r.LogicalDate(); ok || !r.After().Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) {
+					t.Errorf("run %s: want no logical date and run_after 2024-01-01, got %+v", r.RunID, r)
+				}
+			}
+		})
+	}
+}
