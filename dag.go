@@ -85,10 +85,13 @@ type Task struct {
 	OperatorModule string
 	OperatorName   string
 	IsMapped       bool
-	TemplateFields []string
-	UIColor        string
-	UIFgcolor      string
-	ParamDocs      map[string]ParamDoc
+	// ConcurrencyLimited: max_active_tis_per_dag(run) is set; shown by
+	// has_task_concurrency_limits, not enforced.
+	ConcurrencyLimited bool
+	TemplateFields     []string
+	UIColor            string
+	UIFgcolor          string
+	ParamDocs          map[string]ParamDoc
 
 	// TotalWeight is the priority weight under Airflow's "downstream" rule:
 	// the task's own weight plus that of every task downstream of it.

@@ -117,6 +117,7 @@ func TestServePython_DAGsAsAirflow(t *testing.T) {
 		"schedule_interval":     `{"__type": "CronExpression", "value": "@daily"}`,
 		"timetable_description": `"At 00:00"`, "tags": `[{"name": "etl"}, {"name": "py"}]`,
 		"max_active_runs": "16", "max_active_tasks": "16", "is_subdag": "false", "root_dag_id": "null",
+		"has_task_concurrency_limits": "false",
 	}
 	wantFields(t, "py_etl", etl, etlFields)
 	// A dataset-triggered DAG: schedule_interval is the timetable's
@@ -126,6 +127,8 @@ func TestServePython_DAGsAsAirflow(t *testing.T) {
 		"schedule_interval":     `{"__type": "CronExpression", "value": "Dataset"}`,
 		"timetable_description": `"Triggered by datasets"`, "owners": `["ana"]`, "tags": "[]",
 		"next_dagrun": "null", "description": "null",
+		// report has max_active_tis_per_dag (models/dag.py:3296-3299).
+		"has_task_concurrency_limits": "true",
 	})
 	wantFields(t, "GET /dags/py_etl", ts.v1JSON(t, doc, "/dags/py_etl"), etlFields)
 

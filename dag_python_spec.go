@@ -135,6 +135,7 @@ func pyTaskSpec(t *pyTask) (taskSpec, error) {
 		OperatorModule:          t.TaskModule,
 		OperatorName:            t.OperatorName,
 		IsMapped:                t.IsMapped,
+		ConcurrencyLimited:      t.MaxActiveTIsPerDag != nil || t.MaxActiveTIsPerDagrun != nil,
 		TemplateFields:          t.TemplateFields,
 		UIColor:                 t.UIColor,
 		UIFgcolor:               t.UIFgcolor,

@@ -127,12 +127,15 @@ type taskSpec struct {
 	// "@task.bash"); "": the class name. The fields below it are what the
 	// serialized form says of the class, for the API to show; YAML leaves
 	// them empty and the API derives them from Operator.
-	OperatorName   string
-	IsMapped       bool
-	TemplateFields []string // nil: the operator's, as airlite knows them
-	UIColor        string
-	UIFgcolor      string
-	ParamDocs      map[string]ParamDoc
+	OperatorName string
+	IsMapped     bool
+	// ConcurrencyLimited: max_active_tis_per_dag or _per_dagrun is set
+	// (shown, not enforced).
+	ConcurrencyLimited bool
+	TemplateFields     []string // nil: the operator's, as airlite knows them
+	UIColor            string
+	UIFgcolor          string
+	ParamDocs          map[string]ParamDoc
 
 	// The BashOperator's template fields.
 	BashCommand    string
