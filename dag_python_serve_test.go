@@ -329,3 +329,40 @@ func TestServePython_Edition110(t *testing.T) {
 		t.Errorf("import errors %q, want %q", failed, wantFailed)
 	}
 }
+
+// TestServePython_SubDAGsAndTimetables: a SubDagOperator's DAG is the
+// parent's sub-DAG (2.10.3 models/dagbag.py:540-544), and the timetables
+// airlite does not run keep Airflow's summary and stay unscheduled.
+func TestServePython_SubDAGsAndTimetables(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	abs, _ := filepath.Abs("testdata/pydags/v2")
+	vars, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &DAGSet{}
+	c := config{DagsDir: abs, Edition: edition2, Python: "python3"}
+	if err := readPythonDAGs(context.Background(), c, vars, set, zerolog.New(zerolog.NewTestWriter(t))); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*DAG{}
+	for _, d := range set.DAGs {
+		byID[d.DagID] = d
+	}
+	if sub := byID["py_parent.section"]; sub == nil || sub.ParentDagID != "py_parent" || byID["py_parent"].Task("section").Subdag != "py_parent.section" {
+		t.Errorf("py_parent.section = %+v, want the sub-DAG of py_parent's section task", sub)
+	}
+	for id, want := range map[string]Timetable{
+		"py_taskflow": {Summary: "Dataset", Description: "Triggered by datasets"},
+		"py_trigger":  {Summary: "0 3 * * *", Description: "0 3 * * *"},
+	} {
+		d := byID[id]
+		if d == nil || d.Timetable == nil || *d.Timetable != want || d.Schedule != nil {
+			t.Errorf("%s: timetable %+v, schedule %v; want %+v and no schedule airlite runs", id, d.Timetable, d.Schedule, want)
+		}
+	}
+	if d := byID["py_every"]; d == nil || d.Schedule == nil || *d.Schedule != "6h0m0s" {
+		t.Errorf("py_every's timedelta(hours=6) schedule = %v, want 6h0m0s", d.Schedule)
+	}
+}
