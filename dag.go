@@ -72,6 +72,9 @@ type Task struct {
 	Inlets                  []any
 	Outlets                 []any
 	DocMD                   string
+	// PythonCallable is set on a Python DAG's task whose callable airlite
+	// runs (scheduler_python.go); nil: not one, the operator decides.
+	PythonCallable *PythonCallable
 
 	// TotalWeight is the priority weight under Airflow's "downstream" rule:
 	// the task's own weight plus that of every task downstream of it.

@@ -20,6 +20,7 @@ class PythonOperator(BaseOperator):
         self.op_kwargs = dict(op_kwargs or {})
         self.templates_dict = templates_dict
         self.show_return_value_in_logs = show_return_value_in_logs
+        self.provide_context = provide_context  # 1.10.15: the context only when asked (airlite_task.py)
 
 
 class BranchPythonOperator(PythonOperator):
