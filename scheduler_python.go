@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -99,6 +100,18 @@ func taskProgramDir() (string, error) {
 	}
 	p.dir = dir
 	return dir, nil
+}
+
+// pythonTaskEnv is airlite's environment for a task process, with its
+// bytecode kept under the program's folder (PYTHONPYCACHEPREFIX): never
+// beside the DAG files, and compiled once per airlite process instead of
+// at every try, which a PYTHONDONTWRITEBYTECODE in the environment would
+// cost (the DAG file and the authoring surface compile again each time).
+func pythonTaskEnv(prog string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "PYTHONDONTWRITEBYTECODE=") || strings.HasPrefix(kv, "PYTHONPYCACHEPREFIX=")
+	})
+	return append(env, "PYTHONPYCACHEPREFIX="+filepath.Join(prog, "pycache"))
 }
 
 // pythonInterpreter finds the interpreter a task's callable runs with.
@@ -213,10 +226,9 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	defer requestsR.Close()
 
 	out := &tailBuffer{limit: maxTaskOutput}
-	// -B: no bytecode files beside the DAG files, as the reader.
-	cmd := exec.CommandContext(ctx, interp, "-B", filepath.Join(prog, "airlite_task.py"))
+	cmd := exec.CommandContext(ctx, interp, filepath.Join(prog, "airlite_task.py"))
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AIRFLOW_CTX_DAG_ID="+job.dag.DagID, "AIRFLOW_CTX_TASK_ID="+job.task.TaskID,
+	cmd.Env = append(pythonTaskEnv(prog), "AIRFLOW_CTX_DAG_ID="+job.dag.DagID, "AIRFLOW_CTX_TASK_ID="+job.task.TaskID,
 		"AIRFLOW_CTX_DAG_RUN_ID="+job.run.RunID, "AIRFLOW_CTX_TRY_NUMBER="+fmt.Sprint(job.try),
 		"AIRFLOW_CTX_EXECUTION_DATE="+isoFormat(job.run.ExecutionDate), "AIRFLOW_CTX_DAG_OWNER="+job.task.Owner)
 	cmd.Stdin = bytes.NewReader(body)
@@ -237,7 +249,15 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 		s.opts.Logger.Error().Err(rerr).Str("task", job.key.String()).Msg("record task process")
 	}
 	served := make(chan pythonServed, 1)
-	go func() { served <- s.servePythonChannel(tc, requestsR, answersW) }()
+	go func() {
+		got := s.servePythonChannel(tc, requestsR, answersW)
+		if got.result == nil {
+			// The channel ended without a result (the process died, or said
+			// what airlite cannot read): nothing it waits for will come.
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		served <- got
+	}()
 	err = cmd.Wait()
 	s.procs.ended(pid)
 	var got pythonServed

@@ -482,6 +482,18 @@ func BenchmarkPythonTask_LaunchToCallable(b *testing.B) {
 		}
 		toCall += time.Duration(called*float64(time.Second)) - time.Duration(start.UnixNano())
 	}
+	// The floor on this machine: a bare interpreter printing the time.
+	var bare time.Duration
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		text, err := exec.Command("python3", "-c", "import time; print(time.time())").Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		at, _ := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
+		bare += time.Duration(at*float64(time.Second)) - time.Duration(start.UnixNano())
+	}
+	b.ReportMetric(float64(bare.Microseconds())/1000/float64(b.N), "ms-bare-python")
 	b.ReportMetric(float64(toCall.Microseconds())/1000/float64(b.N), "ms-to-callable")
 	b.ReportMetric(float64(toEnd.Microseconds())/1000/float64(b.N), "ms-to-end")
 }

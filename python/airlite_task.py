@@ -318,8 +318,9 @@ def main():
     if limit > 0:
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    sys.stdout = os.fdopen(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace")
-    sys.stderr = os.fdopen(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace")
+    # The task log takes lines as they come, stdout and stderr interleaved.
+    sys.stdout.reconfigure(line_buffering=True, errors="backslashreplace")
+    sys.stderr.reconfigure(line_buffering=True, errors="backslashreplace")
     sys.path.insert(0, HERE)
     if folder and folder not in sys.path:
         sys.path.append(folder)
@@ -361,7 +362,8 @@ def run(request, ctx, edition):
     task = dag.task_dict.get(request["task_id"])
     if task is None:
         raise LookupError("Task %r not found in DAG %r" % (request["task_id"], request["dag_id"]))
-    if not isinstance(task, PythonOperator):
+    from airflow._airlite.python import ExternalPythonOperator, PythonVirtualenvOperator
+    if not isinstance(task, PythonOperator) or isinstance(task, (ExternalPythonOperator, PythonVirtualenvOperator)):
         raise TypeError("%s is a %s, not a Python callable operator" % (task.task_id, type(task).__name__))
     ti = TaskInstance(ctx, task, dag, edition)
     try:
@@ -391,8 +393,12 @@ def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOpera
         context.update(op_kwargs)
         context["templates_dict"] = templates_dict
         kwargs = determine_kwargs(callable_, op_args, context)
-    print("[airlite] calling %s" % getattr(callable_, "__qualname__", callable_), file=sys.stderr)
-    value = callable_(*op_args, **kwargs)
+    from airflow._airlite import python as python_operators
+    python_operators._CURRENT_CONTEXT.append(context)
+    try:
+        value = callable_(*op_args, **kwargs)
+    finally:
+        python_operators._CURRENT_CONTEXT.pop()
     out = {"state": "success", "skip": []}
     if isinstance(task, BranchPythonOperator):
         # 2.10.3 operators/python.py BranchPythonOperator.execute -> do_branch

@@ -47,6 +47,8 @@ with DAG("py_xcom", start_date=START, schedule=None) as xcom_dag:
                    templates_dict={"when": "{{ ds_nodash }}"})
 
     def only_ds(ds):
+        from airflow.operators.python import get_current_context
+        assert get_current_context()["ds"] == ds
         return ds
 
     PythonOperator(task_id="only_ds", python_callable=only_ds)

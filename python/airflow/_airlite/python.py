@@ -75,7 +75,14 @@ class BranchExternalPythonOperator(ExternalPythonOperator):
     pass
 
 
+# The running task's context, set by airlite's task runner (airlite_task.py)
+# around the callable, as 2.10.3 operators/python.py keeps _CURRENT_CONTEXT.
+_CURRENT_CONTEXT = []
+
+
 def get_current_context():
+    if _CURRENT_CONTEXT:
+        return _CURRENT_CONTEXT[-1]
     from airflow.exceptions import AirflowException
     raise AirflowException(
         "Current context was requested but no context was found! Are you running within an airflow task?")
