@@ -35,6 +35,7 @@ dag_id: py_outcomes
 schedule_interval: null
 start_date: 2024-01-01
 tasks:
+  - {task_id: crash, operator: PythonOperator}
   - {task_id: flaky, operator: PythonOperator, retries: 1, retry_delay: 0s}
   - {task_id: skipper, operator: PythonOperator}
   - {task_id: fatal, operator: PythonOperator, retries: 3, retry_delay: 0s}
@@ -286,7 +287,11 @@ func TestPythonTask_Outcomes(t *testing.T) {
 	runID := h.trigger("py_outcomes", `{"execution_date": "2024-01-02T00:00:00+00:00"}`)
 	h.settle()
 	wantStates(t, h.states("py_outcomes", runID), map[string]TaskState{
-		"flaky": TaskSuccess, "skipper": TaskSkipped, "fatal": TaskFailed})
+		"flaky": TaskSuccess, "skipper": TaskSkipped, "fatal": TaskFailed, "crash": TaskFailed})
+	if log := h.log("py_outcomes", runID, "crash"); !strings.Contains(log, "about to vanish\n") ||
+		!strings.Contains(log, "python task process ended without a result (exit status 3)") {
+		t.Errorf("crash's log:\n%s", log)
+	}
 	flaky := h.log("py_outcomes", runID, "flaky")
 	for _, want := range []string{"Traceback (most recent call last):", `raise ValueError("boom on try %d" % ti.try_number)`,
 		"ValueError: boom on try 1", "try 2\n"} {
@@ -496,4 +501,22 @@ func BenchmarkPythonTask_LaunchToCallable(b *testing.B) {
 	b.ReportMetric(float64(bare.Microseconds())/1000/float64(b.N), "ms-bare-python")
 	b.ReportMetric(float64(toCall.Microseconds())/1000/float64(b.N), "ms-to-callable")
 	b.ReportMetric(float64(toEnd.Microseconds())/1000/float64(b.N), "ms-to-end")
+}
+
+// Without an interpreter, a Python callable task is simulated, and its log
+// says why.
+func TestPythonTask_NoInterpreterSimulates(t *testing.T) {
+	h := newPyHarness(t, edition2, "flows.py", pyTasksYAML)
+	row, err := h.store.DagByID("py_fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := *row.Def.Task("quick")
+	task.PythonCallable = &PythonCallable{File: "x.py", Python: filepath.Join(t.TempDir(), "no-python")}
+	run := DagRun{ID: 1, DagID: "py_fast", RunID: "r", ExecutionDate: schedEpoch, State: RunRunning, RunType: "manual"}
+	out := h.sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick"}, try: 1, dag: row.Def, task: &task, run: run})
+	if out.state != TaskSuccess || !strings.Contains(out.output, "no Python to run this task's callable") ||
+		!strings.Contains(out.output, "simulated") {
+		t.Errorf("outcome %s, output %q", out.state, out.output)
+	}
 }

@@ -74,7 +74,13 @@ def fatal():
     raise AirflowFailException("no point retrying")
 
 
+def crash():
+    print("about to vanish")
+    os._exit(3)
+
+
 with DAG("py_outcomes", start_date=START, schedule=None) as outcomes_dag:
+    PythonOperator(task_id="crash", python_callable=crash)
     PythonOperator(task_id="flaky", python_callable=flaky, retries=1)
     PythonOperator(task_id="skipper", python_callable=skipper)
     PythonOperator(task_id="fatal", python_callable=fatal, retries=3)
