@@ -94,7 +94,7 @@ const (
 	paramNumber
 	paramBoolean
 	paramDateTime    // a string with format date-time (RFC 3339)
-	paramStringArray // form style, exploded: ?tags=a&tags=b
+	paramStringArray // form style, exploded: ?tags=a&tags=b, or ?tags=a,b
 )
 
 // v1Param is one query parameter of an operation, as the OpenAPI
@@ -105,6 +105,9 @@ type v1Param struct {
 	required bool
 	minimum  *int64
 	enum     []string
+	// unexploded: an array of style form with explode false (update_mask),
+	// which connexion reads as its last value, split by its reader.
+	unexploded bool
 	// schema is the parameter's schema as Python prints it (pprint, keys
 	// in the document's order), which jsonschema quotes in its messages.
 	schema string
@@ -124,7 +127,7 @@ var (
 	qOrderBy      = v1Param{name: "order_by", kind: paramString, schema: "{'type': 'string'}"}
 	qTags         = v1Param{name: "tags", kind: paramStringArray}
 	qFields       = v1Param{name: "fields", kind: paramStringArray}
-	qUpdateMask   = v1Param{name: "update_mask", kind: paramStringArray}
+	qUpdateMask   = v1Param{name: "update_mask", kind: paramStringArray, unexploded: true}
 	qOnlyActive   = v1Param{name: "only_active", kind: paramBoolean}
 	qPaused       = v1Param{name: "paused", kind: paramBoolean}
 	qDagIDPattern = v1Param{name: "dag_id_pattern", kind: paramString, schema: "{'type': 'string'}"}
@@ -520,6 +523,13 @@ func validateQuery(q url.Values, params []v1Param) (v1Values, error) {
 		}
 		if msg := p.check(vals); msg != "" {
 			return nil, v1BadRequest(msg)
+		}
+		if p.kind == paramStringArray && !p.unexploded {
+			// connexion's OpenAPIURIParser joins an exploded form array's
+			// values with its delimiter, then splits at it
+			// (connexion 2.14 decorators/uri_parsing.py:243-267): a value
+			// with commas is several values.
+			vals = strings.Split(strings.Join(vals, ","), ",")
 		}
 		out[p.name] = vals
 	}

@@ -87,7 +87,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		return nil, err
 	}
 	rules := s.rules()
-	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
+	if iv, ok, err := plannedInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
 		d["next_dagrun"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
@@ -207,6 +207,9 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["concurrency"] = def.MaxActiveTasks
 	d["dataset_expression"] = nil
 	d["start_date"] = v1Date(def.StartDate)
+	// DAGDetailSchema.get_owners reads the DAG's "owner", an attribute a
+	// DAG lacks: always [] (2.10.3 api_connexion/schemas/dag_schema.py:132-136).
+	d["owners"] = []any{}
 	d["dag_run_timeout"] = v1OptTimeDelta(def.DagrunTimeout)
 	d["doc_md"] = nil
 	d["params"] = params
@@ -496,7 +499,7 @@ func (s *server) V1DeleteDag(dagID string) error {
 // v1Task is TaskSchema's dump of an operator. Its sub_dag field reads an
 // attribute no operator has (SubDagOperator's is subdag), and marshmallow
 // leaves out what it cannot read: the key never appears.
-func v1Task(t *Task, py pythonDialect) map[string]any {
+func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	module, ok := py.modules[t.Operator]
 	if !ok {
 		module = py.otherModule
@@ -505,9 +508,13 @@ func v1Task(t *Task, py pythonDialect) map[string]any {
 	if className == "DummyOperator" { // an alias of EmptyOperator in Airflow 2
 		module, className = py.modules["EmptyOperator"], "EmptyOperator"
 	}
+	// An operator's params are its DAG's with its own over them
+	// (2.10.3 models/baseoperator.py: dag.params copied, then updated).
 	params := map[string]any{}
-	for k, v := range t.Params {
-		params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
+	for _, ps := range []map[string]any{def.Params, t.Params} {
+		for k, v := range ps {
+			params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
+		}
 	}
 	templateFields := []any{}
 	if t.Operator == "BashOperator" {
@@ -522,25 +529,26 @@ func v1Task(t *Task, py pythonDialect) map[string]any {
 		docMD = t.DocMD
 	}
 	return map[string]any{
-		"class_ref":                 map[string]any{"module_path": module, "class_name": className},
-		"operator_name":             className,
-		"task_id":                   t.TaskID,
-		"task_display_name":         t.TaskID,
-		"owner":                     t.Owner,
-		"start_date":                v1Date(t.StartDate),
-		"end_date":                  v1Date(t.EndDate),
-		"trigger_rule":              t.TriggerRule,
-		"extra_links":               []any{},
-		"depends_on_past":           t.DependsOnPast,
-		"wait_for_downstream":       false,
-		"retries":                   t.Retries,
+		"class_ref":           map[string]any{"module_path": module, "class_name": className},
+		"operator_name":       className,
+		"task_id":             t.TaskID,
+		"task_display_name":   t.TaskID,
+		"owner":               t.Owner,
+		"start_date":          v1Date(t.StartDate),
+		"end_date":            v1Date(t.EndDate),
+		"trigger_rule":        t.TriggerRule,
+		"extra_links":         []any{},
+		"depends_on_past":     t.DependsOnPast,
+		"wait_for_downstream": false,
+		// fields.Number dumps a float (task_schema.py:52-59): 1.0.
+		"retries":                   float64(t.Retries),
 		"queue":                     t.Queue,
 		"pool":                      t.Pool,
-		"pool_slots":                t.PoolSlots,
+		"pool_slots":                float64(t.PoolSlots),
 		"execution_timeout":         v1OptTimeDelta(t.ExecutionTimeout),
 		"retry_delay":               v1TimeDelta(t.RetryDelay),
 		"retry_exponential_backoff": t.RetryExponentialBackoff,
-		"priority_weight":           t.PriorityWeight,
+		"priority_weight":           float64(t.PriorityWeight),
 		"weight_rule":               t.WeightRule,
 		"ui_color":                  uiColor(t.Operator),
 		"ui_fgcolor":                "#000",
@@ -575,7 +583,7 @@ func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	if t == nil {
 		return nil, &problem{status: http.StatusNotFound, title: "Task not found"}
 	}
-	return v1Task(t, s.rules().python), nil
+	return v1Task(def, t, s.rules().python), nil
 }
 
 // v1TaskOrder are the task attributes get_tasks sorts by (attrgetter on
@@ -613,7 +621,7 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 	}
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
-		out = append(out, v1Task(t, s.rules().python))
+		out = append(out, v1Task(def, t, s.rules().python))
 	}
 	return map[string]any{"tasks": out, "total_entries": len(out)}, nil
 }

@@ -42,10 +42,13 @@ var v1TriggerPhrases = func() phrasebook {
 			return v1BadRequest(fmt.Sprintf("A manual DAG run cannot use ID %s since it is reserved for %s runs",
 				pyRepr(e.value("run_id")), e.value("run_type")))
 		},
+		// DAG.create_dagrun raises AirflowException (2.10.3
+		// airflow/models/dag.py:3175-3181), which post_dag_run does not
+		// catch (dag_run_endpoint.py:360): a crash 500.
 		faultRunIDInvalid: func(e *opError) error {
-			return v1BadRequest(fmt.Sprintf(
+			return newAPIError(errCrash,
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
-				e.value("run_id"), allowedRunIDPattern, builtinRunIDPattern))
+				e.value("run_id"), allowedRunIDPattern, builtinRunIDPattern)
 		},
 	}
 }()

@@ -40,6 +40,9 @@ type taskOutcome struct {
 	// and what the task pushed itself.
 	returnValue json.RawMessage
 	pushed      []xcomPush
+	// rendered is the try's rendered template fields (TaskInstance.Rendered);
+	// nil when the try rendered none.
+	rendered map[string]any
 }
 
 // schedulerOptions configures a scheduler.
@@ -839,6 +842,9 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 			// Airflow 2.10.3 models/taskinstance.py handle_failure: force_fail
 			// (an AirflowFailException) fails the try whatever its retries.
 			ti.State, ti.NextRetryAt = TaskFailed, nil
+		}
+		if out.rendered != nil {
+			ti.Rendered = out.rendered
 		}
 		log := s.opts.Logger.Info()
 		if ti.State == TaskFailed || ti.State == TaskUpForRetry {

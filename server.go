@@ -980,7 +980,7 @@ func (s *server) handleV1PatchPool(w http.ResponseWriter, r *http.Request, req *
 }
 
 func (s *server) handleV1DeletePool(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	s.respondV1Deleted(w, r, s.V1DeletePool(req.path["pool_name"]))
+	s.respondV1DeletedResponse(w, r, s.V1DeletePool(req.path["pool_name"]))
 }
 
 func (s *server) handleV1GetTaskInstanceTry(w http.ResponseWriter, r *http.Request, req *v1Request) {
@@ -1016,7 +1016,7 @@ func (s *server) handleV1PatchVariable(w http.ResponseWriter, r *http.Request, r
 }
 
 func (s *server) handleV1DeleteVariable(w http.ResponseWriter, r *http.Request, req *v1Request) {
-	s.respondV1Deleted(w, r, s.V1DeleteVariable(req.path["variable_key"]))
+	s.respondV1DeletedResponse(w, r, s.V1DeleteVariable(req.path["variable_key"]))
 }
 
 func (s *server) handleV1GetXComEntries(w http.ResponseWriter, r *http.Request, req *v1Request) {
