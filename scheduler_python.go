@@ -163,6 +163,9 @@ type pythonTaskResult struct {
 	Skip        []string    `json:"skip"`
 	NoRetry     bool        `json:"no_retry"`
 	Reason      string      `json:"reason"`
+	// Rendered is the try's rendered template fields (op_args, op_kwargs,
+	// templates_dict), for TaskInstance.Rendered.
+	Rendered json.RawMessage `json:"rendered"`
 }
 
 // pythonChannelRequest is one request of the task process.
@@ -358,6 +361,14 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 	}
 	switch r.State {
 	case TaskSuccess:
+		if len(r.Rendered) > 0 && string(r.Rendered) != "null" {
+			dec := json.NewDecoder(bytes.NewReader(r.Rendered))
+			dec.UseNumber()
+			if err := dec.Decode(&res.rendered); err != nil {
+				res.reason = fmt.Sprintf("decode rendered fields: %v", err)
+				return res
+			}
+		}
 		if r.ReturnValue != nil {
 			res.returnValue = json.RawMessage(*r.ReturnValue)
 		}

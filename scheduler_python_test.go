@@ -262,6 +262,14 @@ func TestPythonTask_XComsContextAndTemplates(t *testing.T) {
 			t.Errorf("templated[%s] = %#v, want %#v", k, templated[k], v)
 		}
 	}
+	ti, err := h.store.TaskInstance("py_xcom", runID, "templated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args, _ := ti.Rendered["op_args"].([]any); len(args) != 2 || args[0] != "2024-01-02" || args[1] != hostile ||
+		ti.Rendered["op_kwargs"].(map[string]any)["run"] != runID || ti.Rendered["templates_dict"] != nil {
+		t.Errorf("templated's rendered fields %#v", ti.Rendered)
+	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the conf value ran as code")
 	}

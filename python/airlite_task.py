@@ -224,6 +224,17 @@ class XComNotFound(Exception):
     pass
 
 
+def _rendered_field(value):
+    """A rendered template field as the API shows it (2.10.3
+    utils/helpers.py serialize_template_field): JSON values as they are,
+    anything else as its str()."""
+    try:
+        json.dumps(value, allow_nan=False)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def determine_kwargs(function, args, kwargs):
     """2.10.3 utils/operator_helpers.py KeywordParameters.determine: a
     callable with **kwargs takes the whole context, else only the names its
@@ -400,6 +411,8 @@ def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOpera
     finally:
         python_operators._CURRENT_CONTEXT.pop()
     out = {"state": "success", "skip": []}
+    out["rendered"] = {"templates_dict": _rendered_field(templates_dict), "op_args": _rendered_field(op_args),
+                       "op_kwargs": _rendered_field(op_kwargs)}
     if isinstance(task, BranchPythonOperator):
         # 2.10.3 operators/python.py BranchPythonOperator.execute -> do_branch
         print("Branch callable return %s" % (value,), file=sys.stderr)
