@@ -528,3 +528,53 @@ func TestPythonTask_NoInterpreterSimulates(t *testing.T) {
 		t.Errorf("outcome %s, output %q", out.state, out.output)
 	}
 }
+
+// A running Python try is recorded as a bash try is (its pid and
+// identity), so that the next start after a crash ends its group.
+func TestPythonTask_RecordedForLeftovers(t *testing.T) {
+	h := newPyHarness(t, edition2, "flows.py", pyTasksYAML)
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	conf, _ := json.Marshal(map[string]any{"pid_file": pidFile})
+	runID := h.trigger("py_sleep", `{"execution_date": "2024-01-02T00:00:00+00:00", "conf": `+string(conf)+`}`)
+	if err := h.sched.tick(h.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	if !pollUntil(30*time.Second, func() bool {
+		data, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		for _, f := range strings.Fields(string(data)) {
+			n, _ := strconv.Atoi(f)
+			pids = append(pids, n)
+		}
+		return true
+	}) {
+		t.Fatal("the callable did not start")
+	}
+	ti, err := h.store.TaskInstance("py_sleep", runID, "sleeper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ti.PID == nil || *ti.PID != pids[0] || ti.ProcIdentity == "" {
+		t.Fatalf("recorded pid %v identity %q, want the python process %d", ti.PID, ti.ProcIdentity, pids[0])
+	}
+	// What the next start does with a crashed instance's records.
+	if err := endLeftoverTaskProcesses(h.store, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if !pollUntil(10*time.Second, func() bool {
+			st, ok := readProcStat(pid)
+			return !ok || st.state == 'Z'
+		}) {
+			t.Errorf("process %d still runs", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	h.settle()
+	if st := h.states("py_sleep", runID)["sleeper"]; st != TaskFailed {
+		t.Errorf("sleeper is %s, want failed", st)
+	}
+}
