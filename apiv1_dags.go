@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -75,6 +76,10 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	}
 	d["schedule_interval"] = v1ScheduleInterval(def.Schedule)
 	d["timetable_description"] = timetableDescription(def.Schedule)
+	if tt := def.Timetable; tt != nil { // a Python DAG's timetable airlite does not run
+		d["schedule_interval"] = map[string]any{"__type": "CronExpression", "value": tt.Summary}
+		d["timetable_description"] = tt.Description
+	}
 	tags := make([]any, len(def.Tags))
 	for i, tag := range def.Tags {
 		tags[i] = map[string]any{"name": tag}
@@ -82,6 +87,9 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	d["tags"] = tags
 	d["max_active_tasks"] = def.MaxActiveTasks
 	d["max_active_runs"] = def.MaxActiveRuns
+	// Any task with max_active_tis_per_dag(run) (2.10.3 models/dag.py:3296-3299);
+	// only Python DAGs' tasks have them.
+	d["has_task_concurrency_limits"] = slices.ContainsFunc(def.Tasks, func(t *Task) bool { return t.ConcurrencyLimited })
 	last, err := s.opts.Store.LastScheduledDate(row.DagID)
 	if err != nil {
 		return nil, err
@@ -193,10 +201,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 		return nil, err
 	}
 	def := row.Def
-	params := map[string]any{}
-	for k, v := range def.Params {
-		params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
-	}
+	params := v1Params(def.Params, def.ParamDocs)
 	var pausedUponCreation any
 	if def.IsPausedUponCreation {
 		pausedUponCreation = true
@@ -212,6 +217,9 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["owners"] = []any{}
 	d["dag_run_timeout"] = v1OptTimeDelta(def.DagrunTimeout)
 	d["doc_md"] = nil
+	if def.DocMD != "" { // Python DAGs only
+		d["doc_md"] = def.DocMD
+	}
 	d["params"] = params
 	d["is_paused_upon_creation"] = pausedUponCreation
 	d["end_date"] = v1Date(def.EndDate)
@@ -510,15 +518,24 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	}
 	// An operator's params are its DAG's with its own over them
 	// (2.10.3 models/baseoperator.py: dag.params copied, then updated).
-	params := map[string]any{}
-	for _, ps := range []map[string]any{def.Params, t.Params} {
-		for k, v := range ps {
-			params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
-		}
-	}
+	params := v1Params(def.Params, def.ParamDocs)
+	maps.Copy(params, v1Params(t.Params, t.ParamDocs))
 	templateFields := []any{}
 	if t.Operator == "BashOperator" {
 		templateFields = []any{"bash_command", "env", "cwd"}
+	}
+	operatorName, color, fgColor := className, uiColor(t.Operator), "#000"
+	if t.OperatorModule != "" {
+		// A Python DAG's task: what its serialized form says
+		// (ClassReferenceSchema reads _task_module and _task_type, 2.10.3
+		// api_connexion/schemas/common_schema.py:161-168; operator_name is
+		// _operator_name, serialization/serialized_objects.py:1120-1123).
+		module, className, operatorName = t.OperatorModule, t.Operator, orDefault(t.OperatorName, t.Operator)
+		color, fgColor = orDefault(t.UIColor, color), orDefault(t.UIFgcolor, fgColor)
+		templateFields = make([]any, len(t.TemplateFields))
+		for i, f := range t.TemplateFields {
+			templateFields[i] = f
+		}
 	}
 	downstream := make([]any, len(t.Downstream))
 	for i, id := range t.Downstream {
@@ -530,7 +547,7 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	}
 	return map[string]any{
 		"class_ref":           map[string]any{"module_path": module, "class_name": className},
-		"operator_name":       className,
+		"operator_name":       operatorName,
 		"task_id":             t.TaskID,
 		"task_display_name":   t.TaskID,
 		"owner":               t.Owner,
@@ -550,14 +567,29 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 		"retry_exponential_backoff": t.RetryExponentialBackoff,
 		"priority_weight":           float64(t.PriorityWeight),
 		"weight_rule":               t.WeightRule,
-		"ui_color":                  uiColor(t.Operator),
-		"ui_fgcolor":                "#000",
+		"ui_color":                  color,
+		"ui_fgcolor":                fgColor,
 		"template_fields":           templateFields,
 		"downstream_task_ids":       downstream,
 		"params":                    params,
-		"is_mapped":                 false,
+		"is_mapped":                 t.IsMapped,
 		"doc_md":                    docMD,
 	}
+}
+
+// v1Params is Params' dump(): each Param.dump() (2.10.3
+// models/param.py:143-152), the description and schema the file gave
+// when it gave them (Python DAGs).
+func v1Params(values map[string]any, docs map[string]ParamDoc) map[string]any {
+	params := map[string]any{}
+	for k, v := range values {
+		p := map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
+		if doc, ok := docs[k]; ok {
+			p["__class"], p["description"], p["schema"] = orDefault(doc.Class, "airflow.models.param.Param"), doc.Description, doc.Schema
+		}
+		params[k] = p
+	}
+	return params
 }
 
 // loadedDag is the DagBag's DAG for the task endpoints: NotFound("DAG not

@@ -251,6 +251,17 @@ type dagListView struct {
 	DAGs      []*dagItem
 	Triggered *runSquare // the run a trigger just created
 	Error     *formError // a refused trigger or pause
+	// ImportErrors are the DAG files that did not load, as Airflow's DAGs
+	// page lists them above its table (2.10.3 www/views.py Airflow.index:
+	// "import_errors", flashed with their stack traces).
+	ImportErrors []uiImportError
+}
+
+// uiImportError is one file that did not load.
+type uiImportError struct {
+	File string
+	When string
+	Text string
 }
 
 // dagItem is one DAG's row.
@@ -326,6 +337,13 @@ func buildDagList(store *Store, rules *editionRules, offset int) (*dagListView, 
 			item.LastRun = &item.Runs[n-1]
 		}
 		view.DAGs = append(view.DAGs, item)
+	}
+	failed, err := store.ImportErrors()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range failed {
+		view.ImportErrors = append(view.ImportErrors, uiImportError{File: e.Filename, When: uiTime(e.Timestamp), Text: e.StackTrace})
 	}
 	return view, newUIPager(&url.URL{Path: "/"}, start, end, len(listed), "DAG", "DAGs"), nil
 }
