@@ -432,7 +432,7 @@ func (s *server) uiTrigger(dagID, conf string) (*triggered, error) {
 
 // uiPhrase is err as the status page shows it: in the experimental API's
 // words, which the page has always shown.
-func (s *server) uiPhrase(err error) error { return expPhrases(s.rules()).phrase(err) }
+func (s *server) uiPhrase(err error) error { return s.api.phrase(err) }
 
 // handleUITrigger is the trigger form: the operations' trigger, then
 // back to the list.
@@ -719,8 +719,7 @@ type poolRow struct {
 // used, queued and open slots, counted as Airflow counts them (pool_slots
 // of running and queued task instances; a negative size is unlimited),
 // and the pager.
-func buildPools(store *Store, offset int) ([]poolRow, *uiPager, error) {
-	ops := &resourceOps{store: store}
+func buildPools(ops *operations, offset int) ([]poolRow, *uiPager, error) {
 	pools, err := ops.pools(listQuery{offset: offset, limit: uiPageRows})
 	if err != nil {
 		return nil, nil, err
@@ -753,7 +752,7 @@ func (s *server) handleUIPools(w http.ResponseWriter, r *http.Request, _ httprou
 		s.answerError(w, r, err)
 		return
 	}
-	rows, pager, err := buildPools(s.opts.Store, offset)
+	rows, pager, err := buildPools(s.ops, offset)
 	if err != nil {
 		s.answerError(w, r, err)
 		return

@@ -402,7 +402,7 @@ func TestUI_Pools(t *testing.T) {
 	if _, err := ts.store.UpsertPool("unbounded", -1, nil); err != nil {
 		t.Fatal(err)
 	}
-	rows, _, err := buildPools(ts.store, 0)
+	rows, _, err := buildPools(ts.srv.ops, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
