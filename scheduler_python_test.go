@@ -133,7 +133,7 @@ func newPyHarness(t *testing.T, e edition, pyFile string, docs ...string) *pyHar
 	sched := newScheduler(schedulerOptions{Store: store, Edition: e, Logger: zerolog.New(zerolog.NewTestWriter(t)),
 		Now: clock.Now, Parallelism: 8, Unixname: "tester", Hostname: "host"})
 	t.Cleanup(sched.stop)
-	api := &airflowAPI{store: store, edition: e, now: clock.Now, unixname: "tester", kick: sched.Kick}
+	api := newAirflowAPI(&operations{store: store, edition: e, now: clock.Now, unixname: "tester", kick: sched.Kick})
 	return &pyHarness{t: t, store: store, sched: sched, clock: clock, api: api}
 }
 
