@@ -57,8 +57,9 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 			}
 		}
 	}
+	runs := pyCallablesThatRun(d)
 	for i := range d.Tasks {
-		ts, err := pyTaskSpec(&d.Tasks[i])
+		ts, err := pyTaskSpec(&d.Tasks[i], runs[d.Tasks[i].TaskID])
 		if err != nil {
 			return nil, fmt.Errorf("task %q: %w", d.Tasks[i].TaskID, err)
 		}
@@ -127,8 +128,33 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 	return nil
 }
 
-// pyTaskSpec makes the spec of one serialized operator.
-func pyTaskSpec(t *pyTask) (taskSpec, error) {
+// pyCallablesThatRun are the tasks of d whose Python callable airlite
+// runs (scheduler_python.go): PythonOperator, @task, branch and short
+// circuit, not mapped, and with no mapped task upstream. Mapped tasks do
+// not expand yet (they are simulated and push nothing), so a task fed by
+// one would fail on its missing input: it stays simulated too.
+func pyCallablesThatRun(d *pySerializedDAG) map[string]bool {
+	fedByMapped := map[string]bool{}
+	for i := range d.Tasks {
+		if d.Tasks[i].IsMapped {
+			for _, down := range d.Tasks[i].DownstreamTaskIDs {
+				fedByMapped[down] = true
+			}
+		}
+	}
+	runs := map[string]bool{}
+	for i := range d.Tasks {
+		t := &d.Tasks[i]
+		if pythonCallableOperator(t) && !fedByMapped[t.TaskID] {
+			runs[t.TaskID] = true
+		}
+	}
+	return runs
+}
+
+// pyTaskSpec makes the spec of one serialized operator; runsCallable says
+// airlite runs its Python callable instead of simulating it.
+func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	s := taskSpec{
 		TaskID:                  t.TaskID,
 		Operator:                t.TaskType,
@@ -196,7 +222,7 @@ func pyTaskSpec(t *pyTask) (taskSpec, error) {
 			s.Cwd = cwd
 		}
 	}
-	if !pyRunnableOperators[t.TaskType] {
+	if !pyRunnableOperators[t.TaskType] && !runsCallable {
 		// YAML's simulate: with its defaults: success at once, and a log
 		// line that says the operator was simulated.
 		s.Simulate = &simulateSpec{}
@@ -387,6 +413,11 @@ func readPythonDAGs(ctx context.Context, c config, store *Store, set *DAGSet, lo
 			if err != nil {
 				problem = fmt.Sprintf("%s: dag %s: %v", res.File, d.DagID, err)
 				break
+			}
+			for taskID := range pyCallablesThatRun(d) {
+				if task := dag.Task(taskID); task != nil {
+					task.PythonCallable = &PythonCallable{File: d.Fileloc, Folder: absPath(c.DagsDir), Python: c.Python}
+				}
 			}
 			dags = append(dags, dag)
 		}
