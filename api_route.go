@@ -248,6 +248,11 @@ func (s *server) readCheckedBody(w http.ResponseWriter, r *http.Request, d *dial
 	return err
 }
 
+// flaskOptionsType is the Content-Type of Flask's automatic OPTIONS
+// answer: an empty Response (flask/app.py make_default_options_response),
+// whose default mimetype is text/html.
+const flaskOptionsType = "text/html; charset=utf-8"
+
 // answerOptions is Flask's automatic OPTIONS answer for a rule.
 func answerOptions(w http.ResponseWriter, allowed []string) {
 	methods := map[string]bool{http.MethodOptions: true}
@@ -263,6 +268,7 @@ func answerOptions(w http.ResponseWriter, allowed []string) {
 	}
 	sort.Strings(list)
 	w.Header().Set("Allow", strings.Join(list, ", "))
+	w.Header().Set("Content-Type", flaskOptionsType)
 	w.WriteHeader(http.StatusOK)
 }
 

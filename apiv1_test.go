@@ -197,6 +197,11 @@ func TestServerV1_Framework(t *testing.T) {
 			typ: "about:blank", detail: "The method is not allowed for the requested URL."}},
 		{name: "options", method: "OPTIONS", path: "/version", wantStatus: 200, wantRaw: strPtr(""),
 			check: func(t *testing.T, _ *testServer, res response) {
+				// Flask's empty OPTIONS Response is text/html, as the
+				// real Airflow 2.10.3 answered.
+				if got := res.header.Get("Content-Type"); got != "text/html; charset=utf-8" {
+					t.Errorf("Content-Type = %q, want Flask's text/html", got)
+				}
 				if got := res.header.Get("Allow"); got != "GET, HEAD, OPTIONS" {
 					t.Errorf("Allow = %q", got)
 				}

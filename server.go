@@ -292,6 +292,7 @@ func (s *server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) 
 // 200, Allow header): Airflow 2 adds its headers, and no auth applies.
 func (s *server) handleOptions(w http.ResponseWriter, r *http.Request) {
 	s.setEditionHeaders(w, len(r.URL.Path) >= len(apiPrefix) && r.URL.Path[:len(apiPrefix)] == apiPrefix)
+	w.Header().Set("Content-Type", flaskOptionsType)
 	w.WriteHeader(http.StatusOK)
 }
 
