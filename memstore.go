@@ -86,6 +86,10 @@ type Store struct {
 	// rowsRead, when set (before the store is shared), hears how many
 	// rows each listing read: tests check that a page costs its rows.
 	rowsRead func(n int)
+	// committed, when set (before the store is shared), is shown each
+	// write's changes before it commits: tests count the index entries a
+	// write makes (memstore_writecost_test.go).
+	committed func(memdb.Changes)
 }
 
 // Limits bound the store's totals, so that no sequence of requests grows
@@ -158,6 +162,9 @@ func (s *Store) update(fn func(txn *memdb.Txn) error) error {
 	}
 	if _, err := nextCounter(txn, counterChange); err != nil {
 		return err
+	}
+	if s.committed != nil {
+		s.committed(txn.Changes())
 	}
 	txn.Commit()
 	return nil

@@ -469,12 +469,12 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 
 // enforceConfLimitTxn refuses a run whose conf of n bytes would bring
 // the confs of every run past max bytes (--max-conf-bytes-total). The sum
-// is kept by the writes (totalConfBytes): one lookup.
+// is kept by the writes (allDAGs' run count): one lookup.
 func enforceConfLimitTxn(txn *memdb.Txn, n int, max int64) error {
 	if max <= 0 || n == 0 {
 		return nil
 	}
-	total := totalTxn(txn, totalConfBytes)
+	total := confBytesTxn(txn)
 	if total+int64(n) <= max {
 		return nil
 	}
