@@ -150,14 +150,22 @@ func (s *Store) read() *memdb.Txn { return s.db.Txn(false) }
 
 // update runs fn in a write transaction and commits when fn succeeds,
 // bumping the change index if fn wrote anything; on error nothing changes.
-func (s *Store) update(fn func(txn *memdb.Txn) error) error {
+func (s *Store) update(fn func(txn *memdb.Txn) error) error { return s.write(fn, false) }
+
+// write is update; alwaysWrites says that fn writes whenever it succeeds,
+// so that the transaction need not track its changes to know (go-memdb's
+// Changes copies and de-duplicates them: about a dozen allocations for a
+// trigger).
+func (s *Store) write(fn func(txn *memdb.Txn) error, alwaysWrites bool) error {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
-	txn.TrackChanges()
+	if !alwaysWrites || s.committed != nil {
+		txn.TrackChanges()
+	}
 	if err := fn(txn); err != nil {
 		return err
 	}
-	if len(txn.Changes()) == 0 {
+	if !alwaysWrites && len(txn.Changes()) == 0 {
 		return nil // nothing written: the change index stays
 	}
 	if _, err := nextCounter(txn, counterChange); err != nil {

@@ -43,13 +43,12 @@ func dagRunsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagRuns,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				runDagID, stringField[DagRun]{func(r *DagRun) string { return r.RunID }}}}},
+			indexID: {Name: indexID, Unique: true, Indexer: stringPairIndex(
+				func(r *DagRun) string { return r.DagID }, func(r *DagRun) string { return r.RunID })},
 			indexDagAfter: {Name: indexDagAfter, Unique: true, Indexer: runOrderIndex{}},
 			indexDagDate:  {Name: indexDagDate, Unique: true, AllowMissing: true, Indexer: runDateIndex{}},
-			indexDagRow:   {Name: indexDagRow, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{runDagID, runRowID}}},
-			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				activeStateIndex(), runDagID}}},
+			indexDagRow:   {Name: indexDagRow, Unique: true, Indexer: runRowIndex()},
+			indexState:    {Name: indexState, AllowMissing: true, Indexer: runStateIndex()},
 		},
 	}
 }
