@@ -162,14 +162,19 @@ func (s *Store) write(fn func(txn *memdb.Txn) error, alwaysWrites bool) error {
 	if !alwaysWrites || s.committed != nil {
 		txn.TrackChanges()
 	}
+	// Read before fn writes: go-memdb's read of an index that the
+	// transaction has written (Txn.readableIndex, iradix Txn.Clone)
+	// empties that index's cache of copied nodes, so that the next
+	// insert copies its path again. fn never writes this counter.
+	change := counterValue(txn, counterChange)
 	if err := fn(txn); err != nil {
 		return err
 	}
 	if !alwaysWrites && len(txn.Changes()) == 0 {
 		return nil // nothing written: the change index stays
 	}
-	if _, err := nextCounter(txn, counterChange); err != nil {
-		return err
+	if err := txn.Insert(tableCounters, &counter{Name: counterChange, Value: change + 1}); err != nil {
+		return fmt.Errorf("bump counter %s: %w", counterChange, err)
 	}
 	if s.committed != nil {
 		s.committed(txn.Changes())
@@ -262,10 +267,14 @@ func (s *Store) PinIDCeiling(path string) (run, pool int64) {
 // counterPoolID), or refuses it with errUnavailable when the id lease on
 // disk does not cover it.
 func (s *Store) nextIDTxn(txn *memdb.Txn, name string) (int64, error) {
-	if err := s.lease.admit(name, counterValue(txn, name)+1); err != nil {
+	next := counterValue(txn, name) + 1
+	if err := s.lease.admit(name, next); err != nil {
 		return 0, err
 	}
-	return nextCounter(txn, name)
+	if err := txn.Insert(tableCounters, &counter{Name: name, Value: next}); err != nil {
+		return 0, fmt.Errorf("bump counter %s: %w", name, err)
+	}
+	return next, nil
 }
 
 // leased runs write, a write that may hand out ids. When write is

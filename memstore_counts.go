@@ -92,15 +92,16 @@ func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 // countRunTxn adds run, with tis task instances, to its DAG's counts
 // (sign 1) or takes it away (sign -1), and to allDAGs' counts.
 func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis int) error {
-	for _, dagID := range [2]string{run.DagID, allDAGs} {
-		c := runCountTxn(txn, dagID)
+	// Both rows are read before either is written (see Store.write: a
+	// read after a write of the table copies its nodes again).
+	counts := [2]runCount{runCountTxn(txn, run.DagID), runCountTxn(txn, allDAGs)}
+	counts[0].TaskInstances += sign * tis
+	for i := range counts {
+		c := &counts[i]
 		c.N += sign
 		c.States[runStateSlot(run.State)] += sign
 		c.ConfBytes += int64(sign * len(run.Conf))
-		if dagID != allDAGs {
-			c.TaskInstances += sign * tis
-		}
-		if err := storeRunCountTxn(txn, &c); err != nil {
+		if err := storeRunCountTxn(txn, c); err != nil {
 			return err
 		}
 	}
