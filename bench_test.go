@@ -735,7 +735,7 @@ func BenchmarkStoreTrigger(b *testing.B) {
 				return nil, err
 			}
 			return &newRun{start: start, dag: row.Def, runID: runID, date: date, conf: conf, now: date,
-				unixname: "bench", external: true}, nil
+				unixname: "bench", external: true, dateChecked: true}, nil
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -360,6 +360,10 @@ type newRun struct {
 	// event is the stable API's record of the trigger (api.post_dag_run),
 	// stored in the same write as the run; nil: none.
 	event *EventLog
+	// dateChecked says that the plan found no run of the DAG at date in
+	// the same transaction (the trigger's runExists), so that the insert
+	// does not look again; sub-DAGs' runs are looked for all the same.
+	dateChecked bool
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
@@ -389,7 +393,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	case runAfter.Equal(date):
 		runAfter = time.Time{}
 	}
-	if !nr.noDate {
+	if !nr.noDate && !nr.dateChecked {
 		if _, err := runByDateTxn(txn, nr.dag.DagID, date); err == nil {
 			return nil, &existsError{what: "run of " + nr.dag.DagID + " at", id: isoFormat(date)}
 		} else if !errors.Is(err, errNotFound) {
@@ -458,7 +462,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 		childRun := nr
 		childRun.dag = child.Def
-		childRun.note, childRun.interval, childRun.event = nil, nil, nil
+		childRun.note, childRun.interval, childRun.event, childRun.dateChecked = nil, nil, nil, false
 		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
 			return nil, err
 		}
