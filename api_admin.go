@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/julienschmidt/httprouter"
 )
 
 // This file holds airlite's own endpoints for test suites (/_airlite/…):
@@ -71,18 +69,6 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 	return res, nil
 }
 
-// handleReset puts state back to the fixtures; running tasks are stopped
-// first so that none writes into the fresh state.
-func (s *server) handleReset(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	q := r.URL.Query()
-	res, err := s.resetScope(q.Get("scope"), q.Get("dag_id"))
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
-}
-
 // forcedRunStates are the states a run can be forced to, as Airflow's
 // mark_tasks functions set them.
 var forcedRunStates = map[RunState]bool{RunSuccess: true, RunFailed: true, RunRunning: true, RunQueued: true}
@@ -94,7 +80,7 @@ func (s *server) forceRunState(dagID, runID string, state RunState) (map[string]
 		return nil, newAPIError(errBadRequest, "state %q is not a run state: want success, failed, running or queued", state)
 	}
 	if err := s.ops.setRunState(dagID, runID, state); err != nil {
-		return nil, missingAnswer(err)
+		return nil, adminPhrases.phrase(err)
 	}
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state)}, nil
 }
@@ -111,25 +97,25 @@ func (s *server) forceTaskState(dagID, runID, taskID string, state TaskState, up
 	}
 	marked, err := s.ops.forceTaskState(dagID, runID, taskID, state, upstream, downstream)
 	if err != nil {
-		return nil, missingAnswer(err)
+		return nil, adminPhrases.phrase(err)
 	}
 	return map[string]any{"dag_id": dagID, "run_id": runID, "state": string(state), "task_ids": marked}, nil
 }
 
-// missingAnswer phrases the store's missing rows for the admin endpoints.
-func missingAnswer(err error) error {
-	var m *missingError
-	if !errors.As(err, &m) {
-		return err
-	}
-	switch m.what {
-	case "dag":
-		return newAPIError(errNotFound, "dag %s does not exist", m.dagID)
-	case "task":
-		return newAPIError(errNotFound, "dag %s has no task %s", m.dagID, m.taskID)
-	}
-	return newAPIError(errNotFound, "dag %s has no run %s", m.dagID, m.runID)
+// adminPhrases is the admin endpoints' wording of the operations'
+// faults: airlite's own, the same in every edition.
+var adminPhrases = phrasebook{
+	faultDagNotFound: func(e *opError) error { return newAPIError(errNotFound, "dag %s does not exist", e.value("dag_id")) },
+	faultTaskMissing: func(e *opError) error {
+		return newAPIError(errNotFound, "dag %s has no task %s", e.value("dag_id"), e.value("task_id"))
+	},
+	faultRunNotFound: func(e *opError) error {
+		return newAPIError(errNotFound, "dag %s has no run %s", e.value("dag_id"), e.value("run_id"))
+	},
 }
+
+// errJournalOff answers the journal's endpoints while it is off.
+var errJournalOff = newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N")
 
 // stateBody is the body of the force-state endpoints.
 type stateBody struct {
@@ -138,46 +124,15 @@ type stateBody struct {
 	Downstream bool   `json:"downstream"`
 }
 
-func (s *server) decodeAdminBody(w http.ResponseWriter, r *http.Request, into any) error {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		return err
-	}
+// decodeAdminBody reads an admin endpoint's JSON body into into, refusing
+// fields it does not know.
+func decodeAdminBody(body []byte, into any) error {
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
 		return newAPIError(errBadRequest, "bad request body: %v", err)
 	}
 	return nil
-}
-
-func (s *server) handleForceRunState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	var body stateBody
-	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.forceRunState(ps.ByName("dag_id"), ps.ByName("run_id"), RunState(body.State))
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
-}
-
-func (s *server) handleForceTaskState(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	var body stateBody
-	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.forceTaskState(ps.ByName("dag_id"), ps.ByName("run_id"), ps.ByName("task_id"),
-		TaskState(body.State), body.Upstream, body.Downstream)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
 }
 
 // clockBody moves the fake clock: set to a date, or advance by a duration.
@@ -188,10 +143,6 @@ type clockBody struct {
 
 func (s *server) clockState() map[string]any {
 	return map[string]any{"now": isoFormat(s.opts.Now().UTC().Truncate(time.Microsecond)), "fake": s.opts.Clock != nil}
-}
-
-func (s *server) handleGetClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	writeAdminJSON(w, http.StatusOK, s.clockState())
 }
 
 // moveClock applies a clock body to the fake clock.
@@ -225,20 +176,6 @@ func (s *server) moveClock(body clockBody) (map[string]any, error) {
 		return nil, err
 	}
 	return s.clockState(), nil
-}
-
-func (s *server) handleMoveClock(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	var body clockBody
-	if err := s.decodeAdminBody(w, r, &body); err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.moveClock(body)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
 }
 
 // waitRun blocks until a run has finished or timeout passes, watching the
@@ -280,7 +217,7 @@ func (s *server) waitRun(ctx context.Context, dagID, runID string, timeout time.
 	}
 }
 
-func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	timeout := 30 * time.Second
 	if text := r.URL.Query().Get("timeout"); text != "" {
 		d, err := parseDuration(text)
@@ -293,7 +230,7 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 	// The one long answer: its write deadline is the wait plus the
 	// ordinary answer's time (the server's WriteTimeout is short).
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout + answerWriteTimeout))
-	res, err := s.waitRun(r.Context(), ps.ByName("dag_id"), ps.ByName("run_id"), timeout)
+	res, err := s.waitRun(r.Context(), req.param("dag_id"), req.param("run_id"), timeout)
 	if err != nil {
 		s.answerError(w, r, err)
 		return
@@ -301,9 +238,9 @@ func (s *server) handleWaitRun(w http.ResponseWriter, r *http.Request, ps httpro
 	writeAdminJSON(w, http.StatusOK, res)
 }
 
-func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
 	if s.opts.Journal == nil {
-		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
+		s.answerError(w, r, errJournalOff)
 		return
 	}
 	q := r.URL.Query()
@@ -319,14 +256,6 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ ht
 		}
 	}
 	writeAdminJSON(w, http.StatusOK, map[string]any{"requests": s.opts.Journal.list(f)})
-}
-
-func (s *server) handleClearRequests(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	if s.opts.Journal == nil {
-		s.answerError(w, r, newAPIError(errBadRequest, "the request journal is off: start airlite with --journal-size N"))
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, map[string]any{"cleared": s.opts.Journal.clear()})
 }
 
 // loadDAG adds or replaces one DAG from a definition (YAML or JSON), with
@@ -362,18 +291,4 @@ func hasOperator(dag *DAG, op string) bool {
 		}
 	}
 	return false
-}
-
-func (s *server) handleLoadDAG(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	res, err := s.loadDAG(body)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	writeAdminJSON(w, http.StatusOK, res)
 }

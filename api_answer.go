@@ -413,6 +413,21 @@ func (s *server) writeV1NoContent(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// respondV1DeletedResponse writes a deletion whose endpoint returns a
+// Flask Response(status=204) rather than connexion's NoContent (Airflow
+// 2.10.3 pool_endpoint.py:53, variable_endpoint.py:57): Flask labels it
+// with its default mimetype.
+func (s *server) respondV1DeletedResponse(w http.ResponseWriter, r *http.Request, err error) {
+	if err != nil {
+		s.answerError(w, r, err)
+		return
+	}
+	w.Header()["Content-Type"] = headerFlaskHTML
+	w.WriteHeader(http.StatusNoContent)
+}
+
+var headerFlaskHTML = []string{"text/html; charset=utf-8"}
+
 // writeV1Text writes a text resource (a DAG's source) as the Accept header
 // asks, as Airflow's endpoints do: text/plain as it is, application/json
 // as {"content": ...} (marshmallow's dumps: Python's default separators,

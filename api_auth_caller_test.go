@@ -32,18 +32,7 @@ func TestAuthenticator_Identify(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.backend+"/"+tc.header, func(t *testing.T) {
 			t.Parallel()
-			file := ""
-			if tc.backend == authBasic || tc.backend == authPassword {
-				file = writeUsers(t, users)
-			}
-			a, err := newAuthenticator(tc.backend, file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := httptest.NewRequest(http.MethodGet, "/api/v1/dags", nil)
-			if tc.header != "" {
-				r.Header.Set("Authorization", tc.header)
-			}
+			a, r := authRequest(t, tc.backend, users, "/api/v1/dags", tc.header)
 			got, err := a.identify(r)
 			var unreadable *unreadableCredentials
 			switch {

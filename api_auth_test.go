@@ -116,18 +116,7 @@ func TestAuthenticator_Check(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.backend+"/"+tc.header, func(t *testing.T) {
 			t.Parallel()
-			file := ""
-			if tc.backend == authBasic || tc.backend == authPassword {
-				file = writeUsers(t, users)
-			}
-			a, err := newAuthenticator(tc.backend, file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := httptest.NewRequest(http.MethodGet, "/api/experimental/test", nil)
-			if tc.header != "" {
-				r.Header.Set("Authorization", tc.header)
-			}
+			a, r := authRequest(t, tc.backend, users, "/api/experimental/test", tc.header)
 			rej := a.check(r)
 			switch tc.want {
 			case crash:
@@ -541,4 +530,24 @@ func TestAuthenticator_HashCheckWaitEndsWithRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// authRequest is an authenticator of backend (with users' file for the
+// backends that read one) and a request to path carrying header as its
+// Authorization ("" for none).
+func authRequest(t *testing.T, backend, users, path, header string) (*authenticator, *http.Request) {
+	t.Helper()
+	file := ""
+	if backend == authBasic || backend == authPassword {
+		file = writeUsers(t, users)
+	}
+	a, err := newAuthenticator(backend, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	if header != "" {
+		r.Header.Set("Authorization", header)
+	}
+	return a, r
 }

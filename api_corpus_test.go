@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -37,9 +39,10 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files under te
 // draws one at random, which would change every file_token.
 var corpusSecret = []byte("airlite-corpus-s")
 
-// corpusDAG is the corpus's own DAG: a chain, so that one scheduler pass
-// launches at most one try and the order of events never depends on
-// which goroutine ends first.
+// corpusDAG is the corpus's own DAG: a chain with a try that pushes XCom,
+// one that fails and one left upstream_failed. (The scheduler runs one
+// try at a time, Parallelism 1, so that the order of events never depends
+// on which goroutine ends first.)
 const corpusDAG = `
 dag_id: corpus_chain
 schedule_interval: null
@@ -50,8 +53,21 @@ tasks:
   - {task_id: load, operator: DummyOperator}
 `
 
+// corpusBashDAG runs one real BashOperator try, whose templated fields
+// and output the answers show.
+const corpusBashDAG = `
+dag_id: corpus_bash
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: say, operator: BashOperator, bash_command: 'echo "ds={{ ds }} run={{ run_id }}"', env: {GREETING: 'hi {{ ds }}'}}
+`
+
 // corpusUsers is the users file of the basic_auth server.
 const corpusUsers = "admin:secret\n"
+
+// corpusBodyShown is the longest request body a record shows as it is.
+const corpusBodyShown = 4 << 10
 
 // corpusRecord is one line of a corpus file: a request and its answer, or
 // a step that is no request (a scheduler pass), named in Step.
@@ -63,8 +79,11 @@ type corpusRecord struct {
 	ReqHeader map[string]string `json:"req_header,omitempty"`
 	ReqBody   string            `json:"req_body,omitempty"`
 	Status    int               `json:"status,omitempty"`
-	Header    map[string]string `json:"header,omitempty"`
-	Body      string            `json:"body,omitempty"`
+	// StatusText is the status line's text after the code, which
+	// Airflow's clients show in their errors.
+	StatusText string            `json:"status_text,omitempty"`
+	Header     map[string]string `json:"header,omitempty"`
+	Body       string            `json:"body,omitempty"`
 	// BodyBase64 holds a body that is not UTF-8, which Body could not
 	// carry byte for byte.
 	BodyBase64 []byte `json:"body_base64,omitempty"`
@@ -84,7 +103,7 @@ type corpusServer struct {
 // newCorpusServer builds a server as main does with --clock fake and the
 // scheduler on, except that the scheduler runs no loop (the sequence runs
 // its passes) and the file-token secret is fixed.
-func newCorpusServer(t *testing.T, e edition, name, backend, users string) *corpusServer {
+func newCorpusServer(t *testing.T, e edition, name, backend, users string, storeOpts ...func(*Store)) *corpusServer {
 	t.Helper()
 	dags, err := loadExampleDAGs(e.rules(), testExamplesReadAt)
 	if err != nil {
@@ -94,13 +113,18 @@ func newCorpusServer(t *testing.T, e edition, name, backend, users string) *corp
 	for _, d := range dags.DAGs {
 		d.IsPausedUponCreation = true
 	}
-	d, err := parseDAG([]byte(corpusDAG))
-	if err != nil {
-		t.Fatalf("parseDAG: %v", err)
+	for _, text := range []string{corpusDAG, corpusBashDAG} {
+		d, err := parseDAG([]byte(text))
+		if err != nil {
+			t.Fatalf("parseDAG: %v", err)
+		}
+		d.FilePath = "testdata/" + d.DagID + ".yaml"
+		dags.DAGs = append(dags.DAGs, d)
 	}
-	d.FilePath = "testdata/" + d.DagID + ".yaml"
-	dags.DAGs = append(dags.DAGs, d)
 	store := storeWith(t, dags)
+	for _, o := range storeOpts {
+		o(store)
+	}
 
 	usersFile := ""
 	if users != "" {
@@ -135,7 +159,7 @@ func newCorpusServer(t *testing.T, e edition, name, backend, users string) *corp
 	t.Cleanup(hs.Close)
 	cs := &corpusServer{name: name, sched: sched, clock: clock,
 		ts: &testServer{Server: hs, srv: srv, store: store, dags: dags, edition: e}}
-	if backend == authBasic {
+	if users != "" {
 		cs.auth = "Basic " + base64Std("admin:secret")
 	}
 	return cs
@@ -203,15 +227,27 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 		t.Fatalf("new request %s %s: %v", st.method, st.path, err)
 	}
 	rec := corpusRecord{Server: cs.name, Method: st.method, Path: st.path, ReqBody: st.body}
+	if len(st.body) > corpusBodyShown {
+		// A body sent for its size: its size says what it was.
+		rec.ReqBody = fmt.Sprintf("<%d bytes starting %q>", len(st.body), st.body[:16])
+	}
 	if len(st.header) > 0 {
 		rec.ReqHeader = map[string]string{}
 	}
 	for i := 0; i+1 < len(st.header); i += 2 {
-		req.Header.Set(st.header[i], st.header[i+1])
+		if st.header[i] == "Host" {
+			req.Host = st.header[i+1]
+		} else {
+			req.Header.Set(st.header[i], st.header[i+1])
+		}
 		rec.ReqHeader[st.header[i]] = st.header[i+1]
 	}
-	if cs.auth != "" && req.Header.Get("Authorization") == "" {
+	// The server's credentials go with every request that names none; a
+	// step that names an empty Authorization sends none at all.
+	if _, named := req.Header["Authorization"]; !named && cs.auth != "" {
 		req.Header.Set("Authorization", cs.auth)
+	} else if named && req.Header.Get("Authorization") == "" {
+		req.Header.Del("Authorization")
 	}
 	// Asked for explicitly, the transport leaves a compressed answer as
 	// it came (it decompresses only when it added the header itself).
@@ -226,6 +262,7 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 		t.Fatalf("%s %s: read body: %v", st.method, st.path, err)
 	}
 	rec.Status = res.StatusCode
+	rec.StatusText = strings.TrimPrefix(res.Status, strconv.Itoa(res.StatusCode)+" ")
 	rec.Header = map[string]string{}
 	for name, values := range res.Header {
 		// Date is net/http's, from the real clock: the one header no
@@ -249,14 +286,25 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 // server.go's observed; no option of the server sets that clock).
 var journalVolatile = regexp.MustCompile(`"(time|duration_ms)":\s*("[^"]*"|[0-9.e+-]+)`)
 
+// realPID matches a task instance's pid when a real process ran its try
+// (corpus_bash's BashOperator): the operating system picks it.
+var realPID = regexp.MustCompile(`("pid":\s*"?)[0-9]+`)
+
 // maskCorpusRecord hides what no option of the server makes fixed; it is
-// the corpus's only mask. Today: the time and duration of each entry of
-// the request journal, and with them the answer's length.
+// the corpus's only mask: the time and duration of each entry of the
+// request journal, and the pid of a try that ran a real process. A masked
+// answer's length changes with what was masked, so its Content-Length
+// is masked too.
 func maskCorpusRecord(rec *corpusRecord) {
-	if !strings.HasPrefix(rec.Path, "/_airlite/requests") || rec.Method != http.MethodGet {
+	masked := rec.Body
+	if strings.HasPrefix(rec.Path, "/_airlite/requests") && rec.Method == http.MethodGet {
+		masked = journalVolatile.ReplaceAllString(masked, `"$1":"<masked>"`)
+	}
+	masked = realPID.ReplaceAllString(masked, `${1}<masked>`)
+	if masked == rec.Body {
 		return
 	}
-	rec.Body = journalVolatile.ReplaceAllString(rec.Body, `"$1":"<masked>"`)
+	rec.Body = masked
 	if _, ok := rec.Header["Content-Length"]; ok {
 		rec.Header["Content-Length"] = "<masked>"
 	}
@@ -314,6 +362,20 @@ func TestAPICorpus(t *testing.T) {
 			recs = append(recs, deny.run(t, corpusAuthSequence(e))...)
 			basic := newCorpusServer(t, e, "basic_auth", authBasic, corpusUsers)
 			recs = append(recs, basic.run(t, corpusBasicSequence(e))...)
+			password := newCorpusServer(t, e, "password_auth", authPassword, corpusUsers)
+			recs = append(recs, password.run(t, corpusPasswordSequence(e))...)
+			limited := newCorpusServer(t, e, "limits", authDefault, "", func(s *Store) {
+				s.SetLimits(corpusLimits)
+				s.SetRunLimit(RunLimit{Max: 2})
+			})
+			recs = append(recs, limited.run(t, corpusLimitsSequence(e))...)
+			retention := newCorpusServer(t, e, "retention", authDefault, "", func(s *Store) {
+				s.SetRunLimit(RunLimit{Max: 1, DropOldestFinished: true})
+			})
+			recs = append(recs, retention.run(t, corpusRetentionSequence(e))...)
+			starting := newCorpusServer(t, e, "starting", authDefault, "")
+			starting.ts.srv.ready.Store(false)
+			recs = append(recs, starting.run(t, corpusStartingSequence(e))...)
 
 			got := encodeCorpus(t, recs)
 			path := corpusPath(e)
@@ -332,7 +394,9 @@ func TestAPICorpus(t *testing.T) {
 }
 
 // compareCorpus fails with every record whose answer differs, showing
-// what differs: status, headers, and the body around its first change.
+// what differs: status, headers, and the body around its first change. A
+// record whose request differs means the sequence itself changed: the
+// records after it no longer pair up, so it stops there.
 func compareCorpus(t *testing.T, want, got []string) {
 	t.Helper()
 	if len(want) != len(got) {
@@ -343,7 +407,6 @@ func compareCorpus(t *testing.T, want, got []string) {
 		if want[i] == got[i] {
 			continue
 		}
-		diffs++
 		var w, g corpusRecord
 		if err := json.Unmarshal([]byte(want[i]), &w); err != nil {
 			t.Fatalf("corpus record %d: %v", i+1, err)
@@ -351,22 +414,32 @@ func compareCorpus(t *testing.T, want, got []string) {
 		if err := json.Unmarshal([]byte(got[i]), &g); err != nil {
 			t.Fatalf("record %d: %v", i+1, err)
 		}
-		t.Errorf("record %d (server %s): %s %s %s\n%s", i+1, w.Server, w.Step, w.Method, w.Path, describeCorpusDiff(w, g, want[i], got[i]))
+		if w.Server != g.Server || w.Step != g.Step || w.Method != g.Method || w.Path != g.Path ||
+			w.ReqBody != g.ReqBody || !maps.Equal(w.ReqHeader, g.ReqHeader) {
+			t.Fatalf("record %d: the sequence changed here (server %s, %s), the corpus has (server %s, %s): rerun with -update",
+				i+1, g.Server, corpusStepName(g), w.Server, corpusStepName(w))
+		}
+		diffs++
+		t.Errorf("record %d (server %s): %s\n%s", i+1, w.Server, corpusStepName(w), describeCorpusDiff(w, g))
 	}
 	if diffs > 0 {
 		t.Logf("%d of %d answers differ; if the change is meant, rerun with -update and review the diff of testdata/corpus/", diffs, len(want))
 	}
 }
 
-// describeCorpusDiff says how two records of the same step differ.
-func describeCorpusDiff(w, g corpusRecord, wantLine, gotLine string) string {
-	var b strings.Builder
-	if w.Method != g.Method || w.Path != g.Path || w.Step != g.Step || w.ReqBody != g.ReqBody {
-		fmt.Fprintf(&b, "  the request differs: the sequence changed (rerun with -update)\n  want %s\n  got  %s\n", wantLine, gotLine)
-		return b.String()
+// corpusStepName names a record's step for a failure message.
+func corpusStepName(r corpusRecord) string {
+	if r.Step != "" {
+		return r.Step
 	}
-	if w.Status != g.Status {
-		fmt.Fprintf(&b, "  status: want %d, got %d\n", w.Status, g.Status)
+	return r.Method + " " + r.Path
+}
+
+// describeCorpusDiff says how the answers of the same request differ.
+func describeCorpusDiff(w, g corpusRecord) string {
+	var b strings.Builder
+	if w.Status != g.Status || w.StatusText != g.StatusText {
+		fmt.Fprintf(&b, "  status: want %d %s, got %d %s\n", w.Status, w.StatusText, g.Status, g.StatusText)
 	}
 	for _, name := range sortedMapKeys(mergeKeys(w.Header, g.Header)) {
 		if wv, gv := w.Header[name], g.Header[name]; wv != gv {
@@ -397,6 +470,13 @@ func mergeKeys(a, b map[string]string) map[string]string {
 	}
 	return out
 }
+
+// File and log tokens as the server signs them with corpusSecret.
+const (
+	corpusChainToken = "InRlc3RkYXRhL2NvcnB1c19jaGFpbi55YW1sIg.BRE4cJQJX7CXPTNs0KL4ghqadGU"
+	corpusBashToken  = "ImZpeHR1cmVzLzIuMTAuMy9leGFtcGxlX2Jhc2hfb3BlcmF0b3IueWFtbCI.p98Ve3_hV4eMTJ1zZoKTC7kMKds"
+	corpusLogToken   = "eyJkb3dubG9hZF9sb2dzIjpmYWxzZSwiZW5kX29mX2xvZyI6dHJ1ZSwibG9nX3BvcyI6MH0.X3GoQV84PX7pwP5OLUERzEvwIt4"
+)
 
 // Run IDs and dates the sequences use.
 const (
@@ -429,6 +509,7 @@ func corpusExperimental(q *corpusSeq, e edition) {
 	const x = apiPrefix
 	q.get(x + "/test")
 	q.head(x + "/test")
+	q.head(x + "/dags/nope/dag_runs")
 	q.get(x + "/info")
 	q.get(x + "/latest_runs")
 
@@ -488,6 +569,20 @@ func corpusExperimental(q *corpusSeq, e edition) {
 	q.get(x + "/lineage/corpus_chain/bad-date")
 	q.get(x + "/lineage/nope/" + corpusDate1)
 
+	// Values as each edition writes them: non-ASCII text, big and
+	// fractional numbers, nesting, in conf and back out.
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-08T00:00:00+00:00", "run_id": "exp_values", "conf": {"text": "héllo ✓ \u00e9 <b>&amp;</b>", "big": 12345678901234567890, "neg": -0.0, "f": 1.0, "e": 1e3, "small": 1.5e-7, "nested": {"list": [1, "two", null, true]}}}`)
+	q.get(x + "/dags/corpus_chain/dag_runs?state=queued")
+	q.get(x + "/dags/corpus_chain/dag_runs?state=nope")
+
+	// A real BashOperator try in every edition.
+	q.get(x + "/dags/corpus_bash/paused/false")
+	q.post(x+"/dags/corpus_bash/dag_runs", `{"execution_date": "2024-03-13T00:00:00+00:00", "run_id": "exp_bash"}`)
+	q.schedulerPass()
+	q.get(x + "/dags/corpus_bash/dag_runs/2024-03-13T00:00:00+00:00/tasks/say")
+	q.get(x + "/dags/corpus_bash/dag_runs/2024-03-13T00:00:00+00:00")
+	q.get("/_airlite/dags/corpus_bash/dag_runs/exp_bash/wait")
+
 	// Pools.
 	q.get(x + "/pools")
 	q.post(x+"/pools", `{"name": "exp_pool", "slots": 3, "description": "from the corpus"}`)
@@ -526,13 +621,21 @@ func corpusPages(q *corpusSeq, e edition) {
 	q.get("/")
 	q.head("/")
 	q.get("/pools")
+	q.head("/pools")
+	q.head(runPath + "?dag_id=corpus_chain&run_id=exp_run_1")
+	q.head(runPath + "?dag_id=nope&run_id=exp_run_1")
+	q.head("/nope")
 	q.get(runPath + "?dag_id=corpus_chain&execution_date=" + strings.ReplaceAll(corpusDate1, "+", "%2B"))
 	q.get(runPath + "?dag_id=corpus_chain&run_id=exp_run_1")
+	q.get(strings.ReplaceAll(e.rules().uiRunPath, ":dag_id", "corpus_bash") + "?dag_id=corpus_bash&run_id=exp_bash")
 	q.get(runPath + "?dag_id=corpus_chain&execution_date=bad-date")
 	q.get(runPath + "?dag_id=nope&execution_date=" + strings.ReplaceAll(corpusDate1, "+", "%2B"))
 	q.get(runPath)
 	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain", "Content-Type", "application/x-www-form-urlencoded")
 	q.req(http.MethodPost, "/trigger", "dag_id=nope", "Content-Type", "application/x-www-form-urlencoded")
+	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain&conf=%7B%22k%22%3A+1%7D", "Content-Type", "application/x-www-form-urlencoded")
+	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain&conf=not+json", "Content-Type", "application/x-www-form-urlencoded")
+	q.req(http.MethodPost, "/trigger", "", "Content-Type", "application/x-www-form-urlencoded")
 	q.req(http.MethodPost, "/trigger", "dag_id=corpus_chain", "Content-Type", "application/x-www-form-urlencoded",
 		"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
 	q.req(http.MethodPost, "/paused", "dag_id=example_bash_operator&is_paused=false", "Content-Type", "application/x-www-form-urlencoded")
@@ -574,6 +677,9 @@ func corpusAdmin(q *corpusSeq, e edition) {
 	q.post(a+"/dags", "dag_id: corpus_loaded\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: only, operator: DummyOperator}\n  - {task_id: second, operator: DummyOperator}\n")
 	q.post(a+"/dags", "dag_id: corpus_bad\ntasks:\n  - {task_id: x, operator: BashOpertor}\n")
 	q.post(a+"/dags", "not: [yaml")
+	q.post(a+"/dags", `{"dag_id": "corpus_json", "schedule_interval": null, "start_date": "2024-01-01", "tasks": [{"task_id": "only", "operator": "DummyOperator"}]}`)
+	q.post(a+"/dags", "")
+	q.get(a + "/health/")
 	q.get(a + "/requests")
 	q.get(a + "/requests?method=POST&limit=2")
 	q.get(a + "/requests?limit=many")
@@ -593,6 +699,8 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(v + "/health")
 	q.get(v + "/version")
 	q.get(v + "/config")
+	q.req(http.MethodGet, v+"/config", "", "Accept", jsonType)
+	q.req(http.MethodGet, v+"/config", "", "Accept", "text/plain")
 	q.get(v + "/config?section=core")
 	q.get(v + "/config/section/core/option/dags_folder")
 	q.get(v + "/providers")
@@ -644,6 +752,12 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(v + "/dagStats?dag_ids=corpus_chain,nope")
 	q.get(v + "/dagStats")
 	q.get(v + "/dagSources/nope")
+	// Tokens signed with corpusSecret, as the answers above hand them out.
+	q.req(http.MethodGet, v+"/dagSources/"+corpusChainToken, "", "Accept", "text/plain")
+	q.req(http.MethodGet, v+"/dagSources/"+corpusChainToken, "", "Accept", jsonType)
+	q.get(v + "/dagSources/" + corpusChainToken)
+	q.req(http.MethodGet, v+"/dagSources/"+corpusBashToken, "", "Accept", "text/plain")
+	q.put(v+"/parseDagFile/"+corpusChainToken, ``)
 
 	// Runs: trigger, reads, lists with filters and pagination.
 	q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_run_1", "logical_date": "`+corpusDate2+`", "conf": {"b": 2}, "note": "first note"}`)
@@ -723,6 +837,7 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.get(ti + "/extract/logs/abc")
 	q.get(ti + "/extract/logs/1?full_content=maybe")
 	q.get(ti + "/extract/logs/1?token=bad")
+	q.get(ti + "/extract/logs/1?token=" + corpusLogToken)
 	q.get(ti + "/extract/xcomEntries")
 	q.get(ti + "/extract/xcomEntries?limit=1")
 	q.get(ti + "/extract/xcomEntries/rows")
@@ -757,14 +872,16 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.post(v+"/dags/nope/clearTaskInstances", `{"dry_run": true}`)
 	q.post(v+"/dags/corpus_chain/clearTaskInstances", `{"dry_run": false, "dag_run_id": "v1_run_1", "task_ids": ["transform"], "include_downstream": true, "reset_dag_runs": true}`)
 	q.get(ti)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "failed", "include_downstream": true}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "failed", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
 	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": false, "task_id": "transform", "dag_run_id": "v1_run_1", "new_state": "success", "include_upstream": false, "include_downstream": false, "include_future": false, "include_past": false}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "execution_date": "`+corpusDate2+`", "new_state": "success"}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "execution_date": "`+corpusDate2+`", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
 	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"state": "success", "task_ids": ["extract"]}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "nope", "dag_run_id": "v1_run_1", "new_state": "success"}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "nope", "new_state": "success"}`)
-	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "running"}`)
-	q.post(v+"/dags/nope/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "success"}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "nope", "dag_run_id": "v1_run_1", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "nope", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "running", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/nope/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": false, "task_id": "extract", "dag_run_id": "v1_run_1", "new_state": "failed", "include_upstream": true, "include_downstream": true, "include_future": true, "include_past": true}`)
+	q.post(v+"/dags/corpus_chain/updateTaskInstancesState", `{"dry_run": true, "task_id": "extract", "dag_run_id": "v1_run_1", "execution_date": "`+corpusDate2+`", "new_state": "success", "include_upstream": false, "include_downstream": true, "include_future": false, "include_past": false}`)
 	q.get(ti)
 
 	// Run state, note, clear.
@@ -837,7 +954,8 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.patch(v+"/pools/default_pool", `{"name": "default_pool", "slots": 64}`)
 	q.patch(v+"/pools/nope", `{"name": "nope", "slots": 1}`)
 	q.del(v + "/pools/v1_pool")
-	q.del(v + "/pools/v1_pool")
+	q.del(v + "/pools/renamed")
+	q.get(v + "/pools")
 	q.del(v + "/pools/default_pool")
 
 	// Variables.
@@ -897,6 +1015,84 @@ func corpusV1(q *corpusSeq, e edition) {
 	q.del(v + "/dags/corpus_loaded")
 	q.get(v + "/dags/corpus_loaded")
 
+	// The examples as the stable API shows them: schedules, tags,
+	// params, templated tasks, sub-DAGs.
+	q.get(v + "/dags/example_bash_operator")
+	q.get(v + "/dags/example_bash_operator/details")
+	q.get(v + "/dags/example_bash_operator/tasks")
+	q.get(v + "/dags/tutorial/details")
+	q.get(v + "/dags/tutorial/tasks")
+	q.get(v + "/dags/example_subdag_operator/details")
+	q.get(v + "/dags/example_subdag_operator.section-1")
+	q.get(v + "/dags/example_trigger_target_dag/tasks/bash_task")
+	q.get(v + "/dags?only_active=true&limit=100&offset=0")
+	q.get(v + "/dags?tags=example,example2")
+	q.get(v + "/dags?tags=example&tags=example2")
+	q.get(v + "/dags?dag_id_pattern=nope")
+	q.get(v + "/dags?limit=1000000")
+	q.get(v + "/dags?offset=1000")
+
+	// A scheduled DAG, unpaused: its next run before and after the pass
+	// that creates the latest one.
+	q.post("/_airlite/dags", "dag_id: corpus_daily\nschedule_interval: '@daily'\nstart_date: 2024-04-28\ncatchup: false\ntasks:\n  - {task_id: only, operator: DummyOperator}\n")
+	q.patch(v+"/dags/corpus_daily", `{"is_paused": false}`)
+	q.get(v + "/dags/corpus_daily")
+	q.schedulerPass()
+	q.get(v + "/dags/corpus_daily")
+	q.get(v + "/dags/corpus_daily/details")
+	q.get(v + "/dags/corpus_daily/dagRuns")
+	q.patch(v+"/dags/corpus_daily", `{"is_paused": true}`)
+
+	// A run set to failed before any pass: its task instances have no
+	// state yet.
+	q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_run_3", "logical_date": "2024-03-10T00:00:00+00:00"}`)
+	q.req(http.MethodPost, v+"/dags/corpus_chain/dagRuns", ``, "Content-Type", jsonType)
+	q.req(http.MethodPost, v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_run_4", "logical_date": "2024-03-11T00:00:00+00:00"}`, "Content-Type", "application/json; charset=utf-8")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_3/taskInstances")
+	q.patch(v+"/dags/corpus_chain/dagRuns/v1_run_3", `{"state": "failed"}`)
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_3/taskInstances")
+	q.patch(v+"/dags/corpus_chain/dagRuns/v1_run_4", `{"state": "success"}`)
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_4/taskInstances")
+	q.get(v + "/dags/corpus_chain/dagRuns?state=queued,failed")
+	q.get(v + "/dags/corpus_chain/dagRuns?state=queued&state=failed&order_by=dag_run_id")
+	q.get(v + "/dags/corpus_chain/dagRuns?offset=100")
+	q.get(v + "/dags/corpus_chain/dagRuns?end_date_gte=2024-05-01T00:00:00Z&updated_at_lte=2030-01-01T00:00:00Z")
+	q.get(v + "/dags/~/dagRuns/~/taskInstances?state=failed,success")
+	q.get(v + "/dagStats?dag_ids=corpus_chain")
+
+	// A real BashOperator try: its rendered fields, log and XCom.
+	const bashTI = v + "/dags/corpus_bash/dagRuns/bash_run/taskInstances/say"
+	q.post(v+"/dags/corpus_bash/dagRuns", `{"dag_run_id": "bash_run", "logical_date": "2024-03-12T00:00:00+00:00"}`)
+	q.schedulerPass()
+	q.get(bashTI)
+	q.get(bashTI + "/logs/1")
+	q.req(http.MethodGet, bashTI+"/logs/1", "", "Accept", "text/plain")
+	q.get(bashTI + "/xcomEntries")
+	q.get(bashTI + "/tries")
+	q.get(apiPrefix + "/dags/corpus_bash/dag_runs/2024-03-12T00:00:00+00:00/tasks/say")
+	q.get(apiPrefix + "/dags/corpus_bash/tasks/say")
+	q.get("/_airlite/dags/corpus_bash/dag_runs/bash_run/wait")
+
+	// Paths as clients encode them, values as Airflow 2 writes them.
+	q.get(v + "/variables/v1%2Fpath")
+	q.get(v + "/dags/corpus%5Fchain")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1%5Frun%5F1")
+	q.get(v + "/dags?limit=1&limit=2")
+	q.post(v+"/variables", `{"key": "unicode", "value": "héllo ✓ <b>&amp;</b> \u2028"}`)
+	q.get(v + "/variables/unicode")
+	q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "v1_values", "logical_date": "2024-03-14T00:00:00+00:00", "conf": {"text": "héllo ✓", "big": 12345678901234567890, "neg": -0.0, "f": 1.0, "e": 1e3, "small": 1.5e-7, "nested": {"list": [1, "two", null, true]}}}`)
+	q.get(v + "/dags/corpus_chain/dagRuns/exp_values")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_1/taskInstances/extract/tries/1")
+	q.get(v + "/dags/corpus_chain/dagRuns/v1_run_1/taskInstances/transform/tries")
+
+	// Event logs with every filter.
+	q.get(v + "/eventLogs?dag_id=corpus_chain&task_id=extract&run_id=v1_run_1&try_number=1&map_index=-1&limit=5")
+	q.get(v + "/eventLogs?owner=anonymous&limit=3&order_by=-when")
+	q.get(v + "/eventLogs?included_events=success,failed&limit=4")
+	q.get(v + "/eventLogs?excluded_events=running&limit=4&order_by=event")
+	q.get(v + "/eventLogs?before=2024-05-01T10:30:00Z&after=2024-05-01T09:00:00Z&limit=3")
+	q.get(v + "/eventLogs?try_number=abc")
+
 	// Methods, unknown routes, HEAD.
 	q.req(http.MethodPut, v+"/dags", `{}`, "Content-Type", jsonType)
 	q.req(http.MethodPost, v+"/health", "")
@@ -919,6 +1115,31 @@ func corpusRouting(q *corpusSeq, e edition) {
 	q.get("/_airlite")
 	q.req("BREW", "/", "")
 	q.post(apiPrefix+"/dags/corpus_chain/dag_runs", strings.Repeat("x", maxBodyBytes+1))
+
+	// The browser policy (api_guard.go): a foreign Host, a cross-site
+	// request, a preflight.
+	q.req(http.MethodGet, apiPrefix+"/test", "", "Host", "evil.example")
+	q.req(http.MethodGet, "/", "", "Host", "evil.example:8080")
+	q.req(http.MethodPost, apiPrefix+"/dags/corpus_chain/dag_runs", `{}`, "Content-Type", jsonType,
+		"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
+	q.req(http.MethodGet, apiPrefix+"/test", "", "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
+	q.req(http.MethodOptions, apiPrefix+"/dags/corpus_chain/dag_runs", "", "Origin", "http://evil.example",
+		"Access-Control-Request-Method", "POST")
+	q.req(http.MethodPost, apiPrefix+"/pools", `{"name": "p", "slots": 1, "description": ""}`, "Content-Type", "text/plain",
+		"Origin", "http://evil.example")
+	if e.rules().apiV1 {
+		q.req(http.MethodPatch, "/api/v1/dags/corpus_chain", `{"is_paused": true}`, "Content-Type", jsonType,
+			"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
+		q.req(http.MethodGet, "/api/v1/dags/corpus_chain", "", "Cookie", "session=abc")
+	}
+
+	// Reset scopes.
+	q.post("/_airlite/reset?scope=runs&dag_id=corpus_chain", ``)
+	q.post("/_airlite/reset?scope=runs&dag_id=nope", ``)
+	q.post("/_airlite/reset?scope=pools", ``)
+	q.post("/_airlite/reset?scope=runs", ``)
+	q.post("/_airlite/reset?scope=nope", ``)
+	q.post("/_airlite/reset?dag_id=corpus_chain", ``)
 }
 
 // corpusAuthSequence is what a refusing backend answers on every prefix.
@@ -945,6 +1166,89 @@ func corpusAuthSequence(e edition) []corpusStep {
 	return q.steps
 }
 
+// corpusPasswordSequence is the password_auth backend: the same
+// credentials as basic_auth, refused and accepted.
+func corpusPasswordSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	for _, path := range []string{apiPrefix + "/test", "/api/v1/dags/corpus_chain", "/pools", "/_airlite/clock"} {
+		q.get(path)
+		q.req(http.MethodGet, path, "", "Authorization", "")
+		q.req(http.MethodGet, path, "", "Authorization", "Basic "+base64Std("admin:wrong"))
+		q.req(http.MethodGet, path, "", "Authorization", "Basic "+base64Std("admin"))
+	}
+	return q.steps
+}
+
+// corpusLimits are small limits, so that one request reaches each.
+var corpusLimits = Limits{Pools: 2, LoadedDAGs: 1, ConfBytes: 64, Variables: 1, Connections: 1, XComs: 1,
+	VariableBytes: 10, ConnectionBytes: 200, XComBytes: 1 << 10, EventLogs: 5}
+
+// corpusLimitsSequence reaches every limit of the store once: what each
+// refusal answers.
+func corpusLimitsSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	x := apiPrefix
+	q.post(x+"/pools", `{"name": "lim_1", "slots": 1, "description": ""}`)
+	q.post(x+"/pools", `{"name": "lim_2", "slots": 1, "description": ""}`)
+	q.post(x+"/pools", `{"name": "lim_1", "slots": 5, "description": "replaced"}`)
+	q.post("/_airlite/dags", "dag_id: lim_a\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: t, operator: DummyOperator}\n")
+	q.post("/_airlite/dags", "dag_id: lim_b\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: t, operator: DummyOperator}\n")
+	q.post("/_airlite/dags", "dag_id: lim_a\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: u, operator: DummyOperator}\n")
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-01T00:00:00+00:00", "conf": {"far_too_long": "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"}}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-01T00:00:00+00:00", "conf": {"k": 1}}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-02T00:00:00+00:00"}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-03T00:00:00+00:00"}`)
+	q.get(x + "/dags/corpus_chain/paused/false")
+	q.schedulerPass()
+	q.get(x + "/dags/corpus_chain/dag_runs")
+	q.get(x + "/dags/corpus_chain/dag_runs/2024-03-01T00:00:00+00:00/tasks/extract")
+	if e.rules().apiV1 {
+		const v = "/api/v1"
+		q.post(v+"/pools", `{"name": "lim_3", "slots": 1}`)
+		q.post(v+"/dags/corpus_chain/dagRuns", `{"dag_run_id": "lim_run"}`)
+		q.post(v+"/variables", `{"key": "a", "value": "short"}`)
+		q.post(v+"/variables", `{"key": "b", "value": "short"}`)
+		q.post(v+"/variables", `{"key": "a", "value": "far too long a value"}`)
+		q.patch(v+"/variables/a", `{"key": "a", "value": "far too long a value"}`)
+		q.post(v+"/connections", `{"connection_id": "c1", "conn_type": "http"}`)
+		q.post(v+"/connections", `{"connection_id": "c2", "conn_type": "http"}`)
+		q.patch(v+"/connections/c1", `{"connection_id": "c1", "conn_type": "http", "extra": "`+strings.Repeat("x", 250)+`"}`)
+		q.get(v + "/dags/corpus_chain/dagRuns/~/taskInstances/extract/xcomEntries")
+		q.get(v + "/dags/~/dagRuns/~/taskInstances/~/xcomEntries")
+		q.get(v + "/eventLogs")
+	}
+	return q.steps
+}
+
+// corpusRetentionSequence is --max-runs-per-dag 1 with --run-retention
+// drop-oldest-finished: a finished run makes way, an unfinished one not.
+func corpusRetentionSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	x := apiPrefix
+	q.get(x + "/dags/corpus_chain/paused/false")
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-01T00:00:00+00:00", "run_id": "first"}`)
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-02T00:00:00+00:00", "run_id": "refused"}`)
+	q.schedulerPass()
+	q.post(x+"/dags/corpus_chain/dag_runs", `{"execution_date": "2024-03-02T00:00:00+00:00", "run_id": "second"}`)
+	q.get(x + "/dags/corpus_chain/dag_runs")
+	q.get(x + "/dags/corpus_chain/dag_runs/2024-03-01T00:00:00+00:00")
+	q.get(x + "/latest_runs")
+	return q.steps
+}
+
+// corpusStartingSequence is what a server answers before it is ready.
+func corpusStartingSequence(e edition) []corpusStep {
+	q := &corpusSeq{}
+	q.get("/_airlite/ready")
+	q.get("/_airlite/health")
+	q.get("/health")
+	q.get(apiPrefix + "/test")
+	q.post(apiPrefix+"/dags/corpus_chain/dag_runs", `{}`)
+	q.get("/")
+	q.get("/api/v1/dags")
+	return q.steps
+}
+
 // corpusBasicSequence is the basic_auth backend: refusals for missing or
 // wrong credentials, answers for right ones, and a reset at the end.
 func corpusBasicSequence(e edition) []corpusStep {
@@ -953,6 +1257,7 @@ func corpusBasicSequence(e edition) []corpusStep {
 	unknown := "Basic " + base64Std("nobody:secret")
 	for _, path := range []string{apiPrefix + "/test", "/api/v1/dags", "/", "/_airlite/clock"} {
 		q.get(path)
+		q.req(http.MethodGet, path, "", "Authorization", "")
 		q.req(http.MethodGet, path, "", "Authorization", bad)
 		q.req(http.MethodGet, path, "", "Authorization", unknown)
 		q.req(http.MethodGet, path, "", "Authorization", "Bearer token")

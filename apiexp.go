@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -53,35 +54,27 @@ func newAPIError(kind error, format string, args ...any) error {
 
 // airflowAPI is the logic behind the experimental API's endpoints, one
 // method per endpoint, free of HTTP so that tests can call it directly.
+// It reads the wire and renders answers; what a request does is the
+// operations' (the server's one value, shared with /api/v1, the admin
+// endpoints and the status page).
 type airflowAPI struct {
-	store    *Store
-	edition  edition // its rules are what differs between releases
-	now      func() time.Time
-	unixname string // the OS user, reported in task-instance info
-	// kick, when set, tells the scheduler that there is work to look at
-	// (the operations' wake calls it).
-	kick func()
-	// shared is the server's operations (with the fake clock's trigger
-	// dates and the scheduler's hooks); nil in an airflowAPI built alone
-	// (tests), which gets operations made from the fields above.
-	shared *operations
+	ops *operations
+	// phrases is this API's phrasebook under the edition, made once.
+	phrases phrasebook
 }
 
-// ops is the operations layer this API calls.
-func (a *airflowAPI) ops() *operations {
-	if a.shared != nil {
-		return a.shared
-	}
-	return &operations{store: a.store, edition: a.edition, now: a.now, unixname: a.unixname, kick: a.kick}
+// newAirflowAPI is the experimental API over ops.
+func newAirflowAPI(ops *operations) *airflowAPI {
+	return &airflowAPI{ops: ops, phrases: expPhrases(ops.rules())}
 }
 
 // rules is the row of the rules table that the methods read.
-func (a *airflowAPI) rules() *editionRules { return a.edition.rules() }
+func (a *airflowAPI) rules() *editionRules { return a.ops.rules() }
 
 // dagDefinition applies Airflow's check_and_get_dag: the DagModel row, then
 // the loaded definition.
 func (a *airflowAPI) dagDefinition(dagID string) (*DagRow, error) {
-	row, err := a.ops().dagDefinition(dagID)
+	row, err := a.ops.dagDefinition(dagID)
 	return row, a.phrase(err)
 }
 
@@ -91,7 +84,7 @@ func badDateError(raw string) error {
 }
 
 func (a *airflowAPI) parseDate(raw string) (time.Time, error) {
-	t, err := parseAirflowDate(raw, a.now())
+	t, err := parseAirflowDate(raw, a.ops.now())
 	if err != nil {
 		return time.Time{}, badDateError(raw)
 	}
@@ -100,7 +93,7 @@ func (a *airflowAPI) parseDate(raw string) (time.Time, error) {
 
 // runAt finds the run of a DAG at a requested date, with Airflow's message.
 func (a *airflowAPI) runAt(dagID string, date time.Time) (*DagRun, error) {
-	run, err := a.ops().runAt(dagID, date)
+	run, err := a.ops.runAt(dagID, date)
 	return run, a.phrase(err)
 }
 
@@ -270,7 +263,7 @@ func (a *airflowAPI) TriggerDAG(dagID string, body []byte) (map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	done, err := a.ops().trigger(req)
+	done, err := a.ops.trigger(req)
 	if err != nil {
 		return nil, a.phrase(err)
 	}
@@ -406,7 +399,11 @@ func (a *airflowAPI) DagRuns(dagID, stateParam string) (pyList, error) {
 			return pyList{}, newAPIError(errCrash, "'%s' is not a valid DagRunState", state)
 		}
 	}
-	runs, err := a.store.RunsOfDag(dagID, state)
+	q := runQuery{dagIDs: []string{dagID}, orderBy: "execution_date", limit: math.MaxInt}
+	if state != "" {
+		q.states = []string{string(state)}
+	}
+	runs, _, err := a.ops.listRuns(&q)
 	if err != nil {
 		return pyList{}, err
 	}
@@ -474,7 +471,7 @@ func (a *airflowAPI) TaskInstanceInfo(dagID, rawDate, taskID string) (pyObject, 
 	if err != nil {
 		return nil, err
 	}
-	ti, err := a.store.TaskInstance(dagID, run.RunID, taskID)
+	ti, err := a.ops.runTaskInstance(run, taskID)
 	rules := a.rules()
 	if errors.Is(err, errNotFound) {
 		return nil, newAPIError(errNotFound, "Task %s instance for date %s not found", taskID, rules.errorDate(date))
@@ -508,13 +505,13 @@ func (a *airflowAPI) DagCode(dagID string) (string, error) {
 	if row.Def.SourceCode != "" {
 		return row.Def.SourceCode, nil
 	}
-	return renderPython(row.Def, a.edition.rules().python), nil
+	return renderPython(row.Def, a.rules().python), nil
 }
 
 // SetPaused is GET /dags/<dag_id>/paused/<paused> (docs/behaviour.md §3.7): exactly
 // "true" pauses, anything else unpauses. An unknown DAG crashes Airflow.
 func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
-	if err := a.ops().pauseDag(dagID, paused == "true"); err != nil {
+	if err := a.ops.pauseDag(dagID, paused == "true"); err != nil {
 		return nil, expPausePhrases.phrase(err)
 	}
 	return map[string]any{"response": "ok"}, nil
@@ -522,12 +519,11 @@ func (a *airflowAPI) SetPaused(dagID, paused string) (map[string]any, error) {
 
 // IsPaused is GET /dags/<dag_id>/paused (docs/behaviour.md §3.8).
 func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
-	row, err := a.store.DagByID(dagID)
-	if errors.Is(err, errNotFound) {
-		return nil, newAPIError(errCrash, "Dag id %s not found in DagModel", dagID)
-	}
+	row, err := a.ops.dagRow(dagID)
 	if err != nil {
-		return nil, err
+		// Airflow reads the DagModel row without a check, as the pause
+		// endpoint does.
+		return nil, expPausePhrases.phrase(err)
 	}
 	return map[string]any{"is_paused": row.IsPaused}, nil
 }
@@ -535,7 +531,7 @@ func (a *airflowAPI) IsPaused(dagID string) (map[string]any, error) {
 // DeleteDag is DELETE /dags/<dag_id> (docs/behaviour.md §3.9). Airflow 2 refuses while
 // a task instance of the DAG is running.
 func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
-	count, err := a.ops().deleteDag(dagID)
+	count, err := a.ops.deleteDag(dagID)
 	if errors.Is(err, errNotFound) {
 		// delete_dag's DagNotFound, not check_and_get_dag's.
 		return nil, newAPIError(errNotFound, "Dag id %s not found", dagID)
@@ -548,7 +544,7 @@ func (a *airflowAPI) DeleteDag(dagID string) (map[string]any, error) {
 
 // LatestRuns is GET /latest_runs (docs/behaviour.md §3.10).
 func (a *airflowAPI) LatestRuns() (map[string]any, error) {
-	runs, err := a.store.LatestRuns()
+	runs, err := a.ops.latestRuns()
 	if err != nil {
 		return nil, err
 	}
@@ -565,16 +561,11 @@ func (a *airflowAPI) LatestRuns() (map[string]any, error) {
 	return map[string]any{"items": items}, nil
 }
 
-// resourceOps are the resource operations as this API calls them.
-func (a *airflowAPI) resourceOps() *resourceOps {
-	return &resourceOps{store: a.store, rules: a.rules(), now: a.now, wake: a.ops().wake}
-}
-
 // Pools is GET /pools (docs/behaviour.md §3.11), by name.
 func (a *airflowAPI) Pools() ([]map[string]any, error) {
-	pools, err := a.resourceOps().pools(listQuery{})
+	pools, err := a.ops.pools(listQuery{})
 	if err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
 	rules := a.rules()
 	items := make([]map[string]any, len(pools.rows))
@@ -587,11 +578,11 @@ func (a *airflowAPI) Pools() ([]map[string]any, error) {
 // Pool is GET /pools/<name>.
 func (a *airflowAPI) Pool(name string) (map[string]any, error) {
 	if err := checkPoolName(name); err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
-	p, err := a.resourceOps().pool(name)
+	p, err := a.ops.pool(name)
 	if err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
 	return a.rules().poolJSON(p.Pool), nil
 }
@@ -620,14 +611,14 @@ func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
 		}
 	}
 	if err := checkPoolName(name); err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
 	slots, err := poolSlots(fields["slots"])
 	if err != nil {
 		return nil, err
 	}
 	if err := checkPoolNameLength(name); err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
 	var description *string
 	if raw := fields["description"]; !isNull(raw) {
@@ -637,9 +628,9 @@ func (a *airflowAPI) CreatePool(body []byte) (map[string]any, error) {
 		}
 		description = &d
 	}
-	p, err := a.resourceOps().putPool(name, slots, description)
+	p, err := a.ops.putPool(name, slots, description)
 	if err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
 	return a.rules().poolJSON(p), nil
 }
@@ -686,11 +677,11 @@ var pyIntRe = regexp.MustCompile(`^\s*[+-]?\d+(?:_\d+)*\s*$`)
 // DeletePool is DELETE /pools/<name>: the deleted pool as it was.
 func (a *airflowAPI) DeletePool(name string) (map[string]any, error) {
 	if err := checkPoolName(name); err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
-	p, err := a.resourceOps().deletePool(name)
+	p, err := a.ops.deletePool(name)
 	if err != nil {
-		return nil, expResourceError(err)
+		return nil, a.phrase(err)
 	}
 	return a.rules().poolJSON(p), nil
 }
@@ -701,7 +692,7 @@ func (a *airflowAPI) Lineage(dagID, rawDate string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := a.store.Lineage(dagID, run.RunID)
+	recs, err := a.ops.lineage(run)
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,15 @@ package main
 
 // The experimental API's phrasebook: how each of the operations' faults
 // reads in Airflow's experimental API (airflow/www/api/experimental/
-// endpoints.py and airflow/api/common), with today's exact texts.
+// endpoints.py and airflow/api/common), with today's exact texts. One book
+// per edition, made once (newAirflowAPI): its only resource beyond DAGs
+// and runs is pools.
 
 import "time"
 
 // expPhrases is the experimental API's wording under rules' edition.
 func expPhrases(rules *editionRules) phrasebook {
-	return phrasebook{
+	book := phrasebook{
 		faultDagNotFound: func(e *opError) error {
 			return newAPIError(errNotFound, "Dag id %s not found in DagModel", e.value("dag_id"))
 		},
@@ -48,6 +50,27 @@ func expPhrases(rules *editionRules) phrasebook {
 			return newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", rules.errorDate(date), e.value("dag_id"))
 		},
 	}
+	for fault, say := range expPoolPhrases {
+		book[fault] = say
+	}
+	return book
+}
+
+// expPoolPhrases is the pool endpoints' wording (Airflow 1.10.15
+// airflow/api/common/experimental/pool.py, the same in 2.10.3), the same
+// in every edition.
+var expPoolPhrases = phrasebook{
+	faultPoolNotFound: func(e *opError) error {
+		return newAPIError(errNotFound, "Pool '%s' doesn't exist", e.value("name"))
+	},
+	faultPoolNameEmpty: func(*opError) error { return newAPIError(errBadRequest, "Pool name shouldn't be empty") },
+	faultPoolNameTooLong: func(e *opError) error {
+		return newAPIError(errBadRequest, "Pool name can't be more than %s characters", e.value("max"))
+	},
+	faultPoolDescTooLong: func(e *opError) error {
+		return newAPIError(errBadRequest, "Pool description can't be more than %s bytes", e.value("max"))
+	},
+	faultDefaultPoolDelete: func(*opError) error { return newAPIError(errBadRequest, "default_pool cannot be deleted") },
 }
 
 // expPausePhrases is the pause endpoint's: Airflow reads the DagModel
@@ -66,5 +89,5 @@ func (a *airflowAPI) phrase(err error) error {
 	if err == nil {
 		return nil
 	}
-	return expPhrases(a.rules()).phrase(err)
+	return a.phrases.phrase(err)
 }

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/julienschmidt/httprouter"
 )
 
 const (
@@ -94,7 +92,7 @@ const (
 	paramNumber
 	paramBoolean
 	paramDateTime    // a string with format date-time (RFC 3339)
-	paramStringArray // form style, exploded: ?tags=a&tags=b
+	paramStringArray // form style, exploded: ?tags=a&tags=b, or ?tags=a,b
 )
 
 // v1Param is one query parameter of an operation, as the OpenAPI
@@ -105,6 +103,9 @@ type v1Param struct {
 	required bool
 	minimum  *int64
 	enum     []string
+	// unexploded: an array of style form with explode false (update_mask),
+	// which connexion reads as its last value, split by its reader.
+	unexploded bool
 	// schema is the parameter's schema as Python prints it (pprint, keys
 	// in the document's order), which jsonschema quotes in its messages.
 	schema string
@@ -124,7 +125,7 @@ var (
 	qOrderBy      = v1Param{name: "order_by", kind: paramString, schema: "{'type': 'string'}"}
 	qTags         = v1Param{name: "tags", kind: paramStringArray}
 	qFields       = v1Param{name: "fields", kind: paramStringArray}
-	qUpdateMask   = v1Param{name: "update_mask", kind: paramStringArray}
+	qUpdateMask   = v1Param{name: "update_mask", kind: paramStringArray, unexploded: true}
 	qOnlyActive   = v1Param{name: "only_active", kind: paramBoolean}
 	qPaused       = v1Param{name: "paused", kind: paramBoolean}
 	qDagIDPattern = v1Param{name: "dag_id_pattern", kind: paramString, schema: "{'type': 'string'}"}
@@ -207,288 +208,29 @@ func (v v1Values) orderBy(def string, allowed []string) (string, bool, error) {
 	return attr, strings.HasPrefix(order, "-"), nil
 }
 
-// v1Request is what a stable-API handler gets: the path's parameters, the
-// checked query and, for operations with a body, the decoded body.
-type v1Request struct {
-	path  map[string]string
-	query v1Values
-	body  map[string]any // nil when the operation takes none
-	raw   []byte         // the body as sent; nil when the operation takes none
-	// ordered is the body in json.loads' order when decodeV1Body could
-	// read it so (v1Body); nil otherwise.
-	ordered any
-	// event is the operation's event log row for a handler that stores
-	// it with its own write (v1Action.inWrite); nil otherwise.
-	event *EventLog
-}
-
-// v1Handler is a stable-API endpoint.
-type v1Handler func(w http.ResponseWriter, r *http.Request, req *v1Request)
-
-// v1Route is one operation of the document.
-type v1Route struct {
-	method  string
-	pattern string   // Airflow's path, with {name} segments
-	segs    []string // pattern split at "/"
-	query   []v1Param
-	// body checks and decodes the request body as connexion does against
-	// the operation's schema; nil when the operation takes no body.
-	body func(v any) (map[string]any, error)
-	// pathInts are the path parameters the document types as integers:
-	// connexion gives them Werkzeug's int converter, which matches
-	// unsigned digits only, so another segment is not this route.
-	pathInts []string
-	// open: the endpoint has no security decorator (health, version).
-	open bool
-	// action: Airflow's action_logging wraps the endpoint; nil when not.
-	action *v1Action
-	handle v1Handler
-}
-
-// v1Router matches /api/v1 paths as Werkzeug matches connexion's rules: a
-// literal segment before a parameter, so that /dags/~/dagRuns/list (POST)
-// wins over /dags/{dag_id}/dagRuns/{dag_run_id} (GET). httprouter cannot
-// hold both (a literal and a parameter at one position), so the API has
-// one catch-all route there and this table behind it.
-type v1Router struct {
-	routes []*v1Route
-}
-
-// add registers an operation; the routes of server.go's router() call it.
-func (vr *v1Router) add(method, pattern string, h v1Handler, opts ...func(*v1Route)) {
-	rt := &v1Route{method: method, pattern: pattern, segs: strings.Split(strings.TrimPrefix(pattern, "/"), "/"), handle: h}
-	for _, o := range opts {
-		o(rt)
-	}
-	vr.routes = append(vr.routes, rt)
-}
+// The stable API's names for the framework's types (api_route.go), as
+// its resource files know them.
+type (
+	v1Request = apiRequest
+	v1Handler = routeHandler
+	v1Route   = apiRoute
+	v1Router  = routeTable
+)
 
 // withQuery declares an operation's query parameters, in the document's
 // order (connexion checks them in that order).
-func withQuery(params ...v1Param) func(*v1Route) {
-	return func(rt *v1Route) { rt.query = params }
+func withQuery(params ...v1Param) func(*apiRoute) {
+	return func(rt *apiRoute) { rt.query = params }
 }
 
 // withBody declares an operation's body check.
-func withBody(check func(v any) (map[string]any, error)) func(*v1Route) {
-	return func(rt *v1Route) { rt.body = check }
+func withBody(check func(v any) (map[string]any, error)) func(*apiRoute) {
+	return func(rt *apiRoute) { rt.body = check }
 }
 
 // withPathInts declares path parameters of type integer.
-func withPathInts(names ...string) func(*v1Route) {
-	return func(rt *v1Route) { rt.pathInts = names }
-}
-
-// openRoute marks an operation that Airflow answers without authentication.
-func openRoute(rt *v1Route) { rt.open = true }
-
-// match returns the route for a path and method (HEAD is GET's) and the
-// path's parameters; nil when no route of the method fits. Of the routes
-// that fit, the one with the most literal segments wins, the first
-// registered on a tie.
-func (vr *v1Router) match(method, path string) (*v1Route, map[string]string) {
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	if method == http.MethodHead {
-		method = http.MethodGet
-	}
-	var best *v1Route
-	bestScore := -1
-	for _, rt := range vr.routes {
-		if rt.method != method {
-			continue
-		}
-		if score, ok := rt.fits(segs); ok && score > bestScore {
-			best, bestScore = rt, score
-		}
-	}
-	if best == nil {
-		return nil, nil
-	}
-	return best, best.params(segs)
-}
-
-// allowedMethods are the methods of the routes that fit a path, in the
-// order they were registered (for 405 and OPTIONS).
-func (vr *v1Router) allowedMethods(path string) []string {
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	var allowed []string
-	for _, rt := range vr.routes {
-		if _, ok := rt.fits(segs); ok && !slices.Contains(allowed, rt.method) {
-			allowed = append(allowed, rt.method)
-		}
-	}
-	return allowed
-}
-
-// fits reports whether segs fit the route; score counts the literal
-// segments, so that the most literal rule wins. A last segment
-// {name:path} takes the rest of the path, slashes included, as
-// Werkzeug's path converter does for a parameter of format path; the
-// rest must hold more than slashes.
-func (rt *v1Route) fits(segs []string) (int, bool) {
-	if len(rt.segs) == 0 {
-		return 0, len(segs) == 0
-	}
-	n := len(rt.segs)
-	if _, ok := rt.pathParam(); ok {
-		if len(segs) < n || !slices.ContainsFunc(segs[n-1:], func(seg string) bool { return seg != "" }) {
-			return 0, false
-		}
-		return rt.fitsSegments(rt.segs[:n-1], segs[:n-1])
-	}
-	if len(segs) != n {
-		return 0, false
-	}
-	return rt.fitsSegments(rt.segs, segs)
-}
-
-// fitsSegments matches pattern segments one to one.
-func (rt *v1Route) fitsSegments(pattern, segs []string) (int, bool) {
-	score := 0
-	for i, p := range pattern {
-		if strings.HasPrefix(p, "{") {
-			if segs[i] == "" || (slices.Contains(rt.pathInts, p[1:len(p)-1]) && !unsignedDigitsRe.MatchString(segs[i])) {
-				return 0, false
-			}
-			continue
-		}
-		if p != segs[i] {
-			return 0, false
-		}
-		score++
-	}
-	return score, true
-}
-
-// pathParam is the name of a last {name:path} segment.
-func (rt *v1Route) pathParam() (string, bool) {
-	if len(rt.segs) == 0 {
-		return "", false
-	}
-	rest, ok := strings.CutSuffix(rt.segs[len(rt.segs)-1], ":path}")
-	if !ok {
-		return "", false
-	}
-	return rest[1:], true
-}
-
-// params are the path's parameters for segs, which fit the route; nil
-// when the route has none.
-func (rt *v1Route) params(segs []string) map[string]string {
-	var params map[string]string
-	pattern := rt.segs
-	name, isPath := rt.pathParam()
-	if isPath {
-		pattern = rt.segs[:len(rt.segs)-1]
-		params = map[string]string{name: strings.Join(segs[len(rt.segs)-1:], "/")}
-	}
-	for i, p := range pattern {
-		if !strings.HasPrefix(p, "{") {
-			continue
-		}
-		if params == nil {
-			params = make(map[string]string, 4)
-		}
-		params[p[1:len(p)-1]] = segs[i]
-	}
-	return params
-}
-
-// registerV1 puts the stable API behind one catch-all route per method.
-func (s *server) registerV1(r *httprouter.Router, vr *v1Router) {
-	h := routed(apiV1Prefix+"/*path", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-		s.serveV1(w, req, vr, ps.ByName("path"))
-	})
-	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch,
-		http.MethodPut, http.MethodDelete, http.MethodOptions} {
-		r.Handle(m, apiV1Prefix+"/*path", h)
-	}
-}
-
-// serveV1 answers one stable-API request, in connexion's order: the
-// route, the body, the query, then authentication (Airflow checks it in
-// the endpoint's decorator, after connexion's validation), then the
-// endpoint.
-func (s *server) serveV1(w http.ResponseWriter, r *http.Request, vr *v1Router, path string) {
-	s.setEditionHeaders(w, false)
-	rt, params := vr.match(r.Method, path)
-	var allowed []string // only an OPTIONS request or a miss needs them
-	if r.Method == http.MethodOptions || rt == nil {
-		allowed = vr.allowedMethods(path)
-		if r.Method == http.MethodOptions && len(allowed) > 0 {
-			s.answerV1Options(w, allowed)
-			return
-		}
-	}
-	if rt == nil {
-		if len(allowed) > 0 {
-			s.handleMethodNotAllowed(w, r)
-			return
-		}
-		s.handleNotFound(w, r)
-		return
-	}
-	req := &v1Request{path: params}
-	if rt.body != nil {
-		raw, err := s.readBody(w, r)
-		if err != nil {
-			s.answerError(w, r, err)
-			return
-		}
-		req.raw = raw
-		v, err := decodeV1Body(raw, r.Header.Get("Content-Type"))
-		if err == nil {
-			req.ordered = v.ordered
-			req.body, err = rt.body(v.plain)
-		}
-		if err != nil {
-			s.answerError(w, r, err)
-			return
-		}
-	}
-	q, err := validateQuery(r.URL.Query(), rt.query)
-	if err != nil {
-		s.answerError(w, r, err)
-		return
-	}
-	req.query = q
-	user := ""
-	if !rt.open {
-		rej := s.opts.Auth.check(r)
-		if rej.status != 0 || rej.err != nil {
-			// Airflow's check_authentication raises Unauthenticated with
-			// the backend's headers whatever the backend answered.
-			s.answerError(w, r, &problem{status: http.StatusUnauthorized, title: "Unauthorized",
-				wwwAuthenticate: rej.wwwAuthenticate})
-			return
-		}
-		user = rej.caller.loggedIn()
-	}
-	if rt.action != nil {
-		if err := s.recordAction(rt, r, req, user); err != nil {
-			s.answerError(w, r, err)
-			return
-		}
-	}
-	rt.handle(w, r, req)
-}
-
-// answerV1Options is Flask's automatic OPTIONS answer for a rule.
-func (s *server) answerV1Options(w http.ResponseWriter, allowed []string) {
-	methods := map[string]bool{http.MethodOptions: true}
-	for _, m := range allowed {
-		methods[m] = true
-		if m == http.MethodGet {
-			methods[http.MethodHead] = true
-		}
-	}
-	list := make([]string, 0, len(methods))
-	for m := range methods {
-		list = append(list, m)
-	}
-	sort.Strings(list)
-	w.Header().Set("Allow", strings.Join(list, ", "))
-	w.WriteHeader(http.StatusOK)
+func withPathInts(names ...string) func(*apiRoute) {
+	return func(rt *apiRoute) { rt.pathInts = names }
 }
 
 // validateQuery is connexion's ParameterValidator with strict_validation:
@@ -520,6 +262,13 @@ func validateQuery(q url.Values, params []v1Param) (v1Values, error) {
 		}
 		if msg := p.check(vals); msg != "" {
 			return nil, v1BadRequest(msg)
+		}
+		if p.kind == paramStringArray && !p.unexploded {
+			// connexion's OpenAPIURIParser joins an exploded form array's
+			// values with its delimiter, then splits at it
+			// (connexion 2.14 decorators/uri_parsing.py:243-267): a value
+			// with commas is several values.
+			vals = strings.Split(strings.Join(vals, ","), ",")
 		}
 		out[p.name] = vals
 	}

@@ -10,8 +10,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // bodyProp is one property of a body schema.
@@ -19,14 +21,14 @@ type bodyProp struct {
 	name string
 	// checks are the property's validating keywords in the document's
 	// order: "type", "readOnly", "enum", "format", "minimum", "items",
-	// "minLength".
+	// "minLength", "minItems".
 	checks   []string
 	typ      string // type: string, boolean, integer, number, object, array
 	nullable bool
 	enum     []string
 	minimum  *int64
 	itemType string // items' type, for arrays
-	minLen   int    // minLength, for strings
+	minLen   int    // minLength, for strings; minItems, for arrays
 }
 
 // bodySchema is an object schema: its properties in the document's order.
@@ -135,6 +137,13 @@ func (p bodyProp) check(val any) string {
 				}
 				return at(pyRepr(str) + " is too short")
 			}
+		case "minItems": // jsonschema 4.21+'s wording
+			if list, ok := val.([]any); ok && len(list) < p.minLen {
+				if p.minLen == 1 {
+					return at(pyRepr(val) + " should be non-empty")
+				}
+				return at(pyRepr(val) + " is too short")
+			}
 		case "items":
 			if list, ok := val.([]any); ok {
 				for i, item := range list {
@@ -196,3 +205,83 @@ func unknownFields(body map[string]any, known []string) error {
 
 // maxRunNoteChars is SetDagRunNoteFormSchema's Length(max=1000).
 const maxRunNoteChars = 1000
+
+// v1ClearDates is ClearTaskInstanceFormSchema's field checks
+// (task_instance_schema.py:172): start_date and end_date are marshmallow
+// DateTimes whose validate_istimezone raises BadRequest at once for a
+// naive date (api_connexion/parameters.py:38); task_ids' Length(min=1)
+// never fails here, as the document's minItems refused it first. Field errors come in the schema's order, before its
+// validates_schema, which marshmallow skips when a field failed.
+func v1ClearDates(body map[string]any) (start, end *time.Time, err error) {
+	var errs []string
+	date := func(k string) (*time.Time, error) {
+		s, ok := body[k].(string)
+		if !ok {
+			return nil, nil
+		}
+		t, naive, ok := mmDateTime(s)
+		switch {
+		case !ok:
+			errs = append(errs, pyQuote(k)+": ['Not a valid datetime.']")
+			return nil, nil
+		case naive:
+			return nil, &problem{status: http.StatusBadRequest, title: "Invalid datetime format", detail: "Naive datetime is disallowed"}
+		}
+		return &t, nil
+	}
+	if start, err = date("start_date"); err != nil {
+		return nil, nil, err
+	}
+	if end, err = date("end_date"); err != nil {
+		return nil, nil, err
+	}
+	if len(errs) > 0 {
+		return nil, nil, v1BadRequest("{" + strings.Join(errs, ", ") + "}")
+	}
+	return start, end, nil
+}
+
+// v1FormErrors is the load of a body by one of Airflow's marshmallow form
+// schemas, for what connexion leaves to it: field by field in the
+// schema's order, a required one missing, a DateTime (format "datetime"
+// in the document, which connexion does not check) that is not ISO 8601;
+// then every key the schema does not know. The error map is
+// ValidationError.messages whole, as the endpoints write it. A naive
+// DateTime raises validate_istimezone's BadRequest at once
+// (api_connexion/parameters.py:38).
+func v1FormErrors(body map[string]any, fields, required, dates []string) error {
+	var errs []string
+	for _, f := range fields {
+		v, ok := body[f]
+		switch {
+		case !ok:
+			if slices.Contains(required, f) {
+				errs = append(errs, pyQuote(f)+": ['Missing data for required field.']")
+			}
+		case slices.Contains(dates, f):
+			s, isStr := v.(string)
+			if !isStr {
+				continue // the document's type check refused it already
+			}
+			if _, naive, valid := mmDateTime(s); !valid {
+				errs = append(errs, pyQuote(f)+": ['Not a valid datetime.']")
+			} else if naive {
+				return &problem{status: http.StatusBadRequest, title: "Invalid datetime format", detail: "Naive datetime is disallowed"}
+			}
+		}
+	}
+	var unknown []string
+	for k := range body {
+		if !slices.Contains(fields, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown) // Python walks a set: any order; sorted here, stable
+	for _, k := range unknown {
+		errs = append(errs, pyQuote(k)+": ['Unknown field.']")
+	}
+	if len(errs) > 0 {
+		return v1BadRequest("{" + strings.Join(errs, ", ") + "}")
+	}
+	return nil
+}

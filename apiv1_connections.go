@@ -121,7 +121,7 @@ func v1Connection(c *Connection) (map[string]any, error) {
 
 // V1GetConnection is GET /connections/{connection_id}.
 func (s *server) V1GetConnection(id string) (map[string]any, error) {
-	c, err := s.resourceOps().connection(id)
+	c, err := s.ops.connection(id)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -135,7 +135,7 @@ func (s *server) V1GetConnections(q v1Values) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	conns, err := s.resourceOps().connections(lq)
+	conns, err := s.ops.connections(lq)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -154,7 +154,7 @@ func (s *server) V1PostConnection(body map[string]any) (map[string]any, error) {
 	}
 	var c Connection
 	setConnectionFields(&c, data)
-	created, err := s.resourceOps().createConnection(c)
+	created, err := s.ops.createConnection(c)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -170,7 +170,7 @@ func (s *server) V1PatchConnection(id string, body map[string]any, mask []string
 	if err != nil {
 		return nil, err
 	}
-	ops := s.resourceOps()
+	ops := s.ops
 	c, err := ops.connection(id)
 	if err != nil {
 		return nil, v1ResourceError(err)
@@ -194,7 +194,7 @@ func (s *server) V1PatchConnection(id string, body map[string]any, mask []string
 
 // V1DeleteConnection is DELETE /connections/{connection_id}.
 func (s *server) V1DeleteConnection(id string) error {
-	return v1ResourceError(s.resourceOps().deleteConnection(id))
+	return v1ResourceError(s.ops.deleteConnection(id))
 }
 
 // testConnectionDisabled is the answer of POST /connections/test while

@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -75,6 +76,10 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	}
 	d["schedule_interval"] = v1ScheduleInterval(def.Schedule)
 	d["timetable_description"] = timetableDescription(def.Schedule)
+	if tt := def.Timetable; tt != nil { // a Python DAG's timetable airlite does not run
+		d["schedule_interval"] = map[string]any{"__type": "CronExpression", "value": tt.Summary}
+		d["timetable_description"] = tt.Description
+	}
 	tags := make([]any, len(def.Tags))
 	for i, tag := range def.Tags {
 		tags[i] = map[string]any{"name": tag}
@@ -82,12 +87,15 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	d["tags"] = tags
 	d["max_active_tasks"] = def.MaxActiveTasks
 	d["max_active_runs"] = def.MaxActiveRuns
+	// Any task with max_active_tis_per_dag(run) (2.10.3 models/dag.py:3296-3299);
+	// only Python DAGs' tasks have them.
+	d["has_task_concurrency_limits"] = slices.ContainsFunc(def.Tasks, func(t *Task) bool { return t.ConcurrencyLimited })
 	last, err := s.opts.Store.LastScheduledDate(row.DagID)
 	if err != nil {
 		return nil, err
 	}
 	rules := s.rules()
-	if iv, ok, err := nextInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
+	if iv, ok, err := plannedInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
 		d["next_dagrun"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
@@ -193,10 +201,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 		return nil, err
 	}
 	def := row.Def
-	params := map[string]any{}
-	for k, v := range def.Params {
-		params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
-	}
+	params := v1Params(def.Params, def.ParamDocs)
 	var pausedUponCreation any
 	if def.IsPausedUponCreation {
 		pausedUponCreation = true
@@ -207,8 +212,14 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["concurrency"] = def.MaxActiveTasks
 	d["dataset_expression"] = nil
 	d["start_date"] = v1Date(def.StartDate)
+	// DAGDetailSchema.get_owners reads the DAG's "owner", an attribute a
+	// DAG lacks: always [] (2.10.3 api_connexion/schemas/dag_schema.py:132-136).
+	d["owners"] = []any{}
 	d["dag_run_timeout"] = v1OptTimeDelta(def.DagrunTimeout)
 	d["doc_md"] = nil
+	if def.DocMD != "" { // Python DAGs only
+		d["doc_md"] = def.DocMD
+	}
 	d["params"] = params
 	d["is_paused_upon_creation"] = pausedUponCreation
 	d["end_date"] = v1Date(def.EndDate)
@@ -496,7 +507,7 @@ func (s *server) V1DeleteDag(dagID string) error {
 // v1Task is TaskSchema's dump of an operator. Its sub_dag field reads an
 // attribute no operator has (SubDagOperator's is subdag), and marshmallow
 // leaves out what it cannot read: the key never appears.
-func v1Task(t *Task, py pythonDialect) map[string]any {
+func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	module, ok := py.modules[t.Operator]
 	if !ok {
 		module = py.otherModule
@@ -505,13 +516,26 @@ func v1Task(t *Task, py pythonDialect) map[string]any {
 	if className == "DummyOperator" { // an alias of EmptyOperator in Airflow 2
 		module, className = py.modules["EmptyOperator"], "EmptyOperator"
 	}
-	params := map[string]any{}
-	for k, v := range t.Params {
-		params[k] = map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
-	}
+	// An operator's params are its DAG's with its own over them
+	// (2.10.3 models/baseoperator.py: dag.params copied, then updated).
+	params := v1Params(def.Params, def.ParamDocs)
+	maps.Copy(params, v1Params(t.Params, t.ParamDocs))
 	templateFields := []any{}
 	if t.Operator == "BashOperator" {
 		templateFields = []any{"bash_command", "env", "cwd"}
+	}
+	operatorName, color, fgColor := className, uiColor(t.Operator), "#000"
+	if t.OperatorModule != "" {
+		// A Python DAG's task: what its serialized form says
+		// (ClassReferenceSchema reads _task_module and _task_type, 2.10.3
+		// api_connexion/schemas/common_schema.py:161-168; operator_name is
+		// _operator_name, serialization/serialized_objects.py:1120-1123).
+		module, className, operatorName = t.OperatorModule, t.Operator, orDefault(t.OperatorName, t.Operator)
+		color, fgColor = orDefault(t.UIColor, color), orDefault(t.UIFgcolor, fgColor)
+		templateFields = make([]any, len(t.TemplateFields))
+		for i, f := range t.TemplateFields {
+			templateFields[i] = f
+		}
 	}
 	downstream := make([]any, len(t.Downstream))
 	for i, id := range t.Downstream {
@@ -522,34 +546,50 @@ func v1Task(t *Task, py pythonDialect) map[string]any {
 		docMD = t.DocMD
 	}
 	return map[string]any{
-		"class_ref":                 map[string]any{"module_path": module, "class_name": className},
-		"operator_name":             className,
-		"task_id":                   t.TaskID,
-		"task_display_name":         t.TaskID,
-		"owner":                     t.Owner,
-		"start_date":                v1Date(t.StartDate),
-		"end_date":                  v1Date(t.EndDate),
-		"trigger_rule":              t.TriggerRule,
-		"extra_links":               []any{},
-		"depends_on_past":           t.DependsOnPast,
-		"wait_for_downstream":       false,
-		"retries":                   t.Retries,
+		"class_ref":           map[string]any{"module_path": module, "class_name": className},
+		"operator_name":       operatorName,
+		"task_id":             t.TaskID,
+		"task_display_name":   t.TaskID,
+		"owner":               t.Owner,
+		"start_date":          v1Date(t.StartDate),
+		"end_date":            v1Date(t.EndDate),
+		"trigger_rule":        t.TriggerRule,
+		"extra_links":         []any{},
+		"depends_on_past":     t.DependsOnPast,
+		"wait_for_downstream": false,
+		// fields.Number dumps a float (task_schema.py:52-59): 1.0.
+		"retries":                   float64(t.Retries),
 		"queue":                     t.Queue,
 		"pool":                      t.Pool,
-		"pool_slots":                t.PoolSlots,
+		"pool_slots":                float64(t.PoolSlots),
 		"execution_timeout":         v1OptTimeDelta(t.ExecutionTimeout),
 		"retry_delay":               v1TimeDelta(t.RetryDelay),
 		"retry_exponential_backoff": t.RetryExponentialBackoff,
-		"priority_weight":           t.PriorityWeight,
+		"priority_weight":           float64(t.PriorityWeight),
 		"weight_rule":               t.WeightRule,
-		"ui_color":                  uiColor(t.Operator),
-		"ui_fgcolor":                "#000",
+		"ui_color":                  color,
+		"ui_fgcolor":                fgColor,
 		"template_fields":           templateFields,
 		"downstream_task_ids":       downstream,
 		"params":                    params,
-		"is_mapped":                 false,
+		"is_mapped":                 t.IsMapped,
 		"doc_md":                    docMD,
 	}
+}
+
+// v1Params is Params' dump(): each Param.dump() (2.10.3
+// models/param.py:143-152), the description and schema the file gave
+// when it gave them (Python DAGs).
+func v1Params(values map[string]any, docs map[string]ParamDoc) map[string]any {
+	params := map[string]any{}
+	for k, v := range values {
+		p := map[string]any{"__class": "airflow.models.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
+		if doc, ok := docs[k]; ok {
+			p["__class"], p["description"], p["schema"] = orDefault(doc.Class, "airflow.models.param.Param"), doc.Description, doc.Schema
+		}
+		params[k] = p
+	}
+	return params
 }
 
 // loadedDag is the DagBag's DAG for the task endpoints: NotFound("DAG not
@@ -575,7 +615,7 @@ func (s *server) V1GetTask(dagID, taskID string) (map[string]any, error) {
 	if t == nil {
 		return nil, &problem{status: http.StatusNotFound, title: "Task not found"}
 	}
-	return v1Task(t, s.rules().python), nil
+	return v1Task(def, t, s.rules().python), nil
 }
 
 // v1TaskOrder are the task attributes get_tasks sorts by (attrgetter on
@@ -613,7 +653,7 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 	}
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
-		out = append(out, v1Task(t, s.rules().python))
+		out = append(out, v1Task(def, t, s.rules().python))
 	}
 	return map[string]any{"tasks": out, "total_entries": len(out)}, nil
 }

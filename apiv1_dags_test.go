@@ -167,7 +167,7 @@ func TestServerV1_Tasks(t *testing.T) {
 			"class_ref": {"class_name": "BashOperator", "module_path": "airflow.operators.bash"},
 			"depends_on_past": false, "doc_md": null, "downstream_task_ids": ["run_after_loop"],
 			"end_date": null, "execution_timeout": null, "extra_links": [], "is_mapped": false,
-			"operator_name": "BashOperator", "owner": "airflow", "params": {}, "pool": "default_pool", "pool_slots": 1,
+			"operator_name": "BashOperator", "owner": "airflow", "params": {"example_key": {"__class": "airflow.models.param.Param", "description": null, "schema": {}, "value": "example_value"}}, "pool": "default_pool", "pool_slots": 1,
 			"priority_weight": 1, "queue": "default", "retries": 0,
 			"retry_delay": {"__type": "TimeDelta", "days": 0, "microseconds": 0, "seconds": 300},
 			"retry_exponential_backoff": false, "start_date": "2021-01-01T00:00:00+00:00", "task_display_name": "runme_0",

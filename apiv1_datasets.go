@@ -36,7 +36,7 @@ func (s *server) V1GetDatasetEvents(q v1Values) (map[string]any, error) {
 
 // V1GetDataset is GET /datasets/{uri}.
 func (s *server) V1GetDataset(uri string) error {
-	return v1ResourceError(s.resourceOps().dataset(uri))
+	return v1ResourceError(s.ops.dataset(uri))
 }
 
 // createDatasetEventSchema is components/schemas/CreateDatasetEvent.
@@ -65,7 +65,7 @@ func checkCreateDatasetEventBody(v any) (map[string]any, error) {
 // V1CreateDatasetEvent is POST /datasets/events: the dataset must exist.
 func (s *server) V1CreateDatasetEvent(body map[string]any) error {
 	uri, _ := body["dataset_uri"].(string)
-	return v1ResourceError(s.resourceOps().createDatasetEvent(uri))
+	return v1ResourceError(s.ops.createDatasetEvent(uri))
 }
 
 // The queued events' 404s.
@@ -91,5 +91,5 @@ func (s *server) V1ReparseDagFile(token string) error {
 	if err != nil {
 		return &problem{status: http.StatusNotFound, title: "File not found"}
 	}
-	return v1ResourceError(s.resourceOps().reparseDagFile(path))
+	return v1ResourceError(s.ops.reparseDagFile(path))
 }

@@ -8,7 +8,7 @@ package main
 // and its {map_index} variant: for a task instance with no state or
 // scheduled, its failed dependencies by name; for any other, none.
 func (s *server) V1GetTaskInstanceDependencies(dagID, runID, taskID string, mapIndex int64) (map[string]any, error) {
-	deps, err := s.resourceOps().taskInstanceDependencies(dagID, runID, taskID, mapIndex)
+	deps, err := s.ops.taskInstanceDependencies(dagID, runID, taskID, mapIndex)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}

@@ -267,7 +267,7 @@ func (s *server) recordAction(rt *v1Route, r *http.Request, req *v1Request, user
 		req.event = ev
 		return nil
 	}
-	return s.resourceOps().logEvent(*ev)
+	return s.ops.logEvent(*ev)
 }
 
 // Event log filters, in the document's order (components/parameters).
@@ -334,7 +334,7 @@ func (s *server) V1GetEventLogs(q v1Values) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	events, err := s.resourceOps().eventLogs(eventLogFilterOf(q), lq)
+	events, err := s.ops.eventLogs(eventLogFilterOf(q), lq)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -351,7 +351,7 @@ func (s *server) V1GetEventLog(idText string) (map[string]any, error) {
 	if err != nil {
 		id = -1 // beyond any id: no row has it
 	}
-	e, err := s.resourceOps().eventLog(id)
+	e, err := s.ops.eventLog(id)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}

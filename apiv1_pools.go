@@ -98,7 +98,7 @@ func (s *server) V1GetPools(q v1Values) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pools, err := s.resourceOps().pools(lq)
+	pools, err := s.ops.pools(lq)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -111,7 +111,7 @@ func (s *server) V1GetPools(q v1Values) (map[string]any, error) {
 
 // V1GetPool is GET /pools/{pool_name}.
 func (s *server) V1GetPool(name string) (map[string]any, error) {
-	p, err := s.resourceOps().pool(name)
+	p, err := s.ops.pool(name)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -129,7 +129,7 @@ func (s *server) V1PostPool(body map[string]any) (map[string]any, error) {
 	}
 	p := Pool{IncludeDeferred: data["include_deferred"].(bool)}
 	setPoolFields(&p, data)
-	created, err := s.resourceOps().createPool(p)
+	created, err := s.ops.createPool(p)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -191,7 +191,7 @@ func poolPatchData(body, data map[string]any, mask []string) (map[string]any, er
 // V1PatchPool is PATCH /pools/{pool_name}, in Airflow's order: the
 // default pool's name rule, the pool's existence, the body, the mask.
 func (s *server) V1PatchPool(name string, body map[string]any, mask []string) (map[string]any, error) {
-	ops := s.resourceOps()
+	ops := s.ops
 	namedAs, _ := body["name"].(string)
 	fields := make([]string, len(mask))
 	for i, f := range mask {
@@ -222,6 +222,6 @@ func (s *server) V1PatchPool(name string, body map[string]any, mask []string) (m
 
 // V1DeletePool is DELETE /pools/{pool_name}.
 func (s *server) V1DeletePool(name string) error {
-	_, err := s.resourceOps().deletePool(name)
+	_, err := s.ops.deletePool(name)
 	return v1ResourceError(err)
 }

@@ -55,7 +55,7 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 		"note":               note,
 		"sla_miss":           nil,
 		"rendered_map_index": nil,
-		"rendered_fields":    map[string]any{},
+		"rendered_fields":    renderedFields(ti),
 		"trigger":            nil,
 		"triggerer_job":      nil,
 	}
@@ -340,26 +340,7 @@ var newStateProp = bodyProp{name: "new_state", typ: "string", enum: []string{"su
 var patchTISchema = bodySchema{rw("dry_run", "boolean", false), newStateProp}
 
 func checkPatchTIBody(v any) (map[string]any, error) {
-	body, err := checkBodySchema(v, patchTISchema)
-	if err != nil {
-		return nil, err
-	}
-	return body, unknownFields(body, []string{"dry_run", "new_state"})
-}
-
-// missingFields is marshmallow's answer to required fields that are
-// absent, in the schema's order.
-func missingFields(body map[string]any, required ...string) error {
-	var parts []string
-	for _, k := range required {
-		if _, ok := body[k]; !ok {
-			parts = append(parts, pyQuote(k)+": ['Missing data for required field.']")
-		}
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	return v1BadRequest("{" + strings.Join(parts, ", ") + "}")
+	return checkBodySchema(v, patchTISchema)
 }
 
 // V1PatchTaskInstance is PATCH …/taskInstances/{task_id}: new_state, not
@@ -367,7 +348,8 @@ func missingFields(body map[string]any, required ...string) error {
 // A map_index other than -1 names no task instance: airlite has no
 // mapped tasks.
 func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
-	if err := missingFields(body, "new_state"); err != nil {
+	// SetSingleTaskInstanceStateFormSchema (task_instance_schema.py:228).
+	if err := v1FormErrors(body, []string{"dry_run", "new_state"}, []string{"new_state"}, nil); err != nil {
 		return nil, err
 	}
 	dryRun := true
@@ -388,15 +370,7 @@ var setTIsStateSchema = bodySchema{
 }
 
 func checkSetTIsStateBody(v any) (map[string]any, error) {
-	body, err := checkBodySchema(v, setTIsStateSchema)
-	if err != nil {
-		return nil, err
-	}
-	known := make([]string, len(setTIsStateSchema))
-	for i, p := range setTIsStateSchema {
-		known[i] = p.name
-	}
-	return body, unknownFields(body, known)
+	return checkBodySchema(v, setTIsStateSchema)
 }
 
 // V1SetTaskInstancesState is POST /dags/{dag_id}/updateTaskInstancesState:
@@ -404,7 +378,13 @@ func checkSetTIsStateBody(v any) (map[string]any, error) {
 // upstream and downstream tasks, in that run and, with include_future
 // and include_past, in the runs runsToMark picks.
 func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map[string]any, error) {
-	if err := missingFields(body, "task_id", "include_upstream", "include_downstream", "include_future", "include_past", "new_state"); err != nil {
+	// SetTaskInstanceStateFormSchema (task_instance_schema.py:206).
+	known := make([]string, len(setTIsStateSchema))
+	for i, p := range setTIsStateSchema {
+		known[i] = p.name
+	}
+	if err := v1FormErrors(body, known, []string{"task_id", "include_upstream", "include_downstream", "include_future",
+		"include_past", "new_state"}, []string{"execution_date"}); err != nil {
 		return nil, err
 	}
 	_, hasDate := body["execution_date"]
@@ -414,7 +394,7 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 	}
 	req := markRequest{dagID: dagID, taskID: body["task_id"].(string), state: TaskState(body["new_state"].(string)), dryRun: true}
 	if hasDate {
-		req.date, _ = parseRFC3339(body["execution_date"].(string))
+		req.date, _, _ = mmDateTime(body["execution_date"].(string)) // v1FormErrors read it
 	} else {
 		req.runID = body["dag_run_id"].(string)
 	}
@@ -433,8 +413,10 @@ func (s *server) V1SetTaskInstancesState(dagID string, body map[string]any) (map
 }
 
 var clearTIsSchema = bodySchema{
-	rw("dry_run", "boolean", false), rw("task_ids", "array", false, "type"), rw("start_date", "string", false, "type", "format"),
-	rw("end_date", "string", false, "type", "format"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
+	// start_date and end_date have format "datetime", which connexion
+	// does not know: the schema checks them (v1ClearDates).
+	rw("dry_run", "boolean", false), {name: "task_ids", typ: "array", itemType: "string", minLen: 1, checks: []string{"type", "items", "minItems"}}, rw("start_date", "string", false, "type"),
+	rw("end_date", "string", false, "type"), rw("only_failed", "boolean", false), rw("only_running", "boolean", false),
 	rw("include_subdags", "boolean", false), rw("include_parentdag", "boolean", false), rw("reset_dag_runs", "boolean", false),
 	rw("dag_run_id", "string", true), rw("include_upstream", "boolean", false), rw("include_downstream", "boolean", false),
 	rw("include_future", "boolean", false), rw("include_past", "boolean", false),
@@ -466,16 +448,11 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		}
 		return def
 	}
-	date := func(k string) *time.Time {
-		if str, ok := body[k].(string); ok {
-			if t, err := parseRFC3339(str); err == nil {
-				return &t
-			}
-		}
-		return nil
+	start, end, err := v1ClearDates(body)
+	if err != nil {
+		return nil, err
 	}
 	onlyFailed, onlyRunning := flag("only_failed", true), flag("only_running", false)
-	start, end := date("start_date"), date("end_date")
 	runID, _ := body["dag_run_id"].(string)
 	schemaErr := func(msg string) error { return v1BadRequest("{'_schema': ['" + msg + "']}") }
 	switch {
@@ -489,9 +466,6 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		return nil, schemaErr("Exactly one of dag_run_id or start_date must be provided")
 	case end != nil && runID != "":
 		return nil, schemaErr("Exactly one of dag_run_id or end_date must be provided")
-	}
-	if list, ok := body["task_ids"].([]any); ok && len(list) == 0 {
-		return nil, v1BadRequest("{'task_ids': ['Shorter than minimum length 1.']}")
 	}
 	req := clearRequest{dagID: dagID, runID: runID, start: start, end: end,
 		upstream: flag("include_upstream", false), downstream: flag("include_downstream", false),
@@ -511,4 +485,13 @@ func (s *server) V1ClearTaskInstances(dagID string, body map[string]any) (map[st
 		return nil, v1ClearTIsPhrases.phrase(err)
 	}
 	return map[string]any{"task_instances": tiRefs(names)}, nil
+}
+
+// renderedFields is TaskInstanceSchema's rendered_fields: the last try's
+// rendered template fields, {} before any try rendered them.
+func renderedFields(ti *TaskInstance) map[string]any {
+	if ti.Rendered == nil {
+		return map[string]any{}
+	}
+	return ti.Rendered
 }

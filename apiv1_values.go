@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // decodePyJSON decodes JSON as Python's json.loads: objects keep their
@@ -356,4 +358,54 @@ func extractUpdateMask(mask, nonUpdate []string, data map[string]any) (map[strin
 		out[field] = data[field]
 	}
 	return out, nil
+}
+
+// mmDateTimeRe is the ISO 8601 form marshmallow 3.23's fields.DateTime
+// reads by default (utils.py:121 _iso8601_datetime_re): a space may stand
+// for the "T", seconds and offset are optional, an offset may lack its
+// colon. Python's "$" also matches before a final newline.
+var mmDateTimeRe = regexp.MustCompile(`^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6})\d{0,6})?)?(Z|[+-]\d{2}(?::?\d{2})?)?\n?$`)
+
+// mmDateTime is marshmallow's DateTime load of a string (utils.py:146
+// from_iso_datetime, then datetime()'s range checks): ok false is "Not a
+// valid datetime."; naive reports a value without an offset.
+func mmDateTime(s string) (t time.Time, naive, ok bool) {
+	m := mmDateTimeRe.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, false, false
+	}
+	num := func(i int) int {
+		n, _ := strconv.Atoi(m[i])
+		return n
+	}
+	year, month, day, hour, minute, second := num(1), num(2), num(3), num(4), num(5), num(6)
+	micro := 0
+	if m[7] != "" {
+		micro, _ = strconv.Atoi((m[7] + "00000")[:6])
+	}
+	if year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59 {
+		return time.Time{}, false, false
+	}
+	if day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+		return time.Time{}, false, false
+	}
+	loc := time.UTC
+	switch tz := m[8]; {
+	case tz == "":
+		naive = true
+	case tz != "Z":
+		offset := 60 * (int(tz[1]-'0')*10 + int(tz[2]-'0'))
+		if len(tz) > 3 {
+			offset += int(tz[len(tz)-2]-'0')*10 + int(tz[len(tz)-1]-'0')
+		}
+		if offset >= 24*60 { // datetime.timezone refuses a day or more
+			return time.Time{}, false, false
+		}
+		if tz[0] == '-' {
+			offset = -offset
+		}
+		loc = time.FixedZone("", offset*60)
+	}
+	t = time.Date(year, time.Month(month), day, hour, minute, second, micro*1000, loc).UTC()
+	return t, naive, true
 }

@@ -42,7 +42,7 @@ func v1Variable(v *Variable) map[string]any {
 
 // V1GetVariable is GET /variables/{variable_key}.
 func (s *server) V1GetVariable(key string) (map[string]any, error) {
-	v, err := s.resourceOps().variable(key)
+	v, err := s.ops.variable(key)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -56,7 +56,7 @@ func (s *server) V1GetVariables(q v1Values) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	vars, err := s.resourceOps().variables(lq)
+	vars, err := s.ops.variables(lq)
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -102,7 +102,7 @@ func (s *server) V1PostVariable(body map[string]any) (map[string]any, error) {
 	if d, ok := data["description"].(string); ok {
 		desc = &d
 	}
-	if _, err := s.resourceOps().setVariable(data["key"].(string), data["val"].(string), desc); err != nil {
+	if _, err := s.ops.setVariable(data["key"].(string), data["val"].(string), desc); err != nil {
 		return nil, v1ResourceError(err)
 	}
 	out := map[string]any{"key": data["key"], "value": data["val"]}
@@ -123,7 +123,7 @@ func (s *server) V1PatchVariable(key string, body map[string]any, mask []string)
 	if data["key"] != key {
 		return nil, &problem{status: 400, title: "Invalid post body", detail: "key from request body doesn't match uri parameter"}
 	}
-	ops := s.resourceOps()
+	ops := s.ops
 	if _, err := ops.variable(key); err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -148,5 +148,5 @@ func (s *server) V1PatchVariable(key string, body map[string]any, mask []string)
 
 // V1DeleteVariable is DELETE /variables/{variable_key}.
 func (s *server) V1DeleteVariable(key string) error {
-	return v1ResourceError(s.resourceOps().deleteVariable(key))
+	return v1ResourceError(s.ops.deleteVariable(key))
 }

@@ -40,7 +40,7 @@ func (s *server) V1GetXComEntries(dagID, runID, taskID string, q v1Values) (map[
 		n := q.integer("map_index", 0)
 		f.mapIndex = &n
 	}
-	entries, err := s.resourceOps().xcomEntries(f, listQuery{offset: p.offset, limit: p.limit})
+	entries, err := s.ops.xcomEntries(f, listQuery{offset: p.offset, limit: p.limit})
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
@@ -59,7 +59,7 @@ func (s *server) V1GetXComEntry(dagID, runID, taskID, key string, q v1Values) (m
 	if d, _ := q.boolean("deserialize"); d {
 		return nil, v1BadRequest("XCom deserialization is disabled in configuration.")
 	}
-	e, err := s.resourceOps().xcomEntry(dagID, runID, taskID, key, q.integer("map_index", -1))
+	e, err := s.ops.xcomEntry(dagID, runID, taskID, key, q.integer("map_index", -1))
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}

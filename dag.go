@@ -26,8 +26,15 @@ type DAG struct {
 	// triggered dates against (the DAG-level start_date is not checked).
 	DefaultArgsStartDate *time.Time
 	Tasks                []*Task
-	taskByID             map[string]*Task
-	upstreamFirst        []*Task // every task after its upstream tasks (linkTasks)
+	// DocMD is the DAG's doc_md (Python files only).
+	DocMD string
+	// Timetable: a schedule shown but not run by airlite (dagSpec.Timetable);
+	// Schedule is nil then.
+	Timetable *Timetable
+	// ParamDocs: Params' descriptions and schemas, when the file gave them.
+	ParamDocs     map[string]ParamDoc
+	taskByID      map[string]*Task
+	upstreamFirst []*Task // every task after its upstream tasks (linkTasks)
 	// lines of the definition file, for errors found once every file is
 	// read: the dag_id key's, and each task's.
 	idLine    int
@@ -73,6 +80,19 @@ type Task struct {
 	Outlets                 []any
 	DocMD                   string
 
+	// What the serialized form of a Python file says of the operator's
+	// class (taskSpec has the meaning of each); empty for YAML tasks.
+	OperatorModule string
+	OperatorName   string
+	IsMapped       bool
+	// ConcurrencyLimited: max_active_tis_per_dag(run) is set; shown by
+	// has_task_concurrency_limits, not enforced.
+	ConcurrencyLimited bool
+	TemplateFields     []string
+	UIColor            string
+	UIFgcolor          string
+	ParamDocs          map[string]ParamDoc
+
 	// TotalWeight is the priority weight under Airflow's "downstream" rule:
 	// the task's own weight plus that of every task downstream of it.
 	TotalWeight int
@@ -80,6 +100,23 @@ type Task struct {
 	// shellPlan is a BashOperator's bash_command compiled at load: how the
 	// value of each {{ ... }} reaches bash (template_shellplan.go).
 	shellPlan *shellPlan
+}
+
+// Timetable is a schedule as Airflow renders it, for a timetable airlite
+// does not run: Summary is DagModel.schedule_interval (the timetable's
+// summary, 2.10.3 models/dag.py:676-688), Description its description
+// (models/dag.py:3305).
+type Timetable struct {
+	Summary     string
+	Description string
+}
+
+// ParamDoc is what Param.dump() shows of a param besides its value
+// (2.10.3 models/param.py:143-152): its class, description and schema.
+type ParamDoc struct {
+	Class       string
+	Description any // nil: None
+	Schema      map[string]any
 }
 
 // Simulation scripts what a task does instead of running an operator.
@@ -131,4 +168,17 @@ func (d *DAG) SubDAGIDs() []string {
 type DAGSet struct {
 	DAGs  []*DAG  // sorted by dag_id
 	Pools []*Pool // fixture pools, without default_pool
+
+	// Files are the definition files read (absolute paths), those that
+	// failed included; ImportErrors the ones that failed, in reading
+	// order, when the loader is tolerant (dagLoader.tolerant).
+	Files        []string
+	ImportErrors []FileImportError
+}
+
+// FileImportError is a definition file that did not load and Airflow's
+// text for why.
+type FileImportError struct {
+	File string
+	Text string
 }

@@ -53,6 +53,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		DagrunTimeout:        durationOr(s.DagrunTimeout, 0),
 		Tags:                 s.Tags,
 		Params:               s.Params,
+		ParamDocs:            s.ParamDocs,
+		DocMD:                s.DocMD,
+		Timetable:            s.Timetable,
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
 	}
@@ -82,13 +85,13 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	dag.Schedule, dag.cron = schedule, cron
 	dag.DefaultArgs, dag.DefaultArgsStartDate = s.DefaultArgs, s.DefaultArgsStartDate
 
-	if len(s.Tasks) == 0 && s.ReadErr == nil {
+	if len(s.Tasks) == 0 && s.ReadErr == nil && !s.Serialized {
 		return nil, fmt.Errorf("line %d: dag %q has no tasks", s.TasksPos.or(s.Pos).Line, s.DagID)
 	}
 	lines := make(map[string]int, len(s.Tasks))
 	for i := range s.Tasks {
 		ts := &s.Tasks[i]
-		task, err := buildTask(ts, dag, ops)
+		task, err := buildTask(ts, dag, ops, s.Serialized)
 		if err != nil {
 			return nil, err
 		}
@@ -191,11 +194,12 @@ func validateSchedule(s string, days cronDayRule) (*cronSchedule, error) {
 var cronCheckFrom = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // buildTask makes a task of its spec (default_args applied).
-func buildTask(s *taskSpec, dag *DAG, ops *operatorSet) (*Task, error) {
+// A serialized spec's task ids may hold the dots of group prefixes.
+func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task, error) {
 	if s.TaskID == "" {
 		return nil, fmt.Errorf("line %d: a task without task_id", s.Pos.Line)
 	}
-	if err := checkID("task_id", s.TaskID, false); err != nil {
+	if err := checkID("task_id", s.TaskID, serialized); err != nil {
 		return nil, fmt.Errorf("line %d: %w", s.TaskIDPos.or(s.Pos).Line, err)
 	}
 	if s.Operator == "" {
@@ -241,6 +245,14 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet) (*Task, error) {
 		Inlets:                  s.Inlets,
 		Outlets:                 s.Outlets,
 		DocMD:                   s.DocMD,
+		OperatorModule:          s.OperatorModule,
+		OperatorName:            s.OperatorName,
+		IsMapped:                s.IsMapped,
+		ConcurrencyLimited:      s.ConcurrencyLimited,
+		TemplateFields:          s.TemplateFields,
+		UIColor:                 s.UIColor,
+		UIFgcolor:               s.UIFgcolor,
+		ParamDocs:               s.ParamDocs,
 	}
 	if s.Retries != nil {
 		t.Retries = *s.Retries
@@ -273,7 +285,7 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet) (*Task, error) {
 		return nil, fail(s.RetriesPos, "retries must be 0 or more, not %d", t.Retries)
 	case t.PoolSlots < 1:
 		return nil, fail(s.PoolSlotsPos, "pool_slots must be at least 1, not %d", t.PoolSlots)
-	case !validTriggerRules[t.TriggerRule]:
+	case !validTriggerRules[t.TriggerRule] && !serialized: // a serialized one meets the edition's list (checkDAG)
 		return nil, fail(s.TriggerRulePos, "unknown trigger_rule %q%s", t.TriggerRule, suggestion(t.TriggerRule, sortedKeys(validTriggerRules)))
 	case t.WeightRule != "downstream" && t.WeightRule != "upstream" && t.WeightRule != "absolute":
 		return nil, fail(s.WeightRulePos, "unknown weight_rule %q (downstream, upstream or absolute)", t.WeightRule)

@@ -51,6 +51,11 @@ type dagLoader struct {
 	// which operators a task may name and how cron day fields combine.
 	// Required: no edition stands in for another.
 	rules *editionRules
+	// tolerant: a definition file that cannot be read or built is an
+	// import error of the set, as in Airflow's DagBag (2.10.3
+	// models/dagbag.py:389-393), and the other files load; otherwise the
+	// first such file fails the load (the embedded examples, tests).
+	tolerant bool
 }
 
 // loadDir parses every definition in a folder on disk.
@@ -87,6 +92,19 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 	}
 	set := &DAGSet{}
 	seen := map[string]string{} // dag_id -> file
+	var failed error
+	// fail records a file's problem: an import error when tolerant, else
+	// the load's error.
+	fail := func(file string, err error) {
+		if !l.tolerant {
+			failed = err
+			return
+		}
+		set.ImportErrors = append(set.ImportErrors, FileImportError{File: absPath(file), Text: err.Error()})
+		if l.warn != nil {
+			l.warn(file, "DAG file did not load: "+err.Error())
+		}
+	}
 	for _, rel := range files {
 		file := filepath.Join(label, filepath.FromSlash(rel))
 		if l.ctx != nil && l.ctx.Err() != nil {
@@ -102,17 +120,34 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 			}
 			continue
 		}
-		if info.Size() > maxDefinitionBytes {
-			return nil, fmt.Errorf("read %s: %d bytes, over the limit of %d for a definition file", file, info.Size(), maxDefinitionBytes)
-		}
 		base := strings.TrimSuffix(rel, path.Ext(rel))
-		if path.Base(base) == "pools" && path.Dir(rel) != "." {
+		isPools := path.Base(base) == "pools"
+		if !isPools {
+			set.Files = append(set.Files, absPath(file))
+		}
+		if info.Size() > maxDefinitionBytes {
+			err := fmt.Errorf("read %s: %d bytes, over the limit of %d for a definition file", file, info.Size(), maxDefinitionBytes)
+			if isPools {
+				return nil, err
+			}
+			if fail(file, err); failed != nil {
+				return nil, failed
+			}
+			continue
+		}
+		if isPools && path.Dir(rel) != "." {
 			return nil, fmt.Errorf("%s: pools are read from %s at the top of the DAG folder only: move it there, or list it in %s",
 				file, path.Base(rel), airflowignoreName)
 		}
 		data, err := readAtMost(fsys, rel, maxDefinitionBytes)
-		if err != nil {
+		if err != nil && base == "pools" {
 			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		if err != nil {
+			if fail(file, fmt.Errorf("read %s: %w", file, err)); failed != nil {
+				return nil, failed
+			}
+			continue
 		}
 		if base == "pools" {
 			pools, err := readPools(data)
@@ -123,11 +158,22 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 			continue
 		}
 		dag, err := l.readDAG(data, file)
+		if err == nil {
+			if err = l.rules.checkDAG(dag); err != nil {
+				err = fmt.Errorf("line %d: %w", dag.idLine, err)
+			}
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
+			if fail(file, fmt.Errorf("%s: %w", file, err)); failed != nil {
+				return nil, failed
+			}
+			continue
 		}
 		if other, dup := seen[dag.DagID]; dup {
-			return nil, fmt.Errorf("%s: line %d: dag_id %q is already defined in %s", file, dag.idLine, dag.DagID, other)
+			if fail(file, fmt.Errorf("%s: line %d: dag_id %q is already defined in %s", file, dag.idLine, dag.DagID, other)); failed != nil {
+				return nil, failed
+			}
+			continue
 		}
 		seen[dag.DagID] = file
 		// Any file that cannot be served (none, or not one to serve) means
@@ -142,6 +188,15 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 		return nil, err
 	}
 	return set, nil
+}
+
+// absPath is file as an absolute path, which Airflow's import errors and
+// filelocs are; file itself when it cannot be resolved.
+func absPath(file string) string {
+	if abs, err := filepath.Abs(file); err == nil {
+		return abs
+	}
+	return file
 }
 
 // parseDAGFor reads one definition file (YAML or JSON) as read at now,

@@ -66,50 +66,6 @@ func pythonSurfaceOf(r *editionRules) string {
 	return "2"
 }
 
-// readPythonDAGFiles reads the .py files of the DAG folder at start and
-// records their import errors, logging each; the others' DAGs are read
-// and counted, not yet served (they wait for the format-neutral DAG
-// builder).
-func readPythonDAGFiles(ctx context.Context, c config, store *Store, logger zerolog.Logger) error {
-	if c.DagsDir == "" {
-		return nil // the embedded examples have no .py files
-	}
-	rules := c.Edition.rules()
-	files, err := listPythonFiles(ctx, c.DagsDir, rules, nil)
-	if err != nil {
-		return fmt.Errorf("list python dag files: %w", err)
-	}
-	if len(files) == 0 {
-		return nil
-	}
-	vars, err := store.Variables()
-	if err != nil {
-		return err
-	}
-	values := make(map[string]string, len(vars))
-	for _, v := range vars {
-		values[v.Key] = v.Val
-	}
-	log := logger.With().Str("component", "python").Logger()
-	r := pythonReader{Python: c.Python, Edition: pythonSurfaceOf(rules), Variables: values, Logger: log}
-	results, err := r.ReadFolder(ctx, c.DagsDir, files)
-	if err != nil {
-		return err
-	}
-	failed := map[string]string{}
-	dags := 0
-	for _, res := range results {
-		dags += len(res.DAGs)
-		if res.ImportError != nil {
-			failed[res.File] = *res.ImportError
-			log.Warn().Str("file", res.File).Str("import_error", *res.ImportError).Msg("DAG file did not load")
-		}
-	}
-	log.Info().Int("files", len(files)).Int("dags", dags).Int("import_errors", len(failed)).
-		Msg("python DAG files read; their DAGs are not served yet")
-	return store.RecordParse(files, failed, time.Now())
-}
-
 // isPythonName says whether a DAG folder file is a Python file.
 func isPythonName(name string) bool { return strings.EqualFold(path.Ext(name), ".py") }
 

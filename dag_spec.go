@@ -78,6 +78,20 @@ type dagSpec struct {
 	Tasks    []taskSpec // in the file's order
 	TasksPos specPos    // the tasks key
 
+	// Serialized: the spec comes from Airflow's serialized form (a Python
+	// file), whose own checks have run: task ids may hold the dots of
+	// task group prefixes, and a DAG may have no tasks (2.10.3
+	// utils/helpers.py:43 KEY_REGEX; models/dag.py validate() requires no
+	// task). Its values carry no lines.
+	Serialized bool
+	// Timetable is a schedule that airlite shows but does not run (a
+	// dataset-triggered DAG, a CronTriggerTimetable, a custom timetable):
+	// nil for the schedules above.
+	Timetable *Timetable
+	// ParamDocs are each param's description and schema, by name, when the
+	// front end has them (Python's Param); Params holds the values.
+	ParamDocs map[string]ParamDoc
+
 	// ReadErr is the problem that stopped the front end after the values
 	// above: the builder checks those first and then reports ReadErr, so
 	// that the problem a file reports is the first one in reading order,
@@ -109,6 +123,19 @@ type taskSpec struct {
 	Operator       string
 	OperatorPos    specPos
 	OperatorModule string
+	// OperatorName is Airflow's operator_name (a decorator's "@task",
+	// "@task.bash"); "": the class name. The fields below it are what the
+	// serialized form says of the class, for the API to show; YAML leaves
+	// them empty and the API derives them from Operator.
+	OperatorName string
+	IsMapped     bool
+	// ConcurrencyLimited: max_active_tis_per_dag or _per_dagrun is set
+	// (shown, not enforced).
+	ConcurrencyLimited bool
+	TemplateFields     []string // nil: the operator's, as airlite knows them
+	UIColor            string
+	UIFgcolor          string
+	ParamDocs          map[string]ParamDoc
 
 	// The BashOperator's template fields.
 	BashCommand    string

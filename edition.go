@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 )
@@ -129,7 +130,7 @@ type apiRules struct {
 	ti2Fields bool
 
 	// operatorFields adds the release's own attributes to task info.
-	operatorFields      func(info map[string]any, t *Task)
+	operatorFields      func(info map[string]any, dag *DAG, t *Task)
 	poolIncludeDeferred bool // pools carry include_deferred (Airflow 2)
 
 	// healthBody is the body of the webserver's GET /health.
@@ -341,7 +342,7 @@ var (
 			duplicate:  duplicate2,
 			newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 				taskEndDate: true, backfillPrefix: "backfill__"},
-			runStateDates:        runStateDates{endOnlyFromUnfinished: true, restartFinished: true},
+			runStateDates:        runStateDates{endOnlyFromUnfinished: true, restartFinished: true, tiSetState: true},
 			pauseNeedsDefinition: false,
 			pauseSubDAGs:         true,
 			deleteRefusesRunning: true,
@@ -686,13 +687,13 @@ func (r *editionRules) taskInfo(dag *DAG, t *Task) map[string]any {
 		"wait_for_downstream":       "False",
 		"weight_rule":               t.WeightRule,
 	}
-	r.operatorFields(info, t)
+	r.operatorFields(info, dag, t)
 	return info
 }
 
 // operatorFields110 adds the attributes of a 1.10 operator. 1.10.15 lists
 // instance attributes, so doc_md only where the file sets it.
-func operatorFields110(info map[string]any, t *Task) {
+func operatorFields110(info map[string]any, _ *DAG, t *Task) {
 	if t.DocMD != "" {
 		info["doc_md"] = t.DocMD
 	}
@@ -712,7 +713,7 @@ func operatorFields110(info map[string]any, t *Task) {
 }
 
 // operatorFields2 adds the attributes of an Airflow 2 operator.
-func operatorFields2(info map[string]any, t *Task) {
+func operatorFields2(info map[string]any, dag *DAG, t *Task) {
 	for _, k := range []string{"doc", "doc_json", "doc_rst", "doc_yaml", "executor", "map_index_template",
 		"max_active_tis_per_dag", "max_active_tis_per_dagrun", "on_execute_callback", "on_skipped_callback", "start_trigger_args"} {
 		info[k] = "None"
@@ -722,6 +723,11 @@ func operatorFields2(info map[string]any, t *Task) {
 		info["doc_md"] = t.DocMD
 	}
 	info["allow_nested_operators"] = "True"
+	// The DAG's root TaskGroup and the task's PriorityWeightStrategy have
+	// no __str__: Python shows class and address. The address is airlite's,
+	// steady for the DAG and for the task.
+	info["task_group"] = pyObjectStr("airflow.utils.task_group.TaskGroup", dag.DagID)
+	info["weight_rule"] = pyObjectStr("airflow.task.priority_strategy."+weightStrategyClass[t.WeightRule], dag.DagID+"\x00"+t.TaskID)
 	info["downstream_task_ids"] = pyRepr(pySet(t.Downstream))
 	info["upstream_task_ids"] = pyRepr(pySet(t.Upstream))
 	info["ignore_first_depends_on_past"] = "True"
@@ -742,6 +748,23 @@ func operatorFields2(info map[string]any, t *Task) {
 		info["template_fields"] = "['bash_command', 'env', 'cwd']"
 		info["template_fields_renderers"] = "{'bash_command': 'bash', 'env': 'json'}"
 	}
+}
+
+// weightStrategyClass is the PriorityWeightStrategy class of each weight
+// rule (2.10.3 airflow/task/priority_strategy.py:115-119).
+var weightStrategyClass = map[string]string{
+	"absolute":   "_AbsolutePriorityWeightStrategy",
+	"downstream": "_DownstreamPriorityWeightStrategy",
+	"upstream":   "_UpstreamPriorityWeightStrategy",
+}
+
+// pyObjectStr is object.__str__ of an object without one:
+// "<module.Class object at 0x7f…>". The address is a hash of key, shaped
+// as CPython's heap addresses on 64-bit Linux (16-byte aligned).
+func pyObjectStr(class, key string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	return fmt.Sprintf("<%s object at 0x7f%09x0>", class, h.Sum64()&0xfffffffff)
 }
 
 // uiColor is the operator's ui_color in Airflow 2.

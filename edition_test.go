@@ -77,7 +77,7 @@ func TestEditionRules_Table(t *testing.T) {
 	endingDAG := &DAG{DagID: "e", Tasks: []*Task{{TaskID: "a", EndDate: &taskEnd}, {TaskID: "b"}}}
 	observe := func(r *editionRules) map[string]any {
 		added := map[string]any{}
-		r.operatorFields(added, bash)
+		r.operatorFields(added, pastDAG, bash)
 		pastMet, pastErr := r.pastDependsMet(storeView{store.read()}, pastDAG, bash, other)
 		return map[string]any{
 			"triggerRules":            rulesAfterFailures(r),
@@ -209,7 +209,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
 			"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 				taskEndDate: true, backfillPrefix: "backfill__"},
-			"runStateDates":        runStateDates{endOnlyFromUnfinished: true, restartFinished: true},
+			"runStateDates":        runStateDates{endOnlyFromUnfinished: true, restartFinished: true, tiSetState: true},
 			"checkStateFilter":     true,
 			"ti2Fields":            true,
 			"poolIncludeDeferred":  true,
@@ -247,8 +247,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
 				"downstream_task_ids", "env", "executor", "ignore_first_depends_on_past", "map_index_template", "max_active_tis_per_dag",
 				"max_active_tis_per_dagrun", "multiple_outputs", "on_execute_callback", "on_skipped_callback", "operator_extra_links",
-				"start_from_trigger", "start_trigger_args", "template_ext", "template_fields", "template_fields_renderers",
-				"ui_color", "ui_fgcolor", "upstream_task_ids", "wait_for_past_depends_before_skipping"},
+				"start_from_trigger", "start_trigger_args", "task_group", "template_ext", "template_fields", "template_fields_renderers",
+				"ui_color", "ui_fgcolor", "upstream_task_ids", "wait_for_past_depends_before_skipping", "weight_rule"},
 		}},
 		{edition110, map[string]any{
 			"name":                    edition110,

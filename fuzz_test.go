@@ -92,7 +92,7 @@ func fuzzStore(t testing.TB) *Store {
 }
 
 func fuzzAPI(store *Store, e edition) *airflowAPI {
-	return &airflowAPI{store: store, edition: e, now: func() time.Time { return testNow }, unixname: testUnixname}
+	return newAirflowAPI(&operations{store: store, edition: e, now: func() time.Time { return testNow }, unixname: testUnixname})
 }
 
 // fuzzEdition picks an edition from a fuzzed byte.

@@ -503,7 +503,7 @@ var (
 		"on_failure_callback", "on_retry_callback", "on_skipped_callback", "on_success_callback",
 		"operator_extra_links", "outlets", "owner", "params", "pool", "pool_slots", "priority_weight", "queue",
 		"resources", "retries", "retry_delay", "retry_exponential_backoff", "run_as_user", "sla", "start_date",
-		"start_from_trigger", "start_trigger_args", "task_id", "template_ext", "template_fields",
+		"start_from_trigger", "start_trigger_args", "task_group", "task_id", "template_ext", "template_fields",
 		"template_fields_renderers", "trigger_rule", "ui_color", "ui_fgcolor", "upstream_task_ids",
 		"wait_for_downstream", "wait_for_past_depends_before_skipping", "weight_rule"}
 )
@@ -548,7 +548,7 @@ func TestServer_TaskInfo(t *testing.T) {
 					"template_fields_renderers": "{'bash_command': 'bash', 'env': 'json'}",
 					"ui_color":                  "#f0ede4", "ui_fgcolor": "#000", "operator_extra_links": "()",
 					"ignore_first_depends_on_past": "True", "start_trigger_args": "None",
-					"start_from_trigger": "False", "weight_rule": "downstream",
+					"start_from_trigger": "False",
 				})
 				checkDeprecationHeaders(t, edition2, res.header)
 			}},

@@ -71,41 +71,44 @@ const schedulerInterval = time.Second
 
 // config is the command line, after environment fallbacks.
 type config struct {
-	Addr             string
-	Edition          edition
-	DagsDir          string
-	Python           string // --python: the interpreter that reads Python DAG files
-	Home             string
-	Snapshot         string
-	SnapshotInterval time.Duration
-	SnapshotBad      string // refuse or move: what to do with a snapshot that cannot be read
-	Scheduler        bool
-	FakeClock        bool
-	JournalSize      int
-	MaxRunsPerDag    int    // 0: no limit
-	RunRetention     string // keep or drop-oldest-finished: what happens at MaxRunsPerDag
-	MaxPools         int    // 0: no limit
-	MaxDags          int    // DAGs loaded through POST /_airlite/dags; 0: no limit
-	MaxConfBytes     int64  // --max-conf-bytes-total: the confs of every run; 0: no limit
-	MaxVariables     int    // --max-variables and the rest: 0 is no limit
-	MaxVariableBytes int
-	MaxConnections   int
-	MaxConnBytes     int // --max-connection-bytes
-	MaxXComs         int
-	MaxXComBytes     int
-	MaxEventLogs     int // --max-event-logs: the newest kept; 0: all
-	Parallelism      int
-	AuthBackend      string
-	UsersFile        string
-	AllowedOrigins   []string // pages of other sites that may use the API
-	AllowedHosts     []string // Host names answered besides the loopback ones
-	InsecureOpenAPI  bool     // --auth-backend default beyond loopback, on purpose
-	BodyTimeout      time.Duration
-	ShutdownGrace    time.Duration // how long a planned stop waits for running tasks
-	ShowVersion      bool          // --version: print the versions and exit
-	ReadyFile        string
-	LogFormat        string
-	LogLevel         zerolog.Level
+	Addr    string
+	Edition edition
+	DagsDir string
+	Python  string // --python: the interpreter that reads Python DAG files
+	// FailOnImportErrors: a DAG file that does not load stops the start
+	// (test suites that want to fail fast), instead of being an import error.
+	FailOnImportErrors bool
+	Home               string
+	Snapshot           string
+	SnapshotInterval   time.Duration
+	SnapshotBad        string // refuse or move: what to do with a snapshot that cannot be read
+	Scheduler          bool
+	FakeClock          bool
+	JournalSize        int
+	MaxRunsPerDag      int    // 0: no limit
+	RunRetention       string // keep or drop-oldest-finished: what happens at MaxRunsPerDag
+	MaxPools           int    // 0: no limit
+	MaxDags            int    // DAGs loaded through POST /_airlite/dags; 0: no limit
+	MaxConfBytes       int64  // --max-conf-bytes-total: the confs of every run; 0: no limit
+	MaxVariables       int    // --max-variables and the rest: 0 is no limit
+	MaxVariableBytes   int
+	MaxConnections     int
+	MaxConnBytes       int // --max-connection-bytes
+	MaxXComs           int
+	MaxXComBytes       int
+	MaxEventLogs       int // --max-event-logs: the newest kept; 0: all
+	Parallelism        int
+	AuthBackend        string
+	UsersFile          string
+	AllowedOrigins     []string // pages of other sites that may use the API
+	AllowedHosts       []string // Host names answered besides the loopback ones
+	InsecureOpenAPI    bool     // --auth-backend default beyond loopback, on purpose
+	BodyTimeout        time.Duration
+	ShutdownGrace      time.Duration // how long a planned stop waits for running tasks
+	ShowVersion        bool          // --version: print the versions and exit
+	ReadyFile          string
+	LogFormat          string
+	LogLevel           zerolog.Level
 }
 
 // parseConfig reads flags; every flag falls back to AIRLITE_<FLAG> in the
@@ -122,6 +125,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&editionText, "edition", "2", "Airflow edition to answer as: 2 (2.10.3), 1.10 (1.10.15), 1.10-rbac")
 	fs.StringVar(&c.DagsDir, "dags", "", "folder of DAG definition files (default: the embedded examples)")
 	fs.StringVar(&c.Python, "python", "python3", "Python 3 interpreter that reads the DAG folder's .py files, e.g. a project's virtualenv")
+	fs.BoolVar(&c.FailOnImportErrors, "fail-on-import-errors", false, "refuse to start when a DAG file does not load, instead of listing it in importErrors and serving the others")
 	fs.StringVar(&c.Home, "home", "~/airlite", "working folder; the snapshot lives here")
 	fs.StringVar(&c.Snapshot, "snapshot", "", "snapshot file, or off (default: snapshot.json under --home)")
 	fs.DurationVar(&c.SnapshotInterval, "snapshot-interval", 5*time.Second, "how often a changed state is written")
@@ -528,7 +532,7 @@ func loadDAGSet(ctx context.Context, dir string, e edition, logger zerolog.Logge
 	if dir == "" {
 		return loadExampleDAGs(e.rules(), time.Now())
 	}
-	loader := dagLoader{ctx: ctx, rules: e.rules(), warn: func(file, problem string) {
+	loader := dagLoader{ctx: ctx, rules: e.rules(), tolerant: true, warn: func(file, problem string) {
 		logger.Warn().Str("file", file).Msg(problem)
 	}}
 	return loader.loadDir(dir)

@@ -132,10 +132,7 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := store.LoadDAGs(dags); err != nil {
-			return nil, nil, fmt.Errorf("load dags: %w", err)
-		}
-		if err := readPythonDAGFiles(ctx, c, store, logger); err != nil {
+		if err := loadDAGFolder(ctx, c, store, dags, logger); err != nil {
 			return nil, nil, err
 		}
 		return store, nil, nil
@@ -186,10 +183,7 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 			return nil, nil, err
 		}
 	}
-	if err := store.LoadDAGs(dags); err != nil {
-		return nil, nil, fmt.Errorf("load dags: %w", err)
-	}
-	if err := readPythonDAGFiles(ctx, c, store, logger); err != nil {
+	if err := loadDAGFolder(ctx, c, store, dags, logger); err != nil {
 		return nil, nil, err
 	}
 	if restored {
@@ -210,6 +204,25 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 		return nil, nil, fmt.Errorf("take the id lease: %w", err)
 	}
 	return store, sn, nil
+}
+
+// loadDAGFolder adds the DAG folder's Python DAGs to dags (read after the
+// restore: Variable.get finds the restored variables), refuses to go on
+// with --fail-on-import-errors when any file did not load, then loads the
+// DAGs into the store and records the import errors.
+func loadDAGFolder(ctx context.Context, c config, store *Store, dags *DAGSet, logger zerolog.Logger) error {
+	if err := readPythonDAGs(ctx, c, store, dags, logger); err != nil {
+		return err
+	}
+	if c.FailOnImportErrors {
+		if err := importErrorsFatal(dags); err != nil {
+			return err
+		}
+	}
+	if err := store.LoadDAGs(dags); err != nil {
+		return fmt.Errorf("load dags: %w", err)
+	}
+	return recordImportErrors(store, dags, time.Now())
 }
 
 // reportDagsWithoutFile logs every DAG whose file is gone but whose rows

@@ -611,6 +611,11 @@ func TestRun_DagsFolder(t *testing.T) {
 	}
 }
 
+// TestRun_DagsFolder_BrokenFile: a DAG file that does not load is an
+// import error, as in Airflow (2.10.3 models/dagbag.py:389-393): airlite
+// starts, serves the other files' DAGs and lists the broken file with its
+// text in /importErrors. --fail-on-import-errors (or its environment
+// variable) refuses to start instead, naming the file.
 func TestRun_DagsFolder_BrokenFile(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -645,28 +650,79 @@ func TestRun_DagsFolder_BrokenFile(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dags, tc.file), []byte(tc.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			home := t.TempDir()
-			var stdout, stderr syncBuffer
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			args := []string{"--addr", "127.0.0.1:0", "--dags", dags, "--home", home, "--snapshot", "off",
-				"--scheduler", "off", "--log-format", "json"}
-			err := run(ctx, args, mapEnv(map[string]string{"HOME": home}), &stdout, &stderr)
-			if err == nil {
-				t.Fatal("run with a broken DAG file = nil, want an error")
+			s := startRun(t, "--dags", dags)
+			if status, body := mainGet(t, s.baseURL+"/api/v1/dags/airlite_main_test"); status != http.StatusOK {
+				t.Errorf("GET the good DAG beside a broken file = %d %s, want 200", status, body)
 			}
-			if ctx.Err() != nil {
-				t.Fatalf("run served until the test's deadline instead of refusing to start: %v", err)
+			status, body := mainGet(t, s.baseURL+"/api/v1/importErrors")
+			var answer struct {
+				ImportErrors []struct {
+					Filename   string `json:"filename"`
+					StackTrace string `json:"stack_trace"`
+				} `json:"import_errors"`
+			}
+			if err := json.Unmarshal([]byte(body), &answer); status != http.StatusOK || err != nil || len(answer.ImportErrors) != 1 {
+				t.Fatalf("GET /importErrors = %d %s, want the broken file", status, body)
+			}
+			if got := answer.ImportErrors[0]; got.Filename != filepath.Join(dags, tc.file) {
+				t.Errorf("import error of %s, want %s", got.Filename, filepath.Join(dags, tc.file))
 			}
 			for _, want := range tc.wantInErr {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not contain %q", err, want)
+				if !strings.Contains(answer.ImportErrors[0].StackTrace, want) {
+					t.Errorf("import error %q does not contain %q", answer.ImportErrors[0].StackTrace, want)
 				}
 			}
-			if stdout.String() != "" {
-				t.Errorf("stdout = %q, want nothing (the server must not start)", stdout.String())
+			if log := s.stderr.String(); !strings.Contains(log, "DAG file did not load") || !strings.Contains(log, tc.file) {
+				t.Errorf("log does not report the broken file:\n%s", log)
 			}
 		})
+		for _, how := range []string{"flag", "environment"} {
+			t.Run(tc.name+" fail fast by "+how, func(t *testing.T) {
+				t.Parallel()
+				dags := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dags, "good.yaml"), []byte(mainTestDAG), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dags, tc.file), []byte(tc.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				failFast(t, dags, how, append([]string{"--fail-on-import-errors", tc.file}, tc.wantInErr...))
+			})
+		}
+	}
+}
+
+// failFast runs airlite on dags with --fail-on-import-errors (given as a
+// flag or through AIRLITE_FAIL_ON_IMPORT_ERRORS) and checks that it
+// refuses to start with an error holding each of wantInErr.
+func failFast(t *testing.T, dags, how string, wantInErr []string) {
+	t.Helper()
+	home := t.TempDir()
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	args := []string{"--addr", "127.0.0.1:0", "--dags", dags, "--home", home, "--snapshot", "off",
+		"--scheduler", "off", "--log-format", "json"}
+	env := map[string]string{"HOME": home}
+	if how == "flag" {
+		args = append(args, "--fail-on-import-errors")
+	} else {
+		env["AIRLITE_FAIL_ON_IMPORT_ERRORS"] = "true"
+	}
+	err := run(ctx, args, mapEnv(env), &stdout, &stderr)
+	if err == nil {
+		t.Fatal("run with a broken DAG file = nil, want an error")
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("run served until the test's deadline instead of refusing to start: %v", err)
+	}
+	for _, want := range wantInErr {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if stdout.String() != "" {
+		t.Errorf("stdout = %q, want nothing (the server must not start)", stdout.String())
 	}
 }
 

@@ -179,6 +179,11 @@ type TaskInstance struct {
 	// none. It stays through retries and clears, as Airflow's
 	// task_instance_note row does.
 	Note *string
+	// Rendered is the last try's rendered template fields, as Airflow's
+	// RenderedTaskInstanceFields row keeps them (a BashOperator's
+	// bash_command, env and cwd; nil values are None); nil until a try
+	// rendered them.
+	Rendered map[string]any
 }
 
 // runTasks is the row that holds one run's task instances, in task_id

@@ -632,6 +632,11 @@ type runStateDates struct {
 	endOnlyFromUnfinished bool
 	// A finished run set running starts again now (2.10.3 dagrun.py:329-334).
 	restartFinished bool
+	// The task instances a finished state marks go through
+	// TaskInstance.set_state: started now if they had not started, ended
+	// now if not ended, their duration the span between (2.10.3
+	// models/taskinstance.py:2425-2428). Otherwise they end now.
+	tiSetState bool
 }
 
 // ForceRunState sets a run's state as Airflow's set_dag_run_state_to_* do:
@@ -673,6 +678,16 @@ func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time
 			}
 			forced := *ti
 			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now
+			if dates.tiSetState {
+				if forced.StartDate == nil {
+					forced.StartDate = &now
+				}
+				if ti.EndDate != nil {
+					forced.EndDate = ti.EndDate
+				}
+				d := forced.EndDate.Sub(*forced.StartDate).Seconds()
+				forced.Duration = &d
+			}
 			changed = append(changed, &forced)
 		}
 		if err := putTaskInstancesTxn(txn, changed...); err != nil {

@@ -54,7 +54,7 @@ func checkConnectionRename(c *Connection, newID string) error {
 }
 
 // connection is the connection with connection_id id.
-func (o *resourceOps) connection(id string) (*Connection, error) {
+func (o *operations) connection(id string) (*Connection, error) {
 	c, err := o.store.ConnectionByID(id)
 	if errors.Is(err, errNotFound) {
 		return nil, opErr(errNotFound, faultConnectionNotFound, "conn_id", id)
@@ -64,7 +64,7 @@ func (o *resourceOps) connection(id string) (*Connection, error) {
 
 // connections lists connections in q's order (by id when q names none);
 // a missing value sorts after every value, as PostgreSQL sorts NULL.
-func (o *resourceOps) connections(q listQuery) (listed[*Connection], error) {
+func (o *operations) connections(q listQuery) (listed[*Connection], error) {
 	conns, err := o.store.Connections() // by id
 	if err != nil {
 		return listed[*Connection]{}, err
@@ -88,7 +88,7 @@ func (o *resourceOps) connections(q listQuery) (listed[*Connection], error) {
 
 // createConnection adds a connection whose connection_id is valid and
 // not taken.
-func (o *resourceOps) createConnection(c Connection) (*Connection, error) {
+func (o *operations) createConnection(c Connection) (*Connection, error) {
 	if err := checkConnectionID(c.ConnID); err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (o *resourceOps) createConnection(c Connection) (*Connection, error) {
 
 // updateConnection changes an existing connection by change; its
 // connection_id stays.
-func (o *resourceOps) updateConnection(id string, change func(*Connection)) (*Connection, error) {
+func (o *operations) updateConnection(id string, change func(*Connection)) (*Connection, error) {
 	c, err := o.store.UpdateConnection(id, func(c Connection) (Connection, error) {
 		change(&c)
 		return c, nil
@@ -113,7 +113,7 @@ func (o *resourceOps) updateConnection(id string, change func(*Connection)) (*Co
 }
 
 // deleteConnection removes the connection with connection_id id.
-func (o *resourceOps) deleteConnection(id string) error {
+func (o *operations) deleteConnection(id string) error {
 	err := o.store.DeleteConnection(id)
 	if errors.Is(err, errNotFound) {
 		return opErr(errNotFound, faultConnectionNotFound, "conn_id", id)

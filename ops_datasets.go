@@ -23,26 +23,26 @@ var (
 )
 
 // dataset is the dataset at uri: there is none.
-func (o *resourceOps) dataset(uri string) error {
+func (o *operations) dataset(uri string) error {
 	return opErr(errNotFound, faultDatasetNotFound, "uri", uri)
 }
 
 // createDatasetEvent records an event of the dataset at uri, which must
 // exist: none does.
-func (o *resourceOps) createDatasetEvent(uri string) error {
+func (o *operations) createDatasetEvent(uri string) error {
 	return opErr(errNotFound, faultDatasetOfEventNotFound, "uri", uri)
 }
 
 // queuedEvents are the queued dataset events of a DAG, a dataset, or the
 // pair ("" for either: any): there are none. It reads nothing, so it
-// needs no resourceOps.
+// needs no operations.
 func queuedEvents(dagID, uri string) error {
 	return opErr(errNotFound, faultQueuedEventNotFound, "dag_id", dagID, "uri", uri)
 }
 
 // reparseDagFile asks for the DAG file at path to be parsed again: a file
 // no DAG comes from is not found.
-func (o *resourceOps) reparseDagFile(path string) error {
+func (o *operations) reparseDagFile(path string) error {
 	rows, err := o.store.Dags()
 	if err != nil {
 		return err

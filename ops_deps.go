@@ -29,7 +29,7 @@ type tiDep struct{ name, reason string }
 // instance with no state or scheduled, sorted by name (those of one name
 // in the order their dep gives them); none for any other state, or when
 // the DAG or the task is gone (as Airflow answers).
-func (o *resourceOps) taskInstanceDependencies(dagID, runID, taskID string, mapIndex int64) ([]tiDep, error) {
+func (o *operations) taskInstanceDependencies(dagID, runID, taskID string, mapIndex int64) ([]tiDep, error) {
 	var deps []tiDep
 	err := o.store.View(func(v storeView) error {
 		ti, err := v.TaskInstance(dagID, runID, taskID)

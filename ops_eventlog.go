@@ -95,7 +95,7 @@ func compareNullable[T any](a, b *T, c func(T, T) int) int {
 
 // eventLogs lists the events f picks in q's order (by id when q names
 // none; ties in id order).
-func (o *resourceOps) eventLogs(f eventLogFilter, q listQuery) (listed[*EventLog], error) {
+func (o *operations) eventLogs(f eventLogFilter, q listQuery) (listed[*EventLog], error) {
 	all, err := o.store.EventLogs() // by id
 	if err != nil {
 		return listed[*EventLog]{}, err
@@ -111,7 +111,7 @@ func (o *resourceOps) eventLogs(f eventLogFilter, q listQuery) (listed[*EventLog
 
 // eventLog is the event with id; ids are positive, so a negative one
 // names none.
-func (o *resourceOps) eventLog(id int64) (*EventLog, error) {
+func (o *operations) eventLog(id int64) (*EventLog, error) {
 	var e *EventLog
 	err := errNotFound
 	if id >= 0 {
@@ -125,4 +125,4 @@ func (o *resourceOps) eventLog(id int64) (*EventLog, error) {
 
 // logEvent appends an event (an API's action, as Airflow's
 // action_logging writes it).
-func (o *resourceOps) logEvent(e EventLog) error { return o.store.AppendEventLog(e) }
+func (o *operations) logEvent(e EventLog) error { return o.store.AppendEventLog(e) }

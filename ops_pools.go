@@ -96,7 +96,7 @@ func checkDefaultPoolChange(name, namedAs string, fields []string) error {
 
 // pools lists pools in q's order (by name when q names none; ties in the
 // order they were created) with the slots their task instances hold.
-func (o *resourceOps) pools(q listQuery) (listed[pooled], error) {
+func (o *operations) pools(q listQuery) (listed[pooled], error) {
 	pools, err := o.store.Pools() // by name
 	if err != nil {
 		return listed[pooled]{}, err
@@ -125,7 +125,7 @@ func (o *resourceOps) pools(q listQuery) (listed[pooled], error) {
 }
 
 // pool is one pool with the slots held now.
-func (o *resourceOps) pool(name string) (pooled, error) {
+func (o *operations) pool(name string) (pooled, error) {
 	p, err := o.store.PoolByName(name)
 	if errors.Is(err, errNotFound) {
 		return pooled{}, opErr(errNotFound, faultPoolNotFound, "name", name)
@@ -136,7 +136,7 @@ func (o *resourceOps) pool(name string) (pooled, error) {
 	return o.withSlots(p)
 }
 
-func (o *resourceOps) withSlots(p *Pool) (pooled, error) {
+func (o *operations) withSlots(p *Pool) (pooled, error) {
 	used, err := o.store.PoolSlotsByName()
 	if err != nil {
 		return pooled{}, err
@@ -146,7 +146,7 @@ func (o *resourceOps) withSlots(p *Pool) (pooled, error) {
 
 // putPool creates a pool or replaces an existing one's slots and
 // description (the experimental API's POST /pools, Pool.create_or_update_pool).
-func (o *resourceOps) putPool(name string, slots int64, description *string) (*Pool, error) {
+func (o *operations) putPool(name string, slots int64, description *string) (*Pool, error) {
 	if err := checkPoolFields(name, description); err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (o *resourceOps) putPool(name string, slots int64, description *string) (*P
 	if err != nil {
 		return nil, err
 	}
-	o.wakeScheduler() // more slots may let waiting tasks start
+	o.wake() // more slots may let waiting tasks start
 	return p, nil
 }
 
@@ -163,7 +163,7 @@ func (o *resourceOps) putPool(name string, slots int64, description *string) (*P
 // body with "name": null arrives here with an empty name, which airlite
 // has always stored (Airflow's NOT NULL column fails there with a 500);
 // kept so that answers stay as they were.
-func (o *resourceOps) createPool(p Pool) (pooled, error) {
+func (o *operations) createPool(p Pool) (pooled, error) {
 	if err := cmp.Or(checkPoolNameLength(p.Name), checkPoolDescription(p.Description)); err != nil {
 		return pooled{}, err
 	}
@@ -174,12 +174,12 @@ func (o *resourceOps) createPool(p Pool) (pooled, error) {
 	if err != nil {
 		return pooled{}, err
 	}
-	o.wakeScheduler() // a pool a waiting task names may now exist
+	o.wake() // a pool a waiting task names may now exist
 	return o.withSlots(created)
 }
 
 // updatePool changes a pool by change, which may rename it.
-func (o *resourceOps) updatePool(name string, change func(Pool) Pool) (pooled, error) {
+func (o *operations) updatePool(name string, change func(Pool) Pool) (pooled, error) {
 	p, err := o.store.UpdatePool(name, change)
 	var exists *existsError
 	switch {
@@ -190,13 +190,13 @@ func (o *resourceOps) updatePool(name string, change func(Pool) Pool) (pooled, e
 	case err != nil:
 		return pooled{}, err
 	}
-	o.wakeScheduler() // more slots may let waiting tasks start
+	o.wake() // more slots may let waiting tasks start
 	return o.withSlots(p)
 }
 
 // deletePool removes a pool other than default_pool and returns it as it
 // was.
-func (o *resourceOps) deletePool(name string) (*Pool, error) {
+func (o *operations) deletePool(name string) (*Pool, error) {
 	if name == defaultPoolName {
 		return nil, opErr(errInvalid, faultDefaultPoolDelete)
 	}

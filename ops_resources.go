@@ -2,11 +2,12 @@ package main
 
 // The operations on the resources around runs: pools, variables,
 // connections, XCom entries, the event log, a task instance's
-// dependencies and datasets (ops_pools.go, ops_variables.go, ...). Every
+// dependencies and datasets (ops_pools.go, ops_variables.go, ...), methods
+// of the one operations value (ops.go) like those on runs and DAGs. Every
 // API and the status page call them; they take and return typed values and
 // say what went wrong as opErrors (ops_errors.go), which each dialect
-// phrases in its own words (apiexp_errors_resources.go,
-// apiv1_errors_resources.go). Listings take one neutral listQuery.
+// phrases in its own words (apiexp_errors.go, apiv1_errors.go). Listings
+// take one neutral listQuery.
 //
 // Where a dialect must check things in Airflow's order around a write (a
 // body's schema between "does it exist" and "change it"), the domain rules
@@ -15,26 +16,7 @@ package main
 
 import (
 	"slices"
-	"time"
 )
-
-// resourceOps holds what the resource operations need: the store, the
-// edition's rules, the clock, and how to wake the scheduler.
-type resourceOps struct {
-	store *Store
-	rules *editionRules
-	now   func() time.Time
-	// wake tells the scheduler there may be work (a pool grew or
-	// appeared); nil when there is no scheduler.
-	wake func()
-}
-
-// wakeScheduler is the one way these operations wake the scheduler.
-func (o *resourceOps) wakeScheduler() {
-	if o.wake != nil {
-		o.wake()
-	}
-}
 
 // listQuery is a neutral listing request: the attribute to order by (""
 // for the resource's own order), descending or not, and the window. A
@@ -87,10 +69,4 @@ func window[T any](rows []T, q listQuery) []T {
 		rows = rows[:q.limit]
 	}
 	return rows
-}
-
-// resourceOps are the resource operations as the server's APIs and pages
-// call them.
-func (s *server) resourceOps() *resourceOps {
-	return &resourceOps{store: s.opts.Store, rules: s.rules(), now: s.opts.Now, wake: s.ops.wake}
 }

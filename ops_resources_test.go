@@ -11,17 +11,17 @@ import (
 
 // newResourceOps is the resource operations over a fresh edition-2 store
 // with the examples loaded, counting how often they wake the scheduler.
-func newResourceOps(t *testing.T) (*resourceOps, *int) {
+func newResourceOps(t *testing.T) (*operations, *int) {
 	t.Helper()
 	return resourceOpsOf(newTestServer(t, edition2))
 }
 
 // resourceOpsOf is the resource operations over a test server's store.
-func resourceOpsOf(ts *testServer) (*resourceOps, *int) {
+func resourceOpsOf(ts *testServer) (*operations, *int) {
 	wakes := new(int)
 	now := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
-	return &resourceOps{store: ts.store, rules: edition2.rules(), now: func() time.Time { return now },
-		wake: func() { *wakes++ }}, wakes
+	return &operations{store: ts.store, edition: edition2, now: func() time.Time { return now },
+		kick: func() { *wakes++ }}, wakes
 }
 
 // wantFault checks that err is the opError fault of kind kind (or nil
@@ -46,38 +46,38 @@ func TestResourceOps_PoolWrites(t *testing.T) {
 	longDesc := strings.Repeat("d", maxPoolDescriptionBytes+1)
 	tests := []struct {
 		name      string
-		op        func(o *resourceOps) error
+		op        func(o *operations) error
 		wantFault opFault
 		wantKind  error
 		wantWakes int
 	}{
-		{"create wakes", func(o *resourceOps) error { _, err := o.createPool(Pool{Name: "p", Slots: 2}); return err }, "", nil, 1},
-		{"create a taken name", func(o *resourceOps) error { _, err := o.createPool(Pool{Name: defaultPoolName}); return err },
+		{"create wakes", func(o *operations) error { _, err := o.createPool(Pool{Name: "p", Slots: 2}); return err }, "", nil, 1},
+		{"create a taken name", func(o *operations) error { _, err := o.createPool(Pool{Name: defaultPoolName}); return err },
 			faultPoolExists, errConflict, 0},
-		{"create a long name", func(o *resourceOps) error { _, err := o.createPool(Pool{Name: long}); return err },
+		{"create a long name", func(o *operations) error { _, err := o.createPool(Pool{Name: long}); return err },
 			faultPoolNameTooLong, errInvalid, 0},
-		{"put wakes", func(o *resourceOps) error { _, err := o.putPool(defaultPoolName, 3, nil); return err }, "", nil, 1},
-		{"put an empty name", func(o *resourceOps) error { _, err := o.putPool("  ", 3, nil); return err }, faultPoolNameEmpty, errInvalid, 0},
-		{"put a long description", func(o *resourceOps) error { _, err := o.putPool("p", 3, &longDesc); return err },
+		{"put wakes", func(o *operations) error { _, err := o.putPool(defaultPoolName, 3, nil); return err }, "", nil, 1},
+		{"put an empty name", func(o *operations) error { _, err := o.putPool("  ", 3, nil); return err }, faultPoolNameEmpty, errInvalid, 0},
+		{"put a long description", func(o *operations) error { _, err := o.putPool("p", 3, &longDesc); return err },
 			faultPoolDescTooLong, errInvalid, 0},
-		{"update wakes", func(o *resourceOps) error {
+		{"update wakes", func(o *operations) error {
 			_, err := o.updatePool(defaultPoolName, func(p Pool) Pool { p.Slots = 9; return p })
 			return err
 		}, "", nil, 1},
-		{"update a missing pool", func(o *resourceOps) error {
+		{"update a missing pool", func(o *operations) error {
 			_, err := o.updatePool("nope", func(p Pool) Pool { return p })
 			return err
 		}, faultPoolNotFound, errNotFound, 0},
-		{"rename onto a taken name", func(o *resourceOps) error {
+		{"rename onto a taken name", func(o *operations) error {
 			if _, err := o.createPool(Pool{Name: "p"}); err != nil {
 				return err
 			}
 			_, err := o.updatePool("p", func(p Pool) Pool { p.Name = defaultPoolName; return p })
 			return err
 		}, faultPoolExists, errConflict, 1},
-		{"delete default_pool", func(o *resourceOps) error { _, err := o.deletePool(defaultPoolName); return err },
+		{"delete default_pool", func(o *operations) error { _, err := o.deletePool(defaultPoolName); return err },
 			faultDefaultPoolDelete, errInvalid, 0},
-		{"delete a missing pool", func(o *resourceOps) error { _, err := o.deletePool("nope"); return err },
+		{"delete a missing pool", func(o *operations) error { _, err := o.deletePool("nope"); return err },
 			faultPoolNotFound, errNotFound, 0},
 	}
 	for _, tc := range tests {
@@ -379,7 +379,7 @@ func TestResourcePhrasebooks_CoverEveryFault(t *testing.T) {
 		name   string
 		book   phrasebook
 		faults []opFault
-	}{{"experimental", apiexpResourcePhrases, poolFaults}, {"v1", apiv1ResourcePhrases, v1Faults}} {
+	}{{"experimental", expPhrases(edition2.rules()), poolFaults}, {"v1", apiv1ResourcePhrases, v1Faults}} {
 		for _, f := range book.faults {
 			if _, ok := book.book[f]; !ok {
 				t.Errorf("the %s book has no words for %s", book.name, f)

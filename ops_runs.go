@@ -1,9 +1,9 @@
 package main
 
-// Runs: list, set a run's state or note, clear a run, delete a run. The
-// stable API's dag_run_endpoint.py, the admin endpoints and the status
-// page call these; the experimental API's run listings read the store's
-// own indexes.
+// Runs: list, set a run's state or note, clear a run, delete a run, the
+// latest runs, a run's lineage. The stable API's dag_run_endpoint.py, the
+// experimental API's run listings, the admin endpoints and the status page
+// call these.
 
 import (
 	"bytes"
@@ -39,13 +39,37 @@ func (o *operations) runByID(dagID, runID string) (*DagRun, error) {
 
 // setRunState forces a run's state, its task instances following as
 // Store.ForceRunState says (Airflow's set_dag_run_state_to_*); the tries
-// that stop running stop with it. The store's missingError says which
-// row is absent.
+// that stop running stop with it. A missing run is faultRunNotFound.
 func (o *operations) setRunState(dagID, runID string, state RunState) error {
 	now, dates := o.clock(), o.rules().runStateDates
-	return o.stopWriteWake(func() ([]tiKey, error) {
+	err := o.stopWriteWake(func() ([]tiKey, error) {
 		return o.store.ForceRunState(dagID, runID, state, now, dates)
 	})
+	return missingFault(err)
+}
+
+// missingFault is the store's missingError (a write that did not find its
+// DAG, run or task) as the operations' fault for that row.
+func missingFault(err error) error {
+	var m *missingError
+	if !errors.As(err, &m) {
+		return err
+	}
+	switch m.what {
+	case "dag":
+		return opErr(errNotFound, faultDagNotFound, "dag_id", m.dagID)
+	case "task":
+		return opErr(errNotFound, faultTaskMissing, "dag_id", m.dagID, "task_id", m.taskID)
+	}
+	return opErr(errNotFound, faultRunNotFound, "dag_id", m.dagID, "run_id", m.runID)
+}
+
+// latestRuns is every DAG's latest run by logical date, by dag_id.
+func (o *operations) latestRuns() ([]*DagRun, error) { return o.store.LatestRuns() }
+
+// lineage is what a run's tries recorded of their inlets and outlets.
+func (o *operations) lineage(run *DagRun) ([]*LineageRecord, error) {
+	return o.store.Lineage(run.DagID, run.RunID)
 }
 
 // setRunNote sets or (nil) removes a run's note.

@@ -168,6 +168,15 @@ func (o *operations) taskInstance(dagID, runID, taskID string) (*DagRun, *TaskIn
 	return nil, nil, err
 }
 
+// runTaskInstance is one task instance of a run the caller has found.
+func (o *operations) runTaskInstance(run *DagRun, taskID string) (*TaskInstance, error) {
+	ti, err := o.store.TaskInstance(run.DagID, run.RunID, taskID)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultTINotFound, "dag_id", run.DagID, "run_id", run.RunID, "task_id", taskID)
+	}
+	return ti, err
+}
+
 // dagTask is a loaded DAG and one of its tasks.
 func (o *operations) dagTask(dagID, taskID string) (*DAG, *Task, error) {
 	row, err := o.dagDefinition(dagID)
@@ -304,8 +313,8 @@ func (o *operations) setTaskInstanceNote(dagID, runID, taskID string, mapIndex i
 // forceTaskState marks a task instance, and with upstream/downstream its
 // relatives in the same run, as Airflow's set_state does (see
 // Store.ForceTaskStates); tries that stop running stop with it. The
-// answer is the task_ids marked; the store's missingError says which row
-// is absent.
+// answer is the task_ids marked; a missing DAG, run or task is its fault
+// (faultDagNotFound, faultRunNotFound, faultTaskMissing).
 func (o *operations) forceTaskState(dagID, runID, taskID string, state TaskState, upstream, downstream bool) ([]string, error) {
 	now := o.clock()
 	pick := func(dag *DAG) ([]string, error) {
@@ -320,7 +329,7 @@ func (o *operations) forceTaskState(dagID, runID, taskID string, state TaskState
 		marked, stopped, err = o.store.ForceTaskStates(dagID, runID, state, now, pick)
 		return stopped, err
 	})
-	return marked, err
+	return marked, missingFault(err)
 }
 
 // relatives is the task and, transitively, its upstream and/or downstream

@@ -77,10 +77,7 @@ type triggered struct {
 // dagDefinition is a DAG that can run: its DagModel row, then its loaded
 // definition (Airflow's check_and_get_dag).
 func (o *operations) dagDefinition(dagID string) (*DagRow, error) {
-	row, err := o.store.DagByID(dagID)
-	if errors.Is(err, errNotFound) {
-		return nil, opErr(errNotFound, faultDagNotFound, "dag_id", dagID)
-	}
+	row, err := o.dagRow(dagID)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +85,15 @@ func (o *operations) dagDefinition(dagID string) (*DagRow, error) {
 		return nil, opErr(errNotFound, faultDagNotLoaded, "dag_id", dagID)
 	}
 	return row, nil
+}
+
+// dagRow is a DAG's DagModel row, whether its definition loaded or not.
+func (o *operations) dagRow(dagID string) (*DagRow, error) {
+	row, err := o.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultDagNotFound, "dag_id", dagID)
+	}
+	return row, err
 }
 
 // trigger creates a manual run with its task instances and wakes the

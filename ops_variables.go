@@ -36,7 +36,7 @@ func checkVariableKey(key string) error {
 }
 
 // variable is the variable under key.
-func (o *resourceOps) variable(key string) (Variable, error) {
+func (o *operations) variable(key string) (Variable, error) {
 	v, ok := o.store.Variable(key)
 	if !ok {
 		return Variable{}, opErr(errNotFound, faultVariableNotFound, "key", key)
@@ -45,7 +45,7 @@ func (o *resourceOps) variable(key string) (Variable, error) {
 }
 
 // variables lists variables in q's order (by id when q names none).
-func (o *resourceOps) variables(q listQuery) (listed[*Variable], error) {
+func (o *operations) variables(q listQuery) (listed[*Variable], error) {
 	vars, err := o.store.Variables() // by id
 	if err != nil {
 		return listed[*Variable]{}, err
@@ -62,7 +62,7 @@ func (o *resourceOps) variables(q listQuery) (listed[*Variable], error) {
 }
 
 // setVariable stores a variable under key, replacing any there.
-func (o *resourceOps) setVariable(key, val string, description *string) (*Variable, error) {
+func (o *operations) setVariable(key, val string, description *string) (*Variable, error) {
 	if err := checkVariableKey(key); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ type variableChange struct {
 }
 
 // updateVariable changes an existing variable.
-func (o *resourceOps) updateVariable(key string, c variableChange) (*Variable, error) {
+func (o *operations) updateVariable(key string, c variableChange) (*Variable, error) {
 	v, err := o.store.UpdateVariable(key, func(v Variable) Variable {
 		if c.val != nil {
 			v.Val = *c.val
@@ -93,7 +93,7 @@ func (o *resourceOps) updateVariable(key string, c variableChange) (*Variable, e
 }
 
 // deleteVariable removes the variable under key.
-func (o *resourceOps) deleteVariable(key string) error {
+func (o *operations) deleteVariable(key string) error {
 	err := o.store.DeleteVariable(key)
 	if errors.Is(err, errNotFound) {
 		return opErr(errNotFound, faultVariableToDeleteMissing, "key", key)

@@ -31,7 +31,7 @@ type xcomRead struct {
 
 // xcomEntries lists the entries f picks, in Airflow's order (dag_id,
 // task_id, run_id, map_index, key), q's window of them.
-func (o *resourceOps) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], error) {
+func (o *operations) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], error) {
 	sf := XComFilter{DagID: f.dagID, RunID: f.runID, TaskID: f.taskID}
 	if f.key != nil {
 		if *f.key == "" {
@@ -60,7 +60,7 @@ func (o *resourceOps) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], e
 	return listed[xcomRead]{rows: items, total: len(kept)}, nil
 }
 
-func (o *resourceOps) readXCom(e *XComEntry) xcomRead {
+func (o *operations) readXCom(e *XComEntry) xcomRead {
 	item := xcomRead{XComEntry: e}
 	if run, err := o.store.RunByRunID(e.DagID, e.RunID); err == nil && run.ID == e.RunRowID {
 		date := run.ExecutionDate
@@ -71,7 +71,7 @@ func (o *resourceOps) readXCom(e *XComEntry) xcomRead {
 
 // xcomEntry is one entry with its value; a map_index other than -1 names
 // none.
-func (o *resourceOps) xcomEntry(dagID, runID, taskID, key string, mapIndex int64) (xcomRead, error) {
+func (o *operations) xcomEntry(dagID, runID, taskID, key string, mapIndex int64) (xcomRead, error) {
 	notFound := opErr(errNotFound, faultXComNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
 	if mapIndex != -1 {
 		return xcomRead{}, notFound

@@ -39,6 +39,9 @@ type taskOutcome struct {
 	// and what the task pushed itself.
 	returnValue json.RawMessage
 	pushed      []xcomPush
+	// rendered is the try's rendered template fields (TaskInstance.Rendered);
+	// nil when the try rendered none.
+	rendered map[string]any
 }
 
 // schedulerOptions configures a scheduler.
@@ -834,6 +837,9 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 			return tryResult{TI: &ti}, nil
 		}
 		endTry(&ti, out.state, job.task, now)
+		if out.rendered != nil {
+			ti.Rendered = out.rendered
+		}
 		log := s.opts.Logger.Info()
 		if ti.State == TaskFailed || ti.State == TaskUpForRetry {
 			log = s.opts.Logger.Warn().Str("reason", out.reason)

@@ -45,7 +45,7 @@ tasks:
 	})
 	sched.start()
 	defer sched.stop()
-	api := &airflowAPI{store: store, edition: edition2, now: time.Now, kick: sched.Kick}
+	api := newAirflowAPI(&operations{store: store, edition: edition2, now: time.Now, kick: sched.Kick})
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -82,7 +82,7 @@ func BenchmarkSchedulerEmptyOperators(b *testing.B) {
 		b.StopTimer()
 		store := benchStore(b, def)
 		sched := newScheduler(schedulerOptions{Store: store, Edition: edition2, Logger: zerolog.Nop(), Parallelism: 32})
-		api := &airflowAPI{store: store, edition: edition2, now: time.Now}
+		api := newAirflowAPI(&operations{store: store, edition: edition2, now: time.Now})
 		base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 		for r := 0; r < runs; r++ {
 			body := fmt.Sprintf(`{"run_id": "r%d", "execution_date": "%s"}`, r, isoFormat(base.Add(time.Duration(r)*time.Minute)))

@@ -126,6 +126,10 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: "cwd: " + err.Error()}
 	}
+	rendered, err := renderedBashFields(tc, dir)
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: err.Error()}
+	}
 	if dir != "" {
 		// Airflow 2.10.3 airflow/operators/bash.py:237-241 checks the
 		// folder before it runs anything, naming it.
@@ -160,7 +164,7 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 		s.procs.ended(pid)
 	}
 	text, cut := out.result()
-	res := taskOutcome{state: TaskSuccess, output: text, cut: cut}
+	res := taskOutcome{state: TaskSuccess, output: text, cut: cut, rendered: rendered}
 	// Stored as Airflow's XCom serializer writes it (json.dumps, ASCII).
 	res.returnValue = appendPyString(nil, lastOutputLine(text))
 	var exitErr *exec.ExitError
@@ -176,6 +180,33 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 		res.state, res.reason = TaskFailed, fmt.Sprintf("run bash: %v", err)
 	}
 	return res
+}
+
+// renderedBashFields are a BashOperator's template fields as Airflow's
+// RenderedTaskInstanceFields keeps them for the API (2.10.3
+// models/renderedtifields.py: each of template_fields rendered, None
+// kept): bash_command with each request value written as it was rendered
+// (what the command reads through its environment, shown inline), env
+// as a dict or None, cwd or None.
+func renderedBashFields(tc templateContext, cwd string) (map[string]any, error) {
+	command, err := tc.renderText(tc.task.BashCommand)
+	if err != nil {
+		return nil, fmt.Errorf("bash_command: %w", err)
+	}
+	fields := map[string]any{"bash_command": command, "env": nil, "cwd": nil}
+	if tc.task.Env != nil {
+		env := make(map[string]any, len(tc.task.Env))
+		for k, v := range tc.task.Env {
+			if env[k], err = tc.renderText(v); err != nil {
+				return nil, fmt.Errorf("env %s: %w", k, err)
+			}
+		}
+		fields["env"] = env
+	}
+	if cwd != "" {
+		fields["cwd"] = cwd
+	}
+	return fields, nil
 }
 
 // bashEnv is the process environment plus Airflow's context variables, the

@@ -121,7 +121,7 @@ func newSchedHarness(t *testing.T, files map[string]string, tune func(*scheduler
 	}
 	sched := newScheduler(opts)
 	t.Cleanup(sched.stop)
-	api := &airflowAPI{store: store, edition: opts.Edition, now: clock.Now, unixname: "tester", kick: sched.Kick}
+	api := newAirflowAPI(&operations{store: store, edition: opts.Edition, now: clock.Now, unixname: "tester", kick: sched.Kick})
 	return &schedHarness{t: t, store: store, sched: sched, clock: clock, runner: runner, api: api, dags: dags}
 }
 
@@ -856,7 +856,7 @@ func newRealScheduler(t *testing.T, dags *DAGSet, e edition) (*Store, *airflowAP
 			return err == nil && run.State.Finished()
 		})
 	}
-	return store, &airflowAPI{store: store, edition: e, now: clock.Now, unixname: "tester", kick: sched.Kick}, settle
+	return store, newAirflowAPI(&operations{store: store, edition: e, now: clock.Now, unixname: "tester", kick: sched.Kick}), settle
 }
 
 // finishedRun is a run that must have finished once the scheduler settled.

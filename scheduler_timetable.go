@@ -34,8 +34,20 @@ type dataInterval struct{ start, end time.Time }
 // the duration since the Unix epoch when epochAligned (Airflow 2), else
 // the one ending at now (1.10). No interval starts after end (nil: never;
 // editionRules.scheduleEnd says where a DAG's schedule ends). ok is false
-// when there is nothing (more) to schedule.
+// when there is nothing (more) to schedule, or the interval is not due
+// yet (its end has not passed).
 func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, end *time.Time) (dataInterval, bool, error) {
+	iv, ok, err := plannedInterval(dag, last, now, epochAligned, end)
+	if err != nil || !ok || iv.end.After(now) {
+		return dataInterval{}, false, err
+	}
+	return iv, true, nil
+}
+
+// plannedInterval is nextInterval whether or not the interval is due:
+// what Airflow writes in DagModel's next_dagrun fields when it creates
+// the latest run (2.10.3 models/dag.py:4180 calculate_dagrun_date_fields).
+func plannedInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, end *time.Time) (dataInterval, bool, error) {
 	first := dag.scheduleStart()
 	if dag.Schedule == nil || first == nil {
 		return dataInterval{}, false, nil
@@ -99,9 +111,6 @@ func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, e
 		iv = dataInterval{start, end}
 	}
 	if end != nil && iv.start.After(*end) {
-		return dataInterval{}, false, nil
-	}
-	if iv.end.After(now) {
 		return dataInterval{}, false, nil
 	}
 	return iv, true, nil

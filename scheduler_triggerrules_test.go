@@ -171,9 +171,10 @@ func TestTriggerRules_NamesPerEdition(t *testing.T) {
 }
 
 // TestRun_RefusesTriggerRuleOfOtherRelease: a DAG file whose task uses a
-// rule its edition's Airflow does not know stops the start, as the
-// operator raises when the file is parsed (1.10.15
-// airflow/models/baseoperator.py:359).
+// rule its edition's Airflow does not know does not load, as the operator
+// raises when the file is parsed (1.10.15
+// airflow/models/baseoperator.py:359): an import error, which
+// --fail-on-import-errors makes a refusal to start.
 func TestRun_RefusesTriggerRuleOfOtherRelease(t *testing.T) {
 	t.Parallel()
 	const dag = "dag_id: newer\ntasks:\n" +
@@ -192,7 +193,7 @@ func TestRun_RefusesTriggerRuleOfOtherRelease(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			args := []string{"--addr", "127.0.0.1:0", "--dags", dags, "--home", home, "--snapshot", "off",
-				"--scheduler", "off", "--edition", string(tc.ed)}
+				"--scheduler", "off", "--edition", string(tc.ed), "--fail-on-import-errors"}
 			err := run(ctx, args, mapEnv(map[string]string{"HOME": home}), &stdout, &stderr)
 			if err == nil || ctx.Err() != nil {
 				t.Fatalf("run = %v (deadline %v), want a refusal", err, ctx.Err())

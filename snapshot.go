@@ -154,6 +154,9 @@ type snapTask struct {
 	NextRetryAt    *time.Time `json:"next_retry_at"`
 	ProcIdentity   string     `json:"proc_identity,omitempty"`
 	Note           *string    `json:"note,omitempty"` // absent from files written before task-instance notes
+	// Rendered is absent from files written before rendered fields, and
+	// while a task instance has none.
+	Rendered map[string]any `json:"rendered_fields,omitempty"`
 }
 
 // snapTryHistory is a task instance's earlier tries, each written as a
@@ -498,7 +501,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-		ProcIdentity: t.ProcIdentity, Note: t.Note,
+		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered,
 	}
 }
 
@@ -510,7 +513,7 @@ func (r *snapTask) taskInstance() *TaskInstance {
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-		ProcIdentity: r.ProcIdentity, Note: r.Note,
+		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered,
 	}
 }
 

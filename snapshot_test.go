@@ -88,6 +88,9 @@ func snapFill(t *testing.T, v reflect.Value, seed int, name string) {
 		v.SetInt(int64(seed + 1))
 	case reflect.Float64:
 		v.SetFloat(float64(seed) + 0.1 + 1e-9)
+	case reflect.Map: // rendered template fields: JSON values
+		v.Set(reflect.ValueOf(map[string]any{"bash_command": fmt.Sprintf("%s-%d <&> é", name, seed),
+			"env": map[string]any{"K": "v"}, "cwd": nil}))
 	default:
 		t.Fatalf("snapFill: field %s of kind %s: teach the test (and the snapshot) about it", name, v.Kind())
 	}

@@ -251,6 +251,17 @@ type dagListView struct {
 	DAGs      []*dagItem
 	Triggered *runSquare // the run a trigger just created
 	Error     *formError // a refused trigger or pause
+	// ImportErrors are the DAG files that did not load, as Airflow's DAGs
+	// page lists them above its table (2.10.3 www/views.py Airflow.index:
+	// "import_errors", flashed with their stack traces).
+	ImportErrors []uiImportError
+}
+
+// uiImportError is one file that did not load.
+type uiImportError struct {
+	File string
+	When string
+	Text string
 }
 
 // dagItem is one DAG's row.
@@ -326,6 +337,13 @@ func buildDagList(store *Store, rules *editionRules, offset int) (*dagListView, 
 			item.LastRun = &item.Runs[n-1]
 		}
 		view.DAGs = append(view.DAGs, item)
+	}
+	failed, err := store.ImportErrors()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range failed {
+		view.ImportErrors = append(view.ImportErrors, uiImportError{File: e.Filename, When: uiTime(e.Timestamp), Text: e.StackTrace})
 	}
 	return view, newUIPager(&url.URL{Path: "/"}, start, end, len(listed), "DAG", "DAGs"), nil
 }
@@ -414,7 +432,7 @@ func (s *server) uiTrigger(dagID, conf string) (*triggered, error) {
 
 // uiPhrase is err as the status page shows it: in the experimental API's
 // words, which the page has always shown.
-func (s *server) uiPhrase(err error) error { return expPhrases(s.rules()).phrase(err) }
+func (s *server) uiPhrase(err error) error { return s.api.phrase(err) }
 
 // handleUITrigger is the trigger form: the operations' trigger, then
 // back to the list.
@@ -701,8 +719,7 @@ type poolRow struct {
 // used, queued and open slots, counted as Airflow counts them (pool_slots
 // of running and queued task instances; a negative size is unlimited),
 // and the pager.
-func buildPools(store *Store, offset int) ([]poolRow, *uiPager, error) {
-	ops := &resourceOps{store: store}
+func buildPools(ops *operations, offset int) ([]poolRow, *uiPager, error) {
 	pools, err := ops.pools(listQuery{offset: offset, limit: uiPageRows})
 	if err != nil {
 		return nil, nil, err
@@ -735,7 +752,7 @@ func (s *server) handleUIPools(w http.ResponseWriter, r *http.Request, _ httprou
 		s.answerError(w, r, err)
 		return
 	}
-	rows, pager, err := buildPools(s.opts.Store, offset)
+	rows, pager, err := buildPools(s.ops, offset)
 	if err != nil {
 		s.answerError(w, r, err)
 		return

@@ -80,9 +80,10 @@ func TestUI_Templates_Escape(t *testing.T) {
 		{"dags", &dagListView{
 			DAGs: []*dagItem{{DagID: evil, Description: evil, Tags: []string{evil}, Schedule: evil,
 				Runs: []runSquare{sq}, LastRun: &sq, FormOpen: true, Conf: evil}},
-			Triggered: &sq,
-			Error:     &formError{Action: "trigger", DagID: evil, Message: evil},
-		}, 8},
+			Triggered:    &sq,
+			Error:        &formError{Action: "trigger", DagID: evil, Message: evil},
+			ImportErrors: []uiImportError{{File: evil, When: "2024-05-01 10:00:00", Text: evil}},
+		}, 10},
 		{"run", &runView{DagID: evil, Description: evil, Runs: []runSquare{sq},
 			Run:       &runFacts{RunID: evil, State: "running", Conf: `{"x": "` + evil + `"}`, RunType: evil},
 			Tasks:     []*taskRow{{TaskID: evil, Operator: evil, State: "running", Tries: []TryLog{{Try: 1, Output: evil}}}},
@@ -401,7 +402,7 @@ func TestUI_Pools(t *testing.T) {
 	if _, err := ts.store.UpsertPool("unbounded", -1, nil); err != nil {
 		t.Fatal(err)
 	}
-	rows, _, err := buildPools(ts.store, 0)
+	rows, _, err := buildPools(ts.srv.ops, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,6 +599,40 @@ func TestUI_DagIDsLinkToTheirPage(t *testing.T) {
 		page := ts.do(t, "GET", strings.ReplaceAll(path, "&amp;", "&"), "")
 		if page.status != 200 || !strings.Contains(page.body, "This DAG has no runs yet.") {
 			t.Errorf("edition %s: the DAG's page %s: %d, want 200 saying it has no runs yet", tc.e, path, page.status)
+		}
+	}
+}
+
+// TestUI_ImportErrors: the DAGs page lists the files that did not load,
+// each with its time and text, and has no such section when every file
+// loaded.
+func TestUI_ImportErrors(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	if page := uiDo(t, ts, http.MethodGet, "/", nil).body; strings.Contains(page, "import-errors") {
+		t.Errorf("DAGs page lists import errors when there are none:\n%s", page)
+	}
+	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	err := ts.store.RecordParse([]string{"/dags/b.py", "/dags/a.yaml"}, map[string]string{
+		"/dags/b.py":   "Traceback (most recent call last):\nRuntimeError: settings.ini is missing\n",
+		"/dags/a.yaml": "/dags/a.yaml: line 5: task \"t\": unknown operator \"BashOprator\" (did you mean BashOperator?)",
+	}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := uiDo(t, ts, http.MethodGet, "/", nil)
+	if res.status != http.StatusOK {
+		t.Fatalf("GET / = %d", res.status)
+	}
+	for _, want := range []string{
+		`<h2 id="import-errors-title">Import errors (2)</h2>`,
+		"<summary><code>/dags/b.py</code> <span class=\"muted\">2024-05-01 10:00:00</span></summary>\n<pre>Traceback (most recent call last):\nRuntimeError: settings.ini is missing\n</pre>",
+		"<code>/dags/a.yaml</code>",
+		"unknown operator &#34;BashOprator&#34; (did you mean BashOperator?)",
+		`id="dag-example_bash_operator"`, // the DAGs are listed beside them
+	} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("DAGs page lacks %q:\n%s", want, res.body)
 		}
 	}
 }

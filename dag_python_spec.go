@@ -1,0 +1,456 @@
+package main
+
+// The Python front end: a DAG in Airflow's serialized form, as the
+// embedded reader (dag_python.go) hands it back, made into a dagSpec for
+// the one builder (dag_build.go). The reader has run Airflow's own parse
+// checks already; what the builder adds is airlite's (a schedule it can
+// run, a bash_command it can render).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// pyRunnableOperators are the operators airlite runs for a Python DAG as
+// it runs them for a YAML one; every other task is simulated (its log
+// says so) until Python tasks run.
+var pyRunnableOperators = map[string]bool{"BashOperator": true, "EmptyOperator": true, "DummyOperator": true, "SubDagOperator": true}
+
+// pyDAGSpec makes the spec of one serialized DAG.
+func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
+	s := &dagSpec{
+		Serialized:           true,
+		Fileloc:              d.Fileloc,
+		DagID:                d.DagID,
+		Description:          deref(d.Description),
+		DocMD:                deref(d.DocMD),
+		StartDate:            pyTime(d.StartDate),
+		EndDate:              pyTime(d.EndDate),
+		Catchup:              &d.Catchup,
+		IsPausedUponCreation: d.IsPausedUponCreation != nil && *d.IsPausedUponCreation,
+		MaxActiveRuns:        &d.MaxActiveRuns,
+		MaxActiveTasks:       &d.MaxActiveTasks,
+		DagrunTimeout:        pyDuration(d.DagrunTimeout),
+		Tags:                 d.Tags,
+	}
+	if err := pySchedule(d, s); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.Params, s.ParamDocs, err = pyParams(d.Params); err != nil {
+		return nil, err
+	}
+	if len(d.DefaultArgs) > 0 {
+		if args, ok := pyDecode(d.DefaultArgs).(map[string]any); ok {
+			s.DefaultArgs = args
+			if secs, ok := args["start_date"].(float64); ok {
+				s.DefaultArgsStartDate = pyTime(&secs)
+			}
+		}
+	}
+	for i := range d.Tasks {
+		ts, err := pyTaskSpec(&d.Tasks[i])
+		if err != nil {
+			return nil, fmt.Errorf("task %q: %w", d.Tasks[i].TaskID, err)
+		}
+		s.Tasks = append(s.Tasks, ts)
+	}
+	return s, nil
+}
+
+// pySchedule sets the schedule airlite runs (a cron expression or
+// preset, a timedelta, @once, None) or, for the timetables it does not
+// run, what Airflow shows of them: DagModel.schedule_interval is the
+// timetable's summary for those (2.10.3 models/dag.py:676-688) and
+// timetable_description its description (models/dag.py:3305).
+func pySchedule(d *pySerializedDAG, s *dagSpec) error {
+	kind := ""
+	if d.Timetable != nil {
+		kind = d.Timetable.Type[strings.LastIndexByte(d.Timetable.Type, '.')+1:]
+	}
+	s.Schedule.Given = true
+	if d.Timetable == nil {
+		// Airflow 1.10.15 has no timetables: schedule_interval alone, a
+		// string, a timedelta or None (1.10.15 serialization/schema.json).
+		switch v := pyDecode(d.ScheduleInterval).(type) {
+		case string:
+			s.Schedule.Expr = &v
+		case float64, int64:
+			kind = "DeltaDataIntervalTimetable"
+		}
+	}
+	switch kind {
+	case "", "NullTimetable":
+		return nil
+	case "OnceTimetable":
+		once := "@once"
+		s.Schedule.Expr = &once
+		return nil
+	case "CronDataIntervalTimetable":
+		var expr string
+		if err := json.Unmarshal(d.ScheduleInterval, &expr); err != nil {
+			return fmt.Errorf("read schedule_interval %s: %w", d.ScheduleInterval, err)
+		}
+		s.Schedule.Expr = &expr
+		return nil
+	case "DeltaDataIntervalTimetable":
+		secs, ok := pyDecode(d.ScheduleInterval).(float64)
+		if n, isInt := pyDecode(d.ScheduleInterval).(int64); isInt {
+			secs, ok = float64(n), true
+		}
+		if !ok {
+			return fmt.Errorf("read schedule_interval %s: want a timedelta", d.ScheduleInterval)
+		}
+		expr := (time.Duration(secs * float64(time.Second))).String()
+		s.Schedule.Expr = &expr
+		return nil
+	}
+	summary := deref(d.TimetableSummary)
+	desc := deref(d.TimetableDescription)
+	if kind == "CronTriggerTimetable" && desc == "" {
+		// The reader has no cron_descriptor: the texts airlite has for
+		// the cron schedules it runs stand in.
+		if text, ok := timetableDescription(&summary).(string); ok {
+			desc = text
+		}
+	}
+	s.Timetable = &Timetable{Summary: summary, Description: desc}
+	return nil
+}
+
+// pyTaskSpec makes the spec of one serialized operator.
+func pyTaskSpec(t *pyTask) (taskSpec, error) {
+	s := taskSpec{
+		TaskID:                  t.TaskID,
+		Operator:                t.TaskType,
+		OperatorModule:          t.TaskModule,
+		OperatorName:            t.OperatorName,
+		IsMapped:                t.IsMapped,
+		ConcurrencyLimited:      t.MaxActiveTIsPerDag != nil || t.MaxActiveTIsPerDagrun != nil,
+		TemplateFields:          t.TemplateFields,
+		UIColor:                 t.UIColor,
+		UIFgcolor:               t.UIFgcolor,
+		ExecutionTimeout:        pyDuration(t.ExecutionTimeout),
+		Downstream:              slicesSorted(t.DownstreamTaskIDs),
+		RetryDelay:              pyDuration(t.RetryDelay),
+		RetryExponentialBackoff: t.RetryExponentialBackoff,
+		MaxRetryDelay:           pyDuration(t.MaxRetryDelay),
+		Pool:                    t.Pool,
+		WeightRule:              t.WeightRule,
+		TriggerRule:             t.TriggerRule,
+		Queue:                   t.Queue,
+		Owner:                   t.Owner,
+		DependsOnPast:           t.DependsOnPast,
+		StartDate:               pyTime(t.StartDate),
+		EndDate:                 pyTime(t.EndDate),
+		DoXComPush:              &t.DoXComPush,
+		DocMD:                   deref(t.DocMD),
+	}
+	if s.TemplateFields == nil {
+		s.TemplateFields = []string{}
+	}
+	if len(t.Email) > 0 {
+		s.Email = pyDecode(t.Email)
+	}
+	for _, n := range []struct {
+		num json.Number
+		to  **int
+	}{{t.Retries, &s.Retries}, {t.PoolSlots, &s.PoolSlots}, {t.PriorityWeight, &s.PriorityWeight}} {
+		if n.num == "" {
+			continue
+		}
+		v, err := n.num.Int64()
+		if err != nil {
+			return s, fmt.Errorf("read number %s: %w", n.num, err)
+		}
+		i := int(v)
+		*n.to = &i
+	}
+	var err error
+	if s.Params, s.ParamDocs, err = pyParams(t.Params); err != nil {
+		return s, err
+	}
+	if t.Subdag != nil {
+		s.Subdag = *t.Subdag
+	}
+	if t.TaskType == "BashOperator" {
+		if cmd, ok := pyDecode(t.TemplateValues["bash_command"]).(string); ok {
+			s.BashCommand = cmd
+		}
+		if env, ok := pyDecode(t.TemplateValues["env"]).(map[string]any); ok {
+			s.Env = map[string]string{}
+			for k, v := range env {
+				s.Env[k] = fmt.Sprint(v)
+			}
+		}
+		if cwd, ok := pyDecode(t.TemplateValues["cwd"]).(string); ok {
+			s.Cwd = cwd
+		}
+	}
+	if !pyRunnableOperators[t.TaskType] {
+		// YAML's simulate: with its defaults: success at once, and a log
+		// line that says the operator was simulated.
+		s.Simulate = &simulateSpec{}
+	}
+	return s, nil
+}
+
+// pyParams reads a serialized params list: each param's value (its
+// default) and what else Param.dump() shows.
+func pyParams(params []pyParam) (map[string]any, map[string]ParamDoc, error) {
+	if len(params) == 0 {
+		return nil, nil, nil
+	}
+	values := make(map[string]any, len(params))
+	docs := make(map[string]ParamDoc, len(params))
+	for _, p := range params {
+		values[p.Name] = pyDecode(p.Default)
+		doc := ParamDoc{Class: p.Class, Description: pyDecode(p.Description), Schema: map[string]any{}}
+		if schema, ok := pyDecode(p.Schema).(map[string]any); ok {
+			doc.Schema = schema
+		}
+		docs[p.Name] = doc
+	}
+	return values, docs, nil
+}
+
+// pyDecode reads a value in Airflow's serialized encoding (2.10.3
+// serialization/serialized_objects.py BaseSerialization.serialize): JSON
+// as it is, or {"__type": kind, "__var": value} for a dict, a tuple or a
+// set (their values encoded in turn), a timedelta or a datetime (float
+// seconds); other kinds keep their value. Invalid JSON is nil.
+func pyDecode(raw json.RawMessage) any {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil
+	}
+	return pyDecodeValue(v)
+}
+
+func pyDecodeValue(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = pyDecodeValue(e)
+		}
+		return out
+	case map[string]any:
+		kind, typed := v["__type"].(string)
+		inner, hasVar := v["__var"]
+		if !typed || !hasVar {
+			out := make(map[string]any, len(v))
+			for k, e := range v {
+				out[k] = pyDecodeValue(e)
+			}
+			return out
+		}
+		switch kind {
+		case "timedelta", "datetime":
+			if n, ok := inner.(json.Number); ok {
+				f, _ := n.Float64()
+				return f
+			}
+		case "dict":
+			if m, ok := inner.(map[string]any); ok {
+				out := make(map[string]any, len(m))
+				for k, e := range m {
+					out[k] = pyDecodeValue(e)
+				}
+				return out
+			}
+		}
+		return pyDecodeValue(inner)
+	}
+	return v
+}
+
+// pyTime is a serialized datetime (float seconds since the epoch) in UTC.
+func pyTime(secs *float64) *time.Time {
+	if secs == nil {
+		return nil
+	}
+	t := time.Unix(0, int64(*secs*1e9)).UTC().Round(time.Microsecond)
+	return &t
+}
+
+// pyDuration is a serialized timedelta (float seconds).
+func pyDuration(secs *float64) *time.Duration {
+	if secs == nil {
+		return nil
+	}
+	d := time.Duration(*secs * float64(time.Second)).Round(time.Microsecond)
+	return &d
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func slicesSorted(ids []string) []string {
+	out := append([]string(nil), ids...)
+	sort.Strings(out)
+	return out
+}
+
+// buildPythonDAG builds one serialized DAG for the edition. The builder's
+// messages name lines; a serialized DAG has none, so they are left out.
+func buildPythonDAG(d *pySerializedDAG, r *editionRules) (*DAG, error) {
+	spec, err := pyDAGSpec(d)
+	if err == nil {
+		var dag *DAG
+		if dag, err = buildDAG(spec, r); err == nil {
+			if err = r.checkDAG(dag); err == nil {
+				return dag, nil
+			}
+		}
+	}
+	return nil, errors.New(strings.ReplaceAll(err.Error(), "line 0: ", ""))
+}
+
+// readPythonDAGs reads the .py files of the DAG folder, builds their DAGs
+// and adds them to set beside the YAML ones; a file that fails is an
+// import error of the set, as is a DAG whose id another file has
+// (2.10.3 models/dagbag.py:485 and exceptions.py:198-199: "Ignoring DAG
+// {id} from {incoming} - also found in {existing}", the YAML file being
+// read first). Variable.get finds the store's variables.
+func readPythonDAGs(ctx context.Context, c config, store *Store, set *DAGSet, logger zerolog.Logger) error {
+	if c.DagsDir == "" {
+		return nil // the embedded examples have no .py files
+	}
+	rules := c.Edition.rules()
+	log := logger.With().Str("component", "python").Logger()
+	files, err := listPythonFiles(ctx, c.DagsDir, rules, func(file, problem string) {
+		log.Warn().Str("file", file).Msg(problem)
+	})
+	if err != nil {
+		return fmt.Errorf("list python dag files: %w", err)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	vars, err := store.Variables()
+	if err != nil {
+		return err
+	}
+	values := make(map[string]string, len(vars))
+	for _, v := range vars {
+		values[v.Key] = v.Val
+	}
+	r := pythonReader{Python: c.Python, Edition: pythonSurfaceOf(rules), Variables: values, Logger: log}
+	results, err := r.ReadFolder(ctx, c.DagsDir, files)
+	if err != nil {
+		return err
+	}
+	known := make(map[string]string, len(set.DAGs)) // dag_id -> fileloc
+	for _, d := range set.DAGs {
+		known[d.DagID] = absPath(d.FilePath)
+	}
+	loaded := 0
+	for _, res := range results {
+		if res.Skipped {
+			continue
+		}
+		set.Files = append(set.Files, res.File)
+		problem := deref(res.ImportError)
+		var dags []*DAG
+		for i := range res.DAGs {
+			d := &res.DAGs[i]
+			if other, dup := known[d.DagID]; dup {
+				problem = fmt.Sprintf("AirflowDagDuplicatedIdException: Ignoring DAG %s from %s - also found in %s", d.DagID, d.Fileloc, other)
+				break
+			}
+			dag, err := buildPythonDAG(d, rules)
+			if err != nil {
+				problem = fmt.Sprintf("%s: dag %s: %v", res.File, d.DagID, err)
+				break
+			}
+			dags = append(dags, dag)
+		}
+		if problem != "" {
+			set.ImportErrors = append(set.ImportErrors, FileImportError{File: res.File, Text: problem})
+			log.Warn().Str("file", res.File).Str("import_error", problem).Msg("DAG file did not load")
+			continue
+		}
+		src, _ := os.ReadFile(res.File)
+		for _, dag := range dags {
+			dag.SourceCode = string(src)
+			known[dag.DagID] = res.File
+			set.DAGs = append(set.DAGs, dag)
+			loaded++
+		}
+	}
+	sort.Slice(set.DAGs, func(i, j int) bool { return set.DAGs[i].DagID < set.DAGs[j].DagID })
+	if err := linkPythonSubDAGs(set.DAGs); err != nil {
+		return err
+	}
+	log.Info().Int("files", len(files)).Int("dags", loaded).Msg("python DAG files read")
+	return nil
+}
+
+// linkPythonSubDAGs marks the sub-DAGs of Python files' SubDagOperators;
+// the reader has made Airflow's checks of them already.
+func linkPythonSubDAGs(dags []*DAG) error {
+	byID := make(map[string]*DAG, len(dags))
+	for _, d := range dags {
+		byID[d.DagID] = d
+	}
+	for _, d := range dags {
+		for _, t := range d.Tasks {
+			if t.Subdag == "" || !strings.HasSuffix(d.FilePath, ".py") {
+				continue
+			}
+			if child, ok := byID[t.Subdag]; ok && child.ParentDagID == "" {
+				child.ParentDagID = d.DagID
+			}
+		}
+	}
+	return nil
+}
+
+// recordImportErrors stores what a read of the DAG folder found, logged
+// by the loaders already.
+func recordImportErrors(store *Store, set *DAGSet, now time.Time) error {
+	failed := make(map[string]string, len(set.ImportErrors))
+	for _, e := range set.ImportErrors {
+		failed[e.File] = e.Text
+	}
+	return store.RecordParse(set.Files, failed, now)
+}
+
+// importErrorsFatal is --fail-on-import-errors' refusal: every file that
+// did not load, with its text.
+func importErrorsFatal(set *DAGSet) error {
+	if len(set.ImportErrors) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "refuse to start (--fail-on-import-errors): %d DAG file(s) did not load", len(set.ImportErrors))
+	for _, e := range set.ImportErrors {
+		fmt.Fprintf(&b, "\n%s:\n%s", e.File, e.Text)
+	}
+	return errors.New(b.String())
+}
