@@ -28,7 +28,10 @@ type bodyProp struct {
 	enum     []string
 	minimum  *int64
 	itemType string // items' type, for arrays
-	minLen   int    // minLength, for strings; minItems, for arrays
+	// itemNullable: an item may be null; with enum, the items' values
+	// (null among them, printed None first, as TaskState lists it)
+	itemNullable bool
+	minLen       int // minLength, for strings; minItems, for arrays
 }
 
 // bodySchema is an object schema: its properties in the document's order.
@@ -112,11 +115,7 @@ func (p bodyProp) check(val any) string {
 				continue
 			}
 			if !ok || !slices.Contains(p.enum, s) {
-				quoted := make([]string, len(p.enum))
-				for i, e := range p.enum {
-					quoted[i] = pyQuote(e)
-				}
-				return at(fmt.Sprintf("%s is not one of [%s]", pyRepr(val), strings.Join(quoted, ", ")))
+				return at(fmt.Sprintf("%s is not one of [%s]", pyRepr(val), pyQuoteAll(p.enum)))
 			}
 		case "format": // date-time; other types pass
 			if s, ok := val.(string); ok {
@@ -147,8 +146,14 @@ func (p bodyProp) check(val any) string {
 		case "items":
 			if list, ok := val.([]any); ok {
 				for i, item := range list {
+					if item == nil && p.itemNullable {
+						continue
+					}
 					if !jsonTypeIs(item, p.itemType) {
 						return at(fmt.Sprintf("%s is not of type '%s'", pyRepr(item), p.itemType), fmt.Sprint(i))
+					}
+					if s, _ := item.(string); p.enum != nil && !slices.Contains(p.enum, s) {
+						return at(fmt.Sprintf("%s is not one of [None, %s]", pyRepr(item), pyQuoteAll(p.enum)), fmt.Sprint(i))
 					}
 				}
 			}
@@ -156,6 +161,20 @@ func (p bodyProp) check(val any) string {
 	}
 	return ""
 }
+
+// pyQuoteAll is a list's items as Python's repr shows them, comma-separated.
+func pyQuoteAll(items []string) string {
+	quoted := make([]string, len(items))
+	for i, e := range items {
+		quoted[i] = pyQuote(e)
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// tiStateEnum is v1.yaml's TaskState enum after its null (2.10.3
+// airflow/api_connexion/openapi/v1.yaml:5373-5387).
+var tiStateEnum = []string{"success", "running", "failed", "upstream_failed", "skipped", "up_for_retry",
+	"up_for_reschedule", "queued", "none", "scheduled", "deferred", "removed", "restarting"}
 
 // jsonTypeIs is Draft 4's type check: booleans are not numbers, and an
 // integer has no fraction or exponent in its text.

@@ -25,8 +25,11 @@ func TestServerV1_ArrayQueryCommas(t *testing.T) {
 			wantJSON: `{"dag_id": "tutorial", "is_paused": false, "is_active": true}`},
 		{name: "run states split at commas", path: "/dags/tutorial/dagRuns?state=queued,failed", setup: threeRuns,
 			wantStatus: 200, check: wantRuns([]string{"r1", "r2", "r3"}, 3)},
-		{name: "task instance states split at commas", path: "/dags/~/dagRuns/~/taskInstances?state=queued,exploded", wantStatus: 400,
-			wantProblem: &wantProblem{title: "Bad Request", detail: "'exploded' is not a valid TaskInstanceState"}},
+		// _convert_ti_states' ValueError is not caught (2.10.3
+		// api_connexion/endpoints/task_instance_endpoint.py:278-281,338):
+		// the real Airflow 2.10.3 answered state=none,nope with a 500.
+		{name: "task instance states split at commas", path: "/dags/~/dagRuns/~/taskInstances?state=queued,exploded", wantStatus: 500,
+			wantProblem: &wantProblem{title: "Internal Server Error", detail: "'exploded' is not a valid TaskInstanceState"}},
 	})
 }
 

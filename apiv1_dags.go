@@ -230,25 +230,30 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 }
 
 // onlyFields is marshmallow's Schema(only=fields): the named keys, or a
-// ValueError naming the unknown ones, which Airflow answers as a 400.
+// ValueError naming the unknown ones, which Airflow answers as a 400. The
+// unknown names are an OrderedSet (marshmallow 3.23.0 schema.py:960-978):
+// the request's order, each once, printed as its repr.
 func onlyFields(d map[string]any, fields []string, schema, title string) (map[string]any, error) {
 	if len(fields) == 0 {
 		return d, nil
 	}
 	var unknown []string
+	seen := make(map[string]bool)
 	out := make(map[string]any, len(fields))
 	for _, f := range fields {
 		v, ok := d[f]
 		if !ok {
-			unknown = append(unknown, pyQuote(f))
+			if !seen[f] {
+				seen[f] = true
+				unknown = append(unknown, pyQuote(f))
+			}
 			continue
 		}
 		out[f] = v
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
 		return nil, &problem{status: http.StatusBadRequest, title: title,
-			detail: fmt.Sprintf("Invalid fields for <%s(many=False)>: {%s}.", schema, strings.Join(unknown, ", "))}
+			detail: fmt.Sprintf("Invalid fields for <%s(many=False)>: OrderedSet([%s]).", schema, strings.Join(unknown, ", "))}
 	}
 	return out, nil
 }
@@ -430,8 +435,9 @@ func dagPatch(body map[string]any, mask []string) (bool, error) {
 	paused, ok := body["is_paused"].(bool)
 	if !ok {
 		// Airflow reads patch_body["is_paused"] and fails on a body
-		// without it (KeyError, a 500); airlite says what is missing.
-		return false, v1BadRequest("is_paused: a boolean is required")
+		// without it: a KeyError, a crash 500, as the real Airflow 2.10.3
+		// answered; airlite's says what is missing.
+		return false, newAPIError(errCrash, "is_paused: a boolean is required")
 	}
 	return paused, nil
 }
@@ -521,10 +527,18 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	params := v1Params(def.Params, def.ParamDocs)
 	maps.Copy(params, v1Params(t.Params, t.ParamDocs))
 	templateFields := []any{}
-	if t.Operator == "BashOperator" {
+	switch {
+	case t.Operator == "BashOperator":
 		templateFields = []any{"bash_command", "env", "cwd"}
+	case isPythonOperator(t.Operator):
+		templateFields = []any{"templates_dict", "op_args", "op_kwargs"}
 	}
-	operatorName, color, fgColor := className, uiColor(t.Operator), "#000"
+	operatorName, color, fgColor := className, uiColor(t.Operator), uiFgcolor(t.Operator)
+	// operator_name is custom_operator_name or task_type: "@task" for a
+	// decorated task (2.10.3 models/baseoperator.py operator_name).
+	if custom := customOperatorName(t.Operator); custom != "None" {
+		operatorName = custom
+	}
 	if t.OperatorModule != "" {
 		// A Python DAG's task: what its serialized form says
 		// (ClassReferenceSchema reads _task_module and _task_type, 2.10.3

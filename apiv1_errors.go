@@ -79,10 +79,13 @@ var v1DagPhrases = phrasebook{
 	},
 }
 
-// v1TIStatePhrases is _convert_ti_states' refusal of a state name.
+// v1TIStatePhrases is _convert_ti_states' refusal of a state name: a
+// ValueError get_task_instances does not catch (2.10.3
+// api_connexion/endpoints/task_instance_endpoint.py:278-281,338), a crash
+// 500, as the real Airflow 2.10.3 answered.
 var v1TIStatePhrases = phrasebook{
 	faultBadTIState: func(e *opError) error {
-		return v1BadRequest(fmt.Sprintf("'%s' is not a valid TaskInstanceState", e.value("state")))
+		return newAPIError(errCrash, "'%s' is not a valid TaskInstanceState", e.value("state"))
 	},
 }
 

@@ -298,6 +298,11 @@ func (s *server) v1TriggerRequest(dagID string, body map[string]any) (triggerReq
 		return req, &problem{status: http.StatusBadRequest, title: "logical_date conflicts with execution_date",
 			detail: fmt.Sprintf("%s != %s", pyRepr(logical), pyRepr(execution))}
 	}
+	if logical == nil {
+		// DAGRunSchema's execution_date column is not nullable
+		// (2.10.3 api_connexion/schemas/dag_run_schema.py:66,86-91).
+		return req, v1BadRequest("{'logical_date': ['Field may not be null.']}")
+	}
 	dateText, _ := logical.(string)
 	date, err := parseLogicalDate(dateText)
 	if err != nil {

@@ -110,7 +110,12 @@ func (s *server) V1GetMappedTaskInstance(dagID, runID, taskID string, mapIndex i
 // A task with no mapped task instances is a 404 naming why: its DAG or
 // the task is unknown, or (always, in airlite) the task is not mapped.
 // Airflow raises these with the text as the title and no detail.
-func (s *server) V1GetMappedTaskInstances(dagID, taskID string) (map[string]any, error) {
+func (s *server) V1GetMappedTaskInstances(dagID, taskID string, states []string) (map[string]any, error) {
+	// The states are converted before any lookup (2.10.3
+	// task_instance_endpoint.py:188): a name that is no state crashes first.
+	if _, err := parseTIStates(states); err != nil {
+		return nil, v1TIStatePhrases.phrase(err)
+	}
 	row, err := s.opts.Store.DagByID(dagID)
 	switch {
 	case errors.Is(err, errNotFound) || (err == nil && row.Def == nil):

@@ -105,6 +105,11 @@ func TestServerV1_MappedTaskInstances(t *testing.T) {
 		// the titles: task_instance_endpoint.py:221-232
 		{name: "listMapped: not mapped", path: tiPath + "/listMapped?limit=1&state=running", setup: setup, wantStatus: 404,
 			wantProblem: &wantProblem{title: "Task id print_date is not mapped", detail: nil}},
+		// get_mapped_task_instances converts the states first
+		// (task_instance_endpoint.py:188): a name that is no state is its
+		// crash 500 before any 404, as the real Airflow 2.10.3 answered.
+		{name: "listMapped: unknown state", path: tiPath + "/listMapped?state=nope", setup: setup, wantStatus: 500,
+			wantProblem: &wantProblem{title: "Internal Server Error", detail: "'nope' is not a valid TaskInstanceState"}},
 		{name: "listMapped: unknown task", path: "/dags/tutorial/dagRuns/r3/taskInstances/nope/listMapped", wantStatus: 404,
 			wantProblem: &wantProblem{title: "Task id nope not found", detail: nil}},
 		{name: "listMapped: unknown DAG", path: "/dags/nope/dagRuns/r3/taskInstances/nope/listMapped", wantStatus: 404,

@@ -123,7 +123,8 @@ var listTIsFormSchema = bodySchema{
 	rw("start_date_gte", "string", false, "type", "format"), rw("start_date_lte", "string", false, "type", "format"),
 	rw("end_date_gte", "string", false, "type", "format"), rw("end_date_lte", "string", false, "type", "format"),
 	rw("duration_gte", "number", false), rw("duration_lte", "number", false),
-	{name: "state", typ: "array", checks: []string{"type"}},
+	// items: TaskState, a nullable string enum with null among its values
+	{name: "state", typ: "array", checks: []string{"type", "items"}, itemType: "string", itemNullable: true, enum: tiStateEnum},
 	{name: "pool", typ: "array", itemType: "string", checks: []string{"type", "items"}},
 	{name: "queue", typ: "array", itemType: "string", checks: []string{"type", "items"}},
 	{name: "executor", typ: "array", itemType: "string", checks: []string{"type", "items"}},
@@ -230,12 +231,17 @@ func (s *server) v1TaskInstanceRow(dagID, runID, taskID, title string) (*DagRun,
 	return run, ti, err
 }
 
-// logMetadata is what a log's continuation token carries, as Airflow's
-// file task handler keeps it.
+// logMetadata is what get_log reads from a continuation token.
 type logMetadata struct {
 	DownloadLogs bool `json:"download_logs"`
 	EndOfLog     bool `json:"end_of_log"`
 	LogPos       int  `json:"log_pos"`
+}
+
+// logPosition is the metadata a log read hands back in its token.
+type logPosition struct {
+	EndOfLog bool `json:"end_of_log"`
+	LogPos   int  `json:"log_pos"`
 }
 
 // v1Log is one read of a try's log: its text from the token's position,
@@ -281,9 +287,14 @@ func (s *server) V1GetLog(dagID, runID, taskID string, try int, qv v1Values) (*v
 		from = 0
 	}
 	out := text[from:]
-	meta.LogPos = len(text)
-	meta.EndOfLog = !(ti.State == TaskRunning && ti.TryNumber == try)
-	token, err := signJSON(s.v1Secret, meta)
+	// The next token is the file task handler's metadata alone:
+	// read_log_chunks replaces get_log's, so download_logs is not carried
+	// (2.10.3 api_connexion/endpoints/log_endpoint.py:73-76,
+	// utils/log/file_task_handler.py:428).
+	token, err := signJSON(s.v1Secret, logPosition{
+		EndOfLog: !(ti.State == TaskRunning && ti.TryNumber == try),
+		LogPos:   len(text),
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -735,11 +735,23 @@ func operatorFields2(info map[string]any, dag *DAG, t *Task) {
 	info["operator_extra_links"] = "()"
 	info["start_from_trigger"] = "False"
 	info["wait_for_past_depends_before_skipping"] = "False"
-	info["ui_fgcolor"] = "#000"
+	info["ui_fgcolor"] = uiFgcolor(t.Operator)
 	info["ui_color"] = uiColor(t.Operator)
 	info["template_ext"] = "[]"
 	info["template_fields"] = "[]"
 	info["template_fields_renderers"] = "{}"
+	if t.Operator == "SubDagOperator" && t.Subdag != "" {
+		// A SubDagOperator is a sensor: its deps add ReadyToRescheduleDep
+		// (2.10.3 sensors/base.py:167); a set, printed sorted (§5).
+		info["subdag"] = "<DAG: " + t.Subdag + ">"
+		info["reschedule"] = "False"
+		info["deps"] = "{<TIDep(Mapped dependencies have succeeded)>, <TIDep(Not In Retry Period)>, <TIDep(Not Previously Skipped)>, " +
+			"<TIDep(Previous Dagrun State)>, <TIDep(Ready To Reschedule)>, <TIDep(Trigger Rule)>}"
+	}
+	if isPythonOperator(t.Operator) {
+		info["template_fields"] = "['templates_dict', 'op_args', 'op_kwargs']"
+		info["template_fields_renderers"] = "{'templates_dict': 'json', 'op_args': 'py', 'op_kwargs': 'py'}"
+	}
 	if t.Operator == "BashOperator" {
 		info["bash_command"] = t.BashCommand
 		info["cwd"] = orDefault(t.Cwd, "None")
@@ -780,6 +792,22 @@ func uiColor(operator string) string {
 		return "#555"
 	}
 	return "#fff"
+}
+
+// uiFgcolor is an operator's ui_fgcolor in Airflow 2: BaseOperator's
+// black, SubDagOperator's white (2.10.3 airflow/operators/subdag.py:79).
+func uiFgcolor(operator string) string {
+	if operator == "SubDagOperator" {
+		return "#fff"
+	}
+	return "#000"
+}
+
+// isPythonOperator says whether an operator is PythonOperator or the
+// @task operator that inherits its template fields (2.10.3
+// airflow/operators/python.py:192-193).
+func isPythonOperator(operator string) bool {
+	return operator == "PythonOperator" || operator == "_PythonDecoratedOperator"
 }
 
 // customOperatorName is an Airflow 2 task instance's custom_operator_name:

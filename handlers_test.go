@@ -563,6 +563,25 @@ func TestServer_TaskInfo(t *testing.T) {
 					t.Error("an EmptyOperator has no bash_command")
 				}
 			}},
+		// Observed from the real Airflow 2.10.3: a SubDagOperator writes white
+		// on grey (airflow/operators/subdag.py:78-79), a PythonOperator names
+		// its template fields (airflow/operators/python.py:192-193).
+		{name: "SubDagOperator colours", editions: airflow2, path: "/dags/example_subdag_operator/tasks/section-1", wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				// and, a sensor, its deps (a set: sorted here, §5) and reschedule
+				checkValues(t, checkAllStrings(t, res.body), map[string]string{"ui_color": "#555", "ui_fgcolor": "#fff",
+					"subdag": "<DAG: example_subdag_operator.section-1>", "reschedule": "False",
+					"deps": "{<TIDep(Mapped dependencies have succeeded)>, <TIDep(Not In Retry Period)>, <TIDep(Not Previously Skipped)>, " +
+						"<TIDep(Previous Dagrun State)>, <TIDep(Ready To Reschedule)>, <TIDep(Trigger Rule)>}"})
+			}},
+		{name: "PythonOperator template fields", editions: airflow2, path: "/dags/example_python_operator/tasks/print_the_context", wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				checkValues(t, checkAllStrings(t, res.body), map[string]string{
+					"template_fields":           "['templates_dict', 'op_args', 'op_kwargs']",
+					"template_fields_renderers": "{'templates_dict': 'json', 'op_args': 'py', 'op_kwargs': 'py'}",
+					"ui_fgcolor":                "#000",
+				})
+			}},
 		{name: "default_args and task overrides", path: "/dags/tutorial/tasks/sleep", wantStatus: 200,
 			check: func(t *testing.T, ts *testServer, res response) {
 				checkValues(t, checkAllStrings(t, res.body), map[string]string{
