@@ -79,6 +79,9 @@ type Task struct {
 	Inlets                  []any
 	Outlets                 []any
 	DocMD                   string
+	// PythonCallable is set on a Python DAG's task whose callable airlite
+	// runs (scheduler_python.go); nil: not one, the operator decides.
+	PythonCallable *PythonCallable
 
 	// What the serialized form of a Python file says of the operator's
 	// class (taskSpec has the meaning of each); empty for YAML tasks.

@@ -34,6 +34,7 @@ type taskOutcome struct {
 	output  string    // captured output, already bounded
 	cut     bool      // output was truncated
 	reason  string    // why it failed, for the log
+	noRetry bool      // failed without its retries (AirflowFailException)
 	// What a successful try pushes to XCom: the operator's return value
 	// (nil: none; pushed under return_value unless do_xcom_push is off)
 	// and what the task pushed itself.
@@ -837,6 +838,11 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 			return tryResult{TI: &ti}, nil
 		}
 		endTry(&ti, out.state, job.task, now)
+		if out.noRetry && ti.State == TaskUpForRetry {
+			// Airflow 2.10.3 models/taskinstance.py handle_failure: force_fail
+			// (an AirflowFailException) fails the try whatever its retries.
+			ti.State, ti.NextRetryAt = TaskFailed, nil
+		}
 		if out.rendered != nil {
 			ti.Rendered = out.rendered
 		}

@@ -16,8 +16,9 @@ import (
 )
 
 // runOperator runs one try of a task: a simulation when the task has one,
-// else its operator. Operators without an implementation here (Python,
-// Papermill, …) succeed as simulated tasks.
+// else its operator (a Python callable: scheduler_python.go). Operators
+// without an implementation here (providers', Papermill, …) succeed as
+// simulated tasks.
 func (s *scheduler) runOperator(ctx context.Context, job taskJob) taskOutcome {
 	// execution_timeout bounds every operator's try, as BaseOperator's
 	// does in Airflow, simulated ones included.
@@ -28,6 +29,9 @@ func (s *scheduler) runOperator(ctx context.Context, job taskJob) taskOutcome {
 	}
 	if job.task.Simulate != nil {
 		return simulate(ctx, job)
+	}
+	if job.task.PythonCallable != nil {
+		return s.runPython(ctx, job)
 	}
 	switch job.task.Operator {
 	case "BashOperator":

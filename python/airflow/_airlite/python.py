@@ -20,6 +20,7 @@ class PythonOperator(BaseOperator):
         self.op_kwargs = dict(op_kwargs or {})
         self.templates_dict = templates_dict
         self.show_return_value_in_logs = show_return_value_in_logs
+        self.provide_context = provide_context  # 1.10.15: the context only when asked (airlite_task.py)
 
 
 class BranchPythonOperator(PythonOperator):
@@ -74,7 +75,14 @@ class BranchExternalPythonOperator(ExternalPythonOperator):
     pass
 
 
+# The running task's context, set by airlite's task runner (airlite_task.py)
+# around the callable, as 2.10.3 operators/python.py keeps _CURRENT_CONTEXT.
+_CURRENT_CONTEXT = []
+
+
 def get_current_context():
+    if _CURRENT_CONTEXT:
+        return _CURRENT_CONTEXT[-1]
     from airflow.exceptions import AirflowException
     raise AirflowException(
         "Current context was requested but no context was found! Are you running within an airflow task?")

@@ -1,0 +1,457 @@
+"""airlite's task runner: one try of one Python callable task, run the way
+Airflow's task runner runs it (2.10.3 airflow/cli/commands/task_command.py
+task_run -> TaskInstance._execute_task; 1.10.15 the same path): the DAG
+file is imported as the DAG processor imports it (the DAG folder on
+sys.path, the module named as airflow/utils/file.py names it), the task's
+callable is called with Airflow's arguments, and what happened goes back
+to airlite.
+
+stdin: one JSON request (data only, never source): {"edition",
+"dag_folder", "file", "dag_id", "task_id", "context": {...},
+"memory_bytes"}. fd 4 (to airlite) and fd 3 (from airlite): JSON lines, a
+request/response channel, as Airflow 3's task runner talks to its
+supervisor (task_sdk execution_time/comms.py): {"op": "render"}, {"op":
+"xcom_pull"}, {"op": "variable"} each get one answer line; the last line
+is {"op": "result", "state", "pushes", "skip", ...}. stdout and stderr are
+the task's log.
+"""
+import inspect
+import json
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NOTSET = object()
+
+
+class Channel:
+    def __init__(self, rfd, wfd):
+        self.r = os.fdopen(rfd, "r", encoding="utf-8")
+        self.w = os.fdopen(wfd, "w", encoding="utf-8")
+
+    def send(self, msg):
+        self.w.write(json.dumps(msg) + "\n")
+        self.w.flush()
+
+    def ask(self, msg):
+        self.send(msg)
+        line = self.r.readline()
+        if not line:
+            raise RuntimeError("airlite closed the task channel")
+        answer = json.loads(line)
+        if answer.get("error"):
+            raise RuntimeError(answer["error"])
+        return answer
+
+
+CHANNEL = None
+
+
+class _ChannelVariables(dict):
+    """Variable.get's values, asked of airlite's store one key at a time;
+    Variable.set in a task stays in the task (airlite does not write
+    variables from a try)."""
+
+    def _fetch(self, key):
+        if dict.__contains__(self, key):
+            return True
+        answer = CHANNEL.ask({"op": "variable", "key": key})
+        if answer.get("found"):
+            dict.__setitem__(self, key, answer["value"])
+            return True
+        return False
+
+    def __contains__(self, key):
+        return self._fetch(key)
+
+    def __getitem__(self, key):
+        if not self._fetch(key):
+            raise KeyError(key)
+        return dict.__getitem__(self, key)
+
+
+class TaskInstance:
+    """What a callable reaches as ti / task_instance: its identity, and
+    xcom_push / xcom_pull over the channel."""
+
+    def __init__(self, ctx, task, dag, edition):
+        self.dag_id = ctx["dag_id"]
+        self.task_id = ctx["task_id"]
+        self.run_id = ctx["run_id"]
+        self.try_number = ctx["try_number"]
+        self.map_index = -1
+        self.max_tries = ctx.get("max_tries", 0)
+        self.task = task
+        self.dag = dag
+        self.state = "running"
+        self.hostname = ctx.get("hostname", "")
+        self.pushes = []  # [key, value] in push order
+        self._edition = edition
+
+    def xcom_push(self, key, value, execution_date=None, session=None):
+        # Airflow serializes at push time (2.10.3 models/xcom.py
+        # XCom.serialize_value): a value JSON cannot hold fails the try here.
+        encoded = json.dumps(value, allow_nan=False, default=_xcom_default)
+        self.pushes = [p for p in self.pushes if p[0] != key]
+        self.pushes.append([key, encoded])
+
+    def xcom_pull(self, task_ids=None, dag_id=None, key="return_value", include_prior_dates=False,
+                  session=None, *, map_indexes=None, default=None):
+        # 2.10.3 models/taskinstance.py xcom_pull: a str task id (or None)
+        # gives one value, an iterable gives a list in task_ids' order.
+        many = task_ids is not None and not isinstance(task_ids, str)
+        ids = None if task_ids is None else ([task_ids] if isinstance(task_ids, str) else list(task_ids))
+        dag_ids = [dag_id] if isinstance(dag_id, str) else (list(dag_id) if dag_id else [self.dag_id])
+        found = []
+        # What this try pushed so far is already this run's, as in Airflow
+        # where a push is written at once.
+        if dag_ids == [self.dag_id] and (ids is None or self.task_id in ids):
+            found = [{"task_id": self.task_id, "key": k, "value": v} for k, v in reversed(self.pushes)
+                     if not key or k == key]
+        answer = CHANNEL.ask({"op": "xcom_pull", "task_ids": ids, "dag_ids": dag_ids, "key": key or "",
+                              "include_prior_dates": bool(include_prior_dates)})
+        mine = {(f["task_id"], f["key"]) for f in found}
+        found += [e for e in answer["entries"] if e["run_id"] != self.run_id or (e["task_id"], e["key"]) not in mine]
+        if not many:
+            return json.loads(found[0]["value"]) if found else default
+        by_task = {}
+        for e in found:
+            by_task.setdefault(e["task_id"], []).append(json.loads(e["value"]))
+        out = []
+        for t in ids:
+            out.extend(by_task.get(t, [])[:1] if not include_prior_dates else by_task.get(t, []))
+        return out
+
+    def __repr__(self):
+        return "<TaskInstance: %s.%s %s [running]>" % (self.dag_id, self.task_id, self.run_id)
+
+
+def _xcom_default(value):
+    import datetime
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    raise TypeError("Object of type %s is not JSON serializable" % type(value).__name__)
+
+
+class DagRun:
+    def __init__(self, fields):
+        for k, v in fields.items():
+            setattr(self, k, v)
+
+    def __repr__(self):
+        return "<DagRun %s @ %s: %s, state:running, queued_at: %s. externally triggered: %s>" % (
+            self.dag_id, self.execution_date, self.run_id, self.queued_at, self.external_trigger)
+
+
+def _date(text):
+    if text is None:
+        return None
+    import pendulum
+    return pendulum.parse(text)
+
+
+def build_context(ctx, dag, task, ti, edition):
+    """Airflow's template context, with Python values (2.10.3
+    models/taskinstance.py _get_template_context; 1.10.15
+    get_template_context)."""
+    from airflow.configuration import conf
+    dates = ctx["dates"]
+    c = {k: v for k, v in ctx["values"].items()}
+    for k, v in dates.items():
+        c[k] = _date(v)
+    run = dict(ctx["dag_run"])
+    for k in ("execution_date", "logical_date", "start_date", "queued_at", "data_interval_start", "data_interval_end"):
+        if k in run:
+            run[k] = _date(run[k])
+    run["conf"] = ctx.get("conf")
+    dag_run = DagRun(run)
+    c.update({"dag": dag, "task": task, "ti": ti, "task_instance": ti, "dag_run": dag_run,
+              "params": ctx.get("params") or {}, "conf": conf, "test_mode": False,
+              "inlets": list(getattr(task, "inlets", None) or []), "outlets": list(getattr(task, "outlets", None) or [])})
+    from airflow.models.variable import Variable
+    c["var"] = {"value": _VarAccessor(Variable, False), "json": _VarAccessor(Variable, True)}
+    return c
+
+
+class _VarAccessor:
+    def __init__(self, variable, as_json):
+        self._variable = variable
+        self._json = as_json
+
+    def __getattr__(self, key):
+        return self._variable.get(key, deserialize_json=self._json)
+
+    def get(self, key, default_var=NOTSET):
+        if default_var is NOTSET:
+            return self._variable.get(key, deserialize_json=self._json)
+        return self._variable.get(key, default_var, deserialize_json=self._json)
+
+
+def render(value, ti, seen=None):
+    """Airflow's render_template for op_args, op_kwargs, templates_dict
+    (2.10.3 template/templater.py render_template): strings through
+    airlite's Jinja (asked over the channel: the rendered text comes back
+    as data), containers item by item, an XComArg resolved to the XCom it
+    names (2.10.3 models/xcom_arg.py PlainXComArg.resolve)."""
+    from airflow.models.xcom_arg import XComArg
+    if isinstance(value, str):
+        if "{{" in value or "{%" in value or "{#" in value:
+            return CHANNEL.ask({"op": "render", "template": value})["text"]
+        return value
+    if isinstance(value, XComArg):
+        got = ti.xcom_pull(task_ids=value.operator.task_id, key=value.key, default=NOTSET)
+        if got is NOTSET:
+            raise XComNotFound('XComArg result from %s at %s with key="%s" is not found!'
+                               % (value.operator.task_id, ti.dag_id, value.key))
+        return got
+    if isinstance(value, tuple):
+        if hasattr(value, "_fields"):  # a namedtuple
+            return value.__class__(*(render(v, ti) for v in value))
+        return tuple(render(v, ti) for v in value)
+    if isinstance(value, list):
+        return [render(v, ti) for v in value]
+    if isinstance(value, dict):
+        return {k: render(v, ti) for k, v in value.items()}
+    if isinstance(value, set):
+        return {render(v, ti) for v in value}
+    return value
+
+
+class XComNotFound(Exception):
+    pass
+
+
+def _rendered_field(value):
+    """A rendered template field as the API shows it (2.10.3
+    utils/helpers.py serialize_template_field): JSON values as they are,
+    anything else as its str()."""
+    try:
+        json.dumps(value, allow_nan=False)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def determine_kwargs(function, args, kwargs):
+    """2.10.3 utils/operator_helpers.py KeywordParameters.determine: a
+    callable with **kwargs takes the whole context, else only the names its
+    signature asks for."""
+    signature = inspect.signature(function)
+    has_wildcard = any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values())
+    for name, param in list(signature.parameters.items())[:len(args)]:
+        if name in kwargs:
+            raise ValueError("The key %r in args is a part of kwargs and therefore reserved." % name)
+        if param.kind == param.VAR_POSITIONAL:
+            break
+    if has_wildcard:
+        return kwargs
+    return {key: kwargs[key] for key in signature.parameters if key in kwargs}
+
+
+def load_dag(path, dag_id):
+    """Import the DAG file as the DAG processor does (airlite_parse.py) and
+    find dag_id among its DAGs and their sub-DAGs."""
+    import importlib.machinery
+    import importlib.util
+    from airflow.models.dag import DAG, DagContext
+    import airlite_parse
+    name = airlite_parse.module_name(path)
+    DagContext.autoregistered_dags.clear()
+    DagContext.current_autoregister_module_name = name
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(name, loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    found = [v for v in list(module.__dict__.values()) if isinstance(v, DAG)]
+    found += [d for d, _ in list(DagContext.autoregistered_dags)]
+    for dag in list(found):
+        found += dag.subdags
+    for dag in found:
+        if dag.dag_id == dag_id:
+            return dag
+    raise LookupError("DAG %r not found in %s" % (dag_id, path))
+
+
+def skip_all_except(task, dag, branch, edition):
+    """The tasks a branch skips (2.10.3 models/skipmixin.py
+    skip_all_except; 1.10.15 models/skipmixin.py): the direct downstream
+    tasks not followed; in 2, not those downstream of a followed task
+    either (an empty branch's join)."""
+    from airflow.exceptions import AirflowException
+    if isinstance(branch, str):
+        followed = {branch}
+    elif branch is None:
+        followed = set()
+    elif hasattr(branch, "__iter__"):
+        followed = set(branch)
+        invalid = sorted((repr(t), type(t).__name__) for t in followed if not isinstance(t, str))
+        if invalid:
+            raise AirflowException("'branch_task_ids' expected all task IDs are strings. "
+                                   "Invalid tasks found: %s." % invalid)
+    else:
+        raise AirflowException("'branch_task_ids' must be either None, a task ID, or an Iterable of IDs, "
+                               "but got %r." % type(branch).__name__)
+    if edition != "1.10":
+        invalid = followed - set(dag.task_dict)
+        if invalid:
+            raise AirflowException("'branch_task_ids' must contain only valid task_ids. "
+                                   "Invalid tasks found: %s." % invalid)
+    keep = set(followed)
+    if edition != "1.10":
+        for b in followed:
+            keep |= flat_downstream(dag, b)
+    return sorted(t for t in task.downstream_task_ids if t not in keep)
+
+
+def flat_downstream(dag, task_id):
+    out, stack = set(), [task_id]
+    while stack:
+        for d in dag.task_dict[stack.pop()].downstream_task_ids:
+            if d not in out:
+                out.add(d)
+                stack.append(d)
+    return out
+
+
+def main():
+    global CHANNEL
+    request = json.loads(sys.stdin.read())
+    CHANNEL = Channel(3, 4)
+    edition = request.get("edition", "2")
+    os.environ["AIRLITE_EDITION"] = edition
+    folder = request.get("dag_folder") or ""
+    os.environ["AIRLITE_DAGS_FOLDER"] = folder
+    limit = int(request.get("memory_bytes") or 0)
+    if limit > 0:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # The task log takes lines as they come, stdout and stderr interleaved.
+    sys.stdout.reconfigure(line_buffering=True, errors="backslashreplace")
+    sys.stderr.reconfigure(line_buffering=True, errors="backslashreplace")
+    sys.path.insert(0, HERE)
+    if folder and folder not in sys.path:
+        sys.path.append(folder)
+    try:
+        import pendulum  # noqa: F401
+    except ImportError:
+        sys.path.append(os.path.join(HERE, "airlite_compat"))
+    import airflow  # noqa: F401  the edition's finder goes in first
+    from airflow.models import variable
+    variable._VALUES = _ChannelVariables()
+    ctx = request["context"]
+    result = {"op": "result", "state": "failed", "pushes": [], "skip": [], "no_retry": False}
+    ti = None
+    try:
+        result.update(run(request, ctx, edition))
+    except BaseException as e:  # noqa: B902  every ending of the callable is an outcome
+        from airflow.exceptions import AirflowFailException, AirflowSkipException
+        ti = getattr(e, "_airlite_ti", None)
+        if isinstance(e, AirflowSkipException):
+            # 2.10.3 models/taskinstance.py _run_raw_task: logged, state skipped
+            print("Skipping task: %s" % e if edition == "1.10" else "Task skipped: %s" % (e,), file=sys.stderr)
+            result["state"] = "skipped"
+        else:
+            traceback.print_exc()
+            result["state"] = "failed"
+            result["no_retry"] = isinstance(e, AirflowFailException)
+            result["reason"] = ("%s: %s" % (type(e).__name__, e)).rstrip(": ")
+        if ti is not None:
+            result["pushes"] = ti.pushes
+    sys.stdout.flush()
+    sys.stderr.flush()
+    CHANNEL.send(result)
+
+
+def run(request, ctx, edition):
+    from airflow._airlite.python import BranchPythonOperator, PythonOperator, ShortCircuitOperator
+    from airflow.exceptions import AirflowException
+    dag = load_dag(request["file"], request["dag_id"])
+    task = dag.task_dict.get(request["task_id"])
+    if task is None:
+        raise LookupError("Task %r not found in DAG %r" % (request["task_id"], request["dag_id"]))
+    from airflow._airlite.python import ExternalPythonOperator, PythonVirtualenvOperator
+    if not isinstance(task, PythonOperator) or isinstance(task, (ExternalPythonOperator, PythonVirtualenvOperator)):
+        raise TypeError("%s is a %s, not a Python callable operator" % (task.task_id, type(task).__name__))
+    ti = TaskInstance(ctx, task, dag, edition)
+    try:
+        return execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOperator, AirflowException)
+    except BaseException as e:
+        e._airlite_ti = ti
+        raise
+
+
+def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOperator, AirflowException):
+    context = build_context(ctx, dag, task, ti, edition)
+    op_args = render(list(task.op_args), ti)
+    op_kwargs = render(dict(task.op_kwargs), ti)
+    templates_dict = render(task.templates_dict, ti)
+    callable_ = task.python_callable
+    if edition == "1.10":
+        # 1.10.15 operators/python_operator.py PythonOperator.execute: the
+        # context only with provide_context.
+        kwargs = dict(op_kwargs)
+        if getattr(task, "provide_context", False):
+            context.update(op_kwargs)
+            context["templates_dict"] = templates_dict
+            kwargs = context
+    else:
+        # 2.10.3 operators/python.py PythonOperator.execute: context_merge,
+        # then determine_kwargs.
+        context.update(op_kwargs)
+        context["templates_dict"] = templates_dict
+        kwargs = determine_kwargs(callable_, op_args, context)
+    from airflow._airlite import python as python_operators
+    python_operators._CURRENT_CONTEXT.append(context)
+    try:
+        value = callable_(*op_args, **kwargs)
+    finally:
+        python_operators._CURRENT_CONTEXT.pop()
+    out = {"state": "success", "skip": []}
+    out["rendered"] = {"templates_dict": _rendered_field(templates_dict), "op_args": _rendered_field(op_args),
+                       "op_kwargs": _rendered_field(op_kwargs)}
+    if isinstance(task, BranchPythonOperator):
+        # 2.10.3 operators/python.py BranchPythonOperator.execute -> do_branch
+        print("Branch callable return %s" % (value,), file=sys.stderr)
+        out["skip"] = skip_all_except(task, dag, value, edition)
+        if edition == "1.10":
+            value = None  # 1.10.15's branch returns nothing to push
+    elif isinstance(task, ShortCircuitOperator):
+        # 2.10.3 operators/python.py ShortCircuitOperator.execute; 1.10.15
+        # operators/python_operator.py: every downstream task skipped
+        # (2: only the direct ones when ignore_downstream_trigger_rules is off).
+        print("Condition result is %s" % (value,), file=sys.stderr)
+        if value:
+            print("Proceeding with downstream tasks...", file=sys.stderr)
+        elif task.downstream_task_ids:
+            print("Skipping downstream tasks", file=sys.stderr)
+            if edition == "1.10" or getattr(task, "ignore_downstream_trigger_rules", True):
+                ids = flat_downstream(dag, task.task_id)
+            else:
+                ids = set(task.downstream_task_ids)
+            out["skip"] = sorted(t for t in ids if not dag.task_dict[t].is_teardown)
+        if edition == "1.10":
+            value = None
+    else:
+        print("Done. Returned value was: %s" % (value,), file=sys.stderr)
+    if getattr(task, "multiple_outputs", False) and value is not None and edition != "1.10":
+        # 2.10.3 decorators/base.py DecoratedOperator._handle_output
+        if not isinstance(value, dict):
+            raise AirflowException("Returned output was type %s expected dictionary for multiple_outputs" % type(value))
+        for key in value:
+            if not isinstance(key, str):
+                raise AirflowException("Returned dictionary keys must be strings when using multiple_outputs, "
+                                       "found %s (%s) instead" % (key, type(key)))
+        for key, v in value.items():
+            ti.xcom_push(key=key, value=v)
+    if value is not None and getattr(task, "do_xcom_push", True):
+        out["return_value"] = json.dumps(value, allow_nan=False, default=_xcom_default)
+    out["pushes"] = ti.pushes
+    return out
+
+
+if __name__ == "__main__":
+    main()

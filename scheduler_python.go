@@ -1,0 +1,460 @@
+package main
+
+// Python callable tasks (PythonOperator, @task, BranchPythonOperator,
+// @task.branch, ShortCircuitOperator, @task.short_circuit) of Python DAG
+// files run for real, as Airflow's task runner runs them: each try is a
+// python3 process of its own process group, registered like a bash try
+// (scheduler_procs*.go: planned stop, crash, leftovers), on the embedded
+// python/airlite_task.py. The request goes in on stdin as JSON, never as
+// source; templates, XCom pulls and Variable.get come back to airlite over
+// a channel of JSON lines on two extra pipes (fd 3 from airlite, fd 4 to
+// it), the way Airflow 3's task runner talks to its supervisor
+// (task_sdk/src/airflow/sdk/execution_time/comms.py); the last line is the
+// try's result. stdout and stderr are the task's log.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// PythonCallable is set on a task of a Python DAG file whose operator calls
+// a Python callable (pythonCallableOperator): airlite runs its callable
+// (runPython) instead of simulating it. The DAG builder sets it.
+type PythonCallable struct {
+	File   string // the DAG file to import (the serialized DAG's fileloc), absolute
+	Folder string // the DAG folder, on sys.path as under Airflow
+	Python string // the interpreter (--python); "" is AIRLITE_PYTHON, else python3
+}
+
+// pythonCallableOperators are the operators whose callable airlite runs,
+// by the serialized task's _task_module and _task_type (pyTask): the
+// classes of python/airflow/_airlite/python.py and decorators/__init__.py
+// as each edition names them. The virtualenv and external-python variants
+// need an interpreter of their own: simulated.
+var pythonCallableOperators = map[[2]string]bool{
+	{"airflow.operators.python", "PythonOperator"}:                         true,
+	{"airflow.operators.python", "BranchPythonOperator"}:                   true,
+	{"airflow.operators.python", "ShortCircuitOperator"}:                   true,
+	{"airflow.operators.python_operator", "PythonOperator"}:                true,
+	{"airflow.operators.python_operator", "BranchPythonOperator"}:          true,
+	{"airflow.operators.python_operator", "ShortCircuitOperator"}:          true,
+	{"airflow.decorators.python", "_PythonDecoratedOperator"}:              true,
+	{"airflow.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
+	{"airflow.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
+}
+
+// pythonCallableOperator says whether airlite runs a serialized task's
+// callable: one of pythonCallableOperators, not mapped (mapped tasks
+// expand at run time, which airlite does not do yet).
+func pythonCallableOperator(t *pyTask) bool {
+	return !t.IsMapped && pythonCallableOperators[[2]string{t.TaskModule, t.TaskType}]
+}
+
+const (
+	// maxPythonChannelLine bounds one line the task process sends (a
+	// result carries its XCom values, which the store bounds again).
+	maxPythonChannelLine = 64 << 20
+	// pythonChannelGrace is how long airlite waits for the channel to
+	// close once the try's process group has ended: a process that left
+	// the group may still hold the pipe.
+	pythonChannelGrace = 2 * time.Second
+)
+
+// pythonTaskProgram is the embedded program, extracted once per airlite
+// process (again when a cleaner removed it).
+var pythonTaskProgram struct {
+	mu  sync.Mutex
+	dir string
+}
+
+// taskProgramDir returns a folder holding the embedded python/ program.
+func taskProgramDir() (string, error) {
+	p := &pythonTaskProgram
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dir != "" {
+		if _, err := os.Stat(filepath.Join(p.dir, "airlite_task.py")); err == nil {
+			return p.dir, nil
+		}
+	}
+	dir, err := os.MkdirTemp("", "airlite-python-task-")
+	if err != nil {
+		return "", fmt.Errorf("extract python task runner: %w", err)
+	}
+	if err := extractPythonProgram(dir); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	p.dir = dir
+	return dir, nil
+}
+
+// pythonTaskEnv is airlite's environment for a task process, with its
+// bytecode kept under the program's folder (PYTHONPYCACHEPREFIX): never
+// beside the DAG files, and compiled once per airlite process instead of
+// at every try, which a PYTHONDONTWRITEBYTECODE in the environment would
+// cost (the DAG file and the authoring surface compile again each time).
+func pythonTaskEnv(prog string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "PYTHONDONTWRITEBYTECODE=") || strings.HasPrefix(kv, "PYTHONPYCACHEPREFIX=")
+	})
+	return append(env, "PYTHONPYCACHEPREFIX="+filepath.Join(prog, "pycache"))
+}
+
+// pythonInterpreter finds the interpreter a task's callable runs with.
+func pythonInterpreter(pc *PythonCallable) (string, error) {
+	python := pc.Python
+	if python == "" {
+		python = os.Getenv("AIRLITE_PYTHON")
+	}
+	if python == "" {
+		python = "python3"
+	}
+	return exec.LookPath(python)
+}
+
+// pythonTaskRequest is what airlite_task.py reads on stdin.
+type pythonTaskRequest struct {
+	Edition     string            `json:"edition"`
+	DagFolder   string            `json:"dag_folder"`
+	File        string            `json:"file"`
+	DagID       string            `json:"dag_id"`
+	TaskID      string            `json:"task_id"`
+	MemoryBytes int64             `json:"memory_bytes"`
+	Context     pythonTaskContext `json:"context"`
+}
+
+// pythonTaskContext is the try's Airflow context as data: what the
+// program turns into the context a callable asks for (dates as ISO text
+// it parses into pendulum dates, the run's fields, params, conf).
+type pythonTaskContext struct {
+	DagID     string             `json:"dag_id"`
+	TaskID    string             `json:"task_id"`
+	RunID     string             `json:"run_id"`
+	TryNumber int                `json:"try_number"`
+	MaxTries  int                `json:"max_tries"`
+	Hostname  string             `json:"hostname"`
+	Values    map[string]any     `json:"values"` // ds, ts, prev_ds ...: text, or null
+	Dates     map[string]*string `json:"dates"`  // execution_date, logical_date ...: ISO text, or null
+	DagRun    map[string]any     `json:"dag_run"`
+	Params    map[string]any     `json:"params"`
+	Conf      json.RawMessage    `json:"conf"`
+}
+
+// pythonTaskResult is the program's last line.
+type pythonTaskResult struct {
+	Op          string      `json:"op"`
+	State       TaskState   `json:"state"`
+	ReturnValue *string     `json:"return_value"` // JSON text
+	Pushes      [][2]string `json:"pushes"`       // [key, JSON text]
+	Skip        []string    `json:"skip"`
+	NoRetry     bool        `json:"no_retry"`
+	Reason      string      `json:"reason"`
+	// Rendered is the try's rendered template fields (op_args, op_kwargs,
+	// templates_dict), for TaskInstance.Rendered.
+	Rendered json.RawMessage `json:"rendered"`
+}
+
+// pythonChannelRequest is one request of the task process.
+type pythonChannelRequest struct {
+	Op                string   `json:"op"`
+	Template          string   `json:"template"`
+	Key               string   `json:"key"`
+	TaskIDs           []string `json:"task_ids"`
+	DagIDs            []string `json:"dag_ids"`
+	IncludePriorDates bool     `json:"include_prior_dates"`
+}
+
+// pythonXComEntry is a pulled entry, its value as JSON text.
+type pythonXComEntry struct {
+	TaskID   string `json:"task_id"`
+	Key      string `json:"key"`
+	RunID    string `json:"run_id"`
+	MapIndex int    `json:"map_index"`
+	Value    string `json:"value"`
+}
+
+// runPython runs one try of a Python callable task (see the top of this
+// file). Without an interpreter the task is simulated, and its log says why.
+func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
+	pc := job.task.PythonCallable
+	interp, err := pythonInterpreter(pc)
+	if err != nil {
+		out := simulate(ctx, job)
+		out.output = fmt.Sprintf("[airlite] no Python to run this task's callable (%v): simulated\n", err) + out.output
+		return out
+	}
+	prog, err := taskProgramDir()
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: err.Error()}
+	}
+	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
+		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
+	req := pythonTaskRequest{Edition: pythonSurfaceOf(tc.rules), DagFolder: pc.Folder, File: pc.File,
+		DagID: job.dag.DagID, TaskID: job.task.TaskID, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("encode python task request: %v", err)}
+	}
+	dir, err := os.MkdirTemp("", "airlite-task-")
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("create task folder: %v", err)}
+	}
+	defer os.RemoveAll(dir)
+
+	// fd 3: airlite's answers; fd 4: the process's requests and result.
+	answersR, answersW, err := os.Pipe()
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("open task channel: %v", err)}
+	}
+	defer answersW.Close()
+	requestsR, requestsW, err := os.Pipe()
+	if err != nil {
+		answersR.Close()
+		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("open task channel: %v", err)}
+	}
+	defer requestsR.Close()
+
+	out := &tailBuffer{limit: maxTaskOutput}
+	cmd := exec.CommandContext(ctx, interp, filepath.Join(prog, "airlite_task.py"))
+	cmd.Dir = dir
+	cmd.Env = append(pythonTaskEnv(prog), "AIRFLOW_CTX_DAG_ID="+job.dag.DagID, "AIRFLOW_CTX_TASK_ID="+job.task.TaskID,
+		"AIRFLOW_CTX_DAG_RUN_ID="+job.run.RunID, "AIRFLOW_CTX_TRY_NUMBER="+fmt.Sprint(job.try),
+		"AIRFLOW_CTX_EXECUTION_DATE="+isoFormat(job.run.ExecutionDate), "AIRFLOW_CTX_DAG_OWNER="+job.task.Owner)
+	cmd.Stdin = bytes.NewReader(body)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.ExtraFiles = []*os.File{answersR, requestsW}
+	cmd.SysProcAttr = taskProcAttr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	err = s.procs.start(cmd)
+	// The child has its ends; airlite keeps only its own.
+	answersR.Close()
+	requestsW.Close()
+	if err != nil {
+		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("run python: %v", err)}
+	}
+	pid := cmd.Process.Pid
+	if rerr := s.opts.Store.RecordTaskProcess(job.key, job.run.ID, job.try, pid, processIdentity(pid)); rerr != nil {
+		s.opts.Logger.Error().Err(rerr).Str("task", job.key.String()).Msg("record task process")
+	}
+	served := make(chan pythonServed, 1)
+	go func() {
+		got := s.servePythonChannel(tc, requestsR, answersW)
+		if got.result == nil {
+			// The channel ended without a result (the process died, or said
+			// what airlite cannot read): nothing it waits for will come.
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		served <- got
+	}()
+	err = cmd.Wait()
+	s.procs.ended(pid)
+	var got pythonServed
+	select {
+	case got = <-served:
+	case <-time.After(pythonChannelGrace):
+		requestsR.Close() // a process outside the group holds the pipe
+		got = <-served
+	}
+	text, cut := out.result()
+	return s.pythonOutcome(ctx, job, got, err, text, cut)
+}
+
+// pythonServed is how the channel ended: the result, if one came.
+type pythonServed struct {
+	result *pythonTaskResult
+	err    error
+}
+
+// servePythonChannel answers the task process's requests until its result
+// (or the end of the pipe).
+func (s *scheduler) servePythonChannel(tc templateContext, requests io.Reader, answers io.Writer) pythonServed {
+	lines := bufio.NewReaderSize(requests, 64<<10)
+	enc := json.NewEncoder(answers)
+	for {
+		line, err := readBoundedLine(lines, maxPythonChannelLine)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return pythonServed{err: err}
+		}
+		var req pythonChannelRequest
+		if err := json.Unmarshal(line, &req); err != nil {
+			return pythonServed{err: fmt.Errorf("decode task request: %w", err)}
+		}
+		if req.Op == "result" {
+			var res pythonTaskResult
+			if err := json.Unmarshal(line, &res); err != nil {
+				return pythonServed{err: fmt.Errorf("decode task result: %w", err)}
+			}
+			return pythonServed{result: &res}
+		}
+		if err := enc.Encode(s.answerPython(tc, req)); err != nil {
+			return pythonServed{err: fmt.Errorf("answer task request: %w", err)}
+		}
+	}
+}
+
+// answerPython answers one request: a template rendered with the
+// edition's Jinja, a variable, the XCom entries a pull reads. The answer
+// is data the program decodes, never source it runs.
+func (s *scheduler) answerPython(tc templateContext, req pythonChannelRequest) map[string]any {
+	switch req.Op {
+	case "render":
+		text, err := tc.renderText(req.Template)
+		if err != nil {
+			return map[string]any{"error": err.Error()}
+		}
+		return map[string]any{"text": text}
+	case "variable":
+		v, ok := s.opts.Store.VariableValue(req.Key)
+		return map[string]any{"found": ok, "value": v}
+	case "xcom_pull":
+		q := XComPullQuery{DagIDs: req.DagIDs, TaskIDs: req.TaskIDs, Key: req.Key, RunID: tc.run.RunID,
+			Date: tc.run.ExecutionDate, ByDate: pythonSurfaceOf(tc.rules) == "1.10", IncludePriorDates: req.IncludePriorDates}
+		entries, err := s.opts.Store.XComsToPull(q)
+		if err != nil {
+			return map[string]any{"error": fmt.Sprintf("xcom_pull: %v", err)}
+		}
+		found := make([]pythonXComEntry, len(entries))
+		for i, e := range entries {
+			found[i] = pythonXComEntry{TaskID: e.TaskID, Key: e.Key, RunID: e.RunID, MapIndex: e.MapIndex, Value: string(e.Value)}
+		}
+		return map[string]any{"entries": found}
+	}
+	return map[string]any{"error": fmt.Sprintf("unknown request %q", req.Op)}
+}
+
+// pythonOutcome turns the try's end into its outcome: the program's
+// result, or the reason there is none.
+func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonServed, waitErr error, text string, cut bool) taskOutcome {
+	res := taskOutcome{state: TaskFailed, output: text, cut: cut}
+	r := got.result
+	switch {
+	case ctx.Err() != nil:
+		res.reason = "killed: " + context.Cause(ctx).Error()
+		return res
+	case r == nil && got.err != nil:
+		res.reason = fmt.Sprintf("python task channel: %v", got.err)
+		return res
+	case r == nil:
+		res.reason = fmt.Sprintf("python task process ended without a result (%v)", waitErr)
+		return res
+	}
+	for _, p := range r.Pushes {
+		res.pushed = append(res.pushed, xcomPush{Key: p[0], Value: json.RawMessage(p[1])})
+	}
+	switch r.State {
+	case TaskSuccess:
+		if len(r.Rendered) > 0 && string(r.Rendered) != "null" {
+			dec := json.NewDecoder(bytes.NewReader(r.Rendered))
+			dec.UseNumber()
+			if err := dec.Decode(&res.rendered); err != nil {
+				res.reason = fmt.Sprintf("decode rendered fields: %v", err)
+				return res
+			}
+		}
+		if r.ReturnValue != nil {
+			res.returnValue = json.RawMessage(*r.ReturnValue)
+		}
+		if err := s.skipDownstream(job, r.Skip); err != nil {
+			res.reason = err.Error()
+			return res
+		}
+		res.state = TaskSuccess
+	case TaskSkipped:
+		res.state = TaskSkipped
+	default:
+		res.reason, res.noRetry = r.Reason, r.NoRetry
+		if res.reason == "" {
+			res.reason = "python callable failed"
+		}
+	}
+	return res
+}
+
+// skipDownstream marks the tasks a branch or a short circuit skips, before
+// the try that skips them ends, as Airflow's SkipMixin writes them from
+// inside execute (2.10.3 models/skipmixin.py _set_state_to_skipped).
+func (s *scheduler) skipDownstream(job taskJob, ids []string) error {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return job.dag.Task(id) == nil })
+	if len(ids) == 0 {
+		return nil
+	}
+	now := s.opts.Now().UTC().Truncate(time.Microsecond)
+	_, _, err := s.opts.Store.ForceTaskStates(job.dag.DagID, job.run.RunID, TaskSkipped, now,
+		func(*DAG) ([]string, error) { return ids, nil })
+	if err != nil {
+		return fmt.Errorf("skip downstream tasks: %w", err)
+	}
+	return nil
+}
+
+// pythonContext is the try's context as data (templateVars2/110 give the
+// names and values).
+func (s *scheduler) pythonContext(tc templateContext) pythonTaskContext {
+	c := pythonTaskContext{DagID: tc.dag.DagID, TaskID: tc.task.TaskID, RunID: tc.run.RunID, TryNumber: tc.try,
+		MaxTries: tc.task.Retries, Hostname: s.opts.Hostname, Values: map[string]any{}, Dates: map[string]*string{},
+		Params: map[string]any{}, Conf: tc.run.Conf}
+	for k, v := range tc.rules.templateVars(tc) {
+		switch x := v.(type) {
+		case nil:
+			c.Values[k] = nil
+		case string, bool:
+			c.Values[k] = x
+		case templateDate:
+			iso := isoFormat(x.t)
+			c.Dates[k] = &iso
+		}
+	}
+	for _, k := range []string{"prev_execution_date", "next_execution_date"} {
+		if v, ok := c.Values[k]; ok && v == nil {
+			delete(c.Values, k)
+			c.Dates[k] = nil
+		}
+	}
+	maps := []map[string]any{tc.dag.Params, tc.task.Params}
+	var conf map[string]any
+	if tc.run.Conf != nil && json.Unmarshal(tc.run.Conf, &conf) == nil {
+		maps = append(maps, conf) // dag_run_conf_overrides_params
+	}
+	for _, m := range maps {
+		for k, v := range m {
+			c.Params[k] = v
+		}
+	}
+	if tc.run.Conf == nil {
+		c.Conf = json.RawMessage("null")
+	}
+	iso := func(t *time.Time) any {
+		if t == nil {
+			return nil
+		}
+		return isoFormat(*t)
+	}
+	d := tc.dates()
+	c.DagRun = map[string]any{"dag_id": tc.dag.DagID, "run_id": tc.run.RunID, "run_type": tc.run.RunType,
+		"external_trigger": tc.run.ExternalTrigger, "execution_date": isoFormat(tc.run.ExecutionDate),
+		"start_date": iso(tc.run.StartDate), "queued_at": iso(tc.run.QueuedAt), "state": "running"}
+	if pythonSurfaceOf(tc.rules) != "1.10" {
+		c.DagRun["logical_date"] = isoFormat(tc.run.ExecutionDate)
+		c.DagRun["data_interval_start"] = isoFormat(d.intervalStart)
+		c.DagRun["data_interval_end"] = isoFormat(d.intervalEnd)
+	}
+	return c
+}
