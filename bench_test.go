@@ -712,3 +712,33 @@ func BenchmarkV1PostDagRunEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStoreTrigger is the store's part of a trigger alone: one run of
+// example_bash_operator with its seven task instances and a conf, written
+// as the experimental trigger writes it (TriggerRun), with the allocations
+// of its index writes (TestTriggerIndexWrites lists them).
+func BenchmarkStoreTrigger(b *testing.B) {
+	store, _ := benchStoreWith(b)
+	row, err := store.DagByID("example_bash_operator")
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := edition2.rules().newRun
+	conf := json.RawMessage(`{"key": "value"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		date := benchDate.Add(time.Duration(i) * time.Second)
+		runID := "bench_" + strconv.Itoa(i)
+		_, err := store.TriggerRun(func(v storeView) (*newRun, error) {
+			if err := runExists(v, row.DagID, runID, date); err != nil {
+				return nil, err
+			}
+			return &newRun{start: start, dag: row.Def, runID: runID, date: date, conf: conf, now: date,
+				unixname: "bench", external: true, dateChecked: true}, nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -86,6 +86,10 @@ type Store struct {
 	// rowsRead, when set (before the store is shared), hears how many
 	// rows each listing read: tests check that a page costs its rows.
 	rowsRead func(n int)
+	// committed, when set (before the store is shared), is shown each
+	// write's changes before it commits: tests count the index entries a
+	// write makes (memstore_writecost_test.go).
+	committed func(memdb.Changes)
 }
 
 // Limits bound the store's totals, so that no sequence of requests grows
@@ -146,18 +150,34 @@ func (s *Store) read() *memdb.Txn { return s.db.Txn(false) }
 
 // update runs fn in a write transaction and commits when fn succeeds,
 // bumping the change index if fn wrote anything; on error nothing changes.
-func (s *Store) update(fn func(txn *memdb.Txn) error) error {
+func (s *Store) update(fn func(txn *memdb.Txn) error) error { return s.write(fn, false) }
+
+// write is update; alwaysWrites says that fn writes whenever it succeeds,
+// so that the transaction need not track its changes to know (go-memdb's
+// Changes copies and de-duplicates them: about a dozen allocations for a
+// trigger).
+func (s *Store) write(fn func(txn *memdb.Txn) error, alwaysWrites bool) error {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
-	txn.TrackChanges()
+	if !alwaysWrites || s.committed != nil {
+		txn.TrackChanges()
+	}
+	// Read before fn writes: go-memdb's read of an index that the
+	// transaction has written (Txn.readableIndex, iradix Txn.Clone)
+	// empties that index's cache of copied nodes, so that the next
+	// insert copies its path again. fn never writes this counter.
+	change := counterValue(txn, counterChange)
 	if err := fn(txn); err != nil {
 		return err
 	}
-	if len(txn.Changes()) == 0 {
+	if !alwaysWrites && len(txn.Changes()) == 0 {
 		return nil // nothing written: the change index stays
 	}
-	if _, err := nextCounter(txn, counterChange); err != nil {
-		return err
+	if err := txn.Insert(tableCounters, &counter{Name: counterChange, Value: change + 1}); err != nil {
+		return fmt.Errorf("bump counter %s: %w", counterChange, err)
+	}
+	if s.committed != nil {
+		s.committed(txn.Changes())
 	}
 	txn.Commit()
 	return nil
@@ -247,10 +267,14 @@ func (s *Store) PinIDCeiling(path string) (run, pool int64) {
 // counterPoolID), or refuses it with errUnavailable when the id lease on
 // disk does not cover it.
 func (s *Store) nextIDTxn(txn *memdb.Txn, name string) (int64, error) {
-	if err := s.lease.admit(name, counterValue(txn, name)+1); err != nil {
+	next := counterValue(txn, name) + 1
+	if err := s.lease.admit(name, next); err != nil {
 		return 0, err
 	}
-	return nextCounter(txn, name)
+	if err := txn.Insert(tableCounters, &counter{Name: name, Value: next}); err != nil {
+		return 0, fmt.Errorf("bump counter %s: %w", name, err)
+	}
+	return next, nil
 }
 
 // leased runs write, a write that may hand out ids. When write is

@@ -15,9 +15,16 @@ var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true}
 
 // Names in the totals table.
 const (
-	totalConfBytes = "conf_bytes" // len(Conf) summed over every run
-	totalXComs     = "xcoms"      // rows of the XCom table
+	totalXComs = "xcoms" // rows of the XCom table
 )
+
+// allDAGs is the DagID of the run-counts row that counts every DAG's runs
+// (N, States, ConfBytes; not TaskInstances): the --max-conf-bytes-total
+// check reads its ConfBytes. It lives in the table that the trigger
+// writes anyway, so that a trigger touches one more leaf there rather
+// than a table of its own (each table a write touches costs its radix
+// tree's transaction and an entry in the root tree at commit).
+const allDAGs = ""
 
 // totalsTable holds sums over whole tables (storeTotal).
 func totalsTable() *memdb.TableSchema {
@@ -49,14 +56,29 @@ func addTotalTxn(txn *memdb.Txn, name string, delta int64) error {
 }
 
 // runCountsTable holds the number of runs of each DAG that has any, and
-// the bytes of their confs.
+// the bytes of their confs, and the row allDAGs for every DAG.
 func runCountsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableRunCounts,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: stringField[runCount]{func(c *runCount) string { return c.DagID }}},
+			indexID: {Name: indexID, Unique: true, Indexer: runCountKey{}},
 		},
 	}
+}
+
+// runCountKey indexes a run count by its DagID and a NUL, as stringField
+// does, but indexes allDAGs ("") too: its key is the NUL alone, which
+// stringField's FromArgs("") finds.
+type runCountKey struct{ stringField[runCount] }
+
+func (runCountKey) FromObject(obj any) (bool, []byte, error) {
+	c, ok := obj.(*runCount)
+	if !ok {
+		return false, nil, fmt.Errorf("run count index: want *runCount, got %T", obj)
+	}
+	b := make([]byte, len(c.DagID)+1)
+	copy(b, c.DagID)
+	return true, b, nil
 }
 
 func runCountTxn(txn *memdb.Txn, dagID string) runCount {
@@ -68,20 +90,26 @@ func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 }
 
 // countRunTxn adds run, with tis task instances, to its DAG's counts
-// (sign 1) or takes it away (sign -1), and its conf's bytes to the
-// store's total.
+// (sign 1) or takes it away (sign -1), and to allDAGs' counts.
 func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis int) error {
-	c := runCountTxn(txn, run.DagID)
-	confBytes := int64(sign * len(run.Conf))
-	c.N += sign
-	c.States[runStateSlot(run.State)] += sign
-	c.ConfBytes += confBytes
-	c.TaskInstances += sign * tis
-	if err := storeRunCountTxn(txn, &c); err != nil {
-		return err
+	// Both rows are read before either is written (see Store.write: a
+	// read after a write of the table copies its nodes again).
+	counts := [2]runCount{runCountTxn(txn, run.DagID), runCountTxn(txn, allDAGs)}
+	counts[0].TaskInstances += sign * tis
+	for i := range counts {
+		c := &counts[i]
+		c.N += sign
+		c.States[runStateSlot(run.State)] += sign
+		c.ConfBytes += int64(sign * len(run.Conf))
+		if err := storeRunCountTxn(txn, c); err != nil {
+			return err
+		}
 	}
-	return addTotalTxn(txn, totalConfBytes, confBytes)
+	return nil
 }
+
+// confBytesTxn is len(Conf) summed over every stored run.
+func confBytesTxn(txn *memdb.Txn) int64 { return runCountTxn(txn, allDAGs).ConfBytes }
 
 // storeRunCountTxn keeps c, or drops it when it counts nothing.
 func storeRunCountTxn(txn *memdb.Txn, c *runCount) error {
@@ -102,16 +130,19 @@ func forgetRunCountTxn(txn *memdb.Txn, dagID string) error {
 	if _, err := txn.DeleteAll(tableRunCounts, indexID, dagID); err != nil {
 		return fmt.Errorf("clear run count of %s: %w", dagID, err)
 	}
-	return addTotalTxn(txn, totalConfBytes, -c.ConfBytes)
+	all := runCountTxn(txn, allDAGs)
+	all.N -= c.N
+	all.ConfBytes -= c.ConfBytes
+	for i := range all.States {
+		all.States[i] -= c.States[i]
+	}
+	return storeRunCountTxn(txn, &all)
 }
 
 // clearRunCountsTxn is countRunTxn for a write that removes every run.
 func clearRunCountsTxn(txn *memdb.Txn) error {
 	if _, err := txn.DeleteAll(tableRunCounts, indexID); err != nil {
 		return fmt.Errorf("clear %s: %w", tableRunCounts, err)
-	}
-	if _, err := txn.DeleteAll(tableTotals, indexID, totalConfBytes); err != nil {
-		return fmt.Errorf("clear %s: %w", tableTotals, err)
 	}
 	return nil
 }
@@ -136,14 +167,14 @@ func recountRunsTxn(txn *memdb.Txn) error {
 	if err != nil {
 		return fmt.Errorf("count runs: %w", err)
 	}
-	var total int64
+	all := countOf(allDAGs)
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		run := raw.(*DagRun)
-		c := countOf(run.DagID)
-		c.N++
-		c.States[runStateSlot(run.State)]++
-		c.ConfBytes += int64(len(run.Conf))
-		total += int64(len(run.Conf))
+		for _, c := range [2]*runCount{countOf(run.DagID), all} {
+			c.N++
+			c.States[runStateSlot(run.State)]++
+			c.ConfBytes += int64(len(run.Conf))
+		}
 	}
 	tit, err := txn.Get(tableTasks, indexID)
 	if err != nil {
@@ -158,5 +189,5 @@ func recountRunsTxn(txn *memdb.Txn) error {
 			return err
 		}
 	}
-	return addTotalTxn(txn, totalConfBytes, total)
+	return nil
 }

@@ -31,15 +31,22 @@ func (s *Store) AppendEventLog(e EventLog) error {
 // write. e itself is not changed: a write may be tried more than once.
 // The next id follows the last row's, or the counter that a reset leaves
 // (clearEventLogsTxn): one read and one insert per event, no counter or
-// total written, since a try writes two events.
+// total written, since a try writes two events. The counter is read only
+// when the log is empty: a reset raises it to the last row's id before it
+// empties the log, and a restore to the highest id restored, so a row is
+// never behind it. (Reading it would also cost a trigger that writes its
+// event: the counters it has written in the same batch copy their nodes
+// again after a read, see Store.write.)
 func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
-	id := counterValue(txn, counterEventLogID)
 	last, err := txn.Last(tableEventLogs, indexID)
 	if err != nil {
 		return fmt.Errorf("find the last event log: %w", err)
 	}
+	var id int64
 	if last != nil {
-		id = max(id, last.(*EventLog).ID)
+		id = last.(*EventLog).ID
+	} else {
+		id = counterValue(txn, counterEventLogID)
 	}
 	id++
 	row := *e

@@ -310,3 +310,72 @@ func (runDateIndex) FromArgs(args ...any) ([]byte, error) {
 	}
 	return dagTimeKey(dagID, t, 0), nil
 }
+
+// oneAlloc is a compound index whose key FromObject builds in one
+// allocation, where memdb's CompoundIndex allocates for each part and
+// again to join them: the trigger writes three such keys and each update
+// of a run or of its task instances one or more. Queries go through the
+// CompoundIndex (FromArgs, PrefixFromArgs), whose keys key must equal
+// (TestIndexers_OneAllocMatchesCompound).
+type oneAlloc[T any] struct {
+	*memdb.CompoundIndex
+	key func(o *T) (bool, []byte)
+}
+
+func (x oneAlloc[T]) FromObject(obj any) (bool, []byte, error) {
+	o, ok := obj.(*T)
+	if !ok {
+		return false, nil, fmt.Errorf("index: want %T, got %T", (*T)(nil), obj)
+	}
+	ok, b := x.key(o)
+	return ok, b, nil
+}
+
+// stringPairIndex is the compound index of two string fields, as
+// CompoundIndex{stringField{a}, stringField{b}} keys it: a NUL b NUL, no
+// entry when either is empty.
+func stringPairIndex[T any](a, b func(*T) string) oneAlloc[T] {
+	return oneAlloc[T]{
+		CompoundIndex: &memdb.CompoundIndex{Indexes: []memdb.Indexer{stringField[T]{a}, stringField[T]{b}}},
+		key: func(o *T) (bool, []byte) {
+			va, vb := a(o), b(o)
+			if va == "" || vb == "" {
+				return false, nil
+			}
+			k := make([]byte, 0, len(va)+len(vb)+2)
+			k = append(append(k, va...), 0)
+			return true, append(append(k, vb...), 0)
+		},
+	}
+}
+
+// runRowIndex is (dag_id, integer id): CompoundIndex{runDagID, runRowID}.
+func runRowIndex() oneAlloc[DagRun] {
+	return oneAlloc[DagRun]{
+		CompoundIndex: &memdb.CompoundIndex{Indexes: []memdb.Indexer{runDagID, runRowID}},
+		key: func(r *DagRun) (bool, []byte) {
+			if r.DagID == "" || r.ID < 0 {
+				return false, nil
+			}
+			k := make([]byte, 0, len(r.DagID)+1+16)
+			k = append(append(k, r.DagID...), 0)
+			return true, append(k, encodeSeq(r.ID)...)
+		},
+	}
+}
+
+// runStateIndex is (state, dag_id) of unfinished runs:
+// CompoundIndex{activeStateIndex(), runDagID}.
+func runStateIndex() oneAlloc[DagRun] {
+	return oneAlloc[DagRun]{
+		CompoundIndex: &memdb.CompoundIndex{Indexes: []memdb.Indexer{activeStateIndex(), runDagID}},
+		key: func(r *DagRun) (bool, []byte) {
+			if r.State == "" || r.State.Finished() || r.DagID == "" {
+				return false, nil
+			}
+			k := make([]byte, 0, len(r.State)+len(r.DagID)+2)
+			k = append(append(k, r.State...), 0)
+			return true, append(append(k, r.DagID...), 0)
+		},
+	}
+}

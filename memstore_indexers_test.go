@@ -132,3 +132,40 @@ func TestSeqField_Prefix(t *testing.T) {
 		t.Errorf("PrefixFromArgs(42) = %q, %v; want the key %q", p, err, key)
 	}
 }
+
+// The one-allocation keys must be the keys of the CompoundIndex that
+// answers their queries.
+func TestIndexers_OneAllocMatchesCompound(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	runs := []*DagRun{
+		{ID: 1, DagID: "example_bash_operator", RunID: "manual__2026-01-01T00:00:00+00:00", State: RunQueued, ExecutionDate: at},
+		{ID: 1 << 40, DagID: "d", RunID: "r", State: RunRunning},
+		{ID: 7, DagID: "d", RunID: "r", State: RunSuccess},
+		{ID: 8, DagID: "d", RunID: "r", State: RunFailed},
+		{ID: 9, DagID: "d", RunID: "", State: ""},
+		{ID: 0, DagID: "", RunID: "r", State: RunQueued},
+	}
+	runIndexes := dagRunsTable().Indexes
+	for _, name := range []string{indexID, indexDagRow, indexState} {
+		x := runIndexes[name].Indexer.(oneAlloc[DagRun])
+		for _, r := range runs {
+			ok1, b1, err1 := x.FromObject(r)
+			ok2, b2, err2 := x.CompoundIndex.FromObject(r)
+			if ok1 != ok2 || !bytes.Equal(b1, b2) || err1 != nil || err2 != nil {
+				t.Errorf("%s of %+v: one allocation %v %q %v, compound %v %q %v", name, r, ok1, b1, err1, ok2, b2, err2)
+			}
+		}
+	}
+	x := taskInstancesTable().Indexes[indexID].Indexer.(oneAlloc[runTasks])
+	for _, row := range []*runTasks{{DagID: "d", RunID: "r"}, {DagID: "d"}, {RunID: "r"}} {
+		ok1, b1, _ := x.FromObject(row)
+		ok2, b2, _ := x.CompoundIndex.FromObject(row)
+		if ok1 != ok2 || !bytes.Equal(b1, b2) {
+			t.Errorf("task instances of %+v: one allocation %v %q, compound %v %q", row, ok1, b1, ok2, b2)
+		}
+	}
+	if _, _, err := x.FromObject(&DagRun{}); err == nil {
+		t.Error("a row of another type must be an error")
+	}
+}

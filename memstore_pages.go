@@ -234,6 +234,9 @@ func runPageTotal(txn *memdb.Txn, q RunPageQuery) (matched, all int, dagIDs []st
 	dagIDs = []string{}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		c := raw.(*runCount)
+		if c.DagID == allDAGs {
+			continue
+		}
 		if _, err := dagRowTxn(txn, c.DagID); err == nil {
 			dagIDs = append(dagIDs, c.DagID)
 			matched += of(*c)

@@ -281,8 +281,8 @@ func runStateSlot(state RunState) int {
 	return len(runStates)
 }
 
-// storeTotal is a sum over a whole table, derived like runCount: the conf
-// limit reads the bytes of every run's conf as one lookup.
+// storeTotal is a sum over a whole table, derived like runCount: the XCom
+// limit reads the rows of the XCom table as one lookup.
 type storeTotal struct {
 	Name  string
 	Value int64

@@ -43,13 +43,12 @@ func dagRunsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagRuns,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				runDagID, stringField[DagRun]{func(r *DagRun) string { return r.RunID }}}}},
+			indexID: {Name: indexID, Unique: true, Indexer: stringPairIndex(
+				func(r *DagRun) string { return r.DagID }, func(r *DagRun) string { return r.RunID })},
 			indexDagAfter: {Name: indexDagAfter, Unique: true, Indexer: runOrderIndex{}},
 			indexDagDate:  {Name: indexDagDate, Unique: true, AllowMissing: true, Indexer: runDateIndex{}},
-			indexDagRow:   {Name: indexDagRow, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{runDagID, runRowID}}},
-			indexState: {Name: indexState, AllowMissing: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				activeStateIndex(), runDagID}}},
+			indexDagRow:   {Name: indexDagRow, Unique: true, Indexer: runRowIndex()},
+			indexState:    {Name: indexState, AllowMissing: true, Indexer: runStateIndex()},
 		},
 	}
 }
@@ -361,6 +360,10 @@ type newRun struct {
 	// event is the stable API's record of the trigger (api.post_dag_run),
 	// stored in the same write as the run; nil: none.
 	event *EventLog
+	// dateChecked says that the plan found no run of the DAG at date in
+	// the same transaction (the trigger's runExists), so that the insert
+	// does not look again; sub-DAGs' runs are looked for all the same.
+	dateChecked bool
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
@@ -390,7 +393,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	case runAfter.Equal(date):
 		runAfter = time.Time{}
 	}
-	if !nr.noDate {
+	if !nr.noDate && !nr.dateChecked {
 		if _, err := runByDateTxn(txn, nr.dag.DagID, date); err == nil {
 			return nil, &existsError{what: "run of " + nr.dag.DagID + " at", id: isoFormat(date)}
 		} else if !errors.Is(err, errNotFound) {
@@ -459,7 +462,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		}
 		childRun := nr
 		childRun.dag = child.Def
-		childRun.note, childRun.interval, childRun.event = nil, nil, nil
+		childRun.note, childRun.interval, childRun.event, childRun.dateChecked = nil, nil, nil, false
 		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
 			return nil, err
 		}
@@ -469,12 +472,12 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 
 // enforceConfLimitTxn refuses a run whose conf of n bytes would bring
 // the confs of every run past max bytes (--max-conf-bytes-total). The sum
-// is kept by the writes (totalConfBytes): one lookup.
+// is kept by the writes (allDAGs' run count): one lookup.
 func enforceConfLimitTxn(txn *memdb.Txn, n int, max int64) error {
 	if max <= 0 || n == 0 {
 		return nil
 	}
-	total := totalTxn(txn, totalConfBytes)
+	total := confBytesTxn(txn)
 	if total+int64(n) <= max {
 		return nil
 	}

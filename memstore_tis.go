@@ -19,9 +19,8 @@ func taskInstancesTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableTasks,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				stringField[runTasks]{func(r *runTasks) string { return r.DagID }},
-				stringField[runTasks]{func(r *runTasks) string { return r.RunID }}}}},
+			indexID: {Name: indexID, Unique: true, Indexer: stringPairIndex(
+				func(r *runTasks) string { return r.DagID }, func(r *runTasks) string { return r.RunID })},
 			indexState: {Name: indexState, AllowMissing: true, Indexer: taskStatesIndex{}},
 		},
 	}

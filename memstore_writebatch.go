@@ -47,7 +47,8 @@ type batchedWrite struct {
 // fails, nothing it wrote is kept and the others are applied without it.
 // fn may therefore run more than once; only its writes to txn may have
 // effects, and the results it leaves in its closure are those of its last
-// run.
+// run. fn writes whenever it succeeds (a trigger writes its run): the
+// change index moves without the transaction tracking its changes.
 func (s *Store) updateBatched(fn func(*memdb.Txn) error) error {
 	w := &batchedWrite{fn: guarded(fn), done: make(chan struct{})}
 	q := &s.writes
@@ -139,11 +140,11 @@ func (s *Store) applyBatch(batch []*batchedWrite) {
 	case 0:
 		return
 	case 1:
-		batch[0].err = s.update(batch[0].fn)
+		batch[0].err = s.write(batch[0].fn, true)
 		return
 	}
 	failed := -1
-	err := s.update(func(txn *memdb.Txn) error {
+	err := s.write(func(txn *memdb.Txn) error {
 		for i, w := range batch {
 			if err := w.fn(txn); err != nil {
 				failed = i
@@ -151,7 +152,7 @@ func (s *Store) applyBatch(batch []*batchedWrite) {
 			}
 		}
 		return nil
-	})
+	}, true)
 	switch {
 	case err == nil: // every err stays nil
 	case failed < 0: // the commit itself failed, for every write in it
@@ -160,7 +161,7 @@ func (s *Store) applyBatch(batch []*batchedWrite) {
 		}
 	default:
 		s.applyBatch(batch[:failed])
-		batch[failed].err = s.update(batch[failed].fn)
+		batch[failed].err = s.write(batch[failed].fn, true)
 		s.applyBatch(batch[failed+1:])
 	}
 }

@@ -140,7 +140,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		}
 		return &newRun{start: o.rules().newRun, dag: row.Def, runID: runID, date: date.UTC(), conf: req.conf,
 			now: now.Truncate(time.Microsecond), unixname: o.unixname, external: true, note: req.note,
-			interval: req.interval, event: req.event}, nil
+			interval: req.interval, event: req.event, dateChecked: true}, nil
 	})
 	if err != nil {
 		return nil, err
