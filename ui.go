@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -514,6 +515,8 @@ type runView struct {
 	Tasks       []*taskRow // the page of the run's task list at the offset asked
 	TaskPager   *uiPager
 	HasOutput   bool
+	Graph       *graphView // the DAG's tasks, coloured by Run's states
+	Grid        *gridView  // Runs × the DAG's tasks
 }
 
 // runFacts is the run's header.
@@ -562,7 +565,7 @@ func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprout
 		s.answerError(w, r, err)
 		return
 	}
-	view, err := s.buildRunView(dagID, q.Get("execution_date"), offset, r.URL)
+	view, err := s.buildRunView(dagID, q.Get("execution_date"), q.Get("run_id"), offset, r.URL)
 	if err != nil {
 		s.answerError(w, r, err)
 		return
@@ -577,9 +580,10 @@ func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprout
 // buildRunView gathers a run with the experimental API's look-ups, through
 // the operations: the DAG as check_and_get_dag finds it, the date as
 // Airflow parses it, the run at that date; without a date, the DAG's
-// latest run. Its task list is the
-// page at offset; the pager's links keep u's query.
-func (s *server) buildRunView(dagID, rawDate string, offset int, u *url.URL) (*runView, error) {
+// latest run; a run_id (the graph's ?run_id=) chooses the run by its id
+// instead. Its task list is the page at offset; the pager's links keep
+// u's query.
+func (s *server) buildRunView(dagID, rawDate, runID string, offset int, u *url.URL) (*runView, error) {
 	row, err := s.ops.dagDefinition(dagID)
 	if err != nil {
 		return nil, s.uiPhrase(err)
@@ -590,7 +594,13 @@ func (s *server) buildRunView(dagID, rawDate string, offset int, u *url.URL) (*r
 		return nil, err
 	}
 	var run *DagRun
-	if rawDate != "" {
+	if runID != "" {
+		if run, err = store.RunByRunID(dagID, runID); errors.Is(err, errNotFound) {
+			return nil, newAPIError(errNotFound, "DAG %s has no run %s.", dagID, runID)
+		} else if err != nil {
+			return nil, err
+		}
+	} else if rawDate != "" {
 		date, err := parseAirflowDate(rawDate, s.ops.now())
 		if err != nil {
 			return nil, badDateError(rawDate)
@@ -643,7 +653,34 @@ func (s *server) buildRunView(dagID, rawDate string, offset int, u *url.URL) (*r
 			add(ti.TaskID, ti.Operator, ti)
 		}
 	}
+	logged := map[string]bool{}
+	for taskID := range logs {
+		logged[taskID] = true
+	}
+	states := map[string]string{}
+	for _, ti := range tis {
+		states[ti.TaskID] = string(ti.State)
+	}
+	view.Graph = buildGraph(row.Def, states, logged)
+	gridTIs := make([]map[string]*TaskInstance, len(runs))
+	for i, other := range runs {
+		gridTIs[i] = map[string]*TaskInstance{}
+		if run != nil && other.ID == run.ID {
+			gridTIs[i] = byID
+			continue
+		}
+		others, err := store.TaskInstancesOfRun(dagID, other.RunID)
+		if err != nil {
+			return nil, err
+		}
+		for _, ti := range others {
+			gridTIs[i][ti.TaskID] = ti
+		}
+	}
 	start, end := uiWindow(offset, len(view.Tasks))
+	// The grid's rows are the task list's page, so that neither grows
+	// with the DAG.
+	view.Grid = buildGrid(view.Tasks[start:end], view.Runs, gridTIs)
 	view.TaskPager = newUIPager(u, start, end, len(view.Tasks), "task", "tasks")
 	view.Tasks = view.Tasks[start:end]
 	// Output only for the tasks shown.
