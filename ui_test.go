@@ -7,8 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -634,5 +637,226 @@ func TestUI_ImportErrors(t *testing.T) {
 		if !strings.Contains(res.body, want) {
 			t.Errorf("DAGs page lacks %q:\n%s", want, res.body)
 		}
+	}
+}
+
+// graphDAG is a Python DAG file with nested task groups: start >> grp
+// (a >> inner.c, b) >> end, whose task ids carry the groups' prefixes.
+const graphDAG = `from airflow import DAG
+from airflow.operators.empty import EmptyOperator
+from airflow.utils.task_group import TaskGroup
+import pendulum
+
+with DAG("grouped", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")) as dag:
+    start = EmptyOperator(task_id="start")
+    with TaskGroup("grp"):
+        a = EmptyOperator(task_id="a")
+        b = EmptyOperator(task_id="b")
+        with TaskGroup("inner"):
+            c = EmptyOperator(task_id="c")
+        a >> c
+    end = EmptyOperator(task_id="end")
+    start >> [a, b]
+    b >> end
+    c >> end
+`
+
+// serveGraphDAG serves graphDAG with two runs, first and second.
+func serveGraphDAG(t *testing.T) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "grouped.py"), []byte(graphDAG), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := servePyFolder(t, dir)
+	ts.trigger(t, "grouped", `{"run_id": "first", "execution_date": "2024-02-01T00:00:00+00:00"}`)
+	ts.trigger(t, "grouped", `{"run_id": "second", "execution_date": "2024-02-02T00:00:00+00:00"}`)
+	return ts
+}
+
+// TestUI_Graph: the DAG's page draws its tasks as an SVG: one node per
+// task in the column of its upstream depth, coloured by the chosen run's
+// state (the latest run, or ?run_id=), one path per edge from the right
+// side of the upstream node to the left side of the downstream one, and a
+// box per task group around its tasks.
+func TestUI_Graph(t *testing.T) {
+	t.Parallel()
+	ts := serveGraphDAG(t)
+	mark := func(runID string, state TaskState, ids ...string) {
+		t.Helper()
+		if _, _, err := ts.store.ForceTaskStates("grouped", runID, state, testNow, func(*DAG) ([]string, error) { return ids, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mark("first", TaskSuccess, "start", "grp.a")
+	mark("first", TaskFailed, "grp.inner.c")
+	mark("second", TaskRunning, "start")
+
+	page := func(query string) string {
+		t.Helper()
+		res := uiDo(t, ts, http.MethodGet, "/dags/grouped/graph"+query, nil)
+		if res.status != http.StatusOK {
+			t.Fatalf("graph page %s: %d %s", query, res.status, res.body)
+		}
+		return res.body
+	}
+	nodeRE := regexp.MustCompile(`<g class="node" data-task-id="([^"]*)" data-state="([^"]*)">(?:<a href="[^"]*">)?<title>[^<]*</title><rect x="(\d+)" y="(\d+)" width="168" height="30" rx="4" fill="([^"]*)"`)
+	type node struct {
+		state, fill string
+		x, y        int
+	}
+	nodes := func(body string) map[string]node {
+		got := map[string]node{}
+		for _, m := range nodeRE.FindAllStringSubmatch(body, -1) {
+			x, _ := strconv.Atoi(m[3])
+			y, _ := strconv.Atoi(m[4])
+			got[m[1]] = node{m[2], m[5], x, y}
+		}
+		return got
+	}
+	first := nodes(page("?run_id=first"))
+	col := func(c int) int { return graphPad + c*(graphNodeW+graphGapX) }
+	for id, want := range map[string]node{
+		"start":       {"success", "green", col(0), 0},
+		"grp.a":       {"success", "green", col(1), 0},
+		"grp.b":       {"none", "#fff", col(1), 0},
+		"grp.inner.c": {"failed", "red", col(2), 0},
+		"end":         {"none", "#fff", col(3), 0},
+	} {
+		got, ok := first[id]
+		if !ok {
+			t.Errorf("run first: no node %s in %v", id, first)
+			continue
+		}
+		if got.state != want.state || got.fill != want.fill || got.x != want.x {
+			t.Errorf("run first: node %s = %+v, want state %s fill %s x %d", id, got, want.state, want.fill, want.x)
+		}
+	}
+	if len(first) != 5 {
+		t.Errorf("run first: %d nodes, want 5", len(first))
+	}
+	if a, b := first["grp.a"], first["grp.b"]; a.y == b.y {
+		t.Errorf("grp.a and grp.b share a row: %+v %+v", a, b)
+	}
+	// Without run_id: the latest run.
+	if latest := nodes(page("")); latest["start"].state != "running" || latest["start"].fill != "lime" || latest["grp.a"].state != "none" {
+		t.Errorf("latest run: start %+v, grp.a %+v; want running (lime) and none", latest["start"], latest["grp.a"])
+	}
+
+	body := page("?run_id=first")
+	edgeRE := regexp.MustCompile(`<path class="edge" data-from="([^"]*)" data-to="([^"]*)" d="M(\d+) (\d+)C[^"]* (\d+) (\d+)"`)
+	var edges []string
+	for _, m := range edgeRE.FindAllStringSubmatch(body, -1) {
+		edges = append(edges, m[1]+">"+m[2])
+		from, to := first[m[1]], first[m[2]]
+		if x1, _ := strconv.Atoi(m[3]); x1 != from.x+graphNodeW {
+			t.Errorf("edge %s>%s starts at x %d, want the right side of %s at %d", m[1], m[2], x1, m[1], from.x+graphNodeW)
+		}
+		if x2, _ := strconv.Atoi(m[5]); x2 != to.x {
+			t.Errorf("edge %s>%s ends at x %d, want the left side of %s at %d", m[1], m[2], x2, m[2], to.x)
+		}
+		if y2, _ := strconv.Atoi(m[6]); y2 != to.y+graphNodeH/2 {
+			t.Errorf("edge %s>%s ends at y %d, want the middle of %s at %d", m[1], m[2], y2, m[2], to.y+graphNodeH/2)
+		}
+	}
+	slices.Sort(edges)
+	if want := []string{"grp.a>grp.inner.c", "grp.b>end", "grp.inner.c>end", "start>grp.a", "start>grp.b"}; !slices.Equal(edges, want) {
+		t.Errorf("edges %v, want %v", edges, want)
+	}
+
+	groupRE := regexp.MustCompile(`<g class="group" data-group-id="([^"]*)"><rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"`)
+	groups := map[string][4]int{}
+	var order []string
+	for _, m := range groupRE.FindAllStringSubmatch(body, -1) {
+		var r [4]int
+		for i := range r {
+			r[i], _ = strconv.Atoi(m[i+2])
+		}
+		groups[m[1]] = r
+		order = append(order, m[1])
+	}
+	if !slices.Equal(order, []string{"grp", "grp.inner"}) {
+		t.Fatalf("groups %v, want grp then grp.inner (outer first, drawn under)", order)
+	}
+	inside := func(g [4]int, n node) bool {
+		return n.x > g[0] && n.y > g[1] && n.x+graphNodeW < g[0]+g[2] && n.y+graphNodeH < g[1]+g[3]
+	}
+	for _, c := range []struct {
+		group string
+		task  string
+		in    bool
+	}{
+		{"grp", "grp.a", true}, {"grp", "grp.b", true}, {"grp", "grp.inner.c", true},
+		{"grp.inner", "grp.inner.c", true}, {"grp", "start", false}, {"grp", "end", false}, {"grp.inner", "grp.a", false},
+	} {
+		if got := inside(groups[c.group], first[c.task]); got != c.in {
+			t.Errorf("group %s %v holds %s: %v, want %v", c.group, groups[c.group], c.task, got, c.in)
+		}
+	}
+	// The SVG scales to the page: a viewBox and its size to scale from.
+	if !regexp.MustCompile(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 (\d+) (\d+)" width="(\d+)" height="(\d+)"`).MatchString(body) {
+		t.Errorf("no scalable SVG on the page:\n%s", body)
+	}
+	// A run the DAG does not have.
+	if res := uiDo(t, ts, http.MethodGet, "/dags/grouped/graph?run_id=nope", nil); res.status != http.StatusNotFound || !strings.Contains(res.body, "DAG grouped has no run nope.") {
+		t.Errorf("unknown run_id: %d %s", res.status, res.body)
+	}
+	// A YAML DAG without dots has no group boxes.
+	plain := newTestServer(t, edition2)
+	plain.trigger(t, "example_bash_operator", `{"run_id": "r1"}`)
+	if b := uiDo(t, plain, http.MethodGet, "/dags/example_bash_operator/graph", nil).body; strings.Contains(b, `class="group"`) || strings.Count(b, `<g class="node"`) != 7 || strings.Count(b, `<path class="edge"`) != 6 {
+		t.Errorf("example_bash_operator: want 7 nodes, 6 edges, no groups:\n%s", b)
+	}
+}
+
+// TestUI_Grid: the DAG's page shows its recent runs (oldest first) ×
+// its tasks, each cell coloured by the task instance's state and, once it
+// has a try, linking to that run's page at the task's log.
+func TestUI_Grid(t *testing.T) {
+	t.Parallel()
+	ts := serveGraphDAG(t)
+	for _, c := range []struct {
+		run, task string
+		state     TaskState
+	}{{"first", "start", TaskSuccess}, {"first", "grp.a", TaskFailed}, {"second", "start", TaskRunning}} {
+		ti, err := ts.store.TaskInstance("grouped", c.run, c.task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tried := *ti
+		tried.State, tried.TryNumber = c.state, 1
+		if err := ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &tried) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := uiDo(t, ts, http.MethodGet, "/dags/grouped/graph", nil).body
+	rowRE := regexp.MustCompile(`<tr data-grid-task="([^"]*)"><th scope="row">[^<]*</th>(.*)</tr>`)
+	cellRE := regexp.MustCompile(`<(a|span) class="cell state-([a-z_]+)"(?: href="([^"]*)")? title="[^"]*" data-run-id="([^"]*)"`)
+	got := map[string][]string{}
+	var rows []string
+	for _, m := range rowRE.FindAllStringSubmatch(body, -1) {
+		rows = append(rows, m[1])
+		for _, c := range cellRE.FindAllStringSubmatch(m[2], -1) {
+			got[m[1]] = append(got[m[1]], c[4]+":"+c[2]+":"+c[3])
+		}
+	}
+	if want := []string{"start", "grp.a", "grp.b", "grp.inner.c", "end"}; !slices.Equal(rows, want) {
+		t.Errorf("grid rows %v, want %v", rows, want)
+	}
+	firstURL := "/dags/grouped/graph?execution_date=2024-02-01&#43;00%3A00%3A00%2B00%3A00"
+	secondURL := "/dags/grouped/graph?execution_date=2024-02-02&#43;00%3A00%3A00%2B00%3A00"
+	for task, want := range map[string][]string{
+		"start": {"first:success:" + firstURL + "#log-start", "second:running:" + secondURL + "#log-start"},
+		"grp.a": {"first:failed:" + firstURL + "#log-grp.a", "second:none:"},
+		"end":   {"first:none:", "second:none:"},
+	} {
+		if !slices.Equal(got[task], want) {
+			t.Errorf("grid row %s: %v, want %v", task, got[task], want)
+		}
+	}
+	// A cell's link opens that run's page, whose log section it names.
+	href := strings.ReplaceAll(firstURL, "&#43;", "+")
+	if res := uiDo(t, ts, http.MethodGet, href, nil); res.status != http.StatusOK || !strings.Contains(res.body, `<span class="run-id">first</span>`) {
+		t.Errorf("cell link %s: %d, want the run first", href, res.status)
 	}
 }
