@@ -91,7 +91,15 @@ func TestUI_Templates_Escape(t *testing.T) {
 			Run:       &runFacts{RunID: evil, State: "running", Conf: `{"x": "` + evil + `"}`, RunType: evil},
 			Tasks:     []*taskRow{{TaskID: evil, Operator: evil, State: "running", Tries: []TryLog{{Try: 1, Output: evil}}}},
 			HasOutput: true,
-		}, 8},
+			// A task id in a group named with markup, an edge to it, a
+			// state that is not one: all in attributes and text.
+			Graph: buildGraph(&DAG{Tasks: []*Task{
+				{TaskID: evil, Downstream: []string{evil + ".t"}},
+				{TaskID: evil + ".t", Upstream: []string{evil}},
+			}}, map[string]string{evil: evil}, map[string]bool{evil: true}),
+			Grid: buildGrid([]*taskRow{{TaskID: evil}}, []runSquare{sq},
+				[]map[string]*TaskInstance{{evil: {TaskID: evil, State: TaskState(evil), TryNumber: 1}}}),
+		}, 30},
 		{"pools", []poolRow{{Name: evil, Slots: "1", Open: "1", Description: evil}}, 2},
 		{"error", errorView{Title: evil, Message: evil}, 2},
 	}
@@ -103,8 +111,19 @@ func TestUI_Templates_Escape(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkEscaped(t, b.String(), p.shown)
+			if p.name == "run" {
+				// The graph and grid show the ids as escaped text.
+				esc := "&lt;script&gt;alert(1)&lt;/script&gt;"
+				for _, want := range []string{`data-group-id="` + esc + `"`, `<g class="node" data-task-id="` + esc + `.t"`,
+					`data-from="` + esc + `" data-to="` + esc + `.t"`, `<tr data-grid-task="` + esc + `"><th scope="row">` + esc + `</th>`} {
+					if !strings.Contains(b.String(), want) {
+						t.Errorf("run page lacks %s", want)
+					}
+				}
+			}
 			// In attributes and URLs the markup is escaped too.
-			for _, bad := range []string{`id="dag-<`, `href="/dags/<`, `value="<`, `title="<`} {
+			for _, bad := range []string{`id="dag-<`, `href="/dags/<`, `value="<`, `title="<`, `data-task-id="<`,
+				`data-group-id="<`, `data-from="<`, `data-to="<`, `data-state="<`, `data-run-id="<`, `data-grid-task="<`, `href="#log-<`, `state-<`} {
 				if strings.Contains(b.String(), bad) {
 					t.Errorf("page holds %s", bad)
 				}
