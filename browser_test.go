@@ -171,6 +171,23 @@ func TestBrowser_StatusPage(t *testing.T) {
 	if !reflect.DeepEqual(states, wantStates) {
 		t.Errorf("task states shown %v, want %v", states, wantStates)
 	}
+	// The graph shows the same states, as the fills the binary chose, and
+	// the grid's cell of each task in this run links to its log.
+	graphStates := browserEval[map[string]string](t, browser,
+		`Object.fromEntries(Array.from(document.querySelectorAll("g.node")).map(g => [g.dataset.taskId, g.dataset.state]))`)
+	if !reflect.DeepEqual(graphStates, wantStates) {
+		t.Errorf("graph states %v, want %v", graphStates, wantStates)
+	}
+	if fill := browserEval[string](t, browser, `getComputedStyle(document.querySelector('g.node[data-task-id="runme_0"] rect')).fill`); fill != "rgb(0, 128, 0)" {
+		t.Errorf("runme_0's node is filled %q, want green", fill)
+	}
+	if n := browserEval[int](t, browser, `document.querySelectorAll("path.edge").length`); n != 6 {
+		t.Errorf("graph has %d edges, want 6", n)
+	}
+	cellHref := browserEval[string](t, browser, `document.querySelector('tr[data-grid-task="runme_0"] td:last-child a.cell').getAttribute("href")`)
+	if cellHref != runHref+"#log-runme_0" {
+		t.Errorf("runme_0's grid cell links to %q, want %q", cellHref, runHref+"#log-runme_0")
+	}
 	confText := browserEval[string](t, browser, `document.getElementById("conf").textContent`)
 	confChildren := browserEval[int](t, browser, `document.querySelectorAll("#conf *").length`)
 	if !strings.Contains(confText, `"<script>alert(1)</script>"`) || confChildren != 0 {
@@ -215,6 +232,14 @@ func TestBrowser_StatusPage(t *testing.T) {
 		browserEval[bool](t, browser, `document.querySelectorAll("details.log").forEach(d => d.open = d.id === "log-runme_0"); true`)
 		if browserEval[bool](t, browser, `document.documentElement.scrollWidth > window.innerWidth`) {
 			t.Errorf("%s: the page is wider than a %d px screen", s.name, s.width)
+		}
+		if s.url == runURL {
+			// The graph's labels (13 user units) are drawn at 12 px or
+			// more: at a phone's width it scrolls rather than shrinks.
+			px := browserEval[float64](t, browser, `(() => { const g = document.querySelector(".graph-box svg"); return g.getBoundingClientRect().width / g.viewBox.baseVal.width * 13 })()`)
+			if px < 12 {
+				t.Errorf("%s: the graph's labels are %.1f px high, want 12 or more", s.name, px)
+			}
 		}
 		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
 		if err != nil {
