@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +39,36 @@ func TestRedactValue(t *testing.T) {
 				t.Errorf("redactValue changed its input: %#v, was %#v", in, before)
 			}
 		})
+	}
+}
+
+// TestDecodePyJSON_ScannerMatchesDecoder pins decodePyJSON's scanner of
+// valid documents to the json.Decoder reading it replaced: the same
+// values, types and key order for each document.
+func TestDecodePyJSON_ScannerMatchesDecoder(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{
+		`{}`, `[]`, ` { } `, `null`, `true`, `false`, `0`, `-1.5e+3`, `12345678901234567890`, `""`,
+		`{"conf": {"key": "value"}, "logical_date": "2026-01-01T00:00:00+00:00", "dag_run_id": "r"}`,
+		`{"a": 1, "b": [1, 2.0, "x", null, true, false, {}, []], "a": 2}`,
+		"{\n\t\"k\" :\r\n [ 1 , { \"z\" : { } } ] }",
+		`{"esc": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "utf": "h\u00e9llo", "raw": "héllo ☃"}`,
+		"{\"bad\": \"\xff\xfe\"}",
+		`[[[[]]], {"": ""}]`,
+		`{"n": -0, "e": 1E5, "f": 0.5e-2}`,
+	} {
+		got, err := decodePyJSON([]byte(doc))
+		if err != nil {
+			t.Fatalf("decodePyJSON(%q): %v", doc, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(doc))
+		dec.UseNumber()
+		want, err := decodePyValue(dec)
+		if err != nil {
+			t.Fatalf("decodePyValue(%q): %v", doc, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("decodePyJSON(%q) = %#v, want %#v", doc, got, want)
+		}
 	}
 }
