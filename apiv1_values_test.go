@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -71,4 +72,32 @@ func TestDecodePyJSON_ScannerMatchesDecoder(t *testing.T) {
 			t.Errorf("decodePyJSON(%q) = %#v, want %#v", doc, got, want)
 		}
 	}
+}
+
+// FuzzPyJSONScanner: on every document json.Valid accepts, the scanner
+// reads what the token decoder reads (the decoder is the reference; the
+// scanner only saves its allocations).
+func FuzzPyJSONScanner(f *testing.F) {
+	for _, seed := range []string{`{"conf": {"a": [1, 2.5, "x"]}, "a": null}`, `{"a": 1, "a": 2}`,
+		`"\u00e9\ud83d\ude00"`, "[\"\xff\"]", `[-0, 1E5, 0.5e-2, true, false]`, ` { "k" : { } } `} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if !json.Valid(doc) {
+			return
+		}
+		got, err := decodePyJSON(doc)
+		if err != nil {
+			t.Fatalf("decodePyJSON(%q): %v", doc, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber()
+		want, err := decodePyValue(dec)
+		if err != nil {
+			t.Fatalf("decodePyValue(%q): %v", doc, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("decodePyJSON(%q) = %#v, want %#v", doc, got, want)
+		}
+	})
 }
