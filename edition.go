@@ -105,7 +105,7 @@ type apiRules struct {
 	// apiV2: the public API under /api/v2 and Airflow 3's app around it
 	// (core_api/app.py init_views): /api/v1/..., any other /api/... and
 	// /health answer its 404s, and unknown routes answer as FastAPI does.
-	apiV2 bool
+	apiV2          bool
 	deleteDagRoute bool // DELETE /dags/<dag_id>: not with the RBAC UI
 	infoRoute      bool // GET /info
 	lineageRoute   bool // GET /lineage/<dag_id>/<execution_date>

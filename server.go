@@ -64,7 +64,7 @@ type server struct {
 	api  *airflowAPI
 	// The dialects the route tables are served in (api_dialect.go).
 	dialExp, dialV1, dialV2, dialAdmin *dialect
-	ready                      atomic.Bool
+	ready                              atomic.Bool
 	// The answers of /test and /info, rendered once and kept as interface
 	// values: converting a slice to one per request allocated.
 	testBody, infoBody any
