@@ -453,7 +453,7 @@ var (
 // named after it; other names have none.
 func TestEditionRules_Names(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"2", "1.10", "1.10-rbac"} {
+	for _, name := range []string{"3", "2", "1.10", "1.10-rbac"} {
 		e, err := parseEdition(name)
 		if err != nil {
 			t.Fatalf("parseEdition(%q): %v", name, err)
@@ -462,7 +462,7 @@ func TestEditionRules_Names(t *testing.T) {
 			t.Errorf("%q: rules() = %v", name, r)
 		}
 	}
-	for _, name := range []edition{"", "1", "2.10.3", "1.10-RBAC"} {
+	for _, name := range []edition{"", "1", "2.10.3", "1.10-RBAC", "3.2.1", "4"} {
 		if r := name.rules(); r != nil {
 			t.Errorf("%q: rules() = %s's, want none", name, r.name)
 		}
