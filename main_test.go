@@ -382,9 +382,9 @@ func TestRun_Help(t *testing.T) {
 func TestRun_BadFlag(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr syncBuffer
-	err := run(context.Background(), []string{"--edition", "3"}, mapEnv(nil), &stdout, &stderr)
+	err := run(context.Background(), []string{"--edition", "4"}, mapEnv(nil), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "edition") {
-		t.Fatalf("run(--edition 3) = %v, want an error naming the edition", err)
+		t.Fatalf("run(--edition 4) = %v, want an error naming the edition", err)
 	}
 	if stdout.String() != "" {
 		t.Errorf("stdout = %q, want nothing", stdout.String())
