@@ -25,6 +25,14 @@ import (
 // numbers stay json.Number.
 // Like json.loads, it refuses anything after the value.
 func decodePyJSON(raw []byte) (any, error) {
+	// Valid JSON (json.Valid allocates nothing) is read by a scanner over
+	// the bytes; json.Decoder's Token costs an interface and a copy per
+	// token, about fifty allocations for a trigger's body. Anything else
+	// goes through the decoder, so its errors stay what they were.
+	if json.Valid(raw) {
+		sc := pyScanner{raw: raw}
+		return sc.value(), nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	v, err := decodePyValue(dec)
@@ -35,6 +43,114 @@ func decodePyJSON(raw []byte) (any, error) {
 		return nil, errors.New("decode json: data after the value")
 	}
 	return v, nil
+}
+
+// pyScanner reads a document json.Valid accepted into decodePyValue's
+// values: pyDict (a repeated key keeps its first place and its last
+// value), []any (never nil), string, json.Number, bool and nil.
+type pyScanner struct {
+	raw []byte
+	at  int
+}
+
+func (sc *pyScanner) space() {
+	for sc.at < len(sc.raw) {
+		switch sc.raw[sc.at] {
+		case ' ', '\t', '\n', '\r':
+			sc.at++
+		default:
+			return
+		}
+	}
+}
+
+func (sc *pyScanner) value() any {
+	sc.space()
+	switch c := sc.raw[sc.at]; c {
+	case '{':
+		sc.at++
+		d := pyDict{}
+		for {
+			sc.space()
+			if sc.raw[sc.at] == '}' {
+				sc.at++
+				return d
+			}
+			if sc.raw[sc.at] == ',' {
+				sc.at++
+				sc.space()
+			}
+			key := sc.str()
+			sc.space()
+			sc.at++ // :
+			v := sc.value()
+			if i := slices.IndexFunc(d, func(f pyField) bool { return f.key == key }); i >= 0 {
+				d[i].val = v
+			} else {
+				d = append(d, pyField{key, v})
+			}
+		}
+	case '[':
+		sc.at++
+		list := []any{}
+		for {
+			sc.space()
+			if sc.raw[sc.at] == ']' {
+				sc.at++
+				return list
+			}
+			if sc.raw[sc.at] == ',' {
+				sc.at++
+			}
+			list = append(list, sc.value())
+		}
+	case '"':
+		return sc.str()
+	case 't':
+		sc.at += len("true")
+		return true
+	case 'f':
+		sc.at += len("false")
+		return false
+	case 'n':
+		sc.at += len("null")
+		return nil
+	default: // a number
+		start := sc.at
+		for sc.at < len(sc.raw) && strings.IndexByte("+-.0123456789eE", sc.raw[sc.at]) >= 0 {
+			sc.at++
+		}
+		return json.Number(sc.raw[start:sc.at])
+	}
+}
+
+// str reads a string at the scanner's place: plain ASCII as it stands,
+// anything with an escape or a byte above 0x7f through encoding/json, so
+// that escapes and invalid UTF-8 (U+FFFD) read as the decoder reads them.
+func (sc *pyScanner) str() string {
+	start := sc.at
+	plain := true
+	sc.at++
+	for {
+		c := sc.raw[sc.at]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			plain = false
+			sc.at++
+		} else if c >= 0x80 {
+			plain = false
+		}
+		sc.at++
+	}
+	sc.at++
+	if plain {
+		return string(sc.raw[start+1 : sc.at-1])
+	}
+	var s string
+	_ = json.Unmarshal(sc.raw[start:sc.at], &s) // valid: json.Valid read it
+	return s
 }
 
 // plainOf is the generic form of a decodePyJSON value, as encoding/json's

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -38,4 +41,63 @@ func TestRedactValue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDecodePyJSON_ScannerMatchesDecoder pins decodePyJSON's scanner of
+// valid documents to the json.Decoder reading it replaced: the same
+// values, types and key order for each document.
+func TestDecodePyJSON_ScannerMatchesDecoder(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{
+		`{}`, `[]`, ` { } `, `null`, `true`, `false`, `0`, `-1.5e+3`, `12345678901234567890`, `""`,
+		`{"conf": {"key": "value"}, "logical_date": "2026-01-01T00:00:00+00:00", "dag_run_id": "r"}`,
+		`{"a": 1, "b": [1, 2.0, "x", null, true, false, {}, []], "a": 2}`,
+		"{\n\t\"k\" :\r\n [ 1 , { \"z\" : { } } ] }",
+		`{"esc": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "utf": "h\u00e9llo", "raw": "héllo ☃"}`,
+		"{\"bad\": \"\xff\xfe\"}",
+		`[[[[]]], {"": ""}]`,
+		`{"n": -0, "e": 1E5, "f": 0.5e-2}`,
+	} {
+		got, err := decodePyJSON([]byte(doc))
+		if err != nil {
+			t.Fatalf("decodePyJSON(%q): %v", doc, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(doc))
+		dec.UseNumber()
+		want, err := decodePyValue(dec)
+		if err != nil {
+			t.Fatalf("decodePyValue(%q): %v", doc, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("decodePyJSON(%q) = %#v, want %#v", doc, got, want)
+		}
+	}
+}
+
+// FuzzPyJSONScanner: on every document json.Valid accepts, the scanner
+// reads what the token decoder reads (the decoder is the reference; the
+// scanner only saves its allocations).
+func FuzzPyJSONScanner(f *testing.F) {
+	for _, seed := range []string{`{"conf": {"a": [1, 2.5, "x"]}, "a": null}`, `{"a": 1, "a": 2}`,
+		`"\u00e9\ud83d\ude00"`, "[\"\xff\"]", `[-0, 1E5, 0.5e-2, true, false]`, ` { "k" : { } } `} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if !json.Valid(doc) {
+			return
+		}
+		got, err := decodePyJSON(doc)
+		if err != nil {
+			t.Fatalf("decodePyJSON(%q): %v", doc, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber()
+		want, err := decodePyValue(dec)
+		if err != nil {
+			t.Fatalf("decodePyValue(%q): %v", doc, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("decodePyJSON(%q) = %#v, want %#v", doc, got, want)
+		}
+	})
 }
