@@ -17,14 +17,15 @@ const (
 	edition2       edition = "2"         // Airflow 2.10.3, deprecated experimental API
 	edition110     edition = "1.10"      // Airflow 1.10.15, classic (Flask-Admin) UI
 	edition110RBAC edition = "1.10-rbac" // Airflow 1.10.15 with the RBAC UI
+	edition3       edition = "3"         // Airflow 3.2.1, /api/v2 only
 )
 
 func parseEdition(s string) (edition, error) {
 	switch e := edition(s); e {
-	case edition2, edition110, edition110RBAC:
+	case edition2, edition110, edition110RBAC, edition3:
 		return e, nil
 	}
-	return "", fmt.Errorf("unknown edition %q: want 2, 1.10 or 1.10-rbac", s)
+	return "", fmt.Errorf("unknown edition %q: want 3, 2, 1.10 or 1.10-rbac", s)
 }
 
 // rules is the edition's row of the table, or nil for a name that
@@ -37,6 +38,8 @@ func (e edition) rules() *editionRules {
 		return &rules110
 	case edition110RBAC:
 		return &rules110RBAC
+	case edition3:
+		return &rules3
 	}
 	return nil
 }
@@ -97,7 +100,12 @@ type apiRules struct {
 	problemDocument bool
 
 	// Routes that only some releases have.
-	apiV1          bool // the stable REST API under /api/v1 (Airflow 2)
+	experimentalAPI bool // the experimental API under /api/experimental (1.10, 2)
+	apiV1           bool // the stable REST API under /api/v1 (Airflow 2)
+	// apiV2: the public API under /api/v2 and Airflow 3's app around it
+	// (core_api/app.py init_views): /api/v1/..., any other /api/... and
+	// /health answer its 404s, and unknown routes answer as FastAPI does.
+	apiV2          bool
 	deleteDagRoute bool // DELETE /dags/<dag_id>: not with the RBAC UI
 	infoRoute      bool // GET /info
 	lineageRoute   bool // GET /lineage/<dag_id>/<execution_date>
@@ -317,6 +325,7 @@ var (
 			appHeaders:          true,
 			deprecationHeaders:  true,
 			problemDocument:     true,
+			experimentalAPI:     true,
 			apiV1:               true,
 			deleteDagRoute:      true,
 			infoRoute:           true,
@@ -395,6 +404,7 @@ var (
 			appHeaders:          false,
 			deprecationHeaders:  false,
 			problemDocument:     false,
+			experimentalAPI:     true,
 			deleteDagRoute:      true,
 			infoRoute:           false,
 			lineageRoute:        false,
@@ -472,6 +482,28 @@ var (
 		r.uiRunPath = "/graph"
 		r.pauseNeedsDefinition = false
 		r.pauseSubDAGs = false
+		return r
+	}()
+
+	// rules3 is Airflow 3.2.1: /api/v2 behind Airflow 3's app, neither the
+	// experimental API nor /api/v1. Every other rule is Airflow 2's for now
+	// (the runs, the scheduler, DAG files and templates of Airflow 3 are
+	// issue #21's next steps), so it is rules2 with the wire changed.
+	// TODO(#21): Airflow 3.2.1's own example DAGs; the folder is 2.10.3's.
+	rules3 = func() editionRules {
+		r := rules2
+		r.name = edition3
+		r.version = "3.2.1"
+		// The release's git_version is not known here: the version route
+		// answers null, as Airflow does without the file.
+		r.gitVersion = nil
+		r.experimentalAPI = false
+		r.apiV1 = false
+		r.apiV2 = true
+		r.deprecationHeaders = false
+		// FastAPI sets neither X-Robots-Tag nor Cache-Control.
+		r.appHeaders = false
+		r.json = compactJSON
 		return r
 	}()
 )

@@ -91,6 +91,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":                 r.version,
 			"gitVersion":              r.gitVersion,
 			"apiV1":                   r.apiV1,
+			"experimentalAPI":         r.experimentalAPI,
+			"apiV2":                   r.apiV2,
 			"bashPushesReturnValue":   r.bashPushesReturnValue,
 			"examples":                r.examples,
 			"bashSkipExitCode":        r.bashSkipExitCode,
@@ -173,6 +175,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":               "2.10.3",
 			"gitVersion":            ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
 			"apiV1":                 true,
+			"experimentalAPI":       true,
+			"apiV2":                 false,
 			"bashPushesReturnValue": true,
 			"examples":              "fixtures/2.10.3", // each release's own example DAGs
 			"bashSkipExitCode":      99,
@@ -255,6 +259,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
 			"apiV1":                   false,
+			"experimentalAPI":         true,
+			"apiV2":                   false,
 			"bashPushesReturnValue":   false,
 			"examples":                "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":        0,
@@ -320,6 +326,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
 			"apiV1":                   false,
+			"experimentalAPI":         true,
+			"apiV2":                   false,
 			"bashPushesReturnValue":   false,
 			"examples":                "fixtures/1.10.15", // each release's own example DAGs
 			"bashSkipExitCode":        0,
@@ -445,7 +453,7 @@ var (
 // named after it; other names have none.
 func TestEditionRules_Names(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"2", "1.10", "1.10-rbac"} {
+	for _, name := range []string{"3", "2", "1.10", "1.10-rbac"} {
 		e, err := parseEdition(name)
 		if err != nil {
 			t.Fatalf("parseEdition(%q): %v", name, err)
@@ -454,7 +462,7 @@ func TestEditionRules_Names(t *testing.T) {
 			t.Errorf("%q: rules() = %v", name, r)
 		}
 	}
-	for _, name := range []edition{"", "1", "2.10.3", "1.10-RBAC"} {
+	for _, name := range []edition{"", "1", "2.10.3", "1.10-RBAC", "3.2.1", "4"} {
 		if r := name.rules(); r != nil {
 			t.Errorf("%q: rules() = %s's, want none", name, r.name)
 		}

@@ -122,7 +122,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		clockText, originsText, hostsText     string
 	)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "listen address; port 0 picks a free port")
-	fs.StringVar(&editionText, "edition", "2", "Airflow edition to answer as: 2 (2.10.3), 1.10 (1.10.15), 1.10-rbac")
+	fs.StringVar(&editionText, "edition", "2", "Airflow edition to answer as: 3 (3.2.1), 2 (2.10.3), 1.10 (1.10.15), 1.10-rbac")
 	fs.StringVar(&c.DagsDir, "dags", "", "folder of DAG definition files (default: the embedded examples)")
 	fs.StringVar(&c.Python, "python", "python3", "Python 3 interpreter that reads the DAG folder's .py files, e.g. a project's virtualenv")
 	fs.BoolVar(&c.FailOnImportErrors, "fail-on-import-errors", false, "refuse to start when a DAG file does not load, instead of listing it in importErrors and serving the others")

@@ -166,12 +166,16 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "command line fixes a bad environment value",
 			args: []string{"--edition", "2"},
-			env:  map[string]string{"AIRLITE_EDITION": "3"},
+			env:  map[string]string{"AIRLITE_EDITION": "4"},
 			check: func(t *testing.T, c config) {
 				checkConfigFields(t, c, config{Edition: edition2})
 			},
 		},
-		{name: "bad edition", args: []string{"--edition", "3"}, wantErr: "edition"},
+		{name: "edition 3", args: []string{"--edition", "3"},
+			check: func(t *testing.T, c config) { checkConfigFields(t, c, config{Edition: edition3}) }},
+		{name: "edition 3 from the environment", env: map[string]string{"AIRLITE_EDITION": "3"},
+			check: func(t *testing.T, c config) { checkConfigFields(t, c, config{Edition: edition3}) }},
+		{name: "bad edition", args: []string{"--edition", "4"}, wantErr: "edition"},
 		{name: "bad scheduler", args: []string{"--scheduler", "maybe"}, wantErr: "--scheduler"},
 		{name: "zero parallelism", args: []string{"--parallelism", "0"}, wantErr: "--parallelism"},
 		{name: "parallelism not a number", args: []string{"--parallelism", "many"}, wantErr: "parallelism"},
@@ -181,8 +185,8 @@ func TestParseConfig(t *testing.T) {
 		{name: "zero snapshot interval", args: []string{"--snapshot-interval", "0s"}, wantErr: "snapshot-interval"},
 		{name: "basic_auth without users", args: []string{"--auth-backend", "basic_auth"}, wantErr: "--users"},
 		{name: "password_auth without users", args: []string{"--auth-backend", "password_auth"}, wantErr: "--users"},
-		{name: "bad environment edition", env: map[string]string{"AIRLITE_EDITION": "3"}, wantErr: `AIRLITE_EDITION="3"`},
-		{name: "bad edition flag", args: []string{"--edition", "3"}, wantErr: "--edition"},
+		{name: "bad environment edition", env: map[string]string{"AIRLITE_EDITION": "4"}, wantErr: `AIRLITE_EDITION="4"`},
+		{name: "bad edition flag", args: []string{"--edition", "4"}, wantErr: "--edition"},
 		{name: "zero body timeout", args: []string{"--body-timeout", "0s"}, wantErr: "--body-timeout"},
 		{name: "body timeout from the environment", env: map[string]string{"AIRLITE_BODY_TIMEOUT": "5s"},
 			check: func(t *testing.T, c config) {
@@ -378,9 +382,9 @@ func TestRun_Help(t *testing.T) {
 func TestRun_BadFlag(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr syncBuffer
-	err := run(context.Background(), []string{"--edition", "3"}, mapEnv(nil), &stdout, &stderr)
+	err := run(context.Background(), []string{"--edition", "4"}, mapEnv(nil), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "edition") {
-		t.Fatalf("run(--edition 3) = %v, want an error naming the edition", err)
+		t.Fatalf("run(--edition 4) = %v, want an error naming the edition", err)
 	}
 	if stdout.String() != "" {
 		t.Errorf("stdout = %q, want nothing", stdout.String())

@@ -63,8 +63,8 @@ type server struct {
 	ops  *operations // what every API below calls
 	api  *airflowAPI
 	// The dialects the route tables are served in (api_dialect.go).
-	dialExp, dialV1, dialAdmin *dialect
-	ready                      atomic.Bool
+	dialExp, dialV1, dialV2, dialAdmin *dialect
+	ready                              atomic.Bool
 	// The answers of /test and /info, rendered once and kept as interface
 	// values: converting a slice to one per request allocated.
 	testBody, infoBody any
@@ -116,7 +116,7 @@ func newServer(opts serverOptions) (*server, error) {
 		opts: opts, ops: ops, api: newAirflowAPI(ops), v1Secret: secret, startedAt: opts.Now().UTC().Truncate(time.Microsecond),
 		testBody: prerendered(testBody), infoBody: prerendered(infoBody),
 	}
-	s.dialExp, s.dialV1, s.dialAdmin = s.expDialect(), s.v1Dialect(), s.adminDialect()
+	s.dialExp, s.dialV1, s.dialV2, s.dialAdmin = s.expDialect(), s.v1Dialect(), s.v2Dialect(), s.adminDialect()
 	return s, nil
 }
 
@@ -148,12 +148,19 @@ func (s *server) router() *httprouter.Router {
 	r.GlobalOPTIONS = http.HandlerFunc(s.handleOptions)
 	r.PanicHandler = s.handlePanic
 
-	s.mount(r, s.expRoutes())
+	if rules.experimentalAPI {
+		s.mount(r, s.expRoutes())
+	}
 	if rules.apiV1 {
 		s.mount(r, s.v1Routes())
 	}
-	s.uiRoutes(r)                                                 // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
-	s.public(r, http.MethodGet, "/health", s.handleHealthAirflow) // the webserver's, for health checks written for Airflow
+	if rules.apiV2 {
+		s.mountV2(r)
+	}
+	s.uiRoutes(r) // the status pages: /, /pools, the run page of dag_run_url, /trigger, /paused
+	if !rules.apiV2 {
+		s.public(r, http.MethodGet, "/health", s.handleHealthAirflow) // the webserver's, for health checks written for Airflow
+	}
 	s.mount(r, s.adminRoutes())
 	return r
 }
@@ -279,11 +286,19 @@ func schedulerHealth(heartbeat func() (time.Time, bool), now time.Time) webserve
 // handleNotFound answers a path no route matches, as Airflow does for any
 // path (see routeError).
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	if s.rules().apiV2 {
+		v2NoRoute(w, r)
+		return
+	}
 	s.answerError(w, r, &routeError{status: http.StatusNotFound, title: "Not Found",
 		detail: "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again."})
 }
 
 func (s *server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	if s.rules().apiV2 {
+		v2MethodNotAllowed(w, r)
+		return
+	}
 	s.answerError(w, r, &routeError{status: http.StatusMethodNotAllowed, title: "Method Not Allowed",
 		detail: "The method is not allowed for the requested URL."})
 }

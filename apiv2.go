@@ -1,0 +1,68 @@
+package main
+
+// Airflow 3's public API, /api/v2 (issue #21): the v2 dialect. FastAPI
+// answers its errors as {"detail": ...} (apiv2_errors.go), checks query
+// parameters and bodies with pydantic (422 and its list of errors), and
+// matches paths with Starlette's router, which asks for the caller in
+// each route's dependencies, after the path matched.
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// apiV2Prefix is where Airflow 3's public router is mounted
+// (core_api/routes/public/__init__.py: prefix="/api/v2").
+const apiV2Prefix = "/api/v2"
+
+// v2Dialect is Airflow 3.2.1's /api/v2. Until the simple auth manager's
+// tokens are built (issue #21), the caller is the server's auth backend's
+// (--auth-backend default on loopback is all-admins mode, as Airflow's
+// simple_auth_manager_all_admins), and any refusal is Airflow 3's answer
+// to a request without a token (core_api/security.py: 401 "Not
+// authenticated").
+func (s *server) v2Dialect() *dialect {
+	return &dialect{
+		name: "v2", prefix: apiV2Prefix,
+		refusal: func(rej rejection) error {
+			if rej.status != 0 || rej.err != nil {
+				return &v2Error{status: http.StatusUnauthorized, detail: "Not authenticated"}
+			}
+			return nil
+		},
+		query:     v2Query,
+		render:    func(w http.ResponseWriter, r *http.Request, status int, v any) { writeV2JSON(w, r, status, v) },
+		noContent: func(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) },
+		fail:      writeV2Error,
+		phrases:   apiv2Phrases,
+	}
+}
+
+// mountV2 puts Airflow 3's routes on the router: the public API and the
+// app's old /health, a 404 that says where health moved.
+func (s *server) mountV2(r *httprouter.Router) {
+	s.mount(r, s.v2Routes())
+	r.Handle(http.MethodGet, "/health", routed("/health", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		writeV2JSON(w, req, http.StatusNotFound, v2Catchall{Error: v2HealthMoved})
+	}))
+}
+
+// v2Query keeps a row's declared query parameters. FastAPI ignores the
+// parameters a route does not declare.
+func v2Query(q url.Values, params []v1Param) (v1Values, error) {
+	var out v1Values
+	for _, p := range params {
+		if vals := q[p.name]; len(vals) > 0 {
+			if out == nil {
+				out = make(v1Values, len(params))
+			}
+			out[p.name] = vals
+		}
+	}
+	return out, nil
+}
+
+// apiv2Phrases words the operations' faults in Airflow 3's texts.
+var apiv2Phrases = phrasebook{}
