@@ -116,7 +116,7 @@ func TestServerV1_PostRunBadRunID(t *testing.T) {
 }
 
 // TestServerV1_AsAirflowAnswered records what the real Airflow 2.10.3
-// answered (../shared/reference-airflow, the airlite fixtures' DAG files)
+// answered (its webserver run on this machine, over the DAG files behind airlite's fixtures)
 // where airlite differed.
 func TestServerV1_AsAirflowAnswered(t *testing.T) {
 	t.Parallel()
