@@ -128,6 +128,22 @@ func (s *server) mount(r *httprouter.Router, t *routeTable) {
 	}
 }
 
+// identifyCaller sets req's caller for a row that is not open, answering
+// the dialect's refusal when the caller cannot be identified; it says
+// whether to go on.
+func (s *server) identifyCaller(w http.ResponseWriter, r *http.Request, d *dialect, rt *apiRoute, req *apiRequest) bool {
+	if rt.open {
+		return true
+	}
+	c, err := d.identify(s, r)
+	if err != nil {
+		d.answerError(s, w, r, err)
+		return false
+	}
+	req.caller = c
+	return true
+}
+
 // rowRequests reuses the apiRequest of httprouter-matched rows: no handler
 // keeps it past its return, and the shortest routes would otherwise
 // allocate one per request.
@@ -144,13 +160,8 @@ func (s *server) serveRow(w http.ResponseWriter, r *http.Request, d *dialect, rt
 		rowRequests.Put(req)
 	}()
 	req.ps = ps
-	if !rt.open {
-		c, err := d.identify(s, r)
-		if err != nil {
-			d.answerError(s, w, r, err)
-			return
-		}
-		req.caller = c
+	if !s.identifyCaller(w, r, d, rt, req) {
+		return
 	}
 	switch {
 	case rt.body != nil:
@@ -214,13 +225,8 @@ func (s *server) serveWerkzeug(w http.ResponseWriter, r *http.Request, t *routeT
 		return
 	}
 	req.query = q
-	if !rt.open {
-		c, err := d.identify(s, r)
-		if err != nil {
-			d.answerError(s, w, r, err)
-			return
-		}
-		req.caller = c
+	if !s.identifyCaller(w, r, d, rt, req) {
+		return
 	}
 	if rt.action != nil {
 		if err := s.recordAction(rt, r, req, req.caller.loggedIn()); err != nil {
