@@ -45,6 +45,53 @@ func decodePyJSON(raw []byte) (any, error) {
 	return v, nil
 }
 
+// pyDictBuilder collects an object's fields as json.loads does: a
+// repeated key keeps its first place and takes its last value. Small
+// objects look a key up in the fields; from pyDictIndexed fields on, an
+// index does, so that a body of many distinct keys (a 1 MiB body holds
+// about 100,000) costs a map insert a key, not a scan of every key before.
+type pyDictBuilder struct {
+	fields pyDict
+	index  map[string]int
+}
+
+const pyDictIndexed = 16
+
+func (b *pyDictBuilder) set(key string, v any) {
+	if b.index == nil && len(b.fields) >= pyDictIndexed {
+		b.index = make(map[string]int, 2*len(b.fields))
+		for i, f := range b.fields {
+			if _, seen := b.index[f.key]; !seen {
+				b.index[f.key] = i
+			}
+		}
+	}
+	i := -1
+	if b.index != nil {
+		if at, ok := b.index[key]; ok {
+			i = at
+		}
+	} else {
+		i = slices.IndexFunc(b.fields, func(f pyField) bool { return f.key == key })
+	}
+	if i >= 0 {
+		b.fields[i].val = v
+		return
+	}
+	if b.index != nil {
+		b.index[key] = len(b.fields)
+	}
+	b.fields = append(b.fields, pyField{key, v})
+}
+
+// dict is the object read, never nil.
+func (b *pyDictBuilder) dict() pyDict {
+	if b.fields == nil {
+		return pyDict{}
+	}
+	return b.fields
+}
+
 // pyScanner reads a document json.Valid accepted into decodePyValue's
 // values: pyDict (a repeated key keeps its first place and its last
 // value), []any (never nil), string, json.Number, bool and nil.
@@ -69,12 +116,12 @@ func (sc *pyScanner) value() any {
 	switch c := sc.raw[sc.at]; c {
 	case '{':
 		sc.at++
-		d := pyDict{}
+		var d pyDictBuilder
 		for {
 			sc.space()
 			if sc.raw[sc.at] == '}' {
 				sc.at++
-				return d
+				return d.dict()
 			}
 			if sc.raw[sc.at] == ',' {
 				sc.at++
@@ -83,12 +130,7 @@ func (sc *pyScanner) value() any {
 			key := sc.str()
 			sc.space()
 			sc.at++ // :
-			v := sc.value()
-			if i := slices.IndexFunc(d, func(f pyField) bool { return f.key == key }); i >= 0 {
-				d[i].val = v
-			} else {
-				d = append(d, pyField{key, v})
-			}
+			d.set(key, sc.value())
 		}
 	case '[':
 		sc.at++
@@ -183,7 +225,7 @@ func decodePyValue(dec *json.Decoder) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			d := pyDict{}
+			var d pyDictBuilder
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -194,14 +236,10 @@ func decodePyValue(dec *json.Decoder) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				if i := slices.IndexFunc(d, func(f pyField) bool { return f.key == key }); i >= 0 {
-					d[i].val = v
-				} else {
-					d = append(d, pyField{key, v})
-				}
+				d.set(key, v)
 			}
 			_, err := dec.Token() // }
-			return d, err
+			return d.dict(), err
 		case '[':
 			list := []any{}
 			for dec.More() {

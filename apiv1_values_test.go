@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,4 +102,57 @@ func FuzzPyJSONScanner(f *testing.F) {
 			t.Errorf("decodePyJSON(%q) = %#v, want %#v", doc, got, want)
 		}
 	})
+}
+
+// A repeated key keeps its first place and takes its last value, as
+// json.loads builds a dict, also past the size where the builder indexes
+// its keys; both readers (the scanner and the token decoder) agree.
+func TestDecodePyJSON_RepeatedKeysManyFields(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{3, pyDictIndexed - 1, pyDictIndexed, pyDictIndexed + 1, 100} {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d": %d, `, i, i)
+		}
+		fmt.Fprintf(&b, `"k0": "last0", "k%d": "lastN", "new": true}`, n-1)
+		doc := b.String()
+		want := pyDict{}
+		for i := range n {
+			want = append(want, pyField{fmt.Sprintf("k%d", i), json.Number(strconv.Itoa(i))})
+		}
+		want[0].val, want[n-1].val = "last0", "lastN"
+		want = append(want, pyField{"new", true})
+		got, err := decodePyJSON([]byte(doc))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("n=%d: scanner read %#v, %v; want %#v", n, got, err, want)
+		}
+		dec := json.NewDecoder(strings.NewReader(doc))
+		dec.UseNumber()
+		if got, err := decodePyValue(dec); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("n=%d: decoder read %#v, %v; want %#v", n, got, err, want)
+		}
+	}
+}
+
+// BenchmarkDecodePyJSON_ManyKeys reads a body of 20,000 distinct keys:
+// linear in the keys (it was quadratic: every key scanned every key
+// before it).
+func BenchmarkDecodePyJSON_ManyKeys(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"conf": {`)
+	for i := range 20000 {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, `"key_%d": %d`, i, i)
+	}
+	sb.WriteString("}}")
+	doc := []byte(sb.String())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodePyJSON(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
