@@ -394,20 +394,7 @@ func TestPythonTask_StopEndsProcessGroup(t *testing.T) {
 			go func() {
 				done <- h.sched.runOperator(ctx, taskJob{key: tiKey{"py_sleep", "r", "sleeper"}, try: 1, dag: dag, task: &task, run: run})
 			}()
-			var pids []int
-			if !pollUntil(30*time.Second, func() bool {
-				data, err := os.ReadFile(pidFile)
-				if err != nil {
-					return false
-				}
-				for _, f := range strings.Fields(string(data)) {
-					n, _ := strconv.Atoi(f)
-					pids = append(pids, n)
-				}
-				return true
-			}) {
-				t.Fatal("the callable did not start")
-			}
+			pids := awaitPIDs(t, pidFile)
 			if how == "stop" {
 				cancel(errTaskStopped)
 			}
@@ -547,20 +534,7 @@ func TestPythonTask_RecordedForLeftovers(t *testing.T) {
 	if err := h.sched.tick(h.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
-	if !pollUntil(30*time.Second, func() bool {
-		data, err := os.ReadFile(pidFile)
-		if err != nil {
-			return false
-		}
-		for _, f := range strings.Fields(string(data)) {
-			n, _ := strconv.Atoi(f)
-			pids = append(pids, n)
-		}
-		return true
-	}) {
-		t.Fatal("the callable did not start")
-	}
+	pids := awaitPIDs(t, pidFile)
 	ti, err := h.store.TaskInstance("py_sleep", runID, "sleeper")
 	if err != nil {
 		t.Fatal(err)
@@ -594,4 +568,25 @@ func childCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// awaitPIDs waits for the callable to write its process ids (its own and
+// its child's) to pidFile, and returns them.
+func awaitPIDs(t *testing.T, pidFile string) []int {
+	t.Helper()
+	var pids []int
+	if !pollUntil(30*time.Second, func() bool {
+		data, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		for _, f := range strings.Fields(string(data)) {
+			n, _ := strconv.Atoi(f)
+			pids = append(pids, n)
+		}
+		return true
+	}) {
+		t.Fatal("the callable did not start")
+	}
+	return pids
 }
