@@ -57,15 +57,6 @@ const (
 	pythonWatchdogGrace = 2 * time.Second
 )
 
-// pythonSurfaceOf is the authoring surface of an edition's release:
-// 1.10.15's import paths, or 2.10.3's.
-func pythonSurfaceOf(r *editionRules) string {
-	if strings.HasPrefix(r.version, "1.") {
-		return "1.10"
-	}
-	return "2"
-}
-
 // isPythonName says whether a DAG folder file is a Python file.
 func isPythonName(name string) bool { return strings.EqualFold(path.Ext(name), ".py") }
 

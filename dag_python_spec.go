@@ -386,7 +386,7 @@ func readPythonDAGs(ctx context.Context, c config, store *Store, set *DAGSet, lo
 	for _, v := range vars {
 		values[v.Key] = v.Val
 	}
-	r := pythonReader{Python: c.Python, Edition: pythonSurfaceOf(rules), Variables: values, Logger: log}
+	r := pythonReader{Python: c.Python, Edition: rules.pythonSurface, Variables: values, Logger: log}
 	results, err := r.ReadFolder(ctx, c.DagsDir, files)
 	if err != nil {
 		return err

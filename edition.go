@@ -240,6 +240,11 @@ type dagFileRules struct {
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
 
+	// pythonSurface is the authoring surface a Python DAG file of the
+	// release imports (python/airflow: "1.10" for 1.10.15's module paths,
+	// "2" for 2.10.3's), for the DAG reader and the task runner.
+	pythonSurface string
+
 	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
 	// searched for in the DAG folder's path as given joined with the path
 	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
@@ -378,6 +383,7 @@ var (
 			// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
 			// beside a `*` (src/croniter/croniter.py:1000-1008).
 			cronDays:                cronDayRule{fullFieldIsStar: false},
+			pythonSurface:           "2",
 			ignoreMatchesFolderPath: false,
 		},
 
@@ -456,6 +462,7 @@ var (
 			// croniter 0.3.36 (constraints-1.10.15): a full day field is always
 			// `*` (src/croniter/croniter.py:618-619).
 			cronDays:                cronDayRule{fullFieldIsStar: true},
+			pythonSurface:           "1.10",
 			ignoreMatchesFolderPath: true,
 		},
 

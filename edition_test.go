@@ -127,6 +127,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deleteStopsTasks":        r.deleteStopsTasks,
 			"ignoreMatchesFolderPath": r.ignoreMatchesFolderPath,
 			"cronDays":                cronDaysObserved(r.cronDays),
+			"pythonSurface":           r.pythonSurface,
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -224,9 +225,10 @@ func TestEditionRules_Table(t *testing.T) {
 			// Airflow 2.10.3 airflow/utils/file.py:77
 			"ignoreMatchesFolderPath": false,
 			// croniter 5.0.1 (constraints-2.10.3) src/croniter/croniter.py:1000-1008
-			"cronDays":  "2024-01-02",
-			"orphans":   orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-			"errorDate": "2024-05-01 10:00:00.000123+00:00",
+			"cronDays":      "2024-01-02",
+			"pythonSurface": "2",
+			"orphans":       orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+			"errorDate":     "2024-05-01 10:00:00.000123+00:00",
 			"duplicate": []string{
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
 				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
@@ -304,6 +306,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
 			"cronDays":       "2024-01-08",
+			"pythonSurface":  "1.10",
 			"orphans":        orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			"errorDate":      "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":      duplicates110,
@@ -371,6 +374,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
 			"cronDays":       "2024-01-08",
+			"pythonSurface":  "1.10",
 			"orphans":        orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			"errorDate":      "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":      duplicates110,

@@ -203,7 +203,7 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	}
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
 		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
-	req := pythonTaskRequest{Edition: pythonSurfaceOf(tc.rules), DagFolder: pc.Folder, File: pc.File,
+	req := pythonTaskRequest{Edition: tc.rules.pythonSurface, DagFolder: pc.Folder, File: pc.File,
 		DagID: job.dag.DagID, TaskID: job.task.TaskID, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -326,7 +326,7 @@ func (s *scheduler) answerPython(tc templateContext, req pythonChannelRequest) m
 		return map[string]any{"found": ok, "value": v}
 	case "xcom_pull":
 		q := XComPullQuery{DagIDs: req.DagIDs, TaskIDs: req.TaskIDs, Key: req.Key, RunID: tc.run.RunID,
-			Date: tc.run.ExecutionDate, ByDate: pythonSurfaceOf(tc.rules) == "1.10", IncludePriorDates: req.IncludePriorDates}
+			Date: tc.run.ExecutionDate, ByDate: tc.rules.pythonSurface == "1.10", IncludePriorDates: req.IncludePriorDates}
 		entries, err := s.opts.Store.XComsToPull(q)
 		if err != nil {
 			return map[string]any{"error": fmt.Sprintf("xcom_pull: %v", err)}
@@ -451,7 +451,7 @@ func (s *scheduler) pythonContext(tc templateContext) pythonTaskContext {
 	c.DagRun = map[string]any{"dag_id": tc.dag.DagID, "run_id": tc.run.RunID, "run_type": tc.run.RunType,
 		"external_trigger": tc.run.ExternalTrigger, "execution_date": isoFormat(tc.run.ExecutionDate),
 		"start_date": iso(tc.run.StartDate), "queued_at": iso(tc.run.QueuedAt), "state": "running"}
-	if pythonSurfaceOf(tc.rules) != "1.10" {
+	if tc.rules.pythonSurface != "1.10" {
 		c.DagRun["logical_date"] = isoFormat(tc.run.ExecutionDate)
 		c.DagRun["data_interval_start"] = isoFormat(d.intervalStart)
 		c.DagRun["data_interval_end"] = isoFormat(d.intervalEnd)
