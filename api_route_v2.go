@@ -20,6 +20,21 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/monitor/health", d.answer(s, func(*apiRequest) (any, error) {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
+
+	// Config, plugins, providers, jobs and DAG warnings (apiv2_meta.go).
+	s.v2MetaRoutes(t)
+
+	// Import errors (apiv2_importerrors.go).
+	s.v2ImportErrorRoutes(t)
+
+	// Event logs (apiv2_eventlogs.go).
+	s.v2EventLogRoutes(t)
+
+	// DAG sources (apiv2_dagsources.go).
+	s.v2DagSourceRoutes(t)
+
+	// DAG statistics (apiv2_dagstats.go).
+	s.v2DagStatsRoutes(t)
 	return t
 }
 
