@@ -83,7 +83,7 @@ type apiRoute struct {
 	// before the request's parameters are validated (the Accept header's
 	// check, common/headers.py); nil when none (firstMatch only).
 	dependency func(r *http.Request) error
-	handle routeHandler
+	handle     routeHandler
 }
 
 // routeTable is one API's rows, under its dialect.
