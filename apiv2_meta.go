@@ -141,19 +141,19 @@ var v2JobOrders = []string{"id", "dag_id", "state", "job_type", "start_date", "e
 
 // v2SchedulerJob is airlite's scheduler as Airflow lists its SchedulerJob:
 // id 1, running while its loop runs (success once it stopped, as a job
-// that ended), its last pass as the latest heartbeat (its start before the
-// first pass, as Job.__init__ sets it), alive as /monitor/health says,
-// and no DAG or executor class (jobs/job.py Job). No job when the
-// scheduler is off.
+// that ended), its last pass as the latest heartbeat, alive as
+// /monitor/health says, and no DAG or executor class (jobs/job.py Job).
+// No job while the scheduler is off or before its first pass, when
+// /monitor/health has no heartbeat either (schedulerHealth).
 func (s *server) v2SchedulerJob() (v2Job, bool) {
 	if s.opts.SchedulerHeartbeat == nil || s.opts.SchedulerJob.Start.IsZero() {
 		return v2Job{}, false
 	}
 	last, running := s.opts.SchedulerHeartbeat()
-	start := s.opts.SchedulerJob.Start.UTC()
 	if last.IsZero() {
-		last = start
+		return v2Job{}, false
 	}
+	start := s.opts.SchedulerJob.Start.UTC()
 	state, jobType := "running", "SchedulerJob"
 	if !running {
 		state = "success"
