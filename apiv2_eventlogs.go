@@ -64,45 +64,94 @@ func nullable(s string) *string {
 // v2EventLogFilter is get_event_logs' where clauses: each given filter
 // narrows, as FilterParam, _SearchParam and their LESS_THAN, GREATER_THAN,
 // IN and NOT_IN forms do; a NULL column matches no equality, no pattern
-// and no IN.
+// and no IN. The filters given are read once, so a row costs no
+// allocation.
 type v2EventLogFilter struct {
-	q v1Values
-	// patterns are the *_pattern filters by the column they search.
-	patterns map[string]*regexp.Regexp
+	equal    []v2EventLogEq
+	patterns []v2EventLogLike
+	ints     []v2EventLogIntEq
+	included []string // nil: no IN filter
+	excluded []string
 	before   *time.Time
 	after    *time.Time
 }
 
+type v2EventLogEq struct{ col, want string }
+
+type v2EventLogLike struct {
+	col string
+	re  *regexp.Regexp
+}
+
+type v2EventLogIntEq struct {
+	col  string
+	want int64
+}
+
+// v2EventLogStrCols are the string columns the filters read.
+var v2EventLogStrCols = []string{"dag_id", "task_id", "run_id", "owner", "event"}
+
 func newV2EventLogFilter(q v1Values) v2EventLogFilter {
-	f := v2EventLogFilter{q: q, before: q.v2Time("before"), after: q.v2Time("after"), patterns: map[string]*regexp.Regexp{}}
-	for _, col := range []string{"dag_id", "task_id", "run_id", "owner", "event"} {
+	f := v2EventLogFilter{before: q.v2Time("before"), after: q.v2Time("after"),
+		included: q["included_events"], excluded: q["excluded_events"]}
+	for _, col := range v2EventLogStrCols {
+		if want, given := q.str(col); given {
+			f.equal = append(f.equal, v2EventLogEq{col, want})
+		}
 		if re := q.v2Pattern(col + "_pattern"); re != nil {
-			f.patterns[col] = re
+			f.patterns = append(f.patterns, v2EventLogLike{col, re})
+		}
+	}
+	for _, col := range []string{"map_index", "try_number"} {
+		if _, given := q.str(col); given {
+			f.ints = append(f.ints, v2EventLogIntEq{col, q.v2Int(col, 0)})
 		}
 	}
 	return f
 }
 
+// v2EventLogColumn is a string column of e; ok false for NULL.
+func v2EventLogColumn(e *EventLog, col string) (string, bool) {
+	switch col {
+	case "dag_id":
+		return e.DagID, e.DagID != ""
+	case "task_id":
+		return e.TaskID, e.TaskID != ""
+	case "run_id":
+		return e.RunID, e.RunID != ""
+	case "owner":
+		if e.Owner == nil {
+			return "", false
+		}
+		return *e.Owner, true
+	}
+	return e.Event, true
+}
+
 func (f v2EventLogFilter) match(e *EventLog) bool {
-	cols := map[string]*string{"dag_id": nullable(e.DagID), "task_id": nullable(e.TaskID), "run_id": nullable(e.RunID),
-		"owner": e.Owner, "event": &e.Event}
-	for col, val := range cols {
-		if want, given := f.q.str(col); given && (val == nil || *val != want) {
-			return false
-		}
-		if re := f.patterns[col]; re != nil && (val == nil || !re.MatchString(*val)) {
+	for _, c := range f.equal {
+		if v, ok := v2EventLogColumn(e, c.col); !ok || v != c.want {
 			return false
 		}
 	}
-	for col, val := range map[string]*int{"map_index": e.MapIndex, "try_number": e.TryNumber} {
-		if _, given := f.q.str(col); given && (val == nil || int64(*val) != f.q.v2Int(col, 0)) {
+	for _, c := range f.patterns {
+		if v, ok := v2EventLogColumn(e, c.col); !ok || !c.re.MatchString(v) {
 			return false
 		}
 	}
-	if in, given := f.q["included_events"]; given && !slices.Contains(in, e.Event) {
+	for _, c := range f.ints {
+		v := e.MapIndex
+		if c.col == "try_number" {
+			v = e.TryNumber
+		}
+		if v == nil || int64(*v) != c.want {
+			return false
+		}
+	}
+	if f.included != nil && !slices.Contains(f.included, e.Event) {
 		return false
 	}
-	if out, given := f.q["excluded_events"]; given && slices.Contains(out, e.Event) {
+	if f.excluded != nil && slices.Contains(f.excluded, e.Event) {
 		return false
 	}
 	return (f.before == nil || e.When.Before(*f.before)) && (f.after == nil || e.When.After(*f.after))

@@ -247,9 +247,12 @@ func (s *server) v2MetaRoutes(t *routeTable) {
 	t.add(http.MethodGet, "/plugins", empty(v2PluginCollection{Plugins: []struct{}{}}), withQuery(qV2Limit, qV2Offset))
 	t.add(http.MethodGet, "/plugins/importErrors", empty(v2PluginImportErrors{ImportErrors: []struct{}{}}))
 	t.add(http.MethodGet, "/providers", empty(v2ProviderCollection{Providers: []struct{}{}}), withQuery(qV2Limit, qV2Offset))
-	t.add(http.MethodGet, "/jobs", d.answer(s, s.v2GetJobs), withQuery(append(append([]v1Param{qV2Bool("is_alive")},
-		append(qV2DateRange("start_date"), qV2DateRange("end_date")...)...),
-		qV2Limit, qV2Offset, qV2OrderBy, qV2Str("job_state"), qV2Str("job_type"), qV2Str("hostname"), qV2Str("executor_class"))...))
+	// FastAPI validates the parameters of an endpoint's dependencies
+	// before its own (is_alive, the one plain parameter of get_jobs), so a
+	// 422 lists them in this order, not the document's.
+	t.add(http.MethodGet, "/jobs", d.answer(s, s.v2GetJobs), withQuery(append(append(qV2DateRange("start_date"), qV2DateRange("end_date")...),
+		qV2Limit, qV2Offset, qV2OrderBy, qV2Str("job_state"), qV2Str("job_type"), qV2Str("hostname"), qV2Str("executor_class"),
+		qV2Bool("is_alive"))...))
 	t.add(http.MethodGet, "/dagWarnings", d.answer(s, v2ListDagWarnings), withQuery(qV2Str("dag_id"),
 		v1Param{name: "warning_type", kind: paramString, enum: v2DagWarningTypes}, qV2Limit, qV2Offset, qV2OrderBy))
 }

@@ -154,9 +154,11 @@ func TestAPIv2_Jobs(t *testing.T) {
 			{name: "limit 0", path: "/jobs?limit=0", wantStatus: 200, wantBody: `{"jobs":[],"total_entries":1}`},
 			{name: "bad order", path: "/jobs?order_by=nope", wantStatus: 400,
 				wantBody: `{"detail":"Ordering with 'nope' is disallowed or the attribute does not exist on the model"}`},
-			{name: "bad filter", path: "/jobs?is_alive=maybe&start_date_gte=x", wantStatus: 422,
-				wantBody: `{"detail":[{"type":"bool_parsing","loc":["query","is_alive"],"msg":"Input should be a valid boolean, unable to interpret input","input":"maybe"},` +
-					`{"type":"datetime_from_date_parsing","loc":["query","start_date_gte"],"msg":"Input should be a valid datetime or date, input is too short","input":"x","ctx":{"error":"input is too short"}}]}`},
+			// The dependencies' parameters first (the date range), then
+			// get_jobs' own (is_alive).
+			{name: "bad filters", path: "/jobs?is_alive=maybe&start_date_gte=x", wantStatus: 422,
+				wantBody: `{"detail":[{"type":"datetime_from_date_parsing","loc":["query","start_date_gte"],"msg":"Input should be a valid datetime or date, input is too short","input":"x","ctx":{"error":"input is too short"}},` +
+					`{"type":"bool_parsing","loc":["query","is_alive"],"msg":"Input should be a valid boolean, unable to interpret input","input":"maybe"}]}`},
 		})
 	})
 	t.Run("heartbeat late", func(t *testing.T) {
