@@ -402,11 +402,88 @@ func (doc *v2SchemaDoc) answerErrors(op string, res response) []string {
 	return errs
 }
 
+// v2ParamKind is the paramKind a query parameter of the document's schema
+// needs (v2Query validates by kind), and its enum when it has one.
+func (doc *v2SchemaDoc) v2ParamKind(schema map[string]any) (paramKind, []string) {
+	s, _ := doc.resolve(schema)
+	var enum []string
+	for _, e := range asList(s["enum"]) {
+		enum = append(enum, fmt.Sprint(e))
+	}
+	switch typeOf(s) {
+	case "integer":
+		return paramInteger, enum
+	case "number":
+		return paramNumber, enum
+	case "boolean":
+		return paramBoolean, enum
+	case "array":
+		if items, _ := s["items"].(map[string]any); items != nil && typeOf(items) == "integer" {
+			return paramIntegerArray, enum
+		}
+		return paramStringArray, enum
+	}
+	if s["format"] == "date-time" {
+		return paramDateTime, enum
+	}
+	return paramString, enum
+}
+
+// v2RowErrors lists the ways a row differs from the document: not one of
+// its operations, other query parameters, a parameter of another type
+// (which v2Query would check otherwise), an integer path parameter not
+// declared withPathInts (or one declared that the document types
+// otherwise).
+func (doc *v2SchemaDoc) v2RowErrors(rt *apiRoute) []string {
+	op := v2Op(rt)
+	o, ok := doc.Operations[op]
+	if !ok {
+		return []string{op + ": not an operation of Airflow 3.2.1's document"}
+	}
+	var errs []string
+	var names []string
+	declared := map[string]v1Param{}
+	for _, p := range rt.query {
+		names = append(names, p.name)
+		declared[p.name] = p
+	}
+	slices.Sort(names)
+	if want := o.queryNames(); !slices.Equal(names, want) {
+		errs = append(errs, fmt.Sprintf("%s (%s): query parameters %v, want the document's %v", op, o.OperationID, names, want))
+	}
+	for _, dp := range o.Parameters {
+		kind, enum := doc.v2ParamKind(dp.Schema)
+		switch dp.In {
+		case "query":
+			p, ok := declared[dp.Name]
+			if !ok {
+				continue
+			}
+			if p.kind != kind {
+				errs = append(errs, fmt.Sprintf("%s: query parameter %s is of kind %d, the document's is %d", op, dp.Name, p.kind, kind))
+			}
+			if !slices.Equal(p.enum, enum) {
+				errs = append(errs, fmt.Sprintf("%s: query parameter %s takes %v, the document's %v", op, dp.Name, p.enum, enum))
+			}
+			if p.required != dp.Required {
+				errs = append(errs, fmt.Sprintf("%s: query parameter %s required %v, the document's %v", op, dp.Name, p.required, dp.Required))
+			}
+		case "path":
+			if isInt := slices.Contains(rt.pathInts, dp.Name); isInt != (kind == paramInteger) {
+				errs = append(errs, fmt.Sprintf("%s: path parameter %s declared an integer: %v; the document's type is an integer: %v",
+					op, dp.Name, isInt, kind == paramInteger))
+			}
+		}
+	}
+	return errs
+}
+
 // TestAPIv2_RoutesAreOperations checks edition 3's route table against the
 // document: every row is an operation of the document with the same
-// method and path, declaring exactly the operation's query parameters.
-// The operations no row serves yet are logged; the table grows by route
-// group until it serves every operation of the issue.
+// method and path, declaring exactly the operation's query parameters
+// with their types, and its integer path parameters. The operations no
+// row serves yet are logged; the table grows by route group until it
+// serves every operation of the issue.
 func TestAPIv2_RoutesAreOperations(t *testing.T) {
 	t.Parallel()
 	doc := loadV2Schemas(t)
@@ -418,18 +495,8 @@ func TestAPIv2_RoutesAreOperations(t *testing.T) {
 			t.Errorf("%s: two rows", op)
 		}
 		mounted[op] = true
-		o, ok := doc.Operations[op]
-		if !ok {
-			t.Errorf("%s: not an operation of Airflow 3.2.1's document", op)
-			continue
-		}
-		var names []string
-		for _, p := range rt.query {
-			names = append(names, p.name)
-		}
-		slices.Sort(names)
-		if want := o.queryNames(); !slices.Equal(names, want) {
-			t.Errorf("%s (%s): query parameters %v, want the document's %v", op, o.OperationID, names, want)
+		for _, e := range doc.v2RowErrors(rt) {
+			t.Error(e)
 		}
 	}
 	var missing []string
@@ -439,6 +506,45 @@ func TestAPIv2_RoutesAreOperations(t *testing.T) {
 		}
 	}
 	t.Logf("%d of the document's %d operations not mounted yet:\n%s", len(missing), len(doc.Operations), strings.Join(missing, "\n"))
+}
+
+// TestV2RowChecker makes sure the route table's check refuses what it
+// must.
+func TestV2RowChecker(t *testing.T) {
+	t.Parallel()
+	doc := loadV2Schemas(t)
+	row := func(method, pattern string, opts ...func(*apiRoute)) *apiRoute {
+		tbl := &routeTable{}
+		tbl.add(method, pattern, nil, opts...)
+		return tbl.routes[0]
+	}
+	page := withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("filename_pattern"))
+	for _, tc := range []struct {
+		name    string
+		rt      *apiRoute
+		wantErr string
+	}{
+		{"valid", row("GET", "/importErrors", page), ""},
+		{"valid path int", row("GET", "/importErrors/{import_error_id}", withPathInts("import_error_id")), ""},
+		{"not an operation", row("GET", "/importErrors/{import_error_id}/more"), "not an operation"},
+		{"wrong method", row("DELETE", "/importErrors"), "not an operation"},
+		{"missing parameter", row("GET", "/importErrors", withQuery(qV2Limit, qV2Offset, qV2OrderBy)), "query parameters"},
+		{"extra parameter", row("GET", "/importErrors", withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("filename_pattern"), qV2Str("x"))), "query parameters"},
+		{"wrong kind", row("GET", "/importErrors", withQuery(qV2Str("limit"), qV2Offset, qV2OrderBy, qV2Str("filename_pattern"))), "of kind"},
+		{"enum missing", row("GET", "/dagWarnings", withQuery(qV2Str("dag_id"), qV2Str("warning_type"), qV2Limit, qV2Offset, qV2OrderBy)), "takes"},
+		{"path int undeclared", row("GET", "/importErrors/{import_error_id}"), "path parameter import_error_id"},
+		{"path int wrongly declared", row("GET", "/dagSources/{dag_id}", withPathInts("dag_id"), withQuery(qV2Int("version_number"))), "path parameter dag_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := doc.v2RowErrors(tc.rt)
+			switch {
+			case tc.wantErr == "" && len(errs) > 0:
+				t.Errorf("errors %v, want none", errs)
+			case tc.wantErr != "" && !strings.Contains(strings.Join(errs, "\n"), tc.wantErr):
+				t.Errorf("errors %v, want one saying %q", errs, tc.wantErr)
+			}
+		})
+	}
 }
 
 // v2WalkRun is the run the walk's path values name.
