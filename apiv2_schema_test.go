@@ -708,7 +708,7 @@ func TestAPIv2_AnswersMatchTheDocument(t *testing.T) {
 	}
 	vals := v2WalkValues(t, ts, mounted)
 	var unanswered []string
-	walk := func(rt *apiRoute, query, body string, header ...string) response {
+	walkWith := func(vals map[string]string, rt *apiRoute, query, body string, header ...string) response {
 		t.Helper()
 		op := v2Op(rt)
 		if doc.Operations[op] == nil {
@@ -720,10 +720,21 @@ func TestAPIv2_AnswersMatchTheDocument(t *testing.T) {
 		for _, e := range doc.answerErrors(op, res) {
 			t.Errorf("%s: %s", req, e)
 		}
-		if res.status >= 300 && !strings.Contains(query, "limit=-1") {
-			unanswered = append(unanswered, fmt.Sprintf("%s: %d %s", req, res.status, res.body))
+		return res
+	}
+	walk := func(rt *apiRoute, query, body string, header ...string) response {
+		t.Helper()
+		res := walkWith(vals, rt, query, body, header...)
+		if res.status >= 300 && query == "" {
+			unanswered = append(unanswered, fmt.Sprintf("%s %s: %d %s", rt.method, v2WalkPath(t, rt, vals), res.status, res.body))
 		}
 		return res
+	}
+	// Path values that name nothing: the answers (404s, mostly) are
+	// checked too.
+	missing := map[string]string{}
+	for name := range vals {
+		missing[name] = "v2_walk_missing"
 	}
 	for _, rt := range routes {
 		if rt.method != http.MethodGet {
@@ -736,6 +747,13 @@ func TestAPIv2_AnswersMatchTheDocument(t *testing.T) {
 		}
 		if _, text := o.Responses["200"]["text/plain"]; text {
 			walk(rt, "", "", "Accept", "text/plain")
+		}
+		if len(v2PathParams(rt.pattern)) > 0 {
+			nothing := maps.Clone(missing)
+			for _, name := range rt.pathInts {
+				nothing[name] = "999999"
+			}
+			walkWith(nothing, rt, "", "", "Accept", "application/json")
 		}
 		// A page parameter out of its range is pydantic's 422, which the
 		// walk checks against HTTPValidationError.
