@@ -20,6 +20,7 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -36,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // The defaults of Airflow 3.2.1's [api_auth] section
@@ -101,7 +103,23 @@ type tokenAuthority struct {
 	// --clock says of the runs' dates. Tests move it.
 	now    func() time.Time
 	parser *jwt.Parser
+	// passed holds the tokens that passed lately, by their SHA-256, with
+	// who they name and when they expire: a client sends one token with
+	// every request, and parsing and checking it again would cost more
+	// than the rest of a short request. Only a passing token goes in, and
+	// nothing a token holds can start to fail before its expiry (the key
+	// is the process's), so a hit is the answer check would give.
+	passed *lru.Cache[[sha256.Size]byte, passedToken]
 }
+
+// passedToken is an entry of the passed cache.
+type passedToken struct {
+	caller caller
+	exp    time.Time
+}
+
+// tokenCacheSize bounds the passed cache: tokens of one airlite's clients.
+const tokenCacheSize = 1024
 
 func newTokenAuthority(key []byte) (*tokenAuthority, error) {
 	if key == nil {
@@ -110,8 +128,12 @@ func newTokenAuthority(key []byte) (*tokenAuthority, error) {
 			return nil, fmt.Errorf("draw token key: %w", err)
 		}
 	}
+	passed, err := lru.New[[sha256.Size]byte, passedToken](tokenCacheSize)
+	if err != nil {
+		return nil, fmt.Errorf("new token cache: %w", err)
+	}
 	return &tokenAuthority{
-		key: key, now: time.Now,
+		key: key, now: time.Now, passed: passed,
 		// Only HS512 is accepted: "none", another HMAC, or an RSA or EC
 		// method (the key confusion attack) are refused before any key is
 		// used. Claims are checked in check, in PyJWT's order.
@@ -195,14 +217,23 @@ func newJTI() string {
 // errTokenInvalid for any other fault (a signature of another key, an
 // algorithm other than HS512, a claim missing or wrong).
 func (t *tokenAuthority) check(token string) (caller, error) {
+	now := t.now()
+	// The cache is looked up by a hash of the token: how long a lookup
+	// takes says nothing of the tokens that passed.
+	digest := sha256.Sum256([]byte(token))
+	if hit, ok := t.passed.Get(digest); ok && hit.exp.After(now.Add(-jwtLeeway)) {
+		return hit.caller, nil
+	}
 	var claims tokenClaims
 	if _, err := t.parser.ParseWithClaims(token, &claims, t.keyFunc); err != nil {
 		return caller{}, errTokenInvalid
 	}
-	if err := claims.validate(t.now()); err != nil {
+	if err := claims.validate(now); err != nil {
 		return caller{}, err
 	}
-	return caller{user: *claims.Sub, via: viaToken}, nil
+	c := caller{user: *claims.Sub, via: viaToken}
+	t.passed.Add(digest, passedToken{caller: c, exp: claims.Exp.Time})
+	return c, nil
 }
 
 // keyFunc hands the parser the key; the parser has already refused every

@@ -470,3 +470,37 @@ func TestCaller_LoggedInByToken(t *testing.T) {
 		t.Errorf("loggedIn = %q, want ann: Airflow 3 logs the token's user", got)
 	}
 }
+
+// A token that passed is remembered until it expires, then refused as
+// expired like any other: the cache never outlives a token.
+func TestTokenAuthority_CacheExpires(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+	ta, err := newTokenAuthority(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta.now = func() time.Time { return now }
+	token, err := ta.issue("ann", roleUsersFile, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at   time.Duration
+		want error
+	}{
+		{0, nil},
+		{time.Hour, nil}, // within the leeway
+		{time.Hour + jwtLeeway - time.Second, nil},
+		{time.Hour + jwtLeeway, errTokenExpired},
+		{0, nil}, // a clock set back: the token passes again
+	} {
+		ta.now = func() time.Time { return now.Add(tc.at) }
+		if _, err := ta.check(token); err != tc.want {
+			t.Errorf("at +%s: %v, want %v", tc.at, err, tc.want)
+		}
+		if tc.want == nil && ta.passed.Len() != 1 {
+			t.Errorf("at +%s: %d tokens cached, want 1", tc.at, ta.passed.Len())
+		}
+	}
+}
