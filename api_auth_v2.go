@@ -468,8 +468,16 @@ func (s *server) authRoutes() *routeTable {
 	t.add(http.MethodPost, "/token", s.handleCreateToken, openRoute, withRawBody)
 	t.add(http.MethodGet, "/token", s.handleCreateTokenAllAdmins, openRoute)
 	t.add(http.MethodGet, "/token/login", s.handleLoginAllAdmins, openRoute)
+	t.add(http.MethodPost, "/token/cli", s.handleCreateTokenCLI, openRoute, v2Body(v2LoginBody))
 	return t
 }
+
+// v2LoginBody is datamodels/login.py LoginBody (a StrictBaseModel) as
+// FastAPI checks a body parameter of it.
+var v2LoginBody = &v2Model{name: "LoginBody", fields: []v2Field{
+	{name: "username", typ: v2TStr, required: true},
+	{name: "password", typ: v2TStr, required: true},
+}}
 
 // v2LoginResponse is datamodels/login.py LoginResponse.
 type v2LoginResponse struct {
@@ -491,6 +499,20 @@ func (s *server) handleCreateToken(w http.ResponseWriter, r *http.Request, req *
 		}
 	}
 	writeV2Error(w, r, err)
+}
+
+// handleCreateTokenCLI is login.py create_token_cli: POST /auth/token/cli
+// (airflowctl's login) with a JSON body FastAPI checks (its 422 lists),
+// 201 and a token valid for [api_auth] jwt_cli_expiration_time.
+func (s *server) handleCreateTokenCLI(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+	user, _ := req.body["username"].(string)
+	password, _ := req.body["password"].(string)
+	token, err := s.createToken(r, loginBody{username: user, password: password}, jwtCLIExpiration)
+	if err != nil {
+		writeV2Error(w, r, err)
+		return
+	}
+	writeV2JSON(w, r, http.StatusCreated, v2LoginResponse{AccessToken: token})
 }
 
 // handleCreateTokenAllAdmins is login.py create_token_all_admins: GET

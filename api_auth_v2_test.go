@@ -15,22 +15,25 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/julienschmidt/httprouter"
 )
 
 // newV2AuthServer is an edition-3 test server with the given backend and
 // one more /api/v2 row that asks who the caller is (GET /api/v2/_whoami
 // answers the caller's name), as every /api/v2 route but version and
-// health does. The handler is the server's as routes() builds it.
+// health does: /api/v2 and /auth behind the browser guard and the token
+// cookie's middleware, as routes() puts them.
 func newV2AuthServer(t *testing.T, backend, users string, options ...testOption) *testServer {
 	t.Helper()
 	ts := newTestServer(t, edition3, append([]testOption{withAuth(backend, users)}, options...)...)
 	srv := ts.srv
-	r := srv.router()
-	table := &routeTable{dialect: srv.dialV2}
+	table := srv.v2Routes()
 	table.add(http.MethodGet, "/_whoami", srv.dialV2.answer(srv, func(req *apiRequest) (any, error) {
 		return map[string]string{"user": req.caller.user, "via": req.caller.via}, nil
 	}))
+	r := httprouter.New()
 	srv.mount(r, table)
+	srv.mount(r, srv.authRoutes())
 	hs := httptest.NewServer(srv.guarded(srv.withTokenCookie(r)))
 	t.Cleanup(hs.Close)
 	return &testServer{Server: hs, srv: srv, store: ts.store, dags: ts.dags, edition: edition3}
@@ -502,5 +505,46 @@ func TestTokenAuthority_CacheExpires(t *testing.T) {
 		if tc.want == nil && ta.passed.Len() != 1 {
 			t.Errorf("at +%s: %d tokens cached, want 1", tc.at, ta.passed.Len())
 		}
+	}
+}
+
+// POST /auth/token/cli (airflowctl's login) takes a JSON body as FastAPI
+// checks one, and hands out tokens of [api_auth] jwt_cli_expiration_time.
+func TestAuthV2_CreateTokenCLI(t *testing.T) {
+	t.Parallel()
+	simple := newV2AuthServer(t, authSimple, "ann:secret\n")
+	admins := newV2AuthServer(t, authDefault, "")
+	for _, tc := range []struct {
+		name        string
+		ts          *testServer
+		contentType string
+		body        string
+		wantStatus  int
+		wantSub     string
+		wantRole    string
+		wantBody    string
+	}{
+		{"good", simple, "application/json", `{"username":"ann","password":"secret"}`, 201, "ann", "admin", ""},
+		{"all admins", admins, "application/json", `{"username":"x","password":"y"}`, 201, "Anonymous", "ADMIN", ""},
+		{"wrong password", simple, "application/json", `{"username":"ann","password":"nope"}`, 401, "", "", `{"detail":"Invalid credentials"}`},
+		{"empty password", simple, "application/json", `{"username":"ann","password":""}`, 400, "", "", `{"detail":"Username and password must be provided"}`},
+		{"missing password", simple, "application/json", `{"username":"ann"}`, 422, "", "", `{"detail":[{"type":"missing","loc":["body","password"],"msg":"Field required","input":{"username":"ann"}}]}`},
+		{"no body", simple, "application/json", ``, 422, "", "", `{"detail":[{"type":"missing","loc":["body"],"msg":"Field required","input":null}]}`},
+		{"a form", simple, "application/x-www-form-urlencoded", `username=ann&password=secret`, 422, "", "", `{"detail":[{"type":"model_attributes_type","loc":["body"],"msg":"Input should be a valid dictionary or object to extract fields from","input":"username=ann&password=secret"}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := postRaw(t, tc.ts, "/auth/token/cli", tc.body, "Content-Type", tc.contentType)
+			if res.status != tc.wantStatus {
+				t.Fatalf("status %d %s, want %d", res.status, res.body, tc.wantStatus)
+			}
+			if tc.wantStatus != http.StatusCreated {
+				if res.body != tc.wantBody {
+					t.Errorf("body\n%s\nwant\n%s", res.body, tc.wantBody)
+				}
+				return
+			}
+			checkIssued(t, tokenOf(t, res), tc.wantSub, tc.wantRole, jwtCLIExpiration)
+		})
 	}
 }

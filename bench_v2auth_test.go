@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/julienschmidt/httprouter"
 	"github.com/rs/zerolog"
 )
 
@@ -28,11 +29,11 @@ func benchV2AuthServer(b *testing.B, auth *authenticator) *httptest.Server {
 		b.Fatal(err)
 	}
 	srv.ready.Store(true)
-	r := srv.router()
-	table := &routeTable{dialect: srv.dialV2}
+	table := srv.v2Routes()
 	table.add(http.MethodGet, "/_bench", srv.dialV2.answer(srv, func(req *apiRequest) (any, error) {
 		return v2VersionInfo{Version: req.caller.user}, nil
 	}))
+	r := httprouter.New()
 	srv.mount(r, table)
 	ts := httptest.NewServer(srv.guarded(srv.withTokenCookie(r)))
 	b.Cleanup(ts.Close)
