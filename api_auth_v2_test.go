@@ -548,3 +548,66 @@ func TestAuthV2_CreateTokenCLI(t *testing.T) {
 		})
 	}
 }
+
+// A token outlives a restart of airlite on the same home, and an airlite
+// on another home refuses it (the binary's wiring: loadEditionTokenKey).
+// The admin endpoints take the simple auth manager's tokens too.
+func TestRun_Edition3TokenSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	users := writeUsers(t, "ann:secret\n")
+	args := func(home string) []string {
+		return []string{"--edition", "3", "--auth-backend", "simple_auth_manager", "--users", users,
+			"--home", home, "--snapshot", filepath.Join(home, "snapshot.json")}
+	}
+	get := func(base, token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, base+"/_airlite/requests", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	first := startRun(t, args(home)...)
+	res, err := http.Post(first.baseURL+"/auth/token", "application/json", strings.NewReader(`{"username":"ann","password":"secret"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	token := tokenOf(t, response{status: res.StatusCode, body: string(body)})
+	if err := first.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	again := startRun(t, args(home)...)
+	if status, body := get(again.baseURL, token); status != http.StatusOK {
+		t.Errorf("after a restart: %d %s, want 200", status, body)
+	}
+	if status, body := get(again.baseURL, ""); status != http.StatusUnauthorized || body != "Not authenticated" {
+		t.Errorf("without a token: %d %q, want 401 Not authenticated", status, body)
+	}
+	other := startRun(t, args(t.TempDir())...)
+	if status, body := get(other.baseURL, token); status != http.StatusForbidden || body != "Invalid JWT token" {
+		t.Errorf("another home: %d %q, want 403 Invalid JWT token", status, body)
+	}
+}
+
+// With --snapshot off airlite writes nothing in the home, the key
+// included.
+func TestRun_Edition3SnapshotOffKeepsNoKey(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	s := startRun(t, "--edition", "3", "--home", home, "--snapshot", "off")
+	if err := s.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, tokenKeyFile)); !os.IsNotExist(err) {
+		t.Errorf("key file: %v, want none", err)
+	}
+}
