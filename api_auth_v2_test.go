@@ -611,3 +611,23 @@ func TestRun_Edition3SnapshotOffKeepsNoKey(t *testing.T) {
 		t.Errorf("key file: %v, want none", err)
 	}
 }
+
+// bearer is an Authorization header, as name/value for ts.do, with a
+// token of ts's key for user: for tests of edition 3 under
+// --auth-backend simple_auth_manager (withAuth(authSimple, users)).
+func (ts *testServer) bearer(t *testing.T, user string) []string {
+	t.Helper()
+	token, err := ts.srv.opts.Auth.tokens.issue(user, roleUsersFile, jwtExpiration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"Authorization", "Bearer " + token}
+}
+
+func TestTestServer_Bearer(t *testing.T) {
+	t.Parallel()
+	ts := newV2AuthServer(t, authSimple, "ann:secret\n")
+	if res := ts.do(t, http.MethodGet, "/api/v2/_whoami", "", ts.bearer(t, "ann")...); res.body != `{"user":"ann","via":"token"}` {
+		t.Errorf("= %d %s, want ann", res.status, res.body)
+	}
+}
