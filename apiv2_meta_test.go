@@ -179,3 +179,23 @@ func TestAPIv2_Jobs(t *testing.T) {
 		}
 	})
 }
+
+// TestAPIv2_MetaRoutesNeedAToken checks that the routes of this group
+// stand behind Airflow 3's token check, which FastAPI runs before the
+// Accept header's dependency and before the parameters are validated.
+func TestAPIv2_MetaRoutesNeedAToken(t *testing.T) {
+	t.Parallel()
+	ts := newV2AuthServer(t, authSimple, "ann:secret\n")
+	const refused = `{"detail":"Not authenticated"}`
+	for _, path := range []string{"/config", "/config/section/core/option/x", "/plugins?limit=-1", "/plugins/importErrors",
+		"/providers", "/jobs?is_alive=x", "/dagWarnings?warning_type=x", "/importErrors", "/importErrors/x", "/eventLogs?order_by=x",
+		"/eventLogs/1", "/dagSources/tutorial?version_number=x", "/dagStats"} {
+		res := ts.do(t, http.MethodGet, apiV2Prefix+path, "", "Accept", "text/html")
+		if res.status != http.StatusUnauthorized || res.body != refused {
+			t.Errorf("GET %s without a token = %d %s, want 401 %s", path, res.status, res.body, refused)
+		}
+	}
+	if res := ts.do(t, http.MethodGet, apiV2Prefix+"/plugins", "", ts.bearer(t, "ann")...); res.status != http.StatusOK {
+		t.Errorf("GET /plugins with a token = %d %s, want 200", res.status, res.body)
+	}
+}
