@@ -95,7 +95,8 @@ type fileStamp struct {
 
 // folderRead is one walk of a DAG folder on disk and what came of its
 // Python files: the definition files (slash paths inside it), the .py
-// files (absolute paths), each listed file's stamp by absolute path, and
+// files (absolute paths), the stamp of every listed file by absolute path
+// (a zero stamp when it could not be looked at), and
 // each .py file's outcome, filled by readPythonDAGs.
 type folderRead struct {
 	defs   []string
@@ -115,6 +116,7 @@ func (l dagLoader) listFolder(folder *dagFolder, label string) (*folderRead, err
 	read := &folderRead{stamps: make(map[string]fileStamp, len(files)), pyOut: map[string]*pyOutcome{}}
 	for _, rel := range files {
 		abs := absPath(filepath.Join(label, filepath.FromSlash(rel)))
+		read.stamps[abs] = fileStamp{}
 		if info, err := fs.Stat(folder, rel); err == nil {
 			read.stamps[abs] = fileStamp{size: info.Size(), mtime: info.ModTime()}
 		}
