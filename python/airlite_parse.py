@@ -9,16 +9,12 @@ stdin: one JSON request {"edition", "dag_folder", "files", "timeout",
 or null, "skipped": bool}; then {"done": true}. What DAG files print goes
 to stderr.
 """
-import hashlib
-import importlib.machinery
-import importlib.util
+# Only what every user needs is imported here: a task's process imports
+# this module for module_name alone, and each import is start-up time.
 import json
 import os
 import re
-import signal
 import sys
-import traceback
-import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -90,6 +86,7 @@ def might_contain_dag(path, edition):
     """Safe mode: 2.10.3 utils/file.py:348-365 (both words, any case; a zip
     file may); 1.10.15 utils/dag_processing.py:360-365 ("DAG" and
     "airflow" as written)."""
+    import zipfile
     if zipfile.is_zipfile(path):
         return True
     with open(path, "rb") as f:
@@ -102,6 +99,7 @@ def might_contain_dag(path, edition):
 
 def module_name(path):
     # 2.10.3 utils/file.py:388-394
+    import hashlib
     digest = hashlib.sha1(path.encode("utf-8")).hexdigest()
     stem = os.path.splitext(os.path.basename(path))[0]
     return "unusual_prefix_%s_%s" % (digest, re.sub(r"[.-]", "_", stem))
@@ -117,6 +115,7 @@ class Reader:
     def _error_text(self, exc):
         if self.edition == "1.10":
             return str(exc)
+        import traceback
         # dagbag_import_error_tracebacks on, traceback depth 2
         return traceback.format_exc(limit=-2)
 
@@ -130,6 +129,9 @@ class Reader:
                 "* %sbest-practices.html#reducing-dag-complexity" % (path, self.timeout, docs, docs))
 
     def process_file(self, path):
+        import importlib.machinery
+        import importlib.util
+        import signal
         from airflow.exceptions import AirflowTaskTimeout
         from airflow.models.dag import DagContext
         from airflow._airlite.task_group import TaskGroupContext
