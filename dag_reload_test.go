@@ -426,3 +426,25 @@ func TestDAGReload_PythonFiles(t *testing.T) {
 		t.Errorf("after other.py went: other active %v, py active %v", s.active(t, "other"), s.active(t, "py"))
 	}
 }
+
+// A run in progress when its file changes follows the new definition at
+// the scheduler's next look, as Airflow's verify_integrity has it: the
+// task added gets a task instance and runs.
+func TestDAGReload_RunInProgressTakesTheNewTask(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition2, map[string]string{"alpha.yaml": reloadDAG("alpha")})
+	sched := newScheduler(schedulerOptions{Store: s.ts.store, Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: time.Now, Parallelism: 4}) // no loop: settleTicks runs the passes
+	t.Cleanup(sched.stop)
+	if res := s.ts.v1(t, "POST", "/dags/alpha/dagRuns", `{"dag_run_id": "r"}`); res.status != 200 {
+		t.Fatalf("trigger = %d %s", res.status, res.body)
+	}
+	s.folder.write(t, "alpha.yaml", reloadDAG("alpha", "second"))
+	s.pass(t, time.Second, true)
+	s.ts.tickRun(t, sched, "alpha", "r")
+	for _, id := range []string{"first", "second"} {
+		if got := s.ts.tiState(t, "alpha", "r", id); got != TaskSuccess {
+			t.Errorf("%s = %q, want success", id, got)
+		}
+	}
+}
