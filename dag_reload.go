@@ -83,7 +83,7 @@ type dagReloader struct {
 	rules *editionRules
 	log   zerolog.Logger
 
-	read   *folderRead // the last walk, its stamps and Python outcomes
+	last   *folderRead // the last walk, its stamps and Python outcomes
 	polled time.Time   // when the last pass walked the folder
 	// kept are the DAGs kept with their last definition, by dag id, and
 	// when they were last given: the pass before the one that lost them,
@@ -103,9 +103,9 @@ func newDAGReloader(opts dagReloaderOptions) *dagReloader {
 		log:  opts.Logger.With().Str("component", "dag_reload").Logger(),
 		kept: map[string]time.Time{}}
 	set := opts.Holder.current()
-	r.read = set.folder
-	if r.read == nil {
-		r.read = &folderRead{stamps: map[string]fileStamp{}, pyOut: map[string]*pyOutcome{}}
+	r.last = set.folder
+	if r.last == nil {
+		r.last = &folderRead{stamps: map[string]fileStamp{}, pyOut: map[string]*pyOutcome{}}
 	}
 	r.polled = opts.Now()
 	r.ctx, r.cancel = context.WithCancel(context.Background())
@@ -178,7 +178,7 @@ func (r *dagReloader) tick(ctx context.Context, now time.Time) (bool, error) {
 	}
 	outcomes := make(map[string]*pyOutcome, len(listing.py))
 	for _, file := range listing.py {
-		if out, ok := r.read.pyOut[file]; ok {
+		if out, ok := r.last.pyOut[file]; ok {
 			outcomes[file] = out
 		}
 	}
@@ -192,15 +192,15 @@ func (r *dagReloader) tick(ctx context.Context, now time.Time) (bool, error) {
 	listing.pyOut = outcomes
 	set.folder = listing
 
-	read := map[string]bool{}
+	reread := map[string]bool{}
 	for _, f := range again {
-		read[f] = true
+		reread[f] = true
 	}
 	for f := range changed {
-		read[f] = true
+		reread[f] = true
 	}
 	err = r.opts.Holder.with(func(old *DAGSet) error {
-		change, kept := r.diff(old, set, listing, read, gone, now)
+		change, kept := r.diff(old, set, listing, reread, gone, now)
 		if err := r.opts.Store.ReloadDAGs(change); err != nil {
 			return fmt.Errorf("apply the DAG folder: %w", err)
 		}
@@ -212,7 +212,7 @@ func (r *dagReloader) tick(ctx context.Context, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r.read, r.polled = listing, now
+	r.last, r.polled = listing, now
 	if r.opts.Changed != nil {
 		r.opts.Changed()
 	}
@@ -223,12 +223,12 @@ func (r *dagReloader) tick(ctx context.Context, now time.Time) (bool, error) {
 // and those no longer listed, by absolute path.
 func (r *dagReloader) compare(listing *folderRead) (changed map[string]bool, gone []string) {
 	was := map[string]bool{}
-	for _, f := range r.read.listed() {
+	for _, f := range r.last.listed() {
 		was[f] = true
 	}
 	changed = map[string]bool{}
 	for _, f := range listing.listed() {
-		if !was[f] || listing.stamps[f] != r.read.stamps[f] {
+		if !was[f] || listing.stamps[f] != r.last.stamps[f] {
 			changed[f] = true
 		}
 		delete(was, f)
@@ -271,13 +271,13 @@ func (r *dagReloader) keptExpired(now time.Time) bool {
 func (r *dagReloader) pythonToRead(listing *folderRead, changed map[string]bool, gone []string) []string {
 	helperMoved := false
 	for _, f := range gone {
-		if out, ok := r.read.pyOut[f]; ok && out.skipped {
+		if out, ok := r.last.pyOut[f]; ok && out.skipped {
 			helperMoved = true
 		}
 	}
 	var again []string
 	for _, f := range listing.py {
-		out, known := r.read.pyOut[f]
+		out, known := r.last.pyOut[f]
 		switch {
 		case changed[f]:
 			again = append(again, f)
@@ -299,7 +299,7 @@ func (r *dagReloader) pythonToRead(listing *folderRead, changed map[string]bool,
 // their last definition when the edition says so, which diff adds to
 // set), the import errors of the files read; and the DAGs it keeps, with
 // when they were last given.
-func (r *dagReloader) diff(old, set *DAGSet, listing *folderRead, read map[string]bool, gone []string, now time.Time) (DAGFolderChange, map[string]time.Time) {
+func (r *dagReloader) diff(old, set *DAGSet, listing *folderRead, reread map[string]bool, gone []string, now time.Time) (DAGFolderChange, map[string]time.Time) {
 	failed := make(map[string]string, len(set.ImportErrors))
 	for _, e := range set.ImportErrors {
 		failed[e.File] = e.Text
@@ -345,7 +345,7 @@ func (r *dagReloader) diff(old, set *DAGSet, listing *folderRead, read map[strin
 		}
 		// A YAML file read again unchanged gives equal definitions: the
 		// store keeps the ones it has.
-		if prev != nil && prev.FilePath == d.FilePath && !read[absPath(d.FilePath)] {
+		if prev != nil && prev.FilePath == d.FilePath && !reread[absPath(d.FilePath)] {
 			set.DAGs[i] = prev
 			continue
 		}
@@ -364,12 +364,12 @@ func (r *dagReloader) diff(old, set *DAGSet, listing *folderRead, read map[strin
 		wasFailing[e.File] = e.Text
 	}
 	for _, f := range set.Files {
-		if read[f] || wasFailing[f] != failed[f] {
+		if reread[f] || wasFailing[f] != failed[f] {
 			change.Read = append(change.Read, f)
 		}
 	}
 	for _, rel := range listing.defs {
-		if isPoolsFile(rel) && read[absPath(filepath.Join(r.opts.Config.DagsDir, filepath.FromSlash(rel)))] {
+		if isPoolsFile(rel) && reread[absPath(filepath.Join(r.opts.Config.DagsDir, filepath.FromSlash(rel)))] {
 			change.Pools = set.Pools
 		}
 	}
