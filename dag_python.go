@@ -71,7 +71,8 @@ type pythonReader struct {
 	// started, when set, hears each reader process's group id (tests).
 	started func(pgid int)
 	// each, when set, hears each file's answer as it arrives, so that the
-	// caller can build its DAGs while the reader goes on.
+	// caller can build its DAGs while the reader goes on; the results
+	// ReadFolder returns then leave the DAGs out.
 	each func(res pyFileResult)
 }
 
@@ -521,10 +522,13 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 			readErr = fmt.Errorf("decode python answer for %s: %w", current, err)
 			break
 		}
-		results = append(results, res)
 		if r.each != nil {
+			// The caller has the DAGs; the results keep the rest, so that
+			// the serialized form of a whole folder is not held at once.
 			r.each(res)
+			res.DAGs = nil
 		}
+		results = append(results, res)
 		mu.Lock()
 		current = ""
 		mu.Unlock()
