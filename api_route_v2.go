@@ -20,6 +20,16 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/monitor/health", d.answer(s, func(*apiRequest) (any, error) {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
+
+	// Pools (core_api/routes/public/pools.py, in its order; apiv2_pools.go).
+	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }))
+	t.add(http.MethodGet, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetPool(req.path["pool_name"]) }))
+	t.add(http.MethodGet, "/pools", d.answer(s, s.V2GetPools), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("pool_name_pattern")))
+	t.add(http.MethodPatch, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) {
+		return s.V2PatchPool(req.path["pool_name"], req.body, v2Mask(req.query))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2PoolPatchBody))
+	t.add(http.MethodPost, "/pools", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostPool(req.body) }), v2Body(v2PoolBody))
+	t.add(http.MethodPatch, "/pools", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkPools(req.body) }), v2Body(v2PoolBulkBody))
 	return t
 }
 
