@@ -30,6 +30,16 @@ func (s *server) v2Routes() *routeTable {
 	}), withQuery(qV2Strs("update_mask")), v2Body(v2PoolPatchBody))
 	t.add(http.MethodPost, "/pools", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostPool(req.body) }), v2Body(v2PoolBody))
 	t.add(http.MethodPatch, "/pools", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkPools(req.body) }), v2Body(v2PoolBulkBody))
+
+	// Variables (core_api/routes/public/variables.py, in its order; apiv2_variables.go).
+	t.add(http.MethodDelete, "/variables/{variable_key:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteVariable(req.path["variable_key"]) }))
+	t.add(http.MethodGet, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetVariable(req.path["variable_key"]) }))
+	t.add(http.MethodGet, "/variables", d.answer(s, s.V2GetVariables), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("variable_key_pattern")))
+	t.add(http.MethodPatch, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) {
+		return s.V2PatchVariable(req.path["variable_key"], req.body, v2Mask(req.query))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody))
+	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody))
+	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody))
 	return t
 }
 

@@ -248,7 +248,7 @@ func TestAPIv2_BulkPools_MaskKeepsOtherFields(t *testing.T) {
 		wantBody: strings.Replace(strings.Replace(v2Pool1, `"slots":3`, `"slots":50`, 1), `"open_slots":3`, `"open_slots":50`, 1)}.check(t, ts)
 
 	v2Call{method: "PATCH", path: "/api/v2/pools", wantStatus: 422,
-		body: `{"actions": [{"action": "create", "entities": [{"name": "pool7", "slots": 1}]}, {"action": "update", "entities": [{"name": "pool2", "slots": 1}]}]}`,
+		body:     `{"actions": [{"action": "create", "entities": [{"name": "pool7", "slots": 1}]}, {"action": "update", "entities": [{"name": "pool2", "slots": 1}]}]}`,
 		wantBody: `{"detail":[{"type":"missing","loc":["include_deferred"],"msg":"Field required","input":{"slots":1,"pool":"pool2"},"url":"https://errors.pydantic.dev/2.12/v/missing"}]}`}.check(t, ts)
 	v2Call{method: "GET", path: "/api/v2/pools/pool7", wantStatus: 404, wantBody: "{\"detail\":\"The Pool with name: `pool7` was not found\"}"}.check(t, ts)
 
