@@ -21,6 +21,17 @@ func (s *server) v2Routes() *routeTable {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
 
+	// Connections (core_api/routes/public/connections.py, in its order; apiv2_connections.go).
+	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }))
+	t.add(http.MethodGet, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetConnection(req.path["connection_id"]) }))
+	t.add(http.MethodGet, "/connections", d.answer(s, s.V2GetConnections), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("connection_id_pattern")))
+	t.add(http.MethodPost, "/connections", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostConnection(req.body) }), v2Body(v2ConnectionBody))
+	t.add(http.MethodPatch, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkConnections(req.body) }), v2Body(v2ConnectionBulkBody))
+	t.add(http.MethodPatch, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) {
+		return s.V2PatchConnection(req.path["connection_id"], req.body, v2Mask(req.query))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody))
+	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody))
+
 	// Pools (core_api/routes/public/pools.py, in its order; apiv2_pools.go).
 	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }))
 	t.add(http.MethodGet, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetPool(req.path["pool_name"]) }))
