@@ -199,7 +199,7 @@ func (o *operations) connectionBulk() bulkKind[connectionChange] {
 			})
 			return err
 		},
-		update: func(c connectionChange, _ []string) error {
+		patch: func(c connectionChange, _ []string) error {
 			_, err := o.patchConnection(c.ConnID, c, nil)
 			return err
 		},

@@ -318,7 +318,7 @@ func (o *operations) poolBulk() bulkKind[poolChange] {
 			})
 			return err
 		},
-		update: func(p poolChange, mask []string) error {
+		patch: func(p poolChange, mask []string) error {
 			_, err := o.patchPool(p.Name, p, mask)
 			return err
 		},

@@ -135,7 +135,7 @@ type bulkKind[E any] struct {
 	exists   func(key string) (bool, error)
 	// create adds an entity, or replaces the existing one (existed).
 	create func(e E, existed bool) error
-	update func(e E, mask []string) error
+	patch  func(e E, mask []string) error
 	delete func(key string) error
 }
 
@@ -211,7 +211,7 @@ func (k bulkKind[E]) run(a bulkAction[E], res *bulkOutcome) error {
 			if !found[key] {
 				continue
 			}
-			if err := k.update(e, a.mask); err != nil {
+			if err := k.patch(e, a.mask); err != nil {
 				return err
 			}
 			res.success = append(res.success, key)

@@ -172,7 +172,7 @@ func (o *operations) variableBulk() bulkKind[variableChange3] {
 			_, err := o.setVariable(v.Key, v.Value, v.Description)
 			return err
 		},
-		update: func(v variableChange3, mask []string) error {
+		patch: func(v variableChange3, mask []string) error {
 			_, err := o.patchVariable(v.Key, v, mask)
 			return err
 		},
