@@ -63,6 +63,8 @@ func (s *server) v2Routes() *routeTable {
 		return s.V2PatchConnection(req.path["connection_id"], req.body, v2Mask(req.query))
 	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody))
 	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody))
+	// create_default_connections answers 204 (d.deleted writes no content).
+	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }))
 
 	// Pools (core_api/routes/public/pools.py, in its order; apiv2_pools.go).
 	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }))

@@ -149,3 +149,31 @@ func TestAPIv2_BulkConnections(t *testing.T) {
 	v2Call{method: "GET", path: "/api/v2/connections/test_connection_id", wantStatus: 200,
 		wantBody: `{"connection_id":"test_connection_id","conn_type":"z","description":null,"host":"h","login":null,"schema":null,"port":null,"password":null,"extra":null,"team_name":null}`}.check(t, ts)
 }
+
+// POST /connections/defaults creates Airflow's default connections that
+// are missing and keeps those that exist (merge_conn).
+func TestAPIv2_DefaultConnections(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	if res := ts.do(t, http.MethodPost, "/api/v2/connections", `{"connection_id": "http_default", "conn_type": "mine"}`); res.status != http.StatusCreated {
+		t.Fatalf("POST /connections = %d %s", res.status, res.body)
+	}
+	for range 2 {
+		v2Call{method: "POST", path: "/api/v2/connections/defaults", wantStatus: 204}.check(t, ts)
+	}
+	res := ts.do(t, http.MethodGet, "/api/v2/connections?limit=1", "")
+	if !strings.HasSuffix(res.body, `"total_entries":62}`) {
+		t.Errorf("GET /connections after defaults: %s, want 62 connections", res.body)
+	}
+	for _, c := range []v2Call{
+		{method: "GET", path: "/api/v2/connections/http_default", wantStatus: 200,
+			wantBody: `{"connection_id":"http_default","conn_type":"mine","description":null,"host":null,"login":null,"schema":null,"port":null,"password":null,"extra":null,"team_name":null}`},
+		{method: "GET", path: "/api/v2/connections/airflow_db", wantStatus: 200,
+			wantBody: `{"connection_id":"airflow_db","conn_type":"mysql","description":null,"host":"mysql","login":"root","schema":"airflow","port":null,"password":"***","extra":null,"team_name":null}`},
+		{method: "GET", path: "/api/v2/connections/facebook_default", wantStatus: 200,
+			wantBody: `{"connection_id":"facebook_default","conn_type":"facebook_social","description":null,"host":null,"login":null,"schema":null,"port":null,"password":null,` +
+				`"extra":"{\"account_id\": \"<AD_ACCOUNT_ID>\", \"app_id\": \"<FACEBOOK_APP_ID>\", \"app_secret\": \"***\", \"access_token\": \"***\"}","team_name":null}`},
+	} {
+		c.check(t, ts)
+	}
+}
