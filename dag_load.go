@@ -21,7 +21,7 @@ import (
 // embeddedFixtures are the example DAGs served when --dags is not given,
 // one folder per Airflow release (editionRules.examples says which).
 //
-//go:embed fixtures/2.10.3/*.yaml fixtures/1.10.15/*.yaml
+//go:embed fixtures/3.2.1/*.yaml fixtures/2.10.3/*.yaml fixtures/1.10.15/*.yaml
 var embeddedFixtures embed.FS
 
 // loadExampleDAGs parses the example DAGs built into the binary for the

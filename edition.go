@@ -496,7 +496,6 @@ var (
 	// experimental API nor /api/v1. Every other rule is Airflow 2's for now
 	// (the runs, the scheduler, DAG files and templates of Airflow 3 are
 	// issue #21's next steps), so it is rules2 with the wire changed.
-	// TODO(#21): Airflow 3.2.1's own example DAGs; the folder is 2.10.3's.
 	rules3 = func() editionRules {
 		r := rules2
 		r.name = edition3
@@ -511,6 +510,8 @@ var (
 		// FastAPI sets neither X-Robots-Tag nor Cache-Control.
 		r.appHeaders = false
 		r.json = compactJSON
+		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).
+		r.examples = "fixtures/3.2.1"
 		return r
 	}()
 )
