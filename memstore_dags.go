@@ -21,10 +21,12 @@ func dagsTable() *memdb.TableSchema {
 }
 
 // LoadDAGs replaces the DAG table with the given definitions. A DAG already
-// known keeps its paused flag; a new one takes is_paused_upon_creation.
+// known keeps its paused flag; a new one takes is_paused_upon_creation. A
+// definition that differs from its DAG's latest version is a new version.
 // Rows whose definition is no longer given stay, without a definition, as
 // Airflow keeps DagModel rows of vanished files.
 func (s *Store) LoadDAGs(set *DAGSet) error {
+	now := s.clock()
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		given := map[string]bool{}
 		for _, d := range set.DAGs {
@@ -35,6 +37,9 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 			}
 			if err := txn.Insert(tableDags, row); err != nil {
 				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+			if err := recordVersionTxn(txn, d, now); err != nil {
+				return err
 			}
 		}
 		rows, err := allDagRowsTxn(txn)
@@ -172,6 +177,11 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if err := deleteXComsTxn(txn, id, ""); err != nil {
 				return err
 			}
+			// Versions go with the DAG, as dag_version's foreign key
+			// cascades: not counted.
+			if err := deleteVersionsTxn(txn, id); err != nil {
+				return err
+			}
 			if err := forgetRunCountTxn(txn, id); err != nil {
 				return err
 			}
@@ -210,9 +220,10 @@ func dagAndSubDagIDsTxn(txn *memdb.Txn, dagID string) ([]string, error) {
 }
 
 // UpsertDAG adds or replaces one DAG definition. A replaced DAG keeps its
-// paused flag and its runs. A new DAG loaded at runtime (FilePath
+// paused flag and its runs; a changed definition is a new version. A new DAG loaded at runtime (FilePath
 // loadedDAGFileLoc) is refused at the store's LoadedDAGs limit.
 func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
+	now := s.clock()
 	err = s.update(func(txn *memdb.Txn) error {
 		row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
 		old, err := dagRowTxn(txn, d.DagID)
@@ -229,7 +240,7 @@ func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 		if err := txn.Insert(tableDags, row); err != nil {
 			return fmt.Errorf("insert dag %s: %w", d.DagID, err)
 		}
-		return nil
+		return recordVersionTxn(txn, d, now)
 	})
 	return replaced, err
 }

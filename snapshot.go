@@ -31,8 +31,8 @@ const (
 	snapshotFormat = "airlite-snapshot"
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
-	// without a logical date (execution_date null).
-	snapshotVersion = 5
+	// without a logical date (execution_date null); 6 DAG versions.
+	snapshotVersion = 6
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -248,6 +248,15 @@ type snapXCom struct {
 	Key       string    `json:"key"`
 	Value     *string   `json:"value"`
 	Timestamp time.Time `json:"timestamp"`
+}
+
+// snapDagVersion is one version of a DAG (from version 6).
+type snapDagVersion struct {
+	ID        string    `json:"id"`
+	DagID     string    `json:"dag_id"`
+	Number    int64     `json:"version_number"`
+	CreatedAt time.Time `json:"created_at"`
+	Hash      string    `json:"hash"`
 }
 
 type snapCounter struct {
@@ -490,7 +499,27 @@ func snapshotCodecs() []snapshotCodec {
 			return &EventLog{ID: r.ID, When: r.When, Event: r.Event, DagID: r.DagID, TaskID: r.TaskID, RunID: r.RunID,
 				MapIndex: r.MapIndex, TryNumber: r.TryNumber, ExecutionDate: r.ExecutionDate, Owner: r.Owner, Extra: r.Extra}
 		}), check: checkEventLog},
+		// Added in version 6; older files have no DAG versions: the DAG
+		// files loaded on top of the restore make each DAG's first.
+		{table: tableDagVersions, encode: func(obj any) any {
+			v := obj.(*DagVersion)
+			return &snapDagVersion{ID: v.ID, DagID: v.DagID, Number: v.Number, CreatedAt: v.CreatedAt.UTC(), Hash: v.Hash}
+		}, decode: decodeInto(func(r *snapDagVersion) any {
+			return &DagVersion{ID: r.ID, DagID: r.DagID, Number: r.Number, CreatedAt: r.CreatedAt, Hash: r.Hash}
+		}), check: checkDagVersion},
 	}
+}
+
+// checkDagVersion refuses a version airlite could not have written.
+func checkDagVersion(obj any) error {
+	v := obj.(*DagVersion)
+	if err := checkRowKeys("dag_id", v.DagID, "id", v.ID); err != nil {
+		return err
+	}
+	if v.Number < 1 {
+		return fmt.Errorf("version_number %d is not positive", v.Number)
+	}
+	return nil
 }
 
 // taskRecord is a task instance as the file holds it.

@@ -125,7 +125,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableLineage: {&LineageRecord{}, &LineageRecord{}}, tableTaskLogs: {&TaskLog{}, &TaskLog{}},
 		tableVariables: {&Variable{}, &Variable{}}, tableConns: {&Connection{}, &Connection{}},
 		tableXComs: {&XComEntry{}, &XComEntry{}}, tableEventLogs: {&EventLog{}, &EventLog{}},
-		tableTryHistory: {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
+		tableTryHistory:  {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
+		tableDagVersions: {&DagVersion{}, &DagVersion{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
@@ -164,6 +165,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		rows[tableVariables][i].(*Variable).IsEncrypted = false
 		mapIndex := -1
 		rows[tableEventLogs][i].(*EventLog).MapIndex = &mapIndex
+		rows[tableDagVersions][i].(*DagVersion).Number = int64(i + 1)
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {
