@@ -176,6 +176,7 @@ func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
 			continue
 		}
 		seen[dag.DagID] = file
+		dag.RelativeFileloc = rel
 		// Any file that cannot be served (none, or not one to serve) means
 		// /code answers with the rendering.
 		if src, err := readDAGSource(fsys, base+".py"); err == nil {

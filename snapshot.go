@@ -31,7 +31,8 @@ const (
 	snapshotFormat = "airlite-snapshot"
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
-	// without a logical date (execution_date null); 6 DAG versions.
+	// without a logical date (execution_date null); 6 DAG versions and
+	// favorites.
 	snapshotVersion = 6
 )
 
@@ -257,6 +258,12 @@ type snapDagVersion struct {
 	Number    int64     `json:"version_number"`
 	CreatedAt time.Time `json:"created_at"`
 	Hash      string    `json:"hash"`
+}
+
+// snapDagFavorite is one user's favorite DAG (from version 6).
+type snapDagFavorite struct {
+	DagID  string `json:"dag_id"`
+	UserID string `json:"user_id"`
 }
 
 type snapCounter struct {
@@ -507,6 +514,16 @@ func snapshotCodecs() []snapshotCodec {
 		}, decode: decodeInto(func(r *snapDagVersion) any {
 			return &DagVersion{ID: r.ID, DagID: r.DagID, Number: r.Number, CreatedAt: r.CreatedAt, Hash: r.Hash}
 		}), check: checkDagVersion},
+		// Added in version 6 too.
+		{table: tableDagFavorites, encode: func(obj any) any {
+			f := obj.(*DagFavorite)
+			return &snapDagFavorite{DagID: f.DagID, UserID: f.UserID}
+		}, decode: decodeInto(func(r *snapDagFavorite) any {
+			return &DagFavorite{DagID: r.DagID, UserID: r.UserID}
+		}), check: func(obj any) error {
+			f := obj.(*DagFavorite)
+			return checkRowKeys("dag_id", f.DagID, "user_id", f.UserID)
+		}},
 	}
 }
 

@@ -126,7 +126,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableVariables: {&Variable{}, &Variable{}}, tableConns: {&Connection{}, &Connection{}},
 		tableXComs: {&XComEntry{}, &XComEntry{}}, tableEventLogs: {&EventLog{}, &EventLog{}},
 		tableTryHistory:  {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
-		tableDagVersions: {&DagVersion{}, &DagVersion{}},
+		tableDagVersions: {&DagVersion{}, &DagVersion{}}, tableDagFavorites: {&DagFavorite{}, &DagFavorite{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
