@@ -44,7 +44,7 @@ func v2DagFaults(notFound string) phrasebook {
 			return &v2Error{status: http.StatusConflict, detail: fmt.Sprintf(v2DagStillRunningFmt, e.value("dag_id"))}
 		},
 		faultFavoriteExists: func(*opError) error { return v2UniqueViolation() },
-		faultNotFavorite: func(*opError) error { return &v2Error{status: http.StatusConflict, detail: v2DagNotFavorite} },
+		faultNotFavorite:    func(*opError) error { return &v2Error{status: http.StatusConflict, detail: v2DagNotFavorite} },
 	}
 }
 

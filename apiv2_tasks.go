@@ -60,14 +60,14 @@ type v2Task struct {
 	TriggerRule             string         `json:"trigger_rule"`
 	DependsOnPast           bool           `json:"depends_on_past"`
 	WaitForDownstream       bool           `json:"wait_for_downstream"`
-	Retries                 v2PyFloat        `json:"retries"`
+	Retries                 v2PyFloat      `json:"retries"`
 	Queue                   string         `json:"queue"`
 	Pool                    string         `json:"pool"`
-	PoolSlots               v2PyFloat        `json:"pool_slots"`
+	PoolSlots               v2PyFloat      `json:"pool_slots"`
 	ExecutionTimeout        *v2TimeDelta   `json:"execution_timeout"`
 	RetryDelay              *v2TimeDelta   `json:"retry_delay"`
-	RetryExponentialBackoff v2PyFloat        `json:"retry_exponential_backoff"`
-	PriorityWeight          v2PyFloat        `json:"priority_weight"`
+	RetryExponentialBackoff v2PyFloat      `json:"retry_exponential_backoff"`
+	PriorityWeight          v2PyFloat      `json:"priority_weight"`
 	WeightRule              string         `json:"weight_rule"`
 	UIColor                 string         `json:"ui_color"`
 	UIFgcolor               string         `json:"ui_fgcolor"`
