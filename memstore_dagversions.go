@@ -77,6 +77,28 @@ func newUUID7(t time.Time) (string, error) {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
 }
 
+// nextUUID is the UUID after id (its hex digits counted up by one, the
+// version and variant digits kept).
+func nextUUID(id string) string {
+	b := []byte(id)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '-' || i == 14 || i == 19 { // the version digit, the variant digit
+			continue
+		}
+		if b[i] == 'f' {
+			b[i] = '0'
+			continue
+		}
+		if b[i] == '9' {
+			b[i] = 'a'
+		} else {
+			b[i]++
+		}
+		break
+	}
+	return string(b)
+}
+
 // recordVersionTxn adds a version of d's DAG when d differs from the
 // latest one (or the DAG has none yet), made at now.
 func recordVersionTxn(txn *memdb.Txn, d *DAG, now time.Time) error {
@@ -95,6 +117,15 @@ func recordVersionTxn(txn *memdb.Txn, d *DAG, now time.Time) error {
 	id, err := newUUID7(now)
 	if err != nil {
 		return err
+	}
+	// Ids grow with every version, as uuid7's do within a millisecond:
+	// ordering by id is ordering by creation.
+	last, err := txn.Last(tableDagVersions, indexVersionUUID)
+	if err != nil {
+		return fmt.Errorf("find the last version id: %w", err)
+	}
+	if last != nil && id <= last.(*DagVersion).ID {
+		id = nextUUID(last.(*DagVersion).ID)
 	}
 	v := &DagVersion{ID: id, DagID: d.DagID, Number: number, CreatedAt: now.UTC(), Hash: hash}
 	if err := txn.Insert(tableDagVersions, v); err != nil {
