@@ -98,3 +98,59 @@ func TestStore_DagVersionsFollowDefinitionChanges(t *testing.T) {
 		t.Errorf("versions of another DAG after the delete: %v, want [1]", got)
 	}
 }
+
+// A run and its task instances record the DAG version they were created
+// with; a run made after a change records the new version, and the older
+// run keeps its own.
+func TestStore_RunsRecordTheirDagVersion(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	versionOf := func(t *testing.T, runID string) (string, []string) {
+		t.Helper()
+		run, err := ts.store.RunByRunID("tutorial", runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tis, err := ts.store.TaskInstancesOfRun("tutorial", runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tiVersions []string
+		for _, ti := range tis {
+			tiVersions = append(tiVersions, ti.DagVersionID)
+		}
+		return run.DagVersionID, tiVersions
+	}
+	if _, err := ts.srv.ops.trigger(triggerRequest{dagID: "tutorial", runID: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := parseDAGFor([]byte("dag_id: tutorial\nschedule: null\ntasks:\n  - {task_id: a, operator: BashOperator, bash_command: echo}\n"), testNow, edition3.rules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.store.UpsertDAG(changed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.srv.ops.trigger(triggerRequest{dagID: "tutorial", runID: "second", date: ptr(testNow.Add(time.Hour))}); err != nil {
+		t.Fatal(err)
+	}
+	v1, err := ts.store.DagVersionByNumber("tutorial", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := ts.store.DagVersionByNumber("tutorial", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for runID, want := range map[string]string{"first": v1.ID, "second": v2.ID} {
+		run, tis := versionOf(t, runID)
+		if run != want || len(tis) == 0 {
+			t.Errorf("run %s: version %q, want %q", runID, run, want)
+		}
+		for _, v := range tis {
+			if v != want {
+				t.Errorf("run %s: a task instance has version %q, want %q", runID, v, want)
+			}
+		}
+	}
+}

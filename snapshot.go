@@ -129,6 +129,9 @@ type snapRun struct {
 	Note              *string    `json:"note,omitempty"`
 	DataIntervalStart *time.Time `json:"data_interval_start,omitempty"`
 	DataIntervalEnd   *time.Time `json:"data_interval_end,omitempty"`
+	// DagVersionID is absent before version 6, and for a run made
+	// without a DAG version.
+	DagVersionID string `json:"dag_version_id,omitempty"`
 }
 
 type snapTask struct {
@@ -158,6 +161,8 @@ type snapTask struct {
 	// Rendered is absent from files written before rendered fields, and
 	// while a task instance has none.
 	Rendered map[string]any `json:"rendered_fields,omitempty"`
+	// DagVersionID is absent before version 6.
+	DagVersionID string `json:"dag_version_id,omitempty"`
 }
 
 // snapTryHistory is a task instance's earlier tries, each written as a
@@ -366,6 +371,7 @@ func snapshotCodecs() []snapshotCodec {
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
 				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
+				DagVersionID: r.DagVersionID,
 			}
 			if !r.NoLogicalDate {
 				rec.ExecutionDate = utcPtr(&r.ExecutionDate)
@@ -380,6 +386,7 @@ func snapshotCodecs() []snapshotCodec {
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
+				DagVersionID: r.DagVersionID,
 			}
 			if r.ExecutionDate != nil {
 				run.ExecutionDate = *r.ExecutionDate
@@ -547,7 +554,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered,
+		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, DagVersionID: t.DagVersionID,
 	}
 }
 
@@ -559,7 +566,7 @@ func (r *snapTask) taskInstance() *TaskInstance {
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered,
+		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, DagVersionID: r.DagVersionID,
 	}
 }
 
