@@ -505,12 +505,12 @@ func v2DateRange(q v1Values, field string) timeRange {
 }
 
 // v2User is the caller's user id as Airflow 3's auth manager gives it
-// (user.get_id()): all-admins mode's user is "anonymous".
+// (user.get_id()): all-admins mode's user is its anonymous admin.
 func v2User(req *apiRequest) string {
 	if req.caller.user != "" {
 		return req.caller.user
 	}
-	return "anonymous"
+	return anonymousAdmin
 }
 
 // V2GetDags is get_dags.

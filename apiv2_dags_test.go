@@ -360,3 +360,35 @@ func TestAPIv2_DagTags(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_FavoritesPerUser: each caller's favorites are their own (the
+// user id of the token), under the simple auth manager.
+func TestAPIv2_FavoritesPerUser(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withAuth(authSimple, "ann:secret\nbob:secret\n"))
+	ann, bob := ts.bearer(t, "ann"), ts.bearer(t, "bob")
+	if res := ts.do(t, "POST", "/api/v2/dags/tutorial/favorite", "", ann...); res.status != 204 {
+		t.Fatalf("ann's favorite = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, "POST", "/api/v2/dags/tutorial/favorite", "", bob...); res.status != 204 {
+		t.Errorf("bob's favorite of the same DAG = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, "POST", "/api/v2/dags/tutorial/unfavorite", "", bob...); res.status != 204 {
+		t.Errorf("bob's unfavorite = %d %s", res.status, res.body)
+	}
+	for who, header := range map[string][]string{"ann": ann, "bob": bob} {
+		res := ts.do(t, "GET", "/api/v2/dags?is_favorite=true", "", header...)
+		ids, _ := v2DagIDs(t, res.body)
+		want := map[string][]string{"ann": {"tutorial"}, "bob": {}}[who]
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s's favorites %v, want %v", who, ids, want)
+		}
+		res = ts.do(t, "GET", "/api/v2/dags/tutorial/details", "", header...)
+		if wantFav := who == "ann"; strings.Contains(res.body, `"is_favorite":true`) != wantFav {
+			t.Errorf("%s's details: is_favorite should be %v: %s", who, wantFav, res.body)
+		}
+	}
+	if res := ts.do(t, "GET", "/api/v2/dags", ""); res.status != 401 {
+		t.Errorf("without a token = %d %s", res.status, res.body)
+	}
+}
