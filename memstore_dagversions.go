@@ -8,7 +8,6 @@ package main
 // DAG it loads; only Airflow 3's API shows them.
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -62,19 +61,20 @@ func dagHash(d *DAG) string {
 }
 
 // newUUID7 is a version 7 UUID for t: the Unix time in milliseconds, then
-// random bits (RFC 9562 §5.7).
-func newUUID7(t time.Time) (string, error) {
+// bits that stand for RFC 9562 §5.7's random ones, drawn from seed, so
+// that two stores loading the same DAGs at the same time agree on their
+// versions' ids.
+func newUUID7(t time.Time, seed string) string {
 	var u [16]byte
-	if _, err := rand.Read(u[6:]); err != nil {
-		return "", fmt.Errorf("read random: %w", err)
-	}
+	sum := sha256.Sum256([]byte(seed))
+	copy(u[6:], sum[:10])
 	var ms [8]byte
 	binary.BigEndian.PutUint64(ms[:], uint64(t.UnixMilli()))
 	copy(u[:6], ms[2:])
 	u[6] = u[6]&0x0f | 0x70
 	u[8] = u[8]&0x3f | 0x80
 	h := hex.EncodeToString(u[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // nextUUID is the UUID after id (its hex digits counted up by one, the
@@ -114,10 +114,7 @@ func recordVersionTxn(txn *memdb.Txn, d *DAG, now time.Time) error {
 		}
 		number = latest.Number + 1
 	}
-	id, err := newUUID7(now)
-	if err != nil {
-		return err
-	}
+	id := newUUID7(now, fmt.Sprintf("%s\x00%d\x00%s", d.DagID, number, hash))
 	// Ids grow with every version, as uuid7's do within a millisecond:
 	// ordering by id is ordering by creation.
 	last, err := txn.Last(tableDagVersions, indexVersionUUID)
