@@ -214,3 +214,16 @@ func deleteVersionsTxn(txn *memdb.Txn, dagID string) error {
 	}
 	return nil
 }
+
+// DagVersionByID is the version with the given id (a run's or a task
+// instance's DagVersionID), or errNotFound.
+func (s *Store) DagVersionByID(id string) (*DagVersion, error) {
+	raw, err := s.read().First(tableDagVersions, indexVersionUUID, id)
+	if err != nil {
+		return nil, fmt.Errorf("look up dag version %s: %w", id, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*DagVersion), nil
+}

@@ -144,6 +144,9 @@ func TestStore_RunsRecordTheirDagVersion(t *testing.T) {
 	}
 	for runID, want := range map[string]string{"first": v1.ID, "second": v2.ID} {
 		run, tis := versionOf(t, runID)
+		if v, err := ts.store.DagVersionByID(run); err != nil || v.ID != want {
+			t.Errorf("run %s: DagVersionByID(%q) = %+v %v", runID, run, v, err)
+		}
 		if run != want || len(tis) == 0 {
 			t.Errorf("run %s: version %q, want %q", runID, run, want)
 		}
