@@ -40,9 +40,12 @@ type DAG struct {
 	idLine    int
 	taskLines map[string]int
 
-	FilePath    string // where the definition came from ("fixtures/2.10.3/x.yaml" when embedded)
-	SourceCode  string // a <file>.py beside the definition, when there is one
-	ParentDagID string // set on sub-DAGs: the DAG whose SubDagOperator runs it
+	FilePath string // where the definition came from ("fixtures/2.10.3/x.yaml" when embedded)
+	// RelativeFileloc is FilePath inside the DAG folder it was read from
+	// (Airflow 3's relative_fileloc); "" when not read from a folder.
+	RelativeFileloc string
+	SourceCode      string // a <file>.py beside the definition, when there is one
+	ParentDagID     string // set on sub-DAGs: the DAG whose SubDagOperator runs it
 }
 
 // Task is one operator of a DAG, with default_args already applied.
@@ -177,6 +180,13 @@ type DAGSet struct {
 	// order, when the loader is tolerant (dagLoader.tolerant).
 	Files        []string
 	ImportErrors []FileImportError
+
+	// folder is what reading a folder on disk learnt beyond the set (its
+	// listing, each Python file's outcome), kept so that the .py files
+	// are listed once at start and a reload re-reads only what changed
+	// (dag_reload.go); nil for the embedded examples and sets made in
+	// code.
+	folder *folderRead
 }
 
 // FileImportError is a definition file that did not load and Airflow's

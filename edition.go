@@ -115,6 +115,11 @@ type apiRules struct {
 	// (1.10's graph view); otherwise /dags/<dag_id>/graph?execution_date=…
 	uiRunPath        string
 	runURLDagInQuery bool
+	// runURLByRunID: the status page links a run as Airflow 3's UI
+	// addresses it, /dags/<dag_id>/runs/<run_id> (uiRunPath), and a DAG
+	// at uiDagPath, /dags/<dag_id>.
+	runURLByRunID bool
+	uiDagPath     string
 
 	// Triggering a run.
 	confObjectOnly bool // a conf other than an object is a 400 (Airflow 2)
@@ -250,7 +255,23 @@ type dagFileRules struct {
 	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
 	// the path relative to the DAG folder (2.10.3 airflow/utils/file.py:77).
 	ignoreMatchesFolderPath bool
+
+	// A reload of the DAG folder (dag_reload.go): how long a DAG that a
+	// file read again no longer gives (the file fails, or defines it no
+	// more) keeps its last definition, counted from the last read that
+	// gave it. Airflow 2.10.3 deactivates it once its last parse is
+	// stale_dag_threshold (50 s) older than its file's
+	// (dag_processing/manager.py:509-549 deactivate_stale_dags); 1.10.15
+	// only when the scheduler job ends (jobs/scheduler_job.py:1491-1499):
+	// staleDAGsKept (negative), until a restart. staleOnImportError: a
+	// file that fails makes its DAGs stale at once (Airflow 3's
+	// dag_processing/collection.py _update_import_errors sets is_stale).
+	staleDAGAfter      time.Duration
+	staleOnImportError bool
 }
+
+// staleDAGsKept is a staleDAGAfter that never comes.
+const staleDAGsKept time.Duration = -1
 
 // templateRules are the release's Jinja templates: the context, how
 // undefined names and printed objects behave, ti.xcom_pull.
@@ -385,6 +406,8 @@ var (
 			cronDays:                cronDayRule{fullFieldIsStar: false},
 			pythonSurface:           "2",
 			ignoreMatchesFolderPath: false,
+			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
+			staleDAGAfter: 50 * time.Second,
 		},
 
 		templateRules: templateRules{
@@ -464,6 +487,7 @@ var (
 			cronDays:                cronDayRule{fullFieldIsStar: true},
 			pythonSurface:           "1.10",
 			ignoreMatchesFolderPath: true,
+			staleDAGAfter:           staleDAGsKept,
 		},
 
 		templateRules: templateRules{
@@ -496,7 +520,6 @@ var (
 	// experimental API nor /api/v1. Every other rule is Airflow 2's for now
 	// (the runs, the scheduler, DAG files and templates of Airflow 3 are
 	// issue #21's next steps), so it is rules2 with the wire changed.
-	// TODO(#21): Airflow 3.2.1's own example DAGs; the folder is 2.10.3's.
 	rules3 = func() editionRules {
 		r := rules2
 		r.name = edition3
@@ -511,6 +534,14 @@ var (
 		// FastAPI sets neither X-Robots-Tag nor Cache-Control.
 		r.appHeaders = false
 		r.json = compactJSON
+		r.staleOnImportError = true
+		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).
+		r.examples = "fixtures/3.2.1"
+		// Airflow 3's UI addresses a run by its id
+		// (airflow-core/src/airflow/ui/src/router.tsx: dags/:dagId/runs/:runId).
+		r.uiRunPath = "/dags/:dag_id/runs/:run_id"
+		r.uiDagPath = "/dags/:dag_id"
+		r.runURLByRunID = true
 		return r
 	}()
 )
@@ -548,11 +579,26 @@ func (r *editionRules) dagRunURL(dagID string, date time.Time) string {
 	return string(b)
 }
 
+// runLink is the status page's link to a run: by its id where the
+// edition's UI addresses runs so (Airflow 3), else dagRunURL.
+func (r *editionRules) runLink(dagID, runID string, date time.Time) string {
+	if !r.runURLByRunID {
+		return r.dagRunURL(dagID, date)
+	}
+	b := append([]byte("/dags/"), appendEscaped(nil, dagID, "", false)...)
+	b = append(b, "/runs/"...)
+	return string(appendEscaped(b, runID, "", false))
+}
+
 // dagPageURL is the run page of a DAG without a date: it shows the DAG's
 // latest run, or says it has none yet.
 func (r *editionRules) dagPageURL(dagID string) string {
 	var buf [120]byte
 	b := buf[:0]
+	if r.runURLByRunID {
+		b = append(b, "/dags/"...)
+		return string(appendEscaped(b, dagID, "", false))
+	}
 	if r.runURLDagInQuery {
 		b = append(b, r.uiRunPath...)
 		b = append(b, "?dag_id="...)
