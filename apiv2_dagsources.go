@@ -46,15 +46,15 @@ func (s *server) handleV2GetDagSource(w http.ResponseWriter, r *http.Request, re
 	}
 	if accept, _ := v2AcceptJSONOrText(r); accept == v2AcceptText {
 		// Starlette's Response(content, media_type="text/plain") adds the
-		// charset to a text type.
+		// charset to a text type; a None content is an empty body.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write([]byte(code))
+		if code != nil && r.Method != http.MethodHead {
+			_, _ = w.Write([]byte(*code))
 		}
 		return
 	}
-	writeV2JSON(w, r, http.StatusOK, v2DagSource{Content: &code, DagID: dagID, VersionNumber: &number, DagDisplayName: dagID})
+	writeV2JSON(w, r, http.StatusOK, v2DagSource{Content: code, DagID: dagID, VersionNumber: &number, DagDisplayName: dagID})
 }
 
 // v2DagSourceRoutes are dag_sources.py's rows.

@@ -45,3 +45,41 @@ func TestAPIv2_DagSources(t *testing.T) {
 			wantBody: `{"detail":[{"type":"int_parsing","loc":["query","version_number"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]}`},
 	})
 }
+
+// TestAPIv2_DagSources_Versions follows test_should_respond_200_version: a
+// changed definition is version 2, whose source is the latest; version 1
+// is still a version, whose code airlite did not keep (null content, as
+// Airflow answers a version without its DagCode row).
+func TestAPIv2_DagSources_Versions(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	const text = "dag_id: tutorial\nschedule: null\ntasks:\n  - {task_id: a, operator: BashOperator, bash_command: echo}\n"
+	changed, err := parseDAGFor([]byte(text), testNow, edition3.rules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.store.UpsertDAG(changed); err != nil {
+		t.Fatal(err)
+	}
+	code, err := ts.srv.api.DagCode("tutorial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, err := json.Marshal(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := `{"content":` + string(content) + `,"dag_id":"tutorial","version_number":2,"dag_display_name":"tutorial"}`
+	runV2GroupCases(t, ts, []v2GroupCase{
+		{name: "latest", path: "/dagSources/tutorial", wantStatus: 200, wantBody: latest},
+		{name: "latest text", path: "/dagSources/tutorial", header: []string{"Accept", "text/plain"}, wantStatus: 200, wantBody: code,
+			wantType: "text/plain; charset=utf-8"},
+		{name: "version 2", path: "/dagSources/tutorial?version_number=2", wantStatus: 200, wantBody: latest},
+		{name: "version 1", path: "/dagSources/tutorial?version_number=1", wantStatus: 200,
+			wantBody: `{"content":null,"dag_id":"tutorial","version_number":1,"dag_display_name":"tutorial"}`},
+		{name: "version 1 text", path: "/dagSources/tutorial?version_number=1", header: []string{"Accept", "text/plain"}, wantStatus: 200,
+			wantBody: "", wantType: "text/plain; charset=utf-8"},
+		{name: "version 3", path: "/dagSources/tutorial?version_number=3", wantStatus: 404,
+			wantBody: `{"detail":"The source code of the DAG tutorial, version_number 3 was not found"}`},
+	})
+}
