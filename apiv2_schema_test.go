@@ -83,9 +83,9 @@ func loadV2Schemas(t *testing.T) *v2SchemaDoc {
 // does. Each needs the Airflow source that writes the field.
 var v2UndeclaredByAirflow = map[string][]string{
 	// A route that validates a model itself and re-raises pydantic's
-	// errors as they are (core_api/routes/public/pools.py patch_pool,
-	// apiv2_pools.go) keeps pydantic's url in each; FastAPI's own
-	// validation drops it.
+	// errors as they came (core_api/services/public/pools.py
+	// update_orm_from_pydantic, behind patch_pool; apiv2_pools.go) keeps
+	// pydantic's url in each; FastAPI's own validation drops it.
 	"ValidationError": {"url"},
 }
 
