@@ -88,6 +88,9 @@ type Task struct {
 	OperatorModule string
 	OperatorName   string
 	IsMapped       bool
+	// Mapping is how a mapped task expands when it runs
+	// (scheduler_mapping.go); nil for a task that is not mapped.
+	Mapping *taskMapping
 	// ConcurrencyLimited: max_active_tis_per_dag(run) is set; shown by
 	// has_task_concurrency_limits, not enforced.
 	ConcurrencyLimited bool

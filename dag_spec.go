@@ -129,6 +129,7 @@ type taskSpec struct {
 	// them empty and the API derives them from Operator.
 	OperatorName string
 	IsMapped     bool
+	Mapping      *taskMapping // a Python file's mapped task's expand_input
 	// ConcurrencyLimited: max_active_tis_per_dag or _per_dagrun is set
 	// (shown, not enforced).
 	ConcurrencyLimited bool

@@ -57,10 +57,10 @@ var pythonCallableOperators = map[[2]string]bool{
 }
 
 // pythonCallableOperator says whether airlite runs a serialized task's
-// callable: one of pythonCallableOperators, not mapped (mapped tasks
-// expand at run time, which airlite does not do yet).
+// callable: one of pythonCallableOperators (a mapped one's instances
+// each run it, scheduler_mapping.go).
 func pythonCallableOperator(t *pyTask) bool {
-	return !t.IsMapped && pythonCallableOperators[[2]string{t.TaskModule, t.TaskType}]
+	return pythonCallableOperators[[2]string{t.TaskModule, t.TaskType}]
 }
 
 const (
@@ -133,6 +133,7 @@ type pythonTaskRequest struct {
 	File        string            `json:"file"`
 	DagID       string            `json:"dag_id"`
 	TaskID      string            `json:"task_id"`
+	MapIndex    int               `json:"map_index"` // -1 unless an instance of a mapped task
 	MemoryBytes int64             `json:"memory_bytes"`
 	Context     pythonTaskContext `json:"context"`
 }
@@ -166,6 +167,8 @@ type pythonTaskResult struct {
 	// Rendered is the try's rendered template fields (op_args, op_kwargs,
 	// templates_dict), for TaskInstance.Rendered.
 	Rendered json.RawMessage `json:"rendered"`
+	// RenderedMapIndex is a mapped instance's map_index_template rendered.
+	RenderedMapIndex *string `json:"rendered_map_index"`
 }
 
 // pythonChannelRequest is one request of the task process.
@@ -204,7 +207,10 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
 		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
 	req := pythonTaskRequest{Edition: tc.rules.pythonSurface, DagFolder: pc.Folder, File: pc.File,
-		DagID: job.dag.DagID, TaskID: job.task.TaskID, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
+		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
+	if job.mapIndex != nil {
+		req.MapIndex = *job.mapIndex
+	}
 	body, err := json.Marshal(req)
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("encode python task request: %v", err)}
@@ -359,6 +365,7 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 	for _, p := range r.Pushes {
 		res.pushed = append(res.pushed, xcomPush{Key: p[0], Value: json.RawMessage(p[1])})
 	}
+	res.renderedMapIndex = r.RenderedMapIndex
 	switch r.State {
 	case TaskSuccess:
 		if len(r.Rendered) > 0 && string(r.Rendered) != "null" {

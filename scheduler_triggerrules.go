@@ -42,15 +42,20 @@ func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
 			// out): never done, as Airflow counts task instances.
 			continue
 		}
-		switch ti.State {
-		case TaskSuccess:
-			c.success++
-		case TaskSkipped:
-			c.skipped++
-		case TaskFailed:
-			c.failed++
-		case TaskUpstreamFailed:
-			c.upstreamFailed++
+		// A mapped task counts each of its instances (scheduler_mapping.go).
+		states := mappedStates(ti)
+		c.total += len(states) - 1
+		for _, state := range states {
+			switch state {
+			case TaskSuccess:
+				c.success++
+			case TaskSkipped:
+				c.skipped++
+			case TaskFailed:
+				c.failed++
+			case TaskUpstreamFailed:
+				c.upstreamFailed++
+			}
 		}
 	}
 	c.done += c.success + c.skipped + c.failed + c.upstreamFailed

@@ -25,7 +25,7 @@ _BASE_ARGS = {
     "pre_execute": None, "post_execute": None, "trigger_rule": "all_success", "resources": None,
     "run_as_user": None, "task_concurrency": None, "max_active_tis_per_dag": None,
     "max_active_tis_per_dagrun": None, "executor": None, "executor_config": None,
-    "do_xcom_push": True, "multiple_outputs": False, "inlets": None, "outlets": None,
+    "do_xcom_push": True, "multiple_outputs": False, "map_index_template": None, "inlets": None, "outlets": None,
     "doc": None, "doc_md": None, "doc_json": None, "doc_yaml": None, "doc_rst": None,
     "task_display_name": None, "logger_name": None, "allow_nested_operators": True,
     "xcom_push": False, "provide_context": False, "adhoc": False, "priority_class": None,

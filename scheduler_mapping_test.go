@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// mappingRun triggers a DAG of testdata/pydags/mapping and runs it to its
+// end with the real task runner.
+func mappingRun(t *testing.T, set *DAGSet, dagID string) (*Store, string) {
+	t.Helper()
+	store, api, settle := newRealScheduler(t, set, edition2)
+	if err := store.SetPaused(dagID, false, false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := api.TriggerDAG(dagID, []byte(fmt.Sprintf(`{"execution_date": %q}`, isoFormat(time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := res["run_id"].(string)
+	settle(dagID, runID)
+	finishedRun(t, store, dagID, runID)
+	return store, runID
+}
+
+// mappedXCom is the JSON return value of one instance of a mapped task.
+func mappedXCom(t *testing.T, store *Store, dagID, runID, taskID string, mapIndex int) string {
+	t.Helper()
+	e, err := store.XCom(dagID, runID, taskID, xcomReturnKey, mapIndex)
+	if err != nil {
+		return ""
+	}
+	return string(e.Value)
+}
+
+// TestMapping_ExpandsAtRunTime: each mapped task runs one instance per
+// element, map_index 0..n-1, each pushing its own return value; a task
+// fed by a mapped one gets the list of their values (Airflow's
+// LazyXComSequence); an empty expansion skips the task and what follows
+// it by all_success.
+func TestMapping_ExpandsAtRunTime(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolder(t, "testdata/pydags/mapping")
+	store, runID := mappingRun(t, set, "py_map")
+	tis, err := store.TaskInstancesOfRun("py_map", runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*TaskInstance{}
+	for _, ti := range tis {
+		byID[ti.TaskID] = ti
+	}
+	cases := []struct {
+		task   string
+		values []string // each instance's return value, by map_index
+		reduce string   // the downstream task fed by it, and its value
+		want   string
+	}{
+		{"square", []string{"1", "4", "9"}, "total", "14"},
+		{"pair", []string{`"x!"`, `"y!"`}, "pairs", `["x!", "y!"]`},
+		{"cross", []string{`"1a"`, `"1b"`, `"1c"`, `"2a"`, `"2b"`, `"2c"`}, "crossed", `["1a", "1b", "1c", "2a", "2b", "2c"]`},
+		{"item", []string{`"k=1"`, `"j=2"`}, "items", `["j=2", "k=1"]`},
+		{"adds", []string{"3", "30"}, "", ""},
+	}
+	for _, c := range cases {
+		ti := byID[c.task]
+		if ti == nil || ti.State != TaskSuccess {
+			t.Errorf("%s: %+v, want success", c.task, ti)
+			continue
+		}
+		if len(ti.Mapped) != len(c.values) {
+			t.Errorf("%s expanded into %d instances, want %d", c.task, len(ti.Mapped), len(c.values))
+			continue
+		}
+		for i, want := range c.values {
+			if mi := ti.Mapped[i]; mi.MapIndex != i || mi.State != TaskSuccess || mi.TryNumber != 1 {
+				t.Errorf("%s[%d] = %+v, want map_index %d, success, try 1", c.task, i, mi, i)
+			}
+			if got := mappedXCom(t, store, "py_map", runID, c.task, i); got != want {
+				t.Errorf("%s[%d] pushed %s, want %s", c.task, i, got, want)
+			}
+		}
+		if got := mappedXCom(t, store, "py_map", runID, c.task, -1); got != "" {
+			t.Errorf("%s pushed %s under map_index -1, want nothing", c.task, got)
+		}
+		if c.reduce != "" {
+			if got := mappedXCom(t, store, "py_map", runID, c.reduce, -1); got != c.want {
+				t.Errorf("%s pushed %s, want %s", c.reduce, got, c.want)
+			}
+		}
+	}
+	// map_index_template, rendered with the instance's context when Jinja
+	// is importable (else None, as a template airlite cannot render).
+	if rendered := byID["square"].Mapped[1].RenderedMapIndex; rendered != nil && *rendered != "2" {
+		t.Errorf("square[1] rendered_map_index = %q, want 2", *rendered)
+	}
+	if ti := byID["never"]; ti.State != TaskSkipped || ti.Mapped == nil || len(ti.Mapped) != 0 {
+		t.Errorf("never (expanded over []) = %q with %v, want skipped with no instances", ti.State, ti.Mapped)
+	}
+	if ti := byID["after_empty"]; ti.State != TaskSkipped {
+		t.Errorf("after_empty = %q, want skipped (its upstream skipped)", ti.State)
+	}
+}
+
+// TestMapping_TriggerRulesCountInstances: a downstream task counts each
+// mapped instance, as Airflow's trigger_rule_dep counts task instances:
+// one failed instance of three fails all_success, meets one_success and
+// all_done; the mapped task instance itself ends failed.
+func TestMapping_TriggerRulesCountInstances(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolder(t, "testdata/pydags/mapping")
+	store, runID := mappingRun(t, set, "py_map_fail")
+	tis, err := store.TaskInstancesOfRun("py_map_fail", runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]TaskState{}
+	var mapped *TaskInstance
+	for _, ti := range tis {
+		states[ti.TaskID] = ti.State
+		if ti.TaskID == "maybe" {
+			mapped = ti
+		}
+	}
+	want := map[string]TaskState{"maybe": TaskFailed, "one_ok": TaskSuccess, "all_ok": TaskUpstreamFailed, "done": TaskSuccess}
+	for id, st := range want {
+		if states[id] != st {
+			t.Errorf("%s = %q, want %q", id, states[id], st)
+		}
+	}
+	var got []TaskState
+	for _, mi := range mapped.Mapped {
+		got = append(got, mi.State)
+	}
+	if !slices.Equal(got, []TaskState{TaskSuccess, TaskFailed, TaskSuccess}) {
+		t.Errorf("maybe's instances = %v, want success, failed, success", got)
+	}
+	if v := mappedXCom(t, store, "py_map_fail", runID, "maybe", 2); v != "3" {
+		t.Errorf("maybe[2] pushed %q, want 3", v)
+	}
+}
+
+func TestParseTaskMapping(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, raw string
+		want      []mappedArg
+		wantErr   bool
+	}{
+		{"literals in written order", `{"type": "dict-of-lists", "value": {"b": [1, 2], "a": {"__var": {"k": 1}, "__type": "dict"}}}`,
+			[]mappedArg{{Name: "b", Literal: true, Length: 2}, {Name: "a", Literal: true, Length: 1}}, false},
+		{"an upstream's xcom", `{"type": "dict-of-lists", "value": {"x": {"__type": "xcomref", "__var": {"task_id": "up", "key": "return_value"}}}}`,
+			[]mappedArg{{Name: "x", Ref: xcomRef{TaskID: "up", Key: "return_value"}}}, false},
+		{"expand_kwargs", `{"type": "list-of-dicts", "value": [{"__var": {"a": 1}, "__type": "dict"}]}`,
+			[]mappedArg{{Literal: true, Length: 1}}, false},
+		{"not mappable", `{"type": "dict-of-lists", "value": {"x": 3}}`, nil, true},
+		{"unknown type", `{"type": "other", "value": {}}`, nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := parseTaskMapping(json.RawMessage(c.raw))
+			if (err != nil) != c.wantErr {
+				t.Fatalf("err = %v, want error %v", err, c.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if len(m.Args) != len(c.want) {
+				t.Fatalf("args = %+v, want %+v", m.Args, c.want)
+			}
+			for i, a := range m.Args {
+				w := c.want[i]
+				if a.Name != w.Name || a.Literal != w.Literal || a.Length != w.Length || a.Ref != w.Ref {
+					t.Errorf("arg %d = %+v, want %+v", i, a, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,68 @@
+"""Dynamic task mapping as Airflow 2.10.3 runs it: literal lists and
+dicts, an upstream's XCom, expand_kwargs, a cross product, an empty
+expansion, a failing instance and the trigger rules that count them."""
+import pendulum
+from airflow import DAG
+from airflow.decorators import task
+from airflow.operators.empty import EmptyOperator
+from airflow.operators.python import PythonOperator
+
+
+def add(x, y):
+    return x + y
+
+
+with DAG(dag_id="py_map", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")) as dag:
+
+    @task
+    def numbers():
+        return [1, 2, 3]
+
+    @task(map_index_template="{{ task.op_kwargs['n'] }}")
+    def square(n):
+        return n * n
+
+    @task
+    def total(values):
+        return sum(values)
+
+    @task
+    def pair(a, b):
+        return "%s%s" % (a, b)
+
+    @task
+    def item(kv):
+        return "%s=%s" % tuple(kv)
+
+    @task
+    def collect(values):
+        return sorted(values)
+
+    @task
+    def never(x):
+        return x
+
+    squares = square.expand(n=numbers())
+    total(squares)
+    collect.override(task_id="pairs")(pair.partial(b="!").expand(a=["x", "y"]))
+    cross = pair.override(task_id="cross").expand(a=[1, 2], b=["a", "b", "c"])
+    collect.override(task_id="crossed")(cross)
+    collect.override(task_id="items")(item.expand(kv={"k": 1, "j": 2}))
+    adds = PythonOperator.partial(task_id="adds", python_callable=add).expand_kwargs(
+        [{"op_kwargs": {"x": 1, "y": 2}}, {"op_kwargs": {"x": 10, "y": 20}}])
+    after_empty = EmptyOperator(task_id="after_empty")
+    never.expand(x=[]) >> after_empty
+
+
+with DAG(dag_id="py_map_fail", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")) as fail_dag:
+
+    @task
+    def maybe(n):
+        if n == 2:
+            raise ValueError("two")
+        return n
+
+    mapped = maybe.expand(n=[1, 2, 3])
+    mapped >> EmptyOperator(task_id="one_ok", trigger_rule="one_success")
+    mapped >> EmptyOperator(task_id="all_ok")
+    mapped >> EmptyOperator(task_id="done", trigger_rule="all_done")
