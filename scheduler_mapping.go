@@ -35,10 +35,10 @@ type taskMapping struct {
 // known at parse time), or a reference to an upstream task's XCom.
 type mappedArg struct {
 	Name    string
-	Length  int       // a literal's
-	Literal bool      // false: Ref
-	Ref     xcomRef   // an XComArg
-	Value   any       // the literal, decoded
+	Length  int     // a literal's
+	Literal bool    // false: Ref
+	Ref     xcomRef // an XComArg
+	Value   any     // the literal, decoded
 }
 
 // xcomRef is a serialized XComArg ({"__type": "xcomref", "__var":
