@@ -3,9 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // mappingRun triggers a DAG of testdata/pydags/mapping and runs it to its
@@ -178,5 +182,71 @@ func TestParseTaskMapping(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServerV1_MappedTaskInstancesExpanded: the stable API shows a mapped task's
+// instances as Airflow does: listMapped by map_index with their states,
+// each instance at …/{map_index}; a task that
+// is not mapped is a 404 naming why, and a mapped task expanded into
+// nothing an empty list.
+func TestServerV1_MappedTaskInstancesExpanded(t *testing.T) {
+	t.Parallel()
+	doc := loadV1Schemas(t)
+	ts := servePyFolder(t, "testdata/pydags/mapping")
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: time.Now, Parallelism: 16, Unixname: "tester"})
+	t.Cleanup(sched.stop)
+	for _, id := range []string{"py_map", "py_map_fail"} {
+		if err := ts.store.SetPaused(id, false, false); err != nil {
+			t.Fatal(err)
+		}
+		res := ts.v1(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"dag_run_id": "r1"}`)
+		if res.status != http.StatusOK {
+			t.Fatalf("trigger %s: %d %s", id, res.status, res.body)
+		}
+		settleUntil(t, sched, time.Now, func() bool {
+			run, err := ts.store.RunByRunID(id, "r1")
+			return err == nil && run.State.Finished()
+		})
+	}
+	base := "/dags/py_map_fail/dagRuns/r1/taskInstances/maybe"
+	list := ts.v1JSON(t, doc, base+"/listMapped")
+	rows, _ := list["task_instances"].([]any)
+	if list["total_entries"] != float64(3) || len(rows) != 3 {
+		t.Fatalf("listMapped = %v, want 3 instances", list)
+	}
+	for i, want := range []string{"success", "failed", "success"} {
+		row := rows[i].(map[string]any)
+		if row["map_index"] != float64(i) || row["state"] != want || row["task_id"] != "maybe" || row["try_number"] != float64(1) {
+			t.Errorf("instance %d = %v, want map_index %d, %s, try 1", i, row, i, want)
+		}
+	}
+	failed := ts.v1JSON(t, doc, base+"/listMapped?state=failed&order_by=-map_index")
+	if failed["total_entries"] != float64(1) {
+		t.Errorf("listMapped?state=failed = %v, want the one failed instance", failed)
+	}
+	one := ts.v1JSON(t, doc, base+"/2")
+	if one["map_index"] != float64(2) || one["state"] != "success" {
+		t.Errorf("GET …/maybe/2 = %v, want map_index 2, success", one)
+	}
+	square := ts.v1JSON(t, doc, "/dags/py_map/dagRuns/r1/taskInstances/square/1")
+	if r, ok := square["rendered_map_index"]; ok && r != nil && r != "2" {
+		t.Errorf("square/1 rendered_map_index = %v, want 2 (map_index_template)", r)
+	}
+	cases := []struct {
+		path, title string
+		status      int
+	}{
+		{base + "/3", "Task instance not found", http.StatusNotFound},
+		{"/dags/py_map_fail/dagRuns/r1/taskInstances/all_ok/listMapped", "Task id all_ok is not mapped", http.StatusNotFound},
+		{"/dags/py_map_fail/dagRuns/r1/taskInstances/nope/listMapped", "Task id nope not found", http.StatusNotFound},
+		{"/dags/py_map/dagRuns/r1/taskInstances/never/listMapped", "", http.StatusOK},
+	}
+	for _, c := range cases {
+		res := ts.v1(t, http.MethodGet, c.path, "")
+		if res.status != c.status || (c.title != "" && !strings.Contains(res.body, `"title": "`+c.title+`"`)) {
+			t.Errorf("GET %s = %d %s, want %d %q", c.path, res.status, res.body, c.status, c.title)
+		}
 	}
 }
