@@ -33,6 +33,11 @@ type DAG struct {
 	Timetable *Timetable
 	// ParamDocs: Params' descriptions and schemas, when the file gave them.
 	ParamDocs     map[string]ParamDoc
+	// TaskGroup is the DAG's root task group as its file made it (a
+	// Python file's; nil for YAML, whose groups are the prefixes of task
+	// ids: TaskGroupOf).
+	TaskGroup     *TaskGroup
+	groups        *taskGroupIndex // TaskGroup's, for lookups
 	taskByID      map[string]*Task
 	upstreamFirst []*Task // every task after its upstream tasks (linkTasks)
 	// lines of the definition file, for errors found once every file is
@@ -88,6 +93,9 @@ type Task struct {
 	OperatorModule string
 	OperatorName   string
 	IsMapped       bool
+	// Label is the task id without its group prefix (a Python file's
+	// "label"; "" for YAML: TaskLabel derives it).
+	Label string
 	// Mapping is how a mapped task expands when it runs
 	// (scheduler_mapping.go); nil for a task that is not mapped.
 	Mapping *taskMapping

@@ -56,6 +56,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		ParamDocs:            s.ParamDocs,
 		DocMD:                s.DocMD,
 		Timetable:            s.Timetable,
+		TaskGroup:            s.TaskGroup,
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
 	}
@@ -119,6 +120,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		return nil, err
 	}
 	dag.idLine, dag.taskLines = s.DagIDPos.Line, lines
+	if dag.TaskGroup != nil {
+		dag.groups = newTaskGroupIndex(dag.TaskGroup)
+	}
 	return dag, nil
 }
 
@@ -249,6 +253,7 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		OperatorName:            s.OperatorName,
 		IsMapped:                s.IsMapped,
 		Mapping:                 s.Mapping,
+		Label:                   s.Label,
 		ConcurrencyLimited:      s.ConcurrencyLimited,
 		TemplateFields:          s.TemplateFields,
 		UIColor:                 s.UIColor,

@@ -42,6 +42,9 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 		DagrunTimeout:        pyDuration(d.DagrunTimeout),
 		Tags:                 d.Tags,
 	}
+	if d.TaskGroup != nil {
+		s.TaskGroup = pyTaskGroupTree(d.TaskGroup)
+	}
 	if err := pySchedule(d, s); err != nil {
 		return nil, err
 	}
@@ -152,6 +155,7 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 		OperatorModule:          t.TaskModule,
 		OperatorName:            t.OperatorName,
 		IsMapped:                t.IsMapped,
+		Label:                   t.Label,
 		ConcurrencyLimited:      t.MaxActiveTIsPerDag != nil || t.MaxActiveTIsPerDagrun != nil,
 		TemplateFields:          t.TemplateFields,
 		UIColor:                 t.UIColor,
