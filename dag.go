@@ -32,7 +32,7 @@ type DAG struct {
 	// Schedule is nil then.
 	Timetable *Timetable
 	// ParamDocs: Params' descriptions and schemas, when the file gave them.
-	ParamDocs     map[string]ParamDoc
+	ParamDocs map[string]ParamDoc
 	// TaskGroup is the DAG's root task group as its file made it (a
 	// Python file's; nil for YAML, whose groups are the prefixes of task
 	// ids: TaskGroupOf).
