@@ -40,6 +40,9 @@ type DAG struct {
 	groups        *taskGroupIndex // TaskGroup's, for lookups
 	taskByID      map[string]*Task
 	upstreamFirst []*Task // every task after its upstream tasks (linkTasks)
+	// stateLeaves are the tasks whose states decide the run's (linkTasks;
+	// RunStateLeaves).
+	stateLeaves []*Task
 	// lines of the definition file, for errors found once every file is
 	// read: the dag_id key's, and each task's.
 	idLine    int
@@ -93,6 +96,14 @@ type Task struct {
 	OperatorModule string
 	OperatorName   string
 	IsMapped       bool
+	// Setup and teardown tasks (2.10.3 models/abstractoperator.py
+	// is_setup, is_teardown, on_failure_fail_dagrun): a teardown's
+	// all_done_setup_success counts its setups, and a run's state leaves
+	// out teardowns unless they fail the run (runStateLeaves).
+	IsSetup             bool
+	IsTeardown          bool
+	OnFailureFailDagrun bool
+	setupUpstream       []string // the setups among Upstream (linkTasks)
 	// Label is the task id without its group prefix (a Python file's
 	// "label"; "" for YAML: TaskLabel derives it).
 	Label string

@@ -254,6 +254,9 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		IsMapped:                s.IsMapped,
 		Mapping:                 s.Mapping,
 		Label:                   s.Label,
+		IsSetup:                 s.IsSetup,
+		IsTeardown:              s.IsTeardown,
+		OnFailureFailDagrun:     s.OnFailureFailDagrun,
 		ConcurrencyLimited:      s.ConcurrencyLimited,
 		TemplateFields:          s.TemplateFields,
 		UIColor:                 s.UIColor,
@@ -447,13 +450,62 @@ func linkTasks(dag *DAG, lines map[string]int) error {
 	}
 	for _, t := range dag.Tasks {
 		t.Upstream, t.Downstream = sortedKeys(up[t.TaskID]), sortedKeys(down[t.TaskID])
+		t.setupUpstream = nil
+		for _, id := range t.Upstream {
+			if dag.taskByID[id].IsSetup {
+				t.setupUpstream = append(t.setupUpstream, id)
+			}
+		}
 	}
+	dag.stateLeaves = runStateLeaves(dag)
 	if cycle := findCycle(dag); cycle != nil {
 		return fmt.Errorf("line %d: tasks form a cycle: %s", lines[cycle[0]], strings.Join(cycle, " >> "))
 	}
 	setPriorityWeights(dag)
 	dag.upstreamFirst = upstreamFirst(dag)
 	return nil
+}
+
+// runStateLeaves are the tasks whose states decide a run's end (2.10.3
+// models/dagrun.py _tis_for_dagrun_state): the tasks with no downstream
+// task but teardowns that do not fail the run, themselves not such a
+// teardown; when that leaves none (a DAG of teardowns only), the tasks
+// with no downstream task.
+func runStateLeaves(dag *DAG) []*Task {
+	ignorable := func(t *Task) bool { return t.IsTeardown && !t.OnFailureFailDagrun }
+	var leaves, plain []*Task
+	for _, t := range dag.Tasks {
+		if len(t.Downstream) == 0 {
+			plain = append(plain, t)
+		}
+		effective := !ignorable(t)
+		for _, id := range t.Downstream {
+			effective = effective && ignorable(dag.taskByID[id])
+		}
+		if effective {
+			leaves = append(leaves, t)
+		}
+	}
+	if len(leaves) == 0 {
+		return plain
+	}
+	return leaves
+}
+
+// RunStateLeaves are the tasks whose states decide a run's end
+// (runStateLeaves); for a DAG not built by buildDAG, its tasks without
+// downstream tasks.
+func (d *DAG) RunStateLeaves() []*Task {
+	if d.stateLeaves != nil || len(d.Tasks) == 0 {
+		return d.stateLeaves
+	}
+	var leaves []*Task
+	for _, t := range d.Tasks {
+		if len(t.Downstream) == 0 {
+			leaves = append(leaves, t)
+		}
+	}
+	return leaves
 }
 
 // upstreamFirst orders an acyclic DAG's tasks by Kahn's algorithm, roots

@@ -134,6 +134,8 @@ type taskSpec struct {
 	IsMapped     bool
 	Mapping      *taskMapping // a Python file's mapped task's expand_input
 	Label        string       // the task id without its group prefix (Python)
+	// Setup and teardown (Python files; Task has their meaning).
+	IsSetup, IsTeardown, OnFailureFailDagrun bool
 	// ConcurrencyLimited: max_active_tis_per_dag or _per_dagrun is set
 	// (shown, not enforced).
 	ConcurrencyLimited bool

@@ -609,10 +609,7 @@ func runOutcome(dag *DAG, byID map[string]*TaskInstance) (RunState, bool) {
 			return "", false
 		}
 	}
-	for _, t := range dag.Tasks {
-		if len(t.Downstream) > 0 {
-			continue
-		}
+	for _, t := range dag.RunStateLeaves() {
 		if ti := byID[t.TaskID]; ti != nil && (ti.State == TaskFailed || ti.State == TaskUpstreamFailed) {
 			return RunFailed, true
 		}

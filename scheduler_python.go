@@ -179,6 +179,9 @@ type pythonChannelRequest struct {
 	TaskIDs           []string `json:"task_ids"`
 	DagIDs            []string `json:"dag_ids"`
 	IncludePriorDates bool     `json:"include_prior_dates"`
+	// Variable.set's value and description.
+	Value       string  `json:"value"`
+	Description *string `json:"description"`
 }
 
 // pythonXComEntry is a pulled entry, its value as JSON text.
@@ -330,6 +333,23 @@ func (s *scheduler) answerPython(tc templateContext, req pythonChannelRequest) m
 	case "variable":
 		v, ok := s.opts.Store.VariableValue(req.Key)
 		return map[string]any{"found": ok, "value": v}
+	case "variable_set":
+		// Variable.set inside a callable writes the store at once, as
+		// Airflow's writes its database (2.10.3 models/variable.py _set).
+		if _, err := s.opts.Store.SetVariable(req.Key, req.Value, req.Description); err != nil {
+			text, _ := storeErrorText(err)
+			return map[string]any{"error": fmt.Sprintf("Variable.set: %s", orDefault(text, err.Error()))}
+		}
+		return map[string]any{"ok": true}
+	case "variable_delete":
+		err := s.opts.Store.DeleteVariable(req.Key)
+		switch {
+		case errors.Is(err, errNotFound):
+			return map[string]any{"deleted": 0}
+		case err != nil:
+			return map[string]any{"error": fmt.Sprintf("Variable.delete: %v", err)}
+		}
+		return map[string]any{"deleted": 1}
 	case "xcom_pull":
 		q := XComPullQuery{DagIDs: req.DagIDs, TaskIDs: req.TaskIDs, Key: req.Key, RunID: tc.run.RunID,
 			Date: tc.run.ExecutionDate, ByDate: tc.rules.pythonSurface == "1.10", IncludePriorDates: req.IncludePriorDates}

@@ -50,8 +50,17 @@ CHANNEL = None
 
 class _ChannelVariables(dict):
     """Variable.get's values, asked of airlite's store one key at a time;
-    Variable.set in a task stays in the task (airlite does not write
-    variables from a try)."""
+    Variable.set and Variable.delete write airlite's store, as in Airflow
+    where they write the metadata database at once."""
+
+    def write(self, key, value, description):
+        CHANNEL.ask({"op": "variable_set", "key": key, "value": value, "description": description})
+        dict.__setitem__(self, key, value)
+
+    def remove(self, key):
+        answer = CHANNEL.ask({"op": "variable_delete", "key": key})
+        dict.pop(self, key, None)
+        return answer.get("deleted", 0)
 
     def _fetch(self, key):
         if dict.__contains__(self, key):

@@ -174,6 +174,9 @@ class BaseOperator(DependencyMixin):
             dag.add_task(self)
         if tg is not None:
             tg.add(self)
+        from airflow.utils.setup_teardown import SetupTeardownContext
+        if SetupTeardownContext.active:
+            SetupTeardownContext.update_context_map(self)
 
     # The names Airflow shows.
     @property
@@ -209,6 +212,22 @@ class BaseOperator(DependencyMixin):
     def inherits_from_empty_operator(self):
         return any(c.__name__ in ("EmptyOperator", "DummyOperator") and c.__module__.startswith("airflow.")
                    for c in type(self).__mro__)
+
+    @property
+    def upstream_list(self):
+        return [self.dag.task_dict[t] for t in sorted(self.upstream_task_ids)] if self.dag else []
+
+    @property
+    def downstream_list(self):
+        return [self.dag.task_dict[t] for t in sorted(self.downstream_task_ids)] if self.dag else []
+
+    def __enter__(self):
+        from airflow.utils.setup_teardown import enter
+        return enter(self)
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        from airflow.utils.setup_teardown import exit_
+        exit_()
 
     def get_direct_relative_ids(self, upstream=False):
         return self.upstream_task_ids if upstream else self.downstream_task_ids
