@@ -206,10 +206,17 @@ type MappedInstance struct {
 	// RenderedMapIndex is map_index_template rendered (nil: none).
 	RenderedMapIndex *string        `json:"rendered_map_index"`
 	Rendered         map[string]any `json:"rendered_fields,omitempty"`
-	// Pushed is what its last try pushed to XCom ([key, JSON value]): a
-	// retry of the task runs only the instances that did not succeed, and
-	// pushes again for the others what they pushed.
-	Pushed [][2]string `json:"pushed,omitempty"`
+	// Pushed is what its last try pushed to XCom: a retry of the task runs
+	// only the instances that did not succeed, and pushes again for the
+	// others what they pushed.
+	Pushed []mappedPush `json:"pushed,omitempty"`
+}
+
+// mappedPush is one XCom value a mapped instance pushed, its value as
+// JSON text.
+type mappedPush struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // runTasks is the row that holds one run's task instances, in task_id

@@ -273,7 +273,7 @@ func (s *scheduler) runMapped(ctx context.Context, job taskJob) taskOutcome {
 		mi.Pushed = nil
 		for _, p := range pushes {
 			p.MapIndex = &index
-			mi.Pushed = append(mi.Pushed, [2]string{p.Key, string(p.Value)})
+			mi.Pushed = append(mi.Pushed, mappedPush{Key: p.Key, Value: string(p.Value)})
 			out.pushed = append(out.pushed, p)
 		}
 		out.mapped[i] = mi
@@ -314,7 +314,7 @@ func (mi MappedInstance) pushes() []xcomPush {
 	index := mi.MapIndex
 	out := make([]xcomPush, len(mi.Pushed))
 	for i, p := range mi.Pushed {
-		out[i] = xcomPush{Key: p[0], Value: json.RawMessage(p[1]), MapIndex: &index}
+		out[i] = xcomPush{Key: p.Key, Value: json.RawMessage(p.Value), MapIndex: &index}
 	}
 	return out
 }
