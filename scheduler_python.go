@@ -54,6 +54,13 @@ var pythonCallableOperators = map[[2]string]bool{
 	{"airflow.decorators.python", "_PythonDecoratedOperator"}:              true,
 	{"airflow.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
 	{"airflow.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
+	// Airflow 3.2.1's, in the standard provider.
+	{"airflow.providers.standard.operators.python", "PythonOperator"}:                         true,
+	{"airflow.providers.standard.operators.python", "BranchPythonOperator"}:                   true,
+	{"airflow.providers.standard.operators.python", "ShortCircuitOperator"}:                   true,
+	{"airflow.providers.standard.decorators.python", "_PythonDecoratedOperator"}:              true,
+	{"airflow.providers.standard.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
+	{"airflow.providers.standard.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
 }
 
 // pythonCallableOperator says whether airlite runs a serialized task's

@@ -293,7 +293,25 @@ def _module_of(cls):
     from airflow import EDITION
     if EDITION == "1.10":
         return _MODULES_110.get(cls.__name__, cls.__module__) if cls.__module__.startswith("airflow.") else cls.__module__
+    if EDITION == "3":
+        # Airflow 3 moved the operators, sensors and decorators airlite
+        # defines once into the standard provider.
+        module = cls.__module__
+        if module.startswith("airflow.decorators."):
+            return "airflow.providers.standard.decorators." + module[len("airflow.decorators."):]
+        return _MODULES_3.get(module, module)
     return cls.__module__
+
+
+# Where Airflow 3.2.1 keeps the classes airlite defines once, by their
+# 2.10.3 module.
+_MODULES_3 = {
+    "airflow.operators.bash": "airflow.providers.standard.operators.bash",
+    "airflow.operators.python": "airflow.providers.standard.operators.python",
+    "airflow.operators.empty": "airflow.providers.standard.operators.empty",
+    "airflow.sensors.python": "airflow.providers.standard.sensors.python",
+    "airflow.sensors.base": "airflow.sdk.bases.sensor",
+}
 
 
 # Where 1.10.15 keeps the operators airlite defines once.
