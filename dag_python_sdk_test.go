@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // TestPythonReader_Edition3Folder reads Airflow 3 DAG files: airflow.sdk
@@ -79,4 +82,43 @@ func slicesContain(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// TestPythonTask_Edition3Runs: an Airflow 3 DAG file's tasks run in
+// edition 3: the standard provider's BashOperator and PythonOperator, the
+// callable imported through airflow.sdk.
+func TestPythonTask_Edition3Runs(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	abs, err := filepath.Abs("testdata/pydags/v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := zerolog.New(zerolog.NewTestWriter(t))
+	set, err := loadDAGSet(context.Background(), abs, edition3, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config{DagsDir: abs, Edition: edition3, Python: "python3"}
+	if err := readPythonDAGs(context.Background(), c, vars, set, logger); err != nil {
+		t.Fatal(err)
+	}
+	store, runID := runPyDAG(t, set, edition3, "v3_classic")
+	states := map[string]TaskState{}
+	tis, _ := store.TaskInstancesOfRun("v3_classic", runID)
+	for _, ti := range tis {
+		states[ti.TaskID] = ti.State
+	}
+	for _, id := range []string{"start", "say", "grp.py"} {
+		if states[id] != TaskSuccess {
+			t.Errorf("%s = %q, want success (states %v)", id, states[id], states)
+		}
+	}
+	if e, err := store.XCom("v3_classic", runID, "grp.py", xcomReturnKey, -1); err != nil || string(e.Value) != `"hi"` {
+		t.Errorf("grp.py pushed %v %v, want \"hi\" (its callable ran)", e, err)
+	}
 }

@@ -12,11 +12,18 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// mappingRun triggers a DAG of testdata/pydags/mapping and runs it to its
-// end with the real task runner.
+// mappingRun triggers a DAG of an edition 2 folder and runs it to its end
+// with the real task runner.
 func mappingRun(t *testing.T, set *DAGSet, dagID string) (*Store, string) {
 	t.Helper()
-	store, api, settle := newRealScheduler(t, set, edition2)
+	return runPyDAG(t, set, edition2, dagID)
+}
+
+// runPyDAG triggers a DAG of a Python folder and runs it to its end with
+// the real task runner, in edition e.
+func runPyDAG(t *testing.T, set *DAGSet, e edition, dagID string) (*Store, string) {
+	t.Helper()
+	store, api, settle := newRealScheduler(t, set, e)
 	if err := store.SetPaused(dagID, false, false); err != nil {
 		t.Fatal(err)
 	}
@@ -239,9 +246,13 @@ func TestServerV1_MappedTaskInstancesExpanded(t *testing.T) {
 		status      int
 	}{
 		{base + "/3", "Task instance not found", http.StatusNotFound},
+		{base, "Task instance not found", http.StatusNotFound},
 		{"/dags/py_map_fail/dagRuns/r1/taskInstances/all_ok/listMapped", "Task id all_ok is not mapped", http.StatusNotFound},
 		{"/dags/py_map_fail/dagRuns/r1/taskInstances/nope/listMapped", "Task id nope not found", http.StatusNotFound},
 		{"/dags/py_map/dagRuns/r1/taskInstances/never/listMapped", "", http.StatusOK},
+	}
+	if res := ts.v1(t, http.MethodGet, base, ""); !strings.Contains(res.body, "Task instance is mapped, add the map_index value to the URL") {
+		t.Errorf("GET %s = %s, want the detail naming the map index", base, res.body)
 	}
 	for _, c := range cases {
 		res := ts.v1(t, http.MethodGet, c.path, "")
