@@ -261,3 +261,25 @@ func TestServerV1_MappedTaskInstancesExpanded(t *testing.T) {
 		}
 	}
 }
+
+// TestMapping_XComPullOfMappedTask: ti.xcom_pull of a mapped task gives
+// its instances' values in map_index order, map_indexes picks some (in
+// its order), as
+// Airflow 2.10.3's _xcom_pull does.
+func TestMapping_XComPullOfMappedTask(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolder(t, "testdata/pydags/mapping")
+	store, runID := mappingRun(t, set, "py_map_pull")
+	got := mappedXCom(t, store, "py_map_pull", runID, "puller", -1)
+	var v map[string]any
+	if err := json.Unmarshal([]byte(got), &v); err != nil {
+		t.Fatalf("puller pushed %q: %v", got, err)
+	}
+	// map_indexes [2, 0]: in that order (2.10.3 _xcom_pull's case ordering).
+	want := map[string]string{"all": "[10 20 30]", "one": "20", "some": "[30 10]"}
+	for k, w := range want {
+		if g := fmt.Sprint(v[k]); g != w {
+			t.Errorf("%s = %s, want %s", k, g, w)
+		}
+	}
+}

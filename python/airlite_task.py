@@ -116,20 +116,51 @@ class TaskInstance:
         # What this try pushed so far is already this run's, as in Airflow
         # where a push is written at once.
         if dag_ids == [self.dag_id] and (ids is None or self.task_id in ids):
-            found = [{"task_id": self.task_id, "key": k, "value": v} for k, v in reversed(self.pushes)
-                     if not key or k == key]
+            found = [{"task_id": self.task_id, "key": k, "value": v, "run_id": self.run_id, "map_index": self.map_index}
+                     for k, v in reversed(self.pushes) if not key or k == key]
         answer = CHANNEL.ask({"op": "xcom_pull", "task_ids": ids, "dag_ids": dag_ids, "key": key or "",
                               "include_prior_dates": bool(include_prior_dates)})
-        mine = {(f["task_id"], f["key"]) for f in found}
-        found += [e for e in answer["entries"] if e["run_id"] != self.run_id or (e["task_id"], e["key"]) not in mine]
-        if not many:
-            return json.loads(found[0]["value"]) if found else default
+        mine = {(f["task_id"], f["key"], f["map_index"]) for f in found}
+        found += [e for e in answer["entries"]
+                  if e["run_id"] != self.run_id or (e["task_id"], e["key"], e["map_index"]) not in mine]
+        by_index = map_indexes is not None and not isinstance(map_indexes, int)
+        if map_indexes is not None:
+            wanted = {map_indexes} if isinstance(map_indexes, int) else set(map_indexes)
+            found = [e for e in found if e["map_index"] in wanted]
+        if not many and not by_index:
+            # 2.10.3 models/taskinstance.py _xcom_pull: one task without
+            # map_indexes gives the value of an unmapped task, or the values
+            # of a mapped one's instances in map_index order.
+            if not found:
+                return default
+            first = found[0]
+            if map_indexes is not None or first["map_index"] < 0:
+                return json.loads(first["value"])
+            same = [e for e in found if e["run_id"] == first["run_id"] and e["task_id"] == first["task_id"]
+                    and e["map_index"] >= 0]
+            return [json.loads(e["value"]) for e in sorted(same, key=lambda e: e["map_index"])]
         by_task = {}
         for e in found:
-            by_task.setdefault(e["task_id"], []).append(json.loads(e["value"]))
+            by_task.setdefault(e["task_id"], []).append(e)
         out = []
-        for t in ids:
-            out.extend(by_task.get(t, [])[:1] if not include_prior_dates else by_task.get(t, []))
+        for t in (ids if ids is not None else sorted(by_task)):
+            entries = by_task.get(t, [])
+            # By map_index, or in map_indexes' order when it is a list
+            # (2.10.3 _xcom_pull orders by the position in it).
+            order = (lambda e: e["map_index"])
+            if by_index and not isinstance(map_indexes, range):
+                position = {m: i for i, m in enumerate(map_indexes)}
+                order = (lambda e: position.get(e["map_index"], 0))
+            elif isinstance(map_indexes, range) and map_indexes.step < 0:
+                order = (lambda e: -e["map_index"])
+            mapped = sorted((e for e in entries if e["run_id"] == self.run_id and e["map_index"] >= 0), key=order)
+            if include_prior_dates:
+                pick = entries
+            elif mapped:
+                pick = mapped  # every instance of a mapped task, by map_index
+            else:
+                pick = entries[:1]
+            out.extend(json.loads(e["value"]) for e in pick)
         return out
 
     def __repr__(self):

@@ -66,3 +66,19 @@ with DAG(dag_id="py_map_fail", schedule=None, start_date=pendulum.datetime(2024,
     mapped >> EmptyOperator(task_id="one_ok", trigger_rule="one_success")
     mapped >> EmptyOperator(task_id="all_ok")
     mapped >> EmptyOperator(task_id="done", trigger_rule="all_done")
+
+
+with DAG(dag_id="py_map_pull", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")) as pull_dag:
+
+    @task
+    def emit(n):
+        return n * 10
+
+    @task
+    def puller(ti=None):
+        # ti.xcom_pull of a mapped task: its instances' values by map_index
+        # (2.10.3 _xcom_pull), one of them with map_indexes.
+        return {"all": ti.xcom_pull(task_ids="emit"), "one": ti.xcom_pull(task_ids="emit", map_indexes=1),
+                "some": ti.xcom_pull(task_ids="emit", map_indexes=[2, 0])}
+
+    emit.expand(n=[1, 2, 3]) >> puller()
