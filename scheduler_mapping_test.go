@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -282,4 +284,54 @@ func TestMapping_XComPullOfMappedTask(t *testing.T) {
 			t.Errorf("%s = %s, want %s", k, g, w)
 		}
 	}
+}
+
+// BenchmarkMapping_TenInstances runs a mapped @task of ten elements, from
+// trigger to the run's end (each instance a python3 process):
+// go test -run '^$' -bench BenchmarkMapping_TenInstances -benchtime 3x .
+func BenchmarkMapping_TenInstances(b *testing.B) {
+	needPython(b)
+	abs, err := filepath.Abs("testdata/pydags/mapping")
+	if err != nil {
+		b.Fatal(err)
+	}
+	logger := zerolog.Nop()
+	set, err := loadDAGSet(context.Background(), abs, edition2, logger)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vars, err := newStore()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := readPythonDAGs(context.Background(), config{DagsDir: abs, Edition: edition2, Python: "python3"}, vars, set, logger); err != nil {
+		b.Fatal(err)
+	}
+	store := storeWith(b, set)
+	if err := store.SetPaused("py_map_ten", false, false); err != nil {
+		b.Fatal(err)
+	}
+	sched := newScheduler(schedulerOptions{Store: store, Edition: edition2, Logger: logger, Now: time.Now, Parallelism: 16, Unixname: "bench"})
+	defer sched.stop()
+	api := newAirflowAPI(&operations{store: store, edition: edition2, now: time.Now, unixname: "bench", kick: sched.Kick})
+	b.ResetTimer()
+	for i := range b.N {
+		res, err := api.TriggerDAG("py_map_ten", []byte(fmt.Sprintf(`{"run_id": "r%d"}`, i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runID := res["run_id"].(string)
+		for {
+			if err := sched.tick(time.Now()); err != nil {
+				b.Fatal(err)
+			}
+			for _, rt := range sched.running() {
+				<-rt.done
+			}
+			if run, err := store.RunByRunID("py_map_ten", runID); err == nil && run.State.Finished() {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/10, "ms/instance")
 }

@@ -82,3 +82,12 @@ with DAG(dag_id="py_map_pull", schedule=None, start_date=pendulum.datetime(2024,
                 "some": ti.xcom_pull(task_ids="emit", map_indexes=[2, 0])}
 
     emit.expand(n=[1, 2, 3]) >> puller()
+
+
+with DAG(dag_id="py_map_ten", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")) as ten_dag:
+
+    @task
+    def one(n):
+        return n
+
+    one.expand(n=list(range(10)))
