@@ -335,3 +335,53 @@ func BenchmarkMapping_TenInstances(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/10, "ms/instance")
 }
+
+// TestMapping_RetryRunsFailedInstancesOnly: a mapped task's retry runs the
+// instances that failed (each of Airflow's mapped task instances retries
+// on its own); the others keep their try and their values.
+func TestMapping_RetryRunsFailedInstancesOnly(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolder(t, "testdata/pydags/mapping")
+	store := storeWith(t, set)
+	sched := newScheduler(schedulerOptions{Store: store, Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: time.Now, Parallelism: 16, Unixname: "tester"})
+	t.Cleanup(sched.stop)
+	if err := store.SetPaused("py_map_retry", false, false); err != nil {
+		t.Fatal(err)
+	}
+	api := newAirflowAPI(&operations{store: store, edition: edition2, now: time.Now, unixname: "tester", kick: sched.Kick})
+	res, err := api.TriggerDAG("py_map_retry", []byte(`{"run_id": "r1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := res["run_id"].(string)
+	for range 50 {
+		settleUntil(t, sched, time.Now, func() bool {
+			run, err := store.RunByRunID("py_map_retry", runID)
+			return err == nil && run.State.Finished()
+		})
+		if run, _ := store.RunByRunID("py_map_retry", runID); run.State.Finished() {
+			break
+		}
+	}
+	if run := finishedRun(t, store, "py_map_retry", runID); run.State != RunSuccess {
+		t.Errorf("run ended %q, want success after the retry", run.State)
+	}
+	ti, err := store.TaskInstance("py_map_retry", runID, "flaky")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tries []int
+	for _, mi := range ti.Mapped {
+		tries = append(tries, mi.TryNumber)
+		if mi.State != TaskSuccess {
+			t.Errorf("flaky[%d] = %q, want success", mi.MapIndex, mi.State)
+		}
+	}
+	if ti.TryNumber != 2 || !slices.Equal(tries, []int{1, 2, 1}) {
+		t.Errorf("flaky: try %d, instances' tries %v; want 2, [1 2 1]", ti.TryNumber, tries)
+	}
+	if got := mappedXCom(t, store, "py_map_retry", runID, "gather", -1); got != "[1, 2, 3]" {
+		t.Errorf("gather pushed %s, want every instance's value, kept ones included", got)
+	}
+}

@@ -91,3 +91,19 @@ with DAG(dag_id="py_map_ten", schedule=None, start_date=pendulum.datetime(2024, 
         return n
 
     one.expand(n=list(range(10)))
+
+
+with DAG(dag_id="py_map_retry", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
+         default_args={"retries": 1, "retry_delay": __import__("datetime").timedelta(0)}) as retry_dag:
+
+    @task
+    def flaky(n, ti=None):
+        if n == 2 and ti.try_number == 1:
+            raise ValueError("first try of two")
+        return n
+
+    @task
+    def gather(values):
+        return values
+
+    gather(flaky.expand(n=[1, 2, 3]))
