@@ -53,6 +53,9 @@ func (s *server) V1GetTaskInstanceTries(dagID, runID, taskID string, mapIndex in
 	if ti != nil {
 		tries = append(tries, v1TaskInstanceTry(ti, run))
 	}
+	for _, t := range tries {
+		t.(map[string]any)["map_index"] = mapIndex
+	}
 	return map[string]any{"task_instances": tries, "total_entries": len(tries)}, nil
 }
 
@@ -66,7 +69,9 @@ func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int6
 		return nil, err
 	}
 	if ti != nil && int64(ti.TryNumber) == try {
-		return v1TaskInstanceTry(ti, run), nil
+		out := v1TaskInstanceTry(ti, run)
+		out["map_index"] = mapIndex
+		return out, nil
 	}
 	for _, t := range earlier {
 		if int64(t.TryNumber) == try {
@@ -81,9 +86,6 @@ func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int6
 // task instance that does not exist (or an index other than -1, which
 // airlite never has) is nil, not an error.
 func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, *TaskInstance, []*TaskInstance, error) {
-	if mapIndex != -1 {
-		return nil, nil, nil, nil
-	}
 	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
 	var p *problem
 	switch {
@@ -91,6 +93,16 @@ func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, 
 		return nil, nil, nil, nil
 	case err != nil:
 		return nil, nil, nil, err
+	case mapIndex != -1:
+		// An expanded instance's current try (airlite keeps no earlier
+		// tries of an instance); none for another index.
+		if mapIndex < 0 || mapIndex >= int64(len(ti.Mapped)) {
+			return nil, nil, nil, nil
+		}
+		one := mappedAsTaskInstance(ti, ti.Mapped[mapIndex])
+		return run, one, nil, nil
+	case len(ti.Mapped) > 0:
+		return nil, nil, nil, nil // expanded: no -1 instance any more
 	}
 	earlier, _, err := s.opts.Store.EarlierTries(dagID, runID, taskID)
 	if err != nil {
@@ -129,15 +141,22 @@ func (s *server) V1GetMappedTaskInstance(dagID, runID, taskID string, mapIndex i
 // instance: its task instance's fields with its own index, state, try and
 // dates.
 func v1MappedTaskInstance(ti *TaskInstance, mi MappedInstance, run *DagRun) map[string]any {
-	one := *ti
-	one.State, one.TryNumber, one.StartDate, one.EndDate, one.Duration = mi.State, mi.TryNumber, mi.StartDate, mi.EndDate, mi.Duration
-	one.Rendered, one.Mapped, one.PID = mi.Rendered, nil, nil
-	out := v1TaskInstance(&one, run)
+	out := v1TaskInstance(mappedAsTaskInstance(ti, mi), run)
 	out["map_index"] = mi.MapIndex
 	if mi.RenderedMapIndex != nil {
 		out["rendered_map_index"] = *mi.RenderedMapIndex
 	}
 	return out
+}
+
+// mappedAsTaskInstance is an expanded instance as a task instance: its
+// task instance's fields with its own state, try and dates (the answers
+// set its map_index).
+func mappedAsTaskInstance(ti *TaskInstance, mi MappedInstance) *TaskInstance {
+	one := *ti
+	one.State, one.TryNumber, one.StartDate, one.EndDate, one.Duration = mi.State, mi.TryNumber, mi.StartDate, mi.EndDate, mi.Duration
+	one.Rendered, one.Mapped, one.PID = mi.Rendered, nil, nil
+	return &one
 }
 
 // V1GetMappedTaskInstances is GET …/taskInstances/{task_id}/listMapped:

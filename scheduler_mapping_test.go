@@ -235,6 +235,14 @@ func TestServerV1_MappedTaskInstancesExpanded(t *testing.T) {
 	if failed["total_entries"] != float64(1) {
 		t.Errorf("listMapped?state=failed = %v, want the one failed instance", failed)
 	}
+	tries := ts.v1JSON(t, doc, base+"/1/tries")
+	if rows, _ := tries["task_instances"].([]any); len(rows) != 1 || rows[0].(map[string]any)["map_index"] != float64(1) ||
+		rows[0].(map[string]any)["state"] != "failed" {
+		t.Errorf("GET …/maybe/1/tries = %v, want its one try, failed, map_index 1", tries)
+	}
+	if try := ts.v1JSON(t, doc, base+"/1/tries/1"); try["map_index"] != float64(1) || try["try_number"] != float64(1) {
+		t.Errorf("GET …/maybe/1/tries/1 = %v, want map_index 1, try 1", try)
+	}
 	one := ts.v1JSON(t, doc, base+"/2")
 	if one["map_index"] != float64(2) || one["state"] != "success" {
 		t.Errorf("GET …/maybe/2 = %v, want map_index 2, success", one)
