@@ -96,7 +96,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		if err != nil {
 			return nil, err
 		}
-		if task.Operator == "BashOperator" {
+		if task.Operator == "BashOperator" && task.Mapping == nil { // a mapped one's instances are simulated
 			if task.shellPlan, err = compileShellPlan(task.BashCommand); err != nil {
 				return nil, fmt.Errorf("line %d: task %q: bash_command: %w", bashCommandLine(ts, err), task.TaskID, err)
 			}
@@ -298,7 +298,7 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		return nil, fail(s.TriggerRulePos, "unknown trigger_rule %q%s", t.TriggerRule, suggestion(t.TriggerRule, sortedKeys(validTriggerRules)))
 	case t.WeightRule != "downstream" && t.WeightRule != "upstream" && t.WeightRule != "absolute":
 		return nil, fail(s.WeightRulePos, "unknown weight_rule %q (downstream, upstream or absolute)", t.WeightRule)
-	case t.Operator == "BashOperator" && strings.TrimSpace(t.BashCommand) == "":
+	case t.Operator == "BashOperator" && strings.TrimSpace(t.BashCommand) == "" && t.Mapping == nil:
 		return nil, fail(s.BashCommandPos, "a BashOperator needs a bash_command")
 	case t.Operator != "SubDagOperator" && t.Subdag != "":
 		return nil, fail(s.SubdagPos, "subdag is only for SubDagOperator, not %s", t.Operator)

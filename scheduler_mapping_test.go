@@ -393,3 +393,25 @@ func TestMapping_RetryRunsFailedInstancesOnly(t *testing.T) {
 		t.Errorf("gather pushed %s, want every instance's value, kept ones included", got)
 	}
 }
+
+// TestMapping_OtherOperatorsSimulatedPerInstance: a mapped operator other
+// than a Python callable (its elements live in Python only) expands too,
+// each instance simulated.
+func TestMapping_OtherOperatorsSimulatedPerInstance(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolder(t, "testdata/pydags/mapping")
+	store, runID := mappingRun(t, set, "py_map_bash")
+	for task, n := range map[string]int{"echo": 2, "nothing": 3} {
+		ti, err := store.TaskInstance("py_map_bash", runID, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ti.State != TaskSuccess || len(ti.Mapped) != n {
+			t.Errorf("%s = %q with %d instances, want success with %d", task, ti.State, len(ti.Mapped), n)
+		}
+	}
+	raw, _ := store.read().First(tableTaskLogs, indexID, "py_map_bash", runID, "echo")
+	if raw == nil || !strings.Contains(raw.(*TaskLog).Tries[0].Output, "simulated BashOperator") {
+		t.Errorf("echo's log does not say its instances were simulated: %+v", raw)
+	}
+}

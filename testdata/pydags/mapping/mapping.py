@@ -107,3 +107,10 @@ with DAG(dag_id="py_map_retry", schedule=None, start_date=pendulum.datetime(2024
         return values
 
     gather(flaky.expand(n=[1, 2, 3]))
+
+
+with DAG(dag_id="py_map_bash", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")) as bash_dag:
+    from airflow.operators.bash import BashOperator
+
+    BashOperator.partial(task_id="echo").expand(bash_command=["echo 1", "echo 2"]) >> EmptyOperator.partial(
+        task_id="nothing").expand(doc_md=["a", "b", "c"])
