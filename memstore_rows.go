@@ -130,6 +130,9 @@ type DagRun struct {
 	UpdatedAt *time.Time
 	// Note is the run's note (the stable API's setNote); nil: none.
 	Note *string
+	// DagVersionID is the id of the DAG version the run was created with
+	// (Airflow 3's created_dag_version_id); "" when the DAG had none.
+	DagVersionID string
 	// DataIntervalStart and DataIntervalEnd are a data interval given
 	// when the run was created (the stable API's POST); nil: the
 	// interval follows from the DAG's schedule (apiv1_runs.go).
@@ -188,6 +191,9 @@ type TaskInstance struct {
 	// (scheduler_mapping.go), by map_index; nil before (the task instance
 	// is Airflow's map_index -1 row) and for a task that is not mapped.
 	Mapped []MappedInstance
+	// DagVersionID is the id of the DAG version the task instance was
+	// created with (Airflow 3's dag_version_id); "" when none.
+	DagVersionID string
 }
 
 // MappedInstance is one of a mapped task's task instances, as Airflow
