@@ -47,6 +47,7 @@ type v2Type struct {
 	literal bool     // v2Enum: a Literal (literal_error) rather than an Enum
 	ge      *int64   // Field(ge=...) on a number
 	minLen  *int     // Field(min_length=...) on a string or list
+	maxLen  *int     // StringConstraints(max_length=...) on a string
 	// check validates a v2Custom value at loc: the value kept and the
 	// errors.
 	check func(v any, loc []any) (any, []v2Issue)
@@ -280,6 +281,10 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 		if t.minLen != nil && utf8.RuneCountInString(s) < *t.minLen {
 			return nil, []v2Issue{{Type: "string_too_short", Loc: loc, Msg: "String should have at least " + v2Count(*t.minLen, "character"),
 				Input: s, Ctx: map[string]any{"min_length": *t.minLen}}}
+		}
+		if t.maxLen != nil && utf8.RuneCountInString(s) > *t.maxLen {
+			return nil, []v2Issue{{Type: "string_too_long", Loc: loc, Msg: "String should have at most " + v2Count(*t.maxLen, "character"),
+				Input: s, Ctx: map[string]any{"max_length": *t.maxLen}}}
 		}
 		return s, nil
 	case v2Int:
