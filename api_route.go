@@ -86,6 +86,10 @@ type apiRoute struct {
 type routeTable struct {
 	dialect *dialect
 	routes  []*apiRoute
+	// index lists the rows by shape for first-match dialects
+	// (api_route_starlette.go), built on first use.
+	indexOnce sync.Once
+	index     *shapeIndex
 }
 
 // add puts a row in the table.

@@ -19,10 +19,29 @@ import (
 // matchFirst returns the first row, in the table's order, whose path fits
 // and whose method is method, with the path's parameters; when none does,
 // partial is the first row whose path fits with another method (nil when
-// no path fits).
+// no path fits). Only the rows of the path's shape are tried (its first
+// segment and segment count; rows ending in {name:path} by first segment).
 func (t *routeTable) matchFirst(method, path string) (rt *apiRoute, params map[string]string, partial *apiRoute) {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	for _, row := range t.routes {
+	idx := t.shapeIndex()
+	lists := [4][]int{
+		idx.fixed[routeShape{first: segs[0], n: len(segs)}], idx.tails[segs[0]],
+		idx.fixed[routeShape{first: anyFirst, n: len(segs)}], idx.tails[anyFirst],
+	}
+	for {
+		// The next row in the table's order among the four lists.
+		pick := -1
+		for l := range lists {
+			if len(lists[l]) > 0 && (pick < 0 || lists[l][0] < lists[pick][0]) {
+				pick = l
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		i := lists[pick][0]
+		lists[pick] = lists[pick][1:]
+		row := t.routes[i]
 		if !row.fitsAnySegment(segs) {
 			continue
 		}
@@ -34,6 +53,45 @@ func (t *routeTable) matchFirst(method, path string) (rt *apiRoute, params map[s
 		}
 	}
 	return nil, nil, partial
+}
+
+// routeShape is what a path's rows share: the first segment (anyFirst
+// for a row that starts with a parameter) and the number of segments.
+type routeShape struct {
+	first string
+	n     int
+}
+
+// shapeIndex lists a table's rows by shape, in the table's order: fixed
+// for rows of a fixed number of segments, tails for rows whose last
+// segment takes the rest of the path. Built once, on first use (a table
+// is complete before it serves).
+type shapeIndex struct {
+	fixed map[routeShape][]int
+	tails map[string][]int
+}
+
+// anyFirst keys the rows whose first segment is a parameter.
+const anyFirst = "{}"
+
+func (t *routeTable) shapeIndex() *shapeIndex {
+	t.indexOnce.Do(func() {
+		idx := &shapeIndex{fixed: map[routeShape][]int{}, tails: map[string][]int{}}
+		for i, row := range t.routes {
+			first := row.segs[0]
+			if strings.HasPrefix(first, "{") {
+				first = anyFirst
+			}
+			if _, isPath := row.pathParam(); isPath {
+				idx.tails[first] = append(idx.tails[first], i)
+				continue
+			}
+			key := routeShape{first: first, n: len(row.segs)}
+			idx.fixed[key] = append(idx.fixed[key], i)
+		}
+		t.index = idx
+	})
+	return t.index
 }
 
 // fitsAnySegment is fits without Werkzeug's integer converter: Starlette

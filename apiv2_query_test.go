@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -234,5 +235,48 @@ func TestV2Routing_FirstMatchAndGathering(t *testing.T) {
 	want := `{"detail":[{"type":"int_parsing","loc":["path","id"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"},{"type":"greater_than_equal","loc":["query","limit"],"msg":"Input should be greater than or equal to 0","input":"-1","ctx":{"ge":0}}]}`
 	if got := v2ErrorBody(t, err); got != want {
 		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// TestMatchFirst_IndexKeepsDeclaredOrder checks the shape index against a
+// plain walk of the table in order, over rows of every kind (literal,
+// parameter, a parameter first segment, a {name:path} tail) and paths of
+// every shape.
+func TestMatchFirst_IndexKeepsDeclaredOrder(t *testing.T) {
+	t.Parallel()
+	tbl := &routeTable{}
+	noop := func(http.ResponseWriter, *http.Request, *apiRequest) {}
+	for _, row := range []struct{ method, pattern string }{
+		{"GET", "/files/{rest:path}"}, {"GET", "/assets/events"}, {"POST", "/assets/events"},
+		{"GET", "/{kind}/events"}, {"GET", "/assets/{id}"}, {"DELETE", "/assets/{id}"},
+		{"GET", "/{kind}/{id}"}, {"GET", "/{any:path}"}, {"PATCH", "/dags/{dag_id}/x"}, {"GET", "/dags/~/x"},
+	} {
+		tbl.add(row.method, row.pattern, noop)
+	}
+	walk := func(method, path string) (*apiRoute, *apiRoute) {
+		segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+		var partial *apiRoute
+		for _, row := range tbl.routes {
+			if !row.fitsAnySegment(segs) {
+				continue
+			}
+			if row.method == method {
+				return row, nil
+			}
+			if partial == nil {
+				partial = row
+			}
+		}
+		return nil, partial
+	}
+	for _, method := range []string{"GET", "POST", "DELETE", "PATCH", "PUT"} {
+		for _, path := range []string{"/assets/events", "/assets/7", "/pools/events", "/pools/7", "/files/a/b",
+			"/dags/~/x", "/dags/d/x", "/a/b/c/d", "/assets", "/", "/dags//x"} {
+			gotRow, _, gotPartial := tbl.matchFirst(method, path)
+			wantRow, wantPartial := walk(method, path)
+			if gotRow != wantRow || gotPartial != wantPartial {
+				t.Errorf("%s %s: index found %v/%v, the walk %v/%v", method, path, gotRow, gotPartial, wantRow, wantPartial)
+			}
+		}
 	}
 }
