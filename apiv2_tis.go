@@ -42,6 +42,9 @@ const (
 	// post_clear_task_instances.
 	v2ClearRunNotFound = "Dag Run id %s not found in dag %s"
 	v2ClearNoLogical   = "Cannot use include_past or include_future with no logical_date(e.g. manually or asset-triggered)."
+	// models/taskinstance.py clear_task_instances: the
+	// AirflowClearRunningTaskException's str(), answered as a 409.
+	v2ClearRunning = "AirflowClearRunningTaskException: Disable 'prevent_running_task' to proceed, or wait until the task is not running, queued, or scheduled state."
 )
 
 // v2TIStates are TaskInstanceState's values in their order
@@ -79,7 +82,7 @@ type v2TaskInstance struct {
 	RunAfter         v2When         `json:"run_after"`
 	StartDate        *v2When        `json:"start_date"`
 	EndDate          *v2When        `json:"end_date"`
-	Duration         *v2PyFloat       `json:"duration"`
+	Duration         *v2PyFloat     `json:"duration"`
 	State            *string        `json:"state"`
 	TryNumber        int            `json:"try_number"`
 	MaxTries         int            `json:"max_tries"`
@@ -109,32 +112,32 @@ type v2TaskInstance struct {
 // v2TaskInstanceTry is datamodels/task_instance_history.py
 // TaskInstanceHistoryResponse.
 type v2TaskInstanceTry struct {
-	TaskID          string   `json:"task_id"`
-	DagID           string   `json:"dag_id"`
-	DagRunID        string   `json:"dag_run_id"`
-	MapIndex        int      `json:"map_index"`
-	StartDate       *v2When  `json:"start_date"`
-	EndDate         *v2When  `json:"end_date"`
+	TaskID          string     `json:"task_id"`
+	DagID           string     `json:"dag_id"`
+	DagRunID        string     `json:"dag_run_id"`
+	MapIndex        int        `json:"map_index"`
+	StartDate       *v2When    `json:"start_date"`
+	EndDate         *v2When    `json:"end_date"`
 	Duration        *v2PyFloat `json:"duration"`
-	State           *string  `json:"state"`
-	TryNumber       int      `json:"try_number"`
-	MaxTries        int      `json:"max_tries"`
-	TaskDisplayName string   `json:"task_display_name"`
-	DagDisplayName  string   `json:"dag_display_name"`
-	Hostname        string   `json:"hostname"`
-	Unixname        string   `json:"unixname"`
-	Pool            string   `json:"pool"`
-	PoolSlots       int      `json:"pool_slots"`
-	Queue           string   `json:"queue"`
-	PriorityWeight  int      `json:"priority_weight"`
-	Operator        *string  `json:"operator"`
-	OperatorName    *string  `json:"operator_name"`
-	QueuedWhen      *v2When  `json:"queued_when"`
-	ScheduledWhen   *v2When  `json:"scheduled_when"`
-	PID             *int     `json:"pid"`
-	Executor        *string  `json:"executor"`
-	ExecutorConfig  string   `json:"executor_config"`
-	DagVersion      any      `json:"dag_version"`
+	State           *string    `json:"state"`
+	TryNumber       int        `json:"try_number"`
+	MaxTries        int        `json:"max_tries"`
+	TaskDisplayName string     `json:"task_display_name"`
+	DagDisplayName  string     `json:"dag_display_name"`
+	Hostname        string     `json:"hostname"`
+	Unixname        string     `json:"unixname"`
+	Pool            string     `json:"pool"`
+	PoolSlots       int        `json:"pool_slots"`
+	Queue           string     `json:"queue"`
+	PriorityWeight  int        `json:"priority_weight"`
+	Operator        *string    `json:"operator"`
+	OperatorName    *string    `json:"operator_name"`
+	QueuedWhen      *v2When    `json:"queued_when"`
+	ScheduledWhen   *v2When    `json:"scheduled_when"`
+	PID             *int       `json:"pid"`
+	Executor        *string    `json:"executor"`
+	ExecutorConfig  string     `json:"executor_config"`
+	DagVersion      any        `json:"dag_version"`
 }
 
 type v2TICollection struct {
@@ -174,10 +177,8 @@ func nonEmpty(s string) *string {
 // v2OperatorName is operator_name: the name the task's class shows
 // (custom_operator_name, "@task" for decorated ones), else its class.
 func (s *server) v2OperatorName(dagID, taskID, operator string) *string {
-	if row, err := s.opts.Store.DagByID(dagID); err == nil && row.Def != nil {
-		if t := row.Def.Task(taskID); t != nil && t.OperatorName != "" {
-			return &t.OperatorName
-		}
+	if t := s.ops.loadedTask(dagID, taskID); t != nil && t.OperatorName != "" {
+		return &t.OperatorName
 	}
 	return nonEmpty(operator)
 }
@@ -296,7 +297,6 @@ func v2TIStatesOf(names []string) ([]TaskState, error) {
 	}
 	return out, nil
 }
-
 
 // v2TimeBounds reads a datetime range's four parameters.
 func v2TimeBounds(q v1Values, field string) timeBounds {
@@ -866,7 +866,7 @@ func (s *server) v2ClearTaskInstances(req *apiRequest) (any, error) {
 		future: bodyBool(b, "include_future", false), past: bodyBool(b, "include_past", false),
 		onlyFailed: bodyBool(b, "only_failed", true), onlyRunning: bodyBool(b, "only_running", false),
 		resetRuns: bodyBool(b, "reset_dag_runs", true), dryRun: bodyBool(b, "dry_run", true),
-		runOnly: true, noEndCap: true,
+		runOnly: true, noEndCap: true, preventRunning: bodyBool(b, "prevent_running_task", false),
 	}
 	if runID, ok := b["dag_run_id"].(string); ok {
 		cr.runID = runID
@@ -893,6 +893,8 @@ func (s *server) v2ClearTaskInstances(req *apiRequest) (any, error) {
 		return nil, v2Detail404(v2ClearRunNotFound, cr.runID, dagID)
 	case isFault(err, faultClearNoLogicalDate):
 		return nil, &v2Error{status: http.StatusBadRequest, detail: v2ClearNoLogical}
+	case isFault(err, faultClearRunning):
+		return nil, &v2Error{status: http.StatusConflict, detail: v2ClearRunning}
 	case err != nil:
 		return nil, err
 	}

@@ -588,3 +588,53 @@ func TestAPIv2_XComCRUD(t *testing.T) {
 	ts.v2(t, "GET", xcoms+"/test_xcom_key", "", 404)
 	_ = bytes.NewReader
 }
+
+// TestAPIv2_TaskInstancesOfARunWithoutLogicalDate reads the task
+// instances of a run triggered with no logical date (Airflow 3's
+// logical_date null): null in their answers, cleared by its run_id alone,
+// and refused a clear reaching the runs before or after it.
+func TestAPIv2_TaskInstancesOfARunWithoutLogicalDate(t *testing.T) {
+	t.Parallel()
+	ts, sched := newV2RunServer(t)
+	got, err := ts.srv.ops.trigger(triggerRequest{dagID: "v2pair", runID: "nodate", noDate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settleTicks(t, sched, time.Now)
+	finishedRun(t, ts.store, "v2pair", "nodate")
+	ti := decodeJSON[map[string]any](t, ts.v2(t, "GET", "/dags/v2pair/dagRuns/nodate/taskInstances/hello", "", 200).body)
+	if ti["logical_date"] != nil || ti["run_after"] != v2Time(got.run.After()) || ti["state"] != "success" {
+		t.Errorf("task instance %v", ti)
+	}
+	// Not in a logical date range; in a run_after one.
+	if p := decodeJSON[v2TICollectionT](t, ts.v2(t, "GET", "/dags/~/dagRuns/~/taskInstances?logical_date_gte=2000-01-01T00:00:00Z", "", 200).body); p.TotalEntries != 2 {
+		t.Errorf("logical date range kept %d", p.TotalEntries)
+	}
+	cleared := decodeJSON[v2TICollectionT](t, ts.v2(t, "POST", "/dags/v2pair/clearTaskInstances",
+		`{"dag_run_id":"nodate","only_failed":false}`, 200).body)
+	if cleared.TotalEntries != 2 || cleared.TaskInstances[0]["dag_run_id"] != "nodate" || cleared.TaskInstances[1]["dag_run_id"] != "nodate" {
+		t.Errorf("clear by run id %+v", cleared)
+	}
+	res := ts.v2(t, "POST", "/dags/v2pair/clearTaskInstances", `{"dag_run_id":"nodate","include_past":true}`, 400)
+	if res.body != `{"detail":"Cannot use include_past or include_future with no logical_date(e.g. manually or asset-triggered)."}` {
+		t.Errorf("past of a run without a date: %s", res.body)
+	}
+}
+
+// TestAPIv2_ClearPreventRunningTask refuses, with Airflow's 409, a clear
+// with prevent_running_task that reaches a running task instance, and
+// clears nothing.
+func TestAPIv2_ClearPreventRunningTask(t *testing.T) {
+	t.Parallel()
+	ts, _ := newV2RunServer(t)
+	if _, _, err := ts.store.ForceTaskStates("v2pair", "r1", TaskRunning, time.Now().UTC(), func(*DAG) ([]string, error) { return []string{"after"}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	res := ts.v2(t, "POST", "/dags/v2pair/clearTaskInstances", `{"dag_run_id":"r1","only_failed":false,"dry_run":false,"prevent_running_task":true}`, 409)
+	if res.body != `{"detail":"AirflowClearRunningTaskException: Disable 'prevent_running_task' to proceed, or wait until the task is not running, queued, or scheduled state."}` {
+		t.Errorf("409 %s", res.body)
+	}
+	if ti := decodeJSON[map[string]any](t, ts.v2(t, "GET", "/dags/v2pair/dagRuns/r1/taskInstances/hello", "", 200).body); ti["state"] != "success" {
+		t.Errorf("hello was cleared: %v", ti["state"])
+	}
+}

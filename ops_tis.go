@@ -384,7 +384,15 @@ type clearRequest struct {
 	// [task_id, map_index] pair of Airflow 3): airlite has no such task
 	// instance, so they add only their relatives.
 	mappedTaskIDs []string
+	// preventRunning refuses a clear that reaches a running task instance
+	// (Airflow 3's prevent_running_task): faultClearRunning, nothing
+	// cleared.
+	preventRunning bool
 }
+
+// faultClearRunning is a clear with prevent_running_task that reaches a
+// running task instance.
+const faultClearRunning opFault = "clear_running" // dag_id, run_id, task_id
 
 // faultClearNoLogicalDate is include_past or include_future asked of a
 // run without a logical date.
@@ -483,6 +491,9 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 				req.onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed,
 				req.onlyRunning && ti.State != TaskRunning:
 				continue
+			}
+			if req.preventRunning && !req.dryRun && ti.State == TaskRunning {
+				return nil, opErr(errConflict, faultClearRunning, "dag_id", tg.dagID, "run_id", tg.run.RunID, "task_id", ti.TaskID)
 			}
 			picks[i] = append(picks[i], ti.TaskID)
 			names = append(names, tiName{tg.dagID, tg.run.RunID, ti.TaskID, tg.run.ExecutionDate})
@@ -843,4 +854,14 @@ func (o *operations) runsByRunID(runID string) ([]*DagRun, error) {
 		runs = append(runs, run)
 	}
 	return runs, nil
+}
+
+// loadedTask is a task of a DAG whose definition is loaded; nil when the
+// DAG or the task is not there.
+func (o *operations) loadedTask(dagID, taskID string) *Task {
+	row, err := o.store.DagByID(dagID)
+	if err != nil || row.Def == nil {
+		return nil
+	}
+	return row.Def.Task(taskID)
 }
