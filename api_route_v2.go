@@ -61,7 +61,7 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 		withQuery(mapIndex), withPathInts("task_try_number"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(true)),
 		withPathInts("map_index", "task_try_number"))
-	t.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", d.answer(s, s.v2ClearTaskInstances), v2Body(v2ClearModel))
+	t.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", d.answer(s, s.v2ClearTaskInstances), v2ClearBody())
 	updateMask := qV2Strs("update_mask")
 	t.add(http.MethodPatch, tis+"/{task_id}/dry_run", d.answer(s, s.v2PatchTaskInstance(false, true)),
 		withQuery(mapIndex, updateMask), v2Body(v2PatchTIModel))

@@ -9,6 +9,7 @@ package main
 // executor, trigger or DAG version (null).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -830,31 +831,78 @@ var v2ClearModel = &v2Model{name: "ClearTaskInstancesBody", fields: []v2Field{
 	{name: "run_on_latest_version", typ: v2TBool}, {name: "prevent_running_task", typ: v2TBool},
 }}
 
-// v2ClearCheck is ClearTaskInstancesBody.validate_model, a before-model
-// validator whose ValidationError(...) call itself fails (pydantic's
-// ValidationError takes no message), which FastAPI answers with a 500.
-func v2ClearCheck(body map[string]any) error {
-	internal := errors.New("clear task instances: ClearTaskInstancesBody.validate_model raises")
-	start, end := bodyTime(body, "start_date"), bodyTime(body, "end_date")
-	runID, _ := body["dag_run_id"].(string)
+// v2ClearBody is ClearTaskInstancesBody's check: first its
+// validate_model, a before-validator that reads the body as sent and
+// whose ValidationError(...) call itself fails (pydantic's ValidationError
+// takes no message): a TypeError pydantic does not catch, which FastAPI
+// answers with a 500 before any field is checked; then the fields.
+func v2ClearBody() func(*apiRoute) {
+	return withBody(func(v any) (map[string]any, error) {
+		if dict, ok := v.(pyDict); ok && v2ClearValidatorRaises(dict) {
+			return nil, errors.New("clear task instances: ClearTaskInstancesBody.validate_model raised")
+		}
+		out, issues := v2ClearModel.validate(v, []any{"body"})
+		if issues != nil {
+			return nil, v2Invalid(issues)
+		}
+		return out, nil
+	})
+}
+
+// v2ClearValidatorRaises reports whether validate_model raises on the
+// body as sent: Python's truth of each value, start_date > end_date as
+// the raw values compare (strings by their characters; other pairs that
+// Python cannot order raise too).
+func v2ClearValidatorRaises(body pyDict) bool {
+	get := func(name string) any {
+		for _, f := range body {
+			if f.key == name {
+				return f.val
+			}
+		}
+		return nil
+	}
+	start, end, runID := get("start_date"), get("end_date"), get("dag_run_id")
 	switch {
-	case bodyBool(body, "only_failed", false) && bodyBool(body, "only_running", false),
-		start != nil && end != nil && start.After(*end),
-		start != nil && runID != "", end != nil && runID != "":
-		return internal
+	case pyTruthy(get("only_failed")) && pyTruthy(get("only_running")):
+		return true
+	case pyTruthy(start) && pyTruthy(end):
+		a, aStr := start.(string)
+		b, bStr := end.(string)
+		if !aStr || !bStr || a > b {
+			return true
+		}
 	}
-	if list, ok := body["task_ids"].([]any); ok && len(list) == 0 {
-		return internal
+	if (pyTruthy(start) || pyTruthy(end)) && pyTruthy(runID) {
+		return true
 	}
-	return nil
+	list, isList := get("task_ids").([]any)
+	return isList && len(list) == 0
+}
+
+// pyTruthy is Python's truth of a decoded JSON value.
+func pyTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case json.Number:
+		f, err := x.Float64()
+		return err != nil || f != 0
+	case []any:
+		return len(x) > 0
+	case pyDict:
+		return len(x) > 0
+	}
+	return true
 }
 
 // v2ClearTaskInstances is post_clear_task_instances.
 func (s *server) v2ClearTaskInstances(req *apiRequest) (any, error) {
 	dagID, b := req.param("dag_id"), req.body
-	if err := v2ClearCheck(b); err != nil {
-		return nil, err
-	}
 	if _, err := s.ops.dagDefinition(dagID); errors.Is(err, errNotFound) {
 		return nil, v2Detail404(v2DagNotFound, dagID)
 	} else if err != nil {

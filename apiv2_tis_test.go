@@ -284,6 +284,17 @@ func TestAPIv2_TaskInstanceErrors(t *testing.T) {
 			`{"detail":[{"type":"string_too_long","loc":["body","note"],"msg":"String should have at most 1000 characters","input":"` + strings.Repeat("n", 1001) + `","ctx":{"max_length":1000}}]}`},
 		{"clear a missing dag", "POST", "/dags/nodag/clearTaskInstances", `{}`, 404, "{\"detail\":\"The Dag with ID: `nodag` was not found\"}"},
 		{"clear a missing run", "POST", "/dags/v2pair/clearTaskInstances", `{"dag_run_id":"nope"}`, 404, `{"detail":"Dag Run id nope not found in dag v2pair"}`},
+		// validate_model's ValidationError("...") is a TypeError: 500.
+		{"clear only failed and only running", "POST", "/dags/v2pair/clearTaskInstances", `{"only_failed":true,"only_running":true}`, 500, "Internal Server Error"},
+		{"clear no task_ids", "POST", "/dags/v2pair/clearTaskInstances", `{"task_ids":[],"dry_run":"not a bool"}`, 500, "Internal Server Error"},
+		{"clear a start after its end", "POST", "/dags/v2pair/clearTaskInstances",
+			`{"start_date":"2024-02-02T00:00:00Z","end_date":"2024-02-01T00:00:00Z"}`, 500, "Internal Server Error"},
+		{"clear a run and a date", "POST", "/dags/v2pair/clearTaskInstances", `{"dag_run_id":"r1","end_date":"2024-02-01T00:00:00Z"}`, 500, "Internal Server Error"},
+		{"clear a bad task_ids item", "POST", "/dags/v2pair/clearTaskInstances", `{"task_ids":[3]}`, 422,
+			`{"detail":[{"type":"string_type","loc":["body","task_ids",0,"str"],"msg":"Input should be a valid string","input":3},` +
+				`{"type":"tuple_type","loc":["body","task_ids",0,"tuple[str, int]"],"msg":"Input should be a valid tuple","input":3}]}`},
+		{"clear a naive date", "POST", "/dags/v2pair/clearTaskInstances", `{"start_date":"2024-02-01T00:00:00"}`, 422,
+			`{"detail":[{"type":"timezone_aware","loc":["body","start_date"],"msg":"Input should have timezone info","input":"2024-02-01T00:00:00"}]}`},
 		{"external log url", "GET", tis + "/hello/externalLogUrl/1", "", 400, `{"detail":"Task log handler does not support external logs."}`},
 		{"log of a missing try", "GET", tis + "/hello/logs/2", "", 404, `{"detail":"TaskInstance not found"}`},
 		{"log of try 0", "GET", tis + "/hello/logs/0", "", 422,
