@@ -753,6 +753,7 @@ func (s *server) v2PatchTaskInstance(mapped, dryRun bool) func(req *apiRequest) 
 				dagID: dagID, taskID: taskID, runID: runID, state: TaskState(newState),
 				upstream: bodyBool(req.body, "include_upstream", false), downstream: bodyBool(req.body, "include_downstream", false),
 				future: bodyBool(req.body, "include_future", false), past: bodyBool(req.body, "include_past", false), dryRun: dryRun,
+				resumeDownstream: true,
 			})
 			if err != nil {
 				return nil, err

@@ -649,3 +649,37 @@ func TestAPIv2_ClearPreventRunningTask(t *testing.T) {
 		t.Errorf("hello was cleared: %v", ti["state"])
 	}
 }
+
+// TestAPIv2_PatchResumesDownstream marks a failed task success: its
+// downstream task, upstream_failed, is cleared and the run queued again,
+// so the scheduler runs it (Airflow 3's DAG.set_task_instance_state).
+func TestAPIv2_PatchResumesDownstream(t *testing.T) {
+	t.Parallel()
+	ts, sched := newSchedServer(t, edition3, func(o *schedulerOptions) {
+		tickDriven(o)
+		o.RunTask = func(_ context.Context, job taskJob) taskOutcome {
+			if job.key.taskID == "hello" {
+				return taskOutcome{state: TaskFailed, output: "no\n"}
+			}
+			return taskOutcome{state: TaskSuccess, output: "yes\n"}
+		}
+	}, withDAG(v2PairDAG))
+	v2Trigger(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	settleTicks(t, sched, time.Now)
+	const tis = "/dags/v2pair/dagRuns/r1/taskInstances"
+	if st := decodeJSON[map[string]any](t, ts.v2(t, "GET", tis+"/after", "", 200).body)["state"]; st != "upstream_failed" {
+		t.Fatalf("after is %v", st)
+	}
+	patched := decodeJSON[v2TICollectionT](t, ts.v2(t, "PATCH", tis+"/hello", `{"new_state":"success"}`, 200).body)
+	if patched.TotalEntries != 1 || patched.TaskInstances[0]["state"] != "success" {
+		t.Errorf("patched %+v", patched)
+	}
+	if st := decodeJSON[map[string]any](t, ts.v2(t, "GET", tis+"/after", "", 200).body)["state"]; st != nil {
+		t.Errorf("after not cleared: %v", st)
+	}
+	settleTicks(t, sched, time.Now)
+	finishedRun(t, ts.store, "v2pair", "r1")
+	if st := decodeJSON[map[string]any](t, ts.v2(t, "GET", tis+"/after", "", 200).body)["state"]; st != "success" {
+		t.Errorf("after ran to %v", st)
+	}
+}

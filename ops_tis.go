@@ -239,6 +239,11 @@ type markRequest struct {
 	date                                       time.Time
 	state                                      TaskState
 	upstream, downstream, future, past, dryRun bool
+	// resumeDownstream: once marked, the task's downstream tasks that
+	// failed or whose upstream failed are cleared, the task itself left
+	// out, and their runs queued again (Airflow 3's
+	// DAG.set_task_instance_state, which PATCH taskInstances uses).
+	resumeDownstream bool
 }
 
 // markTaskInstances sets the states of the task instances req reaches
@@ -272,7 +277,16 @@ func (o *operations) markTaskInstances(req markRequest) ([]tiName, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), req.state, req.dryRun)
+	names, err := o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), req.state, req.dryRun)
+	if err != nil || req.dryRun || !req.resumeDownstream {
+		return names, err
+	}
+	downstream := slices.DeleteFunc(relatives(def, task, false, true), func(id string) bool { return id == req.taskID })
+	if _, err := o.clearTaskInstances(clearRequest{dagID: req.dagID, runID: run.RunID, taskIDs: downstream,
+		future: req.future, past: req.past, onlyFailed: true, resetRuns: true, runOnly: true, noEndCap: true}); err != nil {
+		return nil, err
+	}
+	return names, nil
 }
 
 // patchTaskInstance sets one task instance's state (patch_task_instance);
