@@ -20,10 +20,18 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/monitor/health", d.answer(s, func(*apiRequest) (any, error) {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
+	s.v2ExtraLinkRows(t)
 	s.v2XComRows(t)
 	s.v2TaskInstanceRows(t)
 	s.v2LogRows(t)
 	return t
+}
+
+// --- Extra links (core_api/routes/public/extra_links.py, included
+// before xcom_router and task_instances_router) ---
+func (s *server) v2ExtraLinkRows(t *routeTable) {
+	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/links", s.dialV2.answer(s, s.v2GetExtraLinks),
+		withQuery(qV2Int("map_index")))
 }
 
 // --- XCom (core_api/routes/public/xcom.py, xcom_router: included before

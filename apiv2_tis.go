@@ -1201,3 +1201,40 @@ func (s *server) v2BulkDelete(keys []v2BulkKey, failMissing bool, r *v2BulkActio
 	}
 	return nil
 }
+
+// v2ExtraLinks is datamodels/extra_links.py ExtraLinkCollectionResponse.
+type v2ExtraLinks struct {
+	ExtraLinks   map[string]*string `json:"extra_links"`
+	TotalEntries int                `json:"total_entries"`
+}
+
+// v2GetExtraLinks is routes/public/extra_links.py get_extra_links: none
+// of the operators airlite runs has extra links, so a task instance that
+// is there has none. A run that is not there crashes Airflow's DAG lookup
+// (get_dag_for_run of None): a 500.
+func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
+	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
+	run, err := s.ops.runByID(dagID, runID)
+	if errors.Is(err, errNotFound) {
+		return nil, fmt.Errorf("get extra links: no run %s of %s", runID, dagID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = s.ops.dagTask(dagID, taskID)
+	switch {
+	case isFault(err, faultTaskMissing):
+		return nil, v2Detail404("Task with ID = %s not found", taskID)
+	case errors.Is(err, errNotFound):
+		return nil, v2Detail404("DAG with ID = %s not found", dagID)
+	case err != nil:
+		return nil, err
+	}
+	if _, err := s.ops.runTaskInstance(run, taskID); err != nil || v2MapIndexParam(req) != -1 {
+		if err == nil || errors.Is(err, errNotFound) {
+			return nil, v2Detail404("TaskInstance not found")
+		}
+		return nil, err
+	}
+	return v2ExtraLinks{ExtraLinks: map[string]*string{}}, nil
+}
