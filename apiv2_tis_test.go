@@ -687,3 +687,26 @@ func TestAPIv2_PatchResumesDownstream(t *testing.T) {
 		t.Errorf("after ran to %v", st)
 	}
 }
+
+// TestAPIv2_DependenciesSpeakOfTheLogicalDate checks the dependencies of
+// a task instance waiting in a queued run dated in the future, in Airflow
+// 3's words (ti_deps: the "Logical Date" dep).
+func TestAPIv2_DependenciesSpeakOfTheLogicalDate(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2Trigger(t, ts, "v2pair", "future", "2099-01-01T00:00:00Z")
+	res := ts.v2(t, "GET", "/dags/v2pair/dagRuns/future/taskInstances/hello/dependencies", "", 200)
+	deps := decodeJSON[struct {
+		Dependencies []struct{ Name, Reason string } `json:"dependencies"`
+	}](t, res.body).Dependencies
+	var names []string
+	for _, d := range deps {
+		names = append(names, d.Name)
+		if d.Name == "Logical Date" && !strings.HasPrefix(d.Reason, "Logical date 2099-01-01T00:00:00+00:00 is in the future (the current date is ") {
+			t.Errorf("reason %q", d.Reason)
+		}
+	}
+	if want := []string{"Dagrun Running", "Logical Date", "Task Instance State"}; !slices.Equal(names, want) {
+		t.Errorf("deps %v, want %v: %s", names, want, res.body)
+	}
+}

@@ -173,6 +173,10 @@ type runRules struct {
 	// trigger with logical_date null): it never collides with another's,
 	// has no data interval, and runs at its run_after.
 	nullLogicalDate bool
+	// depLogicalDate: the dependencies of a task instance speak of its
+	// logical date (Airflow 3's ti_deps: the "Logical Date" dep and its
+	// reasons) rather than its execution date.
+	depLogicalDate bool
 
 	// runTypes are the release's DagRunType values in its enum's order;
 	// nil: the release has no run types (1.10.15 names runs by their
@@ -585,6 +589,9 @@ var (
 		r.newRun.tiIDs = true
 		r.runID = runID3
 		r.nullLogicalDate = true
+		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
+		// exec_date_after_start_date_dep.py: NAME = "Logical Date".
+		r.depLogicalDate = true
 		// airflow-core/src/airflow/utils/types.py DagRunType
 		r.runTypes = []string{"backfill", "scheduled", "manual", "asset_triggered"}
 		r.triggerRunType = "manual"
