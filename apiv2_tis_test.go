@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -601,7 +601,6 @@ func TestAPIv2_XComCRUD(t *testing.T) {
 		t.Errorf("delete answered %q", res.body)
 	}
 	ts.v2(t, "GET", xcoms+"/test_xcom_key", "", 404)
-	_ = bytes.NewReader
 }
 
 // TestAPIv2_TaskInstancesOfARunWithoutLogicalDate reads the task
@@ -708,5 +707,22 @@ func TestAPIv2_DependenciesSpeakOfTheLogicalDate(t *testing.T) {
 	}
 	if want := []string{"Dagrun Running", "Logical Date", "Task Instance State"}; !slices.Equal(names, want) {
 		t.Errorf("deps %v, want %v: %s", names, want, res.body)
+	}
+}
+
+// BenchmarkV2TaskInstance reads one task instance of a run through
+// /api/v2, twin of BenchmarkV1TaskInstance (each against a bare server
+// answering the same bytes); and the run's task instances listed.
+func BenchmarkV2TaskInstance(b *testing.B) {
+	store, dags := benchStoreWith(b)
+	addTriggeredRun(b, store, "example_bash_operator", benchDate)
+	ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+	b.Cleanup(ts.Close)
+	runID := "manual__" + benchDatePath
+	for _, c := range []struct{ name, path string }{
+		{"v2", apiV2Prefix + "/dags/example_bash_operator/dagRuns/" + runID + "/taskInstances/runme_0"},
+		{"v2_list", apiV2Prefix + "/dags/example_bash_operator/dagRuns/" + runID + "/taskInstances"},
+	} {
+		b.Run(c.name, func(b *testing.B) { pairURL(b, ts, c.path) })
 	}
 }
