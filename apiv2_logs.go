@@ -73,10 +73,8 @@ func v2TryNumberCheck(req *apiRequest, name string) error {
 // application/x-ndjson), from the token's position unless full_content.
 func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	d := s.dialV2
-	if err := v2TryNumberCheck(req, "try_number"); err != nil {
-		d.answerError(s, w, r, err)
-		return
-	}
+	// The Accept header is a dependency of the route, solved (and its 406
+	// raised) before the try number is validated.
 	accept := r.Header.Get("Accept")
 	if accept == "" {
 		accept = "*/*"
@@ -88,6 +86,10 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		ndjson = true
 	default:
 		d.answerError(s, w, r, &v2Error{status: http.StatusNotAcceptable, detail: v2LogBadAccept})
+		return
+	}
+	if err := v2TryNumberCheck(req, "try_number"); err != nil {
+		d.answerError(s, w, r, err)
 		return
 	}
 	meta := v2LogMetadata{}
