@@ -1144,27 +1144,15 @@ func (s *server) v2BulkExists(k v2BulkKey) bool {
 	return err == nil
 }
 
-// v2BulkUpdate is handle_bulk_update. As Airflow matches an entity to its
-// task instance by the ids the entity itself gives, an entity without
-// dag_id and dag_run_id updates nothing.
+// v2BulkUpdate is handle_bulk_update: the entities naming a map index
+// first (all refused when one is missing), then those naming none, each
+// refused when missing. As Airflow matches an entity to its task instance
+// by the ids the entity itself gives, an entity without dag_id and
+// dag_run_id updates nothing.
 func (s *server) v2BulkUpdate(keys []v2BulkKey, failMissing bool, mask []string, r *v2BulkActionResult) error {
-	var missing []v2BulkKey
-	for _, k := range keys {
-		if k.mapIndex != nil && !s.v2BulkExists(k) {
-			missing = append(missing, k)
-		}
-	}
-	if failMissing && missing != nil {
-		return v2BulkMissing(missing)
-	}
-	for _, k := range keys {
-		if k.mapIndex == nil && !s.v2BulkExists(k) && failMissing {
-			return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("No task instances found for dag_id: %s, run_id: %s, task_id: %s", k.dagID, k.runID, k.taskID)}
-		}
-	}
-	for _, k := range keys {
-		if k.entity == nil || !s.v2BulkExists(k) || k.entity["dag_id"] != k.dagID || k.entity["dag_run_id"] != k.runID {
-			continue
+	update := func(k v2BulkKey) error {
+		if k.entity == nil || k.entity["dag_id"] != k.dagID || k.entity["dag_run_id"] != k.runID {
+			return nil
 		}
 		req := &apiRequest{path: map[string]string{"dag_id": k.dagID, "dag_run_id": k.runID, "task_id": k.taskID}, body: k.entity,
 			query: v1Values{"update_mask": mask, "map_index": {"-1"}}}
@@ -1172,6 +1160,40 @@ func (s *server) v2BulkUpdate(keys []v2BulkKey, failMissing bool, mask []string,
 			return err
 		}
 		r.Success = append(r.Success, fmt.Sprintf("%s.%s.%s[-1]", k.dagID, k.runID, k.taskID))
+		return nil
+	}
+	var specific, missing []v2BulkKey
+	for _, k := range keys {
+		if k.mapIndex != nil {
+			specific = append(specific, k)
+			if !s.v2BulkExists(k) {
+				missing = append(missing, k)
+			}
+		}
+	}
+	if failMissing && missing != nil {
+		return v2BulkMissing(missing)
+	}
+	for _, k := range specific {
+		if s.v2BulkExists(k) {
+			if err := update(k); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range keys {
+		if k.mapIndex != nil {
+			continue
+		}
+		if !s.v2BulkExists(k) {
+			if failMissing {
+				return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("No task instances found for dag_id: %s, run_id: %s, task_id: %s", k.dagID, k.runID, k.taskID)}
+			}
+			continue
+		}
+		if err := update(k); err != nil {
+			return err
+		}
 	}
 	return nil
 }
