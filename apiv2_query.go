@@ -441,5 +441,16 @@ func (v v1Values) v2Pattern(name string) *regexp.Regexp {
 	if s == "" {
 		return regexp.MustCompile("")
 	}
+	// "a | b": any of the terms (_SearchParam.to_orm, 3.2.1's document:
+	// "the pipe | operator for OR logic"), when there are two or more.
+	var terms []string
+	for t := range strings.SplitSeq(s, "|") {
+		if t = strings.TrimSpace(t); t != "" {
+			terms = append(terms, likePattern(t).String())
+		}
+	}
+	if strings.Contains(s, "|") && len(terms) > 1 {
+		return regexp.MustCompile(strings.Join(terms, "|"))
+	}
 	return likePattern(s)
 }
