@@ -347,6 +347,8 @@ func TestAPIv2_TaskInstanceListFilters(t *testing.T) {
 		{"/dags/~/dagRuns/~/taskInstances?run_after_lt=2024-02-02T00:00:00Z", 2, nil},
 		{"/dags/~/dagRuns/~/taskInstances?task_display_name_pattern=hel", 2, nil},
 		{"/dags/~/dagRuns/~/taskInstances?dag_id_pattern=nomatch", 0, nil},
+		{"/dags/~/dagRuns/~/taskInstances?task_display_name_pattern=nomatch%20|%20aft", 2, nil},
+		{"/dags/~/dagRuns/~/taskInstances?task_display_name_pattern=H_LLO", 2, nil},
 		{"/dags/~/dagRuns/~/taskInstances?pool=default_pool&queue=default", 4, nil},
 		{"/dags/~/dagRuns/~/taskInstances?pool=other", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?executor=LocalExecutor", 0, nil},
