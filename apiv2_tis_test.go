@@ -448,6 +448,13 @@ func TestAPIv2_TaskInstancePatchClearDelete(t *testing.T) {
 		t.Errorf("delete answered %s", res.body)
 	}
 	ts.v2(t, "GET", tis+"/after", "", 404)
+	// Its tries, log and XCom went with it.
+	ts.v2(t, "GET", tis+"/after/tries", "", 404)
+	ts.v2(t, "GET", tis+"/after/logs/1", "", 404)
+	ts.v2(t, "GET", tis+"/after/xcomEntries/return_value", "", 404)
+	if n, err := ts.store.XComEntries(XComFilter{DagID: "v2pair", RunID: "r1", TaskID: "after"}); err != nil || len(n) != 0 {
+		t.Errorf("xcom entries left %v %v", n, err)
+	}
 }
 
 type v2TICollectionT struct {

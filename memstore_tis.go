@@ -391,7 +391,14 @@ func (s *Store) DeleteTaskInstance(dagID, runID, taskID string) (*TaskInstance, 
 		if err := txn.Insert(tableTasks, row); err != nil {
 			return fmt.Errorf("delete task %s of %s/%s: %w", taskID, dagID, runID, err)
 		}
-		return nil
+		// Its earlier tries, log, lineage and XCom entries go with it, as
+		// Airflow's foreign keys cascade.
+		for _, table := range taskInstanceTables {
+			if _, err := txn.DeleteAll(table, indexID, dagID, runID, taskID); err != nil {
+				return fmt.Errorf("delete %s of %s/%s/%s: %w", table, dagID, runID, taskID, err)
+			}
+		}
+		return deleteXComsTxn(txn, dagID, runID, taskID, "")
 	})
 	return out, err
 }
