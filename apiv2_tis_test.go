@@ -538,8 +538,8 @@ func TestAPIv2_XComCRUD(t *testing.T) {
 	if c["value"] != `{"key": "value", "\u00e9": [1, 2.5]}` || c["map_index"] != -1.0 || c["run_id"] != "r1" {
 		t.Errorf("created %s", created.body)
 	}
-	if keys := jsonKeys(t, created.body); !slices.Equal(keys, []string{"key", "timestamp", "logical_date", "run_after", "map_index",
-		"task_id", "dag_id", "run_id", "dag_display_name", "task_display_name", "value"}) {
+	if keys := jsonKeys(t, created.body); !slices.Equal(keys, []string{"key", "timestamp", "logical_date", "map_index",
+		"task_id", "dag_id", "run_id", "dag_display_name", "task_display_name", "run_after", "value"}) {
 		t.Errorf("xcom fields %v", keys)
 	}
 	for _, tc := range []struct {

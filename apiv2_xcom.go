@@ -27,13 +27,13 @@ type v2XComItem struct {
 	Key             string  `json:"key"`
 	Timestamp       v2When  `json:"timestamp"`
 	LogicalDate     *v2When `json:"logical_date"`
-	RunAfter        v2When  `json:"run_after"`
 	MapIndex        int     `json:"map_index"`
 	TaskID          string  `json:"task_id"`
 	DagID           string  `json:"dag_id"`
 	RunID           string  `json:"run_id"`
 	DagDisplayName  string  `json:"dag_display_name"`
 	TaskDisplayName string  `json:"task_display_name"`
+	RunAfter        v2When  `json:"run_after"` // added last (3.2's XComResponse)
 }
 
 // v2XComValued is XComResponseNative (Value any) or XComResponseString
