@@ -565,13 +565,6 @@ func (b numBounds) admits(v *float64) bool {
 		(b.lte == nil || *v <= *b.lte) && (b.lt == nil || *v < *b.lt)
 }
 
-// sortKey is one key of a listing's order: an attribute and its
-// direction.
-type sortKey struct {
-	attr string
-	desc bool
-}
-
 // tiSearch is the neutral query of Airflow 3's task-instance listings
 // (get_task_instances, get_task_instances_batch, get_mapped_task_instances):
 // every filter is nil or unset when not given.
