@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -53,16 +52,7 @@ const (
 var v2TIStates = []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
 	"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred"}
 
-// v2PyFloat is a float field as pydantic renders it (10000.0, not 10000).
-type v2PyFloat float64
-
-func (f v2PyFloat) MarshalJSON() ([]byte, error) {
-	if math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
-		return []byte("null"), nil
-	}
-	return []byte(pyFloatRepr(float64(f))), nil
-}
-
+// v2PyFloatOf is a nullable float field (v2PyFloat, apiv2_tasks.go).
 func v2PyFloatOf(f *float64) *v2PyFloat {
 	if f == nil {
 		return nil

@@ -113,6 +113,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"lineageRoute":            r.lineageRoute,
 			"uiRunPath":               r.uiRunPath,
 			"runURLDagInQuery":        r.runURLDagInQuery,
+			"runURLByRunID":           r.runURLByRunID,
+			"uiDagPath":               r.uiDagPath,
 			"confObjectOnly":          r.confObjectOnly,
 			"confString":              r.confString,
 			"emptyConf":               r.emptyConf,
@@ -207,6 +209,8 @@ func TestEditionRules_Table(t *testing.T) {
 		"lineageRoute":          true,
 		"uiRunPath":             "/dags/:dag_id/graph",
 		"runURLDagInQuery":      false,
+		"runURLByRunID":         false,
+		"uiDagPath":             "",
 		"confObjectOnly":        true,
 		"confString":            false,
 		"emptyConf":             json.RawMessage(`{}`),
@@ -314,6 +318,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"lineageRoute":            false,
 			"uiRunPath":               "/admin/airflow/graph",
 			"runURLDagInQuery":        true,
+			"runURLByRunID":           false,
+			"uiDagPath":               "",
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -394,6 +400,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"lineageRoute":            false,
 			"uiRunPath":               "/graph",
 			"runURLDagInQuery":        true,
+			"runURLByRunID":           false,
+			"uiDagPath":               "",
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -494,6 +502,9 @@ func want3(want2 map[string]any) map[string]any {
 			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
 		"nullLogicalDate": true,
 		"depLogicalDate":  true,
+		// Airflow 3.2.1's example DAGs; its UI addresses runs by id
+		// (airflow-core/src/airflow/ui/src/router.tsx).
+		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
 		// Airflow 3's dag_processing/collection.py _update_import_errors
 		"staleOnImportError": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
