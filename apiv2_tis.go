@@ -194,8 +194,17 @@ func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 		Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
 		PriorityWeight: ti.PriorityWeight, Operator: nonEmpty(ti.Operator), OperatorName: s.v2OperatorName(ti.DagID, ti.TaskID, ti.Operator),
 		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}", Note: ti.Note,
-		RenderedFields: rendered,
+		RenderedFields: rendered, DagVersion: s.v2TIVersion(ti),
 	}
+}
+
+// v2TIVersion is a task instance's dag_version: the DAG version it ran
+// with (DagVersionResponse), or null.
+func (s *server) v2TIVersion(ti *TaskInstance) any {
+	if v := s.ops.tiVersion(ti); v != nil {
+		return v2DagVersionOf(v)
+	}
+	return nil
 }
 
 // v2TITry renders a try as TaskInstanceHistoryResponse.
@@ -207,7 +216,7 @@ func (s *server) v2TITry(ti *TaskInstance) v2TaskInstanceTry {
 		TaskDisplayName: ti.TaskID, DagDisplayName: ti.DagID,
 		Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
 		PriorityWeight: ti.PriorityWeight, Operator: nonEmpty(ti.Operator), OperatorName: s.v2OperatorName(ti.DagID, ti.TaskID, ti.Operator),
-		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}",
+		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}", DagVersion: s.v2TIVersion(ti),
 	}
 }
 

@@ -136,11 +136,14 @@ func TestAPIv2_TaskInstanceEndToEnd(t *testing.T) {
 	ti := decodeJSON[map[string]any](t, res.body)
 	for k, want := range map[string]any{"state": "success", "try_number": 1.0, "map_index": -1.0, "dag_run_id": "r1",
 		"logical_date": "2024-02-01T00:00:00Z", "run_after": "2024-02-01T00:00:00Z", "operator": "BashOperator",
-		"operator_name": "BashOperator", "executor_config": "{}", "executor": nil, "dag_version": nil, "trigger": nil,
+		"operator_name": "BashOperator", "executor_config": "{}", "executor": nil, "trigger": nil,
 		"task_display_name": "hello", "dag_display_name": "v2pair", "pool": "default_pool", "note": nil} {
 		if ti[k] != want {
 			t.Errorf("task instance %s = %v, want %v", k, ti[k], want)
 		}
+	}
+	if v, _ := ti["dag_version"].(map[string]any); v["version_number"] != 1.0 || v["dag_id"] != "v2pair" {
+		t.Errorf("dag_version %v", ti["dag_version"])
 	}
 	if id, _ := ti["id"].(string); !uuidPattern.MatchString(id) {
 		t.Errorf("id %q is no UUIDv7", id)
@@ -352,6 +355,8 @@ func TestAPIv2_TaskInstanceListFilters(t *testing.T) {
 		{"/dags/~/dagRuns/~/taskInstances?pool=default_pool&queue=default", 4, nil},
 		{"/dags/~/dagRuns/~/taskInstances?pool=other", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?executor=LocalExecutor", 0, nil},
+		{"/dags/~/dagRuns/~/taskInstances?version_number=1", 4, nil},
+		{"/dags/~/dagRuns/~/taskInstances?version_number=2", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?try_number=1&map_index=-1", 4, nil},
 		{"/dags/~/dagRuns/~/taskInstances?try_number=2", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?operator=BashOperator", 4, nil},

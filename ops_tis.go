@@ -581,9 +581,9 @@ type tiSearch struct {
 	offset, limit                            int
 }
 
-// match reports whether a run's task instance passes every filter. The
-// executor and the DAG version of airlite's task instances are null, so
-// a filter on either keeps none.
+// match reports whether a run's task instance passes every filter but
+// the DAG version's (versionIn). The executor of airlite's task
+// instances is null, so a filter on it keeps none.
 func (q *tiSearch) match(ti *TaskInstance, run *DagRun) bool {
 	var logical *time.Time
 	if date, ok := run.LogicalDate(); ok {
@@ -596,7 +596,7 @@ func (q *tiSearch) match(ti *TaskInstance, run *DagRun) bool {
 		q.pools != nil && !slices.Contains(q.pools, ti.Pool),
 		q.queues != nil && !slices.Contains(q.queues, ti.Queue),
 		q.operators != nil && !slices.Contains(q.operators, ti.Operator),
-		q.executors != nil, q.versionNumbers != nil,
+		q.executors != nil,
 		q.tryNumbers != nil && !slices.Contains(q.tryNumbers, int64(ti.TryNumber)),
 		q.mapIndexes != nil && !slices.Contains(q.mapIndexes, -1),
 		q.taskPattern != nil && !q.taskPattern.MatchString(ti.TaskID),
@@ -649,7 +649,7 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 				return nil, 0, err
 			}
 			for _, ti := range tis {
-				if q.match(ti, run) {
+				if q.match(ti, run) && o.versionIn(ti, q.versionNumbers) {
 					all = append(all, RunTaskInstance{Run: run, TI: ti})
 				}
 			}
@@ -871,4 +871,27 @@ func (o *operations) loadedTask(dagID, taskID string) *Task {
 		return nil
 	}
 	return row.Def.Task(taskID)
+}
+
+// tiVersion is the DAG version a task instance (or a try) ran with; nil
+// when it records none or the version is gone.
+func (o *operations) tiVersion(ti *TaskInstance) *DagVersion {
+	if ti.DagVersionID == "" {
+		return nil
+	}
+	v, err := o.store.DagVersionByID(ti.DagVersionID)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// versionIn reports whether a task instance ran with a DAG version of
+// one of the numbers (nil: any).
+func (o *operations) versionIn(ti *TaskInstance, numbers []int64) bool {
+	if numbers == nil {
+		return true
+	}
+	v := o.tiVersion(ti)
+	return v != nil && slices.Contains(numbers, v.Number)
 }
