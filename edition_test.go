@@ -505,6 +505,8 @@ func want3(want2 map[string]any) map[string]any {
 		// Airflow 3.2.1's example DAGs; its UI addresses runs by id
 		// (airflow-core/src/airflow/ui/src/router.tsx).
 		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
+		// Airflow 3's authoring surface (python/airflow, "3").
+		"pythonSurface": "3",
 		// Airflow 3's dag_processing/collection.py _update_import_errors
 		"staleOnImportError": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType

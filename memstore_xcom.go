@@ -15,7 +15,10 @@ import (
 )
 
 // xcomsTable holds the XCom values tasks pushed, keyed by (dag_id, run_id,
-// task_id, key): map_index is always -1, so it is left out of the key.
+// task_id, key, map_index): map_index last, so that the prefixes of a task
+// instance's, a run's and a DAG's entries stay (dag_id, run_id, task_id,
+// ""), (dag_id, run_id, "") and (dag_id, ""). A mapped task's instances
+// push under their own map_index (scheduler_mapping.go), others under -1.
 func xcomsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableXComs,
@@ -24,7 +27,8 @@ func xcomsTable() *memdb.TableSchema {
 				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
 				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
 				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.Key }},
+				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
 		},
 	}
 }
@@ -37,7 +41,7 @@ func (s *Store) putXComTxn(txn *memdb.Txn, e *XComEntry) error {
 	if max := s.limits.XComBytes; max > 0 && len(e.Value) > max {
 		return &limitError{limit: limitXComBytes, key: e.Key, adding: int64(len(e.Value)), max: int64(max)}
 	}
-	old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key)
+	old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key, e.MapIndex)
 	if err != nil {
 		return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
 	}
@@ -234,8 +238,8 @@ func (s *Store) XComsToPull(q XComPullQuery) ([]*XComEntry, error) {
 }
 
 // XCom returns one XCom entry, or errNotFound.
-func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
-	raw, err := s.read().First(tableXComs, indexID, dagID, runID, taskID, key)
+func (s *Store) XCom(dagID, runID, taskID, key string, mapIndex int) (*XComEntry, error) {
+	raw, err := s.read().First(tableXComs, indexID, dagID, runID, taskID, key, mapIndex)
 	if err != nil {
 		return nil, fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
 	}
@@ -246,10 +250,10 @@ func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
 }
 
 // CreateXCom stores a new XCom entry (Airflow 3's create_xcom_entry);
-// errConflict when one is there under its key.
+// errConflict when one is there under its key and map index.
 func (s *Store) CreateXCom(e *XComEntry) error {
 	return s.update(func(txn *memdb.Txn) error {
-		old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key)
+		old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key, e.MapIndex)
 		if err != nil {
 			return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
 		}
@@ -263,10 +267,10 @@ func (s *Store) CreateXCom(e *XComEntry) error {
 // SetXComValue replaces an XCom entry's value and returns the entry as
 // stored (its timestamp kept: Airflow's column has no onupdate);
 // errNotFound when there is none.
-func (s *Store) SetXComValue(dagID, runID, taskID, key string, value json.RawMessage) (*XComEntry, error) {
+func (s *Store) SetXComValue(dagID, runID, taskID, key string, mapIndex int, value json.RawMessage) (*XComEntry, error) {
 	var out *XComEntry
 	err := s.update(func(txn *memdb.Txn) error {
-		raw, err := txn.First(tableXComs, indexID, dagID, runID, taskID, key)
+		raw, err := txn.First(tableXComs, indexID, dagID, runID, taskID, key, mapIndex)
 		if err != nil {
 			return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
 		}
@@ -282,9 +286,9 @@ func (s *Store) SetXComValue(dagID, runID, taskID, key string, value json.RawMes
 }
 
 // DeleteXCom removes one XCom entry; errNotFound when there is none.
-func (s *Store) DeleteXCom(dagID, runID, taskID, key string) error {
+func (s *Store) DeleteXCom(dagID, runID, taskID, key string, mapIndex int) error {
 	return s.update(func(txn *memdb.Txn) error {
-		raw, err := txn.First(tableXComs, indexID, dagID, runID, taskID, key)
+		raw, err := txn.First(tableXComs, indexID, dagID, runID, taskID, key, mapIndex)
 		if err != nil {
 			return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
 		}

@@ -8,6 +8,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"regexp"
 	"time"
 )
@@ -74,12 +75,15 @@ func (o *operations) readXCom(e *XComEntry) xcomRead {
 	return item
 }
 
-// xcomEntry is one entry with its value; a map_index other than -1 names
-// none.
+// xcomEntry is one entry with its value, of a map index (-1 unless the
+// task is mapped).
 func (o *operations) xcomEntry(dagID, runID, taskID, key string, mapIndex int64) (xcomRead, error) {
 	notFound := opErr(errNotFound, faultXComNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
-	e, err := o.store.XCom(dagID, runID, taskID, key)
-	if errors.Is(err, errNotFound) || (err == nil && int64(e.MapIndex) != mapIndex) {
+	if mapIndex < -1 || mapIndex > math.MaxInt32 {
+		return xcomRead{}, notFound
+	}
+	e, err := o.store.XCom(dagID, runID, taskID, key, int(mapIndex))
+	if errors.Is(err, errNotFound) {
 		return xcomRead{}, notFound
 	}
 	if err != nil {
@@ -193,7 +197,7 @@ func (o *operations) setXComValue(dagID, runID, taskID, key string, mapIndex int
 	if _, err := o.xcomEntry(dagID, runID, taskID, key, mapIndex); err != nil {
 		return xcomRead{}, err
 	}
-	e, err := o.store.SetXComValue(dagID, runID, taskID, key, value)
+	e, err := o.store.SetXComValue(dagID, runID, taskID, key, int(mapIndex), value)
 	if errors.Is(err, errNotFound) {
 		return xcomRead{}, opErr(errNotFound, faultXComNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
 	}
@@ -209,7 +213,7 @@ func (o *operations) deleteXCom(dagID, runID, taskID, key string, mapIndex int64
 	if _, err := o.xcomEntry(dagID, runID, taskID, key, mapIndex); err != nil {
 		return err
 	}
-	err := o.store.DeleteXCom(dagID, runID, taskID, key)
+	err := o.store.DeleteXCom(dagID, runID, taskID, key, int(mapIndex))
 	if errors.Is(err, errNotFound) {
 		return opErr(errNotFound, faultXComNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
 	}
