@@ -262,3 +262,58 @@ func TestRuns3_TemplateContext(t *testing.T) {
 		})
 	}
 }
+
+// TestRuns3_ScheduledRuns: Airflow 3's scheduler dates a cron run at the
+// tick it runs at (CronTriggerTimetable, the instant as its interval),
+// and a duration's at its interval's start with run_after at the end
+// (DeltaDataIntervalTimetable); either is named after its run_after,
+// stores its interval and was triggered by the timetable.
+func TestRuns3_ScheduledRuns(t *testing.T) {
+	day := func(d, h int) time.Time { return time.Date(2024, 1, d, h, 0, 0, 0, time.UTC) }
+	type want struct {
+		id                            string
+		logical, runAfter, start, end time.Time
+	}
+	for _, tc := range []struct {
+		name, schedule, extra string
+		advance               time.Duration
+		want                  []want
+	}{
+		{"daily without catchup", "'@daily'", "catchup: false\nstart_date: 2023-12-31", 24 * time.Hour, []want{
+			{"scheduled__2024-01-10T00:00:00+00:00", day(10, 0), day(10, 0), day(10, 0), day(10, 0)},
+			{"scheduled__2024-01-11T00:00:00+00:00", day(11, 0), day(11, 0), day(11, 0), day(11, 0)},
+		}},
+		{"duration with catchup", "6h", "catchup: true\nstart_date: 2024-01-10T00:00:00+00:00", 0, []want{
+			{"scheduled__2024-01-10T06:00:00+00:00", day(10, 0), day(10, 6), day(10, 0), day(10, 6)},
+			{"scheduled__2024-01-10T12:00:00+00:00", day(10, 6), day(10, 12), day(10, 6), day(10, 12)},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h, _ := newRuns3Harness(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: " + tc.schedule + "\n" + tc.extra +
+					"\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"})
+				h.settle()
+				if tc.advance > 0 {
+					h.clock.Advance(tc.advance)
+					h.settle()
+				}
+				runs := h.runsOf("s")
+				if len(runs) != len(tc.want) {
+					t.Fatalf("%d runs, want %d", len(runs), len(tc.want))
+				}
+				for i, run := range runs {
+					w := tc.want[i]
+					ld, _ := run.LogicalDate()
+					if run.RunID != w.id || !ld.Equal(w.logical) || !run.After().Equal(w.runAfter) ||
+						run.DataIntervalStart == nil || !run.DataIntervalStart.Equal(w.start) || !run.DataIntervalEnd.Equal(w.end) {
+						t.Errorf("run %d: %s logical %v run_after %v interval %v..%v; want %+v", i, run.RunID, ld, run.After(),
+							run.DataIntervalStart, run.DataIntervalEnd, w)
+					}
+					if run.RunType != "scheduled" || run.TriggeredBy != "timetable" || run.State != RunSuccess {
+						t.Errorf("run %s: type %q triggered by %q state %s", run.RunID, run.RunType, run.TriggeredBy, run.State)
+					}
+				}
+			})
+		})
+	}
+}

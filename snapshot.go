@@ -33,7 +33,8 @@ const (
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
 	// without a logical date (execution_date null); 6 task instance ids
-	// (Airflow 3's UUIDs).
+	// (Airflow 3's UUIDs) and a run's triggered_by, triggering_user_name
+	// and partition_key.
 	snapshotVersion = 6
 )
 
@@ -130,6 +131,10 @@ type snapRun struct {
 	Note              *string    `json:"note,omitempty"`
 	DataIntervalStart *time.Time `json:"data_interval_start,omitempty"`
 	DataIntervalEnd   *time.Time `json:"data_interval_end,omitempty"`
+	// Airflow 3's (from version 6); absent: none.
+	TriggeredBy    string  `json:"triggered_by,omitempty"`
+	TriggeringUser *string `json:"triggering_user_name,omitempty"`
+	PartitionKey   *string `json:"partition_key,omitempty"`
 }
 
 type snapTask struct {
@@ -355,6 +360,7 @@ func snapshotCodecs() []snapshotCodec {
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
 				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 			}
 			if !r.NoLogicalDate {
 				rec.ExecutionDate = utcPtr(&r.ExecutionDate)
@@ -369,6 +375,7 @@ func snapshotCodecs() []snapshotCodec {
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 			}
 			if r.ExecutionDate != nil {
 				run.ExecutionDate = *r.ExecutionDate
@@ -634,6 +641,11 @@ func checkRun(obj any) error {
 	}
 	if r.NoLogicalDate && r.DataIntervalStart != nil {
 		return errors.New("a run without a logical date has no data interval")
+	}
+	switch r.TriggeredBy {
+	case "", "cli", "operator", "rest_api", "ui", "test", "timetable", "asset", "backfill":
+	default: // airflow-core/src/airflow/utils/types.py DagRunTriggeredByType
+		return fmt.Errorf("triggered_by %q is not a DagRunTriggeredByType", r.TriggeredBy)
 	}
 	if r.Note != nil && utf8.RuneCountInString(*r.Note) > maxRunNoteChars {
 		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*r.Note), maxRunNoteChars)
