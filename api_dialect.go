@@ -21,6 +21,19 @@ type dialect struct {
 	// Otherwise each row is its own httprouter route and the caller is
 	// asked first (Flask's requires_authentication wraps the view).
 	werkzeug bool
+	// firstMatch: paths match as Starlette matches FastAPI's routes (the
+	// first declared row that fits, api_route_starlette.go) behind one
+	// catch-all per method; the caller is asked first, then the path,
+	// query and body checks run together and gather their errors.
+	firstMatch bool
+	// checkPath checks a row's typed path parameters (firstMatch only).
+	checkPath func(rt *apiRoute, params map[string]string) error
+	// gather makes one answer of the path's, query's and body's check
+	// errors, nil when all are nil (firstMatch only).
+	gather func(errs ...error) error
+	// miss answers a request no row takes: allow is the method of the
+	// first row whose path fits, "" when none does (firstMatch only).
+	miss func(w http.ResponseWriter, r *http.Request, allow string)
 	// headOfGet: a GET row answers HEAD too (Flask's routes do; airlite's
 	// admin endpoints do not).
 	headOfGet bool

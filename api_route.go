@@ -86,6 +86,10 @@ type apiRoute struct {
 type routeTable struct {
 	dialect *dialect
 	routes  []*apiRoute
+	// index lists the rows by shape for first-match dialects
+	// (api_route_starlette.go), built on first use.
+	indexOnce sync.Once
+	index     *shapeIndex
 }
 
 // add puts a row in the table.
@@ -106,9 +110,13 @@ func withRawBody(rt *apiRoute) { rt.rawBody = true }
 // mount puts a table's rows on the router as its dialect matches paths.
 func (s *server) mount(r *httprouter.Router, t *routeTable) {
 	d := t.dialect
-	if d.werkzeug {
+	if d.werkzeug || d.firstMatch {
+		serve := s.serveWerkzeug
+		if d.firstMatch {
+			serve = s.serveStarlette
+		}
 		h := routed(d.prefix+"/*path", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
-			s.serveWerkzeug(w, req, t, ps.ByName("path"))
+			serve(w, req, t, ps.ByName("path"))
 		})
 		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch,
 			http.MethodPut, http.MethodDelete, http.MethodOptions} {

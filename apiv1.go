@@ -93,6 +93,9 @@ const (
 	paramBoolean
 	paramDateTime    // a string with format date-time (RFC 3339)
 	paramStringArray // form style, exploded: ?tags=a&tags=b, or ?tags=a,b
+	// paramIntegerArray is a list[int] query parameter of FastAPI's
+	// (?try_number=1&try_number=2); /api/v1 has none.
+	paramIntegerArray
 )
 
 // v1Param is one query parameter of an operation, as the OpenAPI

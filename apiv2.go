@@ -8,7 +8,6 @@ package main
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/julienschmidt/httprouter"
 )
@@ -25,7 +24,7 @@ const apiV2Prefix = "/api/v2"
 // authenticated").
 func (s *server) v2Dialect() *dialect {
 	return &dialect{
-		name: "v2", prefix: apiV2Prefix,
+		name: "v2", prefix: apiV2Prefix, firstMatch: true,
 		refusal: func(rej rejection) error {
 			if rej.status != 0 || rej.err != nil {
 				return &v2Error{status: http.StatusUnauthorized, detail: "Not authenticated"}
@@ -33,6 +32,10 @@ func (s *server) v2Dialect() *dialect {
 			return nil
 		},
 		query:     v2Query,
+		checkPath: v2CheckPath,
+		gather:    v2Gather,
+		miss:      v2Miss,
+		decode:    decodeV2Body,
 		render:    func(w http.ResponseWriter, r *http.Request, status int, v any) { writeV2JSON(w, r, status, v) },
 		noContent: func(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) },
 		fail:      writeV2Error,
@@ -49,19 +52,15 @@ func (s *server) mountV2(r *httprouter.Router) {
 	}))
 }
 
-// v2Query keeps a row's declared query parameters. FastAPI ignores the
-// parameters a route does not declare.
-func v2Query(q url.Values, params []v1Param) (v1Values, error) {
-	var out v1Values
-	for _, p := range params {
-		if vals := q[p.name]; len(vals) > 0 {
-			if out == nil {
-				out = make(v1Values, len(params))
-			}
-			out[p.name] = vals
-		}
+// v2Miss answers a request under /api/v2 that no route takes: Starlette's
+// 405 when a route's path fits with another method (its Allow header that
+// route's method), else Airflow 3's catch-alls (v2NoRoute).
+func v2Miss(w http.ResponseWriter, r *http.Request, allow string) {
+	if allow != "" {
+		writeV2Error(w, r, &v2Error{status: http.StatusMethodNotAllowed, detail: "Method Not Allowed", allow: allow})
+		return
 	}
-	return out, nil
+	v2NoRoute(w, r)
 }
 
 // apiv2Phrases words the operations' faults in Airflow 3's texts.

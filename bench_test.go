@@ -156,6 +156,12 @@ func addRunsIn(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, wit
 // io.Discard here, stderr in the binary), the journal, default auth.
 func benchHandler(tb testing.TB, store *Store, dags *DAGSet) http.Handler {
 	tb.Helper()
+	return benchHandlerOf(tb, edition2, store, dags)
+}
+
+// benchHandlerOf is benchHandler for an edition.
+func benchHandlerOf(tb testing.TB, e edition, store *Store, dags *DAGSet) http.Handler {
+	tb.Helper()
 	auth, err := newAuthenticator(authDefault, "")
 	if err != nil {
 		tb.Fatal(err)
@@ -163,7 +169,7 @@ func benchHandler(tb testing.TB, store *Store, dags *DAGSet) http.Handler {
 	out := newAsyncWriter(io.Discard, 1<<20)
 	tb.Cleanup(func() { out.Close() })
 	access := zerolog.New(out)
-	srv, err := newServer(serverOptions{Edition: edition2, Store: store, DAGs: dags, Auth: auth,
+	srv, err := newServer(serverOptions{Edition: e, Store: store, DAGs: dags, Auth: auth,
 		Logger: zerolog.New(io.Discard).With().Timestamp().Logger(), AccessLog: &access, Now: time.Now,
 		Unixname: "bench", Journal: newJournal(1000), Browser: browserPolicy{HostCheck: true}})
 	if err != nil {

@@ -1,0 +1,451 @@
+package main
+
+// Request bodies of the v2 dialect as FastAPI reads them and pydantic 2
+// validates them against the route's model (Airflow's datamodels/*.py,
+// StrictBaseModel: unknown fields refused). FastAPI reads a body as JSON
+// when its Content-Type is JSON or absent (fastapi/routing.py
+// get_request_handler: json.loads; a decode error is one json_invalid
+// entry), any other body as its bytes, which no model accepts. Every
+// field's error is one entry of the 422's list, in the model's field
+// order, then the unknown fields in the body's order.
+
+import (
+	"encoding/json"
+	"math"
+	"mime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// v2Kind is a pydantic annotation a body field has.
+type v2Kind int
+
+const (
+	v2Any v2Kind = iota
+	v2String
+	v2Int
+	v2Float
+	v2Bool
+	v2DateTime      // datetime: naive values read as UTC
+	v2AwareDateTime // AwareDatetime: naive values refused
+	v2Dict          // dict[str, Any]
+	v2List          // list[elem]
+	v2Object        // a nested model
+	v2Enum          // a str Enum, or a Literal when literal is set
+	v2Custom        // checked by check (a union with a discriminator)
+)
+
+// v2Type is a field's annotation.
+type v2Type struct {
+	kind    v2Kind
+	elem    *v2Type  // v2List's items
+	model   *v2Model // v2Object's model
+	values  []string // v2Enum's values
+	literal bool     // v2Enum: a Literal (literal_error) rather than an Enum
+	ge      *int64   // Field(ge=...) on a number
+	minLen  *int     // Field(min_length=...) on a string or list
+	// check validates a v2Custom value at loc: the value kept and the
+	// errors.
+	check func(v any, loc []any) (any, []v2Issue)
+}
+
+// v2Field is one field of a model.
+type v2Field struct {
+	name     string
+	typ      v2Type
+	required bool // no default: absent is "missing"
+	nullable bool // X | None: null is a value
+}
+
+// v2Model is a pydantic model a body (or a nested field) is validated
+// against.
+type v2Model struct {
+	name   string // the class name (pydantic's model_type ctx)
+	fields []v2Field
+	// extraAllowed: unknown fields are kept (extra="allow") rather than
+	// refused (StrictBaseModel's extra="forbid").
+	extraAllowed bool
+}
+
+// v2Body is the body check of a row whose body is model.
+func v2Body(model *v2Model) func(*apiRoute) {
+	return withBody(func(v any) (map[string]any, error) {
+		out, issues := model.validate(v, []any{"body"})
+		if issues != nil {
+			return nil, v2Invalid(issues)
+		}
+		return out, nil
+	})
+}
+
+// v2NoInput marks a body FastAPI found empty: the model's "missing" error
+// names the whole body, with input null.
+type v2NoInput struct{}
+
+// decodeV2Body is FastAPI's reading of a body: empty is no body; JSON
+// (by Content-Type, or without one) is json.loads of it; any other body
+// stays its text (pydantic refuses it as an object).
+func decodeV2Body(raw []byte, contentType string) (v1Body, error) {
+	if len(raw) == 0 {
+		return v1Body{plain: v2NoInput{}}, nil
+	}
+	if contentType != "" {
+		mt, _, err := mime.ParseMediaType(contentType)
+		if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
+			return v1Body{plain: strings.ToValidUTF8(string(raw), "\uFFFD")}, nil
+		}
+	}
+	ordered, err := decodePyJSON(raw)
+	if err != nil || !utf8.Valid(raw) {
+		return v1Body{}, v2Invalid([]v2Issue{{Type: "json_invalid", Loc: []any{"body", v2JSONErrorPos(raw, err)},
+			Msg: "JSON decode error", Input: map[string]any{}, Ctx: map[string]any{"error": v2JSONErrorReason(raw, err)}}})
+	}
+	return v1Body{plain: ordered, ordered: ordered}, nil
+}
+
+// v2JSONErrorPos is the position json.loads' JSONDecodeError names: the
+// offset of the byte where the document went wrong.
+func v2JSONErrorPos(raw []byte, err error) int {
+	var syn *json.SyntaxError
+	if e, ok := err.(*json.SyntaxError); ok {
+		syn = e
+	}
+	if syn == nil {
+		return len(raw)
+	}
+	pos := int(syn.Offset) - 1
+	if pos < 0 {
+		pos = 0
+	}
+	return pos
+}
+
+// v2JSONErrorReason is json.loads' message for the usual mistakes: a
+// body that is not a value, text after the value, a truncated document.
+func v2JSONErrorReason(raw []byte, err error) string {
+	trimmed := strings.TrimSpace(string(raw))
+	switch {
+	case trimmed == "":
+		return "Expecting value"
+	case err != nil && strings.Contains(err.Error(), "after top-level value"):
+		return "Extra data"
+	case err != nil && strings.Contains(err.Error(), "looking for beginning of object key string"):
+		return "Expecting property name enclosed in double quotes"
+	case err != nil && strings.Contains(err.Error(), "after object key"):
+		return "Expecting ':' delimiter"
+	case err != nil && (strings.Contains(err.Error(), "after object key:value pair") || strings.Contains(err.Error(), "after array element")):
+		return "Expecting ',' delimiter"
+	}
+	return "Expecting value"
+}
+
+// validate checks v against the model at loc: the fields given, each as
+// its type keeps it, or the errors. FastAPI validates a body with
+// from_attributes, so a non-object is model_attributes_type, in nested
+// models too.
+func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
+	if _, none := v.(v2NoInput); none {
+		return nil, []v2Issue{{Type: "missing", Loc: loc, Msg: "Field required", Input: nil}}
+	}
+	dict, ok := v.(pyDict)
+	if !ok {
+		return nil, []v2Issue{{Type: "model_attributes_type", Loc: loc,
+			Msg: "Input should be a valid dictionary or object to extract fields from", Input: v2Input(v)}}
+	}
+	out := make(map[string]any, len(m.fields))
+	var issues []v2Issue
+	given := make(map[string]any, len(dict))
+	for _, f := range dict {
+		given[f.key] = f.val
+	}
+	for _, f := range m.fields {
+		val, ok := given[f.name]
+		at := appendLoc(loc, f.name)
+		if !ok {
+			if f.required {
+				issues = append(issues, v2Issue{Type: "missing", Loc: at, Msg: "Field required", Input: v2Input(dict)})
+			}
+			continue
+		}
+		if val == nil && f.nullable {
+			out[f.name] = nil
+			continue
+		}
+		kept, errs := f.typ.validate(val, at)
+		issues = append(issues, errs...)
+		out[f.name] = kept
+	}
+	seen := make(map[string]bool, len(dict))
+	for _, f := range dict {
+		if seen[f.key] || m.has(f.key) {
+			continue
+		}
+		seen[f.key] = true
+		if m.extraAllowed {
+			out[f.key] = plainOf(given[f.key])
+			continue
+		}
+		issues = append(issues, v2Issue{Type: "extra_forbidden", Loc: appendLoc(loc, f.key), Msg: "Extra inputs are not permitted", Input: v2Input(given[f.key])})
+	}
+	return out, issues
+}
+
+// has reports whether the model declares a field.
+func (m *v2Model) has(name string) bool {
+	for _, f := range m.fields {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// appendLoc is loc and one more step, in a new slice.
+func appendLoc(loc []any, step any) []any {
+	out := make([]any, len(loc), len(loc)+1)
+	copy(out, loc)
+	return append(out, step)
+}
+
+// v2Input is a decoded value as pydantic echoes it in an error's input:
+// the JSON it came from, objects in their order.
+func v2Input(v any) any {
+	switch x := v.(type) {
+	case pyDict:
+		return v2Ordered{x}
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = v2Input(item)
+		}
+		return out
+	case v2NoInput:
+		return nil
+	}
+	return v
+}
+
+// v2Ordered renders a decoded object in its keys' order.
+type v2Ordered struct{ dict pyDict }
+
+func (o v2Ordered) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range o.dict {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(f.key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(v2Input(f.val))
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// validate checks one value against the annotation, as pydantic's lax
+// mode does for JSON input: the value kept (int64, float64, bool,
+// string, time.Time, map[string]any, []any, or a nested model's map) and
+// the errors.
+func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
+	bad := func(typ, msg string) (any, []v2Issue) {
+		return nil, []v2Issue{{Type: typ, Loc: loc, Msg: msg, Input: v2Input(v)}}
+	}
+	switch t.kind {
+	case v2Any:
+		return plainOf(v), nil
+	case v2String, v2Enum:
+		s, ok := v.(string)
+		if !ok {
+			if t.kind == v2Enum {
+				issue := v2EnumIssue(t.values, t.literal, v2Input(v), loc)
+				return nil, []v2Issue{issue}
+			}
+			return bad("string_type", "Input should be a valid string")
+		}
+		if t.kind == v2Enum && !slices.Contains(t.values, s) {
+			return nil, []v2Issue{v2EnumIssue(t.values, t.literal, s, loc)}
+		}
+		if t.minLen != nil && utf8.RuneCountInString(s) < *t.minLen {
+			return nil, []v2Issue{{Type: "string_too_short", Loc: loc, Msg: "String should have at least " + v2Count(*t.minLen, "character"),
+				Input: s, Ctx: map[string]any{"min_length": *t.minLen}}}
+		}
+		return s, nil
+	case v2Int:
+		var n int64
+		switch x := v.(type) {
+		case json.Number:
+			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+				n = i
+			} else if f, err := x.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+				n = int64(f)
+			} else if err == nil {
+				return bad("int_from_float", "Input should be a valid integer, got a number with a fractional part")
+			} else {
+				return bad("int_parsing", "Input should be a valid integer, unable to parse string as an integer")
+			}
+		case string:
+			i, issue, ok := v2ParseIntString(x, loc)
+			if !ok {
+				return nil, []v2Issue{issue}
+			}
+			n = i
+		case bool:
+			if x {
+				n = 1
+			}
+		default:
+			return bad("int_type", "Input should be a valid integer")
+		}
+		if t.ge != nil && n < *t.ge {
+			return nil, []v2Issue{{Type: "greater_than_equal", Loc: loc, Msg: "Input should be greater than or equal to " + strconv.FormatInt(*t.ge, 10),
+				Input: v2Input(v), Ctx: map[string]any{"ge": *t.ge}}}
+		}
+		return n, nil
+	case v2Float:
+		var f float64
+		switch x := v.(type) {
+		case json.Number:
+			f, _ = x.Float64()
+		case string:
+			p, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err != nil {
+				return bad("float_parsing", "Input should be a valid number, unable to parse string as a number")
+			}
+			f = p
+		case bool:
+			if x {
+				f = 1
+			}
+		default:
+			return bad("float_type", "Input should be a valid number")
+		}
+		if t.ge != nil && f < float64(*t.ge) {
+			return nil, []v2Issue{{Type: "greater_than_equal", Loc: loc, Msg: "Input should be greater than or equal to " + strconv.FormatInt(*t.ge, 10),
+				Input: v2Input(v), Ctx: map[string]any{"ge": *t.ge}}}
+		}
+		return f, nil
+	case v2Bool:
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			if b, ok := v2ParseBool(x); ok {
+				return b, nil
+			}
+			return bad("bool_parsing", "Input should be a valid boolean, unable to interpret input")
+		case json.Number:
+			switch string(x) {
+			case "0":
+				return false, nil
+			case "1":
+				return true, nil
+			}
+			return bad("bool_parsing", "Input should be a valid boolean, unable to interpret input")
+		}
+		return bad("bool_type", "Input should be a valid boolean")
+	case v2DateTime, v2AwareDateTime:
+		var when time.Time
+		switch x := v.(type) {
+		case string:
+			parsed, reason := v2ParseDateTime(x)
+			if reason != "" {
+				return nil, []v2Issue{{Type: "datetime_from_date_parsing", Loc: loc, Msg: "Input should be a valid datetime or date, " + reason,
+					Input: x, Ctx: map[string]any{"error": reason}}}
+			}
+			if t.kind == v2AwareDateTime && !v2HasOffset(x) {
+				return bad("timezone_aware", "Input should have timezone info")
+			}
+			when = parsed
+		case json.Number:
+			// A Unix time is UTC to pydantic, hence aware.
+			when, _ = v2ParseDateTime(string(x))
+		default:
+			return bad("datetime_type", "Input should be a valid datetime")
+		}
+		return when.UTC(), nil
+	case v2Dict:
+		d, ok := v.(pyDict)
+		if !ok {
+			return bad("dict_type", "Input should be a valid dictionary")
+		}
+		return plainOf(d), nil
+	case v2List:
+		list, ok := v.([]any)
+		if !ok {
+			return bad("list_type", "Input should be a valid list")
+		}
+		if t.minLen != nil && len(list) < *t.minLen {
+			return nil, []v2Issue{{Type: "too_short", Loc: loc, Msg: "List should have at least " + v2Count(*t.minLen, "item") + " after validation, not " + strconv.Itoa(len(list)),
+				Input: v2Input(v), Ctx: map[string]any{"field_type": "List", "min_length": *t.minLen, "actual_length": len(list)}}}
+		}
+		out := make([]any, len(list))
+		var issues []v2Issue
+		for i, item := range list {
+			elem := v2Type{kind: v2Any}
+			if t.elem != nil {
+				elem = *t.elem
+			}
+			kept, errs := elem.validate(item, appendLoc(loc, i))
+			issues = append(issues, errs...)
+			out[i] = kept
+		}
+		return out, issues
+	case v2Object:
+		out, issues := t.model.validate(v, loc)
+		return out, issues
+	case v2Custom:
+		return t.check(v, loc)
+	}
+	return plainOf(v), nil
+}
+
+// v2HasOffset reports whether a datetime string names its offset (a Unix
+// time is UTC).
+func v2HasOffset(s string) bool {
+	if len(s) <= 10 {
+		return !strings.Contains(s, "-") || strings.HasPrefix(s, "-")
+	}
+	rest := s[10:]
+	return strings.ContainsAny(rest, "Zz+") || strings.Contains(rest[1:], "-")
+}
+
+// v2Count is pydantic's "1 character" / "2 characters".
+func v2Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// Field annotations the models share.
+var (
+	v2TStr    = v2Type{kind: v2String}
+	v2TInt    = v2Type{kind: v2Int}
+	v2TFloat  = v2Type{kind: v2Float}
+	v2TBool   = v2Type{kind: v2Bool}
+	v2TTime   = v2Type{kind: v2DateTime}
+	v2TAware  = v2Type{kind: v2AwareDateTime}
+	v2TDict   = v2Type{kind: v2Dict}
+	v2TAnyVal = v2Type{kind: v2Any}
+	v2TStrs   = v2Type{kind: v2List, elem: &v2Type{kind: v2String}}
+)
+
+// v2TEnum is a str Enum's annotation; v2TLiteral a Literal's.
+func v2TEnum(values ...string) v2Type    { return v2Type{kind: v2Enum, values: values} }
+func v2TLiteral(values ...string) v2Type { return v2Type{kind: v2Enum, values: values, literal: true} }
+
+// v2TModel is a nested model's annotation; v2TListOf a list's.
+func v2TModel(m *v2Model) v2Type   { return v2Type{kind: v2Object, model: m} }
+func v2TListOf(elem v2Type) v2Type { return v2Type{kind: v2List, elem: &elem} }

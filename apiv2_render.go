@@ -1,0 +1,50 @@
+package main
+
+// Answers of the v2 dialect as pydantic 2 serializes Airflow's response
+// models: datetimes in RFC 3339 with "Z" for UTC and microseconds only
+// when there are some (pydantic-core's speedate rendering), null for
+// absent values.
+
+import (
+	"time"
+)
+
+// v2When is a datetime field of a response model.
+type v2When time.Time
+
+// v2Time renders t as pydantic does: 2026-11-26T17:57:58Z, or
+// 2026-11-26T17:57:58.123456Z with a fraction.
+func v2Time(t time.Time) string {
+	t = t.UTC()
+	if t.Nanosecond()/1000 != 0 {
+		return t.Format("2006-01-02T15:04:05.000000Z")
+	}
+	return t.Format("2006-01-02T15:04:05Z")
+}
+
+// MarshalJSON renders the datetime as pydantic does.
+func (w v2When) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + v2Time(time.Time(w)) + `"`), nil
+}
+
+// v2At is a nullable datetime field: nil for a nil or zero time.
+func v2At(t *time.Time) *v2When {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	w := v2When(*t)
+	return &w
+}
+
+// v2Window is the page of rows a limit and an offset ask for (for lists
+// the store cannot page itself).
+func v2Window[T any](rows []T, p page) []T {
+	if p.offset >= len(rows) {
+		return []T{}
+	}
+	rows = rows[p.offset:]
+	if p.limit < len(rows) {
+		rows = rows[:p.limit]
+	}
+	return rows
+}
