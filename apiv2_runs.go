@@ -719,13 +719,13 @@ func (s *server) v2WaitDagRun(w http.ResponseWriter, r *http.Request, req *apiRe
 
 // v2WaitLine is one line of the wait stream.
 func (s *server) v2WaitLine(run *DagRun, results []string) ([]byte, error) {
-	doc := pyObject{{"state", string(run.State)}}
+	doc := pyDict{{"state", string(run.State)}}
 	if run.State.Finished() && len(results) > 0 {
 		vals, err := s.ops.runResults(run, results)
 		if err != nil {
 			return nil, err
 		}
-		fields := make(pyObject, 0, len(vals))
+		fields := make(pyDict, 0, len(vals))
 		for _, v := range vals {
 			decoded, err := decodePyJSON(v.value)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The DAG run routes of /api/v2, after Airflow 3.2.1's
@@ -265,5 +266,92 @@ func TestAPIv2_PatchClearDeleteDagRun(t *testing.T) {
 	}
 	if res := ts.do(t, http.MethodDelete, path, ""); res.status != 404 {
 		t.Errorf("delete again = %d %s", res.status, res.body)
+	}
+}
+
+// TestAPIv2_RunsThroughTheScheduler: a v2 trigger with logical_date null
+// runs a bash task to success on the scheduler; a failing task fails its
+// run; clearing the run runs it again, to success; wait answers the
+// finished run's state and its task's return value at once.
+func TestAPIv2_RunsThroughTheScheduler(t *testing.T) {
+	t.Parallel()
+	flag := t.TempDir() + "/ran-once"
+	dag := `
+dag_id: v2bash
+schedule_interval: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - task_id: hello
+    operator: BashOperator
+    bash_command: echo "hello {{ run_id }}"
+    downstream: [flaky]
+  - task_id: flaky
+    operator: BashOperator
+    bash_command: "test -e ` + flag + ` || { touch ` + flag + `; exit 1; }; echo second"
+`
+	ts, sched := newSchedServer(t, edition3, tickDriven, withDAG(dag))
+	runID := v2Trigger(t, ts, "v2bash", `{"logical_date": null}`)
+	path := "/api/v2/dags/v2bash/dagRuns/" + runID
+	settleTicks(t, sched, time.Now)
+	got := v2JSON(t, ts.do(t, http.MethodGet, path, ""))
+	if got["state"] != "failed" || got["logical_date"] != nil || got["start_date"] == nil || got["duration"] == nil {
+		t.Fatalf("run after the first pass: %v, want failed", got)
+	}
+	hello, _ := ts.store.TaskInstance("v2bash", runID, "hello")
+	flaky, _ := ts.store.TaskInstance("v2bash", runID, "flaky")
+	if states := []TaskState{hello.State, flaky.State}; states[0] != TaskSuccess || states[1] != TaskFailed {
+		t.Fatalf("task states %v, want hello success, flaky failed", states)
+	}
+	res := ts.do(t, http.MethodPost, path+"/clear", `{"dry_run": false, "only_failed": true}`)
+	if got := v2JSON(t, res); res.status != 200 || got["state"] != "queued" {
+		t.Fatalf("clear = %d %s", res.status, res.body)
+	}
+	settleTicks(t, sched, time.Now)
+	if got := v2JSON(t, ts.do(t, http.MethodGet, path, "")); got["state"] != "success" {
+		t.Fatalf("run after the clear: %v, want success", got)
+	}
+	flaky, err := ts.store.TaskInstance("v2bash", runID, "flaky")
+	if err != nil || flaky.TryNumber != 2 || flaky.State != TaskSuccess {
+		t.Errorf("flaky: %+v %v, want success on try 2", flaky, err)
+	}
+	res = ts.do(t, http.MethodGet, path+"/wait?interval=1&result=hello&result=flaky&result=none", "")
+	want := `{"state": "success", "results": {"flaky": "second", "hello": "hello ` + runID + `"}}` + "\n"
+	if res.status != 200 || res.body != want || res.header.Get("Content-Type") != v2WaitMediaType {
+		t.Errorf("wait = %d %q (%s)\nwant %q", res.status, res.body, res.header.Get("Content-Type"), want)
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"", `{"detail":[{"type":"missing","loc":["query","interval"],"msg":"Field required","input":null}]}`},
+		{"?interval=0", `{"detail":[{"type":"greater_than","loc":["query","interval"],"msg":"Input should be greater than 0","input":"0","ctx":{"gt":0.0}}]}`},
+	} {
+		if res := ts.do(t, http.MethodGet, path+"/wait"+tc.query, ""); res.status != 422 || res.body != tc.want {
+			t.Errorf("wait%s = %d %s, want 422 %s", tc.query, res.status, res.body, tc.want)
+		}
+	}
+	if res := ts.do(t, http.MethodGet, "/api/v2/dags/v2bash/dagRuns/nope/wait?interval=1", ""); res.status != 404 {
+		t.Errorf("wait for a missing run = %d %s", res.status, res.body)
+	}
+}
+
+// TestAPIv2_WaitStreamsUntilTheRunEnds: wait answers a line per interval
+// while the run is not finished, the last one its end.
+func TestAPIv2_WaitStreamsUntilTheRunEnds(t *testing.T) {
+	t.Parallel()
+	ts, _ := newSchedServer(t, edition3, nil, withDAG(`
+dag_id: v2wait
+schedule_interval: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - {task_id: t, operator: BashOperator, bash_command: "sleep 0.3"}
+`))
+	runID := v2Trigger(t, ts, "v2wait", `{"logical_date": null}`)
+	res := ts.do(t, http.MethodGet, "/api/v2/dags/v2wait/dagRuns/"+runID+"/wait?interval=0.05", "")
+	lines := strings.Split(strings.TrimSuffix(res.body, "\n"), "\n")
+	if res.status != 200 || len(lines) < 2 || lines[len(lines)-1] != `{"state": "success"}` {
+		t.Fatalf("wait = %d %q, want several lines ending in success", res.status, res.body)
+	}
+	for _, line := range lines[:len(lines)-1] {
+		if line != `{"state": "queued"}` && line != `{"state": "running"}` {
+			t.Errorf("line %q before the end, want queued or running", line)
+		}
 	}
 }
