@@ -26,6 +26,10 @@ const (
 	authDenyAll  = "deny_all"      // airflow.api.auth.backend.deny_all
 	authBasic    = "basic_auth"    // Airflow 2's basic_auth (FAB users)
 	authPassword = "password_auth" // Airflow 1.10's contrib password_auth
+	// authSimple is Airflow 3's simple auth manager with users: /api/v2
+	// takes bearer tokens from POST /auth/token (api_auth_v2.go). In
+	// edition 3, default is the simple auth manager's all-admins mode.
+	authSimple = "simple_auth_manager"
 )
 
 // An auth backend answers two questions, apart: who the caller is (an
@@ -47,6 +51,7 @@ const (
 	viaAnonymous = "anonymous" // nothing was asked: default, deny_all
 	viaBasic     = "basic"     // Airflow 2's basic_auth: Authorization: Basic
 	viaPassword  = "password"  // Airflow 1.10's password_auth: the header's words after the first
+	viaToken     = "token"     // Airflow 3's simple auth manager: a JWT (api_auth_v2.go)
 )
 
 // loggedIn is the user Airflow 2's auth manager knows as logged in, whom
@@ -54,7 +59,7 @@ const (
 // nobody: password_auth is Airflow 1.10's backend, which logs nobody into
 // Airflow 2's auth manager.
 func (c caller) loggedIn() string {
-	if c.via == viaBasic {
+	if c.via == viaBasic || c.via == viaToken {
 		return c.user
 	}
 	return ""
@@ -94,6 +99,9 @@ type authenticator struct {
 	identifiers []identifier
 	refuser     refuser
 	*passwordBook
+	// tokens issues and checks Airflow 3's tokens (edition 3's /auth and
+	// /api/v2); every backend has one, so that edition 3 can use it.
+	tokens *tokenAuthority
 }
 
 // passwordBook is the users file (--users): who may sign in with which
@@ -141,9 +149,21 @@ type credential struct {
 	hash  []byte
 }
 
+// newAuthenticator is the backend named by --auth-backend, with the users
+// of --users, and a token key drawn for this process.
 func newAuthenticator(backend, usersFile string) (*authenticator, error) {
+	return newAuthenticatorWithKey(backend, usersFile, nil)
+}
+
+// newAuthenticatorWithKey is newAuthenticator whose tokens are signed with
+// tokenKey (edition 3 keeps it in the home, loadTokenKey); nil draws one.
+func newAuthenticatorWithKey(backend, usersFile string, tokenKey []byte) (*authenticator, error) {
+	tokens, err := newTokenAuthority(tokenKey)
+	if err != nil {
+		return nil, err
+	}
 	book := &passwordBook{compareHash: bcrypt.CompareHashAndPassword}
-	a := &authenticator{backend: backend, passwordBook: book}
+	a := &authenticator{backend: backend, passwordBook: book, tokens: tokens}
 	switch backend {
 	case authDefault:
 		a.identifiers, a.refuser = []identifier{anonymous{}}, allowAll{}
@@ -155,8 +175,10 @@ func newAuthenticator(backend, usersFile string) (*authenticator, error) {
 		a.identifiers, a.refuser = []identifier{basicIdentifier{book}}, basicRefusal{}
 	case authPassword:
 		a.identifiers, a.refuser = []identifier{passwordIdentifier{book}}, passwordRefusal{}
+	case authSimple:
+		a.identifiers, a.refuser = []identifier{jwtIdentifier{tokens: tokens}}, tokenRefusal{}
 	default:
-		return nil, fmt.Errorf("unknown auth backend %q: want default, deny_all, basic_auth or password_auth", backend)
+		return nil, fmt.Errorf("unknown auth backend %q: want default, deny_all, basic_auth, password_auth or simple_auth_manager", backend)
 	}
 	if usersFile == "" {
 		return nil, fmt.Errorf("auth backend %s needs --users (a file of user:password lines)", backend)

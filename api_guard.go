@@ -76,9 +76,10 @@ func (p *browserPolicy) browserRefusal(r *http.Request) string {
 		return ""
 	}
 	// A page of another site may still open the status pages (a link), but
-	// never post a form, nor reach the API or the admin endpoints.
-	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !strings.HasPrefix(r.URL.Path, "/api/") &&
-		!strings.HasPrefix(r.URL.Path, "/_airlite/") {
+	// never post a form, nor reach the API, edition 3's login routes (a
+	// GET there hands out a token, or sets the token cookie) or the admin
+	// endpoints.
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !guardedPath(r.URL.Path) {
 		return ""
 	}
 	if origin == "" {
@@ -87,6 +88,12 @@ func (p *browserPolicy) browserRefusal(r *http.Request) string {
 	}
 	return fmt.Sprintf("cross-site request refused: it came from a page at %s; airlite answers pages of its own origin only "+
 		"(start airlite with --allowed-origins %s to allow that page)", origin, origin)
+}
+
+// guardedPath reports whether a path is one no page of another site may
+// reach, even by a GET.
+func guardedPath(p string) bool {
+	return strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, authPrefix+"/") || strings.HasPrefix(p, "/_airlite/")
 }
 
 // crossSite reports whether a browser sent r from a page of another origin
@@ -197,5 +204,10 @@ func (s *server) refuseBrowser(w http.ResponseWriter, r *http.Request, msg strin
 	s.opts.Logger.Warn().Str("method", r.Method).Str("path", r.URL.Path).Str("host", r.Host).
 		Str("origin", firstHeader(r, "Origin")).Str("reason", msg).Msg("browser request refused")
 	s.setEditionHeaders(w, strings.HasPrefix(r.URL.Path, apiPrefix+"/"))
+	if strings.HasPrefix(r.URL.Path, authPrefix+"/") {
+		// An API's answer, as on /api/, not the status pages' error page.
+		s.writeJSON(w, r, http.StatusForbidden, map[string]any{"error": msg})
+		return
+	}
 	s.answerError(w, r, newAPIError(errForbidden, "%s", msg))
 }

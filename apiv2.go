@@ -16,18 +16,20 @@ import (
 // (core_api/routes/public/__init__.py: prefix="/api/v2").
 const apiV2Prefix = "/api/v2"
 
-// v2Dialect is Airflow 3.2.1's /api/v2. Until the simple auth manager's
-// tokens are built (issue #21), the caller is the server's auth backend's
-// (--auth-backend default on loopback is all-admins mode, as Airflow's
-// simple_auth_manager_all_admins), and any refusal is Airflow 3's answer
-// to a request without a token (core_api/security.py: 401 "Not
-// authenticated").
+// v2Dialect is Airflow 3.2.1's /api/v2. The caller is found as Airflow
+// 3's simple auth manager finds it (api_auth_v2.go: a bearer token or the
+// _token cookie; no credentials at all in all-admins mode, which
+// --auth-backend default is), and refused in core_api/security.py's words.
 func (s *server) v2Dialect() *dialect {
 	return &dialect{
 		name: "v2", prefix: apiV2Prefix, firstMatch: true,
+		auth: s.opts.Auth.v2(),
 		refusal: func(rej rejection) error {
-			if rej.status != 0 || rej.err != nil {
-				return &v2Error{status: http.StatusUnauthorized, detail: "Not authenticated"}
+			switch {
+			case rej.err != nil:
+				return rej.err
+			case rej.status != 0:
+				return &v2Error{status: rej.status, detail: rej.body}
 			}
 			return nil
 		},
@@ -43,10 +45,12 @@ func (s *server) v2Dialect() *dialect {
 	}
 }
 
-// mountV2 puts Airflow 3's routes on the router: the public API and the
-// app's old /health, a 404 that says where health moved.
+// mountV2 puts Airflow 3's routes on the router: the public API, the
+// simple auth manager's login routes (/auth) and the app's old /health, a
+// 404 that says where health moved.
 func (s *server) mountV2(r *httprouter.Router) {
 	s.mount(r, s.v2Routes())
+	s.mount(r, s.authRoutes())
 	r.Handle(http.MethodGet, "/health", routed("/health", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		writeV2JSON(w, req, http.StatusNotFound, v2Catchall{Error: v2HealthMoved})
 	}))

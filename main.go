@@ -146,8 +146,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.MaxXComs, "max-xcoms", defaultMaxXComs, "XCom entries kept; a task pushing one more fails, saying so in its log; 0 means no limit")
 	fs.IntVar(&c.MaxXComBytes, "max-xcom-bytes", defaultMaxXComBytes, "bytes of one XCom value as JSON; a task pushing a larger one fails, saying so in its log; 0 means no limit")
 	fs.IntVar(&c.MaxEventLogs, "max-event-logs", defaultMaxEventLogs, "event log rows kept (GET /api/v1/eventLogs); a new one drops the oldest; 0 means no limit")
-	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth")
-	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines")
+	fs.StringVar(&c.AuthBackend, "auth-backend", authDefault, "default, deny_all, basic_auth or password_auth; in edition 3, default (all admins, no token needed) or simple_auth_manager (bearer tokens from POST /auth/token)")
+	fs.StringVar(&c.UsersFile, "users", "", "file of user:password or user:<bcrypt hash> lines: who may sign in (basic_auth, password_auth, simple_auth_manager)")
 	fs.StringVar(&originsText, "allowed-origins", "", "comma-separated origins (https://dash.example) whose pages may use the API; other sites' pages are refused")
 	fs.StringVar(&hostsText, "allowed-hosts", "", "comma-separated Host names answered besides localhost, 127.0.0.1 and [::1], or * for any (DNS rebinding protection)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", defaultShutdownGrace, "at SIGTERM or SIGINT, how long running tasks get to end; those still running then are stopped and run again at the next start")
@@ -268,10 +268,29 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.AllowedHosts, err = parseAllowedHosts(hostsText); err != nil {
 		return c, err
 	}
-	if (c.AuthBackend == authBasic || c.AuthBackend == authPassword) && c.UsersFile == "" {
-		return c, fmt.Errorf("--auth-backend %s needs --users", c.AuthBackend)
+	if err := checkAuthBackend(c); err != nil {
+		return c, err
 	}
 	return c, nil
+}
+
+// checkAuthBackend refuses a backend the edition has not: Airflow 3 has
+// only auth managers (the simple auth manager here), Airflow 1.10 and 2
+// only API auth backends. A backend that signs users in needs --users.
+func checkAuthBackend(c config) error {
+	if c.Edition.rules().apiV2 {
+		if c.AuthBackend != authDefault && c.AuthBackend != authSimple {
+			return fmt.Errorf("--auth-backend %s: edition 3 (Airflow 3) takes default (the simple auth manager's all-admins mode) "+
+				"or simple_auth_manager (bearer tokens from POST /auth/token, users from --users)", c.AuthBackend)
+		}
+	} else if c.AuthBackend == authSimple {
+		return fmt.Errorf("--auth-backend simple_auth_manager is Airflow 3's: use it with --edition 3 "+
+			"(edition %s takes default, deny_all, basic_auth or password_auth)", c.Edition)
+	}
+	if (c.AuthBackend == authBasic || c.AuthBackend == authPassword || c.AuthBackend == authSimple) && c.UsersFile == "" {
+		return fmt.Errorf("--auth-backend %s needs --users", c.AuthBackend)
+	}
+	return nil
 }
 
 // envName is the environment variable a flag falls back to.
@@ -402,7 +421,11 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 	if err := endLeftoverTaskProcesses(store, logger); err != nil {
 		return err
 	}
-	auth, err := newAuthenticator(c.AuthBackend, c.UsersFile)
+	tokenKey, err := loadEditionTokenKey(c)
+	if err != nil {
+		return err
+	}
+	auth, err := newAuthenticatorWithKey(c.AuthBackend, c.UsersFile, tokenKey)
 	if err != nil {
 		return err
 	}
@@ -494,6 +517,17 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 	}
 }
 
+// loadEditionTokenKey is the key edition 3 signs its tokens with, kept in
+// the home so that tokens outlive a restart; nil (a key for this process
+// only) in the other editions, which issue no tokens, and with --snapshot
+// off, which writes nothing in the home.
+func loadEditionTokenKey(c config) ([]byte, error) {
+	if !c.Edition.rules().apiV2 || c.Snapshot == "off" {
+		return nil, nil
+	}
+	return loadTokenKey(c.Home)
+}
+
 // stop ends what serve started, in this order whatever ended it: the HTTP
 // server first, so that no request writes any more; then the scheduler,
 // whose running tries get --shutdown-grace to end; then the final
@@ -579,7 +613,8 @@ func checkExposure(c config, addr net.Addr) error {
 		return nil
 	}
 	return fmt.Errorf("refusing to listen on %s (beyond loopback) with --auth-backend default: anyone who reaches the port "+
-		"could run the DAGs' shell commands. Use --auth-backend basic_auth --users FILE (password_auth in the 1.10 editions) "+
+		"could run the DAGs' shell commands. Use --auth-backend basic_auth --users FILE (password_auth in the 1.10 editions, "+
+		"simple_auth_manager in edition 3) "+
 		"or deny_all, listen on 127.0.0.1, or pass --insecure-open-api to accept it", addr)
 }
 

@@ -126,7 +126,11 @@ func (s *server) rules() *editionRules { return s.opts.Edition.rules() }
 // routes is the whole handler: the browser policy, then the router, inside
 // the access log and the journal when they are on.
 func (s *server) routes() http.Handler {
-	guarded := s.guarded(s.router())
+	var h http.Handler = s.router()
+	if s.rules().apiV2 {
+		h = s.withTokenCookie(h) // Airflow 3's JWTRefreshMiddleware (api_auth_v2.go)
+	}
+	guarded := s.guarded(h)
 	if s.opts.AccessLog == nil && s.opts.Journal == nil {
 		return guarded
 	}
