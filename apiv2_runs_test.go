@@ -39,12 +39,13 @@ func TestAPIv2_TriggerDagRun(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
 	// testNow is 2024-05-01T10:00:00.123456Z: run_after defaults to it.
+	// The caller is all-admins mode's anonymous admin.
 	res := ts.do(t, http.MethodPost, "/api/v2/dags/v2runs/dagRuns",
 		`{"dag_run_id": "dag_run_5", "note": "test-note", "logical_date": "2024-05-01T10:00:00.123456+00:00"}`)
 	want := `{"dag_run_id":"dag_run_5","dag_id":"v2runs","logical_date":"2024-05-01T10:00:00.123456Z","queued_at":"2024-05-01T10:00:00.123456Z",` +
 		`"start_date":null,"end_date":null,"duration":null,"data_interval_start":"2024-05-01T10:00:00.123456Z","data_interval_end":"2024-05-01T10:00:00.123456Z",` +
 		`"run_after":"2024-05-01T10:00:00.123456Z","last_scheduling_decision":null,"run_type":"manual","state":"queued","triggered_by":"rest_api",` +
-		`"triggering_user_name":null,"conf":{},"note":"test-note","dag_versions":[],"bundle_version":null,"dag_display_name":"v2runs","partition_key":null}`
+		`"triggering_user_name":"Anonymous","conf":{},"note":"test-note","dag_versions":[],"bundle_version":null,"dag_display_name":"v2runs","partition_key":null}`
 	if res.status != http.StatusOK || res.body != want {
 		t.Errorf("trigger = %d %s\nwant 200 %s", res.status, res.body, want)
 	}
@@ -179,6 +180,9 @@ func TestAPIv2_GetDagRuns(t *testing.T) {
 		{"/dags/~/dagRuns?conf_contains=needle", "dag_run_2 total=1"},
 		{"/dags/~/dagRuns?run_id_pattern=run_3", "dag_run_3 total=1"},
 		{"/dags/~/dagRuns?dag_id_pattern=oth", "dag_run_3 total=1"},
+		// All-admins mode: the caller is the anonymous admin.
+		{"/dags/~/dagRuns?triggering_user_name_pattern=anon", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"/dags/~/dagRuns?triggering_user_name_pattern=bob", "total=0"},
 	} {
 		res := ts.do(t, http.MethodGet, "/api/v2"+tc.query, "")
 		if got := strings.Join(v2RunIDs(t, res), " "); res.status != http.StatusOK || got != tc.want {
@@ -353,5 +357,23 @@ tasks:
 		if line != `{"state": "queued"}` && line != `{"state": "running"}` {
 			t.Errorf("line %q before the end, want queued or running", line)
 		}
+	}
+}
+
+// TestAPIv2_DagRunsNeedAToken: under the simple auth manager with users,
+// the run routes answer 401 without a token; with one, the run records
+// its user as triggering_user_name.
+func TestAPIv2_DagRunsNeedAToken(t *testing.T) {
+	t.Parallel()
+	ts := newV2AuthServer(t, authSimple, "ann:secret\n")
+	if res := ts.do(t, http.MethodGet, "/api/v2/dags/~/dagRuns", ""); res.status != 401 || res.body != `{"detail":"Not authenticated"}` {
+		t.Errorf("list without a token = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/dags/example_bash_operator/dagRuns", `{"logical_date": null}`); res.status != 401 {
+		t.Errorf("trigger without a token = %d %s", res.status, res.body)
+	}
+	res := ts.do(t, http.MethodPost, "/api/v2/dags/example_bash_operator/dagRuns", `{"logical_date": null}`, ts.bearer(t, "ann")...)
+	if got := v2JSON(t, res); res.status != 200 || got["triggering_user_name"] != "ann" {
+		t.Errorf("trigger with ann's token = %d %s", res.status, res.body)
 	}
 }
