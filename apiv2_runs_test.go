@@ -377,3 +377,44 @@ func TestAPIv2_DagRunsNeedAToken(t *testing.T) {
 		t.Errorf("trigger with ann's token = %d %s", res.status, res.body)
 	}
 }
+
+// TestAPIv2_ListRunsReadsThePage: get_dag_runs' default order (id), -id
+// and a state filter read about their page of a DAG with 2,000 runs, not
+// the DAG's runs (issue #21: list endpoints cost O(limit)); a filter the
+// store's indexes do not serve reads them all and still answers right.
+func TestAPIv2_ListRunsReadsThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(pageDAG))
+	row, err := ts.store.DagByID("paged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addRunsIn(t, ts.store, row.Def, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 2000, false, func(i int) RunState {
+		if i%10 == 9 {
+			return RunFailed
+		}
+		return RunSuccess
+	})
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		query   string
+		total   int
+		maxRead int
+	}{
+		{"?limit=50", 2000, 50},
+		{"?limit=50&order_by=-id", 2000, 50},
+		{"?limit=50&state=failed", 200, 500},
+		{"?limit=50&logical_date_gte=2025-01-01T00:00:00Z", 2000, 1 << 30},
+	} {
+		read = 0
+		res := ts.do(t, http.MethodGet, "/api/v2/dags/paged/dagRuns"+tc.query, "")
+		ids := v2RunIDs(t, res)
+		if res.status != 200 || len(ids) != 51 || ids[50] != "total="+itoa(tc.total) {
+			t.Errorf("%s = %d, %d rows, %s; want 50 rows of %d", tc.query, res.status, len(ids)-1, ids[len(ids)-1], tc.total)
+		}
+		if read > tc.maxRead {
+			t.Errorf("%s read %d rows, want at most %d", tc.query, read, tc.maxRead)
+		}
+	}
+}
