@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -416,5 +420,48 @@ func TestAPIv2_ListRunsReadsThePage(t *testing.T) {
 		if read > tc.maxRead {
 			t.Errorf("%s read %d rows, want at most %d", tc.query, read, tc.maxRead)
 		}
+	}
+}
+
+// TestAPIv2_TriggerValuesAreNeverShellText: a v2 trigger's conf, run id
+// and note carrying command substitutions, backticks and quotes run a
+// real bash task through the scheduler: the task prints the text, and
+// nothing it names is executed.
+func TestAPIv2_TriggerValuesAreNeverShellText(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "pwned")
+	ts, sched := newSchedServer(t, edition3, tickDriven, withDAG(`
+dag_id: inject3
+schedule_interval: null
+tasks:
+  - task_id: echo
+    operator: BashOperator
+    cwd: `+dir+`
+    bash_command: echo {{ dag_run.conf.x }}; echo "{{ dag_run.conf.x }}"; X={{ dag_run.conf.x }}; echo "$X"; echo {{ run_id }}; echo {{ task_instance_key_str }}
+`))
+	payload := fmt.Sprintf("$(touch %[1]s) `touch %[1]s` ';touch %[1]s;' \"; touch %[1]s; \" && touch %[1]s", marker)
+	body, _ := json.Marshal(map[string]any{"conf": map[string]any{"x": payload}, "logical_date": nil,
+		"note": "$(touch " + marker + ")", "partition_key": "`touch " + marker + "`"})
+	res := ts.do(t, http.MethodPost, "/api/v2/dags/inject3/dagRuns", string(body))
+	if res.status != http.StatusOK {
+		t.Fatalf("trigger = %d %s", res.status, res.body)
+	}
+	runID := v2JSON(t, res)["dag_run_id"].(string)
+	settleTicks(t, sched, time.Now)
+	if got := v2JSON(t, ts.do(t, http.MethodGet, "/api/v2/dags/inject3/dagRuns/"+runID, "")); got["state"] != "success" {
+		t.Fatalf("run ended %v", got)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("request data ran as shell text: %s exists (%v)", marker, err)
+	}
+	raw, err := ts.store.read().First(tableTaskLogs, indexID, "inject3", runID, "echo")
+	if err != nil || raw == nil {
+		t.Fatalf("task log: %v", err)
+	}
+	tries := raw.(*TaskLog).Tries
+	want := strings.Repeat(payload+"\n", 3) + runID + "\n" + "inject3__echo__" + runID + "\n"
+	if out := tries[len(tries)-1].Output; out != want {
+		t.Errorf("output\n got %q\nwant %q", out, want)
 	}
 }
