@@ -317,3 +317,27 @@ func TestRuns3_ScheduledRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestRuns3_PythonContextWithoutLogicalDate: a Python callable's dag_run
+// of a run without a logical date has none and no data interval; a run
+// with one shows its stored interval.
+func TestRuns3_PythonContextWithoutLogicalDate(t *testing.T) {
+	t.Parallel()
+	s := &scheduler{}
+	undated := goldenContext(t, edition3, map[string]any{}, nil)
+	undated.run.NoLogicalDate, undated.run.ExecutionDate = true, time.Time{}
+	undated.run.RunAfter = time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
+	c := s.pythonContext(undated)
+	for _, k := range []string{"logical_date", "data_interval_start", "data_interval_end"} {
+		if v, ok := c.DagRun[k]; !ok || v != nil {
+			t.Errorf("dag_run.%s = %v (%v), want None", k, v, ok)
+		}
+	}
+	dated := goldenContext(t, edition3, map[string]any{}, nil)
+	start := time.Date(2024, 3, 3, 0, 0, 0, 0, time.UTC)
+	dated.run.DataIntervalStart, dated.run.DataIntervalEnd = &start, &dated.run.ExecutionDate
+	c = s.pythonContext(dated)
+	if c.DagRun["data_interval_start"] != "2024-03-03T00:00:00+00:00" || c.DagRun["logical_date"] != "2024-03-04T05:06:07.000123+00:00" {
+		t.Errorf("dag_run = %v, want the stored interval", c.DagRun)
+	}
+}
