@@ -26,7 +26,8 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 			return nil, newAPIError(errBadRequest, "dag_id goes with scope=runs only")
 		}
 		all := func(tiKey) bool { return true }
-		if err := s.ops.stopping(all, func() error { return s.opts.Store.Reset(s.opts.DAGs) }); err != nil {
+		reset := func() error { return s.opts.Folder.with(s.opts.Store.Reset) }
+		if err := s.ops.stopping(all, reset); err != nil {
 			return nil, err
 		}
 	case "runs":
@@ -43,7 +44,8 @@ func (s *server) resetScope(scope, dagID string) (map[string]any, error) {
 			return nil, err
 		}
 	case "pools":
-		if err := s.opts.Store.ResetPools(s.opts.DAGs.Pools); err != nil {
+		resetPools := func(set *DAGSet) error { return s.opts.Store.ResetPools(set.Pools) }
+		if err := s.opts.Folder.with(resetPools); err != nil {
 			return nil, err
 		}
 	case "paused":

@@ -119,8 +119,9 @@ func (rt *apiRoute) fitsAnySegment(segs []string) bool {
 }
 
 // serveStarlette answers one request of a Starlette-matched dialect, in
-// FastAPI's order: the route, the caller (a dependency that raises, such
-// as Airflow's token check, answers at once), then the request's checks,
+// FastAPI's order: the route, the body's decoding, the caller (a
+// dependency that raises, such as Airflow's token check, answers at
+// once), then the request's checks,
 // whose errors the dialect gathers into one answer (FastAPI collects the
 // path's, the query's and the body's validation errors in one 422).
 func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *routeTable, path string) {
@@ -135,6 +136,24 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 		return
 	}
 	req := &apiRequest{path: params}
+	// FastAPI reads and decodes a body before it solves the route's
+	// dependencies (fastapi/routing.py get_request_handler): a body that
+	// is not JSON is a 422 even without a token.
+	var decoded v1Body
+	if rt.body != nil || rt.rawBody {
+		raw, err := s.readBody(w, r)
+		if err != nil {
+			d.answerError(s, w, r, err)
+			return
+		}
+		req.raw = raw
+		if rt.body != nil {
+			if decoded, err = d.decode(raw, r.Header.Get("Content-Type")); err != nil {
+				d.answerError(s, w, r, err)
+				return
+			}
+		}
+	}
 	if !s.identifyCaller(w, r, d, rt, req) {
 		return
 	}
@@ -144,9 +163,8 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 	}
 	req.query, queryErr = d.checkQuery(r, rt.query)
 	if rt.body != nil {
-		bodyErr = s.readCheckedBody(w, r, d, rt, req)
-	} else if rt.rawBody {
-		req.raw, bodyErr = s.readBody(w, r)
+		req.ordered = decoded.ordered
+		req.body, bodyErr = rt.body(decoded.plain)
 	}
 	if err := d.gather(pathErr, queryErr, bodyErr); err != nil {
 		d.answerError(s, w, r, err)

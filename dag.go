@@ -177,6 +177,13 @@ type DAGSet struct {
 	// order, when the loader is tolerant (dagLoader.tolerant).
 	Files        []string
 	ImportErrors []FileImportError
+
+	// folder is what reading a folder on disk learnt beyond the set (its
+	// listing, each Python file's outcome), kept so that the .py files
+	// are listed once at start and a reload re-reads only what changed
+	// (dag_reload.go); nil for the embedded examples and sets made in
+	// code.
+	folder *folderRead
 }
 
 // FileImportError is a definition file that did not load and Airflow's

@@ -72,23 +72,83 @@ func (l dagLoader) loadDir(dir string) (*DAGSet, error) {
 		return nil, fmt.Errorf("open dags folder: %w", err)
 	}
 	defer folder.Close()
-	return l.load(folder, dir)
+	listing, err := l.listFolder(folder, dir)
+	if err != nil {
+		return nil, err
+	}
+	set, err := l.loadFiles(folder, dir, listing.defs)
+	if err != nil {
+		return nil, err
+	}
+	set.folder = listing
+	return set, nil
+}
+
+// fileStamp is what a reload compares to tell that a file changed: its
+// size and modification time when listed, as Airflow's DAG processor
+// compares modification times (2.10.3 dag_processing/manager.py:1288-1308,
+// file_parsing_sort_mode modified_time).
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// folderRead is one walk of a DAG folder on disk and what came of its
+// Python files: the definition files (slash paths inside it), the .py
+// files (absolute paths), the stamp of every listed file by absolute path
+// (a zero stamp when it could not be looked at), and
+// each .py file's outcome, filled by readPythonDAGs.
+type folderRead struct {
+	defs   []string
+	py     []string
+	stamps map[string]fileStamp
+	pyOut  map[string]*pyOutcome
+}
+
+// listFolder walks a DAG folder on disk once for both front ends: its
+// definition files and its .py files, under .airflowignore, each stamped.
+// A file that cannot be looked at has no stamp; reading it says why.
+func (l dagLoader) listFolder(folder *dagFolder, label string) (*folderRead, error) {
+	files, err := l.walk(folder, label, func(name string) bool { return isDefinitionName(name) || isPythonName(name) })
+	if err != nil {
+		return nil, err
+	}
+	read := &folderRead{stamps: make(map[string]fileStamp, len(files)), pyOut: map[string]*pyOutcome{}}
+	for _, rel := range files {
+		abs := absPath(filepath.Join(label, filepath.FromSlash(rel)))
+		read.stamps[abs] = fileStamp{}
+		if info, err := fs.Stat(folder, rel); err == nil {
+			read.stamps[abs] = fileStamp{size: info.Size(), mtime: info.ModTime()}
+		}
+		if isPythonName(rel) {
+			read.py = append(read.py, abs)
+		} else {
+			read.defs = append(read.defs, rel)
+		}
+	}
+	return read, nil
 }
 
 // load parses every *.yaml, *.yml and *.json file of fsys, in every
-// folder that no .airflowignore pattern rules out (walkDefinitions), then
+// folder that no .airflowignore pattern rules out (dagLoader.walk), then
 // checks the set as a whole. pools.yaml / pools.json at the top hold
 // pools; further down they are refused. label prefixes file names in
 // errors. Entries that are not regular files (a FIFO, a device, a socket,
 // also behind a symlink) are passed over with a warning: reading one may
 // never end. A file over maxDefinitionBytes is refused.
 func (l dagLoader) load(fsys fs.FS, label string) (*DAGSet, error) {
-	if l.rules == nil {
-		panic("dagLoader.load: no edition rules: every caller names its edition")
-	}
-	files, err := l.walkDefinitions(fsys, label)
+	files, err := l.walk(fsys, label, nil)
 	if err != nil {
 		return nil, err
+	}
+	return l.loadFiles(fsys, label, files)
+}
+
+// loadFiles parses the definition files files (slash paths inside fsys,
+// as walked), then checks the set as a whole.
+func (l dagLoader) loadFiles(fsys fs.FS, label string, files []string) (*DAGSet, error) {
+	if l.rules == nil {
+		panic("dagLoader.load: no edition rules: every caller names its edition")
 	}
 	set := &DAGSet{}
 	seen := map[string]string{} // dag_id -> file

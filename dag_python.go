@@ -70,6 +70,10 @@ type pythonReader struct {
 	Logger    zerolog.Logger
 	// started, when set, hears each reader process's group id (tests).
 	started func(pgid int)
+	// each, when set, hears each file's answer as it arrives, so that the
+	// caller can build its DAGs while the reader goes on; the results
+	// ReadFolder returns then leave the DAGs out.
+	each func(res pyFileResult)
 }
 
 // pyFileResult is what the reader says about one file.
@@ -286,35 +290,22 @@ func pythonMissingError(python string, err error) string {
 // listPythonFiles lists the .py files of dir as Airflow's DagBag lists
 // them, under .airflowignore (dag_walk.go), as absolute paths.
 func listPythonFiles(ctx context.Context, dir string, rules *editionRules, warn func(file, problem string)) ([]string, error) {
+	read, err := scanDAGFolder(ctx, dir, rules, warn)
+	if err != nil {
+		return nil, err
+	}
+	return read.py, nil
+}
+
+// scanDAGFolder walks a DAG folder on disk once, listing its definition
+// and .py files with their stamps.
+func scanDAGFolder(ctx context.Context, dir string, rules *editionRules, warn func(file, problem string)) (*folderRead, error) {
 	folder, err := openDAGFolder(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open dag folder %s: %w", dir, err)
 	}
 	defer folder.Close()
-	if warn == nil {
-		warn = func(string, string) {}
-	}
-	w := &folderWalk{fsys: folder, label: dir, ctx: ctx, warn: warn, seen: map[string]string{}, accept: isPythonName}
-	if rules != nil {
-		w.fullPath = rules.ignoreMatchesFolderPath
-	}
-	id, err := w.identity(".")
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
-	}
-	w.seen[id] = "."
-	if err := w.walk(".", nil); err != nil {
-		return nil, err
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("resolve dag folder %s: %w", dir, err)
-	}
-	files := make([]string, len(w.files))
-	for i, rel := range w.files {
-		files[i] = filepath.Join(abs, filepath.FromSlash(rel))
-	}
-	return files, nil
+	return dagLoader{ctx: ctx, rules: rules, warn: warn}.listFolder(folder, dir)
 }
 
 // ReadFolder reads the Python DAG files files (absolute paths inside
@@ -530,6 +521,12 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 		if err := strictUnmarshal(line, &res); err != nil {
 			readErr = fmt.Errorf("decode python answer for %s: %w", current, err)
 			break
+		}
+		if r.each != nil {
+			// The caller has the DAGs; the results keep the rest, so that
+			// the serialized form of a whole folder is not held at once.
+			r.each(res)
+			res.DAGs = nil
 		}
 		results = append(results, res)
 		mu.Lock()

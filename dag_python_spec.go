@@ -357,27 +357,93 @@ func buildPythonDAG(d *pySerializedDAG, r *editionRules) (*DAG, error) {
 	return nil, errors.New(strings.ReplaceAll(err.Error(), "line 0: ", ""))
 }
 
+// pyOutcome is what one .py file came to: passed over by safe mode, or
+// its DAGs, each built or refused, and its import error. It is kept per
+// file so that a reload builds again only the files it read again.
+type pyOutcome struct {
+	skipped bool
+	problem string // the reader's import error, "" when none
+	dags    []pyBuilt
+}
+
+// pyBuilt is one serialized DAG of a file, built for the edition, or why
+// it could not be.
+type pyBuilt struct {
+	id, fileloc string
+	dag         *DAG
+	err         error
+}
+
+// buildPyOutcome builds the DAGs of one file's result, with the source
+// /code serves and, for the tasks whose callables run, where they live.
+func buildPyOutcome(res *pyFileResult, c config, rules *editionRules) *pyOutcome {
+	if res.Skipped {
+		return &pyOutcome{skipped: true}
+	}
+	out := &pyOutcome{problem: deref(res.ImportError)}
+	var src []byte
+	if len(res.DAGs) > 0 {
+		src, _ = os.ReadFile(res.File)
+	}
+	folder := absPath(c.DagsDir)
+	for i := range res.DAGs {
+		d := &res.DAGs[i]
+		b := pyBuilt{id: d.DagID, fileloc: d.Fileloc}
+		b.dag, b.err = buildPythonDAG(d, rules)
+		if b.err == nil {
+			for taskID := range pyCallablesThatRun(d) {
+				if task := b.dag.Task(taskID); task != nil {
+					task.PythonCallable = &PythonCallable{File: d.Fileloc, Folder: folder, Python: c.Python}
+				}
+			}
+			b.dag.SourceCode = string(src)
+		}
+		out.dags = append(out.dags, b)
+	}
+	return out
+}
+
 // readPythonDAGs reads the .py files of the DAG folder, builds their DAGs
 // and adds them to set beside the YAML ones; a file that fails is an
 // import error of the set, as is a DAG whose id another file has
 // (2.10.3 models/dagbag.py:485 and exceptions.py:198-199: "Ignoring DAG
 // {id} from {incoming} - also found in {existing}", the YAML file being
-// read first). Variable.get finds the store's variables.
+// read first). Variable.get finds the store's variables. The files are
+// those the YAML loader listed in its walk of the folder (one walk at
+// start), or listed here for a set made otherwise.
 func readPythonDAGs(ctx context.Context, c config, store *Store, set *DAGSet, logger zerolog.Logger) error {
 	if c.DagsDir == "" {
 		return nil // the embedded examples have no .py files
 	}
 	rules := c.Edition.rules()
 	log := logger.With().Str("component", "python").Logger()
-	files, err := listPythonFiles(ctx, c.DagsDir, rules, func(file, problem string) {
-		log.Warn().Str("file", file).Msg(problem)
-	})
-	if err != nil {
-		return fmt.Errorf("list python dag files: %w", err)
+	if set.folder == nil {
+		read, err := scanDAGFolder(ctx, c.DagsDir, rules, func(file, problem string) {
+			log.Warn().Str("file", file).Msg(problem)
+		})
+		if err != nil {
+			return fmt.Errorf("list python dag files: %w", err)
+		}
+		read.defs = nil // read by the YAML loader already, or not to be
+		set.folder = read
 	}
+	files := set.folder.py
 	if len(files) == 0 {
 		return nil
 	}
+	if err := readPythonOutcomes(ctx, c, store, files, set.folder.pyOut, log); err != nil {
+		return err
+	}
+	loaded := addPythonDAGs(set, files, set.folder.pyOut, log)
+	log.Info().Int("files", len(files)).Int("dags", loaded).Msg("python DAG files read")
+	return nil
+}
+
+// readPythonOutcomes reads files in one reader process and puts each
+// one's outcome in out. Each file's DAGs are built as its answer arrives,
+// while the reader goes on with the next files.
+func readPythonOutcomes(ctx context.Context, c config, store *Store, files []string, out map[string]*pyOutcome, log zerolog.Logger) error {
+	rules := c.Edition.rules()
 	vars, err := store.Variables()
 	if err != nil {
 		return err
@@ -386,65 +452,81 @@ func readPythonDAGs(ctx context.Context, c config, store *Store, set *DAGSet, lo
 	for _, v := range vars {
 		values[v.Key] = v.Val
 	}
-	r := pythonReader{Python: c.Python, Edition: rules.pythonSurface, Variables: values, Logger: log}
+	answers := make(chan pyFileResult, 64)
+	built := make(map[string]*pyOutcome, len(files))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for res := range answers {
+			built[res.File] = buildPyOutcome(&res, c, rules)
+		}
+	}()
+	r := pythonReader{Python: c.Python, Edition: rules.pythonSurface, Variables: values, Logger: log,
+		each: func(res pyFileResult) { answers <- res }}
 	results, err := r.ReadFolder(ctx, c.DagsDir, files)
+	close(answers)
+	<-done
 	if err != nil {
 		return err
 	}
+	for i := range results {
+		res := &results[i]
+		if b, ok := built[res.File]; ok {
+			out[res.File] = b
+			continue
+		}
+		out[res.File] = buildPyOutcome(res, c, rules) // a timeout, a reader that ended
+	}
+	return nil
+}
+
+// addPythonDAGs adds the DAGs of the Python files files, in order, from
+// their outcomes, to set, refusing a DAG id already taken; it answers how
+// many DAGs it added.
+func addPythonDAGs(set *DAGSet, files []string, outcomes map[string]*pyOutcome, log zerolog.Logger) int {
 	known := make(map[string]string, len(set.DAGs)) // dag_id -> fileloc
 	for _, d := range set.DAGs {
 		known[d.DagID] = absPath(d.FilePath)
 	}
 	loaded := 0
-	for _, res := range results {
-		if res.Skipped {
+	for _, file := range files {
+		res, ok := outcomes[file]
+		if !ok || res.skipped {
 			continue
 		}
-		set.Files = append(set.Files, res.File)
-		problem := deref(res.ImportError)
+		set.Files = append(set.Files, file)
+		problem := res.problem
 		var dags []*DAG
-		for i := range res.DAGs {
-			d := &res.DAGs[i]
-			if other, dup := known[d.DagID]; dup {
-				problem = fmt.Sprintf("AirflowDagDuplicatedIdException: Ignoring DAG %s from %s - also found in %s", d.DagID, d.Fileloc, other)
+		for _, b := range res.dags {
+			if other, dup := known[b.id]; dup {
+				problem = fmt.Sprintf("AirflowDagDuplicatedIdException: Ignoring DAG %s from %s - also found in %s", b.id, b.fileloc, other)
 				break
 			}
-			dag, err := buildPythonDAG(d, rules)
-			if err != nil {
-				problem = fmt.Sprintf("%s: dag %s: %v", res.File, d.DagID, err)
+			if b.err != nil {
+				problem = fmt.Sprintf("%s: dag %s: %v", file, b.id, b.err)
 				break
 			}
-			for taskID := range pyCallablesThatRun(d) {
-				if task := dag.Task(taskID); task != nil {
-					task.PythonCallable = &PythonCallable{File: d.Fileloc, Folder: absPath(c.DagsDir), Python: c.Python}
-				}
-			}
-			dags = append(dags, dag)
+			dags = append(dags, b.dag)
 		}
 		if problem != "" {
-			set.ImportErrors = append(set.ImportErrors, FileImportError{File: res.File, Text: problem})
-			log.Warn().Str("file", res.File).Str("import_error", problem).Msg("DAG file did not load")
+			set.ImportErrors = append(set.ImportErrors, FileImportError{File: file, Text: problem})
+			log.Warn().Str("file", file).Str("import_error", problem).Msg("DAG file did not load")
 			continue
 		}
-		src, _ := os.ReadFile(res.File)
 		for _, dag := range dags {
-			dag.SourceCode = string(src)
-			known[dag.DagID] = res.File
+			known[dag.DagID] = file
 			set.DAGs = append(set.DAGs, dag)
 			loaded++
 		}
 	}
 	sort.Slice(set.DAGs, func(i, j int) bool { return set.DAGs[i].DagID < set.DAGs[j].DagID })
-	if err := linkPythonSubDAGs(set.DAGs); err != nil {
-		return err
-	}
-	log.Info().Int("files", len(files)).Int("dags", loaded).Msg("python DAG files read")
-	return nil
+	linkPythonSubDAGs(set.DAGs)
+	return loaded
 }
 
 // linkPythonSubDAGs marks the sub-DAGs of Python files' SubDagOperators;
 // the reader has made Airflow's checks of them already.
-func linkPythonSubDAGs(dags []*DAG) error {
+func linkPythonSubDAGs(dags []*DAG) {
 	byID := make(map[string]*DAG, len(dags))
 	for _, d := range dags {
 		byID[d.DagID] = d
@@ -459,7 +541,6 @@ func linkPythonSubDAGs(dags []*DAG) error {
 			}
 		}
 	}
-	return nil
 }
 
 // recordImportErrors stores what a read of the DAG folder found, logged

@@ -45,11 +45,15 @@ type folderWalk struct {
 	seen  map[string]string // a folder's identity -> its path inside the folder
 }
 
-// walkDefinitions lists the definition files of fsys, in lexical order
-// with each folder's files before its subfolders.
-func (l dagLoader) walkDefinitions(fsys fs.FS, label string) ([]string, error) {
+// walk lists the files of fsys that accept takes (nil: definition
+// files), in lexical order with each folder's files before its
+// subfolders.
+func (l dagLoader) walk(fsys fs.FS, label string, accept func(name string) bool) ([]string, error) {
+	if l.rules == nil {
+		panic("dagLoader.walk: no edition rules: every caller names its edition")
+	}
 	w := &folderWalk{fsys: fsys, label: label, ctx: l.ctx, warn: l.warn, seen: map[string]string{},
-		fullPath: l.rules.ignoreMatchesFolderPath}
+		fullPath: l.rules.ignoreMatchesFolderPath, accept: accept}
 	if w.warn == nil {
 		w.warn = func(string, string) {}
 	}

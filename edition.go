@@ -291,7 +291,23 @@ type dagFileRules struct {
 	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
 	// the path relative to the DAG folder (2.10.3 airflow/utils/file.py:77).
 	ignoreMatchesFolderPath bool
+
+	// A reload of the DAG folder (dag_reload.go): how long a DAG that a
+	// file read again no longer gives (the file fails, or defines it no
+	// more) keeps its last definition, counted from the last read that
+	// gave it. Airflow 2.10.3 deactivates it once its last parse is
+	// stale_dag_threshold (50 s) older than its file's
+	// (dag_processing/manager.py:509-549 deactivate_stale_dags); 1.10.15
+	// only when the scheduler job ends (jobs/scheduler_job.py:1491-1499):
+	// staleDAGsKept (negative), until a restart. staleOnImportError: a
+	// file that fails makes its DAGs stale at once (Airflow 3's
+	// dag_processing/collection.py _update_import_errors sets is_stale).
+	staleDAGAfter      time.Duration
+	staleOnImportError bool
 }
+
+// staleDAGsKept is a staleDAGAfter that never comes.
+const staleDAGsKept time.Duration = -1
 
 // templateRules are the release's Jinja templates: the context, how
 // undefined names and printed objects behave, ti.xcom_pull.
@@ -442,6 +458,8 @@ var (
 			cronDays:                cronDayRule{fullFieldIsStar: false},
 			pythonSurface:           "2",
 			ignoreMatchesFolderPath: false,
+			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
+			staleDAGAfter: 50 * time.Second,
 		},
 
 		templateRules: templateRules{
@@ -532,6 +550,7 @@ var (
 			cronDays:                cronDayRule{fullFieldIsStar: true},
 			pythonSurface:           "1.10",
 			ignoreMatchesFolderPath: true,
+			staleDAGAfter:           staleDAGsKept,
 		},
 
 		templateRules: templateRules{
@@ -606,6 +625,8 @@ var (
 		r.templateVars = templateVars3
 		r.dagRunStr = dagRunStr3
 		r.templateExecutionDate = false
+
+		r.staleOnImportError = true
 		return r
 	}()
 )

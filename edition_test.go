@@ -131,6 +131,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"ignoreMatchesFolderPath": r.ignoreMatchesFolderPath,
 			"cronDays":                cronDaysObserved(r.cronDays),
 			"pythonSurface":           r.pythonSurface,
+			"staleDAGAfter":           r.staleDAGAfter,
+			"staleOnImportError":      r.staleOnImportError,
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -238,8 +240,11 @@ func TestEditionRules_Table(t *testing.T) {
 		// croniter 5.0.1 (constraints-2.10.3) src/croniter/croniter.py:1000-1008
 		"cronDays":      "2024-01-02",
 		"pythonSurface": "2",
-		"orphans":       orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-		"errorDate":     "2024-05-01 10:00:00.000123+00:00",
+		// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
+		"staleDAGAfter":      50 * time.Second,
+		"staleOnImportError": false,
+		"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+		"errorDate":          "2024-05-01 10:00:00.000123+00:00",
 		"duplicate": []string{
 			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
 			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
@@ -335,12 +340,15 @@ func TestEditionRules_Table(t *testing.T) {
 			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
-			"cronDays":       "2024-01-08",
-			"pythonSurface":  "1.10",
-			"orphans":        orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":      "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":      duplicates110,
-			"triggerMessage": triggerMessages110,
+			"cronDays":      "2024-01-08",
+			"pythonSurface": "1.10",
+			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
+			"staleDAGAfter":      staleDAGsKept,
+			"staleOnImportError": false,
+			"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":          "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":          duplicates110,
+			"triggerMessage":     triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -412,12 +420,15 @@ func TestEditionRules_Table(t *testing.T) {
 			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
-			"cronDays":       "2024-01-08",
-			"pythonSurface":  "1.10",
-			"orphans":        orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":      "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":      duplicates110,
-			"triggerMessage": triggerMessages110,
+			"cronDays":      "2024-01-08",
+			"pythonSurface": "1.10",
+			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
+			"staleDAGAfter":      staleDAGsKept,
+			"staleOnImportError": false,
+			"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":          "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":          duplicates110,
+			"triggerMessage":     triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -500,6 +511,7 @@ func want3(want2 map[string]any) map[string]any {
 			"ti", "triggering_asset_events", "ts", "ts_nodash", "ts_nodash_with_tz", "var"},
 		"dagRunStr":             "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. run_type: >",
 		"templateExecutionDate": false,
+		"staleOnImportError":    true,
 	} {
 		w[k] = v
 	}

@@ -78,37 +78,40 @@ type config struct {
 	// FailOnImportErrors: a DAG file that does not load stops the start
 	// (test suites that want to fail fast), instead of being an import error.
 	FailOnImportErrors bool
-	Home               string
-	Snapshot           string
-	SnapshotInterval   time.Duration
-	SnapshotBad        string // refuse or move: what to do with a snapshot that cannot be read
-	Scheduler          bool
-	FakeClock          bool
-	JournalSize        int
-	MaxRunsPerDag      int    // 0: no limit
-	RunRetention       string // keep or drop-oldest-finished: what happens at MaxRunsPerDag
-	MaxPools           int    // 0: no limit
-	MaxDags            int    // DAGs loaded through POST /_airlite/dags; 0: no limit
-	MaxConfBytes       int64  // --max-conf-bytes-total: the confs of every run; 0: no limit
-	MaxVariables       int    // --max-variables and the rest: 0 is no limit
-	MaxVariableBytes   int
-	MaxConnections     int
-	MaxConnBytes       int // --max-connection-bytes
-	MaxXComs           int
-	MaxXComBytes       int
-	MaxEventLogs       int // --max-event-logs: the newest kept; 0: all
-	Parallelism        int
-	AuthBackend        string
-	UsersFile          string
-	AllowedOrigins     []string // pages of other sites that may use the API
-	AllowedHosts       []string // Host names answered besides the loopback ones
-	InsecureOpenAPI    bool     // --auth-backend default beyond loopback, on purpose
-	BodyTimeout        time.Duration
-	ShutdownGrace      time.Duration // how long a planned stop waits for running tasks
-	ShowVersion        bool          // --version: print the versions and exit
-	ReadyFile          string
-	LogFormat          string
-	LogLevel           zerolog.Level
+	// MinFileProcessInterval is how often the DAG folder is looked at
+	// again for changed, new and removed files (dag_reload.go); 0: never.
+	MinFileProcessInterval time.Duration
+	Home                   string
+	Snapshot               string
+	SnapshotInterval       time.Duration
+	SnapshotBad            string // refuse or move: what to do with a snapshot that cannot be read
+	Scheduler              bool
+	FakeClock              bool
+	JournalSize            int
+	MaxRunsPerDag          int    // 0: no limit
+	RunRetention           string // keep or drop-oldest-finished: what happens at MaxRunsPerDag
+	MaxPools               int    // 0: no limit
+	MaxDags                int    // DAGs loaded through POST /_airlite/dags; 0: no limit
+	MaxConfBytes           int64  // --max-conf-bytes-total: the confs of every run; 0: no limit
+	MaxVariables           int    // --max-variables and the rest: 0 is no limit
+	MaxVariableBytes       int
+	MaxConnections         int
+	MaxConnBytes           int // --max-connection-bytes
+	MaxXComs               int
+	MaxXComBytes           int
+	MaxEventLogs           int // --max-event-logs: the newest kept; 0: all
+	Parallelism            int
+	AuthBackend            string
+	UsersFile              string
+	AllowedOrigins         []string // pages of other sites that may use the API
+	AllowedHosts           []string // Host names answered besides the loopback ones
+	InsecureOpenAPI        bool     // --auth-backend default beyond loopback, on purpose
+	BodyTimeout            time.Duration
+	ShutdownGrace          time.Duration // how long a planned stop waits for running tasks
+	ShowVersion            bool          // --version: print the versions and exit
+	ReadyFile              string
+	LogFormat              string
+	LogLevel               zerolog.Level
 }
 
 // parseConfig reads flags; every flag falls back to AIRLITE_<FLAG> in the
@@ -126,6 +129,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.DagsDir, "dags", "", "folder of DAG definition files (default: the embedded examples)")
 	fs.StringVar(&c.Python, "python", "python3", "Python 3 interpreter that reads the DAG folder's .py files, e.g. a project's virtualenv")
 	fs.BoolVar(&c.FailOnImportErrors, "fail-on-import-errors", false, "refuse to start when a DAG file does not load, instead of listing it in importErrors and serving the others")
+	fs.DurationVar(&c.MinFileProcessInterval, "min-file-process-interval", defaultMinFileProcessInterval,
+		"how often the --dags folder is looked at again: changed files are read again, new ones add DAGs, removed ones make theirs inactive (Airflow's [scheduler] min_file_process_interval); 0 reads it at start only")
 	fs.StringVar(&c.Home, "home", "~/airlite", "working folder; the snapshot lives here")
 	fs.StringVar(&c.Snapshot, "snapshot", "", "snapshot file, or off (default: snapshot.json under --home)")
 	fs.DurationVar(&c.SnapshotInterval, "snapshot-interval", 5*time.Second, "how often a changed state is written")
@@ -244,6 +249,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.BodyTimeout <= 0 {
 		return c, fmt.Errorf("--body-timeout %s: want a positive duration", c.BodyTimeout)
+	}
+	if c.MinFileProcessInterval < 0 {
+		return c, fmt.Errorf("--min-file-process-interval %s: want 0 (at start only) or more", c.MinFileProcessInterval)
 	}
 	if c.SnapshotInterval <= 0 {
 		return c, fmt.Errorf("--snapshot-interval %s: want a positive duration", c.SnapshotInterval)
@@ -404,6 +412,7 @@ type process struct {
 
 	httpServer *http.Server // set once serving
 	sched      *scheduler   // set once started
+	reload     *dagReloader // set once started; nil without --dags or with --min-file-process-interval 0
 	snaps      *snapshotter // nil with --snapshot off; written at stop even if never started
 	accessOut  *asyncWriter // the access log's buffer
 }
@@ -438,8 +447,9 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 	}
 	p.accessOut = newAsyncWriter(stderr, 1<<20) // about 6,000 lines
 	accessLog := newLoggerTo(c, stderr, p.accessOut)
+	folder := newDAGSetHolder(p.dags)
 	opts := serverOptions{
-		Edition: c.Edition, Store: store, DAGs: p.dags, Auth: auth, Logger: logger,
+		Edition: c.Edition, Store: store, DAGs: p.dags, Folder: folder, Auth: auth, Logger: logger,
 		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize), AccessLog: &accessLog,
 		BodyTimeout: c.BodyTimeout,
 	}
@@ -497,6 +507,11 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 		sched.start()
 		p.sched = sched
 	}
+	if c.DagsDir != "" && c.MinFileProcessInterval > 0 {
+		p.reload = newDAGReloader(dagReloaderOptions{Config: c, Store: store, Holder: folder, Logger: logger,
+			Interval: c.MinFileProcessInterval, Now: now, Changed: opts.Kick})
+		p.reload.start()
+	}
 	if p.snaps != nil {
 		p.snaps.start()
 	}
@@ -542,6 +557,9 @@ func (p *process) stop() error {
 		if err := p.httpServer.Shutdown(shutdownCtx); err != nil {
 			errs = append(errs, fmt.Errorf("shut down http server: %w", err))
 		}
+	}
+	if p.reload != nil {
+		p.reload.stop() // it writes to the store, and may have a reader process
 	}
 	if p.sched != nil {
 		p.logger.Info().Dur("grace", p.c.ShutdownGrace).Msg("waiting for running tasks")

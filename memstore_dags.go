@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -52,6 +53,62 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 			}
 		}
 		return s.ensurePoolsTxn(txn, set.Pools, false)
+	})
+}
+
+// DAGFolderChange is what one reload of the DAG folder changed
+// (dag_reload.go), applied in one transaction.
+type DAGFolderChange struct {
+	Upsert []*DAG            // definitions read again, or new
+	Drop   []string          // dag ids whose definition is gone: inactive, runs kept
+	Pools  []*Pool           // the pools of a pools file read again
+	Read   []string          // files read again: their import errors set or cleared
+	Failed map[string]string // file -> import error, of those read
+	Gone   []string          // files no longer listed: their import errors go
+	Now    time.Time         // when the files were read
+}
+
+// ReloadDAGs applies a reload of the DAG folder: a definition read again
+// replaces the row's and keeps its paused flag and runs (a new DAG takes
+// is_paused_upon_creation); a dropped DAG keeps its row and runs without a
+// definition, as Airflow deactivates DagModel rows (2.10.3
+// models/dag.py:4036-4062 deactivate_deleted_dags). A row a DAG loaded
+// through /_airlite/dags holds is not the folder's to drop.
+func (s *Store) ReloadDAGs(ch DAGFolderChange) error {
+	return s.updateIDs(func(txn *memdb.Txn) error {
+		for _, d := range ch.Upsert {
+			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
+			if old, err := dagRowTxn(txn, d.DagID); err == nil {
+				row.IsPaused = old.IsPaused
+			}
+			if err := txn.Insert(tableDags, row); err != nil {
+				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+		}
+		for _, id := range ch.Drop {
+			row, err := dagRowTxn(txn, id)
+			if errors.Is(err, errNotFound) {
+				continue // deleted through the API meanwhile
+			}
+			if err != nil {
+				return err
+			}
+			if row.Def == nil || row.FileLoc == loadedDAGFileLoc {
+				continue
+			}
+			inactive := *row
+			inactive.Def = nil
+			if err := txn.Insert(tableDags, &inactive); err != nil {
+				return fmt.Errorf("deactivate dag %s: %w", id, err)
+			}
+		}
+		if err := s.ensurePoolsTxn(txn, ch.Pools, false); err != nil {
+			return err
+		}
+		if err := forgetImportErrorsTxn(txn, ch.Gone); err != nil {
+			return err
+		}
+		return recordParseTxn(txn, ch.Read, ch.Failed, ch.Now)
 	})
 }
 

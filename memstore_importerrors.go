@@ -74,7 +74,23 @@ func (s *Store) ImportErrorByID(id int64) (*ImportError, error) {
 // import error; a failing file keeps its row (and id) with the new time
 // and text, or gets a new row. Files not in read are left as they are.
 func (s *Store) RecordParse(read []string, failed map[string]string, now time.Time) error {
-	return s.update(func(txn *memdb.Txn) error {
+	return s.update(func(txn *memdb.Txn) error { return recordParseTxn(txn, read, failed, now) })
+}
+
+// forgetImportErrorsTxn removes the import errors of files that are no
+// longer in the DAG folder (2.10.3 dag_processing/manager.py:882-900
+// clear_nonexistent_import_errors).
+func forgetImportErrorsTxn(txn *memdb.Txn, files []string) error {
+	for _, file := range files {
+		if _, err := txn.DeleteAll(tableImportErrors, indexFilename, file); err != nil {
+			return fmt.Errorf("clear import error of %s: %w", file, err)
+		}
+	}
+	return nil
+}
+
+func recordParseTxn(txn *memdb.Txn, read []string, failed map[string]string, now time.Time) error {
+	{
 		next, err := nextImportErrorIDTxn(txn)
 		if err != nil {
 			return err
@@ -104,7 +120,7 @@ func (s *Store) RecordParse(read []string, failed map[string]string, now time.Ti
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // nextImportErrorIDTxn is one more than the highest id held. Unlike

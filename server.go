@@ -27,9 +27,12 @@ const (
 type serverOptions struct {
 	Edition edition // the server reads its rules (s.rules())
 	Store   *Store
-	DAGs    *DAGSet // what /_airlite/reset goes back to
-	Auth    *authenticator
-	Logger  zerolog.Logger
+	DAGs    *DAGSet // what /_airlite/reset goes back to, unless Folder is set
+	// Folder holds the DAG folder's set as the reloader last applied it
+	// (dag_reload.go); a reset goes back to it. nil: a holder of DAGs.
+	Folder *dagSetHolder
+	Auth   *authenticator
+	Logger zerolog.Logger
 	// AccessLog, when set, gets one line per request, stamped with the
 	// request's end time: it needs no timestamp hook of its own (main
 	// gives it a writer that never blocks a request).
@@ -80,7 +83,7 @@ func newServer(opts serverOptions) (*server, error) {
 	switch {
 	case opts.Store == nil:
 		return nil, errors.New("new server: no store")
-	case opts.DAGs == nil:
+	case opts.DAGs == nil && opts.Folder == nil:
 		return nil, errors.New("new server: no DAG set")
 	case opts.Auth == nil:
 		return nil, errors.New("new server: no auth backend")
@@ -90,6 +93,9 @@ func newServer(opts serverOptions) (*server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Folder == nil {
+		opts.Folder = newDAGSetHolder(opts.DAGs)
 	}
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = defaultBodyTimeout

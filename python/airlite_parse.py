@@ -9,16 +9,12 @@ stdin: one JSON request {"edition", "dag_folder", "files", "timeout",
 or null, "skipped": bool}; then {"done": true}. What DAG files print goes
 to stderr.
 """
-import hashlib
-import importlib.machinery
-import importlib.util
+# Only what every user needs is imported here: a task's process imports
+# this module for module_name alone, and each import is start-up time.
 import json
 import os
 import re
-import signal
 import sys
-import traceback
-import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -47,6 +43,7 @@ def main():
     except ImportError:
         sys.path.append(os.path.join(HERE, "airlite_compat"))
     import airflow  # noqa: F401  the edition's finder goes in first
+    _memoize_operator_arguments()
     from airflow.models import variable
     # airlite's variables, as data: Variable.get hands them back as strings.
     variable._VALUES = dict(request.get("variables") or {})
@@ -62,10 +59,34 @@ def main():
     out.flush()
 
 
+def _memoize_operator_arguments():
+    """The arguments an operator class accepts are worked out from its
+    __init__ signatures at every operator made; in a folder of generated
+    DAGs that was a third of the reading. A class's signatures do not
+    change once made, so the answer is kept per class, for this reader
+    process only."""
+    from airflow.models import baseoperator
+    accepted = getattr(baseoperator, "_accepted", None)
+    if accepted is None:
+        return
+    cache = {}
+
+    def memo(cls):
+        hit = cache.get(cls)
+        if hit is None:
+            names, required = accepted(cls)
+            hit = cache[cls] = (frozenset(names), frozenset(required))
+        # Callers may add to what they get: they get their own copies.
+        return set(hit[0]), set(hit[1])
+
+    baseoperator._accepted = memo
+
+
 def might_contain_dag(path, edition):
     """Safe mode: 2.10.3 utils/file.py:348-365 (both words, any case; a zip
     file may); 1.10.15 utils/dag_processing.py:360-365 ("DAG" and
     "airflow" as written)."""
+    import zipfile
     if zipfile.is_zipfile(path):
         return True
     with open(path, "rb") as f:
@@ -78,6 +99,7 @@ def might_contain_dag(path, edition):
 
 def module_name(path):
     # 2.10.3 utils/file.py:388-394
+    import hashlib
     digest = hashlib.sha1(path.encode("utf-8")).hexdigest()
     stem = os.path.splitext(os.path.basename(path))[0]
     return "unusual_prefix_%s_%s" % (digest, re.sub(r"[.-]", "_", stem))
@@ -93,6 +115,7 @@ class Reader:
     def _error_text(self, exc):
         if self.edition == "1.10":
             return str(exc)
+        import traceback
         # dagbag_import_error_tracebacks on, traceback depth 2
         return traceback.format_exc(limit=-2)
 
@@ -106,6 +129,9 @@ class Reader:
                 "* %sbest-practices.html#reducing-dag-complexity" % (path, self.timeout, docs, docs))
 
     def process_file(self, path):
+        import importlib.machinery
+        import importlib.util
+        import signal
         from airflow.exceptions import AirflowTaskTimeout
         from airflow.models.dag import DagContext
         from airflow._airlite.task_group import TaskGroupContext
