@@ -21,6 +21,71 @@ func (s *server) v2Routes() *routeTable {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
 	s.v2RunRoutes(t)
+
+	// Assets (core_api/routes/public/assets.py, in its order: the literal
+	// /assets/aliases and /assets/events before /assets/{asset_id};
+	// apiv2_assets.go). POST /assets/{asset_id}/materialize awaits the v2
+	// DAG run answer (DAGRunResponse).
+	qBefore := qV2Str("before")
+	t.add(http.MethodGet, "/assets", d.answer(s, s.V2GetAssets), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2Str("uri_pattern"),
+		qV2Strs("dag_ids"), qV2Bool("only_active"), qV2OrderBy))
+	t.add(http.MethodGet, "/assets/aliases", d.answer(s, s.V2GetAssetAliases), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2OrderBy))
+	t.add(http.MethodGet, "/assets/aliases/{asset_alias_id}", d.refused(s, func(req *apiRequest) error { return v2AssetAliasByID(req.path["asset_alias_id"]) }),
+		withPathInts("asset_alias_id"))
+	t.add(http.MethodGet, "/assets/events", d.answer(s, s.V2GetAssetEvents), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Int("asset_id"),
+		qV2Str("source_dag_id"), qV2Str("source_task_id"), qV2Str("source_run_id"), qV2Int("source_map_index"), qV2Str("name_pattern"),
+		qV2Date("timestamp_gte"), qV2Date("timestamp_gt"), qV2Date("timestamp_lte"), qV2Date("timestamp_lt")))
+	t.add(http.MethodPost, "/assets/events", d.answer(s, func(req *apiRequest) (any, error) { return s.V2CreateAssetEvent(req.body) }),
+		v2Body(v2CreateAssetEventsBody))
+	t.add(http.MethodGet, "/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents("", req.path["asset_id"]) }),
+		withPathInts("asset_id"), withQuery(qBefore))
+	t.add(http.MethodGet, "/assets/{asset_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetAsset(req.path["asset_id"]) }),
+		withPathInts("asset_id"))
+	t.add(http.MethodGet, "/dags/{dag_id}/assets/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents(req.path["dag_id"], "") }),
+		withQuery(qBefore))
+	t.add(http.MethodGet, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error {
+		return v2QueuedEvents(req.path["dag_id"], req.path["asset_id"])
+	}), withPathInts("asset_id"), withQuery(qBefore))
+	t.add(http.MethodDelete, "/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents("", req.path["asset_id"]) }),
+		withPathInts("asset_id"), withQuery(qBefore))
+	t.add(http.MethodDelete, "/dags/{dag_id}/assets/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents(req.path["dag_id"], "") }),
+		withQuery(qBefore))
+	t.add(http.MethodDelete, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error {
+		return v2QueuedEvents(req.path["dag_id"], req.path["asset_id"])
+	}), withPathInts("asset_id"), withQuery(qBefore))
+
+	// Connections (core_api/routes/public/connections.py, in its order; apiv2_connections.go).
+	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }))
+	t.add(http.MethodGet, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetConnection(req.path["connection_id"]) }))
+	t.add(http.MethodGet, "/connections", d.answer(s, s.V2GetConnections), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("connection_id_pattern")))
+	t.add(http.MethodPost, "/connections", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostConnection(req.body) }), v2Body(v2ConnectionBody))
+	t.add(http.MethodPatch, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkConnections(req.body) }), v2Body(v2ConnectionBulkBody))
+	t.add(http.MethodPatch, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) {
+		return s.V2PatchConnection(req.path["connection_id"], req.body, v2Mask(req.query))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody))
+	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody))
+	// create_default_connections answers 204 (d.deleted writes no content).
+	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }))
+
+	// Pools (core_api/routes/public/pools.py, in its order; apiv2_pools.go).
+	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }))
+	t.add(http.MethodGet, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetPool(req.path["pool_name"]) }))
+	t.add(http.MethodGet, "/pools", d.answer(s, s.V2GetPools), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("pool_name_pattern")))
+	t.add(http.MethodPatch, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) {
+		return s.V2PatchPool(req.path["pool_name"], req.body, v2Mask(req.query))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2PoolPatchBody))
+	t.add(http.MethodPost, "/pools", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostPool(req.body) }), v2Body(v2PoolBody))
+	t.add(http.MethodPatch, "/pools", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkPools(req.body) }), v2Body(v2PoolBulkBody))
+
+	// Variables (core_api/routes/public/variables.py, in its order; apiv2_variables.go).
+	t.add(http.MethodDelete, "/variables/{variable_key:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteVariable(req.path["variable_key"]) }))
+	t.add(http.MethodGet, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetVariable(req.path["variable_key"]) }))
+	t.add(http.MethodGet, "/variables", d.answer(s, s.V2GetVariables), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("variable_key_pattern")))
+	t.add(http.MethodPatch, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) {
+		return s.V2PatchVariable(req.path["variable_key"], req.body, v2Mask(req.query))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody))
+	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody))
+	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody))
 	return t
 }
 

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"math"
 	"mime"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,12 @@ type v2Type struct {
 	literal bool     // v2Enum: a Literal (literal_error) rather than an Enum
 	ge      *int64   // Field(ge=...) on a number
 	minLen  *int     // Field(min_length=...) on a string or list
+	maxLen  *int     // Field(max_length=...) on a string
+	// pattern is Field(pattern=...) on a string, compiled with Python's
+	// meaning (\w is Unicode there); patternText is it as written, which
+	// pydantic's string_pattern_mismatch names.
+	pattern     *regexp.Regexp
+	patternText string
 	// check validates a v2Custom value at loc: the value kept and the
 	// errors.
 	check func(v any, loc []any) (any, []v2Issue)
@@ -58,6 +65,11 @@ type v2Field struct {
 	typ      v2Type
 	required bool // no default: absent is "missing"
 	nullable bool // X | None: null is a value
+	// alias is the field's other name (populate_by_name=True, Airflow's
+	// BaseModel): name is the one pydantic's errors use (the field's
+	// alias), alias the Python attribute's; a body may use either, and
+	// the kept value is under name.
+	alias string
 }
 
 // v2Model is a pydantic model a body (or a nested field) is validated
@@ -68,6 +80,9 @@ type v2Model struct {
 	// extraAllowed: unknown fields are kept (extra="allow") rather than
 	// refused (StrictBaseModel's extra="forbid").
 	extraAllowed bool
+	// after is a model_validator(mode="after"): run when every field is
+	// valid, on the kept fields; its errors as pydantic reports them.
+	after func(out map[string]any, input any, loc []any) []v2Issue
 }
 
 // v2Body is the body check of a row whose body is model.
@@ -163,6 +178,9 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 	}
 	for _, f := range m.fields {
 		val, ok := given[f.name]
+		if !ok && f.alias != "" {
+			val, ok = given[f.alias]
+		}
 		at := appendLoc(loc, f.name)
 		if !ok {
 			if f.required {
@@ -190,13 +208,16 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 		}
 		issues = append(issues, v2Issue{Type: "extra_forbidden", Loc: appendLoc(loc, f.key), Msg: "Extra inputs are not permitted", Input: v2Input(given[f.key])})
 	}
+	if issues == nil && m.after != nil {
+		issues = m.after(out, dict, loc)
+	}
 	return out, issues
 }
 
 // has reports whether the model declares a field.
 func (m *v2Model) has(name string) bool {
 	for _, f := range m.fields {
-		if f.name == name {
+		if f.name == name || (f.alias != "" && f.alias == name) {
 			return true
 		}
 	}
@@ -280,6 +301,15 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 		if t.minLen != nil && utf8.RuneCountInString(s) < *t.minLen {
 			return nil, []v2Issue{{Type: "string_too_short", Loc: loc, Msg: "String should have at least " + v2Count(*t.minLen, "character"),
 				Input: s, Ctx: map[string]any{"min_length": *t.minLen}}}
+		}
+		if t.maxLen != nil && utf8.RuneCountInString(s) > *t.maxLen {
+			return nil, []v2Issue{{Type: "string_too_long", Loc: loc, Msg: "String should have at most " + v2Count(*t.maxLen, "character"),
+				Input: s, Ctx: map[string]any{"max_length": *t.maxLen}}}
+		}
+		if t.pattern != nil && !t.pattern.MatchString(s) {
+			expr := t.patternText
+			return nil, []v2Issue{{Type: "string_pattern_mismatch", Loc: loc, Msg: "String should match pattern '" + expr + "'",
+				Input: s, Ctx: map[string]any{"pattern": expr}}}
 		}
 		return s, nil
 	case v2Int:
@@ -420,6 +450,16 @@ func v2HasOffset(s string) bool {
 	rest := s[10:]
 	return strings.ContainsAny(rest, "Zz+") || strings.Contains(rest[1:], "-")
 }
+
+// v2ValueError is the error a model or field validator's ValueError
+// makes: "Value error, " and its text; FastAPI renders the exception in
+// ctx as {} (jsonable_encoder of an exception).
+func v2ValueError(loc []any, input any, text string) v2Issue {
+	return v2Issue{Type: "value_error", Loc: loc, Msg: "Value error, " + text, Input: v2Input(input), Ctx: map[string]any{"error": map[string]any{}}}
+}
+
+// v2MaxLen is Field(max_length=n).
+func v2MaxLen(n int) *int { return &n }
 
 // v2Count is pydantic's "1 character" / "2 characters".
 func v2Count(n int, noun string) string {

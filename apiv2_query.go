@@ -29,6 +29,10 @@ type v2Issue struct {
 	Msg   string `json:"msg"`
 	Input any    `json:"input"`
 	Ctx   any    `json:"ctx,omitempty"`
+	// URL is pydantic's link to the error's documentation, which FastAPI
+	// drops from its own validation errors but keeps in errors a route
+	// re-raises as RequestValidationError(e.errors()).
+	URL string `json:"url,omitempty"`
 }
 
 // v2Invalid is FastAPI's RequestValidationError answer: 422 and the list.

@@ -191,14 +191,19 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 				return err
 			}
 		}
+		at := time.Now().UTC()
+		if res.TI.EndDate != nil {
+			at = *res.TI.EndDate
+		}
 		if res.Lineage != nil {
 			if err := txn.Insert(tableLineage, res.Lineage); err != nil {
 				return fmt.Errorf("store lineage of %s: %w", key, err)
 			}
-		}
-		at := time.Now().UTC()
-		if res.TI.EndDate != nil {
-			at = *res.TI.EndDate
+			// A successful task's asset outlets are changes of those
+			// assets (memstore_assets.go).
+			if err := recordLineageEventsTxn(txn, res.TI, res.Lineage, at); err != nil {
+				return err
+			}
 		}
 		for _, x := range res.XComs {
 			e := &XComEntry{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID, RunRowID: run.ID,

@@ -8,6 +8,7 @@ package main
 import (
 	"cmp"
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -119,4 +120,116 @@ func (o *operations) deleteConnection(id string) error {
 		return opErr(errNotFound, faultConnectionNotFound, "conn_id", id)
 	}
 	return err
+}
+
+// Airflow 3's connection changes (Airflow 3.2.1 core_api/routes/public/
+// connections.py patch_connection, core_api/services/public/
+// connections.py update_orm_from_pydantic, BulkConnectionService).
+const faultConnectionIDMismatch opFault = "connection_id_mismatch" // conn_id, body_id
+
+// connectionChange is a connection as an Airflow 3 body gives it
+// (ConnectionBody): its values and the fields given, by the model's
+// Python names ("connection_id", "conn_type", "description", "host",
+// "login", "schema_", "port", "password", "extra", "team_name").
+type connectionChange struct {
+	Connection
+	given fieldSet
+}
+
+// patchConnection changes the connection id by the fields c gives, only
+// those of mask when there is one: its id never changes, and the
+// password and the extra are set from c (absent: none) unless a mask
+// leaves them out (update_orm_from_pydantic's setters).
+func (o *operations) patchConnection(id string, c connectionChange, mask []string) (*Connection, error) {
+	if c.ConnID != id {
+		return nil, opErr(errInvalid, faultConnectionIDMismatch, "conn_id", id, "body_id", c.ConnID)
+	}
+	set := c.given.masked(mask, "connection_id", "password", "extra")
+	return o.updateConnection(id, func(old *Connection) {
+		if set["conn_type"] {
+			old.ConnType = c.ConnType
+		}
+		if set["description"] {
+			old.Description = c.Description
+		}
+		if set["host"] {
+			old.Host = c.Host
+		}
+		if set["login"] {
+			old.Login = c.Login
+		}
+		if set["schema_"] {
+			old.Schema = c.Schema
+		}
+		if set["port"] {
+			old.Port = c.Port
+		}
+		if len(mask) == 0 || slices.Contains(mask, "password") {
+			old.Password = c.Password
+		}
+		if len(mask) == 0 || slices.Contains(mask, "extra") {
+			old.Extra = c.Extra
+		}
+	})
+}
+
+// connectionBulk is how bulk actions change connections: a create
+// replaces an existing connection's every field (overwrite), an update
+// is patchConnection without a mask (BulkConnectionService passes none).
+func (o *operations) connectionBulk() bulkKind[connectionChange] {
+	return bulkKind[connectionChange]{
+		resource: "connections",
+		key:      func(c connectionChange) string { return c.ConnID },
+		exists: func(id string) (bool, error) {
+			_, err := o.store.ConnectionByID(id)
+			if errors.Is(err, errNotFound) {
+				return false, nil
+			}
+			return err == nil, err
+		},
+		create: func(c connectionChange, existed bool) error {
+			if !existed {
+				_, err := o.createConnection(c.Connection)
+				return err
+			}
+			_, err := o.updateConnection(c.ConnID, func(old *Connection) {
+				id, connID := old.ID, old.ConnID
+				*old = c.Connection
+				old.ID, old.ConnID = id, connID
+			})
+			return err
+		},
+		patch: func(c connectionChange, _ []string) error {
+			_, err := o.patchConnection(c.ConnID, c, nil)
+			return err
+		},
+		delete: o.deleteConnection,
+	}
+}
+
+// connectionsKeyed lists connections for Airflow 3 (ordered by
+// "conn_id", "conn_type", "description", "host", "port", "id" or
+// "team_name").
+func (o *operations) connectionsKeyed(q keyedQuery) (listed[*Connection], error) {
+	all, err := o.store.Connections()
+	if err != nil {
+		return listed[*Connection]{}, err
+	}
+	return listKeyed(all, func(c *Connection) string { return c.ConnID }, q, func(a, b *Connection, attr string) int {
+		switch attr {
+		case "conn_id":
+			return strings.Compare(a.ConnID, b.ConnID)
+		case "conn_type":
+			return strings.Compare(a.ConnType, b.ConnType)
+		case "description":
+			return compareNullable(a.Description, b.Description, strings.Compare)
+		case "host":
+			return compareNullable(a.Host, b.Host, strings.Compare)
+		case "port":
+			return compareNullable(a.Port, b.Port, cmp.Compare[int])
+		case "team_name":
+			return 0 // no connection has a team
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}), nil
 }

@@ -7,6 +7,16 @@ package main
 // lookup finds nothing. It reads DAG files only at start, so a parse
 // request for a known file is taken and changes nothing.
 
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
 // The datasets' faults.
 const (
 	faultDatasetNotFound        opFault = "dataset_not_found"          // uri
@@ -53,4 +63,284 @@ func (o *operations) reparseDagFile(path string) error {
 		}
 	}
 	return opErr(errNotFound, faultDagFileNotFound, "path", path)
+}
+
+// Airflow 3's assets (Airflow 3.2.1 core_api/routes/public/assets.py):
+// the assets the DAGs name and those events made known, their events
+// (memstore_assets.go), and the queued events of DAGs scheduled on
+// assets, which airlite's DAGs cannot be (their schedules are cron
+// expressions, presets and durations): there are none.
+const (
+	faultAssetNotFound          opFault = "asset_not_found"          // asset_id
+	faultAssetOfEventNotFound   opFault = "asset_of_event_not_found" // asset_id: POST /assets/events words it apart
+	faultAssetAliasNotFound     opFault = "asset_alias_not_found"    // alias_id
+	faultAssetQueuedNotFound    opFault = "asset_queued_not_found"   // asset_id and/or dag_id
+	faultAssetNoMaterializer    opFault = "asset_no_materializer"    // asset_id: no DAG has it among its outlets
+	faultAssetManyMaterializers opFault = "asset_many_materializers" // asset_id
+)
+
+// assetTaskRef is a task that names an asset (an outlet or an inlet).
+type assetTaskRef struct {
+	DagID, TaskID string
+}
+
+// assetView is an asset with what the DAGs say of it now and its last
+// event.
+type assetView struct {
+	*Asset
+	Producing, Consuming []assetTaskRef
+	LastEvent            *AssetEvent
+}
+
+// Active is AssetModel.active: a DAG names the asset now.
+func (a assetView) Active() bool { return len(a.Producing) > 0 || len(a.Consuming) > 0 }
+
+// dagAssetRefs are the assets the DAGs name, in DAG and task order, and
+// who names each (by name and uri).
+func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, error) {
+	rows, err := o.store.Dags()
+	if err != nil {
+		return nil, nil, err
+	}
+	var refs []assetRef
+	who := map[string][2][]assetTaskRef{}
+	note := func(v any, dagID, taskID string, side int) {
+		ref, ok := assetOf(normalizeYAML(v))
+		if !ok {
+			return
+		}
+		k := ref.Name + "\x00" + ref.URI
+		w, seen := who[k]
+		if !seen {
+			refs = append(refs, ref)
+		}
+		w[side] = append(w[side], assetTaskRef{DagID: dagID, TaskID: taskID})
+		who[k] = w
+	}
+	for _, row := range rows {
+		if row.Def == nil {
+			continue
+		}
+		for _, t := range row.Def.Tasks {
+			for _, v := range t.Outlets {
+				note(v, row.DagID, t.TaskID, 0)
+			}
+			for _, v := range t.Inlets {
+				note(v, row.DagID, t.TaskID, 1)
+			}
+		}
+	}
+	return refs, who, nil
+}
+
+// assetViews registers the assets the DAGs name that are new, and lists
+// every asset with its references and its last event (the latest
+// timestamp, the highest id among equals).
+func (o *operations) assetViews() ([]assetView, error) {
+	refs, who, err := o.dagAssetRefs()
+	if err != nil {
+		return nil, err
+	}
+	if err := o.store.EnsureAssets(refs, o.clock()); err != nil {
+		return nil, err
+	}
+	assets, err := o.store.Assets()
+	if err != nil {
+		return nil, err
+	}
+	events, err := o.store.AssetEvents()
+	if err != nil {
+		return nil, err
+	}
+	last := map[int64]*AssetEvent{}
+	for _, e := range events {
+		if l := last[e.AssetID]; l == nil || !e.Timestamp.Before(l.Timestamp) {
+			last[e.AssetID] = e
+		}
+	}
+	out := make([]assetView, len(assets))
+	for i, a := range assets {
+		w := who[a.Name+"\x00"+a.URI]
+		out[i] = assetView{Asset: a, Producing: w[0], Consuming: w[1], LastEvent: last[a.ID]}
+	}
+	return out, nil
+}
+
+// assetQuery is an Airflow 3 listing of assets: name and uri filters,
+// the DAGs that name them, only those a DAG names now, the order.
+type assetQuery struct {
+	name, uri  func(string) bool
+	dagIDs     []string
+	onlyActive bool
+	keys       []sortKey
+	offset     int
+	limit      int
+}
+
+// assets lists assets as q asks.
+func (o *operations) assets(q assetQuery) (listed[assetView], error) {
+	all, err := o.assetViews()
+	if err != nil {
+		return listed[assetView]{}, err
+	}
+	kept := all[:0]
+	for _, a := range all {
+		switch {
+		case q.onlyActive && !a.Active():
+		case q.name != nil && !q.name(a.Name):
+		case q.uri != nil && !q.uri(a.URI):
+		case len(q.dagIDs) > 0 && !slices.ContainsFunc(append(slices.Clone(a.Producing), a.Consuming...), func(r assetTaskRef) bool {
+			return slices.Contains(q.dagIDs, r.DagID)
+		}):
+		default:
+			kept = append(kept, a)
+		}
+	}
+	return listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, func(a, b assetView, attr string) int {
+		switch attr {
+		case "name":
+			return strings.Compare(a.Name, b.Name)
+		case "uri":
+			return strings.Compare(a.URI, b.URI)
+		case "created_at":
+			return a.CreatedAt.Compare(b.CreatedAt)
+		case "updated_at":
+			return a.UpdatedAt.Compare(b.UpdatedAt)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}), nil
+}
+
+// asset is the asset with id.
+func (o *operations) asset(id int64) (assetView, error) {
+	all, err := o.assetViews()
+	if err != nil {
+		return assetView{}, err
+	}
+	for _, a := range all {
+		if a.ID == id {
+			return a, nil
+		}
+	}
+	return assetView{}, opErr(errNotFound, faultAssetNotFound, "asset_id", strconv.FormatInt(id, 10))
+}
+
+// assetEventQuery is an Airflow 3 listing of asset events.
+type assetEventQuery struct {
+	assetID                          *int64
+	sourceDagID, sourceTaskID, runID *string
+	mapIndex                         *int64
+	name                             func(string) bool
+	gte, gt, lte, lt                 *time.Time
+	keys                             []sortKey
+	offset, limit                    int
+}
+
+// assetEventView is an event with its asset.
+type assetEventView struct {
+	*AssetEvent
+	Asset *Asset
+}
+
+// assetEvents lists asset events as q asks.
+func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], error) {
+	events, err := o.store.AssetEvents()
+	if err != nil {
+		return listed[assetEventView]{}, err
+	}
+	assets, err := o.store.Assets()
+	if err != nil {
+		return listed[assetEventView]{}, err
+	}
+	byID := make(map[int64]*Asset, len(assets))
+	for _, a := range assets {
+		byID[a.ID] = a
+	}
+	eq := func(want, got *string) bool { return want == nil || (got != nil && *got == *want) }
+	var kept []assetEventView
+	for _, e := range events {
+		a := byID[e.AssetID]
+		switch {
+		case q.assetID != nil && e.AssetID != *q.assetID:
+		case !eq(q.sourceDagID, e.SourceDagID), !eq(q.sourceTaskID, e.SourceTaskID), !eq(q.runID, e.SourceRunID):
+		case q.mapIndex != nil && int64(e.SourceMapIndex) != *q.mapIndex:
+		case q.name != nil && (a == nil || !q.name(a.Name)):
+		case q.gte != nil && e.Timestamp.Before(*q.gte), q.gt != nil && !e.Timestamp.After(*q.gt):
+		case q.lte != nil && e.Timestamp.After(*q.lte), q.lt != nil && !e.Timestamp.Before(*q.lt):
+		default:
+			kept = append(kept, assetEventView{AssetEvent: e, Asset: a})
+		}
+	}
+	return listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, func(a, b assetEventView, attr string) int {
+		switch attr {
+		case "source_task_id":
+			return compareNullable(a.SourceTaskID, b.SourceTaskID, strings.Compare)
+		case "source_dag_id":
+			return compareNullable(a.SourceDagID, b.SourceDagID, strings.Compare)
+		case "source_run_id":
+			return compareNullable(a.SourceRunID, b.SourceRunID, strings.Compare)
+		case "source_map_index":
+			return cmp.Compare(a.SourceMapIndex, b.SourceMapIndex)
+		case "timestamp":
+			return a.Timestamp.Compare(b.Timestamp)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}), nil
+}
+
+// createAssetEvent records a change of the asset with id, by a client
+// (asset_manager.register_asset_change): extra is the event's JSON
+// object.
+func (o *operations) createAssetEvent(id int64, extra json.RawMessage, partitionKey *string) (assetEventView, error) {
+	if _, err := o.assetViews(); err != nil { // the DAGs' assets are known
+		return assetEventView{}, err
+	}
+	e, err := o.store.AddAssetEvent(AssetEvent{AssetID: id, Extra: extra, SourceMapIndex: -1, PartitionKey: partitionKey, Timestamp: o.clock()})
+	if errors.Is(err, errNotFound) {
+		return assetEventView{}, opErr(errNotFound, faultAssetOfEventNotFound, "asset_id", strconv.FormatInt(id, 10))
+	}
+	if err != nil {
+		return assetEventView{}, err
+	}
+	a, err := o.store.AssetByID(id)
+	if err != nil {
+		return assetEventView{}, err
+	}
+	return assetEventView{AssetEvent: e, Asset: a}, nil
+}
+
+// assetAlias is the alias with id: airlite's DAGs declare no aliases.
+func assetAlias(id int64) error {
+	return opErr(errNotFound, faultAssetAliasNotFound, "alias_id", strconv.FormatInt(id, 10))
+}
+
+// assetQueuedEvents are the queued events of an asset, a DAG or the
+// pair ("" for either): no DAG is scheduled on assets, so none.
+func assetQueuedEvents(dagID, assetID string) error {
+	return opErr(errNotFound, faultAssetQueuedNotFound, "dag_id", dagID, "asset_id", assetID)
+}
+
+// materializer is the one DAG whose tasks have the asset with id among
+// their outlets (materialize_asset): none, or more than one, is a fault.
+func (o *operations) materializer(id int64) (string, error) {
+	a, err := o.asset(id)
+	if errors.Is(err, errNotFound) {
+		return "", opErr(errNotFound, faultAssetNoMaterializer, "asset_id", strconv.FormatInt(id, 10))
+	}
+	if err != nil {
+		return "", err
+	}
+	var dags []string
+	for _, r := range a.Producing {
+		if !slices.Contains(dags, r.DagID) {
+			dags = append(dags, r.DagID)
+		}
+	}
+	switch {
+	case len(dags) == 0:
+		return "", opErr(errNotFound, faultAssetNoMaterializer, "asset_id", strconv.FormatInt(id, 10))
+	case len(dags) > 1:
+		return "", opErr(errConflict, faultAssetManyMaterializers, "asset_id", strconv.FormatInt(id, 10))
+	}
+	return dags[0], nil
 }

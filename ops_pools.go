@@ -206,3 +206,139 @@ func (o *operations) deletePool(name string) (*Pool, error) {
 	}
 	return p, err
 }
+
+// Airflow 3's pool changes (Airflow 3.2.1 core_api/services/public/
+// pools.py update_orm_from_pydantic, BulkPoolService).
+const (
+	faultDefaultPoolFields opFault = "default_pool_fields" // a change of default_pool beyond slots and include_deferred
+	faultPoolFieldsMissing opFault = "pool_fields_missing" // fields: what a change of another pool must give (BasePool)
+)
+
+// poolChange is a pool as an Airflow 3 body gives it (PoolBody,
+// PoolPatchBody): its values and the fields given, by BasePool's names
+// ("pool", "slots", "description", "include_deferred", "team_name").
+type poolChange struct {
+	Name            string
+	Slots           int64
+	Description     *string
+	IncludeDeferred bool
+	given           fieldSet
+}
+
+// poolBaseFields are BasePool's required fields: a change of a pool
+// other than default_pool is validated against BasePool with the fields
+// given, so each must be there.
+var poolBaseFields = []string{"pool", "slots", "include_deferred"}
+
+// checkPoolChange is update_orm_from_pydantic's rule for a change of
+// the pool named name: default_pool takes a mask of slots and
+// include_deferred only; any other pool a change giving BasePool's
+// fields.
+func checkPoolChange(name string, p poolChange, mask []string) error {
+	if name == defaultPoolName {
+		onlySlots := len(mask) > 0
+		for _, m := range mask {
+			m = strings.TrimSpace(m)
+			onlySlots = onlySlots && (m == "slots" || m == "include_deferred")
+		}
+		if !onlySlots {
+			return opErr(errInvalid, faultDefaultPoolFields)
+		}
+		return nil
+	}
+	var missing []string
+	for _, f := range poolBaseFields {
+		if !p.given[f] {
+			missing = append(missing, f)
+		}
+	}
+	if missing != nil {
+		return opErr(errInvalid, faultPoolFieldsMissing, "fields", strings.Join(missing, ","))
+	}
+	return nil
+}
+
+// patchPool changes the pool named name by the fields p gives, only
+// those of mask when there is one (apply_patch_with_update_mask).
+func (o *operations) patchPool(name string, p poolChange, mask []string) (pooled, error) {
+	if _, err := o.pool(name); err != nil {
+		return pooled{}, err
+	}
+	if err := checkPoolChange(name, p, mask); err != nil {
+		return pooled{}, err
+	}
+	if err := checkPoolDescription(p.Description); err != nil {
+		return pooled{}, err
+	}
+	set := p.given.masked(mask)
+	return o.updatePool(name, func(old Pool) Pool {
+		if set["pool"] {
+			old.Name = p.Name
+		}
+		if set["slots"] {
+			old.Slots = p.Slots
+		}
+		if set["description"] {
+			old.Description = p.Description
+		}
+		if set["include_deferred"] {
+			old.IncludeDeferred = p.IncludeDeferred
+		}
+		return old
+	})
+}
+
+// poolBulk is how bulk actions change pools: a create replaces an
+// existing pool's every field (overwrite), an update is patchPool, and
+// default_pool is never deleted (airlite keeps the rule of DELETE
+// /pools/default_pool for a bulk delete too, rather than lose the pool
+// every task instance falls back to).
+func (o *operations) poolBulk() bulkKind[poolChange] {
+	return bulkKind[poolChange]{
+		resource: "pools",
+		key:      func(p poolChange) string { return p.Name },
+		exists: func(name string) (bool, error) {
+			_, err := o.store.PoolByName(name)
+			if errors.Is(err, errNotFound) {
+				return false, nil
+			}
+			return err == nil, err
+		},
+		create: func(p poolChange, existed bool) error {
+			if !existed {
+				_, err := o.createPool(Pool{Name: p.Name, Slots: p.Slots, Description: p.Description, IncludeDeferred: p.IncludeDeferred})
+				return err
+			}
+			if err := checkPoolDescription(p.Description); err != nil {
+				return err
+			}
+			_, err := o.updatePool(p.Name, func(old Pool) Pool {
+				old.Slots, old.Description, old.IncludeDeferred = p.Slots, p.Description, p.IncludeDeferred
+				return old
+			})
+			return err
+		},
+		patch: func(p poolChange, mask []string) error {
+			_, err := o.patchPool(p.Name, p, mask)
+			return err
+		},
+		delete: func(name string) error {
+			_, err := o.deletePool(name)
+			return err
+		},
+	}
+}
+
+// poolsKeyed lists pools for Airflow 3 (ordered by "id" or "pool").
+func (o *operations) poolsKeyed(q keyedQuery) (listed[pooled], error) {
+	all, err := o.pools(listQuery{})
+	if err != nil {
+		return listed[pooled]{}, err
+	}
+	return listKeyed(all.rows, func(p pooled) string { return p.Name }, q, func(a, b pooled, attr string) int {
+		if attr == "pool" {
+			return strings.Compare(a.Name, b.Name)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}), nil
+}

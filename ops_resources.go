@@ -15,7 +15,9 @@ package main
 // that the dialect calls in its order and the write calls again.
 
 import (
+	"errors"
 	"slices"
+	"strings"
 )
 
 // listQuery is a neutral listing request: the attribute to order by (""
@@ -69,4 +71,234 @@ func window[T any](rows []T, q listQuery) []T {
 		rows = rows[:q.limit]
 	}
 	return rows
+}
+
+// Bulk changes (Airflow 3.2.1 core_api/datamodels/common.py BulkBody,
+// core_api/services/public/common.py BulkService and its pools,
+// variables and connections services): a list of actions, each a
+// create, an update or a delete of many entities, run in order. An
+// action that finds keys it may not touch (a create of existing keys
+// under "fail", an update or a delete of missing keys under "fail")
+// changes nothing and reports one fault naming those keys; otherwise
+// its entities are changed one by one, and the first fault stops the
+// action, the changes before it kept (Airflow's session is committed
+// with them). The three resources share this logic; bulkKind says how
+// each one looks its keys up and changes one entity.
+
+// bulkVerb is an action's kind, as BulkAction's values name it.
+type bulkVerb string
+
+const (
+	bulkCreate bulkVerb = "create"
+	bulkUpdate bulkVerb = "update"
+	bulkDelete bulkVerb = "delete"
+)
+
+// bulkVerbs is the order a bulk answer lists its actions in
+// (BulkResponse's fields).
+var bulkVerbs = []bulkVerb{bulkCreate, bulkUpdate, bulkDelete}
+
+// The bulk actions' faults: keys names the keys, joined by bulkKeySep.
+const (
+	faultBulkExist   opFault = "bulk_exist"   // resource, keys: a create's keys that exist (fail)
+	faultBulkMissing opFault = "bulk_missing" // resource, keys: an update's or a delete's keys that do not (fail)
+)
+
+// bulkKeySep joins the keys a bulk fault names (no key holds it).
+const bulkKeySep = "\x00"
+
+// bulkAction is one action of a bulk request. A create's entities are
+// E, an update's too; a delete names keys.
+type bulkAction[E any] struct {
+	verb     bulkVerb
+	entities []E
+	keys     []string
+	// onExistence is a create's action_on_existence: "fail", "skip" or
+	// "overwrite"; onMissing an update's or a delete's
+	// action_on_non_existence: "fail" or "skip".
+	onExistence, onMissing string
+	// mask is an update's update_mask (nil: every field given).
+	mask []string
+}
+
+// bulkOutcome is what one verb's actions did: the keys changed and the
+// faults met, in order.
+type bulkOutcome struct {
+	success []string
+	faults  []*opError
+}
+
+// bulkKind is how bulk actions change one resource.
+type bulkKind[E any] struct {
+	resource string // "pools", "variables", "connections": named in the faults
+	key      func(E) string
+	exists   func(key string) (bool, error)
+	// create adds an entity, or replaces the existing one (existed).
+	create func(e E, existed bool) error
+	patch  func(e E, mask []string) error
+	delete func(key string) error
+}
+
+// runBulk runs the actions in order and gathers what each verb did; a
+// fault that is not an opError (the store failing) ends the request.
+func runBulk[E any](k bulkKind[E], actions []bulkAction[E]) (map[bulkVerb]*bulkOutcome, error) {
+	out := map[bulkVerb]*bulkOutcome{}
+	for _, a := range actions {
+		res := out[a.verb]
+		if res == nil {
+			res = &bulkOutcome{success: []string{}}
+			out[a.verb] = res
+		}
+		if err := k.run(a, res); err != nil {
+			var oe *opError
+			if !errors.As(err, &oe) {
+				return nil, err
+			}
+			res.faults = append(res.faults, oe)
+		}
+	}
+	return out, nil
+}
+
+// run is one action: its keys sorted into those that exist and those
+// that do not, the action's rule for each, then its changes.
+func (k bulkKind[E]) run(a bulkAction[E], res *bulkOutcome) error {
+	keys := a.keys
+	if a.verb != bulkDelete {
+		keys = make([]string, len(a.entities))
+		for i, e := range a.entities {
+			keys[i] = k.key(e)
+		}
+	}
+	found := make(map[string]bool, len(keys))
+	var existing, missing []string
+	for _, key := range keys {
+		if _, seen := found[key]; seen {
+			continue
+		}
+		ok, err := k.exists(key)
+		if err != nil {
+			return err
+		}
+		found[key] = ok
+		if ok {
+			existing = append(existing, key)
+		} else {
+			missing = append(missing, key)
+		}
+	}
+	switch a.verb {
+	case bulkCreate:
+		if a.onExistence == "fail" && len(existing) > 0 {
+			return opErr(errConflict, faultBulkExist, "resource", k.resource, "keys", strings.Join(existing, bulkKeySep))
+		}
+		for _, e := range a.entities {
+			key := k.key(e)
+			if found[key] && a.onExistence == "skip" {
+				continue
+			}
+			if err := k.create(e, found[key]); err != nil {
+				return err
+			}
+			res.success = append(res.success, key)
+		}
+	case bulkUpdate:
+		if a.onMissing == "fail" && len(missing) > 0 {
+			return opErr(errNotFound, faultBulkMissing, "resource", k.resource, "keys", strings.Join(missing, bulkKeySep))
+		}
+		for _, e := range a.entities {
+			key := k.key(e)
+			if !found[key] {
+				continue
+			}
+			if err := k.patch(e, a.mask); err != nil {
+				return err
+			}
+			res.success = append(res.success, key)
+		}
+	case bulkDelete:
+		if a.onMissing == "fail" && len(missing) > 0 {
+			return opErr(errNotFound, faultBulkMissing, "resource", k.resource, "keys", strings.Join(missing, bulkKeySep))
+		}
+		for _, key := range existing {
+			if err := k.delete(key); err != nil {
+				return err
+			}
+			res.success = append(res.success, key)
+		}
+	}
+	return nil
+}
+
+// fieldSet is the fields a body gave (pydantic's model_fields_set), by
+// their Python names.
+type fieldSet map[string]bool
+
+// masked is the fields a change sets: those given, only those of the
+// update_mask when there is one, never those of fixed.
+func (given fieldSet) masked(mask []string, fixed ...string) fieldSet {
+	out := fieldSet{}
+	for f := range given {
+		if len(mask) > 0 && !slices.Contains(mask, f) {
+			continue
+		}
+		if slices.Contains(fixed, f) {
+			continue
+		}
+		out[f] = true
+	}
+	return out
+}
+
+// sortKey is one key of an Airflow 3 listing's order (order_by's
+// values): an attribute, descending or not.
+type sortKey struct {
+	attr string
+	desc bool
+}
+
+// keyedQuery is an Airflow 3 listing request: the rows whose key match
+// takes (nil: all), ordered by keys then by the resource's primary key
+// (SortParam adds it), the window from offset, at most limit rows.
+type keyedQuery struct {
+	match         func(key string) bool
+	keys          []sortKey
+	offset, limit int
+}
+
+// listKeyed filters rows by q.match on key, orders them by q's keys with
+// compare (which knows the resource's attributes, "id" its primary key)
+// and cuts the window.
+func listKeyed[T any](rows []T, key func(T) string, q keyedQuery, compare func(a, b T, attr string) int) listed[T] {
+	if q.match != nil {
+		kept := rows[:0:0]
+		for _, r := range rows {
+			if q.match(key(r)) {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	keys := append(slices.Clone(q.keys), sortKey{attr: "id"})
+	slices.SortStableFunc(rows, func(a, b T) int {
+		for _, k := range keys {
+			c := compare(a, b, k.attr)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	total := len(rows)
+	if q.offset >= len(rows) {
+		return listed[T]{rows: []T{}, total: total}
+	}
+	rows = rows[q.offset:]
+	if q.limit < len(rows) {
+		rows = rows[:q.limit]
+	}
+	return listed[T]{rows: rows, total: total}
 }

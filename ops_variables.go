@@ -7,6 +7,7 @@ package main
 import (
 	"cmp"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -99,4 +100,114 @@ func (o *operations) deleteVariable(key string) error {
 		return opErr(errNotFound, faultVariableToDeleteMissing, "key", key)
 	}
 	return err
+}
+
+// Airflow 3's variable changes (Airflow 3.2.1 core_api/routes/public/
+// variables.py post_variable, core_api/services/public/variables.py
+// update_orm_from_pydantic, BulkVariableService).
+const (
+	faultVariableExists      opFault = "variable_exists"       // key
+	faultVariableKeyMismatch opFault = "variable_key_mismatch" // key, body_key
+	faultFieldsImmutable     opFault = "fields_immutable"      // fields: an update_mask naming fields no change may set
+)
+
+// variableChange3 is a variable as an Airflow 3 body gives it
+// (VariableBody): the value as Airflow stores it, and the fields given
+// ("key", "value", "description", "team_name").
+type variableChange3 struct {
+	Key         string
+	Value       string
+	Description *string
+	given       fieldSet
+}
+
+// createVariable adds a variable whose key is not taken (POST
+// /variables), as Variable.set stores it.
+func (o *operations) createVariable(v variableChange3) (*Variable, error) {
+	if _, ok := o.store.Variable(v.Key); ok {
+		return nil, opErr(errConflict, faultVariableExists, "key", v.Key)
+	}
+	return o.setVariable(v.Key, v.Value, v.Description)
+}
+
+// patchVariable changes the variable under key by the fields v gives,
+// only those of mask when there is one; the key never changes.
+func (o *operations) patchVariable(key string, v variableChange3, mask []string) (*Variable, error) {
+	if v.Key != key {
+		return nil, opErr(errInvalid, faultVariableKeyMismatch, "key", key, "body_key", v.Key)
+	}
+	if _, err := o.variable(key); err != nil {
+		return nil, err
+	}
+	if slices.Contains(mask, "key") {
+		return nil, opErr(errInvalid, faultFieldsImmutable, "fields", "key")
+	}
+	set := v.given.masked(mask, "key")
+	out, err := o.store.UpdateVariable(key, func(old Variable) Variable {
+		if set["value"] {
+			old.Val = v.Value
+		}
+		if set["description"] {
+			old.Description = v.Description
+		}
+		return old
+	})
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultVariableNotFound, "key", key)
+	}
+	return out, err
+}
+
+// variableBulk is how bulk actions change variables: a create is
+// Variable.set (an existing one replaced), an update patchVariable.
+func (o *operations) variableBulk() bulkKind[variableChange3] {
+	return bulkKind[variableChange3]{
+		resource: "variables",
+		key:      func(v variableChange3) string { return v.Key },
+		exists: func(key string) (bool, error) {
+			_, ok := o.store.Variable(key)
+			return ok, nil
+		},
+		create: func(v variableChange3, _ bool) error {
+			_, err := o.setVariable(v.Key, v.Value, v.Description)
+			return err
+		},
+		patch: func(v variableChange3, mask []string) error {
+			_, err := o.patchVariable(v.Key, v, mask)
+			return err
+		},
+		delete: o.deleteVariable,
+	}
+}
+
+// variablesKeyed lists variables for Airflow 3 (ordered by "key", "id",
+// "_val", "description", "is_encrypted" or "team_name").
+func (o *operations) variablesKeyed(q keyedQuery) (listed[*Variable], error) {
+	all, err := o.store.Variables()
+	if err != nil {
+		return listed[*Variable]{}, err
+	}
+	return listKeyed(all, func(v *Variable) string { return v.Key }, q, func(a, b *Variable, attr string) int {
+		switch attr {
+		case "key":
+			return strings.Compare(a.Key, b.Key)
+		case "_val":
+			return strings.Compare(a.Val, b.Val)
+		case "description":
+			return compareNullable(a.Description, b.Description, strings.Compare)
+		case "is_encrypted":
+			return cmp.Compare(boolInt(a.IsEncrypted), boolInt(b.IsEncrypted))
+		case "team_name":
+			return 0 // no variable has a team
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}), nil
+}
+
+// boolInt orders false before true, as the database does.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

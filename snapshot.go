@@ -32,9 +32,9 @@ const (
 	snapshotFormat = "airlite-snapshot"
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
-	// without a logical date (execution_date null); 6 task instance ids
-	// (Airflow 3's UUIDs) and a run's triggered_by, triggering_user_name
-	// and partition_key.
+	// without a logical date (execution_date null); 6 assets and asset
+	// events, task instance ids (Airflow 3's UUIDs) and a run's
+	// triggered_by, triggering_user_name and partition_key (Airflow 3).
 	snapshotVersion = 6
 )
 
@@ -218,6 +218,30 @@ type snapVariable struct {
 	Val         string  `json:"val"`
 	Description *string `json:"description"`
 	IsEncrypted bool    `json:"is_encrypted"`
+}
+
+// snapAsset and snapAssetEvent are Airflow 3's assets and their events
+// (memstore_assets.go); their extras are JSON objects kept as text.
+type snapAsset struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	URI       string    `json:"uri"`
+	Group     string    `json:"group"`
+	Extra     string    `json:"extra"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+type snapAssetEvent struct {
+	ID             int64     `json:"id"`
+	AssetID        int64     `json:"asset_id"`
+	Extra          string    `json:"extra"`
+	SourceDagID    *string   `json:"source_dag_id"`
+	SourceTaskID   *string   `json:"source_task_id"`
+	SourceRunID    *string   `json:"source_run_id"`
+	SourceMapIndex int       `json:"source_map_index"`
+	PartitionKey   *string   `json:"partition_key"`
+	Timestamp      time.Time `json:"timestamp"`
 }
 
 type snapEventLog struct {
@@ -502,6 +526,22 @@ func snapshotCodecs() []snapshotCodec {
 			return &EventLog{ID: r.ID, When: r.When, Event: r.Event, DagID: r.DagID, TaskID: r.TaskID, RunID: r.RunID,
 				MapIndex: r.MapIndex, TryNumber: r.TryNumber, ExecutionDate: r.ExecutionDate, Owner: r.Owner, Extra: r.Extra}
 		}), check: checkEventLog},
+		// Added in version 6; older files have no assets. Events name
+		// runs that may be gone: no runOf.
+		{table: tableAssets, encode: func(obj any) any {
+			a := obj.(*Asset)
+			return &snapAsset{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: string(a.Extra), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+		}, decode: decodeInto(func(r *snapAsset) any {
+			return &Asset{ID: r.ID, Name: r.Name, URI: r.URI, Group: r.Group, Extra: json.RawMessage(r.Extra), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		}), check: checkAsset},
+		{table: tableAssetEvents, encode: func(obj any) any {
+			e := obj.(*AssetEvent)
+			return &snapAssetEvent{ID: e.ID, AssetID: e.AssetID, Extra: string(e.Extra), SourceDagID: e.SourceDagID, SourceTaskID: e.SourceTaskID,
+				SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex, PartitionKey: e.PartitionKey, Timestamp: e.Timestamp.UTC()}
+		}, decode: decodeInto(func(r *snapAssetEvent) any {
+			return &AssetEvent{ID: r.ID, AssetID: r.AssetID, Extra: json.RawMessage(r.Extra), SourceDagID: r.SourceDagID, SourceTaskID: r.SourceTaskID,
+				SourceRunID: r.SourceRunID, SourceMapIndex: r.SourceMapIndex, PartitionKey: r.PartitionKey, Timestamp: r.Timestamp}
+		}), check: checkAssetEvent},
 	}
 }
 

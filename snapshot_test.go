@@ -126,6 +126,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableVariables: {&Variable{}, &Variable{}}, tableConns: {&Connection{}, &Connection{}},
 		tableXComs: {&XComEntry{}, &XComEntry{}}, tableEventLogs: {&EventLog{}, &EventLog{}},
 		tableTryHistory: {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
+		tableAssets:     {&Asset{}, &Asset{}}, tableAssetEvents: {&AssetEvent{}, &AssetEvent{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
@@ -168,6 +169,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		rows[tableVariables][i].(*Variable).IsEncrypted = false
 		mapIndex := -1
 		rows[tableEventLogs][i].(*EventLog).MapIndex = &mapIndex
+		rows[tableAssets][i].(*Asset).Extra = json.RawMessage(fmt.Sprintf(`{"k":%d}`, i))
+		rows[tableAssetEvents][i].(*AssetEvent).Extra = json.RawMessage(fmt.Sprintf(`{"e":%d}`, i))
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {

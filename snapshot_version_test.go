@@ -76,7 +76,7 @@ func TestSnapshot_Version4RestoresRunAfterAsTheLogicalDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(data, []byte(fmt.Sprintf(`"version":%d`, snapshotVersion))) || bytes.Contains(data, []byte(`"run_after"`)) {
-		t.Errorf("written again: want the current version and no run_after where it is the logical date:\n%s", data)
+		t.Errorf("written again: want version %d and no run_after where it is the logical date:\n%s", snapshotVersion, data)
 	}
 	restored, _, err := restoreSnapshot(t.Context(), again)
 	if err != nil {

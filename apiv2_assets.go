@@ -1,0 +1,301 @@
+package main
+
+// Airflow 3's assets, asset aliases, asset events and queued events
+// (Airflow 3.2.1 core_api/routes/public/assets.py,
+// core_api/datamodels/assets.py): their answers and the handlers of
+// their rows (api_route_v2.go), over the operations (ops_datasets.go).
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// v2AssetResponse is AssetResponse.
+type v2AssetResponse struct {
+	ID             int64                `json:"id"`
+	Name           string               `json:"name"`
+	URI            string               `json:"uri"`
+	Group          string               `json:"group"`
+	Extra          any                  `json:"extra"`
+	CreatedAt      v2When               `json:"created_at"`
+	UpdatedAt      v2When               `json:"updated_at"`
+	ScheduledDags  []v2DagScheduleRef   `json:"scheduled_dags"`
+	ProducingTasks []v2TaskAssetRef     `json:"producing_tasks"`
+	ConsumingTasks []v2TaskAssetRef     `json:"consuming_tasks"`
+	Aliases        []v2AssetAlias       `json:"aliases"`
+	Watchers       []any                `json:"watchers"`
+	LastAssetEvent *v2LastAssetEventRef `json:"last_asset_event"`
+}
+
+// v2DagScheduleRef is DagScheduleAssetReference.
+type v2DagScheduleRef struct {
+	DagID     string `json:"dag_id"`
+	CreatedAt v2When `json:"created_at"`
+	UpdatedAt v2When `json:"updated_at"`
+}
+
+// v2TaskAssetRef is TaskOutletAssetReference and TaskInletAssetReference.
+type v2TaskAssetRef struct {
+	DagID     string `json:"dag_id"`
+	TaskID    string `json:"task_id"`
+	CreatedAt v2When `json:"created_at"`
+	UpdatedAt v2When `json:"updated_at"`
+}
+
+// v2AssetAlias is AssetAliasResponse.
+type v2AssetAlias struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Group string `json:"group"`
+}
+
+// v2LastAssetEventRef is LastAssetEventResponse.
+type v2LastAssetEventRef struct {
+	ID        *int64  `json:"id"`
+	Timestamp *v2When `json:"timestamp"`
+}
+
+// v2AssetCollection is AssetCollectionResponse.
+type v2AssetCollection struct {
+	Assets       []v2AssetResponse `json:"assets"`
+	TotalEntries int               `json:"total_entries"`
+}
+
+// v2AssetAliasCollection is AssetAliasCollectionResponse.
+type v2AssetAliasCollection struct {
+	AssetAliases []v2AssetAlias `json:"asset_aliases"`
+	TotalEntries int            `json:"total_entries"`
+}
+
+// v2AssetEventResponse is AssetEventResponse.
+type v2AssetEventResponse struct {
+	ID             int64   `json:"id"`
+	AssetID        int64   `json:"asset_id"`
+	URI            *string `json:"uri"`
+	Name           *string `json:"name"`
+	Group          *string `json:"group"`
+	Extra          any     `json:"extra"`
+	SourceTaskID   *string `json:"source_task_id"`
+	SourceDagID    *string `json:"source_dag_id"`
+	SourceRunID    *string `json:"source_run_id"`
+	SourceMapIndex int     `json:"source_map_index"`
+	CreatedDagruns []any   `json:"created_dagruns"`
+	Timestamp      v2When  `json:"timestamp"`
+	PartitionKey   *string `json:"partition_key"`
+}
+
+// v2AssetEventCollection is AssetEventCollectionResponse.
+type v2AssetEventCollection struct {
+	AssetEvents  []v2AssetEventResponse `json:"asset_events"`
+	TotalEntries int                    `json:"total_entries"`
+}
+
+// v2MaskedExtra is an extra as the models show it: the secrets masker
+// over the object (redact_extra), its keys in their order.
+func v2MaskedExtra(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	v, err := decodePyJSON(raw)
+	if err != nil {
+		return nil
+	}
+	return v2Input(redactValue(v, "", 0))
+}
+
+// v2Asset is an asset as AssetResponse shows it.
+func v2Asset(a assetView) v2AssetResponse {
+	refs := func(rs []assetTaskRef) []v2TaskAssetRef {
+		out := make([]v2TaskAssetRef, len(rs))
+		for i, r := range rs {
+			out[i] = v2TaskAssetRef{DagID: r.DagID, TaskID: r.TaskID, CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt)}
+		}
+		return out
+	}
+	out := v2AssetResponse{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: v2MaskedExtra(a.Extra),
+		CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt), ScheduledDags: []v2DagScheduleRef{},
+		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: []v2AssetAlias{}, Watchers: []any{},
+		LastAssetEvent: &v2LastAssetEventRef{}}
+	if e := a.LastEvent; e != nil {
+		id := e.ID
+		out.LastAssetEvent.ID, out.LastAssetEvent.Timestamp = &id, v2At(&e.Timestamp)
+	}
+	return out
+}
+
+// v2AssetEvent is an event as AssetEventResponse shows it.
+func v2AssetEvent(e assetEventView) v2AssetEventResponse {
+	out := v2AssetEventResponse{ID: e.ID, AssetID: e.AssetID, Extra: v2MaskedExtra(e.Extra), SourceTaskID: e.SourceTaskID,
+		SourceDagID: e.SourceDagID, SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex, CreatedDagruns: []any{},
+		Timestamp: v2When(e.Timestamp), PartitionKey: e.PartitionKey}
+	if a := e.Asset; a != nil {
+		out.URI, out.Name, out.Group = &a.URI, &a.Name, &a.Group
+	}
+	return out
+}
+
+// v2CreateAssetEventsBody is CreateAssetEventsBody.
+var v2CreateAssetEventsBody = &v2Model{name: "CreateAssetEventsBody", fields: []v2Field{
+	{name: "asset_id", typ: v2TInt, required: true},
+	{name: "extra", typ: v2Type{kind: v2Custom, check: func(v any, loc []any) (any, []v2Issue) {
+		d, ok := v.(pyDict)
+		if !ok {
+			return nil, []v2Issue{{Type: "dict_type", Loc: loc, Msg: "Input should be a valid dictionary", Input: v2Input(v)}}
+		}
+		return d, nil
+	}}},
+	{name: "partition_key", typ: v2TStr, nullable: true},
+}}
+
+// V2GetAssets is GET /assets.
+func (s *server) V2GetAssets(req *apiRequest) (any, error) {
+	keys, err := v2Keys(req.query, "id", []string{"id", "name", "uri", "created_at", "updated_at"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	pg := v2Page(req.query)
+	onlyActive, given := req.query.v2Bool("only_active")
+	res, err := s.ops.assets(assetQuery{name: v2Match(req.query, "name_pattern"), uri: v2Match(req.query, "uri_pattern"),
+		dagIDs: req.query.list("dag_ids"), onlyActive: onlyActive || !given, keys: keys, offset: pg.offset, limit: pg.limit})
+	if err != nil {
+		return nil, err
+	}
+	out := v2AssetCollection{Assets: make([]v2AssetResponse, len(res.rows)), TotalEntries: res.total}
+	for i, a := range res.rows {
+		out.Assets[i] = v2Asset(a)
+	}
+	return out, nil
+}
+
+// V2GetAsset is GET /assets/{asset_id}.
+func (s *server) V2GetAsset(id string) (any, error) {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	a, err := s.ops.asset(n)
+	if err != nil {
+		return nil, apiv2AssetPhrases.phrase(err)
+	}
+	return v2Asset(a), nil
+}
+
+// V2GetAssetAliases is GET /assets/aliases: airlite's DAGs declare no
+// aliases, so the order is checked and the list is empty.
+func (s *server) V2GetAssetAliases(req *apiRequest) (any, error) {
+	if _, err := v2Keys(req.query, "id", []string{"id", "name"}, nil); err != nil {
+		return nil, err
+	}
+	return v2AssetAliasCollection{AssetAliases: []v2AssetAlias{}}, nil
+}
+
+// V2GetAssetEvents is GET /assets/events.
+func (s *server) V2GetAssetEvents(req *apiRequest) (any, error) {
+	keys, err := v2Keys(req.query, "timestamp", []string{"source_task_id", "source_dag_id", "source_run_id", "source_map_index", "timestamp"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	pg := v2Page(req.query)
+	q := assetEventQuery{name: v2Match(req.query, "name_pattern"), keys: keys, offset: pg.offset, limit: pg.limit,
+		gte: req.query.v2Time("timestamp_gte"), gt: req.query.v2Time("timestamp_gt"),
+		lte: req.query.v2Time("timestamp_lte"), lt: req.query.v2Time("timestamp_lt")}
+	if _, ok := req.query.str("asset_id"); ok {
+		n := req.query.integer("asset_id", 0)
+		q.assetID = &n
+	}
+	if _, ok := req.query.str("source_map_index"); ok {
+		n := req.query.integer("source_map_index", 0)
+		q.mapIndex = &n
+	}
+	for name, into := range map[string]**string{"source_dag_id": &q.sourceDagID, "source_task_id": &q.sourceTaskID, "source_run_id": &q.runID} {
+		if v, ok := req.query.str(name); ok {
+			*into = &v
+		}
+	}
+	res, err := s.ops.assetEvents(q)
+	if err != nil {
+		return nil, err
+	}
+	out := v2AssetEventCollection{AssetEvents: make([]v2AssetEventResponse, len(res.rows)), TotalEntries: res.total}
+	for i, e := range res.rows {
+		out.AssetEvents[i] = v2AssetEvent(e)
+	}
+	return out, nil
+}
+
+// V2CreateAssetEvent is POST /assets/events: the event's extra is the
+// body's with "from_rest_api": true (set_from_rest_api).
+func (s *server) V2CreateAssetEvent(body map[string]any) (any, error) {
+	id, _ := body["asset_id"].(int64)
+	extra, _ := body["extra"].(pyDict)
+	extra = setPyField(extra, "from_rest_api", true)
+	raw, err := compactJSON.marshal(extra)
+	if err != nil {
+		return nil, fmt.Errorf("encode asset event extra: %w", err)
+	}
+	e, err := s.ops.createAssetEvent(id, raw, optString(body["partition_key"]))
+	if err != nil {
+		return nil, apiv2AssetPhrases.phrase(err)
+	}
+	return v2AssetEvent(e), nil
+}
+
+// setPyField is d with key set to v: in its place when d has it, else
+// last (a Python dict's assignment).
+func setPyField(d pyDict, key string, v any) pyDict {
+	out := make(pyDict, 0, len(d)+1)
+	set := false
+	for _, f := range d {
+		if f.key == key {
+			f.val, set = v, true
+		}
+		out = append(out, f)
+	}
+	if !set {
+		out = append(out, pyField{key, v})
+	}
+	return out
+}
+
+// apiv2AssetPhrases words the assets' faults as Airflow 3.2.1's
+// routes/public/assets.py does.
+var apiv2AssetPhrases = phrasebook{
+	faultAssetNotFound: func(e *opError) error {
+		return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("The Asset with ID: `%s` was not found", e.value("asset_id"))}
+	},
+	faultAssetOfEventNotFound: func(e *opError) error {
+		return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("Asset with ID: `%s` was not found", e.value("asset_id"))}
+	},
+	faultAssetAliasNotFound: func(e *opError) error {
+		return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("The Asset Alias with ID: `%s` was not found", e.value("alias_id"))}
+	},
+	faultAssetQueuedNotFound: func(e *opError) error {
+		dagID, assetID := e.value("dag_id"), e.value("asset_id")
+		var detail string
+		switch {
+		case dagID != "" && assetID != "":
+			detail = fmt.Sprintf("Queued event with dag_id: `%s` and asset_id: `%s` was not found", dagID, assetID)
+		case dagID != "":
+			detail = fmt.Sprintf("Queue event with dag_id: `%s` was not found", dagID)
+		default:
+			detail = fmt.Sprintf("Queue event with asset_id: `%s` was not found", assetID)
+		}
+		return &v2Error{status: http.StatusNotFound, detail: detail}
+	},
+	faultAssetNoMaterializer: func(e *opError) error {
+		return &v2Error{status: http.StatusNotFound, detail: "No DAG materializes asset with ID: " + e.value("asset_id")}
+	},
+	faultAssetManyMaterializers: func(e *opError) error {
+		return &v2Error{status: http.StatusConflict, detail: "More than one DAG materializes asset with ID: " + e.value("asset_id")}
+	},
+}
+
+// v2QueuedEvents answers the queued-event rows: none exist.
+func v2QueuedEvents(dagID, assetID string) error {
+	return apiv2AssetPhrases.phrase(assetQueuedEvents(dagID, assetID))
+}
+
+// v2AssetAlias answers GET /assets/aliases/{asset_alias_id}.
+func v2AssetAliasByID(id string) error {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return apiv2AssetPhrases.phrase(assetAlias(n))
+}

@@ -1,0 +1,291 @@
+package main
+
+// Assets and their events (Airflow 3's AssetModel and AssetEvent,
+// airflow/models/asset.py): an asset is registered the first time a DAG
+// names it (a task's outlet or inlet) or an event is recorded for it; an
+// event is recorded when a task that names the asset among its outlets
+// succeeds (FinishTry), or through POST /api/v2/assets/events.
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+const (
+	tableAssets      = "assets"
+	tableAssetEvents = "asset_events"
+
+	counterAssetID      = "asset"
+	counterAssetEventID = "asset_event"
+)
+
+// Asset is an asset: its identity is its name and its uri.
+type Asset struct {
+	ID        int64
+	Name      string
+	URI       string
+	Group     string
+	Extra     json.RawMessage // a JSON object, as given (order kept)
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// AssetEvent is one change of an asset: by a task (its source), or by a
+// client (no source).
+type AssetEvent struct {
+	ID             int64
+	AssetID        int64
+	Extra          json.RawMessage // a JSON object
+	SourceDagID    *string
+	SourceTaskID   *string
+	SourceRunID    *string
+	SourceMapIndex int
+	PartitionKey   *string
+	Timestamp      time.Time
+}
+
+// assetRef is an asset as a DAG names it.
+type assetRef struct {
+	Name, URI, Group string
+	Extra            json.RawMessage
+}
+
+// assetsTable holds assets by id, and by (name, uri).
+func assetsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableAssets,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: intField[Asset]{func(a *Asset) int64 { return a.ID }}},
+			"name_uri": {Name: "name_uri", Unique: true, Indexer: stringField[Asset]{func(a *Asset) string {
+				return a.Name + "\x00" + a.URI
+			}}},
+		},
+	}
+}
+
+// assetEventsTable holds asset events by id.
+func assetEventsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableAssetEvents,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: intField[AssetEvent]{func(e *AssetEvent) int64 { return e.ID }}},
+		},
+	}
+}
+
+// Assets lists every asset by id.
+func (s *Store) Assets() ([]*Asset, error) {
+	it, err := s.read().Get(tableAssets, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list assets: %w", err)
+	}
+	out := []*Asset{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*Asset))
+	}
+	return out, nil
+}
+
+// AssetByID is one asset, or errNotFound.
+func (s *Store) AssetByID(id int64) (*Asset, error) {
+	raw, err := s.read().First(tableAssets, indexID, id)
+	if err != nil {
+		return nil, fmt.Errorf("look up asset %d: %w", id, err)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*Asset), nil
+}
+
+// AssetEvents lists every asset event by id.
+func (s *Store) AssetEvents() ([]*AssetEvent, error) {
+	it, err := s.read().Get(tableAssetEvents, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list asset events: %w", err)
+	}
+	out := []*AssetEvent{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*AssetEvent))
+	}
+	return out, nil
+}
+
+// EnsureAssets registers the assets refs name that are not registered
+// yet, at now, in the order given.
+func (s *Store) EnsureAssets(refs []assetRef, now time.Time) error {
+	txn := s.read()
+	missing := slices.DeleteFunc(slices.Clone(refs), func(r assetRef) bool {
+		raw, err := txn.First(tableAssets, "name_uri", r.Name+"\x00"+r.URI)
+		return err == nil && raw != nil
+	})
+	if len(missing) == 0 {
+		return nil // nothing to write: reads stay reads
+	}
+	return s.update(func(txn *memdb.Txn) error {
+		for _, r := range missing {
+			if _, err := ensureAssetTxn(txn, r, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ensureAssetTxn is the asset r names, registered at now if new.
+func ensureAssetTxn(txn *memdb.Txn, r assetRef, now time.Time) (*Asset, error) {
+	raw, err := txn.First(tableAssets, "name_uri", r.Name+"\x00"+r.URI)
+	if err != nil {
+		return nil, fmt.Errorf("look up asset %s: %w", r.URI, err)
+	}
+	if raw != nil {
+		return raw.(*Asset), nil
+	}
+	id, err := nextCounter(txn, counterAssetID)
+	if err != nil {
+		return nil, err
+	}
+	a := &Asset{ID: id, Name: r.Name, URI: r.URI, Group: cmp.Or(r.Group, "asset"), Extra: r.Extra, CreatedAt: now, UpdatedAt: now}
+	if a.Extra == nil {
+		a.Extra = json.RawMessage("{}")
+	}
+	if err := txn.Insert(tableAssets, a); err != nil {
+		return nil, fmt.Errorf("store asset %s: %w", r.URI, err)
+	}
+	return a, nil
+}
+
+// AddAssetEvent records an event of the asset with id e.AssetID (which
+// must exist: errNotFound) and returns it with its id.
+func (s *Store) AddAssetEvent(e AssetEvent) (*AssetEvent, error) {
+	var out *AssetEvent
+	err := s.update(func(txn *memdb.Txn) error {
+		raw, err := txn.First(tableAssets, indexID, e.AssetID)
+		if err != nil {
+			return fmt.Errorf("look up asset %d: %w", e.AssetID, err)
+		}
+		if raw == nil {
+			return errNotFound
+		}
+		out, err = insertAssetEventTxn(txn, e)
+		return err
+	})
+	return out, err
+}
+
+func insertAssetEventTxn(txn *memdb.Txn, e AssetEvent) (*AssetEvent, error) {
+	id, err := nextCounter(txn, counterAssetEventID)
+	if err != nil {
+		return nil, err
+	}
+	e.ID = id
+	if err := txn.Insert(tableAssetEvents, &e); err != nil {
+		return nil, fmt.Errorf("store asset event: %w", err)
+	}
+	return &e, nil
+}
+
+// recordLineageEventsTxn records the asset events of a successful try
+// from the lineage it left (its outlets, as the lineage table keeps them).
+func recordLineageEventsTxn(txn *memdb.Txn, ti *TaskInstance, rec *LineageRecord, at time.Time) error {
+	if ti.State != TaskSuccess || len(rec.Outlets) == 0 {
+		return nil
+	}
+	var outlets []any
+	if err := json.Unmarshal(rec.Outlets, &outlets); err != nil {
+		return nil // outlets that are no list name no asset
+	}
+	return recordOutletEventsTxn(txn, ti, outlets, at)
+}
+
+// recordOutletEventsTxn records an event of each asset among a finished
+// task's outlets (a task instance that succeeded), registering an asset
+// seen for the first time: what Airflow's task runner does with the
+// outlets of a successful task (register_asset_change).
+func recordOutletEventsTxn(txn *memdb.Txn, ti *TaskInstance, outlets []any, at time.Time) error {
+	for _, o := range outlets {
+		ref, ok := assetOf(o)
+		if !ok {
+			continue
+		}
+		a, err := ensureAssetTxn(txn, ref, at)
+		if err != nil {
+			return err
+		}
+		dagID, taskID, runID := ti.DagID, ti.TaskID, ti.RunID
+		if _, err := insertAssetEventTxn(txn, AssetEvent{AssetID: a.ID, Extra: json.RawMessage("{}"), SourceDagID: &dagID,
+			SourceTaskID: &taskID, SourceRunID: &runID, SourceMapIndex: -1, Timestamp: at}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// assetOf reads an outlet or an inlet as an asset: an object with a uri
+// or a name (Asset(uri=...) names itself by its uri, Asset(name=...)
+// takes its name as its uri), as a DAG file writes it or as Airflow
+// serializes an Asset or a Dataset ({"__type": "asset", ...}).
+func assetOf(v any) (assetRef, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return assetRef{}, false
+	}
+	if typ, ok := m["__type"].(string); ok && typ != "asset" && typ != "dataset" {
+		return assetRef{}, false
+	}
+	if inner, ok := m["__var"].(map[string]any); ok {
+		m = inner
+	}
+	uri, _ := m["uri"].(string)
+	name, _ := m["name"].(string)
+	if uri == "" && name == "" {
+		return assetRef{}, false
+	}
+	ref := assetRef{Name: cmp.Or(name, uri), URI: cmp.Or(uri, name)}
+	ref.Group, _ = m["group"].(string)
+	if extra, ok := m["extra"].(map[string]any); ok {
+		if b, err := spacedJSON.marshal(extra); err == nil {
+			ref.Extra = b
+		}
+	}
+	return ref, true
+}
+
+// checkAsset is what a restored asset must be: an id, a uri and a name,
+// and an extra that is a JSON object.
+func checkAsset(obj any) error {
+	a := obj.(*Asset)
+	if err := checkRowKeys("name", a.Name, "uri", a.URI); err != nil {
+		return err
+	}
+	if err := checkJSONObject("extra", a.Extra); err != nil {
+		return err
+	}
+	return checkRowID("id", a.ID)
+}
+
+// checkAssetEvent is what a restored asset event must be.
+func checkAssetEvent(obj any) error {
+	e := obj.(*AssetEvent)
+	if err := checkRowID("asset_id", e.AssetID); err != nil {
+		return err
+	}
+	if err := checkJSONObject("extra", e.Extra); err != nil {
+		return err
+	}
+	return checkRowID("id", e.ID)
+}
+
+// checkJSONObject refuses a value that is not a JSON object.
+func checkJSONObject(name string, raw json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return fmt.Errorf("%s is not a JSON object: %w", name, err)
+	}
+	return nil
+}
