@@ -12,6 +12,24 @@ import (
 func (s *server) v2Routes() *routeTable {
 	d := s.dialV2
 	t := &routeTable{dialect: d}
+	// DAGs: core_api/routes/public/dags.py, in its order (v2dags).
+	t.add(http.MethodGet, "/dags", d.answer(s, s.V2GetDags), withQuery(v2DagListParams()...))
+	t.add(http.MethodGet, "/dags/{dag_id}", d.answer(s, s.V2GetDag))
+	t.add(http.MethodGet, "/dags/{dag_id}/details", d.answer(s, s.V2GetDagDetails))
+	t.add(http.MethodPatch, "/dags/{dag_id}", d.answer(s, s.V2PatchDag), withQuery(qV2Strs("update_mask")), v2Body(v2DagPatchBody))
+	t.add(http.MethodPatch, "/dags", d.answer(s, s.V2PatchDags), withQuery(v2DagPatchManyParams...), v2Body(v2DagPatchBody))
+	t.add(http.MethodPost, "/dags/{dag_id}/favorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, true) }))
+	t.add(http.MethodPost, "/dags/{dag_id}/unfavorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, false) }))
+	t.add(http.MethodDelete, "/dags/{dag_id}", d.deleted(s, s.V2DeleteDag))
+	// Tasks: core_api/routes/public/tasks.py (v2dags).
+	t.add(http.MethodGet, "/dags/{dag_id}/tasks", d.answer(s, s.V2GetTasks), withQuery(qV2Str("order_by")))
+	t.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", d.answer(s, s.V2GetTask))
+	// DAG tags: core_api/routes/public/dag_tags.py (v2dags).
+	t.add(http.MethodGet, "/dagTags", d.answer(s, s.V2GetDagTags), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("tag_name_pattern")))
+	// DAG versions: core_api/routes/public/dag_versions.py (v2dags).
+	t.add(http.MethodGet, "/dags/{dag_id}/dagVersions/{version_number}", d.answer(s, s.V2GetDagVersion), withPathInts("version_number"))
+	t.add(http.MethodGet, "/dags/{dag_id}/dagVersions", d.answer(s, s.V2GetDagVersions),
+		withQuery(qV2Limit, qV2Offset, qV2Int("version_number"), qV2Str("bundle_name"), qV2Str("bundle_version"), qV2OrderBy))
 	// core_api/routes/public/version.py get_version: no auth dependency.
 	t.add(http.MethodGet, "/version", d.answer(s, func(*apiRequest) (any, error) {
 		return v2VersionInfo{Version: s.rules().version, GitVersion: s.rules().gitVersion}, nil

@@ -206,25 +206,6 @@ var v2ResourceNames = map[string]string{
 	"connections": "connections with these connection_ids",
 }
 
-// v2UniqueViolation is the answer of Airflow 3's handler of a unique
-// constraint's IntegrityError (common/exceptions.py
-// _UniqueConstraintErrorHandler, [api] expose_stacktrace off): a POST of
-// a pool or a connection whose name is taken.
-func v2UniqueViolation() error {
-	return &v2Error{status: http.StatusConflict, detail: v2DBErrorDetail{
-		Reason: "Unique constraint violation", Statement: "hidden", OrigError: "hidden",
-		Message: "Serious error when handling your request. Check logs for more details - you will find it in api server when you look for ID " + randomString(8),
-	}}
-}
-
-// v2DBErrorDetail is the detail of Airflow 3's database error answers.
-type v2DBErrorDetail struct {
-	Reason    string `json:"reason"`
-	Statement string `json:"statement"`
-	OrigError string `json:"orig_error"`
-	Message   string `json:"message"`
-}
-
 // apiv2ResourcePhrases words the faults of pools, variables and
 // connections as Airflow 3.2.1's routes and services do.
 var apiv2ResourcePhrases = phrasebook{

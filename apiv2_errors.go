@@ -117,3 +117,22 @@ func writeV2JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	}
 	_, _ = w.Write(body)
 }
+
+// v2UniqueViolation is the answer of Airflow 3's handler of a unique
+// constraint's IntegrityError (common/exceptions.py
+// _UniqueConstraintErrorHandler, [api] expose_stacktrace off): a POST of
+// a pool or a connection whose name is taken.
+func v2UniqueViolation() error {
+	return &v2Error{status: http.StatusConflict, detail: v2DBErrorDetail{
+		Reason: "Unique constraint violation", Statement: "hidden", OrigError: "hidden",
+		Message: "Serious error when handling your request. Check logs for more details - you will find it in api server when you look for ID " + randomString(8),
+	}}
+}
+
+// v2DBErrorDetail is the detail of Airflow 3's database error answers.
+type v2DBErrorDetail struct {
+	Reason    string `json:"reason"`
+	Statement string `json:"statement"`
+	OrigError string `json:"orig_error"`
+	Message   string `json:"message"`
+}

@@ -40,9 +40,12 @@ type DAG struct {
 	idLine    int
 	taskLines map[string]int
 
-	FilePath    string // where the definition came from ("fixtures/2.10.3/x.yaml" when embedded)
-	SourceCode  string // a <file>.py beside the definition, when there is one
-	ParentDagID string // set on sub-DAGs: the DAG whose SubDagOperator runs it
+	FilePath string // where the definition came from ("fixtures/2.10.3/x.yaml" when embedded)
+	// RelativeFileloc is FilePath inside the DAG folder it was read from
+	// (Airflow 3's relative_fileloc); "" when not read from a folder.
+	RelativeFileloc string
+	SourceCode      string // a <file>.py beside the definition, when there is one
+	ParentDagID     string // set on sub-DAGs: the DAG whose SubDagOperator runs it
 }
 
 // Task is one operator of a DAG, with default_args already applied.

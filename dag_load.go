@@ -21,7 +21,7 @@ import (
 // embeddedFixtures are the example DAGs served when --dags is not given,
 // one folder per Airflow release (editionRules.examples says which).
 //
-//go:embed fixtures/2.10.3/*.yaml fixtures/1.10.15/*.yaml
+//go:embed fixtures/3.2.1/*.yaml fixtures/2.10.3/*.yaml fixtures/1.10.15/*.yaml
 var embeddedFixtures embed.FS
 
 // loadExampleDAGs parses the example DAGs built into the binary for the
@@ -236,6 +236,7 @@ func (l dagLoader) loadFiles(fsys fs.FS, label string, files []string) (*DAGSet,
 			continue
 		}
 		seen[dag.DagID] = file
+		dag.RelativeFileloc = rel
 		// Any file that cannot be served (none, or not one to serve) means
 		// /code answers with the rendering.
 		if src, err := readDAGSource(fsys, base+".py"); err == nil {

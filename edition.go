@@ -116,6 +116,11 @@ type apiRules struct {
 	// (1.10's graph view); otherwise /dags/<dag_id>/graph?execution_date=…
 	uiRunPath        string
 	runURLDagInQuery bool
+	// runURLByRunID: the status page links a run as Airflow 3's UI
+	// addresses it, /dags/<dag_id>/runs/<run_id> (uiRunPath), and a DAG
+	// at uiDagPath, /dags/<dag_id>.
+	runURLByRunID bool
+	uiDagPath     string
 
 	// Triggering a run.
 	confObjectOnly bool // a conf other than an object is a 400 (Airflow 2)
@@ -585,7 +590,6 @@ var (
 	// and template context. Every other rule is Airflow 2's for now (the
 	// DAG files of Airflow 3 are issue #21's next steps), so it is rules2
 	// with those changed.
-	// TODO(#21): Airflow 3.2.1's own example DAGs; the folder is 2.10.3's.
 	rules3 = func() editionRules {
 		r := rules2
 		r.name = edition3
@@ -627,6 +631,13 @@ var (
 		r.templateExecutionDate = false
 
 		r.staleOnImportError = true
+		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).
+		r.examples = "fixtures/3.2.1"
+		// Airflow 3's UI addresses a run by its id
+		// (airflow-core/src/airflow/ui/src/router.tsx: dags/:dagId/runs/:runId).
+		r.uiRunPath = "/dags/:dag_id/runs/:run_id"
+		r.uiDagPath = "/dags/:dag_id"
+		r.runURLByRunID = true
 		return r
 	}()
 )
@@ -664,11 +675,26 @@ func (r *editionRules) dagRunURL(dagID string, date time.Time) string {
 	return string(b)
 }
 
+// runLink is the status page's link to a run: by its id where the
+// edition's UI addresses runs so (Airflow 3), else dagRunURL.
+func (r *editionRules) runLink(dagID, runID string, date time.Time) string {
+	if !r.runURLByRunID {
+		return r.dagRunURL(dagID, date)
+	}
+	b := append([]byte("/dags/"), appendEscaped(nil, dagID, "", false)...)
+	b = append(b, "/runs/"...)
+	return string(appendEscaped(b, runID, "", false))
+}
+
 // dagPageURL is the run page of a DAG without a date: it shows the DAG's
 // latest run, or says it has none yet.
 func (r *editionRules) dagPageURL(dagID string) string {
 	var buf [120]byte
 	b := buf[:0]
+	if r.runURLByRunID {
+		b = append(b, "/dags/"...)
+		return string(appendEscaped(b, dagID, "", false))
+	}
 	if r.runURLDagInQuery {
 		b = append(b, r.uiRunPath...)
 		b = append(b, "?dag_id="...)

@@ -113,6 +113,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"lineageRoute":            r.lineageRoute,
 			"uiRunPath":               r.uiRunPath,
 			"runURLDagInQuery":        r.runURLDagInQuery,
+			"runURLByRunID":           r.runURLByRunID,
+			"uiDagPath":               r.uiDagPath,
 			"confObjectOnly":          r.confObjectOnly,
 			"confString":              r.confString,
 			"emptyConf":               r.emptyConf,
@@ -207,6 +209,8 @@ func TestEditionRules_Table(t *testing.T) {
 		"lineageRoute":          true,
 		"uiRunPath":             "/dags/:dag_id/graph",
 		"runURLDagInQuery":      false,
+		"runURLByRunID":         false,
+		"uiDagPath":             "",
 		"confObjectOnly":        true,
 		"confString":            false,
 		"emptyConf":             json.RawMessage(`{}`),
@@ -314,6 +318,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"lineageRoute":            false,
 			"uiRunPath":               "/admin/airflow/graph",
 			"runURLDagInQuery":        true,
+			"runURLByRunID":           false,
+			"uiDagPath":               "",
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -394,6 +400,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"lineageRoute":            false,
 			"uiRunPath":               "/graph",
 			"runURLDagInQuery":        true,
+			"runURLByRunID":           false,
+			"uiDagPath":               "",
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -512,6 +520,8 @@ func want3(want2 map[string]any) map[string]any {
 		"dagRunStr":             "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. run_type: >",
 		"templateExecutionDate": false,
 		"staleOnImportError":    true,
+		// Airflow 3.2.1's example DAGs; its UI's run and DAG pages.
+		"examples": "fixtures/3.2.1", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true, "uiRunPath": "/dags/:dag_id/runs/:run_id",
 	} {
 		w[k] = v
 	}

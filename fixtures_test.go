@@ -70,10 +70,83 @@ func timePtr(t time.Time) *time.Time {
 
 // airflowExamples is every embedded example of a release, read at now.
 func airflowExamples(version string, now time.Time) []wantDAG {
-	if version == "1.10.15" {
+	switch version {
+	case "1.10.15":
 		return airflow11015Examples(now)
+	case "3.2.1":
+		return airflow321Examples()
 	}
 	return airflow2103Examples()
+}
+
+// airflow321Examples are Airflow 3.2.1's examples
+// (airflow-core/src/airflow/example_dags/), with the standard provider's
+// operators.
+func airflow321Examples() []wantDAG {
+	jan2021 := timePtr(time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC))
+	runme := `echo "{{ task_instance_key_str }}" && sleep 1`
+	tutorialDefaults := func(t *wantTask) { t.retries = 1 } // tutorial.py:42-60: no email in Airflow 3
+	sleeps := []string{"sleep_for_0", "sleep_for_1", "sleep_for_2", "sleep_for_3", "sleep_for_4"}
+	pyTasks := []wantTask{
+		airflowTask("print_the_context", "PythonOperator", jan2021, down("external_python", "log_sql_query")), // :61, :143
+		airflowTask("log_sql_query", "PythonOperator", jan2021, down(sleeps...)),                              // :68-73, :85
+		airflowTask("virtualenv_python", "PythonVirtualenvOperator", jan2021),                                 // :111-116
+		airflowTask("external_python", "ExternalPythonOperator", jan2021, down("virtualenv_python")),          // :137-141, :143
+	}
+	for i, id := range sleeps { // :80-85; the last one is upstream of the virtualenv task (:119)
+		t := airflowTask(id, "PythonOperator", jan2021)
+		if i == len(sleeps)-1 {
+			t.downstream = []string{"virtualenv_python"}
+		}
+		pyTasks = append(pyTasks, t)
+	}
+	return []wantDAG{
+		{
+			// Airflow 3.2.1 example_dags/example_bash_operator.py:30-38
+			dagID: "example_bash_operator", schedule: strPtr("0 0 * * *"), startDate: jan2021, catchup: false,
+			tags: []string{"example", "example2"}, dagrunTimeout: 60 * time.Minute,
+			params: map[string]any{"example_key": "example_value"},
+			tasks: []wantTask{
+				airflowTask("run_this_last", "EmptyOperator", jan2021),                                                                          // :39-41
+				airflowTask("run_after_loop", "BashOperator", jan2021, bash("echo https://airflow.apache.org/"), down("run_this_last")),         // :44-50
+				airflowTask("runme_0", "BashOperator", jan2021, bash(runme), down("run_after_loop")),                                            // :52-57
+				airflowTask("runme_1", "BashOperator", jan2021, bash(runme), down("run_after_loop")),                                            //
+				airflowTask("runme_2", "BashOperator", jan2021, bash(runme), down("run_after_loop")),                                            //
+				airflowTask("also_run_this", "BashOperator", jan2021, bash(`echo "ti_key={{ task_instance_key_str }}"`), down("run_this_last")), // :60-65
+				airflowTask("this_will_skip", "BashOperator", jan2021, bash(`echo "hello world"; exit 99;`), down("run_this_last")),             // :68-74
+			},
+		},
+		{
+			// Airflow 3.2.1 example_dags/example_python_operator.py:46-143
+			dagID: "example_python_operator", startDate: jan2021, catchup: false, tags: []string{"example"},
+			tasks: pyTasks,
+		},
+		{
+			// Airflow 3.2.1 example_dags/example_trigger_target_dag.py:44-57;
+			// run_this is a @task.
+			dagID: "example_trigger_target_dag", startDate: jan2021, catchup: false, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("run_this", "_PythonDecoratedOperator", jan2021),
+				airflowTask("bash_task", "BashOperator", jan2021, bash(`echo "Here is the message: $message"`), func(t *wantTask) {
+					t.env = map[string]string{"message": `{{ dag_run.conf.get("message") }}`}
+				}),
+			},
+		},
+		{
+			// Airflow 3.2.1 example_dags/tutorial.py:41-128
+			dagID: "tutorial", description: "A simple tutorial DAG", schedule: strPtr("1d"), startDate: jan2021,
+			catchup: false, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("print_date", "BashOperator", jan2021, tutorialDefaults, bash("date"), down("sleep", "templated"), func(t *wantTask) {
+					t.docMD = airliteDocMD
+				}),
+				airflowTask("sleep", "BashOperator", jan2021, tutorialDefaults, bash("sleep 5"), retries(3)),
+				airflowTask("templated", "BashOperator", jan2021, tutorialDefaults, func(t *wantTask) {
+					t.bashCommand = "\n{% for i in range(5) %}\n    echo \"{{ ds }}\"\n    echo \"{{ macros.ds_add(ds, 7)}}\"\n{% endfor %}\n"
+				}),
+			},
+		},
+	}
 }
 
 func airflow2103Examples() []wantDAG {
@@ -265,7 +338,7 @@ func airflow11015Examples(now time.Time) []wantDAG {
 func TestExampleDAGs_MatchAirflow(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2024, 5, 1, 10, 0, 0, 123456000, time.UTC)
-	for _, e := range allEditions {
+	for _, e := range append(slices.Clone(allEditions), edition3) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			set, err := loadExampleDAGs(e.rules(), now)

@@ -60,7 +60,8 @@ func countersTable() *memdb.TableSchema {
 func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
-		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable()}
+		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(),
+		dagVersionsTable(), dagFavoritesTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -90,6 +91,21 @@ type Store struct {
 	// write's changes before it commits: tests count the index entries a
 	// write makes (memstore_writecost_test.go).
 	committed func(memdb.Changes)
+	// now, when set (before the store is shared), is the clock DAG
+	// versions are dated by; time.Now otherwise.
+	now func() time.Time
+}
+
+// SetClock sets the clock DAG versions are dated by; call it before
+// sharing the store.
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// clock is the time a write records.
+func (s *Store) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
 }
 
 // Limits bound the store's totals, so that no sequence of requests grows
@@ -332,7 +348,7 @@ func nextCounter(txn *memdb.Txn, name string) (int64, error) {
 func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
-			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents} {
+			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableDagVersions, tableDagFavorites} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
@@ -350,6 +366,9 @@ func (s *Store) Reset(set *DAGSet) error {
 			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
 			if err := txn.Insert(tableDags, row); err != nil {
 				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+			if err := recordVersionTxn(txn, d, s.clock()); err != nil {
+				return err
 			}
 		}
 		return s.ensurePoolsTxn(txn, set.Pools, true)

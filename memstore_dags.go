@@ -22,10 +22,12 @@ func dagsTable() *memdb.TableSchema {
 }
 
 // LoadDAGs replaces the DAG table with the given definitions. A DAG already
-// known keeps its paused flag; a new one takes is_paused_upon_creation.
+// known keeps its paused flag; a new one takes is_paused_upon_creation. A
+// definition that differs from its DAG's latest version is a new version.
 // Rows whose definition is no longer given stay, without a definition, as
 // Airflow keeps DagModel rows of vanished files.
 func (s *Store) LoadDAGs(set *DAGSet) error {
+	now := s.clock()
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		given := map[string]bool{}
 		for _, d := range set.DAGs {
@@ -36,6 +38,9 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 			}
 			if err := txn.Insert(tableDags, row); err != nil {
 				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+			if err := recordVersionTxn(txn, d, now); err != nil {
+				return err
 			}
 		}
 		rows, err := allDagRowsTxn(txn)
@@ -229,6 +234,14 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if err := deleteXComsTxn(txn, id, ""); err != nil {
 				return err
 			}
+			// Versions go with the DAG, as dag_version's foreign key
+			// cascades: not counted.
+			if err := deleteVersionsTxn(txn, id); err != nil {
+				return err
+			}
+			if err := deleteFavoritesTxn(txn, id); err != nil {
+				return err
+			}
 			if err := forgetRunCountTxn(txn, id); err != nil {
 				return err
 			}
@@ -267,9 +280,10 @@ func dagAndSubDagIDsTxn(txn *memdb.Txn, dagID string) ([]string, error) {
 }
 
 // UpsertDAG adds or replaces one DAG definition. A replaced DAG keeps its
-// paused flag and its runs. A new DAG loaded at runtime (FilePath
+// paused flag and its runs; a changed definition is a new version. A new DAG loaded at runtime (FilePath
 // loadedDAGFileLoc) is refused at the store's LoadedDAGs limit.
 func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
+	now := s.clock()
 	err = s.update(func(txn *memdb.Txn) error {
 		row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
 		old, err := dagRowTxn(txn, d.DagID)
@@ -286,7 +300,7 @@ func (s *Store) UpsertDAG(d *DAG) (replaced bool, err error) {
 		if err := txn.Insert(tableDags, row); err != nil {
 			return fmt.Errorf("insert dag %s: %w", d.DagID, err)
 		}
-		return nil
+		return recordVersionTxn(txn, d, now)
 	})
 	return replaced, err
 }
@@ -334,4 +348,96 @@ func (s *Store) ResetPaused() error {
 		}
 		return nil
 	})
+}
+
+// tableDagFavorites holds which users marked which DAGs as favorite
+// (Airflow 3's dag_favorite table).
+const tableDagFavorites = "dag_favorites"
+
+// DagFavorite is one user's mark on one DAG.
+type DagFavorite struct {
+	DagID  string
+	UserID string
+}
+
+// dagFavoritesTable holds favorites by (dag_id, user_id).
+func dagFavoritesTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableDagFavorites,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				stringField[DagFavorite]{func(f *DagFavorite) string { return f.DagID }},
+				stringField[DagFavorite]{func(f *DagFavorite) string { return f.UserID }},
+			}}},
+		},
+	}
+}
+
+// SetFavorite marks (on) or unmarks a DAG as a user's favorite: errNotFound
+// when the DAG has no row, errExists when marking a marked one, and
+// errNotFound wrapped in a favoriteMissing when unmarking an unmarked one.
+func (s *Store) SetFavorite(dagID, userID string, on bool) error {
+	return s.update(func(txn *memdb.Txn) error {
+		if _, err := dagRowTxn(txn, dagID); err != nil {
+			return err
+		}
+		raw, err := txn.First(tableDagFavorites, indexID, dagID, userID)
+		if err != nil {
+			return fmt.Errorf("look up favorite %s of %s: %w", dagID, userID, err)
+		}
+		switch {
+		case on && raw != nil:
+			return errExists
+		case on:
+			if err := txn.Insert(tableDagFavorites, &DagFavorite{DagID: dagID, UserID: userID}); err != nil {
+				return fmt.Errorf("mark favorite %s of %s: %w", dagID, userID, err)
+			}
+		case raw == nil:
+			return errFavoriteMissing
+		default:
+			if err := txn.Delete(tableDagFavorites, raw); err != nil {
+				return fmt.Errorf("unmark favorite %s of %s: %w", dagID, userID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// errFavoriteMissing is an unmark of a DAG the user had not marked.
+var errFavoriteMissing = errors.New("not a favorite")
+
+// FavoriteDagIDs is the set of DAG ids a user marked.
+func (s *Store) FavoriteDagIDs(userID string) (map[string]bool, error) {
+	it, err := s.read().Get(tableDagFavorites, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list favorites: %w", err)
+	}
+	out := map[string]bool{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if f := raw.(*DagFavorite); f.UserID == userID {
+			out[f.DagID] = true
+		}
+	}
+	return out, nil
+}
+
+// deleteFavoritesTxn removes a DAG's favorites, as deleting a DagModel
+// cascades to dag_favorite.
+func deleteFavoritesTxn(txn *memdb.Txn, dagID string) error {
+	it, err := txn.Get(tableDagFavorites, indexID+"_prefix", dagID)
+	if err != nil {
+		return fmt.Errorf("list favorites of %s: %w", dagID, err)
+	}
+	var doomed []any
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if raw.(*DagFavorite).DagID == dagID {
+			doomed = append(doomed, raw)
+		}
+	}
+	for _, raw := range doomed {
+		if err := txn.Delete(tableDagFavorites, raw); err != nil {
+			return fmt.Errorf("delete favorite of %s: %w", dagID, err)
+		}
+	}
+	return nil
 }

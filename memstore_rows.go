@@ -130,6 +130,9 @@ type DagRun struct {
 	UpdatedAt *time.Time
 	// Note is the run's note (the stable API's setNote); nil: none.
 	Note *string
+	// DagVersionID is the id of the DAG version the run was created with
+	// (Airflow 3's created_dag_version_id); "" when the DAG had none.
+	DagVersionID string
 	// DataIntervalStart and DataIntervalEnd are a data interval given
 	// when the run was created (the stable API's POST); nil: the
 	// interval follows from the DAG's schedule (apiv1_runs.go).
@@ -200,6 +203,9 @@ type TaskInstance struct {
 	// bash_command, env and cwd; nil values are None); nil until a try
 	// rendered them.
 	Rendered map[string]any
+	// DagVersionID is the id of the DAG version the task instance was
+	// created with (Airflow 3's dag_version_id); "" when none.
+	DagVersionID string
 }
 
 // runTasks is the row that holds one run's task instances, in task_id

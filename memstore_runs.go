@@ -460,6 +460,13 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	} else {
 		run.QueuedAt = &now
 	}
+	// The run and its task instances record the DAG's version as it is
+	// (memstore_dagversions.go).
+	if v, err := latestVersionTxn(txn, nr.dag.DagID); err != nil {
+		return nil, err
+	} else if v != nil {
+		run.DagVersionID = v.ID
+	}
 	if err := txn.Insert(tableDagRuns, run); err != nil {
 		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
 	}
@@ -473,6 +480,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 				continue
 			}
 			tis[i] = nr.start.taskInstance(t, nr.dag.DagID, nr.runID, date, now, nr.unixname)
+			tis[i].DagVersionID = run.DagVersionID
 			row.TIs = append(row.TIs, &tis[i])
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })

@@ -1,10 +1,15 @@
 package main
 
-// DAGs: delete one, pause and unpause.
+// DAGs: delete one, pause and unpause, list them with what Airflow 3
+// shows of them, favorites, tags and versions.
 
 import (
 	"errors"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // DAG faults.
@@ -103,3 +108,441 @@ func (o *operations) setPausedAll(dagIDs []string, paused bool) error {
 	}
 	return nil
 }
+
+// dagInfo is a DAG as Airflow 3's DagModel shows it: its row and what the
+// store around it says of it, in neutral terms (the v2 dialect words it).
+type dagInfo struct {
+	Row *DagRow
+	// Owners are the distinct owners of its tasks, sorted (DagModel.owners,
+	// which Airflow joins with ", " and the API splits again).
+	Owners []string
+	// Stale: the DAG's file no longer defines it (is_stale).
+	Stale bool
+	// ImportErrors: its file failed to load at the last read.
+	ImportErrors bool
+	// Next is the run the schedule wants next; nil when none.
+	Next *nextDagRun
+	// LastRun is the DAG's latest started run (the highest id among runs
+	// with a start date, as Airflow 3's DAG list joins it); filled only
+	// when a filter or an order asked for it.
+	LastRun *DagRun
+	// Version is the DAG's latest version; nil when it has none.
+	Version *DagVersion
+	// Favorite: the caller marked it.
+	Favorite bool
+}
+
+// nextDagRun is DagModel's next_dagrun fields.
+type nextDagRun struct {
+	LogicalDate, IntervalStart, IntervalEnd, RunAfter time.Time
+}
+
+// dagQuery is the filters, order and page of a DAG listing (Airflow 3's
+// get_dags and patch_dags). Nil and empty fields filter nothing.
+type dagQuery struct {
+	includeStale bool
+	paused       *bool
+	// idLike and displayLike are patterns of which one must match (the
+	// pipe's OR); noIDs matches no DAG (patch_dags without a pattern).
+	idLike, displayLike []*regexp.Regexp
+	noIDs               bool
+	tags                []string
+	tagsAll             bool // every tag rather than any
+	owners              []string
+	hasImportErrors     *bool
+	bundleName          *string
+	bundleVersion       *string
+	hasAssetSchedule    *bool
+	assetDependency     *string
+	favoriteOf          *string // the user whose favorites is_favorite reads
+	favorite            *bool
+	timetableTypes      []string
+	// The latest started run's filters: its state one of runStates, its
+	// state lastRunState, its start and end dates in their ranges.
+	runStates             []RunState
+	lastRunState          *RunState
+	runStart, runEnd      timeRange
+	lastRunFiltersEnabled bool
+	order                 []dagSortKey
+	page                  page
+}
+
+// timeRange is a datetime range filter: each bound nil when absent.
+type timeRange struct{ gte, gt, lte, lt *time.Time }
+
+func (r timeRange) active() bool { return r.gte != nil || r.gt != nil || r.lte != nil || r.lt != nil }
+
+// holds says whether t (nil: NULL, which no comparison holds) is in the range.
+func (r timeRange) holds(t *time.Time) bool {
+	if !r.active() {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	return (r.gte == nil || !t.Before(*r.gte)) && (r.gt == nil || t.After(*r.gt)) &&
+		(r.lte == nil || !t.After(*r.lte)) && (r.lt == nil || t.Before(*r.lt))
+}
+
+// dagSortKey is one key of a DAG listing's order.
+type dagSortKey struct {
+	attr string // dag_id, dag_display_name, next_dagrun, last_run_state, last_run_start_date
+	desc bool
+}
+
+// bundleName is the DAG bundle airlite's DAGs come from: Airflow 3's
+// default local bundle (config [dag_processor] dag_bundle_config_list).
+const bundleName = "dags-folder"
+
+// dagInfoOf fills what a DAG shows besides its row.
+func (o *operations) dagInfoOf(row *DagRow, importErrors map[string]bool, withLastRun bool) (dagInfo, error) {
+	info := dagInfo{Row: row, Stale: row.Def == nil, ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
+	if v, err := o.store.LatestDagVersion(row.DagID); err == nil {
+		info.Version = v
+	} else if !errors.Is(err, errNotFound) {
+		return info, err
+	}
+	if def := row.Def; def != nil {
+		info.Owners = dagOwners(def)
+		last, err := o.store.LastScheduledDate(row.DagID)
+		if err != nil {
+			return info, err
+		}
+		rules := o.rules()
+		if iv, ok, err := plannedInterval(def, last, o.now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
+			info.Next = &nextDagRun{LogicalDate: iv.start, IntervalStart: iv.start, IntervalEnd: iv.end, RunAfter: iv.end}
+		}
+	}
+	if withLastRun {
+		runs, err := o.store.RunsOfDag(row.DagID, "")
+		if err != nil {
+			return info, err
+		}
+		for _, r := range runs {
+			if r.StartDate != nil && (info.LastRun == nil || r.ID > info.LastRun.ID) {
+				info.LastRun = r
+			}
+		}
+	}
+	return info, nil
+}
+
+// dagOwners is the distinct owners of a DAG's tasks, each owner string
+// split at commas and trimmed, sorted.
+func dagOwners(def *DAG) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, t := range def.Tasks {
+		for o := range strings.SplitSeq(t.Owner, ",") {
+			if o = strings.TrimSpace(o); o != "" && !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// importErrorFiles is the set of files whose last read failed.
+func (o *operations) importErrorFiles() (map[string]bool, error) {
+	errs, err := o.store.ImportErrors()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(errs))
+	for _, e := range errs {
+		out[e.Filename] = true
+	}
+	return out, nil
+}
+
+// dagByID is one DAG with what it shows; userID, when not "", says
+// whether that user marked it. A DAG without a row is faultDagNotFound.
+func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
+	row, err := o.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) {
+		return dagInfo{}, opErr(errNotFound, faultDagNotFound, "dag_id", dagID)
+	}
+	if err != nil {
+		return dagInfo{}, err
+	}
+	ie, err := o.importErrorFiles()
+	if err != nil {
+		return dagInfo{}, err
+	}
+	info, err := o.dagInfoOf(row, ie, false)
+	if err != nil {
+		return info, err
+	}
+	if userID != "" {
+		favs, err := o.store.FavoriteDagIDs(userID)
+		if err != nil {
+			return info, err
+		}
+		info.Favorite = favs[dagID]
+	}
+	return info, nil
+}
+
+// listDags is the DAGs a query selects, ordered, and the page of them,
+// with the number selected. Sub-DAGs are never listed.
+func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
+	rows, err := o.store.Dags()
+	if err != nil {
+		return nil, 0, err
+	}
+	ie, err := o.importErrorFiles()
+	if err != nil {
+		return nil, 0, err
+	}
+	var favs map[string]bool
+	if q.favoriteOf != nil {
+		if favs, err = o.store.FavoriteDagIDs(*q.favoriteOf); err != nil {
+			return nil, 0, err
+		}
+	}
+	withLastRun := q.lastRunFiltersEnabled || slices.ContainsFunc(q.order, func(k dagSortKey) bool {
+		return k.attr == "last_run_state" || k.attr == "last_run_start_date"
+	})
+	var out []dagInfo
+	for _, row := range rows {
+		if row.RootDagID != "" || q.noIDs {
+			continue
+		}
+		info, err := o.dagInfoOf(row, ie, withLastRun)
+		if err != nil {
+			return nil, 0, err
+		}
+		info.Favorite = favs[row.DagID]
+		if q.selects(info) {
+			out = append(out, info)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b dagInfo) int {
+		for _, k := range q.order {
+			if c := compareDagKey(a, b, k); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a.Row.DagID, b.Row.DagID)
+	})
+	return v2Window(out, q.page), len(out), nil
+}
+
+// selects says whether a DAG passes every filter.
+func (q dagQuery) selects(d dagInfo) bool {
+	row := d.Row
+	if !q.includeStale && d.Stale {
+		return false
+	}
+	if q.paused != nil && row.IsPaused != *q.paused {
+		return false
+	}
+	if q.idLike != nil && !slices.ContainsFunc(q.idLike, func(re *regexp.Regexp) bool { return re.MatchString(row.DagID) }) {
+		return false
+	}
+	// A DAG's display name is its id (airlite's DAGs name none).
+	if q.displayLike != nil && !slices.ContainsFunc(q.displayLike, func(re *regexp.Regexp) bool { return re.MatchString(row.DagID) }) {
+		return false
+	}
+	var tags []string
+	if row.Def != nil {
+		tags = row.Def.Tags
+	}
+	if len(q.tags) > 0 {
+		has := func(t string) bool { return slices.Contains(tags, t) }
+		if q.tagsAll && !allOf(q.tags, has) || !q.tagsAll && !slices.ContainsFunc(q.tags, has) {
+			return false
+		}
+	}
+	if len(q.owners) > 0 && !slices.ContainsFunc(q.owners, func(o string) bool { return slices.Contains(d.Owners, o) }) {
+		return false
+	}
+	if q.hasImportErrors != nil && d.ImportErrors != *q.hasImportErrors {
+		return false
+	}
+	if q.bundleName != nil && *q.bundleName != bundleName {
+		return false
+	}
+	if q.bundleVersion != nil { // a local bundle has no versions
+		return false
+	}
+	// airlite's DAGs are scheduled by time: none depends on an asset.
+	if q.hasAssetSchedule != nil && *q.hasAssetSchedule {
+		return false
+	}
+	if q.assetDependency != nil {
+		return false
+	}
+	if q.favorite != nil && d.Favorite != *q.favorite {
+		return false
+	}
+	if len(q.timetableTypes) > 0 && !slices.Contains(q.timetableTypes, timetableType(row.Def)) {
+		return false
+	}
+	if q.lastRunFiltersEnabled {
+		last := d.LastRun
+		var state RunState
+		var start, end *time.Time
+		if last != nil {
+			state, start, end = last.State, last.StartDate, last.EndDate
+		}
+		if len(q.runStates) > 0 && (last == nil || !slices.Contains(q.runStates, state)) {
+			return false
+		}
+		if q.lastRunState != nil && (last == nil || state != *q.lastRunState) {
+			return false
+		}
+		if !q.runStart.holds(start) || !q.runEnd.holds(end) {
+			return false
+		}
+	}
+	return true
+}
+
+func allOf(want []string, has func(string) bool) bool {
+	for _, w := range want {
+		if !has(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// timetableType is DagModel.timetable_type, the qualified name of the
+// DAG's timetable class in Airflow 3: a cron schedule's
+// CronTriggerTimetable, a duration's DeltaTriggerTimetable, @once's
+// OnceTimetable, @continuous's ContinuousTimetable, None's NullTimetable.
+func timetableType(def *DAG) string {
+	const pkg = "airflow.timetables."
+	switch {
+	case def == nil || def.Schedule == nil && def.Timetable == nil:
+		return pkg + "simple.NullTimetable"
+	case def.Schedule == nil:
+		return pkg + "base.Timetable"
+	case *def.Schedule == "@once":
+		return pkg + "simple.OnceTimetable"
+	case *def.Schedule == "@continuous":
+		return pkg + "simple.ContinuousTimetable"
+	case isDurationSchedule(*def.Schedule):
+		return pkg + "trigger.DeltaTriggerTimetable"
+	}
+	return pkg + "trigger.CronTriggerTimetable"
+}
+
+// compareDagKey orders two DAGs by one key; NULLs go last either way, as
+// Airflow 3's DAG list orders them.
+func compareDagKey(a, b dagInfo, k dagSortKey) int {
+	var av, bv any
+	switch k.attr {
+	case "dag_id", "dag_display_name":
+		av, bv = a.Row.DagID, b.Row.DagID
+	case "next_dagrun":
+		if a.Next != nil {
+			av = a.Next.LogicalDate
+		}
+		if b.Next != nil {
+			bv = b.Next.LogicalDate
+		}
+	case "last_run_state":
+		if a.LastRun != nil {
+			av = string(a.LastRun.State)
+		}
+		if b.LastRun != nil {
+			bv = string(b.LastRun.State)
+		}
+	case "last_run_start_date":
+		if a.LastRun != nil && a.LastRun.StartDate != nil {
+			av = *a.LastRun.StartDate
+		}
+		if b.LastRun != nil && b.LastRun.StartDate != nil {
+			bv = *b.LastRun.StartDate
+		}
+	}
+	switch {
+	case av == nil && bv == nil:
+		return 0
+	case av == nil:
+		return 1
+	case bv == nil:
+		return -1
+	}
+	var c int
+	switch x := av.(type) {
+	case string:
+		c = strings.Compare(x, bv.(string))
+	case time.Time:
+		c = x.Compare(bv.(time.Time))
+	}
+	if k.desc {
+		c = -c
+	}
+	return c
+}
+
+// dagTags is the distinct tags of the DAGs whose definitions are loaded,
+// those matching one of like (nil: all), in name order (desc: reversed).
+func (o *operations) dagTags(like []*regexp.Regexp, desc bool) ([]string, error) {
+	rows, err := o.store.Dags()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, row := range rows {
+		if row.Def == nil {
+			continue
+		}
+		for _, t := range row.Def.Tags {
+			if seen[t] || like != nil && !slices.ContainsFunc(like, func(re *regexp.Regexp) bool { return re.MatchString(t) }) {
+				continue
+			}
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	if desc {
+		slices.Reverse(out)
+	}
+	return out, nil
+}
+
+// setFavorite marks or unmarks a DAG as a user's favorite.
+func (o *operations) setFavorite(dagID, userID string, on bool) error {
+	err := o.store.SetFavorite(dagID, userID, on)
+	switch {
+	case errors.Is(err, errNotFound):
+		return opErr(errNotFound, faultDagNotFound, "dag_id", dagID)
+	case errors.Is(err, errExists):
+		return opErr(errConflict, faultFavoriteExists, "dag_id", dagID)
+	case errors.Is(err, errFavoriteMissing):
+		return opErr(errConflict, faultNotFavorite, "dag_id", dagID)
+	}
+	return err
+}
+
+// Favorite faults.
+const (
+	faultFavoriteExists opFault = "favorite_exists" // dag_id
+	faultNotFavorite    opFault = "not_favorite"    // dag_id
+)
+
+// dagVersions is the versions of a DAG (dagID "": every DAG's).
+func (o *operations) dagVersions(dagID string) ([]*DagVersion, error) {
+	return o.store.DagVersions(dagID)
+}
+
+// dagVersion is one version of a DAG: faultDagVersionNotFound when the
+// DAG has no such version.
+func (o *operations) dagVersion(dagID string, number int64) (*DagVersion, error) {
+	v, err := o.store.DagVersionByNumber(dagID, number)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultDagVersionNotFound, "dag_id", dagID, "version_number", strconv.FormatInt(number, 10))
+	}
+	return v, err
+}
+
+// faultDagVersionNotFound: dag_id, version_number.
+const faultDagVersionNotFound opFault = "dag_version_not_found"

@@ -149,25 +149,6 @@ type runOrderKey struct {
 	desc bool
 }
 
-// timeRange bounds a date: at or after gte, after gt, at or before lte,
-// before lt (nil: no such bound).
-type timeRange struct{ gte, gt, lte, lt *time.Time }
-
-func (r timeRange) set() bool { return r.gte != nil || r.gt != nil || r.lte != nil || r.lt != nil }
-
-// holds says whether t is in the range; a NULL is in no bounded range, as
-// SQL compares it.
-func (r timeRange) holds(t *time.Time) bool {
-	if !r.set() {
-		return true
-	}
-	if t == nil {
-		return false
-	}
-	return (r.gte == nil || !t.Before(*r.gte)) && (r.gt == nil || t.After(*r.gt)) &&
-		(r.lte == nil || !t.After(*r.lte)) && (r.lt == nil || t.Before(*r.lt))
-}
-
 // floatRange is timeRange for a number.
 type floatRange struct{ gte, gt, lte, lt *float64 }
 

@@ -33,8 +33,9 @@ const (
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
 	// without a logical date (execution_date null); 6 assets and asset
-	// events, task instance ids (Airflow 3's UUIDs) and a run's
-	// triggered_by, triggering_user_name and partition_key (Airflow 3).
+	// events, DAG versions and favorites, task instance ids (Airflow 3's
+	// UUIDs) and a run's triggered_by, triggering_user_name and
+	// partition_key (Airflow 3).
 	snapshotVersion = 6
 )
 
@@ -131,6 +132,9 @@ type snapRun struct {
 	Note              *string    `json:"note,omitempty"`
 	DataIntervalStart *time.Time `json:"data_interval_start,omitempty"`
 	DataIntervalEnd   *time.Time `json:"data_interval_end,omitempty"`
+	// DagVersionID is absent before version 6, and for a run made
+	// without a DAG version.
+	DagVersionID string `json:"dag_version_id,omitempty"`
 	// Airflow 3's (from version 6); absent: none.
 	TriggeredBy    string  `json:"triggered_by,omitempty"`
 	TriggeringUser *string `json:"triggering_user_name,omitempty"`
@@ -167,6 +171,8 @@ type snapTask struct {
 	// Rendered is absent from files written before rendered fields, and
 	// while a task instance has none.
 	Rendered map[string]any `json:"rendered_fields,omitempty"`
+	// DagVersionID is absent before version 6.
+	DagVersionID string `json:"dag_version_id,omitempty"`
 }
 
 // snapTryHistory is a task instance's earlier tries, each written as a
@@ -284,6 +290,21 @@ type snapXCom struct {
 	Timestamp time.Time `json:"timestamp"`
 }
 
+// snapDagVersion is one version of a DAG (from version 6).
+type snapDagVersion struct {
+	ID        string    `json:"id"`
+	DagID     string    `json:"dag_id"`
+	Number    int64     `json:"version_number"`
+	CreatedAt time.Time `json:"created_at"`
+	Hash      string    `json:"hash"`
+}
+
+// snapDagFavorite is one user's favorite DAG (from version 6).
+type snapDagFavorite struct {
+	DagID  string `json:"dag_id"`
+	UserID string `json:"user_id"`
+}
+
 type snapCounter struct {
 	Name  string `json:"name"`
 	Value int64  `json:"value"`
@@ -385,6 +406,7 @@ func snapshotCodecs() []snapshotCodec {
 				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
 				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
 				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
+				DagVersionID: r.DagVersionID,
 			}
 			if !r.NoLogicalDate {
 				rec.ExecutionDate = utcPtr(&r.ExecutionDate)
@@ -400,6 +422,7 @@ func snapshotCodecs() []snapshotCodec {
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
 				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
+				DagVersionID: r.DagVersionID,
 			}
 			if r.ExecutionDate != nil {
 				run.ExecutionDate = *r.ExecutionDate
@@ -542,7 +565,37 @@ func snapshotCodecs() []snapshotCodec {
 			return &AssetEvent{ID: r.ID, AssetID: r.AssetID, Extra: json.RawMessage(r.Extra), SourceDagID: r.SourceDagID, SourceTaskID: r.SourceTaskID,
 				SourceRunID: r.SourceRunID, SourceMapIndex: r.SourceMapIndex, PartitionKey: r.PartitionKey, Timestamp: r.Timestamp}
 		}), check: checkAssetEvent},
+		// Added in version 6; older files have no DAG versions: the DAG
+		// files loaded on top of the restore make each DAG's first.
+		{table: tableDagVersions, encode: func(obj any) any {
+			v := obj.(*DagVersion)
+			return &snapDagVersion{ID: v.ID, DagID: v.DagID, Number: v.Number, CreatedAt: v.CreatedAt.UTC(), Hash: v.Hash}
+		}, decode: decodeInto(func(r *snapDagVersion) any {
+			return &DagVersion{ID: r.ID, DagID: r.DagID, Number: r.Number, CreatedAt: r.CreatedAt, Hash: r.Hash}
+		}), check: checkDagVersion},
+		// Added in version 6 too.
+		{table: tableDagFavorites, encode: func(obj any) any {
+			f := obj.(*DagFavorite)
+			return &snapDagFavorite{DagID: f.DagID, UserID: f.UserID}
+		}, decode: decodeInto(func(r *snapDagFavorite) any {
+			return &DagFavorite{DagID: r.DagID, UserID: r.UserID}
+		}), check: func(obj any) error {
+			f := obj.(*DagFavorite)
+			return checkRowKeys("dag_id", f.DagID, "user_id", f.UserID)
+		}},
 	}
+}
+
+// checkDagVersion refuses a version airlite could not have written.
+func checkDagVersion(obj any) error {
+	v := obj.(*DagVersion)
+	if err := checkRowKeys("dag_id", v.DagID, "id", v.ID); err != nil {
+		return err
+	}
+	if v.Number < 1 {
+		return fmt.Errorf("version_number %d is not positive", v.Number)
+	}
+	return nil
 }
 
 // taskRecord is a task instance as the file holds it.
@@ -553,7 +606,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered,
+		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, DagVersionID: t.DagVersionID,
 	}
 }
 
@@ -565,7 +618,7 @@ func (r *snapTask) taskInstance() *TaskInstance {
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered,
+		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, DagVersionID: r.DagVersionID,
 	}
 }
 

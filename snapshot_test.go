@@ -127,6 +127,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableXComs: {&XComEntry{}, &XComEntry{}}, tableEventLogs: {&EventLog{}, &EventLog{}},
 		tableTryHistory: {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
 		tableAssets:     {&Asset{}, &Asset{}}, tableAssetEvents: {&AssetEvent{}, &AssetEvent{}},
+		tableDagVersions: {&DagVersion{}, &DagVersion{}}, tableDagFavorites: {&DagFavorite{}, &DagFavorite{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
@@ -171,6 +172,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		rows[tableEventLogs][i].(*EventLog).MapIndex = &mapIndex
 		rows[tableAssets][i].(*Asset).Extra = json.RawMessage(fmt.Sprintf(`{"k":%d}`, i))
 		rows[tableAssetEvents][i].(*AssetEvent).Extra = json.RawMessage(fmt.Sprintf(`{"e":%d}`, i))
+		rows[tableDagVersions][i].(*DagVersion).Number = int64(i + 1)
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {

@@ -16,6 +16,8 @@ func storeWith(tb testing.TB, dags *DAGSet) *Store {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// DAG versions are dated by the tests' clock.
+	store.SetClock(func() time.Time { return testNow })
 	if err := store.LoadDAGs(dags); err != nil {
 		tb.Fatalf("load dags: %v", err)
 	}

@@ -78,6 +78,9 @@ func (s *server) uiRoutes(r *httprouter.Router) {
 	s.page(r, http.MethodGet, "/", s.handleUIDags)
 	s.page(r, http.MethodGet, "/pools", s.handleUIPools)
 	s.page(r, http.MethodGet, s.rules().uiRunPath, s.handleUIRun)
+	if p := s.rules().uiDagPath; p != "" {
+		s.page(r, http.MethodGet, p, s.handleUIRun)
+	}
 	s.page(r, http.MethodPost, "/trigger", s.handleUITrigger)
 	s.page(r, http.MethodPost, "/paused", s.handleUIPaused)
 }
@@ -244,7 +247,7 @@ type runSquare struct {
 
 func newRunSquare(rules *editionRules, run *DagRun) runSquare {
 	return runSquare{DagID: run.DagID, RunID: run.RunID, State: string(run.State),
-		Date: uiTime(run.ExecutionDate), URL: rules.dagRunURL(run.DagID, run.ExecutionDate)}
+		Date: uiTime(run.ExecutionDate), URL: rules.runLink(run.DagID, run.RunID, run.ExecutionDate)}
 }
 
 // dagListView is the content of /.
@@ -565,7 +568,13 @@ func (s *server) handleUIRun(w http.ResponseWriter, r *http.Request, ps httprout
 		s.answerError(w, r, err)
 		return
 	}
-	view, err := s.buildRunView(dagID, q.Get("execution_date"), q.Get("run_id"), offset, r.URL)
+	// The graph's ?run_id= chooses a run, also from Airflow 3's
+	// /dags/<dag_id>/runs/<run_id>.
+	runID := q.Get("run_id")
+	if runID == "" {
+		runID = ps.ByName("run_id")
+	}
+	view, err := s.buildRunView(dagID, q.Get("execution_date"), runID, offset, r.URL)
 	if err != nil {
 		s.answerError(w, r, err)
 		return

@@ -879,3 +879,33 @@ func TestUI_Grid(t *testing.T) {
 		t.Errorf("cell link %s: %d, want the run first", href, res.status)
 	}
 }
+
+// TestUI_Edition3RunLinks: edition 3's status page links runs where
+// Airflow 3's UI has them, /dags/<dag_id>/runs/<run_id>, and serves the
+// run there; a DAG's page is /dags/<dag_id>.
+func TestUI_Edition3RunLinks(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	got, err := ts.srv.ops.trigger(triggerRequest{dagID: "example_bash_operator", runID: "my run:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := "/dags/example_bash_operator/runs/my%20run%3A1"
+	if l := edition3.rules().runLink("example_bash_operator", got.run.RunID, got.run.ExecutionDate); l != link {
+		t.Fatalf("runLink = %s, want %s", l, link)
+	}
+	list := uiDo(t, ts, http.MethodGet, "/", nil)
+	if list.status != http.StatusOK || !strings.Contains(list.body, `href="`+link+`"`) || !strings.Contains(list.body, `href="/dags/example_bash_operator"`) {
+		t.Errorf("GET / = %d, no link to %s or to the DAG:\n%s", list.status, link, list.body)
+	}
+	for _, path := range []string{link, "/dags/example_bash_operator"} {
+		res := uiDo(t, ts, http.MethodGet, path, nil)
+		if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") || !strings.Contains(res.body, "my run:1") {
+			t.Errorf("GET %s = %d %s", path, res.status, res.body)
+		}
+		checkCSP(t, path, res)
+	}
+	if res := uiDo(t, ts, http.MethodGet, "/dags/example_bash_operator/runs/nope", nil); res.status != http.StatusNotFound {
+		t.Errorf("a run that does not exist: %d", res.status)
+	}
+}

@@ -1,0 +1,394 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// v2DagIDs reads a DAG collection's ids and total_entries.
+func v2DagIDs(t *testing.T, body string) ([]string, int) {
+	t.Helper()
+	var c struct {
+		Dags []struct {
+			DagID string `json:"dag_id"`
+		} `json:"dags"`
+		Total int `json:"total_entries"`
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	ids := []string{}
+	for _, d := range c.Dags {
+		ids = append(ids, d.DagID)
+	}
+	return ids, c.Total
+}
+
+// v2Runs gives DAGs runs: a failed one of example_bash_operator started
+// 2024-01-01, a successful one of tutorial started 2024-02-01 (and an
+// older failed one), as test_dags.py's fixture does for its DAGs.
+func v2Runs(t *testing.T, ts *testServer) {
+	t.Helper()
+	at := func(m time.Month) *time.Time { d := time.Date(2024, m, 1, 0, 0, 0, 0, time.UTC); return &d }
+	for _, r := range []*DagRun{
+		{ID: 1, DagID: "example_bash_operator", RunID: "r1", ExecutionDate: *at(1), State: RunFailed, StartDate: at(1), EndDate: at(1)},
+		{ID: 2, DagID: "tutorial", RunID: "r2", ExecutionDate: *at(1), State: RunFailed, StartDate: at(1), EndDate: at(1)},
+		{ID: 3, DagID: "tutorial", RunID: "r3", ExecutionDate: *at(2), State: RunSuccess, StartDate: at(2), EndDate: at(2)},
+		// Never started: not the latest run.
+		{ID: 4, DagID: "tutorial", RunID: "r4", ExecutionDate: *at(3), State: RunQueued},
+	} {
+		if err := ts.store.UpsertDagRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAPIv2_GetDags reproduces test_dags.py TestGetDags's cases on the
+// edition's examples: filters, the latest run's filters, orders with
+// NULLs last, patterns with "|".
+func TestAPIv2_GetDags(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	v2Runs(t, ts)
+	if err := ts.store.SetPaused("example_python_operator", true, false); err != nil {
+		t.Fatal(err)
+	}
+	ts.insertBareDag(t, "gone") // a DAG whose file no longer defines it: stale
+	all := []string{"example_bash_operator", "example_python_operator", "example_trigger_target_dag", "tutorial"}
+	for _, tc := range []struct {
+		query     string
+		wantIDs   []string
+		wantTotal int
+	}{
+		{"", all, 4},
+		{"limit=1", all[:1], 4},
+		{"offset=1&limit=2", all[1:3], 4},
+		{"limit=0", []string{}, 4},
+		{"tags=example2", []string{"example_bash_operator"}, 1},
+		{"tags=example&tags=example2", all, 4},
+		{"tags=example&tags=example2&tags_match_mode=all", []string{"example_bash_operator"}, 1},
+		{"exclude_stale=false", append(slices.Clone(all[:3]), "gone", "tutorial"), 5},
+		{"paused=true", []string{"example_python_operator"}, 1},
+		{"paused=false", []string{"example_bash_operator", "example_trigger_target_dag", "tutorial"}, 3},
+		{"owners=airflow", all, 4},
+		{"owners=nobody", []string{}, 0},
+		{"last_dag_run_state=success", []string{"tutorial"}, 1},
+		{"last_dag_run_state=failed", []string{"example_bash_operator"}, 1},
+		{"dag_run_state=failed&dag_run_state=success", []string{"example_bash_operator", "tutorial"}, 2},
+		{"dag_run_state=failed&last_dag_run_state=success", []string{}, 0},
+		{"dag_run_start_date_gte=2024-02-01T00:00:00Z", []string{"tutorial"}, 1},
+		{"dag_run_start_date_lt=2024-02-01", []string{"example_bash_operator"}, 1},
+		{"dag_run_end_date_lte=2024-03-01T00:00:00%2B00:00", []string{"example_bash_operator", "tutorial"}, 2},
+		{"dag_id_pattern=TUT", []string{"tutorial"}, 1},
+		{"dag_id_pattern=tutorial%20%7C%20example_python", []string{"example_python_operator", "tutorial"}, 2},
+		{"dag_id_pattern=~", all, 4},
+		{"dag_id_pattern=example_%25_operator", []string{"example_bash_operator", "example_python_operator"}, 2},
+		{"dag_display_name_pattern=trigger", []string{"example_trigger_target_dag"}, 1},
+		{"bundle_name=dags-folder", all, 4},
+		{"bundle_name=other", []string{}, 0},
+		{"bundle_version=v1", []string{}, 0},
+		{"has_asset_schedule=true", []string{}, 0},
+		{"has_asset_schedule=false", all, 4},
+		{"has_import_errors=false", all, 4},
+		{"timetable_type=airflow.timetables.simple.NullTimetable", []string{"example_python_operator", "example_trigger_target_dag"}, 2},
+		{"is_favorite=true", []string{}, 0},
+		{"order_by=-dag_id", []string{"tutorial", "example_trigger_target_dag", "example_python_operator", "example_bash_operator"}, 4},
+		{"order_by=-dag_display_name", []string{"tutorial", "example_trigger_target_dag", "example_python_operator", "example_bash_operator"}, 4},
+		// NULLs last in both directions, ties by dag_id.
+		{"order_by=last_run_state", []string{"example_bash_operator", "tutorial", "example_python_operator", "example_trigger_target_dag"}, 4},
+		{"order_by=-last_run_state", []string{"tutorial", "example_bash_operator", "example_python_operator", "example_trigger_target_dag"}, 4},
+		{"order_by=-last_run_start_date", []string{"tutorial", "example_bash_operator", "example_python_operator", "example_trigger_target_dag"}, 4},
+		{"order_by=next_dagrun&order_by=-dag_id", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_python_operator"}, 4},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			ids, total := v2DagIDs(t, res.body)
+			if !slices.Equal(ids, tc.wantIDs) || total != tc.wantTotal {
+				t.Errorf("dags %v total %d, want %v total %d", ids, total, tc.wantIDs, tc.wantTotal)
+			}
+		})
+	}
+}
+
+// TestAPIv2_DagErrors checks the DAG routes' refusals: Airflow's texts,
+// SortParam's 400s, pydantic's 422s.
+func TestAPIv2_DagErrors(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	eleven := strings.Repeat("order_by=dag_id&", 11)
+	for _, tc := range []struct {
+		method, path, body string
+		wantStatus         int
+		wantBody           string
+	}{
+		{"GET", "/api/v2/dags/nope", "", 404, "{\"detail\":\"The Dag with ID: `nope` was not found\"}"},
+		{"GET", "/api/v2/dags/nope/details", "", 404, "{\"detail\":\"The Dag with ID: `nope` was not found\"}"},
+		{"PATCH", "/api/v2/dags/nope", `{"is_paused":true}`, 404, `{"detail":"Dag with id: nope was not found"}`},
+		{"DELETE", "/api/v2/dags/nope", "", 404, `{"detail":"Dag with id: nope was not found"}`},
+		{"POST", "/api/v2/dags/nope/favorite", "", 404, `{"detail":"Dag with id 'nope' not found"}`},
+		{"POST", "/api/v2/dags/nope/unfavorite", "", 404, `{"detail":"Dag with id 'nope' not found"}`},
+		{"POST", "/api/v2/dags/tutorial/unfavorite", "", 409, `{"detail":"Dag is not marked as favorite"}`},
+		{"PATCH", "/api/v2/dags/tutorial?update_mask=field_1&update_mask=is_paused", `{"is_paused":true}`, 400,
+			"{\"detail\":\"Only `is_paused` field can be updated through the REST API\"}"},
+		{"PATCH", "/api/v2/dags?update_mask=field_1&update_mask=is_paused", `{"is_paused":true}`, 400,
+			"{\"detail\":\"Only `is_paused` field can be updated through the REST API\"}"},
+		{"PATCH", "/api/v2/dags/tutorial", `{"is_paused":true,"x":1}`, 422,
+			`{"detail":[{"type":"extra_forbidden","loc":["body","x"],"msg":"Extra inputs are not permitted","input":1}]}`},
+		{"PATCH", "/api/v2/dags/tutorial", `{}`, 422,
+			`{"detail":[{"type":"missing","loc":["body","is_paused"],"msg":"Field required","input":{}}]}`},
+		{"GET", "/api/v2/dags?order_by=nope", "", 400, `{"detail":"Ordering with 'nope' is disallowed or the attribute does not exist on the model"}`},
+		{"GET", "/api/v2/dags?order_by=-state", "", 400, `{"detail":"Ordering with 'state' is disallowed or the attribute does not exist on the model"}`},
+		{"GET", "/api/v2/dags?" + eleven, "", 400, `{"detail":"Ordering with more than 10 parameters is not allowed. Provided: ['dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id']"}`},
+		{"GET", "/api/v2/dags?dag_run_state=nope", "", 422, `{"detail":"Invalid value for state. Valid values are queued, running, success, failed"}`},
+		{"GET", "/api/v2/dags?tags_match_mode=some", "", 422,
+			`{"detail":[{"type":"literal_error","loc":["query","tags_match_mode"],"msg":"Input should be 'any' or 'all'","input":"some","ctx":{"expected":"'any' or 'all'"}}]}`},
+		{"GET", "/api/v2/dags?last_dag_run_state=done", "", 422,
+			`{"detail":[{"type":"enum","loc":["query","last_dag_run_state"],"msg":"Input should be 'queued', 'running', 'success' or 'failed'","input":"done","ctx":{"expected":"'queued', 'running', 'success' or 'failed'"}}]}`},
+		{"GET", "/api/v2/dags?paused=maybe&limit=-1", "", 422,
+			`{"detail":[{"type":"greater_than_equal","loc":["query","limit"],"msg":"Input should be greater than or equal to 0","input":"-1","ctx":{"ge":0}},` +
+				`{"type":"bool_parsing","loc":["query","paused"],"msg":"Input should be a valid boolean, unable to interpret input","input":"maybe"}]}`},
+		{"GET", "/api/v2/dagTags?order_by=nope", "", 400, `{"detail":"Ordering with 'nope' is disallowed or the attribute does not exist on the model"}`},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			res := ts.do(t, tc.method, tc.path, tc.body)
+			if res.status != tc.wantStatus || res.body != tc.wantBody {
+				t.Errorf("%s %s = %d %s\nwant %d %s", tc.method, tc.path, res.status, res.body, tc.wantStatus, tc.wantBody)
+			}
+		})
+	}
+}
+
+// TestAPIv2_GetDag checks DAGResponse field by field, in pydantic's
+// order, and the details' own fields.
+func TestAPIv2_GetDag(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	res := ts.do(t, http.MethodGet, "/api/v2/dags/example_bash_operator", "")
+	token := ts.srv.v2FileToken(ptr(bundleName), ptr("example_bash_operator.yaml"))
+	want := `{"dag_id":"example_bash_operator","dag_display_name":"example_bash_operator","is_paused":false,"is_stale":false,` +
+		`"last_parsed_time":"2024-05-01T10:00:00.123456Z","last_parse_duration":null,"last_expired":null,"bundle_name":"dags-folder",` +
+		`"bundle_version":null,"relative_fileloc":"example_bash_operator.yaml","fileloc":"fixtures/3.2.1/example_bash_operator.yaml",` +
+		`"description":null,"timetable_summary":"0 0 * * *","timetable_description":"At 00:00","timetable_partitioned":false,` +
+		`"tags":[{"name":"example","dag_id":"example_bash_operator","dag_display_name":"example_bash_operator"},` +
+		`{"name":"example2","dag_id":"example_bash_operator","dag_display_name":"example_bash_operator"}],` +
+		`"max_active_tasks":16,"max_active_runs":16,"max_consecutive_failed_dag_runs":0,"has_task_concurrency_limits":false,` +
+		`"has_import_errors":false,"next_dagrun_logical_date":"2024-04-30T00:00:00Z","next_dagrun_data_interval_start":"2024-04-30T00:00:00Z",` +
+		`"next_dagrun_data_interval_end":"2024-05-01T00:00:00Z","next_dagrun_run_after":"2024-05-01T00:00:00Z","allowed_run_types":null,` +
+		`"owners":["airflow"],"file_token":"` + token + `"}`
+	if res.status != http.StatusOK || res.body != want {
+		t.Errorf("GET dag = %d\n%s\nwant\n%s", res.status, res.body, want)
+	}
+	if raw, err := loadSignedJSON(ts.srv.v1Secret, token); err != nil || string(raw) != `{"bundle_name":"dags-folder","relative_fileloc":"example_bash_operator.yaml"}` {
+		t.Errorf("file_token holds %s (%v)", raw, err)
+	}
+
+	if res := ts.do(t, http.MethodPost, "/api/v2/dags/tutorial/favorite", ""); res.status != http.StatusNoContent || res.body != "" {
+		t.Fatalf("favorite = %d %s", res.status, res.body)
+	}
+	res = ts.do(t, http.MethodGet, "/api/v2/dags/tutorial/details", "")
+	var d map[string]any
+	if err := json.Unmarshal([]byte(res.body), &d); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range strings.SplitSeq(res.body[1:], `,"`) {
+		if name, _, ok := strings.Cut(strings.TrimPrefix(k, `"`), `":`); ok && d[name] != nil || ok && strings.HasSuffix(k, "null") {
+			if !slices.Contains(keys, name) {
+				keys = append(keys, name)
+			}
+		}
+	}
+	tail := []string{"catchup", "dag_run_timeout", "asset_expression", "doc_md", "start_date", "end_date", "is_paused_upon_creation",
+		"params", "render_template_as_native_obj", "template_search_path", "timezone", "last_parsed", "default_args", "owner_links",
+		"is_favorite", "active_runs_count", "file_token", "concurrency", "latest_dag_version"}
+	if i := slices.Index(keys, "catchup"); i < 0 || !slices.Equal(keys[i:i+len(tail)], tail) {
+		t.Errorf("details keys %v: want the DAG's then %v", keys, tail)
+	}
+	for name, want := range map[string]any{
+		"description": "A simple tutorial DAG", "timetable_summary": "1 day, 0:00:00", "catchup": false, "timezone": "UTC",
+		"start_date": "2021-01-01T00:00:00Z", "concurrency": 16.0, "is_favorite": true, "active_runs_count": 0.0,
+		"owner_links": map[string]any{}, "params": map[string]any{}, "template_search_path": nil, "is_paused_upon_creation": nil,
+		"default_args": map[string]any{"depends_on_past": false, "retries": 1.0, "retry_delay": "PT5M"},
+		"last_parsed":  "2024-05-01T10:00:00.123456Z",
+	} {
+		if got, _ := json.Marshal(d[name]); string(got) != mustJSON(t, want) {
+			t.Errorf("details %s = %s, want %s", name, got, mustJSON(t, want))
+		}
+	}
+	v, _ := d["latest_dag_version"].(map[string]any)
+	if v["version_number"] != 1.0 || v["dag_id"] != "tutorial" || v["bundle_name"] != "dags-folder" || v["bundle_url"] != nil || v["created_at"] != "2024-05-01T10:00:00.123456Z" {
+		t.Errorf("latest_dag_version %v", v)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAPIv2_PatchDags reproduces test_dags.py TestPatchDag and
+// TestPatchDags: the paused flag, update_mask, no pattern patching none.
+func TestAPIv2_PatchDags(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	paused := func(t *testing.T, dagID string) bool {
+		t.Helper()
+		row, err := ts.store.DagByID(dagID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return row.IsPaused
+	}
+	res := ts.do(t, http.MethodPatch, "/api/v2/dags/tutorial?update_mask=is_paused", `{"is_paused":true}`)
+	if res.status != 200 || !strings.Contains(res.body, `"is_paused":true`) || !paused(t, "tutorial") {
+		t.Fatalf("patch tutorial = %d %s", res.status, res.body)
+	}
+	// No dag_id_pattern: no DAG is selected, none changes.
+	res = ts.do(t, http.MethodPatch, "/api/v2/dags", `{"is_paused":false}`)
+	if ids, total := v2DagIDs(t, res.body); res.status != 200 || len(ids) != 0 || total != 0 || !paused(t, "tutorial") {
+		t.Errorf("patch without a pattern = %d %s", res.status, res.body)
+	}
+	res = ts.do(t, http.MethodPatch, "/api/v2/dags?dag_id_pattern=~&limit=2", `{"is_paused":true}`)
+	ids, total := v2DagIDs(t, res.body)
+	if res.status != 200 || total != 4 || !slices.Equal(ids, []string{"example_bash_operator", "example_python_operator"}) || strings.Contains(res.body, `"is_paused":false`) {
+		t.Errorf("patch all = %d %v %d %s", res.status, ids, total, res.body)
+	}
+	for _, id := range []string{"example_bash_operator", "example_trigger_target_dag", "tutorial"} {
+		if !paused(t, id) {
+			t.Errorf("%s not paused: the patch pauses every DAG selected, not only the page", id)
+		}
+	}
+	res = ts.do(t, http.MethodPatch, "/api/v2/dags?dag_id_pattern=tutorial&paused=true", `{"is_paused":false}`)
+	if ids, _ := v2DagIDs(t, res.body); !slices.Equal(ids, []string{"tutorial"}) || paused(t, "tutorial") || !paused(t, "example_bash_operator") {
+		t.Errorf("patch one = %s", res.body)
+	}
+}
+
+// TestAPIv2_FavoritesAndDelete: favorites are per user, a second mark is
+// the unique constraint's 409, a delete with a running task is a 409 and
+// otherwise 204, after which the DAG is gone.
+func TestAPIv2_FavoritesAndDelete(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for _, step := range []struct {
+		method, path string
+		wantStatus   int
+	}{
+		{"POST", "/api/v2/dags/tutorial/favorite", 204},
+		{"POST", "/api/v2/dags/tutorial/favorite", 409},
+		{"GET", "/api/v2/dags?is_favorite=true", 200},
+		{"POST", "/api/v2/dags/tutorial/unfavorite", 204},
+		{"POST", "/api/v2/dags/tutorial/unfavorite", 409},
+	} {
+		res := ts.do(t, step.method, step.path, "")
+		if res.status != step.wantStatus {
+			t.Fatalf("%s %s = %d %s, want %d", step.method, step.path, res.status, res.body, step.wantStatus)
+		}
+		if step.wantStatus == 409 && step.path == "/api/v2/dags/tutorial/favorite" {
+			var e struct {
+				Detail v2DBErrorDetail `json:"detail"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &e); err != nil || e.Detail.Reason != "Unique constraint violation" || e.Detail.Statement != "hidden" ||
+				!strings.HasPrefix(res.body, `{"detail":{"reason":"Unique constraint violation","statement":"hidden","orig_error":"hidden","message":"Serious error`) {
+				t.Errorf("second favorite: %s", res.body)
+			}
+		}
+		if step.method == "GET" {
+			if ids, _ := v2DagIDs(t, res.body); !slices.Equal(ids, []string{"tutorial"}) {
+				t.Errorf("favorites %v, want [tutorial]", ids)
+			}
+		}
+	}
+	// Another user's favorites are not the caller's.
+	if err := ts.store.SetFavorite("example_bash_operator", "someone_else", true); err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, "GET", "/api/v2/dags?is_favorite=true", ""); !strings.Contains(res.body, `"total_entries":0`) {
+		t.Errorf("favorites of another user shown: %s", res.body)
+	}
+	if res := ts.do(t, "GET", "/api/v2/dags?is_favorite=false", ""); !strings.Contains(res.body, `"total_entries":4`) {
+		t.Errorf("is_favorite=false: %s", res.body)
+	}
+
+	if _, err := ts.srv.ops.trigger(triggerRequest{dagID: "tutorial"}); err != nil { // the operations' trigger
+		t.Fatal(err)
+	}
+	runs, err := ts.store.RunsOfDag("tutorial", "")
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v %v", runs, err)
+	}
+	ts.setTaskState(t, "tutorial", runs[0].RunID, "print_date", TaskRunning)
+	if res := ts.do(t, "DELETE", "/api/v2/dags/tutorial", ""); res.status != 409 || res.body != `{"detail":"Task instances of dag with id: 'tutorial' are still running"}` {
+		t.Errorf("delete while running = %d %s", res.status, res.body)
+	}
+	ts.setTaskState(t, "tutorial", runs[0].RunID, "print_date", TaskSuccess)
+	if res := ts.do(t, "DELETE", "/api/v2/dags/tutorial", ""); res.status != 204 || res.body != "" {
+		t.Errorf("delete = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, "GET", "/api/v2/dags/tutorial/details", ""); res.status != 404 {
+		t.Errorf("details after delete = %d %s", res.status, res.body)
+	}
+}
+
+// TestAPIv2_DagTags reproduces test_dag_tags.py: distinct names, order,
+// pattern, pagination.
+func TestAPIv2_DagTags(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for query, want := range map[string]string{
+		"":                                 `{"tags":["example","example2"],"total_entries":2}`,
+		"?order_by=-name":                  `{"tags":["example2","example"],"total_entries":2}`,
+		"?limit=1&offset=1":                `{"tags":["example2"],"total_entries":2}`,
+		"?tag_name_pattern=2":              `{"tags":["example2"],"total_entries":1}`,
+		"?tag_name_pattern=nothing":        `{"tags":[],"total_entries":0}`,
+		"?tag_name_pattern=~":              `{"tags":["example","example2"],"total_entries":2}`,
+		"?tag_name_pattern=nothing%7Cple2": `{"tags":["example2"],"total_entries":1}`,
+	} {
+		if res := ts.do(t, "GET", "/api/v2/dagTags"+query, ""); res.status != 200 || res.body != want {
+			t.Errorf("dagTags%s = %d %s, want %s", query, res.status, res.body, want)
+		}
+	}
+}
+
+// TestAPIv2_FavoritesPerUser: each caller's favorites are their own (the
+// user id of the token), under the simple auth manager.
+func TestAPIv2_FavoritesPerUser(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withAuth(authSimple, "ann:secret\nbob:secret\n"))
+	ann, bob := ts.bearer(t, "ann"), ts.bearer(t, "bob")
+	if res := ts.do(t, "POST", "/api/v2/dags/tutorial/favorite", "", ann...); res.status != 204 {
+		t.Fatalf("ann's favorite = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, "POST", "/api/v2/dags/tutorial/favorite", "", bob...); res.status != 204 {
+		t.Errorf("bob's favorite of the same DAG = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, "POST", "/api/v2/dags/tutorial/unfavorite", "", bob...); res.status != 204 {
+		t.Errorf("bob's unfavorite = %d %s", res.status, res.body)
+	}
+	for who, header := range map[string][]string{"ann": ann, "bob": bob} {
+		res := ts.do(t, "GET", "/api/v2/dags?is_favorite=true", "", header...)
+		ids, _ := v2DagIDs(t, res.body)
+		want := map[string][]string{"ann": {"tutorial"}, "bob": {}}[who]
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s's favorites %v, want %v", who, ids, want)
+		}
+		res = ts.do(t, "GET", "/api/v2/dags/tutorial/details", "", header...)
+		if wantFav := who == "ann"; strings.Contains(res.body, `"is_favorite":true`) != wantFav {
+			t.Errorf("%s's details: is_favorite should be %v: %s", who, wantFav, res.body)
+		}
+	}
+	if res := ts.do(t, "GET", "/api/v2/dags", ""); res.status != 401 {
+		t.Errorf("without a token = %d %s", res.status, res.body)
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"testing"
+)
+
+// TestAPIv2_GetTask checks TaskResponse field by field for a BashOperator
+// of Airflow 3.2.1's standard provider (test_tasks.py TestGetTask's
+// expected body, on example_bash_operator).
+func TestAPIv2_GetTask(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	want := `{"task_id":"runme_0","task_display_name":"runme_0","owner":"airflow","start_date":"2021-01-01T00:00:00Z","end_date":null,` +
+		`"trigger_rule":"all_success","depends_on_past":false,"wait_for_downstream":false,"retries":0.0,"queue":"default","pool":"default_pool",` +
+		`"pool_slots":1.0,"execution_timeout":null,"retry_delay":{"__type":"TimeDelta","days":0,"seconds":300,"microseconds":0},` +
+		`"retry_exponential_backoff":0.0,"priority_weight":1.0,"weight_rule":"downstream","ui_color":"#f0ede4","ui_fgcolor":"#000",` +
+		`"template_fields":["bash_command","env","cwd"],"downstream_task_ids":["run_after_loop"],"doc_md":null,"operator_name":"BashOperator",` +
+		`"params":{"example_key":{"__class":"airflow.sdk.definitions.param.Param","description":null,"schema":{},"value":"example_value"}},` +
+		`"class_ref":{"module_path":"airflow.providers.standard.operators.bash","class_name":"BashOperator"},"is_mapped":false,"extra_links":[]}`
+	if res := ts.do(t, http.MethodGet, "/api/v2/dags/example_bash_operator/tasks/runme_0", ""); res.status != 200 || res.body != want {
+		t.Errorf("task = %d\n%s\nwant\n%s", res.status, res.body, want)
+	}
+	for _, tc := range []struct {
+		path, module, class, operatorName string
+	}{
+		{"/api/v2/dags/example_bash_operator/tasks/run_this_last", "airflow.providers.standard.operators.empty", "EmptyOperator", "EmptyOperator"},
+		{"/api/v2/dags/example_python_operator/tasks/print_the_context", "airflow.providers.standard.operators.python", "PythonOperator", "PythonOperator"},
+		{"/api/v2/dags/example_python_operator/tasks/virtualenv_python", "airflow.providers.standard.operators.python", "PythonVirtualenvOperator", "PythonVirtualenvOperator"},
+		{"/api/v2/dags/example_trigger_target_dag/tasks/run_this", "airflow.providers.standard.decorators.python", "_PythonDecoratedOperator", "@task"},
+	} {
+		res := ts.do(t, http.MethodGet, tc.path, "")
+		var got struct {
+			ClassRef     v2ClassRef `json:"class_ref"`
+			OperatorName string     `json:"operator_name"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.status != 200 {
+			t.Fatalf("%s = %d %s", tc.path, res.status, res.body)
+		}
+		if got.ClassRef != (v2ClassRef{tc.module, tc.class}) || got.OperatorName != tc.operatorName {
+			t.Errorf("%s: class_ref %+v operator_name %q, want %s.%s %q", tc.path, got.ClassRef, got.OperatorName, tc.module, tc.class, tc.operatorName)
+		}
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/api/v2/dags/nope/tasks/x", "{\"detail\":\"The Dag with ID: `nope` was not found\"}"},
+		{"/api/v2/dags/tutorial/tasks/nope", `{"detail":"Task with id nope was not found"}`},
+		{"/api/v2/dags/nope/tasks", "{\"detail\":\"The Dag with ID: `nope` was not found\"}"},
+	} {
+		if res := ts.do(t, http.MethodGet, tc.path, ""); res.status != 404 || res.body != tc.want {
+			t.Errorf("%s = %d %s, want 404 %s", tc.path, res.status, res.body, tc.want)
+		}
+	}
+}
+
+// TestAPIv2_GetTasks reproduces test_tasks.py TestGetTasks: ordered by
+// task_id, by another attribute or descending; an attribute operators
+// lack is a 400 with the AttributeError's text.
+func TestAPIv2_GetTasks(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	ids := func(t *testing.T, body string) ([]string, int) {
+		t.Helper()
+		var c struct {
+			Tasks []struct {
+				TaskID string `json:"task_id"`
+			} `json:"tasks"`
+			Total int `json:"total_entries"`
+		}
+		if err := json.Unmarshal([]byte(body), &c); err != nil {
+			t.Fatalf("decode %s: %v", body, err)
+		}
+		var out []string
+		for _, task := range c.Tasks {
+			out = append(out, task.TaskID)
+		}
+		return out, c.Total
+	}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"", []string{"print_date", "sleep", "templated"}},
+		{"?order_by=-task_id", []string{"templated", "sleep", "print_date"}},
+		// Equal retries keep the DAG's order, descending too (sorted's
+		// reverse is stable).
+		{"?order_by=retries", []string{"print_date", "templated", "sleep"}},
+		{"?order_by=-retries", []string{"sleep", "print_date", "templated"}},
+	} {
+		res := ts.do(t, http.MethodGet, "/api/v2/dags/tutorial/tasks"+tc.query, "")
+		got, total := ids(t, res.body)
+		if res.status != 200 || !slices.Equal(got, tc.want) || total != 3 {
+			t.Errorf("tasks%s = %d %v %d, want %v 3", tc.query, res.status, got, total, tc.want)
+		}
+	}
+	if res := ts.do(t, http.MethodGet, "/api/v2/dags/tutorial/tasks?order_by=nope", ""); res.status != 400 ||
+		res.body != `{"detail":"'SerializedBaseOperator' object has no attribute 'nope'"}` {
+		t.Errorf("bad order_by = %d %s", res.status, res.body)
+	}
+}
