@@ -521,7 +521,8 @@ func want3(want2 map[string]any) map[string]any {
 		"templateExecutionDate": false,
 		"staleOnImportError":    true,
 		// Airflow 3.2.1's example DAGs; its UI's run and DAG pages.
-		"examples": "fixtures/3.2.1", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true, "uiRunPath": "/dags/:dag_id/runs/:run_id",
+		"pythonSurface": "3",
+		"examples":      "fixtures/3.2.1", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true, "uiRunPath": "/dags/:dag_id/runs/:run_id",
 	} {
 		w[k] = v
 	}
