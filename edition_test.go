@@ -88,6 +88,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deltaEpochAligned":       r.deltaEpochAligned,
 			"scheduleEnd":             fmt.Sprint(r.scheduleEnd(endingDAG)),
 			"capRunningRuns":          r.capRunningRuns,
+			"backfills":               r.backfills,
 			"scheduleCountsTriggered": r.scheduleCountsTriggered,
 			"dagrunTimeout":           r.dagrunTimeout,
 			"name":                    r.name,
@@ -227,6 +228,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"deltaEpochAligned":       true,
 		"scheduleEnd":             "<nil>",
 		"capRunningRuns":          false,
+		"backfills":               false,
 		"scheduleCountsTriggered": true,
 		"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
 		"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
@@ -331,6 +333,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deltaEpochAligned":       false,
 			"scheduleEnd":             "2024-01-03 00:00:00 +0000 UTC",
 			"capRunningRuns":          true,
+			"backfills":               false,
 			"scheduleCountsTriggered": false,
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 			"runStateDates":           runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
@@ -413,6 +416,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deltaEpochAligned":       false,
 			"scheduleEnd":             "2024-01-03 00:00:00 +0000 UTC",
 			"capRunningRuns":          true,
+			"backfills":               false,
 			"scheduleCountsTriggered": false,
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 			"runStateDates":           runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
@@ -523,6 +527,7 @@ func want3(want2 map[string]any) map[string]any {
 		// airflow-core/src/airflow/example_dags; ui/src/router.tsx dags/:dagId/runs/:runId
 		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id",
 		"runURLByRunID": true,
+		"backfills":     true,
 	} {
 		w[k] = v
 	}
