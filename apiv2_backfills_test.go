@@ -380,3 +380,49 @@ tasks:
 		t.Errorf("backfill after its runs = %v, want completed", got)
 	}
 }
+
+// TestAPIv2_Backfill_Backwards: run_backwards lists (and sorts) the dates
+// latest first.
+func TestAPIv2_Backfill_Backwards(t *testing.T) {
+	t.Parallel()
+	ts := newBackfillServer(t)
+	body := strings.Replace(bfBody("bf_daily", 3, ""), `"run_backwards": false`, `"run_backwards": true`, 1)
+	res := ts.do(t, http.MethodPost, "/api/v2/backfills/dry_run", body)
+	want := `{"backfills":[{"logical_date":"2024-01-03T00:00:00Z","partition_key":null,"partition_date":null},` +
+		`{"logical_date":"2024-01-02T00:00:00Z","partition_key":null,"partition_date":null},` +
+		`{"logical_date":"2024-01-01T00:00:00Z","partition_key":null,"partition_date":null}],"total_entries":3}`
+	if res.status != 200 || res.body != want {
+		t.Errorf("dry run = %d %s\nwant %s", res.status, res.body, want)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills", body); res.status != 200 {
+		t.Fatalf("create = %d %s", res.status, res.body)
+	}
+	links, _ := ts.store.BackfillRuns(1)
+	if len(links) != 3 || links[0].RunID != "backfill__2024-01-03T00:00:00+00:00" || links[0].SortOrdinal != 1 {
+		t.Errorf("links = %+v, want 2024-01-03 first", links)
+	}
+}
+
+// TestAPIv2_Backfill_NoRuns: a range with no date of the schedule is
+// _create_backfill's RuntimeError after the backfill was stored: a 500,
+// and the backfill stays, completed by the scheduler's next pass.
+func TestAPIv2_Backfill_NoRuns(t *testing.T) {
+	t.Parallel()
+	ts := newBackfillServer(t)
+	body := `{"dag_id": "bf_daily", "from_date": "2024-01-01T01:00:00Z", "to_date": "2024-01-01T02:00:00Z"}`
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills/dry_run", body); res.status != 200 || res.body != `{"backfills":[],"total_entries":0}` {
+		t.Errorf("dry run = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills", body); res.status != 500 || res.body != "Internal Server Error" {
+		t.Errorf("create = %d %s, want Starlette's 500", res.status, res.body)
+	}
+	if b, err := ts.store.BackfillByID(1); err != nil || b.CompletedAt != nil {
+		t.Fatalf("backfill = %+v %v, want stored, not completed", b, err)
+	}
+	if err := ts.store.CompleteBackfills(testNow); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := ts.store.BackfillByID(1); b.CompletedAt == nil || !b.CompletedAt.Equal(testNow) {
+		t.Errorf("backfill after a pass = %+v, want completed at %s", b, testNow)
+	}
+}
