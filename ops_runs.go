@@ -149,9 +149,6 @@ type runOrderKey struct {
 	desc bool
 }
 
-// set reports whether the range has a bound (timeRange is ops_dags.go's).
-func (r timeRange) set() bool { return r.active() }
-
 // floatRange is timeRange for a number.
 type floatRange struct{ gte, gt, lte, lt *float64 }
 
@@ -492,7 +489,7 @@ func (o *operations) runResults(run *DagRun, taskIDs []string) ([]taskResult, er
 	ids = slices.Compact(ids)
 	var out []taskResult
 	for _, id := range ids {
-		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey)
+		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1) // an unmapped task's value
 		if errors.Is(err, errNotFound) {
 			continue
 		}

@@ -33,8 +33,9 @@ const (
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
 	// without a logical date (execution_date null); 6 assets and asset
-	// events, DAG versions and favorites, backfills, task instance ids (Airflow 3's UUIDs) and a run's
-	// triggered_by, triggering_user_name and partition_key (Airflow 3).
+	// events, DAG versions and favorites, backfills, task instance ids (Airflow 3's
+	// UUIDs) and a run's triggered_by, triggering_user_name and
+	// partition_key (Airflow 3).
 	snapshotVersion = 6
 )
 
@@ -170,6 +171,8 @@ type snapTask struct {
 	// Rendered is absent from files written before rendered fields, and
 	// while a task instance has none.
 	Rendered map[string]any `json:"rendered_fields,omitempty"`
+	// Mapped is absent unless the task instance is a mapped task's, expanded.
+	Mapped []MappedInstance `json:"mapped,omitempty"`
 	// DagVersionID is absent before version 6.
 	DagVersionID string `json:"dag_version_id,omitempty"`
 }
@@ -404,8 +407,8 @@ func snapshotCodecs() []snapshotCodec {
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
 				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 				DagVersionID: r.DagVersionID,
-				TriggeredBy:  r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 			}
 			if !r.NoLogicalDate {
 				rec.ExecutionDate = utcPtr(&r.ExecutionDate)
@@ -420,8 +423,8 @@ func snapshotCodecs() []snapshotCodec {
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 				DagVersionID: r.DagVersionID,
-				TriggeredBy:  r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 			}
 			if r.ExecutionDate != nil {
 				run.ExecutionDate = *r.ExecutionDate
@@ -608,7 +611,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, DagVersionID: t.DagVersionID,
+		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, Mapped: t.Mapped, DagVersionID: t.DagVersionID,
 	}
 }
 
@@ -620,7 +623,7 @@ func (r *snapTask) taskInstance() *TaskInstance {
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, DagVersionID: r.DagVersionID,
+		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, Mapped: r.Mapped, DagVersionID: r.DagVersionID,
 	}
 }
 
@@ -864,8 +867,8 @@ func checkEventLog(obj any) error {
 			return err
 		}
 	}
-	if e.MapIndex != nil && *e.MapIndex != -1 {
-		return fmt.Errorf("map_index %d is not -1: airlite has no mapped tasks", *e.MapIndex)
+	if e.MapIndex != nil && *e.MapIndex < -1 {
+		return fmt.Errorf("map_index %d is under -1", *e.MapIndex)
 	}
 	if err := checkDates(namedDate{"dttm", &e.When}, namedDate{"execution_date", e.ExecutionDate}); err != nil {
 		return err
@@ -889,8 +892,8 @@ func checkXCom(obj any) error {
 	if err := checkRowID("dag_run_id", x.RunRowID); err != nil {
 		return err
 	}
-	if x.MapIndex != -1 {
-		return fmt.Errorf("map_index %d is not -1: airlite has no mapped tasks", x.MapIndex)
+	if x.MapIndex < -1 {
+		return fmt.Errorf("map_index %d is under -1", x.MapIndex)
 	}
 	if x.Value != nil && !json.Valid(x.Value) {
 		return errors.New("value is not JSON")
