@@ -426,3 +426,28 @@ func TestAPIv2_Backfill_NoRuns(t *testing.T) {
 		t.Errorf("backfill after a pass = %+v, want completed at %s", b, testNow)
 	}
 }
+
+// TestAPIv2_Backfills_MatchTheDocument: the backfill answers with rows in
+// them hold the fields 3.2.1's document declares, and no others.
+func TestAPIv2_Backfills_MatchTheDocument(t *testing.T) {
+	t.Parallel()
+	doc := loadV2Schemas(t)
+	ts := newBackfillServer(t)
+	for _, c := range []struct{ method, op, path, body string }{
+		{"POST", "/backfills/dry_run", "/backfills/dry_run", bfBody("bf_daily", 2, "")},
+		{"POST", "/backfills", "/backfills", bfBody("bf_daily", 2, "")},
+		{"GET", "/backfills", "/backfills?dag_id=bf_daily", ""},
+		{"GET", "/backfills/{backfill_id}", "/backfills/1", ""},
+		{"PUT", "/backfills/{backfill_id}/pause", "/backfills/1/pause", ""},
+		{"PUT", "/backfills/{backfill_id}/unpause", "/backfills/1/unpause", ""},
+		{"PUT", "/backfills/{backfill_id}/cancel", "/backfills/1/cancel", ""},
+	} {
+		res := ts.do(t, c.method, apiV2Prefix+c.path, c.body)
+		if res.status != 200 {
+			t.Errorf("%s %s = %d %s", c.method, c.path, res.status, res.body)
+		}
+		for _, e := range doc.answerErrors(c.method+" "+apiV2Prefix+c.op, res) {
+			t.Errorf("%s %s: %s", c.method, c.path, e)
+		}
+	}
+}
