@@ -362,3 +362,64 @@ func backfillUnfinishedTxn(txn *memdb.Txn, id int64) (bool, error) {
 	}
 	return false, nil
 }
+
+// backfillRunning reports whether the DAG has a backfill not completed.
+func (v storeView) backfillRunning(dagID string) (bool, error) {
+	it, err := v.txn.Get(tableBackfills, indexBackfillDag, dagID)
+	if err != nil {
+		return false, fmt.Errorf("list backfills of %s: %w", dagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if raw.(*Backfill).CompletedAt == nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// backfillRunsIn counts the runs of backfill id in state.
+func (v storeView) backfillRunsIn(id int64, state RunState) (int, error) {
+	links, err := backfillRunsTxn(v.txn, id)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, l := range links {
+		if l.RunID == "" {
+			continue
+		}
+		run, err := runByRunIDTxn(v.txn, l.DagID, l.RunID)
+		if err == nil && run.State == state {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// backfillRunsRunning counts the running runs of a DAG's backfills not
+// completed, which its max_active_runs does not count (Airflow 3's
+// DagModel.exceeds_max_non_backfill).
+func (v storeView) backfillRunsRunning(dagID string) (int, error) {
+	it, err := v.txn.Get(tableBackfills, indexBackfillDag, dagID)
+	if err != nil {
+		return 0, fmt.Errorf("list backfills of %s: %w", dagID, err)
+	}
+	var ids []int64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if b := raw.(*Backfill); b.CompletedAt == nil {
+			ids = append(ids, b.ID)
+		}
+	}
+	n := 0
+	for _, id := range ids {
+		c, err := v.backfillRunsIn(id, RunRunning)
+		if err != nil {
+			return 0, err
+		}
+		n += c
+	}
+	return n, nil
+}
+
+// backfill is one backfill, or errNotFound.
+func (v storeView) backfill(id int64) (*Backfill, error) { return backfillByIDTxn(v.txn, id) }

@@ -274,20 +274,6 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 	return b, nil
 }
 
-// backfillRunning reports whether the DAG has a backfill not completed.
-func (v storeView) backfillRunning(dagID string) (bool, error) {
-	it, err := v.txn.Get(tableBackfills, indexBackfillDag, dagID)
-	if err != nil {
-		return false, fmt.Errorf("list backfills of %s: %w", dagID, err)
-	}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if raw.(*Backfill).CompletedAt == nil {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
 // backfills lists the backfills of a DAG by id (list_backfills; the DAG
 // need not exist).
 func (o *operations) backfills(dagID string) ([]*Backfill, error) { return o.store.Backfills(dagID) }

@@ -49,7 +49,7 @@ func (s *scheduler) startBackfillRuns(now time.Time) error {
 				if _, ok := s.runnable(v, run); !ok {
 					return false, nil
 				}
-				cur, err := backfillByIDTxn(v.txn, id)
+				cur, err := v.backfill(id)
 				if err != nil || cur.IsPaused || cur.CompletedAt != nil {
 					return false, err
 				}
@@ -75,48 +75,4 @@ func (s *scheduler) ownedByBackfill(run *DagRun) (bool, error) {
 		return false, nil
 	}
 	return err == nil && b.CompletedAt == nil, err
-}
-
-// backfillRunsIn counts the runs of backfill id in state.
-func (v storeView) backfillRunsIn(id int64, state RunState) (int, error) {
-	links, err := backfillRunsTxn(v.txn, id)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, l := range links {
-		if l.RunID == "" {
-			continue
-		}
-		run, err := runByRunIDTxn(v.txn, l.DagID, l.RunID)
-		if err == nil && run.State == state {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// backfillRunsRunning counts the running runs of a DAG's backfills not
-// completed, which its max_active_runs does not count (Airflow 3's
-// DagModel.exceeds_max_non_backfill).
-func (v storeView) backfillRunsRunning(dagID string) (int, error) {
-	it, err := v.txn.Get(tableBackfills, indexBackfillDag, dagID)
-	if err != nil {
-		return 0, fmt.Errorf("list backfills of %s: %w", dagID, err)
-	}
-	var ids []int64
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if b := raw.(*Backfill); b.CompletedAt == nil {
-			ids = append(ids, b.ID)
-		}
-	}
-	n := 0
-	for _, id := range ids {
-		c, err := v.backfillRunsIn(id, RunRunning)
-		if err != nil {
-			return 0, err
-		}
-		n += c
-	}
-	return n, nil
 }

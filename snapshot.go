@@ -586,8 +586,10 @@ func snapshotCodecs() []snapshotCodec {
 			return checkRowKeys("dag_id", f.DagID, "user_id", f.UserID)
 		}},
 		// Added in version 6 too: backfills and their run links
-		// (snapshot_backfills.go).
-		backfillCodecs()[0], backfillCodecs()[1],
+		// (snapshot_backfills.go). Links name runs that may be gone (a
+		// deleted run leaves its link naming none): no runOf.
+		{table: tableBackfills, encode: encodeBackfill, decode: decodeBackfill, check: checkBackfill},
+		{table: tableBackfillRuns, encode: encodeBackfillRun, decode: decodeBackfillRun, check: checkBackfillDagRun},
 	}
 }
 

@@ -1,7 +1,7 @@
 package main
 
 // Backfills in snapshots (memstore_backfills.go): added in format version
-// 6; an older file has none.
+// 6; an older file has none. Their codecs are in snapshot.go's list.
 
 import (
 	"encoding/json"
@@ -36,30 +36,31 @@ type snapBackfillDagRun struct {
 	SortOrdinal     int       `json:"sort_ordinal"`
 }
 
-// backfillCodecs are the two tables' codecs. Links name runs that may be
-// gone (a deleted run leaves its link naming none): no runOf.
-func backfillCodecs() []snapshotCodec {
-	return []snapshotCodec{
-		{table: tableBackfills, encode: func(obj any) any {
-			b := obj.(*Backfill)
-			return &snapBackfill{ID: b.ID, DagID: b.DagID, FromDate: b.FromDate.UTC(), ToDate: b.ToDate.UTC(), DagRunConf: rawToString(b.DagRunConf),
-				IsPaused: b.IsPaused, ReprocessBehavior: b.ReprocessBehavior, MaxActiveRuns: b.MaxActiveRuns, CreatedAt: b.CreatedAt.UTC(),
-				CompletedAt: utcPtr(b.CompletedAt), UpdatedAt: b.UpdatedAt.UTC(), TriggeringUser: b.TriggeringUser}
-		}, decode: decodeInto(func(r *snapBackfill) any {
-			return &Backfill{ID: r.ID, DagID: r.DagID, FromDate: r.FromDate, ToDate: r.ToDate, DagRunConf: stringToRaw(r.DagRunConf),
-				IsPaused: r.IsPaused, ReprocessBehavior: r.ReprocessBehavior, MaxActiveRuns: r.MaxActiveRuns, CreatedAt: r.CreatedAt,
-				CompletedAt: r.CompletedAt, UpdatedAt: r.UpdatedAt, TriggeringUser: r.TriggeringUser}
-		}), check: checkBackfill},
-		{table: tableBackfillRuns, encode: func(obj any) any {
-			l := obj.(*BackfillDagRun)
-			return &snapBackfillDagRun{ID: l.ID, BackfillID: l.BackfillID, DagID: l.DagID, RunID: l.RunID, ExceptionReason: l.ExceptionReason,
-				LogicalDate: l.LogicalDate.UTC(), SortOrdinal: l.SortOrdinal}
-		}, decode: decodeInto(func(r *snapBackfillDagRun) any {
-			return &BackfillDagRun{ID: r.ID, BackfillID: r.BackfillID, DagID: r.DagID, RunID: r.RunID, ExceptionReason: r.ExceptionReason,
-				LogicalDate: r.LogicalDate, SortOrdinal: r.SortOrdinal}
-		}), check: checkBackfillDagRun},
-	}
+// encodeBackfill and decodeBackfill convert a backfill to its record
+// and back; encodeBackfillRun and decodeBackfillRun a run link.
+func encodeBackfill(obj any) any {
+	b := obj.(*Backfill)
+	return &snapBackfill{ID: b.ID, DagID: b.DagID, FromDate: b.FromDate.UTC(), ToDate: b.ToDate.UTC(), DagRunConf: rawToString(b.DagRunConf),
+		IsPaused: b.IsPaused, ReprocessBehavior: b.ReprocessBehavior, MaxActiveRuns: b.MaxActiveRuns, CreatedAt: b.CreatedAt.UTC(),
+		CompletedAt: utcPtr(b.CompletedAt), UpdatedAt: b.UpdatedAt.UTC(), TriggeringUser: b.TriggeringUser}
 }
+
+var decodeBackfill = decodeInto(func(r *snapBackfill) any {
+	return &Backfill{ID: r.ID, DagID: r.DagID, FromDate: r.FromDate, ToDate: r.ToDate, DagRunConf: stringToRaw(r.DagRunConf),
+		IsPaused: r.IsPaused, ReprocessBehavior: r.ReprocessBehavior, MaxActiveRuns: r.MaxActiveRuns, CreatedAt: r.CreatedAt,
+		CompletedAt: r.CompletedAt, UpdatedAt: r.UpdatedAt, TriggeringUser: r.TriggeringUser}
+})
+
+func encodeBackfillRun(obj any) any {
+	l := obj.(*BackfillDagRun)
+	return &snapBackfillDagRun{ID: l.ID, BackfillID: l.BackfillID, DagID: l.DagID, RunID: l.RunID, ExceptionReason: l.ExceptionReason,
+		LogicalDate: l.LogicalDate.UTC(), SortOrdinal: l.SortOrdinal}
+}
+
+var decodeBackfillRun = decodeInto(func(r *snapBackfillDagRun) any {
+	return &BackfillDagRun{ID: r.ID, BackfillID: r.BackfillID, DagID: r.DagID, RunID: r.RunID, ExceptionReason: r.ExceptionReason,
+		LogicalDate: r.LogicalDate, SortOrdinal: r.SortOrdinal}
+})
 
 // checkBackfill refuses a backfill airlite could not have written.
 func checkBackfill(obj any) error {
