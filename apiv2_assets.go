@@ -289,9 +289,50 @@ var apiv2AssetPhrases = phrasebook{
 	},
 }
 
-// v2QueuedEvents answers the queued-event rows: none exist.
-func v2QueuedEvents(dagID, assetID string) error {
-	return apiv2AssetPhrases.phrase(assetQueuedEvents(dagID, assetID))
+// v2QueuedEvent is QueuedEventResponse (datamodels/assets.py).
+type v2QueuedEvent struct {
+	DagID          string `json:"dag_id"`
+	AssetID        int64  `json:"asset_id"`
+	CreatedAt      v2When `json:"created_at"`
+	DagDisplayName string `json:"dag_display_name"`
+}
+
+type v2QueuedEventCollection struct {
+	QueuedEvents []v2QueuedEvent `json:"queued_events"`
+	TotalEntries int             `json:"total_entries"`
+}
+
+// v2QueuedIDs reads the routes' dag_id and asset_id ("" and 0: absent).
+func v2QueuedIDs(req *apiRequest) (string, int64) {
+	id, _ := strconv.ParseInt(req.path["asset_id"], 10, 64)
+	return req.path["dag_id"], id
+}
+
+// V2GetQueuedEvents is get_asset_queued_events and
+// get_dag_asset_queued_events (routes/public/assets.py): the entries, none
+// included; with both ids, get_dag_asset_queued_event: the one entry.
+func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
+	dagID, assetID := v2QueuedIDs(req)
+	rows, err := s.ops.queuedAssetEvents(dagID, assetID, req.query.v2Time("before"))
+	if err != nil {
+		return nil, apiv2AssetPhrases.phrase(err)
+	}
+	out := v2QueuedEventCollection{QueuedEvents: []v2QueuedEvent{}, TotalEntries: len(rows)}
+	for _, e := range rows {
+		out.QueuedEvents = append(out.QueuedEvents, v2QueuedEvent{DagID: e.DagID, AssetID: e.AssetID, CreatedAt: v2When(e.CreatedAt), DagDisplayName: e.DagID})
+	}
+	if dagID != "" && assetID != 0 {
+		return out.QueuedEvents[0], nil
+	}
+	return out, nil
+}
+
+// V2DeleteQueuedEvents is delete_asset_queued_events,
+// delete_dag_asset_queued_events and delete_dag_asset_queued_event: 204,
+// or Airflow's 404 when nothing was deleted.
+func (s *server) V2DeleteQueuedEvents(req *apiRequest) error {
+	dagID, assetID := v2QueuedIDs(req)
+	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, req.query.v2Time("before")))
 }
 
 // v2AssetAlias answers GET /assets/aliases/{asset_alias_id}.

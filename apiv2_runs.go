@@ -649,15 +649,24 @@ func (s *server) v2ClearedTIs(run *DagRun, tis []*TaskInstance) v2RunClearedTIs 
 }
 
 // v2UpstreamAssetEvents is get_upstream_asset_events: the asset events a
-// run consumed, none for a run that no asset triggered.
+// run consumed (scheduler_assets.go), none for a run no asset triggered.
 func (s *server) v2UpstreamAssetEvents(req *apiRequest) (any, error) {
-	if _, err := s.ops.runByID(req.param("dag_id"), req.param("dag_run_id")); err != nil {
+	run, err := s.ops.runByID(req.param("dag_id"), req.param("dag_run_id"))
+	if err != nil {
 		return nil, v2RunPhrases.phrase(err)
 	}
-	return struct {
-		AssetEvents  []any `json:"asset_events"`
-		TotalEntries int   `json:"total_entries"`
-	}{AssetEvents: []any{}, TotalEntries: 0}, nil
+	events, err := s.ops.consumedAssetEvents(run)
+	if err != nil {
+		return nil, err
+	}
+	out := struct {
+		AssetEvents  []v2AssetEventResponse `json:"asset_events"`
+		TotalEntries int                    `json:"total_entries"`
+	}{AssetEvents: []v2AssetEventResponse{}, TotalEntries: len(events)}
+	for _, e := range events {
+		out.AssetEvents = append(out.AssetEvents, v2AssetEvent(e))
+	}
+	return out, nil
 }
 
 // v2WaitMediaType is the wait route's streamed form, one JSON document
