@@ -128,6 +128,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableTryHistory: {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
 		tableAssets:     {&Asset{}, &Asset{}}, tableAssetEvents: {&AssetEvent{}, &AssetEvent{}},
 		tableDagVersions: {&DagVersion{}, &DagVersion{}}, tableDagFavorites: {&DagFavorite{}, &DagFavorite{}},
+		tableAssetQueue: {&AssetQueueEntry{}, &AssetQueueEntry{}}, tableConsumedEvents: {&ConsumedEvents{}, &ConsumedEvents{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
