@@ -491,7 +491,7 @@ func (o *operations) runResults(run *DagRun, taskIDs []string) ([]taskResult, er
 	ids = slices.Compact(ids)
 	var out []taskResult
 	for _, id := range ids {
-		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey)
+		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1)
 		if errors.Is(err, errNotFound) {
 			continue
 		}
