@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -216,5 +218,52 @@ tasks:
 	}
 	if runs, _ := ts.store.RunsOfDag("on_a", ""); len(runs) != 1 {
 		t.Errorf("on_a has %d runs after its queue was deleted, want 1", len(runs))
+	}
+}
+
+// A Python DAG scheduled on datasets (schedule=[orders, customers | fx])
+// keeps its condition: the builder's DAG names the three and holds once
+// orders and one of the other two have events.
+func TestPythonDAG_AssetSchedule(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	abs, _ := filepath.Abs("testdata/pydags/v2")
+	vars, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &DAGSet{}
+	c := config{DagsDir: abs, Edition: edition2, Python: "python3"}
+	if err := readPythonDAGs(context.Background(), c, vars, set, zerolog.New(zerolog.NewTestWriter(t))); err != nil {
+		t.Fatal(err)
+	}
+	var dag *DAG
+	for _, d := range set.DAGs {
+		if d.DagID == "py_taskflow" {
+			dag = d
+		}
+	}
+	if dag == nil || dag.AssetSchedule == nil {
+		t.Fatalf("py_taskflow %+v: want an asset schedule", dag)
+	}
+	var uris []string
+	for _, r := range dag.AssetSchedule.refs() {
+		uris = append(uris, r.URI)
+	}
+	if want := []string{"s3://bucket/orders", "s3://bucket/customers", "s3://bucket/fx"}; !slices.Equal(uris, want) {
+		t.Errorf("assets %v, want %v", uris, want)
+	}
+	for _, c := range []struct {
+		queued []string
+		want   bool
+	}{
+		{[]string{"s3://bucket/orders"}, false},
+		{[]string{"s3://bucket/customers", "s3://bucket/fx"}, false},
+		{[]string{"s3://bucket/orders", "s3://bucket/fx"}, true},
+	} {
+		got := dag.AssetSchedule.holds(func(r assetRef) bool { return slices.Contains(c.queued, r.URI) })
+		if got != c.want {
+			t.Errorf("holds with %v = %v, want %v", c.queued, got, c.want)
+		}
 	}
 }
