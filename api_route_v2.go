@@ -41,8 +41,8 @@ func (s *server) v2Routes() *routeTable {
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
-	// apiv2_assets.go). POST /assets/{asset_id}/materialize awaits the v2
-	// DAG run answer (DAGRunResponse).
+	// apiv2_assets.go). POST /assets/{asset_id}/materialize answers
+	// the DAG run (apiv2_runs.go).
 	qBefore := qV2Date("before")
 	t.add(http.MethodGet, "/assets", d.answer(s, s.V2GetAssets), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2Str("uri_pattern"),
 		qV2Strs("dag_ids"), qV2Bool("only_active"), qV2OrderBy))
@@ -54,6 +54,7 @@ func (s *server) v2Routes() *routeTable {
 		qV2Date("timestamp_gte"), qV2Date("timestamp_gt"), qV2Date("timestamp_lte"), qV2Date("timestamp_lt")))
 	t.add(http.MethodPost, "/assets/events", d.answer(s, func(req *apiRequest) (any, error) { return s.V2CreateAssetEvent(req.body) }),
 		v2Body(v2CreateAssetEventsBody))
+	t.add(http.MethodPost, "/assets/{asset_id}/materialize", d.answer(s, s.V2MaterializeAsset), withPathInts("asset_id"), v2OptionalBody(v2MaterializeBody))
 	t.add(http.MethodGet, "/assets/{asset_id}/queuedEvents", d.answer(s, s.V2GetQueuedEvents),
 		withPathInts("asset_id"), withQuery(qBefore))
 	t.add(http.MethodGet, "/assets/{asset_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetAsset(req.path["asset_id"]) }),

@@ -154,6 +154,12 @@ const v2TriggerIntervalsMsg = "Value error, Either both data_interval_start and 
 // checks it, then DAG.create_dagrun of a manual run, queued, triggered by
 // the REST API.
 func (s *server) v2TriggerDagRun(req *apiRequest) (any, error) {
+	return s.v2CreateRun(req, req.param("dag_id"), "")
+}
+
+// v2CreateRun creates a run of dagID of runType ("": manual) from a
+// TriggerDAGRunPostBody or a MaterializeAssetBody.
+func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error) {
 	b := req.body
 	start, hasStart := b["data_interval_start"].(time.Time)
 	end, hasEnd := b["data_interval_end"].(time.Time)
@@ -161,7 +167,7 @@ func (s *server) v2TriggerDagRun(req *apiRequest) (any, error) {
 		return nil, v2Invalid([]v2Issue{{Type: "value_error", Loc: []any{"body"}, Msg: v2TriggerIntervalsMsg,
 			Input: v2Input(req.ordered), Ctx: map[string]any{"error": map[string]any{}}}})
 	}
-	tr := triggerRequest{dagID: req.param("dag_id"), dateUnit: time.Microsecond, triggeredBy: "rest_api",
+	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: "rest_api",
 		checks: triggerChecks{runIDPattern: true}}
 	if date, ok := b["logical_date"].(time.Time); ok {
 		tr.date = &date

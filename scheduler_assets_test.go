@@ -267,3 +267,25 @@ func TestPythonDAG_AssetSchedule(t *testing.T) {
 		}
 	}
 }
+
+// POST /assets/{id}/materialize triggers the one DAG producing the asset
+// (an asset_materialization run, queued, answered as DAGRunResponse); an
+// asset nothing produces is Airflow's 404.
+func TestAPIv2_MaterializeAsset(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(v2AssetDAG))
+	ts.do(t, http.MethodGet, "/api/v2/assets", "") // registers the DAGs' assets: 1 report, 2 raw
+	res := ts.do(t, http.MethodPost, "/api/v2/assets/1/materialize", "")
+	if res.status != http.StatusOK || !strings.Contains(res.body, `"dag_id":"producer"`) || !strings.Contains(res.body, `"run_type":"asset_materialization"`) ||
+		!strings.Contains(res.body, `"state":"queued"`) || !strings.Contains(res.body, `"dag_run_id":"asset_materialization__`) {
+		t.Fatalf("materialize = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/assets/2/materialize", `{"logical_date": null}`); res.status != http.StatusNotFound ||
+		res.body != `{"detail":"No DAG materializes asset with ID: 2"}` {
+		t.Errorf("materialize an inlet = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/assets/1/materialize", `{"bogus": 1}`); res.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(res.body, `"extra_forbidden"`) {
+		t.Errorf("materialize with an unknown field = %d %s", res.status, res.body)
+	}
+}
