@@ -38,6 +38,7 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/monitor/health", d.answer(s, func(*apiRequest) (any, error) {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
+	s.v2RunRoutes(t)
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
@@ -100,8 +101,6 @@ func (s *server) v2Routes() *routeTable {
 	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody))
 	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody))
 	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody))
-	s.v2RunRoutes(t)
-
 	// Config, plugins, providers, jobs and DAG warnings (apiv2_meta.go).
 	s.v2MetaRoutes(t)
 

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
@@ -49,9 +48,8 @@ type v2DagRunCollection struct {
 }
 
 // v2Run renders a run as DAGRunResponse validates a DagRun. A run's
-// conf is a dict (DagRun.__init__: conf or {}); the DAG versions of its
-// task instances are airlite's DAG version rows once they are kept
-// (none until then).
+// conf is a dict (DagRun.__init__: conf or {}); its DAG versions are the
+// one it was created with (its task instances ran under it).
 func (s *server) v2Run(run *DagRun) v2DagRun {
 	out := v2DagRun{
 		DagRunID: run.RunID, DagID: run.DagID, QueuedAt: v2At(run.QueuedAt), StartDate: v2At(run.StartDate),
@@ -65,6 +63,11 @@ func (s *server) v2Run(run *DagRun) v2DagRun {
 	}
 	if run.DataIntervalStart != nil {
 		out.DataIntervalStart, out.DataIntervalEnd = v2At(run.DataIntervalStart), v2At(run.DataIntervalEnd)
+	}
+	if run.DagVersionID != "" {
+		if v, err := s.opts.Store.DagVersionByID(run.DagVersionID); err == nil {
+			out.DagVersions = []any{v2DagVersionOf(v)}
+		}
 	}
 	if run.TriggeredBy != "" {
 		by := run.TriggeredBy
@@ -88,36 +91,11 @@ var v2RunPhrases = phrasebook{
 	faultRunNotFound: func(e *opError) error { return v2RunNotFound(e.value("dag_id"), e.value("run_id")) },
 }
 
-// v2DBError is the detail _DatabaseErrorHandler answers with
-// (api_fastapi/common/exceptions.py), [api] expose_stacktrace off.
-type v2DBError struct {
-	Reason    string `json:"reason"`
-	Statement string `json:"statement"`
-	OrigError string `json:"orig_error"`
-	Message   string `json:"message"`
-}
-
-// v2RunUniqueViolation is the 409 of a trigger whose run_id or logical
-// date the DAG has already (dag_run_dag_id_run_id_key,
-// dag_run_dag_id_logical_date_key): _UniqueConstraintErrorHandler, with a
-// random lookup id as Airflow's get_random_string makes it.
-func v2RunUniqueViolation() error {
-	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	id := make([]byte, 8)
-	for i := range id {
-		id[i] = letters[rand.IntN(len(letters))]
-	}
-	return &v2Error{status: http.StatusConflict, detail: v2DBError{
-		Reason: "Unique constraint violation", Statement: "hidden", OrigError: "hidden",
-		Message: "Serious error when handling your request. Check logs for more details - " +
-			"you will find it in api server when you look for ID " + string(id)}}
-}
-
 // v2TriggerPhrases is trigger_dag_run's wording.
 var v2TriggerPhrases = phrasebook{
 	faultDagNotFound:  v2TriggerDagMissing,
 	faultDagNotLoaded: v2TriggerDagMissing,
-	faultRunExists:    func(*opError) error { return v2RunUniqueViolation() },
+	faultRunExists:    func(*opError) error { return v2UniqueViolation() },
 	// DagRun.validate_run_id's ValueError, a 400 with its text
 	// (airflow-core/src/airflow/models/dagrun.py RUN_ID_REGEX; [scheduler]
 	// allowed_run_id_pattern's default).
@@ -271,9 +249,17 @@ var v2RunOrder = []string{"id", "state", "dag_id", "run_id", "logical_date", "ru
 func (s *server) v2GetDagRuns(req *apiRequest) (any, error) {
 	q := req.query
 	dagID := req.param("dag_id")
-	states, err := v2RunStateNames(q.list("state"))
+	asked := q.list("state")
+	known, err := v2RunStates(asked)
 	if err != nil {
 		return nil, err
+	}
+	var states []string
+	for _, st := range known {
+		states = append(states, string(st))
+	}
+	if len(asked) > 0 && len(states) == 0 {
+		states = []string{"none"} // NULL: no run has no state
 	}
 	types, err := v2RunTypes(s.rules(), q.list("run_type"))
 	if err != nil {
@@ -322,21 +308,6 @@ func v2RunOrderKeys(keys []v2SortKey) []runOrderKey {
 		out[i] = runOrderKey{attr: k.attr, desc: k.desc}
 	}
 	return out
-}
-
-// v2RunStateNames is _transform_dag_run_states: "none" is NULL (no run has
-// it), any other value must be a DagRunState.
-func v2RunStateNames(names []string) ([]string, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	for _, n := range names {
-		if n != "none" && !RunState(n).Known() {
-			return nil, &v2Error{status: http.StatusUnprocessableEntity,
-				detail: "Invalid value for state. Valid values are queued, running, success, failed"}
-		}
-	}
-	return names, nil
 }
 
 // v2RunTypes is _transform_dag_run_types.

@@ -49,8 +49,12 @@ func TestAPIv2_TriggerDagRun(t *testing.T) {
 	want := `{"dag_run_id":"dag_run_5","dag_id":"v2runs","logical_date":"2024-05-01T10:00:00.123456Z","queued_at":"2024-05-01T10:00:00.123456Z",` +
 		`"start_date":null,"end_date":null,"duration":null,"data_interval_start":"2024-05-01T10:00:00.123456Z","data_interval_end":"2024-05-01T10:00:00.123456Z",` +
 		`"run_after":"2024-05-01T10:00:00.123456Z","last_scheduling_decision":null,"run_type":"manual","state":"queued","triggered_by":"rest_api",` +
-		`"triggering_user_name":"Anonymous","conf":{},"note":"test-note","dag_versions":[],"bundle_version":null,"dag_display_name":"v2runs","partition_key":null}`
-	if res.status != http.StatusOK || res.body != want {
+		`"triggering_user_name":"Anonymous","conf":{},"note":"test-note","dag_versions":[{"id":"<uuid>","version_number":1,"dag_id":"v2runs",` +
+		`"bundle_name":"dags-folder","bundle_version":null,"created_at":"2024-05-01T10:00:00.123456Z","dag_display_name":"v2runs","bundle_url":null}],` +
+		`"bundle_version":null,"dag_display_name":"v2runs","partition_key":null}`
+	// The DAG version's id is a UUID of its own.
+	body := regexp.MustCompile(`"id":"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"`).ReplaceAllString(res.body, `"id":"<uuid>"`)
+	if res.status != http.StatusOK || body != want {
 		t.Errorf("trigger = %d %s\nwant 200 %s", res.status, res.body, want)
 	}
 	// Without a run id: manual__ and run_after; the interval given is kept.

@@ -149,8 +149,6 @@ type runOrderKey struct {
 	desc bool
 }
 
-// timeRange is ops_dags.go's.
-
 // floatRange is timeRange for a number.
 type floatRange struct{ gte, gt, lte, lt *float64 }
 
@@ -491,7 +489,7 @@ func (o *operations) runResults(run *DagRun, taskIDs []string) ([]taskResult, er
 	ids = slices.Compact(ids)
 	var out []taskResult
 	for _, id := range ids {
-		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1)
+		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1) // an unmapped task's value
 		if errors.Is(err, errNotFound) {
 			continue
 		}
