@@ -44,7 +44,7 @@ func (s *server) v2Routes() *routeTable {
 	// /assets/aliases and /assets/events before /assets/{asset_id};
 	// apiv2_assets.go). POST /assets/{asset_id}/materialize answers
 	// the DAG run (apiv2_runs.go).
-	qBefore := qV2Date("before")
+	qBefore := qV2Str("before") // the document declares a plain string
 	t.add(http.MethodGet, "/assets", d.answer(s, s.V2GetAssets), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2Str("uri_pattern"),
 		qV2Strs("dag_ids"), qV2Bool("only_active"), qV2OrderBy))
 	t.add(http.MethodGet, "/assets/aliases", d.answer(s, s.V2GetAssetAliases), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2OrderBy))

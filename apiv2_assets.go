@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // v2AssetResponse is AssetResponse.
@@ -343,6 +344,20 @@ type v2QueuedEventCollection struct {
 	TotalEntries int             `json:"total_entries"`
 }
 
+// v2Before is the before query parameter as a time (nil: absent or not
+// a date, which filters nothing).
+func v2Before(q v1Values) *time.Time {
+	raw, ok := q.str("before")
+	if !ok {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
 // v2QueuedIDs reads the routes' dag_id and asset_id ("" and 0: absent).
 func v2QueuedIDs(req *apiRequest) (string, int64) {
 	id, _ := strconv.ParseInt(req.path["asset_id"], 10, 64)
@@ -354,7 +369,7 @@ func v2QueuedIDs(req *apiRequest) (string, int64) {
 // included; with both ids, get_dag_asset_queued_event: the one entry.
 func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
 	dagID, assetID := v2QueuedIDs(req)
-	rows, err := s.ops.queuedAssetEvents(dagID, assetID, req.query.v2Time("before"))
+	rows, err := s.ops.queuedAssetEvents(dagID, assetID, v2Before(req.query))
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
@@ -373,7 +388,7 @@ func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
 // or Airflow's 404 when nothing was deleted.
 func (s *server) V2DeleteQueuedEvents(req *apiRequest) error {
 	dagID, assetID := v2QueuedIDs(req)
-	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, req.query.v2Time("before")))
+	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, v2Before(req.query)))
 }
 
 // v2AssetAlias answers GET /assets/aliases/{asset_alias_id}.

@@ -115,6 +115,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runURLDagInQuery":        r.runURLDagInQuery,
 			"runURLByRunID":           r.runURLByRunID,
 			"uiDagPath":               r.uiDagPath,
+			"assetTimetable":          r.assetTimetable,
 			"confObjectOnly":          r.confObjectOnly,
 			"confString":              r.confString,
 			"emptyConf":               r.emptyConf,
@@ -211,12 +212,14 @@ func TestEditionRules_Table(t *testing.T) {
 		"runURLDagInQuery":      false,
 		"runURLByRunID":         false,
 		"uiDagPath":             "",
-		"confObjectOnly":        true,
-		"confString":            false,
-		"emptyConf":             json.RawMessage(`{}`),
-		"checkRunID":            true,
-		"nullFlagFalse":         true,
-		"flagTrue":              []string{"t", "true", "y", "yes", "1", "on"},
+		// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
+		"assetTimetable": Timetable{Summary: "Dataset", Description: "Triggered by datasets"},
+		"confObjectOnly": true,
+		"confString":     false,
+		"emptyConf":      json.RawMessage(`{}`),
+		"checkRunID":     true,
+		"nullFlagFalse":  true,
+		"flagTrue":       []string{"t", "true", "y", "yes", "1", "on"},
 		"triggerRules": []string{"all_done=all_done none true", "all_done_setup_success=all_done_setup_success none true",
 			"all_failed=all_failed none true", "all_skipped=all_skipped skipped false", "all_success=all_success upstream_failed false",
 			"always=always none true", "dummy=always none true", "none_failed=none_failed upstream_failed false",
@@ -320,6 +323,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runURLDagInQuery":        true,
 			"runURLByRunID":           false,
 			"uiDagPath":               "",
+			"assetTimetable":          Timetable{}, // no datasets
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -402,6 +406,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runURLDagInQuery":        true,
 			"runURLByRunID":           false,
 			"uiDagPath":               "",
+			"assetTimetable":          Timetable{}, // no datasets
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -522,7 +527,9 @@ func want3(want2 map[string]any) map[string]any {
 		"staleOnImportError":    true,
 		// Airflow 3.2.1's example DAGs; its UI's run and DAG pages.
 		"pythonSurface": "3",
-		"examples":      "fixtures/3.2.1", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true, "uiRunPath": "/dags/:dag_id/runs/:run_id",
+		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
+		"assetTimetable": Timetable{Summary: "Asset", Description: "Triggered by assets"},
+		"examples":       "fixtures/3.2.1", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true, "uiRunPath": "/dags/:dag_id/runs/:run_id",
 	} {
 		w[k] = v
 	}

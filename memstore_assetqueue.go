@@ -268,3 +268,28 @@ func checkAssetQueueEntry(obj any) error {
 func checkConsumedEvents(obj any) error {
 	return checkRowID("run id", obj.(*ConsumedEvents).RunRowID)
 }
+
+// AssetByRef is the asset ref names, or nil.
+func (v storeView) AssetByRef(ref assetRef) (*Asset, error) {
+	raw, err := v.txn.First(tableAssets, "name_uri", ref.Name+"\x00"+ref.URI)
+	if err != nil {
+		return nil, fmt.Errorf("look up asset %s: %w", ref.URI, err)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*Asset), nil
+}
+
+// AssetEvents lists every asset event by id.
+func (v storeView) AssetEvents() ([]*AssetEvent, error) {
+	it, err := v.txn.Get(tableAssetEvents, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list asset events: %w", err)
+	}
+	var out []*AssetEvent
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*AssetEvent))
+	}
+	return out, nil
+}

@@ -74,17 +74,17 @@ func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*As
 	}
 	assetIDs := map[int64]bool{}
 	for _, ref := range dag.AssetSchedule.refs() {
-		raw, err := v.txn.First(tableAssets, "name_uri", ref.Name+"\x00"+ref.URI)
+		a, err := v.AssetByRef(ref)
 		if err != nil {
-			return nil, fmt.Errorf("look up asset %s: %w", ref.URI, err)
+			return nil, err
 		}
-		if raw != nil {
-			assetIDs[raw.(*Asset).ID] = true
+		if a != nil {
+			assetIDs[a.ID] = true
 		}
 	}
 	holds := dag.AssetSchedule.holds(func(ref assetRef) bool {
-		raw, err := v.txn.First(tableAssets, "name_uri", ref.Name+"\x00"+ref.URI)
-		return err == nil && raw != nil && queuedIDs[raw.(*Asset).ID]
+		a, err := v.AssetByRef(ref)
+		return err == nil && a != nil && queuedIDs[a.ID]
 	})
 	if !holds {
 		return nil, nil
@@ -93,14 +93,13 @@ func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*As
 	if err != nil {
 		return nil, err
 	}
-	it, err := v.txn.Get(tableAssetEvents, indexID)
+	all, err := v.AssetEvents()
 	if err != nil {
-		return nil, fmt.Errorf("list asset events: %w", err)
+		return nil, err
 	}
 	var events []int64
 	var first, last time.Time
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		e := raw.(*AssetEvent)
+	for _, e := range all {
 		if !assetIDs[e.AssetID] || e.Timestamp.After(triggered) || (prev != nil && !e.Timestamp.After(prev.After())) {
 			continue
 		}
