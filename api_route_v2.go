@@ -43,9 +43,9 @@ func (s *server) v2Routes() *routeTable {
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
-	// apiv2_assets.go). POST /assets/{asset_id}/materialize awaits the v2
-	// DAG run answer (DAGRunResponse).
-	qBefore := qV2Str("before")
+	// apiv2_assets.go). POST /assets/{asset_id}/materialize answers
+	// the DAG run (apiv2_runs.go).
+	qBefore := qV2Str("before") // the document declares a plain string
 	t.add(http.MethodGet, "/assets", d.answer(s, s.V2GetAssets), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2Str("uri_pattern"),
 		qV2Strs("dag_ids"), qV2Bool("only_active"), qV2OrderBy))
 	t.add(http.MethodGet, "/assets/aliases", d.answer(s, s.V2GetAssetAliases), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2OrderBy))
@@ -56,22 +56,19 @@ func (s *server) v2Routes() *routeTable {
 		qV2Date("timestamp_gte"), qV2Date("timestamp_gt"), qV2Date("timestamp_lte"), qV2Date("timestamp_lt")))
 	t.add(http.MethodPost, "/assets/events", d.answer(s, func(req *apiRequest) (any, error) { return s.V2CreateAssetEvent(req.body) }),
 		v2Body(v2CreateAssetEventsBody))
-	t.add(http.MethodGet, "/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents("", req.path["asset_id"]) }),
+	t.add(http.MethodPost, "/assets/{asset_id}/materialize", d.answer(s, s.V2MaterializeAsset), withPathInts("asset_id"), v2OptionalBody(v2MaterializeBody))
+	t.add(http.MethodGet, "/assets/{asset_id}/queuedEvents", d.answer(s, s.V2GetQueuedEvents),
 		withPathInts("asset_id"), withQuery(qBefore))
 	t.add(http.MethodGet, "/assets/{asset_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetAsset(req.path["asset_id"]) }),
 		withPathInts("asset_id"))
-	t.add(http.MethodGet, "/dags/{dag_id}/assets/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents(req.path["dag_id"], "") }),
+	t.add(http.MethodGet, "/dags/{dag_id}/assets/queuedEvents", d.answer(s, s.V2GetQueuedEvents),
 		withQuery(qBefore))
-	t.add(http.MethodGet, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error {
-		return v2QueuedEvents(req.path["dag_id"], req.path["asset_id"])
-	}), withPathInts("asset_id"), withQuery(qBefore))
-	t.add(http.MethodDelete, "/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents("", req.path["asset_id"]) }),
+	t.add(http.MethodGet, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.answer(s, s.V2GetQueuedEvents), withPathInts("asset_id"), withQuery(qBefore))
+	t.add(http.MethodDelete, "/assets/{asset_id}/queuedEvents", d.deleted(s, s.V2DeleteQueuedEvents),
 		withPathInts("asset_id"), withQuery(qBefore))
-	t.add(http.MethodDelete, "/dags/{dag_id}/assets/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents(req.path["dag_id"], "") }),
+	t.add(http.MethodDelete, "/dags/{dag_id}/assets/queuedEvents", d.deleted(s, s.V2DeleteQueuedEvents),
 		withQuery(qBefore))
-	t.add(http.MethodDelete, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error {
-		return v2QueuedEvents(req.path["dag_id"], req.path["asset_id"])
-	}), withPathInts("asset_id"), withQuery(qBefore))
+	t.add(http.MethodDelete, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.deleted(s, s.V2DeleteQueuedEvents), withPathInts("asset_id"), withQuery(qBefore))
 
 	// Connections (core_api/routes/public/connections.py, in its order; apiv2_connections.go).
 	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }))
@@ -105,7 +102,6 @@ func (s *server) v2Routes() *routeTable {
 	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody))
 	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody))
 	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody))
-
 	// Config, plugins, providers, jobs and DAG warnings (apiv2_meta.go).
 	s.v2MetaRoutes(t)
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // v2AssetResponse is AssetResponse.
@@ -289,9 +290,105 @@ var apiv2AssetPhrases = phrasebook{
 	},
 }
 
-// v2QueuedEvents answers the queued-event rows: none exist.
-func v2QueuedEvents(dagID, assetID string) error {
-	return apiv2AssetPhrases.phrase(assetQueuedEvents(dagID, assetID))
+// v2MaterializeBody is MaterializeAssetBody (3.2.1's document): the
+// trigger's fields, none required; the body itself may be left out.
+var v2MaterializeBody = &v2Model{name: "MaterializeAssetBody", fields: []v2Field{
+	{name: "dag_run_id", typ: v2TStr, nullable: true},
+	{name: "data_interval_start", typ: v2TAware, nullable: true},
+	{name: "data_interval_end", typ: v2TAware, nullable: true},
+	{name: "logical_date", typ: v2TAware, nullable: true},
+	{name: "run_after", typ: v2TTime, nullable: true},
+	{name: "conf", typ: v2TDict, nullable: true},
+	{name: "note", typ: v2TStr, nullable: true},
+	{name: "partition_key", typ: v2TStr, nullable: true},
+}}
+
+// v2OptionalBody is v2Body for a body that may be absent or null
+// (MaterializeAssetBody | None): then it is the model's defaults.
+func v2OptionalBody(model *v2Model) func(*apiRoute) {
+	return withBody(func(v any) (map[string]any, error) {
+		switch v.(type) {
+		case v2NoInput, nil:
+			return map[string]any{}, nil
+		}
+		out, issues := model.validate(v, []any{"body"})
+		if issues != nil {
+			return nil, v2Invalid(issues)
+		}
+		return out, nil
+	})
+}
+
+// V2MaterializeAsset is materialize_asset (routes/public/assets.py): a
+// run of the one DAG producing the asset, of type asset_materialization,
+// queued, answered as the DAG run.
+func (s *server) V2MaterializeAsset(req *apiRequest) (any, error) {
+	id, _ := strconv.ParseInt(req.path["asset_id"], 10, 64)
+	dagID, err := s.ops.materializer(id)
+	if err != nil {
+		return nil, apiv2AssetPhrases.phrase(err)
+	}
+	return s.v2CreateRun(req, dagID, "asset_materialization")
+}
+
+// v2QueuedEvent is QueuedEventResponse (datamodels/assets.py).
+type v2QueuedEvent struct {
+	DagID          string `json:"dag_id"`
+	AssetID        int64  `json:"asset_id"`
+	CreatedAt      v2When `json:"created_at"`
+	DagDisplayName string `json:"dag_display_name"`
+}
+
+type v2QueuedEventCollection struct {
+	QueuedEvents []v2QueuedEvent `json:"queued_events"`
+	TotalEntries int             `json:"total_entries"`
+}
+
+// v2Before is the before query parameter as a time (nil: absent or not
+// a date, which filters nothing).
+func v2Before(q v1Values) *time.Time {
+	raw, ok := q.str("before")
+	if !ok {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
+// v2QueuedIDs reads the routes' dag_id and asset_id ("" and 0: absent).
+func v2QueuedIDs(req *apiRequest) (string, int64) {
+	id, _ := strconv.ParseInt(req.path["asset_id"], 10, 64)
+	return req.path["dag_id"], id
+}
+
+// V2GetQueuedEvents is get_asset_queued_events and
+// get_dag_asset_queued_events (routes/public/assets.py): the entries, none
+// included; with both ids, get_dag_asset_queued_event: the one entry.
+func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
+	dagID, assetID := v2QueuedIDs(req)
+	rows, err := s.ops.queuedAssetEvents(dagID, assetID, v2Before(req.query))
+	if err != nil {
+		return nil, apiv2AssetPhrases.phrase(err)
+	}
+	out := v2QueuedEventCollection{QueuedEvents: []v2QueuedEvent{}, TotalEntries: len(rows)}
+	for _, e := range rows {
+		out.QueuedEvents = append(out.QueuedEvents, v2QueuedEvent{DagID: e.DagID, AssetID: e.AssetID, CreatedAt: v2When(e.CreatedAt), DagDisplayName: e.DagID})
+	}
+	if dagID != "" && assetID != 0 {
+		return out.QueuedEvents[0], nil
+	}
+	return out, nil
+}
+
+// V2DeleteQueuedEvents is delete_asset_queued_events,
+// delete_dag_asset_queued_events and delete_dag_asset_queued_event: 204,
+// or Airflow's 404 when nothing was deleted.
+func (s *server) V2DeleteQueuedEvents(req *apiRequest) error {
+	dagID, assetID := v2QueuedIDs(req)
+	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, v2Before(req.query)))
 }
 
 // v2AssetAlias answers GET /assets/aliases/{asset_alias_id}.

@@ -52,9 +52,10 @@ func TestAPIv2_Assets(t *testing.T) {
 		{method: "GET", path: "/api/v2/assets/events?timestamp_lt=2000-01-01", wantStatus: 200, wantBody: `{"asset_events":[],"total_entries":0}`},
 		{method: "GET", path: "/api/v2/assets/aliases", wantStatus: 200, wantBody: `{"asset_aliases":[],"total_entries":0}`},
 		{method: "GET", path: "/api/v2/assets/aliases/3", wantStatus: 404, wantBody: "{\"detail\":\"The Asset Alias with ID: `3` was not found\"}"},
-		{method: "GET", path: "/api/v2/assets/1/queuedEvents", wantStatus: 404, wantBody: "{\"detail\":\"Queue event with asset_id: `1` was not found\"}"},
+		// 3.2.1's document gives the two list routes no 404: none is an empty list.
+		{method: "GET", path: "/api/v2/assets/1/queuedEvents", wantStatus: 200, wantBody: `{"queued_events":[],"total_entries":0}`},
 		{method: "DELETE", path: "/api/v2/assets/1/queuedEvents", wantStatus: 404, wantBody: "{\"detail\":\"Queue event with asset_id: `1` was not found\"}"},
-		{method: "GET", path: "/api/v2/dags/producer/assets/queuedEvents", wantStatus: 404, wantBody: "{\"detail\":\"Queue event with dag_id: `producer` was not found\"}"},
+		{method: "GET", path: "/api/v2/dags/producer/assets/queuedEvents", wantStatus: 200, wantBody: `{"queued_events":[],"total_entries":0}`},
 		{method: "DELETE", path: "/api/v2/dags/producer/assets/queuedEvents", wantStatus: 404, wantBody: "{\"detail\":\"Queue event with dag_id: `producer` was not found\"}"},
 		{method: "GET", path: "/api/v2/dags/producer/assets/1/queuedEvents", wantStatus: 404,
 			wantBody: "{\"detail\":\"Queued event with dag_id: `producer` and asset_id: `1` was not found\"}"},

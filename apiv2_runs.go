@@ -132,6 +132,12 @@ const v2TriggerIntervalsMsg = "Value error, Either both data_interval_start and 
 // checks it, then DAG.create_dagrun of a manual run, queued, triggered by
 // the REST API.
 func (s *server) v2TriggerDagRun(req *apiRequest) (any, error) {
+	return s.v2CreateRun(req, req.param("dag_id"), "")
+}
+
+// v2CreateRun creates a run of dagID of runType ("": manual) from a
+// TriggerDAGRunPostBody or a MaterializeAssetBody.
+func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error) {
 	b := req.body
 	start, hasStart := b["data_interval_start"].(time.Time)
 	end, hasEnd := b["data_interval_end"].(time.Time)
@@ -139,7 +145,7 @@ func (s *server) v2TriggerDagRun(req *apiRequest) (any, error) {
 		return nil, v2Invalid([]v2Issue{{Type: "value_error", Loc: []any{"body"}, Msg: v2TriggerIntervalsMsg,
 			Input: v2Input(req.ordered), Ctx: map[string]any{"error": map[string]any{}}}})
 	}
-	tr := triggerRequest{dagID: req.param("dag_id"), dateUnit: time.Microsecond, triggeredBy: "rest_api",
+	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: "rest_api",
 		checks: triggerChecks{runIDPattern: true}}
 	if date, ok := b["logical_date"].(time.Time); ok {
 		tr.date = &date
@@ -620,15 +626,24 @@ func (s *server) v2ClearedTIs(run *DagRun, tis []*TaskInstance) v2RunClearedTIs 
 }
 
 // v2UpstreamAssetEvents is get_upstream_asset_events: the asset events a
-// run consumed, none for a run that no asset triggered.
+// run consumed (scheduler_assets.go), none for a run no asset triggered.
 func (s *server) v2UpstreamAssetEvents(req *apiRequest) (any, error) {
-	if _, err := s.ops.runByID(req.param("dag_id"), req.param("dag_run_id")); err != nil {
+	run, err := s.ops.runByID(req.param("dag_id"), req.param("dag_run_id"))
+	if err != nil {
 		return nil, v2RunPhrases.phrase(err)
 	}
-	return struct {
-		AssetEvents  []any `json:"asset_events"`
-		TotalEntries int   `json:"total_entries"`
-	}{AssetEvents: []any{}, TotalEntries: 0}, nil
+	events, err := s.ops.consumedAssetEvents(run)
+	if err != nil {
+		return nil, err
+	}
+	out := struct {
+		AssetEvents  []v2AssetEventResponse `json:"asset_events"`
+		TotalEntries int                    `json:"total_entries"`
+	}{AssetEvents: []v2AssetEventResponse{}, TotalEntries: len(events)}
+	for _, e := range events {
+		out.AssetEvents = append(out.AssetEvents, v2AssetEvent(e))
+	}
+	return out, nil
 }
 
 // v2WaitMediaType is the wait route's streamed form, one JSON document

@@ -31,6 +31,9 @@ type DAG struct {
 	// Timetable: a schedule shown but not run by airlite (dagSpec.Timetable);
 	// Schedule is nil then.
 	Timetable *Timetable
+	// AssetSchedule: the assets the DAG is scheduled on (then Timetable
+	// shows it, and the scheduler runs it on their events); nil: none.
+	AssetSchedule *assetCond
 	// ParamDocs: Params' descriptions and schemas, when the file gave them.
 	ParamDocs map[string]ParamDoc
 	// TaskGroup is the DAG's root task group as its file made it (a

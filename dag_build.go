@@ -56,6 +56,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		ParamDocs:            s.ParamDocs,
 		DocMD:                s.DocMD,
 		Timetable:            s.Timetable,
+		AssetSchedule:        s.AssetSchedule,
 		TaskGroup:            s.TaskGroup,
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
@@ -79,7 +80,17 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	if dag.MaxActiveTasks < 1 {
 		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", limitPos.Line, limitKey, dag.MaxActiveTasks)
 	}
-	schedule, cron, err := buildSchedule(s.ScheduleInterval, s.Schedule, r.cronDays)
+	sched := s.Schedule
+	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" {
+		// Scheduled on assets: no schedule that runs on the clock, the
+		// edition's DatasetTriggeredTimetable/AssetTriggeredTimetable to show.
+		sched = scheduleSpec{Given: true, Pos: sched.Pos}
+		tt := r.assetTimetable
+		dag.Timetable = &tt
+	} else {
+		dag.AssetSchedule = nil
+	}
+	schedule, cron, err := buildSchedule(s.ScheduleInterval, sched, r.cronDays)
 	if err != nil {
 		return nil, err
 	}

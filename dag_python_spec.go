@@ -128,7 +128,67 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 		}
 	}
 	s.Timetable = &Timetable{Summary: summary, Description: desc}
+	if kind == "DatasetTriggeredTimetable" || kind == "AssetTriggeredTimetable" {
+		cond, err := pyAssetCondition(d.Timetable.Var)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", kind, err)
+		}
+		s.AssetSchedule = cond
+	}
 	return nil
+}
+
+// pyAssetCondition reads a DatasetTriggeredTimetable's serialized form:
+// its dataset_condition (asset_condition in Airflow 3), as 2.10.3
+// serialization/serialized_objects.py encode_dataset_condition writes it.
+// An alias in the condition never holds: airlite resolves no aliases.
+func pyAssetCondition(raw json.RawMessage) (*assetCond, error) {
+	var tt map[string]any
+	if err := json.Unmarshal(raw, &tt); err != nil {
+		return nil, fmt.Errorf("decode timetable: %w", err)
+	}
+	v, ok := tt["dataset_condition"]
+	if !ok {
+		v = tt["asset_condition"]
+	}
+	return assetCondOf(v)
+}
+
+// assetCondOf reads one encoded condition: {"__type": "dataset", "uri"}
+// (or "asset"), or "dataset_all"/"dataset_any" (asset_all, asset_any)
+// with "objects".
+func assetCondOf(v any) (*assetCond, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("asset condition %v: want an object", v)
+	}
+	typ, _ := m["__type"].(string)
+	switch typ {
+	case "dataset", "asset":
+		ref, ok := assetOf(m)
+		if !ok {
+			return nil, fmt.Errorf("asset condition: an asset without a uri or a name")
+		}
+		return &assetCond{Ref: ref}, nil
+	case "dataset_all", "asset_all", "dataset_any", "asset_any":
+		op := assetCondAll
+		if strings.HasSuffix(typ, "_any") {
+			op = assetCondAny
+		}
+		objs, _ := m["objects"].([]any)
+		c := &assetCond{Op: op}
+		for _, o := range objs {
+			sub, err := assetCondOf(o)
+			if err != nil {
+				return nil, err
+			}
+			c.Of = append(c.Of, sub)
+		}
+		return c, nil
+	case "dataset_alias", "asset_alias":
+		return &assetCond{Op: assetCondAny}, nil // holds never
+	}
+	return nil, fmt.Errorf("asset condition of type %q", typ)
 }
 
 // pyCallablesThatRun are the tasks of d whose Python callable airlite

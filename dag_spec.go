@@ -88,6 +88,9 @@ type dagSpec struct {
 	// dataset-triggered DAG, a CronTriggerTimetable, a custom timetable):
 	// nil for the schedules above.
 	Timetable *Timetable
+	// AssetSchedule is a schedule on assets (a list of them, or their &/|
+	// condition): Timetable says how Airflow shows it.
+	AssetSchedule *assetCond
 	// ParamDocs are each param's description and schema, by name, when the
 	// front end has them (Python's Param); Params holds the values.
 	ParamDocs map[string]ParamDoc

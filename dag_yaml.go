@@ -193,6 +193,7 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		Description:          f.Description,
 		ScheduleInterval:     yamlSchedule(&f.ScheduleInterval),
 		Schedule:             yamlSchedule(&f.Schedule),
+		AssetSchedule:        yamlAssetCond(&f.Schedule),
 		StartDate:            f.StartDate.at(now),
 		EndDate:              f.EndDate.at(now),
 		Catchup:              f.Catchup,
@@ -224,6 +225,67 @@ func yamlSchedule(n *yaml.Node) scheduleSpec {
 	}
 	expr := n.Value
 	return scheduleSpec{Given: true, Expr: &expr, Pos: specPos{Line: n.Line}}
+}
+
+// yamlAssetCond reads schedule as assets, when it is a list of them (a
+// uri, or a mapping with a uri and/or a name: their DatasetAll) or a
+// mapping with one key, all or any, holding such a list (& and | in a
+// Python file); nil when it is not.
+func yamlAssetCond(n *yaml.Node) *assetCond {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		c := &assetCond{Op: assetCondAll}
+		for _, item := range n.Content {
+			sub := yamlAssetItem(item)
+			if sub == nil {
+				return nil
+			}
+			c.Of = append(c.Of, sub)
+		}
+		if len(c.Of) == 0 {
+			return nil
+		}
+		return c
+	case yaml.MappingNode:
+		if len(n.Content) == 2 && (n.Content[0].Value == assetCondAll || n.Content[0].Value == assetCondAny) {
+			c := yamlAssetCond(n.Content[1])
+			if c == nil || n.Content[1].Kind != yaml.SequenceNode {
+				return nil
+			}
+			c.Op = n.Content[0].Value
+			return c
+		}
+	}
+	return nil
+}
+
+// yamlAssetItem is one element of an asset list: an asset or a nested
+// condition.
+func yamlAssetItem(n *yaml.Node) *assetCond {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag != "!!str" || n.Value == "" {
+			return nil
+		}
+		return &assetCond{Ref: assetRef{Name: n.Value, URI: n.Value}}
+	case yaml.MappingNode:
+		var m map[string]any
+		if err := n.Decode(&m); err != nil {
+			return nil
+		}
+		if _, nested := m[assetCondAll]; nested {
+			return yamlAssetCond(n)
+		}
+		if _, nested := m[assetCondAny]; nested {
+			return yamlAssetCond(n)
+		}
+		ref, ok := assetOf(m)
+		if !ok {
+			return nil
+		}
+		return &assetCond{Ref: ref}
+	}
+	return nil
 }
 
 // readYAMLTasks reads default_args and the tasks into s, up to the first

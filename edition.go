@@ -322,6 +322,11 @@ type dagFileRules struct {
 	// dag_processing/collection.py _update_import_errors sets is_stale).
 	staleDAGAfter      time.Duration
 	staleOnImportError bool
+
+	// assetTimetable is how a DAG scheduled on assets shows its schedule
+	// (summary and description of DatasetTriggeredTimetable, Airflow 2;
+	// AssetTriggeredTimetable, Airflow 3); zero: no such schedules (1.10).
+	assetTimetable Timetable
 }
 
 // staleDAGsKept is a staleDAGAfter that never comes.
@@ -478,6 +483,8 @@ var (
 			ignoreMatchesFolderPath: false,
 			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
 			staleDAGAfter: 50 * time.Second,
+			// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
+			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets"},
 		},
 
 		templateRules: templateRules{
@@ -650,6 +657,8 @@ var (
 		// (python/airflow, "3").
 		r.pythonSurface = "3"
 		r.staleOnImportError = true
+		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
+		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets"}
 		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).
 		r.examples = "fixtures/3.2.1"
 		// Airflow 3's UI addresses a run by its id

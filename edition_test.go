@@ -116,6 +116,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runURLDagInQuery":        r.runURLDagInQuery,
 			"runURLByRunID":           r.runURLByRunID,
 			"uiDagPath":               r.uiDagPath,
+			"assetTimetable":          r.assetTimetable,
 			"confObjectOnly":          r.confObjectOnly,
 			"confString":              r.confString,
 			"emptyConf":               r.emptyConf,
@@ -213,12 +214,14 @@ func TestEditionRules_Table(t *testing.T) {
 		"runURLDagInQuery":      false,
 		"runURLByRunID":         false,
 		"uiDagPath":             "",
-		"confObjectOnly":        true,
-		"confString":            false,
-		"emptyConf":             json.RawMessage(`{}`),
-		"checkRunID":            true,
-		"nullFlagFalse":         true,
-		"flagTrue":              []string{"t", "true", "y", "yes", "1", "on"},
+		// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
+		"assetTimetable": Timetable{Summary: "Dataset", Description: "Triggered by datasets"},
+		"confObjectOnly": true,
+		"confString":     false,
+		"emptyConf":      json.RawMessage(`{}`),
+		"checkRunID":     true,
+		"nullFlagFalse":  true,
+		"flagTrue":       []string{"t", "true", "y", "yes", "1", "on"},
 		"triggerRules": []string{"all_done=all_done none true", "all_done_setup_success=all_done_setup_success none true",
 			"all_failed=all_failed none true", "all_skipped=all_skipped skipped false", "all_success=all_success upstream_failed false",
 			"always=always none true", "dummy=always none true", "none_failed=none_failed upstream_failed false",
@@ -324,6 +327,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runURLDagInQuery":        true,
 			"runURLByRunID":           false,
 			"uiDagPath":               "",
+			"assetTimetable":          Timetable{}, // no datasets
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -408,6 +412,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runURLDagInQuery":        true,
 			"runURLByRunID":           false,
 			"uiDagPath":               "",
+			"assetTimetable":          Timetable{}, // no datasets
 			"confObjectOnly":          false,
 			"confString":              true,
 			"emptyConf":               json.RawMessage(nil),
@@ -536,6 +541,8 @@ func want3(want2 map[string]any) map[string]any {
 		"dagRunStr":             "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. run_type: >",
 		"templateExecutionDate": false,
 		"backfills":             true,
+		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
+		"assetTimetable": Timetable{Summary: "Asset", Description: "Triggered by assets"},
 	} {
 		w[k] = v
 	}

@@ -187,6 +187,15 @@ func insertAssetEventTxn(txn *memdb.Txn, e AssetEvent) (*AssetEvent, error) {
 	if err := txn.Insert(tableAssetEvents, &e); err != nil {
 		return nil, fmt.Errorf("store asset event: %w", err)
 	}
+	raw, err := txn.First(tableAssets, indexID, e.AssetID)
+	if err != nil {
+		return nil, fmt.Errorf("look up asset %d: %w", e.AssetID, err)
+	}
+	if raw != nil {
+		if err := queueAssetEventTxn(txn, raw.(*Asset), e.Timestamp); err != nil {
+			return nil, err
+		}
+	}
 	return &e, nil
 }
 

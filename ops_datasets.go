@@ -309,15 +309,63 @@ func (o *operations) createAssetEvent(id int64, extra json.RawMessage, partition
 	return assetEventView{AssetEvent: e, Asset: a}, nil
 }
 
+// consumedAssetEvents are the asset events run consumed, with their
+// assets (DagRun.consumed_asset_events).
+func (o *operations) consumedAssetEvents(run *DagRun) ([]assetEventView, error) {
+	events, err := o.store.ConsumedAssetEvents(run.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]assetEventView, 0, len(events))
+	for _, e := range events {
+		a, err := o.store.AssetByID(e.AssetID)
+		if err != nil && !errors.Is(err, errNotFound) {
+			return nil, err
+		}
+		out = append(out, assetEventView{AssetEvent: e, Asset: a})
+	}
+	return out, nil
+}
+
 // assetAlias is the alias with id: airlite's DAGs declare no aliases.
 func assetAlias(id int64) error {
 	return opErr(errNotFound, faultAssetAliasNotFound, "alias_id", strconv.FormatInt(id, 10))
 }
 
-// assetQueuedEvents are the queued events of an asset, a DAG or the
-// pair ("" for either): no DAG is scheduled on assets, so none.
-func assetQueuedEvents(dagID, assetID string) error {
-	return opErr(errNotFound, faultAssetQueuedNotFound, "dag_id", dagID, "asset_id", assetID)
+// queuedAssetEvents are the queue entries (AssetDagRunQueue) of a DAG,
+// an asset, or the pair ("" and 0: any), created before before (nil:
+// any) (_generate_queued_event_where_clause). The pair's route wants
+// one: none is its fault.
+func (o *operations) queuedAssetEvents(dagID string, assetID int64, before *time.Time) ([]*AssetQueueEntry, error) {
+	rows, err := o.store.QueuedAssetEvents(dagID, assetID)
+	if err != nil {
+		return nil, err
+	}
+	rows = slices.DeleteFunc(rows, func(e *AssetQueueEntry) bool { return before != nil && !e.CreatedAt.Before(*before) })
+	if len(rows) == 0 && dagID != "" && assetID != 0 {
+		return nil, queuedNotFound(dagID, assetID)
+	}
+	return rows, nil
+}
+
+// deleteQueuedAssetEvents removes those entries; none is a fault.
+func (o *operations) deleteQueuedAssetEvents(dagID string, assetID int64, before *time.Time) error {
+	n, err := o.store.DeleteQueuedAssetEvents(dagID, assetID, before)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return queuedNotFound(dagID, assetID)
+	}
+	return nil
+}
+
+func queuedNotFound(dagID string, assetID int64) error {
+	id := ""
+	if assetID != 0 {
+		id = strconv.FormatInt(assetID, 10)
+	}
+	return opErr(errNotFound, faultAssetQueuedNotFound, "dag_id", dagID, "asset_id", id)
 }
 
 // materializer is the one DAG whose tasks have the asset with id among

@@ -10,6 +10,7 @@ package main
 // them in one order, and each dialect phrases the faults.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,11 +70,14 @@ type triggerRequest struct {
 	triggeredBy  string
 	user         *string
 	partitionKey *string
-	conf         json.RawMessage // stored as it is
-	note         *string
-	interval     *dataInterval
-	event        *EventLog // stored in the run's write; nil: none
-	checks       triggerChecks
+	// runType is the run's type and its id's prefix; "": a manual run
+	// (POST /assets/{id}/materialize asks for asset_materialization).
+	runType  string
+	conf     json.RawMessage // stored as it is
+	note     *string
+	interval *dataInterval
+	event    *EventLog // stored in the run's write; nil: none
+	checks   triggerChecks
 	// badRunID and badConf are what the dialect found wrong with the run
 	// id and the conf it was sent. trigger_dag reads the run id only once
 	// the DAG is found and the date checked, and the conf only after the
@@ -150,9 +154,12 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	if !req.noDate {
 		logical = &date
 	}
-	runID := req.runID
+	runID, runType := req.runID, rules.triggerRunType
+	if req.runType != "" {
+		runType = req.runType
+	}
 	if runID == "" {
-		runID = rules.runID("manual", logical, runAfter)
+		runID = rules.runID(cmp.Or(req.runType, "manual"), logical, runAfter)
 	}
 	interval := req.interval
 	switch {
@@ -182,7 +189,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 			return nil, err
 		}
 		return &newRun{start: rules.newRun, dag: row.Def, runID: runID, date: date.UTC(), noDate: req.noDate,
-			runAfter: runAfter.UTC(), runType: rules.triggerRunType, conf: req.conf,
+			runAfter: runAfter.UTC(), runType: runType, conf: req.conf,
 			triggeredBy: req.triggeredBy, user: req.user, partitionKey: req.partitionKey,
 			now: now.Truncate(time.Microsecond), unixname: o.unixname, external: true, note: req.note,
 			interval: interval, event: req.event, dateChecked: true}, nil

@@ -290,6 +290,9 @@ func (s *scheduler) tick(now time.Time) error {
 	if err := s.createScheduledRuns(now); err != nil {
 		return err
 	}
+	if err := s.createAssetTriggeredRuns(now); err != nil {
+		return err
+	}
 	if err := s.startQueuedRuns(now); err != nil {
 		return err
 	}

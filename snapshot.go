@@ -307,6 +307,17 @@ type snapDagFavorite struct {
 	UserID string `json:"user_id"`
 }
 
+type snapAssetQueueEntry struct {
+	AssetID   int64     `json:"asset_id"`
+	DagID     string    `json:"target_dag_id"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type snapConsumedEvents struct {
+	RunRowID int64   `json:"dag_run_id"`
+	EventIDs []int64 `json:"asset_event_ids"`
+}
+
 type snapCounter struct {
 	Name  string `json:"name"`
 	Value int64  `json:"value"`
@@ -590,6 +601,20 @@ func snapshotCodecs() []snapshotCodec {
 		// deleted run leaves its link naming none): no runOf.
 		{table: tableBackfills, encode: encodeBackfill, decode: decodeBackfill, check: checkBackfill},
 		{table: tableBackfillRuns, encode: encodeBackfillRun, decode: decodeBackfillRun, check: checkBackfillDagRun},
+		// Added in version 6 too: the asset events queued for DAGs
+		// scheduled on assets, and what asset-triggered runs consumed.
+		{table: tableAssetQueue, encode: func(obj any) any {
+			e := obj.(*AssetQueueEntry)
+			return &snapAssetQueueEntry{AssetID: e.AssetID, DagID: e.DagID, CreatedAt: e.CreatedAt.UTC()}
+		}, decode: decodeInto(func(r *snapAssetQueueEntry) any {
+			return &AssetQueueEntry{AssetID: r.AssetID, DagID: r.DagID, CreatedAt: r.CreatedAt}
+		}), check: checkAssetQueueEntry},
+		{table: tableConsumedEvents, encode: func(obj any) any {
+			c := obj.(*ConsumedEvents)
+			return &snapConsumedEvents{RunRowID: c.RunRowID, EventIDs: c.EventIDs}
+		}, decode: decodeInto(func(r *snapConsumedEvents) any {
+			return &ConsumedEvents{RunRowID: r.RunRowID, EventIDs: r.EventIDs}
+		}), check: checkConsumedEvents},
 	}
 }
 

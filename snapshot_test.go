@@ -129,6 +129,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableAssets:     {&Asset{}, &Asset{}}, tableAssetEvents: {&AssetEvent{}, &AssetEvent{}},
 		tableDagVersions: {&DagVersion{}, &DagVersion{}}, tableDagFavorites: {&DagFavorite{}, &DagFavorite{}},
 		tableBackfills: {&Backfill{}, &Backfill{}}, tableBackfillRuns: {&BackfillDagRun{}, &BackfillDagRun{}},
+		tableAssetQueue: {&AssetQueueEntry{}, &AssetQueueEntry{}}, tableConsumedEvents: {&ConsumedEvents{}, &ConsumedEvents{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {

@@ -29,6 +29,11 @@ class Asset(_Dataset):
         self.name = name if name is not None else uri
         self.group = group
 
+    def as_expression_json(self):
+        # Airflow 3's encode_asset_like form, which keeps the name the
+        # scheduler matches events by (serialization/encoders.py).
+        return {"__type": "asset", "name": self.name, "uri": self.uri, "group": self.group, "extra": self.extra}
+
 
 def chain_linear(*elements):
     """Each element downstream of every task of the one before (task-sdk

@@ -1,0 +1,295 @@
+package main
+
+// DAGs scheduled on assets (data-aware scheduling): an event of an asset
+// a DAG's schedule names queues the DAG (Airflow's AssetDagRunQueue,
+// 2.10.3 models/dataset.py DatasetDagRunQueue), and the scheduler
+// creates the DAG's run once its condition holds (scheduler_assets.go),
+// recording the events the run consumed.
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+const (
+	tableAssetQueue     = "asset_dag_run_queue"
+	tableConsumedEvents = "dagrun_asset_event"
+	assetCondAll        = "all"
+	assetCondAny        = "any"
+)
+
+// assetCond is a DAG's asset schedule: a leaf names an asset; "all" and
+// "any" combine conditions (2.10.3 datasets/__init__.py DatasetAll,
+// DatasetAny; a list of assets is their DatasetAll).
+type assetCond struct {
+	Op  string // "": a leaf
+	Ref assetRef
+	Of  []*assetCond
+}
+
+// refs are the assets the condition names, each once, in reading order.
+func (c *assetCond) refs() []assetRef {
+	if c == nil {
+		return nil
+	}
+	if c.Op == "" {
+		return []assetRef{c.Ref}
+	}
+	var out []assetRef
+	for _, o := range c.Of {
+		for _, r := range o.refs() {
+			if !slices.ContainsFunc(out, func(x assetRef) bool { return x.Name == r.Name && x.URI == r.URI }) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// names says whether the condition names the asset.
+func (c *assetCond) names(a *Asset) bool {
+	return slices.ContainsFunc(c.refs(), func(r assetRef) bool { return r.Name == a.Name && r.URI == a.URI })
+}
+
+// holds evaluates the condition over the assets that have queued events
+// (BaseDataset.evaluate: all needs each, any one).
+func (c *assetCond) holds(queued func(assetRef) bool) bool {
+	switch c.Op {
+	case "":
+		return queued(c.Ref)
+	case assetCondAll:
+		for _, o := range c.Of {
+			if !o.holds(queued) {
+				return false
+			}
+		}
+		return len(c.Of) > 0
+	default:
+		return slices.ContainsFunc(c.Of, func(o *assetCond) bool { return o.holds(queued) })
+	}
+}
+
+// AssetQueueEntry is one asset's queued event for a DAG (an
+// AssetDagRunQueue row): the first event since the DAG's last
+// asset-triggered run queues it, later ones leave its created_at.
+type AssetQueueEntry struct {
+	AssetID   int64
+	DagID     string
+	CreatedAt time.Time
+}
+
+// ConsumedEvents are the asset events a run consumed (Airflow's
+// dagrun_dataset_event association), by the run's row id.
+type ConsumedEvents struct {
+	RunRowID int64
+	EventIDs []int64
+}
+
+func assetQueueKey(dagID string, assetID int64) string {
+	return dagID + "\x00" + strconv.FormatInt(assetID, 10)
+}
+
+func assetQueueTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableAssetQueue,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: stringField[AssetQueueEntry]{func(e *AssetQueueEntry) string {
+				return assetQueueKey(e.DagID, e.AssetID)
+			}}},
+		},
+	}
+}
+
+func consumedEventsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableConsumedEvents,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: intField[ConsumedEvents]{func(c *ConsumedEvents) int64 { return c.RunRowID }}},
+		},
+	}
+}
+
+// queueAssetEventTxn queues every unpaused DAG whose asset schedule names
+// the asset of an event just recorded at at (2.10.3
+// datasets/manager.py:116-118 and _queue_dagruns: an entry already
+// there is kept).
+func queueAssetEventTxn(txn *memdb.Txn, a *Asset, at time.Time) error {
+	it, err := txn.Get(tableDags, indexID)
+	if err != nil {
+		return fmt.Errorf("list dags: %w", err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		row := raw.(*DagRow)
+		if row.Def == nil || row.IsPaused || row.Def.AssetSchedule == nil || !row.Def.AssetSchedule.names(a) {
+			continue
+		}
+		have, err := txn.First(tableAssetQueue, indexID, assetQueueKey(row.DagID, a.ID))
+		if err != nil {
+			return fmt.Errorf("look up queued event: %w", err)
+		}
+		if have != nil {
+			continue
+		}
+		if err := txn.Insert(tableAssetQueue, &AssetQueueEntry{AssetID: a.ID, DagID: row.DagID, CreatedAt: at}); err != nil {
+			return fmt.Errorf("queue %s for %s: %w", a.URI, row.DagID, err)
+		}
+	}
+	return nil
+}
+
+// QueuedAssetEvents lists the queue, by DAG then asset id; dagID and
+// assetID narrow it ("" and 0: any).
+func (s *Store) QueuedAssetEvents(dagID string, assetID int64) ([]*AssetQueueEntry, error) {
+	return queuedTxn(s.read(), dagID, assetID)
+}
+
+func queuedTxn(txn *memdb.Txn, dagID string, assetID int64) ([]*AssetQueueEntry, error) {
+	it, err := txn.Get(tableAssetQueue, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list queued asset events: %w", err)
+	}
+	out := []*AssetQueueEntry{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		e := raw.(*AssetQueueEntry)
+		if (dagID == "" || e.DagID == dagID) && (assetID == 0 || e.AssetID == assetID) {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *AssetQueueEntry) int {
+		return cmp.Or(cmp.Compare(a.DagID, b.DagID), cmp.Compare(a.AssetID, b.AssetID))
+	})
+	return out, nil
+}
+
+// DeleteQueuedAssetEvents removes the queue entries that dagID and
+// assetID name and that were created before before (nil: any), and says
+// how many it removed.
+func (s *Store) DeleteQueuedAssetEvents(dagID string, assetID int64, before *time.Time) (int, error) {
+	n := 0
+	err := s.update(func(txn *memdb.Txn) error {
+		rows, err := queuedTxn(txn, dagID, assetID)
+		if err != nil {
+			return err
+		}
+		for _, e := range rows {
+			if before != nil && !e.CreatedAt.Before(*before) {
+				continue
+			}
+			if err := txn.Delete(tableAssetQueue, e); err != nil {
+				return fmt.Errorf("delete queued asset event: %w", err)
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// ConsumedAssetEvents are the events the run with row id runRowID
+// consumed, by id; none for a run no asset triggered.
+func (s *Store) ConsumedAssetEvents(runRowID int64) ([]*AssetEvent, error) {
+	txn := s.read()
+	raw, err := txn.First(tableConsumedEvents, indexID, runRowID)
+	if err != nil {
+		return nil, fmt.Errorf("look up consumed events: %w", err)
+	}
+	out := []*AssetEvent{}
+	if raw == nil {
+		return out, nil
+	}
+	for _, id := range raw.(*ConsumedEvents).EventIDs {
+		ev, err := txn.First(tableAssetEvents, indexID, id)
+		if err != nil {
+			return nil, fmt.Errorf("look up asset event %d: %w", id, err)
+		}
+		if ev != nil {
+			out = append(out, ev.(*AssetEvent))
+		}
+	}
+	return out, nil
+}
+
+// assetRun is the asset-triggered run plan asks for: the run, and the
+// events it consumes.
+type assetRun struct {
+	run    newRun
+	events []int64
+}
+
+// CreateAssetTriggeredRun creates, in one write, the run plan makes from
+// the DAG's queue (nil: none), records the events it consumed and
+// clears the DAG's queue, as _create_dag_runs_dataset_triggered does
+// (2.10.3 jobs/scheduler_job_runner.py:1387-1490). It says whether it
+// created a run.
+func (s *Store) CreateAssetTriggeredRun(dagID string, plan func(v storeView, queue []*AssetQueueEntry) (*assetRun, error)) (bool, error) {
+	created := false
+	err := s.updateIDs(func(txn *memdb.Txn) error {
+		queue, err := queuedTxn(txn, dagID, 0)
+		if err != nil || len(queue) == 0 {
+			return err
+		}
+		ar, err := plan(storeView{txn}, queue)
+		if err != nil || ar == nil {
+			return err
+		}
+		run, err := s.insertRunTreeTxn(txn, ar.run)
+		if err != nil {
+			return err
+		}
+		if err := txn.Insert(tableConsumedEvents, &ConsumedEvents{RunRowID: run.ID, EventIDs: ar.events}); err != nil {
+			return fmt.Errorf("store consumed events: %w", err)
+		}
+		for _, e := range queue {
+			if err := txn.Delete(tableAssetQueue, e); err != nil {
+				return fmt.Errorf("clear queued asset event: %w", err)
+			}
+		}
+		created = true
+		return nil
+	})
+	return created, err
+}
+
+// checkAssetQueueEntry is what a restored queue entry must be.
+func checkAssetQueueEntry(obj any) error {
+	e := obj.(*AssetQueueEntry)
+	if err := checkRowKeys("dag_id", e.DagID, "asset_id", strconv.FormatInt(e.AssetID, 10)); err != nil {
+		return err
+	}
+	return checkRowID("asset_id", e.AssetID)
+}
+
+// checkConsumedEvents is what a restored consumption must be.
+func checkConsumedEvents(obj any) error {
+	return checkRowID("run id", obj.(*ConsumedEvents).RunRowID)
+}
+
+// AssetByRef is the asset ref names, or nil.
+func (v storeView) AssetByRef(ref assetRef) (*Asset, error) {
+	raw, err := v.txn.First(tableAssets, "name_uri", ref.Name+"\x00"+ref.URI)
+	if err != nil {
+		return nil, fmt.Errorf("look up asset %s: %w", ref.URI, err)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*Asset), nil
+}
+
+// AssetEvents lists every asset event by id.
+func (v storeView) AssetEvents() ([]*AssetEvent, error) {
+	it, err := v.txn.Get(tableAssetEvents, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list asset events: %w", err)
+	}
+	var out []*AssetEvent
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*AssetEvent))
+	}
+	return out, nil
+}
