@@ -30,6 +30,7 @@ import (
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
@@ -209,7 +210,23 @@ func isPlainText(source string) bool {
 }
 
 // parseJinja is parseTemplate for a text with Jinja syntax in it.
-func parseJinja(source string) (_ *jinjaTemplate, err error) {
+func parseJinja(source string) (*jinjaTemplate, error) {
+	t, printed, rebound, err := scanJinja(source)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.compile(templateEnvironment(nil), true); err != nil {
+		return nil, err
+	}
+	for i := range t.prints {
+		t.prints[i].static = isStaticTokens(printed[i], rebound)
+	}
+	return t, nil
+}
+
+// scanJinja lexes a template: its prints (and the tokens of each), its
+// tags, the names its tags bind, and the rewritten text.
+func scanJinja(source string) (_ *jinjaTemplate, printed [][]*tokens.Token, rebound map[string]bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &templateError{msg: fmt.Sprintf("template syntax error: %v", r)}
@@ -219,7 +236,7 @@ func parseJinja(source string) (_ *jinjaTemplate, err error) {
 	stream := tokens.LexAll(source, templateConfig(true))
 	var b strings.Builder
 	last := 0
-	rebound := map[string]bool{}
+	rebound = map[string]bool{}
 	var printStart *tokens.Token
 	var printTokens []*tokens.Token // of the print being read
 	exprStart := 0
@@ -233,7 +250,7 @@ func parseJinja(source string) (_ *jinjaTemplate, err error) {
 			if line < 1 { // gonja's lexer gives some errors no position
 				line = 1 + strings.Count(source[:min(max(tok.Pos, last), len(source))], "\n")
 			}
-			return nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: %s", line, tok.Val)}
+			return nil, nil, nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: %s", line, tok.Val)}
 		}
 		if stream.EOF() {
 			break
@@ -251,7 +268,7 @@ func parseJinja(source string) (_ *jinjaTemplate, err error) {
 				// The rewrite wraps the expression in parentheses; one that
 				// closes more than it opens would take part of itself out of
 				// them, and out of the print filter.
-				return nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: unbalanced brackets in %s", printStart.Line, source[printStart.Pos:tok.Pos+len(tok.Val)])}
+				return nil, nil, nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: unbalanced brackets in %s", printStart.Line, source[printStart.Pos:tok.Pos+len(tok.Val)])}
 			}
 			t.prints = append(t.prints, jinjaPrint{
 				text:  source[printStart.Pos : tok.Pos+len(tok.Val)],
@@ -260,6 +277,8 @@ func parseJinja(source string) (_ *jinjaTemplate, err error) {
 				line:  printStart.Line,
 			})
 			b.WriteString(source[last:exprStart])
+			whole := make([]*tokens.Token, 0, len(printTokens)+2)
+			printed = append(printed, append(append(append(whole, printStart), printTokens...), tok))
 			b.WriteString(wrapPrint(source, exprStart, tok.Pos, printTokens, len(t.prints)-1))
 			last = tok.Pos
 			printStart = nil
@@ -275,7 +294,7 @@ func parseJinja(source string) (_ *jinjaTemplate, err error) {
 			if len(tag) > 0 && tag[0].Type == tokens.Name {
 				keyword := tag[0].Val
 				if refusedTags[keyword] {
-					return nil, &templateError{msg: fmt.Sprintf("line %d of the template: {%% %s %%} reads another template file, which airlite does not have", tag[0].Line, keyword)}
+					return nil, nil, nil, &templateError{msg: fmt.Sprintf("line %d of the template: {%% %s %%} reads another template file, which airlite does not have", tag[0].Line, keyword)}
 				}
 				if captureTags[keyword] || (keyword == "set" && !tagHas(tag, tokens.Assign)) {
 					t.captures = true
@@ -299,56 +318,26 @@ func parseJinja(source string) (_ *jinjaTemplate, err error) {
 	}
 	b.WriteString(source[last:])
 	t.rewritten = b.String()
-	if _, err := t.compile(templateEnvironment(nil), true); err != nil {
-		return nil, err
-	}
-	markStaticPrints(t.prints, rebound)
-	return t, nil
+	return t, printed, rebound, nil
 }
 
-// markStaticPrints sets each print's static (isStaticPrint). One parse of
-// the prints side by side serves them all when it makes one output of
-// each, as it does when each alone parses into one; else each is parsed
-// alone.
-func markStaticPrints(prints []jinjaPrint, rebound map[string]bool) {
-	if outs := printOutputs(prints); outs != nil {
-		for i := range prints {
-			prints[i].static = isStaticOutput(outs[i], rebound)
-		}
-		return
-	}
-	for i := range prints {
-		prints[i].static = isStaticPrint(prints[i].text, rebound)
-	}
-}
-
-// printOutputs parses the prints side by side: one output node each, in
-// order, or nil.
-func printOutputs(prints []jinjaPrint) (outs []*nodes.Output) {
-	if len(prints) < 2 {
-		return nil
-	}
+// isStaticTokens is isStaticPrint of a print lexed with its template:
+// gonja's parser reads its tokens as it would read those of the print's
+// text lexed alone, which are the same (the lexer reads a print from its
+// {{ in one state, wherever it is), so the print is not lexed again.
+func isStaticTokens(print []*tokens.Token, rebound map[string]bool) (static bool) {
 	defer func() {
 		if recover() != nil {
-			outs = nil
+			static = false
 		}
 	}()
-	var b strings.Builder
-	for _, p := range prints {
-		b.WriteString(p.text)
+	p := parser.NewParser(templateRoot, tokens.NewStream(print), templateConfig(true), onlyRootLoader{}, templateEnvironment(nil).ControlStructures)
+	root, err := p.Parse()
+	if err != nil || len(root.Nodes) != 1 {
+		return false
 	}
-	tpl, err := exec.NewTemplate(templateRoot, templateConfig(true), onlyRootLoader{source: b.String()}, templateEnvironment(nil))
-	if err != nil || len(tpl.Root().Nodes) != len(prints) {
-		return nil
-	}
-	for _, n := range tpl.Root().Nodes {
-		out, ok := n.(*nodes.Output)
-		if !ok {
-			return nil
-		}
-		outs = append(outs, out)
-	}
-	return outs
+	out, ok := root.Nodes[0].(*nodes.Output)
+	return ok && isStaticOutput(out, rebound)
 }
 
 // compile parses the rewritten template in an environment.

@@ -1,12 +1,19 @@
 package main
 
 // parseTemplate's short cuts (a text without Jinja syntax is not given to
-// gonja; the prints of a template are classified from one parse) must
-// find what the long way finds, for every text.
+// gonja; a print is classified from the tokens lexed with its template)
+// must find what the long way finds, for every text.
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -64,32 +71,61 @@ func TestParseTemplate_PlainTextAsGonjaReadsIt(t *testing.T) {
 	}
 }
 
-// TestMarkStaticPrints_AsEachAlone: the prints classified from one parse
-// are classified as each alone is, whatever the rebound names.
-func TestMarkStaticPrints_AsEachAlone(t *testing.T) {
-	for _, text := range parseCostCorpus {
-		tpl, err := parseTemplate(text)
+// TestStaticTokens_AsEachAlone: a print classified from the tokens it
+// was lexed with in its template is classified as its text lexed alone,
+// whatever the rebound names.
+func TestStaticTokens_AsEachAlone(t *testing.T) {
+	texts := append([]string(nil), parseCostCorpus...)
+	for _, f := range []string{"testdata", "fixtures"} {
+		texts = append(texts, bashCommandsUnder(t, f)...)
+	}
+	texts = append(texts, templatesInTests(t)...)
+	prints := 0
+	for _, text := range texts {
+		tpl, printed, _, err := scanJinja(text)
 		if err != nil {
 			continue
 		}
 		for _, rebound := range []map[string]bool{nil, {"ds": true}, {"i": true, "ts": true}} {
-			prints := append([]jinjaPrint(nil), tpl.prints...)
-			markStaticPrints(prints, rebound)
-			for _, p := range prints {
-				if want := isStaticPrint(p.text, rebound); p.static != want {
-					t.Errorf("%q, rebound %v: print %s static %v, alone %v", text, rebound, p.text, p.static, want)
+			for i, p := range tpl.prints {
+				prints++
+				got, want := isStaticTokens(printed[i], rebound), isStaticPrint(p.text, rebound)
+				if got != want {
+					t.Errorf("%q, rebound %v: print %s static %v from its tokens, %v alone", text, rebound, p.text, got, want)
 				}
 			}
 		}
 	}
-	// Side by side they parse into one output each, or not at all.
-	prints := []jinjaPrint{{text: "{{ ds }}"}, {text: "{{ run_id }}"}, {text: "{{ ts }}"}}
-	if outs := printOutputs(prints); len(outs) != 3 {
-		t.Fatalf("%d outputs of three prints", len(outs))
+	t.Logf("%d templates, %d prints compared", len(texts), prints)
+	if prints < 1000 {
+		t.Fatalf("only %d prints compared", prints)
 	}
-	if outs := printOutputs(append(prints, jinjaPrint{text: "{{ ) }}"})); outs != nil {
-		t.Fatal("prints that do not parse gave outputs")
+}
+
+// bashCommandsUnder are the bash_command values of the YAML files under a
+// folder, as written (one line each: enough to compare classifiers).
+func bashCommandsUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(data)) {
+			if _, cmd, ok := strings.Cut(line, "bash_command:"); ok {
+				out = append(out, strings.Trim(strings.TrimSpace(cmd), `'"`))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
 	}
+	return out
 }
 
 // TestParseTemplate_Static: which prints count as request values, from
@@ -116,4 +152,31 @@ func TestParseTemplate_Static(t *testing.T) {
 			t.Errorf("%q: static %v, want %v", c.text, got, c.want)
 		}
 	}
+}
+
+// templatesInTests are the string literals with {{ in the package's test
+// files: the templates every other test renders.
+func templatesInTests(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatalf("parse %s: %v", name, err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil && strings.Contains(s, "{{") {
+					out = append(out, s)
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
