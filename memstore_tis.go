@@ -348,6 +348,7 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 				return err
 			}
 			cleared := *ti
+			nextTryID(&cleared)
 			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now
 			cleared.MaxTries = ti.TryNumber + ti.MaxTries - max(ti.TryNumber-1, 0)
 			if cleared.MaxTries < ti.TryNumber {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/google/uuid"
 )
 
 // A snapshot file is JSON lines:
@@ -32,7 +33,9 @@ const (
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
 	// without a logical date (execution_date null); 6 assets and asset
-	// events, DAG versions and favorites (Airflow 3).
+	// events, DAG versions and favorites, task instance ids (Airflow 3's
+	// UUIDs) and a run's triggered_by, triggering_user_name and
+	// partition_key (Airflow 3).
 	snapshotVersion = 6
 )
 
@@ -132,9 +135,16 @@ type snapRun struct {
 	// DagVersionID is absent before version 6, and for a run made
 	// without a DAG version.
 	DagVersionID string `json:"dag_version_id,omitempty"`
+	// Airflow 3's (from version 6); absent: none.
+	TriggeredBy    string  `json:"triggered_by,omitempty"`
+	TriggeringUser *string `json:"triggering_user_name,omitempty"`
+	PartitionKey   *string `json:"partition_key,omitempty"`
 }
 
 type snapTask struct {
+	// ID is written (from version 6) for a task instance that has one
+	// (edition 3); absent, it has none, as in every older file.
+	ID             string     `json:"id,omitempty"`
 	DagID          string     `json:"dag_id"`
 	RunID          string     `json:"run_id"`
 	TaskID         string     `json:"task_id"`
@@ -395,6 +405,7 @@ func snapshotCodecs() []snapshotCodec {
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
 				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 				DagVersionID: r.DagVersionID,
 			}
 			if !r.NoLogicalDate {
@@ -410,6 +421,7 @@ func snapshotCodecs() []snapshotCodec {
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 				DagVersionID: r.DagVersionID,
 			}
 			if r.ExecutionDate != nil {
@@ -589,7 +601,7 @@ func checkDagVersion(obj any) error {
 // taskRecord is a task instance as the file holds it.
 func taskRecord(t *TaskInstance) *snapTask {
 	return &snapTask{
-		DagID: t.DagID, RunID: t.RunID, TaskID: t.TaskID, ExecutionDate: t.ExecutionDate.UTC(), State: t.State,
+		ID: t.ID, DagID: t.DagID, RunID: t.RunID, TaskID: t.TaskID, ExecutionDate: t.ExecutionDate.UTC(), State: t.State,
 		TryNumber: t.TryNumber, MaxTries: t.MaxTries, StartDate: utcPtr(t.StartDate), EndDate: utcPtr(t.EndDate),
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
@@ -601,7 +613,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 // taskInstance is the task instance a record holds.
 func (r *snapTask) taskInstance() *TaskInstance {
 	return &TaskInstance{
-		DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, ExecutionDate: r.ExecutionDate, State: r.State,
+		ID: r.ID, DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, ExecutionDate: r.ExecutionDate, State: r.State,
 		TryNumber: r.TryNumber, MaxTries: r.MaxTries, StartDate: r.StartDate, EndDate: r.EndDate,
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
@@ -723,6 +735,11 @@ func checkRun(obj any) error {
 	if r.NoLogicalDate && r.DataIntervalStart != nil {
 		return errors.New("a run without a logical date has no data interval")
 	}
+	switch r.TriggeredBy {
+	case "", "cli", "operator", "rest_api", "ui", "test", "timetable", "asset", "backfill":
+	default: // airflow-core/src/airflow/utils/types.py DagRunTriggeredByType
+		return fmt.Errorf("triggered_by %q is not a DagRunTriggeredByType", r.TriggeredBy)
+	}
 	if r.Note != nil && utf8.RuneCountInString(*r.Note) > maxRunNoteChars {
 		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*r.Note), maxRunNoteChars)
 	}
@@ -738,6 +755,11 @@ func checkTask(obj any) error {
 	}
 	if !t.State.Known() {
 		return fmt.Errorf("state %q is not a task instance state", t.State)
+	}
+	if t.ID != "" {
+		if _, err := uuid.Parse(t.ID); err != nil || len(t.ID) != 36 {
+			return fmt.Errorf("id %q is not a UUID", t.ID)
+		}
 	}
 	if t.PoolSlots < 1 {
 		return fmt.Errorf("pool_slots %d is below 1", t.PoolSlots)
