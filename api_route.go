@@ -79,7 +79,11 @@ type apiRoute struct {
 	open bool
 	// action: Airflow's action_logging wraps the endpoint; nil when not.
 	action *v1Action
-	handle routeHandler
+	// dependency is a FastAPI dependency of the endpoint that raises
+	// before the request's parameters are validated (the Accept header's
+	// check, common/headers.py); nil when none (firstMatch only).
+	dependency func(r *http.Request) error
+	handle     routeHandler
 }
 
 // routeTable is one API's rows, under its dialect.
@@ -106,6 +110,12 @@ func openRoute(rt *apiRoute) { rt.open = true }
 
 // withRawBody marks a row whose handler reads the body as sent.
 func withRawBody(rt *apiRoute) { rt.rawBody = true }
+
+// withDependency gives a row a dependency that answers before its
+// parameters are checked.
+func withDependency(fn func(r *http.Request) error) func(*apiRoute) {
+	return func(rt *apiRoute) { rt.dependency = fn }
+}
 
 // mount puts a table's rows on the router as its dialect matches paths.
 func (s *server) mount(r *httprouter.Router, t *routeTable) {

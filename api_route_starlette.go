@@ -157,6 +157,15 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 	if !s.identifyCaller(w, r, d, rt, req) {
 		return
 	}
+	// FastAPI solves an endpoint's sub-dependencies before it validates
+	// the endpoint's own parameters, and one that raises answers at once
+	// (fastapi/dependencies/utils.py solve_dependencies).
+	if rt.dependency != nil {
+		if err := rt.dependency(r); err != nil {
+			d.answerError(s, w, r, err)
+			return
+		}
+	}
 	var pathErr, queryErr, bodyErr error
 	if d.checkPath != nil {
 		pathErr = d.checkPath(rt, params)

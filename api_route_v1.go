@@ -128,7 +128,7 @@ func (s *server) v1Routes() *routeTable {
 		return s.V1GetTaskInstanceTry(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], pathMapIndex(req), try)
 	}), withPathInts("map_index", "task_try_number"))
 	vr.add(http.MethodGet, ti+"/listMapped", d.answer(s, func(req *apiRequest) (any, error) {
-		return s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["task_id"], req.query.list("state"))
+		return s.V1GetMappedTaskInstances(req.path["dag_id"], req.path["dag_run_id"], req.path["task_id"], req.query)
 	}), withQuery(qLimit, qOffset,
 		qDate("execution_date_gte"), qDate("execution_date_lte"), qDate("start_date_gte"), qDate("start_date_lte"),
 		qDate("end_date_gte"), qDate("end_date_lte"), qDate("updated_at_gte"), qDate("updated_at_lte"),

@@ -104,6 +104,21 @@ func (s *server) v2Routes() *routeTable {
 	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody))
 	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody))
 	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody))
+
+	// Config, plugins, providers, jobs and DAG warnings (apiv2_meta.go).
+	s.v2MetaRoutes(t)
+
+	// Import errors (apiv2_importerrors.go).
+	s.v2ImportErrorRoutes(t)
+
+	// Event logs (apiv2_eventlogs.go).
+	s.v2EventLogRoutes(t)
+
+	// DAG sources (apiv2_dagsources.go).
+	s.v2DagSourceRoutes(t)
+
+	// DAG statistics (apiv2_dagstats.go).
+	s.v2DagStatsRoutes(t)
 	return t
 }
 

@@ -8,10 +8,13 @@ package main
 // earlier tries are the store's TaskInstanceHistory rows.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // v1TaskInstanceTry is TaskInstanceHistorySchema's dump of a try, an
@@ -50,6 +53,9 @@ func (s *server) V1GetTaskInstanceTries(dagID, runID, taskID string, mapIndex in
 	if ti != nil {
 		tries = append(tries, v1TaskInstanceTry(ti, run))
 	}
+	for _, t := range tries {
+		t.(map[string]any)["map_index"] = mapIndex
+	}
 	return map[string]any{"task_instances": tries, "total_entries": len(tries)}, nil
 }
 
@@ -63,7 +69,9 @@ func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int6
 		return nil, err
 	}
 	if ti != nil && int64(ti.TryNumber) == try {
-		return v1TaskInstanceTry(ti, run), nil
+		out := v1TaskInstanceTry(ti, run)
+		out["map_index"] = mapIndex
+		return out, nil
 	}
 	for _, t := range earlier {
 		if int64(t.TryNumber) == try {
@@ -78,9 +86,6 @@ func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int6
 // task instance that does not exist (or an index other than -1, which
 // airlite never has) is nil, not an error.
 func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, *TaskInstance, []*TaskInstance, error) {
-	if mapIndex != -1 {
-		return nil, nil, nil, nil
-	}
 	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
 	var p *problem
 	switch {
@@ -88,6 +93,16 @@ func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, 
 		return nil, nil, nil, nil
 	case err != nil:
 		return nil, nil, nil, err
+	case mapIndex != -1:
+		// An expanded instance's current try (airlite keeps no earlier
+		// tries of an instance); none for another index.
+		if mapIndex < 0 || mapIndex >= int64(len(ti.Mapped)) {
+			return nil, nil, nil, nil
+		}
+		one := mappedAsTaskInstance(ti, ti.Mapped[mapIndex])
+		return run, one, nil, nil
+	case len(ti.Mapped) > 0:
+		return nil, nil, nil, nil // expanded: no -1 instance any more
 	}
 	earlier, _, err := s.opts.Store.EarlierTries(dagID, runID, taskID)
 	if err != nil {
@@ -97,35 +112,149 @@ func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, 
 }
 
 // V1GetMappedTaskInstance is GET …/taskInstances/{task_id}/{map_index}:
-// the task instance for -1, which is what Airflow's query finds for an
-// unmapped task; no other index exists.
+// the task instance for -1 while its task is not mapped or not expanded,
+// else the expanded instance of that index (2.10.3
+// task_instance_endpoint.py get_mapped_task_instance: one query on
+// (dag_id, run_id, task_id, map_index)).
 func (s *server) V1GetMappedTaskInstance(dagID, runID, taskID string, mapIndex int64) (map[string]any, error) {
-	if mapIndex != -1 {
-		return nil, &problem{status: http.StatusNotFound, title: "Task instance not found"}
+	notFound := &problem{status: http.StatusNotFound, title: "Task instance not found"}
+	if mapIndex == -1 {
+		if _, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, ""); err == nil && len(ti.Mapped) > 0 {
+			return nil, notFound // expanded: no -1 row any more
+		}
+		return s.V1GetTaskInstance(dagID, runID, taskID)
 	}
-	return s.V1GetTaskInstance(dagID, runID, taskID)
-}
-
-// V1GetMappedTaskInstances is GET …/taskInstances/{task_id}/listMapped.
-// A task with no mapped task instances is a 404 naming why: its DAG or
-// the task is unknown, or (always, in airlite) the task is not mapped.
-// Airflow raises these with the text as the title and no detail.
-func (s *server) V1GetMappedTaskInstances(dagID, taskID string, states []string) (map[string]any, error) {
-	// The states are converted before any lookup (2.10.3
-	// task_instance_endpoint.py:188): a name that is no state crashes first.
-	if _, err := parseTIStates(states); err != nil {
-		return nil, v1TIStatePhrases.phrase(err)
-	}
-	row, err := s.opts.Store.DagByID(dagID)
+	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
+	var p *problem
 	switch {
-	case errors.Is(err, errNotFound) || (err == nil && row.Def == nil):
-		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("DAG %s not found", dagID)}
+	case errors.As(err, &p):
+		return nil, notFound
 	case err != nil:
 		return nil, err
-	case row.Def.Task(taskID) == nil:
-		return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task id %s not found", taskID)}
+	case mapIndex < 0 || mapIndex >= int64(len(ti.Mapped)):
+		return nil, notFound
 	}
-	return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task id %s is not mapped", taskID)}
+	return v1MappedTaskInstance(ti, ti.Mapped[mapIndex], run), nil
+}
+
+// v1MappedTaskInstance is TaskInstanceSchema's dump of one expanded
+// instance: its task instance's fields with its own index, state, try and
+// dates.
+func v1MappedTaskInstance(ti *TaskInstance, mi MappedInstance, run *DagRun) map[string]any {
+	out := v1TaskInstance(mappedAsTaskInstance(ti, mi), run)
+	out["map_index"] = mi.MapIndex
+	if mi.RenderedMapIndex != nil {
+		out["rendered_map_index"] = *mi.RenderedMapIndex
+	}
+	return out
+}
+
+// mappedAsTaskInstance is an expanded instance as a task instance: its
+// task instance's fields with its own state, try and dates (the answers
+// set its map_index).
+func mappedAsTaskInstance(ti *TaskInstance, mi MappedInstance) *TaskInstance {
+	one := *ti
+	one.State, one.TryNumber, one.StartDate, one.EndDate, one.Duration = mi.State, mi.TryNumber, mi.StartDate, mi.EndDate, mi.Duration
+	one.Rendered, one.Mapped, one.PID = mi.Rendered, nil, nil
+	return &one
+}
+
+// V1GetMappedTaskInstances is GET …/taskInstances/{task_id}/listMapped:
+// the expanded instances of a run's mapped task, by map_index (2.10.3
+// task_instance_endpoint.py get_mapped_task_instances, map_index >= 0),
+// filtered by state, a page of them. None found is a 404 naming why, the
+// text as the title and no detail: its DAG or the task is unknown, or the
+// task is not mapped; a mapped task not (or not yet) expanded answers an
+// empty list.
+func (s *server) V1GetMappedTaskInstances(dagID, runID, taskID string, q v1Values) (map[string]any, error) {
+	// The states are converted before any lookup (2.10.3
+	// task_instance_endpoint.py:188): a name that is no state crashes first.
+	states, err := parseTIStates(q.list("state"))
+	if err != nil {
+		return nil, v1TIStatePhrases.phrase(err)
+	}
+	pg, err := q.page()
+	if err != nil {
+		return nil, err
+	}
+	attr, desc, err := q.orderBy("map_index", []string{"map_index", "state", "start_date", "end_date", "duration", "try_number"})
+	if err != nil {
+		return nil, err
+	}
+	var mapped []MappedInstance
+	var run *DagRun
+	var ti *TaskInstance
+	if run, ti, err = s.v1TaskInstanceRow(dagID, runID, taskID, ""); err == nil {
+		mapped = ti.Mapped
+	}
+	if len(mapped) == 0 {
+		row, err := s.opts.Store.DagByID(dagID)
+		switch {
+		case errors.Is(err, errNotFound) || (err == nil && row.Def == nil):
+			return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("DAG %s not found", dagID)}
+		case err != nil:
+			return nil, err
+		case row.Def.Task(taskID) == nil:
+			return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task id %s not found", taskID)}
+		case row.Def.Task(taskID).Mapping == nil:
+			return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task id %s is not mapped", taskID)}
+		}
+		return map[string]any{"task_instances": []any{}, "total_entries": 0}, nil
+	}
+	kept := make([]MappedInstance, 0, len(mapped))
+	for _, mi := range mapped {
+		if len(states) == 0 || slices.Contains(states, mi.State) {
+			kept = append(kept, mi)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b MappedInstance) int {
+		c := cmp.Compare(a.MapIndex, b.MapIndex)
+		switch attr {
+		case "state":
+			c = cmp.Or(strings.Compare(string(a.State), string(b.State)), c)
+		case "try_number":
+			c = cmp.Or(cmp.Compare(a.TryNumber, b.TryNumber), c)
+		case "start_date", "end_date", "duration":
+			c = cmp.Or(compareMappedBy(attr, a, b), c)
+		}
+		if desc {
+			return -c
+		}
+		return c
+	})
+	rows := []any{}
+	for i := pg.offset; i < len(kept) && i < pg.offset+pg.limit; i++ {
+		rows = append(rows, v1MappedTaskInstance(ti, kept[i], run))
+	}
+	return map[string]any{"task_instances": rows, "total_entries": len(kept)}, nil
+}
+
+// compareMappedBy orders two instances by a date or their duration,
+// nulls first.
+func compareMappedBy(attr string, a, b MappedInstance) int {
+	if attr == "duration" {
+		return cmp.Compare(derefOr(a.Duration, -1), derefOr(b.Duration, -1))
+	}
+	at, bt := a.StartDate, b.StartDate
+	if attr == "end_date" {
+		at, bt = a.EndDate, b.EndDate
+	}
+	switch {
+	case at == nil && bt == nil:
+		return 0
+	case at == nil:
+		return -1
+	case bt == nil:
+		return 1
+	}
+	return at.Compare(*bt)
+}
+
+func derefOr(f *float64, def float64) float64 {
+	if f == nil {
+		return def
+	}
+	return *f
 }
 
 // V1GetExtraLinks is GET …/taskInstances/{task_id}/links: none of the

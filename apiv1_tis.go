@@ -219,6 +219,11 @@ func (s *server) V1GetTaskInstance(dagID, runID, taskID string) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
+	if len(ti.Mapped) > 0 {
+		// An expanded mapped task has rows of its instances only (2.10.3
+		// task_instance_endpoint.py get_task_instance: more than one row).
+		return nil, v1NotFound("Task instance not found", "Task instance is mapped, add the map_index value to the URL")
+	}
 	return v1TaskInstance(ti, run), nil
 }
 

@@ -418,7 +418,7 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 		}
 		if t.minLen != nil && len(list) < *t.minLen {
 			return nil, []v2Issue{{Type: "too_short", Loc: loc, Msg: "List should have at least " + v2Count(*t.minLen, "item") + " after validation, not " + strconv.Itoa(len(list)),
-				Input: v2Input(v), Ctx: map[string]any{"field_type": "List", "min_length": *t.minLen, "actual_length": len(list)}}}
+				Input: v2Input(v), Ctx: v2TooShortCtx{FieldType: "List", MinLength: *t.minLen, ActualLength: len(list)}}}
 		}
 		out := make([]any, len(list))
 		var issues []v2Issue
@@ -489,3 +489,11 @@ func v2TLiteral(values ...string) v2Type { return v2Type{kind: v2Enum, values: v
 // v2TModel is a nested model's annotation; v2TListOf a list's.
 func v2TModel(m *v2Model) v2Type   { return v2Type{kind: v2Object, model: m} }
 func v2TListOf(elem v2Type) v2Type { return v2Type{kind: v2List, elem: &elem} }
+
+// v2TooShortCtx is the ctx of pydantic's too_short error, its keys in
+// pydantic-core's order (ErrorType::TooShort).
+type v2TooShortCtx struct {
+	FieldType    string `json:"field_type"`
+	MinLength    int    `json:"min_length"`
+	ActualLength int    `json:"actual_length"`
+}

@@ -328,7 +328,7 @@ const v2DefaultLimit = 50
 // v2Page is the checked limit and offset (NonNegativeInt both, checked
 // by v2Query through qV2Limit and qV2Offset).
 func v2Page(q v1Values) page {
-	return page{offset: int(q.integer("offset", 0)), limit: int(q.integer("limit", v2DefaultLimit))}
+	return page{offset: int(q.v2Int("offset", 0)), limit: int(q.v2Int("limit", v2DefaultLimit))}
 }
 
 // v2SortKey is one order_by value: the attribute and its direction.
@@ -445,5 +445,77 @@ func (v v1Values) v2Pattern(name string) *regexp.Regexp {
 	if s == "" {
 		return regexp.MustCompile("")
 	}
+	// A "|" between two or more terms is an OR of their patterns
+	// (_SearchParam.to_orm, as 3.2.1's document describes the parameters).
+	var terms []string
+	for term := range strings.SplitSeq(s, "|") {
+		if term = strings.TrimSpace(term); term != "" {
+			terms = append(terms, strings.TrimPrefix(likePattern(term).String(), "(?is)"))
+		}
+	}
+	if len(terms) > 1 {
+		return regexp.MustCompile("(?is)(?:" + strings.Join(terms, "|") + ")")
+	}
 	return likePattern(s)
+}
+
+// v2OrderRows sorts rows as SortParam.to_orm orders a select: by each key
+// in turn (compare knows the resource's attributes), then by the primary
+// key (pk) in the first key's direction, Airflow's final discriminator.
+// compare puts NULL after every value, as PostgreSQL sorts ascending; a
+// descending key reverses it, NULL first, as PostgreSQL does.
+func v2OrderRows[T any](rows []T, keys []v2SortKey, compare func(a, b T, attr string) int, pk func(a, b T) int) {
+	pkDesc := len(keys) > 0 && keys[0].desc
+	slices.SortStableFunc(rows, func(a, b T) int {
+		for _, k := range keys {
+			c := compare(a, b, k.attr)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		if pkDesc {
+			return pk(b, a)
+		}
+		return pk(a, b)
+	})
+}
+
+// v2TimeRange is a RangeFilter of datetime_range_filter_factory: the
+// bounds of field_gte, _gt, _lte and _lt as given (nil when absent).
+type v2TimeRange struct{ gte, gt, lte, lt *time.Time }
+
+// v2RangeOf reads the four bounds of field (declared by qV2DateRange).
+func v2RangeOf(q v1Values, field string) v2TimeRange {
+	return v2TimeRange{gte: q.v2Time(field + "_gte"), gt: q.v2Time(field + "_gt"), lte: q.v2Time(field + "_lte"), lt: q.v2Time(field + "_lt")}
+}
+
+// match is the range's where clause on a column: a NULL column matches no
+// bound (SQL's comparison with NULL), and no bound matches everything.
+func (r v2TimeRange) match(t *time.Time) bool {
+	if r.gte == nil && r.gt == nil && r.lte == nil && r.lt == nil {
+		return true
+	}
+	return t != nil && (r.gte == nil || !t.Before(*r.gte)) && (r.gt == nil || t.After(*r.gt)) &&
+		(r.lte == nil || !t.After(*r.lte)) && (r.lt == nil || t.Before(*r.lt))
+}
+
+// v2PathInt reads a path parameter v2CheckPath checked as an integer, as
+// pydantic made it an int ("007" is 7).
+func (req *apiRequest) v2PathInt(name string) int64 {
+	n, _, _ := v2ParseIntString(req.param(name), nil)
+	return n
+}
+
+// v2Int reads a parameter v2Query checked as an integer, as pydantic made
+// it an int ("5.0", " 5", "1_0" are 5, 5 and 10); def when absent.
+func (v v1Values) v2Int(name string, def int64) int64 {
+	s, ok := v.str(name)
+	if !ok {
+		return def
+	}
+	n, _, _ := v2ParseIntString(s, nil)
+	return n
 }

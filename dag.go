@@ -32,9 +32,17 @@ type DAG struct {
 	// Schedule is nil then.
 	Timetable *Timetable
 	// ParamDocs: Params' descriptions and schemas, when the file gave them.
-	ParamDocs     map[string]ParamDoc
+	ParamDocs map[string]ParamDoc
+	// TaskGroup is the DAG's root task group as its file made it (a
+	// Python file's; nil for YAML, whose groups are the prefixes of task
+	// ids: TaskGroupOf).
+	TaskGroup     *TaskGroup
+	groups        *taskGroupIndex // TaskGroup's, for lookups
 	taskByID      map[string]*Task
 	upstreamFirst []*Task // every task after its upstream tasks (linkTasks)
+	// stateLeaves are the tasks whose states decide the run's (linkTasks;
+	// RunStateLeaves).
+	stateLeaves []*Task
 	// lines of the definition file, for errors found once every file is
 	// read: the dag_id key's, and each task's.
 	idLine    int
@@ -91,6 +99,20 @@ type Task struct {
 	OperatorModule string
 	OperatorName   string
 	IsMapped       bool
+	// Setup and teardown tasks (2.10.3 models/abstractoperator.py
+	// is_setup, is_teardown, on_failure_fail_dagrun): a teardown's
+	// all_done_setup_success counts its setups, and a run's state leaves
+	// out teardowns unless they fail the run (runStateLeaves).
+	IsSetup             bool
+	IsTeardown          bool
+	OnFailureFailDagrun bool
+	setupUpstream       []string // the setups among Upstream (linkTasks)
+	// Label is the task id without its group prefix (a Python file's
+	// "label"; "" for YAML: TaskLabel derives it).
+	Label string
+	// Mapping is how a mapped task expands when it runs
+	// (scheduler_mapping.go); nil for a task that is not mapped.
+	Mapping *taskMapping
 	// ConcurrencyLimited: max_active_tis_per_dag(run) is set; shown by
 	// has_task_concurrency_limits, not enforced.
 	ConcurrencyLimited bool

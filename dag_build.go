@@ -56,6 +56,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		ParamDocs:            s.ParamDocs,
 		DocMD:                s.DocMD,
 		Timetable:            s.Timetable,
+		TaskGroup:            s.TaskGroup,
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
 	}
@@ -95,7 +96,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		if err != nil {
 			return nil, err
 		}
-		if task.Operator == "BashOperator" {
+		if task.Operator == "BashOperator" && task.Mapping == nil { // a mapped one's instances are simulated
 			if task.shellPlan, err = compileShellPlan(task.BashCommand); err != nil {
 				return nil, fmt.Errorf("line %d: task %q: bash_command: %w", bashCommandLine(ts, err), task.TaskID, err)
 			}
@@ -119,6 +120,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		return nil, err
 	}
 	dag.idLine, dag.taskLines = s.DagIDPos.Line, lines
+	if dag.TaskGroup != nil {
+		dag.groups = newTaskGroupIndex(dag.TaskGroup)
+	}
 	return dag, nil
 }
 
@@ -248,6 +252,11 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		OperatorModule:          s.OperatorModule,
 		OperatorName:            s.OperatorName,
 		IsMapped:                s.IsMapped,
+		Mapping:                 s.Mapping,
+		Label:                   s.Label,
+		IsSetup:                 s.IsSetup,
+		IsTeardown:              s.IsTeardown,
+		OnFailureFailDagrun:     s.OnFailureFailDagrun,
 		ConcurrencyLimited:      s.ConcurrencyLimited,
 		TemplateFields:          s.TemplateFields,
 		UIColor:                 s.UIColor,
@@ -289,7 +298,7 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		return nil, fail(s.TriggerRulePos, "unknown trigger_rule %q%s", t.TriggerRule, suggestion(t.TriggerRule, sortedKeys(validTriggerRules)))
 	case t.WeightRule != "downstream" && t.WeightRule != "upstream" && t.WeightRule != "absolute":
 		return nil, fail(s.WeightRulePos, "unknown weight_rule %q (downstream, upstream or absolute)", t.WeightRule)
-	case t.Operator == "BashOperator" && strings.TrimSpace(t.BashCommand) == "":
+	case t.Operator == "BashOperator" && strings.TrimSpace(t.BashCommand) == "" && t.Mapping == nil:
 		return nil, fail(s.BashCommandPos, "a BashOperator needs a bash_command")
 	case t.Operator != "SubDagOperator" && t.Subdag != "":
 		return nil, fail(s.SubdagPos, "subdag is only for SubDagOperator, not %s", t.Operator)
@@ -441,13 +450,62 @@ func linkTasks(dag *DAG, lines map[string]int) error {
 	}
 	for _, t := range dag.Tasks {
 		t.Upstream, t.Downstream = sortedKeys(up[t.TaskID]), sortedKeys(down[t.TaskID])
+		t.setupUpstream = nil
+		for _, id := range t.Upstream {
+			if dag.taskByID[id].IsSetup {
+				t.setupUpstream = append(t.setupUpstream, id)
+			}
+		}
 	}
+	dag.stateLeaves = runStateLeaves(dag)
 	if cycle := findCycle(dag); cycle != nil {
 		return fmt.Errorf("line %d: tasks form a cycle: %s", lines[cycle[0]], strings.Join(cycle, " >> "))
 	}
 	setPriorityWeights(dag)
 	dag.upstreamFirst = upstreamFirst(dag)
 	return nil
+}
+
+// runStateLeaves are the tasks whose states decide a run's end (2.10.3
+// models/dagrun.py _tis_for_dagrun_state): the tasks with no downstream
+// task but teardowns that do not fail the run, themselves not such a
+// teardown; when that leaves none (a DAG of teardowns only), the tasks
+// with no downstream task.
+func runStateLeaves(dag *DAG) []*Task {
+	ignorable := func(t *Task) bool { return t.IsTeardown && !t.OnFailureFailDagrun }
+	var leaves, plain []*Task
+	for _, t := range dag.Tasks {
+		if len(t.Downstream) == 0 {
+			plain = append(plain, t)
+		}
+		effective := !ignorable(t)
+		for _, id := range t.Downstream {
+			effective = effective && ignorable(dag.taskByID[id])
+		}
+		if effective {
+			leaves = append(leaves, t)
+		}
+	}
+	if len(leaves) == 0 {
+		return plain
+	}
+	return leaves
+}
+
+// RunStateLeaves are the tasks whose states decide a run's end
+// (runStateLeaves); for a DAG not built by buildDAG, its tasks without
+// downstream tasks.
+func (d *DAG) RunStateLeaves() []*Task {
+	if d.stateLeaves != nil || len(d.Tasks) == 0 {
+		return d.stateLeaves
+	}
+	var leaves []*Task
+	for _, t := range d.Tasks {
+		if len(t.Downstream) == 0 {
+			leaves = append(leaves, t)
+		}
+	}
+	return leaves
 }
 
 // upstreamFirst orders an acyclic DAG's tasks by Kahn's algorithm, roots

@@ -37,7 +37,7 @@ import (
 	"github.com/rs/zerolog"
 )
 
-//go:embed python/*.py python/airflow/*.py python/airflow/*/*.py python/airlite_compat/pendulum/*.py
+//go:embed python/*.py python/airflow/*.py python/airflow/*/*.py python/airflow/providers/standard/*.py python/airflow/providers/standard/*/*.py python/airlite_compat/pendulum/*.py
 var pythonProgram embed.FS
 
 const (

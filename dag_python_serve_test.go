@@ -282,15 +282,16 @@ func TestServePython_TriggeredRunSucceeds(t *testing.T) {
 		t.Errorf("start's log = %q, want the bash command's output with params.rows rendered", out)
 	}
 	// The PythonOperator's callable runs (scheduler_python.go); the mapped
-	// task does not expand yet and is simulated, and so is the @task it
-	// feeds, whose input it would not have; total([1]) runs.
+	// task expands into three instances (scheduler_mapping.go) and the
+	// @task it feeds gets their values; total([1]) runs.
 	if out := logOf("extract.check"); !strings.Contains(out, "loud") || !strings.Contains(out, "Returned value was: None") {
 		t.Errorf("extract.check's log = %q, want the callable's output and its return value", out)
 	}
-	for _, simulated := range []string{"double", "total"} {
-		if out := logOf(simulated); !strings.Contains(out, "simulated") {
-			t.Errorf("%s's log = %q, want it to say it was simulated", simulated, out)
-		}
+	if out := logOf("double"); !strings.Contains(out, "map_index 2, try 1: success") || !strings.Contains(out, "Returned value was: 6") {
+		t.Errorf("double's log = %q, want its third instance's return value", out)
+	}
+	if out := logOf("total"); !strings.Contains(out, "Returned value was: 12") {
+		t.Errorf("total's log = %q, want the sum of the mapped values, 12", out)
 	}
 	if out := logOf("total__1"); !strings.Contains(out, "Returned value was: 1") {
 		t.Errorf("total__1's log = %q, want the callable's return value 1", out)

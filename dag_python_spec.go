@@ -42,6 +42,9 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 		DagrunTimeout:        pyDuration(d.DagrunTimeout),
 		Tags:                 d.Tags,
 	}
+	if d.TaskGroup != nil {
+		s.TaskGroup = pyTaskGroupTree(d.TaskGroup)
+	}
 	if err := pySchedule(d, s); err != nil {
 		return nil, err
 	}
@@ -130,22 +133,13 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 
 // pyCallablesThatRun are the tasks of d whose Python callable airlite
 // runs (scheduler_python.go): PythonOperator, @task, branch and short
-// circuit, not mapped, and with no mapped task upstream. Mapped tasks do
-// not expand yet (they are simulated and push nothing), so a task fed by
-// one would fail on its missing input: it stays simulated too.
+// circuit, mapped ones included (each of their instances runs,
+// scheduler_mapping.go).
 func pyCallablesThatRun(d *pySerializedDAG) map[string]bool {
-	fedByMapped := map[string]bool{}
-	for i := range d.Tasks {
-		if d.Tasks[i].IsMapped {
-			for _, down := range d.Tasks[i].DownstreamTaskIDs {
-				fedByMapped[down] = true
-			}
-		}
-	}
 	runs := map[string]bool{}
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
-		if pythonCallableOperator(t) && !fedByMapped[t.TaskID] {
+		if pythonCallableOperator(t) {
 			runs[t.TaskID] = true
 		}
 	}
@@ -161,6 +155,10 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 		OperatorModule:          t.TaskModule,
 		OperatorName:            t.OperatorName,
 		IsMapped:                t.IsMapped,
+		Label:                   t.Label,
+		IsSetup:                 t.IsSetup,
+		IsTeardown:              t.IsTeardown,
+		OnFailureFailDagrun:     t.OnFailureFailDagrun,
 		ConcurrencyLimited:      t.MaxActiveTIsPerDag != nil || t.MaxActiveTIsPerDagrun != nil,
 		TemplateFields:          t.TemplateFields,
 		UIColor:                 t.UIColor,
@@ -205,6 +203,11 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	if s.Params, s.ParamDocs, err = pyParams(t.Params); err != nil {
 		return s, err
 	}
+	if t.IsMapped && len(t.ExpandInput) > 0 {
+		if s.Mapping, err = parseTaskMapping(t.ExpandInput); err != nil {
+			return s, err
+		}
+	}
 	if t.Subdag != nil {
 		s.Subdag = *t.Subdag
 	}
@@ -222,7 +225,10 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 			s.Cwd = cwd
 		}
 	}
-	if !pyRunnableOperators[t.TaskType] && !runsCallable {
+	if (!pyRunnableOperators[t.TaskType] || t.IsMapped) && !runsCallable {
+		// A mapped operator's instances other than a Python callable's are
+		// simulated one by one (their arguments are the elements, which
+		// only Python holds).
 		// YAML's simulate: with its defaults: success at once, and a log
 		// line that says the operator was simulated.
 		s.Simulate = &simulateSpec{}

@@ -91,6 +91,9 @@ type dagSpec struct {
 	// ParamDocs are each param's description and schema, by name, when the
 	// front end has them (Python's Param); Params holds the values.
 	ParamDocs map[string]ParamDoc
+	// TaskGroup is the DAG's root task group, when the front end keeps
+	// groups (Python); nil: groups are named by task id prefixes.
+	TaskGroup *TaskGroup
 
 	// ReadErr is the problem that stopped the front end after the values
 	// above: the builder checks those first and then reports ReadErr, so
@@ -129,6 +132,10 @@ type taskSpec struct {
 	// them empty and the API derives them from Operator.
 	OperatorName string
 	IsMapped     bool
+	Mapping      *taskMapping // a Python file's mapped task's expand_input
+	Label        string       // the task id without its group prefix (Python)
+	// Setup and teardown (Python files; Task has their meaning).
+	IsSetup, IsTeardown, OnFailureFailDagrun bool
 	// ConcurrencyLimited: max_active_tis_per_dag or _per_dagrun is set
 	// (shown, not enforced).
 	ConcurrencyLimited bool

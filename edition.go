@@ -288,7 +288,8 @@ type dagFileRules struct {
 
 	// pythonSurface is the authoring surface a Python DAG file of the
 	// release imports (python/airflow: "1.10" for 1.10.15's module paths,
-	// "2" for 2.10.3's), for the DAG reader and the task runner.
+	// "2" for 2.10.3's, "3" for 3.2.1's airflow.sdk), for the DAG reader and
+	// the task runner.
 	pythonSurface string
 
 	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
@@ -630,6 +631,10 @@ var (
 		r.dagRunStr = dagRunStr3
 		r.templateExecutionDate = false
 
+		// Airflow 3's authoring surface: airflow.sdk, the standard
+		// provider's operators, without what Airflow 3 removed
+		// (python/airflow, "3").
+		r.pythonSurface = "3"
 		r.staleOnImportError = true
 		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).
 		r.examples = "fixtures/3.2.1"

@@ -463,6 +463,7 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 		})
 		opts.Kick, opts.WithTasksStopped = sched.Kick, sched.WithTasksStopped
 		opts.SchedulerHeartbeat = sched.Heartbeat
+		opts.SchedulerJob = schedulerJobInfo{Start: now().UTC(), Hostname: hostname}
 		if p.po.ownsChildren {
 			if err := becomeSubreaper(); err != nil {
 				logger.Warn().Err(err).Msg("processes that tasks leave behind go to init, not to airlite")

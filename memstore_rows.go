@@ -203,9 +203,42 @@ type TaskInstance struct {
 	// bash_command, env and cwd; nil values are None); nil until a try
 	// rendered them.
 	Rendered map[string]any
+	// Mapped is a mapped task's instances once it expanded
+	// (scheduler_mapping.go), by map_index; nil before (the task instance
+	// is Airflow's map_index -1 row) and for a task that is not mapped.
+	Mapped []MappedInstance
 	// DagVersionID is the id of the DAG version the task instance was
 	// created with (Airflow 3's dag_version_id); "" when none.
 	DagVersionID string
+}
+
+// MappedInstance is one of a mapped task's task instances, as Airflow
+// keeps it in its own row with map_index 0..n-1 (2.10.3
+// models/abstractoperator.py expand_mapped_task): what differs from the
+// task instance that holds it. A mapped task runs as one try of that task
+// instance, which runs the instances not yet successful, each in its own
+// process.
+type MappedInstance struct {
+	MapIndex  int        `json:"map_index"`
+	State     TaskState  `json:"state"`
+	TryNumber int        `json:"try_number"`
+	StartDate *time.Time `json:"start_date"`
+	EndDate   *time.Time `json:"end_date"`
+	Duration  *float64   `json:"duration"`
+	// RenderedMapIndex is map_index_template rendered (nil: none).
+	RenderedMapIndex *string        `json:"rendered_map_index"`
+	Rendered         map[string]any `json:"rendered_fields,omitempty"`
+	// Pushed is what its last try pushed to XCom: a retry of the task runs
+	// only the instances that did not succeed, and pushes again for the
+	// others what they pushed.
+	Pushed []mappedPush `json:"pushed,omitempty"`
+}
+
+// mappedPush is one XCom value a mapped instance pushed, its value as
+// JSON text.
+type mappedPush struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // runTasks is the row that holds one run's task instances, in task_id
@@ -394,6 +427,9 @@ const xcomReturnKey = "return_value"
 type xcomPush struct {
 	Key   string
 	Value json.RawMessage
+	// MapIndex is the mapped task instance that pushed it (scheduler_mapping.go);
+	// nil: the task is not mapped (-1).
+	MapIndex *int
 }
 
 // EventLog is one row of Airflow's log table (airflow/models/log.py): an

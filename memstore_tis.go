@@ -236,6 +236,7 @@ func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state
 		}
 		forced := *ti
 		forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+		forced.Mapped = forcedMapped(ti.Mapped, state, now)
 		changed = append(changed, &forced)
 		marked = append(marked, id)
 	}
@@ -350,6 +351,9 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 			cleared := *ti
 			nextTryID(&cleared)
 			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now
+			// A cleared mapped task expands again when it runs (its input may
+			// have changed).
+			cleared.Mapped = nil
 			cleared.MaxTries = ti.TryNumber + ti.MaxTries - max(ti.TryNumber-1, 0)
 			if cleared.MaxTries < ti.TryNumber {
 				cleared.MaxTries = ti.TryNumber

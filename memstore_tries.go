@@ -206,8 +206,12 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 			}
 		}
 		for _, x := range res.XComs {
+			mapIndex := -1
+			if x.MapIndex != nil {
+				mapIndex = *x.MapIndex
+			}
 			e := &XComEntry{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID, RunRowID: run.ID,
-				MapIndex: -1, Key: x.Key, Value: x.Value, Timestamp: at}
+				MapIndex: mapIndex, Key: x.Key, Value: x.Value, Timestamp: at}
 			if err := s.putXComTxn(txn, e); err != nil {
 				return err
 			}

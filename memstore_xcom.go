@@ -14,7 +14,10 @@ import (
 )
 
 // xcomsTable holds the XCom values tasks pushed, keyed by (dag_id, run_id,
-// task_id, key): map_index is always -1, so it is left out of the key.
+// task_id, key, map_index): map_index last, so that the prefixes of a task
+// instance's, a run's and a DAG's entries stay (dag_id, run_id, task_id,
+// ""), (dag_id, run_id, "") and (dag_id, ""). A mapped task's instances
+// push under their own map_index (scheduler_mapping.go), others under -1.
 func xcomsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableXComs,
@@ -23,7 +26,8 @@ func xcomsTable() *memdb.TableSchema {
 				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
 				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
 				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.Key }},
+				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
 		},
 	}
 }
@@ -36,7 +40,7 @@ func (s *Store) putXComTxn(txn *memdb.Txn, e *XComEntry) error {
 	if max := s.limits.XComBytes; max > 0 && len(e.Value) > max {
 		return &limitError{limit: limitXComBytes, key: e.Key, adding: int64(len(e.Value)), max: int64(max)}
 	}
-	old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key)
+	old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key, e.MapIndex)
 	if err != nil {
 		return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
 	}
@@ -233,8 +237,8 @@ func (s *Store) XComsToPull(q XComPullQuery) ([]*XComEntry, error) {
 }
 
 // XCom returns one XCom entry, or errNotFound.
-func (s *Store) XCom(dagID, runID, taskID, key string) (*XComEntry, error) {
-	raw, err := s.read().First(tableXComs, indexID, dagID, runID, taskID, key)
+func (s *Store) XCom(dagID, runID, taskID, key string, mapIndex int) (*XComEntry, error) {
+	raw, err := s.read().First(tableXComs, indexID, dagID, runID, taskID, key, mapIndex)
 	if err != nil {
 		return nil, fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
 	}

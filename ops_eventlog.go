@@ -109,6 +109,16 @@ func (o *operations) eventLogs(f eventLogFilter, q listQuery) (listed[*EventLog]
 	return orderAndPage(picked, q, eventLogOrders, compareEventLogs)
 }
 
+// eventLogsWhere are the events match picks, by id (for an API whose
+// filters and order are its own).
+func (o *operations) eventLogsWhere(match func(*EventLog) bool) ([]*EventLog, error) {
+	all, err := o.store.EventLogs() // by id
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(e *EventLog) bool { return !match(e) }), nil
+}
+
 // eventLog is the event with id; ids are positive, so a negative one
 // names none.
 func (o *operations) eventLog(id int64) (*EventLog, error) {

@@ -7,6 +7,7 @@ package main
 
 import (
 	"errors"
+	"math"
 	"time"
 )
 
@@ -69,14 +70,14 @@ func (o *operations) readXCom(e *XComEntry) xcomRead {
 	return item
 }
 
-// xcomEntry is one entry with its value; a map_index other than -1 names
-// none.
+// xcomEntry is one entry with its value, of a map index (-1 unless the
+// task is mapped).
 func (o *operations) xcomEntry(dagID, runID, taskID, key string, mapIndex int64) (xcomRead, error) {
 	notFound := opErr(errNotFound, faultXComNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
-	if mapIndex != -1 {
+	if mapIndex < -1 || mapIndex > math.MaxInt32 {
 		return xcomRead{}, notFound
 	}
-	e, err := o.store.XCom(dagID, runID, taskID, key)
+	e, err := o.store.XCom(dagID, runID, taskID, key, int(mapIndex))
 	if errors.Is(err, errNotFound) {
 		return xcomRead{}, notFound
 	}

@@ -25,6 +25,9 @@ type taskJob struct {
 	dag  *DAG
 	task *Task
 	run  DagRun
+	// mapIndex is the instance of a mapped task the job runs
+	// (scheduler_mapping.go); nil: the task instance itself.
+	mapIndex *int
 }
 
 // taskOutcome is how a try ended.
@@ -43,6 +46,11 @@ type taskOutcome struct {
 	// rendered is the try's rendered template fields (TaskInstance.Rendered);
 	// nil when the try rendered none.
 	rendered map[string]any
+	// A mapped task's try: its expanded instances (nil: the task is not
+	// mapped, or the try did not expand it); an instance's try: its
+	// map_index_template rendered.
+	mapped           []MappedInstance
+	renderedMapIndex *string
 }
 
 // schedulerOptions configures a scheduler.
@@ -608,10 +616,7 @@ func runOutcome(dag *DAG, byID map[string]*TaskInstance) (RunState, bool) {
 			return "", false
 		}
 	}
-	for _, t := range dag.Tasks {
-		if len(t.Downstream) > 0 {
-			continue
-		}
+	for _, t := range dag.RunStateLeaves() {
 		if ti := byID[t.TaskID]; ti != nil && (ti.State == TaskFailed || ti.State == TaskUpstreamFailed) {
 			return RunFailed, true
 		}
@@ -699,7 +704,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 		started.StartDate, started.QueuedDttm, started.UpdatedAt = &now, &now, &now
 		started.EndDate, started.Duration, started.NextRetryAt = nil, nil, nil
 		started.Hostname = s.opts.Hostname
-		if (task.Operator == "EmptyOperator" || task.Operator == "DummyOperator") && task.Simulate == nil {
+		if (task.Operator == "EmptyOperator" || task.Operator == "DummyOperator") && task.Simulate == nil && task.Mapping == nil {
 			started.State, started.EndDate = TaskSuccess, &now
 			zero := 0.0
 			started.Duration = &zero
@@ -780,6 +785,9 @@ func (s *scheduler) runGuarded(ctx context.Context, job taskJob) (out taskOutcom
 			out = taskOutcome{state: TaskFailed, reason: fmt.Sprintf("task panicked: %v", v)}
 		}
 	}()
+	if job.task.Mapping != nil && job.mapIndex == nil {
+		return s.runMapped(ctx, job)
+	}
 	return s.opts.RunTask(ctx, job)
 }
 
@@ -855,6 +863,10 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 		if out.rendered != nil {
 			ti.Rendered = out.rendered
 		}
+		if out.mapped != nil {
+			ti.Mapped = out.mapped
+			retryMapped(&ti)
+		}
 		log := s.opts.Logger.Info()
 		if ti.State == TaskFailed || ti.State == TaskUpForRetry {
 			log = s.opts.Logger.Warn().Str("reason", out.reason)
@@ -869,8 +881,14 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 			}
 			res.Lineage = rec
 		}
-		if ti.State == TaskSuccess {
+		switch {
+		case ti.State == TaskSuccess:
 			res.XComs = s.xcomPushes(job.task, out)
+		case !out.requeue:
+			// What the try pushed before it failed or skipped stays, as in
+			// Airflow, where xcom_push writes its row at once (2.10.3
+			// models/taskinstance.py xcom_push); the return value never came.
+			res.XComs = out.pushed
 		}
 		return res, nil
 	})

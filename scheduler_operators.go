@@ -66,6 +66,9 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 		out.reason = "simulated outcome: failed"
 	}
 	for _, key := range slices.Sorted(maps.Keys(sim.XCom)) {
+		if out.state != TaskSuccess {
+			break // a simulated task's declared values are what it pushes when it succeeds
+		}
 		out.pushed = append(out.pushed, xcomPush{Key: key, Value: sim.XCom[key]})
 	}
 	return out

@@ -54,13 +54,20 @@ var pythonCallableOperators = map[[2]string]bool{
 	{"airflow.decorators.python", "_PythonDecoratedOperator"}:              true,
 	{"airflow.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
 	{"airflow.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
+	// Airflow 3.2.1's, in the standard provider.
+	{"airflow.providers.standard.operators.python", "PythonOperator"}:                         true,
+	{"airflow.providers.standard.operators.python", "BranchPythonOperator"}:                   true,
+	{"airflow.providers.standard.operators.python", "ShortCircuitOperator"}:                   true,
+	{"airflow.providers.standard.decorators.python", "_PythonDecoratedOperator"}:              true,
+	{"airflow.providers.standard.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
+	{"airflow.providers.standard.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
 }
 
 // pythonCallableOperator says whether airlite runs a serialized task's
-// callable: one of pythonCallableOperators, not mapped (mapped tasks
-// expand at run time, which airlite does not do yet).
+// callable: one of pythonCallableOperators (a mapped one's instances
+// each run it, scheduler_mapping.go).
 func pythonCallableOperator(t *pyTask) bool {
-	return !t.IsMapped && pythonCallableOperators[[2]string{t.TaskModule, t.TaskType}]
+	return pythonCallableOperators[[2]string{t.TaskModule, t.TaskType}]
 }
 
 const (
@@ -133,6 +140,7 @@ type pythonTaskRequest struct {
 	File        string            `json:"file"`
 	DagID       string            `json:"dag_id"`
 	TaskID      string            `json:"task_id"`
+	MapIndex    int               `json:"map_index"` // -1 unless an instance of a mapped task
 	MemoryBytes int64             `json:"memory_bytes"`
 	Context     pythonTaskContext `json:"context"`
 }
@@ -166,6 +174,8 @@ type pythonTaskResult struct {
 	// Rendered is the try's rendered template fields (op_args, op_kwargs,
 	// templates_dict), for TaskInstance.Rendered.
 	Rendered json.RawMessage `json:"rendered"`
+	// RenderedMapIndex is a mapped instance's map_index_template rendered.
+	RenderedMapIndex *string `json:"rendered_map_index"`
 }
 
 // pythonChannelRequest is one request of the task process.
@@ -176,6 +186,9 @@ type pythonChannelRequest struct {
 	TaskIDs           []string `json:"task_ids"`
 	DagIDs            []string `json:"dag_ids"`
 	IncludePriorDates bool     `json:"include_prior_dates"`
+	// Variable.set's value and description.
+	Value       string  `json:"value"`
+	Description *string `json:"description"`
 }
 
 // pythonXComEntry is a pulled entry, its value as JSON text.
@@ -204,7 +217,10 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
 		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
 	req := pythonTaskRequest{Edition: tc.rules.pythonSurface, DagFolder: pc.Folder, File: pc.File,
-		DagID: job.dag.DagID, TaskID: job.task.TaskID, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
+		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
+	if job.mapIndex != nil {
+		req.MapIndex = *job.mapIndex
+	}
 	body, err := json.Marshal(req)
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("encode python task request: %v", err)}
@@ -324,6 +340,23 @@ func (s *scheduler) answerPython(tc templateContext, req pythonChannelRequest) m
 	case "variable":
 		v, ok := s.opts.Store.VariableValue(req.Key)
 		return map[string]any{"found": ok, "value": v}
+	case "variable_set":
+		// Variable.set inside a callable writes the store at once, as
+		// Airflow's writes its database (2.10.3 models/variable.py _set).
+		if _, err := s.opts.Store.SetVariable(req.Key, req.Value, req.Description); err != nil {
+			text, _ := storeErrorText(err)
+			return map[string]any{"error": fmt.Sprintf("Variable.set: %s", orDefault(text, err.Error()))}
+		}
+		return map[string]any{"ok": true}
+	case "variable_delete":
+		err := s.opts.Store.DeleteVariable(req.Key)
+		switch {
+		case errors.Is(err, errNotFound):
+			return map[string]any{"deleted": 0}
+		case err != nil:
+			return map[string]any{"error": fmt.Sprintf("Variable.delete: %v", err)}
+		}
+		return map[string]any{"deleted": 1}
 	case "xcom_pull":
 		q := XComPullQuery{DagIDs: req.DagIDs, TaskIDs: req.TaskIDs, Key: req.Key, RunID: tc.run.RunID,
 			Date: tc.run.ExecutionDate, ByDate: tc.rules.pythonSurface == "1.10", IncludePriorDates: req.IncludePriorDates}
@@ -359,6 +392,7 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 	for _, p := range r.Pushes {
 		res.pushed = append(res.pushed, xcomPush{Key: p[0], Value: json.RawMessage(p[1])})
 	}
+	res.renderedMapIndex = r.RenderedMapIndex
 	switch r.State {
 	case TaskSuccess:
 		if len(r.Rendered) > 0 && string(r.Rendered) != "null" {

@@ -188,7 +188,7 @@ func (h *pyHarness) states(dagID, runID string) map[string]TaskState {
 // xcom is the stored JSON of one entry, "" when there is none.
 func (h *pyHarness) xcom(dagID, runID, taskID, key string) string {
 	h.t.Helper()
-	e, err := h.store.XCom(dagID, runID, taskID, key)
+	e, err := h.store.XCom(dagID, runID, taskID, key, -1)
 	if err != nil {
 		return ""
 	}

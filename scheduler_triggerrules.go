@@ -29,6 +29,9 @@ type namedRule struct {
 // upstreamCounts summarises the states of a task's upstream tasks.
 type upstreamCounts struct {
 	total, success, skipped, failed, upstreamFailed, done int
+	// The setup tasks among them (2.10.3 trigger_rule_dep.py:362-373
+	// upstream_setup, success_setup, skipped_setup).
+	setups, setupSuccess, setupSkipped int
 }
 
 func (c upstreamCounts) allDone() bool { return c.done >= c.total }
@@ -42,18 +45,39 @@ func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
 			// out): never done, as Airflow counts task instances.
 			continue
 		}
-		switch ti.State {
-		case TaskSuccess:
-			c.success++
-		case TaskSkipped:
-			c.skipped++
-		case TaskFailed:
-			c.failed++
-		case TaskUpstreamFailed:
-			c.upstreamFailed++
+		// A mapped task counts each of its instances (scheduler_mapping.go).
+		states := mappedStates(ti)
+		c.total += len(states) - 1
+		for _, state := range states {
+			switch state {
+			case TaskSuccess:
+				c.success++
+			case TaskSkipped:
+				c.skipped++
+			case TaskFailed:
+				c.failed++
+			case TaskUpstreamFailed:
+				c.upstreamFailed++
+			}
 		}
 	}
 	c.done += c.success + c.skipped + c.failed + c.upstreamFailed
+	for _, id := range task.setupUpstream {
+		ti := byID[id]
+		if ti == nil {
+			c.setups++
+			continue
+		}
+		for _, state := range mappedStates(ti) {
+			c.setups++
+			switch state {
+			case TaskSuccess:
+				c.setupSuccess++
+			case TaskSkipped:
+				c.setupSkipped++
+			}
+		}
+	}
 	return c
 }
 
@@ -149,14 +173,28 @@ func ruleNoneSkipped(c upstreamCounts) (TaskState, bool) {
 
 func ruleAlways(upstreamCounts) (TaskState, bool) { return "", true }
 
+// ruleAllDoneSetupSuccess is a teardown's rule: every upstream task done
+// and, when some are setups, at least one setup successful; all setups
+// skipped skip it, none successful fails it upstream (:418-425, :542-560).
+func ruleAllDoneSetupSuccess(c upstreamCounts) (TaskState, bool) {
+	if !c.allDone() {
+		return "", false
+	}
+	switch {
+	case c.setups > 0 && c.setupSkipped >= c.setups:
+		return TaskSkipped, false
+	case c.setups > 0 && c.setupSuccess == 0:
+		return TaskUpstreamFailed, false
+	}
+	return "", true
+}
+
 // triggerRules2 are Airflow 2.10.3's rules (airflow/utils/trigger_rule.py:26-39).
-// airlite has no setup tasks, so all_done_setup_success decides as
-// all_done (trigger_rule_dep.py:418-425 and :542-560 with no setups).
 var triggerRules2 = map[string]namedRule{
 	"all_success":                 {"all_success", ruleAllSuccess},
 	"all_failed":                  {"all_failed", ruleAllFailed},
 	"all_done":                    {"all_done", ruleAllDone},
-	"all_done_setup_success":      {"all_done_setup_success", ruleAllDone},
+	"all_done_setup_success":      {"all_done_setup_success", ruleAllDoneSetupSuccess},
 	"all_skipped":                 {"all_skipped", ruleAllSkipped},
 	"one_success":                 {"one_success", ruleOneSuccess2},
 	"one_failed":                  {"one_failed", ruleOneFailed},

@@ -57,6 +57,9 @@ type serverOptions struct {
 	// SchedulerHeartbeat is the scheduler's last heartbeat and whether its
 	// loop runs (scheduler.Heartbeat), for /health; nil when it is off.
 	SchedulerHeartbeat func() (last time.Time, running bool)
+	// SchedulerJob is when and where the scheduler started, for Airflow
+	// 3's job list (GET /api/v2/jobs); zero when it is off.
+	SchedulerJob schedulerJobInfo
 }
 
 // server answers Airflow's APIs, airlite's admin endpoints and the status

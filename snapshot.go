@@ -171,6 +171,8 @@ type snapTask struct {
 	// Rendered is absent from files written before rendered fields, and
 	// while a task instance has none.
 	Rendered map[string]any `json:"rendered_fields,omitempty"`
+	// Mapped is absent unless the task instance is a mapped task's, expanded.
+	Mapped []MappedInstance `json:"mapped,omitempty"`
 	// DagVersionID is absent before version 6.
 	DagVersionID string `json:"dag_version_id,omitempty"`
 }
@@ -606,7 +608,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, DagVersionID: t.DagVersionID,
+		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, Mapped: t.Mapped, DagVersionID: t.DagVersionID,
 	}
 }
 
@@ -618,7 +620,7 @@ func (r *snapTask) taskInstance() *TaskInstance {
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, DagVersionID: r.DagVersionID,
+		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, Mapped: r.Mapped, DagVersionID: r.DagVersionID,
 	}
 }
 
@@ -862,8 +864,8 @@ func checkEventLog(obj any) error {
 			return err
 		}
 	}
-	if e.MapIndex != nil && *e.MapIndex != -1 {
-		return fmt.Errorf("map_index %d is not -1: airlite has no mapped tasks", *e.MapIndex)
+	if e.MapIndex != nil && *e.MapIndex < -1 {
+		return fmt.Errorf("map_index %d is under -1", *e.MapIndex)
 	}
 	if err := checkDates(namedDate{"dttm", &e.When}, namedDate{"execution_date", e.ExecutionDate}); err != nil {
 		return err
@@ -887,8 +889,8 @@ func checkXCom(obj any) error {
 	if err := checkRowID("dag_run_id", x.RunRowID); err != nil {
 		return err
 	}
-	if x.MapIndex != -1 {
-		return fmt.Errorf("map_index %d is not -1: airlite has no mapped tasks", x.MapIndex)
+	if x.MapIndex < -1 {
+		return fmt.Errorf("map_index %d is under -1", x.MapIndex)
 	}
 	if x.Value != nil && !json.Valid(x.Value) {
 		return errors.New("value is not JSON")

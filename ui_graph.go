@@ -62,20 +62,9 @@ type graphEdge struct {
 
 type graphGroup struct {
 	GroupID    string
+	Tooltip    string // the group's tooltip, "" when none
 	X, Y, W, H int
 	LabelY     int
-}
-
-// taskGroupOf is the task group a task id names: Airflow prefixes a task
-// in a group with the group ids ("section_1.task_1", 2.10.3
-// utils/task_group.py:TaskGroup.child_id), so the prefix before the last
-// dot is its group, "" for the root group. YAML DAGs have no groups, and
-// their ids no dots.
-func taskGroupOf(taskID string) string {
-	if i := strings.LastIndexByte(taskID, '.'); i > 0 {
-		return taskID[:i]
-	}
-	return ""
 }
 
 // buildGraph lays out def's tasks. states holds the chosen run's task
@@ -121,7 +110,7 @@ func buildGraph(def *DAG, states map[string]string, logged map[string]bool) *gra
 	for c, col := range columns {
 		// Tasks of a group together, so that its box holds few others.
 		slices.SortStableFunc(col, func(a, b *Task) int {
-			return strings.Compare(taskGroupOf(a.TaskID), taskGroupOf(b.TaskID))
+			return strings.Compare(def.TaskGroupOf(a.TaskID), def.TaskGroupOf(b.TaskID))
 		})
 		rows = max(rows, len(col))
 		for r, t := range col {
@@ -137,8 +126,10 @@ func buildGraph(def *DAG, states map[string]string, logged map[string]bool) *gra
 			if graphDarkFills[fill] {
 				ink = "#fff"
 			}
-			label := t.TaskID[len(taskGroupOf(t.TaskID)):]
-			label = strings.TrimPrefix(label, ".")
+			label := t.Label
+			if label == "" {
+				label = strings.TrimPrefix(t.TaskID[len(def.TaskGroupOf(t.TaskID)):], ".")
+			}
 			if r := []rune(label); len(r) > graphLabel {
 				label = string(r[:graphLabel-1]) + "…"
 			}
@@ -168,7 +159,7 @@ func buildGraph(def *DAG, states map[string]string, logged map[string]bool) *gra
 				D: fmt.Sprintf("M%d %dC%d %d %d %d %d %d", x1, y1, mid, y1, mid, y2, x2, y2)})
 		}
 	}
-	g.Groups = graphGroups(g.Nodes)
+	g.Groups = graphGroups(def, g.Nodes)
 	g.Width = graphPad*2 + len(columns)*graphNodeW + (len(columns)-1)*graphGapX
 	g.Height = graphPad*2 + rows*graphNodeH + (rows-1)*graphGapY
 	return g
@@ -176,14 +167,13 @@ func buildGraph(def *DAG, states map[string]string, logged map[string]bool) *gra
 
 // graphGroups are the boxes of every task group (and of every group that
 // holds one), each around its tasks, outer groups first so that inner
-// ones are drawn over them.
-func graphGroups(nodes []graphNode) []graphGroup {
+// ones are drawn over them. The groups are the DAG's (TaskGroupOf,
+// ParentGroupOf): a group's box shows its label and its tooltip.
+func graphGroups(def *DAG, nodes []graphNode) []graphGroup {
 	type box struct{ x0, y0, x1, y1, level int }
 	boxes := map[string]*box{}
 	for _, n := range nodes {
-		level := 0
-		for gid := taskGroupOf(n.TaskID); gid != ""; gid = taskGroupOf(gid) {
-			level++
+		for gid := def.TaskGroupOf(n.TaskID); gid != ""; gid = def.ParentGroupOf(gid) {
 			b := boxes[gid]
 			if b == nil {
 				b = &box{x0: n.X, y0: n.Y, x1: n.X + graphNodeW, y1: n.Y + graphNodeH}
@@ -193,13 +183,18 @@ func graphGroups(nodes []graphNode) []graphGroup {
 			b.x1, b.y1 = max(b.x1, n.X+graphNodeW), max(b.y1, n.Y+graphNodeH)
 		}
 	}
+	for id, b := range boxes {
+		for p := def.ParentGroupOf(id); p != ""; p = def.ParentGroupOf(p) {
+			b.level++
+		}
+	}
 	ids := make([]string, 0, len(boxes))
 	for id := range boxes {
 		ids = append(ids, id)
 	}
-	// Outer groups first: fewer dots.
+	// Outer groups first.
 	slices.SortFunc(ids, func(a, b string) int {
-		if c := strings.Count(a, ".") - strings.Count(b, "."); c != 0 {
+		if c := boxes[a].level - boxes[b].level; c != 0 {
 			return c
 		}
 		return strings.Compare(a, b)
@@ -208,9 +203,13 @@ func graphGroups(nodes []graphNode) []graphGroup {
 	for _, id := range ids {
 		b := boxes[id]
 		// Inner groups sit inside outer ones: a smaller margin per level.
-		in := max(graphGroupIn-2*strings.Count(id, "."), 2)
-		out = append(out, graphGroup{GroupID: id, X: b.x0 - in, Y: b.y0 - in - 10,
-			W: b.x1 - b.x0 + 2*in, H: b.y1 - b.y0 + 2*in + 10, LabelY: b.y0 - in})
+		in := max(graphGroupIn-2*b.level, 2)
+		g := graphGroup{GroupID: id, X: b.x0 - in, Y: b.y0 - in - 10,
+			W: b.x1 - b.x0 + 2*in, H: b.y1 - b.y0 + 2*in + 10, LabelY: b.y0 - in}
+		if tg := def.TaskGroupByID(id); tg != nil {
+			g.Tooltip = tg.Tooltip
+		}
+		out = append(out, g)
 	}
 	return out
 }

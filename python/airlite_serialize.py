@@ -146,7 +146,11 @@ def serialize_task(op):
             values[field] = template_value(value)
     out["template_values"] = values
     if mapped is not None:
-        out["expand_input"] = {"type": "dict-of-lists", "value": {k: serialize(v) for k, v in mapped["expand_input"].items()}}
+        expand_input = mapped["expand_input"]
+        if "__kwargs__" in expand_input:  # expand_kwargs (2.10.3 models/expandinput.py ListOfDictsExpandInput)
+            out["expand_input"] = {"type": "list-of-dicts", "value": serialize(expand_input["__kwargs__"])}
+        else:
+            out["expand_input"] = {"type": "dict-of-lists", "value": {k: serialize(v) for k, v in expand_input.items()}}
         out["partial_kwargs"] = {k: serialize(v) for k, v in mapped["partial_kwargs"].items()}
     if op._airlite_generic:
         out["_airlite_generic"] = True

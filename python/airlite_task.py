@@ -50,8 +50,17 @@ CHANNEL = None
 
 class _ChannelVariables(dict):
     """Variable.get's values, asked of airlite's store one key at a time;
-    Variable.set in a task stays in the task (airlite does not write
-    variables from a try)."""
+    Variable.set and Variable.delete write airlite's store, as in Airflow
+    where they write the metadata database at once."""
+
+    def write(self, key, value, description):
+        CHANNEL.ask({"op": "variable_set", "key": key, "value": value, "description": description})
+        dict.__setitem__(self, key, value)
+
+    def remove(self, key):
+        answer = CHANNEL.ask({"op": "variable_delete", "key": key})
+        dict.pop(self, key, None)
+        return answer.get("deleted", 0)
 
     def _fetch(self, key):
         if dict.__contains__(self, key):
@@ -107,20 +116,51 @@ class TaskInstance:
         # What this try pushed so far is already this run's, as in Airflow
         # where a push is written at once.
         if dag_ids == [self.dag_id] and (ids is None or self.task_id in ids):
-            found = [{"task_id": self.task_id, "key": k, "value": v} for k, v in reversed(self.pushes)
-                     if not key or k == key]
+            found = [{"task_id": self.task_id, "key": k, "value": v, "run_id": self.run_id, "map_index": self.map_index}
+                     for k, v in reversed(self.pushes) if not key or k == key]
         answer = CHANNEL.ask({"op": "xcom_pull", "task_ids": ids, "dag_ids": dag_ids, "key": key or "",
                               "include_prior_dates": bool(include_prior_dates)})
-        mine = {(f["task_id"], f["key"]) for f in found}
-        found += [e for e in answer["entries"] if e["run_id"] != self.run_id or (e["task_id"], e["key"]) not in mine]
-        if not many:
-            return json.loads(found[0]["value"]) if found else default
+        mine = {(f["task_id"], f["key"], f["map_index"]) for f in found}
+        found += [e for e in answer["entries"]
+                  if e["run_id"] != self.run_id or (e["task_id"], e["key"], e["map_index"]) not in mine]
+        by_index = map_indexes is not None and not isinstance(map_indexes, int)
+        if map_indexes is not None:
+            wanted = {map_indexes} if isinstance(map_indexes, int) else set(map_indexes)
+            found = [e for e in found if e["map_index"] in wanted]
+        if not many and not by_index:
+            # 2.10.3 models/taskinstance.py _xcom_pull: one task without
+            # map_indexes gives the value of an unmapped task, or the values
+            # of a mapped one's instances in map_index order.
+            if not found:
+                return default
+            first = found[0]
+            if map_indexes is not None or first["map_index"] < 0:
+                return json.loads(first["value"])
+            same = [e for e in found if e["run_id"] == first["run_id"] and e["task_id"] == first["task_id"]
+                    and e["map_index"] >= 0]
+            return [json.loads(e["value"]) for e in sorted(same, key=lambda e: e["map_index"])]
         by_task = {}
         for e in found:
-            by_task.setdefault(e["task_id"], []).append(json.loads(e["value"]))
+            by_task.setdefault(e["task_id"], []).append(e)
         out = []
-        for t in ids:
-            out.extend(by_task.get(t, [])[:1] if not include_prior_dates else by_task.get(t, []))
+        for t in (ids if ids is not None else sorted(by_task)):
+            entries = by_task.get(t, [])
+            # By map_index, or in map_indexes' order when it is a list
+            # (2.10.3 _xcom_pull orders by the position in it).
+            order = (lambda e: e["map_index"])
+            if by_index and not isinstance(map_indexes, range):
+                position = {m: i for i, m in enumerate(map_indexes)}
+                order = (lambda e: position.get(e["map_index"], 0))
+            elif isinstance(map_indexes, range) and map_indexes.step < 0:
+                order = (lambda e: -e["map_index"])
+            mapped = sorted((e for e in entries if e["run_id"] == self.run_id and e["map_index"] >= 0), key=order)
+            if include_prior_dates:
+                pick = entries
+            elif mapped:
+                pick = mapped  # every instance of a mapped task, by map_index
+            else:
+                pick = entries[:1]
+            out.extend(json.loads(e["value"]) for e in pick)
         return out
 
     def __repr__(self):
@@ -202,6 +242,10 @@ def render(value, ti, seen=None):
             return CHANNEL.ask({"op": "render", "template": value})["text"]
         return value
     if isinstance(value, XComArg):
+        if value.operator.__dict__.get("_airlite_mapped") is not None:
+            # A mapped upstream's values, by map_index: Airflow's
+            # LazyXComSequence (2.10.3 models/xcom_arg.py PlainXComArg.resolve).
+            return mapped_values(value.operator.task_id, value.key, ti)
         got = ti.xcom_pull(task_ids=value.operator.task_id, key=value.key, default=NOTSET)
         if got is NOTSET:
             raise XComNotFound('XComArg result from %s at %s with key="%s" is not found!'
@@ -222,6 +266,86 @@ def render(value, ti, seen=None):
 
 class XComNotFound(Exception):
     pass
+
+
+def mapped_values(task_id, key, ti):
+    """The values a mapped task's instances pushed under key in this run, in
+    map_index order (a list stands for Airflow's LazyXComSequence)."""
+    answer = CHANNEL.ask({"op": "xcom_pull", "task_ids": [task_id], "dag_ids": [ti.dag_id], "key": key,
+                          "include_prior_dates": False})
+    found = sorted((e["map_index"], e["value"]) for e in answer["entries"]
+                   if e["run_id"] == ti.run_id and e["map_index"] >= 0)
+    return [json.loads(v) for _, v in found]
+
+
+def expand_for(task, map_index, ti):
+    """Set the expanded arguments of one instance of a mapped task (2.10.3
+    models/expandinput.py DictOfListsExpandInput._expand_mapped_field and
+    ListOfDictsExpandInput.resolve; decorators/base.py: a TaskFlow
+    task's expanded arguments are its callable's keyword arguments)."""
+    import collections.abc
+    mapped = task.__dict__["_airlite_mapped"]
+    expand_input = mapped["expand_input"]
+    taskflow = getattr(task, "custom_operator_name", None) is not None and hasattr(task, "python_callable") \
+        and type(task).__module__.startswith("airflow.decorators")
+    if "__kwargs__" in expand_input:
+        value = render(expand_input["__kwargs__"], ti)
+        if not isinstance(value, collections.abc.Sequence):
+            raise ValueError("expand_kwargs() expects a list[dict], not %s" % _type_name(value))
+        mapping = value[map_index]
+        if not isinstance(mapping, collections.abc.Mapping):
+            raise ValueError("expand_kwargs() expects a list[dict], not list[%s]" % _type_name(mapping))
+        for k in mapping:
+            if not isinstance(k, str):
+                raise ValueError("expand_kwargs() input dict keys must all be str, but %r is of type %s"
+                                 % (k, _type_name(k)))
+        data = dict(mapping)
+    else:
+        values = {k: render(v, ti) for k, v in expand_input.items()}
+        lengths = {}
+        for k, v in values.items():
+            if not isinstance(v, (collections.abc.Sequence, dict)) or isinstance(v, str):
+                raise TypeError("can't map over value of type %s" % type(v))
+            lengths[k] = len(v)
+        data = {}
+        for k, v in values.items():
+            index = map_index
+            found = -1
+            for name in reversed(list(expand_input)):
+                length = lengths[name]
+                if length < 1:
+                    raise RuntimeError("cannot expand field mapped to length %r" % length)
+                if name == k:
+                    found = index % length
+                    break
+                index //= length
+            if isinstance(v, dict):
+                data[k] = list(v.items())[found]
+            else:
+                data[k] = v[found]
+    if taskflow:
+        task.op_kwargs = dict(task.op_kwargs, **data)
+    else:
+        for k, v in data.items():
+            setattr(task, k, v)
+
+
+def _type_name(value):
+    return "None" if value is None else type(value).__name__
+
+
+def render_map_index(task, context):
+    """map_index_template rendered with the instance's context after it
+    ran (2.10.3 models/taskinstance.py _render_map_index), when Jinja is
+    importable; None otherwise."""
+    template = getattr(task, "map_index_template", None)
+    if template is None:
+        return None
+    try:
+        import jinja2
+    except ImportError:
+        return None
+    return jinja2.Environment().from_string(template).render(**context)
 
 
 def _rendered_field(value):
@@ -377,7 +501,12 @@ def run(request, ctx, edition):
     if not isinstance(task, PythonOperator) or isinstance(task, (ExternalPythonOperator, PythonVirtualenvOperator)):
         raise TypeError("%s is a %s, not a Python callable operator" % (task.task_id, type(task).__name__))
     ti = TaskInstance(ctx, task, dag, edition)
+    ti.map_index = int(request.get("map_index", -1))
     try:
+        if task.__dict__.get("_airlite_mapped") is not None:
+            if ti.map_index < 0:
+                raise RuntimeError("can't resolve task-mapping argument without expanding")
+            expand_for(task, ti.map_index, ti)
         return execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOperator, AirflowException)
     except BaseException as e:
         e._airlite_ti = ti
@@ -450,6 +579,9 @@ def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOpera
     if value is not None and getattr(task, "do_xcom_push", True):
         out["return_value"] = json.dumps(value, allow_nan=False, default=_xcom_default)
     out["pushes"] = ti.pushes
+    if ti.map_index >= 0:
+        context["map_index_template"] = getattr(task, "map_index_template", None)
+        out["rendered_map_index"] = render_map_index(task, context)
     return out
 
 

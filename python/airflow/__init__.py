@@ -11,7 +11,7 @@ import sys
 import types
 
 EDITION = os.environ.get("AIRLITE_EDITION", "2")
-__version__ = "1.10.15" if EDITION == "1.10" else "2.10.3"
+__version__ = {"1.10": "1.10.15", "3": "3.2.1"}.get(EDITION, "2.10.3")
 
 # Modules of this package that the 1.10.15 release does not have.
 _ABSENT_110 = (
@@ -22,8 +22,16 @@ _ABSENT_110 = (
     "airflow.models.taskinstance",
 )
 # Modules 2.10.3 removed (2.0 moved them; the deprecated aliases that
-# airflow/operators/__init__.py keeps stay importable).
-_ABSENT_2 = ("airflow.contrib",)
+# airflow/operators/__init__.py keeps stay importable), and Airflow 3's
+# task SDK, which 2.10.3 does not have.
+_ABSENT_2 = ("airflow.contrib", "airflow.sdk")
+# Modules Airflow 3.2.1 removed: sub-DAGs, DummyOperator, 1.10's module
+# paths (airflow-core/src/airflow/operators/__init__.py keeps deprecated
+# names for bash, python, empty ... only).
+_ABSENT_3 = ("airflow.contrib", "airflow.operators.dummy", "airflow.operators.dummy_operator",
+             "airflow.operators.bash_operator", "airflow.operators.python_operator",
+             "airflow.operators.subdag", "airflow.operators.subdag_operator",
+             "airflow.sensors.base_sensor_operator")
 
 # Where airlite's generic classes may come from: any class-looking name of
 # a module under these prefixes that airlite does not ship itself.
@@ -32,8 +40,14 @@ _GENERIC_PREFIXES = ("airflow.providers.", "airflow.operators.", "airflow.sensor
 
 
 def _absent(name):
-    absent = _ABSENT_110 if EDITION == "1.10" else _ABSENT_2
+    absent = {"1.10": _ABSENT_110 + ("airflow.sdk",), "3": _ABSENT_3}.get(EDITION, _ABSENT_2)
     return any(name == a or name.startswith(a + ".") for a in absent)
+
+
+def _generic_standard(name):
+    # The standard provider's modules are airlite's operators in Airflow 3,
+    # where the operators live there; before, a provider like any other.
+    return EDITION != "3" and (name == "airflow.providers.standard" or name.startswith("airflow.providers.standard."))
 
 
 class _GenericModule(types.ModuleType):
@@ -55,6 +69,8 @@ class _EditionFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return None
         if _absent(name):
             raise ModuleNotFoundError("No module named %r" % name, name=name)
+        if _generic_standard(name):
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
                 continue

@@ -25,7 +25,7 @@ _BASE_ARGS = {
     "pre_execute": None, "post_execute": None, "trigger_rule": "all_success", "resources": None,
     "run_as_user": None, "task_concurrency": None, "max_active_tis_per_dag": None,
     "max_active_tis_per_dagrun": None, "executor": None, "executor_config": None,
-    "do_xcom_push": True, "multiple_outputs": False, "inlets": None, "outlets": None,
+    "do_xcom_push": True, "multiple_outputs": False, "map_index_template": None, "inlets": None, "outlets": None,
     "doc": None, "doc_md": None, "doc_json": None, "doc_yaml": None, "doc_rst": None,
     "task_display_name": None, "logger_name": None, "allow_nested_operators": True,
     "xcom_push": False, "provide_context": False, "adhoc": False, "priority_class": None,
@@ -174,6 +174,9 @@ class BaseOperator(DependencyMixin):
             dag.add_task(self)
         if tg is not None:
             tg.add(self)
+        from airflow.utils.setup_teardown import SetupTeardownContext
+        if SetupTeardownContext.active:
+            SetupTeardownContext.update_context_map(self)
 
     # The names Airflow shows.
     @property
@@ -209,6 +212,22 @@ class BaseOperator(DependencyMixin):
     def inherits_from_empty_operator(self):
         return any(c.__name__ in ("EmptyOperator", "DummyOperator") and c.__module__.startswith("airflow.")
                    for c in type(self).__mro__)
+
+    @property
+    def upstream_list(self):
+        return [self.dag.task_dict[t] for t in sorted(self.upstream_task_ids)] if self.dag else []
+
+    @property
+    def downstream_list(self):
+        return [self.dag.task_dict[t] for t in sorted(self.downstream_task_ids)] if self.dag else []
+
+    def __enter__(self):
+        from airflow.utils.setup_teardown import enter
+        return enter(self)
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        from airflow.utils.setup_teardown import exit_
+        exit_()
 
     def get_direct_relative_ids(self, upstream=False):
         return self.upstream_task_ids if upstream else self.downstream_task_ids
@@ -274,7 +293,25 @@ def _module_of(cls):
     from airflow import EDITION
     if EDITION == "1.10":
         return _MODULES_110.get(cls.__name__, cls.__module__) if cls.__module__.startswith("airflow.") else cls.__module__
+    if EDITION == "3":
+        # Airflow 3 moved the operators, sensors and decorators airlite
+        # defines once into the standard provider.
+        module = cls.__module__
+        if module.startswith("airflow.decorators."):
+            return "airflow.providers.standard.decorators." + module[len("airflow.decorators."):]
+        return _MODULES_3.get(module, module)
     return cls.__module__
+
+
+# Where Airflow 3.2.1 keeps the classes airlite defines once, by their
+# 2.10.3 module.
+_MODULES_3 = {
+    "airflow.operators.bash": "airflow.providers.standard.operators.bash",
+    "airflow.operators.python": "airflow.providers.standard.operators.python",
+    "airflow.operators.empty": "airflow.providers.standard.operators.empty",
+    "airflow.sensors.python": "airflow.providers.standard.sensors.python",
+    "airflow.sensors.base": "airflow.sdk.bases.sensor",
+}
 
 
 # Where 1.10.15 keeps the operators airlite defines once.

@@ -328,3 +328,41 @@ def dag(dag_id="", **dag_kwargs):
         f, dag_id = dag_id, ""
         return wrapper(f)
     return wrapper
+
+
+# Airflow 3.2.1's DAG (task-sdk/src/airflow/sdk/definitions/dag.py) is an
+# attrs class without the arguments Airflow 3 removed: passing one fails as
+# Python fails an unknown keyword argument. Its schedule defaults to None,
+# and catchup to [scheduler] catchup_by_default, False in Airflow 3.
+_REMOVED_IN_3 = ("schedule_interval", "timetable", "full_filepath", "concurrency", "default_view",
+                 "orientation", "fail_stop")
+
+
+def _airflow3_arguments(kwargs, where):
+    for name in _REMOVED_IN_3:
+        if name in kwargs:
+            raise TypeError("%s got an unexpected keyword argument %r" % (where, name))
+    kwargs.setdefault("schedule", None)
+    kwargs.setdefault("catchup", False)
+    if "fail_fast" in kwargs:
+        kwargs["fail_stop"] = kwargs.pop("fail_fast")
+    return kwargs
+
+
+if EDITION == "3":
+    _dag_init_2 = DAG.__init__
+    _dag_decorator_2 = dag
+
+    def _dag_init_3(self, dag_id, *args, **kwargs):
+        if args:
+            raise TypeError("DAG.__init__() takes 2 positional arguments but %d were given" % (2 + len(args)))
+        _dag_init_2(self, dag_id, **_airflow3_arguments(kwargs, "DAG.__init__()"))
+        self.fileloc = sys._getframe(1).f_globals.get("__file__")  # the caller's file, not this one
+
+    DAG.__init__ = _dag_init_3
+
+    def dag(dag_id="", **dag_kwargs):  # noqa: F811  Airflow 3's @dag
+        for name in _REMOVED_IN_3:
+            if name in dag_kwargs:
+                raise TypeError("dag() got an unexpected keyword argument %r" % name)
+        return _dag_decorator_2(dag_id, **dag_kwargs)

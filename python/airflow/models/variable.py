@@ -24,7 +24,28 @@ class Variable:
 
     @classmethod
     def set(cls, key, value, description=None, serialize_json=False, session=None):
-        _values()[key] = json.dumps(value) if serialize_json else str(value)
+        # 2.10.3 models/variable.py Variable._set: JSON with indent=2, or str().
+        stored = json.dumps(value, indent=2) if serialize_json else str(value)
+        values = _values()
+        if hasattr(values, "write"):  # a task's: airlite's store (airlite_task.py)
+            values.write(key, stored, description)
+        else:
+            values[key] = stored
+
+    @classmethod
+    def update(cls, key, value, serialize_json=False, session=None):
+        # 2.10.3 models/variable.py Variable._update: an existing variable only.
+        if key not in _values():
+            raise KeyError("Variable %s does not exist" % key)
+        cls.set(key, value, serialize_json=serialize_json)
+
+    @classmethod
+    def delete(cls, key, session=None):
+        """How many variables were deleted (0 or 1), as Variable.delete."""
+        values = _values()
+        if hasattr(values, "remove"):
+            return values.remove(key)
+        return 1 if values.pop(key, None) is not None else 0
 
     @classmethod
     def setdefault(cls, key, default, description=None, deserialize_json=False):

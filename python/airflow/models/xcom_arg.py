@@ -35,6 +35,15 @@ class XComArg(DependencyMixin):
         self.operator.as_teardown(setups=setups, on_failure_fail_dagrun=on_failure_fail_dagrun)
         return self
 
+    def __enter__(self):
+        # 2.10.3 models/xcom_arg.py PlainXComArg.__enter__: its operator's.
+        from airflow.utils.setup_teardown import enter
+        return enter(self.operator)
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        from airflow.utils.setup_teardown import exit_
+        exit_()
+
     def __repr__(self):
         # 2.10.3 models/xcom_arg.py PlainXComArg.__repr__
         if self.key == "return_value":

@@ -1,0 +1,113 @@
+package main
+
+// Airflow 3's import errors (issue #21): core_api/routes/public/
+// import_error.py get_import_errors and get_import_error over airlite's
+// import errors (ops_importerrors.go).
+
+import (
+	"cmp"
+	"net/http"
+	"strings"
+)
+
+// v2DagsFolderBundle is the DAG bundle airlite's DAG files are in: Airflow
+// 3's default bundle, the DAGs folder ([dag_processor]
+// dag_bundle_config_list: "dags-folder").
+const v2DagsFolderBundle = "dags-folder"
+
+// v2ImportError is datamodels/import_error.py ImportErrorResponse as 3.2.1's
+// document has it.
+type v2ImportError struct {
+	ID         int64   `json:"import_error_id"`
+	Timestamp  v2When  `json:"timestamp"`
+	Filename   string  `json:"filename"`
+	BundleName *string `json:"bundle_name"`
+	StackTrace string  `json:"stack_trace"`
+}
+
+// v2ImportErrorCollection is ImportErrorCollectionResponse.
+type v2ImportErrorCollection struct {
+	ImportErrors []v2ImportError `json:"import_errors"`
+	TotalEntries int             `json:"total_entries"`
+}
+
+// v2ImportErrorOrders are get_import_errors' sort attributes;
+// import_error_id is id.
+var v2ImportErrorOrders = []string{"id", "timestamp", "filename", "bundle_name", "stacktrace"}
+
+// v2ImportErrorPhrases words the faults of these routes
+// (import_error.py get_import_error).
+var v2ImportErrorPhrases = phrasebook{
+	faultImportErrorNotFound: func(e *opError) error {
+		return &v2Error{status: http.StatusNotFound, detail: "The ImportError with import_error_id: `" + e.value("id") + "` was not found"}
+	},
+}
+
+// newV2ImportError is an import error in Airflow 3's form. Every caller
+// of airlite may read every DAG, so no stack trace is redacted; a file
+// that defines no DAG keeps its stack trace too, as Airflow 3.2.1 shows
+// it to callers who may read all DAGs (apache/airflow#65329 redacted it
+// for a while, #67465 restored it).
+func newV2ImportError(e *ImportError) v2ImportError {
+	bundle := v2DagsFolderBundle
+	return v2ImportError{ID: e.ID, Timestamp: v2When(e.Timestamp), Filename: e.Filename, BundleName: &bundle, StackTrace: e.StackTrace}
+}
+
+// v2GetImportErrors is get_import_errors: filename_pattern, the order
+// (id by default) and the page.
+func (s *server) v2GetImportErrors(req *apiRequest) (any, error) {
+	keys, err := v2OrderBy(req.query, "id", v2ImportErrorOrders, map[string]string{"import_error_id": "id"})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ops.importErrors()
+	if err != nil {
+		return nil, err
+	}
+	like := req.query.v2Pattern("filename_pattern")
+	picked := make([]*ImportError, 0, len(rows))
+	for _, e := range rows {
+		if like == nil || like.MatchString(e.Filename) {
+			picked = append(picked, e)
+		}
+	}
+	v2OrderRows(picked, keys, compareV2ImportErrors, func(a, b *ImportError) int { return cmp.Compare(a.ID, b.ID) })
+	out := v2ImportErrorCollection{ImportErrors: []v2ImportError{}, TotalEntries: len(picked)}
+	for _, e := range v2Window(picked, v2Page(req.query)) {
+		out.ImportErrors = append(out.ImportErrors, newV2ImportError(e))
+	}
+	return out, nil
+}
+
+// compareV2ImportErrors orders import errors by a sort attribute (every
+// row is in the one bundle).
+func compareV2ImportErrors(a, b *ImportError, attr string) int {
+	switch attr {
+	case "timestamp":
+		return a.Timestamp.Compare(b.Timestamp)
+	case "filename":
+		return strings.Compare(a.Filename, b.Filename)
+	case "stacktrace":
+		return strings.Compare(a.StackTrace, b.StackTrace)
+	case "bundle_name":
+		return 0
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// v2GetImportError is get_import_error.
+func (s *server) v2GetImportError(req *apiRequest) (any, error) {
+	e, err := s.ops.importError(req.v2PathInt("import_error_id"))
+	if err != nil {
+		return nil, v2ImportErrorPhrases.phrase(err)
+	}
+	return newV2ImportError(e), nil
+}
+
+// v2ImportErrorRoutes are import_error.py's rows.
+func (s *server) v2ImportErrorRoutes(t *routeTable) {
+	d := t.dialect
+	t.add(http.MethodGet, "/importErrors/{import_error_id}", d.answer(s, s.v2GetImportError), withPathInts("import_error_id"))
+	t.add(http.MethodGet, "/importErrors", d.answer(s, s.v2GetImportErrors),
+		withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("filename_pattern")))
+}

@@ -1,0 +1,40 @@
+"""Airflow 3's task SDK, the authoring surface of Airflow 3.2.1's DAG files
+(task-sdk/src/airflow/sdk/__init__.py): the names a DAG file imports from
+airflow.sdk, on airlite's classes. Only edition 3 has it
+(airflow/__init__.py refuses it to the others, as 2.10.3 has no such
+module)."""
+from airflow._airlite.param import Param  # noqa: F401
+from airflow._airlite.python import get_current_context  # noqa: F401
+from airflow._airlite.task_group import TaskGroup  # noqa: F401
+from airflow.datasets import Dataset as _Dataset, DatasetAll as AssetAll, DatasetAny as AssetAny  # noqa: F401
+from airflow.decorators import setup, task, task_group, teardown  # noqa: F401
+from airflow.models.baseoperator import BaseOperator, chain, cross_downstream  # noqa: F401
+from airflow.models.dag import DAG, dag  # noqa: F401
+from airflow.models.variable import Variable  # noqa: F401
+from airflow.models.xcom_arg import XComArg  # noqa: F401
+from airflow.utils.edgemodifier import EdgeModifier, Label  # noqa: F401
+
+__version__ = "1.1.0"
+
+
+class Asset(_Dataset):
+    """Airflow 3's Asset (task-sdk definitions/asset/__init__.py): a name
+    and a URI, each the other when only one is given."""
+
+    def __init__(self, name=None, uri=None, *, group="asset", extra=None, watchers=None):
+        if name is None and uri is None:
+            raise TypeError("Asset() requires either 'name' or 'uri'")
+        uri = uri if uri is not None else name
+        super().__init__(uri, extra=extra)
+        self.name = name if name is not None else uri
+        self.group = group
+
+
+def chain_linear(*elements):
+    """Each element downstream of every task of the one before (task-sdk
+    definitions/baseoperator.py chain_linear)."""
+    from airflow.models.taskmixin import as_leaves, as_roots
+    for up, down in zip(elements, elements[1:]):
+        for u in as_leaves(up):
+            for d in as_roots(down):
+                u >> d
