@@ -520,6 +520,8 @@ func want3(want2 map[string]any) map[string]any {
 		"dagRunStr":             "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. run_type: >",
 		"templateExecutionDate": false,
 		"staleOnImportError":    true,
+		// Airflow 3's authoring surface (python/airflow, "3").
+		"pythonSurface": "3",
 		// Airflow 3.2.1's example DAGs; its UI's run and DAG pages.
 		"examples": "fixtures/3.2.1", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true, "uiRunPath": "/dags/:dag_id/runs/:run_id",
 	} {
