@@ -178,6 +178,10 @@ type runRules struct {
 	// trigger with logical_date null): it never collides with another's,
 	// has no data interval, and runs at its run_after.
 	nullLogicalDate bool
+	// depLogicalDate: the dependencies of a task instance speak of its
+	// logical date (Airflow 3's ti_deps: the "Logical Date" dep and its
+	// reasons) rather than its execution date.
+	depLogicalDate bool
 
 	// runTypes are the release's DagRunType values in its enum's order;
 	// nil: the release has no run types (1.10.15 names runs by their
@@ -587,10 +591,9 @@ var (
 	}()
 
 	// rules3 is Airflow 3.2.1: /api/v2 behind Airflow 3's app, neither the
-	// experimental API nor /api/v1, with Airflow 3's runs, task instances
-	// and template context. Every other rule is Airflow 2's for now (the
-	// DAG files of Airflow 3 are issue #21's next steps), so it is rules2
-	// with those changed.
+	// experimental API nor /api/v1, with Airflow 3's runs, task instances,
+	// template context, example DAGs and UI addresses. Every other rule is
+	// Airflow 2's for now, so it is rules2 with those changed.
 	rules3 = func() editionRules {
 		r := rules2
 		r.name = edition3
@@ -615,6 +618,9 @@ var (
 		r.newRun.tiIDs = true
 		r.runID = runID3
 		r.nullLogicalDate = true
+		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
+		// exec_date_after_start_date_dep.py: NAME = "Logical Date".
+		r.depLogicalDate = true
 		// airflow-core/src/airflow/utils/types.py DagRunType (spec/v2.yaml
 		// at 3.2.1 adds asset_materialization)
 		r.runTypes = []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"}

@@ -159,6 +159,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate":   r.templateExecutionDate,
 			"taskStates":              r.taskStates,
 			"nullLogicalDate":         r.nullLogicalDate,
+			"depLogicalDate":          r.depLogicalDate,
 			"runTypes":                r.runTypes,
 			"triggerRunType":          r.triggerRunType,
 			"tryAtSchedule":           r.tryAtSchedule,
@@ -273,6 +274,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"taskStates": []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
 			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
 		"nullLogicalDate": false,
+		"depLogicalDate":  false,
 		// Airflow 2.10.3 airflow/utils/types.py:75-81
 		"runTypes":       []string{"backfill", "scheduled", "manual", "dataset_triggered"},
 		"triggerRunType": "",
@@ -367,6 +369,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate": true,
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
+			"depLogicalDate":        false,
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
@@ -449,6 +452,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate": true,
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
+			"depLogicalDate":        false,
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
@@ -501,6 +505,14 @@ func want3(want2 map[string]any) map[string]any {
 		"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
 		"nullLogicalDate": true,
+		"depLogicalDate":  true,
+		// Airflow 3.2.1's example DAGs; its UI addresses runs by id
+		// (airflow-core/src/airflow/ui/src/router.tsx).
+		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
+		// Airflow 3's authoring surface (python/airflow, "3").
+		"pythonSurface": "3",
+		// Airflow 3's dag_processing/collection.py _update_import_errors
+		"staleOnImportError": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
 		"runTypes":       []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
 		"triggerRunType": "manual",
@@ -519,11 +531,6 @@ func want3(want2 map[string]any) map[string]any {
 			"ti", "triggering_asset_events", "ts", "ts_nodash", "ts_nodash_with_tz", "var"},
 		"dagRunStr":             "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. run_type: >",
 		"templateExecutionDate": false,
-		"staleOnImportError":    true,
-		// Airflow 3's authoring surface (python/airflow, "3").
-		"pythonSurface": "3",
-		// Airflow 3.2.1's example DAGs; its UI's run and DAG pages.
-		"examples": "fixtures/3.2.1", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true, "uiRunPath": "/dags/:dag_id/runs/:run_id",
 	} {
 		w[k] = v
 	}

@@ -489,7 +489,7 @@ func (o *operations) runResults(run *DagRun, taskIDs []string) ([]taskResult, er
 	ids = slices.Compact(ids)
 	var out []taskResult
 	for _, id := range ids {
-		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1) // -1: an unmapped task; a mapped one's values are not read yet
+		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1) // an unmapped task's value
 		if errors.Is(err, errNotFound) {
 			continue
 		}
