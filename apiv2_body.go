@@ -181,10 +181,9 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 		if !ok && f.alias != "" {
 			val, ok = given[f.alias]
 		}
-		at := appendLoc(loc, f.name)
 		if !ok {
 			if f.required {
-				issues = append(issues, v2Issue{Type: "missing", Loc: at, Msg: "Field required", Input: v2Input(dict)})
+				issues = append(issues, v2Issue{Type: "missing", Loc: appendLoc(loc, f.name), Msg: "Field required", Input: v2Input(dict)})
 			}
 			continue
 		}
@@ -192,7 +191,7 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 			out[f.name] = nil
 			continue
 		}
-		kept, errs := f.typ.validate(val, at)
+		kept, errs := f.typ.validate(val, appendLoc(loc, f.name))
 		issues = append(issues, errs...)
 		out[f.name] = kept
 	}

@@ -15,16 +15,24 @@ type v2When time.Time
 // v2Time renders t as pydantic does: 2026-11-26T17:57:58Z, or
 // 2026-11-26T17:57:58.123456Z with a fraction.
 func v2Time(t time.Time) string {
-	t = t.UTC()
-	if t.Nanosecond()/1000 != 0 {
-		return t.Format("2006-01-02T15:04:05.000000Z")
-	}
-	return t.Format("2006-01-02T15:04:05Z")
+	return string(appendV2Time(nil, t))
 }
 
-// MarshalJSON renders the datetime as pydantic does.
+// appendV2Time appends v2Time's text to b.
+func appendV2Time(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	if t.Nanosecond()/1000 != 0 {
+		return t.AppendFormat(b, "2006-01-02T15:04:05.000000Z")
+	}
+	return t.AppendFormat(b, "2006-01-02T15:04:05Z")
+}
+
+// MarshalJSON renders the datetime as pydantic does (in one allocation:
+// the v2 answers hold several).
 func (w v2When) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + v2Time(time.Time(w)) + `"`), nil
+	b := make([]byte, 0, len(`"2006-01-02T15:04:05.000000Z"`))
+	b = appendV2Time(append(b, '"'), time.Time(w))
+	return append(b, '"'), nil
 }
 
 // v2At is a nullable datetime field: nil for a nil or zero time.

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/logging"
 	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/parser"
 	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
@@ -183,12 +185,7 @@ func templateConfig(strict bool) *gonjaconfig.Config {
 
 // parseTemplate checks a template's syntax and finds its prints. The error
 // names the line of the template.
-func parseTemplate(source string) (_ *jinjaTemplate, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &templateError{msg: fmt.Sprintf("template syntax error: %v", r)}
-		}
-	}()
+func parseTemplate(source string) (*jinjaTemplate, error) {
 	if at := strings.Index(source, reservedPrefix); at >= 0 {
 		return nil, &templateError{msg: fmt.Sprintf("line %d of the template holds %s, which is reserved", 1+strings.Count(source[:at], "\n"), reservedPrefix)}
 	}
@@ -198,11 +195,48 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 		// replacement character written on purpose is refused.
 		return nil, &templateError{msg: "the template holds invalid UTF-8 or U+FFFD, which airlite's template engine cannot read"}
 	}
+	if isPlainText(source) {
+		// What gonja would find: one text node, no prints, no tags.
+		return &jinjaTemplate{source: source, rewritten: source}, nil
+	}
+	return parseJinja(source)
+}
+
+// isPlainText tells whether a text holds no delimiter of Jinja's default
+// syntax ({{, {%, {#; no line statements are configured), so that it is
+// one text node as it is (many bash_commands and env values are).
+func isPlainText(source string) bool {
+	return !strings.Contains(source, "{{") && !strings.Contains(source, "{%") && !strings.Contains(source, "{#")
+}
+
+// parseJinja is parseTemplate for a text with Jinja syntax in it.
+func parseJinja(source string) (*jinjaTemplate, error) {
+	t, printed, rebound, err := scanJinja(source)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.compile(templateEnvironment(nil), true); err != nil {
+		return nil, err
+	}
+	for i := range t.prints {
+		t.prints[i].static = isStaticTokens(printed[i], rebound)
+	}
+	return t, nil
+}
+
+// scanJinja lexes a template: its prints (and the tokens of each), its
+// tags, the names its tags bind, and the rewritten text.
+func scanJinja(source string) (_ *jinjaTemplate, printed [][]*tokens.Token, rebound map[string]bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &templateError{msg: fmt.Sprintf("template syntax error: %v", r)}
+		}
+	}()
 	t := &jinjaTemplate{source: source}
 	stream := tokens.LexAll(source, templateConfig(true))
 	var b strings.Builder
 	last := 0
-	rebound := map[string]bool{}
+	rebound = map[string]bool{}
 	var printStart *tokens.Token
 	var printTokens []*tokens.Token // of the print being read
 	exprStart := 0
@@ -216,7 +250,7 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 			if line < 1 { // gonja's lexer gives some errors no position
 				line = 1 + strings.Count(source[:min(max(tok.Pos, last), len(source))], "\n")
 			}
-			return nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: %s", line, tok.Val)}
+			return nil, nil, nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: %s", line, tok.Val)}
 		}
 		if stream.EOF() {
 			break
@@ -234,7 +268,7 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 				// The rewrite wraps the expression in parentheses; one that
 				// closes more than it opens would take part of itself out of
 				// them, and out of the print filter.
-				return nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: unbalanced brackets in %s", printStart.Line, source[printStart.Pos:tok.Pos+len(tok.Val)])}
+				return nil, nil, nil, &templateError{msg: fmt.Sprintf("template syntax error at line %d: unbalanced brackets in %s", printStart.Line, source[printStart.Pos:tok.Pos+len(tok.Val)])}
 			}
 			t.prints = append(t.prints, jinjaPrint{
 				text:  source[printStart.Pos : tok.Pos+len(tok.Val)],
@@ -243,6 +277,8 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 				line:  printStart.Line,
 			})
 			b.WriteString(source[last:exprStart])
+			whole := make([]*tokens.Token, 0, len(printTokens)+2)
+			printed = append(printed, append(append(append(whole, printStart), printTokens...), tok))
 			b.WriteString(wrapPrint(source, exprStart, tok.Pos, printTokens, len(t.prints)-1))
 			last = tok.Pos
 			printStart = nil
@@ -258,7 +294,7 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 			if len(tag) > 0 && tag[0].Type == tokens.Name {
 				keyword := tag[0].Val
 				if refusedTags[keyword] {
-					return nil, &templateError{msg: fmt.Sprintf("line %d of the template: {%% %s %%} reads another template file, which airlite does not have", tag[0].Line, keyword)}
+					return nil, nil, nil, &templateError{msg: fmt.Sprintf("line %d of the template: {%% %s %%} reads another template file, which airlite does not have", tag[0].Line, keyword)}
 				}
 				if captureTags[keyword] || (keyword == "set" && !tagHas(tag, tokens.Assign)) {
 					t.captures = true
@@ -282,13 +318,26 @@ func parseTemplate(source string) (_ *jinjaTemplate, err error) {
 	}
 	b.WriteString(source[last:])
 	t.rewritten = b.String()
-	if _, err := t.compile(newTemplateEnvironment(nil, nil), true); err != nil {
-		return nil, err
+	return t, printed, rebound, nil
+}
+
+// isStaticTokens is isStaticPrint of a print lexed with its template:
+// gonja's parser reads its tokens as it would read those of the print's
+// text lexed alone, which are the same (the lexer reads a print from its
+// {{ in one state, wherever it is), so the print is not lexed again.
+func isStaticTokens(print []*tokens.Token, rebound map[string]bool) (static bool) {
+	defer func() {
+		if recover() != nil {
+			static = false
+		}
+	}()
+	p := parser.NewParser(templateRoot, tokens.NewStream(print), templateConfig(true), onlyRootLoader{}, templateEnvironment(nil).ControlStructures)
+	root, err := p.Parse()
+	if err != nil || len(root.Nodes) != 1 {
+		return false
 	}
-	for i := range t.prints {
-		t.prints[i].static = isStaticPrint(t.prints[i].text, rebound)
-	}
-	return t, nil
+	out, ok := root.Nodes[0].(*nodes.Output)
+	return ok && isStaticOutput(out, rebound)
 }
 
 // compile parses the rewritten template in an environment.
@@ -333,16 +382,31 @@ func (l onlyRootLoader) Resolve(path string) (string, error) { return path, nil 
 
 func (l onlyRootLoader) Inherit(string) (loaders.Loader, error) { return l, nil }
 
-// newTemplateEnvironment is gonja's standard environment with the print
-// filter of one render (a no-op one for parsing), and Airflow 2's date
-// filters where the edition has them (nil: parsing, which takes them all).
-func newTemplateEnvironment(print exec.FilterFunction, rules *editionRules) *exec.Environment {
-	if print == nil {
-		print = func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value { return in }
-	}
-	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(builtins.Filters)
-	_ = filters.Register(printFilterName, print)
+// templateEnvironment is the gonja environment of the edition whose rules
+// these are (nil: parsing, which takes every filter): gonja's standard
+// one, the print filter, and Airflow 2's date filters where the edition has
+// them. It is built once per kind and shared by every parse and render
+// (gonja's own DefaultEnvironment is shared the same way): a render puts
+// its own state in its context (renderStateName), never in the
+// environment.
+func templateEnvironment(rules *editionRules) *exec.Environment {
 	if rules == nil || rules.templateDateFilters {
+		return templateEnvWithDates()
+	}
+	return templateEnvPlain()
+}
+
+var (
+	templateEnvWithDates = sync.OnceValue(func() *exec.Environment { return newTemplateEnvironment(true) })
+	templateEnvPlain     = sync.OnceValue(func() *exec.Environment { return newTemplateEnvironment(false) })
+)
+
+// newTemplateEnvironment builds an environment; templateEnvironment keeps
+// the two there are.
+func newTemplateEnvironment(withDateFilters bool) *exec.Environment {
+	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(builtins.Filters)
+	_ = filters.Register(printFilterName, printFilter)
+	if withDateFilters {
 		for name, filter := range dateFilters {
 			_ = filters.Register(name, filter)
 		}
@@ -356,6 +420,49 @@ func newTemplateEnvironment(print exec.FilterFunction, rules *editionRules) *exe
 		ControlStructures: builtins.ControlStructures,
 		Methods:           builtins.Methods,
 	}
+}
+
+// renderStateName names a render's state in its context. It starts with
+// reservedPrefix, which no template may hold, so no template can read or
+// set it.
+const renderStateName = reservedPrefix + "_render"
+
+// renderState is what the print filter of one render needs and gathers.
+type renderState struct {
+	t          *jinjaTemplate
+	rules      *editionRules
+	markValues bool
+	nonce      string
+	values     []renderedPrint
+}
+
+// printFilter turns a print's value into text as Python's str() does, or,
+// in a render that marks values, a request value into its marker (see
+// render). Outside a render (no state in the context) it fails: a print
+// is never written unmarked by mistake.
+func printFilter(e *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	state, _ := e.Environment.Context.Get(renderStateName)
+	st, ok := state.(*renderState)
+	if !ok {
+		return exec.AsValue(errors.New("print outside a render"))
+	}
+	i := -1
+	if len(params.Args) == 1 && params.Args[0].IsInteger() {
+		i = params.Args[0].Integer()
+	}
+	if i < 0 || i >= len(st.t.prints) {
+		return exec.AsValue(errors.New("print of an unknown expression"))
+	}
+	value := templateStr(in, st.rules)
+	if !st.markValues || st.t.prints[i].static {
+		return exec.AsSafeValue(value)
+	}
+	marker := valueMarkerPrefix + st.nonce + "_" + strconv.Itoa(len(st.values)) + "__"
+	st.values = append(st.values, renderedPrint{print: i, marker: marker, value: value})
+	return exec.AsSafeValue(marker)
 }
 
 // staticRoots are the context names whose values come from the DAG file or
@@ -389,14 +496,21 @@ func isStaticPrint(text string, rebound map[string]bool) (static bool) {
 			static = false
 		}
 	}()
-	tpl, err := exec.NewTemplate(templateRoot, templateConfig(true), onlyRootLoader{source: text}, newTemplateEnvironment(nil, nil))
+	tpl, err := exec.NewTemplate(templateRoot, templateConfig(true), onlyRootLoader{source: text}, templateEnvironment(nil))
 	if err != nil || len(tpl.Root().Nodes) != 1 {
 		return false
 	}
 	out, ok := tpl.Root().Nodes[0].(*nodes.Output)
-	if !ok {
-		return false
-	}
+	return ok && isStaticOutput(out, rebound)
+}
+
+// isStaticOutput is isStaticPrint of a parsed print.
+func isStaticOutput(out *nodes.Output, rebound map[string]bool) (static bool) {
+	defer func() {
+		if recover() != nil {
+			static = false
+		}
+	}()
 	for _, e := range []nodes.Expression{out.Expression, out.Condition, out.Alternative} {
 		if e != nil && !isStaticExpr(e, rebound) {
 			return false
@@ -533,35 +647,19 @@ func (c templateContext) render(t *jinjaTemplate, markValues bool) (text string,
 		}
 		nonce = hex.EncodeToString(random[:])
 	}
-	print := func(_ *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Value {
-		if in.IsError() {
-			return in
-		}
-		i := -1
-		if len(params.Args) == 1 && params.Args[0].IsInteger() {
-			i = params.Args[0].Integer()
-		}
-		if i < 0 || i >= len(t.prints) {
-			return exec.AsValue(errors.New("print of an unknown expression"))
-		}
-		value := templateStr(in, c.editionRules())
-		if !markValues || t.prints[i].static {
-			return exec.AsSafeValue(value)
-		}
-		marker := valueMarkerPrefix + nonce + "_" + strconv.Itoa(len(values)) + "__"
-		values = append(values, renderedPrint{print: i, marker: marker, value: value})
-		return exec.AsSafeValue(marker)
-	}
+	st := &renderState{t: t, rules: c.editionRules(), markValues: markValues, nonce: nonce}
 	strict := c.editionRules().templateStrictUndefined
-	tpl, err := t.compile(newTemplateEnvironment(print, c.editionRules()), strict)
+	tpl, err := t.compile(templateEnvironment(c.editionRules()), strict)
 	if err != nil {
 		return "", nil, "", err
 	}
-	text, err = executeTemplate(tpl, c.jinjaVars())
+	vars := c.jinjaVars()
+	vars[renderStateName] = st
+	text, err = executeTemplate(tpl, vars)
 	if err != nil {
 		return "", nil, "", &templateError{msg: t.untangle(err.Error())}
 	}
-	return text, values, nonce, nil
+	return text, st.values, nonce, nil
 }
 
 // valueMarkerPrefix starts the marker of a request value in rendered text:
