@@ -16,11 +16,11 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/dags", d.answer(s, s.V2GetDags), withQuery(v2DagListParams()...))
 	t.add(http.MethodGet, "/dags/{dag_id}", d.answer(s, s.V2GetDag))
 	t.add(http.MethodGet, "/dags/{dag_id}/details", d.answer(s, s.V2GetDagDetails))
-	t.add(http.MethodPatch, "/dags/{dag_id}", d.answer(s, s.V2PatchDag), withQuery(qV2Strs("update_mask")), v2Body(v2DagPatchBody))
-	t.add(http.MethodPatch, "/dags", d.answer(s, s.V2PatchDags), withQuery(v2DagPatchManyParams...), v2Body(v2DagPatchBody))
-	t.add(http.MethodPost, "/dags/{dag_id}/favorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, true) }))
-	t.add(http.MethodPost, "/dags/{dag_id}/unfavorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, false) }))
-	t.add(http.MethodDelete, "/dags/{dag_id}", d.deleted(s, s.V2DeleteDag))
+	t.add(http.MethodPatch, "/dags/{dag_id}", d.answer(s, s.V2PatchDag), withQuery(qV2Strs("update_mask")), v2Body(v2DagPatchBody), withV2Action("patch_dag"))
+	t.add(http.MethodPatch, "/dags", d.answer(s, s.V2PatchDags), withQuery(v2DagPatchManyParams...), v2Body(v2DagPatchBody), withV2Action("patch_dags"))
+	t.add(http.MethodPost, "/dags/{dag_id}/favorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, true) }), withV2Action("favorite_dag"))
+	t.add(http.MethodPost, "/dags/{dag_id}/unfavorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, false) }), withV2Action("unfavorite_dag"))
+	t.add(http.MethodDelete, "/dags/{dag_id}", d.deleted(s, s.V2DeleteDag), withV2Action("delete_dag"))
 	// Tasks: core_api/routes/public/tasks.py (v2dags).
 	t.add(http.MethodGet, "/dags/{dag_id}/tasks", d.answer(s, s.V2GetTasks), withQuery(qV2Str("order_by")))
 	t.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", d.answer(s, s.V2GetTask))
@@ -72,37 +72,37 @@ func (s *server) v2Routes() *routeTable {
 	}), withPathInts("asset_id"), withQuery(qBefore))
 
 	// Connections (core_api/routes/public/connections.py, in its order; apiv2_connections.go).
-	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }))
+	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }), withV2Action("delete_connection"))
 	t.add(http.MethodGet, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetConnection(req.path["connection_id"]) }))
 	t.add(http.MethodGet, "/connections", d.answer(s, s.V2GetConnections), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("connection_id_pattern")))
-	t.add(http.MethodPost, "/connections", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostConnection(req.body) }), v2Body(v2ConnectionBody))
-	t.add(http.MethodPatch, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkConnections(req.body) }), v2Body(v2ConnectionBulkBody))
+	t.add(http.MethodPost, "/connections", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostConnection(req.body) }), v2Body(v2ConnectionBody), withV2Action("post_connection"))
+	t.add(http.MethodPatch, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkConnections(req.body) }), v2Body(v2ConnectionBulkBody), withV2Action("bulk_connections"))
 	t.add(http.MethodPatch, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchConnection(req.path["connection_id"], req.body, v2Mask(req.query))
-	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody))
-	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody), withV2Action("patch_connection"))
+	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody), withV2Action("test_connection"))
 	// create_default_connections answers 204 (d.deleted writes no content).
-	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }))
+	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }), withV2Action("create_default_connections"))
 
 	// Pools (core_api/routes/public/pools.py, in its order; apiv2_pools.go).
-	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }))
+	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }), withV2Action("delete_pool"))
 	t.add(http.MethodGet, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetPool(req.path["pool_name"]) }))
 	t.add(http.MethodGet, "/pools", d.answer(s, s.V2GetPools), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("pool_name_pattern")))
 	t.add(http.MethodPatch, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchPool(req.path["pool_name"], req.body, v2Mask(req.query))
-	}), withQuery(qV2Strs("update_mask")), v2Body(v2PoolPatchBody))
-	t.add(http.MethodPost, "/pools", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostPool(req.body) }), v2Body(v2PoolBody))
-	t.add(http.MethodPatch, "/pools", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkPools(req.body) }), v2Body(v2PoolBulkBody))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2PoolPatchBody), withV2Action("patch_pool"))
+	t.add(http.MethodPost, "/pools", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostPool(req.body) }), v2Body(v2PoolBody), withV2Action("post_pool"))
+	t.add(http.MethodPatch, "/pools", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkPools(req.body) }), v2Body(v2PoolBulkBody), withV2Action("bulk_pools"))
 
 	// Variables (core_api/routes/public/variables.py, in its order; apiv2_variables.go).
-	t.add(http.MethodDelete, "/variables/{variable_key:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteVariable(req.path["variable_key"]) }))
+	t.add(http.MethodDelete, "/variables/{variable_key:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteVariable(req.path["variable_key"]) }), withV2Action("delete_variable"))
 	t.add(http.MethodGet, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetVariable(req.path["variable_key"]) }))
 	t.add(http.MethodGet, "/variables", d.answer(s, s.V2GetVariables), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("variable_key_pattern")))
 	t.add(http.MethodPatch, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchVariable(req.path["variable_key"], req.body, v2Mask(req.query))
-	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody))
-	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody))
-	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody), withV2Action("patch_variable"))
+	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody), withV2Action("post_variable"))
+	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody), withV2Action("bulk_variables"))
 
 	// Config, plugins, providers, jobs and DAG warnings (apiv2_meta.go).
 	s.v2MetaRoutes(t)
