@@ -53,7 +53,7 @@ func (s *server) v2Routes() *routeTable {
 		qV2Str("source_dag_id"), qV2Str("source_task_id"), qV2Str("source_run_id"), qV2Int("source_map_index"), qV2Str("name_pattern"),
 		qV2Date("timestamp_gte"), qV2Date("timestamp_gt"), qV2Date("timestamp_lte"), qV2Date("timestamp_lt")))
 	t.add(http.MethodPost, "/assets/events", d.answer(s, func(req *apiRequest) (any, error) { return s.V2CreateAssetEvent(req.body) }),
-		v2Body(v2CreateAssetEventsBody))
+		v2Body(v2CreateAssetEventsBody), withV2Action("create_asset_event"))
 	t.add(http.MethodGet, "/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents("", req.path["asset_id"]) }),
 		withPathInts("asset_id"), withQuery(qBefore))
 	t.add(http.MethodGet, "/assets/{asset_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetAsset(req.path["asset_id"]) }),
@@ -64,12 +64,12 @@ func (s *server) v2Routes() *routeTable {
 		return v2QueuedEvents(req.path["dag_id"], req.path["asset_id"])
 	}), withPathInts("asset_id"), withQuery(qBefore))
 	t.add(http.MethodDelete, "/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents("", req.path["asset_id"]) }),
-		withPathInts("asset_id"), withQuery(qBefore))
+		withPathInts("asset_id"), withQuery(qBefore), withV2Action("delete_asset_queued_events"))
 	t.add(http.MethodDelete, "/dags/{dag_id}/assets/queuedEvents", d.refused(s, func(req *apiRequest) error { return v2QueuedEvents(req.path["dag_id"], "") }),
-		withQuery(qBefore))
+		withQuery(qBefore), withV2Action("delete_dag_asset_queued_events"))
 	t.add(http.MethodDelete, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.refused(s, func(req *apiRequest) error {
 		return v2QueuedEvents(req.path["dag_id"], req.path["asset_id"])
-	}), withPathInts("asset_id"), withQuery(qBefore))
+	}), withPathInts("asset_id"), withQuery(qBefore), withV2Action("delete_dag_asset_queued_event"))
 
 	// Connections (core_api/routes/public/connections.py, in its order; apiv2_connections.go).
 	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }), withV2Action("delete_connection"))

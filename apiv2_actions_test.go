@@ -83,6 +83,14 @@ func TestV2ActionLogging(t *testing.T) {
 			event: "create_default_connections", extra: `{"method": "POST"}`},
 		{name: "delete_connection", method: "DELETE", path: "/connections/c2",
 			event: "delete_connection", extra: `{"connection_id": "c2", "method": "DELETE"}`},
+		{name: "create_asset_event missing asset", method: "POST", path: "/assets/events", body: `{"asset_id": 999, "extra": {"password": "x"}}`,
+			event: "create_asset_event", extra: `{"asset_id": 999, "extra": {"password": "***"}, "method": "POST"}`},
+		{name: "delete_dag_asset_queued_event bad int still logged", method: "DELETE", path: "/dags/" + dag + "/assets/abc/queuedEvents?before=2026-01-01",
+			event: "delete_dag_asset_queued_event", dagID: dag, extra: `{"before": "2026-01-01", "asset_id": "abc", "method": "DELETE"}`},
+		{name: "delete_asset_queued_events", method: "DELETE", path: "/assets/1/queuedEvents",
+			event: "delete_asset_queued_events", extra: `{"asset_id": "1", "method": "DELETE"}`},
+		{name: "delete_dag_asset_queued_events", method: "DELETE", path: "/dags/" + dag + "/assets/queuedEvents",
+			event: "delete_dag_asset_queued_events", dagID: dag, extra: `{"method": "DELETE"}`},
 	}
 	ts := newTestServer(t, edition3)
 	for _, c := range cases {
