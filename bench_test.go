@@ -737,7 +737,7 @@ func BenchmarkStoreTrigger(b *testing.B) {
 		date := benchDate.Add(time.Duration(i) * time.Second)
 		runID := "bench_" + strconv.Itoa(i)
 		_, err := store.TriggerRun(func(v storeView) (*newRun, error) {
-			if err := runExists(v, row.DagID, runID, date); err != nil {
+			if err := runExists(v, row.DagID, runID, &date); err != nil {
 				return nil, err
 			}
 			return &newRun{start: start, dag: row.Def, runID: runID, date: date, conf: conf, now: date,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"strings"
 	"time"
 )
@@ -148,6 +149,11 @@ type apiRules struct {
 
 	// healthBody is the body of the webserver's GET /health.
 	healthBody func(webserverHealth) ([]byte, error)
+
+	// taskStates are the release's task instance states, in the order of
+	// its TaskInstanceState enum (State's constants in 1.10), without
+	// None: what a state filter or a state in a body may name.
+	taskStates []string
 }
 
 // runRules are what the release's operations do with runs and DAGs:
@@ -162,6 +168,35 @@ type runRules struct {
 
 	// newRun is how a new run begins, triggered or scheduled.
 	newRun runStart
+
+	// runID is the id a run of runType gets when its caller names none
+	// (DagRun.generate_run_id): logical is nil for a run without a
+	// logical date, runAfter the run_after the caller asked for.
+	runID func(runType string, logical *time.Time, runAfter time.Time) string
+
+	// nullLogicalDate: a run may have no logical date (Airflow 3's
+	// trigger with logical_date null): it never collides with another's,
+	// has no data interval, and runs at its run_after.
+	nullLogicalDate bool
+	// depLogicalDate: the dependencies of a task instance speak of its
+	// logical date (Airflow 3's ti_deps: the "Logical Date" dep and its
+	// reasons) rather than its execution date.
+	depLogicalDate bool
+
+	// runTypes are the release's DagRunType values in its enum's order;
+	// nil: the release has no run types (1.10.15 names runs by their
+	// run_id's prefix alone).
+	runTypes []string
+
+	// triggerRunType is the run_type a triggered run is created with; "":
+	// the one its run_id's prefix names (Airflow 1.10 and 2 infer it).
+	triggerRunType string
+
+	// manualInterval is the data interval stored with a triggered run
+	// that has a logical date and was given none (the timetable's
+	// infer_manual_data_interval; its end becomes the run's run_after);
+	// nil: none is stored, readers infer it from the schedule (1.10, 2).
+	manualInterval func(dag *DAG, date time.Time) *dataInterval
 
 	// runStateDates is how a forced run state moves the run's dates.
 	runStateDates runStateDates
@@ -224,6 +259,12 @@ type schedulingRules struct {
 	// do_xcom_push defaults to True; 1.10's BashOperator pushes only with
 	// xcom_push=True, which defaults to False.
 	bashPushesReturnValue bool
+
+	// tryAtSchedule: a task instance's try_number counts up when the
+	// scheduler schedules it (Airflow 3's DagRun.schedule_tis), so that a
+	// scheduled or queued one already shows the try it is about to run;
+	// otherwise it counts up when the try starts.
+	tryAtSchedule bool
 }
 
 // dagFileRules are how the release reads DAG files: its example DAGs,
@@ -297,6 +338,11 @@ type templateRules struct {
 	// 2.10.3 airflow/operators/bash.py:148); 1.10.15's template_fields are
 	// bash_command and env only (airflow/operators/bash_operator.py:88).
 	bashRendersCwd bool
+
+	// templateExecutionDate: ti and dag_run have execution_date (Airflow
+	// 1.10 and 2; Airflow 3 removed it with the context's other
+	// execution_date names).
+	templateExecutionDate bool
 }
 
 // dagrunTimeoutRule is what dagrun_timeout does to a run running longer
@@ -370,6 +416,9 @@ var (
 			operatorFields:      operatorFields2,
 			poolIncludeDeferred: true,
 			healthBody:          healthBody2,
+			// Airflow 2.10.3 airflow/utils/state.py:35-64
+			taskStates: []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
+				"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
 		},
 
 		runRules: runRules{
@@ -378,6 +427,12 @@ var (
 			duplicate:  duplicate2,
 			newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 				taskEndDate: true, backfillPrefix: "backfill__"},
+			runID:           runIDFromDate,
+			nullLogicalDate: false,
+			// Airflow 2.10.3 airflow/utils/types.py:75-81
+			runTypes:             []string{"backfill", "scheduled", "manual", "dataset_triggered"},
+			triggerRunType:       "",
+			manualInterval:       noStoredInterval,
 			runStateDates:        runStateDates{endOnlyFromUnfinished: true, restartFinished: true, tiSetState: true},
 			pauseNeedsDefinition: false,
 			pauseSubDAGs:         true,
@@ -396,6 +451,7 @@ var (
 			bashSkipExitCode:        99,
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 			bashPushesReturnValue:   true,
+			tryAtSchedule:           false,
 		},
 
 		dagFileRules: dagFileRules{
@@ -421,6 +477,7 @@ var (
 			templateDateFilters:     true,
 			xcomPull:                xcomPull2,
 			bashRendersCwd:          true,
+			templateExecutionDate:   true,
 		},
 	}
 
@@ -451,6 +508,9 @@ var (
 			operatorFields:      operatorFields110,
 			poolIncludeDeferred: false,
 			healthBody:          healthBody110,
+			// Airflow 1.10.15 airflow/utils/state.py:33-50
+			taskStates: []string{"removed", "scheduled", "queued", "running", "success", "shutdown", "failed",
+				"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped"},
 		},
 
 		runRules: runRules{
@@ -459,6 +519,11 @@ var (
 			duplicate:  duplicate110,
 			newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
 				taskEndDate: false, backfillPrefix: "backfill_"},
+			runID:                runIDFromDate,
+			nullLogicalDate:      false,
+			runTypes:             nil,
+			triggerRunType:       "",
+			manualInterval:       noStoredInterval,
 			runStateDates:        runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
 			pauseNeedsDefinition: true,
 			pauseSubDAGs:         true,
@@ -477,6 +542,7 @@ var (
 			bashSkipExitCode:        0,
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			bashPushesReturnValue:   false,
+			tryAtSchedule:           false,
 		},
 
 		dagFileRules: dagFileRules{
@@ -501,6 +567,7 @@ var (
 			templateDateFilters:     false,
 			xcomPull:                xcomPull110,
 			bashRendersCwd:          false,
+			templateExecutionDate:   true,
 		},
 	}
 
@@ -518,9 +585,9 @@ var (
 	}()
 
 	// rules3 is Airflow 3.2.1: /api/v2 behind Airflow 3's app, neither the
-	// experimental API nor /api/v1. Every other rule is Airflow 2's for now
-	// (the runs, the scheduler, DAG files and templates of Airflow 3 are
-	// issue #21's next steps), so it is rules2 with the wire changed.
+	// experimental API nor /api/v1, with Airflow 3's runs, task instances,
+	// template context, example DAGs and UI addresses. Every other rule is
+	// Airflow 2's for now, so it is rules2 with those changed.
 	rules3 = func() editionRules {
 		r := rules2
 		r.name = edition3
@@ -535,6 +602,33 @@ var (
 		// FastAPI sets neither X-Robots-Tag nor Cache-Control.
 		r.appHeaders = false
 		r.json = compactJSON
+		// airflow-core/src/airflow/utils/state.py TaskInstanceState at
+		// 3.2.1 (spec/v2.yaml TaskInstanceState): 3.0 removed shutdown.
+		r.taskStates = []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
+			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred"}
+
+		// Runs (airflow-core/src/airflow/models/dagrun.py,
+		// api_fastapi/core_api/datamodels/dag_run.py).
+		r.newRun.tiIDs = true
+		r.runID = runID3
+		r.nullLogicalDate = true
+		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
+		// exec_date_after_start_date_dep.py: NAME = "Logical Date".
+		r.depLogicalDate = true
+		// airflow-core/src/airflow/utils/types.py DagRunType
+		r.runTypes = []string{"backfill", "scheduled", "manual", "asset_triggered"}
+		r.triggerRunType = "manual"
+		r.manualInterval = manualInterval3
+
+		// DagRun.schedule_tis counts the try when it schedules it.
+		r.tryAtSchedule = true
+
+		// task-sdk/src/airflow/sdk/execution_time/task_runner.py
+		// RuntimeTaskInstance.get_template_context.
+		r.templateVars = templateVars3
+		r.dagRunStr = dagRunStr3
+		r.templateExecutionDate = false
+
 		// Airflow 3's authoring surface: airflow.sdk, the standard
 		// provider's operators, without what Airflow 3 removed
 		// (python/airflow, "3").
@@ -641,6 +735,54 @@ func isUnreserved(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
+// runIDFromDate is Airflow 1.10's and 2's run id: the run type and the
+// logical date (2.10.3 airflow/models/dagrun.py DagRun.generate_run_id).
+// Their runs always have one; without, the run_after stands in.
+func runIDFromDate(runType string, logical *time.Time, runAfter time.Time) string {
+	if logical == nil {
+		logical = &runAfter
+	}
+	return runType + "__" + isoFormat(*logical)
+}
+
+// runID3 is Airflow 3's DagRun.generate_run_id
+// (airflow-core/src/airflow/models/dagrun.py): the run type and the
+// run_after asked for, with eight random letters and digits after it when
+// there is no logical date (airflow/utils/strings.py get_random_string),
+// so that runs without one never share an id.
+func runID3(runType string, logical *time.Time, runAfter time.Time) string {
+	id := runType + "__" + isoFormat(runAfter)
+	if logical != nil {
+		return id
+	}
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, 0, len(id)+9)
+	b = append(append(b, id...), '_')
+	for range 8 {
+		b = append(b, letters[rand.IntN(len(letters))])
+	}
+	return string(b)
+}
+
+// noStoredInterval stores no data interval with a triggered run: Airflow
+// 1.10 has none, and airlite infers Airflow 2's when it answers.
+func noStoredInterval(*DAG, time.Time) *dataInterval { return nil }
+
+// manualInterval3 is the data interval of Airflow 3's timetables for a run
+// triggered at date (infer_manual_data_interval): a cron expression or
+// preset is a CronTriggerTimetable ([scheduler]
+// create_cron_data_intervals is False from 3.0), whose interval is the
+// instant; a duration keeps its DeltaDataIntervalTimetable, the duration
+// that ends at date; no schedule and @once are the instant.
+func manualInterval3(dag *DAG, date time.Time) *dataInterval {
+	if dag != nil && dag.Schedule != nil && isDurationSchedule(*dag.Schedule) {
+		if d, err := parseDuration(*dag.Schedule); err == nil {
+			return &dataInterval{date.Add(-d), date}
+		}
+	}
+	return &dataInterval{date, date}
+}
+
 // duplicate2 is Airflow 2's duplicate rule: a run_id or an execution date
 // already used by the DAG is refused.
 func duplicate2(dagID, runID string, date time.Time, byID, byDate *DagRun) error {
@@ -677,6 +819,19 @@ func dagRunRepr(run *DagRun, date time.Time) string {
 	}
 	return fmt.Sprintf("<DagRun %s @ %s: %s, state:%s, queued_at: %s. externally triggered: %s>",
 		run.DagID, strFormat(date), run.RunID, run.State, queuedAt, pyRepr(run.ExternalTrigger))
+}
+
+// dagRunStr3 is Airflow 3's DagRun.__repr__
+// (airflow-core/src/airflow/models/dagrun.py): the logical date as
+// str() shows it, None for none, and the run type instead of whether it
+// was triggered.
+func dagRunStr3(run *DagRun) string {
+	date := "None"
+	if ld, ok := run.LogicalDate(); ok {
+		date = strFormat(ld)
+	}
+	return fmt.Sprintf("<DagRun %s @ %s: %s, state:%s, queued_at: %s. run_type: %s>",
+		run.DagID, date, run.RunID, run.State, pyOptTime(run.QueuedAt), run.RunType)
 }
 
 // triggerMessage2 is Airflow 2's trigger message: the run's repr.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -74,6 +75,8 @@ func TestEditionRules_Table(t *testing.T) {
 	// DummyOperator only (airflow/operators/dummy_operator.py:24) and no
 	// decorators.
 	taskEnd := time.Date(2024, 1, 3, 0, 0, 0, 0, time.UTC)
+	hourly := "1:00:00"
+	hourlyDAG := &DAG{DagID: "h", Schedule: &hourly}
 	endingDAG := &DAG{DagID: "e", Tasks: []*Task{{TaskID: "a", EndDate: &taskEnd}, {TaskID: "b"}}}
 	observe := func(r *editionRules) map[string]any {
 		added := map[string]any{}
@@ -153,6 +156,18 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateRunAttributes2":  r.templateRunAttributes2,
 			"templateDateFilters":     r.templateDateFilters,
 			"bashRendersCwd":          r.bashRendersCwd,
+			"templateExecutionDate":   r.templateExecutionDate,
+			"taskStates":              r.taskStates,
+			"nullLogicalDate":         r.nullLogicalDate,
+			"depLogicalDate":          r.depLogicalDate,
+			"runTypes":                r.runTypes,
+			"triggerRunType":          r.triggerRunType,
+			"tryAtSchedule":           r.tryAtSchedule,
+			// With a logical date, then without one (the random part masked).
+			"runID": []string{r.runID("manual", &date, queued),
+				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
+			// A daily DAG's and an hourly duration's interval at date.
+			"manualInterval": []string{intervalText(r.manualInterval(pastDAG, date)), intervalText(r.manualInterval(hourlyDAG, date))},
 			// A pull of two task ids, one with an entry: the shape of the
 			// answer and whether the run is found by its date.
 			"xcomPull": func() string {
@@ -171,100 +186,115 @@ func TestEditionRules_Table(t *testing.T) {
 		}
 	}
 
+	want2 := map[string]any{
+		"name":                  edition2,
+		"version":               "2.10.3",
+		"gitVersion":            ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+		"apiV1":                 true,
+		"experimentalAPI":       true,
+		"apiV2":                 false,
+		"bashPushesReturnValue": true,
+		"examples":              "fixtures/2.10.3", // each release's own example DAGs
+		"bashSkipExitCode":      99,
+		"healthBody":            healthBodyNoScheduler2,
+		"operators":             `true true true ""`,
+		"python":                `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.operators.bash`,
+		"json":                  spacedJSON,
+		"jsonNewline":           false,
+		"appHeaders":            true,
+		"deprecationHeaders":    true,
+		"problemDocument":       true,
+		"deleteDagRoute":        true,
+		"infoRoute":             true,
+		"lineageRoute":          true,
+		"uiRunPath":             "/dags/:dag_id/graph",
+		"runURLDagInQuery":      false,
+		"runURLByRunID":         false,
+		"uiDagPath":             "",
+		"confObjectOnly":        true,
+		"confString":            false,
+		"emptyConf":             json.RawMessage(`{}`),
+		"checkRunID":            true,
+		"nullFlagFalse":         true,
+		"flagTrue":              []string{"t", "true", "y", "yes", "1", "on"},
+		"triggerRules": []string{"all_done=all_done none true", "all_done_setup_success=all_done_setup_success none true",
+			"all_failed=all_failed none true", "all_skipped=all_skipped skipped false", "all_success=all_success upstream_failed false",
+			"always=always none true", "dummy=always none true", "none_failed=none_failed upstream_failed false",
+			"none_failed_min_one_success=none_failed_min_one_success upstream_failed false",
+			"none_failed_or_skipped=none_failed_min_one_success upstream_failed false", "none_skipped=none_skipped none true",
+			"one_done=one_done none true", "one_failed=one_failed none true", "one_success=one_success upstream_failed false"},
+		"pastDependsMet":          "true <nil>",
+		"deltaEpochAligned":       true,
+		"scheduleEnd":             "<nil>",
+		"capRunningRuns":          false,
+		"scheduleCountsTriggered": true,
+		"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
+		"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
+			taskEndDate: true, backfillPrefix: "backfill__"},
+		"runStateDates":        runStateDates{endOnlyFromUnfinished: true, restartFinished: true, tiSetState: true},
+		"checkStateFilter":     true,
+		"ti2Fields":            true,
+		"poolIncludeDeferred":  true,
+		"pauseNeedsDefinition": false,
+		"pauseSubDAGs":         true,
+		"deleteRefusesRunning": true,
+		"deleteStopsTasks":     false,
+		// Airflow 2.10.3 airflow/utils/file.py:77
+		"ignoreMatchesFolderPath": false,
+		// croniter 5.0.1 (constraints-2.10.3) src/croniter/croniter.py:1000-1008
+		"cronDays":      "2024-01-02",
+		"pythonSurface": "2",
+		// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
+		"staleDAGAfter":      50 * time.Second,
+		"staleOnImportError": false,
+		"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+		"errorDate":          "2024-05-01 10:00:00.000123+00:00",
+		"duplicate": []string{
+			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
+			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
+			"airflow crashes on this input: run id r and execution date 2024-05-01 10:00:00.000123+00:00 match two different runs of d",
+			"accepted",
+		},
+		"triggerMessage": []string{
+			"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
+			"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
+		},
+		// Airflow 2.10.3 airflow/models/taskinstance.py:1109-1160, less conf and dataset events.
+		"templateVars":            templateNames2,
+		"templateStrictUndefined": true,
+		"taskInstanceStr":         "<TaskInstance: d.t r [running]>",
+		"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
+		"templateRunAttributes2":  true,
+		"templateDateFilters":     true,
+		// Airflow 2.10.3 airflow/operators/bash.py:148
+		"bashRendersCwd":        true,
+		"templateExecutionDate": true,
+		// Airflow 2.10.3 airflow/utils/state.py:35-64
+		"taskStates": []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
+			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
+		"nullLogicalDate": false,
+		"depLogicalDate":  false,
+		// Airflow 2.10.3 airflow/utils/types.py:75-81
+		"runTypes":       []string{"backfill", "scheduled", "manual", "dataset_triggered"},
+		"triggerRunType": "",
+		"tryAtSchedule":  false,
+		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
+		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+		"manualInterval": []string{"none", "none"},
+		// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
+		"xcomPull": "['x'] <nil> byDate=false",
+		"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
+			"downstream_task_ids", "env", "executor", "ignore_first_depends_on_past", "map_index_template", "max_active_tis_per_dag",
+			"max_active_tis_per_dagrun", "multiple_outputs", "on_execute_callback", "on_skipped_callback", "operator_extra_links",
+			"start_from_trigger", "start_trigger_args", "task_group", "template_ext", "template_fields", "template_fields_renderers",
+			"ui_color", "ui_fgcolor", "upstream_task_ids", "wait_for_past_depends_before_skipping", "weight_rule"},
+	}
 	rows := []struct {
 		edition edition
 		want    map[string]any
 	}{
-		{edition2, map[string]any{
-			"name":                  edition2,
-			"version":               "2.10.3",
-			"gitVersion":            ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
-			"apiV1":                 true,
-			"experimentalAPI":       true,
-			"apiV2":                 false,
-			"bashPushesReturnValue": true,
-			"examples":              "fixtures/2.10.3", // each release's own example DAGs
-			"bashSkipExitCode":      99,
-			"healthBody":            healthBodyNoScheduler2,
-			"operators":             `true true true ""`,
-			"python":                `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.operators.bash`,
-			"json":                  spacedJSON,
-			"jsonNewline":           false,
-			"appHeaders":            true,
-			"deprecationHeaders":    true,
-			"problemDocument":       true,
-			"deleteDagRoute":        true,
-			"infoRoute":             true,
-			"lineageRoute":          true,
-			"uiRunPath":             "/dags/:dag_id/graph",
-			"runURLDagInQuery":      false,
-			"runURLByRunID":         false,
-			"uiDagPath":             "",
-			"confObjectOnly":        true,
-			"confString":            false,
-			"emptyConf":             json.RawMessage(`{}`),
-			"checkRunID":            true,
-			"nullFlagFalse":         true,
-			"flagTrue":              []string{"t", "true", "y", "yes", "1", "on"},
-			"triggerRules": []string{"all_done=all_done none true", "all_done_setup_success=all_done_setup_success none true",
-				"all_failed=all_failed none true", "all_skipped=all_skipped skipped false", "all_success=all_success upstream_failed false",
-				"always=always none true", "dummy=always none true", "none_failed=none_failed upstream_failed false",
-				"none_failed_min_one_success=none_failed_min_one_success upstream_failed false",
-				"none_failed_or_skipped=none_failed_min_one_success upstream_failed false", "none_skipped=none_skipped none true",
-				"one_done=one_done none true", "one_failed=one_failed none true", "one_success=one_success upstream_failed false"},
-			"pastDependsMet":          "true <nil>",
-			"deltaEpochAligned":       true,
-			"scheduleEnd":             "<nil>",
-			"capRunningRuns":          false,
-			"scheduleCountsTriggered": true,
-			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
-			"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
-				taskEndDate: true, backfillPrefix: "backfill__"},
-			"runStateDates":        runStateDates{endOnlyFromUnfinished: true, restartFinished: true, tiSetState: true},
-			"checkStateFilter":     true,
-			"ti2Fields":            true,
-			"poolIncludeDeferred":  true,
-			"pauseNeedsDefinition": false,
-			"pauseSubDAGs":         true,
-			"deleteRefusesRunning": true,
-			"deleteStopsTasks":     false,
-			// Airflow 2.10.3 airflow/utils/file.py:77
-			"ignoreMatchesFolderPath": false,
-			// croniter 5.0.1 (constraints-2.10.3) src/croniter/croniter.py:1000-1008
-			"cronDays":      "2024-01-02",
-			"pythonSurface": "2",
-			// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
-			"staleDAGAfter":      50 * time.Second,
-			"staleOnImportError": false,
-			"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-			"errorDate":          "2024-05-01 10:00:00.000123+00:00",
-			"duplicate": []string{
-				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
-				"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
-				"airflow crashes on this input: run id r and execution date 2024-05-01 10:00:00.000123+00:00 match two different runs of d",
-				"accepted",
-			},
-			"triggerMessage": []string{
-				"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
-				"Created <DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
-			},
-			// Airflow 2.10.3 airflow/models/taskinstance.py:1109-1160, less conf and dataset events.
-			"templateVars":            templateNames2,
-			"templateStrictUndefined": true,
-			"taskInstanceStr":         "<TaskInstance: d.t r [running]>",
-			"dagRunStr":               "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. externally triggered: True>",
-			"templateRunAttributes2":  true,
-			"templateDateFilters":     true,
-			// Airflow 2.10.3 airflow/operators/bash.py:148
-			"bashRendersCwd": true,
-			// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
-			"xcomPull": "['x'] <nil> byDate=false",
-			"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
-				"downstream_task_ids", "env", "executor", "ignore_first_depends_on_past", "map_index_template", "max_active_tis_per_dag",
-				"max_active_tis_per_dagrun", "multiple_outputs", "on_execute_callback", "on_skipped_callback", "operator_extra_links",
-				"start_from_trigger", "start_trigger_args", "task_group", "template_ext", "template_fields", "template_fields_renderers",
-				"ui_color", "ui_fgcolor", "upstream_task_ids", "wait_for_past_depends_before_skipping", "weight_rule"},
-		}},
+		{edition2, want2},
+		{edition3, want3(want2)},
 		{edition110, map[string]any{
 			"name":                    edition110,
 			"version":                 "1.10.15",
@@ -333,7 +363,16 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateRunAttributes2":  false,
 			"templateDateFilters":     false,
 			// Airflow 1.10.15 airflow/operators/bash_operator.py:88
-			"bashRendersCwd": false,
+			"bashRendersCwd":        false,
+			"templateExecutionDate": true,
+			"taskStates":            taskStates110,
+			"nullLogicalDate":       false,
+			"depLogicalDate":        false,
+			"runTypes":              []string(nil),
+			"triggerRunType":        "",
+			"tryAtSchedule":         false,
+			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval":        []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -406,7 +445,16 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateRunAttributes2":  false,
 			"templateDateFilters":     false,
 			// Airflow 1.10.15 airflow/operators/bash_operator.py:88
-			"bashRendersCwd": false,
+			"bashRendersCwd":        false,
+			"templateExecutionDate": true,
+			"taskStates":            taskStates110,
+			"nullLogicalDate":       false,
+			"depLogicalDate":        false,
+			"runTypes":              []string(nil),
+			"triggerRunType":        "",
+			"tryAtSchedule":         false,
+			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval":        []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -439,8 +487,56 @@ func TestEditionRules_Table(t *testing.T) {
 	}
 }
 
+// want3 is edition 3's row: Airflow 2's rules with what Airflow 3.2.1
+// changed.
+func want3(want2 map[string]any) map[string]any {
+	w := maps.Clone(want2)
+	for k, v := range map[string]any{
+		"name": edition3, "version": "3.2.1", "gitVersion": nil,
+		"apiV1": false, "experimentalAPI": false, "apiV2": true,
+		"json": compactJSON, "appHeaders": false, "deprecationHeaders": false,
+		// airflow-core/src/airflow/utils/state.py TaskInstanceState (spec/v2.yaml)
+		"taskStates": []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
+			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred"},
+		"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
+			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
+		"nullLogicalDate": true,
+		"depLogicalDate":  true,
+		// Airflow 3.2.1's example DAGs; its UI addresses runs by id
+		// (airflow-core/src/airflow/ui/src/router.tsx).
+		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
+		// Airflow 3's authoring surface (python/airflow, "3").
+		"pythonSurface": "3",
+		// Airflow 3's dag_processing/collection.py _update_import_errors
+		"staleOnImportError": true,
+		// airflow-core/src/airflow/utils/types.py DagRunType
+		"runTypes":       []string{"backfill", "scheduled", "manual", "asset_triggered"},
+		"triggerRunType": "manual",
+		"tryAtSchedule":  true,
+		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
+		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
+		// CronTriggerTimetable's instant; DeltaDataIntervalTimetable's hour before
+		"manualInterval": []string{"2024-05-01T10:00:00.000123+00:00 2024-05-01T10:00:00.000123+00:00",
+			"2024-05-01T09:00:00.000123+00:00 2024-05-01T10:00:00.000123+00:00"},
+		// task-sdk/src/airflow/sdk/execution_time/task_runner.py get_template_context
+		"templateVars": []string{"conn", "dag", "dag_run", "data_interval_end", "data_interval_start", "ds", "ds_nodash",
+			"inlet_events", "inlets", "logical_date", "macros", "map_index_template", "outlet_events", "outlets", "params",
+			"prev_data_interval_end_success", "prev_data_interval_start_success", "prev_end_date_success",
+			"prev_start_date_success", "run_id", "task", "task_instance", "task_instance_key_str", "task_reschedule_count",
+			"ti", "triggering_asset_events", "ts", "ts_nodash", "ts_nodash_with_tz", "var"},
+		"dagRunStr":             "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. run_type: >",
+		"templateExecutionDate": false,
+	} {
+		w[k] = v
+	}
+	return w
+}
+
 // What the two 1.10 editions share, pinned once for both rows.
 var (
+	// Airflow 1.10.15 airflow/utils/state.py:33-50
+	taskStates110 = []string{"removed", "scheduled", "queued", "running", "success", "shutdown", "failed",
+		"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped"}
 	triggerRules110Observed = []string{"all_done=all_done none true", "all_failed=all_failed none true",
 		"all_success=all_success upstream_failed false", "dummy=dummy none true", "none_failed=none_failed upstream_failed false",
 		"none_failed_or_skipped=none_failed_or_skipped upstream_failed false", "none_skipped=none_skipped none true",
@@ -516,6 +612,14 @@ func (e edition) marshal(v any) ([]byte, error)           { return e.rules().app
 func (e edition) taskInfo(d *DAG, t *Task) map[string]any { return e.rules().taskInfo(d, t) }
 func (e edition) dagRunURL(dagID string, date time.Time) string {
 	return e.rules().dagRunURL(dagID, date)
+}
+
+// intervalText is a data interval's two ends, or "none".
+func intervalText(iv *dataInterval) string {
+	if iv == nil {
+		return "none"
+	}
+	return isoFormat(iv.start) + " " + isoFormat(iv.end)
 }
 
 // cronDaysObserved is the first tick of `0 0 1-31 * 1` after New Year's

@@ -153,6 +153,13 @@ func (r *DagRun) After() time.Time {
 
 // TaskInstance is one task of one run.
 type TaskInstance struct {
+	// ID is Airflow 3's task instance id, a UUID (version 7) given when
+	// the task instance is created and anew for each next try, as Airflow
+	// 3's TaskInstance.prepare_db_for_next_try does
+	// (airflow-core/src/airflow/models/taskinstance.py); the try kept in
+	// the history keeps the old one. "": the release has no such id
+	// (editions 1.10 and 2).
+	ID             string
 	DagID          string
 	RunID          string
 	TaskID         string

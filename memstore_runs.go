@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	memdb "github.com/hashicorp/go-memdb"
 )
 
@@ -304,6 +305,9 @@ type runStart struct {
 	// starts with backfillPrefix.
 	taskEndDate    bool
 	backfillPrefix string
+	// tiIDs: each task instance gets a UUID (TaskInstance.ID) when it is
+	// created, and a new one for each next try (Airflow 3).
+	tiIDs bool
 }
 
 // hasTask reports whether a run at date with runID gets a task instance
@@ -329,7 +333,27 @@ func (rs runStart) taskInstance(t *Task, dagID, runID string, date, now time.Tim
 	if rs.tiUpdatedAt {
 		ti.UpdatedAt = &now
 	}
+	if rs.tiIDs {
+		ti.ID = newTaskInstanceID()
+	}
 	return ti
+}
+
+// newTaskInstanceID is a new task instance id: a version 7 UUID, as
+// Airflow 3's uuid7() (airflow-core/src/airflow/models/taskinstance.py,
+// TaskInstance.id default), in the canonical hyphenated form. It panics
+// only if the system's random source fails, which the Go runtime treats
+// as fatal anyway.
+func newTaskInstanceID() string {
+	return uuid.Must(uuid.NewV7()).String()
+}
+
+// nextTryID gives ti a new id for its next try when it has one: the try
+// that ended keeps the old one, in the history.
+func nextTryID(ti *TaskInstance) {
+	if ti.ID != "" {
+		ti.ID = newTaskInstanceID()
+	}
 }
 
 // isBackfill reports whether runID names a backfill run, whose tasks the
@@ -353,6 +377,9 @@ type newRun struct {
 	now      time.Time
 	unixname string
 	external bool // triggered through the API rather than by the schedule
+	// runType is the run's type; "": inferred from the run id's prefix
+	// (Airflow 1.10 and 2). Airflow 3 names it when it creates the run.
+	runType string
 	// note and interval are what the stable API's POST may give the run
 	// (not its sub-DAGs' runs); nil: none.
 	note     *string
@@ -407,8 +434,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	now := nr.now
 	run := &DagRun{
 		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: date, NoLogicalDate: nr.noDate, RunAfter: runAfter,
-		State: nr.start.state, Conf: nr.conf, ExternalTrigger: nr.external, RunType: runTypeOf(nr.runID),
+		State: nr.start.state, Conf: nr.conf, ExternalTrigger: nr.external, RunType: nr.runType,
 		UpdatedAt: &now, Note: nr.note,
+	}
+	if run.RunType == "" {
+		run.RunType = runTypeOf(nr.runID)
 	}
 	// A task's start and end dates admit a run by its logical date, or,
 	// without one, by its run_after.

@@ -349,6 +349,7 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 				return err
 			}
 			cleared := *ti
+			nextTryID(&cleared)
 			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now
 			// A cleared mapped task expands again when it runs (its input may
 			// have changed).
@@ -370,4 +371,38 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 		return putRunTxn(txn, run, &queued)
 	})
 	return stopped, err
+}
+
+// DeleteTaskInstance removes one task instance of a run (Airflow 3's
+// delete_task_instance) and returns it as it was; errNotFound when it is
+// not there.
+func (s *Store) DeleteTaskInstance(dagID, runID, taskID string) (*TaskInstance, error) {
+	var out *TaskInstance
+	err := s.update(func(txn *memdb.Txn) error {
+		old, err := runTasksTxn(txn, dagID, runID)
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			return errNotFound
+		}
+		i, ok := old.find(taskID)
+		if !ok {
+			return errNotFound
+		}
+		out = old.TIs[i]
+		row := &runTasks{DagID: dagID, RunID: runID, TIs: slices.Delete(slices.Clone(old.TIs), i, i+1)}
+		if err := txn.Insert(tableTasks, row); err != nil {
+			return fmt.Errorf("delete task %s of %s/%s: %w", taskID, dagID, runID, err)
+		}
+		// Its earlier tries, log, lineage and XCom entries go with it, as
+		// Airflow's foreign keys cascade.
+		for _, table := range taskInstanceTables {
+			if _, err := txn.DeleteAll(table, indexID, dagID, runID, taskID); err != nil {
+				return fmt.Errorf("delete %s of %s/%s/%s: %w", table, dagID, runID, taskID, err)
+			}
+		}
+		return deleteXComsTxn(txn, dagID, runID, taskID, "")
+	})
+	return out, err
 }

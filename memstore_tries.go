@@ -162,16 +162,20 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		if err != nil {
 			return err
 		}
-		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
-			return err
-		}
 		// A try followed by a retry joins the history, as Airflow's
-		// handle_failure records it before up_for_retry.
+		// handle_failure records it before up_for_retry, with the id it
+		// ran under; the task instance takes a new id for its next try.
 		// endTry dates every try it ends, on the scheduler's clock.
 		if res.TI.State == TaskUpForRetry && res.TI.EndDate != nil {
 			if err := recordTryTxn(txn, res.TI, *res.TI.EndDate); err != nil {
 				return err
 			}
+			next := *res.TI
+			nextTryID(&next)
+			res.TI = &next
+		}
+		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
+			return err
 		}
 		if event := tryEndEvent(res.TI.State); event != "" {
 			at := time.Now().UTC()
@@ -294,13 +298,18 @@ func (s *Store) ResetOrphans(states []TaskState, now time.Time, decide func(v st
 			if ti == nil {
 				continue
 			}
-			if err := putTaskInstancesTxn(txn, ti); err != nil {
-				return fmt.Errorf("reset orphaned task %s: %w", key, err)
-			}
 			if old.State == TaskRunning && (ti.State == TaskNone || ti.State == TaskUpForRetry) {
 				if err := recordTryTxn(txn, old, now); err != nil {
 					return fmt.Errorf("record orphaned try %s: %w", key, err)
 				}
+				if ti.ID == old.ID {
+					next := *ti
+					nextTryID(&next)
+					ti = &next
+				}
+			}
+			if err := putTaskInstancesTxn(txn, ti); err != nil {
+				return fmt.Errorf("reset orphaned task %s: %w", key, err)
 			}
 			if try != nil {
 				if err := appendTaskLogTxn(txn, key, *try); err != nil {

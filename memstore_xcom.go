@@ -4,6 +4,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -246,4 +247,57 @@ func (s *Store) XCom(dagID, runID, taskID, key string, mapIndex int) (*XComEntry
 		return nil, errNotFound
 	}
 	return raw.(*XComEntry), nil
+}
+
+// CreateXCom stores a new XCom entry (Airflow 3's create_xcom_entry);
+// errConflict when one is there under its key and map index.
+func (s *Store) CreateXCom(e *XComEntry) error {
+	return s.update(func(txn *memdb.Txn) error {
+		old, err := txn.First(tableXComs, indexID, e.DagID, e.RunID, e.TaskID, e.Key, e.MapIndex)
+		if err != nil {
+			return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
+		}
+		if old != nil {
+			return errConflict
+		}
+		return s.putXComTxn(txn, e)
+	})
+}
+
+// SetXComValue replaces an XCom entry's value and returns the entry as
+// stored (its timestamp kept: Airflow's column has no onupdate);
+// errNotFound when there is none.
+func (s *Store) SetXComValue(dagID, runID, taskID, key string, mapIndex int, value json.RawMessage) (*XComEntry, error) {
+	var out *XComEntry
+	err := s.update(func(txn *memdb.Txn) error {
+		raw, err := txn.First(tableXComs, indexID, dagID, runID, taskID, key, mapIndex)
+		if err != nil {
+			return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
+		}
+		if raw == nil {
+			return errNotFound
+		}
+		e := *raw.(*XComEntry)
+		e.Value = value
+		out = &e
+		return s.putXComTxn(txn, &e)
+	})
+	return out, err
+}
+
+// DeleteXCom removes one XCom entry; errNotFound when there is none.
+func (s *Store) DeleteXCom(dagID, runID, taskID, key string, mapIndex int) error {
+	return s.update(func(txn *memdb.Txn) error {
+		raw, err := txn.First(tableXComs, indexID, dagID, runID, taskID, key, mapIndex)
+		if err != nil {
+			return fmt.Errorf("look up xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
+		}
+		if raw == nil {
+			return errNotFound
+		}
+		if err := txn.Delete(tableXComs, raw); err != nil {
+			return fmt.Errorf("delete xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
+		}
+		return addTotalTxn(txn, totalXComs, -1)
+	})
 }

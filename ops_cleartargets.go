@@ -11,6 +11,7 @@ import (
 type clearSelection struct {
 	start, end *time.Time // logical dates, inclusive; nil: no bound
 	subdags    bool       // include_subdags
+	runID      string     // "": every run in range; else this run alone
 	targets    []clearTarget
 	seen       map[string]bool // dag_id + "\x00" + run_id
 }
@@ -56,7 +57,11 @@ func (o *operations) addClearTargets(sel *clearSelection, dag *DAG, tasks, taskI
 		return err
 	}
 	for _, run := range runs {
-		if !inRange(&run.ExecutionDate, sel.start, sel.end) {
+		if sel.runID != "" {
+			if run.RunID != sel.runID {
+				continue
+			}
+		} else if !inRange(&run.ExecutionDate, sel.start, sel.end) {
 			continue
 		}
 		sel.add(clearTarget{dag.DagID, run, limit})

@@ -46,7 +46,7 @@ func (o *operations) taskInstanceDependencies(dagID, runID, taskID string, mapIn
 		if err != nil || row.Def == nil || row.Def.Task(taskID) == nil {
 			return nil // Airflow answers no dependencies without the DAG or the task
 		}
-		deps, err = failedDeps(v, row, row.Def.Task(taskID), ti, o.now().UTC())
+		deps, err = failedDeps(v, row, row.Def.Task(taskID), ti, o.now().UTC(), o.rules().depLogicalDate)
 		return err
 	})
 	if err != nil {
@@ -60,7 +60,7 @@ func (o *operations) taskInstanceDependencies(dagID, runID, taskID string, mapIn
 // task instance with no state or scheduled. Deps airlite has nothing for
 // always pass: backfill runs, task concurrency limits, retry periods (the
 // state is never up_for_retry here), branching skips, mapped upstreams.
-func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time.Time) ([]tiDep, error) {
+func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time.Time, logicalWords bool) ([]tiDep, error) {
 	dag := row.Def
 	run, err := v.Run(ti.DagID, ti.RunID)
 	if err != nil {
@@ -70,17 +70,25 @@ func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time
 	fail := func(name, format string, args ...any) { deps = append(deps, tiDep{name, fmt.Sprintf(format, args...)}) }
 
 	// runnable_exec_date_dep.py:33-57, with the task's dates as
-	// DAG.add_task sets them (airflow/models/dag.py:2824-2837)
-	logical := run.ExecutionDate
-	if logical.After(now) {
-		fail("Execution Date", "Execution date %s is in the future (the current date is %s).", isoFormat(logical), isoFormat(now))
+	// DAG.add_task sets them (airflow/models/dag.py:2824-2837). Airflow 3
+	// names the dep and its reasons by the logical date
+	// (airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
+	// exec_date_after_start_date_dep.py), and checks none for a run
+	// without one.
+	depName, future, dateIs := "Execution Date", "Execution date %s is in the future (the current date is %s).", "The execution date is %s"
+	if logicalWords {
+		depName, future, dateIs = "Logical Date", "Logical date %s is in the future (the current date is %s).", "The logical date is %s"
+	}
+	logical, dated := run.LogicalDate()
+	if logical.After(now) && dated {
+		fail(depName, future, isoFormat(logical), isoFormat(now))
 	}
 	taskStart, taskEnd := taskDates(dag, task)
-	if taskEnd != nil && logical.After(*taskEnd) {
-		fail("Execution Date", "The execution date is %s but this is after the task's end date %s.", isoFormat(logical), isoFormat(*taskEnd))
+	if taskEnd != nil && logical.After(*taskEnd) && dated {
+		fail(depName, dateIs+" but this is after the task's end date %s.", isoFormat(logical), isoFormat(*taskEnd))
 	}
-	if dag.EndDate != nil && logical.After(*dag.EndDate) {
-		fail("Execution Date", "The execution date is %s but this is after the task's DAG's end date %s.", isoFormat(logical), isoFormat(*dag.EndDate))
+	if dag.EndDate != nil && logical.After(*dag.EndDate) && dated {
+		fail(depName, dateIs+" but this is after the task's DAG's end date %s.", isoFormat(logical), isoFormat(*dag.EndDate))
 	}
 	// valid_state_dep.py:46-55 with QUEUEABLE_STATES (scheduled)
 	if ti.State != TaskScheduled {
@@ -115,11 +123,11 @@ func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time
 		fail("Dag Not Paused", "Task's DAG '%s' is paused.", ti.DagID)
 	}
 	// exec_date_after_start_date_dep.py:30-47
-	if taskStart != nil && logical.Before(*taskStart) {
-		fail("Execution Date", "The execution date is %s but this is before the task's start date %s.", isoFormat(logical), isoFormat(*taskStart))
+	if taskStart != nil && logical.Before(*taskStart) && dated {
+		fail(depName, dateIs+" but this is before the task's start date %s.", isoFormat(logical), isoFormat(*taskStart))
 	}
-	if dag.StartDate != nil && logical.Before(*dag.StartDate) {
-		fail("Execution Date", "The execution date is %s but this is before the task's DAG's start date %s.", isoFormat(logical), isoFormat(*dag.StartDate))
+	if dag.StartDate != nil && logical.Before(*dag.StartDate) && dated {
+		fail(depName, dateIs+" but this is before the task's DAG's start date %s.", isoFormat(logical), isoFormat(*dag.StartDate))
 	}
 	// prev_dagrun_dep.py:125-201 (edition 2's rule: the stable API is edition 2's alone)
 	if task.DependsOnPast {

@@ -6,9 +6,12 @@ package main
 // airflow/api/common/mark_tasks.py are what these follow.
 
 import (
+	"cmp"
 	"errors"
+	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -236,6 +239,11 @@ type markRequest struct {
 	date                                       time.Time
 	state                                      TaskState
 	upstream, downstream, future, past, dryRun bool
+	// resumeDownstream: once marked, the task's downstream tasks that
+	// failed or whose upstream failed are cleared, the task itself left
+	// out, and their runs queued again (Airflow 3's
+	// DAG.set_task_instance_state, which PATCH taskInstances uses).
+	resumeDownstream bool
 }
 
 // markTaskInstances sets the states of the task instances req reaches
@@ -269,7 +277,16 @@ func (o *operations) markTaskInstances(req markRequest) ([]tiName, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), req.state, req.dryRun)
+	names, err := o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), req.state, req.dryRun)
+	if err != nil || req.dryRun || !req.resumeDownstream {
+		return names, err
+	}
+	downstream := slices.DeleteFunc(relatives(def, task, false, true), func(id string) bool { return id == req.taskID })
+	if _, err := o.clearTaskInstances(clearRequest{dagID: req.dagID, runID: run.RunID, taskIDs: downstream,
+		future: req.future, past: req.past, onlyFailed: true, resetRuns: true, runOnly: true, noEndCap: true}); err != nil {
+		return nil, err
+	}
+	return names, nil
 }
 
 // patchTaskInstance sets one task instance's state (patch_task_instance);
@@ -372,7 +389,28 @@ type clearRequest struct {
 	subdags, parentdag      bool
 	onlyFailed, onlyRunning bool
 	resetRuns, dryRun       bool
+	// runOnly: with a runID and neither past nor future, the clear
+	// reaches that run alone, whatever its date (Airflow 3's DAG.clear by
+	// run_id); noEndCap: no bound after the runs' dates unless one is
+	// given (Airflow 3 has no allow_trigger_in_future cap).
+	runOnly, noEndCap bool
+	// mappedTaskIDs are tasks named with a map index other than -1 (a
+	// [task_id, map_index] pair of Airflow 3): airlite has no such task
+	// instance, so they add only their relatives.
+	mappedTaskIDs []string
+	// preventRunning refuses a clear that reaches a running task instance
+	// (Airflow 3's prevent_running_task): faultClearRunning, nothing
+	// cleared.
+	preventRunning bool
 }
+
+// faultClearRunning is a clear with prevent_running_task that reaches a
+// running task instance.
+const faultClearRunning opFault = "clear_running" // dag_id, run_id, task_id
+
+// faultClearNoLogicalDate is include_past or include_future asked of a
+// run without a logical date.
+const faultClearNoLogicalDate opFault = "clear_no_logical_date" // dag_id, run_id
 
 // clearTaskInstances clears the task instances req reaches (DAG.clear),
 // with include_subdags the sub-DAGs' and with include_parentdag the
@@ -385,24 +423,33 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		return nil, err
 	}
 	start, end := req.start, req.end
+	onlyRun := ""
 	if req.runID != "" {
 		run, err := o.runByID(req.dagID, req.runID)
 		if err != nil {
 			return nil, err
 		}
+		if _, dated := run.LogicalDate(); !dated && (req.past || req.future) {
+			return nil, opErr(errInvalid, faultClearNoLogicalDate, "dag_id", req.dagID, "run_id", req.runID)
+		}
 		start, end = &run.ExecutionDate, &run.ExecutionDate
+		if req.runOnly && !req.past && !req.future {
+			onlyRun = run.RunID
+		}
 	}
 	if req.past {
 		start = nil
 	}
 	now := o.clock()
-	if req.future || end == nil {
+	if req.noEndCap && req.future {
+		end = nil
+	} else if !req.noEndCap && (req.future || end == nil) {
 		// DAG.clear never reaches a run dated after now:
 		// [scheduler] allow_trigger_in_future is false by default.
 		end = &now
 	}
 	var taskIDs []string
-	if req.taskIDs != nil {
+	if req.taskIDs != nil || req.mappedTaskIDs != nil {
 		seen := map[string]bool{}
 		for _, id := range req.taskIDs {
 			if task := row.Def.Task(id); task != nil {
@@ -411,9 +458,20 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 				}
 			}
 		}
+		// A task named by a pair adds its relatives but not itself
+		// (partial_subset(exclude_original=True)).
+		for _, id := range req.mappedTaskIDs {
+			if task := row.Def.Task(id); task != nil {
+				for _, rel := range relatives(row.Def, task, req.upstream, req.downstream) {
+					if rel != id && !slices.Contains(req.mappedTaskIDs, rel) {
+						seen[rel] = true
+					}
+				}
+			}
+		}
 		taskIDs = sortedKeys(seen)
 	}
-	sel := clearSelection{start: start, end: end, subdags: req.subdags}
+	sel := clearSelection{start: start, end: end, subdags: req.subdags, runID: onlyRun}
 	if err := o.addClearTargets(&sel, row.Def, nil, taskIDs); err != nil {
 		return nil, err
 	}
@@ -448,6 +506,9 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 				req.onlyRunning && ti.State != TaskRunning:
 				continue
 			}
+			if req.preventRunning && !req.dryRun && ti.State == TaskRunning {
+				return nil, opErr(errConflict, faultClearRunning, "dag_id", tg.dagID, "run_id", tg.run.RunID, "task_id", ti.TaskID)
+			}
 			picks[i] = append(picks[i], ti.TaskID)
 			names = append(names, tiName{tg.dagID, tg.run.RunID, ti.TaskID, tg.run.ExecutionDate})
 		}
@@ -472,4 +533,365 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		return nil, err
 	}
 	return names, nil
+}
+
+// timeBounds is a range filter on a datetime (Airflow 3's RangeFilter,
+// common/parameters.py): each bound nil when not given. A null value is
+// outside any range (SQL compares NULL as unknown).
+type timeBounds struct{ gte, gt, lte, lt *time.Time }
+
+func (b timeBounds) admits(t *time.Time) bool {
+	if b.gte == nil && b.gt == nil && b.lte == nil && b.lt == nil {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	return (b.gte == nil || !t.Before(*b.gte)) && (b.gt == nil || t.After(*b.gt)) &&
+		(b.lte == nil || !t.After(*b.lte)) && (b.lt == nil || t.Before(*b.lt))
+}
+
+// numBounds is a range filter on a number (float_range_filter_factory).
+type numBounds struct{ gte, gt, lte, lt *float64 }
+
+func (b numBounds) admits(v *float64) bool {
+	if b.gte == nil && b.gt == nil && b.lte == nil && b.lt == nil {
+		return true
+	}
+	if v == nil {
+		return false
+	}
+	return (b.gte == nil || *v >= *b.gte) && (b.gt == nil || *v > *b.gt) &&
+		(b.lte == nil || *v <= *b.lte) && (b.lt == nil || *v < *b.lt)
+}
+
+// tiSearch is the neutral query of Airflow 3's task-instance listings
+// (get_task_instances, get_task_instances_batch, get_mapped_task_instances):
+// every filter is nil or unset when not given.
+type tiSearch struct {
+	dagIDs, runIDs, taskIDs                  []string // nil: any
+	runAfter, logical, start, end, updated   timeBounds
+	duration                                 numBounds
+	states                                   []TaskState // TaskNone is no state
+	pools, queues, executors, operators      []string
+	tryNumbers, mapIndexes, versionNumbers   []int64
+	taskPattern, dagPattern, runPattern      *regexp.Regexp
+	poolPattern, queuePattern, operatorMatch *regexp.Regexp
+	order                                    []sortKey
+	offset, limit                            int
+}
+
+// match reports whether a run's task instance passes every filter but
+// the DAG version's (versionIn). The executor of airlite's task
+// instances is null, so a filter on it keeps none.
+func (q *tiSearch) match(ti *TaskInstance, run *DagRun) bool {
+	var logical *time.Time
+	if date, ok := run.LogicalDate(); ok {
+		logical = &date
+	}
+	after := run.After()
+	switch {
+	case q.taskIDs != nil && !slices.Contains(q.taskIDs, ti.TaskID),
+		q.states != nil && !slices.Contains(q.states, ti.State),
+		q.pools != nil && !slices.Contains(q.pools, ti.Pool),
+		q.queues != nil && !slices.Contains(q.queues, ti.Queue),
+		q.operators != nil && !slices.Contains(q.operators, ti.Operator),
+		q.executors != nil,
+		q.tryNumbers != nil && !slices.Contains(q.tryNumbers, int64(ti.TryNumber)),
+		q.mapIndexes != nil && !slices.Contains(q.mapIndexes, -1),
+		q.taskPattern != nil && !q.taskPattern.MatchString(ti.TaskID),
+		q.dagPattern != nil && !q.dagPattern.MatchString(ti.DagID),
+		q.runPattern != nil && !q.runPattern.MatchString(ti.RunID),
+		q.poolPattern != nil && !q.poolPattern.MatchString(ti.Pool),
+		q.queuePattern != nil && !q.queuePattern.MatchString(ti.Queue),
+		q.operatorMatch != nil && !q.operatorMatch.MatchString(ti.Operator):
+		return false
+	}
+	return q.runAfter.admits(&after) && q.logical.admits(logical) && q.start.admits(ti.StartDate) &&
+		q.end.admits(ti.EndDate) && q.updated.admits(ti.UpdatedAt) && q.duration.admits(ti.Duration)
+}
+
+// searchTaskInstances lists the task instances q picks in q's order (then
+// by id, the primary key Airflow's SortParam adds), q's window of them,
+// and how many match. It reads every run q names: a listing with filters
+// on the task instances cannot be paged by the store.
+func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
+	dagIDs := q.dagIDs
+	if dagIDs == nil {
+		rows, err := o.store.Dags()
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, row := range rows {
+			dagIDs = append(dagIDs, row.DagID)
+		}
+	}
+	sort.Strings(dagIDs)
+	dagIDs = slices.Compact(dagIDs)
+	var all []RunTaskInstance
+	for _, dagID := range dagIDs {
+		var runs []*DagRun
+		if q.runIDs != nil {
+			for _, runID := range q.runIDs {
+				if run, err := o.store.RunByRunID(dagID, runID); err == nil {
+					runs = append(runs, run)
+				}
+			}
+		} else {
+			var err error
+			if runs, err = o.store.RunsOfDag(dagID, ""); err != nil {
+				return nil, 0, err
+			}
+		}
+		for _, run := range runs {
+			tis, err := o.store.TaskInstancesOfRun(dagID, run.RunID)
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, ti := range tis {
+				if q.match(ti, run) && o.versionIn(ti, q.versionNumbers) {
+					all = append(all, RunTaskInstance{Run: run, TI: ti})
+				}
+			}
+		}
+	}
+	keys := append(slices.Clone(q.order), sortKey{attr: "id"})
+	slices.SortStableFunc(all, func(a, b RunTaskInstance) int {
+		for _, k := range keys {
+			c := compareTIAttr(k.attr, a, b)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	total := len(all)
+	if q.offset >= len(all) {
+		return []RunTaskInstance{}, total, nil
+	}
+	all = all[q.offset:]
+	if q.limit < len(all) {
+		all = all[:q.limit]
+	}
+	return all, total, nil
+}
+
+// compareTIAttr orders two task instances by one attribute of theirs or
+// of their runs, nulls last as PostgreSQL sorts them ascending. Without
+// ids (an edition before 3), "id" is the run's order and the task_id,
+// the order Airflow's ids were made in.
+func compareTIAttr(attr string, a, b RunTaskInstance) int {
+	switch attr {
+	case "id":
+		if a.TI.ID != "" || b.TI.ID != "" {
+			return strings.Compare(a.TI.ID, b.TI.ID)
+		}
+		return cmp.Or(a.Run.After().Compare(b.Run.After()), cmp.Compare(a.Run.ID, b.Run.ID), strings.Compare(a.TI.TaskID, b.TI.TaskID))
+	case "state":
+		return compareTIPresence(a.TI.State != TaskNone, b.TI.State != TaskNone, func() int { return strings.Compare(string(a.TI.State), string(b.TI.State)) })
+	case "duration":
+		return compareTIPresence(a.TI.Duration != nil, b.TI.Duration != nil, func() int { return cmp.Compare(*a.TI.Duration, *b.TI.Duration) })
+	case "start_date":
+		return compareTimes(a.TI.StartDate, b.TI.StartDate)
+	case "end_date":
+		return compareTimes(a.TI.EndDate, b.TI.EndDate)
+	case "try_number":
+		return cmp.Compare(a.TI.TryNumber, b.TI.TryNumber)
+	case "operator":
+		return strings.Compare(a.TI.Operator, b.TI.Operator)
+	case "logical_date":
+		da, oka := a.Run.LogicalDate()
+		db, okb := b.Run.LogicalDate()
+		return compareTIPresence(oka, okb, func() int { return da.Compare(db) })
+	case "run_after":
+		return a.Run.After().Compare(b.Run.After())
+	case "data_interval_start":
+		return compareTimes(a.Run.DataIntervalStart, b.Run.DataIntervalStart)
+	case "data_interval_end":
+		return compareTimes(a.Run.DataIntervalEnd, b.Run.DataIntervalEnd)
+	}
+	return 0 // map_index and rendered_map_index: -1 and null for every one
+}
+
+func compareTimes(a, b *time.Time) int {
+	return compareTIPresence(a != nil, b != nil, func() int { return a.Compare(*b) })
+}
+
+// compareTIPresence orders present values by cmp and a null after any value.
+func compareTIPresence(aSet, bSet bool, cmp func() int) int {
+	switch {
+	case aSet && bSet:
+		return cmp()
+	case aSet:
+		return -1
+	case bSet:
+		return 1
+	}
+	return 0
+}
+
+// tiTries is a task instance's tries as Airflow 3 lists them: the earlier
+// ones from the history, then the task instance itself unless it waits
+// for a retry (its try is already in the history then). A task instance
+// that is not there, or a map index other than -1, has none.
+func (o *operations) tiTries(dagID, runID, taskID string, mapIndex int64) (*DagRun, []*TaskInstance, error) {
+	if mapIndex != -1 {
+		return nil, nil, nil
+	}
+	run, ti, err := o.taskInstance(dagID, runID, taskID)
+	if errors.Is(err, errNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	earlier, _, err := o.store.EarlierTries(dagID, runID, taskID)
+	if err != nil {
+		return nil, nil, err
+	}
+	tries := slices.Clone(earlier)
+	if ti.State != TaskUpForRetry {
+		tries = append(tries, ti)
+	}
+	return run, tries, nil
+}
+
+// tiTry is one try of a task instance by its number: the task instance's
+// own when it is that try, else the history's; nil when none is.
+func (o *operations) tiTry(dagID, runID, taskID string, mapIndex, try int64) (*DagRun, *TaskInstance, error) {
+	if mapIndex != -1 {
+		return nil, nil, nil
+	}
+	run, ti, err := o.taskInstance(dagID, runID, taskID)
+	if errors.Is(err, errNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if int64(ti.TryNumber) == try {
+		return run, ti, nil
+	}
+	earlier, _, err := o.store.EarlierTries(dagID, runID, taskID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range earlier {
+		if int64(t.TryNumber) == try {
+			return run, t, nil
+		}
+	}
+	return run, nil, nil
+}
+
+// tryLog is what a task instance's log holds of one try: its output, and
+// whether more may come (the try is still running).
+type tryLog struct {
+	ti      *TaskInstance
+	output  string
+	running bool
+}
+
+// taskTryLog is the log of one try of a task instance (a map index other
+// than -1, or a try the task instance never had, is faultTINotFound).
+func (o *operations) taskTryLog(dagID, runID, taskID string, mapIndex, try int64) (tryLog, error) {
+	notFound := opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
+	_, ti, err := o.tiTry(dagID, runID, taskID, mapIndex, try)
+	if err != nil {
+		return tryLog{}, err
+	}
+	if ti == nil {
+		return tryLog{}, notFound
+	}
+	logs, err := o.store.TaskLogsOfRun(dagID, runID)
+	if err != nil {
+		return tryLog{}, err
+	}
+	out := tryLog{ti: ti, running: ti.State == TaskRunning}
+	if l := logs[taskID]; l != nil {
+		for _, t := range l.Tries {
+			if int64(t.Try) == try {
+				out.output = t.Output
+			}
+		}
+	}
+	return out, nil
+}
+
+// deleteTaskInstance removes a task instance (a running try stops with
+// it); a map index other than -1, or a task instance that is not there,
+// is faultTINotFound.
+func (o *operations) deleteTaskInstance(dagID, runID, taskID string, mapIndex int64) error {
+	notFound := opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
+	if mapIndex != -1 {
+		return notFound
+	}
+	err := o.stopWriteWake(func() ([]tiKey, error) {
+		ti, err := o.store.DeleteTaskInstance(dagID, runID, taskID)
+		if err != nil || ti.State != TaskRunning {
+			return nil, err
+		}
+		return []tiKey{{dagID, runID, taskID}}, nil
+	})
+	if errors.Is(err, errNotFound) {
+		return notFound
+	}
+	return err
+}
+
+// runsByRunID are the runs of every DAG with a run_id (Airflow 3 looks a
+// run up by its run_id alone in get_task_instances).
+func (o *operations) runsByRunID(runID string) ([]*DagRun, error) {
+	rows, err := o.store.Dags()
+	if err != nil {
+		return nil, err
+	}
+	var runs []*DagRun
+	for _, row := range rows {
+		run, err := o.store.RunByRunID(row.DagID, runID)
+		if errors.Is(err, errNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+// loadedTask is a task of a DAG whose definition is loaded; nil when the
+// DAG or the task is not there.
+func (o *operations) loadedTask(dagID, taskID string) *Task {
+	row, err := o.store.DagByID(dagID)
+	if err != nil || row.Def == nil {
+		return nil
+	}
+	return row.Def.Task(taskID)
+}
+
+// tiVersion is the DAG version a task instance (or a try) ran with; nil
+// when it records none or the version is gone.
+func (o *operations) tiVersion(ti *TaskInstance) *DagVersion {
+	if ti.DagVersionID == "" {
+		return nil
+	}
+	v, err := o.store.DagVersionByID(ti.DagVersionID)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// versionIn reports whether a task instance ran with a DAG version of
+// one of the numbers (nil: any).
+func (o *operations) versionIn(ti *TaskInstance, numbers []int64) bool {
+	if numbers == nil {
+		return true
+	}
+	v := o.tiVersion(ti)
+	return v != nil && slices.Contains(numbers, v.Number)
 }

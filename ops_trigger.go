@@ -12,6 +12,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -55,6 +56,14 @@ type triggerRequest struct {
 	// trigger date) cut to dateUnit.
 	date     *time.Time
 	dateUnit time.Duration
+	// noDate asks for a run without a logical date (Airflow 3's
+	// logical_date null, where the rules allow one): date is unused, the
+	// run has no data interval, and its id has a random part.
+	noDate bool
+	// runAfter is the run_after asked for (Airflow 3's trigger body);
+	// nil: now. A run with a logical date and no interval given runs
+	// after its inferred interval's end (rules.manualInterval).
+	runAfter *time.Time
 	conf     json.RawMessage // stored as it is
 	note     *string
 	interval *dataInterval
@@ -103,25 +112,54 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	if err != nil {
 		return nil, err
 	}
+	rules := o.rules()
+	if req.noDate && !rules.nullLogicalDate {
+		return nil, fmt.Errorf("trigger %s: a run without a logical date in edition %s", req.dagID, rules.name)
+	}
 	now := o.now().UTC()
 	var date time.Time
-	if req.date != nil {
+	switch {
+	case req.noDate:
+	case req.date != nil:
 		date = *req.date
-	} else {
+	default:
 		date = now.Truncate(req.dateUnit)
 		if o.triggerDate != nil {
 			date = o.triggerDate(req.dateUnit)
 		}
 	}
-	if start := row.Def.DefaultArgsStartDate; req.checks.startDate && start != nil && date.Before(*start) {
+	if start := row.Def.DefaultArgsStartDate; req.checks.startDate && !req.noDate && start != nil && date.Before(*start) {
 		return nil, opErr(errInvalid, faultBeforeStart, "date", isoFormat(date), "start", isoFormat(*start))
 	}
 	if req.badRunID != nil {
 		return nil, req.badRunID
 	}
+	// run_after: as asked, or now; the id is made from it before the
+	// interval moves it (TriggerDAGRunPostBody.validate_dag_run_id runs
+	// before validate_context).
+	runAfter := now.Truncate(time.Microsecond)
+	if req.runAfter != nil {
+		runAfter = *req.runAfter
+	}
+	var logical *time.Time
+	if !req.noDate {
+		logical = &date
+	}
 	runID := req.runID
 	if runID == "" {
-		runID = "manual__" + isoFormat(date)
+		runID = rules.runID("manual", logical, runAfter)
+	}
+	interval := req.interval
+	switch {
+	case req.noDate:
+		interval = nil // a run without a logical date has no interval
+	case interval == nil:
+		if iv := rules.manualInterval(row.Def, date.UTC()); iv != nil {
+			interval, runAfter = iv, iv.end
+		}
+	}
+	if !rules.nullLogicalDate {
+		runAfter = time.Time{} // the logical date (editions 1.10 and 2)
 	}
 	if req.checks.runIDLength && utf8.RuneCountInString(runID) > maxRunIDChars {
 		return nil, opErr(errInvalid, faultRunIDTooLong, "run_id", runID)
@@ -129,7 +167,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	// The plan only reads the view, so running it again in a batch is
 	// harmless.
 	created, err := o.store.TriggerRun(func(v storeView) (*newRun, error) {
-		if err := runExists(v, req.dagID, runID, date); err != nil {
+		if err := runExists(v, req.dagID, runID, logical); err != nil {
 			return nil, err
 		}
 		if req.badConf != nil {
@@ -138,9 +176,10 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		if err := req.checks.runID(runID); err != nil {
 			return nil, err
 		}
-		return &newRun{start: o.rules().newRun, dag: row.Def, runID: runID, date: date.UTC(), conf: req.conf,
+		return &newRun{start: rules.newRun, dag: row.Def, runID: runID, date: date.UTC(), noDate: req.noDate,
+			runAfter: runAfter.UTC(), runType: rules.triggerRunType, conf: req.conf,
 			now: now.Truncate(time.Microsecond), unixname: o.unixname, external: true, note: req.note,
-			interval: req.interval, event: req.event, dateChecked: true}, nil
+			interval: interval, event: req.event, dateChecked: true}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -150,21 +189,27 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 }
 
 // runExists is faultRunExists when the DAG has a run with runID or at
-// date; by_id and by_date name the runs found, and same says they are
-// one run, so that each dialect applies its API's duplicate rule.
-func runExists(v storeView, dagID, runID string, date time.Time) error {
+// date (nil: the run has no logical date, which never collides); by_id
+// and by_date name the runs found, and same says they are one run, so
+// that each dialect applies its API's duplicate rule.
+func runExists(v storeView, dagID, runID string, date *time.Time) error {
 	byID, err := v.Run(dagID, runID)
 	if err != nil && !errors.Is(err, errNotFound) {
 		return err
 	}
-	byDate, err := v.RunAt(dagID, date)
-	if err != nil && !errors.Is(err, errNotFound) {
-		return err
+	var byDate *DagRun
+	shown := ""
+	if date != nil {
+		shown = date.Format(time.RFC3339Nano)
+		byDate, err = v.RunAt(dagID, *date)
+		if err != nil && !errors.Is(err, errNotFound) {
+			return err
+		}
 	}
 	if byID == nil && byDate == nil {
 		return nil
 	}
-	e := opErr(errConflict, faultRunExists, "dag_id", dagID, "run_id", runID, "date", date.Format(time.RFC3339Nano))
+	e := opErr(errConflict, faultRunExists, "dag_id", dagID, "run_id", runID, "date", shown)
 	if byID != nil {
 		e.values["by_id"] = byID.RunID
 	}

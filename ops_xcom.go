@@ -6,8 +6,10 @@ package main
 // never mapped, so every entry has map_index -1.
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
+	"regexp"
 	"time"
 )
 
@@ -28,6 +30,8 @@ type xcomQuery struct {
 type xcomRead struct {
 	*XComEntry
 	ExecutionDate *time.Time
+	// Run is the entry's run, read now; nil when it is gone or replaced.
+	Run *DagRun
 }
 
 // xcomEntries lists the entries f picks, in Airflow's order (dag_id,
@@ -66,6 +70,7 @@ func (o *operations) readXCom(e *XComEntry) xcomRead {
 	if run, err := o.store.RunByRunID(e.DagID, e.RunID); err == nil && run.ID == e.RunRowID {
 		date := run.ExecutionDate
 		item.ExecutionDate = &date
+		item.Run = run
 	}
 	return item
 }
@@ -85,4 +90,132 @@ func (o *operations) xcomEntry(dagID, runID, taskID, key string, mapIndex int64)
 		return xcomRead{}, err
 	}
 	return o.readXCom(e), nil
+}
+
+// faultXComExists is an entry created under a key its task instance
+// already has.
+const faultXComExists opFault = "xcom_exists" // dag_id, run_id, task_id, key
+
+// xcomSearch is the neutral query of Airflow 3's XCom listing
+// (get_xcom_entries): "" for an id matches any; a nil filter is not
+// given.
+type xcomSearch struct {
+	dagID, runID, taskID                            string
+	key                                             *string
+	mapIndex, mapIndexFilter                        *int64
+	keyPattern, dagPattern, runPattern, taskPattern *regexp.Regexp
+	logical, runAfter                               timeBounds
+	offset, limit                                   int
+}
+
+// searchXComs lists the entries q picks whose run is there (Airflow
+// joins the run), in Airflow's order (dag_id, task_id, run_id,
+// map_index, key), q's window of them, and how many match.
+func (o *operations) searchXComs(q xcomSearch) ([]xcomRead, int, error) {
+	sf := XComFilter{DagID: q.dagID, RunID: q.runID, TaskID: q.taskID}
+	if q.key != nil {
+		if *q.key == "" {
+			return []xcomRead{}, 0, nil // no entry has an empty key
+		}
+		sf.Key = *q.key
+	}
+	entries, err := o.store.XComEntries(sf)
+	if err != nil {
+		return nil, 0, err
+	}
+	var kept []xcomRead
+	for _, e := range entries {
+		switch {
+		case q.mapIndex != nil && int64(e.MapIndex) != *q.mapIndex,
+			q.mapIndexFilter != nil && int64(e.MapIndex) != *q.mapIndexFilter,
+			q.keyPattern != nil && !q.keyPattern.MatchString(e.Key),
+			q.dagPattern != nil && !q.dagPattern.MatchString(e.DagID),
+			q.runPattern != nil && !q.runPattern.MatchString(e.RunID),
+			q.taskPattern != nil && !q.taskPattern.MatchString(e.TaskID):
+			continue
+		}
+		item := o.readXCom(e)
+		if item.Run == nil {
+			continue
+		}
+		var logical *time.Time
+		if date, ok := item.Run.LogicalDate(); ok {
+			logical = &date
+		}
+		after := item.Run.After()
+		if !q.logical.admits(logical) || !q.runAfter.admits(&after) {
+			continue
+		}
+		kept = append(kept, item)
+	}
+	total := len(kept)
+	if q.offset >= len(kept) {
+		return []xcomRead{}, total, nil
+	}
+	kept = kept[q.offset:]
+	if q.limit < len(kept) {
+		kept = kept[:q.limit]
+	}
+	return kept, total, nil
+}
+
+// createXCom adds an entry to a run's task instance (create_xcom_entry):
+// the DAG (faultDagNotFound), its task (faultTaskMissing) and the run
+// (faultRunNotFound) must be there, in that order, and the key free
+// (faultXComExists).
+func (o *operations) createXCom(dagID, runID, taskID, key string, mapIndex int64, value json.RawMessage) (xcomRead, error) {
+	run, err := o.store.RunByRunID(dagID, runID)
+	if err != nil && !errors.Is(err, errNotFound) {
+		return xcomRead{}, err
+	}
+	row, err := o.store.DagByID(dagID)
+	switch {
+	case errors.Is(err, errNotFound) || (err == nil && row.Def == nil):
+		return xcomRead{}, opErr(errNotFound, faultDagNotFound, "dag_id", dagID)
+	case err != nil:
+		return xcomRead{}, err
+	case row.Def.Task(taskID) == nil:
+		return xcomRead{}, opErr(errNotFound, faultTaskMissing, "dag_id", dagID, "task_id", taskID)
+	case run == nil:
+		return xcomRead{}, opErr(errNotFound, faultRunNotFound, "dag_id", dagID, "run_id", runID)
+	}
+	e := &XComEntry{DagID: dagID, RunID: runID, TaskID: taskID, RunRowID: run.ID, MapIndex: int(mapIndex),
+		Key: key, Value: value, Timestamp: o.clock()}
+	err = o.store.CreateXCom(e)
+	if errors.Is(err, errConflict) {
+		return xcomRead{}, opErr(errConflict, faultXComExists, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
+	}
+	if err != nil {
+		return xcomRead{}, err
+	}
+	return o.readXCom(e), nil
+}
+
+// setXComValue replaces an entry's value (update_xcom_entry); an entry
+// that is not there under that map index is faultXComNotFound.
+func (o *operations) setXComValue(dagID, runID, taskID, key string, mapIndex int64, value json.RawMessage) (xcomRead, error) {
+	if _, err := o.xcomEntry(dagID, runID, taskID, key, mapIndex); err != nil {
+		return xcomRead{}, err
+	}
+	e, err := o.store.SetXComValue(dagID, runID, taskID, key, int(mapIndex), value)
+	if errors.Is(err, errNotFound) {
+		return xcomRead{}, opErr(errNotFound, faultXComNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
+	}
+	if err != nil {
+		return xcomRead{}, err
+	}
+	return o.readXCom(e), nil
+}
+
+// deleteXCom removes an entry (delete_xcom_entry); one that is not there
+// under that map index is faultXComNotFound.
+func (o *operations) deleteXCom(dagID, runID, taskID, key string, mapIndex int64) error {
+	if _, err := o.xcomEntry(dagID, runID, taskID, key, mapIndex); err != nil {
+		return err
+	}
+	err := o.store.DeleteXCom(dagID, runID, taskID, key, int(mapIndex))
+	if errors.Is(err, errNotFound) {
+		return opErr(errNotFound, faultXComNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID, "key", key)
+	}
+	return err
 }

@@ -422,13 +422,13 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(queued, func(i, j int) bool { return queued[i].ExecutionDate.Before(queued[j].ExecutionDate) })
+	sort.SliceStable(queued, func(i, j int) bool { return queued[i].After().Before(queued[j].After()) })
 	for _, run := range queued {
 		if s.rules.newRun.isBackfill(run.RunID) {
 			continue // a backfill run is never the scheduler's
 		}
-		if run.ExecutionDate.After(now) {
-			continue // a run dated in the future waits for its date, as Airflow's
+		if run.After().After(now) {
+			continue // a run dated in the future waits for its date (Airflow 3: its run_after), as Airflow's
 		}
 		err := s.opts.Store.StartRun(run.DagID, run.RunID, now, func(v storeView, run *DagRun) (bool, error) {
 			dag, ok := s.runnable(v, run)
@@ -488,9 +488,10 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 			adv.End, adv.At = RunFailed, now
 			return adv, nil
 		}
-		if run.ExecutionDate.After(now) {
-			// A run dated in the future waits for its date (Airflow
-			// passes it over, and does not count it as active).
+		if run.After().After(now) {
+			// A run dated in the future waits for its date, or its
+			// run_after (Airflow passes it over, and does not count it
+			// as active).
 			return adv, nil
 		}
 		if examined != nil && examined[run.DagID] >= dag.MaxActiveRuns {
@@ -526,6 +527,9 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 			}
 			updated := *ti
 			updated.State, updated.UpdatedAt = next, &now
+			if next == TaskScheduled && s.rules.tryAtSchedule {
+				updated.TryNumber++
+			}
 			if next.Finished() {
 				updated.EndDate = &now
 				if updated.StartDate == nil {
@@ -691,7 +695,9 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 			return nil, nil
 		}
 		started := *ti
-		started.TryNumber++
+		if !s.rules.tryAtSchedule {
+			started.TryNumber++
+		}
 		started.StartDate, started.QueuedDttm, started.UpdatedAt = &now, &now, &now
 		started.EndDate, started.Duration, started.NextRetryAt = nil, nil, nil
 		started.Hostname = s.opts.Hostname

@@ -224,11 +224,24 @@ func bashEnv(tc templateContext) ([]string, error) {
 	if tc.run.Conf != nil {
 		conf = string(tc.run.Conf)
 	}
+	// Airflow 3 names the date LOGICAL_DATE and sets it only for a run
+	// that has one (airflow-core/src/airflow/utils/operator_helpers.py
+	// AIRFLOW_VAR_NAME_FORMAT_MAPPING, context_to_airflow_vars).
+	date := "AIRFLOW_CTX_EXECUTION_DATE=" + isoFormat(tc.run.ExecutionDate)
+	if !tc.editionRules().templateExecutionDate {
+		date = ""
+		if ld, ok := tc.run.LogicalDate(); ok {
+			date = "AIRFLOW_CTX_LOGICAL_DATE=" + isoFormat(ld)
+		}
+	}
 	env := append(os.Environ(),
 		"AIRFLOW_CTX_DAG_ID="+tc.dag.DagID,
 		"AIRFLOW_CTX_TASK_ID="+tc.task.TaskID,
-		"AIRFLOW_CTX_DAG_RUN_ID="+tc.run.RunID,
-		"AIRFLOW_CTX_EXECUTION_DATE="+isoFormat(tc.run.ExecutionDate),
+		"AIRFLOW_CTX_DAG_RUN_ID="+tc.run.RunID)
+	if date != "" {
+		env = append(env, date)
+	}
+	env = append(env,
 		"AIRFLOW_CTX_TRY_NUMBER="+fmt.Sprint(tc.try),
 		"AIRFLOW_CTX_DAG_OWNER="+tc.task.Owner,
 		"AIRLITE_CONF="+conf,

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/google/uuid"
 )
 
 // A snapshot file is JSON lines:
@@ -31,8 +32,9 @@ const (
 	snapshotFormat = "airlite-snapshot"
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
-	// without a logical date (execution_date null); 6 assets and asset
-	// events, DAG versions and favorites (Airflow 3).
+	// without a logical date (execution_date null); 6 task instance ids
+	// (Airflow 3's UUIDs), assets and asset events, DAG versions and
+	// favorites (Airflow 3).
 	snapshotVersion = 6
 )
 
@@ -135,6 +137,9 @@ type snapRun struct {
 }
 
 type snapTask struct {
+	// ID is written (from version 6) for a task instance that has one
+	// (edition 3); absent, it has none, as in every older file.
+	ID             string     `json:"id,omitempty"`
 	DagID          string     `json:"dag_id"`
 	RunID          string     `json:"run_id"`
 	TaskID         string     `json:"task_id"`
@@ -591,7 +596,7 @@ func checkDagVersion(obj any) error {
 // taskRecord is a task instance as the file holds it.
 func taskRecord(t *TaskInstance) *snapTask {
 	return &snapTask{
-		DagID: t.DagID, RunID: t.RunID, TaskID: t.TaskID, ExecutionDate: t.ExecutionDate.UTC(), State: t.State,
+		ID: t.ID, DagID: t.DagID, RunID: t.RunID, TaskID: t.TaskID, ExecutionDate: t.ExecutionDate.UTC(), State: t.State,
 		TryNumber: t.TryNumber, MaxTries: t.MaxTries, StartDate: utcPtr(t.StartDate), EndDate: utcPtr(t.EndDate),
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
@@ -603,7 +608,7 @@ func taskRecord(t *TaskInstance) *snapTask {
 // taskInstance is the task instance a record holds.
 func (r *snapTask) taskInstance() *TaskInstance {
 	return &TaskInstance{
-		DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, ExecutionDate: r.ExecutionDate, State: r.State,
+		ID: r.ID, DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, ExecutionDate: r.ExecutionDate, State: r.State,
 		TryNumber: r.TryNumber, MaxTries: r.MaxTries, StartDate: r.StartDate, EndDate: r.EndDate,
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
@@ -740,6 +745,11 @@ func checkTask(obj any) error {
 	}
 	if !t.State.Known() {
 		return fmt.Errorf("state %q is not a task instance state", t.State)
+	}
+	if t.ID != "" {
+		if _, err := uuid.Parse(t.ID); err != nil || len(t.ID) != 36 {
+			return fmt.Errorf("id %q is not a UUID", t.ID)
+		}
 	}
 	if t.PoolSlots < 1 {
 		return fmt.Errorf("pool_slots %d is below 1", t.PoolSlots)

@@ -147,6 +147,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		ti := rows[tableTasks][i].(*TaskInstance)
 		ti.State = []TaskState{TaskRunning, TaskUpForRetry}[i]
 		ti.DagID, ti.RunID = run.DagID, run.RunID
+		// Task instance ids are UUIDs (edition 3); the second has none.
+		ti.ID = []string{"0195f3a2-7c1e-7d3a-9b1e-2f4c6a8b0d1e", ""}[i]
 		lineage := rows[tableLineage][i].(*LineageRecord)
 		lineage.DagID, lineage.RunID = run.DagID, run.RunID
 		log := rows[tableTaskLogs][i].(*TaskLog)
@@ -160,6 +162,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 			try.State = []TaskState{TaskFailed, TaskSuccess}[j]
 			try.TryNumber += j * 1000
 			try.ProcIdentity, try.NextRetryAt, try.Note = "", nil, nil
+			try.ID = "0195f3a2-7c1e-7d3a-9b1e-2f4c6a8b0d2" + string(rune('a'+j))
 		}
 		x := rows[tableXComs][i].(*XComEntry)
 		x.DagID, x.RunID, x.RunRowID, x.MapIndex = run.DagID, run.RunID, run.ID, -1

@@ -138,6 +138,68 @@ func templateVars2(c templateContext) map[string]any {
 	return vars
 }
 
+// templateVars3 is Airflow 3's context
+// (task-sdk/src/airflow/sdk/execution_time/task_runner.py
+// RuntimeTaskInstance.get_template_context): 3.0 removed execution_date,
+// conf, the prev_/next_/yesterday_/tomorrow_ names and test_mode; the
+// names that follow from the logical date (ds, ts, logical_date, the data
+// interval, ...) exist only for a run that has one, so that a template
+// naming them in a run without one fails as an undefined name, as in
+// Airflow 3. The *_success dates need a database airlite does not keep
+// (None); asset events are empty.
+func templateVars3(c templateContext) map[string]any {
+	vars := map[string]any{
+		"dag":                     templateDAG{c.dag},
+		"dag_run":                 templateDagRun{c: c},
+		"inlets":                  listOrEmpty(c.task.Inlets),
+		"outlets":                 listOrEmpty(c.task.Outlets),
+		"map_index_template":      nil,
+		"macros":                  c.macros(withJSON),
+		"params":                  c.params(),
+		"run_id":                  c.run.RunID,
+		"task":                    templateTask{c.task, c.dag},
+		"task_instance":           templateTI{c: c},
+		"ti":                      templateTI{c: c},
+		"task_instance_key_str":   c.dag.DagID + "__" + c.task.TaskID + "__" + c.run.RunID,
+		"task_reschedule_count":   0,
+		"prev_start_date_success": nil,
+		"prev_end_date_success":   nil,
+		"outlet_events":           map[string]any{},
+		"inlet_events":            map[string]any{},
+		"triggering_asset_events": map[string]any{},
+		"var":                     map[string]any{"value": templateVariables{lookup: c.variables}, "json": templateVariables{lookup: c.variables, json: true}},
+		"conn":                    templateConnections{lookup: c.connections},
+	}
+	logical, ok := c.run.LogicalDate()
+	if !ok {
+		return vars
+	}
+	logical = logical.UTC()
+	start, end := c.dataInterval()
+	ds := logical.Format("2006-01-02")
+	ts := isoFormat(logical)
+	vars["logical_date"] = pendulum3(logical)
+	vars["ds"], vars["ds_nodash"] = ds, strings.ReplaceAll(ds, "-", "")
+	vars["task_instance_key_str"] = c.dag.DagID + "__" + c.task.TaskID + "__" + strings.ReplaceAll(ds, "-", "")
+	vars["ts"], vars["ts_nodash"] = ts, logical.Format("20060102T150405")
+	vars["ts_nodash_with_tz"] = strings.NewReplacer("-", "", ":", "").Replace(ts)
+	vars["data_interval_start"], vars["data_interval_end"] = pendulum3(start), pendulum3(end)
+	vars["prev_data_interval_start_success"], vars["prev_data_interval_end_success"] = nil, nil
+	return vars
+}
+
+// dataInterval is the run's data interval: in Airflow 3, where every run
+// with a logical date is created with one, the one stored with it;
+// otherwise the one its schedule gives its logical date (templateDates),
+// as airlite has always shown Airflow 2's.
+func (c templateContext) dataInterval() (start, end time.Time) {
+	if c.editionRules().nullLogicalDate && c.run.DataIntervalStart != nil && c.run.DataIntervalEnd != nil {
+		return c.run.DataIntervalStart.UTC(), c.run.DataIntervalEnd.UTC()
+	}
+	d := c.dates()
+	return d.intervalStart, d.intervalEnd
+}
+
 // templateVars110 is Airflow 1.10.15's context (airflow/models/taskinstance.py
 // get_template_context, lines 1348-1389): no logical_date or data
 // interval, yesterday/tomorrow and END_DATE/latest_date, pendulum 1 dates.
@@ -576,6 +638,9 @@ func (ti templateTI) GetAttribute(name string) (*exec.Value, bool) {
 	case "map_index":
 		return exec.AsValue(-1), true
 	case "execution_date":
+		if !c.editionRules().templateExecutionDate {
+			break
+		}
 		return exec.AsValue(templateDate{t: c.run.ExecutionDate.UTC(), sep: ' '}), true
 	case "task":
 		return exec.AsValue(templateTask{c.task, c.dag}), true
@@ -620,19 +685,25 @@ func (r templateDagRun) GetAttribute(name string) (*exec.Value, bool) {
 	case "state":
 		return exec.AsValue(string(run.State)), true
 	case "execution_date":
-		return exec.AsValue(templateDate{t: run.ExecutionDate.UTC(), sep: ' '}), true
+		if rules.templateExecutionDate {
+			return exec.AsValue(templateDate{t: run.ExecutionDate.UTC(), sep: ' '}), true
+		}
 	}
 	if rules.templateRunAttributes2 {
-		d := r.c.dates()
 		switch name {
 		case "run_type":
 			return exec.AsValue(run.RunType), true
-		case "logical_date":
-			return exec.AsValue(templateDate{t: run.ExecutionDate.UTC(), sep: ' '}), true
-		case "data_interval_start":
-			return exec.AsValue(templateDate{t: d.intervalStart, sep: ' '}), true
-		case "data_interval_end":
-			return exec.AsValue(templateDate{t: d.intervalEnd, sep: ' '}), true
+		case "run_after":
+			if rules.nullLogicalDate { // Airflow 3's DagRun has run_after
+				return exec.AsValue(templateDate{t: run.After().UTC(), sep: ' '}), true
+			}
+		case "logical_date", "data_interval_start", "data_interval_end":
+			if _, ok := run.LogicalDate(); !ok {
+				return exec.AsValue(pyNone), true // no date, no interval
+			}
+			start, end := r.c.dataInterval()
+			at := map[string]time.Time{"logical_date": run.ExecutionDate.UTC(), "data_interval_start": start, "data_interval_end": end}[name]
+			return exec.AsValue(templateDate{t: at, sep: ' '}), true
 		}
 	}
 	return exec.AsValue(fmt.Errorf("'DagRun' object has no attribute '%s'", name)), false

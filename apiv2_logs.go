@@ -1,0 +1,183 @@
+package main
+
+// A task instance's logs in /api/v2 (issue #21): airflow-core/src/airflow/
+// api_fastapi/core_api/routes/public/log.py get_log and
+// get_external_log_url. airlite keeps each try's output (the store's task
+// log); Airflow 3.2.1's file task handler reads it as structured messages
+// after a group naming its source (utils/log/file_task_handler.py), and
+// continues from a signed token holding the lines already read.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Airflow 3.2.1's texts for the log routes (routes/public/log.py,
+// common/headers.py).
+const (
+	v2LogTINotFound   = "TaskInstance not found"
+	v2LogBadSignature = "Bad Signature. Please use only the tokens provided by the API."
+	v2LogBadAccept    = "Only application/json or application/x-ndjson is supported"
+	// The default task log handler (FileTaskHandler) has no external
+	// link: get_external_log_url's 400.
+	v2LogNoExternal = "Task log handler does not support external logs."
+)
+
+// v2LogMessage is a StructuredLogMessage as Airflow 3 answers it: the
+// fields set (response_model_exclude_unset), sources only on the header.
+type v2LogMessage struct {
+	Event   string   `json:"event"`
+	Sources []string `json:"sources,omitempty"`
+}
+
+// v2LogResponse is TaskInstancesLogResponse.
+type v2LogResponse struct {
+	Content           []v2LogMessage `json:"content"`
+	ContinuationToken *string        `json:"continuation_token"`
+}
+
+// v2LogMetadata is what a continuation token carries (the file task
+// handler's metadata).
+type v2LogMetadata struct {
+	DownloadLogs bool `json:"download_logs"`
+	EndOfLog     bool `json:"end_of_log"`
+	LogPos       int  `json:"log_pos"`
+}
+
+// v2LogParams are get_log's query parameters.
+var v2LogParams = []v1Param{qV2Bool("full_content"), qV2Int("map_index"), qV2Str("token")}
+
+// v2LogSource names a try's log as Airflow's default log_filename_template
+// does (relative to the log folder, which airlite does not have).
+func v2LogSource(dagID, runID, taskID string, try int64) string {
+	return fmt.Sprintf("dag_id=%s/run_id=%s/task_id=%s/attempt=%d.log", dagID, runID, taskID, try)
+}
+
+// v2TryNumberCheck is PositiveInt on a path parameter: an integer (checked
+// by the row) greater than 0.
+func v2TryNumberCheck(req *apiRequest, name string) error {
+	raw := req.param(name)
+	n, _, _ := v2ParseIntString(raw, nil)
+	if n > 0 {
+		return nil
+	}
+	return v2Invalid([]v2Issue{{Type: "greater_than", Loc: []any{"path", name}, Msg: "Input should be greater than 0",
+		Input: raw, Ctx: map[string]any{"gt": 0}}})
+}
+
+// v2GetLog is get_log: JSON (for application/json and */*) or NDJSON (for
+// application/x-ndjson), from the token's position unless full_content.
+func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+	d := s.dialV2
+	// The Accept header is a dependency of the route, solved (and its 406
+	// raised) before the try number is validated.
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		accept = "*/*"
+	}
+	ndjson := false
+	switch {
+	case strings.HasPrefix(accept, "*/*"), strings.HasPrefix(accept, "application/json"):
+	case strings.HasPrefix(accept, "application/x-ndjson"):
+		ndjson = true
+	default:
+		d.answerError(s, w, r, &v2Error{status: http.StatusNotAcceptable, detail: v2LogBadAccept})
+		return
+	}
+	if err := v2TryNumberCheck(req, "try_number"); err != nil {
+		d.answerError(s, w, r, err)
+		return
+	}
+	meta := v2LogMetadata{}
+	if token, ok := req.query.str("token"); ok && token != "" {
+		raw, err := loadSignedJSON(s.v1Secret, token)
+		if err == nil {
+			err = json.Unmarshal(raw, &meta)
+		}
+		if err != nil {
+			d.answerError(s, w, r, &v2Error{status: http.StatusBadRequest, detail: v2LogBadSignature})
+			return
+		}
+	}
+	full, _ := req.query.v2Bool("full_content")
+	meta.DownloadLogs = meta.DownloadLogs || full
+	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
+	try := v2PathInt(req, "try_number")
+	log, err := s.ops.taskTryLog(dagID, runID, taskID, v2MapIndexParam(req), try)
+	if errors.Is(err, errNotFound) {
+		d.answerError(s, w, r, &v2Error{status: http.StatusNotFound, detail: v2LogTINotFound})
+		return
+	}
+	if err != nil {
+		d.answerError(s, w, r, err)
+		return
+	}
+	lines := splitLogLines(log.output)
+	from := meta.LogPos
+	if meta.DownloadLogs || from > len(lines) {
+		from = 0
+	}
+	content := []v2LogMessage{{Event: "::group::Log message source details", Sources: []string{v2LogSource(dagID, runID, taskID, try)}}, {Event: "::endgroup::"}}
+	for _, l := range lines[from:] {
+		content = append(content, v2LogMessage{Event: l})
+	}
+	// The try's log ends when it is not the task instance's running try
+	// (FileTaskHandler._read: end_of_log unless running or deferred).
+	end := !(log.running && int64(log.ti.TryNumber) == try)
+	var token *string
+	if !end {
+		t, err := signJSON(s.v1Secret, v2LogMetadata{DownloadLogs: meta.DownloadLogs, LogPos: len(lines)})
+		if err != nil {
+			d.answerError(s, w, r, err)
+			return
+		}
+		token = &t
+	}
+	if !ndjson {
+		writeV2JSON(w, r, http.StatusOK, v2LogResponse{Content: content, ContinuationToken: token})
+		return
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, m := range content {
+		if err := enc.Encode(m); err != nil {
+			d.answerError(s, w, r, fmt.Errorf("render log: %w", err))
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if token != nil {
+		w.Header().Set("Airflow-Continuation-Token", *token)
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(b.Bytes())
+	}
+}
+
+// splitLogLines is a log's text as the lines the file task handler reads
+// (empty lines dropped, as its stream skips them).
+func splitLogLines(text string) []string {
+	var out []string
+	for l := range strings.SplitSeq(text, "\n") {
+		if l = strings.TrimSuffix(l, "\r"); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// v2GetExternalLogURL is get_external_log_url with Airflow's default task
+// log handler, which has no external link: 400 once the try number
+// checks.
+func (s *server) v2GetExternalLogURL(req *apiRequest) (any, error) {
+	if err := v2TryNumberCheck(req, "try_number"); err != nil {
+		return nil, err
+	}
+	return nil, &v2Error{status: http.StatusBadRequest, detail: v2LogNoExternal}
+}

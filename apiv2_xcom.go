@@ -1,0 +1,251 @@
+package main
+
+// XCom entries in /api/v2 (issue #21): airflow-core/src/airflow/
+// api_fastapi/core_api/routes/public/xcom.py and datamodels/xcom.py.
+// Airflow 3 keeps an entry's value as json.dumps of it (XComModel.
+// serialize_value): the native answer is that text, deserialize=true the
+// value itself, stringify=true str() of either.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Airflow 3.2.1's texts for the XCom routes (routes/public/xcom.py).
+const (
+	v2XComNotFound    = "XCom entry with key: `%s` not found"
+	v2XComTaskMissing = "Task with ID: `%s` not found in dag: `%s`"
+	v2XComRunMissing  = "Dag Run with ID: `%s` not found for dag: `%s`"
+	v2XComExists      = "The XCom with key: `%s` with mentioned task instance already exists."
+	v2XComNotThere    = "The XCom with key: `%s` with mentioned task instance doesn't exist."
+)
+
+// v2XComItem is XComResponse, fields in its order.
+type v2XComItem struct {
+	Key             string  `json:"key"`
+	Timestamp       v2When  `json:"timestamp"`
+	LogicalDate     *v2When `json:"logical_date"`
+	MapIndex        int     `json:"map_index"`
+	TaskID          string  `json:"task_id"`
+	DagID           string  `json:"dag_id"`
+	RunID           string  `json:"run_id"`
+	DagDisplayName  string  `json:"dag_display_name"`
+	TaskDisplayName string  `json:"task_display_name"`
+	RunAfter        v2When  `json:"run_after"` // added last (3.2's XComResponse)
+}
+
+// v2XComValued is XComResponseNative (Value any) or XComResponseString
+// (Value a string or null).
+type v2XComValued struct {
+	v2XComItem
+	Value any `json:"value"`
+}
+
+type v2XComCollection struct {
+	XComEntries  []v2XComItem `json:"xcom_entries"`
+	TotalEntries int          `json:"total_entries"`
+}
+
+func v2XCom(x xcomRead) v2XComItem {
+	item := v2XComItem{Key: x.Key, Timestamp: v2When(x.Timestamp), MapIndex: x.MapIndex, TaskID: x.TaskID,
+		DagID: x.DagID, RunID: x.RunID, DagDisplayName: x.DagID, TaskDisplayName: x.TaskID}
+	if x.Run != nil {
+		if date, ok := x.Run.LogicalDate(); ok {
+			item.LogicalDate = v2At(&date)
+		}
+		item.RunAfter = v2When(x.Run.After())
+	}
+	return item
+}
+
+// v2XComDumps is XComModel.serialize_value's text of a stored value:
+// json.dumps, keys in their order.
+func v2XComDumps(raw json.RawMessage) (string, error) {
+	v, err := decodePyJSON(raw)
+	if err != nil {
+		return "", fmt.Errorf("read xcom value: %w", err)
+	}
+	b, err := spacedJSON.marshal(v)
+	return string(b), err
+}
+
+// v2XComNative renders an entry with its value as json.dumps' text.
+func v2XComNative(x xcomRead) (v2XComValued, error) {
+	text, err := v2XComDumps(x.Value)
+	if err != nil {
+		return v2XComValued{}, err
+	}
+	return v2XComValued{v2XComItem: v2XCom(x), Value: text}, nil
+}
+
+// v2XComListParams are get_xcom_entries' query parameters.
+var v2XComListParams = append([]v1Param{qV2Str("xcom_key"), {name: "map_index", kind: paramInteger, minimum: minimum(-1)},
+	qV2Limit, qV2Offset, qV2Str("xcom_key_pattern"), qV2Str("dag_display_name_pattern"), qV2Str("run_id_pattern"),
+	qV2Str("task_id_pattern"), qV2Int("map_index_filter")}, append(qV2DateRange("logical_date"), qV2DateRange("run_after")...)...)
+
+// v2GetXComEntries is get_xcom_entries: "~" for dag_id, dag_run_id or
+// task_id reads every one.
+func (s *server) v2GetXComEntries(req *apiRequest) (any, error) {
+	q, p := req.query, v2Page(req.query)
+	xs := xcomSearch{
+		keyPattern: q.v2Pattern("xcom_key_pattern"), dagPattern: q.v2Pattern("dag_display_name_pattern"),
+		runPattern: q.v2Pattern("run_id_pattern"), taskPattern: q.v2Pattern("task_id_pattern"),
+		logical: v2TimeBounds(q, "logical_date"), runAfter: v2TimeBounds(q, "run_after"),
+		offset: p.offset, limit: p.limit,
+	}
+	for name, to := range map[string]*string{"dag_id": &xs.dagID, "dag_run_id": &xs.runID, "task_id": &xs.taskID} {
+		if v := req.param(name); v != "~" {
+			*to = v
+		}
+	}
+	if key, ok := q.str("xcom_key"); ok {
+		xs.key = &key
+	}
+	if _, ok := q.str("map_index"); ok {
+		n := q.integer("map_index", -1)
+		xs.mapIndex = &n
+	}
+	if _, ok := q.str("map_index_filter"); ok {
+		n := q.integer("map_index_filter", -1)
+		xs.mapIndexFilter = &n
+	}
+	rows, total, err := s.ops.searchXComs(xs)
+	if err != nil {
+		return nil, err
+	}
+	out := v2XComCollection{XComEntries: make([]v2XComItem, len(rows)), TotalEntries: total}
+	for i, x := range rows {
+		out.XComEntries[i] = v2XCom(x)
+	}
+	return out, nil
+}
+
+// v2GetXComEntry is get_xcom_entry.
+func (s *server) v2GetXComEntry(req *apiRequest) (any, error) {
+	key := req.param("xcom_key")
+	x, err := s.ops.xcomEntry(req.param("dag_id"), req.param("dag_run_id"), req.param("task_id"), key, v2MapIndexParam(req))
+	if errors.Is(err, errNotFound) {
+		return nil, v2Detail404(v2XComNotFound, key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	deserialize, _ := req.query.v2Bool("deserialize")
+	stringify, _ := req.query.v2Bool("stringify")
+	out := v2XComValued{v2XComItem: v2XCom(x)}
+	if deserialize {
+		v, err := decodePyJSON(x.Value)
+		if err != nil {
+			return nil, fmt.Errorf("read xcom value: %w", err)
+		}
+		if stringify {
+			out.Value = v2PyStr(v)
+		} else if out.Value, err = v2PlainJSON(v); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	// Without deserialize the value is the stored text, which str() keeps.
+	return v2XComNative(x)
+}
+
+// v2PyStr is str() of a decoded value: null stays null
+// (XComResponseString.value_to_string).
+func v2PyStr(v any) any {
+	if v == nil {
+		return nil
+	}
+	return pyStrValue(v)
+}
+
+// v2PlainJSON is a decoded value rendered in its keys' order.
+func v2PlainJSON(v any) (json.RawMessage, error) {
+	b, err := compactJSON.marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("render xcom value: %w", err)
+	}
+	return b, nil
+}
+
+// v2XComValue is a body's value as stored: its JSON in Python's form.
+func v2XComValue(req *apiRequest) (json.RawMessage, error) {
+	v := req.body["value"]
+	if dict, ok := req.ordered.(pyDict); ok {
+		for _, f := range dict {
+			if f.key == "value" {
+				v = f.val
+			}
+		}
+	}
+	b, err := spacedJSON.marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("store xcom value: %w", err)
+	}
+	return b, nil
+}
+
+var (
+	v2XComCreateModel = &v2Model{name: "XComCreateBody", fields: []v2Field{
+		{name: "key", typ: v2TStr, required: true}, {name: "value", typ: v2TAnyVal, required: true, nullable: true},
+		{name: "map_index", typ: v2TInt}}}
+	v2XComUpdateModel = &v2Model{name: "XComUpdateBody", fields: []v2Field{
+		{name: "value", typ: v2TAnyVal, required: true, nullable: true}, {name: "map_index", typ: v2TInt}}}
+)
+
+// v2CreateXComEntry is create_xcom_entry: 201 and the entry.
+func (s *server) v2CreateXComEntry(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+	d := s.dialV2
+	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
+	key, _ := req.body["key"].(string)
+	value, err := v2XComValue(req)
+	if err == nil {
+		var x xcomRead
+		x, err = s.ops.createXCom(dagID, runID, taskID, key, bodyInt(req.body, "map_index", -1), value)
+		switch {
+		case isFault(err, faultTaskMissing):
+			err = v2Detail404(v2XComTaskMissing, taskID, dagID)
+		case isFault(err, faultRunNotFound):
+			err = v2Detail404(v2XComRunMissing, runID, dagID)
+		case errors.Is(err, errNotFound):
+			err = v2Detail404(v2DagNotFound, dagID)
+		case errors.Is(err, errConflict):
+			err = &v2Error{status: http.StatusConflict, detail: fmt.Sprintf(v2XComExists, key)}
+		case err == nil:
+			var out v2XComValued
+			if out, err = v2XComNative(x); err == nil {
+				writeV2JSON(w, r, http.StatusCreated, out)
+				return
+			}
+		}
+	}
+	d.answerError(s, w, r, err)
+}
+
+// v2UpdateXComEntry is update_xcom_entry.
+func (s *server) v2UpdateXComEntry(req *apiRequest) (any, error) {
+	key := req.param("xcom_key")
+	value, err := v2XComValue(req)
+	if err != nil {
+		return nil, err
+	}
+	x, err := s.ops.setXComValue(req.param("dag_id"), req.param("dag_run_id"), req.param("task_id"), key, bodyInt(req.body, "map_index", -1), value)
+	if errors.Is(err, errNotFound) {
+		return nil, v2Detail404(v2XComNotThere, key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v2XComNative(x)
+}
+
+// v2DeleteXComEntry is delete_xcom_entry: 204.
+func (s *server) v2DeleteXComEntry(req *apiRequest) error {
+	key := req.param("xcom_key")
+	err := s.ops.deleteXCom(req.param("dag_id"), req.param("dag_run_id"), req.param("task_id"), key, v2MapIndexParam(req))
+	if errors.Is(err, errNotFound) {
+		return v2Detail404(v2XComNotThere, key)
+	}
+	return err
+}
