@@ -12,7 +12,6 @@ package main
 // logged.
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -170,24 +169,4 @@ func (d pyDict) get(key string, def any) any {
 		}
 	}
 	return def
-}
-
-// pyTruthy is Python's truth of a decoded JSON value.
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case pyDict:
-		return len(x) > 0
-	case []any:
-		return len(x) > 0
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
-	}
-	return true
 }
