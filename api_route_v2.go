@@ -145,9 +145,9 @@ func (s *server) v2XComRows(t *routeTable) {
 	t.add(http.MethodGet, xcoms+"/{xcom_key}", d.answer(s, s.v2GetXComEntry),
 		withQuery(mapIndex, qV2Bool("deserialize"), qV2Bool("stringify")))
 	t.add(http.MethodGet, xcoms, d.answer(s, s.v2GetXComEntries), withQuery(v2XComListParams...))
-	t.add(http.MethodPost, xcoms, s.v2CreateXComEntry, v2Body(v2XComCreateModel))
-	t.add(http.MethodPatch, xcoms+"/{xcom_key}", d.answer(s, s.v2UpdateXComEntry), v2Body(v2XComUpdateModel))
-	t.add(http.MethodDelete, xcoms+"/{xcom_key}", d.deleted(s, s.v2DeleteXComEntry), withQuery(mapIndex))
+	t.add(http.MethodPost, xcoms, s.v2CreateXComEntry, v2Body(v2XComCreateModel), withV2Action("create_xcom_entry"))
+	t.add(http.MethodPatch, xcoms+"/{xcom_key}", d.answer(s, s.v2UpdateXComEntry), v2Body(v2XComUpdateModel), withV2Action("update_xcom_entry"))
+	t.add(http.MethodDelete, xcoms+"/{xcom_key}", d.deleted(s, s.v2DeleteXComEntry), withQuery(mapIndex), withV2Action("delete_xcom_entry"))
 }
 
 // --- Task instances (core_api/routes/public/task_instances.py, in its
@@ -170,7 +170,7 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 		withQuery(mapIndex), withPathInts("task_try_number"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(true)),
 		withPathInts("map_index", "task_try_number"))
-	t.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", d.answer(s, s.v2ClearTaskInstances), v2ClearBody())
+	t.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", d.answer(s, s.v2ClearTaskInstances), v2ClearBody(), withV2Action("post_clear_task_instances"))
 	updateMask := qV2Strs("update_mask")
 	t.add(http.MethodPatch, tis+"/{task_id}/dry_run", d.answer(s, s.v2PatchTaskInstance(false, true)),
 		withQuery(mapIndex, updateMask), v2Body(v2PatchTIModel))
@@ -178,9 +178,9 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 		withQuery(updateMask), withPathInts("map_index"), v2Body(v2PatchTIModel))
 	t.add(http.MethodPatch, tis, d.answer(s, s.v2BulkTaskInstances), v2Body(v2BulkTIModel))
 	t.add(http.MethodPatch, tis+"/{task_id}", d.answer(s, s.v2PatchTaskInstance(false, false)),
-		withQuery(mapIndex, updateMask), v2Body(v2PatchTIModel))
+		withQuery(mapIndex, updateMask), v2Body(v2PatchTIModel), withV2Action("patch_task_instance"))
 	t.add(http.MethodPatch, tis+"/{task_id}/{map_index}", d.answer(s, s.v2PatchTaskInstance(true, false)),
-		withQuery(updateMask), withPathInts("map_index"), v2Body(v2PatchTIModel))
+		withQuery(updateMask), withPathInts("map_index"), v2Body(v2PatchTIModel), withV2Action("patch_task_instance"))
 	t.add(http.MethodDelete, tis+"/{task_id}", d.answer(s, s.v2DeleteTaskInstance), withQuery(mapIndex))
 }
 

@@ -33,9 +33,10 @@ func lastV2EventLog(t *testing.T, ts *testServer) (map[string]any, int) {
 // checked).
 func TestV2ActionLogging(t *testing.T) {
 	const dag = "example_bash_operator"
+	const ti = "/dags/" + dag + "/dagRuns/r1/taskInstances/runme_0"
 	cases := []struct {
 		name, method, path, body string
-		event, dagID             string
+		event, dagID, taskID     string
 		runID                    any
 		extra                    string
 	}{
@@ -89,6 +90,19 @@ func TestV2ActionLogging(t *testing.T) {
 			event: "delete_dag_asset_queued_event", dagID: dag, extra: `{"before": "2026-01-01", "asset_id": "abc", "method": "DELETE"}`},
 		{name: "delete_asset_queued_events", method: "DELETE", path: "/assets/1/queuedEvents",
 			event: "delete_asset_queued_events", extra: `{"asset_id": "1", "method": "DELETE"}`},
+		{name: "patch_task_instance", method: "PATCH", path: ti, body: `{"new_state": "success"}`,
+			event: "patch_task_instance", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"new_state": "success", "method": "PATCH"}`},
+		{name: "patch_task_instance mapped", method: "PATCH", path: ti + "/2?update_mask=new_state", body: `{"new_state": "failed"}`,
+			event: "patch_task_instance", dagID: dag, taskID: "runme_0", runID: "r1",
+			extra: `{"update_mask": "new_state", "map_index": "2", "new_state": "failed", "method": "PATCH"}`},
+		{name: "post_clear_task_instances not a dry run", method: "POST", path: "/dags/" + dag + "/clearTaskInstances", body: `{"dry_run": false}`,
+			event: "post_clear_task_instances", dagID: dag, extra: `{"dry_run": false, "method": "POST"}`},
+		{name: "create_xcom_entry", method: "POST", path: ti + "/xcomEntries", body: `{"key": "k", "value": 1}`,
+			event: "create_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"key": "k", "value": 1, "method": "POST"}`},
+		{name: "update_xcom_entry", method: "PATCH", path: ti + "/xcomEntries/k", body: `{"value": 2}`,
+			event: "update_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"xcom_key": "k", "value": 2, "method": "PATCH"}`},
+		{name: "delete_xcom_entry", method: "DELETE", path: ti + "/xcomEntries/k?map_index=-1",
+			event: "delete_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"map_index": "-1", "xcom_key": "k", "method": "DELETE"}`},
 		{name: "delete_dag_asset_queued_events", method: "DELETE", path: "/dags/" + dag + "/assets/queuedEvents",
 			event: "delete_dag_asset_queued_events", dagID: dag, extra: `{"method": "DELETE"}`},
 	}
@@ -109,8 +123,12 @@ func TestV2ActionLogging(t *testing.T) {
 			if c.dagID != "" {
 				dagID = c.dagID
 			}
+			var taskID any
+			if c.taskID != "" {
+				taskID = c.taskID
+			}
 			want := map[string]any{"event": c.event, "owner": anonymousAdmin, "dag_id": dagID, "run_id": c.runID,
-				"task_id": nil, "map_index": nil, "try_number": nil, "logical_date": nil, "extra": c.extra}
+				"task_id": taskID, "map_index": nil, "try_number": nil, "logical_date": nil, "extra": c.extra}
 			for k, v := range want {
 				if got[k] != v {
 					t.Errorf("%s: %s = %#v, want %#v", c.name, k, got[k], v)
@@ -129,6 +147,7 @@ func TestV2ActionLoggingSkips(t *testing.T) {
 		{"get dag", "GET", "/api/v2/dags/example_bash_operator", ""},
 		{"list pools", "GET", "/api/v2/pools", ""},
 		{"invalid json", "POST", "/api/v2/pools", "{"},
+		{"clear task instances, dry run by default", "POST", "/api/v2/dags/example_bash_operator/clearTaskInstances", "{}"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, before := lastV2EventLog(t, ts)
