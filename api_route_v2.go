@@ -125,6 +125,9 @@ func (s *server) v2Routes() *routeTable {
 	s.v2XComRows(t)
 	s.v2TaskInstanceRows(t)
 	s.v2LogRows(t)
+
+	// Human-in-the-loop details (apiv2_hitl.go).
+	s.v2HITLRoutes(t)
 	return t
 }
 

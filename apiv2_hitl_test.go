@@ -1,9 +1,3 @@
-//go:build v2tiid
-
-// Held out of the build until TaskInstance.ID (the v2runs branch) is on
-// main; then this constraint goes and apiv2_hitl.go gets its block in
-// api_route_v2.go.
-
 package main
 
 import (
