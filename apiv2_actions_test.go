@@ -103,6 +103,9 @@ func TestV2ActionLogging(t *testing.T) {
 			event: "update_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"xcom_key": "k", "value": 2, "method": "PATCH"}`},
 		{name: "delete_xcom_entry", method: "DELETE", path: ti + "/xcomEntries/k?map_index=-1",
 			event: "delete_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"map_index": "-1", "xcom_key": "k", "method": "DELETE"}`},
+		{name: "update_hitl_detail", method: "PATCH", path: ti + "/-1/hitlDetails", body: `{"chosen_options": ["a"]}`,
+			event: "update_hitl_detail", dagID: dag, taskID: "runme_0", runID: "r1",
+			extra: `{"map_index": "-1", "chosen_options": ["a"], "method": "PATCH"}`},
 		{name: "delete_dag_asset_queued_events", method: "DELETE", path: "/dags/" + dag + "/assets/queuedEvents",
 			event: "delete_dag_asset_queued_events", dagID: dag, extra: `{"method": "DELETE"}`},
 	}
