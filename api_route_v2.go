@@ -38,6 +38,7 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/monitor/health", d.answer(s, func(*apiRequest) (any, error) {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
+	s.v2RunRoutes(t)
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
@@ -194,6 +195,23 @@ func (s *server) v2LogRows(t *routeTable) {
 	t.add(http.MethodGet, tis+"/{task_id}/logs/{try_number}", s.v2GetLog, withQuery(v2LogParams...), withPathInts("try_number"))
 	t.add(http.MethodGet, tis+"/{task_id}/externalLogUrl/{try_number}", s.dialV2.answer(s, s.v2GetExternalLogURL),
 		withQuery(qV2Int("map_index")), withPathInts("try_number"))
+}
+
+// v2RunRoutes is the DAG run block (core_api/routes/public/dag_run.py, in
+// its order; apiv2_runs.go).
+func (s *server) v2RunRoutes(t *routeTable) {
+	d := s.dialV2
+	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", d.answer(s, s.v2GetDagRun))
+	t.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", d.deleted(s, s.v2DeleteDagRun))
+	t.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", d.answer(s, s.v2PatchDagRun),
+		withQuery(qV2Strs("update_mask")), v2Body(v2RunPatchBody))
+	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamAssetEvents", d.answer(s, s.v2UpstreamAssetEvents))
+	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", d.answer(s, s.v2ClearDagRun), v2Body(v2RunClearBody))
+	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2GetDagRuns), withQuery(v2RunListParams...))
+	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2TriggerDagRun), v2Body(v2TriggerBody))
+	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/wait", s.v2WaitDagRun,
+		withQuery(v1Param{name: "interval", kind: paramNumber, required: true}, qV2Strs("result")))
+	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/list", d.answer(s, s.v2GetDagRunsBatch), v2Body(v2RunsBatchBody))
 }
 
 // v2VersionInfo is datamodels/version.py VersionInfo.

@@ -45,9 +45,9 @@ tasks:
     upstream: [flaky]
 `
 
-// v2Trigger triggers a run through the operations, as the v2 trigger
+// v2TriggerAt triggers a run through the operations, as the v2 trigger
 // route does, at a logical date.
-func v2Trigger(t *testing.T, ts *testServer, dagID, runID, date string) *DagRun {
+func v2TriggerAt(t *testing.T, ts *testServer, dagID, runID, date string) *DagRun {
 	t.Helper()
 	d, err := time.Parse(time.RFC3339, date)
 	if err != nil {
@@ -115,7 +115,7 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89a
 func newV2RunServer(t *testing.T, options ...testOption) (*testServer, *scheduler) {
 	t.Helper()
 	ts, sched := newSchedServer(t, edition3, tickDriven, append([]testOption{withDAG(v2PairDAG), withDAG(v2FailDAG)}, options...)...)
-	v2Trigger(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	v2TriggerAt(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
 	settleTicks(t, sched, time.Now)
 	finishedRun(t, ts.store, "v2pair", "r1")
 	return ts, sched
@@ -200,7 +200,7 @@ func TestAPIv2_TaskInstanceRetryTries(t *testing.T) {
 			return taskOutcome{state: TaskSuccess, output: "try " + job.key.taskID + "\n"}
 		}
 	}, withDAG(v2FailDAG))
-	v2Trigger(t, ts, "v2fail", "r1", "2024-03-01T00:00:00Z")
+	v2TriggerAt(t, ts, "v2fail", "r1", "2024-03-01T00:00:00Z")
 	settleTicks(t, sched, time.Now)
 	finishedRun(t, ts.store, "v2fail", "r1")
 
@@ -325,7 +325,7 @@ func TestAPIv2_TaskInstanceErrors(t *testing.T) {
 func TestAPIv2_TaskInstanceListFilters(t *testing.T) {
 	t.Parallel()
 	ts, sched := newV2RunServer(t)
-	v2Trigger(t, ts, "v2pair", "r2", "2024-02-02T00:00:00Z")
+	v2TriggerAt(t, ts, "v2pair", "r2", "2024-02-02T00:00:00Z")
 	settleTicks(t, sched, time.Now)
 	type page struct {
 		TaskInstances []struct {
@@ -681,7 +681,7 @@ func TestAPIv2_PatchResumesDownstream(t *testing.T) {
 			return taskOutcome{state: TaskSuccess, output: "yes\n"}
 		}
 	}, withDAG(v2PairDAG))
-	v2Trigger(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	v2TriggerAt(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
 	settleTicks(t, sched, time.Now)
 	const tis = "/dags/v2pair/dagRuns/r1/taskInstances"
 	if st := decodeJSON[map[string]any](t, ts.v2(t, "GET", tis+"/after", "", 200).body)["state"]; st != "upstream_failed" {
@@ -707,7 +707,7 @@ func TestAPIv2_PatchResumesDownstream(t *testing.T) {
 func TestAPIv2_DependenciesSpeakOfTheLogicalDate(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
-	v2Trigger(t, ts, "v2pair", "future", "2099-01-01T00:00:00Z")
+	v2TriggerAt(t, ts, "v2pair", "future", "2099-01-01T00:00:00Z")
 	res := ts.v2(t, "GET", "/dags/v2pair/dagRuns/future/taskInstances/hello/dependencies", "", 200)
 	deps := decodeJSON[struct {
 		Dependencies []struct{ Name, Reason string } `json:"dependencies"`

@@ -260,6 +260,10 @@ type schedulingRules struct {
 	// xcom_push=True, which defaults to False.
 	bashPushesReturnValue bool
 
+	// scheduledRuns is how the run a schedule creates is dated, named and
+	// given its data interval (scheduler_timetable.go).
+	scheduledRuns scheduledRunRule
+
 	// tryAtSchedule: a task instance's try_number counts up when the
 	// scheduler schedules it (Airflow 3's DagRun.schedule_tis), so that a
 	// scheduled or queued one already shows the try it is about to run;
@@ -451,6 +455,7 @@ var (
 			bashSkipExitCode:        99,
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 			bashPushesReturnValue:   true,
+			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
 			tryAtSchedule:           false,
 		},
 
@@ -542,6 +547,7 @@ var (
 			bashSkipExitCode:        0,
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			bashPushesReturnValue:   false,
+			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
 			tryAtSchedule:           false,
 		},
 
@@ -615,13 +621,15 @@ var (
 		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
 		// exec_date_after_start_date_dep.py: NAME = "Logical Date".
 		r.depLogicalDate = true
-		// airflow-core/src/airflow/utils/types.py DagRunType
-		r.runTypes = []string{"backfill", "scheduled", "manual", "asset_triggered"}
+		// airflow-core/src/airflow/utils/types.py DagRunType (spec/v2.yaml
+		// at 3.2.1 adds asset_materialization)
+		r.runTypes = []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"}
 		r.triggerRunType = "manual"
 		r.manualInterval = manualInterval3
 
 		// DagRun.schedule_tis counts the try when it schedules it.
 		r.tryAtSchedule = true
+		r.scheduledRuns = scheduledRunRule{triggerTimetable: true}
 
 		// task-sdk/src/airflow/sdk/execution_time/task_runner.py
 		// RuntimeTaskInstance.get_template_context.

@@ -163,6 +163,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runTypes":                r.runTypes,
 			"triggerRunType":          r.triggerRunType,
 			"tryAtSchedule":           r.tryAtSchedule,
+			"scheduledRuns":           r.scheduledRuns,
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
 				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
@@ -278,6 +279,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"runTypes":       []string{"backfill", "scheduled", "manual", "dataset_triggered"},
 		"triggerRunType": "",
 		"tryAtSchedule":  false,
+		"scheduledRuns":  scheduledRunRule{triggerTimetable: false},
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		"manualInterval": []string{"none", "none"},
@@ -371,6 +373,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
+			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
 			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval":        []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
@@ -453,6 +456,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
+			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
 			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval":        []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
@@ -510,9 +514,10 @@ func want3(want2 map[string]any) map[string]any {
 		// Airflow 3's dag_processing/collection.py _update_import_errors
 		"staleOnImportError": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
-		"runTypes":       []string{"backfill", "scheduled", "manual", "asset_triggered"},
+		"runTypes":       []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
 		"triggerRunType": "manual",
 		"tryAtSchedule":  true,
+		"scheduledRuns":  scheduledRunRule{triggerTimetable: true},
 		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
 		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
 		// CronTriggerTimetable's instant; DeltaDataIntervalTimetable's hour before

@@ -96,6 +96,28 @@ func TestExample_Shell(t *testing.T) {
 	runExample(t, "testdata/examples", "bash", "ci.sh")
 }
 
+// TestExample_Airflow3Shell runs docs/airflow3.md's walk through /api/v2
+// (a token, a run without a logical date, its task instances and log, a
+// variable) against the binary, and checks the page shows it verbatim.
+func TestExample_Airflow3Shell(t *testing.T) {
+	t.Parallel()
+	page, err := os.ReadFile("docs/airflow3.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile("testdata/examples/airflow3.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), string(script)) {
+		t.Error("docs/airflow3.md does not show testdata/examples/airflow3.sh verbatim")
+	}
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	runExample(t, "testdata/examples", "bash", "airflow3.sh")
+}
+
 func TestExample_GoTestMain(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

@@ -138,6 +138,15 @@ type DagRun struct {
 	// interval follows from the DAG's schedule (apiv1_runs.go).
 	DataIntervalStart *time.Time
 	DataIntervalEnd   *time.Time
+	// TriggeredBy is Airflow 3's triggered_by (DagRunTriggeredByType:
+	// rest_api, ui, timetable, backfill, asset, ...); "": none recorded
+	// (editions 1.10 and 2, or a run from an older snapshot).
+	TriggeredBy string
+	// TriggeringUser is Airflow 3's triggering_user_name: the user whose
+	// request created the run; nil: none (the scheduler's runs).
+	TriggeringUser *string
+	// PartitionKey is Airflow 3.2's partition_key; nil: none.
+	PartitionKey *string
 }
 
 // LogicalDate is the run's logical date; false when it has none.

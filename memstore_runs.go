@@ -380,6 +380,11 @@ type newRun struct {
 	// runType is the run's type; "": inferred from the run id's prefix
 	// (Airflow 1.10 and 2). Airflow 3 names it when it creates the run.
 	runType string
+	// triggeredBy, user and partitionKey are Airflow 3's triggered_by,
+	// triggering_user_name and partition_key; "" and nil: none.
+	triggeredBy  string
+	user         *string
+	partitionKey *string
 	// note and interval are what the stable API's POST may give the run
 	// (not its sub-DAGs' runs); nil: none.
 	note     *string
@@ -435,7 +440,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	run := &DagRun{
 		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: date, NoLogicalDate: nr.noDate, RunAfter: runAfter,
 		State: nr.start.state, Conf: nr.conf, ExternalTrigger: nr.external, RunType: nr.runType,
-		UpdatedAt: &now, Note: nr.note,
+		UpdatedAt: &now, Note: nr.note, TriggeredBy: nr.triggeredBy, TriggeringUser: nr.user, PartitionKey: nr.partitionKey,
 	}
 	if run.RunType == "" {
 		run.RunType = runTypeOf(nr.runID)
@@ -501,6 +506,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		childRun := nr
 		childRun.dag = child.Def
 		childRun.note, childRun.interval, childRun.event, childRun.dateChecked = nil, nil, nil, false
+		childRun.partitionKey = nil
 		if _, err := s.insertRunTreeTxn(txn, childRun); err != nil {
 			return nil, err
 		}

@@ -7,7 +7,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -133,6 +135,85 @@ type runQuery struct {
 	orderBy                    string
 	desc                       bool
 	offset, limit              int
+	// more are Airflow 3's filters (get_dag_runs); nil: none.
+	more *runFilters
+	// order is Airflow 3's order_by, several keys (SortParam); nil: the
+	// one orderBy and desc.
+	order []runOrderKey
+}
+
+// runOrderKey is one key of a listing's order: a run attribute
+// (compareRuns' names) and its direction.
+type runOrderKey struct {
+	attr string
+	desc bool
+}
+
+// floatRange is timeRange for a number.
+type floatRange struct{ gte, gt, lte, lt *float64 }
+
+func (r floatRange) holds(f *float64) bool {
+	if r.gte == nil && r.gt == nil && r.lte == nil && r.lt == nil {
+		return true
+	}
+	if f == nil {
+		return false
+	}
+	return (r.gte == nil || *f >= *r.gte) && (r.gt == nil || *f > *r.gt) && (r.lte == nil || *f <= *r.lte) && (r.lt == nil || *f < *r.lt)
+}
+
+// runFilters are Airflow 3's filters of a run listing
+// (core_api/routes/public/dag_run.py get_dag_runs, common/parameters.py):
+// date and duration ranges, run types, a text the conf holds, and
+// case-insensitive LIKE patterns (nil: none).
+type runFilters struct {
+	runAfter, logical, start, end, updated timeRange
+	duration                               floatRange
+	runTypes                               []string
+	confContains                           *string
+	runID, user, dagID, partition          *regexp.Regexp
+	// versions are DAG version numbers asked for: every run of airlite
+	// ran under its DAG's one version, 1 (nil: any).
+	versions []int64
+	// bundleVersion asks for runs of a bundle version: airlite's runs
+	// have none, so that none matches.
+	bundleVersion *string
+}
+
+func (f *runFilters) match(run *DagRun) bool {
+	var logical *time.Time
+	if ld, ok := run.LogicalDate(); ok {
+		logical = &ld
+	}
+	after := run.After()
+	if !f.runAfter.holds(&after) || !f.logical.holds(logical) || !f.start.holds(run.StartDate) ||
+		!f.end.holds(run.EndDate) || !f.updated.holds(run.UpdatedAt) || !f.duration.holds(runDuration(run)) {
+		return false
+	}
+	if len(f.runTypes) > 0 && !slices.Contains(f.runTypes, run.RunType) {
+		return false
+	}
+	if f.confContains != nil && !strings.Contains(string(run.Conf), *f.confContains) {
+		return false
+	}
+	like := func(re *regexp.Regexp, v *string) bool { return re == nil || (v != nil && re.MatchString(*v)) }
+	if !like(f.runID, &run.RunID) || !like(f.dagID, &run.DagID) || !like(f.user, run.TriggeringUser) || !like(f.partition, run.PartitionKey) {
+		return false
+	}
+	if f.versions != nil && !slices.Contains(f.versions, 1) {
+		return false
+	}
+	return f.bundleVersion == nil
+}
+
+// runDuration is DagRun.duration: end minus start in seconds, when both
+// are set.
+func runDuration(run *DagRun) *float64 {
+	if run.StartDate == nil || run.EndDate == nil {
+		return nil
+	}
+	d := run.EndDate.Sub(*run.StartDate).Seconds()
+	return &d
 }
 
 func inRange(t *time.Time, gte, lte *time.Time) bool {
@@ -147,6 +228,9 @@ func inRange(t *time.Time, gte, lte *time.Time) bool {
 
 func (q *runQuery) match(run *DagRun) bool {
 	if len(q.states) > 0 && !slices.Contains(q.states, string(run.State)) {
+		return false
+	}
+	if q.more != nil && !q.more.match(run) {
 		return false
 	}
 	date := run.ExecutionDate
@@ -188,6 +272,36 @@ func compareRuns(attr string) func(a, b *DagRun) int {
 			return boolCompare(a.ExternalTrigger, b.ExternalTrigger)
 		case "conf":
 			return bytes.Compare(a.Conf, b.Conf)
+		case "id":
+			return compareInt64(a.ID, b.ID)
+		case "run_id":
+			return strings.Compare(a.RunID, b.RunID)
+		case "logical_date":
+			var x, y *time.Time
+			if ld, ok := a.LogicalDate(); ok {
+				x = &ld
+			}
+			if ld, ok := b.LogicalDate(); ok {
+				y = &ld
+			}
+			return times(x, y)
+		case "run_after":
+			return a.After().Compare(b.After())
+		case "duration":
+			x, y := runDuration(a), runDuration(b)
+			switch {
+			case x == nil && y == nil:
+				return 0
+			case x == nil:
+				return -1
+			case y == nil:
+				return 1
+			case *x < *y:
+				return -1
+			case *x > *y:
+				return 1
+			}
+			return 0
 		}
 		return 0
 	}
@@ -250,12 +364,7 @@ func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 			}
 		}
 	}
-	cmp := compareRuns(q.orderBy)
-	if q.desc {
-		slices.SortFunc(matched, func(a, b *DagRun) int { return cmp(b, a) })
-	} else {
-		slices.SortFunc(matched, cmp)
-	}
+	slices.SortFunc(matched, q.compare())
 	total := len(matched)
 	if q.offset >= len(matched) {
 		return nil, total, nil
@@ -267,10 +376,43 @@ func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	return matched, total, nil
 }
 
+// compare is q's order: its keys in turn (Airflow 3's several), then the
+// run's id, so that pages never overlap.
+func (q *runQuery) compare() func(a, b *DagRun) int {
+	keys := q.order
+	if keys == nil {
+		keys = []runOrderKey{{q.orderBy, q.desc}}
+	}
+	cmps := make([]func(a, b *DagRun) int, len(keys))
+	for i, k := range keys {
+		cmps[i] = compareRuns(k.attr)
+	}
+	return func(a, b *DagRun) int {
+		for i, k := range keys {
+			c := cmps[i](a, b)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+}
+
 // pageQuery is q as the store's RunPage reads it, when it can: by id (of
 // one DAG or every DAG) or by logical date (of one DAG), filtered by
 // nothing but known run states.
 func (q *runQuery) pageQuery() (RunPageQuery, bool) {
+	switch {
+	case q.more != nil || len(q.order) > 1 || (len(q.order) == 1 && q.order[0].attr != "id"):
+		return RunPageQuery{}, false
+	case len(q.order) == 1: // Airflow 3's order_by=id or -id
+		c := *q
+		c.orderBy, c.desc, c.order = "id", q.order[0].desc, nil
+		q = &c
+	}
 	pq := RunPageQuery{Desc: q.desc, Offset: q.offset, Limit: q.limit, ByDate: q.orderBy == "execution_date"}
 	switch {
 	case q.dateFiltered():
@@ -297,4 +439,64 @@ func (q *runQuery) pageQuery() (RunPageQuery, bool) {
 func (q *runQuery) dateFiltered() bool {
 	return q.executionGTE != nil || q.executionLTE != nil || q.startGTE != nil || q.startLTE != nil ||
 		q.endGTE != nil || q.endLTE != nil || q.updatedGTE != nil || q.updatedLTE != nil
+}
+
+// clearRunTasks is DAG.clear of one run (clear_dag_run): its task
+// instances, or with onlyFailed its failed and upstream_failed ones. With
+// dryRun nothing changes and the answer is those task instances;
+// otherwise they are cleared, and the run, when it had finished, queued
+// again (clear_task_instances' dag_run_state), their running tries
+// stopping.
+func (o *operations) clearRunTasks(run *DagRun, onlyFailed, dryRun bool) ([]*TaskInstance, error) {
+	tis, err := o.store.TaskInstancesOfRun(run.DagID, run.RunID)
+	if err != nil {
+		return nil, err
+	}
+	selected := make([]*TaskInstance, 0, len(tis))
+	var ids []string
+	for _, ti := range tis {
+		if onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed {
+			continue
+		}
+		selected = append(selected, ti)
+		ids = append(ids, ti.TaskID)
+	}
+	if dryRun || len(selected) == 0 {
+		return selected, nil
+	}
+	now := o.clock()
+	return nil, o.stopWriteWake(func() ([]tiKey, error) {
+		stopped, err := o.store.ClearTaskInstances(run.DagID, run.RunID, ids, true, now)
+		if errors.Is(err, errNotFound) {
+			return nil, opErr(errNotFound, faultRunNotFound, "dag_id", run.DagID, "run_id", run.RunID)
+		}
+		return stopped, err
+	})
+}
+
+// taskResult is a task's return value in a run.
+type taskResult struct {
+	taskID string
+	value  json.RawMessage
+}
+
+// runResults are the return values (XCom return_value) the tasks taskIDs
+// pushed in run, by task_id, the tasks that pushed none left out
+// (DagRunWaiter._serialize_xcoms).
+func (o *operations) runResults(run *DagRun, taskIDs []string) ([]taskResult, error) {
+	ids := slices.Clone(taskIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var out []taskResult
+	for _, id := range ids {
+		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1) // an unmapped task's value
+		if errors.Is(err, errNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, taskResult{taskID: id, value: e.Value})
+	}
+	return out, nil
 }

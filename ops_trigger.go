@@ -64,11 +64,16 @@ type triggerRequest struct {
 	// nil: now. A run with a logical date and no interval given runs
 	// after its inferred interval's end (rules.manualInterval).
 	runAfter *time.Time
-	conf     json.RawMessage // stored as it is
-	note     *string
-	interval *dataInterval
-	event    *EventLog // stored in the run's write; nil: none
-	checks   triggerChecks
+	// triggeredBy, user and partitionKey are recorded with an Airflow 3
+	// run (triggered_by, triggering_user_name, partition_key).
+	triggeredBy  string
+	user         *string
+	partitionKey *string
+	conf         json.RawMessage // stored as it is
+	note         *string
+	interval     *dataInterval
+	event        *EventLog // stored in the run's write; nil: none
+	checks       triggerChecks
 	// badRunID and badConf are what the dialect found wrong with the run
 	// id and the conf it was sent. trigger_dag reads the run id only once
 	// the DAG is found and the date checked, and the conf only after the
@@ -178,6 +183,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		}
 		return &newRun{start: rules.newRun, dag: row.Def, runID: runID, date: date.UTC(), noDate: req.noDate,
 			runAfter: runAfter.UTC(), runType: rules.triggerRunType, conf: req.conf,
+			triggeredBy: req.triggeredBy, user: req.user, partitionKey: req.partitionKey,
 			now: now.Truncate(time.Microsecond), unixname: o.unixname, external: true, note: req.note,
 			interval: interval, event: req.event, dateChecked: true}, nil
 	})

@@ -262,3 +262,82 @@ func TestRuns3_TemplateContext(t *testing.T) {
 		})
 	}
 }
+
+// TestRuns3_ScheduledRuns: Airflow 3's scheduler dates a cron run at the
+// tick it runs at (CronTriggerTimetable, the instant as its interval),
+// and a duration's at its interval's start with run_after at the end
+// (DeltaDataIntervalTimetable); either is named after its run_after,
+// stores its interval and was triggered by the timetable.
+func TestRuns3_ScheduledRuns(t *testing.T) {
+	day := func(d, h int) time.Time { return time.Date(2024, 1, d, h, 0, 0, 0, time.UTC) }
+	type want struct {
+		id                            string
+		logical, runAfter, start, end time.Time
+	}
+	for _, tc := range []struct {
+		name, schedule, extra string
+		advance               time.Duration
+		want                  []want
+	}{
+		{"daily without catchup", "'@daily'", "catchup: false\nstart_date: 2023-12-31", 24 * time.Hour, []want{
+			{"scheduled__2024-01-10T00:00:00+00:00", day(10, 0), day(10, 0), day(10, 0), day(10, 0)},
+			{"scheduled__2024-01-11T00:00:00+00:00", day(11, 0), day(11, 0), day(11, 0), day(11, 0)},
+		}},
+		{"duration with catchup", "6h", "catchup: true\nstart_date: 2024-01-10T00:00:00+00:00", 0, []want{
+			{"scheduled__2024-01-10T06:00:00+00:00", day(10, 0), day(10, 6), day(10, 0), day(10, 6)},
+			{"scheduled__2024-01-10T12:00:00+00:00", day(10, 6), day(10, 12), day(10, 6), day(10, 12)},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h, _ := newRuns3Harness(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: " + tc.schedule + "\n" + tc.extra +
+					"\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"})
+				h.settle()
+				if tc.advance > 0 {
+					h.clock.Advance(tc.advance)
+					h.settle()
+				}
+				runs := h.runsOf("s")
+				if len(runs) != len(tc.want) {
+					t.Fatalf("%d runs, want %d", len(runs), len(tc.want))
+				}
+				for i, run := range runs {
+					w := tc.want[i]
+					ld, _ := run.LogicalDate()
+					if run.RunID != w.id || !ld.Equal(w.logical) || !run.After().Equal(w.runAfter) ||
+						run.DataIntervalStart == nil || !run.DataIntervalStart.Equal(w.start) || !run.DataIntervalEnd.Equal(w.end) {
+						t.Errorf("run %d: %s logical %v run_after %v interval %v..%v; want %+v", i, run.RunID, ld, run.After(),
+							run.DataIntervalStart, run.DataIntervalEnd, w)
+					}
+					if run.RunType != "scheduled" || run.TriggeredBy != "timetable" || run.State != RunSuccess {
+						t.Errorf("run %s: type %q triggered by %q state %s", run.RunID, run.RunType, run.TriggeredBy, run.State)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestRuns3_PythonContextWithoutLogicalDate: a Python callable's dag_run
+// of a run without a logical date has none and no data interval; a run
+// with one shows its stored interval.
+func TestRuns3_PythonContextWithoutLogicalDate(t *testing.T) {
+	t.Parallel()
+	s := &scheduler{}
+	undated := goldenContext(t, edition3, map[string]any{}, nil)
+	undated.run.NoLogicalDate, undated.run.ExecutionDate = true, time.Time{}
+	undated.run.RunAfter = time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
+	c := s.pythonContext(undated)
+	for _, k := range []string{"logical_date", "data_interval_start", "data_interval_end"} {
+		if v, ok := c.DagRun[k]; !ok || v != nil {
+			t.Errorf("dag_run.%s = %v (%v), want None", k, v, ok)
+		}
+	}
+	dated := goldenContext(t, edition3, map[string]any{}, nil)
+	start := time.Date(2024, 3, 3, 0, 0, 0, 0, time.UTC)
+	dated.run.DataIntervalStart, dated.run.DataIntervalEnd = &start, &dated.run.ExecutionDate
+	c = s.pythonContext(dated)
+	if c.DagRun["data_interval_start"] != "2024-03-03T00:00:00+00:00" || c.DagRun["logical_date"] != "2024-03-04T05:06:07.000123+00:00" {
+		t.Errorf("dag_run = %v, want the stored interval", c.DagRun)
+	}
+}

@@ -403,14 +403,17 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
+		last = s.rules.scheduledRuns.lastStart(dag, last)
 		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
 		if err != nil || !ok {
 			return nil, err
 		}
-		if _, err := v.RunAt(dag.DagID, iv.start); err == nil {
-			return nil, fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(iv.start))
+		f := s.rules.scheduledRuns.form(dag, iv)
+		if _, err := v.RunAt(dag.DagID, f.logical); err == nil {
+			return nil, fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(f.logical))
 		}
-		return &newRun{start: s.rules.newRun, dag: dag, runID: "scheduled__" + isoFormat(iv.start), date: iv.start,
+		return &newRun{start: s.rules.newRun, dag: dag, runID: f.runID, date: f.logical, runAfter: f.runAfter,
+			interval: f.interval, runType: f.runType, triggeredBy: f.triggeredBy,
 			conf: s.rules.emptyConf, now: now, unixname: s.opts.Unixname}, nil
 	})
 }

@@ -481,14 +481,17 @@ func (s *scheduler) pythonContext(tc templateContext) pythonTaskContext {
 		}
 		return isoFormat(*t)
 	}
-	d := tc.dates()
 	c.DagRun = map[string]any{"dag_id": tc.dag.DagID, "run_id": tc.run.RunID, "run_type": tc.run.RunType,
 		"external_trigger": tc.run.ExternalTrigger, "execution_date": isoFormat(tc.run.ExecutionDate),
 		"start_date": iso(tc.run.StartDate), "queued_at": iso(tc.run.QueuedAt), "state": "running"}
 	if tc.rules.pythonSurface != "1.10" {
-		c.DagRun["logical_date"] = isoFormat(tc.run.ExecutionDate)
-		c.DagRun["data_interval_start"] = isoFormat(d.intervalStart)
-		c.DagRun["data_interval_end"] = isoFormat(d.intervalEnd)
+		// A run without a logical date (Airflow 3) has no interval either.
+		c.DagRun["logical_date"], c.DagRun["data_interval_start"], c.DagRun["data_interval_end"] = nil, nil, nil
+		if _, ok := tc.run.LogicalDate(); ok {
+			start, end := tc.dataInterval()
+			c.DagRun["logical_date"] = isoFormat(tc.run.ExecutionDate)
+			c.DagRun["data_interval_start"], c.DagRun["data_interval_end"] = isoFormat(start), isoFormat(end)
+		}
 	}
 	return c
 }

@@ -221,3 +221,61 @@ func scheduleEnd110(dag *DAG) *time.Time {
 	earliest := slices.MinFunc(ends, time.Time.Compare)
 	return &earliest
 }
+
+// scheduledRunRule is how a release dates the run its schedule creates
+// for an interval (editionRules.scheduledRuns).
+//
+// Airflow 1.10 and 2 date it at the interval's start and run it once the
+// interval has passed; its id is the logical date, its interval follows
+// from the schedule when read. Airflow 3 (triggerTimetable) reads a cron
+// expression or preset as a CronTriggerTimetable ([scheduler]
+// create_cron_data_intervals is False from 3.0): the run is dated at the
+// tick it runs at, its data interval the instant; a duration keeps its
+// DeltaDataIntervalTimetable, dated at the interval's start and run after
+// its end. Either way Airflow 3 stores the interval, names the run after
+// its run_after (Timetable.generate_run_id,
+// airflow-core/src/airflow/timetables/base.py) and records that the
+// timetable triggered it.
+type scheduledRunRule struct {
+	triggerTimetable bool
+}
+
+// scheduledForm is a scheduled run as the rule dates it.
+type scheduledForm struct {
+	logical, runAfter time.Time // runAfter zero: the logical date
+	interval          *dataInterval
+	runID             string
+	runType           string // "": from the run id
+	triggeredBy       string
+}
+
+// form is the run the schedule creates for iv.
+func (r scheduledRunRule) form(dag *DAG, iv dataInterval) scheduledForm {
+	if !r.triggerTimetable {
+		return scheduledForm{logical: iv.start, runID: "scheduled__" + isoFormat(iv.start)}
+	}
+	f := scheduledForm{logical: iv.start, runAfter: iv.end, interval: &iv, runType: "scheduled", triggeredBy: "timetable"}
+	if cron, err := cronOf(dag); err == nil && cron != nil {
+		f.logical, f.interval = iv.end, &dataInterval{iv.end, iv.end}
+	}
+	f.runID = "scheduled__" + isoFormat(f.runAfter)
+	return f
+}
+
+// lastStart is the start of the interval whose run is dated last, which
+// the planner (nextInterval) counts from: a CronTriggerTimetable's run is
+// dated at its interval's end, the tick after the start.
+func (r scheduledRunRule) lastStart(dag *DAG, last *time.Time) *time.Time {
+	if !r.triggerTimetable || last == nil {
+		return last
+	}
+	cron, err := cronOf(dag)
+	if err != nil || cron == nil {
+		return last
+	}
+	start, err := cron.prev(*last, false)
+	if err != nil {
+		return last
+	}
+	return &start
+}

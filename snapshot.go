@@ -32,9 +32,10 @@ const (
 	snapshotFormat = "airlite-snapshot"
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
-	// without a logical date (execution_date null); 6 task instance ids
-	// (Airflow 3's UUIDs), assets and asset events, DAG versions and
-	// favorites (Airflow 3).
+	// without a logical date (execution_date null); 6 assets and asset
+	// events, DAG versions and favorites, task instance ids (Airflow 3's
+	// UUIDs) and a run's triggered_by, triggering_user_name and
+	// partition_key (Airflow 3).
 	snapshotVersion = 6
 )
 
@@ -134,6 +135,10 @@ type snapRun struct {
 	// DagVersionID is absent before version 6, and for a run made
 	// without a DAG version.
 	DagVersionID string `json:"dag_version_id,omitempty"`
+	// Airflow 3's (from version 6); absent: none.
+	TriggeredBy    string  `json:"triggered_by,omitempty"`
+	TriggeringUser *string `json:"triggering_user_name,omitempty"`
+	PartitionKey   *string `json:"partition_key,omitempty"`
 }
 
 type snapTask struct {
@@ -402,6 +407,7 @@ func snapshotCodecs() []snapshotCodec {
 				QueuedAt: utcPtr(r.QueuedAt), ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: utcPtr(r.UpdatedAt), Note: r.Note,
 				DataIntervalStart: utcPtr(r.DataIntervalStart), DataIntervalEnd: utcPtr(r.DataIntervalEnd),
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 				DagVersionID: r.DagVersionID,
 			}
 			if !r.NoLogicalDate {
@@ -417,6 +423,7 @@ func snapshotCodecs() []snapshotCodec {
 				Conf: stringToRaw(r.Conf), StartDate: r.StartDate, EndDate: r.EndDate, QueuedAt: r.QueuedAt,
 				ExternalTrigger: r.ExternalTrigger, RunType: r.RunType,
 				UpdatedAt: r.UpdatedAt, Note: r.Note, DataIntervalStart: r.DataIntervalStart, DataIntervalEnd: r.DataIntervalEnd,
+				TriggeredBy: r.TriggeredBy, TriggeringUser: r.TriggeringUser, PartitionKey: r.PartitionKey,
 				DagVersionID: r.DagVersionID,
 			}
 			if r.ExecutionDate != nil {
@@ -729,6 +736,11 @@ func checkRun(obj any) error {
 	}
 	if r.NoLogicalDate && r.DataIntervalStart != nil {
 		return errors.New("a run without a logical date has no data interval")
+	}
+	switch r.TriggeredBy {
+	case "", "cli", "operator", "rest_api", "ui", "test", "timetable", "asset", "backfill":
+	default: // airflow-core/src/airflow/utils/types.py DagRunTriggeredByType
+		return fmt.Errorf("triggered_by %q is not a DagRunTriggeredByType", r.TriggeredBy)
 	}
 	if r.Note != nil && utf8.RuneCountInString(*r.Note) > maxRunNoteChars {
 		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*r.Note), maxRunNoteChars)

@@ -139,6 +139,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 	for i := range 2 {
 		run := rows[tableDagRuns][i].(*DagRun)
 		run.State = []RunState{RunRunning, RunSuccess}[i]
+		run.TriggeredBy = []string{"rest_api", ""}[i]
 		// The first run has a logical date and a run_after of its own; the
 		// second no logical date, so no data interval either.
 		if run.NoLogicalDate = i == 1; run.NoLogicalDate {

@@ -171,6 +171,7 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"task in no pool", tableTasks, nil, set("pool", ""), "pool"},
 		{"task taking no pool slot", tableTasks, nil, set("pool_slots", 0), "pool_slots 0"},
 		{"negative try number", tableTasks, nil, set("try_number", -1), "try_number -1"},
+		{"run triggered by no known way", tableDagRuns, nil, set("triggered_by", "magic"), `triggered_by "magic"`},
 		{"task instance id not a UUID", tableTasks, nil, set("id", "not-a-uuid"), `id "not-a-uuid" is not a UUID`},
 		{"negative max_tries", tableTasks, nil, set("max_tries", -1), "max_tries -1"},
 		{"negative try in a task log", tableTaskLogs, rowWith("tries"), func(row map[string]any) {

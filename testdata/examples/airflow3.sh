@@ -32,9 +32,10 @@ done
 echo "run $run_id: $state"
 [ "$state" = success ]
 
-# 4. Its task instances, and the log of one try as text.
-api "$run_url/taskInstances" | grep -o '"task_id":"[a-z_0-9]*","dag_id":"example_bash_operator"' | head -3
-api -H 'Accept: text/plain' "$run_url/taskInstances/runme_0/logs/1" | grep -q 'example_bash_operator__runme_0__'
+# 4. Its task instances, and the log of one try: structured lines as JSON
+#    ({"content": [{"event": ...}, ...], "continuation_token": ...}).
+api "$run_url/taskInstances" | grep -o '"task_id":"[a-z_0-9]*","dag_id":"example_bash_operator"' | sort
+api "$run_url/taskInstances/runme_0/logs/1" | grep -o '"event":"example_bash_operator__runme_0__[^"]*"'
 
 # 5. A variable: create it, read it back.
 api -X POST "$url/api/v2/variables" -d '{"key": "env", "value": "staging"}' >/dev/null
