@@ -106,6 +106,14 @@ func TestV2ActionLogging(t *testing.T) {
 		{name: "update_hitl_detail", method: "PATCH", path: ti + "/-1/hitlDetails", body: `{"chosen_options": ["a"]}`,
 			event: "update_hitl_detail", dagID: dag, taskID: "runme_0", runID: "r1",
 			extra: `{"map_index": "-1", "chosen_options": ["a"], "method": "PATCH"}`},
+		{name: "trigger_dag_run", method: "POST", path: "/dags/nope/dagRuns", body: `{"dag_run_id": "t1", "logical_date": null}`,
+			event: "trigger_dag_run", dagID: "nope", runID: "t1", extra: `{"dag_run_id": "t1", "logical_date": null, "method": "POST"}`},
+		{name: "patch_dag_run", method: "PATCH", path: "/dags/" + dag + "/dagRuns/r1", body: `{"note": "n"}`,
+			event: "patch_dag_run", dagID: dag, runID: "r1", extra: `{"note": "n", "method": "PATCH"}`},
+		{name: "clear_dag_run not a dry run", method: "POST", path: "/dags/" + dag + "/dagRuns/r1/clear", body: `{"dry_run": false}`,
+			event: "clear_dag_run", dagID: dag, runID: "r1", extra: `{"dry_run": false, "method": "POST"}`},
+		{name: "delete_dag_run", method: "DELETE", path: "/dags/" + dag + "/dagRuns/r1",
+			event: "delete_dag_run", dagID: dag, runID: "r1", extra: `{"method": "DELETE"}`},
 		{name: "delete_dag_asset_queued_events", method: "DELETE", path: "/dags/" + dag + "/assets/queuedEvents",
 			event: "delete_dag_asset_queued_events", dagID: dag, extra: `{"method": "DELETE"}`},
 	}
@@ -150,6 +158,7 @@ func TestV2ActionLoggingSkips(t *testing.T) {
 		{"get dag", "GET", "/api/v2/dags/example_bash_operator", ""},
 		{"list pools", "GET", "/api/v2/pools", ""},
 		{"invalid json", "POST", "/api/v2/pools", "{"},
+		{"clear dag run, dry run by default", "POST", "/api/v2/dags/example_bash_operator/dagRuns/r1/clear", "{}"},
 		{"clear task instances, dry run by default", "POST", "/api/v2/dags/example_bash_operator/clearTaskInstances", "{}"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
