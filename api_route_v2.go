@@ -39,6 +39,7 @@ func (s *server) v2Routes() *routeTable {
 		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
 	}), openRoute)
 	s.v2RunRoutes(t)
+	s.v2BackfillRoutes(t)
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
@@ -195,6 +196,28 @@ func (s *server) v2LogRows(t *routeTable) {
 	t.add(http.MethodGet, tis+"/{task_id}/logs/{try_number}", s.v2GetLog, withQuery(v2LogParams...), withPathInts("try_number"))
 	t.add(http.MethodGet, tis+"/{task_id}/externalLogUrl/{try_number}", s.dialV2.answer(s, s.v2GetExternalLogURL),
 		withQuery(qV2Int("map_index")), withPathInts("try_number"))
+}
+
+// v2BackfillRoutes is the backfill block (core_api/routes/public/
+// backfills.py, in its order; apiv2_backfills.go). Airflow declares POST
+// /backfills/dry_run last: no {backfill_id} route takes a POST, so the
+// literal path still reaches it, and another method on it is the 405 of
+// the first route its path fits, GET /backfills/{backfill_id}, as there.
+func (s *server) v2BackfillRoutes(t *routeTable) {
+	d := s.dialV2
+	id := withPathInts("backfill_id")
+	t.add(http.MethodGet, "/backfills", d.answer(s, s.V2ListBackfills),
+		withQuery(v1Param{name: "dag_id", kind: paramString, required: true}, qV2Limit, qV2Offset, qV2OrderBy))
+	t.add(http.MethodGet, "/backfills/{backfill_id}", d.answer(s, s.V2GetBackfill), id)
+	t.add(http.MethodPut, "/backfills/{backfill_id}/pause", d.answer(s, s.v2BackfillChange(func(id int64) (*Backfill, error) {
+		return s.ops.pauseBackfill(id, true)
+	})), id)
+	t.add(http.MethodPut, "/backfills/{backfill_id}/unpause", d.answer(s, s.v2BackfillChange(func(id int64) (*Backfill, error) {
+		return s.ops.pauseBackfill(id, false)
+	})), id)
+	t.add(http.MethodPut, "/backfills/{backfill_id}/cancel", d.answer(s, s.v2BackfillChange(s.ops.cancelBackfill)), id)
+	t.add(http.MethodPost, "/backfills", d.answer(s, s.V2CreateBackfill), v2Body(v2BackfillPostBody))
+	t.add(http.MethodPost, "/backfills/dry_run", d.answer(s, s.V2CreateBackfillDryRun), v2Body(v2BackfillPostBody))
 }
 
 // v2RunRoutes is the DAG run block (core_api/routes/public/dag_run.py, in

@@ -237,6 +237,14 @@ type schedulingRules struct {
 	// every run is created running).
 	capRunningRuns bool
 
+	// backfills: Airflow 3's backfills (models/backfill.py): the
+	// scheduler starts a backfill's queued runs under the backfill's
+	// max_active_runs, not the DAG's (scheduler_backfills.go). Before 3 a
+	// run named as a backfill's (newRun.backfillPrefix) belongs to the
+	// backfill job, which airlite does not have, and the scheduler leaves
+	// it alone.
+	backfills bool
+
 	// dagrunTimeout is which runs dagrun_timeout fails and what becomes
 	// of their task instances.
 	dagrunTimeout dagrunTimeoutRule
@@ -649,6 +657,7 @@ var (
 		r.uiRunPath = "/dags/:dag_id/runs/:run_id"
 		r.uiDagPath = "/dags/:dag_id"
 		r.runURLByRunID = true
+		r.backfills = true
 		return r
 	}()
 )

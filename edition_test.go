@@ -88,6 +88,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deltaEpochAligned":       r.deltaEpochAligned,
 			"scheduleEnd":             fmt.Sprint(r.scheduleEnd(endingDAG)),
 			"capRunningRuns":          r.capRunningRuns,
+			"backfills":               r.backfills,
 			"scheduleCountsTriggered": r.scheduleCountsTriggered,
 			"dagrunTimeout":           r.dagrunTimeout,
 			"name":                    r.name,
@@ -228,6 +229,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"deltaEpochAligned":       true,
 		"scheduleEnd":             "<nil>",
 		"capRunningRuns":          false,
+		"backfills":               false,
 		"scheduleCountsTriggered": true,
 		"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: false, skipUnfinished: true},
 		"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
@@ -333,6 +335,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deltaEpochAligned":       false,
 			"scheduleEnd":             "2024-01-03 00:00:00 +0000 UTC",
 			"capRunningRuns":          true,
+			"backfills":               false,
 			"scheduleCountsTriggered": false,
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 			"runStateDates":           runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
@@ -416,6 +419,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deltaEpochAligned":       false,
 			"scheduleEnd":             "2024-01-03 00:00:00 +0000 UTC",
 			"capRunningRuns":          true,
+			"backfills":               false,
 			"scheduleCountsTriggered": false,
 			"dagrunTimeout":           dagrunTimeoutRule{scheduledOnly: true, skipUnfinished: false},
 			"runStateDates":           runStateDates{endOnlyFromUnfinished: false, restartFinished: false},
@@ -531,6 +535,7 @@ func want3(want2 map[string]any) map[string]any {
 			"ti", "triggering_asset_events", "ts", "ts_nodash", "ts_nodash_with_tz", "var"},
 		"dagRunStr":             "<DagRun d @ 2024-05-01 10:00:00.000123+00:00: r, state:queued, queued_at: 2024-05-01 10:01:00.000123+00:00. run_type: >",
 		"templateExecutionDate": false,
+		"backfills":             true,
 	} {
 		w[k] = v
 	}

@@ -61,7 +61,7 @@ func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(),
-		dagVersionsTable(), dagFavoritesTable()}
+		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -348,7 +348,8 @@ func nextCounter(txn *memdb.Txn, name string) (int64, error) {
 func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
-			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableDagVersions, tableDagFavorites} {
+			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableDagVersions, tableDagFavorites,
+			tableBackfills, tableBackfillRuns} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}

@@ -326,7 +326,17 @@ func (s *Store) ClearRun(dagID, runID string, now time.Time) (stopped []tiKey, e
 // the task instances that were running, whose tries the caller stops.
 func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
-		stopped = nil
+		var err error
+		stopped, err = clearTaskInstancesTxn(txn, dagID, runID, taskIDs, requeueRun, now)
+		return err
+	})
+	return stopped, err
+}
+
+// clearTaskInstancesTxn is ClearTaskInstances inside txn (a backfill's
+// reprocessing clears runs in its own write).
+func clearTaskInstancesTxn(txn *memdb.Txn, dagID, runID string, taskIDs []string, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
+	err = func() error {
 		run, err := runByRunIDTxn(txn, dagID, runID)
 		if err != nil {
 			return err
@@ -369,7 +379,7 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 		queued := *run
 		queued.State, queued.StartDate, queued.EndDate, queued.QueuedAt, queued.UpdatedAt = RunQueued, nil, nil, &now, &now
 		return putRunTxn(txn, run, &queued)
-	})
+	}()
 	return stopped, err
 }
 

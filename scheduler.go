@@ -293,6 +293,9 @@ func (s *scheduler) tick(now time.Time) error {
 	if err := s.startQueuedRuns(now); err != nil {
 		return err
 	}
+	if err := s.startBackfillRuns(now); err != nil {
+		return err
+	}
 	// EmptyOperators finish inside a pass; their downstream tasks are
 	// evaluated in the same pass, a bounded number of rounds.
 	for round := 0; round < 64; round++ {
@@ -306,7 +309,7 @@ func (s *scheduler) tick(now time.Time) error {
 			sort.SliceStable(runs, func(i, j int) bool { return runs[i].ExecutionDate.Before(runs[j].ExecutionDate) })
 		}
 		for _, run := range runs {
-			if s.rules.newRun.isBackfill(run.RunID) {
+			if s.rules.newRun.isBackfill(run.RunID) && !s.rules.backfills {
 				// Airflow leaves backfill runs to the backfill job, which
 				// airlite does not have: a triggered run with such a
 				// run_id stays as created (docs/behaviour.md §4.6).
@@ -317,9 +320,15 @@ func (s *scheduler) tick(now time.Time) error {
 			}
 		}
 		finished, err := s.launchScheduled(now)
-		if err != nil || finished == 0 {
+		if err != nil {
 			return err
 		}
+		if finished == 0 {
+			break
+		}
+	}
+	if s.rules.backfills {
+		return s.opts.Store.CompleteBackfills(now)
 	}
 	return nil
 }
@@ -427,8 +436,14 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 	}
 	sort.SliceStable(queued, func(i, j int) bool { return queued[i].After().Before(queued[j].After()) })
 	for _, run := range queued {
-		if s.rules.newRun.isBackfill(run.RunID) {
+		if s.rules.newRun.isBackfill(run.RunID) && !s.rules.backfills {
 			continue // a backfill run is never the scheduler's
+		}
+		if owned, err := s.ownedByBackfill(run); err != nil || owned {
+			if err != nil {
+				return err
+			}
+			continue // startBackfillRuns starts it
 		}
 		if run.After().After(now) {
 			continue // a run dated in the future waits for its date (Airflow 3: its run_after), as Airflow's
@@ -439,6 +454,11 @@ func (s *scheduler) startQueuedRuns(now time.Time) error {
 				return false, nil
 			}
 			active, err := v.CountRuns(run.DagID, RunRunning)
+			if err == nil && s.rules.backfills {
+				var backfilling int
+				backfilling, err = v.backfillRunsRunning(run.DagID)
+				active -= backfilling
+			}
 			return err == nil && active < dag.MaxActiveRuns, err
 		})
 		if err != nil {

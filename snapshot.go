@@ -33,7 +33,7 @@ const (
 	// 2 added variables, connections and XCom entries; 3 the event log;
 	// 4 the earlier tries of task instances; 5 a run's run_after, and runs
 	// without a logical date (execution_date null); 6 assets and asset
-	// events, DAG versions and favorites, task instance ids (Airflow 3's
+	// events, DAG versions and favorites, backfills, task instance ids (Airflow 3's
 	// UUIDs) and a run's triggered_by, triggering_user_name and
 	// partition_key (Airflow 3).
 	snapshotVersion = 6
@@ -585,6 +585,11 @@ func snapshotCodecs() []snapshotCodec {
 			f := obj.(*DagFavorite)
 			return checkRowKeys("dag_id", f.DagID, "user_id", f.UserID)
 		}},
+		// Added in version 6 too: backfills and their run links
+		// (snapshot_backfills.go). Links name runs that may be gone (a
+		// deleted run leaves its link naming none): no runOf.
+		{table: tableBackfills, encode: encodeBackfill, decode: decodeBackfill, check: checkBackfill},
+		{table: tableBackfillRuns, encode: encodeBackfillRun, decode: decodeBackfillRun, check: checkBackfillDagRun},
 	}
 }
 

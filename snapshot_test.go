@@ -128,6 +128,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableTryHistory: {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
 		tableAssets:     {&Asset{}, &Asset{}}, tableAssetEvents: {&AssetEvent{}, &AssetEvent{}},
 		tableDagVersions: {&DagVersion{}, &DagVersion{}}, tableDagFavorites: {&DagFavorite{}, &DagFavorite{}},
+		tableBackfills: {&Backfill{}, &Backfill{}}, tableBackfillRuns: {&BackfillDagRun{}, &BackfillDagRun{}},
 	}
 	for _, objs := range rows {
 		for i, obj := range objs {
@@ -173,6 +174,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		rows[tableAssets][i].(*Asset).Extra = json.RawMessage(fmt.Sprintf(`{"k":%d}`, i))
 		rows[tableAssetEvents][i].(*AssetEvent).Extra = json.RawMessage(fmt.Sprintf(`{"e":%d}`, i))
 		rows[tableDagVersions][i].(*DagVersion).Number = int64(i + 1)
+		rows[tableBackfills][i].(*Backfill).ReprocessBehavior = reprocessBehaviors[i]
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {

@@ -1,0 +1,313 @@
+package main
+
+// Backfills (Airflow 3): what airflow-core/src/airflow/models/backfill.py
+// decides when a backfill is asked for (_create_backfill, _do_dry_run,
+// _validate_backfill_params, _get_info_list), and the pause, unpause and
+// cancel of routes/public/backfills.py. The store keeps the rows
+// (memstore_backfills.go); the scheduler runs them (scheduler_backfills.go).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// reprocessBehaviors are ReprocessBehavior's values (models/backfill.py).
+var reprocessBehaviors = []string{"failed", "completed", "none"}
+
+// Why a backfill is refused; the dialects word them.
+var (
+	// errBackfillDagNotFound: no serialized DAG (DagNotFound).
+	errBackfillDagNotFound = errors.New("backfill: no such dag")
+	// errBackfillNoSchedule: DagNoScheduleException.
+	errBackfillNoSchedule = errors.New("backfill: the dag has no schedule")
+	// errBackfillReverse: InvalidBackfillDirection.
+	errBackfillReverse = errors.New("backfill: depends_on_past forbids running backwards")
+	// errBackfillReprocess: InvalidReprocessBehavior.
+	errBackfillReprocess = errors.New("backfill: depends_on_past needs a reprocess behavior")
+	// errBackfillFuture: InvalidBackfillDate.
+	errBackfillFuture = errors.New("backfill: dates in the future")
+	// errBackfillNoRuns: _create_backfill's RuntimeError, raised after the
+	// backfill row was stored.
+	errBackfillNoRuns = errors.New("backfill: no runs to create")
+	// errBackfillCompleted: pause, unpause or cancel of a completed backfill.
+	errBackfillCompleted = errors.New("backfill: already completed")
+	// errBackfillTooLong: more dates than airlite plans in one backfill.
+	errBackfillTooLong = errors.New("backfill: too many dates")
+)
+
+// maxBackfillDates bounds the dates one backfill plans, so that a
+// schedule of every minute over centuries cannot exhaust memory; the
+// store's run limit applies to the runs made as to any other.
+const maxBackfillDates = 1 << 20
+
+// backfillRequest is a backfill as a client asks for it (BackfillPostBody).
+type backfillRequest struct {
+	dagID         string
+	from, to      time.Time
+	runBackwards  bool
+	conf          json.RawMessage // dag_run_conf; nil: null
+	reprocess     string          // one of reprocessBehaviors
+	maxActiveRuns int
+	user          *string // triggering_user_name
+}
+
+// backfillInfo is one date of a DAG's schedule a backfill covers (the
+// DagRunInfo of iter_dagrun_infos_between).
+type backfillInfo struct {
+	logical, runAfter time.Time
+	interval          dataInterval
+}
+
+// backfillDAG is the DAG a backfill asks for, its definition loaded
+// (SerializedDagModel.latest_item_select_object), or errBackfillDagNotFound.
+func (o *operations) backfillDAG(dagID string) (*DAG, error) {
+	row, err := o.store.DagByID(dagID)
+	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {
+		return nil, errBackfillDagNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return row.Def, nil
+}
+
+// validateBackfill is _validate_backfill_params.
+func validateBackfill(dag *DAG, req *backfillRequest, now time.Time) error {
+	if slices.ContainsFunc(dag.Tasks, func(t *Task) bool { return t.DependsOnPast }) {
+		if req.runBackwards {
+			return errBackfillReverse
+		}
+		if req.reprocess == "none" {
+			return errBackfillReprocess
+		}
+	}
+	if !req.from.Before(now) && !req.to.Before(now) {
+		return errBackfillFuture
+	}
+	return nil
+}
+
+// backfillInfos is _get_info_list: the dates of dag's schedule from from
+// to to (the DAG's start_date and end_date do not bound them), those
+// whose data interval has ended before now, latest first when reverse.
+// Airflow 3 reads a cron expression or preset as a CronTriggerTimetable:
+// a run at each tick, its interval the instant; a duration is a
+// DeltaDataIntervalTimetable, its run dated at the interval's start and
+// due at its end; @once runs once, at from.
+func backfillInfos(dag *DAG, from, to, now time.Time, reverse bool) ([]backfillInfo, error) {
+	var out []backfillInfo
+	add := func(iv dataInterval, runAfter time.Time) error {
+		if len(out) >= maxBackfillDates {
+			return errBackfillTooLong
+		}
+		if iv.end.Before(now) {
+			out = append(out, backfillInfo{logical: iv.start, runAfter: runAfter, interval: iv})
+		}
+		return nil
+	}
+	sched := *dag.Schedule
+	switch {
+	case sched == "@once":
+		if !from.After(to) {
+			if err := add(dataInterval{from, from}, from); err != nil {
+				return nil, err
+			}
+		}
+	case isDurationSchedule(sched):
+		d, err := parseDuration(sched)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("schedule %q: not a positive duration", sched)
+		}
+		for start := from; !start.After(to); start = start.Add(d) {
+			if err := add(dataInterval{start, start.Add(d)}, start.Add(d)); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		cron, err := cronOf(dag)
+		if err != nil {
+			return nil, err
+		}
+		if cron == nil {
+			return nil, fmt.Errorf("schedule %q: airlite does not schedule it", sched)
+		}
+		for t, err := cron.next(from, true); !t.After(to); t, err = cron.next(t, false) {
+			if err != nil {
+				return nil, fmt.Errorf("schedule %q: %w", sched, err)
+			}
+			if err := add(dataInterval{t, t}, t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if reverse {
+		slices.Reverse(out)
+	}
+	return out, nil
+}
+
+// backfillReason is _get_dag_run_no_create_reason: why a backfill makes
+// no run at a date that has run already ("": it reprocesses that run).
+func backfillReason(run *DagRun, reprocess string) string {
+	switch {
+	case run.State != RunSuccess && run.State != RunFailed:
+		return "in flight"
+	case reprocess == "none":
+		return "already exists"
+	case reprocess == "failed" && run.State != RunFailed:
+		return "already exists"
+	}
+	return ""
+}
+
+// backfillDryRun is _do_dry_run: the dates a backfill would make or
+// reprocess a run at, leaving out those with a run it would not touch.
+func (o *operations) backfillDryRun(req *backfillRequest) ([]backfillInfo, error) {
+	dag, err := o.backfillDAG(req.dagID)
+	if err != nil {
+		return nil, err
+	}
+	now := o.clock()
+	if err := validateBackfill(dag, req, now); err != nil {
+		return nil, err
+	}
+	if dag.Schedule == nil {
+		return nil, errBackfillNoSchedule
+	}
+	infos, err := backfillInfos(dag, req.from.UTC(), req.to.UTC(), now, req.runBackwards)
+	if err != nil {
+		return nil, err
+	}
+	out := infos[:0:0]
+	err = o.store.View(func(v storeView) error {
+		for _, info := range infos {
+			run, err := v.RunAt(dag.DagID, info.logical)
+			if errors.Is(err, errNotFound) {
+				out = append(out, info)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if backfillReason(run, req.reprocess) == "" {
+				out = append(out, info)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// createBackfill is _create_backfill: the backfill and, at each date of
+// the schedule it covers, a queued backfill run, or the finished run
+// there cleared and queued again when reprocess_behavior asks, or a link
+// saying why neither.
+func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
+	dag, err := o.backfillDAG(req.dagID)
+	if err != nil {
+		return nil, err
+	}
+	if dag.Schedule == nil {
+		return nil, errBackfillNoSchedule
+	}
+	now := o.clock()
+	rules := o.rules()
+	var noRuns bool
+	b, err := o.store.CreateBackfill(func(v storeView) (*backfillPlan, error) {
+		noRuns = false
+		if running, err := v.backfillRunning(dag.DagID); err != nil || running {
+			if err == nil {
+				err = errBackfillRunning
+			}
+			return nil, err
+		}
+		if err := validateBackfill(dag, req, now); err != nil {
+			return nil, err
+		}
+		p := &backfillPlan{backfill: Backfill{DagID: dag.DagID, FromDate: req.from.UTC(), ToDate: req.to.UTC(), DagRunConf: req.conf,
+			ReprocessBehavior: req.reprocess, MaxActiveRuns: req.maxActiveRuns, CreatedAt: now, UpdatedAt: now,
+			TriggeringUser: req.user}}
+		infos, err := backfillInfos(dag, p.backfill.FromDate, p.backfill.ToDate, now, req.runBackwards)
+		if err != nil {
+			return nil, err
+		}
+		noRuns = len(infos) == 0
+		// A run's conf is {} when the backfill has none (DagRun.__init__).
+		conf := req.conf
+		if conf == nil {
+			conf = json.RawMessage("{}")
+		}
+		for _, info := range infos {
+			d := backfillDate{logical: info.logical}
+			run, err := v.RunAt(dag.DagID, info.logical)
+			switch {
+			case errors.Is(err, errNotFound):
+				iv := info.interval
+				d.create = &newRun{start: rules.newRun, dag: dag, runID: "backfill__" + isoFormat(info.runAfter),
+					date: info.logical, runType: "backfill", triggeredBy: "backfill", user: req.user, conf: conf,
+					interval: &iv, now: now, unixname: o.unixname, dateChecked: true}
+				if !info.runAfter.Equal(info.logical) {
+					d.create.runAfter = info.runAfter
+				}
+			case err != nil:
+				return nil, err
+			default:
+				if d.exception = backfillReason(run, req.reprocess); d.exception == "" {
+					d.reprocess = run
+				}
+			}
+			p.dates = append(p.dates, d)
+		}
+		return p, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.wake()
+	if noRuns {
+		// Airflow stores the backfill, then fails the request.
+		return b, errBackfillNoRuns
+	}
+	return b, nil
+}
+
+// backfills lists the backfills of a DAG by id (list_backfills; the DAG
+// need not exist).
+func (o *operations) backfills(dagID string) ([]*Backfill, error) { return o.store.Backfills(dagID) }
+
+// backfill is one backfill, or errNotFound.
+func (o *operations) backfill(id int64) (*Backfill, error) { return o.store.BackfillByID(id) }
+
+// pauseBackfill is pause_backfill (paused true) and unpause_backfill: a
+// completed backfill is errBackfillCompleted. Unpausing wakes the
+// scheduler.
+func (o *operations) pauseBackfill(id int64, paused bool) (*Backfill, error) {
+	now := o.clock()
+	b, err := o.store.UpdateBackfill(id, func(_ storeView, b *Backfill) error {
+		if b.CompletedAt != nil {
+			return errBackfillCompleted
+		}
+		if b.IsPaused != paused {
+			b.IsPaused, b.UpdatedAt = paused, now
+		}
+		return nil
+	})
+	if err == nil && !paused {
+		o.wake()
+	}
+	return b, err
+}
+
+// cancelBackfill is cancel_backfill: the backfill paused, its queued runs
+// failed, and completed now; its running runs go on.
+func (o *operations) cancelBackfill(id int64) (*Backfill, error) {
+	return o.store.CancelBackfill(id, o.clock(), func(b *Backfill) error {
+		if b.CompletedAt != nil {
+			return errBackfillCompleted
+		}
+		return nil
+	})
+}
