@@ -79,6 +79,9 @@ type apiRoute struct {
 	open bool
 	// action: Airflow's action_logging wraps the endpoint; nil when not.
 	action *v1Action
+	// v2Action: Airflow 3's action_logging dependency wraps the endpoint
+	// under this event (apiv2_actions.go); "" when not.
+	v2Action string
 	// dependency is a FastAPI dependency of the endpoint that raises
 	// before the request's parameters are validated (the Accept header's
 	// check, common/headers.py); nil when none (firstMatch only).

@@ -157,6 +157,15 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 	if !s.identifyCaller(w, r, d, rt, req) {
 		return
 	}
+	// action_logging is a dependency of the route: its row is committed
+	// before the endpoint's parameters are validated, so a request
+	// refused with a 422 is logged (apiv2_actions.go).
+	if rt.v2Action != "" {
+		if err := s.recordV2Action(rt, r, req); err != nil {
+			d.answerError(s, w, r, err)
+			return
+		}
+	}
 	// FastAPI solves an endpoint's sub-dependencies before it validates
 	// the endpoint's own parameters, and one that raises answers at once
 	// (fastapi/dependencies/utils.py solve_dependencies).

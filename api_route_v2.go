@@ -16,11 +16,11 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/dags", d.answer(s, s.V2GetDags), withQuery(v2DagListParams()...))
 	t.add(http.MethodGet, "/dags/{dag_id}", d.answer(s, s.V2GetDag))
 	t.add(http.MethodGet, "/dags/{dag_id}/details", d.answer(s, s.V2GetDagDetails))
-	t.add(http.MethodPatch, "/dags/{dag_id}", d.answer(s, s.V2PatchDag), withQuery(qV2Strs("update_mask")), v2Body(v2DagPatchBody))
-	t.add(http.MethodPatch, "/dags", d.answer(s, s.V2PatchDags), withQuery(v2DagPatchManyParams...), v2Body(v2DagPatchBody))
-	t.add(http.MethodPost, "/dags/{dag_id}/favorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, true) }))
-	t.add(http.MethodPost, "/dags/{dag_id}/unfavorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, false) }))
-	t.add(http.MethodDelete, "/dags/{dag_id}", d.deleted(s, s.V2DeleteDag))
+	t.add(http.MethodPatch, "/dags/{dag_id}", d.answer(s, s.V2PatchDag), withQuery(qV2Strs("update_mask")), v2Body(v2DagPatchBody), withV2Action("patch_dag"))
+	t.add(http.MethodPatch, "/dags", d.answer(s, s.V2PatchDags), withQuery(v2DagPatchManyParams...), v2Body(v2DagPatchBody), withV2Action("patch_dags"))
+	t.add(http.MethodPost, "/dags/{dag_id}/favorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, true) }), withV2Action("favorite_dag"))
+	t.add(http.MethodPost, "/dags/{dag_id}/unfavorite", d.deleted(s, func(req *apiRequest) error { return s.V2FavoriteDag(req, false) }), withV2Action("unfavorite_dag"))
+	t.add(http.MethodDelete, "/dags/{dag_id}", d.deleted(s, s.V2DeleteDag), withV2Action("delete_dag"))
 	// Tasks: core_api/routes/public/tasks.py (v2dags).
 	t.add(http.MethodGet, "/dags/{dag_id}/tasks", d.answer(s, s.V2GetTasks), withQuery(qV2Str("order_by")))
 	t.add(http.MethodGet, "/dags/{dag_id}/tasks/{task_id}", d.answer(s, s.V2GetTask))
@@ -55,8 +55,9 @@ func (s *server) v2Routes() *routeTable {
 		qV2Str("source_dag_id"), qV2Str("source_task_id"), qV2Str("source_run_id"), qV2Int("source_map_index"), qV2Str("name_pattern"),
 		qV2Date("timestamp_gte"), qV2Date("timestamp_gt"), qV2Date("timestamp_lte"), qV2Date("timestamp_lt")))
 	t.add(http.MethodPost, "/assets/events", d.answer(s, func(req *apiRequest) (any, error) { return s.V2CreateAssetEvent(req.body) }),
-		v2Body(v2CreateAssetEventsBody))
-	t.add(http.MethodPost, "/assets/{asset_id}/materialize", d.answer(s, s.V2MaterializeAsset), withPathInts("asset_id"), v2OptionalBody(v2MaterializeBody))
+		v2Body(v2CreateAssetEventsBody), withV2Action("create_asset_event"))
+	t.add(http.MethodPost, "/assets/{asset_id}/materialize", d.answer(s, s.V2MaterializeAsset), withPathInts("asset_id"), v2OptionalBody(v2MaterializeBody),
+		withV2Action("materialize_asset"))
 	t.add(http.MethodGet, "/assets/{asset_id}/queuedEvents", d.answer(s, s.V2GetQueuedEvents),
 		withPathInts("asset_id"), withQuery(qBefore))
 	t.add(http.MethodGet, "/assets/{asset_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetAsset(req.path["asset_id"]) }),
@@ -65,43 +66,44 @@ func (s *server) v2Routes() *routeTable {
 		withQuery(qBefore))
 	t.add(http.MethodGet, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.answer(s, s.V2GetQueuedEvents), withPathInts("asset_id"), withQuery(qBefore))
 	t.add(http.MethodDelete, "/assets/{asset_id}/queuedEvents", d.deleted(s, s.V2DeleteQueuedEvents),
-		withPathInts("asset_id"), withQuery(qBefore))
+		withPathInts("asset_id"), withQuery(qBefore), withV2Action("delete_asset_queued_events"))
 	t.add(http.MethodDelete, "/dags/{dag_id}/assets/queuedEvents", d.deleted(s, s.V2DeleteQueuedEvents),
-		withQuery(qBefore))
-	t.add(http.MethodDelete, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.deleted(s, s.V2DeleteQueuedEvents), withPathInts("asset_id"), withQuery(qBefore))
+		withQuery(qBefore), withV2Action("delete_dag_asset_queued_events"))
+	t.add(http.MethodDelete, "/dags/{dag_id}/assets/{asset_id}/queuedEvents", d.deleted(s, s.V2DeleteQueuedEvents), withPathInts("asset_id"), withQuery(qBefore),
+		withV2Action("delete_dag_asset_queued_event"))
 
 	// Connections (core_api/routes/public/connections.py, in its order; apiv2_connections.go).
-	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }))
+	t.add(http.MethodDelete, "/connections/{connection_id}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteConnection(req.path["connection_id"]) }), withV2Action("delete_connection"))
 	t.add(http.MethodGet, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetConnection(req.path["connection_id"]) }))
 	t.add(http.MethodGet, "/connections", d.answer(s, s.V2GetConnections), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("connection_id_pattern")))
-	t.add(http.MethodPost, "/connections", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostConnection(req.body) }), v2Body(v2ConnectionBody))
-	t.add(http.MethodPatch, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkConnections(req.body) }), v2Body(v2ConnectionBulkBody))
+	t.add(http.MethodPost, "/connections", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostConnection(req.body) }), v2Body(v2ConnectionBody), withV2Action("post_connection"))
+	t.add(http.MethodPatch, "/connections", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkConnections(req.body) }), v2Body(v2ConnectionBulkBody), withV2Action("bulk_connections"))
 	t.add(http.MethodPatch, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchConnection(req.path["connection_id"], req.body, v2Mask(req.query))
-	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody))
-	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody), withV2Action("patch_connection"))
+	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody), withV2Action("test_connection"))
 	// create_default_connections answers 204 (d.deleted writes no content).
-	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }))
+	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }), withV2Action("create_default_connections"))
 
 	// Pools (core_api/routes/public/pools.py, in its order; apiv2_pools.go).
-	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }))
+	t.add(http.MethodDelete, "/pools/{pool_name:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeletePool(req.path["pool_name"]) }), withV2Action("delete_pool"))
 	t.add(http.MethodGet, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetPool(req.path["pool_name"]) }))
 	t.add(http.MethodGet, "/pools", d.answer(s, s.V2GetPools), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("pool_name_pattern")))
 	t.add(http.MethodPatch, "/pools/{pool_name:path}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchPool(req.path["pool_name"], req.body, v2Mask(req.query))
-	}), withQuery(qV2Strs("update_mask")), v2Body(v2PoolPatchBody))
-	t.add(http.MethodPost, "/pools", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostPool(req.body) }), v2Body(v2PoolBody))
-	t.add(http.MethodPatch, "/pools", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkPools(req.body) }), v2Body(v2PoolBulkBody))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2PoolPatchBody), withV2Action("patch_pool"))
+	t.add(http.MethodPost, "/pools", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostPool(req.body) }), v2Body(v2PoolBody), withV2Action("post_pool"))
+	t.add(http.MethodPatch, "/pools", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkPools(req.body) }), v2Body(v2PoolBulkBody), withV2Action("bulk_pools"))
 
 	// Variables (core_api/routes/public/variables.py, in its order; apiv2_variables.go).
-	t.add(http.MethodDelete, "/variables/{variable_key:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteVariable(req.path["variable_key"]) }))
+	t.add(http.MethodDelete, "/variables/{variable_key:path}", d.deleted(s, func(req *apiRequest) error { return s.V2DeleteVariable(req.path["variable_key"]) }), withV2Action("delete_variable"))
 	t.add(http.MethodGet, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetVariable(req.path["variable_key"]) }))
 	t.add(http.MethodGet, "/variables", d.answer(s, s.V2GetVariables), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Str("variable_key_pattern")))
 	t.add(http.MethodPatch, "/variables/{variable_key:path}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchVariable(req.path["variable_key"], req.body, v2Mask(req.query))
-	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody))
-	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody))
-	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody))
+	}), withQuery(qV2Strs("update_mask")), v2Body(v2VariableBody), withV2Action("patch_variable"))
+	t.add(http.MethodPost, "/variables", v2Created(s, d, func(req *apiRequest) (any, error) { return s.V2PostVariable(req.body) }), v2Body(v2VariableBody), withV2Action("post_variable"))
+	t.add(http.MethodPatch, "/variables", d.answer(s, func(req *apiRequest) (any, error) { return s.V2BulkVariables(req.body) }), v2Body(v2VariableBulkBody), withV2Action("bulk_variables"))
 	// Config, plugins, providers, jobs and DAG warnings (apiv2_meta.go).
 	s.v2MetaRoutes(t)
 
@@ -146,9 +148,9 @@ func (s *server) v2XComRows(t *routeTable) {
 	t.add(http.MethodGet, xcoms+"/{xcom_key}", d.answer(s, s.v2GetXComEntry),
 		withQuery(mapIndex, qV2Bool("deserialize"), qV2Bool("stringify")))
 	t.add(http.MethodGet, xcoms, d.answer(s, s.v2GetXComEntries), withQuery(v2XComListParams...))
-	t.add(http.MethodPost, xcoms, s.v2CreateXComEntry, v2Body(v2XComCreateModel))
-	t.add(http.MethodPatch, xcoms+"/{xcom_key}", d.answer(s, s.v2UpdateXComEntry), v2Body(v2XComUpdateModel))
-	t.add(http.MethodDelete, xcoms+"/{xcom_key}", d.deleted(s, s.v2DeleteXComEntry), withQuery(mapIndex))
+	t.add(http.MethodPost, xcoms, s.v2CreateXComEntry, v2Body(v2XComCreateModel), withV2Action("create_xcom_entry"))
+	t.add(http.MethodPatch, xcoms+"/{xcom_key}", d.answer(s, s.v2UpdateXComEntry), v2Body(v2XComUpdateModel), withV2Action("update_xcom_entry"))
+	t.add(http.MethodDelete, xcoms+"/{xcom_key}", d.deleted(s, s.v2DeleteXComEntry), withQuery(mapIndex), withV2Action("delete_xcom_entry"))
 }
 
 // --- Task instances (core_api/routes/public/task_instances.py, in its
@@ -171,7 +173,7 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 		withQuery(mapIndex), withPathInts("task_try_number"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(true)),
 		withPathInts("map_index", "task_try_number"))
-	t.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", d.answer(s, s.v2ClearTaskInstances), v2ClearBody())
+	t.add(http.MethodPost, "/dags/{dag_id}/clearTaskInstances", d.answer(s, s.v2ClearTaskInstances), v2ClearBody(), withV2Action("post_clear_task_instances"))
 	updateMask := qV2Strs("update_mask")
 	t.add(http.MethodPatch, tis+"/{task_id}/dry_run", d.answer(s, s.v2PatchTaskInstance(false, true)),
 		withQuery(mapIndex, updateMask), v2Body(v2PatchTIModel))
@@ -179,9 +181,9 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 		withQuery(updateMask), withPathInts("map_index"), v2Body(v2PatchTIModel))
 	t.add(http.MethodPatch, tis, d.answer(s, s.v2BulkTaskInstances), v2Body(v2BulkTIModel))
 	t.add(http.MethodPatch, tis+"/{task_id}", d.answer(s, s.v2PatchTaskInstance(false, false)),
-		withQuery(mapIndex, updateMask), v2Body(v2PatchTIModel))
+		withQuery(mapIndex, updateMask), v2Body(v2PatchTIModel), withV2Action("patch_task_instance"))
 	t.add(http.MethodPatch, tis+"/{task_id}/{map_index}", d.answer(s, s.v2PatchTaskInstance(true, false)),
-		withQuery(updateMask), withPathInts("map_index"), v2Body(v2PatchTIModel))
+		withQuery(updateMask), withPathInts("map_index"), v2Body(v2PatchTIModel), withV2Action("patch_task_instance"))
 	t.add(http.MethodDelete, tis+"/{task_id}", d.answer(s, s.v2DeleteTaskInstance), withQuery(mapIndex))
 }
 
@@ -221,13 +223,13 @@ func (s *server) v2BackfillRoutes(t *routeTable) {
 func (s *server) v2RunRoutes(t *routeTable) {
 	d := s.dialV2
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}", d.answer(s, s.v2GetDagRun))
-	t.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", d.deleted(s, s.v2DeleteDagRun))
+	t.add(http.MethodDelete, "/dags/{dag_id}/dagRuns/{dag_run_id}", d.deleted(s, s.v2DeleteDagRun), withV2Action("delete_dag_run"))
 	t.add(http.MethodPatch, "/dags/{dag_id}/dagRuns/{dag_run_id}", d.answer(s, s.v2PatchDagRun),
-		withQuery(qV2Strs("update_mask")), v2Body(v2RunPatchBody))
+		withQuery(qV2Strs("update_mask")), v2Body(v2RunPatchBody), withV2Action("patch_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamAssetEvents", d.answer(s, s.v2UpstreamAssetEvents))
-	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", d.answer(s, s.v2ClearDagRun), v2Body(v2RunClearBody))
+	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", d.answer(s, s.v2ClearDagRun), v2Body(v2RunClearBody), withV2Action("clear_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2GetDagRuns), withQuery(v2RunListParams...))
-	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2TriggerDagRun), v2Body(v2TriggerBody))
+	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2TriggerDagRun), v2Body(v2TriggerBody), withV2Action("trigger_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/wait", s.v2WaitDagRun,
 		withQuery(v1Param{name: "interval", kind: paramNumber, required: true}, qV2Strs("result")))
 	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/list", d.answer(s, s.v2GetDagRunsBatch), v2Body(v2RunsBatchBody))

@@ -73,7 +73,7 @@ func (s *server) v2HITLDetail(req *apiRequest) error {
 func (s *server) v2HITLRoutes(t *routeTable) {
 	d := t.dialect
 	const one = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/{map_index}/hitlDetails"
-	t.add(http.MethodPatch, one, d.refused(s, s.v2HITLDetail), withPathInts("map_index"), v2Body(v2UpdateHITLDetailPayload))
+	t.add(http.MethodPatch, one, d.refused(s, s.v2HITLDetail), withPathInts("map_index"), v2Body(v2UpdateHITLDetailPayload), withV2Action("update_hitl_detail"))
 	t.add(http.MethodGet, one, d.refused(s, s.v2HITLDetail), withPathInts("map_index"))
 	t.add(http.MethodGet, one+"/tries/{try_number}", d.refused(s, s.v2HITLDetail), withPathInts("map_index", "try_number"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/hitlDetails", d.answer(s, v2GetHITLDetails), withQuery(

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// lastV2EventLog is the newest row GET /api/v2/eventLogs lists.
+func lastV2EventLog(t *testing.T, ts *testServer) (map[string]any, int) {
+	t.Helper()
+	res := ts.do(t, http.MethodGet, "/api/v2/eventLogs?order_by=-event_log_id&limit=1", "")
+	if res.status != http.StatusOK {
+		t.Fatalf("list event logs: status %d, body %s", res.status, res.body)
+	}
+	var got struct {
+		EventLogs    []map[string]any `json:"event_logs"`
+		TotalEntries int              `json:"total_entries"`
+	}
+	if err := json.Unmarshal([]byte(res.body), &got); err != nil {
+		t.Fatalf("decode event logs: %v", err)
+	}
+	if len(got.EventLogs) == 0 {
+		return nil, got.TotalEntries
+	}
+	return got.EventLogs[0], got.TotalEntries
+}
+
+// TestV2ActionLogging: each route Airflow 3.2.1 wraps in action_logging
+// writes one row, as api_fastapi/logging/decorators.py builds it, and
+// GET /api/v2/eventLogs shows it; a request refused by validation is
+// logged too (the dependency runs before the endpoint's parameters are
+// checked).
+func TestV2ActionLogging(t *testing.T) {
+	const dag = "example_bash_operator"
+	const ti = "/dags/" + dag + "/dagRuns/r1/taskInstances/runme_0"
+	cases := []struct {
+		name, method, path, body string
+		event, dagID, taskID     string
+		runID                    any
+		extra                    string
+	}{
+		{name: "patch_dag", method: "PATCH", path: "/dags/" + dag + "?update_mask=is_paused", body: `{"is_paused": true}`,
+			event: "patch_dag", dagID: dag, extra: `{"update_mask": "is_paused", "is_paused": true, "method": "PATCH"}`},
+		{name: "patch_dags", method: "PATCH", path: "/dags?dag_id_pattern=example_bash", body: `{"is_paused": false}`,
+			event: "patch_dags", extra: `{"dag_id_pattern": "example_bash", "is_paused": false, "method": "PATCH"}`},
+		{name: "favorite_dag", method: "POST", path: "/dags/" + dag + "/favorite",
+			event: "favorite_dag", dagID: dag, extra: `{"method": "POST"}`},
+		{name: "unfavorite_dag", method: "POST", path: "/dags/" + dag + "/unfavorite",
+			event: "unfavorite_dag", dagID: dag, extra: `{"method": "POST"}`},
+		{name: "delete_dag missing", method: "DELETE", path: "/dags/nope",
+			event: "delete_dag", dagID: "nope", extra: `{"method": "DELETE"}`},
+		{name: "post_pool", method: "POST", path: "/pools", body: `{"name": "p1", "slots": 3}`,
+			event: "post_pool", extra: `{"name": "p1", "slots": 3, "method": "POST"}`},
+		{name: "post_pool invalid is still logged", method: "POST", path: "/pools", body: `{"name": "p2"}`,
+			event: "post_pool", extra: `{"name": "p2", "method": "POST"}`},
+		{name: "patch_pool", method: "PATCH", path: "/pools/p1", body: `{"name": "p1", "slots": 4}`,
+			event: "patch_pool", extra: `{"pool_name": "p1", "name": "p1", "slots": 4, "method": "PATCH"}`},
+		{name: "bulk_pools", method: "PATCH", path: "/pools", body: `{"actions": [{"action": "delete", "entities": ["p1"]}]}`,
+			event: "bulk_pools", extra: `{"actions": [{"action": "delete", "entities": ["p1"]}], "method": "PATCH"}`},
+		{name: "delete_pool", method: "DELETE", path: "/pools/gone",
+			event: "delete_pool", extra: `{"pool_name": "gone", "method": "DELETE"}`},
+		{name: "post_variable sensitive key", method: "POST", path: "/variables", body: `{"key": "api_password", "value": "s3cret"}`,
+			event: "post_variable", extra: `{"key": "api_password", "value": "***", "method": "POST"}`},
+		{name: "post_variable plain key", method: "POST", path: "/variables", body: `{"key": "colour", "value": "blue"}`,
+			event: "post_variable", extra: `{"key": "colour", "value": "blue", "method": "POST"}`},
+		{name: "patch_variable", method: "PATCH", path: "/variables/colour", body: `{"key": "colour", "value": "red"}`,
+			event: "patch_variable", extra: `{"key": "colour", "value": "red", "method": "PATCH"}`},
+		{name: "bulk_variables", method: "PATCH", path: "/variables", body: `{"actions": [{"action": "delete", "entities": ["colour"]}]}`,
+			event: "bulk_variables", extra: `{"actions": [{"action": "delete", "entities": ["colour"]}], "method": "PATCH"}`},
+		{name: "delete_variable", method: "DELETE", path: "/variables/api_password",
+			event: "delete_variable", extra: `{"variable_key": "api_password", "method": "DELETE"}`},
+		{name: "post_connection masks", method: "POST", path: "/connections",
+			body:  `{"connection_id": "c1", "conn_type": "http", "password": "pw", "extra": "{\"token\": \"t\", \"region\": \"eu\"}"}`,
+			event: "post_connection",
+			extra: `{"connection_id": "c1", "conn_type": "http", "password": "***", "extra": {"token": "***", "region": "eu"}, "method": "POST"}`},
+		{name: "patch_connection", method: "PATCH", path: "/connections/c1", body: `{"connection_id": "c1", "conn_type": "ftp"}`,
+			event: "patch_connection", extra: `{"connection_id": "c1", "conn_type": "ftp", "method": "PATCH"}`},
+		{name: "bulk_connections", method: "PATCH", path: "/connections", body: `{"actions": [{"action": "delete", "entities": ["c1"]}]}`,
+			event: "bulk_connections", extra: `{"actions": [{"action": "delete", "entities": ["c1"]}], "method": "PATCH"}`},
+		{name: "test_connection", method: "POST", path: "/connections/test", body: `{"connection_id": "c2", "conn_type": "http"}`,
+			event: "test_connection", extra: `{"connection_id": "c2", "conn_type": "http", "method": "POST"}`},
+		{name: "create_default_connections", method: "POST", path: "/connections/defaults",
+			event: "create_default_connections", extra: `{"method": "POST"}`},
+		{name: "delete_connection", method: "DELETE", path: "/connections/c2",
+			event: "delete_connection", extra: `{"connection_id": "c2", "method": "DELETE"}`},
+		{name: "create_asset_event missing asset", method: "POST", path: "/assets/events", body: `{"asset_id": 999, "extra": {"password": "x"}}`,
+			event: "create_asset_event", extra: `{"asset_id": 999, "extra": {"password": "***"}, "method": "POST"}`},
+		{name: "delete_dag_asset_queued_event bad int still logged", method: "DELETE", path: "/dags/" + dag + "/assets/abc/queuedEvents?before=2026-01-01",
+			event: "delete_dag_asset_queued_event", dagID: dag, extra: `{"before": "2026-01-01", "asset_id": "abc", "method": "DELETE"}`},
+		{name: "materialize_asset missing asset", method: "POST", path: "/assets/999/materialize",
+			event: "materialize_asset", extra: `{"asset_id": "999", "method": "POST"}`},
+		{name: "delete_asset_queued_events", method: "DELETE", path: "/assets/1/queuedEvents",
+			event: "delete_asset_queued_events", extra: `{"asset_id": "1", "method": "DELETE"}`},
+		{name: "patch_task_instance", method: "PATCH", path: ti, body: `{"new_state": "success"}`,
+			event: "patch_task_instance", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"new_state": "success", "method": "PATCH"}`},
+		{name: "patch_task_instance mapped", method: "PATCH", path: ti + "/2?update_mask=new_state", body: `{"new_state": "failed"}`,
+			event: "patch_task_instance", dagID: dag, taskID: "runme_0", runID: "r1",
+			extra: `{"update_mask": "new_state", "map_index": "2", "new_state": "failed", "method": "PATCH"}`},
+		{name: "post_clear_task_instances not a dry run", method: "POST", path: "/dags/" + dag + "/clearTaskInstances", body: `{"dry_run": false}`,
+			event: "post_clear_task_instances", dagID: dag, extra: `{"dry_run": false, "method": "POST"}`},
+		{name: "create_xcom_entry", method: "POST", path: ti + "/xcomEntries", body: `{"key": "k", "value": 1}`,
+			event: "create_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"key": "k", "value": 1, "method": "POST"}`},
+		{name: "update_xcom_entry", method: "PATCH", path: ti + "/xcomEntries/k", body: `{"value": 2}`,
+			event: "update_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"xcom_key": "k", "value": 2, "method": "PATCH"}`},
+		{name: "delete_xcom_entry", method: "DELETE", path: ti + "/xcomEntries/k?map_index=-1",
+			event: "delete_xcom_entry", dagID: dag, taskID: "runme_0", runID: "r1", extra: `{"map_index": "-1", "xcom_key": "k", "method": "DELETE"}`},
+		{name: "update_hitl_detail", method: "PATCH", path: ti + "/-1/hitlDetails", body: `{"chosen_options": ["a"]}`,
+			event: "update_hitl_detail", dagID: dag, taskID: "runme_0", runID: "r1",
+			extra: `{"map_index": "-1", "chosen_options": ["a"], "method": "PATCH"}`},
+		{name: "trigger_dag_run", method: "POST", path: "/dags/nope/dagRuns", body: `{"dag_run_id": "t1", "logical_date": null}`,
+			event: "trigger_dag_run", dagID: "nope", runID: "t1", extra: `{"dag_run_id": "t1", "logical_date": null, "method": "POST"}`},
+		{name: "patch_dag_run", method: "PATCH", path: "/dags/" + dag + "/dagRuns/r1", body: `{"note": "n"}`,
+			event: "patch_dag_run", dagID: dag, runID: "r1", extra: `{"note": "n", "method": "PATCH"}`},
+		{name: "clear_dag_run not a dry run", method: "POST", path: "/dags/" + dag + "/dagRuns/r1/clear", body: `{"dry_run": false}`,
+			event: "clear_dag_run", dagID: dag, runID: "r1", extra: `{"dry_run": false, "method": "POST"}`},
+		{name: "delete_dag_run", method: "DELETE", path: "/dags/" + dag + "/dagRuns/r1",
+			event: "delete_dag_run", dagID: dag, runID: "r1", extra: `{"method": "DELETE"}`},
+		{name: "delete_dag_asset_queued_events", method: "DELETE", path: "/dags/" + dag + "/assets/queuedEvents",
+			event: "delete_dag_asset_queued_events", dagID: dag, extra: `{"method": "DELETE"}`},
+	}
+	ts := newTestServer(t, edition3)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var header []string
+			if c.body != "" {
+				header = []string{"Content-Type", "application/json"}
+			}
+			_, before := lastV2EventLog(t, ts)
+			res := ts.do(t, c.method, "/api/v2"+c.path, c.body, header...)
+			got, after := lastV2EventLog(t, ts)
+			if after != before+1 {
+				t.Fatalf("%s %s (status %d): rows %d -> %d, want one more", c.method, c.path, res.status, before, after)
+			}
+			var dagID any
+			if c.dagID != "" {
+				dagID = c.dagID
+			}
+			var taskID any
+			if c.taskID != "" {
+				taskID = c.taskID
+			}
+			want := map[string]any{"event": c.event, "owner": anonymousAdmin, "dag_id": dagID, "run_id": c.runID,
+				"task_id": taskID, "map_index": nil, "try_number": nil, "logical_date": nil, "extra": c.extra}
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s: %s = %#v, want %#v", c.name, k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+// TestV2ActionLoggingSkips: requests Airflow does not log write no row: a
+// GET, a route without action_logging, a body that is not JSON (FastAPI
+// refuses it before any dependency runs).
+func TestV2ActionLoggingSkips(t *testing.T) {
+	ts := newTestServer(t, edition3)
+	for _, c := range []struct{ name, method, path, body string }{
+		{"get dag", "GET", "/api/v2/dags/example_bash_operator", ""},
+		{"list pools", "GET", "/api/v2/pools", ""},
+		{"invalid json", "POST", "/api/v2/pools", "{"},
+		{"clear dag run, dry run by default", "POST", "/api/v2/dags/example_bash_operator/dagRuns/r1/clear", "{}"},
+		{"clear task instances, dry run by default", "POST", "/api/v2/dags/example_bash_operator/clearTaskInstances", "{}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, before := lastV2EventLog(t, ts)
+			ts.do(t, c.method, c.path, c.body, "Content-Type", "application/json")
+			if _, after := lastV2EventLog(t, ts); after != before {
+				t.Errorf("%s %s: rows %d -> %d, want none written", c.method, c.path, before, after)
+			}
+		})
+	}
+}
+
+// TestV2ActionEventDryRun: a clear whose body's dry_run is absent or true
+// is not logged (decorators.py skip_dry_run_events); dry_run false is, with
+// dag_run_id from the path as run_id and logical_date from the query.
+func TestV2ActionEventDryRun(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		logged     bool
+	}{
+		{"absent", `{}`, false}, {"true", `{"dry_run": true}`, false}, {"false", `{"dry_run": false}`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := http.NewRequest("POST", "/api/v2/dags/d/dagRuns/r1/clear?logical_date=2026-01-02T03:04:05Z", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Header.Set("Content-Type", "application/json")
+			ev, err := v2ActionEvent("clear_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r1"}}, []byte(c.body), "ann", testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (ev != nil) != c.logged {
+				t.Fatalf("logged = %v, want %v", ev != nil, c.logged)
+			}
+			if ev == nil {
+				return
+			}
+			if ev.DagID != "d" || ev.RunID != "r1" || *ev.Owner != "ann" || ev.ExecutionDate == nil ||
+				ev.ExecutionDate.Format("2006-01-02T15:04:05Z07:00") != "2026-01-02T03:04:05Z" {
+				t.Errorf("row = %+v", ev)
+			}
+			if want := `{"dry_run": false, "method": "POST"}`; *ev.Extra != want {
+				t.Errorf("extra = %s, want %s", *ev.Extra, want)
+			}
+		})
+	}
+}
