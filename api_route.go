@@ -82,6 +82,10 @@ type apiRoute struct {
 	// v2Action: Airflow 3's action_logging dependency wraps the endpoint
 	// under this event (apiv2_actions.go); "" when not.
 	v2Action string
+	// v2ActionInWrite: the handler stores the action's row in its own
+	// write (req.event), as the stable API's trigger does; a request
+	// that ends before that write has it stored on its own.
+	v2ActionInWrite bool
 	// dependency is a FastAPI dependency of the endpoint that raises
 	// before the request's parameters are validated (the Accept header's
 	// check, common/headers.py); nil when none (firstMatch only).

@@ -152,6 +152,7 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 				d.answerError(s, w, r, err)
 				return
 			}
+			req.ordered = decoded.ordered
 		}
 	}
 	if !s.identifyCaller(w, r, d, rt, req) {
@@ -165,6 +166,7 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 			d.answerError(s, w, r, err)
 			return
 		}
+		defer s.flushV2Action(req)
 	}
 	// FastAPI solves an endpoint's sub-dependencies before it validates
 	// the endpoint's own parameters, and one that raises answers at once

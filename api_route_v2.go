@@ -229,7 +229,7 @@ func (s *server) v2RunRoutes(t *routeTable) {
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamAssetEvents", d.answer(s, s.v2UpstreamAssetEvents))
 	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", d.answer(s, s.v2ClearDagRun), v2Body(v2RunClearBody), withV2Action("clear_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2GetDagRuns), withQuery(v2RunListParams...))
-	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2TriggerDagRun), v2Body(v2TriggerBody), withV2Action("trigger_dag_run"))
+	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2TriggerDagRun), v2Body(v2TriggerBody), withV2ActionInWrite("trigger_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/wait", s.v2WaitDagRun,
 		withQuery(v1Param{name: "interval", kind: paramNumber, required: true}, qV2Strs("result")))
 	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/list", d.answer(s, s.v2GetDagRunsBatch), v2Body(v2RunsBatchBody))

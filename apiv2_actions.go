@@ -25,6 +25,25 @@ func withV2Action(event string) func(*apiRoute) {
 	return func(rt *apiRoute) { rt.v2Action = event }
 }
 
+// withV2ActionInWrite is withV2Action for a handler that stores the row
+// in its own write (req.event), one transaction instead of two.
+func withV2ActionInWrite(event string) func(*apiRoute) {
+	return func(rt *apiRoute) { rt.v2Action, rt.v2ActionInWrite = event, true }
+}
+
+// flushV2Action stores an in-write action's row that the handler did not
+// store (the request ended before its write, or the write failed):
+// Airflow commits the row before the endpoint runs, whatever it comes to.
+func (s *server) flushV2Action(req *apiRequest) {
+	if req.event == nil {
+		return
+	}
+	if err := s.ops.logEvent(*req.event); err != nil {
+		s.opts.Logger.Warn().Err(err).Str("event", req.event.Event).Msg("log action")
+	}
+	req.event = nil
+}
+
 // v2ActionSkipped are the decorator's fields_skip_logging: values left out
 // of extra, most because they have columns of their own (decorators.py).
 var v2ActionSkipped = []string{"csrf_token", "_csrf_token", "is_paused", "dag_id", "task_id", "dag_run_id", "run_id", "logical_date"}
@@ -35,10 +54,14 @@ var v2ActionDryRunEvents = []string{"clear_dag_run", "post_clear_task_instances"
 
 // recordV2Action stores the row action_logging writes for one request.
 func (s *server) recordV2Action(rt *apiRoute, r *http.Request, req *apiRequest) error {
-	ev, err := v2ActionEvent(rt.v2Action, r, rt.pathFields(req.path), req.raw, req.caller.loggedIn(),
+	ev, err := v2ActionEvent(rt.v2Action, r, rt.pathFields(req.path), req.raw, req.ordered, req.caller.loggedIn(),
 		s.opts.Now().UTC().Truncate(time.Microsecond))
 	if err != nil || ev == nil {
 		return err
+	}
+	if rt.v2ActionInWrite {
+		req.event = ev
+		return nil
 	}
 	if err := s.ops.logEvent(*ev); err != nil {
 		return fmt.Errorf("log action %s: %w", rt.v2Action, err)
@@ -48,14 +71,18 @@ func (s *server) recordV2Action(rt *apiRoute, r *http.Request, req *apiRequest) 
 
 // v2ActionEvent is the decorator's row for a request: nil when it skips
 // the request (a clear that is a dry run).
-func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, user string, now time.Time) (*EventLog, error) {
+// ordered is raw as the route's body check decoded it (nil when it did
+// not), so that a body is read once.
+func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, ordered any, user string, now time.Time) (*EventLog, error) {
 	// has_json_body: "application/json" anywhere in the Content-Type and
 	// a body that is not empty; only an object is read (a list or a
 	// scalar is left to the endpoint's 422).
 	hasJSONBody := strings.Contains(r.Header.Get("Content-Type"), "application/json") && len(raw) > 0
 	var body pyDict
 	if hasJSONBody {
-		if v, err := decodePyJSON(raw); err == nil {
+		if ordered != nil {
+			body, _ = ordered.(pyDict)
+		} else if v, err := decodePyJSON(raw); err == nil {
 			body, _ = v.(pyDict)
 		}
 		if slices.Contains(v2ActionDryRunEvents, event) && pyTruthy(body.get("dry_run", true)) {

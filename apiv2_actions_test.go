@@ -110,6 +110,10 @@ func TestV2ActionLogging(t *testing.T) {
 			extra: `{"map_index": "-1", "chosen_options": ["a"], "method": "PATCH"}`},
 		{name: "trigger_dag_run", method: "POST", path: "/dags/nope/dagRuns", body: `{"dag_run_id": "t1", "logical_date": null}`,
 			event: "trigger_dag_run", dagID: "nope", runID: "t1", extra: `{"dag_run_id": "t1", "logical_date": null, "method": "POST"}`},
+		{name: "trigger_dag_run stored with the run", method: "POST", path: "/dags/" + dag + "/dagRuns", body: `{"dag_run_id": "t2", "logical_date": null}`,
+			event: "trigger_dag_run", dagID: dag, runID: "t2", extra: `{"dag_run_id": "t2", "logical_date": null, "method": "POST"}`},
+		{name: "trigger_dag_run refused body", method: "POST", path: "/dags/" + dag + "/dagRuns", body: `{"dag_run_id": "t3", "bogus": 1}`,
+			event: "trigger_dag_run", dagID: dag, runID: "t3", extra: `{"dag_run_id": "t3", "bogus": 1, "method": "POST"}`},
 		{name: "patch_dag_run", method: "PATCH", path: "/dags/" + dag + "/dagRuns/r1", body: `{"note": "n"}`,
 			event: "patch_dag_run", dagID: dag, runID: "r1", extra: `{"note": "n", "method": "PATCH"}`},
 		{name: "clear_dag_run not a dry run", method: "POST", path: "/dags/" + dag + "/dagRuns/r1/clear", body: `{"dry_run": false}`,
@@ -189,7 +193,7 @@ func TestV2ActionEventDryRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Header.Set("Content-Type", "application/json")
-			ev, err := v2ActionEvent("clear_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r1"}}, []byte(c.body), "ann", testNow)
+			ev, err := v2ActionEvent("clear_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r1"}}, []byte(c.body), nil, "ann", testNow)
 			if err != nil {
 				t.Fatal(err)
 			}

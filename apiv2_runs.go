@@ -177,10 +177,12 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error
 	} else if conf != nil && string(conf) != "null" {
 		tr.conf = conf
 	}
+	tr.event = req.event // trigger_dag_run's action row, in the run's write
 	got, err := s.ops.trigger(tr)
 	if err != nil {
 		return nil, v2TriggerPhrases.phrase(err)
 	}
+	req.event = nil // stored with the run
 	return s.v2Run(got.run), nil
 }
 
