@@ -553,76 +553,12 @@ func (s *server) v2ClearDagRun(req *apiRequest) (any, error) {
 	return s.v2GetDagRun(req)
 }
 
-// v2RunClearedTIs is TaskInstanceCollectionResponse of a clear's dry run.
-type v2RunClearedTIs struct {
-	TaskInstances []v2RunClearedTI `json:"task_instances"`
-	TotalEntries  int              `json:"total_entries"`
-}
-
-// v2RunClearedTI is TaskInstanceResponse (datamodels/task_instances.py),
-// fields in its order.
-type v2RunClearedTI struct {
-	ID               string         `json:"id"`
-	TaskID           string         `json:"task_id"`
-	DagID            string         `json:"dag_id"`
-	DagRunID         string         `json:"dag_run_id"`
-	MapIndex         int            `json:"map_index"`
-	LogicalDate      *v2When        `json:"logical_date"`
-	RunAfter         v2When         `json:"run_after"`
-	StartDate        *v2When        `json:"start_date"`
-	EndDate          *v2When        `json:"end_date"`
-	Duration         *float64       `json:"duration"`
-	State            *string        `json:"state"`
-	TryNumber        int            `json:"try_number"`
-	MaxTries         int            `json:"max_tries"`
-	TaskDisplayName  string         `json:"task_display_name"`
-	DagDisplayName   string         `json:"dag_display_name"`
-	Hostname         string         `json:"hostname"`
-	Unixname         string         `json:"unixname"`
-	Pool             string         `json:"pool"`
-	PoolSlots        int            `json:"pool_slots"`
-	Queue            string         `json:"queue"`
-	PriorityWeight   int            `json:"priority_weight"`
-	Operator         *string        `json:"operator"`
-	OperatorName     *string        `json:"operator_name"`
-	QueuedWhen       *v2When        `json:"queued_when"`
-	ScheduledWhen    *v2When        `json:"scheduled_when"`
-	PID              *int           `json:"pid"`
-	Executor         *string        `json:"executor"`
-	ExecutorConfig   string         `json:"executor_config"`
-	Note             *string        `json:"note"`
-	RenderedMapIndex *string        `json:"rendered_map_index"`
-	RenderedFields   map[string]any `json:"rendered_fields"`
-	Trigger          any            `json:"trigger"`
-	TriggererJob     any            `json:"triggerer_job"`
-	DagVersion       any            `json:"dag_version"`
-}
-
-// v2ClearedTIs renders the task instances a clear would clear.
-func (s *server) v2ClearedTIs(run *DagRun, tis []*TaskInstance) v2RunClearedTIs {
-	out := v2RunClearedTIs{TaskInstances: make([]v2RunClearedTI, 0, len(tis)), TotalEntries: len(tis)}
+// v2ClearedTIs renders the task instances a clear would clear, as the
+// task-instance routes render them (TaskInstanceCollectionResponse).
+func (s *server) v2ClearedTIs(run *DagRun, tis []*TaskInstance) v2TICollection {
+	out := v2TICollection{TaskInstances: make([]v2TaskInstance, 0, len(tis)), TotalEntries: len(tis)}
 	for _, ti := range tis {
-		item := v2RunClearedTI{ID: ti.ID, TaskID: ti.TaskID, DagID: ti.DagID, DagRunID: ti.RunID, MapIndex: -1,
-			RunAfter: v2When(run.After()), StartDate: v2At(ti.StartDate), EndDate: v2At(ti.EndDate), Duration: ti.Duration,
-			TryNumber: ti.TryNumber, MaxTries: ti.MaxTries, TaskDisplayName: ti.TaskID, DagDisplayName: ti.DagID,
-			Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
-			PriorityWeight: ti.PriorityWeight, QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}",
-			Note: ti.Note, RenderedFields: ti.Rendered}
-		if ld, ok := run.LogicalDate(); ok {
-			item.LogicalDate = v2At(&ld)
-		}
-		if ti.State != TaskNone {
-			state := string(ti.State)
-			item.State = &state
-		}
-		if ti.Operator != "" {
-			op := ti.Operator
-			item.Operator, item.OperatorName = &op, &op
-		}
-		if item.RenderedFields == nil {
-			item.RenderedFields = map[string]any{}
-		}
-		out.TaskInstances = append(out.TaskInstances, item)
+		out.TaskInstances = append(out.TaskInstances, s.v2TI(run, ti))
 	}
 	return out
 }
