@@ -180,13 +180,7 @@ func (o *operations) connectionBulk() bulkKind[connectionChange] {
 	return bulkKind[connectionChange]{
 		resource: "connections",
 		key:      func(c connectionChange) string { return c.ConnID },
-		exists: func(id string) (bool, error) {
-			_, err := o.store.ConnectionByID(id)
-			if errors.Is(err, errNotFound) {
-				return false, nil
-			}
-			return err == nil, err
-		},
+		exists:   foundBy(o.store.ConnectionByID),
 		create: func(c connectionChange, existed bool) error {
 			if !existed {
 				_, err := o.createConnection(c.Connection)

@@ -297,13 +297,7 @@ func (o *operations) poolBulk() bulkKind[poolChange] {
 	return bulkKind[poolChange]{
 		resource: "pools",
 		key:      func(p poolChange) string { return p.Name },
-		exists: func(name string) (bool, error) {
-			_, err := o.store.PoolByName(name)
-			if errors.Is(err, errNotFound) {
-				return false, nil
-			}
-			return err == nil, err
-		},
+		exists:   foundBy(o.store.PoolByName),
 		create: func(p poolChange, existed bool) error {
 			if !existed {
 				_, err := o.createPool(Pool{Name: p.Name, Slots: p.Slots, Description: p.Description, IncludeDeferred: p.IncludeDeferred})

@@ -302,3 +302,15 @@ func listKeyed[T any](rows []T, key func(T) string, q keyedQuery, compare func(a
 	}
 	return listed[T]{rows: rows, total: total}
 }
+
+// foundBy is a bulk kind's exists for a store lookup by key: found, or
+// not (errNotFound), or the lookup's error.
+func foundBy[T any](lookup func(key string) (T, error)) func(key string) (bool, error) {
+	return func(key string) (bool, error) {
+		_, err := lookup(key)
+		if errors.Is(err, errNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}
