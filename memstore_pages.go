@@ -303,3 +303,69 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 	}
 	return page, total, nil
 }
+
+// DagPage is a page of the DAG rows keep picks, in dag_id order
+// (descending when desc), and how many rows it picks in all. countKey
+// names what keep picks (one name for one filter): its count is
+// remembered for the DAG table as it stands (treeCounts), so that a page
+// walks the dag_id index only to the page's end, and the whole table once
+// per change of it; with countKey "" each page walks every row.
+func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string) ([]*DagRow, int, error) {
+	txn := s.read()
+	walk := func() (memdb.ResultIterator, error) {
+		if desc {
+			return txn.GetReverse(tableDags, indexID)
+		}
+		return txn.Get(tableDags, indexID)
+	}
+	it, err := walk()
+	if err != nil {
+		return nil, 0, fmt.Errorf("list dags: %w", err)
+	}
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	total := -1
+	if countKey != "" {
+		total, err = s.counts.count(it.WatchCh(), "dags "+countKey, func() (int, error) {
+			all, err := txn.Get(tableDags, indexID)
+			if err != nil {
+				return 0, fmt.Errorf("count dags: %w", err)
+			}
+			n := 0
+			for raw := all.Next(); raw != nil; raw = all.Next() {
+				read++
+				if keep(raw.(*DagRow)) {
+					n++
+				}
+			}
+			return n, nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	rows := []*DagRow{}
+	picked := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if total >= 0 && len(rows) == limit {
+			break
+		}
+		read++
+		row := raw.(*DagRow)
+		if !keep(row) {
+			continue
+		}
+		if picked >= offset && len(rows) < limit {
+			rows = append(rows, row)
+		}
+		picked++
+	}
+	if total < 0 {
+		total = picked
+	}
+	return rows, total, nil
+}
