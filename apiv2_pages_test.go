@@ -41,7 +41,7 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 	ts.store.rowsRead = func(n int) { read += n }
 	for _, tc := range []struct {
 		name, path, sorted string // sorted: the same list through the sorting path
-		maxRead                   int
+		maxRead            int
 	}{
 		{"dags", "/dags?limit=50", "/dags?limit=50&has_import_errors=false", 50},
 		{"dags offset", "/dags?limit=50&offset=100", "/dags?limit=50&offset=100&has_import_errors=false", 150},
