@@ -136,3 +136,42 @@ func TestStore_EventLogCount_Gaps(t *testing.T) {
 	}
 	check("ring of 1", 12)
 }
+
+// TestAPIv1_EventLogs_ReadThePage is the same check for the stable API's
+// event log (Airflow 2.10.3 event_log_endpoint.py get_event_logs), which
+// pages from the same walk when it filters nothing and orders by id.
+func TestAPIv1_EventLogs_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 400 {
+		e := EventLog{Event: fmt.Sprintf("event_%d", i%5), When: base.Add(time.Duration((i*37)%400) * time.Second)}
+		if err := ts.store.AppendEventLog(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, query string
+		maxRead     int
+	}{
+		{"default", "limit=50", 50},
+		{"offset", "limit=20&offset=100", 120},
+		{"by id", "limit=20&order_by=event_log_id", 20},
+		{"by id desc", "limit=20&offset=3&order_by=-event_log_id", 23},
+		{"past the end", "offset=500", 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV1Prefix+"/eventLogs?"+tc.query+"&excluded_events=none", "")
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV1Prefix+"/eventLogs?"+tc.query, "")
+			if got.status != 200 || want.status != 200 || got.body != want.body {
+				t.Errorf("got %d %.400s\nwant %d %.400s", got.status, got.body, want.status, want.body)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@
 #   scripts/health3.sh                       # 5 rounds of 5 s, 50 connections
 #   ROUNDS=7 DURATION=3s scripts/health3.sh
 #   AIRLITE_BIN=/tmp/before/airlite scripts/health3.sh   # another build
+#   BARE_TEST=/tmp/bare.test scripts/health3.sh           # a test binary built before
 #
 # Traffic goes to 127.0.0.1 only. Not part of CI.
 set -euo pipefail
@@ -38,7 +39,11 @@ if [ -z "$bin" ]; then
 	go build -o "$work/airlite" .
 	bin=$work/airlite
 fi
-go test -c -o "$work/bare.test" .
+bare=${BARE_TEST:-}
+if [ -z "$bare" ]; then
+	go test -c -o "$work/bare.test" .
+	bare=$work/bare.test
+fi
 
 wait_file() { # file: wait up to 10 s for it to exist
 	for _ in $(seq 100); do
@@ -61,7 +66,7 @@ mkdir -p "$cap"
 curl -fsS -D "$cap/health.headers" -o "$cap/health.body" "$AIR$PATH_"
 echo "GET $PATH_ health" >"$cap/manifest"
 AIRLITE_BARE_DIR=$cap AIRLITE_BARE_ADDR=127.0.0.1:0 AIRLITE_BARE_READY=$work/bare.url \
-	"$work/bare.test" -test.run '^TestBareServer$' >/dev/null 2>"$work/bare.log" &
+	"$bare" -test.run '^TestBareServer$' >/dev/null 2>"$work/bare.log" &
 pids+=($!)
 wait_file "$work/bare.url"
 BARE=$(cat "$work/bare.url")
