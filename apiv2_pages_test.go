@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"net/http"
 	"strings"
 	"testing"
@@ -173,5 +176,133 @@ func TestAPIv1_EventLogs_ReadThePage(t *testing.T) {
 				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
 			}
 		})
+	}
+}
+
+// TestAPIv2_KeyedLists_ReadThePage lists pages of pools, variables and
+// connections (120 of each made through the API in an order their names
+// do not follow) by id and by name, both ways, with and without a name
+// pattern, and checks each page's names and total against the store's
+// rows sorted in the test, and that a page without a pattern reads its
+// own rows once the total is known.
+func TestAPIv2_KeyedLists_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for i := range 120 {
+		name := fmt.Sprintf("k_%03d", (i*7)%120)
+		for _, c := range []struct{ path, body string }{
+			{"/pools", `{"name": "` + name + `", "slots": 1}`},
+			{"/variables", `{"key": "` + name + `", "value": "v"}`},
+			{"/connections", `{"connection_id": "` + name + `", "conn_type": "http"}`},
+		} {
+			if res := ts.do(t, http.MethodPost, apiV2Prefix+c.path, c.body); res.status != 201 {
+				t.Fatalf("POST %s: %d %s", c.path, res.status, res.body)
+			}
+		}
+	}
+	type named struct {
+		id   int64
+		name string
+	}
+	rowsOf := func(t *testing.T, list string) []named {
+		var out []named
+		switch list {
+		case "pools":
+			ps, err := ts.store.Pools()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				out = append(out, named{p.ID, p.Name})
+			}
+		case "variables":
+			vs, err := ts.store.Variables()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vs {
+				out = append(out, named{v.ID, v.Key})
+			}
+		case "connections":
+			cs, err := ts.store.Connections()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cs {
+				out = append(out, named{c.ID, c.ConnID})
+			}
+		}
+		return out
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, l := range []struct{ list, items, nameField, nameOrder, pattern string }{
+		{"pools", "pools", "name", "pool", "pool_name_pattern"},
+		{"variables", "variables", "key", "key", "variable_key_pattern"},
+		{"connections", "connections", "connection_id", "conn_id", "connection_id_pattern"},
+	} {
+		for _, tc := range []struct {
+			order, pattern string
+			offset, limit  int
+		}{
+			{"", "", 0, 50}, {"-id", "", 10, 20}, {l.nameOrder, "", 30, 25}, {"-" + l.nameOrder, "", 0, 10},
+			{l.nameOrder, "11", 2, 5}, {"-id", "03", 0, 50}, {"id", "", 200, 10},
+		} {
+			query := fmt.Sprintf("offset=%d&limit=%d", tc.offset, tc.limit)
+			if tc.order != "" {
+				query += "&order_by=" + tc.order
+			}
+			if tc.pattern != "" {
+				query += "&" + l.pattern + "=" + tc.pattern
+			}
+			t.Run(l.list+"?"+query, func(t *testing.T) {
+				want := rowsOf(t, l.list)
+				want = slices.DeleteFunc(want, func(n named) bool { return !strings.Contains(n.name, tc.pattern) })
+				attr, desc := strings.CutPrefix(tc.order, "-")
+				slices.SortFunc(want, func(a, b named) int {
+					c := cmp.Compare(a.id, b.id)
+					if attr == l.nameOrder {
+						c = strings.Compare(a.name, b.name)
+					}
+					if desc {
+						c = -c
+					}
+					return c
+				})
+				total := len(want)
+				want = want[min(tc.offset, len(want)):]
+				want = want[:min(tc.limit, len(want))]
+				ts.do(t, http.MethodGet, apiV2Prefix+"/"+l.list+"?"+query, "") // counts the table once
+				read = 0
+				res := ts.do(t, http.MethodGet, apiV2Prefix+"/"+l.list+"?"+query, "")
+				var got struct {
+					Items []map[string]any
+					Total int `json:"total_entries"`
+				}
+				raw := map[string]json.RawMessage{}
+				if err := json.Unmarshal([]byte(res.body), &raw); err != nil || res.status != 200 {
+					t.Fatalf("%d %s: %v", res.status, res.body, err)
+				}
+				if err := json.Unmarshal(raw[l.items], &got.Items); err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal(raw["total_entries"], &got.Total); err != nil {
+					t.Fatal(err)
+				}
+				var names, wantNames []string
+				for _, it := range got.Items {
+					names = append(names, fmt.Sprint(it[l.nameField]))
+				}
+				for _, n := range want {
+					wantNames = append(wantNames, n.name)
+				}
+				if got.Total != total || !slices.Equal(names, wantNames) {
+					t.Errorf("total %d, names %v\nwant %d, %v", got.Total, names, total, wantNames)
+				}
+				if maxRead := tc.offset + tc.limit; tc.pattern == "" && (read == 0 || read > maxRead) {
+					t.Errorf("read %d rows from an index for the page, want 1 to %d", read, maxRead)
+				}
+			})
+		}
 	}
 }
