@@ -306,3 +306,83 @@ func TestAPIv2_KeyedLists_ReadThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv1_Dags_ReadThePage lists pages of 300 DAGs through the stable
+// API (Airflow 2.10.3 dag_endpoint.py get_dags: by dag_id, either way)
+// and checks each page's ids and total against the store's rows sorted
+// in the test, and that, without a pattern or tags, a page reads its own
+// rows once the total is known.
+func TestAPIv1_Dags_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	for i := range 300 {
+		id := fmt.Sprintf("paged_%03d", (i*7)%300)
+		if _, err := ts.store.UpsertDAG(benchDAG(t, id, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if err := ts.store.SetPaused(id, true, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all, err := ts.store.Dags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		query         string
+		paused        *bool
+		pattern       string
+		desc          bool
+		offset, limit int
+		maxRead       int
+	}{
+		{query: "limit=50", limit: 50, maxRead: 60}, // the fixtures' sub-DAGs are walked past
+		{query: "limit=20&offset=100&order_by=-dag_id", desc: true, offset: 100, limit: 20, maxRead: 130},
+		{query: "limit=10&offset=5&paused=true", paused: ptr(true), offset: 5, limit: 10, maxRead: 70},
+		{query: "limit=10&dag_id_pattern=paged_1", pattern: "paged_1", limit: 10, maxRead: 400},
+		{query: "limit=10&offset=1000", offset: 1000, limit: 10, maxRead: 400},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			var want []string
+			for _, row := range all {
+				if row.RootDagID == "" && row.Def != nil && (tc.paused == nil || row.IsPaused == *tc.paused) &&
+					strings.Contains(row.DagID, tc.pattern) {
+					want = append(want, row.DagID)
+				}
+			}
+			slices.Sort(want)
+			if tc.desc {
+				slices.Reverse(want)
+			}
+			total := len(want)
+			want = want[min(tc.offset, len(want)):]
+			want = want[:min(tc.limit, len(want))]
+			ts.do(t, http.MethodGet, apiV1Prefix+"/dags?"+tc.query, "") // counts the table once
+			read = 0
+			res := ts.do(t, http.MethodGet, apiV1Prefix+"/dags?"+tc.query, "")
+			var got struct {
+				Dags []struct {
+					DagID string `json:"dag_id"`
+				} `json:"dags"`
+				Total int `json:"total_entries"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.status != 200 {
+				t.Fatalf("%d %.300s: %v", res.status, res.body, err)
+			}
+			var ids []string
+			for _, d := range got.Dags {
+				ids = append(ids, d.DagID)
+			}
+			if got.Total != total || !slices.Equal(ids, want) {
+				t.Errorf("total %d, ids %v\nwant %d, %v", got.Total, ids, total, want)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}
