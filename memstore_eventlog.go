@@ -58,10 +58,18 @@ func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
 	if keep <= 0 {
 		return nil
 	}
+	dropped := int64(-1) // the id dropped last
 	for {
 		oldest, err := txn.First(tableEventLogs, indexID)
 		if err != nil {
 			return fmt.Errorf("find the oldest event log: %w", err)
+		}
+		if dropped >= 0 && oldest != nil && oldest.(*EventLog).ID != dropped+1 {
+			// Ids were missing between the one dropped and the new
+			// oldest (a restore's): they are no longer in the span.
+			if err := addTotalTxn(txn, totalEventLogGaps, -(oldest.(*EventLog).ID - dropped - 1)); err != nil {
+				return err
+			}
 		}
 		if oldest == nil || oldest.(*EventLog).ID > id-keep {
 			return nil
@@ -69,9 +77,7 @@ func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
 		if err := txn.Delete(tableEventLogs, oldest); err != nil {
 			return fmt.Errorf("drop event log %d: %w", oldest.(*EventLog).ID, err)
 		}
-		if err := dropEventLogGapsTxn(txn, oldest.(*EventLog).ID); err != nil {
-			return err
-		}
+		dropped = oldest.(*EventLog).ID
 	}
 }
 
@@ -93,24 +99,6 @@ func eventLogCountTxn(txn *memdb.Txn) (int, error) {
 		return 0, err
 	}
 	return int(last.(*EventLog).ID - first.(*EventLog).ID + 1 - totalTxn(txn, totalEventLogGaps)), nil
-}
-
-// dropEventLogGapsTxn takes from the gaps those below the oldest event
-// left once the event dropped has gone; a log without gaps costs one read.
-func dropEventLogGapsTxn(txn *memdb.Txn, dropped int64) error {
-	gaps := totalTxn(txn, totalEventLogGaps)
-	if gaps == 0 {
-		return nil
-	}
-	next, err := txn.First(tableEventLogs, indexID)
-	if err != nil {
-		return fmt.Errorf("find the oldest event log: %w", err)
-	}
-	below := gaps // an empty log has none
-	if next != nil {
-		below = next.(*EventLog).ID - dropped - 1
-	}
-	return addTotalTxn(txn, totalEventLogGaps, -below)
 }
 
 // recountEventLogGapsTxn sets the gaps from the rows (after a restore).
