@@ -266,12 +266,16 @@ func (s *server) handleV1TestConnection(w http.ResponseWriter, r *http.Request, 
 }
 
 func (s *server) handleV1ReparseDagFile(w http.ResponseWriter, r *http.Request, req *apiRequest) {
-	if err := s.V1ReparseDagFile(req.path["file_token"]); err != nil {
+	duplicate, err := s.V1ReparseDagFile(req.path["file_token"])
+	if err != nil {
 		s.answerError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8") // Flask's Response(status=201)
 	w.WriteHeader(http.StatusCreated)
+	if duplicate && r.Method != http.MethodHead {
+		_, _ = w.Write([]byte("Duplicate request"))
+	}
 }
 
 // handleV1Config is GET /config with Airflow's default expose_config =

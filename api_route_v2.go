@@ -119,6 +119,9 @@ func (s *server) v2Routes() *routeTable {
 	// DAG statistics (apiv2_dagstats.go).
 	s.v2DagStatsRoutes(t)
 
+	// DAG parsing requests (apiv2_dagparsing.go).
+	s.v2DagParsingRoutes(t)
+
 	// Extra links, XCom, task instances and logs (apiv2_tis.go, apiv2_xcom.go,
 	// apiv2_logs.go), in this order.
 	s.v2ExtraLinkRows(t)

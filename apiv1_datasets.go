@@ -4,7 +4,10 @@ package main
 // airflow/api_connexion/endpoints/dataset_endpoint.py, dag_parsing.py);
 // what airlite has of them is the operations' (ops_datasets.go).
 
-import "net/http"
+import (
+	"errors"
+	"net/http"
+)
 
 // qBefore is components/parameters/Before.
 var qBefore = v1Param{name: "before", kind: paramDateTime, schema: "{'type': 'string', 'format': 'date-time'}"}
@@ -83,13 +86,18 @@ func datasetQueuedEventsNotFound(uri string) error {
 
 // V1ReparseDagFile is PUT /parseDagFile/{file_token}: a token airlite did
 // not sign, or one naming a file no DAG row comes from, is 404 File not
-// found; otherwise Airflow queues a priority parse and answers 201 with no
-// body. airlite reads DAG files only at start, so it answers the same and
-// parses nothing (docs/behaviour.md §7.3).
-func (s *server) V1ReparseDagFile(token string) error {
+// found; otherwise the file is asked to be read again (the DAG folder's
+// reloader reads it at once) and the answer is 201 with no body, or, when
+// it was asked already and not yet read, 201 "Duplicate request" (2.10.3
+// dag_parsing.py reparse_dag_file, its IntegrityError branch).
+func (s *server) V1ReparseDagFile(token string) (duplicate bool, err error) {
 	path, err := loadFileToken(s.v1Secret, token)
 	if err != nil {
-		return &problem{status: http.StatusNotFound, title: "File not found"}
+		return false, &problem{status: http.StatusNotFound, title: "File not found"}
 	}
-	return v1ResourceError(s.ops.reparseDagFile(path))
+	err = s.ops.reparseDagFile(path)
+	if errors.Is(err, errConflict) {
+		return true, nil
+	}
+	return false, v1ResourceError(err)
 }

@@ -60,8 +60,8 @@ func TestServerV1_Datasets(t *testing.T) {
 }
 
 // TestServerV1_ReparseDagFile follows Airflow 2.10.3
-// tests/api_connexion/endpoints/test_dag_parsing.py: airlite answers as
-// Airflow and parses nothing (it reads DAG files only at start).
+// tests/api_connexion/endpoints/test_dag_parsing.py: a request waiting
+// for the DAG folder's reloader (none here) makes a second one a duplicate.
 func TestServerV1_ReparseDagFile(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition2)
@@ -70,6 +70,10 @@ func TestServerV1_ReparseDagFile(t *testing.T) {
 	res := ts.v1(t, "PUT", "/parseDagFile/"+token, "")
 	if res.status != http.StatusCreated || res.body != "" {
 		t.Errorf("parse request: %d %q, want 201 with no body", res.status, res.body)
+	}
+	// test_dag_parsing.py:91: the duplicate request
+	if res := ts.v1(t, "PUT", "/parseDagFile/"+token, ""); res.status != http.StatusCreated || res.body != "Duplicate request" {
+		t.Errorf("second parse request: %d %q, want 201 Duplicate request", res.status, res.body)
 	}
 	checkV1Response(t, v1Case{wantStatus: 404, wantProblem: &wantProblem{title: "File not found", detail: nil}},
 		ts.v1(t, "PUT", "/parseDagFile/bad_file_token", ""))

@@ -90,7 +90,7 @@ func newReloadSetup(t *testing.T, e edition, files map[string]string) *reloadSet
 	}
 	s := &reloadSetup{ts: ts, folder: f, now: testNow}
 	s.rl = newDAGReloader(dagReloaderOptions{Config: c, Store: ts.store, Holder: holder, Logger: logger,
-		Now: func() time.Time { return s.now }})
+		Now: func() time.Time { return s.now }, Requests: ts.srv.opts.ParseRequests})
 	return s
 }
 
@@ -447,4 +447,39 @@ func TestDAGReload_RunInProgressTakesTheNewTask(t *testing.T) {
 			t.Errorf("%s = %q, want success", id, got)
 		}
 	}
+}
+
+// A parse request wakes the loop: the file is read at once, not at the
+// next interval, and a request for a file whose stamp did not move is
+// read all the same.
+func TestDAGReload_LoopReadsAskedFileAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newReloadFolder(t, map[string]string{"alpha.yaml": reloadDAG("alpha")})
+	synctest.Test(t, func(t *testing.T) {
+		set, err := loadDAGSet(context.Background(), f.dir, edition2, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := storeWith(t, set)
+		asked := newDAGParseRequests()
+		o := &operations{store: store, edition: edition2, now: time.Now, parseRequests: asked}
+		rl := newDAGReloader(dagReloaderOptions{Config: config{DagsDir: f.dir, Edition: edition2}, Store: store,
+			Holder: newDAGSetHolder(set), Logger: zerolog.Nop(), Interval: time.Hour, Requests: asked})
+		rl.start()
+		defer rl.stop()
+		row, err := store.DagByID("alpha")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.reparseDagFile(row.FileLoc); err != nil {
+			t.Fatalf("ask for the file: %v", err)
+		}
+		synctest.Wait()
+		if again, err := store.DagByID("alpha"); err != nil || again.Def == row.Def {
+			t.Errorf("alpha not read again after the request (%v)", err)
+		}
+		if got := asked.take(); len(got) != 0 {
+			t.Errorf("requests left after the pass: %v", got)
+		}
+	})
 }

@@ -4,8 +4,8 @@ package main
 // airflow/api_connexion/endpoints/dataset_endpoint.py, dag_parsing.py).
 // airlite's DAGs have no dataset schedules or outlets, so it has no
 // datasets, dataset events or queued events: listings are empty and every
-// lookup finds nothing. It reads DAG files only at start, so a parse
-// request for a known file is taken and changes nothing.
+// lookup finds nothing. A parse request for a known file has the DAG
+// folder's reloader read it at once (dag_reload.go).
 
 import (
 	"cmp"
@@ -23,6 +23,7 @@ const (
 	faultDatasetOfEventNotFound opFault = "dataset_of_event_not_found" // uri: an event's dataset, worded apart by Airflow
 	faultQueuedEventNotFound    opFault = "queued_event_not_found"     // dag_id and/or uri
 	faultDagFileNotFound        opFault = "dag_file_not_found"         // path
+	faultDagFileParseAsked      opFault = "dag_file_parse_asked"       // path: a request for it waits already
 )
 
 // datasetOrders and datasetEventOrders are the attributes the (empty)
@@ -50,19 +51,35 @@ func queuedEvents(dagID, uri string) error {
 	return opErr(errNotFound, faultQueuedEventNotFound, "dag_id", dagID, "uri", uri)
 }
 
-// reparseDagFile asks for the DAG file at path to be parsed again: a file
-// no DAG comes from is not found.
+// reparseDagFile asks for the DAG file at path (a DAG's fileloc) to be
+// read again: a file no DAG comes from is not found, one asked for and
+// not yet read again is a conflict (the request's unique key).
 func (o *operations) reparseDagFile(path string) error {
+	return o.reparseDagFileOf(func(row *DagRow) bool { return row.FileLoc == path }, path)
+}
+
+// reparseDagFileRel is reparseDagFile for Airflow 3's token, which names
+// the file by bundle and relative fileloc (3.2.1 dag_parsing.py
+// reparse_dag_file selects the DAG rows with both).
+func (o *operations) reparseDagFileRel(bundle, rel string) error {
+	return o.reparseDagFileOf(func(row *DagRow) bool { return bundle == bundleName && relativeFileloc(row) == rel }, rel)
+}
+
+func (o *operations) reparseDagFileOf(match func(*DagRow) bool, name string) error {
 	rows, err := o.store.Dags()
 	if err != nil {
 		return err
 	}
 	for _, row := range rows {
-		if row.FileLoc == path {
-			return nil
+		if !match(row) || row.FileLoc == loadedDAGFileLoc {
+			continue
 		}
+		if o.parseRequests != nil && !o.parseRequests.add(absPath(row.FileLoc)) {
+			return opErr(errConflict, faultDagFileParseAsked, "path", row.FileLoc)
+		}
+		return nil
 	}
-	return opErr(errNotFound, faultDagFileNotFound, "path", path)
+	return opErr(errNotFound, faultDagFileNotFound, "path", name)
 }
 
 // Airflow 3's assets (Airflow 3.2.1 core_api/routes/public/assets.py):
