@@ -40,6 +40,8 @@ func (s *server) v2Routes() *routeTable {
 	}), openRoute)
 	s.v2RunRoutes(t)
 	s.v2BackfillRoutes(t)
+	// Login and logout redirects: core_api/routes/public/auth.py (api_auth_v2.go).
+	s.v2AuthRoutes(t)
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
