@@ -542,9 +542,8 @@ func (doc *v2SchemaDoc) v2RowErrors(rt *apiRoute) []string {
 // TestAPIv2_RoutesAreOperations checks edition 3's route table against the
 // document: every row is an operation of the document with the same
 // method and path, declaring exactly the operation's query parameters
-// with their types, and its integer path parameters. The operations no
-// row serves yet are logged; the table grows by route group until it
-// serves every operation of the issue.
+// with their types, and its integer path parameters; and every operation
+// of the document has a row, but those v2Unmounted lists.
 func TestAPIv2_RoutesAreOperations(t *testing.T) {
 	t.Parallel()
 	doc := loadV2Schemas(t)
@@ -560,14 +559,25 @@ func TestAPIv2_RoutesAreOperations(t *testing.T) {
 			t.Error(e)
 		}
 	}
-	var missing []string
 	for _, op := range slices.Sorted(maps.Keys(doc.Operations)) {
-		if !mounted[op] {
-			missing = append(missing, op+" ("+doc.Operations[op].OperationID+")")
+		switch {
+		case !mounted[op] && !v2Unmounted[op]:
+			t.Errorf("%s (%s): an operation of the document no row serves", op, doc.Operations[op].OperationID)
+		case mounted[op] && v2Unmounted[op]:
+			t.Errorf("%s: served, and listed in v2Unmounted", op)
 		}
 	}
-	t.Logf("%d of the document's %d operations not mounted yet:\n%s", len(missing), len(doc.Operations), strings.Join(missing, "\n"))
+	for op := range v2Unmounted {
+		if doc.Operations[op] == nil {
+			t.Errorf("%s: listed in v2Unmounted, not an operation of the document", op)
+		}
+	}
 }
+
+// v2Unmounted are the operations of the 3.2.1 document edition 3 does not
+// serve, each with the reason ("METHOD /api/v2/path"). Empty: every
+// operation is served.
+var v2Unmounted = map[string]bool{}
 
 // TestV2RowChecker makes sure the route table's check refuses what it
 // must.
