@@ -438,6 +438,7 @@ func (r *dagReloader) diff(old, set *DAGSet, listing *folderRead, reread map[str
 			set.DAGs[i] = prev
 			continue
 		}
+		d.ParsedAt = now.UTC().Truncate(time.Microsecond) // d is the pass's own, not yet in the store
 		change.Upsert = append(change.Upsert, d)
 	}
 	for id := range oldByID {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -482,4 +484,51 @@ func TestDAGReload_LoopReadsAskedFileAtOnce(t *testing.T) {
 			t.Errorf("requests left after the pass: %v", got)
 		}
 	})
+}
+
+// Airflow sets a DAG's last_parsed_time each time its file is parsed
+// (3.2.1 dag_processing/collection.py update_dags; 2.10.3
+// models/dag.py bulk_write_to_db): after the reloader reads a file again
+// the DAG's last_parsed_time (and the details' last_parsed) is that
+// pass's time, in both APIs, even when the definition is the same (no new
+// version); a DAG whose file was not read keeps its own.
+func TestDAGReload_LastParsedTimeMoves(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		e      edition
+		path   string
+		keys   []string
+		format func(time.Time) string
+	}{
+		{edition2, "/api/v1/dags/%s/details", []string{"last_parsed_time", "last_parsed"}, isoFormat},
+		{edition3, "/api/v2/dags/%s/details", []string{"last_parsed_time", "last_parsed"}, func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }},
+		{edition3, "/api/v2/dags/%s", []string{"last_parsed_time"}, func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			s := newReloadSetup(t, tc.e, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+			parsed := func(dagID string) map[string]any {
+				t.Helper()
+				res := s.ts.do(t, http.MethodGet, fmt.Sprintf(tc.path, dagID), "")
+				var d map[string]any
+				if err := json.Unmarshal([]byte(res.body), &d); err != nil || res.status != http.StatusOK {
+					t.Fatalf("GET %s = %d %s", dagID, res.status, res.body)
+				}
+				return d
+			}
+			before := parsed("beta")
+			// The same text written again: a new stamp, the same definition.
+			s.folder.write(t, "alpha.yaml", reloadDAG("alpha"))
+			s.pass(t, 45*time.Second, true)
+			want := tc.format(s.now)
+			alpha, beta := parsed("alpha"), parsed("beta")
+			for _, k := range tc.keys {
+				if alpha[k] != want {
+					t.Errorf("alpha's %s = %v after its file was read at %s", k, alpha[k], want)
+				}
+				if beta[k] != before[k] {
+					t.Errorf("beta's %s = %v, was %v: its file was not read", k, beta[k], before[k])
+				}
+			}
+		})
+	}
 }
