@@ -160,7 +160,9 @@ func (s *server) v1Routes() *routeTable {
 	vr.add(http.MethodPost, "/datasets/events", d.answer(s, func(req *apiRequest) (any, error) { return s.V1CreateDatasetEvent(req.body) }), withBody(checkCreateDatasetEventBody))
 	vr.add(http.MethodGet, "/datasets/{uri:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetDataset(req.path["uri"]) }))
 	queued := func(dag, uri string) func(req *apiRequest) (any, error) {
-		return func(req *apiRequest) (any, error) { return s.V1GetQueuedEvents(req.path[dag], req.path[uri], req.query) }
+		return func(req *apiRequest) (any, error) {
+			return s.V1GetQueuedEvents(req.path[dag], req.path[uri], req.query)
+		}
 	}
 	unqueue := func(dag, uri string) func(req *apiRequest) error {
 		return func(req *apiRequest) error { return s.V1DeleteQueuedEvents(req.path[dag], req.path[uri], req.query) }
