@@ -271,7 +271,9 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	if t.Subdag != nil {
 		s.Subdag = *t.Subdag
 	}
-	if t.TaskType == "BashOperator" {
+	// @task.bash keeps BashOperator's env and cwd; its command comes from
+	// its callable at run time (runDecoratedBash).
+	if t.TaskType == "BashOperator" || t.TaskType == "_BashDecoratedOperator" {
 		if cmd, ok := pyDecode(t.TemplateValues["bash_command"]).(string); ok {
 			s.BashCommand = cmd
 		}

@@ -54,6 +54,9 @@ var pythonCallableOperators = map[[2]string]bool{
 	{"airflow.decorators.python", "_PythonDecoratedOperator"}:              true,
 	{"airflow.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
 	{"airflow.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
+	// @task.bash: the callable makes the command, which runs as a
+	// BashOperator's (runDecoratedBash).
+	{"airflow.decorators.bash", "_BashDecoratedOperator"}: true,
 	// Airflow 3.2.1's, in the standard provider.
 	{"airflow.providers.standard.operators.python", "PythonOperator"}:                         true,
 	{"airflow.providers.standard.operators.python", "BranchPythonOperator"}:                   true,
@@ -61,6 +64,7 @@ var pythonCallableOperators = map[[2]string]bool{
 	{"airflow.providers.standard.decorators.python", "_PythonDecoratedOperator"}:              true,
 	{"airflow.providers.standard.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
 	{"airflow.providers.standard.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
+	{"airflow.providers.standard.decorators.bash", "_BashDecoratedOperator"}:                  true,
 }
 
 // pythonCallableOperator says whether airlite runs a serialized task's
@@ -176,6 +180,9 @@ type pythonTaskResult struct {
 	Rendered json.RawMessage `json:"rendered"`
 	// RenderedMapIndex is a mapped instance's map_index_template rendered.
 	RenderedMapIndex *string `json:"rendered_map_index"`
+	// BashCommand is what a @task.bash callable returned: the command
+	// airlite renders and runs next, in the same try (runDecoratedBash).
+	BashCommand *string `json:"bash_command"`
 }
 
 // pythonChannelRequest is one request of the task process.
@@ -411,6 +418,9 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 			return res
 		}
 		res.state = TaskSuccess
+		if r.BashCommand != nil {
+			return s.runDecoratedBash(ctx, job, *r.BashCommand, res)
+		}
 	case TaskSkipped:
 		res.state = TaskSkipped
 	default:
@@ -420,6 +430,34 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 		}
 	}
 	return res
+}
+
+// runDecoratedBash runs the command a @task.bash callable returned (its
+// try so far in called) as a BashOperator's: rendered with the edition's
+// templates, each value a request could have set reaching bash through
+// its environment (renderShell), in a process group of its own; the
+// output follows the callable's, the rendered fields add the callable's
+// arguments to the command's (2.10.3 decorators/bash.py
+// _BashDecoratedOperator.execute, then BashOperator.execute).
+func (s *scheduler) runDecoratedBash(ctx context.Context, job taskJob, command string, called taskOutcome) taskOutcome {
+	plan, err := compileShellPlan(command)
+	if err != nil {
+		called.state, called.reason = TaskFailed, "bash_command: "+err.Error()
+		return called
+	}
+	task := *job.task
+	task.BashCommand, task.shellPlan = command, plan
+	job.task = &task
+	ran := s.runBash(ctx, job)
+	ran.output, ran.cut = called.output+ran.output, called.cut || ran.cut
+	ran.pushed = append(called.pushed, ran.pushed...)
+	for k, v := range called.rendered {
+		if ran.rendered == nil {
+			ran.rendered = map[string]any{}
+		}
+		ran.rendered[k] = v
+	}
+	return ran
 }
 
 // skipDownstream marks the tasks a branch or a short circuit skips, before
