@@ -92,6 +92,12 @@ type scheduler struct {
 
 	procs *taskProcesses // the bash of every running try
 
+	// pyworkers are the warm Python workers that fork Python tries
+	// (scheduler_pyworker.go); noPythonWorker runs each try in a process
+	// of its own instead (tests of that path).
+	pyworkers      pyWorkers
+	noPythonWorker bool
+
 	// Owned by the loop goroutine (or the test calling tick).
 	warnedPools map[tiKey]bool
 	idsRefused  bool // scheduled runs wait for the id lease (logged once per episode)
@@ -216,6 +222,7 @@ func (s *scheduler) shutdown(grace time.Duration) {
 	for _, rt := range left {
 		<-rt.done
 	}
+	s.pyworkers.close()
 	if s.opts.ReapOrphans {
 		if n := killAdopted(s.procs); n > 0 {
 			s.opts.Logger.Warn().Int("processes", n).Msg("killed processes that tasks left behind")
