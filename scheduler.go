@@ -163,10 +163,14 @@ func (s *scheduler) start() {
 	if s.opts.Interval <= 0 {
 		return
 	}
-	s.loopWG.Add(1)
+	s.loopWG.Add(2)
 	go func() {
 		defer s.loopWG.Done()
 		s.loop()
+	}()
+	go func() {
+		defer s.loopWG.Done()
+		s.warmPythonWorkers()
 	}()
 	if s.opts.ReapOrphans {
 		s.loopWG.Add(1)

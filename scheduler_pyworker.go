@@ -23,6 +23,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -137,9 +140,13 @@ func startPyWorker(procs *taskProcesses, key pyWorkerKey, prog string) (*pyWorke
 		fc.Close()
 		return nil, fmt.Errorf("start python worker: socket is a %T", fc)
 	}
-	cmd := exec.Command(key.interp, filepath.Join(prog, "airlite_worker.py"), key.edition, key.folder)
+	// -B and no PYTHONPYCACHEPREFIX while it imports: the worker sets the
+	// prefix (AIRLITE_PYCACHE) for its tries once it has (airlite_worker.py).
+	cmd := exec.Command(key.interp, "-B", filepath.Join(prog, "airlite_worker.py"), key.edition, key.folder)
 	cmd.Dir = prog
-	cmd.Env = pythonTaskEnv(prog)
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "PYTHONPYCACHEPREFIX=") || strings.HasPrefix(kv, "AIRLITE_PYCACHE=")
+	}), "AIRLITE_PYCACHE="+filepath.Join(prog, "pycache"))
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.SysProcAttr = taskProcAttr()
 	out := &tailBuffer{limit: maxPythonStderr}
@@ -275,4 +282,45 @@ func (w *pyWorker) close() {
 	}
 	_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
 	<-w.done
+}
+
+// warmPythonWorkers starts the worker of every interpreter and DAG folder
+// whose Python callables the loaded DAGs run, so that the first try finds
+// it warm instead of paying for its start.
+func (s *scheduler) warmPythonWorkers() {
+	if s.noPythonWorker || runtime.GOOS != "linux" {
+		return
+	}
+	rows, err := s.opts.Store.Dags()
+	if err != nil {
+		return
+	}
+	keys := map[pyWorkerKey]bool{}
+	for _, row := range rows {
+		if row.Def == nil {
+			continue
+		}
+		for _, task := range row.Def.Tasks {
+			if pc := task.PythonCallable; pc != nil {
+				if interp, err := pythonInterpreter(pc); err == nil {
+					keys[pyWorkerKey{interp: interp, edition: s.rules.pythonSurface, folder: pc.Folder}] = true
+				}
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	prog, err := taskProgramDir()
+	if err != nil {
+		return
+	}
+	for key := range keys {
+		if s.ctx.Err() != nil {
+			return
+		}
+		if _, err := s.pyworkers.get(s.procs, key, prog); err != nil {
+			s.opts.Logger.Warn().Err(err).Msg("python worker: tries will start their own processes")
+		}
+	}
 }

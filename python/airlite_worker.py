@@ -71,6 +71,15 @@ def main():
         except Exception:  # noqa: BLE001  the child imports it again and says why
             pass
     import airlite_task  # noqa: F401
+    # Started with -B and without a PYTHONPYCACHEPREFIX, the worker read
+    # the interpreter's own bytecode for what it imported (a prefix would
+    # have compiled the standard library again, once per airlite
+    # process). From here on, what a try imports (its DAG file first) is
+    # compiled once into airlite's folder, never beside the DAG files.
+    prefix = os.environ.pop("AIRLITE_PYCACHE", "")
+    if prefix:
+        sys.pycache_prefix = prefix
+        sys.dont_write_bytecode = False
     prctl = _prctl()
     sock = socket.socket(fileno=3)
     wake_r, wake_w = os.pipe()
