@@ -171,6 +171,7 @@ def _child(req, fds, sock, wake, prctl, worker):
             os.close(fd)
         os.chdir(req["cwd"])
         os.environ.update(req.get("env") or {})
+        sys.argv = [os.path.join(HERE, "airlite_task.py")]  # as in a try of its own process
         import airlite_task
         airlite_task.main()
         code = 0
