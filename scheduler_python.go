@@ -336,7 +336,7 @@ func (s *scheduler) runPythonForked(ctx context.Context, job taskJob, tc templat
 	}
 	stdinR, stdinW, logR, logW := pipes[0], pipes[1], pipes[2], pipes[3]
 	answersR, answersW, requestsR, requestsW := pipes[4], pipes[5], pipes[6], pipes[7]
-	pid, exit, err := w.start(dir, env, stdinR, logW, answersR, requestsW)
+	pid, exit, err := w.start(ctx, dir, env, stdinR, logW, answersR, requestsW)
 	// The child has its ends; airlite keeps only its own.
 	stdinR.Close()
 	logW.Close()
@@ -347,6 +347,9 @@ func (s *scheduler) runPythonForked(ctx context.Context, job taskJob, tc templat
 		logR.Close()
 		answersW.Close()
 		requestsR.Close()
+		if ctx.Err() != nil {
+			return taskOutcome{state: TaskFailed, reason: "killed: " + context.Cause(ctx).Error()}, true
+		}
 		s.opts.Logger.Warn().Err(err).Msg("python worker: running the try in a process of its own")
 		return taskOutcome{}, false
 	}

@@ -16,6 +16,7 @@ package main
 // back to a process of its own.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -157,7 +158,7 @@ func startPyWorker(procs *taskProcesses, key pyWorkerKey, prog string) (*pyWorke
 	}
 	w := &pyWorker{cmd: cmd, conn: conn, done: make(chan struct{}),
 		starts: map[int]chan pyWorkerStart{}, exits: map[int]chan int{}}
-	go w.read()
+	go w.listen()
 	go func() {
 		_ = cmd.Wait()
 		procs.ended(cmd.Process.Pid)
@@ -166,9 +167,9 @@ func startPyWorker(procs *taskProcesses, key pyWorkerKey, prog string) (*pyWorke
 	return w, nil
 }
 
-// read dispatches the worker's messages until its socket ends, then fails
+// listen dispatches the worker's messages until its socket ends, then fails
 // what still waits on it.
-func (w *pyWorker) read() {
+func (w *pyWorker) listen() {
 	buf := make([]byte, maxWorkerMessage)
 	for {
 		n, _, _, _, err := w.conn.ReadMsgUnix(buf, nil)
@@ -240,7 +241,7 @@ func (w *pyWorker) send(msg any, files ...*os.File) error {
 // 2, 3 and 4 (stdin, the log, the channel's two ends), cwd its folder,
 // env added to its environment. It returns the child's pid and where its
 // exit status comes (closed, with no status, if the worker ends first).
-func (w *pyWorker) start(cwd string, env map[string]string, stdin, log, answers, requests *os.File) (int, <-chan int, error) {
+func (w *pyWorker) start(ctx context.Context, cwd string, env map[string]string, stdin, log, answers, requests *os.File) (int, <-chan int, error) {
 	w.mu.Lock()
 	select {
 	case <-w.done:
@@ -260,7 +261,22 @@ func (w *pyWorker) start(cwd string, env map[string]string, stdin, log, answers,
 		w.mu.Unlock()
 		return 0, nil, fmt.Errorf("ask python worker: %w", err)
 	}
-	st := <-ch
+	var st pyWorkerStart
+	select {
+	case st = <-ch:
+	case <-ctx.Done():
+		// The try ended before the worker answered (a worker still
+		// importing): a child it starts later is ended and reaped.
+		go func() {
+			if st := <-ch; st.err == nil {
+				_ = syscall.Kill(-st.pid, syscall.SIGKILL)
+				if _, ok := <-st.exit; ok {
+					w.reap(st.pid)
+				}
+			}
+		}()
+		return 0, nil, context.Cause(ctx)
+	}
 	if st.err != nil {
 		return 0, nil, fmt.Errorf("python worker: %w", st.err)
 	}
