@@ -17,11 +17,20 @@ def _ts(value):
     return value.timestamp()
 
 
+# The classes serialize asks about, looked up once (at the first call:
+# this module is imported by the reader after the authoring surface).
+_XComArg = _Param = None
+# Types whose values are their own encoding, checked by exact type first:
+# a folder's serialization calls serialize some 300 times a file.
+_PLAIN_TYPES = frozenset((type(None), bool, int, str))
+
+
 def serialize(var):
     """BaseSerialization.serialize: plain JSON values as they are, others
     as {"__var": ..., "__type": ...}; what has no encoding is its str()."""
-    from airflow.models.xcom_arg import XComArg
-    from airflow._airlite.param import Param
+    global _XComArg, _Param
+    if type(var) in _PLAIN_TYPES:
+        return var
     if var is None or isinstance(var, (bool, int, str)):
         return var
     if isinstance(var, float):
@@ -47,9 +56,12 @@ def serialize(var):
         return {"__var": var.total_seconds(), "__type": "timedelta"}
     if isinstance(var, _dt.tzinfo):
         return {"__var": getattr(var, "key", None) or str(var), "__type": "timezone"}
-    if isinstance(var, XComArg):
+    if _XComArg is None:
+        from airflow.models.xcom_arg import XComArg as _XComArg
+        from airflow._airlite.param import Param as _Param
+    if isinstance(var, _XComArg):
         return var.serialize()
-    if isinstance(var, Param):
+    if isinstance(var, _Param):
         return {"__var": serialize_param(var), "__type": "param"}
     return str(var)
 
@@ -94,6 +106,18 @@ def encode_timetable(tt):
     return {"__type": "%s.%s" % (type(tt).__module__, type(tt).__name__), "__var": tt.serialize()}
 
 
+# Whether a class inherits from EmptyOperator, per class: the property
+# walks the class's MRO at every task.
+_IS_EMPTY = {}
+
+
+def _is_empty(op):
+    hit = _IS_EMPTY.get(type(op))
+    if hit is None:
+        hit = _IS_EMPTY[type(op)] = op.inherits_from_empty_operator
+    return hit
+
+
 def serialize_task(op):
     mapped = op.__dict__.get("_airlite_mapped")
     out = {
@@ -102,7 +126,7 @@ def serialize_task(op):
         "_task_type": op.task_type,
         "_task_module": op.task_module,
         "_operator_name": op.operator_name,
-        "_is_empty": op.inherits_from_empty_operator,
+        "_is_empty": _is_empty(op),
         "owner": op.owner,
         "email": serialize(op.email),
         "trigger_rule": op.trigger_rule,
