@@ -445,10 +445,40 @@ func (s *server) v2GetTaskInstances(req *apiRequest) (any, error) {
 		q.dagIDs = []string{dagID}
 	}
 	if group, ok := req.query.str("task_group_id"); ok {
-		// airlite's DAGs have no task groups (QueryTaskInstanceTaskGroupFilter).
-		return nil, &v2Error{status: http.StatusNotFound, detail: map[string]any{"reason": "not_found", "message": "Task group " + group + " not found"}}
+		if err := s.v2TaskGroupFilter(q, dagID, group); err != nil {
+			return nil, err
+		}
 	}
 	return s.v2TIPage(q)
+}
+
+// v2GroupNotFound is the detail QueryTaskInstanceTaskGroupFilter.to_orm
+// raises (common/parameters.py), a dict in this key order.
+type v2GroupNotFound struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// v2TaskGroupFilter narrows q to the tasks of a task group of dagID and
+// its nested groups (QueryTaskInstanceTaskGroupFilter.to_orm). The filter
+// reads the DAG the route set on it: for "~" the route sets none and
+// to_orm raises ValueError, Starlette's 500.
+func (s *server) v2TaskGroupFilter(q *tiSearch, dagID, group string) error {
+	if dagID == "~" {
+		return fmt.Errorf("filter task instances on task group %q: no DAG to read it from", group)
+	}
+	ids, ok, err := s.ops.tasksInGroup(dagID, group)
+	if err != nil {
+		return fmt.Errorf("filter task instances on task group %q: %v", group, err) // no DAG set: a 500
+	}
+	if !ok {
+		return &v2Error{status: http.StatusNotFound, detail: v2GroupNotFound{Reason: "not_found", Message: "Task group " + group + " not found"}}
+	}
+	if q.taskIDs != nil {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return !slices.Contains(q.taskIDs, id) })
+	}
+	q.taskIDs = ids
+	return nil
 }
 
 // v2TIPage lists q's task instances as TaskInstanceCollectionResponse.

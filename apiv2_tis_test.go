@@ -404,6 +404,60 @@ func TestAPIv2_TaskInstanceListFilters(t *testing.T) {
 	ts.v2(t, "POST", "/dags/~/dagRuns/~/taskInstances/list", `{"logical_date_gte":"2024-02-01T00:00:00"}`, 422)
 }
 
+// TestAPIv2_TaskInstancesOfATaskGroup: task_group_id keeps the task
+// instances of every task in the group and its nested groups
+// (QueryTaskInstanceTaskGroupFilter: iter_tasks of the DAG's group, by
+// its full group id, prefixed or not); a group the DAG lacks is its 404,
+// and without a DAG ("~") the filter has none to read and Airflow fails
+// (its ValueError: Starlette's 500).
+func TestAPIv2_TaskInstancesOfATaskGroup(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolderAs(t, "testdata/pydags/groups", edition3)
+	ts, sched := newSchedServer(t, edition3, nil, withOptions(func(o *serverOptions) { o.DAGs = set }))
+	runID := v2Trigger(t, ts, "py_groups", `{"logical_date": null}`)
+	settleTicks(t, sched, time.Now)
+	type page struct {
+		TaskInstances []struct {
+			TaskID string `json:"task_id"`
+		} `json:"task_instances"`
+		TotalEntries int `json:"total_entries"`
+	}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"task_group_id=outer", []string{"outer.a", "outer.inner.b"}},
+		{"task_group_id=outer.inner", []string{"outer.inner.b"}},
+		{"task_group_id=flat", []string{"c", "d.e"}},
+		{"task_group_id=outer&task_id=outer.a", []string{"outer.a"}},
+		{"task_group_id=outer&task_id=c", nil},
+	} {
+		for _, run := range []string{runID, "~"} {
+			path := "/api/v2/dags/py_groups/dagRuns/" + run + "/taskInstances?" + tc.query
+			res := ts.do(t, "GET", path, "")
+			p := decodeJSON[page](t, res.body)
+			var got []string
+			for _, ti := range p.TaskInstances {
+				got = append(got, ti.TaskID)
+			}
+			slices.Sort(got)
+			if res.status != 200 || !slices.Equal(got, tc.want) || p.TotalEntries != len(tc.want) {
+				t.Errorf("%s = %d %s, want %v", path, res.status, res.body, tc.want)
+			}
+		}
+	}
+	for _, group := range []string{"nope", "", "top", "inner"} {
+		path := "/api/v2/dags/py_groups/dagRuns/~/taskInstances?task_group_id=" + group
+		want := `{"detail":{"reason":"not_found","message":"Task group ` + group + ` not found"}}`
+		if res := ts.do(t, "GET", path, ""); res.status != 404 || res.body != want {
+			t.Errorf("%s = %d %s, want 404 %s", path, res.status, res.body, want)
+		}
+	}
+	if res := ts.do(t, "GET", "/api/v2/dags/~/dagRuns/~/taskInstances?task_group_id=outer", ""); res.status != 500 || res.body != "Internal Server Error" {
+		t.Errorf("task_group_id across DAGs = %d %s, want Starlette's 500", res.status, res.body)
+	}
+}
+
 // TestAPIv2_TaskInstancePatchClearDelete sets a state and a note, dry
 // runs, clears and deletes task instances (test_task_instances.py
 // TestPatchTaskInstance, TestPostClearTaskInstances,

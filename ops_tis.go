@@ -193,6 +193,17 @@ func (o *operations) dagTask(dagID, taskID string) (*DAG, *Task, error) {
 	return row.Def, task, nil
 }
 
+// tasksInGroup is the ids of the tasks in a DAG's task group and the
+// groups nested in it; ok is false when the DAG has no such group.
+func (o *operations) tasksInGroup(dagID, groupID string) (ids []string, ok bool, err error) {
+	row, err := o.dagDefinition(dagID)
+	if err != nil {
+		return nil, false, err
+	}
+	ids, ok = row.Def.TasksInGroup(groupID)
+	return ids, ok, nil
+}
+
 // setTaskStates marks the task instances of taskIDs in runs, all in one
 // write, through the store's forced task state (set_task_instance_state);
 // tries that stop running stop with it. With dryRun nothing changes and
