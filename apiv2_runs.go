@@ -281,7 +281,7 @@ func (s *server) v2GetDagRuns(req *apiRequest) (any, error) {
 	if dagID != "~" {
 		if _, err := s.ops.dagDefinition(dagID); err != nil {
 			if errors.Is(err, errNotFound) {
-				return nil, &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("The DAG with dag_id: `%s` was not found", dagID)}
+				return nil, v2Detail404(v2DagNotFound, dagID) // get_latest_version_of_dag
 			}
 			return nil, err
 		}

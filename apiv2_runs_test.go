@@ -203,7 +203,9 @@ func TestAPIv2_GetDagRuns(t *testing.T) {
 		want               string
 	}{
 		{"GET", "/dags/v2runs/dagRuns/invalid", "", 404, `{"detail":"The DagRun with dag_id: ` + "`v2runs`" + ` and run_id: ` + "`invalid`" + ` was not found"}`},
-		{"GET", "/dags/invalid/dagRuns", "", 404, `{"detail":"The DAG with dag_id: ` + "`invalid`" + ` was not found"}`},
+		// 3.1+ checks the DAG with get_latest_version_of_dag (test_dag_run.py
+		// test_get_dag_runs_not_found); "The DAG with dag_id" was 3.0's.
+		{"GET", "/dags/invalid/dagRuns", "", 404, `{"detail":"The Dag with ID: ` + "`invalid`" + ` was not found"}`},
 		{"GET", "/dags/v2runs/dagRuns?order_by=invalid", "", 400, `{"detail":"Ordering with 'invalid' is disallowed or the attribute does not exist on the model"}`},
 		{"GET", "/dags/v2runs/dagRuns?state=nope", "", 422, `{"detail":"Invalid value for state. Valid values are queued, running, success, failed"}`},
 		{"GET", "/dags/v2runs/dagRuns?run_type=nope", "", 422, `{"detail":"Invalid value for run type. Valid values are backfill, scheduled, manual, asset_triggered, asset_materialization"}`},
