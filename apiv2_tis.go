@@ -28,8 +28,9 @@ const (
 	v2TIMapNotFound = "The Task Instance with dag_id: `%s`, run_id: `%s`, task_id: `%s` and map_index: `%s` was not found"
 	// get_task_instance_try_details.
 	v2TITryNotFound = "The Task Instance with dag_id: `%s`, run_id: `%s`, task_id: `%s`, try_number: `%d` and map_index: `%d` was not found"
-	// get_task_instances.
-	v2RunIDNotFound = "DagRun with run_id: `%s` was not found"
+	// get_task_instances (3.2.0).
+	v2RunOfDagNotFound = "DagRun with dag_id: `%s` and run_id: `%s` was not found"
+	v2RunNeedsDag      = "dag_id is required when dag_run_id is specified"
 	// common/dagbag.py get_latest_version_of_dag and friends.
 	v2DagNotFound = "The Dag with ID: `%s` was not found"
 	// services/public/task_instances.py _patch_ti_validate_request and
@@ -414,28 +415,28 @@ func (s *server) v2GetMappedTaskInstances(req *apiRequest) (any, error) {
 }
 
 // v2GetTaskInstances is get_task_instances: "~" for dag_id or dag_run_id
-// reads every DAG or run. A run_id names a run of any DAG (Airflow looks
-// it up by run_id alone); a dag_id must name a DAG.
+// reads every DAG or run. Since 3.2.0 a run is found by its DAG and run
+// id, and a run_id without a dag_id is refused (a 400, which 3.2.0's
+// document adds); a dag_id must name a DAG.
 func (s *server) v2GetTaskInstances(req *apiRequest) (any, error) {
 	dagID, runID := req.param("dag_id"), req.param("dag_run_id")
 	q, err := v2TISearch(req.query)
 	if err != nil {
 		return nil, err
 	}
-	var run *DagRun
 	if runID != "~" {
-		runs, err := s.ops.runsByRunID(runID)
-		if err != nil {
+		if dagID == "~" {
+			return nil, &v2Error{status: http.StatusBadRequest, detail: v2RunNeedsDag}
+		}
+		if _, err := s.ops.runByID(dagID, runID); errors.Is(err, errNotFound) {
+			return nil, v2Detail404(v2RunOfDagNotFound, dagID, runID)
+		} else if err != nil {
 			return nil, err
 		}
-		if len(runs) == 0 {
-			return nil, v2Detail404(v2RunIDNotFound, runID)
-		}
-		run = runs[0]
 		q.runIDs = []string{runID}
 	}
 	if dagID != "~" {
-		if run == nil {
+		if runID == "~" {
 			if _, err := s.ops.dagDefinition(dagID); errors.Is(err, errNotFound) {
 				return nil, v2Detail404(v2DagNotFound, dagID)
 			} else if err != nil {

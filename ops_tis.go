@@ -853,27 +853,6 @@ func (o *operations) deleteTaskInstance(dagID, runID, taskID string, mapIndex in
 	return err
 }
 
-// runsByRunID are the runs of every DAG with a run_id (Airflow 3 looks a
-// run up by its run_id alone in get_task_instances).
-func (o *operations) runsByRunID(runID string) ([]*DagRun, error) {
-	rows, err := o.store.Dags()
-	if err != nil {
-		return nil, err
-	}
-	var runs []*DagRun
-	for _, row := range rows {
-		run, err := o.store.RunByRunID(row.DagID, runID)
-		if errors.Is(err, errNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, run)
-	}
-	return runs, nil
-}
-
 // loadedTask is a task of a DAG whose definition is loaded; nil when the
 // DAG or the task is not there.
 func (o *operations) loadedTask(dagID, taskID string) *Task {
