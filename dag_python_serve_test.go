@@ -19,13 +19,19 @@ import (
 // airlite's start does: YAML first, tolerant, then Python.
 func readPyServeFolder(t *testing.T, dir string) *DAGSet {
 	t.Helper()
+	return readPyServeFolderAs(t, dir, edition2)
+}
+
+// readPyServeFolderAs is readPyServeFolder for edition e.
+func readPyServeFolderAs(t *testing.T, dir string, e edition) *DAGSet {
+	t.Helper()
 	requirePython(t)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logger := zerolog.New(zerolog.NewTestWriter(t))
-	set, err := loadDAGSet(context.Background(), abs, edition2, logger)
+	set, err := loadDAGSet(context.Background(), abs, e, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +39,7 @@ func readPyServeFolder(t *testing.T, dir string) *DAGSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := config{DagsDir: abs, Edition: edition2, Python: "python3"}
+	c := config{DagsDir: abs, Edition: e, Python: "python3"}
 	if err := readPythonDAGs(context.Background(), c, vars, set, logger); err != nil {
 		t.Fatal(err)
 	}
