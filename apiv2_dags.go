@@ -143,7 +143,7 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 	row := d.Row
 	rel := relativeFileloc(row)
 	out := v2DagBase{
-		DagID: row.DagID, DagDisplayName: row.DagID, IsPaused: row.IsPaused, IsStale: d.Stale,
+		DagID: row.DagID, DagDisplayName: dagDisplayName(row), IsPaused: row.IsPaused, IsStale: d.Stale,
 		BundleName: ptr(bundleName), RelativeFileloc: &rel, Fileloc: row.FileLoc,
 		Tags: []v2DagTag{}, MaxActiveTasks: 16, HasImportErrors: d.ImportErrors, Owners: d.Owners,
 	}
@@ -268,6 +268,9 @@ func (s *server) v2DagDetailsOf(d dagInfo, activeRuns int) v2DAGDetails {
 		return out
 	}
 	out.Catchup = def.Catchup
+	if expr, ok := def.AssetExpression.(map[string]any); ok {
+		out.AssetExpression = expr
+	}
 	if def.DagrunTimeout != 0 {
 		out.DagRunTimeout = ptr(isoDuration(def.DagrunTimeout))
 	}

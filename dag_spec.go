@@ -91,6 +91,11 @@ type dagSpec struct {
 	// AssetSchedule is a schedule on assets (a list of them, or their &/|
 	// condition): Timetable says how Airflow shows it.
 	AssetSchedule *assetCond
+	// AssetExpression is the schedule's asset condition as Airflow shows
+	// it (dataset_expression, asset_expression); nil: none or not known
+	// (YAML). DisplayName is dag_display_name; "": the dag_id.
+	AssetExpression any
+	DisplayName     string
 	// ParamDocs are each param's description and schema, by name, when the
 	// front end has them (Python's Param); Params holds the values.
 	ParamDocs map[string]ParamDoc
@@ -146,6 +151,8 @@ type taskSpec struct {
 	UIColor            string
 	UIFgcolor          string
 	ParamDocs          map[string]ParamDoc
+	DisplayName        string      // task_display_name; "": the task id
+	ExtraLinks         []extraLink // the class's operator_extra_links (Python)
 
 	// The BashOperator's template fields.
 	BashCommand    string

@@ -103,12 +103,16 @@ class BaseOperator(DependencyMixin):
         init = cls.__dict__.get("__init__")
         if init is not None and not hasattr(init, "__wrapped__"):
             def wrapper(self, *args, __init=init, **kwargs):
-                if not self.__dict__.get("_airlite_defaults_done"):
+                outermost = not self.__dict__.get("_airlite_defaults_done")
+                if outermost:
                     self.__dict__["_airlite_defaults_done"] = True
                     if args and EDITION != "1.10":
                         raise AirflowException("Use keyword arguments when initializing operators")
                     kwargs = _apply_defaults(type(self), kwargs)
-                return __init(self, *args, **kwargs)
+                result = __init(self, *args, **kwargs)
+                if outermost and EDITION != "1.10":
+                    self.set_xcomargs_dependencies()
+                return result
             wrapper.__wrapped__ = init
             wrapper.__name__ = "__init__"
             cls.__init__ = wrapper
@@ -170,10 +174,12 @@ class BaseOperator(DependencyMixin):
         self.task_id = tg.child_id(task_id) if tg is not None else task_id
         self._label = task_id
         self.__dict__["_airlite_mapped"] = None
-        if dag is not None:
-            dag.add_task(self)
+        # The group first, as 2.10.3 (models/baseoperator.py:965-967): a
+        # duplicate id is the group's error, raised from __init__.
         if tg is not None:
             tg.add(self)
+        if dag is not None:
+            dag.add_task(self)
         from airflow.utils.setup_teardown import SetupTeardownContext
         if SetupTeardownContext.active:
             SetupTeardownContext.update_context_map(self)
@@ -228,6 +234,15 @@ class BaseOperator(DependencyMixin):
     def __exit__(self, exc_type, exc_val, exc_tb):
         from airflow.utils.setup_teardown import exit_
         exit_()
+
+    def set_xcomargs_dependencies(self):
+        """An XComArg in a template field makes its task upstream, once the
+        outermost __init__ has set the fields (2.10.3
+        models/baseoperator.py:506-511 and 1312-1337)."""
+        from airflow.models.xcom_arg import XComArg
+        for field in self.template_fields:
+            for ref in XComArg.iter_xcom_args(getattr(self, field, None)):
+                self.set_upstream(ref.operator)
 
     def get_direct_relative_ids(self, upstream=False):
         return self.upstream_task_ids if upstream else self.downstream_task_ids
@@ -311,6 +326,7 @@ _MODULES_3 = {
     "airflow.operators.empty": "airflow.providers.standard.operators.empty",
     "airflow.sensors.python": "airflow.providers.standard.sensors.python",
     "airflow.sensors.base": "airflow.sdk.bases.sensor",
+    "airflow.sensors.external_task": "airflow.providers.standard.sensors.external_task",
 }
 
 

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The tests below hold what the real Airflow 2.10.3 answered for the
+// files of testdata/pydags/conform (its webserver over a DAG folder of
+// those files, GET /api/v1/...), where airlite's reader was seen to
+// differ while serving Airflow 2.10.3's own example DAGs.
+
+// v1Tasks is GET /dags/{id}/tasks by task id, checked against the v1
+// document when doc is given.
+func (ts *testServer) v1Tasks(t *testing.T, doc *v1SchemaDoc, dagID string) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, raw := range ts.v1JSONAsAirflow(t, doc, "/dags/"+dagID+"/tasks")["tasks"].([]any) {
+		task := raw.(map[string]any)
+		out[task["task_id"].(string)] = task
+	}
+	return out
+}
+
+// v1JSONAsAirflow is v1JSON, or without the document's check when doc is
+// nil: where Airflow's answer is not what its document declares.
+func (ts *testServer) v1JSONAsAirflow(t *testing.T, doc *v1SchemaDoc, path string) map[string]any {
+	t.Helper()
+	if doc != nil {
+		return ts.v1JSON(t, doc, path)
+	}
+	res := ts.v1(t, "GET", path, "")
+	var v map[string]any
+	if res.status != 200 || json.Unmarshal([]byte(res.body), &v) != nil {
+		t.Fatalf("GET %s = %d %s", path, res.status, res.body)
+	}
+	return v
+}
+
+// TestServePython_XComArgUpstream: an XComArg given to a classic
+// operator's template field makes its task upstream (2.10.3
+// models/baseoperator.py:506-511 set_xcomargs_dependencies), a mapped
+// task's output included; one given to a field that is not templated does
+// not.
+func TestServePython_XComArgUpstream(t *testing.T) {
+	t.Parallel()
+	doc := loadV1Schemas(t)
+	ts := servePyFolder(t, "testdata/pydags/conform")
+	tasks := ts.v1Tasks(t, doc, "conform_xcomarg")
+	for id, want := range map[string]string{
+		"plus": `["total"]`, "total": `["show"]`, "show": "[]", "not_a_field": "[]",
+	} {
+		wantFields(t, id, tasks[id], map[string]string{"downstream_task_ids": want})
+	}
+	wantFields(t, "plus", tasks["plus"], map[string]string{"is_mapped": "true", "template_fields": "[]"})
+	wantFields(t, "total", tasks["total"], map[string]string{"template_fields": `["values"]`, "operator_name": `"Total"`})
+}
+
+// TestServePython_DisplayNames: dag_display_name and task_display_name
+// are the ones the file gave (2.10.3 models/dag.py DagModel
+// dag_display_name, models/baseoperator.py task_display_name), the ids
+// where it gave none; Airflow 3 shows them the same way in /api/v2.
+func TestServePython_DisplayNames(t *testing.T) {
+	t.Parallel()
+	doc := loadV1Schemas(t)
+	ts := servePyFolder(t, "testdata/pydags/conform")
+	wantFields(t, "conform_xcomarg", ts.v1JSON(t, doc, "/dags/conform_xcomarg"), map[string]string{"dag_display_name": `"XComArg upstreams"`})
+	wantFields(t, "conform_xcomarg details", ts.v1JSON(t, doc, "/dags/conform_xcomarg/details"), map[string]string{"dag_display_name": `"XComArg upstreams"`})
+	wantFields(t, "conform_any", ts.v1JSON(t, doc, "/dags/conform_any"), map[string]string{"dag_display_name": `"conform_any"`})
+	tasks := ts.v1Tasks(t, doc, "conform_xcomarg")
+	wantFields(t, "total", tasks["total"], map[string]string{"task_display_name": `"Sum it"`})
+	wantFields(t, "plus", tasks["plus"], map[string]string{"task_display_name": `"plus"`})
+	wantFields(t, "GET /tasks/total", ts.v1JSON(t, doc, "/dags/conform_xcomarg/tasks/total"), map[string]string{"task_display_name": `"Sum it"`})
+}
+
+// TestServePython_ExternalTaskOperators: ExternalTaskSensor and
+// ExternalTaskMarker show their class's template fields, colour and
+// extra link (2.10.3 sensors/external_task.py:150-152 and 476-478); the
+// marker is an EmptyOperator.
+func TestServePython_ExternalTaskOperators(t *testing.T) {
+	t.Parallel()
+	ts := servePyFolder(t, "testdata/pydags/conform")
+	// The v1 document declares each extra link as {"class_ref": {...}};
+	// Airflow 2.10.3 answers the class reference itself (TaskSchema's
+	// extra_links is a list of ClassReferenceSchema, task_schema.py:61-63),
+	// so these answers are not checked against the document.
+	tasks := ts.v1Tasks(t, nil, "conform_external")
+	link := `[{"class_name": "ExternalDagLink", "module_path": "airflow.sensors.external_task"}]`
+	wantFields(t, "wait", tasks["wait"], map[string]string{
+		"class_ref":       `{"class_name": "ExternalTaskSensor", "module_path": "airflow.sensors.external_task"}`,
+		"operator_name":   `"ExternalTaskSensor"`,
+		"template_fields": `["external_dag_id", "external_task_id", "external_task_ids", "external_task_group_id"]`,
+		"ui_color":        `"#4db7db"`, "ui_fgcolor": `"#000"`, "extra_links": link, "downstream_task_ids": `["mark"]`,
+	})
+	wantFields(t, "mark", tasks["mark"], map[string]string{
+		"class_ref":       `{"class_name": "ExternalTaskMarker", "module_path": "airflow.sensors.external_task"}`,
+		"template_fields": `["external_dag_id", "external_task_id", "execution_date"]`,
+		"ui_color":        `"#4db7db"`, "extra_links": link, "downstream_task_ids": `["done"]`,
+	})
+	wantFields(t, "done", tasks["done"], map[string]string{"extra_links": "[]", "ui_color": `"#e8f7e4"`})
+	wantFields(t, "GET /tasks/wait", ts.v1JSONAsAirflow(t, nil, "/dags/conform_external/tasks/wait"), map[string]string{"extra_links": link})
+	dir, _ := filepath.Abs("testdata/pydags/conform")
+	res := readPyFolder(t, pythonReader{Edition: "2", Variables: map[string]string{}}, dir, &rules2)
+	if mark := pyTaskOf(t, pyDAG(t, res["conform.py"], "conform_external"), "mark"); !mark.IsEmpty {
+		t.Errorf("mark's _is_empty = false, want true (ExternalTaskMarker's base is EmptyOperator)")
+	}
+}
+
+// TestServePython_DatasetExpressions: a dataset schedule's
+// dataset_expression is DagModel's (2.10.3 datasets/__init__.py
+// as_expression: URIs in {"all"|"any": [...]}), and a
+// DatasetOrTimeSchedule shows "Dataset or <cron>" and its cron's text
+// (timetables/datasets.py:52 and 77-78).
+func TestServePython_DatasetExpressions(t *testing.T) {
+	t.Parallel()
+	doc := loadV1Schemas(t)
+	ts := servePyFolder(t, "testdata/pydags/conform")
+	for id, want := range map[string]map[string]string{
+		"conform_or_time": {
+			"dataset_expression":    `{"all": ["s3://conform/a", "s3://conform/b"]}`,
+			"schedule_interval":     `{"__type": "CronExpression", "value": "Dataset or 0 1 * * 3"}`,
+			"timetable_description": `"Triggered by datasets or At 01:00, only on Wednesday"`,
+		},
+		"conform_any": {
+			"dataset_expression":    `{"any": ["s3://conform/a", {"all": ["s3://conform/b", "s3://conform/c"]}]}`,
+			"schedule_interval":     `{"__type": "CronExpression", "value": "Dataset"}`,
+			"timetable_description": `"Triggered by datasets"`,
+		},
+		"conform_list":     {"dataset_expression": `{"all": ["s3://conform/a"]}`},
+		"conform_external": {"dataset_expression": "null", "timetable_description": `"At 00:00"`},
+	} {
+		wantFields(t, id, ts.v1JSON(t, doc, "/dags/"+id+"/details"), want)
+	}
+}
+
+// TestPythonReader_ImportErrorFrames: the two frames of an import
+// error's trace are the ones the real Airflow 2.10.3 showed: for a DAG
+// without start_date, the DAG file's line and DAG.__init__ (models/dag.py:650
+// raises there); for a duplicate task id, the operator's __init__ adding
+// it to its task group and the group's add (models/baseoperator.py:967,
+// utils/task_group.py:250). Airflow's own files are airlite's there.
+func TestPythonReader_ImportErrorFrames(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	dir, _ := filepath.Abs("testdata/pydags/v2")
+	res := readPyFolder(t, pythonReader{Edition: "2", Variables: map[string]string{}}, dir, &rules2)
+	frame := regexp.MustCompile(`(?m)^  File "([^"]+)", line (\d+), in (\S+)$`)
+	for file, want := range map[string][]string{
+		"no_start_date.py":  {filepath.Join(dir, "no_start_date.py") + ":3:<module>", "airflow/models/dag.py:__init__"},
+		"duplicate_task.py": {"airflow/models/baseoperator.py:__init__", "task_group.py:add"},
+	} {
+		r := res[file]
+		if r.ImportError == nil {
+			t.Fatalf("%s: no import error", file)
+		}
+		var got []string
+		for _, m := range frame.FindAllStringSubmatch(*r.ImportError, -1) {
+			got = append(got, m[1]+":"+m[2]+":"+m[3])
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: frames %v, want %d like %v", file, got, len(want), want)
+		}
+		for i, w := range want {
+			parts := strings.Split(w, ":")
+			g := strings.Split(got[i], ":")
+			if !strings.HasSuffix(g[0], parts[0]) || g[len(g)-1] != parts[len(parts)-1] || (len(parts) == 3 && g[1] != parts[1]) {
+				t.Errorf("%s: frame %d = %s, want %s", file, i, got[i], w)
+			}
+		}
+	}
+	if !strings.Contains(*res["no_start_date.py"].ImportError, "\n    dag = DAG(\"py_no_start\", schedule=\"@daily\")\n") {
+		t.Errorf("no_start_date.py: the trace does not quote the DAG file's line: %s", *res["no_start_date.py"].ImportError)
+	}
+}
