@@ -727,7 +727,7 @@ func (s *server) V1GetDagStats(dagIDs string) (map[string]any, error) {
 }
 
 // v1ExtraLinks is TaskSchema's extra_links: each link's class reference
-// (2.10.3 api_connexion/schemas/task_schema.py:61-63).
+// (2.10.3 api_connexion/schemas/task_schema.py:47-49).
 func v1ExtraLinks(links []extraLink) []any {
 	out := make([]any, len(links))
 	for i, l := range links {

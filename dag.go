@@ -233,7 +233,7 @@ type extraLink struct {
 }
 
 // dagDisplayName is dag_display_name: the one the file gave, or the
-// dag_id (2.10.3 models/dag.py DagModel.dag_display_name).
+// dag_id (2.10.3 models/dag.py:4030 DagModel.dag_display_name).
 func dagDisplayName(row *DagRow) string {
 	if row.Def != nil && row.Def.DisplayName != "" {
 		return row.Def.DisplayName
@@ -242,7 +242,7 @@ func dagDisplayName(row *DagRow) string {
 }
 
 // TaskDisplayName is task_display_name: the one the file gave, or the
-// task id (2.10.3 models/baseoperator.py task_display_name).
+// task id (2.10.3 models/baseoperator.py:1284 task_display_name).
 func (t *Task) TaskDisplayName() string {
 	return orDefault(t.DisplayName, t.TaskID)
 }

@@ -85,7 +85,7 @@ func TestServePython_ExternalTaskOperators(t *testing.T) {
 	ts := servePyFolder(t, "testdata/pydags/conform")
 	// The v1 document declares each extra link as {"class_ref": {...}};
 	// Airflow 2.10.3 answers the class reference itself (TaskSchema's
-	// extra_links is a list of ClassReferenceSchema, task_schema.py:61-63),
+	// extra_links is a list of ClassReferenceSchema, task_schema.py:47-49),
 	// so these answers are not checked against the document.
 	tasks := ts.v1Tasks(t, nil, "conform_external")
 	link := `[{"class_name": "ExternalDagLink", "module_path": "airflow.sensors.external_task"}]`
