@@ -6,6 +6,7 @@ package main
 // dag_source_endpoint.py, dag_stats_endpoint.py).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -211,7 +212,14 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["catchup"] = def.Catchup
 	d["orientation"] = "LR"
 	d["concurrency"] = def.MaxActiveTasks
-	d["dataset_expression"] = def.AssetExpression
+	d["dataset_expression"] = nil
+	if def.AssetExpression != nil {
+		var expr any
+		if err := json.Unmarshal(def.AssetExpression, &expr); err != nil {
+			return nil, fmt.Errorf("read dataset_expression of %s: %w", row.DagID, err)
+		}
+		d["dataset_expression"] = expr
+	}
 	d["start_date"] = v1Date(def.StartDate)
 	// DAGDetailSchema.get_owners reads the DAG's "owner", an attribute a
 	// DAG lacks: always [] (2.10.3 api_connexion/schemas/dag_schema.py:132-136).

@@ -35,7 +35,7 @@ type DAG struct {
 	// shows it, and the scheduler runs it on their events); nil: none.
 	AssetSchedule *assetCond
 	// AssetExpression and DisplayName: dagSpec's.
-	AssetExpression any
+	AssetExpression json.RawMessage // in the file's key order, as Airflow 3 answers it
 	DisplayName     string
 	// ParamDocs: Params' descriptions and schemas, when the file gave them.
 	ParamDocs map[string]ParamDoc

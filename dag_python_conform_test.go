@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // The tests below hold what the real Airflow 2.10.3 answered for the
@@ -174,4 +179,133 @@ func TestPythonReader_ImportErrorFrames(t *testing.T) {
 	if !strings.Contains(*res["no_start_date.py"].ImportError, "\n    dag = DAG(\"py_no_start\", schedule=\"@daily\")\n") {
 		t.Errorf("no_start_date.py: the trace does not quote the DAG file's line: %s", *res["no_start_date.py"].ImportError)
 	}
+}
+
+// servePy3Folder serves a folder of Airflow 3 DAG files as edition 3.
+func servePy3Folder(t *testing.T, dir string) *testServer {
+	t.Helper()
+	requirePython(t)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := zerolog.New(zerolog.NewTestWriter(t))
+	set, err := loadDAGSet(context.Background(), abs, edition3, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config{DagsDir: abs, Edition: edition3, Python: "python3"}
+	if err := readPythonDAGs(context.Background(), c, vars, set, logger); err != nil {
+		t.Fatal(err)
+	}
+	if len(set.ImportErrors) > 0 {
+		t.Fatalf("import errors: %+v", set.ImportErrors)
+	}
+	return newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs = set }))
+}
+
+// v2JSON answers a GET of /api/v2, decoded in its key order.
+func (ts *testServer) v2JSON(t *testing.T, path string) map[string]json.RawMessage {
+	t.Helper()
+	res := ts.do(t, http.MethodGet, "/api/v2"+path, "")
+	var v map[string]json.RawMessage
+	if res.status != 200 || json.Unmarshal([]byte(res.body), &v) != nil {
+		t.Fatalf("GET /api/v2%s = %d %s", path, res.status, res.body)
+	}
+	return v
+}
+
+// wantRaw checks fields of an answer byte for byte (Airflow 3's JSON keeps
+// its models' key order).
+func wantRaw(t *testing.T, what string, got map[string]json.RawMessage, want map[string]string) {
+	t.Helper()
+	for key, w := range want {
+		if string(got[key]) != w {
+			t.Errorf("%s %s = %s, want %s", what, key, got[key], w)
+		}
+	}
+}
+
+// TestServePython_Edition3AsAirflow: DAG files written as Airflow 3.2.1's
+// example DAGs are (airflow.sdk, the standard provider) show in /api/v2
+// what Airflow 3.2.1 shows: the standard provider's class references and
+// the decorators' operator names (providers/standard decorators/*.py
+// _PythonDecoratedOperator, _BashDecoratedOperator,
+// _BranchPythonDecoratedOperator with custom_operator_name), extra
+// links by name, display names, asset_expression as Asset.as_expression
+// makes it (task-sdk definitions/asset/__init__.py: {"asset": {uri, name,
+// group}}, {"all"|"any": [...]}) and AssetOrTimeSchedule's summary and
+// text (airflow-core timetables/assets.py).
+func TestServePython_Edition3AsAirflow(t *testing.T) {
+	t.Parallel()
+	ts := servePy3Folder(t, "testdata/pydags/conform3")
+
+	flow := ts.v2JSON(t, "/dags/conform3_flow/details")
+	wantRaw(t, "conform3_flow", flow, map[string]string{
+		"dag_display_name": `"Conform three"`, "timetable_summary": `"0 0 * * *"`, "timetable_description": `"At 00:00"`,
+		"asset_expression": "null", "tags": `[{"name":"conform3","dag_id":"conform3_flow","dag_display_name":"Conform three"}]`,
+	})
+	left := `{"asset":{"uri":"s3://conform3/left","name":"s3://conform3/left","group":"asset"}}`
+	right := `{"asset":{"uri":"s3://conform3/right","name":"right","group":"asset"}}`
+	for id, want := range map[string]map[string]string{
+		"conform3_assets": {"asset_expression": `{"any":[` + left + `,` + right + `]}`,
+			"timetable_summary": `"Asset"`, "timetable_description": `"Triggered by assets"`},
+		"conform3_list": {"asset_expression": `{"all":[` + left + `,` + right + `]}`},
+		"conform3_or_time": {"asset_expression": `{"all":[` + left + `,` + right + `]}`,
+			"timetable_summary":     `"Asset or 0 1 * * 3"`,
+			"timetable_description": `"Triggered by assets or At 01:00, only on Wednesday"`},
+	} {
+		wantRaw(t, id, ts.v2JSON(t, "/dags/"+id+"/details"), want)
+	}
+
+	var tasks struct {
+		Tasks []map[string]json.RawMessage `json:"tasks"`
+	}
+	res := ts.do(t, http.MethodGet, "/api/v2/dags/conform3_flow/tasks", "")
+	if err := json.Unmarshal([]byte(res.body), &tasks); err != nil {
+		t.Fatalf("tasks: %d %s", res.status, res.body)
+	}
+	byID := map[string]map[string]json.RawMessage{}
+	for _, task := range tasks.Tasks {
+		var id string
+		_ = json.Unmarshal(task["task_id"], &id)
+		byID[id] = task
+	}
+	ref := func(module, class string) string {
+		return `{"module_path":"` + module + `","class_name":"` + class + `"}`
+	}
+	for id, want := range map[string]map[string]string{
+		"make": {"operator_name": `"@task"`, "class_ref": ref("airflow.providers.standard.decorators.python", "_PythonDecoratedOperator"),
+			"downstream_task_ids": `["echo"]`},
+		"echo": {"operator_name": `"@task.bash"`, "class_ref": ref("airflow.providers.standard.decorators.bash", "_BashDecoratedOperator"),
+			"template_fields": `["op_args","op_kwargs","bash_command","env","cwd"]`, "downstream_task_ids": `["choose"]`},
+		"choose": {"operator_name": `"@task.branch"`,
+			"class_ref":           ref("airflow.providers.standard.decorators.branch_python", "_BranchPythonDecoratedOperator"),
+			"downstream_task_ids": `["branch","grp.a","grp.b"]`},
+		"branch": {"operator_name": `"BranchPythonOperator"`, "class_ref": ref("airflow.providers.standard.operators.python", "BranchPythonOperator")},
+		"grp.a":  {"class_ref": ref("airflow.providers.standard.operators.empty", "EmptyOperator"), "task_display_name": `"grp.a"`},
+		"grp.b":  {"class_ref": ref("airflow.providers.standard.operators.bash", "BashOperator")},
+		"delete": {"trigger_rule": `"all_done_setup_success"`},
+		"wait": {"class_ref": ref("airflow.providers.standard.sensors.external_task", "ExternalTaskSensor"),
+			"extra_links": `["External DAG"]`, "ui_color": `"#4db7db"`},
+	} {
+		if byID[id] == nil {
+			t.Errorf("no task %s in %v", id, sortedIDs(byID))
+			continue
+		}
+		wantRaw(t, id, byID[id], want)
+	}
+}
+
+func sortedIDs[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -43,10 +43,8 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 		Tags:                 d.Tags,
 		DisplayName:          deref(d.DagDisplayName),
 	}
-	if len(d.DatasetExpression) > 0 {
-		if err := json.Unmarshal(d.DatasetExpression, &s.AssetExpression); err != nil {
-			return nil, fmt.Errorf("read dataset_expression: %w", err)
-		}
+	if len(d.DatasetExpression) > 0 && !bytes.Equal(d.DatasetExpression, []byte("null")) {
+		s.AssetExpression = d.DatasetExpression
 	}
 	if d.TaskGroup != nil {
 		s.TaskGroup = pyTaskGroupTree(d.TaskGroup)

@@ -12,7 +12,10 @@ package main
 // would. The file itself is the loader's: it prefixes every message with
 // it, whichever side found the problem.
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // specPos is where a value of a definition was written.
 type specPos struct {
@@ -94,7 +97,7 @@ type dagSpec struct {
 	// AssetExpression is the schedule's asset condition as Airflow shows
 	// it (dataset_expression, asset_expression); nil: none or not known
 	// (YAML). DisplayName is dag_display_name; "": the dag_id.
-	AssetExpression any
+	AssetExpression json.RawMessage
 	DisplayName     string
 	// ParamDocs are each param's description and schema, by name, when the
 	// front end has them (Python's Param); Params holds the values.
