@@ -309,3 +309,18 @@ func sortedIDs[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestServePython_PluginModulesLoad: plugin modules in the DAG folder
+// (AirflowPlugin, listeners' hookimpl, a PriorityWeightStrategy, a custom
+// Timetable's DagRunInfo) and ObjectStoragePath import as in Airflow
+// 2.10.3, which listed no import error for its example_dags/plugins files
+// and served tutorial_objectstorage.
+func TestServePython_PluginModulesLoad(t *testing.T) {
+	t.Parallel()
+	doc := loadV1Schemas(t)
+	ts := servePyFolder(t, "testdata/pydags/conform")
+	if errs := ts.v1JSON(t, doc, "/importErrors")["import_errors"].([]any); len(errs) != 0 {
+		t.Errorf("import errors %v, want none", errs)
+	}
+	wantFields(t, "conform_storage", ts.v1JSON(t, doc, "/dags/conform_storage"), map[string]string{"is_active": "true"})
+}
