@@ -324,3 +324,26 @@ func TestServePython_PluginModulesLoad(t *testing.T) {
 	}
 	wantFields(t, "conform_storage", ts.v1JSON(t, doc, "/dags/conform_storage"), map[string]string{"is_active": "true"})
 }
+
+// TestServePython_CoreGenericOperators: core sensors and operators that
+// airlite keeps as generic classes show their class's template fields,
+// colour and extra link, as the real Airflow 2.10.3 showed them for its
+// example_sensors and example_trigger_controller_dag.
+func TestServePython_CoreGenericOperators(t *testing.T) {
+	t.Parallel()
+	ts := servePyFolder(t, "testdata/pydags/conform")
+	tasks := ts.v1Tasks(t, nil, "conform_core") // extra_links: see TestServePython_ExternalTaskOperators
+	for id, want := range map[string]map[string]string{
+		"bash_sensor": {"template_fields": `["bash_command", "env"]`, "ui_color": `"#e6f1f2"`, "extra_links": "[]",
+			"class_ref": `{"class_name": "BashSensor", "module_path": "airflow.sensors.bash"}`},
+		"file_sensor":  {"template_fields": `["filepath"]`, "ui_color": `"#91818a"`},
+		"delta_sensor": {"template_fields": "[]", "ui_color": `"#e6f1f2"`},
+		"trigger": {
+			"template_fields": `["trigger_dag_id", "trigger_run_id", "logical_date", "conf", "wait_for_completion", "skip_when_already_exists"]`,
+			"ui_color":        `"#ffefeb"`,
+			"extra_links":     `[{"class_name": "TriggerDagRunLink", "module_path": "airflow.operators.trigger_dagrun"}]`,
+		},
+	} {
+		wantFields(t, id, tasks[id], want)
+	}
+}

@@ -345,13 +345,63 @@ _MODULES_110 = {
 
 _GENERIC_CLASSES = {}
 
+# What Airflow shows of the core operators and sensors airlite keeps as
+# generic classes: template fields, colour, template extensions and extra
+# links (2.10.3 airflow/sensors/bash.py:58, filesystem.py:63-64,
+# date_time.py:61, base.py:162; operators/trigger_dagrun.py:63-126,
+# email.py:46-49, generic_transfer.py:48-54; Airflow 3.2.1 keeps them in
+# the standard provider). The link is (module's last part, class, name).
+_SENSOR_COLOR = "#e6f1f2"
+_CORE_CLASSES = {
+    "BashSensor": {"template_fields": ("bash_command", "env")},
+    "FileSensor": {"template_fields": ("filepath",), "ui_color": "#91818a"},
+    "DateTimeSensor": {"template_fields": ("target_time",)},
+    "DateTimeSensorAsync": {"template_fields": ("target_time",)},
+    "TriggerDagRunOperator": {
+        "template_fields": ("trigger_dag_id", "trigger_run_id", "logical_date", "conf", "wait_for_completion",
+                            "skip_when_already_exists"),
+        "ui_color": "#ffefeb", "links": [("trigger_dagrun", "TriggerDagRunLink", "Triggered DAG")]},
+    "EmailOperator": {"template_fields": ("to", "subject", "html_content", "files"), "template_ext": (".html",),
+                      "ui_color": "#e6faf9"},
+    "GenericTransfer": {"template_fields": ("sql", "destination_table", "preoperator"),
+                        "template_ext": (".sql", ".hql"), "ui_color": "#b0f07c"},
+}
+_CORE_PREFIXES = ("airflow.sensors.", "airflow.operators.", "airflow.providers.standard.sensors.",
+                  "airflow.providers.standard.operators.")
+
+
+class _Link:
+    name = ""
+
+
+def _core_attributes(name, module):
+    if not module.startswith(_CORE_PREFIXES):
+        return {}
+    known = dict(_CORE_CLASSES.get(name, {}))
+    attrs = {}
+    if ".sensors." in module:
+        attrs["ui_color"] = _SENSOR_COLOR
+    for key in ("template_fields", "template_ext", "ui_color"):
+        if key in known:
+            attrs[key] = known[key]
+    links = []
+    for part, cls_name, link_name in known.get("links", ()):
+        link_module = module.rsplit(".", 1)[0] + "." + part
+        links.append(type(cls_name, (_Link,), {"__module__": link_module, "name": link_name})())
+    if links:
+        attrs["operator_extra_links"] = links
+    return attrs
+
 
 def generic_operator_class(name, module):
     """A class airlite does not know: an operator that keeps every argument
-    it is given and the template fields a subclass declares."""
+    it is given and the template fields a subclass declares (or, for a
+    core operator, the ones Airflow's class has)."""
     key = (module, name)
     if key not in _GENERIC_CLASSES:
-        _GENERIC_CLASSES[key] = type(name, (_GenericOperator,), {"__module__": module})
+        attrs = {"__module__": module}
+        attrs.update(_core_attributes(name, module))
+        _GENERIC_CLASSES[key] = type(name, (_GenericOperator,), attrs)
     return _GENERIC_CLASSES[key]
 
 
