@@ -136,6 +136,9 @@ func TestServePython_DatasetExpressions(t *testing.T) {
 		},
 		"conform_list":     {"dataset_expression": `{"all": ["s3://conform/a"]}`},
 		"conform_external": {"dataset_expression": "null", "timetable_description": `"At 00:00"`},
+		// cron_descriptor's text for 2.10.3 example_branch_python_dop_operator_3.py's schedule.
+		"conform_every_minute": {"timetable_description": `"Every minute"`,
+			"schedule_interval": `{"__type": "CronExpression", "value": "*/1 * * * *"}`},
 	} {
 		wantFields(t, id, ts.v1JSON(t, doc, "/dags/"+id+"/details"), want)
 	}

@@ -55,6 +55,9 @@ with DAG("conform_or_time", start_date=START, catchup=False,
                                         datasets=(a & b))):
     EmptyOperator(task_id="t")
 
+with DAG("conform_every_minute", schedule="*/1 * * * *", start_date=START, catchup=False):
+    EmptyOperator(task_id="t")
+
 with DAG("conform_any", start_date=START, schedule=(a | (b & c))):
     EmptyOperator(task_id="t")
 
