@@ -336,11 +336,14 @@ func TestServePython_CoreGenericOperators(t *testing.T) {
 	t.Parallel()
 	ts := servePyFolder(t, "testdata/pydags/conform")
 	tasks := ts.v1Tasks(t, nil, "conform_core") // extra_links: see TestServePython_ExternalTaskOperators
+	// cron_descriptor's text for 2.10.3 example_sla_dag.py's schedule.
+	wantFields(t, "conform_core", ts.v1JSONAsAirflow(t, nil, "/dags/conform_core"), map[string]string{"timetable_description": `"Every 2 minutes"`})
 	for id, want := range map[string]map[string]string{
 		"bash_sensor": {"template_fields": `["bash_command", "env"]`, "ui_color": `"#e6f1f2"`, "extra_links": "[]",
 			"class_ref": `{"class_name": "BashSensor", "module_path": "airflow.sensors.bash"}`},
 		"file_sensor":  {"template_fields": `["filepath"]`, "ui_color": `"#91818a"`},
 		"delta_sensor": {"template_fields": "[]", "ui_color": `"#e6f1f2"`},
+		"latest":       {"ui_color": `"#e9ffdb"`, "template_fields": "[]"},
 		"trigger": {
 			"template_fields": `["trigger_dag_id", "trigger_run_id", "logical_date", "conf", "wait_for_completion", "skip_when_already_exists"]`,
 			"ui_color":        `"#ffefeb"`,

@@ -349,7 +349,7 @@ _GENERIC_CLASSES = {}
 # generic classes: template fields, colour, template extensions and extra
 # links (2.10.3 airflow/sensors/bash.py:58, filesystem.py:63-64,
 # date_time.py:61, base.py:162; operators/trigger_dagrun.py:63-126,
-# email.py:46-49, generic_transfer.py:48-54; Airflow 3.2.1 keeps them in
+# email.py:46-49, generic_transfer.py:48-54, latest_only.py:44; Airflow 3.2.1 keeps them in
 # the standard provider). The link is (module's last part, class, name).
 _SENSOR_COLOR = "#e6f1f2"
 _CORE_CLASSES = {
@@ -363,6 +363,7 @@ _CORE_CLASSES = {
         "ui_color": "#ffefeb", "links": [("trigger_dagrun", "TriggerDagRunLink", "Triggered DAG")]},
     "EmailOperator": {"template_fields": ("to", "subject", "html_content", "files"), "template_ext": (".html",),
                       "ui_color": "#e6faf9"},
+    "LatestOnlyOperator": {"ui_color": "#e9ffdb"},
     "GenericTransfer": {"template_fields": ("sql", "destination_table", "preoperator"),
                         "template_ext": (".sql", ".hql"), "ui_color": "#b0f07c"},
 }

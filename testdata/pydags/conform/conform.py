@@ -67,12 +67,14 @@ with DAG("conform_list", start_date=START, schedule=[a]):
 # Core sensors and operators airlite keeps as generic classes, shown with
 # their class's fields (Airflow 2.10.3's example_sensors.py and
 # example_trigger_controller_dag.py use them).
+from airflow.operators.latest_only import LatestOnlyOperator  # noqa: E402
 from airflow.operators.trigger_dagrun import TriggerDagRunOperator  # noqa: E402
 from airflow.sensors.bash import BashSensor  # noqa: E402
 from airflow.sensors.filesystem import FileSensor  # noqa: E402
 from airflow.sensors.time_delta import TimeDeltaSensor  # noqa: E402
 
-with DAG("conform_core", schedule=None, start_date=START):
+with DAG("conform_core", schedule="*/2 * * * *", start_date=START, catchup=False):
+    LatestOnlyOperator(task_id="latest")
     BashSensor(task_id="bash_sensor", bash_command="true", poke_interval=1)
     FileSensor(task_id="file_sensor", filepath="/tmp/x")
     TimeDeltaSensor(task_id="delta_sensor", delta=datetime.timedelta(seconds=1))
