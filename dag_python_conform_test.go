@@ -353,3 +353,28 @@ func TestServePython_CoreGenericOperators(t *testing.T) {
 		wantFields(t, id, tasks[id], want)
 	}
 }
+
+// TestPythonReader_Edition3StartDate: Airflow 3 has no start_date
+// requirement for a scheduled DAG that does not catch up; one that does
+// fails as task-sdk definitions/dag.py _validate_catchup raises. Airflow
+// 2.10.3 refuses a schedule without a start_date (models/dag.py:650).
+func TestPythonReader_Edition3StartDate(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	dir, _ := filepath.Abs("testdata/pydags/v3")
+	res := readPyFolder(t, pythonReader{Edition: "3", Variables: map[string]string{}}, dir, &rules3)
+	if r := res["no_start.py"]; r.ImportError != nil {
+		t.Errorf("no_start.py: %s, want it to load", *r.ImportError)
+	} else if d := pyDAG(t, r, "v3_no_start"); d.StartDate != nil || d.Catchup {
+		t.Errorf("v3_no_start: start %v catchup %v", d.StartDate, d.Catchup)
+	}
+	want := "ValueError: start_date is required when catchup=True"
+	if r := res["no_start_catchup.py"]; r.ImportError == nil || !strings.HasSuffix(strings.TrimSpace(*r.ImportError), want) {
+		t.Errorf("no_start_catchup.py: import error %v, want one ending %q", r.ImportError, want)
+	}
+	v2, _ := filepath.Abs("testdata/pydags/v2")
+	res2 := readPyFolder(t, pythonReader{Edition: "2", Variables: map[string]string{}}, v2, &rules2)
+	if r := res2["no_start_date.py"]; r.ImportError == nil || !strings.HasSuffix(strings.TrimSpace(*r.ImportError), "ValueError: DAG is missing the start_date parameter") {
+		t.Errorf("edition 2 no_start_date.py: import error %v", r.ImportError)
+	}
+}
