@@ -21,7 +21,7 @@ def pick():
 @dag(schedule="@daily", start_date=START, catchup=False, tags=["conform3"],
      params={"n": Param(2, type="integer", minimum=0)}, dag_display_name="Conform three")
 def conform3_flow():
-    @task
+    @task(task_display_name="Make one")
     def make():
         return 1
 
