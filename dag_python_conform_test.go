@@ -295,6 +295,10 @@ func TestServePython_Edition3AsAirflow(t *testing.T) {
 		"delete": {"trigger_rule": `"all_done_setup_success"`},
 		"wait": {"class_ref": ref("airflow.providers.standard.sensors.external_task", "ExternalTaskSensor"),
 			"extra_links": `["External DAG"]`, "ui_color": `"#4db7db"`},
+		// providers/standard sensors/external_task.py: the marker's date
+		// field is logical_date in Airflow 3.
+		"mark": {"class_ref": ref("airflow.providers.standard.sensors.external_task", "ExternalTaskMarker"),
+			"template_fields": `["external_dag_id","external_task_id","logical_date"]`, "extra_links": `["External DAG"]`},
 	} {
 		if byID[id] == nil {
 			t.Errorf("no task %s in %v", id, sortedIDs(byID))

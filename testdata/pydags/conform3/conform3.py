@@ -4,7 +4,7 @@ import pendulum
 from airflow.providers.standard.operators.bash import BashOperator
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.providers.standard.operators.python import BranchPythonOperator, PythonOperator
-from airflow.providers.standard.sensors.external_task import ExternalTaskSensor
+from airflow.providers.standard.sensors.external_task import ExternalTaskMarker, ExternalTaskSensor
 from airflow.sdk import DAG, Asset, Label, Param, TaskGroup, chain, dag, setup, task, teardown
 from airflow.timetables.assets import AssetOrTimeSchedule
 from airflow.timetables.trigger import CronTriggerTimetable
@@ -50,6 +50,7 @@ def conform3_flow():
     c >> branch
     create() >> delete()
     ExternalTaskSensor(task_id="wait", external_dag_id="x")
+    ExternalTaskMarker(task_id="mark", external_dag_id="x", external_task_id="y")
 
 
 conform3_flow()
