@@ -175,8 +175,25 @@ func (s *server) v2OperatorName(dagID, taskID, operator string) *string {
 	return nonEmpty(operator)
 }
 
-// v2TI renders a run's task instance as TaskInstanceResponse. Airflow 3
-// shows no display names other than the ids for airlite's DAGs and tasks.
+// v2TaskDisplayName is a task instance's task_display_name: its task's,
+// as Airflow 3 stores it on the task instance (a Python file's
+// task_display_name; the task id otherwise).
+func (s *server) v2TaskDisplayName(ti *TaskInstance) string {
+	if t := s.ops.loadedTask(ti.DagID, ti.TaskID); t != nil {
+		return t.TaskDisplayName()
+	}
+	return ti.TaskID
+}
+
+// v2DagDisplayName is the dag_display_name of a DAG by id (its DagModel's).
+func (s *server) v2DagDisplayName(dagID string) string {
+	if row, err := s.ops.store.DagByID(dagID); err == nil {
+		return dagDisplayName(row)
+	}
+	return dagID
+}
+
+// v2TI renders a run's task instance as TaskInstanceResponse.
 func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 	var logical *v2When
 	if date, ok := run.LogicalDate(); ok {
@@ -191,7 +208,7 @@ func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 		LogicalDate: logical, RunAfter: v2When(run.After()),
 		StartDate: v2At(ti.StartDate), EndDate: v2At(ti.EndDate), Duration: v2PyFloatOf(ti.Duration),
 		State: v2StateOf(ti.State), TryNumber: ti.TryNumber, MaxTries: ti.MaxTries,
-		TaskDisplayName: ti.TaskID, DagDisplayName: ti.DagID,
+		TaskDisplayName: s.v2TaskDisplayName(ti), DagDisplayName: s.v2DagDisplayName(ti.DagID),
 		Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
 		PriorityWeight: ti.PriorityWeight, Operator: nonEmpty(ti.Operator), OperatorName: s.v2OperatorName(ti.DagID, ti.TaskID, ti.Operator),
 		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}", Note: ti.Note,
@@ -214,7 +231,7 @@ func (s *server) v2TITry(ti *TaskInstance) v2TaskInstanceTry {
 		TaskID: ti.TaskID, DagID: ti.DagID, DagRunID: ti.RunID, MapIndex: -1,
 		StartDate: v2At(ti.StartDate), EndDate: v2At(ti.EndDate), Duration: v2PyFloatOf(ti.Duration),
 		State: v2StateOf(ti.State), TryNumber: ti.TryNumber, MaxTries: ti.MaxTries,
-		TaskDisplayName: ti.TaskID, DagDisplayName: ti.DagID,
+		TaskDisplayName: s.v2TaskDisplayName(ti), DagDisplayName: s.v2DagDisplayName(ti.DagID),
 		Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
 		PriorityWeight: ti.PriorityWeight, Operator: nonEmpty(ti.Operator), OperatorName: s.v2OperatorName(ti.DagID, ti.TaskID, ti.Operator),
 		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}", DagVersion: s.v2TIVersion(ti),

@@ -162,6 +162,8 @@ def serialize_task(op):
         "_is_teardown": op.is_teardown,
         "_on_failure_fail_dagrun": op.on_failure_fail_dagrun,
         "_is_mapped": mapped is not None,
+        "task_display_name": op.__dict__.get("task_display_name"),
+        "_operator_extra_links": _extra_links(op),
     }
     values = {}
     for field in op.template_fields:
@@ -206,6 +208,38 @@ def serialize_group(tg):
     }
 
 
+def asset_expression(cond):
+    """The condition as DagModel keeps it for display (dataset_expression
+    in 2.10.3, datasets/__init__.py as_expression: a URI, {"alias": name},
+    {"all"|"any": [...]}; asset_expression in 3.2.1, task-sdk
+    definitions/asset/__init__.py as_expression: {"asset": {uri, name,
+    group}}, {"alias": {name, group}}), from its encoded form."""
+    kind = cond.get("__type")
+    if kind == "dataset":
+        return cond["uri"]
+    if kind == "asset":
+        return {"asset": {"uri": cond["uri"], "name": cond["name"], "group": cond["group"]}}
+    if kind == "dataset_alias":
+        return {"alias": cond["name"]}
+    if kind == "asset_alias":
+        return {"alias": {"name": cond["name"], "group": cond.get("group", "asset")}}
+    key = "all" if kind.endswith("_all") else "any"
+    return {key: [asset_expression(o) for o in cond["objects"]]}
+
+
+def _timetable_expression(tt):
+    if tt is None:
+        return None
+    var = tt.serialize()
+    cond = var.get("dataset_condition", var.get("asset_condition"))
+    return asset_expression(cond) if cond is not None else None
+
+
+def _extra_links(op):
+    return [[type(link).__module__, type(link).__name__, getattr(link, "name", type(link).__name__)]
+            for link in getattr(op, "operator_extra_links", ())]
+
+
 def serialize_dag(dag, dags_folder):
     tt = dag.timetable
     out = {
@@ -241,6 +275,8 @@ def serialize_dag(dag, dags_folder):
         "parent_dag": dag.parent_dag.dag_id if dag.parent_dag is not None else None,
         "edge_info": dag.edge_info,
         "tasks": [serialize_task(t) for t in dag.task_dict.values()],
+        "dag_display_name": getattr(dag, "dag_display_name", None),
+        "dataset_expression": _timetable_expression(tt),
     }
     if EDITION != "1.10":
         out["_task_group"] = serialize_group(dag.task_group)
