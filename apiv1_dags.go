@@ -70,7 +70,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	if def == nil {
 		return d, nil
 	}
-	d["last_parsed_time"] = isoFormat(s.startedAt)
+	d["last_parsed_time"] = isoFormat(s.lastParsed(row))
 	d["owners"] = v1Owners(def)
 	if def.Description != "" {
 		d["description"] = def.Description
@@ -236,7 +236,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["end_date"] = v1Date(def.EndDate)
 	d["template_searchpath"] = nil
 	d["render_template_as_native_obj"] = false
-	d["last_parsed"] = isoFormat(s.startedAt)
+	d["last_parsed"] = isoFormat(s.lastParsed(row))
 	return d, nil
 }
 
@@ -734,6 +734,15 @@ func (s *server) V1GetDagStats(dagIDs string) (map[string]any, error) {
 		dags = append(dags, map[string]any{"dag_id": id, "stats": stats})
 	}
 	return map[string]any{"dags": dags, "total_entries": len(dags)}, nil
+}
+
+// lastParsed is when the DAG's file was last read: by the DAG folder's
+// reloader (DAG.ParsedAt), or at start.
+func (s *server) lastParsed(row *DagRow) time.Time {
+	if row.Def != nil && !row.Def.ParsedAt.IsZero() {
+		return row.Def.ParsedAt
+	}
+	return s.startedAt
 }
 
 // v1ExtraLinks is TaskSchema's extra_links: each link's class reference
