@@ -41,6 +41,8 @@ func (s *server) v2Routes() *routeTable {
 	}), openRoute)
 	s.v2RunRoutes(t)
 	s.v2BackfillRoutes(t)
+	// Login and logout redirects: core_api/routes/public/auth.py (api_auth_v2.go).
+	s.v2AuthRoutes(t)
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
@@ -119,6 +121,9 @@ func (s *server) v2Routes() *routeTable {
 
 	// DAG statistics (apiv2_dagstats.go).
 	s.v2DagStatsRoutes(t)
+
+	// DAG parsing requests (apiv2_dagparsing.go).
+	s.v2DagParsingRoutes(t)
 
 	// Extra links, XCom, task instances and logs (apiv2_tis.go, apiv2_xcom.go,
 	// apiv2_logs.go), in this order.

@@ -92,6 +92,12 @@ type scheduler struct {
 
 	procs *taskProcesses // the bash of every running try
 
+	// pyworkers are the warm Python workers that fork Python tries
+	// (scheduler_pyworker.go); noPythonWorker runs each try in a process
+	// of its own instead (tests of that path).
+	pyworkers      pyWorkers
+	noPythonWorker bool
+
 	// Owned by the loop goroutine (or the test calling tick).
 	warnedPools map[tiKey]bool
 	idsRefused  bool // scheduled runs wait for the id lease (logged once per episode)
@@ -157,10 +163,14 @@ func (s *scheduler) start() {
 	if s.opts.Interval <= 0 {
 		return
 	}
-	s.loopWG.Add(1)
+	s.loopWG.Add(2)
 	go func() {
 		defer s.loopWG.Done()
 		s.loop()
+	}()
+	go func() {
+		defer s.loopWG.Done()
+		s.warmPythonWorkers()
 	}()
 	if s.opts.ReapOrphans {
 		s.loopWG.Add(1)
@@ -216,6 +226,7 @@ func (s *scheduler) shutdown(grace time.Duration) {
 	for _, rt := range left {
 		<-rt.done
 	}
+	s.pyworkers.close()
 	if s.opts.ReapOrphans {
 		if n := killAdopted(s.procs); n > 0 {
 			s.opts.Logger.Warn().Int("processes", n).Msg("killed processes that tasks left behind")
@@ -415,14 +426,30 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		last = s.rules.scheduledRuns.lastStart(dag, last)
-		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
-		if err != nil || !ok {
-			return nil, err
-		}
-		f := s.rules.scheduledRuns.form(dag, iv)
-		if _, err := v.RunAt(dag.DagID, f.logical); err == nil {
-			return nil, fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(f.logical))
+		// A date another run holds (a backfill's, a triggered one's) is
+		// passed over and the schedule goes on, as Airflow's scheduler
+		// creates no run at a logical date in existing_dagruns and moves
+		// next_dagrun on all the same (3.2.1 jobs/scheduler_job_runner.py
+		// _create_dag_runs; 2.10.3 the same). Each pass is one interval
+		// further, up to now.
+		var f scheduledForm
+		for {
+			last = s.rules.scheduledRuns.lastStart(dag, last)
+			iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
+			if err != nil || !ok {
+				return nil, err
+			}
+			f = s.rules.scheduledRuns.form(dag, iv)
+			if _, err := v.RunAt(dag.DagID, f.logical); errors.Is(err, errNotFound) {
+				break
+			} else if err != nil {
+				return nil, err
+			}
+			held := f.logical
+			if !held.After(derefTime(last)) {
+				return nil, fmt.Errorf("schedule of %s does not move past %s", dag.DagID, isoFormat(held))
+			}
+			last = &held
 		}
 		return &newRun{start: s.rules.newRun, dag: dag, runID: f.runID, date: f.logical, runAfter: f.runAfter,
 			interval: f.interval, runType: f.runType, triggeredBy: f.triggeredBy,
@@ -1023,4 +1050,12 @@ func retryDelay(task *Task, ti *TaskInstance) time.Duration {
 		d = task.MaxRetryDelay
 	}
 	return d
+}
+
+// derefTime is *t, or the zero time for nil.
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
