@@ -35,8 +35,9 @@ func (s *server) v2Routes() *routeTable {
 		return v2VersionInfo{Version: s.rules().version, GitVersion: s.rules().gitVersion}, nil
 	}), openRoute)
 	// core_api/routes/public/monitor.py get_health: no auth dependency.
+	health := &v2HealthRenders{}
 	t.add(http.MethodGet, "/monitor/health", d.answer(s, func(*apiRequest) (any, error) {
-		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
+		return health.answer(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now()))
 	}), openRoute)
 	s.v2RunRoutes(t)
 	s.v2BackfillRoutes(t)

@@ -360,32 +360,13 @@ func likePattern(pattern string) *regexp.Regexp {
 // matchingDags is the filtered DAG rows by dag_id, descending when asked,
 // and the page of them.
 func (s *server) matchingDags(f dagFilter, desc bool, p page) (pageRows []*DagRow, total int, err error) {
-	rows, err := s.opts.Store.Dags()
-	if err != nil {
-		return nil, 0, err
-	}
 	like := likePattern(f.pattern)
-	var matched []*DagRow
-	for _, row := range rows {
-		if f.match(row, like) {
-			matched = append(matched, row)
-		}
+	countKey := "" // with a pattern or tags each page counts by a walk of the rows
+	if like == nil && len(f.tags) == 0 {
+		countKey = fmt.Sprintf("v1 active=%t paused=%s", f.onlyActive, pyBoolOrNone(f.paused))
 	}
-	sort.Slice(matched, func(i, j int) bool {
-		if desc {
-			return matched[i].DagID > matched[j].DagID
-		}
-		return matched[i].DagID < matched[j].DagID
-	})
-	total = len(matched)
-	if p.offset >= len(matched) {
-		return nil, total, nil
-	}
-	matched = matched[p.offset:]
-	if len(matched) > p.limit {
-		matched = matched[:p.limit]
-	}
-	return matched, total, nil
+	// The dag_id index's order is the byte order the listing sorts by.
+	return s.opts.Store.DagPage(desc, p.offset, p.limit, func(row *DagRow) bool { return f.match(row, like) }, countKey)
 }
 
 // V1GetDags is GET /dags.
