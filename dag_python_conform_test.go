@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
@@ -9,8 +8,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/rs/zerolog"
 )
 
 // The tests below hold what the real Airflow 2.10.3 answered for the
@@ -187,24 +184,7 @@ func TestPythonReader_ImportErrorFrames(t *testing.T) {
 // servePy3Folder serves a folder of Airflow 3 DAG files as edition 3.
 func servePy3Folder(t *testing.T, dir string) *testServer {
 	t.Helper()
-	requirePython(t)
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := zerolog.New(zerolog.NewTestWriter(t))
-	set, err := loadDAGSet(context.Background(), abs, edition3, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := config{DagsDir: abs, Edition: edition3, Python: "python3"}
-	if err := readPythonDAGs(context.Background(), c, vars, set, logger); err != nil {
-		t.Fatal(err)
-	}
+	set := readPyServeFolderAs(t, dir, edition3)
 	if len(set.ImportErrors) > 0 {
 		t.Fatalf("import errors: %+v", set.ImportErrors)
 	}

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rs/zerolog"
 )
 
 // TestPythonReader_Edition3Folder reads Airflow 3 DAG files: airflow.sdk
@@ -89,24 +86,7 @@ func slicesContain(s []string, v string) bool {
 // callable imported through airflow.sdk.
 func TestPythonTask_Edition3Runs(t *testing.T) {
 	t.Parallel()
-	requirePython(t)
-	abs, err := filepath.Abs("testdata/pydags/v3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := zerolog.New(zerolog.NewTestWriter(t))
-	set, err := loadDAGSet(context.Background(), abs, edition3, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars, err := newStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := config{DagsDir: abs, Edition: edition3, Python: "python3"}
-	if err := readPythonDAGs(context.Background(), c, vars, set, logger); err != nil {
-		t.Fatal(err)
-	}
+	set := readPyServeFolderAs(t, "testdata/pydags/v3", edition3)
 	store, runID := runPyDAG(t, set, edition3, "v3_classic")
 	states := map[string]TaskState{}
 	tis, _ := store.TaskInstancesOfRun("v3_classic", runID)
