@@ -240,9 +240,9 @@ func TestLimits_V2AnswersFastAPIsForm(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, first, refused, want string
 	}{
-		{"pools", "/api/v2/pools", `{"name": "a", "slots": 1}`, `{"name": "b", "slots": 1}`, "the limit of --max-pools"},
-		{"variables", "/api/v2/variables", `{"key": "a", "value": "v"}`, `{"key": "b", "value": "v"}`, "the limit of --max-variables"},
-		{"connections", "/api/v2/connections", `{"connection_id": "a", "conn_type": "http"}`, `{"connection_id": "b", "conn_type": "http"}`, "the limit of --max-connections"},
+		{"pools", "/api/v2/pools", `{"name": "a", "slots": 1}`, `{"name": "b", "slots": 1}`, "delete pools (DELETE /api/v2/pools/{pool_name}) or start airlite with a higher --max-pools"},
+		{"variables", "/api/v2/variables", `{"key": "a", "value": "v"}`, `{"key": "b", "value": "v"}`, "delete variables (DELETE /api/v2/variables/{variable_key})"},
+		{"connections", "/api/v2/connections", `{"connection_id": "a", "conn_type": "http"}`, `{"connection_id": "b", "conn_type": "http"}`, "delete connections (DELETE /api/v2/connections/{connection_id})"},
 		{"runs", "/api/v2/dags/tutorial/dagRuns", `{"logical_date": null}`, `{"logical_date": null}`, "the limit of --max-runs-per-dag"},
 		{"conf", "/api/v2/dags/example_bash_operator/dagRuns", `{"logical_date": null, "conf": {"far_too_long": "abcdefghijklmnop"}}`, "", "the limit of --max-conf-bytes-total"},
 	} {
