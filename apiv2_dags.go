@@ -153,6 +153,10 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 		parsed := s.lastParsed(row)
 		out.LastParsedTime = v2At(&parsed)
 	}
+	if row.Def != nil && row.Def.ParseDuration > 0 {
+		took := v2PyFloat(row.Def.ParseDuration)
+		out.LastParseDuration = &took
+	}
 	if d.Next != nil {
 		out.NextDagrunLogicalDate = v2At(&d.Next.LogicalDate)
 		out.NextDagrunDataIntervalStart = v2At(&d.Next.IntervalStart)

@@ -65,6 +65,10 @@ type DAG struct {
 	// start. Left out of the definition's hash: a file read again
 	// unchanged is the same version.
 	ParsedAt time.Time `json:"-"`
+	// ParseDuration is how long the Python reader took over the file, in
+	// seconds (DagModel.last_parse_duration, which Airflow's DAG processor
+	// sets per file); 0 for a file it did not read. Left out of the hash.
+	ParseDuration float64 `json:"-"`
 }
 
 // Task is one operator of a DAG, with default_args already applied.

@@ -82,6 +82,9 @@ type pyFileResult struct {
 	DAGs        []pySerializedDAG `json:"dags"`
 	ImportError *string           `json:"import_error"`
 	Skipped     bool              `json:"skipped"` // safe mode: no "airflow" and "dag" in it
+	// Duration is how long the reader took over the file, in seconds,
+	// from its start line to its answer (measured here, not by the reader).
+	Duration float64 `json:"-"`
 }
 
 // pySerializedDAG is one DAG as the reader serializes it: Airflow's
@@ -497,6 +500,7 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 	watchdog.Stop()
 
 	var results []pyFileResult
+	var fileStarted time.Time
 	lines := bufio.NewReaderSize(stdout, 64<<10)
 	var readErr error
 	for {
@@ -519,6 +523,7 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 			break
 		}
 		if head.Start != nil {
+			fileStarted = time.Now()
 			mu.Lock()
 			current = *head.Start
 			mu.Unlock()
@@ -531,6 +536,7 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 			readErr = fmt.Errorf("decode python answer for %s: %w", current, err)
 			break
 		}
+		res.Duration = time.Since(fileStarted).Seconds()
 		if r.each != nil {
 			// The caller has the DAGs; the results keep the rest, so that
 			// the serialized form of a whole folder is not held at once.

@@ -362,3 +362,17 @@ func TestPythonReader_Edition3StartDate(t *testing.T) {
 		t.Errorf("edition 2 no_start_date.py: import error %v", r.ImportError)
 	}
 }
+
+// TestServePython_LastParseDuration: a Python file's DAGs show how long
+// the reader took over it (DagModel.last_parse_duration, a float of
+// seconds, as Airflow 3's DAG processor sets it per file).
+func TestServePython_LastParseDuration(t *testing.T) {
+	t.Parallel()
+	ts := servePy3Folder(t, "testdata/pydags/conform3")
+	for _, path := range []string{"/dags/conform3_flow", "/dags/conform3_flow/details"} {
+		var took *float64
+		if err := json.Unmarshal(ts.v2JSON(t, path)["last_parse_duration"], &took); err != nil || took == nil || *took <= 0 || *took > 60 {
+			t.Errorf("GET %s: last_parse_duration %v (%v), want the seconds the reader took", path, took, err)
+		}
+	}
+}

@@ -476,6 +476,7 @@ func buildPyOutcome(res *pyFileResult, c config, rules *editionRules) *pyOutcome
 				}
 			}
 			b.dag.SourceCode = string(src)
+			b.dag.ParseDuration = res.Duration
 		}
 		out.dags = append(out.dags, b)
 	}
