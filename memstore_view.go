@@ -32,6 +32,12 @@ func (v storeView) TaskInstance(dagID, runID, taskID string) (*TaskInstance, err
 	return taskInstanceTxn(v.txn, dagID, runID, taskID)
 }
 
+// TaskInstanceAt is the task instance (dag_id, run_id, task_id,
+// map_index), or errNotFound.
+func (v storeView) TaskInstanceAt(dagID, runID, taskID string, mapIndex int) (*TaskInstance, error) {
+	return taskInstanceAtTxn(v.txn, tiKey{dagID, runID, taskID, mapIndex})
+}
+
 func (v storeView) Pool(name string) (*Pool, error) { return poolTxn(v.txn, name) }
 
 // TaskInstancesOfRun lists a run's task instances by task_id.

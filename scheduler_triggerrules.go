@@ -36,20 +36,16 @@ type upstreamCounts struct {
 
 func (c upstreamCounts) allDone() bool { return c.done >= c.total }
 func (c upstreamCounts) failures() int { return c.failed + c.upstreamFailed }
-func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
-	c := upstreamCounts{total: len(task.Upstream)}
+func countUpstream(task *Task, byID runTIs) upstreamCounts {
+	c := upstreamCounts{}
 	for _, id := range task.Upstream {
-		ti := byID[id]
-		if ti == nil {
-			// No task instance in this run (its dates leave the run
-			// out): never done, as Airflow counts task instances.
-			continue
-		}
-		// A mapped task counts each of its instances (scheduler_mapping.go).
-		states := mappedStates(ti)
-		c.total += len(states) - 1
-		for _, state := range states {
-			switch state {
+		// No task instance in this run (its dates leave the run out):
+		// never done, as Airflow counts task instances; a mapped task
+		// counts each of its instances (scheduler_mapping.go).
+		tis := byID[id]
+		c.total += max(len(tis), 1)
+		for _, ti := range tis {
+			switch ti.State {
 			case TaskSuccess:
 				c.success++
 			case TaskSkipped:
@@ -63,14 +59,14 @@ func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
 	}
 	c.done += c.success + c.skipped + c.failed + c.upstreamFailed
 	for _, id := range task.setupUpstream {
-		ti := byID[id]
-		if ti == nil {
+		tis := byID[id]
+		if len(tis) == 0 {
 			c.setups++
 			continue
 		}
-		for _, state := range mappedStates(ti) {
+		for _, ti := range tis {
 			c.setups++
-			switch state {
+			switch ti.State {
 			case TaskSuccess:
 				c.setupSuccess++
 			case TaskSkipped:
