@@ -379,9 +379,9 @@ func checkPatchTIBody(v any) (map[string]any, error) {
 }
 
 // V1PatchTaskInstance is PATCH …/taskInstances/{task_id}: new_state, not
-// applied with dry_run (the default); the task instance's reference.
-// A map_index other than -1 names no task instance: airlite has no
-// mapped tasks.
+// applied with dry_run (the default); the task instance's reference
+// (and its {map_index} variant, patch_mapped_task_instance: that task
+// instance alone).
 func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
 	// SetSingleTaskInstanceStateFormSchema (task_instance_schema.py:228).
 	if err := v1FormErrors(body, []string{"dry_run", "new_state"}, []string{"new_state"}, nil); err != nil {

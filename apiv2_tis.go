@@ -758,21 +758,33 @@ func (s *server) v2PatchTaskInstance(mapped, dryRun bool) func(req *apiRequest) 
 		case err != nil:
 			return nil, err
 		}
-		run, _, err := s.ops.taskInstance(dagID, runID, taskID)
-		if errors.Is(err, errNotFound) || (err == nil && mapIndex != nil && *mapIndex != -1) {
+		// _patch_ti_validate_request: the task instance of map_index, or
+		// with none given, the task's task instances.
+		run, err := s.opts.Store.RunByRunID(dagID, runID)
+		var tis []*TaskInstance
+		if err == nil {
+			tis, err = s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+		}
+		if mapIndex != nil {
+			tis = slices.DeleteFunc(tis, func(ti *TaskInstance) bool { return int64(ti.MapIndex) != *mapIndex })
+		}
+		if errors.Is(err, errNotFound) || (err == nil && len(tis) == 0) {
 			return nil, v2Detail404Tuple(v2TIMapNotFound, dagID, runID, taskID, mapText)
 		}
 		if err != nil {
 			return nil, err
 		}
 		fields := v2MaskedFields(req.body, req.query.list("update_mask"))
-		names := []tiName{{dagID, runID, taskID, run.ExecutionDate, -1}}
+		names := make([]tiName, len(tis))
+		for i, ti := range tis {
+			names[i] = tiName{dagID, runID, taskID, run.ExecutionDate, ti.MapIndex}
+		}
 		if newState, ok := fields["new_state"].(string); ok {
 			marked, err := s.ops.markTaskInstances(markRequest{
 				dagID: dagID, taskID: taskID, runID: runID, state: TaskState(newState),
 				upstream: bodyBool(req.body, "include_upstream", false), downstream: bodyBool(req.body, "include_downstream", false),
 				future: bodyBool(req.body, "include_future", false), past: bodyBool(req.body, "include_past", false), dryRun: dryRun,
-				resumeDownstream: true,
+				resumeDownstream: true, mapIndex: mapIndex,
 			})
 			if err != nil {
 				return nil, err
@@ -788,8 +800,10 @@ func (s *server) v2PatchTaskInstance(mapped, dryRun bool) func(req *apiRequest) 
 			if n, ok := note.(string); ok {
 				text = &n
 			}
-			if _, _, err := s.ops.setTaskInstanceNote(dagID, runID, taskID, -1, text); err != nil {
-				return nil, err
+			for _, n := range names {
+				if _, _, err := s.ops.setTaskInstanceNote(dagID, runID, taskID, int64(n.mapIndex), text); err != nil {
+					return nil, err
+				}
 			}
 		}
 		out := v2TICollection{TaskInstances: []v2TaskInstance{}}

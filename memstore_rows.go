@@ -436,8 +436,8 @@ func (c *Connection) Bytes() int {
 }
 
 // XComEntry is one XCom value a task instance pushed. RunRowID is the
-// never-reused id of its run (Airflow's dag_run_id). MapIndex is always
-// -1: airlite has no mapped tasks.
+// never-reused id of its run (Airflow's dag_run_id). MapIndex is the
+// pushing task instance's: -1, or an expanded instance's index.
 type XComEntry struct {
 	DagID     string
 	RunID     string

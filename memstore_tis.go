@@ -212,7 +212,7 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 		if err != nil {
 			return err
 		}
-		keys, st, err := forceTaskStatesTxn(txn, dagID, runID, ids, state, now, false)
+		keys, st, err := forceTaskStatesTxn(txn, dagID, runID, ids, nil, state, now, false)
 		for _, k := range keys {
 			if !slices.Contains(marked, k.taskID) {
 				marked = append(marked, k.taskID)
@@ -227,13 +227,14 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 // ForceTaskStatesInRuns marks the same tasks in several runs of a DAG in
 // one write, as ForceTaskStates marks them in one run (Airflow's set_state
 // with future or past), leaving those already in the state as they are
-// (set_state selects only the others). It returns the task instances
-// marked, run by run, and those that were running.
-func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, state TaskState, now time.Time) (marked, stopped []tiKey, err error) {
+// (set_state selects only the others); pick, when not nil, chooses among
+// their task instances (set_task_instance_state's map_indexes). It returns
+// the task instances marked, run by run, and those that were running.
+func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, pick func(*TaskInstance) bool, state TaskState, now time.Time) (marked, stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		marked, stopped = nil, nil
 		for _, runID := range runIDs {
-			keys, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, state, now, true)
+			keys, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, pick, state, now, true)
 			if err != nil {
 				return err
 			}
@@ -251,7 +252,7 @@ func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, st
 // forceTaskStatesTxn marks the task instances ids of a run, but with
 // skipSame those already in state; a finished run where one changed goes
 // back to running.
-func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state TaskState, now time.Time, skipSame bool) (marked, stopped []tiKey, err error) {
+func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, pick func(*TaskInstance) bool, state TaskState, now time.Time, skipSame bool) (marked, stopped []tiKey, err error) {
 	run, err := runByRunIDTxn(txn, dagID, runID)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, &missingError{what: "run", dagID: dagID, runID: runID}
@@ -268,7 +269,7 @@ func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state
 			return nil, nil, err
 		}
 		for _, ti := range tis {
-			if skipSame && ti.State == state {
+			if (skipSame && ti.State == state) || (pick != nil && !pick(ti)) {
 				continue
 			}
 			if ti.State == TaskRunning {
@@ -338,10 +339,10 @@ func (s *Store) ScheduledTaskInstances() ([]*TaskInstance, *slotUsage, error) {
 
 // SetTaskInstanceNote sets or clears a task instance's note and returns
 // the task instance as stored.
-func (s *Store) SetTaskInstanceNote(dagID, runID, taskID string, note *string) (*TaskInstance, error) {
+func (s *Store) SetTaskInstanceNote(key tiKey, note *string) (*TaskInstance, error) {
 	var out *TaskInstance
 	err := s.update(func(txn *memdb.Txn) error {
-		ti, err := taskInstanceTxn(txn, dagID, runID, taskID)
+		ti, err := taskInstanceAtTxn(txn, key)
 		if err != nil {
 			return err
 		}

@@ -144,7 +144,7 @@ func TestStore_ForceTaskStatesInRuns(t *testing.T) {
 			t.Parallel()
 			ts := newTestServer(t, edition2)
 			threeRuns(t, ts)
-			marked, _, err := ts.store.ForceTaskStatesInRuns("tutorial", tc.runIDs, []string{"sleep"}, TaskSkipped, testNow)
+			marked, _, err := ts.store.ForceTaskStatesInRuns("tutorial", tc.runIDs, []string{"sleep"}, nil, TaskSkipped, testNow)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
 			}

@@ -212,9 +212,10 @@ func (o *operations) dagTask(dagID, taskID string) (*DAG, *Task, error) {
 
 // setTaskStates marks the task instances of taskIDs in runs, all in one
 // write, through the store's forced task state (set_task_instance_state);
-// tries that stop running stop with it. With dryRun nothing changes and
-// the answer is the task instances that would.
-func (o *operations) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, state TaskState, dryRun bool) ([]tiName, error) {
+// tries that stop running stop with it; pick, when not nil, chooses among
+// them (map_indexes). With dryRun nothing changes and the answer is the
+// task instances that would.
+func (o *operations) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, pick func(*TaskInstance) bool, state TaskState, dryRun bool) ([]tiName, error) {
 	names := []tiName{}
 	if dryRun {
 		for _, run := range runs {
@@ -224,7 +225,7 @@ func (o *operations) setTaskStates(dagID string, runs []*DagRun, taskIDs []strin
 					return nil, err
 				}
 				for _, ti := range tis {
-					if ti.State != state {
+					if ti.State != state && (pick == nil || pick(ti)) {
 						names = append(names, tiName{dagID, run.RunID, id, run.ExecutionDate, ti.MapIndex})
 					}
 				}
@@ -240,7 +241,7 @@ func (o *operations) setTaskStates(dagID string, runs []*DagRun, taskIDs []strin
 	}
 	var marked []tiKey
 	err := o.stopWriteWake(func() (stopped []tiKey, err error) {
-		marked, stopped, err = o.store.ForceTaskStatesInRuns(dagID, runIDs, taskIDs, state, now)
+		marked, stopped, err = o.store.ForceTaskStatesInRuns(dagID, runIDs, taskIDs, pick, state, now)
 		return stopped, err
 	})
 	if err != nil {
@@ -261,6 +262,10 @@ type markRequest struct {
 	date                                       time.Time
 	state                                      TaskState
 	upstream, downstream, future, past, dryRun bool
+	// mapIndex, when not nil, marks only the task's instance of that
+	// map_index (set_task_instance_state's map_indexes); its relatives are
+	// marked whole.
+	mapIndex *int64
 	// resumeDownstream: once marked, the task's downstream tasks that
 	// failed or whose upstream failed are cleared, the task itself left
 	// out, and their runs queued again (Airflow 3's
@@ -299,7 +304,11 @@ func (o *operations) markTaskInstances(req markRequest) ([]tiName, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), req.state, req.dryRun)
+	var pick func(*TaskInstance) bool
+	if req.mapIndex != nil {
+		pick = func(ti *TaskInstance) bool { return ti.TaskID != req.taskID || int64(ti.MapIndex) == *req.mapIndex }
+	}
+	names, err := o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), pick, req.state, req.dryRun)
 	if err != nil || req.dryRun || !req.resumeDownstream {
 		return names, err
 	}
@@ -311,38 +320,33 @@ func (o *operations) markTaskInstances(req markRequest) ([]tiName, error) {
 	return names, nil
 }
 
-// patchTaskInstance sets one task instance's state (patch_task_instance);
-// with dryRun nothing changes. A mapIndex other than -1 names no task
-// instance: airlite has no mapped tasks.
+// patchTaskInstance sets one task instance's state, that of its
+// map_index (patch_task_instance, patch_mapped_task_instance); with dryRun
+// nothing changes.
 func (o *operations) patchTaskInstance(dagID, runID, taskID string, mapIndex int64, state TaskState, dryRun bool) (tiName, error) {
 	if _, _, err := o.dagTask(dagID, taskID); err != nil {
 		return tiName{}, err
 	}
-	run, _, err := o.taskInstance(dagID, runID, taskID)
-	if err == nil && mapIndex != -1 {
-		err = opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
-	}
+	run, _, err := o.taskInstanceAt(dagID, runID, taskID, mapIndex)
 	if err != nil {
 		return tiName{}, err
 	}
 	if !dryRun {
-		if _, err := o.setTaskStates(dagID, []*DagRun{run}, []string{taskID}, state, false); err != nil {
+		pick := func(ti *TaskInstance) bool { return int64(ti.MapIndex) == mapIndex }
+		if _, err := o.setTaskStates(dagID, []*DagRun{run}, []string{taskID}, pick, state, false); err != nil {
 			return tiName{}, err
 		}
 	}
-	return tiName{dagID, runID, taskID, run.ExecutionDate, -1}, nil
+	return tiName{dagID, runID, taskID, run.ExecutionDate, int(mapIndex)}, nil
 }
 
 // setTaskInstanceNote sets or (nil) removes a task instance's note.
 func (o *operations) setTaskInstanceNote(dagID, runID, taskID string, mapIndex int64, note *string) (*DagRun, *TaskInstance, error) {
-	run, _, err := o.taskInstance(dagID, runID, taskID)
-	if err == nil && mapIndex != -1 {
-		err = opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
-	}
+	run, _, err := o.taskInstanceAt(dagID, runID, taskID, mapIndex)
 	if err != nil {
 		return nil, nil, err
 	}
-	ti, err := o.store.SetTaskInstanceNote(dagID, runID, taskID, note)
+	ti, err := o.store.SetTaskInstanceNote(tiKey{dagID, runID, taskID, int(mapIndex)}, note)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
 	}

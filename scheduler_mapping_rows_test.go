@@ -499,3 +499,69 @@ func TestSnapshot_Version6MappedInstancesBecomeRows(t *testing.T) {
 	}
 	check(t, restored)
 }
+
+// TestServer_PatchOneMapIndex: PATCH of …/{task_id}/{map_index} sets the
+// state of that task instance alone (2.10.3 patch_mapped_task_instance,
+// 3.2.1 patch_task_instance_by_map_index: set_task_instance_state with
+// map_indexes=[map_index]), and a note goes to that one.
+func TestServer_PatchOneMapIndex(t *testing.T) {
+	t.Parallel()
+	t.Run("v1", func(t *testing.T) {
+		t.Parallel()
+		ts := mappedServer(t, edition2)
+		res := ts.v1(t, http.MethodPatch, "/dags/mapped/dagRuns/r1/taskInstances/m/1", `{"dry_run": false, "new_state": "success"}`)
+		if res.status != http.StatusOK || !strings.Contains(res.body, `"task_id": "m"`) {
+			t.Fatalf("PATCH …/m/1 = %d %s", res.status, res.body)
+		}
+		if got := rowStates(t, ts.store, "mapped", "r1", "m"); !slices.Equal(got, []string{"0=success", "1=success", "2=success"}) {
+			t.Errorf("m after PATCH …/m/1 = %v, want m[1] success", got)
+		}
+		if res := ts.v1(t, http.MethodPatch, "/dags/mapped/dagRuns/r1/taskInstances/m/7", `{"dry_run": false, "new_state": "success"}`); res.status != http.StatusNotFound {
+			t.Errorf("PATCH …/m/7 = %d %s, want 404", res.status, res.body)
+		}
+	})
+	t.Run("v2", func(t *testing.T) {
+		t.Parallel()
+		ts := mappedServer(t, edition3)
+		tis := "/dags/mapped/dagRuns/r1/taskInstances"
+		res := ts.v2(t, http.MethodPatch, tis+"/m/0", `{"new_state": "failed", "note": "zero"}`, http.StatusOK)
+		if rows, total := v2TIRows(t, res.body); !slices.Equal(rows, []string{"m[0]=failed"}) || total != 1 {
+			t.Errorf("PATCH …/m/0 = %v (%d), want m[0] failed", rows, total)
+		}
+		if got := rowStates(t, ts.store, "mapped", "r1", "m"); !slices.Equal(got, []string{"0=failed", "1=failed", "2=success"}) {
+			t.Errorf("m after PATCH …/m/0 = %v, want m[0] alone changed", got)
+		}
+		for i, want := range []string{`"note":"zero"`, `"note":null`} {
+			if one := ts.v2(t, http.MethodGet, fmt.Sprintf("%s/m/%d", tis, i), "", http.StatusOK).body; !strings.Contains(one, want) {
+				t.Errorf("m[%d] = %s, want %s", i, one, want)
+			}
+		}
+		ts.v2(t, http.MethodPatch, tis+"/m/5", `{"new_state": "failed"}`, http.StatusNotFound)
+	})
+}
+
+// TestUI_MappedTaskSummary: the status page shows a mapped task as
+// Airflow's grid does, one cell summing up its instances: the first state
+// of www/utils.py's priority list that one is in.
+func TestUI_MappedTaskSummary(t *testing.T) {
+	t.Parallel()
+	at := func(s int) *time.Time { v := time.Date(2024, 1, 1, 0, 0, s, 0, time.UTC); return &v }
+	row := func(task string, i int, state TaskState, start, end int) *TaskInstance {
+		return &TaskInstance{TaskID: task, MapIndex: i, State: state, StartDate: at(start), EndDate: at(end)}
+	}
+	got := summaryByTask([]*TaskInstance{row("a", -1, TaskSuccess, 0, 1),
+		row("m", 0, TaskSuccess, 2, 3), row("m", 1, TaskRunning, 1, 9), row("m", 2, TaskUpForRetry, 4, 5),
+		row("n", 0, TaskSuccess, 1, 2), row("n", 1, TaskSkipped, 3, 4)})
+	cases := []struct {
+		task  string
+		state TaskState
+		start int
+		end   int
+	}{{"a", TaskSuccess, 0, 1}, {"m", TaskUpForRetry, 1, 9}, {"n", TaskSuccess, 1, 4}}
+	for _, c := range cases {
+		s := got[c.task]
+		if s == nil || s.State != c.state || !s.StartDate.Equal(*at(c.start)) || !s.EndDate.Equal(*at(c.end)) {
+			t.Errorf("%s = %+v, want %s from %d to %d", c.task, s, c.state, c.start, c.end)
+		}
+	}
+}
