@@ -530,11 +530,15 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 			put(ti)
 		}
 		cancelled = append(cancelled, stop...)
+		revised := map[string]int{} // mapped tasks whose length this pass read again: the length
 		for _, task := range dag.UpstreamFirst() {
 			// A mapped task's instances are decided one by one, as
 			// Airflow's task instances are (the slice is the task's as
 			// the pass began: an expansion replaces it).
 			for _, ti := range byID[task.TaskID] {
+				if n, ok := revised[task.TaskID]; ok && ti.MapIndex >= n {
+					continue // removed by the revision
+				}
 				decide, _ := s.rules.triggerRule(task.TriggerRule)
 				next, changed := evaluateTask(decide, task, ti, byID, now)
 				if !changed {
@@ -557,6 +561,16 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 						put(one)
 					}
 					continue
+				}
+				if _, done := revised[task.TaskID]; next == TaskScheduled && task.Mapping != nil && !done {
+					n, changed := s.revise(dag, task, run, byID[task.TaskID], now)
+					revised[task.TaskID] = n
+					for _, one := range changed {
+						put(one)
+					}
+					if ti.MapIndex >= n {
+						continue
+					}
 				}
 				put(s.decided(ti, next, now))
 			}

@@ -207,6 +207,40 @@ func (s *scheduler) refLength(dag *DAG, run *DagRun, arg mappedArg) (int, bool, 
 	return 0, false, nil
 }
 
+// revise brings an expanded task's instances in line with its length as
+// it is now, when one of them is to be scheduled again (a clear), as
+// 2.10.3 dagrun.py _revise_map_indexes_if_mapped does once per task and
+// pass: indexes beyond the length are removed, missing ones are made
+// (from tis[0], in no state, then scheduled with the others). It returns
+// the length (the instances' count when it cannot be read: nothing
+// changes) and the task instances it changed or made.
+func (s *scheduler) revise(dag *DAG, task *Task, run *DagRun, tis []*TaskInstance, now time.Time) (int, []*TaskInstance) {
+	n, ok, err := s.mapLength(dag, task, run)
+	if err != nil || !ok {
+		return len(tis), nil
+	}
+	var changed []*TaskInstance
+	have := map[int]bool{}
+	for _, ti := range tis {
+		have[ti.MapIndex] = true
+		if ti.MapIndex >= n && ti.State != TaskRemoved {
+			changed = append(changed, s.decided(ti, TaskRemoved, now))
+		}
+	}
+	for i := range n {
+		if have[i] {
+			continue
+		}
+		one := *tis[0]
+		one.MapIndex, one.State, one.TryNumber = i, TaskNone, 0
+		one.StartDate, one.EndDate, one.Duration, one.QueuedDttm, one.NextRetryAt = nil, nil, nil, nil, nil
+		one.Note, one.Rendered, one.RenderedMapIndex, one.PID, one.ProcIdentity, one.Hostname = nil, nil, nil, nil, "", ""
+		nextTryID(&one)
+		changed = append(changed, s.decided(&one, TaskScheduled, now))
+	}
+	return n, changed
+}
+
 // expand is what a mapped task's map_index -1 task instance becomes once
 // its upstream tasks let it be scheduled (2.10.3 abstractoperator.py
 // expand_mapped_task:605-680): with a length n > 0, task instances

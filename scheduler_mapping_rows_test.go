@@ -565,3 +565,46 @@ func TestUI_MappedTaskSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestMapping_ClearedTaskTakesItsNewLength: a mapped task over an
+// upstream's value, cleared with it, keeps its task instances; when one
+// is to run again its length is read again (2.10.3 dagrun.py
+// _revise_map_indexes_if_mapped): indexes beyond a shorter length are
+// removed, a longer one adds task instances; the downstream task counts
+// what is left.
+func TestMapping_ClearedTaskTakesItsNewLength(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := mappedHarness(t, -1, 0, 8, edition2)
+		h.runner.returns = map[string]string{"up": "[1, 2, 3]"}
+		runID := h.trigger("mapped", `{}`)
+		h.settle()
+		if got := rowStates(t, h.store, "mapped", runID, "m"); !slices.Equal(got, []string{"0=success", "1=success", "2=success"}) {
+			t.Fatalf("m over up's three values = %v", got)
+		}
+		for _, c := range []struct {
+			value string
+			want  []string
+		}{
+			{"[1, 2]", []string{"0=success", "1=success", "2=removed"}},
+			{"[1, 2, 3, 4]", []string{"0=success", "1=success", "2=success", "3=success"}},
+		} {
+			h.runner.mu.Lock()
+			h.runner.returns["up"] = c.value
+			h.runner.mu.Unlock()
+			if _, err := h.store.ClearRun("mapped", runID, h.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			h.settle()
+			if got := rowStates(t, h.store, "mapped", runID, "m"); !slices.Equal(got, c.want) {
+				t.Errorf("m after up returned %s = %v, want %v", c.value, got, c.want)
+			}
+			if got := rowStates(t, h.store, "mapped", runID, "total"); !slices.Equal(got, []string{"-1=success"}) {
+				t.Errorf("total after up returned %s = %v, want success", c.value, got)
+			}
+			if got := h.runState("mapped", runID); got != RunSuccess {
+				t.Errorf("run after up returned %s: %q, want success", c.value, got)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +42,7 @@ type fakeRunner struct {
 	mu       sync.Mutex
 	outcomes map[string][]TaskState // task_id -> state of try 1, 2, …; success beyond
 	keyed    map[tiKey][]TaskState  // one task instance's, before its task's
+	returns  map[string]string      // task_id -> the JSON its tries return
 	held     map[string]chan struct{}
 	started  []tiKey
 	starts   map[tiKey]int
@@ -71,7 +73,14 @@ func (f *fakeRunner) run(ctx context.Context, job taskJob) taskOutcome {
 	if job.try <= len(script) {
 		return taskOutcome{state: script[job.try-1], output: "try " + strconv.Itoa(job.try) + "\n"}
 	}
-	return taskOutcome{state: TaskSuccess, output: "try " + strconv.Itoa(job.try) + "\n"}
+	f.mu.Lock()
+	ret := f.returns[job.key.taskID]
+	f.mu.Unlock()
+	out := taskOutcome{state: TaskSuccess, output: "try " + strconv.Itoa(job.try) + "\n"}
+	if ret != "" {
+		out.returnValue = json.RawMessage(ret)
+	}
+	return out
 }
 
 func (f *fakeRunner) hold(taskID string) chan struct{} {

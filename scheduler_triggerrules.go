@@ -41,9 +41,23 @@ func countUpstream(task *Task, byID runTIs) upstreamCounts {
 	for _, id := range task.Upstream {
 		// No task instance in this run (its dates leave the run out):
 		// never done, as Airflow counts task instances; a mapped task
-		// counts each of its instances (scheduler_mapping.go).
+		// counts each of its instances (scheduler_mapping.go), but those
+		// a revision removed (its length shrank after a clear), which
+		// airlite leaves out where Airflow's all_success would wait for
+		// them forever (2.10.3 trigger_rule_dep.py:475-490 takes them off
+		// only for a mapped downstream).
 		tis := byID[id]
-		c.total += max(len(tis), 1)
+		removed := 0
+		for _, ti := range tis {
+			if ti.State == TaskRemoved && ti.MapIndex >= 0 {
+				removed++
+			}
+		}
+		if len(tis) > 0 && removed == len(tis) {
+			c.total, c.skipped = c.total+1, c.skipped+1 // shrunk to nothing: as an empty expansion
+		} else {
+			c.total += max(len(tis)-removed, 1)
+		}
 		for _, ti := range tis {
 			switch ti.State {
 			case TaskSuccess:
