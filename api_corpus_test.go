@@ -98,6 +98,9 @@ type corpusServer struct {
 	clock *fakeClock
 	// auth is the Authorization header every request sends, if any.
 	auth string
+	// masks hide what the edition's answers carry that no option of the
+	// server fixes, after maskCorpusRecord.
+	masks []func(*corpusRecord)
 }
 
 // newCorpusServer builds a server as main does with --clock fake and the
@@ -159,8 +162,18 @@ func newCorpusServer(t *testing.T, e edition, name, backend, users string, store
 	t.Cleanup(hs.Close)
 	cs := &corpusServer{name: name, sched: sched, clock: clock,
 		ts: &testServer{Server: hs, srv: srv, store: store, dags: dags, edition: e}}
-	if users != "" {
+	switch {
+	case users != "" && backend == authSimple:
+		token, err := auth.tokens.issue("admin", roleUsersFile, jwtExpiration)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs.auth = "Bearer " + token
+		cs.masks = append(cs.masks, maskV2CorpusRecord)
+	case users != "":
 		cs.auth = "Basic " + base64Std("admin:secret")
+	case e.rules().apiV2:
+		cs.masks = append(cs.masks, maskV2CorpusRecord)
 	}
 	return cs
 }
@@ -278,6 +291,9 @@ func (cs *corpusServer) send(t *testing.T, client *http.Client, st corpusStep) c
 		rec.BodyBase64 = b
 	}
 	maskCorpusRecord(&rec)
+	for _, mask := range cs.masks {
+		mask(&rec)
+	}
 	return rec
 }
 
@@ -352,31 +368,10 @@ func readCorpus(t *testing.T, path string) []string {
 // sequence must get the recorded answer, byte for byte.
 func TestAPICorpus(t *testing.T) {
 	t.Parallel()
-	for _, e := range allEditions {
+	for _, e := range corpusEditions {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
-			var recs []corpusRecord
-			mainSrv := newCorpusServer(t, e, "main", authDefault, "")
-			recs = append(recs, mainSrv.run(t, corpusMainSequence(e))...)
-			deny := newCorpusServer(t, e, "deny_all", authDenyAll, "")
-			recs = append(recs, deny.run(t, corpusAuthSequence(e))...)
-			basic := newCorpusServer(t, e, "basic_auth", authBasic, corpusUsers)
-			recs = append(recs, basic.run(t, corpusBasicSequence(e))...)
-			password := newCorpusServer(t, e, "password_auth", authPassword, corpusUsers)
-			recs = append(recs, password.run(t, corpusPasswordSequence(e))...)
-			limited := newCorpusServer(t, e, "limits", authDefault, "", func(s *Store) {
-				s.SetLimits(corpusLimits)
-				s.SetRunLimit(RunLimit{Max: 2})
-			})
-			recs = append(recs, limited.run(t, corpusLimitsSequence(e))...)
-			retention := newCorpusServer(t, e, "retention", authDefault, "", func(s *Store) {
-				s.SetRunLimit(RunLimit{Max: 1, DropOldestFinished: true})
-			})
-			recs = append(recs, retention.run(t, corpusRetentionSequence(e))...)
-			starting := newCorpusServer(t, e, "starting", authDefault, "")
-			starting.ts.srv.ready.Store(false)
-			recs = append(recs, starting.run(t, corpusStartingSequence(e))...)
-
+			recs := corpusRecords(t, e)
 			got := encodeCorpus(t, recs)
 			path := corpusPath(e)
 			if *updateGolden {
@@ -391,6 +386,67 @@ func TestAPICorpus(t *testing.T) {
 			compareCorpus(t, readCorpus(t, path), strings.Split(strings.TrimSuffix(string(got), "\n"), "\n"))
 		})
 	}
+}
+
+// corpusEditions are the editions with a corpus: every edition.
+var corpusEditions = append(append([]edition(nil), allEditions...), edition3)
+
+// corpusRecords runs an edition's servers and sequences.
+func corpusRecords(t *testing.T, e edition) []corpusRecord {
+	t.Helper()
+	if e.rules().apiV2 {
+		return corpusV2Records(t, e)
+	}
+	var recs []corpusRecord
+	mainSrv := newCorpusServer(t, e, "main", authDefault, "")
+	recs = append(recs, mainSrv.run(t, corpusMainSequence(e))...)
+	deny := newCorpusServer(t, e, "deny_all", authDenyAll, "")
+	recs = append(recs, deny.run(t, corpusAuthSequence(e))...)
+	basic := newCorpusServer(t, e, "basic_auth", authBasic, corpusUsers)
+	recs = append(recs, basic.run(t, corpusBasicSequence(e))...)
+	password := newCorpusServer(t, e, "password_auth", authPassword, corpusUsers)
+	recs = append(recs, password.run(t, corpusPasswordSequence(e))...)
+	limited := newCorpusServer(t, e, "limits", authDefault, "", func(s *Store) {
+		s.SetLimits(corpusLimits)
+		s.SetRunLimit(RunLimit{Max: 2})
+	})
+	recs = append(recs, limited.run(t, corpusLimitsSequence(e))...)
+	retention := newCorpusServer(t, e, "retention", authDefault, "", func(s *Store) {
+		s.SetRunLimit(RunLimit{Max: 1, DropOldestFinished: true})
+	})
+	recs = append(recs, retention.run(t, corpusRetentionSequence(e))...)
+	starting := newCorpusServer(t, e, "starting", authDefault, "")
+	starting.ts.srv.ready.Store(false)
+	return append(recs, starting.run(t, corpusStartingSequence(e))...)
+}
+
+// corpusV2Records runs edition 3's servers: Airflow 3 has no deny_all,
+// basic_auth or password_auth backend, so the simple auth manager with a
+// users file takes their place.
+func corpusV2Records(t *testing.T, e edition) []corpusRecord {
+	t.Helper()
+	var recs []corpusRecord
+	mainSrv := newCorpusServer(t, e, "main", authDefault, "")
+	recs = append(recs, mainSrv.run(t, corpusV2MainSequence(e))...)
+	simple := newCorpusServer(t, e, "simple_auth_manager", authSimple, corpusUsers)
+	recs = append(recs, simple.run(t, corpusTokenSequence(e))...)
+	limited := newCorpusServer(t, e, "limits", authDefault, "", func(s *Store) {
+		s.SetLimits(corpusLimits)
+		s.SetRunLimit(RunLimit{Max: 2})
+	})
+	recs = append(recs, limited.run(t, corpusV2LimitsSequence(e))...)
+	starting := newCorpusServer(t, e, "starting", authDefault, "")
+	starting.ts.srv.ready.Store(false)
+	return append(recs, starting.run(t, corpusV2StartingSequence(e))...)
+}
+
+// corpusFirstRun is the run the main sequence triggers first, which the
+// pages and /_airlite steps read.
+func corpusFirstRun(e edition) string {
+	if e.rules().apiV2 {
+		return corpusV2Run
+	}
+	return "exp_run_1"
 }
 
 // compareCorpus fails with every record whose answer differs, showing
@@ -615,19 +671,22 @@ func corpusExperimental(q *corpusSeq, e edition) {
 
 // corpusPages covers the status pages and /health.
 func corpusPages(q *corpusSeq, e edition) {
-	runPath := strings.ReplaceAll(e.rules().uiRunPath, ":dag_id", "corpus_chain")
+	first := corpusFirstRun(e)
+	// Edition 3's run page names the run in its path (Airflow 3's UI);
+	// the others take it from the query.
+	runPath := strings.NewReplacer(":dag_id", "corpus_chain", ":run_id", first).Replace(e.rules().uiRunPath)
 	q.get("/health")
 	q.head("/health")
 	q.get("/")
 	q.head("/")
 	q.get("/pools")
 	q.head("/pools")
-	q.head(runPath + "?dag_id=corpus_chain&run_id=exp_run_1")
-	q.head(runPath + "?dag_id=nope&run_id=exp_run_1")
+	q.head(runPath + "?dag_id=corpus_chain&run_id=" + first)
+	q.head(runPath + "?dag_id=nope&run_id=" + first)
 	q.head("/nope")
 	q.get(runPath + "?dag_id=corpus_chain&execution_date=" + strings.ReplaceAll(corpusDate1, "+", "%2B"))
-	q.get(runPath + "?dag_id=corpus_chain&run_id=exp_run_1")
-	q.get(strings.ReplaceAll(e.rules().uiRunPath, ":dag_id", "corpus_bash") + "?dag_id=corpus_bash&run_id=exp_bash")
+	q.get(runPath + "?dag_id=corpus_chain&run_id=" + first)
+	q.get(strings.NewReplacer(":dag_id", "corpus_bash", ":run_id", "exp_bash").Replace(e.rules().uiRunPath) + "?dag_id=corpus_bash&run_id=exp_bash")
 	q.get(runPath + "?dag_id=corpus_chain&execution_date=bad-date")
 	q.get(runPath + "?dag_id=nope&execution_date=" + strings.ReplaceAll(corpusDate1, "+", "%2B"))
 	q.get(runPath)
@@ -652,6 +711,7 @@ func corpusPages(q *corpusSeq, e edition) {
 // corpusAdmin covers /_airlite.
 func corpusAdmin(q *corpusSeq, e edition) {
 	const a = "/_airlite"
+	first := corpusFirstRun(e)
 	q.get(a + "/health")
 	q.get(a + "/ready")
 	q.get(a + "/clock")
@@ -662,17 +722,17 @@ func corpusAdmin(q *corpusSeq, e edition) {
 	q.post(a+"/clock", `{"nope": 1}`)
 	q.post(a+"/clock", `{bad`)
 	q.get(a + "/clock")
-	q.get(a + "/dags/corpus_chain/dag_runs/exp_run_1/wait")
-	q.get(a + "/dags/corpus_chain/dag_runs/exp_run_1/wait?timeout=soon")
+	q.get(a + "/dags/corpus_chain/dag_runs/" + first + "/wait")
+	q.get(a + "/dags/corpus_chain/dag_runs/" + first + "/wait?timeout=soon")
 	q.get(a + "/dags/corpus_chain/dag_runs/nope/wait?timeout=1ms")
 	q.get(a + "/dags/nope/dag_runs/nope/wait?timeout=1ms")
-	q.post(a+"/dags/corpus_chain/dag_runs/exp_run_1/state", `{"state": "success"}`)
-	q.post(a+"/dags/corpus_chain/dag_runs/exp_run_1/state", `{"state": "bogus"}`)
-	q.post(a+"/dags/corpus_chain/dag_runs/exp_run_1/state", `{bad`)
+	q.post(a+"/dags/corpus_chain/dag_runs/"+first+"/state", `{"state": "success"}`)
+	q.post(a+"/dags/corpus_chain/dag_runs/"+first+"/state", `{"state": "bogus"}`)
+	q.post(a+"/dags/corpus_chain/dag_runs/"+first+"/state", `{bad`)
 	q.post(a+"/dags/corpus_chain/dag_runs/nope/state", `{"state": "success"}`)
-	q.post(a+"/dags/corpus_chain/dag_runs/exp_run_1/tasks/transform/state", `{"state": "success"}`)
-	q.post(a+"/dags/corpus_chain/dag_runs/exp_run_1/tasks/nope/state", `{"state": "success"}`)
-	q.post(a+"/dags/corpus_chain/dag_runs/exp_run_1/tasks/transform/state", `{"state": "bogus"}`)
+	q.post(a+"/dags/corpus_chain/dag_runs/"+first+"/tasks/transform/state", `{"state": "success"}`)
+	q.post(a+"/dags/corpus_chain/dag_runs/"+first+"/tasks/nope/state", `{"state": "success"}`)
+	q.post(a+"/dags/corpus_chain/dag_runs/"+first+"/tasks/transform/state", `{"state": "bogus"}`)
 	q.post(a+"/dags", "dag_id: corpus_loaded\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: only, operator: DummyOperator}\n")
 	q.post(a+"/dags", "dag_id: corpus_loaded\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: only, operator: DummyOperator}\n  - {task_id: second, operator: DummyOperator}\n")
 	q.post(a+"/dags", "dag_id: corpus_bad\ntasks:\n  - {task_id: x, operator: BashOpertor}\n")

@@ -7,6 +7,7 @@ package main
 // each route's dependencies, after the path matched.
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
@@ -40,9 +41,19 @@ func (s *server) v2Dialect() *dialect {
 		decode:    decodeV2Body,
 		render:    func(w http.ResponseWriter, r *http.Request, status int, v any) { writeV2JSON(w, r, status, v) },
 		noContent: func(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) },
-		fail:      writeV2Error,
+		fail:      s.failV2,
 		phrases:   apiv2Phrases,
 	}
+}
+
+// failV2 writes err as FastAPI answers it (writeV2Error), and logs the
+// errors that become Starlette's bare 500, whose body says nothing.
+func (s *server) failV2(w http.ResponseWriter, r *http.Request, err error) {
+	var e *v2Error
+	if _, limit := storeErrorText(err); !limit && !errors.As(err, &e) {
+		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("internal error")
+	}
+	writeV2Error(w, r, err)
 }
 
 // mountV2 puts Airflow 3's routes on the router: the public API, the

@@ -69,7 +69,7 @@ type v2DagBase struct {
 	IsPaused                    bool       `json:"is_paused"`
 	IsStale                     bool       `json:"is_stale"`
 	LastParsedTime              *v2When    `json:"last_parsed_time"`
-	LastParseDuration           *float64   `json:"last_parse_duration"`
+	LastParseDuration           *v2PyFloat `json:"last_parse_duration"`
 	LastExpired                 *v2When    `json:"last_expired"`
 	BundleName                  *string    `json:"bundle_name"`
 	BundleVersion               *string    `json:"bundle_version"`

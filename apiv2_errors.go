@@ -81,12 +81,18 @@ type v2Detail struct {
 	Detail any `json:"detail"`
 }
 
-// writeV2Error writes err as FastAPI answers it: a v2Error as it is, any
-// other error (a fault no phrase took, a crash) as the 500 Starlette's
-// ServerErrorMiddleware writes, "Internal Server Error" in plain text.
+// writeV2Error writes err as FastAPI answers it: a v2Error as it is; a
+// write refused at one of airlite's own limits, which Airflow has not, as
+// an HTTPException 400 naming the flag (the other APIs answer it with a
+// 400 in their forms, api_answer.go storeKinds); any other error (a fault
+// no phrase took, a crash) as the 500 Starlette's ServerErrorMiddleware
+// writes, "Internal Server Error" in plain text.
 func writeV2Error(w http.ResponseWriter, r *http.Request, err error) {
 	var e *v2Error
-	if !errors.As(err, &e) {
+	if text, ok := storeErrorText(err); ok && !errors.As(err, &e) {
+		e = &v2Error{status: http.StatusBadRequest, detail: text}
+	}
+	if e == nil && !errors.As(err, &e) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = w.Write([]byte("Internal Server Error"))

@@ -24,7 +24,7 @@ type v2DagRun struct {
 	QueuedAt               *v2When         `json:"queued_at"`
 	StartDate              *v2When         `json:"start_date"`
 	EndDate                *v2When         `json:"end_date"`
-	Duration               *float64        `json:"duration"`
+	Duration               *v2PyFloat      `json:"duration"`
 	DataIntervalStart      *v2When         `json:"data_interval_start"`
 	DataIntervalEnd        *v2When         `json:"data_interval_end"`
 	RunAfter               v2When          `json:"run_after"`
@@ -53,7 +53,7 @@ type v2DagRunCollection struct {
 func (s *server) v2Run(run *DagRun) v2DagRun {
 	out := v2DagRun{
 		DagRunID: run.RunID, DagID: run.DagID, QueuedAt: v2At(run.QueuedAt), StartDate: v2At(run.StartDate),
-		EndDate: v2At(run.EndDate), Duration: runDuration(run), RunAfter: v2When(run.After()),
+		EndDate: v2At(run.EndDate), Duration: v2PyFloatOf(runDuration(run)), RunAfter: v2When(run.After()),
 		RunType: run.RunType, State: string(run.State), TriggeringUserName: run.TriggeringUser,
 		Conf: json.RawMessage(`{}`), Note: run.Note, DagVersions: []any{}, DagDisplayName: run.DagID,
 		PartitionKey: run.PartitionKey,

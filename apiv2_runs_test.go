@@ -469,3 +469,30 @@ tasks:
 		t.Errorf("output\n got %q\nwant %q", out, want)
 	}
 }
+
+// TestV2Run_DurationIsPythonsFloat checks DAGRunResponse's duration as
+// pydantic writes a float field (datamodels/dag_run.py duration: float |
+// None): 0.0, not 0, for a run that started and ended in one instant.
+func TestV2Run_DurationIsPythonsFloat(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	start := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		took time.Duration
+		want string
+	}{
+		{0, `"duration":0.0,`},
+		{1500 * time.Millisecond, `"duration":1.5,`},
+		{2 * time.Second, `"duration":2.0,`},
+	} {
+		end := start.Add(tc.took)
+		run := &DagRun{DagID: "d", RunID: "r", StartDate: &start, EndDate: &end, State: RunSuccess}
+		b, err := json.Marshal(ts.srv.v2Run(run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tc.want) {
+			t.Errorf("run of %v renders %s, want %s", tc.took, b, tc.want)
+		}
+	}
+}

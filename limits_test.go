@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -226,5 +227,37 @@ func TestServer_Pools_ListsEveryPool(t *testing.T) {
 	}
 	if len(pools) != n {
 		t.Errorf("GET /pools lists %d pools, want all %d", len(pools), n)
+	}
+}
+
+// TestLimits_V2AnswersFastAPIsForm checks that a write refused at one of
+// airlite's limits through /api/v2 is a 400 in FastAPI's form naming the
+// flag, as /api/v1 answers it in its own form, and never Starlette's 500.
+func TestLimits_V2AnswersFastAPIsForm(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withLimits(Limits{Pools: 2, Variables: 1, Connections: 1, ConfBytes: 16}),
+		withRunLimit(RunLimit{Max: 1}))
+	for _, tc := range []struct {
+		name, path, first, refused, want string
+	}{
+		{"pools", "/api/v2/pools", `{"name": "a", "slots": 1}`, `{"name": "b", "slots": 1}`, "the limit of --max-pools"},
+		{"variables", "/api/v2/variables", `{"key": "a", "value": "v"}`, `{"key": "b", "value": "v"}`, "the limit of --max-variables"},
+		{"connections", "/api/v2/connections", `{"connection_id": "a", "conn_type": "http"}`, `{"connection_id": "b", "conn_type": "http"}`, "the limit of --max-connections"},
+		{"runs", "/api/v2/dags/tutorial/dagRuns", `{"logical_date": null}`, `{"logical_date": null}`, "the limit of --max-runs-per-dag"},
+		{"conf", "/api/v2/dags/example_bash_operator/dagRuns", `{"logical_date": null, "conf": {"far_too_long": "abcdefghijklmnop"}}`, "", "the limit of --max-conf-bytes-total"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ts.do(t, http.MethodPost, tc.path, tc.first)
+			if tc.refused != "" {
+				if res.status >= 300 {
+					t.Fatalf("first POST %s = %d %s", tc.path, res.status, res.body)
+				}
+				res = ts.do(t, http.MethodPost, tc.path, tc.refused)
+			}
+			var body struct{ Detail string }
+			if err := json.Unmarshal([]byte(res.body), &body); res.status != http.StatusBadRequest || err != nil || !strings.Contains(body.Detail, tc.want) {
+				t.Errorf("POST %s = %d %s, want 400 {\"detail\": \"...%s...\"}", tc.path, res.status, res.body, tc.want)
+			}
+		})
 	}
 }

@@ -247,7 +247,17 @@ type runSquare struct {
 
 func newRunSquare(rules *editionRules, run *DagRun) runSquare {
 	return runSquare{DagID: run.DagID, RunID: run.RunID, State: string(run.State),
-		Date: uiTime(run.ExecutionDate), URL: rules.runLink(run.DagID, run.RunID, run.ExecutionDate)}
+		Date: uiTime(uiRunDate(run)), URL: rules.runLink(run.DagID, run.RunID, run.ExecutionDate)}
+}
+
+// uiRunDate is the date the pages show for a run: its logical date, or
+// its run_after when it has none (an Airflow 3 run triggered with
+// logical_date null, which Airflow 3's UI dates by run_after).
+func uiRunDate(run *DagRun) time.Time {
+	if date, ok := run.LogicalDate(); ok {
+		return date
+	}
+	return run.After()
 }
 
 // dagListView is the content of /.
@@ -701,7 +711,7 @@ func (s *server) buildRunView(dagID, rawDate, runID string, offset int, u *url.U
 func (s *server) runFacts(run *DagRun) *runFacts {
 	f := &runFacts{
 		RunID: run.RunID, State: string(run.State), Finished: run.State.Finished(),
-		ExecutionDate: uiTime(run.ExecutionDate), ExecutionISO: uiISO(run.ExecutionDate),
+		ExecutionDate: uiTime(uiRunDate(run)), ExecutionISO: uiISO(uiRunDate(run)),
 		RunType: run.RunType, External: run.ExternalTrigger,
 		QueuedAt: uiOptTime(run.QueuedAt), StartDate: uiOptTime(run.StartDate), EndDate: uiOptTime(run.EndDate),
 		Duration: "–", Conf: "None",

@@ -909,3 +909,21 @@ func TestUI_Edition3RunLinks(t *testing.T) {
 		t.Errorf("a run that does not exist: %d", res.status)
 	}
 }
+
+// TestUI_RunWithoutLogicalDateShowsRunAfter: an Airflow 3 run triggered
+// with logical_date null has no logical date; the status page dates it by
+// its run_after (as Airflow 3's UI does), never by Go's zero time.
+func TestUI_RunWithoutLogicalDateShowsRunAfter(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	res := ts.do(t, http.MethodPost, "/api/v2/dags/example_bash_operator/dagRuns", `{"dag_run_id": "dateless", "logical_date": null}`)
+	if res.status != http.StatusOK {
+		t.Fatalf("trigger = %d %s", res.status, res.body)
+	}
+	for _, path := range []string{"/", "/dags/example_bash_operator/runs/dateless"} {
+		page := uiDo(t, ts, http.MethodGet, path, nil)
+		if page.status != http.StatusOK || strings.Contains(page.body, "0001-01-01") || !strings.Contains(page.body, "dateless") {
+			t.Errorf("GET %s = %d, shows the zero time or not the run:\n%s", path, page.status, page.body)
+		}
+	}
+}
