@@ -6,6 +6,7 @@ package main
 // dag_source_endpoint.py, dag_stats_endpoint.py).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -34,7 +35,7 @@ var v1DagDetailFields = []string{"timezone", "catchup", "orientation", "concurre
 func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	d := map[string]any{
 		"dag_id":                          row.DagID,
-		"dag_display_name":                row.DagID,
+		"dag_display_name":                dagDisplayName(row),
 		"root_dag_id":                     nil,
 		"is_paused":                       row.IsPaused,
 		"is_active":                       row.Def != nil,
@@ -165,7 +166,10 @@ var cronDescriptions = map[string]string{
 	"0 0 1 * *":   "At 00:00, on day 1 of the month",
 	"0 0 1 */3 *": "At 00:00, on day 1 of the month, every 3 months",
 	"0 0 1 1 *":   "At 00:00, on day 1 of the month, only in January",
+	"0 1 * * 3":   "At 01:00, only on Wednesday", // 2.10.3 example_datasets.py's, as the real Airflow 2.10.3 answered
 	"* * * * *":   "Every minute",
+	"*/1 * * * *": "Every minute",    // 2.10.3 example_branch_python_dop_operator_3.py's, as the real Airflow 2.10.3 answered
+	"*/2 * * * *": "Every 2 minutes", // 2.10.3 example_sla_dag.py's, as the real Airflow 2.10.3 answered
 }
 
 // timetableDescription is the timetable's description in Airflow 2.10:
@@ -211,6 +215,13 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["orientation"] = "LR"
 	d["concurrency"] = def.MaxActiveTasks
 	d["dataset_expression"] = nil
+	if def.AssetExpression != nil {
+		var expr any
+		if err := json.Unmarshal(def.AssetExpression, &expr); err != nil {
+			return nil, fmt.Errorf("read dataset_expression of %s: %w", row.DagID, err)
+		}
+		d["dataset_expression"] = expr
+	}
 	d["start_date"] = v1Date(def.StartDate)
 	// DAGDetailSchema.get_owners reads the DAG's "owner", an attribute a
 	// DAG lacks: always [] (2.10.3 api_connexion/schemas/dag_schema.py:132-136).
@@ -563,12 +574,12 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 		"class_ref":           map[string]any{"module_path": module, "class_name": className},
 		"operator_name":       operatorName,
 		"task_id":             t.TaskID,
-		"task_display_name":   t.TaskID,
+		"task_display_name":   t.TaskDisplayName(),
 		"owner":               t.Owner,
 		"start_date":          v1Date(t.StartDate),
 		"end_date":            v1Date(t.EndDate),
 		"trigger_rule":        t.TriggerRule,
-		"extra_links":         []any{},
+		"extra_links":         v1ExtraLinks(t.ExtraLinks),
 		"depends_on_past":     t.DependsOnPast,
 		"wait_for_downstream": false,
 		// fields.Number dumps a float (task_schema.py:52-59): 1.0.
@@ -723,4 +734,14 @@ func (s *server) V1GetDagStats(dagIDs string) (map[string]any, error) {
 		dags = append(dags, map[string]any{"dag_id": id, "stats": stats})
 	}
 	return map[string]any{"dags": dags, "total_entries": len(dags)}, nil
+}
+
+// v1ExtraLinks is TaskSchema's extra_links: each link's class reference
+// (2.10.3 api_connexion/schemas/task_schema.py:47-49).
+func v1ExtraLinks(links []extraLink) []any {
+	out := make([]any, len(links))
+	for i, l := range links {
+		out[i] = map[string]any{"class_name": l.Class, "module_path": l.Module}
+	}
+	return out
 }

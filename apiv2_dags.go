@@ -5,6 +5,8 @@ package main
 // datamodels/dags.py and dag_tags.py, over the operations (ops_dags.go).
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -111,7 +113,7 @@ type v2DAGDetails struct {
 	v2DagBase
 	Catchup                   bool              `json:"catchup"`
 	DagRunTimeout             *string           `json:"dag_run_timeout"`
-	AssetExpression           map[string]any    `json:"asset_expression"`
+	AssetExpression           json.RawMessage   `json:"asset_expression"`
 	DocMD                     *string           `json:"doc_md"`
 	StartDate                 *v2When           `json:"start_date"`
 	EndDate                   *v2When           `json:"end_date"`
@@ -143,7 +145,7 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 	row := d.Row
 	rel := relativeFileloc(row)
 	out := v2DagBase{
-		DagID: row.DagID, DagDisplayName: row.DagID, IsPaused: row.IsPaused, IsStale: d.Stale,
+		DagID: row.DagID, DagDisplayName: dagDisplayName(row), IsPaused: row.IsPaused, IsStale: d.Stale,
 		BundleName: ptr(bundleName), RelativeFileloc: &rel, Fileloc: row.FileLoc,
 		Tags: []v2DagTag{}, MaxActiveTasks: 16, HasImportErrors: d.ImportErrors, Owners: d.Owners,
 	}
@@ -177,7 +179,7 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 		out.TimetableDescription = ptr(def.Timetable.Description)
 	}
 	for _, tag := range def.Tags {
-		out.Tags = append(out.Tags, v2DagTag{Name: tag, DagID: row.DagID, DagDisplayName: row.DagID})
+		out.Tags = append(out.Tags, v2DagTag{Name: tag, DagID: row.DagID, DagDisplayName: dagDisplayName(row)})
 	}
 	out.MaxActiveTasks = def.MaxActiveTasks
 	out.MaxActiveRuns = ptr(def.MaxActiveRuns)
@@ -268,6 +270,9 @@ func (s *server) v2DagDetailsOf(d dagInfo, activeRuns int) v2DAGDetails {
 		return out
 	}
 	out.Catchup = def.Catchup
+	if bytes.HasPrefix(def.AssetExpression, []byte("{")) {
+		out.AssetExpression = def.AssetExpression
+	}
 	if def.DagrunTimeout != 0 {
 		out.DagRunTimeout = ptr(isoDuration(def.DagrunTimeout))
 	}

@@ -281,7 +281,7 @@ func (s *server) v2GetDagRuns(req *apiRequest) (any, error) {
 	if dagID != "~" {
 		if _, err := s.ops.dagDefinition(dagID); err != nil {
 			if errors.Is(err, errNotFound) {
-				return nil, &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("The DAG with dag_id: `%s` was not found", dagID)}
+				return nil, v2Detail404(v2DagNotFound, dagID) // get_latest_version_of_dag
 			}
 			return nil, err
 		}
@@ -584,10 +584,6 @@ func (s *server) v2UpstreamAssetEvents(req *apiRequest) (any, error) {
 	return out, nil
 }
 
-// v2WaitMediaType is the wait route's streamed form, one JSON document
-// per line (3.2.1's document: application/x-ndjson).
-const v2WaitMediaType = "application/x-ndjson"
-
 // v2WaitDagRun is wait_dag_run_until_finished (DagRunWaiter in
 // services/public/dag_run.py): a line with the run's state at once, then
 // one every interval seconds until the run has finished; the last line
@@ -609,7 +605,11 @@ func (s *server) v2WaitDagRun(w http.ResponseWriter, r *http.Request, req *apiRe
 		return
 	}
 	results := req.query.list("result")
-	w.Header().Set("Content-Type", v2WaitMediaType)
+	// One JSON document per line (the document's application/x-ndjson),
+	// sent untyped: dag_run.py's StreamingResponse has no media_type, so
+	// Starlette writes no Content-Type; a nil entry keeps net/http from
+	// sniffing one.
+	w.Header()["Content-Type"] = nil
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	every := time.Duration(*interval * float64(time.Second))

@@ -355,6 +355,10 @@ const (
 	// get_dag_for_run of a run that is not there) and Starlette answers
 	// its plain-text 500.
 	v2Crash
+	// v2Untyped: the route returns a StreamingResponse without a
+	// media_type (dag_run.py wait_dag_run_until_finished), so no
+	// Content-Type is sent; its lines are the document's NDJSON.
+	v2Untyped
 )
 
 // v2AirflowDepartures lists the departures by "METHOD path status".
@@ -366,11 +370,19 @@ var v2AirflowDepartures = map[string]v2Departure{
 	"PATCH /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/dry_run 404":                v2TupleDetail,
 	"PATCH /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/{map_index}/dry_run 404":    v2TupleDetail,
 	"GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/links 500":                    v2Crash,
+	"GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/wait 200":                                             v2Untyped,
 }
 
-// check is the departure's own form.
-func (d v2Departure) check(res response) []string {
+// check is the departure's own form; doc and op serve v2Untyped, whose
+// body is still the document's.
+func (d v2Departure) check(doc *v2SchemaDoc, op string, res response) []string {
 	switch d {
+	case v2Untyped:
+		if ctype := res.header.Get("Content-Type"); ctype != "" {
+			return []string{fmt.Sprintf("%d: Content-Type %q, want none (a StreamingResponse without media_type)", res.status, ctype)}
+		}
+		typed := response{res.status, http.Header{"Content-Type": {"application/x-ndjson"}}, res.body}
+		return doc.answerChecks(op, typed)
 	case v2TupleDetail:
 		var body struct {
 			Detail []string `json:"detail"`
@@ -397,10 +409,16 @@ func (doc *v2SchemaDoc) answerErrors(op string, res response) []string {
 	if o == nil {
 		return []string{op + ": not an operation of the document"}
 	}
-	status := fmt.Sprint(res.status)
-	if kind, ok := v2AirflowDepartures[op+" "+status]; ok {
-		return kind.check(res)
+	if kind, ok := v2AirflowDepartures[op+" "+fmt.Sprint(res.status)]; ok {
+		return kind.check(doc, op, res)
 	}
+	return doc.answerChecks(op, res)
+}
+
+// answerChecks is answerErrors without the departures.
+func (doc *v2SchemaDoc) answerChecks(op string, res response) []string {
+	o := doc.Operations[op]
+	status := fmt.Sprint(res.status)
 	declared, ok := o.Responses[status]
 	media, _, _ := strings.Cut(res.header.Get("Content-Type"), ";")
 	var schema map[string]any
@@ -923,8 +941,12 @@ func TestV2AnswerChecker(t *testing.T) {
 			`"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]}`}, ""},
 		{"validation error as text", "GET /api/v2/dags", response{422, jsonType, `{"detail":"bad limit"}`}, "is not an array"},
 		{"error in plain text", "GET /api/v2/dags", response{500, http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, `Internal Server Error`}, "want application/json"},
-		{"ndjson lines", "GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/wait",
-			response{200, http.Header{"Content-Type": {"application/x-ndjson"}}, "{\"state\":\"queued\"}\n{\"state\":\"success\"}\n"}, ""},
+		{"untyped ndjson lines", "GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/wait",
+			response{200, http.Header{}, "{\"state\":\"queued\"}\n{\"state\":\"success\"}\n"}, ""},
+		{"untyped lines not JSON", "GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/wait",
+			response{200, http.Header{}, "{\"state\":\"queued\"}\nsuccess\n"}, "invalid character"},
+		{"wait typed", "GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/wait",
+			response{200, http.Header{"Content-Type": {"application/x-ndjson"}}, "{\"state\":\"success\"}\n"}, "want none"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := doc.answerErrors(tc.op, tc.res)

@@ -146,12 +146,12 @@ func v2TaskOf(def *DAG, t *Task) v2Task {
 	params := v2Params(def.Params, def.ParamDocs)
 	maps.Copy(params, v2Params(t.Params, t.ParamDocs))
 	out := v2Task{
-		TaskID: t.TaskID, TaskDisplayName: t.TaskID, Owner: t.Owner, StartDate: v2At(t.StartDate), EndDate: v2At(t.EndDate),
+		TaskID: t.TaskID, TaskDisplayName: t.TaskDisplayName(), Owner: t.Owner, StartDate: v2At(t.StartDate), EndDate: v2At(t.EndDate),
 		TriggerRule: t.TriggerRule, DependsOnPast: t.DependsOnPast, Retries: v2PyFloat(t.Retries), Queue: t.Queue, Pool: t.Pool,
 		PoolSlots: v2PyFloat(t.PoolSlots), RetryDelay: v2TimeDeltaOf(t.RetryDelay), PriorityWeight: v2PyFloat(t.PriorityWeight),
 		WeightRule: t.WeightRule, UIColor: color, UIFgcolor: fgColor, TemplateFields: templateFields,
 		DownstreamTaskIDs: append([]string{}, t.Downstream...), OperatorName: operatorName, Params: params,
-		ClassRef: v2ClassRef{ModulePath: module, ClassName: className}, IsMapped: t.IsMapped, ExtraLinks: []string{},
+		ClassRef: v2ClassRef{ModulePath: module, ClassName: className}, IsMapped: t.IsMapped, ExtraLinks: v2ExtraLinkNames(t.ExtraLinks),
 	}
 	if t.RetryExponentialBackoff {
 		out.RetryExponentialBackoff = 1
@@ -221,4 +221,14 @@ func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 		out.Tasks = append(out.Tasks, v2TaskOf(def, t))
 	}
 	return out, nil
+}
+
+// v2ExtraLinkNames is TaskResponse's extra_links: the links' names
+// (3.2.1 api_fastapi/core_api/datamodels/tasks.py).
+func v2ExtraLinkNames(links []extraLink) []string {
+	out := make([]string, len(links))
+	for i, l := range links {
+		out[i] = l.Name
+	}
+	return out
 }

@@ -29,8 +29,9 @@ const (
 	v2TIMapNotFound = "The Task Instance with dag_id: `%s`, run_id: `%s`, task_id: `%s` and map_index: `%s` was not found"
 	// get_task_instance_try_details.
 	v2TITryNotFound = "The Task Instance with dag_id: `%s`, run_id: `%s`, task_id: `%s`, try_number: `%d` and map_index: `%d` was not found"
-	// get_task_instances.
-	v2RunIDNotFound = "DagRun with run_id: `%s` was not found"
+	// get_task_instances (3.2.0).
+	v2RunOfDagNotFound = "DagRun with dag_id: `%s` and run_id: `%s` was not found"
+	v2RunNeedsDag      = "dag_id is required when dag_run_id is specified"
 	// common/dagbag.py get_latest_version_of_dag and friends.
 	v2DagNotFound = "The Dag with ID: `%s` was not found"
 	// services/public/task_instances.py _patch_ti_validate_request and
@@ -177,8 +178,25 @@ func (s *server) v2OperatorName(dagID, taskID, operator string) *string {
 	return nonEmpty(operator)
 }
 
-// v2TI renders a run's task instance as TaskInstanceResponse. Airflow 3
-// shows no display names other than the ids for airlite's DAGs and tasks.
+// v2TaskDisplayName is a task instance's task_display_name: its task's,
+// as Airflow 3 stores it on the task instance (a Python file's
+// task_display_name; the task id otherwise).
+func (s *server) v2TaskDisplayName(ti *TaskInstance) string {
+	if t := s.ops.loadedTask(ti.DagID, ti.TaskID); t != nil {
+		return t.TaskDisplayName()
+	}
+	return ti.TaskID
+}
+
+// v2DagDisplayName is the dag_display_name of a DAG by id (its DagModel's).
+func (s *server) v2DagDisplayName(dagID string) string {
+	if row, err := s.ops.store.DagByID(dagID); err == nil {
+		return dagDisplayName(row)
+	}
+	return dagID
+}
+
+// v2TI renders a run's task instance as TaskInstanceResponse.
 func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 	var logical *v2When
 	if date, ok := run.LogicalDate(); ok {
@@ -193,7 +211,7 @@ func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 		LogicalDate: logical, RunAfter: v2When(run.After()),
 		StartDate: v2At(ti.StartDate), EndDate: v2At(ti.EndDate), Duration: v2PyFloatOf(ti.Duration),
 		State: v2StateOf(ti.State), TryNumber: ti.TryNumber, MaxTries: ti.MaxTries,
-		TaskDisplayName: ti.TaskID, DagDisplayName: ti.DagID,
+		TaskDisplayName: s.v2TaskDisplayName(ti), DagDisplayName: s.v2DagDisplayName(ti.DagID),
 		Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
 		PriorityWeight: ti.PriorityWeight, Operator: nonEmpty(ti.Operator), OperatorName: s.v2OperatorName(ti.DagID, ti.TaskID, ti.Operator),
 		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}", Note: ti.Note,
@@ -216,7 +234,7 @@ func (s *server) v2TITry(ti *TaskInstance) v2TaskInstanceTry {
 		TaskID: ti.TaskID, DagID: ti.DagID, DagRunID: ti.RunID, MapIndex: ti.MapIndex,
 		StartDate: v2At(ti.StartDate), EndDate: v2At(ti.EndDate), Duration: v2PyFloatOf(ti.Duration),
 		State: v2StateOf(ti.State), TryNumber: ti.TryNumber, MaxTries: ti.MaxTries,
-		TaskDisplayName: ti.TaskID, DagDisplayName: ti.DagID,
+		TaskDisplayName: s.v2TaskDisplayName(ti), DagDisplayName: s.v2DagDisplayName(ti.DagID),
 		Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
 		PriorityWeight: ti.PriorityWeight, Operator: nonEmpty(ti.Operator), OperatorName: s.v2OperatorName(ti.DagID, ti.TaskID, ti.Operator),
 		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}", DagVersion: s.v2TIVersion(ti),
@@ -434,28 +452,28 @@ func (s *server) v2GetMappedTaskInstances(req *apiRequest) (any, error) {
 }
 
 // v2GetTaskInstances is get_task_instances: "~" for dag_id or dag_run_id
-// reads every DAG or run. A run_id names a run of any DAG (Airflow looks
-// it up by run_id alone); a dag_id must name a DAG.
+// reads every DAG or run. Since 3.2.0 a run is found by its DAG and run
+// id, and a run_id without a dag_id is refused (a 400, which 3.2.0's
+// document adds); a dag_id must name a DAG.
 func (s *server) v2GetTaskInstances(req *apiRequest) (any, error) {
 	dagID, runID := req.param("dag_id"), req.param("dag_run_id")
 	q, err := v2TISearch(req.query)
 	if err != nil {
 		return nil, err
 	}
-	var run *DagRun
 	if runID != "~" {
-		runs, err := s.ops.runsByRunID(runID)
-		if err != nil {
+		if dagID == "~" {
+			return nil, &v2Error{status: http.StatusBadRequest, detail: v2RunNeedsDag}
+		}
+		if _, err := s.ops.runByID(dagID, runID); errors.Is(err, errNotFound) {
+			return nil, v2Detail404(v2RunOfDagNotFound, dagID, runID)
+		} else if err != nil {
 			return nil, err
 		}
-		if len(runs) == 0 {
-			return nil, v2Detail404(v2RunIDNotFound, runID)
-		}
-		run = runs[0]
 		q.runIDs = []string{runID}
 	}
 	if dagID != "~" {
-		if run == nil {
+		if runID == "~" {
 			if _, err := s.ops.dagDefinition(dagID); errors.Is(err, errNotFound) {
 				return nil, v2Detail404(v2DagNotFound, dagID)
 			} else if err != nil {
@@ -465,10 +483,40 @@ func (s *server) v2GetTaskInstances(req *apiRequest) (any, error) {
 		q.dagIDs = []string{dagID}
 	}
 	if group, ok := req.query.str("task_group_id"); ok {
-		// airlite's DAGs have no task groups (QueryTaskInstanceTaskGroupFilter).
-		return nil, &v2Error{status: http.StatusNotFound, detail: map[string]any{"reason": "not_found", "message": "Task group " + group + " not found"}}
+		if err := s.v2TaskGroupFilter(q, dagID, group); err != nil {
+			return nil, err
+		}
 	}
 	return s.v2TIPage(q)
+}
+
+// v2GroupNotFound is the detail QueryTaskInstanceTaskGroupFilter.to_orm
+// raises (common/parameters.py), a dict in this key order.
+type v2GroupNotFound struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// v2TaskGroupFilter narrows q to the tasks of a task group of dagID and
+// its nested groups (QueryTaskInstanceTaskGroupFilter.to_orm). The filter
+// reads the DAG the route set on it: for "~" the route sets none and
+// to_orm raises ValueError, Starlette's 500.
+func (s *server) v2TaskGroupFilter(q *tiSearch, dagID, group string) error {
+	if dagID == "~" {
+		return fmt.Errorf("filter task instances on task group %q: no DAG to read it from", group)
+	}
+	ids, ok, err := s.ops.tasksInGroup(dagID, group)
+	if err != nil {
+		return fmt.Errorf("filter task instances on task group %q: %v", group, err) // no DAG set: a 500
+	}
+	if !ok {
+		return &v2Error{status: http.StatusNotFound, detail: v2GroupNotFound{Reason: "not_found", Message: "Task group " + group + " not found"}}
+	}
+	if q.taskIDs != nil {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return !slices.Contains(q.taskIDs, id) })
+	}
+	q.taskIDs = ids
+	return nil
 }
 
 // v2TIPage lists q's task instances as TaskInstanceCollectionResponse.

@@ -34,6 +34,9 @@ type DAG struct {
 	// AssetSchedule: the assets the DAG is scheduled on (then Timetable
 	// shows it, and the scheduler runs it on their events); nil: none.
 	AssetSchedule *assetCond
+	// AssetExpression and DisplayName: dagSpec's.
+	AssetExpression json.RawMessage // in the file's key order, as Airflow 3 answers it
+	DisplayName     string
 	// ParamDocs: Params' descriptions and schemas, when the file gave them.
 	ParamDocs map[string]ParamDoc
 	// TaskGroup is the DAG's root task group as its file made it (a
@@ -123,6 +126,8 @@ type Task struct {
 	UIColor            string
 	UIFgcolor          string
 	ParamDocs          map[string]ParamDoc
+	DisplayName        string      // taskSpec's
+	ExtraLinks         []extraLink // taskSpec's
 
 	// TotalWeight is the priority weight under Airflow's "downstream" rule:
 	// the task's own weight plus that of every task downstream of it.
@@ -219,4 +224,25 @@ type DAGSet struct {
 type FileImportError struct {
 	File string
 	Text string
+}
+
+// extraLink is an operator extra link's class and name (2.10.3
+// models/baseoperatorlink.py; v1 shows its class, v2 its name).
+type extraLink struct {
+	Module, Class, Name string
+}
+
+// dagDisplayName is dag_display_name: the one the file gave, or the
+// dag_id (2.10.3 models/dag.py:4030 DagModel.dag_display_name).
+func dagDisplayName(row *DagRow) string {
+	if row.Def != nil && row.Def.DisplayName != "" {
+		return row.Def.DisplayName
+	}
+	return row.DagID
+}
+
+// TaskDisplayName is task_display_name: the one the file gave, or the
+// task id (2.10.3 models/baseoperator.py:1284 task_display_name).
+func (t *Task) TaskDisplayName() string {
+	return orDefault(t.DisplayName, t.TaskID)
 }

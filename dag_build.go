@@ -57,6 +57,8 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		DocMD:                s.DocMD,
 		Timetable:            s.Timetable,
 		AssetSchedule:        s.AssetSchedule,
+		AssetExpression:      s.AssetExpression,
+		DisplayName:          s.DisplayName,
 		TaskGroup:            s.TaskGroup,
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
@@ -273,6 +275,8 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		UIColor:                 s.UIColor,
 		UIFgcolor:               s.UIFgcolor,
 		ParamDocs:               s.ParamDocs,
+		DisplayName:             s.DisplayName,
+		ExtraLinks:              s.ExtraLinks,
 	}
 	if s.Retries != nil {
 		t.Retries = *s.Retries

@@ -122,6 +122,11 @@ type pySerializedDAG struct {
 	EdgeInfo                    map[string]map[string]pyEdgeInfo `json:"edge_info"`
 	TaskGroup                   *pyTaskGroup                     `json:"_task_group"` // none in 1.10.15
 	Tasks                       []pyTask                         `json:"tasks"`
+	// airlite's additions: the dag_display_name the file gave (null: the
+	// dag_id) and the schedule's asset condition as DagModel keeps it for
+	// display (airlite_serialize.py asset_expression).
+	DagDisplayName    *string         `json:"dag_display_name"`
+	DatasetExpression json.RawMessage `json:"dataset_expression"`
 }
 
 // pyTimetable is Airflow's encoded timetable: its class path and its own
@@ -218,6 +223,10 @@ type pyTask struct {
 	Generic                  bool                       `json:"_airlite_generic,omitempty"` // a class airlite does not know
 	Kwargs                   map[string]json.RawMessage `json:"kwargs,omitempty"`           // a generic operator's arguments
 	Subdag                   *string                    `json:"subdag,omitempty"`           // a SubDagOperator's DAG id
+	TaskDisplayName          *string                    `json:"task_display_name"`
+	// OperatorExtraLinks are the class's operator_extra_links: module,
+	// class name and the link's name (schema.json _operator_extra_links).
+	OperatorExtraLinks [][3]string `json:"_operator_extra_links"`
 }
 
 // pyTaskGroup is a task group (schema.json definitions.task_group).

@@ -19,13 +19,19 @@ import (
 // airlite's start does: YAML first, tolerant, then Python.
 func readPyServeFolder(t *testing.T, dir string) *DAGSet {
 	t.Helper()
+	return readPyServeFolderAs(t, dir, edition2)
+}
+
+// readPyServeFolderAs is readPyServeFolder for edition e.
+func readPyServeFolderAs(t *testing.T, dir string, e edition) *DAGSet {
+	t.Helper()
 	requirePython(t)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logger := zerolog.New(zerolog.NewTestWriter(t))
-	set, err := loadDAGSet(context.Background(), abs, edition2, logger)
+	set, err := loadDAGSet(context.Background(), abs, e, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +39,7 @@ func readPyServeFolder(t *testing.T, dir string) *DAGSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := config{DagsDir: abs, Edition: edition2, Python: "python3"}
+	c := config{DagsDir: abs, Edition: e, Python: "python3"}
 	if err := readPythonDAGs(context.Background(), c, vars, set, logger); err != nil {
 		t.Fatal(err)
 	}
@@ -385,5 +391,60 @@ func TestServePython_SubDAGsAndTimetables(t *testing.T) {
 	}
 	if d := byID["py_every"]; d == nil || d.Schedule == nil || *d.Schedule != "6h0m0s" {
 		t.Errorf("py_every's timedelta(hours=6) schedule = %v, want 6h0m0s", d.Schedule)
+	}
+}
+
+// TestServePython_TaskBashRuns: @task.bash's callable runs in the task's
+// Python process and returns the command, which airlite renders and runs
+// as a BashOperator's (2.10.3 decorators/bash.py
+// _BashDecoratedOperator.execute): the command's output is the log, its
+// last line the XCom; a blank command fails the try with Airflow's
+// TypeError; exit 99 skips; another code fails. A conf value reaches bash
+// as data, never as shell text, inline or through env.
+func TestServePython_TaskBashRuns(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolder(t, "testdata/pydags/taskbash")
+	store, api, settle := newRealScheduler(t, set, edition2)
+	if err := store.SetPaused("py_task_bash", false, false); err != nil {
+		t.Fatal(err)
+	}
+	date := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	hostile := `x"; echo INJECTED; echo "`
+	conf, _ := json.Marshal(map[string]any{"execution_date": isoFormat(date), "conf": map[string]string{"who": hostile}})
+	res, err := api.TriggerDAG("py_task_bash", conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := res["run_id"].(string)
+	settle("py_task_bash", runID)
+	tis, _ := store.TaskInstancesOfRun("py_task_bash", runID)
+	got := map[string]TaskState{}
+	for _, ti := range tis {
+		got[ti.TaskID] = ti.State
+	}
+	wantStates(t, got, map[string]TaskState{"greet": TaskSuccess, "from_conf": TaskSuccess, "blank": TaskFailed,
+		"skip_me": TaskSkipped, "fail_me": TaskFailed})
+	logOf := func(task string) string {
+		raw, _ := store.read().First(tableTaskLogs, indexID, "py_task_bash", runID, task)
+		if raw == nil || len(raw.(*TaskLog).Tries) == 0 {
+			t.Fatalf("no log for %s", task)
+		}
+		return raw.(*TaskLog).Tries[0].Output
+	}
+	if out := logOf("greet"); !strings.Contains(out, "hello world on 2024-03-01\nrows=5") {
+		t.Errorf("greet's log = %q, want the rendered command's output", out)
+	}
+	if x, err := store.XCom("py_task_bash", runID, "greet", "return_value", -1); err != nil || string(x.Value) != `"rows=5"` {
+		t.Errorf("greet's return_value = %v %v, want the last line \"rows=5\"", x, err)
+	}
+	out := logOf("from_conf")
+	if !strings.Contains(out, "env="+hostile) || !strings.Contains(out, "inline="+hostile) || strings.Contains(out, "\nINJECTED") {
+		t.Errorf("from_conf's log = %q, want the conf value printed as it is, twice, and never run", out)
+	}
+	if out := logOf("blank"); !strings.Contains(out, "TypeError: The returned value from the TaskFlow callable must be a non-empty string.") {
+		t.Errorf("blank's log = %q, want Airflow's TypeError", out)
+	}
+	if out := logOf("fail_me"); !strings.Contains(out, "about to fail") {
+		t.Errorf("fail_me's log = %q, want the command's output", out)
 	}
 }

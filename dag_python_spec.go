@@ -41,6 +41,10 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 		MaxActiveTasks:       &d.MaxActiveTasks,
 		DagrunTimeout:        pyDuration(d.DagrunTimeout),
 		Tags:                 d.Tags,
+		DisplayName:          deref(d.DagDisplayName),
+	}
+	if len(d.DatasetExpression) > 0 && !bytes.Equal(d.DatasetExpression, []byte("null")) {
+		s.AssetExpression = d.DatasetExpression
 	}
 	if d.TaskGroup != nil {
 		s.TaskGroup = pyTaskGroupTree(d.TaskGroup)
@@ -126,6 +130,9 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 		if text, ok := timetableDescription(&summary).(string); ok {
 			desc = text
 		}
+	}
+	if kind == "DatasetOrTimeSchedule" || kind == "AssetOrTimeSchedule" {
+		desc = pyOrTimeDescription(d.Timetable.Var, desc)
 	}
 	s.Timetable = &Timetable{Summary: summary, Description: desc}
 	if kind == "DatasetTriggeredTimetable" || kind == "AssetTriggeredTimetable" {
@@ -238,6 +245,10 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 		EndDate:                 pyTime(t.EndDate),
 		DoXComPush:              &t.DoXComPush,
 		DocMD:                   deref(t.DocMD),
+		DisplayName:             deref(t.TaskDisplayName),
+	}
+	for _, l := range t.OperatorExtraLinks {
+		s.ExtraLinks = append(s.ExtraLinks, extraLink{Module: l[0], Class: l[1], Name: l[2]})
 	}
 	if s.TemplateFields == nil {
 		s.TemplateFields = []string{}
@@ -271,7 +282,9 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	if t.Subdag != nil {
 		s.Subdag = *t.Subdag
 	}
-	if t.TaskType == "BashOperator" {
+	// @task.bash keeps BashOperator's env and cwd; its command comes from
+	// its callable at run time (runDecoratedBash).
+	if t.TaskType == "BashOperator" || t.TaskType == "_BashDecoratedOperator" {
 		if cmd, ok := pyDecode(t.TemplateValues["bash_command"]).(string); ok {
 			s.BashCommand = cmd
 		}
@@ -631,4 +644,25 @@ func importErrorsFatal(set *DAGSet) error {
 		fmt.Fprintf(&b, "\n%s:\n%s", e.File, e.Text)
 	}
 	return errors.New(b.String())
+}
+
+// pyOrTimeDescription is a DatasetOrTimeSchedule's description: "Triggered
+// by datasets or " and its timetable's (2.10.3 timetables/datasets.py:52),
+// which for a cron timetable the reader leaves to airlite's cron texts.
+func pyOrTimeDescription(raw json.RawMessage, desc string) string {
+	var tt struct {
+		Timetable struct {
+			Var struct {
+				Expression string `json:"expression"`
+			} `json:"__var"`
+		} `json:"timetable"`
+	}
+	if err := json.Unmarshal(raw, &tt); err != nil || tt.Timetable.Var.Expression == "" || !strings.HasSuffix(desc, " or ") {
+		return desc
+	}
+	expr := tt.Timetable.Var.Expression
+	if text, ok := timetableDescription(&expr).(string); ok {
+		return desc + text
+	}
+	return desc
 }

@@ -12,7 +12,10 @@ package main
 // would. The file itself is the loader's: it prefixes every message with
 // it, whichever side found the problem.
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // specPos is where a value of a definition was written.
 type specPos struct {
@@ -91,6 +94,11 @@ type dagSpec struct {
 	// AssetSchedule is a schedule on assets (a list of them, or their &/|
 	// condition): Timetable says how Airflow shows it.
 	AssetSchedule *assetCond
+	// AssetExpression is the schedule's asset condition as Airflow shows
+	// it (dataset_expression, asset_expression); nil: none or not known
+	// (YAML). DisplayName is dag_display_name; "": the dag_id.
+	AssetExpression json.RawMessage
+	DisplayName     string
 	// ParamDocs are each param's description and schema, by name, when the
 	// front end has them (Python's Param); Params holds the values.
 	ParamDocs map[string]ParamDoc
@@ -146,6 +154,8 @@ type taskSpec struct {
 	UIColor            string
 	UIFgcolor          string
 	ParamDocs          map[string]ParamDoc
+	DisplayName        string      // task_display_name; "": the task id
+	ExtraLinks         []extraLink // the class's operator_extra_links (Python)
 
 	// The BashOperator's template fields.
 	BashCommand    string

@@ -84,6 +84,40 @@ func (d *DAG) TaskGroupByID(groupID string) *TaskGroup {
 	return d.groups.byID[groupID]
 }
 
+// TasksInGroup is the ids of every task in a group and in the groups
+// nested in it (TaskGroup.iter_tasks), found by the group's full id as
+// get_task_group_dict keys it; ok is false for an id no group has (the
+// root group's id is None there, so "" is none). A DAG without kept
+// groups has the groups its task ids name (taskGroupOf).
+func (d *DAG) TasksInGroup(groupID string) (ids []string, ok bool) {
+	if groupID == "" {
+		return nil, false
+	}
+	if d.groups == nil {
+		ids = []string{}
+		for _, t := range d.Tasks {
+			if strings.HasPrefix(t.TaskID, groupID+".") {
+				ids = append(ids, t.TaskID)
+			}
+		}
+		return ids, len(ids) > 0
+	}
+	g := d.groups.byID[groupID]
+	if g == nil {
+		return nil, false
+	}
+	ids = []string{}
+	var walk func(g *TaskGroup)
+	walk = func(g *TaskGroup) {
+		ids = append(ids, g.TaskIDs...)
+		for _, child := range g.Groups {
+			walk(child)
+		}
+	}
+	walk(g)
+	return ids, true
+}
+
 // taskGroupOf is the task group a task id names: Airflow prefixes a task
 // in a group with the group ids ("section_1.task_1", 2.10.3
 // utils/task_group.py:TaskGroup.child_id), so the prefix before the last

@@ -82,3 +82,27 @@ func TestServePython_GroupTooltipOnPage(t *testing.T) {
 		t.Errorf("the page lacks group flat with its tooltip:\n%s", res.body)
 	}
 }
+
+// TestTasksInGroupByTaskIDs: a DAG without kept groups (the examples
+// written in Go) has the groups its dotted task ids name, nested ones
+// included; "" (the root) and a bare prefix of an id are none.
+func TestTasksInGroupByTaskIDs(t *testing.T) {
+	t.Parallel()
+	d := &DAG{Tasks: []*Task{{TaskID: "g.a"}, {TaskID: "g.h.b"}, {TaskID: "gx"}, {TaskID: "top"}}}
+	for _, tc := range []struct {
+		group  string
+		want   []string
+		wantOK bool
+	}{
+		{"g", []string{"g.a", "g.h.b"}, true},
+		{"g.h", []string{"g.h.b"}, true},
+		{"", nil, false},
+		{"top", []string{}, false},
+		{"gx.", []string{}, false},
+	} {
+		ids, ok := d.TasksInGroup(tc.group)
+		if ok != tc.wantOK || !slices.Equal(ids, tc.want) {
+			t.Errorf("TasksInGroup(%q) = %v %v, want %v %v", tc.group, ids, ok, tc.want, tc.wantOK)
+		}
+	}
+}

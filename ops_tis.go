@@ -210,6 +210,17 @@ func (o *operations) dagTask(dagID, taskID string) (*DAG, *Task, error) {
 	return row.Def, task, nil
 }
 
+// tasksInGroup is the ids of the tasks in a DAG's task group and the
+// groups nested in it; ok is false when the DAG has no such group.
+func (o *operations) tasksInGroup(dagID, groupID string) (ids []string, ok bool, err error) {
+	row, err := o.dagDefinition(dagID)
+	if err != nil {
+		return nil, false, err
+	}
+	ids, ok = row.Def.TasksInGroup(groupID)
+	return ids, ok, nil
+}
+
 // setTaskStates marks the task instances of taskIDs in runs, all in one
 // write, through the store's forced task state (set_task_instance_state);
 // tries that stop running stop with it; pick, when not nil, chooses among
@@ -877,27 +888,6 @@ func (o *operations) deleteTaskInstance(dagID, runID, taskID string, mapIndex in
 		return notFound
 	}
 	return err
-}
-
-// runsByRunID are the runs of every DAG with a run_id (Airflow 3 looks a
-// run up by its run_id alone in get_task_instances).
-func (o *operations) runsByRunID(runID string) ([]*DagRun, error) {
-	rows, err := o.store.Dags()
-	if err != nil {
-		return nil, err
-	}
-	var runs []*DagRun
-	for _, row := range rows {
-		run, err := o.store.RunByRunID(row.DagID, runID)
-		if errors.Is(err, errNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, run)
-	}
-	return runs, nil
 }
 
 // loadedTask is a task of a DAG whose definition is loaded; nil when the

@@ -93,6 +93,12 @@ type scheduler struct {
 
 	procs *taskProcesses // the bash of every running try
 
+	// pyworkers are the warm Python workers that fork Python tries
+	// (scheduler_pyworker.go); noPythonWorker runs each try in a process
+	// of its own instead (tests of that path).
+	pyworkers      pyWorkers
+	noPythonWorker bool
+
 	// Owned by the loop goroutine (or the test calling tick).
 	warnedPools map[tiKey]bool
 	idsRefused  bool // scheduled runs wait for the id lease (logged once per episode)
@@ -158,10 +164,14 @@ func (s *scheduler) start() {
 	if s.opts.Interval <= 0 {
 		return
 	}
-	s.loopWG.Add(1)
+	s.loopWG.Add(2)
 	go func() {
 		defer s.loopWG.Done()
 		s.loop()
+	}()
+	go func() {
+		defer s.loopWG.Done()
+		s.warmPythonWorkers()
 	}()
 	if s.opts.ReapOrphans {
 		s.loopWG.Add(1)
@@ -217,6 +227,7 @@ func (s *scheduler) shutdown(grace time.Duration) {
 	for _, rt := range left {
 		<-rt.done
 	}
+	s.pyworkers.close()
 	if s.opts.ReapOrphans {
 		if n := killAdopted(s.procs); n > 0 {
 			s.opts.Logger.Warn().Int("processes", n).Msg("killed processes that tasks left behind")

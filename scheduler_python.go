@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ var pythonCallableOperators = map[[2]string]bool{
 	{"airflow.decorators.python", "_PythonDecoratedOperator"}:              true,
 	{"airflow.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
 	{"airflow.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
+	// @task.bash: the callable makes the command, which runs as a
+	// BashOperator's (runDecoratedBash).
+	{"airflow.decorators.bash", "_BashDecoratedOperator"}: true,
 	// Airflow 3.2.1's, in the standard provider.
 	{"airflow.providers.standard.operators.python", "PythonOperator"}:                         true,
 	{"airflow.providers.standard.operators.python", "BranchPythonOperator"}:                   true,
@@ -61,6 +65,7 @@ var pythonCallableOperators = map[[2]string]bool{
 	{"airflow.providers.standard.decorators.python", "_PythonDecoratedOperator"}:              true,
 	{"airflow.providers.standard.decorators.branch_python", "_BranchPythonDecoratedOperator"}: true,
 	{"airflow.providers.standard.decorators.short_circuit", "_ShortCircuitDecoratedOperator"}: true,
+	{"airflow.providers.standard.decorators.bash", "_BashDecoratedOperator"}:                  true,
 }
 
 // pythonCallableOperator says whether airlite runs a serialized task's
@@ -176,6 +181,9 @@ type pythonTaskResult struct {
 	Rendered json.RawMessage `json:"rendered"`
 	// RenderedMapIndex is a mapped instance's map_index_template rendered.
 	RenderedMapIndex *string `json:"rendered_map_index"`
+	// BashCommand is what a @task.bash callable returned: the command
+	// airlite renders and runs next, in the same try (runDecoratedBash).
+	BashCommand *string `json:"bash_command"`
 }
 
 // pythonChannelRequest is one request of the task process.
@@ -231,6 +239,16 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	}
 	defer os.RemoveAll(dir)
 
+	env := map[string]string{"AIRFLOW_CTX_DAG_ID": job.dag.DagID, "AIRFLOW_CTX_TASK_ID": job.task.TaskID,
+		"AIRFLOW_CTX_DAG_RUN_ID": job.run.RunID, "AIRFLOW_CTX_TRY_NUMBER": fmt.Sprint(job.try),
+		"AIRFLOW_CTX_EXECUTION_DATE": isoFormat(job.run.ExecutionDate), "AIRFLOW_CTX_DAG_OWNER": job.task.Owner}
+	if !s.noPythonWorker && runtime.GOOS == "linux" {
+		key := pyWorkerKey{interp: interp, edition: req.Edition, folder: pc.Folder}
+		if out, ok := s.runPythonForked(ctx, job, tc, key, prog, dir, env, body); ok {
+			return out
+		}
+	}
+
 	// fd 3: airlite's answers; fd 4: the process's requests and result.
 	answersR, answersW, err := os.Pipe()
 	if err != nil {
@@ -247,9 +265,10 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	out := &tailBuffer{limit: maxTaskOutput}
 	cmd := exec.CommandContext(ctx, interp, filepath.Join(prog, "airlite_task.py"))
 	cmd.Dir = dir
-	cmd.Env = append(pythonTaskEnv(prog), "AIRFLOW_CTX_DAG_ID="+job.dag.DagID, "AIRFLOW_CTX_TASK_ID="+job.task.TaskID,
-		"AIRFLOW_CTX_DAG_RUN_ID="+job.run.RunID, "AIRFLOW_CTX_TRY_NUMBER="+fmt.Sprint(job.try),
-		"AIRFLOW_CTX_EXECUTION_DATE="+isoFormat(job.run.ExecutionDate), "AIRFLOW_CTX_DAG_OWNER="+job.task.Owner)
+	cmd.Env = pythonTaskEnv(prog)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.ExtraFiles = []*os.File{answersR, requestsW}
@@ -267,27 +286,131 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	if rerr := s.opts.Store.RecordTaskProcess(job.key, job.run.ID, job.try, pid, processIdentity(pid)); rerr != nil {
 		s.opts.Logger.Error().Err(rerr).Str("task", job.key.String()).Msg("record task process")
 	}
+	served := s.servePythonTry(tc, pid, requestsR, answersW)
+	err = cmd.Wait()
+	s.procs.ended(pid)
+	got := awaitServed(served, requestsR)
+	text, cut := out.result()
+	return s.pythonOutcome(ctx, job, got, err, text, cut)
+}
+
+// servePythonTry serves a try's channel in the background; a channel that
+// ends without a result ends the try's group (pid's): nothing it waits
+// for will come.
+func (s *scheduler) servePythonTry(tc templateContext, pid int, requests io.Reader, answers io.Writer) <-chan pythonServed {
 	served := make(chan pythonServed, 1)
 	go func() {
-		got := s.servePythonChannel(tc, requestsR, answersW)
+		got := s.servePythonChannel(tc, requests, answers)
 		if got.result == nil {
-			// The channel ended without a result (the process died, or said
-			// what airlite cannot read): nothing it waits for will come.
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 		}
 		served <- got
 	}()
-	err = cmd.Wait()
-	s.procs.ended(pid)
-	var got pythonServed
+	return served
+}
+
+// awaitServed waits for the channel's end once the try's process has
+// ended: a process that left the group may still hold the pipe, which is
+// then closed.
+func awaitServed(served <-chan pythonServed, requests *os.File) pythonServed {
 	select {
-	case got = <-served:
+	case got := <-served:
+		return got
 	case <-time.After(pythonChannelGrace):
-		requestsR.Close() // a process outside the group holds the pipe
-		got = <-served
+		requests.Close()
+		return <-served
+	}
+}
+
+// runPythonForked runs the try as a child of the warm worker for key
+// (scheduler_pyworker.go). ok is false when the worker could not start
+// it: nothing ran, and the caller runs the try in a process of its own.
+func (s *scheduler) runPythonForked(ctx context.Context, job taskJob, tc templateContext, key pyWorkerKey, prog, dir string,
+	env map[string]string, body []byte) (taskOutcome, bool) {
+	w, err := s.pyworkers.get(s.procs, key, prog)
+	if err != nil {
+		s.opts.Logger.Warn().Err(err).Msg("python worker: running the try in a process of its own")
+		return taskOutcome{}, false
+	}
+	var pipes [8]*os.File // stdin, log, answers, requests: read end, write end
+	for i := 0; i < 8; i += 2 {
+		if pipes[i], pipes[i+1], err = os.Pipe(); err != nil {
+			for _, f := range pipes[:i] {
+				f.Close()
+			}
+			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("open task pipes: %v", err)}, true
+		}
+	}
+	stdinR, stdinW, logR, logW := pipes[0], pipes[1], pipes[2], pipes[3]
+	answersR, answersW, requestsR, requestsW := pipes[4], pipes[5], pipes[6], pipes[7]
+	pid, exit, err := w.start(ctx, dir, env, stdinR, logW, answersR, requestsW)
+	// The child has its ends; airlite keeps only its own.
+	stdinR.Close()
+	logW.Close()
+	answersR.Close()
+	requestsW.Close()
+	if err != nil {
+		stdinW.Close()
+		logR.Close()
+		answersW.Close()
+		requestsR.Close()
+		if ctx.Err() != nil {
+			return taskOutcome{state: TaskFailed, reason: "killed: " + context.Cause(ctx).Error()}, true
+		}
+		s.opts.Logger.Warn().Err(err).Msg("python worker: running the try in a process of its own")
+		return taskOutcome{}, false
+	}
+	defer answersW.Close()
+	defer requestsR.Close()
+	go func() {
+		_, _ = stdinW.Write(body)
+		stdinW.Close()
+	}()
+	if rerr := s.opts.Store.RecordTaskProcess(job.key, job.run.ID, job.try, pid, processIdentity(pid)); rerr != nil {
+		s.opts.Logger.Error().Err(rerr).Str("task", job.key.String()).Msg("record task process")
+	}
+	out := &tailBuffer{limit: maxTaskOutput}
+	logged := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, logR)
+		close(logged)
+	}()
+	served := s.servePythonTry(tc, pid, requestsR, answersW)
+	var (
+		status int
+		known  bool
+	)
+	select {
+	case status, known = <-exit:
+	case <-ctx.Done():
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		status, known = <-exit
+	}
+	// What is left of the group ends with the try, before the worker may
+	// reap the child and free its pid.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	if known {
+		w.reap(pid)
+	}
+	select {
+	case <-logged:
+	case <-time.After(pythonChannelGrace):
+		logR.Close() // a process outside the group holds the log
+		<-logged
+	}
+	logR.Close()
+	got := awaitServed(served, requestsR)
+	var waitErr error
+	switch {
+	case !known:
+		waitErr = errWorkerGone
+	case status < 0:
+		waitErr = fmt.Errorf("signal: %v", syscall.Signal(-status))
+	case status > 0:
+		waitErr = fmt.Errorf("exit status %d", status)
 	}
 	text, cut := out.result()
-	return s.pythonOutcome(ctx, job, got, err, text, cut)
+	return s.pythonOutcome(ctx, job, got, waitErr, text, cut), true
 }
 
 // pythonServed is how the channel ended: the result, if one came.
@@ -411,6 +534,9 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 			return res
 		}
 		res.state = TaskSuccess
+		if r.BashCommand != nil {
+			return s.runDecoratedBash(ctx, job, *r.BashCommand, res)
+		}
 	case TaskSkipped:
 		res.state = TaskSkipped
 	default:
@@ -420,6 +546,34 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 		}
 	}
 	return res
+}
+
+// runDecoratedBash runs the command a @task.bash callable returned (its
+// try so far in called) as a BashOperator's: rendered with the edition's
+// templates, each value a request could have set reaching bash through
+// its environment (renderShell), in a process group of its own; the
+// output follows the callable's, the rendered fields add the callable's
+// arguments to the command's (2.10.3 decorators/bash.py
+// _BashDecoratedOperator.execute, then BashOperator.execute).
+func (s *scheduler) runDecoratedBash(ctx context.Context, job taskJob, command string, called taskOutcome) taskOutcome {
+	plan, err := compileShellPlan(command)
+	if err != nil {
+		called.state, called.reason = TaskFailed, "bash_command: "+err.Error()
+		return called
+	}
+	task := *job.task
+	task.BashCommand, task.shellPlan = command, plan
+	job.task = &task
+	ran := s.runBash(ctx, job)
+	ran.output, ran.cut = called.output+ran.output, called.cut || ran.cut
+	ran.pushed = append(called.pushed, ran.pushed...)
+	for k, v := range called.rendered {
+		if ran.rendered == nil {
+			ran.rendered = map[string]any{}
+		}
+		ran.rendered[k] = v
+	}
+	return ran
 }
 
 // skipDownstream marks the tasks a branch or a short circuit skips, before

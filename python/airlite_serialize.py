@@ -17,11 +17,20 @@ def _ts(value):
     return value.timestamp()
 
 
+# The classes serialize asks about, looked up once (at the first call:
+# this module is imported by the reader after the authoring surface).
+_XComArg = _Param = None
+# Types whose values are their own encoding, checked by exact type first:
+# a folder's serialization calls serialize some 300 times a file.
+_PLAIN_TYPES = frozenset((type(None), bool, int, str))
+
+
 def serialize(var):
     """BaseSerialization.serialize: plain JSON values as they are, others
     as {"__var": ..., "__type": ...}; what has no encoding is its str()."""
-    from airflow.models.xcom_arg import XComArg
-    from airflow._airlite.param import Param
+    global _XComArg, _Param
+    if type(var) in _PLAIN_TYPES:
+        return var
     if var is None or isinstance(var, (bool, int, str)):
         return var
     if isinstance(var, float):
@@ -47,9 +56,12 @@ def serialize(var):
         return {"__var": var.total_seconds(), "__type": "timedelta"}
     if isinstance(var, _dt.tzinfo):
         return {"__var": getattr(var, "key", None) or str(var), "__type": "timezone"}
-    if isinstance(var, XComArg):
+    if _XComArg is None:
+        from airflow.models.xcom_arg import XComArg as _XComArg
+        from airflow._airlite.param import Param as _Param
+    if isinstance(var, _XComArg):
         return var.serialize()
-    if isinstance(var, Param):
+    if isinstance(var, _Param):
         return {"__var": serialize_param(var), "__type": "param"}
     return str(var)
 
@@ -94,6 +106,18 @@ def encode_timetable(tt):
     return {"__type": "%s.%s" % (type(tt).__module__, type(tt).__name__), "__var": tt.serialize()}
 
 
+# Whether a class inherits from EmptyOperator, per class: the property
+# walks the class's MRO at every task.
+_IS_EMPTY = {}
+
+
+def _is_empty(op):
+    hit = _IS_EMPTY.get(type(op))
+    if hit is None:
+        hit = _IS_EMPTY[type(op)] = op.inherits_from_empty_operator
+    return hit
+
+
 def serialize_task(op):
     mapped = op.__dict__.get("_airlite_mapped")
     out = {
@@ -102,7 +126,7 @@ def serialize_task(op):
         "_task_type": op.task_type,
         "_task_module": op.task_module,
         "_operator_name": op.operator_name,
-        "_is_empty": op.inherits_from_empty_operator,
+        "_is_empty": _is_empty(op),
         "owner": op.owner,
         "email": serialize(op.email),
         "trigger_rule": op.trigger_rule,
@@ -138,6 +162,8 @@ def serialize_task(op):
         "_is_teardown": op.is_teardown,
         "_on_failure_fail_dagrun": op.on_failure_fail_dagrun,
         "_is_mapped": mapped is not None,
+        "task_display_name": op.__dict__.get("task_display_name"),
+        "_operator_extra_links": _extra_links(op),
     }
     values = {}
     for field in op.template_fields:
@@ -182,6 +208,38 @@ def serialize_group(tg):
     }
 
 
+def asset_expression(cond):
+    """The condition as DagModel keeps it for display (dataset_expression
+    in 2.10.3, datasets/__init__.py as_expression: a URI, {"alias": name},
+    {"all"|"any": [...]}; asset_expression in 3.2.1, task-sdk
+    definitions/asset/__init__.py as_expression: {"asset": {uri, name,
+    group}}, {"alias": {name, group}}), from its encoded form."""
+    kind = cond.get("__type")
+    if kind == "dataset":
+        return cond["uri"]
+    if kind == "asset":
+        return {"asset": {"uri": cond["uri"], "name": cond["name"], "group": cond["group"]}}
+    if kind == "dataset_alias":
+        return {"alias": cond["name"]}
+    if kind == "asset_alias":
+        return {"alias": {"name": cond["name"], "group": cond.get("group", "asset")}}
+    key = "all" if kind.endswith("_all") else "any"
+    return {key: [asset_expression(o) for o in cond["objects"]]}
+
+
+def _timetable_expression(tt):
+    if tt is None:
+        return None
+    var = tt.serialize()
+    cond = var.get("dataset_condition", var.get("asset_condition"))
+    return asset_expression(cond) if cond is not None else None
+
+
+def _extra_links(op):
+    return [[type(link).__module__, type(link).__name__, getattr(link, "name", type(link).__name__)]
+            for link in getattr(op, "operator_extra_links", ())]
+
+
 def serialize_dag(dag, dags_folder):
     tt = dag.timetable
     out = {
@@ -217,6 +275,8 @@ def serialize_dag(dag, dags_folder):
         "parent_dag": dag.parent_dag.dag_id if dag.parent_dag is not None else None,
         "edge_info": dag.edge_info,
         "tasks": [serialize_task(t) for t in dag.task_dict.values()],
+        "dag_display_name": getattr(dag, "dag_display_name", None),
+        "dataset_expression": _timetable_expression(tt),
     }
     if EDITION != "1.10":
         out["_task_group"] = serialize_group(dag.task_group)

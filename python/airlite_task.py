@@ -498,7 +498,10 @@ def run(request, ctx, edition):
     if task is None:
         raise LookupError("Task %r not found in DAG %r" % (request["task_id"], request["dag_id"]))
     from airflow._airlite.python import ExternalPythonOperator, PythonVirtualenvOperator
-    if not isinstance(task, PythonOperator) or isinstance(task, (ExternalPythonOperator, PythonVirtualenvOperator)):
+    # 1.10.15 has no airflow.decorators, so no @task.bash.
+    bash = edition != "1.10" and type(task).__name__ == "_BashDecoratedOperator"
+    if not bash and (not isinstance(task, PythonOperator) or
+                     isinstance(task, (ExternalPythonOperator, PythonVirtualenvOperator))):
         raise TypeError("%s is a %s, not a Python callable operator" % (task.task_id, type(task).__name__))
     ti = TaskInstance(ctx, task, dag, edition)
     ti.map_index = int(request.get("map_index", -1))
@@ -507,10 +510,37 @@ def run(request, ctx, edition):
             if ti.map_index < 0:
                 raise RuntimeError("can't resolve task-mapping argument without expanding")
             expand_for(task, ti.map_index, ti)
+        if bash:
+            return bash_command(task, dag, ti, ctx, edition)
         return execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOperator, AirflowException)
     except BaseException as e:
         e._airlite_ti = ti
         raise
+
+
+def bash_command(task, dag, ti, ctx, edition):
+    """@task.bash's first half (2.10.3 decorators/bash.py
+    _BashDecoratedOperator.execute; 3.2.1 the standard provider's): the
+    callable, called with its rendered arguments and the context it asks
+    for, returns the command. airlite renders and runs that command as it
+    runs a BashOperator's (each template value a request could have set
+    reaching bash through its environment, never as shell text), so the
+    command goes back to airlite as data."""
+    context = build_context(ctx, dag, task, ti, edition)
+    op_args = render(list(task.op_args), ti)
+    op_kwargs = render(dict(task.op_kwargs), ti)
+    context.update(op_kwargs)
+    kwargs = determine_kwargs(task.python_callable, op_args, context)
+    from airflow._airlite import python as python_operators
+    python_operators._CURRENT_CONTEXT.append(context)
+    try:
+        command = task.python_callable(*op_args, **kwargs)
+    finally:
+        python_operators._CURRENT_CONTEXT.pop()
+    if not isinstance(command, str) or command.strip() == "":
+        raise TypeError("The returned value from the TaskFlow callable must be a non-empty string.")
+    return {"state": "success", "skip": [], "pushes": ti.pushes, "bash_command": command,
+            "rendered": {"op_args": _rendered_field(op_args), "op_kwargs": _rendered_field(op_kwargs)}}
 
 
 def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOperator, AirflowException):

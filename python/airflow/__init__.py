@@ -19,12 +19,13 @@ _ABSENT_110 = (
     "airflow.operators.empty", "airflow.operators.dummy", "airflow.datasets",
     "airflow.timetables", "airflow.models.param", "airflow.utils.edgemodifier",
     "airflow.utils.task_group", "airflow.sensors.base", "airflow.operators.subdag",
-    "airflow.models.taskinstance",
+    "airflow.models.taskinstance", "airflow.sensors.external_task", "airflow.timetables.assets",
+    "airflow.listeners", "airflow.io", "airflow.task",
 )
 # Modules 2.10.3 removed (2.0 moved them; the deprecated aliases that
 # airflow/operators/__init__.py keeps stay importable), and Airflow 3's
-# task SDK, which 2.10.3 does not have.
-_ABSENT_2 = ("airflow.contrib", "airflow.sdk")
+# task SDK and asset timetables, which 2.10.3 does not have.
+_ABSENT_2 = ("airflow.contrib", "airflow.sdk", "airflow.timetables.assets")
 # Modules Airflow 3.2.1 removed: sub-DAGs, DummyOperator, 1.10's module
 # paths (airflow-core/src/airflow/operators/__init__.py keeps deprecated
 # names for bash, python, empty ... only).

@@ -103,12 +103,16 @@ class BaseOperator(DependencyMixin):
         init = cls.__dict__.get("__init__")
         if init is not None and not hasattr(init, "__wrapped__"):
             def wrapper(self, *args, __init=init, **kwargs):
-                if not self.__dict__.get("_airlite_defaults_done"):
+                outermost = not self.__dict__.get("_airlite_defaults_done")
+                if outermost:
                     self.__dict__["_airlite_defaults_done"] = True
                     if args and EDITION != "1.10":
                         raise AirflowException("Use keyword arguments when initializing operators")
                     kwargs = _apply_defaults(type(self), kwargs)
-                return __init(self, *args, **kwargs)
+                result = __init(self, *args, **kwargs)
+                if outermost and EDITION != "1.10":
+                    self.set_xcomargs_dependencies()
+                return result
             wrapper.__wrapped__ = init
             wrapper.__name__ = "__init__"
             cls.__init__ = wrapper
@@ -170,10 +174,12 @@ class BaseOperator(DependencyMixin):
         self.task_id = tg.child_id(task_id) if tg is not None else task_id
         self._label = task_id
         self.__dict__["_airlite_mapped"] = None
-        if dag is not None:
-            dag.add_task(self)
+        # The group first, as 2.10.3 (models/baseoperator.py:965-967): a
+        # duplicate id is the group's error, raised from __init__.
         if tg is not None:
             tg.add(self)
+        if dag is not None:
+            dag.add_task(self)
         from airflow.utils.setup_teardown import SetupTeardownContext
         if SetupTeardownContext.active:
             SetupTeardownContext.update_context_map(self)
@@ -228,6 +234,15 @@ class BaseOperator(DependencyMixin):
     def __exit__(self, exc_type, exc_val, exc_tb):
         from airflow.utils.setup_teardown import exit_
         exit_()
+
+    def set_xcomargs_dependencies(self):
+        """An XComArg in a template field makes its task upstream, once the
+        outermost __init__ has set the fields (2.10.3
+        models/baseoperator.py:506-511 and 1312-1337)."""
+        from airflow.models.xcom_arg import XComArg
+        for field in self.template_fields:
+            for ref in XComArg.iter_xcom_args(getattr(self, field, None)):
+                self.set_upstream(ref.operator)
 
     def get_direct_relative_ids(self, upstream=False):
         return self.upstream_task_ids if upstream else self.downstream_task_ids
@@ -311,6 +326,7 @@ _MODULES_3 = {
     "airflow.operators.empty": "airflow.providers.standard.operators.empty",
     "airflow.sensors.python": "airflow.providers.standard.sensors.python",
     "airflow.sensors.base": "airflow.sdk.bases.sensor",
+    "airflow.sensors.external_task": "airflow.providers.standard.sensors.external_task",
 }
 
 
@@ -329,13 +345,64 @@ _MODULES_110 = {
 
 _GENERIC_CLASSES = {}
 
+# What Airflow shows of the core operators and sensors airlite keeps as
+# generic classes: template fields, colour, template extensions and extra
+# links (2.10.3 airflow/sensors/bash.py:58, filesystem.py:63-64,
+# date_time.py:61, base.py:162; operators/trigger_dagrun.py:63-126,
+# email.py:46-49, generic_transfer.py:48-54, latest_only.py:44; Airflow 3.2.1 keeps them in
+# the standard provider). The link is (module's last part, class, name).
+_SENSOR_COLOR = "#e6f1f2"
+_CORE_CLASSES = {
+    "BashSensor": {"template_fields": ("bash_command", "env")},
+    "FileSensor": {"template_fields": ("filepath",), "ui_color": "#91818a"},
+    "DateTimeSensor": {"template_fields": ("target_time",)},
+    "DateTimeSensorAsync": {"template_fields": ("target_time",)},
+    "TriggerDagRunOperator": {
+        "template_fields": ("trigger_dag_id", "trigger_run_id", "logical_date", "conf", "wait_for_completion",
+                            "skip_when_already_exists"),
+        "ui_color": "#ffefeb", "links": [("trigger_dagrun", "TriggerDagRunLink", "Triggered DAG")]},
+    "EmailOperator": {"template_fields": ("to", "subject", "html_content", "files"), "template_ext": (".html",),
+                      "ui_color": "#e6faf9"},
+    "LatestOnlyOperator": {"ui_color": "#e9ffdb"},
+    "GenericTransfer": {"template_fields": ("sql", "destination_table", "preoperator"),
+                        "template_ext": (".sql", ".hql"), "ui_color": "#b0f07c"},
+}
+_CORE_PREFIXES = ("airflow.sensors.", "airflow.operators.", "airflow.providers.standard.sensors.",
+                  "airflow.providers.standard.operators.")
+
+
+class _Link:
+    name = ""
+
+
+def _core_attributes(name, module):
+    if not module.startswith(_CORE_PREFIXES):
+        return {}
+    known = dict(_CORE_CLASSES.get(name, {}))
+    attrs = {}
+    if ".sensors." in module:
+        attrs["ui_color"] = _SENSOR_COLOR
+    for key in ("template_fields", "template_ext", "ui_color"):
+        if key in known:
+            attrs[key] = known[key]
+    links = []
+    for part, cls_name, link_name in known.get("links", ()):
+        link_module = module.rsplit(".", 1)[0] + "." + part
+        links.append(type(cls_name, (_Link,), {"__module__": link_module, "name": link_name})())
+    if links:
+        attrs["operator_extra_links"] = links
+    return attrs
+
 
 def generic_operator_class(name, module):
     """A class airlite does not know: an operator that keeps every argument
-    it is given and the template fields a subclass declares."""
+    it is given and the template fields a subclass declares (or, for a
+    core operator, the ones Airflow's class has)."""
     key = (module, name)
     if key not in _GENERIC_CLASSES:
-        _GENERIC_CLASSES[key] = type(name, (_GenericOperator,), {"__module__": module})
+        attrs = {"__module__": module}
+        attrs.update(_core_attributes(name, module))
+        _GENERIC_CLASSES[key] = type(name, (_GenericOperator,), attrs)
     return _GENERIC_CLASSES[key]
 
 

@@ -117,7 +117,17 @@ class DAG:
         for tag in self.tags:
             if len(tag) > 100:
                 raise AirflowException("tag cannot be longer than 100 characters")
+        # The check is in __init__ itself, as in 2.10.3 (models/dag.py:650):
+        # an import error's two-frame traceback then shows the DAG file's line.
+        no_start = not ("start_date" in self.default_args or self.start_date)
+        if EDITION == "2" and no_start and any(
+                a is not _NOTSET and a is not None and bool(a) for a in (schedule_interval, timetable, schedule)):
+            raise ValueError("DAG is missing the start_date parameter")
         self._schedule(schedule, schedule_interval, timetable, tz)
+        # Airflow 3 asks for a start_date only to catch up a schedule
+        # (task-sdk definitions/dag.py _validate_catchup).
+        if EDITION == "3" and no_start and catchup and self.timetable.can_be_scheduled:
+            raise ValueError("start_date is required when catchup=True")
         if EDITION != "1.10":
             from airflow._airlite.task_group import TaskGroup
             self._task_group = TaskGroup.create_root(self)
@@ -129,9 +139,6 @@ class DAG:
             self.timetable = None  # 1.10.15 has no timetables
             return
         args = [schedule_interval, timetable, schedule]
-        has_args = any(a is not _NOTSET and a is not None and bool(a) for a in args)
-        if has_args and not ("start_date" in self.default_args or self.start_date):
-            raise ValueError("DAG is missing the start_date parameter")
         if sum(1 for a in args if a is not _NOTSET and a is not None) > 1:
             raise ValueError("At most one allowed for args 'schedule_interval', 'timetable', and 'schedule'.")
         tzname = "UTC"

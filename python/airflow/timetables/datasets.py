@@ -6,8 +6,9 @@ class DatasetOrTimeSchedule(Timetable):
         from airflow.datasets import DatasetAll, BaseDataset
         self.timetable = timetable
         self.datasets = datasets if isinstance(datasets, BaseDataset) else DatasetAll(*datasets)
+        # 2.10.3 timetables/datasets.py:52 and 77-78.
         self.description = "Triggered by datasets or %s" % timetable.description
-        self.summary = timetable.summary
+        self.summary = "Dataset or %s" % timetable.summary
 
     def validate(self):
         self.timetable.validate()

@@ -1,0 +1,1 @@
+from airflow._airlite.external_task import ExternalDagLink, ExternalTaskMarker, ExternalTaskSensor  # noqa: F401
