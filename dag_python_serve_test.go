@@ -425,7 +425,7 @@ func TestServePython_TaskBashRuns(t *testing.T) {
 	wantStates(t, got, map[string]TaskState{"greet": TaskSuccess, "from_conf": TaskSuccess, "blank": TaskFailed,
 		"skip_me": TaskSkipped, "fail_me": TaskFailed})
 	logOf := func(task string) string {
-		raw, _ := store.read().First(tableTaskLogs, indexID, "py_task_bash", runID, task)
+		raw, _ := store.read().First(tableTaskLogs, indexID, "py_task_bash", runID, task, "-1")
 		if raw == nil || len(raw.(*TaskLog).Tries) == 0 {
 			t.Fatalf("no log for %s", task)
 		}
