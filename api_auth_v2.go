@@ -698,3 +698,123 @@ func jsonPyTypeName(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// v2AuthRoutes is core_api/routes/public/auth.py (auth_router): GET
+// /api/v2/auth/login and /logout send the browser to the auth manager's
+// pages. Neither asks who the caller is (the document gives them no
+// security).
+func (s *server) v2AuthRoutes(t *routeTable) {
+	t.add(http.MethodGet, "/auth/login", s.handleV2Login, openRoute, withQuery(qV2Str("next")))
+	t.add(http.MethodGet, "/auth/logout", s.handleV2Logout, openRoute)
+}
+
+// v2UnsafeNext is auth.py login's 400 for a next URL is_safe_url refuses.
+const v2UnsafeNext = "Invalid or unsafe next URL"
+
+// simpleLoginURL is the simple auth manager's get_url_login
+// (simple_auth_manager.py): its token-and-cookie route in all-admins
+// mode, its login page otherwise, both under the sub-application's
+// prefix. It has no get_url_logout (base_auth_manager.py: None), so a
+// logout goes to the same place.
+func (s *server) simpleLoginURL() string {
+	if s.dialV2.auth.allAdmins() {
+		return authPrefix + "/token/login"
+	}
+	return authPrefix + "/login"
+}
+
+// handleV2Login is auth.py login: a 307 to the login URL, with next
+// (urlencode'd, as test_auth.py test_next_url_correctly_encoded wants)
+// when it is given and safe; an unsafe one is a 400.
+func (s *server) handleV2Login(w http.ResponseWriter, r *http.Request, req *apiRequest) {
+	loc := s.simpleLoginURL()
+	if next, _ := req.query.str("next"); next != "" {
+		if !isSafeURL(next, r) {
+			writeV2Error(w, r, &v2Error{status: http.StatusBadRequest, detail: v2UnsafeNext})
+			return
+		}
+		loc += "?" + url.Values{"next": {next}}.Encode()
+	}
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusTemporaryRedirect)
+}
+
+// handleV2Logout is auth.py logout: a 307 to the login URL that deletes
+// the _token cookie, as Starlette's delete_cookie writes it (an expires of
+// now, Max-Age=0, httponly, path "/" with [api] base_url unset, secure
+// over https).
+func (s *server) handleV2Logout(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
+	expires := "; expires=" + s.opts.Now().UTC().Format(http.TimeFormat)
+	w.Header().Add("Set-Cookie", tokenCookie+`=""`+expires+"; HttpOnly; Max-Age=0; Path=/; SameSite=lax"+secureFlag(r))
+	w.Header().Set("Location", s.simpleLoginURL())
+	w.WriteHeader(http.StatusTemporaryRedirect)
+}
+
+func secureFlag(r *http.Request) string {
+	if r.TLS != nil {
+		return "; Secure"
+	}
+	return ""
+}
+
+// isSafeURL is core_api/security.py is_safe_url with [api] base_url unset:
+// target, unquoted, must not start as a scheme-relative URL (//, /\, \/,
+// \\, which browsers read as one), and, resolved against the request's
+// base URL, must be http or https on the request's own host (netloc:
+// user info, host and port, compared as written).
+func isSafeURL(target string, r *http.Request) bool {
+	target = strings.TrimSpace(pyUnquote(target))
+	for _, p := range []string{"//", `/\`, `\/`, `\\`} {
+		if strings.HasPrefix(target, p) {
+			return false
+		}
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	base := &url.URL{Scheme: scheme, Host: r.Host, Path: "/"}
+	ref, err := url.Parse(pyUnquote(target))
+	if err != nil {
+		return false
+	}
+	resolved := base.ResolveReference(ref)
+	netloc := resolved.Host
+	if resolved.User != nil {
+		netloc = resolved.User.String() + "@" + netloc
+	}
+	return (resolved.Scheme == "http" || resolved.Scheme == "https") && netloc == r.Host
+}
+
+// pyUnquote is urllib.parse.unquote: each %XX decoded, a % not followed by
+// two hex digits kept, and the bytes read as UTF-8 (invalid sequences as
+// U+FFFD).
+func pyUnquote(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -630,4 +631,66 @@ func TestTestServer_Bearer(t *testing.T) {
 	if res := ts.do(t, http.MethodGet, "/api/v2/_whoami", "", ts.bearer(t, "ann")...); res.body != `{"user":"ann","via":"token"}` {
 		t.Errorf("= %d %s, want ann", res.status, res.body)
 	}
+}
+
+// TestAuthV2_LoginLogoutRedirects follows Airflow's test_auth.py: GET
+// /api/v2/auth/login is a 307 to the simple auth manager's login URL,
+// with next url-encoded when it is safe (the request's own host) and a
+// 400 when it is not; /auth/logout is a 307 there that deletes the
+// _token cookie. Neither needs a token.
+func TestAuthV2_LoginLogoutRedirects(t *testing.T) {
+	t.Parallel()
+	admins := newV2AuthServer(t, authDefault, "")
+	simple := newV2AuthServer(t, authSimple, "ann:secret\n")
+	host := strings.TrimPrefix(admins.URL, "http://")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(t *testing.T, base, path string) (*http.Response, string) {
+		t.Helper()
+		res, err := client.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res, string(body)
+	}
+	const unsafe = `{"detail":"Invalid or unsafe next URL"}`
+	for _, tc := range []struct {
+		name, base, path string
+		wantStatus       int
+		wantLocation     string
+	}{
+		{"all admins", admins.URL, "/api/v2/auth/login", 307, "/auth/token/login"},
+		{"users", simple.URL, "/api/v2/auth/login", 307, "/auth/login"},
+		{"empty next", simple.URL, "/api/v2/auth/login?next=", 307, "/auth/login"},
+		{"next on this host, encoded", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape("http://"+host+"/dags/d/runs/manual__2026-03-02T12:45:13+00:00"),
+			307, "/auth/token/login?next=" + url.QueryEscape("http://"+host+"/dags/d/runs/manual__2026-03-02T12:45:13+00:00")},
+		{"a relative next", admins.URL, "/api/v2/auth/login?next=%2Fdags", 307, "/auth/token/login?next=%2Fdags"},
+		{"another host", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape("http://fake_domain.com:8080"), 400, ""},
+		{"another port", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape("http://127.0.0.1:1/"), 400, ""},
+		{"scheme-relative", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape("//evil.example/x"), 400, ""},
+		{"scheme-relative, encoded twice", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape("%2F%2Fevil.example"), 400, ""},
+		{"backslashes", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape(`/\evil.example`), 400, ""},
+		{"javascript", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape("javascript:alert(1)"), 400, ""},
+		{"user info", admins.URL, "/api/v2/auth/login?next=" + url.QueryEscape("http://"+host+"@evil.example/"), 400, ""},
+		{"logout, all admins", admins.URL, "/api/v2/auth/logout", 307, "/auth/token/login"},
+		{"logout, users", simple.URL, "/api/v2/auth/logout", 307, "/auth/login"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, body := get(t, tc.base, tc.path)
+			if res.StatusCode != tc.wantStatus || res.Header.Get("Location") != tc.wantLocation {
+				t.Errorf("GET %s = %d, Location %q, %s; want %d, %q", tc.path, res.StatusCode, res.Header.Get("Location"), body, tc.wantStatus, tc.wantLocation)
+			}
+			if tc.wantStatus == 400 && body != unsafe {
+				t.Errorf("GET %s = %s, want %s", tc.path, body, unsafe)
+			}
+		})
+	}
+	t.Run("logout deletes the cookie", func(t *testing.T) {
+		res, _ := get(t, admins.URL, "/api/v2/auth/logout")
+		cookie := res.Header.Get("Set-Cookie")
+		if !regexp.MustCompile(`^_token=""; expires=\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT; HttpOnly; Max-Age=0; Path=/; SameSite=lax$`).MatchString(cookie) {
+			t.Errorf("Set-Cookie %q, want Starlette's delete_cookie of _token", cookie)
+		}
+	})
 }

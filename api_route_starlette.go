@@ -22,7 +22,8 @@ import (
 // no path fits). Only the rows of the path's shape are tried (its first
 // segment and segment count; rows ending in {name:path} by first segment).
 func (t *routeTable) matchFirst(method, path string) (rt *apiRoute, params map[string]string, partial *apiRoute) {
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	var buf [16]string // most paths' segments, without an allocation
+	segs := splitSegments(buf[:0], strings.TrimPrefix(path, "/"))
 	idx := t.shapeIndex()
 	lists := [4][]int{
 		idx.fixed[routeShape{first: segs[0], n: len(segs)}], idx.tails[segs[0]],
@@ -53,6 +54,18 @@ func (t *routeTable) matchFirst(method, path string) (rt *apiRoute, params map[s
 		}
 	}
 	return nil, nil, partial
+}
+
+// splitSegments is strings.Split(path, "/") appended to segs.
+func splitSegments(segs []string, path string) []string {
+	for {
+		seg, rest, more := strings.Cut(path, "/")
+		segs = append(segs, seg)
+		if !more {
+			return segs
+		}
+		path = rest
+	}
 }
 
 // routeShape is what a path's rows share: the first segment (anyFirst
@@ -186,9 +199,13 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 		req.ordered = decoded.ordered
 		req.body, bodyErr = rt.body(decoded.plain)
 	}
-	if err := d.gather(pathErr, queryErr, bodyErr); err != nil {
-		d.answerError(s, w, r, err)
-		return
+	if pathErr != nil || queryErr != nil || bodyErr != nil {
+		// Gathered only when there is something to gather (a variadic
+		// call through a func value allocates its arguments).
+		if err := d.gather(pathErr, queryErr, bodyErr); err != nil {
+			d.answerError(s, w, r, err)
+			return
+		}
 	}
 	rt.handle(w, r, req)
 }

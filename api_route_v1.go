@@ -157,14 +157,22 @@ func (s *server) v1Routes() *routeTable {
 		v1Param{name: "dataset_id", kind: paramInteger, schema: "{'type': 'integer'}"}, v1Param{name: "source_dag_id", schema: "{'type': 'string'}"},
 		v1Param{name: "source_task_id", schema: "{'type': 'string'}"}, v1Param{name: "source_run_id", schema: "{'type': 'string'}"},
 		v1Param{name: "source_map_index", kind: paramInteger, schema: "{'type': 'integer'}"}))
-	vr.add(http.MethodPost, "/datasets/events", d.refused(s, func(req *apiRequest) error { return s.V1CreateDatasetEvent(req.body) }), withBody(checkCreateDatasetEventBody))
-	vr.add(http.MethodGet, "/datasets/{uri:path}", d.refused(s, func(req *apiRequest) error { return s.V1GetDataset(req.path["uri"]) }))
-	vr.add(http.MethodGet, "/datasets/queuedEvent/{uri:path}", d.refused(s, func(req *apiRequest) error { return datasetQueuedEventsNotFound(req.path["uri"]) }), withQuery(qBefore))
-	vr.add(http.MethodDelete, "/datasets/queuedEvent/{uri:path}", d.refused(s, func(req *apiRequest) error { return datasetQueuedEventsNotFound(req.path["uri"]) }), withQuery(qBefore))
-	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent", d.refused(s, func(req *apiRequest) error { return dagQueuedEventsNotFound(req.path["dag_id"]) }), withQuery(qBefore))
-	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent", d.refused(s, func(req *apiRequest) error { return dagQueuedEventsNotFound(req.path["dag_id"]) }), withQuery(qBefore))
-	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", d.refused(s, func(req *apiRequest) error { return dagQueuedEventNotFound(req.path["dag_id"], req.path["uri"]) }), withQuery(qBefore))
-	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", d.refused(s, func(req *apiRequest) error { return dagQueuedEventNotFound(req.path["dag_id"], req.path["uri"]) }), withQuery(qBefore))
+	vr.add(http.MethodPost, "/datasets/events", d.answer(s, func(req *apiRequest) (any, error) { return s.V1CreateDatasetEvent(req.body) }), withBody(checkCreateDatasetEventBody))
+	vr.add(http.MethodGet, "/datasets/{uri:path}", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetDataset(req.path["uri"]) }))
+	queued := func(dag, uri string) func(req *apiRequest) (any, error) {
+		return func(req *apiRequest) (any, error) {
+			return s.V1GetQueuedEvents(req.path[dag], req.path[uri], req.query)
+		}
+	}
+	unqueue := func(dag, uri string) func(req *apiRequest) error {
+		return func(req *apiRequest) error { return s.V1DeleteQueuedEvents(req.path[dag], req.path[uri], req.query) }
+	}
+	vr.add(http.MethodGet, "/datasets/queuedEvent/{uri:path}", d.answer(s, queued("", "uri")), withQuery(qBefore))
+	vr.add(http.MethodDelete, "/datasets/queuedEvent/{uri:path}", d.deleted(s, unqueue("", "uri")), withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent", d.answer(s, queued("dag_id", "")), withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent", d.deleted(s, unqueue("dag_id", "")), withQuery(qBefore))
+	vr.add(http.MethodGet, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", d.answer(s, queued("dag_id", "uri")), withQuery(qBefore))
+	vr.add(http.MethodDelete, "/dags/{dag_id}/datasets/queuedEvent/{uri:path}", d.deleted(s, unqueue("dag_id", "uri")), withQuery(qBefore))
 	vr.add(http.MethodPut, "/parseDagFile/{file_token}", s.handleV1ReparseDagFile)
 
 	// FAB's roles, users and permissions: no FAB user database (apiv1_fab.go)
@@ -266,12 +274,16 @@ func (s *server) handleV1TestConnection(w http.ResponseWriter, r *http.Request, 
 }
 
 func (s *server) handleV1ReparseDagFile(w http.ResponseWriter, r *http.Request, req *apiRequest) {
-	if err := s.V1ReparseDagFile(req.path["file_token"]); err != nil {
+	duplicate, err := s.V1ReparseDagFile(req.path["file_token"])
+	if err != nil {
 		s.answerError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8") // Flask's Response(status=201)
 	w.WriteHeader(http.StatusCreated)
+	if duplicate && r.Method != http.MethodHead {
+		_, _ = w.Write([]byte("Duplicate request"))
+	}
 }
 
 // handleV1Config is GET /config with Airflow's default expose_config =

@@ -35,11 +35,14 @@ func (s *server) v2Routes() *routeTable {
 		return v2VersionInfo{Version: s.rules().version, GitVersion: s.rules().gitVersion}, nil
 	}), openRoute)
 	// core_api/routes/public/monitor.py get_health: no auth dependency.
+	health := &v2HealthRenders{}
 	t.add(http.MethodGet, "/monitor/health", d.answer(s, func(*apiRequest) (any, error) {
-		return v2Health(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now())), nil
+		return health.answer(schedulerHealth(s.opts.SchedulerHeartbeat, s.opts.Now()))
 	}), openRoute)
 	s.v2RunRoutes(t)
 	s.v2BackfillRoutes(t)
+	// Login and logout redirects: core_api/routes/public/auth.py (api_auth_v2.go).
+	s.v2AuthRoutes(t)
 
 	// Assets (core_api/routes/public/assets.py, in its order: the literal
 	// /assets/aliases and /assets/events before /assets/{asset_id};
@@ -118,6 +121,9 @@ func (s *server) v2Routes() *routeTable {
 
 	// DAG statistics (apiv2_dagstats.go).
 	s.v2DagStatsRoutes(t)
+
+	// DAG parsing requests (apiv2_dagparsing.go).
+	s.v2DagParsingRoutes(t)
 
 	// Extra links, XCom, task instances and logs (apiv2_tis.go, apiv2_xcom.go,
 	// apiv2_logs.go), in this order.

@@ -70,7 +70,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	if def == nil {
 		return d, nil
 	}
-	d["last_parsed_time"] = isoFormat(s.startedAt)
+	d["last_parsed_time"] = isoFormat(s.lastParsed(row))
 	d["owners"] = v1Owners(def)
 	if def.Description != "" {
 		d["description"] = def.Description
@@ -236,7 +236,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["end_date"] = v1Date(def.EndDate)
 	d["template_searchpath"] = nil
 	d["render_template_as_native_obj"] = false
-	d["last_parsed"] = isoFormat(s.startedAt)
+	d["last_parsed"] = isoFormat(s.lastParsed(row))
 	return d, nil
 }
 
@@ -360,32 +360,13 @@ func likePattern(pattern string) *regexp.Regexp {
 // matchingDags is the filtered DAG rows by dag_id, descending when asked,
 // and the page of them.
 func (s *server) matchingDags(f dagFilter, desc bool, p page) (pageRows []*DagRow, total int, err error) {
-	rows, err := s.opts.Store.Dags()
-	if err != nil {
-		return nil, 0, err
-	}
 	like := likePattern(f.pattern)
-	var matched []*DagRow
-	for _, row := range rows {
-		if f.match(row, like) {
-			matched = append(matched, row)
-		}
+	countKey := "" // with a pattern or tags each page counts by a walk of the rows
+	if like == nil && len(f.tags) == 0 {
+		countKey = fmt.Sprintf("v1 active=%t paused=%s", f.onlyActive, pyBoolOrNone(f.paused))
 	}
-	sort.Slice(matched, func(i, j int) bool {
-		if desc {
-			return matched[i].DagID > matched[j].DagID
-		}
-		return matched[i].DagID < matched[j].DagID
-	})
-	total = len(matched)
-	if p.offset >= len(matched) {
-		return nil, total, nil
-	}
-	matched = matched[p.offset:]
-	if len(matched) > p.limit {
-		matched = matched[:p.limit]
-	}
-	return matched, total, nil
+	// The dag_id index's order is the byte order the listing sorts by.
+	return s.opts.Store.DagPage(desc, p.offset, p.limit, func(row *DagRow) bool { return f.match(row, like) }, countKey)
 }
 
 // V1GetDags is GET /dags.
@@ -734,6 +715,15 @@ func (s *server) V1GetDagStats(dagIDs string) (map[string]any, error) {
 		dags = append(dags, map[string]any{"dag_id": id, "stats": stats})
 	}
 	return map[string]any{"dags": dags, "total_entries": len(dags)}, nil
+}
+
+// lastParsed is when the DAG's file was last read: by the DAG folder's
+// reloader (DAG.ParsedAt), or at start.
+func (s *server) lastParsed(row *DagRow) time.Time {
+	if row.Def != nil && !row.Def.ParsedAt.IsZero() {
+		return row.Def.ParsedAt
+	}
+	return s.startedAt
 }
 
 // v1ExtraLinks is TaskSchema's extra_links: each link's class reference

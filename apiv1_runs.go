@@ -481,13 +481,31 @@ func (s *server) V1DeleteDagRun(dagID, runID string) error {
 	return v1DeleteRunPhrases.phrase(s.ops.deleteRun(dagID, runID))
 }
 
-// V1UpstreamDatasetEvents is GET …/upstreamDatasetEvents: airlite has no
-// datasets, so a run consumed none.
+// V1UpstreamDatasetEvents is GET …/upstreamDatasetEvents: the dataset
+// events the run consumed (DagRun.consumed_dataset_events), in
+// DatasetEventSchema's shape.
 func (s *server) V1UpstreamDatasetEvents(dagID, runID string) (map[string]any, error) {
-	if _, err := s.opts.Store.RunByRunID(dagID, runID); errors.Is(err, errNotFound) {
+	run, err := s.opts.Store.RunByRunID(dagID, runID)
+	if errors.Is(err, errNotFound) {
 		return nil, v1RunNotFound(dagID, runID)
 	} else if err != nil {
 		return nil, err
 	}
-	return map[string]any{"dataset_events": []any{}, "total_entries": 0}, nil
+	events, err := s.ops.consumedAssetEvents(run)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
+	created, err := s.ops.eventRuns(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(events))
+	for i, e := range events {
+		out[i] = s.v1DatasetEvent(e, created[e.ID])
+	}
+	return map[string]any{"dataset_events": out, "total_entries": len(out)}, nil
 }

@@ -115,8 +115,12 @@ func v2Asset(a assetView) v2AssetResponse {
 		}
 		return out
 	}
+	scheduled := make([]v2DagScheduleRef, len(a.Scheduled))
+	for i, id := range a.Scheduled {
+		scheduled[i] = v2DagScheduleRef{DagID: id, CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt)}
+	}
 	out := v2AssetResponse{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: v2MaskedExtra(a.Extra),
-		CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt), ScheduledDags: []v2DagScheduleRef{},
+		CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt), ScheduledDags: scheduled,
 		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: []v2AssetAlias{}, Watchers: []any{},
 		LastAssetEvent: &v2LastAssetEventRef{}}
 	if e := a.LastEvent; e != nil {

@@ -451,3 +451,56 @@ func TestAPIv2_Backfills_MatchTheDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_Backfill_CatchupPassesItsDates: a catchup DAG whose next
+// scheduled date is held by a backfill's run goes on past it, as
+// Airflow's scheduler does (3.2.1 jobs/scheduler_job_runner.py
+// _create_dag_runs: a logical date already in existing_dagruns is not
+// created again, and next_dagrun moves on all the same). And a
+// backfill's runs are created with a start_date, as queued_at (3.2.1
+// models/backfill.py _create_backfill_dag_run: start_date=utcnow()).
+func TestAPIv2_Backfill_CatchupPassesItsDates(t *testing.T) {
+	t.Parallel()
+	ts, sched := newSchedServer(t, edition3, tickDriven, withDAG(`
+dag_id: bf_catchup
+schedule_interval: "@daily"
+start_date: 2024-01-01T00:00:00+00:00
+max_active_runs: 16
+catchup: true
+tasks:
+  - {task_id: hello, operator: EmptyOperator}
+`))
+	day := func(d int) time.Time { return time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC) }
+	if err := sched.tick(day(3).Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	res := ts.do(t, http.MethodPost, "/api/v2/backfills",
+		`{"dag_id": "bf_catchup", "from_date": "2024-01-05T00:00:00Z", "to_date": "2024-01-06T00:00:00Z", "max_active_runs": 1}`)
+	if res.status != 200 {
+		t.Fatalf("create = %d %s", res.status, res.body)
+	}
+	run := v2JSON(t, ts.do(t, http.MethodGet, "/api/v2/dags/bf_catchup/dagRuns/backfill__2024-01-05T00:00:00+00:00", ""))
+	if run["start_date"] == nil || run["start_date"] != run["queued_at"] {
+		t.Errorf("backfill run at creation: start_date %v, queued_at %v; want both the creation time", run["start_date"], run["queued_at"])
+	}
+	for _, now := range []time.Time{day(7).Add(time.Hour), day(8).Add(time.Hour)} {
+		if err := sched.tick(now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := ts.store.RunsOfDag("bf_catchup", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byDate := map[string]string{}
+	for _, r := range runs {
+		if !r.ExecutionDate.Before(day(4)) {
+			byDate[r.ExecutionDate.Format(time.DateOnly)] = r.RunType
+		}
+	}
+	want := map[string]string{"2024-01-04": "scheduled", "2024-01-05": "backfill", "2024-01-06": "backfill",
+		"2024-01-07": "scheduled", "2024-01-08": "scheduled"}
+	if fmt.Sprint(byDate) != fmt.Sprint(want) {
+		t.Errorf("runs by logical date = %v, want %v", byDate, want)
+	}
+}

@@ -150,12 +150,7 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 		Tags: []v2DagTag{}, MaxActiveTasks: 16, HasImportErrors: d.ImportErrors, Owners: d.Owners,
 	}
 	if d.Version != nil {
-		// The DAG was last parsed when its definition was last read:
-		// at start, or when a new version came after it.
-		parsed := s.startedAt
-		if d.Version.CreatedAt.After(parsed) {
-			parsed = d.Version.CreatedAt
-		}
+		parsed := s.lastParsed(row)
 		out.LastParsedTime = v2At(&parsed)
 	}
 	if d.Next != nil {

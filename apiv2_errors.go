@@ -108,14 +108,16 @@ func writeV2Error(w http.ResponseWriter, r *http.Request, err error) {
 // separators, non-ASCII as UTF-8 (ensure_ascii=False), no newline, fields
 // in the model's order (Go structs declare them in pydantic's order).
 func writeV2JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		writeV2Error(w, r, fmt.Errorf("render response: %w", err))
-		return
+	var body []byte
+	if pre, ok := v.(*v2Rendered); ok {
+		body = pre.body
+	} else {
+		var err error
+		if body, err = renderV2JSON(v); err != nil {
+			writeV2Error(w, r, err)
+			return
+		}
 	}
-	body := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	w.Header()["Content-Type"] = headerJSON
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
@@ -123,6 +125,21 @@ func writeV2JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	}
 	_, _ = w.Write(body)
 }
+
+// renderV2JSON is v in writeV2JSON's form.
+func renderV2JSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("render response: %w", err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// v2Rendered is an answer rendered before (renderV2JSON), which
+// writeV2JSON writes as it is.
+type v2Rendered struct{ body []byte }
 
 // v2UniqueViolation is the answer of Airflow 3's handler of a unique
 // constraint's IntegrityError (common/exceptions.py

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -255,4 +256,38 @@ func (s *server) v2MetaRoutes(t *routeTable) {
 		qV2Bool("is_alive"))...))
 	t.add(http.MethodGet, "/dagWarnings", d.answer(s, v2ListDagWarnings), withQuery(qV2Str("dag_id"),
 		v1Param{name: "warning_type", kind: paramString, enum: v2DagWarningTypes}, qV2Limit, qV2Offset, qV2OrderBy))
+}
+
+// v2HealthRenders keeps /monitor/health's answer rendered for the last
+// heartbeat seen: the answer changes with the heartbeat and the
+// scheduler's liveness only, and rendering it is most of the route's work.
+type v2HealthRenders struct {
+	last atomic.Pointer[v2HealthRender]
+}
+
+// v2HealthRender is the answer rendered for one heartbeat and liveness.
+type v2HealthRender struct {
+	beat  time.Time // zero: none
+	alive bool
+	body  v2Rendered
+}
+
+// answer is v2Health(h), rendered once per heartbeat and liveness.
+func (c *v2HealthRenders) answer(h webserverHealth) (*v2Rendered, error) {
+	var beat time.Time
+	if h.schedulerBeat != nil {
+		beat = *h.schedulerBeat
+	}
+	// == rather than Equal: the same instant in another location renders
+	// other bytes.
+	if last := c.last.Load(); last != nil && last.beat == beat && last.alive == h.schedulerAlive {
+		return &last.body, nil
+	}
+	body, err := renderV2JSON(v2Health(h))
+	if err != nil {
+		return nil, err
+	}
+	next := &v2HealthRender{beat: beat, alive: h.schedulerAlive, body: v2Rendered{body: body}}
+	c.last.Store(next)
+	return &next.body, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -197,5 +198,50 @@ func TestAPIv2_MetaRoutesNeedAToken(t *testing.T) {
 	}
 	if res := ts.do(t, http.MethodGet, apiV2Prefix+"/plugins", "", ts.bearer(t, "ann")...); res.status != http.StatusOK {
 		t.Errorf("GET /plugins with a token = %d %s, want 200", res.status, res.body)
+	}
+}
+
+// TestAPIv2_Health_FollowsTheHeartbeat reads /monitor/health while the
+// scheduler's heartbeat moves and stops: the answer, rendered once per
+// heartbeat and liveness, is each time the one for the heartbeat of the
+// moment (monitor.py get_health over airflow_health.py).
+func TestAPIv2_Health_FollowsTheHeartbeat(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	beat, running := time.Time{}, true
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) {
+		o.SchedulerHeartbeat = func() (time.Time, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			return beat, running
+		}
+	}))
+	const nobody = `,"triggerer":{"status":null,"latest_triggerer_heartbeat":null},"dag_processor":{"status":null,"latest_dag_processor_heartbeat":null}}`
+	answer := func(status, beat string) string {
+		return `{"metadatabase":{"status":"healthy"},"scheduler":{"status":"` + status + `","latest_scheduler_heartbeat":` + beat + `}` + nobody
+	}
+	for _, step := range []struct {
+		name    string
+		beat    time.Time
+		running bool
+		want    string
+	}{
+		{"no heartbeat yet", time.Time{}, true, answer("unhealthy", "null")},
+		{"a heartbeat", testNow.Add(-time.Second), true, answer("healthy", `"2024-05-01T09:59:59.123456+00:00"`)},
+		{"the same again", testNow.Add(-time.Second), true, answer("healthy", `"2024-05-01T09:59:59.123456+00:00"`)},
+		{"the next", testNow.Add(-time.Second / 2), true, answer("healthy", `"2024-05-01T09:59:59.623456+00:00"`)},
+		{"stopped", testNow.Add(-time.Second / 2), false, answer("unhealthy", `"2024-05-01T09:59:59.623456+00:00"`)},
+		{"too old", testNow.Add(-time.Hour), true, answer("unhealthy", `"2024-05-01T09:00:00.123456+00:00"`)},
+		{"none again", time.Time{}, true, answer("unhealthy", "null")},
+	} {
+		mu.Lock()
+		beat, running = step.beat, step.running
+		mu.Unlock()
+		for range 2 {
+			res := ts.do(t, http.MethodGet, "/api/v2/monitor/health", "")
+			if res.status != 200 || res.body != step.want {
+				t.Errorf("%s: %d %s\nwant %s", step.name, res.status, res.body, step.want)
+			}
+		}
 	}
 }

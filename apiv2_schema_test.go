@@ -355,6 +355,9 @@ const (
 	// get_dag_for_run of a run that is not there) and Starlette answers
 	// its plain-text 500.
 	v2Crash
+	// v2Redirect: auth.py's RedirectResponse, a 307 with a Location and no
+	// body, where the document declares an HTTPExceptionResponse.
+	v2Redirect
 	// v2Untyped: the route returns a StreamingResponse without a
 	// media_type (dag_run.py wait_dag_run_until_finished), so no
 	// Content-Type is sent; its lines are the document's NDJSON.
@@ -370,7 +373,9 @@ var v2AirflowDepartures = map[string]v2Departure{
 	"PATCH /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/dry_run 404":                v2TupleDetail,
 	"PATCH /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/{map_index}/dry_run 404":    v2TupleDetail,
 	"GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/links 500":                    v2Crash,
-	"GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/wait 200":                                             v2Untyped,
+	"GET /api/v2/auth/login 307":                              v2Redirect,
+	"GET /api/v2/auth/logout 307":                             v2Redirect,
+	"GET /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/wait 200": v2Untyped,
 }
 
 // check is the departure's own form; doc and op serve v2Untyped, whose
@@ -393,6 +398,10 @@ func (d v2Departure) check(doc *v2SchemaDoc, op string, res response) []string {
 	case v2Crash:
 		if res.body != "Internal Server Error" || !strings.HasPrefix(res.header.Get("Content-Type"), "text/plain") {
 			return []string{fmt.Sprintf("%d: %q, want Starlette's plain-text 500", res.status, res.body)}
+		}
+	case v2Redirect:
+		if res.body != "" || res.header.Get("Location") == "" {
+			return []string{fmt.Sprintf("%d: %q, Location %q, want a redirect with no body", res.status, res.body, res.header.Get("Location"))}
 		}
 	}
 	return nil
@@ -551,9 +560,8 @@ func (doc *v2SchemaDoc) v2RowErrors(rt *apiRoute) []string {
 // TestAPIv2_RoutesAreOperations checks edition 3's route table against the
 // document: every row is an operation of the document with the same
 // method and path, declaring exactly the operation's query parameters
-// with their types, and its integer path parameters. The operations no
-// row serves yet are logged; the table grows by route group until it
-// serves every operation of the issue.
+// with their types, and its integer path parameters; and every operation
+// of the document has a row, but those v2Unmounted lists.
 func TestAPIv2_RoutesAreOperations(t *testing.T) {
 	t.Parallel()
 	doc := loadV2Schemas(t)
@@ -569,14 +577,25 @@ func TestAPIv2_RoutesAreOperations(t *testing.T) {
 			t.Error(e)
 		}
 	}
-	var missing []string
 	for _, op := range slices.Sorted(maps.Keys(doc.Operations)) {
-		if !mounted[op] {
-			missing = append(missing, op+" ("+doc.Operations[op].OperationID+")")
+		switch {
+		case !mounted[op] && !v2Unmounted[op]:
+			t.Errorf("%s (%s): an operation of the document no row serves", op, doc.Operations[op].OperationID)
+		case mounted[op] && v2Unmounted[op]:
+			t.Errorf("%s: served, and listed in v2Unmounted", op)
 		}
 	}
-	t.Logf("%d of the document's %d operations not mounted yet:\n%s", len(missing), len(doc.Operations), strings.Join(missing, "\n"))
+	for op := range v2Unmounted {
+		if doc.Operations[op] == nil {
+			t.Errorf("%s: listed in v2Unmounted, not an operation of the document", op)
+		}
+	}
 }
+
+// v2Unmounted are the operations of the 3.2.1 document edition 3 does not
+// serve, each with the reason ("METHOD /api/v2/path"). Empty: every
+// operation is served.
+var v2Unmounted = map[string]bool{}
 
 // TestV2RowChecker makes sure the route table's check refuses what it
 // must.
@@ -788,7 +807,7 @@ func TestAPIv2_AnswersMatchTheDocument(t *testing.T) {
 			return response{} // TestAPIv2_RoutesAreOperations says so
 		}
 		path := v2WalkPath(t, rt, vals) + query
-		res := ts.do(t, rt.method, path, body, header...)
+		res := ts.doNoRedirect(t, rt.method, path, body, header...)
 		req := rt.method + " " + path + " " + body
 		for _, e := range doc.answerErrors(op, res) {
 			t.Errorf("%s: %s", req, e)

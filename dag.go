@@ -60,6 +60,11 @@ type DAG struct {
 	RelativeFileloc string
 	SourceCode      string // a <file>.py beside the definition, when there is one
 	ParentDagID     string // set on sub-DAGs: the DAG whose SubDagOperator runs it
+	// ParsedAt is when the DAG folder's reloader read the definition's
+	// file (Airflow's DagModel.last_parsed_time); zero when read at
+	// start. Left out of the definition's hash: a file read again
+	// unchanged is the same version.
+	ParsedAt time.Time `json:"-"`
 }
 
 // Task is one operator of a DAG, with default_args already applied.

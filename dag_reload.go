@@ -74,6 +74,79 @@ type dagReloaderOptions struct {
 	// Changed, when set, hears that a pass changed the store (the
 	// scheduler's kick: a new DAG may want a run).
 	Changed func()
+	// Requests are the files the API asked to be read again; nil: none.
+	Requests *dagParseRequests
+}
+
+// dagParseRequests are the files asked to be read again out of turn, as
+// Airflow's dag_priority_parsing_request rows are (3.2.1 models/dagbag.py
+// DagPriorityParsingRequest: one row per file, its id the file's hash, so
+// a second request for a file still waiting is a unique-key violation).
+// PUT /parseDagFile/{file_token} adds one; the reloader's goroutine takes
+// them all and reads those files at once, as the DAG processor queues
+// them first at its next loop (3.2.1 dag_processing/manager.py
+// _queue_requested_files_for_parsing). The lock guards only the set: the
+// reloader alone reads files and writes the store.
+type dagParseRequests struct {
+	mu    sync.Mutex
+	files map[string]bool
+	wake  chan struct{} // buffered(1): the reloader's loop hears a request
+}
+
+func newDAGParseRequests() *dagParseRequests {
+	return &dagParseRequests{files: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// add asks for file (an absolute path) to be read again; false when it is
+// asked already and not yet taken.
+func (q *dagParseRequests) add(file string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.files[file] {
+		return false
+	}
+	q.files[file] = true
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// take empties the set and returns what it held.
+func (q *dagParseRequests) take() map[string]bool {
+	if q == nil {
+		return nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.files) == 0 {
+		return nil
+	}
+	files := q.files
+	q.files = map[string]bool{}
+	return files
+}
+
+// putBack returns files a failed pass took, so the next pass reads them.
+func (q *dagParseRequests) putBack(files map[string]bool) {
+	if q == nil || len(files) == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for f := range files {
+		q.files[f] = true
+	}
+}
+
+// wakeups is the channel a request wakes the loop on; nil (never ready)
+// without requests.
+func (q *dagParseRequests) wakeups() <-chan struct{} {
+	if q == nil {
+		return nil
+	}
+	return q.wake
 }
 
 // dagReloader reads the DAG folder again. Its fields below the options
@@ -137,18 +210,29 @@ func (r *dagReloader) loop() {
 		case <-r.ctx.Done():
 			return
 		case <-ticker.C:
-			if _, err := r.tick(r.ctx, r.opts.Now()); err != nil && r.ctx.Err() == nil {
-				r.log.Error().Err(err).Msg("read the DAG folder again")
-			}
+		case <-r.opts.Requests.wakeups():
+		}
+		if _, err := r.tick(r.ctx, r.opts.Now()); err != nil && r.ctx.Err() == nil {
+			r.log.Error().Err(err).Msg("read the DAG folder again")
 		}
 	}
 }
 
 // tick is one pass: walk the folder, and when a file changed, came or
-// went, or a kept DAG's time is up, read what changed and apply it. It
-// says whether the store changed. An error leaves the store and the
-// reloader's state as they were, so the next pass tries again.
+// went, was asked for (Requests), or a kept DAG's time is up, read what
+// changed and apply it. It says whether the store changed. An error
+// leaves the store and the reloader's state as they were, and the
+// requests it took asked again, so the next pass tries again.
 func (r *dagReloader) tick(ctx context.Context, now time.Time) (bool, error) {
+	asked := r.opts.Requests.take()
+	changed, err := r.pass(ctx, now, asked)
+	if err != nil {
+		r.opts.Requests.putBack(asked)
+	}
+	return changed, err
+}
+
+func (r *dagReloader) pass(ctx context.Context, now time.Time, asked map[string]bool) (bool, error) {
 	dir := r.opts.Config.DagsDir
 	var warnings []string
 	warn := func(file, problem string) { warnings = append(warnings, file+": "+problem) }
@@ -163,6 +247,11 @@ func (r *dagReloader) tick(ctx context.Context, now time.Time) (bool, error) {
 		return false, err
 	}
 	changed, gone := r.compare(listing)
+	for f := range asked {
+		if _, listed := listing.stamps[f]; listed {
+			changed[f] = true // read again even when its stamp is the same
+		}
+	}
 	if len(changed) == 0 && len(gone) == 0 && !r.keptExpired(now) {
 		r.polled = now
 		return false, nil
@@ -349,6 +438,7 @@ func (r *dagReloader) diff(old, set *DAGSet, listing *folderRead, reread map[str
 			set.DAGs[i] = prev
 			continue
 		}
+		d.ParsedAt = now.UTC().Truncate(time.Microsecond) // d is the pass's own, not yet in the store
 		change.Upsert = append(change.Upsert, d)
 	}
 	for id := range oldByID {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +92,7 @@ func newReloadSetup(t *testing.T, e edition, files map[string]string) *reloadSet
 	}
 	s := &reloadSetup{ts: ts, folder: f, now: testNow}
 	s.rl = newDAGReloader(dagReloaderOptions{Config: c, Store: ts.store, Holder: holder, Logger: logger,
-		Now: func() time.Time { return s.now }})
+		Now: func() time.Time { return s.now }, Requests: ts.srv.opts.ParseRequests})
 	return s
 }
 
@@ -446,5 +448,87 @@ func TestDAGReload_RunInProgressTakesTheNewTask(t *testing.T) {
 		if got := s.ts.tiState(t, "alpha", "r", id); got != TaskSuccess {
 			t.Errorf("%s = %q, want success", id, got)
 		}
+	}
+}
+
+// A parse request wakes the loop: the file is read at once, not at the
+// next interval, and a request for a file whose stamp did not move is
+// read all the same.
+func TestDAGReload_LoopReadsAskedFileAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newReloadFolder(t, map[string]string{"alpha.yaml": reloadDAG("alpha")})
+	synctest.Test(t, func(t *testing.T) {
+		set, err := loadDAGSet(context.Background(), f.dir, edition2, zerolog.Nop())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := storeWith(t, set)
+		asked := newDAGParseRequests()
+		o := &operations{store: store, edition: edition2, now: time.Now, parseRequests: asked}
+		rl := newDAGReloader(dagReloaderOptions{Config: config{DagsDir: f.dir, Edition: edition2}, Store: store,
+			Holder: newDAGSetHolder(set), Logger: zerolog.Nop(), Interval: time.Hour, Requests: asked})
+		rl.start()
+		defer rl.stop()
+		row, err := store.DagByID("alpha")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.reparseDagFile(row.FileLoc); err != nil {
+			t.Fatalf("ask for the file: %v", err)
+		}
+		synctest.Wait()
+		if again, err := store.DagByID("alpha"); err != nil || again.Def == row.Def {
+			t.Errorf("alpha not read again after the request (%v)", err)
+		}
+		if got := asked.take(); len(got) != 0 {
+			t.Errorf("requests left after the pass: %v", got)
+		}
+	})
+}
+
+// Airflow sets a DAG's last_parsed_time each time its file is parsed
+// (3.2.1 dag_processing/collection.py update_dags; 2.10.3
+// models/dag.py bulk_write_to_db): after the reloader reads a file again
+// the DAG's last_parsed_time (and the details' last_parsed) is that
+// pass's time, in both APIs, even when the definition is the same (no new
+// version); a DAG whose file was not read keeps its own.
+func TestDAGReload_LastParsedTimeMoves(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		e      edition
+		path   string
+		keys   []string
+		format func(time.Time) string
+	}{
+		{edition2, "/api/v1/dags/%s/details", []string{"last_parsed_time", "last_parsed"}, isoFormat},
+		{edition3, "/api/v2/dags/%s/details", []string{"last_parsed_time", "last_parsed"}, func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }},
+		{edition3, "/api/v2/dags/%s", []string{"last_parsed_time"}, func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			s := newReloadSetup(t, tc.e, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+			parsed := func(dagID string) map[string]any {
+				t.Helper()
+				res := s.ts.do(t, http.MethodGet, fmt.Sprintf(tc.path, dagID), "")
+				var d map[string]any
+				if err := json.Unmarshal([]byte(res.body), &d); err != nil || res.status != http.StatusOK {
+					t.Fatalf("GET %s = %d %s", dagID, res.status, res.body)
+				}
+				return d
+			}
+			before := parsed("beta")
+			// The same text written again: a new stamp, the same definition.
+			s.folder.write(t, "alpha.yaml", reloadDAG("alpha"))
+			s.pass(t, 45*time.Second, true)
+			want := tc.format(s.now)
+			alpha, beta := parsed("alpha"), parsed("beta")
+			for _, k := range tc.keys {
+				if alpha[k] != want {
+					t.Errorf("alpha's %s = %v after its file was read at %s", k, alpha[k], want)
+				}
+				if beta[k] != before[k] {
+					t.Errorf("beta's %s = %v, was %v: its file was not read", k, beta[k], before[k])
+				}
+			}
+		})
 	}
 }

@@ -165,8 +165,22 @@ type response struct {
 	body   string
 }
 
-// do sends a request; header holds name/value pairs.
+// do sends a request; header holds name/value pairs. It follows
+// redirects.
 func (ts *testServer) do(t *testing.T, method, path, body string, header ...string) response {
+	t.Helper()
+	return ts.send(t, ts.Client(), method, path, body, header...)
+}
+
+// doNoRedirect is do answered by the first response, redirects included.
+func (ts *testServer) doNoRedirect(t *testing.T, method, path, body string, header ...string) response {
+	t.Helper()
+	client := *ts.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return ts.send(t, &client, method, path, body, header...)
+}
+
+func (ts *testServer) send(t *testing.T, client *http.Client, method, path, body string, header ...string) response {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
@@ -179,7 +193,7 @@ func (ts *testServer) do(t *testing.T, method, path, body string, header ...stri
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := ts.Client().Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

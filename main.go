@@ -451,7 +451,7 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 	opts := serverOptions{
 		Edition: c.Edition, Store: store, DAGs: p.dags, Folder: folder, Auth: auth, Logger: logger,
 		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize), AccessLog: &accessLog,
-		BodyTimeout: c.BodyTimeout,
+		BodyTimeout: c.BodyTimeout, ParseRequests: newDAGParseRequests(),
 	}
 	var sched *scheduler
 	if c.Scheduler {
@@ -510,7 +510,7 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 	}
 	if c.DagsDir != "" && c.MinFileProcessInterval > 0 {
 		p.reload = newDAGReloader(dagReloaderOptions{Config: c, Store: store, Holder: folder, Logger: logger,
-			Interval: c.MinFileProcessInterval, Now: now, Changed: opts.Kick})
+			Interval: c.MinFileProcessInterval, Now: now, Changed: opts.Kick, Requests: opts.ParseRequests})
 		p.reload.start()
 	}
 	if p.snaps != nil {

@@ -94,6 +94,9 @@ type Store struct {
 	// now, when set (before the store is shared), is the clock DAG
 	// versions are dated by; time.Now otherwise.
 	now func() time.Time
+	// counts remembers filtered row counts per version of a table
+	// (memstore_counts.go), for page totals.
+	counts treeCounts
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before

@@ -293,3 +293,42 @@ func (v storeView) AssetEvents() ([]*AssetEvent, error) {
 	}
 	return out, nil
 }
+
+// RunsConsumingEvents are the runs that consumed each of the events ids
+// (an event's created_dagruns), by event id. Runs are found by a walk of
+// the runs table, and only when some event on the list was consumed.
+func (s *Store) RunsConsumingEvents(ids []int64) (map[int64][]*DagRun, error) {
+	txn := s.read()
+	want := map[int64]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	byRun := map[int64][]int64{} // run row id -> events of the list it consumed
+	it, err := txn.Get(tableConsumedEvents, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list consumed events: %w", err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		c := raw.(*ConsumedEvents)
+		for _, id := range c.EventIDs {
+			if want[id] {
+				byRun[c.RunRowID] = append(byRun[c.RunRowID], id)
+			}
+		}
+	}
+	out := map[int64][]*DagRun{}
+	if len(byRun) == 0 {
+		return out, nil
+	}
+	runs, err := txn.Get(tableDagRuns, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	for raw := runs.Next(); raw != nil; raw = runs.Next() {
+		run := raw.(*DagRun)
+		for _, id := range byRun[run.ID] {
+			out[id] = append(out[id], run)
+		}
+	}
+	return out, nil
+}

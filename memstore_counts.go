@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"sync"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -190,4 +191,49 @@ func recountRunsTxn(txn *memdb.Txn) error {
 		}
 	}
 	return nil
+}
+
+// treeCounts remembers how many rows of a table a filter picks, for the
+// table as it stood when they were counted: a go-memdb index is an
+// immutable radix tree whose root, and the root's watch channel, is new
+// after every change of the table, so a count found under the channel
+// the index has now is the count of its rows now (a restore that swaps
+// the whole database brings new roots too). Counting costs a walk of the
+// table once per change of it, and a count asked again costs a lookup.
+type treeCounts struct {
+	mu sync.Mutex
+	of map[treeCountKey]int
+}
+
+// treeCountKey is an index's root channel and a name for the filter.
+type treeCountKey struct {
+	root <-chan struct{}
+	key  string
+}
+
+// maxTreeCounts bounds the remembered counts; past it they are dropped
+// (counts of trees that have changed since stay behind otherwise).
+const maxTreeCounts = 64
+
+// count is the count of rows under root and key, counting it with walk
+// when it is not remembered.
+func (c *treeCounts) count(root <-chan struct{}, key string, walk func() (int, error)) (int, error) {
+	k := treeCountKey{root: root, key: key}
+	c.mu.Lock()
+	n, ok := c.of[k]
+	c.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := walk()
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	if c.of == nil || len(c.of) >= maxTreeCounts {
+		c.of = map[treeCountKey]int{}
+	}
+	c.of[k] = n
+	c.mu.Unlock()
+	return n, nil
 }

@@ -58,10 +58,18 @@ func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
 	if keep <= 0 {
 		return nil
 	}
+	dropped := int64(-1) // the id dropped last
 	for {
 		oldest, err := txn.First(tableEventLogs, indexID)
 		if err != nil {
 			return fmt.Errorf("find the oldest event log: %w", err)
+		}
+		if dropped >= 0 && oldest != nil && oldest.(*EventLog).ID != dropped+1 {
+			// Ids were missing between the one dropped and the new
+			// oldest (a restore's): they are no longer in the span.
+			if err := addTotalTxn(txn, totalEventLogGaps, -(oldest.(*EventLog).ID - dropped - 1)); err != nil {
+				return err
+			}
 		}
 		if oldest == nil || oldest.(*EventLog).ID > id-keep {
 			return nil
@@ -69,7 +77,84 @@ func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
 		if err := txn.Delete(tableEventLogs, oldest); err != nil {
 			return fmt.Errorf("drop event log %d: %w", oldest.(*EventLog).ID, err)
 		}
+		dropped = oldest.(*EventLog).ID
 	}
+}
+
+// totalEventLogGaps counts the ids missing between the oldest and the
+// newest event (zero unless a snapshot restored rows with ids missing:
+// the log only ever gains the next id and loses its oldest rows), so
+// that the number of events is two lookups (eventLogCountTxn).
+const totalEventLogGaps = "event_log_gaps"
+
+// eventLogCountTxn is how many events the log holds: its id span less
+// the gaps.
+func eventLogCountTxn(txn *memdb.Txn) (int, error) {
+	first, err := txn.First(tableEventLogs, indexID)
+	if err != nil || first == nil {
+		return 0, err
+	}
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return 0, err
+	}
+	return int(last.(*EventLog).ID - first.(*EventLog).ID + 1 - totalTxn(txn, totalEventLogGaps)), nil
+}
+
+// recountEventLogGapsTxn sets the gaps from the rows (after a restore).
+func recountEventLogGapsTxn(txn *memdb.Txn) error {
+	if _, err := txn.DeleteAll(tableTotals, indexID, totalEventLogGaps); err != nil {
+		return fmt.Errorf("clear %s: %w", totalEventLogGaps, err)
+	}
+	it, err := txn.Get(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("count event logs: %w", err)
+	}
+	var n, first, last int64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if n == 0 {
+			first = raw.(*EventLog).ID
+		}
+		last = raw.(*EventLog).ID
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return addTotalTxn(txn, totalEventLogGaps, last-first+1-n)
+}
+
+// EventLogPage is a page of the event log in id order (newest first when
+// desc) and how many events there are: it walks the id index from one
+// end and stops at the page's end, and the total is eventLogCountTxn's.
+func (s *Store) EventLogPage(desc bool, offset, limit int) ([]*EventLog, int, error) {
+	txn := s.read()
+	total, err := eventLogCountTxn(txn)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count event logs: %w", err)
+	}
+	get := txn.Get
+	if desc {
+		get = txn.GetReverse
+	}
+	it, err := get(tableEventLogs, indexID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list event logs: %w", err)
+	}
+	out := make([]*EventLog, 0, min(limit, total))
+	read := 0
+	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
+		read++
+		if offset > 0 {
+			offset--
+			continue
+		}
+		out = append(out, raw.(*EventLog))
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(read)
+	}
+	return out, total, nil
 }
 
 // clearEventLogsTxn empties the event log (a reset); the counter keeps
@@ -86,6 +171,9 @@ func clearEventLogsTxn(txn *memdb.Txn) error {
 	}
 	if _, err := txn.DeleteAll(tableEventLogs, indexID); err != nil {
 		return fmt.Errorf("clear event logs: %w", err)
+	}
+	if _, err := txn.DeleteAll(tableTotals, indexID, totalEventLogGaps); err != nil {
+		return fmt.Errorf("clear %s: %w", totalEventLogGaps, err)
 	}
 	return nil
 }

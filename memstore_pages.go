@@ -303,3 +303,104 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 	}
 	return page, total, nil
 }
+
+// DagPage is a page of the DAG rows keep picks, in dag_id order
+// (descending when desc), and how many rows it picks in all (tablePage).
+func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string) ([]*DagRow, int, error) {
+	return tablePage(s, tableDags, indexID, desc, offset, limit, keep, countKey)
+}
+
+// PoolKeyedPage, VariableKeyedPage and ConnectionKeyedPage are pages of those tables by
+// name (byName) or by integer id, the rows whose name keep picks (nil:
+// all), and how many it picks in all (tablePage; countKey "all" when
+// keep is nil).
+func (s *Store) PoolKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*Pool, int, error) {
+	return keyedTablePage(s, tablePools, byName, desc, offset, limit, keep, func(p *Pool) string { return p.Name })
+}
+
+func (s *Store) VariableKeyedPage(byKey, desc bool, offset, limit int, keep func(string) bool) ([]*Variable, int, error) {
+	return keyedTablePage(s, tableVariables, byKey, desc, offset, limit, keep, func(v *Variable) string { return v.Key })
+}
+
+func (s *Store) ConnectionKeyedPage(byID, desc bool, offset, limit int, keep func(string) bool) ([]*Connection, int, error) {
+	return keyedTablePage(s, tableConns, byID, desc, offset, limit, keep, func(c *Connection) string { return c.ConnID })
+}
+
+func keyedTablePage[T any](s *Store, table string, byName, desc bool, offset, limit int, keep func(string) bool, name func(*T) string) ([]*T, int, error) {
+	index := indexRowID
+	if byName {
+		index = indexID
+	}
+	if keep == nil {
+		return tablePage(s, table, index, desc, offset, limit, func(*T) bool { return true }, "all")
+	}
+	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, "")
+}
+
+// tablePage is a page of the rows of table that keep picks, in index's
+// order (descending when desc), and how many rows it picks in all.
+// countKey names what keep picks (one name for one filter): its count is
+// remembered for the table as it stands (treeCounts), so that a page
+// walks the index only to the page's end, and the whole table once per
+// change of it; with countKey "" each page walks every row.
+func tablePage[T any](s *Store, table, index string, desc bool, offset, limit int, keep func(*T) bool, countKey string) ([]*T, int, error) {
+	txn := s.read()
+	walk := func() (memdb.ResultIterator, error) {
+		if desc {
+			return txn.GetReverse(table, index)
+		}
+		return txn.Get(table, index)
+	}
+	it, err := walk()
+	if err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", table, err)
+	}
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	total := -1
+	if countKey != "" {
+		// Any index's root changes with every change of its table; the
+		// primary index (id) counts every row.
+		all, err := txn.Get(table, indexID)
+		if err != nil {
+			return nil, 0, fmt.Errorf("count %s: %w", table, err)
+		}
+		total, err = s.counts.count(all.WatchCh(), table+" "+countKey, func() (int, error) {
+			n := 0
+			for raw := all.Next(); raw != nil; raw = all.Next() {
+				read++
+				if keep(raw.(*T)) {
+					n++
+				}
+			}
+			return n, nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	rows := []*T{}
+	picked := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if total >= 0 && len(rows) == limit {
+			break
+		}
+		read++
+		row := raw.(*T)
+		if !keep(row) {
+			continue
+		}
+		if picked >= offset && len(rows) < limit {
+			rows = append(rows, row)
+		}
+		picked++
+	}
+	if total < 0 {
+		total = picked
+	}
+	return rows, total, nil
+}

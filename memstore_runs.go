@@ -396,6 +396,11 @@ type newRun struct {
 	// the same transaction (the trigger's runExists), so that the insert
 	// does not look again; sub-DAGs' runs are looked for all the same.
 	dateChecked bool
+	// startedAtCreation sets start_date at creation beside queued_at, as
+	// Airflow 3's backfill runs have it (models/backfill.py
+	// _create_backfill_dag_run: start_date=utcnow(); the scheduler sets
+	// it again when the run starts).
+	startedAtCreation bool
 }
 
 // insertRunTreeTxn creates a run with its task instances (state None), then
@@ -459,6 +464,9 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		run.StartDate = &now
 	} else {
 		run.QueuedAt = &now
+	}
+	if nr.startedAtCreation {
+		run.StartDate = &now
 	}
 	// The run and its task instances record the DAG's version as it is
 	// (memstore_dagversions.go).

@@ -113,6 +113,9 @@ func (r *storeRestore) Commit() (int64, error) {
 	if err := recountXComsTxn(r.txn); err != nil {
 		return 0, err
 	}
+	if err := recountEventLogGapsTxn(r.txn); err != nil {
+		return 0, err
+	}
 	if err := raiseCountersTxn(r.txn, map[string]int64{counterVariableID: r.maxVariableID, counterConnectionID: r.maxConnID,
 		counterEventLogID: r.maxEventLogID}); err != nil {
 		return 0, fmt.Errorf("restore counters: %w", err)

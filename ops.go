@@ -31,6 +31,9 @@ type operations struct {
 	// match in one step of the scheduler's (scheduler.WithTasksStopped);
 	// nil when the scheduler is off, and then no try runs.
 	tasksStopped func(match func(tiKey) bool, change func() error) error
+	// parseRequests are the DAG files asked to be read again, which the
+	// folder's reloader takes (dag_reload.go); nil: asked of nobody.
+	parseRequests *dagParseRequests
 }
 
 // rules is the edition's row of the rules table.

@@ -248,7 +248,7 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 				iv := info.interval
 				d.create = &newRun{start: rules.newRun, dag: dag, runID: "backfill__" + isoFormat(info.runAfter),
 					date: info.logical, runType: "backfill", triggeredBy: "backfill", user: req.user, conf: conf,
-					interval: &iv, now: now, unixname: o.unixname, dateChecked: true}
+					interval: &iv, now: now, unixname: o.unixname, dateChecked: true, startedAtCreation: true}
 				if !info.runAfter.Equal(info.logical) {
 					d.create.runAfter = info.runAfter
 				}

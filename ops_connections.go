@@ -205,6 +205,9 @@ func (o *operations) connectionBulk() bulkKind[connectionChange] {
 // "conn_id", "conn_type", "description", "host", "port", "id" or
 // "team_name").
 func (o *operations) connectionsKeyed(q keyedQuery) (listed[*Connection], error) {
+	if res, ok, err := pageKeyed(q, "conn_id", o.store.ConnectionKeyedPage); ok {
+		return res, err
+	}
 	all, err := o.store.Connections()
 	if err != nil {
 		return listed[*Connection]{}, err

@@ -5,6 +5,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -288,6 +289,9 @@ func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
 // listDags is the DAGs a query selects, ordered, and the page of them,
 // with the number selected. Sub-DAGs are never listed.
 func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
+	if desc, ok := q.byIDOnRows(); ok {
+		return o.listDagsByID(q, desc)
+	}
 	rows, err := o.store.Dags()
 	if err != nil {
 		return nil, 0, err
@@ -328,6 +332,77 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 		return strings.Compare(a.Row.DagID, b.Row.DagID)
 	})
 	return v2Window(out, q.page), len(out), nil
+}
+
+// byIDOnRows says whether q orders by dag_id alone (its display name is
+// its id; the first key decides, ids being unique) and filters on what a
+// DAG's row holds alone, and whether the order is descending.
+func (q dagQuery) byIDOnRows() (desc, ok bool) {
+	if q.noIDs || q.lastRunFiltersEnabled || q.hasImportErrors != nil || q.favorite != nil {
+		return false, false
+	}
+	if len(q.order) == 0 {
+		return false, true
+	}
+	k := q.order[0]
+	return k.desc, k.attr == "dag_id" || k.attr == "dag_display_name"
+}
+
+// listDagsByID is listDags for byIDOnRows' queries: the store walks its
+// dag_id index to the page's end (the total counted once per change of
+// the DAG table when the filters are the default ones, paused and
+// exclude_stale), and the DAGs' details are read for the page alone.
+func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error) {
+	keep := func(row *DagRow) bool {
+		if row.RootDagID != "" {
+			return false
+		}
+		info := dagInfo{Row: row, Stale: row.Def == nil}
+		if len(q.owners) > 0 && row.Def != nil {
+			info.Owners = dagOwners(row.Def)
+		}
+		return q.selects(info)
+	}
+	countKey := ""
+	if q.idLike == nil && q.displayLike == nil && len(q.tags) == 0 && len(q.owners) == 0 && q.bundleName == nil &&
+		q.bundleVersion == nil && q.hasAssetSchedule == nil && q.assetDependency == nil && len(q.timetableTypes) == 0 {
+		countKey = fmt.Sprintf("stale=%t paused=%s", q.includeStale, pyBoolOrNone(q.paused))
+	}
+	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, countKey)
+	if err != nil {
+		return nil, 0, err
+	}
+	ie, err := o.importErrorFiles()
+	if err != nil {
+		return nil, 0, err
+	}
+	var favs map[string]bool
+	if q.favoriteOf != nil {
+		if favs, err = o.store.FavoriteDagIDs(*q.favoriteOf); err != nil {
+			return nil, 0, err
+		}
+	}
+	out := make([]dagInfo, 0, len(rows))
+	for _, row := range rows {
+		info, err := o.dagInfoOf(row, ie, false)
+		if err != nil {
+			return nil, 0, err
+		}
+		info.Favorite = favs[row.DagID]
+		out = append(out, info)
+	}
+	return out, total, nil
+}
+
+// pyBoolOrNone is an optional flag as a word: True, False or None.
+func pyBoolOrNone(b *bool) string {
+	switch {
+	case b == nil:
+		return "None"
+	case *b:
+		return "True"
+	}
+	return "False"
 }
 
 // selects says whether a DAG passes every filter.

@@ -2,10 +2,10 @@ package main
 
 // Datasets and DAG-file parse requests (Airflow 2.10.3
 // airflow/api_connexion/endpoints/dataset_endpoint.py, dag_parsing.py).
-// airlite's DAGs have no dataset schedules or outlets, so it has no
-// datasets, dataset events or queued events: listings are empty and every
-// lookup finds nothing. It reads DAG files only at start, so a parse
-// request for a known file is taken and changes nothing.
+// Airflow 2's datasets are the rows of Airflow 3's assets (the same
+// store, the same scheduler: scheduler_assets.go), named by uri. A parse
+// request for a known file has the DAG folder's reloader read it at once
+// (dag_reload.go).
 
 import (
 	"cmp"
@@ -23,6 +23,7 @@ const (
 	faultDatasetOfEventNotFound opFault = "dataset_of_event_not_found" // uri: an event's dataset, worded apart by Airflow
 	faultQueuedEventNotFound    opFault = "queued_event_not_found"     // dag_id and/or uri
 	faultDagFileNotFound        opFault = "dag_file_not_found"         // path
+	faultDagFileParseAsked      opFault = "dag_file_parse_asked"       // path: a request for it waits already
 )
 
 // datasetOrders and datasetEventOrders are the attributes the (empty)
@@ -32,15 +33,131 @@ var (
 	datasetEventOrders = []string{"source_dag_id", "source_task_id", "source_run_id", "source_map_index", "timestamp"}
 )
 
-// dataset is the dataset at uri: there is none.
-func (o *operations) dataset(uri string) error {
-	return opErr(errNotFound, faultDatasetNotFound, "uri", uri)
+// dataset is the dataset at uri.
+func (o *operations) dataset(uri string) (assetView, error) {
+	all, err := o.assetViews()
+	if err != nil {
+		return assetView{}, err
+	}
+	for _, a := range all {
+		if a.URI == uri {
+			return a, nil
+		}
+	}
+	return assetView{}, opErr(errNotFound, faultDatasetNotFound, "uri", uri)
+}
+
+// datasetQuery is the stable API's listing of datasets (get_datasets):
+// uri_pattern, the DAGs scheduled on a dataset or producing it, an order.
+type datasetQuery struct {
+	uri    func(string) bool
+	dagIDs []string
+	key    sortKey
+	offset int
+	limit  int
+}
+
+// datasets lists datasets as q asks. Its total counts every dataset,
+// filtered or not, as get_datasets counts them before it filters.
+func (o *operations) datasets(q datasetQuery) (listed[assetView], error) {
+	all, err := o.assetViews()
+	if err != nil {
+		return listed[assetView]{}, err
+	}
+	total := len(all)
+	kept := all[:0]
+	for _, a := range all {
+		named := slices.ContainsFunc(a.Producing, func(r assetTaskRef) bool { return slices.Contains(q.dagIDs, r.DagID) }) ||
+			slices.ContainsFunc(a.Scheduled, func(id string) bool { return slices.Contains(q.dagIDs, id) })
+		switch {
+		case q.uri != nil && !q.uri(a.URI):
+		case len(q.dagIDs) > 0 && !named:
+		default:
+			kept = append(kept, a)
+		}
+	}
+	res := listKeyed(kept, nil, keyedQuery{keys: []sortKey{q.key}, offset: q.offset, limit: q.limit}, func(a, b assetView, attr string) int {
+		switch attr {
+		case "uri":
+			return strings.Compare(a.URI, b.URI)
+		case "created_at":
+			return a.CreatedAt.Compare(b.CreatedAt)
+		case "updated_at":
+			return a.UpdatedAt.Compare(b.UpdatedAt)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	res.total = total
+	return res, nil
 }
 
 // createDatasetEvent records an event of the dataset at uri, which must
-// exist: none does.
-func (o *operations) createDatasetEvent(uri string) error {
-	return opErr(errNotFound, faultDatasetOfEventNotFound, "uri", uri)
+// exist, with extra (the body's, from_rest_api added: 2.10.3
+// create_dataset_event).
+func (o *operations) createDatasetEvent(uri string, extra json.RawMessage) (assetEventView, error) {
+	a, err := o.dataset(uri)
+	if errors.Is(err, errNotFound) {
+		return assetEventView{}, opErr(errNotFound, faultDatasetOfEventNotFound, "uri", uri)
+	}
+	if err != nil {
+		return assetEventView{}, err
+	}
+	return o.createAssetEvent(a.ID, extra, nil)
+}
+
+// datasetQueuedEvents are the queue entries of a DAG ("": any) and a
+// dataset ("": any), created before before (nil: any), each with its
+// dataset's uri; none is the queued events' fault.
+func (o *operations) datasetQueuedEvents(dagID, uri string, before *time.Time) ([]*AssetQueueEntry, map[int64]string, error) {
+	var assetID int64
+	if uri != "" {
+		a, err := o.dataset(uri)
+		if errors.Is(err, errNotFound) {
+			return nil, nil, queuedEvents(dagID, uri)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		assetID = a.ID
+	}
+	rows, err := o.store.QueuedAssetEvents(dagID, assetID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows = slices.DeleteFunc(rows, func(e *AssetQueueEntry) bool { return before != nil && !e.CreatedAt.Before(*before) })
+	if len(rows) == 0 {
+		return nil, nil, queuedEvents(dagID, uri)
+	}
+	uris := map[int64]string{}
+	for _, e := range rows {
+		if a, err := o.store.AssetByID(e.AssetID); err == nil {
+			uris[e.AssetID] = a.URI
+		}
+	}
+	return rows, uris, nil
+}
+
+// deleteDatasetQueuedEvents removes those entries; none is the fault.
+func (o *operations) deleteDatasetQueuedEvents(dagID, uri string, before *time.Time) error {
+	var assetID int64
+	if uri != "" {
+		a, err := o.dataset(uri)
+		if errors.Is(err, errNotFound) {
+			return queuedEvents(dagID, uri)
+		}
+		if err != nil {
+			return err
+		}
+		assetID = a.ID
+	}
+	n, err := o.store.DeleteQueuedAssetEvents(dagID, assetID, before)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return queuedEvents(dagID, uri)
+	}
+	return nil
 }
 
 // queuedEvents are the queued dataset events of a DAG, a dataset, or the
@@ -50,19 +167,35 @@ func queuedEvents(dagID, uri string) error {
 	return opErr(errNotFound, faultQueuedEventNotFound, "dag_id", dagID, "uri", uri)
 }
 
-// reparseDagFile asks for the DAG file at path to be parsed again: a file
-// no DAG comes from is not found.
+// reparseDagFile asks for the DAG file at path (a DAG's fileloc) to be
+// read again: a file no DAG comes from is not found, one asked for and
+// not yet read again is a conflict (the request's unique key).
 func (o *operations) reparseDagFile(path string) error {
+	return o.reparseDagFileOf(func(row *DagRow) bool { return row.FileLoc == path }, path)
+}
+
+// reparseDagFileRel is reparseDagFile for Airflow 3's token, which names
+// the file by bundle and relative fileloc (3.2.1 dag_parsing.py
+// reparse_dag_file selects the DAG rows with both).
+func (o *operations) reparseDagFileRel(bundle, rel string) error {
+	return o.reparseDagFileOf(func(row *DagRow) bool { return bundle == bundleName && relativeFileloc(row) == rel }, rel)
+}
+
+func (o *operations) reparseDagFileOf(match func(*DagRow) bool, name string) error {
 	rows, err := o.store.Dags()
 	if err != nil {
 		return err
 	}
 	for _, row := range rows {
-		if row.FileLoc == path {
-			return nil
+		if !match(row) || row.FileLoc == loadedDAGFileLoc {
+			continue
 		}
+		if o.parseRequests != nil && !o.parseRequests.add(absPath(row.FileLoc)) {
+			return opErr(errConflict, faultDagFileParseAsked, "path", row.FileLoc)
+		}
+		return nil
 	}
-	return opErr(errNotFound, faultDagFileNotFound, "path", path)
+	return opErr(errNotFound, faultDagFileNotFound, "path", name)
 }
 
 // Airflow 3's assets (Airflow 3.2.1 core_api/routes/public/assets.py):
@@ -89,19 +222,23 @@ type assetTaskRef struct {
 type assetView struct {
 	*Asset
 	Producing, Consuming []assetTaskRef
-	LastEvent            *AssetEvent
+	// Scheduled are the DAGs scheduled on the asset (Airflow's
+	// DagScheduleAssetReference rows), by dag_id.
+	Scheduled []string
+	LastEvent *AssetEvent
 }
 
 // Active is AssetModel.active: a DAG names the asset now.
 func (a assetView) Active() bool { return len(a.Producing) > 0 || len(a.Consuming) > 0 }
 
-// dagAssetRefs are the assets the DAGs name, in DAG and task order, and
-// who names each (by name and uri).
-func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, error) {
+// dagAssetRefs are the assets the DAGs name, in DAG and task order, who
+// names each (by name and uri) and the DAGs scheduled on each.
+func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, map[string][]string, error) {
 	rows, err := o.store.Dags()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	scheduled := map[string][]string{}
 	var refs []assetRef
 	who := map[string][2][]assetTaskRef{}
 	note := func(v any, dagID, taskID string, side int) {
@@ -121,6 +258,15 @@ func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, e
 		if row.Def == nil {
 			continue
 		}
+		for _, ref := range row.Def.AssetSchedule.refs() {
+			k := ref.Name + "\x00" + ref.URI
+			w, seen := who[k]
+			if !seen {
+				refs = append(refs, ref)
+			}
+			who[k] = w
+			scheduled[k] = append(scheduled[k], row.DagID)
+		}
 		for _, t := range row.Def.Tasks {
 			for _, v := range t.Outlets {
 				note(v, row.DagID, t.TaskID, 0)
@@ -130,14 +276,14 @@ func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, e
 			}
 		}
 	}
-	return refs, who, nil
+	return refs, who, scheduled, nil
 }
 
 // assetViews registers the assets the DAGs name that are new, and lists
 // every asset with its references and its last event (the latest
 // timestamp, the highest id among equals).
 func (o *operations) assetViews() ([]assetView, error) {
-	refs, who, err := o.dagAssetRefs()
+	refs, who, scheduled, err := o.dagAssetRefs()
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +307,8 @@ func (o *operations) assetViews() ([]assetView, error) {
 	out := make([]assetView, len(assets))
 	for i, a := range assets {
 		w := who[a.Name+"\x00"+a.URI]
-		out[i] = assetView{Asset: a, Producing: w[0], Consuming: w[1], LastEvent: last[a.ID]}
+		k := a.Name + "\x00" + a.URI
+		out[i] = assetView{Asset: a, Producing: w[0], Consuming: w[1], Scheduled: scheduled[k], LastEvent: last[a.ID]}
 	}
 	return out, nil
 }
@@ -391,4 +538,10 @@ func (o *operations) materializer(id int64) (string, error) {
 		return "", opErr(errConflict, faultAssetManyMaterializers, "asset_id", strconv.FormatInt(id, 10))
 	}
 	return dags[0], nil
+}
+
+// eventRuns are the runs that consumed each of the events ids, by event
+// id (DatasetEvent.created_dagruns).
+func (o *operations) eventRuns(ids []int64) (map[int64][]*DagRun, error) {
+	return o.store.RunsConsumingEvents(ids)
 }

@@ -325,6 +325,20 @@ func (o *operations) poolBulk() bulkKind[poolChange] {
 
 // poolsKeyed lists pools for Airflow 3 (ordered by "id" or "pool").
 func (o *operations) poolsKeyed(q keyedQuery) (listed[pooled], error) {
+	if res, ok, err := pageKeyed(q, "pool", o.store.PoolKeyedPage); ok {
+		if err != nil {
+			return listed[pooled]{}, err
+		}
+		used, err := o.store.PoolSlotsByName()
+		if err != nil {
+			return listed[pooled]{}, err
+		}
+		rows := make([]pooled, len(res.rows))
+		for i, p := range res.rows {
+			rows[i] = pooled{p, used[p.Name]}
+		}
+		return listed[pooled]{rows: rows, total: res.total}, nil
+	}
 	all, err := o.pools(listQuery{})
 	if err != nil {
 		return listed[pooled]{}, err

@@ -359,8 +359,10 @@ func TestResourceOps_DependenciesAndDatasets(t *testing.T) {
 	_, err := o.taskInstanceDependencies("nope", "r", "t", -1)
 	wantFault(t, err, faultDepsTaskInstanceNotFound, errNotFound)
 	wantFault(t, o.reparseDagFile("/nowhere.py"), faultDagFileNotFound, errNotFound)
-	wantFault(t, o.dataset("s3://x"), faultDatasetNotFound, errNotFound)
-	wantFault(t, o.createDatasetEvent("s3://x"), faultDatasetOfEventNotFound, errNotFound)
+	_, err = o.dataset("s3://x")
+	wantFault(t, err, faultDatasetNotFound, errNotFound)
+	_, err = o.createDatasetEvent("s3://x", nil)
+	wantFault(t, err, faultDatasetOfEventNotFound, errNotFound)
 	wantFault(t, queuedEvents("d", ""), faultQueuedEventNotFound, errNotFound)
 }
 

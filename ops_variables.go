@@ -183,6 +183,9 @@ func (o *operations) variableBulk() bulkKind[variableChange3] {
 // variablesKeyed lists variables for Airflow 3 (ordered by "key", "id",
 // "_val", "description", "is_encrypted" or "team_name").
 func (o *operations) variablesKeyed(q keyedQuery) (listed[*Variable], error) {
+	if res, ok, err := pageKeyed(q, "key", o.store.VariableKeyedPage); ok {
+		return res, err
+	}
 	all, err := o.store.Variables()
 	if err != nil {
 		return listed[*Variable]{}, err

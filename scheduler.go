@@ -427,14 +427,30 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		last = s.rules.scheduledRuns.lastStart(dag, last)
-		iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
-		if err != nil || !ok {
-			return nil, err
-		}
-		f := s.rules.scheduledRuns.form(dag, iv)
-		if _, err := v.RunAt(dag.DagID, f.logical); err == nil {
-			return nil, fmt.Errorf("a run already exists at %s, the next scheduled date", isoFormat(f.logical))
+		// A date another run holds (a backfill's, a triggered one's) is
+		// passed over and the schedule goes on, as Airflow's scheduler
+		// creates no run at a logical date in existing_dagruns and moves
+		// next_dagrun on all the same (3.2.1 jobs/scheduler_job_runner.py
+		// _create_dag_runs; 2.10.3 the same). Each pass is one interval
+		// further, up to now.
+		var f scheduledForm
+		for {
+			last = s.rules.scheduledRuns.lastStart(dag, last)
+			iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
+			if err != nil || !ok {
+				return nil, err
+			}
+			f = s.rules.scheduledRuns.form(dag, iv)
+			if _, err := v.RunAt(dag.DagID, f.logical); errors.Is(err, errNotFound) {
+				break
+			} else if err != nil {
+				return nil, err
+			}
+			held := f.logical
+			if !held.After(derefTime(last)) {
+				return nil, fmt.Errorf("schedule of %s does not move past %s", dag.DagID, isoFormat(held))
+			}
+			last = &held
 		}
 		return &newRun{start: s.rules.newRun, dag: dag, runID: f.runID, date: f.logical, runAfter: f.runAfter,
 			interval: f.interval, runType: f.runType, triggeredBy: f.triggeredBy,
@@ -1087,4 +1103,12 @@ func retryDelay(task *Task, ti *TaskInstance) time.Duration {
 		d = task.MaxRetryDelay
 	}
 	return d
+}
+
+// derefTime is *t, or the zero time for nil.
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }

@@ -169,7 +169,11 @@ tasks:
 		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
 		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
 	t.Cleanup(sched.stop)
-	ts.do(t, http.MethodGet, "/api/v2/assets", "") // registers the DAGs' assets
+	// Listing registers the DAGs' assets; AssetResponse.scheduled_dags
+	// are the DAGs scheduled on each (DagScheduleAssetReference).
+	if res := ts.do(t, http.MethodGet, "/api/v2/assets", ""); !strings.Contains(res.body, `"scheduled_dags":[{"dag_id":"on_a","created_at":`) {
+		t.Errorf("assets = %s, want on_a among a's scheduled_dags", res.body)
+	}
 	if res := ts.do(t, http.MethodPost, "/api/v2/assets/events", `{"asset_id": 1}`); res.status != http.StatusOK {
 		t.Fatalf("POST /assets/events = %d %s", res.status, res.body)
 	}

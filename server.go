@@ -41,6 +41,10 @@ type serverOptions struct {
 	Unixname  string
 	// Kick wakes the scheduler; nil when it is off.
 	Kick func()
+	// ParseRequests are the DAG files asked to be read again, which the
+	// folder's reloader takes; nil: the server keeps its own (no reloader
+	// takes them, and a second request for a file is a duplicate).
+	ParseRequests *dagParseRequests
 	// Clock is the fake clock of --clock fake; nil when the clock is real.
 	Clock *fakeClock
 	// Journal records requests for /_airlite/requests; nil when off.
@@ -100,6 +104,9 @@ func newServer(opts serverOptions) (*server, error) {
 	if opts.Folder == nil {
 		opts.Folder = newDAGSetHolder(opts.DAGs)
 	}
+	if opts.ParseRequests == nil {
+		opts.ParseRequests = newDAGParseRequests()
+	}
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = defaultBodyTimeout
 	}
@@ -117,7 +124,7 @@ func newServer(opts serverOptions) (*server, error) {
 		return nil, fmt.Errorf("new server: draw secret key: %w", err)
 	}
 	ops := &operations{store: opts.Store, edition: opts.Edition, now: opts.Now, unixname: opts.Unixname,
-		kick: opts.Kick, tasksStopped: opts.WithTasksStopped}
+		kick: opts.Kick, tasksStopped: opts.WithTasksStopped, parseRequests: opts.ParseRequests}
 	if opts.Clock != nil {
 		ops.triggerDate = opts.Clock.TriggerDate
 	}

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAPIv2_ListPages_ReadThePage lists pages of 300 DAGs and 600 events
+// in the orders the store's indexes keep and checks, through the store's
+// rowsRead hook, that once the total is known a page reads its own rows
+// (and those its offset skips), not the table; and that each answer is,
+// byte for byte, the one the sorting path gives for the same rows (forced
+// here by a filter that drops nothing).
+func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for i := range 300 {
+		// Ids out of insertion order, some paused.
+		id := fmt.Sprintf("paged_%03d", (i*7)%300)
+		if _, err := ts.store.UpsertDAG(benchDAG(t, id, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if err := ts.store.SetPaused(id, true, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 600 {
+		// Times out of id order.
+		e := EventLog{Event: fmt.Sprintf("event_%d", i%5), When: base.Add(time.Duration((i*37)%600) * time.Second)}
+		if err := ts.store.AppendEventLog(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, path, sorted string // sorted: the same list through the sorting path
+		maxRead            int
+	}{
+		{"dags", "/dags?limit=50", "/dags?limit=50&has_import_errors=false", 50},
+		{"dags offset", "/dags?limit=50&offset=100", "/dags?limit=50&offset=100&has_import_errors=false", 150},
+		{"dags desc", "/dags?limit=20&order_by=-dag_id", "/dags?limit=20&order_by=-dag_id&has_import_errors=false", 20},
+		{"dags by display name", "/dags?limit=20&order_by=-dag_display_name&order_by=next_dagrun",
+			"/dags?limit=20&order_by=-dag_display_name&has_import_errors=false", 20},
+		{"dags paused", "/dags?limit=10&offset=5&paused=true", "/dags?limit=10&offset=5&paused=true&has_import_errors=false", 4 * 15},
+		{"dags unpaused", "/dags?limit=10&paused=false", "/dags?limit=10&paused=false&has_import_errors=false", 3 * 10},
+		{"dags past the end", "/dags?limit=10&offset=400", "/dags?limit=10&offset=400&has_import_errors=false", 400},
+		{"events", "/eventLogs?limit=50", "/eventLogs?limit=50&excluded_events=none", 50},
+		{"events offset", "/eventLogs?limit=25&offset=100", "/eventLogs?limit=25&offset=100&excluded_events=none", 125},
+		{"events desc", "/eventLogs?limit=30&order_by=-id", "/eventLogs?limit=30&order_by=-id&excluded_events=none", 30},
+		{"events by event_log_id, then when", "/eventLogs?limit=30&order_by=-event_log_id&order_by=when",
+			"/eventLogs?limit=30&order_by=-id&excluded_events=none", 30},
+		{"events past the end", "/eventLogs?offset=700", "/eventLogs?offset=700&excluded_events=none", 700},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV2Prefix+tc.sorted, "")
+			ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "") // counts the table once
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
+			if got.status != 200 || want.status != 200 {
+				t.Fatalf("status %d and %d: %s %s", got.status, want.status, got.body, want.body)
+			}
+			if got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+				t.Errorf("no total: %.300s", got.body)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}
+
+// TestStore_EventLogCount_Gaps counts the event log from its first and
+// last ids less the gaps a restore brought, through the ring's drops.
+func TestStore_EventLogCount_Gaps(t *testing.T) {
+	t.Parallel()
+	store, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{3, 4, 7, 9} {
+		if err := r.Insert(tableEventLogs, &EventLog{ID: id, Event: "restored"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, wantIDs ...int64) {
+		t.Helper()
+		for _, desc := range []bool{false, true} {
+			page, total, err := store.EventLogPage(desc, 0, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, e := range page {
+				ids = append(ids, e.ID)
+			}
+			if desc {
+				for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+					ids[i], ids[j] = ids[j], ids[i]
+				}
+			}
+			if total != len(wantIDs) || fmt.Sprint(ids) != fmt.Sprint(wantIDs) {
+				t.Errorf("%s (desc %t): ids %v, total %d; want %v", step, desc, ids, total, wantIDs)
+			}
+		}
+	}
+	check("restored", 3, 4, 7, 9)
+	if err := store.AppendEventLog(EventLog{Event: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	check("appended", 3, 4, 7, 9, 10)
+	store.limits.EventLogs = 3
+	if err := store.AppendEventLog(EventLog{Event: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	check("ring of 3", 9, 10, 11)
+	store.limits.EventLogs = 1
+	if err := store.AppendEventLog(EventLog{Event: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	check("ring of 1", 12)
+}
+
+// TestAPIv1_EventLogs_ReadThePage is the same check for the stable API's
+// event log (Airflow 2.10.3 event_log_endpoint.py get_event_logs), which
+// pages from the same walk when it filters nothing and orders by id.
+func TestAPIv1_EventLogs_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 400 {
+		e := EventLog{Event: fmt.Sprintf("event_%d", i%5), When: base.Add(time.Duration((i*37)%400) * time.Second)}
+		if err := ts.store.AppendEventLog(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, query string
+		maxRead     int
+	}{
+		{"default", "limit=50", 50},
+		{"offset", "limit=20&offset=100", 120},
+		{"by id", "limit=20&order_by=event_log_id", 20},
+		{"by id desc", "limit=20&offset=3&order_by=-event_log_id", 23},
+		{"past the end", "offset=500", 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV1Prefix+"/eventLogs?"+tc.query+"&excluded_events=none", "")
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV1Prefix+"/eventLogs?"+tc.query, "")
+			if got.status != 200 || want.status != 200 || got.body != want.body {
+				t.Errorf("got %d %.400s\nwant %d %.400s", got.status, got.body, want.status, want.body)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}
+
+// TestAPIv2_KeyedLists_ReadThePage lists pages of pools, variables and
+// connections (120 of each made through the API in an order their names
+// do not follow) by id and by name, both ways, with and without a name
+// pattern, and checks each page's names and total against the store's
+// rows sorted in the test, and that a page without a pattern reads its
+// own rows once the total is known.
+func TestAPIv2_KeyedLists_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for i := range 120 {
+		name := fmt.Sprintf("k_%03d", (i*7)%120)
+		for _, c := range []struct{ path, body string }{
+			{"/pools", `{"name": "` + name + `", "slots": 1}`},
+			{"/variables", `{"key": "` + name + `", "value": "v"}`},
+			{"/connections", `{"connection_id": "` + name + `", "conn_type": "http"}`},
+		} {
+			if res := ts.do(t, http.MethodPost, apiV2Prefix+c.path, c.body); res.status != 201 {
+				t.Fatalf("POST %s: %d %s", c.path, res.status, res.body)
+			}
+		}
+	}
+	type named struct {
+		id   int64
+		name string
+	}
+	rowsOf := func(t *testing.T, list string) []named {
+		var out []named
+		switch list {
+		case "pools":
+			ps, err := ts.store.Pools()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				out = append(out, named{p.ID, p.Name})
+			}
+		case "variables":
+			vs, err := ts.store.Variables()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vs {
+				out = append(out, named{v.ID, v.Key})
+			}
+		case "connections":
+			cs, err := ts.store.Connections()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cs {
+				out = append(out, named{c.ID, c.ConnID})
+			}
+		}
+		return out
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, l := range []struct{ list, items, nameField, nameOrder, pattern string }{
+		{"pools", "pools", "name", "pool", "pool_name_pattern"},
+		{"variables", "variables", "key", "key", "variable_key_pattern"},
+		{"connections", "connections", "connection_id", "conn_id", "connection_id_pattern"},
+	} {
+		for _, tc := range []struct {
+			order, pattern string
+			offset, limit  int
+		}{
+			{"", "", 0, 50}, {"-id", "", 10, 20}, {l.nameOrder, "", 30, 25}, {"-" + l.nameOrder, "", 0, 10},
+			{l.nameOrder, "11", 2, 5}, {"-id", "03", 0, 50}, {"id", "", 200, 10},
+		} {
+			query := fmt.Sprintf("offset=%d&limit=%d", tc.offset, tc.limit)
+			if tc.order != "" {
+				query += "&order_by=" + tc.order
+			}
+			if tc.pattern != "" {
+				query += "&" + l.pattern + "=" + tc.pattern
+			}
+			t.Run(l.list+"?"+query, func(t *testing.T) {
+				want := rowsOf(t, l.list)
+				want = slices.DeleteFunc(want, func(n named) bool { return !strings.Contains(n.name, tc.pattern) })
+				attr, desc := strings.CutPrefix(tc.order, "-")
+				slices.SortFunc(want, func(a, b named) int {
+					c := cmp.Compare(a.id, b.id)
+					if attr == l.nameOrder {
+						c = strings.Compare(a.name, b.name)
+					}
+					if desc {
+						c = -c
+					}
+					return c
+				})
+				total := len(want)
+				want = want[min(tc.offset, len(want)):]
+				want = want[:min(tc.limit, len(want))]
+				ts.do(t, http.MethodGet, apiV2Prefix+"/"+l.list+"?"+query, "") // counts the table once
+				read = 0
+				res := ts.do(t, http.MethodGet, apiV2Prefix+"/"+l.list+"?"+query, "")
+				var got struct {
+					Items []map[string]any
+					Total int `json:"total_entries"`
+				}
+				raw := map[string]json.RawMessage{}
+				if err := json.Unmarshal([]byte(res.body), &raw); err != nil || res.status != 200 {
+					t.Fatalf("%d %s: %v", res.status, res.body, err)
+				}
+				if err := json.Unmarshal(raw[l.items], &got.Items); err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal(raw["total_entries"], &got.Total); err != nil {
+					t.Fatal(err)
+				}
+				var names, wantNames []string
+				for _, it := range got.Items {
+					names = append(names, fmt.Sprint(it[l.nameField]))
+				}
+				for _, n := range want {
+					wantNames = append(wantNames, n.name)
+				}
+				if got.Total != total || !slices.Equal(names, wantNames) {
+					t.Errorf("total %d, names %v\nwant %d, %v", got.Total, names, total, wantNames)
+				}
+				if maxRead := tc.offset + tc.limit; tc.pattern == "" && (read == 0 || read > maxRead) {
+					t.Errorf("read %d rows from an index for the page, want 1 to %d", read, maxRead)
+				}
+			})
+		}
+	}
+}
+
+// TestAPIv1_Dags_ReadThePage lists pages of 300 DAGs through the stable
+// API (Airflow 2.10.3 dag_endpoint.py get_dags: by dag_id, either way)
+// and checks each page's ids and total against the store's rows sorted
+// in the test, and that, without a pattern or tags, a page reads its own
+// rows once the total is known.
+func TestAPIv1_Dags_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	for i := range 300 {
+		id := fmt.Sprintf("paged_%03d", (i*7)%300)
+		if _, err := ts.store.UpsertDAG(benchDAG(t, id, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if err := ts.store.SetPaused(id, true, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all, err := ts.store.Dags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		query         string
+		paused        *bool
+		pattern       string
+		desc          bool
+		offset, limit int
+		maxRead       int
+	}{
+		{query: "limit=50", limit: 50, maxRead: 60}, // the fixtures' sub-DAGs are walked past
+		{query: "limit=20&offset=100&order_by=-dag_id", desc: true, offset: 100, limit: 20, maxRead: 130},
+		{query: "limit=10&offset=5&paused=true", paused: ptr(true), offset: 5, limit: 10, maxRead: 70},
+		{query: "limit=10&dag_id_pattern=paged_1", pattern: "paged_1", limit: 10, maxRead: 400},
+		{query: "limit=10&offset=1000", offset: 1000, limit: 10, maxRead: 400},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			var want []string
+			for _, row := range all {
+				if row.RootDagID == "" && row.Def != nil && (tc.paused == nil || row.IsPaused == *tc.paused) &&
+					strings.Contains(row.DagID, tc.pattern) {
+					want = append(want, row.DagID)
+				}
+			}
+			slices.Sort(want)
+			if tc.desc {
+				slices.Reverse(want)
+			}
+			total := len(want)
+			want = want[min(tc.offset, len(want)):]
+			want = want[:min(tc.limit, len(want))]
+			ts.do(t, http.MethodGet, apiV1Prefix+"/dags?"+tc.query, "") // counts the table once
+			read = 0
+			res := ts.do(t, http.MethodGet, apiV1Prefix+"/dags?"+tc.query, "")
+			var got struct {
+				Dags []struct {
+					DagID string `json:"dag_id"`
+				} `json:"dags"`
+				Total int `json:"total_entries"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.status != 200 {
+				t.Fatalf("%d %.300s: %v", res.status, res.body, err)
+			}
+			var ids []string
+			for _, d := range got.Dags {
+				ids = append(ids, d.DagID)
+			}
+			if got.Total != total || !slices.Equal(ids, want) {
+				t.Errorf("total %d, ids %v\nwant %d, %v", got.Total, ids, total, want)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}

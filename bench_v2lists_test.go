@@ -1,0 +1,93 @@
+package main
+
+// Benchmarks of Airflow 3's list routes (issue #21: lists cost O(limit),
+// not O(rows)): each list at two sizes of its table, a page of 50, against
+// a bare twin serving the same bytes (bench_test.go), so that the cost
+// ratio of rows=100000 over rows=1000 reads in one run. BENCHMARKS.md has
+// the figures and the commands.
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// benchListSizes are the table sizes each list is read at (a smoke pass,
+// -benchtime=1x, reads smaller ones).
+func benchListSizes() []int { return []int{benchSize(1000, 20), benchSize(100000, 200)} }
+
+// BenchmarkV2ListDags lists a page of 50 DAGs (GET /api/v2/dags, its
+// default order dag_id, and by -dag_id) with rows DAGs stored.
+func BenchmarkV2ListDags(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			one := benchDAG(b, "bench_dag", 1)
+			extra := make([]*DAG, rows)
+			for i := range extra {
+				d := *one
+				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
+				d.FilePath = "bench/" + d.DagID + ".yaml"
+				extra[i] = &d
+			}
+			store, dags := benchStoreWith(b, extra...)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/dags?limit=50"},
+				{"desc_offset", "/dags?limit=50&offset=200&order_by=-dag_id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
+
+// BenchmarkV2ListEventLogs lists a page of 50 events (GET
+// /api/v2/eventLogs, by id and by -id) with rows events stored.
+func BenchmarkV2ListEventLogs(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			for i := range rows {
+				if err := store.AppendEventLog(EventLog{Event: "cli_check", DagID: "example_bash_operator",
+					When: base.Add(time.Duration(i) * time.Second)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/eventLogs?limit=50"},
+				{"desc_offset", "/eventLogs?limit=50&offset=200&order_by=-id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
+
+// BenchmarkV2ListVariables lists a page of 50 variables (GET
+// /api/v2/variables, by id and by -key) with rows variables stored; the
+// pools' and connections' lists take the same walk (tablePage).
+func BenchmarkV2ListVariables(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			for i := range rows {
+				if _, err := store.SetVariable(fmt.Sprintf("bench_var_%06d", (i*7919)%rows), "value", nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/variables?limit=50"},
+				{"desc_offset", "/variables?limit=50&offset=200&order_by=-key"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
