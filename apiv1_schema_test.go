@@ -354,7 +354,7 @@ func TestServerV1_AnswersMatchTheDocument(t *testing.T) {
 		walked[doc.checkAnswer(t, vr, rq.method, rq.path, res)] = true
 	}
 	// The tries answers above held an earlier try.
-	if tries, _, err := ts.store.EarlierTries("tutorial", "r3", "sleep"); err != nil || len(tries) != 1 {
+	if tries, _, err := ts.store.EarlierTries("tutorial", "r3", "sleep", -1); err != nil || len(tries) != 1 {
 		t.Errorf("earlier tries of sleep: %d, %v; want the one the clear kept", len(tries), err)
 	}
 	// Every operation of the document is walked at least once.

@@ -3,9 +3,10 @@ package main
 // The stable API's other views of one task instance: its tries, the
 // {map_index} variants of its operations, listMapped and its extra links
 // (Airflow 2.10.3 airflow/api_connexion/endpoints/task_instance_endpoint.py,
-// extra_link_endpoint.py, schemas/task_instance_schema.py). airlite has no
-// mapped tasks: every task instance has map_index -1. A task instance's
-// earlier tries are the store's TaskInstanceHistory rows.
+// extra_link_endpoint.py, schemas/task_instance_schema.py). A task
+// instance is (dag_id, run_id, task_id, map_index): -1, or 0..n-1 for a
+// mapped task's expanded instances. A task instance's earlier tries are
+// the store's TaskInstanceHistory rows.
 
 import (
 	"cmp"
@@ -53,9 +54,6 @@ func (s *server) V1GetTaskInstanceTries(dagID, runID, taskID string, mapIndex in
 	if ti != nil {
 		tries = append(tries, v1TaskInstanceTry(ti, run))
 	}
-	for _, t := range tries {
-		t.(map[string]any)["map_index"] = mapIndex
-	}
 	return map[string]any{"task_instances": tries, "total_entries": len(tries)}, nil
 }
 
@@ -69,9 +67,7 @@ func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int6
 		return nil, err
 	}
 	if ti != nil && int64(ti.TryNumber) == try {
-		out := v1TaskInstanceTry(ti, run)
-		out["map_index"] = mapIndex
-		return out, nil
+		return v1TaskInstanceTry(ti, run), nil
 	}
 	for _, t := range earlier {
 		if int64(t.TryNumber) == try {
@@ -83,28 +79,16 @@ func (s *server) V1GetTaskInstanceTry(dagID, runID, taskID string, mapIndex int6
 }
 
 // v1Tries finds a task instance of a map index and its earlier tries; a
-// task instance that does not exist (or an index other than -1, which
-// airlite never has) is nil, not an error.
+// task instance that does not exist is nil, not an error.
 func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, *TaskInstance, []*TaskInstance, error) {
-	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
-	var p *problem
+	run, ti, err := s.ops.taskInstanceAt(dagID, runID, taskID, mapIndex)
 	switch {
-	case errors.As(err, &p):
+	case errors.Is(err, errNotFound):
 		return nil, nil, nil, nil
 	case err != nil:
 		return nil, nil, nil, err
-	case mapIndex != -1:
-		// An expanded instance's current try (airlite keeps no earlier
-		// tries of an instance); none for another index.
-		if mapIndex < 0 || mapIndex >= int64(len(ti.Mapped)) {
-			return nil, nil, nil, nil
-		}
-		one := mappedAsTaskInstance(ti, ti.Mapped[mapIndex])
-		return run, one, nil, nil
-	case len(ti.Mapped) > 0:
-		return nil, nil, nil, nil // expanded: no -1 instance any more
 	}
-	earlier, _, err := s.opts.Store.EarlierTries(dagID, runID, taskID)
+	earlier, _, err := s.opts.Store.EarlierTries(dagID, runID, taskID, ti.MapIndex)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -112,51 +96,18 @@ func (s *server) v1Tries(dagID, runID, taskID string, mapIndex int64) (*DagRun, 
 }
 
 // V1GetMappedTaskInstance is GET …/taskInstances/{task_id}/{map_index}:
-// the task instance for -1 while its task is not mapped or not expanded,
-// else the expanded instance of that index (2.10.3
-// task_instance_endpoint.py get_mapped_task_instance: one query on
-// (dag_id, run_id, task_id, map_index)).
+// the task instance of that map index (2.10.3 task_instance_endpoint.py
+// get_mapped_task_instance: one query on (dag_id, run_id, task_id,
+// map_index)).
 func (s *server) V1GetMappedTaskInstance(dagID, runID, taskID string, mapIndex int64) (map[string]any, error) {
-	notFound := &problem{status: http.StatusNotFound, title: "Task instance not found"}
-	if mapIndex == -1 {
-		if _, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, ""); err == nil && len(ti.Mapped) > 0 {
-			return nil, notFound // expanded: no -1 row any more
-		}
-		return s.V1GetTaskInstance(dagID, runID, taskID)
+	run, ti, err := s.ops.taskInstanceAt(dagID, runID, taskID, mapIndex)
+	if errors.Is(err, errNotFound) {
+		return nil, &problem{status: http.StatusNotFound, title: "Task instance not found"}
 	}
-	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "")
-	var p *problem
-	switch {
-	case errors.As(err, &p):
-		return nil, notFound
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case mapIndex < 0 || mapIndex >= int64(len(ti.Mapped)):
-		return nil, notFound
 	}
-	return v1MappedTaskInstance(ti, ti.Mapped[mapIndex], run), nil
-}
-
-// v1MappedTaskInstance is TaskInstanceSchema's dump of one expanded
-// instance: its task instance's fields with its own index, state, try and
-// dates.
-func v1MappedTaskInstance(ti *TaskInstance, mi MappedInstance, run *DagRun) map[string]any {
-	out := v1TaskInstance(mappedAsTaskInstance(ti, mi), run)
-	out["map_index"] = mi.MapIndex
-	if mi.RenderedMapIndex != nil {
-		out["rendered_map_index"] = *mi.RenderedMapIndex
-	}
-	return out
-}
-
-// mappedAsTaskInstance is an expanded instance as a task instance: its
-// task instance's fields with its own state, try and dates (the answers
-// set its map_index).
-func mappedAsTaskInstance(ti *TaskInstance, mi MappedInstance) *TaskInstance {
-	one := *ti
-	one.State, one.TryNumber, one.StartDate, one.EndDate, one.Duration = mi.State, mi.TryNumber, mi.StartDate, mi.EndDate, mi.Duration
-	one.Rendered, one.Mapped, one.PID = mi.Rendered, nil, nil
-	return &one
+	return v1TaskInstance(ti, run), nil
 }
 
 // V1GetMappedTaskInstances is GET …/taskInstances/{task_id}/listMapped:
@@ -181,11 +132,18 @@ func (s *server) V1GetMappedTaskInstances(dagID, runID, taskID string, q v1Value
 	if err != nil {
 		return nil, err
 	}
-	var mapped []MappedInstance
-	var run *DagRun
-	var ti *TaskInstance
-	if run, ti, err = s.v1TaskInstanceRow(dagID, runID, taskID, ""); err == nil {
-		mapped = ti.Mapped
+	var mapped []*TaskInstance
+	run, err := s.opts.Store.RunByRunID(dagID, runID)
+	if err == nil {
+		tis, err := s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+		if err != nil {
+			return nil, err
+		}
+		for _, ti := range tis {
+			if ti.MapIndex >= 0 {
+				mapped = append(mapped, ti)
+			}
+		}
 	}
 	if len(mapped) == 0 {
 		row, err := s.opts.Store.DagByID(dagID)
@@ -201,13 +159,13 @@ func (s *server) V1GetMappedTaskInstances(dagID, runID, taskID string, q v1Value
 		}
 		return map[string]any{"task_instances": []any{}, "total_entries": 0}, nil
 	}
-	kept := make([]MappedInstance, 0, len(mapped))
-	for _, mi := range mapped {
-		if len(states) == 0 || slices.Contains(states, mi.State) {
-			kept = append(kept, mi)
+	kept := make([]*TaskInstance, 0, len(mapped))
+	for _, ti := range mapped {
+		if len(states) == 0 || slices.Contains(states, ti.State) {
+			kept = append(kept, ti)
 		}
 	}
-	slices.SortStableFunc(kept, func(a, b MappedInstance) int {
+	slices.SortStableFunc(kept, func(a, b *TaskInstance) int {
 		c := cmp.Compare(a.MapIndex, b.MapIndex)
 		switch attr {
 		case "state":
@@ -224,14 +182,14 @@ func (s *server) V1GetMappedTaskInstances(dagID, runID, taskID string, q v1Value
 	})
 	rows := []any{}
 	for i := pg.offset; i < len(kept) && i < pg.offset+pg.limit; i++ {
-		rows = append(rows, v1MappedTaskInstance(ti, kept[i], run))
+		rows = append(rows, v1TaskInstance(kept[i], run))
 	}
 	return map[string]any{"task_instances": rows, "total_entries": len(kept)}, nil
 }
 
 // compareMappedBy orders two instances by a date or their duration,
 // nulls first.
-func compareMappedBy(attr string, a, b MappedInstance) int {
+func compareMappedBy(attr string, a, b *TaskInstance) int {
 	if attr == "duration" {
 		return cmp.Compare(derefOr(a.Duration, -1), derefOr(b.Duration, -1))
 	}

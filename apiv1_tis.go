@@ -33,7 +33,7 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 		"task_display_name":  ti.TaskID,
 		"dag_id":             ti.DagID,
 		"dag_run_id":         ti.RunID,
-		"map_index":          -1,
+		"map_index":          ti.MapIndex,
 		"execution_date":     isoFormat(run.ExecutionDate),
 		"start_date":         v1Date(ti.StartDate),
 		"end_date":           v1Date(ti.EndDate),
@@ -54,7 +54,7 @@ func v1TaskInstance(ti *TaskInstance, run *DagRun) map[string]any {
 		"executor_config":    "{}",
 		"note":               note,
 		"sla_miss":           nil,
-		"rendered_map_index": nil,
+		"rendered_map_index": strOrNil(ti.RenderedMapIndex),
 		"rendered_fields":    renderedFields(ti),
 		"trigger":            nil,
 		"triggerer_job":      nil,
@@ -215,16 +215,31 @@ func (s *server) V1GetTaskInstancesBatch(body map[string]any) (map[string]any, e
 
 // V1GetTaskInstance is GET …/taskInstances/{task_id}.
 func (s *server) V1GetTaskInstance(dagID, runID, taskID string) (map[string]any, error) {
-	run, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "Task instance not found")
-	if err != nil {
-		return nil, err
+	run, err := s.opts.Store.RunByRunID(dagID, runID)
+	var tis []*TaskInstance
+	if err == nil {
+		tis, err = s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
 	}
-	if len(ti.Mapped) > 0 {
+	switch {
+	case errors.Is(err, errNotFound) || (err == nil && len(tis) == 0):
+		return nil, &problem{status: http.StatusNotFound, title: "Task instance not found"}
+	case err != nil:
+		return nil, err
+	case len(tis) > 1 || tis[0].MapIndex != -1:
 		// An expanded mapped task has rows of its instances only (2.10.3
-		// task_instance_endpoint.py get_task_instance: more than one row).
+		// task_instance_endpoint.py get_task_instance: more than one row,
+		// or one whose map_index is not -1).
 		return nil, v1NotFound("Task instance not found", "Task instance is mapped, add the map_index value to the URL")
 	}
-	return v1TaskInstance(ti, run), nil
+	return v1TaskInstance(tis[0], run), nil
+}
+
+// strOrNil is a nullable string as the answers render it.
+func strOrNil(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
 }
 
 // v1TaskInstanceRow finds a run's task instance, or NotFound with title.
@@ -271,16 +286,20 @@ func (s *server) V1GetLog(dagID, runID, taskID string, try int, qv v1Values) (*v
 	}
 	full, _ := qv.boolean("full_content")
 	meta.DownloadLogs = meta.DownloadLogs || full
-	_, ti, err := s.v1TaskInstanceRow(dagID, runID, taskID, "TaskInstance not found")
+	// The task instance of map_index (2.10.3 log_endpoint.py:88-98).
+	_, ti, err := s.ops.taskInstanceAt(dagID, runID, taskID, qv.integer("map_index", -1))
+	if errors.Is(err, errNotFound) {
+		return nil, &problem{status: http.StatusNotFound, title: "TaskInstance not found"}
+	}
 	if err != nil {
 		return nil, err
 	}
-	logs, err := s.opts.Store.TaskLogsOfRun(dagID, runID)
+	l, err := s.opts.Store.TaskLogOf(ti.key())
 	if err != nil {
 		return nil, err
 	}
 	text := ""
-	if l := logs[taskID]; l != nil {
+	if l != nil {
 		for _, t := range l.Tries {
 			if t.Try == try {
 				text = t.Output
@@ -360,9 +379,9 @@ func checkPatchTIBody(v any) (map[string]any, error) {
 }
 
 // V1PatchTaskInstance is PATCH …/taskInstances/{task_id}: new_state, not
-// applied with dry_run (the default); the task instance's reference.
-// A map_index other than -1 names no task instance: airlite has no
-// mapped tasks.
+// applied with dry_run (the default); the task instance's reference
+// (and its {map_index} variant, patch_mapped_task_instance: that task
+// instance alone).
 func (s *server) V1PatchTaskInstance(dagID, runID, taskID string, mapIndex int64, body map[string]any) (map[string]any, error) {
 	// SetSingleTaskInstanceStateFormSchema (task_instance_schema.py:228).
 	if err := v1FormErrors(body, []string{"dry_run", "new_state"}, []string{"new_state"}, nil); err != nil {

@@ -201,8 +201,8 @@ func (s *server) newV2EventLog(e *EventLog) v2EventLog {
 	if _, err := s.ops.dagRow(e.DagID); err == nil {
 		out.DagDisplayName = nullable(e.DagID)
 	}
-	if e.TaskID != "" && e.RunID != "" && e.MapIndex != nil && *e.MapIndex == -1 {
-		if _, _, err := s.ops.taskInstance(e.DagID, e.RunID, e.TaskID); err == nil {
+	if e.TaskID != "" && e.RunID != "" && e.MapIndex != nil {
+		if _, _, err := s.ops.taskInstanceAt(e.DagID, e.RunID, e.TaskID, int64(*e.MapIndex)); err == nil {
 			out.TaskDisplayName = nullable(e.TaskID)
 		}
 	}

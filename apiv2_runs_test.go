@@ -465,7 +465,7 @@ tasks:
 	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("request data ran as shell text: %s exists (%v)", marker, err)
 	}
-	raw, err := ts.store.read().First(tableTaskLogs, indexID, "inject3", runID, "echo")
+	raw, err := ts.store.read().First(tableTaskLogs, indexID, "inject3", runID, "echo", "-1")
 	if err != nil || raw == nil {
 		t.Fatalf("task log: %v", err)
 	}

@@ -4,9 +4,10 @@ package main
 // airflow/api_fastapi/core_api/routes/public/task_instances.py, its models
 // datamodels/task_instances.py and services/public/task_instances.py, as
 // Airflow 3.2.1's document shapes them. The handlers read the request and
-// call the operations (ops_tis.go, ops_cleartargets.go, ops_deps.go);
-// airlite's task instances are never mapped (map_index -1), have no
-// executor, trigger or DAG version (null).
+// call the operations (ops_tis.go, ops_cleartargets.go, ops_deps.go).
+// A task instance is (dag_id, run_id, task_id, map_index): -1, or 0..n-1
+// for a mapped task's expanded instances. airlite's have no executor or
+// trigger (null).
 
 import (
 	"encoding/json"
@@ -40,6 +41,8 @@ const (
 	// get_mapped_task_instances.
 	v2TaskIDNotFound = "Task id %s not found"
 	v2TaskNotMapped  = "Task id %s is not mapped"
+	// task_instances.py get_task_instance, for an expanded mapped task.
+	v2TIIsMapped = "Task instance is mapped, add the map_index value to the URL"
 	// post_clear_task_instances.
 	v2ClearRunNotFound = "Dag Run id %s not found in dag %s"
 	v2ClearNoLogical   = "Cannot use include_past or include_future with no logical_date(e.g. manually or asset-triggered)."
@@ -204,7 +207,7 @@ func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 		rendered = map[string]any{}
 	}
 	return v2TaskInstance{
-		ID: ti.ID, TaskID: ti.TaskID, DagID: ti.DagID, DagRunID: ti.RunID, MapIndex: -1,
+		ID: ti.ID, TaskID: ti.TaskID, DagID: ti.DagID, DagRunID: ti.RunID, MapIndex: ti.MapIndex,
 		LogicalDate: logical, RunAfter: v2When(run.After()),
 		StartDate: v2At(ti.StartDate), EndDate: v2At(ti.EndDate), Duration: v2PyFloatOf(ti.Duration),
 		State: v2StateOf(ti.State), TryNumber: ti.TryNumber, MaxTries: ti.MaxTries,
@@ -212,7 +215,7 @@ func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 		Hostname: ti.Hostname, Unixname: ti.Unixname, Pool: ti.Pool, PoolSlots: ti.PoolSlots, Queue: ti.Queue,
 		PriorityWeight: ti.PriorityWeight, Operator: nonEmpty(ti.Operator), OperatorName: s.v2OperatorName(ti.DagID, ti.TaskID, ti.Operator),
 		QueuedWhen: v2At(ti.QueuedDttm), PID: ti.PID, ExecutorConfig: "{}", Note: ti.Note,
-		RenderedFields: rendered, DagVersion: s.v2TIVersion(ti),
+		RenderedFields: rendered, RenderedMapIndex: ti.RenderedMapIndex, DagVersion: s.v2TIVersion(ti),
 	}
 }
 
@@ -228,7 +231,7 @@ func (s *server) v2TIVersion(ti *TaskInstance) any {
 // v2TITry renders a try as TaskInstanceHistoryResponse.
 func (s *server) v2TITry(ti *TaskInstance) v2TaskInstanceTry {
 	return v2TaskInstanceTry{
-		TaskID: ti.TaskID, DagID: ti.DagID, DagRunID: ti.RunID, MapIndex: -1,
+		TaskID: ti.TaskID, DagID: ti.DagID, DagRunID: ti.RunID, MapIndex: ti.MapIndex,
 		StartDate: v2At(ti.StartDate), EndDate: v2At(ti.EndDate), Duration: v2PyFloatOf(ti.Duration),
 		State: v2StateOf(ti.State), TryNumber: ti.TryNumber, MaxTries: ti.MaxTries,
 		TaskDisplayName: s.v2TaskDisplayName(ti), DagDisplayName: s.v2DagDisplayName(ti.DagID),
@@ -383,23 +386,31 @@ func v2TISearch(q v1Values) (*tiSearch, error) {
 // v2GetTaskInstance is get_task_instance.
 func (s *server) v2GetTaskInstance(req *apiRequest) (any, error) {
 	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
-	run, ti, err := s.ops.taskInstance(dagID, runID, taskID)
-	if errors.Is(err, errNotFound) {
+	run, err := s.opts.Store.RunByRunID(dagID, runID)
+	var tis []*TaskInstance
+	if err == nil {
+		tis, err = s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+	}
+	switch {
+	case errors.Is(err, errNotFound) || (err == nil && len(tis) == 0):
 		return nil, v2Detail404(v2TINotFound, dagID, runID, taskID)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
+	case tis[0].MapIndex != -1:
+		// An expanded mapped task (task_instances.py get_task_instance:
+		// the first row's map_index is not -1).
+		return nil, v2Detail404(v2TIIsMapped)
 	}
-	return s.v2TI(run, ti), nil
+	return s.v2TI(run, tis[0]), nil
 }
 
-// v2GetMappedTaskInstance is get_mapped_task_instance: index -1 is the
-// task instance itself, as Airflow's query finds it.
+// v2GetMappedTaskInstance is get_mapped_task_instance: the task instance
+// of (dag_id, run_id, task_id, map_index), -1 included.
 func (s *server) v2GetMappedTaskInstance(req *apiRequest) (any, error) {
 	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
 	mapIndex := v2PathInt(req, "map_index")
-	run, ti, err := s.ops.taskInstance(dagID, runID, taskID)
-	if errors.Is(err, errNotFound) || (err == nil && mapIndex != -1) {
+	run, ti, err := s.ops.taskInstanceAt(dagID, runID, taskID, mapIndex)
+	if errors.Is(err, errNotFound) {
 		return nil, v2Detail404(v2MappedTINotFound, dagID, runID, taskID, mapIndex)
 	}
 	if err != nil {
@@ -408,27 +419,36 @@ func (s *server) v2GetMappedTaskInstance(req *apiRequest) (any, error) {
 	return s.v2TI(run, ti), nil
 }
 
-// v2GetMappedTaskInstances is get_mapped_task_instances: airlite's tasks
-// are never mapped, so the answer is why there is nothing: the DAG, the
-// task, or the task not being mapped.
+// v2GetMappedTaskInstances is get_mapped_task_instances: the expanded
+// instances of a run's mapped task (map_index >= 0), filtered, ordered
+// (by map_index unless asked) and paged as get_task_instances; with none
+// at all, why: the DAG, the task, or the task not being mapped (a mapped
+// task not expanded yet, or expanded into nothing, lists none).
 func (s *server) v2GetMappedTaskInstances(req *apiRequest) (any, error) {
-	dagID, taskID := req.param("dag_id"), req.param("task_id")
-	if _, err := v2TIStatesOf(req.query.list("state")); err != nil {
+	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
+	q, err := v2TISearch(req.query)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := v2OrderBy(req.query, "map_index", v2TIOrderAttrs, nil); err != nil {
+	tis, err := s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+	if err != nil {
 		return nil, err
 	}
-	_, _, err := s.ops.dagTask(dagID, taskID)
-	switch {
-	case isFault(err, faultTaskMissing):
-		return nil, v2Detail404(v2TaskIDNotFound, taskID)
-	case errors.Is(err, errNotFound):
-		return nil, v2Detail404(v2DagNotFound, dagID)
-	case err != nil:
-		return nil, err
+	if !slices.ContainsFunc(tis, func(ti *TaskInstance) bool { return ti.MapIndex >= 0 }) {
+		_, task, err := s.ops.dagTask(dagID, taskID)
+		switch {
+		case isFault(err, faultTaskMissing):
+			return nil, v2Detail404(v2TaskIDNotFound, taskID)
+		case errors.Is(err, errNotFound):
+			return nil, v2Detail404(v2DagNotFound, dagID)
+		case err != nil:
+			return nil, err
+		case task.Mapping == nil:
+			return nil, v2Detail404(v2TaskNotMapped, taskID)
+		}
 	}
-	return nil, v2Detail404(v2TaskNotMapped, taskID)
+	q.dagIDs, q.runIDs, q.taskIDs, q.mappedOnly = []string{dagID}, []string{runID}, []string{taskID}, true
+	return s.v2TIPage(q)
 }
 
 // v2GetTaskInstances is get_task_instances: "~" for dag_id or dag_run_id
@@ -786,21 +806,33 @@ func (s *server) v2PatchTaskInstance(mapped, dryRun bool) func(req *apiRequest) 
 		case err != nil:
 			return nil, err
 		}
-		run, _, err := s.ops.taskInstance(dagID, runID, taskID)
-		if errors.Is(err, errNotFound) || (err == nil && mapIndex != nil && *mapIndex != -1) {
+		// _patch_ti_validate_request: the task instance of map_index, or
+		// with none given, the task's task instances.
+		run, err := s.opts.Store.RunByRunID(dagID, runID)
+		var tis []*TaskInstance
+		if err == nil {
+			tis, err = s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+		}
+		if mapIndex != nil {
+			tis = slices.DeleteFunc(tis, func(ti *TaskInstance) bool { return int64(ti.MapIndex) != *mapIndex })
+		}
+		if errors.Is(err, errNotFound) || (err == nil && len(tis) == 0) {
 			return nil, v2Detail404Tuple(v2TIMapNotFound, dagID, runID, taskID, mapText)
 		}
 		if err != nil {
 			return nil, err
 		}
 		fields := v2MaskedFields(req.body, req.query.list("update_mask"))
-		names := []tiName{{dagID, runID, taskID, run.ExecutionDate}}
+		names := make([]tiName, len(tis))
+		for i, ti := range tis {
+			names[i] = tiName{dagID, runID, taskID, run.ExecutionDate, ti.MapIndex}
+		}
 		if newState, ok := fields["new_state"].(string); ok {
 			marked, err := s.ops.markTaskInstances(markRequest{
 				dagID: dagID, taskID: taskID, runID: runID, state: TaskState(newState),
 				upstream: bodyBool(req.body, "include_upstream", false), downstream: bodyBool(req.body, "include_downstream", false),
 				future: bodyBool(req.body, "include_future", false), past: bodyBool(req.body, "include_past", false), dryRun: dryRun,
-				resumeDownstream: true,
+				resumeDownstream: true, mapIndex: mapIndex,
 			})
 			if err != nil {
 				return nil, err
@@ -816,13 +848,15 @@ func (s *server) v2PatchTaskInstance(mapped, dryRun bool) func(req *apiRequest) 
 			if n, ok := note.(string); ok {
 				text = &n
 			}
-			if _, _, err := s.ops.setTaskInstanceNote(dagID, runID, taskID, -1, text); err != nil {
-				return nil, err
+			for _, n := range names {
+				if _, _, err := s.ops.setTaskInstanceNote(dagID, runID, taskID, int64(n.mapIndex), text); err != nil {
+					return nil, err
+				}
 			}
 		}
 		out := v2TICollection{TaskInstances: []v2TaskInstance{}}
 		for _, n := range names {
-			run, ti, err := s.ops.taskInstance(n.dagID, n.runID, n.taskID)
+			run, ti, err := s.ops.taskInstanceAt(n.dagID, n.runID, n.taskID, int64(n.mapIndex))
 			if err != nil {
 				continue
 			}
@@ -978,7 +1012,7 @@ func (s *server) v2ClearTaskInstances(req *apiRequest) (any, error) {
 				if n, _ := x[1].(int64); n == -1 {
 					cr.taskIDs = append(cr.taskIDs, id)
 				} else {
-					cr.mappedTaskIDs = append(cr.mappedTaskIDs, id)
+					cr.mapped = append(cr.mapped, tiKey{dagID, "", id, int(n)})
 				}
 			}
 		}
@@ -996,7 +1030,7 @@ func (s *server) v2ClearTaskInstances(req *apiRequest) (any, error) {
 	}
 	out := v2TICollection{TaskInstances: make([]v2TaskInstance, 0, len(names))}
 	for _, n := range names {
-		if run, ti, err := s.ops.taskInstance(n.dagID, n.runID, n.taskID); err == nil {
+		if run, ti, err := s.ops.taskInstanceAt(n.dagID, n.runID, n.taskID, int64(n.mapIndex)); err == nil {
 			out.TaskInstances = append(out.TaskInstances, s.v2TI(run, ti))
 		}
 	}

@@ -268,21 +268,26 @@ func TestServePython_TriggeredRunSucceeds(t *testing.T) {
 	if run := finishedRun(t, store, "py_etl", runID); run.State != RunSuccess {
 		t.Errorf("py_etl ended %q, want success", run.State)
 	}
+	// Six tasks, the mapped one's three instances each a task instance.
 	tis, _ := store.TaskInstancesOfRun("py_etl", runID)
-	if len(tis) != 7 {
-		t.Errorf("%d task instances, want 7", len(tis))
+	if len(tis) != 9 {
+		t.Errorf("%d task instances, want 9", len(tis))
 	}
 	for _, ti := range tis {
 		if ti.State != TaskSuccess {
 			t.Errorf("%s = %q, want success", ti.TaskID, ti.State)
 		}
 	}
-	logOf := func(task string) string {
-		raw, _ := store.read().First(tableTaskLogs, indexID, "py_etl", runID, task)
-		if raw == nil || len(raw.(*TaskLog).Tries) == 0 {
-			t.Fatalf("no log for %s", task)
+	logOf := func(task string, mapIndex ...int) string {
+		key := tiKey{"py_etl", runID, task, -1}
+		if len(mapIndex) > 0 {
+			key.mapIndex = mapIndex[0]
 		}
-		return raw.(*TaskLog).Tries[0].Output
+		raw, _ := store.TaskLogOf(key)
+		if raw == nil || len(raw.Tries) == 0 {
+			t.Fatalf("no log for %s", key)
+		}
+		return raw.Tries[0].Output
 	}
 	if out := logOf("start"); !strings.Contains(out, "starting 5") {
 		t.Errorf("start's log = %q, want the bash command's output with params.rows rendered", out)
@@ -293,8 +298,12 @@ func TestServePython_TriggeredRunSucceeds(t *testing.T) {
 	if out := logOf("extract.check"); !strings.Contains(out, "loud") || !strings.Contains(out, "Returned value was: None") {
 		t.Errorf("extract.check's log = %q, want the callable's output and its return value", out)
 	}
-	if out := logOf("double"); !strings.Contains(out, "map_index 2, try 1: success") || !strings.Contains(out, "Returned value was: 6") {
-		t.Errorf("double's log = %q, want its third instance's return value", out)
+	// Each instance has its own log (Airflow's log per task instance and
+	// try): index 2's is index 2's output.
+	for i, want := range []string{"2", "4", "6"} {
+		if out := logOf("double", i); !strings.Contains(out, "Returned value was: "+want) || strings.Count(out, "Returned value was") != 1 {
+			t.Errorf("double[%d]'s log = %q, want its own return value %s", i, out, want)
+		}
 	}
 	if out := logOf("total"); !strings.Contains(out, "Returned value was: 12") {
 		t.Errorf("total's log = %q, want the sum of the mapped values, 12", out)
@@ -416,7 +425,7 @@ func TestServePython_TaskBashRuns(t *testing.T) {
 	wantStates(t, got, map[string]TaskState{"greet": TaskSuccess, "from_conf": TaskSuccess, "blank": TaskFailed,
 		"skip_me": TaskSkipped, "fail_me": TaskFailed})
 	logOf := func(task string) string {
-		raw, _ := store.read().First(tableTaskLogs, indexID, "py_task_bash", runID, task)
+		raw, _ := store.read().First(tableTaskLogs, indexID, "py_task_bash", runID, task, "-1")
 		if raw == nil || len(raw.(*TaskLog).Tries) == 0 {
 			t.Fatalf("no log for %s", task)
 		}

@@ -178,7 +178,7 @@ func TestStore_TaskLogKeepsLastTries(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition2)
 	ts.trigger(t, "example_bash_operator", `{"execution_date": "2024-01-01T00:00:00+00:00"}`)
-	key := tiKey{"example_bash_operator", "manual__2024-01-01T00:00:00+00:00", "runme_0"}
+	key := tiKey{"example_bash_operator", "manual__2024-01-01T00:00:00+00:00", "runme_0", -1}
 	const tries = maxLogTries + 5
 	for try := 1; try <= tries; try++ {
 		err := ts.store.update(func(txn *memdb.Txn) error {

@@ -228,7 +228,7 @@ func recordOutletEventsTxn(txn *memdb.Txn, ti *TaskInstance, outlets []any, at t
 		}
 		dagID, taskID, runID := ti.DagID, ti.TaskID, ti.RunID
 		if _, err := insertAssetEventTxn(txn, AssetEvent{AssetID: a.ID, Extra: json.RawMessage("{}"), SourceDagID: &dagID,
-			SourceTaskID: &taskID, SourceRunID: &runID, SourceMapIndex: -1, Timestamp: at}); err != nil {
+			SourceTaskID: &taskID, SourceRunID: &runID, SourceMapIndex: ti.MapIndex, Timestamp: at}); err != nil {
 			return err
 		}
 	}

@@ -209,7 +209,7 @@ func (s *Store) EventLogByID(id int64) (*EventLog, error) {
 // task's owner.
 func taskEventTxn(txn *memdb.Txn, event string, ti *TaskInstance, at time.Time) *EventLog {
 	e := &EventLog{When: at, Event: event, DagID: ti.DagID, TaskID: ti.TaskID, RunID: ti.RunID}
-	mapIndex, try, date := -1, ti.TryNumber, ti.ExecutionDate
+	mapIndex, try, date := ti.MapIndex, ti.TryNumber, ti.ExecutionDate
 	e.MapIndex, e.TryNumber, e.ExecutionDate = &mapIndex, &try, &date
 	if row, err := dagRowTxn(txn, ti.DagID); err == nil && row.Def != nil {
 		if t := row.Def.Task(ti.TaskID); t != nil {

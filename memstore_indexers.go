@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -139,11 +140,17 @@ func encodeSeq(v int64) []byte {
 	return b[:]
 }
 
-// runKeyIndexes is the (dag_id, run_id, task_id) key of the tables that
-// hold one row per task instance.
-func runKeyIndexes[T any](dag, run, task func(*T) string) *memdb.CompoundIndex {
-	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{stringField[T]{dag}, stringField[T]{run}, stringField[T]{task}}}
+// runKeyIndexes is the (dag_id, run_id, task_id, map_index) key of the
+// tables that hold one row per task instance; map_index is written as
+// mapIndexArg writes it, so that the prefix (dag_id, run_id, task_id, "")
+// finds a task's rows and (dag_id, run_id, "") a run's.
+func runKeyIndexes[T any](dag, run, task func(*T) string, mapIndex func(*T) int) *memdb.CompoundIndex {
+	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{stringField[T]{dag}, stringField[T]{run}, stringField[T]{task},
+		stringField[T]{func(o *T) string { return mapIndexArg(mapIndex(o)) }}}}
 }
+
+// mapIndexArg is a map_index as runKeyIndexes keys it.
+func mapIndexArg(mapIndex int) string { return strconv.Itoa(mapIndex) }
 
 // activeIndex indexes the State field of unfinished runs only: queued or
 // running.

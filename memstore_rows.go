@@ -5,7 +5,10 @@ package main
 // changes a row that came out of the store.
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -79,10 +82,23 @@ func (s TaskState) Known() bool {
 // parallelism, max_active_tasks), as Airflow counts queued and running.
 func (s TaskState) Active() bool { return s == TaskQueued || s == TaskRunning }
 
-// tiKey names one task instance.
-type tiKey struct{ dagID, runID, taskID string }
+// tiKey names one task instance: Airflow's TaskInstanceKey without the
+// try, (dag_id, run_id, task_id, map_index); mapIndex is -1 but for an
+// expanded mapped task's instances.
+type tiKey struct {
+	dagID, runID, taskID string
+	mapIndex             int
+}
 
-func (k tiKey) String() string { return k.dagID + "/" + k.runID + "/" + k.taskID }
+func (k tiKey) String() string {
+	if k.mapIndex >= 0 {
+		return fmt.Sprintf("%s/%s/%s[%d]", k.dagID, k.runID, k.taskID, k.mapIndex)
+	}
+	return k.dagID + "/" + k.runID + "/" + k.taskID
+}
+
+// key names the task instance.
+func (ti *TaskInstance) key() tiKey { return tiKey{ti.DagID, ti.RunID, ti.TaskID, ti.MapIndex} }
 
 // DagRow is a DAG as the store knows it: Airflow's DagModel row plus the
 // parsed definition. Def is nil when the definition is gone (Airflow's "not
@@ -168,10 +184,14 @@ type TaskInstance struct {
 	// (airflow-core/src/airflow/models/taskinstance.py); the try kept in
 	// the history keeps the old one. "": the release has no such id
 	// (editions 1.10 and 2).
-	ID             string
-	DagID          string
-	RunID          string
-	TaskID         string
+	ID     string
+	DagID  string
+	RunID  string
+	TaskID string
+	// MapIndex is Airflow's map_index: -1, but 0..n-1 for the task
+	// instances a mapped task expanded into (scheduler_mapping.go), each
+	// a task instance of its own.
+	MapIndex       int
 	ExecutionDate  time.Time // the run's, kept here as Airflow 1.10 keeps it
 	State          TaskState // "" is Airflow's None
 	TryNumber      int
@@ -203,21 +223,17 @@ type TaskInstance struct {
 	// bash_command, env and cwd; nil values are None); nil until a try
 	// rendered them.
 	Rendered map[string]any
-	// Mapped is a mapped task's instances once it expanded
-	// (scheduler_mapping.go), by map_index; nil before (the task instance
-	// is Airflow's map_index -1 row) and for a task that is not mapped.
-	Mapped []MappedInstance
+	// RenderedMapIndex is an expanded instance's map_index_template
+	// rendered by its last try (nil: none).
+	RenderedMapIndex *string
 	// DagVersionID is the id of the DAG version the task instance was
 	// created with (Airflow 3's dag_version_id); "" when none.
 	DagVersionID string
 }
 
-// MappedInstance is one of a mapped task's task instances, as Airflow
-// keeps it in its own row with map_index 0..n-1 (2.10.3
-// models/abstractoperator.py expand_mapped_task): what differs from the
-// task instance that holds it. A mapped task runs as one try of that task
-// instance, which runs the instances not yet successful, each in its own
-// process.
+// MappedInstance is how snapshots before version 7 kept a mapped task's
+// expanded instances: nested in the task's one task instance. Restore
+// turns each into a task instance row of its own (snapshot.go).
 type MappedInstance struct {
 	MapIndex  int        `json:"map_index"`
 	State     TaskState  `json:"state"`
@@ -228,9 +244,8 @@ type MappedInstance struct {
 	// RenderedMapIndex is map_index_template rendered (nil: none).
 	RenderedMapIndex *string        `json:"rendered_map_index"`
 	Rendered         map[string]any `json:"rendered_fields,omitempty"`
-	// Pushed is what its last try pushed to XCom: a retry of the task runs
-	// only the instances that did not succeed, and pushes again for the
-	// others what they pushed.
+	// Pushed is what its last try pushed to XCom (the XCom table holds it
+	// too; restore ignores it).
 	Pushed []mappedPush `json:"pushed,omitempty"`
 }
 
@@ -252,30 +267,44 @@ type runTasks struct {
 	TIs   []*TaskInstance
 }
 
-// find returns where taskID is, or would go, in TIs.
-func (r *runTasks) find(taskID string) (int, bool) {
+// find returns where the task instance (taskID, mapIndex) is, or would
+// go, in TIs: by task_id, then map_index.
+func (r *runTasks) find(taskID string, mapIndex int) (int, bool) {
 	return slices.BinarySearchFunc(r.TIs, taskID, func(ti *TaskInstance, id string) int {
-		return strings.Compare(ti.TaskID, id)
+		return cmp.Or(strings.Compare(ti.TaskID, id), cmp.Compare(ti.MapIndex, mapIndex))
 	})
+}
+
+// ofTask returns the span of TIs that are taskID's: its one task
+// instance, or the instances it expanded into by map_index.
+func (r *runTasks) ofTask(taskID string) (from, to int) {
+	from, _ = r.find(taskID, math.MinInt)
+	to = from
+	for to < len(r.TIs) && r.TIs[to].TaskID == taskID {
+		to++
+	}
+	return from, to
 }
 
 // LineageRecord holds what a finished task declared as inlets and outlets.
 type LineageRecord struct {
-	DagID   string
-	RunID   string
-	TaskID  string
-	Inlets  json.RawMessage // nil when the task declared none
-	Outlets json.RawMessage
+	DagID    string
+	RunID    string
+	TaskID   string
+	MapIndex int             // the task instance's
+	Inlets   json.RawMessage // nil when the task declared none
+	Outlets  json.RawMessage
 }
 
 // TaskLog is the captured output of a task instance's tries: the last
 // maxLogTries of them.
 type TaskLog struct {
-	DagID   string
-	RunID   string
-	TaskID  string
-	Tries   []TryLog // in try order
-	Dropped int      // earlier tries no longer kept
+	DagID    string
+	RunID    string
+	TaskID   string
+	MapIndex int      // the task instance's
+	Tries    []TryLog // in try order
+	Dropped  int      // earlier tries no longer kept
 }
 
 // maxLogTries bounds the tries a task instance's log keeps, so that with
@@ -295,11 +324,12 @@ type TryLog struct {
 // once. It keeps the last maxLogTries of them, the bound of the task
 // log, and counts the ones it drops.
 type TaskInstanceHistory struct {
-	DagID   string
-	RunID   string
-	TaskID  string
-	Tries   []*TaskInstance // never changed once stored; try numbers rising
-	Dropped int             // earlier tries no longer kept
+	DagID    string
+	RunID    string
+	TaskID   string
+	MapIndex int             // the task instance's
+	Tries    []*TaskInstance // never changed once stored; try numbers rising
+	Dropped  int             // earlier tries no longer kept
 }
 
 // runCount is how many runs a DAG has and the bytes of their confs, kept
@@ -406,8 +436,8 @@ func (c *Connection) Bytes() int {
 }
 
 // XComEntry is one XCom value a task instance pushed. RunRowID is the
-// never-reused id of its run (Airflow's dag_run_id). MapIndex is always
-// -1: airlite has no mapped tasks.
+// never-reused id of its run (Airflow's dag_run_id). MapIndex is the
+// pushing task instance's: -1, or an expanded instance's index.
 type XComEntry struct {
 	DagID     string
 	RunID     string

@@ -326,7 +326,7 @@ func (rs runStart) hasTask(t *Task, runID string, date time.Time) bool {
 // dagID at date, created at now.
 func (rs runStart) taskInstance(t *Task, dagID, runID string, date, now time.Time, unixname string) TaskInstance {
 	ti := TaskInstance{
-		DagID: dagID, RunID: runID, TaskID: t.TaskID, ExecutionDate: date,
+		DagID: dagID, RunID: runID, TaskID: t.TaskID, MapIndex: -1, ExecutionDate: date,
 		MaxTries: t.Retries, Pool: t.Pool, PoolSlots: t.PoolSlots, Queue: t.Queue,
 		PriorityWeight: t.TotalWeight, Operator: t.Operator, Unixname: unixname,
 	}
@@ -726,7 +726,7 @@ func (s *Store) ForceRunState(dagID, runID string, state RunState, now time.Time
 				continue
 			}
 			if ti.State == TaskRunning {
-				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+				stopped = append(stopped, ti.key())
 			}
 			forced := *ti
 			forced.State, forced.EndDate, forced.UpdatedAt = next, &now, &now

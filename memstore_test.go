@@ -92,7 +92,7 @@ func TestStore_TaskInstanceRows(t *testing.T) {
 	t.Parallel()
 	store := storeWith(t, &DAGSet{})
 	ti := func(dag, run, task string, state TaskState) *TaskInstance {
-		return &TaskInstance{DagID: dag, RunID: run, TaskID: task, State: state}
+		return &TaskInstance{DagID: dag, RunID: run, TaskID: task, MapIndex: -1, State: state}
 	}
 	keys := func(tis []*TaskInstance) []string {
 		var out []string
@@ -165,6 +165,67 @@ func TestStore_TaskInstanceRows(t *testing.T) {
 	}
 	if tis, _ := store.TaskInstancesOfRun("c", "r1"); len(tis) != 0 {
 		t.Errorf("a refused write kept %v", keys(tis))
+	}
+}
+
+// TestStore_MappedTaskInstanceRows: a task instance is (dag_id, run_id,
+// task_id, map_index), Airflow's key: an expanded instance takes the
+// place of its task's map_index -1 one (expand_mapped_task turns it into
+// index 0), the run lists them by task_id then map_index, and each is
+// found, changed and deleted on its own.
+func TestStore_MappedTaskInstanceRows(t *testing.T) {
+	t.Parallel()
+	store, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(task string, mapIndex int, state TaskState) *TaskInstance {
+		return &TaskInstance{DagID: "d", RunID: "r", TaskID: task, MapIndex: mapIndex, State: state}
+	}
+	put := func(tis ...*TaskInstance) {
+		t.Helper()
+		if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, tis...) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed := func() []string {
+		t.Helper()
+		tis, err := store.TaskInstancesOfRun("d", "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, ti := range tis {
+			out = append(out, fmt.Sprintf("%s[%d]=%s", ti.TaskID, ti.MapIndex, ti.State))
+		}
+		return out
+	}
+	put(row("m", -1, TaskNone), row("a", -1, TaskSuccess), row("z", -1, TaskNone))
+	if got, want := listed(), []string{"a[-1]=success", "m[-1]=", "z[-1]="}; !slices.Equal(got, want) {
+		t.Fatalf("before the expansion: %v, want %v", got, want)
+	}
+	put(row("m", 2, TaskScheduled), row("m", 0, TaskScheduled), row("m", 1, TaskScheduled))
+	if got, want := listed(), []string{"a[-1]=success", "m[0]=scheduled", "m[1]=scheduled", "m[2]=scheduled", "z[-1]="}; !slices.Equal(got, want) {
+		t.Errorf("after the expansion: %v, want %v", got, want)
+	}
+	if _, err := store.TaskInstance("d", "r", "m"); !errors.Is(err, errNotFound) {
+		t.Errorf("map_index -1 of an expanded task: %v, want errNotFound", err)
+	}
+	put(row("m", 1, TaskFailed))
+	if ti, err := store.TaskInstanceAt("d", "r", "m", 1); err != nil || ti.State != TaskFailed {
+		t.Errorf("m[1] = %+v, %v; want failed", ti, err)
+	}
+	if tis, _ := store.TaskInstancesOfTask("d", "r", "m"); len(tis) != 3 || tis[0].MapIndex != 0 || tis[2].State != TaskScheduled {
+		t.Errorf("m's task instances = %v", tis)
+	}
+	if _, err := store.DeleteTaskInstance("d", "r", "m", 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := listed(), []string{"a[-1]=success", "m[1]=failed", "m[2]=scheduled", "z[-1]="}; !slices.Equal(got, want) {
+		t.Errorf("after deleting m[0]: %v, want %v", got, want)
+	}
+	if _, err := store.DeleteTaskInstance("d", "r", "m", -1); !errors.Is(err, errNotFound) {
+		t.Errorf("deleting m[-1]: %v, want errNotFound", err)
 	}
 }
 

@@ -26,22 +26,49 @@ func taskInstancesTable() *memdb.TableSchema {
 	}
 }
 
-// TaskInstance returns one task instance, or errNotFound.
+// TaskInstance returns a task's task instance of map_index -1 (every task
+// but an expanded mapped one has that one), or errNotFound.
 func (s *Store) TaskInstance(dagID, runID, taskID string) (*TaskInstance, error) {
 	return taskInstanceTxn(s.read(), dagID, runID, taskID)
 }
 
+// TaskInstanceAt returns the task instance (dag_id, run_id, task_id,
+// map_index), or errNotFound.
+func (s *Store) TaskInstanceAt(dagID, runID, taskID string, mapIndex int) (*TaskInstance, error) {
+	return taskInstanceAtTxn(s.read(), tiKey{dagID, runID, taskID, mapIndex})
+}
+
 func taskInstanceTxn(txn *memdb.Txn, dagID, runID, taskID string) (*TaskInstance, error) {
-	row, err := runTasksTxn(txn, dagID, runID)
+	return taskInstanceAtTxn(txn, tiKey{dagID, runID, taskID, -1})
+}
+
+func taskInstanceAtTxn(txn *memdb.Txn, key tiKey) (*TaskInstance, error) {
+	row, err := runTasksTxn(txn, key.dagID, key.runID)
 	if err != nil {
 		return nil, err
 	}
 	if row != nil {
-		if i, ok := row.find(taskID); ok {
+		if i, ok := row.find(key.taskID, key.mapIndex); ok {
 			return row.TIs[i], nil
 		}
 	}
 	return nil, errNotFound
+}
+
+// TaskInstancesOfTask returns a task's task instances in a run: its one of
+// map_index -1, or those it expanded into, by map_index (none: the run
+// has none of the task).
+func (s *Store) TaskInstancesOfTask(dagID, runID, taskID string) ([]*TaskInstance, error) {
+	return taskInstancesOfTaskTxn(s.read(), dagID, runID, taskID)
+}
+
+func taskInstancesOfTaskTxn(txn *memdb.Txn, dagID, runID, taskID string) ([]*TaskInstance, error) {
+	row, err := runTasksTxn(txn, dagID, runID)
+	if err != nil || row == nil {
+		return nil, err
+	}
+	from, to := row.ofTask(taskID)
+	return slices.Clone(row.TIs[from:to]), nil
 }
 
 // runTasksTxn returns the row of a run's task instances, or nil.
@@ -56,7 +83,8 @@ func runTasksTxn(txn *memdb.Txn, dagID, runID string) (*runTasks, error) {
 	return raw.(*runTasks), nil
 }
 
-// TaskInstancesOfRun lists a run's task instances by task_id.
+// TaskInstancesOfRun lists a run's task instances by task_id and
+// map_index.
 func (s *Store) TaskInstancesOfRun(dagID, runID string) ([]*TaskInstance, error) {
 	return taskInstancesOfRunTxn(s.read(), dagID, runID)
 }
@@ -109,7 +137,10 @@ func countTaskInstancesTxn(txn *memdb.Txn, dagID string, match func(*TaskInstanc
 
 // putTaskInstancesTxn stores new or changed task instances, each a fresh
 // copy (stored ones are never changed), into their runs' rows. Task
-// instances of one run given one after another cost one row write.
+// instances of one run given one after another cost one row write. A task
+// instance of map_index 0 or more takes the place of its task's map_index
+// -1 one, as Airflow's expand_mapped_task turns that row into index 0: a
+// task has either the one or the others.
 func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
 	for len(tis) > 0 {
 		dagID, runID := tis[0].DagID, tis[0].RunID
@@ -132,7 +163,12 @@ func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
 			if ti.TaskID == "" {
 				return fmt.Errorf("store task of %s/%s: empty task_id", dagID, runID)
 			}
-			if i, found := row.find(ti.TaskID); found {
+			if ti.MapIndex >= 0 {
+				if i, found := row.find(ti.TaskID, -1); found {
+					row.TIs = slices.Delete(row.TIs, i, i+1)
+				}
+			}
+			if i, found := row.find(ti.TaskID, ti.MapIndex); found {
 				row.TIs[i] = ti
 			} else {
 				row.TIs = slices.Insert(row.TIs, i, ti)
@@ -176,7 +212,13 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 		if err != nil {
 			return err
 		}
-		marked, stopped, err = forceTaskStatesTxn(txn, dagID, runID, ids, state, now, false)
+		keys, st, err := forceTaskStatesTxn(txn, dagID, runID, ids, nil, state, now, false)
+		for _, k := range keys {
+			if !slices.Contains(marked, k.taskID) {
+				marked = append(marked, k.taskID)
+			}
+		}
+		stopped = st
 		return err
 	})
 	return marked, stopped, err
@@ -185,19 +227,18 @@ func (s *Store) ForceTaskStates(dagID, runID string, state TaskState, now time.T
 // ForceTaskStatesInRuns marks the same tasks in several runs of a DAG in
 // one write, as ForceTaskStates marks them in one run (Airflow's set_state
 // with future or past), leaving those already in the state as they are
-// (set_state selects only the others). It returns the task instances
-// marked, run by run, and those that were running.
-func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, state TaskState, now time.Time) (marked, stopped []tiKey, err error) {
+// (set_state selects only the others); pick, when not nil, chooses among
+// their task instances (set_task_instance_state's map_indexes). It returns
+// the task instances marked, run by run, and those that were running.
+func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, pick func(*TaskInstance) bool, state TaskState, now time.Time) (marked, stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		marked, stopped = nil, nil
 		for _, runID := range runIDs {
-			ids, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, state, now, true)
+			keys, st, err := forceTaskStatesTxn(txn, dagID, runID, taskIDs, pick, state, now, true)
 			if err != nil {
 				return err
 			}
-			for _, id := range ids {
-				marked = append(marked, tiKey{dagID, runID, id})
-			}
+			marked = append(marked, keys...)
 			stopped = append(stopped, st...)
 		}
 		return nil
@@ -211,7 +252,7 @@ func (s *Store) ForceTaskStatesInRuns(dagID string, runIDs, taskIDs []string, st
 // forceTaskStatesTxn marks the task instances ids of a run, but with
 // skipSame those already in state; a finished run where one changed goes
 // back to running.
-func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state TaskState, now time.Time, skipSame bool) (marked []string, stopped []tiKey, err error) {
+func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, pick func(*TaskInstance) bool, state TaskState, now time.Time, skipSame bool) (marked, stopped []tiKey, err error) {
 	run, err := runByRunIDTxn(txn, dagID, runID)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, &missingError{what: "run", dagID: dagID, runID: runID}
@@ -221,24 +262,24 @@ func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, state
 	}
 	var changed []*TaskInstance
 	for _, id := range ids {
-		ti, err := taskInstanceTxn(txn, dagID, runID, id)
-		if errors.Is(err, errNotFound) {
-			continue
-		}
+		// A mapped task's instances are marked together, as Airflow's
+		// set_state marks every task instance of the task.
+		tis, err := taskInstancesOfTaskTxn(txn, dagID, runID, id)
 		if err != nil {
 			return nil, nil, err
 		}
-		if skipSame && ti.State == state {
-			continue
+		for _, ti := range tis {
+			if (skipSame && ti.State == state) || (pick != nil && !pick(ti)) {
+				continue
+			}
+			if ti.State == TaskRunning {
+				stopped = append(stopped, ti.key())
+			}
+			forced := *ti
+			forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+			changed = append(changed, &forced)
+			marked = append(marked, ti.key())
 		}
-		if ti.State == TaskRunning {
-			stopped = append(stopped, tiKey{dagID, runID, id})
-		}
-		forced := *ti
-		forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
-		forced.Mapped = forcedMapped(ti.Mapped, state, now)
-		changed = append(changed, &forced)
-		marked = append(marked, id)
 	}
 	if err := putTaskInstancesTxn(txn, changed...); err != nil {
 		return nil, nil, err
@@ -298,10 +339,10 @@ func (s *Store) ScheduledTaskInstances() ([]*TaskInstance, *slotUsage, error) {
 
 // SetTaskInstanceNote sets or clears a task instance's note and returns
 // the task instance as stored.
-func (s *Store) SetTaskInstanceNote(dagID, runID, taskID string, note *string) (*TaskInstance, error) {
+func (s *Store) SetTaskInstanceNote(key tiKey, note *string) (*TaskInstance, error) {
 	var out *TaskInstance
 	err := s.update(func(txn *memdb.Txn) error {
-		ti, err := taskInstanceTxn(txn, dagID, runID, taskID)
+		ti, err := taskInstanceAtTxn(txn, key)
 		if err != nil {
 			return err
 		}
@@ -319,15 +360,24 @@ func (s *Store) ClearRun(dagID, runID string, now time.Time) (stopped []tiKey, e
 	return s.ClearTaskInstances(dagID, runID, nil, true, now)
 }
 
-// ClearTaskInstances clears task instances of a run (taskIDs; nil is
-// all), as Airflow's clear_task_instances does: each goes back to no
+// tasksNamed picks the task instances of taskIDs (a mapped task's: all of
+// its instances); nil picks all.
+func tasksNamed(taskIDs []string) func(*TaskInstance) bool {
+	if taskIDs == nil {
+		return nil
+	}
+	return func(ti *TaskInstance) bool { return slices.Contains(taskIDs, ti.TaskID) }
+}
+
+// ClearTaskInstances clears task instances of a run (those pick picks;
+// nil is all), as Airflow's clear_task_instances does: each goes back to no
 // state, its try's dates dropped, with room for its retries again; with
 // requeueRun a finished run is queued again with no start. It returns
 // the task instances that were running, whose tries the caller stops.
-func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
+func (s *Store) ClearTaskInstances(dagID, runID string, pick func(*TaskInstance) bool, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
 	err = s.update(func(txn *memdb.Txn) error {
 		var err error
-		stopped, err = clearTaskInstancesTxn(txn, dagID, runID, taskIDs, requeueRun, now)
+		stopped, err = clearTaskInstancesTxn(txn, dagID, runID, pick, requeueRun, now)
 		return err
 	})
 	return stopped, err
@@ -335,7 +385,7 @@ func (s *Store) ClearTaskInstances(dagID, runID string, taskIDs []string, requeu
 
 // clearTaskInstancesTxn is ClearTaskInstances inside txn (a backfill's
 // reprocessing clears runs in its own write).
-func clearTaskInstancesTxn(txn *memdb.Txn, dagID, runID string, taskIDs []string, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
+func clearTaskInstancesTxn(txn *memdb.Txn, dagID, runID string, pick func(*TaskInstance) bool, requeueRun bool, now time.Time) (stopped []tiKey, err error) {
 	err = func() error {
 		run, err := runByRunIDTxn(txn, dagID, runID)
 		if err != nil {
@@ -347,11 +397,11 @@ func clearTaskInstancesTxn(txn *memdb.Txn, dagID, runID string, taskIDs []string
 		}
 		changed := make([]*TaskInstance, 0, len(tis))
 		for _, ti := range tis {
-			if taskIDs != nil && !slices.Contains(taskIDs, ti.TaskID) {
+			if pick != nil && !pick(ti) {
 				continue
 			}
 			if ti.State == TaskRunning {
-				stopped = append(stopped, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+				stopped = append(stopped, ti.key())
 			}
 			// Airflow's clear_task_instances records every cleared
 			// try first.
@@ -361,9 +411,6 @@ func clearTaskInstancesTxn(txn *memdb.Txn, dagID, runID string, taskIDs []string
 			cleared := *ti
 			nextTryID(&cleared)
 			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now
-			// A cleared mapped task expands again when it runs (its input may
-			// have changed).
-			cleared.Mapped = nil
 			cleared.MaxTries = ti.TryNumber + ti.MaxTries - max(ti.TryNumber-1, 0)
 			if cleared.MaxTries < ti.TryNumber {
 				cleared.MaxTries = ti.TryNumber
@@ -384,9 +431,9 @@ func clearTaskInstancesTxn(txn *memdb.Txn, dagID, runID string, taskIDs []string
 }
 
 // DeleteTaskInstance removes one task instance of a run (Airflow 3's
-// delete_task_instance) and returns it as it was; errNotFound when it is
-// not there.
-func (s *Store) DeleteTaskInstance(dagID, runID, taskID string) (*TaskInstance, error) {
+// delete_task_instance, by map_index) and returns it as it was;
+// errNotFound when it is not there.
+func (s *Store) DeleteTaskInstance(dagID, runID, taskID string, mapIndex int) (*TaskInstance, error) {
 	var out *TaskInstance
 	err := s.update(func(txn *memdb.Txn) error {
 		old, err := runTasksTxn(txn, dagID, runID)
@@ -396,7 +443,7 @@ func (s *Store) DeleteTaskInstance(dagID, runID, taskID string) (*TaskInstance, 
 		if old == nil {
 			return errNotFound
 		}
-		i, ok := old.find(taskID)
+		i, ok := old.find(taskID, mapIndex)
 		if !ok {
 			return errNotFound
 		}
@@ -408,11 +455,11 @@ func (s *Store) DeleteTaskInstance(dagID, runID, taskID string) (*TaskInstance, 
 		// Its earlier tries, log, lineage and XCom entries go with it, as
 		// Airflow's foreign keys cascade.
 		for _, table := range taskInstanceTables {
-			if _, err := txn.DeleteAll(table, indexID, dagID, runID, taskID); err != nil {
+			if _, err := txn.DeleteAll(table, indexID, dagID, runID, taskID, mapIndexArg(mapIndex)); err != nil {
 				return fmt.Errorf("delete %s of %s/%s/%s: %w", table, dagID, runID, taskID, err)
 			}
 		}
-		return deleteXComsTxn(txn, dagID, runID, taskID, "")
+		return deleteXComsOfTxn(txn, tiKey{dagID, runID, taskID, mapIndex})
 	})
 	return out, err
 }

@@ -19,7 +19,7 @@ func lineageTable() *memdb.TableSchema {
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: runKeyIndexes(
 				func(l *LineageRecord) string { return l.DagID }, func(l *LineageRecord) string { return l.RunID },
-				func(l *LineageRecord) string { return l.TaskID })},
+				func(l *LineageRecord) string { return l.TaskID }, func(l *LineageRecord) int { return l.MapIndex })},
 		},
 	}
 }
@@ -32,7 +32,7 @@ func taskLogsTable() *memdb.TableSchema {
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: runKeyIndexes(
 				func(l *TaskLog) string { return l.DagID }, func(l *TaskLog) string { return l.RunID },
-				func(l *TaskLog) string { return l.TaskID })},
+				func(l *TaskLog) string { return l.TaskID }, func(l *TaskLog) int { return l.MapIndex })},
 		},
 	}
 }
@@ -46,13 +46,14 @@ func tryHistoryTable() *memdb.TableSchema {
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: runKeyIndexes(
 				func(h *TaskInstanceHistory) string { return h.DagID }, func(h *TaskInstanceHistory) string { return h.RunID },
-				func(h *TaskInstanceHistory) string { return h.TaskID })},
+				func(h *TaskInstanceHistory) string { return h.TaskID }, func(h *TaskInstanceHistory) int { return h.MapIndex })},
 		},
 	}
 }
 
 // taskInstanceTables are the tables whose rows belong to one task
-// instance, keyed (dag_id, run_id, task_id): they go with their run.
+// instance, keyed (dag_id, run_id, task_id, map_index): they go with
+// their run.
 var taskInstanceTables = []string{tableLineage, tableTaskLogs, tableTryHistory}
 
 // Lineage lists the lineage records of a run by task_id.
@@ -68,8 +69,8 @@ func (s *Store) Lineage(dagID, runID string) ([]*LineageRecord, error) {
 	return recs, nil
 }
 
-// TaskLogsOfRun returns the captured output of a run's task instances, by
-// task_id.
+// TaskLogsOfRun returns the captured output of a run's task instances of
+// map_index -1, by task_id (TaskLogOf finds an expanded instance's).
 func (s *Store) TaskLogsOfRun(dagID, runID string) (map[string]*TaskLog, error) {
 	it, err := s.read().Get(tableTaskLogs, indexID+"_prefix", dagID, runID, "")
 	if err != nil {
@@ -77,10 +78,21 @@ func (s *Store) TaskLogsOfRun(dagID, runID string) (map[string]*TaskLog, error) 
 	}
 	logs := map[string]*TaskLog{}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		l := raw.(*TaskLog)
-		logs[l.TaskID] = l
+		if l := raw.(*TaskLog); l.MapIndex == -1 {
+			logs[l.TaskID] = l
+		}
 	}
 	return logs, nil
+}
+
+// TaskLogOf returns the captured output of one task instance's tries
+// (nil: none yet).
+func (s *Store) TaskLogOf(key tiKey) (*TaskLog, error) {
+	raw, err := s.read().First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID, mapIndexArg(key.mapIndex))
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return raw.(*TaskLog), nil
 }
 
 // LaunchTry stores what start returns for a scheduled task instance of a
@@ -89,7 +101,7 @@ func (s *Store) TaskLogsOfRun(dagID, runID string) (map[string]*TaskLog, error) 
 // or no longer scheduled is left alone, so that no try starts twice.
 func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *TaskInstance) (*TaskInstance, error)) error {
 	return s.update(func(txn *memdb.Txn) error {
-		ti, err := taskInstanceTxn(txn, key.dagID, key.runID, key.taskID)
+		ti, err := taskInstanceAtTxn(txn, key)
 		if errors.Is(err, errNotFound) || (err == nil && ti.State != TaskScheduled) {
 			return nil // deleted or changed since it was listed
 		}
@@ -110,7 +122,7 @@ func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *Ta
 		// A try that starts clears what earlier tries pushed, as
 		// Airflow's TaskInstance.clear_xcom_data does before it runs.
 		if next.State == TaskRunning {
-			if err := deleteXComsTxn(txn, key.dagID, key.runID, key.taskID, ""); err != nil {
+			if err := deleteXComsOfTxn(txn, key); err != nil {
 				return err
 			}
 		}
@@ -149,7 +161,7 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 		case run.ID != runRowID:
 			return nil
 		}
-		stored, err := taskInstanceTxn(txn, key.dagID, key.runID, key.taskID)
+		stored, err := taskInstanceAtTxn(txn, key)
 		switch {
 		case errors.Is(err, errNotFound):
 			return nil
@@ -210,6 +222,9 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 			if x.MapIndex != nil {
 				mapIndex = *x.MapIndex
 			}
+			if key.mapIndex >= 0 {
+				mapIndex = key.mapIndex // an expanded instance pushes under its own
+			}
 			e := &XComEntry{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID, RunRowID: run.ID,
 				MapIndex: mapIndex, Key: x.Key, Value: x.Value, Timestamp: at}
 			if err := s.putXComTxn(txn, e); err != nil {
@@ -229,7 +244,7 @@ func (s *Store) RecordTaskProcess(key tiKey, runRowID int64, try, pid int, ident
 		if err != nil || run.ID != runRowID {
 			return nil
 		}
-		stored, err := taskInstanceTxn(txn, key.dagID, key.runID, key.taskID)
+		stored, err := taskInstanceAtTxn(txn, key)
 		if err != nil || stored.State != TaskRunning || stored.TryNumber != try {
 			return nil
 		}
@@ -263,7 +278,7 @@ func (s *Store) TakeTaskProcesses() ([]taskProcessRecord, error) {
 				if ti.ProcIdentity == "" || ti.PID == nil {
 					continue
 				}
-				recs = append(recs, taskProcessRecord{Key: tiKey{ti.DagID, ti.RunID, ti.TaskID}, PID: *ti.PID, Identity: ti.ProcIdentity})
+				recs = append(recs, taskProcessRecord{Key: ti.key(), PID: *ti.PID, Identity: ti.ProcIdentity})
 				cleared := *ti
 				cleared.ProcIdentity = ""
 				changed = append(changed, &cleared)
@@ -293,7 +308,7 @@ func (s *Store) ResetOrphans(states []TaskState, now time.Time, decide func(v st
 			orphans = append(orphans, tis...)
 		}
 		for _, old := range orphans {
-			key := tiKey{old.DagID, old.RunID, old.TaskID}
+			key := old.key()
 			ti, try := decide(storeView{txn}, old)
 			if ti == nil {
 				continue
@@ -334,8 +349,8 @@ func recordTryTxn(txn *memdb.Txn, ti *TaskInstance, now time.Time) error {
 	if ti.TryNumber < 1 {
 		return nil
 	}
-	hist := &TaskInstanceHistory{DagID: ti.DagID, RunID: ti.RunID, TaskID: ti.TaskID}
-	raw, err := txn.First(tableTryHistory, indexID, ti.DagID, ti.RunID, ti.TaskID)
+	hist := &TaskInstanceHistory{DagID: ti.DagID, RunID: ti.RunID, TaskID: ti.TaskID, MapIndex: ti.MapIndex}
+	raw, err := txn.First(tableTryHistory, indexID, ti.DagID, ti.RunID, ti.TaskID, mapIndexArg(ti.MapIndex))
 	if err != nil {
 		return fmt.Errorf("read tries of %s/%s/%s: %w", ti.DagID, ti.RunID, ti.TaskID, err)
 	}
@@ -369,8 +384,8 @@ func recordTryTxn(txn *memdb.Txn, ti *TaskInstance, now time.Time) error {
 // EarlierTries returns a task instance's history: its earlier tries in
 // try order (none when it has none, or does not exist), and how many
 // earlier tries were dropped.
-func (s *Store) EarlierTries(dagID, runID, taskID string) ([]*TaskInstance, int, error) {
-	raw, err := s.read().First(tableTryHistory, indexID, dagID, runID, taskID)
+func (s *Store) EarlierTries(dagID, runID, taskID string, mapIndex int) ([]*TaskInstance, int, error) {
+	raw, err := s.read().First(tableTryHistory, indexID, dagID, runID, taskID, mapIndexArg(mapIndex))
 	if err != nil {
 		return nil, 0, fmt.Errorf("read tries of %s/%s/%s: %w", dagID, runID, taskID, err)
 	}
@@ -384,8 +399,8 @@ func (s *Store) EarlierTries(dagID, runID, taskID string) ([]*TaskInstance, int,
 // appendTaskLogTxn adds a try's output to its task instance's log, which
 // keeps the last maxLogTries tries and counts the ones it drops.
 func appendTaskLogTxn(txn *memdb.Txn, key tiKey, try TryLog) error {
-	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID}
-	raw, err := txn.First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID)
+	log := &TaskLog{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID, MapIndex: key.mapIndex}
+	raw, err := txn.First(tableTaskLogs, indexID, key.dagID, key.runID, key.taskID, mapIndexArg(key.mapIndex))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -30,6 +29,17 @@ func (v storeView) RunAt(dagID string, date time.Time) (*DagRun, error) {
 
 func (v storeView) TaskInstance(dagID, runID, taskID string) (*TaskInstance, error) {
 	return taskInstanceTxn(v.txn, dagID, runID, taskID)
+}
+
+// TaskInstancesOfTask are a task's task instances in a run, by map_index.
+func (v storeView) TaskInstancesOfTask(dagID, runID, taskID string) ([]*TaskInstance, error) {
+	return taskInstancesOfTaskTxn(v.txn, dagID, runID, taskID)
+}
+
+// TaskInstanceAt is the task instance (dag_id, run_id, task_id,
+// map_index), or errNotFound.
+func (v storeView) TaskInstanceAt(dagID, runID, taskID string, mapIndex int) (*TaskInstance, error) {
+	return taskInstanceAtTxn(v.txn, tiKey{dagID, runID, taskID, mapIndex})
 }
 
 func (v storeView) Pool(name string) (*Pool, error) { return poolTxn(v.txn, name) }
@@ -126,12 +136,12 @@ func (v storeView) HasEarlierTaskInstance(dagID, taskID string, before time.Time
 		if run.NoLogicalDate || !run.ExecutionDate.Before(before) {
 			continue
 		}
-		_, err := taskInstanceTxn(v.txn, dagID, run.RunID, taskID)
-		if err == nil {
-			return true, nil
-		}
-		if !errors.Is(err, errNotFound) {
+		tis, err := taskInstancesOfTaskTxn(v.txn, dagID, run.RunID, taskID)
+		if err != nil {
 			return false, err
+		}
+		if len(tis) > 0 {
+			return true, nil
 		}
 	}
 	return false, nil

@@ -75,6 +75,27 @@ func deleteXComsTxn(txn *memdb.Txn, prefix ...any) error {
 	return addTotalTxn(txn, totalXComs, -int64(n))
 }
 
+// deleteXComsOfTxn removes the XCom entries one task instance pushed:
+// those of its task under its map_index.
+func deleteXComsOfTxn(txn *memdb.Txn, key tiKey) error {
+	it, err := txn.Get(tableXComs, indexID+"_prefix", key.dagID, key.runID, key.taskID, "")
+	if err != nil {
+		return fmt.Errorf("list xcom entries of %s: %w", key, err)
+	}
+	var gone []*XComEntry
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if e := raw.(*XComEntry); e.MapIndex == key.mapIndex {
+			gone = append(gone, e)
+		}
+	}
+	for _, e := range gone {
+		if err := txn.Delete(tableXComs, e); err != nil {
+			return fmt.Errorf("delete xcom %s of %s: %w", e.Key, key, err)
+		}
+	}
+	return addTotalTxn(txn, totalXComs, -int64(len(gone)))
+}
+
 // recountXComsTxn sets the XCom count from the table (after a restore).
 func recountXComsTxn(txn *memdb.Txn) error {
 	it, err := txn.Get(tableXComs, indexID)

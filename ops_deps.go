@@ -18,8 +18,7 @@ import (
 )
 
 // faultDepsTaskInstanceNotFound is a task instance whose dependencies
-// were asked for and that is not there (or is mapped, which airlite's
-// never are).
+// were asked for and that is not there.
 const faultDepsTaskInstanceNotFound opFault = "deps_task_instance_not_found" // dag_id, run_id, task_id
 
 // tiDep is one failed dependency: TIDepStatus's dep_name and reason.
@@ -32,9 +31,9 @@ type tiDep struct{ name, reason string }
 func (o *operations) taskInstanceDependencies(dagID, runID, taskID string, mapIndex int64) ([]tiDep, error) {
 	var deps []tiDep
 	err := o.store.View(func(v storeView) error {
-		ti, err := v.TaskInstance(dagID, runID, taskID)
-		if err != nil || mapIndex != -1 {
-			if err == nil || errors.Is(err, errNotFound) {
+		ti, err := v.TaskInstanceAt(dagID, runID, taskID, int(mapIndex))
+		if err != nil {
+			if errors.Is(err, errNotFound) {
 				return opErr(errNotFound, faultDepsTaskInstanceNotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
 			}
 			return err
@@ -152,9 +151,9 @@ func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time
 		if err != nil {
 			return nil, err
 		}
-		byID := make(map[string]*TaskInstance, len(tis))
+		byID := make(runTIs, len(tis))
 		for _, t := range tis {
-			byID[t.TaskID] = t
+			byID[t.TaskID] = append(byID[t.TaskID], t)
 		}
 		if reason := triggerRuleReason(rule, task.Upstream, countUpstream(task, byID)); reason != "" {
 			fail("Trigger Rule", "%s", reason)

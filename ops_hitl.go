@@ -37,7 +37,7 @@ func (o *operations) hitlTaskInstance(dagID, runID, taskID string, mapIndex int6
 		return nil, missing
 	}
 	if try != nil {
-		earlier, _, err := o.store.EarlierTries(dagID, runID, taskID)
+		earlier, _, err := o.store.EarlierTries(dagID, runID, taskID, -1)
 		if err != nil {
 			return nil, err
 		}

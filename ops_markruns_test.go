@@ -136,7 +136,7 @@ func TestStore_ForceTaskStatesInRuns(t *testing.T) {
 		wantMark []tiKey
 	}{
 		{"every run", []string{"r2", "r1"}, false, TaskSkipped,
-			[]tiKey{{"tutorial", "r2", "sleep"}, {"tutorial", "r1", "sleep"}}},
+			[]tiKey{{"tutorial", "r2", "sleep", -1}, {"tutorial", "r1", "sleep", -1}}},
 		{"a run gone: none", []string{"r1", "gone", "r3"}, true, TaskNone, nil},
 	}
 	for _, tc := range cases {
@@ -144,7 +144,7 @@ func TestStore_ForceTaskStatesInRuns(t *testing.T) {
 			t.Parallel()
 			ts := newTestServer(t, edition2)
 			threeRuns(t, ts)
-			marked, _, err := ts.store.ForceTaskStatesInRuns("tutorial", tc.runIDs, []string{"sleep"}, TaskSkipped, testNow)
+			marked, _, err := ts.store.ForceTaskStatesInRuns("tutorial", tc.runIDs, []string{"sleep"}, nil, TaskSkipped, testNow)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
 			}

@@ -453,20 +453,20 @@ func (o *operations) clearRunTasks(run *DagRun, onlyFailed, dryRun bool) ([]*Tas
 		return nil, err
 	}
 	selected := make([]*TaskInstance, 0, len(tis))
-	var ids []string
+	picked := map[tiKey]bool{}
 	for _, ti := range tis {
 		if onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed {
 			continue
 		}
 		selected = append(selected, ti)
-		ids = append(ids, ti.TaskID)
+		picked[ti.key()] = true
 	}
 	if dryRun || len(selected) == 0 {
 		return selected, nil
 	}
 	now := o.clock()
 	return nil, o.stopWriteWake(func() ([]tiKey, error) {
-		stopped, err := o.store.ClearTaskInstances(run.DagID, run.RunID, ids, true, now)
+		stopped, err := o.store.ClearTaskInstances(run.DagID, run.RunID, func(ti *TaskInstance) bool { return picked[ti.key()] }, true, now)
 		if errors.Is(err, errNotFound) {
 			return nil, opErr(errNotFound, faultRunNotFound, "dag_id", run.DagID, "run_id", run.RunID)
 		}

@@ -49,7 +49,7 @@ func opsServer(t *testing.T, e edition) (*testServer, *fakeScheduler) {
 // stops nothing and wakes nobody.
 func TestOps_StopWriteWake(t *testing.T) {
 	t.Parallel()
-	a, b, c := tiKey{"d", "r", "a"}, tiKey{"d", "r", "b"}, tiKey{"d", "r2", "a"}
+	a, b, c := tiKey{"d", "r", "a", -1}, tiKey{"d", "r", "b", -1}, tiKey{"d", "r2", "a", -1}
 	cases := []struct {
 		name        string
 		reported    []tiKey
@@ -156,7 +156,7 @@ func TestOps_Wakes(t *testing.T) {
 		wantStopped []tiKey
 	}{
 		{"set a run's state", func(o *operations) error { return o.setRunState(dagID, "r1", RunFailed) }, 1,
-			[]tiKey{{dagID, "r1", "runme_0"}}},
+			[]tiKey{{dagID, "r1", "runme_0", -1}}},
 		{"clear a run, dry", func(o *operations) error {
 			run, _ := o.runByID(dagID, "r1")
 			_, err := o.clearRun(run, true)
@@ -166,7 +166,7 @@ func TestOps_Wakes(t *testing.T) {
 			run, _ := o.runByID(dagID, "r1")
 			_, err := o.clearRun(run, false)
 			return err
-		}, 1, []tiKey{{dagID, "r1", "runme_0"}}},
+		}, 1, []tiKey{{dagID, "r1", "runme_0", -1}}},
 		{"clear task instances, dry", func(o *operations) error {
 			_, err := o.clearTaskInstances(clearRequest{dagID: dagID, dryRun: true})
 			return err
@@ -174,7 +174,7 @@ func TestOps_Wakes(t *testing.T) {
 		{"clear running task instances of two runs", func(o *operations) error {
 			_, err := o.clearTaskInstances(clearRequest{dagID: dagID, onlyRunning: true})
 			return err
-		}, 1, []tiKey{{dagID, "r1", "runme_0"}, {dagID, "r2", "runme_0"}}},
+		}, 1, []tiKey{{dagID, "r1", "runme_0", -1}, {dagID, "r2", "runme_0", -1}}},
 		{"mark with past and future, dry", func(o *operations) error {
 			_, err := o.markTaskInstances(markRequest{dagID: dagID, taskID: "runme_0", runID: "r1", state: TaskSuccess, future: true, dryRun: true})
 			return err
@@ -182,13 +182,13 @@ func TestOps_Wakes(t *testing.T) {
 		{"mark with future", func(o *operations) error {
 			_, err := o.markTaskInstances(markRequest{dagID: dagID, taskID: "runme_0", runID: "r1", state: TaskSuccess, future: true})
 			return err
-		}, 1, []tiKey{{dagID, "r1", "runme_0"}, {dagID, "r2", "runme_0"}}},
+		}, 1, []tiKey{{dagID, "r1", "runme_0", -1}, {dagID, "r2", "runme_0", -1}}},
 		{"patch one", func(o *operations) error {
 			_, err := o.patchTaskInstance(dagID, "r2", "runme_0", -1, TaskFailed, false)
 			return err
-		}, 1, []tiKey{{dagID, "r2", "runme_0"}}},
+		}, 1, []tiKey{{dagID, "r2", "runme_0", -1}}},
 		{"delete a run", func(o *operations) error { return o.deleteRun(dagID, "r2") }, 0,
-			[]tiKey{{dagID, "r2", "runme_0"}, {dagID, "r2", "runme_1"}}},
+			[]tiKey{{dagID, "r2", "runme_0", -1}, {dagID, "r2", "runme_1", -1}}},
 		{"unpause", func(o *operations) error { return o.setPaused(dagID, false, false) }, 1, nil},
 		{"pause", func(o *operations) error { return o.setPaused(dagID, true, false) }, 0, nil},
 	}
@@ -201,7 +201,7 @@ func TestOps_Wakes(t *testing.T) {
 				ts.setTaskState(t, dagID, runID, "runme_0", TaskRunning)
 			}
 			// A try that runs elsewhere must never be stopped.
-			f.running = []tiKey{{dagID, "r1", "runme_0"}, {dagID, "r2", "runme_0"}, {dagID, "r2", "runme_1"}, {"other", "r1", "runme_0"}}
+			f.running = []tiKey{{dagID, "r1", "runme_0", -1}, {dagID, "r2", "runme_0", -1}, {dagID, "r2", "runme_1", -1}, {"other", "r1", "runme_0", -1}}
 			f.wakes = 0
 			if err := tc.op(ts.srv.ops); err != nil {
 				t.Fatal(err)

@@ -27,6 +27,7 @@ const (
 type tiName struct {
 	dagID, runID, taskID string
 	date                 time.Time
+	mapIndex             int
 }
 
 // tiQuery is the neutral query of a task-instance listing: its filters
@@ -171,6 +172,22 @@ func (o *operations) taskInstance(dagID, runID, taskID string) (*DagRun, *TaskIn
 	return nil, nil, err
 }
 
+// taskInstanceAt is a run's task instance of a map index with its run;
+// errNotFound (faultTINotFound) when either is not there.
+func (o *operations) taskInstanceAt(dagID, runID, taskID string, mapIndex int64) (*DagRun, *TaskInstance, error) {
+	run, err := o.store.RunByRunID(dagID, runID)
+	if err == nil {
+		var ti *TaskInstance
+		if ti, err = o.store.TaskInstanceAt(dagID, runID, taskID, int(mapIndex)); err == nil {
+			return run, ti, nil
+		}
+	}
+	if errors.Is(err, errNotFound) {
+		return nil, nil, opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
+	}
+	return nil, nil, err
+}
+
 // runTaskInstance is one task instance of a run the caller has found.
 func (o *operations) runTaskInstance(run *DagRun, taskID string) (*TaskInstance, error) {
 	ti, err := o.store.TaskInstance(run.DagID, run.RunID, taskID)
@@ -206,16 +223,22 @@ func (o *operations) tasksInGroup(dagID, groupID string) (ids []string, ok bool,
 
 // setTaskStates marks the task instances of taskIDs in runs, all in one
 // write, through the store's forced task state (set_task_instance_state);
-// tries that stop running stop with it. With dryRun nothing changes and
-// the answer is the task instances that would.
-func (o *operations) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, state TaskState, dryRun bool) ([]tiName, error) {
+// tries that stop running stop with it; pick, when not nil, chooses among
+// them (map_indexes). With dryRun nothing changes and the answer is the
+// task instances that would.
+func (o *operations) setTaskStates(dagID string, runs []*DagRun, taskIDs []string, pick func(*TaskInstance) bool, state TaskState, dryRun bool) ([]tiName, error) {
 	names := []tiName{}
 	if dryRun {
 		for _, run := range runs {
 			for _, id := range taskIDs {
-				ti, err := o.store.TaskInstance(dagID, run.RunID, id)
-				if err == nil && ti.State != state {
-					names = append(names, tiName{dagID, run.RunID, id, run.ExecutionDate})
+				tis, err := o.store.TaskInstancesOfTask(dagID, run.RunID, id)
+				if err != nil {
+					return nil, err
+				}
+				for _, ti := range tis {
+					if ti.State != state && (pick == nil || pick(ti)) {
+						names = append(names, tiName{dagID, run.RunID, id, run.ExecutionDate, ti.MapIndex})
+					}
 				}
 			}
 		}
@@ -229,14 +252,14 @@ func (o *operations) setTaskStates(dagID string, runs []*DagRun, taskIDs []strin
 	}
 	var marked []tiKey
 	err := o.stopWriteWake(func() (stopped []tiKey, err error) {
-		marked, stopped, err = o.store.ForceTaskStatesInRuns(dagID, runIDs, taskIDs, state, now)
+		marked, stopped, err = o.store.ForceTaskStatesInRuns(dagID, runIDs, taskIDs, pick, state, now)
 		return stopped, err
 	})
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range marked {
-		names = append(names, tiName{dagID, k.runID, k.taskID, dates[k.runID]})
+		names = append(names, tiName{dagID, k.runID, k.taskID, dates[k.runID], k.mapIndex})
 	}
 	return names, nil
 }
@@ -250,6 +273,10 @@ type markRequest struct {
 	date                                       time.Time
 	state                                      TaskState
 	upstream, downstream, future, past, dryRun bool
+	// mapIndex, when not nil, marks only the task's instance of that
+	// map_index (set_task_instance_state's map_indexes); its relatives are
+	// marked whole.
+	mapIndex *int64
 	// resumeDownstream: once marked, the task's downstream tasks that
 	// failed or whose upstream failed are cleared, the task itself left
 	// out, and their runs queued again (Airflow 3's
@@ -288,7 +315,11 @@ func (o *operations) markTaskInstances(req markRequest) ([]tiName, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), req.state, req.dryRun)
+	var pick func(*TaskInstance) bool
+	if req.mapIndex != nil {
+		pick = func(ti *TaskInstance) bool { return ti.TaskID != req.taskID || int64(ti.MapIndex) == *req.mapIndex }
+	}
+	names, err := o.setTaskStates(req.dagID, runs, relatives(def, task, req.upstream, req.downstream), pick, req.state, req.dryRun)
 	if err != nil || req.dryRun || !req.resumeDownstream {
 		return names, err
 	}
@@ -300,38 +331,33 @@ func (o *operations) markTaskInstances(req markRequest) ([]tiName, error) {
 	return names, nil
 }
 
-// patchTaskInstance sets one task instance's state (patch_task_instance);
-// with dryRun nothing changes. A mapIndex other than -1 names no task
-// instance: airlite has no mapped tasks.
+// patchTaskInstance sets one task instance's state, that of its
+// map_index (patch_task_instance, patch_mapped_task_instance); with dryRun
+// nothing changes.
 func (o *operations) patchTaskInstance(dagID, runID, taskID string, mapIndex int64, state TaskState, dryRun bool) (tiName, error) {
 	if _, _, err := o.dagTask(dagID, taskID); err != nil {
 		return tiName{}, err
 	}
-	run, _, err := o.taskInstance(dagID, runID, taskID)
-	if err == nil && mapIndex != -1 {
-		err = opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
-	}
+	run, _, err := o.taskInstanceAt(dagID, runID, taskID, mapIndex)
 	if err != nil {
 		return tiName{}, err
 	}
 	if !dryRun {
-		if _, err := o.setTaskStates(dagID, []*DagRun{run}, []string{taskID}, state, false); err != nil {
+		pick := func(ti *TaskInstance) bool { return int64(ti.MapIndex) == mapIndex }
+		if _, err := o.setTaskStates(dagID, []*DagRun{run}, []string{taskID}, pick, state, false); err != nil {
 			return tiName{}, err
 		}
 	}
-	return tiName{dagID, runID, taskID, run.ExecutionDate}, nil
+	return tiName{dagID, runID, taskID, run.ExecutionDate, int(mapIndex)}, nil
 }
 
 // setTaskInstanceNote sets or (nil) removes a task instance's note.
 func (o *operations) setTaskInstanceNote(dagID, runID, taskID string, mapIndex int64, note *string) (*DagRun, *TaskInstance, error) {
-	run, _, err := o.taskInstance(dagID, runID, taskID)
-	if err == nil && mapIndex != -1 {
-		err = opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
-	}
+	run, _, err := o.taskInstanceAt(dagID, runID, taskID, mapIndex)
 	if err != nil {
 		return nil, nil, err
 	}
-	ti, err := o.store.SetTaskInstanceNote(dagID, runID, taskID, note)
+	ti, err := o.store.SetTaskInstanceNote(tiKey{dagID, runID, taskID, int(mapIndex)}, note)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
 	}
@@ -405,10 +431,11 @@ type clearRequest struct {
 	// run_id); noEndCap: no bound after the runs' dates unless one is
 	// given (Airflow 3 has no allow_trigger_in_future cap).
 	runOnly, noEndCap bool
-	// mappedTaskIDs are tasks named with a map index other than -1 (a
-	// [task_id, map_index] pair of Airflow 3): airlite has no such task
-	// instance, so they add only their relatives.
-	mappedTaskIDs []string
+	// mapped are task instances named with a map index other than -1 (a
+	// [task_id, map_index] pair of Airflow 3): each clears that task
+	// instance, unless its task is cleared whole, and adds the task's
+	// relatives (post_clear_task_instances: mapped_tasks_tuples).
+	mapped []tiKey
 	// preventRunning refuses a clear that reaches a running task instance
 	// (Airflow 3's prevent_running_task): faultClearRunning, nothing
 	// cleared.
@@ -460,7 +487,7 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		end = &now
 	}
 	var taskIDs []string
-	if req.taskIDs != nil || req.mappedTaskIDs != nil {
+	if req.taskIDs != nil || req.mapped != nil {
 		seen := map[string]bool{}
 		for _, id := range req.taskIDs {
 			if task := row.Def.Task(id); task != nil {
@@ -471,10 +498,10 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		}
 		// A task named by a pair adds its relatives but not itself
 		// (partial_subset(exclude_original=True)).
-		for _, id := range req.mappedTaskIDs {
-			if task := row.Def.Task(id); task != nil {
+		for _, k := range req.mapped {
+			if task := row.Def.Task(k.taskID); task != nil {
 				for _, rel := range relatives(row.Def, task, req.upstream, req.downstream) {
-					if rel != id && !slices.Contains(req.mappedTaskIDs, rel) {
+					if rel != k.taskID && !slices.ContainsFunc(req.mapped, func(m tiKey) bool { return m.taskID == rel }) {
 						seen[rel] = true
 					}
 				}
@@ -504,7 +531,12 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		}
 	}
 	names := []tiName{}
-	picks := make([][]string, len(sel.targets))
+	picks := make([]map[tiKey]bool, len(sel.targets))
+	pairNamed := func(dagID string, ti *TaskInstance) bool {
+		return dagID == req.dagID && slices.ContainsFunc(req.mapped, func(k tiKey) bool {
+			return k.taskID == ti.TaskID && k.mapIndex == ti.MapIndex
+		})
+	}
 	for i, tg := range sel.targets {
 		tis, err := o.store.TaskInstancesOfRun(tg.dagID, tg.run.RunID)
 		if err != nil {
@@ -512,7 +544,7 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		}
 		for _, ti := range tis {
 			switch {
-			case tg.tasks != nil && !slices.Contains(tg.tasks, ti.TaskID),
+			case tg.tasks != nil && !slices.Contains(tg.tasks, ti.TaskID) && !pairNamed(tg.dagID, ti),
 				req.onlyFailed && ti.State != TaskFailed && ti.State != TaskUpstreamFailed,
 				req.onlyRunning && ti.State != TaskRunning:
 				continue
@@ -520,8 +552,11 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 			if req.preventRunning && !req.dryRun && ti.State == TaskRunning {
 				return nil, opErr(errConflict, faultClearRunning, "dag_id", tg.dagID, "run_id", tg.run.RunID, "task_id", ti.TaskID)
 			}
-			picks[i] = append(picks[i], ti.TaskID)
-			names = append(names, tiName{tg.dagID, tg.run.RunID, ti.TaskID, tg.run.ExecutionDate})
+			if picks[i] == nil {
+				picks[i] = map[tiKey]bool{}
+			}
+			picks[i][ti.key()] = true
+			names = append(names, tiName{tg.dagID, tg.run.RunID, ti.TaskID, tg.run.ExecutionDate, ti.MapIndex})
 		}
 	}
 	if req.dryRun {
@@ -532,7 +567,8 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 			if len(picks[i]) == 0 {
 				continue
 			}
-			keys, err := o.store.ClearTaskInstances(tg.dagID, tg.run.RunID, picks[i], req.resetRuns, now)
+			picked := picks[i]
+			keys, err := o.store.ClearTaskInstances(tg.dagID, tg.run.RunID, func(ti *TaskInstance) bool { return picked[ti.key()] }, req.resetRuns, now)
 			stopped = append(stopped, keys...)
 			if err != nil {
 				return stopped, err
@@ -590,6 +626,9 @@ type tiSearch struct {
 	poolPattern, queuePattern, operatorMatch *regexp.Regexp
 	order                                    []sortKey
 	offset, limit                            int
+	// mappedOnly keeps the expanded instances of mapped tasks
+	// (get_mapped_task_instances: map_index >= 0).
+	mappedOnly bool
 }
 
 // match reports whether a run's task instance passes every filter but
@@ -609,7 +648,8 @@ func (q *tiSearch) match(ti *TaskInstance, run *DagRun) bool {
 		q.operators != nil && !slices.Contains(q.operators, ti.Operator),
 		q.executors != nil,
 		q.tryNumbers != nil && !slices.Contains(q.tryNumbers, int64(ti.TryNumber)),
-		q.mapIndexes != nil && !slices.Contains(q.mapIndexes, -1),
+		q.mapIndexes != nil && !slices.Contains(q.mapIndexes, int64(ti.MapIndex)),
+		q.mappedOnly && ti.MapIndex < 0,
 		q.taskPattern != nil && !q.taskPattern.MatchString(ti.TaskID),
 		q.dagPattern != nil && !q.dagPattern.MatchString(ti.DagID),
 		q.runPattern != nil && !q.runPattern.MatchString(ti.RunID),
@@ -700,7 +740,8 @@ func compareTIAttr(attr string, a, b RunTaskInstance) int {
 		if a.TI.ID != "" || b.TI.ID != "" {
 			return strings.Compare(a.TI.ID, b.TI.ID)
 		}
-		return cmp.Or(a.Run.After().Compare(b.Run.After()), cmp.Compare(a.Run.ID, b.Run.ID), strings.Compare(a.TI.TaskID, b.TI.TaskID))
+		return cmp.Or(a.Run.After().Compare(b.Run.After()), cmp.Compare(a.Run.ID, b.Run.ID), strings.Compare(a.TI.TaskID, b.TI.TaskID),
+			cmp.Compare(a.TI.MapIndex, b.TI.MapIndex))
 	case "state":
 		return compareTIPresence(a.TI.State != TaskNone, b.TI.State != TaskNone, func() int { return strings.Compare(string(a.TI.State), string(b.TI.State)) })
 	case "duration":
@@ -723,8 +764,14 @@ func compareTIAttr(attr string, a, b RunTaskInstance) int {
 		return compareTimes(a.Run.DataIntervalStart, b.Run.DataIntervalStart)
 	case "data_interval_end":
 		return compareTimes(a.Run.DataIntervalEnd, b.Run.DataIntervalEnd)
+	case "map_index":
+		return cmp.Compare(a.TI.MapIndex, b.TI.MapIndex)
+	case "rendered_map_index":
+		return compareTIPresence(a.TI.RenderedMapIndex != nil, b.TI.RenderedMapIndex != nil, func() int {
+			return strings.Compare(*a.TI.RenderedMapIndex, *b.TI.RenderedMapIndex)
+		})
 	}
-	return 0 // map_index and rendered_map_index: -1 and null for every one
+	return 0
 }
 
 func compareTimes(a, b *time.Time) int {
@@ -747,19 +794,16 @@ func compareTIPresence(aSet, bSet bool, cmp func() int) int {
 // tiTries is a task instance's tries as Airflow 3 lists them: the earlier
 // ones from the history, then the task instance itself unless it waits
 // for a retry (its try is already in the history then). A task instance
-// that is not there, or a map index other than -1, has none.
+// that is not there has none.
 func (o *operations) tiTries(dagID, runID, taskID string, mapIndex int64) (*DagRun, []*TaskInstance, error) {
-	if mapIndex != -1 {
-		return nil, nil, nil
-	}
-	run, ti, err := o.taskInstance(dagID, runID, taskID)
+	run, ti, err := o.taskInstanceAt(dagID, runID, taskID, mapIndex)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	earlier, _, err := o.store.EarlierTries(dagID, runID, taskID)
+	earlier, _, err := o.store.EarlierTries(dagID, runID, taskID, ti.MapIndex)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -773,10 +817,7 @@ func (o *operations) tiTries(dagID, runID, taskID string, mapIndex int64) (*DagR
 // tiTry is one try of a task instance by its number: the task instance's
 // own when it is that try, else the history's; nil when none is.
 func (o *operations) tiTry(dagID, runID, taskID string, mapIndex, try int64) (*DagRun, *TaskInstance, error) {
-	if mapIndex != -1 {
-		return nil, nil, nil
-	}
-	run, ti, err := o.taskInstance(dagID, runID, taskID)
+	run, ti, err := o.taskInstanceAt(dagID, runID, taskID, mapIndex)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, nil
 	}
@@ -786,7 +827,7 @@ func (o *operations) tiTry(dagID, runID, taskID string, mapIndex, try int64) (*D
 	if int64(ti.TryNumber) == try {
 		return run, ti, nil
 	}
-	earlier, _, err := o.store.EarlierTries(dagID, runID, taskID)
+	earlier, _, err := o.store.EarlierTries(dagID, runID, taskID, ti.MapIndex)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -806,8 +847,8 @@ type tryLog struct {
 	running bool
 }
 
-// taskTryLog is the log of one try of a task instance (a map index other
-// than -1, or a try the task instance never had, is faultTINotFound).
+// taskTryLog is the log of one try of a task instance (a task instance
+// that is not there, or a try it never had, is faultTINotFound).
 func (o *operations) taskTryLog(dagID, runID, taskID string, mapIndex, try int64) (tryLog, error) {
 	notFound := opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
 	_, ti, err := o.tiTry(dagID, runID, taskID, mapIndex, try)
@@ -817,12 +858,12 @@ func (o *operations) taskTryLog(dagID, runID, taskID string, mapIndex, try int64
 	if ti == nil {
 		return tryLog{}, notFound
 	}
-	logs, err := o.store.TaskLogsOfRun(dagID, runID)
+	l, err := o.store.TaskLogOf(tiKey{dagID, runID, taskID, int(mapIndex)})
 	if err != nil {
 		return tryLog{}, err
 	}
 	out := tryLog{ti: ti, running: ti.State == TaskRunning}
-	if l := logs[taskID]; l != nil {
+	if l != nil {
 		for _, t := range l.Tries {
 			if int64(t.Try) == try {
 				out.output = t.Output
@@ -833,19 +874,15 @@ func (o *operations) taskTryLog(dagID, runID, taskID string, mapIndex, try int64
 }
 
 // deleteTaskInstance removes a task instance (a running try stops with
-// it); a map index other than -1, or a task instance that is not there,
-// is faultTINotFound.
+// it); a task instance that is not there is faultTINotFound.
 func (o *operations) deleteTaskInstance(dagID, runID, taskID string, mapIndex int64) error {
 	notFound := opErr(errNotFound, faultTINotFound, "dag_id", dagID, "run_id", runID, "task_id", taskID)
-	if mapIndex != -1 {
-		return notFound
-	}
 	err := o.stopWriteWake(func() ([]tiKey, error) {
-		ti, err := o.store.DeleteTaskInstance(dagID, runID, taskID)
+		ti, err := o.store.DeleteTaskInstance(dagID, runID, taskID, int(mapIndex))
 		if err != nil || ti.State != TaskRunning {
 			return nil, err
 		}
-		return []tiKey{{dagID, runID, taskID}}, nil
+		return []tiKey{ti.key()}, nil
 	})
 	if errors.Is(err, errNotFound) {
 		return notFound

@@ -2,8 +2,8 @@ package main
 
 // XCom entries: listing a task instance's (or many, by wildcard) and one
 // entry with its value (Airflow 2.10.3 airflow/models/xcom.py,
-// api_connexion/endpoints/xcom_endpoint.py). airlite's task instances are
-// never mapped, so every entry has map_index -1.
+// api_connexion/endpoints/xcom_endpoint.py). An entry has its task
+// instance's map_index: -1, or a mapped task's expanded instance's.
 
 import (
 	"encoding/json"

@@ -150,7 +150,7 @@ func TestRuns3_TryNumberAndIDsThroughTheScheduler(t *testing.T) {
 		if a.ID == first {
 			t.Errorf("a kept its id %s across a retry", a.ID)
 		}
-		tries, _, err := h.store.EarlierTries("r3", runID, "a")
+		tries, _, err := h.store.EarlierTries("r3", runID, "a", -1)
 		if err != nil || len(tries) != 1 || tries[0].ID != first || tries[0].TryNumber != 1 {
 			t.Fatalf("earlier tries %v %v: want try 1 under the first id %s", tries, err, first)
 		}

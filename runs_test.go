@@ -390,7 +390,7 @@ tasks:
 				if got := h.runState("d", tc.runID); got != tc.want {
 					t.Errorf("run %s = %q, want %q (%s)", tc.runID, got, tc.want, tc.cite)
 				}
-				if ran := h.runner.startCount(tiKey{"d", tc.runID, "a"}); tc.backfill && ran != 0 {
+				if ran := h.runner.startCount(tiKey{"d", tc.runID, "a", -1}); tc.backfill && ran != 0 {
 					t.Errorf("task a of %s ran %d times, want never (%s)", tc.runID, ran, tc.cite)
 				}
 				if got := h.ti("d", tc.runID, "a").State; tc.backfill && got != TaskNone {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"math/big"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -25,8 +27,9 @@ type taskJob struct {
 	dag  *DAG
 	task *Task
 	run  DagRun
-	// mapIndex is the instance of a mapped task the job runs
-	// (scheduler_mapping.go); nil: the task instance itself.
+	// mapIndex is the map_index of the expanded instance of a mapped
+	// task the job runs (scheduler_mapping.go); nil: the task is not
+	// mapped.
 	mapIndex *int
 }
 
@@ -46,10 +49,8 @@ type taskOutcome struct {
 	// rendered is the try's rendered template fields (TaskInstance.Rendered);
 	// nil when the try rendered none.
 	rendered map[string]any
-	// A mapped task's try: its expanded instances (nil: the task is not
-	// mapped, or the try did not expand it); an instance's try: its
-	// map_index_template rendered.
-	mapped           []MappedInstance
+	// renderedMapIndex is an expanded instance's map_index_template
+	// rendered (nil: none).
 	renderedMapIndex *string
 }
 
@@ -511,13 +512,13 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 		if !ok {
 			return runAdvance{}, nil
 		}
-		byID := make(map[string]*TaskInstance, len(tis))
+		byID := make(runTIs, len(tis))
 		for _, ti := range tis {
-			byID[ti.TaskID] = ti
+			byID[ti.TaskID] = append(byID[ti.TaskID], ti)
 		}
 		var adv runAdvance
 		put := func(ti *TaskInstance) {
-			byID[ti.TaskID] = ti
+			byID.set(ti)
 			adv.Tasks = append(adv.Tasks, ti)
 		}
 		if s.timedOut(dag, run, now) {
@@ -527,7 +528,7 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 					continue
 				}
 				if stop {
-					cancelled = append(cancelled, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+					cancelled = append(cancelled, ti.key())
 				}
 				changed := *ti
 				changed.State, changed.UpdatedAt = next, &now
@@ -556,40 +557,50 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 			put(ti)
 		}
 		cancelled = append(cancelled, stop...)
+		revised := map[string]int{} // mapped tasks whose length this pass read again: the length
 		for _, task := range dag.UpstreamFirst() {
-			ti := byID[task.TaskID]
-			if ti == nil {
-				continue
-			}
-			decide, _ := s.rules.triggerRule(task.TriggerRule)
-			next, changed := evaluateTask(decide, task, ti, byID, now)
-			if !changed {
-				continue
-			}
-			if next == TaskScheduled && task.DependsOnPast {
-				// Airflow checks every dependency: the trigger rule may
-				// still skip or fail it upstream, but it is scheduled
-				// only once the previous run lets it go.
-				met, err := s.rules.pastDependsMet(v, dag, task, run)
-				if err != nil {
-					return runAdvance{}, err
+			// A mapped task's instances are decided one by one, as
+			// Airflow's task instances are (the slice is the task's as
+			// the pass began: an expansion replaces it).
+			for _, ti := range byID[task.TaskID] {
+				if n, ok := revised[task.TaskID]; ok && ti.MapIndex >= n {
+					continue // removed by the revision
 				}
-				if !met {
+				decide, _ := s.rules.triggerRule(task.TriggerRule)
+				next, changed := evaluateTask(decide, task, ti, byID, now)
+				if !changed {
 					continue
 				}
-			}
-			updated := *ti
-			updated.State, updated.UpdatedAt = next, &now
-			if next == TaskScheduled && s.rules.tryAtSchedule {
-				updated.TryNumber++
-			}
-			if next.Finished() {
-				updated.EndDate = &now
-				if updated.StartDate == nil {
-					updated.StartDate = &now
+				if next == TaskScheduled && task.DependsOnPast {
+					// Airflow checks every dependency: the trigger rule may
+					// still skip or fail it upstream, but it is scheduled
+					// only once the previous run lets it go.
+					met, err := s.rules.pastDependsMet(v, dag, task, run)
+					if err != nil {
+						return runAdvance{}, err
+					}
+					if !met {
+						continue
+					}
 				}
+				if next == TaskScheduled && task.Mapping != nil && ti.MapIndex < 0 {
+					for _, one := range s.expand(dag, task, run, ti, now) {
+						put(one)
+					}
+					continue
+				}
+				if _, done := revised[task.TaskID]; next == TaskScheduled && task.Mapping != nil && !done {
+					n, changed := s.revise(dag, task, run, byID[task.TaskID], now)
+					revised[task.TaskID] = n
+					for _, one := range changed {
+						put(one)
+					}
+					if ti.MapIndex >= n {
+						continue
+					}
+				}
+				put(s.decided(ti, next, now))
 			}
-			put(&updated)
 		}
 		if state, done := runOutcome(dag, byID); done {
 			adv.End, adv.At = state, now
@@ -624,11 +635,47 @@ func (s *scheduler) timedOut(dag *DAG, run *DagRun, now time.Time) bool {
 	return !rule.scheduledOnly || (!run.ExternalTrigger && dag.Schedule != nil)
 }
 
+// decided is ti in the state a pass decided for it at now.
+func (s *scheduler) decided(ti *TaskInstance, next TaskState, now time.Time) *TaskInstance {
+	updated := *ti
+	updated.State, updated.UpdatedAt = next, &now
+	if next == TaskScheduled && s.rules.tryAtSchedule {
+		updated.TryNumber++
+	}
+	if next.Finished() {
+		updated.EndDate = &now
+		if updated.StartDate == nil {
+			updated.StartDate = &now
+		}
+	}
+	return &updated
+}
+
+// runTIs are a run's task instances by task_id: a task's one, or the
+// instances a mapped task expanded into, by map_index.
+type runTIs map[string][]*TaskInstance
+
+// set puts ti in its task's place; an expanded instance replaces the
+// task's map_index -1 one, as in the store (putTaskInstancesTxn).
+func (r runTIs) set(ti *TaskInstance) {
+	tis := slices.Clone(r[ti.TaskID])
+	if ti.MapIndex >= 0 {
+		tis = slices.DeleteFunc(tis, func(t *TaskInstance) bool { return t.MapIndex < 0 })
+	}
+	i, found := slices.BinarySearchFunc(tis, ti.MapIndex, func(t *TaskInstance, mi int) int { return cmp.Compare(t.MapIndex, mi) })
+	if found {
+		tis[i] = ti
+	} else {
+		tis = slices.Insert(tis, i, ti)
+	}
+	r[ti.TaskID] = tis
+}
+
 // evaluateTask decides the next state of a waiting task instance from its
 // upstream tasks and its trigger rule, as the edition decides it (decide): a rule that
 // can no longer be met turns the task skipped or upstream_failed, a rule
 // that is met makes it scheduled. Finished and active tasks stay.
-func evaluateTask(decide triggerRule, task *Task, ti *TaskInstance, byID map[string]*TaskInstance, now time.Time) (TaskState, bool) {
+func evaluateTask(decide triggerRule, task *Task, ti *TaskInstance, byID runTIs, now time.Time) (TaskState, bool) {
 	switch ti.State {
 	case TaskNone:
 	case TaskUpForRetry:
@@ -660,15 +707,19 @@ func evaluateTask(decide triggerRule, task *Task, ti *TaskInstance, byID map[str
 // any more, failed when a leaf failed or is upstream_failed, success when
 // every leaf succeeded or was skipped; a run whose remaining tasks can
 // never start (a deadlock) fails.
-func runOutcome(dag *DAG, byID map[string]*TaskInstance) (RunState, bool) {
-	for _, ti := range byID {
-		if !ti.State.Finished() {
-			return "", false
+func runOutcome(dag *DAG, byID runTIs) (RunState, bool) {
+	for _, tis := range byID {
+		for _, ti := range tis {
+			if !ti.State.Finished() {
+				return "", false
+			}
 		}
 	}
 	for _, t := range dag.RunStateLeaves() {
-		if ti := byID[t.TaskID]; ti != nil && (ti.State == TaskFailed || ti.State == TaskUpstreamFailed) {
-			return RunFailed, true
+		for _, ti := range byID[t.TaskID] {
+			if ti.State == TaskFailed || ti.State == TaskUpstreamFailed {
+				return RunFailed, true
+			}
 		}
 	}
 	return RunSuccess, true
@@ -679,17 +730,19 @@ func runOutcome(dag *DAG, byID map[string]*TaskInstance) (RunState, bool) {
 // rule that is not met, and none waits on the previous run
 // (depends_on_past), as Airflow's DagRun.update_state decides before it
 // fails a run as deadlocked.
-func deadlocked(dag *DAG, byID map[string]*TaskInstance) bool {
+func deadlocked(dag *DAG, byID runTIs) bool {
 	waiting := false
-	for _, ti := range byID {
-		if ti.State.Finished() {
-			continue
+	for _, tis := range byID {
+		for _, ti := range tis {
+			if ti.State.Finished() {
+				continue
+			}
+			task := dag.Task(ti.TaskID)
+			if ti.State != TaskNone || task == nil || task.DependsOnPast {
+				return false
+			}
+			waiting = true
 		}
-		task := dag.Task(ti.TaskID)
-		if ti.State != TaskNone || task == nil || task.DependsOnPast {
-			return false
-		}
-		waiting = true
 	}
 	return waiting
 }
@@ -736,7 +789,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 	var job *taskJob
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := tiKey{listed.DagID, listed.RunID, listed.TaskID}
+	key := listed.key()
 	err = s.opts.Store.LaunchTry(key, func(v storeView, run *DagRun, ti *TaskInstance) (*TaskInstance, error) {
 		job, done = nil, false
 		dag, ok := s.runnable(v, run)
@@ -754,7 +807,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 		started.StartDate, started.QueuedDttm, started.UpdatedAt = &now, &now, &now
 		started.EndDate, started.Duration, started.NextRetryAt = nil, nil, nil
 		started.Hostname = s.opts.Hostname
-		if (task.Operator == "EmptyOperator" || task.Operator == "DummyOperator") && task.Simulate == nil && task.Mapping == nil {
+		if (task.Operator == "EmptyOperator" || task.Operator == "DummyOperator") && task.Simulate == nil {
 			started.State, started.EndDate = TaskSuccess, &now
 			zero := 0.0
 			started.Duration = &zero
@@ -784,6 +837,10 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 		}
 		started.State = TaskRunning
 		job = &taskJob{key: key, try: started.TryNumber, dag: dag, task: task, run: *run}
+		if ti.MapIndex >= 0 {
+			index := ti.MapIndex
+			job.mapIndex = &index
+		}
 		return &started, nil
 	})
 	if err == nil && job != nil {
@@ -792,7 +849,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 		usage.byPool[listed.Pool] += int64(listed.PoolSlots)
 	}
 	if err != nil {
-		return false, fmt.Errorf("launch %s/%s/%s: %w", listed.DagID, listed.RunID, listed.TaskID, err)
+		return false, fmt.Errorf("launch %s: %w", key, err)
 	}
 	if job != nil {
 		s.startTaskLocked(*job)
@@ -835,9 +892,6 @@ func (s *scheduler) runGuarded(ctx context.Context, job taskJob) (out taskOutcom
 			out = taskOutcome{state: TaskFailed, reason: fmt.Sprintf("task panicked: %v", v)}
 		}
 	}()
-	if job.task.Mapping != nil && job.mapIndex == nil {
-		return s.runMapped(ctx, job)
-	}
 	return s.opts.RunTask(ctx, job)
 }
 
@@ -913,9 +967,8 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 		if out.rendered != nil {
 			ti.Rendered = out.rendered
 		}
-		if out.mapped != nil {
-			ti.Mapped = out.mapped
-			retryMapped(&ti)
+		if out.renderedMapIndex != nil {
+			ti.RenderedMapIndex = out.renderedMapIndex
 		}
 		log := s.opts.Logger.Info()
 		if ti.State == TaskFailed || ti.State == TaskUpForRetry {
@@ -979,7 +1032,7 @@ func (o taskOutcome) tryLog(try int) TryLog {
 }
 
 func lineageRecord(job taskJob) (*LineageRecord, error) {
-	rec := &LineageRecord{DagID: job.key.dagID, RunID: job.key.runID, TaskID: job.key.taskID}
+	rec := &LineageRecord{DagID: job.key.dagID, RunID: job.key.runID, TaskID: job.key.taskID, MapIndex: job.key.mapIndex}
 	var err error
 	if job.task.Inlets != nil {
 		if rec.Inlets, err = spacedJSON.marshal(normalizeYAML(job.task.Inlets)); err != nil {

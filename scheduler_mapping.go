@@ -1,22 +1,20 @@
 package main
 
 // Dynamic task mapping: a mapped task (partial/expand, expand_kwargs)
-// expands when it runs into one task instance per element, map_index
-// 0..n-1, as Airflow's scheduler expands it (2.10.3
-// models/abstractoperator.py expand_mapped_task; the lengths and the
-// element of each index: models/expandinput.py). airlite keeps the task's
-// one task instance (Airflow's map_index -1 row) and the expanded ones in
-// it (TaskInstance.Mapped): the task takes one try of the scheduler, which
-// runs each instance not yet successful in turn, each in a process of its
-// own, and ends as its instances do. Trigger rules count the expanded
-// instances one by one, as Airflow counts task instances.
+// has one task instance of map_index -1 until its upstream tasks let it
+// be scheduled; then the scheduler expands it, as Airflow's
+// (2.10.3 models/dagrun.py _get_ready_tis → models/abstractoperator.py
+// expand_mapped_task; the lengths and the element of each index:
+// models/expandinput.py): that task instance becomes map_index 0 and
+// task instances 1..n-1 join it, each a task instance of its own (own
+// state, tries, retries, log, pool slot), scheduled, launched and
+// finished as any other. Trigger rules of downstream tasks count them
+// one by one, as Airflow counts task instances.
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -161,15 +159,14 @@ func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 // get_total_map_length), an upstream's by the value it pushed: a list's
 // or a dict's length, or for a mapped upstream the number of its
 // instances that pushed. ok is false when an upstream value is missing
-// (Airflow's NotFullyPopulated), which skips the task as a length of 0
-// does.
-func (s *scheduler) mapLength(job taskJob) (n int, ok bool, err error) {
+// (Airflow's NotFullyPopulated).
+func (s *scheduler) mapLength(dag *DAG, task *Task, run *DagRun) (n int, ok bool, err error) {
 	n = 1
-	for _, arg := range job.task.Mapping.Args {
+	for _, arg := range task.Mapping.Args {
 		length := arg.Length
 		if !arg.Literal {
 			var found bool
-			if length, found, err = s.refLength(job, arg); err != nil || !found {
+			if length, found, err = s.refLength(dag, run, arg); err != nil || !found {
 				return 0, false, err
 			}
 		}
@@ -179,13 +176,13 @@ func (s *scheduler) mapLength(job taskJob) (n int, ok bool, err error) {
 }
 
 // refLength is the length of the XCom an argument refers to.
-func (s *scheduler) refLength(job taskJob, arg mappedArg) (int, bool, error) {
-	entries, err := s.opts.Store.XComsToPull(XComPullQuery{DagIDs: []string{job.dag.DagID},
-		TaskIDs: []string{arg.Ref.TaskID}, Key: arg.Ref.Key, RunID: job.run.RunID})
+func (s *scheduler) refLength(dag *DAG, run *DagRun, arg mappedArg) (int, bool, error) {
+	entries, err := s.opts.Store.XComsToPull(XComPullQuery{DagIDs: []string{dag.DagID},
+		TaskIDs: []string{arg.Ref.TaskID}, Key: arg.Ref.Key, RunID: run.RunID})
 	if err != nil {
 		return 0, false, fmt.Errorf("pull %s of %s: %w", arg.Ref.Key, arg.Ref.TaskID, err)
 	}
-	if up := job.dag.Task(arg.Ref.TaskID); up != nil && up.Mapping != nil {
+	if up := dag.Task(arg.Ref.TaskID); up != nil && up.Mapping != nil {
 		n := 0
 		for _, e := range entries {
 			if e.MapIndex >= 0 {
@@ -210,155 +207,71 @@ func (s *scheduler) refLength(job taskJob, arg mappedArg) (int, bool, error) {
 	return 0, false, nil
 }
 
-// runMapped runs one try of a mapped task: it expands, then runs each
-// instance that has not succeeded yet (a retry runs only those, as each
-// of Airflow's mapped task instances retries on its own), one after
-// another, through the scheduler's task runner with its map index; the
-// task instance ends failed if one failed, skipped if all skipped (or
-// none were made), else success.
-func (s *scheduler) runMapped(ctx context.Context, job taskJob) taskOutcome {
-	n, ok, err := s.mapLength(job)
-	if err != nil {
-		return taskOutcome{state: TaskFailed, reason: err.Error()}
+// revise brings an expanded task's instances in line with its length as
+// it is now, when one of them is to be scheduled again (a clear), as
+// 2.10.3 dagrun.py _revise_map_indexes_if_mapped does once per task and
+// pass: indexes beyond the length are removed, missing ones are made
+// (from tis[0], in no state, then scheduled with the others). It returns
+// the length (the instances' count when it cannot be read: nothing
+// changes) and the task instances it changed or made.
+func (s *scheduler) revise(dag *DAG, task *Task, run *DagRun, tis []*TaskInstance, now time.Time) (int, []*TaskInstance) {
+	n, ok, err := s.mapLength(dag, task, run)
+	if err != nil || !ok {
+		return len(tis), nil
 	}
-	if !ok || n == 0 {
-		// 2.10.3 abstractoperator.py expand_mapped_task: no instance to
-		// make, so the unmapped task instance is skipped.
-		why := "it expands into no task instance (an empty list)"
-		if !ok {
-			why = "an upstream value it expands over is missing"
+	var changed []*TaskInstance
+	have := map[int]bool{}
+	for _, ti := range tis {
+		have[ti.MapIndex] = true
+		if ti.MapIndex >= n && ti.State != TaskRemoved {
+			changed = append(changed, s.decided(ti, TaskRemoved, now))
 		}
-		return taskOutcome{state: TaskSkipped, mapped: []MappedInstance{},
-			output: fmt.Sprintf("[airlite] mapped task skipped: %s\n", why)}
 	}
-	var earlier []MappedInstance
-	if ti, err := s.opts.Store.TaskInstance(job.key.dagID, job.key.runID, job.key.taskID); err == nil && len(ti.Mapped) == n {
-		earlier = ti.Mapped
-	}
-	out := taskOutcome{state: TaskSkipped, mapped: make([]MappedInstance, n)}
-	var log strings.Builder
 	for i := range n {
-		mi := MappedInstance{MapIndex: i}
-		if earlier != nil {
-			mi = earlier[i]
-			if mi.State == TaskSuccess || mi.State == TaskSkipped {
-				// Kept from an earlier try, with what it pushed.
-				out.mapped[i] = mi
-				out.pushed = append(out.pushed, mi.pushes()...)
-				continue
-			}
-		}
-		if ctx.Err() != nil {
-			mi.State = TaskNone
-			out.mapped[i] = mi
+		if have[i] {
 			continue
 		}
-		start := s.opts.Now().UTC().Truncate(time.Microsecond)
-		mi.TryNumber++
-		one := job
-		index := i
-		one.mapIndex = &index
-		got := s.runGuarded(ctx, one)
-		end := s.opts.Now().UTC().Truncate(time.Microsecond)
-		d := end.Sub(start).Seconds()
-		mi.State, mi.StartDate, mi.EndDate, mi.Duration = got.state, &start, &end, &d
-		mi.Rendered, mi.RenderedMapIndex = got.rendered, got.renderedMapIndex
-		if mi.State == "" {
-			mi.State = TaskFailed
-		}
-		pushes := s.xcomPushes(job.task, got)
-		if got.state != TaskSuccess {
-			pushes = got.pushed
-		}
-		mi.Pushed = nil
-		for _, p := range pushes {
-			p.MapIndex = &index
-			mi.Pushed = append(mi.Pushed, mappedPush{Key: p.Key, Value: string(p.Value)})
-			out.pushed = append(out.pushed, p)
-		}
-		out.mapped[i] = mi
-		fmt.Fprintf(&log, "[airlite] map_index %d, try %d: %s\n", i, mi.TryNumber, mi.State)
-		log.WriteString(got.output)
-		if got.reason != "" && got.state != TaskSuccess {
-			fmt.Fprintf(&log, "[airlite] map_index %d: %s\n", i, got.reason)
-		}
-		out.cut = out.cut || got.cut
+		one := *tis[0]
+		one.MapIndex, one.State, one.TryNumber = i, TaskNone, 0
+		one.StartDate, one.EndDate, one.Duration, one.QueuedDttm, one.NextRetryAt = nil, nil, nil, nil, nil
+		one.Note, one.Rendered, one.RenderedMapIndex, one.PID, one.ProcIdentity, one.Hostname = nil, nil, nil, nil, "", ""
+		nextTryID(&one)
+		changed = append(changed, s.decided(&one, TaskScheduled, now))
 	}
-	failed, stopped := 0, 0
-	for _, mi := range out.mapped {
-		switch mi.State {
-		case TaskSuccess:
-			if out.state == TaskSkipped {
-				out.state = TaskSuccess
-			}
-		case TaskSkipped:
-		case TaskNone:
-			stopped++
-		default:
-			failed++
-		}
-	}
-	if failed > 0 || stopped > 0 {
-		out.state = TaskFailed
-		out.reason = fmt.Sprintf("%d of %d mapped task instances failed", failed, n)
-		if stopped > 0 {
-			out.reason = "stopped: " + context.Cause(ctx).Error()
-		}
-	}
-	out.output = log.String()
-	return out
+	return n, changed
 }
 
-// pushes are what an instance kept from an earlier try pushed.
-func (mi MappedInstance) pushes() []xcomPush {
-	index := mi.MapIndex
-	out := make([]xcomPush, len(mi.Pushed))
-	for i, p := range mi.Pushed {
-		out[i] = xcomPush{Key: p.Key, Value: json.RawMessage(p.Value), MapIndex: &index}
+// expand is what a mapped task's map_index -1 task instance becomes once
+// its upstream tasks let it be scheduled (2.10.3 abstractoperator.py
+// expand_mapped_task:605-680): with a length n > 0, task instances
+// 0..n-1, the -1 one turned into index 0 (its id and note kept), the
+// others new, all scheduled at now (Airflow creates them and schedules
+// them in the same pass); with a length of 0 the -1 task instance
+// skipped; with an upstream value missing, upstream_failed. A length that
+// cannot be read (an upstream pushed what cannot be mapped over) fails
+// it.
+func (s *scheduler) expand(dag *DAG, task *Task, run *DagRun, ti *TaskInstance, now time.Time) []*TaskInstance {
+	n, ok, err := s.mapLength(dag, task, run)
+	if err != nil || !ok || n == 0 {
+		state := TaskSkipped
+		switch {
+		case err != nil:
+			state = TaskFailed
+			s.opts.Logger.Warn().Err(err).Str("task", ti.key().String()).Msg("mapped task fails: it cannot expand")
+		case !ok:
+			state = TaskUpstreamFailed
+		}
+		return []*TaskInstance{s.decided(ti, state, now)}
+	}
+	out := make([]*TaskInstance, n)
+	for i := range n {
+		one := s.decided(ti, TaskScheduled, now)
+		one.MapIndex = i
+		if i > 0 {
+			nextTryID(one)
+			one.Note, one.Rendered, one.RenderedMapIndex = nil, nil, nil
+		}
+		out[i] = one
 	}
 	return out
-}
-
-// mappedStates are the states a task instance counts with as an upstream
-// task: each expanded instance's, or its own before it expands (and when
-// it expanded into none, its own: skipped), as Airflow's
-// trigger_rule_dep.py counts the task instances of the upstream tasks
-// (2.10.3 :362-373).
-func mappedStates(ti *TaskInstance) []TaskState {
-	if len(ti.Mapped) == 0 {
-		return []TaskState{ti.State}
-	}
-	states := make([]TaskState, len(ti.Mapped))
-	for i, mi := range ti.Mapped {
-		states[i] = mi.State
-	}
-	return states
-}
-
-// forcedMapped is a mapped task's instances when its task instance is
-// forced to a state: all of them take it, as marking a mapped task marks
-// each of its task instances in Airflow.
-func forcedMapped(mapped []MappedInstance, state TaskState, now time.Time) []MappedInstance {
-	if mapped == nil {
-		return nil
-	}
-	out := make([]MappedInstance, len(mapped))
-	for i, mi := range mapped {
-		mi.State, mi.EndDate = state, &now
-		out[i] = mi
-	}
-	return out
-}
-
-// retryMapped shows a mapped task's failed instances as up_for_retry
-// while the task instance waits for its retry.
-func retryMapped(ti *TaskInstance) {
-	if ti.State != TaskUpForRetry {
-		return
-	}
-	for i := range ti.Mapped {
-		if ti.Mapped[i].State == TaskFailed {
-			ti.Mapped[i].State = TaskUpForRetry
-		}
-	}
 }

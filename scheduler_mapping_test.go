@@ -39,6 +39,21 @@ func runPyDAG(t *testing.T, set *DAGSet, e edition, dagID string) (*Store, strin
 	return store, runID
 }
 
+// rowsByTask are a run's task instances by task_id, each task's by
+// map_index.
+func rowsByTask(t *testing.T, store *Store, dagID, runID string) map[string][]*TaskInstance {
+	t.Helper()
+	tis, err := store.TaskInstancesOfRun(dagID, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]*TaskInstance{}
+	for _, ti := range tis {
+		out[ti.TaskID] = append(out[ti.TaskID], ti)
+	}
+	return out
+}
+
 // mappedXCom is the JSON return value of one instance of a mapped task.
 func mappedXCom(t *testing.T, store *Store, dagID, runID, taskID string, mapIndex int) string {
 	t.Helper()
@@ -53,19 +68,14 @@ func mappedXCom(t *testing.T, store *Store, dagID, runID, taskID string, mapInde
 // element, map_index 0..n-1, each pushing its own return value; a task
 // fed by a mapped one gets the list of their values (Airflow's
 // LazyXComSequence); an empty expansion skips the task and what follows
-// it by all_success.
+// it by all_success. Each instance is a task instance of its own, as
+// Airflow's expand_mapped_task makes them: map_index 0..n-1 take the place
+// of the task's map_index -1 one.
 func TestMapping_ExpandsAtRunTime(t *testing.T) {
 	t.Parallel()
 	set := readPyServeFolder(t, "testdata/pydags/mapping")
 	store, runID := mappingRun(t, set, "py_map")
-	tis, err := store.TaskInstancesOfRun("py_map", runID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byID := map[string]*TaskInstance{}
-	for _, ti := range tis {
-		byID[ti.TaskID] = ti
-	}
+	byID := rowsByTask(t, store, "py_map", runID)
 	cases := []struct {
 		task   string
 		values []string // each instance's return value, by map_index
@@ -79,18 +89,14 @@ func TestMapping_ExpandsAtRunTime(t *testing.T) {
 		{"adds", []string{"3", "30"}, "", ""},
 	}
 	for _, c := range cases {
-		ti := byID[c.task]
-		if ti == nil || ti.State != TaskSuccess {
-			t.Errorf("%s: %+v, want success", c.task, ti)
-			continue
-		}
-		if len(ti.Mapped) != len(c.values) {
-			t.Errorf("%s expanded into %d instances, want %d", c.task, len(ti.Mapped), len(c.values))
+		rows := byID[c.task]
+		if len(rows) != len(c.values) {
+			t.Errorf("%s has %d task instances, want %d", c.task, len(rows), len(c.values))
 			continue
 		}
 		for i, want := range c.values {
-			if mi := ti.Mapped[i]; mi.MapIndex != i || mi.State != TaskSuccess || mi.TryNumber != 1 {
-				t.Errorf("%s[%d] = %+v, want map_index %d, success, try 1", c.task, i, mi, i)
+			if ti := rows[i]; ti.MapIndex != i || ti.State != TaskSuccess || ti.TryNumber != 1 {
+				t.Errorf("%s[%d] = map_index %d, %q, try %d; want map_index %d, success, try 1", c.task, i, ti.MapIndex, ti.State, ti.TryNumber, i)
 			}
 			if got := mappedXCom(t, store, "py_map", runID, c.task, i); got != want {
 				t.Errorf("%s[%d] pushed %s, want %s", c.task, i, got, want)
@@ -107,13 +113,15 @@ func TestMapping_ExpandsAtRunTime(t *testing.T) {
 	}
 	// map_index_template, rendered with the instance's context when Jinja
 	// is importable (else None, as a template airlite cannot render).
-	if rendered := byID["square"].Mapped[1].RenderedMapIndex; rendered != nil && *rendered != "2" {
+	if rendered := byID["square"][1].RenderedMapIndex; rendered != nil && *rendered != "2" {
 		t.Errorf("square[1] rendered_map_index = %q, want 2", *rendered)
 	}
-	if ti := byID["never"]; ti.State != TaskSkipped || ti.Mapped == nil || len(ti.Mapped) != 0 {
-		t.Errorf("never (expanded over []) = %q with %v, want skipped with no instances", ti.State, ti.Mapped)
+	// A length of 0 skips the map_index -1 task instance (2.10.3
+	// abstractoperator.py expand_mapped_task:634-642), which stays.
+	if rows := byID["never"]; len(rows) != 1 || rows[0].MapIndex != -1 || rows[0].State != TaskSkipped {
+		t.Errorf("never (expanded over []) = %d task instances, first %+v; want one, map_index -1, skipped", len(rows), rows[0])
 	}
-	if ti := byID["after_empty"]; ti.State != TaskSkipped {
+	if ti := byID["after_empty"][0]; ti.State != TaskSkipped {
 		t.Errorf("after_empty = %q, want skipped (its upstream skipped)", ti.State)
 	}
 }
@@ -126,27 +134,16 @@ func TestMapping_TriggerRulesCountInstances(t *testing.T) {
 	t.Parallel()
 	set := readPyServeFolder(t, "testdata/pydags/mapping")
 	store, runID := mappingRun(t, set, "py_map_fail")
-	tis, err := store.TaskInstancesOfRun("py_map_fail", runID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	states := map[string]TaskState{}
-	var mapped *TaskInstance
-	for _, ti := range tis {
-		states[ti.TaskID] = ti.State
-		if ti.TaskID == "maybe" {
-			mapped = ti
-		}
-	}
-	want := map[string]TaskState{"maybe": TaskFailed, "one_ok": TaskSuccess, "all_ok": TaskUpstreamFailed, "done": TaskSuccess}
+	byID := rowsByTask(t, store, "py_map_fail", runID)
+	want := map[string]TaskState{"one_ok": TaskSuccess, "all_ok": TaskUpstreamFailed, "done": TaskSuccess}
 	for id, st := range want {
-		if states[id] != st {
-			t.Errorf("%s = %q, want %q", id, states[id], st)
+		if rows := byID[id]; len(rows) != 1 || rows[0].State != st {
+			t.Errorf("%s = %+v, want one task instance, %q", id, rows, st)
 		}
 	}
 	var got []TaskState
-	for _, mi := range mapped.Mapped {
-		got = append(got, mi.State)
+	for _, ti := range byID["maybe"] {
+		got = append(got, ti.State)
 	}
 	if !slices.Equal(got, []TaskState{TaskSuccess, TaskFailed, TaskSuccess}) {
 		t.Errorf("maybe's instances = %v, want success, failed, success", got)
@@ -324,7 +321,10 @@ func BenchmarkMapping_TenInstances(b *testing.B) {
 	api := newAirflowAPI(&operations{store: store, edition: edition2, now: time.Now, unixname: "bench", kick: sched.Kick})
 	b.ResetTimer()
 	for i := range b.N {
-		res, err := api.TriggerDAG("py_map_ten", []byte(fmt.Sprintf(`{"run_id": "r%d"}`, i)))
+		// A date of its own: runs triggered within one second would share
+		// the logical date now gives them.
+		date := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i)
+		res, err := api.TriggerDAG("py_map_ten", []byte(fmt.Sprintf(`{"run_id": "r%d", "execution_date": %q}`, i, isoFormat(date))))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -344,9 +344,9 @@ func BenchmarkMapping_TenInstances(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/10, "ms/instance")
 }
 
-// TestMapping_RetryRunsFailedInstancesOnly: a mapped task's retry runs the
-// instances that failed (each of Airflow's mapped task instances retries
-// on its own); the others keep their try and their values.
+// TestMapping_RetryRunsFailedInstancesOnly: each of Airflow's mapped task
+// instances retries on its own: the one that failed runs again, the
+// others keep their try and their values.
 func TestMapping_RetryRunsFailedInstancesOnly(t *testing.T) {
 	t.Parallel()
 	set := readPyServeFolder(t, "testdata/pydags/mapping")
@@ -375,19 +375,20 @@ func TestMapping_RetryRunsFailedInstancesOnly(t *testing.T) {
 	if run := finishedRun(t, store, "py_map_retry", runID); run.State != RunSuccess {
 		t.Errorf("run ended %q, want success after the retry", run.State)
 	}
-	ti, err := store.TaskInstance("py_map_retry", runID, "flaky")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tries []int
-	for _, mi := range ti.Mapped {
-		tries = append(tries, mi.TryNumber)
-		if mi.State != TaskSuccess {
-			t.Errorf("flaky[%d] = %q, want success", mi.MapIndex, mi.State)
+	for _, ti := range rowsByTask(t, store, "py_map_retry", runID)["flaky"] {
+		tries = append(tries, ti.TryNumber)
+		if ti.State != TaskSuccess {
+			t.Errorf("flaky[%d] = %q, want success", ti.MapIndex, ti.State)
 		}
 	}
-	if ti.TryNumber != 2 || !slices.Equal(tries, []int{1, 2, 1}) {
-		t.Errorf("flaky: try %d, instances' tries %v; want 2, [1 2 1]", ti.TryNumber, tries)
+	if !slices.Equal(tries, []int{1, 2, 1}) {
+		t.Errorf("flaky: instances' tries %v; want [1 2 1]", tries)
+	}
+	// The retried instance's first try is in its own history.
+	if earlier, _, err := store.EarlierTries("py_map_retry", runID, "flaky", 1); err != nil || len(earlier) != 1 ||
+		earlier[0].State != TaskFailed || earlier[0].MapIndex != 1 {
+		t.Errorf("flaky[1]'s earlier tries = %+v (%v), want its failed first try", earlier, err)
 	}
 	if got := mappedXCom(t, store, "py_map_retry", runID, "gather", -1); got != "[1, 2, 3]" {
 		t.Errorf("gather pushed %s, want every instance's value, kept ones included", got)
@@ -401,17 +402,22 @@ func TestMapping_OtherOperatorsSimulatedPerInstance(t *testing.T) {
 	t.Parallel()
 	set := readPyServeFolder(t, "testdata/pydags/mapping")
 	store, runID := mappingRun(t, set, "py_map_bash")
+	byID := rowsByTask(t, store, "py_map_bash", runID)
 	for task, n := range map[string]int{"echo": 2, "nothing": 3} {
-		ti, err := store.TaskInstance("py_map_bash", runID, task)
-		if err != nil {
-			t.Fatal(err)
+		rows := byID[task]
+		if len(rows) != n {
+			t.Errorf("%s has %d task instances, want %d", task, len(rows), n)
 		}
-		if ti.State != TaskSuccess || len(ti.Mapped) != n {
-			t.Errorf("%s = %q with %d instances, want success with %d", task, ti.State, len(ti.Mapped), n)
+		for _, ti := range rows {
+			if ti.State != TaskSuccess {
+				t.Errorf("%s[%d] = %q, want success", task, ti.MapIndex, ti.State)
+			}
 		}
 	}
-	raw, _ := store.read().First(tableTaskLogs, indexID, "py_map_bash", runID, "echo")
-	if raw == nil || !strings.Contains(raw.(*TaskLog).Tries[0].Output, "simulated BashOperator") {
-		t.Errorf("echo's log does not say its instances were simulated: %+v", raw)
+	for i := range 2 {
+		l, err := store.TaskLogOf(tiKey{"py_map_bash", runID, "echo", i})
+		if err != nil || l == nil || !strings.Contains(l.Tries[0].Output, "simulated BashOperator") {
+			t.Errorf("echo[%d]'s log does not say it was simulated: %+v (%v)", i, l, err)
+		}
 	}
 }

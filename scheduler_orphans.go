@@ -65,7 +65,7 @@ func resolveOrphans(store *Store, policy orphanPolicy, now time.Time, log zerolo
 		if state == "" {
 			state = "None"
 		}
-		log.Warn().Str("task", tiKey{c.was.DagID, c.was.RunID, c.was.TaskID}.String()).Int("try", c.was.TryNumber).
+		log.Warn().Str("task", c.was.key().String()).Int("try", c.was.TryNumber).
 			Str("was", string(c.was.State)).Str("now", state).Msg("orphaned task instance resolved at restart")
 	}
 	return changed, nil

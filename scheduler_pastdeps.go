@@ -55,8 +55,10 @@ func pastDependsWait2(v storeView, dag *DAG, task *Task, run *DagRun) (pastWait,
 	if dag.Catchup && task.StartDate != nil && last.ExecutionDate.Before(*task.StartDate) {
 		return pastMet, nil
 	}
-	prev, err := v.TaskInstance(dag.DagID, last.RunID, task.TaskID)
-	if errors.Is(err, errNotFound) {
+	// The previous run's task instances of the task, every map_index
+	// (2.10.3 prev_dagrun_dep.py _has_tis, _count_unsuccessful_tis).
+	prevs, err := v.TaskInstancesOfTask(dag.DagID, last.RunID, task.TaskID)
+	if err == nil && len(prevs) == 0 {
 		earlier, err := v.HasEarlierTaskInstance(dag.DagID, task.TaskID, run.ExecutionDate)
 		switch {
 		case err != nil:
@@ -69,8 +71,10 @@ func pastDependsWait2(v storeView, dag *DAG, task *Task, run *DagRun) (pastWait,
 	if err != nil {
 		return pastMet, err
 	}
-	if !pastDone(prev) {
-		return pastUnsuccessful, nil
+	for _, prev := range prevs {
+		if !pastDone(prev) {
+			return pastUnsuccessful, nil
+		}
 	}
 	return pastMet, nil
 }

@@ -393,7 +393,7 @@ func TestPythonTask_StopEndsProcessGroup(t *testing.T) {
 			}
 			done := make(chan taskOutcome, 1)
 			go func() {
-				done <- h.sched.runOperator(ctx, taskJob{key: tiKey{"py_sleep", "r", "sleeper"}, try: 1, dag: dag, task: &task, run: run})
+				done <- h.sched.runOperator(ctx, taskJob{key: tiKey{"py_sleep", "r", "sleeper", -1}, try: 1, dag: dag, task: &task, run: run})
 			}()
 			pids := awaitPIDs(t, pidFile)
 			if how == "stop" {
@@ -470,7 +470,7 @@ func BenchmarkPythonTask_LaunchToCallable(b *testing.B) {
 	run := DagRun{ID: 1, DagID: "py_fast", RunID: "r", ExecutionDate: schedEpoch, State: RunRunning, RunType: "manual"}
 	try := func() (toCall, toEnd time.Duration) {
 		start := time.Now()
-		out := sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick"}, try: 1, dag: dag, task: dag.Task("quick"), run: run})
+		out := sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick", -1}, try: 1, dag: dag, task: dag.Task("quick"), run: run})
 		toEnd = time.Since(start)
 		if out.state != TaskSuccess {
 			b.Fatalf("try %s: %s\n%s", out.state, out.reason, out.output)
@@ -530,7 +530,7 @@ func TestPythonTask_NoInterpreterSimulates(t *testing.T) {
 	task := *row.Def.Task("quick")
 	task.PythonCallable = &PythonCallable{File: "x.py", Python: filepath.Join(t.TempDir(), "no-python")}
 	run := DagRun{ID: 1, DagID: "py_fast", RunID: "r", ExecutionDate: schedEpoch, State: RunRunning, RunType: "manual"}
-	out := h.sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick"}, try: 1, dag: row.Def, task: &task, run: run})
+	out := h.sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick", -1}, try: 1, dag: row.Def, task: &task, run: run})
 	if out.state != TaskSuccess || !strings.Contains(out.output, "no Python to run this task's callable") ||
 		!strings.Contains(out.output, "simulated") {
 		t.Errorf("outcome %s, output %q", out.state, out.output)

@@ -39,7 +39,7 @@ func sleeperJob(t *testing.T, h *pyHarness) (taskJob, string) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	task.Params = map[string]any{"pid_file": pidFile}
 	run := DagRun{ID: 1, DagID: "py_sleep", RunID: "r", ExecutionDate: schedEpoch, State: RunRunning, RunType: "manual"}
-	return taskJob{key: tiKey{"py_sleep", "r", "sleeper"}, try: 1, dag: row.Def, task: &task, run: run}, pidFile
+	return taskJob{key: tiKey{"py_sleep", "r", "sleeper", -1}, try: 1, dag: row.Def, task: &task, run: run}, pidFile
 }
 
 // A try runs as a child the warm worker forked: in a process group and
@@ -118,7 +118,7 @@ func TestPythonWorker_ChangedFileIsImportedAgain(t *testing.T) {
 	workers := map[int]bool{}
 	for _, word := range []string{"first", "second, a longer answer"} {
 		write(word)
-		out := h.sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick"}, try: 1, dag: row.Def, task: &task, run: run})
+		out := h.sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick", -1}, try: 1, dag: row.Def, task: &task, run: run})
 		if out.state != TaskSuccess || string(out.returnValue) != strconv.Quote(word) {
 			t.Fatalf("try %s (%s) returned %s, want %q\n%s", out.state, out.reason, out.returnValue, word, out.output)
 		}
@@ -156,7 +156,7 @@ func TestPythonWorker_KilledWorkerFailsItsTry(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := DagRun{ID: 1, DagID: "py_fast", RunID: "r", ExecutionDate: schedEpoch, State: RunRunning, RunType: "manual"}
-	out := h.sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick"}, try: 1, dag: row.Def, task: row.Def.Task("quick"), run: run})
+	out := h.sched.runOperator(context.Background(), taskJob{key: tiKey{"py_fast", "r", "quick", -1}, try: 1, dag: row.Def, task: row.Def.Task("quick"), run: run})
 	if out.state != TaskSuccess {
 		t.Fatalf("the next try: %s (%s)\n%s", out.state, out.reason, out.output)
 	}

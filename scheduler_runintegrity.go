@@ -21,7 +21,7 @@ import "time"
 // Both releases do all three for running runs. tis are the run's task
 // instances and have the same by task_id. It returns the new and changed
 // task instances and the tries to stop.
-func verifyIntegrity(start runStart, dag *DAG, run *DagRun, tis []*TaskInstance, have map[string]*TaskInstance,
+func verifyIntegrity(start runStart, dag *DAG, run *DagRun, tis []*TaskInstance, have runTIs,
 	now time.Time, unixname string) (changed []*TaskInstance, stop []tiKey) {
 	for _, ti := range tis {
 		var next TaskState
@@ -29,7 +29,7 @@ func verifyIntegrity(start runStart, dag *DAG, run *DagRun, tis []*TaskInstance,
 		case task == nil && ti.State != TaskRemoved:
 			next = TaskRemoved
 			if ti.State == TaskRunning {
-				stop = append(stop, tiKey{ti.DagID, ti.RunID, ti.TaskID})
+				stop = append(stop, ti.key())
 			}
 		case task != nil && ti.State == TaskRemoved:
 			next = TaskNone
@@ -41,7 +41,7 @@ func verifyIntegrity(start runStart, dag *DAG, run *DagRun, tis []*TaskInstance,
 		changed = append(changed, &updated)
 	}
 	for _, t := range dag.Tasks {
-		if have[t.TaskID] != nil || !start.hasTask(t, run.RunID, run.ExecutionDate) {
+		if len(have[t.TaskID]) > 0 || !start.hasTask(t, run.RunID, run.ExecutionDate) {
 			continue
 		}
 		ti := start.taskInstance(t, run.DagID, run.RunID, run.ExecutionDate, now, unixname)

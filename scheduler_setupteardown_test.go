@@ -83,7 +83,7 @@ func TestSetupTeardown_Runs(t *testing.T) {
 	if _, ok := store.VariableValue("doomed"); ok {
 		t.Error("doomed was not deleted by the teardown")
 	}
-	raw, _ := store.read().First(tableTaskLogs, indexID, "py_setup", runID, "delete")
+	raw, _ := store.read().First(tableTaskLogs, indexID, "py_setup", runID, "delete", "-1")
 	if raw == nil || !strings.Contains(raw.(*TaskLog).Tries[0].Output, "gone: 1 0") {
 		t.Errorf("delete's log lacks Variable.delete's counts: %+v", raw)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,6 +41,8 @@ func (c *testClock) Advance(d time.Duration) {
 type fakeRunner struct {
 	mu       sync.Mutex
 	outcomes map[string][]TaskState // task_id -> state of try 1, 2, …; success beyond
+	keyed    map[tiKey][]TaskState  // one task instance's, before its task's
+	returns  map[string]string      // task_id -> the JSON its tries return
 	held     map[string]chan struct{}
 	started  []tiKey
 	starts   map[tiKey]int
@@ -52,6 +55,9 @@ func (f *fakeRunner) run(ctx context.Context, job taskJob) taskOutcome {
 	f.starts[job.key]++
 	hold := f.held[job.key.taskID]
 	script := f.outcomes[job.key.taskID]
+	if s, ok := f.keyed[job.key]; ok {
+		script = s
+	}
 	check := f.onStart
 	f.mu.Unlock()
 	if check != nil {
@@ -67,7 +73,14 @@ func (f *fakeRunner) run(ctx context.Context, job taskJob) taskOutcome {
 	if job.try <= len(script) {
 		return taskOutcome{state: script[job.try-1], output: "try " + strconv.Itoa(job.try) + "\n"}
 	}
-	return taskOutcome{state: TaskSuccess, output: "try " + strconv.Itoa(job.try) + "\n"}
+	f.mu.Lock()
+	ret := f.returns[job.key.taskID]
+	f.mu.Unlock()
+	out := taskOutcome{state: TaskSuccess, output: "try " + strconv.Itoa(job.try) + "\n"}
+	if ret != "" {
+		out.returnValue = json.RawMessage(ret)
+	}
+	return out
 }
 
 func (f *fakeRunner) hold(taskID string) chan struct{} {
@@ -284,7 +297,7 @@ func TestScheduler_TriggerRules(t *testing.T) {
 				if got := h.ti("rules", runID, "d").State; got != tc.want {
 					t.Errorf("d = %q, want %q", got, tc.want)
 				}
-				if got := h.runner.startCount(tiKey{"rules", runID, "d"}); (tc.want == ran) != (got == 1) {
+				if got := h.runner.startCount(tiKey{"rules", runID, "d", -1}); (tc.want == ran) != (got == 1) {
 					t.Errorf("d started %d times, want ran=%v", got, tc.want == ran)
 				}
 				if st := h.runState("rules", runID); !st.Finished() {
@@ -352,7 +365,7 @@ tasks:
 		}
 		h.clock.Advance(520 * time.Second)
 		h.settle()
-		if got := h.runner.startCount(tiKey{"d", runID, "t"}); got != 1 {
+		if got := h.runner.startCount(tiKey{"d", runID, "t", -1}); got != 1 {
 			t.Fatalf("retried before the delay: %d tries", got)
 		}
 		// At exactly the delay it still waits: Airflow retries once
@@ -362,7 +375,7 @@ tasks:
 		// tests/models/test_taskinstance.py:656-660 asserts "up for retry" there).
 		h.clock.Advance(time.Second)
 		h.settle()
-		if got := h.runner.startCount(tiKey{"d", runID, "t"}); got != 1 {
+		if got := h.runner.startCount(tiKey{"d", runID, "t", -1}); got != 1 {
 			t.Fatalf("retried at exactly the delay: %d tries", got)
 		}
 		h.clock.Advance(time.Microsecond)
@@ -383,7 +396,7 @@ tasks:
 		if got := h.runState("d", runID); got != RunSuccess {
 			t.Fatalf("run %q, want success", got)
 		}
-		logs, err := h.store.read().First(tableTaskLogs, indexID, "d", runID, "t")
+		logs, err := h.store.read().First(tableTaskLogs, indexID, "d", runID, "t", "-1")
 		if err != nil || logs == nil || len(logs.(*TaskLog).Tries) != 3 {
 			t.Fatalf("task log: %v %+v, want 3 tries", err, logs)
 		}
@@ -797,7 +810,7 @@ tasks:
 			}
 		}
 		synctest.Wait()
-		if got := h.runner.startCount(tiKey{"d", runID, "a"}); got != 1 {
+		if got := h.runner.startCount(tiKey{"d", runID, "a", -1}); got != 1 {
 			t.Fatalf("a started %d times, want 1", got)
 		}
 		close(release)
@@ -949,7 +962,7 @@ func TestScheduler_ExampleDAGsEndAsInAirflow(t *testing.T) {
 					t.Errorf("%s = %q, want %q", ti.TaskID, ti.State, want[ti.TaskID])
 				}
 			}
-			logRaw, _ := store.read().First(tableTaskLogs, indexID, "example_bash_operator", runID, "also_run_this")
+			logRaw, _ := store.read().First(tableTaskLogs, indexID, "example_bash_operator", runID, "also_run_this", "-1")
 			if logRaw == nil || !strings.Contains(logRaw.(*TaskLog).Tries[0].Output, wantOutput[e](date)) {
 				t.Errorf("also_run_this output not captured with its rendered template: %+v", logRaw)
 			}
@@ -1000,7 +1013,7 @@ tasks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := taskJob{key: tiKey{"d", "r", "t"}, try: 1, dag: dag, task: dag.Task("t"),
+	job := taskJob{key: tiKey{"d", "r", "t", -1}, try: 1, dag: dag, task: dag.Task("t"),
 		run: DagRun{DagID: "d", RunID: "r", ExecutionDate: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	out := bashRunner(t).runOperator(context.Background(), job)
 	if out.state != TaskFailed || !strings.Contains(out.reason, "execution_timeout") {
@@ -1051,7 +1064,7 @@ tasks:
 	for _, e := range allEditions {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
-			out := bashRunnerOf(t, e).runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t"}, try: 1,
+			out := bashRunnerOf(t, e).runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t", -1}, try: 1,
 				dag: dag, task: dag.Task("t"), run: DagRun{DagID: "d", RunID: "r", ExecutionDate: testNow}})
 			if out.state != want[e] || out.output != "hello\n" {
 				t.Errorf("exit 99 gave %q (output %q), want %q", out.state, out.output, want[e])
@@ -1097,7 +1110,7 @@ tasks:
 	run := DagRun{DagID: "d", RunID: "manual__x", ExecutionDate: time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC), Conf: conf}
 	runner := bashRunner(t)
 	runTask := func(id string) taskOutcome {
-		return runner.runBash(context.Background(), taskJob{key: tiKey{"d", "manual__x", id}, try: 1, dag: dag, task: dag.Task(id), run: run})
+		return runner.runBash(context.Background(), taskJob{key: tiKey{"d", "manual__x", id, -1}, try: 1, dag: dag, task: dag.Task(id), run: run})
 	}
 	out := runTask("t")
 	if out.state != TaskSuccess {
@@ -1208,14 +1221,14 @@ tasks:
 	synctest.Test(t, func(t *testing.T) {
 		runner := bashRunner(t)
 		begun := time.Now()
-		out := runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "slow"}, try: 1, dag: dag, task: dag.Task("slow"), run: run})
+		out := runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "slow", -1}, try: 1, dag: dag, task: dag.Task("slow"), run: run})
 		if out.state != TaskFailed || !strings.Contains(out.reason, "execution_timeout of 20ms") {
 			t.Errorf("a simulated task past its execution_timeout: %+v, want failed naming the timeout", out)
 		}
 		if took := time.Since(begun); took != 20*time.Millisecond {
 			t.Errorf("the try ended after %s, want its execution_timeout, 20ms", took)
 		}
-		out = runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "quick"}, try: 1, dag: dag, task: dag.Task("quick"), run: run})
+		out = runner.runOperator(context.Background(), taskJob{key: tiKey{"d", "r", "quick", -1}, try: 1, dag: dag, task: dag.Task("quick"), run: run})
 		if out.state != TaskSuccess {
 			t.Errorf("a simulated task within its execution_timeout: %+v, want success", out)
 		}

@@ -36,20 +36,30 @@ type upstreamCounts struct {
 
 func (c upstreamCounts) allDone() bool { return c.done >= c.total }
 func (c upstreamCounts) failures() int { return c.failed + c.upstreamFailed }
-func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
-	c := upstreamCounts{total: len(task.Upstream)}
+func countUpstream(task *Task, byID runTIs) upstreamCounts {
+	c := upstreamCounts{}
 	for _, id := range task.Upstream {
-		ti := byID[id]
-		if ti == nil {
-			// No task instance in this run (its dates leave the run
-			// out): never done, as Airflow counts task instances.
-			continue
+		// No task instance in this run (its dates leave the run out):
+		// never done, as Airflow counts task instances; a mapped task
+		// counts each of its instances (scheduler_mapping.go), but those
+		// a revision removed (its length shrank after a clear), which
+		// airlite leaves out where Airflow's all_success would wait for
+		// them forever (2.10.3 trigger_rule_dep.py:475-490 takes them off
+		// only for a mapped downstream).
+		tis := byID[id]
+		removed := 0
+		for _, ti := range tis {
+			if ti.State == TaskRemoved && ti.MapIndex >= 0 {
+				removed++
+			}
 		}
-		// A mapped task counts each of its instances (scheduler_mapping.go).
-		states := mappedStates(ti)
-		c.total += len(states) - 1
-		for _, state := range states {
-			switch state {
+		if len(tis) > 0 && removed == len(tis) {
+			c.total, c.skipped = c.total+1, c.skipped+1 // shrunk to nothing: as an empty expansion
+		} else {
+			c.total += max(len(tis)-removed, 1)
+		}
+		for _, ti := range tis {
+			switch ti.State {
 			case TaskSuccess:
 				c.success++
 			case TaskSkipped:
@@ -63,14 +73,14 @@ func countUpstream(task *Task, byID map[string]*TaskInstance) upstreamCounts {
 	}
 	c.done += c.success + c.skipped + c.failed + c.upstreamFailed
 	for _, id := range task.setupUpstream {
-		ti := byID[id]
-		if ti == nil {
+		tis := byID[id]
+		if len(tis) == 0 {
 			c.setups++
 			continue
 		}
-		for _, state := range mappedStates(ti) {
+		for _, ti := range tis {
 			c.setups++
-			switch state {
+			switch ti.State {
 			case TaskSuccess:
 				c.setupSuccess++
 			case TaskSkipped:

@@ -101,12 +101,12 @@ func TestTriggerRules_PerEdition(t *testing.T) {
 				t.Fatalf("edition %s refuses trigger rule %s (%s)", tc.ed, tc.rule, tc.line)
 			}
 			task := &Task{TaskID: "d", Upstream: []string{"u1", "u2"}, TriggerRule: tc.rule}
-			byID := map[string]*TaskInstance{
-				"u1": {TaskID: "u1", State: tc.u1},
-				"u2": {TaskID: "u2", State: tc.u2},
-				"d":  {TaskID: "d"},
+			byID := runTIs{
+				"u1": {{TaskID: "u1", MapIndex: -1, State: tc.u1}},
+				"u2": {{TaskID: "u2", MapIndex: -1, State: tc.u2}},
+				"d":  {{TaskID: "d", MapIndex: -1}},
 			}
-			got, _ := evaluateTask(rule, task, byID["d"], byID, time.Time{})
+			got, _ := evaluateTask(rule, task, byID["d"][0], byID, time.Time{})
 			if got != tc.want {
 				t.Errorf("%s: d = %q, want %q (%s)", tc.rule, orNone(got), orNone(tc.want), tc.line)
 			}

@@ -101,7 +101,7 @@ tasks:
 			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 				t.Fatalf("request data ran as shell text: %s exists (%v)", marker, err)
 			}
-			raw, err := ts.store.read().First(tableTaskLogs, indexID, "inject", runID, "echo")
+			raw, err := ts.store.read().First(tableTaskLogs, indexID, "inject", runID, "echo", "-1")
 			if err != nil || raw == nil {
 				t.Fatalf("task log: %v", err)
 			}
@@ -543,7 +543,7 @@ func TestSecurity_RefusedShapeNamesFileLineAndHint(t *testing.T) {
 // taskOutput is the output of a task's last try.
 func (ts *testServer) taskOutput(t *testing.T, dagID, runID, taskID string) string {
 	t.Helper()
-	raw, err := ts.store.read().First(tableTaskLogs, indexID, dagID, runID, taskID)
+	raw, err := ts.store.read().First(tableTaskLogs, indexID, dagID, runID, taskID, "-1")
 	if err != nil || raw == nil {
 		t.Fatalf("task log of %s/%s/%s: %v", dagID, runID, taskID, err)
 	}

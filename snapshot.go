@@ -35,8 +35,10 @@ const (
 	// without a logical date (execution_date null); 6 assets and asset
 	// events, DAG versions and favorites, backfills, task instance ids (Airflow 3's
 	// UUIDs) and a run's triggered_by, triggering_user_name and
-	// partition_key (Airflow 3).
-	snapshotVersion = 6
+	// partition_key (Airflow 3); 7 a mapped task's expanded instances as
+	// task instance rows of their own (map_index on task instances, their
+	// tries, logs and lineage), where 6 nested them in the task's one.
+	snapshotVersion = 7
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -171,7 +173,14 @@ type snapTask struct {
 	// Rendered is absent from files written before rendered fields, and
 	// while a task instance has none.
 	Rendered map[string]any `json:"rendered_fields,omitempty"`
-	// Mapped is absent unless the task instance is a mapped task's, expanded.
+	// MapIndex is written (from version 7) for an expanded instance of a
+	// mapped task; absent, the task instance's map_index is -1.
+	MapIndex *int `json:"map_index,omitempty"`
+	// RenderedMapIndex is absent unless an expanded instance rendered one.
+	RenderedMapIndex *string `json:"rendered_map_index,omitempty"`
+	// Mapped is only in files of version 6 and older: a mapped task's
+	// expanded instances nested in its task instance, which restore turns
+	// into task instances of their own (legacyMappedTask).
 	Mapped []MappedInstance `json:"mapped,omitempty"`
 	// DagVersionID is absent before version 6.
 	DagVersionID string `json:"dag_version_id,omitempty"`
@@ -180,11 +189,12 @@ type snapTask struct {
 // snapTryHistory is a task instance's earlier tries, each written as a
 // task instance record.
 type snapTryHistory struct {
-	DagID   string     `json:"dag_id"`
-	RunID   string     `json:"run_id"`
-	TaskID  string     `json:"task_id"`
-	Tries   []snapTask `json:"tries"`
-	Dropped int        `json:"dropped_tries,omitempty"`
+	DagID    string     `json:"dag_id"`
+	RunID    string     `json:"run_id"`
+	TaskID   string     `json:"task_id"`
+	MapIndex *int       `json:"map_index,omitempty"` // as snapTask's
+	Tries    []snapTask `json:"tries"`
+	Dropped  int        `json:"dropped_tries,omitempty"`
 }
 
 type snapPool struct {
@@ -196,19 +206,21 @@ type snapPool struct {
 }
 
 type snapLineage struct {
-	DagID   string  `json:"dag_id"`
-	RunID   string  `json:"run_id"`
-	TaskID  string  `json:"task_id"`
-	Inlets  *string `json:"inlets"`
-	Outlets *string `json:"outlets"`
+	DagID    string  `json:"dag_id"`
+	RunID    string  `json:"run_id"`
+	TaskID   string  `json:"task_id"`
+	MapIndex *int    `json:"map_index,omitempty"` // as snapTask's
+	Inlets   *string `json:"inlets"`
+	Outlets  *string `json:"outlets"`
 }
 
 type snapTaskLog struct {
-	DagID   string    `json:"dag_id"`
-	RunID   string    `json:"run_id"`
-	TaskID  string    `json:"task_id"`
-	Tries   []snapTry `json:"tries"`
-	Dropped int       `json:"dropped_tries,omitempty"` // absent from files written before the log kept maxLogTries
+	DagID    string    `json:"dag_id"`
+	RunID    string    `json:"run_id"`
+	TaskID   string    `json:"task_id"`
+	MapIndex *int      `json:"map_index,omitempty"` // as snapTask's
+	Tries    []snapTry `json:"tries"`
+	Dropped  int       `json:"dropped_tries,omitempty"` // absent from files written before the log kept maxLogTries
 }
 
 // snapTry keeps output that is not valid UTF-8 as base64, since a JSON
@@ -456,17 +468,22 @@ func snapshotCodecs() []snapshotCodec {
 			}
 			return nil
 		}, insert: insertTaskRecords, encode: func(obj any) any { return taskRecord(obj.(*TaskInstance)) },
-			decode: decodeInto(func(r *snapTask) any { return r.taskInstance() }),
-			check:  checkTask, runOf: func(obj any) (string, string) {
-				t := obj.(*TaskInstance)
+			decode: decodeInto(func(r *snapTask) any {
+				if len(r.Mapped) > 0 {
+					return &legacyMappedTask{ti: r.taskInstance(), mapped: r.Mapped}
+				}
+				return r.taskInstance()
+			}),
+			check: func(obj any) error { return checkTask(restoredTask(obj)) }, runOf: func(obj any) (string, string) {
+				t := restoredTask(obj)
 				return t.DagID, t.RunID
 			}},
 		{table: tableLineage, encode: func(obj any) any {
 			l := obj.(*LineageRecord)
-			return &snapLineage{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID,
+			return &snapLineage{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID, MapIndex: snapMapIndex(l.MapIndex),
 				Inlets: rawToString(l.Inlets), Outlets: rawToString(l.Outlets)}
 		}, decode: decodeInto(func(r *snapLineage) any {
-			return &LineageRecord{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID,
+			return &LineageRecord{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, MapIndex: restoredMapIndex(r.MapIndex),
 				Inlets: stringToRaw(r.Inlets), Outlets: stringToRaw(r.Outlets)}
 		}), check: func(obj any) error {
 			l := obj.(*LineageRecord)
@@ -477,7 +494,7 @@ func snapshotCodecs() []snapshotCodec {
 		}},
 		{table: tableTaskLogs, encode: func(obj any) any {
 			l := obj.(*TaskLog)
-			rec := &snapTaskLog{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID, Dropped: l.Dropped}
+			rec := &snapTaskLog{DagID: l.DagID, RunID: l.RunID, TaskID: l.TaskID, MapIndex: snapMapIndex(l.MapIndex), Dropped: l.Dropped}
 			if l.Tries != nil {
 				rec.Tries = make([]snapTry, len(l.Tries))
 			}
@@ -491,7 +508,7 @@ func snapshotCodecs() []snapshotCodec {
 			}
 			return rec
 		}, decode: decodeInto(func(r *snapTaskLog) any {
-			l := &TaskLog{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, Dropped: r.Dropped}
+			l := &TaskLog{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, MapIndex: restoredMapIndex(r.MapIndex), Dropped: r.Dropped}
 			if r.Tries != nil {
 				l.Tries = make([]TryLog, len(r.Tries))
 			}
@@ -509,14 +526,14 @@ func snapshotCodecs() []snapshotCodec {
 		// Added in version 4; older files have no earlier tries.
 		{table: tableTryHistory, encode: func(obj any) any {
 			h := obj.(*TaskInstanceHistory)
-			rec := &snapTryHistory{DagID: h.DagID, RunID: h.RunID, TaskID: h.TaskID, Dropped: h.Dropped,
+			rec := &snapTryHistory{DagID: h.DagID, RunID: h.RunID, TaskID: h.TaskID, MapIndex: snapMapIndex(h.MapIndex), Dropped: h.Dropped,
 				Tries: make([]snapTask, len(h.Tries))}
 			for i, t := range h.Tries {
 				rec.Tries[i] = *taskRecord(t)
 			}
 			return rec
 		}, decode: decodeInto(func(r *snapTryHistory) any {
-			h := &TaskInstanceHistory{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, Dropped: r.Dropped,
+			h := &TaskInstanceHistory{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, MapIndex: restoredMapIndex(r.MapIndex), Dropped: r.Dropped,
 				Tries: make([]*TaskInstance, len(r.Tries))}
 			for i := range r.Tries {
 				h.Tries[i] = r.Tries[i].taskInstance()
@@ -638,8 +655,66 @@ func taskRecord(t *TaskInstance) *snapTask {
 		Duration: t.Duration, QueuedDttm: utcPtr(t.QueuedDttm), Pool: t.Pool, PoolSlots: t.PoolSlots,
 		Queue: t.Queue, PriorityWeight: t.PriorityWeight, Operator: t.Operator, Hostname: t.Hostname,
 		Unixname: t.Unixname, PID: t.PID, UpdatedAt: utcPtr(t.UpdatedAt), NextRetryAt: utcPtr(t.NextRetryAt),
-		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, Mapped: t.Mapped, DagVersionID: t.DagVersionID,
+		ProcIdentity: t.ProcIdentity, Note: t.Note, Rendered: t.Rendered, DagVersionID: t.DagVersionID,
+		MapIndex: snapMapIndex(t.MapIndex), RenderedMapIndex: t.RenderedMapIndex,
 	}
+}
+
+// snapMapIndex is a map_index as the file holds it: absent for -1, so
+// that the rows of tasks that are not mapped read as before version 7.
+func snapMapIndex(mapIndex int) *int {
+	if mapIndex == -1 {
+		return nil
+	}
+	return &mapIndex
+}
+
+// restoredMapIndex is the map_index a file's row holds.
+func restoredMapIndex(mapIndex *int) int {
+	if mapIndex == nil {
+		return -1
+	}
+	return *mapIndex
+}
+
+// legacyMappedTask is a task instance from a file of version 6 or older
+// whose mapped task had expanded: its instances nested in it. Restore
+// stores them as task instances of their own, map_index 0..n-1, in its
+// place, as Airflow's expand_mapped_task leaves them: index 0 keeps the
+// task instance's id, the others get new ones (edition 3).
+type legacyMappedTask struct {
+	ti     *TaskInstance
+	mapped []MappedInstance
+}
+
+// rows are the task instances the legacy row becomes.
+func (l *legacyMappedTask) rows() []*TaskInstance {
+	out := make([]*TaskInstance, len(l.mapped))
+	for i, mi := range l.mapped {
+		row := *l.ti
+		row.MapIndex, row.State, row.TryNumber = mi.MapIndex, mi.State, mi.TryNumber
+		row.StartDate, row.EndDate, row.Duration = mi.StartDate, mi.EndDate, mi.Duration
+		row.Rendered, row.RenderedMapIndex = mi.Rendered, mi.RenderedMapIndex
+		row.PID, row.ProcIdentity, row.NextRetryAt = nil, "", nil
+		if mi.State == TaskUpForRetry {
+			row.NextRetryAt = l.ti.NextRetryAt
+		}
+		if i > 0 {
+			nextTryID(&row)
+			row.Note = nil
+		}
+		out[i] = &row
+	}
+	return out
+}
+
+// restoredTask is the task instance a decoded task row holds (a legacy
+// mapped one: its own, as the file has it, for the checks).
+func restoredTask(obj any) *TaskInstance {
+	if l, ok := obj.(*legacyMappedTask); ok {
+		return l.ti
+	}
+	return obj.(*TaskInstance)
 }
 
 // taskInstance is the task instance a record holds.
@@ -650,7 +725,8 @@ func (r *snapTask) taskInstance() *TaskInstance {
 		Duration: r.Duration, QueuedDttm: r.QueuedDttm, Pool: r.Pool, PoolSlots: r.PoolSlots,
 		Queue: r.Queue, PriorityWeight: r.PriorityWeight, Operator: r.Operator, Hostname: r.Hostname,
 		Unixname: r.Unixname, PID: r.PID, UpdatedAt: r.UpdatedAt, NextRetryAt: r.NextRetryAt,
-		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, Mapped: r.Mapped, DagVersionID: r.DagVersionID,
+		ProcIdentity: r.ProcIdentity, Note: r.Note, Rendered: r.Rendered, DagVersionID: r.DagVersionID,
+		MapIndex: restoredMapIndex(r.MapIndex), RenderedMapIndex: r.RenderedMapIndex,
 	}
 }
 
@@ -664,9 +740,13 @@ type snapshotStats struct {
 // insertTaskRecords stores restored task instances: those of one run, one
 // after another in the file, go into the store as one row.
 func insertTaskRecords(r *storeRestore, objs []any) error {
-	tis := make([]*TaskInstance, len(objs))
-	for i, obj := range objs {
-		tis[i] = obj.(*TaskInstance)
+	tis := make([]*TaskInstance, 0, len(objs))
+	for _, obj := range objs {
+		if l, ok := obj.(*legacyMappedTask); ok {
+			tis = append(tis, l.rows()...)
+			continue
+		}
+		tis = append(tis, obj.(*TaskInstance))
 	}
 	return r.InsertTaskInstances(tis)
 }

@@ -420,7 +420,7 @@ func snapPopulate(t *testing.T, base string, store *Store, dags *DAGSet, e editi
 						return err
 					}
 				}
-				key := tiKey{ti.DagID, ti.RunID, ti.TaskID}
+				key := tiKey{ti.DagID, ti.RunID, ti.TaskID, -1}
 				if ti.State == TaskSuccess {
 					x := &XComEntry{DagID: ti.DagID, RunID: ti.RunID, TaskID: ti.TaskID, RunRowID: run.ID, MapIndex: -1,
 						Key: xcomReturnKey, Value: json.RawMessage(`"out"`), Timestamp: *ti.EndDate}
@@ -652,7 +652,7 @@ func TestSnapshot_Orphans(t *testing.T) {
 				if !strings.Contains(logs.String(), "tutorial/orphans/"+tc.task) {
 					t.Errorf("orphan %s not logged:\n%s", tc.task, logs.String())
 				}
-				tl, _ := restored.read().First(tableTaskLogs, indexID, "tutorial", "orphans", tc.task)
+				tl, _ := restored.read().First(tableTaskLogs, indexID, "tutorial", "orphans", tc.task, "-1")
 				if (tl != nil) != tc.wantLogged {
 					t.Errorf("%s task log present = %v, want %v", tc.task, tl != nil, tc.wantLogged)
 				}

@@ -87,7 +87,7 @@ tasks:
 		t.Fatal(err)
 	}
 	runner := bashRunner(t)
-	job := taskJob{key: tiKey{"d", "r", "t"}, try: 1, dag: dag, task: dag.Task("t"),
+	job := taskJob{key: tiKey{"d", "r", "t", -1}, try: 1, dag: dag, task: dag.Task("t"),
 		run: DagRun{DagID: "d", RunID: "r", ExecutionDate: testNow}}
 	out := runner.runBash(context.Background(), job)
 	if out.state != TaskFailed || !strings.Contains(out.reason, "Variable greeting does not exist") {
@@ -116,7 +116,7 @@ tasks:
 	if _, err := runner.opts.Store.CreateConnection(Connection{ConnID: "db", ConnType: "http", Host: &hostile}); err != nil {
 		t.Fatal(err)
 	}
-	out = runner.runBash(context.Background(), taskJob{key: tiKey{"c", "r", "t"}, try: 1, dag: connDAG, task: connDAG.Task("t"),
+	out = runner.runBash(context.Background(), taskJob{key: tiKey{"c", "r", "t", -1}, try: 1, dag: connDAG, task: connDAG.Task("t"),
 		run: DagRun{DagID: "c", RunID: "r", ExecutionDate: testNow}})
 	if out.state != TaskSuccess || out.output != hostile+"\n" {
 		t.Fatalf("connection: %q (%s), output %q, want it verbatim", out.state, out.reason, out.output)

@@ -58,7 +58,7 @@ tasks:
 	}
 	runner := newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Edition: edition2, Now: fake.Now,
 		Logger: zerolog.New(zerolog.NewTestWriter(t))})
-	out := runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t"}, try: 1, dag: dag, task: dag.Task("t"),
+	out := runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t", -1}, try: 1, dag: dag, task: dag.Task("t"),
 		run: DagRun{DagID: "d", RunID: "r", ExecutionDate: testNow}})
 	if out.state != TaskSuccess || out.output != "2031-07-08 09:10:11\n" {
 		t.Fatalf("outcome %q (%s), output %q; want the fake clock's time", out.state, out.reason, out.output)
@@ -243,7 +243,7 @@ func TestSecurity_MacrosKeepRequestValuesAsData(t *testing.T) {
 					if shape.json && !hasJSON {
 						continue
 					}
-					job := taskJob{key: tiKey{"d", "r", fmt.Sprintf("t%d", i)}, try: 1, dag: dag, task: dag.Task(fmt.Sprintf("t%d", i)),
+					job := taskJob{key: tiKey{"d", "r", fmt.Sprintf("t%d", i), -1}, try: 1, dag: dag, task: dag.Task(fmt.Sprintf("t%d", i)),
 						run: DagRun{DagID: "d", RunID: "r", ExecutionDate: testNow, Conf: conf}}
 					job.task.Cwd = dir
 					out := runner.runBash(context.Background(), job)

@@ -79,7 +79,7 @@ func runPull(t *testing.T, runner *scheduler, taskYAML string) taskOutcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t"}, try: 1, dag: dag, task: dag.Task("t"), run: *run})
+	return runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t", -1}, try: 1, dag: dag, task: dag.Task("t"), run: *run})
 }
 
 // ti.xcom_pull in a template reads the store's XCom entries as each

@@ -17,7 +17,7 @@ import (
 // the test on an error.
 func earlierTries(t *testing.T, store *Store, dagID, runID, taskID string) ([]*TaskInstance, int) {
 	t.Helper()
-	tries, dropped, err := store.EarlierTries(dagID, runID, taskID)
+	tries, dropped, err := store.EarlierTries(dagID, runID, taskID, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestStore_ClearRecordsEarlierTry(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range tc.clears {
-				if _, err := ts.store.ClearTaskInstances("tutorial", "r", []string{"print_date"}, false, testNow); err != nil {
+				if _, err := ts.store.ClearTaskInstances("tutorial", "r", tasksNamed([]string{"print_date"}), false, testNow); err != nil {
 					t.Fatal(err)
 				}
 			}

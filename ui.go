@@ -647,9 +647,7 @@ func (s *server) buildRunView(dagID, rawDate, runID string, offset int, u *url.U
 		if tis, err = store.TaskInstancesOfRun(dagID, run.RunID); err != nil {
 			return nil, err
 		}
-		for _, ti := range tis {
-			byID[ti.TaskID] = ti
-		}
+		byID = summaryByTask(tis)
 		if logs, err = store.TaskLogsOfRun(dagID, run.RunID); err != nil {
 			return nil, err
 		}
@@ -669,7 +667,7 @@ func (s *server) buildRunView(dagID, rawDate, runID string, offset int, u *url.U
 	}
 	for _, ti := range tis {
 		if !seen[ti.TaskID] {
-			add(ti.TaskID, ti.Operator, ti)
+			add(ti.TaskID, ti.Operator, byID[ti.TaskID])
 		}
 	}
 	logged := map[string]bool{}
@@ -677,8 +675,8 @@ func (s *server) buildRunView(dagID, rawDate, runID string, offset int, u *url.U
 		logged[taskID] = true
 	}
 	states := map[string]string{}
-	for _, ti := range tis {
-		states[ti.TaskID] = string(ti.State)
+	for id, ti := range byID {
+		states[id] = string(ti.State)
 	}
 	view.Graph = buildGraph(row.Def, states, logged)
 	gridTIs := make([]map[string]*TaskInstance, len(runs))
@@ -692,9 +690,7 @@ func (s *server) buildRunView(dagID, rawDate, runID string, offset int, u *url.U
 		if err != nil {
 			return nil, err
 		}
-		for _, ti := range others {
-			gridTIs[i][ti.TaskID] = ti
-		}
+		gridTIs[i] = summaryByTask(others)
 	}
 	start, end := uiWindow(offset, len(view.Tasks))
 	// The grid's rows are the task list's page, so that neither grows
@@ -736,6 +732,50 @@ func (s *server) runFacts(run *DagRun) *runFacts {
 	}
 	return f
 }
+
+// summaryByTask is a run's task instances by task_id, a mapped task's
+// instances summed up as Airflow's grid sums them (2.10.3
+// www/utils.py get_mapped_summary): the first state of its priority list
+// that one of them is in, the earliest start and the latest end.
+func summaryByTask(tis []*TaskInstance) map[string]*TaskInstance {
+	out := make(map[string]*TaskInstance, len(tis))
+	for i := 0; i < len(tis); {
+		j := i + 1
+		for j < len(tis) && tis[j].TaskID == tis[i].TaskID {
+			j++
+		}
+		if j-i == 1 {
+			out[tis[i].TaskID] = tis[i]
+			i = j
+			continue
+		}
+		sum := *tis[i]
+		sum.StartDate, sum.EndDate, sum.Duration = nil, nil, nil
+		rank := len(mappedSummaryPriority)
+		for _, ti := range tis[i:j] {
+			if r := slices.Index(mappedSummaryPriority, ti.State); r >= 0 && r < rank {
+				rank, sum.State = r, ti.State
+			}
+			if ti.StartDate != nil && (sum.StartDate == nil || ti.StartDate.Before(*sum.StartDate)) {
+				sum.StartDate = ti.StartDate
+			}
+			if ti.EndDate != nil && (sum.EndDate == nil || ti.EndDate.After(*sum.EndDate)) {
+				sum.EndDate = ti.EndDate
+			}
+		}
+		if sum.StartDate != nil && sum.EndDate != nil {
+			d := sum.EndDate.Sub(*sum.StartDate).Seconds()
+			sum.Duration = &d
+		}
+		out[sum.TaskID] = &sum
+		i = j
+	}
+	return out
+}
+
+// mappedSummaryPriority is 2.10.3 www/utils.py priority.
+var mappedSummaryPriority = []TaskState{TaskFailed, TaskUpstreamFailed, TaskUpForRetry, "up_for_reschedule", TaskQueued,
+	TaskScheduled, "deferred", TaskRunning, "restarting", TaskNone, TaskSuccess, TaskSkipped, TaskRemoved}
 
 func newTaskRow(taskID, operator string, ti *TaskInstance) *taskRow {
 	tr := &taskRow{TaskID: taskID, Operator: operator, State: "none", Try: "–", Duration: "–"}

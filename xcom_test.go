@@ -343,7 +343,7 @@ tasks:
 		{"accent", `"caf\u00e9 <&>"`}, // as json.dumps writes it (Airflow 2.10.3 airflow/models/xcom.py:688)
 	} {
 		run := DagRun{DagID: "d", RunID: "r"}
-		out := runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", tc.taskID}, try: 1, dag: dag, task: dag.Task(tc.taskID), run: run})
+		out := runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", tc.taskID, -1}, try: 1, dag: dag, task: dag.Task(tc.taskID), run: run})
 		if out.state != TaskSuccess || string(out.returnValue) != tc.want {
 			t.Errorf("%s: %s, return value %s; want success, %s", tc.taskID, out.state, out.returnValue, tc.want)
 		}
