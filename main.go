@@ -516,6 +516,11 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 	if p.snaps != nil {
 		p.snaps.start()
 	}
+	if sched != nil {
+		// A Python try triggered on the ready line finds its worker warm
+		// (none without Python DAGs; bounded, a slow worker only waits).
+		sched.awaitWarm(pythonWarmLimit)
+	}
 	srv.ready.Store(true)
 	if c.ReadyFile != "" {
 		if err := writeFileAtomic(c.ReadyFile, []byte(baseURL+"\n"), 0o644); err != nil {

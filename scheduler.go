@@ -96,7 +96,10 @@ type scheduler struct {
 	// pyworkers are the warm Python workers that fork Python tries
 	// (scheduler_pyworker.go); noPythonWorker runs each try in a process
 	// of its own instead (tests of that path).
-	pyworkers      pyWorkers
+	pyworkers pyWorkers
+	// warmed is closed once start's warming of the Python workers is
+	// over (nil before start); only start's goroutine closes it.
+	warmed         chan struct{}
 	noPythonWorker bool
 
 	// Owned by the loop goroutine (or the test calling tick).
@@ -159,6 +162,21 @@ func newScheduler(opts schedulerOptions) *scheduler {
 	return s
 }
 
+// awaitWarm waits, at most limit, until the Python workers start has
+// begun are warm: main says it is ready only then, so that a Python try
+// triggered at once does not pay for a worker's start (none: at once).
+func (s *scheduler) awaitWarm(limit time.Duration) {
+	if s.warmed == nil {
+		return
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-s.warmed:
+	case <-timer.C:
+	}
+}
+
 // start launches the loop; it runs until stop.
 func (s *scheduler) start() {
 	if s.opts.Interval <= 0 {
@@ -169,8 +187,10 @@ func (s *scheduler) start() {
 		defer s.loopWG.Done()
 		s.loop()
 	}()
+	s.warmed = make(chan struct{})
 	go func() {
 		defer s.loopWG.Done()
+		defer close(s.warmed)
 		s.warmPythonWorkers()
 	}()
 	if s.opts.ReapOrphans {

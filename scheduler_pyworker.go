@@ -56,6 +56,9 @@ type pyWorker struct {
 	cmd  *exec.Cmd
 	conn *net.UnixConn
 	done chan struct{} // closed once the worker's socket has ended
+	// warm is closed once the worker says it has imported what tries use.
+	warm     chan struct{}
+	warmOnce sync.Once
 
 	mu      sync.Mutex
 	nextID  int
@@ -78,6 +81,7 @@ type pyWorkerMessage struct {
 	Error  string `json:"error"`
 	Exited int    `json:"exited"`
 	Status int    `json:"status"`
+	Warm   bool   `json:"warm"` // imported what tries use: ready for them
 }
 
 // get returns the running worker for key, starting one if there is none.
@@ -156,7 +160,7 @@ func startPyWorker(procs *taskProcesses, key pyWorkerKey, prog string) (*pyWorke
 		conn.Close()
 		return nil, fmt.Errorf("start python worker: %w", err)
 	}
-	w := &pyWorker{cmd: cmd, conn: conn, done: make(chan struct{}),
+	w := &pyWorker{cmd: cmd, conn: conn, done: make(chan struct{}), warm: make(chan struct{}),
 		starts: map[int]chan pyWorkerStart{}, exits: map[int]chan int{}}
 	go w.listen()
 	go func() {
@@ -195,6 +199,8 @@ func (w *pyWorker) listen() {
 				}
 				ch <- st
 			}
+		case m.Warm:
+			w.warmOnce.Do(func() { close(w.warm) })
 		case m.Exited > 0:
 			if ch := w.exits[m.Exited]; ch != nil {
 				delete(w.exits, m.Exited)
@@ -300,9 +306,14 @@ func (w *pyWorker) close() {
 	<-w.done
 }
 
+// pythonWarmLimit bounds how long the ready line waits for the Python
+// workers to be warm.
+const pythonWarmLimit = 5 * time.Second
+
 // warmPythonWorkers starts the worker of every interpreter and DAG folder
 // whose Python callables the loaded DAGs run, so that the first try finds
-// it warm instead of paying for its start.
+// it warm instead of paying for its start, and returns once each has said
+// it is warm (or has ended, or the scheduler stops).
 func (s *scheduler) warmPythonWorkers() {
 	if s.noPythonWorker || runtime.GOOS != "linux" {
 		return
@@ -331,12 +342,24 @@ func (s *scheduler) warmPythonWorkers() {
 	if err != nil {
 		return
 	}
+	var started []*pyWorker
 	for key := range keys {
 		if s.ctx.Err() != nil {
 			return
 		}
-		if _, err := s.pyworkers.get(s.procs, key, prog); err != nil {
+		w, err := s.pyworkers.get(s.procs, key, prog)
+		if err != nil {
 			s.opts.Logger.Warn().Err(err).Msg("python worker: tries will start their own processes")
+			continue
+		}
+		started = append(started, w)
+	}
+	for _, w := range started {
+		select {
+		case <-w.warm:
+		case <-w.done:
+		case <-s.ctx.Done():
+			return
 		}
 	}
 }

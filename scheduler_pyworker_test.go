@@ -257,3 +257,23 @@ with DAG("py_orphan", start_date=datetime(2024, 1, 1), schedule=None):
 		t.Fatalf("the run after the restart: %d %v", status, v)
 	}
 }
+
+// Warming a worker returns once the worker has imported what tries use and
+// said so, so that the ready line (main waits for it, bounded) comes with
+// the first try's worker warm.
+func TestPythonWorker_WarmReturnsWhenTheWorkerIsWarm(t *testing.T) {
+	h := newPyHarness(t, edition2, "flows.py", pyTasksYAML)
+	h.sched.warmPythonWorkers()
+	h.sched.pyworkers.mu.Lock()
+	defer h.sched.pyworkers.mu.Unlock()
+	if len(h.sched.pyworkers.workers) != 1 {
+		t.Fatalf("%d python workers, want 1", len(h.sched.pyworkers.workers))
+	}
+	for _, w := range h.sched.pyworkers.workers {
+		select {
+		case <-w.warm:
+		default:
+			t.Error("warmPythonWorkers returned before its worker said it was warm")
+		}
+	}
+}

@@ -82,6 +82,8 @@ def main():
         sys.dont_write_bytecode = False
     prctl = _prctl()
     sock = socket.socket(fileno=3)
+    # Warm: airlite's ready line waits for this (bounded).
+    sock.send(json.dumps({"warm": True}).encode())
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
