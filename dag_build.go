@@ -46,7 +46,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		Description:          s.Description,
 		StartDate:            s.StartDate,
 		EndDate:              s.EndDate,
-		Catchup:              true, // Airflow's [scheduler] catchup_by_default
+		Catchup:              r.catchupByDefault, // Airflow's [scheduler] catchup_by_default
 		IsPausedUponCreation: s.IsPausedUponCreation,
 		MaxActiveRuns:        16,
 		MaxActiveTasks:       16,

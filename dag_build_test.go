@@ -156,3 +156,31 @@ func TestNoEditionFallback_Source(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildDAG_CatchupByDefault: a DAG file that names no catchup
+// catches up as the release's [scheduler] catchup_by_default says: True
+// before Airflow 3, False in 3.0+ (airflow-core config.yml
+// catchup_by_default); a file that names it keeps it.
+func TestBuildDAG_CatchupByDefault(t *testing.T) {
+	t.Parallel()
+	const unnamed = "dag_id: d\nschedule_interval: '@daily'\nstart_date: 2024-01-01\ntasks:\n  - {task_id: t, operator: BashOperator, bash_command: 'true'}\n"
+	const named = "dag_id: d\nschedule_interval: '@daily'\nstart_date: 2024-01-01\ncatchup: true\ntasks:\n  - {task_id: t, operator: BashOperator, bash_command: 'true'}\n"
+	for _, tc := range []struct {
+		e          edition
+		text       string
+		wantCaught bool
+	}{
+		{edition110, unnamed, true},
+		{edition2, unnamed, true},
+		{edition3, unnamed, false},
+		{edition3, named, true},
+	} {
+		d, err := parseDAGFor([]byte(tc.text), time.Now(), tc.e.rules())
+		if err != nil {
+			t.Fatalf("%s: %v", tc.e, err)
+		}
+		if d.Catchup != tc.wantCaught {
+			t.Errorf("edition %s, catchup named %t: Catchup = %t, want %t", tc.e, tc.text == named, d.Catchup, tc.wantCaught)
+		}
+	}
+}

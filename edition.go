@@ -298,6 +298,11 @@ type dagFileRules struct {
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
 
+	// catchupByDefault is a DAG's catchup when its file names none
+	// ([scheduler] catchup_by_default: True before Airflow 3, False since
+	// 3.0, airflow-core/src/airflow/config_templates/config.yml).
+	catchupByDefault bool
+
 	// pythonSurface is the authoring surface a Python DAG file of the
 	// release imports (python/airflow: "1.10" for 1.10.15's module paths,
 	// "2" for 2.10.3's, "3" for 3.2.1's airflow.sdk), for the DAG reader and
@@ -480,6 +485,7 @@ var (
 			// beside a `*` (src/croniter/croniter.py:1000-1008).
 			cronDays:                cronDayRule{fullFieldIsStar: false},
 			pythonSurface:           "2",
+			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
 			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
 			staleDAGAfter: 50 * time.Second,
@@ -574,6 +580,7 @@ var (
 			// `*` (src/croniter/croniter.py:618-619).
 			cronDays:                cronDayRule{fullFieldIsStar: true},
 			pythonSurface:           "1.10",
+			catchupByDefault:        true,
 			ignoreMatchesFolderPath: true,
 			staleDAGAfter:           staleDAGsKept,
 		},
@@ -656,6 +663,7 @@ var (
 		// provider's operators, without what Airflow 3 removed
 		// (python/airflow, "3").
 		r.pythonSurface = "3"
+		r.catchupByDefault = false
 		r.staleOnImportError = true
 		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
 		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets"}

@@ -135,6 +135,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"ignoreMatchesFolderPath": r.ignoreMatchesFolderPath,
 			"cronDays":                cronDaysObserved(r.cronDays),
 			"pythonSurface":           r.pythonSurface,
+			"catchupByDefault":        r.catchupByDefault,
 			"staleDAGAfter":           r.staleDAGAfter,
 			"staleOnImportError":      r.staleOnImportError,
 			"orphans":                 r.orphans,
@@ -249,7 +250,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"ignoreMatchesFolderPath": false,
 		// croniter 5.0.1 (constraints-2.10.3) src/croniter/croniter.py:1000-1008
 		"cronDays":      "2024-01-02",
-		"pythonSurface": "2",
+		"pythonSurface": "2", "catchupByDefault": true,
 		// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
 		"staleDAGAfter":      50 * time.Second,
 		"staleOnImportError": false,
@@ -356,7 +357,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
 			"cronDays":      "2024-01-08",
-			"pythonSurface": "1.10",
+			"pythonSurface": "1.10", "catchupByDefault": true,
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
@@ -441,7 +442,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
 			"cronDays":      "2024-01-08",
-			"pythonSurface": "1.10",
+			"pythonSurface": "1.10", "catchupByDefault": true,
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
@@ -520,6 +521,8 @@ func want3(want2 map[string]any) map[string]any {
 		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
 		// Airflow 3's authoring surface (python/airflow, "3").
 		"pythonSurface": "3",
+		// airflow-core config.yml [scheduler] catchup_by_default
+		"catchupByDefault": false,
 		// Airflow 3's dag_processing/collection.py _update_import_errors
 		"staleOnImportError": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
