@@ -22,8 +22,6 @@ const (
 	faultDatasetNotFound        opFault = "dataset_not_found"          // uri
 	faultDatasetOfEventNotFound opFault = "dataset_of_event_not_found" // uri: an event's dataset, worded apart by Airflow
 	faultQueuedEventNotFound    opFault = "queued_event_not_found"     // dag_id and/or uri
-	faultDagFileNotFound        opFault = "dag_file_not_found"         // path
-	faultDagFileParseAsked      opFault = "dag_file_parse_asked"       // path: a request for it waits already
 )
 
 // datasetOrders and datasetEventOrders are the attributes the (empty)
@@ -167,42 +165,10 @@ func queuedEvents(dagID, uri string) error {
 	return opErr(errNotFound, faultQueuedEventNotFound, "dag_id", dagID, "uri", uri)
 }
 
-// reparseDagFile asks for the DAG file at path (a DAG's fileloc) to be
-// read again: a file no DAG comes from is not found, one asked for and
-// not yet read again is a conflict (the request's unique key).
-func (o *operations) reparseDagFile(path string) error {
-	return o.reparseDagFileOf(func(row *DagRow) bool { return row.FileLoc == path }, path)
-}
-
-// reparseDagFileRel is reparseDagFile for Airflow 3's token, which names
-// the file by bundle and relative fileloc (3.2.1 dag_parsing.py
-// reparse_dag_file selects the DAG rows with both).
-func (o *operations) reparseDagFileRel(bundle, rel string) error {
-	return o.reparseDagFileOf(func(row *DagRow) bool { return bundle == bundleName && relativeFileloc(row) == rel }, rel)
-}
-
-func (o *operations) reparseDagFileOf(match func(*DagRow) bool, name string) error {
-	rows, err := o.store.Dags()
-	if err != nil {
-		return err
-	}
-	for _, row := range rows {
-		if !match(row) || row.FileLoc == loadedDAGFileLoc {
-			continue
-		}
-		if o.parseRequests != nil && !o.parseRequests.add(absPath(row.FileLoc)) {
-			return opErr(errConflict, faultDagFileParseAsked, "path", row.FileLoc)
-		}
-		return nil
-	}
-	return opErr(errNotFound, faultDagFileNotFound, "path", name)
-}
-
 // Airflow 3's assets (Airflow 3.2.1 core_api/routes/public/assets.py):
 // the assets the DAGs name and those events made known, their events
 // (memstore_assets.go), and the queued events of DAGs scheduled on
-// assets, which airlite's DAGs cannot be (their schedules are cron
-// expressions, presets and durations): there are none.
+// assets (memstore_assetqueue.go).
 const (
 	faultAssetNotFound          opFault = "asset_not_found"          // asset_id
 	faultAssetOfEventNotFound   opFault = "asset_of_event_not_found" // asset_id: POST /assets/events words it apart
