@@ -247,9 +247,39 @@ func (s *server) errorAnswer(r *http.Request, err error) (int, string) {
 	return status, msg
 }
 
+// freeingRoutes are the routes a limit's refusal names as the way to make
+// room, in the API that answers it.
+type freeingRoutes struct{ deleteDag, deletePool, deleteVariable, deleteConnection string }
+
+var (
+	// freeingRoutesV1 are the experimental API's and /api/v1's (editions
+	// 1.10 and 2).
+	freeingRoutesV1 = freeingRoutes{
+		deleteDag: "DELETE /api/experimental/dags/{dag_id}", deletePool: "DELETE /api/experimental/pools/{name}",
+		deleteVariable: "DELETE /api/v1/variables/{key}", deleteConnection: "DELETE /api/v1/connections/{connection_id}",
+	}
+	// freeingRoutesV2 are /api/v2's (edition 3 has no other API).
+	freeingRoutesV2 = freeingRoutes{
+		deleteDag: "DELETE /api/v2/dags/{dag_id}", deletePool: "DELETE /api/v2/pools/{pool_name}",
+		deleteVariable: "DELETE /api/v2/variables/{variable_key}", deleteConnection: "DELETE /api/v2/connections/{connection_id}",
+	}
+)
+
+// freeingRoutes are the routes of the edition's APIs that make room.
+func (r *editionRules) freeingRoutes() freeingRoutes {
+	if r.apiV2 {
+		return freeingRoutesV2
+	}
+	return freeingRoutesV1
+}
+
 // storeErrorText phrases the store's refusals, which carry figures, not
-// sentences: a limit names the flag that sets it and what to do.
-func storeErrorText(err error) (string, bool) {
+// sentences: a limit names the flag that sets it and what to do, with
+// the experimental API's and /api/v1's routes.
+func storeErrorText(err error) (string, bool) { return storeErrorTextWith(err, freeingRoutesV1) }
+
+// storeErrorTextWith is storeErrorText naming routes' routes.
+func storeErrorTextWith(err error, routes freeingRoutes) (string, bool) {
 	var limit *limitError
 	if errors.As(err, &limit) {
 		switch limit.limit {
@@ -266,17 +296,17 @@ func storeErrorText(err error) (string, bool) {
 				limit.have, limit.adding, limit.max), true
 		case limitDags:
 			return fmt.Sprintf("airlite has %d DAGs loaded through /_airlite/dags, the limit of --max-dags: "+
-				"delete DAGs (DELETE /api/experimental/dags/{dag_id}), reset (POST /_airlite/reset) "+
-				"or start airlite with a higher --max-dags", limit.have), true
+				"delete DAGs (%s), reset (POST /_airlite/reset) "+
+				"or start airlite with a higher --max-dags", limit.have, routes.deleteDag), true
 		case limitPools:
 			return fmt.Sprintf("airlite has %d pools, the limit of --max-pools: "+
-				"delete pools (DELETE /api/experimental/pools/{name}) or start airlite with a higher --max-pools", limit.have), true
+				"delete pools (%s) or start airlite with a higher --max-pools", limit.have, routes.deletePool), true
 		case limitVariables:
 			return fmt.Sprintf("airlite has %d variables, the limit of --max-variables: "+
-				"delete variables (DELETE /api/v1/variables/{key}) or start airlite with a higher --max-variables", limit.have), true
+				"delete variables (%s) or start airlite with a higher --max-variables", limit.have, routes.deleteVariable), true
 		case limitConnections:
 			return fmt.Sprintf("airlite has %d connections, the limit of --max-connections: "+
-				"delete connections (DELETE /api/v1/connections/{connection_id}) or start airlite with a higher --max-connections", limit.have), true
+				"delete connections (%s) or start airlite with a higher --max-connections", limit.have, routes.deleteConnection), true
 		case limitXComs:
 			return fmt.Sprintf("airlite has %d XCom entries, the limit of --max-xcoms: "+
 				"remove runs (POST /_airlite/reset) or start airlite with a higher --max-xcoms", limit.have), true

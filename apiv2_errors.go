@@ -89,8 +89,8 @@ type v2Detail struct {
 // writes, "Internal Server Error" in plain text.
 func writeV2Error(w http.ResponseWriter, r *http.Request, err error) {
 	var e *v2Error
-	if text, ok := storeErrorText(err); ok && !errors.As(err, &e) {
-		e = &v2Error{status: http.StatusBadRequest, detail: v2LimitRoutes.Replace(text)}
+	if text, ok := storeErrorTextWith(err, freeingRoutesV2); ok && !errors.As(err, &e) {
+		e = &v2Error{status: http.StatusBadRequest, detail: text}
 	}
 	if e == nil && !errors.As(err, &e) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -103,16 +103,6 @@ func writeV2Error(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	writeV2JSON(w, r, e.status, v2Detail{Detail: e.detail})
 }
-
-// v2LimitRoutes names, in a limit's refusal, the /api/v2 routes that
-// make room where the text names the other APIs' (storeErrorText words it
-// for every edition; edition 3 has only /api/v2).
-var v2LimitRoutes = strings.NewReplacer(
-	"DELETE /api/experimental/dags/{dag_id}", "DELETE /api/v2/dags/{dag_id}",
-	"DELETE /api/experimental/pools/{name}", "DELETE /api/v2/pools/{pool_name}",
-	"DELETE /api/v1/variables/{key}", "DELETE /api/v2/variables/{variable_key}",
-	"DELETE /api/v1/connections/{connection_id}", "DELETE /api/v2/connections/{connection_id}",
-)
 
 // writeV2JSON writes v as Starlette's JSONResponse renders it: compact
 // separators, non-ASCII as UTF-8 (ensure_ascii=False), no newline, fields

@@ -960,7 +960,7 @@ func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
 	if !errors.As(err, &limit) {
 		return err
 	}
-	text, _ := storeErrorText(err)
+	text, _ := storeErrorTextWith(err, s.rules.freeingRoutes())
 	failed := taskOutcome{state: TaskFailed, output: out.output, cut: out.cut, reason: "push xcom: " + text}
 	return s.recordOutcome(job, failed)
 }

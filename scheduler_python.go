@@ -467,7 +467,7 @@ func (s *scheduler) answerPython(tc templateContext, req pythonChannelRequest) m
 		// Variable.set inside a callable writes the store at once, as
 		// Airflow's writes its database (2.10.3 models/variable.py _set).
 		if _, err := s.opts.Store.SetVariable(req.Key, req.Value, req.Description); err != nil {
-			text, _ := storeErrorText(err)
+			text, _ := storeErrorTextWith(err, tc.rules.freeingRoutes())
 			return map[string]any{"error": fmt.Sprintf("Variable.set: %s", orDefault(text, err.Error()))}
 		}
 		return map[string]any{"ok": true}
