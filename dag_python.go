@@ -536,7 +536,10 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 			readErr = fmt.Errorf("decode python answer for %s: %w", current, err)
 			break
 		}
-		res.Duration = time.Since(fileStarted).Seconds()
+		if !fileStarted.IsZero() { // the reader names each file before its answer
+			res.Duration = time.Since(fileStarted).Seconds()
+			fileStarted = time.Time{}
+		}
 		if r.each != nil {
 			// The caller has the DAGs; the results keep the rest, so that
 			// the serialized form of a whole folder is not held at once.
