@@ -474,7 +474,10 @@ func (s *server) handleUIPaused(w http.ResponseWriter, r *http.Request, _ httpro
 	}
 	dagID := r.PostForm.Get("dag_id")
 	if err := s.ops.pauseDag(dagID, r.PostForm.Get("is_paused") == "true"); err != nil {
-		s.formRefused(w, r, "pause or unpause", dagID, "", expPausePhrases.phrase(err))
+		// The edition's API words, as the trigger form's: the experimental
+		// pause endpoint's own answer to an unknown DAG is a crash (a 500),
+		// which the status page has no reason to copy.
+		s.formRefused(w, r, "pause or unpause", dagID, "", s.uiPhrase(err))
 		return
 	}
 	to := "/"
