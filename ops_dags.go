@@ -159,9 +159,9 @@ type dagQuery struct {
 	// assetDependency is a pattern one of the assets the DAG is
 	// scheduled on must match by name or URI.
 	assetDependency *regexp.Regexp
-	favoriteOf          *string // the user whose favorites is_favorite reads
-	favorite            *bool
-	timetableTypes      []string
+	favoriteOf      *string // the user whose favorites is_favorite reads
+	favorite        *bool
+	timetableTypes  []string
 	// The latest started run's filters: its state one of runStates, its
 	// state lastRunState, its start and end dates in their ranges.
 	runStates             []RunState
