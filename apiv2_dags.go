@@ -636,15 +636,19 @@ func v2Missing(err error, dagID string) error {
 }
 
 // V2PatchDags is patch_dags: every DAG the filters select (no
-// dag_id_pattern selects none; "~" all) is paused or unpaused, and the
-// page of them answered.
+// dag_id_pattern selects the ids holding "none"; "~" all) is paused or
+// unpaused, and the page of them answered.
 func (s *server) V2PatchDags(req *apiRequest) (any, error) {
 	if err := v2CheckMask(req.query); err != nil {
 		return nil, err
 	}
 	q := req.query
 	dq := v2DagFilters(q)
-	dq.noIDs = dq.idLike == nil
+	if dq.idLike == nil {
+		// QueryDagIdPatternSearchWithNone skips no None: _SearchParam
+		// then filters on ILIKE '%None%' (common/parameters.py).
+		dq.idLike = []*regexp.Regexp{v2ILike("None")}
+	}
 	dq.page = page{limit: int(^uint(0) >> 1)}
 	all, total, err := s.ops.listDags(dq)
 	if err != nil {

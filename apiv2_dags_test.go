@@ -255,7 +255,7 @@ func TestAPIv2_PatchDags(t *testing.T) {
 	if res.status != 200 || !strings.Contains(res.body, `"is_paused":true`) || !paused(t, "tutorial") {
 		t.Fatalf("patch tutorial = %d %s", res.status, res.body)
 	}
-	// No dag_id_pattern: no DAG is selected, none changes.
+	// No dag_id_pattern: ILIKE '%None%', which no example's id holds.
 	res = ts.do(t, http.MethodPatch, "/api/v2/dags", `{"is_paused":false}`)
 	if ids, total := v2DagIDs(t, res.body); res.status != 200 || len(ids) != 0 || total != 0 || !paused(t, "tutorial") {
 		t.Errorf("patch without a pattern = %d %s", res.status, res.body)
@@ -468,5 +468,28 @@ func TestAPIv2_GetDags_FilterColumns(t *testing.T) {
 				t.Errorf("dags %v total %d, want %v total %d", ids, total, tc.wantIDs, tc.wantTotal)
 			}
 		})
+	}
+}
+
+// TestAPIv2_PatchDags_NoPattern: patch_dags reads dag_id_pattern with
+// skip_none=False (common/parameters.py QueryDagIdPatternSearchWithNone),
+// so an absent pattern is _SearchParam's ILIKE '%None%': the DAGs whose
+// id holds "none" in any case are patched, no other.
+func TestAPIv2_PatchDags_NoPattern(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG("dag_id: nonEthEless\nschedule_interval: null\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n"))
+	res := ts.do(t, http.MethodPatch, "/api/v2/dags", `{"is_paused":true}`)
+	ids, total := v2DagIDs(t, res.body)
+	if res.status != http.StatusOK || !slices.Equal(ids, []string{"nonEthEless"}) || total != 1 {
+		t.Fatalf("patch without a pattern = %d %s, want nonEthEless alone", res.status, res.body)
+	}
+	for id, want := range map[string]bool{"nonEthEless": true, "tutorial": false} {
+		row, err := ts.store.DagByID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.IsPaused != want {
+			t.Errorf("%s paused %t, want %t", id, row.IsPaused, want)
+		}
 	}
 }

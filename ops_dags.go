@@ -144,9 +144,8 @@ type dagQuery struct {
 	includeStale bool
 	paused       *bool
 	// idLike and displayLike are patterns of which one must match (the
-	// pipe's OR); noIDs matches no DAG (patch_dags without a pattern).
+	// pipe's OR).
 	idLike, displayLike []*regexp.Regexp
-	noIDs               bool
 	tags                []string
 	tagsAll             bool // every tag rather than any
 	// ownerLikes are patterns of which one must match the DAG's owners
@@ -315,7 +314,7 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 	})
 	var out []dagInfo
 	for _, row := range rows {
-		if row.RootDagID != "" || q.noIDs {
+		if row.RootDagID != "" {
 			continue
 		}
 		info, err := o.dagInfoOf(row, ie, withLastRun)
@@ -357,7 +356,7 @@ func (o *operations) anyDagNamed() bool {
 // its id; the first key decides, ids being unique) and filters on what a
 // DAG's row holds alone, and whether the order is descending.
 func (q dagQuery) byIDOnRows() (desc, ok bool) {
-	if q.noIDs || q.lastRunFiltersEnabled || q.hasImportErrors != nil || q.favorite != nil {
+	if q.lastRunFiltersEnabled || q.hasImportErrors != nil || q.favorite != nil {
 		return false, false
 	}
 	if len(q.order) == 0 {
