@@ -519,10 +519,12 @@ func (s *server) V2GetDags(req *apiRequest) (any, error) {
 	if v, ok := q.v2Bool("has_import_errors"); ok {
 		dq.hasImportErrors = &v
 	}
-	if v, ok := q.str("bundle_name"); ok {
+	// FilterParam skips an empty string as it skips None
+	// (common/parameters.py FilterParam.to_orm).
+	if v, ok := q.str("bundle_name"); ok && v != "" {
 		dq.bundleName = &v
 	}
-	if v, ok := q.str("bundle_version"); ok {
+	if v, ok := q.str("bundle_version"); ok && v != "" {
 		dq.bundleVersion = &v
 	}
 	if v, ok := q.v2Bool("has_asset_schedule"); ok {

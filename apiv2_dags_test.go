@@ -457,6 +457,12 @@ func TestAPIv2_GetDags_FilterColumns(t *testing.T) {
 		{"has_asset_schedule=true&asset_dependency=test_asset", []string{"on_asset"}, 1},
 		{"has_asset_schedule=false&asset_dependency=test_asset", []string{}, 0},
 		{"timetable_type=airflow.timetables.simple.AssetTriggeredTimetable", []string{"on_asset"}, 1},
+		// An empty value: FilterParam skips an empty string (bundle_name,
+		// bundle_version); the ILIKE filters match every value ('%%').
+		{"bundle_name=&limit=1", examples[:1], 5},
+		{"bundle_version=&limit=1", examples[:1], 5},
+		{"owners=&limit=1", examples[:1], 5},
+		{"asset_dependency=", []string{"on_asset"}, 1},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
