@@ -8,6 +8,7 @@ package main
 // holds the phrasebook of the resources' faults in Airflow 3's words.
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -35,7 +36,7 @@ func v2BulkBody(entity *v2Model) *v2Model {
 	}}
 	del := &v2Model{name: "BulkDeleteAction[" + entity.name + "]", fields: []v2Field{
 		{name: "action", typ: v2TLiteral("delete"), required: true},
-		{name: "entities", typ: v2TStrs, required: true},
+		{name: "entities", typ: v2TListOf(v2TStrOr(entity)), required: true},
 		{name: "action_on_non_existence", typ: v2TEnum("fail", "skip")},
 	}}
 	byTag := map[string]*v2Model{"create": create, "update": update, "delete": del}
@@ -66,6 +67,31 @@ func v2BulkBody(entity *v2Model) *v2Model {
 	return &v2Model{name: name, fields: []v2Field{{name: "actions", typ: v2TListOf(action), required: true}}}
 }
 
+// v2TStrOr is str | model, pydantic's smart union: a string kept as it
+// is, an object the model validates kept as the model keeps it; a value
+// neither takes gets each member's errors, under the member's name ("str",
+// the model's class).
+func v2TStrOr(m *v2Model) v2Type {
+	return v2Type{kind: v2Custom, check: func(v any, loc []any) (any, []v2Issue) {
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+		out, issues := m.validate(v, appendLoc(loc, m.name))
+		if issues == nil {
+			return out, nil
+		}
+		str := v2Issue{Type: "string_type", Loc: appendLoc(loc, "str"), Msg: "Input should be a valid string", Input: v2Input(v)}
+		return nil, append([]v2Issue{str}, issues...)
+	}}
+}
+
+// errV2BulkDeleteObject is a bulk delete given an entity object: Airflow
+// 3.2.1's BulkPoolService, BulkVariableService and BulkConnectionService
+// take set(action.entities), which raises on a pydantic model (unhashable),
+// so the request ends in a 500 and its session, every action of it, is
+// rolled back.
+var errV2BulkDeleteObject = errors.New("bulk delete: an entity object where Airflow's services hash the entities")
+
 // v2TagCtx is the ctx of union_tag_invalid, in pydantic's order.
 type v2TagCtx struct {
 	Discriminator string `json:"discriminator"`
@@ -74,8 +100,9 @@ type v2TagCtx struct {
 }
 
 // v2BulkActions turns a checked bulk body into the operation's actions,
-// each entity through entity.
-func v2BulkActions[E any](body map[string]any, entity func(map[string]any) E) []bulkAction[E] {
+// each entity through entity; a delete given an entity object is
+// errV2BulkDeleteObject, before any action runs.
+func v2BulkActions[E any](body map[string]any, entity func(map[string]any) E) ([]bulkAction[E], error) {
 	raw, _ := body["actions"].([]any)
 	out := make([]bulkAction[E], 0, len(raw))
 	for _, item := range raw {
@@ -93,7 +120,11 @@ func v2BulkActions[E any](body map[string]any, entity func(map[string]any) E) []
 		entities, _ := m["entities"].([]any)
 		for _, e := range entities {
 			if a.verb == bulkDelete {
-				a.keys = append(a.keys, e.(string))
+				key, ok := e.(string)
+				if !ok {
+					return nil, errV2BulkDeleteObject
+				}
+				a.keys = append(a.keys, key)
 				continue
 			}
 			em, _ := e.(map[string]any)
@@ -101,7 +132,7 @@ func v2BulkActions[E any](body map[string]any, entity func(map[string]any) E) []
 		}
 		out = append(out, a)
 	}
-	return out
+	return out, nil
 }
 
 // anyToStrings is a checked list of strings.

@@ -167,7 +167,11 @@ func (s *server) V2DeleteConnection(id string) error {
 
 // V2BulkConnections is PATCH /connections.
 func (s *server) V2BulkConnections(body map[string]any) (any, error) {
-	out, err := runBulk(s.ops.connectionBulk(), v2BulkActions(body, connectionChangeOf))
+	actions, err := v2BulkActions(body, connectionChangeOf)
+	if err != nil {
+		return nil, err
+	}
+	out, err := runBulk(s.ops.connectionBulk(), actions)
 	if err != nil {
 		return nil, err
 	}

@@ -425,6 +425,25 @@ func v2Likes(q v1Values, name string) []*regexp.Regexp {
 	return out
 }
 
+// v2ILike is a column's ILIKE '%term%' (the term's % and _ its
+// wildcards).
+func v2ILike(term string) *regexp.Regexp {
+	if term == "" {
+		term = "%"
+	}
+	return likePattern(term)
+}
+
+// v2OwnerLikes is _OwnersFilter: ILIKE '%owner%' on DagModel.owners for
+// each owner asked, any of which may match.
+func v2OwnerLikes(owners []string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, o := range owners {
+		out = append(out, v2ILike(o))
+	}
+	return out
+}
+
 // v2RunStates is _transform_dag_run_states: each value a DagRunState, or
 // Airflow's 422.
 func v2RunStates(vals []string) ([]RunState, error) {
@@ -464,7 +483,7 @@ var v2DagPatchBody = &v2Model{name: "DAGPatchBody", fields: []v2Field{{name: "is
 
 // v2DagFilters reads the filters get_dags and patch_dags share.
 func v2DagFilters(q v1Values) dagQuery {
-	dq := dagQuery{includeStale: false, page: v2Page(q), tags: q.list("tags"), owners: q.list("owners"),
+	dq := dagQuery{includeStale: false, page: v2Page(q), tags: q.list("tags"), ownerLikes: v2OwnerLikes(q.list("owners")),
 		idLike: v2Likes(q, "dag_id_pattern")}
 	if v, ok := q.v2Bool("exclude_stale"); ok {
 		dq.includeStale = !v
@@ -500,17 +519,19 @@ func (s *server) V2GetDags(req *apiRequest) (any, error) {
 	if v, ok := q.v2Bool("has_import_errors"); ok {
 		dq.hasImportErrors = &v
 	}
-	if v, ok := q.str("bundle_name"); ok {
+	// FilterParam skips an empty string as it skips None
+	// (common/parameters.py FilterParam.to_orm).
+	if v, ok := q.str("bundle_name"); ok && v != "" {
 		dq.bundleName = &v
 	}
-	if v, ok := q.str("bundle_version"); ok {
+	if v, ok := q.str("bundle_version"); ok && v != "" {
 		dq.bundleVersion = &v
 	}
 	if v, ok := q.v2Bool("has_asset_schedule"); ok {
 		dq.hasAssetSchedule = &v
 	}
 	if v, ok := q.str("asset_dependency"); ok {
-		dq.assetDependency = &v
+		dq.assetDependency = v2ILike(v)
 	}
 	if v, ok := q.v2Bool("is_favorite"); ok {
 		user := v2User(req)
@@ -617,15 +638,19 @@ func v2Missing(err error, dagID string) error {
 }
 
 // V2PatchDags is patch_dags: every DAG the filters select (no
-// dag_id_pattern selects none; "~" all) is paused or unpaused, and the
-// page of them answered.
+// dag_id_pattern selects the ids holding "none"; "~" all) is paused or
+// unpaused, and the page of them answered.
 func (s *server) V2PatchDags(req *apiRequest) (any, error) {
 	if err := v2CheckMask(req.query); err != nil {
 		return nil, err
 	}
 	q := req.query
 	dq := v2DagFilters(q)
-	dq.noIDs = dq.idLike == nil
+	if dq.idLike == nil {
+		// QueryDagIdPatternSearchWithNone skips no None: _SearchParam
+		// then filters on ILIKE '%None%' (common/parameters.py).
+		dq.idLike = []*regexp.Regexp{v2ILike("None")}
+	}
 	dq.page = page{limit: int(^uint(0) >> 1)}
 	all, total, err := s.ops.listDags(dq)
 	if err != nil {

@@ -98,10 +98,11 @@ func TestAPIv2_GetDags(t *testing.T) {
 		{"is_favorite=true", []string{}, 0},
 		{"order_by=-dag_id", []string{"tutorial", "example_trigger_target_dag", "example_python_operator", "example_bash_operator"}, 4},
 		{"order_by=-dag_display_name", []string{"tutorial", "example_trigger_target_dag", "example_python_operator", "example_bash_operator"}, 4},
-		// NULLs last in both directions, ties by dag_id.
+		// NULLs last in both directions, ties by dag_id in the first
+		// key's direction (SortParam's final discriminator).
 		{"order_by=last_run_state", []string{"example_bash_operator", "tutorial", "example_python_operator", "example_trigger_target_dag"}, 4},
-		{"order_by=-last_run_state", []string{"tutorial", "example_bash_operator", "example_python_operator", "example_trigger_target_dag"}, 4},
-		{"order_by=-last_run_start_date", []string{"tutorial", "example_bash_operator", "example_python_operator", "example_trigger_target_dag"}, 4},
+		{"order_by=-last_run_state", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_python_operator"}, 4},
+		{"order_by=-last_run_start_date", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_python_operator"}, 4},
 		{"order_by=next_dagrun&order_by=-dag_id", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_python_operator"}, 4},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
@@ -254,7 +255,7 @@ func TestAPIv2_PatchDags(t *testing.T) {
 	if res.status != 200 || !strings.Contains(res.body, `"is_paused":true`) || !paused(t, "tutorial") {
 		t.Fatalf("patch tutorial = %d %s", res.status, res.body)
 	}
-	// No dag_id_pattern: no DAG is selected, none changes.
+	// No dag_id_pattern: ILIKE '%None%', which no example's id holds.
 	res = ts.do(t, http.MethodPatch, "/api/v2/dags", `{"is_paused":false}`)
 	if ids, total := v2DagIDs(t, res.body); res.status != 200 || len(ids) != 0 || total != 0 || !paused(t, "tutorial") {
 		t.Errorf("patch without a pattern = %d %s", res.status, res.body)
@@ -390,5 +391,111 @@ func TestAPIv2_FavoritesPerUser(t *testing.T) {
 	}
 	if res := ts.do(t, "GET", "/api/v2/dags", ""); res.status != 401 {
 		t.Errorf("without a token = %d %s", res.status, res.body)
+	}
+}
+
+// withV2DagFilterFixtures names two examples (dag_display_name, which
+// only Python files give) and adds on_asset, a DAG scheduled on a named
+// asset, read with edition 3's rules as the DAG folder would be.
+func withV2DagFilterFixtures(t *testing.T, s *testSetup) {
+	t.Helper()
+	for _, d := range s.opts.DAGs.DAGs {
+		switch d.DagID {
+		case "tutorial":
+			d.DisplayName = "alpha tutorial"
+		case "example_bash_operator":
+			d.DisplayName = "zulu bash"
+		}
+	}
+	const onAsset = `
+dag_id: on_asset
+schedule: [{name: test_asset_1, uri: "test://asset1"}]
+start_date: 2024-01-01
+tasks:
+  - {task_id: t, operator: EmptyOperator, owner: "test_owner,another_test_owner"}
+`
+	d, err := parseDAGFor([]byte(onAsset), testExamplesReadAt, edition3.rules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.FilePath = "testdata/on_asset.yaml"
+	s.opts.DAGs.DAGs = append(s.opts.DAGs.DAGs, d)
+}
+
+// TestAPIv2_GetDags_FilterColumns checks the filters and orders of
+// get_dags against the DagModel columns Airflow 3.2.1 reads them from
+// (common/parameters.py): owners as ILIKE '%owner%' on DagModel.owners,
+// dag_display_name_pattern and order_by=dag_display_name on
+// dag_display_name, has_asset_schedule and asset_dependency on the DAG's
+// DagScheduleAssetReference rows (the asset's name or URI, ILIKE),
+// timetable_type on the timetable's class.
+func TestAPIv2_GetDags_FilterColumns(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withV2DagFilterFixtures)
+	examples := []string{"example_bash_operator", "example_python_operator", "example_trigger_target_dag", "tutorial"}
+	for _, tc := range []struct {
+		query     string
+		wantIDs   []string
+		wantTotal int
+	}{
+		{"owners=air", examples, 4},
+		{"owners=AIRFLOW", examples, 4},
+		{"owners=another", []string{"on_asset"}, 1},
+		{"owners=nobody&owners=test_own", []string{"on_asset"}, 1},
+		{"dag_display_name_pattern=alpha", []string{"tutorial"}, 1},
+		{"dag_display_name_pattern=ZULU", []string{"example_bash_operator"}, 1},
+		// The id is not the display name any more.
+		{"dag_display_name_pattern=example_bash", []string{}, 0},
+		{"dag_display_name_pattern=on_asset", []string{"on_asset"}, 1},
+		{"order_by=dag_display_name", []string{"tutorial", "example_python_operator", "example_trigger_target_dag", "on_asset", "example_bash_operator"}, 5},
+		{"order_by=-dag_display_name&limit=2", []string{"example_bash_operator", "on_asset"}, 5},
+		{"has_asset_schedule=true", []string{"on_asset"}, 1},
+		{"has_asset_schedule=false", examples, 4},
+		{"asset_dependency=test_asset", []string{"on_asset"}, 1},
+		{"asset_dependency=TEST://ASSET", []string{"on_asset"}, 1},
+		{"asset_dependency=nonexistent", []string{}, 0},
+		{"has_asset_schedule=true&asset_dependency=test_asset", []string{"on_asset"}, 1},
+		{"has_asset_schedule=false&asset_dependency=test_asset", []string{}, 0},
+		{"timetable_type=airflow.timetables.simple.AssetTriggeredTimetable", []string{"on_asset"}, 1},
+		// An empty value: FilterParam skips an empty string (bundle_name,
+		// bundle_version); the ILIKE filters match every value ('%%').
+		{"bundle_name=&limit=1", examples[:1], 5},
+		{"bundle_version=&limit=1", examples[:1], 5},
+		{"owners=&limit=1", examples[:1], 5},
+		{"asset_dependency=", []string{"on_asset"}, 1},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
+			if res.status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.status, res.body)
+			}
+			ids, total := v2DagIDs(t, res.body)
+			if !slices.Equal(ids, tc.wantIDs) || total != tc.wantTotal {
+				t.Errorf("dags %v total %d, want %v total %d", ids, total, tc.wantIDs, tc.wantTotal)
+			}
+		})
+	}
+}
+
+// TestAPIv2_PatchDags_NoPattern: patch_dags reads dag_id_pattern with
+// skip_none=False (common/parameters.py QueryDagIdPatternSearchWithNone),
+// so an absent pattern is _SearchParam's ILIKE '%None%': the DAGs whose
+// id holds "none" in any case are patched, no other.
+func TestAPIv2_PatchDags_NoPattern(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG("dag_id: nonEthEless\nschedule_interval: null\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n"))
+	res := ts.do(t, http.MethodPatch, "/api/v2/dags", `{"is_paused":true}`)
+	ids, total := v2DagIDs(t, res.body)
+	if res.status != http.StatusOK || !slices.Equal(ids, []string{"nonEthEless"}) || total != 1 {
+		t.Fatalf("patch without a pattern = %d %s, want nonEthEless alone", res.status, res.body)
+	}
+	for id, want := range map[string]bool{"nonEthEless": true, "tutorial": false} {
+		row, err := ts.store.DagByID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.IsPaused != want {
+			t.Errorf("%s paused %t, want %t", id, row.IsPaused, want)
+		}
 	}
 }

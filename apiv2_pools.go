@@ -258,7 +258,10 @@ func (s *server) V2BulkPools(body map[string]any) (any, error) {
 			}
 		}
 	}
-	actions := v2BulkActions(body, func(m map[string]any) poolChange { return poolChangeOf(m, "name") })
+	actions, err := v2BulkActions(body, func(m map[string]any) poolChange { return poolChangeOf(m, "name") })
+	if err != nil {
+		return nil, err
+	}
 	out, err := runBulk(s.ops.poolBulk(), actions)
 	if err != nil {
 		return nil, err

@@ -131,7 +131,10 @@ func (s *server) V2DeleteVariable(key string) error {
 
 // V2BulkVariables is PATCH /variables.
 func (s *server) V2BulkVariables(body map[string]any) (any, error) {
-	actions := v2BulkActions(body, func(m map[string]any) variableChange3 { return variableChangeOf(m, pyBulkStored) })
+	actions, err := v2BulkActions(body, func(m map[string]any) variableChange3 { return variableChangeOf(m, pyBulkStored) })
+	if err != nil {
+		return nil, err
+	}
 	// An update sets the value as given (setattr), a create as
 	// BulkVariableService serializes it.
 	for i, a := range actions {

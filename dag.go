@@ -154,6 +154,10 @@ type Task struct {
 type Timetable struct {
 	Summary     string
 	Description string
+	// Type is the timetable's class (DagModel.timetable_type), e.g.
+	// airflow.timetables.simple.AssetTriggeredTimetable. Left out of the
+	// definition's hash: the summary already tells timetables apart.
+	Type string `json:"-"`
 }
 
 // ParamDoc is what Param.dump() shows of a param besides its value

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -243,6 +244,19 @@ func TestServePython_Edition3AsAirflow(t *testing.T) {
 			"timetable_description": `"Triggered by assets or At 01:00, only on Wednesday"`},
 	} {
 		wantRaw(t, id, ts.v2JSON(t, "/dags/"+id+"/details"), want)
+	}
+	// get_dags' timetable_type filter reads the timetable's class
+	// (DagModel.timetable_type), the one the file's schedule made.
+	for class, wantIDs := range map[string][]string{
+		"airflow.timetables.trigger.CronTriggerTimetable":     {"conform3_flow"},
+		"airflow.timetables.simple.AssetTriggeredTimetable":   {"conform3_assets", "conform3_list"},
+		"airflow.timetables.assets.AssetOrTimeSchedule":       {"conform3_or_time"},
+		"airflow.timetables.simple.DatasetTriggeredTimetable": {},
+	} {
+		res := ts.do(t, http.MethodGet, "/api/v2/dags?dag_id_pattern=conform3&timetable_type="+class, "")
+		if ids, _ := v2DagIDs(t, res.body); !slices.Equal(ids, wantIDs) {
+			t.Errorf("timetable_type=%s: %v, want %v", class, ids, wantIDs)
+		}
 	}
 
 	var tasks struct {

@@ -381,8 +381,8 @@ func TestServePython_SubDAGsAndTimetables(t *testing.T) {
 		t.Errorf("py_parent.section = %+v, want the sub-DAG of py_parent's section task", sub)
 	}
 	for id, want := range map[string]Timetable{
-		"py_taskflow": {Summary: "Dataset", Description: "Triggered by datasets"},
-		"py_trigger":  {Summary: "0 3 * * *", Description: "0 3 * * *"},
+		"py_taskflow": {Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
+		"py_trigger":  {Summary: "0 3 * * *", Description: "0 3 * * *", Type: "airflow.timetables.trigger.CronTriggerTimetable"},
 	} {
 		d := byID[id]
 		if d == nil || d.Timetable == nil || *d.Timetable != want || d.Schedule != nil {

@@ -134,7 +134,7 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 	if kind == "DatasetOrTimeSchedule" || kind == "AssetOrTimeSchedule" {
 		desc = pyOrTimeDescription(d.Timetable.Var, desc)
 	}
-	s.Timetable = &Timetable{Summary: summary, Description: desc}
+	s.Timetable = &Timetable{Summary: summary, Description: desc, Type: d.Timetable.Type}
 	if kind == "DatasetTriggeredTimetable" || kind == "AssetTriggeredTimetable" {
 		cond, err := pyAssetCondition(d.Timetable.Var)
 		if err != nil {

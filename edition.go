@@ -490,7 +490,7 @@ var (
 			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
 			staleDAGAfter: 50 * time.Second,
 			// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
-			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets"},
+			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
 		},
 
 		templateRules: templateRules{
@@ -666,7 +666,7 @@ var (
 		r.catchupByDefault = false
 		r.staleOnImportError = true
 		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
-		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets"}
+		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets", Type: "airflow.timetables.simple.AssetTriggeredTimetable"}
 		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).
 		r.examples = "fixtures/3.2.1"
 		// Airflow 3's UI addresses a run by its id

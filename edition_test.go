@@ -216,7 +216,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"runURLByRunID":         false,
 		"uiDagPath":             "",
 		// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
-		"assetTimetable": Timetable{Summary: "Dataset", Description: "Triggered by datasets"},
+		"assetTimetable": Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
 		"confObjectOnly": true,
 		"confString":     false,
 		"emptyConf":      json.RawMessage(`{}`),
@@ -545,7 +545,7 @@ func want3(want2 map[string]any) map[string]any {
 		"templateExecutionDate": false,
 		"backfills":             true,
 		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
-		"assetTimetable": Timetable{Summary: "Asset", Description: "Triggered by assets"},
+		"assetTimetable": Timetable{Summary: "Asset", Description: "Triggered by assets", Type: "airflow.timetables.simple.AssetTriggeredTimetable"},
 	} {
 		w[k] = v
 	}

@@ -144,20 +144,23 @@ type dagQuery struct {
 	includeStale bool
 	paused       *bool
 	// idLike and displayLike are patterns of which one must match (the
-	// pipe's OR); noIDs matches no DAG (patch_dags without a pattern).
+	// pipe's OR).
 	idLike, displayLike []*regexp.Regexp
-	noIDs               bool
 	tags                []string
 	tagsAll             bool // every tag rather than any
-	owners              []string
-	hasImportErrors     *bool
-	bundleName          *string
-	bundleVersion       *string
-	hasAssetSchedule    *bool
-	assetDependency     *string
-	favoriteOf          *string // the user whose favorites is_favorite reads
-	favorite            *bool
-	timetableTypes      []string
+	// ownerLikes are patterns of which one must match the DAG's owners
+	// joined with ", " (DagModel.owners).
+	ownerLikes       []*regexp.Regexp
+	hasImportErrors  *bool
+	bundleName       *string
+	bundleVersion    *string
+	hasAssetSchedule *bool
+	// assetDependency is a pattern one of the assets the DAG is
+	// scheduled on must match by name or URI.
+	assetDependency *regexp.Regexp
+	favoriteOf      *string // the user whose favorites is_favorite reads
+	favorite        *bool
+	timetableTypes  []string
 	// The latest started run's filters: its state one of runStates, its
 	// state lastRunState, its start and end dates in their ranges.
 	runStates             []RunState
@@ -289,7 +292,7 @@ func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
 // listDags is the DAGs a query selects, ordered, and the page of them,
 // with the number selected. Sub-DAGs are never listed.
 func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
-	if desc, ok := q.byIDOnRows(); ok {
+	if desc, ok := q.byIDOnRows(); ok && (len(q.order) == 0 || q.order[0].attr == "dag_id" || !o.anyDagNamed()) {
 		return o.listDagsByID(q, desc)
 	}
 	rows, err := o.store.Dags()
@@ -311,7 +314,7 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 	})
 	var out []dagInfo
 	for _, row := range rows {
-		if row.RootDagID != "" || q.noIDs {
+		if row.RootDagID != "" {
 			continue
 		}
 		info, err := o.dagInfoOf(row, ie, withLastRun)
@@ -329,16 +332,31 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 				return c
 			}
 		}
+		// SortParam's last key is the primary key, in the first key's
+		// direction (common/parameters.py SortParam.to_orm).
+		if len(q.order) > 0 && q.order[0].desc {
+			return strings.Compare(b.Row.DagID, a.Row.DagID)
+		}
 		return strings.Compare(a.Row.DagID, b.Row.DagID)
 	})
 	return v2Window(out, q.page), len(out), nil
+}
+
+// anyDagNamed says whether a loaded DAG has a display name of its own:
+// without one, an order by dag_display_name is the order by dag_id.
+func (o *operations) anyDagNamed() bool {
+	rows, err := o.store.Dags()
+	if err != nil {
+		return true // the full listing reports the error
+	}
+	return slices.ContainsFunc(rows, func(r *DagRow) bool { return r.Def != nil && r.Def.DisplayName != "" })
 }
 
 // byIDOnRows says whether q orders by dag_id alone (its display name is
 // its id; the first key decides, ids being unique) and filters on what a
 // DAG's row holds alone, and whether the order is descending.
 func (q dagQuery) byIDOnRows() (desc, ok bool) {
-	if q.noIDs || q.lastRunFiltersEnabled || q.hasImportErrors != nil || q.favorite != nil {
+	if q.lastRunFiltersEnabled || q.hasImportErrors != nil || q.favorite != nil {
 		return false, false
 	}
 	if len(q.order) == 0 {
@@ -358,13 +376,13 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 			return false
 		}
 		info := dagInfo{Row: row, Stale: row.Def == nil}
-		if len(q.owners) > 0 && row.Def != nil {
+		if len(q.ownerLikes) > 0 && row.Def != nil {
 			info.Owners = dagOwners(row.Def)
 		}
 		return q.selects(info)
 	}
 	countKey := ""
-	if q.idLike == nil && q.displayLike == nil && len(q.tags) == 0 && len(q.owners) == 0 && q.bundleName == nil &&
+	if q.idLike == nil && q.displayLike == nil && len(q.tags) == 0 && len(q.ownerLikes) == 0 && q.bundleName == nil &&
 		q.bundleVersion == nil && q.hasAssetSchedule == nil && q.assetDependency == nil && len(q.timetableTypes) == 0 {
 		countKey = fmt.Sprintf("stale=%t paused=%s", q.includeStale, pyBoolOrNone(q.paused))
 	}
@@ -417,9 +435,11 @@ func (q dagQuery) selects(d dagInfo) bool {
 	if q.idLike != nil && !slices.ContainsFunc(q.idLike, func(re *regexp.Regexp) bool { return re.MatchString(row.DagID) }) {
 		return false
 	}
-	// A DAG's display name is its id (airlite's DAGs name none).
-	if q.displayLike != nil && !slices.ContainsFunc(q.displayLike, func(re *regexp.Regexp) bool { return re.MatchString(row.DagID) }) {
-		return false
+	if q.displayLike != nil {
+		name := dagDisplayName(row)
+		if !slices.ContainsFunc(q.displayLike, func(re *regexp.Regexp) bool { return re.MatchString(name) }) {
+			return false
+		}
 	}
 	var tags []string
 	if row.Def != nil {
@@ -431,8 +451,11 @@ func (q dagQuery) selects(d dagInfo) bool {
 			return false
 		}
 	}
-	if len(q.owners) > 0 && !slices.ContainsFunc(q.owners, func(o string) bool { return slices.Contains(d.Owners, o) }) {
-		return false
+	if len(q.ownerLikes) > 0 {
+		owners := strings.Join(d.Owners, ", ")
+		if !slices.ContainsFunc(q.ownerLikes, func(re *regexp.Regexp) bool { return re.MatchString(owners) }) {
+			return false
+		}
 	}
 	if q.hasImportErrors != nil && d.ImportErrors != *q.hasImportErrors {
 		return false
@@ -443,11 +466,19 @@ func (q dagQuery) selects(d dagInfo) bool {
 	if q.bundleVersion != nil { // a local bundle has no versions
 		return false
 	}
-	// airlite's DAGs are scheduled by time: none depends on an asset.
-	if q.hasAssetSchedule != nil && *q.hasAssetSchedule {
+	// Airflow 3.2.1 reads both from the DAG's DagScheduleAssetReference
+	// rows (common/parameters.py _HasAssetScheduleFilter,
+	// _AssetDependencyFilter): the assets of its schedule.
+	var scheduledOn []assetRef
+	if row.Def != nil {
+		scheduledOn = row.Def.AssetSchedule.refs()
+	}
+	if q.hasAssetSchedule != nil && (len(scheduledOn) > 0) != *q.hasAssetSchedule {
 		return false
 	}
-	if q.assetDependency != nil {
+	if q.assetDependency != nil && !slices.ContainsFunc(scheduledOn, func(a assetRef) bool {
+		return q.assetDependency.MatchString(a.Name) || q.assetDependency.MatchString(a.URI)
+	}) {
 		return false
 	}
 	if q.favorite != nil && d.Favorite != *q.favorite {
@@ -488,12 +519,15 @@ func allOf(want []string, has func(string) bool) bool {
 // timetableType is DagModel.timetable_type, the qualified name of the
 // DAG's timetable class in Airflow 3: a cron schedule's
 // CronTriggerTimetable, a duration's DeltaTriggerTimetable, @once's
-// OnceTimetable, @continuous's ContinuousTimetable, None's NullTimetable.
+// OnceTimetable, @continuous's ContinuousTimetable, None's NullTimetable,
+// a shown timetable's own (assets: AssetTriggeredTimetable).
 func timetableType(def *DAG) string {
 	const pkg = "airflow.timetables."
 	switch {
 	case def == nil || def.Schedule == nil && def.Timetable == nil:
 		return pkg + "simple.NullTimetable"
+	case def.Schedule == nil && def.Timetable.Type != "":
+		return def.Timetable.Type
 	case def.Schedule == nil:
 		return pkg + "base.Timetable"
 	case *def.Schedule == "@once":
@@ -511,8 +545,10 @@ func timetableType(def *DAG) string {
 func compareDagKey(a, b dagInfo, k dagSortKey) int {
 	var av, bv any
 	switch k.attr {
-	case "dag_id", "dag_display_name":
+	case "dag_id":
 		av, bv = a.Row.DagID, b.Row.DagID
+	case "dag_display_name":
+		av, bv = dagDisplayName(a.Row), dagDisplayName(b.Row)
 	case "next_dagrun":
 		if a.Next != nil {
 			av = a.Next.LogicalDate
