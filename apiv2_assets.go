@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -163,7 +165,7 @@ func (s *server) V2GetAssets(req *apiRequest) (any, error) {
 	pg := v2Page(req.query)
 	onlyActive, given := req.query.v2Bool("only_active")
 	res, err := s.ops.assets(assetQuery{name: v2Match(req.query, "name_pattern"), uri: v2Match(req.query, "uri_pattern"),
-		dagIDs: req.query.list("dag_ids"), onlyActive: onlyActive || !given, keys: keys, offset: pg.offset, limit: pg.limit})
+		dagIDs: v2AssetDagIDs(req.query), onlyActive: onlyActive || !given, keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +174,22 @@ func (s *server) V2GetAssets(req *apiRequest) (any, error) {
 		out.Assets[i] = v2Asset(a)
 	}
 	return out, nil
+}
+
+// v2AssetDagIDs is the dag_ids parameter (nil: absent); one value with
+// commas is the list they separate (_DagIdAssetReferenceFilter.depends).
+func v2AssetDagIDs(q v1Values) []string {
+	ids := q.list("dag_ids")
+	if len(ids) == 1 && strings.Contains(ids[0], ",") {
+		return strings.Split(ids[0], ",")
+	}
+	return ids
+}
+
+// v2WithPK is keys with SortParam's last discriminator: the primary key,
+// in the direction of the first key (SortParam.to_orm).
+func v2WithPK(keys []sortKey) []sortKey {
+	return append(slices.Clone(keys), sortKey{attr: "id", desc: len(keys) > 0 && keys[0].desc})
 }
 
 // V2GetAsset is GET /assets/{asset_id}.
@@ -200,7 +218,7 @@ func (s *server) V2GetAssetEvents(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	pg := v2Page(req.query)
-	q := assetEventQuery{name: v2Match(req.query, "name_pattern"), keys: keys, offset: pg.offset, limit: pg.limit,
+	q := assetEventQuery{name: v2Match(req.query, "name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit,
 		gte: req.query.v2Time("timestamp_gte"), gt: req.query.v2Time("timestamp_gt"),
 		lte: req.query.v2Time("timestamp_lte"), lt: req.query.v2Time("timestamp_lt")}
 	if _, ok := req.query.str("asset_id"); ok {
@@ -348,18 +366,21 @@ type v2QueuedEventCollection struct {
 	TotalEntries int             `json:"total_entries"`
 }
 
-// v2Before is the before query parameter as a time (nil: absent or not
-// a date, which filters nothing).
-func v2Before(q v1Values) *time.Time {
+// v2Before is the before query parameter as a time (nil: absent):
+// OptionalDateTimeQuery reads it with timezone.parse(strict=True), and
+// text that is no date is a 400 (_safe_parse_datetime_optional), before
+// the route looks for any queued event.
+func v2Before(q v1Values, now time.Time) (*time.Time, error) {
 	raw, ok := q.str("before")
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, raw)
+	t, err := parseAirflowDateStrict(raw, now)
 	if err != nil {
-		return nil
+		return nil, &v2Error{status: http.StatusBadRequest,
+			detail: fmt.Sprintf("Invalid datetime: %s. Please check the date parameter have this value.", pyRepr(raw))}
 	}
-	return &t
+	return &t, nil
 }
 
 // v2QueuedIDs reads the routes' dag_id and asset_id ("" and 0: absent).
@@ -373,7 +394,11 @@ func v2QueuedIDs(req *apiRequest) (string, int64) {
 // included; with both ids, get_dag_asset_queued_event: the one entry.
 func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
 	dagID, assetID := v2QueuedIDs(req)
-	rows, err := s.ops.queuedAssetEvents(dagID, assetID, v2Before(req.query))
+	before, err := v2Before(req.query, s.opts.Now())
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ops.queuedAssetEvents(dagID, assetID, before)
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
@@ -392,7 +417,11 @@ func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
 // or Airflow's 404 when nothing was deleted.
 func (s *server) V2DeleteQueuedEvents(req *apiRequest) error {
 	dagID, assetID := v2QueuedIDs(req)
-	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, v2Before(req.query)))
+	before, err := v2Before(req.query, s.opts.Now())
+	if err != nil {
+		return err
+	}
+	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, before))
 }
 
 // v2AssetAlias answers GET /assets/aliases/{asset_alias_id}.

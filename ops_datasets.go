@@ -194,8 +194,21 @@ type assetView struct {
 	LastEvent *AssetEvent
 }
 
-// Active is AssetModel.active: a DAG names the asset now.
-func (a assetView) Active() bool { return len(a.Producing) > 0 || len(a.Consuming) > 0 }
+// Active is AssetModel.active: a DAG names the asset now, in its
+// schedule or among a task's outlets or inlets (Airflow keeps an
+// AssetActive row for every asset a parsed DAG references).
+func (a assetView) Active() bool {
+	return len(a.Producing) > 0 || len(a.Consuming) > 0 || len(a.Scheduled) > 0
+}
+
+// namedBy says whether one of dagIDs is scheduled on the asset, produces
+// it or reads it (_DagIdAssetReferenceFilter: scheduled_dags,
+// producing_tasks, consuming_tasks).
+func (a assetView) namedBy(dagIDs []string) bool {
+	in := func(r assetTaskRef) bool { return slices.Contains(dagIDs, r.DagID) }
+	return slices.ContainsFunc(a.Scheduled, func(id string) bool { return slices.Contains(dagIDs, id) }) ||
+		slices.ContainsFunc(a.Producing, in) || slices.ContainsFunc(a.Consuming, in)
+}
 
 // dagAssetRefs are the assets the DAGs name, in DAG and task order, who
 // names each (by name and uri) and the DAGs scheduled on each.
@@ -302,9 +315,7 @@ func (o *operations) assets(q assetQuery) (listed[assetView], error) {
 		case q.onlyActive && !a.Active():
 		case q.name != nil && !q.name(a.Name):
 		case q.uri != nil && !q.uri(a.URI):
-		case len(q.dagIDs) > 0 && !slices.ContainsFunc(append(slices.Clone(a.Producing), a.Consuming...), func(r assetTaskRef) bool {
-			return slices.Contains(q.dagIDs, r.DagID)
-		}):
+		case q.dagIDs != nil && !a.namedBy(q.dagIDs):
 		default:
 			kept = append(kept, a)
 		}
