@@ -74,19 +74,34 @@ type v2AssetAliasCollection struct {
 
 // v2AssetEventResponse is AssetEventResponse.
 type v2AssetEventResponse struct {
-	ID             int64   `json:"id"`
-	AssetID        int64   `json:"asset_id"`
-	URI            *string `json:"uri"`
-	Name           *string `json:"name"`
-	Group          *string `json:"group"`
-	Extra          any     `json:"extra"`
-	SourceTaskID   *string `json:"source_task_id"`
-	SourceDagID    *string `json:"source_dag_id"`
-	SourceRunID    *string `json:"source_run_id"`
-	SourceMapIndex int     `json:"source_map_index"`
-	CreatedDagruns []any   `json:"created_dagruns"`
-	Timestamp      v2When  `json:"timestamp"`
-	PartitionKey   *string `json:"partition_key"`
+	ID             int64              `json:"id"`
+	AssetID        int64              `json:"asset_id"`
+	URI            *string            `json:"uri"`
+	Name           *string            `json:"name"`
+	Group          *string            `json:"group"`
+	Extra          any                `json:"extra"`
+	SourceTaskID   *string            `json:"source_task_id"`
+	SourceDagID    *string            `json:"source_dag_id"`
+	SourceRunID    *string            `json:"source_run_id"`
+	SourceMapIndex int                `json:"source_map_index"`
+	CreatedDagruns []v2DagRunAssetRef `json:"created_dagruns"`
+	Timestamp      v2When             `json:"timestamp"`
+	PartitionKey   *string            `json:"partition_key"`
+}
+
+// v2DagRunAssetRef is DagRunAssetReference: a run that consumed the
+// event. Airflow declares start_date required, which a queued run lacks
+// (its pydantic would fail there); airlite answers null.
+type v2DagRunAssetRef struct {
+	RunID             string  `json:"run_id"`
+	DagID             string  `json:"dag_id"`
+	LogicalDate       *v2When `json:"logical_date"`
+	StartDate         *v2When `json:"start_date"`
+	EndDate           *v2When `json:"end_date"`
+	State             string  `json:"state"`
+	DataIntervalStart *v2When `json:"data_interval_start"`
+	DataIntervalEnd   *v2When `json:"data_interval_end"`
+	PartitionKey      *string `json:"partition_key"`
 }
 
 // v2AssetEventCollection is AssetEventCollectionResponse.
@@ -132,15 +147,45 @@ func v2Asset(a assetView) v2AssetResponse {
 	return out
 }
 
-// v2AssetEvent is an event as AssetEventResponse shows it.
-func v2AssetEvent(e assetEventView) v2AssetEventResponse {
+// v2AssetEvent is an event as AssetEventResponse shows it, with the runs
+// that consumed it.
+func v2AssetEvent(e assetEventView, created []*DagRun) v2AssetEventResponse {
 	out := v2AssetEventResponse{ID: e.ID, AssetID: e.AssetID, Extra: v2MaskedExtra(e.Extra), SourceTaskID: e.SourceTaskID,
-		SourceDagID: e.SourceDagID, SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex, CreatedDagruns: []any{},
-		Timestamp: v2When(e.Timestamp), PartitionKey: e.PartitionKey}
+		SourceDagID: e.SourceDagID, SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex,
+		CreatedDagruns: make([]v2DagRunAssetRef, len(created)), Timestamp: v2When(e.Timestamp), PartitionKey: e.PartitionKey}
 	if a := e.Asset; a != nil {
 		out.URI, out.Name, out.Group = &a.URI, &a.Name, &a.Group
 	}
+	for i, r := range created {
+		ref := v2DagRunAssetRef{RunID: r.RunID, DagID: r.DagID, StartDate: v2At(r.StartDate), EndDate: v2At(r.EndDate),
+			State: string(r.State), PartitionKey: r.PartitionKey}
+		if ld, ok := r.LogicalDate(); ok {
+			ref.LogicalDate = v2At(&ld)
+		}
+		if r.DataIntervalStart != nil {
+			ref.DataIntervalStart, ref.DataIntervalEnd = v2At(r.DataIntervalStart), v2At(r.DataIntervalEnd)
+		}
+		out.CreatedDagruns[i] = ref
+	}
 	return out
+}
+
+// v2AssetEvents are events as AssetEventResponse shows them, each with
+// the runs that consumed it (AssetEvent.created_dagruns).
+func (s *server) v2AssetEvents(events []assetEventView) ([]v2AssetEventResponse, error) {
+	ids := make([]int64, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
+	created, err := s.ops.eventRuns(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]v2AssetEventResponse, len(events))
+	for i, e := range events {
+		out[i] = v2AssetEvent(e, created[e.ID])
+	}
+	return out, nil
 }
 
 // v2CreateAssetEventsBody is CreateAssetEventsBody.
@@ -238,11 +283,11 @@ func (s *server) V2GetAssetEvents(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := v2AssetEventCollection{AssetEvents: make([]v2AssetEventResponse, len(res.rows)), TotalEntries: res.total}
-	for i, e := range res.rows {
-		out.AssetEvents[i] = v2AssetEvent(e)
+	events, err := s.v2AssetEvents(res.rows)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return v2AssetEventCollection{AssetEvents: events, TotalEntries: res.total}, nil
 }
 
 // V2CreateAssetEvent is POST /assets/events: the event's extra is the
@@ -259,7 +304,7 @@ func (s *server) V2CreateAssetEvent(body map[string]any) (any, error) {
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
-	return v2AssetEvent(e), nil
+	return v2AssetEvent(e, nil), nil // a new event: no run consumed it yet
 }
 
 // setPyField is d with key set to v: in its place when d has it, else

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // The cases of Airflow 3.2.1's
@@ -469,5 +473,41 @@ tasks: [{task_id: task, operator: EmptyOperator, inlets: [{name: simple3, uri: "
 		{name: "null body", method: "POST", path: "/api/v2/assets/1/materialize", body: `null`, wantStatus: 200, wantRe: `"run_type":"asset_materialization"`},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, ts) })
+	}
+}
+
+// TestAPIv2_AssetEventCreatedDagruns: an event's created_dagruns are the
+// runs that consumed it (DagRunAssetReference), in GET /assets/events and
+// in a run's upstreamAssetEvents, as test_should_respond_200 shows them.
+func TestAPIv2_AssetEventCreatedDagruns(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(assetDAGs["on_a.yaml"]))
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
+		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
+	t.Cleanup(sched.stop)
+	ts.do(t, http.MethodGet, "/api/v2/assets", "")
+	if res := ts.do(t, http.MethodPost, "/api/v2/assets/events", `{"asset_id": 1}`); res.status != http.StatusOK {
+		t.Fatalf("POST /assets/events = %d %s", res.status, res.body)
+	}
+	if err := sched.tick(testNow); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ts.store.RunsOfDag("on_a", "")
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("on_a runs %+v (%v), want one", runs, err)
+	}
+	r := runs[0]
+	start := "null"
+	if r.StartDate != nil {
+		start = `"` + v2Time(*r.StartDate) + `"`
+	}
+	created := `"created_dagruns":[{"run_id":"` + r.RunID + `","dag_id":"on_a","logical_date":null,"start_date":` + start +
+		`,"end_date":null,"state":"` + string(r.State) + `","data_interval_start":null,"data_interval_end":null,"partition_key":null}]`
+	for _, path := range []string{"/api/v2/assets/events", "/api/v2/dags/on_a/dagRuns/" + r.RunID + "/upstreamAssetEvents"} {
+		res := ts.do(t, http.MethodGet, path, "")
+		if res.status != http.StatusOK || !strings.Contains(res.body, created) {
+			t.Errorf("GET %s = %d %s\nwant %s", path, res.status, res.body, created)
+		}
 	}
 }
