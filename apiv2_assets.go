@@ -138,8 +138,11 @@ func v2Asset(a assetView) v2AssetResponse {
 	}
 	out := v2AssetResponse{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: v2MaskedExtra(a.Extra),
 		CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt), ScheduledDags: scheduled,
-		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: []v2AssetAlias{}, Watchers: []any{},
+		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: make([]v2AssetAlias, len(a.Aliases)), Watchers: []any{},
 		LastAssetEvent: &v2LastAssetEventRef{}}
+	for i, al := range a.Aliases {
+		out.Aliases[i] = v2AssetAliasOf(al)
+	}
 	if e := a.LastEvent; e != nil {
 		id := e.ID
 		out.LastAssetEvent.ID, out.LastAssetEvent.Timestamp = &id, v2At(&e.Timestamp)
@@ -247,13 +250,28 @@ func (s *server) V2GetAsset(id string) (any, error) {
 	return v2Asset(a), nil
 }
 
-// V2GetAssetAliases is GET /assets/aliases: airlite's DAGs declare no
-// aliases, so the order is checked and the list is empty.
+// V2GetAssetAliases is GET /assets/aliases: the aliases the DAGs name
+// and those events came through.
 func (s *server) V2GetAssetAliases(req *apiRequest) (any, error) {
-	if _, err := v2Keys(req.query, "id", []string{"id", "name"}, nil); err != nil {
+	keys, err := v2Keys(req.query, "id", []string{"id", "name"}, nil)
+	if err != nil {
 		return nil, err
 	}
-	return v2AssetAliasCollection{AssetAliases: []v2AssetAlias{}}, nil
+	pg := v2Page(req.query)
+	res, err := s.ops.assetAliases(aliasQuery{name: v2Match(req.query, "name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
+	if err != nil {
+		return nil, err
+	}
+	out := v2AssetAliasCollection{AssetAliases: make([]v2AssetAlias, len(res.rows)), TotalEntries: res.total}
+	for i, a := range res.rows {
+		out.AssetAliases[i] = v2AssetAliasOf(a)
+	}
+	return out, nil
+}
+
+// v2AssetAliasOf is an alias as AssetAliasResponse shows it.
+func v2AssetAliasOf(a *AssetAlias) v2AssetAlias {
+	return v2AssetAlias{ID: a.ID, Name: a.Name, Group: a.Group}
 }
 
 // V2GetAssetEvents is GET /assets/events.
@@ -469,8 +487,12 @@ func (s *server) V2DeleteQueuedEvents(req *apiRequest) error {
 	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, before))
 }
 
-// v2AssetAlias answers GET /assets/aliases/{asset_alias_id}.
-func v2AssetAliasByID(id string) error {
+// V2GetAssetAlias is GET /assets/aliases/{asset_alias_id}.
+func (s *server) V2GetAssetAlias(id string) (any, error) {
 	n, _ := strconv.ParseInt(id, 10, 64)
-	return apiv2AssetPhrases.phrase(assetAlias(n))
+	a, err := s.ops.assetAlias(n)
+	if err != nil {
+		return nil, apiv2AssetPhrases.phrase(err)
+	}
+	return v2AssetAliasOf(a), nil
 }

@@ -511,3 +511,66 @@ func TestAPIv2_AssetEventCreatedDagruns(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_AssetAliases follows TestGetAssetAliases,
+// TestGetAssetAliasesEndpointPagination and TestGetAssetAliasEndpoint:
+// the aliases a DAG names (its outlets) and others the store has.
+func TestAPIv2_AssetAliases(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(`
+dag_id: aliased
+schedule_interval: null
+start_date: 2024-01-01
+tasks: [{task_id: t, operator: EmptyOperator, outlets: [{alias: foo1}, {alias: {name: bar12, group: alias}}]}]
+`))
+	if res := ts.do(t, http.MethodGet, "/api/v2/assets/aliases", ""); res.body != `{"asset_aliases":[{"id":1,"name":"foo1","group":"asset"},{"id":2,"name":"bar12","group":"alias"}],"total_entries":2}` {
+		t.Fatalf("GET /assets/aliases = %d %s", res.status, res.body)
+	}
+	if err := ts.store.EnsureAssetAliases([]aliasRef{{Name: "bar2"}, {Name: "bar3"}, {Name: "rex23"}}); err != nil {
+		t.Fatal(err)
+	}
+	orderErr := `{"detail":"Ordering with 'fake' is disallowed or the attribute does not exist on the model"}`
+	for _, c := range []v2ListCase{
+		{query: "", wantIDs: []int64{1, 2, 3, 4, 5}, wantTotal: 5},
+		{query: "?name_pattern=foo", wantIDs: []int64{1}, wantTotal: 1},
+		{query: "?name_pattern=1", wantIDs: []int64{1, 2}, wantTotal: 2},
+		{query: "?name_pattern=", wantIDs: []int64{1, 2, 3, 4, 5}, wantTotal: 5},
+		{query: "?uri_pattern=", wantIDs: []int64{1, 2, 3, 4, 5}, wantTotal: 5}, // not a parameter of the route
+		{query: "?order_by=name", wantIDs: []int64{2, 3, 4, 1, 5}, wantTotal: 5},
+		{query: "?order_by=-name", wantIDs: []int64{5, 1, 4, 3, 2}, wantTotal: 5},
+		{query: "?order_by=-id&limit=2", wantIDs: []int64{5, 4}, wantTotal: 5},
+		{query: "?limit=1", wantIDs: []int64{1}, wantTotal: 5},
+		{query: "?offset=3&limit=3", wantIDs: []int64{4, 5}, wantTotal: 5},
+		{query: "?order_by=fake", wantStatus: 400, wantBody: orderErr},
+		{query: "?limit=-1", wantStatus: 422},
+	} {
+		t.Run(c.query, func(t *testing.T) { c.check(t, ts, "/api/v2/assets/aliases", "asset_aliases") })
+	}
+	for _, c := range []v2Call{
+		{name: "get", method: "GET", path: "/api/v2/assets/aliases/2", wantStatus: 200, wantBody: `{"id":2,"name":"bar12","group":"alias"}`},
+		{name: "404", method: "GET", path: "/api/v2/assets/aliases/9", wantStatus: 404, wantBody: "{\"detail\":\"The Asset Alias with ID: `9` was not found\"}"},
+		{name: "422", method: "GET", path: "/api/v2/assets/aliases/x", wantStatus: 422,
+			wantBody: `{"detail":[{"type":"int_parsing","loc":["path","asset_alias_id"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]}`},
+		// An alias is no asset: the DAG's outlets name none.
+		{name: "assets", method: "GET", path: "/api/v2/assets", wantStatus: 200, wantBody: `{"assets":[],"total_entries":0}`},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.check(t, ts) })
+	}
+}
+
+// TestAPIv2_AssetAliasesPageSize is test_should_respect_page_size_limit_default.
+func TestAPIv2_AssetAliasesPageSize(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var refs []aliasRef
+	for i := 1; i <= 110; i++ {
+		refs = append(refs, aliasRef{Name: "simple" + strconv.Itoa(i)})
+	}
+	if err := ts.store.EnsureAssetAliases(refs); err != nil {
+		t.Fatal(err)
+	}
+	res := ts.do(t, http.MethodGet, "/api/v2/assets/aliases?offset=1", "")
+	if ids, total := v2ListIDs(t, res.body, "asset_aliases"); len(ids) != 50 || ids[0] != 2 || total != 110 {
+		t.Errorf("offset 1: %d ids from %v, total %d; want 2 to 51 of 110", len(ids), ids[:min(2, len(ids))], total)
+	}
+}

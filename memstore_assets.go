@@ -45,6 +45,9 @@ type AssetEvent struct {
 	SourceTaskID   *string
 	SourceRunID    *string
 	SourceMapIndex int
+	// SourceAliasIDs are the aliases the event came through (an event a
+	// task added through outlet_events[AssetAlias(...)]); none: none.
+	SourceAliasIDs []int64
 	PartitionKey   *string
 	Timestamp      time.Time
 }
@@ -192,7 +195,11 @@ func insertAssetEventTxn(txn *memdb.Txn, e AssetEvent) (*AssetEvent, error) {
 		return nil, fmt.Errorf("look up asset %d: %w", e.AssetID, err)
 	}
 	if raw != nil {
-		if err := queueAssetEventTxn(txn, raw.(*Asset), e.Timestamp); err != nil {
+		aliases, err := aliasNamesTxn(txn, e.SourceAliasIDs)
+		if err != nil {
+			return nil, err
+		}
+		if err := queueAssetEventTxn(txn, raw.(*Asset), aliases, e.Timestamp); err != nil {
 			return nil, err
 		}
 	}

@@ -143,6 +143,9 @@ type tryResult struct {
 	Log     *TryLog // nil: the try leaves no output (it is not counted)
 	Lineage *LineageRecord
 	XComs   []xcomPush
+	// AliasEvents are the events the try added through aliases
+	// (outlet_events[AssetAlias(...)].add), recorded when it succeeded.
+	AliasEvents []aliasEvent
 }
 
 // FinishTry records a try's result as record builds it from the stored
@@ -216,6 +219,9 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 			if err := recordLineageEventsTxn(txn, res.TI, res.Lineage, at); err != nil {
 				return err
 			}
+		}
+		if err := recordAliasEventsTxn(txn, res.TI, res.AliasEvents, at); err != nil {
+			return err
 		}
 		for _, x := range res.XComs {
 			mapIndex := -1
