@@ -257,6 +257,12 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	for _, l := range t.OperatorExtraLinks {
 		s.ExtraLinks = append(s.ExtraLinks, extraLink{Module: l[0], Class: l[1], Name: l[2]})
 	}
+	if len(t.Inlets) > 0 {
+		s.Inlets = t.Inlets
+	}
+	if len(t.Outlets) > 0 {
+		s.Outlets = t.Outlets
+	}
 	if s.TemplateFields == nil {
 		s.TemplateFields = []string{}
 	}

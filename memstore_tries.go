@@ -4,6 +4,7 @@ package main
 // what a try leaves (lineage, captured output, the earlier tries).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -146,6 +147,9 @@ type tryResult struct {
 	// AliasEvents are the events the try added through aliases
 	// (outlet_events[AssetAlias(...)].add), recorded when it succeeded.
 	AliasEvents []aliasEvent
+	// OutletExtras are the extras of the outlet assets' events, by asset
+	// name and uri (outlet_events[asset].extra); none: {}.
+	OutletExtras map[string]json.RawMessage
 }
 
 // FinishTry records a try's result as record builds it from the stored
@@ -216,7 +220,7 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 			}
 			// A successful task's asset outlets are changes of those
 			// assets (memstore_assets.go).
-			if err := recordLineageEventsTxn(txn, res.TI, res.Lineage, at); err != nil {
+			if err := recordLineageEventsTxn(txn, res.TI, res.Lineage, res.OutletExtras, at); err != nil {
 				return err
 			}
 		}
