@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // aliasDAGFile is an Airflow 3 DAG file: a task adding an event through
@@ -111,4 +114,89 @@ func TestPythonTask_AliasEvents(t *testing.T) {
 	if !(len(queue) == 1 && queue[0].AssetID == made.ID) && !(len(runs) == 1 && runs[0].RunType == "asset_triggered") {
 		t.Errorf("alias_consumer: queue %+v, runs %d; want it queued on asset %d or run", queue, len(runs), made.ID)
 	}
+}
+
+// aliasDAGs are a producer whose task adds an event through the alias
+// made, a DAG scheduled on the alias, one on the asset the event names,
+// and one on another alias.
+var aliasDAGs = map[string]string{
+	"pal.yaml": `
+dag_id: pal
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: make, operator: PythonOperator, outlets: [{alias: made}]}
+`,
+	"on_alias.yaml": `
+dag_id: on_alias
+schedule: [{alias: made}]
+start_date: 2024-01-01
+tasks:
+  - {task_id: t, operator: PythonOperator}
+`,
+	"on_m.yaml": `
+dag_id: on_m
+schedule: ["s3://x/m"]
+start_date: 2024-01-01
+tasks:
+  - {task_id: t, operator: PythonOperator}
+`,
+	"on_other.yaml": `
+dag_id: on_other
+schedule: [{alias: other}]
+start_date: 2024-01-01
+tasks:
+  - {task_id: t, operator: PythonOperator}
+`,
+}
+
+// An event through an alias queues the DAGs scheduled on the alias and
+// on its asset (register_asset_change: dags_to_queue_from_asset and
+// _from_asset_alias); the alias-scheduled DAG's condition holds through
+// the alias's asset, and its run consumes the event; a DAG on another
+// alias gets nothing. A second event of the asset itself, through no
+// alias, queues the DAG on the asset.
+func TestScheduler_AliasScheduledRuns(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		h := newSchedHarness(t, aliasDAGs, func(o *schedulerOptions) { o.Edition = edition3 })
+		h.runner.aliasEvents = map[string][]aliasEvent{"make": {{Alias: aliasRef{Name: "made"}, Asset: assetRef{Name: "s3://x/m", URI: "s3://x/m"},
+			Extra: json.RawMessage(`{"n":1}`)}}}
+		h.trigger("pal", `{"execution_date": "2024-01-02"}`)
+		h.settle()
+		runs := h.runsOf("on_alias")
+		if len(runs) != 1 || runs[0].RunType != "asset_triggered" || runs[0].State != RunSuccess {
+			t.Fatalf("on_alias runs %+v, want one asset_triggered run to success", runs)
+		}
+		if got := consumed(t, h.store, runs[0]); len(got) != 1 || got[0] != "pal" {
+			t.Errorf("on_alias's run consumed %v, want pal's event", got)
+		}
+		if n := len(h.runsOf("on_m")); n != 1 {
+			t.Errorf("on_m has %d runs, want 1", n)
+		}
+		if n := len(h.runsOf("on_other")); n != 0 {
+			t.Errorf("on_other has %d runs, want none", n)
+		}
+
+		h.clock.Advance(time.Minute)
+		h.runner.mu.Lock()
+		h.runner.aliasEvents = nil
+		h.runner.mu.Unlock()
+		assets, _ := h.store.Assets()
+		var m *Asset
+		for _, a := range assets {
+			if a.URI == "s3://x/m" {
+				m = a
+			}
+		}
+		if m == nil {
+			t.Fatal("the alias's asset was not registered")
+		}
+		if _, err := h.store.AddAssetEvent(AssetEvent{AssetID: m.ID, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: h.clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if q, _ := h.store.QueuedAssetEvents("on_m", 0); len(q) != 1 {
+			t.Errorf("on_m queue %+v, want the asset's event", q)
+		}
+	})
 }
