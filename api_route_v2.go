@@ -52,7 +52,7 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodGet, "/assets", d.answer(s, s.V2GetAssets), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2Str("uri_pattern"),
 		qV2Strs("dag_ids"), qV2Bool("only_active"), qV2OrderBy))
 	t.add(http.MethodGet, "/assets/aliases", d.answer(s, s.V2GetAssetAliases), withQuery(qV2Limit, qV2Offset, qV2Str("name_pattern"), qV2OrderBy))
-	t.add(http.MethodGet, "/assets/aliases/{asset_alias_id}", d.refused(s, func(req *apiRequest) error { return v2AssetAliasByID(req.path["asset_alias_id"]) }),
+	t.add(http.MethodGet, "/assets/aliases/{asset_alias_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V2GetAssetAlias(req.path["asset_alias_id"]) }),
 		withPathInts("asset_alias_id"))
 	t.add(http.MethodGet, "/assets/events", d.answer(s, s.V2GetAssetEvents), withQuery(qV2Limit, qV2Offset, qV2OrderBy, qV2Int("asset_id"),
 		qV2Str("source_dag_id"), qV2Str("source_task_id"), qV2Str("source_run_id"), qV2Int("source_map_index"), qV2Str("name_pattern"),

@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -72,19 +74,34 @@ type v2AssetAliasCollection struct {
 
 // v2AssetEventResponse is AssetEventResponse.
 type v2AssetEventResponse struct {
-	ID             int64   `json:"id"`
-	AssetID        int64   `json:"asset_id"`
-	URI            *string `json:"uri"`
-	Name           *string `json:"name"`
-	Group          *string `json:"group"`
-	Extra          any     `json:"extra"`
-	SourceTaskID   *string `json:"source_task_id"`
-	SourceDagID    *string `json:"source_dag_id"`
-	SourceRunID    *string `json:"source_run_id"`
-	SourceMapIndex int     `json:"source_map_index"`
-	CreatedDagruns []any   `json:"created_dagruns"`
-	Timestamp      v2When  `json:"timestamp"`
-	PartitionKey   *string `json:"partition_key"`
+	ID             int64              `json:"id"`
+	AssetID        int64              `json:"asset_id"`
+	URI            *string            `json:"uri"`
+	Name           *string            `json:"name"`
+	Group          *string            `json:"group"`
+	Extra          any                `json:"extra"`
+	SourceTaskID   *string            `json:"source_task_id"`
+	SourceDagID    *string            `json:"source_dag_id"`
+	SourceRunID    *string            `json:"source_run_id"`
+	SourceMapIndex int                `json:"source_map_index"`
+	CreatedDagruns []v2DagRunAssetRef `json:"created_dagruns"`
+	Timestamp      v2When             `json:"timestamp"`
+	PartitionKey   *string            `json:"partition_key"`
+}
+
+// v2DagRunAssetRef is DagRunAssetReference: a run that consumed the
+// event. Airflow declares start_date required, which a queued run lacks
+// (its pydantic would fail there); airlite answers null.
+type v2DagRunAssetRef struct {
+	RunID             string  `json:"run_id"`
+	DagID             string  `json:"dag_id"`
+	LogicalDate       *v2When `json:"logical_date"`
+	StartDate         *v2When `json:"start_date"`
+	EndDate           *v2When `json:"end_date"`
+	State             string  `json:"state"`
+	DataIntervalStart *v2When `json:"data_interval_start"`
+	DataIntervalEnd   *v2When `json:"data_interval_end"`
+	PartitionKey      *string `json:"partition_key"`
 }
 
 // v2AssetEventCollection is AssetEventCollectionResponse.
@@ -121,8 +138,11 @@ func v2Asset(a assetView) v2AssetResponse {
 	}
 	out := v2AssetResponse{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: v2MaskedExtra(a.Extra),
 		CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt), ScheduledDags: scheduled,
-		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: []v2AssetAlias{}, Watchers: []any{},
+		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: make([]v2AssetAlias, len(a.Aliases)), Watchers: []any{},
 		LastAssetEvent: &v2LastAssetEventRef{}}
+	for i, al := range a.Aliases {
+		out.Aliases[i] = v2AssetAliasOf(al)
+	}
 	if e := a.LastEvent; e != nil {
 		id := e.ID
 		out.LastAssetEvent.ID, out.LastAssetEvent.Timestamp = &id, v2At(&e.Timestamp)
@@ -130,15 +150,45 @@ func v2Asset(a assetView) v2AssetResponse {
 	return out
 }
 
-// v2AssetEvent is an event as AssetEventResponse shows it.
-func v2AssetEvent(e assetEventView) v2AssetEventResponse {
+// v2AssetEvent is an event as AssetEventResponse shows it, with the runs
+// that consumed it.
+func v2AssetEvent(e assetEventView, created []*DagRun) v2AssetEventResponse {
 	out := v2AssetEventResponse{ID: e.ID, AssetID: e.AssetID, Extra: v2MaskedExtra(e.Extra), SourceTaskID: e.SourceTaskID,
-		SourceDagID: e.SourceDagID, SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex, CreatedDagruns: []any{},
-		Timestamp: v2When(e.Timestamp), PartitionKey: e.PartitionKey}
+		SourceDagID: e.SourceDagID, SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex,
+		CreatedDagruns: make([]v2DagRunAssetRef, len(created)), Timestamp: v2When(e.Timestamp), PartitionKey: e.PartitionKey}
 	if a := e.Asset; a != nil {
 		out.URI, out.Name, out.Group = &a.URI, &a.Name, &a.Group
 	}
+	for i, r := range created {
+		ref := v2DagRunAssetRef{RunID: r.RunID, DagID: r.DagID, StartDate: v2At(r.StartDate), EndDate: v2At(r.EndDate),
+			State: string(r.State), PartitionKey: r.PartitionKey}
+		if ld, ok := r.LogicalDate(); ok {
+			ref.LogicalDate = v2At(&ld)
+		}
+		if r.DataIntervalStart != nil {
+			ref.DataIntervalStart, ref.DataIntervalEnd = v2At(r.DataIntervalStart), v2At(r.DataIntervalEnd)
+		}
+		out.CreatedDagruns[i] = ref
+	}
 	return out
+}
+
+// v2AssetEvents are events as AssetEventResponse shows them, each with
+// the runs that consumed it (AssetEvent.created_dagruns).
+func (s *server) v2AssetEvents(events []assetEventView) ([]v2AssetEventResponse, error) {
+	ids := make([]int64, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
+	created, err := s.ops.eventRuns(ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]v2AssetEventResponse, len(events))
+	for i, e := range events {
+		out[i] = v2AssetEvent(e, created[e.ID])
+	}
+	return out, nil
 }
 
 // v2CreateAssetEventsBody is CreateAssetEventsBody.
@@ -163,7 +213,7 @@ func (s *server) V2GetAssets(req *apiRequest) (any, error) {
 	pg := v2Page(req.query)
 	onlyActive, given := req.query.v2Bool("only_active")
 	res, err := s.ops.assets(assetQuery{name: v2Match(req.query, "name_pattern"), uri: v2Match(req.query, "uri_pattern"),
-		dagIDs: req.query.list("dag_ids"), onlyActive: onlyActive || !given, keys: keys, offset: pg.offset, limit: pg.limit})
+		dagIDs: v2AssetDagIDs(req.query), onlyActive: onlyActive || !given, keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +222,22 @@ func (s *server) V2GetAssets(req *apiRequest) (any, error) {
 		out.Assets[i] = v2Asset(a)
 	}
 	return out, nil
+}
+
+// v2AssetDagIDs is the dag_ids parameter (nil: absent); one value with
+// commas is the list they separate (_DagIdAssetReferenceFilter.depends).
+func v2AssetDagIDs(q v1Values) []string {
+	ids := q.list("dag_ids")
+	if len(ids) == 1 && strings.Contains(ids[0], ",") {
+		return strings.Split(ids[0], ",")
+	}
+	return ids
+}
+
+// v2WithPK is keys with SortParam's last discriminator: the primary key,
+// in the direction of the first key (SortParam.to_orm).
+func v2WithPK(keys []sortKey) []sortKey {
+	return append(slices.Clone(keys), sortKey{attr: "id", desc: len(keys) > 0 && keys[0].desc})
 }
 
 // V2GetAsset is GET /assets/{asset_id}.
@@ -184,13 +250,28 @@ func (s *server) V2GetAsset(id string) (any, error) {
 	return v2Asset(a), nil
 }
 
-// V2GetAssetAliases is GET /assets/aliases: airlite's DAGs declare no
-// aliases, so the order is checked and the list is empty.
+// V2GetAssetAliases is GET /assets/aliases: the aliases the DAGs name
+// and those events came through.
 func (s *server) V2GetAssetAliases(req *apiRequest) (any, error) {
-	if _, err := v2Keys(req.query, "id", []string{"id", "name"}, nil); err != nil {
+	keys, err := v2Keys(req.query, "id", []string{"id", "name"}, nil)
+	if err != nil {
 		return nil, err
 	}
-	return v2AssetAliasCollection{AssetAliases: []v2AssetAlias{}}, nil
+	pg := v2Page(req.query)
+	res, err := s.ops.assetAliases(aliasQuery{name: v2Match(req.query, "name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
+	if err != nil {
+		return nil, err
+	}
+	out := v2AssetAliasCollection{AssetAliases: make([]v2AssetAlias, len(res.rows)), TotalEntries: res.total}
+	for i, a := range res.rows {
+		out.AssetAliases[i] = v2AssetAliasOf(a)
+	}
+	return out, nil
+}
+
+// v2AssetAliasOf is an alias as AssetAliasResponse shows it.
+func v2AssetAliasOf(a *AssetAlias) v2AssetAlias {
+	return v2AssetAlias{ID: a.ID, Name: a.Name, Group: a.Group}
 }
 
 // V2GetAssetEvents is GET /assets/events.
@@ -200,7 +281,7 @@ func (s *server) V2GetAssetEvents(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	pg := v2Page(req.query)
-	q := assetEventQuery{name: v2Match(req.query, "name_pattern"), keys: keys, offset: pg.offset, limit: pg.limit,
+	q := assetEventQuery{name: v2Match(req.query, "name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit,
 		gte: req.query.v2Time("timestamp_gte"), gt: req.query.v2Time("timestamp_gt"),
 		lte: req.query.v2Time("timestamp_lte"), lt: req.query.v2Time("timestamp_lt")}
 	if _, ok := req.query.str("asset_id"); ok {
@@ -220,11 +301,11 @@ func (s *server) V2GetAssetEvents(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := v2AssetEventCollection{AssetEvents: make([]v2AssetEventResponse, len(res.rows)), TotalEntries: res.total}
-	for i, e := range res.rows {
-		out.AssetEvents[i] = v2AssetEvent(e)
+	events, err := s.v2AssetEvents(res.rows)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return v2AssetEventCollection{AssetEvents: events, TotalEntries: res.total}, nil
 }
 
 // V2CreateAssetEvent is POST /assets/events: the event's extra is the
@@ -241,7 +322,7 @@ func (s *server) V2CreateAssetEvent(body map[string]any) (any, error) {
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
-	return v2AssetEvent(e), nil
+	return v2AssetEvent(e, nil), nil // a new event: no run consumed it yet
 }
 
 // setPyField is d with key set to v: in its place when d has it, else
@@ -348,18 +429,21 @@ type v2QueuedEventCollection struct {
 	TotalEntries int             `json:"total_entries"`
 }
 
-// v2Before is the before query parameter as a time (nil: absent or not
-// a date, which filters nothing).
-func v2Before(q v1Values) *time.Time {
+// v2Before is the before query parameter as a time (nil: absent):
+// OptionalDateTimeQuery reads it with timezone.parse(strict=True), and
+// text that is no date is a 400 (_safe_parse_datetime_optional), before
+// the route looks for any queued event.
+func v2Before(q v1Values, now time.Time) (*time.Time, error) {
 	raw, ok := q.str("before")
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, raw)
+	t, err := parseAirflowDateStrict(raw, now)
 	if err != nil {
-		return nil
+		return nil, &v2Error{status: http.StatusBadRequest,
+			detail: fmt.Sprintf("Invalid datetime: %s. Please check the date parameter have this value.", pyRepr(raw))}
 	}
-	return &t
+	return &t, nil
 }
 
 // v2QueuedIDs reads the routes' dag_id and asset_id ("" and 0: absent).
@@ -373,7 +457,11 @@ func v2QueuedIDs(req *apiRequest) (string, int64) {
 // included; with both ids, get_dag_asset_queued_event: the one entry.
 func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
 	dagID, assetID := v2QueuedIDs(req)
-	rows, err := s.ops.queuedAssetEvents(dagID, assetID, v2Before(req.query))
+	before, err := v2Before(req.query, s.opts.Now())
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ops.queuedAssetEvents(dagID, assetID, before)
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
@@ -392,11 +480,19 @@ func (s *server) V2GetQueuedEvents(req *apiRequest) (any, error) {
 // or Airflow's 404 when nothing was deleted.
 func (s *server) V2DeleteQueuedEvents(req *apiRequest) error {
 	dagID, assetID := v2QueuedIDs(req)
-	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, v2Before(req.query)))
+	before, err := v2Before(req.query, s.opts.Now())
+	if err != nil {
+		return err
+	}
+	return apiv2AssetPhrases.phrase(s.ops.deleteQueuedAssetEvents(dagID, assetID, before))
 }
 
-// v2AssetAlias answers GET /assets/aliases/{asset_alias_id}.
-func v2AssetAliasByID(id string) error {
+// V2GetAssetAlias is GET /assets/aliases/{asset_alias_id}.
+func (s *server) V2GetAssetAlias(id string) (any, error) {
 	n, _ := strconv.ParseInt(id, 10, 64)
-	return apiv2AssetPhrases.phrase(assetAlias(n))
+	a, err := s.ops.assetAlias(n)
+	if err != nil {
+		return nil, apiv2AssetPhrases.phrase(err)
+	}
+	return v2AssetAliasOf(a), nil
 }

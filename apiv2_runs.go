@@ -574,14 +574,11 @@ func (s *server) v2UpstreamAssetEvents(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := struct {
-		AssetEvents  []v2AssetEventResponse `json:"asset_events"`
-		TotalEntries int                    `json:"total_entries"`
-	}{AssetEvents: []v2AssetEventResponse{}, TotalEntries: len(events)}
-	for _, e := range events {
-		out.AssetEvents = append(out.AssetEvents, v2AssetEvent(e))
+	rows, err := s.v2AssetEvents(events)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return v2AssetEventCollection{AssetEvents: rows, TotalEntries: len(events)}, nil
 }
 
 // v2WaitDagRun is wait_dag_run_until_finished (DagRunWaiter in

@@ -219,14 +219,18 @@ type pyTask struct {
 	DocMD                    *string                    `json:"doc_md"`
 	IsSetup                  bool                       `json:"_is_setup"`
 	IsTeardown               bool                       `json:"_is_teardown"`
-	OnFailureFailDagrun      bool                       `json:"_on_failure_fail_dagrun"`
-	IsMapped                 bool                       `json:"_is_mapped"`
-	ExpandInput              json.RawMessage            `json:"expand_input,omitempty"`
-	PartialKwargs            json.RawMessage            `json:"partial_kwargs,omitempty"`
-	Generic                  bool                       `json:"_airlite_generic,omitempty"` // a class airlite does not know
-	Kwargs                   map[string]json.RawMessage `json:"kwargs,omitempty"`           // a generic operator's arguments
-	Subdag                   *string                    `json:"subdag,omitempty"`           // a SubDagOperator's DAG id
-	TaskDisplayName          *string                    `json:"task_display_name"`
+	// Inlets and Outlets are the task's, each an asset, a dataset or an
+	// alias in its encoded form ({"__type": "asset", ...}), else its str().
+	Inlets              []any                      `json:"inlets"`
+	Outlets             []any                      `json:"outlets"`
+	OnFailureFailDagrun bool                       `json:"_on_failure_fail_dagrun"`
+	IsMapped            bool                       `json:"_is_mapped"`
+	ExpandInput         json.RawMessage            `json:"expand_input,omitempty"`
+	PartialKwargs       json.RawMessage            `json:"partial_kwargs,omitempty"`
+	Generic             bool                       `json:"_airlite_generic,omitempty"` // a class airlite does not know
+	Kwargs              map[string]json.RawMessage `json:"kwargs,omitempty"`           // a generic operator's arguments
+	Subdag              *string                    `json:"subdag,omitempty"`           // a SubDagOperator's DAG id
+	TaskDisplayName     *string                    `json:"task_display_name"`
 	// OperatorExtraLinks are the class's operator_extra_links: module,
 	// class name and the link's name (schema.json _operator_extra_links).
 	OperatorExtraLinks [][3]string `json:"_operator_extra_links"`

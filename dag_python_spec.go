@@ -148,7 +148,7 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 // pyAssetCondition reads a DatasetTriggeredTimetable's serialized form:
 // its dataset_condition (asset_condition in Airflow 3), as 2.10.3
 // serialization/serialized_objects.py encode_dataset_condition writes it.
-// An alias in the condition never holds: airlite resolves no aliases.
+// An alias in the condition holds through the assets attached to it.
 func pyAssetCondition(raw json.RawMessage) (*assetCond, error) {
 	var tt map[string]any
 	if err := json.Unmarshal(raw, &tt); err != nil {
@@ -193,7 +193,14 @@ func assetCondOf(v any) (*assetCond, error) {
 		}
 		return c, nil
 	case "dataset_alias", "asset_alias":
-		return &assetCond{Op: assetCondAny}, nil // holds never
+		name, _ := m["name"].(string)
+		if inner, ok := m["__var"].(map[string]any); ok {
+			name, _ = inner["name"].(string)
+		}
+		if name == "" {
+			return nil, fmt.Errorf("asset condition: an alias without a name")
+		}
+		return &assetCond{Op: assetCondAlias, Ref: assetRef{Name: name}}, nil
 	}
 	return nil, fmt.Errorf("asset condition of type %q", typ)
 }
@@ -249,6 +256,12 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	}
 	for _, l := range t.OperatorExtraLinks {
 		s.ExtraLinks = append(s.ExtraLinks, extraLink{Module: l[0], Class: l[1], Name: l[2]})
+	}
+	if len(t.Inlets) > 0 {
+		s.Inlets = t.Inlets
+	}
+	if len(t.Outlets) > 0 {
+		s.Outlets = t.Outlets
 	}
 	if s.TemplateFields == nil {
 		s.TemplateFields = []string{}

@@ -228,7 +228,8 @@ func yamlSchedule(n *yaml.Node) scheduleSpec {
 }
 
 // yamlAssetCond reads schedule as assets, when it is a list of them (a
-// uri, or a mapping with a uri and/or a name: their DatasetAll) or a
+// uri, a mapping with a uri and/or a name, or {alias: name}: their
+// DatasetAll) or a
 // mapping with one key, all or any, holding such a list (& and | in a
 // Python file); nil when it is not.
 func yamlAssetCond(n *yaml.Node) *assetCond {
@@ -278,6 +279,9 @@ func yamlAssetItem(n *yaml.Node) *assetCond {
 		}
 		if _, nested := m[assetCondAny]; nested {
 			return yamlAssetCond(n)
+		}
+		if alias, ok := aliasOf(m); ok {
+			return &assetCond{Op: assetCondAlias, Ref: assetRef{Name: alias.Name}}
 		}
 		ref, ok := assetOf(m)
 		if !ok {

@@ -21,6 +21,10 @@ const (
 	tableConsumedEvents = "dagrun_asset_event"
 	assetCondAll        = "all"
 	assetCondAny        = "any"
+	// assetCondAlias is a leaf naming an alias (Ref.Name is the alias's
+	// name): it holds when one of the assets attached to the alias has a
+	// queued event (3.2.1 resolves a scheduled alias to those assets).
+	assetCondAlias = "alias"
 )
 
 // assetCond is a DAG's asset schedule: a leaf names an asset; "all" and
@@ -40,6 +44,9 @@ func (c *assetCond) refs() []assetRef {
 	if c.Op == "" {
 		return []assetRef{c.Ref}
 	}
+	if c.Op == assetCondAlias {
+		return nil
+	}
 	var out []assetRef
 	for _, o := range c.Of {
 		for _, r := range o.refs() {
@@ -56,21 +63,47 @@ func (c *assetCond) names(a *Asset) bool {
 	return slices.ContainsFunc(c.refs(), func(r assetRef) bool { return r.Name == a.Name && r.URI == a.URI })
 }
 
+// aliases are the names of the aliases the condition names, each once,
+// in reading order.
+func (c *assetCond) aliases() []string {
+	if c == nil {
+		return nil
+	}
+	if c.Op == assetCondAlias {
+		return []string{c.Ref.Name}
+	}
+	var out []string
+	for _, o := range c.Of {
+		for _, name := range o.aliases() {
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// namesAlias says whether the condition names the alias called name.
+func (c *assetCond) namesAlias(name string) bool { return slices.Contains(c.aliases(), name) }
+
 // holds evaluates the condition over the assets that have queued events
-// (BaseDataset.evaluate: all needs each, any one).
-func (c *assetCond) holds(queued func(assetRef) bool) bool {
+// (BaseDataset.evaluate: all needs each, any one); an alias is the any
+// of the assets attached to it (resolve).
+func (c *assetCond) holds(queued func(assetRef) bool, resolve func(alias string) []assetRef) bool {
 	switch c.Op {
 	case "":
 		return queued(c.Ref)
+	case assetCondAlias:
+		return resolve != nil && slices.ContainsFunc(resolve(c.Ref.Name), queued)
 	case assetCondAll:
 		for _, o := range c.Of {
-			if !o.holds(queued) {
+			if !o.holds(queued, resolve) {
 				return false
 			}
 		}
 		return len(c.Of) > 0
 	default:
-		return slices.ContainsFunc(c.Of, func(o *assetCond) bool { return o.holds(queued) })
+		return slices.ContainsFunc(c.Of, func(o *assetCond) bool { return o.holds(queued, resolve) })
 	}
 }
 
@@ -115,17 +148,20 @@ func consumedEventsTable() *memdb.TableSchema {
 }
 
 // queueAssetEventTxn queues every unpaused DAG whose asset schedule names
-// the asset of an event just recorded at at (2.10.3
-// datasets/manager.py:116-118 and _queue_dagruns: an entry already
-// there is kept).
-func queueAssetEventTxn(txn *memdb.Txn, a *Asset, at time.Time) error {
+// the asset of an event just recorded at at, or one of the aliases the
+// event came through (2.10.3 datasets/manager.py:116-118 and
+// _queue_dagruns: an entry already there is kept; 3.2.1
+// assets/manager.py register_asset_change: dags_to_queue_from_asset_alias
+// too, queued for the asset).
+func queueAssetEventTxn(txn *memdb.Txn, a *Asset, aliases []string, at time.Time) error {
 	it, err := txn.Get(tableDags, indexID)
 	if err != nil {
 		return fmt.Errorf("list dags: %w", err)
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		row := raw.(*DagRow)
-		if row.Def == nil || row.IsPaused || row.Def.AssetSchedule == nil || !row.Def.AssetSchedule.names(a) {
+		if row.Def == nil || row.IsPaused || row.Def.AssetSchedule == nil ||
+			(!row.Def.AssetSchedule.names(a) && !slices.ContainsFunc(aliases, row.Def.AssetSchedule.namesAlias)) {
 			continue
 		}
 		have, err := txn.First(tableAssetQueue, indexID, assetQueueKey(row.DagID, a.ID))

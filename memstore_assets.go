@@ -45,6 +45,9 @@ type AssetEvent struct {
 	SourceTaskID   *string
 	SourceRunID    *string
 	SourceMapIndex int
+	// SourceAliasIDs are the aliases the event came through (an event a
+	// task added through outlet_events[AssetAlias(...)]); none: none.
+	SourceAliasIDs []int64
 	PartitionKey   *string
 	Timestamp      time.Time
 }
@@ -192,7 +195,11 @@ func insertAssetEventTxn(txn *memdb.Txn, e AssetEvent) (*AssetEvent, error) {
 		return nil, fmt.Errorf("look up asset %d: %w", e.AssetID, err)
 	}
 	if raw != nil {
-		if err := queueAssetEventTxn(txn, raw.(*Asset), e.Timestamp); err != nil {
+		aliases, err := aliasNamesTxn(txn, e.SourceAliasIDs)
+		if err != nil {
+			return nil, err
+		}
+		if err := queueAssetEventTxn(txn, raw.(*Asset), aliases, e.Timestamp); err != nil {
 			return nil, err
 		}
 	}
@@ -201,7 +208,7 @@ func insertAssetEventTxn(txn *memdb.Txn, e AssetEvent) (*AssetEvent, error) {
 
 // recordLineageEventsTxn records the asset events of a successful try
 // from the lineage it left (its outlets, as the lineage table keeps them).
-func recordLineageEventsTxn(txn *memdb.Txn, ti *TaskInstance, rec *LineageRecord, at time.Time) error {
+func recordLineageEventsTxn(txn *memdb.Txn, ti *TaskInstance, rec *LineageRecord, extras map[string]json.RawMessage, at time.Time) error {
 	if ti.State != TaskSuccess || len(rec.Outlets) == 0 {
 		return nil
 	}
@@ -209,14 +216,14 @@ func recordLineageEventsTxn(txn *memdb.Txn, ti *TaskInstance, rec *LineageRecord
 	if err := json.Unmarshal(rec.Outlets, &outlets); err != nil {
 		return nil // outlets that are no list name no asset
 	}
-	return recordOutletEventsTxn(txn, ti, outlets, at)
+	return recordOutletEventsTxn(txn, ti, outlets, extras, at)
 }
 
 // recordOutletEventsTxn records an event of each asset among a finished
 // task's outlets (a task instance that succeeded), registering an asset
 // seen for the first time: what Airflow's task runner does with the
 // outlets of a successful task (register_asset_change).
-func recordOutletEventsTxn(txn *memdb.Txn, ti *TaskInstance, outlets []any, at time.Time) error {
+func recordOutletEventsTxn(txn *memdb.Txn, ti *TaskInstance, outlets []any, extras map[string]json.RawMessage, at time.Time) error {
 	for _, o := range outlets {
 		ref, ok := assetOf(o)
 		if !ok {
@@ -227,7 +234,11 @@ func recordOutletEventsTxn(txn *memdb.Txn, ti *TaskInstance, outlets []any, at t
 			return err
 		}
 		dagID, taskID, runID := ti.DagID, ti.TaskID, ti.RunID
-		if _, err := insertAssetEventTxn(txn, AssetEvent{AssetID: a.ID, Extra: json.RawMessage("{}"), SourceDagID: &dagID,
+		extra := extras[ref.Name+"\x00"+ref.URI]
+		if extra == nil {
+			extra = json.RawMessage("{}")
+		}
+		if _, err := insertAssetEventTxn(txn, AssetEvent{AssetID: a.ID, Extra: extra, SourceDagID: &dagID,
 			SourceTaskID: &taskID, SourceRunID: &runID, SourceMapIndex: ti.MapIndex, Timestamp: at}); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ package main
 // what a try leaves (lineage, captured output, the earlier tries).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -143,6 +144,12 @@ type tryResult struct {
 	Log     *TryLog // nil: the try leaves no output (it is not counted)
 	Lineage *LineageRecord
 	XComs   []xcomPush
+	// AliasEvents are the events the try added through aliases
+	// (outlet_events[AssetAlias(...)].add), recorded when it succeeded.
+	AliasEvents []aliasEvent
+	// OutletExtras are the extras of the outlet assets' events, by asset
+	// name and uri (outlet_events[asset].extra); none: {}.
+	OutletExtras map[string]json.RawMessage
 }
 
 // FinishTry records a try's result as record builds it from the stored
@@ -213,9 +220,12 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 			}
 			// A successful task's asset outlets are changes of those
 			// assets (memstore_assets.go).
-			if err := recordLineageEventsTxn(txn, res.TI, res.Lineage, at); err != nil {
+			if err := recordLineageEventsTxn(txn, res.TI, res.Lineage, res.OutletExtras, at); err != nil {
 				return err
 			}
+		}
+		if err := recordAliasEventsTxn(txn, res.TI, res.AliasEvents, at); err != nil {
+			return err
 		}
 		for _, x := range res.XComs {
 			mapIndex := -1

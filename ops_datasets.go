@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,23 +193,51 @@ type assetView struct {
 	// DagScheduleAssetReference rows), by dag_id.
 	Scheduled []string
 	LastEvent *AssetEvent
+	// Aliases are the aliases events came to the asset through
+	// (AssetModel.aliases), by id.
+	Aliases []*AssetAlias
 }
 
-// Active is AssetModel.active: a DAG names the asset now.
-func (a assetView) Active() bool { return len(a.Producing) > 0 || len(a.Consuming) > 0 }
+// Active is AssetModel.active: a DAG names the asset now, in its
+// schedule or among a task's outlets or inlets (Airflow keeps an
+// AssetActive row for every asset a parsed DAG references).
+func (a assetView) Active() bool {
+	return len(a.Producing) > 0 || len(a.Consuming) > 0 || len(a.Scheduled) > 0
+}
+
+// namedBy says whether one of dagIDs is scheduled on the asset, produces
+// it or reads it (_DagIdAssetReferenceFilter: scheduled_dags,
+// producing_tasks, consuming_tasks).
+func (a assetView) namedBy(dagIDs []string) bool {
+	in := func(r assetTaskRef) bool { return slices.Contains(dagIDs, r.DagID) }
+	return slices.ContainsFunc(a.Scheduled, func(id string) bool { return slices.Contains(dagIDs, id) }) ||
+		slices.ContainsFunc(a.Producing, in) || slices.ContainsFunc(a.Consuming, in)
+}
 
 // dagAssetRefs are the assets the DAGs name, in DAG and task order, who
-// names each (by name and uri) and the DAGs scheduled on each.
-func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, map[string][]string, error) {
+// names each (by name and uri), the DAGs scheduled on each, and the
+// aliases the DAGs name (in their schedules, outlets and inlets).
+func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, map[string][]string, []aliasRef, error) {
 	rows, err := o.store.Dags()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	scheduled := map[string][]string{}
 	var refs []assetRef
+	var aliases []aliasRef
+	addAlias := func(r aliasRef) {
+		if !slices.ContainsFunc(aliases, func(a aliasRef) bool { return a.Name == r.Name }) {
+			aliases = append(aliases, r)
+		}
+	}
 	who := map[string][2][]assetTaskRef{}
 	note := func(v any, dagID, taskID string, side int) {
-		ref, ok := assetOf(normalizeYAML(v))
+		v = normalizeYAML(v)
+		if alias, ok := aliasOf(v); ok {
+			addAlias(alias)
+			return
+		}
+		ref, ok := assetOf(v)
 		if !ok {
 			return
 		}
@@ -233,6 +262,9 @@ func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, m
 			who[k] = w
 			scheduled[k] = append(scheduled[k], row.DagID)
 		}
+		for _, name := range row.Def.AssetSchedule.aliases() {
+			addAlias(aliasRef{Name: name})
+		}
 		for _, t := range row.Def.Tasks {
 			for _, v := range t.Outlets {
 				note(v, row.DagID, t.TaskID, 0)
@@ -242,19 +274,32 @@ func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, m
 			}
 		}
 	}
-	return refs, who, scheduled, nil
+	return refs, who, scheduled, aliases, nil
 }
 
 // assetViews registers the assets the DAGs name that are new, and lists
 // every asset with its references and its last event (the latest
 // timestamp, the highest id among equals).
 func (o *operations) assetViews() ([]assetView, error) {
-	refs, who, scheduled, err := o.dagAssetRefs()
+	refs, who, scheduled, aliasRefs, err := o.dagAssetRefs()
 	if err != nil {
 		return nil, err
 	}
 	if err := o.store.EnsureAssets(refs, o.clock()); err != nil {
 		return nil, err
+	}
+	if err := o.store.EnsureAssetAliases(aliasRefs); err != nil {
+		return nil, err
+	}
+	aliases, err := o.store.AssetAliases()
+	if err != nil {
+		return nil, err
+	}
+	aliasesOf := map[int64][]*AssetAlias{}
+	for _, al := range aliases {
+		for _, id := range al.AssetIDs {
+			aliasesOf[id] = append(aliasesOf[id], al)
+		}
 	}
 	assets, err := o.store.Assets()
 	if err != nil {
@@ -274,7 +319,7 @@ func (o *operations) assetViews() ([]assetView, error) {
 	for i, a := range assets {
 		w := who[a.Name+"\x00"+a.URI]
 		k := a.Name + "\x00" + a.URI
-		out[i] = assetView{Asset: a, Producing: w[0], Consuming: w[1], Scheduled: scheduled[k], LastEvent: last[a.ID]}
+		out[i] = assetView{Asset: a, Producing: w[0], Consuming: w[1], Scheduled: scheduled[k], LastEvent: last[a.ID], Aliases: aliasesOf[a.ID]}
 	}
 	return out, nil
 }
@@ -302,9 +347,7 @@ func (o *operations) assets(q assetQuery) (listed[assetView], error) {
 		case q.onlyActive && !a.Active():
 		case q.name != nil && !q.name(a.Name):
 		case q.uri != nil && !q.uri(a.URI):
-		case len(q.dagIDs) > 0 && !slices.ContainsFunc(append(slices.Clone(a.Producing), a.Consuming...), func(r assetTaskRef) bool {
-			return slices.Contains(q.dagIDs, r.DagID)
-		}):
+		case q.dagIDs != nil && !a.namedBy(q.dagIDs):
 		default:
 			kept = append(kept, a)
 		}
@@ -440,9 +483,50 @@ func (o *operations) consumedAssetEvents(run *DagRun) ([]assetEventView, error) 
 	return out, nil
 }
 
-// assetAlias is the alias with id: airlite's DAGs declare no aliases.
-func assetAlias(id int64) error {
-	return opErr(errNotFound, faultAssetAliasNotFound, "alias_id", strconv.FormatInt(id, 10))
+// aliasQuery is an Airflow 3 listing of asset aliases: a name filter
+// and the order.
+type aliasQuery struct {
+	name          func(string) bool
+	keys          []sortKey
+	offset, limit int
+}
+
+// assetAliases lists the aliases the DAGs name and those events came
+// through, as q asks.
+func (o *operations) assetAliases(q aliasQuery) (listed[*AssetAlias], error) {
+	if _, err := o.assetViews(); err != nil { // the DAGs' aliases are known
+		return listed[*AssetAlias]{}, err
+	}
+	all, err := o.store.AssetAliases()
+	if err != nil {
+		return listed[*AssetAlias]{}, err
+	}
+	kept := all[:0]
+	for _, a := range all {
+		if q.name == nil || q.name(a.Name) {
+			kept = append(kept, a)
+		}
+	}
+	return listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, func(a, b *AssetAlias, attr string) int {
+		if attr == "name" {
+			return strings.Compare(a.Name, b.Name)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}), nil
+}
+
+// assetAlias is the alias with id.
+func (o *operations) assetAlias(id int64) (*AssetAlias, error) {
+	res, err := o.assetAliases(aliasQuery{limit: math.MaxInt})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range res.rows {
+		if a.ID == id {
+			return a, nil
+		}
+	}
+	return nil, opErr(errNotFound, faultAssetAliasNotFound, "alias_id", strconv.FormatInt(id, 10))
 }
 
 // queuedAssetEvents are the queue entries (AssetDagRunQueue) of a DAG,

@@ -36,7 +36,17 @@ var pendulumYearMonthRe = regexp.MustCompile(`^(\d{4})(?:-(\d{2}))?$`)
 // The offset the client sent is kept in the result's location, because
 // Airflow echoes it back. Precision is microseconds.
 func parseAirflowDate(raw string, now time.Time) (time.Time, error) {
-	t, err := parseAnyDate(raw, now)
+	return parseAirflowDateAs(raw, now, false)
+}
+
+// parseAirflowDateStrict is timezone.parse(text, strict=True): pendulum's
+// ISO 8601 forms and "now" only, no dateutil.
+func parseAirflowDateStrict(raw string, now time.Time) (time.Time, error) {
+	return parseAirflowDateAs(raw, now, true)
+}
+
+func parseAirflowDateAs(raw string, now time.Time, strict bool) (time.Time, error) {
+	t, err := parseAnyDate(raw, now, strict)
 	if err != nil {
 		return t, err
 	}
@@ -48,7 +58,7 @@ func parseAirflowDate(raw string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-func parseAnyDate(raw string, now time.Time) (time.Time, error) {
+func parseAnyDate(raw string, now time.Time, strict bool) (time.Time, error) {
 	s := strings.TrimSpace(raw)
 	if strings.EqualFold(s, "now") {
 		return now.UTC().Truncate(time.Microsecond), nil
@@ -81,7 +91,7 @@ func parseAnyDate(raw string, now time.Time) (time.Time, error) {
 	}
 	// dateutil reads the text as the client sent it: surrounding
 	// whitespace makes tokens of its own.
-	if t, ok := parseDateutil(raw, now); ok {
+	if t, ok := parseDateutil(raw, now); ok && !strict {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("parse date %q: %w", raw, errBadDate)

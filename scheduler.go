@@ -52,6 +52,11 @@ type taskOutcome struct {
 	// renderedMapIndex is an expanded instance's map_index_template
 	// rendered (nil: none).
 	renderedMapIndex *string
+	// aliasEvents are the asset events a Python callable added through
+	// aliases; outletExtras the extras it gave its outlet assets' events,
+	// by asset name and uri (nil: none).
+	aliasEvents  []aliasEvent
+	outletExtras map[string]json.RawMessage
 }
 
 // schedulerOptions configures a scheduler.
@@ -1003,7 +1008,9 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 				return tryResult{}, err
 			}
 			res.Lineage = rec
+			res.OutletExtras = out.outletExtras
 		}
+		res.AliasEvents = out.aliasEvents
 		switch {
 		case ti.State == TaskSuccess:
 			res.XComs = s.xcomPushes(job.task, out)

@@ -82,10 +82,23 @@ func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*As
 			assetIDs[a.ID] = true
 		}
 	}
+	// An alias in the condition stands for the assets attached to it
+	// now; their events are the run's too.
+	resolved := map[string][]assetRef{}
+	for _, name := range dag.AssetSchedule.aliases() {
+		assets, err := v.AliasAssets(name)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range assets {
+			assetIDs[a.ID] = true
+			resolved[name] = append(resolved[name], assetRef{Name: a.Name, URI: a.URI})
+		}
+	}
 	holds := dag.AssetSchedule.holds(func(ref assetRef) bool {
 		a, err := v.AssetByRef(ref)
 		return err == nil && a != nil && queuedIDs[a.ID]
-	})
+	}, func(alias string) []assetRef { return resolved[alias] })
 	if !holds {
 		return nil, nil
 	}

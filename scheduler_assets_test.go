@@ -265,7 +265,7 @@ func TestPythonDAG_AssetSchedule(t *testing.T) {
 		{[]string{"s3://bucket/customers", "s3://bucket/fx"}, false},
 		{[]string{"s3://bucket/orders", "s3://bucket/fx"}, true},
 	} {
-		got := dag.AssetSchedule.holds(func(r assetRef) bool { return slices.Contains(c.queued, r.URI) })
+		got := dag.AssetSchedule.holds(func(r assetRef) bool { return slices.Contains(c.queued, r.URI) }, nil)
 		if got != c.want {
 			t.Errorf("holds with %v = %v, want %v", c.queued, got, c.want)
 		}

@@ -15,6 +15,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,6 +185,33 @@ type pythonTaskResult struct {
 	// BashCommand is what a @task.bash callable returned: the command
 	// airlite renders and runs next, in the same try (runDecoratedBash).
 	BashCommand *string `json:"bash_command"`
+	// AliasEvents are the events the callable added through aliases
+	// (outlet_events[AssetAlias(name)].add(asset, extra=...)).
+	AliasEvents []pyAliasEvent `json:"alias_events"`
+	// OutletExtras are the extras the callable set on its outlet assets'
+	// events (outlet_events[asset].extra).
+	OutletExtras []pyOutletExtra `json:"outlet_extras"`
+}
+
+// pyAliasEvent is one event added through an alias, as the task program
+// reports it.
+type pyAliasEvent struct {
+	Alias aliasRef        `json:"alias"`
+	Asset pyAssetKey      `json:"asset"`
+	Extra json.RawMessage `json:"extra"`
+}
+
+// pyAssetKey is an asset as the task program names it.
+type pyAssetKey struct {
+	Name  string `json:"name"`
+	URI   string `json:"uri"`
+	Group string `json:"group"`
+}
+
+// pyOutletExtra is an outlet asset's event extra.
+type pyOutletExtra struct {
+	Asset pyAssetKey      `json:"asset"`
+	Extra json.RawMessage `json:"extra"`
 }
 
 // pythonChannelRequest is one request of the task process.
@@ -516,6 +544,21 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 		res.pushed = append(res.pushed, xcomPush{Key: p[0], Value: json.RawMessage(p[1])})
 	}
 	res.renderedMapIndex = r.RenderedMapIndex
+	for _, e := range r.AliasEvents {
+		if e.Alias.Name == "" || (e.Asset.Name == "" && e.Asset.URI == "") || !isJSONObject(e.Extra) {
+			continue // the program sends none such; a broken line names no asset
+		}
+		res.aliasEvents = append(res.aliasEvents, aliasEvent{Alias: e.Alias,
+			Asset: assetRef{Name: cmp.Or(e.Asset.Name, e.Asset.URI), URI: cmp.Or(e.Asset.URI, e.Asset.Name), Group: e.Asset.Group}, Extra: compactExtra(e.Extra)})
+	}
+	for _, e := range r.OutletExtras {
+		if isJSONObject(e.Extra) {
+			if res.outletExtras == nil {
+				res.outletExtras = map[string]json.RawMessage{}
+			}
+			res.outletExtras[cmp.Or(e.Asset.Name, e.Asset.URI)+"\x00"+cmp.Or(e.Asset.URI, e.Asset.Name)] = compactExtra(e.Extra)
+		}
+	}
 	switch r.State {
 	case TaskSuccess:
 		if len(r.Rendered) > 0 && string(r.Rendered) != "null" {
@@ -648,4 +691,20 @@ func (s *scheduler) pythonContext(tc templateContext) pythonTaskContext {
 		}
 	}
 	return c
+}
+
+// compactExtra is an extra without the spaces Python's json.dumps puts
+// between its items, as the store keeps every extra.
+func compactExtra(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// isJSONObject says whether raw is a JSON object (an extra must be one).
+func isJSONObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
 }

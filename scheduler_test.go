@@ -43,10 +43,13 @@ type fakeRunner struct {
 	outcomes map[string][]TaskState // task_id -> state of try 1, 2, …; success beyond
 	keyed    map[tiKey][]TaskState  // one task instance's, before its task's
 	returns  map[string]string      // task_id -> the JSON its tries return
-	held     map[string]chan struct{}
-	started  []tiKey
-	starts   map[tiKey]int
-	onStart  func() // checks invariants while the task is running
+	// aliasEvents are the events a task's successful tries add through
+	// aliases (outlet_events[AssetAlias(...)].add), by task_id.
+	aliasEvents map[string][]aliasEvent
+	held        map[string]chan struct{}
+	started     []tiKey
+	starts      map[tiKey]int
+	onStart     func() // checks invariants while the task is running
 }
 
 func (f *fakeRunner) run(ctx context.Context, job taskJob) taskOutcome {
@@ -75,8 +78,9 @@ func (f *fakeRunner) run(ctx context.Context, job taskJob) taskOutcome {
 	}
 	f.mu.Lock()
 	ret := f.returns[job.key.taskID]
+	aliasEvents := f.aliasEvents[job.key.taskID]
 	f.mu.Unlock()
-	out := taskOutcome{state: TaskSuccess, output: "try " + strconv.Itoa(job.try) + "\n"}
+	out := taskOutcome{state: TaskSuccess, output: "try " + strconv.Itoa(job.try) + "\n", aliasEvents: aliasEvents}
 	if ret != "" {
 		out.returnValue = json.RawMessage(ret)
 	}

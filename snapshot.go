@@ -37,8 +37,9 @@ const (
 	// UUIDs) and a run's triggered_by, triggering_user_name and
 	// partition_key (Airflow 3); 7 a mapped task's expanded instances as
 	// task instance rows of their own (map_index on task instances, their
-	// tries, logs and lineage), where 6 nested them in the task's one.
-	snapshotVersion = 7
+	// tries, logs and lineage), where 6 nested them in the task's one; 8
+	// asset aliases, and the aliases an asset event came through.
+	snapshotVersion = 8
 )
 
 // airliteVersion is written into snapshot headers; release builds set it
@@ -260,8 +261,16 @@ type snapAssetEvent struct {
 	SourceTaskID   *string   `json:"source_task_id"`
 	SourceRunID    *string   `json:"source_run_id"`
 	SourceMapIndex int       `json:"source_map_index"`
+	SourceAliasIDs []int64   `json:"source_alias_ids,omitempty"` // version 8 on
 	PartitionKey   *string   `json:"partition_key"`
 	Timestamp      time.Time `json:"timestamp"`
+}
+
+type snapAssetAlias struct {
+	ID       int64   `json:"id"`
+	Name     string  `json:"name"`
+	Group    string  `json:"group"`
+	AssetIDs []int64 `json:"asset_ids,omitempty"`
 }
 
 type snapEventLog struct {
@@ -590,11 +599,20 @@ func snapshotCodecs() []snapshotCodec {
 		{table: tableAssetEvents, encode: func(obj any) any {
 			e := obj.(*AssetEvent)
 			return &snapAssetEvent{ID: e.ID, AssetID: e.AssetID, Extra: string(e.Extra), SourceDagID: e.SourceDagID, SourceTaskID: e.SourceTaskID,
-				SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex, PartitionKey: e.PartitionKey, Timestamp: e.Timestamp.UTC()}
+				SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex, SourceAliasIDs: e.SourceAliasIDs, PartitionKey: e.PartitionKey,
+				Timestamp: e.Timestamp.UTC()}
 		}, decode: decodeInto(func(r *snapAssetEvent) any {
 			return &AssetEvent{ID: r.ID, AssetID: r.AssetID, Extra: json.RawMessage(r.Extra), SourceDagID: r.SourceDagID, SourceTaskID: r.SourceTaskID,
-				SourceRunID: r.SourceRunID, SourceMapIndex: r.SourceMapIndex, PartitionKey: r.PartitionKey, Timestamp: r.Timestamp}
+				SourceRunID: r.SourceRunID, SourceMapIndex: r.SourceMapIndex, SourceAliasIDs: r.SourceAliasIDs, PartitionKey: r.PartitionKey,
+				Timestamp: r.Timestamp}
 		}), check: checkAssetEvent},
+		// Added in version 8; older files have no aliases.
+		{table: tableAssetAliases, encode: func(obj any) any {
+			a := obj.(*AssetAlias)
+			return &snapAssetAlias{ID: a.ID, Name: a.Name, Group: a.Group, AssetIDs: a.AssetIDs}
+		}, decode: decodeInto(func(r *snapAssetAlias) any {
+			return &AssetAlias{ID: r.ID, Name: r.Name, Group: r.Group, AssetIDs: r.AssetIDs}
+		}), check: checkAssetAlias},
 		// Added in version 6; older files have no DAG versions: the DAG
 		// files loaded on top of the restore make each DAG's first.
 		{table: tableDagVersions, encode: func(obj any) any {

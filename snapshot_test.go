@@ -127,7 +127,8 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		tableXComs: {&XComEntry{}, &XComEntry{}}, tableEventLogs: {&EventLog{}, &EventLog{}},
 		tableTryHistory: {&TaskInstanceHistory{}, &TaskInstanceHistory{}},
 		tableAssets:     {&Asset{}, &Asset{}}, tableAssetEvents: {&AssetEvent{}, &AssetEvent{}},
-		tableDagVersions: {&DagVersion{}, &DagVersion{}}, tableDagFavorites: {&DagFavorite{}, &DagFavorite{}},
+		tableAssetAliases: {&AssetAlias{}, &AssetAlias{}},
+		tableDagVersions:  {&DagVersion{}, &DagVersion{}}, tableDagFavorites: {&DagFavorite{}, &DagFavorite{}},
 		tableBackfills: {&Backfill{}, &Backfill{}}, tableBackfillRuns: {&BackfillDagRun{}, &BackfillDagRun{}},
 		tableAssetQueue: {&AssetQueueEntry{}, &AssetQueueEntry{}}, tableConsumedEvents: {&ConsumedEvents{}, &ConsumedEvents{}},
 	}

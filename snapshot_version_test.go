@@ -140,3 +140,43 @@ func TestSnapshot_Version5RunsWithoutALogicalDate(t *testing.T) {
 		})
 	}
 }
+
+// A version 7 file (before asset aliases) restores its assets and events:
+// no alias, no event through one; written again, it is a version 8 file
+// with its aliases table, empty.
+func TestSnapshot_Version7AssetsWithoutAliases(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"format":"airlite-snapshot","version":7,"index":4,"created_at":"2024-05-01T10:00:00Z","airlite_version":"x","tables":["assets","asset_events"]}`,
+		`{"table":"assets","rows":1}`,
+		`{"id":1,"name":"a","uri":"s3://a","group":"asset","extra":"{}","created_at":"2024-05-01T10:00:00Z","updated_at":"2024-05-01T10:00:00Z"}`,
+		`{"table":"asset_events","rows":1}`,
+		`{"id":1,"asset_id":1,"extra":"{\"k\":1}","source_dag_id":null,"source_task_id":null,"source_run_id":null,"source_map_index":-1,"partition_key":null,"timestamp":"2024-05-01T10:00:00Z"}`,
+	}
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(path, sealSnapshot(2, 2, lines...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, _, err := restoreSnapshot(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := store.AssetEvents()
+	if err != nil || len(events) != 1 || string(events[0].Extra) != `{"k":1}` || events[0].SourceAliasIDs != nil {
+		t.Fatalf("events %+v (%v)", events, err)
+	}
+	if aliases, err := store.AssetAliases(); err != nil || len(aliases) != 0 {
+		t.Fatalf("aliases %+v (%v), want none", aliases, err)
+	}
+	again := filepath.Join(t.TempDir(), "again.json")
+	if _, err := writeSnapshot(store, again, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(`"version":8`)) || !bytes.Contains(data, []byte(`{"table":"asset_aliases","rows":0}`)) {
+		t.Errorf("written again:\n%s", data)
+	}
+}

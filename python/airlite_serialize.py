@@ -118,6 +118,23 @@ def _is_empty(op):
     return hit
 
 
+def _as_list(value):
+    """An operator's inlets or outlets as a list (BaseOperator keeps one
+    object as a list of it)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _lineage_object(obj):
+    """An inlet or an outlet in its encoded form: an asset, a dataset or
+    an alias as its condition encodes it, anything else its str()."""
+    encode = getattr(obj, "as_expression_json", None)
+    if encode is not None and not hasattr(obj, "objects"):
+        return encode()
+    return serialize(obj)
+
+
 def serialize_task(op):
     mapped = op.__dict__.get("_airlite_mapped")
     out = {
@@ -164,6 +181,8 @@ def serialize_task(op):
         "_is_mapped": mapped is not None,
         "task_display_name": op.__dict__.get("task_display_name"),
         "_operator_extra_links": _extra_links(op),
+        "inlets": [_lineage_object(o) for o in _as_list(getattr(op, "inlets", None))],
+        "outlets": [_lineage_object(o) for o in _as_list(getattr(op, "outlets", None))],
     }
     values = {}
     for field in op.template_fields:

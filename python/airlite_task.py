@@ -213,7 +213,101 @@ def build_context(ctx, dag, task, ti, edition):
               "inlets": list(getattr(task, "inlets", None) or []), "outlets": list(getattr(task, "outlets", None) or [])})
     from airflow.models.variable import Variable
     c["var"] = {"value": _VarAccessor(Variable, False), "json": _VarAccessor(Variable, True)}
+    if edition != "1.10":
+        c["outlet_events"] = OutletEventAccessors()
     return c
+
+
+def _alias_name(obj):
+    """The name of an alias (AssetAlias, DatasetAlias), else None."""
+    kind = getattr(obj, "as_expression_json", lambda: {})().get("__type") if hasattr(obj, "name") else None
+    return obj.name if kind in ("asset_alias", "dataset_alias") else None
+
+
+def _asset_key(obj):
+    """An asset's (name, uri), as its unique key."""
+    uri = getattr(obj, "uri", None)
+    return (getattr(obj, "name", None) or uri, uri or getattr(obj, "name", None))
+
+
+def _plain_json(value):
+    """value as JSON has it (what JSON cannot hold, its str())."""
+    return json.loads(json.dumps(value, default=str))
+
+
+class OutletEventAccessor:
+    """One outlet's events (task-sdk execution_time/context.py
+    OutletEventAccessor): the extra of its asset's event, and the events
+    added through an alias."""
+
+    def __init__(self, key):
+        self.key = key
+        self.extra = {}
+        self.asset_alias_events = []
+
+    def add(self, asset, extra=None):
+        # Only an alias adds events; an asset's accessor ignores add.
+        if _alias_name(self.key) is None:
+            return
+        if _alias_name(asset) is not None or getattr(asset, "uri", None) is None:
+            raise TypeError("expect an asset, got %r" % (asset,))
+        self.asset_alias_events.append((asset, dict(extra or {})))
+
+    def __repr__(self):
+        return "OutletEventAccessor(key=%r, extra=%r, asset_alias_events=%r)" % (self.key, self.extra, self.asset_alias_events)
+
+
+class OutletEventAccessors:
+    """The outlet_events context value (task-sdk execution_time/context.py
+    OutletEventAccessors): an accessor per asset or alias, made when
+    first asked for."""
+
+    def __init__(self):
+        self._dict = {}
+
+    def _key(self, obj):
+        alias = _alias_name(obj)
+        if alias is not None:
+            return ("alias", alias)
+        if getattr(obj, "uri", None) is None:
+            raise TypeError("Key should be either an asset or an asset alias, not %s" % type(obj).__name__)
+        return ("asset",) + _asset_key(obj)
+
+    def __getitem__(self, obj):
+        key = self._key(obj)
+        if key not in self._dict:
+            self._dict[key] = OutletEventAccessor(obj)
+        return self._dict[key]
+
+    def __contains__(self, obj):
+        return self._key(obj) in self._dict
+
+    def __iter__(self):
+        return iter(a.key for a in self._dict.values())
+
+    def __len__(self):
+        return len(self._dict)
+
+    def report(self, outlets):
+        """The events for airlite: those added through the aliases among
+        the task's outlets, and the extras of its outlet assets' events
+        (2.10.3 models/taskinstance.py _register_dataset_changes reads
+        both from the task's outlets)."""
+        aliases = {_alias_name(o) for o in outlets if _alias_name(o) is not None}
+        alias_events, extras = [], []
+        for key, acc in self._dict.items():
+            if key[0] == "alias":
+                if key[1] not in aliases:
+                    continue
+                group = getattr(acc.key, "group", "asset") or "asset"
+                for asset, extra in acc.asset_alias_events:
+                    name, uri = _asset_key(asset)
+                    alias_events.append({"alias": {"name": key[1], "group": group},
+                                         "asset": {"name": name, "uri": uri, "group": getattr(asset, "group", "asset")},
+                                         "extra": _plain_json(extra)})
+            elif acc.extra:
+                extras.append({"asset": {"name": key[1], "uri": key[2]}, "extra": _plain_json(dict(acc.extra))})
+        return alias_events, extras
 
 
 class _VarAccessor:
@@ -609,6 +703,10 @@ def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOpera
     if value is not None and getattr(task, "do_xcom_push", True):
         out["return_value"] = json.dumps(value, allow_nan=False, default=_xcom_default)
     out["pushes"] = ti.pushes
+    if "outlet_events" in context:
+        outlets = getattr(task, "outlets", None) or []
+        outlets = list(outlets) if isinstance(outlets, (list, tuple)) else [outlets]
+        out["alias_events"], out["outlet_extras"] = context["outlet_events"].report(outlets)
     if ti.map_index >= 0:
         context["map_index_template"] = getattr(task, "map_index_template", None)
         out["rendered_map_index"] = render_map_index(task, context)

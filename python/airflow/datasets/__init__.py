@@ -33,6 +33,12 @@ class DatasetAlias(BaseDataset):
     def as_expression_json(self):
         return {"__type": "dataset_alias", "name": self.name}
 
+    def __eq__(self, other):
+        return isinstance(other, DatasetAlias) and other.name == self.name
+
+    def __hash__(self):
+        return hash(("alias", self.name))
+
 
 class _Boolean(BaseDataset):
     type_name = ""

@@ -6,7 +6,8 @@ module)."""
 from airflow._airlite.param import Param  # noqa: F401
 from airflow._airlite.python import get_current_context  # noqa: F401
 from airflow._airlite.task_group import TaskGroup  # noqa: F401
-from airflow.datasets import Dataset as _Dataset, DatasetAll as AssetAll, DatasetAny as AssetAny  # noqa: F401
+from airflow.datasets import Dataset as _Dataset, DatasetAlias as _DatasetAlias  # noqa: F401
+from airflow.datasets import DatasetAll as AssetAll, DatasetAny as AssetAny  # noqa: F401
 from airflow.decorators import setup, task, task_group, teardown  # noqa: F401
 from airflow.models.baseoperator import BaseOperator, chain, cross_downstream  # noqa: F401
 from airflow.models.dag import DAG, dag  # noqa: F401
@@ -33,6 +34,21 @@ class Asset(_Dataset):
         # Airflow 3's encode_asset_like form, which keeps the name the
         # scheduler matches events by (serialization/encoders.py).
         return {"__type": "asset", "name": self.name, "uri": self.uri, "group": self.group, "extra": self.extra}
+
+
+class AssetAlias(_DatasetAlias):
+    """Airflow 3's AssetAlias (task-sdk definitions/asset/__init__.py): a
+    name (and a group, "asset" unless given) that a task adds asset
+    events through at run time (outlet_events[alias].add(asset))."""
+
+    def __init__(self, name, *, group="asset"):
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("'name' cannot be empty")
+        super().__init__(name)
+        self.group = group
+
+    def as_expression_json(self):
+        return {"__type": "asset_alias", "name": self.name, "group": self.group}
 
 
 def chain_linear(*elements):
