@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -232,12 +231,6 @@ func v2AssetDagIDs(q v1Values) []string {
 		return strings.Split(ids[0], ",")
 	}
 	return ids
-}
-
-// v2WithPK is keys with SortParam's last discriminator: the primary key,
-// in the direction of the first key (SortParam.to_orm).
-func v2WithPK(keys []sortKey) []sortKey {
-	return append(slices.Clone(keys), sortKey{attr: "id", desc: len(keys) > 0 && keys[0].desc})
 }
 
 // V2GetAsset is GET /assets/{asset_id}.

@@ -99,6 +99,10 @@ func TestAPIv2_GetConnections(t *testing.T) {
 		{"order_by=-port", 2, "test_connection_id_2,test_connection_id"},
 		{"order_by=conn_type", 2, "test_connection_id,test_connection_id_2"},
 		{"connection_id_pattern=_2", 1, "test_connection_id_2"},
+		// A tie (neither has a team) goes by the primary key in the first
+		// key's direction (SortParam.to_orm).
+		{"order_by=-team_name", 2, "test_connection_id_2,test_connection_id"},
+		{"order_by=team_name", 2, "test_connection_id,test_connection_id_2"},
 	} {
 		res := ts.do(t, http.MethodGet, "/api/v2/connections?"+tc.query, "")
 		var body struct {

@@ -368,6 +368,12 @@ func v2OrderBy(q v1Values, def string, allowed []string, replace map[string]stri
 	return keys, nil
 }
 
+// v2WithPK is keys with SortParam's last discriminator: the primary key,
+// in the direction of the first key (SortParam.to_orm).
+func v2WithPK(keys []sortKey) []sortKey {
+	return append(slices.Clone(keys), sortKey{attr: "id", desc: len(keys) > 0 && keys[0].desc})
+}
+
 // anyStrings is vals as a decoded JSON list, for pyReprValue.
 func anyStrings(vals []string) []any {
 	out := make([]any, len(vals))

@@ -120,6 +120,10 @@ func TestAPIv2_GetVariables(t *testing.T) {
 		{"variable_key_pattern=~", 5, []string{k1, k2, k3, k4, k5}},
 		{"variable_key_pattern=search", 1, []string{k5}},
 		{"order_by=description&order_by=-key", 5, []string{k2, k5, k4, k1, k3}},
+		// Ties go by the primary key in the first key's direction
+		// (SortParam.to_orm's final discriminator).
+		{"order_by=description", 5, []string{k2, k1, k3, k4, k5}},
+		{"order_by=-description", 5, []string{k5, k4, k3, k1, k2}},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			res := ts.do(t, http.MethodGet, "/api/v2/variables?"+tc.query, "")
