@@ -107,12 +107,13 @@ func TestAPIv2_EventLogs(t *testing.T) {
 			wantBody: v2EventList(2, 4)},
 		{name: "-id", path: "/eventLogs?order_by=-id", wantStatus: 200, wantBody: v2EventList(4, 4, 3, 2, 1)},
 		{name: "-event_log_id", path: "/eventLogs?order_by=-event_log_id", wantStatus: 200, wantBody: v2EventList(4, 4, 3, 2, 1)},
-		// NULL after the values ascending, before them descending, as
-		// PostgreSQL sorts; the id breaks ties in the first key's direction.
+		// NULL after the values in either direction (SortParam.to_orm
+		// orders by CASE WHEN column IS NOT NULL THEN 0 ELSE 1 first); the
+		// id breaks ties in the first key's direction.
 		{name: "logical_date", path: "/eventLogs?order_by=logical_date", wantStatus: 200, wantBody: v2EventList(4, 3, 4, 1, 2)},
-		{name: "-logical_date", path: "/eventLogs?order_by=-logical_date", wantStatus: 200, wantBody: v2EventList(4, 2, 1, 4, 3)},
+		{name: "-logical_date", path: "/eventLogs?order_by=-logical_date", wantStatus: 200, wantBody: v2EventList(4, 4, 3, 2, 1)},
 		// Byte order, as the C collation: "airflow" after "TEST_OWNER".
-		{name: "when then owner", path: "/eventLogs?order_by=when&order_by=-owner", wantStatus: 200, wantBody: v2EventList(4, 1, 3, 2, 4)},
+		{name: "when then owner", path: "/eventLogs?order_by=when&order_by=-owner", wantStatus: 200, wantBody: v2EventList(4, 3, 2, 4, 1)},
 		{name: "dag_id_pattern", path: "/eventLogs?dag_id_pattern=TUT", wantStatus: 200, wantBody: v2EventList(2, 3, 4)},
 		{name: "task_id_pattern", path: "/eventLogs?task_id_pattern=print_%25", wantStatus: 200, wantBody: v2EventList(2, 3, 4)},
 		{name: "run_id_pattern", path: "/eventLogs?run_id_pattern=dag_run", wantStatus: 200, wantBody: v2EventList(2, 3, 4)},

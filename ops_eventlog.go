@@ -85,16 +85,17 @@ func compareEventLogs(a, b *EventLog, attr string) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
-// compareNullable puts nil after every value (NULLS LAST ascending, so
-// NULLS FIRST descending).
+// compareNullable puts nil after every value (NULLS LAST ascending; a
+// descending key turns it unless it keeps NULLs last), answering
+// ±nullRank when one side is nil.
 func compareNullable[T any](a, b *T, c func(T, T) int) int {
 	switch {
 	case a == nil && b == nil:
 		return 0
 	case a == nil:
-		return 1
+		return nullRank
 	case b == nil:
-		return -1
+		return -nullRank
 	}
 	return c(*a, *b)
 }

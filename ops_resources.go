@@ -250,11 +250,30 @@ func (given fieldSet) masked(mask []string, fixed ...string) fieldSet {
 	return out
 }
 
-// sortKey is one key of an Airflow 3 listing's order (order_by's
-// values): an attribute, descending or not.
+// sortKey is one key of a listing's order (order_by's values): an
+// attribute, descending or not. nullsLast keeps NULLs after every value
+// in both directions, as Airflow 3's SortParam.to_orm orders by CASE WHEN
+// column IS NOT NULL THEN 0 ELSE 1 before the column
+// (api_fastapi/common/parameters.py); without it a descending key puts
+// them first, as PostgreSQL and /api/v1 do.
 type sortKey struct {
-	attr string
-	desc bool
+	attr      string
+	desc      bool
+	nullsLast bool
+}
+
+// nullRank is what a comparison answers when exactly one side is NULL
+// (compareNullable): a magnitude no comparison of two values gives, so
+// that a nullsLast key can keep the NULL's place when it turns the order.
+const nullRank = 2
+
+// directed is c, a comparison of the key's attribute (NULLs after
+// values), in the key's direction.
+func (k sortKey) directed(c int) int {
+	if !k.desc || (k.nullsLast && (c == nullRank || c == -nullRank)) {
+		return c
+	}
+	return -c
 }
 
 // keyedQuery is an Airflow 3 listing request: the rows whose key match
@@ -282,11 +301,7 @@ func listKeyed[T any](rows []T, key func(T) string, q keyedQuery, compare func(a
 	keys := append(slices.Clone(q.keys), sortKey{attr: "id"})
 	slices.SortStableFunc(rows, func(a, b T) int {
 		for _, k := range keys {
-			c := compare(a, b, k.attr)
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
+			if c := k.directed(compare(a, b, k.attr)); c != 0 {
 				return c
 			}
 		}
