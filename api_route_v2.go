@@ -203,7 +203,8 @@ func (s *server) v2LogRows(t *routeTable) {
 }
 
 // v2BackfillRoutes is the backfill block (core_api/routes/public/
-// backfills.py, in its order; apiv2_backfills.go). Airflow declares POST
+// backfills.py, in its order; apiv2_backfills.go): pause, unpause, cancel
+// and create are wrapped in action_logging, the dry run is not. Airflow declares POST
 // /backfills/dry_run last: no {backfill_id} route takes a POST, so the
 // literal path still reaches it, and another method on it is the 405 of
 // the first route its path fits, GET /backfills/{backfill_id}, as there.
@@ -215,12 +216,13 @@ func (s *server) v2BackfillRoutes(t *routeTable) {
 	t.add(http.MethodGet, "/backfills/{backfill_id}", d.answer(s, s.V2GetBackfill), id)
 	t.add(http.MethodPut, "/backfills/{backfill_id}/pause", d.answer(s, s.v2BackfillChange(func(id int64) (*Backfill, error) {
 		return s.ops.pauseBackfill(id, true)
-	})), id)
+	})), id, withV2Action("pause_backfill"))
 	t.add(http.MethodPut, "/backfills/{backfill_id}/unpause", d.answer(s, s.v2BackfillChange(func(id int64) (*Backfill, error) {
 		return s.ops.pauseBackfill(id, false)
-	})), id)
-	t.add(http.MethodPut, "/backfills/{backfill_id}/cancel", d.answer(s, s.v2BackfillChange(s.ops.cancelBackfill)), id)
-	t.add(http.MethodPost, "/backfills", d.answer(s, s.V2CreateBackfill), v2Body(v2BackfillPostBody))
+	})), id, withV2Action("unpause_backfill"))
+	t.add(http.MethodPut, "/backfills/{backfill_id}/cancel", d.answer(s, s.v2BackfillChange(s.ops.cancelBackfill)), id,
+		withV2Action("cancel_backfill"))
+	t.add(http.MethodPost, "/backfills", d.answer(s, s.V2CreateBackfill), v2Body(v2BackfillPostBody), withV2Action("create_backfill"))
 	t.add(http.MethodPost, "/backfills/dry_run", d.answer(s, s.V2CreateBackfillDryRun), v2Body(v2BackfillPostBody))
 }
 

@@ -122,6 +122,19 @@ func TestV2ActionLogging(t *testing.T) {
 			event: "delete_dag_run", dagID: dag, runID: "r1", extra: `{"method": "DELETE"}`},
 		{name: "delete_dag_asset_queued_events", method: "DELETE", path: "/dags/" + dag + "/assets/queuedEvents",
 			event: "delete_dag_asset_queued_events", dagID: dag, extra: `{"method": "DELETE"}`},
+		{name: "create_backfill", method: "POST", path: "/backfills",
+			body:  `{"dag_id": "` + dag + `", "from_date": "2024-01-01T00:00:00Z", "to_date": "2024-01-02T00:00:00Z"}`,
+			event: "create_backfill", dagID: dag, extra: `{"dag_id": "` + dag + `", "from_date": "2024-01-01T00:00:00Z", "to_date": "2024-01-02T00:00:00Z", "method": "POST"}`},
+		{name: "pause_backfill", method: "PUT", path: "/backfills/1/pause",
+			event: "pause_backfill", extra: `{"backfill_id": "1", "method": "PUT"}`},
+		{name: "unpause_backfill", method: "PUT", path: "/backfills/1/unpause",
+			event: "unpause_backfill", extra: `{"backfill_id": "1", "method": "PUT"}`},
+		{name: "cancel_backfill", method: "PUT", path: "/backfills/1/cancel",
+			event: "cancel_backfill", extra: `{"backfill_id": "1", "method": "PUT"}`},
+		{name: "cancel_backfill completed is still logged", method: "PUT", path: "/backfills/1/cancel",
+			event: "cancel_backfill", extra: `{"backfill_id": "1", "method": "PUT"}`},
+		{name: "pause_backfill missing", method: "PUT", path: "/backfills/99/pause",
+			event: "pause_backfill", extra: `{"backfill_id": "99", "method": "PUT"}`},
 	}
 	ts := newTestServer(t, edition3)
 	for _, c := range cases {

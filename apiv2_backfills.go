@@ -73,14 +73,16 @@ type v2DryRunBackfillCollection struct {
 	TotalEntries int                `json:"total_entries"`
 }
 
-func v2Backfill(b *Backfill) v2BackfillResponse {
+// v2Backfill renders a backfill; its dag_display_name is the DAG model's
+// (AliasPath("dag_model", "dag_display_name") in datamodels/backfills.py).
+func (s *server) v2Backfill(b *Backfill) v2BackfillResponse {
 	conf := b.DagRunConf
 	if conf == nil {
 		conf = json.RawMessage("null")
 	}
 	return v2BackfillResponse{ID: b.ID, DagID: b.DagID, FromDate: v2When(b.FromDate), ToDate: v2When(b.ToDate), DagRunConf: conf,
 		IsPaused: b.IsPaused, ReprocessBehavior: b.ReprocessBehavior, MaxActiveRuns: b.MaxActiveRuns, CreatedAt: v2When(b.CreatedAt),
-		CompletedAt: v2At(b.CompletedAt), UpdatedAt: v2When(b.UpdatedAt), DagDisplayName: b.DagID}
+		CompletedAt: v2At(b.CompletedAt), UpdatedAt: v2When(b.UpdatedAt), DagDisplayName: s.v2DagDisplayName(b.DagID)}
 }
 
 // v2BackfillRequest reads a checked BackfillPostBody, with its defaults.
@@ -166,7 +168,7 @@ func (s *server) V2ListBackfills(req *apiRequest) (any, error) {
 	page := v2Window(rows, v2Page(req.query))
 	out := v2BackfillCollection{Backfills: make([]v2BackfillResponse, len(page)), TotalEntries: len(rows)}
 	for i, b := range page {
-		out.Backfills[i] = v2Backfill(b)
+		out.Backfills[i] = s.v2Backfill(b)
 	}
 	return out, nil
 }
@@ -184,7 +186,7 @@ func (s *server) V2GetBackfill(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v2Backfill(b), nil
+	return s.v2Backfill(b), nil
 }
 
 // v2BackfillChange answers pause, unpause and cancel: change is the
@@ -204,7 +206,7 @@ func (s *server) v2BackfillChange(change func(id int64) (*Backfill, error)) func
 		case err != nil:
 			return nil, err
 		}
-		return v2Backfill(b), nil
+		return s.v2Backfill(b), nil
 	}
 }
 
@@ -215,7 +217,7 @@ func (s *server) V2CreateBackfill(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, v2BackfillRefusal(err, br.dagID)
 	}
-	return v2Backfill(b), nil
+	return s.v2Backfill(b), nil
 }
 
 // V2CreateBackfillDryRun is POST /backfills/dry_run: the dates the

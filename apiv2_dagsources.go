@@ -54,7 +54,7 @@ func (s *server) handleV2GetDagSource(w http.ResponseWriter, r *http.Request, re
 		}
 		return
 	}
-	writeV2JSON(w, r, http.StatusOK, v2DagSource{Content: code, DagID: dagID, VersionNumber: &number, DagDisplayName: dagID})
+	writeV2JSON(w, r, http.StatusOK, v2DagSource{Content: code, DagID: dagID, VersionNumber: &number, DagDisplayName: s.v2DagDisplayName(dagID)})
 }
 
 // v2DagSourceRoutes are dag_sources.py's rows.

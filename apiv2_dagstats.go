@@ -44,7 +44,7 @@ func (s *server) v2GetDagStats(req *apiRequest) (any, error) {
 		for _, state := range runStateOrder {
 			stats = append(stats, v2DagStatsState{State: state, Count: c.counts[state]})
 		}
-		out.Dags = append(out.Dags, v2DagStats{DagID: c.dagID, DagDisplayName: c.dagID, Stats: stats})
+		out.Dags = append(out.Dags, v2DagStats{DagID: c.dagID, DagDisplayName: s.v2DagDisplayName(c.dagID), Stats: stats})
 	}
 	return out, nil
 }

@@ -33,10 +33,20 @@ type v2DagVersionCollection struct {
 	TotalEntries int            `json:"total_entries"`
 }
 
-// v2DagVersionOf renders a version; a DAG's display name is its id.
+// v2DagVersionOf renders a version, the DAG's display name its id (the
+// routes of this file name it as the DAG model has it: v2DagVersion).
 func v2DagVersionOf(v *DagVersion) v2DagVersion {
 	return v2DagVersion{ID: v.ID, VersionNumber: v.Number, DagID: v.DagID, BundleName: ptr(bundleName),
 		CreatedAt: v2When(v.CreatedAt), DagDisplayName: v.DagID}
+}
+
+// v2DagVersion renders a version as DagVersionResponse does: its
+// dag_display_name is the DAG model's (AliasPath("dag_model",
+// "dag_display_name") in datamodels/dag_versions.py).
+func (s *server) v2DagVersion(v *DagVersion) v2DagVersion {
+	out := v2DagVersionOf(v)
+	out.DagDisplayName = s.v2DagDisplayName(v.DagID)
+	return out
 }
 
 var v2DagVersionPhrases = phrasebook{
@@ -55,7 +65,7 @@ func (s *server) V2GetDagVersion(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, v2DagVersionPhrases.phrase(err)
 	}
-	return v2DagVersionOf(v), nil
+	return s.v2DagVersion(v), nil
 }
 
 // v2DagVersionOrder are the attributes get_dag_versions sorts by.
@@ -113,7 +123,7 @@ func (s *server) V2GetDagVersions(req *apiRequest) (any, error) {
 	})
 	out := v2DagVersionCollection{DagVersions: []v2DagVersion{}, TotalEntries: len(vs)}
 	for _, v := range v2Window(vs, v2Page(q)) {
-		out.DagVersions = append(out.DagVersions, v2DagVersionOf(v))
+		out.DagVersions = append(out.DagVersions, s.v2DagVersion(v))
 	}
 	return out, nil
 }

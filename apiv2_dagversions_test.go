@@ -90,3 +90,49 @@ func joinSpace(s []string) string {
 	}
 	return out
 }
+
+// withDAGDisplayName gives the loaded DAG dagID a display name (as a
+// Python file's dag_display_name does), on a copy of its definition.
+func withDAGDisplayName(dagID, name string) testOption {
+	return withOptions(func(o *serverOptions) {
+		for i, d := range o.DAGs.DAGs {
+			if d.DagID == dagID {
+				c := *d
+				c.DisplayName = name
+				o.DAGs.DAGs[i] = &c
+			}
+		}
+	})
+}
+
+// TestAPIv2_DagDisplayNameJoined: the answers that carry a DAG's
+// dag_display_name take its DagModel's (datamodels backfills.py,
+// dag_versions.py and event_log.py read AliasPath("dag_model",
+// "dag_display_name"); dag_sources.py and dag_stats.py read the DAG model
+// too), not the dag_id.
+func TestAPIv2_DagDisplayNameJoined(t *testing.T) {
+	t.Parallel()
+	const dag, name = "example_bash_operator", "Bash, displayed"
+	ts := newTestServer(t, edition3, withExamplesPaused(), withDAGDisplayName(dag, name))
+	ts.v2(t, "POST", "/dags/"+dag+"/dagRuns", `{"dag_run_id": "shown", "logical_date": null}`, 200, "Content-Type", "application/json")
+	backfill := ts.v2(t, "POST", "/backfills", `{"dag_id": "`+dag+`", "from_date": "2024-01-01T00:00:00Z", "to_date": "2024-01-02T00:00:00Z"}`, 200,
+		"Content-Type", "application/json")
+	for _, tc := range []struct {
+		name, body string
+		pick       func(m map[string]any) any
+	}{
+		{"backfill", backfill.body, func(m map[string]any) any { return m["dag_display_name"] }},
+		{"dag stats", ts.v2(t, "GET", "/dagStats?dag_ids="+dag, "", 200).body,
+			func(m map[string]any) any { return m["dags"].([]any)[0].(map[string]any)["dag_display_name"] }},
+		{"dag source", ts.v2(t, "GET", "/dagSources/"+dag, "", 200).body, func(m map[string]any) any { return m["dag_display_name"] }},
+		{"dag version", ts.v2(t, "GET", "/dags/"+dag+"/dagVersions/1", "", 200).body, func(m map[string]any) any { return m["dag_display_name"] }},
+		{"dag versions", ts.v2(t, "GET", "/dags/"+dag+"/dagVersions", "", 200).body,
+			func(m map[string]any) any { return m["dag_versions"].([]any)[0].(map[string]any)["dag_display_name"] }},
+		{"event log", ts.v2(t, "GET", "/eventLogs?dag_id="+dag+"&limit=1", "", 200).body,
+			func(m map[string]any) any { return m["event_logs"].([]any)[0].(map[string]any)["dag_display_name"] }},
+	} {
+		if got := tc.pick(decodeJSON[map[string]any](t, tc.body)); got != name {
+			t.Errorf("%s: dag_display_name = %v, want %q (%s)", tc.name, got, name, tc.body)
+		}
+	}
+}

@@ -189,17 +189,16 @@ func compareV2EventLogs(a, b *EventLog, attr string) int {
 }
 
 // newV2EventLog is an event in Airflow 3's form. The display names come
-// from the rows Airflow joins: the DAG's (its dag_id: airlite's DAGs have
-// no display name of their own) when the DAG is known, the task's when
-// the event's task instance exists.
+// from the rows Airflow joins: the DAG model's when the DAG is known, the
+// task's when the event's task instance exists.
 func (s *server) newV2EventLog(e *EventLog) v2EventLog {
 	out := v2EventLog{ID: e.ID, When: v2When(e.When), DagID: nullable(e.DagID), TaskID: nullable(e.TaskID), RunID: nullable(e.RunID),
 		MapIndex: e.MapIndex, TryNumber: e.TryNumber, Event: e.Event, LogicalDate: v2At(e.ExecutionDate), Owner: e.Owner, Extra: e.Extra}
 	if e.DagID == "" {
 		return out
 	}
-	if _, err := s.ops.dagRow(e.DagID); err == nil {
-		out.DagDisplayName = nullable(e.DagID)
+	if row, err := s.ops.dagRow(e.DagID); err == nil {
+		out.DagDisplayName = nullable(dagDisplayName(row))
 	}
 	if e.TaskID != "" && e.RunID != "" && e.MapIndex != nil {
 		if _, _, err := s.ops.taskInstanceAt(e.DagID, e.RunID, e.TaskID, int64(*e.MapIndex)); err == nil {

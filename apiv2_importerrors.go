@@ -7,6 +7,7 @@ package main
 import (
 	"cmp"
 	"net/http"
+	"path/filepath"
 	"strings"
 )
 
@@ -43,6 +44,34 @@ var v2ImportErrorPhrases = phrasebook{
 	},
 }
 
+// v2ImportErrorFilename is the file of an import error as Airflow 3 names
+// it: its path inside the bundle (models/errors.py ParseImportError keeps
+// the bundle and the relative path; full_file_path joins them again). A
+// file outside folder, or no folder (the embedded examples), keeps the
+// path the loader gave.
+func v2ImportErrorFilename(folder, file string) string {
+	if folder == "" {
+		return file
+	}
+	rel, err := filepath.Rel(folder, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return file
+	}
+	return filepath.ToSlash(rel)
+}
+
+// v2ImportErrors are the import errors with their files named as Airflow 3
+// names them (copies: the store's rows are not changed).
+func (s *server) v2ImportErrors(rows []*ImportError) []*ImportError {
+	out := make([]*ImportError, len(rows))
+	for i, e := range rows {
+		c := *e
+		c.Filename = v2ImportErrorFilename(s.opts.DagsFolder, e.Filename)
+		out[i] = &c
+	}
+	return out
+}
+
 // newV2ImportError is an import error in Airflow 3's form. Every caller
 // of airlite may read every DAG, so no stack trace is redacted; a file
 // that defines no DAG keeps its stack trace too, as Airflow 3.2.1 shows
@@ -60,10 +89,11 @@ func (s *server) v2GetImportErrors(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.ops.importErrors()
+	stored, err := s.ops.importErrors()
 	if err != nil {
 		return nil, err
 	}
+	rows := s.v2ImportErrors(stored)
 	like := req.query.v2Pattern("filename_pattern")
 	picked := make([]*ImportError, 0, len(rows))
 	for _, e := range rows {
@@ -101,7 +131,7 @@ func (s *server) v2GetImportError(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, v2ImportErrorPhrases.phrase(err)
 	}
-	return newV2ImportError(e), nil
+	return newV2ImportError(s.v2ImportErrors([]*ImportError{e})[0]), nil
 }
 
 // v2ImportErrorRoutes are import_error.py's rows.

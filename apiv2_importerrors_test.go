@@ -80,3 +80,21 @@ func TestAPIv2_ImportErrors(t *testing.T) {
 		{name: "limit 0", path: "/importErrors?limit=0", wantStatus: 200, wantBody: `{"import_errors":[],"total_entries":3}`},
 	})
 }
+
+// TestV2ImportErrorFilename: a file inside the DAG folder is named by its
+// slash path inside it; one outside it, or with no folder, as loaded.
+func TestV2ImportErrorFilename(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ folder, file, want string }{
+		{"/dags", "/dags/a.py", "a.py"},
+		{"/dags", "/dags/sub/b.yaml", "sub/b.yaml"},
+		{"/dags", "/dagsx/c.py", "/dagsx/c.py"},
+		{"/dags", "/other/d.py", "/other/d.py"},
+		{"/dags", "/dags/..x/e.py", "..x/e.py"},
+		{"", "/dags/a.py", "/dags/a.py"},
+	} {
+		if got := v2ImportErrorFilename(tc.folder, tc.file); got != tc.want {
+			t.Errorf("v2ImportErrorFilename(%q, %q) = %q, want %q", tc.folder, tc.file, got, tc.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -27,17 +28,31 @@ const (
 	v2LogNoExternal = "Task log handler does not support external logs."
 )
 
-// v2LogMessage is a StructuredLogMessage as Airflow 3 answers it: the
-// fields set (response_model_exclude_unset), sources only on the header.
+// v2LogMessage is the file task handler's StructuredLogMessage
+// (utils/log/file_task_handler.py) for one line of airlite's log or the
+// group naming its source. Its timestamp is null: a line of plain output
+// has none (the handler's timestamp guess reads a leading date, which
+// airlite does not attempt).
 type v2LogMessage struct {
+	Timestamp *string  `json:"timestamp"`
+	Event     string   `json:"event"`
+	Sources   []string `json:"sources,omitempty"`
+	// header: one of the group's two messages, which the handler builds
+	// without a timestamp; a line's is set, to None.
+	header bool
+}
+
+// v2LogSetFields is a message as the JSON answer has it: the fields set
+// (response_model_exclude_unset), so a header has no timestamp.
+type v2LogSetFields struct {
 	Event   string   `json:"event"`
 	Sources []string `json:"sources,omitempty"`
 }
 
 // v2LogResponse is TaskInstancesLogResponse.
 type v2LogResponse struct {
-	Content           []v2LogMessage `json:"content"`
-	ContinuationToken *string        `json:"continuation_token"`
+	Content           []any   `json:"content"`
+	ContinuationToken *string `json:"continuation_token"`
 }
 
 // v2LogMetadata is what a continuation token carries (the file task
@@ -75,9 +90,11 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	d := s.dialV2
 	// The Accept header is a dependency of the route, solved (and its 406
 	// raised) before the try number is validated.
-	accept := r.Header.Get("Accept")
-	if accept == "" {
-		accept = "*/*"
+	// An absent header is the default */*; one sent empty is refused, as
+	// FastAPI passes "" to the dependency.
+	accept := "*/*"
+	if values := r.Header.Values("Accept"); len(values) > 0 {
+		accept = values[0]
 	}
 	ndjson := false
 	switch {
@@ -93,10 +110,16 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		return
 	}
 	meta := v2LogMetadata{}
+	// given is the token's metadata as sent, every key kept: the NDJSON
+	// answer signs it again.
+	given := map[string]json.RawMessage{}
 	if token, ok := req.query.str("token"); ok && token != "" {
 		raw, err := loadSignedJSON(s.v1Secret, token)
 		if err == nil {
 			err = json.Unmarshal(raw, &meta)
+		}
+		if err == nil {
+			err = json.Unmarshal(raw, &given)
 		}
 		if err != nil {
 			d.answerError(s, w, r, &v2Error{status: http.StatusBadRequest, detail: v2LogBadSignature})
@@ -105,6 +128,7 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	}
 	full, _ := req.query.v2Bool("full_content")
 	meta.DownloadLogs = meta.DownloadLogs || full
+	given["download_logs"] = json.RawMessage(strconv.FormatBool(meta.DownloadLogs))
 	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
 	try := v2PathInt(req, "try_number")
 	log, err := s.ops.taskTryLog(dagID, runID, taskID, v2MapIndexParam(req), try)
@@ -117,13 +141,19 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		return
 	}
 	lines := splitLogLines(log.output)
+	// NDJSON streams from the start (read_log_stream drops log_pos).
 	from := meta.LogPos
-	if meta.DownloadLogs || from > len(lines) {
+	if meta.DownloadLogs || ndjson || from > len(lines) {
 		from = 0
 	}
-	content := []v2LogMessage{{Event: "::group::Log message source details", Sources: []string{v2LogSource(dagID, runID, taskID, try)}}, {Event: "::endgroup::"}}
+	content := []v2LogMessage{{Event: "::group::Log message source details", Sources: []string{v2LogSource(dagID, runID, taskID, try)}, header: true},
+		{Event: "::endgroup::", header: true}}
 	for _, l := range lines[from:] {
 		content = append(content, v2LogMessage{Event: l})
+	}
+	if ndjson {
+		s.v2WriteLogStream(w, r, content, meta.EndOfLog, given)
+		return
 	}
 	// The try's log ends when it is not the task instance's running try
 	// (FileTaskHandler._read: end_of_log unless running or deferred).
@@ -137,10 +167,22 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		}
 		token = &t
 	}
-	if !ndjson {
-		writeV2JSON(w, r, http.StatusOK, v2LogResponse{Content: content, ContinuationToken: token})
-		return
+	out := v2LogResponse{Content: make([]any, len(content)), ContinuationToken: token}
+	for i, m := range content {
+		out.Content[i] = m
+		if m.header {
+			out.Content[i] = v2LogSetFields{Event: m.Event, Sources: m.Sources}
+		}
 	}
+	writeV2JSON(w, r, http.StatusOK, out)
+}
+
+// v2WriteLogStream is get_log's NDJSON answer: one message a line, every
+// field. Its Airflow-Continuation-Token is the request's metadata (given,
+// download_logs set), signed before the stream is read, so it is there
+// unless the request's token said the log had ended.
+func (s *server) v2WriteLogStream(w http.ResponseWriter, r *http.Request, content []v2LogMessage, ended bool, given map[string]json.RawMessage) {
+	d := s.dialV2
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -150,10 +192,15 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 			return
 		}
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	if token != nil {
-		w.Header().Set("Airflow-Continuation-Token", *token)
+	if !ended {
+		t, err := signJSON(s.v1Secret, given)
+		if err != nil {
+			d.answerError(s, w, r, err)
+			return
+		}
+		w.Header().Set("Airflow-Continuation-Token", t)
 	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(b.Bytes())

@@ -1,10 +1,10 @@
 package main
 
 // Airflow 3's routes about the deployment itself (issue #21): config,
-// plugins, providers, jobs and DAG warnings. airlite has no plugins, no
-// providers and no DAG warnings, and keeps its configuration to itself,
-// so these answer as an Airflow 3.2.1 without any does; its jobs are the
-// scheduler, when it runs.
+// plugins, providers, jobs and DAG warnings. airlite has no plugins and no
+// providers, and keeps its configuration to itself, so these answer as an
+// Airflow 3.2.1 without any does; its jobs are the scheduler, when it
+// runs; its DAG warnings are those of ops_dagwarnings.go.
 
 import (
 	"cmp"
@@ -89,12 +89,20 @@ type v2ProviderCollection struct {
 	TotalEntries int        `json:"total_entries"`
 }
 
-// v2DagWarningCollection is datamodels/dag_warning.py
-// DAGWarningCollectionResponse: airlite's DAG files raise no warning
-// (no pools they name are missing from a check Airflow runs, no assets).
+// v2DagWarning is datamodels/dag_warning.py DAGWarningResponse as 3.2.1's
+// document has it (no context), fields in the model's order.
+type v2DagWarning struct {
+	DagID          string `json:"dag_id"`
+	WarningType    string `json:"warning_type"`
+	Message        string `json:"message"`
+	Timestamp      v2When `json:"timestamp"`
+	DagDisplayName string `json:"dag_display_name"`
+}
+
+// v2DagWarningCollection is DAGWarningCollectionResponse.
 type v2DagWarningCollection struct {
-	DagWarnings  []struct{} `json:"dag_warnings"`
-	TotalEntries int        `json:"total_entries"`
+	DagWarnings  []v2DagWarning `json:"dag_warnings"`
+	TotalEntries int            `json:"total_entries"`
 }
 
 // v2DagWarningTypes are models/dagwarning.py DagWarningType's values,
@@ -228,13 +236,47 @@ func compareV2Jobs(a, b v2Job, attr string) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
-// v2ListDagWarnings is dag_warning.py list_dag_warnings: its filters and
-// order checked, and no warning.
-func v2ListDagWarnings(req *apiRequest) (any, error) {
-	if _, err := v2OrderBy(req.query, "dag_id", v2DagWarningOrders, nil); err != nil {
+// v2ListDagWarnings is dag_warning.py list_dag_warnings: the warnings of
+// ops_dagwarnings.go, filtered by dag_id and warning_type, ordered (dag_id
+// by default; a DAG has one warning of a type, (dag_id, warning_type)
+// being the table's key) and paged. A warning's timestamp is when its DAG
+// was parsed.
+func (s *server) v2ListDagWarnings(req *apiRequest) (any, error) {
+	keys, err := v2OrderBy(req.query, "dag_id", v2DagWarningOrders, nil)
+	if err != nil {
 		return nil, err
 	}
-	return v2DagWarningCollection{DagWarnings: []struct{}{}}, nil
+	all, err := s.ops.dagWarnings()
+	if err != nil {
+		return nil, err
+	}
+	dagID, byDag := req.query.str("dag_id")
+	kind, byKind := req.query.str("warning_type")
+	rows := make([]v2DagWarning, 0, len(all))
+	for _, w := range all {
+		if (byDag && w.row.DagID != dagID) || (byKind && w.warningType != kind) {
+			continue
+		}
+		rows = append(rows, v2DagWarning{DagID: w.row.DagID, WarningType: w.warningType, Message: w.message,
+			Timestamp: v2When(s.lastParsed(w.row)), DagDisplayName: dagDisplayName(w.row)})
+	}
+	v2OrderRows(rows, keys, compareV2DagWarnings, func(a, b v2DagWarning) int {
+		return cmp.Or(strings.Compare(a.DagID, b.DagID), strings.Compare(a.WarningType, b.WarningType))
+	})
+	return v2DagWarningCollection{DagWarnings: v2Window(rows, v2Page(req.query)), TotalEntries: len(rows)}, nil
+}
+
+// compareV2DagWarnings orders warnings by a sort attribute.
+func compareV2DagWarnings(a, b v2DagWarning, attr string) int {
+	switch attr {
+	case "warning_type":
+		return strings.Compare(a.WarningType, b.WarningType)
+	case "message":
+		return strings.Compare(a.Message, b.Message)
+	case "timestamp":
+		return time.Time(a.Timestamp).Compare(time.Time(b.Timestamp))
+	}
+	return strings.Compare(a.DagID, b.DagID)
 }
 
 // v2MetaRoutes are the rows of config, plugins, providers, jobs and DAG
@@ -254,7 +296,7 @@ func (s *server) v2MetaRoutes(t *routeTable) {
 	t.add(http.MethodGet, "/jobs", d.answer(s, s.v2GetJobs), withQuery(append(append(qV2DateRange("start_date"), qV2DateRange("end_date")...),
 		qV2Limit, qV2Offset, qV2OrderBy, qV2Str("job_state"), qV2Str("job_type"), qV2Str("hostname"), qV2Str("executor_class"),
 		qV2Bool("is_alive"))...))
-	t.add(http.MethodGet, "/dagWarnings", d.answer(s, v2ListDagWarnings), withQuery(qV2Str("dag_id"),
+	t.add(http.MethodGet, "/dagWarnings", d.answer(s, s.v2ListDagWarnings), withQuery(qV2Str("dag_id"),
 		v1Param{name: "warning_type", kind: paramString, enum: v2DagWarningTypes}, qV2Limit, qV2Offset, qV2OrderBy))
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -243,5 +244,50 @@ func TestAPIv2_Health_FollowsTheHeartbeat(t *testing.T) {
 				t.Errorf("%s: %d %s\nwant %s", step.name, res.status, res.body, step.want)
 			}
 		}
+	}
+}
+
+// TestAPIv2_DagWarnings_NonexistentPools: a DAG whose tasks name pools
+// that do not exist has one "non-existent pool" warning (the DAG
+// processor's _create_dag_warnings: the missing names sorted, as Python's
+// repr of the list), timestamped when the DAG was parsed; creating the
+// pools clears it; a stale DAG has none (purge_inactive_dag_warnings).
+func TestAPIv2_DagWarnings_NonexistentPools(t *testing.T) {
+	t.Parallel()
+	const dag = `
+dag_id: warn_pools
+schedule_interval: null
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - {task_id: a, operator: EmptyOperator, pool: zeta}
+  - {task_id: b, operator: EmptyOperator, pool: alpha}
+  - {task_id: c, operator: EmptyOperator}
+`
+	ts := newTestServer(t, edition3, withDAG(dag))
+	var parsed string
+	{
+		d := decodeJSON[map[string]any](t, ts.v2(t, "GET", "/dags/warn_pools", "", 200).body)
+		parsed, _ = d["last_parsed_time"].(string)
+	}
+	warning := `{"dag_id":"warn_pools","warning_type":"non-existent pool","message":"Dag 'warn_pools' references non-existent pools: ['alpha', 'zeta']",` +
+		`"timestamp":"` + parsed + `","dag_display_name":"warn_pools"}`
+	one := `{"dag_warnings":[` + warning + `],"total_entries":1}`
+	const empty = `{"dag_warnings":[],"total_entries":0}`
+	runV2GroupCases(t, ts, []v2GroupCase{
+		{name: "all", path: "/dagWarnings", wantStatus: 200, wantBody: one},
+		{name: "by dag", path: "/dagWarnings?dag_id=warn_pools", wantStatus: 200, wantBody: one},
+		{name: "other dag", path: "/dagWarnings?dag_id=tutorial", wantStatus: 200, wantBody: empty},
+		{name: "by type", path: "/dagWarnings?warning_type=non-existent%20pool", wantStatus: 200, wantBody: one},
+		{name: "other type", path: "/dagWarnings?warning_type=asset%20conflict", wantStatus: 200, wantBody: empty},
+		{name: "page past it", path: "/dagWarnings?offset=1", wantStatus: 200, wantBody: `{"dag_warnings":[],"total_entries":1}`},
+	})
+	ts.v2(t, "POST", "/pools", `{"name": "alpha", "slots": 1}`, 201, "Content-Type", "application/json")
+	halved := strings.Replace(one, `['alpha', 'zeta']`, `['zeta']`, 1)
+	if res := ts.v2(t, "GET", "/dagWarnings", "", 200); res.body != halved {
+		t.Errorf("after creating alpha: %s\nwant %s", res.body, halved)
+	}
+	ts.v2(t, "POST", "/pools", `{"name": "zeta", "slots": 1}`, 201, "Content-Type", "application/json")
+	if res := ts.v2(t, "GET", "/dagWarnings", "", 200); res.body != empty {
+		t.Errorf("after creating both pools: %s", res.body)
 	}
 }

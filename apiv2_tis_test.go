@@ -167,7 +167,7 @@ func TestAPIv2_TaskInstanceEndToEnd(t *testing.T) {
 
 	log := ts.v2(t, "GET", "/dags/v2pair/dagRuns/r1/taskInstances/hello/logs/1", "", 200, "Accept", "application/json")
 	wantLog := `{"content":[{"event":"::group::Log message source details","sources":["dag_id=v2pair/run_id=r1/task_id=hello/attempt=1.log"]},` +
-		`{"event":"::endgroup::"},{"event":"hello from airlite"}],"continuation_token":null}`
+		`{"event":"::endgroup::"},{"timestamp":null,"event":"hello from airlite"}],"continuation_token":null}`
 	if log.body != wantLog {
 		t.Errorf("log %s\nwant %s", log.body, wantLog)
 	}
@@ -218,11 +218,11 @@ func TestAPIv2_TaskInstanceRetryTries(t *testing.T) {
 	}
 	ts.v2(t, "GET", "/dags/v2fail/dagRuns/r1/taskInstances/flaky/tries/3", "", 404)
 	log1 := ts.v2(t, "GET", "/dags/v2fail/dagRuns/r1/taskInstances/flaky/logs/1", "", 200)
-	if !strings.Contains(log1.body, `{"event":"first try fails"}`) {
+	if !strings.Contains(log1.body, `{"timestamp":null,"event":"first try fails"}`) {
 		t.Errorf("log of try 1: %s", log1.body)
 	}
 	log2 := ts.v2(t, "GET", "/dags/v2fail/dagRuns/r1/taskInstances/flaky/logs/2", "", 200)
-	if !strings.Contains(log2.body, `{"event":"try flaky"}`) || strings.Contains(log2.body, "first try") {
+	if !strings.Contains(log2.body, `{"timestamp":null,"event":"try flaky"}`) || strings.Contains(log2.body, "first try") {
 		t.Errorf("log of try 2: %s", log2.body)
 	}
 	ts.v2(t, "GET", "/dags/v2fail/dagRuns/r1/taskInstances/flaky/logs/3", "", 404)
@@ -556,20 +556,50 @@ func TestAPIv2_BulkTaskInstances(t *testing.T) {
 
 // TestAPIv2_LogFormats checks get_log's answers by Accept: JSON,
 // NDJSON, a refusal for anything else, and the continuation token of a
-// try still running.
+// try still running. NDJSON lines are model_dump_json of the file task
+// handler's StructuredLogMessage: every field, timestamp first (null:
+// a line of plain output has none), as test_log.py's ndjson tests check.
+// The NDJSON answer's token header is the request's own metadata, signed
+// before the stream is read (routes/public/log.py get_log).
 func TestAPIv2_LogFormats(t *testing.T) {
 	t.Parallel()
 	ts, _ := newV2RunServer(t)
 	const path = "/dags/v2pair/dagRuns/r1/taskInstances/hello/logs/1"
-	nd := ts.v2(t, "GET", path, "", 200, "Accept", "application/x-ndjson")
-	wantND := `{"event":"::group::Log message source details","sources":["dag_id=v2pair/run_id=r1/task_id=hello/attempt=1.log"]}` + "\n" +
-		`{"event":"::endgroup::"}` + "\n" + `{"event":"hello from airlite"}` + "\n"
-	if nd.body != wantND || nd.header.Get("Content-Type") != "application/x-ndjson" || nd.header.Get("Airflow-Continuation-Token") != "" {
-		t.Errorf("ndjson %q %v", nd.body, nd.header)
+	wantND := `{"timestamp":null,"event":"::group::Log message source details","sources":["dag_id=v2pair/run_id=r1/task_id=hello/attempt=1.log"]}` + "\n" +
+		`{"timestamp":null,"event":"::endgroup::"}` + "\n" + `{"timestamp":null,"event":"hello from airlite"}` + "\n"
+	ndToken := func(t *testing.T, res response) string {
+		t.Helper()
+		raw, err := loadSignedJSON(ts.srv.v1Secret, res.header.Get("Airflow-Continuation-Token"))
+		if err != nil {
+			t.Fatalf("ndjson token %q: %v", res.header.Get("Airflow-Continuation-Token"), err)
+		}
+		return string(raw)
+	}
+	for _, tc := range []struct{ name, query, token string }{
+		{"default", "", `{"download_logs":false}`},
+		{"full content", "?full_content=true", `{"download_logs":true}`},
+	} {
+		nd := ts.v2(t, "GET", path+tc.query, "", 200, "Accept", "application/x-ndjson")
+		if nd.body != wantND || nd.header.Get("Content-Type") != "application/x-ndjson" {
+			t.Errorf("%s: ndjson %q %v", tc.name, nd.body, nd.header)
+		}
+		if got := ndToken(t, nd); got != tc.token {
+			t.Errorf("%s: ndjson token = %s, want %s", tc.name, got, tc.token)
+		}
 	}
 	ts.v2(t, "GET", path, "", 200, "Accept", "*/*")
-	if res := ts.v2(t, "GET", path, "", 406, "Accept", "text/plain"); res.body != `{"detail":"Only application/json or application/x-ndjson is supported"}` {
-		t.Errorf("text/plain %s", res.body)
+	for _, accept := range []string{"text/plain", ""} {
+		if res := ts.v2(t, "GET", path, "", 406, "Accept", accept); res.body != `{"detail":"Only application/json or application/x-ndjson is supported"}` {
+			t.Errorf("Accept %q: %s", accept, res.body)
+		}
+	}
+	// A token that says the log ended: no header.
+	ended, err := signJSON(ts.srv.v1Secret, map[string]any{"download_logs": false, "end_of_log": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nd := ts.v2(t, "GET", path+"?token="+ended, "", 200, "Accept", "application/x-ndjson"); nd.header.Get("Airflow-Continuation-Token") != "" || nd.body != wantND {
+		t.Errorf("ndjson after an ended token: %q %v", nd.body, nd.header)
 	}
 
 	// A running try: the answer carries a token, which reads on from the
@@ -591,6 +621,11 @@ func TestAPIv2_LogFormats(t *testing.T) {
 	full := ts.v2(t, "GET", path+"?full_content=true&token="+*first.Token, "", 200)
 	if !strings.Contains(full.body, "hello from airlite") {
 		t.Errorf("full_content log: %s", full.body)
+	}
+	// NDJSON reads from the start whatever the token's position
+	// (read_log_stream drops log_pos).
+	if nd := ts.v2(t, "GET", path+"?token="+*first.Token, "", 200, "Accept", "application/x-ndjson"); !strings.Contains(nd.body, "hello from airlite") {
+		t.Errorf("ndjson with a token: %s", nd.body)
 	}
 }
 

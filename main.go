@@ -453,6 +453,9 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 		Now: now, Unixname: unixname, Clock: clock, Journal: newJournal(c.JournalSize), AccessLog: &accessLog,
 		BodyTimeout: c.BodyTimeout, ParseRequests: newDAGParseRequests(),
 	}
+	if c.DagsDir != "" {
+		opts.DagsFolder = absPath(c.DagsDir)
+	}
 	var sched *scheduler
 	if c.Scheduler {
 		hostname, _ := os.Hostname()

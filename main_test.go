@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -865,5 +866,35 @@ func TestRun_Version(t *testing.T) {
 		if stdout.String() != tc.want {
 			t.Errorf("run %q printed %q, want %q", tc.args, stdout.String(), tc.want)
 		}
+	}
+}
+
+// TestRun_DagsFolder_V2ImportErrorFilename: /api/v2 names a broken file by
+// its path inside the DAG folder (Airflow 3 records an import error by its
+// bundle and relative path, and ImportErrorResponse.filename is that
+// path), where /api/v1 keeps the absolute path; filename_pattern reads the
+// same relative path.
+func TestRun_DagsFolder_V2ImportErrorFilename(t *testing.T) {
+	t.Parallel()
+	dags := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dags, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dags, "sub", "broken.yaml"), []byte("dag_id: broken\ntasks: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startRun(t, "--edition", "3", "--dags", dags)
+	for _, tc := range []struct{ path, want string }{
+		{"/api/v2/importErrors", `"filename":"sub/broken.yaml"`},
+		{"/api/v2/importErrors?filename_pattern=sub/b", `"filename":"sub/broken.yaml"`},
+		{"/api/v2/importErrors/1", `"filename":"sub/broken.yaml"`},
+	} {
+		status, body := mainGet(t, s.baseURL+tc.path)
+		if status != http.StatusOK || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s = %d %s, want %s", tc.path, status, body, tc.want)
+		}
+	}
+	if status, body := mainGet(t, s.baseURL+"/api/v2/importErrors?filename_pattern="+url.QueryEscape(dags)); status != http.StatusOK || !strings.Contains(body, `"total_entries":0`) {
+		t.Errorf("a pattern of the folder's absolute path = %d %s, want no match", status, body)
 	}
 }

@@ -64,6 +64,10 @@ type serverOptions struct {
 	// SchedulerJob is when and where the scheduler started, for Airflow
 	// 3's job list (GET /api/v2/jobs); zero when it is off.
 	SchedulerJob schedulerJobInfo
+	// DagsFolder is the DAG folder's absolute path (--dags); empty for the
+	// embedded examples. Airflow 3 names a file by its path inside its
+	// bundle, so /api/v2's import errors answer the path inside it.
+	DagsFolder string
 }
 
 // server answers Airflow's APIs, airlite's admin endpoints and the status
