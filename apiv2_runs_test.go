@@ -502,3 +502,44 @@ func TestV2Run_DurationIsPythonsFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_GetDagRunsOrder: SortParam's order (common/parameters.py
+// SortParam.to_orm): NULLs after every value in both directions, each
+// key in turn, then the run's id in the first key's direction.
+func TestAPIv2_GetDagRunsOrder(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "dag_run_1", "logical_date": "2024-02-16T00:00:00Z"}`)
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "dag_run_2", "logical_date": "2024-02-20T00:00:00Z"}`)
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "dag_run_3", "logical_date": null}`)
+	// dag_run_2 failed: the one with an end date.
+	if res := ts.do(t, http.MethodPatch, "/api/v2/dags/v2runs/dagRuns/dag_run_2", `{"state": "failed"}`); res.status != http.StatusOK {
+		t.Fatalf("patch: %d %s", res.status, res.body)
+	}
+	for _, tc := range []struct{ order, want string }{
+		{"logical_date", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"-logical_date", "dag_run_2 dag_run_1 dag_run_3 total=3"},
+		{"end_date", "dag_run_2 dag_run_1 dag_run_3 total=3"},
+		{"-end_date", "dag_run_2 dag_run_3 dag_run_1 total=3"},
+		// A run that never started has no duration: ties, by id.
+		{"duration", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"-duration", "dag_run_3 dag_run_2 dag_run_1 total=3"},
+		{"state", "dag_run_2 dag_run_1 dag_run_3 total=3"},
+		{"-state", "dag_run_3 dag_run_1 dag_run_2 total=3"},
+		{"state&order_by=-dag_run_id", "dag_run_2 dag_run_3 dag_run_1 total=3"},
+		{"-state&order_by=dag_run_id", "dag_run_1 dag_run_3 dag_run_2 total=3"},
+		{"-state&order_by=-logical_date", "dag_run_1 dag_run_3 dag_run_2 total=3"},
+	} {
+		t.Run(tc.order, func(t *testing.T) {
+			res := ts.do(t, http.MethodGet, "/api/v2/dags/v2runs/dagRuns?order_by="+tc.order, "")
+			if got := strings.Join(v2RunIDs(t, res), " "); res.status != http.StatusOK || got != tc.want {
+				t.Errorf("= %d %s, want %s", res.status, got, tc.want)
+			}
+		})
+	}
+	// The batch list orders by the same rule.
+	res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "logical_date"}`)
+	if got := strings.Join(v2RunIDs(t, res), " "); got != "dag_run_1 dag_run_2 dag_run_3 total=3" {
+		t.Errorf("batch by logical_date = %d %s", res.status, got)
+	}
+}
