@@ -325,7 +325,8 @@ func v2TimeBounds(q v1Values, field string) timeBounds {
 }
 
 func v2NumBounds(q v1Values, field string) numBounds {
-	return numBounds{gte: q.number(field + "_gte"), gt: q.number(field + "_gt"), lte: q.number(field + "_lte"), lt: q.number(field + "_lt")}
+	num := func(name string) *float64 { return v2RangeBound(q.number(name)) }
+	return numBounds{gte: num(field + "_gte"), gt: num(field + "_gt"), lte: num(field + "_lte"), lt: num(field + "_lt")}
 }
 
 // v2IntList reads a list[int] parameter; nil when absent (an empty
@@ -634,7 +635,8 @@ func (s *server) v2GetTaskInstancesBatch(req *apiRequest) (any, error) {
 		return timeBounds{gte: bodyTime(b, f+"_gte"), gt: bodyTime(b, f+"_gt"), lte: bodyTime(b, f+"_lte"), lt: bodyTime(b, f+"_lt")}
 	}
 	q.runAfter, q.logical, q.start, q.end = bounds("run_after"), bounds("logical_date"), bounds("start_date"), bounds("end_date")
-	q.duration = numBounds{gte: bodyFloat(b, "duration_gte"), gt: bodyFloat(b, "duration_gt"), lte: bodyFloat(b, "duration_lte"), lt: bodyFloat(b, "duration_lt")}
+	num := func(name string) *float64 { return v2RangeBound(bodyFloat(b, name)) }
+	q.duration = numBounds{gte: num("duration_gte"), gt: num("duration_gt"), lte: num("duration_lte"), lt: num("duration_lt")}
 	if list, ok := b["state"].([]any); ok && len(list) > 0 {
 		for _, v := range list {
 			st, _ := v.(string)

@@ -369,7 +369,10 @@ func TestAPIv2_TaskInstanceListFilters(t *testing.T) {
 		{"/dags/~/dagRuns/~/taskInstances?try_number=2", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?operator=BashOperator", 4, nil},
 		{"/dags/~/dagRuns/~/taskInstances?duration_gte=0", 4, nil},
-		{"/dags/~/dagRuns/~/taskInstances?duration_lt=0", 0, nil},
+		// RangeFilter.to_orm applies a bound only when it is truthy: 0
+		// bounds nothing.
+		{"/dags/~/dagRuns/~/taskInstances?duration_lt=0", 4, nil},
+		{"/dags/~/dagRuns/~/taskInstances?duration_lt=0.000001", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?order_by=-logical_date&order_by=state&limit=2", 4, nil},
 		{"/dags/~/dagRuns/~/taskInstances?order_by=-run_after&limit=1&offset=1", 4, nil},
 	} {

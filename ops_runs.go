@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -178,6 +179,11 @@ type runFilters struct {
 	// bundleVersion asks for runs of a bundle version: airlite's runs
 	// have none, so that none matches.
 	bundleVersion *string
+	// openDatesAt, when set, is the time a run without a start or end
+	// date counts as in the start and end ranges (get_dag_runs' query
+	// filters compare COALESCE(date, now())); unset, such a run is in
+	// no range of that date.
+	openDatesAt *time.Time
 }
 
 func (f *runFilters) match(run *DagRun) bool {
@@ -186,8 +192,12 @@ func (f *runFilters) match(run *DagRun) bool {
 		logical = &ld
 	}
 	after := run.After()
-	if !f.runAfter.holds(&after) || !f.logical.holds(logical) || !f.start.holds(run.StartDate) ||
-		!f.end.holds(run.EndDate) || !f.updated.holds(run.UpdatedAt) || !f.duration.holds(runDuration(run)) {
+	start, end := run.StartDate, run.EndDate
+	if f.openDatesAt != nil {
+		start, end = cmp.Or(start, f.openDatesAt), cmp.Or(end, f.openDatesAt)
+	}
+	if !f.runAfter.holds(&after) || !f.logical.holds(logical) || !f.start.holds(start) ||
+		!f.end.holds(end) || !f.updated.holds(run.UpdatedAt) || !f.duration.holds(runDuration(run)) {
 		return false
 	}
 	if len(f.runTypes) > 0 && !slices.Contains(f.runTypes, run.RunType) {
