@@ -805,3 +805,70 @@ func BenchmarkV2TaskInstance(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) { pairURL(b, ts, c.path) })
 	}
 }
+
+// TestAPIv2_TaskInstanceListNullsAndTies: get_task_instances' SortParam
+// (NULLs after every value in both directions, ties by id in the first
+// key's direction) and its start and end ranges, which count a task
+// instance not started or not ended as now (COALESCE(date, now())).
+func TestAPIv2_TaskInstanceListNullsAndTies(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2TriggerAt(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	base := "/dags/v2pair/dagRuns/r1/taskInstances"
+	ts.v2(t, "PATCH", base+"/hello", `{"new_state": "success"}`, 200)
+	type page struct {
+		TaskInstances []struct {
+			TaskID string `json:"task_id"`
+		} `json:"task_instances"`
+	}
+	var ids []string // the task instances' ids, in the order they were made
+	for _, tc := range []struct{ query, want string }{
+		// hello, marked success, has a state and an end date; after has neither.
+		{"order_by=end_date", "hello after"},
+		{"order_by=-end_date", "hello after"},
+		{"order_by=state", "hello after"},
+		{"order_by=-state", "hello after"},
+		{"order_by=-end_date&order_by=-state", "hello after"},
+		// Neither has a start date: both count as testNow.
+		{"start_date_gte=2024-05-01T00:00:00Z", "hello after"},
+		{"start_date_gte=2024-05-01T00:00:00Z&order_by=-end_date", "hello after"},
+		{"end_date_lt=2024-05-01T00:00:00Z", ""},
+		{"start_date_gt=2024-05-02T00:00:00Z", ""},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			res := ts.v2(t, "GET", base+"?"+tc.query, "", 200)
+			var got []string
+			for _, ti := range decodeJSON[page](t, res.body).TaskInstances {
+				got = append(got, ti.TaskID)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("= %v, want %s", got, tc.want)
+			}
+		})
+	}
+	// map_index ties everywhere: the ids decide, in map_index's direction.
+	res := ts.v2(t, "GET", base+"?order_by=map_index", "", 200)
+	for _, ti := range decodeJSON[struct {
+		TaskInstances []struct {
+			ID string `json:"id"`
+		} `json:"task_instances"`
+	}](t, res.body).TaskInstances {
+		ids = append(ids, ti.ID)
+	}
+	if !slices.IsSorted(ids) {
+		t.Errorf("order_by=map_index: ids %v, want ascending", ids)
+	}
+	res = ts.v2(t, "GET", base+"?order_by=-map_index", "", 200)
+	var desc []string
+	for _, ti := range decodeJSON[struct {
+		TaskInstances []struct {
+			ID string `json:"id"`
+		} `json:"task_instances"`
+	}](t, res.body).TaskInstances {
+		desc = append(desc, ti.ID)
+	}
+	slices.Reverse(desc)
+	if !slices.Equal(desc, ids) {
+		t.Errorf("order_by=-map_index: ids %v, want %v reversed", desc, ids)
+	}
+}
