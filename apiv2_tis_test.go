@@ -872,3 +872,23 @@ func TestAPIv2_TaskInstanceListNullsAndTies(t *testing.T) {
 		t.Errorf("order_by=-map_index: ids %v, want %v reversed", desc, ids)
 	}
 }
+
+// TestAPIv2_XComEmptyKey: create_xcom_entry checks no key (XComCreateBody's
+// key is a plain str), so an empty one is stored like any other: 201,
+// listed, and a second one is the 409 of an existing key.
+func TestAPIv2_XComEmptyKey(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2TriggerAt(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	const xcoms = "/dags/v2pair/dagRuns/r1/taskInstances/hello/xcomEntries"
+	created := ts.v2(t, "POST", xcoms, `{"key":"","value":1}`, 201)
+	if c := decodeJSON[map[string]any](t, created.body); c["key"] != "" || c["value"] != "1" {
+		t.Errorf("created %s", created.body)
+	}
+	ts.v2(t, "POST", xcoms, `{"key":"","value":2}`, 409)
+	ts.v2(t, "POST", xcoms, `{"key":"a","value":3}`, 201)
+	list := ts.v2(t, "GET", xcoms, "", 200)
+	if !strings.Contains(list.body, `"total_entries":2`) || !strings.Contains(list.body, `"key":""`) {
+		t.Errorf("list %s", list.body)
+	}
+}
