@@ -642,9 +642,22 @@ func TestAPIv2_XComCRUD(t *testing.T) {
 			}
 		})
 	}
+	// 3.2.1's update_xcom_entry stores json.dumps of the value as the
+	// value, which the answer dumps again (apache/airflow#59032; stored as
+	// sent only from 3.2.2, #64220's backport): a task pulls the text.
 	patched := ts.v2(t, "PATCH", xcoms+"/test_xcom_key", `{"value":"new_value"}`, 200)
-	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"new_value"` {
+	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"\"new_value\""` {
 		t.Errorf("patched value %v", v)
+	}
+	for query, want := range map[string]string{"": `"\"new_value\""`, "?deserialize=true": `"new_value"`} {
+		got := ts.v2(t, "GET", xcoms+"/test_xcom_key"+query, "", 200)
+		if v := decodeJSON[map[string]any](t, got.body)["value"]; v != want {
+			t.Errorf("patched value read with %q: %v, want %s", query, v, want)
+		}
+	}
+	patched = ts.v2(t, "PATCH", xcoms+"/test_xcom_key", `{"value":{"b":[1,null]}}`, 200)
+	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"{\"b\": [1, null]}"` {
+		t.Errorf("patched dict value %v", v)
 	}
 	str := ts.v2(t, "GET", xcoms+"/return_value?deserialize=true&stringify=true", "", 200)
 	if v := decodeJSON[map[string]any](t, str.body)["value"]; v != "hello from airlite" {
