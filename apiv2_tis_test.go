@@ -905,3 +905,34 @@ func TestAPIv2_XComEmptyKey(t *testing.T) {
 		t.Errorf("list %s", list.body)
 	}
 }
+
+// TestAPIv2_ClearReachesNoUndatedRunByDate: DAG.clear compares the
+// runs' logical dates with its bounds (DagRun.logical_date <= end_date),
+// so a run without a logical date (NULL) is in no date range; a clear
+// with no bound at all reaches it.
+func TestAPIv2_ClearReachesNoUndatedRunByDate(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2TriggerAt(t, ts, "v2pair", "dated", "2024-02-01T00:00:00Z")
+	if _, err := ts.srv.ops.trigger(triggerRequest{dagID: "v2pair", runID: "nodate", noDate: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"dag_run_id":"dated","include_past":true}`, "dated dated"},
+		{`{"end_date":"2030-01-01T00:00:00Z"}`, "dated dated"},
+		{`{"start_date":"2000-01-01T00:00:00Z"}`, "dated dated"},
+		{`{}`, "dated dated nodate nodate"},
+	} {
+		body := strings.Replace(tc.body, "{", `{"dry_run":true,"only_failed":false,`, 1)
+		body = strings.Replace(body, ",}", "}", 1)
+		res := ts.v2(t, "POST", "/dags/v2pair/clearTaskInstances", body, 200)
+		var runs []string
+		for _, ti := range decodeJSON[v2TICollectionT](t, res.body).TaskInstances {
+			runs = append(runs, ti["dag_run_id"].(string))
+		}
+		slices.Sort(runs)
+		if got := strings.Join(runs, " "); got != tc.want {
+			t.Errorf("clear %s reached %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}

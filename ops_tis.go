@@ -478,6 +478,9 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 	if req.past {
 		start = nil
 	}
+	// Runs without a logical date are reached only by a clear with no
+	// bound of its own (the cap at now below does not count).
+	undated := start == nil && end == nil
 	now := o.clock()
 	if req.noEndCap && req.future {
 		end = nil
@@ -509,7 +512,7 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		}
 		taskIDs = sortedKeys(seen)
 	}
-	sel := clearSelection{start: start, end: end, subdags: req.subdags, runID: onlyRun}
+	sel := clearSelection{start: start, end: end, undated: undated, subdags: req.subdags, runID: onlyRun}
 	if err := o.addClearTargets(&sel, row.Def, nil, taskIDs); err != nil {
 		return nil, err
 	}
