@@ -522,3 +522,12 @@ func (v v1Values) v2Int(name string, def int64) int64 {
 	n, _, _ := v2ParseIntString(s, nil)
 	return n
 }
+
+// v2RangeBound is a number bound as RangeFilter.to_orm applies it
+// (common/parameters.py): only when it is truthy, so 0 bounds nothing.
+func v2RangeBound(f *float64) *float64 {
+	if f != nil && *f == 0 {
+		return nil
+	}
+	return f
+}

@@ -273,6 +273,10 @@ func (s *server) v2GetDagRuns(req *apiRequest) (any, error) {
 	}
 	rq := &runQuery{states: states, more: v2RunFiltersOf(q), order: v2RunOrderKeys(keys)}
 	rq.more.runTypes = types
+	// datetime_range_filter_factory compares start_date and end_date as
+	// COALESCE(date, now()) (common/parameters.py; 3.2.1 still did).
+	now := s.ops.clock()
+	rq.more.openDatesAt = &now
 	p := v2Page(q)
 	rq.offset, rq.limit = p.offset, p.limit
 	if rq.more.empty() {
@@ -331,7 +335,7 @@ func v2RunFiltersOf(q v1Values) *runFilters {
 	rangeOf := func(field string) timeRange {
 		return timeRange{gte: q.v2Time(field + "_gte"), gt: q.v2Time(field + "_gt"), lte: q.v2Time(field + "_lte"), lt: q.v2Time(field + "_lt")}
 	}
-	num := q.number
+	num := func(name string) *float64 { return v2RangeBound(q.number(name)) }
 	f := &runFilters{
 		runAfter: rangeOf("run_after"), logical: rangeOf("logical_date"), start: rangeOf("start_date"),
 		end: rangeOf("end_date"), updated: rangeOf("updated_at"),
@@ -406,12 +410,7 @@ func (s *server) v2GetDagRunsBatch(req *apiRequest) (any, error) {
 		}
 		return nil
 	}
-	num := func(name string) *float64 {
-		if f, ok := b[name].(float64); ok {
-			return &f
-		}
-		return nil
-	}
+	num := func(name string) *float64 { return v2RangeBound(bodyFloat(b, name)) }
 	rangeOf := func(field string) timeRange {
 		return timeRange{gte: at(field + "_gte"), gt: at(field + "_gt"), lte: at(field + "_lte"), lt: at(field + "_lt")}
 	}

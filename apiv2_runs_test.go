@@ -191,6 +191,18 @@ func TestAPIv2_GetDagRuns(t *testing.T) {
 		// All-admins mode: the caller is the anonymous admin.
 		{"/dags/~/dagRuns?triggering_user_name_pattern=anon", "dag_run_1 dag_run_2 dag_run_3 total=3"},
 		{"/dags/~/dagRuns?triggering_user_name_pattern=bob", "total=0"},
+		// A run not started or not ended counts as now (testNow) in the
+		// start and end ranges (datetime_range_filter_factory's COALESCE);
+		// dag_run_2 ended at testNow when it was set failed.
+		{"/dags/~/dagRuns?end_date_gte=2024-05-01T00:00:00Z", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"/dags/~/dagRuns?end_date_lt=2024-05-01T00:00:00Z", "total=0"},
+		{"/dags/~/dagRuns?start_date_lte=2024-05-02T00:00:00Z&start_date_gt=2024-05-01T00:00:00Z", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"/dags/~/dagRuns?start_date_gt=2024-05-02T00:00:00Z", "total=0"},
+		// RangeFilter applies a bound only when it is truthy: 0 filters
+		// nothing, so runs without a duration stay.
+		{"/dags/~/dagRuns?duration_gte=0", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"/dags/~/dagRuns?duration_lt=0.0", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"/dags/~/dagRuns?duration_gte=0.5", "total=0"},
 	} {
 		res := ts.do(t, http.MethodGet, "/api/v2"+tc.query, "")
 		if got := strings.Join(v2RunIDs(t, res), " "); res.status != http.StatusOK || got != tc.want {
@@ -225,6 +237,9 @@ func TestAPIv2_GetDagRuns(t *testing.T) {
 		{`{"states": ["failed"], "order_by": "-id"}`, "dag_run_2 total=1"},
 		{`{"logical_date_gte": "2024-02-17T00:00:00Z", "page_limit": 5}`, "dag_run_2 total=1"},
 		{`{"order_by": "-dag_run_id", "page_offset": 1}`, "dag_run_2 dag_run_1 total=3"},
+		// A duration bound given as an integer bounds; 0 bounds nothing.
+		{`{"duration_gte": 1}`, "total=0"},
+		{`{"duration_gte": 0}`, "dag_run_1 dag_run_2 dag_run_3 total=3"},
 	} {
 		res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", tc.body)
 		if got := strings.Join(v2RunIDs(t, res), " "); res.status != http.StatusOK || got != tc.want {
@@ -500,5 +515,46 @@ func TestV2Run_DurationIsPythonsFloat(t *testing.T) {
 		if !strings.Contains(string(b), tc.want) {
 			t.Errorf("run of %v renders %s, want %s", tc.took, b, tc.want)
 		}
+	}
+}
+
+// TestAPIv2_GetDagRunsOrder: SortParam's order (common/parameters.py
+// SortParam.to_orm): NULLs after every value in both directions, each
+// key in turn, then the run's id in the first key's direction.
+func TestAPIv2_GetDagRunsOrder(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "dag_run_1", "logical_date": "2024-02-16T00:00:00Z"}`)
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "dag_run_2", "logical_date": "2024-02-20T00:00:00Z"}`)
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "dag_run_3", "logical_date": null}`)
+	// dag_run_2 failed: the one with an end date.
+	if res := ts.do(t, http.MethodPatch, "/api/v2/dags/v2runs/dagRuns/dag_run_2", `{"state": "failed"}`); res.status != http.StatusOK {
+		t.Fatalf("patch: %d %s", res.status, res.body)
+	}
+	for _, tc := range []struct{ order, want string }{
+		{"logical_date", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"-logical_date", "dag_run_2 dag_run_1 dag_run_3 total=3"},
+		{"end_date", "dag_run_2 dag_run_1 dag_run_3 total=3"},
+		{"-end_date", "dag_run_2 dag_run_3 dag_run_1 total=3"},
+		// A run that never started has no duration: ties, by id.
+		{"duration", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		{"-duration", "dag_run_3 dag_run_2 dag_run_1 total=3"},
+		{"state", "dag_run_2 dag_run_1 dag_run_3 total=3"},
+		{"-state", "dag_run_3 dag_run_1 dag_run_2 total=3"},
+		{"state&order_by=-dag_run_id", "dag_run_2 dag_run_3 dag_run_1 total=3"},
+		{"-state&order_by=dag_run_id", "dag_run_1 dag_run_3 dag_run_2 total=3"},
+		{"-state&order_by=-logical_date", "dag_run_1 dag_run_3 dag_run_2 total=3"},
+	} {
+		t.Run(tc.order, func(t *testing.T) {
+			res := ts.do(t, http.MethodGet, "/api/v2/dags/v2runs/dagRuns?order_by="+tc.order, "")
+			if got := strings.Join(v2RunIDs(t, res), " "); res.status != http.StatusOK || got != tc.want {
+				t.Errorf("= %d %s, want %s", res.status, got, tc.want)
+			}
+		})
+	}
+	// The batch list orders by the same rule.
+	res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "logical_date"}`)
+	if got := strings.Join(v2RunIDs(t, res), " "); got != "dag_run_1 dag_run_2 dag_run_3 total=3" {
+		t.Errorf("batch by logical_date = %d %s", res.status, got)
 	}
 }

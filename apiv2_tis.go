@@ -325,7 +325,8 @@ func v2TimeBounds(q v1Values, field string) timeBounds {
 }
 
 func v2NumBounds(q v1Values, field string) numBounds {
-	return numBounds{gte: q.number(field + "_gte"), gt: q.number(field + "_gt"), lte: q.number(field + "_lte"), lt: q.number(field + "_lt")}
+	num := func(name string) *float64 { return v2RangeBound(q.number(name)) }
+	return numBounds{gte: num(field + "_gte"), gt: num(field + "_gt"), lte: num(field + "_lte"), lt: num(field + "_lt")}
 }
 
 // v2IntList reads a list[int] parameter; nil when absent (an empty
@@ -350,8 +351,10 @@ func v2StrList(q v1Values, name string) []string {
 	return vals
 }
 
-// v2TISearch reads get_task_instances' filters and order.
-func v2TISearch(q v1Values) (*tiSearch, error) {
+// v2TISearch reads get_task_instances' filters and order; a task
+// instance without a start or end date counts as now in their ranges
+// (datetime_range_filter_factory's COALESCE(date, now())).
+func v2TISearch(q v1Values, now time.Time) (*tiSearch, error) {
 	states, err := v2TIStatesOf(q.list("state"))
 	if err != nil {
 		return nil, err
@@ -370,7 +373,7 @@ func v2TISearch(q v1Values) (*tiSearch, error) {
 		taskPattern:    q.v2Pattern("task_display_name_pattern"), dagPattern: q.v2Pattern("dag_id_pattern"),
 		runPattern: q.v2Pattern("run_id_pattern"), poolPattern: q.v2Pattern("pool_name_pattern"),
 		queuePattern: q.v2Pattern("queue_name_pattern"), operatorMatch: q.v2Pattern("operator_name_pattern"),
-		offset: p.offset, limit: p.limit,
+		offset: p.offset, limit: p.limit, openDatesAt: &now,
 	}
 	if id, ok := q.str("task_id"); ok {
 		ts.taskIDs = []string{id}
@@ -426,7 +429,7 @@ func (s *server) v2GetMappedTaskInstance(req *apiRequest) (any, error) {
 // task not expanded yet, or expanded into nothing, lists none).
 func (s *server) v2GetMappedTaskInstances(req *apiRequest) (any, error) {
 	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
-	q, err := v2TISearch(req.query)
+	q, err := v2TISearch(req.query, s.ops.clock())
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +460,7 @@ func (s *server) v2GetMappedTaskInstances(req *apiRequest) (any, error) {
 // document adds); a dag_id must name a DAG.
 func (s *server) v2GetTaskInstances(req *apiRequest) (any, error) {
 	dagID, runID := req.param("dag_id"), req.param("dag_run_id")
-	q, err := v2TISearch(req.query)
+	q, err := v2TISearch(req.query, s.ops.clock())
 	if err != nil {
 		return nil, err
 	}
@@ -634,7 +637,8 @@ func (s *server) v2GetTaskInstancesBatch(req *apiRequest) (any, error) {
 		return timeBounds{gte: bodyTime(b, f+"_gte"), gt: bodyTime(b, f+"_gt"), lte: bodyTime(b, f+"_lte"), lt: bodyTime(b, f+"_lt")}
 	}
 	q.runAfter, q.logical, q.start, q.end = bounds("run_after"), bounds("logical_date"), bounds("start_date"), bounds("end_date")
-	q.duration = numBounds{gte: bodyFloat(b, "duration_gte"), gt: bodyFloat(b, "duration_gt"), lte: bodyFloat(b, "duration_lte"), lt: bodyFloat(b, "duration_lt")}
+	num := func(name string) *float64 { return v2RangeBound(bodyFloat(b, name)) }
+	q.duration = numBounds{gte: num("duration_gte"), gt: num("duration_gt"), lte: num("duration_lte"), lt: num("duration_lt")}
 	if list, ok := b["state"].([]any); ok && len(list) > 0 {
 		for _, v := range list {
 			st, _ := v.(string)

@@ -369,7 +369,10 @@ func TestAPIv2_TaskInstanceListFilters(t *testing.T) {
 		{"/dags/~/dagRuns/~/taskInstances?try_number=2", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?operator=BashOperator", 4, nil},
 		{"/dags/~/dagRuns/~/taskInstances?duration_gte=0", 4, nil},
-		{"/dags/~/dagRuns/~/taskInstances?duration_lt=0", 0, nil},
+		// RangeFilter.to_orm applies a bound only when it is truthy: 0
+		// bounds nothing.
+		{"/dags/~/dagRuns/~/taskInstances?duration_lt=0", 4, nil},
+		{"/dags/~/dagRuns/~/taskInstances?duration_lt=0.000001", 0, nil},
 		{"/dags/~/dagRuns/~/taskInstances?order_by=-logical_date&order_by=state&limit=2", 4, nil},
 		{"/dags/~/dagRuns/~/taskInstances?order_by=-run_after&limit=1&offset=1", 4, nil},
 	} {
@@ -674,9 +677,22 @@ func TestAPIv2_XComCRUD(t *testing.T) {
 			}
 		})
 	}
+	// 3.2.1's update_xcom_entry stores json.dumps of the value as the
+	// value, which the answer dumps again (apache/airflow#59032; stored as
+	// sent only from 3.2.2, #64220's backport): a task pulls the text.
 	patched := ts.v2(t, "PATCH", xcoms+"/test_xcom_key", `{"value":"new_value"}`, 200)
-	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"new_value"` {
+	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"\"new_value\""` {
 		t.Errorf("patched value %v", v)
+	}
+	for query, want := range map[string]string{"": `"\"new_value\""`, "?deserialize=true": `"new_value"`} {
+		got := ts.v2(t, "GET", xcoms+"/test_xcom_key"+query, "", 200)
+		if v := decodeJSON[map[string]any](t, got.body)["value"]; v != want {
+			t.Errorf("patched value read with %q: %v, want %s", query, v, want)
+		}
+	}
+	patched = ts.v2(t, "PATCH", xcoms+"/test_xcom_key", `{"value":{"b":[1,null]}}`, 200)
+	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"{\"b\": [1, null]}"` {
+		t.Errorf("patched dict value %v", v)
 	}
 	str := ts.v2(t, "GET", xcoms+"/return_value?deserialize=true&stringify=true", "", 200)
 	if v := decodeJSON[map[string]any](t, str.body)["value"]; v != "hello from airlite" {
@@ -835,5 +851,123 @@ func BenchmarkV2TaskInstance(b *testing.B) {
 		{"v2_list", apiV2Prefix + "/dags/example_bash_operator/dagRuns/" + runID + "/taskInstances"},
 	} {
 		b.Run(c.name, func(b *testing.B) { pairURL(b, ts, c.path) })
+	}
+}
+
+// TestAPIv2_TaskInstanceListNullsAndTies: get_task_instances' SortParam
+// (NULLs after every value in both directions, ties by id in the first
+// key's direction) and its start and end ranges, which count a task
+// instance not started or not ended as now (COALESCE(date, now())).
+func TestAPIv2_TaskInstanceListNullsAndTies(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2TriggerAt(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	base := "/dags/v2pair/dagRuns/r1/taskInstances"
+	ts.v2(t, "PATCH", base+"/hello", `{"new_state": "success"}`, 200)
+	type page struct {
+		TaskInstances []struct {
+			TaskID string `json:"task_id"`
+		} `json:"task_instances"`
+	}
+	var ids []string // the task instances' ids, in the order they were made
+	for _, tc := range []struct{ query, want string }{
+		// hello, marked success, has a state and an end date; after has neither.
+		{"order_by=end_date", "hello after"},
+		{"order_by=-end_date", "hello after"},
+		{"order_by=state", "hello after"},
+		{"order_by=-state", "hello after"},
+		{"order_by=-end_date&order_by=-state", "hello after"},
+		// Neither has a start date: both count as testNow.
+		{"start_date_gte=2024-05-01T00:00:00Z", "hello after"},
+		{"start_date_gte=2024-05-01T00:00:00Z&order_by=-end_date", "hello after"},
+		{"end_date_lt=2024-05-01T00:00:00Z", ""},
+		{"start_date_gt=2024-05-02T00:00:00Z", ""},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			res := ts.v2(t, "GET", base+"?"+tc.query, "", 200)
+			var got []string
+			for _, ti := range decodeJSON[page](t, res.body).TaskInstances {
+				got = append(got, ti.TaskID)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("= %v, want %s", got, tc.want)
+			}
+		})
+	}
+	// map_index ties everywhere: the ids decide, in map_index's direction.
+	res := ts.v2(t, "GET", base+"?order_by=map_index", "", 200)
+	for _, ti := range decodeJSON[struct {
+		TaskInstances []struct {
+			ID string `json:"id"`
+		} `json:"task_instances"`
+	}](t, res.body).TaskInstances {
+		ids = append(ids, ti.ID)
+	}
+	if !slices.IsSorted(ids) {
+		t.Errorf("order_by=map_index: ids %v, want ascending", ids)
+	}
+	res = ts.v2(t, "GET", base+"?order_by=-map_index", "", 200)
+	var desc []string
+	for _, ti := range decodeJSON[struct {
+		TaskInstances []struct {
+			ID string `json:"id"`
+		} `json:"task_instances"`
+	}](t, res.body).TaskInstances {
+		desc = append(desc, ti.ID)
+	}
+	slices.Reverse(desc)
+	if !slices.Equal(desc, ids) {
+		t.Errorf("order_by=-map_index: ids %v, want %v reversed", desc, ids)
+	}
+}
+
+// TestAPIv2_XComEmptyKey: create_xcom_entry checks no key (XComCreateBody's
+// key is a plain str), so an empty one is stored like any other: 201,
+// listed, and a second one is the 409 of an existing key.
+func TestAPIv2_XComEmptyKey(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2TriggerAt(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	const xcoms = "/dags/v2pair/dagRuns/r1/taskInstances/hello/xcomEntries"
+	created := ts.v2(t, "POST", xcoms, `{"key":"","value":1}`, 201)
+	if c := decodeJSON[map[string]any](t, created.body); c["key"] != "" || c["value"] != "1" {
+		t.Errorf("created %s", created.body)
+	}
+	ts.v2(t, "POST", xcoms, `{"key":"","value":2}`, 409)
+	ts.v2(t, "POST", xcoms, `{"key":"a","value":3}`, 201)
+	list := ts.v2(t, "GET", xcoms, "", 200)
+	if !strings.Contains(list.body, `"total_entries":2`) || !strings.Contains(list.body, `"key":""`) {
+		t.Errorf("list %s", list.body)
+	}
+}
+
+// TestAPIv2_ClearReachesNoUndatedRunByDate: DAG.clear compares the
+// runs' logical dates with its bounds (DagRun.logical_date <= end_date),
+// so a run without a logical date (NULL) is in no date range; a clear
+// with no bound at all reaches it.
+func TestAPIv2_ClearReachesNoUndatedRunByDate(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2TriggerAt(t, ts, "v2pair", "dated", "2024-02-01T00:00:00Z")
+	if _, err := ts.srv.ops.trigger(triggerRequest{dagID: "v2pair", runID: "nodate", noDate: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"dag_run_id":"dated","include_past":true}`, "dated dated"},
+		{`{"end_date":"2030-01-01T00:00:00Z"}`, "dated dated"},
+		{`{"start_date":"2000-01-01T00:00:00Z"}`, "dated dated"},
+		{`{}`, "dated dated nodate nodate"},
+	} {
+		body := strings.Replace(tc.body, "{", `{"dry_run":true,"only_failed":false,`, 1)
+		body = strings.Replace(body, ",}", "}", 1)
+		res := ts.v2(t, "POST", "/dags/v2pair/clearTaskInstances", body, 200)
+		var runs []string
+		for _, ti := range decodeJSON[v2TICollectionT](t, res.body).TaskInstances {
+			runs = append(runs, ti["dag_run_id"].(string))
+		}
+		slices.Sort(runs)
+		if got := strings.Join(runs, " "); got != tc.want {
+			t.Errorf("clear %s reached %q, want %q", tc.body, got, tc.want)
+		}
 	}
 }

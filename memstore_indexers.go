@@ -54,6 +54,20 @@ func (x stringField[T]) PrefixFromArgs(args ...any) ([]byte, error) {
 	return b[:len(b)-1], nil
 }
 
+// keyField is stringField for a field whose empty value is a value of
+// its own (an XCom key: create_xcom_entry stores ""), indexed as the NUL
+// terminator alone, as FromArgs encodes "".
+type keyField[T any] struct{ stringField[T] }
+
+func (x keyField[T]) FromObject(obj any) (bool, []byte, error) {
+	o, ok := obj.(*T)
+	if !ok {
+		return false, nil, fmt.Errorf("index: want %T, got %T", (*T)(nil), obj)
+	}
+	b, err := x.FromArgs(x.get(o))
+	return err == nil, b, err
+}
+
 // intField indexes an int64 field with memdb's order-preserving encoding.
 type intField[T any] struct{ get func(*T) int64 }
 

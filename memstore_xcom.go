@@ -27,7 +27,7 @@ func xcomsTable() *memdb.TableSchema {
 				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
 				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
 				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.Key }},
+				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
 				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
 		},
 	}

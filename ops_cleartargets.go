@@ -10,6 +10,10 @@ import (
 // reaches, each once, and which of their tasks.
 type clearSelection struct {
 	start, end *time.Time // logical dates, inclusive; nil: no bound
+	// undated says that runs without a logical date are in range: the
+	// request and its run set no bound (DAG.clear compares
+	// DagRun.logical_date with its bounds, and NULL is in no range).
+	undated bool
 	subdags    bool       // include_subdags
 	runID      string     // "": every run in range; else this run alone
 	targets    []clearTarget
@@ -59,6 +63,10 @@ func (o *operations) addClearTargets(sel *clearSelection, dag *DAG, tasks, taskI
 	for _, run := range runs {
 		if sel.runID != "" {
 			if run.RunID != sel.runID {
+				continue
+			}
+		} else if run.NoLogicalDate {
+			if !sel.undated {
 				continue
 			}
 		} else if !inRange(&run.ExecutionDate, sel.start, sel.end) {

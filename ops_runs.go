@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -178,6 +179,11 @@ type runFilters struct {
 	// bundleVersion asks for runs of a bundle version: airlite's runs
 	// have none, so that none matches.
 	bundleVersion *string
+	// openDatesAt, when set, is the time a run without a start or end
+	// date counts as in the start and end ranges (get_dag_runs' query
+	// filters compare COALESCE(date, now())); unset, such a run is in
+	// no range of that date.
+	openDatesAt *time.Time
 }
 
 func (f *runFilters) match(run *DagRun) bool {
@@ -186,8 +192,12 @@ func (f *runFilters) match(run *DagRun) bool {
 		logical = &ld
 	}
 	after := run.After()
-	if !f.runAfter.holds(&after) || !f.logical.holds(logical) || !f.start.holds(run.StartDate) ||
-		!f.end.holds(run.EndDate) || !f.updated.holds(run.UpdatedAt) || !f.duration.holds(runDuration(run)) {
+	start, end := run.StartDate, run.EndDate
+	if f.openDatesAt != nil {
+		start, end = cmp.Or(start, f.openDatesAt), cmp.Or(end, f.openDatesAt)
+	}
+	if !f.runAfter.holds(&after) || !f.logical.holds(logical) || !f.start.holds(start) ||
+		!f.end.holds(end) || !f.updated.holds(run.UpdatedAt) || !f.duration.holds(runDuration(run)) {
 		return false
 	}
 	if len(f.runTypes) > 0 && !slices.Contains(f.runTypes, run.RunType) {
@@ -241,6 +251,17 @@ func (q *runQuery) match(run *DagRun) bool {
 // compareRuns orders runs by an attribute (NULLs first, as SQLite sorts
 // them), then by id so that pages never overlap.
 func compareRuns(attr string) func(a, b *DagRun) int {
+	key := compareRunAttr(attr)
+	return func(a, b *DagRun) int {
+		if c := key(a, b); c != 0 {
+			return c
+		}
+		return compareInt64(a.ID, b.ID)
+	}
+}
+
+// compareRunAttr orders runs by an attribute alone, NULLs first.
+func compareRunAttr(attr string) func(a, b *DagRun) int {
 	times := func(a, b *time.Time) int {
 		switch {
 		case a == nil && b == nil:
@@ -305,12 +326,26 @@ func compareRuns(attr string) func(a, b *DagRun) int {
 		}
 		return 0
 	}
-	return func(a, b *DagRun) int {
-		if c := key(a, b); c != 0 {
-			return c
-		}
-		return compareInt64(a.ID, b.ID)
+	return key
+}
+
+// runAttrIsNull reports whether a run's attribute is NULL in Airflow's
+// dag_run table (the attributes Airflow 3's SortParam may order by).
+func runAttrIsNull(attr string, run *DagRun) bool {
+	switch attr {
+	case "logical_date":
+		_, ok := run.LogicalDate()
+		return !ok
+	case "start_date":
+		return run.StartDate == nil
+	case "end_date":
+		return run.EndDate == nil
+	case "updated_at":
+		return run.UpdatedAt == nil
+	case "duration":
+		return runDuration(run) == nil
 	}
+	return false
 }
 
 func boolCompare(a, b bool) int {
@@ -379,10 +414,10 @@ func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 // compare is q's order: its keys in turn (Airflow 3's several), then the
 // run's id, so that pages never overlap.
 func (q *runQuery) compare() func(a, b *DagRun) int {
-	keys := q.order
-	if keys == nil {
-		keys = []runOrderKey{{q.orderBy, q.desc}}
+	if q.order != nil {
+		return sortParamOrder(q.order)
 	}
+	keys := []runOrderKey{{q.orderBy, q.desc}}
 	cmps := make([]func(a, b *DagRun) int, len(keys))
 	for i, k := range keys {
 		cmps[i] = compareRuns(k.attr)
@@ -398,6 +433,39 @@ func (q *runQuery) compare() func(a, b *DagRun) int {
 			}
 		}
 		return 0
+	}
+}
+
+// sortParamOrder is Airflow 3's SortParam.to_orm over runs
+// (api_fastapi/common/parameters.py): for each key, NULLs after every
+// value whatever the direction (its "nullscheck" column), then the value
+// in the key's direction; last the id, in the first key's direction.
+func sortParamOrder(keys []runOrderKey) func(a, b *DagRun) int {
+	cmps := make([]func(a, b *DagRun) int, len(keys))
+	for i, k := range keys {
+		cmps[i] = compareRunAttr(k.attr)
+	}
+	return func(a, b *DagRun) int {
+		for i, k := range keys {
+			if an, bn := runAttrIsNull(k.attr, a), runAttrIsNull(k.attr, b); an != bn {
+				if an {
+					return 1
+				}
+				return -1
+			}
+			c := cmps[i](a, b)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		c := compareInt64(a.ID, b.ID)
+		if len(keys) > 0 && keys[0].desc {
+			c = -c
+		}
+		return c
 	}
 }
 

@@ -478,6 +478,9 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 	if req.past {
 		start = nil
 	}
+	// Runs without a logical date are reached only by a clear with no
+	// bound of its own (the cap at now below does not count).
+	undated := start == nil && end == nil
 	now := o.clock()
 	if req.noEndCap && req.future {
 		end = nil
@@ -509,7 +512,7 @@ func (o *operations) clearTaskInstances(req clearRequest) ([]tiName, error) {
 		}
 		taskIDs = sortedKeys(seen)
 	}
-	sel := clearSelection{start: start, end: end, subdags: req.subdags, runID: onlyRun}
+	sel := clearSelection{start: start, end: end, undated: undated, subdags: req.subdags, runID: onlyRun}
 	if err := o.addClearTargets(&sel, row.Def, nil, taskIDs); err != nil {
 		return nil, err
 	}
@@ -629,6 +632,10 @@ type tiSearch struct {
 	// mappedOnly keeps the expanded instances of mapped tasks
 	// (get_mapped_task_instances: map_index >= 0).
 	mappedOnly bool
+	// openDatesAt, when set, is the time a task instance without a start
+	// or end date counts as in the start and end ranges (the query
+	// filters compare COALESCE(date, now())).
+	openDatesAt *time.Time
 }
 
 // match reports whether a run's task instance passes every filter but
@@ -658,8 +665,12 @@ func (q *tiSearch) match(ti *TaskInstance, run *DagRun) bool {
 		q.operatorMatch != nil && !q.operatorMatch.MatchString(ti.Operator):
 		return false
 	}
-	return q.runAfter.admits(&after) && q.logical.admits(logical) && q.start.admits(ti.StartDate) &&
-		q.end.admits(ti.EndDate) && q.updated.admits(ti.UpdatedAt) && q.duration.admits(ti.Duration)
+	start, end := ti.StartDate, ti.EndDate
+	if q.openDatesAt != nil {
+		start, end = cmp.Or(start, q.openDatesAt), cmp.Or(end, q.openDatesAt)
+	}
+	return q.runAfter.admits(&after) && q.logical.admits(logical) && q.start.admits(start) &&
+		q.end.admits(end) && q.updated.admits(ti.UpdatedAt) && q.duration.admits(ti.Duration)
 }
 
 // searchTaskInstances lists the task instances q picks in q's order (then
@@ -706,19 +717,7 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			}
 		}
 	}
-	keys := append(slices.Clone(q.order), sortKey{attr: "id"})
-	slices.SortStableFunc(all, func(a, b RunTaskInstance) int {
-		for _, k := range keys {
-			c := compareTIAttr(k.attr, a, b)
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, compareTISortParam(q.order))
 	total := len(all)
 	if q.offset >= len(all) {
 		return []RunTaskInstance{}, total, nil
@@ -728,6 +727,60 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		all = all[:q.limit]
 	}
 	return all, total, nil
+}
+
+// compareTISortParam is Airflow 3's SortParam.to_orm over task instances
+// (api_fastapi/common/parameters.py): for each key, a NULL after every
+// value whatever the direction, then the value in the key's direction;
+// last the id, in the first key's direction.
+func compareTISortParam(keys []sortKey) func(a, b RunTaskInstance) int {
+	return func(a, b RunTaskInstance) int {
+		for _, k := range keys {
+			if an, bn := tiAttrIsNull(k.attr, a), tiAttrIsNull(k.attr, b); an != bn {
+				if an {
+					return 1
+				}
+				return -1
+			}
+			c := compareTIAttr(k.attr, a, b)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		c := compareTIAttr("id", a, b)
+		if len(keys) > 0 && keys[0].desc {
+			c = -c
+		}
+		return c
+	}
+}
+
+// tiAttrIsNull reports whether an attribute compareTIAttr orders by is
+// NULL for a task instance.
+func tiAttrIsNull(attr string, x RunTaskInstance) bool {
+	switch attr {
+	case "state":
+		return x.TI.State == TaskNone
+	case "duration":
+		return x.TI.Duration == nil
+	case "start_date":
+		return x.TI.StartDate == nil
+	case "end_date":
+		return x.TI.EndDate == nil
+	case "logical_date":
+		_, ok := x.Run.LogicalDate()
+		return !ok
+	case "data_interval_start":
+		return x.Run.DataIntervalStart == nil
+	case "data_interval_end":
+		return x.Run.DataIntervalEnd == nil
+	case "rendered_map_index":
+		return x.TI.RenderedMapIndex == nil
+	}
+	return false
 }
 
 // compareTIAttr orders two task instances by one attribute of theirs or
