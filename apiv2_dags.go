@@ -262,7 +262,7 @@ func (s *server) v2DagDetailsOf(d dagInfo, activeRuns int) v2DAGDetails {
 		ActiveRunsCount: activeRuns, FileToken: s.v2FileToken(base.BundleName, base.RelativeFileloc), Concurrency: base.MaxActiveTasks,
 		LastParsed: base.LastParsedTime}
 	if d.Version != nil {
-		out.LatestDagVersion = ptr(v2DagVersionOf(d.Version))
+		out.LatestDagVersion = ptr(s.v2DagVersion(d.Version))
 	}
 	def := d.Row.Def
 	if def == nil {

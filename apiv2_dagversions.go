@@ -33,20 +33,13 @@ type v2DagVersionCollection struct {
 	TotalEntries int            `json:"total_entries"`
 }
 
-// v2DagVersionOf renders a version, the DAG's display name its id (the
-// routes of this file name it as the DAG model has it: v2DagVersion).
-func v2DagVersionOf(v *DagVersion) v2DagVersion {
-	return v2DagVersion{ID: v.ID, VersionNumber: v.Number, DagID: v.DagID, BundleName: ptr(bundleName),
-		CreatedAt: v2When(v.CreatedAt), DagDisplayName: v.DagID}
-}
-
 // v2DagVersion renders a version as DagVersionResponse does: its
 // dag_display_name is the DAG model's (AliasPath("dag_model",
-// "dag_display_name") in datamodels/dag_versions.py).
+// "dag_display_name") in datamodels/dag_versions.py), wherever the
+// version is nested.
 func (s *server) v2DagVersion(v *DagVersion) v2DagVersion {
-	out := v2DagVersionOf(v)
-	out.DagDisplayName = s.v2DagDisplayName(v.DagID)
-	return out
+	return v2DagVersion{ID: v.ID, VersionNumber: v.Number, DagID: v.DagID, BundleName: ptr(bundleName),
+		CreatedAt: v2When(v.CreatedAt), DagDisplayName: s.v2DagDisplayName(v.DagID)}
 }
 
 var v2DagVersionPhrases = phrasebook{

@@ -130,6 +130,17 @@ func TestAPIv2_DagDisplayNameJoined(t *testing.T) {
 			func(m map[string]any) any { return m["dag_versions"].([]any)[0].(map[string]any)["dag_display_name"] }},
 		{"event log", ts.v2(t, "GET", "/eventLogs?dag_id="+dag+"&limit=1", "", 200).body,
 			func(m map[string]any) any { return m["event_logs"].([]any)[0].(map[string]any)["dag_display_name"] }},
+		// The answers that nest a DagVersionResponse, and the run's and the
+		// task instance's own (datamodels dag_run.py, task_instances.py).
+		{"run", ts.v2(t, "GET", "/dags/"+dag+"/dagRuns/shown", "", 200).body, func(m map[string]any) any { return m["dag_display_name"] }},
+		{"run's version", ts.v2(t, "GET", "/dags/"+dag+"/dagRuns/shown", "", 200).body,
+			func(m map[string]any) any { return m["dag_versions"].([]any)[0].(map[string]any)["dag_display_name"] }},
+		{"task instance", ts.v2(t, "GET", "/dags/"+dag+"/dagRuns/shown/taskInstances/runme_0", "", 200).body,
+			func(m map[string]any) any { return m["dag_display_name"] }},
+		{"task instance's version", ts.v2(t, "GET", "/dags/"+dag+"/dagRuns/shown/taskInstances/runme_0", "", 200).body,
+			func(m map[string]any) any { return m["dag_version"].(map[string]any)["dag_display_name"] }},
+		{"details' latest version", ts.v2(t, "GET", "/dags/"+dag+"/details", "", 200).body,
+			func(m map[string]any) any { return m["latest_dag_version"].(map[string]any)["dag_display_name"] }},
 	} {
 		if got := tc.pick(decodeJSON[map[string]any](t, tc.body)); got != name {
 			t.Errorf("%s: dag_display_name = %v, want %q (%s)", tc.name, got, name, tc.body)

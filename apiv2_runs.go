@@ -55,7 +55,7 @@ func (s *server) v2Run(run *DagRun) v2DagRun {
 		DagRunID: run.RunID, DagID: run.DagID, QueuedAt: v2At(run.QueuedAt), StartDate: v2At(run.StartDate),
 		EndDate: v2At(run.EndDate), Duration: v2PyFloatOf(runDuration(run)), RunAfter: v2When(run.After()),
 		RunType: run.RunType, State: string(run.State), TriggeringUserName: run.TriggeringUser,
-		Conf: json.RawMessage(`{}`), Note: run.Note, DagVersions: []any{}, DagDisplayName: run.DagID,
+		Conf: json.RawMessage(`{}`), Note: run.Note, DagVersions: []any{}, DagDisplayName: s.v2DagDisplayName(run.DagID),
 		PartitionKey: run.PartitionKey,
 	}
 	if ld, ok := run.LogicalDate(); ok {
@@ -66,7 +66,7 @@ func (s *server) v2Run(run *DagRun) v2DagRun {
 	}
 	if run.DagVersionID != "" {
 		if v, err := s.opts.Store.DagVersionByID(run.DagVersionID); err == nil {
-			out.DagVersions = []any{v2DagVersionOf(v)}
+			out.DagVersions = []any{s.v2DagVersion(v)}
 		}
 	}
 	if run.TriggeredBy != "" {

@@ -223,7 +223,7 @@ func (s *server) v2TI(run *DagRun, ti *TaskInstance) v2TaskInstance {
 // with (DagVersionResponse), or null.
 func (s *server) v2TIVersion(ti *TaskInstance) any {
 	if v := s.ops.tiVersion(ti); v != nil {
-		return v2DagVersionOf(v)
+		return s.v2DagVersion(v)
 	}
 	return nil
 }
