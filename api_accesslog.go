@@ -118,10 +118,11 @@ type accessLine struct {
 	stamps atomic.Pointer[accessStamp]
 }
 
-// accessStamp is the time field of the lines ending in one second.
+// accessStamp is the time field of the lines ending in one second, as
+// JSON: RFC 3339 needs no escape, so it is the quoted text.
 type accessStamp struct {
 	unix int64
-	text string
+	json []byte
 }
 
 // newAccessLine is the line writer of log; nil when log is (no access
@@ -148,20 +149,20 @@ func (a *accessLine) write(route, method string, status, bytes int, start, end t
 	var dur [24]byte
 	e.Str("method", method).Int("status", status).Int("bytes", bytes).
 		RawJSON("dur", appendMillis(dur[:0], end.Sub(start))).
-		Str(zerolog.TimestampFieldName, a.stamp(end)).Msg("request")
+		RawJSON(zerolog.TimestampFieldName, a.stamp(end)).Msg("request")
 }
 
 // stamp is what zerolog's Time writes for t in zerolog.TimeFieldFormat
 // (RFC 3339 in whole seconds: airlite never changes it), kept for t's
 // second.
-func (a *accessLine) stamp(t time.Time) string {
+func (a *accessLine) stamp(t time.Time) []byte {
 	unix := t.Unix()
 	if s := a.stamps.Load(); s != nil && s.unix == unix {
-		return s.text
+		return s.json
 	}
-	s := &accessStamp{unix: unix, text: t.Format(zerolog.TimeFieldFormat)}
+	s := &accessStamp{unix: unix, json: append(t.AppendFormat([]byte{'"'}, zerolog.TimeFieldFormat), '"')}
 	a.stamps.Store(s)
-	return s.text
+	return s.json
 }
 
 // maxExactMillis bounds the durations appendMillis writes itself: below
