@@ -3,8 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // gatedWriter blocks every write until released, to fill the queue.
@@ -73,5 +79,73 @@ func TestAsyncWriter_FlushesWithoutClose(t *testing.T) {
 			defer g.mu.Unlock()
 			return bytes.HasSuffix(g.buf.Bytes(), []byte(want))
 		})
+	}
+}
+
+// zerologAccessLine is the access line as zerolog writes it with its own
+// field encoders, the line accessLine must match byte for byte.
+func zerologAccessLine(route, method string, status, size int, start, end time.Time) string {
+	var buf bytes.Buffer
+	log := zerolog.New(&buf)
+	e := log.Info()
+	if route != "" {
+		e.Str("route", route)
+	}
+	e.Str("method", method).Int("status", status).Int("bytes", size).
+		Dur("dur", end.Sub(start)).Time(zerolog.TimestampFieldName, end).Msg("request")
+	return buf.String()
+}
+
+// The access line is zerolog's, byte for byte: the stamp kept for a
+// second is the one zerolog formats for every instant of that second, and
+// the next second gets its own.
+func TestAccessLine_SameAsZerolog(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := zerolog.New(&buf)
+	line := newAccessLine(&log)
+	base := time.Date(2026, 11, 28, 17, 34, 12, 0, time.Local)
+	for _, tc := range []struct {
+		route, method string
+		status, bytes int
+		start, end    time.Time
+	}{
+		{"/api/v2/*path", "GET", 200, 266, base, base.Add(2033 * time.Nanosecond)},
+		{"/api/v2/*path", "GET", 200, 266, base.Add(400 * time.Millisecond), base.Add(999_999_999 * time.Nanosecond)},
+		{"", "POST", 404, 0, base.Add(time.Second), base.Add(time.Second + 1)},
+		{"/api/experimental/test", "DELETE", 500, 1 << 20, base.Add(time.Hour), base.Add(time.Hour + 90*time.Second)},
+		{`/odd"route\`, "M\u00e9", 418, 1, base, base},
+		{"/clock/back", "GET", 200, 1, base.Add(time.Second), base},
+	} {
+		buf.Reset()
+		line.write(tc.route, tc.method, tc.status, tc.bytes, tc.start, tc.end)
+		want := zerologAccessLine(tc.route, tc.method, tc.status, tc.bytes, tc.start, tc.end)
+		if buf.String() != want {
+			t.Errorf("line\n%s want\n%s", buf.String(), want)
+		}
+	}
+	var nop *accessLine // no access log
+	nop.write("/x", "GET", 200, 1, base, base)
+}
+
+// appendMillis writes what zerolog's Dur writes, for every size of
+// duration: whole, fractional, the 15-digit edge and beyond, negative.
+func TestAppendMillis_SameAsZerolog(t *testing.T) {
+	t.Parallel()
+	durations := []time.Duration{0, 1, 9, 10, 999, 1000, 1001, 2033, 100_000, 999_999, 1_000_000, 1_000_001,
+		1_500_000, 123_456_789, maxExactMillis - 1, maxExactMillis, maxExactMillis + 1, 1<<53 - 1, 1 << 62,
+		-1, -1_000_000, -1_234_567, math.MaxInt64, math.MinInt64}
+	rng := rand.New(rand.NewPCG(21, 1))
+	for range 20000 {
+		durations = append(durations, time.Duration(rng.Int64N(maxExactMillis)), time.Duration(rng.Int64N(10_000_000)))
+	}
+	for _, d := range durations {
+		var buf bytes.Buffer
+		log := zerolog.New(&buf)
+		log.Log().Dur("d", d).Send()
+		want := strings.TrimSuffix(strings.TrimPrefix(buf.String(), `{"d":`), "}\n")
+		if got := string(appendMillis(nil, d)); got != want {
+			t.Fatalf("appendMillis(%d) = %s, zerolog writes %s", int64(d), got, want)
+		}
 	}
 }

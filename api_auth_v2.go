@@ -11,8 +11,10 @@ package main
 // checked, 10 s of leeway ([api_auth] jwt_leeway). airlite keeps its
 // secret in a file of the home, so that tokens outlive a restart.
 //
-// Tokens are parsed and their signatures checked by github.com/golang-jwt/
-// jwt/v5 (HMAC compared with hmac.Equal, so in constant time). The claims
+// Tokens are signed by github.com/golang-jwt/jwt/v5, and checked by it
+// (HMAC compared with hmac.Equal, so in constant time) unless they are in
+// the form airlite signs, which api_auth_v2_verify.go reads as strictly
+// without the library's generic decoders. The claims
 // are then checked here in PyJWT's order (api_jwt.py _validate_claims:
 // required claims, iat, nbf, exp, aud), because the order decides
 // Airflow's answer: an expired token is a 401, any other fault a 403.
@@ -101,8 +103,8 @@ type tokenAuthority struct {
 	key []byte
 	// now is the wall clock: tokens expire in real time, whatever
 	// --clock says of the runs' dates. Tests move it.
-	now    func() time.Time
-	parser *jwt.Parser
+	now      func() time.Time
+	verifier *tokenVerifier
 	// passed holds the tokens that passed lately, by their SHA-256, with
 	// who they name and when they expire: a client sends one token with
 	// every request, and parsing and checking it again would cost more
@@ -132,13 +134,7 @@ func newTokenAuthority(key []byte) (*tokenAuthority, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new token cache: %w", err)
 	}
-	return &tokenAuthority{
-		key: key, now: time.Now, passed: passed,
-		// Only HS512 is accepted: "none", another HMAC, or an RSA or EC
-		// method (the key confusion attack) are refused before any key is
-		// used. Claims are checked in check, in PyJWT's order.
-		parser: jwt.NewParser(jwt.WithValidMethods([]string{jwtAlgorithm}), jwt.WithoutClaimsValidation()),
-	}, nil
+	return &tokenAuthority{key: key, now: time.Now, passed: passed, verifier: newTokenVerifier(key)}, nil
 }
 
 // tokenClaims is the payload of a token being checked: pointers tell an
@@ -225,8 +221,8 @@ func (t *tokenAuthority) check(token string) (caller, error) {
 		return hit.caller, nil
 	}
 	var claims tokenClaims
-	if _, err := t.parser.ParseWithClaims(token, &claims, t.keyFunc); err != nil {
-		return caller{}, errTokenInvalid
+	if err := t.verifier.verify(token, &claims); err != nil {
+		return caller{}, err
 	}
 	if err := claims.validate(now); err != nil {
 		return caller{}, err
@@ -235,10 +231,6 @@ func (t *tokenAuthority) check(token string) (caller, error) {
 	t.passed.Add(digest, passedToken{caller: c, exp: claims.Exp.Time})
 	return c, nil
 }
-
-// keyFunc hands the parser the key; the parser has already refused every
-// method but HS512 (WithValidMethods).
-func (t *tokenAuthority) keyFunc(*jwt.Token) (any, error) { return t.key, nil }
 
 // validate checks the claims as JWTValidator.avalidated_claims and
 // SimpleAuthManager.deserialize_user do, in PyJWT's order

@@ -169,9 +169,10 @@ func (s *server) identifyCaller(w http.ResponseWriter, r *http.Request, d *diale
 	return true
 }
 
-// rowRequests reuses the apiRequest of httprouter-matched rows: no handler
-// keeps it past its return, and the shortest routes would otherwise
-// allocate one per request.
+// rowRequests reuses the apiRequest of every row (serveRow, and
+// serveStarlette for first-match dialects): no handler keeps it past its
+// return, and the shortest routes would otherwise allocate one per
+// request.
 var rowRequests = sync.Pool{New: func() any { return new(apiRequest) }}
 
 // serveRow answers a request httprouter matched to rt, in Flask's order

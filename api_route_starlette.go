@@ -13,6 +13,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -24,25 +25,7 @@ import (
 func (t *routeTable) matchFirst(method, path string) (rt *apiRoute, params map[string]string, partial *apiRoute) {
 	var buf [16]string // most paths' segments, without an allocation
 	segs := splitSegments(buf[:0], strings.TrimPrefix(path, "/"))
-	idx := t.shapeIndex()
-	lists := [4][]int{
-		idx.fixed[routeShape{first: segs[0], n: len(segs)}], idx.tails[segs[0]],
-		idx.fixed[routeShape{first: anyFirst, n: len(segs)}], idx.tails[anyFirst],
-	}
-	for {
-		// The next row in the table's order among the four lists.
-		pick := -1
-		for l := range lists {
-			if len(lists[l]) > 0 && (pick < 0 || lists[l][0] < lists[pick][0]) {
-				pick = l
-			}
-		}
-		if pick < 0 {
-			break
-		}
-		i := lists[pick][0]
-		lists[pick] = lists[pick][1:]
-		row := t.routes[i]
+	for _, row := range t.shapeIndex().rowsOf(segs) {
 		if !row.fitsAnySegment(segs) {
 			continue
 		}
@@ -68,40 +51,87 @@ func splitSegments(segs []string, path string) []string {
 	}
 }
 
-// routeShape is what a path's rows share: the first segment (anyFirst
-// for a row that starts with a parameter) and the number of segments.
-type routeShape struct {
-	first string
-	n     int
+// shapeIndex lists the rows a path may match by its shape, its first
+// segment and number of segments, each list in the table's order: the
+// rows of that many segments whose first segment is the path's or a
+// parameter, and the rows ending in {name:path} whose first segment is
+// the path's or a parameter. A request reads one list, merged when the
+// index is built (once, on first use: a table is complete before it
+// serves).
+type shapeIndex struct {
+	byFirst map[string]*shapeRows
+	// other serves a first segment no row names: the rows that start
+	// with a parameter.
+	other *shapeRows
 }
 
-// shapeIndex lists a table's rows by shape, in the table's order: fixed
-// for rows of a fixed number of segments, tails for rows whose last
-// segment takes the rest of the path. Built once, on first use (a table
-// is complete before it serves).
-type shapeIndex struct {
-	fixed map[routeShape][]int
-	tails map[string][]int
+// shapeRows are the lists of one first segment.
+type shapeRows struct {
+	byCount [][]*apiRoute // [n]: the rows a path of n segments may match
+	tails   []*apiRoute   // a path of more segments: the {name:path} rows
 }
 
 // anyFirst keys the rows whose first segment is a parameter.
 const anyFirst = "{}"
 
+// rowsOf is the list of segs' shape.
+func (idx *shapeIndex) rowsOf(segs []string) []*apiRoute {
+	rows, ok := idx.byFirst[segs[0]]
+	if !ok {
+		rows = idx.other
+	}
+	if n := len(segs); n < len(rows.byCount) {
+		return rows.byCount[n]
+	}
+	return rows.tails
+}
+
 func (t *routeTable) shapeIndex() *shapeIndex {
 	t.indexOnce.Do(func() {
-		idx := &shapeIndex{fixed: map[routeShape][]int{}, tails: map[string][]int{}}
+		// The rows' positions by first segment, those of a fixed number
+		// of segments by that number too.
+		fixed, tails := map[string]map[int][]int{}, map[string][]int{}
+		maxCount := 0
 		for i, row := range t.routes {
 			first := row.segs[0]
 			if strings.HasPrefix(first, "{") {
 				first = anyFirst
 			}
 			if _, isPath := row.pathParam(); isPath {
-				idx.tails[first] = append(idx.tails[first], i)
+				tails[first] = append(tails[first], i)
 				continue
 			}
-			key := routeShape{first: first, n: len(row.segs)}
-			idx.fixed[key] = append(idx.fixed[key], i)
+			if fixed[first] == nil {
+				fixed[first] = map[int][]int{}
+			}
+			fixed[first][len(row.segs)] = append(fixed[first][len(row.segs)], i)
+			maxCount = max(maxCount, len(row.segs))
 		}
+		rowsFor := func(first string) *shapeRows {
+			byPosition := func(lists ...[]int) []*apiRoute {
+				positions := slices.Concat(lists...)
+				slices.Sort(positions)
+				positions = slices.Compact(positions) // first == anyFirst lists its rows twice
+				rows := make([]*apiRoute, len(positions))
+				for i, at := range positions {
+					rows[i] = t.routes[at]
+				}
+				return rows
+			}
+			r := &shapeRows{byCount: make([][]*apiRoute, maxCount+1), tails: byPosition(tails[first], tails[anyFirst])}
+			for n := range r.byCount {
+				r.byCount[n] = byPosition(fixed[first][n], tails[first], fixed[anyFirst][n], tails[anyFirst])
+			}
+			return r
+		}
+		idx := &shapeIndex{byFirst: map[string]*shapeRows{}, other: rowsFor(anyFirst)}
+		for first := range fixed {
+			idx.byFirst[first] = rowsFor(first)
+		}
+		for first := range tails {
+			idx.byFirst[first] = rowsFor(first)
+		}
+		delete(idx.byFirst, anyFirst)
 		t.index = idx
 	})
 	return t.index
@@ -148,7 +178,12 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 		d.miss(w, r, allow)
 		return
 	}
-	req := &apiRequest{path: params}
+	req := rowRequests.Get().(*apiRequest) // as serveRow's: no handler keeps req past its return
+	defer func() {
+		*req = apiRequest{}
+		rowRequests.Put(req)
+	}()
+	req.path = params
 	// FastAPI reads and decodes a body before it solves the route's
 	// dependencies (fastapi/routing.py get_request_handler): a body that
 	// is not JSON is a 422 even without a token.

@@ -272,7 +272,8 @@ func TestMatchFirst_IndexKeepsDeclaredOrder(t *testing.T) {
 	}
 	for _, method := range []string{"GET", "POST", "DELETE", "PATCH", "PUT"} {
 		for _, path := range []string{"/assets/events", "/assets/7", "/pools/events", "/pools/7", "/files/a/b",
-			"/dags/~/x", "/dags/d/x", "/a/b/c/d", "/assets", "/", "/dags//x"} {
+			"/dags/~/x", "/dags/d/x", "/a/b/c/d", "/assets", "/", "/dags//x", "/{}/events", "/{}/7", "/files",
+			"/files/a/b/c/d/e", "/assets/events/x"} {
 			gotRow, _, gotPartial := tbl.matchFirst(method, path)
 			wantRow, wantPartial := walk(method, path)
 			if gotRow != wantRow || gotPartial != wantPartial {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -385,28 +386,28 @@ func routed(route string, h httprouter.Handle) httprouter.Handle {
 // routes reading it per layer would be a visible share of the handler.
 // The access logger has no timestamp hook; each line gets the end time.
 func (s *server) observed(next http.Handler) http.Handler {
-	access, journal := s.opts.AccessLog, s.opts.Journal
+	access, journal := newAccessLine(s.opts.AccessLog), s.opts.Journal
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		body := journal.tee(r)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := statusRecorders.Get().(*statusRecorder)
+		rec.ResponseWriter = w
 		next.ServeHTTP(rec, r)
 		end := time.Now()
-		status := rec.status
+		status, bytes, route := rec.status, rec.bytes, rec.route
+		*rec = statusRecorder{}
+		statusRecorders.Put(rec)
 		if status == 0 {
 			status = http.StatusOK
 		}
-		if access != nil {
-			if e := access.Info(); e != nil {
-				if rec.route != "" {
-					e.Str("route", rec.route)
-				}
-				e.Str("method", r.Method).Int("status", status).Int("bytes", rec.bytes).
-					Dur("dur", end.Sub(start)).Time(zerolog.TimestampFieldName, end).Msg("request")
-			}
-		}
+		access.write(route, r.Method, status, bytes, start, end)
 		if body != nil {
 			journal.addRequest(r, body, status, start, end)
 		}
 	})
 }
+
+// statusRecorders reuses observed's recorders: no handler keeps its
+// ResponseWriter past its return, and every request would otherwise
+// allocate one.
+var statusRecorders = sync.Pool{New: func() any { return new(statusRecorder) }}
