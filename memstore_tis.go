@@ -276,7 +276,8 @@ func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, pick 
 				stopped = append(stopped, ti.key())
 			}
 			forced := *ti
-			forced.State, forced.EndDate, forced.UpdatedAt, forced.NextRetryAt = state, &now, &now, nil
+			forced.State, forced.UpdatedAt, forced.NextRetryAt = state, &now, nil
+			forced.setStateDates(now)
 			changed = append(changed, &forced)
 			marked = append(marked, ti.key())
 		}
@@ -292,6 +293,25 @@ func forceTaskStatesTxn(txn *memdb.Txn, dagID, runID string, ids []string, pick 
 		}
 	}
 	return marked, stopped, nil
+}
+
+// setStateDates dates a marked task instance as Airflow's
+// TaskInstance.set_state does (airflow/models/taskinstance.py, alike in
+// 1.10.15, 2.10.3 and 3.2.1), which mark_tasks.set_state calls for every
+// instance it marks: a start date if it has none; in a finished state or
+// up_for_retry an end date if it has none, and the duration between the
+// two.
+func (ti *TaskInstance) setStateDates(now time.Time) {
+	if ti.StartDate == nil {
+		ti.StartDate = &now
+	}
+	if ti.State.Finished() || ti.State == TaskUpForRetry {
+		if ti.EndDate == nil {
+			ti.EndDate = &now
+		}
+		took := ti.EndDate.Sub(*ti.StartDate).Seconds()
+		ti.Duration = &took
+	}
 }
 
 // slotUsage counts what active (queued and running) task instances hold,

@@ -157,3 +157,39 @@ func TestStore_ForceTaskStatesInRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestStore_ForceTaskStates_Dates: marking sets the dates as Airflow's
+// TaskInstance.set_state (models/taskinstance.py, the same in 1.10.15,
+// 2.10.3 and 3.2.1): start_date if it had none, and for a finished state
+// end_date if it had none and the duration between them; a second mark
+// keeps both dates.
+func TestStore_ForceTaskStates_Dates(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	threeRuns(t, ts)
+	first, second := testNow, testNow.Add(time.Minute)
+	read := func(t *testing.T) *TaskInstance {
+		t.Helper()
+		tis, err := ts.store.TaskInstancesOfTask("tutorial", "r1", "sleep")
+		if err != nil || len(tis) != 1 {
+			t.Fatalf("r1/sleep: %v, %v", tis, err)
+		}
+		return tis[0]
+	}
+	if ti := read(t); ti.StartDate != nil || ti.EndDate != nil || ti.Duration != nil {
+		t.Fatalf("before: start %v, end %v, duration %v", ti.StartDate, ti.EndDate, ti.Duration)
+	}
+	for _, step := range []struct {
+		state TaskState
+		now   time.Time
+	}{{TaskSuccess, first}, {TaskFailed, second}} {
+		if _, _, err := ts.store.ForceTaskStatesInRuns("tutorial", []string{"r1"}, []string{"sleep"}, nil, step.state, step.now); err != nil {
+			t.Fatal(err)
+		}
+		ti := read(t)
+		if ti.State != step.state || ti.StartDate == nil || !ti.StartDate.Equal(first) || ti.EndDate == nil || !ti.EndDate.Equal(first) ||
+			ti.Duration == nil || *ti.Duration != 0 {
+			t.Errorf("after %s at %v: start %v, end %v, duration %v, want %v, %v, 0", step.state, step.now, ti.StartDate, ti.EndDate, ti.Duration, first, first)
+		}
+	}
+}
