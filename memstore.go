@@ -61,7 +61,7 @@ func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(), assetQueueTable(), consumedEventsTable(),
-		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable()}
+		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -352,7 +352,7 @@ func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
 			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableAssetQueue, tableConsumedEvents,
-			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns} {
+			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}

@@ -12,7 +12,7 @@ import (
 
 // derivedTables hold what other tables already say, kept for speed:
 // snapshots leave them out and restore builds them again.
-var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true}
+var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true, tableTIOrder: true}
 
 // Names in the totals table.
 const (
@@ -90,13 +90,15 @@ func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 	return *raw.(*runCount)
 }
 
-// countRunTxn adds run, with tis task instances, to its DAG's counts
-// (sign 1) or takes it away (sign -1), and to allDAGs' counts.
-func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis int) error {
+// countRunTxn adds run, with tis task instances (ordered of them with an
+// id), to its DAG's counts (sign 1) or takes it away (sign -1), and to
+// allDAGs' counts.
+func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int) error {
 	// Both rows are read before either is written (see Store.write: a
 	// read after a write of the table copies its nodes again).
 	counts := [2]runCount{runCountTxn(txn, run.DagID), runCountTxn(txn, allDAGs)}
 	counts[0].TaskInstances += sign * tis
+	counts[0].OrderedTIs += sign * ordered
 	for i := range counts {
 		c := &counts[i]
 		c.N += sign
@@ -148,9 +150,9 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 	return nil
 }
 
-// recountRunsTxn sets every DAG's run counts, task-instance count and conf
-// bytes, and the total, from the runs and task-instance tables (after a
-// restore).
+// recountRunsTxn sets every DAG's run counts, task-instance counts and
+// conf bytes, and the total, from the runs and task-instance tables (after
+// a restore; ti_order is kept by putTaskInstancesTxn, which restores use).
 func recountRunsTxn(txn *memdb.Txn) error {
 	if err := clearRunCountsTxn(txn); err != nil {
 		return err
@@ -183,7 +185,13 @@ func recountRunsTxn(txn *memdb.Txn) error {
 	}
 	for raw := tit.Next(); raw != nil; raw = tit.Next() {
 		row := raw.(*runTasks)
-		countOf(row.DagID).TaskInstances += len(row.TIs)
+		c := countOf(row.DagID)
+		c.TaskInstances += len(row.TIs)
+		for _, ti := range row.TIs {
+			if ti.ID != "" {
+				c.OrderedTIs++
+			}
+		}
 	}
 	for _, c := range counts {
 		if err := storeRunCountTxn(txn, c); err != nil {

@@ -210,6 +210,9 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if _, err := txn.DeleteAll(tableTasks, indexID+"_prefix", id, ""); err != nil {
 				return fmt.Errorf("delete task instances of %s: %w", id, err)
 			}
+			if err := deleteTIOrderTxn(txn, id); err != nil {
+				return err
+			}
 			count += tis
 			for _, del := range []struct{ table, index string }{
 				{tableDagRuns, indexDagAfter + "_prefix"},

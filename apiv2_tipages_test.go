@@ -1,0 +1,236 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// addRunsWithTIIDs stores n finished runs of dag, one a minute from base,
+// with task instances as edition 3 makes them: each with an id (uuid7,
+// handed out in an order shuffled against the runs', as retries and
+// clears leave them), and the last task expanded into three mapped
+// instances (map_index 0, 1, 2) in every third run.
+func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, seed uint64) {
+	tb.Helper()
+	per := len(dag.Tasks) + 2
+	ids := make([]string, n*per)
+	for i := range ids {
+		ids[i] = newTaskInstanceID()
+	}
+	rand.New(rand.NewPCG(seed, 1)).Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	next := 0
+	err := store.update(func(txn *memdb.Txn) error {
+		for i := range n {
+			id, err := nextCounter(txn, counterRunID)
+			if err != nil {
+				return err
+			}
+			date := base.Add(time.Duration(i) * time.Minute)
+			start, end := date.Add(time.Second), date.Add(time.Minute)
+			run := &DagRun{ID: id, DagID: dag.DagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date,
+				State: RunSuccess, Conf: json.RawMessage(`{}`), StartDate: &start, EndDate: &end, RunType: "scheduled"}
+			if err := txn.Insert(tableDagRuns, run); err != nil {
+				return err
+			}
+			for k, t := range dag.Tasks {
+				mapIndexes := []int{-1}
+				if k == len(dag.Tasks)-1 && i%3 == 0 {
+					mapIndexes = []int{0, 1, 2}
+				}
+				for _, mi := range mapIndexes {
+					s, e, dur := start, end, float64(k)
+					ti := &TaskInstance{ID: ids[next], DagID: run.DagID, RunID: run.RunID, TaskID: t.TaskID, MapIndex: mi,
+						ExecutionDate: date, State: TaskSuccess, TryNumber: 1, StartDate: &s, EndDate: &e, Duration: &dur,
+						Pool: "default_pool", PoolSlots: 1, Queue: "default", Operator: t.Operator}
+					next++
+					if err := putTaskInstancesTxn(txn, ti); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return recountRunsTxn(txn)
+	})
+	if err != nil {
+		tb.Fatalf("add runs of %s: %v", dag.DagID, err)
+	}
+}
+
+// TestAPIv2_TaskInstances_ReadThePage lists pages of task instances of
+// three DAGs' 40 runs each (564 task instances, 126 of them mapped, ids
+// out of creation order) in get_task_instances' default order (map_index,
+// then id) and the batch's (id) and checks, through the store's rowsRead hook, that a page reads
+// its own rows and those its offset skips (and a seek per walk it
+// merges: one per DAG, by id one per DAG and map_index), not the runs'
+// task instances;
+// and that each answer is, byte for byte, the one the sorting path gives
+// (forced by a filter that drops nothing).
+func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"tipaged_b", "tipaged_a", "tipaged_c"} {
+		dag := benchDAG(t, id, 4)
+		if _, err := ts.store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, ts.store, dag, base, 40, uint64(i))
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "/dags/~/dagRuns/~/taskInstances"
+	const dagA = "/dags/tipaged_a/dagRuns/~/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	for _, tc := range []struct {
+		name, method, path, body, sorted, sortedBody string // sorted: the same list through the sorting path
+		maxRead                                      int
+	}{
+		{"every DAG", "GET", all + "?limit=50", "", all + "?limit=50&dag_id_pattern=%25", "", 50 + 1},
+		{"every DAG, offset", "GET", all + "?limit=20&offset=300", "", all + "?limit=20&offset=300&dag_id_pattern=%25", "", 320 + 1},
+		{"every DAG, by map_index", "GET", all + "?limit=30&offset=10&order_by=map_index", "",
+			all + "?limit=30&offset=10&order_by=map_index&dag_id_pattern=%25", "", 40 + 1},
+		{"every DAG, the mapped ones", "GET", all + "?limit=30&offset=450", "", all + "?limit=30&offset=450&dag_id_pattern=%25", "", 480 + 1},
+		{"every DAG, past the end", "GET", all + "?limit=10&offset=2000", "", all + "?limit=10&offset=2000&dag_id_pattern=%25", "", 0},
+		{"one DAG", "GET", dagA + "?limit=25", "", dagA + "?limit=25&dag_id_pattern=%25", "", 25 + 1},
+		{"one DAG, offset", "GET", dagA + "?limit=25&offset=150", "", dagA + "?limit=25&offset=150&dag_id_pattern=%25", "", 175 + 1},
+		{"batch, two DAGs", "POST", batch, `{"dag_ids": ["tipaged_c", "tipaged_a"], "page_limit": 40, "page_offset": 60}`,
+			batch, `{"dag_ids": ["tipaged_c", "tipaged_a"], "page_limit": 40, "page_offset": 60, "queue": ["default"]}`, 100 + 2*5},
+		{"batch, every DAG", "POST", batch, `{"page_limit": 15}`, batch, `{"page_limit": 15, "queue": ["default"]}`, 15 + 3*5},
+		{"batch, by map_index", "POST", batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5}`,
+			batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5, "queue": ["default"]}`, 105 + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, tc.method, apiV2Prefix+tc.sorted, tc.sortedBody, "Content-Type", "application/json")
+			read = 0
+			got := ts.do(t, tc.method, apiV2Prefix+tc.path, tc.body, "Content-Type", "application/json")
+			if got.status != 200 || want.status != 200 {
+				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+			}
+			if got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+				t.Errorf("no total: %.300s", got.body)
+			}
+			if (read == 0) != (tc.maxRead == 0) || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d (0: none)", read, tc.maxRead)
+			}
+		})
+	}
+}
+
+// TestStore_TaskInstanceOrder_FollowsWrites checks that the order of task
+// instances (ti_order) follows every write of them: a new try's id, a
+// mapped task's expansion, a deleted task instance, a deleted run and a
+// deleted DAG, a reset and a snapshot's restore; after each, a page of
+// every task instance equals the sorted list of the task instances
+// stored, and the counts say how many have an id.
+func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	store := ts.store
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{benchDAG(t, "order_a", 3), benchDAG(t, "order_b", 2)}
+	for i, dag := range dags {
+		if _, err := store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, store, dag, base, 6, uint64(i))
+	}
+	check := func(step string) {
+		t.Helper()
+		type key struct {
+			mapIndex int
+			id, name string
+		}
+		var want []key
+		for _, dag := range dags {
+			runs, err := store.RunsOfDag(dag.DagID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, run := range runs {
+				tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ti := range tis {
+					want = append(want, key{ti.MapIndex, ti.ID, ti.DagID + "/" + ti.RunID + "/" + ti.TaskID})
+				}
+			}
+		}
+		for _, byID := range []bool{false, true} {
+			slices.SortFunc(want, func(a, b key) int {
+				if byID {
+					return strings.Compare(a.id, b.id)
+				}
+				return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
+			})
+			page, total, ok, err := store.TaskInstanceOrderPage(nil, byID, 0, 10000)
+			if err != nil || !ok {
+				t.Fatalf("%s: page: ok %v, %v", step, ok, err)
+			}
+			var got []key
+			for _, r := range page {
+				got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || total != len(want) {
+				t.Errorf("%s, by id %v: page (total %d):\n%v\nwant (%d):\n%v", step, byID, total, got, len(want), want)
+			}
+		}
+	}
+	check("added")
+
+	runs, err := store.RunsOfDag("order_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ti, err := store.TaskInstance("order_a", runs[1].RunID, "t0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	retried := *ti
+	nextTryID(&retried)
+	expanded := *ti
+	expanded.TaskID, expanded.MapIndex = "t1", 0
+	expanded.ID = newTaskInstanceID()
+	if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &retried, &expanded) }); err != nil {
+		t.Fatal(err)
+	}
+	check("a new try's id, t1 expanded")
+
+	if _, err := store.DeleteTaskInstance("order_a", runs[2].RunID, "t2", -1); err != nil {
+		t.Fatal(err)
+	}
+	check("a task instance deleted")
+
+	if err := store.update(func(txn *memdb.Txn) error { return deleteRunTxn(txn, runs[3]) }); err != nil {
+		t.Fatal(err)
+	}
+	check("a run deleted")
+
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(store, path, base); err != nil {
+		t.Fatal(err)
+	}
+	if store, _, err = restoreSnapshot(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	check("restored")
+
+	if _, err := store.DeleteDag("order_b", nil); err != nil {
+		t.Fatal(err)
+	}
+	dags = dags[:1]
+	check("a DAG deleted")
+}
