@@ -16,18 +16,21 @@ import (
 )
 
 // addRunsWithTIIDs stores n finished runs of dag, one a minute from base,
-// with task instances as edition 3 makes them: each with an id (uuid7,
-// handed out in an order shuffled against the runs', as retries and
-// clears leave them), and the last task expanded into three mapped
-// instances (map_index 0, 1, 2) in every third run.
-func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, seed uint64) {
+// with task instances as edition 3 makes them: each with an id (uuid7),
+// a run's given to the store in one write, and the last task expanded
+// into three mapped instances (map_index 0, 1, 2) in every third run.
+// shuffled hands the ids out in an order shuffled against the runs' (a
+// restore of rows whose ids another clock made), so that runs' id ranges
+// overlap; otherwise in the order of the runs, as one airlite makes them.
+func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, shuffled bool) {
 	tb.Helper()
-	per := len(dag.Tasks) + 2
-	ids := make([]string, n*per)
+	ids := make([]string, n*(len(dag.Tasks)+2))
 	for i := range ids {
 		ids[i] = newTaskInstanceID()
 	}
-	rand.New(rand.NewPCG(seed, 1)).Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	if shuffled {
+		rand.New(rand.NewPCG(uint64(n), 1)).Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	}
 	next := 0
 	err := store.update(func(txn *memdb.Txn) error {
 		for i := range n {
@@ -42,6 +45,7 @@ func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n i
 			if err := txn.Insert(tableDagRuns, run); err != nil {
 				return err
 			}
+			var tis []*TaskInstance
 			for k, t := range dag.Tasks {
 				mapIndexes := []int{-1}
 				if k == len(dag.Tasks)-1 && i%3 == 0 {
@@ -49,14 +53,14 @@ func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n i
 				}
 				for _, mi := range mapIndexes {
 					s, e, dur := start, end, float64(k)
-					ti := &TaskInstance{ID: ids[next], DagID: run.DagID, RunID: run.RunID, TaskID: t.TaskID, MapIndex: mi,
+					tis = append(tis, &TaskInstance{ID: ids[next], DagID: run.DagID, RunID: run.RunID, TaskID: t.TaskID, MapIndex: mi,
 						ExecutionDate: date, State: TaskSuccess, TryNumber: 1, StartDate: &s, EndDate: &e, Duration: &dur,
-						Pool: "default_pool", PoolSlots: 1, Queue: "default", Operator: t.Operator}
+						Pool: "default_pool", PoolSlots: 1, Queue: "default", Operator: t.Operator})
 					next++
-					if err := putTaskInstancesTxn(txn, ti); err != nil {
-						return err
-					}
 				}
+			}
+			if err := putTaskInstancesTxn(txn, tis...); err != nil {
+				return err
 			}
 		}
 		return recountRunsTxn(txn)
@@ -67,14 +71,17 @@ func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n i
 }
 
 // TestAPIv2_TaskInstances_ReadThePage lists pages of task instances of
-// three DAGs' 40 runs each (564 task instances, 126 of them mapped, ids
-// out of creation order) in get_task_instances' default order (map_index,
-// then id) and the batch's (id) and checks, through the store's rowsRead hook, that a page reads
-// its own rows and those its offset skips (and a seek per walk it
-// merges: one per DAG, by id one per DAG and map_index), not the runs'
-// task instances;
-// and that each answer is, byte for byte, the one the sorting path gives
-// (forced by a filter that drops nothing).
+// three DAGs' 80 runs each (1,122 task instances, 243 of them mapped; one
+// DAG's ids shuffled across its runs) in get_task_instances' default
+// order (map_index, then id) and the batch's (id) and checks, through the
+// store's rowsRead hook, that a page reads about its own rows and those
+// its offset skips, not the runs' task instances: at most the offset, a
+// block and a task instance per row of the page, and a block at the
+// start and the end of each walk merged (one per DAG; by id one per DAG
+// and map_index): whole blocks are passed for the offset where no other
+// walk reaches into them, the shuffled DAG's task instances one by one
+// (blocks of one). Each answer must be, byte for byte,
+// the one the sorting path gives (forced by a filter that drops nothing).
 func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -84,7 +91,7 @@ func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 		if _, err := ts.store.UpsertDAG(dag); err != nil {
 			t.Fatal(err)
 		}
-		addRunsWithTIIDs(t, ts.store, dag, base, 40, uint64(i))
+		addRunsWithTIIDs(t, ts.store, dag, base, 80, i == 0)
 	}
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
@@ -95,19 +102,19 @@ func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 		name, method, path, body, sorted, sortedBody string // sorted: the same list through the sorting path
 		maxRead                                      int
 	}{
-		{"every DAG", "GET", all + "?limit=50", "", all + "?limit=50&dag_id_pattern=%25", "", 50 + 1},
-		{"every DAG, offset", "GET", all + "?limit=20&offset=300", "", all + "?limit=20&offset=300&dag_id_pattern=%25", "", 320 + 1},
+		{"every DAG", "GET", all + "?limit=50", "", all + "?limit=50&dag_id_pattern=%25", "", 2*50 + 2*3},
+		{"every DAG, offset", "GET", all + "?limit=20&offset=300", "", all + "?limit=20&offset=300&dag_id_pattern=%25", "", 300 + 2*20 + 2*3},
 		{"every DAG, by map_index", "GET", all + "?limit=30&offset=10&order_by=map_index", "",
-			all + "?limit=30&offset=10&order_by=map_index&dag_id_pattern=%25", "", 40 + 1},
-		{"every DAG, the mapped ones", "GET", all + "?limit=30&offset=450", "", all + "?limit=30&offset=450&dag_id_pattern=%25", "", 480 + 1},
+			all + "?limit=30&offset=10&order_by=map_index&dag_id_pattern=%25", "", 10 + 2*30 + 2*3},
+		{"every DAG, the mapped ones", "GET", all + "?limit=30&offset=900", "", all + "?limit=30&offset=900&dag_id_pattern=%25", "", 900 + 2*30 + 2*3},
 		{"every DAG, past the end", "GET", all + "?limit=10&offset=2000", "", all + "?limit=10&offset=2000&dag_id_pattern=%25", "", 0},
-		{"one DAG", "GET", dagA + "?limit=25", "", dagA + "?limit=25&dag_id_pattern=%25", "", 25 + 1},
-		{"one DAG, offset", "GET", dagA + "?limit=25&offset=150", "", dagA + "?limit=25&offset=150&dag_id_pattern=%25", "", 175 + 1},
+		{"one DAG", "GET", dagA + "?limit=25", "", dagA + "?limit=25&dag_id_pattern=%25", "", 2*25 + 2},
+		{"one DAG, offset", "GET", dagA + "?limit=25&offset=150", "", dagA + "?limit=25&offset=150&dag_id_pattern=%25", "", 150 + 2*25 + 2},
 		{"batch, two DAGs", "POST", batch, `{"dag_ids": ["tipaged_c", "tipaged_a"], "page_limit": 40, "page_offset": 60}`,
-			batch, `{"dag_ids": ["tipaged_c", "tipaged_a"], "page_limit": 40, "page_offset": 60, "queue": ["default"]}`, 100 + 2*5},
-		{"batch, every DAG", "POST", batch, `{"page_limit": 15}`, batch, `{"page_limit": 15, "queue": ["default"]}`, 15 + 3*5},
+			batch, `{"dag_ids": ["tipaged_c", "tipaged_a"], "page_limit": 40, "page_offset": 60, "queue": ["default"]}`, 60 + 2*40 + 2*2*5},
+		{"batch, every DAG", "POST", batch, `{"page_limit": 15}`, batch, `{"page_limit": 15, "queue": ["default"]}`, 2*15 + 2*3*5},
 		{"batch, by map_index", "POST", batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5}`,
-			batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5, "queue": ["default"]}`, 105 + 1},
+			batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5, "queue": ["default"]}`, 5 + 2*100 + 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := ts.do(t, tc.method, apiV2Prefix+tc.sorted, tc.sortedBody, "Content-Type", "application/json")
@@ -145,7 +152,7 @@ func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
 		if _, err := store.UpsertDAG(dag); err != nil {
 			t.Fatal(err)
 		}
-		addRunsWithTIIDs(t, store, dag, base, 6, uint64(i))
+		addRunsWithTIIDs(t, store, dag, base, 6, i == 0)
 	}
 	check := func(step string) {
 		t.Helper()

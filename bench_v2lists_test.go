@@ -91,3 +91,27 @@ func BenchmarkV2ListVariables(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListTaskInstances lists a page of 50 task instances (GET
+// /api/v2/dags/~/dagRuns/~/taskInstances in its default order, map_index
+// then id; one DAG's with an offset; every DAG's by id, the batch's
+// order) with rows task instances stored (runs of ten tasks, every third
+// with a mapped task, ids out of creation order).
+func BenchmarkV2ListTaskInstances(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			dag := benchDAG(b, "bench_tis", 10)
+			store, dags := benchStoreWith(b, dag)
+			addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/dags/~/dagRuns/~/taskInstances?limit=50"},
+				{"dag_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200"},
+				{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
