@@ -115,3 +115,23 @@ func BenchmarkV2ListTaskInstances(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListAssetEvents lists a page of 50 asset events (GET
+// /api/v2/assets/events, by timestamp and by -timestamp) with rows events
+// of 20 assets stored.
+func BenchmarkV2ListAssetEvents(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			addAssetEvents(b, store, 20, rows)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/assets/events?limit=50"},
+				{"desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}

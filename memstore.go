@@ -360,6 +360,9 @@ func (s *Store) Reset(set *DAGSet) error {
 		if err := deleteXComsTxn(txn); err != nil {
 			return err
 		}
+		if _, err := txn.DeleteAll(tableTotals, indexID, totalAssetEvents); err != nil {
+			return fmt.Errorf("reset asset event count: %w", err)
+		}
 		if err := clearEventLogsTxn(txn); err != nil {
 			return err
 		}

@@ -16,7 +16,8 @@ var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true, tab
 
 // Names in the totals table.
 const (
-	totalXComs = "xcoms" // rows of the XCom table
+	totalXComs       = "xcoms"        // rows of the XCom table
+	totalAssetEvents = "asset_events" // rows of the asset events table
 )
 
 // allDAGs is the DagID of the run-counts row that counts every DAG's runs

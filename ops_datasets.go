@@ -349,6 +349,40 @@ type assetEventQuery struct {
 	offset, limit                    int
 }
 
+// pagedOrder says whether the store's (timestamp, id) index serves q: no
+// filter, ordered by timestamp either way (the default of
+// get_asset_events and of 2.10.3's get_dataset_events, which share this).
+// Filters, and the orders by the source's ids or map index, sort every
+// event.
+func (q assetEventQuery) pagedOrder() (desc, ok bool) {
+	if q.assetID != nil || q.sourceDagID != nil || q.sourceTaskID != nil || q.runID != nil || q.mapIndex != nil ||
+		q.name != nil || q.gte != nil || q.gt != nil || q.lte != nil || q.lt != nil {
+		return false, false
+	}
+	if len(q.keys) == 1 && q.keys[0].attr == "timestamp" {
+		return q.keys[0].desc, true
+	}
+	return false, false
+}
+
+// pageAssetEvents is assetEvents' answer from the store's page, each
+// event with its asset (nil when it is gone).
+func (o *operations) pageAssetEvents(desc bool, offset, limit int) (listed[assetEventView], error) {
+	events, total, err := o.store.AssetEventPage(desc, offset, limit)
+	if err != nil {
+		return listed[assetEventView]{}, err
+	}
+	rows := make([]assetEventView, len(events))
+	for i, e := range events {
+		a, err := o.store.AssetByID(e.AssetID)
+		if err != nil && !errors.Is(err, errNotFound) {
+			return listed[assetEventView]{}, err
+		}
+		rows[i] = assetEventView{AssetEvent: e, Asset: a}
+	}
+	return listed[assetEventView]{rows: rows, total: total}, nil
+}
+
 // assetEventView is an event with its asset.
 type assetEventView struct {
 	*AssetEvent
@@ -357,6 +391,9 @@ type assetEventView struct {
 
 // assetEvents lists asset events as q asks.
 func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], error) {
+	if desc, ok := q.pagedOrder(); ok {
+		return o.pageAssetEvents(desc, q.offset, q.limit)
+	}
 	events, err := o.store.AssetEvents()
 	if err != nil {
 		return listed[assetEventView]{}, err
