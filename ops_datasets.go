@@ -373,10 +373,14 @@ func (o *operations) pageAssetEvents(desc bool, offset, limit int) (listed[asset
 		return listed[assetEventView]{}, err
 	}
 	rows := make([]assetEventView, len(events))
+	assets := map[int64]*Asset{} // a page's events share few assets
 	for i, e := range events {
-		a, err := o.store.AssetByID(e.AssetID)
-		if err != nil && !errors.Is(err, errNotFound) {
-			return listed[assetEventView]{}, err
+		a, seen := assets[e.AssetID]
+		if !seen {
+			if a, err = o.store.AssetByID(e.AssetID); err != nil && !errors.Is(err, errNotFound) {
+				return listed[assetEventView]{}, err
+			}
+			assets[e.AssetID] = a
 		}
 		rows[i] = assetEventView{AssetEvent: e, Asset: a}
 	}
