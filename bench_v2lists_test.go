@@ -135,3 +135,30 @@ func BenchmarkV2ListAssetEvents(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListImportErrors lists a page of 50 import errors (GET
+// /api/v2/importErrors, by id and by -filename) with rows of them stored.
+func BenchmarkV2ListImportErrors(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			failed := map[string]string{}
+			read := make([]string, rows)
+			for i := range rows {
+				read[i] = fmt.Sprintf("/dags/broken_%06d.py", (i*7919)%rows)
+				failed[read[i]] = "Traceback (most recent call last): ..."
+			}
+			if err := store.RecordParse(read, failed, benchDate); err != nil {
+				b.Fatal(err)
+			}
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/importErrors?limit=50"},
+				{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-filename"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}

@@ -337,6 +337,21 @@ func keyedTablePage[T any](s *Store, table string, byName, desc bool, offset, li
 	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, "")
 }
 
+// ImportErrorPage is a page of import errors by id, or by filename when
+// byFilename, those whose filename keep picks (nil: all), and how many it
+// picks in all (tablePage; countKey names keep's filter).
+func (s *Store) ImportErrorPage(byFilename, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*ImportError, int, error) {
+	index := indexID
+	if byFilename {
+		index = indexFilename
+	}
+	pick := func(*ImportError) bool { return true }
+	if keep != nil {
+		pick = func(e *ImportError) bool { return keep(e.Filename) }
+	}
+	return tablePage(s, tableImportErrors, index, desc, offset, limit, pick, countKey)
+}
+
 // tablePage is a page of the rows of table that keep picks, in index's
 // order (descending when desc), and how many rows it picks in all.
 // countKey names what keep picks (one name for one filter): its count is

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAPIv2_ImportErrors_ReadThePage lists pages of 300 import errors
+// (file names out of id order) by id and by filename, either way, with
+// and without a filename pattern, and checks through the store's rowsRead
+// hook that once the total is counted a page reads its own rows and those
+// its offset skips, and that each answer is, byte for byte, the sorting
+// path's (forced by a first key that never decides, bundle_name).
+func TestAPIv2_ImportErrors_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	failed := map[string]string{}
+	var read []string
+	for i := range 300 {
+		name := fmt.Sprintf("/dags/broken_%03d.py", (i*7)%300)
+		failed[name] = "Traceback: line " + fmt.Sprint(i)
+		read = append(read, name)
+	}
+	if err := ts.store.RecordParse(read, failed, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	const list = "/importErrors"
+	for _, tc := range []struct {
+		name, path, sorted string
+		maxRead            int
+	}{
+		{"default", "?limit=50", "?limit=50&order_by=bundle_name&order_by=id", 50},
+		{"offset", "?limit=20&offset=100", "?limit=20&offset=100&order_by=bundle_name&order_by=id", 120},
+		{"by -id", "?limit=20&order_by=-import_error_id", "?limit=20&order_by=bundle_name&order_by=-id", 20},
+		{"by filename", "?limit=20&offset=5&order_by=filename", "?limit=20&offset=5&order_by=bundle_name&order_by=filename", 25},
+		{"by -filename, then timestamp", "?limit=20&order_by=-filename&order_by=timestamp",
+			"?limit=20&order_by=bundle_name&order_by=-filename", 20},
+		{"a pattern", "?limit=10&filename_pattern=broken_1%25", "?limit=10&filename_pattern=broken_1%25&order_by=bundle_name&order_by=id", 300},
+		{"past the end", "?limit=10&offset=400", "?limit=10&offset=400&order_by=bundle_name&order_by=id", 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.sorted, "")
+			ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "") // counts the table once
+			rows = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "")
+			if got.status != 200 || want.status != 200 {
+				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+			}
+			if got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+				t.Errorf("no total: %.300s", got.body)
+			}
+			if rows == 0 || rows > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
+			}
+		})
+	}
+}
