@@ -162,3 +162,30 @@ func BenchmarkV2ListImportErrors(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListDagVersions lists a page of 50 of every DAG's versions
+// (GET /api/v2/dags/~/dagVersions, by id and by -id) with rows DAGs of
+// one version each stored.
+func BenchmarkV2ListDagVersions(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			one := benchDAG(b, "bench_dag", 1)
+			extra := make([]*DAG, rows)
+			for i := range extra {
+				d := *one
+				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
+				d.FilePath = "bench/" + d.DagID + ".yaml"
+				extra[i] = &d
+			}
+			store, dags := benchStoreWith(b, extra...)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/dags/~/dagVersions?limit=50"},
+				{"desc_offset", "/dags/~/dagVersions?limit=50&offset=200&order_by=-id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}

@@ -352,6 +352,12 @@ func (s *Store) ImportErrorPage(byFilename, desc bool, offset, limit int, keep f
 	return tablePage(s, tableImportErrors, index, desc, offset, limit, pick, countKey)
 }
 
+// DagVersionPage is a page of every DAG's versions by id (uuid7),
+// descending when desc, and how many there are (tablePage).
+func (s *Store) DagVersionPage(desc bool, offset, limit int) ([]*DagVersion, int, error) {
+	return tablePage(s, tableDagVersions, indexVersionUUID, desc, offset, limit, func(*DagVersion) bool { return true }, "all")
+}
+
 // tablePage is a page of the rows of table that keep picks, in index's
 // order (descending when desc), and how many rows it picks in all.
 // countKey names what keep picks (one name for one filter): its count is

@@ -609,6 +609,12 @@ func (o *operations) dagVersions(dagID string) ([]*DagVersion, error) {
 	return o.store.DagVersions(dagID)
 }
 
+// dagVersionPage is a page of every DAG's versions by id (descending
+// when desc) and how many there are.
+func (o *operations) dagVersionPage(desc bool, p page) ([]*DagVersion, int, error) {
+	return o.store.DagVersionPage(desc, p.offset, p.limit)
+}
+
 // dagVersion is one version of a DAG: faultDagVersionNotFound when the
 // DAG has no such version.
 func (o *operations) dagVersion(dagID string, number int64) (*DagVersion, error) {

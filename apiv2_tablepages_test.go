@@ -63,3 +63,52 @@ func TestAPIv2_ImportErrors_ReadThePage(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIv2_DagVersions_ReadThePage lists pages of every DAG's versions
+// (GET /dags/~/dagVersions: 120 DAGs, some with several versions) by id
+// either way and checks through the rowsRead hook that once the total is
+// counted a page reads its own rows and those its offset skips, each
+// answer the sorting path's (a first key that decides nothing but never
+// reorders: bundle_name, every version's the same).
+func TestAPIv2_DagVersions_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for i := range 120 {
+		id := fmt.Sprintf("versioned_%03d", (i*7)%120)
+		for n := range 1 + i%3 {
+			if _, err := ts.store.UpsertDAG(benchDAG(t, id, 1+n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	const list = "/dags/~/dagVersions"
+	for _, tc := range []struct {
+		name, path, sorted string
+		maxRead            int
+	}{
+		{"default", "?limit=50", "?limit=50&order_by=bundle_name&order_by=id", 50},
+		{"offset", "?limit=20&offset=100", "?limit=20&offset=100&order_by=bundle_name&order_by=id", 120},
+		{"by -id", "?limit=20&offset=3&order_by=-id&order_by=version_number", "?limit=20&offset=3&order_by=bundle_name&order_by=-id", 23},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.sorted, "")
+			ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "") // counts the table once
+			rows = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "")
+			if got.status != 200 || want.status != 200 {
+				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+			}
+			if got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+				t.Errorf("no total: %.300s", got.body)
+			}
+			if rows == 0 || rows > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
+			}
+		})
+	}
+}
