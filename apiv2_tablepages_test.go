@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestAPIv2_ImportErrors_ReadThePage lists pages of 300 import errors
@@ -110,5 +114,104 @@ func TestAPIv2_DagVersions_ReadThePage(t *testing.T) {
 				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
 			}
 		})
+	}
+}
+
+// addBackfills stores n backfills, alternating between two DAGs (ids in
+// creation order, as the store hands them out), and one change of every
+// fifth after the others, as the scheduler's completions make.
+func addBackfills(tb testing.TB, store *Store, n int) {
+	tb.Helper()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err := store.update(func(txn *memdb.Txn) error {
+		for i := range n {
+			b := &Backfill{ID: int64(i + 1), DagID: []string{"filled_a", "filled_b"}[i%2], FromDate: base, ToDate: base.Add(time.Hour),
+				ReprocessBehavior: "none", MaxActiveRuns: 10, CreatedAt: base, UpdatedAt: base}
+			if err := txn.Insert(tableBackfills, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < n; i += 5 {
+		if _, err := store.UpdateBackfill(int64(i+1), func(_ storeView, b *Backfill) error {
+			b.IsPaused = true
+			return nil
+		}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// TestAPIv2_Backfills_ReadThePage lists pages of a DAG's backfills (300
+// of two DAGs) by id either way and checks through the rowsRead hook
+// that once the DAG's count is known a page reads its own rows and those
+// its offset skips, and that each page is the DAG's backfills in id
+// order (reversed for -id) cut at the offset; a change of one of them
+// counts the DAG's again.
+func TestAPIv2_Backfills_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	addBackfills(t, ts.store, 300)
+	all, err := ts.store.Backfills("filled_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	for _, tc := range []struct {
+		name          string
+		desc          bool
+		offset, limit int
+		maxRead       int
+	}{
+		{"default", false, 0, 20, 20},
+		{"offset", false, 100, 20, 120},
+		{"by -id", true, 7, 10, 17},
+		{"past the end", false, 160, 10, 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fmt.Sprintf("%s/backfills?dag_id=filled_b&offset=%d&limit=%d", apiV2Prefix, tc.offset, tc.limit)
+			if tc.desc {
+				path += "&order_by=-id"
+			}
+			ordered := slices.Clone(all)
+			if tc.desc {
+				slices.Reverse(ordered)
+			}
+			want := v2BackfillCollection{Backfills: []v2BackfillResponse{}, TotalEntries: len(all)}
+			for _, b := range v2Window(ordered, page{offset: tc.offset, limit: tc.limit}) {
+				want.Backfills = append(want.Backfills, v2Backfill(b))
+			}
+			wantBody, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts.do(t, http.MethodGet, path, "") // counts the DAG's backfills once
+			rows = 0
+			got := ts.do(t, http.MethodGet, path, "")
+			if got.status != 200 || got.body != string(wantBody) {
+				t.Errorf("answer %d:\n got %.600s\nwant %.600s", got.status, got.body, wantBody)
+			}
+			if rows == 0 || rows > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
+			}
+		})
+	}
+	if _, err := ts.store.UpdateBackfill(2, func(_ storeView, b *Backfill) error {
+		b.IsPaused = !b.IsPaused
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows = 0
+	if got := ts.do(t, http.MethodGet, apiV2Prefix+"/backfills?dag_id=filled_b&limit=5", ""); !strings.Contains(got.body, `"total_entries":150`) {
+		t.Errorf("after a change: %.300s", got.body)
+	}
+	if rows < 150 {
+		t.Errorf("after a change of the DAG's backfills the page read %d rows, want its count walked again (150)", rows)
 	}
 }

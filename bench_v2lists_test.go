@@ -189,3 +189,23 @@ func BenchmarkV2ListDagVersions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListBackfills lists a page of 50 of a DAG's backfills (GET
+// /api/v2/backfills?dag_id=..., by id and by -id) with rows backfills of
+// two DAGs stored.
+func BenchmarkV2ListBackfills(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			addBackfills(b, store, rows)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/backfills?dag_id=filled_a&limit=50"},
+				{"desc_offset", "/backfills?dag_id=filled_a&limit=50&offset=200&order_by=-id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
