@@ -241,3 +241,143 @@ func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
 	dags = dags[:1]
 	check("a DAG deleted")
 }
+
+// TestStore_TaskInstanceOrder_RandomWrites applies random writes (new
+// tries, task instances deleted, mapped tasks expanded, instances added
+// with ids from anywhere in the order) to the task instances of two DAGs,
+// one of them made with ids out of order, and checks after each that
+// pages in both orders, of every DAG and of some, equal the task
+// instances stored, sorted: the blocks split and shrink as ids land
+// among them.
+func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
+	t.Parallel()
+	store, _ := benchStoreWith(t)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{benchDAG(t, "random_a", 4), benchDAG(t, "random_b", 3)}
+	for _, dag := range dags {
+		if _, err := store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, store, dag, base, 8, dag.DagID == "random_b")
+	}
+	pool := make([]string, 1000)
+	for i := range pool {
+		pool[i] = newTaskInstanceID()
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	type key struct {
+		mapIndex int
+		id, name string
+	}
+	check := func(step string) {
+		t.Helper()
+		var want []key
+		for _, dag := range dags {
+			runs, err := store.RunsOfDag(dag.DagID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, run := range runs {
+				tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ti := range tis {
+					want = append(want, key{ti.MapIndex, ti.ID, ti.DagID + "/" + ti.RunID + "/" + ti.TaskID})
+				}
+			}
+		}
+		for _, dagIDs := range [][]string{nil, {"random_a"}, {"random_b", "random_a"}} {
+			for _, byID := range []bool{false, true} {
+				var w []key
+				for _, k := range want {
+					if dagIDs == nil || slices.Contains(dagIDs, strings.Split(k.name, "/")[0]) {
+						w = append(w, k)
+					}
+				}
+				slices.SortFunc(w, func(a, b key) int {
+					if byID {
+						return strings.Compare(a.id, b.id)
+					}
+					return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
+				})
+				offset := rng.IntN(len(w) + 1)
+				page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, 7)
+				if err != nil || !ok {
+					t.Fatalf("%s: page of %v: ok %v, %v", step, dagIDs, ok, err)
+				}
+				var got []key
+				for _, r := range page {
+					got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
+				}
+				end := min(offset+7, len(w))
+				if fmt.Sprint(got) != fmt.Sprint(w[offset:end]) || total != len(w) {
+					t.Fatalf("%s: %v by id %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, offset, total, len(w), got, w[offset:end])
+				}
+			}
+		}
+	}
+	check("added")
+	for step := range 300 {
+		dag := dags[rng.IntN(len(dags))]
+		runs, err := store.RunsOfDag(dag.DagID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := runs[rng.IntN(len(runs))]
+		tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := dag.Tasks[rng.IntN(len(dag.Tasks))].TaskID
+		var what string
+		err = store.update(func(txn *memdb.Txn) error {
+			i := slices.IndexFunc(tis, func(ti *TaskInstance) bool { return ti.TaskID == task })
+			switch op := rng.IntN(4); {
+			case i < 0 || op == 0: // (re)made with an id from anywhere
+				what = "add " + task
+				ti := &TaskInstance{ID: pool[0], DagID: dag.DagID, RunID: run.RunID, TaskID: task, MapIndex: -1,
+					ExecutionDate: run.ExecutionDate, State: TaskNone, Pool: "default_pool", Queue: "default"}
+				pool = pool[1:]
+				return putTaskInstancesTxn(txn, ti)
+			case op == 1: // a new try
+				what = "retry " + task
+				next := *tis[i]
+				next.ID = pool[0]
+				pool = pool[1:]
+				return putTaskInstancesTxn(txn, &next)
+			case op == 2 && tis[i].MapIndex == -1: // expanded, index 0 keeping the id
+				what = "expand " + task
+				var mapped []*TaskInstance
+				for mi := range 3 {
+					m := *tis[i]
+					m.MapIndex = mi
+					if mi > 0 {
+						m.ID = pool[0]
+						pool = pool[1:]
+					}
+					mapped = append(mapped, &m)
+				}
+				return putTaskInstancesTxn(txn, mapped...)
+			default:
+				what = "delete " + task
+				return nil
+			}
+		})
+		if err != nil {
+			t.Fatalf("step %d, %s: %v", step, what, err)
+		}
+		if what == "delete "+task {
+			for _, ti := range tis {
+				if ti.TaskID == task {
+					if _, err := store.DeleteTaskInstance(ti.DagID, ti.RunID, ti.TaskID, ti.MapIndex); err != nil {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+		}
+		check(fmt.Sprintf("step %d, %s of %s", step, what, run.RunID))
+	}
+}
