@@ -215,3 +215,86 @@ func TestAPIv2_Backfills_ReadThePage(t *testing.T) {
 		t.Errorf("after a change of the DAG's backfills the page read %d rows, want its count walked again (150)", rows)
 	}
 }
+
+// TestAPIv2_DagTags_ReadThePage lists pages of the tags of 300 DAGs (40
+// distinct, out of order) and checks through the rowsRead hook that the
+// DAGs are read once per change of the DAG table, not per page, and that
+// each page is the distinct tags sorted (reversed for -name), cut at the
+// offset, with a pattern too.
+func TestAPIv2_DagTags_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var tags []string
+	for i := range 300 {
+		d := benchDAG(t, fmt.Sprintf("tagged_%03d", i), 1)
+		d.Tags = []string{fmt.Sprintf("team_%02d", (i*7)%40), fmt.Sprintf("kind_%d", i%3)}
+		tags = append(tags, d.Tags...)
+		if _, err := ts.store.UpsertDAG(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dags, err := ts.store.Dags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range dags {
+		if row.Def != nil {
+			tags = append(tags, row.Def.Tags...)
+		}
+	}
+	slices.Sort(tags)
+	tags = slices.Compact(tags)
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	get := func(t *testing.T, query string) v2DagTagCollection {
+		t.Helper()
+		got := ts.do(t, http.MethodGet, apiV2Prefix+"/dagTags"+query, "")
+		var out v2DagTagCollection
+		if err := json.Unmarshal([]byte(got.body), &out); got.status != 200 || err != nil {
+			t.Fatalf("GET %s: %d %s (%v)", query, got.status, got.body, err)
+		}
+		return out
+	}
+	if get(t, "?limit=1"); rows < 300 {
+		t.Errorf("the first page read %d DAG rows, want every DAG's (300 and more)", rows)
+	}
+	for _, tc := range []struct {
+		name, query string
+		want        func() []string
+	}{
+		{"default", "?limit=10&offset=5", func() []string { return tags[5:15] }},
+		{"by -name", "?limit=10&offset=3&order_by=-name", func() []string {
+			r := slices.Clone(tags)
+			slices.Reverse(r)
+			return r[3:13]
+		}},
+		{"a pattern", "?limit=5&tag_name_pattern=team_1%25", func() []string {
+			var r []string
+			for _, tag := range tags {
+				if strings.HasPrefix(tag, "team_1") {
+					r = append(r, tag)
+				}
+			}
+			return r[:5]
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			get(t, tc.query) // reads the DAGs once
+			rows = 0
+			got := get(t, tc.query)
+			if fmt.Sprint(got.Tags) != fmt.Sprint(tc.want()) {
+				t.Errorf("tags %v, want %v", got.Tags, tc.want())
+			}
+			if rows != 0 {
+				t.Errorf("read %d DAG rows for a page, want none (the tags are remembered)", rows)
+			}
+		})
+	}
+	if err := ts.store.SetPaused("tagged_001", true, false); err != nil {
+		t.Fatal(err)
+	}
+	rows = 0
+	if got := get(t, "?limit=3"); got.TotalEntries != len(tags) || rows < 300 {
+		t.Errorf("after a change: %d tags of %d, %d DAG rows read (want them read again)", got.TotalEntries, len(tags), rows)
+	}
+}

@@ -209,3 +209,31 @@ func BenchmarkV2ListBackfills(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListDagTags lists a page of 50 of the DAGs' tags (GET
+// /api/v2/dagTags, by name and by -name) with rows DAGs of 1,000
+// distinct tags stored.
+func BenchmarkV2ListDagTags(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			one := benchDAG(b, "bench_dag", 1)
+			extra := make([]*DAG, rows)
+			for i := range extra {
+				d := *one
+				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
+				d.FilePath = "bench/" + d.DagID + ".yaml"
+				d.Tags = []string{fmt.Sprintf("tag_%04d", i%1000)}
+				extra[i] = &d
+			}
+			store, dags := benchStoreWith(b, extra...)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/dagTags?limit=50"},
+				{"desc_offset", "/dagTags?limit=50&offset=200&order_by=-name"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}

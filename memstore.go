@@ -97,6 +97,9 @@ type Store struct {
 	// counts remembers filtered row counts per version of a table
 	// (memstore_counts.go), for page totals.
 	counts treeCounts
+	// dagTags remembers the DAGs' distinct tags per version of the DAG
+	// table (memstore_counts.go), for /dagTags.
+	dagTags treeValue[[]string]
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before

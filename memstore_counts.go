@@ -214,6 +214,34 @@ type treeCounts struct {
 	of map[treeCountKey]int
 }
 
+// treeValue remembers one value derived from a table, for the table as it
+// stood when it was derived (treeCounts' reasoning, one value).
+type treeValue[T any] struct {
+	mu    sync.Mutex
+	root  <-chan struct{}
+	value T
+}
+
+// get is the value derived under root, deriving it with walk when the
+// table has changed since.
+func (v *treeValue[T]) get(root <-chan struct{}, walk func() (T, error)) (T, error) {
+	v.mu.Lock()
+	if v.root == root && root != nil {
+		value := v.value
+		v.mu.Unlock()
+		return value, nil
+	}
+	v.mu.Unlock()
+	value, err := walk()
+	if err != nil {
+		return value, err
+	}
+	v.mu.Lock()
+	v.root, v.value = root, value
+	v.mu.Unlock()
+	return value, nil
+}
+
 // treeCountKey is an index's root channel and a name for the filter.
 type treeCountKey struct {
 	root <-chan struct{}
