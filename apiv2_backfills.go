@@ -156,17 +156,11 @@ func (s *server) V2ListBackfills(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	dagID, _ := req.query.str("dag_id")
-	rows, err := s.ops.backfills(dagID)
+	page, total, err := s.ops.backfillPage(dagID, len(keys) > 0 && keys[0].desc, v2Page(req.query))
 	if err != nil {
 		return nil, err
 	}
-	if len(keys) > 0 && keys[0].desc {
-		for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
-			rows[i], rows[j] = rows[j], rows[i]
-		}
-	}
-	page := v2Window(rows, v2Page(req.query))
-	out := v2BackfillCollection{Backfills: make([]v2BackfillResponse, len(page)), TotalEntries: len(rows)}
+	out := v2BackfillCollection{Backfills: make([]v2BackfillResponse, len(page)), TotalEntries: total}
 	for i, b := range page {
 		out.Backfills[i] = s.v2Backfill(b)
 	}

@@ -86,13 +86,28 @@ func (s *server) V2GetDagVersions(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	number, hasNumber := q.str("version_number")
+	bundle, hasBundle := q.str("bundle_name")
+	_, hasBundleVersion := q.str("bundle_version")
+	if dagID == "" && !hasNumber && !hasBundle && !hasBundleVersion && keys[0].attr == "id" {
+		// Every DAG's versions by id (unique: the keys after it never
+		// decide) page from the id index; one DAG's are read from its
+		// prefix of the (dag_id, version_number) index, and filtered or
+		// otherwise ordered lists sort.
+		page, total, err := s.ops.dagVersionPage(keys[0].desc, v2Page(q))
+		if err != nil {
+			return nil, err
+		}
+		out := v2DagVersionCollection{DagVersions: []v2DagVersion{}, TotalEntries: total}
+		for _, v := range page {
+			out.DagVersions = append(out.DagVersions, s.v2DagVersion(v))
+		}
+		return out, nil
+	}
 	all, err := s.ops.dagVersions(dagID)
 	if err != nil {
 		return nil, err
 	}
-	number, hasNumber := q.str("version_number")
-	bundle, hasBundle := q.str("bundle_name")
-	_, hasBundleVersion := q.str("bundle_version")
 	var vs []*DagVersion
 	for _, v := range all {
 		if hasNumber && strconv.FormatInt(v.Number, 10) != strings.TrimSpace(number) ||

@@ -89,12 +89,35 @@ func (s *server) v2GetImportErrors(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	like := req.query.v2Pattern("filename_pattern")
+	pg := v2Page(req.query)
+	var order []sortKey
+	for _, k := range keys {
+		order = append(order, sortKey{attr: k.attr, desc: k.desc})
+	}
+	// The pattern reads the file as Airflow 3 names it; the index's order
+	// by the stored path is the same, every file being in the one folder.
+	var match func(file string) bool
+	matchKey := ""
+	if like != nil {
+		match = func(file string) bool { return like.MatchString(v2ImportErrorFilename(s.opts.DagsFolder, file)) }
+		matchKey = "filename like " + like.String()
+	}
+	if page, ok, err := s.ops.importErrorPage(order, match, matchKey, pg.offset, pg.limit); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		out := v2ImportErrorCollection{ImportErrors: []v2ImportError{}, TotalEntries: page.total}
+		for _, e := range s.v2ImportErrors(page.rows) {
+			out.ImportErrors = append(out.ImportErrors, newV2ImportError(e))
+		}
+		return out, nil
+	}
 	stored, err := s.ops.importErrors()
 	if err != nil {
 		return nil, err
 	}
 	rows := s.v2ImportErrors(stored)
-	like := req.query.v2Pattern("filename_pattern")
 	picked := make([]*ImportError, 0, len(rows))
 	for _, e := range rows {
 		if like == nil || like.MatchString(e.Filename) {
@@ -103,7 +126,7 @@ func (s *server) v2GetImportErrors(req *apiRequest) (any, error) {
 	}
 	v2OrderRows(picked, keys, compareV2ImportErrors, func(a, b *ImportError) int { return cmp.Compare(a.ID, b.ID) })
 	out := v2ImportErrorCollection{ImportErrors: []v2ImportError{}, TotalEntries: len(picked)}
-	for _, e := range v2Window(picked, v2Page(req.query)) {
+	for _, e := range v2Window(picked, pg) {
 		out.ImportErrors = append(out.ImportErrors, newV2ImportError(e))
 	}
 	return out, nil

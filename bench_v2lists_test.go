@@ -91,3 +91,149 @@ func BenchmarkV2ListVariables(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListTaskInstances lists a page of 50 task instances (GET
+// /api/v2/dags/~/dagRuns/~/taskInstances in its default order, map_index
+// then id; one DAG's with an offset; every DAG's by id, the batch's
+// order) with rows task instances stored (runs of ten tasks, every third
+// with a mapped task, ids out of creation order).
+func BenchmarkV2ListTaskInstances(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			dag := benchDAG(b, "bench_tis", 10)
+			store, dags := benchStoreWith(b, dag)
+			addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/dags/~/dagRuns/~/taskInstances?limit=50"},
+				{"dag_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200"},
+				{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
+
+// BenchmarkV2ListAssetEvents lists a page of 50 asset events (GET
+// /api/v2/assets/events, by timestamp and by -timestamp) with rows events
+// of 20 assets stored.
+func BenchmarkV2ListAssetEvents(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			addAssetEvents(b, store, 20, rows)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/assets/events?limit=50"},
+				{"desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
+
+// BenchmarkV2ListImportErrors lists a page of 50 import errors (GET
+// /api/v2/importErrors, by id and by -filename) with rows of them stored.
+func BenchmarkV2ListImportErrors(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			failed := map[string]string{}
+			read := make([]string, rows)
+			for i := range rows {
+				read[i] = fmt.Sprintf("/dags/broken_%06d.py", (i*7919)%rows)
+				failed[read[i]] = "Traceback (most recent call last): ..."
+			}
+			if err := store.RecordParse(read, failed, benchDate); err != nil {
+				b.Fatal(err)
+			}
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/importErrors?limit=50"},
+				{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-filename"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
+
+// BenchmarkV2ListDagVersions lists a page of 50 of every DAG's versions
+// (GET /api/v2/dags/~/dagVersions, by id and by -id) with rows DAGs of
+// one version each stored.
+func BenchmarkV2ListDagVersions(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			one := benchDAG(b, "bench_dag", 1)
+			extra := make([]*DAG, rows)
+			for i := range extra {
+				d := *one
+				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
+				d.FilePath = "bench/" + d.DagID + ".yaml"
+				extra[i] = &d
+			}
+			store, dags := benchStoreWith(b, extra...)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/dags/~/dagVersions?limit=50"},
+				{"desc_offset", "/dags/~/dagVersions?limit=50&offset=200&order_by=-id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
+
+// BenchmarkV2ListBackfills lists a page of 50 of a DAG's backfills (GET
+// /api/v2/backfills?dag_id=..., by id and by -id) with rows backfills of
+// two DAGs stored.
+func BenchmarkV2ListBackfills(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			store, dags := benchStoreWith(b)
+			addBackfills(b, store, rows)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/backfills?dag_id=filled_a&limit=50"},
+				{"desc_offset", "/backfills?dag_id=filled_a&limit=50&offset=200&order_by=-id"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}
+
+// BenchmarkV2ListDagTags lists a page of 50 of the DAGs' tags (GET
+// /api/v2/dagTags, by name and by -name) with rows DAGs of 1,000
+// distinct tags stored.
+func BenchmarkV2ListDagTags(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			one := benchDAG(b, "bench_dag", 1)
+			extra := make([]*DAG, rows)
+			for i := range extra {
+				d := *one
+				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
+				d.FilePath = "bench/" + d.DagID + ".yaml"
+				d.Tags = []string{fmt.Sprintf("tag_%04d", i%1000)}
+				extra[i] = &d
+			}
+			store, dags := benchStoreWith(b, extra...)
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			for _, c := range []struct{ name, path string }{
+				{"default", "/dagTags?limit=50"},
+				{"desc_offset", "/dagTags?limit=50&offset=200&order_by=-name"},
+			} {
+				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			}
+		})
+	}
+}

@@ -61,7 +61,7 @@ func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(), assetAliasesTable(), assetQueueTable(), consumedEventsTable(),
-		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable()}
+		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -97,6 +97,9 @@ type Store struct {
 	// counts remembers filtered row counts per version of a table
 	// (memstore_counts.go), for page totals.
 	counts treeCounts
+	// dagTags remembers the DAGs' distinct tags per version of the DAG
+	// table (memstore_counts.go), for /dagTags.
+	dagTags treeValue[[]string]
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before
@@ -352,13 +355,16 @@ func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
 			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableAssetQueue, tableConsumedEvents,
-			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns} {
+			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}
 		}
 		if err := deleteXComsTxn(txn); err != nil {
 			return err
+		}
+		if _, err := txn.DeleteAll(tableTotals, indexID, totalAssetEvents); err != nil {
+			return fmt.Errorf("reset asset event count: %w", err)
 		}
 		if err := clearEventLogsTxn(txn); err != nil {
 			return err

@@ -71,14 +71,122 @@ func assetsTable() *memdb.TableSchema {
 	}
 }
 
-// assetEventsTable holds asset events by id.
+// assetEventsTable holds asset events by id, and by (timestamp, id):
+// get_asset_events' default order (routes/public/assets.py, SortParam's
+// default "timestamp" with the primary key after it). Events come with
+// tries that have outlets or from the API, seldom against runs and task
+// instances, so the second index costs little.
 func assetEventsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableAssetEvents,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: intField[AssetEvent]{func(e *AssetEvent) int64 { return e.ID }}},
+			indexID:        {Name: indexID, Unique: true, Indexer: intField[AssetEvent]{func(e *AssetEvent) int64 { return e.ID }}},
+			indexTimestamp: {Name: indexTimestamp, Unique: true, Indexer: assetEventTimeIndex{}},
 		},
 	}
+}
+
+// indexTimestamp orders asset events by (timestamp, id).
+const indexTimestamp = "timestamp"
+
+// assetEventTimeIndex keys an event as encodeTime(timestamp) and
+// encodeSeq(id); it is only walked whole.
+type assetEventTimeIndex struct{}
+
+func (assetEventTimeIndex) FromObject(obj any) (bool, []byte, error) {
+	e, ok := obj.(*AssetEvent)
+	if !ok {
+		return false, nil, fmt.Errorf("asset event time index: want *AssetEvent, got %T", obj)
+	}
+	if e.ID < 0 {
+		return false, nil, fmt.Errorf("asset event time index: negative id %d", e.ID)
+	}
+	return true, append(appendTime(make([]byte, 0, 32), e.Timestamp), encodeSeq(e.ID)...), nil
+}
+
+func (assetEventTimeIndex) FromArgs(args ...any) ([]byte, error) {
+	return nil, fmt.Errorf("asset event time index: walked whole, not looked up (%d arguments)", len(args))
+}
+
+// AssetEventPage is a page of every asset event by timestamp (descending
+// when desc), ties by id ascending or, with tiesFollow, in the
+// timestamp's direction, and how many events there are (a total the
+// inserts keep). It reads the page, the events its offset skips and,
+// descending with ties ascending, the rest of its last timestamp's events.
+func (s *Store) AssetEventPage(desc, tiesFollow bool, offset, limit int) ([]*AssetEvent, int, error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	total := int(totalTxn(txn, totalAssetEvents))
+	page := []*AssetEvent{}
+	if offset >= total || limit == 0 {
+		return page, total, nil
+	}
+	walk := txn.Get
+	if desc {
+		walk = txn.GetReverse
+	}
+	it, err := walk(tableAssetEvents, indexTimestamp)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list asset events: %w", err)
+	}
+	take := func(e *AssetEvent) {
+		if offset > 0 {
+			offset--
+		} else if len(page) < limit {
+			page = append(page, e)
+		}
+	}
+	// Descending, the events of one timestamp come by id descending:
+	// each timestamp's are held and given back in id order.
+	var tied []*AssetEvent
+	for len(page) < limit {
+		raw := it.Next()
+		var e *AssetEvent
+		if raw != nil {
+			read++
+			e = raw.(*AssetEvent)
+		}
+		if !desc || tiesFollow {
+			if e == nil {
+				break
+			}
+			take(e)
+			continue
+		}
+		if len(tied) > 0 && (e == nil || !e.Timestamp.Equal(tied[0].Timestamp)) {
+			for i := len(tied) - 1; i >= 0; i-- {
+				take(tied[i])
+			}
+			tied = tied[:0]
+		}
+		if e == nil {
+			break
+		}
+		tied = append(tied, e)
+	}
+	return page, total, nil
+}
+
+// recountAssetEventsTxn sets the asset events' total from the table
+// (after a restore).
+func recountAssetEventsTxn(txn *memdb.Txn) error {
+	it, err := txn.Get(tableAssetEvents, indexID)
+	if err != nil {
+		return fmt.Errorf("count asset events: %w", err)
+	}
+	var n int64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	if _, err := txn.DeleteAll(tableTotals, indexID, totalAssetEvents); err != nil {
+		return fmt.Errorf("clear asset event count: %w", err)
+	}
+	return addTotalTxn(txn, totalAssetEvents, n)
 }
 
 // Assets lists every asset by id.
@@ -189,6 +297,9 @@ func insertAssetEventTxn(txn *memdb.Txn, e AssetEvent) (*AssetEvent, error) {
 	e.ID = id
 	if err := txn.Insert(tableAssetEvents, &e); err != nil {
 		return nil, fmt.Errorf("store asset event: %w", err)
+	}
+	if err := addTotalTxn(txn, totalAssetEvents, 1); err != nil {
+		return nil, err
 	}
 	raw, err := txn.First(tableAssets, indexID, e.AssetID)
 	if err != nil {

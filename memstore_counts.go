@@ -12,11 +12,12 @@ import (
 
 // derivedTables hold what other tables already say, kept for speed:
 // snapshots leave them out and restore builds them again.
-var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true}
+var derivedTables = map[string]bool{tableRunCounts: true, tableTotals: true, tableTIOrder: true}
 
 // Names in the totals table.
 const (
-	totalXComs = "xcoms" // rows of the XCom table
+	totalXComs       = "xcoms"        // rows of the XCom table
+	totalAssetEvents = "asset_events" // rows of the asset events table
 )
 
 // allDAGs is the DagID of the run-counts row that counts every DAG's runs
@@ -90,13 +91,15 @@ func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 	return *raw.(*runCount)
 }
 
-// countRunTxn adds run, with tis task instances, to its DAG's counts
-// (sign 1) or takes it away (sign -1), and to allDAGs' counts.
-func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis int) error {
+// countRunTxn adds run, with tis task instances (ordered of them with an
+// id), to its DAG's counts (sign 1) or takes it away (sign -1), and to
+// allDAGs' counts.
+func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int) error {
 	// Both rows are read before either is written (see Store.write: a
 	// read after a write of the table copies its nodes again).
 	counts := [2]runCount{runCountTxn(txn, run.DagID), runCountTxn(txn, allDAGs)}
 	counts[0].TaskInstances += sign * tis
+	counts[0].OrderedTIs += sign * ordered
 	for i := range counts {
 		c := &counts[i]
 		c.N += sign
@@ -148,9 +151,9 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 	return nil
 }
 
-// recountRunsTxn sets every DAG's run counts, task-instance count and conf
-// bytes, and the total, from the runs and task-instance tables (after a
-// restore).
+// recountRunsTxn sets every DAG's run counts, task-instance counts and
+// conf bytes, and the total, from the runs and task-instance tables (after
+// a restore; ti_order is kept by putTaskInstancesTxn, which restores use).
 func recountRunsTxn(txn *memdb.Txn) error {
 	if err := clearRunCountsTxn(txn); err != nil {
 		return err
@@ -183,7 +186,13 @@ func recountRunsTxn(txn *memdb.Txn) error {
 	}
 	for raw := tit.Next(); raw != nil; raw = tit.Next() {
 		row := raw.(*runTasks)
-		countOf(row.DagID).TaskInstances += len(row.TIs)
+		c := countOf(row.DagID)
+		c.TaskInstances += len(row.TIs)
+		for _, ti := range row.TIs {
+			if ti.ID != "" {
+				c.OrderedTIs++
+			}
+		}
 	}
 	for _, c := range counts {
 		if err := storeRunCountTxn(txn, c); err != nil {
@@ -203,6 +212,34 @@ func recountRunsTxn(txn *memdb.Txn) error {
 type treeCounts struct {
 	mu sync.Mutex
 	of map[treeCountKey]int
+}
+
+// treeValue remembers one value derived from a table, for the table as it
+// stood when it was derived (treeCounts' reasoning, one value).
+type treeValue[T any] struct {
+	mu    sync.Mutex
+	root  <-chan struct{}
+	value T
+}
+
+// get is the value derived under root, deriving it with walk when the
+// table has changed since.
+func (v *treeValue[T]) get(root <-chan struct{}, walk func() (T, error)) (T, error) {
+	v.mu.Lock()
+	if v.root == root && root != nil {
+		value := v.value
+		v.mu.Unlock()
+		return value, nil
+	}
+	v.mu.Unlock()
+	value, err := walk()
+	if err != nil {
+		return value, err
+	}
+	v.mu.Lock()
+	v.root, v.value = root, value
+	v.mu.Unlock()
+	return value, nil
 }
 
 // treeCountKey is an index's root channel and a name for the filter.

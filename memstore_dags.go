@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -146,6 +147,39 @@ func allDagRowsTxn(txn *memdb.Txn) ([]*DagRow, error) {
 	return rows, nil
 }
 
+// DagTags are the distinct tags of the DAGs' definitions, sorted, in a
+// slice no caller may change. They are read from the DAG rows once per
+// change of the DAG table and remembered, so that a page of /dagTags
+// costs the tags, not the DAGs.
+func (s *Store) DagTags() ([]string, error) {
+	txn := s.read()
+	all, err := txn.Get(tableDags, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list dag tags: %w", err)
+	}
+	return s.dagTags.get(all.WatchCh(), func() ([]string, error) {
+		seen := map[string]bool{}
+		tags := []string{}
+		read := 0
+		for raw := all.Next(); raw != nil; raw = all.Next() {
+			read++
+			if row := raw.(*DagRow); row.Def != nil {
+				for _, t := range row.Def.Tags {
+					if !seen[t] {
+						seen[t] = true
+						tags = append(tags, t)
+					}
+				}
+			}
+		}
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+		slices.Sort(tags)
+		return tags, nil
+	})
+}
+
 // SetPaused sets the paused flag of a DAG and, with withSubDAGs, of every
 // sub-DAG below it.
 func (s *Store) SetPaused(dagID string, paused, withSubDAGs bool) error {
@@ -209,6 +243,9 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			}
 			if _, err := txn.DeleteAll(tableTasks, indexID+"_prefix", id, ""); err != nil {
 				return fmt.Errorf("delete task instances of %s: %w", id, err)
+			}
+			if err := deleteTIOrderTxn(txn, id); err != nil {
+				return err
 			}
 			count += tis
 			for _, del := range []struct{ table, index string }{

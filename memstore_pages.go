@@ -337,6 +337,38 @@ func keyedTablePage[T any](s *Store, table string, byName, desc bool, offset, li
 	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, "")
 }
 
+// ImportErrorPage is a page of import errors by id, or by filename when
+// byFilename, those whose filename keep picks (nil: all), and how many it
+// picks in all (tablePage; countKey names keep's filter).
+func (s *Store) ImportErrorPage(byFilename, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*ImportError, int, error) {
+	index := indexID
+	if byFilename {
+		index = indexFilename
+	}
+	pick := func(*ImportError) bool { return true }
+	if keep != nil {
+		pick = func(e *ImportError) bool { return keep(e.Filename) }
+	}
+	return tablePage(s, tableImportErrors, index, desc, offset, limit, pick, countKey)
+}
+
+// BackfillPage is a page of a DAG's backfills ("": every DAG's) by id,
+// descending when desc, and how many there are (tablePageOf; a DAG's
+// count remembered per change of its backfills).
+func (s *Store) BackfillPage(dagID string, desc bool, offset, limit int) ([]*Backfill, int, error) {
+	all := func(*Backfill) bool { return true }
+	if dagID == "" {
+		return tablePage(s, tableBackfills, indexID, desc, offset, limit, all, "all")
+	}
+	return tablePageOf(s, tableBackfills, indexBackfillDag, []any{dagID}, desc, offset, limit, all, "dag "+dagID)
+}
+
+// DagVersionPage is a page of every DAG's versions by id (uuid7),
+// descending when desc, and how many there are (tablePage).
+func (s *Store) DagVersionPage(desc bool, offset, limit int) ([]*DagVersion, int, error) {
+	return tablePage(s, tableDagVersions, indexVersionUUID, desc, offset, limit, func(*DagVersion) bool { return true }, "all")
+}
+
 // tablePage is a page of the rows of table that keep picks, in index's
 // order (descending when desc), and how many rows it picks in all.
 // countKey names what keep picks (one name for one filter): its count is
@@ -344,12 +376,20 @@ func keyedTablePage[T any](s *Store, table string, byName, desc bool, offset, li
 // walks the index only to the page's end, and the whole table once per
 // change of it; with countKey "" each page walks every row.
 func tablePage[T any](s *Store, table, index string, desc bool, offset, limit int, keep func(*T) bool, countKey string) ([]*T, int, error) {
+	return tablePageOf(s, table, index, nil, desc, offset, limit, keep, countKey)
+}
+
+// tablePageOf is tablePage over the rows of index that args pick (nil:
+// every row); with args, the count walks those rows and is remembered
+// for them as they stand (the watch channel of their part of the index,
+// which any change among them replaces).
+func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, offset, limit int, keep func(*T) bool, countKey string) ([]*T, int, error) {
 	txn := s.read()
 	walk := func() (memdb.ResultIterator, error) {
 		if desc {
-			return txn.GetReverse(table, index)
+			return txn.GetReverse(table, index, args...)
 		}
-		return txn.Get(table, index)
+		return txn.Get(table, index, args...)
 	}
 	it, err := walk()
 	if err != nil {
@@ -366,6 +406,9 @@ func tablePage[T any](s *Store, table, index string, desc bool, offset, limit in
 		// Any index's root changes with every change of its table; the
 		// primary index (id) counts every row.
 		all, err := txn.Get(table, indexID)
+		if args != nil {
+			all, err = txn.Get(table, index, args...)
+		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("count %s: %w", table, err)
 		}

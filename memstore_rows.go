@@ -347,6 +347,10 @@ type runCount struct {
 	// TaskInstances counts the task instances of the DAG's runs, the
 	// total of a task-instance listing across them.
 	TaskInstances int
+	// OrderedTIs counts those of them that have an id (edition 3), each
+	// with its row in ti_order: a page in Airflow 3's default orders is
+	// read from there when it counts every task instance.
+	OrderedTIs int
 }
 
 // runStateCounts has one count per state in runStates' order, and a last

@@ -62,10 +62,10 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if old.State == next.State && len(old.Conf) == len(next.Conf) {
 		return nil
 	}
-	if err := countRunTxn(txn, old, -1, 0); err != nil {
+	if err := countRunTxn(txn, old, -1, 0, 0); err != nil {
 		return err
 	}
-	return countRunTxn(txn, next, 1, 0)
+	return countRunTxn(txn, next, 1, 0, 0)
 }
 
 // deleteRunTxn removes one run row and its task instances, and takes them
@@ -78,14 +78,19 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 	if err != nil {
 		return err
 	}
-	tis := 0
+	tis, ordered := 0, 0
 	if row != nil {
 		tis = len(row.TIs)
 		if err := txn.Delete(tableTasks, row); err != nil {
 			return fmt.Errorf("delete task instances of %s/%s: %w", run.DagID, run.RunID, err)
 		}
+		delta, err := reorderTIsTxn(txn, row.TIs, nil)
+		if err != nil {
+			return err
+		}
+		ordered = -delta
 	}
-	return countRunTxn(txn, run, -1, tis)
+	return countRunTxn(txn, run, -1, tis, ordered)
 }
 
 // enforceRunLimitTxn makes room for one more run of dagID, or refuses it.
@@ -478,7 +483,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := txn.Insert(tableDagRuns, run); err != nil {
 		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
 	}
-	tiCount := 0
+	tiCount, ordered := 0, 0
 	if len(nr.dag.Tasks) > 0 {
 		// One allocation for all of the run's task instances.
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
@@ -496,8 +501,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			return nil, fmt.Errorf("insert tasks of %s/%s: %w", nr.dag.DagID, nr.runID, err)
 		}
 		tiCount = len(row.TIs)
+		if ordered, err = reorderTIsTxn(txn, nil, row.TIs); err != nil {
+			return nil, err
+		}
 	}
-	if err := countRunTxn(txn, run, 1, tiCount); err != nil {
+	if err := countRunTxn(txn, run, 1, tiCount, ordered); err != nil {
 		return nil, err
 	}
 	for _, childID := range nr.dag.SubDAGIDs() {
@@ -552,6 +560,9 @@ func (s *Store) DeleteRuns(dagID string) error {
 			xcomsOf = nil
 		}
 		if err := deleteXComsTxn(txn, xcomsOf...); err != nil {
+			return err
+		}
+		if err := deleteTIOrderTxn(txn, dagID); err != nil {
 			return err
 		}
 		for _, table := range append([]string{tableDagRuns, tableTasks}, taskInstanceTables...) {

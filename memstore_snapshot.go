@@ -113,6 +113,9 @@ func (r *storeRestore) Commit() (int64, error) {
 	if err := recountXComsTxn(r.txn); err != nil {
 		return 0, err
 	}
+	if err := recountAssetEventsTxn(r.txn); err != nil {
+		return 0, err
+	}
 	if err := recountEventLogGapsTxn(r.txn); err != nil {
 		return 0, err
 	}

@@ -177,19 +177,32 @@ func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
 		if err := txn.Insert(tableTasks, row); err != nil {
 			return fmt.Errorf("store tasks of %s/%s: %w", dagID, runID, err)
 		}
-		added := len(row.TIs)
-		if old != nil {
-			added -= len(old.TIs)
-		}
-		if added != 0 {
-			c := runCountTxn(txn, dagID)
-			c.TaskInstances += added
-			if err := storeRunCountTxn(txn, &c); err != nil {
-				return err
-			}
+		if err := recountTIsTxn(txn, old, row); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// recountTIsTxn brings ti_order and the DAG's task-instance counts from a
+// run's row of task instances old (nil: none) to row.
+func recountTIsTxn(txn *memdb.Txn, old, row *runTasks) error {
+	var before []*TaskInstance
+	if old != nil {
+		before = old.TIs
+	}
+	ordered, err := reorderTIsTxn(txn, before, row.TIs)
+	if err != nil {
+		return err
+	}
+	added := len(row.TIs) - len(before)
+	if added == 0 && ordered == 0 {
+		return nil
+	}
+	c := runCountTxn(txn, row.DagID)
+	c.TaskInstances += added
+	c.OrderedTIs += ordered
+	return storeRunCountTxn(txn, &c)
 }
 
 // ForceTaskStates marks task instances of a run with a state, as Airflow's
@@ -471,6 +484,9 @@ func (s *Store) DeleteTaskInstance(dagID, runID, taskID string, mapIndex int) (*
 		row := &runTasks{DagID: dagID, RunID: runID, TIs: slices.Delete(slices.Clone(old.TIs), i, i+1)}
 		if err := txn.Insert(tableTasks, row); err != nil {
 			return fmt.Errorf("delete task %s of %s/%s: %w", taskID, dagID, runID, err)
+		}
+		if err := recountTIsTxn(txn, old, row); err != nil {
+			return err
 		}
 		// Its earlier tries, log, lineage and XCom entries go with it, as
 		// Airflow's foreign keys cascade.

@@ -274,9 +274,12 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 	return b, nil
 }
 
-// backfills lists the backfills of a DAG by id (list_backfills; the DAG
-// need not exist).
-func (o *operations) backfills(dagID string) ([]*Backfill, error) { return o.store.Backfills(dagID) }
+// backfillPage is a page of a DAG's backfills ("": every DAG's) by id,
+// descending when desc (list_backfills orders by id only), from the
+// store's index, and how many there are.
+func (o *operations) backfillPage(dagID string, desc bool, p page) ([]*Backfill, int, error) {
+	return o.store.BackfillPage(dagID, desc, p.offset, p.limit)
+}
 
 // backfill is one backfill, or errNotFound.
 func (o *operations) backfill(id int64) (*Backfill, error) { return o.store.BackfillByID(id) }

@@ -14,10 +14,10 @@ type clearSelection struct {
 	// request and its run set no bound (DAG.clear compares
 	// DagRun.logical_date with its bounds, and NULL is in no range).
 	undated bool
-	subdags    bool       // include_subdags
-	runID      string     // "": every run in range; else this run alone
-	targets    []clearTarget
-	seen       map[string]bool // dag_id + "\x00" + run_id
+	subdags bool   // include_subdags
+	runID   string // "": every run in range; else this run alone
+	targets []clearTarget
+	seen    map[string]bool // dag_id + "\x00" + run_id
 }
 
 // clearTarget is a run whose task instances the clear may reach.

@@ -595,25 +595,16 @@ func compareDagKey(a, b dagInfo, k dagSortKey) int {
 // dagTags is the distinct tags of the DAGs whose definitions are loaded,
 // those matching one of like (nil: all), in name order (desc: reversed).
 func (o *operations) dagTags(like []*regexp.Regexp, desc bool) ([]string, error) {
-	rows, err := o.store.Dags()
+	tags, err := o.store.DagTags() // remembered: the distinct tags, not the DAGs
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, row := range rows {
-		if row.Def == nil {
-			continue
-		}
-		for _, t := range row.Def.Tags {
-			if seen[t] || like != nil && !slices.ContainsFunc(like, func(re *regexp.Regexp) bool { return re.MatchString(t) }) {
-				continue
-			}
-			seen[t] = true
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if like == nil || slices.ContainsFunc(like, func(re *regexp.Regexp) bool { return re.MatchString(t) }) {
 			out = append(out, t)
 		}
 	}
-	slices.Sort(out)
 	if desc {
 		slices.Reverse(out)
 	}
@@ -643,6 +634,12 @@ const (
 // dagVersions is the versions of a DAG (dagID "": every DAG's).
 func (o *operations) dagVersions(dagID string) ([]*DagVersion, error) {
 	return o.store.DagVersions(dagID)
+}
+
+// dagVersionPage is a page of every DAG's versions by id (descending
+// when desc) and how many there are.
+func (o *operations) dagVersionPage(desc bool, p page) ([]*DagVersion, int, error) {
+	return o.store.DagVersionPage(desc, p.offset, p.limit)
 }
 
 // dagVersion is one version of a DAG: faultDagVersionNotFound when the

@@ -392,6 +392,53 @@ type assetEventQuery struct {
 	offset, limit                    int
 }
 
+// pagedOrder says whether the store's (timestamp, id) index serves q: no
+// filter, ordered by timestamp either way (the default of
+// get_asset_events and of 2.10.3's get_dataset_events, which share this),
+// its ties by id ascending (listKeyed's last key, /api/v1) or, when q
+// names the id after it in the same direction (SortParam's primary key,
+// /api/v2: v2WithPK), in that direction. Filters, and the orders by the
+// source's ids or map index, sort every event.
+func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
+	if q.assetID != nil || q.sourceDagID != nil || q.sourceTaskID != nil || q.runID != nil || q.mapIndex != nil ||
+		q.name != nil || q.gte != nil || q.gt != nil || q.lte != nil || q.lt != nil {
+		return false, false, false
+	}
+	if len(q.keys) == 0 || q.keys[0].attr != "timestamp" {
+		return false, false, false
+	}
+	desc = q.keys[0].desc
+	switch {
+	case len(q.keys) == 1:
+		return desc, false, true
+	case len(q.keys) == 2 && q.keys[1].attr == "id" && q.keys[1].desc == desc:
+		return desc, true, true
+	}
+	return false, false, false
+}
+
+// pageAssetEvents is assetEvents' answer from the store's page, each
+// event with its asset (nil when it is gone).
+func (o *operations) pageAssetEvents(desc, tiesFollow bool, offset, limit int) (listed[assetEventView], error) {
+	events, total, err := o.store.AssetEventPage(desc, tiesFollow, offset, limit)
+	if err != nil {
+		return listed[assetEventView]{}, err
+	}
+	rows := make([]assetEventView, len(events))
+	assets := map[int64]*Asset{} // a page's events share few assets
+	for i, e := range events {
+		a, seen := assets[e.AssetID]
+		if !seen {
+			if a, err = o.store.AssetByID(e.AssetID); err != nil && !errors.Is(err, errNotFound) {
+				return listed[assetEventView]{}, err
+			}
+			assets[e.AssetID] = a
+		}
+		rows[i] = assetEventView{AssetEvent: e, Asset: a}
+	}
+	return listed[assetEventView]{rows: rows, total: total}, nil
+}
+
 // assetEventView is an event with its asset.
 type assetEventView struct {
 	*AssetEvent
@@ -400,6 +447,9 @@ type assetEventView struct {
 
 // assetEvents lists asset events as q asks.
 func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], error) {
+	if desc, tiesFollow, ok := q.pagedOrder(); ok {
+		return o.pageAssetEvents(desc, tiesFollow, q.offset, q.limit)
+	}
 	events, err := o.store.AssetEvents()
 	if err != nil {
 		return listed[assetEventView]{}, err

@@ -673,11 +673,48 @@ func (q *tiSearch) match(ti *TaskInstance, run *DagRun) bool {
 		q.end.admits(end) && q.updated.admits(ti.UpdatedAt) && q.duration.admits(ti.Duration)
 }
 
+// pagedOrder says whether the store's ti_order serves q: no filter but
+// the DAGs, and the order get_task_instances has by default (map_index,
+// then id) or get_task_instances_batch (id: order_by absent, SortParam's
+// primary key), or order_by=id. Other orders, and filters on the runs or
+// the task instances, are sorted from every run q names: the index keeps
+// neither their keys nor their matches.
+func (q *tiSearch) pagedOrder() (byID, ok bool) {
+	var none timeBounds
+	if q.runIDs != nil || q.taskIDs != nil || q.runAfter != none || q.logical != none || q.start != none || q.end != none ||
+		q.updated != none || q.duration != (numBounds{}) || q.states != nil || q.pools != nil || q.queues != nil ||
+		q.executors != nil || q.operators != nil || q.tryNumbers != nil || q.mapIndexes != nil || q.versionNumbers != nil ||
+		q.taskPattern != nil || q.dagPattern != nil || q.runPattern != nil || q.poolPattern != nil || q.queuePattern != nil ||
+		q.operatorMatch != nil || q.mappedOnly {
+		return false, false
+	}
+	switch {
+	case len(q.order) == 0:
+		return true, true
+	case len(q.order) > 1 || q.order[0].desc:
+		return false, false
+	}
+	switch q.order[0].attr {
+	case "id":
+		return true, true
+	case "map_index":
+		return false, true
+	}
+	return false, false
+}
+
 // searchTaskInstances lists the task instances q picks in q's order (then
 // by id, the primary key Airflow's SortParam adds), q's window of them,
-// and how many match. It reads every run q names: a listing with filters
-// on the task instances cannot be paged by the store.
+// and how many match. Where pagedOrder allows, the store's ti_order
+// gives the window (the page and the rows its offset skips); otherwise
+// it reads every run q names.
 func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
+	if byID, ok := q.pagedOrder(); ok {
+		rows, total, ok, err := o.store.TaskInstanceOrderPage(q.dagIDs, byID, q.offset, q.limit)
+		if ok || err != nil {
+			return rows, total, err
+		}
+	}
 	dagIDs := q.dagIDs
 	if dagIDs == nil {
 		rows, err := o.store.Dags()

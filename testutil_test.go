@@ -82,7 +82,7 @@ func (s *Store) UpsertDagRun(run *DagRun) error {
 			if err := txn.Insert(tableDagRuns, run); err != nil {
 				return err
 			}
-			return countRunTxn(txn, run, 1, 0)
+			return countRunTxn(txn, run, 1, 0, 0)
 		case err != nil:
 			return err
 		}

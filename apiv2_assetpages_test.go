@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// addAssetEvents registers assets asset_0..asset_{assets-1} and stores n
+// events of them, their timestamps out of id order and some shared (the
+// events of one try's outlets share its end).
+func addAssetEvents(tb testing.TB, store *Store, assets, n int) {
+	tb.Helper()
+	var refs []assetRef
+	for i := range assets {
+		refs = append(refs, assetRef{Name: fmt.Sprintf("asset_%d", i), URI: fmt.Sprintf("s3://bucket/asset_%d", i)})
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := store.EnsureAssets(refs, base); err != nil {
+		tb.Fatal(err)
+	}
+	dag, task := "producer", "make"
+	for i := range n {
+		at := base.Add(time.Duration((i*37)%(n/2+1)) * time.Second)
+		e := AssetEvent{AssetID: int64(i%assets + 1), Extra: json.RawMessage(`{}`), SourceDagID: &dag, SourceTaskID: &task, SourceMapIndex: -1, Timestamp: at}
+		if _, err := store.AddAssetEvent(e); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// TestAPIv2_AssetEvents_ReadThePage lists pages of 600 asset events
+// (timestamps out of id order, pairs of them equal) by timestamp either
+// way, Airflow's default order, and checks through the store's rowsRead
+// hook that a page reads its own events and those its offset skips (ties
+// go by id in the timestamp's direction, SortParam's primary key), and
+// that each answer is, byte for byte, the sorting
+// path's (forced by a filter that drops nothing); then that a snapshot's
+// restore keeps the order and the total.
+func TestAPIv2_AssetEvents_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	addAssetEvents(t, ts.store, 7, 600)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const events = "/assets/events"
+	const all = "&timestamp_gte=2000-01-01T00:00:00Z"
+	cases := []struct {
+		name, path string
+		maxRead    int // 0: none
+	}{
+		{"default", "?limit=50", 50},
+		{"offset", "?limit=25&offset=300", 325},
+		{"by timestamp", "?limit=30&offset=10&order_by=timestamp", 40},
+		{"by -timestamp", "?limit=30&order_by=-timestamp", 30 + 2},
+		{"by -timestamp, offset", "?limit=30&offset=41&order_by=-timestamp", 71 + 2},
+		{"past the end", "?limit=10&offset=700", 0},
+	}
+	check := func(t *testing.T, path string, maxRead int) {
+		t.Helper()
+		want := ts.do(t, http.MethodGet, apiV2Prefix+events+path+all, "")
+		read = 0
+		got := ts.do(t, http.MethodGet, apiV2Prefix+events+path, "")
+		if got.status != 200 || want.status != 200 {
+			t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+		}
+		if got.body != want.body {
+			t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+		}
+		if !strings.Contains(got.body, `"total_entries":600`) {
+			t.Errorf("total not 600: %.300s", got.body)
+		}
+		if (read == 0) != (maxRead == 0) || read > maxRead {
+			t.Errorf("read %d rows from an index for the page, want 1 to %d (0: none)", read, maxRead)
+		}
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { check(t, tc.path, tc.maxRead) })
+	}
+
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(ts.store, path, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	restored, _, err := restoreSnapshot(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, total, err := restored.AssetEventPage(true, false, 0, 5)
+	if err != nil || total != 600 || len(page) != 5 {
+		t.Fatalf("restored: %d events of %d, %v", len(page), total, err)
+	}
+	before, _, err := ts.store.AssetEventPage(true, false, 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range page {
+		if page[i].ID != before[i].ID {
+			t.Errorf("restored page's event %d is id %d, was %d", i, page[i].ID, before[i].ID)
+		}
+	}
+}
+
+// TestAPIv1_DatasetEvents_ReadThePage lists pages of 2.10.3's dataset
+// events, which share the v2 listing's operation: by timestamp either way
+// from the index, each answer the sorting path's (a source_map_index
+// filter that drops nothing forces it).
+func TestAPIv1_DatasetEvents_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	addAssetEvents(t, ts.store, 5, 300)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		path    string
+		maxRead int
+	}{
+		{"?limit=20", 20},
+		{"?limit=20&offset=100&order_by=-timestamp", 120 + 2},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets/events"+tc.path+"&source_map_index=-1", "")
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets/events"+tc.path, "")
+			if got.status != 200 || got.body != want.body {
+				t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries": 300`) && !strings.Contains(got.body, `"total_entries":300`) {
+				t.Errorf("total not 300: %.300s", got.body)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}

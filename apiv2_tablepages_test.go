@@ -1,0 +1,300 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// TestAPIv2_ImportErrors_ReadThePage lists pages of 300 import errors
+// (file names out of id order) by id and by filename, either way, with
+// and without a filename pattern, and checks through the store's rowsRead
+// hook that once the total is counted a page reads its own rows and those
+// its offset skips, and that each answer is, byte for byte, the sorting
+// path's (forced by a first key that never decides, bundle_name).
+func TestAPIv2_ImportErrors_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	failed := map[string]string{}
+	var read []string
+	for i := range 300 {
+		name := fmt.Sprintf("/dags/broken_%03d.py", (i*7)%300)
+		failed[name] = "Traceback: line " + fmt.Sprint(i)
+		read = append(read, name)
+	}
+	if err := ts.store.RecordParse(read, failed, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	const list = "/importErrors"
+	for _, tc := range []struct {
+		name, path, sorted string
+		maxRead            int
+	}{
+		{"default", "?limit=50", "?limit=50&order_by=bundle_name&order_by=id", 50},
+		{"offset", "?limit=20&offset=100", "?limit=20&offset=100&order_by=bundle_name&order_by=id", 120},
+		{"by -id", "?limit=20&order_by=-import_error_id", "?limit=20&order_by=bundle_name&order_by=-id", 20},
+		{"by filename", "?limit=20&offset=5&order_by=filename", "?limit=20&offset=5&order_by=bundle_name&order_by=filename", 25},
+		{"by -filename, then timestamp", "?limit=20&order_by=-filename&order_by=timestamp",
+			"?limit=20&order_by=bundle_name&order_by=-filename", 20},
+		{"a pattern", "?limit=10&filename_pattern=broken_1%25", "?limit=10&filename_pattern=broken_1%25&order_by=bundle_name&order_by=id", 300},
+		{"past the end", "?limit=10&offset=400", "?limit=10&offset=400&order_by=bundle_name&order_by=id", 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.sorted, "")
+			ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "") // counts the table once
+			rows = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "")
+			if got.status != 200 || want.status != 200 {
+				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+			}
+			if got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+				t.Errorf("no total: %.300s", got.body)
+			}
+			if rows == 0 || rows > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
+			}
+		})
+	}
+}
+
+// TestAPIv2_DagVersions_ReadThePage lists pages of every DAG's versions
+// (GET /dags/~/dagVersions: 120 DAGs, some with several versions) by id
+// either way and checks through the rowsRead hook that once the total is
+// counted a page reads its own rows and those its offset skips, each
+// answer the sorting path's (a first key that decides nothing but never
+// reorders: bundle_name, every version's the same).
+func TestAPIv2_DagVersions_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for i := range 120 {
+		id := fmt.Sprintf("versioned_%03d", (i*7)%120)
+		for n := range 1 + i%3 {
+			if _, err := ts.store.UpsertDAG(benchDAG(t, id, 1+n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	const list = "/dags/~/dagVersions"
+	for _, tc := range []struct {
+		name, path, sorted string
+		maxRead            int
+	}{
+		{"default", "?limit=50", "?limit=50&order_by=bundle_name&order_by=id", 50},
+		{"offset", "?limit=20&offset=100", "?limit=20&offset=100&order_by=bundle_name&order_by=id", 120},
+		{"by -id", "?limit=20&offset=3&order_by=-id&order_by=version_number", "?limit=20&offset=3&order_by=bundle_name&order_by=-id", 23},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.sorted, "")
+			ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "") // counts the table once
+			rows = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "")
+			if got.status != 200 || want.status != 200 {
+				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+			}
+			if got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+				t.Errorf("no total: %.300s", got.body)
+			}
+			if rows == 0 || rows > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
+			}
+		})
+	}
+}
+
+// addBackfills stores n backfills, alternating between two DAGs (ids in
+// creation order, as the store hands them out), and one change of every
+// fifth after the others, as the scheduler's completions make.
+func addBackfills(tb testing.TB, store *Store, n int) {
+	tb.Helper()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err := store.update(func(txn *memdb.Txn) error {
+		for i := range n {
+			b := &Backfill{ID: int64(i + 1), DagID: []string{"filled_a", "filled_b"}[i%2], FromDate: base, ToDate: base.Add(time.Hour),
+				ReprocessBehavior: "none", MaxActiveRuns: 10, CreatedAt: base, UpdatedAt: base}
+			if err := txn.Insert(tableBackfills, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < n; i += 5 {
+		if _, err := store.UpdateBackfill(int64(i+1), func(_ storeView, b *Backfill) error {
+			b.IsPaused = true
+			return nil
+		}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// TestAPIv2_Backfills_ReadThePage lists pages of a DAG's backfills (300
+// of two DAGs) by id either way and checks through the rowsRead hook
+// that once the DAG's count is known a page reads its own rows and those
+// its offset skips, and that each page is the DAG's backfills in id
+// order (reversed for -id) cut at the offset; a change of one of them
+// counts the DAG's again.
+func TestAPIv2_Backfills_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	addBackfills(t, ts.store, 300)
+	all, err := ts.store.Backfills("filled_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	for _, tc := range []struct {
+		name          string
+		desc          bool
+		offset, limit int
+		maxRead       int
+	}{
+		{"default", false, 0, 20, 20},
+		{"offset", false, 100, 20, 120},
+		{"by -id", true, 7, 10, 17},
+		{"past the end", false, 160, 10, 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fmt.Sprintf("%s/backfills?dag_id=filled_b&offset=%d&limit=%d", apiV2Prefix, tc.offset, tc.limit)
+			if tc.desc {
+				path += "&order_by=-id"
+			}
+			ordered := slices.Clone(all)
+			if tc.desc {
+				slices.Reverse(ordered)
+			}
+			want := v2BackfillCollection{Backfills: []v2BackfillResponse{}, TotalEntries: len(all)}
+			for _, b := range v2Window(ordered, page{offset: tc.offset, limit: tc.limit}) {
+				want.Backfills = append(want.Backfills, ts.srv.v2Backfill(b))
+			}
+			wantBody, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts.do(t, http.MethodGet, path, "") // counts the DAG's backfills once
+			rows = 0
+			got := ts.do(t, http.MethodGet, path, "")
+			if got.status != 200 || got.body != string(wantBody) {
+				t.Errorf("answer %d:\n got %.600s\nwant %.600s", got.status, got.body, wantBody)
+			}
+			if rows == 0 || rows > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
+			}
+		})
+	}
+	if _, err := ts.store.UpdateBackfill(2, func(_ storeView, b *Backfill) error {
+		b.IsPaused = !b.IsPaused
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows = 0
+	if got := ts.do(t, http.MethodGet, apiV2Prefix+"/backfills?dag_id=filled_b&limit=5", ""); !strings.Contains(got.body, `"total_entries":150`) {
+		t.Errorf("after a change: %.300s", got.body)
+	}
+	if rows < 150 {
+		t.Errorf("after a change of the DAG's backfills the page read %d rows, want its count walked again (150)", rows)
+	}
+}
+
+// TestAPIv2_DagTags_ReadThePage lists pages of the tags of 300 DAGs (40
+// distinct, out of order) and checks through the rowsRead hook that the
+// DAGs are read once per change of the DAG table, not per page, and that
+// each page is the distinct tags sorted (reversed for -name), cut at the
+// offset, with a pattern too.
+func TestAPIv2_DagTags_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var tags []string
+	for i := range 300 {
+		d := benchDAG(t, fmt.Sprintf("tagged_%03d", i), 1)
+		d.Tags = []string{fmt.Sprintf("team_%02d", (i*7)%40), fmt.Sprintf("kind_%d", i%3)}
+		tags = append(tags, d.Tags...)
+		if _, err := ts.store.UpsertDAG(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dags, err := ts.store.Dags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range dags {
+		if row.Def != nil {
+			tags = append(tags, row.Def.Tags...)
+		}
+	}
+	slices.Sort(tags)
+	tags = slices.Compact(tags)
+	var rows int
+	ts.store.rowsRead = func(n int) { rows += n }
+	get := func(t *testing.T, query string) v2DagTagCollection {
+		t.Helper()
+		got := ts.do(t, http.MethodGet, apiV2Prefix+"/dagTags"+query, "")
+		var out v2DagTagCollection
+		if err := json.Unmarshal([]byte(got.body), &out); got.status != 200 || err != nil {
+			t.Fatalf("GET %s: %d %s (%v)", query, got.status, got.body, err)
+		}
+		return out
+	}
+	if get(t, "?limit=1"); rows < 300 {
+		t.Errorf("the first page read %d DAG rows, want every DAG's (300 and more)", rows)
+	}
+	for _, tc := range []struct {
+		name, query string
+		want        func() []string
+	}{
+		{"default", "?limit=10&offset=5", func() []string { return tags[5:15] }},
+		{"by -name", "?limit=10&offset=3&order_by=-name", func() []string {
+			r := slices.Clone(tags)
+			slices.Reverse(r)
+			return r[3:13]
+		}},
+		{"a pattern", "?limit=5&tag_name_pattern=team_1%25", func() []string {
+			var r []string
+			for _, tag := range tags {
+				if strings.HasPrefix(tag, "team_1") {
+					r = append(r, tag)
+				}
+			}
+			return r[:5]
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			get(t, tc.query) // reads the DAGs once
+			rows = 0
+			got := get(t, tc.query)
+			if fmt.Sprint(got.Tags) != fmt.Sprint(tc.want()) {
+				t.Errorf("tags %v, want %v", got.Tags, tc.want())
+			}
+			if rows != 0 {
+				t.Errorf("read %d DAG rows for a page, want none (the tags are remembered)", rows)
+			}
+		})
+	}
+	if err := ts.store.SetPaused("tagged_001", true, false); err != nil {
+		t.Fatal(err)
+	}
+	rows = 0
+	if got := get(t, "?limit=3"); got.TotalEntries != len(tags) || rows < 300 {
+		t.Errorf("after a change: %d tags of %d, %d DAG rows read (want them read again)", got.TotalEntries, len(tags), rows)
+	}
+}

@@ -1,0 +1,383 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// addRunsWithTIIDs stores n finished runs of dag, one a minute from base,
+// with task instances as edition 3 makes them: each with an id (uuid7),
+// a run's given to the store in one write, and the last task expanded
+// into three mapped instances (map_index 0, 1, 2) in every third run.
+// shuffled hands the ids out in an order shuffled against the runs' (a
+// restore of rows whose ids another clock made), so that runs' id ranges
+// overlap; otherwise in the order of the runs, as one airlite makes them.
+func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n int, shuffled bool) {
+	tb.Helper()
+	ids := make([]string, n*(len(dag.Tasks)+2))
+	for i := range ids {
+		ids[i] = newTaskInstanceID()
+	}
+	if shuffled {
+		rand.New(rand.NewPCG(uint64(n), 1)).Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	}
+	next := 0
+	err := store.update(func(txn *memdb.Txn) error {
+		for i := range n {
+			id, err := nextCounter(txn, counterRunID)
+			if err != nil {
+				return err
+			}
+			date := base.Add(time.Duration(i) * time.Minute)
+			start, end := date.Add(time.Second), date.Add(time.Minute)
+			run := &DagRun{ID: id, DagID: dag.DagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date,
+				State: RunSuccess, Conf: json.RawMessage(`{}`), StartDate: &start, EndDate: &end, RunType: "scheduled"}
+			if err := txn.Insert(tableDagRuns, run); err != nil {
+				return err
+			}
+			var tis []*TaskInstance
+			for k, t := range dag.Tasks {
+				mapIndexes := []int{-1}
+				if k == len(dag.Tasks)-1 && i%3 == 0 {
+					mapIndexes = []int{0, 1, 2}
+				}
+				for _, mi := range mapIndexes {
+					s, e, dur := start, end, float64(k)
+					tis = append(tis, &TaskInstance{ID: ids[next], DagID: run.DagID, RunID: run.RunID, TaskID: t.TaskID, MapIndex: mi,
+						ExecutionDate: date, State: TaskSuccess, TryNumber: 1, StartDate: &s, EndDate: &e, Duration: &dur,
+						Pool: "default_pool", PoolSlots: 1, Queue: "default", Operator: t.Operator})
+					next++
+				}
+			}
+			if err := putTaskInstancesTxn(txn, tis...); err != nil {
+				return err
+			}
+		}
+		return recountRunsTxn(txn)
+	})
+	if err != nil {
+		tb.Fatalf("add runs of %s: %v", dag.DagID, err)
+	}
+}
+
+// TestAPIv2_TaskInstances_ReadThePage lists pages of task instances of
+// three DAGs' 80 runs each (1,122 task instances, 243 of them mapped; one
+// DAG's ids shuffled across its runs) in get_task_instances' default
+// order (map_index, then id) and the batch's (id) and checks, through the
+// store's rowsRead hook, that a page reads about its own rows and those
+// its offset skips, not the runs' task instances: at most the offset, a
+// block and a task instance per row of the page, and a block at the
+// start and the end of each walk merged (one per DAG; by id one per DAG
+// and map_index): whole blocks are passed for the offset where no other
+// walk reaches into them, the shuffled DAG's task instances one by one
+// (blocks of one). Each answer must be, byte for byte,
+// the one the sorting path gives (forced by a filter that drops nothing).
+func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"tipaged_b", "tipaged_a", "tipaged_c"} {
+		dag := benchDAG(t, id, 4)
+		if _, err := ts.store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, ts.store, dag, base, 80, i == 0)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "/dags/~/dagRuns/~/taskInstances"
+	const dagA = "/dags/tipaged_a/dagRuns/~/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	for _, tc := range []struct {
+		name, method, path, body, sorted, sortedBody string // sorted: the same list through the sorting path
+		maxRead                                      int
+	}{
+		{"every DAG", "GET", all + "?limit=50", "", all + "?limit=50&dag_id_pattern=%25", "", 2*50 + 2*3},
+		{"every DAG, offset", "GET", all + "?limit=20&offset=300", "", all + "?limit=20&offset=300&dag_id_pattern=%25", "", 300 + 2*20 + 2*3},
+		{"every DAG, by map_index", "GET", all + "?limit=30&offset=10&order_by=map_index", "",
+			all + "?limit=30&offset=10&order_by=map_index&dag_id_pattern=%25", "", 10 + 2*30 + 2*3},
+		{"every DAG, the mapped ones", "GET", all + "?limit=30&offset=900", "", all + "?limit=30&offset=900&dag_id_pattern=%25", "", 900 + 2*30 + 2*3},
+		{"every DAG, past the end", "GET", all + "?limit=10&offset=2000", "", all + "?limit=10&offset=2000&dag_id_pattern=%25", "", 0},
+		{"one DAG", "GET", dagA + "?limit=25", "", dagA + "?limit=25&dag_id_pattern=%25", "", 2*25 + 2},
+		{"one DAG, offset", "GET", dagA + "?limit=25&offset=150", "", dagA + "?limit=25&offset=150&dag_id_pattern=%25", "", 150 + 2*25 + 2},
+		{"batch, two DAGs", "POST", batch, `{"dag_ids": ["tipaged_c", "tipaged_a"], "page_limit": 40, "page_offset": 60}`,
+			batch, `{"dag_ids": ["tipaged_c", "tipaged_a"], "page_limit": 40, "page_offset": 60, "queue": ["default"]}`, 60 + 2*40 + 2*2*5},
+		{"batch, every DAG", "POST", batch, `{"page_limit": 15}`, batch, `{"page_limit": 15, "queue": ["default"]}`, 2*15 + 2*3*5},
+		{"batch, by map_index", "POST", batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5}`,
+			batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5, "queue": ["default"]}`, 5 + 2*100 + 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := ts.do(t, tc.method, apiV2Prefix+tc.sorted, tc.sortedBody, "Content-Type", "application/json")
+			read = 0
+			got := ts.do(t, tc.method, apiV2Prefix+tc.path, tc.body, "Content-Type", "application/json")
+			if got.status != 200 || want.status != 200 {
+				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+			}
+			if got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+				t.Errorf("no total: %.300s", got.body)
+			}
+			if (read == 0) != (tc.maxRead == 0) || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d (0: none)", read, tc.maxRead)
+			}
+		})
+	}
+}
+
+// TestStore_TaskInstanceOrder_FollowsWrites checks that the order of task
+// instances (ti_order) follows every write of them: a new try's id, a
+// mapped task's expansion, a deleted task instance, a deleted run and a
+// deleted DAG, a reset and a snapshot's restore; after each, a page of
+// every task instance equals the sorted list of the task instances
+// stored, and the counts say how many have an id.
+func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	store := ts.store
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{benchDAG(t, "order_a", 3), benchDAG(t, "order_b", 2)}
+	for i, dag := range dags {
+		if _, err := store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, store, dag, base, 6, i == 0)
+	}
+	check := func(step string) {
+		t.Helper()
+		type key struct {
+			mapIndex int
+			id, name string
+		}
+		var want []key
+		for _, dag := range dags {
+			runs, err := store.RunsOfDag(dag.DagID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, run := range runs {
+				tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ti := range tis {
+					want = append(want, key{ti.MapIndex, ti.ID, ti.DagID + "/" + ti.RunID + "/" + ti.TaskID})
+				}
+			}
+		}
+		for _, byID := range []bool{false, true} {
+			slices.SortFunc(want, func(a, b key) int {
+				if byID {
+					return strings.Compare(a.id, b.id)
+				}
+				return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
+			})
+			page, total, ok, err := store.TaskInstanceOrderPage(nil, byID, 0, 10000)
+			if err != nil || !ok {
+				t.Fatalf("%s: page: ok %v, %v", step, ok, err)
+			}
+			var got []key
+			for _, r := range page {
+				got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || total != len(want) {
+				t.Errorf("%s, by id %v: page (total %d):\n%v\nwant (%d):\n%v", step, byID, total, got, len(want), want)
+			}
+		}
+	}
+	check("added")
+
+	runs, err := store.RunsOfDag("order_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ti, err := store.TaskInstance("order_a", runs[1].RunID, "t0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	retried := *ti
+	nextTryID(&retried)
+	expanded := *ti
+	expanded.TaskID, expanded.MapIndex = "t1", 0
+	expanded.ID = newTaskInstanceID()
+	if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &retried, &expanded) }); err != nil {
+		t.Fatal(err)
+	}
+	check("a new try's id, t1 expanded")
+
+	if _, err := store.DeleteTaskInstance("order_a", runs[2].RunID, "t2", -1); err != nil {
+		t.Fatal(err)
+	}
+	check("a task instance deleted")
+
+	if err := store.update(func(txn *memdb.Txn) error { return deleteRunTxn(txn, runs[3]) }); err != nil {
+		t.Fatal(err)
+	}
+	check("a run deleted")
+
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(store, path, base); err != nil {
+		t.Fatal(err)
+	}
+	if store, _, err = restoreSnapshot(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	check("restored")
+
+	if _, err := store.DeleteDag("order_b", nil); err != nil {
+		t.Fatal(err)
+	}
+	dags = dags[:1]
+	check("a DAG deleted")
+}
+
+// TestStore_TaskInstanceOrder_RandomWrites applies random writes (new
+// tries, task instances deleted, mapped tasks expanded, instances added
+// with ids from anywhere in the order) to the task instances of two DAGs,
+// one of them made with ids out of order, and checks after each that
+// pages in both orders, of every DAG and of some, equal the task
+// instances stored, sorted: the blocks split and shrink as ids land
+// among them.
+func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
+	t.Parallel()
+	store, _ := benchStoreWith(t)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{benchDAG(t, "random_a", 4), benchDAG(t, "random_b", 3)}
+	for _, dag := range dags {
+		if _, err := store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, store, dag, base, 8, dag.DagID == "random_b")
+	}
+	pool := make([]string, 1000)
+	for i := range pool {
+		pool[i] = newTaskInstanceID()
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	type key struct {
+		mapIndex int
+		id, name string
+	}
+	check := func(step string) {
+		t.Helper()
+		var want []key
+		for _, dag := range dags {
+			runs, err := store.RunsOfDag(dag.DagID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, run := range runs {
+				tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ti := range tis {
+					want = append(want, key{ti.MapIndex, ti.ID, ti.DagID + "/" + ti.RunID + "/" + ti.TaskID})
+				}
+			}
+		}
+		for _, dagIDs := range [][]string{nil, {"random_a"}, {"random_b", "random_a"}} {
+			for _, byID := range []bool{false, true} {
+				var w []key
+				for _, k := range want {
+					if dagIDs == nil || slices.Contains(dagIDs, strings.Split(k.name, "/")[0]) {
+						w = append(w, k)
+					}
+				}
+				slices.SortFunc(w, func(a, b key) int {
+					if byID {
+						return strings.Compare(a.id, b.id)
+					}
+					return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
+				})
+				offset := rng.IntN(len(w) + 1)
+				page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, 7)
+				if err != nil || !ok {
+					t.Fatalf("%s: page of %v: ok %v, %v", step, dagIDs, ok, err)
+				}
+				var got []key
+				for _, r := range page {
+					got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
+				}
+				end := min(offset+7, len(w))
+				if fmt.Sprint(got) != fmt.Sprint(w[offset:end]) || total != len(w) {
+					t.Fatalf("%s: %v by id %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, offset, total, len(w), got, w[offset:end])
+				}
+			}
+		}
+	}
+	check("added")
+	for step := range 300 {
+		dag := dags[rng.IntN(len(dags))]
+		runs, err := store.RunsOfDag(dag.DagID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := runs[rng.IntN(len(runs))]
+		tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := dag.Tasks[rng.IntN(len(dag.Tasks))].TaskID
+		var what string
+		err = store.update(func(txn *memdb.Txn) error {
+			i := slices.IndexFunc(tis, func(ti *TaskInstance) bool { return ti.TaskID == task })
+			switch op := rng.IntN(4); {
+			case i < 0 || op == 0: // (re)made with an id from anywhere
+				what = "add " + task
+				ti := &TaskInstance{ID: pool[0], DagID: dag.DagID, RunID: run.RunID, TaskID: task, MapIndex: -1,
+					ExecutionDate: run.ExecutionDate, State: TaskNone, Pool: "default_pool", Queue: "default"}
+				pool = pool[1:]
+				return putTaskInstancesTxn(txn, ti)
+			case op == 1: // a new try
+				what = "retry " + task
+				next := *tis[i]
+				next.ID = pool[0]
+				pool = pool[1:]
+				return putTaskInstancesTxn(txn, &next)
+			case op == 2 && tis[i].MapIndex == -1: // expanded, index 0 keeping the id
+				what = "expand " + task
+				var mapped []*TaskInstance
+				for mi := range 3 {
+					m := *tis[i]
+					m.MapIndex = mi
+					if mi > 0 {
+						m.ID = pool[0]
+						pool = pool[1:]
+					}
+					mapped = append(mapped, &m)
+				}
+				return putTaskInstancesTxn(txn, mapped...)
+			default:
+				what = "delete " + task
+				return nil
+			}
+		})
+		if err != nil {
+			t.Fatalf("step %d, %s: %v", step, what, err)
+		}
+		if what == "delete "+task {
+			for _, ti := range tis {
+				if ti.TaskID == task {
+					if _, err := store.DeleteTaskInstance(ti.DagID, ti.RunID, ti.TaskID, ti.MapIndex); err != nil {
+						t.Fatal(err)
+					}
+					break
+				}
+			}
+		}
+		check(fmt.Sprintf("step %d, %s of %s", step, what, run.RunID))
+	}
+}

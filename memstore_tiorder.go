@@ -1,0 +1,564 @@
+package main
+
+// The orders Airflow 3 lists task instances in by default: get_task_instances
+// by (map_index, id), get_task_instances_batch by id (the primary key;
+// routes/public/task_instances.py, SortParam in common/parameters.py). A
+// derived table holds one small row per task instance that has an id (edition
+// 3), kept by every write of the task-instance rows, so that a page walks an
+// index to the page's end instead of every run's task instances.
+
+import (
+	"cmp"
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// tableTIOrder is derived: blocks of task instances by (dag_id,
+// map_index, lo).
+const tableTIOrder = "ti_order"
+
+// tiOrderRow is a block of task instances in the default orders: those
+// of one run with one map_index whose ids lie in [Lo, Hi], N of them, and
+// no task instance of another run of the DAG with that map_index has an
+// id in between. A run's task instances get their ids in one go when the run is
+// made (uuid7s, which grow), so the run's unmapped ones are one block and
+// a trigger writes one row here, not one per task instance; a new try's id,
+// a mapped instance, or ids that would straddle another run's block make
+// blocks of one. The range does not shrink when a member leaves (N does).
+type tiOrderRow struct {
+	MapIndex     int
+	Lo, Hi       string
+	N            int
+	DagID, RunID string
+}
+
+// tiOrderTable holds the blocks by (dag_id, map_index, lo), one index
+// only: each index a trigger writes costs its radix tree's transaction,
+// so every DAG's list merges the DAGs' walks (a seek per DAG, as every
+// DAG's runs do) rather than keep an index of its own. A block changes
+// only when a task instance comes or goes or its id changes (a new try, a
+// clear): a try's start and end leave it alone. Edition 3 only: before
+// it, task instances have no id and no block.
+func tiOrderTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTIOrder,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: tiOrderIndex{byDag: true}},
+		},
+	}
+}
+
+// tiOrderIndex keys a block as [dag_id NUL] encodeInt64(map_index) lo NUL
+// (byDag; every key ti_order has). FromArgs takes a leading part of
+// ([dag_id,] map_index, id), which LowerBound and ReverseLowerBound seek
+// to; PrefixFromArgs likewise, (dag_id) for a DAG's blocks.
+type tiOrderIndex struct{ byDag bool }
+
+func (x tiOrderIndex) FromObject(obj any) (bool, []byte, error) {
+	r, ok := obj.(*tiOrderRow)
+	if !ok {
+		return false, nil, fmt.Errorf("task-instance order index: want *tiOrderRow, got %T", obj)
+	}
+	if r.Lo == "" || (x.byDag && r.DagID == "") {
+		return false, nil, nil
+	}
+	k := make([]byte, 0, len(r.DagID)+len(r.Lo)+10)
+	if x.byDag {
+		k = append(append(k, r.DagID...), 0)
+	}
+	k = append(k, encodeInt64(int64(r.MapIndex))...)
+	return true, append(append(k, r.Lo...), 0), nil
+}
+
+func (x tiOrderIndex) FromArgs(args ...any) ([]byte, error) {
+	k := make([]byte, 0, 64) // dag_id, map_index and a uuid fit most
+	if x.byDag {
+		if len(args) == 0 {
+			return nil, fmt.Errorf("task-instance order index: want dag_id first")
+		}
+		dagID, ok := args[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("task-instance order index: dag_id must be a string: %#v", args[0])
+		}
+		k = append(append(k, dagID...), 0)
+		args = args[1:]
+	}
+	if len(args) > 2 {
+		return nil, fmt.Errorf("task-instance order index: want ([dag_id,] map_index, id), got more")
+	}
+	if len(args) > 0 {
+		mapIndex, ok := args[0].(int)
+		if !ok {
+			return nil, fmt.Errorf("task-instance order index: map_index must be an int: %#v", args[0])
+		}
+		k = append(k, encodeInt64(int64(mapIndex))...)
+	}
+	if len(args) > 1 {
+		id, ok := args[1].(string)
+		if !ok {
+			return nil, fmt.Errorf("task-instance order index: id must be a string: %#v", args[1])
+		}
+		k = append(append(k, id...), 0)
+	}
+	return k, nil
+}
+
+func (x tiOrderIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.FromArgs(args...) }
+
+// blockAtTxn is the block whose range holds id among a DAG's blocks of
+// map_index (of any run), or nil.
+func blockAtTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrderRow, error) {
+	b, err := blockFromTxn(txn, dagID, mapIndex, id)
+	if b == nil || b.Hi < id {
+		return nil, err
+	}
+	return b, nil
+}
+
+// blockFromTxn is the last of a DAG's blocks of map_index that starts at
+// id or before it, or nil.
+func blockFromTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrderRow, error) {
+	it, err := txn.ReverseLowerBound(tableTIOrder, indexID, dagID, mapIndex, id)
+	if err != nil {
+		return nil, fmt.Errorf("find task-instance block: %w", err)
+	}
+	if raw := it.Next(); raw != nil {
+		if b := raw.(*tiOrderRow); b.DagID == dagID && b.MapIndex == mapIndex {
+			return b, nil
+		}
+	}
+	return nil, nil
+}
+
+// blockMembers are the task instances of a run's row that b holds, by id.
+func blockMembers(row *runTasks, b *tiOrderRow) []*TaskInstance {
+	var out []*TaskInstance
+	if row != nil {
+		for _, ti := range row.TIs {
+			if ti.MapIndex == b.MapIndex && ti.ID != "" && ti.ID >= b.Lo && ti.ID <= b.Hi {
+				out = append(out, ti)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *TaskInstance) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// reorderTIsTxn brings ti_order from a run's task instances old to new
+// (either nil; both sorted as runTasks keeps them) and returns how many
+// more task instances with an id the run has. Task instances the write
+// did not change are the same pointers and cost a comparison; the new
+// row must be stored already (a split reads it).
+func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance) (int, error) {
+	var dropped []*TaskInstance
+	added := make([]*TaskInstance, 0, max(len(new)-len(old), 1))
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		switch {
+		case j == len(new):
+			dropped = append(dropped, old[i])
+			i++
+		case i == len(old):
+			added = append(added, new[j])
+			j++
+		case old[i] == new[j]:
+			i++
+			j++
+		default:
+			a, b := old[i], new[j]
+			switch c := cmp.Or(strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.MapIndex, b.MapIndex)); {
+			case c < 0:
+				dropped = append(dropped, a)
+				i++
+			case c > 0:
+				added = append(added, b)
+				j++
+			default:
+				if a.ID != b.ID {
+					dropped, added = append(dropped, a), append(added, b)
+				}
+				i++
+				j++
+			}
+		}
+	}
+	hasNoID := func(ti *TaskInstance) bool { return ti.ID == "" }
+	dropped, added = slices.DeleteFunc(dropped, hasNoID), slices.DeleteFunc(added, hasNoID)
+	delta := len(added) - len(dropped)
+	for _, ti := range dropped {
+		if err := unorderTITxn(txn, ti); err != nil {
+			return 0, err
+		}
+	}
+	slices.SortFunc(added, func(a, b *TaskInstance) int {
+		return cmp.Or(cmp.Compare(a.MapIndex, b.MapIndex), strings.Compare(a.ID, b.ID))
+	})
+	for len(added) > 0 {
+		n := 1
+		for n < len(added) && added[n].MapIndex == added[0].MapIndex {
+			n++
+		}
+		if err := orderTIsTxn(txn, added[:n]); err != nil {
+			return 0, err
+		}
+		added = added[n:]
+	}
+	return delta, nil
+}
+
+// unorderTITxn takes a task instance from its block.
+func unorderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
+	b, err := blockAtTxn(txn, ti.DagID, ti.MapIndex, ti.ID)
+	if err != nil {
+		return err
+	}
+	if b == nil || b.DagID != ti.DagID || b.RunID != ti.RunID {
+		return fmt.Errorf("unorder task %s of %s/%s: no block holds it", ti.TaskID, ti.DagID, ti.RunID)
+	}
+	if b.N <= 1 {
+		err = txn.Delete(tableTIOrder, b)
+	} else {
+		nb := *b
+		nb.N--
+		err = txn.Insert(tableTIOrder, &nb)
+	}
+	if err != nil {
+		return fmt.Errorf("unorder task %s of %s/%s: %w", ti.TaskID, ti.DagID, ti.RunID, err)
+	}
+	return nil
+}
+
+// orderTIsTxn places task instances of one run and one map_index, by id:
+// as one block when no block lies across their range, else one by one.
+func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance) error {
+	first, last := tis[0], tis[len(tis)-1]
+	if len(tis) > 1 {
+		// Blocks do not overlap: the last one starting within the range
+		// or before it is the only one that could reach into it.
+		b, err := blockFromTxn(txn, first.DagID, first.MapIndex, last.ID)
+		if err != nil {
+			return err
+		}
+		if b == nil || b.Hi < first.ID {
+			return insertBlockTxn(txn, &tiOrderRow{MapIndex: first.MapIndex, Lo: first.ID, Hi: last.ID, N: len(tis),
+				DagID: first.DagID, RunID: first.RunID})
+		}
+	}
+	for _, ti := range tis {
+		if err := orderTITxn(txn, ti); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// orderTITxn places one task instance: in its run's block when that
+// block's range holds its id, else in a block of its own, splitting
+// another run's block that its id falls inside.
+func orderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
+	b, err := blockAtTxn(txn, ti.DagID, ti.MapIndex, ti.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case b == nil:
+	case b.DagID == ti.DagID && b.RunID == ti.RunID:
+		nb := *b
+		nb.N++
+		return insertBlockTxn(txn, &nb)
+	default:
+		// Ids out of the order they were made in (a restore of
+		// another machine's rows, a clock set back): the other run's
+		// block becomes blocks of one.
+		row, err := runTasksTxn(txn, b.DagID, b.RunID)
+		if err != nil {
+			return err
+		}
+		members := blockMembers(row, b)
+		if len(members) != b.N {
+			return fmt.Errorf("order task %s of %s/%s: block of %s/%s holds %d, not %d", ti.TaskID, ti.DagID, ti.RunID,
+				b.DagID, b.RunID, len(members), b.N)
+		}
+		if err := txn.Delete(tableTIOrder, b); err != nil {
+			return fmt.Errorf("split task-instance block of %s/%s: %w", b.DagID, b.RunID, err)
+		}
+		for _, m := range members {
+			if err := insertBlockTxn(txn, &tiOrderRow{MapIndex: m.MapIndex, Lo: m.ID, Hi: m.ID, N: 1, DagID: m.DagID, RunID: m.RunID}); err != nil {
+				return err
+			}
+		}
+	}
+	return insertBlockTxn(txn, &tiOrderRow{MapIndex: ti.MapIndex, Lo: ti.ID, Hi: ti.ID, N: 1, DagID: ti.DagID, RunID: ti.RunID})
+}
+
+func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
+	if err := txn.Insert(tableTIOrder, b); err != nil {
+		return fmt.Errorf("order task instances of %s/%s: %w", b.DagID, b.RunID, err)
+	}
+	return nil
+}
+
+// deleteTIOrderTxn drops the rows of a DAG's task instances ("": every
+// DAG's), for writes that delete them all at once.
+func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
+	var err error
+	if dagID == "" {
+		_, err = txn.DeleteAll(tableTIOrder, indexID)
+	} else {
+		_, err = txn.DeleteAll(tableTIOrder, indexID+"_prefix", dagID)
+	}
+	if err != nil {
+		return fmt.Errorf("unorder task instances of %q: %w", dagID, err)
+	}
+	return nil
+}
+
+// TaskInstanceOrderPage is a page of the task instances of dagIDs (nil:
+// of every DAG the store has a row for), ordered by (map_index, id), or
+// by id alone when byID, and how many there are. The total comes from the
+// run counts; the page merges walks of ti_order (one per DAG; by id one
+// per DAG and map_index, whose id orders interleave) to the page's end,
+// passing whole blocks for the offset where no other walk reaches into
+// them, and reads the run rows of the blocks it takes task instances
+// from. ok is false when a task instance of those DAGs has no id (a store
+// restored from an edition before 3): it has no place in the index.
+func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit int) ([]RunTaskInstance, int, bool, error) {
+	txn := s.read()
+	m := &tiOrderMerge{txn: txn, byID: byID}
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(m.read)
+		}
+	}()
+	total, dagIDs, ok, err := tiOrderTotal(txn, dagIDs)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	page := []RunTaskInstance{}
+	if offset >= total || limit == 0 {
+		return page, total, true, nil
+	}
+	if byID {
+		err = m.addMapIndexWalks(dagIDs)
+	} else {
+		for _, dagID := range dagIDs {
+			if err = m.add(txn.Get(tableTIOrder, indexID+"_prefix", dagID)); err != nil {
+				break
+			}
+		}
+	}
+	heap.Init(m)
+	for err == nil && len(page) < limit && len(m.walks) > 0 {
+		w := m.walks[0]
+		switch {
+		case w.members == nil && offset >= w.block.N && m.passes(w):
+			offset -= w.block.N
+			m.nextBlock(w)
+		case w.members == nil:
+			// Its first member may come after its block's lo.
+			err = m.readMembers(w)
+		default:
+			r := RunTaskInstance{Run: w.run, TI: w.members[w.at]}
+			m.read++
+			if w.at++; w.at == len(w.members) {
+				m.nextBlock(w)
+			}
+			if offset > 0 {
+				offset--
+			} else {
+				page = append(page, r)
+			}
+		}
+		if len(m.walks) > 0 && m.walks[0] == w {
+			if w.block == nil {
+				heap.Pop(m)
+			} else {
+				heap.Fix(m, 0)
+			}
+		}
+	}
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("list task instances: %w", err)
+	}
+	return page, total, true, nil
+}
+
+// tiOrderTotal is how many task instances dagIDs have, from the run
+// counts, and the DAGs to walk, sorted (for nil, every DAG with a DAG row
+// and runs); ok is false when one of them has task instances without an
+// id.
+func tiOrderTotal(txn *memdb.Txn, dagIDs []string) (total int, ids []string, ok bool, err error) {
+	of := func(c runCount) bool {
+		total += c.OrderedTIs
+		return c.OrderedTIs == c.TaskInstances
+	}
+	if dagIDs != nil {
+		ids = slices.Compact(slices.Sorted(slices.Values(dagIDs)))
+		for _, id := range ids {
+			if !of(runCountTxn(txn, id)) {
+				return 0, nil, false, nil
+			}
+		}
+		return total, ids, true, nil
+	}
+	it, err := txn.Get(tableRunCounts, indexID)
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("count task instances: %w", err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		c := raw.(*runCount)
+		if c.DagID == allDAGs || c.TaskInstances == 0 {
+			continue
+		}
+		if _, err := dagRowTxn(txn, c.DagID); err != nil {
+			continue // no DAG row (or none to read): not listed
+		}
+		if !of(*c) {
+			return 0, nil, false, nil
+		}
+		ids = append(ids, c.DagID)
+	}
+	return total, ids, true, nil
+}
+
+// tiOrderMerge yields task instances in (map_index, id) order, or in id
+// order when byID, from walks of ti_order each already in that order,
+// kept as a heap by each walk's next task instance (or, before its block
+// is read, the block's lo, which comes no later).
+type tiOrderMerge struct {
+	txn   *memdb.Txn
+	byID  bool
+	walks []*tiOrderWalk
+	read  int // blocks and task instances read
+}
+
+// tiOrderWalk is one walk of blocks: the block it is at (nil at its end)
+// and, once read from the run's row, its members and the one it is at. A
+// walk ends with its iterator or at the first block bound refuses.
+type tiOrderWalk struct {
+	it      memdb.ResultIterator
+	bound   func(*tiOrderRow) bool
+	block   *tiOrderRow
+	run     *DagRun
+	members []*TaskInstance
+	at      int
+}
+
+// add starts a walk that ends with its iterator.
+func (m *tiOrderMerge) add(it memdb.ResultIterator, err error) error {
+	if err != nil {
+		return err
+	}
+	w := &tiOrderWalk{it: it}
+	if m.nextBlock(w) {
+		m.walks = append(m.walks, w)
+	}
+	return nil
+}
+
+// addMapIndexWalks starts, for each DAG of dagIDs, a walk per distinct
+// map_index of its task instances: each is in id order, and a seek past
+// its map_index finds the next one.
+func (m *tiOrderMerge) addMapIndexWalks(dagIDs []string) error {
+	for _, dagID := range dagIDs {
+		from := math.MinInt
+		for {
+			it, err := m.txn.LowerBound(tableTIOrder, indexID, dagID, from)
+			if err != nil {
+				return err
+			}
+			w := &tiOrderWalk{it: it}
+			if !m.nextBlock(w) || w.block.DagID != dagID {
+				break
+			}
+			mapIndex := w.block.MapIndex
+			w.bound = func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex == mapIndex }
+			m.walks = append(m.walks, w)
+			if mapIndex == math.MaxInt {
+				break
+			}
+			from = mapIndex + 1
+		}
+	}
+	return nil
+}
+
+// nextBlock moves w to its next block, its members not read; false (and
+// no block) at its end.
+func (m *tiOrderMerge) nextBlock(w *tiOrderWalk) bool {
+	w.block, w.members, w.at = nil, nil, 0
+	raw := w.it.Next()
+	m.read++
+	if raw == nil || (w.bound != nil && !w.bound(raw.(*tiOrderRow))) {
+		return false
+	}
+	w.block = raw.(*tiOrderRow)
+	return true
+}
+
+// readMembers reads w's block's task instances and run.
+func (m *tiOrderMerge) readMembers(w *tiOrderWalk) error {
+	b := w.block
+	run, err := runByRunIDTxn(m.txn, b.DagID, b.RunID)
+	if err != nil {
+		return fmt.Errorf("run %s/%s of a task-instance block: %w", b.DagID, b.RunID, err)
+	}
+	row, err := runTasksTxn(m.txn, b.DagID, b.RunID)
+	if err != nil {
+		return err
+	}
+	w.run, w.members = run, blockMembers(row, b)
+	if len(w.members) != b.N {
+		return fmt.Errorf("task-instance block of %s/%s holds %d, not %d", b.DagID, b.RunID, len(w.members), b.N)
+	}
+	return nil
+}
+
+// passes reports whether every task instance of w's block (w on top of
+// the heap) comes before every other walk's next one: the heap's second
+// level holds the least of the others.
+func (m *tiOrderMerge) passes(w *tiOrderWalk) bool {
+	for _, i := range []int{1, 2} {
+		if i < len(m.walks) && !m.before(w.block.MapIndex, w.block.Hi, m.walks[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// key is where w is in the order: its next task instance, or its block's
+// lo before the block is read.
+func (w *tiOrderWalk) key() (int, string) {
+	if w.members != nil {
+		ti := w.members[w.at]
+		return ti.MapIndex, ti.ID
+	}
+	return w.block.MapIndex, w.block.Lo
+}
+
+// before reports whether (mapIndex, id) comes before w's key.
+func (m *tiOrderMerge) before(mapIndex int, id string, w *tiOrderWalk) bool {
+	mi, wid := w.key()
+	if !m.byID && mapIndex != mi {
+		return mapIndex < mi
+	}
+	return id < wid
+}
+
+func (m *tiOrderMerge) Len() int { return len(m.walks) }
+func (m *tiOrderMerge) Less(i, j int) bool {
+	mi, id := m.walks[i].key()
+	return m.before(mi, id, m.walks[j])
+}
+func (m *tiOrderMerge) Swap(i, j int) { m.walks[i], m.walks[j] = m.walks[j], m.walks[i] }
+func (m *tiOrderMerge) Push(x any)    { m.walks = append(m.walks, x.(*tiOrderWalk)) }
+func (m *tiOrderMerge) Pop() any {
+	last := m.walks[len(m.walks)-1]
+	m.walks = m.walks[:len(m.walks)-1]
+	return last
+}
