@@ -17,79 +17,87 @@ import (
 // -benchtime=1x, reads smaller ones).
 func benchListSizes() []int { return []int{benchSize(1000, 20), benchSize(100000, 200)} }
 
-// BenchmarkV2ListDags lists a page of 50 DAGs (GET /api/v2/dags, its
-// default order dag_id, and by -dag_id) with rows DAGs stored.
-func BenchmarkV2ListDags(b *testing.B) {
+// benchPage is one page a list benchmark asks for: its sub-benchmark's
+// name and its path under /api/v2.
+type benchPage struct{ name, path string }
+
+// benchV2Pages benchmarks each page against an edition-3 server over the
+// store fill builds with rows rows, at each of benchListSizes
+// (sub-benchmarks rows=N/<page>).
+func benchV2Pages(b *testing.B, fill func(b *testing.B, rows int) (*Store, *DAGSet), pages ...benchPage) {
+	b.Helper()
 	for _, rows := range benchListSizes() {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			one := benchDAG(b, "bench_dag", 1)
-			extra := make([]*DAG, rows)
-			for i := range extra {
-				d := *one
-				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
-				d.FilePath = "bench/" + d.DagID + ".yaml"
-				extra[i] = &d
-			}
-			store, dags := benchStoreWith(b, extra...)
+			store, dags := fill(b, rows)
 			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
 			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/dags?limit=50"},
-				{"desc_offset", "/dags?limit=50&offset=200&order_by=-dag_id"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
+			for _, p := range pages {
+				b.Run(p.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+p.path) })
 			}
 		})
 	}
 }
 
+// benchManyDAGs is a store with rows one-task DAGs besides the examples,
+// DAG i tagged tags(i) when tags is not nil.
+func benchManyDAGs(tags func(i int) []string) func(b *testing.B, rows int) (*Store, *DAGSet) {
+	return func(b *testing.B, rows int) (*Store, *DAGSet) {
+		one := benchDAG(b, "bench_dag", 1)
+		extra := make([]*DAG, rows)
+		for i := range extra {
+			d := *one
+			d.DagID = fmt.Sprintf("bench_dag_%06d", i)
+			d.FilePath = "bench/" + d.DagID + ".yaml"
+			if tags != nil {
+				d.Tags = tags(i)
+			}
+			extra[i] = &d
+		}
+		return benchStoreWith(b, extra...)
+	}
+}
+
+// BenchmarkV2ListDags lists a page of 50 DAGs (GET /api/v2/dags, its
+// default order dag_id, and by -dag_id) with rows DAGs stored.
+func BenchmarkV2ListDags(b *testing.B) {
+	benchV2Pages(b, benchManyDAGs(nil),
+		benchPage{"default", "/dags?limit=50"},
+		benchPage{"desc_offset", "/dags?limit=50&offset=200&order_by=-dag_id"})
+}
+
 // BenchmarkV2ListEventLogs lists a page of 50 events (GET
 // /api/v2/eventLogs, by id and by -id) with rows events stored.
 func BenchmarkV2ListEventLogs(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			store, dags := benchStoreWith(b)
-			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			for i := range rows {
-				if err := store.AppendEventLog(EventLog{Event: "cli_check", DagID: "example_bash_operator",
-					When: base.Add(time.Duration(i) * time.Second)}); err != nil {
-					b.Fatal(err)
-				}
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range rows {
+			if err := store.AppendEventLog(EventLog{Event: "cli_check", DagID: "example_bash_operator",
+				When: base.Add(time.Duration(i) * time.Second)}); err != nil {
+				b.Fatal(err)
 			}
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/eventLogs?limit=50"},
-				{"desc_offset", "/eventLogs?limit=50&offset=200&order_by=-id"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+		}
+		return store, dags
+	},
+		benchPage{"default", "/eventLogs?limit=50"},
+		benchPage{"desc_offset", "/eventLogs?limit=50&offset=200&order_by=-id"})
 }
 
 // BenchmarkV2ListVariables lists a page of 50 variables (GET
 // /api/v2/variables, by id and by -key) with rows variables stored; the
 // pools' and connections' lists take the same walk (tablePage).
 func BenchmarkV2ListVariables(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			store, dags := benchStoreWith(b)
-			for i := range rows {
-				if _, err := store.SetVariable(fmt.Sprintf("bench_var_%06d", (i*7919)%rows), "value", nil); err != nil {
-					b.Fatal(err)
-				}
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		for i := range rows {
+			if _, err := store.SetVariable(fmt.Sprintf("bench_var_%06d", (i*7919)%rows), "value", nil); err != nil {
+				b.Fatal(err)
 			}
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/variables?limit=50"},
-				{"desc_offset", "/variables?limit=50&offset=200&order_by=-key"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+		}
+		return store, dags
+	},
+		benchPage{"default", "/variables?limit=50"},
+		benchPage{"desc_offset", "/variables?limit=50&offset=200&order_by=-key"})
 }
 
 // BenchmarkV2ListTaskInstances lists a page of 50 task instances (GET
@@ -98,142 +106,77 @@ func BenchmarkV2ListVariables(b *testing.B) {
 // order) with rows task instances stored (runs of ten tasks, every third
 // with a mapped task, ids out of creation order).
 func BenchmarkV2ListTaskInstances(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			dag := benchDAG(b, "bench_tis", 10)
-			store, dags := benchStoreWith(b, dag)
-			addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/dags/~/dagRuns/~/taskInstances?limit=50"},
-				{"dag_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200"},
-				{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_tis", 10)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+		return store, dags
+	},
+		benchPage{"default", "/dags/~/dagRuns/~/taskInstances?limit=50"},
+		benchPage{"dag_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200"},
+		benchPage{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"})
 }
 
 // BenchmarkV2ListAssetEvents lists a page of 50 asset events (GET
 // /api/v2/assets/events, by timestamp and by -timestamp) with rows events
 // of 20 assets stored.
 func BenchmarkV2ListAssetEvents(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			store, dags := benchStoreWith(b)
-			addAssetEvents(b, store, 20, rows)
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/assets/events?limit=50"},
-				{"desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		addAssetEvents(b, store, 20, rows)
+		return store, dags
+	},
+		benchPage{"default", "/assets/events?limit=50"},
+		benchPage{"desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp"})
 }
 
 // BenchmarkV2ListImportErrors lists a page of 50 import errors (GET
 // /api/v2/importErrors, by id and by -filename) with rows of them stored.
 func BenchmarkV2ListImportErrors(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			store, dags := benchStoreWith(b)
-			failed := map[string]string{}
-			read := make([]string, rows)
-			for i := range rows {
-				read[i] = fmt.Sprintf("/dags/broken_%06d.py", (i*7919)%rows)
-				failed[read[i]] = "Traceback (most recent call last): ..."
-			}
-			if err := store.RecordParse(read, failed, benchDate); err != nil {
-				b.Fatal(err)
-			}
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/importErrors?limit=50"},
-				{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-filename"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		failed := map[string]string{}
+		read := make([]string, rows)
+		for i := range rows {
+			read[i] = fmt.Sprintf("/dags/broken_%06d.py", (i*7919)%rows)
+			failed[read[i]] = "Traceback (most recent call last): ..."
+		}
+		if err := store.RecordParse(read, failed, benchDate); err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"default", "/importErrors?limit=50"},
+		benchPage{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-filename"})
 }
 
 // BenchmarkV2ListDagVersions lists a page of 50 of every DAG's versions
 // (GET /api/v2/dags/~/dagVersions, by id and by -id) with rows DAGs of
 // one version each stored.
 func BenchmarkV2ListDagVersions(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			one := benchDAG(b, "bench_dag", 1)
-			extra := make([]*DAG, rows)
-			for i := range extra {
-				d := *one
-				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
-				d.FilePath = "bench/" + d.DagID + ".yaml"
-				extra[i] = &d
-			}
-			store, dags := benchStoreWith(b, extra...)
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/dags/~/dagVersions?limit=50"},
-				{"desc_offset", "/dags/~/dagVersions?limit=50&offset=200&order_by=-id"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+	benchV2Pages(b, benchManyDAGs(nil),
+		benchPage{"default", "/dags/~/dagVersions?limit=50"},
+		benchPage{"desc_offset", "/dags/~/dagVersions?limit=50&offset=200&order_by=-id"})
 }
 
 // BenchmarkV2ListBackfills lists a page of 50 of a DAG's backfills (GET
 // /api/v2/backfills?dag_id=..., by id and by -id) with rows backfills of
 // two DAGs stored.
 func BenchmarkV2ListBackfills(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			store, dags := benchStoreWith(b)
-			addBackfills(b, store, rows)
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/backfills?dag_id=filled_a&limit=50"},
-				{"desc_offset", "/backfills?dag_id=filled_a&limit=50&offset=200&order_by=-id"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		addBackfills(b, store, rows)
+		return store, dags
+	},
+		benchPage{"default", "/backfills?dag_id=filled_a&limit=50"},
+		benchPage{"desc_offset", "/backfills?dag_id=filled_a&limit=50&offset=200&order_by=-id"})
 }
 
 // BenchmarkV2ListDagTags lists a page of 50 of the DAGs' tags (GET
 // /api/v2/dagTags, by name and by -name) with rows DAGs of 1,000
 // distinct tags stored.
 func BenchmarkV2ListDagTags(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			one := benchDAG(b, "bench_dag", 1)
-			extra := make([]*DAG, rows)
-			for i := range extra {
-				d := *one
-				d.DagID = fmt.Sprintf("bench_dag_%06d", i)
-				d.FilePath = "bench/" + d.DagID + ".yaml"
-				d.Tags = []string{fmt.Sprintf("tag_%04d", i%1000)}
-				extra[i] = &d
-			}
-			store, dags := benchStoreWith(b, extra...)
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, c := range []struct{ name, path string }{
-				{"default", "/dagTags?limit=50"},
-				{"desc_offset", "/dagTags?limit=50&offset=200&order_by=-name"},
-			} {
-				b.Run(c.name, func(b *testing.B) { pairURL(b, ts, apiV2Prefix+c.path) })
-			}
-		})
-	}
+	benchV2Pages(b, benchManyDAGs(func(i int) []string { return []string{fmt.Sprintf("tag_%04d", i%1000)} }),
+		benchPage{"default", "/dagTags?limit=50"},
+		benchPage{"desc_offset", "/dagTags?limit=50&offset=200&order_by=-name"})
 }
