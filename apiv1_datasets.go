@@ -135,11 +135,7 @@ func (s *server) V1GetDatasetEvents(q v1Values) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, len(res.rows))
-	for i, e := range res.rows {
-		ids[i] = e.ID
-	}
-	created, err := s.ops.eventRuns(ids)
+	created, err := s.ops.eventRuns(res.rows)
 	if err != nil {
 		return nil, err
 	}

@@ -495,11 +495,7 @@ func (s *server) V1UpstreamDatasetEvents(dagID, runID string) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, len(events))
-	for i, e := range events {
-		ids[i] = e.ID
-	}
-	created, err := s.ops.eventRuns(ids)
+	created, err := s.ops.eventRuns(events)
 	if err != nil {
 		return nil, err
 	}

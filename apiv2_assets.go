@@ -175,11 +175,7 @@ func v2AssetEvent(e assetEventView, created []*DagRun) v2AssetEventResponse {
 // v2AssetEvents are events as AssetEventResponse shows them, each with
 // the runs that consumed it (AssetEvent.created_dagruns).
 func (s *server) v2AssetEvents(events []assetEventView) ([]v2AssetEventResponse, error) {
-	ids := make([]int64, len(events))
-	for i, e := range events {
-		ids[i] = e.ID
-	}
-	created, err := s.ops.eventRuns(ids)
+	created, err := s.ops.eventRuns(events)
 	if err != nil {
 		return nil, err
 	}

@@ -640,8 +640,12 @@ func (o *operations) materializer(id int64) (string, error) {
 	return dags[0], nil
 }
 
-// eventRuns are the runs that consumed each of the events ids, by event
-// id (DatasetEvent.created_dagruns).
-func (o *operations) eventRuns(ids []int64) (map[int64][]*DagRun, error) {
+// eventRuns are the runs that consumed each of events, by event id
+// (DatasetEvent.created_dagruns).
+func (o *operations) eventRuns(events []assetEventView) (map[int64][]*DagRun, error) {
+	ids := make([]int64, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
 	return o.store.RunsConsumingEvents(ids)
 }
