@@ -276,6 +276,35 @@ func (k sortKey) directed(c int) int {
 	return -c
 }
 
+// sortParamCompare orders rows as Airflow 3's SortParam.to_orm orders a
+// select (api_fastapi/common/parameters.py): for each key a NULL (isNull)
+// after every value whatever the direction (its "nullscheck" column),
+// then the value (compare) in the key's direction; last the primary key
+// (pk) in the first key's direction.
+func sortParamCompare[T any](keys []sortKey, isNull func(attr string, x T) bool, compare func(attr string, a, b T) int, pk func(a, b T) int) func(a, b T) int {
+	return func(a, b T) int {
+		for _, k := range keys {
+			if an, bn := isNull(k.attr, a), isNull(k.attr, b); an != bn {
+				if an {
+					return 1
+				}
+				return -1
+			}
+			c := compare(k.attr, a, b)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		if len(keys) > 0 && keys[0].desc {
+			return pk(b, a)
+		}
+		return pk(a, b)
+	}
+}
+
 // keyedQuery is an Airflow 3 listing request: the rows whose key match
 // takes (nil: all), ordered by keys then by the resource's primary key
 // (SortParam adds it), the window from offset, at most limit rows.

@@ -436,37 +436,17 @@ func (q *runQuery) compare() func(a, b *DagRun) int {
 	}
 }
 
-// sortParamOrder is Airflow 3's SortParam.to_orm over runs
-// (api_fastapi/common/parameters.py): for each key, NULLs after every
-// value whatever the direction (its "nullscheck" column), then the value
-// in the key's direction; last the id, in the first key's direction.
+// sortParamOrder is Airflow 3's SortParam order over runs
+// (sortParamCompare), the id their primary key.
 func sortParamOrder(keys []runOrderKey) func(a, b *DagRun) int {
-	cmps := make([]func(a, b *DagRun) int, len(keys))
+	sk := make([]sortKey, len(keys))
+	cmps := make(map[string]func(a, b *DagRun) int, len(keys))
 	for i, k := range keys {
-		cmps[i] = compareRunAttr(k.attr)
+		sk[i] = sortKey{attr: k.attr, desc: k.desc}
+		cmps[k.attr] = compareRunAttr(k.attr)
 	}
-	return func(a, b *DagRun) int {
-		for i, k := range keys {
-			if an, bn := runAttrIsNull(k.attr, a), runAttrIsNull(k.attr, b); an != bn {
-				if an {
-					return 1
-				}
-				return -1
-			}
-			c := cmps[i](a, b)
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		c := compareInt64(a.ID, b.ID)
-		if len(keys) > 0 && keys[0].desc {
-			c = -c
-		}
-		return c
-	}
+	compare := func(attr string, a, b *DagRun) int { return cmps[attr](a, b) }
+	return sortParamCompare(sk, runAttrIsNull, compare, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
 }
 
 // pageQuery is q as the store's RunPage reads it, when it can: by id (of

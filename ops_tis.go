@@ -766,33 +766,10 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 	return all, total, nil
 }
 
-// compareTISortParam is Airflow 3's SortParam.to_orm over task instances
-// (api_fastapi/common/parameters.py): for each key, a NULL after every
-// value whatever the direction, then the value in the key's direction;
-// last the id, in the first key's direction.
+// compareTISortParam is Airflow 3's SortParam order over task instances
+// (sortParamCompare), the id their primary key.
 func compareTISortParam(keys []sortKey) func(a, b RunTaskInstance) int {
-	return func(a, b RunTaskInstance) int {
-		for _, k := range keys {
-			if an, bn := tiAttrIsNull(k.attr, a), tiAttrIsNull(k.attr, b); an != bn {
-				if an {
-					return 1
-				}
-				return -1
-			}
-			c := compareTIAttr(k.attr, a, b)
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		c := compareTIAttr("id", a, b)
-		if len(keys) > 0 && keys[0].desc {
-			c = -c
-		}
-		return c
-	}
+	return sortParamCompare(keys, tiAttrIsNull, compareTIAttr, func(a, b RunTaskInstance) int { return compareTIAttr("id", a, b) })
 }
 
 // tiAttrIsNull reports whether an attribute compareTIAttr orders by is
