@@ -1220,64 +1220,95 @@ func v2BulkMissing(keys []v2BulkKey) error {
 	return &v2Error{status: http.StatusNotFound, detail: "The task instances with these identifiers: [" + strings.Join(parts, ", ") + "] were not found"}
 }
 
-// v2BulkExists reports whether a key's task instance is there.
-func (s *server) v2BulkExists(k v2BulkKey) bool {
-	if k.mapIndex != nil && *k.mapIndex != -1 {
-		return false
+// v2BulkMapIndexes are the map indexes of a key's task instances: the
+// one it names when it names one and that instance is there, else every
+// instance of its task, by map_index (_categorize_task_instances, and the
+// "all map indexes" paths of handle_bulk_update and handle_bulk_delete).
+func (s *server) v2BulkMapIndexes(k v2BulkKey) ([]int64, error) {
+	tis, err := s.opts.Store.TaskInstancesOfTask(k.dagID, k.runID, k.taskID)
+	if errors.Is(err, errNotFound) {
+		return nil, nil
 	}
-	_, _, err := s.ops.taskInstance(k.dagID, k.runID, k.taskID)
-	return err == nil
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, ti := range tis {
+		if k.mapIndex == nil || int64(ti.MapIndex) == *k.mapIndex {
+			out = append(out, int64(ti.MapIndex))
+		}
+	}
+	return out, nil
+}
+
+// v2BulkName is a task instance as the bulk answers name it.
+func v2BulkName(k v2BulkKey, mapIndex int64) string {
+	return fmt.Sprintf("%s.%s.%s[%d]", k.dagID, k.runID, k.taskID, mapIndex)
+}
+
+// v2BulkMissingOf are the keys naming a map index whose task instance is
+// not there.
+func (s *server) v2BulkMissingOf(keys []v2BulkKey) ([]v2BulkKey, error) {
+	var missing []v2BulkKey
+	for _, k := range keys {
+		if k.mapIndex == nil {
+			continue
+		}
+		found, err := s.v2BulkMapIndexes(k)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			missing = append(missing, k)
+		}
+	}
+	return missing, nil
 }
 
 // v2BulkUpdate is handle_bulk_update: the entities naming a map index
 // first (all refused when one is missing), then those naming none, each
-// refused when missing. As Airflow matches an entity to its task instance
-// by the ids the entity itself gives, an entity without dag_id and
-// dag_run_id updates nothing.
+// refused when its task has no task instance, else applied to every one
+// of them. As Airflow matches an entity to its task instance by the ids
+// the entity itself gives, an entity without dag_id and dag_run_id
+// updates nothing.
 func (s *server) v2BulkUpdate(keys []v2BulkKey, failMissing bool, mask []string, r *v2BulkActionResult) error {
-	update := func(k v2BulkKey) error {
+	update := func(k v2BulkKey, mapIndex int64) error {
 		if k.entity == nil || k.entity["dag_id"] != k.dagID || k.entity["dag_run_id"] != k.runID {
 			return nil
 		}
 		req := &apiRequest{path: map[string]string{"dag_id": k.dagID, "dag_run_id": k.runID, "task_id": k.taskID}, body: k.entity,
-			query: v1Values{"update_mask": mask, "map_index": {"-1"}}}
+			query: v1Values{"update_mask": mask, "map_index": {strconv.FormatInt(mapIndex, 10)}}}
 		if _, err := s.v2PatchTaskInstance(false, false)(req); err != nil {
 			return err
 		}
-		r.Success = append(r.Success, fmt.Sprintf("%s.%s.%s[-1]", k.dagID, k.runID, k.taskID))
+		r.Success = append(r.Success, v2BulkName(k, mapIndex))
 		return nil
 	}
-	var specific, missing []v2BulkKey
-	for _, k := range keys {
-		if k.mapIndex != nil {
-			specific = append(specific, k)
-			if !s.v2BulkExists(k) {
-				missing = append(missing, k)
-			}
-		}
+	missing, err := s.v2BulkMissingOf(keys)
+	if err != nil {
+		return err
 	}
 	if failMissing && missing != nil {
 		return v2BulkMissing(missing)
 	}
-	for _, k := range specific {
-		if s.v2BulkExists(k) {
-			if err := update(k); err != nil {
+	// The keys naming a map index, then the others.
+	for _, specific := range []bool{true, false} {
+		for _, k := range keys {
+			if (k.mapIndex != nil) != specific {
+				continue
+			}
+			found, err := s.v2BulkMapIndexes(k)
+			if err != nil {
 				return err
 			}
-		}
-	}
-	for _, k := range keys {
-		if k.mapIndex != nil {
-			continue
-		}
-		if !s.v2BulkExists(k) {
-			if failMissing {
+			if len(found) == 0 && !specific && failMissing {
 				return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("No task instances found for dag_id: %s, run_id: %s, task_id: %s", k.dagID, k.runID, k.taskID)}
 			}
-			continue
-		}
-		if err := update(k); err != nil {
-			return err
+			for _, i := range found {
+				if err := update(k, i); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -1285,26 +1316,27 @@ func (s *server) v2BulkUpdate(keys []v2BulkKey, failMissing bool, mask []string,
 
 // v2BulkDelete is handle_bulk_delete.
 func (s *server) v2BulkDelete(keys []v2BulkKey, failMissing bool, r *v2BulkActionResult) error {
-	var missing []v2BulkKey
-	for _, k := range keys {
-		if k.mapIndex != nil && !s.v2BulkExists(k) {
-			missing = append(missing, k)
-		}
+	missing, err := s.v2BulkMissingOf(keys)
+	if err != nil {
+		return err
 	}
 	if failMissing && missing != nil {
 		return v2BulkMissing(missing)
 	}
 	for _, k := range keys {
-		if !s.v2BulkExists(k) {
-			if k.mapIndex == nil && failMissing {
-				return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("No task instances found for dag_id: %s, run_id: %s, task_id: %s", k.dagID, k.runID, k.taskID)}
-			}
-			continue
-		}
-		if err := s.ops.deleteTaskInstance(k.dagID, k.runID, k.taskID, -1); err != nil {
+		found, err := s.v2BulkMapIndexes(k)
+		if err != nil {
 			return err
 		}
-		r.Success = append(r.Success, fmt.Sprintf("%s.%s.%s[-1]", k.dagID, k.runID, k.taskID))
+		if len(found) == 0 && k.mapIndex == nil && failMissing {
+			return &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("No task instances found for dag_id: %s, run_id: %s, task_id: %s", k.dagID, k.runID, k.taskID)}
+		}
+		for _, i := range found {
+			if err := s.ops.deleteTaskInstance(k.dagID, k.runID, k.taskID, i); err != nil {
+				return err
+			}
+			r.Success = append(r.Success, v2BulkName(k, i))
+		}
 	}
 	return nil
 }
