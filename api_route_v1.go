@@ -31,15 +31,7 @@ func (s *server) v1Routes() *routeTable {
 	}), withQuery(qLimit, qOffset))
 	vr.add(http.MethodGet, "/importErrors", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetImportErrors(req.query) }), withQuery(qLimit, qOffset, qOrderBy))
 	vr.add(http.MethodGet, "/importErrors/{import_error_id}", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetImportError(req.path["import_error_id"]) }), withPathInts("import_error_id"))
-	vr.add(http.MethodGet, "/dagWarnings", d.answer(s, func(req *apiRequest) (any, error) {
-		if _, err := d.page(req.query); err != nil {
-			return nil, err
-		}
-		if _, _, err := d.order(req.query, "timestamp", []string{"dag_id", "warning_type", "message", "timestamp"}); err != nil {
-			return nil, err
-		}
-		return map[string]any{"dag_warnings": []any{}, "total_entries": 0}, nil
-	}), withQuery(
+	vr.add(http.MethodGet, "/dagWarnings", d.answer(s, func(req *apiRequest) (any, error) { return s.V1GetDagWarnings(req.query) }), withQuery(
 		v1Param{name: "dag_id", schema: "{'type': 'string'}"}, v1Param{name: "warning_type", schema: "{'type': 'string'}"},
 		qLimit, qOffset, qOrderBy))
 

@@ -115,6 +115,59 @@ func (s *server) V1GetImportErrors(q v1Values) (map[string]any, error) {
 	return map[string]any{"import_errors": items, "total_entries": len(rows)}, nil
 }
 
+// V1GetDagWarnings is GET /dagWarnings (2.10.3
+// api_connexion/endpoints/dag_warning_endpoint.py): the warnings the DAG
+// file processor records (ops_dagwarnings.go), filtered by dag_id and
+// warning_type (equal), ordered by one order_by key (timestamp by
+// default; ties in dag_id order, the table's), paged. A warning's
+// timestamp is when its DAG was parsed.
+func (s *server) V1GetDagWarnings(q v1Values) (map[string]any, error) {
+	p, err := q.page()
+	if err != nil {
+		return nil, err
+	}
+	attr, desc, err := q.orderBy("timestamp", []string{"dag_id", "warning_type", "message", "timestamp"})
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.ops.dagWarnings() // by dag_id
+	if err != nil {
+		return nil, err
+	}
+	dagID, byDag := q.str("dag_id")
+	kind, byKind := q.str("warning_type")
+	rows := all[:0:0]
+	for _, w := range all {
+		if (!byDag || w.row.DagID == dagID) && (!byKind || w.warningType == kind) {
+			rows = append(rows, w)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b dagWarning) int {
+		var c int
+		switch attr {
+		case "dag_id":
+			c = strings.Compare(a.row.DagID, b.row.DagID)
+		case "warning_type":
+			c = strings.Compare(a.warningType, b.warningType)
+		case "message":
+			c = strings.Compare(a.message, b.message)
+		default:
+			c = s.lastParsed(a.row).Compare(s.lastParsed(b.row))
+		}
+		if desc {
+			c = -c
+		}
+		return c
+	})
+	items := []any{}
+	for _, w := range pageOf(rows, p) {
+		parsed := s.lastParsed(w.row)
+		items = append(items, map[string]any{"dag_id": w.row.DagID, "warning_type": w.warningType, "message": w.message,
+			"timestamp": v1Date(&parsed)})
+	}
+	return map[string]any{"dag_warnings": items, "total_entries": len(rows)}, nil
+}
+
 // V1GetImportError is GET /importErrors/{import_error_id}; an unknown id
 // is Airflow's 404 (import_error_endpoint.py:48-54), the id printed as
 // the Python int Werkzeug's converter made of it.
