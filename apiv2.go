@@ -47,11 +47,19 @@ func (s *server) v2Dialect() *dialect {
 }
 
 // failV2 writes err as FastAPI answers it (writeV2Error), and logs the
-// errors that become Starlette's bare 500, whose body says nothing.
+// errors that become Starlette's bare 500, whose body says nothing, and
+// the database errors whose answer names a lookup id in the log.
 func (s *server) failV2(w http.ResponseWriter, r *http.Request, err error) {
 	var e *v2Error
-	if _, limit := storeErrorText(err); !limit && !errors.As(err, &e) {
+	_, limit := storeErrorText(err)
+	switch {
+	case !limit && !errors.As(err, &e):
 		s.opts.Logger.Error().Err(err).Str("path", r.URL.Path).Msg("internal error")
+	case e != nil:
+		if d, ok := e.detail.(v2DBErrorDetail); ok {
+			s.opts.Logger.Warn().Str("error_id", d.id).Str("reason", d.Reason).Str("method", r.Method).Str("path", r.URL.Path).
+				Msg("database error answered as Airflow answers it")
+		}
 	}
 	writeV2Error(w, r, err)
 }

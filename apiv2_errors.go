@@ -146,9 +146,11 @@ type v2Rendered struct{ body []byte }
 // _UniqueConstraintErrorHandler, [api] expose_stacktrace off): a POST of
 // a pool or a connection whose name is taken.
 func v2UniqueViolation() error {
+	id := randomString(8)
 	return &v2Error{status: http.StatusConflict, detail: v2DBErrorDetail{
 		Reason: "Unique constraint violation", Statement: "hidden", OrigError: "hidden",
-		Message: "Serious error when handling your request. Check logs for more details - you will find it in api server when you look for ID " + randomString(8),
+		Message: "Serious error when handling your request. Check logs for more details - you will find it in api server when you look for ID " + id,
+		id:      id,
 	}}
 }
 
@@ -158,4 +160,7 @@ type v2DBErrorDetail struct {
 	Statement string `json:"statement"`
 	OrigError string `json:"orig_error"`
 	Message   string `json:"message"`
+	// id is the lookup id Message names, which the server logs
+	// (failV2), as Airflow's handler logs the error with it.
+	id string
 }

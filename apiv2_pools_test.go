@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // v2PoolsServer is an edition-3 server with test_pools.py's pools:
@@ -262,5 +264,29 @@ func TestAPIv2_BulkPools_MaskKeepsOtherFields(t *testing.T) {
 			wantBody: `{"detail":[{"type":"extra_forbidden","loc":["body","extra"],"msg":"Extra inputs are not permitted","input":1}]}`},
 	} {
 		c.check(t, ts)
+	}
+}
+
+// TestAPIv2_UniqueViolationLogged: the 409 of a unique constraint names a
+// lookup id "in api server" logs (common/exceptions.py
+// _UniqueConstraintErrorHandler logs the error with it): airlite's log
+// has the line with that id, so the message leads somewhere.
+func TestAPIv2_UniqueViolationLogged(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.Logger = zerolog.New(&logs) }))
+	ts.v2(t, http.MethodPost, "/pools", `{"name": "twice", "slots": 1}`, http.StatusCreated, "Content-Type", "application/json")
+	res := ts.v2(t, http.MethodPost, "/pools", `{"name": "twice", "slots": 1}`, http.StatusConflict, "Content-Type", "application/json")
+	var body struct {
+		Detail struct {
+			Message string `json:"message"`
+		} `json:"detail"`
+	}
+	if err := json.Unmarshal([]byte(res.body), &body); err != nil {
+		t.Fatal(err)
+	}
+	id := body.Detail.Message[strings.LastIndex(body.Detail.Message, " ")+1:]
+	if len(id) != 8 || !strings.Contains(logs.String(), `"error_id":"`+id+`"`) {
+		t.Errorf("the answer names id %q; the log:\n%s", id, logs.String())
 	}
 }
