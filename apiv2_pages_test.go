@@ -62,22 +62,7 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 		{"events past the end", "/eventLogs?offset=700", "/eventLogs?offset=700&excluded_events=none", 700},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := ts.do(t, http.MethodGet, apiV2Prefix+tc.sorted, "")
-			ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "") // counts the table once
-			read = 0
-			got := ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
-			if got.status != 200 || want.status != 200 {
-				t.Fatalf("status %d and %d: %s %s", got.status, want.status, got.body, want.body)
-			}
-			if got.body != want.body {
-				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
-			}
-			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
-				t.Errorf("no total: %.300s", got.body)
-			}
-			if read == 0 || read > tc.maxRead {
-				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
-			}
+			checkPageRead(t, ts, &read, http.MethodGet, tc.path, "", tc.sorted, "", tc.maxRead)
 		})
 	}
 }
@@ -385,4 +370,31 @@ func TestAPIv1_Dags_ReadThePage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkPageRead asks an index-paged list for a page (path and body, under
+// /api/v2) and for the same page in a form only the sorting path answers
+// (sorted and sortedBody), once to count a remembered total, then with
+// *read zeroed; it checks that the two answers are the same bytes with a
+// total, and that the page read 1 to maxRead rows (none at all for 0). It
+// answers the page.
+func checkPageRead(t *testing.T, ts *testServer, read *int, method, path, body, sorted, sortedBody string, maxRead int) response {
+	t.Helper()
+	want := ts.do(t, method, apiV2Prefix+sorted, sortedBody, "Content-Type", "application/json")
+	ts.do(t, method, apiV2Prefix+path, body, "Content-Type", "application/json")
+	*read = 0
+	got := ts.do(t, method, apiV2Prefix+path, body, "Content-Type", "application/json")
+	if got.status != 200 || want.status != 200 {
+		t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
+	}
+	if got.body != want.body {
+		t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+	}
+	if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
+		t.Errorf("no total: %.300s", got.body)
+	}
+	if (*read == 0) != (maxRead == 0) || *read > maxRead {
+		t.Errorf("read %d rows from an index for the page, want 1 to %d (0: none)", *read, maxRead)
+	}
+	return got
 }

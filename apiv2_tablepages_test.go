@@ -48,22 +48,7 @@ func TestAPIv2_ImportErrors_ReadThePage(t *testing.T) {
 		{"past the end", "?limit=10&offset=400", "?limit=10&offset=400&order_by=bundle_name&order_by=id", 300},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.sorted, "")
-			ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "") // counts the table once
-			rows = 0
-			got := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "")
-			if got.status != 200 || want.status != 200 {
-				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
-			}
-			if got.body != want.body {
-				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
-			}
-			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
-				t.Errorf("no total: %.300s", got.body)
-			}
-			if rows == 0 || rows > tc.maxRead {
-				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
-			}
+			checkPageRead(t, ts, &rows, http.MethodGet, list+tc.path, "", list+tc.sorted, "", tc.maxRead)
 		})
 	}
 }
@@ -97,22 +82,7 @@ func TestAPIv2_DagVersions_ReadThePage(t *testing.T) {
 		{"by -id", "?limit=20&offset=3&order_by=-id&order_by=version_number", "?limit=20&offset=3&order_by=bundle_name&order_by=-id", 23},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.sorted, "")
-			ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "") // counts the table once
-			rows = 0
-			got := ts.do(t, http.MethodGet, apiV2Prefix+list+tc.path, "")
-			if got.status != 200 || want.status != 200 {
-				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
-			}
-			if got.body != want.body {
-				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
-			}
-			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
-				t.Errorf("no total: %.300s", got.body)
-			}
-			if rows == 0 || rows > tc.maxRead {
-				t.Errorf("read %d rows from an index for the page, want 1 to %d", rows, tc.maxRead)
-			}
+			checkPageRead(t, ts, &rows, http.MethodGet, list+tc.path, "", list+tc.sorted, "", tc.maxRead)
 		})
 	}
 }

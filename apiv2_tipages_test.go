@@ -117,21 +117,7 @@ func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 			batch, `{"dag_ids": ["tipaged_b"], "order_by": "map_index", "page_offset": 5, "queue": ["default"]}`, 5 + 2*100 + 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := ts.do(t, tc.method, apiV2Prefix+tc.sorted, tc.sortedBody, "Content-Type", "application/json")
-			read = 0
-			got := ts.do(t, tc.method, apiV2Prefix+tc.path, tc.body, "Content-Type", "application/json")
-			if got.status != 200 || want.status != 200 {
-				t.Fatalf("status %d and %d: %.300s %.300s", got.status, want.status, got.body, want.body)
-			}
-			if got.body != want.body {
-				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
-			}
-			if !strings.Contains(got.body, `"total_entries":`) || strings.Contains(got.body, `"total_entries":0`) {
-				t.Errorf("no total: %.300s", got.body)
-			}
-			if (read == 0) != (tc.maxRead == 0) || read > tc.maxRead {
-				t.Errorf("read %d rows from an index for the page, want 1 to %d (0: none)", read, tc.maxRead)
-			}
+			checkPageRead(t, ts, &read, tc.method, tc.path, tc.body, tc.sorted, tc.sortedBody, tc.maxRead)
 		})
 	}
 }
