@@ -15,15 +15,6 @@ import (
 // warning_type equal, one order_by key, timestamp by default).
 func TestServerV1_DagWarnings_NonexistentPools(t *testing.T) {
 	t.Parallel()
-	const dag = `
-dag_id: warn_pools
-schedule_interval: null
-start_date: 2024-01-01T00:00:00+00:00
-tasks:
-  - {task_id: a, operator: DummyOperator, pool: zeta}
-  - {task_id: b, operator: DummyOperator, pool: alpha}
-  - {task_id: c, operator: DummyOperator}
-`
 	const other = `
 dag_id: warn_other
 schedule_interval: null
@@ -31,7 +22,7 @@ start_date: 2024-01-01T00:00:00+00:00
 tasks:
   - {task_id: a, operator: DummyOperator, pool: beta}
 `
-	withWarnings := []testOption{withDAG(dag), withDAG(other)}
+	withWarnings := []testOption{withDAG(warnPoolsDAG), withDAG(other)}
 	warning := func(dagID, pools string) string {
 		return `{"dag_id": "` + dagID + `", "warning_type": "non-existent pool", "message": "Dag '` + dagID + `' references non-existent pools: ` + pools + `", "timestamp": "TS"}`
 	}

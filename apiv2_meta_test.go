@@ -251,10 +251,9 @@ func TestAPIv2_Health_FollowsTheHeartbeat(t *testing.T) {
 // that do not exist has one "non-existent pool" warning (the DAG
 // processor's _create_dag_warnings: the missing names sorted, as Python's
 // repr of the list), timestamped when the DAG was parsed; creating the
-// pools clears it; a stale DAG has none (purge_inactive_dag_warnings).
-func TestAPIv2_DagWarnings_NonexistentPools(t *testing.T) {
-	t.Parallel()
-	const dag = `
+// warnPoolsDAG is a DAG whose tasks name two pools that do not exist
+// (zeta, alpha) and the default pool.
+const warnPoolsDAG = `
 dag_id: warn_pools
 schedule_interval: null
 start_date: 2024-01-01T00:00:00+00:00
@@ -263,7 +262,11 @@ tasks:
   - {task_id: b, operator: EmptyOperator, pool: alpha}
   - {task_id: c, operator: EmptyOperator}
 `
-	ts := newTestServer(t, edition3, withDAG(dag))
+
+// pools clears it; a stale DAG has none (purge_inactive_dag_warnings).
+func TestAPIv2_DagWarnings_NonexistentPools(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(warnPoolsDAG))
 	var parsed string
 	{
 		d := decodeJSON[map[string]any](t, ts.v2(t, "GET", "/dags/warn_pools", "", 200).body)
