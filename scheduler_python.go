@@ -544,19 +544,38 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 		res.pushed = append(res.pushed, xcomPush{Key: p[0], Value: json.RawMessage(p[1])})
 	}
 	res.renderedMapIndex = r.RenderedMapIndex
+	// The events a task adds through an alias are kept only for an alias
+	// the task declares among its outlets (as the task program already
+	// does), and every extra is a JSON object within the conf's size
+	// limit (compactConf), so that a callable adds no unbounded state.
+	declared := map[string]bool{}
+	for _, o := range job.task.Outlets {
+		if a, ok := aliasOf(o); ok {
+			declared[a.Name] = true
+		}
+	}
+	extraOf := func(raw json.RawMessage) (json.RawMessage, bool) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return nil, false // not an object (null included)
+		}
+		extra, err := compactConf(raw)
+		return extra, err == nil
+	}
 	for _, e := range r.AliasEvents {
-		if e.Alias.Name == "" || (e.Asset.Name == "" && e.Asset.URI == "") || !isJSONObject(e.Extra) {
+		extra, ok := extraOf(e.Extra)
+		if !ok || !declared[e.Alias.Name] || (e.Asset.Name == "" && e.Asset.URI == "") {
 			continue // the program sends none such; a broken line names no asset
 		}
 		res.aliasEvents = append(res.aliasEvents, aliasEvent{Alias: e.Alias,
-			Asset: assetRef{Name: cmp.Or(e.Asset.Name, e.Asset.URI), URI: cmp.Or(e.Asset.URI, e.Asset.Name), Group: e.Asset.Group}, Extra: compactExtra(e.Extra)})
+			Asset: assetRef{Name: cmp.Or(e.Asset.Name, e.Asset.URI), URI: cmp.Or(e.Asset.URI, e.Asset.Name), Group: e.Asset.Group}, Extra: extra})
 	}
 	for _, e := range r.OutletExtras {
-		if isJSONObject(e.Extra) {
+		if extra, ok := extraOf(e.Extra); ok {
 			if res.outletExtras == nil {
 				res.outletExtras = map[string]json.RawMessage{}
 			}
-			res.outletExtras[cmp.Or(e.Asset.Name, e.Asset.URI)+"\x00"+cmp.Or(e.Asset.URI, e.Asset.Name)] = compactExtra(e.Extra)
+			res.outletExtras[cmp.Or(e.Asset.Name, e.Asset.URI)+"\x00"+cmp.Or(e.Asset.URI, e.Asset.Name)] = extra
 		}
 	}
 	switch r.State {
@@ -691,20 +710,4 @@ func (s *scheduler) pythonContext(tc templateContext) pythonTaskContext {
 		}
 	}
 	return c
-}
-
-// compactExtra is an extra without the spaces Python's json.dumps puts
-// between its items, as the store keeps every extra.
-func compactExtra(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return raw
-	}
-	return b.Bytes()
-}
-
-// isJSONObject says whether raw is a JSON object (an extra must be one).
-func isJSONObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(raw, &m) == nil && m != nil
 }
