@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // Airflow 3.2.1's catch-all answers (airflow-core/src/airflow/api_fastapi/
@@ -112,11 +113,18 @@ func writeV2JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if pre, ok := v.(*v2Rendered); ok {
 		body = pre.body
 	} else {
-		var err error
-		if body, err = renderV2JSON(v); err != nil {
+		buf := v2Buffers.Get().(*bytes.Buffer)
+		defer func() {
+			if buf.Cap() <= maxPooledJSON {
+				buf.Reset()
+				v2Buffers.Put(buf)
+			}
+		}()
+		if err := encodeV2JSON(buf, v); err != nil {
 			writeV2Error(w, r, err)
 			return
 		}
+		body = buf.Bytes()
 	}
 	w.Header()["Content-Type"] = headerJSON
 	w.WriteHeader(status)
@@ -126,15 +134,29 @@ func writeV2JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	_, _ = w.Write(body)
 }
 
+// v2Buffers holds writeV2JSON's buffers, as jsonBuffers does
+// writeJSON's: a buffer that grew past maxPooledJSON is let go.
+var v2Buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // renderV2JSON is v in writeV2JSON's form.
 func renderV2JSON(v any) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	if err := encodeV2JSON(&b, v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// encodeV2JSON appends v to b as FastAPI's JSONResponse writes it: no
+// HTML escaping, no trailing newline.
+func encodeV2JSON(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("render response: %w", err)
+		return fmt.Errorf("render response: %w", err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	b.Truncate(b.Len() - 1) // Encode's newline
+	return nil
 }
 
 // v2Rendered is an answer rendered before (renderV2JSON), which

@@ -27,12 +27,11 @@ func appendV2Time(b []byte, t time.Time) []byte {
 	return t.AppendFormat(b, "2006-01-02T15:04:05Z")
 }
 
-// MarshalJSON renders the datetime as pydantic does (in one allocation:
-// the v2 answers hold several).
-func (w v2When) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(`"2006-01-02T15:04:05.000000Z"`))
-	b = appendV2Time(append(b, '"'), time.Time(w))
-	return append(b, '"'), nil
+// MarshalText renders the datetime as pydantic does, for encoding/json to
+// quote: a text marshaler's output is quoted as it is, where a JSON
+// marshaler's is scanned again (the v2 answers hold several dates).
+func (w v2When) MarshalText() ([]byte, error) {
+	return appendV2Time(make([]byte, 0, len("2006-01-02T15:04:05.000000Z")), time.Time(w)), nil
 }
 
 // v2At is a nullable datetime field: nil for a nil or zero time.
