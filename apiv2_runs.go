@@ -51,11 +51,17 @@ type v2DagRunCollection struct {
 // conf is a dict (DagRun.__init__: conf or {}); its DAG versions are the
 // one it was created with (its task instances ran under it).
 func (s *server) v2Run(run *DagRun) v2DagRun {
+	return s.v2RunNamed(run, s.v2DagDisplayName(run.DagID))
+}
+
+// v2RunNamed is v2Run with the DAG's display name already at hand (a
+// trigger read the DAG; a page reads each DAG once).
+func (s *server) v2RunNamed(run *DagRun, displayName string) v2DagRun {
 	out := v2DagRun{
 		DagRunID: run.RunID, DagID: run.DagID, QueuedAt: v2At(run.QueuedAt), StartDate: v2At(run.StartDate),
 		EndDate: v2At(run.EndDate), Duration: v2PyFloatOf(runDuration(run)), RunAfter: v2When(run.After()),
 		RunType: run.RunType, State: string(run.State), TriggeringUserName: run.TriggeringUser,
-		Conf: json.RawMessage(`{}`), Note: run.Note, DagVersions: []any{}, DagDisplayName: s.v2DagDisplayName(run.DagID),
+		Conf: json.RawMessage(`{}`), Note: run.Note, DagVersions: []any{}, DagDisplayName: displayName,
 		PartitionKey: run.PartitionKey,
 	}
 	if ld, ok := run.LogicalDate(); ok {
@@ -183,7 +189,7 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error
 		return nil, v2TriggerPhrases.phrase(err)
 	}
 	req.event = nil // stored with the run
-	return s.v2Run(got.run), nil
+	return s.v2RunNamed(got.run, dagDisplayName(got.dag)), nil
 }
 
 // v2BodyField is a field of the body as the client wrote it, in its
@@ -301,8 +307,14 @@ func (s *server) v2RunPage(rq *runQuery) (any, error) {
 		return nil, err
 	}
 	out := v2DagRunCollection{DagRuns: make([]v2DagRun, 0, len(runs)), TotalEntries: total}
+	names := map[string]string{}
 	for _, run := range runs {
-		out.DagRuns = append(out.DagRuns, s.v2Run(run))
+		name, ok := names[run.DagID]
+		if !ok {
+			name = s.v2DagDisplayName(run.DagID)
+			names[run.DagID] = name
+		}
+		out.DagRuns = append(out.DagRuns, s.v2RunNamed(run, name))
 	}
 	return out, nil
 }

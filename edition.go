@@ -809,7 +809,9 @@ func noStoredInterval(*DAG, time.Time) *dataInterval { return nil }
 // instant; a duration keeps its DeltaDataIntervalTimetable, the duration
 // that ends at date; no schedule and @once are the instant.
 func manualInterval3(dag *DAG, date time.Time) *dataInterval {
-	if dag != nil && dag.Schedule != nil && isDurationSchedule(*dag.Schedule) {
+	// A compiled cron schedule is not a duration: checked first, as every
+	// trigger of a cron DAG asks.
+	if dag != nil && dag.cron == nil && dag.Schedule != nil && isDurationSchedule(*dag.Schedule) {
 		if d, err := parseDuration(*dag.Schedule); err == nil {
 			return &dataInterval{date.Add(-d), date}
 		}

@@ -90,6 +90,7 @@ type triggerRequest struct {
 type triggered struct {
 	run  *DagRun
 	date time.Time
+	dag  *DagRow // the DAG as the trigger read it
 }
 
 // dagDefinition is a DAG that can run: its DagModel row, then its loaded
@@ -198,7 +199,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		return nil, err
 	}
 	o.wake()
-	return &triggered{run: created, date: date}, nil
+	return &triggered{run: created, date: date, dag: row}, nil
 }
 
 // runExists is faultRunExists when the DAG has a run with runID or at
