@@ -46,8 +46,11 @@ func (v storeSnapshot) Rows(table string, fn func(row any) error) error {
 type storeRestore struct {
 	store *Store
 	txn   *memdb.Txn
-	// The highest ids restored.
-	maxRunID, maxPoolID, maxVariableID, maxConnID, maxEventLogID int64
+	// The highest run and pool ids restored (the id lease's counters).
+	maxRunID, maxPoolID int64
+	// The highest ids restored of the other tables numbered by a
+	// counter, by the counter's name.
+	maxIDs map[string]int64
 }
 
 // errStoreNotFresh refuses a restore into a store that has been written.
@@ -61,7 +64,7 @@ func (s *Store) Restore() (*storeRestore, error) {
 		txn.Abort()
 		return nil, errStoreNotFresh
 	}
-	return &storeRestore{store: s, txn: txn}, nil
+	return &storeRestore{store: s, txn: txn, maxIDs: map[string]int64{}}, nil
 }
 
 // Insert stores one row of table as it is. The task instances table
@@ -83,13 +86,28 @@ func (r *storeRestore) Insert(table string, obj any) error {
 	case *Pool:
 		r.maxPoolID = max(r.maxPoolID, o.ID)
 	case *Variable:
-		r.maxVariableID = max(r.maxVariableID, o.ID)
+		r.sawID(counterVariableID, o.ID)
 	case *Connection:
-		r.maxConnID = max(r.maxConnID, o.ID)
+		r.sawID(counterConnectionID, o.ID)
 	case *EventLog:
-		r.maxEventLogID = max(r.maxEventLogID, o.ID)
+		r.sawID(counterEventLogID, o.ID)
+	case *Asset:
+		r.sawID(counterAssetID, o.ID)
+	case *AssetEvent:
+		r.sawID(counterAssetEventID, o.ID)
+	case *AssetAlias:
+		r.sawID(counterAssetAliasID, o.ID)
+	case *Backfill:
+		r.sawID(counterBackfillID, o.ID)
+	case *BackfillDagRun:
+		r.sawID(counterBackfillRunID, o.ID)
 	}
 	return r.txn.Insert(table, obj)
+}
+
+// sawID remembers id as restored under counter.
+func (r *storeRestore) sawID(counter string, id int64) {
+	r.maxIDs[counter] = max(r.maxIDs[counter], id)
 }
 
 // InsertTaskInstances stores task instances; those of one run given one
@@ -119,12 +137,11 @@ func (r *storeRestore) Commit() (int64, error) {
 	if err := recountEventLogGapsTxn(r.txn); err != nil {
 		return 0, err
 	}
-	if err := raiseCountersTxn(r.txn, map[string]int64{counterVariableID: r.maxVariableID, counterConnectionID: r.maxConnID,
-		counterEventLogID: r.maxEventLogID}); err != nil {
+	// Ids keep counting from the highest id restored, whatever the
+	// counters say: a new row under a restored id would take its place.
+	if err := raiseCountersTxn(r.txn, r.maxIDs); err != nil {
 		return 0, fmt.Errorf("restore counters: %w", err)
 	}
-	// Ids keep counting from the highest id restored, whatever the
-	// counters say.
 	if err := raiseIDCountersTxn(r.txn, r.maxRunID, r.maxPoolID); err != nil {
 		return 0, fmt.Errorf("restore counters: %w", err)
 	}

@@ -490,3 +490,97 @@ func TestSnapshot_EventLogRestore(t *testing.T) {
 		}
 	})
 }
+
+// Restored assets, asset events, aliases and backfills keep their ids,
+// and new ones are numbered after the highest restored whatever the
+// counters in the file say: a new row numbered by a counter behind the
+// rows would take a restored row's id, and memdb would put it in that
+// row's place.
+func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
+	t.Parallel()
+	dags, err := loadEmbeddedDAGs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := storeWith(t, dags)
+	if err := store.EnsureAssets([]assetRef{{Name: "a", URI: "s3://a"}, {Name: "b", URI: "s3://b"}}, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := store.AddAssetEvent(AssetEvent{AssetID: 1, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: snapNow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.EnsureAssetAliases([]aliasRef{{Name: "x"}, {Name: "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
+			MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow, CompletedAt: &snapNow}
+		if _, err := store.CreateBackfill(func(storeView) (*backfillPlan, error) { return &backfillPlan{backfill: b}, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(store, path, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{counterAssetID, counterAssetEventID, counterAssetAliasID, counterBackfillID} {
+		data, _ = snapForge(t, data, tableCounters, rowNamed(name), set("value", 1))
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restored, _, err := restoreSnapshot(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := restored.EnsureAssets([]assetRef{{Name: "c", URI: "s3://c"}}, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	assets, err := restored.Assets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, a := range assets {
+		uris = append(uris, fmt.Sprintf("%d:%s", a.ID, a.URI))
+	}
+	if got, want := strings.Join(uris, " "), "1:s3://a 2:s3://b 3:s3://c"; got != want {
+		t.Errorf("assets after a new one: %s, want %s", got, want)
+	}
+	if e, err := restored.AddAssetEvent(AssetEvent{AssetID: 2, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: snapNow}); err != nil || e.ID != 3 {
+		t.Errorf("new asset event %+v (%v), want id 3", e, err)
+	}
+	if events, err := restored.AssetEvents(); err != nil || len(events) != 3 {
+		t.Errorf("asset events %d (%v), want the two restored and the new one", len(events), err)
+	}
+	if err := restored.EnsureAssetAliases([]aliasRef{{Name: "z"}}); err != nil {
+		t.Fatal(err)
+	}
+	aliases, err := restored.AssetAliases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range aliases {
+		names = append(names, fmt.Sprintf("%d:%s", a.ID, a.Name))
+	}
+	if got, want := strings.Join(names, " "), "1:x 2:y 3:z"; got != want {
+		t.Errorf("aliases after a new one: %s, want %s", got, want)
+	}
+	b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
+		MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow}
+	nb, err := restored.CreateBackfill(func(storeView) (*backfillPlan, error) { return &backfillPlan{backfill: b}, nil })
+	if err != nil || nb.ID != 3 {
+		t.Errorf("new backfill %+v (%v), want id 3", nb, err)
+	}
+	if all, err := restored.Backfills("example_bash_operator"); err != nil || len(all) != 3 {
+		t.Errorf("backfills %d (%v), want the two restored and the new one", len(all), err)
+	}
+}
