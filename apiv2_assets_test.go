@@ -130,3 +130,33 @@ func snapshotRoundTrip(t *testing.T, store *Store) *Store {
 	}
 	return restored
 }
+
+// An alias only a schedule names is registered with the group the
+// schedule gives it (AssetAlias's group, "asset" when not given), in the
+// YAML form and in a Python file's serialized condition.
+func TestAPIv2_ScheduledAliasKeepsItsGroup(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(`
+dag_id: on_grouped
+schedule: [{alias: {name: grouped, group: reports}}, {alias: plain}]
+start_date: 2024-01-01
+tasks:
+  - {task_id: t, operator: EmptyOperator}
+`))
+	c := v2Call{method: "GET", path: "/api/v2/assets/aliases", wantStatus: 200,
+		wantBody: `{"asset_aliases":[{"id":1,"name":"grouped","group":"reports"},{"id":2,"name":"plain","group":"asset"}],"total_entries":2}`}
+	c.check(t, ts)
+
+	for _, serialized := range []map[string]any{
+		{"__type": "asset_alias", "name": "n", "group": "g"},
+		{"__type": "asset_alias", "__var": map[string]any{"name": "n", "group": "g"}},
+	} {
+		cond, err := assetCondOf(serialized)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cond.aliases(); len(got) != 1 || got[0] != (aliasRef{Name: "n", Group: "g"}) {
+			t.Errorf("aliases of %v: %+v, want n in group g", serialized, got)
+		}
+	}
+}

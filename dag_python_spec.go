@@ -193,14 +193,11 @@ func assetCondOf(v any) (*assetCond, error) {
 		}
 		return c, nil
 	case "dataset_alias", "asset_alias":
-		name, _ := m["name"].(string)
-		if inner, ok := m["__var"].(map[string]any); ok {
-			name, _ = inner["name"].(string)
-		}
-		if name == "" {
+		alias, ok := aliasOf(m)
+		if !ok {
 			return nil, fmt.Errorf("asset condition: an alias without a name")
 		}
-		return &assetCond{Op: assetCondAlias, Ref: assetRef{Name: name}}, nil
+		return &assetCond{Op: assetCondAlias, Ref: assetRef{Name: alias.Name, Group: alias.Group}}, nil
 	}
 	return nil, fmt.Errorf("asset condition of type %q", typ)
 }

@@ -281,7 +281,7 @@ func yamlAssetItem(n *yaml.Node) *assetCond {
 			return yamlAssetCond(n)
 		}
 		if alias, ok := aliasOf(m); ok {
-			return &assetCond{Op: assetCondAlias, Ref: assetRef{Name: alias.Name}}
+			return &assetCond{Op: assetCondAlias, Ref: assetRef{Name: alias.Name, Group: alias.Group}}
 		}
 		ref, ok := assetOf(m)
 		if !ok {

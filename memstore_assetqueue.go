@@ -21,8 +21,8 @@ const (
 	tableConsumedEvents = "dagrun_asset_event"
 	assetCondAll        = "all"
 	assetCondAny        = "any"
-	// assetCondAlias is a leaf naming an alias (Ref.Name is the alias's
-	// name): it holds when one of the assets attached to the alias has a
+	// assetCondAlias is a leaf naming an alias (Ref.Name and Ref.Group
+	// are the alias's): it holds when one of the assets attached to the alias has a
 	// queued event (3.2.1 resolves a scheduled alias to those assets).
 	assetCondAlias = "alias"
 )
@@ -63,20 +63,20 @@ func (c *assetCond) names(a *Asset) bool {
 	return slices.ContainsFunc(c.refs(), func(r assetRef) bool { return r.Name == a.Name && r.URI == a.URI })
 }
 
-// aliases are the names of the aliases the condition names, each once,
-// in reading order.
-func (c *assetCond) aliases() []string {
+// aliases are the aliases the condition names (with the group each
+// leaf gives), each name once, in reading order.
+func (c *assetCond) aliases() []aliasRef {
 	if c == nil {
 		return nil
 	}
 	if c.Op == assetCondAlias {
-		return []string{c.Ref.Name}
+		return []aliasRef{{Name: c.Ref.Name, Group: c.Ref.Group}}
 	}
-	var out []string
+	var out []aliasRef
 	for _, o := range c.Of {
-		for _, name := range o.aliases() {
-			if !slices.Contains(out, name) {
-				out = append(out, name)
+		for _, r := range o.aliases() {
+			if !slices.ContainsFunc(out, func(x aliasRef) bool { return x.Name == r.Name }) {
+				out = append(out, r)
 			}
 		}
 	}
@@ -84,7 +84,9 @@ func (c *assetCond) aliases() []string {
 }
 
 // namesAlias says whether the condition names the alias called name.
-func (c *assetCond) namesAlias(name string) bool { return slices.Contains(c.aliases(), name) }
+func (c *assetCond) namesAlias(name string) bool {
+	return slices.ContainsFunc(c.aliases(), func(r aliasRef) bool { return r.Name == name })
+}
 
 // holds evaluates the condition over the assets that have queued events
 // (BaseDataset.evaluate: all needs each, any one); an alias is the any

@@ -262,8 +262,8 @@ func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, m
 			who[k] = w
 			scheduled[k] = append(scheduled[k], row.DagID)
 		}
-		for _, name := range row.Def.AssetSchedule.aliases() {
-			addAlias(aliasRef{Name: name})
+		for _, alias := range row.Def.AssetSchedule.aliases() {
+			addAlias(alias)
 		}
 		for _, t := range row.Def.Tasks {
 			for _, v := range t.Outlets {

@@ -85,7 +85,8 @@ func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*As
 	// An alias in the condition stands for the assets attached to it
 	// now; their events are the run's too.
 	resolved := map[string][]assetRef{}
-	for _, name := range dag.AssetSchedule.aliases() {
+	for _, alias := range dag.AssetSchedule.aliases() {
+		name := alias.Name
 		assets, err := v.AliasAssets(name)
 		if err != nil {
 			return nil, err
