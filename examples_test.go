@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +26,16 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the binary the tests built.
+// TestMain removes the binary the tests built, and the Python task
+// program the tests' schedulers extracted.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if builtDir != "" {
 		os.RemoveAll(builtDir)
+	}
+	if err := removeTaskProgram(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = max(code, 1)
 	}
 	os.Exit(code)
 }

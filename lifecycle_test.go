@@ -38,6 +38,13 @@ type airliteProc struct {
 // cleanup if still running.
 func startBinary(t *testing.T, args ...string) *airliteProc {
 	t.Helper()
+	return startBinaryEnv(t, nil, args...)
+}
+
+// startBinaryEnv is startBinary with env (KEY=value) added to the
+// environment airlite gets.
+func startBinaryEnv(t *testing.T, env []string, args ...string) *airliteProc {
+	t.Helper()
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready")
 	cmd := exec.Command(airliteBinary(t), append([]string{"--addr", "127.0.0.1:0", "--ready-file", ready,
@@ -47,6 +54,7 @@ func startBinary(t *testing.T, args ...string) *airliteProc {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
 	p := &airliteProc{t: t, cmd: cmd, exited: make(chan error, 1), logs: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
@@ -614,5 +622,45 @@ func TestRun_StopGivesRunningTasksGrace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBinary_StopLeavesNoTempFolders: a binary that ran Python tasks
+// leaves nothing in the temp folder once stopped: neither the task
+// program it extracted (once a process, for every try and the warm
+// worker) nor a try's working folder.
+func TestBinary_StopLeavesNoTempFolders(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	requirePython(t)
+	tmp := t.TempDir()
+	dags, err := filepath.Abs("testdata/pydags/serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startBinaryEnv(t, []string{"TMPDIR=" + tmp}, "--dags", dags, "--snapshot", "off")
+	p.trigger("py_etl", `{"execution_date": "`+stopDate+`"}`)
+	if !pollUntil(60*time.Second, func() bool {
+		state, _ := p.taskState("py_etl", stopDate, "total")
+		return state == "success"
+	}) {
+		t.Fatalf("py_etl's last task never succeeded:\n%s", p.logs.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) == 0 {
+		t.Fatal("the running binary made nothing in its temp folder: the test checks nothing")
+	}
+	p.stop(30 * time.Second)
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range left {
+		names = append(names, e.Name())
+	}
+	if len(names) > 0 {
+		t.Errorf("left in the temp folder after the stop: %v", names)
 	}
 }

@@ -574,6 +574,10 @@ func (p *process) stop() error {
 		p.logger.Info().Dur("grace", p.c.ShutdownGrace).Msg("waiting for running tasks")
 		p.sched.shutdown(p.c.ShutdownGrace)
 	}
+	// The Python task program, once no try or worker runs it.
+	if err := removeTaskProgram(); err != nil {
+		errs = append(errs, err)
+	}
 	if p.snaps != nil {
 		if err := p.snaps.stop(); err != nil {
 			errs = append(errs, err)

@@ -93,6 +93,24 @@ var pythonTaskProgram struct {
 	dir string
 }
 
+// removeTaskProgram removes the extracted program, once nothing runs it
+// (the process's scheduler has stopped its tries and warm workers): a
+// stop leaves nothing in the temp folder. A later try extracts it again.
+func removeTaskProgram() error {
+	p := &pythonTaskProgram
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dir == "" {
+		return nil
+	}
+	dir := p.dir
+	p.dir = ""
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove python task runner: %w", err)
+	}
+	return nil
+}
+
 // taskProgramDir returns a folder holding the embedded python/ program.
 func taskProgramDir() (string, error) {
 	p := &pythonTaskProgram
