@@ -200,3 +200,50 @@ func TestScheduler_AliasScheduledRuns(t *testing.T) {
 		}
 	})
 }
+
+// A NaN or an infinity in an outlet event's extra is null in the event,
+// as pydantic writes a float that JSON cannot hold when the task's
+// outlet events reach Airflow 3's API server (ser_json_inf_nan "null"):
+// the try that set it succeeds.
+func TestPythonTask_OutletExtraNaNIsNull(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "nan.py"), []byte(`
+import pendulum
+from airflow.sdk import DAG, Asset, AssetAlias, task
+
+with DAG("nan_extra", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
+    @task(outlets=[Asset("s3://bucket/scores"), AssetAlias("scored")])
+    def score(*, outlet_events):
+        outlet_events[Asset("s3://bucket/scores")].extra = {"mean": float("nan"), "max": float("inf"), "n": [1, float("-inf")]}
+        outlet_events[AssetAlias("scored")].add(Asset("s3://bucket/via_alias"), extra={"mean": float("nan")})
+
+    score()
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	set := readPyServeFolderAs(t, dir, edition3)
+	store, api, settle := newRealScheduler(t, set, edition3)
+	res, err := api.TriggerDAG("nan_extra", []byte(`{"execution_date": "2024-03-01T00:00:00+00:00"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := res["run_id"].(string)
+	settle("nan_extra", runID)
+	if run := finishedRun(t, store, "nan_extra", runID); run.State != RunSuccess {
+		raw, _ := store.TaskLogOf(tiKey{"nan_extra", runID, "score", -1})
+		t.Fatalf("run %s, want success; log %+v", run.State, raw)
+	}
+	events, err := store.AssetEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extras []string
+	for _, e := range events {
+		extras = append(extras, string(e.Extra))
+	}
+	slices.Sort(extras)
+	if want := []string{`{"mean":null,"max":null,"n":[1,null]}`, `{"mean":null}`}; !slices.Equal(extras, want) {
+		t.Errorf("event extras %q, want %q", extras, want)
+	}
+}

@@ -17,6 +17,7 @@ the task's log.
 """
 import inspect
 import json
+import math
 import os
 import sys
 import traceback
@@ -231,8 +232,22 @@ def _asset_key(obj):
 
 
 def _plain_json(value):
-    """value as JSON has it (what JSON cannot hold, its str())."""
-    return json.loads(json.dumps(value, default=str))
+    """value as JSON has it: what JSON cannot hold, its str(); a NaN or an
+    infinity, None, as pydantic writes such a float into JSON
+    (ser_json_inf_nan "null"), which the outlet events are when they reach
+    Airflow 3's API server."""
+    return _finite(json.loads(json.dumps(value, default=str)))
+
+
+def _finite(value):
+    """value with each float JSON cannot hold replaced by None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 class OutletEventAccessor:
