@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // addAssetEvents registers assets asset_0..asset_{assets-1} and stores n
@@ -126,5 +130,73 @@ func TestAPIv1_DatasetEvents_ReadThePage(t *testing.T) {
 				t.Errorf("read %d rows for the page, want 1 to %d", read, tc.maxRead)
 			}
 		})
+	}
+}
+
+// The runs that consumed a page's events (their created_dagruns) are
+// found through the events' ids: the consumed-events rows of those
+// events and their runs are read, not every run nor every consumed row;
+// a restore finds them again.
+func TestStore_RunsConsumingEvents_ReadTheirRows(t *testing.T) {
+	t.Parallel()
+	dags, err := loadEmbeddedDAGs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := storeWith(t, dags)
+	dag := dags.DAGs[0]
+	addRuns(t, store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 400, false)
+	runs, err := store.RunsOfDag(dag.DagID, "")
+	if err != nil || len(runs) != 400 {
+		t.Fatalf("runs %d (%v)", len(runs), err)
+	}
+	// Run i consumed events i and i+1 (ids from 1).
+	err = store.update(func(txn *memdb.Txn) error {
+		for i, run := range runs {
+			if err := putConsumedEventsTxn(txn, run, []int64{int64(i + 1), int64(i + 2)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	consumers := func(store *Store) map[int64][]string {
+		t.Helper()
+		got, err := store.RunsConsumingEvents([]int64{5, 9999})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int64][]string{}
+		for id, rs := range got {
+			for _, r := range rs {
+				out[id] = append(out[id], r.RunID)
+			}
+			slices.Sort(out[id])
+		}
+		return out
+	}
+	want := map[int64][]string{5: {runs[3].RunID, runs[4].RunID}}
+	slices.Sort(want[5])
+	store.rowsRead = func(n int) { read += n }
+	if got := consumers(store); !reflect.DeepEqual(got, want) {
+		t.Errorf("consumers %v, want %v", got, want)
+	}
+	if read == 0 || read > 4 {
+		t.Errorf("read %d rows for one consumed event, want its 2 consumed rows and their 2 runs", read)
+	}
+
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(store, path, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	restored, _, err := restoreSnapshot(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := consumers(restored); !reflect.DeepEqual(got, want) {
+		t.Errorf("restored: consumers %v, want %v", got, want)
 	}
 }

@@ -119,9 +119,12 @@ type AssetQueueEntry struct {
 }
 
 // ConsumedEvents are the asset events a run consumed (Airflow's
-// dagrun_dataset_event association), by the run's row id.
+// dagrun_dataset_event association), by the run's row id. DagID is the
+// run's, which finds the run by (dag_id, row id): derived, kept by the
+// write that records the row and by a restore, never in a snapshot.
 type ConsumedEvents struct {
 	RunRowID int64
+	DagID    string
 	EventIDs []int64
 }
 
@@ -145,8 +148,43 @@ func consumedEventsTable() *memdb.TableSchema {
 		Name: tableConsumedEvents,
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: intField[ConsumedEvents]{func(c *ConsumedEvents) int64 { return c.RunRowID }}},
+			// An event's created_dagruns: the rows that list it.
+			indexConsumedEvent: {Name: indexConsumedEvent, AllowMissing: true, Indexer: consumedEventIndex{}},
 		},
 	}
+}
+
+// indexConsumedEvent indexes consumed-events rows by each event id they
+// list.
+const indexConsumedEvent = "event"
+
+// consumedEventIndex keys a consumed-events row by each of its event ids
+// (encodeSeq), for FromArgs(event id).
+type consumedEventIndex struct{}
+
+func (consumedEventIndex) FromObject(obj any) (bool, [][]byte, error) {
+	c, ok := obj.(*ConsumedEvents)
+	if !ok {
+		return false, nil, fmt.Errorf("consumed event index: want *ConsumedEvents, got %T", obj)
+	}
+	keys := make([][]byte, 0, len(c.EventIDs))
+	for _, id := range c.EventIDs {
+		if id >= 0 {
+			keys = append(keys, encodeSeq(id))
+		}
+	}
+	return len(keys) > 0, keys, nil
+}
+
+func (consumedEventIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("consumed event index: want one event id, got %d args", len(args))
+	}
+	id, ok := args[0].(int64)
+	if !ok || id < 0 {
+		return nil, fmt.Errorf("consumed event index: want an event id, got %#v", args[0])
+	}
+	return encodeSeq(id), nil
 }
 
 // queueAssetEventTxn queues every unpaused DAG whose asset schedule names
@@ -279,8 +317,8 @@ func (s *Store) CreateAssetTriggeredRun(dagID string, plan func(v storeView, que
 		if err != nil {
 			return err
 		}
-		if err := txn.Insert(tableConsumedEvents, &ConsumedEvents{RunRowID: run.ID, EventIDs: ar.events}); err != nil {
-			return fmt.Errorf("store consumed events: %w", err)
+		if err := putConsumedEventsTxn(txn, run, ar.events); err != nil {
+			return err
 		}
 		for _, e := range queue {
 			if err := txn.Delete(tableAssetQueue, e); err != nil {
@@ -291,6 +329,48 @@ func (s *Store) CreateAssetTriggeredRun(dagID string, plan func(v storeView, que
 		return nil
 	})
 	return created, err
+}
+
+// putConsumedEventsTxn records the events run consumed.
+func putConsumedEventsTxn(txn *memdb.Txn, run *DagRun, events []int64) error {
+	if err := txn.Insert(tableConsumedEvents, &ConsumedEvents{RunRowID: run.ID, DagID: run.DagID, EventIDs: events}); err != nil {
+		return fmt.Errorf("store consumed events of %s/%s: %w", run.DagID, run.RunID, err)
+	}
+	return nil
+}
+
+// findConsumersTxn gives each restored consumed-events row its run's
+// dag_id (a snapshot has the run's row id only), from one walk of the
+// runs when there are such rows; a row whose run is gone keeps none.
+func findConsumersTxn(txn *memdb.Txn) error {
+	it, err := txn.Get(tableConsumedEvents, indexID)
+	if err != nil {
+		return fmt.Errorf("list consumed events: %w", err)
+	}
+	var rows []*ConsumedEvents
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		rows = append(rows, raw.(*ConsumedEvents))
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	dagOf := map[int64]string{}
+	runs, err := txn.Get(tableDagRuns, indexID)
+	if err != nil {
+		return fmt.Errorf("list runs: %w", err)
+	}
+	for raw := runs.Next(); raw != nil; raw = runs.Next() {
+		run := raw.(*DagRun)
+		dagOf[run.ID] = run.DagID
+	}
+	for _, c := range rows {
+		found := *c
+		found.DagID = dagOf[c.RunRowID]
+		if err := txn.Insert(tableConsumedEvents, &found); err != nil {
+			return fmt.Errorf("store consumed events of run %d: %w", c.RunRowID, err)
+		}
+	}
+	return nil
 }
 
 // checkAssetQueueEntry is what a restored queue entry must be.
@@ -333,39 +413,39 @@ func (v storeView) AssetEvents() ([]*AssetEvent, error) {
 }
 
 // RunsConsumingEvents are the runs that consumed each of the events ids
-// (an event's created_dagruns), by event id. Runs are found by a walk of
-// the runs table, and only when some event on the list was consumed.
+// (an event's created_dagruns), by event id: the consumed-events rows
+// that list each event, and their runs by (dag_id, row id).
 func (s *Store) RunsConsumingEvents(ids []int64) (map[int64][]*DagRun, error) {
 	txn := s.read()
-	want := map[int64]bool{}
-	for _, id := range ids {
-		want[id] = true
-	}
-	byRun := map[int64][]int64{} // run row id -> events of the list it consumed
-	it, err := txn.Get(tableConsumedEvents, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list consumed events: %w", err)
-	}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		c := raw.(*ConsumedEvents)
-		for _, id := range c.EventIDs {
-			if want[id] {
-				byRun[c.RunRowID] = append(byRun[c.RunRowID], id)
-			}
-		}
-	}
 	out := map[int64][]*DagRun{}
-	if len(byRun) == 0 {
-		return out, nil
-	}
-	runs, err := txn.Get(tableDagRuns, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	for raw := runs.Next(); raw != nil; raw = runs.Next() {
-		run := raw.(*DagRun)
-		for _, id := range byRun[run.ID] {
-			out[id] = append(out[id], run)
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	for _, id := range ids {
+		if _, done := out[id]; done || id < 0 {
+			continue
+		}
+		it, err := txn.Get(tableConsumedEvents, indexConsumedEvent, id)
+		if err != nil {
+			return nil, fmt.Errorf("find the runs that consumed event %d: %w", id, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			read++
+			c := raw.(*ConsumedEvents)
+			if c.DagID == "" {
+				continue // its run is gone (a restore found none)
+			}
+			run, err := txn.First(tableDagRuns, indexDagRow, c.DagID, c.RunRowID)
+			if err != nil {
+				return nil, fmt.Errorf("look up run %d of %s: %w", c.RunRowID, c.DagID, err)
+			}
+			if run != nil {
+				read++
+				out[id] = append(out[id], run.(*DagRun))
+			}
 		}
 	}
 	return out, nil

@@ -137,6 +137,9 @@ func (r *storeRestore) Commit() (int64, error) {
 	if err := recountEventLogGapsTxn(r.txn); err != nil {
 		return 0, err
 	}
+	if err := findConsumersTxn(r.txn); err != nil {
+		return 0, err
+	}
 	// Ids keep counting from the highest id restored, whatever the
 	// counters say: a new row under a restored id would take its place.
 	if err := raiseCountersTxn(r.txn, r.maxIDs); err != nil {
