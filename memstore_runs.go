@@ -814,7 +814,8 @@ func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*D
 }
 
 // DeleteRun removes one run with its task instances, lineage, task
-// logs and earlier tries (not its sub-DAGs' runs, as Airflow deletes the one row).
+// logs, earlier tries and XCom entries (Airflow's rows that cascade from
+// the run's; not its sub-DAGs' runs, as Airflow deletes the one row).
 func (s *Store) DeleteRun(dagID, runID string) error {
 	return s.update(func(txn *memdb.Txn) error {
 		run, err := runByRunIDTxn(txn, dagID, runID)
@@ -829,6 +830,6 @@ func (s *Store) DeleteRun(dagID, runID string) error {
 				return fmt.Errorf("delete %s of %s/%s: %w", table, dagID, runID, err)
 			}
 		}
-		return nil
+		return deleteXComsTxn(txn, dagID, runID, "")
 	})
 }

@@ -238,8 +238,8 @@ tasks: [{task_id: t, operator: PythonOperator, simulate: {xcom: {a: 1, b: "long"
 }
 
 // XCom entries go with their run: dropped at --max-runs-per-dag, with
-// the runs of a reset, and with a deleted DAG; the count the limit reads
-// follows.
+// the runs of a reset, with a deleted run and with a deleted DAG; the
+// count the limit reads follows.
 func TestStore_XComsGoWithTheirRuns(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -267,6 +267,13 @@ func TestStore_XComsGoWithTheirRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, 0},
+		// Airflow's xcom rows go with their task instance's and its run's
+		// (ON DELETE CASCADE): delete_dag_run takes them.
+		{"delete one run", func(t *testing.T, h *schedHarness, runIDs []string) {
+			if err := h.store.DeleteRun("x", runIDs[1]); err != nil {
+				t.Fatal(err)
+			}
+		}, 2},
 		{"oldest run dropped at the run limit", func(t *testing.T, h *schedHarness, _ []string) {
 			h.store.SetRunLimit(RunLimit{Max: 3, DropOldestFinished: true})
 			h.trigger("x", `{"execution_date": "2024-01-09T00:00:00+00:00"}`)
