@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +268,75 @@ func TestAPIv2_DagTags_ReadThePage(t *testing.T) {
 	rows = 0
 	if got := get(t, "?limit=3"); got.TotalEntries != len(tags) || rows < 300 {
 		t.Errorf("after a change: %d tags of %d, %d DAG rows read (want them read again)", got.TotalEntries, len(tags), rows)
+	}
+}
+
+// TestAPIv2_XComs_ReadThePage lists pages of every XCom entry (three
+// DAGs' runs, tasks, map indexes and keys) in get_xcom_entries' order
+// (dag_id, task_id, run_id, map_index, key): a page reads its own
+// entries and those its offset skips, its total is the store's count,
+// and each answer is the filtering path's byte for byte (forced by a
+// run_after bound that drops nothing).
+func TestAPIv2_XComs_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for _, dagID := range []string{"tutorial", "example_bash_operator", "example_python_operator"} {
+		row, err := ts.store.DagByID(dagID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addRuns(t, ts.store, row.Def, base, 5, false)
+		runs, err := ts.store.RunsOfDag(dagID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ts.store.update(func(txn *memdb.Txn) error {
+			for _, run := range runs {
+				for _, task := range []string{"b", "a"} {
+					for _, mi := range []int{1, -1} {
+						for _, key := range []string{"return_value", "k"} {
+							e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: mi, Key: key,
+								Value: json.RawMessage(`1`), Timestamp: base}
+							if err := ts.store.putXComTxn(txn, e); err != nil {
+								return err
+							}
+							n++
+						}
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(r int) { read += r }
+	const xcoms = "/dags/~/dagRuns/~/taskInstances/~/xcomEntries"
+	const all = "&run_after_gte=2000-01-01T00:00:00Z"
+	for _, tc := range []struct {
+		name, path string
+		maxRead    int // 0: none
+	}{
+		{"first page", "?limit=20", 20},
+		{"offset", "?limit=25&offset=100", 125},
+		{"last page", "?limit=50&offset=" + strconv.Itoa(n-10), n},
+		{"past the end", "?limit=10&offset=" + strconv.Itoa(n+5), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := checkPageRead(t, ts, &read, http.MethodGet, xcoms+tc.path, "", xcoms+tc.path+all, "", tc.maxRead)
+			if want := fmt.Sprintf(`"total_entries":%d}`, n); !strings.HasSuffix(got.body, want) {
+				t.Errorf("total: %.200s, want %s", got.body[max(0, len(got.body)-200):], want)
+			}
+		})
+	}
+	// The order is Airflow's: the first entries are example_bash_operator's
+	// task a, its first run, map_index -1, keys k then return_value.
+	first := ts.v2JSON(t, xcoms+"?limit=2")["xcom_entries"]
+	if !regexp.MustCompile(`^\[\{"key":"k",.*"map_index":-1,"task_id":"a","dag_id":"example_bash_operator","run_id":"scheduled__2025-01-01T00:00:00\+00:00".*\{"key":"return_value",.*"map_index":-1,"task_id":"a"`).Match(first) {
+		t.Errorf("first entries %s", first)
 	}
 }

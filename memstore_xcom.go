@@ -29,8 +29,49 @@ func xcomsTable() *memdb.TableSchema {
 				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
 				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
 				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
+			// Airflow's order of a listing (get_xcom_entries: dag_id,
+			// task_id, run_id, map_index, key), which a page of every
+			// entry walks to its end (XComPage).
+			indexXComOrder: {Name: indexXComOrder, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
+				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }},
+				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}}},
 		},
 	}
+}
+
+// indexXComOrder is the XCom table's index in a listing's order.
+const indexXComOrder = "order"
+
+// XComPage is a page of every XCom entry in a listing's order, and how
+// many there are: it walks the order index to the page's end, and the
+// total is the count the writes keep.
+func (s *Store) XComPage(offset, limit int) ([]*XComEntry, int, error) {
+	txn := s.read()
+	total := int(totalTxn(txn, totalXComs))
+	if offset >= total {
+		return []*XComEntry{}, total, nil
+	}
+	it, err := txn.Get(tableXComs, indexXComOrder)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list xcom entries: %w", err)
+	}
+	out := make([]*XComEntry, 0, max(0, min(limit, total-offset)))
+	read := 0
+	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
+		read++
+		if offset > 0 {
+			offset--
+			continue
+		}
+		out = append(out, raw.(*XComEntry))
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(read)
+	}
+	return out, total, nil
 }
 
 // putXComTxn stores one XCom value, replacing the one under the same key
