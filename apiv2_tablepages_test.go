@@ -280,39 +280,7 @@ func TestAPIv2_DagTags_ReadThePage(t *testing.T) {
 func TestAPIv2_XComs_ReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	n := 0
-	for _, dagID := range []string{"tutorial", "example_bash_operator", "example_python_operator"} {
-		row, err := ts.store.DagByID(dagID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		addRuns(t, ts.store, row.Def, base, 5, false)
-		runs, err := ts.store.RunsOfDag(dagID, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = ts.store.update(func(txn *memdb.Txn) error {
-			for _, run := range runs {
-				for _, task := range []string{"b", "a"} {
-					for _, mi := range []int{1, -1} {
-						for _, key := range []string{"return_value", "k"} {
-							e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: mi, Key: key,
-								Value: json.RawMessage(`1`), Timestamp: base}
-							if err := ts.store.putXComTxn(txn, e); err != nil {
-								return err
-							}
-							n++
-						}
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	n := addXComGrid(t, ts.store)
 	var read int
 	ts.store.rowsRead = func(r int) { read += r }
 	const xcoms = "/dags/~/dagRuns/~/taskInstances/~/xcomEntries"
@@ -338,5 +306,90 @@ func TestAPIv2_XComs_ReadThePage(t *testing.T) {
 	first := ts.v2JSON(t, xcoms+"?limit=2")["xcom_entries"]
 	if !regexp.MustCompile(`^\[\{"key":"k",.*"map_index":-1,"task_id":"a","dag_id":"example_bash_operator","run_id":"scheduled__2025-01-01T00:00:00\+00:00".*\{"key":"return_value",.*"map_index":-1,"task_id":"a"`).Match(first) {
 		t.Errorf("first entries %s", first)
+	}
+}
+
+// addXComGrid stores five runs of three example DAGs, and for each run
+// two tasks × two map indexes × two keys of XCom entries, written out of
+// listing order; it returns how many.
+func addXComGrid(t *testing.T, store *Store) int {
+	t.Helper()
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for _, dagID := range []string{"tutorial", "example_bash_operator", "example_python_operator"} {
+		row, err := store.DagByID(dagID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addRuns(t, store, row.Def, base, 5, false)
+		runs, err := store.RunsOfDag(dagID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = store.update(func(txn *memdb.Txn) error {
+			for _, run := range runs {
+				for _, task := range []string{"b", "a"} {
+					for _, mi := range []int{1, -1} {
+						for _, key := range []string{"return_value", "k"} {
+							e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: mi, Key: key,
+								Value: json.RawMessage(`1`), Timestamp: base}
+							if err := store.putXComTxn(txn, e); err != nil {
+								return err
+							}
+							n++
+						}
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+// TestAPIv1_XComs_ReadThePage: 2.10.3's listing of every XCom entry
+// shares the store's page: each page is the long way's window (the
+// entries XComEntries sorts), reads its rows and those its offset skips,
+// and counts every entry.
+func TestAPIv1_XComs_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	n := addXComGrid(t, ts.store)
+	sorted, err := ts.store.XComEntries(XComFilter{})
+	if err != nil || len(sorted) != n {
+		t.Fatalf("%d entries (%v), want %d", len(sorted), err, n)
+	}
+	var read int
+	ts.store.rowsRead = func(r int) { read += r }
+	for _, c := range []struct{ offset, limit int }{{0, 7}, {33, 20}, {n - 3, 10}} {
+		read = 0
+		res := ts.v1(t, http.MethodGet, fmt.Sprintf("/dags/~/dagRuns/~/taskInstances/~/xcomEntries?offset=%d&limit=%d", c.offset, c.limit), "")
+		var got struct {
+			Entries []struct {
+				DagID    string `json:"dag_id"`
+				TaskID   string `json:"task_id"`
+				MapIndex int    `json:"map_index"`
+				Key      string `json:"key"`
+			} `json:"xcom_entries"`
+			Total int `json:"total_entries"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.status != http.StatusOK {
+			t.Fatalf("offset %d: %d %s (%v)", c.offset, res.status, res.body, err)
+		}
+		want := sorted[c.offset:min(c.offset+c.limit, n)]
+		if got.Total != n || len(got.Entries) != len(want) {
+			t.Fatalf("offset %d: %d entries of %d, want %d of %d", c.offset, len(got.Entries), got.Total, len(want), n)
+		}
+		for i, e := range got.Entries {
+			if w := want[i]; e.DagID != w.DagID || e.TaskID != w.TaskID || e.MapIndex != w.MapIndex || e.Key != w.Key {
+				t.Errorf("offset %d entry %d: %+v, want %s/%s/%d/%s", c.offset, i, e, w.DagID, w.TaskID, w.MapIndex, w.Key)
+			}
+		}
+		if read == 0 || read > c.offset+c.limit {
+			t.Errorf("offset %d limit %d: read %d rows", c.offset, c.limit, read)
+		}
 	}
 }

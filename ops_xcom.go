@@ -37,6 +37,22 @@ type xcomRead struct {
 // xcomEntries lists the entries f picks, in Airflow's order (dag_id,
 // task_id, run_id, map_index, key), q's window of them.
 func (o *operations) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], error) {
+	if f == (xcomQuery{}) {
+		// Every entry: the store's page (searchXComs's everyEntry).
+		limit := q.limit
+		if limit <= 0 {
+			limit = math.MaxInt
+		}
+		entries, total, err := o.store.XComPage(max(q.offset, 0), limit)
+		if err != nil {
+			return listed[xcomRead]{}, err
+		}
+		items := make([]xcomRead, len(entries))
+		for i, e := range entries {
+			items[i] = o.readXCom(e)
+		}
+		return listed[xcomRead]{rows: items, total: total}, nil
+	}
 	sf := XComFilter{DagID: f.dagID, RunID: f.runID, TaskID: f.taskID}
 	if f.key != nil {
 		if *f.key == "" {
