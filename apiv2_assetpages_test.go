@@ -200,3 +200,71 @@ func TestStore_RunsConsumingEvents_ReadTheirRows(t *testing.T) {
 		t.Errorf("restored: consumers %v, want %v", got, want)
 	}
 }
+
+// An asset's last_asset_event is its event with the latest timestamp
+// (the highest id among equals), found with a seek per asset: a listing
+// of assets reads one event row an asset, not every event; a restore
+// finds the same.
+func TestAPIv2_Assets_LastEventBySeek(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	addAssetEvents(t, ts.store, 7, 600)
+	events, err := ts.store.AssetEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]int64{} // asset id -> its last event's id
+	stamp := map[int64]time.Time{}
+	for _, e := range events {
+		if at, ok := stamp[e.AssetID]; !ok || !e.Timestamp.Before(at) {
+			want[e.AssetID], stamp[e.AssetID] = e.ID, e.Timestamp
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	var got struct {
+		Assets []struct {
+			ID   int64 `json:"id"`
+			Last struct {
+				ID *int64 `json:"id"`
+			} `json:"last_asset_event"`
+		} `json:"assets"`
+	}
+	res := ts.do(t, http.MethodGet, apiV2Prefix+"/assets?limit=100&only_active=false", "")
+	if err := json.Unmarshal([]byte(res.body), &got); err != nil || len(got.Assets) != 7 {
+		t.Fatalf("%d %s (%v)", res.status, res.body, err)
+	}
+	for _, a := range got.Assets {
+		if a.Last.ID == nil || *a.Last.ID != want[a.ID] {
+			t.Errorf("asset %d: last event %v, want %d", a.ID, a.Last.ID, want[a.ID])
+		}
+	}
+	if read == 0 || read > 7 {
+		t.Errorf("read %d event rows for 7 assets' last events, want one each", read)
+	}
+
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(ts.store, path, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	restored, _, err := restoreSnapshot(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	last, err := restored.LastAssetEvents(append(ids, 99))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, e := range want {
+		if last[id] == nil || last[id].ID != e {
+			t.Errorf("restored: asset %d's last event %+v, want %d", id, last[id], e)
+		}
+	}
+	if last[99] != nil {
+		t.Errorf("asset 99 (none) has a last event %+v", last[99])
+	}
+}

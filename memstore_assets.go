@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -82,8 +83,71 @@ func assetEventsTable() *memdb.TableSchema {
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID:        {Name: indexID, Unique: true, Indexer: intField[AssetEvent]{func(e *AssetEvent) int64 { return e.ID }}},
 			indexTimestamp: {Name: indexTimestamp, Unique: true, Indexer: assetEventTimeIndex{}},
+			indexAssetTime: {Name: indexAssetTime, Unique: true, Indexer: assetEventLastIndex{}},
 		},
 	}
+}
+
+// indexAssetTime orders asset events by (asset_id, timestamp, id): an
+// asset's last event is one seek (LastAssetEvents), where a listing of
+// assets read every event.
+const indexAssetTime = "asset_time"
+
+// assetEventLastIndex keys an event as encodeInt64(asset_id),
+// encodeTime(timestamp) and encodeSeq(id); FromArgs takes an asset id,
+// the start of its events' keys and the end of the one before's.
+type assetEventLastIndex struct{}
+
+func (assetEventLastIndex) FromObject(obj any) (bool, []byte, error) {
+	e, ok := obj.(*AssetEvent)
+	if !ok {
+		return false, nil, fmt.Errorf("asset event index: want *AssetEvent, got %T", obj)
+	}
+	if e.ID < 0 {
+		return false, nil, fmt.Errorf("asset event index: negative id %d", e.ID)
+	}
+	k := append(make([]byte, 0, 48), encodeInt64(e.AssetID)...)
+	return true, append(appendTime(k, e.Timestamp), encodeSeq(e.ID)...), nil
+}
+
+func (assetEventLastIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("asset event index: want an asset id, got %d arguments", len(args))
+	}
+	id, ok := args[0].(int64)
+	if !ok {
+		return nil, fmt.Errorf("asset event index: want an int64 asset id, got %T", args[0])
+	}
+	return encodeInt64(id), nil
+}
+
+// LastAssetEvents are the last events of the assets ids (the latest
+// timestamp, the highest id among equals), by asset id: a seek each.
+func (s *Store) LastAssetEvents(ids []int64) (map[int64]*AssetEvent, error) {
+	txn := s.read()
+	out := make(map[int64]*AssetEvent, len(ids))
+	read := 0
+	for _, id := range ids {
+		if id == math.MaxInt64 {
+			continue // no id after it to seek before
+		}
+		// The greatest key before the next asset's first is this
+		// asset's last event, if it has one.
+		it, err := txn.ReverseLowerBound(tableAssetEvents, indexAssetTime, id+1)
+		if err != nil {
+			return nil, fmt.Errorf("find the last event of asset %d: %w", id, err)
+		}
+		if raw := it.Next(); raw != nil {
+			read++
+			if raw.(*AssetEvent).AssetID == id {
+				out[id] = raw.(*AssetEvent)
+			}
+		}
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(read)
+	}
+	return out, nil
 }
 
 // indexTimestamp orders asset events by (timestamp, id).

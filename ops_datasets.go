@@ -305,15 +305,13 @@ func (o *operations) assetViews() ([]assetView, error) {
 	if err != nil {
 		return nil, err
 	}
-	events, err := o.store.AssetEvents()
+	ids := make([]int64, len(assets))
+	for i, a := range assets {
+		ids[i] = a.ID
+	}
+	last, err := o.store.LastAssetEvents(ids)
 	if err != nil {
 		return nil, err
-	}
-	last := map[int64]*AssetEvent{}
-	for _, e := range events {
-		if l := last[e.AssetID]; l == nil || !e.Timestamp.Before(l.Timestamp) {
-			last[e.AssetID] = e
-		}
 	}
 	out := make([]assetView, len(assets))
 	for i, a := range assets {
