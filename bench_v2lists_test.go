@@ -7,10 +7,13 @@ package main
 // the figures and the commands.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // benchListSizes are the table sizes each list is read at (a smoke pass,
@@ -128,6 +131,50 @@ func BenchmarkV2ListAssetEvents(b *testing.B) {
 	},
 		benchPage{"default", "/assets/events?limit=50"},
 		benchPage{"desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp"})
+}
+
+// BenchmarkV2ListAssets lists a page of 50 assets (GET /api/v2/assets,
+// every asset, by id) with rows events of 20 assets stored: each asset's
+// last event is part of its answer.
+func BenchmarkV2ListAssets(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		addAssetEvents(b, store, 20, rows)
+		return store, dags
+	}, benchPage{"default", "/assets?limit=50&only_active=false"})
+}
+
+// BenchmarkV2ListXComs lists a page of 50 XCom entries (GET
+// /api/v2/dags/~/dagRuns/~/taskInstances/~/xcomEntries, Airflow's order)
+// with rows entries stored, ten a run.
+func BenchmarkV2ListXComs(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_xcoms", 2)
+		store, dags := benchStoreWith(b, dag)
+		addRuns(b, store, dag, benchDate, rows/10, false)
+		runs, err := store.RunsOfDag(dag.DagID, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = store.update(func(txn *memdb.Txn) error {
+			for _, run := range runs {
+				for i := range 10 {
+					e := &XComEntry{DagID: dag.DagID, RunID: run.RunID, TaskID: dag.Tasks[i%2].TaskID, RunRowID: run.ID, MapIndex: -1,
+						Key: fmt.Sprintf("key_%d", i), Value: json.RawMessage(`1`), Timestamp: benchDate}
+					if err := store.putXComTxn(txn, e); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"default", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50"},
+		benchPage{"offset", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&offset=200"})
 }
 
 // BenchmarkV2ListImportErrors lists a page of 50 import errors (GET
