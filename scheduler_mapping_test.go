@@ -280,7 +280,8 @@ func TestMapping_XComPullOfMappedTask(t *testing.T) {
 	got := mappedXCom(t, store, "py_map_pull", runID, "puller", -1)
 	var v map[string]any
 	if err := json.Unmarshal([]byte(got), &v); err != nil {
-		t.Fatalf("puller pushed %q: %v", got, err)
+		log, _ := store.TaskLogOf(tiKey{"py_map_pull", runID, "puller", -1})
+		t.Fatalf("puller pushed %q: %v; its task instances %v, log %+v", got, err, rowsByTask(t, store, "py_map_pull", runID)["puller"], log)
 	}
 	// map_indexes [2, 0]: in that order (2.10.3 _xcom_pull's case ordering).
 	want := map[string]string{"all": "[10 20 30]", "one": "20", "some": "[30 10]"}
