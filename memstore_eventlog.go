@@ -141,16 +141,7 @@ func (s *Store) EventLogPage(desc bool, offset, limit int) ([]*EventLog, int, er
 	if err != nil {
 		return nil, 0, fmt.Errorf("list event logs: %w", err)
 	}
-	out := make([]*EventLog, 0, min(limit, total))
-	read := 0
-	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
-		read++
-		if offset > 0 {
-			offset--
-			continue
-		}
-		out = append(out, raw.(*EventLog))
-	}
+	out, read := walkPage[EventLog](it, offset, limit)
 	if s.rowsRead != nil {
 		s.rowsRead(read)
 	}

@@ -369,6 +369,23 @@ func (s *Store) DagVersionPage(desc bool, offset, limit int) ([]*DagVersion, int
 	return tablePage(s, tableDagVersions, indexVersionUUID, desc, offset, limit, func(*DagVersion) bool { return true }, "all")
 }
 
+// walkPage reads it to the page's end: the rows after the first offset,
+// at most limit of them (none when limit is 0 or less), and how many rows
+// it read.
+func walkPage[T any](it memdb.ResultIterator, offset, limit int) ([]*T, int) {
+	out := make([]*T, 0, min(max(limit, 0), 1024)) // a page, not a limit of "all"
+	read := 0
+	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
+		read++
+		if offset > 0 {
+			offset--
+			continue
+		}
+		out = append(out, raw.(*T))
+	}
+	return out, read
+}
+
 // tablePage is a page of the rows of table that keep picks, in index's
 // order (descending when desc), and how many rows it picks in all.
 // countKey names what keep picks (one name for one filter): its count is

@@ -58,16 +58,7 @@ func (s *Store) XComPage(offset, limit int) ([]*XComEntry, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("list xcom entries: %w", err)
 	}
-	out := make([]*XComEntry, 0, max(0, min(limit, total-offset)))
-	read := 0
-	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
-		read++
-		if offset > 0 {
-			offset--
-			continue
-		}
-		out = append(out, raw.(*XComEntry))
-	}
+	out, read := walkPage[XComEntry](it, offset, limit)
 	if s.rowsRead != nil {
 		s.rowsRead(read)
 	}
