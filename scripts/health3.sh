@@ -25,36 +25,15 @@ PATH_=/api/v2/monitor/health
 
 command -v wrk >/dev/null || { echo "health3: needs wrk (apt-get install -y wrk)" >&2; exit 1; }
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-bin=${AIRLITE_BIN:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/airlite" .
-	bin=$work/airlite
-fi
+NAME=health3
+# shellcheck source=scripts/loadlib.sh
+. scripts/loadlib.sh
+bin=$(airlite_bin)
 bare=${BARE_TEST:-}
 if [ -z "$bare" ]; then
 	go test -c -o "$work/bare.test" .
 	bare=$work/bare.test
 fi
-
-wait_file() { # file: wait up to 10 s for it to exist
-	for _ in $(seq 100); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "health3: $1 never appeared" >&2
-	exit 1
-}
 
 # As a client suite starts it: the scheduler on (its heartbeat is in the
 # answer), the access log to a file.

@@ -34,28 +34,12 @@ if ! command -v wrk >/dev/null 2>&1; then
 	$SUDO apt-get install -y -qq wrk >&2
 fi
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+NAME=loadtest
+# shellcheck source=scripts/loadlib.sh
+. scripts/loadlib.sh
 
 go build -o "$work/airlite" .
 go test -c -o "$work/bare.test" .
-
-wait_file() { # file: wait up to 10 s for it to exist
-	for _ in $(seq 100); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "loadtest: $1 never appeared" >&2
-	exit 1
-}
 
 # The embedded examples, plus two identical DAGs for the rows that compare
 # a trigger on a DAG with FULL_RUNS runs against one on a DAG with none,

@@ -27,31 +27,10 @@ ROUNDS=${ROUNDS:-5}
 
 command -v wrk >/dev/null || { echo "trigger3: needs wrk (apt-get install -y wrk)" >&2; exit 1; }
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-bin=${AIRLITE_BIN:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/airlite" .
-	bin=$work/airlite
-fi
-
-wait_file() { # file: wait up to 10 s for it to exist
-	for _ in $(seq 100); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "trigger3: $1 never appeared" >&2
-	exit 1
-}
+NAME=trigger3
+# shellcheck source=scripts/loadlib.sh
+. scripts/loadlib.sh
+bin=$(airlite_bin)
 
 # One DAG file for both editions: Airflow 3.2.1's example_bash_operator
 # (seven tasks), so that both triggers store the same run and task rows.
