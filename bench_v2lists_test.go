@@ -227,3 +227,23 @@ func BenchmarkV2ListDagTags(b *testing.B) {
 		benchPage{"default", "/dagTags?limit=50"},
 		benchPage{"desc_offset", "/dagTags?limit=50&offset=200&order_by=-name"})
 }
+
+// BenchmarkAddAssetEvent stores an asset event (the write a try with an
+// outlet makes, which queues the DAGs scheduled on the asset) with rows
+// DAGs stored, none scheduled on it: the DAGs to queue come from an index,
+// not a walk of every DAG.
+func BenchmarkAddAssetEvent(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("dags=%d", rows), func(b *testing.B) {
+			store, _ := benchManyDAGs(nil)(b, rows)
+			addAssetEvents(b, store, 1, 1)
+			e := AssetEvent{AssetID: 1, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: benchDate}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := store.AddAssetEvent(e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

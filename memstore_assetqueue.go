@@ -58,11 +58,6 @@ func (c *assetCond) refs() []assetRef {
 	return out
 }
 
-// names says whether the condition names the asset.
-func (c *assetCond) names(a *Asset) bool {
-	return slices.ContainsFunc(c.refs(), func(r assetRef) bool { return r.Name == a.Name && r.URI == a.URI })
-}
-
 // aliases are the aliases the condition names (with the group each
 // leaf gives), each name once, in reading order.
 func (c *assetCond) aliases() []aliasRef {
@@ -81,11 +76,6 @@ func (c *assetCond) aliases() []aliasRef {
 		}
 	}
 	return out
-}
-
-// namesAlias says whether the condition names the alias called name.
-func (c *assetCond) namesAlias(name string) bool {
-	return slices.ContainsFunc(c.aliases(), func(r aliasRef) bool { return r.Name == name })
 }
 
 // holds evaluates the condition over the assets that have queued events
@@ -193,27 +183,42 @@ func (consumedEventIndex) FromArgs(args ...any) ([]byte, error) {
 // _queue_dagruns: an entry already there is kept; 3.2.1
 // assets/manager.py register_asset_change: dags_to_queue_from_asset_alias
 // too, queued for the asset).
+//
+// The DAGs come from the index of what their schedules name, not a walk of
+// every DAG.
 func queueAssetEventTxn(txn *memdb.Txn, a *Asset, aliases []string, at time.Time) error {
-	it, err := txn.Get(tableDags, indexID)
-	if err != nil {
-		return fmt.Errorf("list dags: %w", err)
+	keys := []string{scheduledOnAsset(a.Name, a.URI)}
+	for _, alias := range aliases {
+		keys = append(keys, scheduledOnAlias(alias))
 	}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		row := raw.(*DagRow)
-		if row.Def == nil || row.IsPaused || row.Def.AssetSchedule == nil ||
-			(!row.Def.AssetSchedule.names(a) && !slices.ContainsFunc(aliases, row.Def.AssetSchedule.namesAlias)) {
-			continue
-		}
-		have, err := txn.First(tableAssetQueue, indexID, assetQueueKey(row.DagID, a.ID))
+	for _, key := range keys {
+		it, err := txn.Get(tableDags, indexScheduledOn, key)
 		if err != nil {
-			return fmt.Errorf("look up queued event: %w", err)
+			return fmt.Errorf("find the dags scheduled on %s: %w", a.URI, err)
 		}
-		if have != nil {
-			continue
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			if row := raw.(*DagRow); !row.IsPaused {
+				if err := queueForTxn(txn, row.DagID, a, at); err != nil {
+					return err
+				}
+			}
 		}
-		if err := txn.Insert(tableAssetQueue, &AssetQueueEntry{AssetID: a.ID, DagID: row.DagID, CreatedAt: at}); err != nil {
-			return fmt.Errorf("queue %s for %s: %w", a.URI, row.DagID, err)
-		}
+	}
+	return nil
+}
+
+// queueForTxn queues the asset's event for the DAG, unless one is queued
+// already.
+func queueForTxn(txn *memdb.Txn, dagID string, a *Asset, at time.Time) error {
+	have, err := txn.First(tableAssetQueue, indexID, assetQueueKey(dagID, a.ID))
+	if err != nil {
+		return fmt.Errorf("look up queued event: %w", err)
+	}
+	if have != nil {
+		return nil
+	}
+	if err := txn.Insert(tableAssetQueue, &AssetQueueEntry{AssetID: a.ID, DagID: dagID, CreatedAt: at}); err != nil {
+		return fmt.Errorf("queue %s for %s: %w", a.URI, dagID, err)
 	}
 	return nil
 }

@@ -18,8 +18,52 @@ func dagsTable() *memdb.TableSchema {
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID:   {Name: indexID, Unique: true, Indexer: stringField[DagRow]{func(r *DagRow) string { return r.DagID }}},
 			indexRoot: {Name: indexRoot, AllowMissing: true, Indexer: stringField[DagRow]{func(r *DagRow) string { return r.RootDagID }}},
+			// The DAGs an asset event queues: by each asset and alias
+			// their schedules name.
+			indexScheduledOn: {Name: indexScheduledOn, AllowMissing: true, Indexer: scheduledOnIndex{}},
 		},
 	}
+}
+
+// indexScheduledOn indexes DAG rows by the assets and aliases their asset
+// schedules name (queueAssetEventTxn).
+const indexScheduledOn = "scheduled_on"
+
+// scheduledOnIndex keys a DAG row by scheduledOnAsset of each asset and
+// scheduledOnAlias of each alias its definition's asset schedule names;
+// FromArgs takes one such key.
+type scheduledOnIndex struct{}
+
+func scheduledOnAsset(name, uri string) string { return "asset\x00" + name + "\x00" + uri }
+func scheduledOnAlias(name string) string      { return "alias\x00" + name }
+
+func (scheduledOnIndex) FromObject(obj any) (bool, [][]byte, error) {
+	r, ok := obj.(*DagRow)
+	if !ok {
+		return false, nil, fmt.Errorf("scheduled-on index: want *DagRow, got %T", obj)
+	}
+	if r.Def == nil || r.Def.AssetSchedule == nil {
+		return false, nil, nil
+	}
+	var keys [][]byte
+	for _, ref := range r.Def.AssetSchedule.refs() {
+		keys = append(keys, []byte(scheduledOnAsset(ref.Name, ref.URI)+"\x00"))
+	}
+	for _, alias := range r.Def.AssetSchedule.aliases() {
+		keys = append(keys, []byte(scheduledOnAlias(alias.Name)+"\x00"))
+	}
+	return len(keys) > 0, keys, nil
+}
+
+func (scheduledOnIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("scheduled-on index: want one key, got %d arguments", len(args))
+	}
+	k, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("scheduled-on index: want a string key, got %T", args[0])
+	}
+	return []byte(k + "\x00"), nil
 }
 
 // LoadDAGs replaces the DAG table with the given definitions. A DAG already
