@@ -31,7 +31,15 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	if err := runProcess(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, processOptions{ownsChildren: true}); err != nil {
+	err := runProcess(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, processOptions{ownsChildren: true})
+	// The Python task program is the process's, extracted once for
+	// every scheduler it runs: it goes when the process does (a test
+	// process's in TestMain), once runProcess has stopped the tries and
+	// workers that ran it.
+	if rerr := removeTaskProgram(); rerr != nil {
+		fmt.Fprintln(os.Stderr, "airlite:", rerr)
+	}
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
 		}
@@ -573,10 +581,6 @@ func (p *process) stop() error {
 	if p.sched != nil {
 		p.logger.Info().Dur("grace", p.c.ShutdownGrace).Msg("waiting for running tasks")
 		p.sched.shutdown(p.c.ShutdownGrace)
-	}
-	// The Python task program, once no try or worker runs it.
-	if err := removeTaskProgram(); err != nil {
-		errs = append(errs, err)
 	}
 	if p.snaps != nil {
 		if err := p.snaps.stop(); err != nil {

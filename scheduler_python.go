@@ -93,9 +93,11 @@ var pythonTaskProgram struct {
 	dir string
 }
 
-// removeTaskProgram removes the extracted program, once nothing runs it
-// (the process's scheduler has stopped its tries and warm workers): a
-// stop leaves nothing in the temp folder. A later try extracts it again.
+// removeTaskProgram removes the extracted program, once nothing runs it:
+// at the process's end (main, TestMain), after its schedulers have
+// stopped their tries and warm workers, so that a stop leaves nothing in
+// the temp folder. Not at one scheduler's stop: another of the process's
+// may be running a try from it.
 func removeTaskProgram() error {
 	p := &pythonTaskProgram
 	p.mu.Lock()
