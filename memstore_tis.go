@@ -443,7 +443,12 @@ func clearTaskInstancesTxn(txn *memdb.Txn, dagID, runID string, pick func(*TaskI
 			}
 			cleared := *ti
 			nextTryID(&cleared)
-			cleared.State, cleared.EndDate, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, nil, &now
+			// Only the state goes: the end date (and duration) stay
+			// until the next try starts (2.10.3 models/taskinstance.py
+			// clear_task_instances sets the state alone, as 1.10.15's
+			// does; 3.2.1's prepare_db_for_next_try records the try and
+			// gives a new id).
+			cleared.State, cleared.NextRetryAt, cleared.UpdatedAt = TaskNone, nil, &now
 			cleared.MaxTries = ti.TryNumber + ti.MaxTries - max(ti.TryNumber-1, 0)
 			if cleared.MaxTries < ti.TryNumber {
 				cleared.MaxTries = ti.TryNumber

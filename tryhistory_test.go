@@ -463,3 +463,38 @@ func TestSnapshot_EarlierTries(t *testing.T) {
 		})
 	}
 }
+
+// A cleared task instance keeps its end date and duration until its next
+// try starts: clear_task_instances sets the state alone (2.10.3
+// models/taskinstance.py, seen on the real 2.10.3; 3.2.1 likewise after
+// prepare_db_for_next_try), and the API answers them.
+func TestClear_KeepsEndDateAndDuration(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	ts.postRun(t, "tutorial", `{"dag_run_id": "r", "logical_date": "2024-01-03T00:00:00+00:00"}`)
+	ti, err := ts.store.TaskInstance("tutorial", "r", "print_date")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end, took := testNow.Add(-time.Minute), testNow.Add(-30*time.Second), 30.0
+	done := *ti
+	done.State, done.TryNumber, done.StartDate, done.EndDate, done.Duration = TaskFailed, 1, &start, &end, &took
+	if err := ts.store.UpsertTaskInstance(&done); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.store.ClearTaskInstances("tutorial", "r", tasksNamed([]string{"print_date"}), false, testNow); err != nil {
+		t.Fatal(err)
+	}
+	cleared, err := ts.store.TaskInstance("tutorial", "r", "print_date")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cleared.State != TaskNone || cleared.EndDate == nil || !cleared.EndDate.Equal(end) || cleared.Duration == nil || *cleared.Duration != took {
+		t.Fatalf("cleared: state %q, end %v, duration %v; want no state, the end and duration kept", cleared.State, cleared.EndDate, cleared.Duration)
+	}
+	res := ts.v1(t, http.MethodGet, "/dags/tutorial/dagRuns/r/taskInstances/print_date", "")
+	v := decodeJSON[map[string]any](t, res.body)
+	if v["state"] != nil || v["end_date"] != isoFormat(end) || v["duration"] != took {
+		t.Errorf("GET the cleared task instance: state %v, end_date %v, duration %v", v["state"], v["end_date"], v["duration"])
+	}
+}
