@@ -247,3 +247,53 @@ func BenchmarkAddAssetEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLastScheduledDate reads a DAG's last scheduled logical date
+// (every DAG answer's next_dagrun, and each DAG at every scheduler tick)
+// with rows manual runs stored after its one scheduled run.
+func BenchmarkLastScheduledDate(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("manual_runs=%d", rows), func(b *testing.B) {
+			dag := benchDAG(b, "bench_last", 1)
+			store, _ := benchStoreWith(b, dag)
+			addRunsIn(b, store, dag, benchDate, 1, false, func(int) RunState { return RunSuccess })
+			manual := benchDate.Add(time.Hour)
+			addRuns(b, store, dag, manual, rows, false)
+			err := store.update(func(txn *memdb.Txn) error { // the later ones are manual
+				it, err := txn.Get(tableDagRuns, indexID+"_prefix", dag.DagID, "scheduled__"+isoFormat(manual)[:4])
+				if err != nil {
+					return err
+				}
+				var runs []*DagRun
+				for raw := it.Next(); raw != nil; raw = it.Next() {
+					if r := raw.(*DagRun); r.ExecutionDate.After(benchDate) {
+						runs = append(runs, r)
+					}
+				}
+				for _, r := range runs {
+					m := *r
+					m.RunType = "manual"
+					if err := txn.Insert(tableDagRuns, &m); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := store.update(recountRunsTxn); err != nil {
+				b.Fatal(err)
+			}
+			if last, err := store.LastScheduledDate(dag.DagID); err != nil || last == nil || !last.Equal(benchDate) {
+				b.Fatalf("last scheduled %v (%v), want %s", last, err, benchDate)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := store.LastScheduledDate(dag.DagID); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

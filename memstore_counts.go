@@ -4,8 +4,10 @@ package main
 // per DAG (run counts), so that limits and page totals cost one lookup.
 
 import (
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -100,6 +102,13 @@ func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int) error {
 	counts := [2]runCount{runCountTxn(txn, run.DagID), runCountTxn(txn, allDAGs)}
 	counts[0].TaskInstances += sign * tis
 	counts[0].OrderedTIs += sign * ordered
+	if isScheduledRun(run) {
+		last, err := lastScheduledAfterTxn(txn, counts[0].LastScheduled, run, sign)
+		if err != nil {
+			return err
+		}
+		counts[0].LastScheduled = last
+	}
 	for i := range counts {
 		c := &counts[i]
 		c.N += sign
@@ -110,6 +119,34 @@ func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int) error {
 		}
 	}
 	return nil
+}
+
+// isScheduledRun says whether run counts for next_dagrun: a scheduled
+// run with a logical date (backfills and manual runs do not move it).
+func isScheduledRun(run *DagRun) bool { return run.RunType == "scheduled" && !run.NoLogicalDate }
+
+// lastScheduledAfterTxn is the DAG's last scheduled date once run, a
+// scheduled run, comes (sign 1) or goes (sign -1): a later date is the
+// new last; the last's run going gives way to the run at its date if one
+// is still there (a changed copy put in its place) or else to the latest
+// scheduled run left, found by a walk down the DAG's runs.
+func lastScheduledAfterTxn(txn *memdb.Txn, last *time.Time, run *DagRun, sign int) (*time.Time, error) {
+	date := run.ExecutionDate
+	if sign > 0 {
+		if last == nil || date.After(*last) {
+			return &date, nil
+		}
+		return last, nil
+	}
+	if last == nil || !date.Equal(*last) {
+		return last, nil
+	}
+	if same, err := runByDateTxn(txn, run.DagID, date); err == nil && isScheduledRun(same) {
+		return last, nil
+	} else if err != nil && !errors.Is(err, errNotFound) {
+		return nil, err
+	}
+	return storeView{txn}.walkLastScheduled(run.DagID)
 }
 
 // confBytesTxn is len(Conf) summed over every stored run.
@@ -178,6 +215,10 @@ func recountRunsTxn(txn *memdb.Txn) error {
 			c.N++
 			c.States[runStateSlot(run.State)]++
 			c.ConfBytes += int64(len(run.Conf))
+		}
+		if c := countOf(run.DagID); isScheduledRun(run) && (c.LastScheduled == nil || run.ExecutionDate.After(*c.LastScheduled)) {
+			date := run.ExecutionDate
+			c.LastScheduled = &date
 		}
 	}
 	tit, err := txn.Get(tableTasks, indexID)

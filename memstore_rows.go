@@ -351,6 +351,11 @@ type runCount struct {
 	// with its row in ti_order: a page in Airflow 3's default orders is
 	// read from there when it counts every task instance.
 	OrderedTIs int
+	// LastScheduled is the latest logical date of the DAG's scheduled
+	// runs (nil: none), which next_dagrun and the scheduler count from:
+	// a lookup, where a walk down the runs passed every manual and
+	// backfill run after it.
+	LastScheduled *time.Time
 }
 
 // runStateCounts has one count per state in runStates' order, and a last

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // runModelDAG is a DAG of one task, for the run model's tests.
@@ -145,4 +150,81 @@ func TestStore_RunModel_LogicalDateMayBeAbsent(t *testing.T) {
 			t.Errorf("run at %s after DeleteRuns: %v", isoFormat(date), err)
 		}
 	}
+}
+
+// The DAG's last scheduled logical date (what next_dagrun and the
+// scheduler count from) is kept with the DAG's run counts: manual runs
+// after it do not hide it, a scheduled run's state changes keep it, a
+// deleted one gives way to the one before, and a restore finds it again.
+func TestStore_LastScheduledDate(t *testing.T) {
+	t.Parallel()
+	dags, err := loadEmbeddedDAGs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := storeWith(t, dags)
+	dag := dags.DAGs[0]
+	day := func(d int) time.Time { return time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC) }
+	add := func(runType string, d int) *DagRun {
+		t.Helper()
+		run := &DagRun{DagID: dag.DagID, RunID: fmt.Sprintf("%s__%d", runType, d), ExecutionDate: day(d), RunAfter: day(d),
+			State: RunSuccess, RunType: runType, Conf: json.RawMessage(`{}`)}
+		err := store.update(func(txn *memdb.Txn) error {
+			id, err := nextCounter(txn, counterRunID)
+			if err != nil {
+				return err
+			}
+			run.ID = id
+			if err := txn.Insert(tableDagRuns, run); err != nil {
+				return err
+			}
+			return countRunTxn(txn, run, 1, 0, 0)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	want := func(label string, s *Store, d int) {
+		t.Helper()
+		got, err := s.LastScheduledDate(dag.DagID)
+		switch {
+		case err != nil:
+			t.Fatalf("%s: %v", label, err)
+		case d == 0 && got != nil:
+			t.Errorf("%s: last scheduled %v, want none", label, got)
+		case d != 0 && (got == nil || !got.Equal(day(d))):
+			t.Errorf("%s: last scheduled %v, want %s", label, got, day(d))
+		}
+	}
+	want("no runs", store, 0)
+	add("scheduled", 2)
+	third := add("scheduled", 3)
+	for d := 4; d < 20; d++ {
+		add("manual", d)
+	}
+	add("backfill", 25)
+	want("manual and backfill runs after", store, 3)
+	running := *third
+	running.State = RunRunning
+	if err := store.update(func(txn *memdb.Txn) error { return putRunTxn(txn, third, &running) }); err != nil {
+		t.Fatal(err)
+	}
+	want("its state changed", store, 3)
+	if err := store.DeleteRun(dag.DagID, third.RunID); err != nil {
+		t.Fatal(err)
+	}
+	want("deleted", store, 2)
+	add("scheduled", 21)
+	want("a later one", store, 21)
+
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(store, path, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	restored, _, err := restoreSnapshot(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want("restored", restored, 21)
 }

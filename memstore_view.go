@@ -84,6 +84,12 @@ func (v storeView) CountScheduledRuns(dagID string, state RunState) (int, error)
 // LastScheduledDate is the logical date of a DAG's latest scheduled run,
 // or nil. Manual runs in between are passed over.
 func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
+	return runCountTxn(v.txn, dagID).LastScheduled, nil
+}
+
+// walkLastScheduled is LastScheduledDate found by a walk down the DAG's
+// runs to its latest scheduled one (when the one the counts kept goes).
+func (v storeView) walkLastScheduled(dagID string) (*time.Time, error) {
 	it, err := runsDownTxn(v.txn, dagID, endOfTime)
 	if err != nil {
 		return nil, fmt.Errorf("find last scheduled run of %s: %w", dagID, err)
@@ -93,7 +99,7 @@ func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
 		if run.DagID != dagID {
 			return nil, nil
 		}
-		if run.RunType == "scheduled" && !run.NoLogicalDate {
+		if isScheduledRun(run) {
 			d := run.ExecutionDate
 			return &d, nil
 		}
