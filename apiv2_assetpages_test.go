@@ -188,15 +188,7 @@ func TestStore_RunsConsumingEvents_ReadTheirRows(t *testing.T) {
 		t.Errorf("read %d rows for one consumed event, want its 2 consumed rows and their 2 runs", read)
 	}
 
-	path := filepath.Join(t.TempDir(), "snapshot.json")
-	if _, err := writeSnapshot(store, path, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	restored, _, err := restoreSnapshot(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := consumers(restored); !reflect.DeepEqual(got, want) {
+	if got := consumers(snapshotRoundTrip(t, store)); !reflect.DeepEqual(got, want) {
 		t.Errorf("restored: consumers %v, want %v", got, want)
 	}
 }
@@ -243,14 +235,7 @@ func TestAPIv2_Assets_LastEventBySeek(t *testing.T) {
 		t.Errorf("read %d event rows for 7 assets' last events, want one each", read)
 	}
 
-	path := filepath.Join(t.TempDir(), "snapshot.json")
-	if _, err := writeSnapshot(ts.store, path, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	restored, _, err := restoreSnapshot(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	restored := snapshotRoundTrip(t, ts.store)
 	ids := make([]int64, 0, len(want))
 	for id := range want {
 		ids = append(ids, id)

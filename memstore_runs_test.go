@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -218,13 +216,5 @@ func TestStore_LastScheduledDate(t *testing.T) {
 	add("scheduled", 21)
 	want("a later one", store, 21)
 
-	path := filepath.Join(t.TempDir(), "snapshot.json")
-	if _, err := writeSnapshot(store, path, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	restored, _, err := restoreSnapshot(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want("restored", restored, 21)
+	want("restored", snapshotRoundTrip(t, store), 21)
 }
