@@ -385,6 +385,19 @@ func (s *Store) Reset(set *DAGSet) error {
 	})
 }
 
+// allRows lists every row of table, by id; what names them in an error.
+func allRows[T any](txn *memdb.Txn, table, what string) ([]*T, error) {
+	it, err := txn.Get(table, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", what, err)
+	}
+	out := []*T{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*T))
+	}
+	return out, nil
+}
+
 // enforceCountTxn refuses one more row of table at max rows (0: no
 // limit). Such tables are kept small by their limit, so it counts them.
 func enforceCountTxn(txn *memdb.Txn, table string, max int, limit string) error {

@@ -60,15 +60,7 @@ func assetAliasesTable() *memdb.TableSchema {
 
 // AssetAliases lists every alias by id.
 func (s *Store) AssetAliases() ([]*AssetAlias, error) {
-	it, err := s.read().Get(tableAssetAliases, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list asset aliases: %w", err)
-	}
-	out := []*AssetAlias{}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		out = append(out, raw.(*AssetAlias))
-	}
-	return out, nil
+	return allRows[AssetAlias](s.read(), tableAssetAliases, "asset aliases")
 }
 
 // EnsureAssetAliases registers the aliases refs name that are not

@@ -406,15 +406,7 @@ func (v storeView) AssetByRef(ref assetRef) (*Asset, error) {
 
 // AssetEvents lists every asset event by id.
 func (v storeView) AssetEvents() ([]*AssetEvent, error) {
-	it, err := v.txn.Get(tableAssetEvents, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list asset events: %w", err)
-	}
-	var out []*AssetEvent
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		out = append(out, raw.(*AssetEvent))
-	}
-	return out, nil
+	return allRows[AssetEvent](v.txn, tableAssetEvents, "asset events")
 }
 
 // RunsConsumingEvents are the runs that consumed each of the events ids

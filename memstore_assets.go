@@ -255,15 +255,7 @@ func recountAssetEventsTxn(txn *memdb.Txn) error {
 
 // Assets lists every asset by id.
 func (s *Store) Assets() ([]*Asset, error) {
-	it, err := s.read().Get(tableAssets, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list assets: %w", err)
-	}
-	out := []*Asset{}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		out = append(out, raw.(*Asset))
-	}
-	return out, nil
+	return allRows[Asset](s.read(), tableAssets, "assets")
 }
 
 // AssetByID is one asset, or errNotFound.
@@ -280,15 +272,7 @@ func (s *Store) AssetByID(id int64) (*Asset, error) {
 
 // AssetEvents lists every asset event by id.
 func (s *Store) AssetEvents() ([]*AssetEvent, error) {
-	it, err := s.read().Get(tableAssetEvents, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list asset events: %w", err)
-	}
-	out := []*AssetEvent{}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		out = append(out, raw.(*AssetEvent))
-	}
-	return out, nil
+	return storeView{s.read()}.AssetEvents()
 }
 
 // EnsureAssets registers the assets refs name that are not registered

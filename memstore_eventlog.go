@@ -171,15 +171,7 @@ func clearEventLogsTxn(txn *memdb.Txn) error {
 
 // EventLogs lists the event log by id, oldest first.
 func (s *Store) EventLogs() ([]*EventLog, error) {
-	it, err := s.read().Get(tableEventLogs, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list event logs: %w", err)
-	}
-	out := []*EventLog{}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		out = append(out, raw.(*EventLog))
-	}
-	return out, nil
+	return allRows[EventLog](s.read(), tableEventLogs, "event logs")
 }
 
 // EventLogByID is one event; errNotFound when the log has none by that id.

@@ -46,15 +46,7 @@ func importErrorsTable() *memdb.TableSchema {
 
 // ImportErrors lists the import errors by id.
 func (s *Store) ImportErrors() ([]*ImportError, error) {
-	it, err := s.read().Get(tableImportErrors, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list import errors: %w", err)
-	}
-	out := []*ImportError{}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		out = append(out, raw.(*ImportError))
-	}
-	return out, nil
+	return allRows[ImportError](s.read(), tableImportErrors, "import errors")
 }
 
 // ImportErrorByID is one import error, or errNotFound.
