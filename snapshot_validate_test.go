@@ -491,13 +491,11 @@ func TestSnapshot_EventLogRestore(t *testing.T) {
 	})
 }
 
-// Restored assets, asset events, aliases and backfills keep their ids,
-// and new ones are numbered after the highest restored whatever the
-// counters in the file say: a new row numbered by a counter behind the
-// rows would take a restored row's id, and memdb would put it in that
-// row's place.
-func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
-	t.Parallel()
+// snapAssetsAndBackfills writes a snapshot holding two assets, two
+// events of the first, two aliases and two backfills of one date each
+// (so two run links), every id 1 and 2, and returns its bytes.
+func snapAssetsAndBackfills(t *testing.T) []byte {
+	t.Helper()
 	dags, err := loadEmbeddedDAGs()
 	if err != nil {
 		t.Fatal(err)
@@ -515,11 +513,7 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
-			MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow, CompletedAt: &snapNow}
-		if _, err := store.CreateBackfill(func(storeView) (*backfillPlan, error) { return &backfillPlan{backfill: b}, nil }); err != nil {
-			t.Fatal(err)
-		}
+		createDoneBackfill(t, store)
 	}
 	path := filepath.Join(t.TempDir(), "snapshot.json")
 	if _, err := writeSnapshot(store, path, snapNow); err != nil {
@@ -529,9 +523,36 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{counterAssetID, counterAssetEventID, counterAssetAliasID, counterBackfillID} {
+	return data
+}
+
+// createDoneBackfill stores a completed backfill of example_bash_operator
+// with one date, whose run already exists (a link with no run).
+func createDoneBackfill(t *testing.T, store *Store) *Backfill {
+	t.Helper()
+	b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
+		MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow, CompletedAt: &snapNow}
+	nb, err := store.CreateBackfill(func(storeView) (*backfillPlan, error) {
+		return &backfillPlan{backfill: b, dates: []backfillDate{{logical: snapNow, exception: "already exists"}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nb
+}
+
+// Restored assets, asset events, aliases, backfills and their run links
+// keep their ids, and new ones are numbered after the highest restored
+// whatever the counters in the file say: a new row numbered by a counter
+// behind the rows would take a restored row's id, and memdb would put it
+// in that row's place.
+func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
+	t.Parallel()
+	data := snapAssetsAndBackfills(t)
+	for _, name := range []string{counterAssetID, counterAssetEventID, counterAssetAliasID, counterBackfillID, counterBackfillRunID} {
 		data, _ = snapForge(t, data, tableCounters, rowNamed(name), set("value", 1))
 	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -557,8 +578,16 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 	if e, err := restored.AddAssetEvent(AssetEvent{AssetID: 2, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: snapNow}); err != nil || e.ID != 3 {
 		t.Errorf("new asset event %+v (%v), want id 3", e, err)
 	}
-	if events, err := restored.AssetEvents(); err != nil || len(events) != 3 {
-		t.Errorf("asset events %d (%v), want the two restored and the new one", len(events), err)
+	events, err := restored.AssetEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []string
+	for _, e := range events {
+		evs = append(evs, fmt.Sprintf("%d:%d", e.ID, e.AssetID))
+	}
+	if got, want := strings.Join(evs, " "), "1:1 2:1 3:2"; got != want {
+		t.Errorf("asset events (id:asset) after a new one: %s, want %s", got, want)
 	}
 	if err := restored.EnsureAssetAliases([]aliasRef{{Name: "z"}}); err != nil {
 		t.Fatal(err)
@@ -574,13 +603,19 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 	if got, want := strings.Join(names, " "), "1:x 2:y 3:z"; got != want {
 		t.Errorf("aliases after a new one: %s, want %s", got, want)
 	}
-	b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
-		MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow}
-	nb, err := restored.CreateBackfill(func(storeView) (*backfillPlan, error) { return &backfillPlan{backfill: b}, nil })
-	if err != nil || nb.ID != 3 {
-		t.Errorf("new backfill %+v (%v), want id 3", nb, err)
+	nb := createDoneBackfill(t, restored)
+	if nb.ID != 3 {
+		t.Errorf("new backfill id %d, want 3", nb.ID)
 	}
 	if all, err := restored.Backfills("example_bash_operator"); err != nil || len(all) != 3 {
 		t.Errorf("backfills %d (%v), want the two restored and the new one", len(all), err)
+	}
+	// Each backfill keeps its own run link: the new link is id 3, not a
+	// restored link's id taken over.
+	for id, want := range map[int64]int64{1: 1, 2: 2, 3: 3} {
+		links, err := restored.BackfillRuns(id)
+		if err != nil || len(links) != 1 || links[0].ID != want || links[0].BackfillID != id {
+			t.Errorf("run links of backfill %d: %+v (%v), want one, id %d", id, links, err, want)
+		}
 	}
 }
