@@ -111,21 +111,33 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	quit := make(chan struct{})
 	decoded := make(chan decodeResult, 1)
 	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
-	runRows := map[int64]int{} // run id -> its row, to refuse an id twice
 	var insertErr error
 	fail := func(err error) {
 		insertErr = err
 		close(quit)
 	}
-	// variable and connection id -> its row: their id indexes are not
-	// the primary key, so go-memdb would not refuse a duplicate.
-	rowIDs := map[string]map[int64]int{tableVariables: {}, tableConns: {}, tableEventLogs: {}}
+	// Per table, each id and each name a row must hold alone -> its row.
+	// go-memdb refuses no duplicate: a second row under a primary key
+	// replaces the first, and one under another unique index hides the
+	// first from it, so a file holding one twice would lose a row
+	// without a word.
+	rowIDs := map[string]map[int64]int{tableDagRuns: {}, tablePools: {}, tableVariables: {}, tableConns: {}, tableEventLogs: {},
+		tableAssets: {}, tableAssetEvents: {}, tableAssetAliases: {}, tableBackfills: {}, tableBackfillRuns: {}}
 	refuseDuplicate := func(table string, id int64, row int) bool {
 		if other, ok := rowIDs[table][id]; ok {
 			fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too", row, table, id, other))
 			return true
 		}
 		rowIDs[table][id] = row
+		return false
+	}
+	rowNames := map[string]map[string]int{tableAssets: {}, tableAssetAliases: {}}
+	refuseNameTwice := func(table, name string, row int) bool {
+		if other, ok := rowNames[table][name]; ok {
+			fail(badSnapshot(path, nil, "invalid row %d of table %s: %s appears twice, in row %d too", row, table, name, other))
+			return true
+		}
+		rowNames[table][name] = row
 		return false
 	}
 	var lastDag, lastRun string // the run the last row referred to, found
@@ -170,17 +182,25 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 			row := batch.first + i + 1
 			switch o := obj.(type) {
 			case *DagRun:
-				if other, ok := runRows[o.ID]; ok {
-					fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too",
-						row, batch.table, o.ID, other))
-					break
-				}
-				runRows[o.ID] = row
+				refuseDuplicate(batch.table, o.ID, row)
+			case *Pool:
+				refuseDuplicate(batch.table, o.ID, row)
 			case *Variable:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *Connection:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *EventLog:
+				refuseDuplicate(batch.table, o.ID, row)
+			case *Asset:
+				_ = refuseDuplicate(batch.table, o.ID, row) ||
+					refuseNameTwice(batch.table, fmt.Sprintf("name %q with uri %q", o.Name, o.URI), row)
+			case *AssetEvent:
+				refuseDuplicate(batch.table, o.ID, row)
+			case *AssetAlias:
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseNameTwice(batch.table, fmt.Sprintf("name %q", o.Name), row)
+			case *Backfill:
+				refuseDuplicate(batch.table, o.ID, row)
+			case *BackfillDagRun:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *XComEntry:
 				// runOf found the run; the entry must name its id too.

@@ -135,6 +135,8 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 	firstVariableID := snapDecodeRow(t, lines[varsFrom])["id"]
 	connsFrom, _ := snapRowLines(t, lines, tableConns)
 	firstConnID := snapDecodeRow(t, lines[connsFrom])["id"]
+	poolsFrom, _ := snapRowLines(t, lines, tablePools)
+	firstPoolID := snapDecodeRow(t, lines[poolsFrom])["id"]
 
 	cases := []struct {
 		name  string
@@ -148,6 +150,7 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"run id negative", tableDagRuns, nil, set("id", -5), "id -5"},
 		{"run id twice", tableDagRuns, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstRunID), "twice"},
 		{"pool id past 2^53", tablePools, nil, set("id", json.Number("9007199254740993")), "id 9007199254740993"},
+		{"pool id twice", tablePools, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstPoolID), "twice"},
 		{"run counter past 2^53", tableCounters, rowNamed(counterRunID), set("value", json.Number("9223372036854775807")), "9223372036854775807"},
 		{"pool counter 0", tableCounters, rowNamed(counterPoolID), set("value", 0), "value 0"},
 		{"change counter negative", tableCounters, rowNamed(counterChange), set("value", -1), "value -1"},
@@ -617,5 +620,54 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 		if err != nil || len(links) != 1 || links[0].ID != want || links[0].BackfillID != id {
 			t.Errorf("run links of backfill %d: %+v (%v), want one, id %d", id, links, err, want)
 		}
+	}
+}
+
+// A snapshot whose table holds one id twice (or one asset's name and uri,
+// or one alias's name) is refused: go-memdb would put the second row in
+// the first one's place, and the restore would lose a row without a word,
+// as it refuses a run, variable, connection or event log id twice.
+func TestSnapshot_RestoreRefusesAssetAndBackfillKeysTwice(t *testing.T) {
+	t.Parallel()
+	good := snapAssetsAndBackfills(t)
+	second := func(n int, _ map[string]any) bool { return n == 2 }
+	cases := []struct {
+		name  string
+		table string
+		edit  func(row map[string]any)
+		want  string
+	}{
+		{"asset id twice", tableAssets, set("id", 1), "id 1 appears twice"},
+		{"asset name and uri twice", tableAssets, func(row map[string]any) { row["name"], row["uri"] = "a", "s3://a" }, "appears twice"},
+		{"asset event id twice", tableAssetEvents, set("id", 1), "id 1 appears twice"},
+		{"alias id twice", tableAssetAliases, set("id", 1), "id 1 appears twice"},
+		{"alias name twice", tableAssetAliases, set("name", "x"), `name "x" appears twice`},
+		{"backfill id twice", tableBackfills, set("id", 1), "id 1 appears twice"},
+		{"backfill run link id twice", tableBackfillRuns, set("id", 1), "id 1 appears twice"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forged, n := snapForge(t, good, tc.table, second, tc.edit)
+			path := filepath.Join(t.TempDir(), "snapshot.json")
+			if err := os.WriteFile(path, forged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			store, _, err := restoreSnapshot(t.Context(), path)
+			if !errors.Is(err, errSnapshotUnreadable) {
+				rows := map[string]int{}
+				if store != nil {
+					for _, table := range []string{tableAssets, tableAssetEvents, tableAssetAliases, tableBackfills, tableBackfillRuns} {
+						_ = store.Snapshot().Rows(table, func(any) error { rows[table]++; return nil })
+					}
+				}
+				t.Fatalf("restore = %v, want errSnapshotUnreadable (rows restored: %v, two of each written)", err, rows)
+			}
+			for _, want := range []string{fmt.Sprintf("row %d of table %s", n, tc.table), tc.want} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
 	}
 }
