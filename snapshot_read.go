@@ -131,13 +131,17 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 		rowIDs[table][id] = row
 		return false
 	}
-	rowNames := map[string]map[string]int{tableAssets: {}, tableAssetAliases: {}}
-	refuseNameTwice := func(table, name string, row int) bool {
-		if other, ok := rowNames[table][name]; ok {
-			fail(badSnapshot(path, nil, "invalid row %d of table %s: %s appears twice, in row %d too", row, table, name, other))
+	rowKeys := map[string]map[[2]string]int{tableDags: {}, tableDagRuns: {}, tablePools: {}, tableVariables: {}, tableConns: {},
+		tableAssets: {}, tableAssetAliases: {}}
+	// refuseKeyTwice is refuseDuplicate for a row's natural key (one or
+	// two strings); what says it, with explicit argument indexes.
+	refuseKeyTwice := func(table string, key [2]string, what string, row int) bool {
+		if other, ok := rowKeys[table][key]; ok {
+			fail(badSnapshot(path, nil, "invalid row %d of table %s: %s appears twice, in row %d too",
+				row, table, fmt.Sprintf(what, key[0], key[1]), other))
 			return true
 		}
-		rowNames[table][name] = row
+		rowKeys[table][key] = row
 		return false
 	}
 	var lastDag, lastRun string // the run the last row referred to, found
@@ -181,23 +185,26 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 		for i, obj := range batch.rows {
 			row := batch.first + i + 1
 			switch o := obj.(type) {
+			case *DagRow:
+				refuseKeyTwice(batch.table, [2]string{o.DagID}, "dag_id %[1]q", row)
 			case *DagRun:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) ||
+					refuseKeyTwice(batch.table, [2]string{o.DagID, o.RunID}, "run_id %[2]q of DAG %[1]q", row)
 			case *Pool:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.Name}, "pool %[1]q", row)
 			case *Variable:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.Key}, "key %[1]q", row)
 			case *Connection:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.ConnID}, "conn_id %[1]q", row)
 			case *EventLog:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *Asset:
 				_ = refuseDuplicate(batch.table, o.ID, row) ||
-					refuseNameTwice(batch.table, fmt.Sprintf("name %q with uri %q", o.Name, o.URI), row)
+					refuseKeyTwice(batch.table, [2]string{o.Name, o.URI}, "name %[1]q with uri %[2]q", row)
 			case *AssetEvent:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *AssetAlias:
-				_ = refuseDuplicate(batch.table, o.ID, row) || refuseNameTwice(batch.table, fmt.Sprintf("name %q", o.Name), row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.Name}, "name %[1]q", row)
 			case *Backfill:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *BackfillDagRun:

@@ -136,7 +136,14 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 	connsFrom, _ := snapRowLines(t, lines, tableConns)
 	firstConnID := snapDecodeRow(t, lines[connsFrom])["id"]
 	poolsFrom, _ := snapRowLines(t, lines, tablePools)
-	firstPoolID := snapDecodeRow(t, lines[poolsFrom])["id"]
+	firstPool := snapDecodeRow(t, lines[poolsFrom])
+	firstPoolID := firstPool["id"]
+	firstRun := snapDecodeRow(t, lines[runsFrom])
+	firstVariable := snapDecodeRow(t, lines[varsFrom])
+	firstConn := snapDecodeRow(t, lines[connsFrom])
+	dagsFrom, _ := snapRowLines(t, lines, tableDags)
+	firstDag := snapDecodeRow(t, lines[dagsFrom])
+	second := func(n int, _ map[string]any) bool { return n == 2 }
 
 	cases := []struct {
 		name  string
@@ -151,6 +158,14 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"run id twice", tableDagRuns, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstRunID), "twice"},
 		{"pool id past 2^53", tablePools, nil, set("id", json.Number("9007199254740993")), "id 9007199254740993"},
 		{"pool id twice", tablePools, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstPoolID), "twice"},
+		// A second row under a primary key would replace the first.
+		{"pool name twice", tablePools, second, set("pool", firstPool["pool"]), "twice"},
+		{"dag_id twice", tableDags, second, set("dag_id", firstDag["dag_id"]), "twice"},
+		{"run_id twice in a DAG", tableDagRuns, second, func(row map[string]any) {
+			row["dag_id"], row["run_id"] = firstRun["dag_id"], firstRun["run_id"]
+		}, "twice"},
+		{"variable key twice", tableVariables, second, set("key", firstVariable["key"]), "twice"},
+		{"connection conn_id twice", tableConns, second, set("conn_id", firstConn["conn_id"]), "twice"},
 		{"run counter past 2^53", tableCounters, rowNamed(counterRunID), set("value", json.Number("9223372036854775807")), "9223372036854775807"},
 		{"pool counter 0", tableCounters, rowNamed(counterPoolID), set("value", 0), "value 0"},
 		{"change counter negative", tableCounters, rowNamed(counterChange), set("value", -1), "value -1"},
@@ -638,7 +653,7 @@ func TestSnapshot_RestoreRefusesAssetAndBackfillKeysTwice(t *testing.T) {
 		want  string
 	}{
 		{"asset id twice", tableAssets, set("id", 1), "id 1 appears twice"},
-		{"asset name and uri twice", tableAssets, func(row map[string]any) { row["name"], row["uri"] = "a", "s3://a" }, "appears twice"},
+		{"asset name and uri twice", tableAssets, func(row map[string]any) { row["name"], row["uri"] = "a", "s3://a" }, `name "a" with uri "s3://a" appears twice`},
 		{"asset event id twice", tableAssetEvents, set("id", 1), "id 1 appears twice"},
 		{"alias id twice", tableAssetAliases, set("id", 1), "id 1 appears twice"},
 		{"alias name twice", tableAssetAliases, set("name", "x"), `name "x" appears twice`},
