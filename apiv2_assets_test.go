@@ -2,8 +2,10 @@ package main
 
 import (
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -143,9 +145,9 @@ start_date: 2024-01-01
 tasks:
   - {task_id: t, operator: EmptyOperator}
 `))
-	c := v2Call{method: "GET", path: "/api/v2/assets/aliases", wantStatus: 200,
-		wantBody: `{"asset_aliases":[{"id":1,"name":"grouped","group":"reports"},{"id":2,"name":"plain","group":"asset"}],"total_entries":2}`}
-	c.check(t, ts)
+	for _, c := range scheduledAliasCalls {
+		c.check(t, ts)
+	}
 
 	for _, serialized := range []map[string]any{
 		{"__type": "asset_alias", "name": "n", "group": "g"},
@@ -158,5 +160,43 @@ tasks:
 		if got := cond.aliases(); len(got) != 1 || got[0] != (aliasRef{Name: "n", Group: "g"}) {
 			t.Errorf("aliases of %v: %+v, want n in group g", serialized, got)
 		}
+	}
+}
+
+// scheduledAliasCalls are the answers about the aliases grouped (in
+// group reports) and plain (no group given), which only a schedule names.
+var scheduledAliasCalls = []v2Call{
+	{method: "GET", path: "/api/v2/assets/aliases", wantStatus: 200,
+		wantBody: `{"asset_aliases":[{"id":1,"name":"grouped","group":"reports"},{"id":2,"name":"plain","group":"asset"}],"total_entries":2}`},
+	{method: "GET", path: "/api/v2/assets/aliases/1", wantStatus: 200, wantBody: `{"id":1,"name":"grouped","group":"reports"}`},
+	{method: "GET", path: "/api/v2/assets/aliases/2", wantStatus: 200, wantBody: `{"id":2,"name":"plain","group":"asset"}`},
+}
+
+// The same through a Python file: AssetAlias(name, group=...) in a
+// condition is serialized with its group (task-sdk AssetAlias: group
+// defaults to "asset"), and the alias no task declares is registered in
+// it, first asked for by id.
+func TestAPIv2_PythonScheduledAliasKeepsItsGroup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const file = `
+import pendulum
+from airflow.sdk import DAG, AssetAlias, AssetAny, task
+
+with DAG("on_grouped", schedule=AssetAny(AssetAlias("grouped", group="reports"), AssetAlias("plain")),
+         start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
+    @task
+    def t():
+        pass
+
+    t()
+`
+	if err := os.WriteFile(filepath.Join(dir, "on_grouped.py"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	set := readPyServeFolderAs(t, dir, edition3)
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs = set }))
+	for _, c := range slices.Backward(scheduledAliasCalls) {
+		c.check(t, ts)
 	}
 }

@@ -111,21 +111,37 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	quit := make(chan struct{})
 	decoded := make(chan decodeResult, 1)
 	go func() { decoded <- decodeSections(path, body, codecs, batches, quit) }()
-	runRows := map[int64]int{} // run id -> its row, to refuse an id twice
 	var insertErr error
 	fail := func(err error) {
 		insertErr = err
 		close(quit)
 	}
-	// variable and connection id -> its row: their id indexes are not
-	// the primary key, so go-memdb would not refuse a duplicate.
-	rowIDs := map[string]map[int64]int{tableVariables: {}, tableConns: {}, tableEventLogs: {}}
+	// Per table, each id and each name a row must hold alone -> its row.
+	// go-memdb refuses no duplicate: a second row under a primary key
+	// replaces the first, and one under another unique index hides the
+	// first from it, so a file holding one twice would lose a row
+	// without a word.
+	rowIDs := map[string]map[int64]int{tableDagRuns: {}, tablePools: {}, tableVariables: {}, tableConns: {}, tableEventLogs: {},
+		tableAssets: {}, tableAssetEvents: {}, tableAssetAliases: {}, tableBackfills: {}, tableBackfillRuns: {}}
 	refuseDuplicate := func(table string, id int64, row int) bool {
 		if other, ok := rowIDs[table][id]; ok {
 			fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too", row, table, id, other))
 			return true
 		}
 		rowIDs[table][id] = row
+		return false
+	}
+	rowKeys := map[string]map[[2]string]int{tableDags: {}, tableDagRuns: {}, tablePools: {}, tableVariables: {}, tableConns: {},
+		tableAssets: {}, tableAssetAliases: {}}
+	// refuseKeyTwice is refuseDuplicate for a row's natural key (one or
+	// two strings); what says it, with explicit argument indexes.
+	refuseKeyTwice := func(table string, key [2]string, what string, row int) bool {
+		if other, ok := rowKeys[table][key]; ok {
+			fail(badSnapshot(path, nil, "invalid row %d of table %s: %s appears twice, in row %d too",
+				row, table, fmt.Sprintf(what, key[0], key[1]), other))
+			return true
+		}
+		rowKeys[table][key] = row
 		return false
 	}
 	var lastDag, lastRun string // the run the last row referred to, found
@@ -169,18 +185,29 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 		for i, obj := range batch.rows {
 			row := batch.first + i + 1
 			switch o := obj.(type) {
+			case *DagRow:
+				refuseKeyTwice(batch.table, [2]string{o.DagID}, "dag_id %[1]q", row)
 			case *DagRun:
-				if other, ok := runRows[o.ID]; ok {
-					fail(badSnapshot(path, nil, "invalid row %d of table %s: id %d appears twice, in row %d too",
-						row, batch.table, o.ID, other))
-					break
-				}
-				runRows[o.ID] = row
+				_ = refuseDuplicate(batch.table, o.ID, row) ||
+					refuseKeyTwice(batch.table, [2]string{o.DagID, o.RunID}, "run_id %[2]q of DAG %[1]q", row)
+			case *Pool:
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.Name}, "pool %[1]q", row)
 			case *Variable:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.Key}, "key %[1]q", row)
 			case *Connection:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.ConnID}, "conn_id %[1]q", row)
 			case *EventLog:
+				refuseDuplicate(batch.table, o.ID, row)
+			case *Asset:
+				_ = refuseDuplicate(batch.table, o.ID, row) ||
+					refuseKeyTwice(batch.table, [2]string{o.Name, o.URI}, "name %[1]q with uri %[2]q", row)
+			case *AssetEvent:
+				refuseDuplicate(batch.table, o.ID, row)
+			case *AssetAlias:
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseKeyTwice(batch.table, [2]string{o.Name}, "name %[1]q", row)
+			case *Backfill:
+				refuseDuplicate(batch.table, o.ID, row)
+			case *BackfillDagRun:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *XComEntry:
 				// runOf found the run; the entry must name its id too.

@@ -135,6 +135,15 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 	firstVariableID := snapDecodeRow(t, lines[varsFrom])["id"]
 	connsFrom, _ := snapRowLines(t, lines, tableConns)
 	firstConnID := snapDecodeRow(t, lines[connsFrom])["id"]
+	poolsFrom, _ := snapRowLines(t, lines, tablePools)
+	firstPool := snapDecodeRow(t, lines[poolsFrom])
+	firstPoolID := firstPool["id"]
+	firstRun := snapDecodeRow(t, lines[runsFrom])
+	firstVariable := snapDecodeRow(t, lines[varsFrom])
+	firstConn := snapDecodeRow(t, lines[connsFrom])
+	dagsFrom, _ := snapRowLines(t, lines, tableDags)
+	firstDag := snapDecodeRow(t, lines[dagsFrom])
+	second := func(n int, _ map[string]any) bool { return n == 2 }
 
 	cases := []struct {
 		name  string
@@ -148,6 +157,15 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"run id negative", tableDagRuns, nil, set("id", -5), "id -5"},
 		{"run id twice", tableDagRuns, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstRunID), "twice"},
 		{"pool id past 2^53", tablePools, nil, set("id", json.Number("9007199254740993")), "id 9007199254740993"},
+		{"pool id twice", tablePools, func(n int, _ map[string]any) bool { return n == 2 }, set("id", firstPoolID), "twice"},
+		// A second row under a primary key would replace the first.
+		{"pool name twice", tablePools, second, set("pool", firstPool["pool"]), "twice"},
+		{"dag_id twice", tableDags, second, set("dag_id", firstDag["dag_id"]), "twice"},
+		{"run_id twice in a DAG", tableDagRuns, second, func(row map[string]any) {
+			row["dag_id"], row["run_id"] = firstRun["dag_id"], firstRun["run_id"]
+		}, "twice"},
+		{"variable key twice", tableVariables, second, set("key", firstVariable["key"]), "twice"},
+		{"connection conn_id twice", tableConns, second, set("conn_id", firstConn["conn_id"]), "twice"},
 		{"run counter past 2^53", tableCounters, rowNamed(counterRunID), set("value", json.Number("9223372036854775807")), "9223372036854775807"},
 		{"pool counter 0", tableCounters, rowNamed(counterPoolID), set("value", 0), "value 0"},
 		{"change counter negative", tableCounters, rowNamed(counterChange), set("value", -1), "value -1"},
@@ -491,13 +509,11 @@ func TestSnapshot_EventLogRestore(t *testing.T) {
 	})
 }
 
-// Restored assets, asset events, aliases and backfills keep their ids,
-// and new ones are numbered after the highest restored whatever the
-// counters in the file say: a new row numbered by a counter behind the
-// rows would take a restored row's id, and memdb would put it in that
-// row's place.
-func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
-	t.Parallel()
+// snapAssetsAndBackfills writes a snapshot holding two assets, two
+// events of the first, two aliases and two backfills of one date each
+// (so two run links), every id 1 and 2, and returns its bytes.
+func snapAssetsAndBackfills(t *testing.T) []byte {
+	t.Helper()
 	dags, err := loadEmbeddedDAGs()
 	if err != nil {
 		t.Fatal(err)
@@ -515,11 +531,7 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
-			MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow, CompletedAt: &snapNow}
-		if _, err := store.CreateBackfill(func(storeView) (*backfillPlan, error) { return &backfillPlan{backfill: b}, nil }); err != nil {
-			t.Fatal(err)
-		}
+		createDoneBackfill(t, store)
 	}
 	path := filepath.Join(t.TempDir(), "snapshot.json")
 	if _, err := writeSnapshot(store, path, snapNow); err != nil {
@@ -529,9 +541,36 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{counterAssetID, counterAssetEventID, counterAssetAliasID, counterBackfillID} {
+	return data
+}
+
+// createDoneBackfill stores a completed backfill of example_bash_operator
+// with one date, whose run already exists (a link with no run).
+func createDoneBackfill(t *testing.T, store *Store) *Backfill {
+	t.Helper()
+	b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
+		MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow, CompletedAt: &snapNow}
+	nb, err := store.CreateBackfill(func(storeView) (*backfillPlan, error) {
+		return &backfillPlan{backfill: b, dates: []backfillDate{{logical: snapNow, exception: "already exists"}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nb
+}
+
+// Restored assets, asset events, aliases, backfills and their run links
+// keep their ids, and new ones are numbered after the highest restored
+// whatever the counters in the file say: a new row numbered by a counter
+// behind the rows would take a restored row's id, and memdb would put it
+// in that row's place.
+func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
+	t.Parallel()
+	data := snapAssetsAndBackfills(t)
+	for _, name := range []string{counterAssetID, counterAssetEventID, counterAssetAliasID, counterBackfillID, counterBackfillRunID} {
 		data, _ = snapForge(t, data, tableCounters, rowNamed(name), set("value", 1))
 	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -557,8 +596,16 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 	if e, err := restored.AddAssetEvent(AssetEvent{AssetID: 2, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: snapNow}); err != nil || e.ID != 3 {
 		t.Errorf("new asset event %+v (%v), want id 3", e, err)
 	}
-	if events, err := restored.AssetEvents(); err != nil || len(events) != 3 {
-		t.Errorf("asset events %d (%v), want the two restored and the new one", len(events), err)
+	events, err := restored.AssetEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []string
+	for _, e := range events {
+		evs = append(evs, fmt.Sprintf("%d:%d", e.ID, e.AssetID))
+	}
+	if got, want := strings.Join(evs, " "), "1:1 2:1 3:2"; got != want {
+		t.Errorf("asset events (id:asset) after a new one: %s, want %s", got, want)
 	}
 	if err := restored.EnsureAssetAliases([]aliasRef{{Name: "z"}}); err != nil {
 		t.Fatal(err)
@@ -574,13 +621,68 @@ func TestSnapshot_RestoredAssetAndBackfillIDsKeepCounting(t *testing.T) {
 	if got, want := strings.Join(names, " "), "1:x 2:y 3:z"; got != want {
 		t.Errorf("aliases after a new one: %s, want %s", got, want)
 	}
-	b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
-		MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow}
-	nb, err := restored.CreateBackfill(func(storeView) (*backfillPlan, error) { return &backfillPlan{backfill: b}, nil })
-	if err != nil || nb.ID != 3 {
-		t.Errorf("new backfill %+v (%v), want id 3", nb, err)
+	nb := createDoneBackfill(t, restored)
+	if nb.ID != 3 {
+		t.Errorf("new backfill id %d, want 3", nb.ID)
 	}
 	if all, err := restored.Backfills("example_bash_operator"); err != nil || len(all) != 3 {
 		t.Errorf("backfills %d (%v), want the two restored and the new one", len(all), err)
+	}
+	// Each backfill keeps its own run link: the new link is id 3, not a
+	// restored link's id taken over.
+	for id, want := range map[int64]int64{1: 1, 2: 2, 3: 3} {
+		links, err := restored.BackfillRuns(id)
+		if err != nil || len(links) != 1 || links[0].ID != want || links[0].BackfillID != id {
+			t.Errorf("run links of backfill %d: %+v (%v), want one, id %d", id, links, err, want)
+		}
+	}
+}
+
+// A snapshot whose table holds one id twice (or one asset's name and uri,
+// or one alias's name) is refused: go-memdb would put the second row in
+// the first one's place, and the restore would lose a row without a word,
+// as it refuses a run, variable, connection or event log id twice.
+func TestSnapshot_RestoreRefusesAssetAndBackfillKeysTwice(t *testing.T) {
+	t.Parallel()
+	good := snapAssetsAndBackfills(t)
+	second := func(n int, _ map[string]any) bool { return n == 2 }
+	cases := []struct {
+		name  string
+		table string
+		edit  func(row map[string]any)
+		want  string
+	}{
+		{"asset id twice", tableAssets, set("id", 1), "id 1 appears twice"},
+		{"asset name and uri twice", tableAssets, func(row map[string]any) { row["name"], row["uri"] = "a", "s3://a" }, `name "a" with uri "s3://a" appears twice`},
+		{"asset event id twice", tableAssetEvents, set("id", 1), "id 1 appears twice"},
+		{"alias id twice", tableAssetAliases, set("id", 1), "id 1 appears twice"},
+		{"alias name twice", tableAssetAliases, set("name", "x"), `name "x" appears twice`},
+		{"backfill id twice", tableBackfills, set("id", 1), "id 1 appears twice"},
+		{"backfill run link id twice", tableBackfillRuns, set("id", 1), "id 1 appears twice"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forged, n := snapForge(t, good, tc.table, second, tc.edit)
+			path := filepath.Join(t.TempDir(), "snapshot.json")
+			if err := os.WriteFile(path, forged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			store, _, err := restoreSnapshot(t.Context(), path)
+			if !errors.Is(err, errSnapshotUnreadable) {
+				rows := map[string]int{}
+				if store != nil {
+					for _, table := range []string{tableAssets, tableAssetEvents, tableAssetAliases, tableBackfills, tableBackfillRuns} {
+						_ = store.Snapshot().Rows(table, func(any) error { rows[table]++; return nil })
+					}
+				}
+				t.Fatalf("restore = %v, want errSnapshotUnreadable (rows restored: %v, two of each written)", err, rows)
+			}
+			for _, want := range []string{fmt.Sprintf("row %d of table %s", n, tc.table), tc.want} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
 	}
 }
