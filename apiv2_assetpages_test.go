@@ -253,3 +253,48 @@ func TestAPIv2_Assets_LastEventBySeek(t *testing.T) {
 		t.Errorf("asset 99 (none) has a last event %+v", last[99])
 	}
 }
+
+// The events an asset-triggered run consumes (its assets' events after
+// the DAG's previous such run, up to the queue's latest entry) are read
+// per asset from the (asset_id, timestamp) index: the same events, by id,
+// as a filter of every event picks.
+func TestStore_AssetEventsBetween(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	addAssetEvents(t, ts.store, 7, 600)
+	all, err := ts.store.AssetEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	after, until := base.Add(40*time.Second), base.Add(200*time.Second)
+	for _, c := range []struct {
+		name  string
+		ids   []int64
+		after *time.Time
+	}{
+		{"some assets, a window", []int64{2, 5, 3}, &after},
+		{"every asset, from the start", []int64{1, 2, 3, 4, 5, 6, 7}, nil},
+		{"an asset with no events", []int64{99}, &after},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var want []int64
+			for _, e := range all {
+				if slices.Contains(c.ids, e.AssetID) && !e.Timestamp.After(until) && (c.after == nil || e.Timestamp.After(*c.after)) {
+					want = append(want, e.ID)
+				}
+			}
+			got, err := storeView{ts.store.read()}.AssetEventsBetween(c.ids, c.after, until)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotIDs []int64
+			for _, e := range got {
+				gotIDs = append(gotIDs, e.ID)
+			}
+			if !slices.Equal(gotIDs, want) {
+				t.Errorf("events %v, want %v", gotIDs, want)
+			}
+		})
+	}
+}

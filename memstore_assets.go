@@ -95,7 +95,8 @@ const indexAssetTime = "asset_time"
 
 // assetEventLastIndex keys an event as encodeInt64(asset_id),
 // encodeTime(timestamp) and encodeSeq(id); FromArgs takes an asset id,
-// the start of its events' keys and the end of the one before's.
+// the start of its events' keys and the end of the one before's, and
+// optionally a time, the start of its events from then on.
 type assetEventLastIndex struct{}
 
 func (assetEventLastIndex) FromObject(obj any) (bool, []byte, error) {
@@ -111,14 +112,50 @@ func (assetEventLastIndex) FromObject(obj any) (bool, []byte, error) {
 }
 
 func (assetEventLastIndex) FromArgs(args ...any) ([]byte, error) {
-	if len(args) != 1 {
-		return nil, fmt.Errorf("asset event index: want an asset id, got %d arguments", len(args))
+	if len(args) < 1 || len(args) > 2 {
+		return nil, fmt.Errorf("asset event index: want an asset id and a time, got %d arguments", len(args))
 	}
 	id, ok := args[0].(int64)
 	if !ok {
 		return nil, fmt.Errorf("asset event index: want an int64 asset id, got %T", args[0])
 	}
-	return encodeInt64(id), nil
+	k := encodeInt64(id)
+	if len(args) == 2 {
+		t, ok := args[1].(time.Time)
+		if !ok {
+			return nil, fmt.Errorf("asset event index: want a time.Time, got %T", args[1])
+		}
+		k = appendTime(k, t)
+	}
+	return k, nil
+}
+
+// AssetEventsBetween are the events of the assets ids with a timestamp
+// after after (nil: any) and not after until, by id: a seek and a walk of
+// those events per asset, where the listing of every event read them all.
+func (v storeView) AssetEventsBetween(ids []int64, after *time.Time, until time.Time) ([]*AssetEvent, error) {
+	var out []*AssetEvent
+	for _, id := range ids {
+		args := []any{id}
+		if after != nil {
+			args = append(args, *after)
+		}
+		it, err := v.txn.LowerBound(tableAssetEvents, indexAssetTime, args...)
+		if err != nil {
+			return nil, fmt.Errorf("list events of asset %d: %w", id, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			e := raw.(*AssetEvent)
+			if e.AssetID != id || e.Timestamp.After(until) {
+				break
+			}
+			if after == nil || e.Timestamp.After(*after) {
+				out = append(out, e)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *AssetEvent) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 // LastAssetEvents are the last events of the assets ids (the latest

@@ -9,6 +9,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -107,16 +108,19 @@ func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*As
 	if err != nil {
 		return nil, err
 	}
-	all, err := v.AssetEvents()
+	ids := slices.Collect(maps.Keys(assetIDs))
+	var after *time.Time
+	if prev != nil {
+		at := prev.After()
+		after = &at
+	}
+	picked, err := v.AssetEventsBetween(ids, after, triggered)
 	if err != nil {
 		return nil, err
 	}
 	var events []int64
 	var first, last time.Time
-	for _, e := range all {
-		if !assetIDs[e.AssetID] || e.Timestamp.After(triggered) || (prev != nil && !e.Timestamp.After(prev.After())) {
-			continue
-		}
+	for _, e := range picked {
 		events = append(events, e.ID)
 		if first.IsZero() || e.Timestamp.Before(first) {
 			first = e.Timestamp
