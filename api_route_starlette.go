@@ -138,16 +138,21 @@ func (t *routeTable) shapeIndex() *shapeIndex {
 }
 
 // fitsAnySegment is fits without Werkzeug's integer converter: Starlette
-// matches {name} against any non-empty segment.
+// matches {name} against any non-empty segment, and a last {name:path}
+// against the rest of the path, whatever it is: its convertor's regex is
+// ".*" (starlette/convertors.py PathConvertor), so /pools/ is
+// /pools/{pool_name:path} with an empty name and /pools// with "/".
 func (rt *apiRoute) fitsAnySegment(segs []string) bool {
+	pattern := rt.segs
 	if _, isPath := rt.pathParam(); isPath {
-		_, ok := rt.fits(segs)
-		return ok
-	}
-	if len(segs) != len(rt.segs) {
+		if len(segs) < len(pattern) {
+			return false
+		}
+		pattern, segs = pattern[:len(pattern)-1], segs[:len(pattern)-1]
+	} else if len(segs) != len(pattern) {
 		return false
 	}
-	for i, p := range rt.segs {
+	for i, p := range pattern {
 		if strings.HasPrefix(p, "{") {
 			if segs[i] == "" {
 				return false

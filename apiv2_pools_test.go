@@ -290,3 +290,22 @@ func TestAPIv2_UniqueViolationLogged(t *testing.T) {
 		t.Errorf("the answer names id %q; the log:\n%s", id, logs.String())
 	}
 }
+
+// TestAPIv2_PathTailMayBeEmpty checks Starlette's path convertor (".*"):
+// /pools/{pool_name:path} takes /pools/ with an empty name and /pools//
+// with "/", so Airflow answers its own 404 for no such pool (pools.py
+// get_pool, delete_pool; variables.py get_variable), not the catch-all's.
+func TestAPIv2_PathTailMayBeEmpty(t *testing.T) {
+	t.Parallel()
+	for _, c := range []v2Call{
+		{name: "get empty", method: "GET", path: "/api/v2/pools/", wantStatus: 404, wantBody: "{\"detail\":\"The Pool with name: `` was not found\"}"},
+		{name: "get slash", method: "GET", path: "/api/v2/pools//", wantStatus: 404, wantBody: "{\"detail\":\"The Pool with name: `/` was not found\"}"},
+		{name: "delete empty", method: "DELETE", path: "/api/v2/pools/", wantStatus: 404, wantBody: "{\"detail\":\"The Pool with name: `` was not found\"}"},
+		{name: "variable empty", method: "GET", path: "/api/v2/variables/", wantStatus: 404, wantBody: "{\"detail\":\"The Variable with key: `` was not found\"}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.check(t, newTestServer(t, edition3))
+		})
+	}
+}
