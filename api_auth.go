@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/golang-lru/v2/expirable"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -119,7 +119,7 @@ type passwordBook struct {
 	// passed a bcrypt check lately, so that a client sending the same
 	// credentials with every request pays for bcrypt once per
 	// verifiedTTL, not per request. Only successes go in.
-	verified *expirable.LRU[[sha256.Size]byte, struct{}]
+	verified *verifiedCache
 	// keySalt is mixed into verifiedKey, per process and random.
 	keySalt string
 	// hashChecks holds a token per bcrypt compare under way; its capacity,
@@ -133,8 +133,9 @@ const (
 	// verifiedTTL is how long a passed bcrypt check stands. Clients poll
 	// (a run's state, /test) every few seconds with the same credentials;
 	// a minute turns that into one bcrypt a minute, and a proven pair's
-	// digest stays in memory only while someone uses it. The users file is
-	// read once at start, so no change to it waits on the cache.
+	// digest stays in memory only while someone uses it (verifiedCache).
+	// The users file is read once at start, so no change to it waits on
+	// the cache.
 	verifiedTTL = time.Minute
 	// verifiedMax bounds the cache. Only passing pairs go in, but bcrypt
 	// reads only a password's first 72 bytes, so one user can pass with
@@ -198,10 +199,52 @@ func newAuthenticatorWithKey(backend, usersFile string, tokenKey []byte) (*authe
 	return a, nil
 }
 
-// newVerifiedCache is the cache of passed checks, each forgotten ttl after
-// it was added.
-func newVerifiedCache(ttl time.Duration) *expirable.LRU[[sha256.Size]byte, struct{}] {
-	return expirable.NewLRU[[sha256.Size]byte, struct{}](verifiedMax, nil, ttl)
+// verifiedCache is the cache of passed checks, each forgotten ttl after
+// it was added. Expiry is read on use, with no goroutine to sweep
+// (expirable.LRU's sweeper can never be stopped, one more goroutine for
+// every authenticator): a lookup drops an expired entry it finds, and
+// every lookup and addition first drops the least recently used entries
+// whose time is up, so a digest outlives its time only until the next
+// request that checks a hashed password.
+type verifiedCache struct {
+	ttl    time.Duration
+	passed *lru.Cache[[sha256.Size]byte, time.Time] // when each pair passed
+}
+
+func newVerifiedCache(ttl time.Duration) *verifiedCache {
+	passed, _ := lru.New[[sha256.Size]byte, time.Time](verifiedMax) // fails only for a size below 1
+	return &verifiedCache{ttl: ttl, passed: passed}
+}
+
+// has reports whether key passed within the time to live.
+func (c *verifiedCache) has(key [sha256.Size]byte) bool {
+	now := time.Now()
+	c.dropExpired(now)
+	at, ok := c.passed.Get(key)
+	if ok && now.Sub(at) >= c.ttl {
+		c.passed.Remove(key)
+		return false
+	}
+	return ok
+}
+
+// add remembers that key passed now.
+func (c *verifiedCache) add(key [sha256.Size]byte) {
+	now := time.Now()
+	c.dropExpired(now)
+	c.passed.Add(key, now)
+}
+
+// dropExpired removes the least recently used entries while their time
+// is up.
+func (c *verifiedCache) dropExpired(now time.Time) {
+	for {
+		key, at, ok := c.passed.GetOldest()
+		if !ok || now.Sub(at) < c.ttl {
+			return
+		}
+		c.passed.Remove(key)
+	}
 }
 
 // verifiedKey names a user:password pair in the verified cache: a SHA-256
@@ -297,13 +340,13 @@ func (a *passwordBook) valid(ctx context.Context, user, password string) bool {
 		return subtle.ConstantTimeCompare(c.plain, []byte(password)) == 1 && known
 	}
 	key := a.verifiedKey(user, password)
-	if _, ok := a.verified.Get(key); ok {
+	if a.verified.has(key) {
 		return true // only a known user's passing pair is ever added
 	}
 	if !a.compareHashBounded(ctx, c.hash, password) || !known {
 		return false
 	}
-	a.verified.Add(key, struct{}{})
+	a.verified.add(key)
 	return true
 }
 

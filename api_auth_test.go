@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -303,10 +304,7 @@ func TestAuthenticator_VerifiedCache(t *testing.T) {
 
 // A passed check is forgotten once its time is up, not before: the next
 // request pays for bcrypt again. The checks run in a synctest bubble, so
-// the cache reads the bubble's clock and its hour passes at once. The
-// cache is made outside the bubble: its cleanup goroutine never ends, and
-// it runs on the real clock, where its first sweep is 36 s away (the time
-// to live over its 100 buckets), long after the test.
+// the cache reads the bubble's clock and its hour passes at once.
 func TestAuthenticator_VerifiedCacheExpires(t *testing.T) {
 	t.Parallel()
 	const ttl = time.Hour
@@ -321,10 +319,32 @@ func TestAuthenticator_VerifiedCacheExpires(t *testing.T) {
 			t.Fatalf("within the time to live: %d compares, want 1 (remembered)", calls.Load())
 		}
 		time.Sleep(time.Second + time.Millisecond)
-		if !checkAs(t, a, "bob:hashed") || calls.Load() != 2 {
-			t.Fatalf("after the time to live: %d compares, want 2", calls.Load())
+		if checkAs(t, a, "bob:wrong") || a.verified.passed.Len() != 0 {
+			t.Fatalf("after the time to live, another pair's check leaves %d entries, want 0", a.verified.passed.Len())
+		}
+		if !checkAs(t, a, "bob:hashed") || calls.Load() != 3 {
+			t.Fatalf("after the time to live: %d compares, want 3 (the wrong pair's, then its own)", calls.Load())
 		}
 	})
+}
+
+// An authenticator starts no goroutine: nothing could stop one, and
+// every run (and every test server) makes an authenticator.
+// expirable.LRU's sweeper, which the verified cache was, never ends.
+func TestAuthenticator_LeavesNoGoroutine(t *testing.T) {
+	t.Parallel()
+	if _, err := newAuthenticator(authBasic, writeUsers(t, "bob:"+bcryptHash(t, "hashed")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	var dump strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&dump, 2); err != nil {
+		t.Fatal(err)
+	}
+	for g := range strings.SplitSeq(dump.String(), "\n\n") {
+		if strings.Contains(g, "golang-lru") {
+			t.Fatalf("a cache's goroutine runs on:\n%s", g)
+		}
+	}
 }
 
 // The cache key is a salted digest of user and password: never the
