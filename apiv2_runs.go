@@ -619,7 +619,9 @@ func (s *server) v2WaitDagRun(w http.ResponseWriter, r *http.Request, req *apiRe
 	// sniffing one.
 	w.Header()["Content-Type"] = nil
 	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
+	// Flushed through the wrappers (the access log's status recorder is
+	// no http.Flusher, and unwraps to the connection's writer).
+	flusher := http.NewResponseController(w)
 	every := time.Duration(*interval * float64(time.Second))
 	for {
 		line, err := s.v2WaitLine(run, results)
@@ -630,9 +632,7 @@ func (s *server) v2WaitDagRun(w http.ResponseWriter, r *http.Request, req *apiRe
 		if _, err := w.Write(line); err != nil {
 			return
 		}
-		if flusher != nil {
-			flusher.Flush()
-		}
+		_ = flusher.Flush() // a writer that cannot flush sends the line with the rest
 		if run.State.Finished() {
 			return
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // The DAG run routes of /api/v2, after Airflow 3.2.1's
@@ -556,5 +560,32 @@ func TestAPIv2_GetDagRunsOrder(t *testing.T) {
 	res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "logical_date"}`)
 	if got := strings.Join(v2RunIDs(t, res), " "); got != "dag_run_1 dag_run_2 dag_run_3 total=3" {
 		t.Errorf("batch by logical_date = %d %s", res.status, got)
+	}
+}
+
+// TestAPIv2_WaitFlushesUnderTheAccessLog: each line of the wait stream
+// reaches the client as it is written when the access log wraps the
+// answer (as it always does outside tests), not once 4 KiB of lines have
+// piled up: the log's status recorder is no http.Flusher itself.
+func TestAPIv2_WaitFlushesUnderTheAccessLog(t *testing.T) {
+	t.Parallel()
+	access := zerolog.Nop()
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.AccessLog = &access }))
+	runID := v2Trigger(t, ts, "example_bash_operator", `{"logical_date": null}`) // no scheduler: it stays queued
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		ts.URL+"/api/v2/dags/example_bash_operator/dagRuns/"+runID+"/wait?interval=0.05", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("wait: no answer within 5 s: %v", err)
+	}
+	defer res.Body.Close()
+	line, err := bufio.NewReader(res.Body).ReadString('\n')
+	if err != nil || line != "{\"state\": \"queued\"}\n" {
+		t.Fatalf("first line %q, %v; want the queued state", line, err)
 	}
 }
