@@ -144,6 +144,10 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 		rowKeys[table][key] = row
 		return false
 	}
+	// Task instance ids (Airflow 3's primary key), each -> its row: the
+	// order of task instances (ti_order) keys a DAG's task instances by
+	// id, where a second would take the first's place.
+	tiIDs := map[string]int{}
 	var lastDag, lastRun string // the run the last row referred to, found
 	for batch := range batches {
 		if insertErr != nil {
@@ -170,6 +174,23 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 					break
 				}
 				lastDag, lastRun = dagID, runID
+			}
+			if insertErr != nil {
+				continue
+			}
+		}
+		if batch.table == tableTasks {
+			for i, obj := range batch.rows {
+				id := restoredTask(obj).ID
+				if id == "" {
+					continue
+				}
+				if other, ok := tiIDs[id]; ok {
+					fail(badSnapshot(path, nil, "invalid row %d of table %s: id %q appears twice, in row %d too",
+						batch.first+i+1, batch.table, id, other))
+					break
+				}
+				tiIDs[id] = batch.first + i + 1
 			}
 			if insertErr != nil {
 				continue

@@ -686,3 +686,42 @@ func TestSnapshot_RestoreRefusesAssetAndBackfillKeysTwice(t *testing.T) {
 		})
 	}
 }
+
+// A snapshot holding one task instance id twice is refused, as Airflow's
+// primary key refuses it: the order of task instances (ti_order) keys a
+// DAG's task instances by id, and the second would take the first's
+// place there, so that pages lost it and deleting its run failed ("no
+// block holds it").
+func TestSnapshot_RestoreRefusesTaskInstanceIDTwice(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for range 2 {
+		v2Trigger(t, ts, "example_bash_operator", `{"logical_date": null}`)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(ts.store, path, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(good, []byte("\n"))
+	first, _ := snapRowLines(t, lines, tableTasks)
+	row1 := snapDecodeRow(t, lines[first])
+	forged, n := snapForge(t, good, tableTasks, func(_ int, row map[string]any) bool {
+		return row["run_id"] != row1["run_id"] && row["task_id"] == row1["task_id"]
+	}, set("id", row1["id"]))
+	if err := os.WriteFile(path, forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = restoreSnapshot(t.Context(), path)
+	if !errors.Is(err, errSnapshotUnreadable) {
+		t.Fatalf("restore = %v, want errSnapshotUnreadable", err)
+	}
+	for _, want := range []string{fmt.Sprintf("row %d of table %s", n, tableTasks), fmt.Sprintf("id %q appears twice", row1["id"])} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
