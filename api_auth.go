@@ -54,10 +54,10 @@ const (
 	viaToken     = "token"     // Airflow 3's simple auth manager: a JWT (api_auth_v2.go)
 )
 
-// loggedIn is the user Airflow 2's auth manager knows as logged in, whom
-// its action log names (the event's owner): basic_auth's user. "" for
-// nobody: password_auth is Airflow 1.10's backend, which logs nobody into
-// Airflow 2's auth manager.
+// loggedIn is the user the auth manager knows as logged in, whom its
+// action log names (the event's owner): basic_auth's user, or the user a
+// token names (Airflow 3). "" for nobody: password_auth is Airflow 1.10's
+// backend, which logs nobody into Airflow 2's auth manager.
 func (c caller) loggedIn() string {
 	if c.via == viaBasic || c.via == viaToken {
 		return c.user

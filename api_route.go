@@ -9,9 +9,9 @@ package main
 // the dialect's answer(fn) or deleted(fn). The framework does the rest in
 // the dialect's order: match, headers, caller, body, query, action log.
 //
-// The tables: expRoutes (apiexp.go), v1Routes (apiv1.go), adminRoutes
-// (api_admin.go). Airflow 3's /api/v2 will be one more dialect value and
-// one more table.
+// The tables: expRoutes (apiexp.go), v1Routes (apiv1.go), v2Routes
+// (api_route_v2.go) and authRoutes (api_auth_v2.go), matched as Starlette
+// matches (api_route_starlette.go), and adminRoutes (api_admin.go).
 
 import (
 	"net/http"
