@@ -63,6 +63,22 @@ func (s *Store) AssetAliases() ([]*AssetAlias, error) {
 	return allRows[AssetAlias](s.read(), tableAssetAliases, "asset aliases")
 }
 
+// AssetAliasByID is one alias, or errNotFound.
+func (s *Store) AssetAliasByID(id int64) (*AssetAlias, error) {
+	txn := s.read()
+	raw, err := txn.First(tableAssetAliases, indexID, id)
+	if err != nil {
+		return nil, fmt.Errorf("look up asset alias %d: %w", id, err)
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(1)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*AssetAlias), nil
+}
+
 // EnsureAssetAliases registers the aliases refs name that are not
 // registered yet, in the order given.
 func (s *Store) EnsureAssetAliases(refs []aliasRef) error {

@@ -59,15 +59,19 @@ type assetRef struct {
 	Extra            json.RawMessage
 }
 
-// assetsTable holds assets by id, and by (name, uri).
+// assetsTable holds assets by id, by (name, uri), and by name and by uri
+// for a listing's orders (memstore_assetrefs.go). Assets come with DAG
+// files and events of new assets, so the indexes cost little.
 func assetsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableAssets,
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: intField[Asset]{func(a *Asset) int64 { return a.ID }}},
 			"name_uri": {Name: "name_uri", Unique: true, Indexer: stringField[Asset]{func(a *Asset) string {
-				return a.Name + "\x00" + a.URI
+				return assetKey(a.Name, a.URI)
 			}}},
+			indexAssetName: {Name: indexAssetName, Indexer: stringField[Asset]{func(a *Asset) string { return a.Name }}},
+			indexAssetURI:  {Name: indexAssetURI, Indexer: stringField[Asset]{func(a *Asset) string { return a.URI }}},
 		},
 	}
 }

@@ -315,21 +315,28 @@ func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, c
 // all), and how many it picks in all (tablePage; countKey "all" when
 // keep is nil).
 func (s *Store) PoolKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*Pool, int, error) {
-	return keyedTablePage(s, tablePools, byName, desc, offset, limit, keep, func(p *Pool) string { return p.Name })
+	return keyedTablePage(s, tablePools, indexRowID, indexID, byName, desc, offset, limit, keep, func(p *Pool) string { return p.Name })
 }
 
 func (s *Store) VariableKeyedPage(byKey, desc bool, offset, limit int, keep func(string) bool) ([]*Variable, int, error) {
-	return keyedTablePage(s, tableVariables, byKey, desc, offset, limit, keep, func(v *Variable) string { return v.Key })
+	return keyedTablePage(s, tableVariables, indexRowID, indexID, byKey, desc, offset, limit, keep, func(v *Variable) string { return v.Key })
 }
 
 func (s *Store) ConnectionKeyedPage(byID, desc bool, offset, limit int, keep func(string) bool) ([]*Connection, int, error) {
-	return keyedTablePage(s, tableConns, byID, desc, offset, limit, keep, func(c *Connection) string { return c.ConnID })
+	return keyedTablePage(s, tableConns, indexRowID, indexID, byID, desc, offset, limit, keep, func(c *Connection) string { return c.ConnID })
 }
 
-func keyedTablePage[T any](s *Store, table string, byName, desc bool, offset, limit int, keep func(string) bool, name func(*T) string) ([]*T, int, error) {
-	index := indexRowID
+// AliasKeyedPage is the same of the asset aliases, by name or id.
+func (s *Store) AliasKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*AssetAlias, int, error) {
+	return keyedTablePage(s, tableAssetAliases, indexID, "name", byName, desc, offset, limit, keep, func(a *AssetAlias) string { return a.Name })
+}
+
+// keyedTablePage is a page of table by its integer id (idIndex) or its
+// name (nameIndex).
+func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, desc bool, offset, limit int, keep func(string) bool, name func(*T) string) ([]*T, int, error) {
+	index := idIndex
 	if byName {
-		index = indexID
+		index = nameIndex
 	}
 	if keep == nil {
 		return tablePage(s, table, index, desc, offset, limit, func(*T) bool { return true }, "all")
