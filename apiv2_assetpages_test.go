@@ -117,19 +117,28 @@ func TestAPIv1_DatasetEvents_ReadThePage(t *testing.T) {
 		{"?limit=20&offset=100&order_by=-timestamp", 120 + 2},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			want := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets/events"+tc.path+"&source_map_index=-1", "")
-			read = 0
-			got := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets/events"+tc.path, "")
-			if got.status != 200 || got.body != want.body {
-				t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
-			}
-			if !strings.Contains(got.body, `"total_entries": 300`) && !strings.Contains(got.body, `"total_entries":300`) {
-				t.Errorf("total not 300: %.300s", got.body)
-			}
-			if read == 0 || read > tc.maxRead {
-				t.Errorf("read %d rows for the page, want 1 to %d", read, tc.maxRead)
-			}
+			checkV1PageRead(t, ts, &read, "/datasets/events"+tc.path, "/datasets/events"+tc.path+"&source_map_index=-1", 300, tc.maxRead)
 		})
+	}
+}
+
+// checkV1PageRead is checkPageRead's twin for /api/v1: the answer to path
+// (asked twice, the second counted) is the answer to sorted, its total
+// total, and it reads 1 to maxRead rows.
+func checkV1PageRead(t *testing.T, ts *testServer, read *int, path, sorted string, total, maxRead int) {
+	t.Helper()
+	want := ts.do(t, http.MethodGet, apiV1Prefix+sorted, "")
+	ts.do(t, http.MethodGet, apiV1Prefix+path, "")
+	*read = 0
+	got := ts.do(t, http.MethodGet, apiV1Prefix+path, "")
+	if got.status != 200 || got.body != want.body {
+		t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
+	}
+	if n := fmt.Sprintf(`"total_entries": %d`, total); !strings.Contains(got.body, n) {
+		t.Errorf("total not %d: %.300s", total, got.body)
+	}
+	if *read == 0 || *read > maxRead {
+		t.Errorf("read %d rows for the page, want 1 to %d", *read, maxRead)
 	}
 }
 
@@ -443,19 +452,7 @@ func TestAPIv1_Datasets_ReadThePage(t *testing.T) {
 		{"?limit=20&offset=36&order_by=-uri", 56 + 1 + 20},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			want := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets"+tc.path+"&uri_pattern=%25", "")
-			ts.do(t, http.MethodGet, apiV1Prefix+"/datasets"+tc.path, "")
-			read = 0
-			got := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets"+tc.path, "")
-			if got.status != 200 || got.body != want.body {
-				t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
-			}
-			if !strings.Contains(got.body, `"total_entries": 304`) && !strings.Contains(got.body, `"total_entries":304`) {
-				t.Errorf("total not 304: %.300s", got.body)
-			}
-			if read == 0 || read > tc.maxRead {
-				t.Errorf("read %d rows for the page, want 1 to %d", read, tc.maxRead)
-			}
+			checkV1PageRead(t, ts, &read, "/datasets"+tc.path, "/datasets"+tc.path+"&uri_pattern=%25", 304, tc.maxRead)
 		})
 	}
 }

@@ -340,15 +340,3 @@ func (s *Store) AssetPage(order assetOrder, desc, tiesUp bool, offset, limit int
 	}
 	return tablePageOf(s, tableAssets, order.index(), nil, desc, offset, limit, nil, tied, "all")
 }
-
-// AssetByURI is the asset with uri of the lowest id, or errNotFound.
-func (s *Store) AssetByURI(uri string) (*Asset, error) {
-	raw, err := s.read().First(tableAssets, indexAssetURI, uri)
-	if err != nil {
-		return nil, fmt.Errorf("look up asset %s: %w", uri, err)
-	}
-	if raw == nil {
-		return nil, errNotFound
-	}
-	return raw.(*Asset), nil
-}

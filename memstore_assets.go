@@ -254,10 +254,16 @@ func (s *Store) Assets() ([]*Asset, error) {
 }
 
 // AssetByID is one asset, or errNotFound.
-func (s *Store) AssetByID(id int64) (*Asset, error) {
-	raw, err := s.read().First(tableAssets, indexID, id)
+func (s *Store) AssetByID(id int64) (*Asset, error) { return assetBy(s.read(), indexID, id) }
+
+// AssetByURI is the asset at uri of the lowest id, or errNotFound.
+func (s *Store) AssetByURI(uri string) (*Asset, error) { return assetBy(s.read(), indexAssetURI, uri) }
+
+// assetBy is the first asset in index at key, or errNotFound.
+func assetBy(txn *memdb.Txn, index string, key any) (*Asset, error) {
+	raw, err := txn.First(tableAssets, index, key)
 	if err != nil {
-		return nil, fmt.Errorf("look up asset %d: %w", id, err)
+		return nil, fmt.Errorf("look up asset %v: %w", key, err)
 	}
 	if raw == nil {
 		return nil, errNotFound
