@@ -302,24 +302,24 @@ func BenchmarkAddAssetEvent(b *testing.B) {
 }
 
 // BenchmarkRecordAliasEvents records the events of a try that added
-// events through one alias, each of its own asset, with an extra of a few
-// keys (the write a Python task's alias outlets make at its end).
+// events through one alias (the write a Python task's alias outlets make
+// at its end), each with an extra of a few keys: of an asset each
+// (assets=n), or all of one asset with extras that differ (assets=1).
 func BenchmarkRecordAliasEvents(b *testing.B) {
-	for _, n := range []int{10, 1000} {
-		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+	for _, c := range []struct{ events, assets int }{{10, 10}, {1000, 1000}, {10, 1}, {1000, 1}} {
+		b.Run(fmt.Sprintf("events=%d/assets=%d", c.events, c.assets), func(b *testing.B) {
 			store, _ := benchStoreWith(b)
-			events := make([]aliasEvent, n)
+			events := make([]aliasEvent, c.events)
 			for i := range events {
-				asset := fmt.Sprintf("s3://bench/part_%05d", i)
+				asset := fmt.Sprintf("s3://bench/part_%05d", i%c.assets)
 				events[i] = aliasEvent{Alias: aliasRef{Name: "parts"}, Asset: assetRef{Name: asset, URI: asset},
 					Extra: json.RawMessage(fmt.Sprintf(`{"row_count": %d, "schema": "v2", "source": {"db": "pg", "table": "t%d"}}`, i, i))}
 			}
 			ti := &TaskInstance{DagID: "bench", TaskID: "emit", RunID: "manual__1", MapIndex: -1, State: TaskSuccess}
-			at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			b.ReportAllocs()
 			for b.Loop() {
 				txn := store.db.Txn(true)
-				if err := recordAliasEventsTxn(txn, ti, events, at); err != nil {
+				if err := recordAliasEventsTxn(txn, ti, events, benchDate); err != nil {
 					b.Fatal(err)
 				}
 				txn.Abort()

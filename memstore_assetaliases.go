@@ -174,23 +174,38 @@ type aliasEventGroup struct {
 // groupAliasEvents groups events by asset (name and uri) and extra (the
 // same keys and values, in any order: canonicalExtra), the groups in the
 // order of their first events, each group's aliases once by name in the
-// order they came. It reads each event once and each extra once.
+// order they came. It reads each event once; an extra is encoded again
+// only when another event of its asset came, once.
 func groupAliasEvents(events []aliasEvent) []*aliasEventGroup {
-	type groupKey struct{ name, uri, extra string }
+	type assetGroups struct {
+		first   *aliasEventGroup            // the group of the asset's first event
+		byExtra map[string]*aliasEventGroup // from its second event on: its groups by canonicalExtra
+	}
 	type aliasKey struct {
 		group *aliasEventGroup
 		name  string
 	}
 	var groups []*aliasEventGroup
-	byKey := map[groupKey]*aliasEventGroup{}
+	byAsset := map[[2]string]*assetGroups{}
 	named := map[aliasKey]bool{}
 	for _, e := range events {
-		k := groupKey{e.Asset.Name, e.Asset.URI, canonicalExtra(e.Extra)}
-		g := byKey[k]
-		if g == nil {
+		k := [2]string{e.Asset.Name, e.Asset.URI}
+		ag := byAsset[k]
+		var g *aliasEventGroup
+		if ag == nil {
 			g = &aliasEventGroup{asset: e.Asset, extra: e.Extra}
-			byKey[k] = g
+			byAsset[k] = &assetGroups{first: g}
 			groups = append(groups, g)
+		} else {
+			if ag.byExtra == nil {
+				ag.byExtra = map[string]*aliasEventGroup{canonicalExtra(ag.first.extra): ag.first}
+			}
+			c := canonicalExtra(e.Extra)
+			if g = ag.byExtra[c]; g == nil {
+				g = &aliasEventGroup{asset: e.Asset, extra: e.Extra}
+				ag.byExtra[c] = g
+				groups = append(groups, g)
+			}
 		}
 		if ak := (aliasKey{g, e.Alias.Name}); !named[ak] {
 			named[ak] = true
