@@ -117,19 +117,28 @@ func TestAPIv1_DatasetEvents_ReadThePage(t *testing.T) {
 		{"?limit=20&offset=100&order_by=-timestamp", 120 + 2},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			want := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets/events"+tc.path+"&source_map_index=-1", "")
-			read = 0
-			got := ts.do(t, http.MethodGet, apiV1Prefix+"/datasets/events"+tc.path, "")
-			if got.status != 200 || got.body != want.body {
-				t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
-			}
-			if !strings.Contains(got.body, `"total_entries": 300`) && !strings.Contains(got.body, `"total_entries":300`) {
-				t.Errorf("total not 300: %.300s", got.body)
-			}
-			if read == 0 || read > tc.maxRead {
-				t.Errorf("read %d rows for the page, want 1 to %d", read, tc.maxRead)
-			}
+			checkV1PageRead(t, ts, &read, "/datasets/events"+tc.path, "/datasets/events"+tc.path+"&source_map_index=-1", 300, tc.maxRead)
 		})
+	}
+}
+
+// checkV1PageRead is checkPageRead's twin for /api/v1: the answer to path
+// (asked twice, the second counted) is the answer to sorted, its total
+// total, and it reads 1 to maxRead rows.
+func checkV1PageRead(t *testing.T, ts *testServer, read *int, path, sorted string, total, maxRead int) {
+	t.Helper()
+	want := ts.do(t, http.MethodGet, apiV1Prefix+sorted, "")
+	ts.do(t, http.MethodGet, apiV1Prefix+path, "")
+	*read = 0
+	got := ts.do(t, http.MethodGet, apiV1Prefix+path, "")
+	if got.status != 200 || got.body != want.body {
+		t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
+	}
+	if n := fmt.Sprintf(`"total_entries": %d`, total); !strings.Contains(got.body, n) {
+		t.Errorf("total not %d: %.300s", total, got.body)
+	}
+	if *read == 0 || *read > maxRead {
+		t.Errorf("read %d rows for the page, want 1 to %d", *read, maxRead)
 	}
 }
 
@@ -214,6 +223,8 @@ func TestAPIv2_Assets_LastEventBySeek(t *testing.T) {
 	}
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
+	ts.do(t, http.MethodGet, apiV2Prefix+"/assets?limit=100&only_active=false", "") // the DAGs' assets, read once
+	read = 0
 	var got struct {
 		Assets []struct {
 			ID   int64 `json:"id"`
@@ -231,8 +242,8 @@ func TestAPIv2_Assets_LastEventBySeek(t *testing.T) {
 			t.Errorf("asset %d: last event %v, want %d", a.ID, a.Last.ID, want[a.ID])
 		}
 	}
-	if read == 0 || read > 7 {
-		t.Errorf("read %d event rows for 7 assets' last events, want one each", read)
+	if read == 0 || read > 14 {
+		t.Errorf("read %d rows for 7 assets and their last events, want an asset row and one event each", read)
 	}
 
 	restored := snapshotRoundTrip(t, ts.store)
@@ -296,5 +307,202 @@ func TestStore_AssetEventsBetween(t *testing.T) {
 				t.Errorf("events %v, want %v", gotIDs, want)
 			}
 		})
+	}
+}
+
+// assetPagesDAGs are two DAGs that name assets of addAssetEvents' (asset_i
+// at s3://bucket/asset_i): pages_producer has every other one below n
+// among its task make's outlets and asset_1 to asset_9 among its task
+// read's inlets; pages_consumer is scheduled on asset_4 and asset_7.
+func assetPagesDAGs(n int) []testOption {
+	ref := func(i int) string { return fmt.Sprintf(`{name: asset_%d, uri: "s3://bucket/asset_%d"}`, i, i) }
+	var outlets, inlets []string
+	for i := 0; i < n; i += 2 {
+		outlets = append(outlets, ref(i))
+	}
+	for i := 1; i < 10; i++ {
+		inlets = append(inlets, ref(i))
+	}
+	return []testOption{
+		withDAG(`
+dag_id: pages_producer
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: make, operator: EmptyOperator, outlets: [` + strings.Join(outlets, ", ") + `]}
+  - {task_id: read, operator: EmptyOperator, inlets: [` + strings.Join(inlets, ", ") + `]}
+`),
+		withDAG(`
+dag_id: pages_consumer
+schedule: [` + ref(4) + `, ` + ref(7) + `]
+start_date: 2024-01-01
+tasks:
+  - {task_id: t, operator: EmptyOperator}
+`),
+	}
+}
+
+// addAssetTies registers assets that share a name or a uri with
+// addAssetEvents' (ids after theirs), and attaches asset_2 and asset_3 to
+// aliases through a try's alias events.
+func addAssetTies(t *testing.T, store *Store) {
+	t.Helper()
+	err := store.EnsureAssets([]assetRef{{Name: "asset_5", URI: "s3://other/asset_5"}, {Name: "asset_40", URI: "s3://other/asset_40"},
+		{Name: "other_7", URI: "s3://bucket/asset_7"}, {Name: "asset_5", URI: "s3://third/asset_5"}}, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ti := &TaskInstance{DagID: "pages_producer", TaskID: "make", RunID: "manual__1", MapIndex: -1, State: TaskSuccess}
+	err = store.update(func(txn *memdb.Txn) error {
+		return recordAliasEventsTxn(txn, ti, []aliasEvent{
+			{Alias: aliasRef{Name: "pages_b"}, Asset: assetRef{Name: "asset_3", URI: "s3://bucket/asset_3"}},
+			{Alias: aliasRef{Name: "pages_a"}, Asset: assetRef{Name: "asset_2", URI: "s3://bucket/asset_2"}},
+			{Alias: aliasRef{Name: "pages_b"}, Asset: assetRef{Name: "asset_2", URI: "s3://bucket/asset_2"}},
+		}, testNow)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAPIv2_Assets_ReadThePage lists pages of 600 assets, every other one
+// named by a DAG (only_active, the default, lists those), in the orders
+// an index keeps (id, name, uri, either way; ties by id in the first
+// key's direction, SortParam's primary key), and checks through the
+// store's rowsRead hook that a page reads its own assets, those its
+// offset skips (none for the named ones, a list the store keeps per
+// version of the tables) and one last event each, and that each answer
+// is, byte for byte, the sorting path's (forced by a filter that drops
+// nothing).
+func TestAPIv2_Assets_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, assetPagesDAGs(600)...)
+	addAssetEvents(t, ts.store, 600, 900)
+	addAssetTies(t, ts.store)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "&name_pattern=%25"
+	cases := []struct {
+		name, path string
+		maxRead    int // 0: none
+	}{
+		{"default", "?limit=50", 50},
+		{"offset", "?limit=25&offset=100", 25},
+		{"by -id", "?limit=20&order_by=-id&offset=3", 20},
+		{"by name", "?limit=30&order_by=name", 30},
+		{"by -name", "?limit=30&offset=7&order_by=-name", 30},
+		{"by uri", "?limit=30&order_by=uri&offset=100", 30},
+		{"by -uri", "?limit=30&order_by=-uri", 30},
+		{"every asset", "?limit=50&only_active=false", 50 + 50},
+		{"every asset, offset", "?limit=20&offset=200&only_active=false", 220 + 20},
+		// Three assets named asset_5 stand at 446-448 by name (155-157
+		// by -name), two at s3://bucket/asset_7 at 567-568 by uri (35-36
+		// by -uri): the pages start inside those ties.
+		{"every asset by -name", "?limit=20&offset=156&order_by=-name&only_active=false", 176 + 20},
+		{"every asset by name", "?limit=20&offset=447&order_by=name&only_active=false", 467 + 20},
+		{"every asset by -uri", "?limit=20&offset=36&order_by=-uri&only_active=false", 56 + 20},
+		{"every asset by uri", "?limit=20&offset=568&order_by=uri&only_active=false", 588 + 20},
+		{"every asset by uri, the last", "?limit=20&offset=595&order_by=uri&only_active=false", 604 + 9},
+		{"past the end", "?limit=10&offset=5000", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageRead(t, ts, &read, http.MethodGet, "/assets"+tc.path, "", "/assets"+tc.path+all, "", tc.maxRead)
+		})
+	}
+
+	// Each asset's answer: the tasks and DAGs that name it, its aliases.
+	got := ts.do(t, http.MethodGet, apiV2Prefix+"/assets?limit=4&offset=2&only_active=false", "")
+	for _, want := range []string{
+		`"id":3,"name":"asset_2"`, `"producing_tasks":[{"dag_id":"pages_producer","task_id":"make"`,
+		`"consuming_tasks":[{"dag_id":"pages_producer","task_id":"read"`, `"aliases":[{"id":1,"name":"pages_b","group":"asset"},{"id":2,"name":"pages_a","group":"asset"}]`,
+		`"id":5,"name":"asset_4"`, `"scheduled_dags":[{"dag_id":"pages_consumer"`, `"total_entries":604`,
+	} {
+		if !strings.Contains(got.body, want) {
+			t.Errorf("no %s in %.2000s", want, got.body)
+		}
+	}
+	if got := ts.do(t, http.MethodGet, apiV2Prefix+"/assets?limit=1", ""); !strings.Contains(got.body, `"total_entries":305}`) {
+		t.Errorf("the named assets' total is not 300 and 5 inlets: %.300s", got.body)
+	}
+}
+
+// TestAPIv1_Datasets_ReadThePage lists pages of 2.10.3's datasets (every
+// asset) by id and uri from the store's indexes, descending uris' ties by
+// id ascending (listKeyed's last key), each answer the sorting path's
+// (forced by a uri_pattern that drops nothing).
+func TestAPIv1_Datasets_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2, assetPagesDAGs(300)...)
+	addAssetEvents(t, ts.store, 300, 300)
+	addAssetTies(t, ts.store)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		path    string
+		maxRead int
+	}{
+		{"?limit=20", 20 + 20},
+		{"?limit=20&offset=100&order_by=-id", 120 + 20},
+		{"?limit=20&offset=10&order_by=uri", 30 + 20},
+		{"?limit=20&offset=150&order_by=-uri", 170 + 1 + 20},
+		// Two assets at s3://bucket/asset_7 stand at 35 and 36 by -uri,
+		// the lower id first: a page ends, or starts, between them.
+		{"?limit=16&offset=20&order_by=-uri", 36 + 2 + 16},
+		{"?limit=20&offset=36&order_by=-uri", 56 + 1 + 20},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			checkV1PageRead(t, ts, &read, "/datasets"+tc.path, "/datasets"+tc.path+"&uri_pattern=%25", 304, tc.maxRead)
+		})
+	}
+}
+
+// TestAPIv2_AssetAliases_ReadThePage lists pages of 300 aliases by id and
+// name from the alias table's indexes, each answer the sorting path's
+// (forced by a name_pattern that drops nothing), and gets an alias and an
+// asset by id, each reading its own row and no event but its last.
+func TestAPIv2_AssetAliases_ReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, assetPagesDAGs(100)...)
+	addAssetEvents(t, ts.store, 100, 1000)
+	var refs []aliasRef
+	for i := range 300 {
+		refs = append(refs, aliasRef{Name: fmt.Sprintf("alias_%d", (i*7)%300)})
+	}
+	if err := ts.store.EnsureAssetAliases(refs); err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, path string
+		maxRead    int
+	}{
+		{"default", "?limit=50", 50},
+		{"by -id, offset", "?limit=20&offset=100&order_by=-id", 120},
+		{"by name", "?limit=20&offset=10&order_by=name", 30},
+		{"by -name", "?limit=20&order_by=-name", 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageRead(t, ts, &read, http.MethodGet, "/assets/aliases"+tc.path, "", "/assets/aliases"+tc.path+"&name_pattern=%25", "", tc.maxRead)
+		})
+	}
+	for _, tc := range []struct {
+		path, want string
+		maxRead    int
+	}{
+		{"/assets/aliases/7", `{"id":7,"name":"alias_42","group":"asset"}`, 1},
+		{"/assets/aliases/301", "{\"detail\":\"The Asset Alias with ID: `301` was not found\"}", 1},
+		{"/assets/8", `"id":8,"name":"asset_7"`, 2},
+	} {
+		ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
+		read = 0
+		got := ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
+		if !strings.Contains(got.body, tc.want) {
+			t.Errorf("%s: %d %.300s, want %s", tc.path, got.status, got.body, tc.want)
+		}
+		if read > tc.maxRead {
+			t.Errorf("%s: read %d rows, want at most %d", tc.path, read, tc.maxRead)
+		}
 	}
 }

@@ -122,26 +122,79 @@ func BenchmarkV2ListTaskInstances(b *testing.B) {
 
 // BenchmarkV2ListAssetEvents lists a page of 50 asset events (GET
 // /api/v2/assets/events, by timestamp and by -timestamp) with rows events
-// of 20 assets stored.
+// of 20 assets stored, and rows/10 runs that consumed ten events each:
+// every event's answer names the runs that consumed it (created_dagruns).
 func BenchmarkV2ListAssetEvents(b *testing.B) {
 	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		store, dags := benchStoreWith(b)
+		dag := benchDAG(b, "bench_consumer", 1)
+		store, dags := benchStoreWith(b, dag)
 		addAssetEvents(b, store, 20, rows)
+		addConsumers(b, store, dag, rows/10, 10)
 		return store, dags
 	},
 		benchPage{"default", "/assets/events?limit=50"},
 		benchPage{"desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp"})
 }
 
-// BenchmarkV2ListAssets lists a page of 50 assets (GET /api/v2/assets,
-// every asset, by id) with rows events of 20 assets stored: each asset's
-// last event is part of its answer.
+// BenchmarkV2ListAssets lists a page of 50 assets (GET /api/v2/assets:
+// the default, the assets a DAG names, by id; every asset; every asset by
+// -name from offset 200) with rows assets stored, every other one named
+// among the outlets of DAGs of 500 outlets each, and rows events of them:
+// each asset's answer has its last event and the tasks that name it.
 func BenchmarkV2ListAssets(b *testing.B) {
 	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		store, dags := benchStoreWith(b)
-		addAssetEvents(b, store, 20, rows)
+		store, dags := benchStoreWith(b, benchAssetDAGs(b, rows)...)
+		addAssetEvents(b, store, rows, rows)
 		return store, dags
-	}, benchPage{"default", "/assets?limit=50&only_active=false"})
+	},
+		benchPage{"default", "/assets?limit=50"},
+		benchPage{"all", "/assets?limit=50&only_active=false"},
+		benchPage{"all_desc_offset", "/assets?limit=50&offset=200&order_by=-name&only_active=false"})
+}
+
+// benchAssetDAGs are DAGs whose tasks have every other asset of
+// addAssetEvents' assets (asset_0, asset_2, ... below assets) among their
+// outlets, 500 a DAG.
+func benchAssetDAGs(b *testing.B, assets int) []*DAG {
+	b.Helper()
+	var out []*DAG
+	for i := 0; i < assets; i += 2 {
+		if i%1000 == 0 {
+			d := benchDAG(b, fmt.Sprintf("bench_assets_%06d", i), 1)
+			d.FilePath = "bench/" + d.DagID + ".yaml"
+			out = append(out, d)
+		}
+		t := out[len(out)-1].Tasks[0]
+		t.Outlets = append(t.Outlets, map[string]any{"name": fmt.Sprintf("asset_%d", i), "uri": fmt.Sprintf("s3://bucket/asset_%d", i)})
+	}
+	return out
+}
+
+// addConsumers stores runs runs of dag, run i having consumed the events
+// i*each+1 to (i+1)*each (ids from 1), as an asset-triggered run records
+// the events it consumed.
+func addConsumers(b *testing.B, store *Store, dag *DAG, runs, each int) {
+	b.Helper()
+	addRuns(b, store, dag, benchDate, runs, false)
+	stored, err := store.RunsOfDag(dag.DagID, "")
+	if err != nil || len(stored) != runs {
+		b.Fatalf("runs %d of %d (%v)", len(stored), runs, err)
+	}
+	err = store.update(func(txn *memdb.Txn) error {
+		for i, run := range stored {
+			ids := make([]int64, each)
+			for j := range ids {
+				ids[j] = int64(i*each + j + 1)
+			}
+			if err := txn.Insert(tableConsumedEvents, &ConsumedEvents{RunRowID: run.ID, DagID: run.DagID, EventIDs: ids}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkV2ListXComs lists a page of 50 XCom entries (GET
@@ -243,6 +296,33 @@ func BenchmarkAddAssetEvent(b *testing.B) {
 				if _, err := store.AddAssetEvent(e); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkRecordAliasEvents records the events of a try that added
+// events through one alias (the write a Python task's alias outlets make
+// at its end), each with an extra of a few keys: of an asset each
+// (assets=n), or all of one asset with extras that differ (assets=1).
+func BenchmarkRecordAliasEvents(b *testing.B) {
+	for _, c := range []struct{ events, assets int }{{10, 10}, {1000, 1000}, {10, 1}, {1000, 1}} {
+		b.Run(fmt.Sprintf("events=%d/assets=%d", c.events, c.assets), func(b *testing.B) {
+			store, _ := benchStoreWith(b)
+			events := make([]aliasEvent, c.events)
+			for i := range events {
+				asset := fmt.Sprintf("s3://bench/part_%05d", i%c.assets)
+				events[i] = aliasEvent{Alias: aliasRef{Name: "parts"}, Asset: assetRef{Name: asset, URI: asset},
+					Extra: json.RawMessage(fmt.Sprintf(`{"row_count": %d, "schema": "v2", "source": {"db": "pg", "table": "t%d"}}`, i, i))}
+			}
+			ti := &TaskInstance{DagID: "bench", TaskID: "emit", RunID: "manual__1", MapIndex: -1, State: TaskSuccess}
+			b.ReportAllocs()
+			for b.Loop() {
+				txn := store.db.Txn(true)
+				if err := recordAliasEventsTxn(txn, ti, events, benchDate); err != nil {
+					b.Fatal(err)
+				}
+				txn.Abort()
 			}
 		})
 	}

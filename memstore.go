@@ -100,6 +100,11 @@ type Store struct {
 	// dagTags remembers the DAGs' distinct tags per version of the DAG
 	// table (memstore_counts.go), for /dagTags.
 	dagTags treeValue[[]string]
+	// assetRefs remembers what the DAG definitions say of assets per
+	// version of the DAG table, and namedAssets the assets they name per
+	// version of the DAG, asset and alias tables (memstore_assetrefs.go).
+	assetRefs   treeValue[*dagAssetRefs]
+	namedAssets namedAssetsMemo
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before

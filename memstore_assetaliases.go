@@ -63,6 +63,22 @@ func (s *Store) AssetAliases() ([]*AssetAlias, error) {
 	return allRows[AssetAlias](s.read(), tableAssetAliases, "asset aliases")
 }
 
+// AssetAliasByID is one alias, or errNotFound.
+func (s *Store) AssetAliasByID(id int64) (*AssetAlias, error) {
+	txn := s.read()
+	raw, err := txn.First(tableAssetAliases, indexID, id)
+	if err != nil {
+		return nil, fmt.Errorf("look up asset alias %d: %w", id, err)
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(1)
+	}
+	if raw == nil {
+		return nil, errNotFound
+	}
+	return raw.(*AssetAlias), nil
+}
+
 // EnsureAssetAliases registers the aliases refs name that are not
 // registered yet, in the order given.
 func (s *Store) EnsureAssetAliases(refs []aliasRef) error {
@@ -114,25 +130,7 @@ func recordAliasEventsTxn(txn *memdb.Txn, ti *TaskInstance, events []aliasEvent,
 	if ti.State != TaskSuccess {
 		return nil
 	}
-	type group struct {
-		asset   assetRef
-		extra   json.RawMessage
-		aliases []aliasRef
-	}
-	var groups []*group
-	for _, e := range events {
-		i := slices.IndexFunc(groups, func(g *group) bool {
-			return g.asset.Name == e.Asset.Name && g.asset.URI == e.Asset.URI && sameExtra(g.extra, e.Extra)
-		})
-		if i < 0 {
-			groups = append(groups, &group{asset: e.Asset, extra: e.Extra})
-			i = len(groups) - 1
-		}
-		if !slices.ContainsFunc(groups[i].aliases, func(a aliasRef) bool { return a.Name == e.Alias.Name }) {
-			groups[i].aliases = append(groups[i].aliases, e.Alias)
-		}
-	}
-	for _, g := range groups {
+	for _, g := range groupAliasEvents(events) {
 		a, err := ensureAssetTxn(txn, g.asset, at)
 		if err != nil {
 			return err
@@ -165,18 +163,68 @@ func recordAliasEventsTxn(txn *memdb.Txn, ti *TaskInstance, events []aliasEvent,
 	return nil
 }
 
-// sameExtra says whether two extras (JSON objects, empty for none) hold
-// the same keys and values, in any order.
-func sameExtra(a, b json.RawMessage) bool {
-	canonical := func(raw json.RawMessage) string {
-		var v any
-		if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-			return string(raw)
-		}
-		out, _ := json.Marshal(v) // maps marshal with sorted keys
-		return string(out)
+// aliasEventGroup is the events of one asset with one extra that a try
+// added through aliases: one event, through each of the aliases.
+type aliasEventGroup struct {
+	asset   assetRef
+	extra   json.RawMessage
+	aliases []aliasRef
+}
+
+// groupAliasEvents groups events by asset (name and uri) and extra (the
+// same keys and values, in any order: canonicalExtra), the groups in the
+// order of their first events, each group's aliases once by name in the
+// order they came. It reads each event once; an extra is encoded again
+// only when another event of its asset came, once.
+func groupAliasEvents(events []aliasEvent) []*aliasEventGroup {
+	type assetGroups struct {
+		first   *aliasEventGroup            // the group of the asset's first event
+		byExtra map[string]*aliasEventGroup // from its second event on: its groups by canonicalExtra
 	}
-	return canonical(a) == canonical(b)
+	type aliasKey struct {
+		group *aliasEventGroup
+		name  string
+	}
+	var groups []*aliasEventGroup
+	byAsset := map[[2]string]*assetGroups{}
+	named := map[aliasKey]bool{}
+	for _, e := range events {
+		k := [2]string{e.Asset.Name, e.Asset.URI}
+		ag := byAsset[k]
+		var g *aliasEventGroup
+		if ag == nil {
+			g = &aliasEventGroup{asset: e.Asset, extra: e.Extra}
+			byAsset[k] = &assetGroups{first: g}
+			groups = append(groups, g)
+		} else {
+			if ag.byExtra == nil {
+				ag.byExtra = map[string]*aliasEventGroup{canonicalExtra(ag.first.extra): ag.first}
+			}
+			c := canonicalExtra(e.Extra)
+			if g = ag.byExtra[c]; g == nil {
+				g = &aliasEventGroup{asset: e.Asset, extra: e.Extra}
+				ag.byExtra[c] = g
+				groups = append(groups, g)
+			}
+		}
+		if ak := (aliasKey{g, e.Alias.Name}); !named[ak] {
+			named[ak] = true
+			g.aliases = append(g.aliases, e.Alias)
+		}
+	}
+	return groups
+}
+
+// canonicalExtra is an extra (a JSON object, empty for none) written with
+// its keys sorted and no spaces, so that two extras with the same keys and
+// values are equal; what does not decode stays as given.
+func canonicalExtra(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	out, _ := json.Marshal(v) // maps marshal with sorted keys
+	return string(out)
 }
 
 // aliasNamesTxn are the names of the aliases with ids.

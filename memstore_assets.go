@@ -59,15 +59,19 @@ type assetRef struct {
 	Extra            json.RawMessage
 }
 
-// assetsTable holds assets by id, and by (name, uri).
+// assetsTable holds assets by id, by (name, uri), and by name and by uri
+// for a listing's orders (memstore_assetrefs.go). Assets come with DAG
+// files and events of new assets, so the indexes cost little.
 func assetsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableAssets,
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID: {Name: indexID, Unique: true, Indexer: intField[Asset]{func(a *Asset) int64 { return a.ID }}},
 			"name_uri": {Name: "name_uri", Unique: true, Indexer: stringField[Asset]{func(a *Asset) string {
-				return a.Name + "\x00" + a.URI
+				return assetKey(a.Name, a.URI)
 			}}},
+			indexAssetName: {Name: indexAssetName, Indexer: stringField[Asset]{func(a *Asset) string { return a.Name }}},
+			indexAssetURI:  {Name: indexAssetURI, Indexer: stringField[Asset]{func(a *Asset) string { return a.URI }}},
 		},
 	}
 }
@@ -213,7 +217,8 @@ func (assetEventTimeIndex) FromArgs(args ...any) ([]byte, error) {
 // when desc), ties by id ascending or, with tiesFollow, in the
 // timestamp's direction, and how many events there are (a total the
 // inserts keep). It reads the page, the events its offset skips and,
-// descending with ties ascending, the rest of its last timestamp's events.
+// descending with ties ascending, the rest of its last timestamp's events
+// (pickPage).
 func (s *Store) AssetEventPage(desc, tiesFollow bool, offset, limit int) ([]*AssetEvent, int, error) {
 	txn := s.read()
 	read := 0
@@ -223,9 +228,8 @@ func (s *Store) AssetEventPage(desc, tiesFollow bool, offset, limit int) ([]*Ass
 		}
 	}()
 	total := int(totalTxn(txn, totalAssetEvents))
-	page := []*AssetEvent{}
 	if offset >= total || limit == 0 {
-		return page, total, nil
+		return []*AssetEvent{}, total, nil
 	}
 	walk := txn.Get
 	if desc {
@@ -235,59 +239,13 @@ func (s *Store) AssetEventPage(desc, tiesFollow bool, offset, limit int) ([]*Ass
 	if err != nil {
 		return nil, 0, fmt.Errorf("list asset events: %w", err)
 	}
-	take := func(e *AssetEvent) {
-		if offset > 0 {
-			offset--
-		} else if len(page) < limit {
-			page = append(page, e)
-		}
+	var tied func(a, b *AssetEvent) bool
+	if desc && !tiesFollow {
+		// Descending, the events of one timestamp come by id descending.
+		tied = func(a, b *AssetEvent) bool { return a.Timestamp.Equal(b.Timestamp) }
 	}
-	// Descending, the events of one timestamp come by id descending:
-	// each timestamp's are held and given back in id order.
-	var tied []*AssetEvent
-	for len(page) < limit {
-		raw := it.Next()
-		var e *AssetEvent
-		if raw != nil {
-			read++
-			e = raw.(*AssetEvent)
-		}
-		if !desc || tiesFollow {
-			if e == nil {
-				break
-			}
-			take(e)
-			continue
-		}
-		if len(tied) > 0 && (e == nil || !e.Timestamp.Equal(tied[0].Timestamp)) {
-			for i := len(tied) - 1; i >= 0; i-- {
-				take(tied[i])
-			}
-			tied = tied[:0]
-		}
-		if e == nil {
-			break
-		}
-		tied = append(tied, e)
-	}
+	page, _, read := pickPage(it, offset, limit, nil, tied, false)
 	return page, total, nil
-}
-
-// recountAssetEventsTxn sets the asset events' total from the table
-// (after a restore).
-func recountAssetEventsTxn(txn *memdb.Txn) error {
-	it, err := txn.Get(tableAssetEvents, indexID)
-	if err != nil {
-		return fmt.Errorf("count asset events: %w", err)
-	}
-	var n int64
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		n++
-	}
-	if _, err := txn.DeleteAll(tableTotals, indexID, totalAssetEvents); err != nil {
-		return fmt.Errorf("clear asset event count: %w", err)
-	}
-	return addTotalTxn(txn, totalAssetEvents, n)
 }
 
 // Assets lists every asset by id.
@@ -296,10 +254,16 @@ func (s *Store) Assets() ([]*Asset, error) {
 }
 
 // AssetByID is one asset, or errNotFound.
-func (s *Store) AssetByID(id int64) (*Asset, error) {
-	raw, err := s.read().First(tableAssets, indexID, id)
+func (s *Store) AssetByID(id int64) (*Asset, error) { return assetBy(s.read(), indexID, id) }
+
+// AssetByURI is the asset at uri of the lowest id, or errNotFound.
+func (s *Store) AssetByURI(uri string) (*Asset, error) { return assetBy(s.read(), indexAssetURI, uri) }
+
+// assetBy is the first asset in index at key, or errNotFound.
+func assetBy(txn *memdb.Txn, index string, key any) (*Asset, error) {
+	raw, err := txn.First(tableAssets, index, key)
 	if err != nil {
-		return nil, fmt.Errorf("look up asset %d: %w", id, err)
+		return nil, fmt.Errorf("look up asset %v: %w", key, err)
 	}
 	if raw == nil {
 		return nil, errNotFound

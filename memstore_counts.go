@@ -59,6 +59,23 @@ func addTotalTxn(txn *memdb.Txn, name string, delta int64) error {
 	return nil
 }
 
+// recountTotalTxn sets the total name from the rows of table (after a
+// restore).
+func recountTotalTxn(txn *memdb.Txn, table, name string) error {
+	it, err := txn.Get(table, indexID)
+	if err != nil {
+		return fmt.Errorf("count %s: %w", table, err)
+	}
+	var n int64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	if _, err := txn.DeleteAll(tableTotals, indexID, name); err != nil {
+		return fmt.Errorf("clear total %s: %w", name, err)
+	}
+	return addTotalTxn(txn, name, n)
+}
+
 // runCountsTable holds the number of runs of each DAG that has any, and
 // the bytes of their confs, and the row allDAGs for every DAG.
 func runCountsTable() *memdb.TableSchema {

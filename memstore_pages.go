@@ -315,21 +315,28 @@ func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, c
 // all), and how many it picks in all (tablePage; countKey "all" when
 // keep is nil).
 func (s *Store) PoolKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*Pool, int, error) {
-	return keyedTablePage(s, tablePools, byName, desc, offset, limit, keep, func(p *Pool) string { return p.Name })
+	return keyedTablePage(s, tablePools, indexRowID, indexID, byName, desc, offset, limit, keep, func(p *Pool) string { return p.Name })
 }
 
 func (s *Store) VariableKeyedPage(byKey, desc bool, offset, limit int, keep func(string) bool) ([]*Variable, int, error) {
-	return keyedTablePage(s, tableVariables, byKey, desc, offset, limit, keep, func(v *Variable) string { return v.Key })
+	return keyedTablePage(s, tableVariables, indexRowID, indexID, byKey, desc, offset, limit, keep, func(v *Variable) string { return v.Key })
 }
 
 func (s *Store) ConnectionKeyedPage(byID, desc bool, offset, limit int, keep func(string) bool) ([]*Connection, int, error) {
-	return keyedTablePage(s, tableConns, byID, desc, offset, limit, keep, func(c *Connection) string { return c.ConnID })
+	return keyedTablePage(s, tableConns, indexRowID, indexID, byID, desc, offset, limit, keep, func(c *Connection) string { return c.ConnID })
 }
 
-func keyedTablePage[T any](s *Store, table string, byName, desc bool, offset, limit int, keep func(string) bool, name func(*T) string) ([]*T, int, error) {
-	index := indexRowID
+// AliasKeyedPage is the same of the asset aliases, by name or id.
+func (s *Store) AliasKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*AssetAlias, int, error) {
+	return keyedTablePage(s, tableAssetAliases, indexID, "name", byName, desc, offset, limit, keep, func(a *AssetAlias) string { return a.Name })
+}
+
+// keyedTablePage is a page of table by its integer id (idIndex) or its
+// name (nameIndex).
+func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, desc bool, offset, limit int, keep func(string) bool, name func(*T) string) ([]*T, int, error) {
+	index := idIndex
 	if byName {
-		index = indexID
+		index = nameIndex
 	}
 	if keep == nil {
 		return tablePage(s, table, index, desc, offset, limit, func(*T) bool { return true }, "all")
@@ -360,7 +367,7 @@ func (s *Store) BackfillPage(dagID string, desc bool, offset, limit int) ([]*Bac
 	if dagID == "" {
 		return tablePage(s, tableBackfills, indexID, desc, offset, limit, all, "all")
 	}
-	return tablePageOf(s, tableBackfills, indexBackfillDag, []any{dagID}, desc, offset, limit, all, "dag "+dagID)
+	return tablePageOf(s, tableBackfills, indexBackfillDag, []any{dagID}, desc, offset, limit, all, nil, "dag "+dagID)
 }
 
 // DagVersionPage is a page of every DAG's versions by id (uuid7),
@@ -373,17 +380,53 @@ func (s *Store) DagVersionPage(desc bool, offset, limit int) ([]*DagVersion, int
 // at most limit of them (none when limit is 0 or less), and how many rows
 // it read.
 func walkPage[T any](it memdb.ResultIterator, offset, limit int) ([]*T, int) {
-	out := make([]*T, 0, min(max(limit, 0), 1024)) // a page, not a limit of "all"
-	read := 0
-	for raw := it.Next(); raw != nil && len(out) < limit; raw = it.Next() {
-		read++
-		if offset > 0 {
-			offset--
-			continue
+	rows, _, read := pickPage[T](it, offset, limit, nil, nil, false)
+	return rows, read
+}
+
+// pickPage reads it to the page's end: the rows keep picks (nil: every
+// row) after the first offset of them, at most limit (none when limit is
+// 0 or less); with count it reads on to the end to count every row keep
+// picks. tied (nil: none) says two rows share the order's key: a run of
+// such rows is taken in the reverse of the walk's order, for a walk down
+// an index whose ties go up (listKeyed's last key, id ascending), and the
+// page reads to the end of its last run. It says how many rows it picked
+// and how many it read.
+func pickPage[T any](it memdb.ResultIterator, offset, limit int, keep func(*T) bool, tied func(a, b *T) bool, count bool) (rows []*T, picked, read int) {
+	rows = make([]*T, 0, min(max(limit, 0), 1024)) // a page, not a limit of "all"
+	take := func(row *T) {
+		if picked >= offset && len(rows) < limit {
+			rows = append(rows, row)
 		}
-		out = append(out, raw.(*T))
+		picked++
 	}
-	return out, read
+	var held []*T // a run of tied rows, in the walk's order
+	flush := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			take(held[i])
+		}
+		held = held[:0]
+	}
+	for count || len(rows) < limit {
+		raw := it.Next()
+		if raw == nil {
+			break
+		}
+		read++
+		row := raw.(*T)
+		switch {
+		case keep != nil && !keep(row):
+		case tied == nil:
+			take(row)
+		default:
+			if len(held) > 0 && !tied(held[0], row) {
+				flush()
+			}
+			held = append(held, row)
+		}
+	}
+	flush()
+	return rows, picked, read
 }
 
 // tablePage is a page of the rows of table that keep picks, in index's
@@ -393,14 +436,15 @@ func walkPage[T any](it memdb.ResultIterator, offset, limit int) ([]*T, int) {
 // walks the index only to the page's end, and the whole table once per
 // change of it; with countKey "" each page walks every row.
 func tablePage[T any](s *Store, table, index string, desc bool, offset, limit int, keep func(*T) bool, countKey string) ([]*T, int, error) {
-	return tablePageOf(s, table, index, nil, desc, offset, limit, keep, countKey)
+	return tablePageOf(s, table, index, nil, desc, offset, limit, keep, nil, countKey)
 }
 
 // tablePageOf is tablePage over the rows of index that args pick (nil:
 // every row); with args, the count walks those rows and is remembered
 // for them as they stand (the watch channel of their part of the index,
-// which any change among them replaces).
-func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, offset, limit int, keep func(*T) bool, countKey string) ([]*T, int, error) {
+// which any change among them replaces). tied is pickPage's (nil: the
+// index's order is the page's).
+func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, offset, limit int, keep func(*T) bool, tied func(a, b *T) bool, countKey string) ([]*T, int, error) {
 	txn := s.read()
 	walk := func() (memdb.ResultIterator, error) {
 		if desc {
@@ -433,7 +477,7 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 			n := 0
 			for raw := all.Next(); raw != nil; raw = all.Next() {
 				read++
-				if keep(raw.(*T)) {
+				if keep == nil || keep(raw.(*T)) {
 					n++
 				}
 			}
@@ -443,22 +487,8 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 			return nil, 0, err
 		}
 	}
-	rows := []*T{}
-	picked := 0
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if total >= 0 && len(rows) == limit {
-			break
-		}
-		read++
-		row := raw.(*T)
-		if !keep(row) {
-			continue
-		}
-		if picked >= offset && len(rows) < limit {
-			rows = append(rows, row)
-		}
-		picked++
-	}
+	rows, picked, n := pickPage(it, offset, limit, keep, tied, total < 0)
+	read += n
 	if total < 0 {
 		total = picked
 	}

@@ -128,10 +128,10 @@ func (r *storeRestore) Commit() (int64, error) {
 	if err := recountRunsTxn(r.txn); err != nil {
 		return 0, err
 	}
-	if err := recountXComsTxn(r.txn); err != nil {
+	if err := recountTotalTxn(r.txn, tableXComs, totalXComs); err != nil {
 		return 0, err
 	}
-	if err := recountAssetEventsTxn(r.txn); err != nil {
+	if err := recountTotalTxn(r.txn, tableAssetEvents, totalAssetEvents); err != nil {
 		return 0, err
 	}
 	if err := recountEventLogGapsTxn(r.txn); err != nil {

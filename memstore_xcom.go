@@ -128,22 +128,6 @@ func deleteXComsOfTxn(txn *memdb.Txn, key tiKey) error {
 	return addTotalTxn(txn, totalXComs, -int64(len(gone)))
 }
 
-// recountXComsTxn sets the XCom count from the table (after a restore).
-func recountXComsTxn(txn *memdb.Txn) error {
-	it, err := txn.Get(tableXComs, indexID)
-	if err != nil {
-		return fmt.Errorf("count xcom entries: %w", err)
-	}
-	var n int64
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		n++
-	}
-	if _, err := txn.DeleteAll(tableTotals, indexID, totalXComs); err != nil {
-		return fmt.Errorf("clear xcom count: %w", err)
-	}
-	return addTotalTxn(txn, totalXComs, n)
-}
-
 // XComFilter picks XCom entries; an empty field matches any.
 type XComFilter struct {
 	DagID, RunID, TaskID, Key string

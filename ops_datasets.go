@@ -11,7 +11,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,18 +31,10 @@ var (
 	datasetEventOrders = []string{"source_dag_id", "source_task_id", "source_run_id", "source_map_index", "timestamp"}
 )
 
-// dataset is the dataset at uri.
+// dataset is the dataset at uri (of the lowest id, should two assets
+// share it).
 func (o *operations) dataset(uri string) (assetView, error) {
-	all, err := o.assetViews()
-	if err != nil {
-		return assetView{}, err
-	}
-	for _, a := range all {
-		if a.URI == uri {
-			return a, nil
-		}
-	}
-	return assetView{}, opErr(errNotFound, faultDatasetNotFound, "uri", uri)
+	return o.assetViewBy(func() (*Asset, error) { return o.store.AssetByURI(uri) }, opErr(errNotFound, faultDatasetNotFound, "uri", uri))
 }
 
 // datasetQuery is the stable API's listing of datasets (get_datasets):
@@ -57,37 +48,89 @@ type datasetQuery struct {
 }
 
 // datasets lists datasets as q asks. Its total counts every dataset,
-// filtered or not, as get_datasets counts them before it filters.
+// filtered or not, as get_datasets counts them before it filters. Without
+// a filter, in an order an index keeps (id, uri), it reads the page;
+// otherwise every asset.
 func (o *operations) datasets(q datasetQuery) (listed[assetView], error) {
-	all, err := o.assetViews()
+	named, err := o.store.NamedAssets(o.clock())
 	if err != nil {
 		return listed[assetView]{}, err
 	}
-	total := len(all)
-	kept := all[:0]
-	for _, a := range all {
-		named := slices.ContainsFunc(a.Producing, func(r assetTaskRef) bool { return slices.Contains(q.dagIDs, r.DagID) }) ||
-			slices.ContainsFunc(a.Scheduled, func(id string) bool { return slices.Contains(q.dagIDs, id) })
-		switch {
-		case q.uri != nil && !q.uri(a.URI):
-		case len(q.dagIDs) > 0 && !named:
-		default:
-			kept = append(kept, a)
+	keys := []sortKey{q.key}
+	var page listed[*Asset]
+	if order, desc, tiesUp, ok := assetIndexOrder(keys); ok && q.uri == nil && len(q.dagIDs) == 0 {
+		page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit)
+		if err != nil {
+			return listed[assetView]{}, err
 		}
+	} else {
+		all, err := o.store.Assets()
+		if err != nil {
+			return listed[assetView]{}, err
+		}
+		total := len(all)
+		kept := all[:0]
+		in := func(id string) bool { return slices.Contains(q.dagIDs, id) }
+		for _, a := range all {
+			n := named.Naming(a)
+			producing := slices.ContainsFunc(n.Producing, func(r assetTaskRef) bool { return in(r.DagID) })
+			switch {
+			case q.uri != nil && !q.uri(a.URI):
+			case len(q.dagIDs) > 0 && !producing && !slices.ContainsFunc(n.Scheduled, in):
+			default:
+				kept = append(kept, a)
+			}
+		}
+		page = listKeyed(kept, nil, keyedQuery{keys: keys, offset: q.offset, limit: q.limit}, compareAssets)
+		page.total = total
 	}
-	res := listKeyed(kept, nil, keyedQuery{keys: []sortKey{q.key}, offset: q.offset, limit: q.limit}, func(a, b assetView, attr string) int {
-		switch attr {
-		case "uri":
-			return strings.Compare(a.URI, b.URI)
-		case "created_at":
-			return a.CreatedAt.Compare(b.CreatedAt)
-		case "updated_at":
-			return a.UpdatedAt.Compare(b.UpdatedAt)
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	res.total = total
-	return res, nil
+	views, err := o.assetViewsOf(named, page.rows)
+	return listed[assetView]{rows: views, total: page.total}, err
+}
+
+// compareAssets is listKeyed's comparison of assets by an attribute a
+// listing orders them by (id otherwise).
+func compareAssets(a, b *Asset, attr string) int {
+	switch attr {
+	case "name":
+		return strings.Compare(a.Name, b.Name)
+	case "uri":
+		return strings.Compare(a.URI, b.URI)
+	case "created_at":
+		return a.CreatedAt.Compare(b.CreatedAt)
+	case "updated_at":
+		return a.UpdatedAt.Compare(b.UpdatedAt)
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// assetIndexOrder says whether an index keeps the order keys ask for
+// (listKeyed's: each key, then id ascending): the first key id, name or
+// uri, and after it nothing, or the id in its direction (SortParam's
+// primary key, /api/v2: v2WithPK); and whether the ties of a descending
+// name or uri go up (/api/v1, where listKeyed's id ascending decides).
+func assetIndexOrder(keys []sortKey) (order assetOrder, desc, tiesUp, ok bool) {
+	if len(keys) == 0 {
+		return assetByID, false, false, true
+	}
+	k := keys[0]
+	switch k.attr {
+	case "id":
+		order = assetByID
+	case "name":
+		order = assetByName
+	case "uri":
+		order = assetByURI
+	default:
+		return 0, false, false, false
+	}
+	switch {
+	case len(keys) == 1:
+		return order, k.desc, k.desc && order != assetByID, true
+	case len(keys) == 2 && keys[1].attr == "id" && keys[1].desc == k.desc:
+		return order, k.desc, false, true
+	}
+	return 0, false, false, false
 }
 
 // createDatasetEvent records an event of the dataset at uri, which must
@@ -179,132 +222,21 @@ const (
 	faultAssetManyMaterializers opFault = "asset_many_materializers" // asset_id
 )
 
-// assetTaskRef is a task that names an asset (an outlet or an inlet).
-type assetTaskRef struct {
-	DagID, TaskID string
-}
-
 // assetView is an asset with what the DAGs say of it now and its last
 // event.
 type assetView struct {
 	*Asset
-	Producing, Consuming []assetTaskRef
-	// Scheduled are the DAGs scheduled on the asset (Airflow's
-	// DagScheduleAssetReference rows), by dag_id.
-	Scheduled []string
+	assetNaming
 	LastEvent *AssetEvent
 	// Aliases are the aliases events came to the asset through
 	// (AssetModel.aliases), by id.
 	Aliases []*AssetAlias
 }
 
-// Active is AssetModel.active: a DAG names the asset now, in its
-// schedule or among a task's outlets or inlets (Airflow keeps an
-// AssetActive row for every asset a parsed DAG references).
-func (a assetView) Active() bool {
-	return len(a.Producing) > 0 || len(a.Consuming) > 0 || len(a.Scheduled) > 0
-}
-
-// namedBy says whether one of dagIDs is scheduled on the asset, produces
-// it or reads it (_DagIdAssetReferenceFilter: scheduled_dags,
-// producing_tasks, consuming_tasks).
-func (a assetView) namedBy(dagIDs []string) bool {
-	in := func(r assetTaskRef) bool { return slices.Contains(dagIDs, r.DagID) }
-	return slices.ContainsFunc(a.Scheduled, func(id string) bool { return slices.Contains(dagIDs, id) }) ||
-		slices.ContainsFunc(a.Producing, in) || slices.ContainsFunc(a.Consuming, in)
-}
-
-// dagAssetRefs are the assets the DAGs name, in DAG and task order, who
-// names each (by name and uri), the DAGs scheduled on each, and the
-// aliases the DAGs name (in their schedules, outlets and inlets).
-func (o *operations) dagAssetRefs() ([]assetRef, map[string][2][]assetTaskRef, map[string][]string, []aliasRef, error) {
-	rows, err := o.store.Dags()
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	scheduled := map[string][]string{}
-	var refs []assetRef
-	var aliases []aliasRef
-	addAlias := func(r aliasRef) {
-		if !slices.ContainsFunc(aliases, func(a aliasRef) bool { return a.Name == r.Name }) {
-			aliases = append(aliases, r)
-		}
-	}
-	who := map[string][2][]assetTaskRef{}
-	note := func(v any, dagID, taskID string, side int) {
-		v = normalizeYAML(v)
-		if alias, ok := aliasOf(v); ok {
-			addAlias(alias)
-			return
-		}
-		ref, ok := assetOf(v)
-		if !ok {
-			return
-		}
-		k := ref.Name + "\x00" + ref.URI
-		w, seen := who[k]
-		if !seen {
-			refs = append(refs, ref)
-		}
-		w[side] = append(w[side], assetTaskRef{DagID: dagID, TaskID: taskID})
-		who[k] = w
-	}
-	for _, row := range rows {
-		if row.Def == nil {
-			continue
-		}
-		for _, ref := range row.Def.AssetSchedule.refs() {
-			k := ref.Name + "\x00" + ref.URI
-			w, seen := who[k]
-			if !seen {
-				refs = append(refs, ref)
-			}
-			who[k] = w
-			scheduled[k] = append(scheduled[k], row.DagID)
-		}
-		for _, alias := range row.Def.AssetSchedule.aliases() {
-			addAlias(alias)
-		}
-		for _, t := range row.Def.Tasks {
-			for _, v := range t.Outlets {
-				note(v, row.DagID, t.TaskID, 0)
-			}
-			for _, v := range t.Inlets {
-				note(v, row.DagID, t.TaskID, 1)
-			}
-		}
-	}
-	return refs, who, scheduled, aliases, nil
-}
-
-// assetViews registers the assets the DAGs name that are new, and lists
-// every asset with its references and its last event (the latest
-// timestamp, the highest id among equals).
-func (o *operations) assetViews() ([]assetView, error) {
-	refs, who, scheduled, aliasRefs, err := o.dagAssetRefs()
-	if err != nil {
-		return nil, err
-	}
-	if err := o.store.EnsureAssets(refs, o.clock()); err != nil {
-		return nil, err
-	}
-	if err := o.store.EnsureAssetAliases(aliasRefs); err != nil {
-		return nil, err
-	}
-	aliases, err := o.store.AssetAliases()
-	if err != nil {
-		return nil, err
-	}
-	aliasesOf := map[int64][]*AssetAlias{}
-	for _, al := range aliases {
-		for _, id := range al.AssetIDs {
-			aliasesOf[id] = append(aliasesOf[id], al)
-		}
-	}
-	assets, err := o.store.Assets()
-	if err != nil {
-		return nil, err
-	}
+// assetViewsOf are the views of assets: what the DAGs say of each, its
+// aliases, and its last event (the latest timestamp, the highest id among
+// equals: a seek each).
+func (o *operations) assetViewsOf(named *NamedAssets, assets []*Asset) ([]assetView, error) {
 	ids := make([]int64, len(assets))
 	for i, a := range assets {
 		ids[i] = a.ID
@@ -315,9 +247,7 @@ func (o *operations) assetViews() ([]assetView, error) {
 	}
 	out := make([]assetView, len(assets))
 	for i, a := range assets {
-		w := who[a.Name+"\x00"+a.URI]
-		k := a.Name + "\x00" + a.URI
-		out[i] = assetView{Asset: a, Producing: w[0], Consuming: w[1], Scheduled: scheduled[k], LastEvent: last[a.ID], Aliases: aliasesOf[a.ID]}
+		out[i] = assetView{Asset: a, assetNaming: named.Naming(a), LastEvent: last[a.ID], Aliases: named.Aliases(a.ID)}
 	}
 	return out, nil
 }
@@ -333,50 +263,74 @@ type assetQuery struct {
 	limit      int
 }
 
-// assets lists assets as q asks.
+// assets lists assets as q asks. Without a name, uri or DAG filter, in
+// an order an index keeps (id, name or uri, either way), it reads the
+// page: of the assets the DAGs name (only_active) from the list the store
+// keeps of them, of every asset from the table's index. A filter, or an
+// order by created_at or updated_at, reads every asset (of those the
+// DAGs name, with only_active).
 func (o *operations) assets(q assetQuery) (listed[assetView], error) {
-	all, err := o.assetViews()
+	named, err := o.store.NamedAssets(o.clock())
 	if err != nil {
 		return listed[assetView]{}, err
 	}
-	kept := all[:0]
-	for _, a := range all {
-		switch {
-		case q.onlyActive && !a.Active():
-		case q.name != nil && !q.name(a.Name):
-		case q.uri != nil && !q.uri(a.URI):
-		case q.dagIDs != nil && !a.namedBy(q.dagIDs):
-		default:
-			kept = append(kept, a)
+	var page listed[*Asset]
+	order, desc, tiesUp, indexed := assetIndexOrder(q.keys)
+	switch {
+	case !indexed || q.name != nil || q.uri != nil || q.dagIDs != nil || (q.onlyActive && tiesUp):
+		all := named.Active()
+		if !q.onlyActive {
+			if all, err = o.store.Assets(); err != nil {
+				return listed[assetView]{}, err
+			}
+		}
+		var kept []*Asset
+		for _, a := range all {
+			switch {
+			case q.name != nil && !q.name(a.Name):
+			case q.uri != nil && !q.uri(a.URI):
+			case q.dagIDs != nil && !named.Naming(a).namedBy(q.dagIDs):
+			default:
+				kept = append(kept, a)
+			}
+		}
+		page = listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, compareAssets)
+	case q.onlyActive:
+		page.rows, page.total = named.Page(order, desc, q.offset, q.limit)
+	default:
+		if page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit); err != nil {
+			return listed[assetView]{}, err
 		}
 	}
-	return listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, func(a, b assetView, attr string) int {
-		switch attr {
-		case "name":
-			return strings.Compare(a.Name, b.Name)
-		case "uri":
-			return strings.Compare(a.URI, b.URI)
-		case "created_at":
-			return a.CreatedAt.Compare(b.CreatedAt)
-		case "updated_at":
-			return a.UpdatedAt.Compare(b.UpdatedAt)
-		}
-		return cmp.Compare(a.ID, b.ID)
-	}), nil
+	views, err := o.assetViewsOf(named, page.rows)
+	return listed[assetView]{rows: views, total: page.total}, err
 }
 
 // asset is the asset with id.
 func (o *operations) asset(id int64) (assetView, error) {
-	all, err := o.assetViews()
+	return o.assetViewBy(func() (*Asset, error) { return o.store.AssetByID(id) },
+		opErr(errNotFound, faultAssetNotFound, "asset_id", strconv.FormatInt(id, 10)))
+}
+
+// assetViewBy is the view of the asset lookup finds, once the DAGs'
+// assets are registered; notFound when there is none.
+func (o *operations) assetViewBy(lookup func() (*Asset, error), notFound error) (assetView, error) {
+	named, err := o.store.NamedAssets(o.clock())
 	if err != nil {
 		return assetView{}, err
 	}
-	for _, a := range all {
-		if a.ID == id {
-			return a, nil
-		}
+	a, err := lookup()
+	if errors.Is(err, errNotFound) {
+		return assetView{}, notFound
 	}
-	return assetView{}, opErr(errNotFound, faultAssetNotFound, "asset_id", strconv.FormatInt(id, 10))
+	if err != nil {
+		return assetView{}, err
+	}
+	views, err := o.assetViewsOf(named, []*Asset{a})
+	if err != nil {
+		return assetView{}, err
+	}
+	return views[0], nil
 }
 
 // assetEventQuery is an Airflow 3 listing of asset events.
@@ -496,7 +450,7 @@ func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], err
 // (asset_manager.register_asset_change): extra is the event's JSON
 // object.
 func (o *operations) createAssetEvent(id int64, extra json.RawMessage, partitionKey *string) (assetEventView, error) {
-	if _, err := o.assetViews(); err != nil { // the DAGs' assets are known
+	if _, err := o.store.NamedAssets(o.clock()); err != nil { // the DAGs' assets are known
 		return assetEventView{}, err
 	}
 	e, err := o.store.AddAssetEvent(AssetEvent{AssetID: id, Extra: extra, SourceMapIndex: -1, PartitionKey: partitionKey, Timestamp: o.clock()})
@@ -540,22 +494,20 @@ type aliasQuery struct {
 }
 
 // assetAliases lists the aliases the DAGs name and those events came
-// through, as q asks.
+// through, as q asks: a page of the alias table's index by id or name.
 func (o *operations) assetAliases(q aliasQuery) (listed[*AssetAlias], error) {
-	if _, err := o.assetViews(); err != nil { // the DAGs' aliases are known
+	if _, err := o.store.NamedAssets(o.clock()); err != nil { // the DAGs' aliases are known
 		return listed[*AssetAlias]{}, err
+	}
+	kq := keyedQuery{match: q.name, keys: q.keys, offset: q.offset, limit: q.limit}
+	if res, ok, err := pageKeyed(kq, "name", o.store.AliasKeyedPage); ok || err != nil {
+		return res, err
 	}
 	all, err := o.store.AssetAliases()
 	if err != nil {
 		return listed[*AssetAlias]{}, err
 	}
-	kept := all[:0]
-	for _, a := range all {
-		if q.name == nil || q.name(a.Name) {
-			kept = append(kept, a)
-		}
-	}
-	return listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, func(a, b *AssetAlias, attr string) int {
+	return listKeyed(all, func(a *AssetAlias) string { return a.Name }, kq, func(a, b *AssetAlias, attr string) int {
 		if attr == "name" {
 			return strings.Compare(a.Name, b.Name)
 		}
@@ -565,16 +517,14 @@ func (o *operations) assetAliases(q aliasQuery) (listed[*AssetAlias], error) {
 
 // assetAlias is the alias with id.
 func (o *operations) assetAlias(id int64) (*AssetAlias, error) {
-	res, err := o.assetAliases(aliasQuery{limit: math.MaxInt})
-	if err != nil {
+	if _, err := o.store.NamedAssets(o.clock()); err != nil { // the DAGs' aliases are known
 		return nil, err
 	}
-	for _, a := range res.rows {
-		if a.ID == id {
-			return a, nil
-		}
+	a, err := o.store.AssetAliasByID(id)
+	if errors.Is(err, errNotFound) {
+		return nil, opErr(errNotFound, faultAssetAliasNotFound, "alias_id", strconv.FormatInt(id, 10))
 	}
-	return nil, opErr(errNotFound, faultAssetAliasNotFound, "alias_id", strconv.FormatInt(id, 10))
+	return a, err
 }
 
 // queuedAssetEvents are the queue entries (AssetDagRunQueue) of a DAG,

@@ -1,0 +1,342 @@
+package main
+
+// What the DAG definitions say of assets and aliases: the assets they
+// name and who names each, derived from the DAG rows once per version of
+// the DAG table; and, once per version of the DAG, asset and alias tables,
+// those assets registered (as Airflow registers the assets a parsed DAG
+// references) and kept in the orders of an asset listing, with every
+// asset's aliases. A listing of assets then reads its page (issue #21:
+// lists cost O(limit)), where it read every DAG, asset and alias.
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// Indexes of the asset table beside id and (name, uri): get_assets'
+// orders by name and by uri, ties by id (go-memdb puts the primary key
+// after a non-unique index's value).
+const (
+	indexAssetName = "name"
+	indexAssetURI  = "uri"
+)
+
+// assetTaskRef is a task that names an asset (an outlet or an inlet).
+type assetTaskRef struct {
+	DagID, TaskID string
+}
+
+// assetNaming is what the DAG definitions say of one asset: the tasks
+// that have it among their outlets (Producing) and inlets (Consuming),
+// and the DAGs scheduled on it (Airflow's DagScheduleAssetReference
+// rows), by dag_id. An asset with any is active (AssetModel.active:
+// Airflow keeps an AssetActive row for every asset a parsed DAG
+// references).
+type assetNaming struct {
+	Producing, Consuming []assetTaskRef
+	Scheduled            []string
+}
+
+// namedBy says whether one of dagIDs is scheduled on the asset, produces
+// it or reads it (_DagIdAssetReferenceFilter: scheduled_dags,
+// producing_tasks, consuming_tasks).
+func (n assetNaming) namedBy(dagIDs []string) bool {
+	in := func(r assetTaskRef) bool { return slices.Contains(dagIDs, r.DagID) }
+	return slices.ContainsFunc(n.Scheduled, func(id string) bool { return slices.Contains(dagIDs, id) }) ||
+		slices.ContainsFunc(n.Producing, in) || slices.ContainsFunc(n.Consuming, in)
+}
+
+// assetKey is an asset's identity, its name and uri, as one string.
+func assetKey(name, uri string) string { return name + "\x00" + uri }
+
+// dagAssetRefs is what the DAG definitions say of assets and aliases: the
+// assets they name, in DAG and task order, each once; what they say of
+// each (by assetKey); the aliases they name (in their schedules, outlets
+// and inlets), each name once, in the same order.
+type dagAssetRefs struct {
+	refs    []assetRef
+	naming  map[string]*assetNaming
+	aliases []aliasRef
+}
+
+// dagAssetRefsTxn reads it from the DAG rows that have a definition, and
+// says how many rows it read.
+func dagAssetRefsTxn(txn *memdb.Txn) (*dagAssetRefs, int, error) {
+	rows, err := allDagRowsTxn(txn)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := &dagAssetRefs{naming: map[string]*assetNaming{}}
+	aliasSeen := map[string]bool{}
+	addAlias := func(r aliasRef) {
+		if !aliasSeen[r.Name] {
+			aliasSeen[r.Name] = true
+			out.aliases = append(out.aliases, r)
+		}
+	}
+	namingOf := func(ref assetRef) *assetNaming {
+		k := assetKey(ref.Name, ref.URI)
+		n := out.naming[k]
+		if n == nil {
+			n = &assetNaming{}
+			out.naming[k] = n
+			out.refs = append(out.refs, ref)
+		}
+		return n
+	}
+	note := func(v any, dagID, taskID string, producing bool) {
+		v = normalizeYAML(v)
+		if alias, ok := aliasOf(v); ok {
+			addAlias(alias)
+			return
+		}
+		ref, ok := assetOf(v)
+		if !ok {
+			return
+		}
+		n := namingOf(ref)
+		if producing {
+			n.Producing = append(n.Producing, assetTaskRef{DagID: dagID, TaskID: taskID})
+		} else {
+			n.Consuming = append(n.Consuming, assetTaskRef{DagID: dagID, TaskID: taskID})
+		}
+	}
+	for _, row := range rows {
+		if row.Def == nil {
+			continue
+		}
+		for _, ref := range row.Def.AssetSchedule.refs() {
+			n := namingOf(ref)
+			n.Scheduled = append(n.Scheduled, row.DagID)
+		}
+		for _, alias := range row.Def.AssetSchedule.aliases() {
+			addAlias(alias)
+		}
+		for _, t := range row.Def.Tasks {
+			for _, v := range t.Outlets {
+				note(v, row.DagID, t.TaskID, true)
+			}
+			for _, v := range t.Inlets {
+				note(v, row.DagID, t.TaskID, false)
+			}
+		}
+	}
+	return out, len(rows), nil
+}
+
+// assetOrder is an order of an asset listing an index keeps.
+type assetOrder int
+
+const (
+	assetByID assetOrder = iota
+	assetByName
+	assetByURI
+)
+
+// index is the asset table's index in the order.
+func (o assetOrder) index() string {
+	return [...]string{indexID, indexAssetName, indexAssetURI}[o]
+}
+
+// compare orders two assets by the order's attribute alone.
+func (o assetOrder) compare(a, b *Asset) int {
+	switch o {
+	case assetByName:
+		return strings.Compare(a.Name, b.Name)
+	case assetByURI:
+		return strings.Compare(a.URI, b.URI)
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// NamedAssets is what the DAG definitions say of assets, with the assets
+// they name (the active ones, every one registered) and every asset's
+// aliases. It is shared: no caller may change it.
+type NamedAssets struct {
+	refs *dagAssetRefs
+	// active are the assets the DAGs name, by id; by name and by uri (ties
+	// by id) are sorted from it when first asked for.
+	active []*Asset
+	sorted [2]struct {
+		once sync.Once
+		rows []*Asset
+	}
+	// aliasesOf are the aliases events came to each asset through
+	// (AssetModel.aliases), by alias id, by asset id.
+	aliasesOf map[int64][]*AssetAlias
+}
+
+// Naming is what the DAGs say of a.
+func (n *NamedAssets) Naming(a *Asset) assetNaming {
+	if w := n.refs.naming[assetKey(a.Name, a.URI)]; w != nil {
+		return *w
+	}
+	return assetNaming{}
+}
+
+// Aliases are the aliases events came to the asset with id through.
+func (n *NamedAssets) Aliases(id int64) []*AssetAlias { return n.aliasesOf[id] }
+
+// Active are the assets the DAGs name, by id.
+func (n *NamedAssets) Active() []*Asset { return n.active }
+
+// Page is a page of the assets the DAGs name in order (ties by id in the
+// order's direction: SortParam's primary key), descending when desc, and
+// how many there are: it reads the page alone.
+func (n *NamedAssets) Page(order assetOrder, desc bool, offset, limit int) ([]*Asset, int) {
+	rows := n.active
+	if order != assetByID {
+		s := &n.sorted[order-1]
+		s.once.Do(func() {
+			s.rows = slices.Clone(n.active)
+			slices.SortStableFunc(s.rows, order.compare) // stable: ties stay by id
+		})
+		rows = s.rows
+	}
+	total := len(rows)
+	page := make([]*Asset, 0, max(0, min(limit, total-offset)))
+	for i := offset; i < total && len(page) < limit; i++ {
+		if desc {
+			page = append(page, rows[total-1-i])
+		} else {
+			page = append(page, rows[i])
+		}
+	}
+	return page, total
+}
+
+// namedAssetsMemo remembers NamedAssets for the DAG, asset and alias
+// tables as they stood (treeValue's reasoning, over three tables).
+type namedAssetsMemo struct {
+	mu    sync.Mutex
+	roots [3]<-chan struct{}
+	value *NamedAssets
+}
+
+// NamedAssets registers the assets and aliases the DAG definitions name
+// that are not registered yet (assets at now), and answers what the DAGs
+// say of assets. Asked again with the DAG, asset and alias tables as they
+// were, it reads nothing; after a change of them it reads the assets and
+// aliases the DAGs name, and every alias, once.
+func (s *Store) NamedAssets(now time.Time) (*NamedAssets, error) {
+	txn := s.read()
+	var roots [3]<-chan struct{}
+	for i, table := range []string{tableDags, tableAssets, tableAssetAliases} {
+		it, err := txn.Get(table, indexID)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", table, err)
+		}
+		roots[i] = it.WatchCh()
+	}
+	s.namedAssets.mu.Lock()
+	if v := s.namedAssets.value; v != nil && s.namedAssets.roots == roots {
+		s.namedAssets.mu.Unlock()
+		return v, nil
+	}
+	s.namedAssets.mu.Unlock()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	refs, err := s.assetRefs.get(roots[0], func() (*dagAssetRefs, error) {
+		refs, n, err := dagAssetRefsTxn(txn)
+		read += n
+		return refs, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	named, missing, missingAliases, n, err := namedAssetsTxn(txn, refs)
+	read += n
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) == 0 && len(missingAliases) == 0 {
+		s.namedAssets.mu.Lock()
+		s.namedAssets.roots, s.namedAssets.value = roots, named
+		s.namedAssets.mu.Unlock()
+		return named, nil
+	}
+	// Register them, and answer from the write; the next call finds them
+	// all and remembers its answer.
+	err = s.update(func(txn *memdb.Txn) error {
+		for _, r := range missing {
+			if _, err := ensureAssetTxn(txn, r, now); err != nil {
+				return err
+			}
+		}
+		for _, r := range missingAliases {
+			if _, err := ensureAliasTxn(txn, r); err != nil {
+				return err
+			}
+		}
+		named, _, _, n, err = namedAssetsTxn(txn, refs)
+		read += n
+		return err
+	})
+	return named, err
+}
+
+// namedAssetsTxn looks up the assets and aliases refs name: NamedAssets
+// of those found, the refs of those not registered, and how many rows it
+// read.
+func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs) (*NamedAssets, []assetRef, []aliasRef, int, error) {
+	named := &NamedAssets{refs: refs, active: make([]*Asset, 0, len(refs.refs)), aliasesOf: map[int64][]*AssetAlias{}}
+	var missing []assetRef
+	var missingAliases []aliasRef
+	read := 0
+	for _, r := range refs.refs {
+		raw, err := txn.First(tableAssets, "name_uri", assetKey(r.Name, r.URI))
+		if err != nil {
+			return nil, nil, nil, read, fmt.Errorf("look up asset %s: %w", r.URI, err)
+		}
+		read++
+		if raw == nil {
+			missing = append(missing, r)
+		} else {
+			named.active = append(named.active, raw.(*Asset))
+		}
+	}
+	slices.SortFunc(named.active, func(a, b *Asset) int { return cmp.Compare(a.ID, b.ID) })
+	for _, r := range refs.aliases {
+		raw, err := txn.First(tableAssetAliases, "name", r.Name)
+		if err != nil {
+			return nil, nil, nil, read, fmt.Errorf("look up asset alias %s: %w", r.Name, err)
+		}
+		read++
+		if raw == nil {
+			missingAliases = append(missingAliases, r)
+		}
+	}
+	aliases, err := allRows[AssetAlias](txn, tableAssetAliases, "asset aliases")
+	if err != nil {
+		return nil, nil, nil, read, err
+	}
+	read += len(aliases)
+	for _, al := range aliases {
+		for _, id := range al.AssetIDs {
+			named.aliasesOf[id] = append(named.aliasesOf[id], al)
+		}
+	}
+	return named, missing, missingAliases, read, nil
+}
+
+// AssetPage is a page of every asset by id, name or uri, descending when
+// desc, ties by id in the walk's direction or, with tiesUp, ascending
+// (listKeyed's last key), and how many assets there are (tablePageOf: a
+// count remembered per version of the table).
+func (s *Store) AssetPage(order assetOrder, desc, tiesUp bool, offset, limit int) ([]*Asset, int, error) {
+	var tied func(a, b *Asset) bool
+	if desc && tiesUp && order != assetByID {
+		tied = func(a, b *Asset) bool { return order.compare(a, b) == 0 }
+	}
+	return tablePageOf(s, tableAssets, order.index(), nil, desc, offset, limit, nil, tied, "all")
+}
