@@ -344,3 +344,27 @@ func TestGuard_RealBinary(t *testing.T) {
 		t.Fatalf("the positive control did not create its marker: %v", err)
 	}
 }
+
+// In edition 3 a preflight from an allowed origin is answered as
+// Starlette's CORSMiddleware answers it (Airflow 3 adds it when CORS is
+// configured): 200 "OK" with the CORS headers, before any route, which
+// would answer OPTIONS with a 405 a browser takes for a refusal.
+func TestGuard_AllowedOriginPreflightV2(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) {
+		o.Browser = browserPolicy{HostCheck: true, AllowedOrigins: []string{"https://dash.example"}}
+	}))
+	for _, path := range []string{apiV2Prefix + "/pools", "/auth/token"} {
+		pre := sendAs(t, ts, "", guardRoute{"OPTIONS", path, ""},
+			map[string]string{"Origin": "https://dash.example", "Access-Control-Request-Method": "POST",
+				"Access-Control-Request-Headers": "authorization", "Sec-Fetch-Site": "cross-site"})
+		if pre.status != http.StatusOK || pre.body != "OK" || pre.header.Get("Access-Control-Allow-Origin") != "https://dash.example" ||
+			!strings.Contains(pre.header.Get("Access-Control-Allow-Headers"), "Authorization") {
+			t.Errorf("preflight of %s: %d %q %v", path, pre.status, pre.body, pre.header)
+		}
+	}
+	// An OPTIONS that is no preflight still reaches the routes.
+	if res := sendAs(t, ts, "", guardRoute{"OPTIONS", apiV2Prefix + "/pools", ""}, nil); res.status != http.StatusMethodNotAllowed {
+		t.Errorf("OPTIONS without a preflight: %d %s", res.status, res.body)
+	}
+}
