@@ -238,6 +238,8 @@ func TestAPIv2_GetDagRuns(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{`{}`, "dag_run_1 dag_run_2 dag_run_3 total=3"},
 		{`{"dag_ids": ["other"]}`, "dag_run_3 total=1"},
+		// dag_id IN (''): no DAG has the empty id.
+		{`{"dag_ids": [""]}`, "total=0"},
 		{`{"states": ["failed"], "order_by": "-id"}`, "dag_run_2 total=1"},
 		{`{"logical_date_gte": "2024-02-17T00:00:00Z", "page_limit": 5}`, "dag_run_2 total=1"},
 		{`{"order_by": "-dag_run_id", "page_offset": 1}`, "dag_run_2 dag_run_1 total=3"},

@@ -465,7 +465,9 @@ func (q *runQuery) pageQuery() (RunPageQuery, bool) {
 	switch {
 	case q.dateFiltered():
 		return pq, false
-	case len(q.dagIDs) == 1:
+	case len(q.dagIDs) == 1 && q.dagIDs[0] != "":
+		// (The page's "" is every DAG; dag_ids [""] names none, which
+		// the filtering path answers.)
 		pq.DagID = q.dagIDs[0]
 	case q.dagIDs != nil || pq.ByDate:
 		return pq, false
