@@ -333,6 +333,11 @@ func loadUsers(path string) (map[string]credential, error) {
 // ctx ends first.
 func (a *passwordBook) valid(ctx context.Context, user, password string) bool {
 	c, known := a.users[user]
+	if strings.Contains(user, ":") {
+		// No user's name holds one (verifiedKey's pairs rely on it): a
+		// login body's "ann:b" with "c" is not ann with "b:c".
+		c, known = a.unknownUser, false
+	}
 	if !known {
 		c = a.unknownUser
 	}
@@ -340,7 +345,7 @@ func (a *passwordBook) valid(ctx context.Context, user, password string) bool {
 		return subtle.ConstantTimeCompare(c.plain, []byte(password)) == 1 && known
 	}
 	key := a.verifiedKey(user, password)
-	if a.verified.has(key) {
+	if known && a.verified.has(key) {
 		return true // only a known user's passing pair is ever added
 	}
 	if !a.compareHashBounded(ctx, c.hash, password) || !known {

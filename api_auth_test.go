@@ -571,3 +571,24 @@ func authRequest(t *testing.T, backend, users, path, header string) (*authentica
 	}
 	return a, r
 }
+
+// A user name holds no ':' (the users file and Basic credentials split at
+// the first), but a login body may send one: it is no user, and a pair
+// that passed cannot be read back as another (ann with "b:c" is not
+// "ann:b" with "c").
+func TestAuthenticator_UserWithColonIsUnknown(t *testing.T) {
+	t.Parallel()
+	a, err := newAuthenticator(authBasic, writeUsers(t, "ann:"+bcryptHash(t, "b:c")+"\nplain:x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if !a.valid(ctx, "ann", "b:c") {
+		t.Fatal("ann's own password refused")
+	}
+	for _, pair := range [][2]string{{"ann:b", "c"}, {"ann:", "b:c"}, {"plain:", "x"}} {
+		if a.valid(ctx, pair[0], pair[1]) {
+			t.Errorf("user %q with password %q accepted", pair[0], pair[1])
+		}
+	}
+}
