@@ -350,11 +350,12 @@ func (r pythonReader) ReadFolder(ctx context.Context, folder string, files []str
 		}
 		return results, nil
 	}
-	dir, err := os.MkdirTemp("", "airlite-python-")
+	tmp, err := makeTempFolder(tempFolderParse)
 	if err != nil {
 		return nil, fmt.Errorf("read python dags: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer tmp.remove()
+	dir := tmp.path
 	if err := extractPythonProgram(dir); err != nil {
 		return nil, err
 	}

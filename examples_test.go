@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,17 +22,27 @@ import (
 
 var (
 	buildOnce sync.Once
-	builtDir  string // removed by TestMain
+	builtDir  *tempFolder // removed by TestMain
 	builtBin  string
 	buildErr  error
 )
 
-// TestMain removes the binary the tests built, and the Python task
-// program the tests' schedulers extracted.
+// tempFolderBin is the tests' kind of temp folder: the binary they build.
+const tempFolderBin = "bin"
+
+// TestMain removes what test processes killed before their end (a
+// timeout, an interrupt) left in $TMPDIR, and at its own end the binary
+// the tests built and the Python task program the tests' schedulers
+// extracted.
 func TestMain(m *testing.M) {
+	if _, err := sweepTempFolders(os.TempDir(), append(slices.Clone(tempFolderKinds), tempFolderBin)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
 	code := m.Run()
-	if builtDir != "" {
-		os.RemoveAll(builtDir)
+	if builtDir != nil {
+		if err := builtDir.remove(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
 	}
 	if err := removeTaskProgram(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -44,13 +55,13 @@ func TestMain(m *testing.M) {
 func airliteBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "airlite-bin")
+		dir, err := makeTempFolder(tempFolderBin)
 		if err != nil {
 			buildErr = err
 			return
 		}
 		builtDir = dir
-		builtBin = filepath.Join(dir, "airlite")
+		builtBin = filepath.Join(dir.path, "airlite")
 		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
 		if err != nil {
 			buildErr = err

@@ -42,10 +42,13 @@ func startBinary(t *testing.T, args ...string) *airliteProc {
 }
 
 // startBinaryEnv is startBinary with env (KEY=value) added to the
-// environment airlite gets.
+// environment airlite gets. Its TMPDIR is the test's own unless env
+// names one, so that what a binary killed at cleanup leaves there goes
+// with the test.
 func startBinaryEnv(t *testing.T, env []string, args ...string) *airliteProc {
 	t.Helper()
 	dir := t.TempDir()
+	env = append([]string{"TMPDIR=" + t.TempDir()}, env...)
 	ready := filepath.Join(dir, "ready")
 	cmd := exec.Command(airliteBinary(t), append([]string{"--addr", "127.0.0.1:0", "--ready-file", ready,
 		"--log-format", "json"}, args...)...)
@@ -663,4 +666,80 @@ func TestBinary_StopLeavesNoTempFolders(t *testing.T) {
 	if len(names) > 0 {
 		t.Errorf("left in the temp folder after the stop: %v", names)
 	}
+}
+
+// TestBinary_NextStartRemovesACrashedInstancesTempFolders: a binary
+// killed outright (SIGKILL, the OOM killer) cannot remove its temp
+// folders; the next start removes them, and they are the crashed
+// instance's only: a running instance's folders stay (TestTempFolders_Sweep).
+func TestBinary_NextStartRemovesACrashedInstancesTempFolders(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	requirePython(t)
+	tmp, dags := t.TempDir(), t.TempDir()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	if err := os.WriteFile(filepath.Join(dags, "slow.py"), []byte(`
+import os, time
+import pendulum
+from airflow import DAG
+from airflow.operators.python import PythonOperator
+
+def slow():
+    with open(`+strconv.Quote(pidFile)+`, "w") as f:
+        f.write("%d\n" % os.getpid())
+    time.sleep(300)
+
+with DAG("slow", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
+    PythonOperator(task_id="sleeps", python_callable=slow)
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, args := []string{"TMPDIR=" + tmp}, []string{"--dags", dags, "--snapshot", "off"}
+	p := startBinaryEnv(t, env, args...)
+	p.trigger("slow", `{"execution_date": "`+stopDate+`"}`)
+	try := readPID(t, pidFile)
+	crashed := folderNames(t, tmp)
+	// The task program and the running try's folder, at least.
+	if len(crashed) < 2 {
+		t.Fatalf("the running binary has %v in its temp folder, want the task program and the try's folder", crashed)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	waitGone(t, try, "the crashed instance's try")
+	if left := folderNames(t, tmp); !slices.Equal(left, crashed) {
+		t.Fatalf("after the crash the temp folder holds %v, want what the instance had (%v)", left, crashed)
+	}
+
+	again := startBinaryEnv(t, env, args...)
+	var kept []string
+	for _, name := range folderNames(t, tmp) {
+		if slices.Contains(crashed, name) {
+			kept = append(kept, name)
+		}
+	}
+	if len(kept) > 0 {
+		t.Errorf("the crashed instance's %v outlived the next start", kept)
+	}
+	again.stop(30 * time.Second)
+	if left := folderNames(t, tmp); len(left) > 0 {
+		t.Errorf("left in the temp folder after the second instance's stop: %v", left)
+	}
+}
+
+// folderNames lists a folder's entries by name, sorted.
+func folderNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

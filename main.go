@@ -380,6 +380,9 @@ func runProcess(ctx context.Context, args []string, getenv func(string) string, 
 		return nil
 	}
 	logger := newLogger(c, stderr)
+	// What an instance killed outright left in $TMPDIR (its Python task
+	// program, its tries' folders) goes before this one makes its own.
+	sweepStaleTempFolders(logger)
 
 	if c.Snapshot != "off" {
 		lock, err := lockSnapshot(c) // one airlite per snapshot

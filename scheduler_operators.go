@@ -147,12 +147,12 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 		}
 	}
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "airlite-task-")
+		tmp, err := makeTempFolder(tempFolderTry)
 		if err != nil {
 			return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("create task folder: %v", err)}
 		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+		defer tmp.remove()
+		dir = tmp.path
 	}
 	out := &tailBuffer{limit: maxTaskOutput}
 	cmd := exec.CommandContext(ctx, "bash", "-c", command)

@@ -87,10 +87,11 @@ const (
 )
 
 // pythonTaskProgram is the embedded program, extracted once per airlite
-// process (again when a cleaner removed it).
+// process (again when a cleaner removed it) into a folder of its own,
+// locked while the process lives (scheduler_tempfolders.go).
 var pythonTaskProgram struct {
-	mu  sync.Mutex
-	dir string
+	mu     sync.Mutex
+	folder *tempFolder
 }
 
 // removeTaskProgram removes the extracted program, once nothing runs it:
@@ -102,12 +103,12 @@ func removeTaskProgram() error {
 	p := &pythonTaskProgram
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.dir == "" {
+	if p.folder == nil {
 		return nil
 	}
-	dir := p.dir
-	p.dir = ""
-	if err := os.RemoveAll(dir); err != nil {
+	f := p.folder
+	p.folder = nil
+	if err := f.remove(); err != nil {
 		return fmt.Errorf("remove python task runner: %w", err)
 	}
 	return nil
@@ -118,21 +119,24 @@ func taskProgramDir() (string, error) {
 	p := &pythonTaskProgram
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.dir != "" {
-		if _, err := os.Stat(filepath.Join(p.dir, "airlite_task.py")); err == nil {
-			return p.dir, nil
+	if p.folder != nil {
+		if _, err := os.Stat(filepath.Join(p.folder.path, "airlite_task.py")); err == nil {
+			return p.folder.path, nil
 		}
+		// A cleaner emptied it: what is left goes, and its lock.
+		_ = p.folder.remove()
+		p.folder = nil
 	}
-	dir, err := os.MkdirTemp("", "airlite-python-task-")
+	f, err := makeTempFolder(tempFolderProgram)
 	if err != nil {
 		return "", fmt.Errorf("extract python task runner: %w", err)
 	}
-	if err := extractPythonProgram(dir); err != nil {
-		os.RemoveAll(dir)
+	if err := extractPythonProgram(f.path); err != nil {
+		_ = f.remove()
 		return "", err
 	}
-	p.dir = dir
-	return dir, nil
+	p.folder = f
+	return f.path, nil
 }
 
 // pythonTaskEnv is airlite's environment for a task process, with its
@@ -281,11 +285,12 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("encode python task request: %v", err)}
 	}
-	dir, err := os.MkdirTemp("", "airlite-task-")
+	folder, err := makeTempFolder(tempFolderTry)
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("create task folder: %v", err)}
 	}
-	defer os.RemoveAll(dir)
+	defer folder.remove()
+	dir := folder.path
 
 	env := map[string]string{"AIRFLOW_CTX_DAG_ID": job.dag.DagID, "AIRFLOW_CTX_TASK_ID": job.task.TaskID,
 		"AIRFLOW_CTX_DAG_RUN_ID": job.run.RunID, "AIRFLOW_CTX_TRY_NUMBER": fmt.Sprint(job.try),

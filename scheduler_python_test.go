@@ -603,3 +603,45 @@ func awaitPIDs(t *testing.T, pidFile string) []int {
 	}
 	return pids
 }
+
+// A request the callable makes that JSON cannot hold (here a NaN among
+// Variable.set's arguments) fails the try in Python, where the callable
+// made it, with Python's own error in the log: never airlite's decode
+// error for a line the task process should not have sent.
+func TestPythonTask_RequestJSONCannotHoldFailsInPython(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "nan.py"), []byte(`
+import pendulum
+from airflow import DAG
+from airflow.models import Variable
+from airflow.operators.python import PythonOperator
+
+def note():
+    Variable.set("score", "1", description=float("nan"))
+
+with DAG("nan_request", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
+    PythonOperator(task_id="note", python_callable=note)
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, api, settle := newRealScheduler(t, readPyServeFolderAs(t, dir, edition2), edition2)
+	res, err := api.TriggerDAG("nan_request", []byte(`{"execution_date": "2024-03-01T00:00:00+00:00"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := res["run_id"].(string)
+	settle("nan_request", runID)
+	if run := finishedRun(t, store, "nan_request", runID); run.State != RunFailed {
+		t.Errorf("run %s, want failed", run.State)
+	}
+	raw, _ := store.TaskLogOf(tiKey{"nan_request", runID, "note", -1})
+	if raw == nil || len(raw.Tries) == 0 {
+		t.Fatal("no log for the try")
+	}
+	out := raw.Tries[0].Output
+	if !strings.Contains(out, "ValueError: Out of range float values are not JSON compliant") || strings.Contains(out, "decode task") {
+		t.Errorf("the try's log, want Python's ValueError and no decode error:\n%s", out)
+	}
+}

@@ -211,7 +211,7 @@ func TestSecurity_TaskProcessesDieWithKilledAirlite(t *testing.T) {
 	}
 	ready := filepath.Join(dir, "ready")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSecurity_HelperAirlite$")
-	cmd.Env = append(os.Environ(), "AIRLITE_TEST_HELPER=1", "HOME="+dir,
+	cmd.Env = append(os.Environ(), "AIRLITE_TEST_HELPER=1", "HOME="+dir, "TMPDIR="+dir, // its try folder goes with the test
 		"AIRLITE_ADDR=127.0.0.1:0", "AIRLITE_DAGS="+dags, "AIRLITE_SNAPSHOT=off", "AIRLITE_READY_FILE="+ready,
 		"AIRLITE_LOG_FORMAT=json", "AIRLITE_HOME="+dir)
 	var stderr bytes.Buffer

@@ -32,7 +32,10 @@ class Channel:
         self.w = os.fdopen(wfd, "w", encoding="utf-8")
 
     def send(self, msg):
-        self.w.write(json.dumps(msg) + "\n")
+        # Strict JSON, as airlite decodes it: a NaN or an infinity among
+        # what the callable handed over raises here, in the callable's
+        # frame, instead of reaching airlite as a line it cannot read.
+        self.w.write(json.dumps(msg, allow_nan=False) + "\n")
         self.w.flush()
 
     def ask(self, msg):

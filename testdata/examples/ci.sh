@@ -5,7 +5,7 @@ AIRLITE_BIN=${AIRLITE_BIN:-airlite}
 ready=$(mktemp -u)
 "$AIRLITE_BIN" --addr 127.0.0.1:0 --ready-file "$ready" --snapshot off 2>/dev/null &
 pid=$!
-trap 'kill "$pid"; wait "$pid" || true' EXIT
+trap 'kill "$pid"; wait "$pid" || true; rm -f "$ready"' EXIT
 for _ in $(seq 1000); do [ -s "$ready" ] && break; sleep 0.01; done
 url=$(cat "$ready")
 
