@@ -158,9 +158,11 @@ func recountXComsTxn(txn *memdb.Txn) error {
 	return addTotalTxn(txn, totalXComs, n)
 }
 
-// XComFilter picks XCom entries; an empty field matches any.
+// XComFilter picks XCom entries; an empty id matches any, a nil Key
+// too (an entry's key may be "").
 type XComFilter struct {
-	DagID, RunID, TaskID, Key string
+	DagID, RunID, TaskID string
+	Key                  *string
 }
 
 // XComEntries lists the XCom entries that match, in Airflow's order:
@@ -186,7 +188,7 @@ func (s *Store) XComEntries(f XComFilter) ([]*XComEntry, error) {
 	entries := []*XComEntry{}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		e := raw.(*XComEntry)
-		if (f.RunID == "" || e.RunID == f.RunID) && (f.TaskID == "" || e.TaskID == f.TaskID) && (f.Key == "" || e.Key == f.Key) {
+		if (f.RunID == "" || e.RunID == f.RunID) && (f.TaskID == "" || e.TaskID == f.TaskID) && (f.Key == nil || e.Key == *f.Key) {
 			entries = append(entries, e)
 		}
 	}

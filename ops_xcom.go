@@ -39,7 +39,9 @@ type xcomRead struct {
 // where it pages f (XComPage), else every entry of f's scope.
 func (o *operations) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], error) {
 	if f.key != nil && *f.key == "" {
-		return listed[xcomRead]{rows: []xcomRead{}}, nil // no entry has an empty key
+		// None, as the stable API answered before: only /api/v2's
+		// create (edition 3) stores the key "".
+		return listed[xcomRead]{rows: []xcomRead{}}, nil
 	}
 	limit := q.limit
 	if limit <= 0 {
@@ -64,11 +66,7 @@ func (o *operations) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], er
 		}
 		return listed[xcomRead]{rows: items, total: total}, nil
 	}
-	sf := XComFilter{DagID: f.dagID, RunID: f.runID, TaskID: f.taskID}
-	if f.key != nil {
-		sf.Key = *f.key
-	}
-	entries, err = o.store.XComEntries(sf)
+	entries, err = o.store.XComEntries(XComFilter{DagID: f.dagID, RunID: f.runID, TaskID: f.taskID, Key: f.key})
 	if err != nil {
 		return listed[xcomRead]{}, err
 	}
@@ -184,9 +182,6 @@ func (q xcomSearch) admitsRun(run *DagRun) bool {
 // map_index, key), q's window of them, and how many match: the store's
 // page where it pages q, else every entry of q's scope, filtered.
 func (o *operations) searchXComs(q xcomSearch) ([]xcomRead, int, error) {
-	if q.key != nil && *q.key == "" {
-		return []xcomRead{}, 0, nil // no entry has an empty key
-	}
 	if pq, none, ok := q.pageQuery(); none {
 		return []xcomRead{}, 0, nil
 	} else if ok {
@@ -210,11 +205,7 @@ func (o *operations) searchXComs(q xcomSearch) ([]xcomRead, int, error) {
 			return items, total, nil
 		}
 	}
-	sf := XComFilter{DagID: q.dagID, RunID: q.runID, TaskID: q.taskID}
-	if q.key != nil {
-		sf.Key = *q.key
-	}
-	entries, err := o.store.XComEntries(sf)
+	entries, err := o.store.XComEntries(XComFilter{DagID: q.dagID, RunID: q.runID, TaskID: q.taskID, Key: q.key})
 	if err != nil {
 		return nil, 0, err
 	}
