@@ -23,11 +23,12 @@ func init() {
 	derivedTables[tableXComCounts] = true
 }
 
-// The scopes an xcomCount row counts, and what its A and B hold.
+// The scopes an xcomCount row counts, and what its A and B hold. A
+// run's count is the sum of its tasks', which a page of the run reads
+// anyway.
 const (
 	xcomScopeDag     = iota // a DAG's entries; A, B ""
 	xcomScopeDagTask        // a task's, across the DAG's runs; A task_id
-	xcomScopeRun            // a run's; A run_id
 	xcomScopeRunTask        // a run's task's; A run_id, B task_id
 )
 
@@ -48,13 +49,73 @@ func xcomCountsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableXComCounts,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				intField[xcomCount]{func(c *xcomCount) int64 { return int64(c.Scope) }},
-				stringField[xcomCount]{func(c *xcomCount) string { return c.DagID }},
-				keyField[xcomCount]{stringField[xcomCount]{func(c *xcomCount) string { return c.A }}},
-				keyField[xcomCount]{stringField[xcomCount]{func(c *xcomCount) string { return c.B }}}}}},
+			indexID: {Name: indexID, Unique: true, Indexer: xcomCountIndex{}},
 		},
 	}
+}
+
+// xcomCountIndex keys a count as its scope's byte, then dag_id, A and B,
+// those its scope uses, each NUL-terminated as stringField writes them:
+// one allocation a key (a push writes three counts; a compound index
+// makes one a part and one to join them). FromArgs takes (scope, dag_id,
+// A, B) and keeps the parts the scope uses; PrefixFromArgs takes (scope,
+// dag_id [, A [, B]]), a last "" matching any.
+type xcomCountIndex struct{}
+
+// xcomScopeParts is how many of dag_id, A and B a scope's key holds.
+func xcomScopeParts(scope int) int { return min(scope+1, 3) }
+
+func (xcomCountIndex) FromObject(obj any) (bool, []byte, error) {
+	c, ok := obj.(*xcomCount)
+	if !ok {
+		return false, nil, fmt.Errorf("xcom count index: want *xcomCount, got %T", obj)
+	}
+	parts := [3]string{c.DagID, c.A, c.B}
+	return true, xcomCountKey(c.Scope, false, parts[:xcomScopeParts(c.Scope)]...), nil
+}
+
+func (xcomCountIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 4 {
+		return nil, fmt.Errorf("xcom count index: want (scope, dag_id, a, b), got %d args", len(args))
+	}
+	return xcomCountArgs(false, args)
+}
+
+func (xcomCountIndex) PrefixFromArgs(args ...any) ([]byte, error) { return xcomCountArgs(true, args) }
+
+func xcomCountArgs(prefix bool, args []any) ([]byte, error) {
+	if len(args) < 2 || len(args) > 4 {
+		return nil, fmt.Errorf("xcom count index: want (scope, dag_id [, a [, b]]), got %d args", len(args))
+	}
+	scope, ok := args[0].(int)
+	if !ok || scope < xcomScopeDag || scope > xcomScopeRunTask {
+		return nil, fmt.Errorf("xcom count index: want a scope first: %#v", args[0])
+	}
+	var parts [3]string
+	for i, arg := range args[1:] {
+		if parts[i], ok = arg.(string); !ok {
+			return nil, fmt.Errorf("xcom count index: want strings after the scope: %#v", arg)
+		}
+	}
+	return xcomCountKey(scope, prefix, parts[:min(len(args)-1, xcomScopeParts(scope))]...), nil
+}
+
+// xcomCountKey is scope's byte and the parts, each NUL-terminated; for a
+// prefix, a last part "" is left out (any).
+func xcomCountKey(scope int, prefix bool, parts ...string) []byte {
+	if prefix && len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	n := 1
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	k := make([]byte, 1, n)
+	k[0] = byte(scope)
+	for _, p := range parts {
+		k = append(append(k, p...), 0)
+	}
+	return k
 }
 
 // xcomCountTxn is the count of one scope: 0 when it has no row.
@@ -70,13 +131,13 @@ func xcomCountTxn(txn *memdb.Txn, scope int, dagID, a, b string) (int, error) {
 }
 
 // countXComsTxn adds delta entries of a run's task to the counts of the
-// four scopes that hold them.
+// three scopes that hold them.
 func countXComsTxn(txn *memdb.Txn, dagID, runID, taskID string, delta int) error {
 	if delta == 0 {
 		return nil
 	}
-	for _, k := range [4]xcomCount{{xcomScopeDag, dagID, "", "", 0}, {xcomScopeDagTask, dagID, taskID, "", 0},
-		{xcomScopeRun, dagID, runID, "", 0}, {xcomScopeRunTask, dagID, runID, taskID, 0}} {
+	for _, k := range [3]xcomCount{{xcomScopeDag, dagID, "", "", 0}, {xcomScopeDagTask, dagID, taskID, "", 0},
+		{xcomScopeRunTask, dagID, runID, taskID, 0}} {
 		raw, err := txn.First(tableXComCounts, indexID, k.Scope, k.DagID, k.A, k.B)
 		if err != nil {
 			return fmt.Errorf("look up xcom count of %s/%s/%s: %w", dagID, runID, taskID, err)

@@ -27,7 +27,7 @@ func checkXComCounts(t *testing.T, step string, store *Store) {
 		e := raw.(*XComEntry)
 		n++
 		for _, k := range []xcomCount{{xcomScopeDag, e.DagID, "", "", 0}, {xcomScopeDagTask, e.DagID, e.TaskID, "", 0},
-			{xcomScopeRun, e.DagID, e.RunID, "", 0}, {xcomScopeRunTask, e.DagID, e.RunID, e.TaskID, 0}} {
+			{xcomScopeRunTask, e.DagID, e.RunID, e.TaskID, 0}} {
 			want[k]++
 		}
 	}
