@@ -150,3 +150,28 @@ func TestStore_XComCountsFollowEveryWrite(t *testing.T) {
 	}
 	checkXComCounts(t, "reset", s)
 }
+
+// BenchmarkStoreXComPush stores one new XCom entry a write, as a try's
+// finish pushes one, spread over 100 runs: what the kept counts add to a
+// push (BENCHMARKS.md).
+func BenchmarkStoreXComPush(b *testing.B) {
+	dag := benchDAG(b, "bench_xcoms", 2)
+	store, _ := benchStoreWith(b, dag)
+	addRuns(b, store, dag, benchDate, 100, false)
+	runs, err := store.RunsOfDag(dag.DagID, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		run := runs[i%len(runs)]
+		err := store.update(func(txn *memdb.Txn) error {
+			return store.putXComTxn(txn, &XComEntry{DagID: dag.DagID, RunID: run.RunID, TaskID: dag.Tasks[i%2].TaskID, RunRowID: run.ID,
+				MapIndex: i, Key: "return_value", Value: json.RawMessage(`1`), Timestamp: benchDate})
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
