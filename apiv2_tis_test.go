@@ -923,7 +923,8 @@ func TestAPIv2_TaskInstanceListNullsAndTies(t *testing.T) {
 
 // TestAPIv2_XComEmptyKey: create_xcom_entry checks no key (XComCreateBody's
 // key is a plain str), so an empty one is stored like any other: 201,
-// listed, and a second one is the 409 of an existing key.
+// listed, picked by xcom_key=, and a second one is the 409 of an
+// existing key.
 func TestAPIv2_XComEmptyKey(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
@@ -938,6 +939,14 @@ func TestAPIv2_XComEmptyKey(t *testing.T) {
 	list := ts.v2(t, "GET", xcoms, "", 200)
 	if !strings.Contains(list.body, `"total_entries":2`) || !strings.Contains(list.body, `"key":""`) {
 		t.Errorf("list %s", list.body)
+	}
+	// xcom_key="" is a key like any other (get_xcom_entries filters on
+	// xcom_key is not None): in one run, and across runs.
+	for _, path := range []string{xcoms, "/dags/v2pair/dagRuns/~/taskInstances/~/xcomEntries"} {
+		list := ts.v2(t, "GET", path+"?xcom_key=", "", 200)
+		if !strings.Contains(list.body, `"total_entries":1`) || !strings.Contains(list.body, `"key":""`) {
+			t.Errorf("%s?xcom_key=: %s", path, list.body)
+		}
 	}
 }
 

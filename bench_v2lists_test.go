@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,24 +199,32 @@ func addConsumers(b *testing.B, store *Store, dag *DAG, runs, each int) {
 }
 
 // BenchmarkV2ListXComs lists a page of 50 XCom entries (GET
-// /api/v2/dags/~/dagRuns/~/taskInstances/~/xcomEntries, Airflow's order)
-// with rows entries stored, ten a run.
+// /api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task_id}/xcomEntries,
+// Airflow's order) with rows entries stored: ten runs of a DAG of two
+// mapped tasks, each task instance rows/20 entries (one a map index), so
+// that every scope grows with rows: every entry (~ for the three ids),
+// the DAG's, a task's, one run's, one run's task's, and one run's with a
+// map_index or xcom_key filter.
 func BenchmarkV2ListXComs(b *testing.B) {
+	const dagID = "bench_xcoms"
+	run := "/dags/" + dagID + "/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate.Add(5*time.Minute)), "+", "%2B")
 	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		dag := benchDAG(b, "bench_xcoms", 2)
+		dag := benchDAG(b, dagID, 2)
 		store, dags := benchStoreWith(b, dag)
-		addRuns(b, store, dag, benchDate, rows/10, false)
+		addRuns(b, store, dag, benchDate, 10, false)
 		runs, err := store.RunsOfDag(dag.DagID, "")
 		if err != nil {
 			b.Fatal(err)
 		}
 		err = store.update(func(txn *memdb.Txn) error {
 			for _, run := range runs {
-				for i := range 10 {
-					e := &XComEntry{DagID: dag.DagID, RunID: run.RunID, TaskID: dag.Tasks[i%2].TaskID, RunRowID: run.ID, MapIndex: -1,
-						Key: fmt.Sprintf("key_%d", i), Value: json.RawMessage(`1`), Timestamp: benchDate}
-					if err := store.putXComTxn(txn, e); err != nil {
-						return err
+				for _, task := range dag.Tasks {
+					for mi := range max(rows/20, 1) {
+						e := &XComEntry{DagID: dag.DagID, RunID: run.RunID, TaskID: task.TaskID, RunRowID: run.ID, MapIndex: mi,
+							Key: "return_value", Value: json.RawMessage(`1`), Timestamp: benchDate}
+						if err := store.putXComTxn(txn, e); err != nil {
+							return err
+						}
 					}
 				}
 			}
@@ -227,7 +236,13 @@ func BenchmarkV2ListXComs(b *testing.B) {
 		return store, dags
 	},
 		benchPage{"default", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50"},
-		benchPage{"offset", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&offset=200"})
+		benchPage{"offset", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&offset=200"},
+		benchPage{"dag", "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?limit=50"},
+		benchPage{"dag_task", "/dags/" + dagID + "/dagRuns/~/taskInstances/t1/xcomEntries?limit=50"},
+		benchPage{"run", run + "/taskInstances/~/xcomEntries?limit=50"},
+		benchPage{"run_task", run + "/taskInstances/t1/xcomEntries?limit=50&offset=20"},
+		benchPage{"run_map_index", run + "/taskInstances/~/xcomEntries?limit=50&map_index=7"},
+		benchPage{"run_task_key", run + "/taskInstances/t1/xcomEntries?limit=50&xcom_key=return_value"})
 }
 
 // BenchmarkV2ListImportErrors lists a page of 50 import errors (GET

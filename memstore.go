@@ -61,7 +61,7 @@ func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(), assetAliasesTable(), assetQueueTable(), consumedEventsTable(),
-		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable()}
+		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable(), xcomCountsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t

@@ -92,6 +92,16 @@ func (x intField[T]) FromArgs(args ...any) ([]byte, error) {
 	return nil, fmt.Errorf("index: argument must be an integer: %#v", args[0])
 }
 
+// PrefixFromArgs makes intField the last part of a compound prefix
+// query: a nil argument matches every value (the XCom order index's
+// (dag_id, task_id, run_id, nil) is one run's entries of a task).
+func (x intField[T]) PrefixFromArgs(args ...any) ([]byte, error) {
+	if len(args) == 1 && args[0] == nil {
+		return nil, nil
+	}
+	return x.FromArgs(args...)
+}
+
 func encodeInt64(v int64) []byte {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(v)^(1<<63))

@@ -69,10 +69,14 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 }
 
 // deleteRunTxn removes one run row and its task instances, and takes them
-// from its DAG's counts.
+// from its DAG's counts; what other tables hold of it goes as forgetRunTxn
+// says.
 func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 	if err := txn.Delete(tableDagRuns, run); err != nil {
 		return fmt.Errorf("delete run %s of %s: %w", run.RunID, run.DagID, err)
+	}
+	if err := forgetRunTxn(txn, run); err != nil {
+		return err
 	}
 	row, err := runTasksTxn(txn, run.DagID, run.RunID)
 	if err != nil {
@@ -91,6 +95,69 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		ordered = -delta
 	}
 	return countRunTxn(txn, run, -1, tis, ordered)
+}
+
+// forgetRunTxn removes what refers to a run that goes from the tables
+// of other things: the record of the asset events it consumed, as
+// Airflow's dagrun_asset_event rows cascade from the run's
+// (dagrun_asset_event_dag_run_id_fkey ON DELETE CASCADE), and the
+// backfill links that name it, which stay in their backfill's record
+// naming no run (models/backfill.py BackfillDagRun: bdr_dag_run_fkey
+// ON DELETE SET NULL). It reads those rows only.
+func forgetRunTxn(txn *memdb.Txn, run *DagRun) error {
+	if _, err := txn.DeleteAll(tableConsumedEvents, indexID, run.ID); err != nil {
+		return fmt.Errorf("delete the consumed events of %s/%s: %w", run.DagID, run.RunID, err)
+	}
+	it, err := txn.Get(tableBackfillRuns, indexBackfillRun, run.DagID+"\x00"+run.RunID)
+	if err != nil {
+		return fmt.Errorf("look up the backfill links of %s/%s: %w", run.DagID, run.RunID, err)
+	}
+	return unlinkBackfillRunsTxn(txn, it)
+}
+
+// unlinkBackfillRunsTxn makes the backfill links it walks name no run.
+func unlinkBackfillRunsTxn(txn *memdb.Txn, it memdb.ResultIterator) error {
+	var links []*BackfillDagRun
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		links = append(links, raw.(*BackfillDagRun))
+	}
+	for _, l := range links {
+		unlinked := *l
+		unlinked.RunID = ""
+		if err := txn.Insert(tableBackfillRuns, &unlinked); err != nil {
+			return fmt.Errorf("unlink backfill run %d: %w", l.ID, err)
+		}
+	}
+	return nil
+}
+
+// forgetRunsOfTxn is forgetRunTxn for every run of a DAG ("": of every
+// DAG, whose consumed events and backfill links go or unlink whole).
+func forgetRunsOfTxn(txn *memdb.Txn, dagID string) error {
+	if dagID == "" {
+		if _, err := txn.DeleteAll(tableConsumedEvents, indexID); err != nil {
+			return fmt.Errorf("delete consumed events: %w", err)
+		}
+		it, err := txn.Get(tableBackfillRuns, indexBackfillRun)
+		if err != nil {
+			return fmt.Errorf("list backfill links: %w", err)
+		}
+		return unlinkBackfillRunsTxn(txn, it)
+	}
+	it, err := runsUpTxn(txn, dagID)
+	if err != nil {
+		return fmt.Errorf("list runs of %s: %w", dagID, err)
+	}
+	var runs []*DagRun
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		runs = append(runs, raw.(*DagRun))
+	}
+	for _, run := range runs {
+		if err := forgetRunTxn(txn, run); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // enforceRunLimitTxn makes room for one more run of dagID, or refuses it.
@@ -553,6 +620,9 @@ func (s *Store) DeleteRuns(dagID string) error {
 				return err
 			}
 		} else if err := forgetRunCountTxn(txn, dagID); err != nil {
+			return err
+		}
+		if err := forgetRunsOfTxn(txn, dagID); err != nil {
 			return err
 		}
 		xcomsOf := []any{dagID, ""}

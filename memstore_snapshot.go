@@ -128,7 +128,7 @@ func (r *storeRestore) Commit() (int64, error) {
 	if err := recountRunsTxn(r.txn); err != nil {
 		return 0, err
 	}
-	if err := recountTotalTxn(r.txn, tableXComs, totalXComs); err != nil {
+	if err := recountXComsTxn(r.txn); err != nil {
 		return 0, err
 	}
 	if err := recountTotalTxn(r.txn, tableAssetEvents, totalAssetEvents); err != nil {

@@ -30,8 +30,9 @@ func xcomsTable() *memdb.TableSchema {
 				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
 				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
 			// Airflow's order of a listing (get_xcom_entries: dag_id,
-			// task_id, run_id, map_index, key), which a page of every
-			// entry walks to its end (XComPage).
+			// task_id, run_id, map_index, key), which a page walks to
+			// its end (XComPage); (dag_id, task_id, run_id, map_index)
+			// is also one task instance's entries.
 			indexXComOrder: {Name: indexXComOrder, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
 				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
@@ -44,26 +45,6 @@ func xcomsTable() *memdb.TableSchema {
 
 // indexXComOrder is the XCom table's index in a listing's order.
 const indexXComOrder = "order"
-
-// XComPage is a page of every XCom entry in a listing's order, and how
-// many there are: it walks the order index to the page's end, and the
-// total is the count the writes keep.
-func (s *Store) XComPage(offset, limit int) ([]*XComEntry, int, error) {
-	txn := s.read()
-	total := int(totalTxn(txn, totalXComs))
-	if offset >= total {
-		return []*XComEntry{}, total, nil
-	}
-	it, err := txn.Get(tableXComs, indexXComOrder)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list xcom entries: %w", err)
-	}
-	out, read := walkPage[XComEntry](it, offset, limit)
-	if s.rowsRead != nil {
-		s.rowsRead(read)
-	}
-	return out, total, nil
-}
 
 // putXComTxn stores one XCom value, replacing the one under the same key
 // (which a try cleared when it started, so only a try pushing a key twice
@@ -85,6 +66,9 @@ func (s *Store) putXComTxn(txn *memdb.Txn, e *XComEntry) error {
 		if err := addTotalTxn(txn, totalXComs, 1); err != nil {
 			return err
 		}
+		if err := countXComsTxn(txn, e.DagID, e.RunID, e.TaskID, 1); err != nil {
+			return err
+		}
 	}
 	if err := txn.Insert(tableXComs, e); err != nil {
 		return fmt.Errorf("store xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
@@ -94,43 +78,88 @@ func (s *Store) putXComTxn(txn *memdb.Txn, e *XComEntry) error {
 
 // deleteXComsTxn removes the XCom entries under a key prefix: (dag_id,
 // run_id, task_id, "") for a task instance's, (dag_id, run_id, "") for a
-// run's, (dag_id, "") for a DAG's, none for all; and keeps their count.
+// run's, (dag_id, "") for a DAG's, none for all; and keeps their counts,
+// at the cost of the entries it removes.
 func deleteXComsTxn(txn *memdb.Txn, prefix ...any) error {
-	index := indexID
-	if len(prefix) > 0 {
-		index += "_prefix"
+	if len(prefix) == 0 {
+		for _, table := range []string{tableXComs, tableXComCounts} {
+			if _, err := txn.DeleteAll(table, indexID); err != nil {
+				return fmt.Errorf("delete %s: %w", table, err)
+			}
+		}
+		_, err := txn.DeleteAll(tableTotals, indexID, totalXComs)
+		if err != nil {
+			return fmt.Errorf("clear xcom count: %w", err)
+		}
+		return nil
 	}
-	n, err := txn.DeleteAll(tableXComs, index, prefix...)
+	it, err := txn.Get(tableXComs, indexID+"_prefix", prefix...)
 	if err != nil {
-		return fmt.Errorf("delete xcom entries %v: %w", prefix, err)
+		return fmt.Errorf("list xcom entries %v: %w", prefix, err)
 	}
-	return addTotalTxn(txn, totalXComs, -int64(n))
+	return deleteXComEntriesTxn(txn, it)
 }
 
 // deleteXComsOfTxn removes the XCom entries one task instance pushed:
-// those of its task under its map_index.
+// those of its task under its map_index, a prefix of the order index.
 func deleteXComsOfTxn(txn *memdb.Txn, key tiKey) error {
-	it, err := txn.Get(tableXComs, indexID+"_prefix", key.dagID, key.runID, key.taskID, "")
+	it, err := txn.Get(tableXComs, indexXComOrder+"_prefix", key.dagID, key.taskID, key.runID, key.mapIndex)
 	if err != nil {
 		return fmt.Errorf("list xcom entries of %s: %w", key, err)
 	}
+	return deleteXComEntriesTxn(txn, it)
+}
+
+// deleteXComEntriesTxn removes the entries it walks and takes them from
+// the counts.
+func deleteXComEntriesTxn(txn *memdb.Txn, it memdb.ResultIterator) error {
 	var gone []*XComEntry
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if e := raw.(*XComEntry); e.MapIndex == key.mapIndex {
-			gone = append(gone, e)
-		}
+		gone = append(gone, raw.(*XComEntry))
 	}
 	for _, e := range gone {
 		if err := txn.Delete(tableXComs, e); err != nil {
-			return fmt.Errorf("delete xcom %s of %s: %w", e.Key, key, err)
+			return fmt.Errorf("delete xcom %s of %s/%s/%s: %w", e.Key, e.DagID, e.RunID, e.TaskID, err)
 		}
+	}
+	if err := uncountXComsTxn(txn, gone); err != nil {
+		return err
 	}
 	return addTotalTxn(txn, totalXComs, -int64(len(gone)))
 }
 
-// XComFilter picks XCom entries; an empty field matches any.
+// recountXComsTxn rebuilds the XCom counts from the table (after a
+// restore): the total, and the counts of each DAG, run and task that
+// the pages skip by.
+func recountXComsTxn(txn *memdb.Txn) error {
+	if err := recountTotalTxn(txn, tableXComs, totalXComs); err != nil {
+		return err
+	}
+	it, err := txn.Get(tableXComs, indexID)
+	if err != nil {
+		return fmt.Errorf("count xcom entries: %w", err)
+	}
+	per := map[xcomTask]int{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		e := raw.(*XComEntry)
+		per[xcomTask{e.DagID, e.RunID, e.TaskID}]++
+	}
+	if _, err := txn.DeleteAll(tableXComCounts, indexID); err != nil {
+		return fmt.Errorf("clear xcom counts: %w", err)
+	}
+	for k, c := range per {
+		if err := countXComsTxn(txn, k.dagID, k.runID, k.taskID, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// XComFilter picks XCom entries; an empty id matches any, a nil Key
+// too (an entry's key may be "").
 type XComFilter struct {
-	DagID, RunID, TaskID, Key string
+	DagID, RunID, TaskID string
+	Key                  *string
 }
 
 // XComEntries lists the XCom entries that match, in Airflow's order:
@@ -156,7 +185,7 @@ func (s *Store) XComEntries(f XComFilter) ([]*XComEntry, error) {
 	entries := []*XComEntry{}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		e := raw.(*XComEntry)
-		if (f.RunID == "" || e.RunID == f.RunID) && (f.TaskID == "" || e.TaskID == f.TaskID) && (f.Key == "" || e.Key == f.Key) {
+		if (f.RunID == "" || e.RunID == f.RunID) && (f.TaskID == "" || e.TaskID == f.TaskID) && (f.Key == nil || e.Key == *f.Key) {
 			entries = append(entries, e)
 		}
 	}
@@ -334,6 +363,9 @@ func (s *Store) DeleteXCom(dagID, runID, taskID, key string, mapIndex int) error
 		}
 		if err := txn.Delete(tableXComs, raw); err != nil {
 			return fmt.Errorf("delete xcom %s of %s/%s/%s: %w", key, dagID, runID, taskID, err)
+		}
+		if err := countXComsTxn(txn, dagID, runID, taskID, -1); err != nil {
+			return err
 		}
 		return addTotalTxn(txn, totalXComs, -1)
 	})

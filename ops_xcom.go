@@ -35,32 +35,38 @@ type xcomRead struct {
 }
 
 // xcomEntries lists the entries f picks, in Airflow's order (dag_id,
-// task_id, run_id, map_index, key), q's window of them.
+// task_id, run_id, map_index, key), q's window of them: the store's page
+// where it pages f (XComPage), else every entry of f's scope.
 func (o *operations) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], error) {
-	if f == (xcomQuery{}) {
-		// Every entry: the store's page (searchXComs's everyEntry).
-		limit := q.limit
-		if limit <= 0 {
-			limit = math.MaxInt
+	if f.key != nil && *f.key == "" {
+		// None, as the stable API answered before: only /api/v2's
+		// create (edition 3) stores the key "".
+		return listed[xcomRead]{rows: []xcomRead{}}, nil
+	}
+	limit := q.limit
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
+	pq := XComPageQuery{DagID: f.dagID, RunID: f.runID, TaskID: f.taskID, Key: f.key, Offset: max(q.offset, 0), Limit: limit}
+	if f.mapIndex != nil {
+		if *f.mapIndex < math.MinInt32 || *f.mapIndex > math.MaxInt32 {
+			return listed[xcomRead]{rows: []xcomRead{}}, nil
 		}
-		entries, total, err := o.store.XComPage(max(q.offset, 0), limit)
-		if err != nil {
-			return listed[xcomRead]{}, err
-		}
+		mi := int(*f.mapIndex)
+		pq.MapIndex = &mi
+	}
+	entries, total, paged, err := o.store.XComPage(pq)
+	if err != nil {
+		return listed[xcomRead]{}, err
+	}
+	if paged {
 		items := make([]xcomRead, len(entries))
 		for i, e := range entries {
 			items[i] = o.readXCom(e)
 		}
 		return listed[xcomRead]{rows: items, total: total}, nil
 	}
-	sf := XComFilter{DagID: f.dagID, RunID: f.runID, TaskID: f.taskID}
-	if f.key != nil {
-		if *f.key == "" {
-			return listed[xcomRead]{rows: []xcomRead{}}, nil // no entry has an empty key
-		}
-		sf.Key = *f.key
-	}
-	entries, err := o.store.XComEntries(sf)
+	entries, err = o.store.XComEntries(XComFilter{DagID: f.dagID, RunID: f.runID, TaskID: f.taskID, Key: f.key})
 	if err != nil {
 		return listed[xcomRead]{}, err
 	}
@@ -124,27 +130,71 @@ type xcomSearch struct {
 	offset, limit                                   int
 }
 
-// everyEntry says whether q picks every entry: no id, no filter.
-func (q xcomSearch) everyEntry() bool {
-	return q.dagID == "" && q.runID == "" && q.taskID == "" && q.key == nil && q.mapIndex == nil && q.mapIndexFilter == nil &&
-		q.keyPattern == nil && q.dagPattern == nil && q.runPattern == nil && q.taskPattern == nil &&
-		q.logical == (timeBounds{}) && q.runAfter == (timeBounds{})
+// pageQuery is q as the store's page of entries (XComPage): the run
+// is joined (an entry whose run is gone is left out) and the filters
+// fixed by a DAG, a run or a task are checked once for it; ok is false
+// when a filter is one the page cannot take (a key pattern, or a run
+// filter across runs), and none when the two map_index filters differ.
+func (q xcomSearch) pageQuery() (pq XComPageQuery, none, ok bool) {
+	if q.keyPattern != nil {
+		return XComPageQuery{}, false, false
+	}
+	pq = XComPageQuery{DagID: q.dagID, RunID: q.runID, TaskID: q.taskID, Key: q.key, Offset: q.offset, Limit: q.limit}
+	for _, mi := range []*int64{q.mapIndex, q.mapIndexFilter} {
+		switch {
+		case mi == nil:
+		case *mi < math.MinInt32 || *mi > math.MaxInt32 || (pq.MapIndex != nil && int64(*pq.MapIndex) != *mi):
+			return XComPageQuery{}, true, true
+		default:
+			n := int(*mi)
+			pq.MapIndex = &n
+		}
+	}
+	if re := q.dagPattern; re != nil {
+		pq.KeepDag = func(dagID string) bool { return re.MatchString(dagID) }
+	}
+	if re := q.taskPattern; re != nil {
+		pq.KeepTask = func(taskID string) bool { return re.MatchString(taskID) }
+	}
+	if q.runID != "" {
+		pq.KeepRun = func(run *DagRun) bool { return run != nil && q.admitsRun(run) }
+	} else if q.runPattern != nil || q.logical != (timeBounds{}) || q.runAfter != (timeBounds{}) {
+		pq.KeepRun = q.admitsRun // across runs: the store does not page it
+	}
+	return pq, false, true
+}
+
+// admitsRun says whether q's run filters take an entry of run.
+func (q xcomSearch) admitsRun(run *DagRun) bool {
+	if q.runPattern != nil && !q.runPattern.MatchString(run.RunID) {
+		return false
+	}
+	var logical *time.Time
+	if date, ok := run.LogicalDate(); ok {
+		logical = &date
+	}
+	after := run.After()
+	return q.logical.admits(logical) && q.runAfter.admits(&after)
 }
 
 // searchXComs lists the entries q picks whose run is there (Airflow
 // joins the run), in Airflow's order (dag_id, task_id, run_id,
-// map_index, key), q's window of them, and how many match.
+// map_index, key), q's window of them, and how many match: the store's
+// page where it pages q, else every entry of q's scope, filtered.
 func (o *operations) searchXComs(q xcomSearch) ([]xcomRead, int, error) {
-	if q.everyEntry() {
-		// An entry's run is there (a run's entries go with it), so the
-		// page is the store's; an entry without its run (a restored
-		// file's) sends the listing the long way, which leaves it out.
-		entries, total, err := o.store.XComPage(q.offset, q.limit)
+	if pq, none, ok := q.pageQuery(); none {
+		return []xcomRead{}, 0, nil
+	} else if ok {
+		entries, total, paged, err := o.store.XComPage(pq)
 		if err != nil {
 			return nil, 0, err
 		}
+		// An entry's run is there (a run's entries go with it), so the
+		// page is the store's; an entry without its run (one of an
+		// older run under its run_id) sends the listing the long way,
+		// which leaves it out.
 		items := make([]xcomRead, len(entries))
-		whole := true
+		whole := paged
 		for i, e := range entries {
 			if items[i] = o.readXCom(e); items[i].Run == nil {
 				whole = false
@@ -155,14 +205,7 @@ func (o *operations) searchXComs(q xcomSearch) ([]xcomRead, int, error) {
 			return items, total, nil
 		}
 	}
-	sf := XComFilter{DagID: q.dagID, RunID: q.runID, TaskID: q.taskID}
-	if q.key != nil {
-		if *q.key == "" {
-			return []xcomRead{}, 0, nil // no entry has an empty key
-		}
-		sf.Key = *q.key
-	}
-	entries, err := o.store.XComEntries(sf)
+	entries, err := o.store.XComEntries(XComFilter{DagID: q.dagID, RunID: q.runID, TaskID: q.taskID, Key: q.key})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -178,15 +221,7 @@ func (o *operations) searchXComs(q xcomSearch) ([]xcomRead, int, error) {
 			continue
 		}
 		item := o.readXCom(e)
-		if item.Run == nil {
-			continue
-		}
-		var logical *time.Time
-		if date, ok := item.Run.LogicalDate(); ok {
-			logical = &date
-		}
-		after := item.Run.After()
-		if !q.logical.admits(logical) || !q.runAfter.admits(&after) {
+		if item.Run == nil || !q.admitsRun(item.Run) {
 			continue
 		}
 		kept = append(kept, item)

@@ -1,0 +1,431 @@
+package main
+
+// Pages of XCom entries in get_xcom_entries' order (dag_id, task_id,
+// run_id, map_index, key; Airflow 3.2.1 routes/public/xcom.py, 2.10.3
+// api_connexion/endpoints/xcom_endpoint.py) for the scopes a listing
+// names: every entry, a DAG's, a task's across runs, a run's, a run's
+// task's. A derived table keeps how many entries each scope holds, so
+// that a page walks the order index to its end and skips what comes
+// before it by those counts, instead of reading and sorting the scope.
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// tableXComCounts is derived: how many XCom entries each scope holds.
+const tableXComCounts = "xcom_counts"
+
+func init() {
+	derivedTables[tableXComCounts] = true
+}
+
+// The scopes an xcomCount row counts, and what its A and B hold. A
+// run's count is the sum of its tasks', which a page of the run reads
+// anyway.
+const (
+	xcomScopeDag     = iota // a DAG's entries; A, B ""
+	xcomScopeDagTask        // a task's, across the DAG's runs; A task_id
+	xcomScopeRunTask        // a run's task's; A run_id, B task_id
+)
+
+// xcomCount is how many XCom entries one scope holds (N > 0: a scope
+// with none has no row).
+type xcomCount struct {
+	Scope int
+	DagID string
+	A, B  string
+	N     int
+}
+
+// xcomCountsTable keys the counts by (scope, dag_id, A, B): a DAG's
+// tasks, and a run's tasks, are prefixes in task_id order, the order a
+// listing takes them in; every DAG's rows of xcomScopeDag are in dag_id
+// order.
+func xcomCountsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableXComCounts,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: xcomCountIndex{}},
+		},
+	}
+}
+
+// xcomCountIndex keys a count as its scope's byte, then dag_id, A and B,
+// those its scope uses, each NUL-terminated as stringField writes them:
+// one allocation a key (a push writes three counts; a compound index
+// makes one a part and one to join them). FromArgs takes (scope, dag_id,
+// A, B) and keeps the parts the scope uses; PrefixFromArgs takes (scope,
+// dag_id [, A [, B]]), a last "" matching any.
+type xcomCountIndex struct{}
+
+// xcomScopeParts is how many of dag_id, A and B a scope's key holds.
+func xcomScopeParts(scope int) int { return min(scope+1, 3) }
+
+func (xcomCountIndex) FromObject(obj any) (bool, []byte, error) {
+	c, ok := obj.(*xcomCount)
+	if !ok {
+		return false, nil, fmt.Errorf("xcom count index: want *xcomCount, got %T", obj)
+	}
+	parts := [3]string{c.DagID, c.A, c.B}
+	return true, xcomCountKey(c.Scope, false, parts[:xcomScopeParts(c.Scope)]...), nil
+}
+
+func (xcomCountIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 4 {
+		return nil, fmt.Errorf("xcom count index: want (scope, dag_id, a, b), got %d args", len(args))
+	}
+	return xcomCountArgs(false, args)
+}
+
+func (xcomCountIndex) PrefixFromArgs(args ...any) ([]byte, error) { return xcomCountArgs(true, args) }
+
+func xcomCountArgs(prefix bool, args []any) ([]byte, error) {
+	if len(args) < 2 || len(args) > 4 {
+		return nil, fmt.Errorf("xcom count index: want (scope, dag_id [, a [, b]]), got %d args", len(args))
+	}
+	scope, ok := args[0].(int)
+	if !ok || scope < xcomScopeDag || scope > xcomScopeRunTask {
+		return nil, fmt.Errorf("xcom count index: want a scope first: %#v", args[0])
+	}
+	var parts [3]string
+	for i, arg := range args[1:] {
+		if parts[i], ok = arg.(string); !ok {
+			return nil, fmt.Errorf("xcom count index: want strings after the scope: %#v", arg)
+		}
+	}
+	return xcomCountKey(scope, prefix, parts[:min(len(args)-1, xcomScopeParts(scope))]...), nil
+}
+
+// xcomCountKey is scope's byte and the parts, each NUL-terminated; for a
+// prefix, a last part "" is left out (any).
+func xcomCountKey(scope int, prefix bool, parts ...string) []byte {
+	if prefix && len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	n := 1
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	k := make([]byte, 1, n)
+	k[0] = byte(scope)
+	for _, p := range parts {
+		k = append(append(k, p...), 0)
+	}
+	return k
+}
+
+// xcomCountTxn is the count of one scope: 0 when it has no row.
+func xcomCountTxn(txn *memdb.Txn, scope int, dagID, a, b string) (int, error) {
+	raw, err := txn.First(tableXComCounts, indexID, scope, dagID, a, b)
+	if err != nil {
+		return 0, fmt.Errorf("look up xcom count of %s %s %s: %w", dagID, a, b, err)
+	}
+	if raw == nil {
+		return 0, nil
+	}
+	return raw.(*xcomCount).N, nil
+}
+
+// countXComsTxn adds delta entries of a run's task to the counts of the
+// three scopes that hold them.
+func countXComsTxn(txn *memdb.Txn, dagID, runID, taskID string, delta int) error {
+	if delta == 0 {
+		return nil
+	}
+	for _, k := range [3]xcomCount{{xcomScopeDag, dagID, "", "", 0}, {xcomScopeDagTask, dagID, taskID, "", 0},
+		{xcomScopeRunTask, dagID, runID, taskID, 0}} {
+		raw, err := txn.First(tableXComCounts, indexID, k.Scope, k.DagID, k.A, k.B)
+		if err != nil {
+			return fmt.Errorf("look up xcom count of %s/%s/%s: %w", dagID, runID, taskID, err)
+		}
+		if raw != nil {
+			k.N = raw.(*xcomCount).N
+		}
+		k.N += delta
+		switch {
+		case k.N > 0:
+			err = txn.Insert(tableXComCounts, &k)
+		case raw != nil:
+			err = txn.Delete(tableXComCounts, raw)
+		}
+		if err != nil {
+			return fmt.Errorf("count xcom entries of %s/%s/%s: %w", dagID, runID, taskID, err)
+		}
+	}
+	return nil
+}
+
+// xcomTask is a run's task, the unit the counts follow.
+type xcomTask struct{ dagID, runID, taskID string }
+
+// uncountXComsTxn takes the entries from their scopes' counts, one
+// change per run's task.
+func uncountXComsTxn(txn *memdb.Txn, entries []*XComEntry) error {
+	gone := map[xcomTask]int{}
+	for _, e := range entries {
+		gone[xcomTask{e.DagID, e.RunID, e.TaskID}]++
+	}
+	for k, n := range gone {
+		if err := countXComsTxn(txn, k.dagID, k.runID, k.taskID, -n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// XComPageQuery is a page of XCom entries in a listing's order. "" for
+// an id is any; nil Key or MapIndex is any. KeepDag, KeepRun and
+// KeepTask (nil: keep all) pick the DAGs, the named run and the tasks
+// whose entries the page takes: KeepRun sees the run (nil when there is
+// none), which RunID must name.
+type XComPageQuery struct {
+	DagID, RunID, TaskID string
+	Key                  *string
+	MapIndex             *int
+	KeepDag              func(dagID string) bool
+	KeepRun              func(run *DagRun) bool
+	KeepTask             func(taskID string) bool
+	Offset, Limit        int
+}
+
+// paged says whether the store can page q: a run's entries may be
+// filtered by key, map_index and the run itself; across runs, only
+// whole DAGs and tasks are picked.
+func (q XComPageQuery) paged() bool {
+	return q.RunID != "" || (q.Key == nil && q.MapIndex == nil && q.KeepRun == nil)
+}
+
+// XComPage reads a page of the entries q picks and how many it picks in
+// all; ok is false when q is one it cannot page (paged), which the
+// caller answers by reading the scope. The entries come in blocks (every
+// entry, a DAG's, a task's, a run's task's) whose counts the writes keep:
+// a block before the page is skipped by its count, so the cost is the
+// page, the rows its offset skips within a block, and a count row a
+// block. A block filtered by key or map_index is counted by a walk of
+// what it picks (a seek to those entries), not of the run.
+func (s *Store) XComPage(q XComPageQuery) (page []*XComEntry, total int, ok bool, err error) {
+	if !q.paged() {
+		return nil, 0, false, nil
+	}
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	page = []*XComEntry{}
+	offset, limit := max(q.Offset, 0), max(q.Limit, 0)
+	for b, err := range xcomBlocks(txn, q, &read) {
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if b.n >= 0 && (len(page) == limit || offset >= b.n) {
+			offset -= min(offset, b.n)
+			total += b.n
+			continue
+		}
+		it, err := b.walk()
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("list xcom entries: %w", err)
+		}
+		n := 0
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			read++
+			n++
+			switch {
+			case offset > 0:
+				offset--
+			case len(page) < limit:
+				page = append(page, raw.(*XComEntry))
+			}
+			if len(page) == limit && b.n >= 0 {
+				break
+			}
+		}
+		if b.n >= 0 {
+			n = b.n
+		}
+		total += n
+	}
+	return page, total, true, nil
+}
+
+// xcomBlock is a run of entries in a listing's order: how many (-1: as
+// many as the walk finds) and the walk.
+type xcomBlock struct {
+	n    int
+	walk func() (memdb.ResultIterator, error)
+}
+
+// xcomBlocks yields q's blocks in a listing's order, adding the count
+// rows (and runs) it reads to read.
+func xcomBlocks(txn *memdb.Txn, q XComPageQuery, read *int) iter.Seq2[xcomBlock, error] {
+	return func(yield func(xcomBlock, error) bool) {
+		if q.DagID == "" && q.RunID == "" && q.TaskID == "" && q.KeepDag == nil && q.KeepTask == nil {
+			// Every entry: one block, its count the total (a lookup
+			// the page's reads leave out, as every table's total).
+			yield(xcomBlock{n: int(totalTxn(txn, totalXComs)), walk: func() (memdb.ResultIterator, error) {
+				return txn.Get(tableXComs, indexXComOrder)
+			}}, nil)
+			return
+		}
+		for dagID, err := range xcomDags(txn, q, read) {
+			if err != nil {
+				yield(xcomBlock{}, err)
+				return
+			}
+			if q.KeepDag != nil && !q.KeepDag(dagID) {
+				continue
+			}
+			var blocks iter.Seq2[xcomBlock, error]
+			if q.RunID == "" {
+				blocks = xcomDagBlocks(txn, q, dagID, read)
+			} else {
+				blocks = xcomRunBlocks(txn, q, dagID, read)
+			}
+			for b, err := range blocks {
+				if !yield(b, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// xcomDags yields the DAG q names, or every DAG that has entries, in
+// dag_id order.
+func xcomDags(txn *memdb.Txn, q XComPageQuery, read *int) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if q.DagID != "" {
+			yield(q.DagID, nil)
+			return
+		}
+		it, err := txn.Get(tableXComCounts, indexID+"_prefix", xcomScopeDag, "")
+		if err != nil {
+			yield("", fmt.Errorf("list the dags of xcom entries: %w", err))
+			return
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			*read++
+			if !yield(raw.(*xcomCount).DagID, nil) {
+				return
+			}
+		}
+	}
+}
+
+// xcomDagBlocks yields a DAG's blocks across its runs: the DAG's whole,
+// the task q names, or each of its tasks KeepTask picks.
+func xcomDagBlocks(txn *memdb.Txn, q XComPageQuery, dagID string, read *int) iter.Seq2[xcomBlock, error] {
+	taskBlock := func(taskID string, n int) xcomBlock {
+		return xcomBlock{n: n, walk: func() (memdb.ResultIterator, error) {
+			return txn.Get(tableXComs, indexXComOrder+"_prefix", dagID, taskID, "")
+		}}
+	}
+	return func(yield func(xcomBlock, error) bool) {
+		switch {
+		case q.TaskID != "":
+			if q.KeepTask != nil && !q.KeepTask(q.TaskID) {
+				return
+			}
+			*read++
+			n, err := xcomCountTxn(txn, xcomScopeDagTask, dagID, q.TaskID, "")
+			if err != nil || n > 0 {
+				yield(taskBlock(q.TaskID, n), err)
+			}
+		case q.KeepTask == nil:
+			*read++
+			n, err := xcomCountTxn(txn, xcomScopeDag, dagID, "", "")
+			if err != nil || n > 0 {
+				yield(xcomBlock{n: n, walk: func() (memdb.ResultIterator, error) {
+					return txn.Get(tableXComs, indexXComOrder+"_prefix", dagID, "")
+				}}, err)
+			}
+		default:
+			it, err := txn.Get(tableXComCounts, indexID+"_prefix", xcomScopeDagTask, dagID, "")
+			if err != nil {
+				yield(xcomBlock{}, fmt.Errorf("list the tasks of %s's xcom entries: %w", dagID, err))
+				return
+			}
+			for raw := it.Next(); raw != nil; raw = it.Next() {
+				*read++
+				if c := raw.(*xcomCount); q.KeepTask(c.A) && !yield(taskBlock(c.A, c.N), nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// xcomRunBlocks yields the blocks of the run q names in a DAG, when
+// KeepRun takes it: one a task, in task_id order, each its entries in
+// (map_index, key) order, those of a key or map_index when q names one.
+func xcomRunBlocks(txn *memdb.Txn, q XComPageQuery, dagID string, read *int) iter.Seq2[xcomBlock, error] {
+	block := func(taskID string, n int) xcomBlock {
+		var walk func() (memdb.ResultIterator, error)
+		switch {
+		case q.Key != nil && q.MapIndex != nil:
+			walk = func() (memdb.ResultIterator, error) {
+				return txn.Get(tableXComs, indexID, dagID, q.RunID, taskID, *q.Key, *q.MapIndex)
+			}
+		case q.Key != nil: // the key's entries of each map index, in order
+			walk = func() (memdb.ResultIterator, error) {
+				return txn.Get(tableXComs, indexID+"_prefix", dagID, q.RunID, taskID, *q.Key, nil)
+			}
+		case q.MapIndex != nil:
+			walk = func() (memdb.ResultIterator, error) {
+				return txn.Get(tableXComs, indexXComOrder+"_prefix", dagID, taskID, q.RunID, *q.MapIndex)
+			}
+		default:
+			walk = func() (memdb.ResultIterator, error) {
+				return txn.Get(tableXComs, indexXComOrder+"_prefix", dagID, taskID, q.RunID, nil)
+			}
+		}
+		if q.Key != nil || q.MapIndex != nil {
+			n = -1 // counted by the walk of what the filter picks
+		}
+		return xcomBlock{n: n, walk: walk}
+	}
+	return func(yield func(xcomBlock, error) bool) {
+		if q.KeepRun != nil {
+			run, err := runByRunIDTxn(txn, dagID, q.RunID)
+			if err == nil {
+				*read++
+			} else if run = nil; !errors.Is(err, errNotFound) {
+				yield(xcomBlock{}, err)
+				return
+			}
+			if !q.KeepRun(run) {
+				return
+			}
+		}
+		if q.TaskID != "" {
+			if q.KeepTask != nil && !q.KeepTask(q.TaskID) {
+				return
+			}
+			*read++
+			n, err := xcomCountTxn(txn, xcomScopeRunTask, dagID, q.RunID, q.TaskID)
+			if err != nil || n > 0 {
+				yield(block(q.TaskID, n), err)
+			}
+			return
+		}
+		it, err := txn.Get(tableXComCounts, indexID+"_prefix", xcomScopeRunTask, dagID, q.RunID, "")
+		if err != nil {
+			yield(xcomBlock{}, fmt.Errorf("list the tasks of %s/%s's xcom entries: %w", dagID, q.RunID, err))
+			return
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			*read++
+			c := raw.(*xcomCount)
+			if (q.KeepTask == nil || q.KeepTask(c.B)) && !yield(block(c.B, c.N), nil) {
+				return
+			}
+		}
+	}
+}
