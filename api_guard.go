@@ -112,7 +112,7 @@ func (p *browserPolicy) crossSite(r *http.Request) (origin string, cross bool) {
 		return origin, true
 	}
 	if origin == "" {
-		return "", false // not a browser, or a browser's own navigation
+		return p.refererCrossSite(r)
 	}
 	// Older browsers: the Origin must be this server's own.
 	u, err := url.Parse(origin)
@@ -120,6 +120,32 @@ func (p *browserPolicy) crossSite(r *http.Request) (origin string, cross bool) {
 		return origin, true
 	}
 	return origin, false
+}
+
+// refererCrossSite judges a request that carries neither Origin nor
+// Sec-Fetch-Site by its Referer. Browsers send fetch metadata to
+// potentially trustworthy origins only (https, loopback): over plain
+// http to a name that is not loopback (--allowed-hosts), Chromium 156
+// sends an <img> or a <script> of another site's page with no
+// Sec-Fetch-Site and no Origin, and only the Referer names that page
+// (seen with airlite.lan loaded from a page of evil.example). A page
+// that withholds its Referer (referrerpolicy="no-referrer") still looks
+// like a client that is no browser: docs/operations.md says to put
+// such a deployment behind TLS or authentication.
+func (p *browserPolicy) refererCrossSite(r *http.Request) (origin string, cross bool) {
+	referer := firstHeader(r, "Referer")
+	if referer == "" {
+		return "", false // not a browser, or a browser's own navigation
+	}
+	u, err := url.Parse(referer)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return referer, true // no page of this server's
+	}
+	origin = u.Scheme + "://" + u.Host
+	if strings.EqualFold(u.Host, r.Host) || p.originAllowed(origin) {
+		return origin, false
+	}
+	return origin, true
 }
 
 func (p *browserPolicy) originAllowed(origin string) bool {

@@ -138,6 +138,14 @@ func TestGuard_CrossSiteAndRebindingRefused(t *testing.T) {
 		{"DNS rebinding", func(ts *testServer) string { return "rebind.evil.example:" + ts.port() },
 			map[string]string{"Sec-Fetch-Site": "same-origin"}, "DNS rebinding"},
 		{"DNS rebinding, no browser headers", func(*testServer) string { return "evil.example" }, nil, "--allowed-hosts"},
+		// Over plain http to a name that is not loopback, Chromium 156
+		// sends no Sec-Fetch-* and no Origin with an <img> or a <script>
+		// (seen: a page of evil.example loading airlite.lan); the
+		// Referer, in the default policy, names the page's origin.
+		{"img over plain http, Referer only", nil,
+			map[string]string{"Referer": "http://evil.example:8798/", "Accept": "image/avif,image/webp,*/*;q=0.8"}, "http://evil.example:8798"},
+		{"Referer of another port", nil, map[string]string{"Referer": "http://127.0.0.1:1/page"}, "http://127.0.0.1:1"},
+		{"Referer that names no page", nil, map[string]string{"Referer": "page.html"}, "page.html"},
 	}
 	for _, e := range allEditions {
 		t.Run(string(e), func(t *testing.T) {
@@ -198,6 +206,14 @@ func TestGuard_ClientsAndOwnPagesPass(t *testing.T) {
 			map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}, 200},
 		{"allowed origin", browserPolicy{HostCheck: true, AllowedOrigins: []string{"https://dash.example"}}, "", trigger,
 			map[string]string{"Origin": "https://Dash.example", "Sec-Fetch-Site": "cross-site"}, 200},
+		{"own page over plain http, Referer only", browserPolicy{HostCheck: true, AllowedHosts: []string{"airlite.lan"}}, "airlite.lan:8080",
+			guardRoute{"GET", apiPrefix + "/test", ""}, map[string]string{"Referer": "http://AIRLITE.lan:8080/dags"}, 200},
+		{"own page behind a TLS proxy, Referer only", browserPolicy{HostCheck: true, AllowedHosts: []string{"airlite.lan"}}, "airlite.lan",
+			guardRoute{"GET", apiPrefix + "/test", ""}, map[string]string{"Referer": "https://airlite.lan/"}, 200},
+		{"allowed origin's page, Referer only", browserPolicy{HostCheck: true, AllowedOrigins: []string{"http://dash.example"}}, "",
+			guardRoute{"GET", apiPrefix + "/test", ""}, map[string]string{"Referer": "http://dash.example/board?x=1"}, 200},
+		{"status page from a link elsewhere, Referer only", browserPolicy{HostCheck: true}, "", guardRoute{"GET", "/", ""},
+			map[string]string{"Referer": "http://evil.example/"}, 200},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
