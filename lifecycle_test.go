@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,6 +266,9 @@ func TestBinary_AdoptedProcessesEndAtStop(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("a child subreaper is Linux's (scheduler_procs_other.go)")
 	}
 	home := t.TempDir()
 	pidFile := filepath.Join(home, "daemon.pid")

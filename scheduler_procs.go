@@ -57,3 +57,11 @@ func (p *taskProcesses) ended(pid int) {
 	defer p.mu.Unlock()
 	delete(p.leaders, pid)
 }
+
+// procStat is what airlite reads of a process: on Linux from
+// /proc/<pid>/stat (startTicks tells a reused pid apart).
+type procStat struct {
+	state      byte
+	ppid, pgrp int
+	startTicks uint64
+}

@@ -57,13 +57,6 @@ func processIdentity(pid int) string {
 	return bootID + "/" + strconv.FormatUint(st.startTicks, 10)
 }
 
-// procStat is what airlite reads from /proc/<pid>/stat.
-type procStat struct {
-	state      byte
-	ppid, pgrp int
-	startTicks uint64
-}
-
 func readProcStat(pid int) (procStat, bool) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -174,4 +167,10 @@ func killAdopted(procs *taskProcesses) int {
 		}
 	})
 	return killed
+}
+
+// seqpacketPair opens a connected pair of message sockets that no other
+// child inherits.
+func seqpacketPair() ([2]int, error) {
+	return syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 }

@@ -128,7 +128,7 @@ func (ws *pyWorkers) close() {
 // its fd 3, registered like a try's leader (so that the orphan reaper
 // never reaps it) in a group of its own, killed when airlite dies.
 func startPyWorker(procs *taskProcesses, key pyWorkerKey, prog string) (*pyWorker, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	fds, err := seqpacketPair()
 	if err != nil {
 		return nil, fmt.Errorf("start python worker: %w", err)
 	}
