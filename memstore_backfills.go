@@ -222,6 +222,30 @@ func (s *Store) CreateBackfill(plan func(v storeView) (*backfillPlan, error)) (*
 	return out, err
 }
 
+// deleteBackfillsOfTxn removes a deleted DAG's backfills, counted as
+// delete_dag counts every row with a dag_id, and their run links, which
+// cascade (bdr_backfill_fkey ON DELETE CASCADE): not counted.
+func deleteBackfillsOfTxn(txn *memdb.Txn, dagID string) (int, error) {
+	it, err := txn.Get(tableBackfills, indexBackfillDag, dagID)
+	if err != nil {
+		return 0, fmt.Errorf("list backfills of %s: %w", dagID, err)
+	}
+	var ids []int64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		ids = append(ids, raw.(*Backfill).ID)
+	}
+	for _, id := range ids {
+		if _, err := txn.DeleteAll(tableBackfillRuns, indexBackfillOf, id); err != nil {
+			return 0, fmt.Errorf("delete the run links of backfill %d: %w", id, err)
+		}
+	}
+	n, err := txn.DeleteAll(tableBackfills, indexBackfillDag, dagID)
+	if err != nil {
+		return 0, fmt.Errorf("delete backfills of %s: %w", dagID, err)
+	}
+	return n, nil
+}
+
 // reprocessRunTxn is _handle_clear_run: the finished run is cleared and
 // queued again (dag.clear with dag_run_state queued), and becomes a
 // backfill run (run_type and triggered_by backfill).

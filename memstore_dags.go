@@ -326,6 +326,17 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if err := deleteFavoritesTxn(txn, id); err != nil {
 				return err
 			}
+			n, err = deleteBackfillsOfTxn(txn, id)
+			if err != nil {
+				return err
+			}
+			count += n
+			// Asset events queued for the DAG go with it
+			// (asset_dag_run_queue's adrq_dag_fkey cascades): not
+			// counted, the row has target_dag_id, no dag_id.
+			if _, err := txn.DeleteAll(tableAssetQueue, indexID+"_prefix", id+"\x00"); err != nil {
+				return fmt.Errorf("delete the asset events queued for %s: %w", id, err)
+			}
 			if err := forgetRunCountTxn(txn, id); err != nil {
 				return err
 			}

@@ -82,11 +82,31 @@ func TestStore_RemovedRunsLeaveNoRows(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, 3},
+		// The backfill goes with its DAG (delete_dag deletes every
+		// model with a dag_id), its links with it (bdr_backfill_fkey ON
+		// DELETE CASCADE).
+		// So do the asset events queued for it (adrq_dag_fkey ON DELETE
+		// CASCADE).
 		{"its DAG deleted", func(t *testing.T, ts *testServer) {
+			err := ts.store.update(func(txn *memdb.Txn) error {
+				return txn.Insert(tableAssetQueue, &AssetQueueEntry{AssetID: 7, DagID: dagID, CreatedAt: testNow})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if _, err := ts.store.DeleteDag(dagID, nil); err != nil {
 				t.Fatal(err)
 			}
-		}, 3},
+			if q, err := ts.store.QueuedAssetEvents(dagID, 7); err != nil || len(q) != 0 {
+				t.Errorf("asset events queued for the deleted DAG: %d (%v)", len(q), err)
+			}
+			if b, err := ts.store.BackfillByID(1); !errors.Is(err, errNotFound) {
+				t.Errorf("the backfill of the deleted DAG is still there: %+v (%v)", b, err)
+			}
+			if bs, err := ts.store.Backfills(dagID); err != nil || len(bs) != 0 {
+				t.Errorf("backfills of the deleted DAG: %d (%v)", len(bs), err)
+			}
+		}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,7 +153,7 @@ func TestStore_RemovedRunsLeaveNoRows(t *testing.T) {
 			if err != nil || len(links) != tc.links {
 				t.Fatalf("backfill links %d (%v), want %d", len(links), err, tc.links)
 			}
-			if links[0].LogicalDate.Day() != 1 || links[0].RunID != "" {
+			if tc.links > 0 && (links[0].LogicalDate.Day() != 1 || links[0].RunID != "") {
 				t.Errorf("the first link %+v, want the 1st of January naming no run", *links[0])
 			}
 		})
