@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"testing/synctest"
 )
 
@@ -199,4 +200,62 @@ with DAG("on_grouped", schedule=AssetAny(AssetAlias("grouped", group="reports"),
 	for _, c := range slices.Backward(scheduledAliasCalls) {
 		c.check(t, ts)
 	}
+}
+
+// A DAG file read again gives the assets and aliases it names its group
+// and extra, as the DAG processor overwrites them at every parse
+// (dag_processing/collection.py sync_assets, sync_asset_aliases); an
+// asset's updated_at moves, its created_at stays.
+func TestAPIv2_ReparsedFileRedefinesAssets(t *testing.T) {
+	t.Parallel()
+	const def = `
+dag_id: producer
+schedule: [{alias: {name: daily_alias, group: GROUP}}]
+start_date: 2024-01-01
+tasks:
+  - task_id: t
+    operator: EmptyOperator
+    outlets: [{name: report, uri: "s3://b/report", group: GROUP, extra: {v: VALUE}}]
+`
+	clock := newFakeClock(testNow)
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.Clock, o.Now = clock, clock.Now }),
+		withDAG(strings.NewReplacer("GROUP", "reports", "VALUE", "1").Replace(def)))
+	const created = `"created_at":"2024-05-01T10:00:00.123456Z"`
+	expect(t, ts.do(t, "GET", "/api/v2/assets", ""), 200, `"group":"reports"`, `"extra":{"v":1}`, created,
+		`"updated_at":"2024-05-01T10:00:00.123456Z"`)
+	expect(t, ts.do(t, "GET", "/api/v2/assets/aliases", ""), 200, `"name":"daily_alias","group":"reports"`)
+
+	if _, err := clock.Advance(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, ts.do(t, "POST", "/_airlite/dags", strings.NewReplacer("GROUP", "audits", "VALUE", "2").Replace(def)), 200)
+	expect(t, ts.do(t, "GET", "/api/v2/assets", ""), 200, `"group":"audits"`, `"extra":{"v":2}`, created,
+		`"updated_at":"2024-05-01T11:00:00.123456Z"`, `"total_entries":1`)
+	expect(t, ts.do(t, "GET", "/api/v2/assets/aliases", ""), 200, `"name":"daily_alias","group":"audits"`, `"total_entries":1`)
+
+	// The same definition again changes nothing, updated_at included.
+	if _, err := clock.Advance(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, ts.do(t, "POST", "/_airlite/dags", strings.NewReplacer("GROUP", "audits", "VALUE", "2").Replace(def)), 200)
+	expect(t, ts.do(t, "GET", "/api/v2/assets", ""), 200, `"updated_at":"2024-05-01T11:00:00.123456Z"`)
+}
+
+// Airflow 2.10.3 keeps what the first parse stored of a dataset
+// (models/dag.py bulk_write_to_db creates the missing ones only).
+func TestAPIv1_ReparsedFileKeepsDatasets(t *testing.T) {
+	t.Parallel()
+	const def = `
+dag_id: producer
+schedule_interval: null
+start_date: 2024-01-01
+tasks:
+  - task_id: t
+    operator: EmptyOperator
+    outlets: [{uri: "s3://b/report", extra: {v: VALUE}}]
+`
+	ts := newTestServer(t, edition2, withDAG(strings.Replace(def, "VALUE", "1", 1)))
+	expect(t, ts.do(t, "GET", "/api/v1/datasets", ""), 200, `"v": 1`)
+	expect(t, ts.do(t, "POST", "/_airlite/dags", strings.Replace(def, "VALUE", "2", 1)), 200)
+	expect(t, ts.do(t, "GET", "/api/v1/datasets", ""), 200, `"v": 1`, `"total_entries": 1`)
 }

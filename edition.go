@@ -178,6 +178,11 @@ type runRules struct {
 	// trigger with logical_date null): it never collides with another's,
 	// has no data interval, and runs at its run_after.
 	nullLogicalDate bool
+	// assetsFollowFile: an asset or alias a DAG file names takes the
+	// file's group and extra at every parse (Airflow 3's
+	// dag_processing/collection.py sync_assets); Airflow 2.10.3 keeps
+	// what the first parse stored (models/dag.py bulk_write_to_db).
+	assetsFollowFile bool
 	// depLogicalDate: the dependencies of a task instance speak of its
 	// logical date (Airflow 3's ti_deps: the "Logical Date" dep and its
 	// reasons) rather than its execution date.
@@ -640,6 +645,7 @@ var (
 		r.newRun.tiIDs = true
 		r.runID = runID3
 		r.nullLogicalDate = true
+		r.assetsFollowFile = true
 		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
 		// exec_date_after_start_date_dep.py: NAME = "Logical Date".
 		r.depLogicalDate = true

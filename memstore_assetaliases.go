@@ -9,7 +9,6 @@ package main
 // _add_asset_alias_association).
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -113,7 +112,7 @@ func ensureAliasTxn(txn *memdb.Txn, r aliasRef) (*AssetAlias, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &AssetAlias{ID: id, Name: r.Name, Group: cmp.Or(r.Group, assetAliasDefaultGroup)}
+	a := &AssetAlias{ID: id, Name: r.Name, Group: r.group()}
 	if err := txn.Insert(tableAssetAliases, a); err != nil {
 		return nil, fmt.Errorf("store asset alias %s: %w", r.Name, err)
 	}

@@ -9,7 +9,9 @@ package main
 // lists cost O(limit)), where it read every DAG, asset and alias.
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -220,11 +222,13 @@ type namedAssetsMemo struct {
 }
 
 // NamedAssets registers the assets and aliases the DAG definitions name
-// that are not registered yet (assets at now), and answers what the DAGs
+// that are not registered yet (assets at now), with redefine gives the
+// registered ones the group and extra the definitions give them
+// (defineAssetTxn), and answers what the DAGs
 // say of assets. Asked again with the DAG, asset and alias tables as they
 // were, it reads nothing; after a change of them it reads the assets and
 // aliases the DAGs name, and every alias, once.
-func (s *Store) NamedAssets(now time.Time) (*NamedAssets, error) {
+func (s *Store) NamedAssets(now time.Time, redefine bool) (*NamedAssets, error) {
 	txn := s.read()
 	var roots [3]<-chan struct{}
 	for i, table := range []string{tableDags, tableAssets, tableAssetAliases} {
@@ -254,7 +258,7 @@ func (s *Store) NamedAssets(now time.Time) (*NamedAssets, error) {
 	if err != nil {
 		return nil, err
 	}
-	named, missing, missingAliases, n, err := namedAssetsTxn(txn, refs)
+	named, missing, missingAliases, n, err := namedAssetsTxn(txn, refs, redefine)
 	read += n
 	if err != nil {
 		return nil, err
@@ -269,26 +273,85 @@ func (s *Store) NamedAssets(now time.Time) (*NamedAssets, error) {
 	// all and remembers its answer.
 	err = s.update(func(txn *memdb.Txn) error {
 		for _, r := range missing {
-			if _, err := ensureAssetTxn(txn, r, now); err != nil {
+			if err := defineAssetTxn(txn, r, now); err != nil {
 				return err
 			}
 		}
 		for _, r := range missingAliases {
-			if _, err := ensureAliasTxn(txn, r); err != nil {
+			if err := defineAliasTxn(txn, r); err != nil {
 				return err
 			}
 		}
-		named, _, _, n, err = namedAssetsTxn(txn, refs)
+		named, _, _, n, err = namedAssetsTxn(txn, refs, redefine)
 		read += n
 		return err
 	})
 	return named, err
 }
 
+// definedAs reports whether the asset has the group and extra a DAG
+// file gives it (extra compared as compact JSON: a restored snapshot
+// may have spaced it otherwise).
+func (a *Asset) definedAs(r assetRef) bool {
+	return a.Group == r.group() && sameJSON(a.Extra, r.extra())
+}
+
+func (r assetRef) group() string { return cmp.Or(r.Group, "asset") }
+
+func (r assetRef) extra() json.RawMessage {
+	if r.Extra == nil {
+		return json.RawMessage("{}")
+	}
+	return r.Extra
+}
+
+func (r aliasRef) group() string { return cmp.Or(r.Group, assetAliasDefaultGroup) }
+
+func sameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// defineAssetTxn registers the asset a DAG file names, or gives the
+// registered one the file's group and extra, as the DAG processor
+// overwrites them at every parse (dag_processing/collection.py
+// AssetModelCollection.sync_assets); updated_at follows, as the row's
+// onupdate sets it.
+func defineAssetTxn(txn *memdb.Txn, r assetRef, now time.Time) error {
+	a, err := ensureAssetTxn(txn, r, now)
+	if err != nil || a.definedAs(r) {
+		return err
+	}
+	next := *a
+	next.Group, next.Extra, next.UpdatedAt = r.group(), r.extra(), now
+	if err := txn.Insert(tableAssets, &next); err != nil {
+		return fmt.Errorf("update asset %s: %w", r.URI, err)
+	}
+	return nil
+}
+
+// defineAliasTxn registers the alias a DAG file names, or gives the
+// registered one the file's group (sync_asset_aliases).
+func defineAliasTxn(txn *memdb.Txn, r aliasRef) error {
+	a, err := ensureAliasTxn(txn, r)
+	if err != nil || a.Group == r.group() {
+		return err
+	}
+	next := *a
+	next.Group = r.group()
+	if err := txn.Insert(tableAssetAliases, &next); err != nil {
+		return fmt.Errorf("update asset alias %s: %w", r.Name, err)
+	}
+	return nil
+}
+
 // namedAssetsTxn looks up the assets and aliases refs name: NamedAssets
 // of those found, the refs of those not registered, and how many rows it
 // read.
-func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs) (*NamedAssets, []assetRef, []aliasRef, int, error) {
+func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs, redefine bool) (*NamedAssets, []assetRef, []aliasRef, int, error) {
 	named := &NamedAssets{refs: refs, active: make([]*Asset, 0, len(refs.refs)), aliasesOf: map[int64][]*AssetAlias{}}
 	var missing []assetRef
 	var missingAliases []aliasRef
@@ -299,9 +362,13 @@ func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs) (*NamedAssets, []assetRe
 			return nil, nil, nil, read, fmt.Errorf("look up asset %s: %w", r.URI, err)
 		}
 		read++
-		if raw == nil {
+		switch {
+		case raw == nil:
 			missing = append(missing, r)
-		} else {
+		case redefine && !raw.(*Asset).definedAs(r):
+			missing = append(missing, r) // to take the DAG file's group and extra
+			named.active = append(named.active, raw.(*Asset))
+		default:
 			named.active = append(named.active, raw.(*Asset))
 		}
 	}
@@ -312,7 +379,7 @@ func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs) (*NamedAssets, []assetRe
 			return nil, nil, nil, read, fmt.Errorf("look up asset alias %s: %w", r.Name, err)
 		}
 		read++
-		if raw == nil {
+		if raw == nil || (redefine && raw.(*AssetAlias).Group != r.group()) {
 			missingAliases = append(missingAliases, r)
 		}
 	}

@@ -31,7 +31,7 @@ tasks:
 // activeNames are the names of the assets the DAGs name, by id.
 func activeNames(t *testing.T, store *Store, at time.Time) (*NamedAssets, []string) {
 	t.Helper()
-	named, err := store.NamedAssets(at)
+	named, err := store.NamedAssets(at, true)
 	if err != nil {
 		t.Fatal(err)
 	}

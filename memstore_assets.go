@@ -310,10 +310,7 @@ func ensureAssetTxn(txn *memdb.Txn, r assetRef, now time.Time) (*Asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Asset{ID: id, Name: r.Name, URI: r.URI, Group: cmp.Or(r.Group, "asset"), Extra: r.Extra, CreatedAt: now, UpdatedAt: now}
-	if a.Extra == nil {
-		a.Extra = json.RawMessage("{}")
-	}
+	a := &Asset{ID: id, Name: r.Name, URI: r.URI, Group: r.group(), Extra: r.extra(), CreatedAt: now, UpdatedAt: now}
 	if err := txn.Insert(tableAssets, a); err != nil {
 		return nil, fmt.Errorf("store asset %s: %w", r.URI, err)
 	}

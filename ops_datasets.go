@@ -52,7 +52,7 @@ type datasetQuery struct {
 // a filter, in an order an index keeps (id, uri), it reads the page;
 // otherwise every asset.
 func (o *operations) datasets(q datasetQuery) (listed[assetView], error) {
-	named, err := o.store.NamedAssets(o.clock())
+	named, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile)
 	if err != nil {
 		return listed[assetView]{}, err
 	}
@@ -270,7 +270,7 @@ type assetQuery struct {
 // order by created_at or updated_at, reads every asset (of those the
 // DAGs name, with only_active).
 func (o *operations) assets(q assetQuery) (listed[assetView], error) {
-	named, err := o.store.NamedAssets(o.clock())
+	named, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile)
 	if err != nil {
 		return listed[assetView]{}, err
 	}
@@ -315,7 +315,7 @@ func (o *operations) asset(id int64) (assetView, error) {
 // assetViewBy is the view of the asset lookup finds, once the DAGs'
 // assets are registered; notFound when there is none.
 func (o *operations) assetViewBy(lookup func() (*Asset, error), notFound error) (assetView, error) {
-	named, err := o.store.NamedAssets(o.clock())
+	named, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile)
 	if err != nil {
 		return assetView{}, err
 	}
@@ -450,7 +450,7 @@ func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], err
 // (asset_manager.register_asset_change): extra is the event's JSON
 // object.
 func (o *operations) createAssetEvent(id int64, extra json.RawMessage, partitionKey *string) (assetEventView, error) {
-	if _, err := o.store.NamedAssets(o.clock()); err != nil { // the DAGs' assets are known
+	if _, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile); err != nil { // the DAGs' assets are known
 		return assetEventView{}, err
 	}
 	e, err := o.store.AddAssetEvent(AssetEvent{AssetID: id, Extra: extra, SourceMapIndex: -1, PartitionKey: partitionKey, Timestamp: o.clock()})
@@ -496,7 +496,7 @@ type aliasQuery struct {
 // assetAliases lists the aliases the DAGs name and those events came
 // through, as q asks: a page of the alias table's index by id or name.
 func (o *operations) assetAliases(q aliasQuery) (listed[*AssetAlias], error) {
-	if _, err := o.store.NamedAssets(o.clock()); err != nil { // the DAGs' aliases are known
+	if _, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile); err != nil { // the DAGs' aliases are known
 		return listed[*AssetAlias]{}, err
 	}
 	kq := keyedQuery{match: q.name, keys: q.keys, offset: q.offset, limit: q.limit}
@@ -517,7 +517,7 @@ func (o *operations) assetAliases(q aliasQuery) (listed[*AssetAlias], error) {
 
 // assetAlias is the alias with id.
 func (o *operations) assetAlias(id int64) (*AssetAlias, error) {
-	if _, err := o.store.NamedAssets(o.clock()); err != nil { // the DAGs' aliases are known
+	if _, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile); err != nil { // the DAGs' aliases are known
 		return nil, err
 	}
 	a, err := o.store.AssetAliasByID(id)
