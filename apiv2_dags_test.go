@@ -58,23 +58,23 @@ func TestAPIv2_GetDags(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.insertBareDag(t, "gone") // a DAG whose file no longer defines it: stale
-	all := []string{"example_bash_operator", "example_python_operator", "example_trigger_target_dag", "tutorial"}
+	all := []string{"example_bash_operator", "example_python_operator", "example_simplest_dag", "example_trigger_target_dag", "tutorial"}
 	for _, tc := range []struct {
 		query     string
 		wantIDs   []string
 		wantTotal int
 	}{
-		{"", all, 4},
-		{"limit=1", all[:1], 4},
-		{"offset=1&limit=2", all[1:3], 4},
-		{"limit=0", []string{}, 4},
+		{"", all, 5},
+		{"limit=1", all[:1], 5},
+		{"offset=1&limit=2", all[1:3], 5},
+		{"limit=0", []string{}, 5},
 		{"tags=example2", []string{"example_bash_operator"}, 1},
-		{"tags=example&tags=example2", all, 4},
+		{"tags=example&tags=example2", []string{"example_bash_operator", "example_python_operator", "example_trigger_target_dag", "tutorial"}, 4},
 		{"tags=example&tags=example2&tags_match_mode=all", []string{"example_bash_operator"}, 1},
-		{"exclude_stale=false", append(slices.Clone(all[:3]), "gone", "tutorial"), 5},
+		{"exclude_stale=false", append(slices.Clone(all[:4]), "gone", "tutorial"), 6},
 		{"paused=true", []string{"example_python_operator"}, 1},
-		{"paused=false", []string{"example_bash_operator", "example_trigger_target_dag", "tutorial"}, 3},
-		{"owners=airflow", all, 4},
+		{"paused=false", []string{"example_bash_operator", "example_simplest_dag", "example_trigger_target_dag", "tutorial"}, 4},
+		{"owners=airflow", all, 5},
 		{"owners=nobody", []string{}, 0},
 		{"last_dag_run_state=success", []string{"tutorial"}, 1},
 		{"last_dag_run_state=failed", []string{"example_bash_operator"}, 1},
@@ -85,25 +85,25 @@ func TestAPIv2_GetDags(t *testing.T) {
 		{"dag_run_end_date_lte=2024-03-01T00:00:00%2B00:00", []string{"example_bash_operator", "tutorial"}, 2},
 		{"dag_id_pattern=TUT", []string{"tutorial"}, 1},
 		{"dag_id_pattern=tutorial%20%7C%20example_python", []string{"example_python_operator", "tutorial"}, 2},
-		{"dag_id_pattern=~", all, 4},
+		{"dag_id_pattern=~", all, 5},
 		{"dag_id_pattern=example_%25_operator", []string{"example_bash_operator", "example_python_operator"}, 2},
 		{"dag_display_name_pattern=trigger", []string{"example_trigger_target_dag"}, 1},
-		{"bundle_name=dags-folder", all, 4},
+		{"bundle_name=dags-folder", all, 5},
 		{"bundle_name=other", []string{}, 0},
 		{"bundle_version=v1", []string{}, 0},
 		{"has_asset_schedule=true", []string{}, 0},
-		{"has_asset_schedule=false", all, 4},
-		{"has_import_errors=false", all, 4},
-		{"timetable_type=airflow.timetables.simple.NullTimetable", []string{"example_python_operator", "example_trigger_target_dag"}, 2},
+		{"has_asset_schedule=false", all, 5},
+		{"has_import_errors=false", all, 5},
+		{"timetable_type=airflow.timetables.simple.NullTimetable", []string{"example_python_operator", "example_simplest_dag", "example_trigger_target_dag"}, 3},
 		{"is_favorite=true", []string{}, 0},
-		{"order_by=-dag_id", []string{"tutorial", "example_trigger_target_dag", "example_python_operator", "example_bash_operator"}, 4},
-		{"order_by=-dag_display_name", []string{"tutorial", "example_trigger_target_dag", "example_python_operator", "example_bash_operator"}, 4},
+		{"order_by=-dag_id", []string{"tutorial", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator", "example_bash_operator"}, 5},
+		{"order_by=-dag_display_name", []string{"tutorial", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator", "example_bash_operator"}, 5},
 		// NULLs last in both directions, ties by dag_id in the first
 		// key's direction (SortParam's final discriminator).
-		{"order_by=last_run_state", []string{"example_bash_operator", "tutorial", "example_python_operator", "example_trigger_target_dag"}, 4},
-		{"order_by=-last_run_state", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_python_operator"}, 4},
-		{"order_by=-last_run_start_date", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_python_operator"}, 4},
-		{"order_by=next_dagrun&order_by=-dag_id", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_python_operator"}, 4},
+		{"order_by=last_run_state", []string{"example_bash_operator", "tutorial", "example_python_operator", "example_simplest_dag", "example_trigger_target_dag"}, 5},
+		{"order_by=-last_run_state", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator"}, 5},
+		{"order_by=-last_run_start_date", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator"}, 5},
+		{"order_by=next_dagrun&order_by=-dag_id", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator"}, 5},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
@@ -262,10 +262,10 @@ func TestAPIv2_PatchDags(t *testing.T) {
 	}
 	res = ts.do(t, http.MethodPatch, "/api/v2/dags?dag_id_pattern=~&limit=2", `{"is_paused":true}`)
 	ids, total := v2DagIDs(t, res.body)
-	if res.status != 200 || total != 4 || !slices.Equal(ids, []string{"example_bash_operator", "example_python_operator"}) || strings.Contains(res.body, `"is_paused":false`) {
+	if res.status != 200 || total != 5 || !slices.Equal(ids, []string{"example_bash_operator", "example_python_operator"}) || strings.Contains(res.body, `"is_paused":false`) {
 		t.Errorf("patch all = %d %v %d %s", res.status, ids, total, res.body)
 	}
-	for _, id := range []string{"example_bash_operator", "example_trigger_target_dag", "tutorial"} {
+	for _, id := range []string{"example_bash_operator", "example_simplest_dag", "example_trigger_target_dag", "tutorial"} {
 		if !paused(t, id) {
 			t.Errorf("%s not paused: the patch pauses every DAG selected, not only the page", id)
 		}
@@ -318,7 +318,7 @@ func TestAPIv2_FavoritesAndDelete(t *testing.T) {
 	if res := ts.do(t, "GET", "/api/v2/dags?is_favorite=true", ""); !strings.Contains(res.body, `"total_entries":0`) {
 		t.Errorf("favorites of another user shown: %s", res.body)
 	}
-	if res := ts.do(t, "GET", "/api/v2/dags?is_favorite=false", ""); !strings.Contains(res.body, `"total_entries":4`) {
+	if res := ts.do(t, "GET", "/api/v2/dags?is_favorite=false", ""); !strings.Contains(res.body, `"total_entries":5`) {
 		t.Errorf("is_favorite=false: %s", res.body)
 	}
 
@@ -432,14 +432,14 @@ tasks:
 func TestAPIv2_GetDags_FilterColumns(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3, withV2DagFilterFixtures)
-	examples := []string{"example_bash_operator", "example_python_operator", "example_trigger_target_dag", "tutorial"}
+	examples := []string{"example_bash_operator", "example_python_operator", "example_simplest_dag", "example_trigger_target_dag", "tutorial"}
 	for _, tc := range []struct {
 		query     string
 		wantIDs   []string
 		wantTotal int
 	}{
-		{"owners=air", examples, 4},
-		{"owners=AIRFLOW", examples, 4},
+		{"owners=air", examples, 5},
+		{"owners=AIRFLOW", examples, 5},
 		{"owners=another", []string{"on_asset"}, 1},
 		{"owners=nobody&owners=test_own", []string{"on_asset"}, 1},
 		{"dag_display_name_pattern=alpha", []string{"tutorial"}, 1},
@@ -447,10 +447,10 @@ func TestAPIv2_GetDags_FilterColumns(t *testing.T) {
 		// The id is not the display name any more.
 		{"dag_display_name_pattern=example_bash", []string{}, 0},
 		{"dag_display_name_pattern=on_asset", []string{"on_asset"}, 1},
-		{"order_by=dag_display_name", []string{"tutorial", "example_python_operator", "example_trigger_target_dag", "on_asset", "example_bash_operator"}, 5},
-		{"order_by=-dag_display_name&limit=2", []string{"example_bash_operator", "on_asset"}, 5},
+		{"order_by=dag_display_name", []string{"tutorial", "example_python_operator", "example_simplest_dag", "example_trigger_target_dag", "on_asset", "example_bash_operator"}, 6},
+		{"order_by=-dag_display_name&limit=2", []string{"example_bash_operator", "on_asset"}, 6},
 		{"has_asset_schedule=true", []string{"on_asset"}, 1},
-		{"has_asset_schedule=false", examples, 4},
+		{"has_asset_schedule=false", examples, 5},
 		{"asset_dependency=test_asset", []string{"on_asset"}, 1},
 		{"asset_dependency=TEST://ASSET", []string{"on_asset"}, 1},
 		{"asset_dependency=nonexistent", []string{}, 0},
@@ -459,9 +459,9 @@ func TestAPIv2_GetDags_FilterColumns(t *testing.T) {
 		{"timetable_type=airflow.timetables.simple.AssetTriggeredTimetable", []string{"on_asset"}, 1},
 		// An empty value: FilterParam skips an empty string (bundle_name,
 		// bundle_version); the ILIKE filters match every value ('%%').
-		{"bundle_name=&limit=1", examples[:1], 5},
-		{"bundle_version=&limit=1", examples[:1], 5},
-		{"owners=&limit=1", examples[:1], 5},
+		{"bundle_name=&limit=1", examples[:1], 6},
+		{"bundle_version=&limit=1", examples[:1], 6},
+		{"owners=&limit=1", examples[:1], 6},
 		{"asset_dependency=", []string{"on_asset"}, 1},
 	} {
 		t.Run(tc.query, func(t *testing.T) {

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // TestAPIv2_GetTask checks TaskResponse field by field for a BashOperator
@@ -98,4 +101,34 @@ func TestAPIv2_GetTasks(t *testing.T) {
 		res.body != `{"detail":"'SerializedBaseOperator' object has no attribute 'nope'"}` {
 		t.Errorf("bad order_by = %d %s", res.status, res.body)
 	}
+}
+
+// Airflow's own Python client test (test_python_client.py at the client's
+// 3.2.1 tag) lists the DAGs, reads the tasks of example_simplest_dag,
+// triggers it with a run id and logical_date null, and reads the config,
+// whose 403 it takes as the expected answer. The example is embedded in
+// edition 3, so that test passes against airlite; the run it starts ends
+// in success, as @task's callable does nothing.
+func TestAPIv2_PythonClientFlow(t *testing.T) {
+	t.Parallel()
+	// The other examples' schedules stay still.
+	ts := newTestServer(t, edition3, withExamplesPaused())
+	expect(t, ts.do(t, "PATCH", "/api/v2/dags/example_simplest_dag", `{"is_paused": false}`), 200)
+	expect(t, ts.do(t, "GET", "/api/v2/dags", ""), 200, `"dag_id":"example_simplest_dag"`)
+	expect(t, ts.do(t, "GET", "/api/v2/dags/example_simplest_dag/tasks", ""), 200,
+		`"task_id":"my_task"`, `"operator_name":"@task"`, `"total_entries":1`)
+	expect(t, ts.do(t, "POST", "/api/v2/dags/example_simplest_dag/dagRuns", `{"dag_run_id": "some_test_run_1", "logical_date": null}`), 200,
+		`"dag_run_id":"some_test_run_1"`, `"logical_date":null`, `"state":"queued"`)
+	expect(t, ts.do(t, "GET", "/api/v2/config", ""), 403, `Your Airflow administrator chose not to expose the configuration`)
+
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: time.Now, Parallelism: 4, Unixname: testUnixname, Hostname: "test"})
+	t.Cleanup(sched.stop)
+	settleUntil(t, sched, time.Now, func() bool {
+		run, err := ts.store.RunByRunID("example_simplest_dag", "some_test_run_1")
+		return err == nil && run.State.Finished()
+	})
+	expect(t, ts.do(t, "GET", "/api/v2/dags/example_simplest_dag/dagRuns/some_test_run_1", ""), 200, `"state":"success"`)
+	expect(t, ts.do(t, "GET", "/api/v2/dags/example_simplest_dag/dagRuns/some_test_run_1/taskInstances/my_task", ""), 200,
+		`"state":"success"`, `"try_number":1`)
 }

@@ -133,6 +133,14 @@ func airflow321Examples() []wantDAG {
 			},
 		},
 		{
+			// Airflow 3.2.1 example_dags/example_simplest_dag.py:24-33: @dag
+			// with no arguments (no schedule, no start date; catchup off
+			// by default in Airflow 3), one @task. The DAG Airflow's
+			// Python client test (test_python_client.py) uses.
+			dagID: "example_simplest_dag",
+			tasks: []wantTask{airflowTask("my_task", "_PythonDecoratedOperator", nil)},
+		},
+		{
 			// Airflow 3.2.1 example_dags/tutorial.py:41-128
 			dagID: "tutorial", description: "A simple tutorial DAG", schedule: strPtr("1d"), startDate: jan2021,
 			catchup: false, tags: []string{"example"},
