@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -158,8 +157,7 @@ func newCorpusServer(t *testing.T, e edition, name, backend, users string, store
 	}
 	srv.v1Secret = corpusSecret
 	srv.ready.Store(true)
-	hs := httptest.NewServer(srv.routes())
-	t.Cleanup(hs.Close)
+	hs := startHTTPTestServer(t, srv.routes(), e)
 	cs := &corpusServer{name: name, sched: sched, clock: clock,
 		ts: &testServer{Server: hs, srv: srv, store: store, dags: dags, edition: e}}
 	switch {

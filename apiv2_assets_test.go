@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"testing/synctest"
+	"time"
 )
 
 // v2AssetDAG produces s3://bucket/report (its task's outlet) and reads

@@ -108,8 +108,13 @@ type apiRules struct {
 	// /health answer its 404s, and unknown routes answer as FastAPI does.
 	apiV2          bool
 	deleteDagRoute bool // DELETE /dags/<dag_id>: not with the RBAC UI
-	infoRoute      bool // GET /info
-	lineageRoute   bool // GET /lineage/<dag_id>/<execution_date>
+	// werkzeugReasons: status lines carry Werkzeug's reasons in capitals
+	// ("404 NOT FOUND"), as Flask behind gunicorn sends them (Airflow 1.10
+	// and 2; api_statusline.go). Airflow 3's uvicorn sends Python's
+	// phrases, which are Go's.
+	werkzeugReasons bool
+	infoRoute       bool // GET /info
+	lineageRoute    bool // GET /lineage/<dag_id>/<execution_date>
 
 	// The run page and dag_run_url, the UI link in run listings. With
 	// runURLDagInQuery the link is uiRunPath?dag_id=…&execution_date=…
@@ -426,6 +431,7 @@ var (
 			deprecationHeaders:  true,
 			problemDocument:     true,
 			experimentalAPI:     true,
+			werkzeugReasons:     true,
 			apiV1:               true,
 			deleteDagRoute:      true,
 			infoRoute:           true,
@@ -523,6 +529,7 @@ var (
 			deprecationHeaders:  false,
 			problemDocument:     false,
 			experimentalAPI:     true,
+			werkzeugReasons:     true,
 			deleteDagRoute:      true,
 			infoRoute:           false,
 			lineageRoute:        false,
@@ -629,6 +636,7 @@ var (
 		// answers null, as Airflow does without the file.
 		r.gitVersion = nil
 		r.experimentalAPI = false
+		r.werkzeugReasons = false
 		r.apiV1 = false
 		r.apiV2 = true
 		r.deprecationHeaders = false

@@ -150,12 +150,24 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 	if err != nil {
 		t.Fatalf("newServer: %v", err)
 	}
-	ts := httptest.NewServer(srv.routes())
-	t.Cleanup(ts.Close)
+	ts := startHTTPTestServer(t, srv.routes(), e)
 	if !setup.notReady {
 		srv.ready.Store(true)
 	}
 	return &testServer{Server: ts, srv: srv, store: store, dags: dags, edition: e}
+}
+
+// startHTTPTestServer serves h on loopback as main serves the edition:
+// with Werkzeug's status lines where the edition has them.
+func startHTTPTestServer(t *testing.T, h http.Handler, e edition) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(h)
+	if e.rules().werkzeugReasons {
+		ts.Listener = capitalReasons(ts.Config, ts.Listener)
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts
 }
 
 // response is what a request got back.

@@ -510,6 +510,9 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 		return err
 	}
 	p.httpServer = newHTTPServer(srv.routes(), logger, answerWriteTimeout)
+	if srv.rules().werkzeugReasons {
+		ln = capitalReasons(p.httpServer, ln)
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- p.httpServer.Serve(ln) }()
 
