@@ -777,36 +777,3 @@ func isSafeURL(target string, r *http.Request) bool {
 	}
 	return (resolved.Scheme == "http" || resolved.Scheme == "https") && netloc == r.Host
 }
-
-// pyUnquote is urllib.parse.unquote: each %XX decoded, a % not followed by
-// two hex digits kept, and the bytes read as UTF-8 (invalid sequences as
-// U+FFFD).
-func pyUnquote(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}

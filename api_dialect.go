@@ -95,7 +95,7 @@ func (d *dialect) checkQuery(r *http.Request, params []v1Param) (v1Values, error
 	if r.URL.RawQuery == "" {
 		return d.query(nil, params) // the checks only read: no map to parse into
 	}
-	return d.query(r.URL.Query(), params)
+	return d.query(pyQuery(r.URL.RawQuery), params)
 }
 
 // answer is a row whose answer is fn's value in the API's form, or fn's

@@ -10,7 +10,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,15 +221,7 @@ func orderedQuery(raw string) []queryPair {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
-		key, err := url.QueryUnescape(k)
-		if err != nil {
-			key = k
-		}
-		val, err := url.QueryUnescape(v)
-		if err != nil {
-			val = v
-		}
-		out = append(out, queryPair{key, val})
+		out = append(out, queryPair{pyUnquotePlus(k), pyUnquotePlus(v)})
 	}
 	return out
 }
