@@ -61,6 +61,9 @@ type reasonConn struct {
 	// both run on the connection's goroutine, the atomic keeps a handler
 	// that writes from another goroutine safe.
 	answerDue atomic.Bool
+	// scratch holds the rewritten first write of an answer; used by
+	// the connection's writes only, which net/http makes one at a time.
+	scratch []byte
 }
 
 func (c *reasonConn) Write(p []byte) (int, error) {
@@ -81,10 +84,20 @@ func (c *reasonConn) Write(p []byte) (int, error) {
 	if !ok {
 		capital = bytes.ToUpper(line) // HTTP/1.0; the same length: the reasons are ASCII
 	}
-	bufs := net.Buffers{capital, p[len(line):]}
-	n, err := bufs.WriteTo(c.Conn)
-	return int(n), err
+	// One write of a copy: net/http's first write of an answer is its
+	// 4 KiB buffer. Not writev (net.Buffers): it would do, but the race
+	// detector sees no order through it, where a plain write orders what
+	// the handler did before it with the client's read.
+	c.scratch = append(append(c.scratch[:0], capital...), p[len(line):]...)
+	n, err := c.Conn.Write(c.scratch)
+	if cap(c.scratch) > maxScratch {
+		c.scratch = nil // a rare large first write is not kept for the connection's life
+	}
+	return n, err
 }
+
+// maxScratch bounds the copy a connection keeps between answers.
+const maxScratch = 8 << 10
 
 // CloseWrite lets net/http half-close the connection as it does a bare
 // TCP connection's (closeWriteAndWait).
