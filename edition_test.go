@@ -162,6 +162,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate":   r.templateExecutionDate,
 			"taskStates":              r.taskStates,
 			"nullLogicalDate":         r.nullLogicalDate,
+			"assetsFollowFile":        r.assetsFollowFile,
+			"werkzeugReasons":         r.werkzeugReasons,
 			"depLogicalDate":          r.depLogicalDate,
 			"runTypes":                r.runTypes,
 			"triggerRunType":          r.triggerRunType,
@@ -280,6 +282,11 @@ func TestEditionRules_Table(t *testing.T) {
 		"taskStates": []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
 			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
 		"nullLogicalDate": false,
+		// Airflow 2.10.3 airflow/models/dag.py bulk_write_to_db: datasets
+		// are created when missing, never updated.
+		"assetsFollowFile": false,
+		// Werkzeug's _clean_status behind gunicorn: "404 NOT FOUND".
+		"werkzeugReasons": true,
 		"depLogicalDate":  false,
 		// Airflow 2.10.3 airflow/utils/types.py:75-81
 		"runTypes":       []string{"backfill", "scheduled", "manual", "dataset_triggered"},
@@ -377,6 +384,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate": true,
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
+			"assetsFollowFile":      false,
+			"werkzeugReasons":       true,
 			"depLogicalDate":        false,
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
@@ -462,6 +471,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate": true,
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
+			"assetsFollowFile":      false,
+			"werkzeugReasons":       true,
 			"depLogicalDate":        false,
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
@@ -515,6 +526,10 @@ func want3(want2 map[string]any) map[string]any {
 		"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
 		"nullLogicalDate": true,
+		// dag_processing/collection.py sync_assets, sync_asset_aliases.
+		"assetsFollowFile": true,
+		// uvicorn: Python's http.HTTPStatus phrases, which are Go's.
+		"werkzeugReasons": false,
 		"depLogicalDate":  true,
 		// Airflow 3.2.1's example DAGs; its UI addresses runs by id
 		// (airflow-core/src/airflow/ui/src/router.tsx).
