@@ -113,7 +113,7 @@ func (r *storeRestore) sawID(counter string, id int64) {
 // InsertTaskInstances stores task instances; those of one run given one
 // after another go into the store as one row.
 func (r *storeRestore) InsertTaskInstances(tis []*TaskInstance) error {
-	return putTaskInstancesTxn(r.txn, tis...)
+	return storeTaskInstancesTxn(r.txn, true, tis)
 }
 
 // Run is a run restored so far, or errNotFound.

@@ -142,6 +142,13 @@ func countTaskInstancesTxn(txn *memdb.Txn, dagID string, match func(*TaskInstanc
 // -1 one, as Airflow's expand_mapped_task turns that row into index 0: a
 // task has either the one or the others.
 func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
+	return storeTaskInstancesTxn(txn, false, tis)
+}
+
+// storeTaskInstancesTxn is putTaskInstancesTxn; with refuseTwice, a task
+// instance whose key is already stored is an error, not a replacement
+// (a restore: two rows under one key would lose one).
+func storeTaskInstancesTxn(txn *memdb.Txn, refuseTwice bool, tis []*TaskInstance) error {
 	for len(tis) > 0 {
 		dagID, runID := tis[0].DagID, tis[0].RunID
 		n := 1
@@ -169,6 +176,9 @@ func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
 				}
 			}
 			if i, found := row.find(ti.TaskID, ti.MapIndex); found {
+				if refuseTwice {
+					return fmt.Errorf("task instance %s of run %s of DAG %s (map_index %d) appears twice", ti.TaskID, runID, dagID, ti.MapIndex)
+				}
 				row.TIs[i] = ti
 			} else {
 				row.TIs = slices.Insert(row.TIs, i, ti)
