@@ -120,15 +120,27 @@ func TestAPIv2_PythonClientFlow(t *testing.T) {
 	expect(t, ts.do(t, "POST", "/api/v2/dags/example_simplest_dag/dagRuns", `{"dag_run_id": "some_test_run_1", "logical_date": null}`), 200,
 		`"dag_run_id":"some_test_run_1"`, `"logical_date":null`, `"state":"queued"`)
 	expect(t, ts.do(t, "GET", "/api/v2/config", ""), 403, `Your Airflow administrator chose not to expose the configuration`)
+	// Airflow's docker-compose quick-start test (docker-tests
+	// test_docker_compose_quick_start.py) triggers the same DAG, which
+	// has no start date, at a logical date of 2020.
+	expect(t, ts.do(t, "POST", "/api/v2/dags/example_simplest_dag/dagRuns",
+		`{"dag_run_id": "test_dag_run_id", "logical_date": "2020-06-11T18:00:00+00:00"}`), 200,
+		`"logical_date":"2020-06-11T18:00:00Z"`, `"state":"queued"`)
 
 	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
 		Now: time.Now, Parallelism: 4, Unixname: testUnixname, Hostname: "test"})
 	t.Cleanup(sched.stop)
 	settleUntil(t, sched, time.Now, func() bool {
-		run, err := ts.store.RunByRunID("example_simplest_dag", "some_test_run_1")
-		return err == nil && run.State.Finished()
+		for _, id := range []string{"some_test_run_1", "test_dag_run_id"} {
+			if run, err := ts.store.RunByRunID("example_simplest_dag", id); err != nil || !run.State.Finished() {
+				return false
+			}
+		}
+		return true
 	})
-	expect(t, ts.do(t, "GET", "/api/v2/dags/example_simplest_dag/dagRuns/some_test_run_1", ""), 200, `"state":"success"`)
-	expect(t, ts.do(t, "GET", "/api/v2/dags/example_simplest_dag/dagRuns/some_test_run_1/taskInstances/my_task", ""), 200,
-		`"state":"success"`, `"try_number":1`)
+	for _, id := range []string{"some_test_run_1", "test_dag_run_id"} {
+		expect(t, ts.do(t, "GET", "/api/v2/dags/example_simplest_dag/dagRuns/"+id, ""), 200, `"state":"success"`)
+		expect(t, ts.do(t, "GET", "/api/v2/dags/example_simplest_dag/dagRuns/"+id+"/taskInstances/my_task", ""), 200,
+			`"state":"success"`, `"try_number":1`)
+	}
 }
