@@ -153,6 +153,76 @@ func BenchmarkV2ListAssets(b *testing.B) {
 		benchPage{"all_desc_offset", "/assets?limit=50&offset=200&order_by=-name&only_active=false"})
 }
 
+// BenchmarkV2ListAssetsFiltered lists a page of 50 assets of
+// BenchmarkV2ListAssets' store, their times out of id order, in the
+// orders and with the filters the indexes served last: by created_at (the
+// named ones), every asset by -updated_at from offset 200, a name
+// pattern, every asset with a uri pattern, the assets of one DAG.
+func BenchmarkV2ListAssetsFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b, benchAssetDAGs(b, rows)...)
+		addAssetEvents(b, store, rows, rows)
+		scrambleAssetTimes(b, store)
+		return store, dags
+	},
+		benchPage{"by_created", "/assets?limit=50&order_by=created_at"},
+		benchPage{"all_by_updated_desc_offset", "/assets?limit=50&offset=200&order_by=-updated_at&only_active=false"},
+		benchPage{"name_pattern", "/assets?limit=50&name_pattern=asset_1"},
+		benchPage{"all_uri_pattern", "/assets?limit=50&only_active=false&uri_pattern=bucket/asset_2"},
+		benchPage{"dag_ids", "/assets?limit=50&dag_ids=bench_assets_000000"})
+}
+
+// BenchmarkV2ListPatterns lists a page of 50 asset aliases and of 50
+// variables with a name pattern ("12" or "77": about one in twenty rows
+// matches, a page of 50 reads about 1,000 of them) with rows of
+// each stored; pools and connections take the variables' walk.
+func BenchmarkV2ListPatterns(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		refs := make([]aliasRef, rows)
+		for i := range rows {
+			refs[i] = aliasRef{Name: fmt.Sprintf("bench_alias_%06d", (i*7919)%rows)}
+			if _, err := store.SetVariable(fmt.Sprintf("bench_var_%06d", (i*7919)%rows), "value", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := store.EnsureAssetAliases(refs); err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"aliases", "/assets/aliases?limit=50&name_pattern=12"},
+		benchPage{"aliases_by_name", "/assets/aliases?limit=50&order_by=name&name_pattern=77"},
+		benchPage{"variables", "/variables?limit=50&variable_key_pattern=12"},
+		benchPage{"variables_by_key_desc", "/variables?limit=50&order_by=-key&variable_key_pattern=77"})
+}
+
+// scrambleAssetTimes gives every asset a created_at and an updated_at out
+// of id order, many of them shared (a DAG file's assets are registered at
+// one parse), updated_at never before created_at.
+func scrambleAssetTimes(tb testing.TB, store *Store) {
+	tb.Helper()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err := store.update(func(txn *memdb.Txn) error {
+		all, err := allRows[Asset](txn, tableAssets, "assets")
+		if err != nil {
+			return err
+		}
+		for _, a := range all {
+			next := *a
+			next.CreatedAt = base.Add(time.Duration((a.ID*37)%101) * time.Second)
+			next.UpdatedAt = next.CreatedAt.Add(time.Duration((a.ID*53)%7) * time.Minute)
+			if err := txn.Insert(tableAssets, &next); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // benchAssetDAGs are DAGs whose tasks have every other asset of
 // addAssetEvents' assets (asset_0, asset_2, ... below assets) among their
 // outlets, 500 a DAG.

@@ -59,8 +59,9 @@ type assetRef struct {
 	Extra            json.RawMessage
 }
 
-// assetsTable holds assets by id, by (name, uri), and by name and by uri
-// for a listing's orders (memstore_assetrefs.go). Assets come with DAG
+// assetsTable holds assets by id, by (name, uri), and by name, uri,
+// created_at and updated_at for a listing's orders
+// (memstore_assetrefs.go). Assets come with DAG
 // files and events of new assets, so the indexes cost little.
 func assetsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
@@ -72,6 +73,10 @@ func assetsTable() *memdb.TableSchema {
 			}}},
 			indexAssetName: {Name: indexAssetName, Indexer: stringField[Asset]{func(a *Asset) string { return a.Name }}},
 			indexAssetURI:  {Name: indexAssetURI, Indexer: stringField[Asset]{func(a *Asset) string { return a.URI }}},
+			// Nanoseconds, as the listing compares times (instants
+			// between the years 1678 and 2262: every asset's).
+			indexAssetCreated: {Name: indexAssetCreated, Indexer: intField[Asset]{func(a *Asset) int64 { return a.CreatedAt.UnixNano() }}},
+			indexAssetUpdated: {Name: indexAssetUpdated, Indexer: intField[Asset]{func(a *Asset) int64 { return a.UpdatedAt.UnixNano() }}},
 		},
 	}
 }
@@ -250,7 +255,11 @@ func (s *Store) AssetEventPage(desc, tiesFollow bool, offset, limit int) ([]*Ass
 
 // Assets lists every asset by id.
 func (s *Store) Assets() ([]*Asset, error) {
-	return allRows[Asset](s.read(), tableAssets, "assets")
+	all, err := allRows[Asset](s.read(), tableAssets, "assets")
+	if s.rowsRead != nil {
+		s.rowsRead(len(all))
+	}
+	return all, err
 }
 
 // AssetByID is one asset, or errNotFound.

@@ -312,28 +312,30 @@ func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, c
 
 // PoolKeyedPage, VariableKeyedPage and ConnectionKeyedPage are pages of those tables by
 // name (byName) or by integer id, the rows whose name keep picks (nil:
-// all), and how many it picks in all (tablePage; countKey "all" when
-// keep is nil).
-func (s *Store) PoolKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*Pool, int, error) {
-	return keyedTablePage(s, tablePools, indexRowID, indexID, byName, desc, offset, limit, keep, func(p *Pool) string { return p.Name })
+// all), and how many it picks in all (tablePage; countKey names keep,
+// "all" when keep is nil).
+func (s *Store) PoolKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*Pool, int, error) {
+	return keyedTablePage(s, tablePools, indexRowID, indexID, byName, desc, offset, limit, keep, countKey, func(p *Pool) string { return p.Name })
 }
 
-func (s *Store) VariableKeyedPage(byKey, desc bool, offset, limit int, keep func(string) bool) ([]*Variable, int, error) {
-	return keyedTablePage(s, tableVariables, indexRowID, indexID, byKey, desc, offset, limit, keep, func(v *Variable) string { return v.Key })
+func (s *Store) VariableKeyedPage(byKey, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*Variable, int, error) {
+	return keyedTablePage(s, tableVariables, indexRowID, indexID, byKey, desc, offset, limit, keep, countKey, func(v *Variable) string { return v.Key })
 }
 
-func (s *Store) ConnectionKeyedPage(byID, desc bool, offset, limit int, keep func(string) bool) ([]*Connection, int, error) {
-	return keyedTablePage(s, tableConns, indexRowID, indexID, byID, desc, offset, limit, keep, func(c *Connection) string { return c.ConnID })
+func (s *Store) ConnectionKeyedPage(byID, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*Connection, int, error) {
+	return keyedTablePage(s, tableConns, indexRowID, indexID, byID, desc, offset, limit, keep, countKey, func(c *Connection) string { return c.ConnID })
 }
 
 // AliasKeyedPage is the same of the asset aliases, by name or id.
-func (s *Store) AliasKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*AssetAlias, int, error) {
-	return keyedTablePage(s, tableAssetAliases, indexID, "name", byName, desc, offset, limit, keep, func(a *AssetAlias) string { return a.Name })
+func (s *Store) AliasKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*AssetAlias, int, error) {
+	return keyedTablePage(s, tableAssetAliases, indexID, "name", byName, desc, offset, limit, keep, countKey, func(a *AssetAlias) string { return a.Name })
 }
 
 // keyedTablePage is a page of table by its integer id (idIndex) or its
-// name (nameIndex).
-func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, desc bool, offset, limit int, keep func(string) bool, name func(*T) string) ([]*T, int, error) {
+// name (nameIndex), of the rows whose name keep picks (nil: every row);
+// countKey names keep (tablePage's: "" counts by a walk of every row at
+// each page).
+func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, desc bool, offset, limit int, keep func(string) bool, countKey string, name func(*T) string) ([]*T, int, error) {
 	index := idIndex
 	if byName {
 		index = nameIndex
@@ -341,7 +343,7 @@ func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, d
 	if keep == nil {
 		return tablePage(s, table, index, desc, offset, limit, func(*T) bool { return true }, "all")
 	}
-	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, "")
+	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, countKey)
 }
 
 // ImportErrorPage is a page of import errors by id, or by filename when

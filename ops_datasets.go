@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,7 +41,7 @@ func (o *operations) dataset(uri string) (assetView, error) {
 // datasetQuery is the stable API's listing of datasets (get_datasets):
 // uri_pattern, the DAGs scheduled on a dataset or producing it, an order.
 type datasetQuery struct {
-	uri    func(string) bool
+	uri    *regexp.Regexp
 	dagIDs []string
 	key    sortKey
 	offset int
@@ -48,9 +49,11 @@ type datasetQuery struct {
 }
 
 // datasets lists datasets as q asks. Its total counts every dataset,
-// filtered or not, as get_datasets counts them before it filters. Without
-// a filter, in an order an index keeps (id, uri), it reads the page;
-// otherwise every asset.
+// filtered or not, as get_datasets counts them before it filters. With
+// dag_ids it reads the assets those DAGs produce or are scheduled on (a
+// list per DAG, kept per version of the tables) and sorts them; otherwise
+// it walks the asset table's index in the order asked for to the page's
+// end, a uri_pattern picking as it goes.
 func (o *operations) datasets(q datasetQuery) (listed[assetView], error) {
 	named, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile)
 	if err != nil {
@@ -58,34 +61,54 @@ func (o *operations) datasets(q datasetQuery) (listed[assetView], error) {
 	}
 	keys := []sortKey{q.key}
 	var page listed[*Asset]
-	if order, desc, tiesUp, ok := assetIndexOrder(keys); ok && q.uri == nil && len(q.dagIDs) == 0 {
-		page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit)
-		if err != nil {
+	_, total, err := o.store.AssetPage(assetByID, false, false, 0, 0, nil, "")
+	if err != nil {
+		return listed[assetView]{}, err
+	}
+	order, desc, tiesUp, indexed := assetIndexOrder(keys)
+	switch {
+	case len(q.dagIDs) > 0:
+		page = listKeyed(filterAssets(named.NamedBy(q.dagIDs, false), nil, q.uri), nil, keyedQuery{keys: keys, offset: q.offset, limit: q.limit}, compareAssets)
+	case indexed:
+		keep, countKey := assetPatternKeep(nil, q.uri)
+		if page.rows, _, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit, keep, countKey); err != nil {
 			return listed[assetView]{}, err
 		}
-	} else {
+	default:
 		all, err := o.store.Assets()
 		if err != nil {
 			return listed[assetView]{}, err
 		}
-		total := len(all)
-		kept := all[:0]
-		in := func(id string) bool { return slices.Contains(q.dagIDs, id) }
-		for _, a := range all {
-			n := named.Naming(a)
-			producing := slices.ContainsFunc(n.Producing, func(r assetTaskRef) bool { return in(r.DagID) })
-			switch {
-			case q.uri != nil && !q.uri(a.URI):
-			case len(q.dagIDs) > 0 && !producing && !slices.ContainsFunc(n.Scheduled, in):
-			default:
-				kept = append(kept, a)
-			}
-		}
-		page = listKeyed(kept, nil, keyedQuery{keys: keys, offset: q.offset, limit: q.limit}, compareAssets)
-		page.total = total
+		page = listKeyed(filterAssets(all, nil, q.uri), nil, keyedQuery{keys: keys, offset: q.offset, limit: q.limit}, compareAssets)
 	}
 	views, err := o.assetViewsOf(named, page.rows)
-	return listed[assetView]{rows: views, total: page.total}, err
+	return listed[assetView]{rows: views, total: total}, err
+}
+
+// assetPatternKeep is patternKeep for an asset's name and uri (nil: no
+// filter).
+func assetPatternKeep(name, uri *regexp.Regexp) (keep func(*Asset) bool, countKey string) {
+	if name == nil && uri == nil {
+		return nil, "all"
+	}
+	_, nameKey := patternKeep(name)
+	_, uriKey := patternKeep(uri)
+	return func(a *Asset) bool {
+		return (name == nil || name.MatchString(a.Name)) && (uri == nil || uri.MatchString(a.URI))
+	}, "name " + nameKey + " uri " + uriKey
+}
+
+// filterAssets are the assets of rows whose name and uri the patterns
+// pick (nil: any), in a slice of their own.
+func filterAssets(rows []*Asset, name, uri *regexp.Regexp) []*Asset {
+	keep, _ := assetPatternKeep(name, uri)
+	out := make([]*Asset, 0, len(rows))
+	for _, a := range rows {
+		if keep == nil || keep(a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // compareAssets is listKeyed's comparison of assets by an attribute a
@@ -105,8 +128,8 @@ func compareAssets(a, b *Asset, attr string) int {
 }
 
 // assetIndexOrder says whether an index keeps the order keys ask for
-// (listKeyed's: each key, then id ascending): the first key id, name or
-// uri, and after it nothing, or the id in its direction (SortParam's
+// (listKeyed's: each key, then id ascending): the first key id, name,
+// uri, created_at or updated_at, and after it nothing, or the id in its direction (SortParam's
 // primary key, /api/v2: v2WithPK); and whether the ties of a descending
 // name or uri go up (/api/v1, where listKeyed's id ascending decides).
 func assetIndexOrder(keys []sortKey) (order assetOrder, desc, tiesUp, ok bool) {
@@ -121,6 +144,10 @@ func assetIndexOrder(keys []sortKey) (order assetOrder, desc, tiesUp, ok bool) {
 		order = assetByName
 	case "uri":
 		order = assetByURI
+	case "created_at":
+		order = assetByCreated
+	case "updated_at":
+		order = assetByUpdated
 	default:
 		return 0, false, false, false
 	}
@@ -255,7 +282,7 @@ func (o *operations) assetViewsOf(named *NamedAssets, assets []*Asset) ([]assetV
 // assetQuery is an Airflow 3 listing of assets: name and uri filters,
 // the DAGs that name them, only those a DAG names now, the order.
 type assetQuery struct {
-	name, uri  func(string) bool
+	name, uri  *regexp.Regexp
 	dagIDs     []string
 	onlyActive bool
 	keys       []sortKey
@@ -263,12 +290,15 @@ type assetQuery struct {
 	limit      int
 }
 
-// assets lists assets as q asks. Without a name, uri or DAG filter, in
-// an order an index keeps (id, name or uri, either way), it reads the
-// page: of the assets the DAGs name (only_active) from the list the store
-// keeps of them, of every asset from the table's index. A filter, or an
-// order by created_at or updated_at, reads every asset (of those the
-// DAGs name, with only_active).
+// assets lists assets as q asks. With dag_ids it reads the assets those
+// DAGs name (a list per DAG, kept per version of the tables: the DAGs
+// name only active assets) and sorts them. Otherwise, in an order an
+// index keeps (the first key id, name, uri, created_at or updated_at,
+// either way), it walks that order to the page's end, of the assets the
+// DAGs name (only_active) in the lists the store keeps of them, of every
+// asset in the table's index; a name or uri pattern picks as it walks,
+// its total counted once per version of the tables and pattern. Two
+// order keys sort every asset (of those the DAGs name, with only_active).
 func (o *operations) assets(q assetQuery) (listed[assetView], error) {
 	named, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile)
 	if err != nil {
@@ -276,29 +306,22 @@ func (o *operations) assets(q assetQuery) (listed[assetView], error) {
 	}
 	var page listed[*Asset]
 	order, desc, tiesUp, indexed := assetIndexOrder(q.keys)
+	keep, countKey := assetPatternKeep(q.name, q.uri)
 	switch {
-	case !indexed || q.name != nil || q.uri != nil || q.dagIDs != nil || (q.onlyActive && tiesUp):
+	case q.dagIDs != nil:
+		page = listKeyed(filterAssets(named.NamedBy(q.dagIDs, true), q.name, q.uri), nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, compareAssets)
+	case !indexed || (q.onlyActive && tiesUp):
 		all := named.Active()
 		if !q.onlyActive {
 			if all, err = o.store.Assets(); err != nil {
 				return listed[assetView]{}, err
 			}
 		}
-		var kept []*Asset
-		for _, a := range all {
-			switch {
-			case q.name != nil && !q.name(a.Name):
-			case q.uri != nil && !q.uri(a.URI):
-			case q.dagIDs != nil && !named.Naming(a).namedBy(q.dagIDs):
-			default:
-				kept = append(kept, a)
-			}
-		}
-		page = listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, compareAssets)
+		page = listKeyed(filterAssets(all, q.name, q.uri), nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, compareAssets)
 	case q.onlyActive:
-		page.rows, page.total = named.Page(order, desc, q.offset, q.limit)
+		page.rows, page.total = named.Page(order, desc, q.offset, q.limit, keep, countKey)
 	default:
-		if page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit); err != nil {
+		if page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit, keep, countKey); err != nil {
 			return listed[assetView]{}, err
 		}
 	}
@@ -338,7 +361,7 @@ type assetEventQuery struct {
 	assetID                          *int64
 	sourceDagID, sourceTaskID, runID *string
 	mapIndex                         *int64
-	name                             func(string) bool
+	name                             *regexp.Regexp
 	gte, gt, lte, lt                 *time.Time
 	keys                             []sortKey
 	offset, limit                    int
@@ -422,7 +445,7 @@ func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], err
 		case q.assetID != nil && e.AssetID != *q.assetID:
 		case !eq(q.sourceDagID, e.SourceDagID), !eq(q.sourceTaskID, e.SourceTaskID), !eq(q.runID, e.SourceRunID):
 		case q.mapIndex != nil && int64(e.SourceMapIndex) != *q.mapIndex:
-		case q.name != nil && (a == nil || !q.name(a.Name)):
+		case q.name != nil && (a == nil || !q.name.MatchString(a.Name)):
 		case q.gte != nil && e.Timestamp.Before(*q.gte), q.gt != nil && !e.Timestamp.After(*q.gt):
 		case q.lte != nil && e.Timestamp.After(*q.lte), q.lt != nil && !e.Timestamp.Before(*q.lt):
 		default:
@@ -488,7 +511,7 @@ func (o *operations) consumedAssetEvents(run *DagRun) ([]assetEventView, error) 
 // aliasQuery is an Airflow 3 listing of asset aliases: a name filter
 // and the order.
 type aliasQuery struct {
-	name          func(string) bool
+	name          *regexp.Regexp
 	keys          []sortKey
 	offset, limit int
 }
