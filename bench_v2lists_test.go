@@ -69,6 +69,24 @@ func BenchmarkV2ListDags(b *testing.B) {
 		benchPage{"desc_offset", "/dags?limit=50&offset=200&order_by=-dag_id"})
 }
 
+// BenchmarkV2ListDagsLastRun lists a page of 50 DAGs by their latest
+// started run (GET /api/v2/dags with last_dag_run_state, and ordered by
+// -last_run_start_date) with rows runs stored, spread over 100 DAGs:
+// each DAG's latest run is one seek, where every run was read.
+func BenchmarkV2ListDagsLastRun(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchManyDAGs(nil)(b, 100)
+		for _, d := range dags.DAGs {
+			if strings.HasPrefix(d.DagID, "bench_dag_") {
+				addRuns(b, store, d, benchDate, rows/100, false)
+			}
+		}
+		return store, dags
+	},
+		benchPage{"last_state", "/dags?limit=50&last_dag_run_state=success"},
+		benchPage{"by_last_start", "/dags?limit=50&order_by=-last_run_start_date"})
+}
+
 // BenchmarkV2ListEventLogs lists a page of 50 events (GET
 // /api/v2/eventLogs, by id and by -id) with rows events stored.
 func BenchmarkV2ListEventLogs(b *testing.B) {

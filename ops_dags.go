@@ -200,35 +200,64 @@ const bundleName = "dags-folder"
 
 // dagInfoOf fills what a DAG shows besides its row.
 func (o *operations) dagInfoOf(row *DagRow, importErrors map[string]bool, withLastRun bool) (dagInfo, error) {
-	info := dagInfo{Row: row, Stale: row.Def == nil, ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
-	if v, err := o.store.LatestDagVersion(row.DagID); err == nil {
-		info.Version = v
-	} else if !errors.Is(err, errNotFound) {
+	info, err := o.dagListInfo(row, importErrors, withLastRun, true)
+	if err != nil {
 		return info, err
 	}
-	if def := row.Def; def != nil {
-		info.Owners = dagOwners(def)
-		last, err := o.store.LastScheduledDate(row.DagID)
-		if err != nil {
+	return info, o.addDagVersion(&info)
+}
+
+// dagListInfo fills what a listing's filters and orders read of a DAG:
+// its owners, import errors, its next run (withNext: the schedule's
+// computation) and latest started run (withLastRun: a seek); the rest
+// (addDagVersion) waits for the page.
+func (o *operations) dagListInfo(row *DagRow, importErrors map[string]bool, withLastRun, withNext bool) (dagInfo, error) {
+	info := dagInfo{Row: row, Stale: row.Def == nil, ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
+	if row.Def != nil {
+		info.Owners = dagOwners(row.Def)
+	}
+	if withNext {
+		if err := o.addNextDagRun(&info); err != nil {
 			return info, err
-		}
-		rules := o.rules()
-		if iv, ok, err := plannedInterval(def, last, o.now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
-			info.Next = &nextDagRun{LogicalDate: iv.start, IntervalStart: iv.start, IntervalEnd: iv.end, RunAfter: iv.end}
 		}
 	}
 	if withLastRun {
-		runs, err := o.store.RunsOfDag(row.DagID, "")
+		last, err := o.store.LastStartedRun(row.DagID)
 		if err != nil {
 			return info, err
 		}
-		for _, r := range runs {
-			if r.StartDate != nil && (info.LastRun == nil || r.ID > info.LastRun.ID) {
-				info.LastRun = r
-			}
-		}
+		info.LastRun = last
 	}
 	return info, nil
+}
+
+// addNextDagRun fills the run info's DAG's schedule wants next.
+func (o *operations) addNextDagRun(info *dagInfo) error {
+	def := info.Row.Def
+	if def == nil {
+		return nil
+	}
+	last, err := o.store.LastScheduledDate(info.Row.DagID)
+	if err != nil {
+		return err
+	}
+	rules := o.rules()
+	if iv, ok, err := plannedInterval(def, last, o.now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
+		info.Next = &nextDagRun{LogicalDate: iv.start, IntervalStart: iv.start, IntervalEnd: iv.end, RunAfter: iv.end}
+	}
+	return nil
+}
+
+// addDagVersion fills info's DAG's latest version.
+func (o *operations) addDagVersion(info *dagInfo) error {
+	v, err := o.store.LatestDagVersion(info.Row.DagID)
+	switch {
+	case err == nil:
+		info.Version = v
+	case !errors.Is(err, errNotFound):
+		return err
+	}
+	return nil
 }
 
 // dagOwners is the distinct owners of a DAG's tasks, each owner string
@@ -312,12 +341,15 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 	withLastRun := q.lastRunFiltersEnabled || slices.ContainsFunc(q.order, func(k dagSortKey) bool {
 		return k.attr == "last_run_state" || k.attr == "last_run_start_date"
 	})
+	withNext := slices.ContainsFunc(q.order, func(k dagSortKey) bool { return k.attr == "next_dagrun" })
 	var out []dagInfo
 	for _, row := range rows {
 		if row.RootDagID != "" {
 			continue
 		}
-		info, err := o.dagInfoOf(row, ie, withLastRun)
+		// What the filters and the order read, for every DAG; the rest
+		// for the page's below.
+		info, err := o.dagListInfo(row, ie, withLastRun, withNext)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -339,7 +371,18 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 		}
 		return strings.Compare(a.Row.DagID, b.Row.DagID)
 	})
-	return v2Window(out, q.page), len(out), nil
+	page := v2Window(out, q.page)
+	for i := range page {
+		if !withNext {
+			if err := o.addNextDagRun(&page[i]); err != nil {
+				return nil, 0, err
+			}
+		}
+		if err := o.addDagVersion(&page[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	return page, len(out), nil
 }
 
 // anyDagNamed says whether a loaded DAG has a display name of its own:
