@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // assetsByScan is the straightforward answer to q: every asset (or the
