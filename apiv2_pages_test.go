@@ -23,7 +23,11 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 	for i := range 300 {
 		// Ids out of insertion order, some paused.
 		id := fmt.Sprintf("paged_%03d", (i*7)%300)
-		if _, err := ts.store.UpsertDAG(benchDAG(t, id, 1)); err != nil {
+		d := benchDAG(t, id, 1)
+		if i%2 == 0 {
+			d.Tags = []string{"bench"}
+		}
+		if _, err := ts.store.UpsertDAG(d); err != nil {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
@@ -54,6 +58,11 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 		{"dags paused", "/dags?limit=10&offset=5&paused=true", "/dags?limit=10&offset=5&paused=true&has_import_errors=false", 4 * 15},
 		{"dags unpaused", "/dags?limit=10&paused=false", "/dags?limit=10&paused=false&has_import_errors=false", 3 * 10},
 		{"dags past the end", "/dags?limit=10&offset=400", "/dags?limit=10&offset=400&has_import_errors=false", 400},
+		// paged_1xx follow the examples and paged_0xx by dag_id; the
+		// pattern's total is counted once per version of the DAG table.
+		{"dags by pattern", "/dags?limit=10&dag_id_pattern=paged_1", "/dags?limit=10&dag_id_pattern=paged_1&has_import_errors=false", 120},
+		{"dags by patterns and tags, desc", "/dags?limit=10&offset=3&order_by=-dag_id&dag_id_pattern=paged_2&tags=bench&owners=airflow",
+			"/dags?limit=10&offset=3&order_by=-dag_id&dag_id_pattern=paged_2&tags=bench&owners=airflow&has_import_errors=false", 120},
 		{"events", "/eventLogs?limit=50", "/eventLogs?limit=50&excluded_events=none", 50},
 		{"events offset", "/eventLogs?limit=25&offset=100", "/eventLogs?limit=25&offset=100&excluded_events=none", 125},
 		{"events desc", "/eventLogs?limit=30&order_by=-id", "/eventLogs?limit=30&order_by=-id&excluded_events=none", 30},
@@ -328,7 +337,10 @@ func TestAPIv1_Dags_ReadThePage(t *testing.T) {
 		{query: "limit=50", limit: 50, maxRead: 60}, // the fixtures' sub-DAGs are walked past
 		{query: "limit=20&offset=100&order_by=-dag_id", desc: true, offset: 100, limit: 20, maxRead: 130},
 		{query: "limit=10&offset=5&paused=true", paused: ptr(true), offset: 5, limit: 10, maxRead: 70},
-		{query: "limit=10&dag_id_pattern=paged_1", pattern: "paged_1", limit: 10, maxRead: 400},
+		// paged_1xx follow the fixtures' DAGs and paged_0xx by dag_id (by
+		// -dag_id, the DAGs after paged_ and paged_2xx).
+		{query: "limit=10&dag_id_pattern=paged_1", pattern: "paged_1", limit: 10, maxRead: 125},
+		{query: "limit=10&offset=85&order_by=-dag_id&dag_id_pattern=paged_1", pattern: "paged_1", desc: true, offset: 85, limit: 10, maxRead: 215},
 		{query: "limit=10&offset=1000", offset: 1000, limit: 10, maxRead: 400},
 	} {
 		t.Run(tc.query, func(t *testing.T) {

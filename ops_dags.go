@@ -409,10 +409,36 @@ func (q dagQuery) byIDOnRows() (desc, ok bool) {
 	return k.desc, k.attr == "dag_id" || k.attr == "dag_display_name"
 }
 
+// rowFilterKey names the filters of a byIDOnRows query, which read the
+// DAG row alone: the count of the rows they pick is remembered under it
+// per version of the DAG table (tablePage's countKey).
+func (q dagQuery) rowFilterKey() string {
+	res := func(list []*regexp.Regexp) []string {
+		out := make([]string, len(list))
+		for i, re := range list {
+			out[i] = re.String()
+		}
+		return out
+	}
+	str := func(s *string) string {
+		if s == nil {
+			return "None"
+		}
+		return strconv.Quote(*s)
+	}
+	dep := "None"
+	if q.assetDependency != nil {
+		dep = strconv.Quote(q.assetDependency.String())
+	}
+	return fmt.Sprintf("stale=%t paused=%s id=%q display=%q tags=%q all=%t owners=%q bundle=%s version=%s assets=%s dependency=%s timetables=%q",
+		q.includeStale, pyBoolOrNone(q.paused), res(q.idLike), res(q.displayLike), q.tags, q.tagsAll, res(q.ownerLikes),
+		str(q.bundleName), str(q.bundleVersion), pyBoolOrNone(q.hasAssetSchedule), dep, q.timetableTypes)
+}
+
 // listDagsByID is listDags for byIDOnRows' queries: the store walks its
 // dag_id index to the page's end (the total counted once per change of
-// the DAG table when the filters are the default ones, paused and
-// exclude_stale), and the DAGs' details are read for the page alone.
+// the DAG table and filters: rowFilterKey), and the DAGs' details are
+// read for the page alone.
 func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error) {
 	keep := func(row *DagRow) bool {
 		if row.RootDagID != "" {
@@ -424,12 +450,7 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		}
 		return q.selects(info)
 	}
-	countKey := ""
-	if q.idLike == nil && q.displayLike == nil && len(q.tags) == 0 && len(q.ownerLikes) == 0 && q.bundleName == nil &&
-		q.bundleVersion == nil && q.hasAssetSchedule == nil && q.assetDependency == nil && len(q.timetableTypes) == 0 {
-		countKey = fmt.Sprintf("stale=%t paused=%s", q.includeStale, pyBoolOrNone(q.paused))
-	}
-	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, countKey)
+	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, q.rowFilterKey())
 	if err != nil {
 		return nil, 0, err
 	}
