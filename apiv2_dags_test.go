@@ -553,3 +553,39 @@ func TestAPIv2_Dags_LastRunReadsItsRun(t *testing.T) {
 		})
 	}
 }
+
+// TestDagStats_ReadTheCounts asks both APIs' DAG statistics with a DAG of
+// 300 runs in four states and checks the counts, and through the store's
+// rowsRead hook that they come from the run counts the writes keep (a row
+// a DAG), not from the runs.
+func TestDagStats_ReadTheCounts(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			var dag *DAG
+			for _, d := range ts.dags.DAGs {
+				if d.DagID == "example_bash_operator" {
+					dag = d
+				}
+			}
+			addRunsIn(t, ts.store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 300, false, func(i int) RunState {
+				return runStates[i%4] // 75 of each
+			})
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			path, want := apiV2Prefix+"/dagStats", `{"dag_id":"example_bash_operator","dag_display_name":"example_bash_operator","stats":[{"state":"queued","count":75},{"state":"running","count":75},{"state":"success","count":75},{"state":"failed","count":75}]}`
+			if e == edition2 {
+				path, want = apiV1Prefix+"/dagStats?dag_ids=example_bash_operator,nope", `"count": 75,`+"\n"+`          "state": "failed"`
+			}
+			res := ts.do(t, http.MethodGet, path, "")
+			if res.status != 200 || !strings.Contains(res.body, want) {
+				t.Errorf("%d %.600s, want %s", res.status, res.body, want)
+			}
+			if read > 20 {
+				t.Errorf("read %d rows, want at most 20 (a count row a DAG)", read)
+			}
+		})
+	}
+}
