@@ -77,8 +77,8 @@ func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n i
 // store's rowsRead hook, that a page reads about its own rows and those
 // its offset skips, not the runs' task instances: at most the offset, a
 // block and a task instance per row of the page, and a block at the
-// start and the end of each walk merged (one per DAG; by id one per DAG
-// and map_index): whole blocks are passed for the offset where no other
+// start and the end of each walk merged (one per DAG; by id two per DAG,
+// and one per mapped block the page reaches): whole blocks are passed for the offset where no other
 // walk reaches into them, the shuffled DAG's task instances one by one
 // (blocks of one). Each answer must be, byte for byte,
 // the one the sorting path gives (forced by a filter that drops nothing).
@@ -288,8 +288,8 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 					}
 					return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
 				})
-				offset := rng.IntN(len(w) + 1)
-				page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, 7)
+				offset, limit := rng.IntN(len(w)+1), 1+rng.IntN(15)
+				page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, limit)
 				if err != nil || !ok {
 					t.Fatalf("%s: page of %v: ok %v, %v", step, dagIDs, ok, err)
 				}
@@ -297,7 +297,7 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 				for _, r := range page {
 					got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
 				}
-				end := min(offset+7, len(w))
+				end := min(offset+limit, len(w))
 				if fmt.Sprint(got) != fmt.Sprint(w[offset:end]) || total != len(w) {
 					t.Fatalf("%s: %v by id %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, offset, total, len(w), got, w[offset:end])
 				}
@@ -336,7 +336,7 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 			case op == 2 && tis[i].MapIndex == -1: // expanded, index 0 keeping the id
 				what = "expand " + task
 				var mapped []*TaskInstance
-				for mi := range 3 {
+				for mi := range 2 + rng.IntN(6) { // mapped blocks by id overlap across map indexes
 					m := *tis[i]
 					m.MapIndex = mi
 					if mi > 0 {
@@ -365,5 +365,41 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 			}
 		}
 		check(fmt.Sprintf("step %d, %s of %s", step, what, run.RunID))
+	}
+}
+
+// TestAPIv2_TaskInstances_ByIDReadThePage lists task instances by id
+// (order_by=id, and the batch's default) of a DAG whose last task each of
+// 30 runs expands into 80 mapped instances: a page merges the DAG's
+// unmapped blocks with its mapped ones as their ids come (the mapped
+// blocks in one index by id), so that it reads about its own rows and
+// those its offset skips, not a walk per map index (81 of them); each
+// answer the sorting path's.
+func TestAPIv2_TaskInstances_ByIDReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dag := benchDAG(t, "wide", 3)
+	if _, err := ts.store.UpsertDAG(dag); err != nil {
+		t.Fatal(err)
+	}
+	addRunsWithTIIDs(t, ts.store, dag, base, 30, false)
+	expandLastTask(t, ts.store, dag, 80)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const dagTIs = "/dags/wide/dagRuns/~/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	for _, tc := range []struct {
+		name, method, path, body, sorted, sortedBody string
+		maxRead                                      int
+	}{
+		{"by id", "GET", dagTIs + "?limit=20&order_by=id", "", dagTIs + "?limit=20&order_by=id&dag_id_pattern=%25", "", 3*20 + 4}, // 116 before
+		{"by id, offset", "GET", dagTIs + "?limit=20&offset=500&order_by=id", "", dagTIs + "?limit=20&offset=500&order_by=id&dag_id_pattern=%25", "", 500 + 3*20 + 4}, // 632
+		{"batch", "POST", batch, `{"dag_ids": ["wide"], "page_limit": 25, "page_offset": 40}`,
+			batch, `{"dag_ids": ["wide"], "page_limit": 25, "page_offset": 40, "queue": ["default"]}`, 40 + 3*25 + 4}, // 168
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageRead(t, ts, &read, tc.method, tc.path, tc.body, tc.sorted, tc.sortedBody, tc.maxRead)
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,57 @@ func BenchmarkV2ListTaskInstances(b *testing.B) {
 		benchPage{"default", "/dags/~/dagRuns/~/taskInstances?limit=50"},
 		benchPage{"dag_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200"},
 		benchPage{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"})
+}
+
+// BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
+// by id (order_by=id, and the batch's default) of ten runs whose last
+// task expands into rows/10 mapped instances each: the page merges the
+// DAG's unmapped and mapped blocks by id, where it opened a walk per
+// map_index (rows/10 of them).
+func BenchmarkV2ListTaskInstancesMapped(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_wide", 3)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, 10, false)
+		expandLastTask(b, store, dag, rows/10)
+		return store, dags
+	},
+		benchPage{"by_id", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&order_by=id"},
+		benchPage{"by_id_offset", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id"})
+}
+
+// expandLastTask expands the last task of each of dag's runs into width
+// mapped task instances (index 0 keeps its id), as expand_mapped_task
+// does when the task's list is known.
+func expandLastTask(tb testing.TB, store *Store, dag *DAG, width int) {
+	tb.Helper()
+	runs, err := store.RunsOfDag(dag.DagID, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	task := dag.Tasks[len(dag.Tasks)-1].TaskID
+	for _, run := range runs {
+		tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		i := slices.IndexFunc(tis, func(ti *TaskInstance) bool { return ti.TaskID == task && ti.MapIndex == -1 })
+		if i < 0 {
+			continue
+		}
+		var mapped []*TaskInstance
+		for mi := range width {
+			m := *tis[i]
+			m.MapIndex = mi
+			if mi > 0 {
+				m.ID = newTaskInstanceID()
+			}
+			mapped = append(mapped, &m)
+		}
+		if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, mapped...) }); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkV2ListAssetEvents lists a page of 50 asset events (GET

@@ -11,7 +11,6 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -37,20 +36,58 @@ type tiOrderRow struct {
 	DagID, RunID string
 }
 
-// tiOrderTable holds the blocks by (dag_id, map_index, lo), one index
-// only: each index a trigger writes costs its radix tree's transaction,
-// so every DAG's list merges the DAGs' walks (a seek per DAG, as every
-// DAG's runs do) rather than keep an index of its own. A block changes
-// only when a task instance comes or goes or its id changes (a new try, a
-// clear): a try's start and end leave it alone. Edition 3 only: before
-// it, task instances have no id and no block.
+// tiOrderTable holds the blocks by (dag_id, map_index, lo), and the
+// blocks of mapped task instances (map_index 0 and up) by (dag_id, lo):
+// each index a trigger writes costs its radix tree's transaction, so
+// every DAG's list merges the DAGs' walks (a seek per DAG, as every DAG's
+// runs do) rather than keep an index of its own, and the second index
+// leaves out the unmapped blocks a trigger writes (a mapped task's
+// expansion writes its blocks there too). A block changes only when a
+// task instance comes or goes or its id changes (a new try, a clear): a
+// try's start and end leave it alone. Edition 3 only: before it, task
+// instances have no id and no block.
 func tiOrderTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableTIOrder,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: tiOrderIndex{byDag: true}},
+			indexID:            {Name: indexID, Unique: true, Indexer: tiOrderIndex{byDag: true}},
+			indexTIOrderMapped: {Name: indexTIOrderMapped, AllowMissing: true, Indexer: tiMappedIndex{}},
 		},
 	}
+}
+
+// indexTIOrderMapped orders a DAG's blocks of mapped task instances by
+// their lo: a page by id merges them with the DAG's unmapped blocks as
+// their ids come, where it walked every map_index apart (a seek and a
+// block each, however many the page needs).
+const indexTIOrderMapped = "mapped_lo"
+
+// tiMappedIndex keys a block of map_index 0 or more as dag_id NUL lo NUL
+// (go-memdb puts the primary key after it); unmapped blocks have no key.
+// FromArgs takes a dag_id, where its keys start.
+type tiMappedIndex struct{}
+
+func (tiMappedIndex) FromObject(obj any) (bool, []byte, error) {
+	r, ok := obj.(*tiOrderRow)
+	if !ok {
+		return false, nil, fmt.Errorf("mapped task-instance order index: want *tiOrderRow, got %T", obj)
+	}
+	if r.MapIndex < 0 || r.Lo == "" || r.DagID == "" {
+		return false, nil, nil
+	}
+	k := make([]byte, 0, len(r.DagID)+len(r.Lo)+2)
+	return true, append(append(append(append(k, r.DagID...), 0), r.Lo...), 0), nil
+}
+
+func (tiMappedIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("mapped task-instance order index: want a dag_id, got %d arguments", len(args))
+	}
+	dagID, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("mapped task-instance order index: want a string dag_id, got %T", args[0])
+	}
+	return append([]byte(dagID), 0), nil
 }
 
 // tiOrderIndex keys a block as [dag_id NUL] encodeInt64(map_index) lo NUL
@@ -321,8 +358,10 @@ func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
 // TaskInstanceOrderPage is a page of the task instances of dagIDs (nil:
 // of every DAG the store has a row for), ordered by (map_index, id), or
 // by id alone when byID, and how many there are. The total comes from the
-// run counts; the page merges walks of ti_order (one per DAG; by id one
-// per DAG and map_index, whose id orders interleave) to the page's end,
+// run counts; the page merges walks of ti_order (one per DAG; by id two
+// per DAG, of its unmapped blocks and of its mapped ones by lo, each
+// mapped block opened as a walk of its own when the merge reaches it) to
+// the page's end,
 // passing whole blocks for the offset where no other walk reaches into
 // them, and reads the run rows of the blocks it takes task instances
 // from. ok is false when a task instance of those DAGs has no id (a store
@@ -356,6 +395,20 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 	for err == nil && len(page) < limit && len(m.walks) > 0 {
 		w := m.walks[0]
 		switch {
+		case w.feeder:
+			// A mapped block starts before every other walk's next task
+			// instance: it joins the merge as a walk of its own, and the
+			// feeder moves on to the next mapped block. (The feeder never
+			// passes a block whole: its next block may start inside it.)
+			b := w.block
+			m.nextBlock(w)
+			if w.block == nil {
+				heap.Pop(m)
+			} else {
+				heap.Fix(m, 0)
+			}
+			heap.Push(m, &tiOrderWalk{it: noRows{}, block: b})
+			continue
 		case w.members == nil && offset >= w.block.N && m.passes(w):
 			offset -= w.block.N
 			m.nextBlock(w)
@@ -441,8 +494,12 @@ type tiOrderMerge struct {
 // and, once read from the run's row, its members and the one it is at. A
 // walk ends with its iterator or at the first block bound refuses.
 type tiOrderWalk struct {
-	it      memdb.ResultIterator
-	bound   func(*tiOrderRow) bool
+	it    memdb.ResultIterator
+	bound func(*tiOrderRow) bool
+	// feeder: the walk of a DAG's mapped blocks by lo, which may
+	// overlap; its members are never read (each block it reaches opens a
+	// walk of its own).
+	feeder  bool
 	block   *tiOrderRow
 	run     *DagRun
 	members []*TaskInstance
@@ -461,39 +518,48 @@ func (m *tiOrderMerge) add(it memdb.ResultIterator, err error) error {
 	return nil
 }
 
-// addMapIndexWalks starts, for each DAG of dagIDs, a walk per distinct
-// map_index of its task instances: each is in id order, and a seek past
-// its map_index finds the next one.
+// addMapIndexWalks starts, for each DAG of dagIDs, two walks in id
+// order: of its unmapped blocks (map_index -1, which do not overlap), and
+// a feeder of its mapped blocks by lo (indexTIOrderMapped), whose blocks
+// may overlap one another (each map_index's are apart): the page opens
+// each of them as a walk of its own when the merge reaches its lo, or
+// passes it whole for the offset.
 func (m *tiOrderMerge) addMapIndexWalks(dagIDs []string) error {
 	for _, dagID := range dagIDs {
-		from := math.MinInt
-		for {
-			it, err := m.txn.LowerBound(tableTIOrder, indexID, dagID, from)
-			if err != nil {
-				return err
-			}
-			w := &tiOrderWalk{it: it}
-			if !m.nextBlock(w) || w.block.DagID != dagID {
-				break
-			}
-			mapIndex := w.block.MapIndex
-			w.bound = func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex == mapIndex }
+		it, err := m.txn.LowerBound(tableTIOrder, indexID, dagID, -1)
+		if err != nil {
+			return err
+		}
+		w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex == -1 }}
+		if m.nextBlock(w) {
 			m.walks = append(m.walks, w)
-			if mapIndex == math.MaxInt {
-				break
-			}
-			from = mapIndex + 1
+		}
+		if it, err = m.txn.LowerBound(tableTIOrder, indexTIOrderMapped, dagID); err != nil {
+			return err
+		}
+		w = &tiOrderWalk{it: it, feeder: true, bound: func(b *tiOrderRow) bool { return b.DagID == dagID }}
+		if m.nextBlock(w) {
+			m.walks = append(m.walks, w)
 		}
 	}
 	return nil
 }
+
+// noRows is an iterator with no rows: a walk of one block, opened by a
+// feeder, ends after it.
+type noRows struct{}
+
+func (noRows) Next() any                { return nil }
+func (noRows) WatchCh() <-chan struct{} { return nil }
 
 // nextBlock moves w to its next block, its members not read; false (and
 // no block) at its end.
 func (m *tiOrderMerge) nextBlock(w *tiOrderWalk) bool {
 	w.block, w.members, w.at = nil, nil, 0
 	raw := w.it.Next()
-	m.read++
+	if raw != nil {
+		m.read++
+	}
 	if raw == nil || (w.bound != nil && !w.bound(raw.(*tiOrderRow))) {
 		return false
 	}
