@@ -393,7 +393,7 @@ func TestAPIv2_TaskInstances_ByIDReadThePage(t *testing.T) {
 		name, method, path, body, sorted, sortedBody string
 		maxRead                                      int
 	}{
-		{"by id", "GET", dagTIs + "?limit=20&order_by=id", "", dagTIs + "?limit=20&order_by=id&dag_id_pattern=%25", "", 3*20 + 4}, // 116 before
+		{"by id", "GET", dagTIs + "?limit=20&order_by=id", "", dagTIs + "?limit=20&order_by=id&dag_id_pattern=%25", "", 3*20 + 4},                                     // 116 before
 		{"by id, offset", "GET", dagTIs + "?limit=20&offset=500&order_by=id", "", dagTIs + "?limit=20&offset=500&order_by=id&dag_id_pattern=%25", "", 500 + 3*20 + 4}, // 632
 		{"batch", "POST", batch, `{"dag_ids": ["wide"], "page_limit": 25, "page_offset": 40}`,
 			batch, `{"dag_ids": ["wide"], "page_limit": 25, "page_offset": 40, "queue": ["default"]}`, 40 + 3*25 + 4}, // 168
