@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // assetsByScan is the straightforward answer to q: every asset (or the
@@ -334,5 +337,101 @@ func TestAPIv2_PatternListsReadThePage(t *testing.T) {
 	got := ts.do(t, "GET", apiV2Prefix+"/variables?limit=1&order_by=key&variable_key_pattern=item_2", "")
 	if !strings.Contains(got.body, `"key":"item_2"`) || !strings.Contains(got.body, `"total_entries":112`) {
 		t.Errorf("after a new variable: %.300s, want item_2 of 112", got.body)
+	}
+}
+
+// TestAssetEvents_FiltersReadThePage lists filtered pages of 600 events
+// of 7 assets by timestamp, either way, through /api/v2 (asset_id,
+// source filters, a time range) and /api/v1 (dataset_id): one asset's
+// events are walked from its part of the (asset_id, timestamp) index,
+// other filters pick along the timestamp index, each count remembered
+// per version of the rows it covers; a page reads the events of its
+// order up to its last one (and, descending in /api/v1, the rest of its
+// last timestamp). Its ids and total are a filter and sort of every
+// event in the test.
+func TestAssetEvents_FiltersReadThePage(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			addAssetEvents(t, ts.store, 7, 600)
+			all, err := ts.store.AssetEvents()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			type tcase struct {
+				query         string
+				pick          func(*AssetEvent) bool
+				asset         int64 // 0: the walk is every event's
+				desc          bool
+				offset, limit int
+			}
+			cases := []tcase{
+				{"asset_id=3&limit=20&offset=10", func(e *AssetEvent) bool { return e.AssetID == 3 }, 3, false, 10, 20},
+				{"asset_id=5&limit=15&order_by=-timestamp", func(e *AssetEvent) bool { return e.AssetID == 5 }, 5, true, 0, 15},
+				{"asset_id=2&source_dag_id=producer&limit=10&offset=30&order_by=-timestamp", func(e *AssetEvent) bool { return e.AssetID == 2 }, 2, true, 30, 10},
+				{"source_task_id=make&timestamp_gte=2026-01-01T00:02:00Z&limit=25&offset=40", func(e *AssetEvent) bool {
+					return !e.Timestamp.Before(base.Add(2 * time.Minute))
+				}, 0, false, 40, 25},
+			}
+			prefix, events, totalField := apiV2Prefix+"/assets/events?", `"asset_events"`, `"total_entries":%d`
+			if e == edition2 {
+				prefix, events, totalField = apiV1Prefix+"/datasets/events?", `"dataset_events"`, `"total_entries": %d`
+				cases = []tcase{
+					{"dataset_id=3&limit=20&offset=10", func(e *AssetEvent) bool { return e.AssetID == 3 }, 3, false, 10, 20},
+					{"dataset_id=5&limit=15&order_by=-timestamp", func(e *AssetEvent) bool { return e.AssetID == 5 }, 5, true, 0, 15},
+					{"source_dag_id=producer&limit=15&offset=50&order_by=-timestamp", func(e *AssetEvent) bool { return true }, 0, true, 50, 15},
+				}
+			}
+			for _, tc := range cases {
+				t.Run(tc.query, func(t *testing.T) {
+					// The order: by timestamp, ties by id ascending (v1, and
+					// v2 ascending) or in the timestamp's direction (v2).
+					sorted := slices.Clone(all)
+					slices.SortStableFunc(sorted, func(a, b *AssetEvent) int {
+						c := a.Timestamp.Compare(b.Timestamp)
+						if tc.desc {
+							c = -c
+						}
+						if c == 0 && tc.desc && e == edition3 {
+							return cmp.Compare(b.ID, a.ID)
+						}
+						return cmp.Or(c, cmp.Compare(a.ID, b.ID))
+					})
+					var walked, want []int64
+					for _, ev := range sorted {
+						if tc.asset == 0 || ev.AssetID == tc.asset {
+							walked = append(walked, ev.ID)
+						}
+						if tc.pick(ev) {
+							want = append(want, ev.ID)
+						}
+					}
+					total := len(want)
+					want = want[tc.offset:min(tc.offset+tc.limit, len(want))]
+					maxRead := slices.Index(walked, want[len(want)-1]) + 1 + 2 // a tie after it
+					maxRead += 2 * len(want)                                   // each event's asset and consumers
+					ts.do(t, "GET", prefix+tc.query, "")
+					read = 0
+					res := ts.do(t, "GET", prefix+tc.query, "")
+					var got []int64
+					body := res.body[strings.Index(res.body, events):]
+					for _, m := range regexp.MustCompile(`"id": ?(\d+)`).FindAllStringSubmatch(body, -1) {
+						n, _ := strconv.ParseInt(m[1], 10, 64)
+						got = append(got, n)
+					}
+					if res.status != 200 || !slices.Equal(got, want) || !strings.Contains(res.body, fmt.Sprintf(totalField, total)) {
+						t.Errorf("%d ids %v, want %v of %d: %.400s", res.status, got, want, total, res.body)
+					}
+					if read == 0 || read > maxRead {
+						t.Errorf("read %d rows, want 1 to %d", read, maxRead)
+					}
+				})
+			}
+		})
 	}
 }

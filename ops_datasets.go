@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -367,18 +368,43 @@ type assetEventQuery struct {
 	offset, limit                    int
 }
 
-// pagedOrder says whether the store's (timestamp, id) index serves q: no
-// filter, ordered by timestamp either way (the default of
-// get_asset_events and of 2.10.3's get_dataset_events, which share this),
-// its ties by id ascending (listKeyed's last key, /api/v1) or, when q
-// names the id after it in the same direction (SortParam's primary key,
-// /api/v2: v2WithPK), in that direction. Filters, and the orders by the
-// source's ids or map index, sort every event.
-func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
-	if q.assetID != nil || q.sourceDagID != nil || q.sourceTaskID != nil || q.runID != nil || q.mapIndex != nil ||
-		q.name != nil || q.gte != nil || q.gt != nil || q.lte != nil || q.lt != nil {
-		return false, false, false
+// filtered says whether q has a filter.
+func (q assetEventQuery) filtered() bool {
+	return q.assetID != nil || q.sourceDagID != nil || q.sourceTaskID != nil || q.runID != nil || q.mapIndex != nil ||
+		q.name != nil || q.gte != nil || q.gt != nil || q.lte != nil || q.lt != nil
+}
+
+// filterKey names q's filters, for the count of the events they pick.
+func (q assetEventQuery) filterKey() string {
+	str := func(s *string) string {
+		if s == nil {
+			return "None"
+		}
+		return strconv.Quote(*s)
 	}
+	num := func(n *int64) string {
+		if n == nil {
+			return "None"
+		}
+		return strconv.FormatInt(*n, 10)
+	}
+	name := "None"
+	if q.name != nil {
+		name = strconv.Quote(q.name.String())
+	}
+	return fmt.Sprintf("dag=%s task=%s run=%s map=%s name=%s gte=%s gt=%s lte=%s lt=%s", str(q.sourceDagID), str(q.sourceTaskID),
+		str(q.runID), num(q.mapIndex), name, timeKey(q.gte), timeKey(q.gt), timeKey(q.lte), timeKey(q.lt))
+}
+
+// pagedOrder says whether the store's (timestamp, id) index serves q:
+// ordered by timestamp either way (the default of get_asset_events and of
+// 2.10.3's get_dataset_events, which share this), its ties by id
+// ascending (listKeyed's last key, /api/v1) or, when q names the id after
+// it in the same direction (SortParam's primary key, /api/v2: v2WithPK),
+// in that direction; with filters, one asset's events from the
+// (asset_id, timestamp) index. The orders by the source's ids or map
+// index sort every event.
+func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
 	if len(q.keys) == 0 || q.keys[0].attr != "timestamp" {
 		return false, false, false
 	}
@@ -393,9 +419,45 @@ func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
 }
 
 // pageAssetEvents is assetEvents' answer from the store's page, each
-// event with its asset (nil when it is gone).
-func (o *operations) pageAssetEvents(desc, tiesFollow bool, offset, limit int) (listed[assetEventView], error) {
-	events, total, err := o.store.AssetEventPage(desc, tiesFollow, offset, limit)
+// event with its asset (nil when it is gone). A filter picks as the
+// index is walked (one asset's part of it for asset_id); a name pattern
+// picks by the ids of the assets it matches, read from every asset.
+func (o *operations) pageAssetEvents(q assetEventQuery, desc, tiesFollow bool) (listed[assetEventView], error) {
+	var events []*AssetEvent
+	var total int
+	var err error
+	if !q.filtered() {
+		events, total, err = o.store.AssetEventPage(desc, tiesFollow, q.offset, q.limit)
+	} else {
+		var named map[int64]bool
+		if q.name != nil {
+			assets, err := o.store.Assets()
+			if err != nil {
+				return listed[assetEventView]{}, err
+			}
+			named = map[int64]bool{}
+			for _, a := range assets {
+				if q.name.MatchString(a.Name) {
+					named[a.ID] = true
+				}
+			}
+		}
+		eq := func(want, got *string) bool { return want == nil || (got != nil && *got == *want) }
+		keep := func(e *AssetEvent) bool {
+			switch {
+			case q.assetID != nil && e.AssetID != *q.assetID:
+			case !eq(q.sourceDagID, e.SourceDagID), !eq(q.sourceTaskID, e.SourceTaskID), !eq(q.runID, e.SourceRunID):
+			case q.mapIndex != nil && int64(e.SourceMapIndex) != *q.mapIndex:
+			case named != nil && !named[e.AssetID]:
+			case q.gte != nil && e.Timestamp.Before(*q.gte), q.gt != nil && !e.Timestamp.After(*q.gt):
+			case q.lte != nil && e.Timestamp.After(*q.lte), q.lt != nil && !e.Timestamp.Before(*q.lt):
+			default:
+				return true
+			}
+			return false
+		}
+		events, total, err = o.store.AssetEventFilteredPage(q.assetID, desc, tiesFollow, q.offset, q.limit, keep, q.filterKey())
+	}
 	if err != nil {
 		return listed[assetEventView]{}, err
 	}
@@ -423,7 +485,7 @@ type assetEventView struct {
 // assetEvents lists asset events as q asks.
 func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], error) {
 	if desc, tiesFollow, ok := q.pagedOrder(); ok {
-		return o.pageAssetEvents(desc, tiesFollow, q.offset, q.limit)
+		return o.pageAssetEvents(q, desc, tiesFollow)
 	}
 	events, err := o.store.AssetEvents()
 	if err != nil {
