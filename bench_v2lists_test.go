@@ -88,6 +88,33 @@ func BenchmarkV2ListDagsLastRun(b *testing.B) {
 		benchPage{"by_last_start", "/dags?limit=50&order_by=-last_run_start_date"})
 }
 
+// BenchmarkV2ListDagsFiltered lists a page of 50 DAGs by dag_id with a
+// dag_id pattern ("9": about a third of the DAGs) and with a tag (every other DAG), with
+// rows DAGs stored: the dag_id index walked to the page's end, the
+// filter's count remembered while the DAG table does not change.
+func BenchmarkV2ListDagsFiltered(b *testing.B) {
+	benchV2Pages(b, benchManyDAGs(func(i int) []string { return []string{[]string{"even", "odd"}[i%2]} }),
+		benchPage{"pattern", "/dags?limit=50&dag_id_pattern=9"},
+		benchPage{"tag_desc", "/dags?limit=50&offset=200&order_by=-dag_id&tags=odd"})
+}
+
+// BenchmarkV2DagStats asks the statistics of 100 DAGs (GET
+// /api/v2/dagStats) with rows runs stored among them: each DAG's counts
+// per state are a row the writes keep, where its runs were read.
+func BenchmarkV2DagStats(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchManyDAGs(nil)(b, 100)
+		for _, d := range dags.DAGs {
+			if strings.HasPrefix(d.DagID, "bench_dag_") {
+				addRuns(b, store, d, benchDate, rows/100, false)
+			}
+		}
+		return store, dags
+	},
+		benchPage{"all", "/dagStats"},
+		benchPage{"two", "/dagStats?dag_ids=bench_dag_000001&dag_ids=bench_dag_000002"})
+}
+
 // BenchmarkV2ListEventLogs lists a page of 50 events (GET
 // /api/v2/eventLogs, by id and by -id) with rows events stored.
 func BenchmarkV2ListEventLogs(b *testing.B) {
@@ -160,6 +187,23 @@ func BenchmarkV2ListTaskInstances(b *testing.B) {
 		benchPage{"default", "/dags/~/dagRuns/~/taskInstances?limit=50"},
 		benchPage{"dag_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200"},
 		benchPage{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"})
+}
+
+// BenchmarkV2ListAssetEventsFiltered lists a page of 50 asset events of
+// BenchmarkV2ListAssetEvents' store filtered: one asset's (of 20) by
+// timestamp, and a source DAG's newest first: one asset's part of the
+// (asset_id, timestamp) index, or the timestamp index, walked to the
+// page's end.
+func BenchmarkV2ListAssetEventsFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_consumer", 1)
+		store, dags := benchStoreWith(b, dag)
+		addAssetEvents(b, store, 20, rows)
+		addConsumers(b, store, dag, rows/10, 10)
+		return store, dags
+	},
+		benchPage{"asset", "/assets/events?limit=50&asset_id=7"},
+		benchPage{"source_desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp&source_dag_id=producer"})
 }
 
 // BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
