@@ -403,3 +403,40 @@ func TestAPIv2_TaskInstances_ByIDReadThePage(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockMembers_AsTheScan holds blockMembers' binary searches to a
+// look at each task instance of random runs' rows (tasks of several map
+// indexes, ids in and out of blocks' ranges).
+func TestBlockMembers_AsTheScan(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(21, 5))
+	for round := range 300 {
+		row := &runTasks{DagID: "d", RunID: "r"}
+		ids := rng.Perm(60) // unique ids, out of order
+		for task := range 1 + rng.IntN(5) {
+			width := rng.IntN(6) // 0: unmapped
+			for mi := -1; mi < width; mi++ {
+				if mi == -1 && width > 0 && rng.IntN(2) == 0 {
+					continue
+				}
+				row.TIs = append(row.TIs, &TaskInstance{TaskID: fmt.Sprintf("t%d", task), MapIndex: mi, ID: fmt.Sprintf("%03d", ids[len(row.TIs)])})
+			}
+		}
+		lo := fmt.Sprintf("%03d", rng.IntN(60))
+		hi := fmt.Sprintf("%03d", rng.IntN(60))
+		if hi < lo {
+			lo, hi = hi, lo
+		}
+		b := &tiOrderRow{MapIndex: rng.IntN(7) - 1, Lo: lo, Hi: hi}
+		var want []*TaskInstance
+		for _, ti := range row.TIs {
+			if ti.MapIndex == b.MapIndex && ti.ID >= b.Lo && ti.ID <= b.Hi {
+				want = append(want, ti)
+			}
+		}
+		slices.SortFunc(want, func(a, b *TaskInstance) int { return strings.Compare(a.ID, b.ID) })
+		if got := blockMembers(row, b); !slices.Equal(got, want) {
+			t.Fatalf("round %d: block %+v of %d task instances: %d members, want %d", round, b, len(row.TIs), len(got), len(want))
+		}
+	}
+}

@@ -173,13 +173,28 @@ func blockFromTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrd
 }
 
 // blockMembers are the task instances of a run's row that b holds, by id.
+// The row is in (task_id, map_index) order: each task's instances of b's
+// map_index are found by binary searches, so a block costs a few steps per
+// task rather than a look at each of the run's task instances (a mapped
+// task's thousands, for a page that opens a block of one each).
 func blockMembers(row *runTasks, b *tiOrderRow) []*TaskInstance {
 	var out []*TaskInstance
 	if row != nil {
-		for _, ti := range row.TIs {
-			if ti.MapIndex == b.MapIndex && ti.ID != "" && ti.ID >= b.Lo && ti.ID <= b.Hi {
-				out = append(out, ti)
+		for tis := row.TIs; len(tis) > 0; {
+			task := tis[0].TaskID
+			end, _ := slices.BinarySearchFunc(tis, task, func(ti *TaskInstance, t string) int {
+				if ti.TaskID > t {
+					return 1
+				}
+				return -1 // the task's own come before the end
+			})
+			i, _ := slices.BinarySearchFunc(tis[:end], b.MapIndex, func(ti *TaskInstance, m int) int { return cmp.Compare(ti.MapIndex, m) })
+			for ; i < end && tis[i].MapIndex == b.MapIndex; i++ {
+				if ti := tis[i]; ti.ID != "" && ti.ID >= b.Lo && ti.ID <= b.Hi {
+					out = append(out, ti)
+				}
 			}
+			tis = tis[end:]
 		}
 	}
 	slices.SortFunc(out, func(a, b *TaskInstance) int { return strings.Compare(a.ID, b.ID) })
