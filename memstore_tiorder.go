@@ -36,35 +36,53 @@ type tiOrderRow struct {
 	DagID, RunID string
 }
 
-// tiOrderTable holds the blocks by (dag_id, map_index, lo), and the
-// blocks of mapped task instances (map_index 0 and up) by (dag_id, lo):
-// each index a trigger writes costs its radix tree's transaction, so
-// every DAG's list merges the DAGs' walks (a seek per DAG, as every DAG's
-// runs do) rather than keep an index of its own, and the second index
-// leaves out the unmapped blocks a trigger writes (a mapped task's
-// expansion writes its blocks there too). A block changes only when a
-// task instance comes or goes or its id changes (a new try, a clear): a
-// try's start and end leave it alone. Edition 3 only: before it, task
-// instances have no id and no block.
+// tiOrderTable holds the blocks by (dag_id, map_index, lo), one index
+// only: each index a trigger writes costs its radix tree's transaction
+// (go-memdb opens every index of a table a row goes in, keyed or not),
+// so every DAG's list merges the DAGs' walks (a seek per DAG, as every
+// DAG's runs do) rather than keep an index of its own. A block changes
+// only when a task instance comes or goes or its id changes (a new try, a
+// clear): a try's start and end leave it alone. Edition 3 only: before
+// it, task instances have no id and no block.
 func tiOrderTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableTIOrder,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID:            {Name: indexID, Unique: true, Indexer: tiOrderIndex{byDag: true}},
-			indexTIOrderMapped: {Name: indexTIOrderMapped, AllowMissing: true, Indexer: tiMappedIndex{}},
+			indexID: {Name: indexID, Unique: true, Indexer: tiOrderIndex{byDag: true}},
 		},
 	}
 }
 
-// indexTIOrderMapped orders a DAG's blocks of mapped task instances by
-// their lo: a page by id merges them with the DAG's unmapped blocks as
-// their ids come, where it walked every map_index apart (a seek and a
-// block each, however many the page needs).
-const indexTIOrderMapped = "mapped_lo"
+// tableTIOrderMapped is derived too: the blocks of ti_order of mapped
+// task instances (map_index 0 and up), the same rows, by (dag_id, lo,
+// map_index). A page by id merges a DAG's mapped blocks with its unmapped
+// ones as their ids come, where it walked every map_index apart (a seek
+// and a block each, however many the page needs). A table of its own,
+// not an index of ti_order: a trigger, whose task instances are unmapped
+// (a mapped task expands when it is due), writes nothing here (an index
+// of ti_order cost each v2 trigger 14 allocations, BenchmarkV2TriggerAlone).
+// Its name shares no prefix with a table a trigger writes: go-memdb keeps
+// the tables' trees in one radix tree by name, and a name beginning
+// "ti_order" would put one more node on ti_order's path, which every
+// trigger's commit copies (6 allocations).
+const tableTIOrderMapped = "mapped_ti_order"
 
-// tiMappedIndex keys a block of map_index 0 or more as dag_id NUL lo NUL
-// (go-memdb puts the primary key after it); unmapped blocks have no key.
-// FromArgs takes a dag_id, where its keys start.
+func init() {
+	derivedTables[tableTIOrderMapped] = true
+}
+
+func tiOrderMappedTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTIOrderMapped,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: tiMappedIndex{}},
+		},
+	}
+}
+
+// tiMappedIndex keys a block as dag_id NUL lo NUL encodeInt64(map_index).
+// FromArgs takes a dag_id, where its keys start (PrefixFromArgs the
+// same, for a DAG's blocks).
 type tiMappedIndex struct{}
 
 func (tiMappedIndex) FromObject(obj any) (bool, []byte, error) {
@@ -73,10 +91,11 @@ func (tiMappedIndex) FromObject(obj any) (bool, []byte, error) {
 		return false, nil, fmt.Errorf("mapped task-instance order index: want *tiOrderRow, got %T", obj)
 	}
 	if r.MapIndex < 0 || r.Lo == "" || r.DagID == "" {
-		return false, nil, nil
+		return false, nil, fmt.Errorf("mapped task-instance order index: block %s/%d/%s is not a mapped one", r.DagID, r.MapIndex, r.Lo)
 	}
-	k := make([]byte, 0, len(r.DagID)+len(r.Lo)+2)
-	return true, append(append(append(append(k, r.DagID...), 0), r.Lo...), 0), nil
+	k := make([]byte, 0, len(r.DagID)+len(r.Lo)+10)
+	k = append(append(append(append(k, r.DagID...), 0), r.Lo...), 0)
+	return true, append(k, encodeInt64(int64(r.MapIndex))...), nil
 }
 
 func (tiMappedIndex) FromArgs(args ...any) ([]byte, error) {
@@ -89,6 +108,8 @@ func (tiMappedIndex) FromArgs(args ...any) ([]byte, error) {
 	}
 	return append([]byte(dagID), 0), nil
 }
+
+func (x tiMappedIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.FromArgs(args...) }
 
 // tiOrderIndex keys a block as [dag_id NUL] encodeInt64(map_index) lo NUL
 // (byDag; every key ti_order has). FromArgs takes a leading part of
@@ -273,11 +294,11 @@ func unorderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 		return fmt.Errorf("unorder task %s of %s/%s: no block holds it", ti.TaskID, ti.DagID, ti.RunID)
 	}
 	if b.N <= 1 {
-		err = txn.Delete(tableTIOrder, b)
+		err = deleteBlockTxn(txn, b)
 	} else {
 		nb := *b
 		nb.N--
-		err = txn.Insert(tableTIOrder, &nb)
+		err = insertBlockTxn(txn, &nb)
 	}
 	if err != nil {
 		return fmt.Errorf("unorder task %s of %s/%s: %w", ti.TaskID, ti.DagID, ti.RunID, err)
@@ -336,7 +357,7 @@ func orderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 			return fmt.Errorf("order task %s of %s/%s: block of %s/%s holds %d, not %d", ti.TaskID, ti.DagID, ti.RunID,
 				b.DagID, b.RunID, len(members), b.N)
 		}
-		if err := txn.Delete(tableTIOrder, b); err != nil {
+		if err := deleteBlockTxn(txn, b); err != nil {
 			return fmt.Errorf("split task-instance block of %s/%s: %w", b.DagID, b.RunID, err)
 		}
 		for _, m := range members {
@@ -348,9 +369,27 @@ func orderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 	return insertBlockTxn(txn, &tiOrderRow{MapIndex: ti.MapIndex, Lo: ti.ID, Hi: ti.ID, N: 1, DagID: ti.DagID, RunID: ti.RunID})
 }
 
+// insertBlockTxn stores a block (or its new count), a mapped one in
+// mapped_ti_order too.
 func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 	if err := txn.Insert(tableTIOrder, b); err != nil {
 		return fmt.Errorf("order task instances of %s/%s: %w", b.DagID, b.RunID, err)
+	}
+	if b.MapIndex >= 0 {
+		if err := txn.Insert(tableTIOrderMapped, b); err != nil {
+			return fmt.Errorf("order mapped task instances of %s/%s: %w", b.DagID, b.RunID, err)
+		}
+	}
+	return nil
+}
+
+// deleteBlockTxn removes a block, a mapped one from mapped_ti_order too.
+func deleteBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
+	if err := txn.Delete(tableTIOrder, b); err != nil {
+		return err
+	}
+	if b.MapIndex >= 0 {
+		return txn.Delete(tableTIOrderMapped, b)
 	}
 	return nil
 }
@@ -358,14 +397,16 @@ func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 // deleteTIOrderTxn drops the rows of a DAG's task instances ("": every
 // DAG's), for writes that delete them all at once.
 func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
-	var err error
-	if dagID == "" {
-		_, err = txn.DeleteAll(tableTIOrder, indexID)
-	} else {
-		_, err = txn.DeleteAll(tableTIOrder, indexID+"_prefix", dagID)
-	}
-	if err != nil {
-		return fmt.Errorf("unorder task instances of %q: %w", dagID, err)
+	for _, table := range []string{tableTIOrder, tableTIOrderMapped} {
+		var err error
+		if dagID == "" {
+			_, err = txn.DeleteAll(table, indexID)
+		} else {
+			_, err = txn.DeleteAll(table, indexID+"_prefix", dagID)
+		}
+		if err != nil {
+			return fmt.Errorf("unorder task instances of %q: %w", dagID, err)
+		}
 	}
 	return nil
 }
@@ -535,7 +576,7 @@ func (m *tiOrderMerge) add(it memdb.ResultIterator, err error) error {
 
 // addMapIndexWalks starts, for each DAG of dagIDs, two walks in id
 // order: of its unmapped blocks (map_index -1, which do not overlap), and
-// a feeder of its mapped blocks by lo (indexTIOrderMapped), whose blocks
+// a feeder of its mapped blocks by lo (tableTIOrderMapped), whose blocks
 // may overlap one another (each map_index's are apart): the page opens
 // each of them as a walk of its own when the merge reaches its lo, or
 // passes it whole for the offset.
@@ -549,7 +590,7 @@ func (m *tiOrderMerge) addMapIndexWalks(dagIDs []string) error {
 		if m.nextBlock(w) {
 			m.walks = append(m.walks, w)
 		}
-		if it, err = m.txn.LowerBound(tableTIOrder, indexTIOrderMapped, dagID); err != nil {
+		if it, err = m.txn.LowerBound(tableTIOrderMapped, indexID, dagID); err != nil {
 			return err
 		}
 		w = &tiOrderWalk{it: it, feeder: true, bound: func(b *tiOrderRow) bool { return b.DagID == dagID }}
