@@ -200,7 +200,24 @@ func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
 	if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &retried, &expanded) }); err != nil {
 		t.Fatal(err)
 	}
-	check("a new try's id, t1 expanded")
+	runsB, err := store.RunsOfDag("order_b", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiB, err := store.TaskInstance("order_b", runsB[1].RunID, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mappedB []*TaskInstance
+	for mi := range 3 {
+		m := *tiB
+		m.MapIndex, m.ID = mi, newTaskInstanceID()
+		mappedB = append(mappedB, &m)
+	}
+	if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, mappedB...) }); err != nil {
+		t.Fatal(err)
+	}
+	check("a new try's id, t1 expanded in both DAGs")
 
 	if _, err := store.DeleteTaskInstance("order_a", runs[2].RunID, "t2", -1); err != nil {
 		t.Fatal(err)
@@ -226,6 +243,13 @@ func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
 	}
 	dags = dags[:1]
 	check("a DAG deleted")
+	it, err := store.read().Get(tableTIOrderMapped, indexID+"_prefix", "order_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := it.Next(); raw != nil {
+		t.Errorf("the deleted DAG's mapped block %+v is left", raw)
+	}
 }
 
 // TestStore_TaskInstanceOrder_RandomWrites applies random writes (new
