@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -462,5 +464,63 @@ func TestBlockMembers_AsTheScan(t *testing.T) {
 		if got := blockMembers(row, b); !slices.Equal(got, want) {
 			t.Fatalf("round %d: block %+v of %d task instances: %d members, want %d", round, b, len(row.TIs), len(got), len(want))
 		}
+	}
+}
+
+// TestMappedTaskInstances_ReadThePage lists pages of the 500 mapped
+// instances of a run's task (get_mapped_task_instances, both APIs) by
+// map_index, either way, and checks through the store's rowsRead hook
+// that a page reads its own instances and the run's row, not the task's
+// every instance; each answer the one a filter that drops nothing gives
+// (the path that reads them all and sorts).
+func TestMappedTaskInstances_ReadThePage(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			dag := benchDAG(t, "wide", 2)
+			if _, err := ts.store.UpsertDAG(dag); err != nil {
+				t.Fatal(err)
+			}
+			addRunsWithTIIDs(t, ts.store, dag, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 2, false)
+			expandLastTask(t, ts.store, dag, 500)
+			runs, err := ts.store.RunsOfDag("wide", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			prefix, all := apiV2Prefix, "&pool=default_pool"
+			if e == edition2 {
+				prefix, all = apiV1Prefix, "&state=success"
+			}
+			base := prefix + "/dags/wide/dagRuns/" + url.PathEscape(runs[1].RunID) + "/taskInstances/t1/listMapped"
+			for _, tc := range []struct {
+				query   string
+				maxRead int
+			}{
+				{"?limit=20", 20 + 4},
+				{"?limit=20&offset=100", 20 + 4},
+				{"?limit=25&offset=30&order_by=-map_index", 25 + 4},
+				{"?limit=10&offset=495", 5 + 4},
+			} {
+				t.Run(tc.query, func(t *testing.T) {
+					want := ts.do(t, http.MethodGet, base+tc.query+all, "")
+					ts.do(t, http.MethodGet, base+tc.query, "")
+					read = 0
+					got := ts.do(t, http.MethodGet, base+tc.query, "")
+					if got.status != 200 || got.body != want.body {
+						t.Errorf("answer %d differs from the filtered one:\n got %.400s\nwant %.400s", got.status, got.body, want.body)
+					}
+					if !strings.Contains(got.body, `"total_entries":500`) && !strings.Contains(got.body, `"total_entries": 500`) {
+						t.Errorf("total not 500: %.300s", got.body)
+					}
+					if read == 0 || read > tc.maxRead {
+						t.Errorf("read %d rows, want 1 to %d", read, tc.maxRead)
+					}
+				})
+			}
+		})
 	}
 }

@@ -703,12 +703,46 @@ func (q *tiSearch) pagedOrder() (byID, ok bool) {
 	return false, false
 }
 
+// mappedPage says whether q is a run's mapped task's expanded instances
+// (get_mapped_task_instances) with no other filter, by map_index either
+// way (unique among them: the keys after it never decide), which the
+// run's row keeps in order; and whether descending.
+func (q *tiSearch) mappedPage() (desc, ok bool) {
+	var none timeBounds
+	if !q.mappedOnly || len(q.dagIDs) != 1 || len(q.runIDs) != 1 || len(q.taskIDs) != 1 || q.runAfter != none || q.logical != none ||
+		q.start != none || q.end != none || q.updated != none || q.duration != (numBounds{}) || q.states != nil || q.pools != nil ||
+		q.queues != nil || q.executors != nil || q.operators != nil || q.tryNumbers != nil || q.mapIndexes != nil ||
+		q.versionNumbers != nil || q.taskPattern != nil || q.dagPattern != nil || q.runPattern != nil || q.poolPattern != nil ||
+		q.queuePattern != nil || q.operatorMatch != nil {
+		return false, false
+	}
+	if len(q.order) == 0 {
+		return false, true
+	}
+	return q.order[0].desc, q.order[0].attr == "map_index"
+}
+
 // searchTaskInstances lists the task instances q picks in q's order (then
 // by id, the primary key Airflow's SortParam adds), q's window of them,
 // and how many match. Where pagedOrder allows, the store's ti_order
 // gives the window (the page and the rows its offset skips); otherwise
 // it reads every run q names.
 func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
+	if desc, ok := q.mappedPage(); ok {
+		run, err := o.store.RunByRunID(q.dagIDs[0], q.runIDs[0])
+		if errors.Is(err, errNotFound) {
+			return []RunTaskInstance{}, 0, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		tis, total, err := o.store.MappedTaskInstancePage(q.dagIDs[0], q.runIDs[0], q.taskIDs[0], desc, q.offset, q.limit)
+		rows := make([]RunTaskInstance, len(tis))
+		for i, ti := range tis {
+			rows[i] = RunTaskInstance{Run: run, TI: ti}
+		}
+		return rows, total, err
+	}
 	if byID, ok := q.pagedOrder(); ok {
 		rows, total, ok, err := o.store.TaskInstanceOrderPage(q.dagIDs, byID, q.offset, q.limit)
 		if ok || err != nil {
