@@ -207,10 +207,11 @@ func BenchmarkV2ListAssetEventsFiltered(b *testing.B) {
 }
 
 // BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
-// by id (order_by=id, and the batch's default) of ten runs whose last
-// task expands into rows/10 mapped instances each: the page merges the
-// DAG's unmapped and mapped blocks by id, where it opened a walk per
-// map_index (rows/10 of them).
+// by id (order_by=id) of ten runs whose last task expands into rows/10
+// mapped instances each: the page merges the DAG's unmapped and mapped
+// blocks by id, where it opened a walk per map_index (rows/10 of them);
+// and a page of one run's mapped instances (listMapped), a part of the
+// run's row, where the task's every instance was read and sorted.
 func BenchmarkV2ListTaskInstancesMapped(b *testing.B) {
 	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
 		dag := benchDAG(b, "bench_wide", 3)
@@ -220,7 +221,9 @@ func BenchmarkV2ListTaskInstancesMapped(b *testing.B) {
 		return store, dags
 	},
 		benchPage{"by_id", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&order_by=id"},
-		benchPage{"by_id_offset", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id"})
+		benchPage{"by_id_offset", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id"},
+		benchPage{"mapped_offset", "/dags/bench_wide/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate), "+", "%2B") +
+			"/taskInstances/t2/listMapped?limit=50&offset=200"})
 }
 
 // expandLastTask expands the last task of each of dag's runs into width
