@@ -210,7 +210,8 @@ func BenchmarkV2ListAssetEventsFiltered(b *testing.B) {
 // by id (order_by=id) of ten runs whose last task expands into rows/10
 // mapped instances each: the page merges the DAG's unmapped and mapped
 // blocks by id, where it opened a walk per map_index (rows/10 of them);
-// and a page of one run's mapped instances (listMapped), a part of the
+// and a page of the second run's mapped instances (listMapped; the
+// first run's task has three), a part of the
 // run's row, where the task's every instance was read and sorted.
 func BenchmarkV2ListTaskInstancesMapped(b *testing.B) {
 	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
@@ -222,7 +223,7 @@ func BenchmarkV2ListTaskInstancesMapped(b *testing.B) {
 	},
 		benchPage{"by_id", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&order_by=id"},
 		benchPage{"by_id_offset", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id"},
-		benchPage{"mapped_offset", "/dags/bench_wide/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate), "+", "%2B") +
+		benchPage{"mapped_offset", "/dags/bench_wide/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate.Add(time.Minute)), "+", "%2B") +
 			"/taskInstances/t2/listMapped?limit=50&offset=200"})
 }
 
