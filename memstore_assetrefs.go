@@ -257,6 +257,13 @@ func (n *NamedAssets) Page(order assetOrder, desc bool, offset, limit int, keep 
 	}
 	picked, known := n.count(countKey)
 	page := []*Asset{}
+	if known {
+		// The page ends at the last asset the filter picks.
+		if offset >= picked {
+			return page, picked
+		}
+		limit = min(limit, picked-offset)
+	}
 	read, seen := 0, 0
 	for i := 0; i < total && (!known || len(page) < limit); i++ {
 		read++

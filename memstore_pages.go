@@ -489,6 +489,14 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 			return nil, 0, err
 		}
 	}
+	if total >= 0 {
+		// The page ends at the last row the filter picks: the walk need
+		// not go on to the index's end to find that there is no more.
+		if offset >= total {
+			return []*T{}, total, nil
+		}
+		limit = min(limit, total-offset)
+	}
 	rows, picked, n := pickPage(it, offset, limit, keep, tied, total < 0)
 	read += n
 	if total < 0 {
