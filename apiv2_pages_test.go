@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"slices"
@@ -497,5 +498,110 @@ func TestEventLogs_FiltersReadThePage(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestAPIv2_Runs_FiltersReadThePage lists a DAG's 300 runs (four states
+// in turn, started a minute apart) by id, either way, with filters the
+// run counts do not serve (run_id_pattern, start_date ranges, run_type
+// with a state), and checks through the store's rowsRead hook that a
+// page (asked a second time: the filter's count is remembered while the
+// runs do not change) reads the DAG's runs of its order up to its last
+// one, not all of them; each answer the one the sorting path gives (a
+// second order key, after the unique id, forces it).
+func TestAPIv2_Runs_FiltersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var dag *DAG
+	for _, d := range ts.dags.DAGs {
+		if d.DagID == "example_bash_operator" {
+			dag = d
+		}
+	}
+	addRunsIn(t, ts.store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 300, false, func(i int) RunState { return runStates[i%4] })
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const runs = "/dags/example_bash_operator/dagRuns"
+	for _, tc := range []struct {
+		name, query string
+		maxRead     int
+	}{
+		// Run ids hold their date: "T01" picks the 60 runs of the second
+		// hour (runs 60-119).
+		{"run_id_pattern", "?limit=20&run_id_pattern=T01", 80},
+		{"run_id_pattern, -id, offset", "?limit=20&offset=30&order_by=-id&run_id_pattern=T01", 180 + 50},
+		{"start_date_gte", "?limit=25&start_date_gte=2025-01-01T02:00:00Z", 120 + 25},
+		{"run_type and state", "?limit=10&offset=5&run_type=scheduled&state=failed", 4 * 15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sorted := runs + tc.query + "&order_by=id&order_by=run_after"
+			if strings.Contains(tc.query, "order_by=-id") {
+				sorted = runs + tc.query + "&order_by=run_after"
+			}
+			checkPageRead(t, ts, &read, http.MethodGet, runs+tc.query, "", sorted, "", tc.maxRead)
+		})
+	}
+}
+
+// TestRuns_FilteredPagesAsTheSort asks random filtered listings of a
+// DAG's runs by id (states, run types, run id patterns, start ranges,
+// windows, either way), each twice and interleaved so that remembered
+// counts of other filters are at hand, and holds each to the listing the
+// sorting path gives (a second order key after the unique id).
+func TestRuns_FilteredPagesAsTheSort(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var dag *DAG
+	for _, d := range ts.dags.DAGs {
+		if d.DagID == "example_bash_operator" {
+			dag = d
+		}
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addRunsIn(t, ts.store, dag, base, 200, false, func(i int) RunState { return runStates[(i*7)%4] })
+	rng := rand.New(rand.NewPCG(21, 9))
+	o := ts.srv.ops
+	for i := range 300 {
+		q := &runQuery{dagIDs: []string{dag.DagID}, orderBy: "id", desc: rng.IntN(2) == 0, offset: rng.IntN(120), limit: 1 + rng.IntN(40)}
+		if rng.IntN(3) == 0 {
+			q.states = [][]string{{"success"}, {"failed", "queued"}, {"running"}}[rng.IntN(3)]
+		}
+		if rng.IntN(2) == 0 {
+			q.more = &runFilters{}
+			switch rng.IntN(4) {
+			case 0:
+				q.more.runID = likePattern([]string{"T01", "T02:1", "00:0", "zz"}[rng.IntN(4)])
+			case 1:
+				at := base.Add(time.Duration(rng.IntN(200)) * time.Minute)
+				q.more.start = timeRange{gte: &at}
+			case 2:
+				q.more.runTypes = [][]string{{"scheduled"}, {"manual"}}[rng.IntN(2)]
+			default:
+				lt := base.Add(time.Duration(rng.IntN(200)) * time.Minute)
+				q.more.runAfter = timeRange{lt: &lt}
+			}
+		}
+		sorted := *q
+		sorted.order = []runOrderKey{{"id", q.desc}, {"run_after", false}}
+		want, wantTotal, err := o.listRuns(&sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			got, total, err := o.listRuns(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := func(runs []*DagRun) []int64 {
+				out := []int64{}
+				for _, r := range runs {
+					out = append(out, r.ID)
+				}
+				return out
+			}
+			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v, more %+v): %v of %d, want %v of %d", i, *q, q.more, ids(got), total, ids(want), wantTotal)
+			}
+		}
 	}
 }

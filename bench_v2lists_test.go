@@ -115,6 +115,24 @@ func BenchmarkV2DagStats(b *testing.B) {
 		benchPage{"two", "/dagStats?dag_ids=bench_dag_000001&dag_ids=bench_dag_000002"})
 }
 
+// BenchmarkV2ListRunsFiltered lists a page of 50 of a DAG's runs (rows
+// of them, four states in turn, a minute apart) by id with filters the
+// run counts do not keep apart: a run_id pattern ("T0": the runs of
+// each day's first ten hours), run_type with a state, newest first: the
+// DAG's runs
+// walked by id to the page's end, the filter's count remembered while the
+// runs do not change.
+func BenchmarkV2ListRunsFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_runs", 1)
+		store, dags := benchStoreWith(b, dag)
+		addRunsIn(b, store, dag, benchDate, rows, false, func(i int) RunState { return runStates[i%4] })
+		return store, dags
+	},
+		benchPage{"run_id_pattern", "/dags/bench_runs/dagRuns?limit=50&run_id_pattern=T0"},
+		benchPage{"type_state_desc_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=-id&run_type=scheduled&state=failed"})
+}
+
 // BenchmarkV2ListEventLogs lists a page of 50 events (GET
 // /api/v2/eventLogs, by id and by -id) with rows events stored.
 func BenchmarkV2ListEventLogs(b *testing.B) {

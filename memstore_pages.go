@@ -19,6 +19,10 @@ type RunPageQuery struct {
 	ByDate        bool       // by logical date (one DAG only), else by id
 	Desc          bool
 	Offset, Limit int
+	// Keep, when set, picks the runs (of one DAG, by id: no States, not
+	// ByDate); KeepKey names it, for the count of what it picks.
+	Keep    func(*DagRun) bool
+	KeepKey string
 }
 
 // RunPage reads a page of runs and how many runs match in all. It walks
@@ -32,6 +36,9 @@ type RunPageQuery struct {
 // for, as the listing of every DAG's ids does.
 func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
 	txn := s.read()
+	if q.Keep != nil {
+		return s.filteredRunPage(txn, q)
+	}
 	total, all, dagIDs, err := runPageTotal(txn, q)
 	if err != nil {
 		return nil, 0, err
@@ -80,6 +87,65 @@ func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
 		runs = append(runs, run)
 	}
 	return runs, total, nil
+}
+
+// filteredRunPage is RunPage for a filter the run counts do not keep
+// apart (q.Keep, one DAG, by id): the DAG's runs walked by id to the
+// page's end, the filter picking as it goes; the total is counted by a
+// walk of the DAG's runs once per version of the run table and filter
+// (treeCounts under q.KeepKey), then remembered.
+func (s *Store) filteredRunPage(txn *memdb.Txn, q RunPageQuery) ([]*DagRun, int, error) {
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	root, err := txn.Get(tableDagRuns, indexID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count runs of %s: %w", q.DagID, err)
+	}
+	// walk reads the DAG's runs by id, those keep picks, until take
+	// says no more.
+	walk := func(desc bool, take func(*DagRun) bool) error {
+		it, err := dagRunsByID(txn, q.DagID, desc)
+		if err != nil {
+			return fmt.Errorf("list runs of %s: %w", q.DagID, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			read++
+			run := raw.(*DagRun)
+			if run.DagID != q.DagID {
+				break // past the DAG's end of a reverse walk
+			}
+			if q.Keep(run) && !take(run) {
+				break
+			}
+		}
+		return nil
+	}
+	total, err := s.counts.count(root.WatchCh(), "runs of "+q.DagID+" "+q.KeepKey, func() (int, error) {
+		n := 0
+		err := walk(false, func(*DagRun) bool { n++; return true })
+		return n, err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	runs := []*DagRun{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return runs, total, nil
+	}
+	offset, limit := q.Offset, min(q.Limit, total-q.Offset)
+	err = walk(q.Desc, func(run *DagRun) bool {
+		if offset > 0 {
+			offset--
+			return true
+		}
+		runs = append(runs, run)
+		return len(runs) < limit
+	})
+	return runs, total, err
 }
 
 func runPageIterator(txn *memdb.Txn, q RunPageQuery, dagIDs []string) (memdb.ResultIterator, error) {
