@@ -548,10 +548,16 @@ func (q *runQuery) filterKey() string {
 	if f.versions != nil {
 		versions = fmt.Sprint(f.versions)
 	}
+	// The time open dates count as matters to the start and end ranges
+	// alone: without them the count holds whenever it is asked for.
+	open := "None"
+	if f.start != (timeRange{}) || f.end != (timeRange{}) {
+		open = timeKey(f.openDatesAt)
+	}
 	fmt.Fprintf(&b, " after=%s logical=%s start=%s end=%s updated=%s duration=%s,%s,%s,%s types=%s conf=%s run=%s user=%s dag=%s partition=%s versions=%s bundle=%s open=%s",
 		rng(f.runAfter), rng(f.logical), rng(f.start), rng(f.end), rng(f.updated),
 		num(f.duration.gte), num(f.duration.gt), num(f.duration.lte), num(f.duration.lt), listKey(f.runTypes), str(f.confContains),
-		re(f.runID), re(f.user), re(f.dagID), re(f.partition), versions, str(f.bundleVersion), timeKey(f.openDatesAt))
+		re(f.runID), re(f.user), re(f.dagID), re(f.partition), versions, str(f.bundleVersion), open)
 	return b.String()
 }
 
