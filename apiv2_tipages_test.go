@@ -83,7 +83,8 @@ func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n i
 // and one per mapped block the page reaches): whole blocks are passed for the offset where no other
 // walk reaches into them, the shuffled DAG's task instances one by one
 // (blocks of one). Each answer must be, byte for byte,
-// the one the sorting path gives (forced by a filter that drops nothing).
+// the one a filter that drops nothing gives (a filtered merge, which
+// TestTaskInstances_FilteredPagesAsTheSort holds to the sorting path).
 func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -522,5 +523,117 @@ func TestMappedTaskInstances_ReadThePage(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestTaskInstances_FilteredPagesAsTheSort asks random filtered listings
+// of task instances (states, pools, task patterns, start ranges, the
+// mapped ones, one DAG or every DAG) in the merge's orders (map_index
+// then id; id), each twice and interleaved so that remembered counts of
+// other filters are at hand, and holds each to the sorting path's answer
+// (keys after the unique id, which no merge serves); and checks
+// through rowsRead that a filtered page reads the task instances of its
+// order up to its last one once its count is known.
+func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"tifilter_b", "tifilter_a"} {
+		dag := benchDAG(t, id, 4)
+		if _, err := ts.store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, ts.store, dag, base, 40, i == 0)
+		// Every third task instance failed, in another pool.
+		runs, err := ts.store.RunsOfDag(id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, run := range runs {
+			tis, err := ts.store.TaskInstancesOfRun(id, run.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var changed []*TaskInstance
+			for _, ti := range tis {
+				if n++; n%3 == 0 {
+					c := *ti
+					c.State, c.Pool = TaskFailed, "other_pool"
+					changed = append(changed, &c)
+				}
+			}
+			if err := ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, changed...) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	o := ts.srv.ops
+	rng := rand.New(rand.NewPCG(21, 11))
+	ids := func(rows []RunTaskInstance) []string {
+		out := []string{}
+		for _, r := range rows {
+			out = append(out, r.TI.ID)
+		}
+		return out
+	}
+	for i := range 300 {
+		q := &tiSearch{offset: rng.IntN(200), limit: 1 + rng.IntN(40)}
+		if rng.IntN(2) == 0 {
+			q.dagIDs = [][]string{{"tifilter_a"}, {"tifilter_b", "tifilter_a"}}[rng.IntN(2)]
+		}
+		switch rng.IntN(5) {
+		case 0:
+			q.states = []TaskState{TaskFailed}
+		case 1:
+			q.pools = []string{"default_pool"}
+		case 2:
+			q.taskPattern = likePattern([]string{"t1", "t", "zz"}[rng.IntN(3)])
+		case 3:
+			at := base.Add(time.Duration(rng.IntN(40)) * time.Minute)
+			q.start = timeBounds{gte: &at}
+		default:
+			q.mappedOnly = true
+		}
+		first := []sortKey{{attr: "map_index"}, {attr: "id"}}[rng.IntN(2)]
+		if rng.IntN(3) > 0 {
+			q.order = []sortKey{first}
+		}
+		// The same order with keys after the unique id, which no merge
+		// serves: the sorting path.
+		sorted := *q
+		sorted.order = []sortKey{first, {attr: "id"}, {attr: "start_date"}}
+		if q.order == nil { // the batch's default, id
+			sorted.order = []sortKey{{attr: "id"}, {attr: "start_date"}}
+		}
+		want, wantTotal, err := o.searchTaskInstances(&sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			got, total, err := o.searchTaskInstances(q)
+			ts.store.rowsRead = nil
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
+			}
+			// Remembered, the count costs nothing: the merge reads the
+			// task instances of the order up to the page's last, and a
+			// block each at most, and a block at each walk's ends.
+			if round == 1 && len(got) > 0 {
+				all, _, err := o.searchTaskInstances(&tiSearch{dagIDs: q.dagIDs, order: sorted.order, limit: 1 << 30})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pos := slices.Index(ids(all), got[len(got)-1].TI.ID)
+				if maxRead := 2*(pos+1) + 16; read > maxRead {
+					t.Errorf("listing %d: read %d rows for a page ending at %d of the order, want at most %d", i, read, pos, maxRead)
+				}
+			}
+		}
 	}
 }

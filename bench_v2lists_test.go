@@ -224,6 +224,23 @@ func BenchmarkV2ListAssetEventsFiltered(b *testing.B) {
 		benchPage{"source_desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp&source_dag_id=producer"})
 }
 
+// BenchmarkV2ListTaskInstancesFiltered lists a page of 50 task
+// instances of BenchmarkV2ListTaskInstances' store with filters: a task
+// pattern (one task in ten), every DAG's in the default order; a state
+// (all of them) by id from offset 200: the merge of ti_order walked to
+// the page's end, the filter picking as it goes, its count remembered
+// while the task instances do not change.
+func BenchmarkV2ListTaskInstancesFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_tis", 10)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+		return store, dags
+	},
+		benchPage{"task_pattern", "/dags/~/dagRuns/~/taskInstances?limit=50&task_display_name_pattern=t3"},
+		benchPage{"state_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&state=success"})
+}
+
 // BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
 // by id (order_by=id) of ten runs whose last task expands into rows/10
 // mapped instances each: the page merges the DAG's unmapped and mapped

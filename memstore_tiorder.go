@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -434,21 +435,104 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 	if err != nil || !ok {
 		return nil, 0, ok, err
 	}
-	page := []RunTaskInstance{}
 	if offset >= total || limit == 0 {
-		return page, total, true, nil
+		return []RunTaskInstance{}, total, true, nil
 	}
-	if byID {
+	if err := m.start(dagIDs); err != nil {
+		return nil, 0, false, err
+	}
+	page, _, err := m.page(offset, limit, nil, false)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return page, total, true, nil
+}
+
+// TaskInstanceFilteredPage is TaskInstanceOrderPage over the task
+// instances keep picks: the merge reads every task instance up to the
+// page's last (no block is passed whole: the filter must see each), and
+// the total is counted by a merge of them all once per version of the
+// task-instance rows and filter (countKey names keep), then remembered.
+func (s *Store) TaskInstanceFilteredPage(dagIDs []string, byID bool, offset, limit int, keep func(RunTaskInstance) bool, countKey string) ([]RunTaskInstance, int, bool, error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	_, ids, ok, err := tiOrderTotal(txn, dagIDs)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("count task instances: %w", err)
+	}
+	h := fnv.New64a()
+	for _, id := range ids {
+		h.Write([]byte(id))
+		h.Write([]byte{0})
+	}
+	key := fmt.Sprintf("task instances of %x (%d DAGs) by id %t %s", h.Sum64(), len(ids), byID, countKey)
+	total, err := s.counts.count(root.WatchCh(), key, func() (int, error) {
+		m := &tiOrderMerge{txn: txn, byID: byID}
+		defer func() { read += m.read }()
+		if err := m.start(ids); err != nil {
+			return 0, err
+		}
+		_, n, err := m.page(0, 0, keep, true)
+		return n, err
+	})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if offset >= total || limit == 0 {
+		return []RunTaskInstance{}, total, true, nil
+	}
+	m := &tiOrderMerge{txn: txn, byID: byID}
+	defer func() { read += m.read }()
+	if err := m.start(ids); err != nil {
+		return nil, 0, false, err
+	}
+	page, _, err := m.page(offset, min(limit, total-offset), keep, false)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return page, total, true, nil
+}
+
+// start opens the merge's walks over dagIDs' blocks (one per DAG; by id
+// two per DAG: addMapIndexWalks).
+func (m *tiOrderMerge) start(dagIDs []string) error {
+	var err error
+	if m.byID {
 		err = m.addMapIndexWalks(dagIDs)
 	} else {
 		for _, dagID := range dagIDs {
-			if err = m.add(txn.Get(tableTIOrder, indexID+"_prefix", dagID)); err != nil {
+			if err = m.add(m.txn.Get(tableTIOrder, indexID+"_prefix", dagID)); err != nil {
 				break
 			}
 		}
 	}
 	heap.Init(m)
-	for err == nil && len(page) < limit && len(m.walks) > 0 {
+	if err != nil {
+		return fmt.Errorf("list task instances: %w", err)
+	}
+	return nil
+}
+
+// page merges the walks to the page's end: the task instances keep picks
+// (nil: every one) after the first offset of them, at most limit; with
+// count it merges on to the end, to count every one keep picks. Without
+// keep, a block wholly before the other walks' next task instances is
+// passed for the offset by its count. It says how many task instances it
+// picked.
+func (m *tiOrderMerge) page(offset, limit int, keep func(RunTaskInstance) bool, count bool) ([]RunTaskInstance, int, error) {
+	page := []RunTaskInstance{}
+	picked := 0
+	var err error
+	for err == nil && (count || len(page) < limit) && len(m.walks) > 0 {
 		w := m.walks[0]
 		switch {
 		case w.feeder:
@@ -465,8 +549,9 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 			}
 			heap.Push(m, &tiOrderWalk{it: noRows{}, block: b})
 			continue
-		case w.members == nil && offset >= w.block.N && m.passes(w):
+		case keep == nil && w.members == nil && offset >= w.block.N && m.passes(w):
 			offset -= w.block.N
+			picked += w.block.N
 			m.nextBlock(w)
 		case w.members == nil:
 			// Its first member may come after its block's lo.
@@ -477,10 +562,16 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 			if w.at++; w.at == len(w.members) {
 				m.nextBlock(w)
 			}
-			if offset > 0 {
+			switch {
+			case keep != nil && !keep(r):
+			case offset > 0:
 				offset--
-			} else {
-				page = append(page, r)
+				picked++
+			default:
+				picked++
+				if len(page) < limit {
+					page = append(page, r)
+				}
 			}
 		}
 		if len(m.walks) > 0 && m.walks[0] == w {
@@ -492,9 +583,9 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 		}
 	}
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("list task instances: %w", err)
+		return nil, 0, fmt.Errorf("list task instances: %w", err)
 	}
-	return page, total, true, nil
+	return page, picked, nil
 }
 
 // tiOrderTotal is how many task instances dagIDs have, from the run
