@@ -499,3 +499,93 @@ func TestAPIv2_PatchDags_NoPattern(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_Dags_LastRunReadsItsRun lists DAGs by their latest started
+// run's state, dates and order with one DAG of 300 runs (the last three
+// queued, never started) and checks through the store's rowsRead hook that
+// the listing reads each DAG's runs from its highest id down to its
+// latest started one, not every run; and that it answers as the rule says
+// (the highest id among the runs with a start date).
+func TestAPIv2_Dags_LastRunReadsItsRun(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var dag *DAG
+	for _, d := range ts.dags.DAGs {
+		if d.DagID == "example_bash_operator" {
+			dag = d
+		}
+	}
+	addRunsIn(t, ts.store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 297, false, func(i int) RunState {
+		return [...]RunState{RunSuccess, RunFailed}[i%2] // the last, i = 296: success
+	})
+	for i := range 3 {
+		r := &DagRun{ID: int64(10000 + i), DagID: dag.DagID, RunID: "queued_" + string(rune('a'+i)),
+			ExecutionDate: time.Date(2026, 1, 1+i, 0, 0, 0, 0, time.UTC), State: RunQueued}
+		if err := ts.store.UpsertDagRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		query   string
+		wantIDs []string
+	}{
+		{"last_dag_run_state=success", []string{"example_bash_operator"}},
+		{"last_dag_run_state=failed", []string{}},
+		{"dag_run_state=failed&dag_run_state=success&limit=1", []string{"example_bash_operator"}},
+		{"dag_run_start_date_gte=2025-01-01T04:00:00Z", []string{"example_bash_operator"}},
+		{"order_by=-last_run_start_date&limit=2", []string{"example_bash_operator", "tutorial"}}, // NULLs last, ties by -dag_id
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
+			read = 0
+			res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
+			ids, _ := v2DagIDs(t, res.body)
+			if res.status != http.StatusOK || !slices.Equal(ids, tc.wantIDs) {
+				t.Errorf("%d %v, want %v: %.300s", res.status, ids, tc.wantIDs, res.body)
+			}
+			// Five DAGs: a seek each (a run read, or none), the three
+			// queued runs, and what the page's DAGs show.
+			if read > 5+3+10 {
+				t.Errorf("read %d rows, want at most 18", read)
+			}
+		})
+	}
+}
+
+// TestDagStats_ReadTheCounts asks both APIs' DAG statistics with a DAG of
+// 300 runs in four states and checks the counts, and through the store's
+// rowsRead hook that they come from the run counts the writes keep (a row
+// a DAG), not from the runs.
+func TestDagStats_ReadTheCounts(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			var dag *DAG
+			for _, d := range ts.dags.DAGs {
+				if d.DagID == "example_bash_operator" {
+					dag = d
+				}
+			}
+			addRunsIn(t, ts.store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 300, false, func(i int) RunState {
+				return runStates[i%4] // 75 of each
+			})
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			path, want := apiV2Prefix+"/dagStats", `{"dag_id":"example_bash_operator","dag_display_name":"example_bash_operator","stats":[{"state":"queued","count":75},{"state":"running","count":75},{"state":"success","count":75},{"state":"failed","count":75}]}`
+			if e == edition2 {
+				path, want = apiV1Prefix+"/dagStats?dag_ids=example_bash_operator,nope", `"count": 75,`+"\n"+`          "state": "failed"`
+			}
+			res := ts.do(t, http.MethodGet, path, "")
+			if res.status != 200 || !strings.Contains(res.body, want) {
+				t.Errorf("%d %.600s, want %s", res.status, res.body, want)
+			}
+			if read > 20 {
+				t.Errorf("read %d rows, want at most 20 (a count row a DAG)", read)
+			}
+		})
+	}
+}

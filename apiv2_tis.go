@@ -433,11 +433,11 @@ func (s *server) v2GetMappedTaskInstances(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tis, err := s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+	_, mapped, err := s.opts.Store.MappedTaskInstancePage(dagID, runID, taskID, false, 0, 0)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(tis, func(ti *TaskInstance) bool { return ti.MapIndex >= 0 }) {
+	if mapped == 0 {
 		_, task, err := s.ops.dagTask(dagID, taskID)
 		switch {
 		case isFault(err, faultTaskMissing):

@@ -148,6 +148,15 @@ func (s *Store) EventLogPage(desc bool, offset, limit int) ([]*EventLog, int, er
 	return out, total, nil
 }
 
+// EventLogFilteredPage is a page of the events keep picks in id order
+// (newest first when desc), and how many it picks: the walk stops at the
+// page's end, and the count is remembered under countKey (which names
+// keep) for the event log as it stands (tablePage): each new event
+// counts again once.
+func (s *Store) EventLogFilteredPage(desc bool, offset, limit int, keep func(*EventLog) bool, countKey string) ([]*EventLog, int, error) {
+	return tablePage(s, tableEventLogs, indexID, desc, offset, limit, keep, "filter "+countKey)
+}
+
 // clearEventLogsTxn empties the event log (a reset); the counter keeps
 // the last id, so that ids go on.
 func clearEventLogsTxn(txn *memdb.Txn) error {
@@ -171,7 +180,11 @@ func clearEventLogsTxn(txn *memdb.Txn) error {
 
 // EventLogs lists the event log by id, oldest first.
 func (s *Store) EventLogs() ([]*EventLog, error) {
-	return allRows[EventLog](s.read(), tableEventLogs, "event logs")
+	all, err := allRows[EventLog](s.read(), tableEventLogs, "event logs")
+	if s.rowsRead != nil {
+		s.rowsRead(len(all))
+	}
+	return all, err
 }
 
 // EventLogByID is one event; errNotFound when the log has none by that id.
