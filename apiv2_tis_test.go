@@ -277,6 +277,15 @@ func TestAPIv2_TaskInstanceErrors(t *testing.T) {
 			`{"detail":[{"type":"greater_than_equal","loc":["query","limit"],"msg":"Input should be greater than or equal to 0","input":"-1","ctx":{"ge":0}}]}`},
 		{"batch outside ~", "POST", "/dags/v2pair/dagRuns/~/taskInstances/list", `{}`, 422,
 			`{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2pair","ctx":{"expected":"'~'"}}]}`},
+		// FastAPI gathers the path's errors before the body's in one 422
+		// (fastapi/dependencies/utils.py solve_dependencies, then the body).
+		{"batch outside ~ without a body", "POST", "/dags/v2pair/dagRuns/~/taskInstances/list", "", 422,
+			`{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2pair","ctx":{"expected":"'~'"}},` +
+				`{"type":"missing","loc":["body"],"msg":"Field required","input":null}]}`},
+		{"batch outside ~ twice with a bad field", "POST", "/dags/v2pair/dagRuns/r1/taskInstances/list", `{"nope":1}`, 422,
+			`{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2pair","ctx":{"expected":"'~'"}},` +
+				`{"type":"literal_error","loc":["path","dag_run_id"],"msg":"Input should be '~'","input":"r1","ctx":{"expected":"'~'"}},` +
+				`{"type":"extra_forbidden","loc":["body","nope"],"msg":"Extra inputs are not permitted","input":1}]}`},
 		{"batch unknown field", "POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_id":"x"}`, 422,
 			`{"detail":[{"type":"extra_forbidden","loc":["body","dag_id"],"msg":"Extra inputs are not permitted","input":"x"}]}`},
 		{"delete missing", "DELETE", tis + "/nope", "", 404,
