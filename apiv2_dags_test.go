@@ -3,10 +3,14 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // v2DagIDs reads a DAG collection's ids and total_entries.
@@ -498,4 +502,39 @@ func TestAPIv2_PatchDags_NoPattern(t *testing.T) {
 			t.Errorf("%s paused %t, want %t", id, row.IsPaused, want)
 		}
 	}
+}
+
+// TestAPIv2_YAMLDagLastParseDuration: a YAML file's DAG shows how long
+// reading and building its file took (DagModel.last_parse_duration, which
+// Airflow's DAG processor sets from each file's parse), as a Python file's
+// does, in the DAG, its details and the list.
+func TestAPIv2_YAMLDagLastParseDuration(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	yaml := "dag_id: timed\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: a, operator: BashOperator, bash_command: 'true'}\n"
+	if err := os.WriteFile(filepath.Join(dir, "timed.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	set, err := loadDAGSet(t.Context(), dir, edition3, zerolog.New(zerolog.NewTestWriter(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs = set }))
+	check := func(where string, raw json.RawMessage) {
+		t.Helper()
+		var took *float64
+		if err := json.Unmarshal(raw, &took); err != nil || took == nil || *took <= 0 || *took > 60 {
+			t.Errorf("%s: last_parse_duration %s, want the seconds the file's read took", where, raw)
+		}
+	}
+	for _, path := range []string{"/dags/timed", "/dags/timed/details"} {
+		check(path, ts.v2JSON(t, path)["last_parse_duration"])
+	}
+	var list struct {
+		Dags []map[string]json.RawMessage `json:"dags"`
+	}
+	if err := json.Unmarshal([]byte(ts.v2(t, "GET", "/dags", "", 200).body), &list); err != nil || len(list.Dags) != 1 {
+		t.Fatalf("list: %v %+v", err, list)
+	}
+	check("/dags", list.Dags[0]["last_parse_duration"])
 }
