@@ -44,7 +44,7 @@ const (
 	// them), so they are not leased.
 	counterVariableID   = "variable"
 	counterConnectionID = "connection"
-	counterEventLogID   = "event_log" // the event log's highest id when a reset emptied it
+	counterEventLogID   = "event_log" // the event log's highest id handed out
 )
 
 // countersTable holds the change index and the id sequences.

@@ -14,10 +14,13 @@ import (
 
 // storeSnapshot is the store at one point in time, for the snapshot
 // writer: writers are never blocked while it is read.
-type storeSnapshot struct{ txn *memdb.Txn }
+type storeSnapshot struct {
+	txn       *memdb.Txn
+	eventLogs int // --max-event-logs: the rows under its floor are left out
+}
 
 // Snapshot takes a point-in-time copy of every table.
-func (s *Store) Snapshot() storeSnapshot { return storeSnapshot{s.read()} }
+func (s *Store) Snapshot() storeSnapshot { return storeSnapshot{s.read(), s.limits.EventLogs} }
 
 // ChangeIndex is the number of write transactions the copy holds.
 func (v storeSnapshot) ChangeIndex() int64 { return counterValue(v.txn, counterChange) }
@@ -25,7 +28,15 @@ func (v storeSnapshot) ChangeIndex() int64 { return counterValue(v.txn, counterC
 // Rows calls fn with every row of table in its primary key's order, and
 // stops at fn's first error.
 func (v storeSnapshot) Rows(table string, fn func(row any) error) error {
-	it, err := v.txn.Get(table, indexID)
+	var it memdb.ResultIterator
+	var err error
+	if table == tableEventLogs {
+		// The log as it shows: the rows that fell out of the newest
+		// --max-event-logs ids wait for their drop (eventLogDropEvery).
+		it, err = eventLogsFromTxn(v.txn, v.eventLogs)
+	} else {
+		it, err = v.txn.Get(table, indexID)
+	}
 	if err != nil {
 		return fmt.Errorf("list %s: %w", table, err)
 	}
