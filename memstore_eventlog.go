@@ -48,7 +48,12 @@ const eventLogDropEvery = 256
 // of a walk of the log's index (see Store.write: a read of an index the
 // transaction has written copies its nodes again at the next insert).
 func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
-	id := counterValue(txn, counterEventLogID) + 1
+	return s.appendEventLogAtTxn(txn, e, nextEventLogIDTxn(txn))
+}
+
+// appendEventLogAtTxn is appendEventLogTxn with the next id read by the
+// caller (nextEventLogIDTxn), before it wrote another counter.
+func (s *Store) appendEventLogAtTxn(txn *memdb.Txn, e *EventLog, id int64) error {
 	row := *e
 	row.ID = id
 	if err := txn.Insert(tableEventLogs, &row); err != nil {
@@ -63,6 +68,9 @@ func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
 	}
 	return dropEventLogsTxn(txn, id-keep+1)
 }
+
+// nextEventLogIDTxn is the id the next event gets.
+func nextEventLogIDTxn(txn *memdb.Txn) int64 { return counterValue(txn, counterEventLogID) + 1 }
 
 // dropEventLogsTxn drops every row under the id floor: those of the last
 // eventLogDropEvery appends, and any a lower --max-event-logs or a restore
