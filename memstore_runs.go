@@ -87,7 +87,7 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		if err := txn.Delete(tableTasks, row); err != nil {
 			return fmt.Errorf("delete task instances of %s/%s: %w", run.DagID, run.RunID, err)
 		}
-		delta, err := reorderTIsTxn(txn, row.TIs, nil)
+		delta, err := reorderTIsTxn(txn, row.TIs, nil, false)
 		if err != nil {
 			return err
 		}
@@ -589,7 +589,8 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			return nil, fmt.Errorf("insert tasks of %s/%s: %w", nr.dag.DagID, nr.runID, err)
 		}
 		tiCount = len(row.TIs)
-		if ordered, err = reorderTIsTxn(txn, nil, row.TIs); err != nil {
+		oneGo := nr.start.tiIDs && !s.aheadTIIDs.Load()
+		if ordered, err = reorderTIsTxn(txn, nil, row.TIs, oneGo); err != nil {
 			return nil, err
 		}
 	}

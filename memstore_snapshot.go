@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -59,6 +60,8 @@ type storeRestore struct {
 	txn   *memdb.Txn
 	// The highest run and pool ids restored (the id lease's counters).
 	maxRunID, maxPoolID int64
+	// The highest task-instance id restored ("" for none).
+	maxTIID string
 	// The highest ids restored of the other tables numbered by a
 	// counter, by the counter's name.
 	maxIDs map[string]int64
@@ -124,6 +127,9 @@ func (r *storeRestore) sawID(counter string, id int64) {
 // InsertTaskInstances stores task instances; those of one run given one
 // after another go into the store as one row.
 func (r *storeRestore) InsertTaskInstances(tis []*TaskInstance) error {
+	for _, ti := range tis {
+		r.maxTIID = max(r.maxTIID, ti.ID)
+	}
 	return storeTaskInstancesTxn(r.txn, true, tis)
 }
 
@@ -158,6 +164,11 @@ func (r *storeRestore) Commit() (int64, error) {
 	}
 	if err := raiseIDCountersTxn(r.txn, r.maxRunID, r.maxPoolID); err != nil {
 		return 0, fmt.Errorf("restore counters: %w", err)
+	}
+	// New runs' task-instance ids grow past every id restored, so that
+	// they fall among none (orderTIsTxn).
+	if r.maxTIID != "" && !taskInstanceIDs.raisePast(r.maxTIID, time.Now()) {
+		r.store.aheadTIIDs.Store(true)
 	}
 	r.txn.Commit()
 	return r.store.ChangeIndex(), nil

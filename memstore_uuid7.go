@@ -78,3 +78,29 @@ func (s *uuid7Source) fill(ids []string) {
 		ids[i] = all[36*i : 36*(i+1)]
 	}
 }
+
+// raisePast moves the source past id, a stored id, so that every id it
+// makes from now on sorts after it: the next id's milliseconds are past
+// id's. It refuses (false) an id that is no UUID, or whose time lies more
+// than a year past now (not made by a uuid7 clock: a version 4 id's random
+// bits), which would push every later id's time that far.
+func (s *uuid7Source) raisePast(id string, now time.Time) bool {
+	if len(id) != 36 || id[8] != '-' {
+		return false
+	}
+	var b [6]byte
+	if _, err := hex.Decode(b[:4], []byte(id[0:8])); err != nil {
+		return false
+	}
+	if _, err := hex.Decode(b[4:], []byte(id[9:13])); err != nil {
+		return false
+	}
+	milli := int64(b[0])<<40 | int64(b[1])<<32 | int64(b[2])<<24 | int64(b[3])<<16 | int64(b[4])<<8 | int64(b[5])
+	if milli > now.Add(365*24*time.Hour).UnixMilli() {
+		return false
+	}
+	s.mu.Lock()
+	s.last = max(s.last, milli<<12|0xfff)
+	s.mu.Unlock()
+	return true
+}

@@ -105,3 +105,84 @@ func TestTrigger_TaskInstanceIDsGrow(t *testing.T) {
 		}
 	}
 }
+
+// TestUUID7Source_RaisePast: the source moves past a stored uuid7 (even
+// one whose clock ran ahead) and refuses what would push its ids' time
+// more than a year on, or what is no UUID.
+func TestUUID7Source_RaisePast(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	ahead := func(d time.Duration) string {
+		var src uuid7Source
+		src.last = now.Add(d).UnixMilli() << 12
+		id := make([]string, 1)
+		src.fill(id)
+		return id[0]
+	}
+	for _, tc := range []struct {
+		name, id string
+		ok       bool
+	}{
+		{"behind", ahead(-time.Hour), true},
+		{"a minute ahead", ahead(time.Minute), true},
+		{"a month ahead", ahead(30 * 24 * time.Hour), true},
+		{"two years ahead", ahead(2 * 365 * 24 * time.Hour), false},
+		{"a version 4 id", "ffffffff-ffff-4fff-bfff-ffffffffffff", false},
+		{"no UUID", "not-a-uuid", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var src uuid7Source
+			if ok := src.raisePast(tc.id, now); ok != tc.ok {
+				t.Fatalf("raisePast(%q): %t, want %t", tc.id, ok, tc.ok)
+			}
+			id := make([]string, 1)
+			src.fill(id)
+			if tc.ok && id[0] <= tc.id {
+				t.Fatalf("next id %q, not past %q", id[0], tc.id)
+			}
+		})
+	}
+}
+
+// TestStoreRestore_TaskInstanceIDsAhead: a restore that brings a task
+// instance id ahead of the clock moves the id source past it, so a new
+// run's ids sort after it and its block is written without a look at the
+// blocks stored; an id the source cannot move past marks the store, and a
+// new run's block is checked against the stored ones (orderTIsTxn).
+func TestStoreRestore_TaskInstanceIDsAhead(t *testing.T) {
+	t.Parallel()
+	var src uuid7Source
+	src.last = time.Now().Add(2*time.Second).UnixMilli() << 12
+	soon := make([]string, 1)
+	src.fill(soon)
+	for _, tc := range []struct {
+		name, id  string
+		wantAhead bool
+	}{
+		{"two seconds ahead", soon[0], false},
+		{"a version 4 id", "ffffffff-ffff-4fff-bfff-ffffffffffff", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store, r := newRestore(t)
+			date := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+			if err := r.Insert(tableDagRuns, &DagRun{ID: 1, DagID: "d", RunID: "r", ExecutionDate: date, State: RunSuccess}); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.InsertTaskInstances([]*TaskInstance{{ID: tc.id, DagID: "d", RunID: "r", TaskID: "a", MapIndex: -1, State: TaskSuccess}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if got := store.aheadTIIDs.Load(); got != tc.wantAhead {
+				t.Fatalf("aheadTIIDs %t, want %t", got, tc.wantAhead)
+			}
+			if !tc.wantAhead {
+				if next := newTaskInstanceID(); next <= tc.id {
+					t.Fatalf("next id %q, not past the restored %q", next, tc.id)
+				}
+			}
+		})
+	}
+}
