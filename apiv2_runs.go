@@ -189,7 +189,11 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error
 		return nil, v2TriggerPhrases.phrase(err)
 	}
 	req.event = nil // stored with the run
-	return s.v2RunNamed(got.run, dagDisplayName(got.dag)), nil
+	out := s.v2RunNamed(got.run, dagDisplayName(got.dag))
+	if r, err := renderV2Run(&out); err == nil {
+		return r, nil
+	}
+	return out, nil // writeV2JSON answers what encoding/json makes of it
 }
 
 // v2BodyField is a field of the body as the client wrote it, in its
