@@ -38,8 +38,13 @@ type v2DagVersionCollection struct {
 // "dag_display_name") in datamodels/dag_versions.py), wherever the
 // version is nested.
 func (s *server) v2DagVersion(v *DagVersion) v2DagVersion {
+	return s.v2DagVersionNamed(v, s.v2DagDisplayName(v.DagID))
+}
+
+// v2DagVersionNamed is v2DagVersion with its DAG's display name at hand.
+func (s *server) v2DagVersionNamed(v *DagVersion, displayName string) v2DagVersion {
 	return v2DagVersion{ID: v.ID, VersionNumber: v.Number, DagID: v.DagID, BundleName: ptr(bundleName),
-		CreatedAt: v2When(v.CreatedAt), DagDisplayName: s.v2DagDisplayName(v.DagID)}
+		CreatedAt: v2When(v.CreatedAt), DagDisplayName: displayName}
 }
 
 var v2DagVersionPhrases = phrasebook{

@@ -71,8 +71,8 @@ func (s *server) v2RunNamed(run *DagRun, displayName string) v2DagRun {
 		out.DataIntervalStart, out.DataIntervalEnd = v2At(run.DataIntervalStart), v2At(run.DataIntervalEnd)
 	}
 	if run.DagVersionID != "" {
-		if v, err := s.opts.Store.DagVersionByID(run.DagVersionID); err == nil {
-			out.DagVersions = []any{s.v2DagVersion(v)}
+		if v, err := s.dagVersionByID(run.DagVersionID); err == nil {
+			out.DagVersions = []any{s.v2DagVersionNamed(v, displayName)}
 		}
 	}
 	if run.TriggeredBy != "" {
@@ -83,6 +83,22 @@ func (s *server) v2RunNamed(run *DagRun, displayName string) v2DagRun {
 		out.Conf = run.Conf
 	}
 	return out
+}
+
+// dagVersionByID is the store's DagVersionByID, kept once read: a
+// version's row never changes (a changed definition is a new version,
+// under a new uuid7; a reset or a deleted DAG drops versions, whose ids
+// then come back no more), and every run's answer names its version.
+func (s *server) dagVersionByID(id string) (*DagVersion, error) {
+	if v, ok := s.dagVersions.Load(id); ok {
+		return v.(*DagVersion), nil
+	}
+	v, err := s.opts.Store.DagVersionByID(id)
+	if err != nil {
+		return nil, err
+	}
+	s.dagVersions.Store(id, v)
+	return v, nil
 }
 
 // v2RunNotFound is the routes' missing run (dag_run.py: get_dag_run,
@@ -189,7 +205,11 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error
 		return nil, v2TriggerPhrases.phrase(err)
 	}
 	req.event = nil // stored with the run
-	return s.v2RunNamed(got.run, dagDisplayName(got.dag)), nil
+	out := s.v2RunNamed(got.run, dagDisplayName(got.dag))
+	if r, err := renderV2Run(&out); err == nil {
+		return r, nil
+	}
+	return out, nil // writeV2JSON answers what encoding/json makes of it
 }
 
 // v2BodyField is a field of the body as the client wrote it, in its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -44,7 +45,7 @@ const (
 	// them), so they are not leased.
 	counterVariableID   = "variable"
 	counterConnectionID = "connection"
-	counterEventLogID   = "event_log" // the event log's highest id when a reset emptied it
+	counterEventLogID   = "event_log" // the event log's highest id handed out
 )
 
 // countersTable holds the change index and the id sequences.
@@ -81,6 +82,11 @@ type Store struct {
 	// store is shared.
 	limits Limits
 	writes writeQueue // updateBatched's writers (memstore_writebatch.go)
+	// aheadTIIDs is set by a restore that brought a task-instance id
+	// the id source could not be moved past (uuid7Source.raisePast): a
+	// new run's ids may then fall among stored ones, and its block is
+	// checked against the blocks stored (orderTIsTxn).
+	aheadTIIDs atomic.Bool
 	// lease is the ids the id lease on disk covers, none beyond which is
 	// handed out (snapshot_idlease.go); the snapshotter keeps it.
 	lease idCeiling

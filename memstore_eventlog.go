@@ -26,59 +26,124 @@ func (s *Store) AppendEventLog(e EventLog) error {
 	return s.update(func(txn *memdb.Txn) error { return s.appendEventLogTxn(txn, &e) })
 }
 
-// appendEventLogTxn stores a copy of e under the next id; at
-// --max-event-logs the rows that fall out of the newest ids go in the same
-// write. e itself is not changed: a write may be tried more than once.
-// The next id follows the last row's, or the counter that a reset leaves
-// (clearEventLogsTxn): one read and one insert per event, no counter or
-// total written, since a try writes two events. The counter is read only
-// when the log is empty: a reset raises it to the last row's id before it
-// empties the log, and a restore to the highest id restored, so a row is
-// never behind it. (Reading it would also cost a trigger that writes its
-// event: the counters it has written in the same batch copy their nodes
-// again after a read, see Store.write.)
+// eventLogDropEvery is how many appends apart the rows that fell out of
+// the newest --max-event-logs ids are dropped, all in one go. Until then
+// they are hidden: every read starts at the log's floor
+// (eventLogFloorTxn), so the log shows what dropping each row at once
+// would leave. A drop per append cost a trigger three walks of the id
+// index (its last, its first after the insert, and the first again) and a
+// delete, each copying the tree's path anew (a read of an index the
+// transaction wrote empties its cache of copied nodes): 7.5 % of the v2
+// trigger's CPU under load. 256 ids are two hex digits of seqField's key,
+// a subtree the drop takes whole.
+const eventLogDropEvery = 256
+
+// appendEventLogTxn stores a copy of e under the next id; the rows that
+// fall out of the newest --max-event-logs ids are hidden at once and
+// dropped every eventLogDropEvery appends, in the same write. e itself is
+// not changed: a write may be tried more than once. The next id follows
+// the counter, which is the highest id handed out (a reset leaves the
+// last row's, a restore raises it to the highest id restored): a lookup
+// in the small counters table, which every write changes anyway, instead
+// of a walk of the log's index (see Store.write: a read of an index the
+// transaction has written copies its nodes again at the next insert).
 func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
-	last, err := txn.Last(tableEventLogs, indexID)
-	if err != nil {
-		return fmt.Errorf("find the last event log: %w", err)
-	}
-	var id int64
-	if last != nil {
-		id = last.(*EventLog).ID
-	} else {
-		id = counterValue(txn, counterEventLogID)
-	}
-	id++
+	return s.appendEventLogAtTxn(txn, e, nextEventLogIDTxn(txn))
+}
+
+// appendEventLogAtTxn is appendEventLogTxn with the next id read by the
+// caller (nextEventLogIDTxn), before it wrote another counter.
+func (s *Store) appendEventLogAtTxn(txn *memdb.Txn, e *EventLog, id int64) error {
 	row := *e
 	row.ID = id
 	if err := txn.Insert(tableEventLogs, &row); err != nil {
 		return fmt.Errorf("store event log %d: %w", id, err)
 	}
+	if err := txn.Insert(tableCounters, &counter{Name: counterEventLogID, Value: id}); err != nil {
+		return fmt.Errorf("bump counter %s: %w", counterEventLogID, err)
+	}
 	keep := int64(s.limits.EventLogs)
-	if keep <= 0 {
+	if floor := id - keep + 1; keep <= 0 || floor <= 0 || floor%eventLogDropEvery != 0 {
 		return nil
 	}
-	dropped := int64(-1) // the id dropped last
-	for {
-		oldest, err := txn.First(tableEventLogs, indexID)
-		if err != nil {
-			return fmt.Errorf("find the oldest event log: %w", err)
-		}
-		if dropped >= 0 && oldest != nil && oldest.(*EventLog).ID != dropped+1 {
-			// Ids were missing between the one dropped and the new
-			// oldest (a restore's): they are no longer in the span.
-			if err := addTotalTxn(txn, totalEventLogGaps, -(oldest.(*EventLog).ID - dropped - 1)); err != nil {
-				return err
-			}
-		}
-		if oldest == nil || oldest.(*EventLog).ID > id-keep {
-			return nil
-		}
-		if err := txn.Delete(tableEventLogs, oldest); err != nil {
-			return fmt.Errorf("drop event log %d: %w", oldest.(*EventLog).ID, err)
-		}
-		dropped = oldest.(*EventLog).ID
+	return dropEventLogsTxn(txn, id-keep+1)
+}
+
+// nextEventLogIDTxn is the id the next event gets.
+func nextEventLogIDTxn(txn *memdb.Txn) int64 { return counterValue(txn, counterEventLogID) + 1 }
+
+// dropEventLogsTxn drops every row under the id floor: those of the last
+// eventLogDropEvery appends, and any a lower --max-event-logs or a restore
+// left under it. The ids missing among the dropped ones leave the gaps'
+// count, as they leave the span eventLogCountTxn counts.
+func dropEventLogsTxn(txn *memdb.Txn, floor int64) error {
+	it, err := txn.Get(tableEventLogs, indexID)
+	if err != nil {
+		return fmt.Errorf("find the oldest event logs: %w", err)
 	}
+	var old []*EventLog
+	next := floor // the first id kept
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		e := raw.(*EventLog)
+		if e.ID >= floor {
+			next = e.ID
+			break
+		}
+		old = append(old, e)
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	for _, e := range old {
+		if err := txn.Delete(tableEventLogs, e); err != nil {
+			return fmt.Errorf("drop event log %d: %w", e.ID, err)
+		}
+	}
+	return addTotalTxn(txn, totalEventLogGaps, -(next - old[0].ID - int64(len(old))))
+}
+
+// eventLogFloorTxn is the lowest id the log shows: the rows under it
+// have fallen out of the newest keep ids (--max-event-logs; 0 keeps
+// every row) and wait for their drop (eventLogDropEvery).
+func eventLogFloorTxn(txn *memdb.Txn, keep int) (int64, error) {
+	if keep <= 0 {
+		return 0, nil
+	}
+	last, err := txn.Last(tableEventLogs, indexID)
+	if err != nil {
+		return 0, fmt.Errorf("find the last event log: %w", err)
+	}
+	if last == nil {
+		return 0, nil
+	}
+	return max(last.(*EventLog).ID-int64(keep)+1, 0), nil
+}
+
+// eventLogsFromTxn walks the log by id from the floor up.
+func eventLogsFromTxn(txn *memdb.Txn, keep int) (memdb.ResultIterator, error) {
+	floor, err := eventLogFloorTxn(txn, keep)
+	if err != nil {
+		return nil, err
+	}
+	it, err := txn.LowerBound(tableEventLogs, indexID, floor)
+	if err != nil {
+		return nil, fmt.Errorf("list event logs: %w", err)
+	}
+	return it, nil
+}
+
+// eventLogsDownTo walks the log by id from the newest down to floor.
+type eventLogsDownTo struct {
+	memdb.ResultIterator
+	floor int64
+}
+
+func (w eventLogsDownTo) Next() any {
+	raw := w.ResultIterator.Next()
+	if raw == nil || raw.(*EventLog).ID < w.floor {
+		return nil
+	}
+	return raw
 }
 
 // totalEventLogGaps counts the ids missing between the oldest and the
@@ -87,9 +152,12 @@ func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
 // that the number of events is two lookups (eventLogCountTxn).
 const totalEventLogGaps = "event_log_gaps"
 
-// eventLogCountTxn is how many events the log holds: its id span less
-// the gaps.
-func eventLogCountTxn(txn *memdb.Txn) (int, error) {
+// eventLogCountTxn is how many events the log shows (from the floor,
+// eventLogFloorTxn): its id span less the gaps, less the rows under the
+// floor that wait for their drop (their span when there are no gaps, else
+// counted: at most eventLogDropEvery of them, unless a lower
+// --max-event-logs or a restore left more until the next drop).
+func eventLogCountTxn(txn *memdb.Txn, keep int) (int, error) {
 	first, err := txn.First(tableEventLogs, indexID)
 	if err != nil || first == nil {
 		return 0, err
@@ -98,7 +166,27 @@ func eventLogCountTxn(txn *memdb.Txn) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return int(last.(*EventLog).ID - first.(*EventLog).ID + 1 - totalTxn(txn, totalEventLogGaps)), nil
+	lo, hi := first.(*EventLog).ID, last.(*EventLog).ID
+	gaps := totalTxn(txn, totalEventLogGaps)
+	n := hi - lo + 1 - gaps
+	floor := lo
+	if keep > 0 {
+		floor = max(hi-int64(keep)+1, lo)
+	}
+	switch {
+	case floor == lo:
+	case gaps == 0:
+		n -= floor - lo
+	default:
+		it, err := txn.Get(tableEventLogs, indexID)
+		if err != nil {
+			return 0, err
+		}
+		for raw := it.Next(); raw != nil && raw.(*EventLog).ID < floor; raw = it.Next() {
+			n--
+		}
+	}
+	return int(n), nil
 }
 
 // recountEventLogGapsTxn sets the gaps from the rows (after a restore).
@@ -129,17 +217,23 @@ func recountEventLogGapsTxn(txn *memdb.Txn) error {
 // end and stops at the page's end, and the total is eventLogCountTxn's.
 func (s *Store) EventLogPage(desc bool, offset, limit int) ([]*EventLog, int, error) {
 	txn := s.read()
-	total, err := eventLogCountTxn(txn)
+	total, err := eventLogCountTxn(txn, s.limits.EventLogs)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count event logs: %w", err)
 	}
-	get := txn.Get
+	var it memdb.ResultIterator
 	if desc {
-		get = txn.GetReverse
-	}
-	it, err := get(tableEventLogs, indexID)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list event logs: %w", err)
+		floor, err := eventLogFloorTxn(txn, s.limits.EventLogs)
+		if err != nil {
+			return nil, 0, err
+		}
+		down, err := txn.GetReverse(tableEventLogs, indexID)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list event logs: %w", err)
+		}
+		it = eventLogsDownTo{down, floor}
+	} else if it, err = eventLogsFromTxn(txn, s.limits.EventLogs); err != nil {
+		return nil, 0, err
 	}
 	out, read := walkPage[EventLog](it, offset, limit)
 	if s.rowsRead != nil {
@@ -180,16 +274,31 @@ func clearEventLogsTxn(txn *memdb.Txn) error {
 
 // EventLogs lists the event log by id, oldest first.
 func (s *Store) EventLogs() ([]*EventLog, error) {
-	all, err := allRows[EventLog](s.read(), tableEventLogs, "event logs")
-	if s.rowsRead != nil {
-		s.rowsRead(len(all))
+	it, err := eventLogsFromTxn(s.read(), s.limits.EventLogs)
+	if err != nil {
+		return nil, err
 	}
-	return all, err
+	out := []*EventLog{}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*EventLog))
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(len(out))
+	}
+	return out, nil
 }
 
 // EventLogByID is one event; errNotFound when the log has none by that id.
 func (s *Store) EventLogByID(id int64) (*EventLog, error) {
-	raw, err := s.read().First(tableEventLogs, indexID, id)
+	txn := s.read()
+	floor, err := eventLogFloorTxn(txn, s.limits.EventLogs)
+	if err != nil {
+		return nil, err
+	}
+	if id < floor {
+		return nil, errNotFound // fallen out, waiting for its drop
+	}
+	raw, err := txn.First(tableEventLogs, indexID, id)
 	if err != nil {
 		return nil, fmt.Errorf("look up event log %d: %w", id, err)
 	}

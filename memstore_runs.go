@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	memdb "github.com/hashicorp/go-memdb"
 )
 
@@ -88,7 +87,7 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		if err := txn.Delete(tableTasks, row); err != nil {
 			return fmt.Errorf("delete task instances of %s/%s: %w", run.DagID, run.RunID, err)
 		}
-		delta, err := reorderTIsTxn(txn, row.TIs, nil)
+		delta, err := reorderTIsTxn(txn, row.TIs, nil, false)
 		if err != nil {
 			return err
 		}
@@ -442,11 +441,12 @@ func (rs runStart) taskInstance(t *Task, dagID, runID string, date, now time.Tim
 
 // newTaskInstanceID is a new task instance id: a version 7 UUID, as
 // Airflow 3's uuid7() (airflow-core/src/airflow/models/taskinstance.py,
-// TaskInstance.id default), in the canonical hyphenated form. It panics
-// only if the system's random source fails, which the Go runtime treats
-// as fatal anyway.
+// TaskInstance.id default), in the canonical hyphenated form
+// (uuid7Source).
 func newTaskInstanceID() string {
-	return uuid.Must(uuid.NewV7()).String()
+	var id [1]string
+	taskInstanceIDs.fill(id[:])
+	return id[0]
 }
 
 // nextTryID gives ti a new id for its next try when it has one: the try
@@ -515,10 +515,12 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := enforceConfLimitTxn(txn, len(nr.conf), s.limits.ConfBytes); err != nil {
 		return nil, err
 	}
+	// The event's id is read before nextIDTxn writes the run's counter
+	// (see Store.write: a read of a table the transaction has written
+	// copies its nodes again at the next write).
+	var eventID int64
 	if nr.event != nil {
-		if err := s.appendEventLogTxn(txn, nr.event); err != nil {
-			return nil, err
-		}
+		eventID = nextEventLogIDTxn(txn)
 	}
 	// A run without a logical date starts at its run_after; a logical
 	// date stays unique among the DAG's runs.
@@ -541,6 +543,11 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	id, err := s.nextIDTxn(txn, counterRunID)
 	if err != nil {
 		return nil, err
+	}
+	if nr.event != nil {
+		if err := s.appendEventLogAtTxn(txn, nr.event, eventID); err != nil {
+			return nil, err
+		}
 	}
 	now := nr.now
 	run := &DagRun{
@@ -584,20 +591,35 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		// One allocation for all of the run's task instances.
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
 		row := &runTasks{DagID: nr.dag.DagID, RunID: nr.runID, TIs: make([]*TaskInstance, 0, len(tis))}
+		start := nr.start
+		start.tiIDs = false // made below, all in one go
 		for i, t := range nr.dag.Tasks {
-			if !nr.start.hasTask(t, nr.runID, admitAt) {
+			if !start.hasTask(t, nr.runID, admitAt) {
 				continue
 			}
-			tis[i] = nr.start.taskInstance(t, nr.dag.DagID, nr.runID, date, now, nr.unixname)
+			tis[i] = start.taskInstance(t, nr.dag.DagID, nr.runID, date, now, nr.unixname)
 			tis[i].DagVersionID = run.DagVersionID
 			row.TIs = append(row.TIs, &tis[i])
+		}
+		if nr.start.tiIDs {
+			var small [16]string
+			ids := small[:0]
+			if len(row.TIs) > len(small) {
+				ids = make([]string, 0, len(row.TIs))
+			}
+			ids = ids[:len(row.TIs)]
+			taskInstanceIDs.fill(ids)
+			for i, ti := range row.TIs {
+				ti.ID = ids[i]
+			}
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })
 		if err := txn.Insert(tableTasks, row); err != nil {
 			return nil, fmt.Errorf("insert tasks of %s/%s: %w", nr.dag.DagID, nr.runID, err)
 		}
 		tiCount = len(row.TIs)
-		if ordered, err = reorderTIsTxn(txn, nil, row.TIs); err != nil {
+		oneGo := nr.start.tiIDs && !s.aheadTIIDs.Load()
+		if ordered, err = reorderTIsTxn(txn, nil, row.TIs, oneGo); err != nil {
 			return nil, err
 		}
 	}

@@ -8,16 +8,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
 
 // storeSnapshot is the store at one point in time, for the snapshot
 // writer: writers are never blocked while it is read.
-type storeSnapshot struct{ txn *memdb.Txn }
+type storeSnapshot struct {
+	txn       *memdb.Txn
+	eventLogs int // --max-event-logs: the rows under its floor are left out
+}
 
 // Snapshot takes a point-in-time copy of every table.
-func (s *Store) Snapshot() storeSnapshot { return storeSnapshot{s.read()} }
+func (s *Store) Snapshot() storeSnapshot { return storeSnapshot{s.read(), s.limits.EventLogs} }
 
 // ChangeIndex is the number of write transactions the copy holds.
 func (v storeSnapshot) ChangeIndex() int64 { return counterValue(v.txn, counterChange) }
@@ -25,7 +29,15 @@ func (v storeSnapshot) ChangeIndex() int64 { return counterValue(v.txn, counterC
 // Rows calls fn with every row of table in its primary key's order, and
 // stops at fn's first error.
 func (v storeSnapshot) Rows(table string, fn func(row any) error) error {
-	it, err := v.txn.Get(table, indexID)
+	var it memdb.ResultIterator
+	var err error
+	if table == tableEventLogs {
+		// The log as it shows: the rows that fell out of the newest
+		// --max-event-logs ids wait for their drop (eventLogDropEvery).
+		it, err = eventLogsFromTxn(v.txn, v.eventLogs)
+	} else {
+		it, err = v.txn.Get(table, indexID)
+	}
 	if err != nil {
 		return fmt.Errorf("list %s: %w", table, err)
 	}
@@ -48,6 +60,8 @@ type storeRestore struct {
 	txn   *memdb.Txn
 	// The highest run and pool ids restored (the id lease's counters).
 	maxRunID, maxPoolID int64
+	// The highest task-instance id restored ("" for none).
+	maxTIID string
 	// The highest ids restored of the other tables numbered by a
 	// counter, by the counter's name.
 	maxIDs map[string]int64
@@ -113,6 +127,9 @@ func (r *storeRestore) sawID(counter string, id int64) {
 // InsertTaskInstances stores task instances; those of one run given one
 // after another go into the store as one row.
 func (r *storeRestore) InsertTaskInstances(tis []*TaskInstance) error {
+	for _, ti := range tis {
+		r.maxTIID = max(r.maxTIID, ti.ID)
+	}
 	return storeTaskInstancesTxn(r.txn, true, tis)
 }
 
@@ -147,6 +164,11 @@ func (r *storeRestore) Commit() (int64, error) {
 	}
 	if err := raiseIDCountersTxn(r.txn, r.maxRunID, r.maxPoolID); err != nil {
 		return 0, fmt.Errorf("restore counters: %w", err)
+	}
+	// New runs' task-instance ids grow past every id restored, so that
+	// they fall among none (orderTIsTxn).
+	if r.maxTIID != "" && !taskInstanceIDs.raisePast(r.maxTIID, time.Now()) {
+		r.store.aheadTIIDs.Store(true)
 	}
 	r.txn.Commit()
 	return r.store.ChangeIndex(), nil

@@ -227,8 +227,10 @@ func blockMembers(row *runTasks, b *tiOrderRow) []*TaskInstance {
 // (either nil; both sorted as runTasks keeps them) and returns how many
 // more task instances with an id the run has. Task instances the write
 // did not change are the same pointers and cost a comparison; the new
-// row must be stored already (a split reads it).
-func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance) (int, error) {
+// row must be stored already (a split reads it). oneGo says that new's ids
+// were made in one go by taskInstanceIDs and that no stored id lies ahead of
+// that source (a new run's): no other id then falls among them.
+func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance, oneGo bool) (int, error) {
 	var dropped []*TaskInstance
 	added := make([]*TaskInstance, 0, max(len(new)-len(old), 1))
 	i, j := 0, 0
@@ -277,7 +279,7 @@ func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance) (int, error) {
 		for n < len(added) && added[n].MapIndex == added[0].MapIndex {
 			n++
 		}
-		if err := orderTIsTxn(txn, added[:n]); err != nil {
+		if err := orderTIsTxn(txn, added[:n], oneGo); err != nil {
 			return 0, err
 		}
 		added = added[n:]
@@ -309,14 +311,20 @@ func unorderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 
 // orderTIsTxn places task instances of one run and one map_index, by id:
 // as one block when no block lies across their range, else one by one.
-func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance) error {
+func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance, oneGo bool) error {
 	first, last := tis[0], tis[len(tis)-1]
 	if len(tis) > 1 {
 		// Blocks do not overlap: the last one starting within the range
-		// or before it is the only one that could reach into it.
-		b, err := blockFromTxn(txn, first.DagID, first.MapIndex, last.ID)
-		if err != nil {
-			return err
+		// or before it is the only one that could reach into it. Ids
+		// made in one go have none among them (uuid7Source hands out
+		// one id after another, under its lock), unless a restore
+		// brought ids ahead of the source: then the seek looks.
+		var b *tiOrderRow
+		if !oneGo {
+			var err error
+			if b, err = blockFromTxn(txn, first.DagID, first.MapIndex, last.ID); err != nil {
+				return err
+			}
 		}
 		if b == nil || b.Hi < first.ID {
 			return insertBlockTxn(txn, &tiOrderRow{MapIndex: first.MapIndex, Lo: first.ID, Hi: last.ID, N: len(tis),

@@ -236,7 +236,7 @@ func recountTIsTxn(txn *memdb.Txn, old, row *runTasks) error {
 	if old != nil {
 		before = old.TIs
 	}
-	ordered, err := reorderTIsTxn(txn, before, row.TIs)
+	ordered, err := reorderTIsTxn(txn, before, row.TIs, false)
 	if err != nil {
 		return err
 	}

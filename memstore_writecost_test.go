@@ -62,10 +62,11 @@ func indexWrites(tb testing.TB, changes memdb.Changes) []string {
 func TestTriggerIndexWrites(t *testing.T) {
 	tests := []struct {
 		name, path, body string
+		edition          edition
 		want             []string
 	}{
 		{"experimental", apiPrefix + "/dags/example_bash_operator/dag_runs",
-			`{"conf": {"key": "value"}, "execution_date": "2026-01-01T00:00:00+00:00"}`,
+			`{"conf": {"key": "value"}, "execution_date": "2026-01-01T00:00:00+00:00"}`, edition2,
 			[]string{
 				"counters.id",        // the run's integer id (dag_run)
 				"counters.id",        // the change index (change)
@@ -78,12 +79,22 @@ func TestTriggerIndexWrites(t *testing.T) {
 				"task_instances.id",  // the run's task instances, one row
 			}},
 		{"v1", apiV1Prefix + "/dags/example_bash_operator/dagRuns",
-			`{"conf": {"key": "value"}, "logical_date": "2026-01-01T00:00:00+00:00"}`,
+			`{"conf": {"key": "value"}, "logical_date": "2026-01-01T00:00:00+00:00"}`, edition2,
 			[]string{
-				"counters.id", "counters.id", "dag_runs.dag_after", "dag_runs.dag_row", "dag_runs.id",
-				"dag_runs.state",
+				"counters.id", "counters.id",
+				"counters.id", // the event log's last id (event_log)
+				"dag_runs.dag_after", "dag_runs.dag_row", "dag_runs.id", "dag_runs.state",
 				"event_logs.id", // the action log's row (api.post_dag_run)
 				"run_counts.id", "run_counts.id", "task_instances.id",
+			}},
+		{"v2", apiV2Prefix + "/dags/example_bash_operator/dagRuns",
+			`{"conf": {"key": "value"}, "logical_date": "2026-01-01T00:00:00+00:00"}`, edition3,
+			[]string{
+				"counters.id", "counters.id", "counters.id",
+				"dag_runs.dag_after", "dag_runs.dag_row", "dag_runs.id", "dag_runs.state",
+				"event_logs.id", // the action log's row (trigger_dag_run)
+				"run_counts.id", "run_counts.id", "task_instances.id",
+				"ti_order.id", // the task instances' block in the default orders
 			}},
 	}
 	for _, tc := range tests {
@@ -91,7 +102,7 @@ func TestTriggerIndexWrites(t *testing.T) {
 			store, dags := benchStoreWith(t)
 			var got []string
 			store.committed = func(c memdb.Changes) { got = indexWrites(t, c) }
-			h := benchHandler(t, store, dags)
+			h := benchHandlerOf(t, tc.edition, store, dags)
 			req := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body))
 			req.Host = "127.0.0.1"
 			req.Header.Set("Content-Type", "application/json")

@@ -89,6 +89,9 @@ type server struct {
 	// startedAt is when the DAG files were read: the stable API's
 	// last_parsed_time.
 	startedAt time.Time
+	// dagVersions caches the store's DAG versions by id
+	// (server.dagVersionByID).
+	dagVersions sync.Map
 }
 
 func newServer(opts serverOptions) (*server, error) {

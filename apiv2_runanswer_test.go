@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// TestV2RunAnswer_SameAsEncoder: renderV2Run writes the bytes
+// encodeV2JSON writes for the same run, for every field set and unset,
+// strings that need escapes, invalid UTF-8 and a conf with spaces.
+func TestV2RunAnswer_SameAsEncoder(t *testing.T) {
+	t.Parallel()
+	at := func(s string) *v2When {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := v2When(tm)
+		return &w
+	}
+	str := func(s string) *string { return &s }
+	dur := v2PyFloat(12.5)
+	version := v2DagVersion{ID: "0199a0b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b", VersionNumber: 3, DagID: "example_bash_operator",
+		BundleName: str("dags-folder"), CreatedAt: *at("2026-01-02T03:04:05.123456Z"), DagDisplayName: "example_bash_operator"}
+	full := v2DagRun{
+		DagRunID: "manual__2026-01-01T00:00:00+00:00", DagID: "example_bash_operator",
+		LogicalDate: at("2026-01-01T00:00:00Z"), QueuedAt: at("2026-01-01T00:00:00.5Z"), StartDate: at("2026-01-01T00:00:01Z"),
+		EndDate: at("2026-01-01T00:00:02.000001Z"), Duration: &dur, DataIntervalStart: at("2025-12-31T00:00:00Z"),
+		DataIntervalEnd: at("2026-01-01T00:00:00Z"), RunAfter: *at("2026-01-01T00:00:00Z"),
+		LastSchedulingDecision: at("2026-01-01T00:00:03Z"), RunType: "manual", State: "queued",
+		TriggeredBy: str("rest_api"), TriggeringUserName: str("admin"), Conf: json.RawMessage(`{"key": "value", "n": [1, 2.5e3]}`),
+		Note: str("a note"), DagVersions: []any{version, version}, BundleVersion: str("v1"), DagDisplayName: "Example",
+		PartitionKey: str("p1"),
+	}
+	for _, tc := range []struct {
+		name string
+		run  v2DagRun
+	}{
+		{"every field", full},
+		{"none", v2DagRun{}},
+		{"a trigger's", v2DagRun{DagRunID: "bench_1", DagID: "example_bash_operator", LogicalDate: at("2026-01-01T00:00:00Z"),
+			QueuedAt: at("2026-11-29T01:02:03.456789Z"), RunAfter: *at("2026-01-01T00:00:00Z"), RunType: "manual", State: "queued",
+			TriggeredBy: str("rest_api"), Conf: json.RawMessage(`{}`), DagVersions: []any{}, DagDisplayName: "example_bash_operator"}},
+		{"escapes", v2DagRun{DagRunID: "quote\" back\\ tab\t nl\n <&> é \u2028 \x01", DagID: "d\x7f",
+			Note: str("bad utf-8 \xff\xfe"), DagDisplayName: "日本", Conf: json.RawMessage(`{"html": "<b>&amp;</b>"}`),
+			DagVersions: []any{v2DagVersion{DagDisplayName: "<x>", BundleURL: str("http://h/?a=1&b=2")}}}},
+		{"another version form", v2DagRun{DagVersions: []any{map[string]any{"id": 1}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want bytes.Buffer
+			if err := encodeV2JSON(&want, tc.run); err != nil {
+				t.Fatal(err)
+			}
+			got, err := renderV2Run(&tc.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.body, want.Bytes()) {
+				t.Errorf("renderV2Run:\n got %s\nwant %s", got.body, want.Bytes())
+			}
+		})
+	}
+	bad := v2DagRun{Conf: json.RawMessage(`{"a": `)}
+	if _, err := renderV2Run(&bad); err == nil {
+		t.Error("renderV2Run of a conf that is no JSON: no error")
+	}
+}
