@@ -196,3 +196,37 @@ func TestStore_EventLogDropEvery_Gaps(t *testing.T) {
 	}
 	eventLogShown(t, store, "dropped", want)
 }
+
+// TestStore_EventLogDropEvery_LoweredCap: rows kept under no cap, then a
+// cap of 3: they are hidden at once, and the next drop takes every block
+// of them, not only the last eventLogDropEvery ids.
+func TestStore_EventLogDropEvery_LoweredCap(t *testing.T) {
+	t.Parallel()
+	store, err := newStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3*eventLogDropEvery + 100
+	for range n {
+		if err := store.AppendEventLog(EventLog{Event: "e"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.limits.EventLogs = 3
+	eventLogShown(t, store, "capped", []int64{n - 2, n - 1, n})
+	if got := storedEventLogs(t, store); got != n {
+		t.Fatalf("%d rows stored before the drop, want %d", got, n)
+	}
+	// The drop comes with the id whose floor (id-2) is a multiple of
+	// eventLogDropEvery: 4*256+2.
+	for id := int64(n + 1); id <= 4*eventLogDropEvery+2; id++ {
+		if err := store.AppendEventLog(EventLog{Event: "e"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const last = 4*eventLogDropEvery + 2
+	eventLogShown(t, store, "dropped", []int64{last - 2, last - 1, last})
+	if got := storedEventLogs(t, store); got != 3 {
+		t.Fatalf("%d rows stored after the drop, want 3", got)
+	}
+}

@@ -146,13 +146,25 @@ func (x seqField[T]) FromArgs(args ...any) ([]byte, error) {
 }
 
 // PrefixFromArgs makes seqField the last part of a compound prefix
-// query: a nil argument matches every id (a DAG's runs in id order).
+// query: a nil argument matches every id (a DAG's runs in id order). A
+// seqPrefix is the leading hex digits of the ids of an aligned block
+// (go-memdb's DeletePrefix takes a string).
 func (x seqField[T]) PrefixFromArgs(args ...any) ([]byte, error) {
-	if len(args) == 1 && args[0] == nil {
-		return nil, nil
+	if len(args) == 1 {
+		switch v := args[0].(type) {
+		case nil:
+			return nil, nil
+		case string:
+			return []byte(v), nil
+		}
 	}
 	return x.FromArgs(args...)
 }
+
+// seqPrefix is the key prefix seqField gives the ids of the aligned
+// block of 16^digits ids that holds id: all of its 16 hex digits but the
+// last digits.
+func seqPrefix(id int64, digits int) string { return string(encodeSeq(id)[:16-digits]) }
 
 func encodeSeq(v int64) []byte {
 	const digits = "0123456789abcdef"
