@@ -14,7 +14,18 @@ import (
 
 // renderV2Run is r as writeV2JSON answers it.
 func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
-	b := make([]byte, 0, 1024)
+	buf := v2Buffers.Get().(*bytes.Buffer)
+	out, err := appendV2Run(buf.AvailableBuffer(), r)
+	if err != nil {
+		releaseV2Buffer(buf)
+		return nil, err
+	}
+	buf.Write(out) // out is buf's own space unless it grew past it
+	return &v2Rendered{body: buf.Bytes(), pooled: buf}, nil
+}
+
+// appendV2Run appends r as encodeV2JSON writes it.
+func appendV2Run(b []byte, r *v2DagRun) ([]byte, error) {
 	b = append(b, `{"dag_run_id":`...)
 	b = appendV2JSONString(b, r.DagRunID)
 	b = append(b, `,"dag_id":`...)
@@ -47,11 +58,11 @@ func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
 	} else {
 		// encoding/json compacts a RawMessage (HTML escaping off, as
 		// encodeV2JSON sets it), and refuses one that is no JSON.
-		buf := bytes.NewBuffer(b)
-		if err := json.Compact(buf, r.Conf); err != nil {
+		conf := bytes.NewBuffer(b)
+		if err := json.Compact(conf, r.Conf); err != nil {
 			return nil, err
 		}
-		b = buf.Bytes()
+		b = conf.Bytes()
 	}
 	b = appendV2StringOrNull(append(b, `,"note":`...), r.Note)
 	b = append(b, `,"dag_versions":[`...)
@@ -61,11 +72,11 @@ func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
 		}
 		dv, ok := v.(v2DagVersion)
 		if !ok {
-			var buf bytes.Buffer
-			if err := encodeV2JSON(&buf, v); err != nil {
+			var other bytes.Buffer
+			if err := encodeV2JSON(&other, v); err != nil {
 				return nil, err
 			}
-			b = append(b, buf.Bytes()...)
+			b = append(b, other.Bytes()...)
 			continue
 		}
 		b = append(b, `{"id":`...)
@@ -87,7 +98,7 @@ func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
 	b = appendV2StringOrNull(append(b, `,"bundle_version":`...), r.BundleVersion)
 	b = appendV2JSONString(append(b, `,"dag_display_name":`...), r.DagDisplayName)
 	b = appendV2StringOrNull(append(b, `,"partition_key":`...), r.PartitionKey)
-	return &v2Rendered{body: append(b, '}')}, nil
+	return append(b, '}'), nil
 }
 
 // appendV2At appends a datetime field: null, or v2When's text quoted.
