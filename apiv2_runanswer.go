@@ -137,3 +137,64 @@ func appendV2JSONString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// appendV2InputJSON appends a decoded body's value (decodePyJSON's: pyDict,
+// []any, string, json.Number, bool, nil) as json.Marshal(v2Input(v))
+// writes it, HTML escaping on, without its reflection and its copies:
+// the conf a trigger stores (TestV2InputJSON_SameAsMarshal).
+func appendV2InputJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case pyDict:
+		b = append(b, '{')
+		for i, f := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendHTMLJSONString(b, f.key)
+			b = append(b, ':')
+			var err error
+			if b, err = appendV2InputJSON(b, f.val); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, item := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendV2InputJSON(b, item); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case string:
+		return appendHTMLJSONString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case nil:
+		return append(b, "null"...), nil
+	}
+	out, err := json.Marshal(v2Input(v)) // json.Number checked, anything else
+	if err != nil {
+		return nil, err
+	}
+	return append(b, out...), nil
+}
+
+// appendHTMLJSONString appends s as json.Marshal writes a string: printable
+// ASCII but '"', '\', '<', '>' and '&' as it is, anything else through
+// json.Marshal.
+func appendHTMLJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			out, _ := json.Marshal(s) // a string always encodes
+			return append(b, out...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

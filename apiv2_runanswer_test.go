@@ -99,3 +99,33 @@ func TestV2RunAnswer_PooledBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestV2InputJSON_SameAsMarshal: appendV2InputJSON writes what
+// json.Marshal(v2Input(v)) writes for every kind of value a body decodes
+// to.
+func TestV2InputJSON_SameAsMarshal(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{
+		`{"key": "value"}`, `{}`, `[]`, `null`, `true`, `false`, `"s"`, `0`, `-1.5e10`, `1E+2`, `12345678901234567890`,
+		`{"a": {"b": [1, 2.50, {"c": null}], "d": true}, "e": []}`,
+		`{"k": "v", "k": "w", "x": 1}`,
+		`{"html": "<b>&amp;</b>", "quote": "\"\\/", "ctl": "\u0001\t\n", "uni": "é日本\u2028", "bad": "\udc00"}`,
+		`{"<k>": "&"}`,
+	} {
+		v, err := decodePyJSON([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		want, err := json.Marshal(v2Input(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendV2InputJSON(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", doc, got, want)
+		}
+	}
+}
