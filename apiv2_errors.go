@@ -112,14 +112,12 @@ func writeV2JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	var body []byte
 	if pre, ok := v.(*v2Rendered); ok {
 		body = pre.body
+		if pre.pooled != nil {
+			defer releaseV2Buffer(pre.pooled)
+		}
 	} else {
 		buf := v2Buffers.Get().(*bytes.Buffer)
-		defer func() {
-			if buf.Cap() <= maxPooledJSON {
-				buf.Reset()
-				v2Buffers.Put(buf)
-			}
-		}()
+		defer releaseV2Buffer(buf)
 		if err := encodeV2JSON(buf, v); err != nil {
 			writeV2Error(w, r, err)
 			return
@@ -137,6 +135,14 @@ func writeV2JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 // v2Buffers holds writeV2JSON's buffers, as jsonBuffers does
 // writeJSON's: a buffer that grew past maxPooledJSON is let go.
 var v2Buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// releaseV2Buffer gives buf back to v2Buffers once its answer is written.
+func releaseV2Buffer(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledJSON {
+		buf.Reset()
+		v2Buffers.Put(buf)
+	}
+}
 
 // renderV2JSON is v in writeV2JSON's form.
 func renderV2JSON(v any) ([]byte, error) {
@@ -160,8 +166,12 @@ func encodeV2JSON(b *bytes.Buffer, v any) error {
 }
 
 // v2Rendered is an answer rendered before (renderV2JSON), which
-// writeV2JSON writes as it is.
-type v2Rendered struct{ body []byte }
+// writeV2JSON writes as it is; pooled, when set, is body's buffer, which
+// writeV2JSON gives back to v2Buffers once it has written it.
+type v2Rendered struct {
+	body   []byte
+	pooled *bytes.Buffer
+}
 
 // v2UniqueViolation is the answer of Airflow 3's handler of a unique
 // constraint's IntegrityError (common/exceptions.py

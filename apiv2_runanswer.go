@@ -14,7 +14,18 @@ import (
 
 // renderV2Run is r as writeV2JSON answers it.
 func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
-	b := make([]byte, 0, 1024)
+	buf := v2Buffers.Get().(*bytes.Buffer)
+	out, err := appendV2Run(buf.AvailableBuffer(), r)
+	if err != nil {
+		releaseV2Buffer(buf)
+		return nil, err
+	}
+	buf.Write(out) // out is buf's own space unless it grew past it
+	return &v2Rendered{body: buf.Bytes(), pooled: buf}, nil
+}
+
+// appendV2Run appends r as encodeV2JSON writes it.
+func appendV2Run(b []byte, r *v2DagRun) ([]byte, error) {
 	b = append(b, `{"dag_run_id":`...)
 	b = appendV2JSONString(b, r.DagRunID)
 	b = append(b, `,"dag_id":`...)
@@ -47,11 +58,11 @@ func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
 	} else {
 		// encoding/json compacts a RawMessage (HTML escaping off, as
 		// encodeV2JSON sets it), and refuses one that is no JSON.
-		buf := bytes.NewBuffer(b)
-		if err := json.Compact(buf, r.Conf); err != nil {
+		conf := bytes.NewBuffer(b)
+		if err := json.Compact(conf, r.Conf); err != nil {
 			return nil, err
 		}
-		b = buf.Bytes()
+		b = conf.Bytes()
 	}
 	b = appendV2StringOrNull(append(b, `,"note":`...), r.Note)
 	b = append(b, `,"dag_versions":[`...)
@@ -61,11 +72,11 @@ func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
 		}
 		dv, ok := v.(v2DagVersion)
 		if !ok {
-			var buf bytes.Buffer
-			if err := encodeV2JSON(&buf, v); err != nil {
+			var other bytes.Buffer
+			if err := encodeV2JSON(&other, v); err != nil {
 				return nil, err
 			}
-			b = append(b, buf.Bytes()...)
+			b = append(b, other.Bytes()...)
 			continue
 		}
 		b = append(b, `{"id":`...)
@@ -87,7 +98,7 @@ func renderV2Run(r *v2DagRun) (*v2Rendered, error) {
 	b = appendV2StringOrNull(append(b, `,"bundle_version":`...), r.BundleVersion)
 	b = appendV2JSONString(append(b, `,"dag_display_name":`...), r.DagDisplayName)
 	b = appendV2StringOrNull(append(b, `,"partition_key":`...), r.PartitionKey)
-	return &v2Rendered{body: append(b, '}')}, nil
+	return append(b, '}'), nil
 }
 
 // appendV2At appends a datetime field: null, or v2When's text quoted.
@@ -120,6 +131,67 @@ func appendV2JSONString(b []byte, s string) []byte {
 			enc.SetEscapeHTML(false)
 			_ = enc.Encode(s) // a string always encodes
 			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendV2InputJSON appends a decoded body's value (decodePyJSON's: pyDict,
+// []any, string, json.Number, bool, nil) as json.Marshal(v2Input(v))
+// writes it, HTML escaping on, without its reflection and its copies:
+// the conf a trigger stores (TestV2InputJSON_SameAsMarshal).
+func appendV2InputJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case pyDict:
+		b = append(b, '{')
+		for i, f := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendHTMLJSONString(b, f.key)
+			b = append(b, ':')
+			var err error
+			if b, err = appendV2InputJSON(b, f.val); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, item := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendV2InputJSON(b, item); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case string:
+		return appendHTMLJSONString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case nil:
+		return append(b, "null"...), nil
+	}
+	out, err := json.Marshal(v2Input(v)) // json.Number checked, anything else
+	if err != nil {
+		return nil, err
+	}
+	return append(b, out...), nil
+}
+
+// appendHTMLJSONString appends s as json.Marshal writes a string: printable
+// ASCII but '"', '\', '<', '>' and '&' as it is, anything else through
+// json.Marshal.
+func appendHTMLJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			out, _ := json.Marshal(s) // a string always encodes
+			return append(b, out...)
 		}
 	}
 	b = append(b, '"')

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -65,5 +67,65 @@ func TestV2RunAnswer_SameAsEncoder(t *testing.T) {
 	bad := v2DagRun{Conf: json.RawMessage(`{"a": `)}
 	if _, err := renderV2Run(&bad); err == nil {
 		t.Error("renderV2Run of a conf that is no JSON: no error")
+	}
+}
+
+// TestV2RunAnswer_PooledBuffer: the trigger's answer is written from a
+// pooled buffer that goes back to the pool once written: the answer
+// written stays what it was when the buffer serves the next one.
+func TestV2RunAnswer_PooledBuffer(t *testing.T) {
+	t.Parallel()
+	runs := []v2DagRun{
+		{DagRunID: "first", DagID: "d", Conf: json.RawMessage(`{}`), DagVersions: []any{}},
+		{DagRunID: "second_and_longer", DagID: "d", Conf: json.RawMessage(`{"k": "v"}`), DagVersions: []any{}},
+	}
+	var written [][]byte
+	for _, run := range runs {
+		rendered, err := renderV2Run(&run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		writeV2JSON(rec, httptest.NewRequest(http.MethodPost, "/", nil), http.StatusOK, rendered)
+		written = append(written, rec.Body.Bytes())
+	}
+	for i, run := range runs {
+		var want bytes.Buffer
+		if err := encodeV2JSON(&want, run); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(written[i], want.Bytes()) {
+			t.Errorf("answer %d:\n got %s\nwant %s", i, written[i], want.Bytes())
+		}
+	}
+}
+
+// TestV2InputJSON_SameAsMarshal: appendV2InputJSON writes what
+// json.Marshal(v2Input(v)) writes for every kind of value a body decodes
+// to.
+func TestV2InputJSON_SameAsMarshal(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{
+		`{"key": "value"}`, `{}`, `[]`, `null`, `true`, `false`, `"s"`, `0`, `-1.5e10`, `1E+2`, `12345678901234567890`,
+		`{"a": {"b": [1, 2.50, {"c": null}], "d": true}, "e": []}`,
+		`{"k": "v", "k": "w", "x": 1}`,
+		`{"html": "<b>&amp;</b>", "quote": "\"\\/", "ctl": "\u0001\t\n", "uni": "é日本\u2028", "bad": "\udc00"}`,
+		`{"<k>": "&"}`,
+	} {
+		v, err := decodePyJSON([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		want, err := json.Marshal(v2Input(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendV2InputJSON(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", doc, got, want)
+		}
 	}
 }

@@ -222,7 +222,7 @@ func v2BodyField(req *apiRequest, name string) (json.RawMessage, error) {
 	}
 	for i := len(dict) - 1; i >= 0; i-- { // json.loads keeps a repeated key's last value
 		if dict[i].key == name {
-			b, err := json.Marshal(v2Input(dict[i].val))
+			b, err := appendV2InputJSON(nil, dict[i].val)
 			if err != nil {
 				return nil, fmt.Errorf("encode %s: %w", name, err)
 			}
