@@ -264,6 +264,7 @@ func (s *server) handleListRequests(w http.ResponseWriter, r *http.Request, _ *a
 // the checks of definition files. Its paused flag and runs stay when it
 // replaces a DAG. A reset forgets it.
 func (s *server) loadDAG(body []byte) (map[string]any, error) {
+	began := time.Now()
 	dag, err := parseDAGFor(body, s.opts.Now(), s.rules())
 	if err != nil {
 		return nil, newAPIError(errBadRequest, "%v", err)
@@ -271,6 +272,7 @@ func (s *server) loadDAG(body []byte) (map[string]any, error) {
 	if err := s.rules().checkDAG(dag); err != nil {
 		return nil, newAPIError(errBadRequest, "%v", err)
 	}
+	dag.ParseDuration = parseSeconds(time.Since(began))
 	if len(dag.SubDAGIDs()) > 0 || hasOperator(dag, "SubDagOperator") {
 		return nil, newAPIError(errBadRequest, "dag %s: a SubDagOperator needs its sub-DAG in the same folder: load both with --dags", dag.DagID)
 	}

@@ -350,10 +350,12 @@ func corpusV2StartingSequence(e edition) []corpusStep {
 // instance and DAG version ids (UUID version 7, time and chance), the
 // tokens the simple auth manager signs (their jti is random), the ids of
 // the runs Airflow 3 names with a random part, and the random ID a
-// database error's answer names for the log.
+// database error's answer names for the log, and how long each DAG file's
+// read took (last_parse_duration).
 var (
-	corpusUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	corpusJWT  = regexp.MustCompile(`eyJhbGciOiJIUzUxMiIsInR5cCI6IkpXVCJ9\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
+	corpusParseTime = regexp.MustCompile(`("last_parse_duration":)[0-9.e+-]+`)
+	corpusUUID      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	corpusJWT       = regexp.MustCompile(`eyJhbGciOiJIUzUxMiIsInR5cCI6IkpXVCJ9\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
 	// A run id as JSON, a page (+ as &#43;) or a link (escaped) writes it.
 	corpusRandomID = regexp.MustCompile(`((?:manual|scheduled|backfill|asset_triggered)__[0-9T:.+%A-F&#;-]+_)[A-Za-z0-9]{8}`)
 	corpusLogID    = regexp.MustCompile(`(look for ID )[A-Za-z0-9]{8}`)
@@ -366,6 +368,7 @@ func maskV2CorpusRecord(rec *corpusRecord) {
 		s = corpusUUID.ReplaceAllString(s, "<uuid>")
 		s = corpusJWT.ReplaceAllString(s, "<jwt>")
 		s = corpusLogID.ReplaceAllString(s, "${1}<random>")
+		s = corpusParseTime.ReplaceAllString(s, `${1}"<masked>"`)
 		return corpusRandomID.ReplaceAllString(s, "${1}<random>")
 	}
 	body := mask(rec.Body)

@@ -74,6 +74,10 @@ type apiRoute struct {
 	// connexion gives them Werkzeug's int converter, which matches
 	// unsigned digits only, so another segment is not this route.
 	pathInts []string
+	// pathTildes are the path parameters typed Literal["~"] (Airflow 3's
+	// batch routes): another value is a literal_error among the path's
+	// errors, which FastAPI reports before the query's and the body's.
+	pathTildes []string
 	// open: Airflow asks nobody who the caller is on this row (health,
 	// version, airlite's readiness).
 	open bool

@@ -236,6 +236,11 @@ func withPathInts(names ...string) func(*apiRoute) {
 	return func(rt *apiRoute) { rt.pathInts = names }
 }
 
+// withPathTildes declares path parameters typed Literal["~"].
+func withPathTildes(names ...string) func(*apiRoute) {
+	return func(rt *apiRoute) { rt.pathTildes = names }
+}
+
 // validateQuery is connexion's ParameterValidator with strict_validation:
 // a parameter the operation does not declare is refused, then each
 // declared one is coerced and checked against its schema, in order.

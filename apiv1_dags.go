@@ -361,10 +361,9 @@ func likePattern(pattern string) *regexp.Regexp {
 // and the page of them.
 func (s *server) matchingDags(f dagFilter, desc bool, p page) (pageRows []*DagRow, total int, err error) {
 	like := likePattern(f.pattern)
-	countKey := "" // with a pattern or tags each page counts by a walk of the rows
-	if like == nil && len(f.tags) == 0 {
-		countKey = fmt.Sprintf("v1 active=%t paused=%s", f.onlyActive, pyBoolOrNone(f.paused))
-	}
+	// Every filter reads the DAG row alone: its count is remembered per
+	// version of the DAG table, under the filter's description.
+	countKey := fmt.Sprintf("v1 active=%t paused=%s pattern=%q tags=%q", f.onlyActive, pyBoolOrNone(f.paused), f.pattern, f.tags)
 	// The dag_id index's order is the byte order the listing sorts by.
 	return s.opts.Store.DagPage(desc, p.offset, p.limit, func(row *DagRow) bool { return f.match(row, like) }, countKey)
 }
@@ -700,14 +699,7 @@ func (s *server) V1GetDagStats(dagIDs string) (map[string]any, error) {
 	sort.Strings(ids) // Airflow walks a set: any order
 	dags := make([]any, 0, len(ids))
 	for _, id := range ids {
-		runs, err := s.opts.Store.RunsOfDag(id, "")
-		if err != nil {
-			return nil, err
-		}
-		counts := map[RunState]int{}
-		for _, run := range runs {
-			counts[run.State]++
-		}
+		counts := s.opts.Store.RunStateCounts(id) // kept by the writes: a row, not the runs
 		stats := make([]any, 0, 4)
 		for _, state := range []RunState{RunQueued, RunRunning, RunSuccess, RunFailed} {
 			stats = append(stats, map[string]any{"state": string(state), "count": counts[state]})

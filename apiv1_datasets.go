@@ -85,7 +85,7 @@ func (s *server) V1GetDatasets(q v1Values) (map[string]any, error) {
 	}
 	dq := datasetQuery{key: sortKey{attr: attr, desc: desc}, offset: pg.offset, limit: pg.limit}
 	if p, ok := q.str("uri_pattern"); ok && p != "" {
-		dq.uri = ilikeContains(p)
+		dq.uri = likePattern(p) // ILIKE '%p%' (p's own % and _ wildcards): the pattern is unanchored
 	}
 	if ids, ok := q.str("dag_ids"); ok && ids != "" {
 		dq.dagIDs = strings.Split(ids, ",")
@@ -99,11 +99,6 @@ func (s *server) V1GetDatasets(q v1Values) (map[string]any, error) {
 		out[i] = v1Dataset(a)
 	}
 	return map[string]any{"datasets": out, "total_entries": res.total}, nil
-}
-
-// ilikeContains is SQL's ILIKE '%p%' (p's own % and _ wildcards).
-func ilikeContains(p string) func(string) bool {
-	return likePattern(p).MatchString
 }
 
 // V1GetDatasetEvents is GET /datasets/events, ordered by timestamp by

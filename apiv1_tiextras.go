@@ -134,18 +134,27 @@ func (s *server) V1GetMappedTaskInstances(dagID, runID, taskID string, q v1Value
 	}
 	var mapped []*TaskInstance
 	run, err := s.opts.Store.RunByRunID(dagID, runID)
+	byIndex := len(states) == 0 && attr == "map_index" // the run's row's order: the page alone is read
+	n := 0
 	if err == nil {
-		tis, err := s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
-		if err != nil {
-			return nil, err
-		}
-		for _, ti := range tis {
-			if ti.MapIndex >= 0 {
-				mapped = append(mapped, ti)
+		if byIndex {
+			if mapped, n, err = s.opts.Store.MappedTaskInstancePage(dagID, runID, taskID, desc, pg.offset, pg.limit); err != nil {
+				return nil, err
 			}
+		} else {
+			tis, err := s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+			if err != nil {
+				return nil, err
+			}
+			for _, ti := range tis {
+				if ti.MapIndex >= 0 {
+					mapped = append(mapped, ti)
+				}
+			}
+			n = len(mapped)
 		}
 	}
-	if len(mapped) == 0 {
+	if n == 0 {
 		row, err := s.opts.Store.DagByID(dagID)
 		switch {
 		case errors.Is(err, errNotFound) || (err == nil && row.Def == nil):
@@ -158,6 +167,13 @@ func (s *server) V1GetMappedTaskInstances(dagID, runID, taskID string, q v1Value
 			return nil, &problem{status: http.StatusNotFound, title: fmt.Sprintf("Task id %s is not mapped", taskID)}
 		}
 		return map[string]any{"task_instances": []any{}, "total_entries": 0}, nil
+	}
+	if byIndex {
+		rows := make([]any, 0, len(mapped))
+		for _, ti := range mapped {
+			rows = append(rows, v1TaskInstance(ti, run))
+		}
+		return map[string]any{"task_instances": rows, "total_entries": n}, nil
 	}
 	kept := make([]*TaskInstance, 0, len(mapped))
 	for _, ti := range mapped {

@@ -207,7 +207,7 @@ func (s *server) V2GetAssets(req *apiRequest) (any, error) {
 	}
 	pg := v2Page(req.query)
 	onlyActive, given := req.query.v2Bool("only_active")
-	res, err := s.ops.assets(assetQuery{name: v2Match(req.query, "name_pattern"), uri: v2Match(req.query, "uri_pattern"),
+	res, err := s.ops.assets(assetQuery{name: req.query.v2Pattern("name_pattern"), uri: req.query.v2Pattern("uri_pattern"),
 		dagIDs: v2AssetDagIDs(req.query), onlyActive: onlyActive || !given, keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
 	if err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func (s *server) V2GetAssetAliases(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	pg := v2Page(req.query)
-	res, err := s.ops.assetAliases(aliasQuery{name: v2Match(req.query, "name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
+	res, err := s.ops.assetAliases(aliasQuery{name: req.query.v2Pattern("name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func (s *server) V2GetAssetEvents(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	pg := v2Page(req.query)
-	q := assetEventQuery{name: v2Match(req.query, "name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit,
+	q := assetEventQuery{name: req.query.v2Pattern("name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit,
 		gte: req.query.v2Time("timestamp_gte"), gt: req.query.v2Time("timestamp_gt"),
 		lte: req.query.v2Time("timestamp_lte"), lt: req.query.v2Time("timestamp_lt")}
 	if _, ok := req.query.str("asset_id"); ok {

@@ -332,14 +332,5 @@ func v2Keys(q v1Values, def string, allowed []string, replace map[string]string)
 	return out, nil
 }
 
-// v2Match is a _pattern parameter as a filter of keys (nil: absent).
-func v2Match(q v1Values, name string) func(string) bool {
-	re := q.v2Pattern(name)
-	if re == nil {
-		return nil
-	}
-	return re.MatchString
-}
-
 // v2Mask is the update_mask query parameter (nil when absent).
 func v2Mask(q v1Values) []string { return q.list("update_mask") }

@@ -122,7 +122,7 @@ func (s *server) V2GetConnections(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	pg := v2Page(req.query)
-	res, err := s.ops.connectionsKeyed(keyedQuery{match: v2Match(req.query, "connection_id_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
+	res, err := s.ops.connectionsKeyed(keyedQuery{match: req.query.v2Pattern("connection_id_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,16 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // v2DagIDs reads a DAG collection's ids and total_entries.
@@ -166,6 +172,9 @@ func TestAPIv2_DagErrors(t *testing.T) {
 	}
 }
 
+// lastParseDurationRe finds a DAG answer's last_parse_duration.
+var lastParseDurationRe = regexp.MustCompile(`"last_parse_duration":[0-9.e+-]+`)
+
 // TestAPIv2_GetDag checks DAGResponse field by field, in pydantic's
 // order, and the details' own fields.
 func TestAPIv2_GetDag(t *testing.T) {
@@ -174,7 +183,7 @@ func TestAPIv2_GetDag(t *testing.T) {
 	res := ts.do(t, http.MethodGet, "/api/v2/dags/example_bash_operator", "")
 	token := ts.srv.v2FileToken(ptr(bundleName), ptr("example_bash_operator.yaml"))
 	want := `{"dag_id":"example_bash_operator","dag_display_name":"example_bash_operator","is_paused":false,"is_stale":false,` +
-		`"last_parsed_time":"2024-05-01T10:00:00.123456Z","last_parse_duration":null,"last_expired":null,"bundle_name":"dags-folder",` +
+		`"last_parsed_time":"2024-05-01T10:00:00.123456Z","last_parse_duration":MEASURED,"last_expired":null,"bundle_name":"dags-folder",` +
 		`"bundle_version":null,"relative_fileloc":"example_bash_operator.yaml","fileloc":"fixtures/3.2.1/example_bash_operator.yaml",` +
 		`"description":null,"timetable_summary":"0 0 * * *","timetable_description":"At 00:00","timetable_partitioned":false,` +
 		`"tags":[{"name":"example","dag_id":"example_bash_operator","dag_display_name":"example_bash_operator"},` +
@@ -183,7 +192,15 @@ func TestAPIv2_GetDag(t *testing.T) {
 		`"has_import_errors":false,"next_dagrun_logical_date":"2024-04-30T00:00:00Z","next_dagrun_data_interval_start":"2024-04-30T00:00:00Z",` +
 		`"next_dagrun_data_interval_end":"2024-05-01T00:00:00Z","next_dagrun_run_after":"2024-05-01T00:00:00Z","allowed_run_types":null,` +
 		`"owners":["airflow"],"file_token":"` + token + `"}`
-	if res.status != http.StatusOK || res.body != want {
+	// last_parse_duration is the seconds the file's read took (a measure,
+	// TestAPIv2_YAMLDagLastParseDuration checks it): any positive number.
+	got := lastParseDurationRe.ReplaceAllStringFunc(res.body, func(m string) string {
+		if n, err := strconv.ParseFloat(strings.TrimPrefix(m, `"last_parse_duration":`), 64); err != nil || n <= 0 {
+			return m
+		}
+		return `"last_parse_duration":MEASURED`
+	})
+	if res.status != http.StatusOK || got != want {
 		t.Errorf("GET dag = %d\n%s\nwant\n%s", res.status, res.body, want)
 	}
 	if raw, err := loadSignedJSON(ts.srv.v1Secret, token); err != nil || string(raw) != `{"bundle_name":"dags-folder","relative_fileloc":"example_bash_operator.yaml"}` {
@@ -498,4 +515,129 @@ func TestAPIv2_PatchDags_NoPattern(t *testing.T) {
 			t.Errorf("%s paused %t, want %t", id, row.IsPaused, want)
 		}
 	}
+}
+
+// TestAPIv2_Dags_LastRunReadsItsRun lists DAGs by their latest started
+// run's state, dates and order with one DAG of 300 runs (the last three
+// queued, never started) and checks through the store's rowsRead hook that
+// the listing reads each DAG's runs from its highest id down to its
+// latest started one, not every run; and that it answers as the rule says
+// (the highest id among the runs with a start date).
+func TestAPIv2_Dags_LastRunReadsItsRun(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var dag *DAG
+	for _, d := range ts.dags.DAGs {
+		if d.DagID == "example_bash_operator" {
+			dag = d
+		}
+	}
+	addRunsIn(t, ts.store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 297, false, func(i int) RunState {
+		return [...]RunState{RunSuccess, RunFailed}[i%2] // the last, i = 296: success
+	})
+	for i := range 3 {
+		r := &DagRun{ID: int64(10000 + i), DagID: dag.DagID, RunID: "queued_" + string(rune('a'+i)),
+			ExecutionDate: time.Date(2026, 1, 1+i, 0, 0, 0, 0, time.UTC), State: RunQueued}
+		if err := ts.store.UpsertDagRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		query   string
+		wantIDs []string
+	}{
+		{"last_dag_run_state=success", []string{"example_bash_operator"}},
+		{"last_dag_run_state=failed", []string{}},
+		{"dag_run_state=failed&dag_run_state=success&limit=1", []string{"example_bash_operator"}},
+		{"dag_run_start_date_gte=2025-01-01T04:00:00Z", []string{"example_bash_operator"}},
+		{"order_by=-last_run_start_date&limit=2", []string{"example_bash_operator", "tutorial"}}, // NULLs last, ties by -dag_id
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
+			read = 0
+			res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
+			ids, _ := v2DagIDs(t, res.body)
+			if res.status != http.StatusOK || !slices.Equal(ids, tc.wantIDs) {
+				t.Errorf("%d %v, want %v: %.300s", res.status, ids, tc.wantIDs, res.body)
+			}
+			// Five DAGs: a seek each (a run read, or none), the three
+			// queued runs, and what the page's DAGs show.
+			if read > 5+3+10 {
+				t.Errorf("read %d rows, want at most 18", read)
+			}
+		})
+	}
+}
+
+// TestDagStats_ReadTheCounts asks both APIs' DAG statistics with a DAG of
+// 300 runs in four states and checks the counts, and through the store's
+// rowsRead hook that they come from the run counts the writes keep (a row
+// a DAG), not from the runs.
+func TestDagStats_ReadTheCounts(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			var dag *DAG
+			for _, d := range ts.dags.DAGs {
+				if d.DagID == "example_bash_operator" {
+					dag = d
+				}
+			}
+			addRunsIn(t, ts.store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 300, false, func(i int) RunState {
+				return runStates[i%4] // 75 of each
+			})
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			path, want := apiV2Prefix+"/dagStats", `{"dag_id":"example_bash_operator","dag_display_name":"example_bash_operator","stats":[{"state":"queued","count":75},{"state":"running","count":75},{"state":"success","count":75},{"state":"failed","count":75}]}`
+			if e == edition2 {
+				path, want = apiV1Prefix+"/dagStats?dag_ids=example_bash_operator,nope", `"count": 75,`+"\n"+`          "state": "failed"`
+			}
+			res := ts.do(t, http.MethodGet, path, "")
+			if res.status != 200 || !strings.Contains(res.body, want) {
+				t.Errorf("%d %.600s, want %s", res.status, res.body, want)
+			}
+			if read > 20 {
+				t.Errorf("read %d rows, want at most 20 (a count row a DAG)", read)
+			}
+		})
+	}
+}
+
+// TestAPIv2_YAMLDagLastParseDuration: a YAML file's DAG shows how long
+// reading and building its file took (DagModel.last_parse_duration, which
+// Airflow's DAG processor sets from each file's parse), as a Python file's
+// does, in the DAG, its details and the list.
+func TestAPIv2_YAMLDagLastParseDuration(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	yaml := "dag_id: timed\nschedule_interval: null\nstart_date: 2024-01-01\ntasks:\n  - {task_id: a, operator: BashOperator, bash_command: 'true'}\n"
+	if err := os.WriteFile(filepath.Join(dir, "timed.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	set, err := loadDAGSet(t.Context(), dir, edition3, zerolog.New(zerolog.NewTestWriter(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs = set }))
+	check := func(where string, raw json.RawMessage) {
+		t.Helper()
+		var took *float64
+		if err := json.Unmarshal(raw, &took); err != nil || took == nil || *took <= 0 || *took > 60 {
+			t.Errorf("%s: last_parse_duration %s, want the seconds the file's read took", where, raw)
+		}
+	}
+	for _, path := range []string{"/dags/timed", "/dags/timed/details"} {
+		check(path, ts.v2JSON(t, path)["last_parse_duration"])
+	}
+	var list struct {
+		Dags []map[string]json.RawMessage `json:"dags"`
+	}
+	if err := json.Unmarshal([]byte(ts.v2(t, "GET", "/dags", "", 200).body), &list); err != nil || len(list.Dags) != 1 {
+		t.Fatalf("list: %v %+v", err, list)
+	}
+	check("/dags", list.Dags[0]["last_parse_duration"])
 }

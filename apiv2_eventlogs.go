@@ -6,6 +6,7 @@ package main
 
 import (
 	"cmp"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -128,6 +129,22 @@ func v2EventLogColumn(e *EventLog, col string) (string, bool) {
 	return e.Event, true
 }
 
+// key names the filters, for the count of what they pick.
+func (f v2EventLogFilter) key() string {
+	var b strings.Builder
+	for _, c := range f.equal {
+		fmt.Fprintf(&b, "%s=%q ", c.col, c.want)
+	}
+	for _, c := range f.patterns {
+		fmt.Fprintf(&b, "%s~%q ", c.col, c.re.String())
+	}
+	for _, c := range f.ints {
+		fmt.Fprintf(&b, "%s=%d ", c.col, c.want)
+	}
+	fmt.Fprintf(&b, "in=%s out=%s before=%s after=%s", listKey(f.included), listKey(f.excluded), timeKey(f.before), timeKey(f.after))
+	return "v2 " + b.String()
+}
+
 // none says that no filter was given: every event matches.
 func (f v2EventLogFilter) none() bool {
 	return len(f.equal) == 0 && len(f.patterns) == 0 && len(f.ints) == 0 && f.included == nil && f.excluded == nil &&
@@ -218,11 +235,16 @@ func (s *server) v2GetEventLogs(req *apiRequest) (any, error) {
 	filter := newV2EventLogFilter(req.query)
 	var window []*EventLog
 	out := v2EventLogCollection{EventLogs: []v2EventLog{}}
-	if keys[0].attr == "id" && filter.none() {
+	switch {
+	case keys[0].attr == "id" && filter.none():
 		// The id is unique: the keys after it never decide.
 		p := v2Page(req.query)
 		window, out.TotalEntries, err = s.opts.Store.EventLogPage(keys[0].desc, p.offset, p.limit)
-	} else {
+	case keys[0].attr == "id":
+		// The filters pick as the id index is walked to the page's end.
+		p := v2Page(req.query)
+		window, out.TotalEntries, err = s.opts.Store.EventLogFilteredPage(keys[0].desc, p.offset, p.limit, filter.match, filter.key())
+	default:
 		var picked []*EventLog
 		picked, err = s.ops.eventLogsWhere(filter.match)
 		v2OrderRows(picked, keys, compareV2EventLogs, func(a, b *EventLog) int { return cmp.Compare(a.ID, b.ID) })

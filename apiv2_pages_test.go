@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,14 +19,19 @@ import (
 // rowsRead hook, that once the total is known a page reads its own rows
 // (and those its offset skips), not the table; and that each answer is,
 // byte for byte, the one the sorting path gives for the same rows (forced
-// here by a filter that drops nothing).
+// here by a filter that drops nothing; for the event log, a filter walks
+// the same index: TestEventLogs_FiltersReadThePage holds it to a sort).
 func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
 	for i := range 300 {
 		// Ids out of insertion order, some paused.
 		id := fmt.Sprintf("paged_%03d", (i*7)%300)
-		if _, err := ts.store.UpsertDAG(benchDAG(t, id, 1)); err != nil {
+		d := benchDAG(t, id, 1)
+		if i%2 == 0 {
+			d.Tags = []string{"bench"}
+		}
+		if _, err := ts.store.UpsertDAG(d); err != nil {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
@@ -53,7 +61,12 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 			"/dags?limit=20&order_by=-dag_display_name&has_import_errors=false", 20},
 		{"dags paused", "/dags?limit=10&offset=5&paused=true", "/dags?limit=10&offset=5&paused=true&has_import_errors=false", 4 * 15},
 		{"dags unpaused", "/dags?limit=10&paused=false", "/dags?limit=10&paused=false&has_import_errors=false", 3 * 10},
-		{"dags past the end", "/dags?limit=10&offset=400", "/dags?limit=10&offset=400&has_import_errors=false", 400},
+		{"dags past the end", "/dags?limit=10&offset=400", "/dags?limit=10&offset=400&has_import_errors=false", 0}, // the count says so
+		// paged_1xx follow the examples and paged_0xx by dag_id; the
+		// pattern's total is counted once per version of the DAG table.
+		{"dags by pattern", "/dags?limit=10&dag_id_pattern=paged_1", "/dags?limit=10&dag_id_pattern=paged_1&has_import_errors=false", 120},
+		{"dags by patterns and tags, desc", "/dags?limit=10&offset=3&order_by=-dag_id&dag_id_pattern=paged_2&tags=bench&owners=airflow",
+			"/dags?limit=10&offset=3&order_by=-dag_id&dag_id_pattern=paged_2&tags=bench&owners=airflow&has_import_errors=false", 120},
 		{"events", "/eventLogs?limit=50", "/eventLogs?limit=50&excluded_events=none", 50},
 		{"events offset", "/eventLogs?limit=25&offset=100", "/eventLogs?limit=25&offset=100&excluded_events=none", 125},
 		{"events desc", "/eventLogs?limit=30&order_by=-id", "/eventLogs?limit=30&order_by=-id&excluded_events=none", 30},
@@ -284,8 +297,9 @@ func TestAPIv2_KeyedLists_ReadThePage(t *testing.T) {
 				if got.Total != total || !slices.Equal(names, wantNames) {
 					t.Errorf("total %d, names %v\nwant %d, %v", got.Total, names, total, wantNames)
 				}
-				if maxRead := tc.offset + tc.limit; tc.pattern == "" && (read == 0 || read > maxRead) {
-					t.Errorf("read %d rows from an index for the page, want 1 to %d", read, maxRead)
+				// Past the end, the count says there is nothing to read.
+				if maxRead := min(tc.offset+tc.limit, total); tc.pattern == "" && ((read == 0) != (maxRead <= tc.offset) || read > maxRead) {
+					t.Errorf("read %d rows from an index for the page, want 1 to %d (none past the end)", read, maxRead)
 				}
 			})
 		}
@@ -328,8 +342,11 @@ func TestAPIv1_Dags_ReadThePage(t *testing.T) {
 		{query: "limit=50", limit: 50, maxRead: 60}, // the fixtures' sub-DAGs are walked past
 		{query: "limit=20&offset=100&order_by=-dag_id", desc: true, offset: 100, limit: 20, maxRead: 130},
 		{query: "limit=10&offset=5&paused=true", paused: ptr(true), offset: 5, limit: 10, maxRead: 70},
-		{query: "limit=10&dag_id_pattern=paged_1", pattern: "paged_1", limit: 10, maxRead: 400},
-		{query: "limit=10&offset=1000", offset: 1000, limit: 10, maxRead: 400},
+		// paged_1xx follow the fixtures' DAGs and paged_0xx by dag_id (by
+		// -dag_id, the DAGs after paged_ and paged_2xx).
+		{query: "limit=10&dag_id_pattern=paged_1", pattern: "paged_1", limit: 10, maxRead: 125},
+		{query: "limit=10&offset=85&order_by=-dag_id&dag_id_pattern=paged_1", pattern: "paged_1", desc: true, offset: 85, limit: 10, maxRead: 215},
+		{query: "limit=10&offset=1000", offset: 1000, limit: 10, maxRead: 0}, // the count says there is none
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			var want []string
@@ -365,8 +382,8 @@ func TestAPIv1_Dags_ReadThePage(t *testing.T) {
 			if got.Total != total || !slices.Equal(ids, want) {
 				t.Errorf("total %d, ids %v\nwant %d, %v", got.Total, ids, total, want)
 			}
-			if read == 0 || read > tc.maxRead {
-				t.Errorf("read %d rows from an index for the page, want 1 to %d", read, tc.maxRead)
+			if (read == 0) != (tc.maxRead == 0) || read > tc.maxRead {
+				t.Errorf("read %d rows from an index for the page, want 1 to %d (0: none)", read, tc.maxRead)
 			}
 		})
 	}
@@ -397,4 +414,194 @@ func checkPageRead(t *testing.T, ts *testServer, read *int, method, path, body, 
 		t.Errorf("read %d rows from an index for the page, want 1 to %d (0: none)", *read, maxRead)
 	}
 	return got
+}
+
+// TestEventLogs_FiltersReadThePage lists filtered pages of 600 events
+// (event_0 to event_4 in turn, owners in turn of three) by id, either
+// way, through /api/v2 and /api/v1, and checks through the store's
+// rowsRead hook that a page (asked a second time: the filter's count is
+// remembered per version of the event log) reads the events of the id
+// order up to its last one, not every event; and its ids and total
+// against a filter and sort of every event in the test.
+func TestEventLogs_FiltersReadThePage(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			for i := range 600 {
+				owner := fmt.Sprintf("owner_%d", i%3)
+				ev := EventLog{Event: fmt.Sprintf("event_%d", i%5), Owner: &owner, DagID: "d", When: base.Add(time.Duration((i*37)%600) * time.Second)}
+				if err := ts.store.AppendEventLog(ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			all, err := ts.store.EventLogs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			prefix, idField, totalField := apiV2Prefix, "event_log_id", `"total_entries":%d`
+			if e == edition2 {
+				prefix, totalField = apiV1Prefix, `"total_entries": %d`
+			}
+			for _, tc := range []struct {
+				query         string
+				pick          func(*EventLog) bool
+				desc          bool
+				offset, limit int
+			}{
+				{"event=event_3&limit=20&offset=10", func(e *EventLog) bool { return e.Event == "event_3" }, false, 10, 20},
+				{"owner=owner_1&event=event_2&limit=10&order_by=-event_log_id", func(e *EventLog) bool { return e.Event == "event_2" && *e.Owner == "owner_1" }, true, 0, 10},
+				{"excluded_events=event_0&limit=30&offset=100", func(e *EventLog) bool { return e.Event != "event_0" }, false, 100, 30},
+				{"dag_id=d&after=2026-01-01T00:05:00Z&limit=15&order_by=-event_log_id&offset=4", func(e *EventLog) bool {
+					return e.When.After(base.Add(5 * time.Minute))
+				}, true, 4, 15},
+			} {
+				t.Run(tc.query, func(t *testing.T) {
+					var want []int64
+					for _, ev := range all {
+						if tc.pick(ev) {
+							want = append(want, ev.ID)
+						}
+					}
+					total := len(want)
+					if tc.desc {
+						slices.Reverse(want)
+					}
+					order := make([]int64, len(all))
+					for i, ev := range all {
+						order[i] = ev.ID
+					}
+					if tc.desc {
+						slices.Reverse(order)
+					}
+					want = want[tc.offset:min(tc.offset+tc.limit, len(want))]
+					maxRead := slices.Index(order, want[len(want)-1]) + 1
+					path := prefix + "/eventLogs?" + tc.query
+					ts.do(t, http.MethodGet, path, "")
+					read = 0
+					res := ts.do(t, http.MethodGet, path, "")
+					var got []int64
+					for _, m := range regexp.MustCompile(`"`+idField+`": ?(\d+)`).FindAllStringSubmatch(res.body, -1) {
+						n, _ := strconv.ParseInt(m[1], 10, 64)
+						got = append(got, n)
+					}
+					if res.status != 200 || !slices.Equal(got, want) || !strings.Contains(res.body, fmt.Sprintf(totalField, total)) {
+						t.Errorf("%d ids %v, want %v of %d: %.300s", res.status, got, want, total, res.body)
+					}
+					if read == 0 || read > maxRead {
+						t.Errorf("read %d rows, want 1 to %d", read, maxRead)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestAPIv2_Runs_FiltersReadThePage lists a DAG's 300 runs (four states
+// in turn, started a minute apart) by id, either way, with filters the
+// run counts do not serve (run_id_pattern, start_date ranges, run_type
+// with a state), and checks through the store's rowsRead hook that a
+// page (asked a second time: the filter's count is remembered while the
+// runs do not change) reads the DAG's runs of its order up to its last
+// one, not all of them; each answer the one the sorting path gives (a
+// second order key, after the unique id, forces it).
+func TestAPIv2_Runs_FiltersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var dag *DAG
+	for _, d := range ts.dags.DAGs {
+		if d.DagID == "example_bash_operator" {
+			dag = d
+		}
+	}
+	addRunsIn(t, ts.store, dag, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 300, false, func(i int) RunState { return runStates[i%4] })
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const runs = "/dags/example_bash_operator/dagRuns"
+	for _, tc := range []struct {
+		name, query string
+		maxRead     int
+	}{
+		// Run ids hold their date: "T01" picks the 60 runs of the second
+		// hour (runs 60-119).
+		{"run_id_pattern", "?limit=20&run_id_pattern=T01", 80},
+		{"run_id_pattern, -id, offset", "?limit=20&offset=30&order_by=-id&run_id_pattern=T01", 180 + 50},
+		{"start_date_gte", "?limit=25&start_date_gte=2025-01-01T02:00:00Z", 120 + 25},
+		{"run_type and state", "?limit=10&offset=5&run_type=scheduled&state=failed", 4 * 15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sorted := runs + tc.query + "&order_by=id&order_by=run_after"
+			if strings.Contains(tc.query, "order_by=-id") {
+				sorted = runs + tc.query + "&order_by=run_after"
+			}
+			checkPageRead(t, ts, &read, http.MethodGet, runs+tc.query, "", sorted, "", tc.maxRead)
+		})
+	}
+}
+
+// TestRuns_FilteredPagesAsTheSort asks random filtered listings of a
+// DAG's runs by id (states, run types, run id patterns, start ranges,
+// windows, either way), each twice and interleaved so that remembered
+// counts of other filters are at hand, and holds each to the listing the
+// sorting path gives (a second order key after the unique id).
+func TestRuns_FilteredPagesAsTheSort(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	var dag *DAG
+	for _, d := range ts.dags.DAGs {
+		if d.DagID == "example_bash_operator" {
+			dag = d
+		}
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addRunsIn(t, ts.store, dag, base, 200, false, func(i int) RunState { return runStates[(i*7)%4] })
+	rng := rand.New(rand.NewPCG(21, 9))
+	o := ts.srv.ops
+	for i := range 300 {
+		q := &runQuery{dagIDs: []string{dag.DagID}, orderBy: "id", desc: rng.IntN(2) == 0, offset: rng.IntN(120), limit: 1 + rng.IntN(40)}
+		if rng.IntN(3) == 0 {
+			q.states = [][]string{{"success"}, {"failed", "queued"}, {"running"}}[rng.IntN(3)]
+		}
+		if rng.IntN(2) == 0 {
+			q.more = &runFilters{}
+			switch rng.IntN(4) {
+			case 0:
+				q.more.runID = likePattern([]string{"T01", "T02:1", "00:0", "zz"}[rng.IntN(4)])
+			case 1:
+				at := base.Add(time.Duration(rng.IntN(200)) * time.Minute)
+				q.more.start = timeRange{gte: &at}
+			case 2:
+				q.more.runTypes = [][]string{{"scheduled"}, {"manual"}}[rng.IntN(2)]
+			default:
+				lt := base.Add(time.Duration(rng.IntN(200)) * time.Minute)
+				q.more.runAfter = timeRange{lt: &lt}
+			}
+		}
+		sorted := *q
+		sorted.order = []runOrderKey{{"id", q.desc}, {"run_after", false}}
+		want, wantTotal, err := o.listRuns(&sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			got, total, err := o.listRuns(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := func(runs []*DagRun) []int64 {
+				out := []int64{}
+				for _, r := range runs {
+					out = append(out, r.ID)
+				}
+				return out
+			}
+			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v, more %+v): %v of %d, want %v of %d", i, *q, q.more, ids(got), total, ids(want), wantTotal)
+			}
+		}
+	}
 }

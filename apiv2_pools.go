@@ -175,7 +175,7 @@ func (s *server) V2GetPools(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	pg := v2Page(req.query)
-	res, err := s.ops.poolsKeyed(keyedQuery{match: v2Match(req.query, "pool_name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
+	res, err := s.ops.poolsKeyed(keyedQuery{match: req.query.v2Pattern("pool_name_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
 	if err != nil {
 		return nil, err
 	}

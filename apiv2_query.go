@@ -120,6 +120,11 @@ func v2CheckPath(rt *apiRoute, params map[string]string) error {
 			issues = append(issues, issue)
 		}
 	}
+	for _, name := range rt.pathTildes {
+		if v := params[name]; v != "~" {
+			issues = append(issues, v2EnumIssue([]string{"~"}, true, v, []any{"path", name}))
+		}
+	}
 	if issues != nil {
 		return v2Invalid(issues)
 	}

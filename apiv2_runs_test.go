@@ -228,6 +228,8 @@ func TestAPIv2_GetDagRuns(t *testing.T) {
 		{"GET", "/dags/v2runs/dagRuns?limit=-1&offset=-1", "", 422, `{"detail":[{"type":"greater_than_equal","loc":["query","limit"],"msg":"Input should be greater than or equal to 0","input":"-1","ctx":{"ge":0}},` +
 			`{"type":"greater_than_equal","loc":["query","offset"],"msg":"Input should be greater than or equal to 0","input":"-1","ctx":{"ge":0}}]}`},
 		{"POST", "/dags/v2runs/dagRuns/list", `{}`, 422, `{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2runs","ctx":{"expected":"'~'"}}]}`},
+		{"POST", "/dags/v2runs/dagRuns/list", `{"page_limit": -1}`, 422, `{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2runs","ctx":{"expected":"'~'"}},` +
+			`{"type":"greater_than_equal","loc":["body","page_limit"],"msg":"Input should be greater than or equal to 0","input":-1,"ctx":{"ge":0}}]}`},
 		{"POST", "/dags/~/dagRuns/list", `{"page_limit": -1}`, 422, `{"detail":[{"type":"greater_than_equal","loc":["body","page_limit"],"msg":"Input should be greater than or equal to 0","input":-1,"ctx":{"ge":0}}]}`},
 	} {
 		res := ts.do(t, tc.method, "/api/v2"+tc.path, tc.body)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,11 +79,12 @@ func addRunsWithTIIDs(tb testing.TB, store *Store, dag *DAG, base time.Time, n i
 // store's rowsRead hook, that a page reads about its own rows and those
 // its offset skips, not the runs' task instances: at most the offset, a
 // block and a task instance per row of the page, and a block at the
-// start and the end of each walk merged (one per DAG; by id one per DAG
-// and map_index): whole blocks are passed for the offset where no other
+// start and the end of each walk merged (one per DAG; by id two per DAG,
+// and one per mapped block the page reaches): whole blocks are passed for the offset where no other
 // walk reaches into them, the shuffled DAG's task instances one by one
 // (blocks of one). Each answer must be, byte for byte,
-// the one the sorting path gives (forced by a filter that drops nothing).
+// the one a filter that drops nothing gives (a filtered merge, which
+// TestTaskInstances_FilteredPagesAsTheSort holds to the sorting path).
 func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -200,7 +203,24 @@ func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
 	if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &retried, &expanded) }); err != nil {
 		t.Fatal(err)
 	}
-	check("a new try's id, t1 expanded")
+	runsB, err := store.RunsOfDag("order_b", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiB, err := store.TaskInstance("order_b", runsB[1].RunID, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mappedB []*TaskInstance
+	for mi := range 3 {
+		m := *tiB
+		m.MapIndex, m.ID = mi, newTaskInstanceID()
+		mappedB = append(mappedB, &m)
+	}
+	if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, mappedB...) }); err != nil {
+		t.Fatal(err)
+	}
+	check("a new try's id, t1 expanded in both DAGs")
 
 	if _, err := store.DeleteTaskInstance("order_a", runs[2].RunID, "t2", -1); err != nil {
 		t.Fatal(err)
@@ -226,6 +246,13 @@ func TestStore_TaskInstanceOrder_FollowsWrites(t *testing.T) {
 	}
 	dags = dags[:1]
 	check("a DAG deleted")
+	it, err := store.read().Get(tableTIOrderMapped, indexID+"_prefix", "order_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := it.Next(); raw != nil {
+		t.Errorf("the deleted DAG's mapped block %+v is left", raw)
+	}
 }
 
 // TestStore_TaskInstanceOrder_RandomWrites applies random writes (new
@@ -288,8 +315,8 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 					}
 					return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
 				})
-				offset := rng.IntN(len(w) + 1)
-				page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, 7)
+				offset, limit := rng.IntN(len(w)+1), 1+rng.IntN(15)
+				page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, limit)
 				if err != nil || !ok {
 					t.Fatalf("%s: page of %v: ok %v, %v", step, dagIDs, ok, err)
 				}
@@ -297,7 +324,7 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 				for _, r := range page {
 					got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
 				}
-				end := min(offset+7, len(w))
+				end := min(offset+limit, len(w))
 				if fmt.Sprint(got) != fmt.Sprint(w[offset:end]) || total != len(w) {
 					t.Fatalf("%s: %v by id %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, offset, total, len(w), got, w[offset:end])
 				}
@@ -336,7 +363,7 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 			case op == 2 && tis[i].MapIndex == -1: // expanded, index 0 keeping the id
 				what = "expand " + task
 				var mapped []*TaskInstance
-				for mi := range 3 {
+				for mi := range 2 + rng.IntN(6) { // mapped blocks by id overlap across map indexes
 					m := *tis[i]
 					m.MapIndex = mi
 					if mi > 0 {
@@ -365,5 +392,248 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 			}
 		}
 		check(fmt.Sprintf("step %d, %s of %s", step, what, run.RunID))
+	}
+}
+
+// TestAPIv2_TaskInstances_ByIDReadThePage lists task instances by id
+// (order_by=id, and the batch's default) of a DAG whose last task each of
+// 30 runs expands into 80 mapped instances: a page merges the DAG's
+// unmapped blocks with its mapped ones as their ids come (the mapped
+// blocks in one index by id), so that it reads about its own rows and
+// those its offset skips, not a walk per map index (81 of them); each
+// answer the sorting path's.
+func TestAPIv2_TaskInstances_ByIDReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dag := benchDAG(t, "wide", 3)
+	if _, err := ts.store.UpsertDAG(dag); err != nil {
+		t.Fatal(err)
+	}
+	addRunsWithTIIDs(t, ts.store, dag, base, 30, false)
+	expandLastTask(t, ts.store, dag, 80)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const dagTIs = "/dags/wide/dagRuns/~/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	for _, tc := range []struct {
+		name, method, path, body, sorted, sortedBody string
+		maxRead                                      int
+	}{
+		{"by id", "GET", dagTIs + "?limit=20&order_by=id", "", dagTIs + "?limit=20&order_by=id&dag_id_pattern=%25", "", 3*20 + 4},                                     // 116 before
+		{"by id, offset", "GET", dagTIs + "?limit=20&offset=500&order_by=id", "", dagTIs + "?limit=20&offset=500&order_by=id&dag_id_pattern=%25", "", 500 + 3*20 + 4}, // 632
+		{"batch", "POST", batch, `{"dag_ids": ["wide"], "page_limit": 25, "page_offset": 40}`,
+			batch, `{"dag_ids": ["wide"], "page_limit": 25, "page_offset": 40, "queue": ["default"]}`, 40 + 3*25 + 4}, // 168
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageRead(t, ts, &read, tc.method, tc.path, tc.body, tc.sorted, tc.sortedBody, tc.maxRead)
+		})
+	}
+}
+
+// TestBlockMembers_AsTheScan holds blockMembers' binary searches to a
+// look at each task instance of random runs' rows (tasks of several map
+// indexes, ids in and out of blocks' ranges).
+func TestBlockMembers_AsTheScan(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(21, 5))
+	for round := range 300 {
+		row := &runTasks{DagID: "d", RunID: "r"}
+		ids := rng.Perm(60) // unique ids, out of order
+		for task := range 1 + rng.IntN(5) {
+			width := rng.IntN(6) // 0: unmapped
+			for mi := -1; mi < width; mi++ {
+				if mi == -1 && width > 0 && rng.IntN(2) == 0 {
+					continue
+				}
+				row.TIs = append(row.TIs, &TaskInstance{TaskID: fmt.Sprintf("t%d", task), MapIndex: mi, ID: fmt.Sprintf("%03d", ids[len(row.TIs)])})
+			}
+		}
+		lo := fmt.Sprintf("%03d", rng.IntN(60))
+		hi := fmt.Sprintf("%03d", rng.IntN(60))
+		if hi < lo {
+			lo, hi = hi, lo
+		}
+		b := &tiOrderRow{MapIndex: rng.IntN(7) - 1, Lo: lo, Hi: hi}
+		var want []*TaskInstance
+		for _, ti := range row.TIs {
+			if ti.MapIndex == b.MapIndex && ti.ID >= b.Lo && ti.ID <= b.Hi {
+				want = append(want, ti)
+			}
+		}
+		slices.SortFunc(want, func(a, b *TaskInstance) int { return strings.Compare(a.ID, b.ID) })
+		if got := blockMembers(row, b); !slices.Equal(got, want) {
+			t.Fatalf("round %d: block %+v of %d task instances: %d members, want %d", round, b, len(row.TIs), len(got), len(want))
+		}
+	}
+}
+
+// TestMappedTaskInstances_ReadThePage lists pages of the 500 mapped
+// instances of a run's task (get_mapped_task_instances, both APIs) by
+// map_index, either way, and checks through the store's rowsRead hook
+// that a page reads its own instances and the run's row, not the task's
+// every instance; each answer the one a filter that drops nothing gives
+// (the path that reads them all and sorts).
+func TestMappedTaskInstances_ReadThePage(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			dag := benchDAG(t, "wide", 2)
+			if _, err := ts.store.UpsertDAG(dag); err != nil {
+				t.Fatal(err)
+			}
+			addRunsWithTIIDs(t, ts.store, dag, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 2, false)
+			expandLastTask(t, ts.store, dag, 500)
+			runs, err := ts.store.RunsOfDag("wide", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			prefix, all := apiV2Prefix, "&pool=default_pool"
+			if e == edition2 {
+				prefix, all = apiV1Prefix, "&state=success"
+			}
+			base := prefix + "/dags/wide/dagRuns/" + url.PathEscape(runs[1].RunID) + "/taskInstances/t1/listMapped"
+			for _, tc := range []struct {
+				query   string
+				maxRead int
+			}{
+				{"?limit=20", 20 + 4},
+				{"?limit=20&offset=100", 20 + 4},
+				{"?limit=25&offset=30&order_by=-map_index", 25 + 4},
+				{"?limit=10&offset=495", 5 + 4},
+			} {
+				t.Run(tc.query, func(t *testing.T) {
+					want := ts.do(t, http.MethodGet, base+tc.query+all, "")
+					ts.do(t, http.MethodGet, base+tc.query, "")
+					read = 0
+					got := ts.do(t, http.MethodGet, base+tc.query, "")
+					if got.status != 200 || got.body != want.body {
+						t.Errorf("answer %d differs from the filtered one:\n got %.400s\nwant %.400s", got.status, got.body, want.body)
+					}
+					if !strings.Contains(got.body, `"total_entries":500`) && !strings.Contains(got.body, `"total_entries": 500`) {
+						t.Errorf("total not 500: %.300s", got.body)
+					}
+					if read == 0 || read > tc.maxRead {
+						t.Errorf("read %d rows, want 1 to %d", read, tc.maxRead)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestTaskInstances_FilteredPagesAsTheSort asks random filtered listings
+// of task instances (states, pools, task patterns, start ranges, the
+// mapped ones, one DAG or every DAG) in the merge's orders (map_index
+// then id; id), each twice and interleaved so that remembered counts of
+// other filters are at hand, and holds each to the sorting path's answer
+// (keys after the unique id, which no merge serves); and checks
+// through rowsRead that a filtered page reads the task instances of its
+// order up to its last one once its count is known.
+func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"tifilter_b", "tifilter_a"} {
+		dag := benchDAG(t, id, 4)
+		if _, err := ts.store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		addRunsWithTIIDs(t, ts.store, dag, base, 40, i == 0)
+		// Every third task instance failed, in another pool.
+		runs, err := ts.store.RunsOfDag(id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, run := range runs {
+			tis, err := ts.store.TaskInstancesOfRun(id, run.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var changed []*TaskInstance
+			for _, ti := range tis {
+				if n++; n%3 == 0 {
+					c := *ti
+					c.State, c.Pool = TaskFailed, "other_pool"
+					changed = append(changed, &c)
+				}
+			}
+			if err := ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, changed...) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	o := ts.srv.ops
+	rng := rand.New(rand.NewPCG(21, 11))
+	ids := func(rows []RunTaskInstance) []string {
+		out := []string{}
+		for _, r := range rows {
+			out = append(out, r.TI.ID)
+		}
+		return out
+	}
+	for i := range 300 {
+		q := &tiSearch{offset: rng.IntN(200), limit: 1 + rng.IntN(40)}
+		if rng.IntN(2) == 0 {
+			q.dagIDs = [][]string{{"tifilter_a"}, {"tifilter_b", "tifilter_a"}}[rng.IntN(2)]
+		}
+		switch rng.IntN(5) {
+		case 0:
+			q.states = []TaskState{TaskFailed}
+		case 1:
+			q.pools = []string{"default_pool"}
+		case 2:
+			q.taskPattern = likePattern([]string{"t1", "t", "zz"}[rng.IntN(3)])
+		case 3:
+			at := base.Add(time.Duration(rng.IntN(40)) * time.Minute)
+			q.start = timeBounds{gte: &at}
+		default:
+			q.mappedOnly = true
+		}
+		first := []sortKey{{attr: "map_index"}, {attr: "id"}}[rng.IntN(2)]
+		if rng.IntN(3) > 0 {
+			q.order = []sortKey{first}
+		}
+		// The same order with keys after the unique id, which no merge
+		// serves: the sorting path.
+		sorted := *q
+		sorted.order = []sortKey{first, {attr: "id"}, {attr: "start_date"}}
+		if q.order == nil { // the batch's default, id
+			sorted.order = []sortKey{{attr: "id"}, {attr: "start_date"}}
+		}
+		want, wantTotal, err := o.searchTaskInstances(&sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			got, total, err := o.searchTaskInstances(q)
+			ts.store.rowsRead = nil
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
+			}
+			// Remembered, the count costs nothing: the merge reads the
+			// task instances of the order up to the page's last, and a
+			// block each at most, and a block at each walk's ends.
+			if round == 1 && len(got) > 0 {
+				all, _, err := o.searchTaskInstances(&tiSearch{dagIDs: q.dagIDs, order: sorted.order, limit: 1 << 30})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pos := slices.Index(ids(all), got[len(got)-1].TI.ID)
+				if maxRead := 2*(pos+1) + 16; read > maxRead {
+					t.Errorf("listing %d: read %d rows for a page ending at %d of the order, want at most %d", i, read, pos, maxRead)
+				}
+			}
+		}
 	}
 }

@@ -433,11 +433,11 @@ func (s *server) v2GetMappedTaskInstances(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tis, err := s.opts.Store.TaskInstancesOfTask(dagID, runID, taskID)
+	_, mapped, err := s.opts.Store.MappedTaskInstancePage(dagID, runID, taskID, false, 0, 0)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(tis, func(ti *TaskInstance) bool { return ti.MapIndex >= 0 }) {
+	if mapped == 0 {
 		_, task, err := s.ops.dagTask(dagID, taskID)
 		switch {
 		case isFault(err, faultTaskMissing):
@@ -615,18 +615,9 @@ func bodyBool(body map[string]any, name string, def bool) bool {
 }
 
 // v2GetTaskInstancesBatch is get_task_instances_batch: dag_id and
-// dag_run_id must be "~" (Literal["~"]); the filters come in the body;
-// order_by is one attribute of six.
+// dag_run_id are "~" (Literal["~"], checked with the path); the filters
+// come in the body; order_by is one attribute of six.
 func (s *server) v2GetTaskInstancesBatch(req *apiRequest) (any, error) {
-	var issues []v2Issue
-	for _, name := range []string{"dag_id", "dag_run_id"} {
-		if v := req.param(name); v != "~" {
-			issues = append(issues, v2EnumIssue([]string{"~"}, true, v, []any{"path", name}))
-		}
-	}
-	if issues != nil {
-		return nil, v2Invalid(issues)
-	}
 	b := req.body
 	q := &tiSearch{
 		dagIDs: bodyStrings(b, "dag_ids"), runIDs: bodyStrings(b, "dag_run_ids"), taskIDs: bodyStrings(b, "task_ids"),

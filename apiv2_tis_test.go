@@ -277,6 +277,15 @@ func TestAPIv2_TaskInstanceErrors(t *testing.T) {
 			`{"detail":[{"type":"greater_than_equal","loc":["query","limit"],"msg":"Input should be greater than or equal to 0","input":"-1","ctx":{"ge":0}}]}`},
 		{"batch outside ~", "POST", "/dags/v2pair/dagRuns/~/taskInstances/list", `{}`, 422,
 			`{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2pair","ctx":{"expected":"'~'"}}]}`},
+		// FastAPI gathers the path's errors before the body's in one 422
+		// (fastapi/dependencies/utils.py solve_dependencies, then the body).
+		{"batch outside ~ without a body", "POST", "/dags/v2pair/dagRuns/~/taskInstances/list", "", 422,
+			`{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2pair","ctx":{"expected":"'~'"}},` +
+				`{"type":"missing","loc":["body"],"msg":"Field required","input":null}]}`},
+		{"batch outside ~ twice with a bad field", "POST", "/dags/v2pair/dagRuns/r1/taskInstances/list", `{"nope":1}`, 422,
+			`{"detail":[{"type":"literal_error","loc":["path","dag_id"],"msg":"Input should be '~'","input":"v2pair","ctx":{"expected":"'~'"}},` +
+				`{"type":"literal_error","loc":["path","dag_run_id"],"msg":"Input should be '~'","input":"r1","ctx":{"expected":"'~'"}},` +
+				`{"type":"extra_forbidden","loc":["body","nope"],"msg":"Extra inputs are not permitted","input":1}]}`},
 		{"batch unknown field", "POST", "/dags/~/dagRuns/~/taskInstances/list", `{"dag_id":"x"}`, 422,
 			`{"detail":[{"type":"extra_forbidden","loc":["body","dag_id"],"msg":"Extra inputs are not permitted","input":"x"}]}`},
 		{"delete missing", "DELETE", tis + "/nope", "", 404,
@@ -947,6 +956,54 @@ func TestAPIv2_XComEmptyKey(t *testing.T) {
 		if !strings.Contains(list.body, `"total_entries":1`) || !strings.Contains(list.body, `"key":""`) {
 			t.Errorf("%s?xcom_key=: %s", path, list.body)
 		}
+	}
+}
+
+// TestAPIv2_XComReservedKeys: 3.2.1's XComCreateBody refuses a value
+// holding serde's keys in any dict, at any depth (pydantic's value_error,
+// the first such dict named by its path); a string is not looked into,
+// and PATCH, whose body has no such validator before 3.2.2, stores them.
+func TestAPIv2_XComReservedKeys(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2PairDAG))
+	v2TriggerAt(t, ts, "v2pair", "r1", "2024-02-01T00:00:00Z")
+	const xcoms = "/dags/v2pair/dagRuns/r1/taskInstances/hello/xcomEntries"
+	refused := func(value, path, keys string) string {
+		return `{"detail":[{"type":"value_error","loc":["body","value"],"msg":"Value error, XCom ` + path +
+			` contains reserved serialization keys: ` + keys + `. These keys are reserved for internal use.","input":` +
+			value + `,"ctx":{"error":{}}}]}`
+	}
+	tuple := `{"__classname__":"builtins.tuple","__version__":1,"__data__":[1,2]}`
+	for _, tc := range []struct {
+		name, value string
+		wantStatus  int
+		wantBody    string
+	}{
+		{"serde's form", tuple, 422, refused(tuple, "value", "__classname__, __data__, __version__")},
+		{"nested in a list in a dict", `{"a":[1,{"b":{"__var":1,"__type":"dict"}}]}`, 422,
+			refused(`{"a":[1,{"b":{"__var":1,"__type":"dict"}}]}`, "value.a[1].b", "__type, __var")},
+		{"the outer dict first", `{"__id__":1,"x":{"__cache__":2}}`, 422, refused(`{"__id__":1,"x":{"__cache__":2}}`, "value", "__id__")},
+		{"in a top-level list", `[{"__source":"s"}]`, 422, refused(`[{"__source":"s"}]`, "value[0]", "__source")},
+		{"other dunder keys", `{"__other__":1,"_classname":2}`, 201, ""},
+		{"as a JSON string", `"{\"__classname__\": \"x\"}"`, 201, ""},
+		{"null", `null`, 201, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ts.do(t, "POST", apiV2Prefix+xcoms, `{"key":"`+tc.name+`","value":`+tc.value+`}`)
+			if res.status != tc.wantStatus || (tc.wantBody != "" && res.body != tc.wantBody) {
+				t.Errorf("POST %s = %d %s\nwant %d %s", tc.value, res.status, res.body, tc.wantStatus, tc.wantBody)
+			}
+		})
+	}
+	// Refused before the route looks for the DAG, as FastAPI validates the
+	// body first.
+	if res := ts.do(t, "POST", apiV2Prefix+"/dags/nodag/dagRuns/r1/taskInstances/hello/xcomEntries", `{"key":"k","value":`+tuple+`}`); res.status != 422 {
+		t.Errorf("reserved keys for a missing DAG: %d %s, want 422", res.status, res.body)
+	}
+	ts.v2(t, "POST", xcoms, `{"key":"patched","value":1}`, 201)
+	patched := ts.v2(t, "PATCH", xcoms+"/patched", `{"value":`+tuple+`}`, 200)
+	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"{\"__classname__\": \"builtins.tuple\", \"__version__\": 1, \"__data__\": [1, 2]}"` {
+		t.Errorf("patched value %v", v)
 	}
 }
 

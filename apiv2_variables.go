@@ -86,7 +86,7 @@ func (s *server) V2GetVariables(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	pg := v2Page(req.query)
-	res, err := s.ops.variablesKeyed(keyedQuery{match: v2Match(req.query, "variable_key_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
+	res, err := s.ops.variablesKeyed(keyedQuery{match: req.query.v2Pattern("variable_key_pattern"), keys: v2WithPK(keys), offset: pg.offset, limit: pg.limit})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Airflow 3.2.1's texts for the XCom routes (routes/public/xcom.py).
@@ -187,12 +190,64 @@ func v2XComValue(req *apiRequest) (json.RawMessage, error) {
 }
 
 var (
+	// XComCreateBody's value refuses serde's keys (3.2.1 datamodels/
+	// xcom.py, the field validator apache/airflow#64148 added, in 3.2.0);
+	// XComUpdateBody has no such validator until 3.2.2 (#65915), so a
+	// PATCH stores them.
 	v2XComCreateModel = &v2Model{name: "XComCreateBody", fields: []v2Field{
-		{name: "key", typ: v2TStr, required: true}, {name: "value", typ: v2TAnyVal, required: true, nullable: true},
+		{name: "key", typ: v2TStr, required: true}, {name: "value", typ: v2XComCreateValue, required: true, nullable: true},
 		{name: "map_index", typ: v2TInt}}}
 	v2XComUpdateModel = &v2Model{name: "XComUpdateBody", fields: []v2Field{
 		{name: "value", typ: v2TAnyVal, required: true, nullable: true}, {name: "map_index", typ: v2TInt}}}
 )
+
+// v2XComReservedKeys are the keys Airflow's serialization gives meaning
+// to in a stored value (shared/serialization's FORBIDDEN_XCOM_KEYS: serde's
+// and the older form's), sorted as Python's sorted() orders them.
+var v2XComReservedKeys = []string{"__cache__", "__classname__", "__data__", "__id__", "__source", "__type", "__var", "__version__"}
+
+// v2XComCreateValue is XComCreateBody's value: any JSON, refused when a
+// dict in it, at any depth, holds one of v2XComReservedKeys. The walk is
+// the validator's: a dict's own keys before its values, in their order,
+// lists by index; the first dict that holds any is named by its path
+// ("value", "value.a", "value[0]") with every reserved key it holds. A
+// string is not looked into (3.3.1's #69378 decodes JSON strings).
+var v2XComCreateValue = v2Type{kind: v2Custom, check: func(v any, loc []any) (any, []v2Issue) {
+	if path, keys := v2XComReservedIn(v, "value"); keys != nil {
+		return nil, []v2Issue{v2ValueError(loc, v, fmt.Sprintf(
+			"XCom %s contains reserved serialization keys: %s. These keys are reserved for internal use.", path, strings.Join(keys, ", ")))}
+	}
+	return plainOf(v), nil
+}}
+
+// v2XComReservedIn is the path of the first dict in v that holds reserved
+// keys, and those keys sorted; nil keys when none does.
+func v2XComReservedIn(v any, path string) (string, []string) {
+	switch x := v.(type) {
+	case pyDict:
+		var found []string
+		for _, k := range v2XComReservedKeys {
+			if slices.ContainsFunc(x, func(f pyField) bool { return f.key == k }) {
+				found = append(found, k)
+			}
+		}
+		if found != nil {
+			return path, found
+		}
+		for _, f := range x {
+			if p, keys := v2XComReservedIn(f.val, path+"."+f.key); keys != nil {
+				return p, keys
+			}
+		}
+	case []any:
+		for i, item := range x {
+			if p, keys := v2XComReservedIn(item, path+"["+strconv.Itoa(i)+"]"); keys != nil {
+				return p, keys
+			}
+		}
+	}
+	return "", nil
+}
 
 // v2CreateXComEntry is create_xcom_entry: 201 and the entry.
 func (s *server) v2CreateXComEntry(w http.ResponseWriter, r *http.Request, req *apiRequest) {

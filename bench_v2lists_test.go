@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,69 @@ func BenchmarkV2ListDags(b *testing.B) {
 		benchPage{"desc_offset", "/dags?limit=50&offset=200&order_by=-dag_id"})
 }
 
+// BenchmarkV2ListDagsLastRun lists a page of 50 DAGs by their latest
+// started run (GET /api/v2/dags with last_dag_run_state, and ordered by
+// -last_run_start_date) with rows runs stored, spread over 100 DAGs:
+// each DAG's latest run is one seek, where every run was read.
+func BenchmarkV2ListDagsLastRun(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchManyDAGs(nil)(b, 100)
+		for _, d := range dags.DAGs {
+			if strings.HasPrefix(d.DagID, "bench_dag_") {
+				addRuns(b, store, d, benchDate, rows/100, false)
+			}
+		}
+		return store, dags
+	},
+		benchPage{"last_state", "/dags?limit=50&last_dag_run_state=success"},
+		benchPage{"by_last_start", "/dags?limit=50&order_by=-last_run_start_date"})
+}
+
+// BenchmarkV2ListDagsFiltered lists a page of 50 DAGs by dag_id with a
+// dag_id pattern ("9": about a third of the DAGs) and with a tag (every other DAG), with
+// rows DAGs stored: the dag_id index walked to the page's end, the
+// filter's count remembered while the DAG table does not change.
+func BenchmarkV2ListDagsFiltered(b *testing.B) {
+	benchV2Pages(b, benchManyDAGs(func(i int) []string { return []string{[]string{"even", "odd"}[i%2]} }),
+		benchPage{"pattern", "/dags?limit=50&dag_id_pattern=9"},
+		benchPage{"tag_desc", "/dags?limit=50&offset=200&order_by=-dag_id&tags=odd"})
+}
+
+// BenchmarkV2DagStats asks the statistics of 100 DAGs (GET
+// /api/v2/dagStats) with rows runs stored among them: each DAG's counts
+// per state are a row the writes keep, where its runs were read.
+func BenchmarkV2DagStats(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchManyDAGs(nil)(b, 100)
+		for _, d := range dags.DAGs {
+			if strings.HasPrefix(d.DagID, "bench_dag_") {
+				addRuns(b, store, d, benchDate, rows/100, false)
+			}
+		}
+		return store, dags
+	},
+		benchPage{"all", "/dagStats"},
+		benchPage{"two", "/dagStats?dag_ids=bench_dag_000001&dag_ids=bench_dag_000002"})
+}
+
+// BenchmarkV2ListRunsFiltered lists a page of 50 of a DAG's runs (rows
+// of them, four states in turn, a minute apart) by id with filters the
+// run counts do not keep apart: a run_id pattern ("T0": the runs of
+// each day's first ten hours), run_type with a state, newest first: the
+// DAG's runs
+// walked by id to the page's end, the filter's count remembered while the
+// runs do not change.
+func BenchmarkV2ListRunsFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_runs", 1)
+		store, dags := benchStoreWith(b, dag)
+		addRunsIn(b, store, dag, benchDate, rows, false, func(i int) RunState { return runStates[i%4] })
+		return store, dags
+	},
+		benchPage{"run_id_pattern", "/dags/bench_runs/dagRuns?limit=50&run_id_pattern=T0"},
+		benchPage{"type_state_desc_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=-id&run_type=scheduled&state=failed"})
+}
+
 // BenchmarkV2ListEventLogs lists a page of 50 events (GET
 // /api/v2/eventLogs, by id and by -id) with rows events stored.
 func BenchmarkV2ListEventLogs(b *testing.B) {
@@ -85,6 +149,28 @@ func BenchmarkV2ListEventLogs(b *testing.B) {
 	},
 		benchPage{"default", "/eventLogs?limit=50"},
 		benchPage{"desc_offset", "/eventLogs?limit=50&offset=200&order_by=-id"})
+}
+
+// BenchmarkV2ListEventLogsFiltered lists a page of 50 events with a
+// filter (an event, one in five; an owner and an event, one in fifteen,
+// newest first) with rows events stored: the id index walked to the
+// page's end, the filter's count remembered while the log does not
+// change (a benchmark asks the same page of a quiet log).
+func BenchmarkV2ListEventLogsFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range rows {
+			owner := fmt.Sprintf("owner_%d", i%3)
+			if err := store.AppendEventLog(EventLog{Event: fmt.Sprintf("cli_check_%d", i%5), DagID: "example_bash_operator", Owner: &owner,
+				When: base.Add(time.Duration(i) * time.Second)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return store, dags
+	},
+		benchPage{"event", "/eventLogs?limit=50&event=cli_check_3"},
+		benchPage{"owner_event_desc_offset", "/eventLogs?limit=50&offset=200&order_by=-id&owner=owner_1&event=cli_check_2"})
 }
 
 // BenchmarkV2ListVariables lists a page of 50 variables (GET
@@ -121,6 +207,95 @@ func BenchmarkV2ListTaskInstances(b *testing.B) {
 		benchPage{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"})
 }
 
+// BenchmarkV2ListAssetEventsFiltered lists a page of 50 asset events of
+// BenchmarkV2ListAssetEvents' store filtered: one asset's (of 20) by
+// timestamp, and a source DAG's newest first: one asset's part of the
+// (asset_id, timestamp) index, or the timestamp index, walked to the
+// page's end.
+func BenchmarkV2ListAssetEventsFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_consumer", 1)
+		store, dags := benchStoreWith(b, dag)
+		addAssetEvents(b, store, 20, rows)
+		addConsumers(b, store, dag, rows/10, 10)
+		return store, dags
+	},
+		benchPage{"asset", "/assets/events?limit=50&asset_id=7"},
+		benchPage{"source_desc_offset", "/assets/events?limit=50&offset=200&order_by=-timestamp&source_dag_id=producer"})
+}
+
+// BenchmarkV2ListTaskInstancesFiltered lists a page of 50 task
+// instances of BenchmarkV2ListTaskInstances' store with filters: a task
+// pattern (one task in ten), every DAG's in the default order; a state
+// (all of them) by id from offset 200: the merge of ti_order walked to
+// the page's end, the filter picking as it goes, its count remembered
+// while the task instances do not change.
+func BenchmarkV2ListTaskInstancesFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_tis", 10)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+		return store, dags
+	},
+		benchPage{"task_pattern", "/dags/~/dagRuns/~/taskInstances?limit=50&task_display_name_pattern=t3"},
+		benchPage{"state_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&state=success"})
+}
+
+// BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
+// by id (order_by=id) of ten runs whose last task expands into rows/10
+// mapped instances each: the page merges the DAG's unmapped and mapped
+// blocks by id, where it opened a walk per map_index (rows/10 of them);
+// and a page of the second run's mapped instances (listMapped; the
+// first run's task has three), a part of the
+// run's row, where the task's every instance was read and sorted.
+func BenchmarkV2ListTaskInstancesMapped(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_wide", 3)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, 10, false)
+		expandLastTask(b, store, dag, rows/10)
+		return store, dags
+	},
+		benchPage{"by_id", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&order_by=id"},
+		benchPage{"by_id_offset", "/dags/bench_wide/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id"},
+		benchPage{"mapped_offset", "/dags/bench_wide/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate.Add(time.Minute)), "+", "%2B") +
+			"/taskInstances/t2/listMapped?limit=50&offset=200"})
+}
+
+// expandLastTask expands the last task of each of dag's runs into width
+// mapped task instances (index 0 keeps its id), as expand_mapped_task
+// does when the task's list is known.
+func expandLastTask(tb testing.TB, store *Store, dag *DAG, width int) {
+	tb.Helper()
+	runs, err := store.RunsOfDag(dag.DagID, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	task := dag.Tasks[len(dag.Tasks)-1].TaskID
+	for _, run := range runs {
+		tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		i := slices.IndexFunc(tis, func(ti *TaskInstance) bool { return ti.TaskID == task && ti.MapIndex == -1 })
+		if i < 0 {
+			continue
+		}
+		var mapped []*TaskInstance
+		for mi := range width {
+			m := *tis[i]
+			m.MapIndex = mi
+			if mi > 0 {
+				m.ID = newTaskInstanceID()
+			}
+			mapped = append(mapped, &m)
+		}
+		if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, mapped...) }); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkV2ListAssetEvents lists a page of 50 asset events (GET
 // /api/v2/assets/events, by timestamp and by -timestamp) with rows events
 // of 20 assets stored, and rows/10 runs that consumed ten events each:
@@ -151,6 +326,76 @@ func BenchmarkV2ListAssets(b *testing.B) {
 		benchPage{"default", "/assets?limit=50"},
 		benchPage{"all", "/assets?limit=50&only_active=false"},
 		benchPage{"all_desc_offset", "/assets?limit=50&offset=200&order_by=-name&only_active=false"})
+}
+
+// BenchmarkV2ListAssetsFiltered lists a page of 50 assets of
+// BenchmarkV2ListAssets' store, their times out of id order, in the
+// orders and with the filters the indexes served last: by created_at (the
+// named ones), every asset by -updated_at from offset 200, a name
+// pattern, every asset with a uri pattern, the assets of one DAG.
+func BenchmarkV2ListAssetsFiltered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b, benchAssetDAGs(b, rows)...)
+		addAssetEvents(b, store, rows, rows)
+		scrambleAssetTimes(b, store)
+		return store, dags
+	},
+		benchPage{"by_created", "/assets?limit=50&order_by=created_at"},
+		benchPage{"all_by_updated_desc_offset", "/assets?limit=50&offset=200&order_by=-updated_at&only_active=false"},
+		benchPage{"name_pattern", "/assets?limit=50&name_pattern=asset_1"},
+		benchPage{"all_uri_pattern", "/assets?limit=50&only_active=false&uri_pattern=bucket/asset_2"},
+		benchPage{"dag_ids", "/assets?limit=50&dag_ids=bench_assets_000000"})
+}
+
+// BenchmarkV2ListPatterns lists a page of 50 asset aliases and of 50
+// variables with a name pattern ("12" or "77": about one in twenty rows
+// matches, a page of 50 reads about 1,000 of them) with rows of
+// each stored; pools and connections take the variables' walk.
+func BenchmarkV2ListPatterns(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		refs := make([]aliasRef, rows)
+		for i := range rows {
+			refs[i] = aliasRef{Name: fmt.Sprintf("bench_alias_%06d", (i*7919)%rows)}
+			if _, err := store.SetVariable(fmt.Sprintf("bench_var_%06d", (i*7919)%rows), "value", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := store.EnsureAssetAliases(refs); err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"aliases", "/assets/aliases?limit=50&name_pattern=12"},
+		benchPage{"aliases_by_name", "/assets/aliases?limit=50&order_by=name&name_pattern=77"},
+		benchPage{"variables", "/variables?limit=50&variable_key_pattern=12"},
+		benchPage{"variables_by_key_desc", "/variables?limit=50&order_by=-key&variable_key_pattern=77"})
+}
+
+// scrambleAssetTimes gives every asset a created_at and an updated_at out
+// of id order, many of them shared (a DAG file's assets are registered at
+// one parse), updated_at never before created_at.
+func scrambleAssetTimes(tb testing.TB, store *Store) {
+	tb.Helper()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err := store.update(func(txn *memdb.Txn) error {
+		all, err := allRows[Asset](txn, tableAssets, "assets")
+		if err != nil {
+			return err
+		}
+		for _, a := range all {
+			next := *a
+			next.CreatedAt = base.Add(time.Duration((a.ID*37)%101) * time.Second)
+			next.UpdatedAt = next.CreatedAt.Add(time.Duration((a.ID*53)%7) * time.Minute)
+			if err := txn.Insert(tableAssets, &next); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // benchAssetDAGs are DAGs whose tasks have every other asset of

@@ -65,9 +65,11 @@ type DAG struct {
 	// start. Left out of the definition's hash: a file read again
 	// unchanged is the same version.
 	ParsedAt time.Time `json:"-"`
-	// ParseDuration is how long the Python reader took over the file, in
+	// ParseDuration is how long reading the definition's file took, in
 	// seconds (DagModel.last_parse_duration, which Airflow's DAG processor
-	// sets per file); 0 for a file it did not read. Left out of the hash.
+	// sets per file): the Python reader's time over a .py file, the read,
+	// decode, build and checks of a YAML or JSON one, or of a body given
+	// to POST /_airlite/dags. Left out of the hash.
 	ParseDuration float64 `json:"-"`
 }
 

@@ -199,6 +199,9 @@ func (l dagLoader) loadFiles(fsys fs.FS, label string, files []string) (*DAGSet,
 			return nil, fmt.Errorf("%s: pools are read from %s at the top of the DAG folder only: move it there, or list it in %s",
 				file, path.Base(rel), airflowignoreName)
 		}
+		// The file's parse is timed from its read to its checks, as
+		// Airflow's DAG processor times each file's (last_parse_duration).
+		began := time.Now()
 		data, err := readAtMost(fsys, rel, maxDefinitionBytes)
 		if err != nil && base == "pools" {
 			return nil, fmt.Errorf("read %s: %w", file, err)
@@ -237,6 +240,7 @@ func (l dagLoader) loadFiles(fsys fs.FS, label string, files []string) (*DAGSet,
 		}
 		seen[dag.DagID] = file
 		dag.RelativeFileloc = rel
+		dag.ParseDuration = parseSeconds(time.Since(began))
 		// Any file that cannot be served (none, or not one to serve) means
 		// /code answers with the rendering.
 		if src, err := readDAGSource(fsys, base+".py"); err == nil {
@@ -249,6 +253,13 @@ func (l dagLoader) loadFiles(fsys fs.FS, label string, files []string) (*DAGSet,
 		return nil, err
 	}
 	return set, nil
+}
+
+// parseSeconds is a measured parse as last_parse_duration's float of
+// seconds: at least a nanosecond, since 0 reads as "not parsed" (null)
+// and a clock may be too coarse to see a small file's read.
+func parseSeconds(d time.Duration) float64 {
+	return max(d, time.Nanosecond).Seconds()
 }
 
 // absPath is file as an absolute path, which Airflow's import errors and

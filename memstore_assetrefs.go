@@ -22,11 +22,13 @@ import (
 )
 
 // Indexes of the asset table beside id and (name, uri): get_assets'
-// orders by name and by uri, ties by id (go-memdb puts the primary key
-// after a non-unique index's value).
+// orders by name, uri, created_at and updated_at, ties by id (go-memdb
+// puts the primary key after a non-unique index's value).
 const (
-	indexAssetName = "name"
-	indexAssetURI  = "uri"
+	indexAssetName    = "name"
+	indexAssetURI     = "uri"
+	indexAssetCreated = "created_at"
+	indexAssetUpdated = "updated_at"
 )
 
 // assetTaskRef is a task that names an asset (an outlet or an inlet).
@@ -139,11 +141,14 @@ const (
 	assetByID assetOrder = iota
 	assetByName
 	assetByURI
+	assetByCreated
+	assetByUpdated
+	assetOrders // how many
 )
 
 // index is the asset table's index in the order.
 func (o assetOrder) index() string {
-	return [...]string{indexID, indexAssetName, indexAssetURI}[o]
+	return [...]string{indexID, indexAssetName, indexAssetURI, indexAssetCreated, indexAssetUpdated}[o]
 }
 
 // compare orders two assets by the order's attribute alone.
@@ -153,6 +158,10 @@ func (o assetOrder) compare(a, b *Asset) int {
 		return strings.Compare(a.Name, b.Name)
 	case assetByURI:
 		return strings.Compare(a.URI, b.URI)
+	case assetByCreated:
+		return a.CreatedAt.Compare(b.CreatedAt)
+	case assetByUpdated:
+		return a.UpdatedAt.Compare(b.UpdatedAt)
 	}
 	return cmp.Compare(a.ID, b.ID)
 }
@@ -162,16 +171,39 @@ func (o assetOrder) compare(a, b *Asset) int {
 // aliases. It is shared: no caller may change it.
 type NamedAssets struct {
 	refs *dagAssetRefs
-	// active are the assets the DAGs name, by id; by name and by uri (ties
+	// active are the assets the DAGs name, by id; the other orders (ties
 	// by id) are sorted from it when first asked for.
 	active []*Asset
-	sorted [2]struct {
+	sorted [assetOrders - 1]struct {
 		once sync.Once
 		rows []*Asset
+	}
+	// byDag are the assets each DAG names, by id: all (a schedule, an
+	// outlet, an inlet), and those it produces or is scheduled on; made
+	// when first asked for.
+	byDag struct {
+		once                   sync.Once
+		all, producedScheduled map[string][]*Asset
+	}
+	// counts are how many named assets a filter picks, by its name
+	// (patternKeep's countKey), at most maxTreeCounts of them.
+	counts struct {
+		mu sync.Mutex
+		of map[string]int
 	}
 	// aliasesOf are the aliases events came to each asset through
 	// (AssetModel.aliases), by alias id, by asset id.
 	aliasesOf map[int64][]*AssetAlias
+	// rowsRead is the store's hook (tests): it hears how many of the
+	// named assets a listing reads.
+	rowsRead func(n int)
+}
+
+// noteRead tells the hook, when there is one, that n named assets were read.
+func (n *NamedAssets) noteRead(k int) {
+	if n.rowsRead != nil {
+		n.rowsRead(k)
+	}
 }
 
 // Naming is what the DAGs say of a.
@@ -185,32 +217,150 @@ func (n *NamedAssets) Naming(a *Asset) assetNaming {
 // Aliases are the aliases events came to the asset with id through.
 func (n *NamedAssets) Aliases(id int64) []*AssetAlias { return n.aliasesOf[id] }
 
-// Active are the assets the DAGs name, by id.
-func (n *NamedAssets) Active() []*Asset { return n.active }
+// Active are the assets the DAGs name, by id: every one is read.
+func (n *NamedAssets) Active() []*Asset {
+	n.noteRead(len(n.active))
+	return n.active
+}
 
 // Page is a page of the assets the DAGs name in order (ties by id in the
-// order's direction: SortParam's primary key), descending when desc, and
-// how many there are: it reads the page alone.
-func (n *NamedAssets) Page(order assetOrder, desc bool, offset, limit int) ([]*Asset, int) {
+// order's direction: SortParam's primary key), descending when desc, of
+// those keep picks (nil: all), and how many it picks. Without keep it
+// reads the page alone; with keep, the assets of the order up to the
+// page's last, and every one once per version of the tables and countKey
+// (patternKeep's; "": at each page) to count them.
+func (n *NamedAssets) Page(order assetOrder, desc bool, offset, limit int, keep func(*Asset) bool, countKey string) ([]*Asset, int) {
 	rows := n.active
 	if order != assetByID {
 		s := &n.sorted[order-1]
 		s.once.Do(func() {
 			s.rows = slices.Clone(n.active)
 			slices.SortStableFunc(s.rows, order.compare) // stable: ties stay by id
+			n.noteRead(len(n.active))
 		})
 		rows = s.rows
 	}
 	total := len(rows)
-	page := make([]*Asset, 0, max(0, min(limit, total-offset)))
-	for i := offset; i < total && len(page) < limit; i++ {
+	at := func(i int) *Asset {
 		if desc {
-			page = append(page, rows[total-1-i])
-		} else {
-			page = append(page, rows[i])
+			return rows[total-1-i]
+		}
+		return rows[i]
+	}
+	if keep == nil {
+		page := make([]*Asset, 0, max(0, min(limit, total-offset)))
+		for i := offset; i < total && len(page) < limit; i++ {
+			page = append(page, at(i))
+		}
+		n.noteRead(len(page))
+		return page, total
+	}
+	picked, known := n.count(countKey)
+	page := []*Asset{}
+	if known {
+		// The page ends at the last asset the filter picks.
+		if offset >= picked {
+			return page, picked
+		}
+		limit = min(limit, picked-offset)
+	}
+	read, seen := 0, 0
+	for i := 0; i < total && (!known || len(page) < limit); i++ {
+		read++
+		a := at(i)
+		if !keep(a) {
+			continue
+		}
+		if seen >= offset && len(page) < limit {
+			page = append(page, a)
+		}
+		seen++
+	}
+	n.noteRead(read)
+	if !known {
+		picked = seen
+		n.remember(countKey, picked)
+	}
+	return page, picked
+}
+
+// count is the remembered count of the named assets the filter countKey
+// names picks ("": none is remembered).
+func (n *NamedAssets) count(countKey string) (int, bool) {
+	if countKey == "" {
+		return 0, false
+	}
+	n.counts.mu.Lock()
+	defer n.counts.mu.Unlock()
+	c, ok := n.counts.of[countKey]
+	return c, ok
+}
+
+// remember keeps the count of the filter countKey names; past
+// maxTreeCounts filters the counts start again.
+func (n *NamedAssets) remember(countKey string, c int) {
+	if countKey == "" {
+		return
+	}
+	n.counts.mu.Lock()
+	defer n.counts.mu.Unlock()
+	if n.counts.of == nil || len(n.counts.of) >= maxTreeCounts {
+		n.counts.of = map[string]int{}
+	}
+	n.counts.of[countKey] = c
+}
+
+// NamedBy are the assets dagIDs name, by id, each once: those a DAG is
+// scheduled on, produces or (with inlets) reads (v2's
+// _DagIdAssetReferenceFilter; 2.10.3's get_datasets leaves the inlets
+// out). It reads those assets: the lists of each DAG's are made once per
+// version of the tables.
+func (n *NamedAssets) NamedBy(dagIDs []string, inlets bool) []*Asset {
+	n.byDag.once.Do(func() {
+		n.byDag.all, n.byDag.producedScheduled = map[string][]*Asset{}, map[string][]*Asset{}
+		for _, a := range n.active { // by id: each DAG's list is too
+			w := n.refs.naming[assetKey(a.Name, a.URI)]
+			if w == nil {
+				continue
+			}
+			var all, ps []string
+			add := func(list *[]string, id string) {
+				if !slices.Contains(*list, id) {
+					*list = append(*list, id)
+				}
+			}
+			for _, id := range w.Scheduled {
+				add(&all, id)
+				add(&ps, id)
+			}
+			for _, r := range w.Producing {
+				add(&all, r.DagID)
+				add(&ps, r.DagID)
+			}
+			for _, r := range w.Consuming {
+				add(&all, r.DagID)
+			}
+			for _, id := range all {
+				n.byDag.all[id] = append(n.byDag.all[id], a)
+			}
+			for _, id := range ps {
+				n.byDag.producedScheduled[id] = append(n.byDag.producedScheduled[id], a)
+			}
+		}
+	})
+	of := n.byDag.producedScheduled
+	if inlets {
+		of = n.byDag.all
+	}
+	var out []*Asset
+	for i, id := range dagIDs {
+		if !slices.Contains(dagIDs[:i], id) {
+			out = append(out, of[id]...)
 		}
 	}
-	return page, total
+	n.noteRead(len(out))
+	slices.SortFunc(out, func(a, b *Asset) int { return cmp.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b *Asset) bool { return a.ID == b.ID })
 }
 
 // namedAssetsMemo remembers NamedAssets for the DAG, asset and alias
@@ -258,7 +408,7 @@ func (s *Store) NamedAssets(now time.Time, redefine bool) (*NamedAssets, error) 
 	if err != nil {
 		return nil, err
 	}
-	named, missing, missingAliases, n, err := namedAssetsTxn(txn, refs, redefine)
+	named, missing, missingAliases, n, err := namedAssetsTxn(txn, refs, redefine, s.rowsRead)
 	read += n
 	if err != nil {
 		return nil, err
@@ -282,7 +432,7 @@ func (s *Store) NamedAssets(now time.Time, redefine bool) (*NamedAssets, error) 
 				return err
 			}
 		}
-		named, _, _, n, err = namedAssetsTxn(txn, refs, redefine)
+		named, _, _, n, err = namedAssetsTxn(txn, refs, redefine, s.rowsRead)
 		read += n
 		return err
 	})
@@ -351,8 +501,8 @@ func defineAliasTxn(txn *memdb.Txn, r aliasRef) error {
 // namedAssetsTxn looks up the assets and aliases refs name: NamedAssets
 // of those found, the refs of those not registered, and how many rows it
 // read.
-func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs, redefine bool) (*NamedAssets, []assetRef, []aliasRef, int, error) {
-	named := &NamedAssets{refs: refs, active: make([]*Asset, 0, len(refs.refs)), aliasesOf: map[int64][]*AssetAlias{}}
+func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs, redefine bool, rowsRead func(int)) (*NamedAssets, []assetRef, []aliasRef, int, error) {
+	named := &NamedAssets{refs: refs, active: make([]*Asset, 0, len(refs.refs)), aliasesOf: map[int64][]*AssetAlias{}, rowsRead: rowsRead}
 	var missing []assetRef
 	var missingAliases []aliasRef
 	read := 0
@@ -396,14 +546,18 @@ func namedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs, redefine bool) (*NamedAs
 	return named, missing, missingAliases, read, nil
 }
 
-// AssetPage is a page of every asset by id, name or uri, descending when
-// desc, ties by id in the walk's direction or, with tiesUp, ascending
-// (listKeyed's last key), and how many assets there are (tablePageOf: a
-// count remembered per version of the table).
-func (s *Store) AssetPage(order assetOrder, desc, tiesUp bool, offset, limit int) ([]*Asset, int, error) {
+// AssetPage is a page of every asset in order, descending when desc,
+// ties by id in the walk's direction or, with tiesUp, ascending
+// (listKeyed's last key), of the assets keep picks (nil: all), and how
+// many it picks (tablePageOf: a count remembered per version of the table
+// under countKey, which names keep).
+func (s *Store) AssetPage(order assetOrder, desc, tiesUp bool, offset, limit int, keep func(*Asset) bool, countKey string) ([]*Asset, int, error) {
 	var tied func(a, b *Asset) bool
 	if desc && tiesUp && order != assetByID {
 		tied = func(a, b *Asset) bool { return order.compare(a, b) == 0 }
 	}
-	return tablePageOf(s, tableAssets, order.index(), nil, desc, offset, limit, nil, tied, "all")
+	if keep == nil {
+		countKey = "all"
+	}
+	return tablePageOf(s, tableAssets, order.index(), nil, desc, offset, limit, keep, tied, countKey)
 }

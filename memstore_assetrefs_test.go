@@ -36,7 +36,7 @@ func activeNames(t *testing.T, store *Store, at time.Time) (*NamedAssets, []stri
 		t.Fatal(err)
 	}
 	var out []string
-	for _, a := range named.Active() {
+	for _, a := range named.active {
 		out = append(out, a.Name)
 	}
 	return named, out
@@ -57,7 +57,7 @@ func TestStore_NamedAssets_FollowChanges(t *testing.T) {
 	if !reflect.DeepEqual(names, []string{"a"}) {
 		t.Fatalf("named %v, want [a]", names)
 	}
-	if got := first.Naming(first.Active()[0]); !reflect.DeepEqual(got.Producing, []assetTaskRef{{DagID: "namer", TaskID: "make"}}) {
+	if got := first.Naming(first.active[0]); !reflect.DeepEqual(got.Producing, []assetTaskRef{{DagID: "namer", TaskID: "make"}}) {
 		t.Errorf("a's naming %+v", got)
 	}
 	if _, err := store.AssetAliasByID(1); err != nil {
@@ -77,7 +77,7 @@ func TestStore_NamedAssets_FollowChanges(t *testing.T) {
 	if !reflect.DeepEqual(names, []string{"b"}) {
 		t.Errorf("after the DAG names b: named %v, want [b]", names)
 	}
-	if b := named.Active()[0]; !b.CreatedAt.Equal(t1) || len(named.Naming(b).Producing) != 1 {
+	if b := named.active[0]; !b.CreatedAt.Equal(t1) || len(named.Naming(b).Producing) != 1 {
 		t.Errorf("b %+v, naming %+v", b, named.Naming(b))
 	}
 	if all, _ := store.Assets(); len(all) != 2 || named.Naming(all[0]).namedBy([]string{"namer"}) {
@@ -98,7 +98,7 @@ func TestStore_NamedAssets_FollowChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	named, _ = activeNames(t, store, t1)
-	if al := named.Aliases(named.Active()[0].ID); len(al) != 1 || al[0].Name != "al" {
+	if al := named.Aliases(named.active[0].ID); len(al) != 1 || al[0].Name != "al" {
 		t.Errorf("b's aliases %v, want al", al)
 	}
 
@@ -113,16 +113,16 @@ func TestStore_NamedAssets_FollowChanges(t *testing.T) {
 	if err := restored.LoadDAGs(&DAGSet{DAGs: []*DAG{namedAssetsDAG(t, "b")}}); err != nil { // as a start reads the files
 		t.Fatal(err)
 	}
-	if named, names := activeNames(t, restored, t1); !reflect.DeepEqual(names, []string{"b"}) || named.Active()[0].ID != 2 ||
+	if named, names := activeNames(t, restored, t1); !reflect.DeepEqual(names, []string{"b"}) || named.active[0].ID != 2 ||
 		len(named.Aliases(2)) != 1 {
-		t.Errorf("restored: named %v (%+v)", names, named.Active())
+		t.Errorf("restored: named %v (%+v)", names, named.active)
 	}
 
 	if err := store.Reset(&DAGSet{DAGs: []*DAG{namedAssetsDAG(t, "a")}}); err != nil {
 		t.Fatal(err)
 	}
 	named, names = activeNames(t, store, t1)
-	if !reflect.DeepEqual(names, []string{"a"}) || named.Active()[0].ID != 4 || !named.Active()[0].CreatedAt.Equal(t1) {
-		t.Errorf("after a reset: named %v (%+v), want a registered again", names, named.Active())
+	if !reflect.DeepEqual(names, []string{"a"}) || named.active[0].ID != 4 || !named.active[0].CreatedAt.Equal(t1) {
+		t.Errorf("after a reset: named %v (%+v), want a registered again", names, named.active)
 	}
 }

@@ -59,8 +59,9 @@ type assetRef struct {
 	Extra            json.RawMessage
 }
 
-// assetsTable holds assets by id, by (name, uri), and by name and by uri
-// for a listing's orders (memstore_assetrefs.go). Assets come with DAG
+// assetsTable holds assets by id, by (name, uri), and by name, uri,
+// created_at and updated_at for a listing's orders
+// (memstore_assetrefs.go). Assets come with DAG
 // files and events of new assets, so the indexes cost little.
 func assetsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
@@ -72,6 +73,10 @@ func assetsTable() *memdb.TableSchema {
 			}}},
 			indexAssetName: {Name: indexAssetName, Indexer: stringField[Asset]{func(a *Asset) string { return a.Name }}},
 			indexAssetURI:  {Name: indexAssetURI, Indexer: stringField[Asset]{func(a *Asset) string { return a.URI }}},
+			// Nanoseconds, as the listing compares times (instants
+			// between the years 1678 and 2262: every asset's).
+			indexAssetCreated: {Name: indexAssetCreated, Indexer: intField[Asset]{func(a *Asset) int64 { return a.CreatedAt.UnixNano() }}},
+			indexAssetUpdated: {Name: indexAssetUpdated, Indexer: intField[Asset]{func(a *Asset) int64 { return a.UpdatedAt.UnixNano() }}},
 		},
 	}
 }
@@ -248,9 +253,33 @@ func (s *Store) AssetEventPage(desc, tiesFollow bool, offset, limit int) ([]*Ass
 	return page, total, nil
 }
 
+// AssetEventFilteredPage is AssetEventPage over the events keep picks:
+// of the asset with id assetID (nil: of every asset; that asset's part of
+// the (asset_id, timestamp, id) index is walked), and how many it picks,
+// counted once per version of the rows walked under countKey, which
+// names keep (tablePageOf).
+func (s *Store) AssetEventFilteredPage(assetID *int64, desc, tiesFollow bool, offset, limit int, keep func(*AssetEvent) bool, countKey string) ([]*AssetEvent, int, error) {
+	var tied func(a, b *AssetEvent) bool
+	if desc && !tiesFollow {
+		tied = func(a, b *AssetEvent) bool { return a.Timestamp.Equal(b.Timestamp) }
+	}
+	if assetID != nil {
+		// The count is remembered under the watch channel of the asset's
+		// part of the index, which an asset without events shares with
+		// its neighbours: the key names the asset.
+		return tablePageOf(s, tableAssetEvents, indexAssetTime, []any{*assetID}, desc, offset, limit, keep, tied,
+			fmt.Sprintf("asset %d %s", *assetID, countKey))
+	}
+	return tablePageOf(s, tableAssetEvents, indexTimestamp, nil, desc, offset, limit, keep, tied, countKey)
+}
+
 // Assets lists every asset by id.
 func (s *Store) Assets() ([]*Asset, error) {
-	return allRows[Asset](s.read(), tableAssets, "assets")
+	all, err := allRows[Asset](s.read(), tableAssets, "assets")
+	if s.rowsRead != nil {
+		s.rowsRead(len(all))
+	}
+	return all, err
 }
 
 // AssetByID is one asset, or errNotFound.
@@ -273,7 +302,11 @@ func assetBy(txn *memdb.Txn, index string, key any) (*Asset, error) {
 
 // AssetEvents lists every asset event by id.
 func (s *Store) AssetEvents() ([]*AssetEvent, error) {
-	return storeView{s.read()}.AssetEvents()
+	all, err := storeView{s.read()}.AssetEvents()
+	if s.rowsRead != nil {
+		s.rowsRead(len(all))
+	}
+	return all, err
 }
 
 // EnsureAssets registers the assets refs name that are not registered

@@ -110,6 +110,41 @@ func runCountTxn(txn *memdb.Txn, dagID string) runCount {
 	return *raw.(*runCount)
 }
 
+// RunStateCounts is how many runs a DAG has in each of runStates (the
+// states its statistics show), from the counts the writes keep: one row.
+func (s *Store) RunStateCounts(dagID string) map[RunState]int {
+	c := runCountTxn(s.read(), dagID)
+	if s.rowsRead != nil {
+		s.rowsRead(1)
+	}
+	out := make(map[RunState]int, len(runStates))
+	for i, state := range runStates {
+		out[state] = c.States[i]
+	}
+	return out
+}
+
+// DagIDsWithRuns are the ids of the DAGs that have runs, by dag_id, from
+// the run counts (a row a DAG).
+func (s *Store) DagIDsWithRuns() ([]string, error) {
+	it, err := s.read().Get(tableRunCounts, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("count runs: %w", err)
+	}
+	var out []string
+	read := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		read++
+		if c := raw.(*runCount); c.DagID != allDAGs && c.N > 0 {
+			out = append(out, c.DagID)
+		}
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(read)
+	}
+	return out, nil
+}
+
 // countRunTxn adds run, with tis task instances (ordered of them with an
 // id), to its DAG's counts (sign 1) or takes it away (sign -1), and to
 // allDAGs' counts.

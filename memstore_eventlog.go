@@ -251,6 +251,25 @@ func (s *Store) EventLogPage(desc bool, offset, limit int) ([]*EventLog, int, er
 	return out, total, nil
 }
 
+// EventLogFilteredPage is a page of the events keep picks in id order
+// (newest first when desc), and how many it picks: the walk stops at the
+// page's end, and the count is remembered under countKey (which names
+// keep) for the event log as it stands (tablePage): each new event
+// counts again once.
+// Rows under the log's floor wait for their drop (eventLogDropEvery) and
+// are not shown: the floor joins the filter and the count's key.
+func (s *Store) EventLogFilteredPage(desc bool, offset, limit int, keep func(*EventLog) bool, countKey string) ([]*EventLog, int, error) {
+	floor, err := eventLogFloorTxn(s.read(), s.limits.EventLogs)
+	if err != nil {
+		return nil, 0, err
+	}
+	shown := keep
+	if floor > 0 {
+		shown = func(e *EventLog) bool { return e.ID >= floor && keep(e) }
+	}
+	return tablePage(s, tableEventLogs, indexID, desc, offset, limit, shown, fmt.Sprintf("filter %s from %d", countKey, floor))
+}
+
 // clearEventLogsTxn empties the event log (a reset); the counter keeps
 // the last id, so that ids go on.
 func clearEventLogsTxn(txn *memdb.Txn) error {
@@ -281,6 +300,9 @@ func (s *Store) EventLogs() ([]*EventLog, error) {
 	out := []*EventLog{}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		out = append(out, raw.(*EventLog))
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(len(out))
 	}
 	return out, nil
 }

@@ -19,6 +19,10 @@ type RunPageQuery struct {
 	ByDate        bool       // by logical date (one DAG only), else by id
 	Desc          bool
 	Offset, Limit int
+	// Keep, when set, picks the runs (of one DAG, by id: no States, not
+	// ByDate); KeepKey names it, for the count of what it picks.
+	Keep    func(*DagRun) bool
+	KeepKey string
 }
 
 // RunPage reads a page of runs and how many runs match in all. It walks
@@ -32,6 +36,9 @@ type RunPageQuery struct {
 // for, as the listing of every DAG's ids does.
 func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
 	txn := s.read()
+	if q.Keep != nil {
+		return s.filteredRunPage(txn, q)
+	}
 	total, all, dagIDs, err := runPageTotal(txn, q)
 	if err != nil {
 		return nil, 0, err
@@ -80,6 +87,65 @@ func (s *Store) RunPage(q RunPageQuery) ([]*DagRun, int, error) {
 		runs = append(runs, run)
 	}
 	return runs, total, nil
+}
+
+// filteredRunPage is RunPage for a filter the run counts do not keep
+// apart (q.Keep, one DAG, by id): the DAG's runs walked by id to the
+// page's end, the filter picking as it goes; the total is counted by a
+// walk of the DAG's runs once per version of the run table and filter
+// (treeCounts under q.KeepKey), then remembered.
+func (s *Store) filteredRunPage(txn *memdb.Txn, q RunPageQuery) ([]*DagRun, int, error) {
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	root, err := txn.Get(tableDagRuns, indexID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count runs of %s: %w", q.DagID, err)
+	}
+	// walk reads the DAG's runs by id, those keep picks, until take
+	// says no more.
+	walk := func(desc bool, take func(*DagRun) bool) error {
+		it, err := dagRunsByID(txn, q.DagID, desc)
+		if err != nil {
+			return fmt.Errorf("list runs of %s: %w", q.DagID, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			read++
+			run := raw.(*DagRun)
+			if run.DagID != q.DagID {
+				break // past the DAG's end of a reverse walk
+			}
+			if q.Keep(run) && !take(run) {
+				break
+			}
+		}
+		return nil
+	}
+	total, err := s.counts.count(root.WatchCh(), "runs of "+q.DagID+" "+q.KeepKey, func() (int, error) {
+		n := 0
+		err := walk(false, func(*DagRun) bool { n++; return true })
+		return n, err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	runs := []*DagRun{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return runs, total, nil
+	}
+	offset, limit := q.Offset, min(q.Limit, total-q.Offset)
+	err = walk(q.Desc, func(run *DagRun) bool {
+		if offset > 0 {
+			offset--
+			return true
+		}
+		runs = append(runs, run)
+		return len(runs) < limit
+	})
+	return runs, total, err
 }
 
 func runPageIterator(txn *memdb.Txn, q RunPageQuery, dagIDs []string) (memdb.ResultIterator, error) {
@@ -312,28 +378,30 @@ func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, c
 
 // PoolKeyedPage, VariableKeyedPage and ConnectionKeyedPage are pages of those tables by
 // name (byName) or by integer id, the rows whose name keep picks (nil:
-// all), and how many it picks in all (tablePage; countKey "all" when
-// keep is nil).
-func (s *Store) PoolKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*Pool, int, error) {
-	return keyedTablePage(s, tablePools, indexRowID, indexID, byName, desc, offset, limit, keep, func(p *Pool) string { return p.Name })
+// all), and how many it picks in all (tablePage; countKey names keep,
+// "all" when keep is nil).
+func (s *Store) PoolKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*Pool, int, error) {
+	return keyedTablePage(s, tablePools, indexRowID, indexID, byName, desc, offset, limit, keep, countKey, func(p *Pool) string { return p.Name })
 }
 
-func (s *Store) VariableKeyedPage(byKey, desc bool, offset, limit int, keep func(string) bool) ([]*Variable, int, error) {
-	return keyedTablePage(s, tableVariables, indexRowID, indexID, byKey, desc, offset, limit, keep, func(v *Variable) string { return v.Key })
+func (s *Store) VariableKeyedPage(byKey, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*Variable, int, error) {
+	return keyedTablePage(s, tableVariables, indexRowID, indexID, byKey, desc, offset, limit, keep, countKey, func(v *Variable) string { return v.Key })
 }
 
-func (s *Store) ConnectionKeyedPage(byID, desc bool, offset, limit int, keep func(string) bool) ([]*Connection, int, error) {
-	return keyedTablePage(s, tableConns, indexRowID, indexID, byID, desc, offset, limit, keep, func(c *Connection) string { return c.ConnID })
+func (s *Store) ConnectionKeyedPage(byID, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*Connection, int, error) {
+	return keyedTablePage(s, tableConns, indexRowID, indexID, byID, desc, offset, limit, keep, countKey, func(c *Connection) string { return c.ConnID })
 }
 
 // AliasKeyedPage is the same of the asset aliases, by name or id.
-func (s *Store) AliasKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool) ([]*AssetAlias, int, error) {
-	return keyedTablePage(s, tableAssetAliases, indexID, "name", byName, desc, offset, limit, keep, func(a *AssetAlias) string { return a.Name })
+func (s *Store) AliasKeyedPage(byName, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*AssetAlias, int, error) {
+	return keyedTablePage(s, tableAssetAliases, indexID, "name", byName, desc, offset, limit, keep, countKey, func(a *AssetAlias) string { return a.Name })
 }
 
 // keyedTablePage is a page of table by its integer id (idIndex) or its
-// name (nameIndex).
-func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, desc bool, offset, limit int, keep func(string) bool, name func(*T) string) ([]*T, int, error) {
+// name (nameIndex), of the rows whose name keep picks (nil: every row);
+// countKey names keep (tablePage's: "" counts by a walk of every row at
+// each page).
+func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, desc bool, offset, limit int, keep func(string) bool, countKey string, name func(*T) string) ([]*T, int, error) {
 	index := idIndex
 	if byName {
 		index = nameIndex
@@ -341,7 +409,7 @@ func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, d
 	if keep == nil {
 		return tablePage(s, table, index, desc, offset, limit, func(*T) bool { return true }, "all")
 	}
-	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, "")
+	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, countKey)
 }
 
 // ImportErrorPage is a page of import errors by id, or by filename when
@@ -486,6 +554,14 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 		if err != nil {
 			return nil, 0, err
 		}
+	}
+	if total >= 0 {
+		// The page ends at the last row the filter picks: the walk need
+		// not go on to the index's end to find that there is no more.
+		if offset >= total {
+			return []*T{}, total, nil
+		}
+		limit = min(limit, total-offset)
 	}
 	rows, picked, n := pickPage(it, offset, limit, keep, tied, total < 0)
 	read += n

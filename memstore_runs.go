@@ -291,6 +291,35 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 	return runs, nil
 }
 
+// LastStartedRun is a DAG's latest started run: the highest id among its
+// runs with a start date (the run Airflow 3's DAG list joins as the
+// last run), nil when none started. It walks the DAG's runs down from the
+// highest id and stops there: it reads that run and the never-started
+// ones after it, not every run.
+func (s *Store) LastStartedRun(dagID string) (*DagRun, error) {
+	it, err := dagRunsByID(s.read(), dagID, true)
+	if err != nil {
+		return nil, fmt.Errorf("find the last started run of %s: %w", dagID, err)
+	}
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		read++
+		run := raw.(*DagRun)
+		if run.DagID != dagID {
+			break // past the DAG's runs: the reverse walk goes on
+		}
+		if run.StartDate != nil {
+			return run, nil
+		}
+	}
+	return nil, nil
+}
+
 // RecentRuns lists a DAG's last n runs by run_after, oldest first,
 // reading only those.
 func (s *Store) RecentRuns(dagID string, n int) ([]*DagRun, error) {

@@ -11,7 +11,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
-	"math"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -38,7 +38,8 @@ type tiOrderRow struct {
 }
 
 // tiOrderTable holds the blocks by (dag_id, map_index, lo), one index
-// only: each index a trigger writes costs its radix tree's transaction,
+// only: each index a trigger writes costs its radix tree's transaction
+// (go-memdb opens every index of a table a row goes in, keyed or not),
 // so every DAG's list merges the DAGs' walks (a seek per DAG, as every
 // DAG's runs do) rather than keep an index of its own. A block changes
 // only when a task instance comes or goes or its id changes (a new try, a
@@ -52,6 +53,64 @@ func tiOrderTable() *memdb.TableSchema {
 		},
 	}
 }
+
+// tableTIOrderMapped is derived too: the blocks of ti_order of mapped
+// task instances (map_index 0 and up), the same rows, by (dag_id, lo,
+// map_index). A page by id merges a DAG's mapped blocks with its unmapped
+// ones as their ids come, where it walked every map_index apart (a seek
+// and a block each, however many the page needs). A table of its own,
+// not an index of ti_order: a trigger, whose task instances are unmapped
+// (a mapped task expands when it is due), writes nothing here (an index
+// of ti_order cost each v2 trigger 14 allocations, BenchmarkV2TriggerAlone).
+// Its name shares no prefix with a table a trigger writes: go-memdb keeps
+// the tables' trees in one radix tree by name, and a name beginning
+// "ti_order" would put one more node on ti_order's path, which every
+// trigger's commit copies (6 allocations).
+const tableTIOrderMapped = "mapped_ti_order"
+
+func init() {
+	derivedTables[tableTIOrderMapped] = true
+}
+
+func tiOrderMappedTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTIOrderMapped,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: tiMappedIndex{}},
+		},
+	}
+}
+
+// tiMappedIndex keys a block as dag_id NUL lo NUL encodeInt64(map_index).
+// FromArgs takes a dag_id, where its keys start (PrefixFromArgs the
+// same, for a DAG's blocks).
+type tiMappedIndex struct{}
+
+func (tiMappedIndex) FromObject(obj any) (bool, []byte, error) {
+	r, ok := obj.(*tiOrderRow)
+	if !ok {
+		return false, nil, fmt.Errorf("mapped task-instance order index: want *tiOrderRow, got %T", obj)
+	}
+	if r.MapIndex < 0 || r.Lo == "" || r.DagID == "" {
+		return false, nil, fmt.Errorf("mapped task-instance order index: block %s/%d/%s is not a mapped one", r.DagID, r.MapIndex, r.Lo)
+	}
+	k := make([]byte, 0, len(r.DagID)+len(r.Lo)+10)
+	k = append(append(append(append(k, r.DagID...), 0), r.Lo...), 0)
+	return true, append(k, encodeInt64(int64(r.MapIndex))...), nil
+}
+
+func (tiMappedIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("mapped task-instance order index: want a dag_id, got %d arguments", len(args))
+	}
+	dagID, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("mapped task-instance order index: want a string dag_id, got %T", args[0])
+	}
+	return append([]byte(dagID), 0), nil
+}
+
+func (x tiMappedIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.FromArgs(args...) }
 
 // tiOrderIndex keys a block as [dag_id NUL] encodeInt64(map_index) lo NUL
 // (byDag; every key ti_order has). FromArgs takes a leading part of
@@ -136,13 +195,28 @@ func blockFromTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrd
 }
 
 // blockMembers are the task instances of a run's row that b holds, by id.
+// The row is in (task_id, map_index) order: each task's instances of b's
+// map_index are found by binary searches, so a block costs a few steps per
+// task rather than a look at each of the run's task instances (a mapped
+// task's thousands, for a page that opens a block of one each).
 func blockMembers(row *runTasks, b *tiOrderRow) []*TaskInstance {
 	var out []*TaskInstance
 	if row != nil {
-		for _, ti := range row.TIs {
-			if ti.MapIndex == b.MapIndex && ti.ID != "" && ti.ID >= b.Lo && ti.ID <= b.Hi {
-				out = append(out, ti)
+		for tis := row.TIs; len(tis) > 0; {
+			task := tis[0].TaskID
+			end, _ := slices.BinarySearchFunc(tis, task, func(ti *TaskInstance, t string) int {
+				if ti.TaskID > t {
+					return 1
+				}
+				return -1 // the task's own come before the end
+			})
+			i, _ := slices.BinarySearchFunc(tis[:end], b.MapIndex, func(ti *TaskInstance, m int) int { return cmp.Compare(ti.MapIndex, m) })
+			for ; i < end && tis[i].MapIndex == b.MapIndex; i++ {
+				if ti := tis[i]; ti.ID != "" && ti.ID >= b.Lo && ti.ID <= b.Hi {
+					out = append(out, ti)
+				}
 			}
+			tis = tis[end:]
 		}
 	}
 	slices.SortFunc(out, func(a, b *TaskInstance) int { return strings.Compare(a.ID, b.ID) })
@@ -223,11 +297,11 @@ func unorderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 		return fmt.Errorf("unorder task %s of %s/%s: no block holds it", ti.TaskID, ti.DagID, ti.RunID)
 	}
 	if b.N <= 1 {
-		err = txn.Delete(tableTIOrder, b)
+		err = deleteBlockTxn(txn, b)
 	} else {
 		nb := *b
 		nb.N--
-		err = txn.Insert(tableTIOrder, &nb)
+		err = insertBlockTxn(txn, &nb)
 	}
 	if err != nil {
 		return fmt.Errorf("unorder task %s of %s/%s: %w", ti.TaskID, ti.DagID, ti.RunID, err)
@@ -292,7 +366,7 @@ func orderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 			return fmt.Errorf("order task %s of %s/%s: block of %s/%s holds %d, not %d", ti.TaskID, ti.DagID, ti.RunID,
 				b.DagID, b.RunID, len(members), b.N)
 		}
-		if err := txn.Delete(tableTIOrder, b); err != nil {
+		if err := deleteBlockTxn(txn, b); err != nil {
 			return fmt.Errorf("split task-instance block of %s/%s: %w", b.DagID, b.RunID, err)
 		}
 		for _, m := range members {
@@ -304,9 +378,27 @@ func orderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 	return insertBlockTxn(txn, &tiOrderRow{MapIndex: ti.MapIndex, Lo: ti.ID, Hi: ti.ID, N: 1, DagID: ti.DagID, RunID: ti.RunID})
 }
 
+// insertBlockTxn stores a block (or its new count), a mapped one in
+// mapped_ti_order too.
 func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 	if err := txn.Insert(tableTIOrder, b); err != nil {
 		return fmt.Errorf("order task instances of %s/%s: %w", b.DagID, b.RunID, err)
+	}
+	if b.MapIndex >= 0 {
+		if err := txn.Insert(tableTIOrderMapped, b); err != nil {
+			return fmt.Errorf("order mapped task instances of %s/%s: %w", b.DagID, b.RunID, err)
+		}
+	}
+	return nil
+}
+
+// deleteBlockTxn removes a block, a mapped one from mapped_ti_order too.
+func deleteBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
+	if err := txn.Delete(tableTIOrder, b); err != nil {
+		return err
+	}
+	if b.MapIndex >= 0 {
+		return txn.Delete(tableTIOrderMapped, b)
 	}
 	return nil
 }
@@ -314,14 +406,16 @@ func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 // deleteTIOrderTxn drops the rows of a DAG's task instances ("": every
 // DAG's), for writes that delete them all at once.
 func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
-	var err error
-	if dagID == "" {
-		_, err = txn.DeleteAll(tableTIOrder, indexID)
-	} else {
-		_, err = txn.DeleteAll(tableTIOrder, indexID+"_prefix", dagID)
-	}
-	if err != nil {
-		return fmt.Errorf("unorder task instances of %q: %w", dagID, err)
+	for _, table := range []string{tableTIOrder, tableTIOrderMapped} {
+		var err error
+		if dagID == "" {
+			_, err = txn.DeleteAll(table, indexID)
+		} else {
+			_, err = txn.DeleteAll(table, indexID+"_prefix", dagID)
+		}
+		if err != nil {
+			return fmt.Errorf("unorder task instances of %q: %w", dagID, err)
+		}
 	}
 	return nil
 }
@@ -329,8 +423,10 @@ func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
 // TaskInstanceOrderPage is a page of the task instances of dagIDs (nil:
 // of every DAG the store has a row for), ordered by (map_index, id), or
 // by id alone when byID, and how many there are. The total comes from the
-// run counts; the page merges walks of ti_order (one per DAG; by id one
-// per DAG and map_index, whose id orders interleave) to the page's end,
+// run counts; the page merges walks of ti_order (one per DAG; by id two
+// per DAG, of its unmapped blocks and of its mapped ones by lo, each
+// mapped block opened as a walk of its own when the merge reaches it) to
+// the page's end,
 // passing whole blocks for the offset where no other walk reaches into
 // them, and reads the run rows of the blocks it takes task instances
 // from. ok is false when a task instance of those DAGs has no id (a store
@@ -347,25 +443,123 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 	if err != nil || !ok {
 		return nil, 0, ok, err
 	}
-	page := []RunTaskInstance{}
 	if offset >= total || limit == 0 {
-		return page, total, true, nil
+		return []RunTaskInstance{}, total, true, nil
 	}
-	if byID {
+	if err := m.start(dagIDs); err != nil {
+		return nil, 0, false, err
+	}
+	page, _, err := m.page(offset, limit, nil, false)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return page, total, true, nil
+}
+
+// TaskInstanceFilteredPage is TaskInstanceOrderPage over the task
+// instances keep picks: the merge reads every task instance up to the
+// page's last (no block is passed whole: the filter must see each), and
+// the total is counted by a merge of them all once per version of the
+// task-instance rows and filter (countKey names keep), then remembered.
+func (s *Store) TaskInstanceFilteredPage(dagIDs []string, byID bool, offset, limit int, keep func(RunTaskInstance) bool, countKey string) ([]RunTaskInstance, int, bool, error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	_, ids, ok, err := tiOrderTotal(txn, dagIDs)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("count task instances: %w", err)
+	}
+	h := fnv.New64a()
+	for _, id := range ids {
+		h.Write([]byte(id))
+		h.Write([]byte{0})
+	}
+	key := fmt.Sprintf("task instances of %x (%d DAGs) by id %t %s", h.Sum64(), len(ids), byID, countKey)
+	total, err := s.counts.count(root.WatchCh(), key, func() (int, error) {
+		m := &tiOrderMerge{txn: txn, byID: byID}
+		defer func() { read += m.read }()
+		if err := m.start(ids); err != nil {
+			return 0, err
+		}
+		_, n, err := m.page(0, 0, keep, true)
+		return n, err
+	})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if offset >= total || limit == 0 {
+		return []RunTaskInstance{}, total, true, nil
+	}
+	m := &tiOrderMerge{txn: txn, byID: byID}
+	defer func() { read += m.read }()
+	if err := m.start(ids); err != nil {
+		return nil, 0, false, err
+	}
+	page, _, err := m.page(offset, min(limit, total-offset), keep, false)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return page, total, true, nil
+}
+
+// start opens the merge's walks over dagIDs' blocks (one per DAG; by id
+// two per DAG: addMapIndexWalks).
+func (m *tiOrderMerge) start(dagIDs []string) error {
+	var err error
+	if m.byID {
 		err = m.addMapIndexWalks(dagIDs)
 	} else {
 		for _, dagID := range dagIDs {
-			if err = m.add(txn.Get(tableTIOrder, indexID+"_prefix", dagID)); err != nil {
+			if err = m.add(m.txn.Get(tableTIOrder, indexID+"_prefix", dagID)); err != nil {
 				break
 			}
 		}
 	}
 	heap.Init(m)
-	for err == nil && len(page) < limit && len(m.walks) > 0 {
+	if err != nil {
+		return fmt.Errorf("list task instances: %w", err)
+	}
+	return nil
+}
+
+// page merges the walks to the page's end: the task instances keep picks
+// (nil: every one) after the first offset of them, at most limit; with
+// count it merges on to the end, to count every one keep picks. Without
+// keep, a block wholly before the other walks' next task instances is
+// passed for the offset by its count. It says how many task instances it
+// picked.
+func (m *tiOrderMerge) page(offset, limit int, keep func(RunTaskInstance) bool, count bool) ([]RunTaskInstance, int, error) {
+	page := []RunTaskInstance{}
+	picked := 0
+	var err error
+	for err == nil && (count || len(page) < limit) && len(m.walks) > 0 {
 		w := m.walks[0]
 		switch {
-		case w.members == nil && offset >= w.block.N && m.passes(w):
+		case w.feeder:
+			// A mapped block starts before every other walk's next task
+			// instance: it joins the merge as a walk of its own, and the
+			// feeder moves on to the next mapped block. (The feeder never
+			// passes a block whole: its next block may start inside it.)
+			b := w.block
+			m.nextBlock(w)
+			if w.block == nil {
+				heap.Pop(m)
+			} else {
+				heap.Fix(m, 0)
+			}
+			heap.Push(m, &tiOrderWalk{it: noRows{}, block: b})
+			continue
+		case keep == nil && w.members == nil && offset >= w.block.N && m.passes(w):
 			offset -= w.block.N
+			picked += w.block.N
 			m.nextBlock(w)
 		case w.members == nil:
 			// Its first member may come after its block's lo.
@@ -376,10 +570,16 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 			if w.at++; w.at == len(w.members) {
 				m.nextBlock(w)
 			}
-			if offset > 0 {
+			switch {
+			case keep != nil && !keep(r):
+			case offset > 0:
 				offset--
-			} else {
-				page = append(page, r)
+				picked++
+			default:
+				picked++
+				if len(page) < limit {
+					page = append(page, r)
+				}
 			}
 		}
 		if len(m.walks) > 0 && m.walks[0] == w {
@@ -391,9 +591,9 @@ func (s *Store) TaskInstanceOrderPage(dagIDs []string, byID bool, offset, limit 
 		}
 	}
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("list task instances: %w", err)
+		return nil, 0, fmt.Errorf("list task instances: %w", err)
 	}
-	return page, total, true, nil
+	return page, picked, nil
 }
 
 // tiOrderTotal is how many task instances dagIDs have, from the run
@@ -449,8 +649,12 @@ type tiOrderMerge struct {
 // and, once read from the run's row, its members and the one it is at. A
 // walk ends with its iterator or at the first block bound refuses.
 type tiOrderWalk struct {
-	it      memdb.ResultIterator
-	bound   func(*tiOrderRow) bool
+	it    memdb.ResultIterator
+	bound func(*tiOrderRow) bool
+	// feeder: the walk of a DAG's mapped blocks by lo, which may
+	// overlap; its members are never read (each block it reaches opens a
+	// walk of its own).
+	feeder  bool
 	block   *tiOrderRow
 	run     *DagRun
 	members []*TaskInstance
@@ -469,39 +673,48 @@ func (m *tiOrderMerge) add(it memdb.ResultIterator, err error) error {
 	return nil
 }
 
-// addMapIndexWalks starts, for each DAG of dagIDs, a walk per distinct
-// map_index of its task instances: each is in id order, and a seek past
-// its map_index finds the next one.
+// addMapIndexWalks starts, for each DAG of dagIDs, two walks in id
+// order: of its unmapped blocks (map_index -1, which do not overlap), and
+// a feeder of its mapped blocks by lo (tableTIOrderMapped), whose blocks
+// may overlap one another (each map_index's are apart): the page opens
+// each of them as a walk of its own when the merge reaches its lo, or
+// passes it whole for the offset.
 func (m *tiOrderMerge) addMapIndexWalks(dagIDs []string) error {
 	for _, dagID := range dagIDs {
-		from := math.MinInt
-		for {
-			it, err := m.txn.LowerBound(tableTIOrder, indexID, dagID, from)
-			if err != nil {
-				return err
-			}
-			w := &tiOrderWalk{it: it}
-			if !m.nextBlock(w) || w.block.DagID != dagID {
-				break
-			}
-			mapIndex := w.block.MapIndex
-			w.bound = func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex == mapIndex }
+		it, err := m.txn.LowerBound(tableTIOrder, indexID, dagID, -1)
+		if err != nil {
+			return err
+		}
+		w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex == -1 }}
+		if m.nextBlock(w) {
 			m.walks = append(m.walks, w)
-			if mapIndex == math.MaxInt {
-				break
-			}
-			from = mapIndex + 1
+		}
+		if it, err = m.txn.LowerBound(tableTIOrderMapped, indexID, dagID); err != nil {
+			return err
+		}
+		w = &tiOrderWalk{it: it, feeder: true, bound: func(b *tiOrderRow) bool { return b.DagID == dagID }}
+		if m.nextBlock(w) {
+			m.walks = append(m.walks, w)
 		}
 	}
 	return nil
 }
+
+// noRows is an iterator with no rows: a walk of one block, opened by a
+// feeder, ends after it.
+type noRows struct{}
+
+func (noRows) Next() any                { return nil }
+func (noRows) WatchCh() <-chan struct{} { return nil }
 
 // nextBlock moves w to its next block, its members not read; false (and
 // no block) at its end.
 func (m *tiOrderMerge) nextBlock(w *tiOrderWalk) bool {
 	w.block, w.members, w.at = nil, nil, 0
 	raw := w.it.Next()
-	m.read++
+	if raw != nil {
+		m.read++
+	}
 	if raw == nil || (w.bound != nil && !w.bound(raw.(*tiOrderRow))) {
 		return false
 	}

@@ -59,7 +59,38 @@ func taskInstanceAtTxn(txn *memdb.Txn, key tiKey) (*TaskInstance, error) {
 // map_index -1, or those it expanded into, by map_index (none: the run
 // has none of the task).
 func (s *Store) TaskInstancesOfTask(dagID, runID, taskID string) ([]*TaskInstance, error) {
-	return taskInstancesOfTaskTxn(s.read(), dagID, runID, taskID)
+	tis, err := taskInstancesOfTaskTxn(s.read(), dagID, runID, taskID)
+	if s.rowsRead != nil {
+		s.rowsRead(len(tis))
+	}
+	return tis, err
+}
+
+// MappedTaskInstancePage is a page of the expanded instances (map_index
+// 0 and up) of a run's task by map_index, descending when desc, and how
+// many there are: the run's row keeps a task's instances by map_index, so
+// the page is a part of it found by a binary search (its rows and the
+// run's row read), not every instance of the task.
+func (s *Store) MappedTaskInstancePage(dagID, runID, taskID string, desc bool, offset, limit int) ([]*TaskInstance, int, error) {
+	row, err := runTasksTxn(s.read(), dagID, runID)
+	if err != nil || row == nil {
+		return []*TaskInstance{}, 0, err
+	}
+	from, _ := row.find(taskID, 0)
+	_, to := row.ofTask(taskID)
+	total := max(to-from, 0)
+	page := make([]*TaskInstance, 0, max(0, min(limit, total-offset)))
+	for i := offset; i < total && len(page) < limit; i++ {
+		if desc {
+			page = append(page, row.TIs[to-1-i])
+		} else {
+			page = append(page, row.TIs[from+i])
+		}
+	}
+	if s.rowsRead != nil {
+		s.rowsRead(1 + len(page))
+	}
+	return page, total, nil
 }
 
 func taskInstancesOfTaskTxn(txn *memdb.Txn, dagID, runID, taskID string) ([]*TaskInstance, error) {
@@ -86,7 +117,11 @@ func runTasksTxn(txn *memdb.Txn, dagID, runID string) (*runTasks, error) {
 // TaskInstancesOfRun lists a run's task instances by task_id and
 // map_index.
 func (s *Store) TaskInstancesOfRun(dagID, runID string) ([]*TaskInstance, error) {
-	return taskInstancesOfRunTxn(s.read(), dagID, runID)
+	tis, err := taskInstancesOfRunTxn(s.read(), dagID, runID)
+	if s.rowsRead != nil {
+		s.rowsRead(len(tis))
+	}
+	return tis, err
 }
 
 // taskInstancesOfRunTxn lists a run's task instances by task_id, in a

@@ -200,35 +200,64 @@ const bundleName = "dags-folder"
 
 // dagInfoOf fills what a DAG shows besides its row.
 func (o *operations) dagInfoOf(row *DagRow, importErrors map[string]bool, withLastRun bool) (dagInfo, error) {
-	info := dagInfo{Row: row, Stale: row.Def == nil, ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
-	if v, err := o.store.LatestDagVersion(row.DagID); err == nil {
-		info.Version = v
-	} else if !errors.Is(err, errNotFound) {
+	info, err := o.dagListInfo(row, importErrors, withLastRun, true)
+	if err != nil {
 		return info, err
 	}
-	if def := row.Def; def != nil {
-		info.Owners = dagOwners(def)
-		last, err := o.store.LastScheduledDate(row.DagID)
-		if err != nil {
+	return info, o.addDagVersion(&info)
+}
+
+// dagListInfo fills what a listing's filters and orders read of a DAG:
+// its owners, import errors, its next run (withNext: the schedule's
+// computation) and latest started run (withLastRun: a seek); the rest
+// (addDagVersion) waits for the page.
+func (o *operations) dagListInfo(row *DagRow, importErrors map[string]bool, withLastRun, withNext bool) (dagInfo, error) {
+	info := dagInfo{Row: row, Stale: row.Def == nil, ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
+	if row.Def != nil {
+		info.Owners = dagOwners(row.Def)
+	}
+	if withNext {
+		if err := o.addNextDagRun(&info); err != nil {
 			return info, err
-		}
-		rules := o.rules()
-		if iv, ok, err := plannedInterval(def, last, o.now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
-			info.Next = &nextDagRun{LogicalDate: iv.start, IntervalStart: iv.start, IntervalEnd: iv.end, RunAfter: iv.end}
 		}
 	}
 	if withLastRun {
-		runs, err := o.store.RunsOfDag(row.DagID, "")
+		last, err := o.store.LastStartedRun(row.DagID)
 		if err != nil {
 			return info, err
 		}
-		for _, r := range runs {
-			if r.StartDate != nil && (info.LastRun == nil || r.ID > info.LastRun.ID) {
-				info.LastRun = r
-			}
-		}
+		info.LastRun = last
 	}
 	return info, nil
+}
+
+// addNextDagRun fills the run info's DAG's schedule wants next.
+func (o *operations) addNextDagRun(info *dagInfo) error {
+	def := info.Row.Def
+	if def == nil {
+		return nil
+	}
+	last, err := o.store.LastScheduledDate(info.Row.DagID)
+	if err != nil {
+		return err
+	}
+	rules := o.rules()
+	if iv, ok, err := plannedInterval(def, last, o.now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
+		info.Next = &nextDagRun{LogicalDate: iv.start, IntervalStart: iv.start, IntervalEnd: iv.end, RunAfter: iv.end}
+	}
+	return nil
+}
+
+// addDagVersion fills info's DAG's latest version.
+func (o *operations) addDagVersion(info *dagInfo) error {
+	v, err := o.store.LatestDagVersion(info.Row.DagID)
+	switch {
+	case err == nil:
+		info.Version = v
+	case !errors.Is(err, errNotFound):
+		return err
+	}
+	return nil
 }
 
 // dagOwners is the distinct owners of a DAG's tasks, each owner string
@@ -312,12 +341,15 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 	withLastRun := q.lastRunFiltersEnabled || slices.ContainsFunc(q.order, func(k dagSortKey) bool {
 		return k.attr == "last_run_state" || k.attr == "last_run_start_date"
 	})
+	withNext := slices.ContainsFunc(q.order, func(k dagSortKey) bool { return k.attr == "next_dagrun" })
 	var out []dagInfo
 	for _, row := range rows {
 		if row.RootDagID != "" {
 			continue
 		}
-		info, err := o.dagInfoOf(row, ie, withLastRun)
+		// What the filters and the order read, for every DAG; the rest
+		// for the page's below.
+		info, err := o.dagListInfo(row, ie, withLastRun, withNext)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -339,7 +371,18 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 		}
 		return strings.Compare(a.Row.DagID, b.Row.DagID)
 	})
-	return v2Window(out, q.page), len(out), nil
+	page := v2Window(out, q.page)
+	for i := range page {
+		if !withNext {
+			if err := o.addNextDagRun(&page[i]); err != nil {
+				return nil, 0, err
+			}
+		}
+		if err := o.addDagVersion(&page[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	return page, len(out), nil
 }
 
 // anyDagNamed says whether a loaded DAG has a display name of its own:
@@ -366,10 +409,36 @@ func (q dagQuery) byIDOnRows() (desc, ok bool) {
 	return k.desc, k.attr == "dag_id" || k.attr == "dag_display_name"
 }
 
+// rowFilterKey names the filters of a byIDOnRows query, which read the
+// DAG row alone: the count of the rows they pick is remembered under it
+// per version of the DAG table (tablePage's countKey).
+func (q dagQuery) rowFilterKey() string {
+	res := func(list []*regexp.Regexp) []string {
+		out := make([]string, len(list))
+		for i, re := range list {
+			out[i] = re.String()
+		}
+		return out
+	}
+	str := func(s *string) string {
+		if s == nil {
+			return "None"
+		}
+		return strconv.Quote(*s)
+	}
+	dep := "None"
+	if q.assetDependency != nil {
+		dep = strconv.Quote(q.assetDependency.String())
+	}
+	return fmt.Sprintf("stale=%t paused=%s id=%q display=%q tags=%q all=%t owners=%q bundle=%s version=%s assets=%s dependency=%s timetables=%q",
+		q.includeStale, pyBoolOrNone(q.paused), res(q.idLike), res(q.displayLike), q.tags, q.tagsAll, res(q.ownerLikes),
+		str(q.bundleName), str(q.bundleVersion), pyBoolOrNone(q.hasAssetSchedule), dep, q.timetableTypes)
+}
+
 // listDagsByID is listDags for byIDOnRows' queries: the store walks its
 // dag_id index to the page's end (the total counted once per change of
-// the DAG table when the filters are the default ones, paused and
-// exclude_stale), and the DAGs' details are read for the page alone.
+// the DAG table and filters: rowFilterKey), and the DAGs' details are
+// read for the page alone.
 func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error) {
 	keep := func(row *DagRow) bool {
 		if row.RootDagID != "" {
@@ -381,12 +450,7 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		}
 		return q.selects(info)
 	}
-	countKey := ""
-	if q.idLike == nil && q.displayLike == nil && len(q.tags) == 0 && len(q.ownerLikes) == 0 && q.bundleName == nil &&
-		q.bundleVersion == nil && q.hasAssetSchedule == nil && q.assetDependency == nil && len(q.timetableTypes) == 0 {
-		countKey = fmt.Sprintf("stale=%t paused=%s", q.includeStale, pyBoolOrNone(q.paused))
-	}
-	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, countKey)
+	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, q.rowFilterKey())
 	if err != nil {
 		return nil, 0, err
 	}

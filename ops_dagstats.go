@@ -3,6 +3,7 @@ package main
 // Run counts per DAG and state, for the APIs' DAG statistics.
 
 import (
+	"errors"
 	"slices"
 )
 
@@ -18,29 +19,25 @@ type dagRunCounts struct {
 
 // runCountsByDag counts the runs of the DAGs with at least one run, by
 // dag_id; dagIDs narrows them when not nil. Only DAGs airlite knows (a
-// DagModel row) count, as Airflow joins the runs to their DAG.
+// DagModel row) count, as Airflow joins the runs to their DAG. The counts
+// are the ones the writes keep per DAG and state: a row a DAG, not its
+// runs.
 func (o *operations) runCountsByDag(dagIDs []string) ([]dagRunCounts, error) {
-	rows, err := o.store.Dags() // by dag_id
+	ids, err := o.store.DagIDsWithRuns() // by dag_id
 	if err != nil {
 		return nil, err
 	}
 	var out []dagRunCounts
-	for _, row := range rows {
-		if dagIDs != nil && !slices.Contains(dagIDs, row.DagID) {
+	for _, id := range ids {
+		if dagIDs != nil && !slices.Contains(dagIDs, id) {
 			continue
 		}
-		runs, err := o.store.RunsOfDag(row.DagID, "")
-		if err != nil {
+		if _, err := o.store.DagByID(id); errors.Is(err, errNotFound) {
+			continue
+		} else if err != nil {
 			return nil, err
 		}
-		if len(runs) == 0 {
-			continue
-		}
-		c := dagRunCounts{dagID: row.DagID, counts: map[RunState]int{}}
-		for _, run := range runs {
-			c.counts[run.State]++
-		}
-		out = append(out, c)
+		out = append(out, dagRunCounts{dagID: id, counts: o.store.RunStateCounts(id)})
 	}
 	return out, nil
 }

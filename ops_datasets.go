@@ -11,6 +11,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,7 +42,7 @@ func (o *operations) dataset(uri string) (assetView, error) {
 // datasetQuery is the stable API's listing of datasets (get_datasets):
 // uri_pattern, the DAGs scheduled on a dataset or producing it, an order.
 type datasetQuery struct {
-	uri    func(string) bool
+	uri    *regexp.Regexp
 	dagIDs []string
 	key    sortKey
 	offset int
@@ -48,9 +50,11 @@ type datasetQuery struct {
 }
 
 // datasets lists datasets as q asks. Its total counts every dataset,
-// filtered or not, as get_datasets counts them before it filters. Without
-// a filter, in an order an index keeps (id, uri), it reads the page;
-// otherwise every asset.
+// filtered or not, as get_datasets counts them before it filters. With
+// dag_ids it reads the assets those DAGs produce or are scheduled on (a
+// list per DAG, kept per version of the tables) and sorts them; otherwise
+// it walks the asset table's index in the order asked for to the page's
+// end, a uri_pattern picking as it goes.
 func (o *operations) datasets(q datasetQuery) (listed[assetView], error) {
 	named, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile)
 	if err != nil {
@@ -58,34 +62,54 @@ func (o *operations) datasets(q datasetQuery) (listed[assetView], error) {
 	}
 	keys := []sortKey{q.key}
 	var page listed[*Asset]
-	if order, desc, tiesUp, ok := assetIndexOrder(keys); ok && q.uri == nil && len(q.dagIDs) == 0 {
-		page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit)
-		if err != nil {
+	_, total, err := o.store.AssetPage(assetByID, false, false, 0, 0, nil, "")
+	if err != nil {
+		return listed[assetView]{}, err
+	}
+	order, desc, tiesUp, indexed := assetIndexOrder(keys)
+	switch {
+	case len(q.dagIDs) > 0:
+		page = listKeyed(filterAssets(named.NamedBy(q.dagIDs, false), nil, q.uri), nil, keyedQuery{keys: keys, offset: q.offset, limit: q.limit}, compareAssets)
+	case indexed:
+		keep, countKey := assetPatternKeep(nil, q.uri)
+		if page.rows, _, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit, keep, countKey); err != nil {
 			return listed[assetView]{}, err
 		}
-	} else {
+	default:
 		all, err := o.store.Assets()
 		if err != nil {
 			return listed[assetView]{}, err
 		}
-		total := len(all)
-		kept := all[:0]
-		in := func(id string) bool { return slices.Contains(q.dagIDs, id) }
-		for _, a := range all {
-			n := named.Naming(a)
-			producing := slices.ContainsFunc(n.Producing, func(r assetTaskRef) bool { return in(r.DagID) })
-			switch {
-			case q.uri != nil && !q.uri(a.URI):
-			case len(q.dagIDs) > 0 && !producing && !slices.ContainsFunc(n.Scheduled, in):
-			default:
-				kept = append(kept, a)
-			}
-		}
-		page = listKeyed(kept, nil, keyedQuery{keys: keys, offset: q.offset, limit: q.limit}, compareAssets)
-		page.total = total
+		page = listKeyed(filterAssets(all, nil, q.uri), nil, keyedQuery{keys: keys, offset: q.offset, limit: q.limit}, compareAssets)
 	}
 	views, err := o.assetViewsOf(named, page.rows)
-	return listed[assetView]{rows: views, total: page.total}, err
+	return listed[assetView]{rows: views, total: total}, err
+}
+
+// assetPatternKeep is patternKeep for an asset's name and uri (nil: no
+// filter).
+func assetPatternKeep(name, uri *regexp.Regexp) (keep func(*Asset) bool, countKey string) {
+	if name == nil && uri == nil {
+		return nil, "all"
+	}
+	_, nameKey := patternKeep(name)
+	_, uriKey := patternKeep(uri)
+	return func(a *Asset) bool {
+		return (name == nil || name.MatchString(a.Name)) && (uri == nil || uri.MatchString(a.URI))
+	}, "name " + nameKey + " uri " + uriKey
+}
+
+// filterAssets are the assets of rows whose name and uri the patterns
+// pick (nil: any), in a slice of their own.
+func filterAssets(rows []*Asset, name, uri *regexp.Regexp) []*Asset {
+	keep, _ := assetPatternKeep(name, uri)
+	out := make([]*Asset, 0, len(rows))
+	for _, a := range rows {
+		if keep == nil || keep(a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // compareAssets is listKeyed's comparison of assets by an attribute a
@@ -105,8 +129,8 @@ func compareAssets(a, b *Asset, attr string) int {
 }
 
 // assetIndexOrder says whether an index keeps the order keys ask for
-// (listKeyed's: each key, then id ascending): the first key id, name or
-// uri, and after it nothing, or the id in its direction (SortParam's
+// (listKeyed's: each key, then id ascending): the first key id, name,
+// uri, created_at or updated_at, and after it nothing, or the id in its direction (SortParam's
 // primary key, /api/v2: v2WithPK); and whether the ties of a descending
 // name or uri go up (/api/v1, where listKeyed's id ascending decides).
 func assetIndexOrder(keys []sortKey) (order assetOrder, desc, tiesUp, ok bool) {
@@ -121,6 +145,10 @@ func assetIndexOrder(keys []sortKey) (order assetOrder, desc, tiesUp, ok bool) {
 		order = assetByName
 	case "uri":
 		order = assetByURI
+	case "created_at":
+		order = assetByCreated
+	case "updated_at":
+		order = assetByUpdated
 	default:
 		return 0, false, false, false
 	}
@@ -255,7 +283,7 @@ func (o *operations) assetViewsOf(named *NamedAssets, assets []*Asset) ([]assetV
 // assetQuery is an Airflow 3 listing of assets: name and uri filters,
 // the DAGs that name them, only those a DAG names now, the order.
 type assetQuery struct {
-	name, uri  func(string) bool
+	name, uri  *regexp.Regexp
 	dagIDs     []string
 	onlyActive bool
 	keys       []sortKey
@@ -263,12 +291,15 @@ type assetQuery struct {
 	limit      int
 }
 
-// assets lists assets as q asks. Without a name, uri or DAG filter, in
-// an order an index keeps (id, name or uri, either way), it reads the
-// page: of the assets the DAGs name (only_active) from the list the store
-// keeps of them, of every asset from the table's index. A filter, or an
-// order by created_at or updated_at, reads every asset (of those the
-// DAGs name, with only_active).
+// assets lists assets as q asks. With dag_ids it reads the assets those
+// DAGs name (a list per DAG, kept per version of the tables: the DAGs
+// name only active assets) and sorts them. Otherwise, in an order an
+// index keeps (the first key id, name, uri, created_at or updated_at,
+// either way), it walks that order to the page's end, of the assets the
+// DAGs name (only_active) in the lists the store keeps of them, of every
+// asset in the table's index; a name or uri pattern picks as it walks,
+// its total counted once per version of the tables and pattern. Two
+// order keys sort every asset (of those the DAGs name, with only_active).
 func (o *operations) assets(q assetQuery) (listed[assetView], error) {
 	named, err := o.store.NamedAssets(o.clock(), o.rules().assetsFollowFile)
 	if err != nil {
@@ -276,29 +307,22 @@ func (o *operations) assets(q assetQuery) (listed[assetView], error) {
 	}
 	var page listed[*Asset]
 	order, desc, tiesUp, indexed := assetIndexOrder(q.keys)
+	keep, countKey := assetPatternKeep(q.name, q.uri)
 	switch {
-	case !indexed || q.name != nil || q.uri != nil || q.dagIDs != nil || (q.onlyActive && tiesUp):
+	case q.dagIDs != nil:
+		page = listKeyed(filterAssets(named.NamedBy(q.dagIDs, true), q.name, q.uri), nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, compareAssets)
+	case !indexed || (q.onlyActive && tiesUp):
 		all := named.Active()
 		if !q.onlyActive {
 			if all, err = o.store.Assets(); err != nil {
 				return listed[assetView]{}, err
 			}
 		}
-		var kept []*Asset
-		for _, a := range all {
-			switch {
-			case q.name != nil && !q.name(a.Name):
-			case q.uri != nil && !q.uri(a.URI):
-			case q.dagIDs != nil && !named.Naming(a).namedBy(q.dagIDs):
-			default:
-				kept = append(kept, a)
-			}
-		}
-		page = listKeyed(kept, nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, compareAssets)
+		page = listKeyed(filterAssets(all, q.name, q.uri), nil, keyedQuery{keys: q.keys, offset: q.offset, limit: q.limit}, compareAssets)
 	case q.onlyActive:
-		page.rows, page.total = named.Page(order, desc, q.offset, q.limit)
+		page.rows, page.total = named.Page(order, desc, q.offset, q.limit, keep, countKey)
 	default:
-		if page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit); err != nil {
+		if page.rows, page.total, err = o.store.AssetPage(order, desc, tiesUp, q.offset, q.limit, keep, countKey); err != nil {
 			return listed[assetView]{}, err
 		}
 	}
@@ -338,24 +362,49 @@ type assetEventQuery struct {
 	assetID                          *int64
 	sourceDagID, sourceTaskID, runID *string
 	mapIndex                         *int64
-	name                             func(string) bool
+	name                             *regexp.Regexp
 	gte, gt, lte, lt                 *time.Time
 	keys                             []sortKey
 	offset, limit                    int
 }
 
-// pagedOrder says whether the store's (timestamp, id) index serves q: no
-// filter, ordered by timestamp either way (the default of
-// get_asset_events and of 2.10.3's get_dataset_events, which share this),
-// its ties by id ascending (listKeyed's last key, /api/v1) or, when q
-// names the id after it in the same direction (SortParam's primary key,
-// /api/v2: v2WithPK), in that direction. Filters, and the orders by the
-// source's ids or map index, sort every event.
-func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
-	if q.assetID != nil || q.sourceDagID != nil || q.sourceTaskID != nil || q.runID != nil || q.mapIndex != nil ||
-		q.name != nil || q.gte != nil || q.gt != nil || q.lte != nil || q.lt != nil {
-		return false, false, false
+// filtered says whether q has a filter.
+func (q assetEventQuery) filtered() bool {
+	return q.assetID != nil || q.sourceDagID != nil || q.sourceTaskID != nil || q.runID != nil || q.mapIndex != nil ||
+		q.name != nil || q.gte != nil || q.gt != nil || q.lte != nil || q.lt != nil
+}
+
+// filterKey names q's filters, for the count of the events they pick.
+func (q assetEventQuery) filterKey() string {
+	str := func(s *string) string {
+		if s == nil {
+			return "None"
+		}
+		return strconv.Quote(*s)
 	}
+	num := func(n *int64) string {
+		if n == nil {
+			return "None"
+		}
+		return strconv.FormatInt(*n, 10)
+	}
+	name := "None"
+	if q.name != nil {
+		name = strconv.Quote(q.name.String())
+	}
+	return fmt.Sprintf("dag=%s task=%s run=%s map=%s name=%s gte=%s gt=%s lte=%s lt=%s", str(q.sourceDagID), str(q.sourceTaskID),
+		str(q.runID), num(q.mapIndex), name, timeKey(q.gte), timeKey(q.gt), timeKey(q.lte), timeKey(q.lt))
+}
+
+// pagedOrder says whether the store's (timestamp, id) index serves q:
+// ordered by timestamp either way (the default of get_asset_events and of
+// 2.10.3's get_dataset_events, which share this), its ties by id
+// ascending (listKeyed's last key, /api/v1) or, when q names the id after
+// it in the same direction (SortParam's primary key, /api/v2: v2WithPK),
+// in that direction; with filters, one asset's events from the
+// (asset_id, timestamp) index. The orders by the source's ids or map
+// index sort every event.
+func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
 	if len(q.keys) == 0 || q.keys[0].attr != "timestamp" {
 		return false, false, false
 	}
@@ -370,9 +419,45 @@ func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
 }
 
 // pageAssetEvents is assetEvents' answer from the store's page, each
-// event with its asset (nil when it is gone).
-func (o *operations) pageAssetEvents(desc, tiesFollow bool, offset, limit int) (listed[assetEventView], error) {
-	events, total, err := o.store.AssetEventPage(desc, tiesFollow, offset, limit)
+// event with its asset (nil when it is gone). A filter picks as the
+// index is walked (one asset's part of it for asset_id); a name pattern
+// picks by the ids of the assets it matches, read from every asset.
+func (o *operations) pageAssetEvents(q assetEventQuery, desc, tiesFollow bool) (listed[assetEventView], error) {
+	var events []*AssetEvent
+	var total int
+	var err error
+	if !q.filtered() {
+		events, total, err = o.store.AssetEventPage(desc, tiesFollow, q.offset, q.limit)
+	} else {
+		var named map[int64]bool
+		if q.name != nil {
+			assets, err := o.store.Assets()
+			if err != nil {
+				return listed[assetEventView]{}, err
+			}
+			named = map[int64]bool{}
+			for _, a := range assets {
+				if q.name.MatchString(a.Name) {
+					named[a.ID] = true
+				}
+			}
+		}
+		eq := func(want, got *string) bool { return want == nil || (got != nil && *got == *want) }
+		keep := func(e *AssetEvent) bool {
+			switch {
+			case q.assetID != nil && e.AssetID != *q.assetID:
+			case !eq(q.sourceDagID, e.SourceDagID), !eq(q.sourceTaskID, e.SourceTaskID), !eq(q.runID, e.SourceRunID):
+			case q.mapIndex != nil && int64(e.SourceMapIndex) != *q.mapIndex:
+			case named != nil && !named[e.AssetID]:
+			case q.gte != nil && e.Timestamp.Before(*q.gte), q.gt != nil && !e.Timestamp.After(*q.gt):
+			case q.lte != nil && e.Timestamp.After(*q.lte), q.lt != nil && !e.Timestamp.Before(*q.lt):
+			default:
+				return true
+			}
+			return false
+		}
+		events, total, err = o.store.AssetEventFilteredPage(q.assetID, desc, tiesFollow, q.offset, q.limit, keep, q.filterKey())
+	}
 	if err != nil {
 		return listed[assetEventView]{}, err
 	}
@@ -400,7 +485,7 @@ type assetEventView struct {
 // assetEvents lists asset events as q asks.
 func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], error) {
 	if desc, tiesFollow, ok := q.pagedOrder(); ok {
-		return o.pageAssetEvents(desc, tiesFollow, q.offset, q.limit)
+		return o.pageAssetEvents(q, desc, tiesFollow)
 	}
 	events, err := o.store.AssetEvents()
 	if err != nil {
@@ -422,7 +507,7 @@ func (o *operations) assetEvents(q assetEventQuery) (listed[assetEventView], err
 		case q.assetID != nil && e.AssetID != *q.assetID:
 		case !eq(q.sourceDagID, e.SourceDagID), !eq(q.sourceTaskID, e.SourceTaskID), !eq(q.runID, e.SourceRunID):
 		case q.mapIndex != nil && int64(e.SourceMapIndex) != *q.mapIndex:
-		case q.name != nil && (a == nil || !q.name(a.Name)):
+		case q.name != nil && (a == nil || !q.name.MatchString(a.Name)):
 		case q.gte != nil && e.Timestamp.Before(*q.gte), q.gt != nil && !e.Timestamp.After(*q.gt):
 		case q.lte != nil && e.Timestamp.After(*q.lte), q.lt != nil && !e.Timestamp.Before(*q.lt):
 		default:
@@ -488,7 +573,7 @@ func (o *operations) consumedAssetEvents(run *DagRun) ([]assetEventView, error) 
 // aliasQuery is an Airflow 3 listing of asset aliases: a name filter
 // and the order.
 type aliasQuery struct {
-	name          func(string) bool
+	name          *regexp.Regexp
 	keys          []sortKey
 	offset, limit int
 }

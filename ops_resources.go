@@ -16,6 +16,7 @@ package main
 
 import (
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -306,10 +307,10 @@ func sortParamCompare[T any](keys []sortKey, isNull func(attr string, x T) bool,
 }
 
 // keyedQuery is an Airflow 3 listing request: the rows whose key match
-// takes (nil: all), ordered by keys then by the resource's primary key
+// takes (a pattern, nil: all), ordered by keys then by the resource's primary key
 // (SortParam adds it), the window from offset, at most limit rows.
 type keyedQuery struct {
-	match         func(key string) bool
+	match         *regexp.Regexp
 	keys          []sortKey
 	offset, limit int
 }
@@ -321,7 +322,7 @@ func listKeyed[T any](rows []T, key func(T) string, q keyedQuery, compare func(a
 	if q.match != nil {
 		kept := rows[:0:0]
 		for _, r := range rows {
-			if q.match(key(r)) {
+			if q.match.MatchString(key(r)) {
 				kept = append(kept, r)
 			}
 		}

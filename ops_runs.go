@@ -10,8 +10,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -377,6 +379,9 @@ func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	if pq, ok := q.pageQuery(); ok {
 		return store.RunPage(pq)
 	}
+	if pq, ok := q.filteredPageQuery(); ok {
+		return store.RunPage(pq)
+	}
 	ids := q.dagIDs
 	if ids == nil {
 		rows, err := store.Dags()
@@ -483,6 +488,77 @@ func (q *runQuery) pageQuery() (RunPageQuery, bool) {
 		pq.States = append(pq.States, state)
 	}
 	return pq, true
+}
+
+// filteredPageQuery is q as RunPage reads it with a filter it walks
+// through (RunPageQuery.Keep): one DAG's runs by id, either way, with any
+// filter.
+func (q *runQuery) filteredPageQuery() (RunPageQuery, bool) {
+	if len(q.dagIDs) != 1 || q.dagIDs[0] == "" {
+		return RunPageQuery{}, false
+	}
+	desc := q.desc
+	switch {
+	case q.order == nil && q.orderBy == "id":
+	case len(q.order) == 1 && q.order[0].attr == "id":
+		desc = q.order[0].desc
+	default:
+		return RunPageQuery{}, false
+	}
+	return RunPageQuery{DagID: q.dagIDs[0], Desc: desc, Offset: q.offset, Limit: q.limit, Keep: q.match, KeepKey: q.filterKey()}, true
+}
+
+// filterKey names every filter of q (match's), for the count of the runs
+// they pick.
+func (q *runQuery) filterKey() string {
+	bounds := func(ts ...*time.Time) string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = timeKey(t)
+		}
+		return strings.Join(out, ",")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "states=%s execution=%s start=%s end=%s updated=%s", listKey(q.states), bounds(q.executionGTE, q.executionLTE),
+		bounds(q.startGTE, q.startLTE), bounds(q.endGTE, q.endLTE), bounds(q.updatedGTE, q.updatedLTE))
+	f := q.more
+	if f == nil {
+		return b.String()
+	}
+	rng := func(r timeRange) string { return bounds(r.gte, r.gt, r.lte, r.lt) }
+	num := func(v *float64) string {
+		if v == nil {
+			return "None"
+		}
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	}
+	re := func(r *regexp.Regexp) string {
+		if r == nil {
+			return "None"
+		}
+		return strconv.Quote(r.String())
+	}
+	str := func(s *string) string {
+		if s == nil {
+			return "None"
+		}
+		return strconv.Quote(*s)
+	}
+	versions := "None"
+	if f.versions != nil {
+		versions = fmt.Sprint(f.versions)
+	}
+	// The time open dates count as matters to the start and end ranges
+	// alone: without them the count holds whenever it is asked for.
+	open := "None"
+	if f.start != (timeRange{}) || f.end != (timeRange{}) {
+		open = timeKey(f.openDatesAt)
+	}
+	fmt.Fprintf(&b, " after=%s logical=%s start=%s end=%s updated=%s duration=%s,%s,%s,%s types=%s conf=%s run=%s user=%s dag=%s partition=%s versions=%s bundle=%s open=%s",
+		rng(f.runAfter), rng(f.logical), rng(f.start), rng(f.end), rng(f.updated),
+		num(f.duration.gte), num(f.duration.gt), num(f.duration.lte), num(f.duration.lt), listKey(f.runTypes), str(f.confContains),
+		re(f.runID), re(f.user), re(f.dagID), re(f.partition), versions, str(f.bundleVersion), open)
+	return b.String()
 }
 
 // dateFiltered reports whether q has a date filter.

@@ -8,9 +8,11 @@ package main
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -703,14 +705,112 @@ func (q *tiSearch) pagedOrder() (byID, ok bool) {
 	return false, false
 }
 
+// mappedPage says whether q is a run's mapped task's expanded instances
+// (get_mapped_task_instances) with no other filter, by map_index either
+// way (unique among them: the keys after it never decide), which the
+// run's row keeps in order; and whether descending.
+func (q *tiSearch) mappedPage() (desc, ok bool) {
+	var none timeBounds
+	if !q.mappedOnly || len(q.dagIDs) != 1 || len(q.runIDs) != 1 || len(q.taskIDs) != 1 || q.runAfter != none || q.logical != none ||
+		q.start != none || q.end != none || q.updated != none || q.duration != (numBounds{}) || q.states != nil || q.pools != nil ||
+		q.queues != nil || q.executors != nil || q.operators != nil || q.tryNumbers != nil || q.mapIndexes != nil ||
+		q.versionNumbers != nil || q.taskPattern != nil || q.dagPattern != nil || q.runPattern != nil || q.poolPattern != nil ||
+		q.queuePattern != nil || q.operatorMatch != nil {
+		return false, false
+	}
+	if len(q.order) == 0 {
+		return false, true
+	}
+	return q.order[0].desc, q.order[0].attr == "map_index"
+}
+
+// filteredOrder says whether the store's ti_order serves q with its
+// filters picking along the merge: the orders pagedOrder takes, filters on
+// the task instances and their runs' dates and ids, not a list of runs
+// (one run's row is read at once) nor DAG versions (another table).
+func (q *tiSearch) filteredOrder() (byID, ok bool) {
+	if q.runIDs != nil || q.versionNumbers != nil {
+		return false, false
+	}
+	c := *q
+	var none timeBounds
+	c.taskIDs, c.runAfter, c.logical, c.start, c.end, c.updated, c.duration = nil, none, none, none, none, none, numBounds{}
+	c.states, c.pools, c.queues, c.executors, c.operators, c.tryNumbers, c.mapIndexes = nil, nil, nil, nil, nil, nil, nil
+	c.taskPattern, c.dagPattern, c.runPattern, c.poolPattern, c.queuePattern, c.operatorMatch, c.mappedOnly = nil, nil, nil, nil, nil, nil, false
+	return c.pagedOrder()
+}
+
+// filterKey names every filter match reads, for the count of what they
+// pick.
+func (q *tiSearch) filterKey() string {
+	bounds := func(b timeBounds) string {
+		return strings.Join([]string{timeKey(b.gte), timeKey(b.gt), timeKey(b.lte), timeKey(b.lt)}, ",")
+	}
+	num := func(v *float64) string {
+		if v == nil {
+			return "None"
+		}
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	}
+	re := func(r *regexp.Regexp) string {
+		if r == nil {
+			return "None"
+		}
+		return strconv.Quote(r.String())
+	}
+	ints := func(list []int64) string {
+		if list == nil {
+			return "None"
+		}
+		return fmt.Sprint(list)
+	}
+	states := "None"
+	if q.states != nil {
+		states = fmt.Sprintf("%q", q.states)
+	}
+	// The time open dates count as matters to the start and end ranges
+	// alone (the request's now).
+	open := "None"
+	if q.start != (timeBounds{}) || q.end != (timeBounds{}) {
+		open = timeKey(q.openDatesAt)
+	}
+	return fmt.Sprintf("tasks=%s after=%s logical=%s start=%s end=%s updated=%s duration=%s,%s,%s,%s states=%s pools=%s queues=%s executors=%s operators=%s tries=%s maps=%s mapped=%t patterns=%s,%s,%s,%s,%s,%s open=%s",
+		listKey(q.taskIDs), bounds(q.runAfter), bounds(q.logical), bounds(q.start), bounds(q.end), bounds(q.updated),
+		num(q.duration.gte), num(q.duration.gt), num(q.duration.lte), num(q.duration.lt), states, listKey(q.pools),
+		listKey(q.queues), listKey(q.executors), listKey(q.operators), ints(q.tryNumbers), ints(q.mapIndexes), q.mappedOnly,
+		re(q.taskPattern), re(q.dagPattern), re(q.runPattern), re(q.poolPattern), re(q.queuePattern), re(q.operatorMatch), open)
+}
+
 // searchTaskInstances lists the task instances q picks in q's order (then
 // by id, the primary key Airflow's SortParam adds), q's window of them,
 // and how many match. Where pagedOrder allows, the store's ti_order
 // gives the window (the page and the rows its offset skips); otherwise
 // it reads every run q names.
 func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
+	if desc, ok := q.mappedPage(); ok {
+		run, err := o.store.RunByRunID(q.dagIDs[0], q.runIDs[0])
+		if errors.Is(err, errNotFound) {
+			return []RunTaskInstance{}, 0, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		tis, total, err := o.store.MappedTaskInstancePage(q.dagIDs[0], q.runIDs[0], q.taskIDs[0], desc, q.offset, q.limit)
+		rows := make([]RunTaskInstance, len(tis))
+		for i, ti := range tis {
+			rows[i] = RunTaskInstance{Run: run, TI: ti}
+		}
+		return rows, total, err
+	}
 	if byID, ok := q.pagedOrder(); ok {
 		rows, total, ok, err := o.store.TaskInstanceOrderPage(q.dagIDs, byID, q.offset, q.limit)
+		if ok || err != nil {
+			return rows, total, err
+		}
+	}
+	if byID, ok := q.filteredOrder(); ok {
+		keep := func(r RunTaskInstance) bool { return q.match(r.TI, r.Run) }
+		rows, total, ok, err := o.store.TaskInstanceFilteredPage(q.dagIDs, byID, q.offset, q.limit, keep, q.filterKey())
 		if ok || err != nil {
 			return rows, total, err
 		}

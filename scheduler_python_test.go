@@ -645,3 +645,88 @@ with DAG("nan_request", schedule=None, start_date=pendulum.datetime(2024, 1, 1, 
 		t.Errorf("the try's log, want Python's ValueError and no decode error:\n%s", out)
 	}
 }
+
+// TestPythonTask_XComReservedKeys: a value pushed or returned with a dict
+// holding serde's keys (__classname__, __id__) fails the try as the
+// release's XCom serialization refuses it. Airflow 3 serializes through
+// serde, which looks into every dict at any depth; 2.10.3's XComEncoder
+// looks at a top-level dict, and serde only into what json cannot write
+// (a top-level tuple), so a dict in a list passes there.
+func TestPythonTask_XComReservedKeys(t *testing.T) {
+	t.Parallel()
+	const tasks = `
+    @task
+    def returns_reserved():
+        return {"__classname__": "x", "v": 1}
+
+    @task
+    def pushes_in_list(ti=None):
+        ti.xcom_push(key="nested", value=[{"__id__": 1}])
+
+    @task
+    def pushes_in_tuple(ti=None):
+        ti.xcom_push(key="tupled", value=({"__id__": 1},))
+
+    @task
+    def plain():
+        return {"__other__": 1, "classname": 2}
+
+    returns_reserved()
+    pushes_in_list()
+    pushes_in_tuple()
+    plain()
+`
+	const serdeMsg = "AttributeError: reserved key __classname__ or __id__ found in dict to serialize"
+	for _, tc := range []struct {
+		name    string
+		e       edition
+		header  string
+		states  map[string]TaskState
+		reasons map[string]string
+	}{
+		{"edition 3", edition3, "from airflow.sdk import DAG, task",
+			map[string]TaskState{"returns_reserved": TaskFailed, "pushes_in_list": TaskFailed, "pushes_in_tuple": TaskFailed, "plain": TaskSuccess},
+			map[string]string{"returns_reserved": serdeMsg, "pushes_in_list": serdeMsg, "pushes_in_tuple": serdeMsg}},
+		{"edition 2", edition2, "from airflow import DAG\nfrom airflow.decorators import task",
+			map[string]TaskState{"returns_reserved": TaskFailed, "pushes_in_list": TaskSuccess, "pushes_in_tuple": TaskFailed, "plain": TaskSuccess},
+			map[string]string{"returns_reserved": "AttributeError: reserved key __classname__ found in dict to serialize", "pushes_in_tuple": serdeMsg}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			src := "import pendulum\n" + tc.header + "\n\nwith DAG(\"reserved\", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz=\"UTC\")):\n" + tasks
+			if err := os.WriteFile(filepath.Join(dir, "reserved.py"), []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			set := readPyServeFolderAs(t, dir, tc.e)
+			store, api, settle := newRealScheduler(t, set, tc.e)
+			res, err := api.TriggerDAG("reserved", []byte(`{"execution_date": "2024-03-01T00:00:00+00:00"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runID := res["run_id"].(string)
+			settle("reserved", runID)
+			finishedRun(t, store, "reserved", runID)
+			tis, err := store.TaskInstancesOfRun("reserved", runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ti := range tis {
+				if want := tc.states[ti.TaskID]; ti.State != want {
+					t.Errorf("%s is %q, want %q", ti.TaskID, ti.State, want)
+				}
+				if reason := tc.reasons[ti.TaskID]; reason != "" {
+					l, _ := store.TaskLogOf(tiKey{"reserved", runID, ti.TaskID, -1})
+					if l == nil || len(l.Tries) == 0 || !strings.Contains(l.Tries[0].Output, reason) {
+						t.Errorf("%s's log lacks %q: %+v", ti.TaskID, reason, l)
+					}
+				}
+			}
+			if tc.e == edition2 {
+				if e, err := store.XCom("reserved", runID, "pushes_in_list", "nested", -1); err != nil || string(e.Value) != `[{"__id__": 1}]` {
+					t.Errorf("edition 2 pushed %+v (%v)", e, err)
+				}
+			}
+		})
+	}
+}

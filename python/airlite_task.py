@@ -105,7 +105,7 @@ class TaskInstance:
     def xcom_push(self, key, value, execution_date=None, session=None):
         # Airflow serializes at push time (2.10.3 models/xcom.py
         # XCom.serialize_value): a value JSON cannot hold fails the try here.
-        encoded = json.dumps(value, allow_nan=False, default=_xcom_default)
+        encoded = xcom_encode(value, self._edition)
         self.pushes = [p for p in self.pushes if p[0] != key]
         self.pushes.append([key, encoded])
 
@@ -169,6 +169,41 @@ class TaskInstance:
 
     def __repr__(self):
         return "<TaskInstance: %s.%s %s [running]>" % (self.dag_id, self.task_id, self.run_id)
+
+
+# The dict keys Airflow's serialization gives a meaning of its own
+# (serde's CLASSNAME and SCHEMA_ID): a value to store may not hold them.
+_SERDE_RESERVED = ("__classname__", "__id__")
+
+
+def _serde_check(value):
+    """serde.serialize's refusal, at any depth of dicts, lists, tuples and
+    sets (3.2.1 task-sdk serde serialize; 2.10.3 serialization/serde.py)."""
+    if isinstance(value, dict):
+        if any(k in value for k in _SERDE_RESERVED):
+            raise AttributeError("reserved key __classname__ or __id__ found in dict to serialize")
+        for v in value.values():
+            _serde_check(v)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            _serde_check(v)
+
+
+def xcom_encode(value, edition):
+    """A pushed value as the try stores it, refused as the release's XCom
+    serialization refuses it. Airflow 3 serializes through serde, which
+    looks into every dict (task-sdk BaseXCom.serialize_value); 2.10.3's
+    XComEncoder.encode looks at a top-level dict alone, and serde only
+    sees what json cannot write itself, a top-level tuple here
+    (utils/json.py); 1.10.15 refuses none."""
+    if edition == "3":
+        _serde_check(value)
+    elif edition == "2":
+        if isinstance(value, dict) and any(k in value for k in _SERDE_RESERVED):
+            raise AttributeError("reserved key __classname__ found in dict to serialize")
+        if isinstance(value, (tuple, set, frozenset)):
+            _serde_check(value)
+    return json.dumps(value, allow_nan=False, default=_xcom_default)
 
 
 def _xcom_default(value):
@@ -719,7 +754,7 @@ def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOpera
         for key, v in value.items():
             ti.xcom_push(key=key, value=v)
     if value is not None and getattr(task, "do_xcom_push", True):
-        out["return_value"] = json.dumps(value, allow_nan=False, default=_xcom_default)
+        out["return_value"] = xcom_encode(value, edition)
     out["pushes"] = ti.pushes
     if "outlet_events" in context:
         outlets = getattr(task, "outlets", None) or []
