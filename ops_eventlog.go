@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +60,22 @@ func timeKey(t *time.Time) string {
 		return "None"
 	}
 	return t.Format(time.RFC3339Nano)
+}
+
+// floatKey is a number bound in a filter's name: nil is none.
+func floatKey(v *float64) string {
+	if v == nil {
+		return "None"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// patternKey is a compiled pattern in a filter's name: nil is none.
+func patternKey(r *regexp.Regexp) string {
+	if r == nil {
+		return "None"
+	}
+	return strconv.Quote(r.String())
 }
 
 func (f eventLogFilter) match(e *EventLog) bool {

@@ -526,18 +526,7 @@ func (q *runQuery) filterKey() string {
 		return b.String()
 	}
 	rng := func(r timeRange) string { return bounds(r.gte, r.gt, r.lte, r.lt) }
-	num := func(v *float64) string {
-		if v == nil {
-			return "None"
-		}
-		return strconv.FormatFloat(*v, 'g', -1, 64)
-	}
-	re := func(r *regexp.Regexp) string {
-		if r == nil {
-			return "None"
-		}
-		return strconv.Quote(r.String())
-	}
+	num, re := floatKey, patternKey
 	str := func(s *string) string {
 		if s == nil {
 			return "None"

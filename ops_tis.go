@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -746,18 +745,7 @@ func (q *tiSearch) filterKey() string {
 	bounds := func(b timeBounds) string {
 		return strings.Join([]string{timeKey(b.gte), timeKey(b.gt), timeKey(b.lte), timeKey(b.lt)}, ",")
 	}
-	num := func(v *float64) string {
-		if v == nil {
-			return "None"
-		}
-		return strconv.FormatFloat(*v, 'g', -1, 64)
-	}
-	re := func(r *regexp.Regexp) string {
-		if r == nil {
-			return "None"
-		}
-		return strconv.Quote(r.String())
-	}
+	num, re := floatKey, patternKey
 	ints := func(list []int64) string {
 		if list == nil {
 			return "None"
