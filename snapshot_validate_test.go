@@ -698,24 +698,14 @@ func TestSnapshot_RestoreRefusesTaskInstanceIDTwice(t *testing.T) {
 	for range 2 {
 		v2Trigger(t, ts, "example_bash_operator", `{"logical_date": null}`)
 	}
-	path := filepath.Join(t.TempDir(), "snapshot.json")
-	if _, err := writeSnapshot(ts.store, path, snapNow); err != nil {
-		t.Fatal(err)
-	}
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(good, []byte("\n"))
-	first, _ := snapRowLines(t, lines, tableTasks)
-	row1 := snapDecodeRow(t, lines[first])
+	path, good, row1 := snapFirstTaskRow(t, ts.store)
 	forged, n := snapForge(t, good, tableTasks, func(_ int, row map[string]any) bool {
 		return row["run_id"] != row1["run_id"] && row["task_id"] == row1["task_id"]
 	}, set("id", row1["id"]))
 	if err := os.WriteFile(path, forged, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = restoreSnapshot(t.Context(), path)
+	_, _, err := restoreSnapshot(t.Context(), path)
 	if !errors.Is(err, errSnapshotUnreadable) {
 		t.Fatalf("restore = %v, want errSnapshotUnreadable", err)
 	}
@@ -733,8 +723,29 @@ func TestSnapshot_RestoreRefusesTaskInstanceKeyTwice(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition2)
 	ts.trigger(t, "example_bash_operator", `{"run_id": "twice", "execution_date": "2024-05-01T00:00:00+00:00"}`)
+	path, good, row1 := snapFirstTaskRow(t, ts.store)
+	forged, n := snapForge(t, good, tableTasks, func(_ int, row map[string]any) bool {
+		return row["run_id"] == row1["run_id"] && row["task_id"] != row1["task_id"]
+	}, set("task_id", row1["task_id"]))
+	if err := os.WriteFile(path, forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := restoreSnapshot(t.Context(), path)
+	if !errors.Is(err, errSnapshotUnreadable) {
+		t.Fatalf("restore = %v, want errSnapshotUnreadable", err)
+	}
+	want := fmt.Sprintf("task instance %s of run %s of DAG %s (map_index -1) appears twice", row1["task_id"], row1["run_id"], row1["dag_id"])
+	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "of table "+tableTasks) {
+		t.Errorf("error %q does not say %q (row %d)", err, want, n)
+	}
+}
+
+// snapFirstTaskRow writes store's snapshot and returns its path, its
+// bytes and its first task-instance row, decoded.
+func snapFirstTaskRow(t *testing.T, store *Store) (string, []byte, map[string]any) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "snapshot.json")
-	if _, err := writeSnapshot(ts.store, path, snapNow); err != nil {
+	if _, err := writeSnapshot(store, path, snapNow); err != nil {
 		t.Fatal(err)
 	}
 	good, err := os.ReadFile(path)
@@ -743,19 +754,5 @@ func TestSnapshot_RestoreRefusesTaskInstanceKeyTwice(t *testing.T) {
 	}
 	lines := bytes.SplitAfter(good, []byte("\n"))
 	first, _ := snapRowLines(t, lines, tableTasks)
-	row1 := snapDecodeRow(t, lines[first])
-	forged, n := snapForge(t, good, tableTasks, func(_ int, row map[string]any) bool {
-		return row["run_id"] == row1["run_id"] && row["task_id"] != row1["task_id"]
-	}, set("task_id", row1["task_id"]))
-	if err := os.WriteFile(path, forged, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = restoreSnapshot(t.Context(), path)
-	if !errors.Is(err, errSnapshotUnreadable) {
-		t.Fatalf("restore = %v, want errSnapshotUnreadable", err)
-	}
-	want := fmt.Sprintf("task instance %s of run %s of DAG %s (map_index -1) appears twice", row1["task_id"], row1["run_id"], row1["dag_id"])
-	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "of table "+tableTasks) {
-		t.Errorf("error %q does not say %q (row %d)", err, want, n)
-	}
+	return path, good, snapDecodeRow(t, lines[first])
 }
