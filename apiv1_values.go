@@ -407,6 +407,68 @@ func redactAll(v any, depth int) any {
 	return v
 }
 
+// maskedValue is what the secrets masker puts in place of a hidden value.
+const maskedValue = "***"
+
+// mergeMasked is Airflow 3's secrets masker merge (apache/airflow#53943,
+// _shared/secrets_masker: SecretsMasker._merge): a value a client read
+// masked and sent back is restored from the stored one where it is still
+// "***" under a sensitive key (any depth below one too); a dict keeps the
+// new one's keys, in its order, merging those the stored one also has; a
+// list merges item by item up to the stored one's length; deeper than
+// maxRedactDepth only a "***" itself is restored.
+func mergeMasked(newV, oldV any, name string, depth int, force bool) any {
+	if depth > maxRedactDepth {
+		if s, ok := newV.(string); ok && s == maskedValue {
+			return oldV
+		}
+		return newV
+	}
+	sensitive := force || (name != "" && sensitiveKey(name))
+	switch n := newV.(type) {
+	case pyDict:
+		o, ok := oldV.(pyDict)
+		if !ok {
+			break
+		}
+		out := make(pyDict, len(n))
+		for i, f := range n {
+			out[i] = f
+			j := slices.IndexFunc(o, func(g pyField) bool { return g.key == f.key })
+			if j < 0 {
+				continue
+			}
+			child := f.key
+			if sensitive {
+				child = ""
+			}
+			out[i].val = mergeMasked(f.val, o[j].val, child, depth+1, sensitive)
+		}
+		return out
+	case []any:
+		o, ok := oldV.([]any)
+		if !ok {
+			break
+		}
+		out := make([]any, len(n))
+		for i, item := range n {
+			switch {
+			case i >= len(o):
+				out[i] = item
+			case sensitive && item == any(maskedValue):
+				out[i] = o[i]
+			default:
+				out[i] = mergeMasked(item, o[i], "", depth+1, sensitive)
+			}
+		}
+		return out
+	}
+	if s, ok := newV.(string); ok && sensitive && s == maskedValue {
+		return oldV
+	}
+	return newV
+}
+
 // mmField is one field of a marshmallow schema, for loading a body.
 type mmField struct {
 	name      string // the key in the body

@@ -98,7 +98,7 @@ func v2Connection(c *Connection) v2ConnectionResponse {
 // connectionChangeOf is a checked ConnectionBody as the operations take
 // it.
 func connectionChangeOf(body map[string]any) connectionChange {
-	c := connectionChange{given: given(body, map[string]string{"schema": "schema_"})}
+	c := connectionChange{given: given(body, nil)}
 	c.ConnID, _ = body["connection_id"].(string)
 	c.ConnType, _ = body["conn_type"].(string)
 	c.Description = optString(body["description"])
