@@ -12,6 +12,7 @@ package main
 // logged.
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -125,7 +126,10 @@ func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, or
 		if hasJSONBody {
 			extra = slices.Clone(body)
 		}
-		extra = maskConnectionFields(extra)
+		var err error
+		if extra, err = maskV2ConnectionFields(extra); err != nil {
+			return nil, err
+		}
 	case hasJSONBody:
 		for _, f := range masked {
 			extra = set(extra, f.key, f.val)
@@ -174,6 +178,41 @@ func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, or
 		}
 	}
 	return ev, nil
+}
+
+// errV2ConnectionExtraType is the TypeError json.loads raises in 3.2.1's
+// _mask_connection_fields for an extra that is not a string: the
+// dependency fails, and Starlette answers its 500.
+var errV2ConnectionExtraType = errors.New("log action: connection extra is not a string")
+
+// maskV2ConnectionFields is Airflow 3.2.1's _mask_connection_fields
+// (api_fastapi/logging/decorators.py): as 2.10.3's (maskConnectionFields),
+// but an extra that is JSON and not an object is noted as such (apache/
+// airflow#54034), and a true extra that is not a string fails the request
+// (json.loads raises TypeError, which the decorator does not catch before
+// apache/airflow#70890).
+func maskV2ConnectionFields(in pyDict) (pyDict, error) {
+	for _, f := range in {
+		if f.key != "extra" || !pyTruthy(f.val) {
+			continue
+		}
+		s, ok := f.val.(string)
+		if !ok {
+			return nil, errV2ConnectionExtraType
+		}
+		if d, err := decodePyJSON([]byte(s)); err == nil {
+			if _, isObj := d.(pyDict); !isObj {
+				out := maskConnectionFields(in)
+				for i := range out {
+					if out[i].key == "extra" {
+						out[i].val = "Expected JSON object in `extra` field, got non-dict JSON"
+					}
+				}
+				return out, nil
+			}
+		}
+	}
+	return maskConnectionFields(in), nil
 }
 
 // parseV2ActionDate reads a logical_date as pendulum.parse does for the
