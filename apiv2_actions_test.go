@@ -220,7 +220,7 @@ func TestV2ActionEventDryRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Header.Set("Content-Type", "application/json")
-			ev, err := v2ActionEvent("clear_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r1"}}, []byte(c.body), nil, "ann", testNow)
+			ev, err := v2ActionEvent(edition3.rules().masker, "clear_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r1"}}, []byte(c.body), nil, "ann", testNow)
 			if err != nil {
 				t.Fatal(err)
 			}

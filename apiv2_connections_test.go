@@ -245,3 +245,38 @@ func TestAPIv2_PatchConnection_UpdateORM(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIv2_MaskerNames: edition 3 hides the values of the names 3.2.1's
+// secrets masker adds to 2.10.3's DEFAULT_SENSITIVE_FIELDS: access_key and
+// connection_string (apache/airflow#61580, backported to 3.1.x), proxy,
+// proxy_password and proxies (#61906); not those added after 3.2.1
+// (#66673: dsn, bearer, webhook_url, auth_header, service_key). Edition
+// 2's /api/v1 keeps 2.10.3's names.
+func TestAPIv2_MaskerNames(t *testing.T) {
+	t.Parallel()
+	extra := `{\"access_key\": \"a\", \"connection_string\": \"c\", \"proxy\": \"p\", \"proxies\": {\"https\": \"q\"}, \"dsn\": \"d\", \"webhook_url\": \"w\"}`
+	ts := newTestServer(t, edition3)
+	if res := ts.do(t, http.MethodPost, "/api/v2/connections", `{"connection_id": "c", "conn_type": "t", "extra": "`+extra+`"}`); res.status != http.StatusCreated {
+		t.Fatalf("POST /connections = %d %s", res.status, res.body)
+	}
+	v2Call{method: "GET", path: "/api/v2/connections/c", wantStatus: 200,
+		wantBody: `{"connection_id":"c","conn_type":"t","description":null,"host":null,"login":null,"schema":null,"port":null,"password":null,` +
+			`"extra":"{\"access_key\": \"***\", \"connection_string\": \"***\", \"proxy\": \"***\", \"proxies\": {\"https\": \"***\"}, \"dsn\": \"d\", \"webhook_url\": \"w\"}","team_name":null}`}.check(t, ts)
+	for key, want := range map[string]string{"my_access_key": "***", "proxy_url": "***", "db_dsn": "v"} {
+		if res := ts.do(t, http.MethodPost, "/api/v2/variables", `{"key": "`+key+`", "value": "v"}`); res.status != http.StatusCreated {
+			t.Fatalf("POST /variables = %d %s", res.status, res.body)
+		}
+		v2Call{method: "GET", path: "/api/v2/variables/" + key, wantStatus: 200,
+			wantBody: `{"key":"` + key + `","value":"` + want + `","description":null,"is_encrypted":false,"team_name":null}`}.check(t, ts)
+	}
+
+	ts2 := newTestServer(t, edition2)
+	if res := ts2.do(t, http.MethodPost, "/api/v1/connections", `{"connection_id": "c", "conn_type": "t", "extra": "{\"access_key\": \"a\", \"api_key\": \"k\"}"}`,
+		"Content-Type", "application/json"); res.status != http.StatusOK {
+		t.Fatalf("POST /api/v1/connections = %d %s", res.status, res.body)
+	}
+	res := ts2.do(t, http.MethodGet, "/api/v1/connections/c", "")
+	if !strings.Contains(res.body, `"extra": "{\"access_key\": \"a\", \"api_key\": \"***\"}"`) {
+		t.Errorf("GET /api/v1/connections/c = %d %s, want access_key shown (2.10.3's names)", res.status, res.body)
+	}
+}

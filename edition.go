@@ -96,6 +96,11 @@ type apiRules struct {
 	appHeaders         bool
 	deprecationHeaders bool
 
+	// masker is the release's secrets masker (api_masker.go): the names
+	// whose values the answers, the action log and merges of values sent
+	// back masked hide.
+	masker secretsMasker
+
 	// problemDocument: an unknown path or a wrong method gets connexion's
 	// problem+json document (Airflow 2); otherwise a JSON {"error": …}.
 	problemDocument bool
@@ -425,6 +430,7 @@ var (
 		apiRules: apiRules{
 			version:             "2.10.3",
 			gitVersion:          ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+			masker:              secretsMasker{names: maskerNames2103},
 			json:                spacedJSON,
 			jsonNewline:         false,
 			appHeaders:          true,
@@ -635,6 +641,7 @@ var (
 		// The release's git_version is not known here: the version route
 		// answers null, as Airflow does without the file.
 		r.gitVersion = nil
+		r.masker = secretsMasker{names: maskerNames321}
 		r.experimentalAPI = false
 		r.werkzeugReasons = false
 		r.apiV1 = false

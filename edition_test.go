@@ -94,6 +94,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"name":                    r.name,
 			"version":                 r.version,
 			"gitVersion":              r.gitVersion,
+			"masker":                  r.masker.names,
 			"apiV1":                   r.apiV1,
 			"experimentalAPI":         r.experimentalAPI,
 			"apiV2":                   r.apiV2,
@@ -193,9 +194,12 @@ func TestEditionRules_Table(t *testing.T) {
 	}
 
 	want2 := map[string]any{
-		"name":                  edition2,
-		"version":               "2.10.3",
-		"gitVersion":            ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+		"name":       edition2,
+		"version":    "2.10.3",
+		"gitVersion": ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+		// Airflow 2.10.3 airflow/utils/log/secrets_masker.py:57-72
+		"masker": []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
+			"password", "private_key", "secret", "token", "keyfile_dict", "service_account"},
 		"apiV1":                 true,
 		"experimentalAPI":       true,
 		"apiV2":                 false,
@@ -314,6 +318,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"name":                    edition110,
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
+			"masker":                  []string(nil), // no secrets masker before 2.1
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,
@@ -401,6 +406,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"name":                    edition110RBAC,
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
+			"masker":                  []string(nil), // no secrets masker before 2.1
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,
@@ -518,6 +524,10 @@ func want3(want2 map[string]any) map[string]any {
 	w := maps.Clone(want2)
 	for k, v := range map[string]any{
 		"name": edition3, "version": "3.2.1", "gitVersion": nil,
+		// shared/secrets_masker DEFAULT_SENSITIVE_FIELDS: 2.10.3's, #61580, #61906
+		"masker": []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
+			"password", "private_key", "secret", "token", "keyfile_dict", "service_account",
+			"access_key", "connection_string", "proxy", "proxy_password", "proxies"},
 		"apiV1": false, "experimentalAPI": false, "apiV2": true,
 		"json": compactJSON, "appHeaders": false, "deprecationHeaders": false,
 		// airflow-core/src/airflow/utils/state.py TaskInstanceState (spec/v2.yaml)

@@ -144,7 +144,7 @@ type connectionChange struct {
 // never changes; the fields c gives are set, only those of mask when
 // there is one. The password and the extra are set when c gives them and
 // there is no mask, or when the mask names them (absent from c: none); a
-// value left "***" there keeps the stored one (mergeMasked, the secrets
+// value left "***" there keeps the stored one (secretsMasker.merge, the secrets
 // masker's merge since apache/airflow#53943).
 func (o *operations) patchConnection(id string, c connectionChange, mask []string) (*Connection, error) {
 	if c.ConnID != id {
@@ -180,7 +180,7 @@ func (o *operations) patchConnection(id string, c connectionChange, mask []strin
 			old.Password = mergedPassword(c.Password, old.Password)
 		}
 		if setter("extra") {
-			old.Extra = mergedExtra(c.Extra, old.Extra)
+			old.Extra = mergedExtra(o.rules().masker, c.Extra, old.Extra)
 		}
 	})
 }
@@ -202,7 +202,7 @@ func mergedPassword(given, stored *string) *string {
 // is none or either is not JSON, else the two merged (each value left
 // "***" under a sensitive key taking the stored one) and written again by
 // json.dumps.
-func mergedExtra(given, stored *string) *string {
+func mergedExtra(m secretsMasker, given, stored *string) *string {
 	if given == nil || stored == nil {
 		return given
 	}
@@ -214,7 +214,7 @@ func mergedExtra(given, stored *string) *string {
 	if err != nil {
 		return given
 	}
-	dumped, err := pyDumps(mergeMasked(newV, oldV, "", 0, false))
+	dumped, err := pyDumps(m.merge(newV, oldV, "", 0, false))
 	if err != nil {
 		return given
 	}
