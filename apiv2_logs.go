@@ -73,7 +73,7 @@ func v2LogSource(dagID, runID, taskID string, try int64) string {
 }
 
 // v2TryNumberCheck is PositiveInt on a path parameter: an integer (checked
-// by the row) greater than 0.
+// by the row) greater than 0 (get_external_log_url's try_number).
 func v2TryNumberCheck(req *apiRequest, name string) error {
 	raw := req.param(name)
 	n, _, _ := v2ParseIntString(raw, nil)
@@ -82,6 +82,18 @@ func v2TryNumberCheck(req *apiRequest, name string) error {
 	}
 	return v2Invalid([]v2Issue{{Type: "greater_than", Loc: []any{"path", name}, Msg: "Input should be greater than 0",
 		Input: raw, Ctx: map[string]any{"gt": 0}}})
+}
+
+// v2LogTryNumberCheck is NonNegativeInt on get_log's try_number (3.1 on;
+// 3.2.1's document: minimum 0): an integer (checked by the row) not below
+// 0.
+func v2LogTryNumberCheck(req *apiRequest, name string) error {
+	raw := req.param(name)
+	if n, _, _ := v2ParseIntString(raw, nil); n >= 0 {
+		return nil
+	}
+	return v2Invalid([]v2Issue{{Type: "greater_than_equal", Loc: []any{"path", name}, Msg: "Input should be greater than or equal to 0",
+		Input: raw, Ctx: map[string]any{"ge": 0}}})
 }
 
 // v2GetLog is get_log: JSON (for application/json and */*) or NDJSON (for
@@ -105,7 +117,7 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 		d.answerError(s, w, r, &v2Error{status: http.StatusNotAcceptable, detail: v2LogBadAccept})
 		return
 	}
-	if err := v2TryNumberCheck(req, "try_number"); err != nil {
+	if err := v2LogTryNumberCheck(req, "try_number"); err != nil {
 		d.answerError(s, w, r, err)
 		return
 	}
@@ -138,6 +150,10 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	}
 	if err != nil {
 		d.answerError(s, w, r, err)
+		return
+	}
+	if try == 0 {
+		s.v2WriteTryZeroLog(w, r, log.ti, ndjson, meta.EndOfLog, given)
 		return
 	}
 	lines := splitLogLines(log.output)
@@ -177,6 +193,37 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	writeV2JSON(w, r, http.StatusOK, out)
 }
 
+// v2WriteTryZeroLog is get_log's answer for try 0, a task instance not
+// run yet: the file task handler's read answers one message without
+// reading a file, the log ended (3.2.1 utils/log/file_task_handler.py
+// read: a skipped task instance's "Task was skipped, no logs available.",
+// any other's error "Try number 0 is invalid.", a message with a level).
+func (s *server) v2WriteTryZeroLog(w http.ResponseWriter, r *http.Request, ti *TaskInstance, ndjson, ended bool, given map[string]json.RawMessage) {
+	type levelled struct {
+		Timestamp *string `json:"timestamp,omitempty"`
+		Event     string  `json:"event"`
+		Level     string  `json:"level,omitempty"`
+	}
+	msg := levelled{Event: "Error fetching the logs. Try number 0 is invalid.", Level: "error"}
+	if ti.State == TaskSkipped {
+		msg = levelled{Event: "Task was skipped, no logs available."}
+	}
+	if !ndjson {
+		// Only the fields set (response_model_exclude_unset): no
+		// timestamp; the log ended, so no continuation token.
+		writeV2JSON(w, r, http.StatusOK, v2LogResponse{Content: []any{msg}})
+		return
+	}
+	// NDJSON writes every field (model_dump_json): the timestamp is null.
+	line, err := json.Marshal(msg)
+	if err != nil {
+		s.dialV2.answerError(s, w, r, fmt.Errorf("render log: %w", err))
+		return
+	}
+	line = append([]byte(`{"timestamp":null,`), line[1:]...)
+	s.v2WriteLogLines(w, r, append(line, '\n'), ended, given)
+}
+
 // v2WriteLogStream is get_log's NDJSON answer: one message a line, every
 // field. Its Airflow-Continuation-Token is the request's metadata (given,
 // download_logs set), signed before the stream is read, so it is there
@@ -192,6 +239,14 @@ func (s *server) v2WriteLogStream(w http.ResponseWriter, r *http.Request, conten
 			return
 		}
 	}
+	s.v2WriteLogLines(w, r, b.Bytes(), ended, given)
+}
+
+// v2WriteLogLines sends an NDJSON log: the lines, and the
+// Airflow-Continuation-Token of the request's metadata unless it said the
+// log had ended (the header is set before the stream is read).
+func (s *server) v2WriteLogLines(w http.ResponseWriter, r *http.Request, lines []byte, ended bool, given map[string]json.RawMessage) {
+	d := s.dialV2
 	if !ended {
 		t, err := signJSON(s.v1Secret, given)
 		if err != nil {
@@ -203,7 +258,7 @@ func (s *server) v2WriteLogStream(w http.ResponseWriter, r *http.Request, conten
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(b.Bytes())
+		_, _ = w.Write(lines)
 	}
 }
 
