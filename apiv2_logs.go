@@ -72,52 +72,38 @@ func v2LogSource(dagID, runID, taskID string, try int64) string {
 	return fmt.Sprintf("dag_id=%s/run_id=%s/task_id=%s/attempt=%d.log", dagID, runID, taskID, try)
 }
 
-// v2TryNumberCheck is PositiveInt on a path parameter: an integer (checked
-// by the row) greater than 0 (get_external_log_url's try_number).
-func v2TryNumberCheck(req *apiRequest, name string) error {
-	raw := req.param(name)
-	n, _, _ := v2ParseIntString(raw, nil)
-	if n > 0 {
-		return nil
+// v2LogAccept is common/headers.py header_accept_json_or_ndjson_depends:
+// whether the answer is NDJSON (application/x-ndjson) or JSON
+// (application/json and */*), else the 406. An absent header is the
+// default */*; one sent empty is refused, as FastAPI passes "" to the
+// dependency.
+func v2LogAccept(r *http.Request) (ndjson bool, err error) {
+	accept := "*/*"
+	if values := r.Header.Values("Accept"); len(values) > 0 {
+		accept = values[0]
 	}
-	return v2Invalid([]v2Issue{{Type: "greater_than", Loc: []any{"path", name}, Msg: "Input should be greater than 0",
-		Input: raw, Ctx: map[string]any{"gt": 0}}})
+	switch {
+	case strings.HasPrefix(accept, "*/*"), strings.HasPrefix(accept, "application/json"):
+		return false, nil
+	case strings.HasPrefix(accept, "application/x-ndjson"):
+		return true, nil
+	}
+	return false, &v2Error{status: http.StatusNotAcceptable, detail: v2LogBadAccept}
 }
 
-// v2LogTryNumberCheck is NonNegativeInt on get_log's try_number (3.1 on;
-// 3.2.1's document: minimum 0): an integer (checked by the row) not below
-// 0.
-func v2LogTryNumberCheck(req *apiRequest, name string) error {
-	raw := req.param(name)
-	if n, _, _ := v2ParseIntString(raw, nil); n >= 0 {
-		return nil
-	}
-	return v2Invalid([]v2Issue{{Type: "greater_than_equal", Loc: []any{"path", name}, Msg: "Input should be greater than or equal to 0",
-		Input: raw, Ctx: map[string]any{"ge": 0}}})
+// v2LogAcceptCheck is v2LogAccept as the route's dependency, solved (its
+// 406 raised) before the parameters are validated.
+func v2LogAcceptCheck(r *http.Request) error {
+	_, err := v2LogAccept(r)
+	return err
 }
 
 // v2GetLog is get_log: JSON (for application/json and */*) or NDJSON (for
 // application/x-ndjson), from the token's position unless full_content.
 func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	d := s.dialV2
-	// The Accept header is a dependency of the route, solved (and its 406
-	// raised) before the try number is validated.
-	// An absent header is the default */*; one sent empty is refused, as
-	// FastAPI passes "" to the dependency.
-	accept := "*/*"
-	if values := r.Header.Values("Accept"); len(values) > 0 {
-		accept = values[0]
-	}
-	ndjson := false
-	switch {
-	case strings.HasPrefix(accept, "*/*"), strings.HasPrefix(accept, "application/json"):
-	case strings.HasPrefix(accept, "application/x-ndjson"):
-		ndjson = true
-	default:
-		d.answerError(s, w, r, &v2Error{status: http.StatusNotAcceptable, detail: v2LogBadAccept})
-		return
-	}
-	if err := v2LogTryNumberCheck(req, "try_number"); err != nil {
+	ndjson, err := v2LogAccept(r) // checked by the row's dependency
+	if err != nil {
 		d.answerError(s, w, r, err)
 		return
 	}
@@ -275,11 +261,8 @@ func splitLogLines(text string) []string {
 }
 
 // v2GetExternalLogURL is get_external_log_url with Airflow's default task
-// log handler, which has no external link: 400 once the try number
-// checks.
+// log handler, which has no external link: 400 once the parameters check
+// (try_number a PositiveInt, the row's bound).
 func (s *server) v2GetExternalLogURL(req *apiRequest) (any, error) {
-	if err := v2TryNumberCheck(req, "try_number"); err != nil {
-		return nil, err
-	}
 	return nil, &v2Error{status: http.StatusBadRequest, detail: v2LogNoExternal}
 }

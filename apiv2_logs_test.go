@@ -46,3 +46,38 @@ func TestAPIv2_LogOfTryZero(t *testing.T) {
 		t.Errorf("ndjson skipped try 0 = %q, want %q", nd.body, want)
 	}
 }
+
+// TestAPIv2_LogParameterErrors: get_log's Accept header is a dependency,
+// solved (its 406 raised) before the parameters are validated; then the
+// path's errors come first in one 422 with the query's
+// (fastapi/dependencies/utils.py solve_dependencies).
+func TestAPIv2_LogParameterErrors(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	const log = "/api/v2/dags/tutorial/dagRuns/r1/taskInstances/print_date/logs/"
+	for _, c := range []struct {
+		v2Call
+		accept string
+	}{
+		{v2Call{name: "path and query", method: "GET", path: log + "-1?map_index=x&full_content=maybe", wantStatus: 422,
+			wantBody: `{"detail":[{"type":"greater_than_equal","loc":["path","try_number"],"msg":"Input should be greater than or equal to 0","input":"-1","ctx":{"ge":0}},` +
+				`{"type":"bool_parsing","loc":["query","full_content"],"msg":"Input should be a valid boolean, unable to interpret input","input":"maybe"},` +
+				`{"type":"int_parsing","loc":["query","map_index"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]}`}, ""},
+		{v2Call{name: "accept first", method: "GET", path: log + "-1?map_index=x", wantStatus: 406,
+			wantBody: `{"detail":"Only application/json or application/x-ndjson is supported"}`}, "text/html"},
+		{v2Call{name: "external url", method: "GET", path: "/api/v2/dags/tutorial/dagRuns/r1/taskInstances/print_date/externalLogUrl/0?map_index=x", wantStatus: 422,
+			wantBody: `{"detail":[{"type":"greater_than","loc":["path","try_number"],"msg":"Input should be greater than 0","input":"0","ctx":{"gt":0}},` +
+				`{"type":"int_parsing","loc":["query","map_index"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]}`}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var header []string
+			if c.accept != "" {
+				header = []string{"Accept", c.accept}
+			}
+			res := ts.do(t, c.method, c.path, "", header...)
+			if res.status != c.wantStatus || res.body != c.wantBody {
+				t.Errorf("%s %s = %d %s\nwant %d %s", c.method, c.path, res.status, res.body, c.wantStatus, c.wantBody)
+			}
+		})
+	}
+}
