@@ -197,9 +197,11 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 // task_instances_log_router: included after task_instances_router) ---
 func (s *server) v2LogRows(t *routeTable) {
 	const tis = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances"
-	t.add(http.MethodGet, tis+"/{task_id}/logs/{try_number}", s.v2GetLog, withQuery(v2LogParams...), withPathInts("try_number"))
+	// get_log's try_number is a NonNegativeInt (3.1 on), get_external_log_url's a PositiveInt.
+	t.add(http.MethodGet, tis+"/{task_id}/logs/{try_number}", s.v2GetLog, withQuery(v2LogParams...), withPathInts("try_number"),
+		withPathIntBound("try_number", 0, false), withDependency(v2LogAcceptCheck))
 	t.add(http.MethodGet, tis+"/{task_id}/externalLogUrl/{try_number}", s.dialV2.answer(s, s.v2GetExternalLogURL),
-		withQuery(qV2Int("map_index")), withPathInts("try_number"))
+		withQuery(qV2Int("map_index")), withPathInts("try_number"), withPathIntBound("try_number", 0, true))
 }
 
 // v2BackfillRoutes is the backfill block (core_api/routes/public/
