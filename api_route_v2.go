@@ -238,7 +238,7 @@ func (s *server) v2RunRoutes(t *routeTable) {
 		withQuery(qV2Strs("update_mask")), v2Body(v2RunPatchBody), withV2Action("patch_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamAssetEvents", d.answer(s, s.v2UpstreamAssetEvents))
 	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", d.answer(s, s.v2ClearDagRun), v2Body(v2RunClearBody), withV2Action("clear_dag_run"))
-	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2GetDagRuns), withQuery(v2RunListParams...))
+	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2GetDagRuns), withQuery(v2RunListParams...), withDependency(s.v2RunListTransforms))
 	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2TriggerDagRun), v2Body(v2TriggerBody), withV2ActionInWrite("trigger_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/wait", s.v2WaitDagRun,
 		withQuery(v1Param{name: "interval", kind: paramNumber, required: true}, qV2Strs("result")))
