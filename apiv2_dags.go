@@ -444,6 +444,17 @@ func v2OwnerLikes(owners []string) []*regexp.Regexp {
 	return out
 }
 
+// v2DagListTransforms runs get_dags' dag_run_state transform
+// (_transform_dag_run_states) as the dependency it is: it answers before
+// the query's validation errors (see v2RunListTransforms).
+func v2DagListTransforms(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	_, err := v2RunStates(pyQuery(r.URL.RawQuery)["dag_run_state"])
+	return err
+}
+
 // v2RunStates is _transform_dag_run_states: each value a DagRunState, or
 // Airflow's 422.
 func v2RunStates(vals []string) ([]RunState, error) {

@@ -298,6 +298,18 @@ func v2TIListParams(perRun bool) []v1Param {
 var v2TIOrderAttrs = []string{"id", "state", "duration", "start_date", "end_date", "map_index", "try_number",
 	"logical_date", "run_after", "data_interval_start", "data_interval_end", "rendered_map_index", "operator"}
 
+// v2TIListTransforms runs the task instance lists' state transform
+// (_transform_ti_states) as the dependency it is: it answers before the
+// query's validation errors and before the endpoint looks anything up
+// (see v2RunListTransforms).
+func v2TIListTransforms(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	_, err := v2TIStatesOf(pyQuery(r.URL.RawQuery)["state"])
+	return err
+}
+
 // v2TIStatesOf is _transform_ti_states: "no_status" and "none" are no
 // state; another name that is no state is Airflow's 422.
 func v2TIStatesOf(names []string) ([]TaskState, error) {

@@ -271,6 +271,15 @@ func TestAPIv2_TaskInstanceErrors(t *testing.T) {
 		{"list of a missing dag", "GET", "/dags/nodag/dagRuns/~/taskInstances", "", 404, "{\"detail\":\"The Dag with ID: `nodag` was not found\"}"},
 		{"list with a bad state", "GET", tis + "?state=exploded", "", 422,
 			`{"detail":"Invalid value for state. Valid values are removed, scheduled, queued, running, success, restarting, failed, up_for_retry, up_for_reschedule, upstream_failed, skipped, deferred"}`},
+		// _transform_ti_states raises inside its dependency, which FastAPI
+		// solves before it reports the query's errors and before the
+		// endpoint looks the DAG up.
+		{"list with a bad state and a bad limit", "GET", tis + "?limit=x&state=exploded", "", 422,
+			`{"detail":"Invalid value for state. Valid values are removed, scheduled, queued, running, success, restarting, failed, up_for_retry, up_for_reschedule, upstream_failed, skipped, deferred"}`},
+		{"list of a missing DAG with a bad state", "GET", "/dags/nodag/dagRuns/~/taskInstances?state=exploded", "", 422,
+			`{"detail":"Invalid value for state. Valid values are removed, scheduled, queued, running, success, restarting, failed, up_for_retry, up_for_reschedule, upstream_failed, skipped, deferred"}`},
+		{"mapped list with a bad state and a bad limit", "GET", "/dags/nodag/dagRuns/r1/taskInstances/t/listMapped?limit=x&state=exploded", "", 422,
+			`{"detail":"Invalid value for state. Valid values are removed, scheduled, queued, running, success, restarting, failed, up_for_retry, up_for_reschedule, upstream_failed, skipped, deferred"}`},
 		{"list ordered by an unknown attribute", "GET", tis + "?order_by=-nope", "", 400,
 			`{"detail":"Ordering with 'nope' is disallowed or the attribute does not exist on the model"}`},
 		{"list with a negative limit", "GET", tis + "?limit=-1", "", 422,
