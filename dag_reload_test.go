@@ -109,12 +109,12 @@ func (s *reloadSetup) pass(t *testing.T, d time.Duration, wantChanged bool) {
 	}
 }
 
-// active says whether the store has dagID with a definition; false also
-// when it has no row.
+// active says whether the store has dagID active (a definition, not
+// stale); false also when it has no row.
 func (s *reloadSetup) active(t *testing.T, dagID string) bool {
 	t.Helper()
 	row, err := s.ts.store.DagByID(dagID)
-	return err == nil && row.Def != nil
+	return err == nil && row.Active()
 }
 
 func (s *reloadSetup) importErrorFiles(t *testing.T) []string {
