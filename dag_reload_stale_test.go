@@ -102,6 +102,10 @@ func TestDAGReload_RemovedFileStaleKeepsDefinition(t *testing.T) {
 		{"GET", "/dags/beta/dagVersions", "", 200, field("total_entries", 1)},
 		{"GET", "/dags/beta/dagRuns", "", 200, field("total_entries", 1)},
 		{"GET", "/dags/beta/dagRuns/before/taskInstances", "", 200, field("total_entries", 1)},
+		// Both clears read the DagBag (task_instances.py
+		// post_clear_task_instances, dag_run.py clear_dag_run).
+		{"POST", "/dags/beta/clearTaskInstances", `{"dry_run": true, "only_failed": false}`, 200, field("total_entries", 1)},
+		{"POST", "/dags/beta/dagRuns/before/clear", `{"dry_run": true}`, 200, field("total_entries", 1)},
 		{"POST", "/dags/beta/dagRuns", `{"logical_date": null}`, 404, field("detail", "DAG with dag_id: 'beta' not found")},
 		// patch_dag reads the DagModel row, stale or not.
 		{"PATCH", "/dags/beta", `{"is_paused": true}`, 200, field("is_stale", true)},
