@@ -125,12 +125,14 @@ type DAGFolderChange struct {
 
 // ReloadDAGs applies a reload of the DAG folder: a definition read again
 // replaces the row's and keeps its paused flag and runs (a new DAG takes
-// is_paused_upon_creation; a stale one is not stale any more); a dropped
+// is_paused_upon_creation; a stale one is not stale any more), and is a
+// new DAG version when it differs from the latest; a dropped
 // DAG keeps its row and runs, as Airflow deactivates DagModel rows
 // (2.10.3 models/dag.py:4036-4062 deactivate_deleted_dags), without a
 // definition, or with KeepStale its definition marked stale. A row a DAG
 // loaded through /_airlite/dags holds is not the folder's to drop.
 func (s *Store) ReloadDAGs(ch DAGFolderChange) error {
+	now := s.clock()
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, d := range ch.Upsert {
 			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
@@ -139,6 +141,11 @@ func (s *Store) ReloadDAGs(ch DAGFolderChange) error {
 			}
 			if err := txn.Insert(tableDags, row); err != nil {
 				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+			// A definition that differs from the latest version is a
+			// new one, as at the start (LoadDAGs).
+			if err := recordVersionTxn(txn, d, now); err != nil {
+				return err
 			}
 		}
 		for _, id := range ch.Drop {
