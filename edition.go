@@ -348,9 +348,9 @@ type dagFileRules struct {
 	// keeps the serialized DAG and only sets DagModel.is_stale (3.2.1
 	// models/dag.py DagModel.deactivate_deleted_dags,
 	// dag_processing/collection.py _update_import_errors); the routes that
-	// read the DagBag answer it. Airflow 2.10.3 deletes the serialized DAG
-	// (models/serialized_dag.py:251-281 remove_deleted_dags) and sets is_active
-	// false: the definition goes.
+	// read the DagBag answer it. Airflow 2.10.3 deletes the serialized
+	// DAG (models/serialized_dag.py:251-281 remove_deleted_dags) and sets
+	// is_active false: the definition goes.
 	staleKeepsDefinition bool
 
 	// assetTimetable is how a DAG scheduled on assets shows its schedule

@@ -126,9 +126,9 @@ type DAGFolderChange struct {
 // ReloadDAGs applies a reload of the DAG folder: a definition read again
 // replaces the row's and keeps its paused flag and runs (a new DAG takes
 // is_paused_upon_creation; a stale one is not stale any more), and is a
-// new DAG version when it differs from the latest; a dropped
-// DAG keeps its row and runs, as Airflow deactivates DagModel rows
-// (2.10.3 models/dag.py:4036-4062 deactivate_deleted_dags), without a
+// new DAG version when it differs from the latest; a dropped DAG keeps
+// its row and runs, as Airflow deactivates DagModel rows (2.10.3
+// models/dag.py:4036-4062 deactivate_deleted_dags), without a
 // definition, or with KeepStale its definition marked stale. A row a DAG
 // loaded through /_airlite/dags holds is not the folder's to drop.
 func (s *Store) ReloadDAGs(ch DAGFolderChange) error {
@@ -210,9 +210,9 @@ func allDagRowsTxn(txn *memdb.Txn) ([]*DagRow, error) {
 
 // DagTags are the distinct tags of the DAGs' definitions, sorted, in a
 // slice no caller may change. A stale DAG's count: Airflow 3 keeps its
-// DagTag rows (routes/public/dag_tags.py reads them all). They are read from the DAG rows once per
-// change of the DAG table and remembered, so that a page of /dagTags
-// costs the tags, not the DAGs.
+// DagTag rows (routes/public/dag_tags.py reads them all). They are read
+// from the DAG rows once per change of the DAG table and remembered, so
+// that a page of /dagTags costs the tags, not the DAGs.
 func (s *Store) DagTags() ([]string, error) {
 	txn := s.read()
 	all, err := txn.Get(tableDags, indexID)
