@@ -584,8 +584,10 @@ func (s *server) V2GetDag(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, v2DagGetPhrases.phrase(err)
 	}
-	if d.Stale {
-		// The DagBag has no serialized DAG for it.
+	if d.Row.Def == nil {
+		// The DagBag has no serialized DAG for it; a stale DAG's is
+		// kept (common/dagbag.py get_latest_version_of_dag reads
+		// SerializedDagModel whatever DagModel.is_stale says).
 		return nil, v2NotFound(v2DagNotFoundFmt, d.Row.DagID)
 	}
 	return s.v2DagOf(d), nil
@@ -598,7 +600,7 @@ func (s *server) V2GetDagDetails(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, v2DagGetPhrases.phrase(err)
 	}
-	if d.Stale {
+	if d.Row.Def == nil {
 		return nil, v2NotFound(v2DagNotFoundFmt, dagID)
 	}
 	active := 0

@@ -342,6 +342,16 @@ type dagFileRules struct {
 	// dag_processing/collection.py _update_import_errors sets is_stale).
 	staleDAGAfter      time.Duration
 	staleOnImportError bool
+	// staleKeepsDefinition: a DAG the folder no longer gives (its file
+	// gone, broken, or defining it no more, once staleDAGAfter allows)
+	// keeps its definition, marked stale (DagRow.Stale), as Airflow 3
+	// keeps the serialized DAG and only sets DagModel.is_stale (3.2.1
+	// models/dag.py DagModel.deactivate_deleted_dags,
+	// dag_processing/collection.py _update_import_errors); the routes that
+	// read the DagBag answer it. Airflow 2.10.3 deletes the serialized
+	// DAG (models/serialized_dag.py:251-281 remove_deleted_dags) and sets
+	// is_active false: the definition goes.
+	staleKeepsDefinition bool
 
 	// assetTimetable is how a DAG scheduled on assets shows its schedule
 	// (summary and description of DatasetTriggeredTimetable, Airflow 2;
@@ -505,7 +515,8 @@ var (
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
 			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
-			staleDAGAfter: 50 * time.Second,
+			staleDAGAfter:        50 * time.Second,
+			staleKeepsDefinition: false,
 			// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
 			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
 		},
@@ -601,6 +612,7 @@ var (
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: true,
 			staleDAGAfter:           staleDAGsKept,
+			staleKeepsDefinition:    false,
 		},
 
 		templateRules: templateRules{
@@ -686,6 +698,7 @@ var (
 		r.pythonSurface = "3"
 		r.catchupByDefault = false
 		r.staleOnImportError = true
+		r.staleKeepsDefinition = true
 		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
 		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets", Type: "airflow.timetables.simple.AssetTriggeredTimetable"}
 		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).

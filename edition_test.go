@@ -139,6 +139,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"catchupByDefault":        r.catchupByDefault,
 			"staleDAGAfter":           r.staleDAGAfter,
 			"staleOnImportError":      r.staleOnImportError,
+			"staleKeepsDefinition":    r.staleKeepsDefinition,
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -260,8 +261,10 @@ func TestEditionRules_Table(t *testing.T) {
 		// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
 		"staleDAGAfter":      50 * time.Second,
 		"staleOnImportError": false,
-		"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-		"errorDate":          "2024-05-01 10:00:00.000123+00:00",
+		// 2.10.3 models/serialized_dag.py:251-281 remove_deleted_dags
+		"staleKeepsDefinition": false,
+		"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+		"errorDate":            "2024-05-01 10:00:00.000123+00:00",
 		"duplicate": []string{
 			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
 			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
@@ -373,10 +376,12 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
-			"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":          "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":          duplicates110,
-			"triggerMessage":     triggerMessages110,
+			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
+			"staleKeepsDefinition": false,
+			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":            duplicates110,
+			"triggerMessage":       triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -461,10 +466,12 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
-			"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":          "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":          duplicates110,
-			"triggerMessage":     triggerMessages110,
+			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
+			"staleKeepsDefinition": false,
+			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":            duplicates110,
+			"triggerMessage":       triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -550,6 +557,8 @@ func want3(want2 map[string]any) map[string]any {
 		"catchupByDefault": false,
 		// Airflow 3's dag_processing/collection.py _update_import_errors
 		"staleOnImportError": true,
+		// 3.2.1 models/dag.py DagModel.deactivate_deleted_dags: is_stale only
+		"staleKeepsDefinition": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
 		"runTypes":       []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
 		"triggerRunType": "manual",

@@ -111,6 +111,11 @@ type snapDag struct {
 	IsPaused  bool   `json:"is_paused"`
 	FileLoc   string `json:"fileloc"`
 	RootDagID string `json:"root_dag_id,omitempty"`
+	// Stale is DagRow.Stale, written only when set (edition 3), so that
+	// older files, and older airlites reading this one, need no new
+	// version. The definition it kept is not written: restored, the row
+	// has none, as any row whose file is gone.
+	Stale bool `json:"stale,omitempty"`
 }
 
 type snapRun struct {
@@ -421,9 +426,9 @@ func snapshotCodecs() []snapshotCodec {
 			check: checkCounter},
 		{table: tableDags, encode: func(obj any) any {
 			d := obj.(*DagRow)
-			return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID}
+			return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
 		}, decode: decodeInto(func(r *snapDag) any {
-			return &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID}
+			return &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale}
 		}), check: func(obj any) error { return checkRowKeys("dag_id", obj.(*DagRow).DagID) }},
 		{table: tablePools, encode: func(obj any) any {
 			p := obj.(*Pool)
