@@ -116,7 +116,95 @@ func (r *storeRestore) Insert(table string, obj any) error {
 	case *BackfillDagRun:
 		r.sawID(counterBackfillRunID, o.ID)
 	}
+	if err := heldAlreadyTxn(r.txn, obj); err != nil {
+		return err
+	}
 	return r.txn.Insert(table, obj)
+}
+
+// keyTwiceError is a restored row under a key that a row restored before
+// it holds.
+type keyTwiceError struct{ key string }
+
+func (e *keyTwiceError) Error() string { return e.key + " appears twice" }
+
+// heldAlreadyTxn is a keyTwiceError when a stored row holds obj's key,
+// in a table whose key is not a number the snapshot reader tracks (it
+// refuses run, pool, variable, connection, asset and backfill keys
+// twice itself). go-memdb refuses no duplicate: a second row under the
+// primary key takes the first one's place, and one under another unique
+// index hides the first from it, so a restore would lose a row without
+// a word. The lookups are the ones the store's writes of such rows make
+// before they insert (putXComTxn, appendTaskLogTxn, recordTryTxn,
+// SetFavorite, queueForTxn).
+func heldAlreadyTxn(txn *memdb.Txn, obj any) error {
+	switch o := obj.(type) {
+	case *counter:
+		return refuseHeldTxn(txn, tableCounters, indexID, obj, o.Name)
+	case *LineageRecord:
+		return refuseHeldTxn(txn, tableLineage, indexID, obj, o.DagID, o.RunID, o.TaskID, mapIndexArg(o.MapIndex))
+	case *TaskLog:
+		return refuseHeldTxn(txn, tableTaskLogs, indexID, obj, o.DagID, o.RunID, o.TaskID, mapIndexArg(o.MapIndex))
+	case *TaskInstanceHistory:
+		return refuseHeldTxn(txn, tableTryHistory, indexID, obj, o.DagID, o.RunID, o.TaskID, mapIndexArg(o.MapIndex))
+	case *XComEntry:
+		return refuseHeldTxn(txn, tableXComs, indexID, obj, o.DagID, o.RunID, o.TaskID, o.Key, o.MapIndex)
+	case *DagVersion:
+		if err := refuseHeldTxn(txn, tableDagVersions, indexID, obj, o.DagID, o.Number); err != nil {
+			return err
+		}
+		return refuseHeldTxn(txn, tableDagVersions, indexVersionUUID, obj, o.ID)
+	case *DagFavorite:
+		return refuseHeldTxn(txn, tableDagFavorites, indexID, obj, o.DagID, o.UserID)
+	case *AssetQueueEntry:
+		return refuseHeldTxn(txn, tableAssetQueue, indexID, obj, assetQueueKey(o.DagID, o.AssetID))
+	case *ConsumedEvents:
+		return refuseHeldTxn(txn, tableConsumedEvents, indexID, obj, o.RunRowID)
+	}
+	return nil
+}
+
+// refuseHeldTxn is heldAlreadyTxn's lookup of obj's key args in index.
+func refuseHeldTxn(txn *memdb.Txn, table, index string, obj any, args ...any) error {
+	raw, err := txn.First(table, index, args...)
+	if err != nil {
+		return fmt.Errorf("look up %s: %w", restoredKey(obj, index), err)
+	}
+	if raw != nil {
+		return &keyTwiceError{restoredKey(obj, index)}
+	}
+	return nil
+}
+
+// restoredKey names obj's key in index, for heldAlreadyTxn's errors.
+func restoredKey(obj any, index string) string {
+	ti := func(dagID, runID, taskID string, mapIndex int) string {
+		return fmt.Sprintf("task instance %s of run %s of DAG %s (map_index %d)", taskID, runID, dagID, mapIndex)
+	}
+	switch o := obj.(type) {
+	case *counter:
+		return fmt.Sprintf("counter %q", o.Name)
+	case *LineageRecord:
+		return ti(o.DagID, o.RunID, o.TaskID, o.MapIndex)
+	case *TaskLog:
+		return ti(o.DagID, o.RunID, o.TaskID, o.MapIndex)
+	case *TaskInstanceHistory:
+		return ti(o.DagID, o.RunID, o.TaskID, o.MapIndex)
+	case *XComEntry:
+		return fmt.Sprintf("key %q of %s", o.Key, ti(o.DagID, o.RunID, o.TaskID, o.MapIndex))
+	case *DagVersion:
+		if index == indexVersionUUID {
+			return fmt.Sprintf("id %q", o.ID)
+		}
+		return fmt.Sprintf("version %d of DAG %q", o.Number, o.DagID)
+	case *DagFavorite:
+		return fmt.Sprintf("DAG %q as a favorite of user %q", o.DagID, o.UserID)
+	case *AssetQueueEntry:
+		return fmt.Sprintf("asset %d queued for DAG %q", o.AssetID, o.DagID)
+	case *ConsumedEvents:
+		return fmt.Sprintf("dag_run_id %d", o.RunRowID)
+	}
+	return fmt.Sprintf("%T's key", obj)
 }
 
 // sawID remembers id as restored under counter.

@@ -245,6 +245,10 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 				break
 			}
 			if err := restore.Insert(batch.table, obj); err != nil {
+				if twice := (*keyTwiceError)(nil); errors.As(err, &twice) {
+					fail(badSnapshot(path, nil, "invalid row %d of table %s: %v", row, batch.table, twice))
+					break
+				}
 				fail(badSnapshot(path, err, "row %d of table %s does not fit", row, batch.table))
 				break
 			}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// snapTwoOfEach writes a valid snapshot in which each table keyed by
+// something other than a number from a counter (lineage, captured
+// output, earlier tries, XCom, DAG versions, favorites, the asset queue,
+// consumed events, counters) has at least two rows, and returns its
+// bytes.
+func snapTwoOfEach(t *testing.T) []byte {
+	t.Helper()
+	dags, err := loadEmbeddedDAGs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := storeWith(t, dags)
+	api := fuzzAPI(store, edition2)
+	for _, date := range []string{"2024-01-01", "2024-01-02"} {
+		if _, err := api.TriggerDAG("example_bash_operator", []byte(`{"execution_date": "`+date+`T00:00:00+00:00"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.EnsureAssets([]assetRef{{Name: "a", URI: "s3://a"}, {Name: "b", URI: "s3://b"}}, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := store.AddAssetEvent(AssetEvent{AssetID: 1, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: snapNow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := store.RunsOfDag("example_bash_operator", "")
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %v (%v), want two", runs, err)
+	}
+	err = store.update(func(txn *memdb.Txn) error {
+		tis, err := taskInstancesOfRunTxn(txn, runs[0].DagID, runs[0].RunID)
+		if err != nil {
+			return err
+		}
+		for _, ti := range tis[:2] {
+			key := tiKey{ti.DagID, ti.RunID, ti.TaskID, ti.MapIndex}
+			if err := txn.Insert(tableLineage, &LineageRecord{DagID: ti.DagID, RunID: ti.RunID, TaskID: ti.TaskID, MapIndex: ti.MapIndex,
+				Inlets: json.RawMessage(`[]`)}); err != nil {
+				return err
+			}
+			if err := appendTaskLogTxn(txn, key, TryLog{Try: 1, Output: "out\n"}); err != nil {
+				return err
+			}
+			try := *ti
+			try.State, try.TryNumber, try.EndDate = TaskFailed, 1, &snapNow
+			if err := recordTryTxn(txn, &try, snapNow); err != nil {
+				return err
+			}
+			if err := store.putXComTxn(txn, &XComEntry{DagID: ti.DagID, RunID: ti.RunID, TaskID: ti.TaskID, RunRowID: runs[0].ID,
+				MapIndex: ti.MapIndex, Key: xcomReturnKey, Value: json.RawMessage(`1`), Timestamp: snapNow}); err != nil {
+				return err
+			}
+		}
+		for _, obj := range []struct {
+			table string
+			row   any
+		}{
+			{tableDagFavorites, &DagFavorite{DagID: "example_bash_operator", UserID: "u1"}},
+			{tableDagFavorites, &DagFavorite{DagID: "example_bash_operator", UserID: "u2"}},
+			{tableAssetQueue, &AssetQueueEntry{AssetID: 1, DagID: "example_bash_operator", CreatedAt: snapNow}},
+			{tableAssetQueue, &AssetQueueEntry{AssetID: 2, DagID: "example_bash_operator", CreatedAt: snapNow}},
+			{tableConsumedEvents, &ConsumedEvents{RunRowID: runs[0].ID, DagID: runs[0].DagID, EventIDs: []int64{1}}},
+			{tableConsumedEvents, &ConsumedEvents{RunRowID: runs[1].ID, DagID: runs[1].DagID, EventIDs: []int64{2}}},
+		} {
+			if err := txn.Insert(obj.table, obj.row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(store, path, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// snapRestoreForged writes data to a file and restores it.
+func snapRestoreForged(t *testing.T, data []byte) (*Store, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, _, err := restoreSnapshot(t.Context(), path)
+	return store, err
+}
+
+// A snapshot whose table holds one key twice is refused, naming the
+// table, the row and the key: go-memdb puts a second row under a primary
+// key in the first one's place (and one under another unique index hides
+// the first from it), so the restore lost a row without a word. These
+// are the tables keyed by names, task instances and runs; the tables
+// numbered by counters are TestSnapshot_RestoreValidatesEveryRow's and
+// TestSnapshot_RestoreRefusesAssetAndBackfillKeysTwice's.
+func TestSnapshot_RestoreRefusesKeysTwice(t *testing.T) {
+	t.Parallel()
+	good := snapTwoOfEach(t)
+	if _, err := snapRestoreForged(t, good); err != nil {
+		t.Fatalf("the unforged snapshot does not restore: %v", err)
+	}
+	lines := bytes.SplitAfter(good, []byte("\n"))
+	// sameAs returns an edit of a table's second row that gives it the
+	// first row's values of keys.
+	sameAs := func(table string, keys ...string) func(map[string]any) {
+		first, _ := snapRowLines(t, lines, table)
+		row1 := snapDecodeRow(t, lines[first])
+		return func(row map[string]any) {
+			for _, k := range keys {
+				row[k] = row1[k]
+			}
+			// An earlier try names its row's task instance.
+			if tries, ok := row["tries"].([]any); ok && table == tableTryHistory {
+				for _, try := range tries {
+					for _, k := range keys {
+						try.(map[string]any)[k] = row1[k]
+					}
+				}
+			}
+		}
+	}
+	row1 := func(table string) map[string]any {
+		first, _ := snapRowLines(t, lines, table)
+		return snapDecodeRow(t, lines[first])
+	}
+	tiKeyOf := func(table string) string {
+		r := row1(table)
+		mapIndex := any(-1)
+		if n, ok := r["map_index"].(json.Number); ok {
+			mapIndex = n
+		}
+		return fmt.Sprintf("task instance %s of run %s of DAG %s (map_index %v)", r["task_id"], r["run_id"], r["dag_id"], mapIndex)
+	}
+	tiKeys := []string{"dag_id", "run_id", "task_id", "map_index"}
+	cases := []struct {
+		name  string
+		table string
+		edit  func(map[string]any)
+		want  string
+	}{
+		{"counter name twice", tableCounters, sameAs(tableCounters, "name"), fmt.Sprintf("counter %q appears twice", row1(tableCounters)["name"])},
+		{"lineage of one task instance twice", tableLineage, sameAs(tableLineage, tiKeys...), tiKeyOf(tableLineage) + " appears twice"},
+		{"captured output of one task instance twice", tableTaskLogs, sameAs(tableTaskLogs, tiKeys...), tiKeyOf(tableTaskLogs) + " appears twice"},
+		{"earlier tries of one task instance twice", tableTryHistory, sameAs(tableTryHistory, tiKeys...), tiKeyOf(tableTryHistory) + " appears twice"},
+		{"xcom key twice", tableXComs, sameAs(tableXComs, "dag_id", "run_id", "dag_run_id", "task_id", "map_index", "key"),
+			fmt.Sprintf("key %q of %s appears twice", row1(tableXComs)["key"], tiKeyOf(tableXComs))},
+		{"dag version number twice", tableDagVersions, sameAs(tableDagVersions, "dag_id", "version_number"),
+			fmt.Sprintf("version %s of DAG %q appears twice", row1(tableDagVersions)["version_number"], row1(tableDagVersions)["dag_id"])},
+		{"dag version id twice", tableDagVersions, sameAs(tableDagVersions, "id"), fmt.Sprintf("id %q appears twice", row1(tableDagVersions)["id"])},
+		{"favorite twice", tableDagFavorites, sameAs(tableDagFavorites, "dag_id", "user_id"),
+			fmt.Sprintf("DAG %q as a favorite of user %q appears twice", row1(tableDagFavorites)["dag_id"], row1(tableDagFavorites)["user_id"])},
+		{"queued asset event twice", tableAssetQueue, sameAs(tableAssetQueue, "asset_id", "target_dag_id"),
+			fmt.Sprintf("asset %s queued for DAG %q appears twice", row1(tableAssetQueue)["asset_id"], row1(tableAssetQueue)["target_dag_id"])},
+		{"consumed events of one run twice", tableConsumedEvents, sameAs(tableConsumedEvents, "dag_run_id"),
+			fmt.Sprintf("dag_run_id %s appears twice", row1(tableConsumedEvents)["dag_run_id"])},
+	}
+	second := func(n int, _ map[string]any) bool { return n == 2 }
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forged, n := snapForge(t, good, tc.table, second, tc.edit)
+			store, err := snapRestoreForged(t, forged)
+			if !errors.Is(err, errSnapshotUnreadable) {
+				rows := 0
+				if store != nil {
+					_ = store.Snapshot().Rows(tc.table, func(any) error { rows++; return nil })
+				}
+				t.Fatalf("restore = %v, want errSnapshotUnreadable (%d rows of %s restored)", err, rows, tc.table)
+			}
+			for _, want := range []string{fmt.Sprintf("invalid row %d of table %s", n, tc.table), tc.want} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
