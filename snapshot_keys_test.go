@@ -198,3 +198,52 @@ func TestSnapshot_RestoreRefusesKeysTwice(t *testing.T) {
 		})
 	}
 }
+
+// A task has either its one task instance (map_index -1) or the
+// instances it expanded into (0 on), as Airflow's expand_mapped_task
+// turns the one into index 0. A snapshot holding both is refused: the
+// restore dropped the -1 row when an expanded one followed it, and kept
+// both when the expanded one came first.
+func TestSnapshot_RestoreRefusesUnmappedAndExpandedTaskInstances(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	ts.trigger(t, "example_bash_operator", `{"run_id": "both", "execution_date": "2024-05-01T00:00:00+00:00"}`)
+	_, good, row1 := snapFirstTaskRow(t, ts.store)
+	lines := bytes.SplitAfter(good, []byte("\n"))
+	first, _ := snapRowLines(t, lines, tableTasks)
+	row2 := snapDecodeRow(t, lines[first+1])
+	if row2["run_id"] != row1["run_id"] || row2["task_id"] == row1["task_id"] {
+		t.Fatalf("the first two task rows %v and %v are not two tasks of one run", row1, row2)
+	}
+	expanded := func(taskID any) func(map[string]any) {
+		return func(row map[string]any) { row["task_id"], row["map_index"] = taskID, 0 }
+	}
+	for _, tc := range []struct {
+		name   string
+		row    int // the row made an expanded instance of the other's task
+		taskID any
+	}{
+		{"the unmapped one first", 2, row1["task_id"]},
+		{"an expanded one first", 1, row2["task_id"]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forged, _ := snapForge(t, good, tableTasks, func(n int, _ map[string]any) bool { return n == tc.row }, expanded(tc.taskID))
+			store, err := snapRestoreForged(t, forged)
+			if !errors.Is(err, errSnapshotUnreadable) {
+				var tis []string
+				if store != nil {
+					all, _ := store.TaskInstancesOfRun("example_bash_operator", "both")
+					for _, ti := range all {
+						tis = append(tis, fmt.Sprintf("%s[%d]", ti.TaskID, ti.MapIndex))
+					}
+				}
+				t.Fatalf("restore = %v, want errSnapshotUnreadable (task instances restored: %v)", err, tis)
+			}
+			want := fmt.Sprintf("task %s of run both of DAG example_bash_operator has a task instance of map_index -1 and expanded ones", tc.taskID)
+			if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "of table "+tableTasks) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		})
+	}
+}
