@@ -247,3 +247,48 @@ func TestSnapshot_RestoreRefusesUnmappedAndExpandedTaskInstances(t *testing.T) {
 		})
 	}
 }
+
+// A version 6 row's nested instances become task instances of their own
+// (TestSnapshot_Version6MappedInstancesBecomeRows), so each is checked as
+// one: a negative map_index, a state that is none, a negative try, or one
+// map_index twice is refused, naming the instance.
+func TestSnapshot_Version6MappedInstancesChecked(t *testing.T) {
+	t.Parallel()
+	v6 := func(mapped string) []byte {
+		return sealSnapshot(3, 3,
+			`{"format":"airlite-snapshot","version":6,"index":7,"created_at":"2024-05-01T10:00:00Z","airlite_version":"old","tables":["dags","dag_runs","task_instances"]}`,
+			`{"table":"dags","rows":1}`,
+			`{"dag_id":"d","is_paused":false,"fileloc":"d.yaml"}`,
+			`{"table":"dag_runs","rows":1}`,
+			`{"id":1,"dag_id":"d","run_id":"r","execution_date":"2024-01-02T00:00:00Z","state":"failed","conf":null,"start_date":null,"end_date":null,"queued_at":null,"external_trigger":true,"run_type":"manual"}`,
+			`{"table":"task_instances","rows":1}`,
+			`{"dag_id":"d","run_id":"r","task_id":"m","execution_date":"2024-01-02T00:00:00Z","state":"failed","try_number":1,"max_tries":1,`+
+				`"start_date":null,"end_date":null,"duration":null,"queued_dttm":null,"pool":"default_pool","pool_slots":1,"queue":"default",`+
+				`"priority_weight":1,"operator":"PythonOperator","hostname":"h","unixname":"u","pid":null,"updated_at":null,"next_retry_at":null,`+
+				`"mapped":[`+mapped+`]}`,
+		)
+	}
+	instance := func(mapIndex int, state string, try int) string {
+		return fmt.Sprintf(`{"map_index":%d,"state":%q,"try_number":%d,"start_date":null,"end_date":null,"duration":null,"rendered_map_index":null}`,
+			mapIndex, state, try)
+	}
+	if _, err := snapRestoreForged(t, v6(instance(0, "success", 1)+","+instance(1, "failed", 2))); err != nil {
+		t.Fatalf("a valid version 6 file: %v", err)
+	}
+	for _, tc := range []struct {
+		name, mapped, want string
+	}{
+		{"map_index -1", instance(0, "success", 1) + "," + instance(-1, "success", 1), "invalid row 1 of table task_instances: mapped instance 2: map_index -1 is negative"},
+		{"no state", instance(0, "exploded", 1), `invalid row 1 of table task_instances: mapped instance 1: state "exploded"`},
+		{"negative try", instance(0, "success", -1), "mapped instance 1: try_number -1 is negative"},
+		{"map_index twice", instance(0, "success", 1) + "," + instance(0, "failed", 1), "task instance m of run r of DAG d (map_index 0) appears twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := snapRestoreForged(t, v6(tc.mapped))
+			if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("restore = %v, want errSnapshotUnreadable saying %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -162,7 +162,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		hist := rows[tableTryHistory][i].(*TaskInstanceHistory)
 		hist.DagID, hist.RunID = run.DagID, run.RunID
 		for j, try := range hist.Tries {
-			try.DagID, try.RunID, try.TaskID = hist.DagID, hist.RunID, hist.TaskID
+			try.DagID, try.RunID, try.TaskID, try.MapIndex = hist.DagID, hist.RunID, hist.TaskID, hist.MapIndex
 			try.State = []TaskState{TaskFailed, TaskSuccess}[j]
 			try.TryNumber += j * 1000
 			try.ProcIdentity, try.NextRetryAt, try.Note = "", nil, nil
