@@ -292,3 +292,33 @@ func TestSnapshot_Version6MappedInstancesChecked(t *testing.T) {
 		})
 	}
 }
+
+// A row that goes with its parent when the parent goes (a run's consumed
+// asset events, as dagrun_asset_event cascades from dag_run; a backfill's
+// run links, which deleteBackfillsOfTxn removes with it) names a parent
+// the snapshot holds, as a task instance names a run of the file: the
+// restore refuses one naming none, which no write leaves behind.
+func TestSnapshot_RestoreRefusesRowsOfNoParent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		data  func(*testing.T) []byte
+		table string
+		edit  func(map[string]any)
+		want  string
+	}{
+		{"consumed events of no run", snapTwoOfEach, tableConsumedEvents, set("dag_run_id", 999999),
+			"invalid row 1 of table dagrun_asset_event: no run with id 999999 in table dag_runs before it"},
+		{"run link of no backfill", snapAssetsAndBackfills, tableBackfillRuns, set("backfill_id", 99),
+			"invalid row 1 of table backfill_dag_runs: no backfill with id 99 in table backfills before it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forged, _ := snapForge(t, tc.data(t), tc.table, nil, tc.edit)
+			_, err := snapRestoreForged(t, forged)
+			if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("restore = %v, want errSnapshotUnreadable saying %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -131,6 +131,16 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 		rowIDs[table][id] = row
 		return false
 	}
+	// refuseNoParent refuses a row that goes with the parent it names by
+	// id when the parent goes, where the file holds no such parent in an
+	// earlier table, as runOf refuses a row of no run.
+	refuseNoParent := func(table, parents, what string, id int64, row int) bool {
+		if _, ok := rowIDs[parents][id]; !ok {
+			fail(badSnapshot(path, nil, "invalid row %d of table %s: no %s with id %d in table %s before it", row, table, what, id, parents))
+			return true
+		}
+		return false
+	}
 	rowKeys := map[string]map[[2]string]int{tableDags: {}, tableDagRuns: {}, tablePools: {}, tableVariables: {}, tableConns: {},
 		tableAssets: {}, tableAssetAliases: {}}
 	// refuseKeyTwice is refuseDuplicate for a row's natural key (one or
@@ -229,7 +239,9 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 			case *Backfill:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *BackfillDagRun:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseNoParent(batch.table, tableBackfills, "backfill", o.BackfillID, row)
+			case *ConsumedEvents:
+				refuseNoParent(batch.table, tableDagRuns, "run", o.RunRowID, row)
 			case *XComEntry:
 				// runOf found the run; the entry must name its id too.
 				run, err := restore.Run(o.DagID, o.RunID)

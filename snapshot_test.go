@@ -177,6 +177,9 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		rows[tableAssetEvents][i].(*AssetEvent).Extra = json.RawMessage(fmt.Sprintf(`{"e":%d}`, i))
 		rows[tableDagVersions][i].(*DagVersion).Number = int64(i + 1)
 		rows[tableBackfills][i].(*Backfill).ReprocessBehavior = reprocessBehaviors[i]
+		// Run links of a backfill, consumed events of a run of the file.
+		rows[tableBackfillRuns][i].(*BackfillDagRun).BackfillID = rows[tableBackfills][i].(*Backfill).ID
+		rows[tableConsumedEvents][i].(*ConsumedEvents).RunRowID = run.ID
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {
