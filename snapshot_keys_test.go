@@ -13,14 +13,14 @@ import (
 	memdb "github.com/hashicorp/go-memdb"
 )
 
-// snapTwoOfEach writes a valid snapshot in which each table keyed by
-// something other than a number from a counter (lineage, captured
-// output, earlier tries, XCom, DAG versions, favorites, the asset queue,
-// consumed events, counters) has at least two rows, and returns its
-// bytes.
-func snapTwoOfEach(t *testing.T) []byte {
+// snapTwoOfEach writes a valid snapshot in which every table has at
+// least two rows (the tables keyed by something other than a number from
+// a counter too: lineage, captured output, earlier tries, XCom, DAG
+// versions, favorites, the asset queue, consumed events, counters), and
+// returns its bytes. FuzzRestoreSnapshot starts from it.
+func snapTwoOfEach(t testing.TB) []byte {
 	t.Helper()
-	dags, err := loadEmbeddedDAGs()
+	dags, err := fuzzDAGs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +36,30 @@ func snapTwoOfEach(t *testing.T) []byte {
 	}
 	for range 2 {
 		if _, err := store.AddAssetEvent(AssetEvent{AssetID: 1, Extra: json.RawMessage(`{}`), SourceMapIndex: -1, Timestamp: snapNow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.EnsureAssetAliases([]aliasRef{{Name: "x"}, {Name: "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		createDoneBackfill(t, store)
+	}
+	if _, err := store.UpsertPool("etl", 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"v1", "v2"} {
+		if _, err := store.SetVariable(key, `{"v": 1}`, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []Connection{{ConnID: "c1", ConnType: "http"}, {ConnID: "c2", ConnType: "postgres"}} {
+		if _, err := store.CreateConnection(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, event := range []string{"trigger", "running"} {
+		if err := store.AppendEventLog(EventLog{When: snapNow, Event: event, DagID: "example_bash_operator"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -302,7 +326,7 @@ func TestSnapshot_RestoreRefusesRowsOfNoParent(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		data  func(*testing.T) []byte
+		data  func(testing.TB) []byte
 		table string
 		edit  func(map[string]any)
 		want  string

@@ -520,7 +520,7 @@ func TestSnapshot_EventLogRestore(t *testing.T) {
 // snapAssetsAndBackfills writes a snapshot holding two assets, two
 // events of the first, two aliases and two backfills of one date each
 // (so two run links), every id 1 and 2, and returns its bytes.
-func snapAssetsAndBackfills(t *testing.T) []byte {
+func snapAssetsAndBackfills(t testing.TB) []byte {
 	t.Helper()
 	dags, err := loadEmbeddedDAGs()
 	if err != nil {
@@ -554,7 +554,7 @@ func snapAssetsAndBackfills(t *testing.T) []byte {
 
 // createDoneBackfill stores a completed backfill of example_bash_operator
 // with one date, whose run already exists (a link with no run).
-func createDoneBackfill(t *testing.T, store *Store) *Backfill {
+func createDoneBackfill(t testing.TB, store *Store) *Backfill {
 	t.Helper()
 	b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
 		MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow, CompletedAt: &snapNow}
