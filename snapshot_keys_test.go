@@ -346,3 +346,34 @@ func TestSnapshot_RestoreRefusesRowsOfNoParent(t *testing.T) {
 		})
 	}
 }
+
+// Ids counted by a counter end at 2^53 in every table (maxRowID): the
+// restore raises the counter to the highest id restored, and a counter
+// past 2^53 makes the next snapshot unreadable, so that airlite would
+// refuse its own file at the next start. FuzzRestoreSnapshotEdits found
+// backfills and their run links taking any id from 1.
+func TestSnapshot_RestoreRefusesIDsPast2To53(t *testing.T) {
+	t.Parallel()
+	good := snapAssetsAndBackfills(t)
+	past := json.Number("9007199254740993")
+	for _, tc := range []struct {
+		table, field string
+	}{
+		{tableAssets, "id"}, {tableAssetEvents, "id"}, {tableAssetAliases, "id"}, {tableBackfills, "id"},
+		{tableBackfillRuns, "id"}, {tableBackfillRuns, "backfill_id"},
+	} {
+		t.Run(tc.table+" "+tc.field, func(t *testing.T) {
+			t.Parallel()
+			forged, n := snapForge(t, good, tc.table, nil, set(tc.field, past))
+			if tc.table == tableBackfills {
+				// Its run link follows it, so that the backfill is the row to blame.
+				forged, _ = snapForge(t, forged, tableBackfillRuns, nil, set("backfill_id", past))
+			}
+			_, err := snapRestoreForged(t, forged)
+			want := fmt.Sprintf("invalid row %d of table %s: %s %s is outside 1 to 9007199254740992", n, tc.table, tc.field, past)
+			if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), want) {
+				t.Errorf("restore = %v, want errSnapshotUnreadable saying %q", err, want)
+			}
+		})
+	}
+}
