@@ -670,7 +670,7 @@ func checkDagVersion(obj any) error {
 	if v.Number < 1 {
 		return fmt.Errorf("version_number %d is not positive", v.Number)
 	}
-	return nil
+	return checkDates(namedDate{"created_at", &v.CreatedAt})
 }
 
 // taskRecord is a task instance as the file holds it.

@@ -78,7 +78,8 @@ func checkBackfill(obj any) error {
 	if b.DagRunConf != nil && !json.Valid(b.DagRunConf) {
 		return fmt.Errorf("backfill %d: dag_run_conf is not JSON", b.ID)
 	}
-	return nil
+	return checkDates(namedDate{"from_date", &b.FromDate}, namedDate{"to_date", &b.ToDate}, namedDate{"created_at", &b.CreatedAt},
+		namedDate{"updated_at", &b.UpdatedAt}, namedDate{"completed_at", b.CompletedAt})
 }
 
 // checkBackfillDagRun refuses a link airlite could not have written.
@@ -96,5 +97,5 @@ func checkBackfillDagRun(obj any) error {
 	if l.SortOrdinal < 1 {
 		return fmt.Errorf("sort_ordinal %d is below 1", l.SortOrdinal)
 	}
-	return nil
+	return checkDates(namedDate{"logical_date", &l.LogicalDate})
 }

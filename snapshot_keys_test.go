@@ -377,3 +377,39 @@ func TestSnapshot_RestoreRefusesIDsPast2To53(t *testing.T) {
 		})
 	}
 }
+
+// Every date a snapshot holds is in years 1 to 9999 (Python's datetime),
+// counted in UTC: the writer encodes dates in UTC and refuses a year past
+// 9999, so a restored date past it made every later snapshot fail to
+// write. FuzzRestoreSnapshotEdits found a backfill's from_date at
+// 9999-12-31T23:59:59-01:00.
+func TestSnapshot_RestoreRefusesDatesOutOfRange(t *testing.T) {
+	t.Parallel()
+	good := snapTwoOfEach(t)
+	const past = "9999-12-31T23:59:59-01:00"
+	for _, tc := range []struct {
+		table, field, value, want string
+	}{
+		{tableBackfills, "from_date", past, "from_date 9999-12-31T23:59:59-01:00 is in year 10000, outside 1 to 9999"},
+		{tableBackfills, "to_date", past, "to_date 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableBackfills, "created_at", past, "created_at 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableBackfills, "updated_at", past, "updated_at 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableBackfills, "completed_at", past, "completed_at 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableBackfillRuns, "logical_date", past, "logical_date 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableAssetEvents, "timestamp", past, "timestamp 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableAssetQueue, "created_at", past, "created_at 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableDagVersions, "created_at", past, "created_at 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableAssets, "created_at", past, "created_at 9999-12-31T23:59:59-01:00 is in year 10000"},
+		{tableAssets, "updated_at", past, "updated_at 9999-12-31T23:59:59-01:00 is in year 10000"},
+	} {
+		t.Run(tc.table+" "+tc.field, func(t *testing.T) {
+			t.Parallel()
+			forged, n := snapForge(t, good, tc.table, nil, set(tc.field, tc.value))
+			_, err := snapRestoreForged(t, forged)
+			want := fmt.Sprintf("invalid row %d of table %s: %s", n, tc.table, tc.want)
+			if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), want) {
+				t.Errorf("restore = %v, want errSnapshotUnreadable saying %q", err, want)
+			}
+		})
+	}
+}
