@@ -859,6 +859,11 @@ func checkRun(obj any) error {
 	if err := checkRowKeys("dag_id", r.DagID, "run_id", r.RunID); err != nil {
 		return err
 	}
+	// Runs are keyed by each id and a NUL (stringPairIndex): a NUL in
+	// the dag_id would make another run's key. DAG ids hold none (checkID).
+	if strings.IndexByte(r.DagID, 0) >= 0 {
+		return fmt.Errorf("dag_id %q holds a NUL", r.DagID)
+	}
 	if !r.State.Known() {
 		return fmt.Errorf("state %q is not a run state", r.State)
 	}

@@ -413,3 +413,63 @@ func TestSnapshot_RestoreRefusesDatesOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// Keys of two strings are indexed as each string and a NUL, so that
+// (dag_id "d\x00r", run_id "s") is (dag_id "d", run_id "r\x00s") to
+// go-memdb: the second run took the first one's place, and a task
+// instance of the one went into the other's row. A DAG id holds
+// letters, digits, dashes, dots and underscores only (checkID), so a
+// restore refuses a NUL in a run's dag_id (a run_id may hold one: the
+// 1.10 editions take any run_id), and a row of a run whose run the
+// lookup finds under another key.
+func TestSnapshot_RestoreRefusesNULInDagIDs(t *testing.T) {
+	t.Parallel()
+	str := func(s string) string { return string(must(json.Marshal(s))) } // "\u0000", where %q writes "\x00"
+	run := func(id int, dagID, runID, date string) string {
+		return fmt.Sprintf(`{"id":%d,"dag_id":%s,"run_id":%s,"execution_date":%q,"state":"success","conf":null,"start_date":null,"end_date":null,"queued_at":null,"external_trigger":true,"run_type":"manual"}`,
+			id, str(dagID), str(runID), date)
+	}
+	ti := fmt.Sprintf(`{"dag_id":%s,"run_id":"s","task_id":"t","execution_date":"2024-01-02T00:00:00Z","state":"success","try_number":1,"max_tries":1,`+
+		`"start_date":null,"end_date":null,"duration":null,"queued_dttm":null,"pool":"default_pool","pool_slots":1,"queue":"default",`+
+		`"priority_weight":1,"operator":"BashOperator","hostname":"h","unixname":"u","pid":null,"updated_at":null,"next_retry_at":null}`, str("d\x00r"))
+	header := `{"format":"airlite-snapshot","version":8,"index":7,"created_at":"2024-05-01T10:00:00Z","airlite_version":"old","tables":["dags","dag_runs","task_instances"]}`
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"two runs under one key", sealSnapshot(2, 3, header, `{"table":"dags","rows":1}`, `{"dag_id":"d","is_paused":false,"fileloc":"d.yaml"}`,
+			`{"table":"dag_runs","rows":2}`, run(1, "d", "r\x00s", "2024-01-01T00:00:00Z"), run(2, "d\x00r", "s", "2024-01-02T00:00:00Z")),
+			`invalid row 2 of table dag_runs: dag_id "d\x00r" holds a NUL`},
+		{"a task instance in another run's row", sealSnapshot(3, 3, header, `{"table":"dags","rows":1}`, `{"dag_id":"d","is_paused":false,"fileloc":"d.yaml"}`,
+			`{"table":"dag_runs","rows":1}`, run(1, "d", "r\x00s", "2024-01-01T00:00:00Z"), `{"table":"task_instances","rows":1}`, ti),
+			"invalid row 1 of table task_instances: no run s of DAG d\x00r in table dag_runs before it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store, err := snapRestoreForged(t, tc.file)
+			if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), tc.want) {
+				var kept []string
+				if store != nil {
+					_ = store.Snapshot().Rows(tableDagRuns, func(obj any) error {
+						kept = append(kept, fmt.Sprintf("%q/%q", obj.(*DagRun).DagID, obj.(*DagRun).RunID))
+						return nil
+					})
+					tis, _ := store.TaskInstancesOfRun("d", "r\x00s")
+					for _, ti := range tis {
+						kept = append(kept, fmt.Sprintf("TI %q of %q/%q", ti.TaskID, ti.DagID, ti.RunID))
+					}
+				}
+				t.Errorf("restore = %v (kept %v), want errSnapshotUnreadable saying %q", err, kept, tc.want)
+			}
+		})
+	}
+}
+
+// must is v, or a panic when err is set (test data that cannot fail).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

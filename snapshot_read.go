@@ -175,7 +175,11 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 				if dagID == lastDag && runID == lastRun {
 					continue
 				}
-				if _, err := restore.Run(dagID, runID); err != nil {
+				run, err := restore.Run(dagID, runID)
+				if err == nil && (run.DagID != dagID || run.RunID != runID) {
+					err = errNotFound // another run's key (a NUL in an id)
+				}
+				if err != nil {
 					if errors.Is(err, errNotFound) {
 						err = nil
 					}
