@@ -129,9 +129,9 @@ type keyTwiceError struct{ key string }
 func (e *keyTwiceError) Error() string { return e.key + " appears twice" }
 
 // heldAlreadyTxn is a keyTwiceError when a stored row holds obj's key,
-// in a table whose key is not a number the snapshot reader tracks (it
-// refuses run, pool, variable, connection, asset and backfill keys
-// twice itself). go-memdb refuses no duplicate: a second row under the
+// in a table whose key is not a number or name the snapshot reader tracks
+// (it refuses run, pool, variable, connection, asset and backfill keys
+// twice itself), or an asset's name and uri, which meet in one string. go-memdb refuses no duplicate: a second row under the
 // primary key takes the first one's place, and one under another unique
 // index hides the first from it, so a restore would lose a row without
 // a word. The lookups are the ones the store's writes of such rows make
@@ -160,6 +160,10 @@ func heldAlreadyTxn(txn *memdb.Txn, obj any) error {
 		return refuseHeldTxn(txn, tableAssetQueue, indexID, obj, assetQueueKey(o.DagID, o.AssetID))
 	case *ConsumedEvents:
 		return refuseHeldTxn(txn, tableConsumedEvents, indexID, obj, o.RunRowID)
+	case *Asset:
+		// The reader refuses a name and uri twice; this lookup sees two
+		// pairs that meet in the index's name, NUL, uri.
+		return refuseHeldTxn(txn, tableAssets, "name_uri", obj, assetKey(o.Name, o.URI))
 	}
 	return nil
 }
@@ -203,6 +207,8 @@ func restoredKey(obj any, index string) string {
 		return fmt.Sprintf("asset %d queued for DAG %q", o.AssetID, o.DagID)
 	case *ConsumedEvents:
 		return fmt.Sprintf("dag_run_id %d", o.RunRowID)
+	case *Asset:
+		return fmt.Sprintf("name %q with uri %q", o.Name, o.URI)
 	}
 	return fmt.Sprintf("%T's key", obj)
 }

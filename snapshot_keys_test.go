@@ -473,3 +473,32 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// An asset is indexed by its name, a NUL and its uri ("name_uri"), so
+// that the name "a\x00b" with the uri "c" is the name "a" with the uri
+// "b\x00c" there: the second hid the first from the index, which every
+// lookup of an asset by reference reads. The restore refuses it as one
+// key twice.
+func TestSnapshot_RestoreRefusesAssetKeysThatMeet(t *testing.T) {
+	t.Parallel()
+	good := snapAssetsAndBackfills(t)
+	forged, _ := snapForge(t, good, tableAssets, func(n int, _ map[string]any) bool { return n == 1 }, func(row map[string]any) {
+		row["name"], row["uri"] = "a\x00b", "c"
+	})
+	forged, n := snapForge(t, forged, tableAssets, func(n int, _ map[string]any) bool { return n == 2 }, func(row map[string]any) {
+		row["name"], row["uri"] = "a", "b\x00c"
+	})
+	store, err := snapRestoreForged(t, forged)
+	want := fmt.Sprintf("invalid row %d of table assets: name %q with uri %q appears twice", n, "a", "b\x00c")
+	if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), want) {
+		var found string
+		if store != nil {
+			_ = store.View(func(v storeView) error {
+				a, err := v.AssetByRef(assetRef{Name: "a\x00b", URI: "c"})
+				found = fmt.Sprintf("%+v (%v)", a, err)
+				return nil
+			})
+		}
+		t.Errorf("restore = %v (asset a\\x00b, c by reference: %s), want errSnapshotUnreadable saying %q", err, found, want)
+	}
+}
