@@ -349,6 +349,13 @@ func decodeSections(path string, body io.Reader, codecs map[string]snapshotCodec
 			res.err = badSnapshot(path, err, "corrupt table header")
 			return res
 		}
+		if sec.Rows < 0 {
+			// A negative count reads no row and takes from the total
+			// that the end line checks, so that rows of another table
+			// could make up for it.
+			res.err = badSnapshot(path, nil, "corrupt table header: table %s has %d rows", sec.Table, sec.Rows)
+			return res
+		}
 		c, ok := codecs[sec.Table]
 		if !ok {
 			res.err = badSnapshot(path, nil, "unknown table %q", sec.Table)

@@ -731,6 +731,11 @@ func TestSnapshot_Unreadable(t *testing.T) {
 			return append(bytes.Replace(header, []byte(snapshotFormat), []byte("sqlite"), 1), good[len(header):]...)
 		}, "unknown format"},
 		{"not JSON", func() []byte { return []byte("hello\nworld\n") }, "corrupt header"},
+		// The totals of the end line agree: -1 and 1 rows make 0.
+		{"a table of -1 rows", func() []byte {
+			return sealSnapshot(2, 0, string(bytes.TrimSuffix(header, []byte("\n"))), `{"table":"dags","rows":-1}`, `{"table":"pools","rows":1}`,
+				`{"id":1,"pool":"p","slots":1,"description":null,"include_deferred":false}`)
+		}, "corrupt table header: table dags has -1 rows"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
