@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,6 +128,8 @@ func checkRestoredFaithfully(t *testing.T, input []byte, store *Store) {
 			t.Errorf("table %s restored is not the file's:\nfile     %s\nrestored %s", c.table, strings.Join(want, ""), strings.Join(got, ""))
 		}
 	}
+	checkXComCounts(t, "restored", store)
+	checkRunCounts(t, store)
 	again, _, err := restoreSnapshot(t.Context(), outPath)
 	if err != nil {
 		t.Fatalf("read back the restored state: %v", err)
@@ -285,4 +288,50 @@ func clone[T any](v T) T {
 	var out T
 	_ = dec.Decode(&out)
 	return out
+}
+
+// checkRunCounts compares the counts a restore builds of each DAG's runs,
+// task instances and task instances with an id (runCount), and the
+// blocks of ti_order, with a count of the rows.
+func checkRunCounts(t *testing.T, store *Store) {
+	t.Helper()
+	txn := store.read()
+	type counts struct{ runs, tis, ordered, blocks int }
+	want, got := map[string]counts{}, map[string]counts{}
+	for _, r := range must(allRows[DagRun](txn, tableDagRuns, "runs")) {
+		c := want[r.DagID]
+		c.runs++
+		want[r.DagID] = c
+	}
+	for _, row := range must(allRows[runTasks](txn, tableTasks, "task instances")) {
+		c := want[row.DagID]
+		for _, ti := range row.TIs {
+			c.tis++
+			if ti.ID != "" {
+				c.ordered, c.blocks = c.ordered+1, c.blocks+1
+			}
+		}
+		want[row.DagID] = c
+	}
+	for _, rc := range must(allRows[runCount](txn, tableRunCounts, "run counts")) {
+		if rc.DagID == allDAGs {
+			continue
+		}
+		c := got[rc.DagID]
+		c.runs, c.tis, c.ordered = rc.N, rc.TaskInstances, rc.OrderedTIs
+		got[rc.DagID] = c
+	}
+	for _, b := range must(allRows[tiOrderRow](txn, tableTIOrder, "ti_order")) {
+		c := got[b.DagID]
+		c.blocks += b.N
+		got[b.DagID] = c
+	}
+	for dagID, c := range got {
+		if c == (counts{}) {
+			delete(got, dagID)
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("counts restored (runs, task instances, with ids, in ti_order) by DAG %v, the rows make %v", got, want)
+	}
 }
