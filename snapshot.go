@@ -1067,6 +1067,12 @@ func checkXCom(obj any) error {
 	if err := checkRowID("dag_run_id", x.RunRowID); err != nil {
 		return err
 	}
+	// The listing's order (indexXComOrder) keys the task_id and run_id
+	// each with a NUL: a NUL in the task_id would make another entry's
+	// key there. Task ids hold none (checkID).
+	if strings.IndexByte(x.TaskID, 0) >= 0 {
+		return fmt.Errorf("task_id %q holds a NUL", x.TaskID)
+	}
 	if x.MapIndex < -1 {
 		return fmt.Errorf("map_index %d is under -1", x.MapIndex)
 	}

@@ -503,3 +503,39 @@ func TestSnapshot_RestoreRefusesAssetKeysThatMeet(t *testing.T) {
 		t.Errorf("restore = %v (asset a\\x00b, c by reference: %s), want errSnapshotUnreadable saying %q", err, found, want)
 	}
 }
+
+// XCom's listing order (indexXComOrder) keys an entry by dag_id, task_id,
+// run_id, map_index and key, so that the task "t\x00x" of the run "r" is
+// the task "t" of the run "x\x00r" there: the second entry hid the
+// first from every listing. A task id holds no NUL (checkID), so the
+// restore refuses one in an entry's task_id.
+func TestSnapshot_RestoreRefusesXComsThatMeetInTheListingOrder(t *testing.T) {
+	t.Parallel()
+	str := func(s string) string { return string(must(json.Marshal(s))) }
+	run := func(id int, runID, date string) string {
+		return fmt.Sprintf(`{"id":%d,"dag_id":"d","run_id":%s,"execution_date":%q,"state":"success","conf":null,"start_date":null,"end_date":null,"queued_at":null,"external_trigger":true,"run_type":"manual"}`,
+			id, str(runID), date)
+	}
+	xcom := func(runRowID int, runID, taskID string) string {
+		return fmt.Sprintf(`{"dag_id":"d","run_id":%s,"task_id":%s,"dag_run_id":%d,"map_index":-1,"key":"k","value":"1","timestamp":"2024-01-01T00:00:00Z"}`,
+			str(runID), str(taskID), runRowID)
+	}
+	file := sealSnapshot(3, 5,
+		`{"format":"airlite-snapshot","version":8,"index":7,"created_at":"2024-05-01T10:00:00Z","airlite_version":"old","tables":["dags","dag_runs","xcom"]}`,
+		`{"table":"dags","rows":1}`, `{"dag_id":"d","is_paused":false,"fileloc":"d.yaml"}`,
+		`{"table":"dag_runs","rows":2}`, run(1, "r", "2024-01-01T00:00:00Z"), run(2, "x\x00r", "2024-01-02T00:00:00Z"),
+		`{"table":"xcom","rows":2}`, xcom(1, "r", "t\x00x"), xcom(2, "x\x00r", "t"))
+	store, err := snapRestoreForged(t, file)
+	want := `invalid row 1 of table xcom: task_id "t\x00x" holds a NUL`
+	if !errors.Is(err, errSnapshotUnreadable) || !strings.Contains(err.Error(), want) {
+		listed := -1
+		if store != nil {
+			page, _, _, err := store.XComPage(XComPageQuery{DagID: "d", Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed = len(page)
+		}
+		t.Errorf("restore = %v (%d of 2 entries listed), want errSnapshotUnreadable saying %q", err, listed, want)
+	}
+}
