@@ -175,14 +175,15 @@ type keyTwiceError struct{ key string }
 func (e *keyTwiceError) Error() string { return e.key + " appears twice" }
 
 // heldAlreadyTxn is a keyTwiceError when a stored row holds obj's key,
-// in a table whose key is not a number or name the snapshot reader tracks
-// (it refuses run, pool, variable, connection, asset and backfill keys
-// twice itself), or an asset's name and uri, which meet in one string. go-memdb refuses no duplicate: a second row under the
-// primary key takes the first one's place, and one under another unique
-// index hides the first from it, so a restore would lose a row without
-// a word. The lookups are the ones the store's writes of such rows make
-// before they insert (putXComTxn, appendTaskLogTxn, recordTryTxn,
-// SetFavorite, queueForTxn).
+// in a table whose key is not a number or name the snapshot reader
+// tracks (it refuses run, pool, variable, connection, asset and backfill
+// keys twice itself), or an asset's name and uri, which meet in one
+// string. go-memdb refuses no duplicate: a second row under the primary
+// key takes the first one's place, and one under another unique index
+// hides the first from it, so a restore would lose a row without a word.
+// The lookups are the ones the store's writes of such rows make before
+// they insert (putXComTxn, appendTaskLogTxn, recordTryTxn, SetFavorite,
+// queueForTxn, ensureAssetTxn).
 func heldAlreadyTxn(txn *memdb.Txn, obj any) error {
 	switch o := obj.(type) {
 	case *counter:
