@@ -476,6 +476,9 @@ func checkAsset(obj any) error {
 	if err := checkJSONObject("extra", a.Extra); err != nil {
 		return err
 	}
+	if err := checkDates(namedDate{"created_at", &a.CreatedAt}, namedDate{"updated_at", &a.UpdatedAt}); err != nil {
+		return err
+	}
 	return checkRowID("id", a.ID)
 }
 
@@ -486,6 +489,9 @@ func checkAssetEvent(obj any) error {
 		return err
 	}
 	if err := checkJSONObject("extra", e.Extra); err != nil {
+		return err
+	}
+	if err := checkDates(namedDate{"timestamp", &e.Timestamp}); err != nil {
 		return err
 	}
 	return checkRowID("id", e.ID)
