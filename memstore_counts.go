@@ -241,10 +241,14 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 }
 
 // recountRunsTxn sets every DAG's run counts, task-instance counts and
-// conf bytes, and the total, from the runs and task-instance tables (after
-// a restore; ti_order is kept by putTaskInstancesTxn, which restores use).
+// conf bytes, and the total, from the runs and task-instance tables, and
+// the runs' order marks (after a restore; ti_order is kept by
+// putTaskInstancesTxn, which restores use).
 func recountRunsTxn(txn *memdb.Txn) error {
 	if err := clearRunCountsTxn(txn); err != nil {
+		return err
+	}
+	if err := remarkRunsTxn(txn); err != nil {
 		return err
 	}
 	counts := map[string]*runCount{}

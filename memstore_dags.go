@@ -294,6 +294,9 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 			if err := forgetRunsOfTxn(txn, id); err != nil {
 				return err
 			}
+			if err := deleteMarksOfTxn(txn, id); err != nil {
+				return err
+			}
 			count += tis
 			for _, del := range []struct{ table, index string }{
 				{tableDagRuns, indexDagAfter + "_prefix"},

@@ -1,0 +1,344 @@
+package main
+
+// The orders of a DAG's runs that no index keeps (start_date, end_date,
+// updated_at, state), kept as marks where the settled runs, in
+// id order, break that order: a page merges the stretches between the
+// marks, each already in order, instead of reading and sorting every run.
+
+import (
+	"fmt"
+	"slices"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// tableSettledMarks is derived from the runs: the marks of each marked
+// order. Its name shares no leading letters with a table a trigger writes
+// (go-memdb keeps the tables' trees in one radix tree by name: a shared
+// prefix would put a node on the trigger's path).
+const tableSettledMarks = "settled_run_marks"
+
+func init() {
+	derivedTables[tableSettledMarks] = true
+}
+
+// markedRunAttrs are the orders the marks keep (compareRunAttr's names).
+// Every other order of runs is an index's (id, run_after, run_id, the
+// DAG's, the logical date of editions before 3) or is sorted: duration
+// too, whose values follow no order of the runs' ids (a mark every other
+// run, and a page reading every stretch).
+var markedRunAttrs = [...]string{"start_date", "end_date", "updated_at", "state"}
+
+// runOrderMarks are a DAG's marks in one of markedRunAttrs, over its
+// settled runs (success or failed: runSettled) in id order: the runs
+// whose value is null (Nulls), and those that break the order (Breaks),
+// each by id. A run breaks a time's order when its value is below that of
+// the settled run before it whose value is not null (a descent), and the
+// state's order when its state differs from that run's. Between two
+// breaks the settled runs with a value, in id order, are in the
+// attribute's order, ties by id: a page merges these stretches (or, by
+// state, takes one state's stretches one after another). A scheduler's
+// runs start, end and change in about their ids' order, so the descents
+// are few (a run started again, one ending before an older one); a
+// state's breaks are two a streak of failures. Runs that are not settled
+// (queued, running) are read from the state index and sorted at each
+// page: their values change while they run, and marks kept for them would
+// be written by every trigger and start. One row holds a DAG's marks of an
+// order: a mark is eight bytes, where an entry of an index costs about
+// 470 (BenchmarkMemory100kRuns with one more index of the run table:
+// 1,708 bytes a run, 2,181 with it).
+type runOrderMarks struct {
+	DagID, Attr   string
+	Breaks, Nulls []int64 // run ids, ascending
+}
+
+// settledMarksTable holds the marks by (dag_id, attr); a DAG's rows go
+// with the DAG.
+func settledMarksTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableSettledMarks,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: stringPairIndex(
+				func(m *runOrderMarks) string { return m.DagID }, func(m *runOrderMarks) string { return m.Attr })},
+		},
+	}
+}
+
+// runSettled reports whether a run is in the marked sequences: finished.
+// Every other run of a known state is in the state index (queued,
+// running).
+func runSettled(r *DagRun) bool { return r != nil && r.State.Finished() }
+
+// runAttrNullable is runAttrIsNull for the marked orders, updated_at
+// included (a run of an old snapshot may have none).
+func runAttrNullable(attr string, r *DagRun) bool {
+	if attr == "updated_at" {
+		return r.UpdatedAt == nil
+	}
+	return runAttrIsNull(attr, r)
+}
+
+// markedCompares are compareRunAttr of each of markedRunAttrs.
+var markedCompares = func() (out [len(markedRunAttrs)]func(a, b *DagRun) int) {
+	for i, attr := range markedRunAttrs {
+		out[i] = compareRunAttr(attr)
+	}
+	return out
+}()
+
+// breaks reports whether r breaks the i-th marked order after prev, the
+// settled run with a value before it: a descent, or a change of state.
+func breaks(i int, r, prev *DagRun) bool {
+	c := markedCompares[i](r, prev)
+	if markedRunAttrs[i] == "state" {
+		return c != 0
+	}
+	return c < 0
+}
+
+// runMarksTxn is a DAG's marks in an order (none: empty).
+func runMarksTxn(txn *memdb.Txn, dagID, attr string) (*runOrderMarks, error) {
+	raw, err := txn.First(tableSettledMarks, indexID, dagID, attr)
+	if err != nil {
+		return nil, fmt.Errorf("look up the %s marks of %s: %w", attr, dagID, err)
+	}
+	if raw == nil {
+		return &runOrderMarks{DagID: dagID, Attr: attr}, nil
+	}
+	return raw.(*runOrderMarks), nil
+}
+
+// markKind is what a run is in a marked order: nothing, a descent, null.
+type markKind int
+
+const (
+	markNone markKind = iota
+	markBreak
+	markNull
+)
+
+// kindOf is a run's mark in m.
+func (m *runOrderMarks) kindOf(id int64) markKind {
+	if _, ok := slices.BinarySearch(m.Breaks, id); ok {
+		return markBreak
+	}
+	if _, ok := slices.BinarySearch(m.Nulls, id); ok {
+		return markNull
+	}
+	return markNone
+}
+
+// with is m with a run's mark set to kind: m itself when it already is,
+// else a copy.
+func (m *runOrderMarks) with(id int64, kind markKind) *runOrderMarks {
+	if m.kindOf(id) == kind {
+		return m
+	}
+	without := func(ids []int64) []int64 {
+		return slices.DeleteFunc(slices.Clone(ids), func(x int64) bool { return x == id })
+	}
+	with := func(ids []int64) []int64 {
+		i, _ := slices.BinarySearch(ids, id)
+		return slices.Insert(slices.Clone(ids), i, id)
+	}
+	next := &runOrderMarks{DagID: m.DagID, Attr: m.Attr, Breaks: without(m.Breaks), Nulls: without(m.Nulls)}
+	switch kind {
+	case markBreak:
+		next.Breaks = with(next.Breaks)
+	case markNull:
+		next.Nulls = with(next.Nulls)
+	}
+	return next
+}
+
+// markRunTxn keeps the marks after a run changed from old to next (old
+// nil: inserted; next nil: deleted; both the same run). A run that is
+// settled neither before nor after changes no mark (a trigger, a start):
+// nothing is read. Otherwise the settled runs around it are found by a
+// walk of the DAG's runs in id order, passing those not settled, and the
+// marks of the run and of the next settled run are set anew.
+func markRunTxn(txn *memdb.Txn, old, next *DagRun) error {
+	if !runSettled(old) && !runSettled(next) {
+		return nil
+	}
+	if runSettled(old) && runSettled(next) && !markedValuesDiffer(old, next) {
+		return nil
+	}
+	run := next
+	if run == nil {
+		run = old
+	}
+	before, err := settledNeighbours(txn, run.DagID, run.ID, true)
+	if err != nil {
+		return err
+	}
+	after, err := settledNeighbours(txn, run.DagID, run.ID, false)
+	if err != nil {
+		return err
+	}
+	for i, attr := range markedRunAttrs {
+		in := runSettled(next) && !runAttrNullable(attr, next)
+		kind := markNone
+		switch {
+		case runSettled(next) && !in:
+			kind = markNull
+		case in && before[i] != nil && breaks(i, next, before[i]):
+			kind = markBreak
+		}
+		marks, err := runMarksTxn(txn, run.DagID, attr)
+		if err != nil {
+			return err
+		}
+		changed := marks.with(run.ID, kind)
+		if n := after[i]; n != nil {
+			prev := before[i]
+			if in {
+				prev = next
+			}
+			kind = markNone
+			if prev != nil && breaks(i, n, prev) {
+				kind = markBreak
+			}
+			changed = changed.with(n.ID, kind)
+		}
+		if changed == marks {
+			continue
+		}
+		if err := putRunMarksTxn(txn, marks, changed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putRunMarksTxn stores a DAG's changed marks of an order (none left:
+// the row goes).
+func putRunMarksTxn(txn *memdb.Txn, old, next *runOrderMarks) error {
+	var err error
+	switch {
+	case len(next.Breaks) > 0 || len(next.Nulls) > 0:
+		err = txn.Insert(tableSettledMarks, next)
+	case len(old.Breaks) > 0 || len(old.Nulls) > 0:
+		err = txn.Delete(tableSettledMarks, old)
+	}
+	if err != nil {
+		return fmt.Errorf("store the %s marks of %s: %w", next.Attr, next.DagID, err)
+	}
+	return nil
+}
+
+// markedValuesDiffer reports whether two settled copies of a run differ
+// in a marked order's value or nullness.
+func markedValuesDiffer(a, b *DagRun) bool {
+	for i, attr := range markedRunAttrs {
+		if runAttrNullable(attr, a) != runAttrNullable(attr, b) {
+			return true
+		}
+		if !runAttrNullable(attr, a) && markedCompares[i](a, b) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// settledNeighbours is, for each of markedRunAttrs, the DAG's nearest
+// settled run whose value is not null before id (back) or after it,
+// nil when none is. The walk passes the runs that are not settled and
+// stops when every order has found its run.
+func settledNeighbours(txn *memdb.Txn, dagID string, id int64, back bool) ([len(markedRunAttrs)]*DagRun, error) {
+	var found [len(markedRunAttrs)]*DagRun
+	var it memdb.ResultIterator
+	var err error
+	if back {
+		if id == 0 {
+			return found, nil
+		}
+		it, err = txn.ReverseLowerBound(tableDagRuns, indexDagRow, dagID, id-1)
+	} else {
+		it, err = txn.LowerBound(tableDagRuns, indexDagRow, dagID, id+1)
+	}
+	if err != nil {
+		return found, fmt.Errorf("find the settled runs beside run %d of %s: %w", id, dagID, err)
+	}
+	missing := len(found)
+	for raw := it.Next(); raw != nil && missing > 0; raw = it.Next() {
+		r := raw.(*DagRun)
+		if r.DagID != dagID {
+			break
+		}
+		if !runSettled(r) {
+			continue
+		}
+		for i, attr := range markedRunAttrs {
+			if found[i] == nil && !runAttrNullable(attr, r) {
+				found[i] = r
+				missing--
+			}
+		}
+	}
+	return found, nil
+}
+
+// deleteMarksOfTxn removes a DAG's marks ("": every DAG's).
+func deleteMarksOfTxn(txn *memdb.Txn, dagID string) error {
+	var err error
+	if dagID == "" {
+		_, err = txn.DeleteAll(tableSettledMarks, indexID)
+	} else {
+		_, err = txn.DeleteAll(tableSettledMarks, indexID+"_prefix", dagID, "")
+	}
+	if err != nil {
+		return fmt.Errorf("delete the run marks of %q: %w", dagID, err)
+	}
+	return nil
+}
+
+// remarkRunsTxn sets every mark anew from the runs (a restore, a recount):
+// one walk of every run in (dag_id, id) order.
+func remarkRunsTxn(txn *memdb.Txn) error {
+	if err := deleteMarksOfTxn(txn, ""); err != nil {
+		return err
+	}
+	it, err := txn.Get(tableDagRuns, indexDagRow)
+	if err != nil {
+		return fmt.Errorf("mark runs: %w", err)
+	}
+	var last [len(markedRunAttrs)]*DagRun // the DAG's last settled run with a value, per order
+	var marks [len(markedRunAttrs)]*runOrderMarks
+	flush := func() error {
+		for _, m := range marks {
+			if m != nil && (len(m.Breaks) > 0 || len(m.Nulls) > 0) {
+				if err := txn.Insert(tableSettledMarks, m); err != nil {
+					return fmt.Errorf("store the %s marks of %s: %w", m.Attr, m.DagID, err)
+				}
+			}
+		}
+		return nil
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		r := raw.(*DagRun)
+		if marks[0] == nil || r.DagID != marks[0].DagID {
+			if err := flush(); err != nil {
+				return err
+			}
+			last = [len(markedRunAttrs)]*DagRun{}
+			for i, attr := range markedRunAttrs {
+				marks[i] = &runOrderMarks{DagID: r.DagID, Attr: attr}
+			}
+		}
+		if !runSettled(r) {
+			continue
+		}
+		for i, attr := range markedRunAttrs {
+			switch {
+			case runAttrNullable(attr, r):
+				marks[i].Nulls = append(marks[i].Nulls, r.ID)
+				continue
+			case last[i] != nil && breaks(i, r, last[i]):
+				marks[i].Breaks = append(marks[i].Breaks, r.ID)
+			}
+			last[i] = r
+		}
+	}
+	return flush()
+}
