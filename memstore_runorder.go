@@ -1,0 +1,582 @@
+package main
+
+// Pages of runs in the orders of a listing's order_by, of one DAG, some
+// or every DAG, with filters: a walk per DAG in the order (an index's, or
+// the stretches between a marked order's marks), the walks merged, the
+// filters picking as the page fills.
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// RunOrderQuery is a page of runs in one attribute's order (runOrderWalks
+// names those the store can walk).
+type RunOrderQuery struct {
+	// DagIDs are the DAGs whose runs are listed, each once; nil is every
+	// DAG with a DAG row, as the listing of every DAG's ids has.
+	DagIDs []string
+	// Attr is the order's attribute (compareRunAttr's names), Desc its
+	// direction.
+	Attr string
+	Desc bool
+	// Compare is the listing's whole order: Attr in its direction, nulls
+	// where the API puts them, ties by id. The page is in this order.
+	Compare func(a, b *DagRun) int
+	// Keep, when set, picks the runs (every filter of the listing);
+	// KeepKey names it, for the count of what it picks.
+	Keep    func(*DagRun) bool
+	KeepKey string
+	// States are the states Keep keeps when it keeps no more than that
+	// (nil: Keep is more, or there is no filter): the total is then the
+	// run counts'.
+	States        []RunState
+	Offset, Limit int
+}
+
+// runOrderWalks are the orders RunOrderPage walks: the attributes an
+// index of the run table keeps within a DAG (id; the DAG's, its runs by
+// id; run_id; run_after, and execution_date where it is the run_after),
+// and markedRunAttrs.
+var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
+	"start_date", "end_date", "updated_at", "state"}
+
+// errOrderNotWalked stops a walk that met a run out of its order (a
+// logical date that is not the run's run_after, a run that comes before
+// the one the walk yielded last): RunOrderPage then answers that it
+// cannot, and the caller sorts.
+var errOrderNotWalked = errors.New("runs not in the walked order")
+
+// RunOrderPage is a page of the runs q picks, in q.Compare's order, and
+// how many it picks in all; ok is false when the store cannot walk it
+// (the caller sorts). Each DAG's runs are walked in the order and the
+// walks merged, so the page reads the runs of each walk up to the page's
+// last, and for a marked order also the DAG's marks and its runs that
+// are not settled (queued, running), sorted at each page. The total is
+// the run counts' without a filter or with states alone, else counted
+// once per version of the run table and filter.
+func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok bool, err error) {
+	if !slices.Contains(runOrderWalks, q.Attr) {
+		return nil, 0, false, nil
+	}
+	w := &runOrderWalk{txn: s.read(), q: q}
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(w.read)
+		}
+	}()
+	dagIDs, ok, err := w.scope()
+	if !ok || err != nil {
+		return nil, 0, ok, err
+	}
+	if total, err = w.total(s, dagIDs); err != nil {
+		return nil, 0, false, err
+	}
+	runs = []*DagRun{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return runs, total, true, nil
+	}
+	limit := min(q.Limit, total-q.Offset)
+	m := &runOrderMerge{compare: q.Compare}
+	for _, dagID := range dagIDs {
+		if err := w.addWalks(m, dagID); err != nil {
+			return nil, 0, false, notWalked(err)
+		}
+	}
+	heap.Init(m)
+	offset := q.Offset
+	for len(runs) < limit {
+		run, err := m.next()
+		if err != nil {
+			return nil, 0, false, notWalked(err)
+		}
+		if run == nil {
+			break
+		}
+		if !w.keeps(run) {
+			continue
+		}
+		if offset > 0 {
+			offset--
+			continue
+		}
+		runs = append(runs, run)
+	}
+	return runs, total, true, nil
+}
+
+// notWalked is errOrderNotWalked as no error (the caller sorts instead).
+func notWalked(err error) error {
+	if errors.Is(err, errOrderNotWalked) {
+		return nil
+	}
+	return err
+}
+
+// runOrderWalk is one RunOrderPage: its transaction, query and the rows
+// it read.
+type runOrderWalk struct {
+	txn  *memdb.Txn
+	q    RunOrderQuery
+	read int
+}
+
+// keeps reports whether the query's filters pick a run.
+func (w *runOrderWalk) keeps(r *DagRun) bool {
+	if w.q.Keep != nil {
+		return w.q.Keep(r)
+	}
+	return w.q.States == nil || slices.Contains(w.q.States, r.State)
+}
+
+// scope is the DAGs the page lists; ok is false for a list the walks do
+// not take (a DAG named twice or with no name, which the sorting path
+// answers as it does). A marked order needs every run of those DAGs in a
+// known state (the others are read from the state index by state).
+func (w *runOrderWalk) scope() (dagIDs []string, ok bool, err error) {
+	dagIDs = w.q.DagIDs
+	if dagIDs == nil {
+		it, err := w.txn.Get(tableRunCounts, indexID)
+		if err != nil {
+			return nil, false, fmt.Errorf("list the DAGs with runs: %w", err)
+		}
+		dagIDs = []string{}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			c := raw.(*runCount)
+			if c.DagID == allDAGs {
+				continue
+			}
+			if _, err := dagRowTxn(w.txn, c.DagID); err == nil {
+				dagIDs = append(dagIDs, c.DagID)
+			} else if !errors.Is(err, errNotFound) {
+				return nil, false, err
+			}
+		}
+	} else {
+		sorted := slices.Clone(dagIDs)
+		slices.Sort(sorted)
+		if len(slices.Compact(sorted)) != len(dagIDs) || slices.Contains(dagIDs, "") {
+			return nil, false, nil
+		}
+	}
+	if slices.Contains(markedRunAttrs[:], w.q.Attr) {
+		for _, id := range dagIDs {
+			if runCountTxn(w.txn, id).States[len(runStates)] > 0 {
+				return nil, false, nil
+			}
+		}
+	}
+	return dagIDs, true, nil
+}
+
+// total is how many runs of dagIDs the query picks.
+func (w *runOrderWalk) total(s *Store, dagIDs []string) (int, error) {
+	if w.q.Keep == nil {
+		n := 0
+		for _, id := range dagIDs {
+			c := runCountTxn(w.txn, id)
+			if w.q.States == nil {
+				n += c.N
+				continue
+			}
+			for i, state := range w.q.States {
+				if !slices.Contains(w.q.States[:i], state) {
+					n += c.States[runStateSlot(state)]
+				}
+			}
+		}
+		return n, nil
+	}
+	root, err := w.txn.Get(tableDagRuns, indexID)
+	if err != nil {
+		return 0, fmt.Errorf("count runs: %w", err)
+	}
+	scope := "~"
+	if w.q.DagIDs != nil {
+		scope = strings.Join(w.q.DagIDs, "\x00")
+	}
+	return s.counts.count(root.WatchCh(), "ordered runs of "+scope+" "+w.q.KeepKey, func() (int, error) {
+		n := 0
+		for _, id := range dagIDs {
+			it, err := dagRunsByID(w.txn, id, false)
+			if err != nil {
+				return 0, fmt.Errorf("count runs of %s: %w", id, err)
+			}
+			for raw := it.Next(); raw != nil; raw = it.Next() {
+				w.read++
+				if w.q.Keep(raw.(*DagRun)) {
+					n++
+				}
+			}
+		}
+		return n, nil
+	})
+}
+
+// addWalks adds a DAG's walks in the query's order to m.
+func (w *runOrderWalk) addWalks(m *runOrderMerge, dagID string) error {
+	q := w.q
+	var it memdb.ResultIterator
+	var err error
+	var tie func(*DagRun) int64 // runs the index orders as equals
+	check := func(*DagRun) error { return nil }
+	switch q.Attr {
+	case "id", "dag_id":
+		it, err = dagRunsByID(w.txn, dagID, q.Desc)
+	case "run_id", "dag_run_id":
+		if q.Desc {
+			it, err = w.txn.GetReverse(tableDagRuns, indexID+"_prefix", dagID, "")
+		} else {
+			it, err = w.txn.Get(tableDagRuns, indexID+"_prefix", dagID, "")
+		}
+	case "run_after", "execution_date":
+		if q.Desc {
+			it, err = runsDownTxn(w.txn, dagID, endOfTime)
+		} else {
+			it, err = runsUpTxn(w.txn, dagID)
+		}
+		// The index keeps run_after in microseconds, a run whose logical
+		// date is its run_after before the others of that time: runs of
+		// one microsecond come together and are put in the order.
+		tie = func(r *DagRun) int64 { return r.After().UnixMicro() }
+		if q.Attr == "execution_date" {
+			check = func(r *DagRun) error {
+				if r.NoLogicalDate || !r.RunAfter.IsZero() {
+					return errOrderNotWalked
+				}
+				return nil
+			}
+		}
+	default:
+		return w.addMarkedWalks(m, dagID)
+	}
+	if err != nil {
+		return fmt.Errorf("list runs of %s: %w", dagID, err)
+	}
+	m.add(&runIndexWalk{w: w, it: it, dagID: dagID, hi: 1<<63 - 1, tie: tie, check: check, compare: q.Compare})
+	return nil
+}
+
+// addMarkedWalks adds a DAG's walks in a marked order to m: one per
+// stretch between its marks, and its runs that are not settled or whose
+// value is null, read and sorted.
+func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
+	q := w.q
+	marks, err := runMarksTxn(w.txn, dagID, q.Attr)
+	if err != nil {
+		return err
+	}
+	w.read++
+	var others []*DagRun
+	for _, id := range marks.Nulls {
+		r, err := w.txn.First(tableDagRuns, indexDagRow, dagID, id)
+		if err != nil {
+			return fmt.Errorf("look up run %d of %s: %w", id, dagID, err)
+		}
+		if r != nil {
+			w.read++
+			others = append(others, r.(*DagRun))
+		}
+	}
+	for _, state := range []RunState{RunQueued, RunRunning} {
+		it, err := w.txn.Get(tableDagRuns, indexState, string(state), dagID)
+		if err != nil {
+			return fmt.Errorf("list %s runs of %s: %w", state, dagID, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			w.read++
+			others = append(others, raw.(*DagRun))
+		}
+	}
+	slices.SortFunc(others, q.Compare)
+	bounds := append(append(make([]int64, 0, len(marks.Breaks)+2), 0), marks.Breaks...)
+	bounds = append(bounds, 1<<63-1)
+	if q.Attr == "state" {
+		x := &runStateWalk{w: w, dagID: dagID, desc: q.Desc, bounds: bounds, others: others, compare: q.Compare,
+			sections: [2]RunState{RunFailed, RunSuccess}}
+		if q.Desc {
+			x.sections = [2]RunState{RunSuccess, RunFailed}
+		}
+		x.seg = x.firstStretch()
+		m.add(x)
+		return nil
+	}
+	if len(others) > 0 {
+		m.add(&runSliceWalk{runs: others})
+	}
+	attr := q.Attr
+	in := func(r *DagRun) bool { return runSettled(r) && !runAttrNullable(attr, r) }
+	for i := range len(bounds) - 1 {
+		lo, hi := bounds[i], bounds[i+1]
+		var it memdb.ResultIterator
+		if q.Desc {
+			it, err = w.txn.ReverseLowerBound(tableDagRuns, indexDagRow, dagID, hi-1)
+		} else {
+			it, err = w.txn.LowerBound(tableDagRuns, indexDagRow, dagID, lo)
+		}
+		if err != nil {
+			return fmt.Errorf("list runs of %s: %w", dagID, err)
+		}
+		m.add(&runIndexWalk{w: w, it: it, dagID: dagID, lo: lo, hi: hi, in: in, check: func(*DagRun) error { return nil }, compare: q.Compare})
+	}
+	return nil
+}
+
+// runWalk yields runs in a listing's order; nil at its end.
+type runWalk interface {
+	next() (*DagRun, error)
+}
+
+// runIndexWalk yields a DAG's runs from an index walk: those with an id
+// in [lo, hi) that in picks (nil: every one), stopping at the DAG's end.
+// Runs that tie gives one value (nil: none do) are read together and
+// put in the listing's order; check refuses a run the index does not
+// order as the listing (errOrderNotWalked), and so does a run that comes
+// before the one yielded last.
+type runIndexWalk struct {
+	w       *runOrderWalk
+	it      memdb.ResultIterator
+	dagID   string
+	lo, hi  int64
+	in      func(*DagRun) bool
+	tie     func(*DagRun) int64
+	check   func(*DagRun) error
+	compare func(a, b *DagRun) int
+	held    []*DagRun // a tie's runs, in the order, not yet yielded
+	peeked  *DagRun   // the run after the tie, read
+	last    *DagRun
+	done    bool
+}
+
+// pull is the walk's next run of the DAG in [lo, hi) that in picks.
+func (x *runIndexWalk) pull() *DagRun {
+	if x.peeked != nil {
+		r := x.peeked
+		x.peeked = nil
+		return r
+	}
+	for !x.done {
+		raw := x.it.Next()
+		if raw == nil {
+			x.done = true
+			break
+		}
+		x.w.read++
+		r := raw.(*DagRun)
+		if r.DagID != x.dagID || r.ID < x.lo || r.ID >= x.hi {
+			x.done = true
+			break
+		}
+		if x.in == nil || x.in(r) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (x *runIndexWalk) next() (*DagRun, error) {
+	if len(x.held) == 0 {
+		r := x.pull()
+		if r == nil {
+			return nil, nil
+		}
+		x.held = append(x.held, r)
+		if x.tie != nil {
+			for {
+				n := x.pull()
+				if n == nil {
+					break
+				}
+				if x.tie(n) != x.tie(r) {
+					x.peeked = n
+					break
+				}
+				x.held = append(x.held, n)
+			}
+			if len(x.held) > 1 {
+				slices.SortFunc(x.held, x.compare)
+			}
+		}
+	}
+	r := x.held[0]
+	x.held = x.held[1:]
+	if err := x.check(r); err != nil {
+		return nil, err
+	}
+	if x.last != nil && x.compare(x.last, r) >= 0 {
+		return nil, errOrderNotWalked
+	}
+	x.last = r
+	return r, nil
+}
+
+// runStateWalk yields a DAG's runs by state, as Compare orders them: the
+// settled runs of the first state (failed; success descending) stretch by
+// stretch in id order (its marks break the settled runs where the state
+// changes), then the runs that are not settled (sorted), then the settled
+// runs of the other state. A stretch of the other state costs the read
+// of its first settled run, so a page reads about its runs, whatever the
+// number of stretches.
+type runStateWalk struct {
+	w        *runOrderWalk
+	dagID    string
+	desc     bool
+	bounds   []int64 // the stretches: [bounds[i], bounds[i+1])
+	others   []*DagRun
+	compare  func(a, b *DagRun) int
+	sections [2]RunState // the settled states, in the order's
+	phase    int         // 0: sections[0]; 1: others; 2: sections[1]; 3: done
+	seg      int         // the stretch to look at next
+	cur      *runIndexWalk
+	pending  *DagRun // the first run of cur, read
+}
+
+// firstStretch is the stretch a section starts at.
+func (x *runStateWalk) firstStretch() int {
+	if x.desc {
+		return len(x.bounds) - 2
+	}
+	return 0
+}
+
+func (x *runStateWalk) next() (*DagRun, error) {
+	for x.phase < 3 {
+		if x.phase == 1 {
+			if len(x.others) > 0 {
+				r := x.others[0]
+				x.others = x.others[1:]
+				return r, nil
+			}
+			x.phase, x.seg = 2, x.firstStretch()
+			continue
+		}
+		if r := x.pending; r != nil {
+			x.pending = nil
+			return r, nil
+		}
+		if x.cur != nil {
+			r, err := x.cur.next()
+			if err != nil || r != nil {
+				return r, err
+			}
+			x.cur = nil
+		}
+		ok, err := x.open(x.sections[x.phase/2])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			x.phase++
+		}
+	}
+	return nil, nil
+}
+
+// open starts the next stretch of state: false when there is none.
+func (x *runStateWalk) open(state RunState) (bool, error) {
+	for x.seg >= 0 && x.seg < len(x.bounds)-1 {
+		lo, hi := x.bounds[x.seg], x.bounds[x.seg+1]
+		if x.desc {
+			x.seg--
+		} else {
+			x.seg++
+		}
+		var it memdb.ResultIterator
+		var err error
+		if x.desc {
+			it, err = x.w.txn.ReverseLowerBound(tableDagRuns, indexDagRow, x.dagID, hi-1)
+		} else {
+			it, err = x.w.txn.LowerBound(tableDagRuns, indexDagRow, x.dagID, lo)
+		}
+		if err != nil {
+			return false, fmt.Errorf("list runs of %s: %w", x.dagID, err)
+		}
+		walk := &runIndexWalk{w: x.w, it: it, dagID: x.dagID, lo: lo, hi: hi, in: runSettled,
+			check: func(*DagRun) error { return nil }, compare: x.compare}
+		r, err := walk.next()
+		if err != nil {
+			return false, err
+		}
+		if r != nil && r.State == state {
+			x.cur, x.pending = walk, r
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// runSliceWalk yields runs already in the order.
+type runSliceWalk struct{ runs []*DagRun }
+
+func (x *runSliceWalk) next() (*DagRun, error) {
+	if len(x.runs) == 0 {
+		return nil, nil
+	}
+	r := x.runs[0]
+	x.runs = x.runs[1:]
+	return r, nil
+}
+
+// runOrderMerge merges walks in compare's order: a heap of each walk's
+// next run.
+type runOrderMerge struct {
+	compare func(a, b *DagRun) int
+	heads   []runOrderHead
+	err     error
+}
+
+type runOrderHead struct {
+	run  *DagRun
+	walk runWalk
+}
+
+// add starts a walk; a walk with no run is left out.
+func (m *runOrderMerge) add(w runWalk) {
+	r, err := w.next()
+	if err != nil {
+		m.err = cmp.Or(m.err, err)
+		return
+	}
+	if r != nil {
+		m.heads = append(m.heads, runOrderHead{run: r, walk: w})
+	}
+}
+
+func (m *runOrderMerge) Len() int           { return len(m.heads) }
+func (m *runOrderMerge) Less(i, j int) bool { return m.compare(m.heads[i].run, m.heads[j].run) < 0 }
+func (m *runOrderMerge) Swap(i, j int)      { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *runOrderMerge) Push(x any)         { m.heads = append(m.heads, x.(runOrderHead)) }
+func (m *runOrderMerge) Pop() any {
+	last := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return last
+}
+
+// next is the next run of the merged order; nil at the end.
+func (m *runOrderMerge) next() (*DagRun, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	if len(m.heads) == 0 {
+		return nil, nil
+	}
+	top := &m.heads[0]
+	run := top.run
+	n, err := top.walk.next()
+	if err != nil {
+		return nil, err
+	}
+	if n != nil {
+		top.run = n
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return run, nil
+}
