@@ -57,7 +57,7 @@ func addSchedulerRuns(tb testing.TB, store *Store, dagID string, base time.Time,
 
 // TestAPIv2_Runs_OrdersReadThePage lists pages of 300 runs of each of two
 // DAGs in the orders no index of the run table keeps (start_date,
-// end_date, updated_at, state) and those one keeps within a DAG
+// end_date, updated_at, state, logical_date) and those one keeps within a DAG
 // (run_after, run_id), of one DAG, of every DAG and of the batch's
 // dag_ids, with filters, and checks through the store's rowsRead hook
 // that a page reads about its rows (and the DAG's marks and unfinished
@@ -84,6 +84,7 @@ func TestAPIv2_Runs_OrdersReadThePage(t *testing.T) {
 		{"state", one, "state", "id", "limit=20", 90},
 		{"-state, offset", one, "-state", "-id", "limit=20&offset=250", 360},
 		{"-run_after", one, "-run_after", "-id", "limit=20", 25},
+		{"logical_date, offset", one, "logical_date", "id", "limit=20&offset=20", 50},
 		{"run_id, offset", one, "run_id", "id", "limit=20&offset=40", 65},
 		{"-start_date, state filter", one, "-start_date", "-id", "limit=20&state=failed", 250},
 		{"every DAG, -start_date", "/dags/~/dagRuns", "-start_date", "-id", "limit=20", 90},

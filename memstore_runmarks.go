@@ -1,7 +1,7 @@
 package main
 
 // The orders of a DAG's runs that no index keeps (start_date, end_date,
-// updated_at, state), kept as marks where the settled runs, in
+// updated_at, state, Airflow 3's logical_date), kept as marks where the settled runs, in
 // id order, break that order: a page merges the stretches between the
 // marks, each already in order, instead of reading and sorting every run.
 
@@ -24,10 +24,13 @@ func init() {
 
 // markedRunAttrs are the orders the marks keep (compareRunAttr's names).
 // Every other order of runs is an index's (id, run_after, run_id, the
-// DAG's, the logical date of editions before 3) or is sorted: duration
-// too, whose values follow no order of the runs' ids (a mark every other
-// run, and a page reading every stretch).
-var markedRunAttrs = [...]string{"start_date", "end_date", "updated_at", "state"}
+// DAG's, edition 2's execution_date, its run_after) or is sorted: conf,
+// external_trigger, and duration, whose values follow no order of the
+// runs' ids (a mark every other run, and a page reading every stretch).
+// A run's logical date never changes, but Airflow 3's runs of one DAG
+// are in no index by it: those whose logical date is their run_after are
+// in the run_after index among the others (runOrderIndex).
+var markedRunAttrs = [...]string{"start_date", "end_date", "updated_at", "state", "logical_date"}
 
 // runOrderMarks are a DAG's marks in one of markedRunAttrs, over its
 // settled runs (success or failed: runSettled) in id order: the runs

@@ -45,7 +45,7 @@ type RunOrderQuery struct {
 // id; run_id; run_after, and execution_date where it is the run_after),
 // and markedRunAttrs.
 var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
-	"start_date", "end_date", "updated_at", "state"}
+	"start_date", "end_date", "updated_at", "state", "logical_date"}
 
 // errOrderNotWalked stops a walk that met a run out of its order (a
 // logical date that is not the run's run_after, a run that comes before
@@ -273,17 +273,11 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 		return err
 	}
 	w.read++
-	var others []*DagRun
-	for _, id := range marks.Nulls {
-		r, err := w.txn.First(tableDagRuns, indexDagRow, dagID, id)
-		if err != nil {
-			return fmt.Errorf("look up run %d of %s: %w", id, dagID, err)
-		}
-		if r != nil {
-			w.read++
-			others = append(others, r.(*DagRun))
-		}
+	if len(marks.Nulls) > 0 {
+		// Null values come together, by id either way (in both APIs).
+		m.add(&runIDsWalk{w: w, dagID: dagID, ids: marks.Nulls, desc: q.Desc})
 	}
+	var others []*DagRun
 	for _, state := range []RunState{RunQueued, RunRunning} {
 		it, err := w.txn.Get(tableDagRuns, indexState, string(state), dagID)
 		if err != nil {
@@ -509,6 +503,35 @@ func (x *runStateWalk) open(state RunState) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// runIDsWalk yields a DAG's runs of ids (ascending), from the last when
+// desc, each looked up as it comes.
+type runIDsWalk struct {
+	w     *runOrderWalk
+	dagID string
+	ids   []int64
+	desc  bool
+}
+
+func (x *runIDsWalk) next() (*DagRun, error) {
+	for len(x.ids) > 0 {
+		var id int64
+		if x.desc {
+			id, x.ids = x.ids[len(x.ids)-1], x.ids[:len(x.ids)-1]
+		} else {
+			id, x.ids = x.ids[0], x.ids[1:]
+		}
+		raw, err := x.w.txn.First(tableDagRuns, indexDagRow, x.dagID, id)
+		if err != nil {
+			return nil, fmt.Errorf("look up run %d of %s: %w", id, x.dagID, err)
+		}
+		if raw != nil {
+			x.w.read++
+			return raw.(*DagRun), nil
+		}
+	}
+	return nil, nil
 }
 
 // runSliceWalk yields runs already in the order.

@@ -375,8 +375,7 @@ func compareInt64(a, b int64) int {
 // (pageQuery) read the page alone; one order of runs the store walks
 // (orderQuery: by an index's order or a marked one, of any DAGs, with any
 // filter) reads the walks to the page's end; other listings (several
-// order keys, conf, external_trigger, Airflow 3's logical_date) read the
-// DAGs' runs (each DAG holds at most --max-runs-per-dag of them) and sort
+// order keys, conf, external_trigger, duration) read the DAGs' runs (each DAG holds at most --max-runs-per-dag of them) and sort
 // them (sortedRuns).
 func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	store := o.store
