@@ -6,8 +6,10 @@ package main
 // marks, each already in order, instead of reading and sorting every run.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -51,8 +53,53 @@ var markedRunAttrs = [...]string{"start_date", "end_date", "updated_at", "state"
 // 470 (BenchmarkMemory100kRuns with one more index of the run table:
 // 1,708 bytes a run, 2,181 with it).
 type runOrderMarks struct {
-	DagID, Attr   string
-	Breaks, Nulls []int64 // run ids, ascending
+	DagID, Attr string
+	Breaks      []runBreak // by id
+	Nulls       []int64    // run ids, ascending
+}
+
+// runBreak is a run that breaks a marked order, with its value and the
+// id and value of the settled run before it: the first run of a stretch
+// and the last of the one before, so that a page starts a stretch's walk
+// only when the merge reaches the stretch's first run, either way
+// (runOrderMerge's pending stretches). The values are the times of the
+// time orders; a state's are not kept (its stretches are walked one after
+// another).
+type runBreak struct {
+	ID, PrevID       int64
+	Value, PrevValue time.Time
+}
+
+// markedValue is a run's value in a marked time order (zero for state
+// and for a null).
+func markedValue(attr string, r *DagRun) time.Time {
+	var t *time.Time
+	switch attr {
+	case "start_date":
+		t = r.StartDate
+	case "end_date":
+		t = r.EndDate
+	case "updated_at":
+		t = r.UpdatedAt
+	case "logical_date":
+		if ld, ok := r.LogicalDate(); ok {
+			t = &ld
+		}
+	}
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// breakOf is r's break after prev in an order.
+func breakOf(attr string, r, prev *DagRun) runBreak {
+	return runBreak{ID: r.ID, PrevID: prev.ID, Value: markedValue(attr, r), PrevValue: markedValue(attr, prev)}
+}
+
+// breakAt finds a run's break in m: its index, and whether it is there.
+func (m *runOrderMarks) breakAt(id int64) (int, bool) {
+	return slices.BinarySearchFunc(m.Breaks, id, func(b runBreak, id int64) int { return cmp.Compare(b.ID, id) })
 }
 
 // settledMarksTable holds the marks by (dag_id, attr); a DAG's rows go
@@ -111,45 +158,39 @@ func runMarksTxn(txn *memdb.Txn, dagID, attr string) (*runOrderMarks, error) {
 	return raw.(*runOrderMarks), nil
 }
 
-// markKind is what a run is in a marked order: nothing, a descent, null.
-type markKind int
-
-const (
-	markNone markKind = iota
-	markBreak
-	markNull
-)
-
-// kindOf is a run's mark in m.
-func (m *runOrderMarks) kindOf(id int64) markKind {
-	if _, ok := slices.BinarySearch(m.Breaks, id); ok {
-		return markBreak
-	}
-	if _, ok := slices.BinarySearch(m.Nulls, id); ok {
-		return markNull
-	}
-	return markNone
+// runMark is what a run is in a marked order: nothing, a break (brk
+// set), or null.
+type runMark struct {
+	brk  *runBreak
+	null bool
 }
 
-// with is m with a run's mark set to kind: m itself when it already is,
+// markOf is a run's mark in m.
+func (m *runOrderMarks) markOf(id int64) runMark {
+	if i, ok := m.breakAt(id); ok {
+		return runMark{brk: &m.Breaks[i]}
+	}
+	_, null := slices.BinarySearch(m.Nulls, id)
+	return runMark{null: null}
+}
+
+// with is m with a run's mark set to mark: m itself when it already is,
 // else a copy.
-func (m *runOrderMarks) with(id int64, kind markKind) *runOrderMarks {
-	if m.kindOf(id) == kind {
+func (m *runOrderMarks) with(id int64, mark runMark) *runOrderMarks {
+	has := m.markOf(id)
+	if has.null == mark.null && (has.brk == nil) == (mark.brk == nil) && (has.brk == nil || *has.brk == *mark.brk) {
 		return m
 	}
-	without := func(ids []int64) []int64 {
-		return slices.DeleteFunc(slices.Clone(ids), func(x int64) bool { return x == id })
-	}
-	with := func(ids []int64) []int64 {
-		i, _ := slices.BinarySearch(ids, id)
-		return slices.Insert(slices.Clone(ids), i, id)
-	}
-	next := &runOrderMarks{DagID: m.DagID, Attr: m.Attr, Breaks: without(m.Breaks), Nulls: without(m.Nulls)}
-	switch kind {
-	case markBreak:
-		next.Breaks = with(next.Breaks)
-	case markNull:
-		next.Nulls = with(next.Nulls)
+	next := &runOrderMarks{DagID: m.DagID, Attr: m.Attr,
+		Breaks: slices.DeleteFunc(slices.Clone(m.Breaks), func(b runBreak) bool { return b.ID == id }),
+		Nulls:  slices.DeleteFunc(slices.Clone(m.Nulls), func(x int64) bool { return x == id })}
+	switch {
+	case mark.brk != nil:
+		i, _ := next.breakAt(id)
+		next.Breaks = slices.Insert(next.Breaks, i, *mark.brk)
+	case mark.null:
+		i, _ := slices.BinarySearch(next.Nulls, id)
+		next.Nulls = slices.Insert(next.Nulls, i, id)
 	}
 	return next
 }
@@ -181,28 +222,32 @@ func markRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	}
 	for i, attr := range markedRunAttrs {
 		in := runSettled(next) && !runAttrNullable(attr, next)
-		kind := markNone
+		var mark runMark
 		switch {
 		case runSettled(next) && !in:
-			kind = markNull
+			mark.null = true
 		case in && before[i] != nil && breaks(i, next, before[i]):
-			kind = markBreak
+			b := breakOf(attr, next, before[i])
+			mark.brk = &b
 		}
 		marks, err := runMarksTxn(txn, run.DagID, attr)
 		if err != nil {
 			return err
 		}
-		changed := marks.with(run.ID, kind)
+		changed := marks.with(run.ID, mark)
 		if n := after[i]; n != nil {
+			// The next settled run's break names the run before it,
+			// which may be this one, or was.
 			prev := before[i]
 			if in {
 				prev = next
 			}
-			kind = markNone
+			mark = runMark{}
 			if prev != nil && breaks(i, n, prev) {
-				kind = markBreak
+				b := breakOf(attr, n, prev)
+				mark.brk = &b
 			}
-			changed = changed.with(n.ID, kind)
+			changed = changed.with(n.ID, mark)
 		}
 		if changed == marks {
 			continue
@@ -338,7 +383,7 @@ func remarkRunsTxn(txn *memdb.Txn) error {
 				marks[i].Nulls = append(marks[i].Nulls, r.ID)
 				continue
 			case last[i] != nil && breaks(i, r, last[i]):
-				marks[i].Breaks = append(marks[i].Breaks, r.ID)
+				marks[i].Breaks = append(marks[i].Breaks, breakOf(attr, r, last[i]))
 			}
 			last[i] = r
 		}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -83,13 +84,14 @@ func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok boo
 		return runs, total, true, nil
 	}
 	limit := min(q.Limit, total-q.Offset)
-	m := &runOrderMerge{compare: q.Compare}
+	m := &runOrderMerge{compare: q.Compare, w: w}
 	for _, dagID := range dagIDs {
 		if err := w.addWalks(m, dagID); err != nil {
 			return nil, 0, false, notWalked(err)
 		}
 	}
 	heap.Init(m)
+	m.sortPending()
 	offset := q.Offset
 	for len(runs) < limit {
 		run, err := m.next()
@@ -289,9 +291,21 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 		}
 	}
 	slices.SortFunc(others, q.Compare)
-	bounds := append(append(make([]int64, 0, len(marks.Breaks)+2), 0), marks.Breaks...)
-	bounds = append(bounds, 1<<63-1)
+	// Stretch i is [bound(i), bound(i+1)).
+	bound := func(i int) int64 {
+		switch i {
+		case 0:
+			return 0
+		case len(marks.Breaks) + 1:
+			return 1<<63 - 1
+		}
+		return marks.Breaks[i-1].ID
+	}
 	if q.Attr == "state" {
+		bounds := make([]int64, len(marks.Breaks)+2)
+		for i := range bounds {
+			bounds[i] = bound(i)
+		}
 		x := &runStateWalk{w: w, dagID: dagID, desc: q.Desc, bounds: bounds, others: others, compare: q.Compare,
 			sections: [2]RunState{RunFailed, RunSuccess}}
 		if q.Desc {
@@ -304,22 +318,61 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 	if len(others) > 0 {
 		m.add(&runSliceWalk{runs: others})
 	}
-	attr := q.Attr
-	in := func(r *DagRun) bool { return runSettled(r) && !runAttrNullable(attr, r) }
-	for i := range len(bounds) - 1 {
-		lo, hi := bounds[i], bounds[i+1]
-		var it memdb.ResultIterator
-		if q.Desc {
-			it, err = w.txn.ReverseLowerBound(tableDagRuns, indexDagRow, dagID, hi-1)
-		} else {
-			it, err = w.txn.LowerBound(tableDagRuns, indexDagRow, dagID, lo)
+	// A stretch's first run in the walk's direction is known from the
+	// marks (a break's run, or the run before a break): the stretch waits
+	// until the merge reaches it. The first stretch (the last,
+	// descending) starts at once.
+	first := 0
+	if q.Desc {
+		first = len(marks.Breaks)
+	}
+	for i := range len(marks.Breaks) + 1 {
+		s := runStretch{dagID: dagID, lo: bound(i), hi: bound(i + 1)}
+		switch {
+		case i == first:
+			walk, err := w.stretchWalk(s)
+			if err != nil {
+				return err
+			}
+			m.add(walk)
+			continue
+		case q.Desc:
+			b := marks.Breaks[i] // the break after the stretch
+			s.value, s.id = b.PrevValue, b.PrevID
+		default:
+			b := marks.Breaks[i-1] // the stretch's own break
+			s.value, s.id = b.Value, b.ID
 		}
-		if err != nil {
-			return fmt.Errorf("list runs of %s: %w", dagID, err)
-		}
-		m.add(&runIndexWalk{w: w, it: it, dagID: dagID, lo: lo, hi: hi, in: in, check: func(*DagRun) error { return nil }, compare: q.Compare})
+		m.pending = append(m.pending, s)
 	}
 	return nil
+}
+
+// runStretch is a DAG's settled runs with a value and an id in [lo, hi),
+// in the order: a walk of their ids, which a merge starts when it reaches
+// the stretch's first run in the walk's direction, of value and id.
+type runStretch struct {
+	dagID  string
+	lo, hi int64
+	value  time.Time
+	id     int64
+}
+
+// stretchWalk starts the walk of a stretch in the query's order.
+func (w *runOrderWalk) stretchWalk(s runStretch) (*runIndexWalk, error) {
+	var it memdb.ResultIterator
+	var err error
+	if w.q.Desc {
+		it, err = w.txn.ReverseLowerBound(tableDagRuns, indexDagRow, s.dagID, s.hi-1)
+	} else {
+		it, err = w.txn.LowerBound(tableDagRuns, indexDagRow, s.dagID, s.lo)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list runs of %s: %w", s.dagID, err)
+	}
+	attr := w.q.Attr
+	in := func(r *DagRun) bool { return runSettled(r) && !runAttrNullable(attr, r) }
+	return &runIndexWalk{w: w, it: it, dagID: s.dagID, lo: s.lo, hi: s.hi, in: in, check: func(*DagRun) error { return nil }, compare: w.q.Compare}, nil
 }
 
 // runWalk yields runs in a listing's order; nil at its end.
@@ -547,11 +600,69 @@ func (x *runSliceWalk) next() (*DagRun, error) {
 }
 
 // runOrderMerge merges walks in compare's order: a heap of each walk's
-// next run.
+// next run, and the stretches of a marked time order that wait until the
+// merge reaches their first run (pending, in the order of those runs):
+// a page starts the stretches its runs come from, not all of them.
 type runOrderMerge struct {
 	compare func(a, b *DagRun) int
 	heads   []runOrderHead
 	err     error
+	w       *runOrderWalk
+	pending []runStretch
+	probe   DagRun // a pending stretch's first run as compare sees it
+	at      time.Time
+}
+
+// sortPending puts the pending stretches in the order of their first
+// runs, values with no null among them: by value then id, either way.
+func (m *runOrderMerge) sortPending() {
+	slices.SortFunc(m.pending, func(a, b runStretch) int {
+		c := cmp.Or(a.value.Compare(b.value), cmp.Compare(a.id, b.id))
+		if m.w.q.Desc {
+			return -c
+		}
+		return c
+	})
+}
+
+// probeOf is a pending stretch's first run as compare orders it: its id
+// and its value in the order's attribute (m.probe, reused).
+func (m *runOrderMerge) probeOf(s runStretch) *DagRun {
+	m.probe, m.at = DagRun{ID: s.id}, s.value
+	switch m.w.q.Attr {
+	case "start_date":
+		m.probe.StartDate = &m.at
+	case "end_date":
+		m.probe.EndDate = &m.at
+	case "updated_at":
+		m.probe.UpdatedAt = &m.at
+	case "logical_date":
+		m.probe.ExecutionDate = m.at
+	}
+	return &m.probe
+}
+
+// startReached starts the pending stretches whose first run comes before
+// the merge's next run; a stretch whose walk starts at another run than
+// its marks say stops the page (errOrderNotWalked).
+func (m *runOrderMerge) startReached() error {
+	for len(m.pending) > 0 && (len(m.heads) == 0 || m.compare(m.probeOf(m.pending[0]), m.heads[0].run) < 0) {
+		s := m.pending[0]
+		m.pending = m.pending[1:]
+		walk, err := m.w.stretchWalk(s)
+		if err != nil {
+			return err
+		}
+		r, err := walk.next()
+		if err != nil {
+			return err
+		}
+		if r == nil || m.compare(r, m.probeOf(s)) != 0 {
+			return errOrderNotWalked
+		}
+		heap.Push(m, runOrderHead{run: r, walk: walk})
+	}
+	return nil
 }
 
 type runOrderHead struct {
@@ -585,6 +696,9 @@ func (m *runOrderMerge) Pop() any {
 func (m *runOrderMerge) next() (*DagRun, error) {
 	if m.err != nil {
 		return nil, m.err
+	}
+	if err := m.startReached(); err != nil {
+		return nil, err
 	}
 	if len(m.heads) == 0 {
 		return nil, nil
