@@ -7,53 +7,7 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	memdb "github.com/hashicorp/go-memdb"
 )
-
-// addSchedulerRuns stores n runs of dagID as the scheduler leaves them,
-// one a minute from base: every tenth failed, the rest succeeded, each
-// started two seconds after its date and ended a few seconds later (its
-// updated_at), except every 37th, run again three hours later (its
-// dates out of id order); the last four unfinished (two running, two
-// queued, which never started). The runs' marks are built as a restore
-// builds them.
-func addSchedulerRuns(tb testing.TB, store *Store, dagID string, base time.Time, n int) {
-	tb.Helper()
-	err := store.update(func(txn *memdb.Txn) error {
-		for i := range n {
-			id, err := nextCounter(txn, counterRunID)
-			if err != nil {
-				return err
-			}
-			date := base.Add(time.Duration(i) * time.Minute)
-			start := date.Add(2 * time.Second)
-			if i%37 == 36 {
-				start = start.Add(3 * time.Hour)
-			}
-			end := start.Add(time.Duration(10+i%7) * time.Second)
-			state := RunSuccess
-			if i%10 == 9 {
-				state = RunFailed
-			}
-			r := &DagRun{ID: id, DagID: dagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date, State: state,
-				Conf: json.RawMessage(`{}`), RunType: "scheduled", StartDate: &start, EndDate: &end, UpdatedAt: &end}
-			switch {
-			case i >= n-2:
-				r.State, r.StartDate, r.EndDate, r.UpdatedAt = RunQueued, nil, nil, &date
-			case i >= n-4:
-				r.State, r.EndDate, r.UpdatedAt = RunRunning, nil, &start
-			}
-			if err := txn.Insert(tableDagRuns, r); err != nil {
-				return err
-			}
-		}
-		return recountRunsTxn(txn)
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-}
 
 // TestAPIv2_Runs_OrdersReadThePage lists pages of 300 runs of each of two
 // DAGs in the orders no index of the run table keeps (start_date,

@@ -133,6 +133,73 @@ func BenchmarkV2ListRunsFiltered(b *testing.B) {
 		benchPage{"type_state_desc_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=-id&run_type=scheduled&state=failed"})
 }
 
+// addSchedulerRuns stores n runs of dagID as the scheduler leaves them,
+// one a minute from base: every tenth failed, the rest succeeded, each
+// started two seconds after its date and ended a few seconds later (its
+// updated_at), except every 37th, run again three hours later (its
+// dates out of id order); the last four unfinished (two running, two
+// queued, which never started). The runs' marks are built as a restore
+// builds them.
+func addSchedulerRuns(tb testing.TB, store *Store, dagID string, base time.Time, n int) {
+	tb.Helper()
+	err := store.update(func(txn *memdb.Txn) error {
+		for i := range n {
+			id, err := nextCounter(txn, counterRunID)
+			if err != nil {
+				return err
+			}
+			date := base.Add(time.Duration(i) * time.Minute)
+			start := date.Add(2 * time.Second)
+			if i%37 == 36 {
+				start = start.Add(3 * time.Hour)
+			}
+			end := start.Add(time.Duration(10+i%7) * time.Second)
+			state := RunSuccess
+			if i%10 == 9 {
+				state = RunFailed
+			}
+			r := &DagRun{ID: id, DagID: dagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date, State: state,
+				Conf: json.RawMessage(`{}`), RunType: "scheduled", StartDate: &start, EndDate: &end, UpdatedAt: &end}
+			switch {
+			case i >= n-2:
+				r.State, r.StartDate, r.EndDate, r.UpdatedAt = RunQueued, nil, nil, &date
+			case i >= n-4:
+				r.State, r.EndDate, r.UpdatedAt = RunRunning, nil, &start
+			}
+			if err := txn.Insert(tableDagRuns, r); err != nil {
+				return err
+			}
+		}
+		return recountRunsTxn(txn)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkV2ListRunsOrdered lists a page of 50 runs (rows of a DAG as
+// the scheduler leaves them, addSchedulerRuns; a quarter as many of a
+// second DAG) in the orders no index of the run table kept (start_date,
+// end_date, state, logical_date; run_after was one DAG's walk), and of
+// every DAG with filters: a walk per DAG and per stretch of the marks,
+// merged to the page's end, where every run was read and sorted.
+func BenchmarkV2ListRunsOrdered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag, other := benchDAG(b, "bench_runs", 1), benchDAG(b, "bench_more", 1)
+		store, dags := benchStoreWith(b, dag, other)
+		addSchedulerRuns(b, store, dag.DagID, benchDate, rows)
+		addSchedulerRuns(b, store, other.DagID, benchDate.Add(time.Second), rows/4)
+		return store, dags
+	},
+		benchPage{"-start_date", "/dags/bench_runs/dagRuns?limit=50&order_by=-start_date"},
+		benchPage{"end_date_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=end_date"},
+		benchPage{"state", "/dags/bench_runs/dagRuns?limit=50&order_by=state"},
+		benchPage{"-logical_date", "/dags/bench_runs/dagRuns?limit=50&order_by=-logical_date"},
+		benchPage{"-run_after", "/dags/bench_runs/dagRuns?limit=50&order_by=-run_after"},
+		benchPage{"all_-start_date_type", "/dags/~/dagRuns?limit=50&order_by=-start_date&run_type=scheduled"},
+		benchPage{"all_id_pattern", "/dags/~/dagRuns?limit=50&run_id_pattern=T0"})
+}
+
 // BenchmarkV2ListEventLogs lists a page of 50 events (GET
 // /api/v2/eventLogs, by id and by -id) with rows events stored.
 func BenchmarkV2ListEventLogs(b *testing.B) {
