@@ -444,6 +444,18 @@ func (s *Store) DagVersionPage(desc bool, offset, limit int) ([]*DagVersion, int
 	return tablePage(s, tableDagVersions, indexVersionUUID, desc, offset, limit, func(*DagVersion) bool { return true }, "all")
 }
 
+// DagVersionPageOf is a page of one DAG's versions by version_number
+// (byNumber) or by id, descending when desc, and how many there are
+// (tablePageOf: the DAG's part of an index, its count remembered per
+// change of the DAG's versions).
+func (s *Store) DagVersionPageOf(dagID string, byNumber, desc bool, offset, limit int) ([]*DagVersion, int, error) {
+	all := func(*DagVersion) bool { return true }
+	if byNumber {
+		return tablePageOf(s, tableDagVersions, indexID+"_prefix", []any{dagID, nil}, desc, offset, limit, all, nil, "dag "+dagID)
+	}
+	return tablePageOf(s, tableDagVersions, indexDagVersionIDs+"_prefix", []any{dagID, ""}, desc, offset, limit, all, nil, "dag "+dagID)
+}
+
 // walkPage reads it to the page's end: the rows after the first offset,
 // at most limit of them (none when limit is 0 or less), and how many rows
 // it read.

@@ -700,6 +700,12 @@ func (o *operations) dagVersions(dagID string) ([]*DagVersion, error) {
 	return o.store.DagVersions(dagID)
 }
 
+// dagVersionPageOf is a page of one DAG's versions by version_number
+// (byNumber) or by id, descending when desc, and how many there are.
+func (o *operations) dagVersionPageOf(dagID string, byNumber, desc bool, p page) ([]*DagVersion, int, error) {
+	return o.store.DagVersionPageOf(dagID, byNumber, desc, p.offset, p.limit)
+}
+
 // dagVersionPage is a page of every DAG's versions by id (descending
 // when desc) and how many there are.
 func (o *operations) dagVersionPage(desc bool, p page) ([]*DagVersion, int, error) {
