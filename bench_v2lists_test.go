@@ -586,6 +586,34 @@ func BenchmarkV2ListDagVersions(b *testing.B) {
 		benchPage{"desc_offset", "/dags/~/dagVersions?limit=50&offset=200&order_by=-id"})
 }
 
+// BenchmarkV2ListDagVersionsOfDag lists a page of 50 of one DAG's
+// versions (GET /api/v2/dags/{dag_id}/dagVersions, by id and by
+// -version_number from offset 200) with rows versions of the DAG stored:
+// the DAG's part of an index, where every version of the DAG was read and
+// sorted.
+func BenchmarkV2ListDagVersionsOfDag(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_versions", 1)
+		store, dags := benchStoreWith(b, dag)
+		err := store.update(func(txn *memdb.Txn) error {
+			for i := range rows {
+				d := *dag
+				d.Description = fmt.Sprintf("version %d", i)
+				if err := recordVersionTxn(txn, &d, benchDate.Add(time.Duration(i)*time.Second)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"default", "/dags/bench_versions/dagVersions?limit=50"},
+		benchPage{"number_desc_offset", "/dags/bench_versions/dagVersions?limit=50&offset=200&order_by=-version_number"})
+}
+
 // BenchmarkV2ListBackfills lists a page of 50 of a DAG's backfills (GET
 // /api/v2/backfills?dag_id=..., by id and by -id) with rows backfills of
 // two DAGs stored.
