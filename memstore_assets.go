@@ -196,7 +196,8 @@ func (s *Store) LastAssetEvents(ids []int64) (map[int64]*AssetEvent, error) {
 	return out, nil
 }
 
-// indexTimestamp orders asset events by (timestamp, id).
+// indexTimestamp orders asset events, and import errors, by (timestamp,
+// id).
 const indexTimestamp = "timestamp"
 
 // assetEventTimeIndex keys an event as encodeTime(timestamp) and
