@@ -577,6 +577,32 @@ func BenchmarkV2ListImportErrors(b *testing.B) {
 		benchPage{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-filename"})
 }
 
+// BenchmarkV2ListImportErrorsByTime lists a page of 50 import errors by
+// timestamp (GET /api/v2/importErrors?order_by=timestamp, and -timestamp
+// from offset 200) with rows of them stored over 100 reads of the folder
+// (the files of a read share its time): the (timestamp, id) index walked
+// to the page's end, where every import error was read and sorted.
+func BenchmarkV2ListImportErrorsByTime(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		for r := range 100 {
+			failed := map[string]string{}
+			var read []string
+			for i := r; i < rows; i += 100 {
+				name := fmt.Sprintf("/dags/broken_%06d.py", (i*7919)%rows)
+				failed[name] = "Traceback (most recent call last): ..."
+				read = append(read, name)
+			}
+			if err := store.RecordParse(read, failed, benchDate.Add(time.Duration((r*37)%100)*time.Minute)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return store, dags
+	},
+		benchPage{"timestamp", "/importErrors?limit=50&order_by=timestamp"},
+		benchPage{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-timestamp"})
+}
+
 // BenchmarkV2ListDagVersions lists a page of 50 of every DAG's versions
 // (GET /api/v2/dags/~/dagVersions, by id and by -id) with rows DAGs of
 // one version each stored.
