@@ -56,6 +56,19 @@ func (s *Store) ImportErrors() ([]*ImportError, error) {
 	return rows, err
 }
 
+// HasImportError reports whether a file's last read failed: one lookup
+// (rowsRead hears of it).
+func (s *Store) HasImportError(file string) (bool, error) {
+	raw, err := s.read().First(tableImportErrors, indexFilename, file)
+	if err != nil {
+		return false, fmt.Errorf("look up the import error of %s: %w", file, err)
+	}
+	if s.rowsRead != nil && raw != nil {
+		s.rowsRead(1)
+	}
+	return raw != nil, nil
+}
+
 // ImportErrorByID is one import error, or errNotFound.
 func (s *Store) ImportErrorByID(id int64) (*ImportError, error) {
 	raw, err := s.read().First(tableImportErrors, indexID, id)

@@ -372,9 +372,17 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 }
 
 // DagPage is a page of the DAG rows keep picks, in dag_id order
-// (descending when desc), and how many rows it picks in all (tablePage).
-func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string) ([]*DagRow, int, error) {
-	return tablePage(s, tableDags, indexID, desc, offset, limit, keep, countKey)
+// (descending when desc), and how many rows it picks in all (tablePage),
+// the count remembered also per version of the tables keep reads besides
+// (also).
+func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string, also ...string) ([]*DagRow, int, error) {
+	walk := func(txn *memdb.Txn) (memdb.ResultIterator, error) {
+		if desc {
+			return txn.GetReverse(tableDags, indexID)
+		}
+		return txn.Get(tableDags, indexID)
+	}
+	return tablePageWalk(s, tableDags, indexID, nil, walk, offset, limit, keep, nil, countKey, also...)
 }
 
 // PoolKeyedPage, VariableKeyedPage and ConnectionKeyedPage are pages of those tables by
@@ -589,7 +597,7 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 
 // tablePageWalk is tablePageOf with the walk of the page's order given
 // (a walk no single index walk makes).
-func tablePageWalk[T any](s *Store, table, index string, args []any, walk func(*memdb.Txn) (memdb.ResultIterator, error), offset, limit int, keep func(*T) bool, tied func(a, b *T) bool, countKey string) ([]*T, int, error) {
+func tablePageWalk[T any](s *Store, table, index string, args []any, walk func(*memdb.Txn) (memdb.ResultIterator, error), offset, limit int, keep func(*T) bool, tied func(a, b *T) bool, countKey string, also ...string) ([]*T, int, error) {
 	txn := s.read()
 	it, err := walk(txn)
 	if err != nil {
@@ -612,6 +620,14 @@ func tablePageWalk[T any](s *Store, table, index string, args []any, walk func(*
 		if err != nil {
 			return nil, 0, fmt.Errorf("count %s: %w", table, err)
 		}
+		var roots [2]<-chan struct{}
+		for i, t := range also {
+			it, err := txn.Get(t, indexID)
+			if err != nil {
+				return nil, 0, fmt.Errorf("count %s: %w", table, err)
+			}
+			roots[i] = it.WatchCh()
+		}
 		total, err = s.counts.count(all.WatchCh(), table+" "+countKey, func() (int, error) {
 			n := 0
 			for raw := all.Next(); raw != nil; raw = all.Next() {
@@ -621,7 +637,7 @@ func tablePageWalk[T any](s *Store, table, index string, args []any, walk func(*
 				}
 			}
 			return n, nil
-		})
+		}, roots[0], roots[1])
 		if err != nil {
 			return nil, 0, err
 		}
