@@ -98,6 +98,40 @@ func BenchmarkV2ListDagsFiltered(b *testing.B) {
 		benchPage{"tag_desc", "/dags?limit=50&offset=200&order_by=-dag_id&tags=odd"})
 }
 
+// BenchmarkV2ListDagsImportErrorsFavorites lists a page of 50 DAGs with
+// has_import_errors (the files of one DAG in three fail) and is_favorite
+// (one in five the caller's), with rows DAGs stored: the dag_id index
+// walked to the page's end with a lookup of each DAG's import error and
+// favorite, where every DAG was read with every import error and
+// favorite.
+func BenchmarkV2ListDagsImportErrorsFavorites(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchManyDAGs(nil)(b, rows)
+		failed := map[string]string{}
+		var files []string
+		for i, d := range dags.DAGs {
+			if !strings.HasPrefix(d.DagID, "bench_dag_") {
+				continue
+			}
+			if i%3 == 0 {
+				failed[absPath(d.FilePath)] = "Traceback"
+				files = append(files, absPath(d.FilePath))
+			}
+			if i%5 == 0 {
+				if err := store.SetFavorite(d.DagID, anonymousAdmin, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := store.RecordParse(files, failed, benchDate); err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"import_errors", "/dags?limit=50&has_import_errors=true"},
+		benchPage{"favorites_desc_offset", "/dags?limit=50&offset=200&order_by=-dag_id&is_favorite=true"})
+}
+
 // BenchmarkV2DagStats asks the statistics of 100 DAGs (GET
 // /api/v2/dagStats) with rows runs stored among them: each DAG's counts
 // per state are a row the writes keep, where its runs were read.
