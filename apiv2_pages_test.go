@@ -55,7 +55,7 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 		maxRead            int
 	}{
 		// "": the same list through the path that reads and sorts every
-		// DAG (operations.sortDagLists).
+		// DAG (operations.sortLists).
 		{"dags", "/dags?limit=50", "", 50},
 		{"dags offset", "/dags?limit=50&offset=100", "", 150},
 		{"dags desc", "/dags?limit=20&order_by=-dag_id", "", 20},
@@ -88,9 +88,9 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 // of the path that reads and sorts every DAG for the same request.
 func checkDagPageRead(t *testing.T, ts *testServer, read *int, path string, maxRead int) response {
 	t.Helper()
-	ts.srv.ops.sortDagLists.Store(true)
+	ts.srv.ops.sortLists.Store(true)
 	want := ts.do(t, http.MethodGet, apiV2Prefix+path, "")
-	ts.srv.ops.sortDagLists.Store(false)
+	ts.srv.ops.sortLists.Store(false)
 	return checkPageReadWant(t, ts, read, http.MethodGet, path, "", want, maxRead)
 }
 

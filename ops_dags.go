@@ -322,7 +322,7 @@ func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
 // listDags is the DAGs a query selects, ordered, and the page of them,
 // with the number selected. Sub-DAGs are never listed.
 func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
-	if desc, ok := q.byIDOnRows(); ok && !o.sortDagLists.Load() && (len(q.order) == 0 || q.order[0].attr == "dag_id" || !o.anyDagNamed()) {
+	if desc, ok := q.byIDOnRows(); ok && !o.sortLists.Load() && (len(q.order) == 0 || q.order[0].attr == "dag_id" || !o.anyDagNamed()) {
 		return o.listDagsByID(q, desc)
 	}
 	rows, err := o.store.Dags()
