@@ -544,17 +544,10 @@ func addConsumers(b *testing.B, store *Store, dag *DAG, runs, each int) {
 	}
 }
 
-// BenchmarkV2ListXComs lists a page of 50 XCom entries (GET
-// /api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task_id}/xcomEntries,
-// Airflow's order) with rows entries stored: ten runs of a DAG of two
-// mapped tasks, each task instance rows/20 entries (one a map index), so
-// that every scope grows with rows: every entry (~ for the three ids),
-// the DAG's, a task's, one run's, one run's task's, and one run's with a
-// map_index or xcom_key filter.
-func BenchmarkV2ListXComs(b *testing.B) {
-	const dagID = "bench_xcoms"
-	run := "/dags/" + dagID + "/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate.Add(5*time.Minute)), "+", "%2B")
-	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+// fillXComs is BenchmarkV2ListXComs' store: ten runs of a DAG of two
+// tasks, each task instance rows/20 entries (one a map index).
+func fillXComs(dagID string) func(b *testing.B, rows int) (*Store, *DAGSet) {
+	return func(b *testing.B, rows int) (*Store, *DAGSet) {
 		dag := benchDAG(b, dagID, 2)
 		store, dags := benchStoreWith(b, dag)
 		addRuns(b, store, dag, benchDate, 10, false)
@@ -580,7 +573,33 @@ func BenchmarkV2ListXComs(b *testing.B) {
 			b.Fatal(err)
 		}
 		return store, dags
-	},
+	}
+}
+
+// BenchmarkV2ListXComsFiltered lists a page of 50 of BenchmarkV2ListXComs'
+// entries with filters across runs: a key every entry has (the page's
+// walk), a key pattern from offset 200, and one map index (20 entries
+// spread over the DAG's 100,000: the walk reads on to the last); each
+// was the scope read and sorted.
+func BenchmarkV2ListXComsFiltered(b *testing.B) {
+	const dagID = "bench_xcoms"
+	benchV2Pages(b, fillXComs(dagID),
+		benchPage{"dag_key", "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?limit=50&xcom_key=return_value"},
+		benchPage{"every_key_pattern_offset", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&offset=200&xcom_key_pattern=value"},
+		benchPage{"dag_map_index", "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?limit=50&map_index=7"})
+}
+
+// BenchmarkV2ListXComs lists a page of 50 XCom entries (GET
+// /api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task_id}/xcomEntries,
+// Airflow's order) with rows entries stored: ten runs of a DAG of two
+// mapped tasks, each task instance rows/20 entries (one a map index), so
+// that every scope grows with rows: every entry (~ for the three ids),
+// the DAG's, a task's, one run's, one run's task's, and one run's with a
+// map_index or xcom_key filter.
+func BenchmarkV2ListXComs(b *testing.B) {
+	const dagID = "bench_xcoms"
+	run := "/dags/" + dagID + "/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate.Add(5*time.Minute)), "+", "%2B")
+	benchV2Pages(b, fillXComs(dagID),
 		benchPage{"default", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50"},
 		benchPage{"offset", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&offset=200"},
 		benchPage{"dag", "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?limit=50"},
