@@ -342,6 +342,61 @@ func BenchmarkV2ListTaskInstancesFiltered(b *testing.B) {
 		benchPage{"state_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&state=success"})
 }
 
+// BenchmarkV2ListTaskInstancesByVersion lists a page of 50 task
+// instances of BenchmarkV2ListTaskInstances' store, the DAG at a second
+// version that the odd runs' task instances ran with, by dag_version:
+// every DAG's in the default order, and one DAG's by id from offset 200:
+// the merge of ti_order walked to the page's end with a version looked up
+// once, where every run's task instances were read and sorted.
+func BenchmarkV2ListTaskInstancesByVersion(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_tis", 10)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+		v1, err := store.LatestDagVersion(dag.DagID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		next := *dag
+		next.Description = "version 2"
+		if err := store.update(func(txn *memdb.Txn) error { return recordVersionTxn(txn, &next, benchDate) }); err != nil {
+			b.Fatal(err)
+		}
+		v2, err := store.LatestDagVersion(dag.DagID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs, err := store.RunsOfDag(dag.DagID, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = store.update(func(txn *memdb.Txn) error {
+			for r, run := range runs {
+				tis, err := taskInstancesOfRunTxn(txn, dag.DagID, run.RunID)
+				if err != nil {
+					return err
+				}
+				changed := make([]*TaskInstance, len(tis))
+				for i, ti := range tis {
+					c := *ti
+					c.DagVersionID = []string{v1.ID, v2.ID}[r%2]
+					changed[i] = &c
+				}
+				if err := putTaskInstancesTxn(txn, changed...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"version", "/dags/~/dagRuns/~/taskInstances?limit=50&dag_version=2"},
+		benchPage{"version_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&dag_version=1"})
+}
+
 // BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
 // by id (order_by=id) of ten runs whose last task expands into rows/10
 // mapped instances each: the page merges the DAG's unmapped and mapped
