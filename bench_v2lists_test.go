@@ -344,7 +344,7 @@ func BenchmarkV2ListTaskInstancesFiltered(b *testing.B) {
 
 // BenchmarkV2ListTaskInstancesByVersion lists a page of 50 task
 // instances of BenchmarkV2ListTaskInstances' store, the DAG at a second
-// version that the odd runs' task instances ran with, by dag_version:
+// version that the odd runs' task instances ran with, by version_number:
 // every DAG's in the default order, and one DAG's by id from offset 200:
 // the merge of ti_order walked to the page's end with a version looked up
 // once, where every run's task instances were read and sorted.
@@ -393,8 +393,8 @@ func BenchmarkV2ListTaskInstancesByVersion(b *testing.B) {
 		}
 		return store, dags
 	},
-		benchPage{"version", "/dags/~/dagRuns/~/taskInstances?limit=50&dag_version=2"},
-		benchPage{"version_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&dag_version=1"})
+		benchPage{"version", "/dags/~/dagRuns/~/taskInstances?limit=50&version_number=2"},
+		benchPage{"version_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&version_number=1"})
 }
 
 // BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
