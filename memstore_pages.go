@@ -371,16 +371,29 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 	return page, total, nil
 }
 
+// DagReads names what a DAG page's filter reads besides the DAG rows,
+// so that its count is remembered per version of that too.
+type DagReads int
+
+const (
+	ReadsImportErrors DagReads = iota // the DAGs' files' import errors
+	ReadsFavorites                    // the users' favorites
+)
+
 // DagPage is a page of the DAG rows keep picks, in dag_id order
 // (descending when desc), and how many rows it picks in all (tablePage),
-// the count remembered also per version of the tables keep reads besides
-// (also).
-func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string, also ...string) ([]*DagRow, int, error) {
+// the count remembered also per version of what keep reads besides
+// (reads).
+func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string, reads ...DagReads) ([]*DagRow, int, error) {
 	walk := func(txn *memdb.Txn) (memdb.ResultIterator, error) {
 		if desc {
 			return txn.GetReverse(tableDags, indexID)
 		}
 		return txn.Get(tableDags, indexID)
+	}
+	also := make([]string, len(reads))
+	for i, r := range reads {
+		also[i] = [...]string{ReadsImportErrors: tableImportErrors, ReadsFavorites: tableDagFavorites}[r]
 	}
 	return tablePageWalk(s, tableDags, indexID, nil, walk, offset, limit, keep, nil, countKey, also...)
 }

@@ -473,14 +473,14 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		}
 		return q.selects(info)
 	}
-	var also []string
+	var reads []DagReads
 	if q.hasImportErrors != nil {
-		also = append(also, tableImportErrors)
+		reads = append(reads, ReadsImportErrors)
 	}
 	if q.favorite != nil {
-		also = append(also, tableDagFavorites)
+		reads = append(reads, ReadsFavorites)
 	}
-	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, q.rowFilterKey(), also...)
+	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, q.rowFilterKey(), reads...)
 	if err = cmp.Or(err, lookupErr); err != nil {
 		return nil, 0, err
 	}
