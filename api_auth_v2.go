@@ -112,12 +112,15 @@ type tokenAuthority struct {
 	// nothing a token holds can start to fail before its expiry (the key
 	// is the process's), so a hit is the answer check would give.
 	passed *lru.Cache[[sha256.Size]byte, passedToken]
+	// revoked are the tokens logout revoked (revokedTokens).
+	revoked *revokedTokens
 }
 
 // passedToken is an entry of the passed cache.
 type passedToken struct {
 	caller caller
 	exp    time.Time
+	jti    string
 }
 
 // tokenCacheSize bounds the passed cache: tokens of one airlite's clients.
@@ -134,7 +137,7 @@ func newTokenAuthority(key []byte) (*tokenAuthority, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new token cache: %w", err)
 	}
-	return &tokenAuthority{key: key, now: time.Now, passed: passed, verifier: newTokenVerifier(key)}, nil
+	return &tokenAuthority{key: key, now: time.Now, passed: passed, verifier: newTokenVerifier(key), revoked: &revokedTokens{}}, nil
 }
 
 // tokenClaims is the payload of a token being checked: pointers tell an
@@ -218,6 +221,9 @@ func (t *tokenAuthority) check(token string) (caller, error) {
 	// takes says nothing of the tokens that passed.
 	digest := sha256.Sum256([]byte(token))
 	if hit, ok := t.passed.Get(digest); ok && hit.exp.After(now.Add(-jwtLeeway)) {
+		if t.revoked.has(hit.jti) {
+			return caller{}, errTokenInvalid
+		}
 		return hit.caller, nil
 	}
 	var claims tokenClaims
@@ -227,9 +233,26 @@ func (t *tokenAuthority) check(token string) (caller, error) {
 	if err := claims.validate(now); err != nil {
 		return caller{}, err
 	}
+	// get_user_from_token: a revoked jti is an InvalidTokenError, after
+	// the claims' checks (an expired revoked token is still "expired").
+	if t.revoked.has(claims.JTI) {
+		return caller{}, errTokenInvalid
+	}
 	c := caller{user: *claims.Sub, via: viaToken}
-	t.passed.Add(digest, passedToken{caller: c, exp: claims.Exp.Time})
+	t.passed.Add(digest, passedToken{caller: c, exp: claims.Exp.Time, jti: claims.JTI})
 	return c, nil
+}
+
+// revoke is the auth manager's revoke_token: the jti of a token signed
+// with the key is refused from now until the token expires. Anything
+// else (not a token of this key, no jti or exp) is ignored, as logout
+// goes on whatever the cookie held.
+func (t *tokenAuthority) revoke(token string) error {
+	var claims tokenClaims
+	if err := t.verifier.verify(token, &claims); err != nil || claims.JTI == "" || claims.Exp == nil {
+		return nil
+	}
+	return t.revoked.add(claims.JTI, claims.Exp.Time, t.now())
 }
 
 // validate checks the claims as JWTValidator.avalidated_claims and
@@ -731,11 +754,20 @@ func (s *server) handleV2Login(w http.ResponseWriter, r *http.Request, req *apiR
 	w.WriteHeader(http.StatusTemporaryRedirect)
 }
 
-// handleV2Logout is auth.py logout: a 307 to the login URL that deletes
-// the _token cookie, as Starlette's delete_cookie writes it (an expires of
-// now, Max-Age=0, httponly, path "/" with [api] base_url unset, secure
+// handleV2Logout is auth.py logout: it revokes the token of the _token
+// cookie (3.2.1 reads the cookie only: a bearer token is revoked from
+// apache/airflow#72649 on), then answers a 307 to the login URL that
+// deletes the cookie, as Starlette's delete_cookie writes it (an expires
+// of now, Max-Age=0, httponly, path "/" with [api] base_url unset, secure
 // over https).
 func (s *server) handleV2Logout(w http.ResponseWriter, r *http.Request, _ *apiRequest) {
+	if token, ok := cookieToken(r); ok && token != "" {
+		if err := s.dialV2.auth.tokens.revoke(token); err != nil {
+			// The jti is refused from now on all the same; only the file
+			// that keeps it past a restart was not written.
+			s.opts.Logger.Warn().Err(err).Msg("revoke token")
+		}
+	}
 	expires := "; expires=" + s.opts.Now().UTC().Format(http.TimeFormat)
 	w.Header().Add("Set-Cookie", tokenCookie+`=""`+expires+"; HttpOnly; Max-Age=0; Path=/; SameSite=lax"+secureFlag(r))
 	w.Header().Set("Location", s.simpleLoginURL())

@@ -694,3 +694,85 @@ func TestAuthV2_LoginLogoutRedirects(t *testing.T) {
 		}
 	})
 }
+
+// TestAuthV2_LogoutRevokesToken follows Airflow 3.2.1's logout (the
+// revoked_token table came in 3.2.0, apache/airflow#61339; test_auth.py
+// TestLogoutTokenRevocation): GET /api/v2/auth/logout revokes the token
+// of the _token cookie it is sent with, and that token is refused from
+// then on, as a bearer token or a cookie, with the 403 of any other bad
+// token (get_user_from_token raises InvalidTokenError for a revoked jti);
+// other tokens of the user still pass. A bearer token sent to logout is
+// not revoked (3.2.1 reads the cookie only; #72649 came after), and a bad
+// cookie does not stop the logout.
+func TestAuthV2_LogoutRevokesToken(t *testing.T) {
+	t.Parallel()
+	ts := newV2AuthServer(t, authSimple, "ann:secret\n")
+	login := func() string {
+		return tokenOf(t, ts.do(t, http.MethodPost, "/auth/token", `{"username": "ann", "password": "secret"}`, "Content-Type", "application/json"))
+	}
+	whoami := func(header ...string) response {
+		t.Helper()
+		return ts.do(t, http.MethodGet, "/api/v2/_whoami", "", header...)
+	}
+	revoked, kept, bearerOnly := login(), login(), login()
+	for _, header := range [][]string{{"Cookie", "_token=" + revoked}, {"Authorization", "Bearer " + bearerOnly}, {"Cookie", "_token=not-a-valid-jwt"}} {
+		if res := ts.doNoRedirect(t, http.MethodGet, "/api/v2/auth/logout", "", header...); res.status != http.StatusTemporaryRedirect {
+			t.Fatalf("logout with %s = %d %s, want 307", header[0], res.status, res.body)
+		}
+	}
+	if res := whoami("Authorization", "Bearer "+revoked); res.status != http.StatusForbidden || res.body != `{"detail":"Invalid JWT token"}` {
+		t.Errorf("revoked token as bearer = %d %s, want 403 Invalid JWT token", res.status, res.body)
+	}
+	res := whoami("Cookie", "_token="+revoked)
+	if res.status != http.StatusForbidden || res.header.Get("Set-Cookie") != `_token=""; HttpOnly; Max-Age=0; Path=/; SameSite=lax` {
+		t.Errorf("revoked token as cookie = %d %s, Set-Cookie %q; want 403 and the cookie cleared", res.status, res.body, res.header.Get("Set-Cookie"))
+	}
+	for name, token := range map[string]string{"another token": kept, "a token logout saw as bearer": bearerOnly} {
+		if res := whoami("Authorization", "Bearer "+token); res.status != http.StatusOK {
+			t.Errorf("%s = %d %s, want 200", name, res.status, res.body)
+		}
+	}
+}
+
+// TestRun_Edition3RevocationSurvivesRestart: a token revoked by logout
+// stays refused after a restart, as Airflow keeps revoked_token in its
+// database, for as long as its key is kept (the home).
+func TestRun_Edition3RevocationSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	users := writeUsers(t, "ann:secret\n")
+	args := []string{"--edition", "3", "--auth-backend", "simple_auth_manager", "--users", users,
+		"--home", home, "--snapshot", filepath.Join(home, "snapshot.json")}
+	do := func(method, url string, header ...string) int {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	first := startRun(t, args...)
+	res, err := http.Post(first.baseURL+"/auth/token", "application/json", strings.NewReader(`{"username":"ann","password":"secret"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	token := tokenOf(t, response{status: res.StatusCode, body: string(body)})
+	if status := do(http.MethodGet, first.baseURL+"/api/v2/auth/logout", "Cookie", "_token="+token); status != http.StatusTemporaryRedirect {
+		t.Fatalf("logout = %d, want 307", status)
+	}
+	if err := first.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	again := startRun(t, args...)
+	if status := do(http.MethodGet, again.baseURL+"/api/v2/pools", "Authorization", "Bearer "+token); status != http.StatusForbidden {
+		t.Errorf("revoked token after a restart = %d, want 403", status)
+	}
+}

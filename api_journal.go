@@ -114,11 +114,14 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// journaled reports whether a request goes into the journal: the API's and
-// the admin endpoints', but not the journal's own nor the status pages'
-// (a browser left open would fill the journal with page refreshes).
+// journaled reports whether a request goes into the journal: the APIs' (the
+// experimental API, /api/v1, /api/v2) and the admin endpoints', but not the
+// journal's own nor the status pages' (a browser left open would fill the
+// journal with page refreshes), nor edition 3's /auth token routes, whose
+// bodies are passwords.
 func journaled(path string) bool {
 	return strings.HasPrefix(path, apiPrefix+"/") || strings.HasPrefix(path, apiV1Prefix+"/") ||
+		strings.HasPrefix(path, apiV2Prefix+"/") ||
 		(strings.HasPrefix(path, "/_airlite/") && !strings.HasPrefix(path, "/_airlite/requests"))
 }
 

@@ -78,6 +78,9 @@ type apiRoute struct {
 	// batch routes): another value is a literal_error among the path's
 	// errors, which FastAPI reports before the query's and the body's.
 	pathTildes []string
+	// pathIntBounds are the lower bounds of pathInts that pydantic checks
+	// with the path's other errors (NonNegativeInt, PositiveInt).
+	pathIntBounds map[string]pathIntBound
 	// open: Airflow asks nobody who the caller is on this row (health,
 	// version, airlite's readiness).
 	open bool

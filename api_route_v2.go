@@ -13,7 +13,7 @@ func (s *server) v2Routes() *routeTable {
 	d := s.dialV2
 	t := &routeTable{dialect: d}
 	// DAGs: core_api/routes/public/dags.py, in its order (v2dags).
-	t.add(http.MethodGet, "/dags", d.answer(s, s.V2GetDags), withQuery(v2DagListParams()...))
+	t.add(http.MethodGet, "/dags", d.answer(s, s.V2GetDags), withQuery(v2DagListParams()...), withDependency(v2DagListTransforms))
 	t.add(http.MethodGet, "/dags/{dag_id}", d.answer(s, s.V2GetDag))
 	t.add(http.MethodGet, "/dags/{dag_id}/details", d.answer(s, s.V2GetDagDetails))
 	t.add(http.MethodPatch, "/dags/{dag_id}", d.answer(s, s.V2PatchDag), withQuery(qV2Strs("update_mask")), v2Body(v2DagPatchBody), withV2Action("patch_dag"))
@@ -167,13 +167,14 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 	const tis = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances"
 	mapIndex := qV2Int("map_index")
 	t.add(http.MethodGet, tis+"/{task_id}", d.answer(s, s.v2GetTaskInstance))
-	t.add(http.MethodGet, tis+"/{task_id}/listMapped", d.answer(s, s.v2GetMappedTaskInstances), withQuery(v2TIListParams(false)...))
+	t.add(http.MethodGet, tis+"/{task_id}/listMapped", d.answer(s, s.v2GetMappedTaskInstances), withQuery(v2TIListParams(false)...),
+		withDependency(v2TIListTransforms))
 	t.add(http.MethodGet, tis+"/{task_id}/dependencies", d.answer(s, s.v2GetTaskInstanceDependencies(false)), withQuery(mapIndex))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/dependencies", d.answer(s, s.v2GetTaskInstanceDependencies(true)), withPathInts("map_index"))
 	t.add(http.MethodGet, tis+"/{task_id}/tries", d.answer(s, s.v2GetTaskInstanceTries(false)), withQuery(mapIndex))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries", d.answer(s, s.v2GetTaskInstanceTries(true)), withPathInts("map_index"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}", d.answer(s, s.v2GetMappedTaskInstance), withPathInts("map_index"))
-	t.add(http.MethodGet, tis, d.answer(s, s.v2GetTaskInstances), withQuery(v2TIListParams(true)...))
+	t.add(http.MethodGet, tis, d.answer(s, s.v2GetTaskInstances), withQuery(v2TIListParams(true)...), withDependency(v2TIListTransforms))
 	t.add(http.MethodPost, tis+"/list", d.answer(s, s.v2GetTaskInstancesBatch), v2Body(v2TIBatchModel), withPathTildes("dag_id", "dag_run_id"))
 	t.add(http.MethodGet, tis+"/{task_id}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(false)),
 		withQuery(mapIndex), withPathInts("task_try_number"))
@@ -197,9 +198,11 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 // task_instances_log_router: included after task_instances_router) ---
 func (s *server) v2LogRows(t *routeTable) {
 	const tis = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances"
-	t.add(http.MethodGet, tis+"/{task_id}/logs/{try_number}", s.v2GetLog, withQuery(v2LogParams...), withPathInts("try_number"))
+	// get_log's try_number is a NonNegativeInt (3.1 on), get_external_log_url's a PositiveInt.
+	t.add(http.MethodGet, tis+"/{task_id}/logs/{try_number}", s.v2GetLog, withQuery(v2LogParams...), withPathInts("try_number"),
+		withPathIntBound("try_number", 0, false), withDependency(v2LogAcceptCheck))
 	t.add(http.MethodGet, tis+"/{task_id}/externalLogUrl/{try_number}", s.dialV2.answer(s, s.v2GetExternalLogURL),
-		withQuery(qV2Int("map_index")), withPathInts("try_number"))
+		withQuery(qV2Int("map_index")), withPathInts("try_number"), withPathIntBound("try_number", 0, true))
 }
 
 // v2BackfillRoutes is the backfill block (core_api/routes/public/
@@ -236,7 +239,7 @@ func (s *server) v2RunRoutes(t *routeTable) {
 		withQuery(qV2Strs("update_mask")), v2Body(v2RunPatchBody), withV2Action("patch_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamAssetEvents", d.answer(s, s.v2UpstreamAssetEvents))
 	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", d.answer(s, s.v2ClearDagRun), v2Body(v2RunClearBody), withV2Action("clear_dag_run"))
-	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2GetDagRuns), withQuery(v2RunListParams...))
+	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2GetDagRuns), withQuery(v2RunListParams...), withDependency(s.v2RunListTransforms))
 	t.add(http.MethodPost, "/dags/{dag_id}/dagRuns", d.answer(s, s.v2TriggerDagRun), v2Body(v2TriggerBody), withV2ActionInWrite("trigger_dag_run"))
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/wait", s.v2WaitDagRun,
 		withQuery(v1Param{name: "interval", kind: paramNumber, required: true}, qV2Strs("result")))

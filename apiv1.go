@@ -236,6 +236,24 @@ func withPathInts(names ...string) func(*apiRoute) {
 	return func(rt *apiRoute) { rt.pathInts = names }
 }
 
+// pathIntBound is an integer path parameter's lower bound: at least min,
+// or above it when strict (pydantic's ge and gt).
+type pathIntBound struct {
+	min    int64
+	strict bool
+}
+
+// withPathIntBound declares the lower bound of a path parameter typed
+// integer (withPathInts), checked with the path's other errors.
+func withPathIntBound(name string, min int64, strict bool) func(*apiRoute) {
+	return func(rt *apiRoute) {
+		if rt.pathIntBounds == nil {
+			rt.pathIntBounds = map[string]pathIntBound{}
+		}
+		rt.pathIntBounds[name] = pathIntBound{min: min, strict: strict}
+	}
+}
+
 // withPathTildes declares path parameters typed Literal["~"].
 func withPathTildes(names ...string) func(*apiRoute) {
 	return func(rt *apiRoute) { rt.pathTildes = names }

@@ -103,13 +103,13 @@ func v1ConnectionItem(c *Connection) map[string]any {
 // v1Connection is ConnectionSchema's dump: the item and extra, with the
 // secrets masker over a JSON extra (re-serialized by json.dumps); the
 // password is write-only.
-func v1Connection(c *Connection) (map[string]any, error) {
+func v1Connection(m secretsMasker, c *Connection) (map[string]any, error) {
 	out := v1ConnectionItem(c)
 	out["extra"] = nil
 	if c.Extra != nil {
 		out["extra"] = *c.Extra
 		if v, err := decodePyJSON([]byte(*c.Extra)); err == nil {
-			masked, err := pyDumps(redactValue(v, "", 0))
+			masked, err := pyDumps(m.redact(v, "", 0))
 			if err != nil {
 				return nil, fmt.Errorf("connection %s: %w", c.ConnID, err)
 			}
@@ -125,7 +125,7 @@ func (s *server) V1GetConnection(id string) (map[string]any, error) {
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
-	return v1Connection(c)
+	return v1Connection(s.rules().masker, c)
 }
 
 // V1GetConnections is GET /connections, ordered by id (default),
@@ -158,7 +158,7 @@ func (s *server) V1PostConnection(body map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
-	return v1Connection(created)
+	return v1Connection(s.rules().masker, created)
 }
 
 // V1PatchConnection is PATCH /connections/{connection_id}, in Airflow's
@@ -189,7 +189,7 @@ func (s *server) V1PatchConnection(id string, body map[string]any, mask []string
 	if err != nil {
 		return nil, v1ResourceError(err)
 	}
-	return v1Connection(updated)
+	return v1Connection(s.rules().masker, updated)
 }
 
 // V1DeleteConnection is DELETE /connections/{connection_id}.

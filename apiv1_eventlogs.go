@@ -61,6 +61,7 @@ type actionRequest struct {
 	user    string // who is logged in; "" for nobody
 	now     time.Time
 	action  *v1Action
+	masker  secretsMasker // the release's secrets masker
 }
 
 // actionEvent is the row action_logging writes: event, owner (the user,
@@ -91,29 +92,29 @@ func actionEvent(ar actionRequest) (*EventLog, error) {
 		fields = append(fields, pyField{key, v})
 	}
 	for _, kv := range query {
-		set(kv.key, redactValue(kv.val, kv.key, 0))
+		set(kv.key, ar.masker.redact(kv.val, kv.key, 0))
 	}
 	for _, kv := range ar.path {
-		set(kv.key, redactValue(kv.val, kv.key, 0))
+		set(kv.key, ar.masker.redact(kv.val, kv.key, 0))
 	}
 	switch {
 	case strings.HasPrefix(ar.action.event, "variable."):
 		if len(body) > 0 {
 			fields = body
 		}
-		fields = maskVariableFields(fields)
+		fields = ar.masker.maskVariableFields(fields)
 	case strings.HasPrefix(ar.action.event, "connection."):
 		if len(body) > 0 {
 			fields = body
 		}
-		fields = maskConnectionFields(fields)
+		fields = ar.masker.maskConnectionFields(fields)
 	default:
 		for _, f := range body {
 			i := slices.IndexFunc(fields, func(g pyField) bool { return g.key == f.key })
 			if i >= 0 {
-				fields[i].val = redactValue(f.val, f.key, 0)
+				fields[i].val = ar.masker.redact(f.val, f.key, 0)
 			} else {
-				fields = append(fields, pyField{f.key, redactValue(f.val, f.key, 0)})
+				fields = append(fields, pyField{f.key, ar.masker.redact(f.val, f.key, 0)})
 			}
 		}
 	}
@@ -161,51 +162,6 @@ func actionEventName(r *http.Request, event string) string {
 	return "api." + event
 }
 
-// maskVariableFields is the decorator's _mask_variable_fields: a value
-// that follows a key is masked as if it sat under that key's name.
-func maskVariableFields(in pyDict) pyDict {
-	out := make(pyDict, 0, len(in))
-	keyName := ""
-	for _, f := range in {
-		switch {
-		case f.key == "key":
-			keyName, _ = f.val.(string)
-		case keyName != "" && (f.key == "val" || f.key == "value"):
-			f.val = redactValue(f.val, keyName, 0)
-			keyName = ""
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// maskConnectionFields is the decorator's _mask_connection_fields: every
-// field through the masker under its own name, and extra read as JSON
-// and masked key by key.
-func maskConnectionFields(in pyDict) pyDict {
-	out := make(pyDict, 0, len(in))
-	for _, f := range in {
-		if s, ok := f.val.(string); ok && f.key == "extra" && s != "" {
-			// Airflow: json.loads, then .items(); a JSON value that is not
-			// an object fails there (a 500), taken here as non-JSON.
-			d, err := decodePyJSON([]byte(s))
-			obj, isObj := d.(pyDict)
-			if err != nil || !isObj {
-				out = append(out, pyField{f.key, "Encountered non-JSON in `extra` field"})
-				continue
-			}
-			masked := make(pyDict, len(obj))
-			for i, g := range obj {
-				masked[i] = pyField{g.key, redactValue(g.val, g.key, 0)}
-			}
-			out = append(out, pyField{f.key, masked})
-			continue
-		}
-		out = append(out, pyField{f.key, redactValue(f.val, f.key, 0)})
-	}
-	return out
-}
-
 // queryPair is one key=value of a query string.
 type queryPair struct{ key, val string }
 
@@ -249,7 +205,7 @@ func (s *server) recordAction(rt *v1Route, r *http.Request, req *v1Request, user
 			return err
 		}
 	}
-	ev, err := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, ordered: req.ordered, user: user,
+	ev, err := actionEvent(actionRequest{r: r, path: rt.pathFields(req.path), body: req.raw, ordered: req.ordered, user: user, masker: s.rules().masker,
 		now: s.opts.Now().UTC().Truncate(time.Microsecond), action: rt.action})
 	if err != nil {
 		return err

@@ -504,7 +504,7 @@ func TestActionEvent(t *testing.T) {
 			if tc.body != "" {
 				body = []byte(tc.body)
 			}
-			e, err := actionEvent(actionRequest{r: r, path: route.pathFields(path), body: body, now: testNow, action: &tc.action})
+			e, err := actionEvent(actionRequest{r: r, path: route.pathFields(path), body: body, now: testNow, action: &tc.action, masker: edition2.rules().masker})
 			if err != nil {
 				t.Fatal(err)
 			}

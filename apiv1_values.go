@@ -308,7 +308,7 @@ func pyNumberRepr(n json.Number) string {
 	return pyFloatRepr(f)
 }
 
-// pyDumps is json.dumps of a value decodePyJSON made (or one redactValue
+// pyDumps is json.dumps of a value decodePyJSON made (or one secretsMasker.redact
 // made of it) with Python's defaults: ", " and ": ", ASCII only, dict
 // order kept. Such values always render; one that does not is a bug,
 // answered as an error.
@@ -318,93 +318,6 @@ func pyDumps(v any) (string, error) {
 		return "", fmt.Errorf("dump decoded json: %w", err)
 	}
 	return string(out), nil
-}
-
-// sensitiveFieldNames are the secrets masker's DEFAULT_SENSITIVE_FIELDS
-// (Airflow 2.10.3 airflow/utils/log/secrets_masker.py:57-72): a key that
-// holds one of them, in any case, has its value hidden.
-var sensitiveFieldNames = []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
-	"password", "private_key", "secret", "token", "keyfile_dict", "service_account"}
-
-// maxRedactDepth is SecretsMasker.MAX_RECURSION_DEPTH.
-const maxRedactDepth = 5
-
-func sensitiveKey(name string) bool {
-	name = strings.ToLower(strings.TrimSpace(name))
-	return slices.ContainsFunc(sensitiveFieldNames, func(s string) bool { return strings.Contains(name, s) })
-}
-
-// redactValue is the secrets masker's redact of a decoded value: under a
-// sensitive key every string becomes "***" (other scalars stay); deeper
-// than maxRedactDepth nothing changes. A dict or list with nothing to
-// hide is returned as it is, not copied: callers only render the result.
-func redactValue(v any, name string, depth int) any {
-	out, _ := redact(v, name, depth)
-	return out
-}
-
-// redact is redactValue, and whether anything was hidden.
-func redact(v any, name string, depth int) (any, bool) {
-	if depth > maxRedactDepth {
-		return v, false
-	}
-	if name != "" && sensitiveKey(name) {
-		return redactAll(v, depth), true
-	}
-	switch x := v.(type) {
-	case pyDict:
-		var out pyDict // nil until a field changes
-		for i, f := range x {
-			val, changed := redact(f.val, f.key, depth+1)
-			if changed && out == nil {
-				out = slices.Clone(x)
-			}
-			if out != nil {
-				out[i].val = val
-			}
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
-	case []any:
-		var out []any // nil until an item changes
-		for i, item := range x {
-			val, changed := redact(item, "", depth+1)
-			if changed && out == nil {
-				out = slices.Clone(x)
-			}
-			if out != nil {
-				out[i] = val
-			}
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
-	}
-	return v, false
-}
-
-func redactAll(v any, depth int) any {
-	if _, ok := v.(string); ok || depth > maxRedactDepth {
-		return "***"
-	}
-	switch x := v.(type) {
-	case pyDict:
-		out := make(pyDict, len(x))
-		for i, f := range x {
-			out[i] = pyField{f.key, redactAll(f.val, depth+1)}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = redactAll(item, depth+1)
-		}
-		return out
-	}
-	return v
 }
 
 // mmField is one field of a marshmallow schema, for loading a body.

@@ -12,7 +12,7 @@ import (
 
 // TestRedactValue hides what sits under a sensitive key, wherever in a
 // dict or list it comes, and leaves the value it was given as it was
-// (redactValue copies only what it changes).
+// (redact copies only what it changes).
 // Airflow 2.10.3 airflow/utils/log/secrets_masker.py:236 (_redact)
 func TestRedactValue(t *testing.T) {
 	for _, tc := range []struct {
@@ -31,15 +31,15 @@ func TestRedactValue(t *testing.T) {
 				t.Fatal(err)
 			}
 			before, _ := decodePyJSON([]byte(tc.in))
-			got, err := pyDumps(redactValue(in, "", 0))
+			got, err := pyDumps(edition2.rules().masker.redact(in, "", 0))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got != tc.want {
-				t.Errorf("redactValue(%s) = %s, want %s", tc.in, got, tc.want)
+				t.Errorf("redact(%s) = %s, want %s", tc.in, got, tc.want)
 			}
 			if !reflect.DeepEqual(in, before) {
-				t.Errorf("redactValue changed its input: %#v, was %#v", in, before)
+				t.Errorf("redact changed its input: %#v, was %#v", in, before)
 			}
 		})
 	}

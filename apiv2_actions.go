@@ -12,6 +12,7 @@ package main
 // logged.
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -54,7 +55,7 @@ var v2ActionDryRunEvents = []string{"clear_dag_run", "post_clear_task_instances"
 
 // recordV2Action stores the row action_logging writes for one request.
 func (s *server) recordV2Action(rt *apiRoute, r *http.Request, req *apiRequest) error {
-	ev, err := v2ActionEvent(rt.v2Action, r, rt.pathFields(req.path), req.raw, req.ordered, req.caller.loggedIn(),
+	ev, err := v2ActionEvent(s.rules().masker, rt.v2Action, r, rt.pathFields(req.path), req.raw, req.ordered, req.caller.loggedIn(),
 		s.opts.Now().UTC().Truncate(time.Microsecond))
 	if err != nil || ev == nil {
 		return err
@@ -73,7 +74,7 @@ func (s *server) recordV2Action(rt *apiRoute, r *http.Request, req *apiRequest) 
 // the request (a clear that is a dry run).
 // ordered is raw as the route's body check decoded it (nil when it did
 // not), so that a body is read once.
-func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, ordered any, user string, now time.Time) (*EventLog, error) {
+func v2ActionEvent(m secretsMasker, event string, r *http.Request, path []pyField, raw []byte, ordered any, user string, now time.Time) (*EventLog, error) {
 	// has_json_body: "application/json" anywhere in the Content-Type and
 	// a body that is not empty; only an object is read (a list or a
 	// scalar is left to the endpoint's 422).
@@ -91,7 +92,7 @@ func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, or
 	}
 	masked := make(pyDict, len(body))
 	for i, f := range body {
-		masked[i] = pyField{f.key, redactValue(f.val, f.key, 0)}
+		masked[i] = pyField{f.key, m.redact(f.val, f.key, 0)}
 	}
 	query := orderedQuery(r.URL.RawQuery)
 	// extra_fields: the query's values then the path's, each through the
@@ -107,12 +108,12 @@ func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, or
 	}
 	for _, kv := range query {
 		if !slices.Contains(v2ActionSkipped, kv.key) {
-			extra = set(extra, kv.key, redactValue(kv.val, kv.key, 0))
+			extra = set(extra, kv.key, m.redact(kv.val, kv.key, 0))
 		}
 	}
 	for _, kv := range path {
 		if !slices.Contains(v2ActionSkipped, kv.key) {
-			extra = set(extra, kv.key, redactValue(kv.val, kv.key, 0))
+			extra = set(extra, kv.key, m.redact(kv.val, kv.key, 0))
 		}
 	}
 	switch {
@@ -120,12 +121,15 @@ func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, or
 		if hasJSONBody {
 			extra = slices.Clone(body)
 		}
-		extra = maskVariableFields(extra)
+		extra = m.maskVariableFields(extra)
 	case strings.Contains(event, "connection"):
 		if hasJSONBody {
 			extra = slices.Clone(body)
 		}
-		extra = maskConnectionFields(extra)
+		var err error
+		if extra, err = m.maskV2ConnectionFields(extra); err != nil {
+			return nil, err
+		}
 	case hasJSONBody:
 		for _, f := range masked {
 			extra = set(extra, f.key, f.val)
@@ -174,6 +178,41 @@ func v2ActionEvent(event string, r *http.Request, path []pyField, raw []byte, or
 		}
 	}
 	return ev, nil
+}
+
+// errV2ConnectionExtraType is the TypeError json.loads raises in 3.2.1's
+// _mask_connection_fields for an extra that is not a string: the
+// dependency fails, and Starlette answers its 500.
+var errV2ConnectionExtraType = errors.New("log action: connection extra is not a string")
+
+// maskV2ConnectionFields is Airflow 3.2.1's _mask_connection_fields
+// (api_fastapi/logging/decorators.py): as 2.10.3's (maskConnectionFields),
+// but an extra that is JSON and not an object is noted as such (apache/
+// airflow#54034), and a true extra that is not a string fails the request
+// (json.loads raises TypeError, which the decorator does not catch before
+// apache/airflow#70890).
+func (m secretsMasker) maskV2ConnectionFields(in pyDict) (pyDict, error) {
+	for _, f := range in {
+		if f.key != "extra" || !pyTruthy(f.val) {
+			continue
+		}
+		s, ok := f.val.(string)
+		if !ok {
+			return nil, errV2ConnectionExtraType
+		}
+		if d, err := decodePyJSON([]byte(s)); err == nil {
+			if _, isObj := d.(pyDict); !isObj {
+				out := m.maskConnectionFields(in)
+				for i := range out {
+					if out[i].key == "extra" {
+						out[i].val = "Expected JSON object in `extra` field, got non-dict JSON"
+					}
+				}
+				return out, nil
+			}
+		}
+	}
+	return m.maskConnectionFields(in), nil
 }
 
 // parseV2ActionDate reads a logical_date as pendulum.parse does for the

@@ -78,6 +78,20 @@ func TestV2ActionLogging(t *testing.T) {
 			event: "patch_connection", extra: `{"connection_id": "c1", "conn_type": "ftp", "method": "PATCH"}`},
 		{name: "bulk_connections", method: "PATCH", path: "/connections", body: `{"actions": [{"action": "delete", "entities": ["c1"]}]}`,
 			event: "bulk_connections", extra: `{"actions": [{"action": "delete", "entities": ["c1"]}], "method": "PATCH"}`},
+		// test_connections.py test_post_should_fail_with_non_json_object_as_extra:
+		// refused with a 422, logged with the decorator's note on the extra.
+		{name: "post_connection extra a JSON list", method: "POST", path: "/connections",
+			body:  `{"connection_id": "test_connection_id", "conn_type": "test_type", "extra": "[1,2,3]"}`,
+			event: "post_connection",
+			extra: "{\"connection_id\": \"test_connection_id\", \"conn_type\": \"test_type\", \"extra\": \"Expected JSON object in `extra` field, got non-dict JSON\", \"method\": \"POST\"}"},
+		{name: "post_connection extra not JSON", method: "POST", path: "/connections",
+			body:  `{"connection_id": "test_connection_id", "conn_type": "test_type", "extra": "some_string"}`,
+			event: "post_connection",
+			extra: "{\"connection_id\": \"test_connection_id\", \"conn_type\": \"test_type\", \"extra\": \"Encountered non-JSON in `extra` field\", \"method\": \"POST\"}"},
+		{name: "post_connection extra empty", method: "POST", path: "/connections",
+			body:  `{"connection_id": "c4", "conn_type": "t", "extra": "", "password": ""}`,
+			event: "post_connection",
+			extra: `{"connection_id": "c4", "conn_type": "t", "extra": "", "password": "***", "method": "POST"}`},
 		{name: "test_connection", method: "POST", path: "/connections/test", body: `{"connection_id": "c2", "conn_type": "http"}`,
 			event: "test_connection", extra: `{"connection_id": "c2", "conn_type": "http", "method": "POST"}`},
 		{name: "create_default_connections", method: "POST", path: "/connections/defaults",
@@ -206,7 +220,7 @@ func TestV2ActionEventDryRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Header.Set("Content-Type", "application/json")
-			ev, err := v2ActionEvent("clear_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r1"}}, []byte(c.body), nil, "ann", testNow)
+			ev, err := v2ActionEvent(edition3.rules().masker, "clear_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r1"}}, []byte(c.body), nil, "ann", testNow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,6 +236,40 @@ func TestV2ActionEventDryRun(t *testing.T) {
 			}
 			if want := `{"dry_run": false, "method": "POST"}`; *ev.Extra != want {
 				t.Errorf("extra = %s, want %s", *ev.Extra, want)
+			}
+		})
+	}
+}
+
+// TestV2ActionLogging_ConnectionExtraNotAString: 3.2.1's
+// _mask_connection_fields runs json.loads on a body's extra before the
+// body is validated and catches only JSONDecodeError, so an extra that is
+// a true value but not a string (a number, a list, an object) raises
+// TypeError in the dependency: Starlette's 500, and no row (the TypeError
+// was caught only from apache/airflow#70890, after 3.2.1). A false one
+// goes through the masker and the endpoint's 422.
+func TestV2ActionLogging_ConnectionExtraNotAString(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+		logged                   bool
+	}{
+		{"a number", "POST", "/api/v2/connections", `{"connection_id": "c", "conn_type": "t", "extra": 5}`, 500, false},
+		{"an object", "PATCH", "/api/v2/connections/c", `{"connection_id": "c", "conn_type": "t", "extra": {"a": 1}}`, 500, false},
+		{"true", "POST", "/api/v2/connections/test", `{"connection_id": "c", "conn_type": "t", "extra": true}`, 500, false},
+		{"zero", "POST", "/api/v2/connections", `{"connection_id": "c", "conn_type": "t", "extra": 0}`, 422, true},
+		{"an empty list", "POST", "/api/v2/connections", `{"connection_id": "c", "conn_type": "t", "extra": []}`, 422, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, before := lastV2EventLog(t, ts)
+			res := ts.do(t, c.method, c.path, c.body, "Content-Type", "application/json")
+			if res.status != c.status || (c.status == 500 && res.body != "Internal Server Error") {
+				t.Errorf("%s %s = %d %s, want %d", c.method, c.path, res.status, res.body, c.status)
+			}
+			if _, after := lastV2EventLog(t, ts); (after == before+1) != c.logged {
+				t.Errorf("rows %d -> %d, logged want %v", before, after, c.logged)
 			}
 		})
 	}

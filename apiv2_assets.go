@@ -111,7 +111,7 @@ type v2AssetEventCollection struct {
 
 // v2MaskedExtra is an extra as the models show it: the secrets masker
 // over the object (redact_extra), its keys in their order.
-func v2MaskedExtra(raw json.RawMessage) any {
+func v2MaskedExtra(m secretsMasker, raw json.RawMessage) any {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -119,11 +119,11 @@ func v2MaskedExtra(raw json.RawMessage) any {
 	if err != nil {
 		return nil
 	}
-	return v2Input(redactValue(v, "", 0))
+	return v2Input(m.redact(v, "", 0))
 }
 
 // v2Asset is an asset as AssetResponse shows it.
-func v2Asset(a assetView) v2AssetResponse {
+func v2Asset(m secretsMasker, a assetView) v2AssetResponse {
 	refs := func(rs []assetTaskRef) []v2TaskAssetRef {
 		out := make([]v2TaskAssetRef, len(rs))
 		for i, r := range rs {
@@ -135,7 +135,7 @@ func v2Asset(a assetView) v2AssetResponse {
 	for i, id := range a.Scheduled {
 		scheduled[i] = v2DagScheduleRef{DagID: id, CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt)}
 	}
-	out := v2AssetResponse{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: v2MaskedExtra(a.Extra),
+	out := v2AssetResponse{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: v2MaskedExtra(m, a.Extra),
 		CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt), ScheduledDags: scheduled,
 		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: make([]v2AssetAlias, len(a.Aliases)), Watchers: []any{},
 		LastAssetEvent: &v2LastAssetEventRef{}}
@@ -151,8 +151,8 @@ func v2Asset(a assetView) v2AssetResponse {
 
 // v2AssetEvent is an event as AssetEventResponse shows it, with the runs
 // that consumed it.
-func v2AssetEvent(e assetEventView, created []*DagRun) v2AssetEventResponse {
-	out := v2AssetEventResponse{ID: e.ID, AssetID: e.AssetID, Extra: v2MaskedExtra(e.Extra), SourceTaskID: e.SourceTaskID,
+func v2AssetEvent(m secretsMasker, e assetEventView, created []*DagRun) v2AssetEventResponse {
+	out := v2AssetEventResponse{ID: e.ID, AssetID: e.AssetID, Extra: v2MaskedExtra(m, e.Extra), SourceTaskID: e.SourceTaskID,
 		SourceDagID: e.SourceDagID, SourceRunID: e.SourceRunID, SourceMapIndex: e.SourceMapIndex,
 		CreatedDagruns: make([]v2DagRunAssetRef, len(created)), Timestamp: v2When(e.Timestamp), PartitionKey: e.PartitionKey}
 	if a := e.Asset; a != nil {
@@ -181,7 +181,7 @@ func (s *server) v2AssetEvents(events []assetEventView) ([]v2AssetEventResponse,
 	}
 	out := make([]v2AssetEventResponse, len(events))
 	for i, e := range events {
-		out[i] = v2AssetEvent(e, created[e.ID])
+		out[i] = v2AssetEvent(s.rules().masker, e, created[e.ID])
 	}
 	return out, nil
 }
@@ -214,7 +214,7 @@ func (s *server) V2GetAssets(req *apiRequest) (any, error) {
 	}
 	out := v2AssetCollection{Assets: make([]v2AssetResponse, len(res.rows)), TotalEntries: res.total}
 	for i, a := range res.rows {
-		out.Assets[i] = v2Asset(a)
+		out.Assets[i] = v2Asset(s.rules().masker, a)
 	}
 	return out, nil
 }
@@ -236,7 +236,7 @@ func (s *server) V2GetAsset(id string) (any, error) {
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
-	return v2Asset(a), nil
+	return v2Asset(s.rules().masker, a), nil
 }
 
 // V2GetAssetAliases is GET /assets/aliases: the aliases the DAGs name
@@ -311,7 +311,7 @@ func (s *server) V2CreateAssetEvent(body map[string]any) (any, error) {
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
-	return v2AssetEvent(e, nil), nil // a new event: no run consumed it yet
+	return v2AssetEvent(s.rules().masker, e, nil), nil // a new event: no run consumed it yet
 }
 
 // setPyField is d with key set to v: in its place when d has it, else

@@ -78,7 +78,7 @@ type v2ConnectionTestResponse struct {
 // v2Connection is a connection as ConnectionResponse shows it: a
 // password is always "***" (redact under the field's name), an extra
 // that is JSON is masked and written again by json.dumps.
-func v2Connection(c *Connection) v2ConnectionResponse {
+func v2Connection(m secretsMasker, c *Connection) v2ConnectionResponse {
 	out := v2ConnectionResponse{ConnectionID: c.ConnID, ConnType: c.ConnType, Description: c.Description, Host: c.Host,
 		Login: c.Login, Schema: c.Schema, Port: c.Port, Extra: c.Extra}
 	if c.Password != nil {
@@ -87,7 +87,7 @@ func v2Connection(c *Connection) v2ConnectionResponse {
 	}
 	if c.Extra != nil {
 		if decoded, err := decodePyJSON([]byte(*c.Extra)); err == nil {
-			if dumped, err := pyDumps(redactValue(decoded, "", 0)); err == nil {
+			if dumped, err := pyDumps(m.redact(decoded, "", 0)); err == nil {
 				out.Extra = &dumped
 			}
 		}
@@ -98,7 +98,7 @@ func v2Connection(c *Connection) v2ConnectionResponse {
 // connectionChangeOf is a checked ConnectionBody as the operations take
 // it.
 func connectionChangeOf(body map[string]any) connectionChange {
-	c := connectionChange{given: given(body, map[string]string{"schema": "schema_"})}
+	c := connectionChange{given: given(body, nil)}
 	c.ConnID, _ = body["connection_id"].(string)
 	c.ConnType, _ = body["conn_type"].(string)
 	c.Description = optString(body["description"])
@@ -128,7 +128,7 @@ func (s *server) V2GetConnections(req *apiRequest) (any, error) {
 	}
 	out := v2ConnectionCollection{Connections: make([]v2ConnectionResponse, len(res.rows)), TotalEntries: res.total}
 	for i, c := range res.rows {
-		out.Connections[i] = v2Connection(c)
+		out.Connections[i] = v2Connection(s.rules().masker, c)
 	}
 	return out, nil
 }
@@ -139,7 +139,7 @@ func (s *server) V2GetConnection(id string) (any, error) {
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}
-	return v2Connection(c), nil
+	return v2Connection(s.rules().masker, c), nil
 }
 
 // V2PostConnection is POST /connections (answered 201).
@@ -148,7 +148,7 @@ func (s *server) V2PostConnection(body map[string]any) (any, error) {
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}
-	return v2Connection(c), nil
+	return v2Connection(s.rules().masker, c), nil
 }
 
 // V2PatchConnection is PATCH /connections/{connection_id}.
@@ -157,7 +157,7 @@ func (s *server) V2PatchConnection(id string, body map[string]any, mask []string
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}
-	return v2Connection(c), nil
+	return v2Connection(s.rules().masker, c), nil
 }
 
 // V2DeleteConnection is DELETE /connections/{connection_id}.

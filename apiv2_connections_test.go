@@ -125,7 +125,8 @@ func TestAPIv2_GetConnections(t *testing.T) {
 }
 
 // TestAPIv2_BulkConnections follows TestBulkConnections: create, skip,
-// overwrite, update without a mask (password and extra reset), delete.
+// overwrite, update without a mask (the fields given set, the password
+// kept), delete.
 func TestAPIv2_BulkConnections(t *testing.T) {
 	t.Parallel()
 	ts := v2ConnectionsServer(t)
@@ -148,10 +149,11 @@ func TestAPIv2_BulkConnections(t *testing.T) {
 			t.Errorf("PATCH /connections %s = %d\n got %s\nwant %s", tc.body, res.status, res.body, tc.want)
 		}
 	}
-	// The bulk update ignores its mask (BulkConnectionService passes
-	// none): every field given is set, and the password is reset.
+	// The bulk update ignores its mask (3.2.1's BulkConnectionService
+	// passes none to update_orm_from_pydantic): every field given is set;
+	// the password, not given, is kept.
 	v2Call{method: "GET", path: "/api/v2/connections/test_connection_id", wantStatus: 200,
-		wantBody: `{"connection_id":"test_connection_id","conn_type":"z","description":null,"host":"h","login":null,"schema":null,"port":null,"password":null,"extra":null,"team_name":null}`}.check(t, ts)
+		wantBody: `{"connection_id":"test_connection_id","conn_type":"z","description":null,"host":"h","login":null,"schema":null,"port":null,"password":"***","extra":null,"team_name":null}`}.check(t, ts)
 }
 
 // POST /connections/defaults creates Airflow's default connections that
@@ -179,5 +181,102 @@ func TestAPIv2_DefaultConnections(t *testing.T) {
 				`"extra":"{\"account_id\": \"<AD_ACCOUNT_ID>\", \"app_id\": \"<FACEBOOK_APP_ID>\", \"app_secret\": \"***\", \"access_token\": \"***\"}","team_name":null}`},
 	} {
 		c.check(t, ts)
+	}
+}
+
+// TestAPIv2_PatchConnection_UpdateORM follows Airflow 3.2.1's
+// update_orm_from_pydantic (services/public/connections.py): a mask names
+// the schema "schema" (test_patch_should_respond_200_with_update_mask);
+// without a mask only the fields the body gives are set, the password and
+// the extra included; a password or an extra value left "***" keeps the
+// stored one (secrets_masker.merge, apache/airflow#53943); a merged extra
+// is written again by json.dumps. Each call on a fresh server whose
+// test_connection_id has a password and an extra; the stored row is read
+// from the store, as the answer masks it.
+func TestAPIv2_PatchConnection_UpdateORM(t *testing.T) {
+	t.Parallel()
+	str := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		name, query, body string
+		password, extra   *string
+		schema            *string
+		wantAnswer        string
+	}{
+		{name: "mask names the schema", query: "?update_mask=schema&update_mask=extra",
+			body:     `{"connection_id": "c", "conn_type": "t", "extra": "{\"new_extra_key\": \"new_extra_value\"}", "schema": "new_schema", "port": 80}`,
+			password: str("secret"), extra: str(`{"new_extra_key": "new_extra_value"}`), schema: str("new_schema")},
+		{name: "mask by field name sets nothing", query: "?update_mask=schema_", body: `{"connection_id": "c", "conn_type": "t", "schema": "s2"}`,
+			password: str("secret"), extra: str(`{"token": "tk", "region": "eu"}`)},
+		{name: "absent password and extra kept", body: `{"connection_id": "c", "conn_type": "t2", "host": "h"}`,
+			password: str("secret"), extra: str(`{"token": "tk", "region": "eu"}`)},
+		{name: "masked values restored", body: `{"connection_id": "c", "conn_type": "t", "password": "***", "extra": "{\"token\":\"***\",\"region\":\"us\",\"new\":[1,\"***\"]}"}`,
+			password: str("secret"), extra: str(`{"token": "tk", "region": "us", "new": [1, "***"]}`)},
+		{name: "new values set", body: `{"connection_id": "c", "conn_type": "t", "password": "p2", "extra": "{\"token\": \"t2\"}"}`,
+			password: str("p2"), extra: str(`{"token": "t2"}`)},
+		{name: "null clears", body: `{"connection_id": "c", "conn_type": "t", "password": null, "extra": null}`},
+		{name: "mask without the field in the body clears", query: "?update_mask=password&update_mask=extra", body: `{"connection_id": "c", "conn_type": "t"}`},
+		{name: "mask leaves the password", query: "?update_mask=host", body: `{"connection_id": "c", "conn_type": "t", "password": "***", "host": "h2"}`,
+			password: str("secret"), extra: str(`{"token": "tk", "region": "eu"}`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition3)
+			if res := ts.do(t, http.MethodPost, "/api/v2/connections",
+				`{"connection_id": "c", "conn_type": "t", "password": "secret", "extra": "{\"token\": \"tk\", \"region\": \"eu\"}"}`); res.status != http.StatusCreated {
+				t.Fatalf("POST /connections = %d %s", res.status, res.body)
+			}
+			if res := ts.do(t, http.MethodPatch, "/api/v2/connections/c"+tc.query, tc.body); res.status != http.StatusOK {
+				t.Fatalf("PATCH = %d %s", res.status, res.body)
+			}
+			c, err := ts.store.ConnectionByID("c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			show := func(p *string) string {
+				if p == nil {
+					return "<nil>"
+				}
+				return *p
+			}
+			if show(c.Password) != show(tc.password) || show(c.Extra) != show(tc.extra) || show(c.Schema) != show(tc.schema) {
+				t.Errorf("stored password %s, extra %s, schema %s; want %s, %s, %s",
+					show(c.Password), show(c.Extra), show(c.Schema), show(tc.password), show(tc.extra), show(tc.schema))
+			}
+		})
+	}
+}
+
+// TestAPIv2_MaskerNames: edition 3 hides the values of the names 3.2.1's
+// secrets masker adds to 2.10.3's DEFAULT_SENSITIVE_FIELDS: access_key and
+// connection_string (apache/airflow#61580, backported to 3.1.x), proxy,
+// proxy_password and proxies (#61906); not those added after 3.2.1
+// (#66673: dsn, bearer, webhook_url, auth_header, service_key). Edition
+// 2's /api/v1 keeps 2.10.3's names.
+func TestAPIv2_MaskerNames(t *testing.T) {
+	t.Parallel()
+	extra := `{\"access_key\": \"a\", \"connection_string\": \"c\", \"proxy\": \"p\", \"proxies\": {\"https\": \"q\"}, \"dsn\": \"d\", \"webhook_url\": \"w\"}`
+	ts := newTestServer(t, edition3)
+	if res := ts.do(t, http.MethodPost, "/api/v2/connections", `{"connection_id": "c", "conn_type": "t", "extra": "`+extra+`"}`); res.status != http.StatusCreated {
+		t.Fatalf("POST /connections = %d %s", res.status, res.body)
+	}
+	v2Call{method: "GET", path: "/api/v2/connections/c", wantStatus: 200,
+		wantBody: `{"connection_id":"c","conn_type":"t","description":null,"host":null,"login":null,"schema":null,"port":null,"password":null,` +
+			`"extra":"{\"access_key\": \"***\", \"connection_string\": \"***\", \"proxy\": \"***\", \"proxies\": {\"https\": \"***\"}, \"dsn\": \"d\", \"webhook_url\": \"w\"}","team_name":null}`}.check(t, ts)
+	for key, want := range map[string]string{"my_access_key": "***", "proxy_url": "***", "db_dsn": "v"} {
+		if res := ts.do(t, http.MethodPost, "/api/v2/variables", `{"key": "`+key+`", "value": "v"}`); res.status != http.StatusCreated {
+			t.Fatalf("POST /variables = %d %s", res.status, res.body)
+		}
+		v2Call{method: "GET", path: "/api/v2/variables/" + key, wantStatus: 200,
+			wantBody: `{"key":"` + key + `","value":"` + want + `","description":null,"is_encrypted":false,"team_name":null}`}.check(t, ts)
+	}
+
+	ts2 := newTestServer(t, edition2)
+	if res := ts2.do(t, http.MethodPost, "/api/v1/connections", `{"connection_id": "c", "conn_type": "t", "extra": "{\"access_key\": \"a\", \"api_key\": \"k\"}"}`,
+		"Content-Type", "application/json"); res.status != http.StatusOK {
+		t.Fatalf("POST /api/v1/connections = %d %s", res.status, res.body)
+	}
+	res := ts2.do(t, http.MethodGet, "/api/v1/connections/c", "")
+	if !strings.Contains(res.body, `"extra": "{\"access_key\": \"a\", \"api_key\": \"***\"}"`) {
+		t.Errorf("GET /api/v1/connections/c = %d %s, want access_key shown (2.10.3's names)", res.status, res.body)
 	}
 }

@@ -444,6 +444,17 @@ func v2OwnerLikes(owners []string) []*regexp.Regexp {
 	return out
 }
 
+// v2DagListTransforms runs get_dags' dag_run_state transform
+// (_transform_dag_run_states) as the dependency it is: it answers before
+// the query's validation errors (see v2RunListTransforms).
+func v2DagListTransforms(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	_, err := v2RunStates(pyQuery(r.URL.RawQuery)["dag_run_state"])
+	return err
+}
+
 // v2RunStates is _transform_dag_run_states: each value a DagRunState, or
 // Airflow's 422.
 func v2RunStates(vals []string) ([]RunState, error) {
@@ -573,8 +584,10 @@ func (s *server) V2GetDag(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, v2DagGetPhrases.phrase(err)
 	}
-	if d.Stale {
-		// The DagBag has no serialized DAG for it.
+	if d.Row.Def == nil {
+		// The DagBag has no serialized DAG for it; a stale DAG's is
+		// kept (common/dagbag.py get_latest_version_of_dag reads
+		// SerializedDagModel whatever DagModel.is_stale says).
 		return nil, v2NotFound(v2DagNotFoundFmt, d.Row.DagID)
 	}
 	return s.v2DagOf(d), nil
@@ -587,7 +600,7 @@ func (s *server) V2GetDagDetails(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, v2DagGetPhrases.phrase(err)
 	}
-	if d.Stale {
+	if d.Row.Def == nil {
 		return nil, v2NotFound(v2DagNotFoundFmt, dagID)
 	}
 	active := 0

@@ -154,6 +154,9 @@ func TestAPIv2_DagErrors(t *testing.T) {
 		{"GET", "/api/v2/dags?order_by=-state", "", 400, `{"detail":"Ordering with 'state' is disallowed or the attribute does not exist on the model"}`},
 		{"GET", "/api/v2/dags?" + eleven, "", 400, `{"detail":"Ordering with more than 10 parameters is not allowed. Provided: ['dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id', 'dag_id']"}`},
 		{"GET", "/api/v2/dags?dag_run_state=nope", "", 422, `{"detail":"Invalid value for state. Valid values are queued, running, success, failed"}`},
+		// _transform_dag_run_states raises inside its dependency, before
+		// FastAPI reports the query's validation errors.
+		{"GET", "/api/v2/dags?limit=x&last_dag_run_state=done&dag_run_state=nope", "", 422, `{"detail":"Invalid value for state. Valid values are queued, running, success, failed"}`},
 		{"GET", "/api/v2/dags?tags_match_mode=some", "", 422,
 			`{"detail":[{"type":"literal_error","loc":["query","tags_match_mode"],"msg":"Input should be 'any' or 'all'","input":"some","ctx":{"expected":"'any' or 'all'"}}]}`},
 		{"GET", "/api/v2/dags?last_dag_run_state=done", "", 422,

@@ -81,7 +81,7 @@ func (s *server) V2GetDagVersions(req *apiRequest) (any, error) {
 	q := req.query
 	if dagID == "~" {
 		dagID = ""
-	} else if d, err := s.ops.dagByID(dagID, ""); err != nil || d.Stale {
+	} else if d, err := s.ops.dagByID(dagID, ""); err != nil || d.Row.Def == nil {
 		if err != nil {
 			return nil, v2DagGetPhrases.phrase(err)
 		}

@@ -72,40 +72,38 @@ func v2LogSource(dagID, runID, taskID string, try int64) string {
 	return fmt.Sprintf("dag_id=%s/run_id=%s/task_id=%s/attempt=%d.log", dagID, runID, taskID, try)
 }
 
-// v2TryNumberCheck is PositiveInt on a path parameter: an integer (checked
-// by the row) greater than 0.
-func v2TryNumberCheck(req *apiRequest, name string) error {
-	raw := req.param(name)
-	n, _, _ := v2ParseIntString(raw, nil)
-	if n > 0 {
-		return nil
+// v2LogAccept is common/headers.py header_accept_json_or_ndjson_depends:
+// whether the answer is NDJSON (application/x-ndjson) or JSON
+// (application/json and */*), else the 406. An absent header is the
+// default */*; one sent empty is refused, as FastAPI passes "" to the
+// dependency.
+func v2LogAccept(r *http.Request) (ndjson bool, err error) {
+	accept := "*/*"
+	if values := r.Header.Values("Accept"); len(values) > 0 {
+		accept = values[0]
 	}
-	return v2Invalid([]v2Issue{{Type: "greater_than", Loc: []any{"path", name}, Msg: "Input should be greater than 0",
-		Input: raw, Ctx: map[string]any{"gt": 0}}})
+	switch {
+	case strings.HasPrefix(accept, "*/*"), strings.HasPrefix(accept, "application/json"):
+		return false, nil
+	case strings.HasPrefix(accept, "application/x-ndjson"):
+		return true, nil
+	}
+	return false, &v2Error{status: http.StatusNotAcceptable, detail: v2LogBadAccept}
+}
+
+// v2LogAcceptCheck is v2LogAccept as the route's dependency, solved (its
+// 406 raised) before the parameters are validated.
+func v2LogAcceptCheck(r *http.Request) error {
+	_, err := v2LogAccept(r)
+	return err
 }
 
 // v2GetLog is get_log: JSON (for application/json and */*) or NDJSON (for
 // application/x-ndjson), from the token's position unless full_content.
 func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiRequest) {
 	d := s.dialV2
-	// The Accept header is a dependency of the route, solved (and its 406
-	// raised) before the try number is validated.
-	// An absent header is the default */*; one sent empty is refused, as
-	// FastAPI passes "" to the dependency.
-	accept := "*/*"
-	if values := r.Header.Values("Accept"); len(values) > 0 {
-		accept = values[0]
-	}
-	ndjson := false
-	switch {
-	case strings.HasPrefix(accept, "*/*"), strings.HasPrefix(accept, "application/json"):
-	case strings.HasPrefix(accept, "application/x-ndjson"):
-		ndjson = true
-	default:
-		d.answerError(s, w, r, &v2Error{status: http.StatusNotAcceptable, detail: v2LogBadAccept})
-		return
-	}
-	if err := v2TryNumberCheck(req, "try_number"); err != nil {
+	ndjson, err := v2LogAccept(r) // checked by the row's dependency
+	if err != nil {
 		d.answerError(s, w, r, err)
 		return
 	}
@@ -138,6 +136,10 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	}
 	if err != nil {
 		d.answerError(s, w, r, err)
+		return
+	}
+	if try == 0 {
+		s.v2WriteTryZeroLog(w, r, log.ti, ndjson, meta.EndOfLog, given)
 		return
 	}
 	lines := splitLogLines(log.output)
@@ -177,6 +179,37 @@ func (s *server) v2GetLog(w http.ResponseWriter, r *http.Request, req *apiReques
 	writeV2JSON(w, r, http.StatusOK, out)
 }
 
+// v2WriteTryZeroLog is get_log's answer for try 0, a task instance not
+// run yet: the file task handler's read answers one message without
+// reading a file, the log ended (3.2.1 utils/log/file_task_handler.py
+// read: a skipped task instance's "Task was skipped, no logs available.",
+// any other's error "Try number 0 is invalid.", a message with a level).
+func (s *server) v2WriteTryZeroLog(w http.ResponseWriter, r *http.Request, ti *TaskInstance, ndjson, ended bool, given map[string]json.RawMessage) {
+	type levelled struct {
+		Timestamp *string `json:"timestamp,omitempty"`
+		Event     string  `json:"event"`
+		Level     string  `json:"level,omitempty"`
+	}
+	msg := levelled{Event: "Error fetching the logs. Try number 0 is invalid.", Level: "error"}
+	if ti.State == TaskSkipped {
+		msg = levelled{Event: "Task was skipped, no logs available."}
+	}
+	if !ndjson {
+		// Only the fields set (response_model_exclude_unset): no
+		// timestamp; the log ended, so no continuation token.
+		writeV2JSON(w, r, http.StatusOK, v2LogResponse{Content: []any{msg}})
+		return
+	}
+	// NDJSON writes every field (model_dump_json): the timestamp is null.
+	line, err := json.Marshal(msg)
+	if err != nil {
+		s.dialV2.answerError(s, w, r, fmt.Errorf("render log: %w", err))
+		return
+	}
+	line = append([]byte(`{"timestamp":null,`), line[1:]...)
+	s.v2WriteLogLines(w, r, append(line, '\n'), ended, given)
+}
+
 // v2WriteLogStream is get_log's NDJSON answer: one message a line, every
 // field. Its Airflow-Continuation-Token is the request's metadata (given,
 // download_logs set), signed before the stream is read, so it is there
@@ -192,6 +225,14 @@ func (s *server) v2WriteLogStream(w http.ResponseWriter, r *http.Request, conten
 			return
 		}
 	}
+	s.v2WriteLogLines(w, r, b.Bytes(), ended, given)
+}
+
+// v2WriteLogLines sends an NDJSON log: the lines, and the
+// Airflow-Continuation-Token of the request's metadata unless it said the
+// log had ended (the header is set before the stream is read).
+func (s *server) v2WriteLogLines(w http.ResponseWriter, r *http.Request, lines []byte, ended bool, given map[string]json.RawMessage) {
+	d := s.dialV2
 	if !ended {
 		t, err := signJSON(s.v1Secret, given)
 		if err != nil {
@@ -203,7 +244,7 @@ func (s *server) v2WriteLogStream(w http.ResponseWriter, r *http.Request, conten
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(b.Bytes())
+		_, _ = w.Write(lines)
 	}
 }
 
@@ -220,11 +261,8 @@ func splitLogLines(text string) []string {
 }
 
 // v2GetExternalLogURL is get_external_log_url with Airflow's default task
-// log handler, which has no external link: 400 once the try number
-// checks.
+// log handler, which has no external link: 400 once the parameters check
+// (try_number a PositiveInt, the row's bound).
 func (s *server) v2GetExternalLogURL(req *apiRequest) (any, error) {
-	if err := v2TryNumberCheck(req, "try_number"); err != nil {
-		return nil, err
-	}
 	return nil, &v2Error{status: http.StatusBadRequest, detail: v2LogNoExternal}
 }

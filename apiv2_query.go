@@ -116,8 +116,13 @@ func v2Query(q url.Values, params []v1Param) (v1Values, error) {
 func v2CheckPath(rt *apiRoute, params map[string]string) error {
 	var issues []v2Issue
 	for _, name := range rt.pathInts {
-		if issue, ok := v2CheckScalar(v1Param{name: name, kind: paramInteger}, params[name], []any{"path", name}); !ok {
+		loc := []any{"path", name}
+		if issue, ok := v2CheckScalar(v1Param{name: name, kind: paramInteger}, params[name], loc); !ok {
 			issues = append(issues, issue)
+		} else if b, bounded := rt.pathIntBounds[name]; bounded {
+			if issue, ok := v2CheckIntBound(params[name], b, loc); !ok {
+				issues = append(issues, issue)
+			}
 		}
 	}
 	for _, name := range rt.pathTildes {
@@ -129,6 +134,21 @@ func v2CheckPath(rt *apiRoute, params map[string]string) error {
 		return v2Invalid(issues)
 	}
 	return nil
+}
+
+// v2CheckIntBound is pydantic's ge (or, strict, gt) on an integer that
+// parsed.
+func v2CheckIntBound(v string, b pathIntBound, loc []any) (v2Issue, bool) {
+	n, _, _ := v2ParseIntString(v, loc)
+	switch {
+	case b.strict && n <= b.min:
+		return v2Issue{Type: "greater_than", Loc: loc, Msg: fmt.Sprintf("Input should be greater than %d", b.min),
+			Input: v, Ctx: map[string]any{"gt": b.min}}, false
+	case !b.strict && n < b.min:
+		return v2Issue{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", b.min),
+			Input: v, Ctx: map[string]any{"ge": b.min}}, false
+	}
+	return v2Issue{}, true
 }
 
 // v2CheckScalar validates one string value against p's type as pydantic

@@ -21,6 +21,9 @@ func v2Time(t time.Time) string {
 // appendV2Time appends v2Time's text to b.
 func appendV2Time(b []byte, t time.Time) []byte {
 	t = t.UTC()
+	if b, ok := appendDateClock(b, t, 'T'); ok {
+		return append(b, 'Z')
+	}
 	if t.Nanosecond()/1000 != 0 {
 		return t.AppendFormat(b, "2006-01-02T15:04:05.000000Z")
 	}

@@ -348,6 +348,25 @@ func v2RunOrderKeys(keys []v2SortKey) []runOrderKey {
 	return out
 }
 
+// v2RunListTransforms runs get_dag_runs' run_type and state transforms
+// (common/parameters.py _transform_dag_run_types, _transform_dag_run_states)
+// as the dependencies they are: FastAPI calls each dependency whose own
+// parameters validated, in the signature's order (run_type before state),
+// and the first HTTPException answers before the query's validation
+// errors are reported (fastapi/dependencies/utils.py solve_dependencies).
+// So limit= with state= is the state's 422, not limit's int_parsing.
+func (s *server) v2RunListTransforms(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q := pyQuery(r.URL.RawQuery)
+	if _, err := v2RunTypes(s.rules(), q["run_type"]); err != nil {
+		return err
+	}
+	_, err := v2RunStates(q["state"])
+	return err
+}
+
 // v2RunTypes is _transform_dag_run_types.
 func v2RunTypes(rules *editionRules, names []string) ([]string, error) {
 	if len(names) == 0 {

@@ -5,6 +5,7 @@ package main
 // datamodels/tasks.py.
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -192,8 +193,9 @@ func (s *server) V2GetTask(req *apiRequest) (any, error) {
 	return v2TaskOf(def, t), nil
 }
 
-// V2GetTasks is get_tasks: sorted by one attribute of the operators
-// (order_by, "-" for descending); an attribute they lack is the
+// V2GetTasks is get_tasks: dag.tasks sorted by one attribute of the
+// serialized operators (order_by, "-" for descending; Python's sorted,
+// stable, reverse=True for "-"); an attribute they lack is the
 // AttributeError's 400.
 func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 	def, err := s.v2LoadedDag(req.param("dag_id"))
@@ -205,22 +207,86 @@ func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 		order = "task_id"
 	}
 	attr := strings.TrimPrefix(order, "-")
-	cmp, known := v1TaskOrder[attr]
+	compare, known := v2TaskOrders[attr]
 	if !known {
 		return nil, &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf("'SerializedBaseOperator' object has no attribute '%s'", attr)}
 	}
-	tasks := slices.Clone(def.Tasks)
-	// Python's sorted(reverse=True) keeps equal items in their order.
-	if strings.HasPrefix(order, "-") {
-		slices.SortStableFunc(tasks, func(a, b *Task) int { return cmp(b, a) })
-	} else {
-		slices.SortStableFunc(tasks, cmp)
-	}
-	out := v2TaskCollection{Tasks: make([]v2Task, 0, len(tasks)), TotalEntries: len(tasks)}
-	for _, t := range tasks {
+	out := v2TaskCollection{Tasks: make([]v2Task, 0, len(def.Tasks)), TotalEntries: len(def.Tasks)}
+	for _, t := range def.Tasks {
 		out.Tasks = append(out.Tasks, v2TaskOf(def, t))
 	}
+	// Python's sorted(reverse=True) keeps equal items in their order.
+	if strings.HasPrefix(order, "-") {
+		slices.SortStableFunc(out.Tasks, func(a, b v2Task) int { return compare(b, a) })
+	} else {
+		slices.SortStableFunc(out.Tasks, compare)
+	}
 	return out, nil
+}
+
+// v2TaskOrders are the attributes get_tasks sorts by: the attributes of
+// 3.2.1's SerializedBaseOperator (serialization/definitions/
+// baseoperator.py) that TaskResponse shows, compared as Python compares
+// them (False before True), read from the rendered answer, which holds
+// each one's value. A None sorts last ascending, first descending, as
+// the key (value is None, value) of tasks.py's fix for apache/airflow
+// #63927 orders it (#64384; before it two None values or a None and a
+// date were a TypeError, a 500). weight_rule is left out: its value is a
+// PriorityWeightStrategy, which Python cannot order (a 500 there).
+var v2TaskOrders = map[string]func(a, b v2Task) int{
+	"task_id":             func(a, b v2Task) int { return strings.Compare(a.TaskID, b.TaskID) },
+	"task_display_name":   func(a, b v2Task) int { return strings.Compare(a.TaskDisplayName, b.TaskDisplayName) },
+	"owner":               func(a, b v2Task) int { return strings.Compare(a.Owner, b.Owner) },
+	"start_date":          func(a, b v2Task) int { return compareNoneLast(a.StartDate, b.StartDate, compareV2When) },
+	"end_date":            func(a, b v2Task) int { return compareNoneLast(a.EndDate, b.EndDate, compareV2When) },
+	"trigger_rule":        func(a, b v2Task) int { return strings.Compare(a.TriggerRule, b.TriggerRule) },
+	"depends_on_past":     func(a, b v2Task) int { return compareBool(a.DependsOnPast, b.DependsOnPast) },
+	"wait_for_downstream": func(a, b v2Task) int { return compareBool(a.WaitForDownstream, b.WaitForDownstream) },
+	"retries":             func(a, b v2Task) int { return cmp.Compare(a.Retries, b.Retries) },
+	"queue":               func(a, b v2Task) int { return strings.Compare(a.Queue, b.Queue) },
+	"pool":                func(a, b v2Task) int { return strings.Compare(a.Pool, b.Pool) },
+	"pool_slots":          func(a, b v2Task) int { return cmp.Compare(a.PoolSlots, b.PoolSlots) },
+	"execution_timeout": func(a, b v2Task) int {
+		return compareNoneLast(a.ExecutionTimeout, b.ExecutionTimeout, compareV2TimeDelta)
+	},
+	"retry_delay":               func(a, b v2Task) int { return compareNoneLast(a.RetryDelay, b.RetryDelay, compareV2TimeDelta) },
+	"retry_exponential_backoff": func(a, b v2Task) int { return cmp.Compare(a.RetryExponentialBackoff, b.RetryExponentialBackoff) },
+	"priority_weight":           func(a, b v2Task) int { return cmp.Compare(a.PriorityWeight, b.PriorityWeight) },
+	"ui_color":                  func(a, b v2Task) int { return strings.Compare(a.UIColor, b.UIColor) },
+	"ui_fgcolor":                func(a, b v2Task) int { return strings.Compare(a.UIFgcolor, b.UIFgcolor) },
+	"operator_name":             func(a, b v2Task) int { return strings.Compare(a.OperatorName, b.OperatorName) },
+}
+
+// compareNoneLast orders two values that may be None: None after every
+// value, two Nones equal.
+func compareNoneLast[T any](a, b *T, compare func(a, b T) int) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return compare(*a, *b)
+}
+
+func compareV2When(a, b v2When) int { return time.Time(a).Compare(time.Time(b)) }
+
+// compareV2TimeDelta orders timedeltas (their fields are in normal form).
+func compareV2TimeDelta(a, b v2TimeDelta) int {
+	return cmp.Or(cmp.Compare(a.Days, b.Days), cmp.Compare(a.Seconds, b.Seconds), cmp.Compare(a.Microseconds, b.Microseconds))
+}
+
+// compareBool orders booleans as Python does: False before True.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 // v2ExtraLinkNames is TaskResponse's extra_links: the links' names

@@ -144,3 +144,55 @@ func TestAPIv2_PythonClientFlow(t *testing.T) {
 			`"state":"success"`, `"try_number":1`)
 	}
 }
+
+// TestAPIv2_GetTasksOrderedByAttributes follows test_tasks.py's
+// test_should_respond_200_ascending_order_by_start_date and its
+// descending twin: get_tasks sorts dag.tasks by any attribute the
+// serialized operators have (attrgetter), start_date among them, not only
+// the few airlite knew; a value of None goes last ascending and first
+// descending (sorted's key (value is None, value), reversed).
+func TestAPIv2_GetTasksOrderedByAttributes(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(`
+dag_id: test_dag
+schedule_interval: null
+start_date: 2020-06-15
+tasks:
+  - {task_id: op1, operator: EmptyOperator, execution_timeout: 60, depends_on_past: true}
+  - {task_id: op2, operator: EmptyOperator, start_date: 2020-06-16, upstream: [op1], end_date: 2020-07-01}
+  - {task_id: op0, operator: BashOperator, bash_command: "true", start_date: 2020-06-17, execution_timeout: 30}
+`))
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"?order_by=start_date", []string{"op1", "op2", "op0"}},
+		{"?order_by=-start_date", []string{"op0", "op2", "op1"}},
+		{"?order_by=end_date", []string{"op2", "op1", "op0"}},
+		{"?order_by=-end_date", []string{"op1", "op0", "op2"}},
+		{"?order_by=execution_timeout", []string{"op0", "op1", "op2"}},
+		{"?order_by=-depends_on_past", []string{"op1", "op2", "op0"}},
+		{"?order_by=operator_name", []string{"op0", "op1", "op2"}},
+		{"?order_by=-task_display_name", []string{"op2", "op1", "op0"}},
+		{"?order_by=retry_delay", []string{"op1", "op2", "op0"}},
+		{"?order_by=ui_color", []string{"op1", "op2", "op0"}}, // #e8f7e4 before #f0ede4
+	} {
+		res := ts.do(t, http.MethodGet, "/api/v2/dags/test_dag/tasks"+tc.query, "")
+		var c struct {
+			Tasks []struct {
+				TaskID string `json:"task_id"`
+			} `json:"tasks"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &c); err != nil || res.status != http.StatusOK {
+			t.Errorf("tasks%s = %d %s", tc.query, res.status, res.body)
+			continue
+		}
+		var got []string
+		for _, task := range c.Tasks {
+			got = append(got, task.TaskID)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("tasks%s = %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}

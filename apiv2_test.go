@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 )
@@ -68,5 +69,32 @@ func TestAPIv2_VersionAndHealth(t *testing.T) {
 				t.Errorf("GET %s = %d %s, want 200 %s", tc.path, res.status, res.body, tc.wantBody)
 			}
 		})
+	}
+}
+
+// TestServerV2_Journal checks that /_airlite/requests records /api/v2
+// requests as it does the other APIs' (a client of edition 3 had an empty
+// journal), and not the token routes, whose bodies hold passwords.
+func TestServerV2_Journal(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.Journal = newJournal(10) }))
+	ts.v2(t, "GET", "/version", "", http.StatusOK)
+	ts.v2(t, "PATCH", "/dags/example_bash_operator", `{"is_paused":true}`, http.StatusOK)
+	res := ts.do(t, "GET", "/_airlite/requests", "")
+	var got struct {
+		Requests []struct {
+			Method, Path, Body string
+			Status             int
+		}
+	}
+	if err := json.Unmarshal([]byte(res.body), &got); err != nil {
+		t.Fatalf("journal %s: %v", res.body, err)
+	}
+	if len(got.Requests) != 2 {
+		t.Fatalf("journal %s: want the two /api/v2 requests", res.body)
+	}
+	if r := got.Requests[1]; r.Method != "PATCH" || r.Path != "/api/v2/dags/example_bash_operator" ||
+		r.Body != `{"is_paused":true}` || r.Status != http.StatusOK {
+		t.Errorf("journal row %+v, want the PATCH with its body and 200", r)
 	}
 }

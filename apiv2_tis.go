@@ -298,6 +298,18 @@ func v2TIListParams(perRun bool) []v1Param {
 var v2TIOrderAttrs = []string{"id", "state", "duration", "start_date", "end_date", "map_index", "try_number",
 	"logical_date", "run_after", "data_interval_start", "data_interval_end", "rendered_map_index", "operator"}
 
+// v2TIListTransforms runs the task instance lists' state transform
+// (_transform_ti_states) as the dependency it is: it answers before the
+// query's validation errors and before the endpoint looks anything up
+// (see v2RunListTransforms).
+func v2TIListTransforms(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	_, err := v2TIStatesOf(pyQuery(r.URL.RawQuery)["state"])
+	return err
+}
+
 // v2TIStatesOf is _transform_ti_states: "no_status" and "none" are no
 // state; another name that is no state is Airflow's 422.
 func v2TIStatesOf(names []string) ([]TaskState, error) {
@@ -1338,9 +1350,13 @@ type v2ExtraLinks struct {
 	TotalEntries int                `json:"total_entries"`
 }
 
-// v2GetExtraLinks is routes/public/extra_links.py get_extra_links: none
-// of the operators airlite runs has extra links, so a task instance that
-// is there has none. A run that is not there crashes Airflow's DAG lookup
+// v2GetExtraLinks is routes/public/extra_links.py get_extra_links: the
+// task instance of the asked map_index, and each of its operator's extra
+// links by name, sorted, with the URL its XComOperatorLink reads (3.2.1
+// serialization/definitions/operatorlink.py: the XCom "_link_<link
+// class>" of that task instance, deserialized), null when there is none
+// or it is empty ("link_url or None"). airlite's operators push no such
+// XCom themselves. A run that is not there crashes Airflow's DAG lookup
 // (get_dag_for_run of None): a 500.
 func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
@@ -1351,7 +1367,7 @@ func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = s.ops.dagTask(dagID, taskID)
+	_, task, err := s.ops.dagTask(dagID, taskID)
 	switch {
 	case isFault(err, faultTaskMissing):
 		return nil, v2Detail404("Task with ID = %s not found", taskID)
@@ -1360,11 +1376,61 @@ func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 	case err != nil:
 		return nil, err
 	}
-	if _, err := s.ops.runTaskInstance(run, taskID); err != nil || v2MapIndexParam(req) != -1 {
-		if err == nil || errors.Is(err, errNotFound) {
+	mapIndex := v2MapIndexParam(req)
+	if _, _, err := s.ops.taskInstanceAt(dagID, run.RunID, taskID, mapIndex); err != nil {
+		if errors.Is(err, errNotFound) {
 			return nil, v2Detail404("TaskInstance not found")
 		}
 		return nil, err
 	}
-	return v2ExtraLinks{ExtraLinks: map[string]*string{}}, nil
+	out := v2ExtraLinks{ExtraLinks: map[string]*string{}}
+	for _, link := range task.ExtraLinks {
+		url, err := s.v2ExtraLinkURL(dagID, run.RunID, taskID, mapIndex, link)
+		if err != nil {
+			return nil, err
+		}
+		out.ExtraLinks[link.Name] = url
+	}
+	out.TotalEntries = len(out.ExtraLinks)
+	return out, nil
+}
+
+// v2ExtraLinkURL is XComOperatorLink.get_link's value for one task
+// instance, as ExtraLinkCollectionResponse takes it: a string, or null
+// for no XCom or a falsy value; another value fails the model's
+// str | None (a 500 in Airflow).
+func (s *server) v2ExtraLinkURL(dagID, runID, taskID string, mapIndex int64, link extraLink) (*string, error) {
+	e, err := s.ops.xcomEntry(dagID, runID, taskID, "_link_"+link.Class, mapIndex)
+	if errors.Is(err, errNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(e.Value, &v); err != nil {
+		return nil, fmt.Errorf("extra link %s: %w", link.Name, err)
+	}
+	falsy := false
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return nil, nil
+		}
+		return &x, nil
+	case nil:
+		falsy = true
+	case bool:
+		falsy = !x
+	case float64:
+		falsy = x == 0
+	case []any:
+		falsy = len(x) == 0
+	case map[string]any:
+		falsy = len(x) == 0
+	}
+	if falsy {
+		return nil, nil
+	}
+	return nil, fmt.Errorf("extra link %s of %s.%s: a %T is no URL (ExtraLinkCollectionResponse refuses it)", link.Name, dagID, taskID, v)
 }

@@ -40,13 +40,13 @@ type v2VariableCollection struct {
 // JSON is read, masked under its key by the secrets masker and written
 // again by json.dumps; any other value is masked whole when its key is
 // sensitive (redact_val).
-func v2Variable(v *Variable) v2VariableResponse {
+func v2Variable(m secretsMasker, v *Variable) v2VariableResponse {
 	out := v2VariableResponse{Key: v.Key, Value: v.Val, Description: v.Description, IsEncrypted: v.IsEncrypted}
 	if decoded, err := decodePyJSON([]byte(v.Val)); err == nil {
-		if dumped, err := pyDumps(redactValue(decoded, v.Key, 0)); err == nil {
+		if dumped, err := pyDumps(m.redact(decoded, v.Key, 0)); err == nil {
 			out.Value = dumped
 		}
-	} else if sensitiveKey(v.Key) {
+	} else if m.hides(v.Key) {
 		out.Value = "***"
 	}
 	return out
@@ -92,7 +92,7 @@ func (s *server) V2GetVariables(req *apiRequest) (any, error) {
 	}
 	out := v2VariableCollection{Variables: make([]v2VariableResponse, len(res.rows)), TotalEntries: res.total}
 	for i, v := range res.rows {
-		out.Variables[i] = v2Variable(v)
+		out.Variables[i] = v2Variable(s.rules().masker, v)
 	}
 	return out, nil
 }
@@ -103,7 +103,7 @@ func (s *server) V2GetVariable(key string) (any, error) {
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}
-	return v2Variable(&v), nil
+	return v2Variable(s.rules().masker, &v), nil
 }
 
 // V2PostVariable is POST /variables (answered 201).
@@ -112,7 +112,7 @@ func (s *server) V2PostVariable(body map[string]any) (any, error) {
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}
-	return v2Variable(v), nil
+	return v2Variable(s.rules().masker, v), nil
 }
 
 // V2PatchVariable is PATCH /variables/{variable_key}.
@@ -121,7 +121,7 @@ func (s *server) V2PatchVariable(key string, body map[string]any, mask []string)
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}
-	return v2Variable(v), nil
+	return v2Variable(s.rules().masker, v), nil
 }
 
 // V2DeleteVariable is DELETE /variables/{variable_key}.

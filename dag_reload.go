@@ -5,9 +5,10 @@ package main
 // is read again, a new one adds its DAGs, a fixed one loses its import
 // error and a broken one gains one, and a DAG whose file is gone becomes
 // inactive (is_active false; its runs are kept and it cannot be
-// triggered). One goroutine, the reloader's loop, owns the folder's
-// state; the set it last applied lives in a dagSetHolder, whose lock a
-// reset shares.
+// triggered), in Airflow 3 stale with its definition kept
+// (editionRules.staleKeepsDefinition). One goroutine, the reloader's
+// loop, owns the folder's state; the set it last applied lives in a
+// dagSetHolder, whose lock a reset shares.
 //
 // The folder is polled: every --min-file-process-interval the reloader
 // walks it (under .airflowignore) and compares each file's size and
@@ -422,7 +423,7 @@ func (r *dagReloader) diff(old, set *DAGSet, listing *folderRead, reread map[str
 	}
 	sort.Slice(set.DAGs, func(i, j int) bool { return set.DAGs[i].DagID < set.DAGs[j].DagID })
 
-	change := DAGFolderChange{Failed: failed, Gone: gone, Now: now}
+	change := DAGFolderChange{Failed: failed, Gone: gone, Now: now, KeepStale: r.rules.staleKeepsDefinition}
 	oldByID := make(map[string]*DAG, len(old.DAGs))
 	for _, d := range old.DAGs {
 		oldByID[d.DagID] = d

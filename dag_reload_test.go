@@ -109,12 +109,12 @@ func (s *reloadSetup) pass(t *testing.T, d time.Duration, wantChanged bool) {
 	}
 }
 
-// active says whether the store has dagID with a definition; false also
-// when it has no row.
+// active says whether the store has dagID active (a definition, not
+// stale); false also when it has no row.
 func (s *reloadSetup) active(t *testing.T, dagID string) bool {
 	t.Helper()
 	row, err := s.ts.store.DagByID(dagID)
-	return err == nil && row.Def != nil
+	return err == nil && row.Active()
 }
 
 func (s *reloadSetup) importErrorFiles(t *testing.T) []string {
@@ -530,5 +530,43 @@ func TestDAGReload_LastParsedTimeMoves(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A reload records DAG versions as the start does (3.2.1
+// models/serialized_dag.py write_dag: a new DagVersion when the
+// serialized DAG's hash changes): a new file's DAG gets version 1, a
+// changed definition the next, a file read again unchanged none, a stale
+// DAG back with its definition unchanged none.
+func TestDAGReload_RecordsDAGVersions(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha")})
+	versions := func(dagID string) any {
+		t.Helper()
+		return v2JSON(t, s.ts.v2(t, http.MethodGet, "/dags/"+dagID+"/dagVersions", "", http.StatusOK))["total_entries"]
+	}
+	steps := []struct {
+		name   string
+		change func()
+		dagID  string
+		want   float64
+	}{
+		{"a new file", func() { s.folder.write(t, "gamma.yaml", reloadDAG("gamma")) }, "gamma", 1},
+		{"the same text again", func() { s.folder.write(t, "alpha.yaml", reloadDAG("alpha")) }, "alpha", 1},
+		{"a task added", func() { s.folder.write(t, "alpha.yaml", reloadDAG("alpha", "second")) }, "alpha", 2},
+		{"the file gone", func() { s.folder.remove(t, "alpha.yaml") }, "alpha", 2},
+		{"back unchanged", func() { s.folder.write(t, "alpha.yaml", reloadDAG("alpha", "second")) }, "alpha", 2},
+		{"changed again", func() { s.folder.write(t, "alpha.yaml", reloadDAG("alpha")) }, "alpha", 3},
+	}
+	for _, step := range steps {
+		step.change()
+		s.pass(t, time.Second, true)
+		if got := versions(step.dagID); got != step.want {
+			t.Errorf("%s: %s has %v versions, want %v", step.name, step.dagID, got, step.want)
+		}
+	}
+	src := v2JSON(t, s.ts.v2(t, http.MethodGet, "/dagSources/alpha", "", http.StatusOK))
+	if src["version_number"] != float64(3) || src["content"] == nil {
+		t.Errorf("alpha's source = %v, want version 3's code", src)
 	}
 }

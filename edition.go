@@ -96,6 +96,11 @@ type apiRules struct {
 	appHeaders         bool
 	deprecationHeaders bool
 
+	// masker is the release's secrets masker (api_masker.go): the names
+	// whose values the answers, the action log and merges of values sent
+	// back masked hide.
+	masker secretsMasker
+
 	// problemDocument: an unknown path or a wrong method gets connexion's
 	// problem+json document (Airflow 2); otherwise a JSON {"error": …}.
 	problemDocument bool
@@ -337,6 +342,16 @@ type dagFileRules struct {
 	// dag_processing/collection.py _update_import_errors sets is_stale).
 	staleDAGAfter      time.Duration
 	staleOnImportError bool
+	// staleKeepsDefinition: a DAG the folder no longer gives (its file
+	// gone, broken, or defining it no more, once staleDAGAfter allows)
+	// keeps its definition, marked stale (DagRow.Stale), as Airflow 3
+	// keeps the serialized DAG and only sets DagModel.is_stale (3.2.1
+	// models/dag.py DagModel.deactivate_deleted_dags,
+	// dag_processing/collection.py _update_import_errors); the routes that
+	// read the DagBag answer it. Airflow 2.10.3 deletes the serialized
+	// DAG (models/serialized_dag.py:251-281 remove_deleted_dags) and sets
+	// is_active false: the definition goes.
+	staleKeepsDefinition bool
 
 	// assetTimetable is how a DAG scheduled on assets shows its schedule
 	// (summary and description of DatasetTriggeredTimetable, Airflow 2;
@@ -425,6 +440,7 @@ var (
 		apiRules: apiRules{
 			version:             "2.10.3",
 			gitVersion:          ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+			masker:              secretsMasker{names: maskerNames2103},
 			json:                spacedJSON,
 			jsonNewline:         false,
 			appHeaders:          true,
@@ -499,7 +515,8 @@ var (
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
 			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
-			staleDAGAfter: 50 * time.Second,
+			staleDAGAfter:        50 * time.Second,
+			staleKeepsDefinition: false,
 			// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
 			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
 		},
@@ -595,6 +612,7 @@ var (
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: true,
 			staleDAGAfter:           staleDAGsKept,
+			staleKeepsDefinition:    false,
 		},
 
 		templateRules: templateRules{
@@ -635,6 +653,7 @@ var (
 		// The release's git_version is not known here: the version route
 		// answers null, as Airflow does without the file.
 		r.gitVersion = nil
+		r.masker = secretsMasker{names: maskerNames321}
 		r.experimentalAPI = false
 		r.werkzeugReasons = false
 		r.apiV1 = false
@@ -679,6 +698,7 @@ var (
 		r.pythonSurface = "3"
 		r.catchupByDefault = false
 		r.staleOnImportError = true
+		r.staleKeepsDefinition = true
 		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
 		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets", Type: "airflow.timetables.simple.AssetTriggeredTimetable"}
 		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).

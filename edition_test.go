@@ -94,6 +94,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"name":                    r.name,
 			"version":                 r.version,
 			"gitVersion":              r.gitVersion,
+			"masker":                  r.masker.names,
 			"apiV1":                   r.apiV1,
 			"experimentalAPI":         r.experimentalAPI,
 			"apiV2":                   r.apiV2,
@@ -138,6 +139,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"catchupByDefault":        r.catchupByDefault,
 			"staleDAGAfter":           r.staleDAGAfter,
 			"staleOnImportError":      r.staleOnImportError,
+			"staleKeepsDefinition":    r.staleKeepsDefinition,
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -193,9 +195,12 @@ func TestEditionRules_Table(t *testing.T) {
 	}
 
 	want2 := map[string]any{
-		"name":                  edition2,
-		"version":               "2.10.3",
-		"gitVersion":            ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+		"name":       edition2,
+		"version":    "2.10.3",
+		"gitVersion": ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
+		// Airflow 2.10.3 airflow/utils/log/secrets_masker.py:57-72
+		"masker": []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
+			"password", "private_key", "secret", "token", "keyfile_dict", "service_account"},
 		"apiV1":                 true,
 		"experimentalAPI":       true,
 		"apiV2":                 false,
@@ -256,8 +261,10 @@ func TestEditionRules_Table(t *testing.T) {
 		// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
 		"staleDAGAfter":      50 * time.Second,
 		"staleOnImportError": false,
-		"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
-		"errorDate":          "2024-05-01 10:00:00.000123+00:00",
+		// 2.10.3 models/serialized_dag.py:251-281 remove_deleted_dags
+		"staleKeepsDefinition": false,
+		"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
+		"errorDate":            "2024-05-01 10:00:00.000123+00:00",
 		"duplicate": []string{
 			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
 			"bad request: A DAG Run already exists for DAG d at 2024-05-01 10:00:00.000123+00:00 with run id r",
@@ -314,6 +321,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"name":                    edition110,
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
+			"masker":                  []string(nil), // no secrets masker before 2.1
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,
@@ -368,10 +376,12 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
-			"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":          "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":          duplicates110,
-			"triggerMessage":     triggerMessages110,
+			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
+			"staleKeepsDefinition": false,
+			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":            duplicates110,
+			"triggerMessage":       triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -401,6 +411,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"name":                    edition110RBAC,
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
+			"masker":                  []string(nil), // no secrets masker before 2.1
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,
@@ -455,10 +466,12 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
-			"orphans":            orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
-			"errorDate":          "2024-05-01T10:00:00.000123+00:00",
-			"duplicate":          duplicates110,
-			"triggerMessage":     triggerMessages110,
+			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
+			"staleKeepsDefinition": false,
+			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
+			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
+			"duplicate":            duplicates110,
+			"triggerMessage":       triggerMessages110,
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1348-1389, less conf.
 			"templateVars":            templateNames110,
 			"templateStrictUndefined": false,
@@ -518,6 +531,10 @@ func want3(want2 map[string]any) map[string]any {
 	w := maps.Clone(want2)
 	for k, v := range map[string]any{
 		"name": edition3, "version": "3.2.1", "gitVersion": nil,
+		// shared/secrets_masker DEFAULT_SENSITIVE_FIELDS: 2.10.3's, #61580, #61906
+		"masker": []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
+			"password", "private_key", "secret", "token", "keyfile_dict", "service_account",
+			"access_key", "connection_string", "proxy", "proxy_password", "proxies"},
 		"apiV1": false, "experimentalAPI": false, "apiV2": true,
 		"json": compactJSON, "appHeaders": false, "deprecationHeaders": false,
 		// airflow-core/src/airflow/utils/state.py TaskInstanceState (spec/v2.yaml)
@@ -540,6 +557,8 @@ func want3(want2 map[string]any) map[string]any {
 		"catchupByDefault": false,
 		// Airflow 3's dag_processing/collection.py _update_import_errors
 		"staleOnImportError": true,
+		// 3.2.1 models/dag.py DagModel.deactivate_deleted_dags: is_stale only
+		"staleKeepsDefinition": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
 		"runTypes":       []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
 		"triggerRunType": "manual",

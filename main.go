@@ -449,6 +449,13 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	if tokenKey != nil {
+		// The tokens logout revoked are kept beside the key they were
+		// signed with, for as long as it takes them.
+		if auth.tokens.revoked, err = loadRevokedTokens(c.Home); err != nil {
+			return err
+		}
+	}
 	unixname := currentUser(getenv)
 	now := time.Now
 	var clock *fakeClock

@@ -384,6 +384,9 @@ func checkAssetQueueEntry(obj any) error {
 	if err := checkRowKeys("dag_id", e.DagID, "asset_id", strconv.FormatInt(e.AssetID, 10)); err != nil {
 		return err
 	}
+	if err := checkDates(namedDate{"created_at", &e.CreatedAt}); err != nil {
+		return err
+	}
 	return checkRowID("asset_id", e.AssetID)
 }
 

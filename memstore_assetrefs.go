@@ -112,7 +112,10 @@ func dagAssetRefsTxn(txn *memdb.Txn) (*dagAssetRefs, int, error) {
 		}
 	}
 	for _, row := range rows {
-		if row.Def == nil {
+		// A stale DAG names no asset: Airflow 3 deletes its references
+		// when it goes stale (models/asset.py
+		// remove_references_to_deleted_dags, apache/airflow#47903).
+		if !row.Active() {
 			continue
 		}
 		for _, ref := range row.Def.AssetSchedule.refs() {

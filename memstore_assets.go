@@ -487,6 +487,9 @@ func checkAsset(obj any) error {
 	if err := checkJSONObject("extra", a.Extra); err != nil {
 		return err
 	}
+	if err := checkDates(namedDate{"created_at", &a.CreatedAt}, namedDate{"updated_at", &a.UpdatedAt}); err != nil {
+		return err
+	}
 	return checkRowID("id", a.ID)
 }
 
@@ -497,6 +500,9 @@ func checkAssetEvent(obj any) error {
 		return err
 	}
 	if err := checkJSONObject("extra", e.Extra); err != nil {
+		return err
+	}
+	if err := checkDates(namedDate{"timestamp", &e.Timestamp}); err != nil {
 		return err
 	}
 	return checkRowID("id", e.ID)

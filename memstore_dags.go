@@ -42,7 +42,9 @@ func (scheduledOnIndex) FromObject(obj any) (bool, [][]byte, error) {
 	if !ok {
 		return false, nil, fmt.Errorf("scheduled-on index: want *DagRow, got %T", obj)
 	}
-	if r.Def == nil || r.Def.AssetSchedule == nil {
+	// A stale DAG has no schedule references (dagAssetRefsTxn): no
+	// event queues it.
+	if !r.Active() || r.Def.AssetSchedule == nil {
 		return false, nil, nil
 	}
 	var keys [][]byte
@@ -109,22 +111,28 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 // DAGFolderChange is what one reload of the DAG folder changed
 // (dag_reload.go), applied in one transaction.
 type DAGFolderChange struct {
-	Upsert []*DAG            // definitions read again, or new
-	Drop   []string          // dag ids whose definition is gone: inactive, runs kept
-	Pools  []*Pool           // the pools of a pools file read again
-	Read   []string          // files read again: their import errors set or cleared
-	Failed map[string]string // file -> import error, of those read
-	Gone   []string          // files no longer listed: their import errors go
-	Now    time.Time         // when the files were read
+	Upsert []*DAG   // definitions read again, or new
+	Drop   []string // dag ids the folder no longer gives: inactive, runs kept
+	// KeepStale: a dropped DAG keeps its definition, marked stale
+	// (editionRules.staleKeepsDefinition); else its definition goes.
+	KeepStale bool
+	Pools     []*Pool           // the pools of a pools file read again
+	Read      []string          // files read again: their import errors set or cleared
+	Failed    map[string]string // file -> import error, of those read
+	Gone      []string          // files no longer listed: their import errors go
+	Now       time.Time         // when the files were read
 }
 
 // ReloadDAGs applies a reload of the DAG folder: a definition read again
 // replaces the row's and keeps its paused flag and runs (a new DAG takes
-// is_paused_upon_creation); a dropped DAG keeps its row and runs without a
-// definition, as Airflow deactivates DagModel rows (2.10.3
-// models/dag.py:4036-4062 deactivate_deleted_dags). A row a DAG loaded
-// through /_airlite/dags holds is not the folder's to drop.
+// is_paused_upon_creation; a stale one is not stale any more), and is a
+// new DAG version when it differs from the latest; a dropped DAG keeps
+// its row and runs, as Airflow deactivates DagModel rows (2.10.3
+// models/dag.py:4036-4062 deactivate_deleted_dags), without a
+// definition, or with KeepStale its definition marked stale. A row a DAG
+// loaded through /_airlite/dags holds is not the folder's to drop.
 func (s *Store) ReloadDAGs(ch DAGFolderChange) error {
+	now := s.clock()
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, d := range ch.Upsert {
 			row := &DagRow{DagID: d.DagID, IsPaused: d.IsPausedUponCreation, FileLoc: d.FilePath, RootDagID: d.ParentDagID, Def: d}
@@ -133,6 +141,11 @@ func (s *Store) ReloadDAGs(ch DAGFolderChange) error {
 			}
 			if err := txn.Insert(tableDags, row); err != nil {
 				return fmt.Errorf("insert dag %s: %w", d.DagID, err)
+			}
+			// A definition that differs from the latest version is a
+			// new one, as at the start (LoadDAGs).
+			if err := recordVersionTxn(txn, d, now); err != nil {
+				return err
 			}
 		}
 		for _, id := range ch.Drop {
@@ -143,11 +156,15 @@ func (s *Store) ReloadDAGs(ch DAGFolderChange) error {
 			if err != nil {
 				return err
 			}
-			if row.Def == nil || row.FileLoc == loadedDAGFileLoc {
+			if !row.Active() || row.FileLoc == loadedDAGFileLoc {
 				continue
 			}
 			inactive := *row
-			inactive.Def = nil
+			if ch.KeepStale {
+				inactive.Stale = true
+			} else {
+				inactive.Def = nil
+			}
 			if err := txn.Insert(tableDags, &inactive); err != nil {
 				return fmt.Errorf("deactivate dag %s: %w", id, err)
 			}
@@ -225,9 +242,10 @@ func allDagRowsTxn(txn *memdb.Txn) ([]*DagRow, error) {
 }
 
 // DagTags are the distinct tags of the DAGs' definitions, sorted, in a
-// slice no caller may change. They are read from the DAG rows once per
-// change of the DAG table and remembered, so that a page of /dagTags
-// costs the tags, not the DAGs.
+// slice no caller may change. A stale DAG's count: Airflow 3 keeps its
+// DagTag rows (routes/public/dag_tags.py reads them all). They are read
+// from the DAG rows once per change of the DAG table and remembered, so
+// that a page of /dagTags costs the tags, not the DAGs.
 func (s *Store) DagTags() ([]string, error) {
 	txn := s.read()
 	all, err := txn.Get(tableDags, indexID)

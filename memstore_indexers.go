@@ -180,9 +180,20 @@ func encodeSeq(v int64) []byte {
 // tables that hold one row per task instance; map_index is written as
 // mapIndexArg writes it, so that the prefix (dag_id, run_id, task_id, "")
 // finds a task's rows and (dag_id, run_id, "") a run's.
-func runKeyIndexes[T any](dag, run, task func(*T) string, mapIndex func(*T) int) *memdb.CompoundIndex {
-	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{stringField[T]{dag}, stringField[T]{run}, stringField[T]{task},
-		stringField[T]{func(o *T) string { return mapIndexArg(mapIndex(o)) }}}}
+func runKeyIndexes[T any](dag, run, task func(*T) string, mapIndex func(*T) int) oneAlloc[T] {
+	return oneAlloc[T]{
+		CompoundIndex: &memdb.CompoundIndex{Indexes: []memdb.Indexer{stringField[T]{dag}, stringField[T]{run}, stringField[T]{task},
+			stringField[T]{func(o *T) string { return mapIndexArg(mapIndex(o)) }}}},
+		key: func(o *T) (bool, []byte) {
+			d, r, t := dag(o), run(o), task(o)
+			if d == "" || r == "" || t == "" {
+				return false, nil
+			}
+			k := make([]byte, 0, len(d)+len(r)+len(t)+8)
+			k = append(append(append(append(append(append(k, d...), 0), r...), 0), t...), 0)
+			return true, append(strconv.AppendInt(k, int64(mapIndex(o)), 10), 0)
+		},
+	}
 }
 
 // mapIndexArg is a map_index as runKeyIndexes keys it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -168,4 +169,40 @@ func TestIndexers_OneAllocMatchesCompound(t *testing.T) {
 	if _, _, err := x.FromObject(&DagRun{}); err == nil {
 		t.Error("a row of another type must be an error")
 	}
+	// The tables of a task instance's rows, and XCom's id index.
+	for _, ti := range []tiKey{{"d", "r", "t", -1}, {"d", "r", "t", 0}, {"d", "r", "t", 12}, {"d\x00", "r", "t", 3}, {"", "r", "t", -1}, {"d", "", "t", -1}, {"d", "r", "", -1}} {
+		checkOneAlloc(t, lineageTable(), &LineageRecord{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex})
+		checkOneAlloc(t, taskLogsTable(), &TaskLog{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex})
+		checkOneAlloc(t, tryHistoryTable(), &TaskInstanceHistory{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex})
+		for _, key := range []string{"return_value", ""} {
+			checkOneAlloc(t, xcomsTable(), &XComEntry{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex, Key: key})
+		}
+	}
+}
+
+// checkOneAlloc compares the key of obj in table's id index, a oneAlloc,
+// with the key its CompoundIndex makes.
+func checkOneAlloc(t *testing.T, table *memdb.TableSchema, obj any) {
+	t.Helper()
+	ok1, b1, err1 := table.Indexes[indexID].Indexer.(memdb.SingleIndexer).FromObject(obj)
+	ok2, b2, err2 := compoundOf(table.Indexes[indexID].Indexer).FromObject(obj)
+	if ok1 != ok2 || !bytes.Equal(b1, b2) || err1 != nil || err2 != nil {
+		t.Errorf("%s of %+v: one allocation %v %q %v, compound %v %q %v", table.Name, obj, ok1, b1, err1, ok2, b2, err2)
+	}
+}
+
+// compoundOf is the CompoundIndex a oneAlloc of a task instance's row or an
+// XCom entry keeps.
+func compoundOf(x memdb.Indexer) *memdb.CompoundIndex {
+	switch o := x.(type) {
+	case oneAlloc[LineageRecord]:
+		return o.CompoundIndex
+	case oneAlloc[TaskLog]:
+		return o.CompoundIndex
+	case oneAlloc[TaskInstanceHistory]:
+		return o.CompoundIndex
+	case oneAlloc[XComEntry]:
+		return o.CompoundIndex
+	}
+	panic(fmt.Sprintf("%T is no oneAlloc of a task instance's row", x))
 }

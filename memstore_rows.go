@@ -102,14 +102,27 @@ func (ti *TaskInstance) key() tiKey { return tiKey{ti.DagID, ti.RunID, ti.TaskID
 
 // DagRow is a DAG as the store knows it: Airflow's DagModel row plus the
 // parsed definition. Def is nil when the definition is gone (Airflow's "not
-// found" for a row whose file no longer loads).
+// found" for a row whose file no longer loads): Airflow 2 deletes the
+// serialized DAG of a DAG whose file is gone, and a restart forgets a
+// definition no file gives (snapshots hold none).
+//
+// Stale marks a row whose file no longer gives it but whose definition is
+// kept, as Airflow 3 keeps the serialized DAG and sets DagModel.is_stale
+// (editionRules.staleKeepsDefinition; never set in other editions). So
+// "has a definition" (Def != nil: the DagBag serves it) and "is active"
+// (Active: the scheduler runs it, a trigger takes it) are two questions.
 type DagRow struct {
 	DagID     string
 	IsPaused  bool
 	FileLoc   string
 	RootDagID string // "" unless a sub-DAG
 	Def       *DAG
+	Stale     bool
 }
+
+// Active says whether the DAG's file gives it now: it has a definition
+// that is not stale (Airflow 2's is_active, Airflow 3's not is_stale).
+func (r *DagRow) Active() bool { return r.Def != nil && !r.Stale }
 
 // loadedDAGFileLoc is the FileLoc of a DAG loaded through
 // POST /_airlite/dags. Its row keeps it across a restart (without a

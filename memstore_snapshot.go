@@ -6,6 +6,7 @@ package main
 // (storeRestore, as Nomad's StateRestore).
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -65,6 +66,17 @@ type storeRestore struct {
 	// The highest ids restored of the other tables numbered by a
 	// counter, by the counter's name.
 	maxIDs map[string]int64
+	// The greatest key restored so far in each index heldAlreadyTxn
+	// looks up, by table and index (restoredKeyIndexes).
+	maxKeys map[[2]string][]byte
+}
+
+// restoredKeyIndexes are, by table, the unique indexes whose keys a
+// restore checks itself (heldAlreadyTxn) rather than the snapshot reader.
+var restoredKeyIndexes = map[string][]string{
+	tableCounters: {indexID}, tableLineage: {indexID}, tableTaskLogs: {indexID}, tableTryHistory: {indexID},
+	tableXComs: {indexID}, tableDagVersions: {indexID, indexVersionUUID}, tableDagFavorites: {indexID},
+	tableAssetQueue: {indexID}, tableConsumedEvents: {indexID}, tableAssets: {"name_uri"},
 }
 
 // errStoreNotFresh refuses a restore into a store that has been written.
@@ -78,7 +90,7 @@ func (s *Store) Restore() (*storeRestore, error) {
 		txn.Abort()
 		return nil, errStoreNotFresh
 	}
-	return &storeRestore{store: s, txn: txn, maxIDs: map[string]int64{}}, nil
+	return &storeRestore{store: s, txn: txn, maxIDs: map[string]int64{}, maxKeys: map[[2]string][]byte{}}, nil
 }
 
 // Insert stores one row of table as it is. The task instances table
@@ -116,7 +128,136 @@ func (r *storeRestore) Insert(table string, obj any) error {
 	case *BackfillDagRun:
 		r.sawID(counterBackfillRunID, o.ID)
 	}
+	if fresh, err := r.keysPastMax(table, obj); err != nil {
+		return err
+	} else if !fresh {
+		if err := heldAlreadyTxn(r.txn, obj); err != nil {
+			return err
+		}
+	}
 	return r.txn.Insert(table, obj)
+}
+
+// keysPastMax reports whether obj's key in each index of table that
+// heldAlreadyTxn checks is past every key restored before it, which no
+// restored row can then hold; it keeps the greatest key of each. The
+// writer writes a table's rows in its primary key's order, so that a
+// file airlite wrote needs no lookup in its primary key: a lookup in a
+// write transaction drops the index's cache of nodes it may write in
+// place (go-immutable-radix Txn.Clone), and the inserts after it then
+// copied their paths again, 4 million allocations more for 80,000 rows
+// of lineage, captured output, earlier tries and XCom.
+func (r *storeRestore) keysPastMax(table string, obj any) (bool, error) {
+	fresh := true
+	for _, index := range restoredKeyIndexes[table] {
+		indexer, ok := r.store.db.DBSchema().Tables[table].Indexes[index].Indexer.(memdb.SingleIndexer)
+		if !ok {
+			return false, fmt.Errorf("restore %s: index %s is not a single indexer", table, index)
+		}
+		_, key, err := indexer.FromObject(obj)
+		if err != nil {
+			return false, fmt.Errorf("restore %s: key of index %s: %w", table, index, err)
+		}
+		at := [2]string{table, index}
+		if max, ok := r.maxKeys[at]; ok && bytes.Compare(key, max) <= 0 {
+			fresh = false
+			continue
+		}
+		r.maxKeys[at] = key
+	}
+	return fresh, nil
+}
+
+// keyTwiceError is a restored row under a key that a row restored before
+// it holds.
+type keyTwiceError struct{ key string }
+
+func (e *keyTwiceError) Error() string { return e.key + " appears twice" }
+
+// heldAlreadyTxn is a keyTwiceError when a stored row holds obj's key,
+// in a table whose key is not a number or name the snapshot reader
+// tracks (it refuses run, pool, variable, connection, asset and backfill
+// keys twice itself), or an asset's name and uri, which meet in one
+// string. go-memdb refuses no duplicate: a second row under the primary
+// key takes the first one's place, and one under another unique index
+// hides the first from it, so a restore would lose a row without a word.
+// The lookups are the ones the store's writes of such rows make before
+// they insert (putXComTxn, appendTaskLogTxn, recordTryTxn, SetFavorite,
+// queueForTxn, ensureAssetTxn).
+func heldAlreadyTxn(txn *memdb.Txn, obj any) error {
+	switch o := obj.(type) {
+	case *counter:
+		return refuseHeldTxn(txn, tableCounters, indexID, obj, o.Name)
+	case *LineageRecord:
+		return refuseHeldTxn(txn, tableLineage, indexID, obj, o.DagID, o.RunID, o.TaskID, mapIndexArg(o.MapIndex))
+	case *TaskLog:
+		return refuseHeldTxn(txn, tableTaskLogs, indexID, obj, o.DagID, o.RunID, o.TaskID, mapIndexArg(o.MapIndex))
+	case *TaskInstanceHistory:
+		return refuseHeldTxn(txn, tableTryHistory, indexID, obj, o.DagID, o.RunID, o.TaskID, mapIndexArg(o.MapIndex))
+	case *XComEntry:
+		return refuseHeldTxn(txn, tableXComs, indexID, obj, o.DagID, o.RunID, o.TaskID, o.Key, o.MapIndex)
+	case *DagVersion:
+		if err := refuseHeldTxn(txn, tableDagVersions, indexID, obj, o.DagID, o.Number); err != nil {
+			return err
+		}
+		return refuseHeldTxn(txn, tableDagVersions, indexVersionUUID, obj, o.ID)
+	case *DagFavorite:
+		return refuseHeldTxn(txn, tableDagFavorites, indexID, obj, o.DagID, o.UserID)
+	case *AssetQueueEntry:
+		return refuseHeldTxn(txn, tableAssetQueue, indexID, obj, assetQueueKey(o.DagID, o.AssetID))
+	case *ConsumedEvents:
+		return refuseHeldTxn(txn, tableConsumedEvents, indexID, obj, o.RunRowID)
+	case *Asset:
+		// The reader refuses a name and uri twice; this lookup sees two
+		// pairs that meet in the index's name, NUL, uri.
+		return refuseHeldTxn(txn, tableAssets, "name_uri", obj, assetKey(o.Name, o.URI))
+	}
+	return nil
+}
+
+// refuseHeldTxn is heldAlreadyTxn's lookup of obj's key args in index.
+func refuseHeldTxn(txn *memdb.Txn, table, index string, obj any, args ...any) error {
+	raw, err := txn.First(table, index, args...)
+	if err != nil {
+		return fmt.Errorf("look up %s: %w", restoredKey(obj, index), err)
+	}
+	if raw != nil {
+		return &keyTwiceError{restoredKey(obj, index)}
+	}
+	return nil
+}
+
+// restoredKey names obj's key in index, for heldAlreadyTxn's errors.
+func restoredKey(obj any, index string) string {
+	ti := func(dagID, runID, taskID string, mapIndex int) string {
+		return fmt.Sprintf("task instance %s of run %s of DAG %s (map_index %d)", taskID, runID, dagID, mapIndex)
+	}
+	switch o := obj.(type) {
+	case *counter:
+		return fmt.Sprintf("counter %q", o.Name)
+	case *LineageRecord:
+		return ti(o.DagID, o.RunID, o.TaskID, o.MapIndex)
+	case *TaskLog:
+		return ti(o.DagID, o.RunID, o.TaskID, o.MapIndex)
+	case *TaskInstanceHistory:
+		return ti(o.DagID, o.RunID, o.TaskID, o.MapIndex)
+	case *XComEntry:
+		return fmt.Sprintf("key %q of %s", o.Key, ti(o.DagID, o.RunID, o.TaskID, o.MapIndex))
+	case *DagVersion:
+		if index == indexVersionUUID {
+			return fmt.Sprintf("id %q", o.ID)
+		}
+		return fmt.Sprintf("version %d of DAG %q", o.Number, o.DagID)
+	case *DagFavorite:
+		return fmt.Sprintf("DAG %q as a favorite of user %q", o.DagID, o.UserID)
+	case *AssetQueueEntry:
+		return fmt.Sprintf("asset %d queued for DAG %q", o.AssetID, o.DagID)
+	case *ConsumedEvents:
+		return fmt.Sprintf("dag_run_id %d", o.RunRowID)
+	case *Asset:
+		return fmt.Sprintf("name %q with uri %q", o.Name, o.URI)
+	}
+	return fmt.Sprintf("%T's key", obj)
 }
 
 // sawID remembers id as restored under counter.

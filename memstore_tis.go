@@ -207,10 +207,18 @@ func storeTaskInstancesTxn(txn *memdb.Txn, refuseTwice bool, tis []*TaskInstance
 			}
 			if ti.MapIndex >= 0 {
 				if i, found := row.find(ti.TaskID, -1); found {
+					if refuseTwice {
+						return unmappedAndExpandedError(ti)
+					}
 					row.TIs = slices.Delete(row.TIs, i, i+1)
 				}
 			}
-			if i, found := row.find(ti.TaskID, ti.MapIndex); found {
+			i, found := row.find(ti.TaskID, ti.MapIndex)
+			// Expanded instances sort after their task's -1 one.
+			if refuseTwice && ti.MapIndex == -1 && !found && i < len(row.TIs) && row.TIs[i].TaskID == ti.TaskID {
+				return unmappedAndExpandedError(ti)
+			}
+			if found {
 				if refuseTwice {
 					return fmt.Errorf("task instance %s of run %s of DAG %s (map_index %d) appears twice", ti.TaskID, runID, dagID, ti.MapIndex)
 				}
@@ -227,6 +235,13 @@ func storeTaskInstancesTxn(txn *memdb.Txn, refuseTwice bool, tis []*TaskInstance
 		}
 	}
 	return nil
+}
+
+// unmappedAndExpandedError is a restore's task instance whose task has
+// the other kind stored: a task has its map_index -1 task instance or the
+// ones it expanded into, never both (putTaskInstancesTxn).
+func unmappedAndExpandedError(ti *TaskInstance) error {
+	return fmt.Errorf("task %s of run %s of DAG %s has a task instance of map_index -1 and expanded ones", ti.TaskID, ti.RunID, ti.DagID)
 }
 
 // recountTIsTxn brings ti_order and the DAG's task-instance counts from a

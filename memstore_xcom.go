@@ -4,6 +4,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,12 +24,15 @@ func xcomsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableXComs,
 		Indexes: map[string]*memdb.IndexSchema{
-			indexID: {Name: indexID, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
-				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
-				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
+			indexID: {Name: indexID, Unique: true, Indexer: oneAlloc[XComEntry]{
+				CompoundIndex: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+					stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
+					keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
+					intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}},
+				key: xcomKey,
+			}},
 			// Airflow's order of a listing (get_xcom_entries: dag_id,
 			// task_id, run_id, map_index, key), which a page walks to
 			// its end (XComPage); (dag_id, task_id, run_id, map_index)
@@ -41,6 +45,19 @@ func xcomsTable() *memdb.TableSchema {
 				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}}},
 		},
 	}
+}
+
+// xcomKey is an entry's key in the id index, in one allocation:
+// dag_id, run_id, task_id and key each with a NUL, then map_index as
+// intField encodes it; none when an id is empty (the key may be).
+func xcomKey(x *XComEntry) (bool, []byte) {
+	if x.DagID == "" || x.RunID == "" || x.TaskID == "" {
+		return false, nil
+	}
+	k := make([]byte, 0, len(x.DagID)+len(x.RunID)+len(x.TaskID)+len(x.Key)+12)
+	k = append(append(append(append(append(append(k, x.DagID...), 0), x.RunID...), 0), x.TaskID...), 0)
+	k = append(append(k, x.Key...), 0)
+	return true, binary.BigEndian.AppendUint64(k, uint64(int64(x.MapIndex))^(1<<63))
 }
 
 // indexXComOrder is the XCom table's index in a listing's order.

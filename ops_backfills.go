@@ -62,7 +62,8 @@ type backfillInfo struct {
 }
 
 // backfillDAG is the DAG a backfill asks for, its definition loaded
-// (SerializedDagModel.latest_item_select_object), or errBackfillDagNotFound.
+// (SerializedDagModel.latest_item_select_object; a stale DAG's is kept),
+// or errBackfillDagNotFound.
 func (o *operations) backfillDAG(dagID string) (*DAG, error) {
 	row, err := o.store.DagByID(dagID)
 	if errors.Is(err, errNotFound) || (err == nil && row.Def == nil) {

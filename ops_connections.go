@@ -130,21 +130,33 @@ const faultConnectionIDMismatch opFault = "connection_id_mismatch" // conn_id, b
 // connectionChange is a connection as an Airflow 3 body gives it
 // (ConnectionBody): its values and the fields given, by the model's
 // Python names ("connection_id", "conn_type", "description", "host",
-// "login", "schema_", "port", "password", "extra", "team_name").
+// "login", "port", "password", "extra", "team_name"), except the schema,
+// which is "schema" however the body names it: update_orm_from_pydantic
+// renames model_fields_set's "schema_" so that an update_mask may say
+// "schema".
 type connectionChange struct {
 	Connection
 	given fieldSet
 }
 
-// patchConnection changes the connection id by the fields c gives, only
-// those of mask when there is one: its id never changes, and the
-// password and the extra are set from c (absent: none) unless a mask
-// leaves them out (update_orm_from_pydantic's setters).
+// patchConnection changes the connection id as Airflow 3.2.1's
+// update_orm_from_pydantic does (services/public/connections.py): its id
+// never changes; the fields c gives are set, only those of mask when
+// there is one. The password and the extra are set when c gives them and
+// there is no mask, or when the mask names them (absent from c: none); a
+// value left "***" there keeps the stored one (secretsMasker.merge, the secrets
+// masker's merge since apache/airflow#53943).
 func (o *operations) patchConnection(id string, c connectionChange, mask []string) (*Connection, error) {
 	if c.ConnID != id {
 		return nil, opErr(errInvalid, faultConnectionIDMismatch, "conn_id", id, "body_id", c.ConnID)
 	}
 	set := c.given.masked(mask, "connection_id", "password", "extra")
+	setter := func(field string) bool {
+		if len(mask) == 0 {
+			return c.given[field]
+		}
+		return slices.Contains(mask, field)
+	}
 	return o.updateConnection(id, func(old *Connection) {
 		if set["conn_type"] {
 			old.ConnType = c.ConnType
@@ -158,19 +170,55 @@ func (o *operations) patchConnection(id string, c connectionChange, mask []strin
 		if set["login"] {
 			old.Login = c.Login
 		}
-		if set["schema_"] {
+		if set["schema"] {
 			old.Schema = c.Schema
 		}
 		if set["port"] {
 			old.Port = c.Port
 		}
-		if len(mask) == 0 || slices.Contains(mask, "password") {
-			old.Password = c.Password
+		if setter("password") {
+			old.Password = mergedPassword(c.Password, old.Password)
 		}
-		if len(mask) == 0 || slices.Contains(mask, "extra") {
-			old.Extra = c.Extra
+		if setter("extra") {
+			old.Extra = mergedExtra(o.rules().masker, c.Extra, old.Extra)
 		}
 	})
+}
+
+// mergedPassword is the password an update stores: none when the body
+// gives none, else the body's with "***" read as the stored one
+// (merge(new, old, "password")).
+func mergedPassword(given, stored *string) *string {
+	if given == nil {
+		return nil
+	}
+	if *given == maskedValue {
+		return stored
+	}
+	return given
+}
+
+// mergedExtra is the extra an update stores: the body's when either side
+// is none or either is not JSON, else the two merged (each value left
+// "***" under a sensitive key taking the stored one) and written again by
+// json.dumps.
+func mergedExtra(m secretsMasker, given, stored *string) *string {
+	if given == nil || stored == nil {
+		return given
+	}
+	newV, err := decodePyJSON([]byte(*given))
+	if err != nil {
+		return given
+	}
+	oldV, err := decodePyJSON([]byte(*stored))
+	if err != nil {
+		return given
+	}
+	dumped, err := pyDumps(m.merge(newV, oldV, "", 0, false))
+	if err != nil {
+		return given
+	}
+	return &dumped
 }
 
 // connectionBulk is how bulk actions change connections: a create

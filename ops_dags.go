@@ -118,7 +118,8 @@ type dagInfo struct {
 	// Owners are the distinct owners of its tasks, sorted (DagModel.owners,
 	// which Airflow joins with ", " and the API splits again).
 	Owners []string
-	// Stale: the DAG's file no longer defines it (is_stale).
+	// Stale: the DAG's file no longer defines it (is_stale): a row
+	// marked stale, or one without a definition.
 	Stale bool
 	// ImportErrors: its file failed to load at the last read.
 	ImportErrors bool
@@ -213,7 +214,7 @@ func (o *operations) dagInfoOf(row *DagRow, importErrors map[string]bool, withLa
 // computation) and latest started run (withLastRun: a seek); the rest
 // (addDagVersion) waits for the page.
 func (o *operations) dagListInfo(row *DagRow, importErrors map[string]bool, withLastRun, withNext bool) (dagInfo, error) {
-	info := dagInfo{Row: row, Stale: row.Def == nil, ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
+	info := dagInfo{Row: row, Stale: !row.Active(), ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
 	if row.Def != nil {
 		info.Owners = dagOwners(row.Def)
 	}
@@ -461,7 +462,7 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		if row.RootDagID != "" {
 			return false
 		}
-		info := dagInfo{Row: row, Stale: row.Def == nil}
+		info := dagInfo{Row: row, Stale: !row.Active()}
 		if len(q.ownerLikes) > 0 && row.Def != nil {
 			info.Owners = dagOwners(row.Def)
 		}
@@ -558,9 +559,10 @@ func (q dagQuery) selects(d dagInfo) bool {
 	}
 	// Airflow 3.2.1 reads both from the DAG's DagScheduleAssetReference
 	// rows (common/parameters.py _HasAssetScheduleFilter,
-	// _AssetDependencyFilter): the assets of its schedule.
+	// _AssetDependencyFilter): the assets of its schedule, none for a
+	// stale DAG (dagAssetRefsTxn).
 	var scheduledOn []assetRef
-	if row.Def != nil {
+	if row.Active() {
 		scheduledOn = row.Def.AssetSchedule.refs()
 	}
 	if q.hasAssetSchedule != nil && (len(scheduledOn) > 0) != *q.hasAssetSchedule {

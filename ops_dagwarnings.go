@@ -42,7 +42,9 @@ func (o *operations) dagWarnings() ([]dagWarning, error) {
 	}
 	var out []dagWarning
 	for _, row := range rows {
-		if row.Def == nil {
+		// A stale DAG's warnings are purged (3.2.1 models/dagwarning.py
+		// purge_inactive_dag_warnings: is_stale).
+		if !row.Active() {
 			continue
 		}
 		var missing []string

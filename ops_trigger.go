@@ -22,7 +22,7 @@ import (
 // Trigger faults.
 const (
 	faultDagNotFound   opFault = "dag_not_found"   // no DagModel row: dag_id
-	faultDagNotLoaded  opFault = "dag_not_loaded"  // a row without a definition: dag_id
+	faultDagNotLoaded  opFault = "dag_not_loaded"  // a row without a definition, or stale where that matters: dag_id
 	faultBeforeStart   opFault = "before_start"    // date, start (ISO)
 	faultRunIDTooLong  opFault = "run_id_too_long" // run_id
 	faultRunExists     opFault = "run_exists"      // dag_id, run_id, date; by_id, by_date: the runs found
@@ -121,6 +121,11 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	row, err := o.dagDefinition(req.dagID)
 	if err != nil {
 		return nil, err
+	}
+	if row.Stale {
+		// Airflow 3.2.1 routes/public/dag_run.py trigger_dag_run looks
+		// the DAG up among the DagModel rows that are not stale.
+		return nil, opErr(errNotFound, faultDagNotLoaded, "dag_id", req.dagID)
 	}
 	rules := o.rules()
 	if req.noDate && !rules.nullLogicalDate {

@@ -373,12 +373,14 @@ func (s *scheduler) tick(now time.Time) error {
 	return nil
 }
 
-// runnable reports whether the scheduler may move a run: its DAG has a
-// definition, is not paused, and for a sub-DAG, the parent's SubDagOperator
-// task is running it.
+// runnable reports whether the scheduler may move a run: its DAG is
+// active (Airflow 3.2.1 models/dagrun.py get_running_dag_runs_to_examine
+// and get_queued_dag_runs_to_set_running join DagModel on is_stale false;
+// 2.10.3 on is_active), is not paused, and for a sub-DAG, the parent's
+// SubDagOperator task is running it.
 func (s *scheduler) runnable(v storeView, run *DagRun) (*DAG, bool) {
 	row, err := v.Dag(run.DagID)
-	if err != nil || row.Def == nil || row.IsPaused {
+	if err != nil || !row.Active() || row.IsPaused {
 		return nil, false
 	}
 	if parent := row.Def.ParentDagID; parent != "" {
@@ -400,7 +402,9 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 	}
 	for _, row := range rows {
 		dag := row.Def
-		if dag == nil || row.IsPaused || dag.Schedule == nil || dag.ParentDagID != "" {
+		// models/dag.py dags_needing_dagruns: not stale (3.2.1), active
+		// (2.10.3).
+		if !row.Active() || row.IsPaused || dag.Schedule == nil || dag.ParentDagID != "" {
 			continue
 		}
 		for {
@@ -430,7 +434,7 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 	return s.opts.Store.CreateRun(func(v storeView) (*newRun, error) {
 		row, err := v.Dag(dag.DagID)
-		if err != nil || row.Def != dag || row.IsPaused {
+		if err != nil || row.Def != dag || !row.Active() || row.IsPaused {
 			return nil, nil
 		}
 		active := 0

@@ -61,7 +61,7 @@ func (s *scheduler) createAssetTriggeredRuns(now time.Time) error {
 // and up to that date.
 func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*AssetQueueEntry, now time.Time) (*assetRun, error) {
 	row, err := v.Dag(dagID)
-	if err != nil || row.Def == nil || row.IsPaused || row.Def.AssetSchedule == nil || row.Def.ParentDagID != "" {
+	if err != nil || !row.Active() || row.IsPaused || row.Def.AssetSchedule == nil || row.Def.ParentDagID != "" {
 		return nil, nil //nolint:nilerr // a DAG gone or paused waits with its queue
 	}
 	dag := row.Def

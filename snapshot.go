@@ -111,6 +111,11 @@ type snapDag struct {
 	IsPaused  bool   `json:"is_paused"`
 	FileLoc   string `json:"fileloc"`
 	RootDagID string `json:"root_dag_id,omitempty"`
+	// Stale is DagRow.Stale, written only when set (edition 3), so that
+	// older files, and older airlites reading this one, need no new
+	// version. The definition it kept is not written: restored, the row
+	// has none, as any row whose file is gone.
+	Stale bool `json:"stale,omitempty"`
 }
 
 type snapRun struct {
@@ -421,9 +426,9 @@ func snapshotCodecs() []snapshotCodec {
 			check: checkCounter},
 		{table: tableDags, encode: func(obj any) any {
 			d := obj.(*DagRow)
-			return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID}
+			return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
 		}, decode: decodeInto(func(r *snapDag) any {
-			return &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID}
+			return &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale}
 		}), check: func(obj any) error { return checkRowKeys("dag_id", obj.(*DagRow).DagID) }},
 		{table: tablePools, encode: func(obj any) any {
 			p := obj.(*Pool)
@@ -483,7 +488,12 @@ func snapshotCodecs() []snapshotCodec {
 				}
 				return r.taskInstance()
 			}),
-			check: func(obj any) error { return checkTask(restoredTask(obj)) }, runOf: func(obj any) (string, string) {
+			check: func(obj any) error {
+				if l, ok := obj.(*legacyMappedTask); ok {
+					return checkLegacyMapped(l)
+				}
+				return checkTask(obj.(*TaskInstance))
+			}, runOf: func(obj any) (string, string) {
 				t := restoredTask(obj)
 				return t.DagID, t.RunID
 			}},
@@ -496,7 +506,10 @@ func snapshotCodecs() []snapshotCodec {
 				Inlets: stringToRaw(r.Inlets), Outlets: stringToRaw(r.Outlets)}
 		}), check: func(obj any) error {
 			l := obj.(*LineageRecord)
-			return checkRowKeys("dag_id", l.DagID, "run_id", l.RunID, "task_id", l.TaskID)
+			if err := checkRowKeys("dag_id", l.DagID, "run_id", l.RunID, "task_id", l.TaskID); err != nil {
+				return err
+			}
+			return checkMapIndex(l.MapIndex)
 		}, runOf: func(obj any) (string, string) {
 			l := obj.(*LineageRecord)
 			return l.DagID, l.RunID
@@ -662,7 +675,7 @@ func checkDagVersion(obj any) error {
 	if v.Number < 1 {
 		return fmt.Errorf("version_number %d is not positive", v.Number)
 	}
-	return nil
+	return checkDates(namedDate{"created_at", &v.CreatedAt})
 }
 
 // taskRecord is a task instance as the file holds it.
@@ -851,6 +864,11 @@ func checkRun(obj any) error {
 	if err := checkRowKeys("dag_id", r.DagID, "run_id", r.RunID); err != nil {
 		return err
 	}
+	// Runs are keyed by each id and a NUL (stringPairIndex): a NUL in
+	// the dag_id would make another run's key. DAG ids hold none (checkID).
+	if strings.IndexByte(r.DagID, 0) >= 0 {
+		return fmt.Errorf("dag_id %q holds a NUL", r.DagID)
+	}
 	if !r.State.Known() {
 		return fmt.Errorf("state %q is not a run state", r.State)
 	}
@@ -894,6 +912,9 @@ func checkTask(obj any) error {
 	if t.PoolSlots < 1 {
 		return fmt.Errorf("pool_slots %d is below 1", t.PoolSlots)
 	}
+	if err := checkMapIndex(t.MapIndex); err != nil {
+		return err
+	}
 	if t.Note != nil && utf8.RuneCountInString(*t.Note) > maxTaskInstanceNoteChars {
 		return fmt.Errorf("note of %d characters is longer than %d", utf8.RuneCountInString(*t.Note), maxTaskInstanceNoteChars)
 	}
@@ -908,9 +929,40 @@ func checkTask(obj any) error {
 		namedDate{"updated_at", t.UpdatedAt}, namedDate{"next_retry_at", t.NextRetryAt})
 }
 
+// checkMapIndex refuses a map_index under -1: -1 is a task that is not
+// mapped, 0 on its expanded instances.
+func checkMapIndex(mapIndex int) error {
+	if mapIndex < -1 {
+		return fmt.Errorf("map_index %d is under -1", mapIndex)
+	}
+	return nil
+}
+
+// checkLegacyMapped checks a version 6 row's task instance, and each
+// instance nested in it as the task instance it becomes (legacyMappedTask.rows).
+func checkLegacyMapped(l *legacyMappedTask) error {
+	if err := checkTask(l.ti); err != nil {
+		return err
+	}
+	for i, mi := range l.mapped {
+		if mi.MapIndex < 0 {
+			return fmt.Errorf("mapped instance %d: map_index %d is negative", i+1, mi.MapIndex)
+		}
+		row := *l.ti
+		row.MapIndex, row.State, row.TryNumber, row.StartDate, row.EndDate = mi.MapIndex, mi.State, mi.TryNumber, mi.StartDate, mi.EndDate
+		if err := checkTask(&row); err != nil {
+			return fmt.Errorf("mapped instance %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
 func checkTaskLog(obj any) error {
 	l := obj.(*TaskLog)
 	if err := checkRowKeys("dag_id", l.DagID, "run_id", l.RunID, "task_id", l.TaskID); err != nil {
+		return err
+	}
+	if err := checkMapIndex(l.MapIndex); err != nil {
 		return err
 	}
 	for _, t := range l.Tries {
@@ -933,6 +985,9 @@ func checkTryHistory(obj any) error {
 	if err := checkNotNegative("dropped_tries", h.Dropped); err != nil {
 		return err
 	}
+	if err := checkMapIndex(h.MapIndex); err != nil {
+		return err
+	}
 	if n := len(h.Tries); n < 1 || n > maxLogTries {
 		return fmt.Errorf("holds %d tries, not 1 to %d", n, maxLogTries)
 	}
@@ -948,8 +1003,8 @@ func checkTryHistory(obj any) error {
 
 // checkEarlierTry checks one try of h, whose previous try was number last.
 func checkEarlierTry(h *TaskInstanceHistory, t *TaskInstance, last int) error {
-	if t.DagID != h.DagID || t.RunID != h.RunID || t.TaskID != h.TaskID {
-		return fmt.Errorf("names %s/%s/%s, not its row's task instance", t.DagID, t.RunID, t.TaskID)
+	if t.DagID != h.DagID || t.RunID != h.RunID || t.TaskID != h.TaskID || t.MapIndex != h.MapIndex {
+		return fmt.Errorf("names %s/%s/%s (map_index %d), not its row's task instance", t.DagID, t.RunID, t.TaskID, t.MapIndex)
 	}
 	if err := checkTask(t); err != nil {
 		return err
@@ -1016,6 +1071,12 @@ func checkXCom(obj any) error {
 	}
 	if err := checkRowID("dag_run_id", x.RunRowID); err != nil {
 		return err
+	}
+	// The listing's order (indexXComOrder) keys the task_id and run_id
+	// each with a NUL: a NUL in the task_id would make another entry's
+	// key there. Task ids hold none (checkID).
+	if strings.IndexByte(x.TaskID, 0) >= 0 {
+		return fmt.Errorf("task_id %q holds a NUL", x.TaskID)
 	}
 	if x.MapIndex < -1 {
 		return fmt.Errorf("map_index %d is under -1", x.MapIndex)

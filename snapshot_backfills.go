@@ -5,7 +5,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -65,8 +64,13 @@ var decodeBackfillRun = decodeInto(func(r *snapBackfillDagRun) any {
 // checkBackfill refuses a backfill airlite could not have written.
 func checkBackfill(obj any) error {
 	b := obj.(*Backfill)
-	if b.ID < 1 || b.DagID == "" {
-		return errors.New("backfill without an id or a dag_id")
+	if err := checkRowKeys("dag_id", b.DagID); err != nil {
+		return err
+	}
+	// Ids end at 2^53 as the counters do: the restore raises the
+	// counter to the highest id restored.
+	if err := checkRowID("id", b.ID); err != nil {
+		return err
 	}
 	if !slices.Contains(reprocessBehaviors, b.ReprocessBehavior) {
 		return fmt.Errorf("backfill %d: reprocess_behavior %q", b.ID, b.ReprocessBehavior)
@@ -74,14 +78,24 @@ func checkBackfill(obj any) error {
 	if b.DagRunConf != nil && !json.Valid(b.DagRunConf) {
 		return fmt.Errorf("backfill %d: dag_run_conf is not JSON", b.ID)
 	}
-	return nil
+	return checkDates(namedDate{"from_date", &b.FromDate}, namedDate{"to_date", &b.ToDate}, namedDate{"created_at", &b.CreatedAt},
+		namedDate{"updated_at", &b.UpdatedAt}, namedDate{"completed_at", b.CompletedAt})
 }
 
 // checkBackfillDagRun refuses a link airlite could not have written.
 func checkBackfillDagRun(obj any) error {
 	l := obj.(*BackfillDagRun)
-	if l.ID < 1 || l.BackfillID < 1 || l.DagID == "" || l.SortOrdinal < 1 {
-		return errors.New("backfill run link without an id, a backfill_id, a dag_id or a sort_ordinal")
+	if err := checkRowKeys("dag_id", l.DagID); err != nil {
+		return err
 	}
-	return nil
+	if err := checkRowID("id", l.ID); err != nil {
+		return err
+	}
+	if err := checkRowID("backfill_id", l.BackfillID); err != nil {
+		return err
+	}
+	if l.SortOrdinal < 1 {
+		return fmt.Errorf("sort_ordinal %d is below 1", l.SortOrdinal)
+	}
+	return checkDates(namedDate{"logical_date", &l.LogicalDate})
 }

@@ -131,6 +131,16 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 		rowIDs[table][id] = row
 		return false
 	}
+	// refuseNoParent refuses a row that goes with the parent it names by
+	// id when the parent goes, where the file holds no such parent in an
+	// earlier table, as runOf refuses a row of no run.
+	refuseNoParent := func(table, parents, what string, id int64, row int) bool {
+		if _, ok := rowIDs[parents][id]; !ok {
+			fail(badSnapshot(path, nil, "invalid row %d of table %s: no %s with id %d in table %s before it", row, table, what, id, parents))
+			return true
+		}
+		return false
+	}
 	rowKeys := map[string]map[[2]string]int{tableDags: {}, tableDagRuns: {}, tablePools: {}, tableVariables: {}, tableConns: {},
 		tableAssets: {}, tableAssetAliases: {}}
 	// refuseKeyTwice is refuseDuplicate for a row's natural key (one or
@@ -165,7 +175,11 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 				if dagID == lastDag && runID == lastRun {
 					continue
 				}
-				if _, err := restore.Run(dagID, runID); err != nil {
+				run, err := restore.Run(dagID, runID)
+				if err == nil && (run.DagID != dagID || run.RunID != runID) {
+					err = errNotFound // another run's key (a NUL in an id)
+				}
+				if err != nil {
 					if errors.Is(err, errNotFound) {
 						err = nil
 					}
@@ -229,7 +243,9 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 			case *Backfill:
 				refuseDuplicate(batch.table, o.ID, row)
 			case *BackfillDagRun:
-				refuseDuplicate(batch.table, o.ID, row)
+				_ = refuseDuplicate(batch.table, o.ID, row) || refuseNoParent(batch.table, tableBackfills, "backfill", o.BackfillID, row)
+			case *ConsumedEvents:
+				refuseNoParent(batch.table, tableDagRuns, "run", o.RunRowID, row)
 			case *XComEntry:
 				// runOf found the run; the entry must name its id too.
 				run, err := restore.Run(o.DagID, o.RunID)
@@ -245,6 +261,10 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 				break
 			}
 			if err := restore.Insert(batch.table, obj); err != nil {
+				if twice := (*keyTwiceError)(nil); errors.As(err, &twice) {
+					fail(badSnapshot(path, nil, "invalid row %d of table %s: %v", row, batch.table, twice))
+					break
+				}
 				fail(badSnapshot(path, err, "row %d of table %s does not fit", row, batch.table))
 				break
 			}
@@ -327,6 +347,13 @@ func decodeSections(path string, body io.Reader, codecs map[string]snapshotCodec
 		var sec sectionHeader
 		if err := json.Unmarshal(line, &sec); err != nil {
 			res.err = badSnapshot(path, err, "corrupt table header")
+			return res
+		}
+		if sec.Rows < 0 {
+			// A negative count reads no row and takes from the total
+			// that the end line checks, so that rows of another table
+			// could make up for it.
+			res.err = badSnapshot(path, nil, "corrupt table header: table %s has %d rows", sec.Table, sec.Rows)
 			return res
 		}
 		c, ok := codecs[sec.Table]

@@ -162,7 +162,7 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		hist := rows[tableTryHistory][i].(*TaskInstanceHistory)
 		hist.DagID, hist.RunID = run.DagID, run.RunID
 		for j, try := range hist.Tries {
-			try.DagID, try.RunID, try.TaskID = hist.DagID, hist.RunID, hist.TaskID
+			try.DagID, try.RunID, try.TaskID, try.MapIndex = hist.DagID, hist.RunID, hist.TaskID, hist.MapIndex
 			try.State = []TaskState{TaskFailed, TaskSuccess}[j]
 			try.TryNumber += j * 1000
 			try.ProcIdentity, try.NextRetryAt, try.Note = "", nil, nil
@@ -177,6 +177,9 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		rows[tableAssetEvents][i].(*AssetEvent).Extra = json.RawMessage(fmt.Sprintf(`{"e":%d}`, i))
 		rows[tableDagVersions][i].(*DagVersion).Number = int64(i + 1)
 		rows[tableBackfills][i].(*Backfill).ReprocessBehavior = reprocessBehaviors[i]
+		// Run links of a backfill, consumed events of a run of the file.
+		rows[tableBackfillRuns][i].(*BackfillDagRun).BackfillID = rows[tableBackfills][i].(*Backfill).ID
+		rows[tableConsumedEvents][i].(*ConsumedEvents).RunRowID = run.ID
 	}
 	err = store.update(func(txn *memdb.Txn) error {
 		for table, objs := range rows {
@@ -728,6 +731,11 @@ func TestSnapshot_Unreadable(t *testing.T) {
 			return append(bytes.Replace(header, []byte(snapshotFormat), []byte("sqlite"), 1), good[len(header):]...)
 		}, "unknown format"},
 		{"not JSON", func() []byte { return []byte("hello\nworld\n") }, "corrupt header"},
+		// The totals of the end line agree: -1 and 1 rows make 0.
+		{"a table of -1 rows", func() []byte {
+			return sealSnapshot(2, 0, string(bytes.TrimSuffix(header, []byte("\n"))), `{"table":"dags","rows":-1}`, `{"table":"pools","rows":1}`,
+				`{"id":1,"pool":"p","slots":1,"description":null,"include_deferred":false}`)
+		}, "corrupt table header: table dags has -1 rows"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

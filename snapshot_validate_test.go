@@ -215,6 +215,14 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 			row["tries"] = tries
 		}, "holds 21 tries"},
 		{"negative dropped tries", tableTryHistory, nil, set("dropped_tries", -1), "dropped_tries -1"},
+		{"task map_index under -1", tableTasks, nil, set("map_index", -2), "map_index -2"},
+		{"lineage map_index under -1", tableLineage, nil, set("map_index", -2), "map_index -2"},
+		{"task log map_index under -1", tableTaskLogs, nil, set("map_index", -2), "map_index -2"},
+		{"earlier tries map_index under -1", tableTryHistory, nil, func(row map[string]any) {
+			row["map_index"] = -2
+			editFirstTry("map_index", -2)(row)
+		}, "map_index -2"},
+		{"earlier try of another map index", tableTryHistory, nil, editFirstTry("map_index", 3), "not its row's task instance"},
 		{"earlier try of another task", tableTryHistory, nil, editFirstTry("task_id", "other"), "not its row's task instance"},
 		{"earlier try still running", tableTryHistory, nil, editFirstTry("state", "running"), `state "running" is not the state of an ended try`},
 		{"earlier try number 0", tableTryHistory, nil, editFirstTry("try_number", 0), "try_number 0 does not follow 0"},
@@ -512,7 +520,7 @@ func TestSnapshot_EventLogRestore(t *testing.T) {
 // snapAssetsAndBackfills writes a snapshot holding two assets, two
 // events of the first, two aliases and two backfills of one date each
 // (so two run links), every id 1 and 2, and returns its bytes.
-func snapAssetsAndBackfills(t *testing.T) []byte {
+func snapAssetsAndBackfills(t testing.TB) []byte {
 	t.Helper()
 	dags, err := loadEmbeddedDAGs()
 	if err != nil {
@@ -546,7 +554,7 @@ func snapAssetsAndBackfills(t *testing.T) []byte {
 
 // createDoneBackfill stores a completed backfill of example_bash_operator
 // with one date, whose run already exists (a link with no run).
-func createDoneBackfill(t *testing.T, store *Store) *Backfill {
+func createDoneBackfill(t testing.TB, store *Store) *Backfill {
 	t.Helper()
 	b := Backfill{DagID: "example_bash_operator", FromDate: snapNow, ToDate: snapNow, ReprocessBehavior: "none",
 		MaxActiveRuns: 10, CreatedAt: snapNow, UpdatedAt: snapNow, CompletedAt: &snapNow}

@@ -300,7 +300,8 @@ type formError struct {
 }
 
 // listedDags are the DAGs the list shows, by dag_id: sub-DAGs and rows
-// whose definition is gone are left out, as Airflow's DAG list does.
+// that are not active (their definition gone, or stale) are left out, as
+// Airflow's DAG list does.
 func listedDags(store *Store) ([]*DagRow, error) {
 	rows, err := store.Dags()
 	if err != nil {
@@ -308,7 +309,7 @@ func listedDags(store *Store) ([]*DagRow, error) {
 	}
 	listed := rows[:0:0]
 	for _, row := range rows {
-		if row.Def != nil && row.RootDagID == "" {
+		if row.Active() && row.RootDagID == "" {
 			listed = append(listed, row)
 		}
 	}

@@ -1,0 +1,223 @@
+package main
+
+// Airflow's secrets masker as the APIs show values through it: which
+// names hide their values (a row of the edition table, editionRules.
+// masker: the release's DEFAULT_SENSITIVE_FIELDS), the redaction of a
+// decoded value, the merge of a value a client sent back masked, and the
+// action log's maskers of variable and connection bodies.
+
+import (
+	"slices"
+	"strings"
+)
+
+// secretsMasker is the secrets masker of one release.
+type secretsMasker struct {
+	// names are DEFAULT_SENSITIVE_FIELDS: a name that holds one of them,
+	// in any case, has its value hidden.
+	names []string
+}
+
+// maskerNames2103 are Airflow 2.10.3's DEFAULT_SENSITIVE_FIELDS
+// (airflow/utils/log/secrets_masker.py:57-72).
+var maskerNames2103 = []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
+	"password", "private_key", "secret", "token", "keyfile_dict", "service_account"}
+
+// maskerNames321 are Airflow 3.2.1's (shared/secrets_masker): 2.10.3's,
+// access_key and connection_string (apache/airflow#61580), proxy,
+// proxy_password and proxies (#61906). Those #66673 added (dsn, bearer,
+// webhook_url, auth_header, service_key) came after 3.2.1.
+var maskerNames321 = append(slices.Clone(maskerNames2103), "access_key", "connection_string", "proxy", "proxy_password", "proxies")
+
+// maxRedactDepth is SecretsMasker.MAX_RECURSION_DEPTH.
+const maxRedactDepth = 5
+
+// maskedValue is what the secrets masker puts in place of a hidden value.
+const maskedValue = "***"
+
+// hides is should_hide_value_for_key: the name, trimmed and lower-cased,
+// holds one of the names.
+func (m secretsMasker) hides(name string) bool {
+	name = strings.ToLower(strings.TrimSpace(name))
+	return slices.ContainsFunc(m.names, func(s string) bool { return strings.Contains(name, s) })
+}
+
+// redact is the masker's redact of a decoded value: under a sensitive
+// name every string becomes "***" (other scalars stay); deeper than
+// maxRedactDepth nothing changes. A dict or list with nothing to hide is
+// returned as it is, not copied: callers only render the result.
+func (m secretsMasker) redact(v any, name string, depth int) any {
+	out, _ := m.redactChanged(v, name, depth)
+	return out
+}
+
+// redactChanged is redact, and whether anything was hidden.
+func (m secretsMasker) redactChanged(v any, name string, depth int) (any, bool) {
+	if depth > maxRedactDepth {
+		return v, false
+	}
+	if name != "" && m.hides(name) {
+		return redactAll(v, depth), true
+	}
+	switch x := v.(type) {
+	case pyDict:
+		var out pyDict // nil until a field changes
+		for i, f := range x {
+			val, changed := m.redactChanged(f.val, f.key, depth+1)
+			if changed && out == nil {
+				out = slices.Clone(x)
+			}
+			if out != nil {
+				out[i].val = val
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any // nil until an item changes
+		for i, item := range x {
+			val, changed := m.redactChanged(item, "", depth+1)
+			if changed && out == nil {
+				out = slices.Clone(x)
+			}
+			if out != nil {
+				out[i] = val
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	return v, false
+}
+
+// redactAll is _redact_all: every string of v becomes "***".
+func redactAll(v any, depth int) any {
+	if _, ok := v.(string); ok || depth > maxRedactDepth {
+		return maskedValue
+	}
+	switch x := v.(type) {
+	case pyDict:
+		out := make(pyDict, len(x))
+		for i, f := range x {
+			out[i] = pyField{f.key, redactAll(f.val, depth+1)}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = redactAll(item, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+// merge is Airflow 3's secrets masker merge (apache/airflow#53943,
+// _shared/secrets_masker: SecretsMasker._merge): a value a client read
+// masked and sent back is restored from the stored one where it is still
+// "***" under a sensitive name (any depth below one too); a dict keeps the
+// new one's keys, in its order, merging those the stored one also has; a
+// list merges item by item up to the stored one's length; deeper than
+// maxRedactDepth only a "***" itself is restored.
+func (m secretsMasker) merge(newV, oldV any, name string, depth int, force bool) any {
+	if depth > maxRedactDepth {
+		if s, ok := newV.(string); ok && s == maskedValue {
+			return oldV
+		}
+		return newV
+	}
+	sensitive := force || (name != "" && m.hides(name))
+	switch n := newV.(type) {
+	case pyDict:
+		o, ok := oldV.(pyDict)
+		if !ok {
+			break
+		}
+		out := make(pyDict, len(n))
+		for i, f := range n {
+			out[i] = f
+			j := slices.IndexFunc(o, func(g pyField) bool { return g.key == f.key })
+			if j < 0 {
+				continue
+			}
+			child := f.key
+			if sensitive {
+				child = ""
+			}
+			out[i].val = m.merge(f.val, o[j].val, child, depth+1, sensitive)
+		}
+		return out
+	case []any:
+		o, ok := oldV.([]any)
+		if !ok {
+			break
+		}
+		out := make([]any, len(n))
+		for i, item := range n {
+			switch {
+			case i >= len(o):
+				out[i] = item
+			case sensitive && item == any(maskedValue):
+				out[i] = o[i]
+			default:
+				out[i] = m.merge(item, o[i], "", depth+1, sensitive)
+			}
+		}
+		return out
+	}
+	if s, ok := newV.(string); ok && sensitive && s == maskedValue {
+		return oldV
+	}
+	return newV
+}
+
+// maskVariableFields is the action log decorator's _mask_variable_fields:
+// a value that follows a key is masked as if it sat under that key's
+// name.
+func (m secretsMasker) maskVariableFields(in pyDict) pyDict {
+	out := make(pyDict, 0, len(in))
+	keyName := ""
+	for _, f := range in {
+		switch {
+		case f.key == "key":
+			keyName, _ = f.val.(string)
+		case keyName != "" && (f.key == "val" || f.key == "value"):
+			f.val = m.redact(f.val, keyName, 0)
+			keyName = ""
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// maskConnectionFields is the action log decorator's
+// _mask_connection_fields as 2.10.3 has it: every field through the
+// masker under its own name, and extra read as JSON and masked key by
+// key.
+func (m secretsMasker) maskConnectionFields(in pyDict) pyDict {
+	out := make(pyDict, 0, len(in))
+	for _, f := range in {
+		if s, ok := f.val.(string); ok && f.key == "extra" && s != "" {
+			// Airflow: json.loads, then .items(); a JSON value that is not
+			// an object fails there (a 500), taken here as non-JSON.
+			d, err := decodePyJSON([]byte(s))
+			obj, isObj := d.(pyDict)
+			if err != nil || !isObj {
+				out = append(out, pyField{f.key, "Encountered non-JSON in `extra` field"})
+				continue
+			}
+			masked := make(pyDict, len(obj))
+			for i, g := range obj {
+				masked[i] = pyField{g.key, m.redact(g.val, g.key, 0)}
+			}
+			out = append(out, pyField{f.key, masked})
+			continue
+		}
+		out = append(out, pyField{f.key, m.redact(f.val, f.key, 0)})
+	}
+	return out
+}

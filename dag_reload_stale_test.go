@@ -1,0 +1,245 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// taggedDAG is reloadDAG with a tag and a schedule (a cron expression, or
+// "null").
+func taggedDAG(dagID, tag, schedule string) string {
+	return "dag_id: " + dagID + "\ntags: [" + tag + "]\nschedule: " + schedule +
+		"\nstart_date: 2024-01-01T00:00:00+00:00\ncatchup: false\ntasks:\n" +
+		"  - task_id: first\n    operator: BashOperator\n    bash_command: echo first\n"
+}
+
+// staleByDagID is each DAG of a listing by dag_id, and its is_stale.
+func staleByDagID(t *testing.T, body string) map[string]bool {
+	t.Helper()
+	var v struct {
+		Dags []struct {
+			DagID   string `json:"dag_id"`
+			IsStale bool   `json:"is_stale"`
+		} `json:"dags"`
+	}
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("decode dags: %v: %s", err, body)
+	}
+	out := map[string]bool{}
+	for _, d := range v.Dags {
+		out[d.DagID] = d.IsStale
+	}
+	return out
+}
+
+// A DAG whose file is gone is stale in Airflow 3, and keeps its serialized
+// DAG (3.2.1 models/dag.py DagModel.deactivate_deleted_dags sets is_stale
+// only; serialized_dag.py has no remove_deleted_dags): every route that
+// reads the DagBag answers it, the DAG list leaves it out unless asked
+// (exclude_stale), and only the trigger, which looks among the DagModel
+// rows that are not stale (routes/public/dag_run.py trigger_dag_run),
+// refuses it. Its file back, it is not stale any more.
+func TestDAGReload_RemovedFileStaleKeepsDefinition(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": taggedDAG("beta", "kept_tag", "null")})
+	s.ts.v2(t, http.MethodPost, "/dags/beta/dagRuns", `{"dag_run_id": "before", "logical_date": null}`, http.StatusOK)
+	s.folder.remove(t, "beta.yaml")
+	s.pass(t, time.Second, true)
+
+	field := func(key string, want any) func(*testing.T, string) {
+		return func(t *testing.T, body string) {
+			t.Helper()
+			var m map[string]any
+			if err := json.Unmarshal([]byte(body), &m); err != nil {
+				t.Fatalf("decode %s: %v", body, err)
+			}
+			if fmt.Sprint(m[key]) != fmt.Sprint(want) {
+				t.Errorf("%s = %v, want %v: %s", key, m[key], want, body)
+			}
+		}
+	}
+	listed := func(want map[string]bool) func(*testing.T, string) {
+		return func(t *testing.T, body string) {
+			t.Helper()
+			if got := staleByDagID(t, body); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("DAGs listed (dag_id: is_stale) = %v, want %v", got, want)
+			}
+		}
+	}
+	steps := []struct {
+		method, path, body string
+		want               int
+		check              func(*testing.T, string)
+	}{
+		{"GET", "/dags/beta", "", 200, field("is_stale", true)},
+		{"GET", "/dags/beta", "", 200, field("tags", []any{map[string]any{"name": "kept_tag", "dag_id": "beta", "dag_display_name": "beta"}})},
+		{"GET", "/dags/beta/details", "", 200, field("is_stale", true)},
+		{"GET", "/dags/beta/tasks", "", 200, func(t *testing.T, body string) {
+			if got := strings.Join(taskIDsOf(t, body), ","); got != "first" {
+				t.Errorf("tasks = %s, want first", got)
+			}
+		}},
+		{"GET", "/dags/beta/tasks/first", "", 200, field("task_id", "first")},
+		{"GET", "/dagTags", "", 200, field("tags", []any{"kept_tag"})},
+		{"GET", "/dags", "", 200, listed(map[string]bool{"alpha": false})},
+		{"GET", "/dags?exclude_stale=false", "", 200, listed(map[string]bool{"alpha": false, "beta": true})},
+		{"GET", "/dagSources/beta", "", 200, func(t *testing.T, body string) {
+			var src struct {
+				Content       *string `json:"content"`
+				VersionNumber int     `json:"version_number"`
+			}
+			if err := json.Unmarshal([]byte(body), &src); err != nil || src.Content == nil ||
+				!strings.Contains(*src.Content, "beta") || src.VersionNumber != 1 {
+				t.Errorf("source = %s (%v), want version 1's code", body, err)
+			}
+		}},
+		{"GET", "/dags/beta/dagVersions", "", 200, field("total_entries", 1)},
+		{"GET", "/dags/beta/dagRuns", "", 200, field("total_entries", 1)},
+		{"GET", "/dags/beta/dagRuns/before/taskInstances", "", 200, field("total_entries", 1)},
+		// Both clears read the DagBag (task_instances.py
+		// post_clear_task_instances, dag_run.py clear_dag_run).
+		{"POST", "/dags/beta/clearTaskInstances", `{"dry_run": true, "only_failed": false}`, 200, field("total_entries", 1)},
+		{"POST", "/dags/beta/dagRuns/before/clear", `{"dry_run": true}`, 200, field("total_entries", 1)},
+		{"POST", "/dags/beta/dagRuns", `{"logical_date": null}`, 404, field("detail", "DAG with dag_id: 'beta' not found")},
+		// patch_dag reads the DagModel row, stale or not.
+		{"PATCH", "/dags/beta", `{"is_paused": true}`, 200, field("is_stale", true)},
+		{"GET", "/dags/beta", "", 200, field("is_paused", true)},
+		// patch_dags filters on exclude_stale as get_dags does.
+		{"PATCH", "/dags?dag_id_pattern=~", `{"is_paused": false}`, 200, listed(map[string]bool{"alpha": false})},
+		{"GET", "/dags/beta", "", 200, field("is_paused", true)},
+		{"PATCH", "/dags?dag_id_pattern=~&exclude_stale=false", `{"is_paused": false}`, 200, listed(map[string]bool{"alpha": false, "beta": true})},
+		{"GET", "/dags/beta", "", 200, field("is_paused", false)},
+	}
+	for _, step := range steps {
+		res := s.ts.do(t, step.method, apiV2Prefix+step.path, step.body)
+		if res.status != step.want {
+			t.Errorf("%s %s = %d %s, want %d", step.method, step.path, res.status, res.body, step.want)
+			continue
+		}
+		t.Run(step.method+" "+step.path, func(t *testing.T) { step.check(t, res.body) })
+	}
+
+	// The status page lists active DAGs, as Airflow 3's UI lists the
+	// DAGs that are not stale.
+	if list := uiDo(t, s.ts, http.MethodGet, "/", nil).body; strings.Contains(list, `data-dag-id="beta"`) ||
+		!strings.Contains(list, `data-dag-id="alpha"`) {
+		t.Errorf("the status page's DAG list shows beta, or not alpha:\n%s", list)
+	}
+
+	// The file back: not stale, triggered again (update_dags sets
+	// is_stale False at the parse).
+	s.folder.write(t, "beta.yaml", taggedDAG("beta", "kept_tag", "null"))
+	s.pass(t, time.Second, true)
+	field("is_stale", false)(t, s.ts.v2(t, http.MethodGet, "/dags/beta", "", http.StatusOK).body)
+	s.ts.v2(t, http.MethodPost, "/dags/beta/dagRuns", `{"dag_run_id": "after", "logical_date": null}`, http.StatusOK)
+	listed(map[string]bool{"alpha": false, "beta": false})(t, s.ts.v2(t, http.MethodGet, "/dags", "", http.StatusOK).body)
+}
+
+// The scheduler leaves a stale DAG alone, as Airflow 3's does: it creates
+// no scheduled run for it (DagModel.dags_needing_dagruns: is_stale
+// false), and neither starts its queued runs nor moves its running ones
+// (DagRun.get_queued_dag_runs_to_set_running and
+// get_running_dag_runs_to_examine join DagModel on is_stale false), a
+// backfill's included; a backfill of it is still made
+// (models/backfill.py _create_backfill reads the serialized DAG). Its file
+// back, all of them run.
+func TestDAGReload_StaleDAGNotScheduled(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition3, map[string]string{"daily.yaml": taggedDAG("daily", "t", `"@daily"`)})
+	s.ts.v2(t, http.MethodPost, "/dags/daily/dagRuns", `{"dag_run_id": "before", "logical_date": null}`, http.StatusOK)
+	s.folder.remove(t, "daily.yaml")
+	s.pass(t, time.Second, true)
+	s.ts.v2(t, http.MethodPost, "/backfills",
+		`{"dag_id": "daily", "from_date": "2024-01-01T00:00:00Z", "to_date": "2024-01-02T00:00:00Z"}`, http.StatusOK)
+
+	sched := newScheduler(schedulerOptions{Store: s.ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Parallelism: 8, Unixname: testUnixname, Hostname: "test"})
+	sched.start()
+	t.Cleanup(sched.stop)
+	states := func() map[string]RunState {
+		t.Helper()
+		runs, err := s.ts.store.RunsOfDag("daily", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]RunState{}
+		for _, r := range runs {
+			out[r.RunType+"/"+r.RunID] = r.State
+		}
+		return out
+	}
+	settleTicks(t, sched, time.Now)
+	want := map[string]RunState{"manual/before": RunQueued,
+		"backfill/backfill__2024-01-01T00:00:00+00:00": RunQueued, "backfill/backfill__2024-01-02T00:00:00+00:00": RunQueued}
+	if got := states(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("runs of the stale DAG after the scheduler's passes = %v, want %v", got, want)
+	}
+
+	s.folder.write(t, "daily.yaml", taggedDAG("daily", "t", `"@daily"`))
+	s.pass(t, time.Second, true)
+	settleTicks(t, sched, time.Now)
+	got := states()
+	var scheduled int
+	for key, state := range got {
+		if strings.HasPrefix(key, "scheduled/") {
+			scheduled++
+			continue
+		}
+		if state != RunSuccess {
+			t.Errorf("run %s = %s once the file is back, want success", key, state)
+		}
+	}
+	if scheduled != 1 || len(got) != 4 {
+		t.Errorf("runs once the file is back = %v, want the three and one scheduled run", got)
+	}
+}
+
+// A stale DAG keeps its definition but names no asset and has no DAG
+// warning, as Airflow 3 deletes its asset references
+// (models/asset.py remove_references_to_deleted_dags, called when DAGs go
+// stale) and purges its warnings (models/dagwarning.py
+// purge_inactive_dag_warnings): an asset event no longer queues it, the
+// DAG list's has_asset_schedule does not pick it, /dagWarnings leaves it
+// out.
+func TestDAGReload_StaleDAGHoldsNoAssetsOrWarnings(t *testing.T) {
+	t.Parallel()
+	consumer := `dag_id: consumer
+schedule: ["s3://bucket/key"]
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - {task_id: first, operator: BashOperator, bash_command: echo first, pool: no_such_pool}
+`
+	s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "consumer.yaml": consumer})
+	count := func(path string) any {
+		t.Helper()
+		return v2JSON(t, s.ts.v2(t, http.MethodGet, path, "", http.StatusOK))["total_entries"]
+	}
+	const (
+		queued   = "/dags/consumer/assets/queuedEvents"
+		warnings = "/dagWarnings?dag_id=consumer"
+		byAsset  = "/dags?has_asset_schedule=true&exclude_stale=false"
+	)
+	s.ts.v2(t, http.MethodPost, "/assets/events", `{"asset_id": 1}`, http.StatusOK)
+	for path, want := range map[string]float64{queued: 1, warnings: 1, byAsset: 1} {
+		if got := count(path); got != want {
+			t.Errorf("before the file goes: %s total_entries = %v, want %v", path, got, want)
+		}
+	}
+	s.ts.v2(t, http.MethodDelete, queued, "", http.StatusNoContent)
+
+	s.folder.remove(t, "consumer.yaml")
+	s.pass(t, time.Second, true)
+	s.ts.v2(t, http.MethodPost, "/assets/events", `{"asset_id": 1}`, http.StatusOK)
+	for path, want := range map[string]float64{queued: 0, warnings: 0, byAsset: 0} {
+		if got := count(path); got != want {
+			t.Errorf("stale: %s total_entries = %v, want %v", path, got, want)
+		}
+	}
+	s.ts.v2(t, http.MethodGet, "/dags/consumer/tasks/first", "", http.StatusOK)
+}

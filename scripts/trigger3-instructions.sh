@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Instructions per trigger, v2 against experimental, one client at a time
+# (issue #21: the v2 trigger within 1.15 × the experimental one). Time
+# with one client swings as wide as the gap on this shared machine;
+# callgrind counts the instructions the server process runs, whatever
+# else the machine does. Go's collector still makes a count vary by a few
+# per cent (its work depends on when it starts), so each build runs REPS
+# times and the medians are compared.
+#
+#   scripts/trigger3-instructions.sh                      # this tree, 3 repetitions
+#   REPS=5 REV=cd1e3b7 scripts/trigger3-instructions.sh   # and a commit beside it
+#
+# The real binary runs under callgrind in edition 2 or 3 (scheduler and
+# snapshot off, as scripts/trigger3.sh), and curl sends WARM triggers on
+# one keep-alive connection, then N more; the counters are zeroed between
+# the two and dumped after, so a count is the server's N triggers only:
+# handler, store write, answer and collector, neither the start-up nor
+# the client. GODEBUG=asyncpreemptoff=1: callgrind aborts on the signals
+# of Go's asynchronous preemption. About a minute a repetition and build.
+# Not part of CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for c in valgrind callgrind_control curl; do
+	command -v "$c" >/dev/null || { echo "trigger3-instructions: needs $c (apt-get install -y valgrind curl)" >&2; exit 1; }
+done
+
+REPS=${REPS:-3}
+WARM=${WARM:-200}
+N=${N:-1000}
+
+NAME=trigger3-instructions
+# shellcheck source=scripts/loadlib.sh
+. scripts/loadlib.sh
+mkdir -p "$work/dags"
+cp fixtures/3.2.1/example_bash_operator.yaml "$work/dags/"
+
+builds=(this)
+go build -o "$work/this" .
+if [ -n "${REV:-}" ]; then
+	mkdir "$work/src"
+	git archive "$REV" | tar -x -C "$work/src"
+	(cd "$work/src" && go build -o "$work/$REV" .)
+	builds+=("$REV")
+fi
+
+# requests FILE EDITION FROM COUNT: a curl config of COUNT triggers, each
+# a new run id and date (the same bodies as scripts/trigger3.sh).
+requests() {
+	local path date_field id_field
+	if [ "$2" = 3 ]; then
+		path=/api/v2/dags/example_bash_operator/dagRuns date_field=logical_date id_field=dag_run_id
+	else
+		path=/api/experimental/dags/example_bash_operator/dag_runs date_field=execution_date id_field=run_id
+	fi
+	awk -v url="$URL$path" -v from="$3" -v count="$4" -v df="$date_field" -v idf="$id_field" 'BEGIN {
+		for (i = from; i < from + count; i++) {
+			if (i > from) print "next"
+			printf "url = \"%s\"\nheader = \"Content-Type: application/json\"\noutput = \"/dev/null\"\n", url
+			printf "data = \"{\\\"conf\\\": {\\\"key\\\": \\\"value\\\"}, \\\"%s\\\": \\\"%s\\\", \\\"%s\\\": \\\"ins_%d\\\"}\"\n",
+				df, strftime("%Y-%m-%dT%H:%M:%S+00:00", 1893456000 + i, 1), idf, i
+		}
+	}' >"$1"
+}
+
+# count BINARY EDITION: the server's instructions for N triggers.
+count() {
+	rm -f "$work/url" "$work"/cg.*
+	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+		"$1" --edition "$2" --addr 127.0.0.1:0 --snapshot off --scheduler off --max-runs-per-dag 1000000 \
+		--dags "$work/dags" --ready-file "$work/url" >/dev/null 2>"$work/server.log" &
+	local pid=$!
+	for _ in $(seq 600); do [ -s "$work/url" ] && break; sleep 0.1; done
+	URL=$(cat "$work/url")
+	requests "$work/warm" "$2" 0 "$WARM"
+	requests "$work/measured" "$2" "$WARM" "$N"
+	curl -sf --config "$work/warm"
+	callgrind_control --zero "$pid" >/dev/null 2>&1
+	curl -sf --config "$work/measured"
+	callgrind_control --dump "$pid" >/dev/null 2>&1
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	# The dump after the zero: the one file whose name has a dump number.
+	sed -n 's/^totals: //p' "$work"/cg.out.*
+}
+
+echo "$NAME: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD), $WARM warm and $N measured triggers, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$REPS"); do
+	for b in "${builds[@]}"; do
+		v2=$(count "$work/$b" 3)
+		exp=$(count "$work/$b" 2)
+		echo "$b $r $((v2 / N)) $((exp / N))"
+	done
+done | tee "$work/counts"
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+for b in "${builds[@]}"; do
+	v2=$(awk -v b="$b" '$1 == b { print $3 }' "$work/counts" | median)
+	exp=$(awk -v b="$b" '$1 == b { print $4 }' "$work/counts" | median)
+	awk -v b="$b" -v v="$v2" -v e="$exp" -v n="$REPS" 'BEGIN {
+		printf "%s: v2 %d, experimental %d instructions a trigger (medians of %d): %.3f ×\n", b, v, e, n, v / e }'
+done
