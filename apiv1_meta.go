@@ -4,7 +4,6 @@ package main
 // config, providers, plugins, import errors and DAG warnings.
 
 import (
-	"cmp"
 	"mime"
 	"slices"
 	"strconv"
@@ -89,30 +88,20 @@ func (s *server) V1GetImportErrors(q v1Values) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.opts.Store.ImportErrors() // by id
+	// A page of an index: the rows by id sorted stably, so that ties of
+	// timestamp stay by id either way (tiesUp).
+	if attr == "import_error_id" {
+		attr = "id"
+	}
+	page, _, err := s.ops.importErrorPage([]sortKey{{attr: attr, desc: desc}}, true, nil, "", p.offset, p.limit)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(rows, func(a, b *ImportError) int {
-		var c int
-		switch attr {
-		case "timestamp":
-			c = a.Timestamp.Compare(b.Timestamp)
-		case "filename":
-			c = strings.Compare(a.Filename, b.Filename)
-		default:
-			c = cmp.Compare(a.ID, b.ID)
-		}
-		if desc {
-			c = -c
-		}
-		return c
-	})
 	items := []any{}
-	for _, e := range pageOf(rows, p) {
+	for _, e := range page.rows {
 		items = append(items, v1ImportError(e))
 	}
-	return map[string]any{"import_errors": items, "total_entries": len(rows)}, nil
+	return map[string]any{"import_errors": items, "total_entries": page.total}, nil
 }
 
 // V1GetDagWarnings is GET /dagWarnings (2.10.3

@@ -356,6 +356,14 @@ func TestAssetEvents_FiltersReadThePage(t *testing.T) {
 			t.Parallel()
 			ts := newTestServer(t, e)
 			addAssetEvents(t, ts.store, 7, 600)
+			// Assets without events, which a name pattern need not read.
+			var others []assetRef
+			for i := range 300 {
+				others = append(others, assetRef{Name: fmt.Sprintf("other_%d", i), URI: fmt.Sprintf("s3://bucket/other_%d", i)})
+			}
+			if err := ts.store.EnsureAssets(others, time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)); err != nil {
+				t.Fatal(err)
+			}
 			all, err := ts.store.AssetEvents()
 			if err != nil {
 				t.Fatal(err)
@@ -377,6 +385,9 @@ func TestAssetEvents_FiltersReadThePage(t *testing.T) {
 				{"source_task_id=make&timestamp_gte=2026-01-01T00:02:00Z&limit=25&offset=40", func(e *AssetEvent) bool {
 					return !e.Timestamp.Before(base.Add(2 * time.Minute))
 				}, 0, false, 40, 25},
+				// asset_3 is the fourth asset: its name is looked up for
+				// each asset the walk meets, not every asset's read.
+				{"name_pattern=asset_3&limit=20&offset=5&order_by=-timestamp", func(e *AssetEvent) bool { return e.AssetID == 4 }, 0, true, 5, 20},
 			}
 			prefix, events, totalField := apiV2Prefix+"/assets/events?", `"asset_events"`, `"total_entries":%d`
 			if e == edition2 {
@@ -415,6 +426,7 @@ func TestAssetEvents_FiltersReadThePage(t *testing.T) {
 					want = want[tc.offset:min(tc.offset+tc.limit, len(want))]
 					maxRead := slices.Index(walked, want[len(want)-1]) + 1 + 2 // a tie after it
 					maxRead += 2 * len(want)                                   // each event's asset and consumers
+					maxRead += 7                                               // a name pattern's look at each asset met
 					ts.do(t, "GET", prefix+tc.query, "")
 					read = 0
 					res := ts.do(t, "GET", prefix+tc.query, "")

@@ -94,12 +94,20 @@ func (s *server) V2GetDagVersions(req *apiRequest) (any, error) {
 	number, hasNumber := q.str("version_number")
 	bundle, hasBundle := q.str("bundle_name")
 	_, hasBundleVersion := q.str("bundle_version")
-	if dagID == "" && !hasNumber && !hasBundle && !hasBundleVersion && keys[0].attr == "id" {
-		// Every DAG's versions by id (unique: the keys after it never
-		// decide) page from the id index; one DAG's are read from its
-		// prefix of the (dag_id, version_number) index, and filtered or
-		// otherwise ordered lists sort.
-		page, total, err := s.ops.dagVersionPage(keys[0].desc, v2Page(q))
+	byKey := keys[0].attr == "id" || keys[0].attr == "version_number"
+	if !hasNumber && (!hasBundle || bundle == bundleName) && !hasBundleVersion && byKey && (dagID != "" || keys[0].attr == "id") {
+		// Every DAG's versions by id, one DAG's by id or version_number
+		// (unique: the keys after it never decide; the bundle is every
+		// version's), page from an index; filtered or otherwise ordered
+		// lists sort.
+		var page []*DagVersion
+		var total int
+		var err error
+		if dagID == "" {
+			page, total, err = s.ops.dagVersionPage(keys[0].desc, v2Page(q))
+		} else {
+			page, total, err = s.ops.dagVersionPageOf(dagID, keys[0].attr == "version_number", keys[0].desc, v2Page(q))
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestAPIv2_DagVersions reproduces test_dag_versions.py: a DAG's versions,
@@ -145,5 +149,49 @@ func TestAPIv2_DagDisplayNameJoined(t *testing.T) {
 		if got := tc.pick(decodeJSON[map[string]any](t, tc.body)); got != name {
 			t.Errorf("%s: dag_display_name = %v, want %q (%s)", tc.name, got, name, tc.body)
 		}
+	}
+}
+
+// TestAPIv2_DagVersions_OneDagReadsThePage gives a DAG 300 versions and
+// lists pages of them (by id and by version_number, either way, with
+// bundle_name), checking through the store's rowsRead hook that a page
+// reads its versions and those its offset skips, not every version of the
+// DAG (which it read and sorted), and that each answer is the sorting
+// path's (a second order key, which never decides).
+func TestAPIv2_DagVersions_OneDagReadsThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	row, err := ts.store.DagByID("example_bash_operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ts.store.update(func(txn *memdb.Txn) error {
+		for i := range 300 {
+			d := *row.Def
+			d.Description = fmt.Sprintf("version %d", i)
+			if err := recordVersionTxn(txn, &d, testNow.Add(time.Duration(i)*time.Second)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const versions = "/dags/example_bash_operator/dagVersions"
+	for _, tc := range []struct {
+		query, tie string
+		maxRead    int
+	}{
+		{"?limit=20", "&order_by=version_number", 20},
+		{"?limit=20&offset=100&order_by=-id", "&order_by=version_number", 120},
+		{"?limit=20&order_by=-version_number", "&order_by=id", 20},
+		{"?limit=20&offset=40&order_by=version_number&bundle_name=dags-folder", "&order_by=id", 60},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			checkPageRead(t, ts, &read, http.MethodGet, versions+tc.query, "", versions+tc.query+tc.tie, "", tc.maxRead)
+		})
 	}
 }

@@ -103,7 +103,7 @@ func (s *server) v2GetImportErrors(req *apiRequest) (any, error) {
 		match = func(file string) bool { return like.MatchString(v2ImportErrorFilename(s.opts.DagsFolder, file)) }
 		matchKey = "filename like " + like.String()
 	}
-	if page, ok, err := s.ops.importErrorPage(order, match, matchKey, pg.offset, pg.limit); ok || err != nil {
+	if page, ok, err := s.ops.importErrorPage(order, false, match, matchKey, pg.offset, pg.limit); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}

@@ -54,19 +54,19 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 		name, path, sorted string // sorted: the same list through the sorting path
 		maxRead            int
 	}{
-		{"dags", "/dags?limit=50", "/dags?limit=50&has_import_errors=false", 50},
-		{"dags offset", "/dags?limit=50&offset=100", "/dags?limit=50&offset=100&has_import_errors=false", 150},
-		{"dags desc", "/dags?limit=20&order_by=-dag_id", "/dags?limit=20&order_by=-dag_id&has_import_errors=false", 20},
-		{"dags by display name", "/dags?limit=20&order_by=-dag_display_name&order_by=next_dagrun",
-			"/dags?limit=20&order_by=-dag_display_name&has_import_errors=false", 20},
-		{"dags paused", "/dags?limit=10&offset=5&paused=true", "/dags?limit=10&offset=5&paused=true&has_import_errors=false", 4 * 15},
-		{"dags unpaused", "/dags?limit=10&paused=false", "/dags?limit=10&paused=false&has_import_errors=false", 3 * 10},
-		{"dags past the end", "/dags?limit=10&offset=400", "/dags?limit=10&offset=400&has_import_errors=false", 0}, // the count says so
+		// "": the same list through the path that reads and sorts every
+		// DAG (operations.sortLists).
+		{"dags", "/dags?limit=50", "", 50},
+		{"dags offset", "/dags?limit=50&offset=100", "", 150},
+		{"dags desc", "/dags?limit=20&order_by=-dag_id", "", 20},
+		{"dags by display name", "/dags?limit=20&order_by=-dag_display_name&order_by=next_dagrun", "", 20},
+		{"dags paused", "/dags?limit=10&offset=5&paused=true", "", 4 * 15},
+		{"dags unpaused", "/dags?limit=10&paused=false", "", 3 * 10},
+		{"dags past the end", "/dags?limit=10&offset=400", "", 0}, // the count says so
 		// paged_1xx follow the examples and paged_0xx by dag_id; the
 		// pattern's total is counted once per version of the DAG table.
-		{"dags by pattern", "/dags?limit=10&dag_id_pattern=paged_1", "/dags?limit=10&dag_id_pattern=paged_1&has_import_errors=false", 120},
-		{"dags by patterns and tags, desc", "/dags?limit=10&offset=3&order_by=-dag_id&dag_id_pattern=paged_2&tags=bench&owners=airflow",
-			"/dags?limit=10&offset=3&order_by=-dag_id&dag_id_pattern=paged_2&tags=bench&owners=airflow&has_import_errors=false", 120},
+		{"dags by pattern", "/dags?limit=10&dag_id_pattern=paged_1", "", 120},
+		{"dags by patterns and tags, desc", "/dags?limit=10&offset=3&order_by=-dag_id&dag_id_pattern=paged_2&tags=bench&owners=airflow", "", 120},
 		{"events", "/eventLogs?limit=50", "/eventLogs?limit=50&excluded_events=none", 50},
 		{"events offset", "/eventLogs?limit=25&offset=100", "/eventLogs?limit=25&offset=100&excluded_events=none", 125},
 		{"events desc", "/eventLogs?limit=30&order_by=-id", "/eventLogs?limit=30&order_by=-id&excluded_events=none", 30},
@@ -75,9 +75,23 @@ func TestAPIv2_ListPages_ReadThePage(t *testing.T) {
 		{"events past the end", "/eventLogs?offset=700", "/eventLogs?offset=700&excluded_events=none", 700},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.sorted == "" {
+				checkDagPageRead(t, ts, &read, tc.path, tc.maxRead)
+				return
+			}
 			checkPageRead(t, ts, &read, http.MethodGet, tc.path, "", tc.sorted, "", tc.maxRead)
 		})
 	}
+}
+
+// checkDagPageRead is checkPageRead for a DAG listing, held to the answer
+// of the path that reads and sorts every DAG for the same request.
+func checkDagPageRead(t *testing.T, ts *testServer, read *int, path string, maxRead int) response {
+	t.Helper()
+	ts.srv.ops.sortLists.Store(true)
+	want := ts.do(t, http.MethodGet, apiV2Prefix+path, "")
+	ts.srv.ops.sortLists.Store(false)
+	return checkPageReadWant(t, ts, read, http.MethodGet, path, "", want, maxRead)
 }
 
 // TestStore_EventLogCount_Gaps counts the event log from its first and
@@ -398,6 +412,12 @@ func TestAPIv1_Dags_ReadThePage(t *testing.T) {
 func checkPageRead(t *testing.T, ts *testServer, read *int, method, path, body, sorted, sortedBody string, maxRead int) response {
 	t.Helper()
 	want := ts.do(t, method, apiV2Prefix+sorted, sortedBody, "Content-Type", "application/json")
+	return checkPageReadWant(t, ts, read, method, path, body, want, maxRead)
+}
+
+// checkPageReadWant is checkPageRead with the sorted answer given.
+func checkPageReadWant(t *testing.T, ts *testServer, read *int, method, path, body string, want response, maxRead int) response {
+	t.Helper()
 	ts.do(t, method, apiV2Prefix+path, body, "Content-Type", "application/json")
 	*read = 0
 	got := ts.do(t, method, apiV2Prefix+path, body, "Content-Type", "application/json")
@@ -603,5 +623,71 @@ func TestRuns_FilteredPagesAsTheSort(t *testing.T) {
 				t.Fatalf("listing %d (%+v, more %+v): %v of %d, want %v of %d", i, *q, q.more, ids(got), total, ids(want), wantTotal)
 			}
 		}
+	}
+}
+
+// TestAPIv2_Dags_ImportErrorsAndFavoritesReadThePage lists 300 DAGs (the
+// files of one in three failing their last read, one in five the caller's
+// favorite, another user's favorites besides) with has_import_errors and
+// is_favorite, and checks through the rowsRead hook that a page reads
+// the DAG rows of its order up to its last and a lookup of each one's
+// import error and favorite, not every DAG (the path that read and
+// sorted them), each answer that path's for the same request; and that a
+// new import error or favorite counts again.
+func TestAPIv2_Dags_ImportErrorsAndFavoritesReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	failed := map[string]string{}
+	var files []string
+	for i := range 300 {
+		id := fmt.Sprintf("paged_%03d", (i*7)%300)
+		d := benchDAG(t, id, 1)
+		d.FilePath = "/dags/" + id + ".py"
+		if _, err := ts.store.UpsertDAG(d); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			failed[absPath(d.FilePath)] = "Traceback"
+			files = append(files, absPath(d.FilePath))
+		}
+		if i%5 == 0 {
+			if err := ts.store.SetFavorite(id, anonymousAdmin, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i%2 == 0 {
+			if err := ts.store.SetFavorite(id, "someone_else", true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := ts.store.RecordParse(files, failed, testNow); err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, path string
+		maxRead    int
+	}{
+		// About three rows (and their lookups) a DAG picked.
+		{"import errors", "/dags?limit=10&has_import_errors=true", 3 * 10 * 3},
+		{"no import errors, desc, offset", "/dags?limit=10&offset=20&order_by=-dag_id&has_import_errors=false", 3 * 30 * 3},
+		{"favorites", "/dags?limit=10&is_favorite=true", 5 * 10 * 3},
+		{"not favorites without import errors", "/dags?limit=10&is_favorite=false&has_import_errors=false", 3 * 10 * 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkDagPageRead(t, ts, &read, tc.path, tc.maxRead)
+		})
+	}
+	// The counts follow the tables the filters read.
+	if err := ts.store.SetFavorite("paged_001", anonymousAdmin, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.store.RecordParse([]string{absPath("/dags/paged_001.py")}, map[string]string{absPath("/dags/paged_001.py"): "Traceback"}, testNow); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dags?limit=1&is_favorite=true", "/dags?limit=1&has_import_errors=true"} {
+		checkDagPageRead(t, ts, &read, path, 100)
 	}
 }

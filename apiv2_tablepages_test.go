@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -391,5 +392,112 @@ func TestAPIv1_XComs_ReadThePage(t *testing.T) {
 		if read == 0 || read > c.offset+c.limit {
 			t.Errorf("offset %d limit %d: read %d rows", c.offset, c.limit, read)
 		}
+	}
+}
+
+// TestImportErrors_ByTimestampReadThePage records 300 failing files over
+// ten reads of the folder (the files of a read share its time; some fail
+// again later, out of id order) and lists pages by timestamp, either way,
+// with a filename pattern, through /api/v2 (ties by id in the key's
+// direction: SortParam's primary key) and /api/v1 (ties by id ascending:
+// a stable sort of the rows by id), checking through the rowsRead hook
+// that a page reads its rows and those its offset skips, not every row
+// (both read and sorted every import error), and each answer against the
+// sort.
+func TestImportErrors_ByTimestampReadThePage(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			for read := range 10 {
+				failed := map[string]string{}
+				var files []string
+				for i := range 300 {
+					if i%10 == read || (read == 9 && i%7 == 0) {
+						name := fmt.Sprintf("/dags/broken_%03d.py", (i*7)%300)
+						failed[name] = "Traceback"
+						files = append(files, name)
+					}
+				}
+				if err := ts.store.RecordParse(files, failed, base.Add(time.Duration((read*37)%10)*time.Minute)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var rows int
+			ts.store.rowsRead = func(n int) { rows += n }
+			if e == edition3 {
+				for _, tc := range []struct {
+					path, sorted string
+					maxRead      int
+				}{
+					{"?limit=20&order_by=timestamp", "?limit=20&order_by=timestamp&order_by=id", 20},
+					{"?limit=20&offset=35&order_by=-timestamp", "?limit=20&offset=35&order_by=-timestamp&order_by=-id", 55},
+					{"?limit=10&order_by=-timestamp&filename_pattern=broken_1%25", "?limit=10&order_by=-timestamp&order_by=-id&filename_pattern=broken_1%25", 120},
+				} {
+					t.Run(tc.path, func(t *testing.T) {
+						checkPageRead(t, ts, &rows, http.MethodGet, "/importErrors"+tc.path, "", "/importErrors"+tc.sorted, "", tc.maxRead)
+					})
+				}
+				return
+			}
+			all, err := ts.store.ImportErrors()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				order         string
+				offset, limit int
+				maxRead       int
+			}{
+				// Down the index by time, each time's rows by id
+				// ascending (a seek a time).
+				{"-timestamp", 35, 20, 55}, {"timestamp", 0, 20, 20}, {"-filename", 10, 10, 20}, {"", 280, 50, 300},
+			} {
+				t.Run(tc.order, func(t *testing.T) {
+					want := slices.Clone(all)
+					attr, desc := strings.TrimPrefix(tc.order, "-"), strings.HasPrefix(tc.order, "-")
+					slices.SortStableFunc(want, func(a, b *ImportError) int {
+						c := cmp.Compare(a.ID, b.ID)
+						switch attr {
+						case "timestamp":
+							c = a.Timestamp.Compare(b.Timestamp)
+						case "filename":
+							c = strings.Compare(a.Filename, b.Filename)
+						}
+						if desc {
+							return -c
+						}
+						return c
+					})
+					want = want[tc.offset:min(tc.offset+tc.limit, len(want))]
+					q := v1Values{"offset": {strconv.Itoa(tc.offset)}, "limit": {strconv.Itoa(tc.limit)}}
+					if tc.order != "" {
+						q["order_by"] = []string{tc.order}
+					}
+					var got map[string]any
+					for range 2 { // the first counts the rows
+						rows = 0
+						if got, err = ts.srv.V1GetImportErrors(q); err != nil {
+							t.Fatal(err)
+						}
+					}
+					var ids, wantIDs []int64
+					for _, item := range got["import_errors"].([]any) {
+						ids = append(ids, item.(map[string]any)["import_error_id"].(int64))
+					}
+					for _, e := range want {
+						wantIDs = append(wantIDs, e.ID)
+					}
+					if !slices.Equal(ids, wantIDs) || got["total_entries"] != len(all) {
+						t.Errorf("page %v of %v, want %v of %d", ids, got["total_entries"], wantIDs, len(all))
+					}
+					if rows == 0 || rows > tc.maxRead {
+						t.Errorf("read %d rows, want 1 to %d", rows, tc.maxRead)
+					}
+				})
+			}
+		})
 	}
 }

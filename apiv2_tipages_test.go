@@ -544,24 +544,40 @@ func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
 			t.Fatal(err)
 		}
 		addRunsWithTIIDs(t, ts.store, dag, base, 40, i == 0)
+		// A second version of the DAG, which the odd runs' task
+		// instances ran with.
+		v1, err := ts.store.LatestDagVersion(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changedDAG := *dag
+		changedDAG.Description = "version 2"
+		if err := ts.store.update(func(txn *memdb.Txn) error { return recordVersionTxn(txn, &changedDAG, base) }); err != nil {
+			t.Fatal(err)
+		}
+		v2, err := ts.store.LatestDagVersion(id)
+		if err != nil || v2.Number != 2 {
+			t.Fatalf("version 2: %+v (%v)", v2, err)
+		}
 		// Every third task instance failed, in another pool.
 		runs, err := ts.store.RunsOfDag(id, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		n := 0
-		for _, run := range runs {
+		for r, run := range runs {
 			tis, err := ts.store.TaskInstancesOfRun(id, run.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var changed []*TaskInstance
 			for _, ti := range tis {
+				c := *ti
+				c.DagVersionID = []string{v1.ID, v2.ID}[r%2]
 				if n++; n%3 == 0 {
-					c := *ti
 					c.State, c.Pool = TaskFailed, "other_pool"
-					changed = append(changed, &c)
 				}
+				changed = append(changed, &c)
 			}
 			if err := ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, changed...) }); err != nil {
 				t.Fatal(err)
@@ -582,7 +598,9 @@ func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			q.dagIDs = [][]string{{"tifilter_a"}, {"tifilter_b", "tifilter_a"}}[rng.IntN(2)]
 		}
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
+		case 5:
+			q.versionNumbers = [][]int64{{1}, {2}, {2, 1}, {3}}[rng.IntN(4)]
 		case 0:
 			q.states = []TaskState{TaskFailed}
 		case 1:

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -204,5 +206,178 @@ func TestAPIv1_XComs_ScopedPagesReadThePage(t *testing.T) {
 				t.Errorf("read %d rows, want 1 to %d", read, c.maxRead)
 			}
 		})
+	}
+}
+
+// addXComsAcrossRuns gives a DAG runs runs of two tasks, each task
+// instance two keys at map indexes -1 and 0, and deletes every tenth run
+// with its entries; it answers the DAG's id.
+func addXComsAcrossRuns(t *testing.T, store *Store, runs int) string {
+	t.Helper()
+	const dagID = "example_trigger_target_dag"
+	row, err := store.DagByID(dagID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addRuns(t, store, row.Def, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), runs, false)
+	all, err := store.RunsOfDag(dagID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.update(func(txn *memdb.Txn) error {
+		for i, run := range all {
+			for _, task := range []string{"b", "a"} {
+				for _, mi := range []int{0, -1} {
+					for _, key := range []string{"return_value", fmt.Sprintf("k%d", i%3)} {
+						e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: mi, Key: key,
+							Value: json.RawMessage(`1`), Timestamp: run.ExecutionDate}
+						if err := store.putXComTxn(txn, e); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, run := range all {
+		if i%10 == 9 {
+			if err := store.DeleteRun(run.DagID, run.RunID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dagID
+}
+
+// TestXComs_FilteredAcrossRunsReadThePage lists a DAG's XCom entries
+// across 150 runs (1,200 entries) with filters across runs (xcom_key,
+// map_index, a key pattern, a run_id pattern, dates; /api/v1's xcom_key
+// and map_index) and checks through the rowsRead hook that, once the
+// filter's total is counted, a page reads the scope's entries of its
+// order up to its last and the runs they name, not the scope (which the
+// long way read and sorted), each answer the long way's
+// (operations.sortLists).
+func TestXComs_FilteredAcrossRunsReadThePage(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			dagID := addXComsAcrossRuns(t, ts.store, 150)
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			prefix := apiV2Prefix
+			do := func(t *testing.T, path string) string {
+				t.Helper()
+				res := ts.do(t, http.MethodGet, prefix+path, "")
+				if res.status != http.StatusOK {
+					t.Fatalf("%s: %d %.300s", path, res.status, res.body)
+				}
+				return res.body
+			}
+			cases := []struct {
+				query   string
+				maxRead int
+			}{
+				// Entries go by task, run_id, map_index, key: task a's
+				// first; k1 is one key in six of a run's task's entries.
+				{"xcom_key=k1&limit=10", 2 * 6 * 10},
+				{"map_index=0&limit=10&offset=20", 2 * 30 * 2},
+				{"xcom_key_pattern=return&limit=10&offset=5", 2 * 15 * 2},
+				{"run_id_pattern=T00%3A1&limit=10", 4 * 5 * 10},
+				// A date picks the runs from the 120th: the walk passes
+				// task a's entries of the runs before (and reads them).
+				{"logical_date_gte=2025-01-01T02:00:00Z&limit=10", 4*120 + 120 + 2*10*2},
+			}
+			if e == edition2 {
+				prefix = apiV1Prefix
+				cases = cases[:2]
+			}
+			for _, tc := range cases {
+				t.Run(tc.query, func(t *testing.T) {
+					path := "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?" + tc.query
+					ts.srv.ops.sortLists.Store(true)
+					want := do(t, path)
+					ts.srv.ops.sortLists.Store(false)
+					do(t, path) // counts the filter's entries
+					read = 0
+					got := do(t, path)
+					if got != want {
+						t.Errorf("answer differs from the long way's:\n got %.500s\nwant %.500s", got, want)
+					}
+					if strings.Contains(got, `"xcom_entries":[]`) || strings.Contains(got, `"xcom_entries": []`) {
+						t.Errorf("no entries: %.300s", got)
+					}
+					if read == 0 || read > tc.maxRead {
+						t.Errorf("read %d rows, want 1 to %d", read, tc.maxRead)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestXComs_FilteredAcrossRunsAsTheScan asks 300 random listings of XCom
+// entries across runs (every DAG's or one DAG's, a task or every task,
+// with keys, map indexes, patterns and run dates), each twice, between
+// writes, and holds each to the long way's (operations.sortLists).
+func TestXComs_FilteredAcrossRunsAsTheScan(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	addXComsAcrossRuns(t, ts.store, 60)
+	addXComGrid(t, ts.store)
+	o := ts.srv.ops
+	rng := rand.New(rand.NewPCG(4, 21))
+	pick := func(options ...string) string { return options[rng.IntN(len(options))] }
+	ptrTo := func(s string) *string { return &s }
+	for i := range 300 {
+		if i%50 == 49 {
+			if err := ts.store.DeleteRun("example_trigger_target_dag", fmt.Sprintf("scheduled__2025-01-01T00:%02d:00+00:00", rng.IntN(60))); err != nil && !errors.Is(err, errNotFound) {
+				t.Fatal(err)
+			}
+		}
+		q := xcomSearch{dagID: pick("", "example_trigger_target_dag", "example_bash_operator"), taskID: pick("", "", "a", "b"), offset: rng.IntN(30), limit: 1 + rng.IntN(20)}
+		switch rng.IntN(7) {
+		case 0:
+			q.key = ptrTo(pick("return_value", "k", "k1", "nope"))
+		case 1:
+			mi := int64(rng.IntN(3) - 1)
+			q.mapIndex = &mi
+		case 2:
+			q.keyPattern = likePattern(pick("k", "return", "1"))
+		case 3:
+			q.runPattern = likePattern(pick("T00:0", "00:1", "zz"))
+		case 4:
+			at := time.Date(2025, 1, 1, 0, rng.IntN(60), 0, 0, time.UTC)
+			q.logical = timeBounds{gte: &at}
+		case 5:
+			q.taskPattern, q.dagPattern = likePattern(pick("a", "b")), likePattern(pick("tut", "example_", "target"))
+		}
+		o.sortLists.Store(true)
+		want, wantTotal, err := o.searchXComs(q)
+		o.sortLists.Store(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			got, total, err := o.searchXComs(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := func(rows []xcomRead) []string {
+				out := []string{}
+				for _, r := range rows {
+					out = append(out, fmt.Sprint(r.DagID, "/", r.TaskID, "/", r.RunID, "/", r.MapIndex, "/", r.Key))
+				}
+				return out
+			}
+			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, q, ids(got), total, ids(want), wantTotal)
+			}
+		}
 	}
 }

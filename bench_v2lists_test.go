@@ -98,6 +98,40 @@ func BenchmarkV2ListDagsFiltered(b *testing.B) {
 		benchPage{"tag_desc", "/dags?limit=50&offset=200&order_by=-dag_id&tags=odd"})
 }
 
+// BenchmarkV2ListDagsImportErrorsFavorites lists a page of 50 DAGs with
+// has_import_errors (the files of one DAG in three fail) and is_favorite
+// (one in five the caller's), with rows DAGs stored: the dag_id index
+// walked to the page's end with a lookup of each DAG's import error and
+// favorite, where every DAG was read with every import error and
+// favorite.
+func BenchmarkV2ListDagsImportErrorsFavorites(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchManyDAGs(nil)(b, rows)
+		failed := map[string]string{}
+		var files []string
+		for i, d := range dags.DAGs {
+			if !strings.HasPrefix(d.DagID, "bench_dag_") {
+				continue
+			}
+			if i%3 == 0 {
+				failed[absPath(d.FilePath)] = "Traceback"
+				files = append(files, absPath(d.FilePath))
+			}
+			if i%5 == 0 {
+				if err := store.SetFavorite(d.DagID, anonymousAdmin, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := store.RecordParse(files, failed, benchDate); err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"import_errors", "/dags?limit=50&has_import_errors=true"},
+		benchPage{"favorites_desc_offset", "/dags?limit=50&offset=200&order_by=-dag_id&is_favorite=true"})
+}
+
 // BenchmarkV2DagStats asks the statistics of 100 DAGs (GET
 // /api/v2/dagStats) with rows runs stored among them: each DAG's counts
 // per state are a row the writes keep, where its runs were read.
@@ -131,6 +165,73 @@ func BenchmarkV2ListRunsFiltered(b *testing.B) {
 	},
 		benchPage{"run_id_pattern", "/dags/bench_runs/dagRuns?limit=50&run_id_pattern=T0"},
 		benchPage{"type_state_desc_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=-id&run_type=scheduled&state=failed"})
+}
+
+// addSchedulerRuns stores n runs of dagID as the scheduler leaves them,
+// one a minute from base: every tenth failed, the rest succeeded, each
+// started two seconds after its date and ended a few seconds later (its
+// updated_at), except every 37th, run again three hours later (its
+// dates out of id order); the last four unfinished (two running, two
+// queued, which never started). The runs' marks are built as a restore
+// builds them.
+func addSchedulerRuns(tb testing.TB, store *Store, dagID string, base time.Time, n int) {
+	tb.Helper()
+	err := store.update(func(txn *memdb.Txn) error {
+		for i := range n {
+			id, err := nextCounter(txn, counterRunID)
+			if err != nil {
+				return err
+			}
+			date := base.Add(time.Duration(i) * time.Minute)
+			start := date.Add(2 * time.Second)
+			if i%37 == 36 {
+				start = start.Add(3 * time.Hour)
+			}
+			end := start.Add(time.Duration(10+i%7) * time.Second)
+			state := RunSuccess
+			if i%10 == 9 {
+				state = RunFailed
+			}
+			r := &DagRun{ID: id, DagID: dagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date, State: state,
+				Conf: json.RawMessage(`{}`), RunType: "scheduled", StartDate: &start, EndDate: &end, UpdatedAt: &end}
+			switch {
+			case i >= n-2:
+				r.State, r.StartDate, r.EndDate, r.UpdatedAt = RunQueued, nil, nil, &date
+			case i >= n-4:
+				r.State, r.EndDate, r.UpdatedAt = RunRunning, nil, &start
+			}
+			if err := txn.Insert(tableDagRuns, r); err != nil {
+				return err
+			}
+		}
+		return recountRunsTxn(txn)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkV2ListRunsOrdered lists a page of 50 runs (rows of a DAG as
+// the scheduler leaves them, addSchedulerRuns; a quarter as many of a
+// second DAG) in the orders no index of the run table kept (start_date,
+// end_date, state, logical_date; run_after was one DAG's walk), and of
+// every DAG with filters: a walk per DAG and per stretch of the marks,
+// merged to the page's end, where every run was read and sorted.
+func BenchmarkV2ListRunsOrdered(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag, other := benchDAG(b, "bench_runs", 1), benchDAG(b, "bench_more", 1)
+		store, dags := benchStoreWith(b, dag, other)
+		addSchedulerRuns(b, store, dag.DagID, benchDate, rows)
+		addSchedulerRuns(b, store, other.DagID, benchDate.Add(time.Second), rows/4)
+		return store, dags
+	},
+		benchPage{"-start_date", "/dags/bench_runs/dagRuns?limit=50&order_by=-start_date"},
+		benchPage{"end_date_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=end_date"},
+		benchPage{"state", "/dags/bench_runs/dagRuns?limit=50&order_by=state"},
+		benchPage{"-logical_date", "/dags/bench_runs/dagRuns?limit=50&order_by=-logical_date"},
+		benchPage{"-run_after", "/dags/bench_runs/dagRuns?limit=50&order_by=-run_after"},
+		benchPage{"all_-start_date_type", "/dags/~/dagRuns?limit=50&order_by=-start_date&run_type=scheduled"},
+		benchPage{"all_id_pattern", "/dags/~/dagRuns?limit=50&run_id_pattern=T0"})
 }
 
 // BenchmarkV2ListEventLogs lists a page of 50 events (GET
@@ -239,6 +340,61 @@ func BenchmarkV2ListTaskInstancesFiltered(b *testing.B) {
 	},
 		benchPage{"task_pattern", "/dags/~/dagRuns/~/taskInstances?limit=50&task_display_name_pattern=t3"},
 		benchPage{"state_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&state=success"})
+}
+
+// BenchmarkV2ListTaskInstancesByVersion lists a page of 50 task
+// instances of BenchmarkV2ListTaskInstances' store, the DAG at a second
+// version that the odd runs' task instances ran with, by version_number:
+// every DAG's in the default order, and one DAG's by id from offset 200:
+// the merge of ti_order walked to the page's end with a version looked up
+// once, where every run's task instances were read and sorted.
+func BenchmarkV2ListTaskInstancesByVersion(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_tis", 10)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+		v1, err := store.LatestDagVersion(dag.DagID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		next := *dag
+		next.Description = "version 2"
+		if err := store.update(func(txn *memdb.Txn) error { return recordVersionTxn(txn, &next, benchDate) }); err != nil {
+			b.Fatal(err)
+		}
+		v2, err := store.LatestDagVersion(dag.DagID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs, err := store.RunsOfDag(dag.DagID, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = store.update(func(txn *memdb.Txn) error {
+			for r, run := range runs {
+				tis, err := taskInstancesOfRunTxn(txn, dag.DagID, run.RunID)
+				if err != nil {
+					return err
+				}
+				changed := make([]*TaskInstance, len(tis))
+				for i, ti := range tis {
+					c := *ti
+					c.DagVersionID = []string{v1.ID, v2.ID}[r%2]
+					changed[i] = &c
+				}
+				if err := putTaskInstancesTxn(txn, changed...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"version", "/dags/~/dagRuns/~/taskInstances?limit=50&version_number=2"},
+		benchPage{"version_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&version_number=1"})
 }
 
 // BenchmarkV2ListTaskInstancesMapped lists a page of 50 task instances
@@ -443,17 +599,10 @@ func addConsumers(b *testing.B, store *Store, dag *DAG, runs, each int) {
 	}
 }
 
-// BenchmarkV2ListXComs lists a page of 50 XCom entries (GET
-// /api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task_id}/xcomEntries,
-// Airflow's order) with rows entries stored: ten runs of a DAG of two
-// mapped tasks, each task instance rows/20 entries (one a map index), so
-// that every scope grows with rows: every entry (~ for the three ids),
-// the DAG's, a task's, one run's, one run's task's, and one run's with a
-// map_index or xcom_key filter.
-func BenchmarkV2ListXComs(b *testing.B) {
-	const dagID = "bench_xcoms"
-	run := "/dags/" + dagID + "/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate.Add(5*time.Minute)), "+", "%2B")
-	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+// fillXComs is BenchmarkV2ListXComs' store: ten runs of a DAG of two
+// tasks, each task instance rows/20 entries (one a map index).
+func fillXComs(dagID string) func(b *testing.B, rows int) (*Store, *DAGSet) {
+	return func(b *testing.B, rows int) (*Store, *DAGSet) {
 		dag := benchDAG(b, dagID, 2)
 		store, dags := benchStoreWith(b, dag)
 		addRuns(b, store, dag, benchDate, 10, false)
@@ -479,7 +628,33 @@ func BenchmarkV2ListXComs(b *testing.B) {
 			b.Fatal(err)
 		}
 		return store, dags
-	},
+	}
+}
+
+// BenchmarkV2ListXComsFiltered lists a page of 50 of BenchmarkV2ListXComs'
+// entries with filters across runs: a key every entry has (the page's
+// walk), a key pattern from offset 200, and one map index (20 entries
+// spread over the DAG's 100,000: the walk reads on to the last); each
+// was the scope read and sorted.
+func BenchmarkV2ListXComsFiltered(b *testing.B) {
+	const dagID = "bench_xcoms"
+	benchV2Pages(b, fillXComs(dagID),
+		benchPage{"dag_key", "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?limit=50&xcom_key=return_value"},
+		benchPage{"every_key_pattern_offset", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&offset=200&xcom_key_pattern=value"},
+		benchPage{"dag_map_index", "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?limit=50&map_index=7"})
+}
+
+// BenchmarkV2ListXComs lists a page of 50 XCom entries (GET
+// /api/v2/dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task_id}/xcomEntries,
+// Airflow's order) with rows entries stored: ten runs of a DAG of two
+// mapped tasks, each task instance rows/20 entries (one a map index), so
+// that every scope grows with rows: every entry (~ for the three ids),
+// the DAG's, a task's, one run's, one run's task's, and one run's with a
+// map_index or xcom_key filter.
+func BenchmarkV2ListXComs(b *testing.B) {
+	const dagID = "bench_xcoms"
+	run := "/dags/" + dagID + "/dagRuns/scheduled__" + strings.ReplaceAll(isoFormat(benchDate.Add(5*time.Minute)), "+", "%2B")
+	benchV2Pages(b, fillXComs(dagID),
 		benchPage{"default", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50"},
 		benchPage{"offset", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&offset=200"},
 		benchPage{"dag", "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?limit=50"},
@@ -510,6 +685,32 @@ func BenchmarkV2ListImportErrors(b *testing.B) {
 		benchPage{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-filename"})
 }
 
+// BenchmarkV2ListImportErrorsByTime lists a page of 50 import errors by
+// timestamp (GET /api/v2/importErrors?order_by=timestamp, and -timestamp
+// from offset 200) with rows of them stored over 100 reads of the folder
+// (the files of a read share its time): the (timestamp, id) index walked
+// to the page's end, where every import error was read and sorted.
+func BenchmarkV2ListImportErrorsByTime(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		store, dags := benchStoreWith(b)
+		for r := range 100 {
+			failed := map[string]string{}
+			var read []string
+			for i := r; i < rows; i += 100 {
+				name := fmt.Sprintf("/dags/broken_%06d.py", (i*7919)%rows)
+				failed[name] = "Traceback (most recent call last): ..."
+				read = append(read, name)
+			}
+			if err := store.RecordParse(read, failed, benchDate.Add(time.Duration((r*37)%100)*time.Minute)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return store, dags
+	},
+		benchPage{"timestamp", "/importErrors?limit=50&order_by=timestamp"},
+		benchPage{"desc_offset", "/importErrors?limit=50&offset=200&order_by=-timestamp"})
+}
+
 // BenchmarkV2ListDagVersions lists a page of 50 of every DAG's versions
 // (GET /api/v2/dags/~/dagVersions, by id and by -id) with rows DAGs of
 // one version each stored.
@@ -517,6 +718,34 @@ func BenchmarkV2ListDagVersions(b *testing.B) {
 	benchV2Pages(b, benchManyDAGs(nil),
 		benchPage{"default", "/dags/~/dagVersions?limit=50"},
 		benchPage{"desc_offset", "/dags/~/dagVersions?limit=50&offset=200&order_by=-id"})
+}
+
+// BenchmarkV2ListDagVersionsOfDag lists a page of 50 of one DAG's
+// versions (GET /api/v2/dags/{dag_id}/dagVersions, by id and by
+// -version_number from offset 200) with rows versions of the DAG stored:
+// the DAG's part of an index, where every version of the DAG was read and
+// sorted.
+func BenchmarkV2ListDagVersionsOfDag(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_versions", 1)
+		store, dags := benchStoreWith(b, dag)
+		err := store.update(func(txn *memdb.Txn) error {
+			for i := range rows {
+				d := *dag
+				d.Description = fmt.Sprintf("version %d", i)
+				if err := recordVersionTxn(txn, &d, benchDate.Add(time.Duration(i)*time.Second)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return store, dags
+	},
+		benchPage{"default", "/dags/bench_versions/dagVersions?limit=50"},
+		benchPage{"number_desc_offset", "/dags/bench_versions/dagVersions?limit=50&offset=200&order_by=-version_number"})
 }
 
 // BenchmarkV2ListBackfills lists a page of 50 of a DAG's backfills (GET

@@ -196,7 +196,8 @@ func (s *Store) LastAssetEvents(ids []int64) (map[int64]*AssetEvent, error) {
 	return out, nil
 }
 
-// indexTimestamp orders asset events by (timestamp, id).
+// indexTimestamp orders asset events, and import errors, by (timestamp,
+// id).
 const indexTimestamp = "timestamp"
 
 // assetEventTimeIndex keys an event as encodeTime(timestamp) and
@@ -284,6 +285,16 @@ func (s *Store) Assets() ([]*Asset, error) {
 
 // AssetByID is one asset, or errNotFound.
 func (s *Store) AssetByID(id int64) (*Asset, error) { return assetBy(s.read(), indexID, id) }
+
+// AssetByIDRead is AssetByID, telling rowsRead of the row it read (a
+// listing that looks assets up as it goes).
+func (s *Store) AssetByIDRead(id int64) (*Asset, error) {
+	a, err := assetBy(s.read(), indexID, id)
+	if s.rowsRead != nil && err == nil {
+		s.rowsRead(1)
+	}
+	return a, err
+}
 
 // AssetByURI is the asset at uri of the lowest id, or errNotFound.
 func (s *Store) AssetByURI(uri string) (*Asset, error) { return assetBy(s.read(), indexAssetURI, uri) }

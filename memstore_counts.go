@@ -241,10 +241,14 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 }
 
 // recountRunsTxn sets every DAG's run counts, task-instance counts and
-// conf bytes, and the total, from the runs and task-instance tables (after
-// a restore; ti_order is kept by putTaskInstancesTxn, which restores use).
+// conf bytes, and the total, from the runs and task-instance tables, and
+// the runs' order marks (after a restore; ti_order is kept by
+// putTaskInstancesTxn, which restores use).
 func recountRunsTxn(txn *memdb.Txn) error {
 	if err := clearRunCountsTxn(txn); err != nil {
+		return err
+	}
+	if err := remarkRunsTxn(txn); err != nil {
 		return err
 	}
 	counts := map[string]*runCount{}
@@ -335,10 +339,12 @@ func (v *treeValue[T]) get(root <-chan struct{}, walk func() (T, error)) (T, err
 	return value, nil
 }
 
-// treeCountKey is an index's root channel and a name for the filter.
+// treeCountKey is an index's root channel, those of up to two more
+// tables the filter reads, and a name for the filter.
 type treeCountKey struct {
-	root <-chan struct{}
-	key  string
+	root        <-chan struct{}
+	also, also2 <-chan struct{}
+	key         string
 }
 
 // maxTreeCounts bounds the remembered counts; past it they are dropped
@@ -347,8 +353,16 @@ const maxTreeCounts = 64
 
 // count is the count of rows under root and key, counting it with walk
 // when it is not remembered.
-func (c *treeCounts) count(root <-chan struct{}, key string, walk func() (int, error)) (int, error) {
+// also are the root channels of other tables the filter reads (at most
+// two), so that the count is found again only while those stand too.
+func (c *treeCounts) count(root <-chan struct{}, key string, walk func() (int, error), also ...<-chan struct{}) (int, error) {
 	k := treeCountKey{root: root, key: key}
+	if len(also) > 0 {
+		k.also = also[0]
+	}
+	if len(also) > 1 {
+		k.also2 = also[1]
+	}
 	c.mu.Lock()
 	n, ok := c.of[k]
 	c.mu.Unlock()

@@ -194,7 +194,40 @@ func dagRowTxn(txn *memdb.Txn, dagID string) (*DagRow, error) {
 }
 
 // Dags lists every DAG row by dag_id.
-func (s *Store) Dags() ([]*DagRow, error) { return allDagRowsTxn(s.read()) }
+func (s *Store) Dags() ([]*DagRow, error) {
+	rows, err := allDagRowsTxn(s.read())
+	if s.rowsRead != nil {
+		s.rowsRead(len(rows))
+	}
+	return rows, err
+}
+
+// AnyDagNamed says whether a DAG's definition has a display name of its
+// own, found by a walk of the DAG rows once per version of the DAG table
+// (a DAG listing ordered by display name asks at each page).
+func (s *Store) AnyDagNamed() (bool, error) {
+	txn := s.read()
+	it, err := txn.Get(tableDags, indexID)
+	if err != nil {
+		return false, fmt.Errorf("list dags: %w", err)
+	}
+	n, err := s.counts.count(it.WatchCh(), "dags named", func() (int, error) {
+		read := 0
+		defer func() {
+			if s.rowsRead != nil {
+				s.rowsRead(read)
+			}
+		}()
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			read++
+			if r := raw.(*DagRow); r.Def != nil && r.Def.DisplayName != "" {
+				return 1, nil
+			}
+		}
+		return 0, nil
+	})
+	return n > 0, err
+}
 
 func allDagRowsTxn(txn *memdb.Txn) ([]*DagRow, error) {
 	it, err := txn.Get(tableDags, indexID)
@@ -310,6 +343,9 @@ func (s *Store) DeleteDag(dagID string, refuse func(v storeView, dagIDs []string
 				return err
 			}
 			if err := forgetRunsOfTxn(txn, id); err != nil {
+				return err
+			}
+			if err := deleteMarksOfTxn(txn, id); err != nil {
 				return err
 			}
 			count += tis
@@ -532,6 +568,19 @@ func (s *Store) FavoriteDagIDs(userID string) (map[string]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// IsFavorite reports whether a user marked a DAG: one lookup (rowsRead
+// hears of it).
+func (s *Store) IsFavorite(dagID, userID string) (bool, error) {
+	raw, err := s.read().First(tableDagFavorites, indexID, dagID, userID)
+	if err != nil {
+		return false, fmt.Errorf("look up favorite %s of %s: %w", dagID, userID, err)
+	}
+	if s.rowsRead != nil && raw != nil {
+		s.rowsRead(1)
+	}
+	return raw != nil, nil
 }
 
 // deleteFavoritesTxn removes a DAG's favorites, as deleting a DagModel

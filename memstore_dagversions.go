@@ -19,8 +19,9 @@ import (
 )
 
 const (
-	tableDagVersions = "dag_versions"
-	indexVersionUUID = "uuid" // dag versions: the version's id
+	tableDagVersions   = "dag_versions"
+	indexVersionUUID   = "uuid"     // dag versions: the version's id
+	indexDagVersionIDs = "dag_uuid" // dag versions: (dag_id, id)
 )
 
 // DagVersion is one version of a DAG's definition.
@@ -34,7 +35,9 @@ type DagVersion struct {
 	Hash string
 }
 
-// dagVersionsTable holds every DAG's versions, by (dag_id, number).
+// dagVersionsTable holds every DAG's versions, by (dag_id, number), by
+// id, and by (dag_id, id) for a page of one DAG's versions by id (a
+// version is written when a DAG's definition changes, never by a run).
 func dagVersionsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableDagVersions,
@@ -44,6 +47,8 @@ func dagVersionsTable() *memdb.TableSchema {
 				intField[DagVersion]{func(v *DagVersion) int64 { return v.Number }},
 			}}},
 			indexVersionUUID: {Name: indexVersionUUID, Unique: true, Indexer: stringField[DagVersion]{func(v *DagVersion) string { return v.ID }}},
+			indexDagVersionIDs: {Name: indexDagVersionIDs, Unique: true, Indexer: stringPairIndex(
+				func(v *DagVersion) string { return v.DagID }, func(v *DagVersion) string { return v.ID })},
 		},
 	}
 }
@@ -186,7 +191,14 @@ func (s *Store) DagVersions(dagID string) ([]*DagVersion, error) {
 		return nil, fmt.Errorf("list dag versions: %w", err)
 	}
 	var out []*DagVersion
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
 	for raw := it.Next(); raw != nil; raw = it.Next() {
+		read++
 		if v := raw.(*DagVersion); dagID == "" || v.DagID == dagID {
 			out = append(out, v)
 		}

@@ -33,20 +33,40 @@ type ImportError struct {
 	StackTrace string
 }
 
-// importErrorsTable holds import errors by id and by file.
+// importErrorsTable holds import errors by id, by file, and by time
+// (ties by id: the files of one read of the folder share its time).
 func importErrorsTable() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableImportErrors,
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID:       {Name: indexID, Unique: true, Indexer: intField[ImportError]{func(e *ImportError) int64 { return e.ID }}},
 			indexFilename: {Name: indexFilename, Unique: true, Indexer: stringField[ImportError]{func(e *ImportError) string { return e.Filename }}},
+			indexTimestamp: {Name: indexTimestamp, Unique: true, Indexer: timeIDIndex[ImportError]{
+				func(e *ImportError) time.Time { return e.Timestamp }, func(e *ImportError) int64 { return e.ID }}},
 		},
 	}
 }
 
-// ImportErrors lists the import errors by id.
+// ImportErrors lists the import errors by id (and tells rowsRead).
 func (s *Store) ImportErrors() ([]*ImportError, error) {
-	return allRows[ImportError](s.read(), tableImportErrors, "import errors")
+	rows, err := allRows[ImportError](s.read(), tableImportErrors, "import errors")
+	if s.rowsRead != nil {
+		s.rowsRead(len(rows))
+	}
+	return rows, err
+}
+
+// HasImportError reports whether a file's last read failed: one lookup
+// (rowsRead hears of it).
+func (s *Store) HasImportError(file string) (bool, error) {
+	raw, err := s.read().First(tableImportErrors, indexFilename, file)
+	if err != nil {
+		return false, fmt.Errorf("look up the import error of %s: %w", file, err)
+	}
+	if s.rowsRead != nil && raw != nil {
+		s.rowsRead(1)
+	}
+	return raw != nil, nil
 }
 
 // ImportErrorByID is one import error, or errNotFound.

@@ -268,6 +268,45 @@ func appendTime(b []byte, t time.Time) []byte {
 	return b
 }
 
+// timeIDIndex orders rows by a time to the nanosecond, as time.Compare
+// does (seconds with the sign bit flipped, then nanoseconds, big-endian),
+// ties by an integer id (encodeInt64). FromArgs takes nothing (the whole
+// index) or (time, id), which LowerBound and ReverseLowerBound seek to.
+type timeIDIndex[T any] struct {
+	at func(*T) time.Time
+	id func(*T) int64
+}
+
+func (x timeIDIndex[T]) FromObject(obj any) (bool, []byte, error) {
+	o, ok := obj.(*T)
+	if !ok {
+		return false, nil, fmt.Errorf("index: want %T, got %T", (*T)(nil), obj)
+	}
+	return true, timeIDKey(x.at(o), x.id(o)), nil
+}
+
+func timeIDKey(t time.Time, id int64) []byte {
+	k := make([]byte, 20)
+	binary.BigEndian.PutUint64(k, uint64(t.Unix())^(1<<63))
+	binary.BigEndian.PutUint32(k[8:], uint32(t.Nanosecond()))
+	copy(k[12:], encodeInt64(id))
+	return k
+}
+
+func (x timeIDIndex[T]) FromArgs(args ...any) ([]byte, error) {
+	switch len(args) {
+	case 0:
+		return nil, nil
+	case 2:
+		t, ok := args[0].(time.Time)
+		id, ok2 := args[1].(int64)
+		if ok && ok2 {
+			return timeIDKey(t, id), nil
+		}
+	}
+	return nil, fmt.Errorf("index: a time and id index takes nothing or (time.Time, int64), got %#v", args)
+}
+
 // dagTimeKey is dag_id, a NUL and encodeTime(t), with room for more.
 func dagTimeKey(dagID string, t time.Time, room int) []byte {
 	return appendTime(append(append(make([]byte, 0, len(dagID)+17+room), dagID...), 0), t)

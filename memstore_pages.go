@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -370,10 +371,31 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 	return page, total, nil
 }
 
+// DagReads names what a DAG page's filter reads besides the DAG rows,
+// so that its count is remembered per version of that too.
+type DagReads int
+
+const (
+	ReadsImportErrors DagReads = iota // the DAGs' files' import errors
+	ReadsFavorites                    // the users' favorites
+)
+
 // DagPage is a page of the DAG rows keep picks, in dag_id order
-// (descending when desc), and how many rows it picks in all (tablePage).
-func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string) ([]*DagRow, int, error) {
-	return tablePage(s, tableDags, indexID, desc, offset, limit, keep, countKey)
+// (descending when desc), and how many rows it picks in all (tablePage),
+// the count remembered also per version of what keep reads besides
+// (reads).
+func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, countKey string, reads ...DagReads) ([]*DagRow, int, error) {
+	walk := func(txn *memdb.Txn) (memdb.ResultIterator, error) {
+		if desc {
+			return txn.GetReverse(tableDags, indexID)
+		}
+		return txn.Get(tableDags, indexID)
+	}
+	also := make([]string, len(reads))
+	for i, r := range reads {
+		also[i] = [...]string{ReadsImportErrors: tableImportErrors, ReadsFavorites: tableDagFavorites}[r]
+	}
+	return tablePageWalk(s, tableDags, indexID, nil, walk, offset, limit, keep, nil, countKey, also...)
 }
 
 // PoolKeyedPage, VariableKeyedPage and ConnectionKeyedPage are pages of those tables by
@@ -412,20 +434,72 @@ func keyedTablePage[T any](s *Store, table, idIndex, nameIndex string, byName, d
 	return tablePage(s, table, index, desc, offset, limit, func(row *T) bool { return keep(name(row)) }, countKey)
 }
 
-// ImportErrorPage is a page of import errors by id, or by filename when
-// byFilename, those whose filename keep picks (nil: all), and how many it
-// picks in all (tablePage; countKey names keep's filter).
-func (s *Store) ImportErrorPage(byFilename, desc bool, offset, limit int, keep func(string) bool, countKey string) ([]*ImportError, int, error) {
+// ImportErrorPage is a page of import errors by id, filename or
+// timestamp (ties by id, the walk's way, or ascending when tiesUp: /api/v1
+// sorts stably from the rows by id), those whose filename keep picks
+// (nil: all), and how many it picks in all (tablePageOf; countKey names
+// keep's filter).
+func (s *Store) ImportErrorPage(order string, desc, tiesUp bool, offset, limit int, keep func(string) bool, countKey string) ([]*ImportError, int, error) {
 	index := indexID
-	if byFilename {
+	switch order {
+	case "filename":
 		index = indexFilename
+	case "timestamp":
+		index = indexTimestamp
 	}
 	pick := func(*ImportError) bool { return true }
 	if keep != nil {
 		pick = func(e *ImportError) bool { return keep(e.Filename) }
 	}
-	return tablePage(s, tableImportErrors, index, desc, offset, limit, pick, countKey)
+	if order == "timestamp" && desc && tiesUp {
+		walk := func(txn *memdb.Txn) (memdb.ResultIterator, error) {
+			return &importErrorTimesDown{txn: txn, at: endOfTime, id: 1<<63 - 1}, nil
+		}
+		return tablePageWalk(s, tableImportErrors, index, nil, walk, offset, limit, pick, nil, countKey)
+	}
+	return tablePageOf(s, tableImportErrors, index, nil, desc, offset, limit, pick, nil, countKey)
 }
+
+// importErrorTimesDown walks the import errors by timestamp from the
+// latest down, each time's rows by id ascending: a seek down to the next
+// earlier time, then its rows forward in the (timestamp, id) index.
+type importErrorTimesDown struct {
+	txn   *memdb.Txn
+	at    time.Time // the walk is below (at, id)
+	id    int64
+	group memdb.ResultIterator // the rows of one time, forward
+	time  time.Time
+	err   error
+}
+
+func (x *importErrorTimesDown) Next() any {
+	for x.err == nil {
+		if x.group != nil {
+			if raw := x.group.Next(); raw != nil && raw.(*ImportError).Timestamp.Equal(x.time) {
+				return raw
+			}
+			x.group = nil
+		}
+		var it memdb.ResultIterator
+		if it, x.err = x.txn.ReverseLowerBound(tableImportErrors, indexTimestamp, x.at, x.id); x.err != nil {
+			break
+		}
+		raw := it.Next()
+		if raw == nil {
+			return nil
+		}
+		x.time = raw.(*ImportError).Timestamp
+		x.at, x.id = x.time, -1<<63 // below every row of this time
+		x.group, x.err = x.txn.LowerBound(tableImportErrors, indexTimestamp, x.time, int64(-1<<63))
+	}
+	return nil
+}
+
+// Err is the walk's error, once Next has answered nil.
+func (x *importErrorTimesDown) Err() error { return x.err }
+
+// WatchCh is memdb.ResultIterator's; a page is read once, never watched.
+func (x *importErrorTimesDown) WatchCh() <-chan struct{} { return nil }
 
 // BackfillPage is a page of a DAG's backfills ("": every DAG's) by id,
 // descending when desc, and how many there are (tablePageOf; a DAG's
@@ -442,6 +516,18 @@ func (s *Store) BackfillPage(dagID string, desc bool, offset, limit int) ([]*Bac
 // descending when desc, and how many there are (tablePage).
 func (s *Store) DagVersionPage(desc bool, offset, limit int) ([]*DagVersion, int, error) {
 	return tablePage(s, tableDagVersions, indexVersionUUID, desc, offset, limit, func(*DagVersion) bool { return true }, "all")
+}
+
+// DagVersionPageOf is a page of one DAG's versions by version_number
+// (byNumber) or by id, descending when desc, and how many there are
+// (tablePageOf: the DAG's part of an index, its count remembered per
+// change of the DAG's versions).
+func (s *Store) DagVersionPageOf(dagID string, byNumber, desc bool, offset, limit int) ([]*DagVersion, int, error) {
+	all := func(*DagVersion) bool { return true }
+	if byNumber {
+		return tablePageOf(s, tableDagVersions, indexID+"_prefix", []any{dagID, nil}, desc, offset, limit, all, nil, "dag "+dagID)
+	}
+	return tablePageOf(s, tableDagVersions, indexDagVersionIDs+"_prefix", []any{dagID, ""}, desc, offset, limit, all, nil, "dag "+dagID)
 }
 
 // walkPage reads it to the page's end: the rows after the first offset,
@@ -513,14 +599,20 @@ func tablePage[T any](s *Store, table, index string, desc bool, offset, limit in
 // which any change among them replaces). tied is pickPage's (nil: the
 // index's order is the page's).
 func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, offset, limit int, keep func(*T) bool, tied func(a, b *T) bool, countKey string) ([]*T, int, error) {
-	txn := s.read()
-	walk := func() (memdb.ResultIterator, error) {
+	walk := func(txn *memdb.Txn) (memdb.ResultIterator, error) {
 		if desc {
 			return txn.GetReverse(table, index, args...)
 		}
 		return txn.Get(table, index, args...)
 	}
-	it, err := walk()
+	return tablePageWalk(s, table, index, args, walk, offset, limit, keep, tied, countKey)
+}
+
+// tablePageWalk is tablePageOf with the walk of the page's order given
+// (a walk no single index walk makes).
+func tablePageWalk[T any](s *Store, table, index string, args []any, walk func(*memdb.Txn) (memdb.ResultIterator, error), offset, limit int, keep func(*T) bool, tied func(a, b *T) bool, countKey string, also ...string) ([]*T, int, error) {
+	txn := s.read()
+	it, err := walk(txn)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list %s: %w", table, err)
 	}
@@ -541,6 +633,14 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 		if err != nil {
 			return nil, 0, fmt.Errorf("count %s: %w", table, err)
 		}
+		var roots [2]<-chan struct{}
+		for i, t := range also {
+			it, err := txn.Get(t, indexID)
+			if err != nil {
+				return nil, 0, fmt.Errorf("count %s: %w", table, err)
+			}
+			roots[i] = it.WatchCh()
+		}
 		total, err = s.counts.count(all.WatchCh(), table+" "+countKey, func() (int, error) {
 			n := 0
 			for raw := all.Next(); raw != nil; raw = all.Next() {
@@ -550,7 +650,7 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 				}
 			}
 			return n, nil
-		})
+		}, roots[0], roots[1])
 		if err != nil {
 			return nil, 0, err
 		}
@@ -565,6 +665,9 @@ func tablePageOf[T any](s *Store, table, index string, args []any, desc bool, of
 	}
 	rows, picked, n := pickPage(it, offset, limit, keep, tied, total < 0)
 	read += n
+	if failing, ok := it.(interface{ Err() error }); ok && failing.Err() != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", table, failing.Err())
+	}
 	if total < 0 {
 		total = picked
 	}

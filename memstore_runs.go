@@ -58,6 +58,9 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if err := txn.Insert(tableDagRuns, next); err != nil {
 		return fmt.Errorf("store run %s of %s: %w", next.RunID, next.DagID, err)
 	}
+	if err := markRunTxn(txn, old, next); err != nil {
+		return err
+	}
 	if old.State == next.State && len(old.Conf) == len(next.Conf) {
 		return nil
 	}
@@ -73,6 +76,9 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 	if err := txn.Delete(tableDagRuns, run); err != nil {
 		return fmt.Errorf("delete run %s of %s: %w", run.RunID, run.DagID, err)
+	}
+	if err := markRunTxn(txn, run, nil); err != nil {
+		return err
 	}
 	if err := forgetRunTxn(txn, run); err != nil {
 		return err
@@ -586,6 +592,9 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if err := txn.Insert(tableDagRuns, run); err != nil {
 		return nil, fmt.Errorf("insert run %s of %s: %w", nr.runID, nr.dag.DagID, err)
 	}
+	if err := markRunTxn(txn, nil, run); err != nil { // a new run is not settled: no read
+		return nil, err
+	}
 	tiCount, ordered := 0, 0
 	if len(nr.dag.Tasks) > 0 {
 		// One allocation for all of the run's task instances.
@@ -684,6 +693,9 @@ func (s *Store) DeleteRuns(dagID string) error {
 			return err
 		}
 		if err := deleteTIOrderTxn(txn, dagID); err != nil {
+			return err
+		}
+		if err := deleteMarksOfTxn(txn, dagID); err != nil {
 			return err
 		}
 		for _, table := range append([]string{tableDagRuns, tableTasks}, taskInstanceTables...) {

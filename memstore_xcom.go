@@ -200,7 +200,14 @@ func (s *Store) XComEntries(f XComFilter) ([]*XComEntry, error) {
 		return nil, fmt.Errorf("list xcom entries: %w", err)
 	}
 	entries := []*XComEntry{}
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
 	for raw := it.Next(); raw != nil; raw = it.Next() {
+		read++
 		e := raw.(*XComEntry)
 		if (f.RunID == "" || e.RunID == f.RunID) && (f.TaskID == "" || e.TaskID == f.TaskID) && (f.Key == nil || e.Key == *f.Key) {
 			entries = append(entries, e)

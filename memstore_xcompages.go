@@ -9,6 +9,7 @@ package main
 // before it by those counts, instead of reading and sorting the scope.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"iter"
@@ -189,14 +190,31 @@ type XComPageQuery struct {
 	KeepDag              func(dagID string) bool
 	KeepRun              func(run *DagRun) bool
 	KeepTask             func(taskID string) bool
-	Offset, Limit        int
+	// KeepKey (nil: every key) picks the entries by key, across runs
+	// only (a key pattern).
+	KeepKey func(key string) bool
+	// JoinRun leaves out, across runs, the entries whose run is gone
+	// (Airflow 3 joins the run); KeepRun implies it there.
+	JoinRun bool
+	// FilterKey names the filters across runs (Key, MapIndex, KeepRun,
+	// KeepKey, JoinRun) for the count of what they pick: with it the
+	// store pages them by a walk of the scope's blocks to the page's end,
+	// the filters picking; without it it does not page them (paged).
+	FilterKey     string
+	Offset, Limit int
 }
 
 // paged says whether the store can page q: a run's entries may be
-// filtered by key, map_index and the run itself; across runs, only
-// whole DAGs and tasks are picked.
+// filtered by key, map_index and the run itself; across runs, whole
+// DAGs and tasks are picked, and other filters when named (FilterKey).
 func (q XComPageQuery) paged() bool {
-	return q.RunID != "" || (q.Key == nil && q.MapIndex == nil && q.KeepRun == nil)
+	return q.RunID != "" || !q.filteredAcrossRuns() || q.FilterKey != ""
+}
+
+// filteredAcrossRuns says whether q filters entries across runs by more
+// than their DAG and task.
+func (q XComPageQuery) filteredAcrossRuns() bool {
+	return q.RunID == "" && (q.Key != nil || q.MapIndex != nil || q.KeepRun != nil || q.KeepKey != nil || q.JoinRun)
 }
 
 // XComPage reads a page of the entries q picks and how many it picks in
@@ -218,6 +236,9 @@ func (s *Store) XComPage(q XComPageQuery) (page []*XComEntry, total int, ok bool
 			s.rowsRead(read)
 		}
 	}()
+	if q.filteredAcrossRuns() {
+		return s.xcomFilteredPage(txn, q, &read)
+	}
 	page = []*XComEntry{}
 	offset, limit := max(q.Offset, 0), max(q.Limit, 0)
 	for b, err := range xcomBlocks(txn, q, &read) {
@@ -253,6 +274,95 @@ func (s *Store) XComPage(q XComPageQuery) (page []*XComEntry, total int, ok bool
 		total += n
 	}
 	return page, total, true, nil
+}
+
+// xcomFilteredPage is XComPage across runs with filters on the entries
+// and their runs: the scope's blocks walked in the listing's order to the
+// page's end, the filters picking (a run looked up once for its entries),
+// and the total counted by a walk of every block once per version of the
+// entries, the runs when a filter reads them, and the filters
+// (treeCounts under q.FilterKey).
+func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]*XComEntry, int, bool, error) {
+	runs := map[[2]string]*DagRun{} // (dag_id, run_id): the run, nil when gone
+	withRuns := q.JoinRun || q.KeepRun != nil
+	var lookupErr error
+	keep := func(e *XComEntry) bool {
+		switch {
+		case q.Key != nil && e.Key != *q.Key, q.MapIndex != nil && e.MapIndex != *q.MapIndex, q.KeepKey != nil && !q.KeepKey(e.Key):
+			return false
+		case !withRuns:
+			return true
+		}
+		k := [2]string{e.DagID, e.RunID}
+		run, seen := runs[k]
+		if !seen {
+			r, err := runByRunIDTxn(txn, e.DagID, e.RunID)
+			switch {
+			case err == nil:
+				*read++
+				run = r
+			case !errors.Is(err, errNotFound):
+				lookupErr = cmp.Or(lookupErr, err)
+			}
+			runs[k] = run
+		}
+		return run != nil && run.ID == e.RunRowID && (q.KeepRun == nil || q.KeepRun(run))
+	}
+	// walk reads the scope's entries in order, those keep picks, until
+	// take says no more.
+	walk := func(take func(*XComEntry) bool) error {
+		for b, err := range xcomBlocks(txn, q, read) {
+			if err != nil {
+				return err
+			}
+			it, err := b.walk()
+			if err != nil {
+				return fmt.Errorf("list xcom entries: %w", err)
+			}
+			for raw := it.Next(); raw != nil; raw = it.Next() {
+				*read++
+				if e := raw.(*XComEntry); keep(e) && !take(e) {
+					return lookupErr
+				}
+			}
+		}
+		return lookupErr
+	}
+	root, err := txn.Get(tableXComs, indexXComOrder)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("count xcom entries: %w", err)
+	}
+	var also []<-chan struct{}
+	if withRuns {
+		r, err := txn.Get(tableDagRuns, indexID)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("count xcom entries: %w", err)
+		}
+		also = append(also, r.WatchCh())
+	}
+	scope := fmt.Sprintf("xcom %q %q %q ", q.DagID, q.TaskID, q.RunID)
+	total, err := s.counts.count(root.WatchCh(), scope+q.FilterKey, func() (int, error) {
+		n := 0
+		err := walk(func(*XComEntry) bool { n++; return true })
+		return n, err
+	}, also...)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	page := []*XComEntry{}
+	offset, limit := max(q.Offset, 0), min(max(q.Limit, 0), max(total-max(q.Offset, 0), 0))
+	if limit == 0 {
+		return page, total, true, nil
+	}
+	err = walk(func(e *XComEntry) bool {
+		if offset > 0 {
+			offset--
+			return true
+		}
+		page = append(page, e)
+		return len(page) < limit
+	})
+	return page, total, true, err
 }
 
 // xcomBlock is a run of entries in a listing's order: how many (-1: as

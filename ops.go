@@ -11,6 +11,7 @@ package main
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,6 +35,10 @@ type operations struct {
 	// parseRequests are the DAG files asked to be read again, which the
 	// folder's reloader takes (dag_reload.go); nil: asked of nobody.
 	parseRequests *dagParseRequests
+	// sortLists, when set (tests), sends every DAG and XCom listing to
+	// the path that reads and sorts every row of its scope, which the
+	// walks' answers are held to.
+	sortLists atomic.Bool
 }
 
 // rules is the edition's row of the rules table.

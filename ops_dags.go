@@ -4,6 +4,7 @@ package main
 // shows of them, favorites, tags and versions.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -322,7 +323,7 @@ func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
 // listDags is the DAGs a query selects, ordered, and the page of them,
 // with the number selected. Sub-DAGs are never listed.
 func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
-	if desc, ok := q.byIDOnRows(); ok && (len(q.order) == 0 || q.order[0].attr == "dag_id" || !o.anyDagNamed()) {
+	if desc, ok := q.byIDOnRows(); ok && !o.sortLists.Load() && (len(q.order) == 0 || q.order[0].attr == "dag_id" || !o.anyDagNamed()) {
 		return o.listDagsByID(q, desc)
 	}
 	rows, err := o.store.Dags()
@@ -389,18 +390,16 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 // anyDagNamed says whether a loaded DAG has a display name of its own:
 // without one, an order by dag_display_name is the order by dag_id.
 func (o *operations) anyDagNamed() bool {
-	rows, err := o.store.Dags()
-	if err != nil {
-		return true // the full listing reports the error
-	}
-	return slices.ContainsFunc(rows, func(r *DagRow) bool { return r.Def != nil && r.Def.DisplayName != "" })
+	named, err := o.store.AnyDagNamed()
+	return named || err != nil // the full listing reports the error
 }
 
 // byIDOnRows says whether q orders by dag_id alone (its display name is
 // its id; the first key decides, ids being unique) and filters on what a
-// DAG's row holds alone, and whether the order is descending.
+// DAG's row holds, its file's import error and the caller's favorites
+// (one lookup each), and whether the order is descending.
 func (q dagQuery) byIDOnRows() (desc, ok bool) {
-	if q.lastRunFiltersEnabled || q.hasImportErrors != nil || q.favorite != nil {
+	if q.lastRunFiltersEnabled {
 		return false, false
 	}
 	if len(q.order) == 0 {
@@ -431,16 +430,34 @@ func (q dagQuery) rowFilterKey() string {
 	if q.assetDependency != nil {
 		dep = strconv.Quote(q.assetDependency.String())
 	}
-	return fmt.Sprintf("stale=%t paused=%s id=%q display=%q tags=%q all=%t owners=%q bundle=%s version=%s assets=%s dependency=%s timetables=%q",
+	return fmt.Sprintf("stale=%t paused=%s id=%q display=%q tags=%q all=%t owners=%q bundle=%s version=%s assets=%s dependency=%s timetables=%q import_errors=%s favorite=%s of=%s",
 		q.includeStale, pyBoolOrNone(q.paused), res(q.idLike), res(q.displayLike), q.tags, q.tagsAll, res(q.ownerLikes),
-		str(q.bundleName), str(q.bundleVersion), pyBoolOrNone(q.hasAssetSchedule), dep, q.timetableTypes)
+		str(q.bundleName), str(q.bundleVersion), pyBoolOrNone(q.hasAssetSchedule), dep, q.timetableTypes,
+		pyBoolOrNone(q.hasImportErrors), pyBoolOrNone(q.favorite), str(q.favoriteOf))
 }
 
 // listDagsByID is listDags for byIDOnRows' queries: the store walks its
 // dag_id index to the page's end (the total counted once per change of
-// the DAG table and filters: rowFilterKey), and the DAGs' details are
-// read for the page alone.
+// the DAG table, and of the import errors and favorites the filters
+// read, and filters: rowFilterKey), and the DAGs' details are read for
+// the page alone. A DAG's import error and a favorite are looked up for
+// each DAG the walk or the page meets, where every import error and every
+// user's favorites were read.
 func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error) {
+	var lookupErr error
+	importError := func(row *DagRow) bool {
+		has, err := o.store.HasImportError(absPath(row.FileLoc))
+		lookupErr = cmp.Or(lookupErr, err)
+		return has
+	}
+	favorite := func(row *DagRow) bool {
+		if q.favoriteOf == nil {
+			return false
+		}
+		is, err := o.store.IsFavorite(row.DagID, *q.favoriteOf)
+		lookupErr = cmp.Or(lookupErr, err)
+		return is
+	}
 	keep := func(row *DagRow) bool {
 		if row.RootDagID != "" {
 			return false
@@ -449,20 +466,29 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		if len(q.ownerLikes) > 0 && row.Def != nil {
 			info.Owners = dagOwners(row.Def)
 		}
+		if q.hasImportErrors != nil {
+			info.ImportErrors = importError(row)
+		}
+		if q.favorite != nil {
+			info.Favorite = favorite(row)
+		}
 		return q.selects(info)
 	}
-	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, q.rowFilterKey())
-	if err != nil {
+	var reads []DagReads
+	if q.hasImportErrors != nil {
+		reads = append(reads, ReadsImportErrors)
+	}
+	if q.favorite != nil {
+		reads = append(reads, ReadsFavorites)
+	}
+	rows, total, err := o.store.DagPage(desc, q.page.offset, q.page.limit, keep, q.rowFilterKey(), reads...)
+	if err = cmp.Or(err, lookupErr); err != nil {
 		return nil, 0, err
 	}
-	ie, err := o.importErrorFiles()
-	if err != nil {
-		return nil, 0, err
-	}
-	var favs map[string]bool
-	if q.favoriteOf != nil {
-		if favs, err = o.store.FavoriteDagIDs(*q.favoriteOf); err != nil {
-			return nil, 0, err
+	ie := map[string]bool{}
+	for _, row := range rows {
+		if importError(row) {
+			ie[absPath(row.FileLoc)] = true
 		}
 	}
 	out := make([]dagInfo, 0, len(rows))
@@ -471,10 +497,10 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		if err != nil {
 			return nil, 0, err
 		}
-		info.Favorite = favs[row.DagID]
+		info.Favorite = favorite(row)
 		out = append(out, info)
 	}
-	return out, total, nil
+	return out, total, lookupErr
 }
 
 // pyBoolOrNone is an optional flag as a word: True, False or None.
@@ -700,6 +726,12 @@ const (
 // dagVersions is the versions of a DAG (dagID "": every DAG's).
 func (o *operations) dagVersions(dagID string) ([]*DagVersion, error) {
 	return o.store.DagVersions(dagID)
+}
+
+// dagVersionPageOf is a page of one DAG's versions by version_number
+// (byNumber) or by id, descending when desc, and how many there are.
+func (o *operations) dagVersionPageOf(dagID string, byNumber, desc bool, p page) ([]*DagVersion, int, error) {
+	return o.store.DagVersionPageOf(dagID, byNumber, desc, p.offset, p.limit)
 }
 
 // dagVersionPage is a page of every DAG's versions by id (descending

@@ -421,7 +421,8 @@ func (q assetEventQuery) pagedOrder() (desc, tiesFollow, ok bool) {
 // pageAssetEvents is assetEvents' answer from the store's page, each
 // event with its asset (nil when it is gone). A filter picks as the
 // index is walked (one asset's part of it for asset_id); a name pattern
-// picks by the ids of the assets it matches, read from every asset.
+// looks up the asset of each event the walk meets, once an asset, where
+// every asset was read to know those it names.
 func (o *operations) pageAssetEvents(q assetEventQuery, desc, tiesFollow bool) (listed[assetEventView], error) {
 	var events []*AssetEvent
 	var total int
@@ -429,17 +430,21 @@ func (o *operations) pageAssetEvents(q assetEventQuery, desc, tiesFollow bool) (
 	if !q.filtered() {
 		events, total, err = o.store.AssetEventPage(desc, tiesFollow, q.offset, q.limit)
 	} else {
-		var named map[int64]bool
+		var named func(id int64) bool
+		var lookupErr error
 		if q.name != nil {
-			assets, err := o.store.Assets()
-			if err != nil {
-				return listed[assetEventView]{}, err
-			}
-			named = map[int64]bool{}
-			for _, a := range assets {
-				if q.name.MatchString(a.Name) {
-					named[a.ID] = true
+			seen := map[int64]bool{}
+			named = func(id int64) bool {
+				matched, ok := seen[id]
+				if !ok {
+					a, err := o.store.AssetByIDRead(id)
+					if err != nil && !errors.Is(err, errNotFound) {
+						lookupErr = cmp.Or(lookupErr, err)
+					}
+					matched = a != nil && q.name.MatchString(a.Name)
+					seen[id] = matched
 				}
+				return matched
 			}
 		}
 		eq := func(want, got *string) bool { return want == nil || (got != nil && *got == *want) }
@@ -448,7 +453,7 @@ func (o *operations) pageAssetEvents(q assetEventQuery, desc, tiesFollow bool) (
 			case q.assetID != nil && e.AssetID != *q.assetID:
 			case !eq(q.sourceDagID, e.SourceDagID), !eq(q.sourceTaskID, e.SourceTaskID), !eq(q.runID, e.SourceRunID):
 			case q.mapIndex != nil && int64(e.SourceMapIndex) != *q.mapIndex:
-			case named != nil && !named[e.AssetID]:
+			case named != nil && !named(e.AssetID):
 			case q.gte != nil && e.Timestamp.Before(*q.gte), q.gt != nil && !e.Timestamp.After(*q.gt):
 			case q.lte != nil && e.Timestamp.After(*q.lte), q.lt != nil && !e.Timestamp.Before(*q.lt):
 			default:
@@ -457,6 +462,7 @@ func (o *operations) pageAssetEvents(q assetEventQuery, desc, tiesFollow bool) (
 			return false
 		}
 		events, total, err = o.store.AssetEventFilteredPage(q.assetID, desc, tiesFollow, q.offset, q.limit, keep, q.filterKey())
+		err = cmp.Or(err, lookupErr)
 	}
 	if err != nil {
 		return listed[assetEventView]{}, err

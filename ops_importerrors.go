@@ -15,20 +15,32 @@ const faultImportErrorNotFound opFault = "import_error_not_found" // id
 func (o *operations) importErrors() ([]*ImportError, error) { return o.store.ImportErrors() }
 
 // importErrorPage is a page of the import errors whose filename match
-// keeps (nil: all; matchKey names it for the remembered totals), read from the store's indexes when keys' first is id
-// or filename (both unique: the keys after it never decide, whichever
-// way SortParam's primary key follows), and how many it picks; ok false
-// for another order (timestamp, stacktrace, bundle_name), which sorts.
-func (o *operations) importErrorPage(keys []sortKey, match func(file string) bool, matchKey string, offset, limit int) (listed[*ImportError], bool, error) {
-	byFilename, desc, ok := keyedIndexOrder(keyedQuery{keys: keys}, "filename")
-	if !ok {
-		return listed[*ImportError]{}, false, nil
+// keeps (nil: all; matchKey names it for the remembered totals), read from
+// the store's indexes when keys' first is id or filename (both unique: the
+// keys after it never decide, whichever way SortParam's primary key
+// follows) or is timestamp alone (ties by id, in its direction, or
+// ascending when tiesUp), and how many it picks; ok false for another
+// order (stacktrace, bundle_name, timestamp then another key), which
+// sorts.
+func (o *operations) importErrorPage(keys []sortKey, tiesUp bool, match func(file string) bool, matchKey string, offset, limit int) (listed[*ImportError], bool, error) {
+	order, desc := "id", false
+	if len(keys) == 1 && keys[0].attr == "timestamp" {
+		order, desc = "timestamp", keys[0].desc
+	} else {
+		byFilename, d, ok := keyedIndexOrder(keyedQuery{keys: keys}, "filename")
+		if !ok {
+			return listed[*ImportError]{}, false, nil
+		}
+		desc = d
+		if byFilename {
+			order = "filename"
+		}
 	}
 	countKey := "all"
 	if match != nil {
 		countKey = matchKey
 	}
-	rows, total, err := o.store.ImportErrorPage(byFilename, desc, offset, limit, match, countKey)
+	rows, total, err := o.store.ImportErrorPage(order, desc, tiesUp, offset, limit, match, countKey)
 	return listed[*ImportError]{rows: rows, total: total}, true, err
 }
 

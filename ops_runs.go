@@ -372,8 +372,11 @@ func compareInt64(a, b int64) int {
 
 // listRuns is _fetch_dag_runs: the page of matching runs and how many
 // match. The orders and filters the store's indexes and run counts serve
-// (pageQuery) read the page alone; other listings read the DAGs' runs
-// (each DAG holds at most --max-runs-per-dag of them) and sort them.
+// (pageQuery) read the page alone; one order of runs the store walks
+// (orderQuery: by an index's order or a marked one, of any DAGs, with any
+// filter) reads the walks to the page's end; other listings (several
+// order keys, conf, external_trigger, duration) read the DAGs' runs (each DAG holds at most --max-runs-per-dag of them) and sort
+// them (sortedRuns).
 func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	store := o.store
 	if pq, ok := q.pageQuery(); ok {
@@ -382,6 +385,19 @@ func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	if pq, ok := q.filteredPageQuery(); ok {
 		return store.RunPage(pq)
 	}
+	if oq, ok := q.orderQuery(); ok {
+		runs, total, ok, err := store.RunOrderPage(oq)
+		if ok || err != nil {
+			return runs, total, err
+		}
+	}
+	return o.sortedRuns(q)
+}
+
+// sortedRuns is listRuns by reading every run of the DAGs q names and
+// sorting those it picks.
+func (o *operations) sortedRuns(q *runQuery) ([]*DagRun, int, error) {
+	store := o.store
 	ids := q.dagIDs
 	if ids == nil {
 		rows, err := store.Dags()
@@ -488,6 +504,37 @@ func (q *runQuery) pageQuery() (RunPageQuery, bool) {
 		pq.States = append(pq.States, state)
 	}
 	return pq, true
+}
+
+// orderQuery is q as RunOrderPage reads it: one order key (Airflow 3's
+// SortParam adds the id after it, as compare does), whatever the DAGs and
+// filters; the store says whether it walks that order.
+func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
+	attr, desc := q.orderBy, q.desc
+	if q.order != nil {
+		if len(q.order) != 1 {
+			return RunOrderQuery{}, false
+		}
+		attr, desc = q.order[0].attr, q.order[0].desc
+	}
+	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Offset: q.offset, Limit: q.limit}
+	if q.more == nil && !q.dateFiltered() && len(q.states) == 0 {
+		return oq, true
+	}
+	if q.more == nil && !q.dateFiltered() {
+		for _, name := range q.states {
+			if runStateSlot(RunState(name)) == len(runStates) {
+				oq.States = nil
+				break
+			}
+			oq.States = append(oq.States, RunState(name))
+		}
+		if oq.States != nil {
+			return oq, true // the run counts' total
+		}
+	}
+	oq.Keep, oq.KeepKey = q.match, q.filterKey()
+	return oq, true
 }
 
 // filteredPageQuery is q as RunPage reads it with a filter it walks

@@ -725,13 +725,15 @@ func (q *tiSearch) mappedPage() (desc, ok bool) {
 
 // filteredOrder says whether the store's ti_order serves q with its
 // filters picking along the merge: the orders pagedOrder takes, filters on
-// the task instances and their runs' dates and ids, not a list of runs
-// (one run's row is read at once) nor DAG versions (another table).
+// the task instances, their runs' dates and ids and their DAG versions'
+// numbers (a version looked up once for its task instances), not a list
+// of runs (one run's row is read at once).
 func (q *tiSearch) filteredOrder() (byID, ok bool) {
-	if q.runIDs != nil || q.versionNumbers != nil {
+	if q.runIDs != nil {
 		return false, false
 	}
 	c := *q
+	c.versionNumbers = nil
 	var none timeBounds
 	c.taskIDs, c.runAfter, c.logical, c.start, c.end, c.updated, c.duration = nil, none, none, none, none, none, numBounds{}
 	c.states, c.pools, c.queues, c.executors, c.operators, c.tryNumbers, c.mapIndexes = nil, nil, nil, nil, nil, nil, nil
@@ -762,11 +764,12 @@ func (q *tiSearch) filterKey() string {
 	if q.start != (timeBounds{}) || q.end != (timeBounds{}) {
 		open = timeKey(q.openDatesAt)
 	}
-	return fmt.Sprintf("tasks=%s after=%s logical=%s start=%s end=%s updated=%s duration=%s,%s,%s,%s states=%s pools=%s queues=%s executors=%s operators=%s tries=%s maps=%s mapped=%t patterns=%s,%s,%s,%s,%s,%s open=%s",
+	return fmt.Sprintf("tasks=%s after=%s logical=%s start=%s end=%s updated=%s duration=%s,%s,%s,%s states=%s pools=%s queues=%s executors=%s operators=%s tries=%s maps=%s mapped=%t patterns=%s,%s,%s,%s,%s,%s open=%s versions=%s",
 		listKey(q.taskIDs), bounds(q.runAfter), bounds(q.logical), bounds(q.start), bounds(q.end), bounds(q.updated),
 		num(q.duration.gte), num(q.duration.gt), num(q.duration.lte), num(q.duration.lt), states, listKey(q.pools),
 		listKey(q.queues), listKey(q.executors), listKey(q.operators), ints(q.tryNumbers), ints(q.mapIndexes), q.mappedOnly,
-		re(q.taskPattern), re(q.dagPattern), re(q.runPattern), re(q.poolPattern), re(q.queuePattern), re(q.operatorMatch), open)
+		re(q.taskPattern), re(q.dagPattern), re(q.runPattern), re(q.poolPattern), re(q.queuePattern), re(q.operatorMatch), open,
+		ints(q.versionNumbers))
 }
 
 // searchTaskInstances lists the task instances q picks in q's order (then
@@ -797,7 +800,23 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		}
 	}
 	if byID, ok := q.filteredOrder(); ok {
-		keep := func(r RunTaskInstance) bool { return q.match(r.TI, r.Run) }
+		// A version's number, looked up once for its task instances (a
+		// version row never changes).
+		in := map[string]bool{} // a version id: whether its number is asked for
+		keep := func(r RunTaskInstance) bool {
+			if !q.match(r.TI, r.Run) {
+				return false
+			}
+			if q.versionNumbers == nil {
+				return true
+			}
+			ok, seen := in[r.TI.DagVersionID]
+			if !seen {
+				ok = o.versionIn(r.TI, q.versionNumbers)
+				in[r.TI.DagVersionID] = ok
+			}
+			return ok
+		}
 		rows, total, ok, err := o.store.TaskInstanceFilteredPage(q.dagIDs, byID, q.offset, q.limit, keep, q.filterKey())
 		if ok || err != nil {
 			return rows, total, err

@@ -8,8 +8,11 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -55,7 +58,16 @@ func (o *operations) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], er
 		mi := int(*f.mapIndex)
 		pq.MapIndex = &mi
 	}
-	entries, total, paged, err := o.store.XComPage(pq)
+	// Across runs, the key and map_index pick along the walk of the
+	// scope (an entry is listed whether its run is there or not).
+	pq.FilterKey = fmt.Sprintf("key=%s map=%s", strPtrKey(f.key), int64PtrKey(f.mapIndex))
+	var entries []*XComEntry
+	var total int
+	var paged bool
+	var err error
+	if !o.sortLists.Load() {
+		entries, total, paged, err = o.store.XComPage(pq)
+	}
 	if err != nil {
 		return listed[xcomRead]{}, err
 	}
@@ -85,6 +97,22 @@ func (o *operations) xcomEntries(f xcomQuery, q listQuery) (listed[xcomRead], er
 		items[i] = o.readXCom(e)
 	}
 	return listed[xcomRead]{rows: items, total: len(kept)}, nil
+}
+
+// strPtrKey and int64PtrKey are optional filter values in a filter's
+// name: nil is None.
+func strPtrKey(s *string) string {
+	if s == nil {
+		return "None"
+	}
+	return strconv.Quote(*s)
+}
+
+func int64PtrKey(n *int64) string {
+	if n == nil {
+		return "None"
+	}
+	return strconv.FormatInt(*n, 10)
 }
 
 func (o *operations) readXCom(e *XComEntry) xcomRead {
@@ -132,14 +160,18 @@ type xcomSearch struct {
 
 // pageQuery is q as the store's page of entries (XComPage): the run
 // is joined (an entry whose run is gone is left out) and the filters
-// fixed by a DAG, a run or a task are checked once for it; ok is false
-// when a filter is one the page cannot take (a key pattern, or a run
-// filter across runs), and none when the two map_index filters differ.
+// fixed by a DAG, a run or a task are checked once for it; across runs,
+// the key, map_index, key pattern and run filters pick along the walk of
+// the scope, named for their count; none when the two map_index filters
+// differ. A key pattern within a run is not paged (ok false).
 func (q xcomSearch) pageQuery() (pq XComPageQuery, none, ok bool) {
-	if q.keyPattern != nil {
+	if q.keyPattern != nil && q.runID != "" {
 		return XComPageQuery{}, false, false
 	}
 	pq = XComPageQuery{DagID: q.dagID, RunID: q.runID, TaskID: q.taskID, Key: q.key, Offset: q.offset, Limit: q.limit}
+	if re := q.keyPattern; re != nil {
+		pq.KeepKey = func(key string) bool { return re.MatchString(key) }
+	}
 	for _, mi := range []*int64{q.mapIndex, q.mapIndexFilter} {
 		switch {
 		case mi == nil:
@@ -159,9 +191,24 @@ func (q xcomSearch) pageQuery() (pq XComPageQuery, none, ok bool) {
 	if q.runID != "" {
 		pq.KeepRun = func(run *DagRun) bool { return run != nil && q.admitsRun(run) }
 	} else if q.runPattern != nil || q.logical != (timeBounds{}) || q.runAfter != (timeBounds{}) {
-		pq.KeepRun = q.admitsRun // across runs: the store does not page it
+		pq.KeepRun = q.admitsRun
+	}
+	if pq.filteredAcrossRuns() {
+		pq.JoinRun = true
+		pq.FilterKey = q.filterKey()
 	}
 	return pq, false, true
+}
+
+// filterKey names q's filters across runs, for the count of what they
+// pick.
+func (q xcomSearch) filterKey() string {
+	bounds := func(b timeBounds) string {
+		return strings.Join([]string{timeKey(b.gte), timeKey(b.gt), timeKey(b.lte), timeKey(b.lt)}, ",")
+	}
+	return fmt.Sprintf("joined key=%s map=%s,%s patterns=%s,%s,%s,%s logical=%s after=%s", strPtrKey(q.key),
+		int64PtrKey(q.mapIndex), int64PtrKey(q.mapIndexFilter), patternKey(q.keyPattern), patternKey(q.dagPattern),
+		patternKey(q.runPattern), patternKey(q.taskPattern), bounds(q.logical), bounds(q.runAfter))
 }
 
 // admitsRun says whether q's run filters take an entry of run.
@@ -184,7 +231,7 @@ func (q xcomSearch) admitsRun(run *DagRun) bool {
 func (o *operations) searchXComs(q xcomSearch) ([]xcomRead, int, error) {
 	if pq, none, ok := q.pageQuery(); none {
 		return []xcomRead{}, 0, nil
-	} else if ok {
+	} else if ok && !o.sortLists.Load() {
 		entries, total, paged, err := o.store.XComPage(pq)
 		if err != nil {
 			return nil, 0, err

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestAPIv2_Runs_OrdersReadThePage lists pages of 300 runs of each of two
+// DAGs in the orders no index of the run table keeps (start_date,
+// end_date, updated_at, state, logical_date) and those one keeps within a DAG
+// (run_after, run_id), of one DAG, of every DAG and of the batch's
+// dag_ids, with filters, and checks through the store's rowsRead hook
+// that a page reads about its rows (and the DAG's marks and unfinished
+// runs), not every run: before, each read every run of its DAGs and
+// sorted them. Each answer is held to the sorting path's (a second order
+// key, the id in the first's direction, which only breaks ties).
+func TestAPIv2_Runs_OrdersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addSchedulerRuns(t, ts.store, "example_bash_operator", base, 300)
+	addSchedulerRuns(t, ts.store, "tutorial", base.Add(time.Second), 300)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const one = "/dags/example_bash_operator/dagRuns"
+	for _, tc := range []struct {
+		name, path, order, tie, filters string
+		maxRead                         int
+	}{
+		{"-start_date", one, "-start_date", "-id", "limit=20", 60},
+		{"start_date, offset", one, "start_date", "id", "limit=20&offset=100", 150},
+		{"-end_date", one, "-end_date", "-id", "limit=20", 60},
+		{"-updated_at", one, "-updated_at", "-id", "limit=20", 60},
+		{"state", one, "state", "id", "limit=20", 90},
+		{"-state, offset", one, "-state", "-id", "limit=20&offset=250", 360},
+		{"-run_after", one, "-run_after", "-id", "limit=20", 25},
+		{"logical_date, offset", one, "logical_date", "id", "limit=20&offset=20", 50},
+		{"run_id, offset", one, "run_id", "id", "limit=20&offset=40", 65},
+		{"-start_date, state filter", one, "-start_date", "-id", "limit=20&state=failed", 250},
+		{"every DAG, -start_date", "/dags/~/dagRuns", "-start_date", "-id", "limit=20", 90},
+		{"every DAG, run_after, run_type", "/dags/~/dagRuns", "run_after", "id", "limit=20&run_type=scheduled", 45},
+		{"every DAG, -id, run_id_pattern", "/dags/~/dagRuns", "-id", "run_after", "limit=20&run_id_pattern=T0", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.path + "?order_by=" + url.QueryEscape(tc.order) + "&" + tc.filters
+			sorted := path + "&order_by=" + url.QueryEscape(tc.tie)
+			checkPageRead(t, ts, &read, http.MethodGet, path, "", sorted, "", tc.maxRead)
+		})
+	}
+	// The batch takes one order key: each answer is held to the sorting
+	// path's for the same listing (sortedRuns).
+	const batch = "/dags/~/dagRuns/list"
+	from := time.Date(2025, 1, 1, 2, 0, 0, 0, time.UTC)
+	both := []string{"tutorial", "example_bash_operator"}
+	for _, tc := range []struct {
+		name, body string
+		want       runQuery
+		maxRead    int
+	}{
+		{"batch, by id, a date range", `{"dag_ids": ["tutorial", "example_bash_operator"], "page_limit": 20, "start_date_gte": "2025-01-01T02:00:00Z"}`,
+			runQuery{dagIDs: both, order: []runOrderKey{{"id", false}}, more: &runFilters{start: timeRange{gte: &from}}}, 150},
+		{"batch, -end_date", `{"dag_ids": ["tutorial", "example_bash_operator"], "page_limit": 20, "order_by": "-end_date"}`,
+			runQuery{dagIDs: both, order: []runOrderKey{{"end_date", true}}}, 90},
+		{"batch, every DAG, state", `{"page_limit": 20, "page_offset": 30, "order_by": "state", "states": ["failed", "success"]}`,
+			runQuery{offset: 30, states: []string{"failed", "success"}, order: []runOrderKey{{"state", false}}}, 220},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			want.limit = 20
+			runs, total, err := ts.srv.ops.sortedRuns(&want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts.do(t, http.MethodPost, apiV2Prefix+batch, tc.body, "Content-Type", "application/json")
+			read = 0
+			got := ts.do(t, http.MethodPost, apiV2Prefix+batch, tc.body, "Content-Type", "application/json")
+			if got.status != 200 {
+				t.Fatalf("status %d: %.300s", got.status, got.body)
+			}
+			var page struct {
+				DagRuns []struct {
+					DagID string `json:"dag_id"`
+					RunID string `json:"dag_run_id"`
+				} `json:"dag_runs"`
+				Total int `json:"total_entries"`
+			}
+			if err := json.Unmarshal([]byte(got.body), &page); err != nil {
+				t.Fatal(err)
+			}
+			var gotIDs, wantIDs []string
+			for _, r := range page.DagRuns {
+				gotIDs = append(gotIDs, r.DagID+"/"+r.RunID)
+			}
+			for _, r := range runs {
+				wantIDs = append(wantIDs, r.DagID+"/"+r.RunID)
+			}
+			if !slices.Equal(gotIDs, wantIDs) || page.Total != total || total == 0 {
+				t.Errorf("page %v of %d, want %v of %d", gotIDs, page.Total, wantIDs, total)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}
+
+// TestAPIv1_Runs_OrdersReadThePage is TestAPIv2_Runs_OrdersReadThePage
+// for /api/v1 (edition 2): order_by in the orders no index keeps, and
+// execution_date of every DAG or with a filter, of one DAG, every DAG and
+// the batch's dag_ids; each page (asked a second time: a filter's count
+// is remembered per version of the run table) held to the sorting
+// path's.
+func TestAPIv1_Runs_OrdersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addSchedulerRuns(t, ts.store, "example_bash_operator", base, 300)
+	addSchedulerRuns(t, ts.store, "tutorial", base.Add(time.Second), 300)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	both := []string{"example_bash_operator", "tutorial"}
+	from := time.Date(2025, 1, 1, 2, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		dagID string         // GET's; "" asks the batch
+		query v1Values       // GET's
+		body  map[string]any // the batch's
+		want  runQuery
+		max   int
+	}{
+		{"-start_date", "example_bash_operator", v1Values{"limit": {"20"}, "order_by": {"-start_date"}}, nil,
+			runQuery{dagIDs: []string{"example_bash_operator"}, orderBy: "start_date", desc: true}, 60},
+		{"end_date, offset", "example_bash_operator", v1Values{"limit": {"20"}, "offset": {"100"}, "order_by": {"end_date"}}, nil,
+			runQuery{dagIDs: []string{"example_bash_operator"}, orderBy: "end_date", offset: 100}, 150},
+		{"-updated_at, every DAG", "~", v1Values{"limit": {"20"}, "order_by": {"-updated_at"}}, nil,
+			runQuery{orderBy: "updated_at", desc: true}, 90},
+		{"state, a date range", "example_bash_operator", v1Values{"limit": {"20"}, "order_by": {"state"}, "start_date_gte": {"2025-01-01T02:00:00Z"}}, nil,
+			runQuery{dagIDs: []string{"example_bash_operator"}, orderBy: "state", startGTE: &from}, 160},
+		{"-execution_date, every DAG", "~", v1Values{"limit": {"20"}, "order_by": {"-execution_date"}}, nil,
+			runQuery{orderBy: "execution_date", desc: true}, 25},
+		{"dag_run_id, a state", "example_bash_operator", v1Values{"limit": {"20"}, "order_by": {"dag_run_id"}, "state": {"failed"}}, nil,
+			runQuery{dagIDs: []string{"example_bash_operator"}, orderBy: "dag_run_id", states: []string{"failed"}}, 220},
+		{"batch, -start_date", "", nil, map[string]any{"dag_ids": []any{"tutorial", "example_bash_operator"}, "order_by": "-start_date", "page_limit": json.Number("20")},
+			runQuery{dagIDs: both, orderBy: "start_date", desc: true}, 90},
+		{"batch, execution_date, a state", "", nil, map[string]any{"order_by": "execution_date", "states": []any{"failed"}, "page_limit": json.Number("20")},
+			runQuery{orderBy: "execution_date", states: []string{"failed"}}, 220},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			want.limit = 20
+			runs, total, err := ts.srv.ops.sortedRuns(&want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantIDs []string
+			for _, r := range runs {
+				wantIDs = append(wantIDs, r.DagID+"/"+r.RunID)
+			}
+			var got map[string]any
+			for range 2 { // the first counts what a filter picks
+				read = 0
+				if tc.dagID != "" {
+					got, err = ts.srv.V1GetDagRuns(tc.dagID, tc.query)
+				} else {
+					got, err = ts.srv.V1GetDagRunsBatch(tc.body)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if read == 0 || read > tc.max {
+				t.Errorf("the page read %d rows, want 1 to %d", read, tc.max)
+			}
+			ids, gotTotal := pageRunIDs(t, got)
+			if !slices.Equal(ids, wantIDs) || gotTotal != total || total == 0 {
+				t.Errorf("page %v of %d, want %v of %d", ids, gotTotal, wantIDs, total)
+			}
+		})
+	}
+}

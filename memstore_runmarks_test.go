@@ -1,0 +1,237 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// runOrderFixture is a store with runs of three DAGs and of a DAG id with
+// no DAG row, dates drawn so that orders tie and values are null, for the
+// randomized tests of the run orders.
+type runOrderFixture struct {
+	ts     *testServer
+	rng    *rand.Rand
+	dagIDs []string // the three DAGs, then the id with no DAG row
+	base   time.Time
+}
+
+func newRunOrderFixture(t *testing.T, e edition, seed uint64) *runOrderFixture {
+	t.Helper()
+	f := &runOrderFixture{ts: newTestServer(t, e), rng: rand.New(rand.NewPCG(seed, 7)), base: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
+	for _, d := range f.ts.dags.DAGs {
+		if len(f.dagIDs) < 3 && d.ParentDagID == "" {
+			f.dagIDs = append(f.dagIDs, d.DagID)
+		}
+	}
+	f.dagIDs = append(f.dagIDs, "no_such_dag")
+	err := f.ts.store.update(func(txn *memdb.Txn) error {
+		for i := range 240 {
+			if err := f.insertTxn(txn, f.dagIDs[i%len(f.dagIDs)], i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// at is one of few times: runs share them.
+func (f *runOrderFixture) at() *time.Time {
+	t := f.base.Add(time.Duration(f.rng.IntN(40)) * time.Minute)
+	if f.rng.IntN(5) == 0 {
+		t = t.Add(time.Duration(f.rng.IntN(3)) * time.Nanosecond) // ties broken below a microsecond
+	}
+	return &t
+}
+
+// maybe is at() or, one time in n, nil.
+func (f *runOrderFixture) maybe(n int) *time.Time {
+	if f.rng.IntN(n) == 0 {
+		return nil
+	}
+	return f.at()
+}
+
+// insertTxn stores a new run of dagID (the i-th), as createRun and the
+// counts would, with random dates and state.
+func (f *runOrderFixture) insertTxn(txn *memdb.Txn, dagID string, i int) error {
+	id, err := nextCounter(txn, counterRunID)
+	if err != nil {
+		return err
+	}
+	date := f.base.Add(time.Duration(i) * time.Minute)
+	r := &DagRun{ID: id, DagID: dagID, RunID: fmt.Sprintf("run_%03d_%d", f.rng.IntN(60), id), ExecutionDate: date,
+		Conf: json.RawMessage(`{}`), RunType: []string{"scheduled", "manual"}[f.rng.IntN(2)]}
+	if !f.ts.srv.rules().nullLogicalDate || f.rng.IntN(3) == 0 {
+		// Editions 1.10 and 2: every run's logical date is its run_after.
+	} else if f.rng.IntN(2) == 0 {
+		r.RunAfter = *f.at()
+	} else {
+		r.NoLogicalDate, r.ExecutionDate, r.RunAfter = true, time.Time{}, *f.at()
+	}
+	f.settle(r)
+	if err := txn.Insert(tableDagRuns, r); err != nil {
+		return err
+	}
+	if err := markRunTxn(txn, nil, r); err != nil {
+		return err
+	}
+	return countRunTxn(txn, r, 1, 0, 0)
+}
+
+// settle gives r a random state and the dates such a run may have.
+func (f *runOrderFixture) settle(r *DagRun) {
+	r.State = []RunState{RunSuccess, RunSuccess, RunFailed, RunQueued, RunRunning}[f.rng.IntN(5)]
+	r.StartDate, r.EndDate, r.UpdatedAt = f.maybe(4), nil, f.maybe(8)
+	if r.State.Finished() {
+		r.EndDate = f.maybe(6)
+	}
+}
+
+// change applies n random writes: a run's state and dates, a run
+// deleted, a new run.
+func (f *runOrderFixture) change(t *testing.T, n int) {
+	t.Helper()
+	err := f.ts.store.update(func(txn *memdb.Txn) error {
+		for range n {
+			dagID := f.dagIDs[f.rng.IntN(len(f.dagIDs))]
+			runs := []*DagRun{}
+			it, err := dagRunsByID(txn, dagID, false)
+			if err != nil {
+				return err
+			}
+			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
+				runs = append(runs, raw.(*DagRun))
+			}
+			switch k := f.rng.IntN(10); {
+			case k == 0 && len(runs) > 0:
+				if err := deleteRunTxn(txn, runs[f.rng.IntN(len(runs))]); err != nil {
+					return err
+				}
+			case k == 1 || len(runs) == 0:
+				if err := f.insertTxn(txn, dagID, 1000+f.rng.IntN(100000)); err != nil {
+					return err
+				}
+			default:
+				old := runs[f.rng.IntN(len(runs))]
+				next := *old
+				switch f.rng.IntN(3) {
+				case 0:
+					f.settle(&next)
+				case 1:
+					next.UpdatedAt = f.at()
+				default:
+					next.State, next.StartDate, next.EndDate = RunQueued, nil, nil // a clear
+				}
+				if err := putRunTxn(txn, old, &next); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// marks are the store's run marks, in key order.
+func (f *runOrderFixture) marks(t *testing.T, txn *memdb.Txn) []string {
+	t.Helper()
+	it, err := txn.Get(tableSettledMarks, indexID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, fmt.Sprint(*raw.(*runOrderMarks)))
+	}
+	return out
+}
+
+// TestRunMarks_FollowEveryWrite applies random run writes (states and
+// dates changed, clears, deletes, new runs) and checks after each batch
+// that the marks the writes kept are those a rebuild from the runs makes.
+func TestRunMarks_FollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	f := newRunOrderFixture(t, edition3, 3)
+	for i := range 60 {
+		f.change(t, 1+f.rng.IntN(6))
+		txn := f.ts.store.db.Txn(true)
+		kept := f.marks(t, txn)
+		if err := remarkRunsTxn(txn); err != nil {
+			t.Fatal(err)
+		}
+		rebuilt := f.marks(t, txn)
+		txn.Abort()
+		if !slices.Equal(kept, rebuilt) {
+			t.Fatalf("batch %d: marks kept %v, rebuilt %v", i, kept, rebuilt)
+		}
+		if i == 59 && len(kept) == 0 {
+			t.Fatal("no marks: the test exercises nothing")
+		}
+	}
+}
+
+// TestRunMarks_GoWithTheirRuns removes runs wholesale (a DAG's runs,
+// the DAG, every run, a reset) and checks that their marks go with them,
+// and only theirs.
+func TestRunMarks_GoWithTheirRuns(t *testing.T) {
+	t.Parallel()
+	f := newRunOrderFixture(t, edition3, 5)
+	s := f.ts.store
+	marksOf := func() map[string]int {
+		t.Helper()
+		out := map[string]int{}
+		it, err := s.read().Get(tableSettledMarks, indexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			out[raw.(*runOrderMarks).DagID]++
+		}
+		return out
+	}
+	for _, id := range f.dagIDs {
+		if marksOf()[id] == 0 {
+			t.Fatalf("no marks of %s before: %v", id, marksOf())
+		}
+	}
+	if err := s.DeleteRuns(f.dagIDs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if m := marksOf(); m[f.dagIDs[0]] != 0 || m[f.dagIDs[1]] == 0 {
+		t.Errorf("after the runs of %s went: %v", f.dagIDs[0], m)
+	}
+	if _, err := s.DeleteDag(f.dagIDs[1], nil); err != nil {
+		t.Fatal(err)
+	}
+	if m := marksOf(); m[f.dagIDs[1]] != 0 || m[f.dagIDs[2]] == 0 {
+		t.Errorf("after the DAG %s went: %v", f.dagIDs[1], m)
+	}
+	if err := s.DeleteRuns(""); err != nil {
+		t.Fatal(err)
+	}
+	if m := marksOf(); len(m) != 0 {
+		t.Errorf("after every run went: %v", m)
+	}
+	f.change(t, 40)
+	if len(marksOf()) == 0 {
+		t.Fatal("no marks before the reset")
+	}
+	if err := s.Reset(f.ts.dags); err != nil {
+		t.Fatal(err)
+	}
+	if m := marksOf(); len(m) != 0 {
+		t.Errorf("after a reset: %v", m)
+	}
+}

@@ -1,0 +1,719 @@
+package main
+
+// Pages of runs in the orders of a listing's order_by, of one DAG, some
+// or every DAG, with filters: a walk per DAG in the order (an index's, or
+// the stretches between a marked order's marks), the walks merged, the
+// filters picking as the page fills.
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// RunOrderQuery is a page of runs in one attribute's order (runOrderWalks
+// names those the store can walk).
+type RunOrderQuery struct {
+	// DagIDs are the DAGs whose runs are listed, each once; nil is every
+	// DAG with a DAG row, as the listing of every DAG's ids has.
+	DagIDs []string
+	// Attr is the order's attribute (compareRunAttr's names), Desc its
+	// direction.
+	Attr string
+	Desc bool
+	// Compare is the listing's whole order: Attr in its direction, nulls
+	// where the API puts them, ties by id. The page is in this order.
+	Compare func(a, b *DagRun) int
+	// Keep, when set, picks the runs (every filter of the listing);
+	// KeepKey names it, for the count of what it picks.
+	Keep    func(*DagRun) bool
+	KeepKey string
+	// States are the states Keep keeps when it keeps no more than that
+	// (nil: Keep is more, or there is no filter): the total is then the
+	// run counts'.
+	States        []RunState
+	Offset, Limit int
+}
+
+// runOrderWalks are the orders RunOrderPage walks: the attributes an
+// index of the run table keeps within a DAG (id; the DAG's, its runs by
+// id; run_id; run_after, and execution_date where it is the run_after),
+// and markedRunAttrs.
+var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
+	"start_date", "end_date", "updated_at", "state", "logical_date"}
+
+// errOrderNotWalked stops a walk that met a run out of its order (a
+// logical date that is not the run's run_after, a run that comes before
+// the one the walk yielded last): RunOrderPage then answers that it
+// cannot, and the caller sorts.
+var errOrderNotWalked = errors.New("runs not in the walked order")
+
+// RunOrderPage is a page of the runs q picks, in q.Compare's order, and
+// how many it picks in all; ok is false when the store cannot walk it
+// (the caller sorts). Each DAG's runs are walked in the order and the
+// walks merged, so the page reads the runs of each walk up to the page's
+// last, and for a marked order also the DAG's marks and its runs that
+// are not settled (queued, running), sorted at each page. The total is
+// the run counts' without a filter or with states alone, else counted
+// once per version of the run table and filter.
+func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok bool, err error) {
+	if !slices.Contains(runOrderWalks, q.Attr) {
+		return nil, 0, false, nil
+	}
+	w := &runOrderWalk{txn: s.read(), q: q}
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(w.read)
+		}
+	}()
+	dagIDs, ok, err := w.scope()
+	if !ok || err != nil {
+		return nil, 0, ok, err
+	}
+	if total, err = w.total(s, dagIDs); err != nil {
+		return nil, 0, false, err
+	}
+	runs = []*DagRun{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return runs, total, true, nil
+	}
+	limit := min(q.Limit, total-q.Offset)
+	m := &runOrderMerge{compare: q.Compare, w: w}
+	for _, dagID := range dagIDs {
+		if err := w.addWalks(m, dagID); err != nil {
+			return nil, 0, false, notWalked(err)
+		}
+	}
+	heap.Init(m)
+	m.sortPending()
+	offset := q.Offset
+	for len(runs) < limit {
+		run, err := m.next()
+		if err != nil {
+			return nil, 0, false, notWalked(err)
+		}
+		if run == nil {
+			break
+		}
+		if !w.keeps(run) {
+			continue
+		}
+		if offset > 0 {
+			offset--
+			continue
+		}
+		runs = append(runs, run)
+	}
+	return runs, total, true, nil
+}
+
+// notWalked is errOrderNotWalked as no error (the caller sorts instead).
+func notWalked(err error) error {
+	if errors.Is(err, errOrderNotWalked) {
+		return nil
+	}
+	return err
+}
+
+// runOrderWalk is one RunOrderPage: its transaction, query and the rows
+// it read.
+type runOrderWalk struct {
+	txn  *memdb.Txn
+	q    RunOrderQuery
+	read int
+}
+
+// keeps reports whether the query's filters pick a run.
+func (w *runOrderWalk) keeps(r *DagRun) bool {
+	if w.q.Keep != nil {
+		return w.q.Keep(r)
+	}
+	return w.q.States == nil || slices.Contains(w.q.States, r.State)
+}
+
+// scope is the DAGs the page lists; ok is false for a list the walks do
+// not take (a DAG named twice or with no name, which the sorting path
+// answers as it does). A marked order needs every run of those DAGs in a
+// known state (the others are read from the state index by state).
+func (w *runOrderWalk) scope() (dagIDs []string, ok bool, err error) {
+	dagIDs = w.q.DagIDs
+	if dagIDs == nil {
+		it, err := w.txn.Get(tableRunCounts, indexID)
+		if err != nil {
+			return nil, false, fmt.Errorf("list the DAGs with runs: %w", err)
+		}
+		dagIDs = []string{}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			c := raw.(*runCount)
+			if c.DagID == allDAGs {
+				continue
+			}
+			if _, err := dagRowTxn(w.txn, c.DagID); err == nil {
+				dagIDs = append(dagIDs, c.DagID)
+			} else if !errors.Is(err, errNotFound) {
+				return nil, false, err
+			}
+		}
+	} else {
+		sorted := slices.Clone(dagIDs)
+		slices.Sort(sorted)
+		if len(slices.Compact(sorted)) != len(dagIDs) || slices.Contains(dagIDs, "") {
+			return nil, false, nil
+		}
+	}
+	if slices.Contains(markedRunAttrs[:], w.q.Attr) {
+		for _, id := range dagIDs {
+			if runCountTxn(w.txn, id).States[len(runStates)] > 0 {
+				return nil, false, nil
+			}
+		}
+	}
+	return dagIDs, true, nil
+}
+
+// total is how many runs of dagIDs the query picks.
+func (w *runOrderWalk) total(s *Store, dagIDs []string) (int, error) {
+	if w.q.Keep == nil {
+		n := 0
+		for _, id := range dagIDs {
+			c := runCountTxn(w.txn, id)
+			if w.q.States == nil {
+				n += c.N
+				continue
+			}
+			for i, state := range w.q.States {
+				if !slices.Contains(w.q.States[:i], state) {
+					n += c.States[runStateSlot(state)]
+				}
+			}
+		}
+		return n, nil
+	}
+	root, err := w.txn.Get(tableDagRuns, indexID)
+	if err != nil {
+		return 0, fmt.Errorf("count runs: %w", err)
+	}
+	scope := "~"
+	if w.q.DagIDs != nil {
+		scope = strings.Join(w.q.DagIDs, "\x00")
+	}
+	return s.counts.count(root.WatchCh(), "ordered runs of "+scope+" "+w.q.KeepKey, func() (int, error) {
+		n := 0
+		for _, id := range dagIDs {
+			it, err := dagRunsByID(w.txn, id, false)
+			if err != nil {
+				return 0, fmt.Errorf("count runs of %s: %w", id, err)
+			}
+			for raw := it.Next(); raw != nil; raw = it.Next() {
+				w.read++
+				if w.q.Keep(raw.(*DagRun)) {
+					n++
+				}
+			}
+		}
+		return n, nil
+	})
+}
+
+// addWalks adds a DAG's walks in the query's order to m.
+func (w *runOrderWalk) addWalks(m *runOrderMerge, dagID string) error {
+	q := w.q
+	var it memdb.ResultIterator
+	var err error
+	var tie func(*DagRun) int64 // runs the index orders as equals
+	check := func(*DagRun) error { return nil }
+	switch q.Attr {
+	case "id", "dag_id":
+		it, err = dagRunsByID(w.txn, dagID, q.Desc)
+	case "run_id", "dag_run_id":
+		if q.Desc {
+			it, err = w.txn.GetReverse(tableDagRuns, indexID+"_prefix", dagID, "")
+		} else {
+			it, err = w.txn.Get(tableDagRuns, indexID+"_prefix", dagID, "")
+		}
+	case "run_after", "execution_date":
+		if q.Desc {
+			it, err = runsDownTxn(w.txn, dagID, endOfTime)
+		} else {
+			it, err = runsUpTxn(w.txn, dagID)
+		}
+		// The index keeps run_after in microseconds, a run whose logical
+		// date is its run_after before the others of that time: runs of
+		// one microsecond come together and are put in the order.
+		tie = func(r *DagRun) int64 { return r.After().UnixMicro() }
+		if q.Attr == "execution_date" {
+			check = func(r *DagRun) error {
+				if r.NoLogicalDate || !r.RunAfter.IsZero() {
+					return errOrderNotWalked
+				}
+				return nil
+			}
+		}
+	default:
+		return w.addMarkedWalks(m, dagID)
+	}
+	if err != nil {
+		return fmt.Errorf("list runs of %s: %w", dagID, err)
+	}
+	m.add(&runIndexWalk{w: w, it: it, dagID: dagID, hi: 1<<63 - 1, tie: tie, check: check, compare: q.Compare})
+	return nil
+}
+
+// addMarkedWalks adds a DAG's walks in a marked order to m: one per
+// stretch between its marks, and its runs that are not settled or whose
+// value is null, read and sorted.
+func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
+	q := w.q
+	marks, err := runMarksTxn(w.txn, dagID, q.Attr)
+	if err != nil {
+		return err
+	}
+	w.read++
+	if len(marks.Nulls) > 0 {
+		// Null values come together, by id either way (in both APIs).
+		m.add(&runIDsWalk{w: w, dagID: dagID, ids: marks.Nulls, desc: q.Desc})
+	}
+	var others []*DagRun
+	for _, state := range []RunState{RunQueued, RunRunning} {
+		it, err := w.txn.Get(tableDagRuns, indexState, string(state), dagID)
+		if err != nil {
+			return fmt.Errorf("list %s runs of %s: %w", state, dagID, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			w.read++
+			others = append(others, raw.(*DagRun))
+		}
+	}
+	slices.SortFunc(others, q.Compare)
+	// Stretch i is [bound(i), bound(i+1)).
+	bound := func(i int) int64 {
+		switch i {
+		case 0:
+			return 0
+		case len(marks.Breaks) + 1:
+			return 1<<63 - 1
+		}
+		return marks.Breaks[i-1].ID
+	}
+	if q.Attr == "state" {
+		bounds := make([]int64, len(marks.Breaks)+2)
+		for i := range bounds {
+			bounds[i] = bound(i)
+		}
+		x := &runStateWalk{w: w, dagID: dagID, desc: q.Desc, bounds: bounds, others: others, compare: q.Compare,
+			sections: [2]RunState{RunFailed, RunSuccess}}
+		if q.Desc {
+			x.sections = [2]RunState{RunSuccess, RunFailed}
+		}
+		x.seg = x.firstStretch()
+		m.add(x)
+		return nil
+	}
+	if len(others) > 0 {
+		m.add(&runSliceWalk{runs: others})
+	}
+	// A stretch's first run in the walk's direction is known from the
+	// marks (a break's run, or the run before a break): the stretch waits
+	// until the merge reaches it. The first stretch (the last,
+	// descending) starts at once.
+	first := 0
+	if q.Desc {
+		first = len(marks.Breaks)
+	}
+	for i := range len(marks.Breaks) + 1 {
+		s := runStretch{dagID: dagID, lo: bound(i), hi: bound(i + 1)}
+		switch {
+		case i == first:
+			walk, err := w.stretchWalk(s)
+			if err != nil {
+				return err
+			}
+			m.add(walk)
+			continue
+		case q.Desc:
+			b := marks.Breaks[i] // the break after the stretch
+			s.value, s.id = b.PrevValue, b.PrevID
+		default:
+			b := marks.Breaks[i-1] // the stretch's own break
+			s.value, s.id = b.Value, b.ID
+		}
+		m.pending = append(m.pending, s)
+	}
+	return nil
+}
+
+// runStretch is a DAG's settled runs with a value and an id in [lo, hi),
+// in the order: a walk of their ids, which a merge starts when it reaches
+// the stretch's first run in the walk's direction, of value and id.
+type runStretch struct {
+	dagID  string
+	lo, hi int64
+	value  time.Time
+	id     int64
+}
+
+// stretchWalk starts the walk of a stretch in the query's order.
+func (w *runOrderWalk) stretchWalk(s runStretch) (*runIndexWalk, error) {
+	var it memdb.ResultIterator
+	var err error
+	if w.q.Desc {
+		it, err = w.txn.ReverseLowerBound(tableDagRuns, indexDagRow, s.dagID, s.hi-1)
+	} else {
+		it, err = w.txn.LowerBound(tableDagRuns, indexDagRow, s.dagID, s.lo)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list runs of %s: %w", s.dagID, err)
+	}
+	attr := w.q.Attr
+	in := func(r *DagRun) bool { return runSettled(r) && !runAttrNullable(attr, r) }
+	return &runIndexWalk{w: w, it: it, dagID: s.dagID, lo: s.lo, hi: s.hi, in: in, check: func(*DagRun) error { return nil }, compare: w.q.Compare}, nil
+}
+
+// runWalk yields runs in a listing's order; nil at its end.
+type runWalk interface {
+	next() (*DagRun, error)
+}
+
+// runIndexWalk yields a DAG's runs from an index walk: those with an id
+// in [lo, hi) that in picks (nil: every one), stopping at the DAG's end.
+// Runs that tie gives one value (nil: none do) are read together and
+// put in the listing's order; check refuses a run the index does not
+// order as the listing (errOrderNotWalked), and so does a run that comes
+// before the one yielded last.
+type runIndexWalk struct {
+	w       *runOrderWalk
+	it      memdb.ResultIterator
+	dagID   string
+	lo, hi  int64
+	in      func(*DagRun) bool
+	tie     func(*DagRun) int64
+	check   func(*DagRun) error
+	compare func(a, b *DagRun) int
+	held    []*DagRun // a tie's runs, in the order, not yet yielded
+	peeked  *DagRun   // the run after the tie, read
+	last    *DagRun
+	done    bool
+}
+
+// pull is the walk's next run of the DAG in [lo, hi) that in picks.
+func (x *runIndexWalk) pull() *DagRun {
+	if x.peeked != nil {
+		r := x.peeked
+		x.peeked = nil
+		return r
+	}
+	for !x.done {
+		raw := x.it.Next()
+		if raw == nil {
+			x.done = true
+			break
+		}
+		x.w.read++
+		r := raw.(*DagRun)
+		if r.DagID != x.dagID || r.ID < x.lo || r.ID >= x.hi {
+			x.done = true
+			break
+		}
+		if x.in == nil || x.in(r) {
+			return r
+		}
+	}
+	return nil
+}
+
+func (x *runIndexWalk) next() (*DagRun, error) {
+	if len(x.held) == 0 {
+		r := x.pull()
+		if r == nil {
+			return nil, nil
+		}
+		x.held = append(x.held, r)
+		if x.tie != nil {
+			for {
+				n := x.pull()
+				if n == nil {
+					break
+				}
+				if x.tie(n) != x.tie(r) {
+					x.peeked = n
+					break
+				}
+				x.held = append(x.held, n)
+			}
+			if len(x.held) > 1 {
+				slices.SortFunc(x.held, x.compare)
+			}
+		}
+	}
+	r := x.held[0]
+	x.held = x.held[1:]
+	if err := x.check(r); err != nil {
+		return nil, err
+	}
+	if x.last != nil && x.compare(x.last, r) >= 0 {
+		return nil, errOrderNotWalked
+	}
+	x.last = r
+	return r, nil
+}
+
+// runStateWalk yields a DAG's runs by state, as Compare orders them: the
+// settled runs of the first state (failed; success descending) stretch by
+// stretch in id order (its marks break the settled runs where the state
+// changes), then the runs that are not settled (sorted), then the settled
+// runs of the other state. A stretch of the other state costs the read
+// of its first settled run, so a page reads about its runs, whatever the
+// number of stretches.
+type runStateWalk struct {
+	w        *runOrderWalk
+	dagID    string
+	desc     bool
+	bounds   []int64 // the stretches: [bounds[i], bounds[i+1])
+	others   []*DagRun
+	compare  func(a, b *DagRun) int
+	sections [2]RunState // the settled states, in the order's
+	phase    int         // 0: sections[0]; 1: others; 2: sections[1]; 3: done
+	seg      int         // the stretch to look at next
+	cur      *runIndexWalk
+	pending  *DagRun // the first run of cur, read
+}
+
+// firstStretch is the stretch a section starts at.
+func (x *runStateWalk) firstStretch() int {
+	if x.desc {
+		return len(x.bounds) - 2
+	}
+	return 0
+}
+
+func (x *runStateWalk) next() (*DagRun, error) {
+	for x.phase < 3 {
+		if x.phase == 1 {
+			if len(x.others) > 0 {
+				r := x.others[0]
+				x.others = x.others[1:]
+				return r, nil
+			}
+			x.phase, x.seg = 2, x.firstStretch()
+			continue
+		}
+		if r := x.pending; r != nil {
+			x.pending = nil
+			return r, nil
+		}
+		if x.cur != nil {
+			r, err := x.cur.next()
+			if err != nil || r != nil {
+				return r, err
+			}
+			x.cur = nil
+		}
+		ok, err := x.open(x.sections[x.phase/2])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			x.phase++
+		}
+	}
+	return nil, nil
+}
+
+// open starts the next stretch of state: false when there is none.
+func (x *runStateWalk) open(state RunState) (bool, error) {
+	for x.seg >= 0 && x.seg < len(x.bounds)-1 {
+		lo, hi := x.bounds[x.seg], x.bounds[x.seg+1]
+		if x.desc {
+			x.seg--
+		} else {
+			x.seg++
+		}
+		var it memdb.ResultIterator
+		var err error
+		if x.desc {
+			it, err = x.w.txn.ReverseLowerBound(tableDagRuns, indexDagRow, x.dagID, hi-1)
+		} else {
+			it, err = x.w.txn.LowerBound(tableDagRuns, indexDagRow, x.dagID, lo)
+		}
+		if err != nil {
+			return false, fmt.Errorf("list runs of %s: %w", x.dagID, err)
+		}
+		walk := &runIndexWalk{w: x.w, it: it, dagID: x.dagID, lo: lo, hi: hi, in: runSettled,
+			check: func(*DagRun) error { return nil }, compare: x.compare}
+		r, err := walk.next()
+		if err != nil {
+			return false, err
+		}
+		if r != nil && r.State == state {
+			x.cur, x.pending = walk, r
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// runIDsWalk yields a DAG's runs of ids (ascending), from the last when
+// desc, each looked up as it comes.
+type runIDsWalk struct {
+	w     *runOrderWalk
+	dagID string
+	ids   []int64
+	desc  bool
+}
+
+func (x *runIDsWalk) next() (*DagRun, error) {
+	for len(x.ids) > 0 {
+		var id int64
+		if x.desc {
+			id, x.ids = x.ids[len(x.ids)-1], x.ids[:len(x.ids)-1]
+		} else {
+			id, x.ids = x.ids[0], x.ids[1:]
+		}
+		raw, err := x.w.txn.First(tableDagRuns, indexDagRow, x.dagID, id)
+		if err != nil {
+			return nil, fmt.Errorf("look up run %d of %s: %w", id, x.dagID, err)
+		}
+		if raw != nil {
+			x.w.read++
+			return raw.(*DagRun), nil
+		}
+	}
+	return nil, nil
+}
+
+// runSliceWalk yields runs already in the order.
+type runSliceWalk struct{ runs []*DagRun }
+
+func (x *runSliceWalk) next() (*DagRun, error) {
+	if len(x.runs) == 0 {
+		return nil, nil
+	}
+	r := x.runs[0]
+	x.runs = x.runs[1:]
+	return r, nil
+}
+
+// runOrderMerge merges walks in compare's order: a heap of each walk's
+// next run, and the stretches of a marked time order that wait until the
+// merge reaches their first run (pending, in the order of those runs):
+// a page starts the stretches its runs come from, not all of them.
+type runOrderMerge struct {
+	compare func(a, b *DagRun) int
+	heads   []runOrderHead
+	err     error
+	w       *runOrderWalk
+	pending []runStretch
+	probe   DagRun // a pending stretch's first run as compare sees it
+	at      time.Time
+}
+
+// sortPending puts the pending stretches in the order of their first
+// runs, values with no null among them: by value then id, either way.
+func (m *runOrderMerge) sortPending() {
+	slices.SortFunc(m.pending, func(a, b runStretch) int {
+		c := cmp.Or(a.value.Compare(b.value), cmp.Compare(a.id, b.id))
+		if m.w.q.Desc {
+			return -c
+		}
+		return c
+	})
+}
+
+// probeOf is a pending stretch's first run as compare orders it: its id
+// and its value in the order's attribute (m.probe, reused).
+func (m *runOrderMerge) probeOf(s runStretch) *DagRun {
+	m.probe, m.at = DagRun{ID: s.id}, s.value
+	switch m.w.q.Attr {
+	case "start_date":
+		m.probe.StartDate = &m.at
+	case "end_date":
+		m.probe.EndDate = &m.at
+	case "updated_at":
+		m.probe.UpdatedAt = &m.at
+	case "logical_date":
+		m.probe.ExecutionDate = m.at
+	}
+	return &m.probe
+}
+
+// startReached starts the pending stretches whose first run comes before
+// the merge's next run; a stretch whose walk starts at another run than
+// its marks say stops the page (errOrderNotWalked).
+func (m *runOrderMerge) startReached() error {
+	for len(m.pending) > 0 && (len(m.heads) == 0 || m.compare(m.probeOf(m.pending[0]), m.heads[0].run) < 0) {
+		s := m.pending[0]
+		m.pending = m.pending[1:]
+		walk, err := m.w.stretchWalk(s)
+		if err != nil {
+			return err
+		}
+		r, err := walk.next()
+		if err != nil {
+			return err
+		}
+		if r == nil || m.compare(r, m.probeOf(s)) != 0 {
+			return errOrderNotWalked
+		}
+		heap.Push(m, runOrderHead{run: r, walk: walk})
+	}
+	return nil
+}
+
+type runOrderHead struct {
+	run  *DagRun
+	walk runWalk
+}
+
+// add starts a walk; a walk with no run is left out.
+func (m *runOrderMerge) add(w runWalk) {
+	r, err := w.next()
+	if err != nil {
+		m.err = cmp.Or(m.err, err)
+		return
+	}
+	if r != nil {
+		m.heads = append(m.heads, runOrderHead{run: r, walk: w})
+	}
+}
+
+func (m *runOrderMerge) Len() int           { return len(m.heads) }
+func (m *runOrderMerge) Less(i, j int) bool { return m.compare(m.heads[i].run, m.heads[j].run) < 0 }
+func (m *runOrderMerge) Swap(i, j int)      { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *runOrderMerge) Push(x any)         { m.heads = append(m.heads, x.(runOrderHead)) }
+func (m *runOrderMerge) Pop() any {
+	last := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return last
+}
+
+// next is the next run of the merged order; nil at the end.
+func (m *runOrderMerge) next() (*DagRun, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	if err := m.startReached(); err != nil {
+		return nil, err
+	}
+	if len(m.heads) == 0 {
+		return nil, nil
+	}
+	top := &m.heads[0]
+	run := top.run
+	n, err := top.walk.next()
+	if err != nil {
+		return nil, err
+	}
+	if n != nil {
+		top.run = n
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return run, nil
+}
