@@ -88,6 +88,13 @@ func TestServerV1_TaskInstancesAndLogs(t *testing.T) {
 	if !strings.Contains(batch.body, `"task_id": "second"`) || !strings.Contains(batch.body, `"total_entries": 1`) {
 		t.Errorf("batch: %s", batch.body)
 	}
+	// IN lists (2.10.3 task_instance_endpoint.py _apply_array_filter,
+	// column.in_(values)): a value given twice picks once.
+	twice := ts.v1(t, "POST", "/dags/~/dagRuns/~/taskInstances/list",
+		`{"dag_ids": ["v1pair", "v1pair"], "dag_run_ids": ["r1", "r1"], "task_ids": ["second", "second"], "pool": ["default_pool", "default_pool"]}`)
+	if !strings.Contains(twice.body, `"task_id": "second"`) || !strings.Contains(twice.body, `"total_entries": 1`) {
+		t.Errorf("batch with values twice: %s", twice.body)
+	}
 
 	// Logs: JSON by default, text when asked; a token continues.
 	logPath := "/dags/v1pair/dagRuns/r1/taskInstances/first/logs/1"

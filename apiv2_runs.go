@@ -480,6 +480,10 @@ func (s *server) v2GetDagRunsBatch(req *apiRequest) (any, error) {
 		for _, id := range ids {
 			rq.dagIDs = append(rq.dagIDs, id.(string))
 		}
+		// dag_id IN (...): a DAG named twice is listed once, as the
+		// stable API's batch list has it.
+		slices.Sort(rq.dagIDs)
+		rq.dagIDs = slices.Compact(rq.dagIDs)
 	}
 	if states, ok := b["states"].([]any); ok && len(states) > 0 {
 		for _, st := range states {

@@ -247,6 +247,9 @@ func TestAPIv2_GetDagRuns(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{`{}`, "dag_run_1 dag_run_2 dag_run_3 total=3"},
 		{`{"dag_ids": ["other"]}`, "dag_run_3 total=1"},
+		// dag_id IN ('other', 'other'): a DAG named twice is one DAG.
+		{`{"dag_ids": ["other", "other"]}`, "dag_run_3 total=1"},
+		{`{"dag_ids": ["other", "other"], "states": ["success", "failed", "queued", "running"]}`, "dag_run_3 total=1"},
 		// dag_id IN (''): no DAG has the empty id.
 		{`{"dag_ids": [""]}`, "total=0"},
 		{`{"states": ["failed"], "order_by": "-id"}`, "dag_run_2 total=1"},

@@ -594,6 +594,18 @@ func bodyStrings(body map[string]any, name string) []string {
 	return out
 }
 
+// bodyStringSet is bodyStrings for a filter Airflow reads as an IN list
+// (column.in_(values)): a value given twice picks its rows once. Sorted,
+// each value once; nil when the field is absent or null.
+func bodyStringSet(body map[string]any, name string) []string {
+	out := bodyStrings(body, name)
+	if out == nil {
+		return nil
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 func bodyTime(body map[string]any, name string) *time.Time {
 	if t, ok := body[name].(time.Time); ok {
 		return &t
@@ -632,8 +644,8 @@ func bodyBool(body map[string]any, name string, def bool) bool {
 func (s *server) v2GetTaskInstancesBatch(req *apiRequest) (any, error) {
 	b := req.body
 	q := &tiSearch{
-		dagIDs: bodyStrings(b, "dag_ids"), runIDs: bodyStrings(b, "dag_run_ids"), taskIDs: bodyStrings(b, "task_ids"),
-		pools: bodyStrings(b, "pool"), queues: bodyStrings(b, "queue"), executors: bodyStrings(b, "executor"),
+		dagIDs: bodyStringSet(b, "dag_ids"), runIDs: bodyStringSet(b, "dag_run_ids"), taskIDs: bodyStringSet(b, "task_ids"),
+		pools: bodyStringSet(b, "pool"), queues: bodyStringSet(b, "queue"), executors: bodyStringSet(b, "executor"),
 		offset: int(bodyInt(b, "page_offset", 0)), limit: int(bodyInt(b, "page_limit", 100)),
 	}
 	bounds := func(f string) timeBounds {

@@ -428,6 +428,12 @@ func TestAPIv2_TaskInstanceListFilters(t *testing.T) {
 	if p.TotalEntries != 1 || p.TaskInstances[0].DagRunID != "r2" || p.TaskInstances[0].TaskID != "after" {
 		t.Errorf("batch %+v", p)
 	}
+	// IN lists: a value given twice picks once.
+	p = decodeJSON[page](t, ts.v2(t, "POST", "/dags/~/dagRuns/~/taskInstances/list",
+		`{"dag_ids":["v2pair","v2pair"],"dag_run_ids":["r2","r2"],"task_ids":["after","after"],"pool":["default_pool","default_pool"]}`, 200).body)
+	if p.TotalEntries != 1 || len(p.TaskInstances) != 1 || p.TaskInstances[0].DagRunID != "r2" {
+		t.Errorf("batch with ids twice %+v, want r2/after once", p)
+	}
 	p = decodeJSON[page](t, ts.v2(t, "POST", "/dags/~/dagRuns/~/taskInstances/list", `{"page_limit":1,"order_by":"-start_date"}`, 200).body)
 	if p.TotalEntries != 4 || len(p.TaskInstances) != 1 || p.TaskInstances[0].DagRunID != "r2" || p.TaskInstances[0].TaskID != "after" {
 		t.Errorf("batch page %+v", p)
