@@ -240,8 +240,8 @@ var v2TaskOrders = map[string]func(a, b v2Task) int{
 	"start_date":          func(a, b v2Task) int { return compareNoneLast(a.StartDate, b.StartDate, compareV2When) },
 	"end_date":            func(a, b v2Task) int { return compareNoneLast(a.EndDate, b.EndDate, compareV2When) },
 	"trigger_rule":        func(a, b v2Task) int { return strings.Compare(a.TriggerRule, b.TriggerRule) },
-	"depends_on_past":     func(a, b v2Task) int { return compareBool(a.DependsOnPast, b.DependsOnPast) },
-	"wait_for_downstream": func(a, b v2Task) int { return compareBool(a.WaitForDownstream, b.WaitForDownstream) },
+	"depends_on_past":     func(a, b v2Task) int { return boolCompare(a.DependsOnPast, b.DependsOnPast) },
+	"wait_for_downstream": func(a, b v2Task) int { return boolCompare(a.WaitForDownstream, b.WaitForDownstream) },
 	"retries":             func(a, b v2Task) int { return cmp.Compare(a.Retries, b.Retries) },
 	"queue":               func(a, b v2Task) int { return strings.Compare(a.Queue, b.Queue) },
 	"pool":                func(a, b v2Task) int { return strings.Compare(a.Pool, b.Pool) },
@@ -276,17 +276,6 @@ func compareV2When(a, b v2When) int { return time.Time(a).Compare(time.Time(b)) 
 // compareV2TimeDelta orders timedeltas (their fields are in normal form).
 func compareV2TimeDelta(a, b v2TimeDelta) int {
 	return cmp.Or(cmp.Compare(a.Days, b.Days), cmp.Compare(a.Seconds, b.Seconds), cmp.Compare(a.Microseconds, b.Microseconds))
-}
-
-// compareBool orders booleans as Python does: False before True.
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
 }
 
 // v2ExtraLinkNames is TaskResponse's extra_links: the links' names

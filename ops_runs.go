@@ -350,6 +350,7 @@ func runAttrIsNull(attr string, run *DagRun) bool {
 	return false
 }
 
+// boolCompare orders booleans as Python and SQL do: false before true.
 func boolCompare(a, b bool) int {
 	switch {
 	case a == b:
