@@ -690,4 +690,15 @@ func TestAPIv2_Dags_ImportErrorsAndFavoritesReadThePage(t *testing.T) {
 	for _, path := range []string{"/dags?limit=1&is_favorite=true", "/dags?limit=1&has_import_errors=true"} {
 		checkDagPageRead(t, ts, &read, path, 100)
 	}
+	// One DAG's GET looks up its own file's import error and the caller's
+	// favorite, not every import error.
+	read = 0
+	res := ts.do(t, http.MethodGet, apiV2Prefix+"/dags/paged_001", "")
+	if d := v2JSON(t, res); res.status != 200 || d["has_import_errors"] != true || read > 5 {
+		t.Errorf("GET one DAG: %d has_import_errors %v, %d rows read; want 200, true, a few rows", res.status, d["has_import_errors"], read)
+	}
+	read = 0
+	if res := ts.do(t, http.MethodGet, apiV2Prefix+"/dags/paged_002", ""); res.status != 200 || v2JSON(t, res)["has_import_errors"] != false || read > 5 {
+		t.Errorf("GET one DAG without an import error: %d %s, %d rows read", res.status, res.body, read)
+	}
 }

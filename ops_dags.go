@@ -302,20 +302,21 @@ func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
 	if err != nil {
 		return dagInfo{}, err
 	}
-	ie, err := o.importErrorFiles()
+	// Its own file's import error and the user's mark, looked up: not
+	// every import error and every favorite of the user.
+	file := absPath(row.FileLoc)
+	hasError, err := o.store.HasImportError(file)
 	if err != nil {
 		return dagInfo{}, err
 	}
-	info, err := o.dagInfoOf(row, ie, false)
+	info, err := o.dagInfoOf(row, map[string]bool{file: hasError}, false)
 	if err != nil {
 		return info, err
 	}
 	if userID != "" {
-		favs, err := o.store.FavoriteDagIDs(userID)
-		if err != nil {
+		if info.Favorite, err = o.store.IsFavorite(dagID, userID); err != nil {
 			return info, err
 		}
-		info.Favorite = favs[dagID]
 	}
 	return info, nil
 }
