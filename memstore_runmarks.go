@@ -212,11 +212,15 @@ func markRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if run == nil {
 		run = old
 	}
-	before, err := settledNeighbours(txn, run.DagID, run.ID, true)
+	none, err := ordersWithoutValuesTxn(txn, run.DagID, old)
 	if err != nil {
 		return err
 	}
-	after, err := settledNeighbours(txn, run.DagID, run.ID, false)
+	before, err := settledNeighbours(txn, run.DagID, run.ID, true, none)
+	if err != nil {
+		return err
+	}
+	after, err := settledNeighbours(txn, run.DagID, run.ID, false, none)
 	if err != nil {
 		return err
 	}
@@ -289,12 +293,51 @@ func markedValuesDiffer(a, b *DagRun) bool {
 	return false
 }
 
+// ordersWithoutValuesTxn says, for each of markedRunAttrs, whether no
+// settled run of the DAG but the one being written (old: as it was
+// before the write, nil when new) has a value in that order: the settled
+// runs the DAG's counts keep, less the nulls its marks keep, less the run
+// itself. settledNeighbours need not look for such an order's run: a
+// DAG of Airflow 3 runs triggered without a logical date has none in the
+// logical_date order, and the walk for one went back over every run of
+// the DAG at each run's end.
+func ordersWithoutValuesTxn(txn *memdb.Txn, dagID string, old *DagRun) ([len(markedRunAttrs)]bool, error) {
+	var none [len(markedRunAttrs)]bool
+	counts := runCountTxn(txn, dagID).States
+	settled := counts[runStateSlot(RunSuccess)] + counts[runStateSlot(RunFailed)]
+	if runSettled(old) {
+		settled--
+	}
+	for i, attr := range markedRunAttrs {
+		marks, err := runMarksTxn(txn, dagID, attr)
+		if err != nil {
+			return none, err
+		}
+		nulls := len(marks.Nulls)
+		if old != nil && marks.markOf(old.ID).null {
+			nulls--
+		}
+		none[i] = settled-nulls <= 0
+	}
+	return none, nil
+}
+
 // settledNeighbours is, for each of markedRunAttrs, the DAG's nearest
 // settled run whose value is not null before id (back) or after it,
-// nil when none is. The walk passes the runs that are not settled and
-// stops when every order has found its run.
-func settledNeighbours(txn *memdb.Txn, dagID string, id int64, back bool) ([len(markedRunAttrs)]*DagRun, error) {
+// nil when none is (at once for the orders none says have no value).
+// The walk passes the runs that are not settled and stops when every
+// order has found its run.
+func settledNeighbours(txn *memdb.Txn, dagID string, id int64, back bool, none [len(markedRunAttrs)]bool) ([len(markedRunAttrs)]*DagRun, error) {
 	var found [len(markedRunAttrs)]*DagRun
+	missing := len(found)
+	for _, skip := range none {
+		if skip {
+			missing--
+		}
+	}
+	if missing == 0 {
+		return found, nil
+	}
 	var it memdb.ResultIterator
 	var err error
 	if back {
@@ -308,7 +351,6 @@ func settledNeighbours(txn *memdb.Txn, dagID string, id int64, back bool) ([len(
 	if err != nil {
 		return found, fmt.Errorf("find the settled runs beside run %d of %s: %w", id, dagID, err)
 	}
-	missing := len(found)
 	for raw := it.Next(); raw != nil && missing > 0; raw = it.Next() {
 		r := raw.(*DagRun)
 		if r.DagID != dagID {
@@ -318,7 +360,7 @@ func settledNeighbours(txn *memdb.Txn, dagID string, id int64, back bool) ([len(
 			continue
 		}
 		for i, attr := range markedRunAttrs {
-			if found[i] == nil && !runAttrNullable(attr, r) {
+			if !none[i] && found[i] == nil && !runAttrNullable(attr, r) {
 				found[i] = r
 				missing--
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -233,5 +234,42 @@ func TestRunMarks_GoWithTheirRuns(t *testing.T) {
 	}
 	if m := marksOf(); len(m) != 0 {
 		t.Errorf("after a reset: %v", m)
+	}
+}
+
+// TestRunMarks_OrdersWithoutValues: a DAG whose settled runs have no
+// logical date (Airflow 3 runs triggered with logical_date null) has no
+// run to look for in that order, so a run's end does not walk back over
+// every run of the DAG; once a settled run has one, the order is looked
+// for again. updated_at is set on every settled run.
+func TestRunMarks_OrdersWithoutValues(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	logicalDate := slices.Index(markedRunAttrs[:], "logical_date")
+	updatedAt := slices.Index(markedRunAttrs[:], "updated_at")
+	settle := func(runID, logical string) {
+		t.Helper()
+		v2Trigger(t, ts, "v2runs", fmt.Sprintf(`{"dag_run_id": %q, "logical_date": %s}`, runID, logical))
+		if res := ts.do(t, http.MethodPatch, "/api/v2/dags/v2runs/dagRuns/"+runID, `{"state": "success"}`); res.status != 200 {
+			t.Fatalf("settle %s: %d %s", runID, res.status, res.body)
+		}
+	}
+	none := func() [len(markedRunAttrs)]bool {
+		t.Helper()
+		got, err := ordersWithoutValuesTxn(ts.store.read(), "v2runs", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for i := range 3 {
+		settle(fmt.Sprintf("dateless_%d", i), "null")
+	}
+	if got := none(); !got[logicalDate] || got[updatedAt] {
+		t.Errorf("three dateless runs settled: no values %v; want logical_date without, updated_at with", got)
+	}
+	settle("dated", `"2024-03-01T00:00:00Z"`)
+	if got := none(); got[logicalDate] {
+		t.Errorf("a dated run settled: no values %v; want logical_date with", got)
 	}
 }
