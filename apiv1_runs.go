@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -229,8 +228,7 @@ func (s *server) V1GetDagRunsBatch(body map[string]any) (map[string]any, error) 
 	q.startGTE, q.startLTE = date("start_date_gte"), date("start_date_lte")
 	q.endGTE, q.endLTE = date("end_date_gte"), date("end_date_lte")
 	if ids := strs("dag_ids"); len(ids) > 0 {
-		sort.Strings(ids)
-		q.dagIDs = slices.Compact(ids)
+		q.dagIDs = inList(ids)
 	}
 	runs, total, err := s.ops.listRuns(q)
 	if err != nil {

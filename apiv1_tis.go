@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 )
@@ -156,10 +155,8 @@ func (s *server) V1GetTaskInstancesBatch(body map[string]any) (map[string]any, e
 				out = append(out, s)
 			}
 		}
-		// Each list is _apply_array_filter's column.in_(values): a
-		// value given twice picks its rows once.
-		slices.Sort(out)
-		return slices.Compact(out)
+		// Each list is _apply_array_filter's column.in_(values).
+		return inList(out)
 	}
 	date := func(key string) *time.Time {
 		t, err := parseRFC3339(fmt.Sprint(body[key]))

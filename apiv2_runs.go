@@ -480,10 +480,7 @@ func (s *server) v2GetDagRunsBatch(req *apiRequest) (any, error) {
 		for _, id := range ids {
 			rq.dagIDs = append(rq.dagIDs, id.(string))
 		}
-		// dag_id IN (...): a DAG named twice is listed once, as the
-		// stable API's batch list has it.
-		slices.Sort(rq.dagIDs)
-		rq.dagIDs = slices.Compact(rq.dagIDs)
+		rq.dagIDs = inList(rq.dagIDs) // dag_id IN (...)
 	}
 	if states, ok := b["states"].([]any); ok && len(states) > 0 {
 		for _, st := range states {

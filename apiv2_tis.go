@@ -595,15 +595,9 @@ func bodyStrings(body map[string]any, name string) []string {
 }
 
 // bodyStringSet is bodyStrings for a filter Airflow reads as an IN list
-// (column.in_(values)): a value given twice picks its rows once. Sorted,
-// each value once; nil when the field is absent or null.
+// (inList); nil when the field is absent or null.
 func bodyStringSet(body map[string]any, name string) []string {
-	out := bodyStrings(body, name)
-	if out == nil {
-		return nil
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return inList(bodyStrings(body, name))
 }
 
 func bodyTime(body map[string]any, name string) *time.Time {

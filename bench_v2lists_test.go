@@ -291,18 +291,23 @@ func BenchmarkV2ListVariables(b *testing.B) {
 		benchPage{"desc_offset", "/variables?limit=50&offset=200&order_by=-key"})
 }
 
+// benchTIStore is the task-instance benchmarks' store: rows task
+// instances in runs of ten tasks of the DAG bench_tis (every third run
+// with a mapped task, ids out of creation order).
+func benchTIStore(b *testing.B, rows int) (*Store, *DAGSet) {
+	dag := benchDAG(b, "bench_tis", 10)
+	store, dags := benchStoreWith(b, dag)
+	addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
+	return store, dags
+}
+
 // BenchmarkV2ListTaskInstances lists a page of 50 task instances (GET
 // /api/v2/dags/~/dagRuns/~/taskInstances in its default order, map_index
 // then id; one DAG's with an offset; every DAG's by id, the batch's
 // order) with rows task instances stored (runs of ten tasks, every third
 // with a mapped task, ids out of creation order).
 func BenchmarkV2ListTaskInstances(b *testing.B) {
-	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		dag := benchDAG(b, "bench_tis", 10)
-		store, dags := benchStoreWith(b, dag)
-		addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
-		return store, dags
-	},
+	benchV2Pages(b, benchTIStore,
 		benchPage{"default", "/dags/~/dagRuns/~/taskInstances?limit=50"},
 		benchPage{"dag_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200"},
 		benchPage{"by_id", "/dags/~/dagRuns/~/taskInstances?limit=50&order_by=id"})
@@ -332,12 +337,7 @@ func BenchmarkV2ListAssetEventsFiltered(b *testing.B) {
 // the page's end, the filter picking as it goes, its count remembered
 // while the task instances do not change.
 func BenchmarkV2ListTaskInstancesFiltered(b *testing.B) {
-	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		dag := benchDAG(b, "bench_tis", 10)
-		store, dags := benchStoreWith(b, dag)
-		addRunsWithTIIDs(b, store, dag, benchDate, rows/10, false)
-		return store, dags
-	},
+	benchV2Pages(b, benchTIStore,
 		benchPage{"task_pattern", "/dags/~/dagRuns/~/taskInstances?limit=50&task_display_name_pattern=t3"},
 		benchPage{"state_by_id_offset", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50&offset=200&order_by=id&state=success"})
 }

@@ -212,10 +212,18 @@ func markRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if run == nil {
 		run = old
 	}
-	none, err := ordersWithoutValuesTxn(txn, run.DagID, old)
-	if err != nil {
-		return err
+	// Every order's marks are read before any is written (a read of a
+	// table the transaction wrote copies its nodes again at the next
+	// write).
+	var all [len(markedRunAttrs)]*runOrderMarks
+	for i, attr := range markedRunAttrs {
+		m, err := runMarksTxn(txn, run.DagID, attr)
+		if err != nil {
+			return err
+		}
+		all[i] = m
 	}
+	none := ordersWithoutValues(runCountTxn(txn, run.DagID), all, old)
 	before, err := settledNeighbours(txn, run.DagID, run.ID, true, none)
 	if err != nil {
 		return err
@@ -234,10 +242,7 @@ func markRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 			b := breakOf(attr, next, before[i])
 			mark.brk = &b
 		}
-		marks, err := runMarksTxn(txn, run.DagID, attr)
-		if err != nil {
-			return err
-		}
+		marks := all[i]
 		changed := marks.with(run.ID, mark)
 		if n := after[i]; n != nil {
 			// The next settled run's break names the run before it,
@@ -293,33 +298,28 @@ func markedValuesDiffer(a, b *DagRun) bool {
 	return false
 }
 
-// ordersWithoutValuesTxn says, for each of markedRunAttrs, whether no
+// ordersWithoutValues says, for each of markedRunAttrs, whether no
 // settled run of the DAG but the one being written (old: as it was
 // before the write, nil when new) has a value in that order: the settled
-// runs the DAG's counts keep, less the nulls its marks keep, less the run
-// itself. settledNeighbours need not look for such an order's run: a
-// DAG of Airflow 3 runs triggered without a logical date has none in the
-// logical_date order, and the walk for one went back over every run of
-// the DAG at each run's end.
-func ordersWithoutValuesTxn(txn *memdb.Txn, dagID string, old *DagRun) ([len(markedRunAttrs)]bool, error) {
+// runs the DAG's counts keep, less the nulls its marks (all, by order)
+// keep, less the run itself. settledNeighbours need not look for such an
+// order's run: a DAG of Airflow 3 runs triggered without a logical date
+// has none in the logical_date order, and the walk for one went back
+// over every run of the DAG at each run's end.
+func ordersWithoutValues(count runCount, all [len(markedRunAttrs)]*runOrderMarks, old *DagRun) [len(markedRunAttrs)]bool {
 	var none [len(markedRunAttrs)]bool
-	counts := runCountTxn(txn, dagID).States
-	settled := counts[runStateSlot(RunSuccess)] + counts[runStateSlot(RunFailed)]
+	settled := count.States[runStateSlot(RunSuccess)] + count.States[runStateSlot(RunFailed)]
 	if runSettled(old) {
 		settled--
 	}
-	for i, attr := range markedRunAttrs {
-		marks, err := runMarksTxn(txn, dagID, attr)
-		if err != nil {
-			return none, err
-		}
+	for i, marks := range all {
 		nulls := len(marks.Nulls)
 		if old != nil && marks.markOf(old.ID).null {
 			nulls--
 		}
 		none[i] = settled-nulls <= 0
 	}
-	return none, nil
+	return none
 }
 
 // settledNeighbours is, for each of markedRunAttrs, the DAG's nearest

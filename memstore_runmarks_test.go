@@ -256,11 +256,16 @@ func TestRunMarks_OrdersWithoutValues(t *testing.T) {
 	}
 	none := func() [len(markedRunAttrs)]bool {
 		t.Helper()
-		got, err := ordersWithoutValuesTxn(ts.store.read(), "v2runs", nil)
-		if err != nil {
-			t.Fatal(err)
+		txn := ts.store.read()
+		var all [len(markedRunAttrs)]*runOrderMarks
+		for i, attr := range markedRunAttrs {
+			m, err := runMarksTxn(txn, "v2runs", attr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all[i] = m
 		}
-		return got
+		return ordersWithoutValues(runCountTxn(txn, "v2runs"), all, nil)
 	}
 	for i := range 3 {
 		settle(fmt.Sprintf("dateless_%d", i), "null")

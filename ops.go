@@ -84,3 +84,14 @@ func (o *operations) stopWriteWake(write func() (stopped []tiKey, err error)) er
 	o.wake()
 	return nil
 }
+
+// inList is the values of a filter Airflow reads as an IN list
+// (column.in_(values)), each once and sorted: a value given twice picks
+// its rows once. nil stays nil (no filter); the slice is sorted in place.
+func inList(values []string) []string {
+	if values == nil {
+		return nil
+	}
+	slices.Sort(values)
+	return slices.Compact(values)
+}

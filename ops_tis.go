@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -117,8 +116,7 @@ func (o *operations) listTaskInstances(q *tiQuery) ([]RunTaskInstance, int, erro
 			dagIDs = append(dagIDs, row.DagID)
 		}
 	}
-	sort.Strings(dagIDs)
-	dagIDs = slices.Compact(dagIDs)
+	dagIDs = inList(dagIDs)
 	if q.runIDs == nil && q.unfiltered() {
 		return store.TaskInstancePage(dagIDs, q.offset, q.limit)
 	}
@@ -832,8 +830,7 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			dagIDs = append(dagIDs, row.DagID)
 		}
 	}
-	sort.Strings(dagIDs)
-	dagIDs = slices.Compact(dagIDs)
+	dagIDs = inList(dagIDs)
 	var all []RunTaskInstance
 	for _, dagID := range dagIDs {
 		var runs []*DagRun
