@@ -770,6 +770,44 @@ func (q *tiSearch) filterKey() string {
 		ints(q.versionNumbers))
 }
 
+// namedRunsOrder says whether the store's NamedRunsTIPage serves q: the
+// task instances of named runs (a dag_run_id, the batch's dag_run_ids),
+// with any filter, in get_task_instances' default order (map_index, then
+// id). Other orders of named runs are sorted from their task instances.
+func (q *tiSearch) namedRunsOrder() bool {
+	return q.runIDs != nil && len(q.order) == 1 && q.order[0] == sortKey{attr: "map_index"}
+}
+
+// namedRunsQuery is q as NamedRunsTIPage reads it; without a filter the
+// page passes its offset by counting, else the filters pick along the
+// merge (a version's number looked up once for its task instances, as
+// searchTaskInstances' filtered merge does).
+func (o *operations) namedRunsQuery(q *tiSearch) NamedRunsTIQuery {
+	nq := NamedRunsTIQuery{DagIDs: inList(slices.Clone(q.dagIDs)), RunIDs: inList(slices.Clone(q.runIDs)), Offset: q.offset, Limit: q.limit}
+	c := *q
+	c.dagIDs, c.runIDs, c.order, c.offset, c.limit = nil, nil, nil, 0, 0
+	if _, unfiltered := c.pagedOrder(); unfiltered {
+		return nq
+	}
+	in := map[string]bool{} // a version id: whether its number is asked for
+	nq.Keep = func(r RunTaskInstance) bool {
+		if !q.match(r.TI, r.Run) {
+			return false
+		}
+		if q.versionNumbers == nil {
+			return true
+		}
+		ok, seen := in[r.TI.DagVersionID]
+		if !seen {
+			ok = o.versionIn(r.TI, q.versionNumbers)
+			in[r.TI.DagVersionID] = ok
+		}
+		return ok
+	}
+	nq.KeepKey = q.filterKey()
+	return nq
+}
+
 // searchTaskInstances lists the task instances q picks in q's order (then
 // by id, the primary key Airflow's SortParam adds), q's window of them,
 // and how many match. Where pagedOrder allows, the store's ti_order
@@ -816,6 +854,12 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return ok
 		}
 		rows, total, ok, err := o.store.TaskInstanceFilteredPage(q.dagIDs, byID, q.offset, q.limit, keep, q.filterKey())
+		if ok || err != nil {
+			return rows, total, err
+		}
+	}
+	if q.namedRunsOrder() {
+		rows, total, ok, err := o.store.NamedRunsTIPage(o.namedRunsQuery(q))
 		if ok || err != nil {
 			return rows, total, err
 		}

@@ -1,0 +1,284 @@
+package main
+
+// Pages of the task instances of named runs (get_task_instances with a
+// dag_run_id, get_task_instances_batch's dag_run_ids) in
+// get_task_instances' default order, map_index then id (SortParam adds the
+// primary key after the order_by: routes/public/task_instances.py and
+// common/parameters.py): a run's row keeps its task instances by
+// (task_id, map_index), so each task's instances are already in
+// map_index order, a task has one instance per map_index, and a page
+// merges the runs' tasks instead of sorting every task instance of the
+// runs (a mapped task's thousands). Read paths only: ti_order
+// (memstore_tiorder.go) is not used, as it keeps no run's blocks apart.
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// NamedRunsTIQuery is a page of the task instances of named runs in
+// (map_index, id) order.
+type NamedRunsTIQuery struct {
+	// DagIDs are the DAGs whose runs are named, each once, sorted; nil:
+	// every DAG with a DAG row.
+	DagIDs []string
+	// RunIDs are the run ids looked up in each of those DAGs.
+	RunIDs []string
+	// Keep, when set, picks the task instances (every filter of the
+	// listing); KeepKey names it, for the count of what it picks.
+	Keep          func(RunTaskInstance) bool
+	KeepKey       string
+	Offset, Limit int
+}
+
+// NamedRunsTIPage is a page of the task instances of q's runs in
+// (map_index, id) order and how many there are (that Keep picks). It
+// reads the runs and their rows, finds each task's instances in a row
+// (binary searches), passes the offset by counting the instances below a
+// map_index (a binary search over map indexes) when nothing filters, and
+// merges the tasks to the page's end; with Keep it merges from the start,
+// the filter seeing each task instance up to the page's last, and counts
+// what Keep picks once per version of the task-instance rows and filter.
+// ok is false when a task instance of those DAGs has no id (a store
+// restored from an edition before 3): the caller sorts.
+func (s *Store) NamedRunsTIPage(q NamedRunsTIQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	txn := s.read()
+	m := &namedRunsMerge{}
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(m.read)
+		}
+	}()
+	dagIDs, ok, err := namedRunsScopeTxn(txn, q.DagIDs)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	if err := m.open(txn, dagIDs, q.RunIDs); err != nil {
+		return nil, 0, false, err
+	}
+	page = []RunTaskInstance{}
+	if q.Keep == nil {
+		total = m.size()
+		if q.Offset >= total || q.Limit <= 0 {
+			return page, total, true, nil
+		}
+		skip := m.seek(q.Offset)
+		heap.Init(m)
+		for ; skip > 0; skip-- {
+			m.pop()
+		}
+		for len(page) < q.Limit && len(m.heads) > 0 {
+			page = append(page, m.pop())
+		}
+		return page, total, true, nil
+	}
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("count task instances: %w", err)
+	}
+	h := fnv.New64a()
+	for _, list := range [][]string{dagIDs, q.RunIDs} {
+		for _, id := range list {
+			h.Write([]byte(id))
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	key := fmt.Sprintf("task instances of named runs %x (%d DAGs, %d runs) %s", h.Sum64(), len(dagIDs), len(q.RunIDs), q.KeepKey)
+	total, err = s.counts.count(root.WatchCh(), key, func() (int, error) {
+		n := 0
+		for _, c := range m.tasks {
+			for _, ti := range c.tis {
+				m.read++
+				if q.Keep(RunTaskInstance{Run: c.run, TI: ti}) {
+					n++
+				}
+			}
+		}
+		return n, nil
+	})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if q.Offset >= total || q.Limit <= 0 {
+		return page, total, true, nil
+	}
+	m.heads = slices.Clone(m.tasks)
+	heap.Init(m)
+	offset := q.Offset
+	for len(page) < q.Limit && len(m.heads) > 0 {
+		r := m.pop()
+		switch {
+		case !q.Keep(r):
+		case offset > 0:
+			offset--
+		default:
+			page = append(page, r)
+		}
+	}
+	return page, total, true, nil
+}
+
+// namedRunsScopeTxn is the DAGs whose runs are looked up (nil: every DAG
+// with a DAG row and runs, by id); ok is false when one of them has task
+// instances without an id.
+func namedRunsScopeTxn(txn *memdb.Txn, dagIDs []string) ([]string, bool, error) {
+	if dagIDs == nil {
+		it, err := txn.Get(tableRunCounts, indexID)
+		if err != nil {
+			return nil, false, fmt.Errorf("list the DAGs with runs: %w", err)
+		}
+		dagIDs = []string{}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			c := raw.(*runCount)
+			if c.DagID == allDAGs || c.N == 0 {
+				continue
+			}
+			if _, err := dagRowTxn(txn, c.DagID); err == nil {
+				dagIDs = append(dagIDs, c.DagID)
+			}
+		}
+	}
+	for _, id := range dagIDs {
+		if c := runCountTxn(txn, id); c.OrderedTIs != c.TaskInstances {
+			return nil, false, nil
+		}
+	}
+	return dagIDs, true, nil
+}
+
+// namedRunsMerge merges the instances of each task of the named runs in
+// (map_index, id) order: a heap of the tasks by their next instance.
+type namedRunsMerge struct {
+	tasks []*namedRunTask // every task of every run, each at its start
+	heads []*namedRunTask // the heap: tasks with instances left
+	read  int             // runs, rows and task instances read
+}
+
+// namedRunTask is one task's instances in a run's row, by map_index, and
+// the one the merge is at.
+type namedRunTask struct {
+	run *DagRun
+	tis []*TaskInstance
+	at  int
+}
+
+// open looks each run id up in each DAG and splits the rows found by task.
+func (m *namedRunsMerge) open(txn *memdb.Txn, dagIDs, runIDs []string) error {
+	for _, dagID := range dagIDs {
+		for _, runID := range runIDs {
+			run, err := runByRunIDTxn(txn, dagID, runID)
+			if errors.Is(err, errNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			m.read++
+			row, err := runTasksTxn(txn, dagID, runID)
+			if err != nil {
+				return err
+			}
+			if row == nil {
+				continue
+			}
+			m.read++
+			for tis := row.TIs; len(tis) > 0; {
+				task := tis[0].TaskID
+				end, _ := slices.BinarySearchFunc(tis, task, func(ti *TaskInstance, t string) int {
+					if ti.TaskID > t {
+						return 1
+					}
+					return -1 // the task's own come before the end
+				})
+				m.tasks = append(m.tasks, &namedRunTask{run: run, tis: tis[:end]})
+				tis = tis[end:]
+			}
+		}
+	}
+	return nil
+}
+
+// size is how many task instances the runs have.
+func (m *namedRunsMerge) size() int {
+	n := 0
+	for _, c := range m.tasks {
+		n += len(c.tis)
+	}
+	return n
+}
+
+// below is how many task instances have a map_index under mapIndex.
+func (m *namedRunsMerge) below(mapIndex int) int {
+	n := 0
+	for _, c := range m.tasks {
+		n += c.firstAt(mapIndex)
+	}
+	return n
+}
+
+// firstAt is where c's instances of mapIndex and above begin.
+func (c *namedRunTask) firstAt(mapIndex int) int {
+	i, _ := slices.BinarySearchFunc(c.tis, mapIndex, func(ti *TaskInstance, m int) int { return cmp.Compare(ti.MapIndex, m) })
+	return i
+}
+
+// seek passes offset task instances: it finds the greatest map_index
+// with no more than offset instances below it, sets each task at that
+// map_index and puts the tasks with instances left in the heap (not yet
+// a heap); what is left of the offset (fewer than the tasks: a task has
+// one instance a map_index) is returned, for the merge to pass.
+func (m *namedRunsMerge) seek(offset int) int {
+	lo, hi := -1, -1 // below(lo) <= offset; hi: past every map_index
+	for _, c := range m.tasks {
+		hi = max(hi, c.tis[len(c.tis)-1].MapIndex+1)
+	}
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if m.below(mid) <= offset {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	m.heads = m.heads[:0]
+	for _, c := range m.tasks {
+		if c.at = c.firstAt(lo); c.at < len(c.tis) {
+			m.heads = append(m.heads, c)
+		}
+	}
+	return offset - m.below(lo)
+}
+
+// pop takes the merge's next task instance.
+func (m *namedRunsMerge) pop() RunTaskInstance {
+	c := m.heads[0]
+	r := RunTaskInstance{Run: c.run, TI: c.tis[c.at]}
+	m.read++
+	if c.at++; c.at == len(c.tis) {
+		heap.Pop(m)
+	} else {
+		heap.Fix(m, 0)
+	}
+	return r
+}
+
+func (m *namedRunsMerge) Len() int { return len(m.heads) }
+func (m *namedRunsMerge) Less(i, j int) bool {
+	a, b := m.heads[i].tis[m.heads[i].at], m.heads[j].tis[m.heads[j].at]
+	return cmp.Or(cmp.Compare(a.MapIndex, b.MapIndex), strings.Compare(a.ID, b.ID)) < 0
+}
+func (m *namedRunsMerge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *namedRunsMerge) Push(x any)    { m.heads = append(m.heads, x.(*namedRunTask)) }
+func (m *namedRunsMerge) Pop() any {
+	last := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return last
+}
