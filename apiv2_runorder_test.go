@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestAPIv2_Runs_OrdersReadThePage lists pages of 300 runs of each of two
@@ -179,6 +181,69 @@ func TestAPIv1_Runs_OrdersReadThePage(t *testing.T) {
 			if !slices.Equal(ids, wantIDs) || gotTotal != total || total == 0 {
 				t.Errorf("page %v of %d, want %v of %d", ids, gotTotal, wantIDs, total)
 			}
+		})
+	}
+}
+
+// addQueuedRuns stores n queued runs of dagID after its others, as a
+// backfill makes them (models/backfill.py _create_backfill_dag_run: the
+// start date set at creation), one logical date a minute from base.
+func addQueuedRuns(tb testing.TB, store *Store, dagID string, base time.Time, n int) {
+	tb.Helper()
+	err := store.update(func(txn *memdb.Txn) error {
+		for i := range n {
+			id, err := nextCounter(txn, counterRunID)
+			if err != nil {
+				return err
+			}
+			date := base.Add(time.Duration(i) * time.Minute)
+			created := base.Add(365 * 24 * time.Hour).Add(time.Duration(i) * time.Millisecond)
+			r := &DagRun{ID: id, DagID: dagID, RunID: "backfill__" + isoFormat(date), ExecutionDate: date, State: RunQueued,
+				Conf: json.RawMessage(`{}`), RunType: "backfill", StartDate: &created, QueuedAt: &created, UpdatedAt: &created}
+			if err := txn.Insert(tableDagRuns, r); err != nil {
+				return err
+			}
+		}
+		return recountRunsTxn(txn)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestAPIv2_Runs_UnfinishedReadOnce lists a DAG's runs in the marked
+// orders (whose unfinished runs are read from the state index and sorted)
+// with a backfill's 400 queued runs beside 300 settled ones, and checks
+// through the store's rowsRead hook that a page asked a second time reads
+// about its rows: the unfinished runs, sorted, are remembered per version
+// of the DAG's queued and running runs (before, every page read the 400
+// and sorted them); each answer the sorting path's.
+func TestAPIv2_Runs_UnfinishedReadOnce(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addSchedulerRuns(t, ts.store, "example_bash_operator", base, 300)
+	addQueuedRuns(t, ts.store, "example_bash_operator", base.Add(-1000*time.Hour), 400)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const one = "/dags/example_bash_operator/dagRuns"
+	for _, tc := range []struct {
+		name, order, tie, filters string
+		maxRead                   int
+	}{
+		{"-start_date", "-start_date", "-id", "limit=20", 60},
+		{"start_date, offset", "start_date", "id", "limit=20&offset=100", 150},
+		{"-updated_at", "-updated_at", "-id", "limit=20", 60},
+		{"end_date", "end_date", "id", "limit=20", 60},
+		{"-end_date, into the nulls", "-end_date", "-id", "limit=20&offset=290", 290 + 50},
+		{"state, the queued", "state", "id", "limit=20&offset=40", 90},
+		{"-state", "-state", "-id", "limit=20", 90},
+		{"logical_date", "logical_date", "id", "limit=20&offset=390", 90},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := one + "?order_by=" + url.QueryEscape(tc.order) + "&" + tc.filters
+			sorted := path + "&order_by=" + url.QueryEscape(tc.tie)
+			checkPageRead(t, ts, &read, http.MethodGet, path, "", sorted, "", tc.maxRead)
 		})
 	}
 }

@@ -112,6 +112,9 @@ type Store struct {
 	// version of the DAG, asset and alias tables (memstore_assetrefs.go).
 	assetRefs   treeValue[*dagAssetRefs]
 	namedAssets namedAssetsMemo
+	// pending remembers each DAG's unfinished runs per version of its
+	// runs (memstore_runpending.go), for the marked orders' pages.
+	pending pendingRunsMemo
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before

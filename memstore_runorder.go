@@ -30,6 +30,10 @@ type RunOrderQuery struct {
 	// Compare is the listing's whole order: Attr in its direction, nulls
 	// where the API puts them, ties by id. The page is in this order.
 	Compare func(a, b *DagRun) int
+	// CompareName names Compare among the orders pages ask for, so that
+	// a DAG's unfinished runs sorted in it are remembered ("": sorted at
+	// each page).
+	CompareName string
 	// Keep, when set, picks the runs (every filter of the listing);
 	// KeepKey names it, for the count of what it picks.
 	Keep    func(*DagRun) bool
@@ -66,7 +70,7 @@ func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok boo
 	if !slices.Contains(runOrderWalks, q.Attr) {
 		return nil, 0, false, nil
 	}
-	w := &runOrderWalk{txn: s.read(), q: q}
+	w := &runOrderWalk{s: s, txn: s.read(), q: q}
 	defer func() {
 		if s.rowsRead != nil {
 			s.rowsRead(w.read)
@@ -124,6 +128,7 @@ func notWalked(err error) error {
 // runOrderWalk is one RunOrderPage: its transaction, query and the rows
 // it read.
 type runOrderWalk struct {
+	s    *Store
 	txn  *memdb.Txn
 	q    RunOrderQuery
 	read int
@@ -279,25 +284,20 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 		// Null values come together, by id either way (in both APIs).
 		m.add(&runIDsWalk{w: w, dagID: dagID, ids: marks.Nulls, desc: q.Desc})
 	}
-	var others []*DagRun
-	for _, state := range []RunState{RunQueued, RunRunning} {
-		it, err := w.txn.Get(tableDagRuns, indexState, string(state), dagID)
-		if err != nil {
-			return fmt.Errorf("list %s runs of %s: %w", state, dagID, err)
-		}
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			w.read++
-			others = append(others, raw.(*DagRun))
-		}
+	pending, err := w.s.pendingRunsTxn(w.txn, dagID, &w.read)
+	if err != nil {
+		return fmt.Errorf("list the unfinished runs of %s: %w", dagID, err)
 	}
-	slices.SortFunc(others, q.Compare)
-	// Stretch i is [bound(i), bound(i+1)).
+	others := pending.inOrder(q.CompareName, q.Compare)
+	// Stretch i is [bound(i), bound(i+1)); the last ends below the
+	// DAG's newest runs that are all unfinished (pending.tail), which a
+	// walk of settled runs would pass one by one.
 	bound := func(i int) int64 {
 		switch i {
 		case 0:
 			return 0
 		case len(marks.Breaks) + 1:
-			return 1<<63 - 1
+			return pending.tail
 		}
 		return marks.Breaks[i-1].ID
 	}

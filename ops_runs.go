@@ -518,7 +518,8 @@ func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
 		}
 		attr, desc = q.order[0].attr, q.order[0].desc
 	}
-	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Offset: q.offset, Limit: q.limit}
+	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Offset: q.offset, Limit: q.limit,
+		CompareName: fmt.Sprintf("%s desc=%t sortparam=%t", attr, desc, q.order != nil)}
 	if q.more == nil && !q.dateFiltered() && len(q.states) == 0 {
 		return oq, true
 	}
