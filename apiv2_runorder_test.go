@@ -247,3 +247,75 @@ func TestAPIv2_Runs_UnfinishedReadOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIv2_Runs_SeveralKeysReadThePage lists pages of 300 runs of each of
+// two DAGs by several order keys whose first the store walks (a date, a
+// marked one or run_after's index, the id), and checks through the store's
+// rowsRead hook that a page reads about its rows: the walks read the runs
+// that tie on the first key together and put them in the order of the
+// others, where every run of the DAGs was read and sorted. Each answer is
+// held to the sorting path's (sortedRuns).
+func TestAPIv2_Runs_SeveralKeysReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addSchedulerRuns(t, ts.store, "example_bash_operator", base, 300)
+	addSchedulerRuns(t, ts.store, "tutorial", base.Add(time.Second), 300)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	for _, tc := range []struct {
+		name, path string
+		want       runQuery
+		maxRead    int
+	}{
+		{"-start_date, run_id", "/dags/example_bash_operator/dagRuns?limit=20&order_by=-start_date&order_by=run_id",
+			runQuery{dagIDs: []string{"example_bash_operator"}, order: []runOrderKey{{"start_date", true}, {"run_id", false}}}, 60},
+		{"end_date, -state, offset", "/dags/example_bash_operator/dagRuns?limit=20&offset=100&order_by=end_date&order_by=-state",
+			runQuery{dagIDs: []string{"example_bash_operator"}, offset: 100, order: []runOrderKey{{"end_date", false}, {"state", true}}}, 160},
+		{"every DAG, -run_after, -start_date", "/dags/~/dagRuns?limit=20&order_by=-run_after&order_by=-start_date",
+			runQuery{order: []runOrderKey{{"run_after", true}, {"start_date", true}}}, 50},
+		{"every DAG, logical_date, conf, a state", "/dags/~/dagRuns?limit=20&order_by=logical_date&order_by=conf&state=success",
+			runQuery{states: []string{"success"}, order: []runOrderKey{{"logical_date", false}, {"conf", false}}}, 90},
+		{"every DAG, -id, duration", "/dags/~/dagRuns?limit=20&order_by=-id&order_by=duration",
+			runQuery{order: []runOrderKey{{"id", true}, {"duration", false}}}, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			want.limit = 20
+			runs, total, err := ts.srv.ops.sortedRuns(&want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantIDs []string
+			for _, r := range runs {
+				wantIDs = append(wantIDs, r.DagID+"/"+r.RunID)
+			}
+			ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
+			if got.status != 200 {
+				t.Fatalf("status %d: %.300s", got.status, got.body)
+			}
+			var page struct {
+				DagRuns []struct {
+					DagID string `json:"dag_id"`
+					RunID string `json:"dag_run_id"`
+				} `json:"dag_runs"`
+				Total int `json:"total_entries"`
+			}
+			if err := json.Unmarshal([]byte(got.body), &page); err != nil {
+				t.Fatal(err)
+			}
+			var gotIDs []string
+			for _, r := range page.DagRuns {
+				gotIDs = append(gotIDs, r.DagID+"/"+r.RunID)
+			}
+			if !slices.Equal(gotIDs, wantIDs) || page.Total != total || total == 0 {
+				t.Errorf("page %v of %d, want %v of %d", gotIDs, page.Total, wantIDs, total)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows for the page, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}

@@ -30,6 +30,12 @@ type RunOrderQuery struct {
 	// Compare is the listing's whole order: Attr in its direction, nulls
 	// where the API puts them, ties by id. The page is in this order.
 	Compare func(a, b *DagRun) int
+	// Lead, when Compare has keys after Attr (Airflow 3's several
+	// order_by), is Attr's order alone: its direction, nulls where the
+	// API puts them, no tie-break. The walks then read the runs that tie
+	// on Attr together and put them in Compare's order. nil: Attr is
+	// Compare's only key.
+	Lead func(a, b *DagRun) int
 	// CompareName names Compare among the orders pages ask for, so that
 	// a DAG's unfinished runs sorted in it are remembered ("": sorted at
 	// each page).
@@ -52,6 +58,15 @@ type RunOrderQuery struct {
 var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
 	"start_date", "end_date", "updated_at", "state", "logical_date"}
 
+// runLeadWalks are the orders of runOrderWalks RunOrderPage walks as the
+// first of several keys: those whose walks yield the runs that tie on the
+// attribute together (an index's unique keys, run_after's runs of one
+// microsecond, a marked time order's stretches, which ascend). A DAG's
+// runs all tie on dag_id, and the state order walks a state's stretches
+// by id: those sort.
+var runLeadWalks = []string{"id", "run_id", "dag_run_id", "run_after", "execution_date",
+	"start_date", "end_date", "updated_at", "logical_date"}
+
 // errOrderNotWalked stops a walk that met a run out of its order (a
 // logical date that is not the run's run_after, a run that comes before
 // the one the walk yielded last): RunOrderPage then answers that it
@@ -67,7 +82,7 @@ var errOrderNotWalked = errors.New("runs not in the walked order")
 // the run counts' without a filter or with states alone, else counted
 // once per version of the run table and filter.
 func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok bool, err error) {
-	if !slices.Contains(runOrderWalks, q.Attr) {
+	if !slices.Contains(runOrderWalks, q.Attr) || (q.Lead != nil && !slices.Contains(runLeadWalks, q.Attr)) {
 		return nil, 0, false, nil
 	}
 	w := &runOrderWalk{s: s, txn: s.read(), q: q}
@@ -281,8 +296,26 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 	}
 	w.read++
 	if len(marks.Nulls) > 0 {
-		// Null values come together, by id either way (in both APIs).
-		m.add(&runIDsWalk{w: w, dagID: dagID, ids: marks.Nulls, desc: q.Desc})
+		// Null values come together, by id either way (in both APIs);
+		// with keys after the order's, in their order: read and sorted.
+		nulls := &runIDsWalk{w: w, dagID: dagID, ids: marks.Nulls, desc: q.Desc}
+		if q.Lead == nil {
+			m.add(nulls)
+		} else {
+			var runs []*DagRun
+			for {
+				r, err := nulls.next()
+				if err != nil {
+					return err
+				}
+				if r == nil {
+					break
+				}
+				runs = append(runs, r)
+			}
+			slices.SortFunc(runs, q.Compare)
+			m.add(&runSliceWalk{runs: runs})
+		}
 	}
 	pending, err := w.s.pendingRunsTxn(w.txn, dagID, &w.read)
 	if err != nil {
@@ -372,7 +405,14 @@ func (w *runOrderWalk) stretchWalk(s runStretch) (*runIndexWalk, error) {
 	}
 	attr := w.q.Attr
 	in := func(r *DagRun) bool { return runSettled(r) && !runAttrNullable(attr, r) }
-	return &runIndexWalk{w: w, it: it, dagID: s.dagID, lo: s.lo, hi: s.hi, in: in, check: func(*DagRun) error { return nil }, compare: w.q.Compare}, nil
+	var tie func(*DagRun) int64
+	if w.q.Lead != nil {
+		// A stretch ascends in the value: the runs of one value come
+		// together, to be put in the order of the keys after it. (Two
+		// values that met in UnixNano would only be sorted together.)
+		tie = func(r *DagRun) int64 { return markedValue(attr, r).UnixNano() }
+	}
+	return &runIndexWalk{w: w, it: it, dagID: s.dagID, lo: s.lo, hi: s.hi, in: in, tie: tie, check: func(*DagRun) error { return nil }, compare: w.q.Compare}, nil
 }
 
 // runWalk yields runs in a listing's order; nil at its end.
@@ -643,10 +683,22 @@ func (m *runOrderMerge) probeOf(s runStretch) *DagRun {
 }
 
 // startReached starts the pending stretches whose first run comes before
-// the merge's next run; a stretch whose walk starts at another run than
-// its marks say stops the page (errOrderNotWalked).
+// the merge's next run (with keys after the order's, whose first value
+// comes no later than the next run's: the runs of that value may come in
+// any order of the other keys); a stretch whose walk starts at another
+// run than its marks say stops the page (errOrderNotWalked).
 func (m *runOrderMerge) startReached() error {
-	for len(m.pending) > 0 && (len(m.heads) == 0 || m.compare(m.probeOf(m.pending[0]), m.heads[0].run) < 0) {
+	lead := m.w.q.Lead
+	reached := func() bool {
+		if len(m.heads) == 0 {
+			return true
+		}
+		if lead != nil {
+			return lead(m.probeOf(m.pending[0]), m.heads[0].run) <= 0
+		}
+		return m.compare(m.probeOf(m.pending[0]), m.heads[0].run) < 0
+	}
+	for len(m.pending) > 0 && reached() {
 		s := m.pending[0]
 		m.pending = m.pending[1:]
 		walk, err := m.w.stretchWalk(s)
@@ -657,7 +709,10 @@ func (m *runOrderMerge) startReached() error {
 		if err != nil {
 			return err
 		}
-		if r == nil || m.compare(r, m.probeOf(s)) != 0 {
+		switch {
+		case r == nil:
+			return errOrderNotWalked
+		case lead != nil && lead(r, m.probeOf(s)) != 0, lead == nil && m.compare(r, m.probeOf(s)) != 0:
 			return errOrderNotWalked
 		}
 		heap.Push(m, runOrderHead{run: r, walk: walk})

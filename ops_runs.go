@@ -471,6 +471,14 @@ func sortParamOrder(keys []runOrderKey) func(a, b *DagRun) int {
 	return sortParamCompare(sk, runAttrIsNull, compare, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
 }
 
+// sortParamLead is SortParam's order of runs by one key alone: nulls last,
+// the key's direction, no primary key (sortParamOrder's first key).
+func sortParamLead(k runOrderKey) func(a, b *DagRun) int {
+	c := compareRunAttr(k.attr)
+	return sortParamCompare([]sortKey{{attr: k.attr, desc: k.desc}}, runAttrIsNull,
+		func(_ string, a, b *DagRun) int { return c(a, b) }, func(a, b *DagRun) int { return 0 })
+}
+
 // pageQuery is q as the store's RunPage reads it, when it can: by id (of
 // one DAG or every DAG) or by logical date (of one DAG), filtered by
 // nothing but known run states.
@@ -512,14 +520,22 @@ func (q *runQuery) pageQuery() (RunPageQuery, bool) {
 // filters; the store says whether it walks that order.
 func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
 	attr, desc := q.orderBy, q.desc
+	name := fmt.Sprintf("%s desc=%t", attr, desc)
+	var lead func(a, b *DagRun) int
 	if q.order != nil {
-		if len(q.order) != 1 {
+		if len(q.order) == 0 {
 			return RunOrderQuery{}, false
 		}
 		attr, desc = q.order[0].attr, q.order[0].desc
+		name = fmt.Sprintf("sortparam %v", q.order)
+		if len(q.order) > 1 {
+			// The keys after the first order the runs that tie on it
+			// (the walks read those together).
+			lead = sortParamLead(q.order[0])
+		}
 	}
-	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Offset: q.offset, Limit: q.limit,
-		CompareName: fmt.Sprintf("%s desc=%t sortparam=%t", attr, desc, q.order != nil)}
+	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Lead: lead, Offset: q.offset, Limit: q.limit,
+		CompareName: name}
 	if q.more == nil && !q.dateFiltered() && len(q.states) == 0 {
 		return oq, true
 	}
