@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestAPIv2_Runs_OrdersReadThePage lists pages of 300 runs of each of two
@@ -182,32 +180,6 @@ func TestAPIv1_Runs_OrdersReadThePage(t *testing.T) {
 				t.Errorf("page %v of %d, want %v of %d", ids, gotTotal, wantIDs, total)
 			}
 		})
-	}
-}
-
-// addQueuedRuns stores n queued runs of dagID after its others, as a
-// backfill makes them (models/backfill.py _create_backfill_dag_run: the
-// start date set at creation), one logical date a minute from base.
-func addQueuedRuns(tb testing.TB, store *Store, dagID string, base time.Time, n int) {
-	tb.Helper()
-	err := store.update(func(txn *memdb.Txn) error {
-		for i := range n {
-			id, err := nextCounter(txn, counterRunID)
-			if err != nil {
-				return err
-			}
-			date := base.Add(time.Duration(i) * time.Minute)
-			created := base.Add(365 * 24 * time.Hour).Add(time.Duration(i) * time.Millisecond)
-			r := &DagRun{ID: id, DagID: dagID, RunID: "backfill__" + isoFormat(date), ExecutionDate: date, State: RunQueued,
-				Conf: json.RawMessage(`{}`), RunType: "backfill", StartDate: &created, QueuedAt: &created, UpdatedAt: &created}
-			if err := txn.Insert(tableDagRuns, r); err != nil {
-				return err
-			}
-		}
-		return recountRunsTxn(txn)
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
 }
 
