@@ -415,6 +415,16 @@ func checkPageRead(t *testing.T, ts *testServer, read *int, method, path, body, 
 	return checkPageReadWant(t, ts, read, method, path, body, want, maxRead)
 }
 
+// checkPageReadSorted is checkPageRead with the same listing sent the
+// long way (operations.sortLists) for the answer to hold the page to.
+func checkPageReadSorted(t *testing.T, ts *testServer, read *int, method, path, body string, maxRead int) response {
+	t.Helper()
+	ts.srv.ops.sortLists.Store(true)
+	want := ts.do(t, method, apiV2Prefix+path, body, "Content-Type", "application/json")
+	ts.srv.ops.sortLists.Store(false)
+	return checkPageReadWant(t, ts, read, method, path, body, want, maxRead)
+}
+
 // checkPageReadWant is checkPageRead with the sorted answer given.
 func checkPageReadWant(t *testing.T, ts *testServer, read *int, method, path, body string, want response, maxRead int) response {
 	t.Helper()

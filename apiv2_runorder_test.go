@@ -16,8 +16,8 @@ import (
 // dag_ids, with filters, and checks through the store's rowsRead hook
 // that a page reads about its rows (and the DAG's marks and unfinished
 // runs), not every run: before, each read every run of its DAGs and
-// sorted them. Each answer is held to the sorting path's (a second order
-// key, the id in the first's direction, which only breaks ties).
+// sorted them (duration until lists3: its chunks). Each answer is held to
+// the sorting path's (operations.sortLists).
 func TestAPIv2_Runs_OrdersReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -28,27 +28,29 @@ func TestAPIv2_Runs_OrdersReadThePage(t *testing.T) {
 	ts.store.rowsRead = func(n int) { read += n }
 	const one = "/dags/example_bash_operator/dagRuns"
 	for _, tc := range []struct {
-		name, path, order, tie, filters string
-		maxRead                         int
+		name, path, order, filters string
+		maxRead                    int
 	}{
-		{"-start_date", one, "-start_date", "-id", "limit=20", 60},
-		{"start_date, offset", one, "start_date", "id", "limit=20&offset=100", 150},
-		{"-end_date", one, "-end_date", "-id", "limit=20", 60},
-		{"-updated_at", one, "-updated_at", "-id", "limit=20", 60},
-		{"state", one, "state", "id", "limit=20", 90},
-		{"-state, offset", one, "-state", "-id", "limit=20&offset=250", 360},
-		{"-run_after", one, "-run_after", "-id", "limit=20", 25},
-		{"logical_date, offset", one, "logical_date", "id", "limit=20&offset=20", 50},
-		{"run_id, offset", one, "run_id", "id", "limit=20&offset=40", 65},
-		{"-start_date, state filter", one, "-start_date", "-id", "limit=20&state=failed", 250},
-		{"every DAG, -start_date", "/dags/~/dagRuns", "-start_date", "-id", "limit=20", 90},
-		{"every DAG, run_after, run_type", "/dags/~/dagRuns", "run_after", "id", "limit=20&run_type=scheduled", 45},
-		{"every DAG, -id, run_id_pattern", "/dags/~/dagRuns", "-id", "run_after", "limit=20&run_id_pattern=T0", 200},
+		{"-start_date", one, "-start_date", "limit=20", 60},
+		{"start_date, offset", one, "start_date", "limit=20&offset=100", 150},
+		{"-end_date", one, "-end_date", "limit=20", 60},
+		{"-updated_at", one, "-updated_at", "limit=20", 60},
+		{"state", one, "state", "limit=20", 90},
+		{"-state, offset", one, "-state", "limit=20&offset=250", 360},
+		{"-run_after", one, "-run_after", "limit=20", 25},
+		{"logical_date, offset", one, "logical_date", "limit=20&offset=20", 50},
+		{"run_id, offset", one, "run_id", "limit=20&offset=40", 65},
+		{"-start_date, state filter", one, "-start_date", "limit=20&state=failed", 250},
+		{"every DAG, -start_date", "/dags/~/dagRuns", "-start_date", "limit=20", 90},
+		{"-duration", one, "-duration", "limit=20", 40},
+		{"duration, offset", one, "duration", "limit=20&offset=100", 150},
+		{"every DAG, -duration, a state", "/dags/~/dagRuns", "-duration", "limit=20&state=failed", 250},
+		{"every DAG, run_after, run_type", "/dags/~/dagRuns", "run_after", "limit=20&run_type=scheduled", 45},
+		{"every DAG, -id, run_id_pattern", "/dags/~/dagRuns", "-id", "limit=20&run_id_pattern=T0", 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.path + "?order_by=" + url.QueryEscape(tc.order) + "&" + tc.filters
-			sorted := path + "&order_by=" + url.QueryEscape(tc.tie)
-			checkPageRead(t, ts, &read, http.MethodGet, path, "", sorted, "", tc.maxRead)
+			checkPageReadSorted(t, ts, &read, http.MethodGet, path, "", tc.maxRead)
 		})
 	}
 	// The batch takes one order key: each answer is held to the sorting
@@ -200,22 +202,21 @@ func TestAPIv2_Runs_UnfinishedReadOnce(t *testing.T) {
 	ts.store.rowsRead = func(n int) { read += n }
 	const one = "/dags/example_bash_operator/dagRuns"
 	for _, tc := range []struct {
-		name, order, tie, filters string
-		maxRead                   int
+		name, order, filters string
+		maxRead              int
 	}{
-		{"-start_date", "-start_date", "-id", "limit=20", 60},
-		{"start_date, offset", "start_date", "id", "limit=20&offset=100", 150},
-		{"-updated_at", "-updated_at", "-id", "limit=20", 60},
-		{"end_date", "end_date", "id", "limit=20", 60},
-		{"-end_date, into the nulls", "-end_date", "-id", "limit=20&offset=290", 290 + 50},
-		{"state, the queued", "state", "id", "limit=20&offset=40", 90},
-		{"-state", "-state", "-id", "limit=20", 90},
-		{"logical_date", "logical_date", "id", "limit=20&offset=390", 90},
+		{"-start_date", "-start_date", "limit=20", 60},
+		{"start_date, offset", "start_date", "limit=20&offset=100", 150},
+		{"-updated_at", "-updated_at", "limit=20", 60},
+		{"end_date", "end_date", "limit=20", 60},
+		{"-end_date, into the nulls", "-end_date", "limit=20&offset=290", 290 + 50},
+		{"state, the queued", "state", "limit=20&offset=40", 90},
+		{"-state", "-state", "limit=20", 90},
+		{"logical_date", "logical_date", "limit=20&offset=390", 90},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := one + "?order_by=" + url.QueryEscape(tc.order) + "&" + tc.filters
-			sorted := path + "&order_by=" + url.QueryEscape(tc.tie)
-			checkPageRead(t, ts, &read, http.MethodGet, path, "", sorted, "", tc.maxRead)
+			checkPageReadSorted(t, ts, &read, http.MethodGet, path, "", tc.maxRead)
 		})
 	}
 }

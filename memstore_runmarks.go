@@ -265,7 +265,7 @@ func markRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 			return err
 		}
 	}
-	return nil
+	return durationRunTxn(txn, old, next)
 }
 
 // putRunMarksTxn stores a DAG's changed marks of an order (none left:
@@ -369,8 +369,12 @@ func settledNeighbours(txn *memdb.Txn, dagID string, id int64, back bool, none [
 	return found, nil
 }
 
-// deleteMarksOfTxn removes a DAG's marks ("": every DAG's).
+// deleteMarksOfTxn removes a DAG's marks and duration chunks ("": every
+// DAG's).
 func deleteMarksOfTxn(txn *memdb.Txn, dagID string) error {
+	if err := deleteDurationsOfTxn(txn, dagID); err != nil {
+		return err
+	}
 	var err error
 	if dagID == "" {
 		_, err = txn.DeleteAll(tableSettledMarks, indexID)
@@ -395,7 +399,14 @@ func remarkRunsTxn(txn *memdb.Txn) error {
 	}
 	var last [len(markedRunAttrs)]*DagRun // the DAG's last settled run with a value, per order
 	var marks [len(markedRunAttrs)]*runOrderMarks
+	var durations []durationEntry // the DAG's settled runs'
 	flush := func() error {
+		if marks[0] != nil {
+			if err := putDurationChunksTxn(txn, marks[0].DagID, durations); err != nil {
+				return err
+			}
+		}
+		durations = nil
 		for _, m := range marks {
 			if m != nil && (len(m.Breaks) > 0 || len(m.Nulls) > 0) {
 				if err := txn.Insert(tableSettledMarks, m); err != nil {
@@ -419,6 +430,7 @@ func remarkRunsTxn(txn *memdb.Txn) error {
 		if !runSettled(r) {
 			continue
 		}
+		durations = append(durations, durationOf(r))
 		for i, attr := range markedRunAttrs {
 			switch {
 			case runAttrNullable(attr, r):

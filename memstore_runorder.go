@@ -36,6 +36,9 @@ type RunOrderQuery struct {
 	// on Attr together and put them in Compare's order. nil: Attr is
 	// Compare's only key.
 	Lead func(a, b *DagRun) int
+	// NullsLast says that Compare puts nulls last either way (Airflow
+	// 3's SortParam): the order by duration is walked only so.
+	NullsLast bool
 	// CompareName names Compare among the orders pages ask for, so that
 	// a DAG's unfinished runs sorted in it are remembered ("": sorted at
 	// each page).
@@ -56,7 +59,7 @@ type RunOrderQuery struct {
 // id; run_id; run_after, and execution_date where it is the run_after),
 // and markedRunAttrs.
 var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
-	"start_date", "end_date", "updated_at", "state", "logical_date"}
+	"start_date", "end_date", "updated_at", "state", "logical_date", "duration"}
 
 // runLeadWalks are the orders of runOrderWalks RunOrderPage walks as the
 // first of several keys: those whose walks yield the runs that tie on the
@@ -65,7 +68,7 @@ var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after"
 // runs all tie on dag_id, and the state order walks a state's stretches
 // by id: those sort.
 var runLeadWalks = []string{"id", "run_id", "dag_run_id", "run_after", "execution_date",
-	"start_date", "end_date", "updated_at", "logical_date"}
+	"start_date", "end_date", "updated_at", "logical_date", "duration"}
 
 // errOrderNotWalked stops a walk that met a run out of its order (a
 // logical date that is not the run's run_after, a run that comes before
@@ -187,7 +190,7 @@ func (w *runOrderWalk) scope() (dagIDs []string, ok bool, err error) {
 			return nil, false, nil
 		}
 	}
-	if slices.Contains(markedRunAttrs[:], w.q.Attr) {
+	if slices.Contains(markedRunAttrs[:], w.q.Attr) || w.q.Attr == "duration" {
 		for _, id := range dagIDs {
 			if runCountTxn(w.txn, id).States[len(runStates)] > 0 {
 				return nil, false, nil
@@ -275,6 +278,11 @@ func (w *runOrderWalk) addWalks(m *runOrderMerge, dagID string) error {
 				return nil
 			}
 		}
+	case "duration":
+		if !q.NullsLast {
+			return errOrderNotWalked
+		}
+		return w.addDurationWalks(m, dagID)
 	default:
 		return w.addMarkedWalks(m, dagID)
 	}

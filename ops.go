@@ -35,7 +35,7 @@ type operations struct {
 	// parseRequests are the DAG files asked to be read again, which the
 	// folder's reloader takes (dag_reload.go); nil: asked of nobody.
 	parseRequests *dagParseRequests
-	// sortLists, when set (tests), sends every DAG and XCom listing to
+	// sortLists, when set (tests), sends every DAG, run and XCom listing to
 	// the path that reads and sorts every row of its scope, which the
 	// walks' answers are held to.
 	sortLists atomic.Bool

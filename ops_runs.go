@@ -380,6 +380,9 @@ func compareInt64(a, b int64) int {
 // them (sortedRuns).
 func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	store := o.store
+	if o.sortLists.Load() {
+		return o.sortedRuns(q)
+	}
 	if pq, ok := q.pageQuery(); ok {
 		return store.RunPage(pq)
 	}
@@ -534,8 +537,8 @@ func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
 			lead = sortParamLead(q.order[0])
 		}
 	}
-	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Lead: lead, Offset: q.offset, Limit: q.limit,
-		CompareName: name}
+	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Lead: lead, NullsLast: q.order != nil,
+		Offset: q.offset, Limit: q.limit, CompareName: name}
 	if q.more == nil && !q.dateFiltered() && len(q.states) == 0 {
 		return oq, true
 	}
