@@ -95,3 +95,21 @@ func BenchmarkV2ListRunsSeveralKeys(b *testing.B) {
 		benchPage{"-start_date,run_id", "/dags/bench_runs/dagRuns?limit=50&order_by=-start_date&order_by=run_id"},
 		benchPage{"all_-run_after,-start_date", "/dags/~/dagRuns?limit=50&order_by=-run_after&order_by=-start_date"})
 }
+
+// BenchmarkV2ListRunsByDuration lists a page of 50 runs of
+// BenchmarkV2ListRunsOrdered's store by duration: a DAG's longest first,
+// from offset 200 shortest first, every DAG's longest first: the DAGs'
+// duration chunks walked to the page's end, where every run was read and
+// sorted.
+func BenchmarkV2ListRunsByDuration(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag, other := benchDAG(b, "bench_runs", 1), benchDAG(b, "bench_more", 1)
+		store, dags := benchStoreWith(b, dag, other)
+		addSchedulerRuns(b, store, dag.DagID, benchDate, rows)
+		addSchedulerRuns(b, store, other.DagID, benchDate.Add(time.Second), rows/4)
+		return store, dags
+	},
+		benchPage{"-duration", "/dags/bench_runs/dagRuns?limit=50&order_by=-duration"},
+		benchPage{"duration_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=duration"},
+		benchPage{"all_-duration", "/dags/~/dagRuns?limit=50&order_by=-duration"})
+}
