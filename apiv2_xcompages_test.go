@@ -381,3 +381,88 @@ func TestXComs_FilteredAcrossRunsAsTheScan(t *testing.T) {
 		}
 	}
 }
+
+// TestXComs_SparseMapIndexSeeks lists XCom entries across runs by a
+// map_index that one entry in 40 of each run's task has (30 runs, two
+// tasks mapped into 40 instances), through both APIs, and checks through
+// the store's rowsRead hook that the walk seeks each run's task's entries
+// of that map_index and passes the others (a few rows a run's task), where
+// it read each of them; each answer the long way's
+// (operations.sortLists).
+func TestXComs_SparseMapIndexSeeks(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition3, edition2} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, e)
+			const dagID = "example_trigger_target_dag"
+			row, err := ts.store.DagByID(dagID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addRuns(t, ts.store, row.Def, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 30, false)
+			runs, err := ts.store.RunsOfDag(dagID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = ts.store.update(func(txn *memdb.Txn) error {
+				for _, run := range runs {
+					for _, task := range []string{"b", "a"} {
+						for mi := range 40 {
+							e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: mi, Key: "return_value",
+								Value: json.RawMessage(`1`), Timestamp: run.ExecutionDate}
+							if err := ts.store.putXComTxn(txn, e); err != nil {
+								return err
+							}
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read int
+			ts.store.rowsRead = func(n int) { read += n }
+			prefix := apiV2Prefix
+			if e == edition2 {
+				prefix = apiV1Prefix
+			}
+			do := func(t *testing.T, path string) string {
+				t.Helper()
+				res := ts.do(t, http.MethodGet, prefix+path, "")
+				if res.status != http.StatusOK {
+					t.Fatalf("%s: %d %.300s", path, res.status, res.body)
+				}
+				return res.body
+			}
+			for _, tc := range []struct {
+				path    string
+				maxRead int
+			}{
+				// 15 runs' tasks to the page's end (a run looked up for each in v2).
+				{"/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?map_index=7&limit=10&offset=5", 4*15 + 5},
+				{"/dags/~/dagRuns/~/taskInstances/~/xcomEntries?map_index=39&limit=20&offset=30", 4*50 + 5},
+				{"/dags/" + dagID + "/dagRuns/~/taskInstances/a/xcomEntries?map_index=0&limit=10", 4*10 + 5},
+			} {
+				t.Run(tc.path, func(t *testing.T) {
+					ts.srv.ops.sortLists.Store(true)
+					want := do(t, tc.path)
+					ts.srv.ops.sortLists.Store(false)
+					do(t, tc.path) // counts the filter's entries
+					read = 0
+					got := do(t, tc.path)
+					if got != want {
+						t.Errorf("answer differs from the long way's:\n got %.500s\nwant %.500s", got, want)
+					}
+					if strings.Contains(got, `"xcom_entries":[]`) || strings.Contains(got, `"xcom_entries": []`) {
+						t.Errorf("no entries: %.300s", got)
+					}
+					if read == 0 || read > tc.maxRead {
+						t.Errorf("read %d rows, want 1 to %d", read, tc.maxRead)
+					}
+				})
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -315,13 +316,15 @@ func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]
 			if err != nil {
 				return err
 			}
-			it, err := b.walk()
-			if err != nil {
-				return fmt.Errorf("list xcom entries: %w", err)
+			entries := xcomBlockEntries(b, read)
+			if q.MapIndex != nil {
+				entries = xcomMapIndexEntries(txn, b, *q.MapIndex, read)
 			}
-			for raw := it.Next(); raw != nil; raw = it.Next() {
-				*read++
-				if e := raw.(*XComEntry); keep(e) && !take(e) {
+			for e, err := range entries {
+				if err != nil {
+					return err
+				}
+				if keep(e) && !take(e) {
 					return lookupErr
 				}
 			}
@@ -366,10 +369,65 @@ func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]
 }
 
 // xcomBlock is a run of entries in a listing's order: how many (-1: as
-// many as the walk finds) and the walk.
+// many as the walk finds) and the walk. Across runs, dagID and taskID
+// name the prefix the walk covers ("": every DAG; every task of the DAG).
 type xcomBlock struct {
-	n    int
-	walk func() (memdb.ResultIterator, error)
+	n      int
+	walk   func() (memdb.ResultIterator, error)
+	dagID  string
+	taskID string
+}
+
+// xcomBlockEntries yields every entry of a block, counting them in read.
+func xcomBlockEntries(b xcomBlock, read *int) iter.Seq2[*XComEntry, error] {
+	return func(yield func(*XComEntry, error) bool) {
+		it, err := b.walk()
+		if err != nil {
+			yield(nil, fmt.Errorf("list xcom entries: %w", err))
+			return
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			*read++
+			if !yield(raw.(*XComEntry), nil) {
+				return
+			}
+		}
+	}
+}
+
+// xcomMapIndexEntries yields the entries of a block across runs whose
+// map_index is mapIndex, in the listing's order: at each run's task, a
+// seek to mapIndex, and past it a seek beyond the run's task's entries, so
+// that a run's task costs the entries of mapIndex and one or two others
+// (the first of the next run's task), where a walk read each of a mapped
+// task's entries (Airflow's schema has no index for map_index across runs
+// either; this is the order index's prefix, sought).
+func xcomMapIndexEntries(txn *memdb.Txn, b xcomBlock, mapIndex int, read *int) iter.Seq2[*XComEntry, error] {
+	return func(yield func(*XComEntry, error) bool) {
+		it, err := b.walk()
+		for err == nil {
+			raw := it.Next()
+			if raw == nil {
+				return
+			}
+			*read++
+			e := raw.(*XComEntry)
+			if (b.dagID != "" && e.DagID != b.dagID) || (b.taskID != "" && e.TaskID != b.taskID) {
+				return // past the block (a seek's walk has no end of its own)
+			}
+			switch {
+			case e.MapIndex == mapIndex:
+				if !yield(e, nil) {
+					return
+				}
+			case e.MapIndex < mapIndex:
+				it, err = txn.LowerBound(tableXComs, indexXComOrder+"_prefix", e.DagID, e.TaskID, e.RunID, mapIndex)
+			case e.MapIndex < math.MaxInt:
+				it, err = txn.LowerBound(tableXComs, indexXComOrder+"_prefix", e.DagID, e.TaskID, e.RunID, math.MaxInt)
+			}
+		}
+		yield(nil, fmt.Errorf("list xcom entries: %w", err))
+	}
 }
 
 // xcomBlocks yields q's blocks in a listing's order, adding the count
@@ -433,7 +491,7 @@ func xcomDags(txn *memdb.Txn, q XComPageQuery, read *int) iter.Seq2[string, erro
 // the task q names, or each of its tasks KeepTask picks.
 func xcomDagBlocks(txn *memdb.Txn, q XComPageQuery, dagID string, read *int) iter.Seq2[xcomBlock, error] {
 	taskBlock := func(taskID string, n int) xcomBlock {
-		return xcomBlock{n: n, walk: func() (memdb.ResultIterator, error) {
+		return xcomBlock{n: n, dagID: dagID, taskID: taskID, walk: func() (memdb.ResultIterator, error) {
 			return txn.Get(tableXComs, indexXComOrder+"_prefix", dagID, taskID, "")
 		}}
 	}
@@ -452,7 +510,7 @@ func xcomDagBlocks(txn *memdb.Txn, q XComPageQuery, dagID string, read *int) ite
 			*read++
 			n, err := xcomCountTxn(txn, xcomScopeDag, dagID, "", "")
 			if err != nil || n > 0 {
-				yield(xcomBlock{n: n, walk: func() (memdb.ResultIterator, error) {
+				yield(xcomBlock{n: n, dagID: dagID, walk: func() (memdb.ResultIterator, error) {
 					return txn.Get(tableXComs, indexXComOrder+"_prefix", dagID, "")
 				}}, err)
 			}
