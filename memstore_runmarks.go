@@ -26,9 +26,10 @@ func init() {
 
 // markedRunAttrs are the orders the marks keep (compareRunAttr's names).
 // Every other order of runs is an index's (id, run_after, run_id, the
-// DAG's, edition 2's execution_date, its run_after) or is sorted: conf,
-// external_trigger, and duration, whose values follow no order of the
-// runs' ids (a mark every other run, and a page reading every stretch).
+// DAG's, edition 2's execution_date, its run_after), duration's (whose
+// values follow no order of the runs' ids: a mark every other run; kept
+// sorted in chunks, memstore_rundurations.go), or is sorted: conf and
+// external_trigger.
 // A run's logical date never changes, but Airflow 3's runs of one DAG
 // are in no index by it: those whose logical date is their run_after are
 // in the run_after index among the others (runOrderIndex).
@@ -195,7 +196,8 @@ func (m *runOrderMarks) with(id int64, mark runMark) *runOrderMarks {
 	return next
 }
 
-// markRunTxn keeps the marks after a run changed from old to next (old
+// markRunTxn keeps the marks (and the duration chunks,
+// durationRunTxn) after a run changed from old to next (old
 // nil: inserted; next nil: deleted; both the same run). A run that is
 // settled neither before nor after changes no mark (a trigger, a start):
 // nothing is read. Otherwise the settled runs around it are found by a

@@ -374,10 +374,12 @@ func compareInt64(a, b int64) int {
 // listRuns is _fetch_dag_runs: the page of matching runs and how many
 // match. The orders and filters the store's indexes and run counts serve
 // (pageQuery) read the page alone; one order of runs the store walks
-// (orderQuery: by an index's order or a marked one, of any DAGs, with any
-// filter) reads the walks to the page's end; other listings (several
-// order keys, conf, external_trigger, duration) read the DAGs' runs (each DAG holds at most --max-runs-per-dag of them) and sort
-// them (sortedRuns).
+// (orderQuery: by an index's order, a marked one or duration, of any
+// DAGs, with any filter, and with more keys after one of those but
+// dag_id and state) reads the walks to the page's end; other listings
+// (conf, external_trigger, several keys led by dag_id or state) read the
+// DAGs' runs (each DAG holds at most --max-runs-per-dag of them) and sort
+// them (sortedRuns), as operations.sortLists sends every one (tests).
 func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	store := o.store
 	if o.sortLists.Load() {
