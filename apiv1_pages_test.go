@@ -235,3 +235,63 @@ func TestServerV1_ListTaskInstances_ReadsThePage(t *testing.T) {
 		})
 	}
 }
+
+// TestServerV1_ListTaskInstances_NamedRunReadsThePage lists pages of a
+// named run's task instances (GET .../dagRuns/{dag_run_id}/taskInstances,
+// and the batch's dag_run_ids) whose last task expanded into 400 mapped
+// instances, and checks through the store's rowsRead hook that a page
+// reads its own task instances, not the run's 402 (read before, each
+// checked against the filters the listing has none of); each page and
+// total those of a filter every task instance passes (the path that
+// reads them all).
+func TestServerV1_ListTaskInstances_NamedRunReadsThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	dag := benchDAG(t, "wide", 3)
+	if _, err := ts.store.UpsertDAG(dag); err != nil {
+		t.Fatal(err)
+	}
+	addRunsWithTIIDs(t, ts.store, dag, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 3, false)
+	expandLastTask(t, ts.store, dag, 400)
+	runs, err := ts.store.RunsOfDag("wide", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	everyStart := time.Time{}
+	for _, tc := range []struct {
+		name   string
+		runIDs []string
+		offset int
+	}{
+		{"a run", []string{runs[1].RunID}, 0},
+		{"a run, offset", []string{runs[1].RunID}, 300},
+		{"a run, the last page", []string{runs[1].RunID}, 390},
+		{"two runs, across them", []string{runs[2].RunID, runs[0].RunID}, 380},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := &tiQuery{dagIDs: []string{"wide"}, runIDs: tc.runIDs, offset: tc.offset, limit: 20}
+			read = 0
+			got, total, err := ts.srv.fetchTaskInstances(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if read == 0 || read > 20 {
+				t.Errorf("the page read %d rows, want 1 to 20", read)
+			}
+			all := *q
+			all.startGTE = &everyStart
+			want, wantTotal, err := ts.srv.fetchTaskInstances(&all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 || !reflect.DeepEqual(got, want) || total != wantTotal {
+				t.Errorf("page of %d (total %d), want %d (total %d)", len(got), total, len(want), wantTotal)
+			}
+		})
+	}
+	if got, err := ts.srv.V1GetTaskInstances("wide", runs[1].RunID, v1Values{"limit": {"20"}, "offset": {"300"}}); err != nil || got["total_entries"] != 402 {
+		t.Errorf("the GET's total: %v (%v), want 402", got["total_entries"], err)
+	}
+}

@@ -282,3 +282,21 @@ func (m *namedRunsMerge) Pop() any {
 	m.heads = m.heads[:len(m.heads)-1]
 	return last
 }
+
+// RunTaskInstancesWindow is a run's task instances as its row keeps them
+// (task_id, then map_index) from offset, at most limit, and how many the
+// run has: a slice of the row, where a listing read every one (rowsRead
+// hears of those returned). A run that is not there has none.
+func (s *Store) RunTaskInstancesWindow(dagID, runID string, offset, limit int) ([]*TaskInstance, int, error) {
+	row, err := runTasksTxn(s.read(), dagID, runID)
+	if err != nil || row == nil {
+		return nil, 0, err
+	}
+	n := len(row.TIs)
+	from := min(max(offset, 0), n)
+	to := min(from+max(limit, 0), n)
+	if s.rowsRead != nil {
+		s.rowsRead(to - from)
+	}
+	return slices.Clone(row.TIs[from:to]), n, nil
+}

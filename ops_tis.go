@@ -103,7 +103,9 @@ func parseTIStates(names []string) ([]TaskState, error) {
 // of a DAG, or of every DAG), their task instances by DAG, logical date
 // and task_id, then the page, and how many match. Every run's task
 // instances, unfiltered, are the store's TaskInstancePage, which reads
-// the page and the runs before it; otherwise every run named is read.
+// the page and the runs before it; named runs' unfiltered, the page's
+// part of each run's row (RunTaskInstancesWindow); otherwise every run
+// named is read.
 func (o *operations) listTaskInstances(q *tiQuery) ([]RunTaskInstance, int, error) {
 	store := o.store
 	dagIDs := q.dagIDs
@@ -138,6 +140,19 @@ func (o *operations) listTaskInstances(q *tiQuery) ([]RunTaskInstance, int, erro
 			}
 		}
 		for _, run := range runs {
+			if q.unfiltered() {
+				// Every task instance of the run: the page's part of
+				// its row, the rest counted.
+				tis, n, err := store.RunTaskInstancesWindow(dagID, run.RunID, q.offset-total, q.limit-len(out))
+				if err != nil {
+					return nil, 0, err
+				}
+				for _, ti := range tis {
+					out = append(out, RunTaskInstance{Run: run, TI: ti})
+				}
+				total += n
+				continue
+			}
 			tis, err := store.TaskInstancesOfRun(dagID, run.RunID)
 			if err != nil {
 				return nil, 0, err
