@@ -7,6 +7,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -112,4 +114,24 @@ func BenchmarkV2ListRunsByDuration(b *testing.B) {
 		benchPage{"-duration", "/dags/bench_runs/dagRuns?limit=50&order_by=-duration"},
 		benchPage{"duration_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=duration"},
 		benchPage{"all_-duration", "/dags/~/dagRuns?limit=50&order_by=-duration"})
+}
+
+// BenchmarkV1ListTaskInstancesOfRun is BenchmarkV2ListTaskInstancesOfRun's
+// first two pages through /api/v1 (edition 2): the page's part of the
+// run's row, where every task instance of the run was read.
+func BenchmarkV1ListTaskInstancesOfRun(b *testing.B) {
+	run := url.PathEscape("scheduled__" + isoFormat(benchDate.Add(time.Minute)))
+	base := apiV1Prefix + "/dags/bench_tis/dagRuns/" + run + "/taskInstances?limit=50"
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			dag := benchDAG(b, "bench_tis", 10)
+			store, dags := benchStoreWith(b, dag)
+			addRunsWithTIIDs(b, store, dag, benchDate, 4, false)
+			expandLastTask(b, store, dag, rows/4)
+			ts := httptest.NewServer(benchHandlerOf(b, edition2, store, dags))
+			b.Cleanup(ts.Close)
+			b.Run("run", func(b *testing.B) { pairURL(b, ts, base) })
+			b.Run("run_offset", func(b *testing.B) { pairURL(b, ts, base+"&offset=200") })
+		})
+	}
 }
