@@ -184,8 +184,8 @@ func TestRunMarks_FollowEveryWrite(t *testing.T) {
 }
 
 // TestRunMarks_GoWithTheirRuns removes runs wholesale (a DAG's runs,
-// the DAG, every run, a reset) and checks that their marks go with them,
-// and only theirs.
+// the DAG, every run, a reset) and checks that their marks and duration
+// chunks go with them, and only theirs.
 func TestRunMarks_GoWithTheirRuns(t *testing.T) {
 	t.Parallel()
 	f := newRunOrderFixture(t, edition3, 5)
@@ -199,6 +199,13 @@ func TestRunMarks_GoWithTheirRuns(t *testing.T) {
 		}
 		for raw := it.Next(); raw != nil; raw = it.Next() {
 			out[raw.(*runOrderMarks).DagID]++
+		}
+		// The duration chunks go with the marks.
+		if it, err = s.read().Get(tableRunDurations, indexID); err != nil {
+			t.Fatal(err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			out[raw.(*runDurationChunk).DagID]++
 		}
 		return out
 	}
