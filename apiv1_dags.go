@@ -652,10 +652,14 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 		return nil, v1BadRequest(fmt.Sprintf("'%s' object has no attribute '%s'", "SerializedBaseOperator", attr))
 	}
 	tasks := slices.Clone(def.Tasks)
-	slices.SortStableFunc(tasks, cmp)
 	if strings.HasPrefix(order, "-") {
-		slices.Reverse(tasks)
+		// Python's sorted(reverse=True) keeps equal tasks in the DAG's
+		// order (task_endpoint.py:57 of 2.10.3): compare the other way
+		// round rather than reverse a sorted list.
+		asc := cmp
+		cmp = func(a, b *Task) int { return asc(b, a) }
 	}
+	slices.SortStableFunc(tasks, cmp)
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
 		out = append(out, v1Task(def, t, s.rules().python))
