@@ -292,6 +292,13 @@ type schedulingRules struct {
 	// scheduled or queued one already shows the try it is about to run;
 	// otherwise it counts up when the try starts.
 	tryAtSchedule bool
+
+	// setStateDuration: the state a trigger rule gives a task instance is
+	// set with TaskInstance.set_state, which writes the duration between
+	// its start and end dates (2.10.3 airflow/models/taskinstance.py:
+	// 2425-2428, 3.2.1 alike); 1.10.15's writes the two dates alone
+	// (taskinstance.py:537-541).
+	setStateDuration bool
 }
 
 // dagFileRules are how the release reads DAG files: its example DAGs,
@@ -502,6 +509,7 @@ var (
 			bashPushesReturnValue:   true,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
 			tryAtSchedule:           false,
+			setStateDuration:        true,
 		},
 
 		dagFileRules: dagFileRules{
@@ -599,6 +607,7 @@ var (
 			bashPushesReturnValue:   false,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
 			tryAtSchedule:           false,
+			setStateDuration:        false,
 		},
 
 		dagFileRules: dagFileRules{

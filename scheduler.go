@@ -628,7 +628,7 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 						continue
 					}
 				}
-				put(s.decided(ti, next, now))
+				put(s.decidedByRule(ti, next, now))
 			}
 		}
 		if state, done := runOutcome(dag, byID); done {
@@ -678,6 +678,19 @@ func (s *scheduler) decided(ti *TaskInstance, next TaskState, now time.Time) *Ta
 		}
 	}
 	return &updated
+}
+
+// decidedByRule is ti in the state its trigger rule decided at now. Airflow's
+// TriggerRuleDep sets a skipped or upstream_failed state with
+// TaskInstance.set_state, which in the editions that say so also writes
+// the duration between the dates decided gives it.
+func (s *scheduler) decidedByRule(ti *TaskInstance, next TaskState, now time.Time) *TaskInstance {
+	updated := s.decided(ti, next, now)
+	if next.Finished() && s.rules.setStateDuration {
+		took := updated.EndDate.Sub(*updated.StartDate).Seconds()
+		updated.Duration = &took
+	}
+	return updated
 }
 
 // runTIs are a run's task instances by task_id: a task's one, or the
