@@ -140,7 +140,8 @@ type taskSpec struct {
 	// OperatorName is Airflow's operator_name (a decorator's "@task",
 	// "@task.bash"); "": the class name. The fields below it are what the
 	// serialized form says of the class, for the API to show; YAML leaves
-	// them empty and the API derives them from Operator.
+	// them empty (but ui_color, for a class of the file's own) and the API
+	// derives them from Operator.
 	OperatorName string
 	IsMapped     bool
 	Mapping      *taskMapping // a Python file's mapped task's expand_input

@@ -69,6 +69,7 @@ type yamlTask struct {
 	Inlets                  []any             `yaml:"inlets"`
 	Outlets                 []any             `yaml:"outlets"`
 	DocMD                   string            `yaml:"doc_md"`
+	UIColor                 string            `yaml:"ui_color"`
 }
 
 // clone is a copy of s that shares nothing with it. The decoder writes a
@@ -383,6 +384,7 @@ func (t *yamlTask) spec(node, defaults *yaml.Node, now time.Time) taskSpec {
 		Inlets:                  t.Inlets,
 		Outlets:                 t.Outlets,
 		DocMD:                   t.DocMD,
+		UIColor:                 t.UIColor,
 	}
 	if sim := t.Simulate; sim != nil {
 		s.Simulate = &simulateSpec{Duration: sim.Duration.duration(), Outcome: sim.Outcome, FailTimes: sim.FailTimes, XCom: sim.XCom}
