@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // The embedded examples are each release's example DAGs, field by field.
@@ -631,3 +634,89 @@ func orEmpty(s []string) []string {
 const airliteDocMD = "#### print_date\n" +
 	"Prints the date the task runs. (airlite's words: the tutorial in Airflow\n" +
 	"documents this task with its own text, which airlite does not copy.)\n"
+
+// TestExamples3_RunAsInAirflow triggers each example added to edition 3
+// beyond the first five through /api/v2, as a client would, and lets the
+// scheduler run it: every DAG is listed, each run ends as Airflow's does
+// (example_skip_dag's skip operators skip, which skips the all_success
+// join and what follows it, while the one_success join runs), and the
+// simulated callables leave the XComs Airflow's task runner pushes.
+func TestExamples3_RunAsInAirflow(t *testing.T) {
+	t.Parallel()
+	success := func(ids ...string) map[string]string {
+		m := map[string]string{}
+		for _, id := range ids {
+			m[id] = "success"
+		}
+		return m
+	}
+	var complexIDs []string
+	for _, task := range exampleComplexTasks(nil) {
+		complexIDs = append(complexIDs, task.id)
+	}
+	for _, tc := range []struct {
+		dagID string
+		tasks map[string]string // task id -> state
+		xcoms map[string]string // "task/key" -> the entry's value as /api/v2 shows it
+	}{
+		{"tutorial_taskflow_api", success("extract", "transform", "load"), map[string]string{
+			"extract/return_value":        `{\"1001\": 301.27, \"1002\": 433.21, \"1003\": 502.22}`,
+			"transform/total_order_value": `1236.7`,
+			"transform/return_value":      `{\"total_order_value\": 1236.7}`,
+		}},
+		{"tutorial_dag", success("extract", "transform", "load"), map[string]string{
+			"extract/order_data":          `\"{\\\"1001\\\": 301.27, \\\"1002\\\": 433.21, \\\"1003\\\": 502.22}\"`,
+			"transform/total_order_value": `\"{\\\"total_order_value\\\": 1236.7}\"`,
+		}},
+		{"example_xcom_args", success("generate_value", "print_value"), map[string]string{
+			"generate_value/return_value": `\"Bring me a shrubbery!\"`,
+		}},
+		{"example_xcom_args_with_operators", success("c", "print_value", "print_value__1", "d"), map[string]string{
+			"c/return_value": `\"c\"`,
+			"d/return_value": `\"c\"`,
+		}},
+		{"example_complex", success(complexIDs...), nil},
+		{"example_skip_dag", map[string]string{
+			"skip_operator_1": "skipped", "always_true_1": "success", "all_success": "skipped", "final_1": "skipped",
+			"skip_operator_2": "skipped", "always_true_2": "success", "one_success": "success", "final_2": "success",
+		}, nil},
+	} {
+		t.Run(tc.dagID, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition3, withExamplesPaused())
+			expect(t, ts.do(t, "GET", "/api/v2/dags?limit=100", ""), 200, `"dag_id":"`+tc.dagID+`"`)
+			expect(t, ts.do(t, "PATCH", "/api/v2/dags/"+tc.dagID, `{"is_paused": false}`), 200)
+			expect(t, ts.do(t, "POST", "/api/v2/dags/"+tc.dagID+"/dagRuns", `{"dag_run_id": "check", "logical_date": null}`), 200)
+			sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+				Now: time.Now, Parallelism: 16, Unixname: testUnixname, Hostname: "test"})
+			t.Cleanup(sched.stop)
+			settleUntil(t, sched, time.Now, func() bool {
+				run, err := ts.store.RunByRunID(tc.dagID, "check")
+				return err == nil && run.State.Finished()
+			})
+			run := "/api/v2/dags/" + tc.dagID + "/dagRuns/check"
+			expect(t, ts.do(t, "GET", run, ""), 200, `"state":"success"`)
+			res := ts.do(t, "GET", run+"/taskInstances?limit=100", "")
+			var tis struct {
+				TaskInstances []struct {
+					TaskID string `json:"task_id"`
+					State  string `json:"state"`
+				} `json:"task_instances"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &tis); err != nil || res.status != 200 {
+				t.Fatalf("task instances = %d %s", res.status, res.body)
+			}
+			got := map[string]string{}
+			for _, ti := range tis.TaskInstances {
+				got[ti.TaskID] = ti.State
+			}
+			if !reflect.DeepEqual(got, tc.tasks) {
+				t.Errorf("task states %v, want %v", got, tc.tasks)
+			}
+			for taskKey, value := range tc.xcoms {
+				task, key, _ := strings.Cut(taskKey, "/")
+				expect(t, ts.do(t, "GET", run+"/taskInstances/"+task+"/xcomEntries/"+key, ""), 200, `"value":"`+value+`"`)
+			}
+		})
+	}
+}
