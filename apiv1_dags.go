@@ -228,7 +228,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["owners"] = []any{}
 	d["dag_run_timeout"] = v1OptTimeDelta(def.DagrunTimeout)
 	d["doc_md"] = nil
-	if def.DocMD != "" { // Python DAGs only
+	if def.DocMD != "" {
 		d["doc_md"] = def.DocMD
 	}
 	d["params"] = params

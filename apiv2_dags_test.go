@@ -647,3 +647,23 @@ func TestAPIv2_YAMLDagLastParseDuration(t *testing.T) {
 	}
 	check("/dags", list.Dags[0]["last_parse_duration"])
 }
+
+// TestDags_DocMDOfAYAMLDefinition: a YAML definition's DAG-level doc_md is
+// the DAG's doc_md, as a Python file's dag.doc_md is: /api/v2's details
+// show it cleaned as Airflow 3.2.1's do, /api/v1's as written; a DAG
+// without one shows null.
+func TestDags_DocMDOfAYAMLDefinition(t *testing.T) {
+	t.Parallel()
+	const dag = "dag_id: documented\nschedule: null\ndoc_md: |\n  ### Title\n  A line.\ntasks:\n  - {task_id: t, operator: EmptyOperator}\n"
+	for _, tc := range []struct {
+		e          edition
+		path, want string
+	}{
+		{edition3, "/api/v2/dags/documented/details", `"doc_md":"### Title\nA line."`},
+		{edition3, "/api/v2/dags/example_simplest_dag/details", `"doc_md":null`},
+		{edition2, "/api/v1/dags/documented/details", `"doc_md": "### Title\nA line.\n"`},
+	} {
+		ts := newTestServer(t, tc.e, withDAG(dag))
+		expect(t, ts.do(t, http.MethodGet, tc.path, ""), 200, tc.want)
+	}
+}

@@ -47,8 +47,7 @@ type dagSpec struct {
 
 	DagID    string
 	DagIDPos specPos
-	// Description and DocMD are the DAG's texts; DocMD only a Python file
-	// gives today, and nothing shows it yet.
+	// Description and DocMD are the DAG's texts.
 	Description string
 	DocMD       string
 

@@ -31,6 +31,7 @@ type yamlDAG struct {
 	DagrunTimeout        *durationValue `yaml:"dagrun_timeout"`
 	Tags                 []string       `yaml:"tags"`
 	Params               map[string]any `yaml:"params"`
+	DocMD                string         `yaml:"doc_md"`
 	DefaultArgs          yaml.Node      `yaml:"default_args"`
 	Tasks                yaml.Node      `yaml:"tasks"`
 }
@@ -192,6 +193,7 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		DagID:                f.DagID,
 		DagIDPos:             keyPos(root, "dag_id"),
 		Description:          f.Description,
+		DocMD:                f.DocMD,
 		ScheduleInterval:     yamlSchedule(&f.ScheduleInterval),
 		Schedule:             yamlSchedule(&f.Schedule),
 		AssetSchedule:        yamlAssetCond(&f.Schedule),
