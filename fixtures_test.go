@@ -154,8 +154,11 @@ func airflow321Examples() []wantDAG {
 			tasks: []wantTask{airflowTask("my_task", "_PythonDecoratedOperator", nil)},
 		},
 		{
-			// Airflow 3.2.1 example_dags/tutorial.py:41-128
+			// Airflow 3.2.1 example_dags/tutorial.py:41-128; dag.doc_md is set
+			// twice (= __doc__, then a placeholder line, which stays).
 			dagID: "tutorial", description: "A simple tutorial DAG", schedule: strPtr("1d"), startDate: jan2021,
+			docMD: "A placeholder text, set anywhere in the file. (airlite's words: Airflow's\n" +
+				"file has its own, which airlite does not copy.)\n",
 			catchup: false, tags: []string{"example"},
 			tasks: []wantTask{
 				airflowTask("print_date", "BashOperator", jan2021, tutorialDefaults, bash("date"), down("sleep", "templated"), func(t *wantTask) {
