@@ -133,12 +133,12 @@ func v2TaskOf(def *DAG, t *Task) v2Task {
 	if t.Operator == "_PythonDecoratedOperator" {
 		operatorName = "@task" // custom_operator_name of @task
 	}
-	color, fgColor := uiColor(t.Operator), uiFgcolor(t.Operator)
+	color, fgColor := taskUIColor(t), uiFgcolor(t.Operator)
 	templateFields := slices.Clone(v2TemplateFields[t.Operator])
 	if t.OperatorModule != "" {
 		// A Python DAG's task: what its serialized form says.
 		module, operatorName = t.OperatorModule, orDefault(t.OperatorName, t.Operator)
-		color, fgColor = orDefault(t.UIColor, color), orDefault(t.UIFgcolor, fgColor)
+		fgColor = orDefault(t.UIFgcolor, fgColor)
 		templateFields = slices.Clone(t.TemplateFields)
 	}
 	if templateFields == nil {

@@ -196,3 +196,33 @@ tasks:
 		}
 	}
 }
+
+// TestTasks_UIColorOfAFilesOwnOperator: a YAML task of an operator class
+// the DAG file defines itself (simulated) may say the class's ui_color,
+// as Airflow 3.2.1's example_skip_dag.py gives its EmptySkipOperator
+// "#e8b7e4"; every API shows it where it shows the operator's, and a task
+// without one keeps its operator's.
+func TestTasks_UIColorOfAFilesOwnOperator(t *testing.T) {
+	t.Parallel()
+	const dag = `
+dag_id: own_class
+schedule: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: skipper, operator: EmptySkipOperator, ui_color: "#e8b7e4", simulate: {outcome: skipped}}
+  - {task_id: plain, operator: EmptyOperator}
+`
+	for _, tc := range []struct {
+		e          edition
+		path, want string
+	}{
+		{edition3, "/api/v2/dags/own_class/tasks/skipper", `"ui_color":"#e8b7e4"`},
+		{edition3, "/api/v2/dags/own_class/tasks/plain", `"ui_color":"#e8f7e4"`},
+		{edition2, "/api/v1/dags/own_class/tasks/skipper", `"ui_color": "#e8b7e4"`},
+		{edition2, apiPrefix + "/dags/own_class/tasks/skipper", `"ui_color": "#e8b7e4"`},
+		{edition2, apiPrefix + "/dags/own_class/tasks/plain", `"ui_color": "#e8f7e4"`},
+	} {
+		ts := newTestServer(t, tc.e, withDAG(dag))
+		expect(t, ts.do(t, http.MethodGet, tc.path, ""), 200, tc.want)
+	}
+}

@@ -26,7 +26,8 @@ type DAG struct {
 	// triggered dates against (the DAG-level start_date is not checked).
 	DefaultArgsStartDate *time.Time
 	Tasks                []*Task
-	// DocMD is the DAG's doc_md (Python files only).
+	// DocMD is the DAG's doc_md: a Python file's dag.doc_md, a YAML
+	// definition's doc_md key.
 	DocMD string
 	// Timetable: a schedule shown but not run by airlite (dagSpec.Timetable);
 	// Schedule is nil then.

@@ -1060,7 +1060,7 @@ func operatorFields2(info map[string]any, dag *DAG, t *Task) {
 	info["start_from_trigger"] = "False"
 	info["wait_for_past_depends_before_skipping"] = "False"
 	info["ui_fgcolor"] = uiFgcolor(t.Operator)
-	info["ui_color"] = uiColor(t.Operator)
+	info["ui_color"] = taskUIColor(t)
 	info["template_ext"] = "[]"
 	info["template_fields"] = "[]"
 	info["template_fields_renderers"] = "{}"
@@ -1116,6 +1116,14 @@ func uiColor(operator string) string {
 		return "#555"
 	}
 	return "#fff"
+}
+
+// taskUIColor is a task's ui_color: the one its definition gives (a
+// Python file's serialized class attribute, or YAML's ui_color for an
+// operator airlite does not know, such as a DAG file's own class), else
+// its operator's.
+func taskUIColor(t *Task) string {
+	return orDefault(t.UIColor, uiColor(t.Operator))
 }
 
 // uiFgcolor is an operator's ui_fgcolor in Airflow 2: BaseOperator's
