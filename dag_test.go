@@ -955,3 +955,58 @@ func TestDAGFiles_CronDaysPerEdition(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderPython_Dialects: the rendered file imports the DAG and the
+// operators from the release's modules (Airflow 3.2.1: airflow.sdk and the
+// standard provider), and a duration schedule is a timedelta, which each
+// release's DAG takes, where a string such as '1d' is no schedule Airflow
+// reads.
+func TestRenderPython_Dialects(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: rendered
+schedule: 1d
+start_date: 2021-01-01T00:00:00+00:00
+tasks:
+  - {task_id: first, operator: BashOperator, bash_command: "echo hi", downstream: [last]}
+  - {task_id: last, operator: EmptyOperator}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		py   pythonDialect
+		want []string
+	}{
+		{"3.2.1", python3, []string{
+			"from airflow.sdk import DAG\n",
+			"from airflow.providers.standard.operators.bash import BashOperator\n",
+			"from airflow.providers.standard.operators.empty import EmptyOperator\n",
+			"    schedule=datetime.timedelta(seconds=86400.0),\n",
+		}},
+		{"2.10.3", python2, []string{
+			"from airflow import DAG\n",
+			"from airflow.operators.bash import BashOperator\n",
+			"    schedule=datetime.timedelta(seconds=86400.0),\n",
+		}},
+		{"1.10.15", python110, []string{
+			"from airflow import DAG\n",
+			"from airflow.operators.bash_operator import BashOperator\n",
+			"    schedule_interval=datetime.timedelta(seconds=86400.0),\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := renderPython(dag, tc.py)
+			for _, want := range tc.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("rendering does not contain %q:\n%s", want, got)
+				}
+			}
+			if strings.Contains(got, "'1d'") {
+				t.Errorf("the schedule is written as a string:\n%s", got)
+			}
+		})
+	}
+}

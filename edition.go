@@ -705,6 +705,7 @@ var (
 		// provider's operators, without what Airflow 3 removed
 		// (python/airflow, "3").
 		r.pythonSurface = "3"
+		r.python = python3
 		r.catchupByDefault = false
 		r.staleOnImportError = true
 		r.staleKeepsDefinition = true

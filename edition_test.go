@@ -557,6 +557,8 @@ func want3(want2 map[string]any) map[string]any {
 		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
 		// Airflow 3's authoring surface (python/airflow, "3").
 		"pythonSurface": "3",
+		// the standard provider's modules, which 3.2.1's example DAGs import
+		"python": `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.providers.standard.operators.bash`,
 		// airflow-core config.yml [scheduler] catchup_by_default
 		"catchupByDefault": false,
 		// Airflow 3's dag_processing/collection.py _update_import_errors
