@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -242,4 +246,139 @@ tasks:
 		}
 	}
 	s.ts.v2(t, http.MethodGet, "/dags/consumer/tasks/first", "", http.StatusOK)
+}
+
+// restartOver starts airlite again as main does: the DAG folder read, the
+// snapshot restored under it (openStore), a server on the result, on the
+// tests' clock.
+func restartOver(t *testing.T, e edition, folder, snapshot string) *testServer {
+	t.Helper()
+	logger := zerolog.New(zerolog.NewTestWriter(t))
+	set, err := loadDAGSet(t.Context(), folder, e, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config{DagsDir: folder, Edition: e, Python: "python3", Home: filepath.Dir(snapshot), Snapshot: snapshot,
+		SnapshotInterval: time.Hour, SnapshotBad: snapshotBadRefuse}
+	store, _, err := openStore(t.Context(), c, set, logger)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	auth, err := newAuthenticator(authDefault, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := newServer(serverOptions{Edition: e, Store: store, DAGs: set, Auth: auth, Logger: logger,
+		Now: func() time.Time { return testNow }, Unixname: testUnixname, Browser: browserPolicy{HostCheck: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ready.Store(true)
+	ts := startHTTPTestServer(t, srv.routes(), e)
+	return &testServer{Server: ts, srv: srv, store: store, dags: set, edition: e}
+}
+
+// staleV3PyDAG is an Airflow 3 Python DAG file of one BashOperator and one
+// @task callable.
+const staleV3PyDAG = `import pendulum
+from airflow.sdk import DAG, task
+from airflow.providers.standard.operators.bash import BashOperator
+
+with DAG(dag_id="gamma", start_date=pendulum.datetime(2024, 1, 1, tz="UTC"), schedule=None, tags=["py_tag"]):
+    first = BashOperator(task_id="first", bash_command="echo first")
+
+    @task
+    def second():
+        return 1
+
+    first >> second()
+`
+
+// Airflow 3 keeps a stale DAG's serialized DAG in its database, so an
+// API server started again answers it as before (the DagBag reads
+// serialized_dag whatever is_stale says). airlite's snapshot keeps what a
+// stale DAG was built from, and a start builds it again: every route that
+// answered it before the restart answers the same, through a second
+// restart too; its file back at a start, it is not stale.
+func TestDAGReload_StaleDefinitionSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, file, text, dagID string
+		python                  bool
+	}{
+		{"yaml", "beta.yaml", taggedDAG("beta", "kept_tag", "null"), "beta", false},
+		{"python", "gamma.py", staleV3PyDAG, "gamma", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.python {
+				requirePython(t)
+			}
+			s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), tc.file: tc.text})
+			s.ts.v2(t, http.MethodPost, "/dags/"+tc.dagID+"/dagRuns", `{"dag_run_id": "before", "logical_date": null}`, http.StatusOK)
+			s.folder.remove(t, tc.file)
+			s.pass(t, time.Second, true)
+
+			id := tc.dagID
+			paths := []string{"/dags/" + id, "/dags/" + id + "/details", "/dags/" + id + "/tasks", "/dags/" + id + "/tasks/first",
+				"/dagSources/" + id, "/dags/" + id + "/dagVersions", "/dagTags", "/dags/" + id + "/dagRuns/before/taskInstances"}
+			// file_token is signed with the secret key each start draws
+			// (as Airflow draws one when none is set): left out.
+			token := regexp.MustCompile(`"file_token":"[^"]*"`)
+			answers := func(ts *testServer) map[string]string {
+				t.Helper()
+				out := map[string]string{}
+				for _, p := range paths {
+					out[p] = token.ReplaceAllString(ts.v2(t, http.MethodGet, p, "", http.StatusOK).body, `"file_token":"…"`)
+				}
+				out["listed"] = fmt.Sprint(staleByDagID(t, ts.v2(t, http.MethodGet, "/dags?exclude_stale=false", "", http.StatusOK).body))
+				return out
+			}
+			before := answers(s.ts)
+			if before["listed"] != fmt.Sprint(map[string]bool{"alpha": false, id: true}) {
+				t.Fatalf("before the restart: listed %s", before["listed"])
+			}
+
+			dir := t.TempDir()
+			first := filepath.Join(dir, "first.json")
+			if _, err := writeSnapshot(s.ts.store, first, testNow); err != nil {
+				t.Fatal(err)
+			}
+			// Only the stale DAG's definition is written: alpha's file gives
+			// it at the start.
+			if data, err := os.ReadFile(first); err != nil || bytes.Count(data, []byte(`"definition":`)) != 1 {
+				t.Errorf("the snapshot holds %d definitions (%v), want the stale DAG's one", bytes.Count(data, []byte(`"definition":`)), err)
+			}
+			restarted := restartOver(t, edition3, s.folder.dir, first)
+			second := filepath.Join(dir, "second.json")
+			if _, err := writeSnapshot(restarted.store, second, testNow); err != nil {
+				t.Fatal(err)
+			}
+			again := restartOver(t, edition3, s.folder.dir, second)
+			for name, ts := range map[string]*testServer{"restarted": restarted, "restarted twice": again} {
+				got := answers(ts)
+				for key, want := range before {
+					if got[key] != want {
+						t.Errorf("%s: %s =\n%s\nwant, as before the restart,\n%s", name, key, got[key], want)
+					}
+				}
+				ts.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"logical_date": null}`, http.StatusNotFound)
+			}
+
+			// Edition 2 on the same file builds none: Airflow 2.10.3 deletes
+			// the serialized DAG of a DAG whose file is gone.
+			if row, err := restartOver(t, edition2, s.folder.dir, first).store.DagByID(id); err != nil || row.Def != nil || row.Kept != nil {
+				t.Errorf("edition 2 restarted: %s = %+v, %v; want a row without a definition", id, row, err)
+			}
+
+			// Its file back at a start: not stale, triggered again.
+			s.folder.write(t, tc.file, tc.text)
+			back := restartOver(t, edition3, s.folder.dir, second)
+			if v := v2JSON(t, back.v2(t, http.MethodGet, "/dags/"+id, "", http.StatusOK)); v["is_stale"] != false {
+				t.Errorf("its file back: is_stale = %v, want false", v["is_stale"])
+			}
+			back.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"dag_run_id": "after", "logical_date": null}`, http.StatusOK)
+		})
+	}
 }
