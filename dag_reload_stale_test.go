@@ -382,3 +382,101 @@ func TestDAGReload_StaleDefinitionSurvivesRestart(t *testing.T) {
 		})
 	}
 }
+
+// Airflow's scheduler queues a task instance already scheduled whatever
+// its DAG's is_stale says: _executable_task_instances_to_queued
+// (airflow-core/src/airflow/jobs/scheduler_job_runner.py) joins DagModel
+// for is_paused (and bundle_name) only, beside the run being running. The
+// worker then reads the DAG's file and finds no DAG in it
+// (task-sdk/src/airflow/sdk/execution_time/task_runner.py parse: "Dag not
+// found during start up", exit 1): the try fails without running the
+// task. A paused DAG's stays scheduled. Edition 2 leaves an inactive
+// DAG's as it was (its definition is gone).
+func TestDAGReload_StaleDAGScheduledTaskIsQueued(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		e          edition
+		paused     bool
+		wantState  TaskState
+		wantTry    int
+		wantLogged string
+	}{
+		{"stale", edition3, false, TaskFailed, 1, "Dag not found during start up"},
+		{"stale, retries left", edition3, false, TaskUpForRetry, 1, "Dag not found during start up"},
+		// Edition 3 counts the try when it is scheduled (tryAtSchedule).
+		{"stale and paused", edition3, true, TaskScheduled, 1, ""},
+		{"inactive, edition 2", edition2, false, TaskScheduled, 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), "ran")
+			retries := "0"
+			if tc.wantState == TaskUpForRetry {
+				retries = "2"
+			}
+			def := "dag_id: waits\nschedule: null\nstart_date: 2024-01-01T00:00:00+00:00\ntasks:\n" +
+				"  - task_id: first\n    operator: BashOperator\n    bash_command: touch " + marker + "\n    pool: tiny\n    retries: " + retries + "\n" +
+				"  - task_id: second\n    operator: BashOperator\n    bash_command: echo second\n    upstream: [first]\n"
+			s := newReloadSetup(t, tc.e, map[string]string{"waits.yaml": def})
+			if _, err := s.ts.store.UpsertPool("tiny", 0, nil); err != nil {
+				t.Fatal(err)
+			}
+			if tc.e == edition3 {
+				s.ts.v2(t, http.MethodPost, "/dags/waits/dagRuns", `{"dag_run_id": "r", "logical_date": null}`, http.StatusOK)
+			} else if res := s.ts.do(t, http.MethodPost, apiV1Prefix+"/dags/waits/dagRuns", `{"dag_run_id": "r"}`, "Content-Type", "application/json"); res.status != http.StatusOK {
+				t.Fatalf("trigger: %d %s", res.status, res.body)
+			}
+			sched := newScheduler(schedulerOptions{Store: s.ts.store, Edition: tc.e, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+				Parallelism: 8, Unixname: testUnixname, Hostname: "test"})
+			t.Cleanup(sched.stop)
+			state := func() *TaskInstance {
+				t.Helper()
+				ti, err := s.ts.store.TaskInstance("waits", "r", "first")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ti
+			}
+			settleTicks(t, sched, time.Now)
+			if ti := state(); ti.State != TaskScheduled {
+				t.Fatalf("first = %s while its pool has no slot, want scheduled", ti.State)
+			}
+
+			s.folder.remove(t, "waits.yaml")
+			s.pass(t, time.Second, true)
+			if tc.paused {
+				if err := s.ts.store.SetPaused("waits", true, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.ts.store.UpsertPool("tiny", 1, nil); err != nil {
+				t.Fatal(err)
+			}
+			settleTicks(t, sched, time.Now)
+			ti := state()
+			if ti.State != tc.wantState || ti.TryNumber != tc.wantTry {
+				t.Errorf("first = %s try %d, want %s try %d", ti.State, ti.TryNumber, tc.wantState, tc.wantTry)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("first's command ran: its DAG's file is gone, so no worker could run it")
+			}
+			logged := ""
+			if log, err := s.ts.store.TaskLogOf(ti.key()); err == nil && log != nil && len(log.Tries) > 0 {
+				logged = log.Tries[len(log.Tries)-1].Output
+			}
+			if !strings.Contains(logged, tc.wantLogged) || (tc.wantLogged == "") != (logged == "") {
+				t.Errorf("first's log = %q, want it to say %q", logged, tc.wantLogged)
+			}
+			// The run is not examined (get_running_dag_runs_to_examine
+			// filters on is_stale): it stays running, second waits.
+			if r, err := s.ts.store.RunByRunID("waits", "r"); err != nil || r.State != RunRunning {
+				t.Errorf("run = %+v, %v; want running", r, err)
+			}
+			if second, err := s.ts.store.TaskInstance("waits", "r", "second"); err != nil || second.State != TaskNone {
+				t.Errorf("second = %+v, %v; want no state", second, err)
+			}
+		})
+	}
+}
