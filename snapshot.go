@@ -114,8 +114,7 @@ type snapDag struct {
 	RootDagID string `json:"root_dag_id,omitempty"`
 	// Stale is DagRow.Stale, written only when set (edition 3), so that
 	// older files, and older airlites reading this one, need no new
-	// version. The definition it kept is not written: restored, the row
-	// has none, as any row whose file is gone.
+	// version. The definition it kept is Definition.
 	Stale bool `json:"stale,omitempty"`
 	// Definition is a stale row's kept definition (dag_origin.go), written
 	// only for a stale row whose definition is kept (edition 3): older
