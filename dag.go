@@ -72,6 +72,9 @@ type DAG struct {
 	// decode, build and checks of a YAML or JSON one, or of a body given
 	// to POST /_airlite/dags. Left out of the hash.
 	ParseDuration float64 `json:"-"`
+	// origin is what the front end read, kept in the editions whose stale
+	// DAGs keep their definition (dag_origin.go); nil otherwise.
+	origin *dagOrigin
 }
 
 // Task is one operator of a DAG, with default_args already applied.
