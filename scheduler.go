@@ -683,32 +683,43 @@ func (s *scheduler) timedOut(dag *DAG, run *DagRun, now time.Time) bool {
 	return !rule.scheduledOnly || (!run.ExternalTrigger && dag.Schedule != nil)
 }
 
-// decided is ti in the state a pass decided for it at now.
+// decided is ti in the state a pass decided for it at now, its dates
+// untouched: Airflow writes such a state straight into the row (the
+// mapped task's expansion into nothing or without its upstream value,
+// 2.10.3 abstractoperator.py expand_mapped_task:633-642, 3.2.1
+// models/taskmap.py alike; removed map indexes), no dates with it.
 func (s *scheduler) decided(ti *TaskInstance, next TaskState, now time.Time) *TaskInstance {
 	updated := *ti
 	updated.State, updated.UpdatedAt = next, &now
 	if next == TaskScheduled && s.rules.tryAtSchedule {
 		updated.TryNumber++
 	}
-	if next.Finished() {
-		updated.EndDate = &now
-		if updated.StartDate == nil {
-			updated.StartDate = &now
-		}
-	}
 	return &updated
 }
 
-// decidedByRule is ti in the state its trigger rule decided at now. Airflow's
-// TriggerRuleDep sets a skipped or upstream_failed state with
-// TaskInstance.set_state, which in the editions that say so also writes
-// the duration between the dates decided gives it.
+// decidedByRule is ti in the state its trigger rule decided at now.
+// Airflow's TriggerRuleDep sets a skipped or upstream_failed state with
+// TaskInstance.set_state: in 2.10.3 and 3.2.1 a start and an end date
+// where there are none and the duration between them
+// (taskinstance.py:2422-2428 of 2.10.3), in 1.10.15 both dates at now and
+// no duration (taskinstance.py:537-541).
 func (s *scheduler) decidedByRule(ti *TaskInstance, next TaskState, now time.Time) *TaskInstance {
 	updated := s.decided(ti, next, now)
-	if next.Finished() && s.rules.setStateDuration {
-		took := updated.EndDate.Sub(*updated.StartDate).Seconds()
-		updated.Duration = &took
+	if !next.Finished() {
+		return updated
 	}
+	if !s.rules.setStateDuration {
+		updated.StartDate, updated.EndDate = &now, &now
+		return updated
+	}
+	if updated.StartDate == nil {
+		updated.StartDate = &now
+	}
+	if updated.EndDate == nil {
+		updated.EndDate = &now
+	}
+	took := updated.EndDate.Sub(*updated.StartDate).Seconds()
+	updated.Duration = &took
 	return updated
 }
 
