@@ -1374,15 +1374,18 @@ type v2ExtraLinks struct {
 // serialization/definitions/operatorlink.py: the XCom "_link_<link
 // class>" of that task instance, deserialized), null when there is none
 // or it is empty ("link_url or None"). airlite's operators push no such
-// XCom themselves. A run that is not there crashes Airflow's DAG lookup
-// (get_dag_for_run of None): a 500.
+// XCom themselves. A run that is not there is no 500: 3.2.1 reads the
+// DAG with get_dag_for_run_or_latest_version (common/dagbag.py), which
+// takes the DAG's latest version when there is no run, so the task is
+// checked and then the instance is not found; no DAG is dagbag.py's 404
+// (extra_links.py lines 54-61 of the 3.2.0-era main, Phinhas214/airflow
+// c57fba0e, 2026-03-20, unchanged since apache/airflow#53975 in 3.1).
 func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
 	run, err := s.ops.runByID(dagID, runID)
 	if errors.Is(err, errNotFound) {
-		return nil, fmt.Errorf("get extra links: no run %s of %s", runID, dagID)
-	}
-	if err != nil {
+		run = nil
+	} else if err != nil {
 		return nil, err
 	}
 	_, task, err := s.ops.dagTask(dagID, taskID)
@@ -1390,9 +1393,12 @@ func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 	case isFault(err, faultTaskMissing):
 		return nil, v2Detail404("Task with ID = %s not found", taskID)
 	case errors.Is(err, errNotFound):
-		return nil, v2Detail404("DAG with ID = %s not found", dagID)
+		return nil, v2Detail404(v2DagNotFound, dagID)
 	case err != nil:
 		return nil, err
+	}
+	if run == nil {
+		return nil, v2Detail404("TaskInstance not found")
 	}
 	mapIndex := v2MapIndexParam(req)
 	if _, _, err := s.ops.taskInstanceAt(dagID, run.RunID, taskID, mapIndex); err != nil {
