@@ -139,9 +139,11 @@ func TestAPIv2_DagErrors(t *testing.T) {
 		{"GET", "/api/v2/dags/nope/details", "", 404, "{\"detail\":\"The Dag with ID: `nope` was not found\"}"},
 		{"PATCH", "/api/v2/dags/nope", `{"is_paused":true}`, 404, `{"detail":"Dag with id: nope was not found"}`},
 		{"DELETE", "/api/v2/dags/nope", "", 404, `{"detail":"Dag with id: nope was not found"}`},
-		{"POST", "/api/v2/dags/nope/favorite", "", 404, `{"detail":"Dag with id 'nope' not found"}`},
-		{"POST", "/api/v2/dags/nope/unfavorite", "", 404, `{"detail":"Dag with id 'nope' not found"}`},
-		{"POST", "/api/v2/dags/tutorial/unfavorite", "", 409, `{"detail":"Dag is not marked as favorite"}`},
+		// 3.2.1 still says "DAG" here (its document's "Mark the DAG as
+		// favorite." is the same commit's docstring); main renamed both later.
+		{"POST", "/api/v2/dags/nope/favorite", "", 404, `{"detail":"DAG with id 'nope' not found"}`},
+		{"POST", "/api/v2/dags/nope/unfavorite", "", 404, `{"detail":"DAG with id 'nope' not found"}`},
+		{"POST", "/api/v2/dags/tutorial/unfavorite", "", 409, `{"detail":"DAG is not marked as favorite"}`},
 		{"PATCH", "/api/v2/dags/tutorial?update_mask=field_1&update_mask=is_paused", `{"is_paused":true}`, 400,
 			"{\"detail\":\"Only `is_paused` field can be updated through the REST API\"}"},
 		{"PATCH", "/api/v2/dags?update_mask=field_1&update_mask=is_paused", `{"is_paused":true}`, 400,

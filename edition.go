@@ -660,7 +660,12 @@ var (
 		r.name = edition3
 		r.version = "3.2.1"
 		// The release's git_version is not known here: the version route
-		// answers null, as Airflow does without the file.
+		// answers null, as Airflow does without the file. Its form would
+		// be ".release:" and the full hash of the commit the packages were
+		// built from; the release pages name only the abbreviated hashes
+		// of the candidates (3.2.1rc1 b457a30, rc2 01bbe93, rc3 e5968b8,
+		// the last presumably 3.2.1's), and no copy of a 3.2.1 package or
+		// of the tag's commit could be read, so the full hash is unknown.
 		r.gitVersion = nil
 		r.masker = secretsMasker{names: maskerNames321}
 		r.experimentalAPI = false
