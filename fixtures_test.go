@@ -191,7 +191,7 @@ func airflow321Examples() []wantDAG {
 			// Airflow 3.2.1 example_dags/tutorial_dag.py:41-132:
 			// default_args={"retries": 2}, three PythonOperators whose
 			// callables push JSON strings with ti.xcom_push and return None.
-			dagID: "tutorial_dag", description: "Dag tutorial", startDate: jan2021, tags: []string{"example"},
+			dagID: "tutorial_dag", description: "DAG tutorial", startDate: jan2021, tags: []string{"example"},
 			docMD: "### Dag Tutorial Documentation\nAn extract, transform and load pipeline of three PythonOperators. (airlite's\n" +
 				"words: Airflow documents this DAG with its own text, which airlite does not\ncopy.)\n",
 			tasks: []wantTask{
