@@ -48,7 +48,9 @@ func TestAPI_QueryKeepsABarePercent(t *testing.T) {
 		path string
 		want []string
 	}{
-		{edition3, "/api/v2/dags?dag_id_pattern=tut%", []string{`"dag_id":"tutorial"`, `"total_entries":1`}},
+		// Edition 3's examples hold three tutorials: tutorial, tutorial_dag
+		// and tutorial_taskflow_api.
+		{edition3, "/api/v2/dags?dag_id_pattern=tut%", []string{`"dag_id":"tutorial"`, `"dag_id":"tutorial_taskflow_api"`, `"total_entries":3`}},
 		{edition3, "/api/v2/dags?dag_id_pattern=%zz", []string{`"total_entries":0`}},
 		{edition2, "/api/v1/dags?dag_id_pattern=tut%", []string{`"dag_id": "tutorial"`, `"total_entries": 1`}},
 		{edition2, "/api/v1/dags?dag_id_pattern=%zz", []string{`"total_entries": 0`}},

@@ -228,7 +228,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	d["owners"] = []any{}
 	d["dag_run_timeout"] = v1OptTimeDelta(def.DagrunTimeout)
 	d["doc_md"] = nil
-	if def.DocMD != "" { // Python DAGs only
+	if def.DocMD != "" {
 		d["doc_md"] = def.DocMD
 	}
 	d["params"] = params
@@ -524,7 +524,7 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 	case isPythonOperator(t.Operator):
 		templateFields = []any{"templates_dict", "op_args", "op_kwargs"}
 	}
-	operatorName, color, fgColor := className, uiColor(t.Operator), uiFgcolor(t.Operator)
+	operatorName, color, fgColor := className, taskUIColor(t), uiFgcolor(t.Operator)
 	// operator_name is custom_operator_name or task_type: "@task" for a
 	// decorated task (2.10.3 models/baseoperator.py operator_name).
 	if custom := customOperatorName(t.Operator); custom != "None" {
@@ -536,7 +536,7 @@ func v1Task(def *DAG, t *Task, py pythonDialect) map[string]any {
 		// api_connexion/schemas/common_schema.py:161-168; operator_name is
 		// _operator_name, serialization/serialized_objects.py:1120-1123).
 		module, className, operatorName = t.OperatorModule, t.Operator, orDefault(t.OperatorName, t.Operator)
-		color, fgColor = orDefault(t.UIColor, color), orDefault(t.UIFgcolor, fgColor)
+		fgColor = orDefault(t.UIFgcolor, fgColor)
 		templateFields = make([]any, len(t.TemplateFields))
 		for i, f := range t.TemplateFields {
 			templateFields[i] = f
@@ -652,10 +652,14 @@ func (s *server) V1GetTasks(dagID string, q v1Values) (map[string]any, error) {
 		return nil, v1BadRequest(fmt.Sprintf("'%s' object has no attribute '%s'", "SerializedBaseOperator", attr))
 	}
 	tasks := slices.Clone(def.Tasks)
-	slices.SortStableFunc(tasks, cmp)
 	if strings.HasPrefix(order, "-") {
-		slices.Reverse(tasks)
+		// Python's sorted(reverse=True) keeps equal tasks in the DAG's
+		// order (task_endpoint.py:57 of 2.10.3): compare the other way
+		// round rather than reverse a sorted list.
+		asc := cmp
+		cmp = func(a, b *Task) int { return asc(b, a) }
 	}
+	slices.SortStableFunc(tasks, cmp)
 	out := make([]any, 0, len(tasks))
 	for _, t := range tasks {
 		out = append(out, v1Task(def, t, s.rules().python))

@@ -214,6 +214,17 @@ func TestServerV1_Tasks(t *testing.T) {
 					t.Errorf("tasks %+v: want all, task_id descending", c)
 				}
 			}},
+		// get_tasks sorts with Python's sorted(..., reverse=True), which
+		// keeps tasks of equal keys in the DAG's order (task_endpoint.py:57
+		// of 2.10.3): every task has owner "airflow", so -owner lists them
+		// as owner does.
+		{name: "list, descending keeps ties in order", path: "/dags/example_bash_operator/tasks?order_by=-owner", wantStatus: 200,
+			check: func(t *testing.T, ts *testServer, res response) {
+				asc := ts.v1(t, "GET", "/dags/example_bash_operator/tasks?order_by=owner", "")
+				if got, want := taskIDsOf(t, res.body), taskIDsOf(t, asc.body); !slices.Equal(got, want) || len(got) < 2 {
+					t.Errorf("-owner: %v, owner: %v: want the same order", got, want)
+				}
+			}},
 		// test_task_endpoint.py:300 (test_get_tasks_should_respond_400_invalid_order_by)
 		{name: "list, unknown order", path: "/dags/example_bash_operator/tasks?order_by=invalid_task_colume_name", wantStatus: 400,
 			wantProblem: &wantProblem{title: "Bad Request", detail: "'SerializedBaseOperator' object has no attribute 'invalid_task_colume_name'"}},

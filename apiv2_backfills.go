@@ -14,7 +14,14 @@ import (
 	"time"
 )
 
-// Airflow's texts (routes/public/backfills.py, models/backfill.py at 3.2.1).
+// Airflow's texts (routes/public/backfills.py, models/backfill.py at 3.2.1),
+// each as the 3.2.0-era main has it (Phinhas214/airflow c57fba0e,
+// 2026-03-20), whose OpenAPI document is 3.2.1's but for one schema. A DAG
+// without a schedule is DagNoScheduleException raised by _create_backfill
+// (after the dag and allowed_run_types checks, before the running-backfill
+// one) and by _do_dry_run (after _validate_backfill_params), which both
+// routes turn into RequestValidationError(str(e)): a 422 whose detail is
+// the text itself, not pydantic's list (backfills.py lines 262-268, 309-315).
 const (
 	v2BackfillNotFound    = "Backfill not found"                             // backfills.py get_backfill
 	v2BackfillNoID        = "Could not find backfill with id %d"             // pause/unpause/cancel_backfill

@@ -427,6 +427,31 @@ func TestAPIv2_Backfill_NoRuns(t *testing.T) {
 	}
 }
 
+// TestAPIv2_Backfill_FromAfterTo: 3.2.1 does not compare from_date with
+// to_date (models/backfill.py _validate_backfill_params of the 3.2.0-era
+// main, Phinhas214/airflow c57fba0e; InvalidBackfillDateRange came with
+// apache/airflow#66874, backported for 3.2.2 by #67250): the dry run has
+// no date, the create stores the backfill and fails with the RuntimeError's
+// 500, and that backfill, not completed, refuses the next create with 409.
+func TestAPIv2_Backfill_FromAfterTo(t *testing.T) {
+	t.Parallel()
+	ts := newBackfillServer(t)
+	body := `{"dag_id": "bf_daily", "from_date": "2024-01-05T00:00:00Z", "to_date": "2024-01-01T00:00:00Z"}`
+	for _, c := range []struct {
+		path       string
+		wantStatus int
+		wantBody   string
+	}{
+		{"/api/v2/backfills/dry_run", 200, `{"backfills":[],"total_entries":0}`},
+		{"/api/v2/backfills", 500, "Internal Server Error"},
+		{"/api/v2/backfills", 409, `{"detail":"There is already a running backfill for dag bf_daily"}`},
+	} {
+		if res := ts.do(t, http.MethodPost, c.path, body); res.status != c.wantStatus || res.body != c.wantBody {
+			t.Errorf("POST %s = %d %s, want %d %s", c.path, res.status, res.body, c.wantStatus, c.wantBody)
+		}
+	}
+}
+
 // TestAPIv2_Backfills_MatchTheDocument: the backfill answers with rows in
 // them hold the fields 3.2.1's document declares, and no others.
 func TestAPIv2_Backfills_MatchTheDocument(t *testing.T) {

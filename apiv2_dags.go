@@ -21,10 +21,13 @@ const (
 	v2DagNotFoundFmt = "The Dag with ID: `%s` was not found"
 	// routes/public/dags.py patch_dag, delete_dag.
 	v2DagWithIDNotFoundFmt = "Dag with id: %s was not found"
-	// routes/public/dags.py favorite_dag, unfavorite_dag.
-	v2DagFavoriteNotFoundFmt = "Dag with id '%s' not found"
-	// routes/public/dags.py unfavorite_dag.
-	v2DagNotFavorite = "Dag is not marked as favorite"
+	// routes/public/dags.py favorite_dag, unfavorite_dag (lines 383, 399
+	// of the 3.2.0-era main, Phinhas214/airflow c57fba0e, 2026-03-20):
+	// "DAG", where main's later rename says "Dag"; 3.2.1's document still
+	// has the same commit's docstrings ("Mark the DAG as favorite.").
+	v2DagFavoriteNotFoundFmt = "DAG with id '%s' not found"
+	// routes/public/dags.py unfavorite_dag (line 411, same source).
+	v2DagNotFavorite = "DAG is not marked as favorite"
 	// routes/public/dags.py delete_dag.
 	v2DagStillRunningFmt = "Task instances of dag with id: '%s' are still running"
 	// routes/public/dags.py patch_dag, patch_dags.

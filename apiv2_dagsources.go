@@ -6,6 +6,7 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 )
 
 // v2DagSource is datamodels/dag_sources.py DAGSourceResponse as 3.2.1's
@@ -44,12 +45,25 @@ func (s *server) handleV2GetDagSource(w http.ResponseWriter, r *http.Request, re
 		writeV2Error(w, r, v2DagSourcePhrases.phrase(err))
 		return
 	}
+	if code == nil {
+		// A version without its DagCode row: the route's 404, before the
+		// Accept header picks a form (dag_sources.py lines 66-70 of the
+		// 3.2.0-era main, Phinhas214/airflow c57fba0e, from
+		// apache/airflow#48803 in 3.0), the version as asked, None when
+		// none was.
+		asked := "None"
+		if version != nil {
+			asked = strconv.FormatInt(*version, 10)
+		}
+		writeV2Error(w, r, v2Detail404("Code not found. dag_id='%s' version_number='%s'", dagID, asked))
+		return
+	}
 	if accept, _ := v2AcceptJSONOrText(r); accept == v2AcceptText {
 		// Starlette's Response(content, media_type="text/plain") adds the
-		// charset to a text type; a None content is an empty body.
+		// charset to a text type.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusOK)
-		if code != nil && r.Method != http.MethodHead {
+		if r.Method != http.MethodHead {
 			_, _ = w.Write([]byte(*code))
 		}
 		return

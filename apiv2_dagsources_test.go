@@ -34,6 +34,13 @@ func TestAPIv2_DagSources(t *testing.T) {
 			wantStatus: 200, wantBody: code, wantType: "text/plain; charset=utf-8"},
 		{name: "version 2", path: "/dagSources/example_bash_operator?version_number=2", wantStatus: 404,
 			wantBody: notFound + `example_bash_operator, version_number 2 was not found"}`},
+		// DagVersion.get_version filters by the number only when it is
+		// truthy: 0 is the latest version.
+		{name: "version 0", path: "/dagSources/example_bash_operator?version_number=0", wantStatus: 200, wantBody: asJSON},
+		{name: "version 0, unknown dag", path: "/dagSources/abcd1234?version_number=0", wantStatus: 404,
+			wantBody: notFound + `abcd1234, version_number 0 was not found"}`},
+		{name: "version -1", path: "/dagSources/example_bash_operator?version_number=-1", wantStatus: 404,
+			wantBody: notFound + `example_bash_operator, version_number -1 was not found"}`},
 		{name: "unknown dag", path: "/dagSources/abcd1234", header: []string{"Accept", "application/json"}, wantStatus: 404,
 			wantBody: notFound + `abcd1234, version_number None was not found"}`},
 		{name: "unsupported type", path: "/dagSources/example_bash_operator", header: []string{"Accept", "text/html"}, wantStatus: 406,
@@ -48,8 +55,9 @@ func TestAPIv2_DagSources(t *testing.T) {
 
 // TestAPIv2_DagSources_Versions follows test_should_respond_200_version: a
 // changed definition is version 2, whose source is the latest; version 1
-// is still a version, whose code airlite did not keep (null content, as
-// Airflow answers a version without its DagCode row).
+// is still a version, whose code airlite did not keep: the route's 404
+// for a version without its DagCode row (dag_sources.py, "Code not
+// found", apache/airflow#48803), in JSON whatever the Accept header.
 func TestAPIv2_DagSources_Versions(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -75,10 +83,11 @@ func TestAPIv2_DagSources_Versions(t *testing.T) {
 		{name: "latest text", path: "/dagSources/tutorial", header: []string{"Accept", "text/plain"}, wantStatus: 200, wantBody: code,
 			wantType: "text/plain; charset=utf-8"},
 		{name: "version 2", path: "/dagSources/tutorial?version_number=2", wantStatus: 200, wantBody: latest},
-		{name: "version 1", path: "/dagSources/tutorial?version_number=1", wantStatus: 200,
-			wantBody: `{"content":null,"dag_id":"tutorial","version_number":1,"dag_display_name":"tutorial"}`},
-		{name: "version 1 text", path: "/dagSources/tutorial?version_number=1", header: []string{"Accept", "text/plain"}, wantStatus: 200,
-			wantBody: "", wantType: "text/plain; charset=utf-8"},
+		{name: "version 0", path: "/dagSources/tutorial?version_number=0", wantStatus: 200, wantBody: latest},
+		{name: "version 1", path: "/dagSources/tutorial?version_number=1", wantStatus: 404,
+			wantBody: `{"detail":"Code not found. dag_id='tutorial' version_number='1'"}`},
+		{name: "version 1 text", path: "/dagSources/tutorial?version_number=1", header: []string{"Accept", "text/plain"}, wantStatus: 404,
+			wantBody: `{"detail":"Code not found. dag_id='tutorial' version_number='1'"}`, wantType: "application/json"},
 		{name: "version 3", path: "/dagSources/tutorial?version_number=3", wantStatus: 404,
 			wantBody: `{"detail":"The source code of the DAG tutorial, version_number 3 was not found"}`},
 	})

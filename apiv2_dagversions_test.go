@@ -60,7 +60,7 @@ func TestAPIv2_DagVersions(t *testing.T) {
 		{"/api/v2/dags/tutorial/dagVersions?version_number=2", "[tutorial@2]", 1},
 		{"/api/v2/dags/tutorial/dagVersions?bundle_name=dags-folder&limit=1&offset=1", "[tutorial@2]", 2},
 		{"/api/v2/dags/tutorial/dagVersions?bundle_name=other", "[]", 0},
-		{"/api/v2/dags/~/dagVersions?limit=2", "[example_bash_operator@1 example_python_operator@1]", 6},
+		{"/api/v2/dags/~/dagVersions?limit=2", "[example_bash_operator@1 example_complex@1]", 12},
 	} {
 		got, total := numbers(t, tc.path)
 		if s := "[" + joinSpace(got) + "]"; s != tc.want || total != tc.total {

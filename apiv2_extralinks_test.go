@@ -30,6 +30,15 @@ func TestAPIv2_ExtraLinksOfMappedInstances(t *testing.T) {
 		{name: "unmapped", method: "GET", path: links + "t0/links", wantStatus: 200, wantBody: `{"extra_links":{},"total_entries":0}`},
 		{name: "unmapped index 0", method: "GET", path: links + "t0/links?map_index=0", wantStatus: 404, wantBody: `{"detail":"TaskInstance not found"}`},
 		{name: "missing task", method: "GET", path: links + "INVALID/links", wantStatus: 404, wantBody: `{"detail":"Task with ID = INVALID not found"}`},
+		// get_dag_for_run_or_latest_version: no run is the DAG's latest
+		// version, so the task is checked and the instance is not there;
+		// no DAG either is common/dagbag.py's 404.
+		{name: "missing run", method: "GET", path: "/api/v2/dags/wide/dagRuns/nope/taskInstances/t0/links", wantStatus: 404,
+			wantBody: `{"detail":"TaskInstance not found"}`},
+		{name: "missing run and task", method: "GET", path: "/api/v2/dags/wide/dagRuns/nope/taskInstances/INVALID/links", wantStatus: 404,
+			wantBody: `{"detail":"Task with ID = INVALID not found"}`},
+		{name: "missing dag", method: "GET", path: "/api/v2/dags/nope/dagRuns/r1/taskInstances/t0/links", wantStatus: 404,
+			wantBody: "{\"detail\":\"The Dag with ID: `nope` was not found\"}"},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, ts) })
 	}

@@ -365,6 +365,10 @@ type v2SortKey struct {
 // v2MaxSortParams is SortParam.MAX_SORT_PARAMS.
 const v2MaxSortParams = 10
 
+// v2OrderingDisallowed is SortParam's 400 for an attribute it does not
+// sort by (common/parameters.py), which tasks.py's whitelist repeats.
+const v2OrderingDisallowed = "Ordering with '%s' is disallowed or the attribute does not exist on the model"
+
 // v2OrderBy is SortParam.to_orm's check of order_by: at most ten values,
 // each (without its "-") an attribute the route allows or one it renames
 // (to_replace maps an API name to the attribute compared). Absent, it is
@@ -385,8 +389,7 @@ func v2OrderBy(q v1Values, def string, allowed []string, replace map[string]stri
 		if to, ok := replace[attr]; ok {
 			attr = to
 		} else if len(allowed) > 0 && !slices.Contains(allowed, attr) {
-			return nil, &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf(
-				"Ordering with '%s' is disallowed or the attribute does not exist on the model", attr)}
+			return nil, &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf(v2OrderingDisallowed, attr)}
 		}
 		keys = append(keys, v2SortKey{attr: attr, desc: strings.HasPrefix(v, "-")})
 	}

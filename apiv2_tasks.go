@@ -133,12 +133,12 @@ func v2TaskOf(def *DAG, t *Task) v2Task {
 	if t.Operator == "_PythonDecoratedOperator" {
 		operatorName = "@task" // custom_operator_name of @task
 	}
-	color, fgColor := uiColor(t.Operator), uiFgcolor(t.Operator)
+	color, fgColor := taskUIColor(t), uiFgcolor(t.Operator)
 	templateFields := slices.Clone(v2TemplateFields[t.Operator])
 	if t.OperatorModule != "" {
 		// A Python DAG's task: what its serialized form says.
 		module, operatorName = t.OperatorModule, orDefault(t.OperatorName, t.Operator)
-		color, fgColor = orDefault(t.UIColor, color), orDefault(t.UIFgcolor, fgColor)
+		fgColor = orDefault(t.UIFgcolor, fgColor)
 		templateFields = slices.Clone(t.TemplateFields)
 	}
 	if templateFields == nil {
@@ -194,9 +194,14 @@ func (s *server) V2GetTask(req *apiRequest) (any, error) {
 }
 
 // V2GetTasks is get_tasks: dag.tasks sorted by one attribute of the
-// serialized operators (order_by, "-" for descending; Python's sorted,
-// stable, reverse=True for "-"); an attribute they lack is the
-// AttributeError's 400.
+// serialized operators (order_by with its leading dashes stripped, a "-"
+// first for descending; Python's sorted, stable, reverse=True for "-").
+// An attribute tasks.py's _SORTABLE_TASK_FIELDS leaves out is SortParam's
+// 400 text (apache/airflow#64384, merged to main early in April 2026 and
+// taken to be in 3.2.1: the 3.2.0-era main, Phinhas214/airflow c57fba0e,
+// still sorted with attrgetter and answered the AttributeError's text,
+// "'<task_type>' object has no attribute 'x'", and a 500 for None values;
+// that #64384 reached v3-2-test before 3.2.1 is not settled).
 func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 	def, err := s.v2LoadedDag(req.param("dag_id"))
 	if err != nil {
@@ -206,10 +211,10 @@ func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 	if !ok {
 		order = "task_id"
 	}
-	attr := strings.TrimPrefix(order, "-")
+	attr := strings.TrimLeft(order, "-")
 	compare, known := v2TaskOrders[attr]
 	if !known {
-		return nil, &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf("'SerializedBaseOperator' object has no attribute '%s'", attr)}
+		return nil, &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf(v2OrderingDisallowed, attr)}
 	}
 	out := v2TaskCollection{Tasks: make([]v2Task, 0, len(def.Tasks)), TotalEntries: len(def.Tasks)}
 	for _, t := range def.Tasks {
@@ -232,7 +237,8 @@ func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 // the key (value is None, value) of tasks.py's fix for apache/airflow
 // #63927 orders it (#64384; before it two None values or a None and a
 // date were a TypeError, a 500). weight_rule is left out: its value is a
-// PriorityWeightStrategy, which Python cannot order (a 500 there).
+// PriorityWeightStrategy, which Python cannot order (a 500 there where
+// two tasks are compared; airlite answers the 400 instead).
 var v2TaskOrders = map[string]func(a, b v2Task) int{
 	"task_id":             func(a, b v2Task) int { return strings.Compare(a.TaskID, b.TaskID) },
 	"task_display_name":   func(a, b v2Task) int { return strings.Compare(a.TaskDisplayName, b.TaskDisplayName) },

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -90,6 +91,8 @@ func TestAPIv2_GetTasks(t *testing.T) {
 		// reverse is stable).
 		{"?order_by=retries", []string{"print_date", "templated", "sleep"}},
 		{"?order_by=-retries", []string{"sleep", "print_date", "templated"}},
+		// order_by.lstrip("-") drops every leading dash; one descends.
+		{"?order_by=--task_id", []string{"templated", "sleep", "print_date"}},
 	} {
 		res := ts.do(t, http.MethodGet, "/api/v2/dags/tutorial/tasks"+tc.query, "")
 		got, total := ids(t, res.body)
@@ -97,9 +100,12 @@ func TestAPIv2_GetTasks(t *testing.T) {
 			t.Errorf("tasks%s = %d %v %d, want %v 3", tc.query, res.status, got, total, tc.want)
 		}
 	}
-	if res := ts.do(t, http.MethodGet, "/api/v2/dags/tutorial/tasks?order_by=nope", ""); res.status != 400 ||
-		res.body != `{"detail":"'SerializedBaseOperator' object has no attribute 'nope'"}` {
-		t.Errorf("bad order_by = %d %s", res.status, res.body)
+	// tasks.py's whitelist (apache/airflow#64384) answers SortParam's text.
+	for query, attr := range map[string]string{"nope": "nope", "-nope": "nope", "": "", "weight_rule": "weight_rule"} {
+		want := fmt.Sprintf(`{"detail":"Ordering with '%s' is disallowed or the attribute does not exist on the model"}`, attr)
+		if res := ts.do(t, http.MethodGet, "/api/v2/dags/tutorial/tasks?order_by="+query, ""); res.status != 400 || res.body != want {
+			t.Errorf("order_by=%s = %d %s, want 400 %s", query, res.status, res.body, want)
+		}
 	}
 }
 
@@ -194,5 +200,35 @@ tasks:
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("tasks%s = %v, want %v", tc.query, got, tc.want)
 		}
+	}
+}
+
+// TestTasks_UIColorOfAFilesOwnOperator: a YAML task of an operator class
+// the DAG file defines itself (simulated) may say the class's ui_color,
+// as Airflow 3.2.1's example_skip_dag.py gives its EmptySkipOperator
+// "#e8b7e4"; every API shows it where it shows the operator's, and a task
+// without one keeps its operator's.
+func TestTasks_UIColorOfAFilesOwnOperator(t *testing.T) {
+	t.Parallel()
+	const dag = `
+dag_id: own_class
+schedule: null
+start_date: 2024-01-01
+tasks:
+  - {task_id: skipper, operator: EmptySkipOperator, ui_color: "#e8b7e4", simulate: {outcome: skipped}}
+  - {task_id: plain, operator: EmptyOperator}
+`
+	for _, tc := range []struct {
+		e          edition
+		path, want string
+	}{
+		{edition3, "/api/v2/dags/own_class/tasks/skipper", `"ui_color":"#e8b7e4"`},
+		{edition3, "/api/v2/dags/own_class/tasks/plain", `"ui_color":"#e8f7e4"`},
+		{edition2, "/api/v1/dags/own_class/tasks/skipper", `"ui_color": "#e8b7e4"`},
+		{edition2, apiPrefix + "/dags/own_class/tasks/skipper", `"ui_color": "#e8b7e4"`},
+		{edition2, apiPrefix + "/dags/own_class/tasks/plain", `"ui_color": "#e8f7e4"`},
+	} {
+		ts := newTestServer(t, tc.e, withDAG(dag))
+		expect(t, ts.do(t, http.MethodGet, tc.path, ""), 200, tc.want)
 	}
 }

@@ -35,7 +35,10 @@ const (
 	// common/dagbag.py get_latest_version_of_dag and friends.
 	v2DagNotFound = "The Dag with ID: `%s` was not found"
 	// services/public/task_instances.py _patch_ti_validate_request and
-	// _patch_task_instance_state.
+	// _patch_task_instance_state. "in DAG", not "in Dag": line 63 of the
+	// 3.2.0-era main (Phinhas214/airflow c57fba0e, 2026-03-20) and every
+	// later stored version have it so, and v3-2-test's service was still
+	// that file when 3.2.1 shipped (apache/airflow#65874, 2026-04-26).
 	v2PatchTaskNotFound = "Task '%s' not found in DAG '%s'"
 	v2PatchAlreadyIn    = "Task id %s is already in %s state"
 	// get_mapped_task_instances.
@@ -1280,13 +1283,22 @@ func (s *server) v2BulkMissingOf(keys []v2BulkKey) ([]v2BulkKey, error) {
 // of them. As Airflow matches an entity to its task instance by the ids
 // the entity itself gives, an entity without dag_id and dag_run_id
 // updates nothing.
+//
+// Each update is checked and applied at map_index -1, whatever instance
+// it is for: 3.2.1's _perform_update calls _patch_ti_validate_request
+// without the map_index (services/public/task_instances.py, the 3.2.0-era
+// main, Phinhas214/airflow c57fba0e, 2026-03-20, line 271), so an expanded
+// instance of a mapped task is that function's 404, its detail a one-
+// element tuple naming map_index -1, and the action stops there. v3-2-test
+// still had this when 3.2.1 shipped; apache/airflow#65874 (2026-04-26,
+// for 3.2.2) passes the map_index.
 func (s *server) v2BulkUpdate(keys []v2BulkKey, failMissing bool, mask []string, r *v2BulkActionResult) error {
 	update := func(k v2BulkKey, mapIndex int64) error {
 		if k.entity == nil || k.entity["dag_id"] != k.dagID || k.entity["dag_run_id"] != k.runID {
 			return nil
 		}
 		req := &apiRequest{path: map[string]string{"dag_id": k.dagID, "dag_run_id": k.runID, "task_id": k.taskID}, body: k.entity,
-			query: v1Values{"update_mask": mask, "map_index": {strconv.FormatInt(mapIndex, 10)}}}
+			query: v1Values{"update_mask": mask, "map_index": {"-1"}}}
 		if _, err := s.v2PatchTaskInstance(false, false)(req); err != nil {
 			return err
 		}
@@ -1362,15 +1374,18 @@ type v2ExtraLinks struct {
 // serialization/definitions/operatorlink.py: the XCom "_link_<link
 // class>" of that task instance, deserialized), null when there is none
 // or it is empty ("link_url or None"). airlite's operators push no such
-// XCom themselves. A run that is not there crashes Airflow's DAG lookup
-// (get_dag_for_run of None): a 500.
+// XCom themselves. A run that is not there is no 500: 3.2.1 reads the
+// DAG with get_dag_for_run_or_latest_version (common/dagbag.py), which
+// takes the DAG's latest version when there is no run, so the task is
+// checked and then the instance is not found; no DAG is dagbag.py's 404
+// (extra_links.py lines 54-61 of the 3.2.0-era main, Phinhas214/airflow
+// c57fba0e, 2026-03-20, unchanged since apache/airflow#53975 in 3.1).
 func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 	dagID, runID, taskID := req.param("dag_id"), req.param("dag_run_id"), req.param("task_id")
 	run, err := s.ops.runByID(dagID, runID)
 	if errors.Is(err, errNotFound) {
-		return nil, fmt.Errorf("get extra links: no run %s of %s", runID, dagID)
-	}
-	if err != nil {
+		run = nil
+	} else if err != nil {
 		return nil, err
 	}
 	_, task, err := s.ops.dagTask(dagID, taskID)
@@ -1378,9 +1393,12 @@ func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 	case isFault(err, faultTaskMissing):
 		return nil, v2Detail404("Task with ID = %s not found", taskID)
 	case errors.Is(err, errNotFound):
-		return nil, v2Detail404("DAG with ID = %s not found", dagID)
+		return nil, v2Detail404(v2DagNotFound, dagID)
 	case err != nil:
 		return nil, err
+	}
+	if run == nil {
+		return nil, v2Detail404("TaskInstance not found")
 	}
 	mapIndex := v2MapIndexParam(req)
 	if _, _, err := s.ops.taskInstanceAt(dagID, run.RunID, taskID, mapIndex); err != nil {

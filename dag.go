@@ -26,7 +26,8 @@ type DAG struct {
 	// triggered dates against (the DAG-level start_date is not checked).
 	DefaultArgsStartDate *time.Time
 	Tasks                []*Task
-	// DocMD is the DAG's doc_md (Python files only).
+	// DocMD is the DAG's doc_md: a Python file's dag.doc_md, a YAML
+	// definition's doc_md key.
 	DocMD string
 	// Timetable: a schedule shown but not run by airlite (dagSpec.Timetable);
 	// Schedule is nil then.
@@ -71,6 +72,9 @@ type DAG struct {
 	// decode, build and checks of a YAML or JSON one, or of a body given
 	// to POST /_airlite/dags. Left out of the hash.
 	ParseDuration float64 `json:"-"`
+	// origin is what the front end read, kept in the editions whose stale
+	// DAGs keep their definition (dag_origin.go); nil otherwise.
+	origin *dagOrigin
 }
 
 // Task is one operator of a DAG, with default_args already applied.

@@ -80,7 +80,7 @@ func TestBuildDAG_FirstProblemInReadingOrder(t *testing.T) {
 			`line 3: task "a": unknown operator "Nope": no Airflow operator or sensor has that name; give the task a simulate: block to run it as a simulated task`},
 		{"an unreadable task before an unknown upstream",
 			"dag_id: x\ntasks:\n  - {task_id: a, operator: EmptyOperator, upstream: [zz]}\n  - {task_id: b, operator: EmptyOperator, colour: red}\n",
-			`line 4: unknown key "colour" in a task (it takes task_id, operator, bash_command, env, cwd, execution_timeout, upstream, downstream, retries, retry_delay, retry_exponential_backoff, max_retry_delay, pool, pool_slots, priority_weight, weight_rule, trigger_rule, queue, owner, email, email_on_failure, email_on_retry, depends_on_past, start_date, end_date, params, subdag, simulate, do_xcom_push, inlets, outlets, doc_md)`},
+			`line 4: unknown key "colour" in a task (it takes task_id, operator, bash_command, env, cwd, execution_timeout, upstream, downstream, retries, retry_delay, retry_exponential_backoff, max_retry_delay, pool, pool_slots, priority_weight, weight_rule, trigger_rule, queue, owner, email, email_on_failure, email_on_retry, depends_on_past, start_date, end_date, params, subdag, simulate, do_xcom_push, inlets, outlets, doc_md, ui_color)`},
 		{"an unreadable default_args with no tasks",
 			"dag_id: x\ndefault_args: {ownr: me}\n",
 			`line 2: unknown key "ownr" (did you mean owner?)`},

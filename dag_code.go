@@ -110,6 +110,8 @@ func readDAGSource(fsys fs.FS, name string) ([]byte, error) {
 // /code writes when no .py sits beside a definition: the text is
 // airlite's, in the release's idiom.
 type pythonDialect struct {
+	// dagImport is the import statement of the DAG class.
+	dagImport string
 	// modules maps operators to the module that defines them in the release.
 	modules map[string]string
 	// otherModule stands for the module of an operator not in modules.
@@ -123,8 +125,20 @@ type pythonDialect struct {
 }
 
 var (
+	// Airflow 3.2.1's modules: the Task SDK's DAG (task-sdk/src/airflow/
+	// sdk/__init__.py) and the standard provider's operators, which its
+	// example DAGs import.
+	python3 = pythonDialect{
+		dagImport:   "from airflow.sdk import DAG",
+		modules:     v2OperatorModules,
+		otherModule: "airflow.providers.standard.operators.other",
+		scheduleArg: "schedule",
+		dateImport:  "import pendulum",
+		dateCall:    pyPendulum,
+	}
 	// Airflow 2.10.3's modules (airflow/operators/*.py, the papermill provider, @task).
 	python2 = pythonDialect{
+		dagImport: "from airflow import DAG",
 		modules: map[string]string{
 			"BashOperator":             "airflow.operators.bash",
 			"EmptyOperator":            "airflow.operators.empty",
@@ -144,6 +158,7 @@ var (
 	// schedule_interval, and timezone.datetime (pendulum 1 has no
 	// pendulum.datetime).
 	python110 = pythonDialect{
+		dagImport: "from airflow import DAG",
 		modules: map[string]string{
 			"BashOperator":         "airflow.operators.bash_operator",
 			"DummyOperator":        "airflow.operators.dummy_operator",
@@ -165,7 +180,7 @@ var (
 func renderPython(d *DAG, py pythonDialect) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\"\"\"DAG %s, rendered by airlite from %s.\"\"\"\n\n", d.DagID, d.FilePath)
-	b.WriteString("import datetime\n\n" + py.dateImport + "\n\nfrom airflow import DAG\n")
+	b.WriteString("import datetime\n\n" + py.dateImport + "\n\n" + py.dagImport + "\n")
 	defaultArgs, relative := pyDefaultArgs(d.DefaultArgs)
 	if relative {
 		b.WriteString("from airflow.utils.dates import days_ago\n")
@@ -196,6 +211,9 @@ func renderPython(d *DAG, py pythonDialect) string {
 	}
 	if d.Schedule == nil {
 		fmt.Fprintf(&b, "    %s=None,\n", py.scheduleArg)
+	} else if every, err := parseDuration(*d.Schedule); err == nil && isDurationSchedule(*d.Schedule) {
+		// A DAG file says a fixed interval with a timedelta.
+		fmt.Fprintf(&b, "    %s=%s,\n", py.scheduleArg, pyTimedeltaCall(every))
 	} else {
 		fmt.Fprintf(&b, "    %s=%s,\n", py.scheduleArg, pyQuote(*d.Schedule))
 	}

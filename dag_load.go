@@ -289,12 +289,28 @@ func (l dagLoader) readDAG(data []byte, file string) (*DAG, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	return buildDefinitionFile(data, file, now, l.rules)
+}
+
+// buildDefinitionFile reads the bytes of the definition file file as read
+// at now, from which relative dates count, and builds it for the edition
+// whose rules r are. The DAG keeps its origin (the bytes and now) when
+// the edition's stale DAGs keep their definition, so that a snapshot can
+// keep a stale one's (dag_origin.go).
+func buildDefinitionFile(data []byte, file string, now time.Time, r *editionRules) (*DAG, error) {
 	spec, err := readYAMLDAG(data, now)
 	if err != nil {
 		return nil, err
 	}
 	spec.Fileloc = file
-	return buildDAG(spec, l.rules)
+	dag, err := buildDAG(spec, r)
+	if err != nil {
+		return nil, err
+	}
+	if r.staleKeepsDefinition {
+		dag.origin = &dagOrigin{data: string(data), readAt: now.UTC()}
+	}
+	return dag, nil
 }
 
 // readPools reads a pools file through its front end and builds its pools.

@@ -130,6 +130,23 @@ type pySerializedDAG struct {
 	// display (airlite_serialize.py asset_expression).
 	DagDisplayName    *string         `json:"dag_display_name"`
 	DatasetExpression json.RawMessage `json:"dataset_expression"`
+
+	// raw is the DAG as the reader wrote it, which a stale DAG's
+	// definition keeps (dag_origin.go).
+	raw string
+}
+
+// UnmarshalJSON decodes a serialized DAG strictly, as the answer it is
+// part of, and keeps its bytes.
+func (d *pySerializedDAG) UnmarshalJSON(data []byte) error {
+	type plain pySerializedDAG
+	var body plain
+	if err := strictUnmarshal(data, &body); err != nil {
+		return err
+	}
+	*d = pySerializedDAG(body)
+	d.raw = string(data)
+	return nil
 }
 
 // pyTimetable is Airflow's encoded timetable: its class path and its own

@@ -446,6 +446,26 @@ func buildPythonDAG(d *pySerializedDAG, r *editionRules) (*DAG, error) {
 	return nil, errors.New(strings.ReplaceAll(err.Error(), "line 0: ", ""))
 }
 
+// builtPyDAG builds one serialized DAG for the edition, its tasks whose
+// callables run to run them from folder with python; it keeps the
+// serialized DAG as its origin when the edition's stale DAGs keep their
+// definition (dag_origin.go).
+func builtPyDAG(d *pySerializedDAG, r *editionRules, folder, python string) (*DAG, error) {
+	dag, err := buildPythonDAG(d, r)
+	if err != nil {
+		return nil, err
+	}
+	for taskID := range pyCallablesThatRun(d) {
+		if task := dag.Task(taskID); task != nil {
+			task.PythonCallable = &PythonCallable{File: d.Fileloc, Folder: folder, Python: python}
+		}
+	}
+	if r.staleKeepsDefinition {
+		dag.origin = &dagOrigin{python: true, data: d.raw}
+	}
+	return dag, nil
+}
+
 // pyOutcome is what one .py file came to: passed over by safe mode, or
 // its DAGs, each built or refused, and its import error. It is kept per
 // file so that a reload builds again only the files it read again.
@@ -478,13 +498,8 @@ func buildPyOutcome(res *pyFileResult, c config, rules *editionRules) *pyOutcome
 	for i := range res.DAGs {
 		d := &res.DAGs[i]
 		b := pyBuilt{id: d.DagID, fileloc: d.Fileloc}
-		b.dag, b.err = buildPythonDAG(d, rules)
+		b.dag, b.err = builtPyDAG(d, rules, folder, c.Python)
 		if b.err == nil {
-			for taskID := range pyCallablesThatRun(d) {
-				if task := b.dag.Task(taskID); task != nil {
-					task.PythonCallable = &PythonCallable{File: d.Fileloc, Folder: folder, Python: c.Python}
-				}
-			}
 			b.dag.SourceCode = string(src)
 			b.dag.ParseDuration = res.Duration
 		}

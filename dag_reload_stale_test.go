@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -242,4 +246,237 @@ tasks:
 		}
 	}
 	s.ts.v2(t, http.MethodGet, "/dags/consumer/tasks/first", "", http.StatusOK)
+}
+
+// restartOver starts airlite again as main does: the DAG folder read, the
+// snapshot restored under it (openStore), a server on the result, on the
+// tests' clock.
+func restartOver(t *testing.T, e edition, folder, snapshot string) *testServer {
+	t.Helper()
+	logger := zerolog.New(zerolog.NewTestWriter(t))
+	set, err := loadDAGSet(t.Context(), folder, e, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config{DagsDir: folder, Edition: e, Python: "python3", Home: filepath.Dir(snapshot), Snapshot: snapshot,
+		SnapshotInterval: time.Hour, SnapshotBad: snapshotBadRefuse}
+	store, _, err := openStore(t.Context(), c, set, logger)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	auth, err := newAuthenticator(authDefault, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := newServer(serverOptions{Edition: e, Store: store, DAGs: set, Auth: auth, Logger: logger,
+		Now: func() time.Time { return testNow }, Unixname: testUnixname, Browser: browserPolicy{HostCheck: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ready.Store(true)
+	ts := startHTTPTestServer(t, srv.routes(), e)
+	return &testServer{Server: ts, srv: srv, store: store, dags: set, edition: e}
+}
+
+// staleV3PyDAG is an Airflow 3 Python DAG file of one BashOperator and one
+// @task callable.
+const staleV3PyDAG = `import pendulum
+from airflow.sdk import DAG, task
+from airflow.providers.standard.operators.bash import BashOperator
+
+with DAG(dag_id="gamma", start_date=pendulum.datetime(2024, 1, 1, tz="UTC"), schedule=None, tags=["py_tag"]):
+    first = BashOperator(task_id="first", bash_command="echo first")
+
+    @task
+    def second():
+        return 1
+
+    first >> second()
+`
+
+// Airflow 3 keeps a stale DAG's serialized DAG in its database, so an
+// API server started again answers it as before (the DagBag reads
+// serialized_dag whatever is_stale says). airlite's snapshot keeps what a
+// stale DAG was built from, and a start builds it again: every route that
+// answered it before the restart answers the same, through a second
+// restart too; its file back at a start, it is not stale.
+func TestDAGReload_StaleDefinitionSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, file, text, dagID string
+		python                  bool
+	}{
+		{"yaml", "beta.yaml", taggedDAG("beta", "kept_tag", "null"), "beta", false},
+		{"python", "gamma.py", staleV3PyDAG, "gamma", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.python {
+				requirePython(t)
+			}
+			s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), tc.file: tc.text})
+			s.ts.v2(t, http.MethodPost, "/dags/"+tc.dagID+"/dagRuns", `{"dag_run_id": "before", "logical_date": null}`, http.StatusOK)
+			s.folder.remove(t, tc.file)
+			s.pass(t, time.Second, true)
+
+			id := tc.dagID
+			paths := []string{"/dags/" + id, "/dags/" + id + "/details", "/dags/" + id + "/tasks", "/dags/" + id + "/tasks/first",
+				"/dagSources/" + id, "/dags/" + id + "/dagVersions", "/dagTags", "/dags/" + id + "/dagRuns/before/taskInstances"}
+			// file_token is signed with the secret key each start draws
+			// (as Airflow draws one when none is set): left out.
+			token := regexp.MustCompile(`"file_token":"[^"]*"`)
+			answers := func(ts *testServer) map[string]string {
+				t.Helper()
+				out := map[string]string{}
+				for _, p := range paths {
+					out[p] = token.ReplaceAllString(ts.v2(t, http.MethodGet, p, "", http.StatusOK).body, `"file_token":"…"`)
+				}
+				out["listed"] = fmt.Sprint(staleByDagID(t, ts.v2(t, http.MethodGet, "/dags?exclude_stale=false", "", http.StatusOK).body))
+				return out
+			}
+			before := answers(s.ts)
+			if before["listed"] != fmt.Sprint(map[string]bool{"alpha": false, id: true}) {
+				t.Fatalf("before the restart: listed %s", before["listed"])
+			}
+
+			dir := t.TempDir()
+			first := filepath.Join(dir, "first.json")
+			if _, err := writeSnapshot(s.ts.store, first, testNow); err != nil {
+				t.Fatal(err)
+			}
+			// Only the stale DAG's definition is written: alpha's file gives
+			// it at the start.
+			if data, err := os.ReadFile(first); err != nil || bytes.Count(data, []byte(`"definition":`)) != 1 {
+				t.Errorf("the snapshot holds %d definitions (%v), want the stale DAG's one", bytes.Count(data, []byte(`"definition":`)), err)
+			}
+			restarted := restartOver(t, edition3, s.folder.dir, first)
+			second := filepath.Join(dir, "second.json")
+			if _, err := writeSnapshot(restarted.store, second, testNow); err != nil {
+				t.Fatal(err)
+			}
+			again := restartOver(t, edition3, s.folder.dir, second)
+			for name, ts := range map[string]*testServer{"restarted": restarted, "restarted twice": again} {
+				got := answers(ts)
+				for key, want := range before {
+					if got[key] != want {
+						t.Errorf("%s: %s =\n%s\nwant, as before the restart,\n%s", name, key, got[key], want)
+					}
+				}
+				ts.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"logical_date": null}`, http.StatusNotFound)
+			}
+
+			// Edition 2 on the same file builds none: Airflow 2.10.3 deletes
+			// the serialized DAG of a DAG whose file is gone.
+			if row, err := restartOver(t, edition2, s.folder.dir, first).store.DagByID(id); err != nil || row.Def != nil || row.Kept != nil {
+				t.Errorf("edition 2 restarted: %s = %+v, %v; want a row without a definition", id, row, err)
+			}
+
+			// Its file back at a start: not stale, triggered again.
+			s.folder.write(t, tc.file, tc.text)
+			back := restartOver(t, edition3, s.folder.dir, second)
+			if v := v2JSON(t, back.v2(t, http.MethodGet, "/dags/"+id, "", http.StatusOK)); v["is_stale"] != false {
+				t.Errorf("its file back: is_stale = %v, want false", v["is_stale"])
+			}
+			back.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"dag_run_id": "after", "logical_date": null}`, http.StatusOK)
+		})
+	}
+}
+
+// Airflow's scheduler queues a task instance already scheduled whatever
+// its DAG's is_stale says: _executable_task_instances_to_queued
+// (airflow-core/src/airflow/jobs/scheduler_job_runner.py) joins DagModel
+// for is_paused (and bundle_name) only, beside the run being running. The
+// worker then reads the DAG's file and finds no DAG in it
+// (task-sdk/src/airflow/sdk/execution_time/task_runner.py parse: "Dag not
+// found during start up", exit 1): the try fails without running the
+// task. A paused DAG's stays scheduled. Edition 2 leaves an inactive
+// DAG's as it was (its definition is gone).
+func TestDAGReload_StaleDAGScheduledTaskIsQueued(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		e          edition
+		paused     bool
+		wantState  TaskState
+		wantTry    int
+		wantLogged string
+	}{
+		{"stale", edition3, false, TaskFailed, 1, "Dag not found during start up"},
+		{"stale, retries left", edition3, false, TaskUpForRetry, 1, "Dag not found during start up"},
+		// Edition 3 counts the try when it is scheduled (tryAtSchedule).
+		{"stale and paused", edition3, true, TaskScheduled, 1, ""},
+		{"inactive, edition 2", edition2, false, TaskScheduled, 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), "ran")
+			retries := "0"
+			if tc.wantState == TaskUpForRetry {
+				retries = "2"
+			}
+			def := "dag_id: waits\nschedule: null\nstart_date: 2024-01-01T00:00:00+00:00\ntasks:\n" +
+				"  - task_id: first\n    operator: BashOperator\n    bash_command: touch " + marker + "\n    pool: tiny\n    retries: " + retries + "\n" +
+				"  - task_id: second\n    operator: BashOperator\n    bash_command: echo second\n    upstream: [first]\n"
+			s := newReloadSetup(t, tc.e, map[string]string{"waits.yaml": def})
+			if _, err := s.ts.store.UpsertPool("tiny", 0, nil); err != nil {
+				t.Fatal(err)
+			}
+			if tc.e == edition3 {
+				s.ts.v2(t, http.MethodPost, "/dags/waits/dagRuns", `{"dag_run_id": "r", "logical_date": null}`, http.StatusOK)
+			} else if res := s.ts.do(t, http.MethodPost, apiV1Prefix+"/dags/waits/dagRuns", `{"dag_run_id": "r"}`, "Content-Type", "application/json"); res.status != http.StatusOK {
+				t.Fatalf("trigger: %d %s", res.status, res.body)
+			}
+			sched := newScheduler(schedulerOptions{Store: s.ts.store, Edition: tc.e, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+				Parallelism: 8, Unixname: testUnixname, Hostname: "test"})
+			t.Cleanup(sched.stop)
+			state := func() *TaskInstance {
+				t.Helper()
+				ti, err := s.ts.store.TaskInstance("waits", "r", "first")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ti
+			}
+			settleTicks(t, sched, time.Now)
+			if ti := state(); ti.State != TaskScheduled {
+				t.Fatalf("first = %s while its pool has no slot, want scheduled", ti.State)
+			}
+
+			s.folder.remove(t, "waits.yaml")
+			s.pass(t, time.Second, true)
+			if tc.paused {
+				if err := s.ts.store.SetPaused("waits", true, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.ts.store.UpsertPool("tiny", 1, nil); err != nil {
+				t.Fatal(err)
+			}
+			settleTicks(t, sched, time.Now)
+			ti := state()
+			if ti.State != tc.wantState || ti.TryNumber != tc.wantTry {
+				t.Errorf("first = %s try %d, want %s try %d", ti.State, ti.TryNumber, tc.wantState, tc.wantTry)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("first's command ran: its DAG's file is gone, so no worker could run it")
+			}
+			logged := ""
+			if log, err := s.ts.store.TaskLogOf(ti.key()); err == nil && log != nil && len(log.Tries) > 0 {
+				logged = log.Tries[len(log.Tries)-1].Output
+			}
+			if !strings.Contains(logged, tc.wantLogged) || (tc.wantLogged == "") != (logged == "") {
+				t.Errorf("first's log = %q, want it to say %q", logged, tc.wantLogged)
+			}
+			// The run is not examined (get_running_dag_runs_to_examine
+			// filters on is_stale): it stays running, second waits.
+			if r, err := s.ts.store.RunByRunID("waits", "r"); err != nil || r.State != RunRunning {
+				t.Errorf("run = %+v, %v; want running", r, err)
+			}
+			if second, err := s.ts.store.TaskInstance("waits", "r", "second"); err != nil || second.State != TaskNone {
+				t.Errorf("second = %+v, %v; want no state", second, err)
+			}
+		})
+	}
 }

@@ -47,8 +47,7 @@ type dagSpec struct {
 
 	DagID    string
 	DagIDPos specPos
-	// Description and DocMD are the DAG's texts; DocMD only a Python file
-	// gives today, and nothing shows it yet.
+	// Description and DocMD are the DAG's texts.
 	Description string
 	DocMD       string
 
@@ -140,7 +139,8 @@ type taskSpec struct {
 	// OperatorName is Airflow's operator_name (a decorator's "@task",
 	// "@task.bash"); "": the class name. The fields below it are what the
 	// serialized form says of the class, for the API to show; YAML leaves
-	// them empty and the API derives them from Operator.
+	// them empty (but ui_color, for a class of the file's own) and the API
+	// derives them from Operator.
 	OperatorName string
 	IsMapped     bool
 	Mapping      *taskMapping // a Python file's mapped task's expand_input

@@ -102,7 +102,7 @@ func TestLoadDAGs_Errors(t *testing.T) {
 		{"unknown DAG key, nothing near", one("dag_id: x\nflavour: mint\n" + oneTask),
 			`dags/f.yaml: line 2: unknown key "flavour" in the DAG (it takes dag_id, description, schedule_interval, schedule, ` +
 				`start_date, end_date, catchup, is_paused_upon_creation, max_active_runs, max_active_tasks, concurrency, ` +
-				`dagrun_timeout, tags, params, default_args, tasks)`},
+				`dagrun_timeout, tags, params, doc_md, default_args, tasks)`},
 		{"task key at DAG level", one("dag_id: x\nretries: 3\n" + oneTask),
 			`dags/f.yaml: line 2: unknown key "retries" in the DAG: it is a task key: set it on a task, or on every task in default_args`},
 		{"unknown task key", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: BashOperator\n    bash_command: echo\n    bash_comand: x\n"),
@@ -951,6 +951,61 @@ func TestDAGFiles_CronDaysPerEdition(t *testing.T) {
 				if got, err := c.next(from, false); err != nil || !got.Equal(tc.want) {
 					t.Errorf("%s: next(%s) = %s, %v; want %s", how, from, got, err, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestRenderPython_Dialects: the rendered file imports the DAG and the
+// operators from the release's modules (Airflow 3.2.1: airflow.sdk and the
+// standard provider), and a duration schedule is a timedelta, which each
+// release's DAG takes, where a string such as '1d' is no schedule Airflow
+// reads.
+func TestRenderPython_Dialects(t *testing.T) {
+	t.Parallel()
+	dag, err := parseDAG([]byte(`
+dag_id: rendered
+schedule: 1d
+start_date: 2021-01-01T00:00:00+00:00
+tasks:
+  - {task_id: first, operator: BashOperator, bash_command: "echo hi", downstream: [last]}
+  - {task_id: last, operator: EmptyOperator}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		py   pythonDialect
+		want []string
+	}{
+		{"3.2.1", python3, []string{
+			"from airflow.sdk import DAG\n",
+			"from airflow.providers.standard.operators.bash import BashOperator\n",
+			"from airflow.providers.standard.operators.empty import EmptyOperator\n",
+			"    schedule=datetime.timedelta(seconds=86400.0),\n",
+		}},
+		{"2.10.3", python2, []string{
+			"from airflow import DAG\n",
+			"from airflow.operators.bash import BashOperator\n",
+			"    schedule=datetime.timedelta(seconds=86400.0),\n",
+		}},
+		{"1.10.15", python110, []string{
+			"from airflow import DAG\n",
+			"from airflow.operators.bash_operator import BashOperator\n",
+			"    schedule_interval=datetime.timedelta(seconds=86400.0),\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := renderPython(dag, tc.py)
+			for _, want := range tc.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("rendering does not contain %q:\n%s", want, got)
+				}
+			}
+			if strings.Contains(got, "'1d'") {
+				t.Errorf("the schedule is written as a string:\n%s", got)
 			}
 		})
 	}

@@ -31,6 +31,7 @@ type yamlDAG struct {
 	DagrunTimeout        *durationValue `yaml:"dagrun_timeout"`
 	Tags                 []string       `yaml:"tags"`
 	Params               map[string]any `yaml:"params"`
+	DocMD                string         `yaml:"doc_md"`
 	DefaultArgs          yaml.Node      `yaml:"default_args"`
 	Tasks                yaml.Node      `yaml:"tasks"`
 }
@@ -69,6 +70,7 @@ type yamlTask struct {
 	Inlets                  []any             `yaml:"inlets"`
 	Outlets                 []any             `yaml:"outlets"`
 	DocMD                   string            `yaml:"doc_md"`
+	UIColor                 string            `yaml:"ui_color"`
 }
 
 // clone is a copy of s that shares nothing with it. The decoder writes a
@@ -191,6 +193,7 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		DagID:                f.DagID,
 		DagIDPos:             keyPos(root, "dag_id"),
 		Description:          f.Description,
+		DocMD:                f.DocMD,
 		ScheduleInterval:     yamlSchedule(&f.ScheduleInterval),
 		Schedule:             yamlSchedule(&f.Schedule),
 		AssetSchedule:        yamlAssetCond(&f.Schedule),
@@ -383,6 +386,7 @@ func (t *yamlTask) spec(node, defaults *yaml.Node, now time.Time) taskSpec {
 		Inlets:                  t.Inlets,
 		Outlets:                 t.Outlets,
 		DocMD:                   t.DocMD,
+		UIColor:                 t.UIColor,
 	}
 	if sim := t.Simulate; sim != nil {
 		s.Simulate = &simulateSpec{Duration: sim.Duration.duration(), Outcome: sim.Outcome, FailTimes: sim.FailTimes, XCom: sim.XCom}

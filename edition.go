@@ -292,6 +292,13 @@ type schedulingRules struct {
 	// scheduled or queued one already shows the try it is about to run;
 	// otherwise it counts up when the try starts.
 	tryAtSchedule bool
+
+	// setStateDuration: the state a trigger rule gives a task instance is
+	// set with TaskInstance.set_state, which writes the duration between
+	// its start and end dates (2.10.3 airflow/models/taskinstance.py:
+	// 2425-2428, 3.2.1 alike); 1.10.15's writes the two dates alone
+	// (taskinstance.py:537-541).
+	setStateDuration bool
 }
 
 // dagFileRules are how the release reads DAG files: its example DAGs,
@@ -502,6 +509,7 @@ var (
 			bashPushesReturnValue:   true,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
 			tryAtSchedule:           false,
+			setStateDuration:        true,
 		},
 
 		dagFileRules: dagFileRules{
@@ -599,6 +607,7 @@ var (
 			bashPushesReturnValue:   false,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
 			tryAtSchedule:           false,
+			setStateDuration:        false,
 		},
 
 		dagFileRules: dagFileRules{
@@ -651,7 +660,12 @@ var (
 		r.name = edition3
 		r.version = "3.2.1"
 		// The release's git_version is not known here: the version route
-		// answers null, as Airflow does without the file.
+		// answers null, as Airflow does without the file. Its form would
+		// be ".release:" and the full hash of the commit the packages were
+		// built from; the release pages name only the abbreviated hashes
+		// of the candidates (3.2.1rc1 b457a30, rc2 01bbe93, rc3 e5968b8,
+		// the last presumably 3.2.1's), and no copy of a 3.2.1 package or
+		// of the tag's commit could be read, so the full hash is unknown.
 		r.gitVersion = nil
 		r.masker = secretsMasker{names: maskerNames321}
 		r.experimentalAPI = false
@@ -696,6 +710,7 @@ var (
 		// provider's operators, without what Airflow 3 removed
 		// (python/airflow, "3").
 		r.pythonSurface = "3"
+		r.python = python3
 		r.catchupByDefault = false
 		r.staleOnImportError = true
 		r.staleKeepsDefinition = true
@@ -1051,7 +1066,7 @@ func operatorFields2(info map[string]any, dag *DAG, t *Task) {
 	info["start_from_trigger"] = "False"
 	info["wait_for_past_depends_before_skipping"] = "False"
 	info["ui_fgcolor"] = uiFgcolor(t.Operator)
-	info["ui_color"] = uiColor(t.Operator)
+	info["ui_color"] = taskUIColor(t)
 	info["template_ext"] = "[]"
 	info["template_fields"] = "[]"
 	info["template_fields_renderers"] = "{}"
@@ -1107,6 +1122,14 @@ func uiColor(operator string) string {
 		return "#555"
 	}
 	return "#fff"
+}
+
+// taskUIColor is a task's ui_color: the one its definition gives (a
+// Python file's serialized class attribute, or YAML's ui_color for an
+// operator airlite does not know, such as a DAG file's own class), else
+// its operator's.
+func taskUIColor(t *Task) string {
+	return orDefault(t.UIColor, uiColor(t.Operator))
 }
 
 // uiFgcolor is an operator's ui_fgcolor in Airflow 2: BaseOperator's

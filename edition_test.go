@@ -170,6 +170,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runTypes":                r.runTypes,
 			"triggerRunType":          r.triggerRunType,
 			"tryAtSchedule":           r.tryAtSchedule,
+			"setStateDuration":        r.setStateDuration,
 			"scheduledRuns":           r.scheduledRuns,
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
@@ -296,10 +297,11 @@ func TestEditionRules_Table(t *testing.T) {
 		"werkzeugReasons": true,
 		"depLogicalDate":  false,
 		// Airflow 2.10.3 airflow/utils/types.py:75-81
-		"runTypes":       []string{"backfill", "scheduled", "manual", "dataset_triggered"},
-		"triggerRunType": "",
-		"tryAtSchedule":  false,
-		"scheduledRuns":  scheduledRunRule{triggerTimetable: false},
+		"runTypes":         []string{"backfill", "scheduled", "manual", "dataset_triggered"},
+		"triggerRunType":   "",
+		"tryAtSchedule":    false,
+		"setStateDuration": true,
+		"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		"manualInterval": []string{"none", "none"},
@@ -400,6 +402,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
+			"setStateDuration":      false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
 			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval":        []string{"none", "none"},
@@ -490,6 +493,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"runTypes":              []string(nil),
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
+			"setStateDuration":      false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
 			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval":        []string{"none", "none"},
@@ -553,6 +557,8 @@ func want3(want2 map[string]any) map[string]any {
 		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
 		// Airflow 3's authoring surface (python/airflow, "3").
 		"pythonSurface": "3",
+		// the standard provider's modules, which 3.2.1's example DAGs import
+		"python": `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.providers.standard.operators.bash`,
 		// airflow-core config.yml [scheduler] catchup_by_default
 		"catchupByDefault": false,
 		// Airflow 3's dag_processing/collection.py _update_import_errors
@@ -560,10 +566,11 @@ func want3(want2 map[string]any) map[string]any {
 		// 3.2.1 models/dag.py DagModel.deactivate_deleted_dags: is_stale only
 		"staleKeepsDefinition": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
-		"runTypes":       []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
-		"triggerRunType": "manual",
-		"tryAtSchedule":  true,
-		"scheduledRuns":  scheduledRunRule{triggerTimetable: true},
+		"runTypes":         []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
+		"triggerRunType":   "manual",
+		"tryAtSchedule":    true,
+		"setStateDuration": true,
+		"scheduledRuns":    scheduledRunRule{triggerTimetable: true},
 		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
 		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
 		// CronTriggerTimetable's instant; DeltaDataIntervalTimetable's hour before

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // The embedded examples are each release's example DAGs, field by field.
@@ -30,11 +34,15 @@ type wantTask struct {
 	triggerRule   string
 	subdag        string
 	docMD         string
+	uiColor       string         // the class's own, for a class of the DAG file
+	outcome       string         // a simulated task's, when not success
+	pushes        map[string]any // what a simulated task pushes to XCom
 }
 
 // wantDAG is an Airflow example DAG's own fields and its tasks.
 type wantDAG struct {
 	dagID, description string
+	docMD              string // in airlite's words where Airflow's file sets one
 	schedule           *string
 	startDate          *time.Time // the DAG's own start_date (None when only default_args set one)
 	defaultArgsStart   *time.Time
@@ -63,6 +71,11 @@ func down(ids ...string) func(*wantTask) {
 }
 func owner(o string) func(*wantTask) { return func(t *wantTask) { t.owner = o } }
 func retries(n int) func(*wantTask)  { return func(t *wantTask) { t.retries = n } }
+func doc(md string) func(*wantTask)  { return func(t *wantTask) { t.docMD = md } }
+func pushes(kv map[string]any) func(*wantTask) {
+	return func(t *wantTask) { t.pushes = kv }
+}
+func rule(r string) func(*wantTask) { return func(t *wantTask) { t.triggerRule = r } }
 
 func timePtr(t time.Time) *time.Time {
 	return &t
@@ -141,8 +154,11 @@ func airflow321Examples() []wantDAG {
 			tasks: []wantTask{airflowTask("my_task", "_PythonDecoratedOperator", nil)},
 		},
 		{
-			// Airflow 3.2.1 example_dags/tutorial.py:41-128
+			// Airflow 3.2.1 example_dags/tutorial.py:41-128; dag.doc_md is set
+			// twice (= __doc__, then a placeholder line, which stays).
 			dagID: "tutorial", description: "A simple tutorial DAG", schedule: strPtr("1d"), startDate: jan2021,
+			docMD: "A placeholder text, set anywhere in the file. (airlite's words: Airflow's\n" +
+				"file has its own, which airlite does not copy.)\n",
 			catchup: false, tags: []string{"example"},
 			tasks: []wantTask{
 				airflowTask("print_date", "BashOperator", jan2021, tutorialDefaults, bash("date"), down("sleep", "templated"), func(t *wantTask) {
@@ -154,8 +170,170 @@ func airflow321Examples() []wantDAG {
 				}),
 			},
 		},
+		{
+			// Airflow 3.2.1 example_dags/tutorial_taskflow_api.py:32-103: @dag,
+			// three @task functions chained by their XComArgs; transform has
+			// multiple_outputs=True, so it pushes its dict's keys and the
+			// dict (task-sdk execution_time/task_runner.py
+			// _push_xcom_if_needed); load returns None.
+			dagID: "tutorial_taskflow_api", startDate: jan2021, tags: []string{"example"},
+			docMD: "### TaskFlow API Tutorial Documentation\nA pipeline of three @task functions (extract, transform, load) that pass\n" +
+				"their values through XCom. (airlite's words: Airflow documents this DAG with\nits own text, which airlite does not copy.)\n",
+			tasks: []wantTask{
+				airflowTask("extract", "_PythonDecoratedOperator", jan2021, down("transform"), doc(airliteTaskflowDocs["extract"]),
+					pushes(map[string]any{"return_value": orders})),
+				airflowTask("transform", "_PythonDecoratedOperator", jan2021, down("load"), doc(airliteTaskflowDocs["transform"]),
+					pushes(map[string]any{"total_order_value": 1236.7, "return_value": map[string]any{"total_order_value": 1236.7}})),
+				airflowTask("load", "_PythonDecoratedOperator", jan2021, doc(airliteTaskflowDocs["load"])),
+			},
+		},
+		{
+			// Airflow 3.2.1 example_dags/tutorial_dag.py:41-132:
+			// default_args={"retries": 2}, three PythonOperators whose
+			// callables push JSON strings with ti.xcom_push and return None.
+			dagID: "tutorial_dag", description: "DAG tutorial", startDate: jan2021, tags: []string{"example"},
+			docMD: "### Dag Tutorial Documentation\nAn extract, transform and load pipeline of three PythonOperators. (airlite's\n" +
+				"words: Airflow documents this DAG with its own text, which airlite does not\ncopy.)\n",
+			tasks: []wantTask{
+				airflowTask("extract", "PythonOperator", jan2021, retries(2), down("transform"), doc(airliteTutorialDAGDocs["extract"]),
+					pushes(map[string]any{"order_data": `{"1001": 301.27, "1002": 433.21, "1003": 502.22}`})),
+				airflowTask("transform", "PythonOperator", jan2021, retries(2), down("load"), doc(airliteTutorialDAGDocs["transform"]),
+					pushes(map[string]any{"total_order_value": `{"total_order_value": 1236.7}`})),
+				airflowTask("load", "PythonOperator", jan2021, retries(2), doc(airliteTutorialDAGDocs["load"])),
+			},
+		},
+		{
+			// Airflow 3.2.1 example_dags/example_xcomargs.py, its first DAG
+			// (dag_id="example_xcom_args"): print_value(generate_value()).
+			dagID: "example_xcom_args", startDate: jan2021, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("generate_value", "_PythonDecoratedOperator", jan2021, down("print_value"), doc(airliteXComArgsDocs["generate_value"]),
+					pushes(map[string]any{"return_value": "Bring me a shrubbery!"})),
+				airflowTask("print_value", "_PythonDecoratedOperator", jan2021, doc(airliteXComArgsDocs["print_value"])),
+			},
+		},
+		{
+			// Airflow 3.2.1 example_dags/example_xcomargs.py, its second DAG: c >>
+			// print_value >> print_value__1 (the second call's unique id,
+			// task-sdk bases/decorator.py get_unique_task_id) >> d; both
+			// BashOperators echo c.
+			dagID: "example_xcom_args_with_operators", startDate: jan2021, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("c", "BashOperator", jan2021, bash("echo c"), down("print_value")),
+				airflowTask("d", "BashOperator", jan2021, bash("echo c")),
+				airflowTask("print_value", "_PythonDecoratedOperator", jan2021, down("print_value__1"), doc(airliteXComArgsDocs["print_value"])),
+				airflowTask("print_value__1", "_PythonDecoratedOperator", jan2021, down("d"), doc(airliteXComArgsDocs["print_value"])),
+			},
+		},
+		{
+			// Airflow 3.2.1 example_dags/example_complex.py:30-221.
+			dagID: "example_complex", startDate: jan2021, tags: []string{"example", "example2", "example3"},
+			tasks: exampleComplexTasks(jan2021),
+		},
+		{
+			// Airflow 3.2.1 example_dags/example_skip_dag.py: the file's
+			// EmptySkipOperator raises AirflowSkipException (ui_color
+			// "#e8b7e4"); create_test_pipeline names each join after its
+			// trigger rule; schedule=timedelta(days=1).
+			dagID: "example_skip_dag", schedule: strPtr("1d"), startDate: jan2021, tags: []string{"example"},
+			tasks: []wantTask{
+				airflowTask("skip_operator_1", "EmptySkipOperator", jan2021, down("all_success"), skipper),
+				airflowTask("always_true_1", "EmptyOperator", jan2021, down("all_success")),
+				airflowTask("all_success", "EmptyOperator", jan2021, down("final_1"), rule("all_success")),
+				airflowTask("final_1", "EmptyOperator", jan2021),
+				airflowTask("skip_operator_2", "EmptySkipOperator", jan2021, down("one_success"), skipper),
+				airflowTask("always_true_2", "EmptyOperator", jan2021, down("one_success")),
+				airflowTask("one_success", "EmptyOperator", jan2021, down("final_2"), rule("one_success")),
+				airflowTask("final_2", "EmptyOperator", jan2021),
+			},
+		},
 	}
 }
+
+// exampleComplexTasks are Airflow 3.2.1 example_complex.py's 37
+// BashOperators, each echoing its task id (:38-150; :82-84 has
+// create_tag_template_field_result2 echo create_tag_template_field_result),
+// downstream of one another as the file's >> and chain() calls make them
+// (:87-221; chain(create_tasks, search_catalog, delete_tasks) at :214
+// puts search_catalog after every create task and before every delete
+// task).
+func exampleComplexTasks(start *time.Time) []wantTask {
+	downstream := map[string][]string{
+		"create_entry_group": {"create_entry_gcs", "create_entry_group_result", "create_entry_group_result2", "delete_entry_group", "get_entry_group", "search_catalog"},
+		"create_entry_gcs": {"create_entry_gcs_result", "create_entry_gcs_result2", "create_tag_template", "delete_entry", "get_entry",
+			"lookup_entry", "search_catalog", "update_entry"},
+		"create_tag_template": {"create_tag_template_field", "create_tag_template_result", "create_tag_template_result2", "delete_tag_template_field",
+			"get_tag_template", "search_catalog", "update_tag_template"},
+		"create_tag_template_field": {"create_tag", "create_tag_template_field_result", "create_tag_template_field_result2", "delete_tag_template_field",
+			"rename_tag_template_field", "search_catalog", "update_tag_template_field"},
+		"create_tag":                {"create_tag_result", "create_tag_result2", "delete_tag", "list_tags", "search_catalog", "update_tag"},
+		"delete_tag":                {"delete_tag_template_field"},
+		"delete_tag_template_field": {"delete_tag_template"},
+		"delete_tag_template":       {"delete_entry_group"},
+		"delete_entry_group":        {"delete_entry"},
+		"get_tag_template":          {"delete_tag_template", "get_tag_template_result"},
+		"get_entry":                 {"delete_entry", "get_entry_result"},
+		"get_entry_group":           {"delete_entry_group", "get_entry_group_result"},
+		"list_tags":                 {"delete_tag", "list_tags_result"},
+		"lookup_entry":              {"delete_entry", "lookup_entry_result"},
+		"rename_tag_template_field": {"delete_tag_template_field"},
+		"search_catalog":            {"delete_entry", "delete_entry_group", "delete_tag", "delete_tag_template", "delete_tag_template_field", "search_catalog_result"},
+		"update_entry":              {"delete_entry"},
+		"update_tag":                {"delete_tag"},
+		"update_tag_template":       {"delete_tag_template"},
+		"update_tag_template_field": {"rename_tag_template_field"},
+	}
+	ids := []string{"create_entry_group", "create_entry_group_result", "create_entry_group_result2", "create_entry_gcs",
+		"create_entry_gcs_result", "create_entry_gcs_result2", "create_tag", "create_tag_result", "create_tag_result2",
+		"create_tag_template", "create_tag_template_result", "create_tag_template_result2", "create_tag_template_field",
+		"create_tag_template_field_result", "create_tag_template_field_result2", "delete_entry", "delete_entry_group",
+		"delete_tag", "delete_tag_template_field", "delete_tag_template", "get_entry_group", "get_entry_group_result",
+		"get_entry", "get_entry_result", "get_tag_template", "get_tag_template_result", "list_tags", "list_tags_result",
+		"lookup_entry", "lookup_entry_result", "rename_tag_template_field", "search_catalog", "search_catalog_result",
+		"update_entry", "update_tag", "update_tag_template", "update_tag_template_field"}
+	var tasks []wantTask
+	for _, id := range ids {
+		cmd := "echo " + id
+		if id == "create_tag_template_field_result2" {
+			cmd = "echo create_tag_template_field_result"
+		}
+		tasks = append(tasks, airflowTask(id, "BashOperator", start, bash(cmd), down(downstream[id]...)))
+	}
+	return tasks
+}
+
+// orders is what tutorial_taskflow_api's extract returns (the file's JSON
+// string, parsed).
+var orders = map[string]any{"1001": 301.27, "1002": 433.21, "1003": 502.22}
+
+// skipper is example_skip_dag's EmptySkipOperator: a task that skips, in
+// its class's colour.
+func skipper(t *wantTask) { t.uiColor, t.outcome = "#e8b7e4", "skipped" }
+
+// The docstrings @task and the files make the tasks' doc_md, in airlite's
+// words (docs/behaviour.md §5), as the fixtures carry them.
+var (
+	airliteTaskflowDocs = map[string]string{
+		"extract": "#### Extract task\nReturns the three orders of a fixed JSON string. (airlite's words:\n" +
+			"Airflow documents this task with its own text, which airlite does not copy.)\n",
+		"transform": "#### Transform task\nAdds up the orders' values. (airlite's words: Airflow documents this\n" +
+			"task with its own text, which airlite does not copy.)\n",
+		"load": "#### Load task\nPrints the total it is given. (airlite's words: Airflow documents this\n" +
+			"task with its own text, which airlite does not copy.)\n",
+	}
+	airliteTutorialDAGDocs = map[string]string{
+		"extract": "#### Extract task\nPushes a fixed JSON string of orders to XCom. (airlite's words: Airflow\n" +
+			"documents this task with its own text, which airlite does not copy.)\n",
+		"transform": "#### Transform task\nPulls the orders, adds up their values and pushes the total as JSON.\n" +
+			"(airlite's words: Airflow documents this task with its own text, which\nairlite does not copy.)\n",
+		"load": "#### Load task\nPulls the total and prints it. (airlite's words: Airflow documents this\n" +
+			"task with its own text, which airlite does not copy.)\n",
+	}
+	airliteXComArgsDocs = map[string]string{
+		"generate_value": "A @task that returns a fixed string. (airlite's words for Airflow's docstring.)",
+		"print_value":    "A @task that logs the value it is given. (airlite's words for Airflow's docstring.)",
+	}
+)
 
 func airflow2103Examples() []wantDAG {
 	jan2021 := timePtr(time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -385,6 +563,7 @@ func checkExampleDAG(t *testing.T, d *DAG, w wantDAG) {
 		}
 	}
 	field("description", d.Description, w.description)
+	field("doc_md", d.DocMD, w.docMD)
 	field("schedule", d.Schedule, w.schedule)
 	field("start_date", d.StartDate, w.startDate)
 	field("default_args start_date", d.DefaultArgsStartDate, w.defaultArgsStart)
@@ -429,6 +608,26 @@ func checkExampleDAG(t *testing.T, d *DAG, w wantDAG) {
 		tf("trigger_rule", task.TriggerRule, wt.triggerRule)
 		tf("subdag", task.Subdag, wt.subdag)
 		tf("doc_md", task.DocMD, wt.docMD)
+		tf("ui_color", task.UIColor, wt.uiColor)
+		var outcome string
+		var pushed map[string]any
+		if sim := task.Simulate; sim != nil {
+			if sim.Outcome != "success" {
+				outcome = sim.Outcome
+			}
+			for key, raw := range sim.XCom {
+				var v any
+				if err := json.Unmarshal(raw, &v); err != nil {
+					t.Fatalf("%s.%s: xcom %s: %v", w.dagID, wt.id, key, err)
+				}
+				if pushed == nil {
+					pushed = map[string]any{}
+				}
+				pushed[key] = v
+			}
+		}
+		tf("simulated outcome", outcome, wt.outcome)
+		tf("simulated xcom", pushed, wt.pushes)
 	}
 }
 
@@ -444,3 +643,89 @@ func orEmpty(s []string) []string {
 const airliteDocMD = "#### print_date\n" +
 	"Prints the date the task runs. (airlite's words: the tutorial in Airflow\n" +
 	"documents this task with its own text, which airlite does not copy.)\n"
+
+// TestExamples3_RunAsInAirflow triggers each example added to edition 3
+// beyond the first five through /api/v2, as a client would, and lets the
+// scheduler run it: every DAG is listed, each run ends as Airflow's does
+// (example_skip_dag's skip operators skip, which skips the all_success
+// join and what follows it, while the one_success join runs), and the
+// simulated callables leave the XComs Airflow's task runner pushes.
+func TestExamples3_RunAsInAirflow(t *testing.T) {
+	t.Parallel()
+	success := func(ids ...string) map[string]string {
+		m := map[string]string{}
+		for _, id := range ids {
+			m[id] = "success"
+		}
+		return m
+	}
+	var complexIDs []string
+	for _, task := range exampleComplexTasks(nil) {
+		complexIDs = append(complexIDs, task.id)
+	}
+	for _, tc := range []struct {
+		dagID string
+		tasks map[string]string // task id -> state
+		xcoms map[string]string // "task/key" -> the entry's value as /api/v2 shows it
+	}{
+		{"tutorial_taskflow_api", success("extract", "transform", "load"), map[string]string{
+			"extract/return_value":        `{\"1001\": 301.27, \"1002\": 433.21, \"1003\": 502.22}`,
+			"transform/total_order_value": `1236.7`,
+			"transform/return_value":      `{\"total_order_value\": 1236.7}`,
+		}},
+		{"tutorial_dag", success("extract", "transform", "load"), map[string]string{
+			"extract/order_data":          `\"{\\\"1001\\\": 301.27, \\\"1002\\\": 433.21, \\\"1003\\\": 502.22}\"`,
+			"transform/total_order_value": `\"{\\\"total_order_value\\\": 1236.7}\"`,
+		}},
+		{"example_xcom_args", success("generate_value", "print_value"), map[string]string{
+			"generate_value/return_value": `\"Bring me a shrubbery!\"`,
+		}},
+		{"example_xcom_args_with_operators", success("c", "print_value", "print_value__1", "d"), map[string]string{
+			"c/return_value": `\"c\"`,
+			"d/return_value": `\"c\"`,
+		}},
+		{"example_complex", success(complexIDs...), nil},
+		{"example_skip_dag", map[string]string{
+			"skip_operator_1": "skipped", "always_true_1": "success", "all_success": "skipped", "final_1": "skipped",
+			"skip_operator_2": "skipped", "always_true_2": "success", "one_success": "success", "final_2": "success",
+		}, nil},
+	} {
+		t.Run(tc.dagID, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, edition3, withExamplesPaused())
+			expect(t, ts.do(t, "GET", "/api/v2/dags?limit=100", ""), 200, `"dag_id":"`+tc.dagID+`"`)
+			expect(t, ts.do(t, "PATCH", "/api/v2/dags/"+tc.dagID, `{"is_paused": false}`), 200)
+			expect(t, ts.do(t, "POST", "/api/v2/dags/"+tc.dagID+"/dagRuns", `{"dag_run_id": "check", "logical_date": null}`), 200)
+			sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+				Now: time.Now, Parallelism: 16, Unixname: testUnixname, Hostname: "test"})
+			t.Cleanup(sched.stop)
+			settleUntil(t, sched, time.Now, func() bool {
+				run, err := ts.store.RunByRunID(tc.dagID, "check")
+				return err == nil && run.State.Finished()
+			})
+			run := "/api/v2/dags/" + tc.dagID + "/dagRuns/check"
+			expect(t, ts.do(t, "GET", run, ""), 200, `"state":"success"`)
+			res := ts.do(t, "GET", run+"/taskInstances?limit=100", "")
+			var tis struct {
+				TaskInstances []struct {
+					TaskID string `json:"task_id"`
+					State  string `json:"state"`
+				} `json:"task_instances"`
+			}
+			if err := json.Unmarshal([]byte(res.body), &tis); err != nil || res.status != 200 {
+				t.Fatalf("task instances = %d %s", res.status, res.body)
+			}
+			got := map[string]string{}
+			for _, ti := range tis.TaskInstances {
+				got[ti.TaskID] = ti.State
+			}
+			if !reflect.DeepEqual(got, tc.tasks) {
+				t.Errorf("task states %v, want %v", got, tc.tasks)
+			}
+			for taskKey, value := range tc.xcoms {
+				task, key, _ := strings.Cut(taskKey, "/")
+				expect(t, ts.do(t, "GET", run+"/taskInstances/"+task+"/xcomEntries/"+key, ""), 200, `"value":"`+value+`"`)
+			}
+		})
+	}
+}

@@ -464,6 +464,7 @@ func FuzzParseDAG(f *testing.F) {
 		}
 		_ = renderPython(dag, python2)
 		_ = renderPython(dag, python110)
+		_ = renderPython(dag, python3)
 		for _, e := range allEditions {
 			for _, task := range dag.Tasks {
 				if _, err := e.marshal(e.taskInfo(dag, task)); err != nil {

@@ -183,6 +183,12 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 			return nil, nil, err
 		}
 	}
+	if restored {
+		// Before the folder: LoadDAGs keeps a stale row's definition.
+		if err := buildKeptDefinitions(store, c, log); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := loadDAGFolder(ctx, c, store, dags, logger); err != nil {
 		return nil, nil, err
 	}
@@ -225,15 +231,49 @@ func loadDAGFolder(ctx context.Context, c config, store *Store, dags *DAGSet, lo
 	return recordImportErrors(store, dags, time.Now())
 }
 
+// buildKeptDefinitions builds the definitions a snapshot kept of stale
+// DAGs (DagRow.Kept) with the edition's builder, as their files built
+// them, so that they answer as before the restart (Airflow 3 keeps a
+// stale DAG's serialized DAG in its database). One that no longer builds
+// is logged and left without a definition; in an edition whose stale
+// DAGs keep none, none is built.
+func buildKeptDefinitions(store *Store, c config, log zerolog.Logger) error {
+	rows, err := store.Dags()
+	if err != nil {
+		return err
+	}
+	rules := c.Edition.rules()
+	folder := absPath(c.DagsDir)
+	built := map[string]*DAG{}
+	for _, row := range rows {
+		if row.Kept == nil {
+			continue
+		}
+		built[row.DagID] = nil
+		if !rules.staleKeepsDefinition {
+			continue
+		}
+		dag, err := row.Kept.build(rules, row.FileLoc, folder, c.Python)
+		if err != nil {
+			log.Warn().Str("dag_id", row.DagID).Err(err).Msg("stale dag's kept definition does not build: it has none from now on")
+			continue
+		}
+		dag.ParentDagID = row.RootDagID
+		built[row.DagID] = dag
+	}
+	return store.AttachKeptDefinitions(built)
+}
+
 // reportDagsWithoutFile logs every DAG whose file is gone but whose rows
-// were restored: its runs are kept, as Airflow keeps them.
+// were restored: its runs are kept, as Airflow keeps them, and a stale
+// one its definition.
 func reportDagsWithoutFile(store *Store, log zerolog.Logger) error {
 	rows, err := store.Dags()
 	if err != nil {
 		return err
 	}
 	for _, row := range rows {
-		if row.Def != nil {
+		if row.Active() {
 			continue
 		}
 		runs, err := store.RunsOfDag(row.DagID, "")
@@ -245,7 +285,8 @@ func reportDagsWithoutFile(store *Store, log zerolog.Logger) error {
 			ids = append(ids, r.RunID)
 		}
 		log.Warn().Str("dag_id", row.DagID).Str("fileloc", row.FileLoc).Int("runs", len(runs)).
-			Str("run_ids", strings.Join(ids, ",")).Msg("dag has no file any more; its runs are kept")
+			Str("run_ids", strings.Join(ids, ",")).Bool("definition_kept", row.Def != nil).
+			Msg("dag has no file any more; its runs are kept")
 	}
 	return nil
 }

@@ -69,10 +69,13 @@ func (scheduledOnIndex) FromArgs(args ...any) ([]byte, error) {
 }
 
 // LoadDAGs replaces the DAG table with the given definitions. A DAG already
-// known keeps its paused flag; a new one takes is_paused_upon_creation. A
-// definition that differs from its DAG's latest version is a new version.
-// Rows whose definition is no longer given stay, without a definition, as
-// Airflow keeps DagModel rows of vanished files.
+// known keeps its paused flag; a new one takes is_paused_upon_creation (a
+// stale one given again is not stale any more). A definition that
+// differs from its DAG's latest version is a new version. Rows whose
+// definition is no longer given stay, without a definition, as Airflow
+// keeps DagModel rows of vanished files; a stale row keeps its definition
+// (built from what the snapshot kept, AttachKeptDefinitions), as Airflow
+// 3 keeps a stale DAG's serialized DAG.
 func (s *Store) LoadDAGs(set *DAGSet) error {
 	now := s.clock()
 	return s.updateIDs(func(txn *memdb.Txn) error {
@@ -95,7 +98,7 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 			return err
 		}
 		for _, row := range rows {
-			if given[row.DagID] || row.Def == nil {
+			if given[row.DagID] || row.Def == nil || row.Stale {
 				continue
 			}
 			orphan := *row
@@ -105,6 +108,37 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 			}
 		}
 		return s.ensurePoolsTxn(txn, set.Pools, false)
+	})
+}
+
+// AttachKeptDefinitions gives each restored stale row whose definition the
+// snapshot kept (DagRow.Kept) the DAG built from it: defs[dag_id], or nil
+// when it could not be built, which leaves the row without a definition
+// as a restart used to. A row that no longer holds a kept definition is
+// left alone.
+func (s *Store) AttachKeptDefinitions(defs map[string]*DAG) error {
+	if len(defs) == 0 {
+		return nil
+	}
+	return s.update(func(txn *memdb.Txn) error {
+		for id, d := range defs {
+			row, err := dagRowTxn(txn, id)
+			if errors.Is(err, errNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if row.Kept == nil {
+				continue
+			}
+			built := *row
+			built.Def, built.Kept = d, nil
+			if err := txn.Insert(tableDags, &built); err != nil {
+				return fmt.Errorf("attach the kept definition of %s: %w", id, err)
+			}
+		}
+		return nil
 	})
 }
 

@@ -104,7 +104,7 @@ func (ti *TaskInstance) key() tiKey { return tiKey{ti.DagID, ti.RunID, ti.TaskID
 // parsed definition. Def is nil when the definition is gone (Airflow's "not
 // found" for a row whose file no longer loads): Airflow 2 deletes the
 // serialized DAG of a DAG whose file is gone, and a restart forgets a
-// definition no file gives (snapshots hold none).
+// definition no file gives (snapshots hold only stale DAGs' definitions).
 //
 // Stale marks a row whose file no longer gives it but whose definition is
 // kept, as Airflow 3 keeps the serialized DAG and sets DagModel.is_stale
@@ -118,6 +118,11 @@ type DagRow struct {
 	RootDagID string // "" unless a sub-DAG
 	Def       *DAG
 	Stale     bool
+	// Kept is a stale row's definition as a snapshot kept it, restored
+	// and not built yet (Def nil): the start builds it (main_startup.go
+	// buildKeptDefinitions), and a snapshot written before that writes
+	// it back as it was. nil on every row the store made itself.
+	Kept *keptDefinition
 }
 
 // Active says whether the DAG's file gives it now: it has a definition

@@ -12,10 +12,12 @@ import (
 const faultDagSourceNotFound opFault = "dag_source_not_found" // dag_id, version ("" when none was asked)
 
 // dagSource is the source of a DAG's version (its latest when version is
-// nil) and that version's number (dag_version.py DagVersion.get_version,
-// then the version's dag_code). airlite keeps the code of the definition
-// loaded, which is the latest version's; an earlier version's code is not
-// kept, and is nil, as Airflow answers a version without a DagCode row.
+// nil or 0) and that version's number (dag_version.py
+// DagVersion.get_version, which filters by the number only when it is
+// truthy, then the version's dag_code). airlite keeps the code of the
+// definition loaded, which is the latest version's; an earlier version's
+// code is not kept, and is nil: a version without its DagCode row, which
+// the route refuses.
 func (o *operations) dagSource(dagID string, version *int64) (code *string, number int64, err error) {
 	asked := ""
 	if version != nil {
@@ -30,7 +32,7 @@ func (o *operations) dagSource(dagID string, version *int64) (code *string, numb
 		return nil, 0, err
 	}
 	v := latest
-	if version != nil && *version != latest.Number {
+	if version != nil && *version != 0 && *version != latest.Number {
 		if v, err = o.store.DagVersionByNumber(dagID, *version); errors.Is(err, errNotFound) {
 			return nil, 0, missing
 		} else if err != nil {

@@ -31,6 +31,9 @@ type taskJob struct {
 	// task the job runs (scheduler_mapping.go); nil: the task is not
 	// mapped.
 	mapIndex *int
+	// dagGone: the DAG was stale when the try was queued, so its file no
+	// longer gives it, and the try fails at its start (runGuarded).
+	dagGone bool
 }
 
 // taskOutcome is how a try ended.
@@ -376,20 +379,36 @@ func (s *scheduler) tick(now time.Time) error {
 // runnable reports whether the scheduler may move a run: its DAG is
 // active (Airflow 3.2.1 models/dagrun.py get_running_dag_runs_to_examine
 // and get_queued_dag_runs_to_set_running join DagModel on is_stale false;
-// 2.10.3 on is_active), is not paused, and for a sub-DAG, the parent's
-// SubDagOperator task is running it.
+// 2.10.3 on is_active), and queueable.
 func (s *scheduler) runnable(v storeView, run *DagRun) (*DAG, bool) {
-	row, err := v.Dag(run.DagID)
-	if err != nil || !row.Active() || row.IsPaused {
+	dag, stale, ok := s.queueable(v, run)
+	if !ok || stale {
 		return nil, false
+	}
+	return dag, true
+}
+
+// queueable reports whether the scheduler may queue a scheduled task
+// instance of run (a running one), and whether its DAG is stale: Airflow
+// asks only that the DAG is not paused (jobs/scheduler_job_runner.py
+// _executable_task_instances_to_queued joins DagModel on is_paused, and
+// in 3.2.1 bundle_name, never on is_stale or, in 2.10.3:374-378,
+// is_active), so a stale DAG's are queued too (launch). airlite needs
+// the definition besides, which an inactive DAG of editions 2 and 1.10
+// no longer has. A sub-DAG's run moves only while the parent's
+// SubDagOperator task is running it.
+func (s *scheduler) queueable(v storeView, run *DagRun) (dag *DAG, stale, ok bool) {
+	row, err := v.Dag(run.DagID)
+	if err != nil || row.Def == nil || row.IsPaused {
+		return nil, false, false
 	}
 	if parent := row.Def.ParentDagID; parent != "" {
 		ti, err := v.TaskInstance(parent, run.RunID, run.DagID[len(parent)+1:])
 		if err != nil || ti.State != TaskRunning {
-			return nil, false
+			return nil, false, false
 		}
 	}
-	return row.Def, true
+	return row.Def, row.Stale, true
 }
 
 // createScheduledRuns creates the runs that schedules ask for, for every
@@ -628,7 +647,7 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 						continue
 					}
 				}
-				put(s.decided(ti, next, now))
+				put(s.decidedByRule(ti, next, now))
 			}
 		}
 		if state, done := runOutcome(dag, byID); done {
@@ -664,20 +683,44 @@ func (s *scheduler) timedOut(dag *DAG, run *DagRun, now time.Time) bool {
 	return !rule.scheduledOnly || (!run.ExternalTrigger && dag.Schedule != nil)
 }
 
-// decided is ti in the state a pass decided for it at now.
+// decided is ti in the state a pass decided for it at now, its dates
+// untouched: Airflow writes such a state straight into the row (the
+// mapped task's expansion into nothing or without its upstream value,
+// 2.10.3 abstractoperator.py expand_mapped_task:633-642, 3.2.1
+// models/taskmap.py alike; removed map indexes), no dates with it.
 func (s *scheduler) decided(ti *TaskInstance, next TaskState, now time.Time) *TaskInstance {
 	updated := *ti
 	updated.State, updated.UpdatedAt = next, &now
 	if next == TaskScheduled && s.rules.tryAtSchedule {
 		updated.TryNumber++
 	}
-	if next.Finished() {
-		updated.EndDate = &now
-		if updated.StartDate == nil {
-			updated.StartDate = &now
-		}
-	}
 	return &updated
+}
+
+// decidedByRule is ti in the state its trigger rule decided at now.
+// Airflow's TriggerRuleDep sets a skipped or upstream_failed state with
+// TaskInstance.set_state: in 2.10.3 and 3.2.1 a start and an end date
+// where there are none and the duration between them
+// (taskinstance.py:2422-2428 of 2.10.3), in 1.10.15 both dates at now and
+// no duration (taskinstance.py:537-541).
+func (s *scheduler) decidedByRule(ti *TaskInstance, next TaskState, now time.Time) *TaskInstance {
+	updated := s.decided(ti, next, now)
+	if !next.Finished() {
+		return updated
+	}
+	if !s.rules.setStateDuration {
+		updated.StartDate, updated.EndDate = &now, &now
+		return updated
+	}
+	if updated.StartDate == nil {
+		updated.StartDate = &now
+	}
+	if updated.EndDate == nil {
+		updated.EndDate = &now
+	}
+	took := updated.EndDate.Sub(*updated.StartDate).Seconds()
+	updated.Duration = &took
+	return updated
 }
 
 // runTIs are a run's task instances by task_id: a task's one, or the
@@ -821,7 +864,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 	key := listed.key()
 	err = s.opts.Store.LaunchTry(key, func(v storeView, run *DagRun, ti *TaskInstance) (*TaskInstance, error) {
 		job, done = nil, false
-		dag, ok := s.runnable(v, run)
+		dag, stale, ok := s.queueable(v, run)
 		if !ok {
 			return nil, nil
 		}
@@ -865,7 +908,7 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 			return nil, nil
 		}
 		started.State = TaskRunning
-		job = &taskJob{key: key, try: started.TryNumber, dag: dag, task: task, run: *run}
+		job = &taskJob{key: key, try: started.TryNumber, dag: dag, task: task, run: *run, dagGone: stale}
 		if ti.MapIndex >= 0 {
 			index := ti.MapIndex
 			job.mapIndex = &index
@@ -912,8 +955,17 @@ func (s *scheduler) startTaskLocked(job taskJob) {
 	}()
 }
 
-// runGuarded runs a try and turns a panic into a failed try.
+// runGuarded runs a try and turns a panic into a failed try. A try of a
+// stale DAG fails without running: Airflow's worker reads the task's DAG
+// from its file, finds none, and exits before the task runs
+// (task-sdk/src/airflow/sdk/execution_time/task_runner.py parse: "Dag not
+// found during start up"), so the try fails as a failed try does.
 func (s *scheduler) runGuarded(ctx context.Context, job taskJob) (out taskOutcome) {
+	if job.dagGone {
+		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf(
+			"Dag not found during start up (dag_id=%s, path=%s): the DAG is stale, its file no longer gives it, so the task did not run",
+			job.key.dagID, job.dag.RelativeFileloc)}
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			s.opts.Logger.Error().Str("task", job.key.String()).Interface("panic", v).

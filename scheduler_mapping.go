@@ -261,6 +261,11 @@ func (s *scheduler) expand(dag *DAG, task *Task, run *DagRun, ti *TaskInstance, 
 		case !ok:
 			state = TaskUpstreamFailed
 		}
+		if state == TaskFailed {
+			// airlite's own outcome (Airflow fails the upstream task that
+			// pushed it): dated as a failed try would be.
+			return []*TaskInstance{s.decidedByRule(ti, state, now)}
+		}
 		return []*TaskInstance{s.decided(ti, state, now)}
 	}
 	out := make([]*TaskInstance, n)

@@ -121,8 +121,15 @@ func TestMapping_ExpandsAtRunTime(t *testing.T) {
 	if rows := byID["never"]; len(rows) != 1 || rows[0].MapIndex != -1 || rows[0].State != TaskSkipped {
 		t.Errorf("never (expanded over []) = %d task instances, first %+v; want one, map_index -1, skipped", len(rows), rows[0])
 	}
+	// Airflow writes that state straight into the row: no dates, where
+	// the trigger rule's skip of after_empty goes through set_state.
+	if never := byID["never"][0]; never.StartDate != nil || never.EndDate != nil || never.Duration != nil {
+		t.Errorf("never's dates %v, %v, %v: want none", never.StartDate, never.EndDate, never.Duration)
+	}
 	if ti := byID["after_empty"][0]; ti.State != TaskSkipped {
 		t.Errorf("after_empty = %q, want skipped (its upstream skipped)", ti.State)
+	} else if ti.StartDate == nil || ti.EndDate == nil {
+		t.Errorf("after_empty's dates %v, %v: want both (set_state)", ti.StartDate, ti.EndDate)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -203,6 +204,50 @@ func TestRun_RefusesTriggerRuleOfOtherRelease(t *testing.T) {
 					t.Errorf("error %q does not contain %s", err, want)
 				}
 			}
+		})
+	}
+}
+
+// TestScheduler_TriggerRuleStateDates checks the dates of a task instance
+// its trigger rule finishes: Airflow's TriggerRuleDep sets the state with
+// TaskInstance.set_state, which in 2.10.3 and 3.2.1 writes a start and an
+// end date where there are none and the duration between them
+// (2.10.3 airflow/models/taskinstance.py:2422-2428; 3.2.1's
+// airflow-core/src/airflow/models/taskinstance.py set_state alike), and
+// in 1.10.15 the two dates without a duration
+// (airflow/models/taskinstance.py:537-541).
+func TestScheduler_TriggerRuleStateDates(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ed           edition
+		wantDuration bool
+	}{
+		{edition2, true},
+		{edition3, true},
+		{edition110, false},
+	} {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"rules.yaml": fmt.Sprintf(twoUpstreamDAG, "all_success")},
+					func(o *schedulerOptions) { o.Edition = tc.ed })
+				h.runner.outcomes["u1"] = []TaskState{TaskFailed}
+				runID := h.trigger("rules", `{}`)
+				h.settle()
+				d := h.ti("rules", runID, "d")
+				if d.State != TaskUpstreamFailed {
+					t.Fatalf("d = %q, want upstream_failed", d.State)
+				}
+				if d.StartDate == nil || d.EndDate == nil || !d.StartDate.Equal(*d.EndDate) {
+					t.Errorf("d's dates %v, %v: want both, equal", d.StartDate, d.EndDate)
+				}
+				switch {
+				case tc.wantDuration && (d.Duration == nil || *d.Duration != 0):
+					t.Errorf("d's duration %v, want 0", d.Duration)
+				case !tc.wantDuration && d.Duration != nil:
+					t.Errorf("d's duration %v, want none", *d.Duration)
+				}
+			})
 		})
 	}
 }

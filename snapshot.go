@@ -104,7 +104,8 @@ type snapshotFooter struct {
 // purpose. Times are written in UTC with nanoseconds; raw JSON values
 // (conf, inlets, outlets) are kept as strings so that their bytes survive
 // exactly; a DAG's parsed definition is not written: it is re-attached
-// from the DAG files at start.
+// from the DAG files at start. A stale DAG's, which no file gives, is
+// written as what its front end read (snapDefinition), to be built again.
 
 type snapDag struct {
 	DagID     string `json:"dag_id"`
@@ -113,9 +114,109 @@ type snapDag struct {
 	RootDagID string `json:"root_dag_id,omitempty"`
 	// Stale is DagRow.Stale, written only when set (edition 3), so that
 	// older files, and older airlites reading this one, need no new
-	// version. The definition it kept is not written: restored, the row
-	// has none, as any row whose file is gone.
+	// version. The definition it kept is Definition.
 	Stale bool `json:"stale,omitempty"`
+	// Definition is a stale row's kept definition (dag_origin.go), written
+	// only for a stale row whose definition is kept (edition 3): older
+	// airlites leave it out when they read this file (as a start without
+	// it did), and older files have none, so no new version.
+	Definition *snapDefinition `json:"definition,omitempty"`
+}
+
+// snapDefinition is keptDefinition on disk.
+type snapDefinition struct {
+	// Format says what Data is: "yaml", a definition file's bytes (YAML
+	// or JSON), or "serialized_dag", a Python file's DAG as airlite's
+	// reader serialized it.
+	Format          string     `json:"format"`
+	Data            string     `json:"data"`
+	ReadAt          *time.Time `json:"read_at,omitempty"` // when a definition file was read
+	RelativeFileloc string     `json:"relative_fileloc,omitempty"`
+	SourceCode      string     `json:"source_code,omitempty"`
+	ParsedAt        *time.Time `json:"parsed_at,omitempty"`
+	ParseDuration   float64    `json:"parse_duration,omitempty"`
+}
+
+const (
+	snapDefinitionYAML       = "yaml"
+	snapDefinitionSerialized = "serialized_dag"
+)
+
+// encodeDagRow writes a DAG row, with its kept definition when it is
+// stale: the one its definition came from, or the one restored and not
+// built yet.
+func encodeDagRow(obj any) any {
+	d := obj.(*DagRow)
+	rec := &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
+	if !d.Stale {
+		return rec
+	}
+	kept := d.Kept
+	if d.Def != nil {
+		kept = keepDefinition(d.Def)
+	}
+	if kept != nil {
+		def := &snapDefinition{Format: snapDefinitionYAML, Data: kept.Data, RelativeFileloc: kept.RelativeFileloc,
+			SourceCode: kept.SourceCode, ParseDuration: kept.ParseDuration}
+		if kept.Python {
+			def.Format = snapDefinitionSerialized
+		}
+		if !kept.ReadAt.IsZero() {
+			def.ReadAt = utcPtr(&kept.ReadAt)
+		}
+		if !kept.ParsedAt.IsZero() {
+			def.ParsedAt = utcPtr(&kept.ParsedAt)
+		}
+		rec.Definition = def
+	}
+	return rec
+}
+
+// decodeDagRow reads a DAG row; a kept definition waits in DagRow.Kept for
+// the start to build it. A definition in a format airlite does not write
+// is refused.
+func decodeDagRow(line []byte) (any, error) {
+	var r snapDag
+	if err := gojson.Unmarshal(line, &r); err != nil {
+		return nil, err
+	}
+	row := &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale}
+	if def := r.Definition; def != nil {
+		if def.Format != snapDefinitionYAML && def.Format != snapDefinitionSerialized {
+			return nil, fmt.Errorf("definition format %q is not %q or %q", def.Format, snapDefinitionYAML, snapDefinitionSerialized)
+		}
+		row.Kept = &keptDefinition{Python: def.Format == snapDefinitionSerialized, Data: def.Data,
+			RelativeFileloc: def.RelativeFileloc, SourceCode: def.SourceCode, ParseDuration: def.ParseDuration}
+		if def.ReadAt != nil {
+			row.Kept.ReadAt = *def.ReadAt
+		}
+		if def.ParsedAt != nil {
+			row.Kept.ParsedAt = *def.ParsedAt
+		}
+	}
+	return row, nil
+}
+
+// checkDagRow refuses a DAG row airlite could not have written. Whether a
+// kept definition builds is for the start that builds it to say.
+func checkDagRow(obj any) error {
+	row := obj.(*DagRow)
+	if err := checkRowKeys("dag_id", row.DagID); err != nil {
+		return err
+	}
+	if row.Kept == nil {
+		return nil
+	}
+	k := row.Kept
+	switch {
+	case !row.Stale:
+		return errors.New("a kept definition on a DAG that is not stale")
+	case k.Data == "":
+		return errors.New("definition data is missing or empty")
+	case k.ParseDuration < 0:
+		return fmt.Errorf("definition parse_duration %v is negative", k.ParseDuration)
+	}
+	return checkDates(namedDate{"definition read_at", &k.ReadAt}, namedDate{"definition parsed_at", &k.ParsedAt})
 }
 
 type snapRun struct {
@@ -424,12 +525,7 @@ func snapshotCodecs() []snapshotCodec {
 			return &snapCounter{Name: c.Name, Value: c.Value}
 		}, decode: decodeInto(func(r *snapCounter) any { return &counter{Name: r.Name, Value: r.Value} }),
 			check: checkCounter},
-		{table: tableDags, encode: func(obj any) any {
-			d := obj.(*DagRow)
-			return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
-		}, decode: decodeInto(func(r *snapDag) any {
-			return &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale}
-		}), check: func(obj any) error { return checkRowKeys("dag_id", obj.(*DagRow).DagID) }},
+		{table: tableDags, encode: encodeDagRow, decode: decodeDagRow, check: checkDagRow},
 		{table: tablePools, encode: func(obj any) any {
 			p := obj.(*Pool)
 			return &snapPool{ID: p.ID, Name: p.Name, Slots: p.Slots, Description: p.Description, IncludeDeferred: p.IncludeDeferred}

@@ -117,6 +117,11 @@ func editFirstTry(key string, v any) func(map[string]any) {
 // TestSnapshot_RestoreValidatesEveryRow: a row with a valid checksum but
 // a value airlite could never have written is refused, naming the table
 // and the row, through the path of any unreadable snapshot.
+// staleWith makes a DAG row stale with the kept definition def.
+func staleWith(def map[string]any) func(row map[string]any) {
+	return func(row map[string]any) { row["stale"], row["definition"] = true, def }
+}
+
 func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 	t.Parallel()
 	good := snapRich(t)
@@ -177,6 +182,15 @@ func TestSnapshot_RestoreValidatesEveryRow(t *testing.T) {
 		{"task date before year 1", tableTasks, rowWith("start_date"), set("start_date", "0001-01-01T00:30:00+01:00"), "year 0"},
 		{"task retry date past year 9999", tableTasks, rowWith("next_retry_at"), set("next_retry_at", "9999-12-31T23:59:59-00:01"), "year 10000"},
 		{"dag without dag_id", tableDags, nil, set("dag_id", ""), "dag_id"},
+		// A stale DAG's kept definition (edition 3) is written on a stale
+		// row only, in one of two formats.
+		{"definition on a DAG not stale", tableDags, nil, set("definition", map[string]any{"format": "yaml", "data": "dag_id: x"}), "not stale"},
+		{"definition in an unknown format", tableDags, nil, staleWith(map[string]any{"format": "pickle", "data": "x"}), `format "pickle"`},
+		{"definition without data", tableDags, nil, staleWith(map[string]any{"format": "serialized_dag", "data": ""}), "data"},
+		{"definition read past year 9999", tableDags, nil,
+			staleWith(map[string]any{"format": "yaml", "data": "dag_id: x", "read_at": "9999-12-31T23:00:00-05:00"}), "year 10000"},
+		{"definition parsed for a negative time", tableDags, nil,
+			staleWith(map[string]any{"format": "yaml", "data": "dag_id: x", "parse_duration": -1}), "parse_duration -1"},
 		{"run without dag_id", tableDagRuns, nil, set("dag_id", ""), "dag_id"},
 		{"run without run_id", tableDagRuns, nil, set("run_id", ""), "run_id"},
 		{"run_id missing", tableDagRuns, nil, func(row map[string]any) { delete(row, "run_id") }, "run_id"},
