@@ -176,6 +176,11 @@ func TestStore_LastScheduledDate(t *testing.T) {
 			if err := txn.Insert(tableDagRuns, run); err != nil {
 				return err
 			}
+			// A finished run's orders (marks, durations) follow it, as the
+			// store's writes keep them.
+			if err := markRunTxn(txn, nil, run); err != nil {
+				return err
+			}
 			return countRunTxn(txn, run, 1, 0, 0)
 		})
 		if err != nil {
