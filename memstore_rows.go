@@ -369,6 +369,13 @@ type runCount struct {
 	// a lookup, where a walk down the runs passed every manual and
 	// backfill run after it.
 	LastScheduled *time.Time
+	// Pending are blocks of the DAG's task instances in the default
+	// orders (tiOrderRow, map_index -1), by lo, that are not in ti_order
+	// yet: a new run's block waits here, in the row its write keeps
+	// anyway, and goes to ti_order with tiPendingMax others in one
+	// write (memstore_tiorder.go). The slice is never changed once
+	// stored.
+	Pending []*tiOrderRow
 }
 
 // runStateCounts has one count per state in runStates' order, and a last

@@ -180,18 +180,85 @@ func blockAtTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrder
 }
 
 // blockFromTxn is the last of a DAG's blocks of map_index that starts at
-// id or before it, or nil.
+// id or before it, or nil: in ti_order, or among the DAG's pending blocks.
 func blockFromTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrderRow, error) {
 	it, err := txn.ReverseLowerBound(tableTIOrder, indexID, dagID, mapIndex, id)
 	if err != nil {
 		return nil, fmt.Errorf("find task-instance block: %w", err)
 	}
+	var b *tiOrderRow
 	if raw := it.Next(); raw != nil {
-		if b := raw.(*tiOrderRow); b.DagID == dagID && b.MapIndex == mapIndex {
-			return b, nil
+		if r := raw.(*tiOrderRow); r.DagID == dagID && r.MapIndex == mapIndex {
+			b = r
 		}
 	}
-	return nil, nil
+	if mapIndex == -1 {
+		pending := runCountTxn(txn, dagID).Pending
+		i, found := pendingIndex(pending, id)
+		if found {
+			i++
+		}
+		if i > 0 && (b == nil || pending[i-1].Lo > b.Lo) {
+			b = pending[i-1]
+		}
+	}
+	return b, nil
+}
+
+// tiPendingMax is how many blocks a DAG's run count holds pending
+// (runCount.Pending) before they go to ti_order, all in one write. A new
+// run's task instances, their ids made in one go past every id stored,
+// are one block (orderTIsTxn); a trigger that wrote it to ti_order paid
+// for one more table in its write (go-memdb's transaction of the table's
+// radix tree, the commit's copy of the root's path to it, and their
+// garbage: about 40,000 instructions, 6 % of a v2 trigger, BENCHMARKS.md),
+// where the run count is a row its write keeps anyway. Pending blocks are
+// blocks like those of ti_order to every reader (blockFromTxn, the
+// merge's walks); each trigger copies the slice (8 bytes a block), and
+// one in tiPendingMax writes the blocks to ti_order.
+const tiPendingMax = 16
+
+// pendingIndex is where a block starting at lo is or would go among
+// pending blocks (by lo), and whether one starts there.
+func pendingIndex(pending []*tiOrderRow, lo string) (int, bool) {
+	return slices.BinarySearchFunc(pending, lo, func(b *tiOrderRow, lo string) int { return strings.Compare(b.Lo, lo) })
+}
+
+// pendBlockTxn adds a new run's block b to the pending blocks of c, its
+// DAG's run count, which the caller stores: b's ids were made in one go
+// past every id stored (orderTIsTxn's oneGo), so no block reaches into
+// b's range and b comes after every pending block. When c holds
+// tiPendingMax already, they go to ti_order first.
+func pendBlockTxn(txn *memdb.Txn, c *runCount, b *tiOrderRow) error {
+	pending := c.Pending
+	if len(pending) >= tiPendingMax {
+		for _, p := range pending {
+			if err := txn.Insert(tableTIOrder, p); err != nil {
+				return fmt.Errorf("order task instances of %s/%s: %w", p.DagID, p.RunID, err)
+			}
+		}
+		pending = nil
+	}
+	c.Pending = append(slices.Clip(pending), b)
+	return nil
+}
+
+// replacePendingTxn puts next (nil: nothing) in the place of b among its DAG's
+// pending blocks, and says whether b was one of them.
+func replacePendingTxn(txn *memdb.Txn, b, next *tiOrderRow) (bool, error) {
+	c := runCountTxn(txn, b.DagID)
+	i, found := pendingIndex(c.Pending, b.Lo)
+	if !found || c.Pending[i].RunID != b.RunID {
+		return false, nil
+	}
+	pending := slices.Clone(c.Pending)
+	if next != nil {
+		pending[i] = next
+	} else if pending = slices.Delete(pending, i, i+1); len(pending) == 0 {
+		pending = nil
+	}
+	c.Pending = pending
+	return true, storeRunCountTxn(txn, &c)
 }
 
 // blockMembers are the task instances of a run's row that b holds, by id.
@@ -227,10 +294,8 @@ func blockMembers(row *runTasks, b *tiOrderRow) []*TaskInstance {
 // (either nil; both sorted as runTasks keeps them) and returns how many
 // more task instances with an id the run has. Task instances the write
 // did not change are the same pointers and cost a comparison; the new
-// row must be stored already (a split reads it). oneGo says that new's ids
-// were made in one go by taskInstanceIDs and that no stored id lies ahead of
-// that source (a new run's): no other id then falls among them.
-func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance, oneGo bool) (int, error) {
+// row must be stored already (a split reads it).
+func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance) (int, error) {
 	var dropped []*TaskInstance
 	added := make([]*TaskInstance, 0, max(len(new)-len(old), 1))
 	i, j := 0, 0
@@ -279,7 +344,7 @@ func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance, oneGo bool) (int, e
 		for n < len(added) && added[n].MapIndex == added[0].MapIndex {
 			n++
 		}
-		if err := orderTIsTxn(txn, added[:n], oneGo); err != nil {
+		if err := orderTIsTxn(txn, added[:n]); err != nil {
 			return 0, err
 		}
 		added = added[n:]
@@ -311,20 +376,15 @@ func unorderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 
 // orderTIsTxn places task instances of one run and one map_index, by id:
 // as one block when no block lies across their range, else one by one.
-func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance, oneGo bool) error {
+// (A new run's, their ids made in one go, skip it: insertRunTreeTxn.)
+func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance) error {
 	first, last := tis[0], tis[len(tis)-1]
 	if len(tis) > 1 {
 		// Blocks do not overlap: the last one starting within the range
-		// or before it is the only one that could reach into it. Ids
-		// made in one go have none among them (uuid7Source hands out
-		// one id after another, under its lock), unless a restore
-		// brought ids ahead of the source: then the seek looks.
-		var b *tiOrderRow
-		if !oneGo {
-			var err error
-			if b, err = blockFromTxn(txn, first.DagID, first.MapIndex, last.ID); err != nil {
-				return err
-			}
+		// or before it is the only one that could reach into it.
+		b, err := blockFromTxn(txn, first.DagID, first.MapIndex, last.ID)
+		if err != nil {
+			return err
 		}
 		if b == nil || b.Hi < first.ID {
 			return insertBlockTxn(txn, &tiOrderRow{MapIndex: first.MapIndex, Lo: first.ID, Hi: last.ID, N: len(tis),
@@ -379,8 +439,13 @@ func orderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 }
 
 // insertBlockTxn stores a block (or its new count), a mapped one in
-// mapped_ti_order too.
+// mapped_ti_order too; a pending block's new count stays pending.
 func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
+	if b.MapIndex == -1 {
+		if pending, err := replacePendingTxn(txn, b, b); pending || err != nil {
+			return err
+		}
+	}
 	if err := txn.Insert(tableTIOrder, b); err != nil {
 		return fmt.Errorf("order task instances of %s/%s: %w", b.DagID, b.RunID, err)
 	}
@@ -392,8 +457,14 @@ func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 	return nil
 }
 
-// deleteBlockTxn removes a block, a mapped one from mapped_ti_order too.
+// deleteBlockTxn removes a block, a mapped one from mapped_ti_order too,
+// a pending one from its DAG's pending blocks.
 func deleteBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
+	if b.MapIndex == -1 {
+		if pending, err := replacePendingTxn(txn, b, nil); pending || err != nil {
+			return err
+		}
+	}
 	if err := txn.Delete(tableTIOrder, b); err != nil {
 		return err
 	}
@@ -404,8 +475,28 @@ func deleteBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 }
 
 // deleteTIOrderTxn drops the rows of a DAG's task instances ("": every
-// DAG's), for writes that delete them all at once.
+// DAG's), pending ones too, for writes that delete them all at once.
 func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
+	var counts []runCount
+	if dagID == "" {
+		it, err := txn.Get(tableRunCounts, indexID)
+		if err != nil {
+			return fmt.Errorf("unorder task instances: %w", err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			if c := raw.(*runCount); len(c.Pending) > 0 {
+				counts = append(counts, *c)
+			}
+		}
+	} else if c := runCountTxn(txn, dagID); len(c.Pending) > 0 {
+		counts = append(counts, c)
+	}
+	for _, c := range counts {
+		c.Pending = nil
+		if err := storeRunCountTxn(txn, &c); err != nil {
+			return err
+		}
+	}
 	for _, table := range []string{tableTIOrder, tableTIOrderMapped} {
 		var err error
 		if dagID == "" {
@@ -511,7 +602,8 @@ func (s *Store) TaskInstanceFilteredPage(dagIDs []string, byID bool, offset, lim
 }
 
 // start opens the merge's walks over dagIDs' blocks (one per DAG; by id
-// two per DAG: addMapIndexWalks).
+// two per DAG: addMapIndexWalks), and one of each DAG's pending blocks
+// that has some.
 func (m *tiOrderMerge) start(dagIDs []string) error {
 	var err error
 	if m.byID {
@@ -521,6 +613,14 @@ func (m *tiOrderMerge) start(dagIDs []string) error {
 			if err = m.add(m.txn.Get(tableTIOrder, indexID+"_prefix", dagID)); err != nil {
 				break
 			}
+		}
+	}
+	for _, dagID := range dagIDs {
+		if err != nil {
+			break
+		}
+		if pending := blockList(runCountTxn(m.txn, dagID).Pending); len(pending) > 0 {
+			err = m.add(&pending, nil)
 		}
 	}
 	heap.Init(m)
@@ -703,6 +803,21 @@ func (m *tiOrderMerge) addMapIndexWalks(dagIDs []string) error {
 // noRows is an iterator with no rows: a walk of one block, opened by a
 // feeder, ends after it.
 type noRows struct{}
+
+// blockList walks blocks of a slice in its order: a DAG's pending ones,
+// unmapped and by lo, in neither order's walks of ti_order.
+type blockList []*tiOrderRow
+
+func (l *blockList) Next() any {
+	if len(*l) == 0 {
+		return nil
+	}
+	b := (*l)[0]
+	*l = (*l)[1:]
+	return b
+}
+
+func (*blockList) WatchCh() <-chan struct{} { return nil }
 
 func (noRows) Next() any                { return nil }
 func (noRows) WatchCh() <-chan struct{} { return nil }
