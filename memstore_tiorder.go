@@ -5,7 +5,9 @@ package main
 // routes/public/task_instances.py, SortParam in common/parameters.py). A
 // derived table holds one small row per task instance that has an id (edition
 // 3), kept by every write of the task-instance rows, so that a page walks an
-// index to the page's end instead of every run's task instances.
+// index to the page's end instead of every run's task instances. A DAG's
+// newest blocks, those of the runs a trigger made, wait in its run count
+// before they go there (tiPendingMax), and the page walks them too.
 
 import (
 	"cmp"
@@ -27,7 +29,8 @@ const tableTIOrder = "ti_order"
 // no task instance of another run of the DAG with that map_index has an
 // id in between. A run's task instances get their ids in one go when the run is
 // made (uuid7s, which grow), so the run's unmapped ones are one block and
-// a trigger writes one row here, not one per task instance; a new try's id,
+// a trigger makes one row, not one per task instance (pending in the
+// DAG's run count first: tiPendingMax); a new try's id,
 // a mapped instance, or ids that would straddle another run's block make
 // blocks of one. The range does not shrink when a member leaves (N does).
 type tiOrderRow struct {
@@ -64,8 +67,8 @@ func tiOrderTable() *memdb.TableSchema {
 // of ti_order cost each v2 trigger 14 allocations, BenchmarkV2TriggerAlone).
 // Its name shares no prefix with a table a trigger writes: go-memdb keeps
 // the tables' trees in one radix tree by name, and a name beginning
-// "ti_order" would put one more node on ti_order's path, which every
-// trigger's commit copies (6 allocations).
+// "ti_order" would put one more node on ti_order's path, which a
+// trigger's commit copies when it writes ti_order (6 allocations).
 const tableTIOrderMapped = "mapped_ti_order"
 
 func init() {
@@ -208,7 +211,7 @@ func blockFromTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrd
 // tiPendingMax is how many blocks a DAG's run count holds pending
 // (runCount.Pending) before they go to ti_order, all in one write. A new
 // run's task instances, their ids made in one go past every id stored,
-// are one block (orderTIsTxn); a trigger that wrote it to ti_order paid
+// are one block (insertRunTreeTxn); a trigger that wrote it to ti_order paid
 // for one more table in its write (go-memdb's transaction of the table's
 // radix tree, the commit's copy of the root's path to it, and their
 // garbage: about 40,000 instructions, 6 % of a v2 trigger, BENCHMARKS.md),
@@ -516,8 +519,8 @@ func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
 // by id alone when byID, and how many there are. The total comes from the
 // run counts; the page merges walks of ti_order (one per DAG; by id two
 // per DAG, of its unmapped blocks and of its mapped ones by lo, each
-// mapped block opened as a walk of its own when the merge reaches it) to
-// the page's end,
+// mapped block opened as a walk of its own when the merge reaches it),
+// and of the DAGs' pending blocks, to the page's end,
 // passing whole blocks for the offset where no other walk reaches into
 // them, and reads the run rows of the blocks it takes task instances
 // from. ok is false when a task instance of those DAGs has no id (a store
