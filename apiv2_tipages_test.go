@@ -127,10 +127,11 @@ func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 
 // TestAPIv2_TaskInstances_PendingReadThePage is ReadThePage for runs a v2
 // trigger made: the newest blocks of a DAG wait in its run count
-// (runCount.Pending), the others are in ti_order, and a page merges the
-// two as one more walk per DAG: it reads about its own rows and those its
-// offset skips, in both orders, across the line between them, and each
-// answer is the sorting path's.
+// (runCount.Pending), the others in groups (tableTIOrderGroups), new
+// tries and mapped instances are in ti_order, and a page merges them, two
+// more walks per DAG: it reads about its own rows and those its offset
+// skips, in both orders, across the lines between them, and each answer
+// is the sorting path's.
 func TestAPIv2_TaskInstances_PendingReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -148,23 +149,53 @@ func TestAPIv2_TaskInstances_PendingReadThePage(t *testing.T) {
 	if c := runCountTxn(ts.store.read(), "tipend_a"); len(c.Pending) != 7 {
 		t.Fatalf("tipend_a: %d blocks pending, want 7", len(c.Pending))
 	}
+	// New tries in a grouped block and a pending one, t3 of run_5 expanded.
+	var changed []*TaskInstance
+	for _, runID := range []string{"run_1", "run_20", "run_36"} {
+		ti, err := ts.store.TaskInstance("tipend_a", runID, "t0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := *ti
+		nextTryID(&next)
+		changed = append(changed, &next)
+	}
+	ti, err := ts.store.TaskInstance("tipend_a", "run_5", "t3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mi := range 3 {
+		m := *ti
+		m.MapIndex = mi
+		if mi > 0 {
+			nextTryID(&m)
+		}
+		changed = append(changed, &m)
+	}
+	if err := ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, changed...) }); err != nil {
+		t.Fatal(err)
+	}
+	checkOrderBlocks(t, ts.store, "retried and expanded")
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
 	const all = "/dags/~/dagRuns/~/taskInstances"
 	const dagA = "/dags/tipend_a/dagRuns/~/taskInstances"
 	const batch = "/dags/~/dagRuns/~/taskInstances/list"
-	// Walks: ti_order's and the pending blocks' of each DAG (tipend_b's
-	// blocks are all pending).
+	// Walks: tipend_a's ti_order, groups and pending blocks (by id, its
+	// unmapped ti_order blocks, mapped ones and the two); tipend_b's
+	// pending blocks.
 	for _, tc := range []struct {
 		name, method, path, body, sorted, sortedBody string
 		maxRead                                      int
 	}{
-		{"one DAG", "GET", dagA + "?limit=25", "", dagA + "?limit=25&dag_id_pattern=%25", "", 2*25 + 2*2},
-		{"one DAG, across the pending", "GET", dagA + "?limit=20&offset=120", "", dagA + "?limit=20&offset=120&dag_id_pattern=%25", "", 120 + 2*20 + 2*2},
-		{"one DAG, by id, the pending", "GET", dagA + "?limit=10&offset=140&order_by=id", "", dagA + "?limit=10&offset=140&order_by=id&dag_id_pattern=%25", "", 140 + 2*10 + 2*2},
-		{"every DAG", "GET", all + "?limit=50", "", all + "?limit=50&dag_id_pattern=%25", "", 2*50 + 2*3},
-		{"every DAG, offset", "GET", all + "?limit=30&offset=140", "", all + "?limit=30&offset=140&dag_id_pattern=%25", "", 140 + 2*30 + 2*3},
-		{"batch, every DAG", "POST", batch, `{"page_limit": 15, "page_offset": 150}`, batch, `{"page_limit": 15, "page_offset": 150, "queue": ["default"]}`, 150 + 2*15 + 2*3},
+		{"one DAG", "GET", dagA + "?limit=25", "", dagA + "?limit=25&dag_id_pattern=%25", "", 2*25 + 2*3},
+		{"one DAG, across the pending", "GET", dagA + "?limit=20&offset=120", "", dagA + "?limit=20&offset=120&dag_id_pattern=%25", "", 120 + 2*20 + 2*3},
+		{"one DAG, the new tries", "GET", dagA + "?limit=10&offset=150", "", dagA + "?limit=10&offset=150&dag_id_pattern=%25", "", 150 + 2*10 + 2*3},
+		{"one DAG, by id", "GET", dagA + "?limit=10&offset=15&order_by=id", "", dagA + "?limit=10&offset=15&order_by=id&dag_id_pattern=%25", "", 15 + 2*10 + 2*4},
+		{"one DAG, by id, the pending", "GET", dagA + "?limit=10&offset=140&order_by=id", "", dagA + "?limit=10&offset=140&order_by=id&dag_id_pattern=%25", "", 140 + 2*10 + 2*4},
+		{"every DAG", "GET", all + "?limit=50", "", all + "?limit=50&dag_id_pattern=%25", "", 2*50 + 2*4},
+		{"every DAG, offset", "GET", all + "?limit=30&offset=140", "", all + "?limit=30&offset=140&dag_id_pattern=%25", "", 140 + 2*30 + 2*4},
+		{"batch, every DAG", "POST", batch, `{"page_limit": 15, "page_offset": 150}`, batch, `{"page_limit": 15, "page_offset": 150, "queue": ["default"]}`, 150 + 2*15 + 2*5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkPageRead(t, ts, &read, tc.method, tc.path, tc.body, tc.sorted, tc.sortedBody, tc.maxRead)

@@ -255,19 +255,21 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 // conf bytes, and the total, from the runs and task-instance tables, and
 // the runs' order marks (after a restore; ti_order is kept by
 // putTaskInstancesTxn, which restores use). Blocks pending in the counts
-// go to ti_order first.
+// go to a group each DAG first (groupBlocksTxn).
 func recountRunsTxn(txn *memdb.Txn) error {
 	it, err := txn.Get(tableRunCounts, indexID)
 	if err != nil {
 		return fmt.Errorf("count runs: %w", err)
 	}
-	var pending []*tiOrderRow
+	var pending [][]*tiOrderRow
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		pending = append(pending, raw.(*runCount).Pending...)
+		if c := raw.(*runCount); len(c.Pending) > 0 {
+			pending = append(pending, c.Pending)
+		}
 	}
-	for _, b := range pending {
-		if err := txn.Insert(tableTIOrder, b); err != nil {
-			return fmt.Errorf("order task instances of %s/%s: %w", b.DagID, b.RunID, err)
+	for _, blocks := range pending {
+		if err := groupBlocksTxn(txn, blocks); err != nil {
+			return err
 		}
 	}
 	if err := clearRunCountsTxn(txn); err != nil {

@@ -14,8 +14,8 @@ import (
 	memdb "github.com/hashicorp/go-memdb"
 )
 
-// orderBlocks lists every block of the default orders: ti_order's rows
-// and the blocks pending in the run counts.
+// orderBlocks lists every block of the default orders: ti_order's rows,
+// the blocks pending in the run counts and those of the groups.
 func orderBlocks(tb testing.TB, txn *memdb.Txn) []*tiOrderRow {
 	tb.Helper()
 	var out []*tiOrderRow
@@ -31,6 +31,12 @@ func orderBlocks(tb testing.TB, txn *memdb.Txn) []*tiOrderRow {
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		out = append(out, raw.(*runCount).Pending...)
+	}
+	if it, err = txn.Get(tableTIOrderGroups, indexID); err != nil {
+		tb.Fatal(err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*tiOrderGroup).Blocks...)
 	}
 	return out
 }
@@ -50,11 +56,12 @@ func triggerRunsV3(tb testing.TB, store *Store, dag *DAG, base time.Time, prefix
 	}
 }
 
-// checkOrderBlocks checks the blocks of the default orders, ti_order's
-// and the pending ones: each holds N task instances of its run (N > 0),
-// blocks of one DAG and map_index do not overlap, a DAG's pending blocks
-// are unmapped and by lo, and the blocks hold as many task instances as
-// the DAG's count of those with an id.
+// checkOrderBlocks checks the blocks of the default orders, ti_order's,
+// the pending and the grouped ones: each holds N task instances of its run
+// (N > 0), blocks of one DAG and map_index do not overlap, a DAG's pending
+// blocks and a group's are unmapped and by lo, a DAG's groups follow one
+// another by key and none is empty, and the blocks hold as many task
+// instances as the DAG's count of those with an id.
 func checkOrderBlocks(t *testing.T, store *Store, step string) {
 	t.Helper()
 	txn := store.read()
@@ -102,12 +109,32 @@ func checkOrderBlocks(t *testing.T, store *Store, step string) {
 			}
 		}
 	}
+	if it, err = txn.Get(tableTIOrderGroups, indexID); err != nil {
+		t.Fatal(err)
+	}
+	var last *tiOrderGroup
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		g := raw.(*tiOrderGroup)
+		byLo := func(a, b *tiOrderRow) int { return strings.Compare(a.Lo, b.Lo) }
+		if len(g.Blocks) == 0 || g.Blocks[0].Lo < g.Key || !slices.IsSortedFunc(g.Blocks, byLo) {
+			t.Fatalf("%s: group %s of %s: %d blocks, not by lo or before the key", step, g.Key, g.DagID, len(g.Blocks))
+		}
+		for _, b := range g.Blocks {
+			if b.DagID != g.DagID || b.MapIndex != -1 {
+				t.Fatalf("%s: group %s of %s has block %+v", step, g.Key, g.DagID, *b)
+			}
+		}
+		if last != nil && last.DagID == g.DagID && last.Blocks[len(last.Blocks)-1].Hi >= g.Key {
+			t.Fatalf("%s: groups %s and %s of %s overlap", step, last.Key, g.Key, g.DagID)
+		}
+		last = g
+	}
 }
 
 // TestStore_TaskInstanceOrder_PendingBlocks applies random writes to the
 // task instances of two DAGs whose runs a v2 trigger made, some of their
-// blocks pending in the run counts and some in ti_order: new runs (the
-// pending blocks going to ti_order every tiPendingMax), new tries, mapped
+// blocks pending in the run counts and some in groups: new runs (the
+// pending blocks going to a group every tiPendingMax), new tries, mapped
 // tasks expanded, task instances and runs deleted, ids that fall inside
 // another run's block (a restore of ids another clock made: the block
 // splits, pending or not) and a snapshot's restore (which orders every
@@ -238,4 +265,88 @@ func TestStore_TaskInstanceOrder_PendingBlocks(t *testing.T) {
 	if !restored {
 		t.Error("no restore among the steps")
 	}
+}
+
+// TestStore_BlockFrom_Groups: the seek for the last block starting at an
+// id or before it finds it among groups and pending blocks, also when the
+// group whose key comes before the id lost its blocks before the id (the
+// block is then the group before's last); a group whose every block goes
+// is dropped.
+func TestStore_BlockFrom_Groups(t *testing.T) {
+	t.Parallel()
+	store, _ := benchStoreWith(t)
+	dag := benchDAG(t, "grouped", 2)
+	if _, err := store.UpsertDAG(dag); err != nil {
+		t.Fatal(err)
+	}
+	// Groups of runs 0-15 and 16-31, run 32 pending.
+	triggerRunsV3(t, store, dag, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), "run", 2*tiPendingMax+1)
+	groups := func() int {
+		t.Helper()
+		it, err := store.read().Get(tableTIOrderGroups, indexID+"_prefix", "grouped")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			n++
+		}
+		return n
+	}
+	if n, pending := groups(), len(runCountTxn(store.read(), "grouped").Pending); n != 2 || pending != 1 {
+		t.Fatalf("%d groups and %d blocks pending, want 2 and 1", n, pending)
+	}
+	firstID := func(runID string) string {
+		t.Helper()
+		tis, err := store.TaskInstancesOfRun("grouped", runID)
+		if err != nil || len(tis) != 2 {
+			t.Fatalf("task instances of %s: %d, %v", runID, len(tis), err)
+		}
+		return min(tis[0].ID, tis[1].ID)
+	}
+	run := func(i int) string { return fmt.Sprintf("run_%d", i) }
+	seek := func(id, wantRun string) {
+		t.Helper()
+		b, err := blockFromTxn(store.read(), "grouped", -1, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "" // no block
+		if b != nil {
+			got = b.RunID
+		}
+		if got != wantRun {
+			t.Errorf("block from %s: run %q's, want run %q's", id, got, wantRun)
+		}
+	}
+	id16 := firstID(run(16))
+	seek(firstID(run(0)), run(0))
+	seek(id16, run(16))
+	seek(firstID(run(17)), run(17))
+	seek(firstID(run(32)), run(32))
+	seek("0", "")
+
+	deleteRun := func(i int) {
+		t.Helper()
+		r, err := store.RunByRunID("grouped", run(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.update(func(txn *memdb.Txn) error { return deleteRunTxn(txn, r) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleteRun(16)
+	seek(id16, run(15)) // the second group's key is run 16's id: the first group's last
+	seek(firstID(run(17)), run(17))
+	checkOrderBlocks(t, store, "run 16 deleted")
+	for i := 17; i < 2*tiPendingMax; i++ {
+		deleteRun(i)
+	}
+	if n := groups(); n != 1 {
+		t.Errorf("%d groups once the second's runs are gone, want 1", n)
+	}
+	seek(firstID(run(32)), run(32))
+	checkOrderBlocks(t, store, "runs 16-31 deleted")
+	checkOrderPages(t, store, []*DAG{dag}, [][]string{nil, {"grouped"}}, rand.New(rand.NewPCG(1, 2)), "runs 16-31 deleted")
 }
