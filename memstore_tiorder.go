@@ -83,8 +83,9 @@ func init() {
 // them tiPendingMax inserts, and the heap a tree leaf a run; a group costs
 // one. A DAG's groups hold blocks made one after another, so they follow
 // one another in the order of their keys and never overlap; other blocks
-// (a new try's, a split's) may lie between two blocks of a group.
-const tableTIOrderGroups = "ti_order_groups"
+// (a new try's, a split's) may lie between two blocks of a group. Its
+// name shares no prefix with another table's (mapped_ti_order's reason).
+const tableTIOrderGroups = "grouped_ti_order"
 
 func init() {
 	derivedTables[tableTIOrderGroups] = true
@@ -366,8 +367,8 @@ const tiPendingMax = 16
 
 // blockIndex is where a block starting at lo is or would go among
 // blocks by lo (pending ones, a group's), and whether one starts there.
-func blockIndex(pending []*tiOrderRow, lo string) (int, bool) {
-	return slices.BinarySearchFunc(pending, lo, func(b *tiOrderRow, lo string) int { return strings.Compare(b.Lo, lo) })
+func blockIndex(blocks []*tiOrderRow, lo string) (int, bool) {
+	return slices.BinarySearchFunc(blocks, lo, func(b *tiOrderRow, lo string) int { return strings.Compare(b.Lo, lo) })
 }
 
 // pendBlockTxn adds a new run's block b to the pending blocks of c, its
