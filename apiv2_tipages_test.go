@@ -125,6 +125,84 @@ func TestAPIv2_TaskInstances_ReadThePage(t *testing.T) {
 	}
 }
 
+// TestAPIv2_TaskInstances_PendingReadThePage is ReadThePage for runs a v2
+// trigger made: the newest blocks of a DAG wait in its run count
+// (runCount.Pending), the others in groups (tableTIOrderGroups), new
+// tries and mapped instances are in ti_order, and a page merges them, two
+// more walks per DAG: it reads about its own rows and those its offset
+// skips, in both orders, across the lines between them, and each answer
+// is the sorting path's.
+func TestAPIv2_TaskInstances_PendingReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, d := range []struct {
+		id   string
+		runs int
+	}{{"tipend_a", 2*tiPendingMax + 7}, {"tipend_b", 5}} {
+		dag := benchDAG(t, d.id, 4)
+		if _, err := ts.store.UpsertDAG(dag); err != nil {
+			t.Fatal(err)
+		}
+		triggerRunsV3(t, ts.store, dag, base, "run", d.runs)
+	}
+	if c := runCountTxn(ts.store.read(), "tipend_a"); len(c.Pending) != 7 {
+		t.Fatalf("tipend_a: %d blocks pending, want 7", len(c.Pending))
+	}
+	// New tries in a grouped block and a pending one, t3 of run_5 expanded.
+	var changed []*TaskInstance
+	for _, runID := range []string{"run_1", "run_20", "run_36"} {
+		ti, err := ts.store.TaskInstance("tipend_a", runID, "t0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := *ti
+		nextTryID(&next)
+		changed = append(changed, &next)
+	}
+	ti, err := ts.store.TaskInstance("tipend_a", "run_5", "t3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mi := range 3 {
+		m := *ti
+		m.MapIndex = mi
+		if mi > 0 {
+			nextTryID(&m)
+		}
+		changed = append(changed, &m)
+	}
+	if err := ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, changed...) }); err != nil {
+		t.Fatal(err)
+	}
+	checkOrderBlocks(t, ts.store, "retried and expanded")
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "/dags/~/dagRuns/~/taskInstances"
+	const dagA = "/dags/tipend_a/dagRuns/~/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	// Walks: tipend_a's ti_order, groups and pending blocks (by id, its
+	// unmapped ti_order blocks, mapped ones and the two); tipend_b's
+	// pending blocks.
+	for _, tc := range []struct {
+		name, method, path, body, sorted, sortedBody string
+		maxRead                                      int
+	}{
+		{"one DAG", "GET", dagA + "?limit=25", "", dagA + "?limit=25&dag_id_pattern=%25", "", 2*25 + 2*3},
+		{"one DAG, across the pending", "GET", dagA + "?limit=20&offset=120", "", dagA + "?limit=20&offset=120&dag_id_pattern=%25", "", 120 + 2*20 + 2*3},
+		{"one DAG, the new tries", "GET", dagA + "?limit=10&offset=150", "", dagA + "?limit=10&offset=150&dag_id_pattern=%25", "", 150 + 2*10 + 2*3},
+		{"one DAG, by id", "GET", dagA + "?limit=10&offset=15&order_by=id", "", dagA + "?limit=10&offset=15&order_by=id&dag_id_pattern=%25", "", 15 + 2*10 + 2*4},
+		{"one DAG, by id, the pending", "GET", dagA + "?limit=10&offset=140&order_by=id", "", dagA + "?limit=10&offset=140&order_by=id&dag_id_pattern=%25", "", 140 + 2*10 + 2*4},
+		{"every DAG", "GET", all + "?limit=50", "", all + "?limit=50&dag_id_pattern=%25", "", 2*50 + 2*4},
+		{"every DAG, offset", "GET", all + "?limit=30&offset=140", "", all + "?limit=30&offset=140&dag_id_pattern=%25", "", 140 + 2*30 + 2*4},
+		{"batch, every DAG", "POST", batch, `{"page_limit": 15, "page_offset": 150}`, batch, `{"page_limit": 15, "page_offset": 150, "queue": ["default"]}`, 150 + 2*15 + 2*5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageRead(t, ts, &read, tc.method, tc.path, tc.body, tc.sorted, tc.sortedBody, tc.maxRead)
+		})
+	}
+}
+
 // TestStore_TaskInstanceOrder_FollowsWrites checks that the order of task
 // instances (ti_order) follows every write of them: a new try's id, a
 // mapped task's expansion, a deleted task instance, a deleted run and a
@@ -279,57 +357,9 @@ func TestStore_TaskInstanceOrder_RandomWrites(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	type key struct {
-		mapIndex int
-		id, name string
-	}
 	check := func(step string) {
 		t.Helper()
-		var want []key
-		for _, dag := range dags {
-			runs, err := store.RunsOfDag(dag.DagID, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, run := range runs {
-				tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, ti := range tis {
-					want = append(want, key{ti.MapIndex, ti.ID, ti.DagID + "/" + ti.RunID + "/" + ti.TaskID})
-				}
-			}
-		}
-		for _, dagIDs := range [][]string{nil, {"random_a"}, {"random_b", "random_a"}} {
-			for _, byID := range []bool{false, true} {
-				var w []key
-				for _, k := range want {
-					if dagIDs == nil || slices.Contains(dagIDs, strings.Split(k.name, "/")[0]) {
-						w = append(w, k)
-					}
-				}
-				slices.SortFunc(w, func(a, b key) int {
-					if byID {
-						return strings.Compare(a.id, b.id)
-					}
-					return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
-				})
-				offset, limit := rng.IntN(len(w)+1), 1+rng.IntN(15)
-				page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, limit)
-				if err != nil || !ok {
-					t.Fatalf("%s: page of %v: ok %v, %v", step, dagIDs, ok, err)
-				}
-				var got []key
-				for _, r := range page {
-					got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
-				}
-				end := min(offset+limit, len(w))
-				if fmt.Sprint(got) != fmt.Sprint(w[offset:end]) || total != len(w) {
-					t.Fatalf("%s: %v by id %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, offset, total, len(w), got, w[offset:end])
-				}
-			}
-		}
+		checkOrderPages(t, store, dags, [][]string{nil, {"random_a"}, {"random_b", "random_a"}}, rng, step)
 	}
 	check("added")
 	for step := range 300 {
@@ -651,6 +681,62 @@ func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
 				if maxRead := 2*(pos+1) + 16; read > maxRead {
 					t.Errorf("listing %d: read %d rows for a page ending at %d of the order, want at most %d", i, read, pos, maxRead)
 				}
+			}
+		}
+	}
+}
+
+// checkOrderPages checks that a page at a random offset of the task
+// instances of each of dagSets (nil: every DAG), in both default orders,
+// equals the task instances dags' runs have, sorted.
+func checkOrderPages(t *testing.T, store *Store, dags []*DAG, dagSets [][]string, rng *rand.Rand, step string) {
+	t.Helper()
+	type key struct {
+		mapIndex int
+		id, name string
+	}
+	var want []key
+	for _, dag := range dags {
+		runs, err := store.RunsOfDag(dag.DagID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range runs {
+			tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ti := range tis {
+				want = append(want, key{ti.MapIndex, ti.ID, ti.DagID + "/" + ti.RunID + "/" + ti.TaskID})
+			}
+		}
+	}
+	for _, dagIDs := range dagSets {
+		for _, byID := range []bool{false, true} {
+			var w []key
+			for _, k := range want {
+				if dagIDs == nil || slices.Contains(dagIDs, strings.Split(k.name, "/")[0]) {
+					w = append(w, k)
+				}
+			}
+			slices.SortFunc(w, func(a, b key) int {
+				if byID {
+					return strings.Compare(a.id, b.id)
+				}
+				return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
+			})
+			offset, limit := rng.IntN(len(w)+1), 1+rng.IntN(15)
+			page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, limit)
+			if err != nil || !ok {
+				t.Fatalf("%s: page of %v: ok %v, %v", step, dagIDs, ok, err)
+			}
+			var got []key
+			for _, r := range page {
+				got = append(got, key{r.TI.MapIndex, r.TI.ID, r.TI.DagID + "/" + r.Run.RunID + "/" + r.TI.TaskID})
+			}
+			end := min(offset+limit, len(w))
+			if fmt.Sprint(got) != fmt.Sprint(w[offset:end]) || total != len(w) {
+				t.Fatalf("%s: %v by id %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, offset, total, len(w), got, w[offset:end])
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func schema() *memdb.DBSchema {
 	tables := []*memdb.TableSchema{dagsTable(), dagRunsTable(), taskInstancesTable(), poolsTable(), lineageTable(),
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(), assetAliasesTable(), assetQueueTable(), consumedEventsTable(),
-		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable(), tiOrderMappedTable(), xcomCountsTable(),
+		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable(), tiOrderMappedTable(), tiOrderGroupsTable(), xcomCountsTable(),
 		settledMarksTable(), runDurationsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
@@ -370,7 +370,7 @@ func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
 			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableAssetQueue, tableConsumedEvents,
-			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableSettledMarks, tableRunDurations} {
+			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableTIOrderGroups, tableSettledMarks, tableRunDurations} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}

@@ -149,11 +149,22 @@ func (s *Store) DagIDsWithRuns() ([]string, error) {
 // id), to its DAG's counts (sign 1) or takes it away (sign -1), and to
 // allDAGs' counts.
 func countRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int) error {
+	return countNewRunTxn(txn, run, sign, tis, ordered, nil)
+}
+
+// countNewRunTxn is countRunTxn that also adds a new run's block of task
+// instances (nil: none) to its DAG's pending blocks (pendBlockTxn).
+func countNewRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int, block *tiOrderRow) error {
 	// Both rows are read before either is written (see Store.write: a
 	// read after a write of the table copies its nodes again).
 	counts := [2]runCount{runCountTxn(txn, run.DagID), runCountTxn(txn, allDAGs)}
 	counts[0].TaskInstances += sign * tis
 	counts[0].OrderedTIs += sign * ordered
+	if block != nil {
+		if err := pendBlockTxn(txn, &counts[0], block); err != nil {
+			return err
+		}
+	}
 	if isScheduledRun(run) {
 		last, err := lastScheduledAfterTxn(txn, counts[0].LastScheduled, run, sign)
 		if err != nil {
@@ -243,8 +254,24 @@ func clearRunCountsTxn(txn *memdb.Txn) error {
 // recountRunsTxn sets every DAG's run counts, task-instance counts and
 // conf bytes, and the total, from the runs and task-instance tables, and
 // the runs' order marks (after a restore; ti_order is kept by
-// putTaskInstancesTxn, which restores use).
+// putTaskInstancesTxn, which restores use). Blocks pending in the counts
+// go to a group each DAG first (groupBlocksTxn).
 func recountRunsTxn(txn *memdb.Txn) error {
+	it, err := txn.Get(tableRunCounts, indexID)
+	if err != nil {
+		return fmt.Errorf("count runs: %w", err)
+	}
+	var pending [][]*tiOrderRow
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if c := raw.(*runCount); len(c.Pending) > 0 {
+			pending = append(pending, c.Pending)
+		}
+	}
+	for _, blocks := range pending {
+		if err := groupBlocksTxn(txn, blocks); err != nil {
+			return err
+		}
+	}
 	if err := clearRunCountsTxn(txn); err != nil {
 		return err
 	}
@@ -260,7 +287,7 @@ func recountRunsTxn(txn *memdb.Txn) error {
 		}
 		return c
 	}
-	it, err := txn.Get(tableDagRuns, indexID)
+	it, err = txn.Get(tableDagRuns, indexID)
 	if err != nil {
 		return fmt.Errorf("count runs: %w", err)
 	}

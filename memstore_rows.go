@@ -366,14 +366,21 @@ type runCount struct {
 	// total of a task-instance listing across them.
 	TaskInstances int
 	// OrderedTIs counts those of them that have an id (edition 3), each
-	// with its row in ti_order: a page in Airflow 3's default orders is
-	// read from there when it counts every task instance.
+	// in a block of the default orders (ti_order, a group, or Pending): a
+	// page in Airflow 3's default orders is read from there when it
+	// counts every task instance.
 	OrderedTIs int
 	// LastScheduled is the latest logical date of the DAG's scheduled
 	// runs (nil: none), which next_dagrun and the scheduler count from:
 	// a lookup, where a walk down the runs passed every manual and
 	// backfill run after it.
 	LastScheduled *time.Time
+	// Pending are blocks of the DAG's task instances in the default
+	// orders (tiOrderRow, map_index -1), by lo, in no table: a new run's
+	// block waits here, in the row its write keeps anyway, and goes with
+	// tiPendingMax others to tableTIOrderGroups in one write
+	// (memstore_tiorder.go). The slice is never changed once stored.
+	Pending []*tiOrderRow
 }
 
 // runStateCounts has one count per state in runStates' order, and a last

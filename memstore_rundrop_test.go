@@ -34,8 +34,11 @@ func rowsOfRun(t *testing.T, store *Store, run *DagRun) map[string]int {
 	}
 	it, err := txn.Get(tableTasks, indexID, run.DagID, run.RunID)
 	count(tableTasks, it, err, nil)
-	it, err = txn.Get(tableTIOrder, indexID)
-	count(tableTIOrder, it, err, func(raw any) bool { r := raw.(*tiOrderRow); return r.DagID == run.DagID && r.RunID == run.RunID })
+	for _, b := range orderBlocks(t, txn) { // ti_order's and the pending ones
+		if b.DagID == run.DagID && b.RunID == run.RunID {
+			out[tableTIOrder]++
+		}
+	}
 	it, err = txn.Get(tableXComCounts, indexID+"_prefix", xcomScopeRunTask, run.DagID, run.RunID, "")
 	count(tableXComCounts, it, err, nil)
 	it, err = txn.Get(tableConsumedEvents, indexID, run.ID)

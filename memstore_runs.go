@@ -93,7 +93,7 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		if err := txn.Delete(tableTasks, row); err != nil {
 			return fmt.Errorf("delete task instances of %s/%s: %w", run.DagID, run.RunID, err)
 		}
-		delta, err := reorderTIsTxn(txn, row.TIs, nil, false)
+		delta, err := reorderTIsTxn(txn, row.TIs, nil)
 		if err != nil {
 			return err
 		}
@@ -596,6 +596,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 		return nil, err
 	}
 	tiCount, ordered := 0, 0
+	var block *tiOrderRow
 	if len(nr.dag.Tasks) > 0 {
 		// One allocation for all of the run's task instances.
 		tis := make([]TaskInstance, len(nr.dag.Tasks))
@@ -621,18 +622,29 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			for i, ti := range row.TIs {
 				ti.ID = ids[i]
 			}
+			// Ids made in one go have no other id among them
+			// (uuid7Source hands out one id after another, under its
+			// lock) and lie past every id stored, unless a restore
+			// brought ids ahead of the source: the run's task
+			// instances, all of map_index -1, are then one block of
+			// the default orders, which waits in the DAG's run count
+			// (pendBlockTxn); else reorderTIsTxn places them.
+			if len(ids) > 0 && !s.aheadTIIDs.Load() {
+				block = &tiOrderRow{MapIndex: -1, Lo: ids[0], Hi: ids[len(ids)-1], N: len(ids), DagID: nr.dag.DagID, RunID: nr.runID}
+			}
 		}
 		slices.SortFunc(row.TIs, func(a, b *TaskInstance) int { return strings.Compare(a.TaskID, b.TaskID) })
 		if err := txn.Insert(tableTasks, row); err != nil {
 			return nil, fmt.Errorf("insert tasks of %s/%s: %w", nr.dag.DagID, nr.runID, err)
 		}
 		tiCount = len(row.TIs)
-		oneGo := nr.start.tiIDs && !s.aheadTIIDs.Load()
-		if ordered, err = reorderTIsTxn(txn, nil, row.TIs, oneGo); err != nil {
+		if block != nil {
+			ordered = block.N
+		} else if ordered, err = reorderTIsTxn(txn, nil, row.TIs); err != nil {
 			return nil, err
 		}
 	}
-	if err := countRunTxn(txn, run, 1, tiCount, ordered); err != nil {
+	if err := countNewRunTxn(txn, run, 1, tiCount, ordered, block); err != nil {
 		return nil, err
 	}
 	for _, childID := range nr.dag.SubDAGIDs() {

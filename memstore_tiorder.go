@@ -5,7 +5,10 @@ package main
 // routes/public/task_instances.py, SortParam in common/parameters.py). A
 // derived table holds one small row per task instance that has an id (edition
 // 3), kept by every write of the task-instance rows, so that a page walks an
-// index to the page's end instead of every run's task instances.
+// index to the page's end instead of every run's task instances. The
+// blocks of the runs a trigger made wait in their DAG's run count, then go
+// to a table of groups of them (tiPendingMax), and the page walks those
+// too.
 
 import (
 	"cmp"
@@ -27,7 +30,8 @@ const tableTIOrder = "ti_order"
 // no task instance of another run of the DAG with that map_index has an
 // id in between. A run's task instances get their ids in one go when the run is
 // made (uuid7s, which grow), so the run's unmapped ones are one block and
-// a trigger writes one row here, not one per task instance; a new try's id,
+// a trigger makes one row, not one per task instance (pending in the
+// DAG's run count first: tiPendingMax); a new try's id,
 // a mapped instance, or ids that would straddle another run's block make
 // blocks of one. The range does not shrink when a member leaves (N does).
 type tiOrderRow struct {
@@ -64,12 +68,146 @@ func tiOrderTable() *memdb.TableSchema {
 // of ti_order cost each v2 trigger 14 allocations, BenchmarkV2TriggerAlone).
 // Its name shares no prefix with a table a trigger writes: go-memdb keeps
 // the tables' trees in one radix tree by name, and a name beginning
-// "ti_order" would put one more node on ti_order's path, which every
-// trigger's commit copies (6 allocations).
+// "ti_order" would put one more node on ti_order's path, which a
+// trigger's commit copies when it writes ti_order (6 allocations).
 const tableTIOrderMapped = "mapped_ti_order"
 
 func init() {
 	derivedTables[tableTIOrderMapped] = true
+}
+
+// tableTIOrderGroups is derived too: blocks of ti_order's kind that were
+// pending together in a DAG's run count (tiPendingMax of them, new runs'
+// blocks), one row a group, by (dag_id, the first block's lo when the
+// group was made). A row of ti_order each would cost the write that moves
+// them tiPendingMax inserts, and the heap a tree leaf a run; a group costs
+// one. A DAG's groups hold blocks made one after another, so they follow
+// one another in the order of their keys and never overlap; other blocks
+// (a new try's, a split's) may lie between two blocks of a group. Its
+// name shares no prefix with another table's (mapped_ti_order's reason).
+const tableTIOrderGroups = "grouped_ti_order"
+
+func init() {
+	derivedTables[tableTIOrderGroups] = true
+}
+
+// tiOrderGroup is a group of blocks (tableTIOrderGroups): unmapped ones
+// of one DAG, by lo, none empty. Key stays the first block's lo when the
+// group was made, whichever of them leave it. Never changed once stored.
+type tiOrderGroup struct {
+	DagID  string
+	Key    string
+	Blocks []*tiOrderRow
+}
+
+func tiOrderGroupsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTIOrderGroups,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: tiGroupIndex{}},
+		},
+	}
+}
+
+// tiGroupIndex keys a group as dag_id NUL key NUL. FromArgs takes
+// (dag_id[, id]), which LowerBound and ReverseLowerBound seek to;
+// PrefixFromArgs (dag_id) for a DAG's groups.
+type tiGroupIndex struct{}
+
+func (tiGroupIndex) FromObject(obj any) (bool, []byte, error) {
+	g, ok := obj.(*tiOrderGroup)
+	if !ok {
+		return false, nil, fmt.Errorf("task-instance group index: want *tiOrderGroup, got %T", obj)
+	}
+	if g.DagID == "" || g.Key == "" {
+		return false, nil, fmt.Errorf("task-instance group index: group %q of %q has no key", g.Key, g.DagID)
+	}
+	k := make([]byte, 0, len(g.DagID)+len(g.Key)+2)
+	return true, append(append(append(append(k, g.DagID...), 0), g.Key...), 0), nil
+}
+
+func (tiGroupIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, fmt.Errorf("task-instance group index: want (dag_id[, id]), got %d arguments", len(args))
+	}
+	var k []byte
+	for _, a := range args {
+		s, ok := a.(string)
+		if !ok {
+			return nil, fmt.Errorf("task-instance group index: want strings, got %T", a)
+		}
+		k = append(append(k, s...), 0)
+	}
+	return k, nil
+}
+
+func (x tiGroupIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.FromArgs(args...) }
+
+// groupFromTxn is the group of a DAG whose key is the last at id or
+// before it, or nil: the only group that may hold a block starting at id.
+func groupFromTxn(txn *memdb.Txn, dagID, id string) (*tiOrderGroup, error) {
+	it, err := txn.ReverseLowerBound(tableTIOrderGroups, indexID, dagID, id)
+	if err != nil {
+		return nil, fmt.Errorf("find task-instance group: %w", err)
+	}
+	if raw := it.Next(); raw != nil {
+		if g := raw.(*tiOrderGroup); g.DagID == dagID {
+			return g, nil
+		}
+	}
+	return nil, nil
+}
+
+// groupedBlockFromTxn is the last block of a DAG's groups that starts at
+// id or before it, or nil. The group found by its key may have lost the
+// blocks before id: then it is the one before's last.
+func groupedBlockFromTxn(txn *memdb.Txn, dagID, id string) (*tiOrderRow, error) {
+	it, err := txn.ReverseLowerBound(tableTIOrderGroups, indexID, dagID, id)
+	if err != nil {
+		return nil, fmt.Errorf("find task-instance group: %w", err)
+	}
+	for range 2 {
+		raw := it.Next()
+		if raw == nil || raw.(*tiOrderGroup).DagID != dagID {
+			break
+		}
+		blocks := raw.(*tiOrderGroup).Blocks
+		i, found := blockIndex(blocks, id)
+		if found {
+			i++
+		}
+		if i > 0 {
+			return blocks[i-1], nil
+		}
+	}
+	return nil, nil
+}
+
+// regroupTxn puts next (nil: nothing) in the place of b in its group,
+// and says whether b was in one.
+func regroupTxn(txn *memdb.Txn, b, next *tiOrderRow) (bool, error) {
+	g, err := groupFromTxn(txn, b.DagID, b.Lo)
+	if g == nil || err != nil {
+		return false, err
+	}
+	i, found := blockIndex(g.Blocks, b.Lo)
+	if !found || g.Blocks[i].RunID != b.RunID {
+		return false, nil
+	}
+	ng := *g
+	ng.Blocks = slices.Clone(g.Blocks)
+	if next != nil {
+		ng.Blocks[i] = next
+	} else if ng.Blocks = slices.Delete(ng.Blocks, i, i+1); len(ng.Blocks) == 0 {
+		if err := txn.Delete(tableTIOrderGroups, g); err != nil {
+			return false, fmt.Errorf("unorder task instances of %s/%s: %w", b.DagID, b.RunID, err)
+		}
+		return true, nil
+	}
+	if err := txn.Insert(tableTIOrderGroups, &ng); err != nil {
+		return false, fmt.Errorf("order task instances of %s/%s: %w", b.DagID, b.RunID, err)
+	}
+	return true, nil
 }
 
 func tiOrderMappedTable() *memdb.TableSchema {
@@ -180,18 +318,102 @@ func blockAtTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrder
 }
 
 // blockFromTxn is the last of a DAG's blocks of map_index that starts at
-// id or before it, or nil.
+// id or before it, or nil: in ti_order, among the DAG's pending blocks or
+// in its groups.
 func blockFromTxn(txn *memdb.Txn, dagID string, mapIndex int, id string) (*tiOrderRow, error) {
 	it, err := txn.ReverseLowerBound(tableTIOrder, indexID, dagID, mapIndex, id)
 	if err != nil {
 		return nil, fmt.Errorf("find task-instance block: %w", err)
 	}
+	var b *tiOrderRow
 	if raw := it.Next(); raw != nil {
-		if b := raw.(*tiOrderRow); b.DagID == dagID && b.MapIndex == mapIndex {
-			return b, nil
+		if r := raw.(*tiOrderRow); r.DagID == dagID && r.MapIndex == mapIndex {
+			b = r
 		}
 	}
-	return nil, nil
+	if mapIndex == -1 {
+		pending := runCountTxn(txn, dagID).Pending
+		i, found := blockIndex(pending, id)
+		if found {
+			i++
+		}
+		if i > 0 && (b == nil || pending[i-1].Lo > b.Lo) {
+			b = pending[i-1]
+		}
+		g, err := groupedBlockFromTxn(txn, dagID, id)
+		if err != nil {
+			return nil, err
+		}
+		if g != nil && (b == nil || g.Lo > b.Lo) {
+			b = g
+		}
+	}
+	return b, nil
+}
+
+// tiPendingMax is how many blocks a DAG's run count holds pending
+// (runCount.Pending) before they go to tableTIOrderGroups, as one group in
+// one write. A new run's task instances, their ids made in one go past
+// every id stored, are one block (insertRunTreeTxn); a trigger that wrote
+// it to ti_order paid for one more table in its write (go-memdb's
+// transaction of the table's radix tree, the commit's copy of the root's
+// path to it, and their garbage: about 40,000 instructions, 6 % of a v2
+// trigger, BENCHMARKS.md), where the run count is a row its write keeps
+// anyway. Pending and grouped blocks are blocks like those of ti_order to
+// every reader (blockFromTxn, the merge's walks, insertBlockTxn and
+// deleteBlockTxn); each trigger copies the slice (8 bytes a block), and
+// one in tiPendingMax writes a group.
+const tiPendingMax = 16
+
+// blockIndex is where a block starting at lo is or would go among
+// blocks by lo (pending ones, a group's), and whether one starts there.
+func blockIndex(blocks []*tiOrderRow, lo string) (int, bool) {
+	return slices.BinarySearchFunc(blocks, lo, func(b *tiOrderRow, lo string) int { return strings.Compare(b.Lo, lo) })
+}
+
+// pendBlockTxn adds a new run's block b to the pending blocks of c, its
+// DAG's run count, which the caller stores: b's ids were made in one go
+// past every id stored (insertRunTreeTxn), so no block reaches into b's
+// range and b comes after every pending block. When c holds tiPendingMax
+// already, they go to tableTIOrderGroups first, as one group.
+func pendBlockTxn(txn *memdb.Txn, c *runCount, b *tiOrderRow) error {
+	pending := c.Pending
+	if len(pending) >= tiPendingMax {
+		if err := groupBlocksTxn(txn, pending); err != nil {
+			return err
+		}
+		pending = nil
+	}
+	c.Pending = append(slices.Clip(pending), b)
+	return nil
+}
+
+// groupBlocksTxn stores pending blocks of a DAG (by lo, none empty) as
+// one group.
+func groupBlocksTxn(txn *memdb.Txn, pending []*tiOrderRow) error {
+	g := &tiOrderGroup{DagID: pending[0].DagID, Key: pending[0].Lo, Blocks: pending}
+	if err := txn.Insert(tableTIOrderGroups, g); err != nil {
+		return fmt.Errorf("order task instances of %s: %w", g.DagID, err)
+	}
+	return nil
+}
+
+// replacePendingTxn puts next (nil: nothing) in the place of b among its DAG's
+// pending blocks, and says whether b was one of them.
+func replacePendingTxn(txn *memdb.Txn, b, next *tiOrderRow) (bool, error) {
+	c := runCountTxn(txn, b.DagID)
+	i, found := blockIndex(c.Pending, b.Lo)
+	if !found || c.Pending[i].RunID != b.RunID {
+		return false, nil
+	}
+	pending := slices.Clone(c.Pending)
+	if next != nil {
+		pending[i] = next
+	} else if pending = slices.Delete(pending, i, i+1); len(pending) == 0 {
+		pending = nil
+	}
+	c.Pending = pending
+	return true, storeRunCountTxn(txn, &c)
 }
 
 // blockMembers are the task instances of a run's row that b holds, by id.
@@ -227,10 +449,8 @@ func blockMembers(row *runTasks, b *tiOrderRow) []*TaskInstance {
 // (either nil; both sorted as runTasks keeps them) and returns how many
 // more task instances with an id the run has. Task instances the write
 // did not change are the same pointers and cost a comparison; the new
-// row must be stored already (a split reads it). oneGo says that new's ids
-// were made in one go by taskInstanceIDs and that no stored id lies ahead of
-// that source (a new run's): no other id then falls among them.
-func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance, oneGo bool) (int, error) {
+// row must be stored already (a split reads it).
+func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance) (int, error) {
 	var dropped []*TaskInstance
 	added := make([]*TaskInstance, 0, max(len(new)-len(old), 1))
 	i, j := 0, 0
@@ -279,7 +499,7 @@ func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance, oneGo bool) (int, e
 		for n < len(added) && added[n].MapIndex == added[0].MapIndex {
 			n++
 		}
-		if err := orderTIsTxn(txn, added[:n], oneGo); err != nil {
+		if err := orderTIsTxn(txn, added[:n]); err != nil {
 			return 0, err
 		}
 		added = added[n:]
@@ -311,20 +531,15 @@ func unorderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 
 // orderTIsTxn places task instances of one run and one map_index, by id:
 // as one block when no block lies across their range, else one by one.
-func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance, oneGo bool) error {
+// (A new run's, their ids made in one go, skip it: insertRunTreeTxn.)
+func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance) error {
 	first, last := tis[0], tis[len(tis)-1]
 	if len(tis) > 1 {
 		// Blocks do not overlap: the last one starting within the range
-		// or before it is the only one that could reach into it. Ids
-		// made in one go have none among them (uuid7Source hands out
-		// one id after another, under its lock), unless a restore
-		// brought ids ahead of the source: then the seek looks.
-		var b *tiOrderRow
-		if !oneGo {
-			var err error
-			if b, err = blockFromTxn(txn, first.DagID, first.MapIndex, last.ID); err != nil {
-				return err
-			}
+		// or before it is the only one that could reach into it.
+		b, err := blockFromTxn(txn, first.DagID, first.MapIndex, last.ID)
+		if err != nil {
+			return err
 		}
 		if b == nil || b.Hi < first.ID {
 			return insertBlockTxn(txn, &tiOrderRow{MapIndex: first.MapIndex, Lo: first.ID, Hi: last.ID, N: len(tis),
@@ -379,8 +594,17 @@ func orderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 }
 
 // insertBlockTxn stores a block (or its new count), a mapped one in
-// mapped_ti_order too.
+// mapped_ti_order too; a pending or grouped block's new count stays where
+// the block is.
 func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
+	if b.MapIndex == -1 {
+		if pending, err := replacePendingTxn(txn, b, b); pending || err != nil {
+			return err
+		}
+		if grouped, err := regroupTxn(txn, b, b); grouped || err != nil {
+			return err
+		}
+	}
 	if err := txn.Insert(tableTIOrder, b); err != nil {
 		return fmt.Errorf("order task instances of %s/%s: %w", b.DagID, b.RunID, err)
 	}
@@ -392,8 +616,18 @@ func insertBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 	return nil
 }
 
-// deleteBlockTxn removes a block, a mapped one from mapped_ti_order too.
+// deleteBlockTxn removes a block, a mapped one from mapped_ti_order too,
+// a pending one from its DAG's pending blocks, a grouped one from its
+// group.
 func deleteBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
+	if b.MapIndex == -1 {
+		if pending, err := replacePendingTxn(txn, b, nil); pending || err != nil {
+			return err
+		}
+		if grouped, err := regroupTxn(txn, b, nil); grouped || err != nil {
+			return err
+		}
+	}
 	if err := txn.Delete(tableTIOrder, b); err != nil {
 		return err
 	}
@@ -404,9 +638,30 @@ func deleteBlockTxn(txn *memdb.Txn, b *tiOrderRow) error {
 }
 
 // deleteTIOrderTxn drops the rows of a DAG's task instances ("": every
-// DAG's), for writes that delete them all at once.
+// DAG's), pending and grouped ones too, for writes that delete them all at
+// once.
 func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
-	for _, table := range []string{tableTIOrder, tableTIOrderMapped} {
+	var counts []runCount
+	if dagID == "" {
+		it, err := txn.Get(tableRunCounts, indexID)
+		if err != nil {
+			return fmt.Errorf("unorder task instances: %w", err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			if c := raw.(*runCount); len(c.Pending) > 0 {
+				counts = append(counts, *c)
+			}
+		}
+	} else if c := runCountTxn(txn, dagID); len(c.Pending) > 0 {
+		counts = append(counts, c)
+	}
+	for _, c := range counts {
+		c.Pending = nil
+		if err := storeRunCountTxn(txn, &c); err != nil {
+			return err
+		}
+	}
+	for _, table := range []string{tableTIOrder, tableTIOrderMapped, tableTIOrderGroups} {
 		var err error
 		if dagID == "" {
 			_, err = txn.DeleteAll(table, indexID)
@@ -425,8 +680,8 @@ func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
 // by id alone when byID, and how many there are. The total comes from the
 // run counts; the page merges walks of ti_order (one per DAG; by id two
 // per DAG, of its unmapped blocks and of its mapped ones by lo, each
-// mapped block opened as a walk of its own when the merge reaches it) to
-// the page's end,
+// mapped block opened as a walk of its own when the merge reaches it),
+// and of the DAGs' pending blocks, to the page's end,
 // passing whole blocks for the offset where no other walk reaches into
 // them, and reads the run rows of the blocks it takes task instances
 // from. ok is false when a task instance of those DAGs has no id (a store
@@ -511,7 +766,8 @@ func (s *Store) TaskInstanceFilteredPage(dagIDs []string, byID bool, offset, lim
 }
 
 // start opens the merge's walks over dagIDs' blocks (one per DAG; by id
-// two per DAG: addMapIndexWalks).
+// two per DAG: addMapIndexWalks), and one of each DAG's pending blocks
+// that has some.
 func (m *tiOrderMerge) start(dagIDs []string) error {
 	var err error
 	if m.byID {
@@ -522,6 +778,18 @@ func (m *tiOrderMerge) start(dagIDs []string) error {
 				break
 			}
 		}
+	}
+	for _, dagID := range dagIDs {
+		if err != nil {
+			break
+		}
+		if pending := blockList(runCountTxn(m.txn, dagID).Pending); len(pending) > 0 {
+			if err = m.add(&pending, nil); err != nil {
+				break
+			}
+		}
+		it, gerr := m.txn.Get(tableTIOrderGroups, indexID+"_prefix", dagID)
+		err = m.add(&groupedBlocks{it: it}, gerr)
 	}
 	heap.Init(m)
 	if err != nil {
@@ -703,6 +971,43 @@ func (m *tiOrderMerge) addMapIndexWalks(dagIDs []string) error {
 // noRows is an iterator with no rows: a walk of one block, opened by a
 // feeder, ends after it.
 type noRows struct{}
+
+// blockList walks blocks of a slice in its order: a DAG's pending ones,
+// unmapped and by lo, in neither order's walks of ti_order.
+type blockList []*tiOrderRow
+
+func (l *blockList) Next() any {
+	if len(*l) == 0 {
+		return nil
+	}
+	b := (*l)[0]
+	*l = (*l)[1:]
+	return b
+}
+
+func (*blockList) WatchCh() <-chan struct{} { return nil }
+
+// groupedBlocks walks the blocks of the groups it walks (a DAG's), group
+// after group, each group's by lo.
+type groupedBlocks struct {
+	it     memdb.ResultIterator
+	blocks []*tiOrderRow
+}
+
+func (g *groupedBlocks) Next() any {
+	for len(g.blocks) == 0 {
+		raw := g.it.Next()
+		if raw == nil {
+			return nil
+		}
+		g.blocks = raw.(*tiOrderGroup).Blocks
+	}
+	b := g.blocks[0]
+	g.blocks = g.blocks[1:]
+	return b
+}
+
+func (g *groupedBlocks) WatchCh() <-chan struct{} { return g.it.WatchCh() }
 
 func (noRows) Next() any                { return nil }
 func (noRows) WatchCh() <-chan struct{} { return nil }

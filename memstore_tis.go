@@ -251,7 +251,7 @@ func recountTIsTxn(txn *memdb.Txn, old, row *runTasks) error {
 	if old != nil {
 		before = old.TIs
 	}
-	ordered, err := reorderTIsTxn(txn, before, row.TIs, false)
+	ordered, err := reorderTIsTxn(txn, before, row.TIs)
 	if err != nil {
 		return err
 	}

@@ -92,15 +92,7 @@ func TestTrigger_TaskInstanceIDsGrow(t *testing.T) {
 			}
 			last = id
 		}
-		var blocks int
-		it, err := store.read().Get(tableTIOrder, indexID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for raw := it.Next(); raw != nil; raw = it.Next() {
-			blocks++
-		}
-		if blocks != i+1 {
+		if blocks := len(orderBlocks(t, store.read())); blocks != i+1 {
 			t.Fatalf("%s: %d task-instance blocks, want one a run", runID, blocks)
 		}
 	}

@@ -93,8 +93,11 @@ func TestTriggerIndexWrites(t *testing.T) {
 				"counters.id", "counters.id", "counters.id",
 				"dag_runs.dag_after", "dag_runs.dag_row", "dag_runs.id", "dag_runs.state",
 				"event_logs.id", // the action log's row (trigger_dag_run)
+				// The DAG's counts hold the task instances' block in the
+				// default orders too, pending (tiPendingMax): no ti_order
+				// entry but one trigger in tiPendingMax's
+				// (TestTriggerIndexWrites_PendingBlocks).
 				"run_counts.id", "run_counts.id", "task_instances.id",
-				"ti_order.id", // the task instances' block in the default orders
 			}},
 	}
 	for _, tc := range tests {
@@ -115,5 +118,48 @@ func TestTriggerIndexWrites(t *testing.T) {
 				t.Errorf("index entries written:\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestTriggerIndexWrites_PendingBlocks: a v2 trigger's block of task
+// instances waits in its DAG's run count; the trigger that finds
+// tiPendingMax there writes them as one group (one entry of
+// grouped_ti_order), and its own block waits. No trigger writes ti_order;
+// every block stays listed (one a run).
+func TestTriggerIndexWrites_PendingBlocks(t *testing.T) {
+	store, dags := benchStoreWith(t)
+	var got []string
+	store.committed = func(c memdb.Changes) { got = indexWrites(t, c) }
+	h := benchHandlerOf(t, edition3, store, dags)
+	for i := range 2*tiPendingMax + 1 {
+		body := fmt.Sprintf(`{"logical_date": "2026-01-01T00:%02d:00+00:00", "dag_run_id": "run_%d"}`, i, i)
+		req := httptest.NewRequest(http.MethodPost, apiV2Prefix+"/dags/example_bash_operator/dagRuns", strings.NewReader(body))
+		req.Host = "127.0.0.1"
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("trigger %d: %d %s", i, rec.Code, rec.Body)
+		}
+		var want []string
+		if i > 0 && i%tiPendingMax == 0 {
+			want = []string{"grouped_ti_order.id"}
+		}
+		var order []string
+		for _, entry := range got {
+			if strings.Contains(entry, "ti_order") { // and mapped_, grouped_
+				order = append(order, entry)
+			}
+		}
+		if !slices.Equal(order, want) {
+			t.Fatalf("trigger %d: index entries %q, want %q of the order tables", i, got, want)
+		}
+		c := runCountTxn(store.read(), "example_bash_operator")
+		if wantPending := i%tiPendingMax + 1; len(c.Pending) != wantPending {
+			t.Fatalf("trigger %d: %d blocks pending, want %d", i, len(c.Pending), wantPending)
+		}
+		if blocks := len(orderBlocks(t, store.read())); blocks != i+1 {
+			t.Fatalf("trigger %d: %d blocks, want %d", i, blocks, i+1)
+		}
 	}
 }

@@ -322,7 +322,7 @@ func checkRunCounts(t *testing.T, store *Store) {
 		c.runs, c.tis, c.ordered = rc.N, rc.TaskInstances, rc.OrderedTIs
 		got[rc.DagID] = c
 	}
-	for _, b := range must(allRows[tiOrderRow](txn, tableTIOrder, "ti_order")) {
+	for _, b := range orderBlocks(t, txn) {
 		c := got[b.DagID]
 		c.blocks += b.N
 		got[b.DagID] = c
