@@ -111,6 +111,10 @@ func v2RunNotFound(dagID, runID string) error {
 // v2RunPhrases words the run operations' faults as dag_run.py does.
 var v2RunPhrases = phrasebook{
 	faultRunNotFound: func(e *opError) error { return v2RunNotFound(e.value("dag_id"), e.value("run_id")) },
+	faultRunNotDeletable: func(e *opError) error {
+		return &v2Error{status: http.StatusConflict, detail: fmt.Sprintf(
+			"The DagRun with dag_id: `%s` and run_id: `%s` cannot be deleted in %s state", e.value("dag_id"), e.value("run_id"), e.value("state"))}
+	},
 }
 
 // v2TriggerPhrases is trigger_dag_run's wording.
@@ -241,9 +245,13 @@ func (s *server) v2GetDagRun(req *apiRequest) (any, error) {
 	return s.v2Run(run), nil
 }
 
-// v2DeleteDagRun is delete_dag_run.
+// v2DeleteDagRun is delete_dag_run: only a run in a state a PATCH can
+// set (DAGRunPatchStates: queued, success, failed) goes; a running one is
+// a 409 (routes/public/dag_run.py:136-152 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e; apache/airflow#60195, before 3.2's branch).
 func (s *server) v2DeleteDagRun(req *apiRequest) error {
-	return v2RunPhrases.phrase(s.ops.deleteRun(req.param("dag_id"), req.param("dag_run_id")))
+	deletable := func(st RunState) bool { return st == RunQueued || st == RunSuccess || st == RunFailed }
+	return v2RunPhrases.phrase(s.ops.deleteRunIn(req.param("dag_id"), req.param("dag_run_id"), deletable))
 }
 
 // v2RunListParams are get_dag_runs' query parameters (3.2.1's document).

@@ -603,3 +603,50 @@ func TestAPIv2_WaitFlushesUnderTheAccessLog(t *testing.T) {
 		t.Fatalf("first line %q, %v; want the queued state", line, err)
 	}
 }
+
+// TestAPIv2_DeleteDagRun_RunningIsConflict: delete_dag_run refuses a run
+// in a state a PATCH cannot set (DAGRunPatchStates: queued, success,
+// failed), so a running run is a 409 and stays; the 3.2.0-era main has it
+// (Phinhas214/airflow c57fba0e, routes/public/dag_run.py:136-152,
+// test_dag_run.py:1335-1350; apache/airflow#60195 of 2026-01-07, before
+// 3.2's branch).
+func TestAPIv2_DeleteDagRun_RunningIsConflict(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "r", "logical_date": null}`)
+	run, err := ts.store.RunByRunID("v2runs", "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := *run
+	running.State = RunRunning
+	if err := ts.store.UpsertDagRun(&running); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v2/dags/v2runs/dagRuns/r"
+	res := ts.do(t, http.MethodDelete, path, "")
+	const want = `{"detail":"The DagRun with dag_id: ` + "`v2runs`" + ` and run_id: ` + "`r`" + ` cannot be deleted in running state"}`
+	if res.status != http.StatusConflict || res.body != want {
+		t.Errorf("delete a running run = %d %s, want 409 %s", res.status, res.body, want)
+	}
+	if res := ts.do(t, http.MethodGet, path, ""); res.status != 200 {
+		t.Errorf("the running run after the refused delete = %d %s", res.status, res.body)
+	}
+	// Queued, success and failed runs go.
+	for _, state := range []RunState{RunQueued, RunSuccess, RunFailed} {
+		changed := running
+		changed.State = state
+		if err := ts.store.UpsertDagRun(&changed); err != nil {
+			t.Fatal(err)
+		}
+		if res := ts.do(t, http.MethodDelete, path, ""); res.status != http.StatusNoContent {
+			t.Errorf("delete a %s run = %d %s", state, res.status, res.body)
+		}
+		v2Trigger(t, ts, "v2runs", `{"dag_run_id": "r", "logical_date": null}`)
+		again, err := ts.store.RunByRunID("v2runs", "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		running = *again
+	}
+}
