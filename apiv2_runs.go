@@ -156,14 +156,20 @@ const v2TriggerIntervalsMsg = "Value error, Either both data_interval_start and 
 
 // v2TriggerDagRun is trigger_dag_run: the body as TriggerDAGRunPostBody
 // checks it, then DAG.create_dagrun of a manual run, queued, triggered by
-// the REST API.
+// the UI when the request has a Referer header, else by the REST API
+// (routes/public/dag_run.py:472-476 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e; apache/airflow#54650).
 func (s *server) v2TriggerDagRun(req *apiRequest) (any, error) {
-	return s.v2CreateRun(req, req.param("dag_id"), "")
+	by := "rest_api"
+	if req.referer != "" {
+		by = "ui"
+	}
+	return s.v2CreateRun(req, req.param("dag_id"), "", by)
 }
 
-// v2CreateRun creates a run of dagID of runType ("": manual) from a
-// TriggerDAGRunPostBody or a MaterializeAssetBody.
-func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error) {
+// v2CreateRun creates a run of dagID of runType ("": manual), triggered
+// by triggeredBy, from a TriggerDAGRunPostBody or a MaterializeAssetBody.
+func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string) (any, error) {
 	b := req.body
 	start, hasStart := b["data_interval_start"].(time.Time)
 	end, hasEnd := b["data_interval_end"].(time.Time)
@@ -171,7 +177,7 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error
 		return nil, v2Invalid([]v2Issue{{Type: "value_error", Loc: []any{"body"}, Msg: v2TriggerIntervalsMsg,
 			Input: v2Input(req.ordered), Ctx: map[string]any{"error": map[string]any{}}}})
 	}
-	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: "rest_api",
+	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: triggeredBy,
 		checks: triggerChecks{runIDPattern: true}}
 	if date, ok := b["logical_date"].(time.Time); ok {
 		tr.date = &date
@@ -549,8 +555,8 @@ func (s *server) v2PatchDagRun(req *apiRequest) (any, error) {
 		return nil, v2RunPhrases.phrase(err)
 	}
 	if _, err := s.ops.dagDefinition(dagID); err != nil {
-		if errors.Is(err, errNotFound) {
-			return nil, &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("Dag with id %s was not found", dagID)}
+		if errors.Is(err, errNotFound) { // get_dag_for_run (common/dagbag.py:63-67)
+			return nil, v2Detail404(v2DagNotFound, dagID)
 		}
 		return nil, err
 	}
@@ -600,6 +606,15 @@ func (s *server) v2ClearDagRun(req *apiRequest) (any, error) {
 		dryRun = v
 	}
 	onlyFailed, _ := req.body["only_failed"].(bool)
+	// A DAG the bag does not have is the route's own 404, dry run or not
+	// (routes/public/dag_run.py:294-313 of the 3.2.0-era main,
+	// Phinhas214/airflow c57fba0e).
+	if _, err := s.ops.dagDefinition(dagID); err != nil {
+		if errors.Is(err, errNotFound) {
+			return nil, &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("Dag with id %s was not found", dagID)}
+		}
+		return nil, err
+	}
 	tis, err := s.ops.clearRunTasks(run, onlyFailed, dryRun)
 	if err != nil {
 		return nil, v2RunPhrases.phrase(err)

@@ -650,3 +650,57 @@ func TestAPIv2_DeleteDagRun_RunningIsConflict(t *testing.T) {
 		running = *again
 	}
 }
+
+// TestAPIv2_TriggerDagRun_RefererIsUI: trigger_dag_run records a run
+// triggered by "ui" when the request has a Referer header, by "rest_api"
+// otherwise (routes/public/dag_run.py:472-476 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e; apache/airflow#54650).
+func TestAPIv2_TriggerDagRun_RefererIsUI(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	for _, tc := range []struct {
+		name   string
+		header []string
+		want   string
+	}{
+		{"no referer", nil, "rest_api"},
+		{"empty referer", []string{"Referer", ""}, "rest_api"},
+		// airlite's own page: another origin's is refused before (browserPolicy).
+		{"referer", []string{"Referer", ts.URL + "/dags/v2runs"}, "ui"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"dag_run_id": "` + strings.ReplaceAll(tc.name, " ", "_") + `", "logical_date": null}`
+			res := ts.do(t, http.MethodPost, "/api/v2/dags/v2runs/dagRuns", body, tc.header...)
+			if got := v2JSON(t, res); res.status != 200 || got["triggered_by"] != tc.want {
+				t.Errorf("trigger = %d %s, want triggered_by %q", res.status, res.body, tc.want)
+			}
+			res = ts.do(t, http.MethodGet, "/api/v2/dags/v2runs/dagRuns/"+strings.ReplaceAll(tc.name, " ", "_"), "")
+			if got := v2JSON(t, res); got["triggered_by"] != tc.want {
+				t.Errorf("the run read back = %d %s, want triggered_by %q", res.status, res.body, tc.want)
+			}
+		})
+	}
+}
+
+// TestAPIv2_PatchClearDagRun_DagMissing: a run whose DAG the DAG bag
+// does not have is patch_dag_run's 404 from get_dag_for_run (common/
+// dagbag.py:63-67) and clear_dag_run's own text, dry run or not
+// (routes/public/dag_run.py:187,294-313 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e).
+func TestAPIv2_PatchClearDagRun_DagMissing(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	if err := ts.store.UpsertDagRun(&DagRun{ID: 1, DagID: "gone", RunID: "r", ExecutionDate: testNow, State: RunSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v2/dags/gone/dagRuns/r"
+	for _, tc := range []struct{ method, path, body, want string }{
+		{http.MethodPatch, path, `{"note": "n"}`, "{\"detail\":\"The Dag with ID: `gone` was not found\"}"},
+		{http.MethodPost, path + "/clear", `{}`, `{"detail":"Dag with id gone was not found"}`},
+		{http.MethodPost, path + "/clear", `{"dry_run": false}`, `{"detail":"Dag with id gone was not found"}`},
+	} {
+		if res := ts.do(t, tc.method, tc.path, tc.body); res.status != 404 || res.body != tc.want {
+			t.Errorf("%s %s %s = %d %s, want 404 %s", tc.method, tc.path, tc.body, res.status, res.body, tc.want)
+		}
+	}
+}
