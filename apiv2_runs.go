@@ -287,6 +287,12 @@ func v2NumRange(field string) []v1Param {
 var v2RunOrder = []string{"id", "state", "dag_id", "run_id", "logical_date", "run_after", "start_date", "end_date",
 	"updated_at", "conf", "duration"}
 
+// v2RunBatchOrder is get_list_dag_runs_batch's SortParam: get_dag_runs'
+// attributes but duration (routes/public/dag_run.py of the 3.2.0-era
+// main, Phinhas214/airflow c57fba0e).
+var v2RunBatchOrder = []string{"id", "state", "dag_id", "run_after", "logical_date", "run_id", "start_date", "end_date",
+	"updated_at", "conf"}
+
 // v2GetDagRuns is get_dag_runs; dag_id "~" is every DAG.
 func (s *server) v2GetDagRuns(req *apiRequest) (any, error) {
 	q := req.query
@@ -506,7 +512,7 @@ func (s *server) v2GetDagRunsBatch(req *apiRequest) (any, error) {
 		}
 	}
 	order := url1(b["order_by"])
-	keys, err := v2OrderBy(v1Values{"order_by": order}, "id", v2RunOrder, map[string]string{"dag_run_id": "run_id"})
+	keys, err := v2OrderBy(v1Values{"order_by": order}, "id", v2RunBatchOrder, map[string]string{"dag_run_id": "run_id"})
 	if err != nil {
 		return nil, err
 	}

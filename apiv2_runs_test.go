@@ -704,3 +704,28 @@ func TestAPIv2_PatchClearDagRun_DagMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_GetDagRunsBatch_NoDurationOrder: the batch list's SortParam
+// allows fewer attributes than get_dag_runs' (no duration), so
+// order_by duration is SortParam's 400 there, while the GET list orders by
+// it (routes/public/dag_run.py get_list_dag_runs_batch and get_dag_runs
+// of the 3.2.0-era main, Phinhas214/airflow c57fba0e; parameters.py:308-312).
+func TestAPIv2_GetDagRunsBatch_NoDurationOrder(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	const refused = `{"detail":"Ordering with 'duration' is disallowed or the attribute does not exist on the model"}`
+	for _, order := range []string{"duration", "-duration"} {
+		res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "`+order+`"}`)
+		if res.status != 400 || res.body != refused {
+			t.Errorf("batch order_by %s = %d %s, want 400 %s", order, res.status, res.body, refused)
+		}
+		if res := ts.do(t, http.MethodGet, "/api/v2/dags/~/dagRuns?order_by="+order, ""); res.status != 200 {
+			t.Errorf("GET order_by %s = %d %s", order, res.status, res.body)
+		}
+	}
+	for _, order := range []string{"run_after", "-conf", "dag_run_id"} {
+		if res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "`+order+`"}`); res.status != 200 {
+			t.Errorf("batch order_by %s = %d %s", order, res.status, res.body)
+		}
+	}
+}
