@@ -44,6 +44,9 @@ type apiRequest struct {
 	// caller is who sent the request, as the dialect's identifiers found
 	// out (anonymous on open rows).
 	caller caller
+	// referer is the request's Referer header ("" without one), which
+	// Airflow 3's trigger reads (Starlette rows only).
+	referer string
 }
 
 // param is a path parameter ("" when absent).

@@ -189,6 +189,7 @@ func (s *server) serveStarlette(w http.ResponseWriter, r *http.Request, t *route
 		rowRequests.Put(req)
 	}()
 	req.path = params
+	req.referer = r.Header.Get("Referer")
 	// FastAPI reads and decodes a body before it solves the route's
 	// dependencies (fastapi/routing.py get_request_handler): a body that
 	// is not JSON is a 422 even without a token.

@@ -146,17 +146,19 @@ func (s *server) v2ExtraLinkRows(t *routeTable) {
 
 // --- XCom (core_api/routes/public/xcom.py, xcom_router: included before
 // task_instances_router, so that .../{task_id}/xcomEntries is not taken
-// for .../{task_id}/{map_index}) ---
+// for .../{task_id}/{map_index}; the key takes the rest of the path,
+// slashes included, xcom.py:64,308,357 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e, apache/airflow#58344) ---
 func (s *server) v2XComRows(t *routeTable) {
 	d := s.dialV2
 	const xcoms = "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/xcomEntries"
 	mapIndex := v1Param{name: "map_index", kind: paramInteger, minimum: minimum(-1)}
-	t.add(http.MethodGet, xcoms+"/{xcom_key}", d.answer(s, s.v2GetXComEntry),
+	t.add(http.MethodGet, xcoms+"/{xcom_key:path}", d.answer(s, s.v2GetXComEntry),
 		withQuery(mapIndex, qV2Bool("deserialize"), qV2Bool("stringify")))
 	t.add(http.MethodGet, xcoms, d.answer(s, s.v2GetXComEntries), withQuery(v2XComListParams...))
 	t.add(http.MethodPost, xcoms, s.v2CreateXComEntry, v2Body(v2XComCreateModel), withV2Action("create_xcom_entry"))
-	t.add(http.MethodPatch, xcoms+"/{xcom_key}", d.answer(s, s.v2UpdateXComEntry), v2Body(v2XComUpdateModel), withV2Action("update_xcom_entry"))
-	t.add(http.MethodDelete, xcoms+"/{xcom_key}", d.deleted(s, s.v2DeleteXComEntry), withQuery(mapIndex), withV2Action("delete_xcom_entry"))
+	t.add(http.MethodPatch, xcoms+"/{xcom_key:path}", d.answer(s, s.v2UpdateXComEntry), v2Body(v2XComUpdateModel), withV2Action("update_xcom_entry"))
+	t.add(http.MethodDelete, xcoms+"/{xcom_key:path}", d.deleted(s, s.v2DeleteXComEntry), withQuery(mapIndex), withV2Action("delete_xcom_entry"))
 }
 
 // --- Task instances (core_api/routes/public/task_instances.py, in its

@@ -402,7 +402,7 @@ func (s *server) V2MaterializeAsset(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
-	return s.v2CreateRun(req, dagID, "asset_materialization")
+	return s.v2CreateRun(req, dagID, "asset_materialization", "rest_api") // whatever the Referer (assets.py:436)
 }
 
 // v2QueuedEvent is QueuedEventResponse (datamodels/assets.py).

@@ -344,16 +344,21 @@ func daysIn(m time.Month, year int) int {
 	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
-// v2DefaultLimit is LimitFilter's default (common/parameters.py: limit:
-// NonNegativeInt = 50; 3.2.1's document: default 50, minimum 0). 3.2.1
-// applies no maximum_page_limit to it: a client asking for 1000 rows gets
-// 1000.
+// v2DefaultLimit is LimitFilter's default, [api] fallback_page_limit
+// (3.2.1's document: default 50, minimum 0).
 const v2DefaultLimit = 50
 
+// v2MaxPageLimit is [api] maximum_page_limit's default: LimitFilter.depends
+// answers min(limit, maximum_page_limit) rows (common/parameters.py:106-108
+// of the 3.2.0-era main, Phinhas214/airflow c57fba0e; apache/airflow#60989
+// of 2026-01-26, before 3.2's branch). The batch bodies' page_limit is no
+// query limit and keeps no maximum.
+const v2MaxPageLimit = 100
+
 // v2Page is the checked limit and offset (NonNegativeInt both, checked
-// by v2Query through qV2Limit and qV2Offset).
+// by v2Query through qV2Limit and qV2Offset), the limit capped.
 func v2Page(q v1Values) page {
-	return page{offset: int(q.v2Int("offset", 0)), limit: int(q.v2Int("limit", v2DefaultLimit))}
+	return page{offset: int(q.v2Int("offset", 0)), limit: int(min(q.v2Int("limit", v2DefaultLimit), v2MaxPageLimit))}
 }
 
 // v2SortKey is one order_by value: the attribute and its direction.

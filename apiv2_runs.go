@@ -111,6 +111,10 @@ func v2RunNotFound(dagID, runID string) error {
 // v2RunPhrases words the run operations' faults as dag_run.py does.
 var v2RunPhrases = phrasebook{
 	faultRunNotFound: func(e *opError) error { return v2RunNotFound(e.value("dag_id"), e.value("run_id")) },
+	faultRunNotDeletable: func(e *opError) error {
+		return &v2Error{status: http.StatusConflict, detail: fmt.Sprintf(
+			"The DagRun with dag_id: `%s` and run_id: `%s` cannot be deleted in %s state", e.value("dag_id"), e.value("run_id"), e.value("state"))}
+	},
 }
 
 // v2TriggerPhrases is trigger_dag_run's wording.
@@ -152,14 +156,20 @@ const v2TriggerIntervalsMsg = "Value error, Either both data_interval_start and 
 
 // v2TriggerDagRun is trigger_dag_run: the body as TriggerDAGRunPostBody
 // checks it, then DAG.create_dagrun of a manual run, queued, triggered by
-// the REST API.
+// the UI when the request has a Referer header, else by the REST API
+// (routes/public/dag_run.py:472-476 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e; apache/airflow#54650).
 func (s *server) v2TriggerDagRun(req *apiRequest) (any, error) {
-	return s.v2CreateRun(req, req.param("dag_id"), "")
+	by := "rest_api"
+	if req.referer != "" {
+		by = "ui"
+	}
+	return s.v2CreateRun(req, req.param("dag_id"), "", by)
 }
 
-// v2CreateRun creates a run of dagID of runType ("": manual) from a
-// TriggerDAGRunPostBody or a MaterializeAssetBody.
-func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error) {
+// v2CreateRun creates a run of dagID of runType ("": manual), triggered
+// by triggeredBy, from a TriggerDAGRunPostBody or a MaterializeAssetBody.
+func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string) (any, error) {
 	b := req.body
 	start, hasStart := b["data_interval_start"].(time.Time)
 	end, hasEnd := b["data_interval_end"].(time.Time)
@@ -167,7 +177,7 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType string) (any, error
 		return nil, v2Invalid([]v2Issue{{Type: "value_error", Loc: []any{"body"}, Msg: v2TriggerIntervalsMsg,
 			Input: v2Input(req.ordered), Ctx: map[string]any{"error": map[string]any{}}}})
 	}
-	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: "rest_api",
+	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: triggeredBy,
 		checks: triggerChecks{runIDPattern: true}}
 	if date, ok := b["logical_date"].(time.Time); ok {
 		tr.date = &date
@@ -241,9 +251,13 @@ func (s *server) v2GetDagRun(req *apiRequest) (any, error) {
 	return s.v2Run(run), nil
 }
 
-// v2DeleteDagRun is delete_dag_run.
+// v2DeleteDagRun is delete_dag_run: only a run in a state a PATCH can
+// set (DAGRunPatchStates: queued, success, failed) goes; a running one is
+// a 409 (routes/public/dag_run.py:136-152 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e; apache/airflow#60195, before 3.2's branch).
 func (s *server) v2DeleteDagRun(req *apiRequest) error {
-	return v2RunPhrases.phrase(s.ops.deleteRun(req.param("dag_id"), req.param("dag_run_id")))
+	deletable := func(st RunState) bool { return st == RunQueued || st == RunSuccess || st == RunFailed }
+	return v2RunPhrases.phrase(s.ops.deleteRunIn(req.param("dag_id"), req.param("dag_run_id"), deletable))
 }
 
 // v2RunListParams are get_dag_runs' query parameters (3.2.1's document).
@@ -272,6 +286,12 @@ func v2NumRange(field string) []v1Param {
 // standing for run_id.
 var v2RunOrder = []string{"id", "state", "dag_id", "run_id", "logical_date", "run_after", "start_date", "end_date",
 	"updated_at", "conf", "duration"}
+
+// v2RunBatchOrder is get_list_dag_runs_batch's SortParam: get_dag_runs'
+// attributes but duration (routes/public/dag_run.py of the 3.2.0-era
+// main, Phinhas214/airflow c57fba0e).
+var v2RunBatchOrder = []string{"id", "state", "dag_id", "run_after", "logical_date", "run_id", "start_date", "end_date",
+	"updated_at", "conf"}
 
 // v2GetDagRuns is get_dag_runs; dag_id "~" is every DAG.
 func (s *server) v2GetDagRuns(req *apiRequest) (any, error) {
@@ -492,7 +512,7 @@ func (s *server) v2GetDagRunsBatch(req *apiRequest) (any, error) {
 		}
 	}
 	order := url1(b["order_by"])
-	keys, err := v2OrderBy(v1Values{"order_by": order}, "id", v2RunOrder, map[string]string{"dag_run_id": "run_id"})
+	keys, err := v2OrderBy(v1Values{"order_by": order}, "id", v2RunBatchOrder, map[string]string{"dag_run_id": "run_id"})
 	if err != nil {
 		return nil, err
 	}
@@ -541,8 +561,8 @@ func (s *server) v2PatchDagRun(req *apiRequest) (any, error) {
 		return nil, v2RunPhrases.phrase(err)
 	}
 	if _, err := s.ops.dagDefinition(dagID); err != nil {
-		if errors.Is(err, errNotFound) {
-			return nil, &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("Dag with id %s was not found", dagID)}
+		if errors.Is(err, errNotFound) { // get_dag_for_run (common/dagbag.py:63-67)
+			return nil, v2Detail404(v2DagNotFound, dagID)
 		}
 		return nil, err
 	}
@@ -592,6 +612,15 @@ func (s *server) v2ClearDagRun(req *apiRequest) (any, error) {
 		dryRun = v
 	}
 	onlyFailed, _ := req.body["only_failed"].(bool)
+	// A DAG the bag does not have is the route's own 404, dry run or not
+	// (routes/public/dag_run.py:294-313 of the 3.2.0-era main,
+	// Phinhas214/airflow c57fba0e).
+	if _, err := s.ops.dagDefinition(dagID); err != nil {
+		if errors.Is(err, errNotFound) {
+			return nil, &v2Error{status: http.StatusNotFound, detail: fmt.Sprintf("Dag with id %s was not found", dagID)}
+		}
+		return nil, err
+	}
 	tis, err := s.ops.clearRunTasks(run, onlyFailed, dryRun)
 	if err != nil {
 		return nil, v2RunPhrases.phrase(err)

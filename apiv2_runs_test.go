@@ -603,3 +603,129 @@ func TestAPIv2_WaitFlushesUnderTheAccessLog(t *testing.T) {
 		t.Fatalf("first line %q, %v; want the queued state", line, err)
 	}
 }
+
+// TestAPIv2_DeleteDagRun_RunningIsConflict: delete_dag_run refuses a run
+// in a state a PATCH cannot set (DAGRunPatchStates: queued, success,
+// failed), so a running run is a 409 and stays; the 3.2.0-era main has it
+// (Phinhas214/airflow c57fba0e, routes/public/dag_run.py:136-152,
+// test_dag_run.py:1335-1350; apache/airflow#60195 of 2026-01-07, before
+// 3.2's branch).
+func TestAPIv2_DeleteDagRun_RunningIsConflict(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	v2Trigger(t, ts, "v2runs", `{"dag_run_id": "r", "logical_date": null}`)
+	run, err := ts.store.RunByRunID("v2runs", "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := *run
+	running.State = RunRunning
+	if err := ts.store.UpsertDagRun(&running); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v2/dags/v2runs/dagRuns/r"
+	res := ts.do(t, http.MethodDelete, path, "")
+	const want = `{"detail":"The DagRun with dag_id: ` + "`v2runs`" + ` and run_id: ` + "`r`" + ` cannot be deleted in running state"}`
+	if res.status != http.StatusConflict || res.body != want {
+		t.Errorf("delete a running run = %d %s, want 409 %s", res.status, res.body, want)
+	}
+	if res := ts.do(t, http.MethodGet, path, ""); res.status != 200 {
+		t.Errorf("the running run after the refused delete = %d %s", res.status, res.body)
+	}
+	// Queued, success and failed runs go.
+	for _, state := range []RunState{RunQueued, RunSuccess, RunFailed} {
+		changed := running
+		changed.State = state
+		if err := ts.store.UpsertDagRun(&changed); err != nil {
+			t.Fatal(err)
+		}
+		if res := ts.do(t, http.MethodDelete, path, ""); res.status != http.StatusNoContent {
+			t.Errorf("delete a %s run = %d %s", state, res.status, res.body)
+		}
+		v2Trigger(t, ts, "v2runs", `{"dag_run_id": "r", "logical_date": null}`)
+		again, err := ts.store.RunByRunID("v2runs", "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		running = *again
+	}
+}
+
+// TestAPIv2_TriggerDagRun_RefererIsUI: trigger_dag_run records a run
+// triggered by "ui" when the request has a Referer header, by "rest_api"
+// otherwise (routes/public/dag_run.py:472-476 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e; apache/airflow#54650).
+func TestAPIv2_TriggerDagRun_RefererIsUI(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	for _, tc := range []struct {
+		name   string
+		header []string
+		want   string
+	}{
+		{"no referer", nil, "rest_api"},
+		{"empty referer", []string{"Referer", ""}, "rest_api"},
+		// airlite's own page: another origin's is refused before (browserPolicy).
+		{"referer", []string{"Referer", ts.URL + "/dags/v2runs"}, "ui"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"dag_run_id": "` + strings.ReplaceAll(tc.name, " ", "_") + `", "logical_date": null}`
+			res := ts.do(t, http.MethodPost, "/api/v2/dags/v2runs/dagRuns", body, tc.header...)
+			if got := v2JSON(t, res); res.status != 200 || got["triggered_by"] != tc.want {
+				t.Errorf("trigger = %d %s, want triggered_by %q", res.status, res.body, tc.want)
+			}
+			res = ts.do(t, http.MethodGet, "/api/v2/dags/v2runs/dagRuns/"+strings.ReplaceAll(tc.name, " ", "_"), "")
+			if got := v2JSON(t, res); got["triggered_by"] != tc.want {
+				t.Errorf("the run read back = %d %s, want triggered_by %q", res.status, res.body, tc.want)
+			}
+		})
+	}
+}
+
+// TestAPIv2_PatchClearDagRun_DagMissing: a run whose DAG the DAG bag
+// does not have is patch_dag_run's 404 from get_dag_for_run (common/
+// dagbag.py:63-67) and clear_dag_run's own text, dry run or not
+// (routes/public/dag_run.py:187,294-313 of the 3.2.0-era main,
+// Phinhas214/airflow c57fba0e).
+func TestAPIv2_PatchClearDagRun_DagMissing(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	if err := ts.store.UpsertDagRun(&DagRun{ID: 1, DagID: "gone", RunID: "r", ExecutionDate: testNow, State: RunSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v2/dags/gone/dagRuns/r"
+	for _, tc := range []struct{ method, path, body, want string }{
+		{http.MethodPatch, path, `{"note": "n"}`, "{\"detail\":\"The Dag with ID: `gone` was not found\"}"},
+		{http.MethodPost, path + "/clear", `{}`, `{"detail":"Dag with id gone was not found"}`},
+		{http.MethodPost, path + "/clear", `{"dry_run": false}`, `{"detail":"Dag with id gone was not found"}`},
+	} {
+		if res := ts.do(t, tc.method, tc.path, tc.body); res.status != 404 || res.body != tc.want {
+			t.Errorf("%s %s %s = %d %s, want 404 %s", tc.method, tc.path, tc.body, res.status, res.body, tc.want)
+		}
+	}
+}
+
+// TestAPIv2_GetDagRunsBatch_NoDurationOrder: the batch list's SortParam
+// allows fewer attributes than get_dag_runs' (no duration), so
+// order_by duration is SortParam's 400 there, while the GET list orders by
+// it (routes/public/dag_run.py get_list_dag_runs_batch and get_dag_runs
+// of the 3.2.0-era main, Phinhas214/airflow c57fba0e; parameters.py:308-312).
+func TestAPIv2_GetDagRunsBatch_NoDurationOrder(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	const refused = `{"detail":"Ordering with 'duration' is disallowed or the attribute does not exist on the model"}`
+	for _, order := range []string{"duration", "-duration"} {
+		res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "`+order+`"}`)
+		if res.status != 400 || res.body != refused {
+			t.Errorf("batch order_by %s = %d %s, want 400 %s", order, res.status, res.body, refused)
+		}
+		if res := ts.do(t, http.MethodGet, "/api/v2/dags/~/dagRuns?order_by="+order, ""); res.status != 200 {
+			t.Errorf("GET order_by %s = %d %s", order, res.status, res.body)
+		}
+	}
+	for _, order := range []string{"run_after", "-conf", "dag_run_id"} {
+		if res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "`+order+`"}`); res.status != 200 {
+			t.Errorf("batch order_by %s = %d %s", order, res.status, res.body)
+		}
+	}
+}

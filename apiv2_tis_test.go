@@ -1055,3 +1055,28 @@ func TestAPIv2_ClearReachesNoUndatedRunByDate(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_XComKeyWithSlash: the entry routes take the rest of the
+// path as the key ({xcom_key:path}), so a key with "/" is read, patched
+// and deleted under its own path (routes/public/xcom.py:64,308,357 of the
+// 3.2.0-era main, Phinhas214/airflow c57fba0e; apache/airflow#58344).
+func TestAPIv2_XComKeyWithSlash(t *testing.T) {
+	t.Parallel()
+	ts, _ := newV2RunServer(t)
+	const xcoms = "/dags/v2pair/dagRuns/r1/taskInstances/hello/xcomEntries"
+	ts.v2(t, "POST", xcoms, `{"key":"a/b/c","value":1}`, 201)
+	got := decodeJSON[map[string]any](t, ts.v2(t, "GET", xcoms+"/a/b/c", "", 200).body)
+	if got["key"] != "a/b/c" || got["value"] != "1" {
+		t.Errorf("GET a/b/c = %v", got)
+	}
+	ts.v2(t, "GET", xcoms+"/a/b", "", 404)
+	patched := decodeJSON[map[string]any](t, ts.v2(t, "PATCH", xcoms+"/a/b/c", `{"value":2}`, 200).body)
+	if patched["key"] != "a/b/c" {
+		t.Errorf("PATCH a/b/c = %v", patched)
+	}
+	ts.v2(t, "DELETE", xcoms+"/a/b/c", "", 204)
+	res := ts.do(t, "GET", apiV2Prefix+xcoms+"/a/b/c", "")
+	if want := "{\"detail\":\"XCom entry with key: `a/b/c` not found\"}"; res.status != 404 || res.body != want {
+		t.Errorf("GET after delete = %d %s, want 404 %s", res.status, res.body, want)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -220,4 +221,42 @@ func TestAPIv2_BulkVariables_Serialization(t *testing.T) {
 	}
 	v2Call{method: "GET", path: "/api/v2/variables/my_dict_var_param", wantStatus: 200,
 		wantBody: `{"key":"my_dict_var_param","value":"{\"name\": \"Test Dict Param\", \"id\": 123, \"active\": true}","description":null,"is_encrypted":false,"team_name":null}`}.check(t, ts)
+}
+
+// TestAPIv2_PageLimitCapped: a list's limit is at most [api]
+// maximum_page_limit (100): LimitFilter.depends answers min(limit, 100)
+// rows, total_entries counting all; 0 is no row (parameters.py:106-108
+// of the 3.2.0-era main, Phinhas214/airflow c57fba0e; apache/airflow#60989
+// of 2026-01-26, before 3.2's branch).
+func TestAPIv2_PageLimitCapped(t *testing.T) {
+	t.Parallel()
+	var kvd []string
+	for i := range 120 {
+		kvd = append(kvd, fmt.Sprintf("v%03d", i), "x", "-")
+	}
+	ts := newTestServer(t, edition3)
+	withVariables(kvd...)(t, ts)
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"", 50},
+		{"?limit=100", 100},
+		{"?limit=101", 100},
+		{"?limit=1000", 100},
+		{"?limit=1000&offset=100", 20},
+		{"?limit=0", 0},
+	} {
+		res := ts.do(t, http.MethodGet, "/api/v2/variables"+tc.query, "")
+		var got struct {
+			Variables    []json.RawMessage `json:"variables"`
+			TotalEntries int               `json:"total_entries"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.status != 200 {
+			t.Fatalf("GET variables%s = %d %s", tc.query, res.status, res.body)
+		}
+		if len(got.Variables) != tc.want || got.TotalEntries != 120 {
+			t.Errorf("GET variables%s: %d rows of %d, want %d of 120", tc.query, len(got.Variables), got.TotalEntries, tc.want)
+		}
+	}
 }

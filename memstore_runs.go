@@ -962,10 +962,28 @@ func (s *Store) SetRunNote(dagID, runID string, note *string, now time.Time) (*D
 // logs, earlier tries and XCom entries (Airflow's rows that cascade from
 // the run's; not its sub-DAGs' runs, as Airflow deletes the one row).
 func (s *Store) DeleteRun(dagID, runID string) error {
+	return s.DeleteRunIn(dagID, runID, nil)
+}
+
+// runStateError is a run whose state refuses a write; it wraps
+// errConflict.
+type runStateError struct{ state RunState }
+
+func (e *runStateError) Error() string { return fmt.Sprintf("run is %s: %v", e.state, errConflict) }
+func (e *runStateError) Unwrap() error { return errConflict }
+
+// DeleteRunIn is DeleteRun of a run whose state deletable accepts (nil:
+// any), checked in the delete's transaction, so the scheduler cannot
+// start the run between the check and the delete; another state is a
+// *runStateError.
+func (s *Store) DeleteRunIn(dagID, runID string, deletable func(RunState) bool) error {
 	return s.update(func(txn *memdb.Txn) error {
 		run, err := runByRunIDTxn(txn, dagID, runID)
 		if err != nil {
 			return err
+		}
+		if deletable != nil && !deletable(run.State) {
+			return &runStateError{state: run.State}
 		}
 		if err := deleteRunTxn(txn, run); err != nil {
 			return err

@@ -22,6 +22,8 @@ import (
 const (
 	faultRunNotFound opFault = "run_not_found" // dag_id, run_id
 	faultNoRunAt     opFault = "no_run_at"     // dag_id, date (RFC 3339, as asked)
+	// faultRunNotDeletable is a run whose state refuses a delete.
+	faultRunNotDeletable opFault = "run_not_deletable" // dag_id, run_id, state
 )
 
 // runAt is a DAG's run at a logical date.
@@ -117,11 +119,21 @@ func (o *operations) clearRun(run *DagRun, dryRun bool) ([]*TaskInstance, error)
 // deleteRun deletes a run and its task instances; its running tries
 // stop with it.
 func (o *operations) deleteRun(dagID, runID string) error {
+	return o.deleteRunIn(dagID, runID, nil)
+}
+
+// deleteRunIn is deleteRun of a run whose state deletable accepts (nil:
+// any); another state is faultRunNotDeletable and the run stays.
+func (o *operations) deleteRunIn(dagID, runID string, deletable func(RunState) bool) error {
 	err := o.stopping(func(k tiKey) bool { return k.dagID == dagID && k.runID == runID }, func() error {
-		return o.store.DeleteRun(dagID, runID)
+		return o.store.DeleteRunIn(dagID, runID, deletable)
 	})
-	if errors.Is(err, errNotFound) {
+	var se *runStateError
+	switch {
+	case errors.Is(err, errNotFound):
 		return opErr(errNotFound, faultRunNotFound, "dag_id", dagID, "run_id", runID)
+	case errors.As(err, &se):
+		return opErr(errConflict, faultRunNotDeletable, "dag_id", dagID, "run_id", runID, "state", string(se.state))
 	}
 	return err
 }
