@@ -44,7 +44,12 @@ func expPhrases(rules *editionRules) phrasebook {
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",
 				e.value("run_id"), allowedRunIDPattern, builtinRunIDPattern)
 		},
-		faultDagRunning: func(*opError) error { return newAPIError(errAirflow, "TaskInstances still running") },
+		// ParamValidationError is an AirflowException, whose status_code
+		// (500) trigger_dag's handler answers with (2.10.3
+		// airflow/exceptions.py:44,318; www/api/experimental/
+		// endpoints.py:127-133).
+		faultParamInvalid: func(e *opError) error { return newAPIError(errAirflow, "%s", e.value("message")) },
+		faultDagRunning:   func(*opError) error { return newAPIError(errAirflow, "TaskInstances still running") },
 		faultNoRunAt: func(e *opError) error {
 			date, _ := time.Parse(time.RFC3339Nano, e.value("date"))
 			return newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", rules.errorDate(date), e.value("dag_id"))

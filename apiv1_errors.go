@@ -47,6 +47,9 @@ var v1TriggerPhrases = func() phrasebook {
 		// DAG.create_dagrun raises AirflowException (2.10.3
 		// airflow/models/dag.py:3175-3181), which post_dag_run does not
 		// catch (dag_run_endpoint.py:360): a crash 500.
+		// post_dag_run answers a ParamValidationError with BadRequest and
+		// its text (2.10.3 dag_run_endpoint.py:360-361).
+		faultParamInvalid: func(e *opError) error { return v1BadRequest(e.value("message")) },
 		faultRunIDInvalid: func(e *opError) error {
 			return newAPIError(errCrash,
 				"The provided run ID '%s' is invalid. It does not match either the configured pattern: '%s' or the built-in pattern: '%s'",

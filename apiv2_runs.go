@@ -122,6 +122,11 @@ var v2TriggerPhrases = phrasebook{
 	faultDagNotFound:  v2TriggerDagMissing,
 	faultDagNotLoaded: v2TriggerDagMissing,
 	faultRunExists:    func(*opError) error { return v2UniqueViolation() },
+	// validate's ValueError("Invalid input for param ...: ..."), which
+	// trigger_dag_run answers with a 400 and its text (dag_run.py:501-502).
+	faultParamInvalid: func(e *opError) error {
+		return &v2Error{status: http.StatusBadRequest, detail: e.value("message")}
+	},
 	// DagRun.validate_run_id's ValueError, a 400 with its text
 	// (airflow-core/src/airflow/models/dagrun.py RUN_ID_REGEX; [scheduler]
 	// allowed_run_id_pattern's default).

@@ -40,6 +40,9 @@ type DAG struct {
 	DisplayName     string
 	// ParamDocs: Params' descriptions and schemas, when the file gave them.
 	ParamDocs map[string]ParamDoc
+	// params are ParamDocs' schemas compiled, which a trigger's conf is
+	// checked against (dag_params.go); nil: no param has a schema.
+	params *paramCheck
 	// TaskGroup is the DAG's root task group as its file made it (a
 	// Python file's; nil for YAML, whose groups are the prefixes of task
 	// ids: TaskGroupOf).
@@ -172,6 +175,11 @@ type ParamDoc struct {
 	Class       string
 	Description any // nil: None
 	Schema      map[string]any
+	// rawSchema is the schema as the file serialized it, in its key
+	// order (jsonschema walks a schema in that order); order is the
+	// param's place among the DAG's params. Neither is in the hash.
+	rawSchema json.RawMessage
+	order     int
 }
 
 // Simulation scripts what a task does instead of running an operator.

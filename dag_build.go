@@ -63,6 +63,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
 	}
+	dag.params = compileParams(s.Params, s.ParamDocs)
 	if s.Catchup != nil {
 		dag.Catchup = *s.Catchup
 	}

@@ -327,9 +327,10 @@ func pyParams(params []pyParam) (map[string]any, map[string]ParamDoc, error) {
 	}
 	values := make(map[string]any, len(params))
 	docs := make(map[string]ParamDoc, len(params))
-	for _, p := range params {
+	for i, p := range params {
 		values[p.Name] = pyDecode(p.Default)
-		doc := ParamDoc{Class: p.Class, Description: pyDecode(p.Description), Schema: map[string]any{}}
+		doc := ParamDoc{Class: p.Class, Description: pyDecode(p.Description), Schema: map[string]any{},
+			rawSchema: p.Schema, order: i}
 		if schema, ok := pyDecode(p.Schema).(map[string]any); ok {
 			doc.Schema = schema
 		}

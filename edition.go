@@ -188,6 +188,14 @@ type runRules struct {
 	// trigger with logical_date null): it never collides with another's,
 	// has no data interval, and runs at its run_after.
 	nullLogicalDate bool
+	// paramsMerged: a trigger's conf is merged into the DAG's params and
+	// checked once, param by param, before the run's insert finds a
+	// duplicate (Airflow 3's SerializedParamsDict.deep_merge and
+	// validate, serialization/definitions/param.py); false: 2.10.3's
+	// ParamsDict.update checks each conf key of a param as it sets it,
+	// then validate() checks every param, after the duplicate check
+	// (models/param.py:221-229,261-270; dag_run_endpoint.py:322-344).
+	paramsMerged bool
 	// assetsFollowFile: an asset or alias a DAG file names takes the
 	// file's group and extra at every parse (Airflow 3's
 	// dag_processing/collection.py sync_assets); Airflow 2.10.3 keeps
@@ -686,6 +694,7 @@ var (
 		r.newRun.tiIDs = true
 		r.runID = runID3
 		r.nullLogicalDate = true
+		r.paramsMerged = true
 		r.assetsFollowFile = true
 		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
 		// exec_date_after_start_date_dep.py: NAME = "Logical Date".

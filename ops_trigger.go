@@ -28,6 +28,7 @@ const (
 	faultRunExists     opFault = "run_exists"      // dag_id, run_id, date; by_id, by_date: the runs found
 	faultRunIDReserved opFault = "run_id_reserved" // run_id, run_type
 	faultRunIDInvalid  opFault = "run_id_invalid"  // run_id
+	faultParamInvalid  opFault = "param_invalid"   // message: str() of the error
 )
 
 // triggerChecks are the checks of Airflow's that a trigger applies, by
@@ -184,6 +185,20 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	}
 	// The plan only reads the view, so running it again in a batch is
 	// harmless.
+	// The params: Airflow 3 checks them in create_dagrun before the
+	// insert meets a duplicate run; 2.10.3's APIs look for the duplicate
+	// first, and create_dagrun checks the run id, then the params
+	// (models/dag.py:3175-3186). A DAG without schemas has no check.
+	params := ""
+	if row.Def.params != nil && req.badConf == nil {
+		params = row.Def.params.validate(req.conf, rules.paramsMerged)
+	}
+	if params != "" && rules.paramsMerged {
+		if err := req.checks.runID(runID); err != nil {
+			return nil, err
+		}
+		return nil, opErr(errInvalid, faultParamInvalid, "message", params)
+	}
 	created, err := o.store.TriggerRun(func(v storeView) (*newRun, error) {
 		if err := runExists(v, req.dagID, runID, logical); err != nil {
 			return nil, err
@@ -193,6 +208,9 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		}
 		if err := req.checks.runID(runID); err != nil {
 			return nil, err
+		}
+		if params != "" {
+			return nil, opErr(errInvalid, faultParamInvalid, "message", params)
 		}
 		return &newRun{start: rules.newRun, dag: row.Def, runID: runID, date: date.UTC(), noDate: req.noDate,
 			runAfter: runAfter.UTC(), runType: runType, conf: req.conf,
