@@ -164,6 +164,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate":   r.templateExecutionDate,
 			"taskStates":              r.taskStates,
 			"nullLogicalDate":         r.nullLogicalDate,
+			"paramsMerged":            r.paramsMerged,
 			"assetsFollowFile":        r.assetsFollowFile,
 			"werkzeugReasons":         r.werkzeugReasons,
 			"depLogicalDate":          r.depLogicalDate,
@@ -290,6 +291,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"taskStates": []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
 			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
 		"nullLogicalDate": false,
+		"paramsMerged":    false,
 		// Airflow 2.10.3 airflow/models/dag.py bulk_write_to_db: datasets
 		// are created when missing, never updated.
 		"assetsFollowFile": false,
@@ -396,6 +398,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate": true,
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
+			"paramsMerged":          false,
 			"assetsFollowFile":      false,
 			"werkzeugReasons":       true,
 			"depLogicalDate":        false,
@@ -487,6 +490,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"templateExecutionDate": true,
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
+			"paramsMerged":          false,
 			"assetsFollowFile":      false,
 			"werkzeugReasons":       true,
 			"depLogicalDate":        false,
@@ -547,6 +551,7 @@ func want3(want2 map[string]any) map[string]any {
 		"newRun": runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
 		"nullLogicalDate": true,
+		"paramsMerged":    true,
 		// dag_processing/collection.py sync_assets, sync_asset_aliases.
 		"assetsFollowFile": true,
 		// uvicorn: Python's http.HTTPStatus phrases, which are Go's.
