@@ -244,8 +244,8 @@ func (o *operations) addNextDagRun(info *dagInfo) error {
 		return err
 	}
 	rules := o.rules()
-	if iv, ok, err := plannedInterval(def, last, o.now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
-		info.Next = &nextDagRun{LogicalDate: iv.start, IntervalStart: iv.start, IntervalEnd: iv.end, RunAfter: iv.end}
+	if p, ok, err := rules.plannedRun(def, last, o.now().UTC()); err == nil && ok {
+		info.Next = &nextDagRun{LogicalDate: p.logical, IntervalStart: p.interval.start, IntervalEnd: p.interval.end, RunAfter: p.runAfter}
 	}
 	return nil
 }
