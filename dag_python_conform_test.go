@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -388,5 +389,54 @@ func TestServePython_LastParseDuration(t *testing.T) {
 		if err := json.Unmarshal(ts.v2JSON(t, path)["last_parse_duration"], &took); err != nil || took == nil || *took <= 0 || *took > 60 {
 			t.Errorf("GET %s: last_parse_duration %v (%v), want the seconds the reader took", path, took, err)
 		}
+	}
+}
+
+// TestServePython_Edition3TimedeltaSchedule: a Python DAG's
+// schedule=timedelta(...) is a DeltaTriggerTimetable in Airflow 3.2.1
+// ([scheduler] create_delta_data_intervals False): its summary is
+// str(timedelta), its description empty, and its next run, without
+// catchup and without a run, fires at now, the instant as its interval
+// (timetables/trigger.py:76-104,147-148 of the 3.2.0-era main
+// Phinhas214/airflow c57fba0e).
+func TestServePython_Edition3TimedeltaSchedule(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	dir := t.TempDir()
+	src := `import datetime
+
+from airflow.sdk import DAG
+from airflow.providers.standard.operators.empty import EmptyOperator
+
+with DAG("py_delta", schedule=datetime.timedelta(hours=6), start_date=datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)):
+    EmptyOperator(task_id="t")
+`
+	if err := os.WriteFile(filepath.Join(dir, "py_delta.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := servePy3Folder(t, dir)
+	now := `"2024-05-01T10:00:00.123456Z"`
+	wantRaw(t, "py_delta details", ts.v2JSON(t, "/dags/py_delta/details"), map[string]string{
+		"timetable_summary": `"6:00:00"`, "timetable_description": `""`, "catchup": "false",
+		"next_dagrun_logical_date": now, "next_dagrun_data_interval_start": now,
+		"next_dagrun_data_interval_end": now, "next_dagrun_run_after": now,
+	})
+	var ids []string
+	for _, class := range []string{"DeltaTriggerTimetable", "DeltaDataIntervalTimetable"} {
+		var c struct {
+			Dags []struct {
+				DagID string `json:"dag_id"`
+			} `json:"dags"`
+		}
+		res := ts.do(t, http.MethodGet, "/api/v2/dags?timetable_type=airflow.timetables.trigger."+class, "")
+		if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+			t.Fatalf("timetable_type=%s: %d %s", class, res.status, res.body)
+		}
+		for _, d := range c.Dags {
+			ids = append(ids, class+":"+d.DagID)
+		}
+	}
+	if strings.Join(ids, ",") != "DeltaTriggerTimetable:py_delta" {
+		t.Errorf("timetable_type filters found %v, want py_delta as a DeltaTriggerTimetable only", ids)
 	}
 }
