@@ -300,3 +300,74 @@ func TestAPIv2_Edition3NextDagrun(t *testing.T) {
 		{"tutorial", q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z")},
 	})
 }
+
+// TestSchedulingRules_PlannedRun: the run each edition's timetables plan
+// next, due or not (the DAG's next_dagrun fields). Editions 2 and 1.10
+// plan data intervals, run after their end (2.10.3 timetables/
+// interval.py; 1.10.15 jobs/scheduler_job.py:676-692); edition 3 plans
+// trigger timetables' fire times, the logical date, run_after and the
+// interval's two ends all at once (timetables/trigger.py:76-104 of the
+// 3.2.0-era main Phinhas214/airflow c57fba0e).
+func TestSchedulingRules_PlannedRun(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2024, 1, 10, 13, 27, 45, 123456789, time.UTC)
+	at := func(d, h, m int) time.Time { return time.Date(2024, 1, d, h, m, 0, 0, time.UTC) }
+	nowMicro := now.Truncate(time.Microsecond)
+	type plan struct{ logical, start, end, runAfter time.Time }
+	instant := func(t time.Time) *plan { return &plan{t, t, t, t} }
+	cases := []struct {
+		name     string
+		ed       edition
+		schedule string
+		catchup  bool
+		start    time.Time
+		end      *time.Time
+		last     *time.Time
+		want     *plan // nil: none
+	}{
+		{"2: 6h without catchup, aligned to the epoch", edition2, "6h", false, at(1, 0, 0), nil, nil,
+			&plan{at(10, 6, 0), at(10, 6, 0), at(10, 12, 0), at(10, 12, 0)}},
+		{"1.10: 6h without catchup, ending now", edition110, "6h", false, at(1, 0, 0), nil, nil,
+			&plan{now.Add(-6 * time.Hour), now.Add(-6 * time.Hour), now, now}},
+		{"2: daily with catchup after the last", edition2, "@daily", true, at(1, 0, 0), nil, ptr(at(3, 0, 0)),
+			&plan{at(4, 0, 0), at(4, 0, 0), at(5, 0, 0), at(5, 0, 0)}},
+		{"2: daily without catchup, the latest interval", edition2, "0 0 * * *", false, at(1, 0, 0), nil, nil,
+			&plan{at(9, 0, 0), at(9, 0, 0), at(10, 0, 0), at(10, 0, 0)}},
+		{"3: 6h without catchup fires now", edition3, "6h", false, at(1, 0, 0), nil, nil, instant(nowMicro)},
+		{"3: 6h without catchup, a duration after the last", edition3, "6h", false, at(1, 0, 0), nil, ptr(at(10, 12, 0)),
+			instant(at(10, 18, 0))},
+		{"3: 6h without catchup, now when the last is older", edition3, "6h", false, at(1, 0, 0), nil, ptr(at(10, 6, 0)),
+			instant(nowMicro)},
+		{"3: 6h without catchup, start_date ahead", edition3, "6h", false, at(11, 0, 0), nil, nil, instant(at(11, 0, 0))},
+		{"3: 6h with catchup starts at start_date", edition3, "6h", true, at(9, 3, 0), nil, nil, instant(at(9, 3, 0))},
+		{"3: 6h with catchup after the last", edition3, "6h", true, at(9, 3, 0), nil, ptr(at(9, 9, 0)), instant(at(9, 15, 0))},
+		{"3: daily without catchup after the last", edition3, "@daily", false, at(1, 0, 0), nil, ptr(at(10, 0, 0)), instant(at(11, 0, 0))},
+		{"3: daily without catchup, now's tick", edition3, "@daily", false, at(1, 0, 0), nil, ptr(at(5, 0, 0)), instant(at(10, 0, 0))},
+		{"3: daily with catchup at start_date's tick", edition3, "@daily", true, at(8, 0, 0), nil, nil, instant(at(8, 0, 0))},
+		{"3: daily with catchup from between ticks", edition3, "@daily", true, at(8, 6, 0), nil, nil, instant(at(9, 0, 0))},
+		{"3: none past end_date", edition3, "6h", true, at(9, 3, 0), ptr(at(9, 8, 0)), ptr(at(9, 3, 0)), nil},
+		{"3: the fire time at end_date", edition3, "6h", true, at(9, 3, 0), ptr(at(9, 9, 0)), ptr(at(9, 3, 0)), instant(at(9, 9, 0))},
+		{"3: @once at start_date", edition3, "@once", false, at(9, 3, 0), nil, nil, instant(at(9, 3, 0))},
+		{"3: @once only once", edition3, "@once", false, at(9, 3, 0), nil, ptr(at(9, 3, 0)), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dag := &DAG{DagID: "d", Schedule: ptr(tc.schedule), StartDate: ptr(tc.start), EndDate: tc.end, Catchup: tc.catchup}
+			p, ok, err := tc.ed.rules().plannedRun(dag, tc.last, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				if ok {
+					t.Errorf("planned %+v, want none", p)
+				}
+				return
+			}
+			got := plan{p.logical, p.interval.start, p.interval.end, p.runAfter}
+			if !ok || got != *tc.want {
+				t.Errorf("planned %v (%v), want %v", got, ok, *tc.want)
+			}
+		})
+	}
+}
