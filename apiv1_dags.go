@@ -96,11 +96,11 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		return nil, err
 	}
 	rules := s.rules()
-	if iv, ok, err := plannedInterval(def, last, s.opts.Now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
-		d["next_dagrun"] = isoFormat(iv.start)
-		d["next_dagrun_data_interval_start"] = isoFormat(iv.start)
-		d["next_dagrun_data_interval_end"] = isoFormat(iv.end)
-		d["next_dagrun_create_after"] = isoFormat(iv.end)
+	if p, ok, err := rules.plannedRun(def, last, s.opts.Now().UTC()); err == nil && ok {
+		d["next_dagrun"] = isoFormat(p.logical)
+		d["next_dagrun_data_interval_start"] = isoFormat(p.interval.start)
+		d["next_dagrun_data_interval_end"] = isoFormat(p.interval.end)
+		d["next_dagrun_create_after"] = isoFormat(p.runAfter)
 	}
 	return d, nil
 }

@@ -529,3 +529,45 @@ tasks:
 		t.Errorf("runs by logical date = %v, want %v", byDate, want)
 	}
 }
+
+// TestAPIv2_Backfill_DeltaTrigger: a duration schedule's backfill dates
+// are its DeltaTriggerTimetable's (3.2.1 models/backfill.py
+// _get_info_list: DAG.iter_dagrun_infos_between with catchup from
+// from_date, serialization/definitions/dag.py:433-470): from_date
+// itself, then a duration apart up to to_date, each run dated at its
+// date, run after it, named after it, the instant as its interval
+// (timetables/trigger.py:76-104 of the 3.2.0-era main Phinhas214/airflow
+// c57fba0e).
+func TestAPIv2_Backfill_DeltaTrigger(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(`
+dag_id: bf_delta
+schedule_interval: 12h
+start_date: 2024-01-01T00:00:00+00:00
+tasks:
+  - {task_id: hello, operator: EmptyOperator}
+`))
+	res := ts.do(t, http.MethodPost, "/api/v2/backfills",
+		`{"dag_id": "bf_delta", "from_date": "2024-01-01T06:00:00Z", "to_date": "2024-01-02T06:00:00Z", "max_active_runs": 1}`)
+	if res.status != 200 {
+		t.Fatalf("create = %d %s", res.status, res.body)
+	}
+	var c struct {
+		DagRuns []map[string]any `json:"dag_runs"`
+	}
+	runs := ts.do(t, http.MethodGet, "/api/v2/dags/bf_delta/dagRuns?order_by=logical_date", "")
+	if err := json.Unmarshal([]byte(runs.body), &c); err != nil {
+		t.Fatalf("runs = %d %s (%v)", runs.status, runs.body, err)
+	}
+	var got []string
+	for _, r := range c.DagRuns {
+		got = append(got, fmt.Sprintf("%v %v %v %v %v", r["dag_run_id"], r["logical_date"], r["run_after"], r["data_interval_start"], r["data_interval_end"]))
+	}
+	var want []string
+	for _, at := range []string{"2024-01-01T06:00:00", "2024-01-01T18:00:00", "2024-01-02T06:00:00"} {
+		want = append(want, fmt.Sprintf("backfill__%s+00:00 %[1]sZ %[1]sZ %[1]sZ %[1]sZ", at))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("backfill runs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -100,7 +100,8 @@ func TestAPIv2_GetDags(t *testing.T) {
 		{"has_asset_schedule=true", []string{}, 0},
 		{"has_asset_schedule=false", all, 5},
 		{"has_import_errors=false", all, 5},
-		{"timetable_type=airflow.timetables.simple.NullTimetable", []string{"example_python_operator", "example_simplest_dag", "example_trigger_target_dag"}, 3},
+		{"timetable_type=NullTimetable", []string{"example_python_operator", "example_simplest_dag", "example_trigger_target_dag"}, 3},
+		{"timetable_type=CronTriggerTimetable&timetable_type=DeltaTriggerTimetable", []string{"example_bash_operator", "tutorial"}, 2},
 		{"is_favorite=true", []string{}, 0},
 		{"order_by=-dag_id", []string{"tutorial", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator", "example_bash_operator"}, 5},
 		{"order_by=-dag_display_name", []string{"tutorial", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator", "example_bash_operator"}, 5},
@@ -109,7 +110,9 @@ func TestAPIv2_GetDags(t *testing.T) {
 		{"order_by=last_run_state", []string{"example_bash_operator", "tutorial", "example_python_operator", "example_simplest_dag", "example_trigger_target_dag"}, 5},
 		{"order_by=-last_run_state", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator"}, 5},
 		{"order_by=-last_run_start_date", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator"}, 5},
-		{"order_by=next_dagrun&order_by=-dag_id", []string{"tutorial", "example_bash_operator", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator"}, 5},
+		// example_bash_operator's next tick, 2024-05-01T00:00, comes
+		// before tutorial's 1d DeltaTriggerTimetable firing now (10:00).
+		{"order_by=next_dagrun&order_by=-dag_id", []string{"example_bash_operator", "tutorial", "example_trigger_target_dag", "example_simplest_dag", "example_python_operator"}, 5},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
@@ -181,7 +184,9 @@ func TestAPIv2_DagErrors(t *testing.T) {
 var lastParseDurationRe = regexp.MustCompile(`"last_parse_duration":[0-9.e+-]+`)
 
 // TestAPIv2_GetDag checks DAGResponse field by field, in pydantic's
-// order, and the details' own fields.
+// order, and the details' own fields. next_dagrun_* are the
+// CronTriggerTimetable's next DagRunInfo: without catchup and without a
+// run, now's tick, the instant as its interval and its run_after.
 func TestAPIv2_GetDag(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -194,7 +199,7 @@ func TestAPIv2_GetDag(t *testing.T) {
 		`"tags":[{"name":"example","dag_id":"example_bash_operator","dag_display_name":"example_bash_operator"},` +
 		`{"name":"example2","dag_id":"example_bash_operator","dag_display_name":"example_bash_operator"}],` +
 		`"max_active_tasks":16,"max_active_runs":16,"max_consecutive_failed_dag_runs":0,"has_task_concurrency_limits":false,` +
-		`"has_import_errors":false,"next_dagrun_logical_date":"2024-04-30T00:00:00Z","next_dagrun_data_interval_start":"2024-04-30T00:00:00Z",` +
+		`"has_import_errors":false,"next_dagrun_logical_date":"2024-05-01T00:00:00Z","next_dagrun_data_interval_start":"2024-05-01T00:00:00Z",` +
 		`"next_dagrun_data_interval_end":"2024-05-01T00:00:00Z","next_dagrun_run_after":"2024-05-01T00:00:00Z","allowed_run_types":null,` +
 		`"owners":["airflow"],"file_token":"` + token + `"}`
 	// last_parse_duration is the seconds the file's read took (a measure,
@@ -480,7 +485,8 @@ func TestAPIv2_GetDags_FilterColumns(t *testing.T) {
 		{"asset_dependency=nonexistent", []string{}, 0},
 		{"has_asset_schedule=true&asset_dependency=test_asset", []string{"on_asset"}, 1},
 		{"has_asset_schedule=false&asset_dependency=test_asset", []string{}, 0},
-		{"timetable_type=airflow.timetables.simple.AssetTriggeredTimetable", []string{"on_asset"}, 1},
+		{"timetable_type=AssetTriggeredTimetable", []string{"on_asset"}, 1},
+		{"timetable_type=airflow.timetables.simple.AssetTriggeredTimetable", []string{}, 0},
 		// An empty value: FilterParam skips an empty string (bundle_name,
 		// bundle_version); the ILIKE filters match every value ('%%').
 		{"bundle_name=&limit=1", examples[:1], 6},

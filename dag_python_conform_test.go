@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -246,12 +247,16 @@ func TestServePython_Edition3AsAirflow(t *testing.T) {
 		wantRaw(t, id, ts.v2JSON(t, "/dags/"+id+"/details"), want)
 	}
 	// get_dags' timetable_type filter reads the timetable's class
-	// (DagModel.timetable_type), the one the file's schedule made.
+	// (DagModel.timetable_type), the one the file's schedule made: the
+	// class name alone for Airflow's own (Timetable.type_name,
+	// timetables/base.py:265-290 of the 3.2.0-era main Phinhas214/airflow
+	// c57fba0e), so a qualified name finds none.
 	for class, wantIDs := range map[string][]string{
-		"airflow.timetables.trigger.CronTriggerTimetable":     {"conform3_flow"},
-		"airflow.timetables.simple.AssetTriggeredTimetable":   {"conform3_assets", "conform3_list"},
-		"airflow.timetables.assets.AssetOrTimeSchedule":       {"conform3_or_time"},
-		"airflow.timetables.simple.DatasetTriggeredTimetable": {},
+		"CronTriggerTimetable":                            {"conform3_flow"},
+		"AssetTriggeredTimetable":                         {"conform3_assets", "conform3_list"},
+		"AssetOrTimeSchedule":                             {"conform3_or_time"},
+		"DatasetTriggeredTimetable":                       {},
+		"airflow.timetables.trigger.CronTriggerTimetable": {},
 	} {
 		res := ts.do(t, http.MethodGet, "/api/v2/dags?dag_id_pattern=conform3&timetable_type="+class, "")
 		if ids, _ := v2DagIDs(t, res.body); !slices.Equal(ids, wantIDs) {
@@ -388,5 +393,54 @@ func TestServePython_LastParseDuration(t *testing.T) {
 		if err := json.Unmarshal(ts.v2JSON(t, path)["last_parse_duration"], &took); err != nil || took == nil || *took <= 0 || *took > 60 {
 			t.Errorf("GET %s: last_parse_duration %v (%v), want the seconds the reader took", path, took, err)
 		}
+	}
+}
+
+// TestServePython_Edition3TimedeltaSchedule: a Python DAG's
+// schedule=timedelta(...) is a DeltaTriggerTimetable in Airflow 3.2.1
+// ([scheduler] create_delta_data_intervals False): its summary is
+// str(timedelta), its description empty, and its next run, without
+// catchup and without a run, fires at now, the instant as its interval
+// (timetables/trigger.py:76-104,147-148 of the 3.2.0-era main
+// Phinhas214/airflow c57fba0e).
+func TestServePython_Edition3TimedeltaSchedule(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	dir := t.TempDir()
+	src := `import datetime
+
+from airflow.sdk import DAG
+from airflow.providers.standard.operators.empty import EmptyOperator
+
+with DAG("py_delta", schedule=datetime.timedelta(hours=6), start_date=datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)):
+    EmptyOperator(task_id="t")
+`
+	if err := os.WriteFile(filepath.Join(dir, "py_delta.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := servePy3Folder(t, dir)
+	now := `"2024-05-01T10:00:00.123456Z"`
+	wantRaw(t, "py_delta details", ts.v2JSON(t, "/dags/py_delta/details"), map[string]string{
+		"timetable_summary": `"6:00:00"`, "timetable_description": `""`, "catchup": "false",
+		"next_dagrun_logical_date": now, "next_dagrun_data_interval_start": now,
+		"next_dagrun_data_interval_end": now, "next_dagrun_run_after": now,
+	})
+	var ids []string
+	for _, class := range []string{"DeltaTriggerTimetable", "DeltaDataIntervalTimetable", "airflow.timetables.trigger.DeltaTriggerTimetable"} {
+		var c struct {
+			Dags []struct {
+				DagID string `json:"dag_id"`
+			} `json:"dags"`
+		}
+		res := ts.do(t, http.MethodGet, "/api/v2/dags?timetable_type="+class, "")
+		if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+			t.Fatalf("timetable_type=%s: %d %s", class, res.status, res.body)
+		}
+		for _, d := range c.Dags {
+			ids = append(ids, class+":"+d.DagID)
+		}
+	}
+	if strings.Join(ids, ",") != "DeltaTriggerTimetable:py_delta" {
+		t.Errorf("timetable_type filters found %v, want py_delta as a DeltaTriggerTimetable only", ids)
 	}
 }

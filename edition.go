@@ -861,19 +861,15 @@ func runID3(runType string, logical *time.Time, runAfter time.Time) string {
 func noStoredInterval(*DAG, time.Time) *dataInterval { return nil }
 
 // manualInterval3 is the data interval of Airflow 3's timetables for a run
-// triggered at date (infer_manual_data_interval): a cron expression or
-// preset is a CronTriggerTimetable ([scheduler]
-// create_cron_data_intervals is False from 3.0), whose interval is the
-// instant; a duration keeps its DeltaDataIntervalTimetable, the duration
-// that ends at date; no schedule and @once are the instant.
-func manualInterval3(dag *DAG, date time.Time) *dataInterval {
-	// A compiled cron schedule is not a duration: checked first, as every
-	// trigger of a cron DAG asks.
-	if dag != nil && dag.cron == nil && dag.Schedule != nil && isDurationSchedule(*dag.Schedule) {
-		if d, err := parseDuration(*dag.Schedule); err == nil {
-			return &dataInterval{date.Add(-d), date}
-		}
-	}
+// triggered at date (infer_manual_data_interval): the instant, for every
+// schedule airlite runs. A cron expression or preset is a
+// CronTriggerTimetable and a duration a DeltaTriggerTimetable
+// ([scheduler] create_cron_data_intervals and create_delta_data_intervals
+// are False: config_templates/config.yml:2561-2597 of the 3.2.0-era main
+// Phinhas214/airflow c57fba0e), whose interval is date less their
+// interval, timedelta(0) (timetables/trigger.py:49-53,125,188); no
+// schedule and @once are the instant too.
+func manualInterval3(_ *DAG, date time.Time) *dataInterval {
 	return &dataInterval{date, date}
 }
 

@@ -578,9 +578,11 @@ func want3(want2 map[string]any) map[string]any {
 		"scheduledRuns":    scheduledRunRule{triggerTimetable: true},
 		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
 		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
-		// CronTriggerTimetable's instant; DeltaDataIntervalTimetable's hour before
+		// CronTriggerTimetable's and DeltaTriggerTimetable's instant
+		// (_TriggerTimetable.infer_manual_data_interval with interval 0,
+		// timetables/trigger.py:49-53 of c57fba0e)
 		"manualInterval": []string{"2024-05-01T10:00:00.000123+00:00 2024-05-01T10:00:00.000123+00:00",
-			"2024-05-01T09:00:00.000123+00:00 2024-05-01T10:00:00.000123+00:00"},
+			"2024-05-01T10:00:00.000123+00:00 2024-05-01T10:00:00.000123+00:00"},
 		// task-sdk/src/airflow/sdk/execution_time/task_runner.py get_template_context
 		"templateVars": []string{"conn", "dag", "dag_run", "data_interval_end", "data_interval_start", "ds", "ds_nodash",
 			"inlet_events", "inlets", "logical_date", "macros", "map_index_template", "outlet_events", "outlets", "params",

@@ -94,10 +94,14 @@ func validateBackfill(dag *DAG, req *backfillRequest, now time.Time) error {
 // backfillInfos is _get_info_list: the dates of dag's schedule from from
 // to to (the DAG's start_date and end_date do not bound them), those
 // whose data interval has ended before now, latest first when reverse.
-// Airflow 3 reads a cron expression or preset as a CronTriggerTimetable:
-// a run at each tick, its interval the instant; a duration is a
-// DeltaDataIntervalTimetable, its run dated at the interval's start and
-// due at its end; @once runs once, at from.
+// Airflow 3 walks the DAG's timetable with catchup from from
+// (DAG.iter_dagrun_infos_between, serialization/definitions/dag.py:
+// 433-470 of the 3.2.0-era main Phinhas214/airflow c57fba0e): a cron
+// expression's CronTriggerTimetable and a duration's
+// DeltaTriggerTimetable fire at from's first fire time (a duration's:
+// from itself) and each one after it up to to, each run dated at its
+// fire time, the instant as its interval (triggerNext); @once runs once,
+// at from.
 func backfillInfos(dag *DAG, from, to, now time.Time, reverse bool) ([]backfillInfo, error) {
 	var out []backfillInfo
 	add := func(iv dataInterval, runAfter time.Time) error {
@@ -109,35 +113,20 @@ func backfillInfos(dag *DAG, from, to, now time.Time, reverse bool) ([]backfillI
 		}
 		return nil
 	}
-	sched := *dag.Schedule
-	switch {
-	case sched == "@once":
+	if *dag.Schedule == "@once" {
 		if !from.After(to) {
 			if err := add(dataInterval{from, from}, from); err != nil {
 				return nil, err
 			}
 		}
-	case isDurationSchedule(sched):
-		d, err := parseDuration(sched)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("schedule %q: not a positive duration", sched)
-		}
-		for start := from; !start.After(to); start = start.Add(d) {
-			if err := add(dataInterval{start, start.Add(d)}, start.Add(d)); err != nil {
-				return nil, err
-			}
-		}
-	default:
-		cron, err := cronOf(dag)
+	} else {
+		fires, err := fireTimesOf(dag)
 		if err != nil {
 			return nil, err
 		}
-		if cron == nil {
-			return nil, fmt.Errorf("schedule %q: airlite does not schedule it", sched)
-		}
-		for t, err := cron.next(from, true); !t.After(to); t, err = cron.next(t, false) {
+		for t, err := fires.atOrAfter(from); !t.After(to); t, err = fires.after(t) {
 			if err != nil {
-				return nil, fmt.Errorf("schedule %q: %w", sched, err)
+				return nil, fmt.Errorf("schedule %q: %w", *dag.Schedule, err)
 			}
 			if err := add(dataInterval{t, t}, t); err != nil {
 				return nil, err

@@ -244,8 +244,8 @@ func (o *operations) addNextDagRun(info *dagInfo) error {
 		return err
 	}
 	rules := o.rules()
-	if iv, ok, err := plannedInterval(def, last, o.now().UTC(), rules.deltaEpochAligned, rules.scheduleEnd(def)); err == nil && ok {
-		info.Next = &nextDagRun{LogicalDate: iv.start, IntervalStart: iv.start, IntervalEnd: iv.end, RunAfter: iv.end}
+	if p, ok, err := rules.plannedRun(def, last, o.now().UTC()); err == nil && ok {
+		info.Next = &nextDagRun{LogicalDate: p.logical, IntervalStart: p.interval.start, IntervalEnd: p.interval.end, RunAfter: p.runAfter}
 	}
 	return nil
 }
@@ -609,28 +609,35 @@ func allOf(want []string, has func(string) bool) bool {
 	return true
 }
 
-// timetableType is DagModel.timetable_type, the qualified name of the
-// DAG's timetable class in Airflow 3: a cron schedule's
-// CronTriggerTimetable, a duration's DeltaTriggerTimetable, @once's
-// OnceTimetable, @continuous's ContinuousTimetable, None's NullTimetable,
-// a shown timetable's own (assets: AssetTriggeredTimetable).
+// timetableType is DagModel.timetable_type, Timetable.type_name of the
+// DAG's timetable in Airflow 3: the class name alone for Airflow's own
+// timetables (a module under airflow.timetables. or
+// airflow.sdk.definitions.timetables.), the qualified name for another's
+// (timetables/base.py:265-290 of the 3.2.0-era main Phinhas214/airflow
+// c57fba0e): a cron schedule's CronTriggerTimetable, a duration's
+// DeltaTriggerTimetable, @once's OnceTimetable, @continuous's
+// ContinuousTimetable, None's NullTimetable, a shown timetable's own
+// (assets: AssetTriggeredTimetable).
 func timetableType(def *DAG) string {
-	const pkg = "airflow.timetables."
 	switch {
 	case def == nil || def.Schedule == nil && def.Timetable == nil:
-		return pkg + "simple.NullTimetable"
+		return "NullTimetable"
 	case def.Schedule == nil && def.Timetable.Type != "":
-		return def.Timetable.Type
+		typ := def.Timetable.Type
+		if strings.HasPrefix(typ, "airflow.timetables.") || strings.HasPrefix(typ, "airflow.sdk.definitions.timetables.") {
+			return typ[strings.LastIndexByte(typ, '.')+1:]
+		}
+		return typ
 	case def.Schedule == nil:
-		return pkg + "base.Timetable"
+		return "Timetable"
 	case *def.Schedule == "@once":
-		return pkg + "simple.OnceTimetable"
+		return "OnceTimetable"
 	case *def.Schedule == "@continuous":
-		return pkg + "simple.ContinuousTimetable"
+		return "ContinuousTimetable"
 	case isDurationSchedule(*def.Schedule):
-		return pkg + "trigger.DeltaTriggerTimetable"
+		return "DeltaTriggerTimetable"
 	}
-	return pkg + "trigger.CronTriggerTimetable"
+	return "CronTriggerTimetable"
 }
 
 // compareDagKey orders two DAGs by one key; NULLs go last either way, as

@@ -264,10 +264,10 @@ func TestRuns3_TemplateContext(t *testing.T) {
 }
 
 // TestRuns3_ScheduledRuns: Airflow 3's scheduler dates a cron run at the
-// tick it runs at (CronTriggerTimetable, the instant as its interval),
-// and a duration's at its interval's start with run_after at the end
-// (DeltaDataIntervalTimetable); either is named after its run_after,
-// stores its interval and was triggered by the timetable.
+// tick it runs at (CronTriggerTimetable) and a duration's at the time it
+// fires (DeltaTriggerTimetable), the instant as its interval and its
+// run_after; either is named after its run_after, stores its interval and
+// was triggered by the timetable.
 func TestRuns3_ScheduledRuns(t *testing.T) {
 	day := func(d, h int) time.Time { return time.Date(2024, 1, d, h, 0, 0, 0, time.UTC) }
 	type want struct {
@@ -284,8 +284,9 @@ func TestRuns3_ScheduledRuns(t *testing.T) {
 			{"scheduled__2024-01-11T00:00:00+00:00", day(11, 0), day(11, 0), day(11, 0), day(11, 0)},
 		}},
 		{"duration with catchup", "6h", "catchup: true\nstart_date: 2024-01-10T00:00:00+00:00", 0, []want{
-			{"scheduled__2024-01-10T06:00:00+00:00", day(10, 0), day(10, 6), day(10, 0), day(10, 6)},
-			{"scheduled__2024-01-10T12:00:00+00:00", day(10, 6), day(10, 12), day(10, 6), day(10, 12)},
+			{"scheduled__2024-01-10T00:00:00+00:00", day(10, 0), day(10, 0), day(10, 0), day(10, 0)},
+			{"scheduled__2024-01-10T06:00:00+00:00", day(10, 6), day(10, 6), day(10, 6), day(10, 6)},
+			{"scheduled__2024-01-10T12:00:00+00:00", day(10, 12), day(10, 12), day(10, 12), day(10, 12)},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -483,12 +483,11 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		// further, up to now.
 		var f scheduledForm
 		for {
-			last = s.rules.scheduledRuns.lastStart(dag, last)
-			iv, ok, err := nextInterval(dag, last, now, s.rules.deltaEpochAligned, s.rules.scheduleEnd(dag))
-			if err != nil || !ok {
+			p, ok, err := s.rules.plannedRun(dag, last, now)
+			if err != nil || !ok || p.runAfter.After(now) {
 				return nil, err
 			}
-			f = s.rules.scheduledRuns.form(dag, iv)
+			f = s.rules.scheduledRuns.form(p)
 			if _, err := v.RunAt(dag.DagID, f.logical); errors.Is(err, errNotFound) {
 				break
 			} else if err != nil {

@@ -25,28 +25,20 @@ var cronPresets = map[string]string{
 // (execution_date) is the start, and it is due once the end has passed.
 type dataInterval struct{ start, end time.Time }
 
-// nextInterval returns the next interval a DAG's schedule asks a run for,
-// after the run whose logical date is last (nil: no scheduled run yet), as
-// Airflow's timetables compute it: cron intervals run tick to tick, a
-// duration runs from start_date in steps, @once runs once at start_date.
-// Without catchup only the latest complete interval is taken; for a
-// duration that is the one ending at now rounded down to a multiple of
-// the duration since the Unix epoch when epochAligned (Airflow 2), else
-// the one ending at now (1.10). No interval starts after end (nil: never;
-// editionRules.scheduleEnd says where a DAG's schedule ends). ok is false
-// when there is nothing (more) to schedule, or the interval is not due
-// yet (its end has not passed).
-func nextInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, end *time.Time) (dataInterval, bool, error) {
-	iv, ok, err := plannedInterval(dag, last, now, epochAligned, end)
-	if err != nil || !ok || iv.end.After(now) {
-		return dataInterval{}, false, err
-	}
-	return iv, true, nil
-}
-
-// plannedInterval is nextInterval whether or not the interval is due:
-// what Airflow writes in DagModel's next_dagrun fields when it creates
-// the latest run (2.10.3 models/dag.py:4180 calculate_dagrun_date_fields).
+// plannedInterval returns the next interval a DAG's schedule asks a run
+// for, due or not, after the run whose logical date is last (nil: no
+// scheduled run yet), as Airflow 1.10's and 2's timetables compute it:
+// cron intervals run tick to tick, a duration runs from start_date in
+// steps, @once runs once at start_date. Without catchup only the latest
+// complete interval is taken; for a duration that is the one ending at
+// now rounded down to a multiple of the duration since the Unix epoch
+// when epochAligned (Airflow 2), else the one ending at now (1.10). No
+// interval starts after end (nil: never; editionRules.scheduleEnd says
+// where a DAG's schedule ends). ok is false when there is nothing (more)
+// to schedule. The interval is what Airflow writes in DagModel's
+// next_dagrun fields when it creates the latest run (2.10.3
+// models/dag.py:4180 calculate_dagrun_date_fields); the run is due once
+// its end has passed.
 func plannedInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool, end *time.Time) (dataInterval, bool, error) {
 	first := dag.scheduleStart()
 	if dag.Schedule == nil || first == nil {
@@ -223,21 +215,169 @@ func scheduleEnd110(dag *DAG) *time.Time {
 }
 
 // scheduledRunRule is how a release dates the run its schedule creates
-// for an interval (editionRules.scheduledRuns).
+// (editionRules.scheduledRuns).
 //
-// Airflow 1.10 and 2 date it at the interval's start and run it once the
+// Airflow 1.10 and 2 date it at its interval's start and run it once the
 // interval has passed; its id is the logical date, its interval follows
 // from the schedule when read. Airflow 3 (triggerTimetable) reads a cron
-// expression or preset as a CronTriggerTimetable ([scheduler]
-// create_cron_data_intervals is False from 3.0): the run is dated at the
-// tick it runs at, its data interval the instant; a duration keeps its
-// DeltaDataIntervalTimetable, dated at the interval's start and run after
-// its end. Either way Airflow 3 stores the interval, names the run after
-// its run_after (Timetable.generate_run_id,
-// airflow-core/src/airflow/timetables/base.py) and records that the
-// timetable triggered it.
+// expression or preset as a CronTriggerTimetable and a duration as a
+// DeltaTriggerTimetable ([scheduler] create_cron_data_intervals and
+// create_delta_data_intervals both default to False:
+// airflow-core/src/airflow/config_templates/config.yml:2561-2597 of the
+// 3.2.0-era main Phinhas214/airflow c57fba0e): the run is dated at the
+// time it fires, which is also its run_after, and its data interval is
+// that instant (the timetables' interval defaults to timedelta(0),
+// timetables/trigger.py:101-104,125,188). Airflow 3 stores the interval,
+// names the run after its run_after (Timetable.generate_run_id,
+// timetables/base.py:325-340) and records that the timetable triggered
+// it.
 type scheduledRunRule struct {
 	triggerTimetable bool
+}
+
+// plannedRun is the run a DAG's schedule wants next, due or not: what
+// Airflow writes in DagModel's next_dagrun fields (next_dagrun, its data
+// interval, next_dagrun_create_after).
+type plannedRun struct {
+	logical  time.Time
+	interval dataInterval
+	runAfter time.Time // due once now reaches it
+}
+
+// plannedRun is the run dag's schedule wants after the scheduled run
+// dated last (nil: none yet), asked at now, as the release's timetables
+// plan it (Airflow 3.2.1: DagModel.calculate_dagrun_date_fields,
+// models/dag.py:728-770 of c57fba0e, from the timetable's next
+// DagRunInfo; 2.10.3 models/dag.py:4180). ok is false when the schedule
+// wants no (more) runs.
+func (r *schedulingRules) plannedRun(dag *DAG, last *time.Time, now time.Time) (plannedRun, bool, error) {
+	if dag.Schedule == nil {
+		return plannedRun{}, false, nil
+	}
+	if r.scheduledRuns.triggerTimetable && *dag.Schedule != "@once" {
+		at, ok, err := triggerNext(dag, last, now, r.scheduleEnd(dag))
+		return plannedRun{logical: at, interval: dataInterval{at, at}, runAfter: at}, ok, err
+	}
+	iv, ok, err := plannedInterval(dag, last, now, r.deltaEpochAligned, r.scheduleEnd(dag))
+	return plannedRun{logical: iv.start, interval: iv, runAfter: iv.end}, ok, err
+}
+
+// triggerNext is when Airflow 3's trigger timetable for dag's schedule
+// fires next after the scheduled run that fired at last (nil: none yet),
+// asked at now (_TriggerTimetable.next_dagrun_info, timetables/
+// trigger.py:76-104 of c57fba0e; the restriction's earliest is the
+// DAG's start_date, its latest the schedule's end, end).
+//
+// With catchup it is the fire time after last, else start_date's first
+// fire time. Without, it is the latest of now's last fire time, the one
+// after last and start_date's first. A DAG without a start_date (Airflow
+// 3 allows one without catchup) fires first as _calc_first_run says.
+// None fires after end.
+func triggerNext(dag *DAG, last *time.Time, now time.Time, end *time.Time) (time.Time, bool, error) {
+	fires, err := fireTimesOf(dag)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	now = now.UTC().Truncate(time.Microsecond) // Python's datetimes hold microseconds
+	earliest := dag.scheduleStart()
+	var next time.Time
+	latest := func(t time.Time, err error) error {
+		if err == nil && t.After(next) {
+			next = t
+		}
+		return err
+	}
+	switch {
+	case dag.Catchup && last != nil:
+		next, err = fires.after(*last)
+	case dag.Catchup && earliest == nil:
+		next, err = fires.first(now)
+	case dag.Catchup:
+		next, err = fires.atOrAfter(earliest.UTC())
+	default:
+		next, err = fires.atOrBefore(now)
+		if err == nil && last != nil {
+			err = latest(fires.after(*last))
+		} else if err == nil && earliest == nil {
+			err = latest(fires.first(now))
+		}
+		if err == nil && earliest != nil {
+			err = latest(fires.atOrAfter(earliest.UTC()))
+		}
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("schedule %q: %w", *dag.Schedule, err)
+	}
+	if end != nil && end.Before(next) {
+		return time.Time{}, false, nil
+	}
+	return next, true, nil
+}
+
+// fireTimes are when a trigger timetable fires: the alignments and steps
+// _TriggerTimetable.next_dagrun_info asks its mixin for.
+type fireTimes interface {
+	after(t time.Time) (time.Time, error)      // _get_next: the fire time after t
+	atOrAfter(t time.Time) (time.Time, error)  // _align_to_next: t when it is one
+	atOrBefore(t time.Time) (time.Time, error) // _align_to_prev: t when it is one
+	first(now time.Time) (time.Time, error)    // _calc_first_run, without a start_date
+}
+
+// fireTimesOf is the trigger timetable of dag's schedule: a duration's
+// DeltaTriggerTimetable or a cron expression's CronTriggerTimetable.
+func fireTimesOf(dag *DAG) (fireTimes, error) {
+	sched := *dag.Schedule
+	if dag.cron == nil && isDurationSchedule(sched) {
+		d, _ := parseDuration(sched)
+		if d <= 0 {
+			return nil, fmt.Errorf("schedule %q: duration must be positive", sched)
+		}
+		return deltaFires(d), nil
+	}
+	cron, err := cronOf(dag)
+	if err != nil {
+		return nil, err
+	}
+	if cron == nil {
+		return nil, fmt.Errorf("schedule %q: airlite does not schedule it", sched)
+	}
+	return cronFires{cron}, nil
+}
+
+// deltaFires is DeltaTriggerTimetable's (DeltaMixin, timetables/
+// _delta.py:61-71): a step is the duration, every time is aligned, and
+// without a start_date the first run is now (trigger.py:147-148).
+type deltaFires time.Duration
+
+func (d deltaFires) after(t time.Time) (time.Time, error)      { return t.Add(time.Duration(d)), nil }
+func (d deltaFires) atOrAfter(t time.Time) (time.Time, error)  { return t, nil }
+func (d deltaFires) atOrBefore(t time.Time) (time.Time, error) { return t, nil }
+func (d deltaFires) first(now time.Time) (time.Time, error)    { return now, nil }
+
+// cronFires is CronTriggerTimetable's (CronMixin, timetables/_cron.py):
+// the ticks of its expression.
+type cronFires struct{ c *cronSchedule }
+
+func (f cronFires) after(t time.Time) (time.Time, error)      { return f.c.next(t, false) }
+func (f cronFires) atOrAfter(t time.Time) (time.Time, error)  { return f.c.next(t, true) }
+func (f cronFires) atOrBefore(t time.Time) (time.Time, error) { return f.c.prev(t, true) }
+
+// first is _calc_first_run with run_immediately False (trigger.py:
+// 216-237): the tick before now when now is within a tenth of the gap
+// between ticks (five minutes at least) of it, else the tick after.
+func (f cronFires) first(now time.Time) (time.Time, error) {
+	past, err := f.c.prev(now, true)
+	if err != nil {
+		return time.Time{}, err
+	}
+	next, err := f.c.next(now, true)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if now.Sub(past) <= max(next.Sub(past)/10, 5*time.Minute) {
+		return past, nil
+	}
+	return next, nil
 }
 
 // scheduledForm is a scheduled run as the rule dates it.
@@ -249,33 +389,12 @@ type scheduledForm struct {
 	triggeredBy       string
 }
 
-// form is the run the schedule creates for iv.
-func (r scheduledRunRule) form(dag *DAG, iv dataInterval) scheduledForm {
+// form is the run the schedule creates for p.
+func (r scheduledRunRule) form(p plannedRun) scheduledForm {
 	if !r.triggerTimetable {
-		return scheduledForm{logical: iv.start, runID: "scheduled__" + isoFormat(iv.start)}
+		return scheduledForm{logical: p.logical, runID: "scheduled__" + isoFormat(p.logical)}
 	}
-	f := scheduledForm{logical: iv.start, runAfter: iv.end, interval: &iv, runType: "scheduled", triggeredBy: "timetable"}
-	if cron, err := cronOf(dag); err == nil && cron != nil {
-		f.logical, f.interval = iv.end, &dataInterval{iv.end, iv.end}
-	}
-	f.runID = "scheduled__" + isoFormat(f.runAfter)
-	return f
-}
-
-// lastStart is the start of the interval whose run is dated last, which
-// the planner (nextInterval) counts from: a CronTriggerTimetable's run is
-// dated at its interval's end, the tick after the start.
-func (r scheduledRunRule) lastStart(dag *DAG, last *time.Time) *time.Time {
-	if !r.triggerTimetable || last == nil {
-		return last
-	}
-	cron, err := cronOf(dag)
-	if err != nil || cron == nil {
-		return last
-	}
-	start, err := cron.prev(*last, false)
-	if err != nil {
-		return last
-	}
-	return &start
+	iv := p.interval
+	return scheduledForm{logical: p.logical, runAfter: p.runAfter, interval: &iv, runType: "scheduled",
+		triggeredBy: "timetable", runID: "scheduled__" + isoFormat(p.runAfter)}
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // TestScheduler_DeltaScheduleWithoutCatchup: a duration schedule without
@@ -120,5 +123,251 @@ func TestScheduler_TaskEndDatesEndTheSchedule(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestScheduler_Edition3Timetables: Airflow 3.2.1 reads a cron schedule
+// as a CronTriggerTimetable and a duration as a DeltaTriggerTimetable
+// ([scheduler] create_cron_data_intervals and create_delta_data_intervals
+// are False; config.yml of the 3.2.0-era main Phinhas214/airflow c57fba0e,
+// lines 2561-2597). Both fire at a time that is the run's logical date and
+// run_after, with the instant as its data interval (interval defaults to
+// timedelta(0)); with catchup the first run is start_date's first tick (a
+// duration's: start_date itself), without it the latest of now's tick (a
+// duration's: now itself), the tick after the last run and start_date's
+// first tick (_TriggerTimetable.next_dagrun_info, timetables/trigger.py:
+// 76-104; a duration's alignments are the identity, _delta.py:67-71). No
+// run fires after end_date (trigger.py:99). The clock starts at
+// schedEpoch, 2024-01-10 12:00 UTC.
+func TestScheduler_Edition3Timetables(t *testing.T) {
+	t.Parallel()
+	at := func(d, h, m int) time.Time { return time.Date(2024, 1, d, h, m, 0, 0, time.UTC) }
+	cases := []struct {
+		name, schedule, extra string
+		skew                  time.Duration   // the clock moves before the first pass
+		later                 []time.Duration // a pass after each move
+		want                  []time.Time
+	}{
+		{"cron with catchup starts at start_date's tick", "'@daily'", "catchup: true\nstart_date: 2024-01-08", 0, nil,
+			[]time.Time{at(8, 0, 0), at(9, 0, 0), at(10, 0, 0)}},
+		{"cron with catchup from between ticks", "'@daily'", "catchup: true\nstart_date: 2024-01-08T06:00:00+00:00", 0, nil,
+			[]time.Time{at(9, 0, 0), at(10, 0, 0)}},
+		{"cron with catchup stops at end_date", "'@daily'", "catchup: true\nstart_date: 2024-01-01\nend_date: 2024-01-03", 0, nil,
+			[]time.Time{at(1, 0, 0), at(2, 0, 0), at(3, 0, 0)}},
+		{"cron without catchup takes now's tick", "'@daily'", "catchup: false\nstart_date: 2023-12-31", 0,
+			[]time.Duration{24 * time.Hour}, []time.Time{at(10, 0, 0), at(11, 0, 0)}},
+		{"duration with catchup starts at start_date", "6h", "catchup: true\nstart_date: 2024-01-09T03:00:00+00:00", 0, nil,
+			[]time.Time{at(9, 3, 0), at(9, 9, 0), at(9, 15, 0), at(9, 21, 0), at(10, 3, 0), at(10, 9, 0)}},
+		{"duration with catchup stops at end_date", "6h", "catchup: true\nstart_date: 2024-01-10\nend_date: 2024-01-10T06:00:00+00:00", 0, nil,
+			[]time.Time{at(10, 0, 0), at(10, 6, 0)}},
+		{"duration without catchup fires now, then a duration later", "1d", "catchup: false\nstart_date: 2021-01-01", 37 * time.Minute,
+			[]time.Duration{time.Hour, 23 * time.Hour, 25 * time.Hour},
+			[]time.Time{at(10, 12, 37), at(11, 12, 37), at(12, 13, 37)}},
+		{"duration without catchup waits for start_date", "6h", "catchup: false\nstart_date: 2024-01-11", 0,
+			[]time.Duration{11 * time.Hour, time.Hour}, []time.Time{at(11, 0, 0)}},
+		// Without a start_date (trigger.py:147-148 and :216-237).
+		{"duration without a start_date fires now", "6h", "catchup: false", 5 * time.Minute,
+			[]time.Duration{6 * time.Hour}, []time.Time{at(10, 12, 5), at(10, 18, 5)}},
+		{"cron without a start_date waits for the next tick", "'@daily'", "catchup: false", 0,
+			[]time.Duration{11 * time.Hour, time.Hour}, []time.Time{at(11, 0, 0)}},
+		{"cron without a start_date takes a tick just past", "'@hourly'", "catchup: false", 6 * time.Minute,
+			nil, []time.Time{at(10, 12, 0)}},
+		{"cron without a start_date passes a tick longer past", "'@hourly'", "catchup: false", 7 * time.Minute,
+			[]time.Duration{53 * time.Minute}, []time.Time{at(10, 13, 0)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: " + tc.schedule + "\n" + tc.extra +
+					"\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"}, func(o *schedulerOptions) { o.Edition = edition3 })
+				h.clock.Advance(tc.skew)
+				h.settle()
+				for _, by := range tc.later {
+					h.clock.Advance(by)
+					h.settle()
+				}
+				runs := h.runsOf("s")
+				var got []string
+				for _, run := range runs {
+					got = append(got, run.RunID)
+				}
+				var want []string
+				for _, w := range tc.want {
+					want = append(want, "scheduled__"+isoFormat(w))
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Fatalf("runs\n got %v\nwant %v", got, want)
+				}
+				for i, run := range runs {
+					w := tc.want[i]
+					ld, _ := run.LogicalDate()
+					if !ld.Equal(w) || !run.After().Equal(w) || run.DataIntervalStart == nil || !run.DataIntervalStart.Equal(w) ||
+						run.DataIntervalEnd == nil || !run.DataIntervalEnd.Equal(w) {
+						t.Errorf("run %s: logical %v run_after %v interval %v..%v, want each %v", run.RunID, ld, run.After(),
+							run.DataIntervalStart, run.DataIntervalEnd, w)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestAPIv2_Edition3NextDagrun: under the fake clock, an Airflow 3.2.1
+// DAG's scheduled runs and its next_dagrun fields follow its trigger
+// timetable. DagModel's next_dagrun fields are the timetable's next
+// DagRunInfo (models/dag.py:728-770 calculate_dagrun_date_fields of the
+// 3.2.0-era main Phinhas214/airflow c57fba0e): for a trigger timetable
+// the logical date, both ends of the interval and run_after are the
+// next fire time. A paused DAG's is recomputed from now at each parse
+// (dag_processing/collection.py:617-619), so it moves with the clock.
+func TestAPIv2_Edition3NextDagrun(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock(time.Date(2026, 12, 2, 6, 37, 0, 0, time.UTC))
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.Clock, o.Now = clock, clock.Now }),
+		withExamplesOnly("example_bash_operator", "example_skip_dag", "tutorial"))
+	for dagID, paused := range map[string]bool{"example_bash_operator": false, "example_skip_dag": false, "tutorial": true} {
+		if err := ts.store.SetPaused(dagID, paused, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runner := &fakeRunner{outcomes: map[string][]TaskState{}, held: map[string]chan struct{}{}, starts: map[tiKey]int{}}
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: clock.Now, Parallelism: 32, RunTask: runner.run, Unixname: testUnixname})
+	t.Cleanup(sched.stop)
+	settleTicks(t, sched, clock.Now)
+
+	type next struct{ dagID, logical, start, end, runAfter string }
+	check := func(when string, runs map[string][]string, nexts []next) {
+		t.Helper()
+		for dagID, want := range runs {
+			var got []string
+			all, err := ts.store.RunsOfDag(dagID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, run := range all {
+				got = append(got, run.RunID)
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("%s: runs of %s %v, want %v", when, dagID, got, want)
+			}
+		}
+		for _, n := range nexts {
+			want := fmt.Sprintf(`{"next_dagrun_logical_date":%s,"next_dagrun_data_interval_start":%s,"next_dagrun_data_interval_end":%s,"next_dagrun_run_after":%s}`,
+				n.logical, n.start, n.end, n.runAfter)
+			for _, path := range []string{"/dags/" + n.dagID, "/dags/" + n.dagID + "/details", "/dags?dag_id_pattern=" + n.dagID} {
+				v := ts.v2JSON(t, path)
+				if dags, ok := v["dags"]; ok {
+					var list []map[string]json.RawMessage
+					if err := json.Unmarshal(dags, &list); err != nil || len(list) != 1 {
+						t.Fatalf("%s: GET %s: %s (%v)", when, path, dags, err)
+					}
+					v = list[0]
+				}
+				got := fmt.Sprintf(`{"next_dagrun_logical_date":%s,"next_dagrun_data_interval_start":%s,"next_dagrun_data_interval_end":%s,"next_dagrun_run_after":%s}`,
+					v["next_dagrun_logical_date"], v["next_dagrun_data_interval_start"], v["next_dagrun_data_interval_end"], v["next_dagrun_run_after"])
+				if got != want {
+					t.Errorf("%s: GET %s\n got %s\nwant %s", when, path, got, want)
+				}
+			}
+		}
+		for _, dagID := range []string{"example_skip_dag", "tutorial"} {
+			v := ts.v2JSON(t, "/dags/"+dagID+"/details")
+			if got := string(v["timetable_summary"]) + " " + string(v["timetable_description"]); got != `"1 day, 0:00:00" ""` {
+				t.Errorf("%s: %s timetable summary and description %s, want DeltaTriggerTimetable's", when, dagID, got)
+			}
+		}
+	}
+	q := func(s string) string { return `"` + s + `"` }
+	check("at 06:37", map[string][]string{
+		"example_bash_operator": {"scheduled__2026-12-02T00:00:00+00:00"},
+		"example_skip_dag":      {"scheduled__2026-12-02T06:37:00+00:00"},
+		"tutorial":              nil,
+	}, []next{
+		{"example_bash_operator", q("2026-12-03T00:00:00Z"), q("2026-12-03T00:00:00Z"), q("2026-12-03T00:00:00Z"), q("2026-12-03T00:00:00Z")},
+		{"example_skip_dag", q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z")},
+		{"tutorial", q("2026-12-02T06:37:00Z"), q("2026-12-02T06:37:00Z"), q("2026-12-02T06:37:00Z"), q("2026-12-02T06:37:00Z")},
+	})
+	expect(t, ts.do(t, "POST", "/_airlite/clock", `{"advance": "24h"}`), 200)
+	settleTicks(t, sched, clock.Now)
+	check("a day later", map[string][]string{
+		"example_bash_operator": {"scheduled__2026-12-02T00:00:00+00:00", "scheduled__2026-12-03T00:00:00+00:00"},
+		"example_skip_dag":      {"scheduled__2026-12-02T06:37:00+00:00", "scheduled__2026-12-03T06:37:00+00:00"},
+	}, []next{
+		{"example_bash_operator", q("2026-12-04T00:00:00Z"), q("2026-12-04T00:00:00Z"), q("2026-12-04T00:00:00Z"), q("2026-12-04T00:00:00Z")},
+		{"example_skip_dag", q("2026-12-04T06:37:00Z"), q("2026-12-04T06:37:00Z"), q("2026-12-04T06:37:00Z"), q("2026-12-04T06:37:00Z")},
+		{"tutorial", q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z"), q("2026-12-03T06:37:00Z")},
+	})
+}
+
+// TestSchedulingRules_PlannedRun: the run each edition's timetables plan
+// next, due or not (the DAG's next_dagrun fields). Editions 2 and 1.10
+// plan data intervals, run after their end (2.10.3 timetables/
+// interval.py; 1.10.15 jobs/scheduler_job.py:676-692); edition 3 plans
+// trigger timetables' fire times, the logical date, run_after and the
+// interval's two ends all at once (timetables/trigger.py:76-104 of the
+// 3.2.0-era main Phinhas214/airflow c57fba0e).
+func TestSchedulingRules_PlannedRun(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2024, 1, 10, 13, 27, 45, 123456789, time.UTC)
+	at := func(d, h, m int) time.Time { return time.Date(2024, 1, d, h, m, 0, 0, time.UTC) }
+	nowMicro := now.Truncate(time.Microsecond)
+	type plan struct{ logical, start, end, runAfter time.Time }
+	instant := func(t time.Time) *plan { return &plan{t, t, t, t} }
+	cases := []struct {
+		name     string
+		ed       edition
+		schedule string
+		catchup  bool
+		start    time.Time
+		end      *time.Time
+		last     *time.Time
+		want     *plan // nil: none
+	}{
+		{"2: 6h without catchup, aligned to the epoch", edition2, "6h", false, at(1, 0, 0), nil, nil,
+			&plan{at(10, 6, 0), at(10, 6, 0), at(10, 12, 0), at(10, 12, 0)}},
+		{"1.10: 6h without catchup, ending now", edition110, "6h", false, at(1, 0, 0), nil, nil,
+			&plan{now.Add(-6 * time.Hour), now.Add(-6 * time.Hour), now, now}},
+		{"2: daily with catchup after the last", edition2, "@daily", true, at(1, 0, 0), nil, ptr(at(3, 0, 0)),
+			&plan{at(4, 0, 0), at(4, 0, 0), at(5, 0, 0), at(5, 0, 0)}},
+		{"2: daily without catchup, the latest interval", edition2, "0 0 * * *", false, at(1, 0, 0), nil, nil,
+			&plan{at(9, 0, 0), at(9, 0, 0), at(10, 0, 0), at(10, 0, 0)}},
+		{"3: 6h without catchup fires now", edition3, "6h", false, at(1, 0, 0), nil, nil, instant(nowMicro)},
+		{"3: 6h without catchup, a duration after the last", edition3, "6h", false, at(1, 0, 0), nil, ptr(at(10, 12, 0)),
+			instant(at(10, 18, 0))},
+		{"3: 6h without catchup, now when the last is older", edition3, "6h", false, at(1, 0, 0), nil, ptr(at(10, 6, 0)),
+			instant(nowMicro)},
+		{"3: 6h without catchup, start_date ahead", edition3, "6h", false, at(11, 0, 0), nil, nil, instant(at(11, 0, 0))},
+		{"3: 6h with catchup starts at start_date", edition3, "6h", true, at(9, 3, 0), nil, nil, instant(at(9, 3, 0))},
+		{"3: 6h with catchup after the last", edition3, "6h", true, at(9, 3, 0), nil, ptr(at(9, 9, 0)), instant(at(9, 15, 0))},
+		{"3: daily without catchup after the last", edition3, "@daily", false, at(1, 0, 0), nil, ptr(at(10, 0, 0)), instant(at(11, 0, 0))},
+		{"3: daily without catchup, now's tick", edition3, "@daily", false, at(1, 0, 0), nil, ptr(at(5, 0, 0)), instant(at(10, 0, 0))},
+		{"3: daily with catchup at start_date's tick", edition3, "@daily", true, at(8, 0, 0), nil, nil, instant(at(8, 0, 0))},
+		{"3: daily with catchup from between ticks", edition3, "@daily", true, at(8, 6, 0), nil, nil, instant(at(9, 0, 0))},
+		{"3: none past end_date", edition3, "6h", true, at(9, 3, 0), ptr(at(9, 8, 0)), ptr(at(9, 3, 0)), nil},
+		{"3: the fire time at end_date", edition3, "6h", true, at(9, 3, 0), ptr(at(9, 9, 0)), ptr(at(9, 3, 0)), instant(at(9, 9, 0))},
+		{"3: @once at start_date", edition3, "@once", false, at(9, 3, 0), nil, nil, instant(at(9, 3, 0))},
+		{"3: @once only once", edition3, "@once", false, at(9, 3, 0), nil, ptr(at(9, 3, 0)), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dag := &DAG{DagID: "d", Schedule: ptr(tc.schedule), StartDate: ptr(tc.start), EndDate: tc.end, Catchup: tc.catchup}
+			p, ok, err := tc.ed.rules().plannedRun(dag, tc.last, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				if ok {
+					t.Errorf("planned %+v, want none", p)
+				}
+				return
+			}
+			got := plan{p.logical, p.interval.start, p.interval.end, p.runAfter}
+			if !ok || got != *tc.want {
+				t.Errorf("planned %v (%v), want %v", got, ok, *tc.want)
+			}
+		})
 	}
 }
