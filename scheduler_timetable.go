@@ -294,6 +294,8 @@ func triggerNext(dag *DAG, last *time.Time, now time.Time, end *time.Time) (time
 		next, err = fires.first(now)
 	case dag.Catchup:
 		next, err = fires.atOrAfter(earliest.UTC())
+	case last != nil && onTime(fires, *last, now):
+		next, err = fires.after(*last)
 	default:
 		next, err = fires.atOrBefore(now)
 		if err == nil && last != nil {
@@ -312,6 +314,26 @@ func triggerNext(dag *DAG, last *time.Time, now time.Time, end *time.Time) (time
 		return time.Time{}, false, nil
 	}
 	return next, true, nil
+}
+
+// parseInterval is how often Airflow's DAG processor reads a file again
+// ([dag_processor] min_file_process_interval, 30 s by default), working
+// out each DAG's next_dagrun from its clock at that time
+// (dag_processing/collection.py:617-619 of c57fba0e).
+const parseInterval = 30 * time.Second
+
+// onTime reports whether the fire time after last is at most a parse
+// interval behind now. Airflow works out next_dagrun when it makes a run,
+// and again at each parse, from the clock at that time: the run after
+// last is stored as that fire time, and the scheduler makes it within a
+// second or so, before a parse could move it to its own clock. airlite
+// plans at each pass from now, so without this a duration's run would be
+// dated at the pass (a little after its time) and each later one would
+// drift by as much. A run longer overdue (airlite stopped, the clock
+// moved on) is dated now, as a parse in between would have it.
+func onTime(fires fireTimes, last, now time.Time) bool {
+	due, err := fires.after(last)
+	return err == nil && !now.After(due.Add(parseInterval))
 }
 
 // fireTimes are when a trigger timetable fires: the alignments and steps

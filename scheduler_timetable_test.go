@@ -163,6 +163,12 @@ func TestScheduler_Edition3Timetables(t *testing.T) {
 		{"duration without catchup fires now, then a duration later", "1d", "catchup: false\nstart_date: 2021-01-01", 37 * time.Minute,
 			[]time.Duration{time.Hour, 23 * time.Hour, 25 * time.Hour},
 			[]time.Time{at(10, 12, 37), at(11, 12, 37), at(12, 13, 37)}},
+		// A pass a little after a fire time (within a parse interval)
+		// dates the run at that time, as Airflow's next_dagrun, worked
+		// out when the last run was made, says; long after, now.
+		{"duration without catchup keeps its step when a pass comes late", "1d", "catchup: false\nstart_date: 2021-01-01", 37 * time.Minute,
+			[]time.Duration{24*time.Hour + 2*time.Second, 24*time.Hour - time.Second},
+			[]time.Time{at(10, 12, 37), at(11, 12, 37), at(12, 12, 37)}},
 		{"duration without catchup waits for start_date", "6h", "catchup: false\nstart_date: 2024-01-11", 0,
 			[]time.Duration{11 * time.Hour, time.Hour}, []time.Time{at(11, 0, 0)}},
 		// Without a start_date (trigger.py:147-148 and :216-237).
