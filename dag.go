@@ -175,6 +175,11 @@ type ParamDoc struct {
 	Class       string
 	Description any // nil: None
 	Schema      map[string]any
+	// NoDefault: the Param was given no default (its value NOTSET), so a
+	// trigger must give it one; its value shows as null, as Param.dump
+	// has it (2.10.3 models/param.py:150-151). Apart from Param(None)
+	// in the hash, as in Airflow's serialized DAG.
+	NoDefault bool `json:",omitempty"`
 	// rawSchema is the schema as the file serialized it, in its key
 	// order (jsonschema walks a schema in that order); order is the
 	// param's place among the DAG's params. Neither is in the hash.

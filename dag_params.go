@@ -49,21 +49,23 @@ type paramCheck struct {
 // pyDict, []any, json.Number, string, bool or nil), its schema in key
 // order, and the compiled schema for the keywords the walk leaves out.
 type paramRule struct {
-	name   string
-	value  any
-	schema any // pyDict, or a bool schema; nil: {} (anything)
-	full   *jsonschema.Schema
+	name    string
+	value   any
+	noValue bool // no default (NOTSET): the conf must give one
+	schema  any  // pyDict, or a bool schema; nil: {} (anything)
+	full    *jsonschema.Schema
 }
 
 // compileParams compiles a DAG's param schemas; nil when no param has
-// one, so that a DAG without schemas pays nothing at trigger time. A
+// one or lacks a default, so that a DAG with neither pays nothing at
+// trigger time. A
 // schema the library cannot compile (a pattern RE2 cannot read, say) is
 // checked by the walk alone.
 func compileParams(values map[string]any, docs map[string]ParamDoc) *paramCheck {
 	withSchema := false
 	order := make([]string, 0, len(docs))
 	for name, d := range docs {
-		if len(d.Schema) > 0 {
+		if len(d.Schema) > 0 || d.NoDefault {
 			withSchema = true
 		}
 		order = append(order, name)
@@ -74,8 +76,8 @@ func compileParams(values map[string]any, docs map[string]ParamDoc) *paramCheck 
 	slices.SortFunc(order, func(a, b string) int { return docs[a].order - docs[b].order })
 	pc := &paramCheck{byName: make(map[string]int, len(order))}
 	for _, name := range order {
-		rule := paramRule{name: name, value: pyPlainValue(values[name])}
 		doc := docs[name]
+		rule := paramRule{name: name, value: pyPlainValue(values[name]), noValue: doc.NoDefault}
 		if len(doc.Schema) > 0 {
 			rule.schema = pyPlainValue(doc.Schema)
 			if len(doc.rawSchema) > 0 {
@@ -104,8 +106,9 @@ func compileParams(values map[string]any, docs map[string]ParamDoc) *paramCheck 
 // validate() goes through the params once.
 func (pc *paramCheck) validate(conf json.RawMessage, airflow3 bool) string {
 	values := make([]any, len(pc.params))
+	unset := make([]bool, len(pc.params))
 	for i, p := range pc.params {
-		values[i] = p.value
+		values[i], unset[i] = p.value, p.noValue
 	}
 	if len(bytes.TrimSpace(conf)) > 0 {
 		v, err := decodePyJSON(conf)
@@ -123,10 +126,20 @@ func (pc *paramCheck) validate(conf json.RawMessage, airflow3 bool) string {
 					return "Invalid input for param " + f.key + ": " + msg
 				}
 			}
-			values[i] = f.val
+			values[i], unset[i] = f.val, false
 		}
 	}
 	for i := range pc.params {
+		if unset[i] {
+			// Param.resolve without a value or default (2.10.3
+			// models/param.py:125-128; 3.2's SerializedParam.resolve,
+			// serialization/definitions/param.py:61-62 of c57fba0e).
+			msg := "No value passed and Param has no default value"
+			if airflow3 {
+				msg = "No value passed"
+			}
+			return "Invalid input for param " + pc.params[i].name + ": " + msg
+		}
 		if msg := pc.params[i].check(values[i]); msg != "" {
 			return "Invalid input for param " + pc.params[i].name + ": " + msg
 		}

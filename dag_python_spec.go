@@ -330,13 +330,25 @@ func pyParams(params []pyParam) (map[string]any, map[string]ParamDoc, error) {
 	for i, p := range params {
 		values[p.Name] = pyDecode(p.Default)
 		doc := ParamDoc{Class: p.Class, Description: pyDecode(p.Description), Schema: map[string]any{},
-			rawSchema: p.Schema, order: i}
+			NoDefault: pyArgNotSet(p.Default), rawSchema: p.Schema, order: i}
 		if schema, ok := pyDecode(p.Schema).(map[string]any); ok {
 			doc.Schema = schema
 		}
 		docs[p.Name] = doc
 	}
 	return values, docs, nil
+}
+
+// pyArgNotSet says whether raw is NOTSET in Airflow's encoding,
+// {"__type": "arg_not_set", "__var": null} (2.10.3
+// serialized_objects.py:782-783), as a Param without a default is
+// serialized; a user's value never encodes to it (a dict is wrapped as
+// "dict"). pyDecode reads it as nil, Param.dump's None.
+func pyArgNotSet(raw json.RawMessage) bool {
+	var enc struct {
+		Type string `json:"__type"`
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) && json.Unmarshal(raw, &enc) == nil && enc.Type == "arg_not_set"
 }
 
 // pyDecode reads a value in Airflow's serialized encoding (2.10.3

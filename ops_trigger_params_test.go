@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -118,4 +119,120 @@ func TestTrigger_ParamsAsAirflow3(t *testing.T) {
 	}
 	ts.v2(t, "POST", "/dags/typed_params/dagRuns", `{"dag_run_id": "ok", "logical_date": null, "conf": {"rows": 1}}`, http.StatusBadRequest)
 	ts.v2(t, "POST", "/dags/untyped_params/dagRuns", `{"logical_date": null, "conf": {"rows": "abc"}}`, http.StatusOK)
+}
+
+// TestTrigger_ParamsWithoutDefault: a Param without a default (its value
+// NOTSET) must get one from the conf. 2.10.3's Param.resolve raises
+// "No value passed and Param has no default value" (models/param.py:
+// 125-128), Airflow 3's SerializedParam.resolve "No value passed"
+// (serialization/definitions/param.py:61-62 of c57fba0e), both wrapped
+// by ParamsDict.validate; a null in the conf is a value, checked by the
+// schema. The DAG's params show such a param's value as null in both
+// APIs (Param.dump, param.py:150-151; SerializedParam.dump's resolve()).
+func TestTrigger_ParamsWithoutDefault(t *testing.T) {
+	t.Parallel()
+	const (
+		v2Text   = "Invalid input for param rows: No value passed and Param has no default value"
+		v3Text   = "Invalid input for param rows: No value passed"
+		nullRows = "Invalid input for param rows: None is not of type 'integer'\n\nFailed validating 'type' in schema:\n    {'type': 'integer'}\n\nOn instance:\n    None"
+	)
+	wantParams := `{"anything":null}`
+	paramValues := func(t *testing.T, body string) string {
+		t.Helper()
+		var d struct {
+			Params map[string]struct {
+				Value any `json:"value"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(body), &d); err != nil {
+			t.Fatal(err)
+		}
+		vals := map[string]any{}
+		for k, p := range d.Params {
+			vals[k] = p.Value
+		}
+		got, _ := json.Marshal(vals)
+		return string(got)
+	}
+
+	t.Run("edition 2", func(t *testing.T) {
+		t.Parallel()
+		set := readPyServeFolderAs(t, "testdata/pydags/params", edition2)
+		for _, d := range set.DAGs {
+			if d.DagID != "required_params" {
+				continue
+			}
+			if !d.ParamDocs["rows"].NoDefault || d.ParamDocs["note"].NoDefault || d.Params["rows"] != nil || d.Params["note"] != nil {
+				t.Errorf("params %v, docs %+v: want rows without a default, note with None", d.Params, d.ParamDocs)
+			}
+		}
+		ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.DAGs = set }))
+		for i, tc := range []struct{ dag, conf, want string }{
+			{"required_params", `{}`, v2Text},
+			{"required_params", `{"note": "x"}`, v2Text},
+			{"required_params", `{"rows": null}`, nullRows},
+			{"required_untyped", `{"other": 1}`, "Invalid input for param anything: No value passed and Param has no default value"},
+		} {
+			res := ts.v1(t, "POST", "/dags/"+tc.dag+"/dagRuns", `{"conf": `+tc.conf+`}`)
+			var p struct{ Detail string }
+			if err := json.Unmarshal([]byte(res.body), &p); err != nil {
+				t.Fatal(err)
+			}
+			if res.status != http.StatusBadRequest || p.Detail != tc.want {
+				t.Errorf("v1 %s %s = %d %q, want 400 %q", tc.dag, tc.conf, res.status, p.Detail, tc.want)
+			}
+			date := []string{"2024-03-01", "2024-03-02", "2024-03-03", "2024-03-04"}[i]
+			res = ts.do(t, "POST", "/api/experimental/dags/"+tc.dag+"/dag_runs",
+				`{"execution_date": "`+date+`T00:00:00+00:00", "conf": `+tc.conf+`}`)
+			var e struct{ Error string }
+			if err := json.Unmarshal([]byte(res.body), &e); err != nil {
+				t.Fatal(err)
+			}
+			if res.status != http.StatusInternalServerError || e.Error != tc.want {
+				t.Errorf("experimental %s %s = %d %q, want 500 %q", tc.dag, tc.conf, res.status, e.Error, tc.want)
+			}
+		}
+		if res := ts.do(t, "POST", "/api/experimental/dags/required_params/dag_runs", `{}`); res.status != http.StatusInternalServerError || !strings.Contains(res.body, "No value passed") {
+			t.Errorf("experimental without conf = %d %s, want 500", res.status, res.body)
+		}
+		for _, tc := range []struct{ dag, conf string }{
+			{"required_params", `{"rows": 4}`},
+			{"required_untyped", `{"anything": null}`},
+		} {
+			if res := ts.v1(t, "POST", "/dags/"+tc.dag+"/dagRuns", `{"logical_date": "2024-04-01T00:00:00+00:00", "conf": `+tc.conf+`}`); res.status != http.StatusOK {
+				t.Errorf("v1 %s %s = %d %s, want 200", tc.dag, tc.conf, res.status, res.body)
+			}
+		}
+		res := ts.v1(t, "GET", "/dags/required_untyped/details", "")
+		if got := paramValues(t, res.body); res.status != http.StatusOK || got != wantParams {
+			t.Errorf("details params = %d %s, want %s", res.status, got, wantParams)
+		}
+	})
+
+	t.Run("edition 3", func(t *testing.T) {
+		t.Parallel()
+		set := readPyServeFolderAs(t, "testdata/pydags/params", edition3)
+		ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs = set }))
+		for _, tc := range []struct{ dag, conf, want string }{
+			{"required_params", `{}`, v3Text},
+			{"required_params", `{"rows": null}`, nullRows},
+			{"required_untyped", `{"other": 1}`, "Invalid input for param anything: No value passed"},
+		} {
+			res := ts.v2(t, "POST", "/dags/"+tc.dag+"/dagRuns", `{"logical_date": null, "conf": `+tc.conf+`}`, http.StatusBadRequest)
+			var e struct{ Detail string }
+			if err := json.Unmarshal([]byte(res.body), &e); err != nil {
+				t.Fatal(err)
+			}
+			if e.Detail != tc.want {
+				t.Errorf("%s %s: detail %q, want %q", tc.dag, tc.conf, e.Detail, tc.want)
+			}
+		}
+		ts.v2(t, "POST", "/dags/required_params/dagRuns", `{"logical_date": null}`, http.StatusBadRequest)
+		ts.v2(t, "POST", "/dags/required_params/dagRuns", `{"logical_date": null, "conf": {"rows": 4}}`, http.StatusOK)
+		ts.v2(t, "POST", "/dags/required_untyped/dagRuns", `{"logical_date": null, "conf": {"anything": null}}`, http.StatusOK)
+		res := ts.v2(t, "GET", "/dags/required_untyped/details", "", http.StatusOK)
+		if got := paramValues(t, res.body); got != wantParams {
+			t.Errorf("details params = %s, want %s", got, wantParams)
+		}
+	})
 }

@@ -75,8 +75,15 @@ def _plain(var):
 
 
 def serialize_param(param):
+    """_serialize_param; a Param without a default keeps NOTSET apart from
+    None as Airflow's serialize does (2.10.3 serialized_objects.py:782-783:
+    {"__type": "arg_not_set", "__var": null}, which no user value encodes
+    to, a dict being wrapped as "dict")."""
     from airflow._airlite.param import NOTSET
-    default = None if param.value is NOTSET else serialize(param.value)
+    if param.value is NOTSET:
+        default = {"__var": None, "__type": "arg_not_set"}
+    else:
+        default = serialize(param.value)
     return {"__class": "airflow.models.param.Param", "default": default,
             "description": serialize(param.description), "schema": serialize(param.schema)}
 
