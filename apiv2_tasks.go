@@ -109,6 +109,10 @@ var v2OperatorModules = map[string]string{
 	"_PythonDecoratedOperator": "airflow.providers.standard.decorators.python",
 }
 
+// v2OtherOperatorModule stands for the module of an operator
+// v2OperatorModules does not name (a class of the DAG file's own).
+const v2OtherOperatorModule = "airflow.providers.standard.operators.other"
+
 // v2TemplateFields are the operators' template_fields in 3.2.1's
 // standard provider.
 var v2TemplateFields = map[string][]string{
@@ -126,7 +130,7 @@ var v2TemplateFields = map[string][]string{
 func v2TaskOf(def *DAG, t *Task) v2Task {
 	module, ok := v2OperatorModules[t.Operator]
 	if !ok {
-		module = "airflow.providers.standard.operators.other"
+		module = v2OtherOperatorModule
 	}
 	className := t.Operator
 	operatorName := className

@@ -131,7 +131,7 @@ var (
 	python3 = pythonDialect{
 		dagImport:   "from airflow.sdk import DAG",
 		modules:     v2OperatorModules,
-		otherModule: "airflow.providers.standard.operators.other",
+		otherModule: v2OtherOperatorModule,
 		scheduleArg: "schedule",
 		dateImport:  "import pendulum",
 		dateCall:    pyPendulum,

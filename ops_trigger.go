@@ -183,8 +183,6 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	if req.checks.runIDLength && utf8.RuneCountInString(runID) > maxRunIDChars {
 		return nil, opErr(errInvalid, faultRunIDTooLong, "run_id", runID)
 	}
-	// The plan only reads the view, so running it again in a batch is
-	// harmless.
 	// The params: Airflow 3 checks them in create_dagrun before the
 	// insert meets a duplicate run; 2.10.3's APIs look for the duplicate
 	// first, and create_dagrun checks the run id, then the params
@@ -199,6 +197,8 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		}
 		return nil, opErr(errInvalid, faultParamInvalid, "message", params)
 	}
+	// The plan only reads the view, so running it again in a batch is
+	// harmless.
 	created, err := o.store.TriggerRun(func(v storeView) (*newRun, error) {
 		if err := runExists(v, req.dagID, runID, logical); err != nil {
 			return nil, err
