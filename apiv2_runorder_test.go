@@ -292,3 +292,111 @@ func TestAPIv2_Runs_SeveralKeysReadThePage(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIv2_Runs_FixedOrdersReadThePage lists pages of 300 runs of each of
+// two DAGs (one in ten manual, with a conf of its own: addMixedRuns) by
+// conf, of one DAG, every DAG and the batch's dag_ids, with filters, and
+// checks through the store's rowsRead hook that a page reads about its
+// rows (the marks where the runs' confs, in id order, descend, and the
+// stretches the page comes from), not every run: before, each read every
+// run of its DAGs and sorted them. Each answer is held to the sorting
+// path's (operations.sortLists).
+func TestAPIv2_Runs_FixedOrdersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addMixedRuns(t, ts.store, "example_bash_operator", base, 300)
+	addMixedRuns(t, ts.store, "tutorial", base.Add(time.Second), 300)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const one = "/dags/example_bash_operator/dagRuns"
+	for _, tc := range []struct {
+		name, path, order, filters string
+		maxRead                    int
+	}{
+		{"conf", one, "conf", "limit=20", 70},
+		{"-conf", one, "-conf", "limit=20", 30},
+		{"conf, into the {}", one, "conf", "limit=20&offset=40", 120},
+		{"-conf, offset", one, "-conf", "limit=20&offset=100", 140},
+		{"every DAG, conf", "/dags/~/dagRuns", "conf", "limit=20", 90},
+		{"every DAG, -conf, a state", "/dags/~/dagRuns", "-conf", "limit=20&state=failed", 250},
+		{"conf, run_type", one, "conf", "limit=20&run_type=manual", 90},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.path + "?order_by=" + url.QueryEscape(tc.order) + "&" + tc.filters
+			checkPageReadSorted(t, ts, &read, http.MethodGet, path, "", tc.maxRead)
+		})
+	}
+	t.Run("batch, -conf", func(t *testing.T) {
+		body := `{"dag_ids": ["tutorial", "example_bash_operator"], "page_limit": 20, "page_offset": 10, "order_by": "-conf"}`
+		checkPageReadSorted(t, ts, &read, http.MethodPost, "/dags/~/dagRuns/list", body, 60)
+	})
+}
+
+// TestAPIv1_Runs_FixedOrdersReadThePage is
+// TestAPIv2_Runs_FixedOrdersReadThePage for /api/v1 (edition 2), whose
+// orders are conf and external_trigger: each page (asked a second time: a
+// filter's count is remembered) held to the sorting path's.
+func TestAPIv1_Runs_FixedOrdersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addMixedRuns(t, ts.store, "example_bash_operator", base, 300)
+	addMixedRuns(t, ts.store, "tutorial", base.Add(time.Second), 300)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	one := []string{"example_bash_operator"}
+	for _, tc := range []struct {
+		name  string
+		dagID string         // GET's; "" asks the batch
+		query v1Values       // GET's
+		body  map[string]any // the batch's
+		want  runQuery
+		max   int
+	}{
+		{"conf", "example_bash_operator", v1Values{"limit": {"20"}, "order_by": {"conf"}}, nil,
+			runQuery{dagIDs: one, orderBy: "conf"}, 70},
+		{"-conf, offset", "example_bash_operator", v1Values{"limit": {"20"}, "offset": {"100"}, "order_by": {"-conf"}}, nil,
+			runQuery{dagIDs: one, orderBy: "conf", desc: true, offset: 100}, 140},
+		{"-external_trigger", "example_bash_operator", v1Values{"limit": {"20"}, "order_by": {"-external_trigger"}}, nil,
+			runQuery{dagIDs: one, orderBy: "external_trigger", desc: true}, 70},
+		{"external_trigger, offset", "example_bash_operator", v1Values{"limit": {"20"}, "offset": {"100"}, "order_by": {"external_trigger"}}, nil,
+			runQuery{dagIDs: one, orderBy: "external_trigger", offset: 100}, 140},
+		{"every DAG, -external_trigger, a state", "~", v1Values{"limit": {"20"}, "order_by": {"-external_trigger"}, "state": {"success"}}, nil,
+			runQuery{orderBy: "external_trigger", desc: true, states: []string{"success"}}, 120},
+		{"batch, conf", "", nil, map[string]any{"dag_ids": []any{"tutorial", "example_bash_operator"}, "order_by": "conf", "page_limit": json.Number("20")},
+			runQuery{dagIDs: []string{"tutorial", "example_bash_operator"}, orderBy: "conf"}, 90},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			want.limit = 20
+			runs, total, err := ts.srv.ops.sortedRuns(&want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantIDs []string
+			for _, r := range runs {
+				wantIDs = append(wantIDs, r.DagID+"/"+r.RunID)
+			}
+			var got map[string]any
+			for range 2 { // the first counts what a filter picks
+				read = 0
+				if tc.dagID != "" {
+					got, err = ts.srv.V1GetDagRuns(tc.dagID, tc.query)
+				} else {
+					got, err = ts.srv.V1GetDagRunsBatch(tc.body)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if read == 0 || read > tc.max {
+				t.Errorf("the page read %d rows, want 1 to %d", read, tc.max)
+			}
+			ids, gotTotal := pageRunIDs(t, got)
+			if !slices.Equal(ids, wantIDs) || gotTotal != total || total == 0 {
+				t.Errorf("page %v of %d, want %v of %d", ids, gotTotal, wantIDs, total)
+			}
+		})
+	}
+}

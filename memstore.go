@@ -63,7 +63,7 @@ func schema() *memdb.DBSchema {
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(), assetAliasesTable(), assetQueueTable(), consumedEventsTable(),
 		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable(), tiOrderMappedTable(), tiOrderGroupsTable(), xcomCountsTable(),
-		settledMarksTable(), runDurationsTable()}
+		settledMarksTable(), runDurationsTable(), fixedMarksTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t

@@ -4,6 +4,7 @@ package main
 // per DAG (run counts), so that limits and page totals cost one lookup.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
@@ -172,11 +173,54 @@ func countNewRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int, block *
 		}
 		counts[0].LastScheduled = last
 	}
+	if err := fixedRunCountTxn(txn, &counts[0], run, sign); err != nil {
+		return err
+	}
 	for i := range counts {
 		c := &counts[i]
 		c.N += sign
 		c.States[runStateSlot(run.State)] += sign
 		c.ConfBytes += int64(sign * len(run.Conf))
+		if err := storeRunCountTxn(txn, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveRunCountTxn is countRunTxn for a run changed in place, old to next
+// (one id): its count moves between states and its conf bytes change,
+// in one read and write of the counts; its last scheduled date as a -1
+// then a +1 would have it. A run's fixed values never change (no write
+// of the store changes them): were they to, its fixed marks are set anew.
+func moveRunCountTxn(txn *memdb.Txn, old, next *DagRun) error {
+	counts := [2]runCount{runCountTxn(txn, next.DagID), runCountTxn(txn, allDAGs)}
+	c := &counts[0]
+	for _, step := range []struct {
+		run  *DagRun
+		sign int
+	}{{old, -1}, {next, 1}} {
+		if isScheduledRun(step.run) {
+			last, err := lastScheduledAfterTxn(txn, c.LastScheduled, step.run, step.sign)
+			if err != nil {
+				return err
+			}
+			c.LastScheduled = last
+		}
+	}
+	if v := fixedValuesOf(next); !bytes.Equal(old.Conf, next.Conf) || old.ExternalTrigger != next.ExternalTrigger {
+		if next.ID == c.NewestID {
+			c.Newest = v
+		}
+		if err := refixRunTxn(txn, next, true); err != nil {
+			return err
+		}
+	}
+	for i := range counts {
+		c := &counts[i]
+		c.States[runStateSlot(old.State)]--
+		c.States[runStateSlot(next.State)]++
+		c.ConfBytes += int64(len(next.Conf) - len(old.Conf))
 		if err := storeRunCountTxn(txn, c); err != nil {
 			return err
 		}
@@ -298,6 +342,9 @@ func recountRunsTxn(txn *memdb.Txn) error {
 			c.N++
 			c.States[runStateSlot(run.State)]++
 			c.ConfBytes += int64(len(run.Conf))
+		}
+		if c := countOf(run.DagID); run.ID > c.NewestID {
+			c.NewestID, c.Newest = run.ID, fixedValuesOf(run)
 		}
 		if c := countOf(run.DagID); isScheduledRun(run) && (c.LastScheduled == nil || run.ExecutionDate.After(*c.LastScheduled)) {
 			date := run.ExecutionDate

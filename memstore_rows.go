@@ -381,6 +381,12 @@ type runCount struct {
 	// tiPendingMax others to tableTIOrderGroups in one write
 	// (memstore_tiorder.go). The slice is never changed once stored.
 	Pending []*tiOrderRow
+	// NewestID and Newest are the DAG's run of the highest id and its
+	// values in the fixed orders (conf, external_trigger), which a new
+	// run, above it, is compared with for the fixed marks
+	// (memstore_runfixed.go) without a read. Every DAG's row keeps none.
+	NewestID int64
+	Newest   fixedValues
 }
 
 // runStateCounts has one count per state in runStates' order, and a last

@@ -377,6 +377,9 @@ func deleteMarksOfTxn(txn *memdb.Txn, dagID string) error {
 	if err := deleteDurationsOfTxn(txn, dagID); err != nil {
 		return err
 	}
+	if err := deleteFixedMarksOfTxn(txn, dagID); err != nil {
+		return err
+	}
 	var err error
 	if dagID == "" {
 		_, err = txn.DeleteAll(tableSettledMarks, indexID)
@@ -402,9 +405,13 @@ func remarkRunsTxn(txn *memdb.Txn) error {
 	var last [len(markedRunAttrs)]*DagRun // the DAG's last settled run with a value, per order
 	var marks [len(markedRunAttrs)]*runOrderMarks
 	var durations []durationEntry // the DAG's settled runs'
+	var fixed *fixedMarker        // the DAG's fixed marks, over every run
 	flush := func() error {
 		if marks[0] != nil {
 			if err := putDurationChunksTxn(txn, marks[0].DagID, durations); err != nil {
+				return err
+			}
+			if err := fixed.put(txn); err != nil {
 				return err
 			}
 		}
@@ -428,7 +435,9 @@ func remarkRunsTxn(txn *memdb.Txn) error {
 			for i, attr := range markedRunAttrs {
 				marks[i] = &runOrderMarks{DagID: r.DagID, Attr: attr}
 			}
+			fixed = newFixedMarker(r.DagID)
 		}
+		fixed.add(r)
 		if !runSettled(r) {
 			continue
 		}

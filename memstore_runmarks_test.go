@@ -72,6 +72,13 @@ func (f *runOrderFixture) insertTxn(txn *memdb.Txn, dagID string, i int) error {
 	date := f.base.Add(time.Duration(i) * time.Minute)
 	r := &DagRun{ID: id, DagID: dagID, RunID: fmt.Sprintf("run_%03d_%d", f.rng.IntN(60), id), ExecutionDate: date,
 		Conf: json.RawMessage(`{}`), RunType: []string{"scheduled", "manual"}[f.rng.IntN(2)]}
+	// Most runs share a conf and external_trigger, as the scheduler's do;
+	// the others break the fixed orders (a nil conf is edition 3's empty
+	// one).
+	if f.rng.IntN(3) == 0 {
+		r.Conf = []json.RawMessage{nil, json.RawMessage(`{"a":1}`), json.RawMessage(`{"b":[2]}`), json.RawMessage(`{"a":0}`)}[f.rng.IntN(4)]
+		r.ExternalTrigger = f.rng.IntN(2) == 0
+	}
 	if !f.ts.srv.rules().nullLogicalDate || f.rng.IntN(3) == 0 {
 		// Editions 1.10 and 2: every run's logical date is its run_after.
 	} else if f.rng.IntN(2) == 0 {
@@ -115,7 +122,11 @@ func (f *runOrderFixture) change(t *testing.T, n int) {
 			}
 			switch k := f.rng.IntN(10); {
 			case k == 0 && len(runs) > 0:
-				if err := deleteRunTxn(txn, runs[f.rng.IntN(len(runs))]); err != nil {
+				gone := runs[f.rng.IntN(len(runs))]
+				if f.rng.IntN(3) == 0 {
+					gone = runs[len(runs)-1] // the newest: a new run compares with the one before
+				}
+				if err := deleteRunTxn(txn, gone); err != nil {
 					return err
 				}
 			case k == 1 || len(runs) == 0:
@@ -145,7 +156,8 @@ func (f *runOrderFixture) change(t *testing.T, n int) {
 	}
 }
 
-// marks are the store's run marks, in key order.
+// marks are the store's run marks, in key order, then its fixed marks
+// and each DAG's newest run as its counts keep it.
 func (f *runOrderFixture) marks(t *testing.T, txn *memdb.Txn) []string {
 	t.Helper()
 	it, err := txn.Get(tableSettledMarks, indexID)
@@ -155,6 +167,20 @@ func (f *runOrderFixture) marks(t *testing.T, txn *memdb.Txn) []string {
 	var out []string
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		out = append(out, fmt.Sprint(*raw.(*runOrderMarks)))
+	}
+	if it, err = txn.Get(tableFixedMarks, indexID); err != nil {
+		t.Fatal(err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		m := raw.(*runFixedMarks)
+		out = append(out, fmt.Sprintf("fixed %s %s unkept=%t", m.DagID, m.Attr, m.Unkept))
+		for _, b := range m.Breaks {
+			out = append(out, fmt.Sprintf("  %d after %d: %s %t after %s %t", b.ID, b.PrevID, b.Value.Conf, b.Value.External, b.PrevValue.Conf, b.PrevValue.External))
+		}
+	}
+	for _, id := range f.dagIDs {
+		c := runCountTxn(txn, id)
+		out = append(out, fmt.Sprintf("newest of %s: %d %s %t", id, c.NewestID, c.Newest.Conf, c.Newest.External))
 	}
 	return out
 }
@@ -169,7 +195,7 @@ func TestRunMarks_FollowEveryWrite(t *testing.T) {
 		f.change(t, 1+f.rng.IntN(6))
 		txn := f.ts.store.db.Txn(true)
 		kept := f.marks(t, txn)
-		if err := remarkRunsTxn(txn); err != nil {
+		if err := recountRunsTxn(txn); err != nil { // the marks too
 			t.Fatal(err)
 		}
 		rebuilt := f.marks(t, txn)

@@ -57,16 +57,17 @@ type RunOrderQuery struct {
 // runOrderWalks are the orders RunOrderPage walks: the attributes an
 // index of the run table keeps within a DAG (id; the DAG's, its runs by
 // id; run_id; run_after, and execution_date where it is the run_after),
-// and markedRunAttrs.
+// markedRunAttrs, duration's chunks and fixedRunAttrs.
 var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
-	"start_date", "end_date", "updated_at", "state", "logical_date", "duration"}
+	"start_date", "end_date", "updated_at", "state", "logical_date", "duration", "conf", "external_trigger"}
 
 // runLeadWalks are the orders of runOrderWalks RunOrderPage walks as the
 // first of several keys: those whose walks yield the runs that tie on the
 // attribute together (an index's unique keys, run_after's runs of one
 // microsecond, a marked time order's stretches, which ascend). A DAG's
 // runs all tie on dag_id, and the state order walks a state's stretches
-// by id: those sort.
+// by id: those sort. So do the fixed orders, whose values most runs
+// share (a conf of {}): the runs that tie on one would be read together.
 var runLeadWalks = []string{"id", "run_id", "dag_run_id", "run_after", "execution_date",
 	"start_date", "end_date", "updated_at", "logical_date", "duration"}
 
@@ -283,6 +284,8 @@ func (w *runOrderWalk) addWalks(m *runOrderMerge, dagID string) error {
 			return errOrderNotWalked
 		}
 		return w.addDurationWalks(m, dagID)
+	case "conf", "external_trigger":
+		return w.addFixedWalks(m, dagID)
 	default:
 		return w.addMarkedWalks(m, dagID)
 	}
@@ -359,43 +362,86 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 	if len(others) > 0 {
 		m.add(&runSliceWalk{runs: others})
 	}
-	// A stretch's first run in the walk's direction is known from the
-	// marks (a break's run, or the run before a break): the stretch waits
-	// until the merge reaches it. The first stretch (the last,
-	// descending) starts at once.
-	first := 0
-	if q.Desc {
-		first = len(marks.Breaks)
+	return w.addStretches(m, dagID, len(marks.Breaks), bound, func(i int, s *runStretch) {
+		if q.Desc {
+			b := marks.Breaks[i] // the break after the stretch
+			s.value, s.id = b.PrevValue, b.PrevID
+		} else {
+			b := marks.Breaks[i-1] // the stretch's own break
+			s.value, s.id = b.Value, b.ID
+		}
+	})
+}
+
+// addFixedWalks adds a DAG's walks in a fixed order (conf,
+// external_trigger) to m: one per stretch between its marks, over every
+// run of the DAG, unfinished ones too (their values never change). A DAG
+// whose marks are not kept (fixedMarksMax) sends the listing to the sort.
+func (w *runOrderWalk) addFixedWalks(m *runOrderMerge, dagID string) error {
+	marks, err := fixedMarksTxn(w.txn, dagID, w.q.Attr)
+	if err != nil {
+		return err
 	}
-	for i := range len(marks.Breaks) + 1 {
+	w.read++
+	if marks.Unkept {
+		return errOrderNotWalked
+	}
+	bound := func(i int) int64 {
+		switch i {
+		case 0:
+			return 0
+		case len(marks.Breaks) + 1:
+			return 1<<63 - 1
+		}
+		return marks.Breaks[i-1].ID
+	}
+	return w.addStretches(m, dagID, len(marks.Breaks), bound, func(i int, s *runStretch) {
+		if w.q.Desc {
+			b := marks.Breaks[i]
+			s.fixed, s.id = b.PrevValue, b.PrevID
+		} else {
+			b := marks.Breaks[i-1]
+			s.fixed, s.id = b.Value, b.ID
+		}
+	})
+}
+
+// addStretches adds a DAG's breaks+1 stretches [bound(i), bound(i+1)),
+// each in the order, to m. A stretch's first run in the walk's direction
+// is known from the marks (a break's run, or the run before a break),
+// which first sets on it: the stretch waits until the merge reaches it.
+// The first stretch (the last, descending) starts at once.
+func (w *runOrderWalk) addStretches(m *runOrderMerge, dagID string, breaks int, bound func(int) int64, first func(i int, s *runStretch)) error {
+	start := 0
+	if w.q.Desc {
+		start = breaks
+	}
+	for i := range breaks + 1 {
 		s := runStretch{dagID: dagID, lo: bound(i), hi: bound(i + 1)}
-		switch {
-		case i == first:
+		if i == start {
 			walk, err := w.stretchWalk(s)
 			if err != nil {
 				return err
 			}
 			m.add(walk)
 			continue
-		case q.Desc:
-			b := marks.Breaks[i] // the break after the stretch
-			s.value, s.id = b.PrevValue, b.PrevID
-		default:
-			b := marks.Breaks[i-1] // the stretch's own break
-			s.value, s.id = b.Value, b.ID
 		}
+		first(i, &s)
 		m.pending = append(m.pending, s)
 	}
 	return nil
 }
 
-// runStretch is a DAG's settled runs with a value and an id in [lo, hi),
-// in the order: a walk of their ids, which a merge starts when it reaches
-// the stretch's first run in the walk's direction, of value and id.
+// runStretch is a DAG's settled runs with a value and an id in [lo, hi)
+// (a fixed order's: its runs), in the order: a walk of their ids, which a
+// merge starts when it reaches the stretch's first run in the walk's
+// direction, of id and value (value in a time order, fixed in a fixed
+// one).
 type runStretch struct {
 	dagID  string
 	lo, hi int64
 	value  time.Time
+	fixed  fixedValues
 	id     int64
 }
 
@@ -413,6 +459,9 @@ func (w *runOrderWalk) stretchWalk(s runStretch) (*runIndexWalk, error) {
 	}
 	attr := w.q.Attr
 	in := func(r *DagRun) bool { return runSettled(r) && !runAttrNullable(attr, r) }
+	if slices.Contains(fixedRunAttrs[:], attr) {
+		in = nil
+	}
 	var tie func(*DagRun) int64
 	if w.q.Lead != nil {
 		// A stretch ascends in the value: the runs of one value come
@@ -664,8 +713,14 @@ type runOrderMerge struct {
 // sortPending puts the pending stretches in the order of their first
 // runs, values with no null among them: by value then id, either way.
 func (m *runOrderMerge) sortPending() {
+	attr := m.w.q.Attr
+	fixed := slices.Contains(fixedRunAttrs[:], attr)
 	slices.SortFunc(m.pending, func(a, b runStretch) int {
-		c := cmp.Or(a.value.Compare(b.value), cmp.Compare(a.id, b.id))
+		c := a.value.Compare(b.value)
+		if fixed {
+			c = compareFixed(attr, a.fixed, b.fixed)
+		}
+		c = cmp.Or(c, cmp.Compare(a.id, b.id))
 		if m.w.q.Desc {
 			return -c
 		}
@@ -686,6 +741,10 @@ func (m *runOrderMerge) probeOf(s runStretch) *DagRun {
 		m.probe.UpdatedAt = &m.at
 	case "logical_date":
 		m.probe.ExecutionDate = m.at
+	case "conf":
+		m.probe.Conf = s.fixed.Conf
+	case "external_trigger":
+		m.probe.ExternalTrigger = s.fixed.External
 	}
 	return &m.probe
 }

@@ -28,7 +28,7 @@ func (f *runOrderFixture) randomRunQuery(v2 bool) *runQuery {
 			q.order = append(q.order, runOrderKey{next, rng.IntN(2) == 0})
 		}
 	} else {
-		q.orderBy = []string{"id", "state", "dag_id", "execution_date", "dag_run_id", "start_date", "end_date", "updated_at", "external_trigger"}[rng.IntN(9)]
+		q.orderBy = []string{"id", "state", "dag_id", "execution_date", "dag_run_id", "start_date", "end_date", "updated_at", "external_trigger", "conf"}[rng.IntN(10)]
 		q.desc = rng.IntN(2) == 0
 	}
 	switch rng.IntN(6) {

@@ -4,6 +4,7 @@ package main
 // task instances, and the intents that move a run through its states.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,13 +62,10 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if err := markRunTxn(txn, old, next); err != nil {
 		return err
 	}
-	if old.State == next.State && len(old.Conf) == len(next.Conf) {
+	if old.State == next.State && bytes.Equal(old.Conf, next.Conf) && old.ExternalTrigger == next.ExternalTrigger {
 		return nil
 	}
-	if err := countRunTxn(txn, old, -1, 0, 0); err != nil {
-		return err
-	}
-	return countRunTxn(txn, next, 1, 0, 0)
+	return moveRunCountTxn(txn, old, next)
 }
 
 // deleteRunTxn removes one run row and its task instances, and takes them

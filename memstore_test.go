@@ -234,8 +234,9 @@ func TestStore_MappedTaskInstanceRows(t *testing.T) {
 // limit read, the counts by state and of task instances that the stable
 // API's totals read, and the total of conf sizes, follow every write that
 // adds or removes runs or changes a run's state, and a restore counts them
-// again: each step compares them with a recount from the runs and
-// task-instance tables.
+// again, and so does each DAG's newest run (its id and fixed values):
+// each step compares them with a recount from the runs and task-instance
+// tables.
 func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition2, withRunLimit(RunLimit{Max: 3, DropOldestFinished: true}))
@@ -256,6 +257,9 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 			if isScheduledRun(run) && (c.LastScheduled == nil || run.ExecutionDate.After(*c.LastScheduled)) {
 				date := run.ExecutionDate
 				c.LastScheduled = &date
+			}
+			if run.ID > c.NewestID {
+				c.NewestID, c.Newest = run.ID, fixedValuesOf(run)
 			}
 			want[run.DagID] = c
 			all := want[allDAGs]
