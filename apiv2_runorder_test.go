@@ -226,8 +226,10 @@ func TestAPIv2_Runs_UnfinishedReadOnce(t *testing.T) {
 // marked one or run_after's index, the id), and checks through the store's
 // rowsRead hook that a page reads about its rows: the walks read the runs
 // that tie on the first key together and put them in the order of the
-// others, where every run of the DAGs was read and sorted. Each answer is
-// held to the sorting path's (sortedRuns).
+// others, where every run of the DAGs was read and sorted; led by dag_id
+// or state (600 rows read before, runlists4), each DAG's or state's runs
+// in turn, in the order of the keys after it. Each answer is held to the
+// sorting path's (sortedRuns).
 func TestAPIv2_Runs_SeveralKeysReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -251,6 +253,22 @@ func TestAPIv2_Runs_SeveralKeysReadThePage(t *testing.T) {
 			runQuery{states: []string{"success"}, order: []runOrderKey{{"logical_date", false}, {"conf", false}}}, 90},
 		{"every DAG, -id, duration", "/dags/~/dagRuns?limit=20&order_by=-id&order_by=duration",
 			runQuery{order: []runOrderKey{{"id", true}, {"duration", false}}}, 30},
+		// Led by dag_id or state: each DAG's or state's runs in the order
+		// of the keys after it, the sections before the page counted.
+		{"every DAG, dag_id, -start_date", "/dags/~/dagRuns?limit=20&order_by=dag_id&order_by=-start_date",
+			runQuery{order: []runOrderKey{{"dag_id", false}, {"start_date", true}}}, 60},
+		{"every DAG, -dag_id, run_after, offset", "/dags/~/dagRuns?limit=20&offset=310&order_by=-dag_id&order_by=run_after",
+			runQuery{offset: 310, order: []runOrderKey{{"dag_id", true}, {"run_after", false}}}, 60},
+		// A finished state's runs are picked along the next key's walk:
+		// the failed runs, one in ten, cost about ten reads each.
+		{"state, -end_date", "/dags/example_bash_operator/dagRuns?limit=20&order_by=state&order_by=-end_date",
+			runQuery{dagIDs: []string{"example_bash_operator"}, order: []runOrderKey{{"state", false}, {"end_date", true}}}, 250},
+		{"-state, -start_date, offset", "/dags/example_bash_operator/dagRuns?limit=20&offset=100&order_by=-state&order_by=-start_date",
+			runQuery{dagIDs: []string{"example_bash_operator"}, offset: 100, order: []runOrderKey{{"state", true}, {"start_date", true}}}, 160},
+		{"every DAG, -state, dag_id, a state", "/dags/~/dagRuns?limit=20&order_by=-state&order_by=dag_id&state=running&state=success",
+			runQuery{states: []string{"running", "success"}, order: []runOrderKey{{"state", true}, {"dag_id", false}}}, 60},
+		{"every DAG, state, run_id, past the failed", "/dags/~/dagRuns?limit=20&offset=60&order_by=state&order_by=run_id",
+			runQuery{offset: 60, order: []runOrderKey{{"state", false}, {"run_id", false}}}, 60},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := tc.want

@@ -43,6 +43,12 @@ type RunOrderQuery struct {
 	// a DAG's unfinished runs sorted in it are remembered ("": sorted at
 	// each page).
 	CompareName string
+	// Then, when Attr is dag_id or state and Compare has keys after it
+	// (Airflow 3's several order_by), orders the runs that tie on Attr:
+	// the page takes each DAG (by dag_id) or state in turn, its runs in
+	// Then's order (the next key's, with its own Lead or Then; the id
+	// alone after the last key), Then.Compare this query's Compare.
+	Then *RunOrderQuery
 	// Keep, when set, picks the runs (every filter of the listing);
 	// KeepKey names it, for the count of what it picks.
 	Keep    func(*DagRun) bool
@@ -86,7 +92,7 @@ var errOrderNotWalked = errors.New("runs not in the walked order")
 // the run counts' without a filter or with states alone, else counted
 // once per version of the run table and filter.
 func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok bool, err error) {
-	if !slices.Contains(runOrderWalks, q.Attr) || (q.Lead != nil && !slices.Contains(runLeadWalks, q.Attr)) {
+	if !q.Walked() {
 		return nil, 0, false, nil
 	}
 	w := &runOrderWalk{s: s, txn: s.read(), q: q}
@@ -107,19 +113,47 @@ func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok boo
 		return runs, total, true, nil
 	}
 	limit := min(q.Limit, total-q.Offset)
-	m := &runOrderMerge{compare: q.Compare, w: w}
+	if q.Then != nil {
+		runs, err = w.sectionPage(dagIDs, q.Offset, limit)
+	} else {
+		runs, err = w.walkPage(dagIDs, q.Offset, limit)
+	}
+	if err != nil {
+		return nil, 0, false, notWalked(err)
+	}
+	return runs, total, true, nil
+}
+
+// Walked reports whether RunOrderPage walks q's order (else the caller
+// sorts).
+func (q *RunOrderQuery) Walked() bool {
+	if q.Then != nil {
+		return (q.Attr == "dag_id" || q.Attr == "state") && q.Then.Walked()
+	}
+	return slices.Contains(runOrderWalks, q.Attr) && (q.Lead == nil || slices.Contains(runLeadWalks, q.Attr))
+}
+
+// walkPage is the page from offset, of at most limit runs, of the query's
+// walks of dagIDs merged.
+func (w *runOrderWalk) walkPage(dagIDs []string, offset, limit int) ([]*DagRun, error) {
+	m := &runOrderMerge{compare: w.q.Compare, w: w}
 	for _, dagID := range dagIDs {
 		if err := w.addWalks(m, dagID); err != nil {
-			return nil, 0, false, notWalked(err)
+			return nil, err
 		}
 	}
 	heap.Init(m)
 	m.sortPending()
-	offset := q.Offset
+	return w.drain(m, offset, limit)
+}
+
+// drain is the runs of m the query keeps, from offset, at most limit.
+func (w *runOrderWalk) drain(m *runOrderMerge, offset, limit int) ([]*DagRun, error) {
+	runs := []*DagRun{}
 	for len(runs) < limit {
 		run, err := m.next()
 		if err != nil {
-			return nil, 0, false, notWalked(err)
+			return nil, err
 		}
 		if run == nil {
 			break
@@ -133,7 +167,118 @@ func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok boo
 		}
 		runs = append(runs, run)
 	}
-	return runs, total, true, nil
+	return runs, nil
+}
+
+// runSection is a part of a sectioned order (RunOrderQuery.Then): one
+// DAG's runs or one state's, in the order of q (the section's Then, its
+// filters with the section's), of dagIDs; an unfinished state's runs are
+// the DAGs' unfinished runs of that state.
+type runSection struct {
+	q          RunOrderQuery
+	dagIDs     []string
+	unfinished RunState
+}
+
+// sections are the parts of the query's order, a DAG's or a state's, in
+// the order.
+func (w *runOrderWalk) sections(dagIDs []string) []runSection {
+	q := w.q
+	var out []runSection
+	if q.Attr == "dag_id" {
+		ids := slices.Clone(dagIDs)
+		slices.Sort(ids)
+		if q.Desc {
+			slices.Reverse(ids)
+		}
+		for _, id := range ids {
+			sub := *q.Then
+			sub.DagIDs, sub.Keep, sub.KeepKey, sub.States = []string{id}, q.Keep, q.KeepKey, q.States
+			out = append(out, runSection{q: sub, dagIDs: []string{id}})
+		}
+		return out
+	}
+	states := slices.Clone(runStates[:])
+	slices.Sort(states)
+	if q.Desc {
+		slices.Reverse(states)
+	}
+	for _, state := range states {
+		if q.Keep == nil && q.States != nil && !slices.Contains(q.States, state) {
+			continue
+		}
+		sub := *q.Then
+		sub.DagIDs = q.DagIDs
+		if keep := q.Keep; keep != nil {
+			sub.Keep = func(r *DagRun) bool { return r.State == state && keep(r) }
+			sub.KeepKey = q.KeepKey + " state=" + string(state)
+		} else {
+			sub.States = []RunState{state}
+		}
+		sec := runSection{q: sub, dagIDs: dagIDs}
+		if !state.Finished() {
+			sec.unfinished = state
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// sectionPage is the page from offset, of at most limit runs, of a
+// sectioned order: the sections in turn, each counted (the run counts,
+// or a filter's count), skipped whole before offset. A finished state's
+// runs come from Then's walks, which its filter picks; an unfinished
+// state's from the DAGs' unfinished runs (pendingRunsTxn), of that state,
+// in the order. Its caller knows the runs are there.
+func (w *runOrderWalk) sectionPage(dagIDs []string, offset, limit int) ([]*DagRun, error) {
+	runs := []*DagRun{}
+	for _, sec := range w.sections(dagIDs) {
+		sw := &runOrderWalk{s: w.s, txn: w.txn, q: sec.q}
+		n, err := sw.total(w.s, sec.dagIDs)
+		if err != nil {
+			return nil, err
+		}
+		if offset >= n {
+			w.read += sw.read
+			offset -= n
+			continue
+		}
+		var part []*DagRun
+		want := min(limit-len(runs), n-offset)
+		switch {
+		case sec.unfinished != "":
+			part, err = sw.unfinishedPage(sec.dagIDs, sec.unfinished, offset, want)
+		case sec.q.Then != nil:
+			part, err = sw.sectionPage(sec.dagIDs, offset, want)
+		default:
+			part, err = sw.walkPage(sec.dagIDs, offset, want)
+		}
+		w.read += sw.read
+		if err != nil {
+			return nil, err
+		}
+		runs, offset = append(runs, part...), 0
+		if len(runs) >= limit {
+			break
+		}
+	}
+	return runs, nil
+}
+
+// unfinishedPage is the page from offset, of at most limit runs, of the
+// DAGs' unfinished runs in state, in the query's order (each DAG's
+// remembered per version of its runs, pendingRunsTxn), merged.
+func (w *runOrderWalk) unfinishedPage(dagIDs []string, state RunState, offset, limit int) ([]*DagRun, error) {
+	m := &runOrderMerge{compare: w.q.Compare, w: w}
+	for _, dagID := range dagIDs {
+		pending, err := w.s.pendingRunsTxn(w.txn, dagID, &w.read)
+		if err != nil {
+			return nil, fmt.Errorf("list the unfinished runs of %s: %w", dagID, err)
+		}
+		m.add(&runSliceWalk{runs: pending.inStateOrder(w.q.CompareName, w.q.Compare, state)})
+	}
+	heap.Init(m)
+	return w.drain(m, offset, limit)
 }
 
 // notWalked is errOrderNotWalked as no error (the caller sorts instead).
@@ -191,7 +336,7 @@ func (w *runOrderWalk) scope() (dagIDs []string, ok bool, err error) {
 			return nil, false, nil
 		}
 	}
-	if slices.Contains(markedRunAttrs[:], w.q.Attr) || w.q.Attr == "duration" {
+	if w.q.readsStates() {
 		for _, id := range dagIDs {
 			if runCountTxn(w.txn, id).States[len(runStates)] > 0 {
 				return nil, false, nil
@@ -199,6 +344,16 @@ func (w *runOrderWalk) scope() (dagIDs []string, ok bool, err error) {
 		}
 	}
 	return dagIDs, true, nil
+}
+
+// readsStates reports whether q's walks read runs by state (a marked
+// order's or duration's unfinished runs, a state's section): they need
+// every run in one of runStates.
+func (q *RunOrderQuery) readsStates() bool {
+	if q.Then != nil {
+		return q.Attr == "state" || q.Then.readsStates()
+	}
+	return slices.Contains(markedRunAttrs[:], q.Attr) || q.Attr == "duration"
 }
 
 // total is how many runs of dagIDs the query picks.

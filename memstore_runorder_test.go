@@ -21,11 +21,14 @@ func (f *runOrderFixture) randomRunQuery(v2 bool) *runQuery {
 	if v2 {
 		attr := []string{"id", "state", "dag_id", "run_id", "run_after", "start_date", "end_date", "updated_at", "duration", "logical_date", "conf"}[rng.IntN(11)]
 		q.order = []runOrderKey{{attr, rng.IntN(2) == 0}}
-		if rng.IntN(3) == 0 {
+		if rng.IntN(3) == 0 || attr == "dag_id" || attr == "state" {
 			// Several keys: the walks put the runs that tie on the first
-			// in the order of the others.
-			next := []string{"start_date", "run_id", "state", "conf", "duration", "end_date", "updated_at", "logical_date", "run_after"}[rng.IntN(9)]
-			q.order = append(q.order, runOrderKey{next, rng.IntN(2) == 0})
+			// in the order of the others; after dag_id or state, each
+			// DAG's or state's runs in the order of the keys after it.
+			keys := []string{"start_date", "run_id", "state", "conf", "duration", "end_date", "updated_at", "logical_date", "run_after", "dag_id", "id"}
+			for range 1 + rng.IntN(2) {
+				q.order = append(q.order, runOrderKey{keys[rng.IntN(len(keys))], rng.IntN(2) == 0})
+			}
 		}
 	} else {
 		q.orderBy = []string{"id", "state", "dag_id", "execution_date", "dag_run_id", "start_date", "end_date", "updated_at", "external_trigger", "conf"}[rng.IntN(10)]
@@ -54,9 +57,10 @@ func (f *runOrderFixture) randomRunQuery(v2 bool) *runQuery {
 }
 
 // TestRuns_OrderedPagesAsTheSort lists random pages of runs (one order
-// key as each API asks it, any DAGs, filters) between random writes and
-// holds each, asked twice, to the sorting path's page; the orders the
-// store walks must be walked (RunOrderPage answers).
+// key as each API asks it, or up to three of /api/v2's, any DAGs,
+// filters) between random writes and holds each, asked twice, to the
+// sorting path's page; the orders the store walks must be walked
+// (RunOrderPage answers).
 func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -68,7 +72,7 @@ func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 			t.Parallel()
 			f := newRunOrderFixture(t, tc.e, tc.seed)
 			o := f.ts.srv.ops
-			walked := 0
+			walked, sectioned := 0, 0
 			for i := range 400 {
 				if i%20 == 0 {
 					f.change(t, 5)
@@ -83,7 +87,7 @@ func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if oq, ok := q.orderQuery(); ok && slices.Contains(runOrderWalks, oq.Attr) && (oq.Lead == nil || slices.Contains(runLeadWalks, oq.Attr)) {
+				if oq, ok := q.orderQuery(); ok && oq.Walked() {
 					_, _, served, err := f.ts.store.RunOrderPage(oq)
 					if err != nil {
 						t.Fatal(err)
@@ -91,8 +95,9 @@ func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 					if !served {
 						t.Fatalf("listing %d (%+v): not walked", i, *q)
 					}
-					if served {
-						walked++
+					walked++
+					if oq.Then != nil {
+						sectioned++
 					}
 				}
 				for range 2 {
@@ -107,6 +112,9 @@ func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 			}
 			if walked < 150 {
 				t.Errorf("%d listings walked, want most of 400", walked)
+			}
+			if tc.v2 && sectioned < 40 {
+				t.Errorf("%d listings by several keys led by dag_id or state walked, want 40 or more", sectioned)
 			}
 		})
 	}

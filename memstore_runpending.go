@@ -116,3 +116,28 @@ func (p *pendingRuns) inOrder(name string, compare func(a, b *DagRun) int) []*Da
 	}
 	return runs
 }
+
+// inStateOrder is inOrder of the unfinished runs in state alone.
+func (p *pendingRuns) inStateOrder(name string, compare func(a, b *DagRun) int, state RunState) []*DagRun {
+	key := name + "\x00" + string(state)
+	if name != "" {
+		p.mu.Lock()
+		runs, ok := p.sorted[key]
+		p.mu.Unlock()
+		if ok {
+			return runs
+		}
+	}
+	runs := []*DagRun{}
+	for _, r := range p.inOrder(name, compare) {
+		if r.State == state {
+			runs = append(runs, r)
+		}
+	}
+	if name != "" {
+		p.mu.Lock()
+		p.sorted[key] = runs
+		p.mu.Unlock()
+	}
+	return runs
+}

@@ -478,6 +478,13 @@ func (q *runQuery) compare() func(a, b *DagRun) int {
 // sortParamOrder is Airflow 3's SortParam order over runs
 // (sortParamCompare), the id their primary key.
 func sortParamOrder(keys []runOrderKey) func(a, b *DagRun) int {
+	return sortParamOrderPK(keys, len(keys) > 0 && keys[0].desc)
+}
+
+// sortParamOrderPK is sortParamOrder with the primary key's direction
+// given (the keys after others: the first key's direction is the one
+// before them).
+func sortParamOrderPK(keys []runOrderKey, pkDesc bool) func(a, b *DagRun) int {
 	sk := make([]sortKey, len(keys))
 	cmps := make(map[string]func(a, b *DagRun) int, len(keys))
 	for i, k := range keys {
@@ -485,7 +492,12 @@ func sortParamOrder(keys []runOrderKey) func(a, b *DagRun) int {
 		cmps[k.attr] = compareRunAttr(k.attr)
 	}
 	compare := func(attr string, a, b *DagRun) int { return cmps[attr](a, b) }
-	return sortParamCompare(sk, runAttrIsNull, compare, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
+	// sortParamCompare puts the primary key in the first key's direction.
+	pk := func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) }
+	if pkDesc != (len(keys) > 0 && keys[0].desc) {
+		pk = func(a, b *DagRun) int { return compareInt64(b.ID, a.ID) }
+	}
+	return sortParamCompare(sk, runAttrIsNull, compare, pk)
 }
 
 // sortParamLead is SortParam's order of runs by one key alone: nulls last,
@@ -538,21 +550,15 @@ func (q *runQuery) pageQuery() (RunPageQuery, bool) {
 func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
 	attr, desc := q.orderBy, q.desc
 	name := fmt.Sprintf("%s desc=%t", attr, desc)
-	var lead func(a, b *DagRun) int
+	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), NullsLast: q.order != nil,
+		Offset: q.offset, Limit: q.limit, CompareName: name}
 	if q.order != nil {
 		if len(q.order) == 0 {
 			return RunOrderQuery{}, false
 		}
-		attr, desc = q.order[0].attr, q.order[0].desc
-		name = fmt.Sprintf("sortparam %v", q.order)
-		if len(q.order) > 1 {
-			// The keys after the first order the runs that tie on it
-			// (the walks read those together).
-			lead = sortParamLead(q.order[0])
-		}
+		oq.CompareName = fmt.Sprintf("sortparam %v", q.order)
+		oq.Attr, oq.Desc, oq.Lead, oq.Then = sortParamWalk(q.order, q.order[0].desc, false)
 	}
-	oq := RunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: desc, Compare: q.compare(), Lead: lead, NullsLast: q.order != nil,
-		Offset: q.offset, Limit: q.limit, CompareName: name}
 	if q.more == nil && !q.dateFiltered() && len(q.states) == 0 {
 		return oq, true
 	}
@@ -570,6 +576,33 @@ func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
 	}
 	oq.Keep, oq.KeepKey = q.match, q.filterKey()
 	return oq, true
+}
+
+// sortParamWalk is how RunOrderPage walks Airflow 3's order keys (whose
+// primary key comes last in pkDesc, the first key's direction; nested:
+// keys come after another): the first key's attribute and direction;
+// with keys after it, or a direction other than the primary key's, its
+// order alone (lead: the walks read the runs that tie on it together and
+// put them in the whole order); for dag_id and state with keys before or
+// after them, whose ties are a DAG's or a state's every run, the order of
+// the keys after them within each DAG or state (then: the id alone after
+// the last key), in which every run of the DAG or state ties on the keys
+// up to it.
+func sortParamWalk(keys []runOrderKey, pkDesc, nested bool) (attr string, desc bool, lead func(a, b *DagRun) int, then *RunOrderQuery) {
+	attr, desc = keys[0].attr, keys[0].desc
+	rest := keys[1:]
+	switch {
+	case (attr == "dag_id" || attr == "state") && (nested || len(rest) > 0):
+		next := RunOrderQuery{Attr: "id", Desc: pkDesc, NullsLast: true, Compare: sortParamOrderPK(rest, pkDesc),
+			CompareName: fmt.Sprintf("sortparam %v pk desc=%t", rest, pkDesc)}
+		if len(rest) > 0 {
+			next.Attr, next.Desc, next.Lead, next.Then = sortParamWalk(rest, pkDesc, true)
+		}
+		then = &next
+	case len(rest) > 0 || desc != pkDesc:
+		lead = sortParamLead(keys[0])
+	}
+	return attr, desc, lead, then
 }
 
 // filteredPageQuery is q as RunPage reads it with a filter it walks
