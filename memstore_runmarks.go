@@ -28,8 +28,9 @@ func init() {
 // Every other order of runs is an index's (id, run_after, run_id, the
 // DAG's, edition 2's execution_date, its run_after), duration's (whose
 // values follow no order of the runs' ids: a mark every other run; kept
-// sorted in chunks, memstore_rundurations.go), or is sorted: conf and
-// external_trigger.
+// sorted in chunks, memstore_rundurations.go), or a fixed one's (conf,
+// external_trigger: values that never change, marked over every run,
+// memstore_runfixed.go).
 // A run's logical date never changes, but Airflow 3's runs of one DAG
 // are in no index by it: those whose logical date is their run_after are
 // in the run_after index among the others (runOrderIndex).

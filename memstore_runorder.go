@@ -71,9 +71,10 @@ var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after"
 // first of several keys: those whose walks yield the runs that tie on the
 // attribute together (an index's unique keys, run_after's runs of one
 // microsecond, a marked time order's stretches, which ascend). A DAG's
-// runs all tie on dag_id, and the state order walks a state's stretches
-// by id: those sort. So do the fixed orders, whose values most runs
-// share (a conf of {}): the runs that tie on one would be read together.
+// runs all tie on dag_id, and a state's are many: those take their
+// sections in turn (RunOrderQuery.Then). The fixed orders' values most
+// runs share (a conf of {}): the runs that tie on one would be read
+// together, so several keys led by one sort.
 var runLeadWalks = []string{"id", "run_id", "dag_run_id", "run_after", "execution_date",
 	"start_date", "end_date", "updated_at", "logical_date", "duration"}
 
@@ -88,9 +89,11 @@ var errOrderNotWalked = errors.New("runs not in the walked order")
 // (the caller sorts). Each DAG's runs are walked in the order and the
 // walks merged, so the page reads the runs of each walk up to the page's
 // last, and for a marked order also the DAG's marks and its runs that
-// are not settled (queued, running), sorted at each page. The total is
-// the run counts' without a filter or with states alone, else counted
-// once per version of the run table and filter.
+// are not settled (queued, running: pendingRunsTxn); a fixed order's
+// marks cover every run. With q.Then, each DAG's or state's runs come in
+// turn (sectionPage). The total is the run counts' without a filter or
+// with states alone, else counted once per version of the run table and
+// filter.
 func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok bool, err error) {
 	if !q.Walked() {
 		return nil, 0, false, nil

@@ -385,13 +385,15 @@ func compareInt64(a, b int64) int {
 
 // listRuns is _fetch_dag_runs: the page of matching runs and how many
 // match. The orders and filters the store's indexes and run counts serve
-// (pageQuery) read the page alone; one order of runs the store walks
-// (orderQuery: by an index's order, a marked one or duration, of any
-// DAGs, with any filter, and with more keys after one of those but
-// dag_id and state) reads the walks to the page's end; other listings
-// (conf, external_trigger, several keys led by dag_id or state) read the
-// DAGs' runs (each DAG holds at most --max-runs-per-dag of them) and sort
-// them (sortedRuns), as operations.sortLists sends every one (tests).
+// (pageQuery) read the page alone; an order of runs the store walks
+// (orderQuery: an index's order, a marked one, duration, a fixed one
+// (conf, external_trigger), of any DAGs, with any filter; more keys after
+// one of those but dag_id, state and the fixed ones; several keys led by
+// dag_id or state, a DAG's or state's runs in turn) reads the walks to
+// the page's end; other listings (several keys led by conf, a DAG whose
+// fixed marks are not kept) read the DAGs' runs (each DAG holds at most
+// --max-runs-per-dag of them) and sort them (sortedRuns), as
+// operations.sortLists sends every one (tests).
 func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
 	store := o.store
 	if o.sortLists.Load() {
