@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestAPIv2_Runs_OrdersReadThePage lists pages of 300 runs of each of two
@@ -414,6 +416,75 @@ func TestAPIv1_Runs_FixedOrdersReadThePage(t *testing.T) {
 			ids, gotTotal := pageRunIDs(t, got)
 			if !slices.Equal(ids, wantIDs) || gotTotal != total || total == 0 {
 				t.Errorf("page %v of %d, want %v of %d", ids, gotTotal, wantIDs, total)
+			}
+		})
+	}
+}
+
+// TestAPIv2_Runs_UnfinishedAfterAWrite lists a DAG's runs in the marked
+// orders with a backfill's 2,000 queued runs beside 300 settled ones, and
+// checks through the store's rowsRead hook that the first page after a
+// write of the DAG's runs (a queued run started, a run triggered, a
+// settled run cleared) reads about its rows and the runs of the blocks
+// of 256 ids the write touched: a DAG's unfinished runs are remembered by
+// block, a block read again only when its node in the (dag_id, id) index
+// changed (a cleared run's block found from the DAG's counts). Before,
+// that page read the 2,000 again (2,007-2,097 rows) and sorted them. Each
+// answer is the sorting path's.
+func TestAPIv2_Runs_UnfinishedAfterAWrite(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addSchedulerRuns(t, ts.store, "example_bash_operator", base, 300)
+	addQueuedRuns(t, ts.store, "example_bash_operator", base.Add(-1000*time.Hour), 2000)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	runs, err := ts.store.RunsOfDag("example_bash_operator", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(runs, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) }) // 300 settled, then the queued
+	put := func(run *DagRun, change func(*DagRun)) {
+		t.Helper()
+		next := *run
+		change(&next)
+		if err := ts.store.update(func(txn *memdb.Txn) error { return putRunTxn(txn, run, &next) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := base.Add(400 * 24 * time.Hour)
+	for _, tc := range []struct {
+		name, order, filters string
+		write                func()
+		maxRead              int
+	}{
+		{"a queued run started, -start_date", "-start_date", "limit=20", func() {
+			put(runs[1000], func(r *DagRun) { r.State, r.StartDate, r.UpdatedAt = RunRunning, &at, &at })
+		}, 20 + 256 + 40},
+		{"a run triggered, -updated_at", "-updated_at", "limit=20", func() {
+			v2Trigger(t, ts, "example_bash_operator", `{"dag_run_id": "late", "logical_date": null}`)
+		}, 20 + 256 + 40},
+		{"a settled run cleared, state", "state", "limit=20&offset=40", func() {
+			put(runs[100], func(r *DagRun) { r.State, r.StartDate, r.EndDate = RunQueued, nil, nil })
+		}, 60 + 256 + 60},
+		{"a queued run failed, end_date", "end_date", "limit=20", func() {
+			put(runs[1500], func(r *DagRun) { r.State, r.StartDate, r.EndDate, r.UpdatedAt = RunFailed, &at, &at, &at })
+		}, 20 + 256 + 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := "/dags/example_bash_operator/dagRuns?order_by=" + url.QueryEscape(tc.order) + "&" + tc.filters
+			ts.do(t, http.MethodGet, apiV2Prefix+path, "") // remembered
+			tc.write()
+			ts.srv.ops.sortLists.Store(true)
+			want := ts.do(t, http.MethodGet, apiV2Prefix+path, "")
+			ts.srv.ops.sortLists.Store(false)
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+path, "")
+			if got.status != 200 || got.body != want.body {
+				t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows for the first page after the write, want 1 to %d", read, tc.maxRead)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -216,6 +217,10 @@ func moveRunCountTxn(txn *memdb.Txn, old, next *DagRun) error {
 			return err
 		}
 	}
+	if runSettled(old) && !runSettled(next) {
+		c.UnsettledN++
+		c.Unsettled = append(slices.Clone(c.Unsettled[max(0, len(c.Unsettled)-unsettledMax+1):]), next.ID)
+	}
 	for i := range counts {
 		c := &counts[i]
 		c.States[runStateSlot(old.State)]--
@@ -227,6 +232,10 @@ func moveRunCountTxn(txn *memdb.Txn, old, next *DagRun) error {
 	}
 	return nil
 }
+
+// unsettledMax bounds a DAG's runCount.Unsettled: more clears between
+// two pages of its runs than that read its unfinished runs again.
+const unsettledMax = 64
 
 // isScheduledRun says whether run counts for next_dagrun: a scheduled
 // run with a logical date (backfills and manual runs do not move it).

@@ -387,6 +387,13 @@ type runCount struct {
 	// (memstore_runfixed.go) without a read. Every DAG's row keeps none.
 	NewestID int64
 	Newest   fixedValues
+	// Unsettled are the ids of the DAG's last runs that went from
+	// finished back to unfinished (a clear; at most unsettledMax, the
+	// latest last), UnsettledN how many ever did: a DAG's unfinished
+	// runs remembered per version (pendingRunsTxn) find those here, not
+	// among every run. The slice is never changed once stored.
+	Unsettled  []int64
+	UnsettledN int64
 }
 
 // runStateCounts has one count per state in runStates' order, and a last

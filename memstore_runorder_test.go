@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // randomRunQuery is a listing of f's runs in a random order (one key, as
@@ -126,4 +130,117 @@ func runRowIDs(runs []*DagRun) []int64 {
 		out = append(out, r.ID)
 	}
 	return out
+}
+
+// TestRuns_UnfinishedBlocksAsTheSort gives a DAG of the run-order fixture
+// a backfill's 1,500 queued runs (its unfinished runs remembered by block
+// of 256 ids, pendingRunsTxn) and lists random pages of its runs, and of
+// every DAG's, in the orders that read unfinished runs (the marked ones,
+// duration, several keys led by state) between random writes as a
+// scheduler and its users make them (the backfill's first queued run
+// started, its first running run ended, a run triggered, a settled run
+// cleared or deleted), each held to the sorting path's page; the first
+// page after a write in one order reads the blocks the writes touched and
+// about the page, not the 1,500 again.
+func TestRuns_UnfinishedBlocksAsTheSort(t *testing.T) {
+	t.Parallel()
+	f := newRunOrderFixture(t, edition3, 17)
+	dagID := f.dagIDs[0]
+	addQueuedRuns(t, f.ts.store, dagID, f.base.Add(-2000*time.Hour), 1500)
+	var read int
+	f.ts.store.rowsRead = func(n int) { read += n }
+	write := func() {
+		t.Helper()
+		err := f.ts.store.update(func(txn *memdb.Txn) error {
+			it, err := dagRunsByID(txn, dagID, false)
+			if err != nil {
+				return err
+			}
+			var settled []*DagRun
+			var first [2]*DagRun // the first queued and running runs
+			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
+				switch r := raw.(*DagRun); {
+				case runSettled(r):
+					settled = append(settled, r)
+				case r.State == RunQueued && first[0] == nil:
+					first[0] = r
+				case r.State == RunRunning && first[1] == nil:
+					first[1] = r
+				}
+			}
+			k := f.rng.IntN(10)
+			var old *DagRun
+			switch {
+			case k < 4 && first[0] != nil, k < 7 && first[1] == nil:
+				old = first[0]
+			case k < 7:
+				old = first[1]
+			case k == 7 && len(settled) > 0:
+				old = settled[f.rng.IntN(len(settled))]
+			case k == 8 && len(settled) > 0:
+				return deleteRunTxn(txn, settled[f.rng.IntN(len(settled))])
+			default:
+				id, err := nextCounter(txn, counterRunID)
+				if err != nil {
+					return err
+				}
+				r := &DagRun{ID: id, DagID: dagID, RunID: fmt.Sprintf("late_%d", id), ExecutionDate: f.base.Add(time.Duration(id) * time.Hour),
+					State: RunQueued, Conf: json.RawMessage(`{}`), RunType: "manual", UpdatedAt: f.at()}
+				if err := txn.Insert(tableDagRuns, r); err != nil {
+					return err
+				}
+				if err := markRunTxn(txn, nil, r); err != nil {
+					return err
+				}
+				return countRunTxn(txn, r, 1, 0, 0)
+			}
+			if old == nil {
+				return nil
+			}
+			next := *old
+			switch old.State {
+			case RunQueued:
+				next.State, next.StartDate, next.UpdatedAt = RunRunning, f.at(), f.at()
+			case RunRunning:
+				next.State, next.EndDate, next.UpdatedAt = []RunState{RunSuccess, RunFailed}[f.rng.IntN(2)], f.maybe(6), f.at()
+			default: // a clear
+				next.State, next.StartDate, next.EndDate, next.UpdatedAt = RunQueued, nil, nil, f.at()
+			}
+			return putRunTxn(txn, old, &next)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := f.ts.srv.ops
+	orders := []string{"start_date", "end_date", "updated_at", "state", "logical_date", "duration"}
+	for i := range 200 {
+		for range 2 {
+			write()
+		}
+		q := &runQuery{offset: f.rng.IntN(60), limit: 1 + f.rng.IntN(40), order: []runOrderKey{{orders[f.rng.IntN(len(orders))], f.rng.IntN(2) == 0}}}
+		if f.rng.IntN(4) > 0 {
+			q.dagIDs = []string{dagID}
+		}
+		if f.rng.IntN(4) == 0 {
+			q.order = append([]runOrderKey{{"state", f.rng.IntN(2) == 0}}, q.order...)
+		}
+		want, wantTotal, err := o.sortedRuns(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read = 0
+		got, total, err := o.listRuns(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(runRowIDs(got), runRowIDs(want)) || total != wantTotal {
+			t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, runRowIDs(got), total, runRowIDs(want), wantTotal)
+		}
+		// (A state's section picks its runs along the next key's walk,
+		// which passes the other states' runs: not bounded here.)
+		if i > 0 && len(q.order) == 1 && read > 2*256+400 {
+			t.Errorf("listing %d (%+v): read %d rows, want the blocks two writes touch and the page", i, *q, read)
+		}
+	}
 }

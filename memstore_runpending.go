@@ -6,6 +6,9 @@ package main
 // page read them all from the state index and sorted them (a backfill's
 // queued runs: thousands), and its walks of the settled runs by id passed
 // the unfinished ones among them (the newest runs, on top of the ids).
+// A new version reads again only the blocks of ids a write touched: the
+// runs are remembered by block of 256 ids, with the block's node in the
+// (dag_id, id) index, which every write of a run in the block copies.
 
 import (
 	"slices"
@@ -17,6 +20,19 @@ import (
 // maxPendingDAGs bounds the DAGs whose unfinished runs are remembered:
 // past it the memory starts again empty.
 const maxPendingDAGs = 1024
+
+// pendingBlockDigits are the hex digits of a run id below a block's
+// prefix (seqPrefix): blocks of 256 ids. A write of one run reads its
+// block again, 256 rows at most, where a block of 4,096 would cost 16
+// times as many; a new version looks up each remembered block's node (a
+// seek), about as many as a backfill's unfinished runs over 256.
+const pendingBlockDigits = 2
+
+// pendingBlocksMin is how many unfinished runs a DAG has at least for
+// them to be remembered by block: fewer are read again (from the state
+// index, and down from the newest run), about as many rows as a block or
+// four, without the lookups of each block.
+const pendingBlocksMin = 1024
 
 // pendingRunsMemo remembers each DAG's unfinished runs for the version of
 // its runs they were read from.
@@ -31,19 +47,43 @@ type pendingRunsMemo struct {
 type pendingRuns struct {
 	watch <-chan struct{}
 	runs  []*DagRun // by id
+	// blocks are the blocks of ids that hold unfinished runs, by
+	// prefix.
+	blocks map[string]*pendingBlock
+	// newest is the DAG's highest run id; lastSettled its highest
+	// settled run's (0: none); unsettledN its count of runs that went
+	// back from finished (runCount.UnsettledN).
+	newest, lastSettled, unsettledN int64
 	// tail is the least id from which every run of the DAG is
 	// unfinished (the newest runs, not yet settled): a walk of settled
-	// runs by id stops below it. 1<<63-1 when the DAG's last run is
-	// settled.
+	// runs by id stops below it.
 	tail int64
 	// sorted are runs in the orders pages asked for, by the order's
-	// name (RunOrderQuery.CompareName).
+	// name (RunOrderQuery.CompareName; with a state, its runs alone).
 	mu     sync.Mutex
-	sorted map[string][]*DagRun
+	sorted map[string]sortedPending
+}
+
+// pendingBlock is a block's unfinished runs, by id, as of the block's
+// node (watch).
+type pendingBlock struct {
+	watch <-chan struct{}
+	runs  []*DagRun
+}
+
+// sortedPending is a list of unfinished runs sorted in compare's order,
+// those of state alone when state is set.
+type sortedPending struct {
+	runs    []*DagRun
+	compare func(a, b *DagRun) int
+	state   RunState
 }
 
 // pendingRunsTxn is the DAG's unfinished runs as txn sees them; read
-// counts the rows read when they are not remembered.
+// counts the rows read when they are not remembered. A version after the
+// remembered one is that one with the blocks a write changed read again
+// (pendingRuns.next); when the counts say an unfinished run is elsewhere
+// (a settled run cleared), every unfinished run is read again.
 func (s *Store) pendingRunsTxn(txn *memdb.Txn, dagID string, read *int) (*pendingRuns, error) {
 	it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, nil)
 	if err != nil {
@@ -56,21 +96,48 @@ func (s *Store) pendingRunsTxn(txn *memdb.Txn, dagID string, read *int) (*pendin
 	if p != nil && p.watch == watch && watch != nil {
 		return p, nil
 	}
-	p = &pendingRuns{watch: watch, tail: 1<<63 - 1, sorted: map[string][]*DagRun{}}
+	var next *pendingRuns
+	if p != nil && p.blocks != nil {
+		if next, err = p.next(txn, dagID, watch, read); err != nil {
+			return nil, err
+		}
+	}
+	if next == nil {
+		if next, err = readPendingRuns(txn, dagID, watch, read); err != nil {
+			return nil, err
+		}
+	}
+	s.pending.mu.Lock()
+	if s.pending.of == nil || len(s.pending.of) >= maxPendingDAGs {
+		s.pending.of = map[string]*pendingRuns{}
+	}
+	s.pending.of[dagID] = next
+	s.pending.mu.Unlock()
+	return next, nil
+}
+
+// readPendingRuns reads a DAG's unfinished runs: down from its newest run
+// to its last settled one, then the state index's below it.
+func readPendingRuns(txn *memdb.Txn, dagID string, watch <-chan struct{}, read *int) (*pendingRuns, error) {
+	p := &pendingRuns{watch: watch, blocks: map[string]*pendingBlock{}, sorted: map[string]sortedPending{},
+		unsettledN: runCountTxn(txn, dagID).UnsettledN}
 	down, err := dagRunsByID(txn, dagID, true)
 	if err != nil {
 		return nil, err
 	}
+	tail := int64(1<<63 - 1)
 	for raw := down.Next(); raw != nil; raw = down.Next() {
 		r := raw.(*DagRun)
 		if r.DagID != dagID {
 			break
 		}
 		*read++
+		p.newest = max(p.newest, r.ID)
 		if runSettled(r) {
+			p.lastSettled = r.ID
 			break
 		}
-		p.tail = r.ID
+		tail = r.ID
 		p.runs = append(p.runs, r)
 	}
 	for _, state := range []RunState{RunQueued, RunRunning} {
@@ -79,64 +146,300 @@ func (s *Store) pendingRunsTxn(txn *memdb.Txn, dagID string, read *int) (*pendin
 			return nil, err
 		}
 		for raw := it.Next(); raw != nil; raw = it.Next() {
-			if r := raw.(*DagRun); r.ID < p.tail {
+			if r := raw.(*DagRun); r.ID < tail {
 				*read++
 				p.runs = append(p.runs, r)
 			}
 		}
 	}
 	slices.SortFunc(p.runs, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
-	s.pending.mu.Lock()
-	if s.pending.of == nil || len(s.pending.of) >= maxPendingDAGs {
-		s.pending.of = map[string]*pendingRuns{}
+	p.tail = p.lastSettled + 1
+	if len(p.runs) < pendingBlocksMin {
+		p.blocks = nil // read again at the next version
+		return p, nil
 	}
-	s.pending.of[dagID] = p
-	s.pending.mu.Unlock()
+	for _, r := range p.runs {
+		prefix := seqPrefix(r.ID, pendingBlockDigits)
+		b := p.blocks[prefix]
+		if b == nil {
+			b = &pendingBlock{}
+			p.blocks[prefix] = b
+		}
+		b.runs = append(b.runs, r)
+	}
+	if err := p.watchBlocks(txn, dagID); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// watchBlocks looks up the node of each block without one.
+func (p *pendingRuns) watchBlocks(txn *memdb.Txn, dagID string) error {
+	for prefix, b := range p.blocks {
+		if b.watch != nil {
+			continue
+		}
+		it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
+		if err != nil {
+			return err
+		}
+		b.watch = it.WatchCh()
+	}
+	return nil
+}
+
+// next is p at the version of the DAG's runs txn sees (watch): the
+// blocks whose node changed read again, and those of the runs that went
+// back from finished since (runCount.Unsettled), the runs above p's
+// newest read, and p's last settled run looked up (a run settles in a
+// block read, or comes new); nil when more runs went back than the
+// counts name, or the counts hold more unfinished runs than that finds,
+// for the caller to read them all. The sorted lists are p's with the
+// runs that changed taken out and put in.
+func (p *pendingRuns) next(txn *memdb.Txn, dagID string, watch <-chan struct{}, read *int) (*pendingRuns, error) {
+	count := runCountTxn(txn, dagID)
+	unfinished := count.N - count.States[runStateSlot(RunSuccess)] - count.States[runStateSlot(RunFailed)]
+	if count.States[len(runStates)] > 0 || unfinished < pendingBlocksMin {
+		return nil, nil // a state the walks do not take (they sort), or few to read
+	}
+	back := count.UnsettledN - p.unsettledN
+	if back < 0 || back > int64(len(count.Unsettled)) {
+		return nil, nil
+	}
+	n := &pendingRuns{watch: watch, blocks: map[string]*pendingBlock{}, sorted: map[string]sortedPending{},
+		newest: count.NewestID, lastSettled: p.lastSettled, unsettledN: count.UnsettledN}
+	var gone, came []*DagRun
+	settled := int64(0) // the highest settled id read
+	block := func(prefix string) *pendingBlock {
+		b := n.blocks[prefix]
+		if b == nil {
+			b = &pendingBlock{}
+			n.blocks[prefix] = b
+		}
+		return b
+	}
+	readBlock := func(prefix string, it memdb.ResultIterator) {
+		nb := block(prefix)
+		nb.watch = it.WatchCh()
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			*read++
+			if r := raw.(*DagRun); runSettled(r) {
+				settled = max(settled, r.ID)
+			} else if r.ID <= p.newest { // the newer ones come below
+				nb.runs = append(nb.runs, r)
+			}
+		}
+	}
+	for prefix, b := range p.blocks {
+		it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
+		if err != nil {
+			return nil, err
+		}
+		if it.WatchCh() == b.watch {
+			n.blocks[prefix] = b
+			continue
+		}
+		gone = append(gone, b.runs...)
+		readBlock(prefix, it)
+	}
+	for _, id := range count.Unsettled[int64(len(count.Unsettled))-back:] {
+		prefix := seqPrefix(id, pendingBlockDigits)
+		if _, done := n.blocks[prefix]; done {
+			continue
+		}
+		it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
+		if err != nil {
+			return nil, err
+		}
+		readBlock(prefix, it)
+	}
+	if n.newest > p.newest {
+		up, err := txn.LowerBound(tableDagRuns, indexDagRow, dagID, p.newest+1)
+		if err != nil {
+			return nil, err
+		}
+		for raw := up.Next(); raw != nil; raw = up.Next() {
+			r := raw.(*DagRun)
+			if r.DagID != dagID {
+				break
+			}
+			*read++
+			if runSettled(r) {
+				settled = max(settled, r.ID)
+			} else {
+				b := block(seqPrefix(r.ID, pendingBlockDigits))
+				b.runs = append(b.runs, r)
+			}
+		}
+	}
+	found := 0
+	for prefix, b := range n.blocks {
+		found += len(b.runs)
+		if b == p.blocks[prefix] {
+			continue
+		}
+		came = append(came, b.runs...)
+		if len(b.runs) == 0 {
+			delete(n.blocks, prefix)
+		}
+	}
+	if found != unfinished {
+		return nil, nil
+	}
+	if settled > p.lastSettled {
+		n.lastSettled = settled
+	} else if p.lastSettled > 0 {
+		raw, err := txn.First(tableDagRuns, indexDagRow, dagID, p.lastSettled)
+		if err != nil {
+			return nil, err
+		}
+		*read++
+		if raw == nil || !runSettled(raw.(*DagRun)) {
+			if n.lastSettled, err = lastSettledBelowTxn(txn, dagID, p.lastSettled, read); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := n.watchBlocks(txn, dagID); err != nil {
+		return nil, err
+	}
+	n.tail = n.lastSettled + 1
+	for _, b := range n.blocks {
+		n.runs = append(n.runs, b.runs...)
+	}
+	slices.SortFunc(n.runs, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
+	gone, came = unchangedOut(gone, came)
+	p.mu.Lock()
+	for name, list := range p.sorted {
+		if next, ok := list.with(gone, came); ok {
+			n.sorted[name] = next
+		}
+	}
+	p.mu.Unlock()
+	return n, nil
+}
+
+// lastSettledBelowTxn is the DAG's highest settled run id below id (0:
+// none), found by a walk down that passes the unfinished runs.
+func lastSettledBelowTxn(txn *memdb.Txn, dagID string, id int64, read *int) (int64, error) {
+	if id <= 1 {
+		return 0, nil
+	}
+	it, err := txn.ReverseLowerBound(tableDagRuns, indexDagRow, dagID, id-1)
+	if err != nil {
+		return 0, err
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		r := raw.(*DagRun)
+		if r.DagID != dagID {
+			break
+		}
+		*read++
+		if runSettled(r) {
+			return r.ID, nil
+		}
+	}
+	return 0, nil
+}
+
+// unchangedOut takes out of gone and came the runs in both (a block read
+// again holds its unchanged runs as they were).
+func unchangedOut(gone, came []*DagRun) ([]*DagRun, []*DagRun) {
+	if len(gone) == 0 || len(came) == 0 {
+		return gone, came
+	}
+	same := make(map[*DagRun]bool, len(gone))
+	for _, r := range gone {
+		same[r] = true
+	}
+	came = slices.DeleteFunc(came, func(r *DagRun) bool {
+		if same[r] {
+			same[r] = false // in both
+			return true
+		}
+		return false
+	})
+	gone = slices.DeleteFunc(gone, func(r *DagRun) bool { v, ok := same[r]; return ok && !v })
+	return gone, came
+}
+
+// with is the list with the runs of gone taken out and those of came put
+// in, in its order: each found by a binary search (the list's runs are
+// the objects it was sorted by), the rest copied, where a sort of every
+// unfinished run compared each of them; false when a run of gone is not
+// in its place.
+func (l sortedPending) with(gone, came []*DagRun) (sortedPending, bool) {
+	keep := func(r *DagRun) bool { return l.state == "" || r.State == l.state }
+	var at []int
+	for _, r := range gone {
+		if !keep(r) {
+			continue
+		}
+		i, ok := slices.BinarySearchFunc(l.runs, r, l.compare)
+		if !ok || l.runs[i] != r {
+			return sortedPending{}, false // not where its order puts it: sorted again
+		}
+		at = append(at, i)
+	}
+	slices.Sort(at)
+	kept := make([]*DagRun, 0, len(l.runs)-len(at)+len(came))
+	from := 0
+	for _, i := range at {
+		kept = append(kept, l.runs[from:i]...)
+		from = i + 1
+	}
+	kept = append(kept, l.runs[from:]...)
+	var add []*DagRun
+	for _, r := range came {
+		if keep(r) {
+			add = append(add, r)
+		}
+	}
+	if len(add) == 0 {
+		return sortedPending{runs: kept, compare: l.compare, state: l.state}, true
+	}
+	slices.SortFunc(add, l.compare)
+	out := make([]*DagRun, 0, len(kept)+len(add))
+	from = 0
+	for _, r := range add {
+		i, _ := slices.BinarySearchFunc(kept[from:], r, l.compare)
+		out = append(append(out, kept[from:from+i]...), r)
+		from += i
+	}
+	out = append(out, kept[from:]...)
+	return sortedPending{runs: out, compare: l.compare, state: l.state}, true
 }
 
 // inOrder is the unfinished runs in compare's order, which name names
 // ("": not remembered, sorted at each call); the caller does not change
 // the slice.
 func (p *pendingRuns) inOrder(name string, compare func(a, b *DagRun) int) []*DagRun {
-	if name != "" {
-		p.mu.Lock()
-		runs, ok := p.sorted[name]
-		p.mu.Unlock()
-		if ok {
-			return runs
-		}
-	}
-	runs := slices.Clone(p.runs)
-	slices.SortFunc(runs, compare)
-	if name != "" {
-		p.mu.Lock()
-		p.sorted[name] = runs
-		p.mu.Unlock()
-	}
-	return runs
+	return p.sortedIn(name, compare, "")
 }
 
 // inStateOrder is inOrder of the unfinished runs in state alone.
 func (p *pendingRuns) inStateOrder(name string, compare func(a, b *DagRun) int, state RunState) []*DagRun {
+	return p.sortedIn(name, compare, state)
+}
+
+func (p *pendingRuns) sortedIn(name string, compare func(a, b *DagRun) int, state RunState) []*DagRun {
 	key := name + "\x00" + string(state)
 	if name != "" {
 		p.mu.Lock()
-		runs, ok := p.sorted[key]
+		list, ok := p.sorted[key]
 		p.mu.Unlock()
 		if ok {
-			return runs
+			return list.runs
 		}
 	}
-	runs := []*DagRun{}
-	for _, r := range p.inOrder(name, compare) {
-		if r.State == state {
-			runs = append(runs, r)
-		}
+	runs := slices.Clone(p.runs)
+	if state != "" {
+		runs = slices.DeleteFunc(runs, func(r *DagRun) bool { return r.State != state })
 	}
+	slices.SortFunc(runs, compare)
 	if name != "" {
 		p.mu.Lock()
-		p.sorted[key] = runs
+		p.sorted[key] = sortedPending{runs: runs, compare: compare, state: state}
 		p.mu.Unlock()
 	}
 	return runs

@@ -293,6 +293,9 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 			la, lb := a.LastScheduled, b.LastScheduled
 			pa, pb := a.Pending, b.Pending
 			a.LastScheduled, b.LastScheduled, a.Pending, b.Pending = nil, nil, nil, nil
+			// The runs that went back from finished are a log of
+			// writes, not of rows.
+			a.Unsettled, b.Unsettled, a.UnsettledN, b.UnsettledN = nil, nil, 0, 0
 			return reflect.DeepEqual(a, b) && slices.Equal(pa, pb) && (la == nil) == (lb == nil) && (la == nil || la.Equal(*lb))
 		}
 		if !maps.EqualFunc(got, want, sameCount) {
