@@ -11,6 +11,7 @@ package main
 // (dag_id, id) index, which every write of a run in the block copies.
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -46,7 +47,7 @@ type pendingRunsMemo struct {
 // every write of one of its runs copies, so a new version has another).
 type pendingRuns struct {
 	watch <-chan struct{}
-	runs  []*DagRun // by id
+	runs  []*DagRun // by id (byID)
 	// blocks are the blocks of ids that hold unfinished runs, by
 	// prefix.
 	blocks map[string]*pendingBlock
@@ -304,10 +305,6 @@ func (p *pendingRuns) next(txn *memdb.Txn, dagID string, watch <-chan struct{}, 
 		return nil, err
 	}
 	n.tail = n.lastSettled + 1
-	for _, b := range n.blocks {
-		n.runs = append(n.runs, b.runs...)
-	}
-	slices.SortFunc(n.runs, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
 	gone, came = unchangedOut(gone, came)
 	p.mu.Lock()
 	for name, list := range p.sorted {
@@ -410,6 +407,21 @@ func (l sortedPending) with(gone, came []*DagRun) (sortedPending, bool) {
 	return sortedPending{runs: out, compare: l.compare, state: l.state}, true
 }
 
+// byID is the unfinished runs by id: a version made from the last one
+// (next) has them by block only, put together at the first order asked
+// for that the last one had not sorted.
+func (p *pendingRuns) byID() []*DagRun {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.runs == nil && len(p.blocks) > 0 {
+		prefixes := slices.Sorted(maps.Keys(p.blocks)) // hex digits: in id order
+		for _, prefix := range prefixes {
+			p.runs = append(p.runs, p.blocks[prefix].runs...)
+		}
+	}
+	return p.runs
+}
+
 // inOrder is the unfinished runs in compare's order, which name names
 // ("": not remembered, sorted at each call); the caller does not change
 // the slice.
@@ -432,7 +444,7 @@ func (p *pendingRuns) sortedIn(name string, compare func(a, b *DagRun) int, stat
 			return list.runs
 		}
 	}
-	runs := slices.Clone(p.runs)
+	runs := slices.Clone(p.byID())
 	if state != "" {
 		runs = slices.DeleteFunc(runs, func(r *DagRun) bool { return r.State != state })
 	}
