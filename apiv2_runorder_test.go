@@ -325,8 +325,8 @@ func TestAPIv2_Runs_FixedOrdersReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	addMixedRuns(t, ts.store, "example_bash_operator", base, 300)
-	addMixedRuns(t, ts.store, "tutorial", base.Add(time.Second), 300)
+	addMixedRuns(t, ts.store, "example_bash_operator", base, 300, 10)
+	addMixedRuns(t, ts.store, "tutorial", base.Add(time.Second), 300, 10)
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
 	const one = "/dags/example_bash_operator/dagRuns"
@@ -361,8 +361,8 @@ func TestAPIv1_Runs_FixedOrdersReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition2)
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	addMixedRuns(t, ts.store, "example_bash_operator", base, 300)
-	addMixedRuns(t, ts.store, "tutorial", base.Add(time.Second), 300)
+	addMixedRuns(t, ts.store, "example_bash_operator", base, 300, 10)
+	addMixedRuns(t, ts.store, "tutorial", base.Add(time.Second), 300, 10)
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
 	one := []string{"example_bash_operator"}

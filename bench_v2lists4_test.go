@@ -17,11 +17,11 @@ import (
 )
 
 // addMixedRuns stores n runs of dagID as addSchedulerRuns does, but one
-// in ten is a manual run triggered through the API (external_trigger)
+// in every is a manual run triggered through the API (external_trigger)
 // with a conf of its own ({"n": i%7}), the others scheduled with {}: each
 // manual run breaks the order by conf (its conf sorts before {}) and the
 // scheduled run after it the order by external_trigger.
-func addMixedRuns(tb testing.TB, store *Store, dagID string, base time.Time, n int) {
+func addMixedRuns(tb testing.TB, store *Store, dagID string, base time.Time, n, every int) {
 	tb.Helper()
 	err := store.update(func(txn *memdb.Txn) error {
 		for i := range n {
@@ -38,7 +38,7 @@ func addMixedRuns(tb testing.TB, store *Store, dagID string, base time.Time, n i
 			}
 			r := &DagRun{ID: id, DagID: dagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date, State: state,
 				Conf: json.RawMessage(`{}`), RunType: "scheduled", StartDate: &start, EndDate: &end, UpdatedAt: &end}
-			if i%10 == 4 {
+			if i%every == every/2 {
 				r.RunID, r.RunType, r.ExternalTrigger = "manual__"+isoFormat(date), "manual", true
 				r.Conf = json.RawMessage(fmt.Sprintf(`{"n":%d}`, i%7))
 			}
@@ -57,10 +57,11 @@ func addMixedRuns(tb testing.TB, store *Store, dagID string, base time.Time, n i
 }
 
 // BenchmarkV2ListRunsByConf lists a page of 50 runs by conf (rows of a
-// DAG as addMixedRuns leaves them, a quarter as many of a second DAG): a
-// DAG's by conf, from offset 200 by -conf, every DAG's by -conf: the
-// stretches between the DAG's fixed marks merged to the page's end, where
-// every run was read and sorted.
+// DAG as addMixedRuns leaves them with a manual run in 500, 200 marks at
+// 100,000, a quarter as many of a second DAG): a DAG's by conf, from
+// offset 200 by -conf, every DAG's by -conf: the stretches between the
+// DAG's fixed marks merged to the page's end, where every run was read
+// and sorted. (A manual run in ten would pass fixedMarksMax: sorted.)
 func BenchmarkV2ListRunsByConf(b *testing.B) {
 	benchV2Pages(b, benchMixedRuns,
 		benchPage{"conf", "/dags/bench_runs/dagRuns?limit=50&order_by=conf"},
@@ -73,8 +74,8 @@ func BenchmarkV2ListRunsByConf(b *testing.B) {
 func benchMixedRuns(b *testing.B, rows int) (*Store, *DAGSet) {
 	dag, other := benchDAG(b, "bench_runs", 1), benchDAG(b, "bench_more", 1)
 	store, dags := benchStoreWith(b, dag, other)
-	addMixedRuns(b, store, dag.DagID, benchDate, rows)
-	addMixedRuns(b, store, other.DagID, benchDate.Add(time.Second), rows/4)
+	addMixedRuns(b, store, dag.DagID, benchDate, rows, 500)
+	addMixedRuns(b, store, other.DagID, benchDate.Add(time.Second), rows/4, 500)
 	return store, dags
 }
 
