@@ -131,6 +131,10 @@ type Task struct {
 	IsTeardown          bool
 	OnFailureFailDagrun bool
 	setupUpstream       []string // the setups among Upstream (linkTasks)
+	// teardownScope: a teardown's tasks between its setups and it, which
+	// Airflow 3 waits for (linkTasks, scheduler_triggerrules.go
+	// teardownScopeWaiting); nil for other tasks.
+	teardownScope []string
 	// Label is the task id without its group prefix (a Python file's
 	// "label"; "" for YAML: TaskLabel derives it).
 	Label string

@@ -307,6 +307,12 @@ type schedulingRules struct {
 	// 2425-2428, 3.2.1 alike); 1.10.15's writes the two dates alone
 	// (taskinstance.py:537-541).
 	setStateDuration bool
+
+	// teardownScope: a teardown whose trigger rule is met still waits
+	// until every task between its setups and it has finished (3.2.0's
+	// trigger_rule_dep.py _evaluate_teardown_scope, apache/airflow#64181);
+	// 2.10.3 looks at its direct upstream tasks alone.
+	teardownScope bool
 }
 
 // dagFileRules are how the release reads DAG files: its example DAGs,
@@ -708,6 +714,7 @@ var (
 		// DagRun.schedule_tis counts the try when it schedules it.
 		r.tryAtSchedule = true
 		r.scheduledRuns = scheduledRunRule{triggerTimetable: true}
+		r.teardownScope = true
 
 		// task-sdk/src/airflow/sdk/execution_time/task_runner.py
 		// RuntimeTaskInstance.get_template_context.

@@ -172,6 +172,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRunType":          r.triggerRunType,
 			"tryAtSchedule":           r.tryAtSchedule,
 			"setStateDuration":        r.setStateDuration,
+			"teardownScope":           r.teardownScope,
 			"scheduledRuns":           r.scheduledRuns,
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
@@ -303,6 +304,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"triggerRunType":   "",
 		"tryAtSchedule":    false,
 		"setStateDuration": true,
+		"teardownScope":    false,
 		"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
@@ -406,6 +408,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
 			"setStateDuration":      false,
+			"teardownScope":         false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
 			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval":        []string{"none", "none"},
@@ -498,6 +501,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRunType":        "",
 			"tryAtSchedule":         false,
 			"setStateDuration":      false,
+			"teardownScope":         false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
 			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval":        []string{"none", "none"},
@@ -575,7 +579,9 @@ func want3(want2 map[string]any) map[string]any {
 		"triggerRunType":   "manual",
 		"tryAtSchedule":    true,
 		"setStateDuration": true,
-		"scheduledRuns":    scheduledRunRule{triggerTimetable: true},
+		// 3.2.0 trigger_rule_dep.py _evaluate_teardown_scope (apache/airflow#64181)
+		"teardownScope": true,
+		"scheduledRuns": scheduledRunRule{triggerTimetable: true},
 		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
 		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
 		// CronTriggerTimetable's and DeltaTriggerTimetable's instant

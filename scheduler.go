@@ -618,6 +618,9 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 				if !changed {
 					continue
 				}
+				if next == TaskScheduled && s.rules.teardownScope && teardownScopeWaiting(task, byID) > 0 {
+					continue // a teardown waits for the tasks between its setups and it
+				}
 				if next == TaskScheduled && task.DependsOnPast {
 					// Airflow checks every dependency: the trigger rule may
 					// still skip or fail it upstream, but it is scheduled

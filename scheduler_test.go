@@ -126,6 +126,13 @@ func newSchedHarness(t *testing.T, files map[string]string, tune func(*scheduler
 	if err != nil {
 		t.Fatalf("load dags: %v", err)
 	}
+	return newSchedHarnessOf(t, dags, tune)
+}
+
+// newSchedHarnessOf is newSchedHarness over DAGs already read (a Python
+// folder's, read outside the bubble).
+func newSchedHarnessOf(t *testing.T, dags *DAGSet, tune func(*schedulerOptions)) *schedHarness {
+	t.Helper()
 	store := storeWith(t, dags)
 	clock := &testClock{t: schedEpoch}
 	runner := &fakeRunner{outcomes: map[string][]TaskState{}, held: map[string]chan struct{}{}, starts: map[tiKey]int{}}
