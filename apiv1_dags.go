@@ -91,7 +91,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	// Any task with max_active_tis_per_dag(run) (2.10.3 models/dag.py:3296-3299);
 	// only Python DAGs' tasks have them.
 	d["has_task_concurrency_limits"] = slices.ContainsFunc(def.Tasks, func(t *Task) bool { return t.ConcurrencyLimited })
-	last, err := s.opts.Store.LastScheduledDate(row.DagID)
+	last, err := s.opts.Store.LastRunDate(row.DagID, s.rules().lastRun)
 	if err != nil {
 		return nil, err
 	}

@@ -295,6 +295,16 @@ type schedulingRules struct {
 	// given its data interval (scheduler_timetable.go).
 	scheduledRuns scheduledRunRule
 
+	// lastRun is which runs the schedule plans its next run after: the
+	// latest of the DAG's scheduled and backfill runs, its last automated
+	// run, in Airflow 2.10.3 (models/dag.py:3523-3556 _get_latest_runs_stmt,
+	// read at each parse, :3310-3318) and 3.2.1 (dag_processing/
+	// collection.py:105-134, :617-619 of c57fba0e); the latest scheduled
+	// run in 1.10.15, whose query takes non-external runs and those named
+	// scheduled__ (jobs/scheduler_job.py:660-669), which in airlite, that
+	// has no backfill job there, are the scheduled runs.
+	lastRun lastRunKind
+
 	// tryAtSchedule: a task instance's try_number counts up when the
 	// scheduler schedules it (Airflow 3's DagRun.schedule_tis), so that a
 	// scheduled or queued one already shows the try it is about to run;
@@ -516,6 +526,7 @@ var (
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 			bashPushesReturnValue:   true,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
+			lastRun:                 lastAutomated,
 			tryAtSchedule:           false,
 			setStateDuration:        true,
 		},
@@ -614,6 +625,7 @@ var (
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			bashPushesReturnValue:   false,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
+			lastRun:                 lastScheduled,
 			tryAtSchedule:           false,
 			setStateDuration:        false,
 		},

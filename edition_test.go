@@ -173,6 +173,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"tryAtSchedule":           r.tryAtSchedule,
 			"setStateDuration":        r.setStateDuration,
 			"scheduledRuns":           r.scheduledRuns,
+			"lastRun":                 r.lastRun,
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
 				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
@@ -304,6 +305,8 @@ func TestEditionRules_Table(t *testing.T) {
 		"tryAtSchedule":    false,
 		"setStateDuration": true,
 		"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+		// 2.10.3 airflow/models/dag.py:3523-3556 _get_latest_runs_stmt
+		"lastRun": lastAutomated,
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		"manualInterval": []string{"none", "none"},
@@ -407,8 +410,10 @@ func TestEditionRules_Table(t *testing.T) {
 			"tryAtSchedule":         false,
 			"setStateDuration":      false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun":        lastScheduled,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -499,8 +504,10 @@ func TestEditionRules_Table(t *testing.T) {
 			"tryAtSchedule":         false,
 			"setStateDuration":      false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun":        lastScheduled,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -376,4 +377,118 @@ func TestSchedulingRules_PlannedRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestScheduler_BackfillIsLastAutomatedRun: the latest backfill run counts
+// as the last automated run, which the next scheduled run follows, in
+// Airflow 2.10.3 (models/dag.py:3523-3556, _get_latest_runs_stmt: the
+// latest logical date of BACKFILL_JOB and SCHEDULED runs, read at each
+// parse, lines 3310-3318) and 3.2.1 (dag_processing/collection.py:
+// 105-134 and 617-619 of c57fba0e). With catchup the schedule goes on
+// after the backfill's last date, not from start_date; without, a
+// duration waits a duration after it. Edition 3's backfills come from
+// the backfills route; edition 2's from a trigger named as a backfill's
+// (the experimental API takes the run type from the id: 2.10.3
+// models/dag.py:3152-3157). The clock is at 2024-01-10 12:00 UTC.
+func TestScheduler_BackfillIsLastAutomatedRun(t *testing.T) {
+	t.Parallel()
+	at := func(d, h int) time.Time { return time.Date(2024, 1, d, h, 0, 0, 0, time.UTC) }
+	cases := []struct {
+		name, schedule, extra string
+		ed                    edition
+		from, to              time.Time     // the backfill's dates
+		later                 time.Duration // a second pass this much later
+		want                  []time.Time   // the scheduled runs' logical dates
+	}{
+		{"3: cron with catchup goes on after the backfill", "'@daily'", "catchup: true\nstart_date: 2024-01-01", edition3,
+			at(5, 0), at(7, 0), 0, []time.Time{at(8, 0), at(9, 0), at(10, 0)}},
+		{"3: duration without catchup waits a duration after the backfill", "12h", "catchup: false\nstart_date: 2021-01-01", edition3,
+			at(10, 6), at(10, 6), 6 * time.Hour, []time.Time{at(10, 18)}},
+		{"2: cron with catchup goes on after the backfill", "'@daily'", "catchup: true\nstart_date: 2024-01-01", edition2,
+			at(7, 0), at(7, 0), 0, []time.Time{at(8, 0), at(9, 0)}},
+		{"2: duration with catchup goes on after the backfill", "12h", "catchup: true\nstart_date: 2024-01-09", edition2,
+			at(9, 12), at(9, 12), 0, []time.Time{at(10, 0)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: " + tc.schedule + "\n" + tc.extra +
+					"\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				if tc.ed == edition3 {
+					o := &operations{store: h.store, edition: tc.ed, now: h.clock.Now, unixname: "tester", kick: h.sched.Kick}
+					if _, err := o.createBackfill(&backfillRequest{dagID: "s", from: tc.from, to: tc.to, reprocess: "none", maxActiveRuns: 10}); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					h.trigger("s", fmt.Sprintf(`{"run_id": "backfill__%s", "execution_date": "%s"}`, isoFormat(tc.from), isoFormat(tc.from)))
+				}
+				h.settle()
+				if tc.later > 0 {
+					h.clock.Advance(tc.later)
+					h.settle()
+				}
+				var got, want []string
+				for _, run := range h.runsOf("s") {
+					if run.RunType == "scheduled" {
+						got = append(got, isoFormat(run.ExecutionDate))
+					}
+				}
+				for _, w := range tc.want {
+					want = append(want, isoFormat(w))
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("scheduled runs\n got %v\nwant %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+// TestAPI_NextDagrunAfterBackfill: a DAG's next_dagrun fields follow its
+// last automated run, a backfill's included (2.10.3 models/dag.py:
+// 3310-3318 and 3523-3556; 3.2.1 dag_processing/collection.py:105-134,
+// 617-619 of c57fba0e): a @daily DAG with catchup from 2024-01-01 whose
+// only runs are a backfill's up to 2024-01-07 plans 2024-01-08 next (a
+// data interval to 2024-01-09 in edition 2; the instant in 3).
+func TestAPI_NextDagrunAfterBackfill(t *testing.T) {
+	t.Parallel()
+	const def = `
+dag_id: nb
+schedule_interval: "@daily"
+start_date: 2024-01-01T00:00:00+00:00
+catchup: true
+tasks:
+  - {task_id: a, operator: EmptyOperator}
+`
+	t.Run("3", func(t *testing.T) {
+		t.Parallel()
+		ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(def))
+		res := ts.do(t, http.MethodPost, "/api/v2/backfills",
+			`{"dag_id": "nb", "from_date": "2024-01-05T00:00:00Z", "to_date": "2024-01-07T00:00:00Z", "max_active_runs": 1}`)
+		if res.status != 200 {
+			t.Fatalf("create backfill = %d %s", res.status, res.body)
+		}
+		v := ts.v2JSON(t, "/dags/nb")
+		got := fmt.Sprintf("%s %s %s %s", v["next_dagrun_logical_date"], v["next_dagrun_data_interval_start"],
+			v["next_dagrun_data_interval_end"], v["next_dagrun_run_after"])
+		if want := strings.Repeat(`"2024-01-08T00:00:00Z" `, 3) + `"2024-01-08T00:00:00Z"`; got != want {
+			t.Errorf("next_dagrun fields %s, want %s", got, want)
+		}
+	})
+	t.Run("2", func(t *testing.T) {
+		t.Parallel()
+		ts := newTestServer(t, edition2, withExamplesPaused(), withDAG(def))
+		ts.trigger(t, "nb", `{"run_id": "backfill__2024-01-07T00:00:00+00:00", "execution_date": "2024-01-07T00:00:00+00:00"}`)
+		res := ts.v1(t, http.MethodGet, "/dags/nb/details", "")
+		var v map[string]any
+		if err := json.Unmarshal([]byte(res.body), &v); err != nil || res.status != 200 {
+			t.Fatalf("GET details = %d %s (%v)", res.status, res.body, err)
+		}
+		got := fmt.Sprintf("%v %v %v %v", v["next_dagrun"], v["next_dagrun_data_interval_start"],
+			v["next_dagrun_data_interval_end"], v["next_dagrun_create_after"])
+		if want := "2024-01-08T00:00:00+00:00 2024-01-08T00:00:00+00:00 2024-01-09T00:00:00+00:00 2024-01-09T00:00:00+00:00"; got != want {
+			t.Errorf("next_dagrun fields %s, want %s", got, want)
+		}
+	})
 }
