@@ -210,7 +210,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	if def.IsPausedUponCreation {
 		pausedUponCreation = true
 	}
-	d["timezone"] = "UTC"
+	d["timezone"] = def.Timezone.String()
 	d["catchup"] = def.Catchup
 	d["orientation"] = "LR"
 	d["concurrency"] = def.MaxActiveTasks

@@ -338,6 +338,13 @@ type dagFileRules struct {
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
 
+	// cronInZone: a cron schedule ticks in the DAG's time zone, as the
+	// release's CronMixin steps it (scheduler_cronzone.go; 2.10.3
+	// timetables/_cron.py:106-148, c57fba0e timetables/_cron.py:149-193).
+	// The 1.10 editions keep UTC, where 1.10.15's following_schedule works
+	// in the zone by rules of its own (models/dag.py is_fixed_time_schedule).
+	cronInZone bool
+
 	// catchupByDefault is a DAG's catchup when its file names none
 	// ([scheduler] catchup_by_default: True before Airflow 3, False since
 	// 3.0, airflow-core/src/airflow/config_templates/config.yml).
@@ -538,6 +545,7 @@ var (
 			// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
 			// beside a `*` (src/croniter/croniter.py:1000-1008).
 			cronDays:                cronDayRule{fullFieldIsStar: false},
+			cronInZone:              true,
 			pythonSurface:           "2",
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
@@ -637,6 +645,7 @@ var (
 			// croniter 0.3.36 (constraints-1.10.15): a full day field is always
 			// `*` (src/croniter/croniter.py:618-619).
 			cronDays:                cronDayRule{fullFieldIsStar: true},
+			cronInZone:              false,
 			pythonSurface:           "1.10",
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: true,

@@ -492,3 +492,50 @@ tasks:
 		}
 	})
 }
+
+// TestScheduler_CronInDagTimezone: a cron schedule in a DAG's time zone
+// ticks at the zone's wall clock through a DST change, as Airflow 2.10.3
+// and 3.2.1's CronMixin steps it (timetables/_cron.py): "0 0 * * *" in
+// Europe/Amsterdam with catchup from local midnight of 2024-03-29 fires
+// at 23:00 UTC, then 22:00 UTC from 2024-03-31 (dates worked out with
+// croniter 6.2.4 and pendulum 3.2.0). Edition 3 runs at each tick;
+// edition 2 once the interval after it has ended. The clock is at
+// 2024-04-02 12:00 UTC. A YAML file names no zone: the DAG is given one
+// as a Python file's start_date would.
+func TestScheduler_CronInDagTimezone(t *testing.T) {
+	t.Parallel()
+	at := func(d, h int) time.Time { return time.Date(2024, 3, d, h, 0, 0, 0, time.UTC) }
+	all := []time.Time{at(28, 23), at(29, 23), at(30, 23), at(31, 22), at(32, 22)}
+	for _, tc := range []struct {
+		ed   edition
+		want []time.Time
+	}{{edition3, all}, {edition2, all[:4]}} {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				zone, err := parseDagZone(json.RawMessage(`"Europe/Amsterdam"`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := newSchedHarnessWith(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: '0 0 * * *'\ncatchup: true\n" +
+					"start_date: 2024-03-28T23:00:00+00:00\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"},
+					func(dags *DAGSet) {
+						d := dags.DAGs[0]
+						d.Timezone, d.cron = zone, d.cron.inZone(zone.location())
+					}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				h.clock.Advance(time.Date(2024, 4, 2, 12, 0, 0, 0, time.UTC).Sub(schedEpoch))
+				h.settle()
+				var got, want []string
+				for _, run := range h.runsOf("s") {
+					got = append(got, isoFormat(run.ExecutionDate))
+				}
+				for _, w := range tc.want {
+					want = append(want, isoFormat(w))
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("scheduled runs\n got %v\nwant %v", got, want)
+				}
+			})
+		})
+	}
+}
