@@ -101,6 +101,13 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		d["next_dagrun_data_interval_start"] = isoFormat(p.interval.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(p.interval.end)
 		d["next_dagrun_create_after"] = isoFormat(p.runAfter)
+		// Cleared while the DAG has max_active_runs runs queued or
+		// running, of any type (2.10.3 models/dag.py:3315-3316, at each
+		// parse; the scheduler's _should_update_dag_next_dagruns too).
+		counts := s.opts.Store.RunStateCounts(row.DagID)
+		if counts[RunQueued]+counts[RunRunning] >= def.MaxActiveRuns {
+			d["next_dagrun_create_after"] = nil
+		}
 	}
 	return d, nil
 }

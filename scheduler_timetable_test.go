@@ -617,3 +617,49 @@ func TestScheduler_UnpauseAfterLongPause(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIv1_NextDagrunCreateAfterAtMaxActiveRuns: Airflow 2.10.3 clears
+// a DAG's next_dagrun_create_after while it has max_active_runs runs
+// queued or running, of any type (models/dag.py:3315-3316 at each parse,
+// with DagRun.active_runs_of_dags; the scheduler's
+// _should_update_dag_next_dagruns likewise), and keeps next_dagrun and
+// its interval; once a run ends it is worked out again.
+func TestAPIv1_NextDagrunCreateAfterAtMaxActiveRuns(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2, withExamplesPaused(), withDAG(`
+dag_id: full
+schedule_interval: "@daily"
+start_date: 2024-01-01T00:00:00+00:00
+catchup: true
+max_active_runs: 1
+tasks:
+  - {task_id: a, operator: EmptyOperator}
+`))
+	fields := func() string {
+		t.Helper()
+		var got []string
+		for _, path := range []string{"/dags/full", "/dags/full/details"} {
+			res := ts.v1(t, http.MethodGet, path, "")
+			var v map[string]any
+			if err := json.Unmarshal([]byte(res.body), &v); err != nil || res.status != 200 {
+				t.Fatalf("GET %s = %d %s (%v)", path, res.status, res.body, err)
+			}
+			got = append(got, fmt.Sprintf("%v %v %v", v["next_dagrun"], v["next_dagrun_data_interval_end"], v["next_dagrun_create_after"]))
+		}
+		if got[0] != got[1] {
+			t.Errorf("the DAG %s, its details %s", got[0], got[1])
+		}
+		return got[1]
+	}
+	if got, want := fields(), "2024-01-01T00:00:00+00:00 2024-01-02T00:00:00+00:00 2024-01-02T00:00:00+00:00"; got != want {
+		t.Fatalf("no run: next_dagrun, its interval's end, create_after %s, want %s", got, want)
+	}
+	run := ts.trigger(t, "full", `{}`)
+	if got, want := fields(), "2024-01-01T00:00:00+00:00 2024-01-02T00:00:00+00:00 <nil>"; got != want {
+		t.Errorf("one run queued of max_active_runs 1: %s, want %s", got, want)
+	}
+	ts.setRunState(t, "full", run["run_id"].(string), RunSuccess)
+	if got, want := fields(), "2024-01-01T00:00:00+00:00 2024-01-02T00:00:00+00:00 2024-01-02T00:00:00+00:00"; got != want {
+		t.Errorf("the run ended: %s, want %s", got, want)
+	}
+}
