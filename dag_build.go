@@ -46,6 +46,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		Description:          s.Description,
 		StartDate:            s.StartDate,
 		EndDate:              s.EndDate,
+		Timezone:             s.Timezone,
 		Catchup:              r.catchupByDefault, // Airflow's [scheduler] catchup_by_default
 		IsPausedUponCreation: s.IsPausedUponCreation,
 		MaxActiveRuns:        16,
@@ -96,6 +97,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	schedule, cron, err := buildSchedule(s.ScheduleInterval, sched, r.cronDays)
 	if err != nil {
 		return nil, err
+	}
+	if cron != nil && r.cronInZone {
+		cron = cron.inZone(s.Timezone.location())
 	}
 	dag.Schedule, dag.cron = schedule, cron
 	dag.DefaultArgs, dag.DefaultArgsStartDate = s.DefaultArgs, s.DefaultArgsStartDate

@@ -295,6 +295,16 @@ type schedulingRules struct {
 	// given its data interval (scheduler_timetable.go).
 	scheduledRuns scheduledRunRule
 
+	// lastRun is which runs the schedule plans its next run after: the
+	// latest of the DAG's scheduled and backfill runs, its last automated
+	// run, in Airflow 2.10.3 (models/dag.py:3523-3556 _get_latest_runs_stmt,
+	// read at each parse, :3310-3318) and 3.2.1 (dag_processing/
+	// collection.py:105-134, :617-619 of c57fba0e); the latest scheduled
+	// run in 1.10.15, whose query takes non-external runs and those named
+	// scheduled__ (jobs/scheduler_job.py:660-669), which in airlite, that
+	// has no backfill job there, are the scheduled runs.
+	lastRun lastRunKind
+
 	// tryAtSchedule: a task instance's try_number counts up when the
 	// scheduler schedules it (Airflow 3's DagRun.schedule_tis), so that a
 	// scheduled or queued one already shows the try it is about to run;
@@ -333,6 +343,13 @@ type dagFileRules struct {
 	// cronDays is how the release's croniter combines a cron expression's
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
+
+	// cronInZone: a cron schedule ticks in the DAG's time zone, as the
+	// release's CronMixin steps it (scheduler_cronzone.go; 2.10.3
+	// timetables/_cron.py:106-148, c57fba0e timetables/_cron.py:149-193).
+	// The 1.10 editions keep UTC, where 1.10.15's following_schedule works
+	// in the zone by rules of its own (models/dag.py is_fixed_time_schedule).
+	cronInZone bool
 
 	// catchupByDefault is a DAG's catchup when its file names none
 	// ([scheduler] catchup_by_default: True before Airflow 3, False since
@@ -522,6 +539,7 @@ var (
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 			bashPushesReturnValue:   true,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
+			lastRun:                 lastAutomated,
 			tryAtSchedule:           false,
 			setStateDuration:        true,
 		},
@@ -533,6 +551,7 @@ var (
 			// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
 			// beside a `*` (src/croniter/croniter.py:1000-1008).
 			cronDays:                cronDayRule{fullFieldIsStar: false},
+			cronInZone:              true,
 			pythonSurface:           "2",
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
@@ -620,6 +639,7 @@ var (
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			bashPushesReturnValue:   false,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
+			lastRun:                 lastScheduled,
 			tryAtSchedule:           false,
 			setStateDuration:        false,
 		},
@@ -631,6 +651,7 @@ var (
 			// croniter 0.3.36 (constraints-1.10.15): a full day field is always
 			// `*` (src/croniter/croniter.py:618-619).
 			cronDays:                cronDayRule{fullFieldIsStar: true},
+			cronInZone:              false,
 			pythonSurface:           "1.10",
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: true,

@@ -174,6 +174,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"setStateDuration":        r.setStateDuration,
 			"teardownScope":           r.teardownScope,
 			"scheduledRuns":           r.scheduledRuns,
+			"lastRun":                 r.lastRun,
+			"cronInZone":              r.cronInZone,
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
 				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
@@ -306,6 +308,10 @@ func TestEditionRules_Table(t *testing.T) {
 		"setStateDuration": true,
 		"teardownScope":    false,
 		"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+		// 2.10.3 airflow/models/dag.py:3523-3556 _get_latest_runs_stmt
+		"lastRun": lastAutomated,
+		// 2.10.3 airflow/timetables/_cron.py:106-148 in the DAG's zone
+		"cronInZone": true,
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		"manualInterval": []string{"none", "none"},
@@ -410,8 +416,12 @@ func TestEditionRules_Table(t *testing.T) {
 			"setStateDuration":      false,
 			"teardownScope":         false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun": lastScheduled,
+			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
+			"cronInZone":     false,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -503,8 +513,12 @@ func TestEditionRules_Table(t *testing.T) {
 			"setStateDuration":      false,
 			"teardownScope":         false,
 			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun": lastScheduled,
+			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
+			"cronInZone":     false,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,

@@ -471,7 +471,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if active >= dag.MaxActiveRuns {
 			return nil, nil
 		}
-		last, err := v.LastScheduledDate(dag.DagID)
+		last, err := v.LastRunDate(dag.DagID, s.rules.lastRun)
 		if err != nil {
 			return nil, err
 		}

@@ -118,6 +118,13 @@ var schedEpoch = time.Date(2024, 1, 10, 12, 0, 0, 0, time.UTC)
 // newSchedHarness loads the given definition files (name -> YAML).
 func newSchedHarness(t *testing.T, files map[string]string, tune func(*schedulerOptions)) *schedHarness {
 	t.Helper()
+	return newSchedHarnessWith(t, files, nil, tune)
+}
+
+// newSchedHarnessWith is newSchedHarness whose DAGs patch changes once
+// read (patch nil: none), for what a YAML file cannot say.
+func newSchedHarnessWith(t *testing.T, files map[string]string, patch func(*DAGSet), tune func(*schedulerOptions)) *schedHarness {
+	t.Helper()
 	fsys := fstest.MapFS{}
 	for name, text := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(text)}
@@ -125,6 +132,9 @@ func newSchedHarness(t *testing.T, files map[string]string, tune func(*scheduler
 	dags, err := loadDAGs(fsys, "test")
 	if err != nil {
 		t.Fatalf("load dags: %v", err)
+	}
+	if patch != nil {
+		patch(dags)
 	}
 	return newSchedHarnessOf(t, dags, tune)
 }
