@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -478,5 +479,92 @@ func TestDAGReload_StaleDAGScheduledTaskIsQueued(t *testing.T) {
 				t.Errorf("second = %+v, %v; want no state", second, err)
 			}
 		})
+	}
+}
+
+// A DAG whose file went while airlite was stopped is stale at the next
+// start, with its definition, as Airflow 3.2's DAG processor makes it:
+// its first bundle refresh marks every DagModel row whose relative
+// fileloc the bundle no longer lists stale (c57fba0e
+// dag_processing/manager.py:693,713-753 deactivate_deleted_dags,
+// models/dag.py:588-622 DagModel.deactivate_deleted_dags), and the
+// serialized DAG stays. Every route answers as before the stop apart
+// from is_stale, exactly as for a DAG whose file went while airlite ran;
+// through a second restart too.
+func TestDAGReload_FileGoneWhileStoppedIsStale(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": taggedDAG("beta", "kept_tag", "null")}
+	gone := map[string]string{"beta.yaml": "beta"}
+	if _, err := exec.LookPath("python3"); err == nil {
+		files["gamma.py"], gone["gamma.py"] = staleV3PyDAG, "gamma"
+	} else {
+		t.Logf("no python3 on PATH (%v): the YAML DAG only", err)
+	}
+	s := newReloadSetup(t, edition3, files)
+	var paths []string
+	for _, id := range gone {
+		s.ts.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"dag_run_id": "before", "logical_date": null}`, http.StatusOK)
+		for _, p := range []string{"", "/details", "/tasks", "/tasks/first", "/dagVersions", "/dagRuns", "/dagRuns/before",
+			"/dagRuns/before/taskInstances", "/dagRuns/before/taskInstances/first"} {
+			paths = append(paths, "/dags/"+id+p)
+		}
+		paths = append(paths, "/dagSources/"+id)
+	}
+	paths = append(paths, "/dagTags", "/dags?exclude_stale=false", "/dags")
+	// file_token is signed with the secret key each start draws.
+	token := regexp.MustCompile(`"file_token":"[^"]*"`)
+	answers := func(ts *testServer) map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		for _, p := range paths {
+			out[p] = token.ReplaceAllString(ts.v2(t, http.MethodGet, p, "", http.StatusOK).body, `"file_token":"…"`)
+		}
+		return out
+	}
+	running := answers(s.ts)
+
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.json")
+	if _, err := writeSnapshot(s.ts.store, first, testNow); err != nil {
+		t.Fatal(err)
+	}
+	for file := range gone {
+		s.folder.remove(t, file)
+	}
+	restarted := restartOver(t, edition3, s.folder.dir, first)
+	second := filepath.Join(dir, "second.json")
+	if _, err := writeSnapshot(restarted.store, second, testNow); err != nil {
+		t.Fatal(err)
+	}
+	again := restartOver(t, edition3, s.folder.dir, second)
+
+	// The same files gone while it ran.
+	s.pass(t, time.Second, true)
+	stale := answers(s.ts)
+	for path, was := range running {
+		if path == "/dags" {
+			if listed := fmt.Sprint(staleByDagID(t, stale[path])); listed != fmt.Sprint(map[string]bool{"alpha": false}) {
+				t.Errorf("GET /dags lists %s, want alpha alone", listed)
+			}
+			continue
+		}
+		if strings.Contains(was, `"is_stale":true`) {
+			t.Errorf("%s answered is_stale true before the files went: %s", path, was)
+		}
+		if want := strings.ReplaceAll(was, `"is_stale":false`, `"is_stale":true`); path != "/dags?exclude_stale=false" &&
+			!strings.HasPrefix(path, "/dags?") && stale[path] != want {
+			t.Errorf("gone while running: %s =\n%s\nwant, as before but stale,\n%s", path, stale[path], want)
+		}
+	}
+	for name, ts := range map[string]*testServer{"restarted": restarted, "restarted twice": again} {
+		got := answers(ts)
+		for _, path := range paths {
+			if got[path] != stale[path] {
+				t.Errorf("%s: %s =\n%s\nwant, as for files gone while running,\n%s", name, path, got[path], stale[path])
+			}
+		}
+		for _, id := range gone {
+			ts.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"logical_date": null}`, http.StatusNotFound)
+		}
 	}
 }
