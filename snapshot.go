@@ -104,8 +104,9 @@ type snapshotFooter struct {
 // purpose. Times are written in UTC with nanoseconds; raw JSON values
 // (conf, inlets, outlets) are kept as strings so that their bytes survive
 // exactly; a DAG's parsed definition is not written: it is re-attached
-// from the DAG files at start. A stale DAG's, which no file gives, is
-// written as what its front end read (snapDefinition), to be built again.
+// from the DAG files at start. What its front end read is written in the
+// editions whose stale DAGs keep their definition (snapDefinition), to
+// be built again at a start whose files no longer give it.
 
 type snapDag struct {
 	DagID     string `json:"dag_id"`
@@ -116,10 +117,13 @@ type snapDag struct {
 	// older files, and older airlites reading this one, need no new
 	// version. The definition it kept is Definition.
 	Stale bool `json:"stale,omitempty"`
-	// Definition is a stale row's kept definition (dag_origin.go), written
-	// only for a stale row whose definition is kept (edition 3): older
+	// Definition is what the row's definition was built from
+	// (dag_origin.go), written for every row that has one: the DAGs of an
+	// edition whose stale DAGs keep their definition (edition 3), stale
+	// or not, since a file may go while airlite is stopped. Older
 	// airlites leave it out when they read this file (as a start without
-	// it did), and older files have none, so no new version.
+	// it did), and older files have none, or only on stale rows, so no
+	// new version.
 	Definition *snapDefinition `json:"definition,omitempty"`
 }
 
@@ -142,15 +146,12 @@ const (
 	snapDefinitionSerialized = "serialized_dag"
 )
 
-// encodeDagRow writes a DAG row, with its kept definition when it is
-// stale: the one its definition came from, or the one restored and not
+// encodeDagRow writes a DAG row, with what its definition was built
+// from: the one its definition came from, or the one restored and not
 // built yet.
 func encodeDagRow(obj any) any {
 	d := obj.(*DagRow)
 	rec := &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
-	if !d.Stale {
-		return rec
-	}
 	kept := d.Kept
 	if d.Def != nil {
 		kept = keepDefinition(d.Def)
@@ -209,8 +210,6 @@ func checkDagRow(obj any) error {
 	}
 	k := row.Kept
 	switch {
-	case !row.Stale:
-		return errors.New("a kept definition on a DAG that is not stale")
 	case k.Data == "":
 		return errors.New("definition data is missing or empty")
 	case k.ParseDuration < 0:
