@@ -190,6 +190,10 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 		runs, _ := store.IDCounters(nil)
 		log.Info().Str("path", c.Snapshot).Int64("index", stats.Index).Int("rows", stats.Rows).
 			Int64("bytes", stats.Bytes).Int64("last_run_id", runs).Msg("snapshot restored")
+		if stats.DefinitionsLost != nil {
+			log.Warn().Err(stats.DefinitionsLost).Str("path", c.Snapshot).
+				Msg("snapshot restored without its definitions file: a DAG whose file is gone answers 404, not stale")
+		}
 		if err := reportDagsWithoutFile(store, log); err != nil {
 			return nil, nil, err
 		}
