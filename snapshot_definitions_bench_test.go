@@ -58,7 +58,7 @@ func defsBenchPython(file int) string {
 // defsBenchStore is an edition-3 store over a folder of n DAGs (YAML, or
 // Python files of three DAGs each), read as a start reads it, each DAG
 // with runs finished runs of ten task instances.
-func defsBenchStore(b *testing.B, python bool, n, runs int) (*Store, config) {
+func defsBenchStore(b *testing.B, python bool, n, runs int) (*Store, config, *DAGSet) {
 	b.Helper()
 	dir := b.TempDir()
 	if python {
@@ -129,30 +129,125 @@ func defsBenchStore(b *testing.B, python bool, n, runs int) (*Store, config) {
 			b.Fatal(err)
 		}
 	}
-	return store, c
+	return store, c, set
 }
 
-// BenchmarkSnapshotWriteDAGs writes the snapshot of a store of many
-// edition-3 DAGs, without runs and with ten runs each.
-func BenchmarkSnapshotWriteDAGs(b *testing.B) {
-	n := defsBenchDAGs()
+// defsBenchCases are the definition benchmarks' states: YAML or Python
+// DAGs, without runs or with ten runs each.
+func defsBenchCases(fn func(name string, python bool, runs int)) {
 	for _, python := range []bool{false, true} {
 		for _, runs := range []int{0, 10} {
 			kind := map[bool]string{false: "yaml", true: "python"}[python]
-			b.Run(fmt.Sprintf("%s-%d-dags-%d-runs", kind, n, runs), func(b *testing.B) {
-				store, _ := defsBenchStore(b, python, n, runs)
-				path := filepath.Join(b.TempDir(), "snapshot.json")
-				runtime.GC()
-				var stats snapshotStats
-				for b.Loop() {
-					var err error
-					if stats, err = writeSnapshot(store, path, time.Now()); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(stats.Bytes)/1024, "file-KB")
-				b.ReportMetric(float64(stats.Rows), "rows")
-			})
+			fn(fmt.Sprintf("%s-%d-dags-%d-runs", kind, defsBenchDAGs(), runs), python, runs)
 		}
 	}
+}
+
+// definitionsBytes is the size of the definitions files beside path.
+func definitionsBytes(b *testing.B, path string) int64 {
+	b.Helper()
+	files, err := filepath.Glob(path + definitionsInfix + "*")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int64
+	for _, f := range files {
+		info, err := os.Stat(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += info.Size()
+	}
+	return n
+}
+
+// BenchmarkSnapshotWriteDAGs writes the snapshot of a store of many
+// edition-3 DAGs, without runs and with ten runs each: steady, the
+// definitions unchanged since the last snapshot (the definitions file
+// named again); changed, the definitions file written at each snapshot,
+// as when the DAGs' definitions changed.
+func BenchmarkSnapshotWriteDAGs(b *testing.B) {
+	defsBenchCases(func(name string, python bool, runs int) {
+		b.Run(name, func(b *testing.B) {
+			store, _, _ := defsBenchStore(b, python, defsBenchDAGs(), runs)
+			for _, changed := range []bool{false, true} {
+				b.Run(map[bool]string{false: "steady", true: "changed"}[changed], func(b *testing.B) {
+					path := filepath.Join(b.TempDir(), "snapshot.json")
+					if _, err := writeSnapshot(store, path, time.Now()); err != nil {
+						b.Fatal(err)
+					}
+					runtime.GC()
+					var stats snapshotStats
+					for b.Loop() {
+						if changed {
+							b.StopTimer()
+							store.definitions = definitionsWritten{}
+							for _, f := range mustGlob(b, path+definitionsInfix+"*") {
+								if err := os.Remove(f); err != nil {
+									b.Fatal(err)
+								}
+							}
+							b.StartTimer()
+						}
+						var err error
+						if stats, err = writeSnapshot(store, path, time.Now()); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(stats.Bytes)/1024, "file-KB")
+					b.ReportMetric(float64(definitionsBytes(b, path))/1024, "defs-KB")
+				})
+			}
+		})
+	})
+}
+
+func mustGlob(b *testing.B, pattern string) []string {
+	b.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// BenchmarkSnapshotRestoreDAGs restores the snapshot of a store of many
+// edition-3 DAGs and starts over it as openStore does: files there, the
+// DAGs read from them (what was kept is decoded, not built); files gone,
+// every DAG built from what was kept, stale.
+func BenchmarkSnapshotRestoreDAGs(b *testing.B) {
+	defsBenchCases(func(name string, python bool, runs int) {
+		b.Run(name, func(b *testing.B) {
+			store, c, set := defsBenchStore(b, python, defsBenchDAGs(), runs)
+			path := filepath.Join(b.TempDir(), "snapshot.json")
+			if _, err := writeSnapshot(store, path, time.Now()); err != nil {
+				b.Fatal(err)
+			}
+			store = nil
+			for _, gone := range []bool{false, true} {
+				b.Run(map[bool]string{false: "files-there", true: "files-gone"}[gone], func(b *testing.B) {
+					given := set
+					if gone {
+						given = &DAGSet{}
+					}
+					runtime.GC()
+					for b.Loop() {
+						restored, _, err := restoreSnapshot(b.Context(), path)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if err := buildKeptDefinitions(restored, c, given, zerolog.Nop()); err != nil {
+							b.Fatal(err)
+						}
+						if err := restored.LoadDAGs(given); err != nil {
+							b.Fatal(err)
+						}
+						if row, err := restored.DagByID(set.DAGs[0].DagID); err != nil || row.Def == nil || row.Stale != gone {
+							b.Fatalf("restored %+v (%v), want a definition, stale %v", row, err, gone)
+						}
+					}
+				})
+			}
+		})
+	})
 }
