@@ -667,3 +667,41 @@ func TestDAGReload_NotGivenAtStartIsStale(t *testing.T) {
 		}
 	}
 }
+
+// Edition 2: a DAG whose file went while airlite was stopped answers as
+// one whose file went while it ran, as Airflow 2.10.3's DAG processor
+// treats both alike at its first folder refresh (manager.py:815-868
+// _refresh_dag_dir): SerializedDagModel.remove_deleted_dags and
+// DagCode.remove_deleted_code drop its definition and code, and
+// DagModel.deactivate_deleted_dags sets is_active false. /api/v1 serves
+// its DagModel row and runs; details, tasks and code are 404.
+func TestDAGReload_Edition2FileGoneWhileStopped(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition2, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+	if res := s.ts.v1(t, http.MethodPost, "/dags/beta/dagRuns", `{"dag_run_id": "before"}`); res.status != http.StatusOK {
+		t.Fatalf("trigger: %d %s", res.status, res.body)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	s.folder.remove(t, "beta.yaml")
+	restarted := restartOver(t, edition2, s.folder.dir, path)
+	s.pass(t, time.Second, true)
+
+	token := regexp.MustCompile(`"file_token": "[^"]*"`)
+	want := map[string]int{"/dags/beta": 200, "/dags/beta/details": 404, "/dags/beta/tasks": 404, "/dags/beta/dagRuns": 200,
+		"/dags/beta/dagRuns/before/taskInstances": 200, "/dags?only_active=false": 200}
+	for p, status := range want {
+		ran, stopped := s.ts.v1(t, http.MethodGet, p, ""), restarted.v1(t, http.MethodGet, p, "")
+		if ran.status != status || stopped.status != status {
+			t.Errorf("%s: %d gone while running, %d gone while stopped; want %d", p, ran.status, stopped.status, status)
+		}
+		if a, b := token.ReplaceAllString(ran.body, ""), token.ReplaceAllString(stopped.body, ""); a != b {
+			t.Errorf("%s gone while stopped =\n%s\nwant, as gone while running,\n%s", p, b, a)
+		}
+	}
+	if v := v2JSON(t, restarted.v1(t, http.MethodGet, "/dags/beta", "")); v["is_active"] != false {
+		t.Errorf("is_active = %v, want false", v["is_active"])
+	}
+}
