@@ -71,23 +71,6 @@ type definitionRef struct {
 	kept  *keptDefinition
 }
 
-// definitionRefs are the DAG rows of snap that have a definition to keep,
-// by dag_id.
-func definitionRefs(snap storeSnapshot) ([]definitionRef, error) {
-	var refs []definitionRef
-	err := snap.Rows(tableDags, func(row any) error {
-		d := row.(*DagRow)
-		switch {
-		case d.Def != nil && d.Def.origin != nil:
-			refs = append(refs, definitionRef{dagID: d.DagID, def: d.Def})
-		case d.Def == nil && d.Kept != nil:
-			refs = append(refs, definitionRef{dagID: d.DagID, kept: d.Kept})
-		}
-		return nil
-	})
-	return refs, err
-}
-
 // record is the line a definitions file holds for ref.
 func (ref definitionRef) record() *snapDagDefinition {
 	kept := ref.kept

@@ -119,3 +119,20 @@ func countRecords(snap storeSnapshot, c snapshotCodec) (int, error) {
 	}
 	return n, nil
 }
+
+// definitionRefs are the DAG rows of snap that have a definition to keep,
+// by dag_id.
+func definitionRefs(snap storeSnapshot) ([]definitionRef, error) {
+	var refs []definitionRef
+	err := snap.Rows(tableDags, func(row any) error {
+		d := row.(*DagRow)
+		switch {
+		case d.Def != nil && d.Def.origin != nil:
+			refs = append(refs, definitionRef{dagID: d.DagID, def: d.Def})
+		case d.Def == nil && d.Kept != nil:
+			refs = append(refs, definitionRef{dagID: d.DagID, kept: d.Kept})
+		}
+		return nil
+	})
+	return refs, err
+}
