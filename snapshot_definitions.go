@@ -90,7 +90,7 @@ type definitionsWritten struct {
 }
 
 type writtenDefinitions struct {
-	digest string // the file's
+	digest string // names the file (definitionsPath)
 	refs   []definitionRef
 	// swept: the other definitions files of the path were removed after
 	// a snapshot named this one.
