@@ -31,7 +31,6 @@ func newRuns3Harness(t *testing.T, files map[string]string) (*schedHarness, *ope
 	return h, h.api.ops
 }
 
-
 // TestRuns3_TriggerWithoutLogicalDate: a run without a logical date has
 // run_after now, the timetable's id (manual__ and run_after, no random
 // part: Timetable.generate_run_id), run_type manual, no data interval,
