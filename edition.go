@@ -184,6 +184,11 @@ type runRules struct {
 	// logical date, runAfter the run_after the caller asked for.
 	runID func(runType string, logical *time.Time, runAfter time.Time) string
 
+	// triggerRunID is the id of a run the APIs trigger without one: the
+	// timetable's (Timetable.generate_run_id), which Airflow 3 names from
+	// run_after alone, where Airflow 2 names it from the logical date.
+	triggerRunID func(runType string, logical *time.Time, runAfter time.Time) string
+
 	// nullLogicalDate: a run may have no logical date (Airflow 3's
 	// trigger with logical_date null): it never collides with another's,
 	// has no data interval, and runs at its run_after.
@@ -515,6 +520,7 @@ var (
 			newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 				taskEndDate: true, backfillPrefix: "backfill__"},
 			runID:           runIDFromDate,
+			triggerRunID:    runIDFromDate,
 			nullLogicalDate: false,
 			// Airflow 2.10.3 airflow/utils/types.py:75-81
 			runTypes:             []string{"backfill", "scheduled", "manual", "dataset_triggered"},
@@ -616,6 +622,7 @@ var (
 			newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
 				taskEndDate: false, backfillPrefix: "backfill_"},
 			runID:                runIDFromDate,
+			triggerRunID:         runIDFromDate,
 			nullLogicalDate:      false,
 			runTypes:             nil,
 			triggerRunType:       "",
@@ -720,6 +727,7 @@ var (
 		// api_fastapi/core_api/datamodels/dag_run.py).
 		r.newRun.tiIDs = true
 		r.runID = runID3
+		r.triggerRunID = timetableRunID3
 		r.nullLogicalDate = true
 		r.paramsMerged = true
 		r.assetsFollowFile = true
@@ -882,6 +890,15 @@ func runID3(runType string, logical *time.Time, runAfter time.Time) string {
 		b = append(b, letters[rand.IntN(len(letters))])
 	}
 	return string(b)
+}
+
+// timetableRunID3 is Airflow 3's Timetable.generate_run_id for the
+// timetables airlite runs: the run type and run_after, with no random
+// part even without a logical date (timetables/base.py:325-339 of the
+// 3.2.0-era main c57fba0e; the trigger route calls it since
+// apache/airflow#56373).
+func timetableRunID3(runType string, _ *time.Time, runAfter time.Time) string {
+	return runType + "__" + isoFormat(runAfter)
 }
 
 // noStoredInterval stores no data interval with a triggered run: Airflow

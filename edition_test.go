@@ -179,6 +179,7 @@ func TestEditionRules_Table(t *testing.T) {
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
 				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
+			"triggerRunID": []string{r.triggerRunID("manual", &date, queued), r.triggerRunID("manual", nil, queued)},
 			// A daily DAG's and an hourly duration's interval at date.
 			"manualInterval": []string{intervalText(r.manualInterval(pastDAG, date)), intervalText(r.manualInterval(hourlyDAG, date))},
 			// A pull of two task ids, one with an entry: the shape of the
@@ -314,6 +315,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"cronInZone": true,
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+		"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		"manualInterval": []string{"none", "none"},
 		// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
 		"xcomPull": "['x'] <nil> byDate=false",
@@ -421,6 +423,7 @@ func TestEditionRules_Table(t *testing.T) {
 			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
 			"cronInZone":     false,
 			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
@@ -518,6 +521,7 @@ func TestEditionRules_Table(t *testing.T) {
 			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
 			"cronInZone":     false,
 			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
@@ -598,6 +602,9 @@ func want3(want2 map[string]any) map[string]any {
 		"scheduledRuns": scheduledRunRule{triggerTimetable: true},
 		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
 		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
+		// Timetable.generate_run_id (timetables/base.py:325-339 of c57fba0e):
+		// run_after alone, no random part
+		"triggerRunID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		// CronTriggerTimetable's and DeltaTriggerTimetable's instant
 		// (_TriggerTimetable.infer_manual_data_interval with interval 0,
 		// timetables/trigger.py:49-53 of c57fba0e)
