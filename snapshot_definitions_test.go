@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -198,5 +200,101 @@ func TestSnapshotDefinitions_InlineDefinitionRestores(t *testing.T) {
 	}
 	if got := keptDagIDs(t, again); got != "alpha,beta" {
 		t.Errorf("written again: definitions of %s, want alpha,beta", got)
+	}
+}
+
+// respellDefinitions rewrites the definition of dagID in the definitions
+// file of the snapshot at path with edit, names the file by its new
+// digest and the snapshot's header after it, as a writer would have.
+func respellDefinitions(t *testing.T, path, dagID string, edit func(def map[string]any)) {
+	t.Helper()
+	old := definitionsPath(path, snapshotDigest(t, path))
+	data, err := os.ReadFile(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	found := false
+	for i, line := range lines[1:] {
+		var rec map[string]any
+		if len(line) == 0 || json.Unmarshal(line, &rec) != nil || rec["dag_id"] != dagID {
+			continue
+		}
+		edit(rec["definition"].(map[string]any))
+		out, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines[i+1], found = append(out, '\n'), true
+	}
+	if !found {
+		t.Fatalf("no definition of %s in %s", dagID, old)
+	}
+	data = bytes.Join(lines, nil)
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])[:definitionsDigestLen]
+	if err := os.WriteFile(definitionsPath(path, digest), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(old); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := bytes.IndexByte(snap, '\n')
+	var header map[string]any
+	if err := json.Unmarshal(snap[:end], &header); err != nil {
+		t.Fatal(err)
+	}
+	header["definitions"] = digest
+	line, err := json.Marshal(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, fixSnapshotCRC(append(line, snap[end:]...)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A start decodes only the kept definitions of the DAGs its files no
+// longer give (starting fast matters: client suites start airlite per
+// test): one of a DAG whose file is there is never read, so that even
+// one airlite could not read costs nothing, and the DAG whose file went
+// comes back stale with its definition. One it cannot read of a DAG
+// whose file went costs that DAG alone its definition.
+func TestSnapshotDefinitions_StartDecodesOnlyTheMissing(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		spoil     string // the DAG whose kept definition airlite cannot read
+		betaFound int    // GET /dags/beta once beta's file went
+	}{
+		{"a present DAG's", "alpha", http.StatusOK},
+		{"the missing DAG's", "beta", http.StatusNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+			path := filepath.Join(t.TempDir(), "snapshot.json")
+			if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+				t.Fatal(err)
+			}
+			respellDefinitions(t, path, tc.spoil, func(def map[string]any) { def["format"] = "not-a-format" })
+			if _, stats, err := restoreSnapshot(t.Context(), path); err != nil || stats.DefinitionsLost != nil {
+				t.Fatalf("restore = %v, definitions lost: %v; want restored with them", err, stats.DefinitionsLost)
+			}
+			s.folder.remove(t, "beta.yaml")
+			restarted := restartOver(t, edition3, s.folder.dir, path)
+			restarted.v2(t, http.MethodGet, "/dags/alpha/tasks/first", "", http.StatusOK)
+			body := restarted.v2(t, http.MethodGet, "/dags/beta", "", tc.betaFound)
+			if tc.betaFound == http.StatusOK {
+				if v := v2JSON(t, body); v["is_stale"] != true {
+					t.Errorf("beta: is_stale = %v, want true", v["is_stale"])
+				}
+			}
+		})
 	}
 }
