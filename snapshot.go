@@ -183,9 +183,12 @@ func (def *snapDefinition) kept() (*keptDefinition, error) {
 }
 
 // check refuses a kept definition airlite could not have written.
-// Whether it builds is for the start that builds it to say.
+// Whether it builds is for the start that builds it to say; one not
+// decoded yet (raw) is checked when it is (keptDefinition.decoded).
 func (k *keptDefinition) check() error {
 	switch {
+	case k.raw != nil:
+		return nil
 	case k.Data == "":
 		return errors.New("definition data is missing or empty")
 	case k.ParseDuration < 0:

@@ -55,10 +55,20 @@ type definitionsHeader struct {
 }
 
 // snapDagDefinition is one line of a definitions file: a DAG's id and
-// what its definition was built from.
+// what its definition was built from, a *snapDefinition, or the JSON of
+// one as it was read (gojson.RawMessage), written back byte for byte.
 type snapDagDefinition struct {
-	DagID      string          `json:"dag_id"`
-	Definition *snapDefinition `json:"definition"`
+	DagID      string `json:"dag_id"`
+	Definition any    `json:"definition"`
+}
+
+// snapDagDefinitionRead is a line of a definitions file as a restore
+// reads it: the definition's JSON is kept undecoded (keptDefinition.raw)
+// until a start needs it, since a start whose files give every DAG needs
+// none, and a Python DAG's definition is some 15 KB of JSON to decode.
+type snapDagDefinitionRead struct {
+	DagID      string            `json:"dag_id"`
+	Definition gojson.RawMessage `json:"definition"`
 }
 
 // definitionRef is a DAG row's definition as a snapshot saw it: the
@@ -73,11 +83,15 @@ type definitionRef struct {
 
 // record is the line a definitions file holds for ref.
 func (ref definitionRef) record() *snapDagDefinition {
-	kept := ref.kept
-	if ref.def != nil {
-		kept = keepDefinition(ref.def)
+	switch {
+	case ref.def != nil:
+		return &snapDagDefinition{DagID: ref.dagID, Definition: keepDefinition(ref.def).record()}
+	case ref.kept.raw != nil:
+		// Not decoded since it was read: the same bytes, so that the
+		// file, and its digest, are the same as the one read.
+		return &snapDagDefinition{DagID: ref.dagID, Definition: gojson.RawMessage(ref.kept.raw)}
 	}
-	return &snapDagDefinition{DagID: ref.dagID, Definition: kept.record()}
+	return &snapDagDefinition{DagID: ref.dagID, Definition: ref.kept.record()}
 }
 
 // definitionsWritten remembers, per snapshot path, the definitions file
@@ -203,9 +217,12 @@ func sameDefinitions(a, b []definitionRef) bool {
 }
 
 // readDefinitions reads the definitions file of digest that the snapshot
-// at path names: the kept definitions by dag_id. A digest that is not one
-// airlite writes, a file whose bytes do not match it, or one that does
-// not decode, is an error.
+// at path names: the kept definitions by dag_id, each undecoded
+// (keptDefinition.raw) until a start builds it, which it does only for
+// a DAG its files no longer give (main_startup.go buildKeptDefinitions).
+// A digest that is not one airlite writes, a file whose bytes do not
+// match it, or whose lines do not decode, is an error; a definition
+// airlite cannot read is one when decoded, and costs its DAG alone.
 func readDefinitions(path, digest string) (map[string]*keptDefinition, error) {
 	if len(digest) != definitionsDigestLen || strings.Trim(digest, "0123456789abcdef") != "" {
 		return nil, fmt.Errorf("definitions digest %q is not %d lowercase hex digits", digest, definitionsDigestLen)
@@ -236,24 +253,17 @@ func readDefinitions(path, digest string) (map[string]*keptDefinition, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: definition %d of %d: %w", file, i+1, header.Definitions, err)
 		}
-		var rec snapDagDefinition
+		var rec snapDagDefinitionRead
 		if err := gojson.Unmarshal(line, &rec); err != nil {
 			return nil, fmt.Errorf("%s: definition %d: %w", file, i+1, err)
 		}
-		if rec.DagID == "" || rec.Definition == nil {
+		if rec.DagID == "" || len(rec.Definition) == 0 || rec.Definition[0] != '{' {
 			return nil, fmt.Errorf("%s: definition %d has no dag_id or no definition", file, i+1)
 		}
 		if _, twice := out[rec.DagID]; twice {
 			return nil, fmt.Errorf("%s: the definition of %s appears twice", file, rec.DagID)
 		}
-		kept, err := rec.Definition.kept()
-		if err == nil {
-			err = kept.check()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: definition of %s: %w", file, rec.DagID, err)
-		}
-		out[rec.DagID] = kept
+		out[rec.DagID] = &keptDefinition{raw: rec.Definition}
 	}
 	if _, err := readLine(r); err == nil {
 		return nil, fmt.Errorf("%s: more than the %d definitions its header says", file, header.Definitions)

@@ -82,8 +82,12 @@ func TestSnapshotDefinitions_WrittenOnlyWhenChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row, err := restored.DagByID("beta"); err != nil || row.Kept == nil || !strings.Contains(row.Kept.Data, "task_id: second") {
-		t.Errorf("restored beta keeps %+v (%v), want its second definition", row, err)
+	row, err := restored.DagByID("beta")
+	if err != nil || row.Kept == nil {
+		t.Fatalf("restored beta %+v (%v), want a kept definition", row, err)
+	}
+	if kept, err := row.Kept.decoded(); err != nil || !strings.Contains(kept.Data, "task_id: second") {
+		t.Errorf("restored beta keeps %+v (%v), want its second definition", kept, err)
 	}
 
 	// Edition 2: nothing kept, nothing beside the snapshot.
@@ -179,7 +183,13 @@ func TestSnapshotDefinitions_InlineDefinitionRestores(t *testing.T) {
 	}
 	data = append(line, data[end:]...)
 	old, _ := snapForge(t, data, tableDags, func(_ int, row map[string]any) bool { return row["dag_id"] == "beta" },
-		func(row map[string]any) { row["definition"] = defs["beta"].record() })
+		func(row map[string]any) {
+			kept, err := defs["beta"].decoded()
+			if err != nil {
+				t.Fatal(err)
+			}
+			row["definition"] = kept.record()
+		})
 	for _, f := range definitionsFiles(t, path) {
 		if err := os.Remove(f); err != nil {
 			t.Fatal(err)
@@ -283,8 +293,18 @@ func TestSnapshotDefinitions_StartDecodesOnlyTheMissing(t *testing.T) {
 				t.Fatal(err)
 			}
 			respellDefinitions(t, path, tc.spoil, func(def map[string]any) { def["format"] = "not-a-format" })
-			if _, stats, err := restoreSnapshot(t.Context(), path); err != nil || stats.DefinitionsLost != nil {
+			restored, stats, err := restoreSnapshot(t.Context(), path)
+			if err != nil || stats.DefinitionsLost != nil {
 				t.Fatalf("restore = %v, definitions lost: %v; want restored with them", err, stats.DefinitionsLost)
+			}
+			// Written before a start builds them, the definitions not
+			// decoded are written back byte for byte: the same digest.
+			again := filepath.Join(t.TempDir(), "again.json")
+			if _, err := writeSnapshot(restored, again, testNow); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := snapshotDigest(t, again), snapshotDigest(t, path); got != want {
+				t.Errorf("restored and written again: digest %s, want %s", got, want)
 			}
 			s.folder.remove(t, "beta.yaml")
 			restarted := restartOver(t, edition3, s.folder.dir, path)
