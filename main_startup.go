@@ -171,6 +171,17 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 			return nil, nil, merr
 		}
 		log.Warn().AnErr("problem", bad.err).Str("moved_to", dest).Msg("unreadable file moved aside (--snapshot-bad=move)")
+		if bad.path == c.Snapshot {
+			// Its definitions file goes with it, which the next snapshot
+			// would remove: the moved snapshot stays whole.
+			files, err := moveDefinitionsAside(c.Snapshot, dest)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, f := range files {
+				log.Warn().Str("moved_to", f).Msg("definitions file moved aside with its snapshot (--snapshot-bad=move)")
+			}
+		}
 	}
 	restored := err == nil
 	if !restored {

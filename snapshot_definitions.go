@@ -22,12 +22,12 @@ package main
 // as a start before them did, and says so (snapshotStats.DefinitionsLost).
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,6 +160,31 @@ func (w *definitionsWritten) write(path string, refs []definitionRef) (string, e
 // path.
 func definitionsPath(path, digest string) string { return path + definitionsInfix + digest }
 
+// moveDefinitionsAside renames the definitions files of the snapshot at
+// path to go with it where it was moved, dest
+// (<dest>.definitions-<digest>), and returns their new names. It moves
+// every one, since a snapshot moved aside may not say which is its own;
+// a crash's temporary files stay, for the next snapshot to remove.
+func moveDefinitionsAside(path, dest string) ([]string, error) {
+	matches, err := filepath.Glob(path + definitionsInfix + "*")
+	if err != nil {
+		return nil, err
+	}
+	var moved []string
+	for _, m := range matches {
+		digest := strings.TrimPrefix(m, path+definitionsInfix)
+		if len(digest) != definitionsDigestLen || strings.Trim(digest, "0123456789abcdef") != "" {
+			continue
+		}
+		to := definitionsPath(dest, digest)
+		if err := os.Rename(m, to); err != nil {
+			return moved, fmt.Errorf("move %s aside with its snapshot: %w", m, err)
+		}
+		moved = append(moved, to)
+	}
+	return moved, nil
+}
+
 // committed removes, once a snapshot naming the definitions file of
 // digest ("" for none) is committed at path, the other definitions files
 // of path: those of earlier snapshots, and any a crash left. It looks
@@ -235,10 +260,22 @@ func readDefinitions(path, digest string) (map[string]*keptDefinition, error) {
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:])[:definitionsDigestLen] != digest {
 		return nil, fmt.Errorf("%s: damaged: its SHA-256 is not the one its name says", file)
 	}
-	r := bufio.NewReader(bytes.NewReader(data))
-	line, err := readLine(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: no header: %w", file, err)
+	// Lines are cut from the bytes read, not copied: a definition not
+	// decoded stays a part of them until the start has built or dropped
+	// it (its rows replaced by LoadDAGs or AttachKeptDefinitions).
+	rest := data
+	nextLine := func() ([]byte, bool) {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return nil, false
+		}
+		line := rest[:i]
+		rest = rest[i+1:]
+		return line, true
+	}
+	line, ok := nextLine()
+	if !ok {
+		return nil, fmt.Errorf("%s: no header: %w", file, io.ErrUnexpectedEOF)
 	}
 	var header definitionsHeader
 	if err := gojson.Unmarshal(line, &header); err != nil {
@@ -249,24 +286,45 @@ func readDefinitions(path, digest string) (map[string]*keptDefinition, error) {
 	}
 	out := make(map[string]*keptDefinition, max(header.Definitions, 0))
 	for i := range header.Definitions {
-		line, err := readLine(r)
-		if err != nil {
-			return nil, fmt.Errorf("%s: definition %d of %d: %w", file, i+1, header.Definitions, err)
+		line, ok := nextLine()
+		if !ok {
+			return nil, fmt.Errorf("%s: definition %d of %d: %w", file, i+1, header.Definitions, io.ErrUnexpectedEOF)
 		}
-		var rec snapDagDefinitionRead
-		if err := gojson.Unmarshal(line, &rec); err != nil {
+		dagID, raw, err := splitDefinitionLine(line)
+		if err != nil {
 			return nil, fmt.Errorf("%s: definition %d: %w", file, i+1, err)
 		}
-		if rec.DagID == "" || len(rec.Definition) == 0 || rec.Definition[0] != '{' {
+		if dagID == "" || len(raw) == 0 || raw[0] != '{' {
 			return nil, fmt.Errorf("%s: definition %d has no dag_id or no definition", file, i+1)
 		}
-		if _, twice := out[rec.DagID]; twice {
-			return nil, fmt.Errorf("%s: the definition of %s appears twice", file, rec.DagID)
+		if _, twice := out[dagID]; twice {
+			return nil, fmt.Errorf("%s: the definition of %s appears twice", file, dagID)
 		}
-		out[rec.DagID] = &keptDefinition{raw: rec.Definition}
+		out[dagID] = &keptDefinition{raw: raw}
 	}
-	if _, err := readLine(r); err == nil {
+	if len(rest) > 0 {
 		return nil, fmt.Errorf("%s: more than the %d definitions its header says", file, header.Definitions)
 	}
 	return out, nil
+}
+
+// splitDefinitionLine is the dag_id of a definitions file's line and its
+// definition's JSON, not decoded. A line as the writer lays it out,
+// {"dag_id":"<id>","definition":{...}} with an id that needs no escape,
+// is cut, not scanned: a Python DAG's definition is some 15 KB, and a
+// start whose files give every DAG needs none; any other is decoded
+// whole. The definition is checked when decoded (keptDefinition.decoded).
+func splitDefinitionLine(line []byte) (string, []byte, error) {
+	const prefix, middle = `{"dag_id":"`, `","definition":`
+	if rest, ok := bytes.CutPrefix(line, []byte(prefix)); ok && bytes.HasSuffix(rest, []byte("}")) {
+		i := bytes.IndexByte(rest, '"')
+		if i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 && bytes.HasPrefix(rest[i:], []byte(middle)) {
+			return string(rest[:i]), rest[i+len(middle) : len(rest)-1], nil
+		}
+	}
+	var rec snapDagDefinitionRead
+	if err := gojson.Unmarshal(line, &rec); err != nil {
+		return "", nil, err
+	}
+	return rec.DagID, rec.Definition, nil
 }

@@ -5,12 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // definitionsFiles are the definitions files beside the snapshot at path.
@@ -314,6 +317,97 @@ func TestSnapshotDefinitions_StartDecodesOnlyTheMissing(t *testing.T) {
 				if v := v2JSON(t, body); v["is_stale"] != true {
 					t.Errorf("beta: is_stale = %v, want true", v["is_stale"])
 				}
+			}
+		})
+	}
+}
+
+// --snapshot-bad=move moves the snapshot's definitions file with it, to
+// <moved>.definitions-<digest>, so that the moved snapshot stays
+// restorable as a pair (by the newer airlite that wrote it, or once
+// repaired) and the next snapshot, which removes the definitions files
+// beside its own path but its own, leaves it alone.
+func TestSnapshotDefinitions_MovedWithABadSnapshot(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+	s.folder.remove(t, "beta.yaml")
+	s.pass(t, time.Second, true)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "snapshot.json")
+	if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	digest := snapshotDigest(t, path)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	this, next := fmt.Sprintf(`"version":%d`, snapshotVersion), fmt.Sprintf(`"version":%d`, snapshotVersion+1)
+	if err := os.WriteFile(path, bytes.Replace(good, []byte(this), []byte(next), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	logger := zerolog.New(zerolog.NewTestWriter(t))
+	set, err := loadDAGSet(t.Context(), s.folder.dir, edition3, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config{DagsDir: s.folder.dir, Edition: edition3, Python: "python3", Home: dir, Snapshot: path,
+		SnapshotInterval: time.Hour, SnapshotBad: snapshotBadMove}
+	store, _, err := openStore(t.Context(), c, set, logger)
+	if err != nil {
+		t.Fatalf("openStore with --snapshot-bad=move: %v", err)
+	}
+	// The new state's first snapshot sweeps the definitions files beside
+	// its path.
+	if _, err := writeSnapshot(store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	moved, _ := filepath.Glob(path + ".bad-*[0-9]Z")
+	if len(moved) != 1 {
+		t.Fatalf("moved snapshots %v, want one", moved)
+	}
+	if files := definitionsFiles(t, moved[0]); len(files) != 1 || files[0] != definitionsPath(moved[0], digest) {
+		t.Fatalf("definitions files beside the moved snapshot %v, want %s", files, definitionsPath(moved[0], digest))
+	}
+	// Read by an airlite of its version, the pair gives beta's definition.
+	if err := os.WriteFile(moved[0], good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restored, stats, err := restoreSnapshot(t.Context(), moved[0])
+	if err != nil || stats.DefinitionsLost != nil {
+		t.Fatalf("restore the moved snapshot = %v, definitions lost: %v", err, stats.DefinitionsLost)
+	}
+	if row, err := restored.DagByID("beta"); err != nil || row.Kept == nil {
+		t.Errorf("the moved snapshot's beta %+v (%v), want its kept definition", row, err)
+	}
+}
+
+// A definitions file's line is cut as the writer lays it out, and
+// decoded whole when laid out otherwise: the same id and definition.
+func TestSnapshotDefinitions_SplitLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, line, wantID, wantDef string
+		fails                       bool
+	}{
+		{"as written", `{"dag_id":"alpha","definition":{"format":"yaml","data":"}"}}`, "alpha", `{"format":"yaml","data":"}"}`, false},
+		{"escaped id", `{"dag_id":"a\"b","definition":{"format":"yaml"}}`, `a"b`, `{"format":"yaml"}`, false},
+		{"other order", `{"definition":{"format":"yaml"},"dag_id":"beta"}`, "beta", `{"format":"yaml"}`, false},
+		{"spaces", `{ "dag_id": "gamma", "definition": {"format":"yaml"} }`, "gamma", `{"format":"yaml"}`, false},
+		{"not JSON", `{"dag_id":"alpha",`, "", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			id, def, err := splitDefinitionLine([]byte(tc.line))
+			if tc.fails {
+				if err == nil {
+					t.Fatalf("split %s = %q, %s; want an error", tc.line, id, def)
+				}
+				return
+			}
+			if err != nil || id != tc.wantID || string(def) != tc.wantDef {
+				t.Errorf("split %s = %q, %s, %v; want %q, %s", tc.line, id, def, err, tc.wantID, tc.wantDef)
 			}
 		})
 	}
