@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -410,5 +411,49 @@ func TestSnapshotDefinitions_SplitLine(t *testing.T) {
 				t.Errorf("split %s = %q, %s, %v; want %q, %s", tc.line, id, def, err, tc.wantID, tc.wantDef)
 			}
 		})
+	}
+}
+
+// A change of definitions streams them to the temporary file, hashing
+// them on the way, where it held the whole file in memory (43.6 MB
+// allocated for 17.4 MB of 1,000 Python DAGs' definitions): writing 8 MB
+// of definitions allocates far less than the file. Not parallel: it
+// reads the process's allocation counter.
+func TestSnapshotDefinitions_WriteStreams(t *testing.T) {
+	files := map[string]string{}
+	comment := "# " + strings.Repeat("x", 1<<10) + "\n"
+	for i := range 16 {
+		id := fmt.Sprintf("big_%02d", i)
+		files[id+".yaml"] = reloadDAG(id) + strings.Repeat(comment, 256) // 256 KB a file, twice in its definition
+	}
+	s := newReloadSetup(t, edition3, files)
+	refs, err := definitionRefs(s.ts.store.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	var w definitionsWritten
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	digest, err := w.write(path, refs)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(definitionsPath(path, digest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > uint64(info.Size())/4 {
+		t.Errorf("writing %d bytes of definitions allocated %d bytes, want under a quarter of the file", info.Size(), allocated)
+	}
+	// The name is the digest of the bytes, as before: they read back.
+	defs, err := readDefinitions(path, digest)
+	if err != nil || len(defs) != len(files) {
+		t.Fatalf("read back %d definitions (%v), want %d", len(defs), err, len(files))
+	}
+	if temps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.tmp*")); len(temps) != 0 {
+		t.Errorf("temporary files left: %v", temps)
 	}
 }
