@@ -182,9 +182,11 @@ type ParamDoc struct {
 	NoDefault bool `json:",omitempty"`
 	// rawSchema is the schema as the file serialized it, in its key
 	// order (jsonschema walks a schema in that order); order is the
-	// param's place among the DAG's params. Neither is in the hash.
+	// param's place among the DAG's params; line is where a definition
+	// file wrote it (0: a Python file's). None is in the hash.
 	rawSchema json.RawMessage
 	order     int
+	line      int
 }
 
 // Simulation scripts what a task does instead of running an operator.

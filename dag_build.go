@@ -63,6 +63,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
 	}
+	if err := checkParamDocs(s.ParamDocs, "params", r); err != nil {
+		return nil, err
+	}
 	dag.params = compileParams(s.Params, s.ParamDocs)
 	if s.Catchup != nil {
 		dag.Catchup = *s.Catchup
@@ -106,6 +109,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	lines := make(map[string]int, len(s.Tasks))
 	for i := range s.Tasks {
 		ts := &s.Tasks[i]
+		if err := checkParamDocs(ts.ParamDocs, fmt.Sprintf("task %q: params", ts.TaskID), r); err != nil {
+			return nil, err
+		}
 		task, err := buildTask(ts, dag, ops, s.Serialized)
 		if err != nil {
 			return nil, err
@@ -138,6 +144,26 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		dag.groups = newTaskGroupIndex(dag.TaskGroup)
 	}
 	return dag, nil
+}
+
+// checkParamDocs refuses a definition file's Params in an edition whose
+// release has none (Airflow 1.10.15: Param came with 2.2); a Python
+// file's params (no lines) are its surface's to refuse.
+func checkParamDocs(docs map[string]ParamDoc, what string, r *editionRules) error {
+	if r.paramSchemas || len(docs) == 0 {
+		return nil
+	}
+	first := ""
+	for name, d := range docs {
+		if d.line != 0 && (first == "" || d.order < docs[first].order) {
+			first = name
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	return fmt.Errorf("line %d: %s: %s: Airflow %s has no Param (it came with Airflow 2.2): write the param's value alone",
+		docs[first].line, what, first, r.version)
 }
 
 // bashCommandLine is the line at which a refused bash_command is

@@ -30,7 +30,7 @@ type yamlDAG struct {
 	Concurrency          *int           `yaml:"concurrency"` // Airflow 1.10's name for max_active_tasks
 	DagrunTimeout        *durationValue `yaml:"dagrun_timeout"`
 	Tags                 []string       `yaml:"tags"`
-	Params               map[string]any `yaml:"params"`
+	Params               yamlParams     `yaml:"params"`
 	DocMD                string         `yaml:"doc_md"`
 	DefaultArgs          yaml.Node      `yaml:"default_args"`
 	Tasks                yaml.Node      `yaml:"tasks"`
@@ -63,7 +63,7 @@ type yamlTask struct {
 	DependsOnPast           bool              `yaml:"depends_on_past"`
 	StartDate               *dateValue        `yaml:"start_date"`
 	EndDate                 *dateValue        `yaml:"end_date"`
-	Params                  map[string]any    `yaml:"params"`
+	Params                  yamlParams        `yaml:"params"`
 	Subdag                  string            `yaml:"subdag"`
 	Simulate                *yamlSimulate     `yaml:"simulate"`
 	DoXComPush              *bool             `yaml:"do_xcom_push"`
@@ -95,7 +95,7 @@ func (s yamlTask) clone() yamlTask {
 		s.Simulate = &sim
 	}
 	s.Env = copyMap(s.Env)
-	s.Params = copyMap(s.Params)
+	s.Params = s.Params.clone()
 	return s
 }
 
@@ -209,7 +209,8 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		ConcurrencyPos:       keyPos(root, "concurrency"),
 		DagrunTimeout:        f.DagrunTimeout.duration(),
 		Tags:                 f.Tags,
-		Params:               f.Params,
+		Params:               f.Params.values,
+		ParamDocs:            f.Params.docs,
 		TasksPos:             keyPos(root, "tasks"),
 	}
 	s.ReadErr = s.readYAMLTasks(&f, now)
@@ -378,7 +379,8 @@ func (t *yamlTask) spec(node, defaults *yaml.Node, now time.Time) taskSpec {
 		DependsOnPast:           t.DependsOnPast,
 		StartDate:               t.StartDate.at(now),
 		EndDate:                 t.EndDate.at(now),
-		Params:                  t.Params,
+		Params:                  t.Params.values,
+		ParamDocs:               t.Params.docs,
 		Subdag:                  t.Subdag,
 		SubdagPos:               taskPos(node, defaults, "subdag"),
 		SimulatePos:             taskPos(node, defaults, "simulate"),

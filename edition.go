@@ -324,6 +324,10 @@ type dagFileRules struct {
 	// writes a definition that has no .py beside it.
 	python pythonDialect
 
+	// paramSchemas: a definition file may write a Param (!Param), as
+	// Airflow has them from 2.2 (models/param.py); 1.10.15 has none.
+	paramSchemas bool
+
 	// cronDays is how the release's croniter combines a cron expression's
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
@@ -535,6 +539,7 @@ var (
 			staleKeepsDefinition: false,
 			// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
 			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
+			paramSchemas:   true,
 		},
 
 		templateRules: templateRules{
