@@ -101,6 +101,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		return nil, err
 	}
 	dag.Schedule, dag.cron = schedule, cron
+	if err := checkScheduleParams(dag, r); err != nil {
+		return nil, err
+	}
 	dag.DefaultArgs, dag.DefaultArgsStartDate = s.DefaultArgs, s.DefaultArgsStartDate
 
 	if len(s.Tasks) == 0 && s.ReadErr == nil && !s.Serialized {
@@ -164,6 +167,42 @@ func checkParamDocs(docs map[string]ParamDoc, what string, r *editionRules) erro
 	}
 	return fmt.Errorf("line %d: %s: %s: Airflow %s has no Param (it came with Airflow 2.2): write the param's value alone",
 		docs[first].line, what, first, r.version)
+}
+
+// scheduleParamsError refuses a DAG that can be scheduled while a param
+// of it does not resolve: one without a default, or whose default its
+// schema refuses (2.10.3 models/dag.py validate_schedule_and_params:
+// 3712-3727, called from DAG.__init__:776 and DAG.validate:844; Airflow
+// 3's params validator, task-sdk definitions/dag.py:584-600 of
+// c57fba0e). kind and text are the exception as DagBag names it; cause
+// is ParamsDict.validate's error, which the exception came from.
+type scheduleParamsError struct {
+	line             int
+	kind, text       string
+	cause, paramName string
+}
+
+func (e *scheduleParamsError) Error() string {
+	return fmt.Sprintf("line %d: params: %s: %s (%s)", e.line, e.paramName, e.text, e.cause)
+}
+
+// checkScheduleParams is validate_schedule_and_params: a DAG whose
+// timetable can be scheduled (any schedule but None) must resolve every
+// param without a conf, as its scheduled runs have none. The Python
+// surface refuses a param without a default as the DAG is made (the
+// traceback Airflow records); this check is the one for a definition
+// file, and for a default a Python file's schema refuses (the reader
+// checks no schema).
+func checkScheduleParams(dag *DAG, r *editionRules) error {
+	if r.scheduleParams == nil || dag.params == nil || (dag.Schedule == nil && dag.Timetable == nil) {
+		return nil
+	}
+	name, cause := dag.params.resolveDefaults()
+	if cause == "" {
+		return nil
+	}
+	kind, text := r.scheduleParams(dag.DagID)
+	return &scheduleParamsError{line: dag.ParamDocs[name].line, kind: kind, text: text, cause: cause, paramName: name}
 }
 
 // bashCommandLine is the line at which a refused bash_command is
