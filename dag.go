@@ -42,7 +42,10 @@ type DAG struct {
 	ParamDocs map[string]ParamDoc
 	// params are ParamDocs' schemas compiled, which a trigger's conf is
 	// checked against (dag_params.go); nil: no param has a schema.
-	params *paramCheck
+	// paramNames are Params' names in the order the file gave them
+	// (Airflow 3's params dump keeps it).
+	params     *paramCheck
+	paramNames []string
 	// TaskGroup is the DAG's root task group as its file made it (a
 	// Python file's; nil for YAML, whose groups are the prefixes of task
 	// ids: TaskGroupOf).
@@ -144,6 +147,8 @@ type Task struct {
 	UIColor            string
 	UIFgcolor          string
 	ParamDocs          map[string]ParamDoc
+	params             *paramCheck // ParamDocs' schemas compiled (DAG.params), for the value Airflow 3 shows
+	paramNames         []string    // as DAG.paramNames
 	DisplayName        string      // taskSpec's
 	ExtraLinks         []extraLink // taskSpec's
 

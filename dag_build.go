@@ -67,6 +67,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		return nil, err
 	}
 	dag.params = compileParams(s.Params, s.ParamDocs)
+	dag.paramNames = paramNames(s.Params, s.ParamDocs, s.ParamOrder)
 	if s.Catchup != nil {
 		dag.Catchup = *s.Catchup
 	}
@@ -147,6 +148,34 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		dag.groups = newTaskGroupIndex(dag.TaskGroup)
 	}
 	return dag, nil
+}
+
+// paramNames are a DAG's or task's params' names in the order the file
+// wrote them: order when the front end kept it, else the docs' order
+// (a Python file's params all have one), the rest by name.
+func paramNames(values map[string]any, docs map[string]ParamDoc, order []string) []string {
+	if len(values) == 0 {
+		return nil
+	}
+	if len(order) == len(values) {
+		return order
+	}
+	names := slices.Collect(maps.Keys(values))
+	slices.SortFunc(names, func(a, b string) int {
+		da, okA := docs[a]
+		db, okB := docs[b]
+		switch {
+		case okA && okB && da.order != db.order:
+			return da.order - db.order
+		case okA != okB:
+			if okA {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }
 
 // checkParamDocs refuses a definition file's Params in an edition whose
@@ -341,6 +370,8 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		UIColor:                 s.UIColor,
 		UIFgcolor:               s.UIFgcolor,
 		ParamDocs:               s.ParamDocs,
+		params:                  compileParams(s.Params, s.ParamDocs),
+		paramNames:              paramNames(s.Params, s.ParamDocs, s.ParamOrder),
 		DisplayName:             s.DisplayName,
 		ExtraLinks:              s.ExtraLinks,
 	}

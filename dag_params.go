@@ -147,6 +147,23 @@ func (pc *paramCheck) validate(conf json.RawMessage, airflow3 bool) string {
 	return ""
 }
 
+// dump is what Airflow 3's SerializedParam.dump takes from the param
+// name beyond its description: its schema in the file's key order (nil:
+// none) and whether its default resolves (SerializedParam.resolve: a
+// value, valid against the schema); ok is false when pc does not hold
+// the param (nil pc: no param has a schema or lacks a default).
+func (pc *paramCheck) dump(name string) (schema any, resolves, ok bool) {
+	if pc == nil {
+		return nil, false, false
+	}
+	i, ok := pc.byName[name]
+	if !ok {
+		return nil, false, false
+	}
+	p := &pc.params[i]
+	return p.schema, !p.noValue && p.check(p.value) == "", true
+}
+
 // resolveDefaults is ParamsDict.validate() of the params as the file
 // gave them (no conf): the first param, in the DAG's order, that does not
 // resolve, and the error's text; "" when all do. Its words are the

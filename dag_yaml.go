@@ -211,6 +211,7 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		Tags:                 f.Tags,
 		Params:               f.Params.values,
 		ParamDocs:            f.Params.docs,
+		ParamOrder:           f.Params.order,
 		TasksPos:             keyPos(root, "tasks"),
 	}
 	s.ReadErr = s.readYAMLTasks(&f, now)
@@ -381,6 +382,7 @@ func (t *yamlTask) spec(node, defaults *yaml.Node, now time.Time) taskSpec {
 		EndDate:                 t.EndDate.at(now),
 		Params:                  t.Params.values,
 		ParamDocs:               t.Params.docs,
+		ParamOrder:              t.Params.order,
 		Subdag:                  t.Subdag,
 		SubdagPos:               taskPos(node, defaults, "subdag"),
 		SimulatePos:             taskPos(node, defaults, "simulate"),

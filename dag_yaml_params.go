@@ -43,13 +43,14 @@ const paramClass = "airflow.models.param.Param"
 type yamlParams struct {
 	values map[string]any
 	docs   map[string]ParamDoc
-	next   int // the place the next Param takes among the docs
+	order  []string // the names in the order written
+	next   int      // the place the next Param takes among the docs
 }
 
 // clone is a copy of p that shares no map with it, so that a task's
 // params decoded over default_args' leave default_args as they were.
 func (p yamlParams) clone() yamlParams {
-	return yamlParams{values: copyMap(p.values), docs: copyMap(p.docs), next: p.next}
+	return yamlParams{values: copyMap(p.values), docs: copyMap(p.docs), order: slices.Clone(p.order), next: p.next}
 }
 
 // paramError is a problem with one param, at the line of its value.
@@ -105,6 +106,9 @@ func (p *yamlParams) readEntries(n *yaml.Node, plain map[string]any) error {
 			return &paramError{line: key.Line, msg: "a param's name must be a word, not " + describeNode(key)}
 		}
 		name := key.Value
+		if _, seen := p.values[name]; !seen {
+			p.order = append(p.order, name)
+		}
 		if value.Tag != paramTag {
 			if isLocalTag(value.Tag) {
 				msg := fmt.Sprintf("%s: unknown tag %s", name, value.Tag)

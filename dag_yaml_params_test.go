@@ -196,3 +196,79 @@ func TestYAMLParams_Refused(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIv2_ParamsDump: /api/v2 shows params as 3.2.1's
+// SerializedParam.dump (serialization/definitions/param.py:69-76 of
+// c57fba0e, datamodels/dags.py:207-213 and tasks.py:105-111): value,
+// schema, description, source, in the file's order (schema keys too);
+// the value resolve()'s, null for a param without a default or whose
+// default its schema refuses (v1 shows the default, as 2.10.3's
+// Param.dump); no __class. A task's params are the DAG's, source "dag",
+// with its own over them, source "task" (task-sdk bases/operator.py:
+// 136-172).
+func TestAPIv2_ParamsDump(t *testing.T) {
+	t.Parallel()
+	const pyParams = `{"rows":{"value":5,"schema":{"type":"integer","minimum":3},"description":null,"source":null},` +
+		`"mode":{"value":"full","schema":{"enum":["full","delta"]},"description":null,"source":null},` +
+		`"plain":{"value":"x","schema":{},"description":null,"source":null},` +
+		`"described":{"value":5,"schema":{"type":"integer","title":"Rows"},"description":"Rows to load","source":null},` +
+		`"limited":{"value":"abc","schema":{"type":"string","maxLength":3},"description":null,"source":null},` +
+		`"obj":{"value":{"a":1},"schema":{"type":"object","required":["a"]},"description":null,"source":null},` +
+		`"note":{"value":null,"schema":{"type":["null","string"]},"description":null,"source":null},` +
+		`"required":{"value":null,"schema":{"type":"integer"},"description":null,"source":null},` +
+		`"bare":{"value":7,"schema":{},"description":null,"source":null},` +
+		`"nothing":{"value":null,"schema":{},"description":null,"source":null}}`
+	raw := func(body string) string {
+		t.Helper()
+		var d struct {
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(body), &d); err != nil {
+			t.Fatal(err)
+		}
+		return string(d.Params)
+	}
+	set := readPyServeFolderAs(t, "testdata/pydags/params_twins", edition3)
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs = set }))
+	for _, dagID := range []string{"py_params", "yaml_params"} {
+		if got := raw(ts.v2(t, "GET", "/dags/"+dagID+"/details", "", http.StatusOK).body); got != pyParams {
+			t.Errorf("%s details params\n%s\nwant\n%s", dagID, got, pyParams)
+		}
+		want := strings.ReplaceAll(pyParams, `"source":null`, `"source":"dag"`)
+		if got := raw(ts.v2(t, "GET", "/dags/"+dagID+"/tasks/t", "", http.StatusOK).body); got != want {
+			t.Errorf("%s task params\n%s\nwant\n%s", dagID, got, want)
+		}
+	}
+
+	const own = `
+dag_id: own_params
+schedule: null
+start_date: 2024-01-01T00:00:00+00:00
+params:
+  a: !Param {default: 1, type: integer}
+  bad: !Param {default: x, type: integer}
+tasks:
+  - {task_id: mine, operator: EmptyOperator, params: {a: 3, b: 2}}
+  - {task_id: theirs, operator: EmptyOperator}
+`
+	ts3 := newTestServer(t, edition3, withDAG(own))
+	wantDAG := `{"a":{"value":1,"schema":{"type":"integer"},"description":null,"source":null},` +
+		`"bad":{"value":null,"schema":{"type":"integer"},"description":null,"source":null}}`
+	if got := raw(ts3.v2(t, "GET", "/dags/own_params/details", "", http.StatusOK).body); got != wantDAG {
+		t.Errorf("own_params details params\n%s\nwant\n%s", got, wantDAG)
+	}
+	for task, want := range map[string]string{
+		"mine": `{"a":{"value":3,"schema":{},"description":null,"source":"task"},` +
+			`"bad":{"value":null,"schema":{"type":"integer"},"description":null,"source":"dag"},` +
+			`"b":{"value":2,"schema":{},"description":null,"source":"task"}}`,
+		"theirs": strings.ReplaceAll(wantDAG, `"source":null`, `"source":"dag"`),
+	} {
+		if got := raw(ts3.v2(t, "GET", "/dags/own_params/tasks/"+task, "", http.StatusOK).body); got != want {
+			t.Errorf("task %s params\n%s\nwant\n%s", task, got, want)
+		}
+	}
+	ts2 := newTestServer(t, edition2, withDAG(own))
+	if got := paramsOf(t, ts2.v1(t, "GET", "/dags/own_params/details", "").body); !strings.Contains(got, `"value":"x"`) {
+		t.Errorf("v1 details params %s, want the default as the file gave it", got)
+	}
+}
