@@ -311,6 +311,16 @@ func (s *dagSpec) readYAMLTasks(f *yamlDAG, now time.Time) error {
 			return fmt.Errorf("line %d: default_args: %w", f.DefaultArgs.Line, err)
 		}
 		s.DefaultArgsStartDate = defaults.StartDate.at(now)
+		if _, ok := s.DefaultArgs["params"]; ok {
+			// default_args' params are the DAG's, over its own, and leave
+			// default_args (2.10.3 models/dag.py:576-584; 1.10.15
+			// models/dag.py:253-256; task-sdk definitions/dag.py
+			// _convert_params:168-184 of c57fba0e). Each task still gets
+			// them, as a task gets the DAG's.
+			f.Params.over(defaults.Params)
+			s.Params, s.ParamDocs, s.ParamOrder = f.Params.values, f.Params.docs, f.Params.order
+			delete(s.DefaultArgs, "params")
+		}
 		for _, key := range []string{"task_id", "upstream", "downstream"} {
 			if line := keyPos(&f.DefaultArgs, key).Line; line != 0 {
 				return fmt.Errorf("line %d: default_args cannot set %s: it belongs to each task", line, key)

@@ -53,6 +53,35 @@ func (p yamlParams) clone() yamlParams {
 	return yamlParams{values: copyMap(p.values), docs: copyMap(p.docs), order: slices.Clone(p.order), next: p.next}
 }
 
+// over sets q's params over p's, as dict.update does: a name p has keeps
+// its place, a new one comes after.
+func (p *yamlParams) over(q yamlParams) {
+	if p.values == nil {
+		p.values = make(map[string]any, len(q.values))
+	}
+	for _, name := range q.order {
+		if _, seen := p.values[name]; !seen {
+			p.order = append(p.order, name)
+		}
+		p.values[name] = q.values[name]
+		doc, ok := q.docs[name]
+		if !ok {
+			delete(p.docs, name)
+			continue
+		}
+		if p.docs == nil {
+			p.docs = map[string]ParamDoc{}
+		}
+		if old, had := p.docs[name]; had {
+			doc.order = old.order
+		} else {
+			doc.order = p.next
+			p.next++
+		}
+		p.docs[name] = doc
+	}
+}
+
 // paramError is a problem with one param, at the line of its value.
 type paramError struct {
 	line int

@@ -272,3 +272,56 @@ tasks:
 		t.Errorf("v1 details params %s, want the default as the file gave it", got)
 	}
 }
+
+// TestParams_DefaultArgs: default_args' params are the DAG's, over its
+// own params, and leave default_args (2.10.3 models/dag.py:576-584;
+// 1.10.15 models/dag.py:253-256; task-sdk definitions/dag.py
+// _convert_params:168-184 of c57fba0e), in a Python file and in a
+// definition file alike: the DAG's details show a=10 and c's schema, and
+// default_args without params; a trigger checks c.
+func TestParams_DefaultArgs(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition2, edition3} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			set := readPyServeFolderAs(t, "testdata/pydags/params_twins", e)
+			ts := newTestServer(t, e, withOptions(func(o *serverOptions) { o.DAGs = set }))
+			details := func(dagID string) (params, defaults string) {
+				var body string
+				if e == edition3 {
+					body = ts.v2(t, "GET", "/dags/"+dagID+"/details", "", http.StatusOK).body
+				} else {
+					body = ts.v1(t, "GET", "/dags/"+dagID+"/details", "").body
+				}
+				var d struct {
+					DefaultArgs json.RawMessage `json:"default_args"`
+				}
+				if err := json.Unmarshal([]byte(body), &d); err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				_ = json.Compact(&b, d.DefaultArgs)
+				return paramsOf(t, body), b.String()
+			}
+			pyParams, pyDefaults := details("py_defaults")
+			yParams, yDefaults := details("yaml_defaults")
+			if pyParams != yParams || pyDefaults != yDefaults {
+				t.Errorf("python %s %s\nyaml   %s %s", pyParams, pyDefaults, yParams, yDefaults)
+			}
+			if !strings.Contains(yParams, `"value":10`) || !strings.Contains(yParams, `"schema":{"type":"integer"}`) || strings.Contains(yDefaults, "params") {
+				t.Errorf("yaml params %s, default_args %s: want a=10, c's schema, no params in default_args", yParams, yDefaults)
+			}
+			for _, dagID := range []string{"py_defaults", "yaml_defaults"} {
+				var status int
+				if e == edition3 {
+					status = ts.do(t, "POST", apiV2Prefix+"/dags/"+dagID+"/dagRuns", `{"logical_date": null, "conf": {"c": "x"}}`).status
+				} else {
+					status = ts.v1(t, "POST", "/dags/"+dagID+"/dagRuns", `{"conf": {"c": "x"}}`).status
+				}
+				if status != http.StatusBadRequest {
+					t.Errorf("%s: trigger with c=x = %d, want 400", dagID, status)
+				}
+			}
+		})
+	}
+}

@@ -112,8 +112,14 @@ class DAG:
         self.task_dict = {}
         self.edge_info = {}
         self.subdags_ = []
-        self.params = ParamsDict(dict(self.default_args.get("params") or {}))
-        self.params.update(params or {})
+        # default_args' params are the DAG's, over its own, and leave
+        # default_args (2.10.3 models/dag.py:576-584; 1.10.15
+        # models/dag.py:253-256; task-sdk definitions/dag.py
+        # _convert_params:168-184 of c57fba0e).
+        merged = dict(params or {})
+        if "params" in self.default_args:
+            merged.update(self.default_args.pop("params") or {})
+        self.params = ParamsDict(merged)
         for tag in self.tags:
             if len(tag) > 100:
                 raise AirflowException("tag cannot be longer than 100 characters")

@@ -23,3 +23,12 @@ with DAG(
     },
 ):
     EmptyOperator(task_id="t")
+
+with DAG(
+    dag_id="py_defaults",
+    schedule=None,
+    start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
+    params={"a": 1, "b": 2},
+    default_args={"owner": "x", "params": {"a": 10, "c": Param(3, type="integer")}},
+):
+    EmptyOperator(task_id="t")
