@@ -325,3 +325,36 @@ func TestParams_DefaultArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestYAMLParams_Code: /code's rendering of a definition writes its
+// Params as the calls that make them, with the release's import; the
+// 1.10 idiom has no Param (a definition cannot have one there).
+func TestYAMLParams_Code(t *testing.T) {
+	t.Parallel()
+	def := []byte(`
+dag_id: coded
+schedule: null
+params:
+  rows: !Param {default: 5, type: integer, minimum: 3, description: Rows}
+  plain: x
+  odd: !Param {default: 1, not: {const: 2}}
+  needed: !Param {type: string}
+tasks: [{task_id: t, operator: EmptyOperator}]
+`)
+	for _, tc := range []struct {
+		e       edition
+		py      pythonDialect
+		import_ string
+	}{{edition2, python2, "from airflow.models.param import Param\n"}, {edition3, python3, "from airflow.sdk import Param\n"}} {
+		dag, err := parseDAGFor(def, testNow, tc.e.rules())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := renderPython(dag, tc.py)
+		want := "    params={'rows': Param(5, description='Rows', type='integer', minimum=3), 'plain': 'x', " +
+			"'odd': Param(1, schema={'not': {'const': 2}}), 'needed': Param(type='string')},\n"
+		if !strings.Contains(got, tc.import_) || !strings.Contains(got, want) {
+			t.Errorf("edition %s:\n%s\nwant %q and\n%s", tc.e, got, tc.import_, want)
+		}
+	}
+}
