@@ -577,7 +577,7 @@ tasks:
 // create_dagrun (serialization/definitions/dag.py:570-571 of c57fba0e);
 // the ValueError goes up through _create_backfill unhandled
 // (routes/public/backfills.py:232-268): Starlette's 500, the backfill
-// stored before the runs (models/backfill.py:594-604) and its runs rolled
+// stored before the runs (models/backfill.py:594-605) and its runs rolled
 // back with the session. The dry run does not read dag_run_conf. Checking
 // the conf first (InvalidBackfillConf, apache/airflow#64939) came after
 // 3.2.1: its document's dag_run_conf is still an object, not nullable.

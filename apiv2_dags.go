@@ -326,7 +326,7 @@ func v2DefaultArgs(args map[string]any) map[string]any {
 // answers show it ({k: v.dump()}, datamodels/dags.py:207-213 and
 // tasks.py:105-111 of c57fba0e): for each param, in the order the file
 // gave them, SerializedParam.dump (serialization/definitions/param.py:
-// 69-76): resolve()'s value (null for a param without a default or
+// 70-77): resolve()'s value (null for a param without a default or
 // whose default its schema refuses), the schema in its key order, the
 // description, and the source. A DAG's params have no source
 // (_serialize_param keeps a Param's, which only a task sets).

@@ -198,7 +198,7 @@ func TestYAMLParams_Refused(t *testing.T) {
 }
 
 // TestAPIv2_ParamsDump: /api/v2 shows params as 3.2.1's
-// SerializedParam.dump (serialization/definitions/param.py:69-76 of
+// SerializedParam.dump (serialization/definitions/param.py:70-77 of
 // c57fba0e, datamodels/dags.py:207-213 and tasks.py:105-111): value,
 // schema, description, source, in the file's order (schema keys too);
 // the value resolve()'s, null for a param without a default or whose

@@ -165,6 +165,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":              r.taskStates,
 			"nullLogicalDate":         r.nullLogicalDate,
 			"paramsMerged":            r.paramsMerged,
+			"paramSchemas":            r.paramSchemas,
+			"scheduleParams":          scheduleParamsOf(r),
 			"assetsFollowFile":        r.assetsFollowFile,
 			"werkzeugReasons":         r.werkzeugReasons,
 			"depLogicalDate":          r.depLogicalDate,
@@ -292,6 +294,9 @@ func TestEditionRules_Table(t *testing.T) {
 			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
 		"nullLogicalDate": false,
 		"paramsMerged":    false,
+		// 2.10.3 models/param.py; models/dag.py:3724-3727 as dagbag.py:485 records it.
+		"paramSchemas":   true,
+		"scheduleParams": []string{"AirflowException", "DAG is not allowed to define a Schedule, if there are any required params without default values or default values are not valid."},
 		// Airflow 2.10.3 airflow/models/dag.py bulk_write_to_db: datasets
 		// are created when missing, never updated.
 		"assetsFollowFile": false,
@@ -399,16 +404,19 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
 			"paramsMerged":          false,
-			"assetsFollowFile":      false,
-			"werkzeugReasons":       true,
-			"depLogicalDate":        false,
-			"runTypes":              []string(nil),
-			"triggerRunType":        "",
-			"tryAtSchedule":         false,
-			"setStateDuration":      false,
-			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// Airflow 1.10.15 has no Param.
+			"paramSchemas":     false,
+			"scheduleParams":   []string(nil),
+			"assetsFollowFile": false,
+			"werkzeugReasons":  true,
+			"depLogicalDate":   false,
+			"runTypes":         []string(nil),
+			"triggerRunType":   "",
+			"tryAtSchedule":    false,
+			"setStateDuration": false,
+			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+			"runID":            []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval":   []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -491,16 +499,19 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
 			"paramsMerged":          false,
-			"assetsFollowFile":      false,
-			"werkzeugReasons":       true,
-			"depLogicalDate":        false,
-			"runTypes":              []string(nil),
-			"triggerRunType":        "",
-			"tryAtSchedule":         false,
-			"setStateDuration":      false,
-			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// Airflow 1.10.15 has no Param.
+			"paramSchemas":     false,
+			"scheduleParams":   []string(nil),
+			"assetsFollowFile": false,
+			"werkzeugReasons":  true,
+			"depLogicalDate":   false,
+			"runTypes":         []string(nil),
+			"triggerRunType":   "",
+			"tryAtSchedule":    false,
+			"setStateDuration": false,
+			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+			"runID":            []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval":   []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -552,6 +563,8 @@ func want3(want2 map[string]any) map[string]any {
 			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
 		"nullLogicalDate": true,
 		"paramsMerged":    true,
+		// task-sdk definitions/dag.py:597-600 of c57fba0e.
+		"scheduleParams": []string{"ValueError", "Dag 'd' is not allowed to define a Schedule, as there are required params without default values, or the default values are not valid."},
 		// dag_processing/collection.py sync_assets, sync_asset_aliases.
 		"assetsFollowFile": true,
 		// uvicorn: Python's http.HTTPStatus phrases, which are Go's.
@@ -720,4 +733,14 @@ func ruleNames(t reflect.Type) []string {
 		names = append(names, f.Name)
 	}
 	return names
+}
+
+// scheduleParamsOf is the exception an edition records for a DAG "d"
+// whose params do not resolve, or nil.
+func scheduleParamsOf(r *editionRules) []string {
+	if r.scheduleParams == nil {
+		return nil
+	}
+	kind, text := r.scheduleParams("d")
+	return []string{kind, text}
 }

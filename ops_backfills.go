@@ -250,7 +250,7 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 				// create_dagrun checks the conf against the params
 				// (serialization/definitions/dag.py:570-571 of c57fba0e);
 				// its ValueError leaves the backfill committed
-				// (models/backfill.py:594-604) and rolls back the session's
+				// (models/backfill.py:594-605) and rolls back the session's
 				// runs, cleared ones too.
 				if dag.params != nil {
 					if refused = dag.params.validate(conf, rules.paramsMerged); refused != "" {

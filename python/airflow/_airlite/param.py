@@ -9,7 +9,7 @@ from airflow.exceptions import ParamValidationError
 
 def _check_json(value):
     """Airflow 3 refuses a default JSON cannot hold as the Param is made
-    (task-sdk definitions/param.py _check_json:76-82 of c57fba0e); 2.10.3
+    (task-sdk definitions/param.py _check_json:76-83 of c57fba0e); 2.10.3
     only warns (models/param.py:66-76)."""
     try:
         json.dumps(value)
