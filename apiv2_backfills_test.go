@@ -477,13 +477,14 @@ func TestAPIv2_Backfills_MatchTheDocument(t *testing.T) {
 	}
 }
 
-// TestAPIv2_Backfill_CatchupPassesItsDates: a catchup DAG whose next
-// scheduled date is held by a backfill's run goes on past it, as
-// Airflow's scheduler does (3.2.1 jobs/scheduler_job_runner.py
-// _create_dag_runs: a logical date already in existing_dagruns is not
-// created again, and next_dagrun moves on all the same). And a
-// backfill's runs are created with a start_date, as queued_at (3.2.1
-// models/backfill.py _create_backfill_dag_run: start_date=utcnow()).
+// TestAPIv2_Backfill_CatchupPassesItsDates: a catchup DAG goes on after
+// a backfill's last run, which is its last automated run (3.2.1
+// dag_processing/collection.py:105-134, :617-619 of c57fba0e: the
+// latest scheduled or backfill run, read at each parse): the date before
+// the backfill's first (2024-01-04) is not scheduled, nor are the
+// backfill's own. And a backfill's runs are created with a start_date,
+// as queued_at (3.2.1 models/backfill.py _create_backfill_dag_run:
+// start_date=utcnow()).
 func TestAPIv2_Backfill_CatchupPassesItsDates(t *testing.T) {
 	t.Parallel()
 	ts, sched := newSchedServer(t, edition3, tickDriven, withDAG(`
@@ -523,7 +524,7 @@ tasks:
 			byDate[r.ExecutionDate.Format(time.DateOnly)] = r.RunType
 		}
 	}
-	want := map[string]string{"2024-01-04": "scheduled", "2024-01-05": "backfill", "2024-01-06": "backfill",
+	want := map[string]string{"2024-01-05": "backfill", "2024-01-06": "backfill",
 		"2024-01-07": "scheduled", "2024-01-08": "scheduled"}
 	if fmt.Sprint(byDate) != fmt.Sprint(want) {
 		t.Errorf("runs by logical date = %v, want %v", byDate, want)

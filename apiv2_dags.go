@@ -273,6 +273,7 @@ func (s *server) v2DagDetailsOf(d dagInfo, activeRuns int) v2DAGDetails {
 		return out
 	}
 	out.Catchup = def.Catchup
+	out.Timezone = ptr(def.Timezone.String())
 	if bytes.HasPrefix(def.AssetExpression, []byte("{")) {
 		out.AssetExpression = def.AssetExpression
 	}

@@ -199,11 +199,11 @@ func (s *server) V2GetTask(req *apiRequest) (any, error) {
 // serialized operators (order_by with its leading dashes stripped, a "-"
 // first for descending; Python's sorted, stable, reverse=True for "-").
 // An attribute tasks.py's _SORTABLE_TASK_FIELDS leaves out is SortParam's
-// 400 text (apache/airflow#64384, merged to main early in April 2026 and
-// taken to be in 3.2.1: the 3.2.0-era main, Phinhas214/airflow c57fba0e,
-// still sorted with attrgetter and answered the AttributeError's text,
-// "'<task_type>' object has no attribute 'x'", and a 500 for None values;
-// that #64384 reached v3-2-test before 3.2.1 is not settled).
+// 400 text (apache/airflow#64384, in 3.2.1 through its backport #64587,
+// as 3.2.1's release notes list it; the 3.2.0-era main, Phinhas214/airflow
+// c57fba0e, and 3.2.0 still sorted with attrgetter and answered the
+// AttributeError's text, "'<task_type>' object has no attribute 'x'", and
+// a 500 for None values).
 func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 	def, err := s.v2LoadedDag(req.param("dag_id"))
 	if err != nil {

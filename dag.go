@@ -8,12 +8,16 @@ import (
 // DAG is one parsed definition file. It is immutable once loaded: the store
 // keeps a pointer to it and nothing writes to it afterwards.
 type DAG struct {
-	DagID                string
-	Description          string
-	Schedule             *string       // nil: no schedule (Airflow's None)
-	cron                 *cronSchedule // Schedule compiled, when a cron expression or preset (parseSchedule)
-	StartDate            *time.Time
-	EndDate              *time.Time
+	DagID       string
+	Description string
+	Schedule    *string       // nil: no schedule (Airflow's None)
+	cron        *cronSchedule // Schedule compiled, when a cron expression or preset (parseSchedule)
+	StartDate   *time.Time
+	EndDate     *time.Time
+	// Timezone is the DAG's time zone (nil: UTC, Airflow's default), its
+	// start_date's in a Python file; a cron schedule ticks there where
+	// the edition says (editionRules.cronInZone).
+	Timezone             *DagTimezone `json:",omitempty"`
 	Catchup              bool
 	IsPausedUponCreation bool
 	MaxActiveRuns        int
@@ -134,6 +138,10 @@ type Task struct {
 	IsTeardown          bool
 	OnFailureFailDagrun bool
 	setupUpstream       []string // the setups among Upstream (linkTasks)
+	// teardownScope: a teardown's tasks between its setups and it, which
+	// Airflow 3 waits for (linkTasks, scheduler_triggerrules.go
+	// teardownScopeWaiting); nil for other tasks.
+	teardownScope []string
 	// Label is the task id without its group prefix (a Python file's
 	// "label"; "" for YAML: TaskLabel derives it).
 	Label string

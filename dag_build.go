@@ -46,6 +46,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		Description:          s.Description,
 		StartDate:            s.StartDate,
 		EndDate:              s.EndDate,
+		Timezone:             s.Timezone,
 		Catchup:              r.catchupByDefault, // Airflow's [scheduler] catchup_by_default
 		IsPausedUponCreation: s.IsPausedUponCreation,
 		MaxActiveRuns:        16,
@@ -100,6 +101,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	schedule, cron, err := buildSchedule(s.ScheduleInterval, sched, r.cronDays)
 	if err != nil {
 		return nil, err
+	}
+	if cron != nil && r.cronInZone {
+		cron = cron.inZone(s.Timezone.location())
 	}
 	dag.Schedule, dag.cron = schedule, cron
 	if err := checkScheduleParams(dag, r); err != nil {
@@ -573,9 +577,52 @@ func linkTasks(dag *DAG, lines map[string]int) error {
 	if cycle := findCycle(dag); cycle != nil {
 		return fmt.Errorf("line %d: tasks form a cycle: %s", lines[cycle[0]], strings.Join(cycle, " >> "))
 	}
+	for _, t := range dag.Tasks {
+		t.teardownScope = nil
+		if t.IsTeardown {
+			t.teardownScope = teardownScope(dag, t)
+		}
+	}
 	setPriorityWeights(dag)
 	dag.upstreamFirst = upstreamFirst(dag)
 	return nil
+}
+
+// teardownScope are the tasks between a teardown's direct setups and it,
+// sorted: its upstream tasks, direct ones left out, that are downstream
+// of one of the setups among its direct upstream tasks (3.2.0's
+// trigger_rule_dep.py _evaluate_teardown_scope, apache/airflow#64181:
+// get_flat_relative_ids both ways).
+func teardownScope(dag *DAG, td *Task) []string {
+	relatives := func(from []string, next func(*Task) []string) map[string]bool {
+		seen := map[string]bool{}
+		stack := slices.Clone(from)
+		for len(stack) > 0 {
+			id := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			stack = append(stack, next(dag.taskByID[id])...)
+		}
+		return seen
+	}
+	up := func(t *Task) []string { return t.Upstream }
+	down := func(t *Task) []string { return t.Downstream }
+	ancestors := relatives(td.Upstream, up)
+	for _, id := range td.Upstream {
+		delete(ancestors, id)
+	}
+	var scope []string
+	below := relatives(td.setupUpstream, down)
+	for id := range ancestors {
+		if below[id] {
+			scope = append(scope, id)
+		}
+	}
+	slices.Sort(scope)
+	return scope
 }
 
 // runStateLeaves are the tasks whose states decide a run's end (2.10.3

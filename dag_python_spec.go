@@ -43,6 +43,11 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 		Tags:                 d.Tags,
 		DisplayName:          deref(d.DagDisplayName),
 	}
+	zone, err := parseDagZone(d.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	s.Timezone = zone
 	if len(d.DatasetExpression) > 0 && !bytes.Equal(d.DatasetExpression, []byte("null")) {
 		s.AssetExpression = d.DatasetExpression
 	}
@@ -52,7 +57,6 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 	if err := pySchedule(d, s); err != nil {
 		return nil, err
 	}
-	var err error
 	if s.Params, s.ParamDocs, err = pyParams(d.Params); err != nil {
 		return nil, err
 	}

@@ -58,7 +58,8 @@ type dagSpec struct {
 
 	StartDate            *time.Time // days_ago(n) already resolved by the front end
 	EndDate              *time.Time
-	Catchup              *bool // nil: [scheduler] catchup_by_default
+	Timezone             *DagTimezone // the start_date's zone (nil: UTC); a Python file's only
+	Catchup              *bool        // nil: [scheduler] catchup_by_default
 	IsPausedUponCreation bool
 
 	MaxActiveRuns     *int // nil: Airflow's default

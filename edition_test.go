@@ -174,10 +174,14 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRunType":          r.triggerRunType,
 			"tryAtSchedule":           r.tryAtSchedule,
 			"setStateDuration":        r.setStateDuration,
+			"teardownScope":           r.teardownScope,
 			"scheduledRuns":           r.scheduledRuns,
+			"lastRun":                 r.lastRun,
+			"cronInZone":              r.cronInZone,
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
 				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
+			"triggerRunID": []string{r.triggerRunID("manual", &date, queued), r.triggerRunID("manual", nil, queued)},
 			// A daily DAG's and an hourly duration's interval at date.
 			"manualInterval": []string{intervalText(r.manualInterval(pastDAG, date)), intervalText(r.manualInterval(hourlyDAG, date))},
 			// A pull of two task ids, one with an entry: the shape of the
@@ -308,9 +312,15 @@ func TestEditionRules_Table(t *testing.T) {
 		"triggerRunType":   "",
 		"tryAtSchedule":    false,
 		"setStateDuration": true,
+		"teardownScope":    false,
 		"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+		// 2.10.3 airflow/models/dag.py:3523-3556 _get_latest_runs_stmt
+		"lastRun": lastAutomated,
+		// 2.10.3 airflow/timetables/_cron.py:106-148 in the DAG's zone
+		"cronInZone": true,
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+		"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		"manualInterval": []string{"none", "none"},
 		// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
 		"xcomPull": "['x'] <nil> byDate=false",
@@ -414,9 +424,15 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRunType":   "",
 			"tryAtSchedule":    false,
 			"setStateDuration": false,
+			"teardownScope":    false,
 			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
-			"runID":            []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":   []string{"none", "none"},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun": lastScheduled,
+			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
+			"cronInZone":     false,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -509,9 +525,15 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRunType":   "",
 			"tryAtSchedule":    false,
 			"setStateDuration": false,
+			"teardownScope":    false,
 			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
-			"runID":            []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":   []string{"none", "none"},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun": lastScheduled,
+			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
+			"cronInZone":     false,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -588,9 +610,14 @@ func want3(want2 map[string]any) map[string]any {
 		"triggerRunType":   "manual",
 		"tryAtSchedule":    true,
 		"setStateDuration": true,
-		"scheduledRuns":    scheduledRunRule{triggerTimetable: true},
+		// 3.2.0 trigger_rule_dep.py _evaluate_teardown_scope (apache/airflow#64181)
+		"teardownScope": true,
+		"scheduledRuns": scheduledRunRule{triggerTimetable: true},
 		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
 		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
+		// Timetable.generate_run_id (timetables/base.py:325-339 of c57fba0e):
+		// run_after alone, no random part
+		"triggerRunID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		// CronTriggerTimetable's and DeltaTriggerTimetable's instant
 		// (_TriggerTimetable.infer_manual_data_interval with interval 0,
 		// timetables/trigger.py:49-53 of c57fba0e)

@@ -239,7 +239,7 @@ func (o *operations) addNextDagRun(info *dagInfo) error {
 	if def == nil {
 		return nil
 	}
-	last, err := o.store.LastScheduledDate(info.Row.DagID)
+	last, err := o.store.LastRunDate(info.Row.DagID, o.rules().lastRun)
 	if err != nil {
 		return err
 	}

@@ -81,14 +81,17 @@ class DAG:
         self.fileloc = mod
         self.start_date = start_date if start_date is not None else self.default_args.get("start_date")
         self.end_date = end_date if end_date is not None else self.default_args.get("end_date")
+        # The DAG's zone is its start_date's, else [core] default_timezone
+        # (utc); its cron schedule ticks there (2.10.3 models/dag.py:616-628;
+        # 3.2.1 task-sdk definitions/dag.py _extract_tz).
+        tz = timezone.utc
+        if isinstance(self.start_date, _dt.datetime) and self.start_date.utcoffset() is not None:
+            tz = self.start_date.tzinfo
         if self.start_date is not None:
             self.start_date = timezone.convert_to_utc(self.start_date)
-            tz = self.start_date.tzinfo
-        else:
-            tz = timezone.utc
         if self.end_date is not None:
             self.end_date = timezone.convert_to_utc(self.end_date)
-        self.timezone = "UTC"
+        self.timezone = tz
         self.template_searchpath = template_searchpath
         self.user_defined_macros = user_defined_macros
         self.user_defined_filters = user_defined_filters
@@ -152,7 +155,8 @@ class DAG:
         args = [schedule_interval, timetable, schedule]
         if sum(1 for a in args if a is not _NOTSET and a is not None) > 1:
             raise ValueError("At most one allowed for args 'schedule_interval', 'timetable', and 'schedule'.")
-        tzname = "UTC"
+        from airflow._airlite.cron import encode_timezone
+        tzname = encode_timezone(tz)
         from airflow.timetables.base import Timetable
         from airflow.datasets import BaseDataset, DatasetAll
         from airflow.timetables.simple import DatasetTriggeredTimetable
