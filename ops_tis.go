@@ -827,8 +827,12 @@ func (o *operations) namedRunsQuery(q *tiSearch) NamedRunsTIQuery {
 // by id, the primary key Airflow's SortParam adds), q's window of them,
 // and how many match. Where pagedOrder allows, the store's ti_order
 // gives the window (the page and the rows its offset skips); otherwise
-// it reads every run q names.
+// it reads every run q names (sortedTaskInstances), as
+// operations.sortLists sends every listing (tests).
 func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
+	if o.sortLists.Load() {
+		return o.sortedTaskInstances(q)
+	}
 	if desc, ok := q.mappedPage(); ok {
 		run, err := o.store.RunByRunID(q.dagIDs[0], q.runIDs[0])
 		if errors.Is(err, errNotFound) {
@@ -879,6 +883,12 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
+	return o.sortedTaskInstances(q)
+}
+
+// sortedTaskInstances is searchTaskInstances by reading every task
+// instance of the runs q names and sorting those it picks.
+func (o *operations) sortedTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
 	dagIDs := q.dagIDs
 	if dagIDs == nil {
 		rows, err := o.store.Dags()

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// addStartedRuns stores n finished runs of a DAG of four tasks (ids
+// shuffled across runs when shuffled, every third run's last task
+// mapped into three; addRunsWithTIIDs) and dates their task instances'
+// starts as a scheduler that runs two runs at once would: run i's task
+// k starts at base + i/2 minutes + k%3 seconds, so task instances of
+// two runs, and of other DAGs stored alike, start at the same time; every
+// seventh run was cleared and ran again three hours later; every
+// eleventh run's first task never started (no state, no dates).
+func addStartedRuns(t *testing.T, store *Store, dagID string, base time.Time, n int, shuffled bool) *DAG {
+	t.Helper()
+	dag := benchDAG(t, dagID, 4)
+	if _, err := store.UpsertDAG(dag); err != nil {
+		t.Fatal(err)
+	}
+	addRunsWithTIIDs(t, store, dag, base, n, shuffled)
+	runs, err := store.RunsOfDag(dagID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.update(func(txn *memdb.Txn) error {
+		for _, run := range runs {
+			i := int(run.ExecutionDate.Sub(base) / time.Minute)
+			tis, err := taskInstancesOfRunTxn(txn, dagID, run.RunID)
+			if err != nil {
+				return err
+			}
+			var changed []*TaskInstance
+			for k, ti := range tis {
+				c := *ti
+				start := base.Add(time.Duration(i/2)*time.Minute + time.Duration(k%3)*time.Second)
+				if i%7 == 0 {
+					start = start.Add(3 * time.Hour)
+				}
+				end := start.Add(time.Minute)
+				c.StartDate, c.EndDate = &start, &end
+				if i%11 == 0 && k == 0 {
+					c.State, c.StartDate, c.EndDate, c.Duration = TaskNone, nil, nil, nil
+				}
+				changed = append(changed, &c)
+			}
+			if err := putTaskInstancesTxn(txn, changed...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dag
+}
+
+// TestAPIv2_TaskInstances_StartOrderReadsThePage lists every run's task
+// instances (of every DAG, one DAG, the batch's DAGs) by start_date, the
+// Airflow 3 UI's default order of its task instance pages (-start_date,
+// -run_after: TaskInstances.tsx), with and without filters, and checks
+// through the store's rowsRead hook that a page reads about its own rows
+// and what its offset skips, not every task instance of the runs (1,132
+// here: read and sorted before). Each answer is the sorting path's
+// (operations.sortLists).
+func TestAPIv2_TaskInstances_StartOrderReadsThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"tistart_b", "tistart_a", "tistart_c"} {
+		addStartedRuns(t, ts.store, id, base, 80, i == 0)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "/dags/~/dagRuns/~/taskInstances"
+	const dagA = "/dags/tistart_a/dagRuns/~/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	for _, tc := range []struct {
+		name, method, path, body string
+		maxRead                  int
+	}{
+		// A page reads the chunks its walks pass (32 to 64 entries each,
+		// one walk a DAG) and the task instances of the page and of the
+		// starts it ties on.
+		{"every DAG, the UI's order", "GET", all + "?limit=50&order_by=-start_date&order_by=-run_after", "", 2*50 + 3*4},
+		{"every DAG, -start_date, offset", "GET", all + "?limit=20&offset=300&order_by=-start_date", "", 300/16 + 2*20 + 3*4},
+		{"one DAG, start_date, offset", "GET", dagA + "?limit=25&offset=100&order_by=start_date", "", 100/16 + 2*25 + 4},
+		{"one DAG, start_date, then -try_number", "GET", dagA + "?limit=25&order_by=start_date&order_by=-try_number", "", 2*25 + 4},
+		{"batch, two DAGs, -start_date", "POST", batch, `{"dag_ids": ["tistart_c", "tistart_a"], "order_by": "-start_date", "page_limit": 40, "page_offset": 60}`,
+			60/16 + 2*40 + 2*4},
+		// Filters pick along the walk (their count remembered): the
+		// task instances of the order up to the page's last.
+		{"every DAG, a task, the UI's order", "GET", all + "?limit=14&task_id=t1&order_by=-start_date&order_by=-run_after", "", 5*14 + 3*4},
+		{"one DAG, a state, -start_date, offset", "GET", dagA + "?limit=10&offset=30&state=success&order_by=-start_date", "", 2*45 + 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageReadSorted(t, ts, &read, tc.method, tc.path, tc.body, tc.maxRead)
+		})
+	}
+}
+
+// TestAPIv2_TaskInstances_RunAfterOrderReadsThePage lists every run's
+// task instances by their runs' run_after, the order of the Airflow 3
+// UI's task overview (-run_after, a task's: Task/Overview/Overview.tsx),
+// and checks that a page reads the runs (and their rows) up to its last
+// task instance, and the task instances of those runs, not every task
+// instance (read and sorted before). Each answer is the sorting path's.
+func TestAPIv2_TaskInstances_RunAfterOrderReadsThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"tiafter_b", "tiafter_a", "tiafter_c"} {
+		addStartedRuns(t, ts.store, id, base, 80, i == 0)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "/dags/~/dagRuns/~/taskInstances"
+	const dagA = "/dags/tiafter_a/dagRuns/~/taskInstances"
+	// A run costs its run and its row, and its task instances when the
+	// page takes some or a filter looks at them (five or six a run).
+	for _, tc := range []struct {
+		name, path string
+		maxRead    int
+	}{
+		{"one DAG, a task, the overview's order", dagA + "?limit=14&task_id=t2&order_by=-run_after", 14 * (2 + 6)},
+		{"every DAG, -run_after", all + "?limit=50&order_by=-run_after", (50/5 + 3*2) * (2 + 6)},
+		{"every DAG, run_after, offset", all + "?limit=20&offset=200&order_by=run_after", 2*(200/5+3) + (20/5+3*2)*(2+6)},
+		{"one DAG, -run_after, then start_date", dagA + "?limit=30&offset=31&order_by=-run_after&order_by=start_date", 2*(31/5+2) + (30/5+2)*(2+6)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageReadSorted(t, ts, &read, "GET", tc.path, "", tc.maxRead)
+		})
+	}
+}
+
+// TestAPIv2_TaskInstances_NamedRunsOrdersReadThePage lists the task
+// instances of named runs whose last task expanded into 400 mapped
+// instances in orders other than get_task_instances' default: by id (the
+// batch's default), the UI's run page (-start_date, -run_after), its
+// mapped task page (a task's, the same order), by state. A run's task
+// instances in such an order are sorted once per version of its rows
+// and remembered, so a page asked again reads its runs, their rows and
+// its own task instances, not every task instance of the runs (402 a run
+// before: read and sorted at each page). Each answer is the sorting
+// path's.
+func TestAPIv2_TaskInstances_NamedRunsOrdersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dag := addStartedRuns(t, ts.store, "tinamed", base, 6, true)
+	expandLastTask(t, ts.store, dag, 400)
+	runs, err := ts.store.RunsOfDag("tinamed", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	one := "/dags/tinamed/dagRuns/" + url.PathEscape(runs[2].RunID) + "/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	named := fmt.Sprintf(`"dag_run_ids": [%q, %q]`, runs[4].RunID, runs[1].RunID)
+	for _, tc := range []struct {
+		name, method, path, body string
+		maxRead                  int
+	}{
+		{"a run, the UI's order", "GET", one + "?limit=20&order_by=-start_date&order_by=-run_after", "", 2 + 20},
+		{"a run, by id, offset", "GET", one + "?limit=20&offset=300&order_by=id", "", 2 + 20},
+		{"a run's mapped task, the UI's order", "GET", one + "?limit=50&offset=100&task_id=t3&order_by=-start_date&order_by=-run_after", "", 2 + 50},
+		{"a run, by state, a filter", "GET", one + "?limit=20&offset=10&state=success&order_by=state", "", 2 + 20},
+		{"batch, two runs, by id (the batch's default)", "POST", batch, `{"dag_ids": ["tinamed"], ` + named + `, "page_offset": 500, "page_limit": 30}`, 4 + 30},
+		{"batch, every DAG, -start_date", "POST", batch, `{` + named + `, "order_by": "-start_date", "page_limit": 30}`, 4 + 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageReadSorted(t, ts, &read, tc.method, tc.path, tc.body, tc.maxRead)
+		})
+	}
+}
