@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -178,5 +180,199 @@ func TestAPIv2_TaskInstances_NamedRunsOrdersReadThePage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkPageReadSorted(t, ts, &read, tc.method, tc.path, tc.body, tc.maxRead)
 		})
+	}
+}
+
+// changeStartedTIs applies a random write to a random run of dag's task
+// instances through the store's writes or as the scheduler's would (a
+// new try with a new id and start, a try sent back without its dates, a
+// clear, a forced state, a note, an expansion into mapped instances, a
+// deletion of a task instance or of a run), at now, which the caller
+// moves on.
+func changeStartedTIs(t *testing.T, store *Store, dag *DAG, rng *rand.Rand, now time.Time) {
+	t.Helper()
+	runs, err := store.RunsOfDag(dag.DagID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) == 0 {
+		return
+	}
+	run := runs[rng.IntN(len(runs))]
+	tis, err := store.TaskInstancesOfRun(dag.DagID, run.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tis) == 0 {
+		return
+	}
+	ti := tis[rng.IntN(len(tis))]
+	switch rng.IntN(9) {
+	case 0, 1: // a next try starts, at now or at a start another has
+		next := *ti
+		next.ID = newTaskInstanceID()
+		start := now
+		if other := tis[rng.IntN(len(tis))]; rng.IntN(3) == 0 && other.StartDate != nil {
+			start = *other.StartDate
+		}
+		next.State, next.TryNumber, next.StartDate, next.EndDate = TaskRunning, ti.TryNumber+1, &start, nil
+		err = store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &next) })
+	case 2: // a try goes back to no state, without its dates
+		next := *ti
+		next.State, next.StartDate, next.EndDate, next.Duration = TaskNone, nil, nil, nil
+		err = store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &next) })
+	case 3:
+		var pick func(*TaskInstance) bool
+		if rng.IntN(2) == 0 {
+			pick = func(x *TaskInstance) bool { return x.TaskID == ti.TaskID }
+		}
+		_, err = store.ClearTaskInstances(dag.DagID, run.RunID, pick, rng.IntN(2) == 0, now)
+	case 4:
+		_, _, err = store.ForceTaskStatesInRuns(dag.DagID, []string{run.RunID}, []string{ti.TaskID}, nil, TaskSuccess, now)
+	case 5:
+		note := "noted"
+		_, err = store.SetTaskInstanceNote(ti.key(), &note)
+	case 6:
+		if ti.MapIndex != -1 {
+			return
+		}
+		var mapped []*TaskInstance
+		for mi := range 2 + rng.IntN(6) {
+			m := *ti
+			m.MapIndex = mi
+			if mi > 0 {
+				m.ID = newTaskInstanceID()
+				m.StartDate = nil
+				if rng.IntN(2) == 0 {
+					start := now.Add(time.Duration(mi) * time.Second)
+					m.StartDate = &start
+				}
+			}
+			mapped = append(mapped, &m)
+		}
+		err = store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, mapped...) })
+	case 7:
+		_, err = store.DeleteTaskInstance(ti.DagID, ti.RunID, ti.TaskID, ti.MapIndex)
+	default:
+		if len(runs) > 3 {
+			err = store.DeleteRun(dag.DagID, run.RunID)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkTIStartChunks holds the store's start chunks to what its task
+// instances say: each DAG's started task instances with ids, sorted, in
+// chunks of one to twice tiStartChunkSize... past a rebuild's
+// tiStartChunkSize, each keyed by its first.
+func checkTIStartChunks(t *testing.T, store *Store, step string) {
+	t.Helper()
+	txn := store.read()
+	want := map[string][]tiStartEntry{}
+	it, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		for _, ti := range raw.(*runTasks).TIs {
+			if e, ok := tiStartOf(ti); ok {
+				want[ti.DagID] = append(want[ti.DagID], e)
+			}
+		}
+	}
+	got := map[string][]tiStartEntry{}
+	it, err = txn.Get(tableTIStarts, indexID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		c := raw.(*tiStartChunk)
+		if len(c.Entries) == 0 || len(c.Entries) > 2*tiStartChunkSize {
+			t.Fatalf("%s: a chunk of %s holds %d entries", step, c.DagID, len(c.Entries))
+		}
+		got[c.DagID] = append(got[c.DagID], c.Entries...)
+	}
+	for dagID, entries := range want {
+		slices.SortFunc(entries, compareTIStarts)
+		if !slices.Equal(got[dagID], entries) {
+			t.Fatalf("%s: the start chunks of %s hold %d entries, the task instances %d (or in another order)", step, dagID, len(got[dagID]), len(entries))
+		}
+	}
+	for dagID := range got {
+		if _, ok := want[dagID]; !ok {
+			t.Fatalf("%s: start chunks of %s, which has no started task instance", step, dagID)
+		}
+	}
+}
+
+// TestTaskInstances_StartOrderAsTheSort asks random listings of every
+// run's task instances led by start_date (either way, alone or with
+// another key after it, of one DAG, some or every DAG, filters or none,
+// pages into the task instances without a start), between random writes,
+// and holds each to the sorting path's answer, and the start chunks to
+// the task instances after each write.
+func TestTaskInstances_StartOrderAsTheSort(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	store := ts.store
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{addStartedRuns(t, store, "tisort_a", base, 30, true), addStartedRuns(t, store, "tisort_b", base, 24, false)}
+	checkTIStartChunks(t, store, "set-up")
+	rng := rand.New(rand.NewPCG(21, 4))
+	o := ts.srv.ops
+	now := base.Add(time.Hour)
+	ids := func(rows []RunTaskInstance) []string {
+		out := []string{}
+		for _, r := range rows {
+			out = append(out, r.TI.ID)
+		}
+		return out
+	}
+	seconds := []sortKey{{attr: "run_after", desc: true}, {attr: "run_after"}, {attr: "try_number", desc: true}, {attr: "state"},
+		{attr: "map_index", desc: true}, {attr: "id"}, {attr: "logical_date", desc: true}}
+	for i := range 600 {
+		if i%6 == 0 {
+			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)
+			now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
+			checkTIStartChunks(t, store, fmt.Sprintf("write before listing %d", i))
+		}
+		q := &tiSearch{offset: rng.IntN(80), limit: 1 + rng.IntN(40), order: []sortKey{{attr: "start_date", desc: rng.IntN(3) > 0}}}
+		if rng.IntN(8) == 0 {
+			q.offset = 200 + rng.IntN(150) // into the task instances without a start
+		}
+		if rng.IntN(2) == 0 {
+			q.order = append(q.order, seconds[rng.IntN(len(seconds))])
+		}
+		switch rng.IntN(3) {
+		case 0:
+			q.dagIDs = []string{dags[rng.IntN(2)].DagID}
+		case 1:
+			q.dagIDs = []string{"tisort_b", "tisort_a"}
+		}
+		switch rng.IntN(6) {
+		case 0:
+			q.states = []TaskState{TaskSuccess}
+		case 1:
+			q.taskIDs = []string{"t1"}
+		case 2:
+			q.mapIndexes = []int64{-1}
+		}
+		sorted := *q
+		want, wantTotal, err := o.sortedTaskInstances(&sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second with a filter's count remembered
+			c := *q
+			got, total, err := o.searchTaskInstances(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
+			}
+		}
 	}
 }

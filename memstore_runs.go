@@ -97,6 +97,9 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		if err != nil {
 			return err
 		}
+		if err := restartTIsTxn(txn, run.DagID, row.TIs, nil); err != nil {
+			return err
+		}
 		ordered = -delta
 	}
 	return countRunTxn(txn, run, -1, tis, ordered)

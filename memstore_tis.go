@@ -233,8 +233,23 @@ func storeTaskInstancesTxn(txn *memdb.Txn, refuseTwice bool, tis []*TaskInstance
 		if err := recountTIsTxn(txn, old, row); err != nil {
 			return err
 		}
+		// A restore orders every DAG's starts at its end
+		// (recountRunsTxn), at once.
+		if !refuseTwice {
+			if err := restartTIsTxn(txn, dagID, oldTIs(old), row.TIs); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// oldTIs is a run's row's task instances; none without a row.
+func oldTIs(row *runTasks) []*TaskInstance {
+	if row == nil {
+		return nil
+	}
+	return row.TIs
 }
 
 // unmappedAndExpandedError is a restore's task instance whose task has
@@ -551,6 +566,9 @@ func (s *Store) DeleteTaskInstance(dagID, runID, taskID string, mapIndex int) (*
 			return fmt.Errorf("delete task %s of %s/%s: %w", taskID, dagID, runID, err)
 		}
 		if err := recountTIsTxn(txn, old, row); err != nil {
+			return err
+		}
+		if err := restartTIsTxn(txn, dagID, old.TIs, row.TIs); err != nil {
 			return err
 		}
 		// Its earlier tries, log, lineage and XCom entries go with it, as

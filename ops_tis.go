@@ -800,26 +800,11 @@ func (q *tiSearch) namedRunsOrder() bool {
 func (o *operations) namedRunsQuery(q *tiSearch) NamedRunsTIQuery {
 	nq := NamedRunsTIQuery{DagIDs: inList(slices.Clone(q.dagIDs)), RunIDs: inList(slices.Clone(q.runIDs)), Offset: q.offset, Limit: q.limit}
 	c := *q
-	c.dagIDs, c.runIDs, c.order, c.offset, c.limit = nil, nil, nil, 0, 0
-	if _, unfiltered := c.pagedOrder(); unfiltered {
+	c.runIDs = nil
+	if c.unfilteredSearch() {
 		return nq
 	}
-	in := map[string]bool{} // a version id: whether its number is asked for
-	nq.Keep = func(r RunTaskInstance) bool {
-		if !q.match(r.TI, r.Run) {
-			return false
-		}
-		if q.versionNumbers == nil {
-			return true
-		}
-		ok, seen := in[r.TI.DagVersionID]
-		if !seen {
-			ok = o.versionIn(r.TI, q.versionNumbers)
-			in[r.TI.DagVersionID] = ok
-		}
-		return ok
-	}
-	nq.KeepKey = q.filterKey()
+	nq.Keep, nq.KeepKey = o.tiKeep(q), q.filterKey()
 	return nq
 }
 
@@ -855,24 +840,7 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		}
 	}
 	if byID, ok := q.filteredOrder(); ok {
-		// A version's number, looked up once for its task instances (a
-		// version row never changes).
-		in := map[string]bool{} // a version id: whether its number is asked for
-		keep := func(r RunTaskInstance) bool {
-			if !q.match(r.TI, r.Run) {
-				return false
-			}
-			if q.versionNumbers == nil {
-				return true
-			}
-			ok, seen := in[r.TI.DagVersionID]
-			if !seen {
-				ok = o.versionIn(r.TI, q.versionNumbers)
-				in[r.TI.DagVersionID] = ok
-			}
-			return ok
-		}
-		rows, total, ok, err := o.store.TaskInstanceFilteredPage(q.dagIDs, byID, q.offset, q.limit, keep, q.filterKey())
+		rows, total, ok, err := o.store.TaskInstanceFilteredPage(q.dagIDs, byID, q.offset, q.limit, o.tiKeep(q), q.filterKey())
 		if ok || err != nil {
 			return rows, total, err
 		}
@@ -883,7 +851,47 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
+	if q.runIDs == nil && len(q.order) > 0 && q.order[0].attr == "start_date" {
+		sq := TIStartQuery{DagIDs: q.dagIDs, Desc: q.order[0].desc, Compare: compareTISortParam(q.order), Offset: q.offset, Limit: q.limit}
+		if !q.unfilteredSearch() {
+			sq.Keep, sq.KeepKey = o.tiKeep(q), q.filterKey()
+		}
+		rows, total, ok, err := o.store.TIStartPage(sq)
+		if ok || err != nil {
+			return rows, total, err
+		}
+	}
 	return o.sortedTaskInstances(q)
+}
+
+// unfilteredSearch reports whether q picks every task instance of the
+// runs of its DAGs: no filter but the DAGs.
+func (q *tiSearch) unfilteredSearch() bool {
+	c := *q
+	c.dagIDs, c.order, c.offset, c.limit = nil, nil, 0, 0
+	_, ok := c.pagedOrder()
+	return ok
+}
+
+// tiKeep is q's filters as a walk picks with them: match, and the DAG
+// version's number looked up once for its task instances (a version row
+// never changes).
+func (o *operations) tiKeep(q *tiSearch) func(RunTaskInstance) bool {
+	in := map[string]bool{} // a version id: whether its number is asked for
+	return func(r RunTaskInstance) bool {
+		if !q.match(r.TI, r.Run) {
+			return false
+		}
+		if q.versionNumbers == nil {
+			return true
+		}
+		ok, seen := in[r.TI.DagVersionID]
+		if !seen {
+			ok = o.versionIn(r.TI, q.versionNumbers)
+			in[r.TI.DagVersionID] = ok
+		}
+		return ok
+	}
 }
 
 // sortedTaskInstances is searchTaskInstances by reading every task
