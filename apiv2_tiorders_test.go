@@ -307,13 +307,13 @@ func checkTIStartChunks(t *testing.T, store *Store, step string) {
 	}
 }
 
-// TestTaskInstances_StartOrderAsTheSort asks random listings of every
-// run's task instances led by start_date (either way, alone or with
-// another key after it, of one DAG, some or every DAG, filters or none,
-// pages into the task instances without a start), between random writes,
-// and holds each to the sorting path's answer, and the start chunks to
-// the task instances after each write.
-func TestTaskInstances_StartOrderAsTheSort(t *testing.T) {
+// TestTaskInstances_WalkedOrdersAsTheSort asks random listings of every
+// run's task instances led by start_date or run_after (either way, alone
+// or with another key after it, of one DAG, some or every DAG, filters
+// or none, pages into the task instances without a start), between
+// random writes, and holds each to the sorting path's answer, and the
+// start chunks to the task instances after each write.
+func TestTaskInstances_WalkedOrdersAsTheSort(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
 	store := ts.store
@@ -331,14 +331,15 @@ func TestTaskInstances_StartOrderAsTheSort(t *testing.T) {
 		return out
 	}
 	seconds := []sortKey{{attr: "run_after", desc: true}, {attr: "run_after"}, {attr: "try_number", desc: true}, {attr: "state"},
-		{attr: "map_index", desc: true}, {attr: "id"}, {attr: "logical_date", desc: true}}
+		{attr: "map_index", desc: true}, {attr: "id"}, {attr: "logical_date", desc: true}, {attr: "start_date", desc: true}}
 	for i := range 600 {
 		if i%6 == 0 {
 			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)
 			now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
 			checkTIStartChunks(t, store, fmt.Sprintf("write before listing %d", i))
 		}
-		q := &tiSearch{offset: rng.IntN(80), limit: 1 + rng.IntN(40), order: []sortKey{{attr: "start_date", desc: rng.IntN(3) > 0}}}
+		lead := []string{"start_date", "run_after"}[rng.IntN(2)]
+		q := &tiSearch{offset: rng.IntN(80), limit: 1 + rng.IntN(40), order: []sortKey{{attr: lead, desc: rng.IntN(3) > 0}}}
 		if rng.IntN(8) == 0 {
 			q.offset = 200 + rng.IntN(150) // into the task instances without a start
 		}

@@ -851,17 +851,44 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
-	if q.runIDs == nil && len(q.order) > 0 && q.order[0].attr == "start_date" {
-		sq := TIStartQuery{DagIDs: q.dagIDs, Desc: q.order[0].desc, Compare: compareTISortParam(q.order), Offset: q.offset, Limit: q.limit}
+	if lead := q.walkedLead(); lead != "" {
+		var keep func(RunTaskInstance) bool
+		var keepKey string
 		if !q.unfilteredSearch() {
-			sq.Keep, sq.KeepKey = o.tiKeep(q), q.filterKey()
+			keep, keepKey = o.tiKeep(q), q.filterKey()
 		}
-		rows, total, ok, err := o.store.TIStartPage(sq)
+		desc, compare := q.order[0].desc, compareTISortParam(q.order)
+		var rows []RunTaskInstance
+		var total int
+		var ok bool
+		var err error
+		if lead == "start_date" {
+			rows, total, ok, err = o.store.TIStartPage(TIStartQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
+				Keep: keep, KeepKey: keepKey, Offset: q.offset, Limit: q.limit})
+		} else {
+			rows, total, ok, err = o.store.TIRunAfterPage(TIRunAfterQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
+				Keep: keep, KeepKey: keepKey, Offset: q.offset, Limit: q.limit})
+		}
 		if ok || err != nil {
 			return rows, total, err
 		}
 	}
 	return o.sortedTaskInstances(q)
+}
+
+// walkedLead is the first key of q's order when the store walks every
+// run's task instances in it (TIStartPage, TIRunAfterPage), whatever the
+// keys after it and the filters: start_date, run_after; "" otherwise
+// (named runs, other orders).
+func (q *tiSearch) walkedLead() string {
+	if q.runIDs != nil || len(q.order) == 0 {
+		return ""
+	}
+	switch a := q.order[0].attr; a {
+	case "start_date", "run_after":
+		return a
+	}
+	return ""
 }
 
 // unfilteredSearch reports whether q picks every task instance of the
