@@ -377,3 +377,124 @@ func TestTaskInstances_WalkedOrdersAsTheSort(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskInstances_NamedRunsOrdersAsTheSort asks random listings of the
+// task instances of named runs (one run or several, of one DAG, some or
+// every DAG, runs that are not there, filters or none) in orders other
+// than (map_index, id), each twice (the second from the sort remembered)
+// and again after random writes of the runs' task instances and of the
+// runs, and holds each to the sorting path's answer.
+func TestTaskInstances_NamedRunsOrdersAsTheSort(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	store := ts.store
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{addStartedRuns(t, store, "tinsort_a", base, 12, true), addStartedRuns(t, store, "tinsort_b", base, 9, false)}
+	rng := rand.New(rand.NewPCG(21, 5))
+	o := ts.srv.ops
+	now := base.Add(time.Hour)
+	keys := func(rows []RunTaskInstance) []string {
+		out := []string{}
+		for _, r := range rows {
+			out = append(out, r.TI.DagID+"/"+r.Run.RunID+"/"+r.TI.ID)
+		}
+		return out
+	}
+	orders := [][]sortKey{nil, {{attr: "id"}}, {{attr: "id", desc: true}}, {{attr: "start_date", desc: true}, {attr: "run_after", desc: true}},
+		{{attr: "start_date"}}, {{attr: "state"}}, {{attr: "duration", desc: true}}, {{attr: "end_date"}, {attr: "map_index", desc: true}},
+		{{attr: "run_after", desc: true}}, {{attr: "try_number"}, {attr: "start_date", desc: true}}, {{attr: "map_index", desc: true}}}
+	var pool []*tiSearch // listings asked again after writes
+	for i := range 800 {
+		if i%5 == 0 {
+			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)
+			now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
+		}
+		if i%25 == 0 { // a run's own write: its note
+			runs, err := store.RunsOfDag("tinsort_a", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			note := fmt.Sprint("note ", i)
+			if _, err := store.SetRunNote("tinsort_a", runs[rng.IntN(len(runs))].RunID, &note, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(pool) > 0 && rng.IntN(2) == 0 { // a listing asked before a write
+			q := pool[rng.IntN(len(pool))]
+			c := *q
+			want, wantTotal, err := o.sortedTaskInstances(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c = *q
+			got, total, err := o.searchTaskInstances(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(keys(got), keys(want)) || total != wantTotal {
+				t.Fatalf("listing %d again (%+v): %v of %d, want %v of %d", i, *q, keys(got), total, keys(want), wantTotal)
+			}
+			continue
+		}
+		q := &tiSearch{offset: rng.IntN(30), limit: 1 + rng.IntN(30), order: orders[rng.IntN(len(orders))]}
+		if len(pool) < 8 {
+			pool = append(pool, q)
+		} else {
+			pool[rng.IntN(len(pool))] = q
+		}
+		switch rng.IntN(3) {
+		case 0:
+			q.dagIDs = []string{dags[rng.IntN(2)].DagID}
+		case 1:
+			q.dagIDs = []string{"tinsort_b", "tinsort_a"}
+		}
+		var ids []string
+		for _, dag := range dags {
+			runs, err := store.RunsOfDag(dag.DagID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range runs {
+				ids = append(ids, r.RunID)
+			}
+		}
+		for range 1 + rng.IntN(3) {
+			q.runIDs = append(q.runIDs, ids[rng.IntN(len(ids))])
+		}
+		if rng.IntN(6) == 0 {
+			q.runIDs = append(q.runIDs, "no_such_run")
+		}
+		q.runIDs = inList(q.runIDs)
+		switch rng.IntN(5) {
+		case 0:
+			q.states = []TaskState{TaskSuccess}
+		case 1:
+			q.taskIDs = []string{"t0", "t3"}
+		case 2:
+			q.taskIDs, q.mappedOnly = []string{"t3"}, true
+		}
+		sorted := *q
+		want, wantTotal, err := o.sortedTaskInstances(&sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			c := *q
+			var read int
+			store.rowsRead = func(n int) { read += n }
+			got, total, err := o.searchTaskInstances(&c)
+			store.rowsRead = nil
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(keys(got), keys(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, keys(got), total, keys(want), wantTotal)
+			}
+			// Remembered, a page reads its runs and rows (at most two
+			// runs a name: two DAGs) and its own task instances.
+			if maxRead := 2*2*len(q.runIDs) + len(got); round == 1 && read > maxRead {
+				t.Errorf("listing %d (%+v): read %d rows the second time, want at most %d", i, *q, read, maxRead)
+			}
+		}
+	}
+}

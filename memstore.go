@@ -115,6 +115,9 @@ type Store struct {
 	// pending remembers each DAG's unfinished runs per version of its
 	// runs (memstore_runpending.go), for the marked orders' pages.
 	pending pendingRunsMemo
+	// tiSorts remembers named runs' task instances sorted in the orders
+	// pages asked for, per version of the runs' rows (memstore_tiruns.go).
+	tiSorts namedRunsSorts
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before

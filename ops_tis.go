@@ -851,6 +851,17 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
+	if q.runIDs != nil {
+		nq := NamedRunsSortedQuery{DagIDs: inList(slices.Clone(q.dagIDs)), RunIDs: inList(slices.Clone(q.runIDs)), TaskIDs: q.taskIDs,
+			Compare: compareTISortParam(q.order), OrderName: sortKeysName(q.order), Offset: q.offset, Limit: q.limit}
+		if !q.unfilteredSearch() {
+			nq.Keep, nq.KeepKey = o.tiKeep(q), q.filterKey()
+		}
+		rows, total, ok, err := o.store.NamedRunsSortedPage(nq)
+		if ok || err != nil {
+			return rows, total, err
+		}
+	}
 	if lead := q.walkedLead(); lead != "" {
 		var keep func(RunTaskInstance) bool
 		var keepKey string
@@ -874,6 +885,21 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		}
 	}
 	return o.sortedTaskInstances(q)
+}
+
+// sortKeysName names an order: its keys as order_by says them.
+func sortKeysName(keys []sortKey) string {
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if k.desc {
+			b.WriteByte('-')
+		}
+		b.WriteString(k.attr)
+	}
+	return b.String()
 }
 
 // walkedLead is the first key of q's order when the store walks every
