@@ -34,8 +34,11 @@ type TIRunAfterQuery struct {
 	Compare func(a, b RunTaskInstance) int
 	// Keep, when set, picks the task instances (every filter of the
 	// listing); KeepKey names it, for the count of what it picks.
-	Keep          func(RunTaskInstance) bool
-	KeepKey       string
+	Keep    func(RunTaskInstance) bool
+	KeepKey string
+	// TaskIDs, when set with Keep, are the only tasks whose instances
+	// Keep can pick (its task_id filter): a run's others are not read.
+	TaskIDs       []string
 	Offset, Limit int
 }
 
@@ -117,10 +120,12 @@ func (s *Store) TIRunAfterPage(q TIRunAfterQuery) (page []RunTaskInstance, total
 		}
 		var tis []RunTaskInstance
 		for i, row := range rows {
-			for _, ti := range row.TIs {
-				read++
-				if r := (RunTaskInstance{Run: runs[i], TI: ti}); q.Keep == nil || q.Keep(r) {
-					tis = append(tis, r)
+			for _, part := range q.parts(row) {
+				for _, ti := range part {
+					read++
+					if r := (RunTaskInstance{Run: runs[i], TI: ti}); q.Keep == nil || q.Keep(r) {
+						tis = append(tis, r)
+					}
 				}
 			}
 		}
@@ -135,6 +140,21 @@ func (s *Store) TIRunAfterPage(q TIRunAfterQuery) (page []RunTaskInstance, total
 		}
 	}
 	return page, total, true, nil
+}
+
+// parts are the spans of a run's row whose task instances the page looks
+// at: the row, or with Keep and TaskIDs those tasks' (binary searches).
+func (q *TIRunAfterQuery) parts(row *runTasks) [][]*TaskInstance {
+	if q.Keep == nil || q.TaskIDs == nil {
+		return [][]*TaskInstance{row.TIs}
+	}
+	parts := make([][]*TaskInstance, 0, len(q.TaskIDs))
+	for _, id := range q.TaskIDs {
+		if from, to := row.ofTask(id); from < to {
+			parts = append(parts, row.TIs[from:to])
+		}
+	}
+	return parts
 }
 
 // runAfterMerge merges the DAGs' walks of their runs by run_after: a heap

@@ -416,8 +416,12 @@ type TIStartQuery struct {
 	Compare func(a, b RunTaskInstance) int
 	// Keep, when set, picks the task instances (every filter of the
 	// listing); KeepKey names it, for the count of what it picks.
-	Keep          func(RunTaskInstance) bool
-	KeepKey       string
+	Keep    func(RunTaskInstance) bool
+	KeepKey string
+	// Named, when set with Keep, says whether a task instance of a task
+	// and map_index can pass Keep (its task_id and map_index filters):
+	// the entries hold both, and those it refuses are not looked up.
+	Named         func(taskID string, mapIndex int) bool
 	Offset, Limit int
 }
 
@@ -478,6 +482,9 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 			offset -= len(group) // passed without a look
 			continue
 		}
+		if q.Keep != nil && q.Named != nil {
+			group = slices.DeleteFunc(group, func(ref tiStartRef) bool { return !q.Named(ref.e.TaskID, int(ref.e.MapIndex)) })
+		}
 		rows, err := m.resolve(group)
 		if errors.Is(err, errNotStarted) {
 			return nil, 0, false, nil
@@ -530,8 +537,12 @@ type tiStartMerge struct {
 	desc  bool
 	walks []*tiStartWalk
 	read  *int
-	// run and row are the last run looked up and its task instances (a
-	// page's task instances come a few runs at a time).
+	// runs are the runs looked up so far and their task instances (a
+	// page's task instances come a few runs at a time, interleaved).
+	runs map[[2]string]tiStartRun
+}
+
+type tiStartRun struct {
 	run *DagRun
 	row *runTasks
 }
@@ -626,7 +637,8 @@ func (m *tiStartMerge) resolve(group []tiStartRef) ([]RunTaskInstance, error) {
 	rows := make([]RunTaskInstance, 0, len(group))
 	for _, ref := range group {
 		dagID, e := ref.dagID, ref.e
-		if m.run == nil || m.run.DagID != dagID || m.run.RunID != e.RunID {
+		r, seen := m.runs[[2]string{dagID, e.RunID}]
+		if !seen {
 			run, err := runByRunIDTxn(m.txn, dagID, e.RunID)
 			if errors.Is(err, errNotFound) {
 				return nil, errNotStarted
@@ -641,18 +653,22 @@ func (m *tiStartMerge) resolve(group []tiStartRef) ([]RunTaskInstance, error) {
 			if row == nil {
 				return nil, errNotStarted
 			}
-			m.run, m.row = run, row
+			r = tiStartRun{run, row}
+			if m.runs == nil {
+				m.runs = map[[2]string]tiStartRun{}
+			}
+			m.runs[[2]string{dagID, e.RunID}] = r
 		}
-		i, found := m.row.find(e.TaskID, int(e.MapIndex))
+		i, found := r.row.find(e.TaskID, int(e.MapIndex))
 		if !found {
 			return nil, errNotStarted
 		}
-		ti := m.row.TIs[i]
+		ti := r.row.TIs[i]
 		if got, ok := tiStartOf(ti); !ok || got != e {
 			return nil, errNotStarted
 		}
 		*m.read++
-		rows = append(rows, RunTaskInstance{Run: m.run, TI: ti})
+		rows = append(rows, RunTaskInstance{Run: r.run, TI: ti})
 	}
 	return rows, nil
 }

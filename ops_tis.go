@@ -875,16 +875,24 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		var err error
 		if lead == "start_date" {
 			rows, total, ok, err = o.store.TIStartPage(TIStartQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
-				Keep: keep, KeepKey: keepKey, Offset: q.offset, Limit: q.limit})
+				Keep: keep, KeepKey: keepKey, Named: q.named, Offset: q.offset, Limit: q.limit})
 		} else {
 			rows, total, ok, err = o.store.TIRunAfterPage(TIRunAfterQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
-				Keep: keep, KeepKey: keepKey, Offset: q.offset, Limit: q.limit})
+				Keep: keep, KeepKey: keepKey, TaskIDs: inList(slices.Clone(q.taskIDs)), Offset: q.offset, Limit: q.limit})
 		}
 		if ok || err != nil {
 			return rows, total, err
 		}
 	}
 	return o.sortedTaskInstances(q)
+}
+
+// named reports whether a task instance of a task and map_index can pass
+// q's filters on them (task_id, map_index, get_mapped_task_instances'
+// expanded ones).
+func (q *tiSearch) named(taskID string, mapIndex int) bool {
+	return (q.taskIDs == nil || slices.Contains(q.taskIDs, taskID)) &&
+		(q.mapIndexes == nil || slices.Contains(q.mapIndexes, int64(mapIndex))) && (!q.mappedOnly || mapIndex >= 0)
 }
 
 // sortKeysName names an order: its keys as order_by says them.
