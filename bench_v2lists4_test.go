@@ -8,6 +8,7 @@ package main
 
 import (
 	"net/url"
+	"runtime"
 	"testing"
 	"time"
 
@@ -102,4 +103,42 @@ func BenchmarkV2ListTaskInstancesOfRunOrdered(b *testing.B) {
 		benchPage{"run_ui_order", base + "&order_by=-start_date&order_by=-run_after"},
 		benchPage{"run_by_id_offset", base + "&offset=200&order_by=id"},
 		benchPage{"mapped_ui_order", base + "&task_id=t9&order_by=-start_date&order_by=-run_after"})
+}
+
+// BenchmarkMemoryTaskInstances3 is the heap a task instance of edition 3
+// costs (an id, every date: addRunsWithTIIDs' finished runs of ten
+// tasks, every third with a mapped task of three), with its share of its
+// run's, over n runs: what the derived orders of task instances add
+// shows against a build without them.
+func BenchmarkMemoryTaskInstances3(b *testing.B) {
+	n := benchSize(20000, 200)
+	dag := benchDAG(b, "bench_mem3", 10)
+	var perTI float64
+	for i := 0; i < b.N; i++ {
+		store, _ := benchStoreWith(b, dag)
+		before := heapAfterGC()
+		addRunsWithTIIDs(b, store, dag, benchDate, n, false)
+		grown := heapAfterGC() - before
+		tis := 0
+		for _, r := range mustRunsOf(b, store, dag.DagID) {
+			got, err := store.TaskInstancesOfRun(dag.DagID, r.RunID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tis += len(got)
+		}
+		runtime.KeepAlive(store)
+		perTI = float64(grown) / float64(tis)
+	}
+	b.ReportMetric(perTI, "B/TI")
+}
+
+// mustRunsOf is a DAG's runs.
+func mustRunsOf(tb testing.TB, store *Store, dagID string) []*DagRun {
+	tb.Helper()
+	runs, err := store.RunsOfDag(dagID, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return runs
 }
