@@ -189,8 +189,8 @@ func TestAPIv2_TaskInstances_NamedRunsOrdersReadThePage(t *testing.T) {
 // instances through the store's writes or as the scheduler's would (a
 // new try with a new id and start, a try sent back without its dates, a
 // clear, a forced state, a note, an expansion into mapped instances, a
-// deletion of a task instance or of a run), at now, which the caller
-// moves on.
+// deletion of a task instance or of a run, the run's state forced: it
+// settles or runs again), at now, which the caller moves on.
 func changeStartedTIs(t *testing.T, store *Store, dag *DAG, rng *rand.Rand, now time.Time) {
 	t.Helper()
 	runs, err := store.RunsOfDag(dag.DagID, "")
@@ -209,7 +209,10 @@ func changeStartedTIs(t *testing.T, store *Store, dag *DAG, rng *rand.Rand, now 
 		return
 	}
 	ti := tis[rng.IntN(len(tis))]
-	switch rng.IntN(9) {
+	switch rng.IntN(11) {
+	case 9, 10: // the run ends, or starts again
+		state := []RunState{RunSuccess, RunFailed, RunRunning, RunQueued}[rng.IntN(4)]
+		_, err = store.ForceRunState(dag.DagID, run.RunID, state, now, runStateDates{tiSetState: rng.IntN(2) == 0, restartFinished: true})
 	case 0, 1: // a next try starts, at now or at a start another has
 		next := *ti
 		next.ID = newTaskInstanceID()
@@ -265,10 +268,9 @@ func changeStartedTIs(t *testing.T, store *Store, dag *DAG, rng *rand.Rand, now 
 	}
 }
 
-// checkTIStartChunks holds the store's start chunks to what its task
-// instances say: each DAG's started task instances with ids, sorted, in
-// chunks of one to twice tiStartChunkSize... past a rebuild's
-// tiStartChunkSize, each keyed by its first.
+// checkTIStartChunks holds the store's start chunks to what its runs and
+// task instances say: each DAG's settled runs' started task instances
+// with ids, sorted, in chunks of one to twice tiStartChunkSize.
 func checkTIStartChunks(t *testing.T, store *Store, step string) {
 	t.Helper()
 	txn := store.read()
@@ -278,7 +280,11 @@ func checkTIStartChunks(t *testing.T, store *Store, step string) {
 		t.Fatal(err)
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		for _, ti := range raw.(*runTasks).TIs {
+		row := raw.(*runTasks)
+		if run, err := runByRunIDTxn(txn, row.DagID, row.RunID); err != nil || !runSettled(run) {
+			continue
+		}
+		for _, ti := range row.TIs {
 			if e, ok := tiStartOf(ti); ok {
 				want[ti.DagID] = append(want[ti.DagID], e)
 			}

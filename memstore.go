@@ -118,6 +118,10 @@ type Store struct {
 	// tiSorts remembers named runs' task instances sorted in the orders
 	// pages asked for, per version of the runs' rows (memstore_tiruns.go).
 	tiSorts namedRunsSorts
+	// tiPending remembers each DAG's unfinished runs' started task
+	// instances per version of its runs and task instances
+	// (memstore_tistarts.go), for the start_date order's pages.
+	tiPending tiPendingMemo
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before

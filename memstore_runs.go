@@ -61,6 +61,9 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if err := markRunTxn(txn, old, next); err != nil {
 		return err
 	}
+	if err := settleTIStartsTxn(txn, old, next); err != nil {
+		return err
+	}
 	if old.State == next.State && len(old.Conf) == len(next.Conf) {
 		return nil
 	}
@@ -80,6 +83,9 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 	if err := markRunTxn(txn, run, nil); err != nil {
 		return err
 	}
+	if err := settleTIStartsTxn(txn, run, nil); err != nil {
+		return err
+	}
 	if err := forgetRunTxn(txn, run); err != nil {
 		return err
 	}
@@ -95,9 +101,6 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		}
 		delta, err := reorderTIsTxn(txn, row.TIs, nil)
 		if err != nil {
-			return err
-		}
-		if err := restartTIsTxn(txn, run.DagID, row.TIs, nil); err != nil {
 			return err
 		}
 		ordered = -delta
