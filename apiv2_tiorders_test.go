@@ -78,6 +78,18 @@ func TestAPIv2_TaskInstances_StartOrderReadsThePage(t *testing.T) {
 	for i, id := range []string{"tistart_b", "tistart_a", "tistart_c"} {
 		addStartedRuns(t, ts.store, id, base, 80, i == 0)
 	}
+	// Five of a DAG's runs running again: their started task instances
+	// are in no chunk, and a page merges them, read once per version of
+	// the DAG's runs and task instances.
+	runs, err := ts.store.RunsOfDag("tistart_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range runs[40:45] {
+		if _, err := ts.store.ForceRunState("tistart_a", run.RunID, RunRunning, base, runStateDates{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
 	const all = "/dags/~/dagRuns/~/taskInstances"
@@ -93,6 +105,7 @@ func TestAPIv2_TaskInstances_StartOrderReadsThePage(t *testing.T) {
 		{"every DAG, the UI's order", "GET", all + "?limit=50&order_by=-start_date&order_by=-run_after", "", 2*50 + 3*4},
 		{"every DAG, -start_date, offset", "GET", all + "?limit=20&offset=300&order_by=-start_date", "", 300/16 + 2*20 + 3*4},
 		{"one DAG, start_date, offset", "GET", dagA + "?limit=25&offset=100&order_by=start_date", "", 100/16 + 2*25 + 4},
+		{"one DAG, the running runs' part", "GET", dagA + "?limit=25&offset=250&order_by=-start_date", "", 250/16 + 2*25 + 4},
 		{"one DAG, start_date, then -try_number", "GET", dagA + "?limit=25&order_by=start_date&order_by=-try_number", "", 2*25 + 4},
 		{"batch, two DAGs, -start_date", "POST", batch, `{"dag_ids": ["tistart_c", "tistart_a"], "order_by": "-start_date", "page_limit": 40, "page_offset": 60}`,
 			60/16 + 2*40 + 2*4},
