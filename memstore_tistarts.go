@@ -33,7 +33,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -72,9 +71,6 @@ func tiStartOf(ti *TaskInstance) (tiStartEntry, bool) {
 	return tiStartEntry{Sec: ti.StartDate.Unix(), Nsec: int32(ti.StartDate.Nanosecond()), MapIndex: int32(ti.MapIndex),
 		ID: ti.ID, RunID: ti.RunID, TaskID: ti.TaskID}, true
 }
-
-// at is the entry's start.
-func (e tiStartEntry) at() time.Time { return time.Unix(e.Sec, int64(e.Nsec)).UTC() }
 
 // compareTIStarts is the chunks' order: the start, then the id.
 func compareTIStarts(a, b tiStartEntry) int {
@@ -496,10 +492,12 @@ var errNotStarted = errors.New("page past the started task instances")
 // order, led by start_date, and how many it picks; ok is false when the
 // store cannot walk it (task instances without ids, a page that reaches
 // those without a start): the caller sorts. Each DAG's chunks are walked
-// in the order and the walks merged; the task instances that start at
-// one instant are looked up together and put in q.Compare's order, so a
-// page reads the chunks up to its end and the task instances of its
-// instants (without a filter, the offset passes the others uncounted).
+// in the order and the walks merged with the DAG's unfinished runs'
+// started task instances (pendingStartsTxn); the task instances that
+// start at one instant are looked up together and put in q.Compare's
+// order, so a page reads the chunks up to its end and the task instances
+// of its instants (without a filter, the offset passes the others
+// unread).
 // The total is the run counts' without a filter, else counted once per
 // version of the task-instance rows and filter.
 func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
@@ -602,8 +600,9 @@ func (s *Store) filteredTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTa
 	})
 }
 
-// tiStartMerge merges the DAGs' walks of their chunks: a heap of the
-// walks by their next entry.
+// tiStartMerge merges the DAGs' walks of their chunks and of their
+// unfinished runs' started task instances: a heap of the walks by their
+// next entry.
 type tiStartMerge struct {
 	txn   *memdb.Txn
 	desc  bool
