@@ -572,3 +572,54 @@ tasks:
 		t.Errorf("backfill runs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestAPIv2_Backfill_ParamsConf: 3.2.1 checks a backfill's dag_run_conf
+// against the DAG's params only where it creates a run, in
+// create_dagrun (serialization/definitions/dag.py:570-571 of c57fba0e);
+// the ValueError goes up through _create_backfill unhandled
+// (routes/public/backfills.py:232-268): Starlette's 500, the backfill
+// stored before the runs (models/backfill.py:594-605) and its runs rolled
+// back with the session. The dry run does not read dag_run_conf. Checking
+// the conf first (InvalidBackfillConf, apache/airflow#64939) came after
+// 3.2.1: its document's dag_run_conf is still an object, not nullable.
+func TestAPIv2_Backfill_ParamsConf(t *testing.T) {
+	t.Parallel()
+	const dag = `
+dag_id: bf_params
+schedule_interval: "0 0 * * *"
+start_date: 2024-01-01T00:00:00+00:00
+params:
+  rows: !Param {default: 5, type: integer, minimum: 3}
+tasks:
+  - {task_id: mytask, operator: EmptyOperator}
+`
+	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(dag))
+	body := func(conf string) string {
+		return `{"dag_id": "bf_params", "from_date": "2024-01-01T00:00:00Z", "to_date": "2024-01-03T00:00:00Z", "dag_run_conf": ` + conf + `}`
+	}
+	dry := ts.do(t, http.MethodPost, "/api/v2/backfills/dry_run", body(`{"rows": 1}`))
+	if !strings.Contains(dry.body, `"total_entries":3`) || dry.status != http.StatusOK {
+		t.Errorf("dry run with a bad conf = %d %s, want the three dates", dry.status, dry.body)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills", body(`{"rows": 1}`)); res.status != 500 || res.body != "Internal Server Error" {
+		t.Errorf("create with a bad conf = %d %s, want Starlette's 500", res.status, res.body)
+	}
+	if b, err := ts.store.BackfillByID(1); err != nil || b.CompletedAt != nil || string(b.DagRunConf) != `{"rows":1}` {
+		t.Fatalf("backfill = %+v %v, want stored, not completed", b, err)
+	}
+	if links, _ := ts.store.BackfillRuns(1); len(links) != 0 {
+		t.Errorf("links = %+v, want none: the runs are rolled back", links)
+	}
+	if runs := ts.do(t, http.MethodGet, "/api/v2/dags/bf_params/dagRuns", ""); !strings.Contains(runs.body, `"total_entries":0`) {
+		t.Errorf("runs = %s, want none", runs.body)
+	}
+	if err := ts.store.CompleteBackfills(testNow); err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills", body(`{"rows": 4}`)); res.status != http.StatusOK {
+		t.Fatalf("create with a good conf = %d %s", res.status, res.body)
+	}
+	if links, _ := ts.store.BackfillRuns(2); len(links) != 3 {
+		t.Errorf("links = %+v, want a run at each date", links)
+	}
+}

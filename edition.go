@@ -345,6 +345,16 @@ type dagFileRules struct {
 	// writes a definition that has no .py beside it.
 	python pythonDialect
 
+	// paramSchemas: a definition file may write a Param (!Param), as
+	// Airflow has them from 2.2 (models/param.py); 1.10.15 has none.
+	paramSchemas bool
+	// scheduleParams is the exception that refuses a DAG that can be
+	// scheduled while a param of it does not resolve, as DagBag records
+	// it ("{type}: {message}", 2.10.3 dagbag.py:485): its class and
+	// message (2.10.3 models/dag.py:3724-3727; task-sdk
+	// definitions/dag.py:597-600 of c57fba0e). nil: no such check.
+	scheduleParams func(dagID string) (kind, text string)
+
 	// cronDays is how the release's croniter combines a cron expression's
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
@@ -566,6 +576,11 @@ var (
 			staleKeepsDefinition: false,
 			// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
 			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
+			paramSchemas:   true,
+			scheduleParams: func(string) (string, string) {
+				return "AirflowException", "DAG is not allowed to define a Schedule, " +
+					"if there are any required params without default values or default values are not valid."
+			},
 		},
 
 		templateRules: templateRules{
@@ -730,6 +745,10 @@ var (
 		r.triggerRunID = timetableRunID3
 		r.nullLogicalDate = true
 		r.paramsMerged = true
+		r.scheduleParams = func(dagID string) (string, string) {
+			return "ValueError", "Dag " + pyQuote(dagID) + " is not allowed to define a Schedule, " +
+				"as there are required params without default values, or the default values are not valid."
+		}
 		r.assetsFollowFile = true
 		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
 		// exec_date_after_start_date_dep.py: NAME = "Logical Date".

@@ -165,6 +165,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":              r.taskStates,
 			"nullLogicalDate":         r.nullLogicalDate,
 			"paramsMerged":            r.paramsMerged,
+			"paramSchemas":            r.paramSchemas,
+			"scheduleParams":          scheduleParamsOf(r),
 			"assetsFollowFile":        r.assetsFollowFile,
 			"werkzeugReasons":         r.werkzeugReasons,
 			"depLogicalDate":          r.depLogicalDate,
@@ -296,6 +298,9 @@ func TestEditionRules_Table(t *testing.T) {
 			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
 		"nullLogicalDate": false,
 		"paramsMerged":    false,
+		// 2.10.3 models/param.py; models/dag.py:3724-3727 as dagbag.py:485 records it.
+		"paramSchemas":   true,
+		"scheduleParams": []string{"AirflowException", "DAG is not allowed to define a Schedule, if there are any required params without default values or default values are not valid."},
 		// Airflow 2.10.3 airflow/models/dag.py bulk_write_to_db: datasets
 		// are created when missing, never updated.
 		"assetsFollowFile": false,
@@ -409,15 +414,18 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
 			"paramsMerged":          false,
-			"assetsFollowFile":      false,
-			"werkzeugReasons":       true,
-			"depLogicalDate":        false,
-			"runTypes":              []string(nil),
-			"triggerRunType":        "",
-			"tryAtSchedule":         false,
-			"setStateDuration":      false,
-			"teardownScope":         false,
-			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
+			// Airflow 1.10.15 has no Param.
+			"paramSchemas":     false,
+			"scheduleParams":   []string(nil),
+			"assetsFollowFile": false,
+			"werkzeugReasons":  true,
+			"depLogicalDate":   false,
+			"runTypes":         []string(nil),
+			"triggerRunType":   "",
+			"tryAtSchedule":    false,
+			"setStateDuration": false,
+			"teardownScope":    false,
+			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
 			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
 			"lastRun": lastScheduled,
 			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
@@ -507,15 +515,18 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
 			"paramsMerged":          false,
-			"assetsFollowFile":      false,
-			"werkzeugReasons":       true,
-			"depLogicalDate":        false,
-			"runTypes":              []string(nil),
-			"triggerRunType":        "",
-			"tryAtSchedule":         false,
-			"setStateDuration":      false,
-			"teardownScope":         false,
-			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
+			// Airflow 1.10.15 has no Param.
+			"paramSchemas":     false,
+			"scheduleParams":   []string(nil),
+			"assetsFollowFile": false,
+			"werkzeugReasons":  true,
+			"depLogicalDate":   false,
+			"runTypes":         []string(nil),
+			"triggerRunType":   "",
+			"tryAtSchedule":    false,
+			"setStateDuration": false,
+			"teardownScope":    false,
+			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
 			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
 			"lastRun": lastScheduled,
 			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
@@ -574,6 +585,8 @@ func want3(want2 map[string]any) map[string]any {
 			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
 		"nullLogicalDate": true,
 		"paramsMerged":    true,
+		// task-sdk definitions/dag.py:597-600 of c57fba0e.
+		"scheduleParams": []string{"ValueError", "Dag 'd' is not allowed to define a Schedule, as there are required params without default values, or the default values are not valid."},
 		// dag_processing/collection.py sync_assets, sync_asset_aliases.
 		"assetsFollowFile": true,
 		// uvicorn: Python's http.HTTPStatus phrases, which are Go's.
@@ -747,4 +760,14 @@ func ruleNames(t reflect.Type) []string {
 		names = append(names, f.Name)
 	}
 	return names
+}
+
+// scheduleParamsOf is the exception an edition records for a DAG "d"
+// whose params do not resolve, or nil.
+func scheduleParamsOf(r *editionRules) []string {
+	if r.scheduleParams == nil {
+		return nil
+	}
+	kind, text := r.scheduleParams("d")
+	return []string{kind, text}
 }

@@ -298,6 +298,9 @@ func recountRunsTxn(txn *memdb.Txn) error {
 	if err := remarkRunsTxn(txn); err != nil {
 		return err
 	}
+	if err := restartAllTIsTxn(txn); err != nil {
+		return err
+	}
 	counts := map[string]*runCount{}
 	countOf := func(dagID string) *runCount {
 		c := counts[dagID]

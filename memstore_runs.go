@@ -63,6 +63,9 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if err := markRunTxn(txn, old, next); err != nil {
 		return err
 	}
+	if err := settleTIStartsTxn(txn, old, next); err != nil {
+		return err
+	}
 	if old.State == next.State && len(old.Conf) == len(next.Conf) && old.RunType == next.RunType {
 		return nil
 	}
@@ -80,6 +83,9 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		return fmt.Errorf("delete run %s of %s: %w", run.RunID, run.DagID, err)
 	}
 	if err := markRunTxn(txn, run, nil); err != nil {
+		return err
+	}
+	if err := settleTIStartsTxn(txn, run, nil); err != nil {
 		return err
 	}
 	if err := forgetRunTxn(txn, run); err != nil {

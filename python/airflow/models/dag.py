@@ -115,8 +115,14 @@ class DAG:
         self.task_dict = {}
         self.edge_info = {}
         self.subdags_ = []
-        self.params = ParamsDict(dict(self.default_args.get("params") or {}))
-        self.params.update(params or {})
+        # default_args' params are the DAG's, over its own, and leave
+        # default_args (2.10.3 models/dag.py:576-584; 1.10.15
+        # models/dag.py:253-256; task-sdk definitions/dag.py
+        # _convert_params:168-184 of c57fba0e).
+        merged = dict(params or {})
+        if "params" in self.default_args:
+            merged.update(self.default_args.pop("params") or {})
+        self.params = ParamsDict(merged)
         for tag in self.tags:
             if len(tag) > 100:
                 raise AirflowException("tag cannot be longer than 100 characters")
@@ -134,6 +140,11 @@ class DAG:
         if EDITION != "1.10":
             from airflow._airlite.task_group import TaskGroup
             self._task_group = TaskGroup.create_root(self)
+            # Last in __init__, as 2.10.3 calls it (models/dag.py:776);
+            # Airflow 3's attrs validator of params runs after those of
+            # max_active_runs and catchup (task-sdk definitions/dag.py:
+            # 467-600 of c57fba0e).
+            self.validate_schedule_and_params()
 
     def _schedule(self, schedule, schedule_interval, timetable, tz):
         if EDITION == "1.10":
@@ -268,10 +279,30 @@ class DAG:
     def set_dependency(self, upstream_task_id, downstream_task_id):
         self.get_task(upstream_task_id).set_downstream(self.get_task(downstream_task_id))
 
+    def validate_schedule_and_params(self):
+        """A DAG that can be scheduled must resolve its params without a
+        conf (2.10.3 models/dag.py:3712-3727; Airflow 3's _validate_params,
+        task-sdk definitions/dag.py:584-600 of c57fba0e)."""
+        if not self.timetable.can_be_scheduled:
+            return
+        from airflow.exceptions import ParamValidationError
+        try:
+            self.params.validate()
+        except ParamValidationError as pverr:
+            if EDITION == "3":
+                raise ValueError(
+                    "Dag %r is not allowed to define a Schedule, as there are required params without default "
+                    "values, or the default values are not valid." % self.dag_id) from pverr
+            raise AirflowException(
+                "DAG is not allowed to define a Schedule, "
+                "if there are any required params without default values or default values are not valid.") from pverr
+
     # checks made when the file is bagged
     def validate(self):
         if EDITION == "1.10":
             return
+        if EDITION == "2":
+            self.validate_schedule_and_params()  # 2.10.3 models/dag.py:844
         tt = self.timetable
         if isinstance(self.schedule_interval, str) or self.schedule_interval is None or \
                 isinstance(self.schedule_interval, _dt.timedelta):
