@@ -262,8 +262,9 @@ func deleteDurationsOfTxn(txn *memdb.Txn, dagID string) error {
 }
 
 // runDurationWalk yields a DAG's settled runs from its chunks in the
-// listing's order by duration (Airflow 3's: nulls last either way):
-// ascending, the values then the nulls in one walk; descending, the
+// listing's order by duration, nulls after the values (Airflow 3's
+// descending; ascending, where its nulls come first, RunOrderPage does
+// not walk): ascending, the values then the nulls in one walk; descending, the
 // values (nulls false) or the nulls (nulls true), each a walk from the
 // top. With tie set (keys after duration), the runs of one duration are
 // read together and put in the listing's order.
