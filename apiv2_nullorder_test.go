@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"testing"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestSortParam_RenderedMapIndexNullsSmallest is Airflow's
@@ -61,4 +64,39 @@ func reversedInts(s []int) []int {
 	out := slices.Clone(s)
 	slices.Reverse(out)
 	return out
+}
+
+// TestAPIv2_ListMappedByRenderedMapIndex is test_rendered_map_index_order
+// over HTTP (c57fba0e test_task_instances.py:868-895, SQLite's order):
+// a mapped task's instances, map_index 0 rendered "a" and the others
+// without one, listed by rendered_map_index: ascending the NULLs first,
+// by id; descending "a" first, then the NULLs by id descending.
+func TestAPIv2_ListMappedByRenderedMapIndex(t *testing.T) {
+	t.Parallel()
+	ts := mappedServer(t, edition3)
+	ti, err := ts.store.TaskInstanceAt("mapped", "r1", "m", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *ti
+	a := "a"
+	next.RenderedMapIndex = &a
+	if err := ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &next) }); err != nil {
+		t.Fatal(err)
+	}
+	const list = "/dags/mapped/dagRuns/r1/taskInstances/m/listMapped"
+	for _, tc := range []struct {
+		order string
+		want  []string
+	}{
+		{"rendered_map_index", []string{"m[1]=failed", "m[2]=success", "m[0]=success"}},
+		{"-rendered_map_index", []string{"m[0]=success", "m[2]=success", "m[1]=failed"}},
+	} {
+		t.Run(tc.order, func(t *testing.T) {
+			rows, total := v2TIRows(t, ts.v2(t, http.MethodGet, list+"?order_by="+tc.order, "", http.StatusOK).body)
+			if !slices.Equal(rows, tc.want) || total != 3 {
+				t.Errorf("rows %v of %d, want %v of 3", rows, total, tc.want)
+			}
+		})
+	}
 }
