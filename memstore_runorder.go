@@ -38,8 +38,7 @@ type RunOrderQuery struct {
 	Lead func(a, b *DagRun) int
 	// NullsLast says that Compare is Airflow 3's SortParam order, which
 	// puts NULL below every value (SQLite's order): last descending,
-	// first ascending. The order by duration is walked only descending
-	// so (its chunks keep the nulls after the values).
+	// first ascending. The order by duration is walked only so.
 	NullsLast bool
 	// CompareName names Compare among the orders pages ask for, so that
 	// a DAG's unfinished runs sorted in it are remembered ("": sorted at
@@ -72,15 +71,6 @@ var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after"
 var runLeadWalks = []string{"id", "run_id", "dag_run_id", "run_after", "execution_date",
 	"start_date", "end_date", "updated_at", "logical_date", "duration"}
 
-// runOrderNullsFirst says that q is SortParam's ascending order by
-// duration, whose nulls come first (NullsLast's SQLite order) where the
-// duration chunks' walk yields them last: RunOrderPage does not walk it
-// and the caller sorts (correct first; a walk of the nulls before the
-// values would serve it).
-func runOrderNullsFirst(q RunOrderQuery) bool {
-	return q.NullsLast && !q.Desc && q.Attr == "duration"
-}
-
 // errOrderNotWalked stops a walk that met a run out of its order (a
 // logical date that is not the run's run_after, a run that comes before
 // the one the walk yielded last): RunOrderPage then answers that it
@@ -96,7 +86,7 @@ var errOrderNotWalked = errors.New("runs not in the walked order")
 // the run counts' without a filter or with states alone, else counted
 // once per version of the run table and filter.
 func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok bool, err error) {
-	if !slices.Contains(runOrderWalks, q.Attr) || (q.Lead != nil && !slices.Contains(runLeadWalks, q.Attr)) || runOrderNullsFirst(q) {
+	if !slices.Contains(runOrderWalks, q.Attr) || (q.Lead != nil && !slices.Contains(runLeadWalks, q.Attr)) {
 		return nil, 0, false, nil
 	}
 	w := &runOrderWalk{s: s, txn: s.read(), q: q}

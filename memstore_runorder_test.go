@@ -83,8 +83,7 @@ func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if oq, ok := q.orderQuery(); ok && slices.Contains(runOrderWalks, oq.Attr) && (oq.Lead == nil || slices.Contains(runLeadWalks, oq.Attr)) &&
-					!runOrderNullsFirst(oq) {
+				if oq, ok := q.orderQuery(); ok && slices.Contains(runOrderWalks, oq.Attr) && (oq.Lead == nil || slices.Contains(runLeadWalks, oq.Attr)) {
 					_, _, served, err := f.ts.store.RunOrderPage(oq)
 					if err != nil {
 						t.Fatal(err)
