@@ -552,9 +552,12 @@ func TestAPIv2_GetDagRunsOrder(t *testing.T) {
 		t.Fatalf("patch: %d %s", res.status, res.body)
 	}
 	for _, tc := range []struct{ order, want string }{
-		{"logical_date", "dag_run_1 dag_run_2 dag_run_3 total=3"},
+		// NULL below every value (SQLite's order, which Airflow 3.2's
+		// SortParam leaves to the database): first ascending, last
+		// descending.
+		{"logical_date", "dag_run_3 dag_run_1 dag_run_2 total=3"},
 		{"-logical_date", "dag_run_2 dag_run_1 dag_run_3 total=3"},
-		{"end_date", "dag_run_2 dag_run_1 dag_run_3 total=3"},
+		{"end_date", "dag_run_1 dag_run_3 dag_run_2 total=3"},
 		{"-end_date", "dag_run_2 dag_run_3 dag_run_1 total=3"},
 		// A run that never started has no duration: ties, by id.
 		{"duration", "dag_run_1 dag_run_2 dag_run_3 total=3"},
@@ -574,7 +577,7 @@ func TestAPIv2_GetDagRunsOrder(t *testing.T) {
 	}
 	// The batch list orders by the same rule.
 	res := ts.do(t, http.MethodPost, "/api/v2/dags/~/dagRuns/list", `{"order_by": "logical_date"}`)
-	if got := strings.Join(v2RunIDs(t, res), " "); got != "dag_run_1 dag_run_2 dag_run_3 total=3" {
+	if got := strings.Join(v2RunIDs(t, res), " "); got != "dag_run_3 dag_run_1 dag_run_2 total=3" {
 		t.Errorf("batch by logical_date = %d %s", res.status, got)
 	}
 }

@@ -900,10 +900,12 @@ func TestAPIv2_TaskInstanceListNullsAndTies(t *testing.T) {
 	}
 	var ids []string // the task instances' ids, in the order they were made
 	for _, tc := range []struct{ query, want string }{
-		// hello, marked success, has a state and an end date; after has neither.
-		{"order_by=end_date", "hello after"},
+		// hello, marked success, has a state and an end date; after has
+		// neither: NULL below every value (SQLite's order), first
+		// ascending, last descending.
+		{"order_by=end_date", "after hello"},
 		{"order_by=-end_date", "hello after"},
-		{"order_by=state", "hello after"},
+		{"order_by=state", "after hello"},
 		{"order_by=-state", "hello after"},
 		{"order_by=-end_date&order_by=-state", "hello after"},
 		// Neither has a start date: both count as testNow.

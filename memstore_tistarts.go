@@ -20,9 +20,11 @@ package main
 // chunks in the order and looks each task instance up in its run's row,
 // and merges the started task instances of the DAG's unfinished runs,
 // read and sorted once per version of its task instances and runs
-// (tiPendingStarts). Task instances without a start (nulls last in both
-// directions, as sortParamCompare puts them) are in neither: a page that
-// reaches them is sorted by the caller.
+// (tiPendingStarts). Task instances without a start are in neither:
+// SortParam puts them below every start (sortParamCompare, SQLite's
+// order), so after the started ones descending, where a page that
+// reaches them is sorted by the caller, and before them ascending, which
+// is not walked (the caller sorts every ascending page).
 
 import (
 	"cmp"
@@ -469,7 +471,7 @@ type TIStartQuery struct {
 	// Desc is start_date's direction.
 	Desc bool
 	// Compare is the listing's whole order (start_date first, nulls
-	// last, then its other keys and the id); the task instances that
+	// last as it descends, then its other keys and the id); the task instances that
 	// start together are put in it.
 	Compare func(a, b RunTaskInstance) int
 	// Keep, when set, picks the task instances (every filter of the
@@ -501,6 +503,12 @@ var errNotStarted = errors.New("page past the started task instances")
 // The total is the run counts' without a filter, else counted once per
 // version of the task-instance rows and filter.
 func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	if !q.Desc {
+		// Ascending, the task instances without a start come first
+		// (sortParamCompare) and no chunk holds them: sorted (correct
+		// first; a count of them would let the walk pass them).
+		return nil, 0, false, nil
+	}
 	txn := s.read()
 	read := 0
 	defer func() {
