@@ -1,174 +1,144 @@
 package main
 
-// Benchmarks of the run listings lists3 left reading their scope (issue
-// #21): runs by conf and external_trigger, several keys led by dag_id or
-// state, and a marked order's first page after a write. BENCHMARKS.md has
-// the figures and the commands.
+// Benchmarks of the task-instance lists branch tilists4 took from reading
+// their scope to reading about their page (issue #21): every run's task
+// instances by start_date (the Airflow 3 UI's -start_date, -run_after)
+// and by run_after, a named run's in other orders. BENCHMARKS.md has the
+// figures and the commands.
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http/httptest"
-	"slices"
+	"net/url"
+	"runtime"
 	"testing"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
 
-// addMixedRuns stores n runs of dagID as addSchedulerRuns does, but one
-// in every is a manual run triggered through the API (external_trigger)
-// with a conf of its own ({"n": i%7}), the others scheduled with {}: each
-// manual run breaks the order by conf (its conf sorts before {}) and the
-// scheduled run after it the order by external_trigger.
-func addMixedRuns(tb testing.TB, store *Store, dagID string, base time.Time, n, every int) {
+// spreadTIStarts dates the task instances of dagID's runs (addRunsWithTIIDs,
+// one a minute) as a scheduler running two runs at once leaves them: run
+// i's task k starts at its date + i%2 minutes + k seconds, so starts of
+// two runs interleave and some tie; every 37th run ran again three hours
+// later (a clear). One write a thousand runs.
+func spreadTIStarts(tb testing.TB, store *Store, dagID string) {
 	tb.Helper()
-	err := store.update(func(txn *memdb.Txn) error {
-		for i := range n {
-			id, err := nextCounter(txn, counterRunID)
-			if err != nil {
-				return err
-			}
-			date := base.Add(time.Duration(i) * time.Minute)
-			start := date.Add(2 * time.Second)
-			end := start.Add(time.Duration(10+i%7) * time.Second)
-			state := RunSuccess
-			if i%10 == 9 {
-				state = RunFailed
-			}
-			r := &DagRun{ID: id, DagID: dagID, RunID: "scheduled__" + isoFormat(date), ExecutionDate: date, State: state,
-				Conf: json.RawMessage(`{}`), RunType: "scheduled", StartDate: &start, EndDate: &end, UpdatedAt: &end}
-			if i%every == every/2 {
-				r.RunID, r.RunType, r.ExternalTrigger = "manual__"+isoFormat(date), "manual", true
-				r.Conf = json.RawMessage(fmt.Sprintf(`{"n":%d}`, i%7))
-			}
-			if i >= n-2 {
-				r.State, r.StartDate, r.EndDate, r.UpdatedAt = RunQueued, nil, nil, &date
-			}
-			if err := txn.Insert(tableDagRuns, r); err != nil {
-				return err
-			}
-		}
-		return recountRunsTxn(txn)
-	})
+	runs, err := store.RunsOfDag(dagID, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-}
-
-// BenchmarkV2ListRunsByConf lists a page of 50 runs by conf (rows of a
-// DAG as addMixedRuns leaves them with a manual run in 500, 200 marks at
-// 100,000, a quarter as many of a second DAG): a DAG's by conf, from
-// offset 200 by -conf, every DAG's by -conf: the stretches between the
-// DAG's fixed marks merged to the page's end, where every run was read
-// and sorted. (A manual run in ten would pass fixedMarksMax: sorted.)
-func BenchmarkV2ListRunsByConf(b *testing.B) {
-	benchV2Pages(b, benchMixedRuns,
-		benchPage{"conf", "/dags/bench_runs/dagRuns?limit=50&order_by=conf"},
-		benchPage{"-conf_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=-conf"},
-		benchPage{"all_-conf", "/dags/~/dagRuns?limit=50&order_by=-conf"})
-}
-
-// benchMixedRuns is BenchmarkV2ListRunsOrdered's store with addMixedRuns'
-// runs.
-func benchMixedRuns(b *testing.B, rows int) (*Store, *DAGSet) {
-	dag, other := benchDAG(b, "bench_runs", 1), benchDAG(b, "bench_more", 1)
-	store, dags := benchStoreWith(b, dag, other)
-	addMixedRuns(b, store, dag.DagID, benchDate, rows, 500)
-	addMixedRuns(b, store, other.DagID, benchDate.Add(time.Second), rows/4, 500)
-	return store, dags
-}
-
-// BenchmarkV1ListRunsFixed is BenchmarkV2ListRunsByConf through /api/v1
-// (edition 2), whose orders are conf and external_trigger.
-func BenchmarkV1ListRunsFixed(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			store, dags := benchMixedRuns(b, rows)
-			ts := httptest.NewServer(benchHandlerOf(b, edition2, store, dags))
-			b.Cleanup(ts.Close)
-			one := apiV1Prefix + "/dags/bench_runs/dagRuns?limit=50"
-			for _, p := range []benchPage{
-				{"conf", one + "&order_by=conf"},
-				{"-external_trigger", one + "&order_by=-external_trigger"},
-				{"external_trigger_offset", one + "&offset=200&order_by=external_trigger"},
-				{"all_-conf", apiV1Prefix + "/dags/~/dagRuns?limit=50&order_by=-conf"},
-			} {
-				b.Run(p.name, func(b *testing.B) { pairURL(b, ts, p.path) })
+	for len(runs) > 0 {
+		n := min(len(runs), 1000)
+		batch := runs[:n]
+		runs = runs[n:]
+		err := store.update(func(txn *memdb.Txn) error {
+			for i, run := range batch {
+				tis, err := taskInstancesOfRunTxn(txn, dagID, run.RunID)
+				if err != nil {
+					return err
+				}
+				changed := make([]*TaskInstance, len(tis))
+				for k, ti := range tis {
+					c := *ti
+					start := run.ExecutionDate.Add(time.Duration(i%2)*time.Minute + time.Duration(k)*time.Second)
+					if run.ID%37 == 0 {
+						start = start.Add(3 * time.Hour)
+					}
+					end := start.Add(30 * time.Second)
+					c.StartDate, c.EndDate = &start, &end
+					changed[k] = &c
+				}
+				if err := putTaskInstancesTxn(txn, changed...); err != nil {
+					return err
+				}
 			}
+			return nil
 		})
+		if err != nil {
+			tb.Fatal(err)
+		}
 	}
 }
 
-// BenchmarkV2ListRunsLedByDagOrState lists a page of 50 runs of
-// BenchmarkV2ListRunsOrdered's store by several keys led by dag_id or
-// state: every DAG's by dag_id then -start_date, a DAG's by -state then
-// -start_date from offset 200, every DAG's by state then run_id (the
-// failed first, one run in ten: picked along the run_id walk): each DAG's
-// or state's runs in turn, where every run was read and sorted.
-func BenchmarkV2ListRunsLedByDagOrState(b *testing.B) {
+// BenchmarkV2ListTaskInstancesOrdered lists a page of 50 of every run's
+// task instances (GET /api/v2/dags/~/dagRuns/~/taskInstances and one
+// DAG's) in the Airflow 3 UI's orders with rows task instances stored
+// (runs of ten tasks, every third with a mapped task; spreadTIStarts): its
+// task instance pages' -start_date, -run_after (every DAG's, a task's),
+// start_date from offset 200, and its task overview's -run_after (a
+// task's) and every DAG's -run_after. The pages walk the started task
+// instances' chunks or the runs by run_after, where every task instance
+// was read and sorted.
+func BenchmarkV2ListTaskInstancesOrdered(b *testing.B) {
+	const all, dag = "/dags/~/dagRuns/~/taskInstances?limit=50", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50"
 	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		dag, other := benchDAG(b, "bench_runs", 1), benchDAG(b, "bench_more", 1)
-		store, dags := benchStoreWith(b, dag, other)
-		addSchedulerRuns(b, store, dag.DagID, benchDate, rows)
-		addSchedulerRuns(b, store, other.DagID, benchDate.Add(time.Second), rows/4)
+		store, dags := benchTIStore(b, rows)
+		spreadTIStarts(b, store, "bench_tis")
 		return store, dags
 	},
-		benchPage{"all_dag_id,-start_date", "/dags/~/dagRuns?limit=50&order_by=dag_id&order_by=-start_date"},
-		benchPage{"-state,-start_date_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=-state&order_by=-start_date"},
-		benchPage{"all_state,run_id", "/dags/~/dagRuns?limit=50&order_by=state&order_by=run_id"})
+		benchPage{"ui_order", all + "&order_by=-start_date&order_by=-run_after"},
+		benchPage{"start_offset", dag + "&offset=200&order_by=start_date"},
+		benchPage{"task_ui_order", dag + "&task_id=t3&order_by=-start_date&order_by=-run_after"},
+		benchPage{"task_run_after", dag + "&task_id=t3&order_by=-run_after"},
+		benchPage{"run_after", all + "&order_by=-run_after"})
 }
 
-// BenchmarkV2ListRunsAfterAWrite lists a page of 50 of a DAG's runs by
-// -start_date (BenchmarkV2ListRunsBackfill's store: rows/2 settled runs
-// and a backfill's rows/2 queued ones) after each of a scheduler's
-// writes (the backfill's next queued run started), the write outside the
-// timer: the page takes the DAG's unfinished runs anew, where they were
-// all read again and sorted.
-func BenchmarkV2ListRunsAfterAWrite(b *testing.B) {
-	for _, rows := range benchListSizes() {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			dag := benchDAG(b, "bench_runs", 1)
-			store, dags := benchStoreWith(b, dag)
-			addSchedulerRuns(b, store, dag.DagID, benchDate, rows/2)
-			addQueuedRuns(b, store, dag.DagID, benchDate.Add(-time.Duration(rows)*time.Hour), rows/2)
-			queued, err := store.RunsOfDag(dag.DagID, RunQueued)
+// BenchmarkV2ListTaskInstancesOfRunOrdered lists a page of 50 of a named
+// run's task instances (BenchmarkV2ListTaskInstancesOfRun's store: four
+// runs of ten tasks, the last expanded into rows/4 mapped instances in
+// each) in other orders than get_task_instances' default: the UI's run
+// page (-start_date, -run_after), by id from offset 200 (the batch's
+// default), the UI's mapped task page (the mapped task's, -start_date,
+// -run_after). A run's task instances are sorted once per version of its
+// row and remembered, where every page read and sorted them.
+func BenchmarkV2ListTaskInstancesOfRunOrdered(b *testing.B) {
+	run := url.PathEscape("scheduled__" + isoFormat(benchDate.Add(time.Minute)))
+	base := "/dags/bench_tis/dagRuns/" + run + "/taskInstances?limit=50"
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag := benchDAG(b, "bench_tis", 10)
+		store, dags := benchStoreWith(b, dag)
+		addRunsWithTIIDs(b, store, dag, benchDate, 4, false)
+		expandLastTask(b, store, dag, rows/4)
+		return store, dags
+	},
+		benchPage{"run_ui_order", base + "&order_by=-start_date&order_by=-run_after"},
+		benchPage{"run_by_id_offset", base + "&offset=200&order_by=id"},
+		benchPage{"mapped_ui_order", base + "&task_id=t9&order_by=-start_date&order_by=-run_after"})
+}
+
+// BenchmarkMemoryTaskInstances3 is the heap a task instance of edition 3
+// costs (an id, every date: addRunsWithTIIDs' finished runs of ten
+// tasks, every third with a mapped task of three), with its share of its
+// run's, over n runs: what the derived orders of task instances add
+// shows against a build without them.
+func BenchmarkMemoryTaskInstances3(b *testing.B) {
+	n := benchSize(20000, 200)
+	dag := benchDAG(b, "bench_mem3", 10)
+	var perTI float64
+	for i := 0; i < b.N; i++ {
+		store, _ := benchStoreWith(b, dag)
+		before := heapAfterGC()
+		addRunsWithTIIDs(b, store, dag, benchDate, n, false)
+		grown := heapAfterGC() - before
+		tis := 0
+		for _, r := range mustRunsOf(b, store, dag.DagID) {
+			got, err := store.TaskInstancesOfRun(dag.DagID, r.RunID)
 			if err != nil {
 				b.Fatal(err)
 			}
-			slices.SortFunc(queued, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
-			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
-			b.Cleanup(ts.Close)
-			for _, p := range []benchPage{
-				{"-start_date", "/dags/bench_runs/dagRuns?limit=50&order_by=-start_date"},
-				{"state_offset", "/dags/bench_runs/dagRuns?limit=50&offset=200&order_by=state"},
-			} {
-				b.Run(p.name, func(b *testing.B) {
-					page := target{client: benchClient(), url: ts.URL + apiV2Prefix + p.path}
-					page.do(b)
-					lat := make([]time.Duration, 0, b.N)
-					b.ReportAllocs()
-					b.ResetTimer()
-					for range b.N {
-						b.StopTimer()
-						old := queued[0]
-						queued = queued[1:]
-						next := *old
-						at := benchDate.Add(400 * 24 * time.Hour)
-						next.State, next.StartDate, next.UpdatedAt = RunRunning, &at, &at
-						if err := store.update(func(txn *memdb.Txn) error { return putRunTxn(txn, old, &next) }); err != nil {
-							b.Fatal(err)
-						}
-						b.StartTimer()
-						t0 := time.Now()
-						page.do(b)
-						lat = append(lat, time.Since(t0))
-					}
-					b.StopTimer()
-					slices.Sort(lat)
-					b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "µs-median")
-				})
-			}
-		})
+			tis += len(got)
+		}
+		runtime.KeepAlive(store)
+		perTI = float64(grown) / float64(tis)
 	}
+	b.ReportMetric(perTI, "B/TI")
+}
+
+// mustRunsOf is a DAG's runs.
+func mustRunsOf(tb testing.TB, store *Store, dagID string) []*DagRun {
+	tb.Helper()
+	runs, err := store.RunsOfDag(dagID, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return runs
 }
