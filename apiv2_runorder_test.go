@@ -489,3 +489,37 @@ func TestAPIv2_Runs_UnfinishedAfterAWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIv2_TaskInstances_StartOrderBesideABackfill lists every run's task
+// instances by -start_date of a DAG with five running runs (their started
+// task instances in no chunk: merged from the DAG's unfinished runs) and
+// a backfill's 1,100 queued runs, after a write of the DAG's runs: its
+// unfinished runs are then remembered by block (pendingRunsTxn's next
+// version), and the page must still merge the running runs' task
+// instances (it left them out while the start walk read the unfinished
+// runs' field that a version made by block fills only when asked). Each
+// answer is the sorting path's.
+func TestAPIv2_TaskInstances_StartOrderBesideABackfill(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	addStartedRuns(t, ts.store, "tistart_a", base, 80, false)
+	runs, err := ts.store.RunsOfDag("tistart_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range runs[70:75] {
+		if _, err := ts.store.ForceRunState("tistart_a", run.RunID, RunRunning, base, runStateDates{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addQueuedRuns(t, ts.store, "tistart_a", base.Add(-2000*time.Hour), 1100)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const page = "/dags/tistart_a/dagRuns/~/taskInstances?limit=30&order_by=-start_date"
+	checkPageReadSorted(t, ts, &read, "GET", page, "", 1300)
+	if _, err := ts.store.ForceRunState("tistart_a", runs[20].RunID, RunRunning, base.Add(time.Hour), runStateDates{}); err != nil {
+		t.Fatal(err)
+	}
+	checkPageReadSorted(t, ts, &read, "GET", page, "", 1300)
+}

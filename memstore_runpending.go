@@ -46,8 +46,8 @@ type pendingRunsMemo struct {
 // (watch: the DAG's part of the runs' (dag_id, id) index, a node that
 // every write of one of its runs copies, so a new version has another).
 type pendingRuns struct {
-	watch <-chan struct{}
-	runs  []*DagRun // by id (byID)
+	watch   <-chan struct{}
+	idOrder []*DagRun // by id: byID
 	// blocks are the blocks of ids that hold unfinished runs, by
 	// prefix.
 	blocks map[string]*pendingBlock
@@ -139,7 +139,7 @@ func readPendingRuns(txn *memdb.Txn, dagID string, watch <-chan struct{}, read *
 			break
 		}
 		tail = r.ID
-		p.runs = append(p.runs, r)
+		p.idOrder = append(p.idOrder, r)
 	}
 	for _, state := range []RunState{RunQueued, RunRunning} {
 		it, err := txn.Get(tableDagRuns, indexState, string(state), dagID)
@@ -149,17 +149,17 @@ func readPendingRuns(txn *memdb.Txn, dagID string, watch <-chan struct{}, read *
 		for raw := it.Next(); raw != nil; raw = it.Next() {
 			if r := raw.(*DagRun); r.ID < tail {
 				*read++
-				p.runs = append(p.runs, r)
+				p.idOrder = append(p.idOrder, r)
 			}
 		}
 	}
-	slices.SortFunc(p.runs, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
+	slices.SortFunc(p.idOrder, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
 	p.tail = p.lastSettled + 1
-	if len(p.runs) < pendingBlocksMin {
+	if len(p.idOrder) < pendingBlocksMin {
 		p.blocks = nil // read again at the next version
 		return p, nil
 	}
-	for _, r := range p.runs {
+	for _, r := range p.idOrder {
 		prefix := seqPrefix(r.ID, pendingBlockDigits)
 		b := p.blocks[prefix]
 		if b == nil {
@@ -413,13 +413,13 @@ func (l sortedPending) with(gone, came []*DagRun) (sortedPending, bool) {
 func (p *pendingRuns) byID() []*DagRun {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.runs == nil && len(p.blocks) > 0 {
+	if p.idOrder == nil && len(p.blocks) > 0 {
 		prefixes := slices.Sorted(maps.Keys(p.blocks)) // hex digits: in id order
 		for _, prefix := range prefixes {
-			p.runs = append(p.runs, p.blocks[prefix].runs...)
+			p.idOrder = append(p.idOrder, p.blocks[prefix].runs...)
 		}
 	}
-	return p.runs
+	return p.idOrder
 }
 
 // inOrder is the unfinished runs in compare's order, which name names

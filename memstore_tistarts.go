@@ -840,7 +840,7 @@ func (s *Store) pendingStartsTxn(txn *memdb.Txn, dagID string, read *int) ([]tiP
 		return got.starts, nil
 	}
 	var starts []tiPendingStart
-	for _, run := range p.runs {
+	for _, run := range p.byID() {
 		row, err := runTasksTxn(txn, dagID, run.RunID)
 		if err != nil {
 			return nil, err
