@@ -445,7 +445,10 @@ func TestSnapshotDefinitions_WriteStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > uint64(info.Size())/4 {
+	// The race detector's instrumentation allocates what escape analysis
+	// would keep on the stack (5.5 MB for this 4.2 MB file where a plain
+	// build allocates under 1 MB): the bound holds in plain builds only.
+	if allocated := after.TotalAlloc - before.TotalAlloc; !raceBuild && allocated > uint64(info.Size())/4 {
 		t.Errorf("writing %d bytes of definitions allocated %d bytes, want under a quarter of the file", info.Size(), allocated)
 	}
 	// The name is the digest of the bytes, as before: they read back.
