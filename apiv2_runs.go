@@ -184,12 +184,17 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string
 	}
 	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: triggeredBy,
 		checks: triggerChecks{runIDPattern: true}}
-	if date, ok := b["logical_date"].(time.Time); ok {
+	// Each value whose address the request keeps is copied inside its
+	// branch: a variable of an if statement's header whose address is
+	// taken is allocated whenever the header runs, present or not.
+	if v, ok := b["logical_date"].(time.Time); ok {
+		date := v
 		tr.date = &date
 	} else {
 		tr.noDate = true
 	}
-	if after, ok := b["run_after"].(time.Time); ok {
+	if v, ok := b["run_after"].(time.Time); ok {
+		after := v
 		tr.runAfter = &after
 	}
 	if hasStart {
@@ -198,10 +203,12 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string
 	if id, ok := b["dag_run_id"].(string); ok && id != "" {
 		tr.runID = id
 	}
-	if note, ok := b["note"].(string); ok && note != "" {
+	if v, ok := b["note"].(string); ok && v != "" {
+		note := v
 		tr.note = &note
 	}
-	if key, ok := b["partition_key"].(string); ok {
+	if v, ok := b["partition_key"].(string); ok {
+		key := v
 		tr.partitionKey = &key
 	}
 	if req.caller.user != "" {
