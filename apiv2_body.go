@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -191,7 +192,7 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 			out[f.name] = nil
 			continue
 		}
-		kept, errs := f.typ.validate(val, appendLoc(loc, f.name))
+		kept, errs := f.typ.validate(val, m.fieldLoc(loc, f.name))
 		issues = append(issues, errs...)
 		out[f.name] = kept
 	}
@@ -221,6 +222,40 @@ func (m *v2Model) has(name string) bool {
 		}
 	}
 	return false
+}
+
+// v2BodyLocs holds, for each model checked at the body's top, its fields'
+// locs there (["body", name], by name and alias), made at the model's
+// first check: every field checked needs its loc, for the issues it may
+// have, and a loc made each time was two allocations a field (the slice
+// and the boxed name) for issues a valid body never has. Locs are only
+// read (an issue's Loc is rendered, never appended to in place).
+var v2BodyLocs sync.Map // *v2Model → map[string][]any
+
+// fieldLoc is loc and the field name: the model's cached loc when loc is
+// the body's top, else a new slice.
+func (m *v2Model) fieldLoc(loc []any, name string) []any {
+	if len(loc) != 1 || loc[0] != "body" {
+		return appendLoc(loc, name)
+	}
+	if locs, ok := v2BodyLocs.Load(m); ok {
+		if l, ok := locs.(map[string][]any)[name]; ok {
+			return l
+		}
+	}
+	locs := make(map[string][]any, 2*len(m.fields))
+	for _, f := range m.fields {
+		for _, n := range []string{f.name, f.alias} {
+			if n != "" {
+				locs[n] = []any{"body", n}
+			}
+		}
+	}
+	v2BodyLocs.Store(m, locs)
+	if l, ok := locs[name]; ok {
+		return l
+	}
+	return appendLoc(loc, name)
 }
 
 // appendLoc is loc and one more step, in a new slice.
@@ -310,7 +345,7 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 			return nil, []v2Issue{{Type: "string_pattern_mismatch", Loc: loc, Msg: "String should match pattern '" + expr + "'",
 				Input: s, Ctx: map[string]any{"pattern": expr}}}
 		}
-		return s, nil
+		return v, nil // the string as it came, boxed already
 	case v2Int:
 		var n int64
 		switch x := v.(type) {
