@@ -81,6 +81,11 @@ func (b *pyDictBuilder) set(key string, v any) {
 	if b.index != nil {
 		b.index[key] = len(b.fields)
 	}
+	if b.fields == nil {
+		// Room for four fields at once: a body's object usually has a
+		// few, and growing from one field made three slices for three.
+		b.fields = make(pyDict, 0, 4)
+	}
 	b.fields = append(b.fields, pyField{key, v})
 }
 
