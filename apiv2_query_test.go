@@ -170,6 +170,13 @@ func TestV2ParseDateTime(t *testing.T) {
 		{"2024-13-06", time.Time{}, "month value is outside expected range of 1-12"},
 		{"2024-02-30", time.Time{}, "day value is outside expected range"},
 		{"2024-02-03T25:00", time.Time{}, "hour value is outside expected range of 0-23"},
+		// The clock's parts, as strings.SplitN(clock, ":", 3) cut them.
+		{"2024-02-03T07", time.Time{}, "invalid character in hour"},
+		{"2024-02-03T07:8", time.Time{}, "invalid character in hour"},
+		{"2024-02-03T07:08:09:10", time.Time{}, "second value is outside expected range of 0-59"},
+		{"2024-02-03T07:08:09+05:30", time.Date(2024, 2, 3, 1, 38, 9, 0, time.UTC), ""},
+		{"-1.5", time.Unix(-2, 5e8).UTC(), ""},
+		{"1700000000000", time.Unix(1700000000, 0).UTC(), ""},
 	} {
 		got, reason := v2ParseDateTime(tc.in)
 		if reason != tc.reason || (reason == "" && !got.Equal(tc.want)) {
