@@ -212,8 +212,7 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string
 		tr.partitionKey = &key
 	}
 	if req.caller.user != "" {
-		user := req.caller.user
-		tr.user = &user
+		tr.user = sharedNames.of(req.caller.user)
 	}
 	tr.conf = json.RawMessage(`{}`)
 	if conf, err := v2BodyField(req, "conf"); err != nil {
