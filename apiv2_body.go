@@ -108,7 +108,9 @@ func decodeV2Body(raw []byte, contentType string) (v1Body, error) {
 	if len(raw) == 0 {
 		return v1Body{plain: v2NoInput{}}, nil
 	}
-	if contentType != "" {
+	// "application/json" as it stands needs no parse (ParseMediaType
+	// makes a map of parameters for every call).
+	if contentType != "" && contentType != "application/json" {
 		mt, _, err := mime.ParseMediaType(contentType)
 		if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
 			return v1Body{plain: strings.ToValidUTF8(string(raw), "\uFFFD")}, nil
