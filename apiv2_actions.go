@@ -179,7 +179,7 @@ func v2ActionEvent(m secretsMasker, event string, r *http.Request, path []pyFiel
 	block := &eventLogBlock{extra: dumped}
 	ev := &block.row
 	*ev = EventLog{When: now, Event: event, Owner: sharedNames.of(owner), Extra: &block.extra,
-		DagID: str("dag_id"), TaskID: str("task_id"), RunID: runID}
+		DagID: sharedName(str("dag_id")), TaskID: sharedName(str("task_id")), RunID: runID}
 	// logical_date: from the query only, as pendulum parses it; a value
 	// that does not parse leaves the column NULL.
 	for _, kv := range query {
@@ -237,6 +237,9 @@ type namePointers struct {
 }
 
 // of is a pointer to name, shared with every caller that asks for it.
+// The name is copied when first kept: a name cut from a request (a path
+// parameter is a piece of the request line) would keep the whole line
+// alive with the row.
 func (c *namePointers) of(name string) *string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -244,11 +247,21 @@ func (c *namePointers) of(name string) *string {
 		return p
 	}
 	p := new(string) // not &name, which would move name to the heap at every call
-	*p = name
+	*p = strings.Clone(name)
 	if len(c.m) < sharedNamesMax {
-		c.m[name] = p
+		c.m[*p] = p
 	}
 	return p
+}
+
+// sharedName is name as sharedNames keeps it: a row's DAG or task id
+// read from a request's path shares one copy instead of keeping the
+// request line it was cut from (a row each logged request).
+func sharedName(name string) string {
+	if name == "" {
+		return ""
+	}
+	return *sharedNames.of(name)
 }
 
 // errV2ConnectionExtraType is the TypeError json.loads raises in 3.2.1's

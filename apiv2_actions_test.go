@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // lastV2EventLog is the newest row GET /api/v2/eventLogs lists.
@@ -288,6 +289,12 @@ func TestNamePointers(t *testing.T) {
 	}
 	if other == admin || *other != "other" {
 		t.Errorf("of(other) = %p %q, want its own pointer to other", other, *other)
+	}
+	line := "POST /api/v2/dags/cut_from_the_line/dagRuns HTTP/1.1"
+	cut := line[len("POST /api/v2/dags/") : len(line)-len("/dagRuns HTTP/1.1")]
+	if kept := sharedName(cut); kept != cut || unsafe.StringData(kept) == unsafe.StringData(cut) {
+		t.Errorf("sharedName(%q) = %q, the same bytes: %v; want a copy, not a piece of the line",
+			cut, kept, unsafe.StringData(kept) == unsafe.StringData(cut))
 	}
 	for i := len(c.m); i < sharedNamesMax; i++ {
 		c.of(strconv.Itoa(i))
