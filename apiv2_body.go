@@ -58,6 +58,10 @@ type v2Type struct {
 	// check validates a v2Custom value at loc: the value kept and the
 	// errors.
 	check func(v any, loc []any) (any, []v2Issue)
+	// asSent: v2Dict keeps the object as decoded (a pyDict, its keys in
+	// the body's order) instead of a map, for a field whose handler reads
+	// it from the body as sent (v2BodyField): the map was never read.
+	asSent bool
 }
 
 // v2Field is one field of a model.
@@ -446,6 +450,9 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 		if !ok {
 			return bad("dict_type", "Input should be a valid dictionary")
 		}
+		if t.asSent {
+			return v, nil
+		}
 		return plainOf(d), nil
 	case v2List:
 		list, ok := v.([]any)
@@ -507,15 +514,18 @@ func v2Count(n int, noun string) string {
 
 // Field annotations the models share.
 var (
-	v2TStr    = v2Type{kind: v2String}
-	v2TInt    = v2Type{kind: v2Int}
-	v2TFloat  = v2Type{kind: v2Float}
-	v2TBool   = v2Type{kind: v2Bool}
-	v2TTime   = v2Type{kind: v2DateTime}
-	v2TAware  = v2Type{kind: v2AwareDateTime}
-	v2TDict   = v2Type{kind: v2Dict}
-	v2TAnyVal = v2Type{kind: v2Any}
-	v2TStrs   = v2Type{kind: v2List, elem: &v2Type{kind: v2String}}
+	v2TStr   = v2Type{kind: v2String}
+	v2TInt   = v2Type{kind: v2Int}
+	v2TFloat = v2Type{kind: v2Float}
+	v2TBool  = v2Type{kind: v2Bool}
+	v2TTime  = v2Type{kind: v2DateTime}
+	v2TAware = v2Type{kind: v2AwareDateTime}
+	v2TDict  = v2Type{kind: v2Dict}
+	// v2TDictAsSent is a dict the handler reads with v2BodyField (a
+	// trigger's conf): checked, kept as decoded.
+	v2TDictAsSent = v2Type{kind: v2Dict, asSent: true}
+	v2TAnyVal     = v2Type{kind: v2Any}
+	v2TStrs       = v2Type{kind: v2List, elem: &v2Type{kind: v2String}}
 )
 
 // v2TEnum is a str Enum's annotation; v2TLiteral a Literal's.
