@@ -7,7 +7,8 @@
 #
 #   scripts/trigger3-instructions.sh                      # this tree
 #   REV=cd1e3b7 scripts/trigger3-instructions.sh          # and a commit beside it
-#   GOGC=off scripts/trigger3-instructions.sh             # the handlers alone, no collector
+#   STW=1 REV=141de78 scripts/trigger3-instructions.sh    # the collector stopping the world
+#   GOGC=off PHASES=200 scripts/trigger3-instructions.sh  # the handlers alone, no collector
 #
 # The real binary runs under callgrind in edition 2 or 3 (scheduler and
 # snapshot off, as scripts/trigger3.sh), and curl sends WARM triggers on
@@ -27,10 +28,17 @@
 # 275-300 1.08-1.10, with the same binaries. So each repetition runs every WARM
 # in PHASES (spread over about one collector cycle) for each build and
 # edition, and the figures are means over all of them, the same phases
-# for both sides. GOMAXPROCS stays the machine's (2 here): at 1 the
-# experimental trigger's collector costs more and the ratio is lower,
-# which is not how the server runs.
-# About 30 s a count; the defaults make 10 counts a build. Not part of CI.
+# for both sides. The collector's own timing adds a few per cent more
+# to a count (its concurrent marking, assists and idle workers follow
+# the clock), so even the experimental trigger's mean of five phases
+# moved by 1.7 % between two builds of the same code in one run. STW=1
+# runs it with GODEBUG=gcstoptheworld=1: every cycle marks with the world
+# stopped, at the heap size that starts it, so a count repeats within
+# 0.4 % at one phase; it is the steadier figure to compare builds by, the
+# default collector the one the server runs. GOMAXPROCS stays the
+# machine's (2 here): at 1 the experimental trigger's collector costs
+# more and the ratio is lower, which is not how the server runs.
+# About 30 s a count; the defaults make 14 counts a build. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for c in valgrind callgrind_control curl; do
@@ -38,7 +46,11 @@ for c in valgrind callgrind_control curl; do
 done
 
 REPS=${REPS:-1}
-PHASES=${PHASES:-200 230 260 290 320}
+PHASES=${PHASES:-200 220 240 260 280 300 320}
+godebug=asyncpreemptoff=1
+if [ "${STW:-}" = 1 ]; then
+	godebug=$godebug,gcstoptheworld=1
+fi
 N=${N:-1000}
 
 NAME=trigger3-instructions
@@ -79,7 +91,7 @@ requests() {
 # after WARM.
 count() {
 	rm -f "$work/url" "$work"/cg.*
-	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+	GODEBUG=$godebug valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
 		"$1" --edition "$2" --addr 127.0.0.1:0 --snapshot off --scheduler off --max-runs-per-dag 1000000 \
 		--dags "$work/dags" --ready-file "$work/url" >/dev/null 2>"$work/server.log" &
 	local pid=$!
@@ -97,7 +109,7 @@ count() {
 	sed -n 's/^totals: //p' "$work"/cg.out.*
 }
 
-echo "$NAME: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD), warm-ups $PHASES, $N measured triggers, GOGC=${GOGC:-default}, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$NAME: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD), warm-ups $PHASES, $N measured triggers, GOGC=${GOGC:-default}, GODEBUG=$godebug, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "build rep warm v2 experimental ratio"
 for r in $(seq "$REPS"); do
 	for w in $PHASES; do
