@@ -24,21 +24,27 @@
 # the window of N triggers holds eight or nine of them (about 120
 # triggers apart at 1,000) depending on where it starts, and a cycle is
 # 3-5 % of a count. A count at one WARM is that phase's, not the
-# collector's average: at WARM=200 alone the ratio was 1.14-1.17, at
-# 275-300 1.08-1.10, with the same binaries. So each repetition runs every WARM
-# in PHASES (spread over about one collector cycle) for each build and
-# edition, and the figures are means over all of them, the same phases
-# for both sides. The collector's own timing adds a few per cent more
-# to a count (its concurrent marking, assists and idle workers follow
-# the clock), so even the experimental trigger's mean of five phases
-# moved by 1.7 % between two builds of the same code in one run. STW=1
-# runs it with GODEBUG=gcstoptheworld=1: every cycle marks with the world
-# stopped, at the heap size that starts it, so a count repeats within
-# 0.4 % at one phase; it is the steadier figure to compare builds by, the
-# default collector the one the server runs. GOMAXPROCS stays the
-# machine's (2 here): at 1 the experimental trigger's collector costs
-# more and the ratio is lower, which is not how the server runs.
-# About 30 s a count; the defaults make 14 counts a build. Not part of CI.
+# collector's average: with the same binaries the ratio at WARM=200
+# alone was 1.09-1.17 (mostly above 1.12), at 275-320 1.05-1.10. So
+# each repetition runs every WARM in PHASES (spread over about one
+# cycle) for each build and edition, and the figures are means over all
+# of them, the same phases for both sides.
+#
+# The collector's own timing adds a few per cent more to a count (its
+# concurrent marking, assists and idle workers follow the clock): the
+# experimental trigger's mean over the phases moved by 1.7-2.7 %
+# between two builds of the same experimental code in one run. When that
+# code is the same in both builds, its counts of both may be pooled.
+# STW=1 runs the collector with GODEBUG=gcstoptheworld=1: every cycle
+# marks with the world stopped, at the heap size that starts it, so one
+# binary's count repeats within 0.4 % at one warm-up (two builds still
+# differ at one warm-up, their heaps growing slightly differently; the
+# phases' means were 0.5 % apart). It is the steadier figure to compare
+# builds by; the default collector is the one the server runs.
+# GOMAXPROCS stays the machine's (2 here): at 1 the experimental
+# trigger's collector costs more and the ratio is lower, which is not
+# how the server runs. About 30 s a count; the defaults make 14 counts
+# a build. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for c in valgrind callgrind_control curl; do
