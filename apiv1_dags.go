@@ -91,7 +91,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 	// Any task with max_active_tis_per_dag(run) (2.10.3 models/dag.py:3296-3299);
 	// only Python DAGs' tasks have them.
 	d["has_task_concurrency_limits"] = slices.ContainsFunc(def.Tasks, func(t *Task) bool { return t.ConcurrencyLimited })
-	last, err := s.opts.Store.LastScheduledDate(row.DagID)
+	last, err := s.opts.Store.LastRunDate(row.DagID, s.rules().lastRun)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +101,13 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		d["next_dagrun_data_interval_start"] = isoFormat(p.interval.start)
 		d["next_dagrun_data_interval_end"] = isoFormat(p.interval.end)
 		d["next_dagrun_create_after"] = isoFormat(p.runAfter)
+		// Cleared while the DAG has max_active_runs runs queued or
+		// running, of any type (2.10.3 models/dag.py:3315-3316, at each
+		// parse; the scheduler's _should_update_dag_next_dagruns too).
+		counts := s.opts.Store.RunStateCounts(row.DagID)
+		if counts[RunQueued]+counts[RunRunning] >= def.MaxActiveRuns {
+			d["next_dagrun_create_after"] = nil
+		}
 	}
 	return d, nil
 }
@@ -210,7 +217,7 @@ func (s *server) v1DagDetail(row *DagRow) (map[string]any, error) {
 	if def.IsPausedUponCreation {
 		pausedUponCreation = true
 	}
-	d["timezone"] = "UTC"
+	d["timezone"] = def.Timezone.String()
 	d["catchup"] = def.Catchup
 	d["orientation"] = "LR"
 	d["concurrency"] = def.MaxActiveTasks

@@ -402,7 +402,20 @@ func (s *server) V2MaterializeAsset(req *apiRequest) (any, error) {
 	if err != nil {
 		return nil, apiv2AssetPhrases.phrase(err)
 	}
-	return s.v2CreateRun(req, dagID, "asset_materialization", "rest_api") // whatever the Referer (assets.py:436)
+	return s.v2CreateRun(req, dagID, "asset_materialization", "rest_api", v2MaterializeRunPhrases) // whatever the Referer (assets.py:436)
+}
+
+// v2MaterializeRunPhrases is materialize_asset's wording of the run's
+// faults: trigger_dag_run's, but for the ValueErrors of the params check
+// and of DagRun's run_id check, which materialize_asset does not catch
+// (no except around validate_context and create_dagrun, in the 3.2.0-era
+// main c57fba0e assets.py:420-440 and in apache/airflow#64211's body
+// form): Starlette's 500, where trigger_dag_run answers a 400. A
+// duplicate dag_run_id is the IntegrityError handler's 409 in both.
+var v2MaterializeRunPhrases = phrasebook{
+	faultDagNotFound:  v2TriggerPhrases[faultDagNotFound],
+	faultDagNotLoaded: v2TriggerPhrases[faultDagNotLoaded],
+	faultRunExists:    v2TriggerPhrases[faultRunExists],
 }
 
 // v2QueuedEvent is QueuedEventResponse (datamodels/assets.py).

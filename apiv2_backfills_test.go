@@ -477,13 +477,14 @@ func TestAPIv2_Backfills_MatchTheDocument(t *testing.T) {
 	}
 }
 
-// TestAPIv2_Backfill_CatchupPassesItsDates: a catchup DAG whose next
-// scheduled date is held by a backfill's run goes on past it, as
-// Airflow's scheduler does (3.2.1 jobs/scheduler_job_runner.py
-// _create_dag_runs: a logical date already in existing_dagruns is not
-// created again, and next_dagrun moves on all the same). And a
-// backfill's runs are created with a start_date, as queued_at (3.2.1
-// models/backfill.py _create_backfill_dag_run: start_date=utcnow()).
+// TestAPIv2_Backfill_CatchupPassesItsDates: a catchup DAG goes on after
+// a backfill's last run, which is its last automated run (3.2.1
+// dag_processing/collection.py:105-134, :617-619 of c57fba0e: the
+// latest scheduled or backfill run, read at each parse): the date before
+// the backfill's first (2024-01-04) is not scheduled, nor are the
+// backfill's own. And a backfill's runs are created with a start_date,
+// as queued_at (3.2.1 models/backfill.py _create_backfill_dag_run:
+// start_date=utcnow()).
 func TestAPIv2_Backfill_CatchupPassesItsDates(t *testing.T) {
 	t.Parallel()
 	ts, sched := newSchedServer(t, edition3, tickDriven, withDAG(`
@@ -523,7 +524,7 @@ tasks:
 			byDate[r.ExecutionDate.Format(time.DateOnly)] = r.RunType
 		}
 	}
-	want := map[string]string{"2024-01-04": "scheduled", "2024-01-05": "backfill", "2024-01-06": "backfill",
+	want := map[string]string{"2024-01-05": "backfill", "2024-01-06": "backfill",
 		"2024-01-07": "scheduled", "2024-01-08": "scheduled"}
 	if fmt.Sprint(byDate) != fmt.Sprint(want) {
 		t.Errorf("runs by logical date = %v, want %v", byDate, want)
@@ -569,5 +570,56 @@ tasks:
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("backfill runs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestAPIv2_Backfill_ParamsConf: 3.2.1 checks a backfill's dag_run_conf
+// against the DAG's params only where it creates a run, in
+// create_dagrun (serialization/definitions/dag.py:570-571 of c57fba0e);
+// the ValueError goes up through _create_backfill unhandled
+// (routes/public/backfills.py:232-268): Starlette's 500, the backfill
+// stored before the runs (models/backfill.py:594-605) and its runs rolled
+// back with the session. The dry run does not read dag_run_conf. Checking
+// the conf first (InvalidBackfillConf, apache/airflow#64939) came after
+// 3.2.1: its document's dag_run_conf is still an object, not nullable.
+func TestAPIv2_Backfill_ParamsConf(t *testing.T) {
+	t.Parallel()
+	const dag = `
+dag_id: bf_params
+schedule_interval: "0 0 * * *"
+start_date: 2024-01-01T00:00:00+00:00
+params:
+  rows: !Param {default: 5, type: integer, minimum: 3}
+tasks:
+  - {task_id: mytask, operator: EmptyOperator}
+`
+	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(dag))
+	body := func(conf string) string {
+		return `{"dag_id": "bf_params", "from_date": "2024-01-01T00:00:00Z", "to_date": "2024-01-03T00:00:00Z", "dag_run_conf": ` + conf + `}`
+	}
+	dry := ts.do(t, http.MethodPost, "/api/v2/backfills/dry_run", body(`{"rows": 1}`))
+	if !strings.Contains(dry.body, `"total_entries":3`) || dry.status != http.StatusOK {
+		t.Errorf("dry run with a bad conf = %d %s, want the three dates", dry.status, dry.body)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills", body(`{"rows": 1}`)); res.status != 500 || res.body != "Internal Server Error" {
+		t.Errorf("create with a bad conf = %d %s, want Starlette's 500", res.status, res.body)
+	}
+	if b, err := ts.store.BackfillByID(1); err != nil || b.CompletedAt != nil || string(b.DagRunConf) != `{"rows":1}` {
+		t.Fatalf("backfill = %+v %v, want stored, not completed", b, err)
+	}
+	if links, _ := ts.store.BackfillRuns(1); len(links) != 0 {
+		t.Errorf("links = %+v, want none: the runs are rolled back", links)
+	}
+	if runs := ts.do(t, http.MethodGet, "/api/v2/dags/bf_params/dagRuns", ""); !strings.Contains(runs.body, `"total_entries":0`) {
+		t.Errorf("runs = %s, want none", runs.body)
+	}
+	if err := ts.store.CompleteBackfills(testNow); err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills", body(`{"rows": 4}`)); res.status != http.StatusOK {
+		t.Fatalf("create with a good conf = %d %s", res.status, res.body)
+	}
+	if links, _ := ts.store.BackfillRuns(2); len(links) != 3 {
+		t.Errorf("links = %+v, want a run at each date", links)
 	}
 }

@@ -327,7 +327,7 @@ func v2Keys(q v1Values, def string, allowed []string, replace map[string]string)
 	}
 	out := make([]sortKey, len(keys))
 	for i, k := range keys {
-		out[i] = sortKey{attr: k.attr, desc: k.desc, nullsLast: true}
+		out[i] = sortKey{attr: k.attr, desc: k.desc, nullsLow: true}
 	}
 	return out, nil
 }

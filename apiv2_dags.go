@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -121,7 +122,7 @@ type v2DAGDetails struct {
 	StartDate                 *v2When           `json:"start_date"`
 	EndDate                   *v2When           `json:"end_date"`
 	IsPausedUponCreation      *bool             `json:"is_paused_upon_creation"`
-	Params                    map[string]any    `json:"params"`
+	Params                    v2Ordered         `json:"params"`
 	RenderTemplateAsNativeObj bool              `json:"render_template_as_native_obj"`
 	TemplateSearchPath        []string          `json:"template_search_path"`
 	Timezone                  *string           `json:"timezone"`
@@ -272,6 +273,7 @@ func (s *server) v2DagDetailsOf(d dagInfo, activeRuns int) v2DAGDetails {
 		return out
 	}
 	out.Catchup = def.Catchup
+	out.Timezone = ptr(def.Timezone.String())
 	if bytes.HasPrefix(def.AssetExpression, []byte("{")) {
 		out.AssetExpression = def.AssetExpression
 	}
@@ -286,7 +288,7 @@ func (s *server) v2DagDetailsOf(d dagInfo, activeRuns int) v2DAGDetails {
 	if def.IsPausedUponCreation {
 		out.IsPausedUponCreation = ptr(true)
 	}
-	out.Params = v2Params(def.Params, def.ParamDocs)
+	out.Params = v2Ordered{v2Params(def.Params, def.ParamDocs, def.paramNames, def.params, nil)}
 	if len(def.DefaultArgs) > 0 {
 		out.DefaultArgs = v2DefaultArgs(def.DefaultArgs)
 	}
@@ -321,21 +323,78 @@ func v2DefaultArgs(args map[string]any) map[string]any {
 	return out
 }
 
-// v2Params is Airflow 3's Params dump: each Param.dump() with the Task
-// SDK's class (airflow/sdk/definitions/param.py).
-func v2Params(values map[string]any, docs map[string]ParamDoc) map[string]any {
-	params := map[string]any{}
-	for k, v := range values {
-		p := map[string]any{"__class": "airflow.sdk.definitions.param.Param", "description": nil, "schema": map[string]any{}, "value": v}
-		if doc, ok := docs[k]; ok {
-			p["description"], p["schema"] = doc.Description, doc.Schema
-			if doc.Class != "" && doc.Class != "airflow.models.param.Param" {
-				p["__class"] = doc.Class
-			}
-		}
-		params[k] = p
+// v2Params is Airflow 3's params dump, as the DAG details and the task
+// answers show it ({k: v.dump()}, datamodels/dags.py:207-213 and
+// tasks.py:105-111 of c57fba0e): for each param, in the order the file
+// gave them, SerializedParam.dump (serialization/definitions/param.py:
+// 70-77): resolve()'s value (null for a param without a default or
+// whose default its schema refuses), the schema in its key order, the
+// description, and the source. A DAG's params have no source
+// (_serialize_param keeps a Param's, which only a task sets).
+func v2Params(values map[string]any, docs map[string]ParamDoc, names []string, pc *paramCheck, source any) pyDict {
+	out := make(pyDict, 0, len(names))
+	for _, name := range names {
+		out = append(out, pyField{key: name, val: v2Param(name, values[name], docs, pc, source)})
 	}
-	return params
+	return out
+}
+
+// v2Param is one param's SerializedParam.dump.
+func v2Param(name string, value any, docs map[string]ParamDoc, pc *paramCheck, source any) v2Ordered {
+	var schema, description any = map[string]any{}, nil
+	if doc, ok := docs[name]; ok {
+		schema, description = doc.Schema, doc.Description
+		if doc.NoDefault {
+			value = nil
+		}
+	}
+	if ordered, resolves, ok := pc.dump(name); ok {
+		if ordered != nil {
+			schema = ordered
+		}
+		if !resolves {
+			value = nil
+		}
+	}
+	return v2Ordered{pyDict{{key: "value", val: value}, {key: "schema", val: schema},
+		{key: "description", val: description}, {key: "source", val: source}}}
+}
+
+// v2TaskParams are a task's params as Airflow 3 shows them: the DAG's,
+// source "dag", with the task's own over them (in their places, new ones
+// after), source "task" (task-sdk bases/operator.py get_merged_defaults:
+// 136-172 of c57fba0e). A task param that is the DAG's own, unchanged
+// (airlite's Python surface hands every task the DAG's params), keeps
+// source "dag".
+func v2TaskParams(def *DAG, t *Task) pyDict {
+	out := v2Params(def.Params, def.ParamDocs, def.paramNames, def.params, "dag")
+	for _, name := range t.paramNames {
+		i := slices.IndexFunc(out, func(f pyField) bool { return f.key == name })
+		if i >= 0 && sameParam(def, t, name) {
+			continue
+		}
+		p := pyField{key: name, val: v2Param(name, t.Params[name], t.ParamDocs, t.params, "task")}
+		if i >= 0 {
+			out[i] = p
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// sameParam says whether the task's param name is the DAG's, unchanged.
+func sameParam(def *DAG, t *Task, name string) bool {
+	dv, ok := def.Params[name]
+	if !ok || !reflect.DeepEqual(dv, t.Params[name]) {
+		return false
+	}
+	dd, dok := def.ParamDocs[name]
+	td, tok := t.ParamDocs[name]
+	if dok != tok {
+		return false
+	}
+	return !dok || (dd.NoDefault == td.NoDefault && reflect.DeepEqual(dd.Schema, td.Schema) && reflect.DeepEqual(dd.Description, td.Description))
 }
 
 // isoDuration is a timedelta as pydantic writes it in JSON: ISO 8601,

@@ -10,8 +10,13 @@ import (
 )
 
 // v2TeamNameCheck is the model validator the bodies with a team_name
-// share: multi_team is off in a default Airflow 3.2.1, so a team is
-// refused (datamodels/pools.py validate_team_name and its twins).
+// share: multi_team is off by default, so a team is refused
+// (datamodels/pools.py validate_team_name and its twins). This is
+// apache/airflow#63994, which is not in 3.2.1 (neither 3.2.0's nor
+// 3.2.1's release notes list it, no backport was found, and the 3.2.0-era
+// main c57fba0e has no such validator): 3.2.1 stores the team_name and
+// the team table's foreign key decides. Kept until 3.2.1's own answer is
+// settled (docs/airflow3.md).
 func v2TeamNameCheck(out map[string]any, input any, loc []any) []v2Issue {
 	if out["team_name"] != nil {
 		return []v2Issue{v2ValueError(loc, input, "team_name cannot be set when multi_team mode is disabled. Please contact your administrator.")}

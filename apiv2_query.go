@@ -417,7 +417,7 @@ func v2OrderBy(q v1Values, def string, allowed []string, replace map[string]stri
 // v2WithPK is keys with SortParam's last discriminator: the primary key,
 // in the direction of the first key (SortParam.to_orm).
 func v2WithPK(keys []sortKey) []sortKey {
-	return append(slices.Clone(keys), sortKey{attr: "id", desc: len(keys) > 0 && keys[0].desc, nullsLast: true})
+	return append(slices.Clone(keys), sortKey{attr: "id", desc: len(keys) > 0 && keys[0].desc, nullsLow: true})
 }
 
 // anyStrings is vals as a decoded JSON list, for pyReprValue.
@@ -514,13 +514,13 @@ func (v v1Values) v2Pattern(name string) *regexp.Regexp {
 // v2OrderRows sorts rows as SortParam.to_orm orders a select: by each key
 // in turn (compare knows the resource's attributes), then by the primary
 // key (pk) in the first key's direction, Airflow's final discriminator.
-// compare puts NULL after every value (compareNullable), and NULL stays
-// there when a key descends.
+// compare puts NULL after every value (compareNullable, ±nullRank); the
+// key (nullsLow) puts it below every value, as SQLite does.
 func v2OrderRows[T any](rows []T, keys []v2SortKey, compare func(a, b T, attr string) int, pk func(a, b T) int) {
 	pkDesc := len(keys) > 0 && keys[0].desc
 	slices.SortStableFunc(rows, func(a, b T) int {
 		for _, k := range keys {
-			key := sortKey{attr: k.attr, desc: k.desc, nullsLast: true}
+			key := sortKey{attr: k.attr, desc: k.desc, nullsLow: true}
 			if c := key.directed(compare(a, b, k.attr)); c != 0 {
 				return c
 			}

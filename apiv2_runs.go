@@ -211,12 +211,13 @@ func (s *server) v2TriggerDagRun(req *apiRequest) (any, error) {
 	if req.referer != "" {
 		by = "ui"
 	}
-	return s.v2CreateRun(req, req.param("dag_id"), "", by)
+	return s.v2CreateRun(req, req.param("dag_id"), "", by, v2TriggerPhrases)
 }
 
 // v2CreateRun creates a run of dagID of runType ("": manual), triggered
-// by triggeredBy, from a TriggerDAGRunPostBody or a MaterializeAssetBody.
-func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string) (any, error) {
+// by triggeredBy, from a TriggerDAGRunPostBody or a MaterializeAssetBody;
+// phrases words the faults as the route does.
+func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string, phrases phrasebook) (any, error) {
 	b := req.body
 	start, hasStart := b["data_interval_start"].(time.Time)
 	end, hasEnd := b["data_interval_end"].(time.Time)
@@ -265,7 +266,7 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string
 	tr.event = req.event // trigger_dag_run's action row, in the run's write
 	got, err := s.ops.trigger(tr)
 	if err != nil {
-		return nil, v2TriggerPhrases.phrase(err)
+		return nil, phrases.phrase(err)
 	}
 	req.event = nil // stored with the run
 	out := s.v2RunNamed(got.run, dagDisplayName(got.dag))

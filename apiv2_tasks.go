@@ -7,7 +7,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -53,33 +52,33 @@ type v2ClassRef struct {
 // v2Task is TaskResponse in its field order, the computed extra_links
 // last.
 type v2Task struct {
-	TaskID                  string         `json:"task_id"`
-	TaskDisplayName         string         `json:"task_display_name"`
-	Owner                   string         `json:"owner"`
-	StartDate               *v2When        `json:"start_date"`
-	EndDate                 *v2When        `json:"end_date"`
-	TriggerRule             string         `json:"trigger_rule"`
-	DependsOnPast           bool           `json:"depends_on_past"`
-	WaitForDownstream       bool           `json:"wait_for_downstream"`
-	Retries                 v2PyFloat      `json:"retries"`
-	Queue                   string         `json:"queue"`
-	Pool                    string         `json:"pool"`
-	PoolSlots               v2PyFloat      `json:"pool_slots"`
-	ExecutionTimeout        *v2TimeDelta   `json:"execution_timeout"`
-	RetryDelay              *v2TimeDelta   `json:"retry_delay"`
-	RetryExponentialBackoff v2PyFloat      `json:"retry_exponential_backoff"`
-	PriorityWeight          v2PyFloat      `json:"priority_weight"`
-	WeightRule              string         `json:"weight_rule"`
-	UIColor                 string         `json:"ui_color"`
-	UIFgcolor               string         `json:"ui_fgcolor"`
-	TemplateFields          []string       `json:"template_fields"`
-	DownstreamTaskIDs       []string       `json:"downstream_task_ids"`
-	DocMD                   *string        `json:"doc_md"`
-	OperatorName            string         `json:"operator_name"`
-	Params                  map[string]any `json:"params"`
-	ClassRef                v2ClassRef     `json:"class_ref"`
-	IsMapped                bool           `json:"is_mapped"`
-	ExtraLinks              []string       `json:"extra_links"`
+	TaskID                  string       `json:"task_id"`
+	TaskDisplayName         string       `json:"task_display_name"`
+	Owner                   string       `json:"owner"`
+	StartDate               *v2When      `json:"start_date"`
+	EndDate                 *v2When      `json:"end_date"`
+	TriggerRule             string       `json:"trigger_rule"`
+	DependsOnPast           bool         `json:"depends_on_past"`
+	WaitForDownstream       bool         `json:"wait_for_downstream"`
+	Retries                 v2PyFloat    `json:"retries"`
+	Queue                   string       `json:"queue"`
+	Pool                    string       `json:"pool"`
+	PoolSlots               v2PyFloat    `json:"pool_slots"`
+	ExecutionTimeout        *v2TimeDelta `json:"execution_timeout"`
+	RetryDelay              *v2TimeDelta `json:"retry_delay"`
+	RetryExponentialBackoff v2PyFloat    `json:"retry_exponential_backoff"`
+	PriorityWeight          v2PyFloat    `json:"priority_weight"`
+	WeightRule              string       `json:"weight_rule"`
+	UIColor                 string       `json:"ui_color"`
+	UIFgcolor               string       `json:"ui_fgcolor"`
+	TemplateFields          []string     `json:"template_fields"`
+	DownstreamTaskIDs       []string     `json:"downstream_task_ids"`
+	DocMD                   *string      `json:"doc_md"`
+	OperatorName            string       `json:"operator_name"`
+	Params                  v2Ordered    `json:"params"`
+	ClassRef                v2ClassRef   `json:"class_ref"`
+	IsMapped                bool         `json:"is_mapped"`
+	ExtraLinks              []string     `json:"extra_links"`
 }
 
 // v2TaskCollection is TaskCollectionResponse.
@@ -148,8 +147,7 @@ func v2TaskOf(def *DAG, t *Task) v2Task {
 	if templateFields == nil {
 		templateFields = []string{}
 	}
-	params := v2Params(def.Params, def.ParamDocs)
-	maps.Copy(params, v2Params(t.Params, t.ParamDocs))
+	params := v2Ordered{v2TaskParams(def, t)}
 	out := v2Task{
 		TaskID: t.TaskID, TaskDisplayName: t.TaskDisplayName(), Owner: t.Owner, StartDate: v2At(t.StartDate), EndDate: v2At(t.EndDate),
 		TriggerRule: t.TriggerRule, DependsOnPast: t.DependsOnPast, Retries: v2PyFloat(t.Retries), Queue: t.Queue, Pool: t.Pool,
@@ -201,11 +199,11 @@ func (s *server) V2GetTask(req *apiRequest) (any, error) {
 // serialized operators (order_by with its leading dashes stripped, a "-"
 // first for descending; Python's sorted, stable, reverse=True for "-").
 // An attribute tasks.py's _SORTABLE_TASK_FIELDS leaves out is SortParam's
-// 400 text (apache/airflow#64384, merged to main early in April 2026 and
-// taken to be in 3.2.1: the 3.2.0-era main, Phinhas214/airflow c57fba0e,
-// still sorted with attrgetter and answered the AttributeError's text,
-// "'<task_type>' object has no attribute 'x'", and a 500 for None values;
-// that #64384 reached v3-2-test before 3.2.1 is not settled).
+// 400 text (apache/airflow#64384, in 3.2.1 through its backport #64587,
+// as 3.2.1's release notes list it; the 3.2.0-era main, Phinhas214/airflow
+// c57fba0e, and 3.2.0 still sorted with attrgetter and answered the
+// AttributeError's text, "'<task_type>' object has no attribute 'x'", and
+// a 500 for None values).
 func (s *server) V2GetTasks(req *apiRequest) (any, error) {
 	def, err := s.v2LoadedDag(req.param("dag_id"))
 	if err != nil {

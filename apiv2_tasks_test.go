@@ -22,7 +22,7 @@ func TestAPIv2_GetTask(t *testing.T) {
 		`"pool_slots":1.0,"execution_timeout":null,"retry_delay":{"__type":"TimeDelta","days":0,"seconds":300,"microseconds":0},` +
 		`"retry_exponential_backoff":0.0,"priority_weight":1.0,"weight_rule":"downstream","ui_color":"#f0ede4","ui_fgcolor":"#000",` +
 		`"template_fields":["bash_command","env","cwd"],"downstream_task_ids":["run_after_loop"],"doc_md":null,"operator_name":"BashOperator",` +
-		`"params":{"example_key":{"__class":"airflow.sdk.definitions.param.Param","description":null,"schema":{},"value":"example_value"}},` +
+		`"params":{"example_key":{"value":"example_value","schema":{},"description":null,"source":"dag"}},` +
 		`"class_ref":{"module_path":"airflow.providers.standard.operators.bash","class_name":"BashOperator"},"is_mapped":false,"extra_links":[]}`
 	if res := ts.do(t, http.MethodGet, "/api/v2/dags/example_bash_operator/tasks/runme_0", ""); res.status != 200 || res.body != want {
 		t.Errorf("task = %d\n%s\nwant\n%s", res.status, res.body, want)

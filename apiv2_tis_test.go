@@ -53,7 +53,9 @@ func v2TriggerAt(t *testing.T, ts *testServer, dagID, runID, date string) *DagRu
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ts.srv.ops.trigger(triggerRequest{dagID: dagID, runID: runID, date: &d})
+	// run_after the logical date, as Airflow's test fixtures make their
+	// runs (a trigger without run_after runs after now).
+	got, err := ts.srv.ops.trigger(triggerRequest{dagID: dagID, runID: runID, date: &d, runAfter: &d})
 	if err != nil {
 		t.Fatalf("trigger %s %s: %v", dagID, runID, err)
 	}
@@ -898,10 +900,12 @@ func TestAPIv2_TaskInstanceListNullsAndTies(t *testing.T) {
 	}
 	var ids []string // the task instances' ids, in the order they were made
 	for _, tc := range []struct{ query, want string }{
-		// hello, marked success, has a state and an end date; after has neither.
-		{"order_by=end_date", "hello after"},
+		// hello, marked success, has a state and an end date; after has
+		// neither: NULL below every value (SQLite's order), first
+		// ascending, last descending.
+		{"order_by=end_date", "after hello"},
 		{"order_by=-end_date", "hello after"},
-		{"order_by=state", "hello after"},
+		{"order_by=state", "after hello"},
 		{"order_by=-state", "hello after"},
 		{"order_by=-end_date&order_by=-state", "hello after"},
 		// Neither has a start date: both count as testNow.

@@ -817,9 +817,10 @@ func BenchmarkRecordAliasEvents(b *testing.B) {
 	}
 }
 
-// BenchmarkLastScheduledDate reads a DAG's last scheduled logical date
-// (every DAG answer's next_dagrun, and each DAG at every scheduler tick)
-// with rows manual runs stored after its one scheduled run.
+// BenchmarkLastScheduledDate reads a DAG's last automated logical date
+// (LastRunDate: every DAG answer's next_dagrun, and each DAG at every
+// scheduler tick) with rows manual runs stored after its one scheduled
+// run.
 func BenchmarkLastScheduledDate(b *testing.B) {
 	for _, rows := range benchListSizes() {
 		b.Run(fmt.Sprintf("manual_runs=%d", rows), func(b *testing.B) {
@@ -854,12 +855,12 @@ func BenchmarkLastScheduledDate(b *testing.B) {
 			if err := store.update(recountRunsTxn); err != nil {
 				b.Fatal(err)
 			}
-			if last, err := store.LastScheduledDate(dag.DagID); err != nil || last == nil || !last.Equal(benchDate) {
+			if last, err := store.LastRunDate(dag.DagID, lastAutomated); err != nil || last == nil || !last.Equal(benchDate) {
 				b.Fatalf("last scheduled %v (%v), want %s", last, err, benchDate)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := store.LastScheduledDate(dag.DagID); err != nil {
+				if _, err := store.LastRunDate(dag.DagID, lastAutomated); err != nil {
 					b.Fatal(err)
 				}
 			}

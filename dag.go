@@ -8,12 +8,16 @@ import (
 // DAG is one parsed definition file. It is immutable once loaded: the store
 // keeps a pointer to it and nothing writes to it afterwards.
 type DAG struct {
-	DagID                string
-	Description          string
-	Schedule             *string       // nil: no schedule (Airflow's None)
-	cron                 *cronSchedule // Schedule compiled, when a cron expression or preset (parseSchedule)
-	StartDate            *time.Time
-	EndDate              *time.Time
+	DagID       string
+	Description string
+	Schedule    *string       // nil: no schedule (Airflow's None)
+	cron        *cronSchedule // Schedule compiled, when a cron expression or preset (parseSchedule)
+	StartDate   *time.Time
+	EndDate     *time.Time
+	// Timezone is the DAG's time zone (nil: UTC, Airflow's default), its
+	// start_date's in a Python file; a cron schedule ticks there where
+	// the edition says (editionRules.cronInZone).
+	Timezone             *DagTimezone `json:",omitempty"`
 	Catchup              bool
 	IsPausedUponCreation bool
 	MaxActiveRuns        int
@@ -42,7 +46,10 @@ type DAG struct {
 	ParamDocs map[string]ParamDoc
 	// params are ParamDocs' schemas compiled, which a trigger's conf is
 	// checked against (dag_params.go); nil: no param has a schema.
-	params *paramCheck
+	// paramNames are Params' names in the order the file gave them
+	// (Airflow 3's params dump keeps it).
+	params     *paramCheck
+	paramNames []string
 	// TaskGroup is the DAG's root task group as its file made it (a
 	// Python file's; nil for YAML, whose groups are the prefixes of task
 	// ids: TaskGroupOf).
@@ -131,6 +138,10 @@ type Task struct {
 	IsTeardown          bool
 	OnFailureFailDagrun bool
 	setupUpstream       []string // the setups among Upstream (linkTasks)
+	// teardownScope: a teardown's tasks between its setups and it, which
+	// Airflow 3 waits for (linkTasks, scheduler_triggerrules.go
+	// teardownScopeWaiting); nil for other tasks.
+	teardownScope []string
 	// Label is the task id without its group prefix (a Python file's
 	// "label"; "" for YAML: TaskLabel derives it).
 	Label string
@@ -144,6 +155,8 @@ type Task struct {
 	UIColor            string
 	UIFgcolor          string
 	ParamDocs          map[string]ParamDoc
+	params             *paramCheck // ParamDocs' schemas compiled (DAG.params), for the value Airflow 3 shows
+	paramNames         []string    // as DAG.paramNames
 	DisplayName        string      // taskSpec's
 	ExtraLinks         []extraLink // taskSpec's
 
@@ -182,9 +195,11 @@ type ParamDoc struct {
 	NoDefault bool `json:",omitempty"`
 	// rawSchema is the schema as the file serialized it, in its key
 	// order (jsonschema walks a schema in that order); order is the
-	// param's place among the DAG's params. Neither is in the hash.
+	// param's place among the DAG's params; line is where a definition
+	// file wrote it (0: a Python file's). None is in the hash.
 	rawSchema json.RawMessage
 	order     int
+	line      int
 }
 
 // Simulation scripts what a task does instead of running an operator.

@@ -46,6 +46,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		Description:          s.Description,
 		StartDate:            s.StartDate,
 		EndDate:              s.EndDate,
+		Timezone:             s.Timezone,
 		Catchup:              r.catchupByDefault, // Airflow's [scheduler] catchup_by_default
 		IsPausedUponCreation: s.IsPausedUponCreation,
 		MaxActiveRuns:        16,
@@ -63,7 +64,11 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		FilePath:             s.Fileloc,
 		taskByID:             map[string]*Task{},
 	}
+	if err := checkParamDocs(s.ParamDocs, "params", r); err != nil {
+		return nil, err
+	}
 	dag.params = compileParams(s.Params, s.ParamDocs)
+	dag.paramNames = paramNames(s.Params, s.ParamDocs, s.ParamOrder)
 	if s.Catchup != nil {
 		dag.Catchup = *s.Catchup
 	}
@@ -97,7 +102,13 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cron != nil && r.cronInZone {
+		cron = cron.inZone(s.Timezone.location())
+	}
 	dag.Schedule, dag.cron = schedule, cron
+	if err := checkScheduleParams(dag, r); err != nil {
+		return nil, err
+	}
 	dag.DefaultArgs, dag.DefaultArgsStartDate = s.DefaultArgs, s.DefaultArgsStartDate
 
 	if len(s.Tasks) == 0 && s.ReadErr == nil && !s.Serialized {
@@ -106,6 +117,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	lines := make(map[string]int, len(s.Tasks))
 	for i := range s.Tasks {
 		ts := &s.Tasks[i]
+		if err := checkParamDocs(ts.ParamDocs, fmt.Sprintf("task %q: params", ts.TaskID), r); err != nil {
+			return nil, err
+		}
 		task, err := buildTask(ts, dag, ops, s.Serialized)
 		if err != nil {
 			return nil, err
@@ -138,6 +152,90 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		dag.groups = newTaskGroupIndex(dag.TaskGroup)
 	}
 	return dag, nil
+}
+
+// paramNames are a DAG's or task's params' names in the order the file
+// wrote them: order when the front end kept it, else the docs' order
+// (a Python file's params all have one), the rest by name.
+func paramNames(values map[string]any, docs map[string]ParamDoc, order []string) []string {
+	if len(values) == 0 {
+		return nil
+	}
+	if len(order) == len(values) {
+		return order
+	}
+	names := slices.Collect(maps.Keys(values))
+	slices.SortFunc(names, func(a, b string) int {
+		da, okA := docs[a]
+		db, okB := docs[b]
+		switch {
+		case okA && okB && da.order != db.order:
+			return da.order - db.order
+		case okA != okB:
+			if okA {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
+
+// checkParamDocs refuses a definition file's Params in an edition whose
+// release has none (Airflow 1.10.15: Param came with 2.2); a Python
+// file's params (no lines) are its surface's to refuse.
+func checkParamDocs(docs map[string]ParamDoc, what string, r *editionRules) error {
+	if r.paramSchemas || len(docs) == 0 {
+		return nil
+	}
+	first := ""
+	for name, d := range docs {
+		if d.line != 0 && (first == "" || d.order < docs[first].order) {
+			first = name
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	return fmt.Errorf("line %d: %s: %s: Airflow %s has no Param (it came with Airflow 2.2): write the param's value alone",
+		docs[first].line, what, first, r.version)
+}
+
+// scheduleParamsError refuses a DAG that can be scheduled while a param
+// of it does not resolve: one without a default, or whose default its
+// schema refuses (2.10.3 models/dag.py validate_schedule_and_params:
+// 3712-3727, called from DAG.__init__:776 and DAG.validate:844; Airflow
+// 3's params validator, task-sdk definitions/dag.py:584-600 of
+// c57fba0e). kind and text are the exception as DagBag names it; cause
+// is ParamsDict.validate's error, which the exception came from.
+type scheduleParamsError struct {
+	line             int
+	kind, text       string
+	cause, paramName string
+}
+
+func (e *scheduleParamsError) Error() string {
+	return fmt.Sprintf("line %d: params: %s: %s (%s)", e.line, e.paramName, e.text, e.cause)
+}
+
+// checkScheduleParams is validate_schedule_and_params: a DAG whose
+// timetable can be scheduled (any schedule but None) must resolve every
+// param without a conf, as its scheduled runs have none. The Python
+// surface refuses a param without a default as the DAG is made (the
+// traceback Airflow records); this check is the one for a definition
+// file, and for a default a Python file's schema refuses (the reader
+// checks no schema).
+func checkScheduleParams(dag *DAG, r *editionRules) error {
+	if r.scheduleParams == nil || dag.params == nil || (dag.Schedule == nil && dag.Timetable == nil) {
+		return nil
+	}
+	name, cause := dag.params.resolveDefaults()
+	if cause == "" {
+		return nil
+	}
+	kind, text := r.scheduleParams(dag.DagID)
+	return &scheduleParamsError{line: dag.ParamDocs[name].line, kind: kind, text: text, cause: cause, paramName: name}
 }
 
 // bashCommandLine is the line at which a refused bash_command is
@@ -276,6 +374,8 @@ func buildTask(s *taskSpec, dag *DAG, ops *operatorSet, serialized bool) (*Task,
 		UIColor:                 s.UIColor,
 		UIFgcolor:               s.UIFgcolor,
 		ParamDocs:               s.ParamDocs,
+		params:                  compileParams(s.Params, s.ParamDocs),
+		paramNames:              paramNames(s.Params, s.ParamDocs, s.ParamOrder),
 		DisplayName:             s.DisplayName,
 		ExtraLinks:              s.ExtraLinks,
 	}
@@ -477,9 +577,52 @@ func linkTasks(dag *DAG, lines map[string]int) error {
 	if cycle := findCycle(dag); cycle != nil {
 		return fmt.Errorf("line %d: tasks form a cycle: %s", lines[cycle[0]], strings.Join(cycle, " >> "))
 	}
+	for _, t := range dag.Tasks {
+		t.teardownScope = nil
+		if t.IsTeardown {
+			t.teardownScope = teardownScope(dag, t)
+		}
+	}
 	setPriorityWeights(dag)
 	dag.upstreamFirst = upstreamFirst(dag)
 	return nil
+}
+
+// teardownScope are the tasks between a teardown's direct setups and it,
+// sorted: its upstream tasks, direct ones left out, that are downstream
+// of one of the setups among its direct upstream tasks (3.2.0's
+// trigger_rule_dep.py _evaluate_teardown_scope, apache/airflow#64181:
+// get_flat_relative_ids both ways).
+func teardownScope(dag *DAG, td *Task) []string {
+	relatives := func(from []string, next func(*Task) []string) map[string]bool {
+		seen := map[string]bool{}
+		stack := slices.Clone(from)
+		for len(stack) > 0 {
+			id := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			stack = append(stack, next(dag.taskByID[id])...)
+		}
+		return seen
+	}
+	up := func(t *Task) []string { return t.Upstream }
+	down := func(t *Task) []string { return t.Downstream }
+	ancestors := relatives(td.Upstream, up)
+	for _, id := range td.Upstream {
+		delete(ancestors, id)
+	}
+	var scope []string
+	below := relatives(td.setupUpstream, down)
+	for id := range ancestors {
+		if below[id] {
+			scope = append(scope, id)
+		}
+	}
+	slices.Sort(scope)
+	return scope
 }
 
 // runStateLeaves are the tasks whose states decide a run's end (2.10.3

@@ -122,6 +122,8 @@ type pythonDialect struct {
 	dateImport string
 	// dateCall writes an aware UTC date.
 	dateCall func(time.Time) string
+	// paramImport imports Param; "": the release has none (1.10.15).
+	paramImport string
 }
 
 var (
@@ -135,6 +137,7 @@ var (
 		scheduleArg: "schedule",
 		dateImport:  "import pendulum",
 		dateCall:    pyPendulum,
+		paramImport: "from airflow.sdk import Param",
 	}
 	// Airflow 2.10.3's modules (airflow/operators/*.py, the papermill provider, @task).
 	python2 = pythonDialect{
@@ -153,6 +156,7 @@ var (
 		scheduleArg: "schedule",
 		dateImport:  "import pendulum",
 		dateCall:    pyPendulum,
+		paramImport: "from airflow.models.param import Param",
 	}
 	// Airflow 1.10.15's modules (airflow/operators/*_operator.py), its
 	// schedule_interval, and timezone.datetime (pendulum 1 has no
@@ -181,6 +185,10 @@ func renderPython(d *DAG, py pythonDialect) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\"\"\"DAG %s, rendered by airlite from %s.\"\"\"\n\n", d.DagID, d.FilePath)
 	b.WriteString("import datetime\n\n" + py.dateImport + "\n\n" + py.dagImport + "\n")
+	withParams := len(d.ParamDocs) > 0 && py.paramImport != ""
+	if withParams {
+		b.WriteString(py.paramImport + "\n")
+	}
 	defaultArgs, relative := pyDefaultArgs(d.DefaultArgs)
 	if relative {
 		b.WriteString("from airflow.utils.dates import days_ago\n")
@@ -230,7 +238,9 @@ func renderPython(d *DAG, py pythonDialect) string {
 	if len(d.Tags) > 0 {
 		fmt.Fprintf(&b, "    tags=%s,\n", pyRepr(d.Tags))
 	}
-	if len(d.Params) > 0 {
+	if withParams {
+		fmt.Fprintf(&b, "    params=%s,\n", pyParamsRepr(d))
+	} else if len(d.Params) > 0 {
 		fmt.Fprintf(&b, "    params=%s,\n", pyRepr(d.Params))
 	}
 	if len(defaultArgs) > 0 {
@@ -279,6 +289,67 @@ func containsString(list []string, s string) bool {
 }
 
 // pyIdent turns a task id into a Python variable name.
+// pyParamsRepr writes a DAG's params as its file would, each Param as
+// the call that makes it: Param(default, description=..., keyword=...),
+// the schema as keyword arguments in its order (schema={...} when a key
+// cannot be one).
+func pyParamsRepr(d *DAG) string {
+	items := make([]string, 0, len(d.paramNames))
+	for _, name := range d.paramNames {
+		doc, ok := d.ParamDocs[name]
+		if !ok {
+			items = append(items, pyQuote(name)+": "+pyRepr(d.Params[name]))
+			continue
+		}
+		var args []string
+		if !doc.NoDefault {
+			args = append(args, pyRepr(d.Params[name]))
+		}
+		if doc.Description != nil {
+			args = append(args, "description="+pyRepr(doc.Description))
+		}
+		var schema pyDict
+		if v, err := decodePyJSON(doc.rawSchema); err == nil {
+			schema, _ = v.(pyDict)
+		}
+		kwargs := make([]string, 0, len(schema))
+		for _, f := range schema {
+			if !pyKeyword(f.key) {
+				kwargs = []string{"schema=" + pyRepr(pyPlainMap(schema))}
+				break
+			}
+			kwargs = append(kwargs, f.key+"="+pyRepr(pyPlainMap(f.val)))
+		}
+		items = append(items, pyQuote(name)+": Param("+strings.Join(append(args, kwargs...), ", ")+")")
+	}
+	return "{" + strings.Join(items, ", ") + "}"
+}
+
+// pyKeyword says whether a schema key can be a keyword argument of
+// Param: an identifier that is not one of its own parameters.
+func pyKeyword(key string) bool {
+	if key == "" || key == "default" || key == "description" || key == "schema" || key == "source" ||
+		pyKeywords[key] || (key[0] >= '0' && key[0] <= '9') {
+		return false
+	}
+	for _, r := range key {
+		if r != '_' && !(r >= 'a' && r <= 'z') && !(r >= 'A' && r <= 'Z') && !(r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// pyKeywords are Python's keywords, which no argument may be named
+// (JSON Schema has not, if, else).
+var pyKeywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true,
+	"await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true,
+	"else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true,
+	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true,
+	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
+}
+
 func pyIdent(id string) string {
 	s := strings.NewReplacer("-", "_", ".", "_").Replace(id)
 	if s != "" && s[0] >= '0' && s[0] <= '9' {

@@ -413,6 +413,10 @@ func decodeValue(key string, value *yaml.Node, field reflect.Value, kind valueKi
 	if err == nil {
 		return nil
 	}
+	var pe *paramError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("line %d: %s: %s", pe.line, key, pe.msg)
+	}
 	var want *wantError
 	if errors.As(err, &want) {
 		return fmt.Errorf("line %d: %s must be %s, not %s", resolveAlias(value).Line, key, want.want, want.got)

@@ -15,6 +15,8 @@ package main
 import (
 	"fmt"
 	"time"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // dagOrigin is what a DAG's front end read, enough for the builder to
@@ -42,6 +44,10 @@ type keptDefinition struct {
 	SourceCode      string
 	ParsedAt        time.Time
 	ParseDuration   float64
+	// raw, when set, is the definition's JSON (a snapDefinition) as the
+	// definitions file holds it, not decoded yet, and the fields above
+	// are empty: decoded says what it holds.
+	raw []byte
 }
 
 // keepDefinition is what a snapshot keeps of d; nil when d has no origin.
@@ -58,8 +64,11 @@ func keepDefinition(d *DAG) *keptDefinition {
 // row's), and a Python DAG's callables run from folder with python, as
 // buildPyOutcome sets them.
 func (k *keptDefinition) build(r *editionRules, fileloc, folder, python string) (*DAG, error) {
+	k, err := k.decoded()
+	if err != nil {
+		return nil, fmt.Errorf("read the kept definition of %s: %w", fileloc, err)
+	}
 	var dag *DAG
-	var err error
 	if k.Python {
 		var d pySerializedDAG
 		if err = strictUnmarshal([]byte(k.Data), &d); err == nil {
@@ -78,4 +87,25 @@ func (k *keptDefinition) build(r *editionRules, fileloc, folder, python string) 
 	dag.RelativeFileloc, dag.SourceCode = k.RelativeFileloc, k.SourceCode
 	dag.ParsedAt, dag.ParseDuration = k.ParsedAt, k.ParseDuration
 	return dag, nil
+}
+
+// decoded is k with its fields read from its raw JSON; k itself when it
+// has none. A kept definition is shared by the rows that hold it, so k
+// is left as it is.
+func (k *keptDefinition) decoded() (*keptDefinition, error) {
+	if k.raw == nil {
+		return k, nil
+	}
+	var def snapDefinition
+	if err := gojson.Unmarshal(k.raw, &def); err != nil {
+		return nil, err
+	}
+	d, err := def.kept()
+	if err == nil {
+		err = d.check()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -101,7 +102,7 @@ func TestKeptDefinition_BuildsTheSameDAG(t *testing.T) {
 					dag.ParsedAt, dag.ParseDuration, dag.SourceCode, dag.RelativeFileloc, dag.FilePath,
 					orig.ParsedAt, orig.ParseDuration, orig.SourceCode, orig.RelativeFileloc, orig.FilePath)
 			}
-			if again := keepDefinition(dag); again == nil || *again != *kept {
+			if again := keepDefinition(dag); again == nil || !reflect.DeepEqual(again, kept) {
 				t.Errorf("kept again %+v, want %+v", again, kept)
 			}
 			if tc.python {

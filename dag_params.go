@@ -147,6 +147,41 @@ func (pc *paramCheck) validate(conf json.RawMessage, airflow3 bool) string {
 	return ""
 }
 
+// dump is what Airflow 3's SerializedParam.dump takes from the param
+// name beyond its description: its schema in the file's key order (nil:
+// none) and whether its default resolves (SerializedParam.resolve: a
+// value, valid against the schema); ok is false when pc does not hold
+// the param (nil pc: no param has a schema or lacks a default).
+func (pc *paramCheck) dump(name string) (schema any, resolves, ok bool) {
+	if pc == nil {
+		return nil, false, false
+	}
+	i, ok := pc.byName[name]
+	if !ok {
+		return nil, false, false
+	}
+	p := &pc.params[i]
+	return p.schema, !p.noValue && p.check(p.value) == "", true
+}
+
+// resolveDefaults is ParamsDict.validate() of the params as the file
+// gave them (no conf): the first param, in the DAG's order, that does not
+// resolve, and the error's text; "" when all do. Its words are the
+// authoring side's (2.10.3 models/param.py:125-128, 261-270; the Task
+// SDK's definitions/param.py, the same text in 3.2).
+func (pc *paramCheck) resolveDefaults() (name, msg string) {
+	for i := range pc.params {
+		p := &pc.params[i]
+		if p.noValue {
+			return p.name, "Invalid input for param " + p.name + ": No value passed and Param has no default value"
+		}
+		if m := p.check(p.value); m != "" {
+			return p.name, "Invalid input for param " + p.name + ": " + m
+		}
+	}
+	return "", ""
+}
+
 // check is str() of the ValidationError jsonschema.validate raises for
 // v, "" when v is valid.
 func (p *paramRule) check(v any) string {

@@ -100,7 +100,7 @@ type pySerializedDAG struct {
 	Timetable                   *pyTimetable                     `json:"timetable"`
 	TimetableSummary            *string                          `json:"timetable_summary"`
 	TimetableDescription        *string                          `json:"timetable_description"`
-	Timezone                    string                           `json:"timezone"`
+	Timezone                    json.RawMessage                  `json:"timezone"` // a name, or seconds east of UTC
 	StartDate                   *float64                         `json:"start_date"`
 	EndDate                     *float64                         `json:"end_date"`
 	Catchup                     bool                             `json:"catchup"`

@@ -43,6 +43,11 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 		Tags:                 d.Tags,
 		DisplayName:          deref(d.DagDisplayName),
 	}
+	zone, err := parseDagZone(d.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	s.Timezone = zone
 	if len(d.DatasetExpression) > 0 && !bytes.Equal(d.DatasetExpression, []byte("null")) {
 		s.AssetExpression = d.DatasetExpression
 	}
@@ -52,7 +57,6 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 	if err := pySchedule(d, s); err != nil {
 		return nil, err
 	}
-	var err error
 	if s.Params, s.ParamDocs, err = pyParams(d.Params); err != nil {
 		return nil, err
 	}
@@ -456,6 +460,10 @@ func buildPythonDAG(d *pySerializedDAG, r *editionRules) (*DAG, error) {
 			}
 		}
 	}
+	var refused *scheduleParamsError
+	if errors.As(err, &refused) {
+		return nil, err // addPythonDAGs words it as DagBag does
+	}
 	return nil, errors.New(strings.ReplaceAll(err.Error(), "line 0: ", ""))
 }
 
@@ -618,6 +626,15 @@ func addPythonDAGs(set *DAGSet, files []string, outcomes map[string]*pyOutcome, 
 		for _, b := range res.dags {
 			if other, dup := known[b.id]; dup {
 				problem = fmt.Sprintf("AirflowDagDuplicatedIdException: Ignoring DAG %s from %s - also found in %s", b.id, b.fileloc, other)
+				break
+			}
+			var refused *scheduleParamsError
+			if errors.As(b.err, &refused) {
+				// DagBag's record of the exception (2.10.3 dagbag.py:485):
+				// the reader refuses a param without a default itself, with
+				// the traceback; a default its schema refuses is found here.
+				problem = refused.kind + ": " + refused.text
+				log.Warn().Str("file", file).Str("dag_id", b.id).Str("cause", refused.cause).Msg("a scheduled DAG's params do not resolve")
 				break
 			}
 			if b.err != nil {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -278,6 +280,33 @@ func restartOver(t *testing.T, e edition, folder, snapshot string) *testServer {
 	return &testServer{Server: ts, srv: srv, store: store, dags: set, edition: e}
 }
 
+// keptDagIDs are the DAGs whose definitions the snapshot at path keeps in
+// its definitions file, sorted and joined by commas.
+func keptDagIDs(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header snapshotHeader
+	if err := json.Unmarshal(data[:bytes.IndexByte(data, '\n')], &header); err != nil {
+		t.Fatal(err)
+	}
+	if header.Definitions == "" {
+		return ""
+	}
+	defs, err := readDefinitions(path, header.Definitions)
+	if err != nil {
+		t.Fatalf("read the definitions of %s: %v", path, err)
+	}
+	ids := make([]string, 0, len(defs))
+	for id := range defs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ",")
+}
+
 // staleV3PyDAG is an Airflow 3 Python DAG file of one BashOperator and one
 // @task callable.
 const staleV3PyDAG = `import pendulum
@@ -345,10 +374,14 @@ func TestDAGReload_StaleDefinitionSurvivesRestart(t *testing.T) {
 			if _, err := writeSnapshot(s.ts.store, first, testNow); err != nil {
 				t.Fatal(err)
 			}
-			// Only the stale DAG's definition is written: alpha's file gives
-			// it at the start.
-			if data, err := os.ReadFile(first); err != nil || bytes.Count(data, []byte(`"definition":`)) != 1 {
-				t.Errorf("the snapshot holds %d definitions (%v), want the stale DAG's one", bytes.Count(data, []byte(`"definition":`)), err)
+			// Both DAGs' definitions are kept, alpha's too, since its file
+			// may go before the next start; in the definitions file, not
+			// in the snapshot's rows.
+			if got := keptDagIDs(t, first); got != "alpha,"+id {
+				t.Errorf("the definitions file holds %s, want alpha,%s", got, id)
+			}
+			if data, err := os.ReadFile(first); err != nil || bytes.Contains(data, []byte(`"definition":`)) {
+				t.Errorf("the snapshot's rows hold a definition (%v)", err)
 			}
 			restarted := restartOver(t, edition3, s.folder.dir, first)
 			second := filepath.Join(dir, "second.json")
@@ -478,5 +511,197 @@ func TestDAGReload_StaleDAGScheduledTaskIsQueued(t *testing.T) {
 				t.Errorf("second = %+v, %v; want no state", second, err)
 			}
 		})
+	}
+}
+
+// A DAG whose file went while airlite was stopped is stale at the next
+// start, with its definition, as Airflow 3.2's DAG processor makes it:
+// its first bundle refresh marks every DagModel row whose relative
+// fileloc the bundle no longer lists stale (c57fba0e
+// dag_processing/manager.py:693,713-753 deactivate_deleted_dags,
+// models/dag.py:588-622 DagModel.deactivate_deleted_dags), and the
+// serialized DAG stays. Every route answers as before the stop apart
+// from is_stale, exactly as for a DAG whose file went while airlite ran;
+// through a second restart too.
+func TestDAGReload_FileGoneWhileStoppedIsStale(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": taggedDAG("beta", "kept_tag", "null")}
+	gone := map[string]string{"beta.yaml": "beta"}
+	if _, err := exec.LookPath("python3"); err == nil {
+		files["gamma.py"], gone["gamma.py"] = staleV3PyDAG, "gamma"
+	} else {
+		t.Logf("no python3 on PATH (%v): the YAML DAG only", err)
+	}
+	s := newReloadSetup(t, edition3, files)
+	var paths []string
+	for _, id := range gone {
+		s.ts.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"dag_run_id": "before", "logical_date": null}`, http.StatusOK)
+		for _, p := range []string{"", "/details", "/tasks", "/tasks/first", "/dagVersions", "/dagRuns", "/dagRuns/before",
+			"/dagRuns/before/taskInstances", "/dagRuns/before/taskInstances/first"} {
+			paths = append(paths, "/dags/"+id+p)
+		}
+		paths = append(paths, "/dagSources/"+id)
+	}
+	paths = append(paths, "/dagTags")
+	// The DAG lists, by dag_id and is_stale: alpha's parse is timed
+	// again at each start.
+	lists := []string{"/dags", "/dags?exclude_stale=false"}
+	// file_token is signed with the secret key each start draws.
+	token := regexp.MustCompile(`"file_token":"[^"]*"`)
+	answers := func(ts *testServer) map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		for _, p := range paths {
+			out[p] = token.ReplaceAllString(ts.v2(t, http.MethodGet, p, "", http.StatusOK).body, `"file_token":"…"`)
+		}
+		for _, p := range lists {
+			out[p] = fmt.Sprint(staleByDagID(t, ts.v2(t, http.MethodGet, p, "", http.StatusOK).body))
+		}
+		return out
+	}
+	running := answers(s.ts)
+	listed := map[string]bool{"alpha": false}
+	for _, id := range gone {
+		listed[id] = true
+	}
+	wantLists := map[string]string{"/dags": fmt.Sprint(map[string]bool{"alpha": false}), "/dags?exclude_stale=false": fmt.Sprint(listed)}
+
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.json")
+	if _, err := writeSnapshot(s.ts.store, first, testNow); err != nil {
+		t.Fatal(err)
+	}
+	for file := range gone {
+		s.folder.remove(t, file)
+	}
+	restarted := restartOver(t, edition3, s.folder.dir, first)
+	second := filepath.Join(dir, "second.json")
+	if _, err := writeSnapshot(restarted.store, second, testNow); err != nil {
+		t.Fatal(err)
+	}
+	again := restartOver(t, edition3, s.folder.dir, second)
+
+	// The same files gone while it ran.
+	s.pass(t, time.Second, true)
+	stale := answers(s.ts)
+	for _, path := range paths {
+		was := running[path]
+		if strings.Contains(was, `"is_stale":true`) {
+			t.Errorf("%s answered is_stale true before the files went: %s", path, was)
+		}
+		if want := strings.ReplaceAll(was, `"is_stale":false`, `"is_stale":true`); stale[path] != want {
+			t.Errorf("gone while running: %s =\n%s\nwant, as before but stale,\n%s", path, stale[path], want)
+		}
+	}
+	for path, want := range wantLists {
+		if stale[path] != want {
+			t.Errorf("gone while running: %s lists %s, want %s", path, stale[path], want)
+		}
+	}
+	for name, ts := range map[string]*testServer{"restarted": restarted, "restarted twice": again} {
+		got := answers(ts)
+		for _, path := range append(paths, lists...) {
+			if got[path] != stale[path] {
+				t.Errorf("%s: %s =\n%s\nwant, as for files gone while running,\n%s", name, path, got[path], stale[path])
+			}
+		}
+		for _, id := range gone {
+			ts.v2(t, http.MethodPost, "/dags/"+id+"/dagRuns", `{"logical_date": null}`, http.StatusNotFound)
+		}
+	}
+}
+
+// At a start, a DAG whose definition the snapshot kept and that the
+// folder no longer gives is stale with it, whatever took it: its file
+// gone (deactivate_deleted_dags at the first bundle refresh), failing
+// (c57fba0e dag_processing/collection.py _update_import_errors sets
+// is_stale), or defining it no more (manager.py:368-409
+// deactivate_stale_dags, once its last parse, from before the stop, is
+// stale_dag_threshold older than the file's). Edition 2 keeps no
+// definition: 404, as Airflow 2.10.3 deletes the serialized DAG.
+func TestDAGReload_NotGivenAtStartIsStale(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		change func(f *reloadFolder, t *testing.T)
+		// importError: the file is listed as failing.
+		importError bool
+	}{
+		{"file gone", func(f *reloadFolder, t *testing.T) { f.remove(t, "beta.yaml") }, false},
+		{"file fails", func(f *reloadFolder, t *testing.T) { f.write(t, "beta.yaml", "dag_id: beta\ntasks: [") }, true},
+		{"file defines another DAG", func(f *reloadFolder, t *testing.T) { f.write(t, "beta.yaml", reloadDAG("delta")) }, false},
+	}
+	for _, tc := range cases {
+		for _, e := range []edition{edition3, edition2} {
+			t.Run(tc.name+"/edition "+string(e), func(t *testing.T) {
+				t.Parallel()
+				s := newReloadSetup(t, e, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta", "second")})
+				path := filepath.Join(t.TempDir(), "snapshot.json")
+				if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+					t.Fatal(err)
+				}
+				tc.change(s.folder, t)
+				restarted := restartOver(t, e, s.folder.dir, path)
+				row, err := restarted.store.DagByID("beta")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e == edition3 {
+					if !row.Stale || row.Def == nil || len(row.Def.Tasks) != 2 {
+						t.Errorf("beta: stale %v, definition %v; want stale with its two tasks", row.Stale, row.Def != nil)
+					}
+					if v := v2JSON(t, restarted.v2(t, http.MethodGet, "/dags/beta", "", http.StatusOK)); v["is_stale"] != true {
+						t.Errorf("GET /dags/beta: is_stale = %v, want true", v["is_stale"])
+					}
+					restarted.v2(t, http.MethodGet, "/dags/beta/tasks/second", "", http.StatusOK)
+					v := v2JSON(t, restarted.v2(t, http.MethodGet, "/importErrors", "", http.StatusOK))
+					if got := v["total_entries"] == float64(1); got != tc.importError {
+						t.Errorf("import errors: %v, want one: %v", v, tc.importError)
+					}
+					return
+				}
+				if row.Stale || row.Def != nil {
+					t.Errorf("edition 2: beta stale %v, definition %v; want neither", row.Stale, row.Def != nil)
+				}
+			})
+		}
+	}
+}
+
+// Edition 2: a DAG whose file went while airlite was stopped answers as
+// one whose file went while it ran, as Airflow 2.10.3's DAG processor
+// treats both alike at its first folder refresh (manager.py:815-868
+// _refresh_dag_dir): SerializedDagModel.remove_deleted_dags and
+// DagCode.remove_deleted_code drop its definition and code, and
+// DagModel.deactivate_deleted_dags sets is_active false. /api/v1 serves
+// its DagModel row and runs; details, tasks and code are 404.
+func TestDAGReload_Edition2FileGoneWhileStopped(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition2, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+	if res := s.ts.v1(t, http.MethodPost, "/dags/beta/dagRuns", `{"dag_run_id": "before"}`); res.status != http.StatusOK {
+		t.Fatalf("trigger: %d %s", res.status, res.body)
+	}
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	s.folder.remove(t, "beta.yaml")
+	restarted := restartOver(t, edition2, s.folder.dir, path)
+	s.pass(t, time.Second, true)
+
+	token := regexp.MustCompile(`"file_token": "[^"]*"`)
+	want := map[string]int{"/dags/beta": 200, "/dags/beta/details": 404, "/dags/beta/tasks": 404, "/dags/beta/dagRuns": 200,
+		"/dags/beta/dagRuns/before/taskInstances": 200, "/dags?only_active=false": 200}
+	for p, status := range want {
+		ran, stopped := s.ts.v1(t, http.MethodGet, p, ""), restarted.v1(t, http.MethodGet, p, "")
+		if ran.status != status || stopped.status != status {
+			t.Errorf("%s: %d gone while running, %d gone while stopped; want %d", p, ran.status, stopped.status, status)
+		}
+		if a, b := token.ReplaceAllString(ran.body, ""), token.ReplaceAllString(stopped.body, ""); a != b {
+			t.Errorf("%s gone while stopped =\n%s\nwant, as gone while running,\n%s", p, b, a)
+		}
+	}
+	if v := v2JSON(t, restarted.v1(t, http.MethodGet, "/dags/beta", "")); v["is_active"] != false {
+		t.Errorf("is_active = %v, want false", v["is_active"])
 	}
 }

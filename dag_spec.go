@@ -58,7 +58,8 @@ type dagSpec struct {
 
 	StartDate            *time.Time // days_ago(n) already resolved by the front end
 	EndDate              *time.Time
-	Catchup              *bool // nil: [scheduler] catchup_by_default
+	Timezone             *DagTimezone // the start_date's zone (nil: UTC); a Python file's only
+	Catchup              *bool        // nil: [scheduler] catchup_by_default
 	IsPausedUponCreation bool
 
 	MaxActiveRuns     *int // nil: Airflow's default
@@ -100,7 +101,11 @@ type dagSpec struct {
 	DisplayName     string
 	// ParamDocs are each param's description and schema, by name, when the
 	// front end has them (Python's Param); Params holds the values.
-	ParamDocs map[string]ParamDoc
+	// ParamOrder is the params' names in the order written, when the
+	// front end keeps it apart from ParamDocs' (YAML); nil: ParamDocs'
+	// order, then by name.
+	ParamDocs  map[string]ParamDoc
+	ParamOrder []string
 	// TaskGroup is the DAG's root task group, when the front end keeps
 	// groups (Python); nil: groups are named by task id prefixes.
 	TaskGroup *TaskGroup
@@ -154,6 +159,7 @@ type taskSpec struct {
 	UIColor            string
 	UIFgcolor          string
 	ParamDocs          map[string]ParamDoc
+	ParamOrder         []string    // as dagSpec's
 	DisplayName        string      // task_display_name; "": the task id
 	ExtraLinks         []extraLink // the class's operator_extra_links (Python)
 

@@ -30,7 +30,7 @@ type yamlDAG struct {
 	Concurrency          *int           `yaml:"concurrency"` // Airflow 1.10's name for max_active_tasks
 	DagrunTimeout        *durationValue `yaml:"dagrun_timeout"`
 	Tags                 []string       `yaml:"tags"`
-	Params               map[string]any `yaml:"params"`
+	Params               yamlParams     `yaml:"params"`
 	DocMD                string         `yaml:"doc_md"`
 	DefaultArgs          yaml.Node      `yaml:"default_args"`
 	Tasks                yaml.Node      `yaml:"tasks"`
@@ -63,7 +63,7 @@ type yamlTask struct {
 	DependsOnPast           bool              `yaml:"depends_on_past"`
 	StartDate               *dateValue        `yaml:"start_date"`
 	EndDate                 *dateValue        `yaml:"end_date"`
-	Params                  map[string]any    `yaml:"params"`
+	Params                  yamlParams        `yaml:"params"`
 	Subdag                  string            `yaml:"subdag"`
 	Simulate                *yamlSimulate     `yaml:"simulate"`
 	DoXComPush              *bool             `yaml:"do_xcom_push"`
@@ -95,7 +95,7 @@ func (s yamlTask) clone() yamlTask {
 		s.Simulate = &sim
 	}
 	s.Env = copyMap(s.Env)
-	s.Params = copyMap(s.Params)
+	s.Params = s.Params.clone()
 	return s
 }
 
@@ -209,7 +209,9 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		ConcurrencyPos:       keyPos(root, "concurrency"),
 		DagrunTimeout:        f.DagrunTimeout.duration(),
 		Tags:                 f.Tags,
-		Params:               f.Params,
+		Params:               f.Params.values,
+		ParamDocs:            f.Params.docs,
+		ParamOrder:           f.Params.order,
 		TasksPos:             keyPos(root, "tasks"),
 	}
 	s.ReadErr = s.readYAMLTasks(&f, now)
@@ -309,6 +311,16 @@ func (s *dagSpec) readYAMLTasks(f *yamlDAG, now time.Time) error {
 			return fmt.Errorf("line %d: default_args: %w", f.DefaultArgs.Line, err)
 		}
 		s.DefaultArgsStartDate = defaults.StartDate.at(now)
+		if _, ok := s.DefaultArgs["params"]; ok {
+			// default_args' params are the DAG's, over its own, and leave
+			// default_args (2.10.3 models/dag.py:576-584; 1.10.15
+			// models/dag.py:253-256; task-sdk definitions/dag.py
+			// _convert_params:168-184 of c57fba0e). Each task still gets
+			// them, as a task gets the DAG's.
+			f.Params.over(defaults.Params)
+			s.Params, s.ParamDocs, s.ParamOrder = f.Params.values, f.Params.docs, f.Params.order
+			delete(s.DefaultArgs, "params")
+		}
 		for _, key := range []string{"task_id", "upstream", "downstream"} {
 			if line := keyPos(&f.DefaultArgs, key).Line; line != 0 {
 				return fmt.Errorf("line %d: default_args cannot set %s: it belongs to each task", line, key)
@@ -378,7 +390,9 @@ func (t *yamlTask) spec(node, defaults *yaml.Node, now time.Time) taskSpec {
 		DependsOnPast:           t.DependsOnPast,
 		StartDate:               t.StartDate.at(now),
 		EndDate:                 t.EndDate.at(now),
-		Params:                  t.Params,
+		Params:                  t.Params.values,
+		ParamDocs:               t.Params.docs,
+		ParamOrder:              t.Params.order,
 		Subdag:                  t.Subdag,
 		SubdagPos:               taskPos(node, defaults, "subdag"),
 		SimulatePos:             taskPos(node, defaults, "simulate"),

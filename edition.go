@@ -184,6 +184,11 @@ type runRules struct {
 	// logical date, runAfter the run_after the caller asked for.
 	runID func(runType string, logical *time.Time, runAfter time.Time) string
 
+	// triggerRunID is the id of a run the APIs trigger without one: the
+	// timetable's (Timetable.generate_run_id), which Airflow 3 names from
+	// run_after alone, where Airflow 2 names it from the logical date.
+	triggerRunID func(runType string, logical *time.Time, runAfter time.Time) string
+
 	// nullLogicalDate: a run may have no logical date (Airflow 3's
 	// trigger with logical_date null): it never collides with another's,
 	// has no data interval, and runs at its run_after.
@@ -295,6 +300,16 @@ type schedulingRules struct {
 	// given its data interval (scheduler_timetable.go).
 	scheduledRuns scheduledRunRule
 
+	// lastRun is which runs the schedule plans its next run after: the
+	// latest of the DAG's scheduled and backfill runs, its last automated
+	// run, in Airflow 2.10.3 (models/dag.py:3523-3556 _get_latest_runs_stmt,
+	// read at each parse, :3310-3318) and 3.2.1 (dag_processing/
+	// collection.py:105-134, :617-619 of c57fba0e); the latest scheduled
+	// run in 1.10.15, whose query takes non-external runs and those named
+	// scheduled__ (jobs/scheduler_job.py:660-669), which in airlite, that
+	// has no backfill job there, are the scheduled runs.
+	lastRun lastRunKind
+
 	// tryAtSchedule: a task instance's try_number counts up when the
 	// scheduler schedules it (Airflow 3's DagRun.schedule_tis), so that a
 	// scheduled or queued one already shows the try it is about to run;
@@ -307,6 +322,12 @@ type schedulingRules struct {
 	// 2425-2428, 3.2.1 alike); 1.10.15's writes the two dates alone
 	// (taskinstance.py:537-541).
 	setStateDuration bool
+
+	// teardownScope: a teardown whose trigger rule is met still waits
+	// until every task between its setups and it has finished (3.2.0's
+	// trigger_rule_dep.py _evaluate_teardown_scope, apache/airflow#64181);
+	// 2.10.3 looks at its direct upstream tasks alone.
+	teardownScope bool
 }
 
 // dagFileRules are how the release reads DAG files: its example DAGs,
@@ -324,9 +345,26 @@ type dagFileRules struct {
 	// writes a definition that has no .py beside it.
 	python pythonDialect
 
+	// paramSchemas: a definition file may write a Param (!Param), as
+	// Airflow has them from 2.2 (models/param.py); 1.10.15 has none.
+	paramSchemas bool
+	// scheduleParams is the exception that refuses a DAG that can be
+	// scheduled while a param of it does not resolve, as DagBag records
+	// it ("{type}: {message}", 2.10.3 dagbag.py:485): its class and
+	// message (2.10.3 models/dag.py:3724-3727; task-sdk
+	// definitions/dag.py:597-600 of c57fba0e). nil: no such check.
+	scheduleParams func(dagID string) (kind, text string)
+
 	// cronDays is how the release's croniter combines a cron expression's
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
+
+	// cronInZone: a cron schedule ticks in the DAG's time zone, as the
+	// release's CronMixin steps it (scheduler_cronzone.go; 2.10.3
+	// timetables/_cron.py:106-148, c57fba0e timetables/_cron.py:149-193).
+	// The 1.10 editions keep UTC, where 1.10.15's following_schedule works
+	// in the zone by rules of its own (models/dag.py is_fixed_time_schedule).
+	cronInZone bool
 
 	// catchupByDefault is a DAG's catchup when its file names none
 	// ([scheduler] catchup_by_default: True before Airflow 3, False since
@@ -492,6 +530,7 @@ var (
 			newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 				taskEndDate: true, backfillPrefix: "backfill__"},
 			runID:           runIDFromDate,
+			triggerRunID:    runIDFromDate,
 			nullLogicalDate: false,
 			// Airflow 2.10.3 airflow/utils/types.py:75-81
 			runTypes:             []string{"backfill", "scheduled", "manual", "dataset_triggered"},
@@ -516,6 +555,7 @@ var (
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 			bashPushesReturnValue:   true,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
+			lastRun:                 lastAutomated,
 			tryAtSchedule:           false,
 			setStateDuration:        true,
 		},
@@ -527,6 +567,7 @@ var (
 			// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
 			// beside a `*` (src/croniter/croniter.py:1000-1008).
 			cronDays:                cronDayRule{fullFieldIsStar: false},
+			cronInZone:              true,
 			pythonSurface:           "2",
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
@@ -535,6 +576,11 @@ var (
 			staleKeepsDefinition: false,
 			// 2.10.3 airflow/timetables/simple.py DatasetTriggeredTimetable
 			assetTimetable: Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
+			paramSchemas:   true,
+			scheduleParams: func(string) (string, string) {
+				return "AirflowException", "DAG is not allowed to define a Schedule, " +
+					"if there are any required params without default values or default values are not valid."
+			},
 		},
 
 		templateRules: templateRules{
@@ -591,6 +637,7 @@ var (
 			newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
 				taskEndDate: false, backfillPrefix: "backfill_"},
 			runID:                runIDFromDate,
+			triggerRunID:         runIDFromDate,
 			nullLogicalDate:      false,
 			runTypes:             nil,
 			triggerRunType:       "",
@@ -614,6 +661,7 @@ var (
 			orphans:                 orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			bashPushesReturnValue:   false,
 			scheduledRuns:           scheduledRunRule{triggerTimetable: false},
+			lastRun:                 lastScheduled,
 			tryAtSchedule:           false,
 			setStateDuration:        false,
 		},
@@ -625,6 +673,7 @@ var (
 			// croniter 0.3.36 (constraints-1.10.15): a full day field is always
 			// `*` (src/croniter/croniter.py:618-619).
 			cronDays:                cronDayRule{fullFieldIsStar: true},
+			cronInZone:              false,
 			pythonSurface:           "1.10",
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: true,
@@ -693,8 +742,13 @@ var (
 		// api_fastapi/core_api/datamodels/dag_run.py).
 		r.newRun.tiIDs = true
 		r.runID = runID3
+		r.triggerRunID = timetableRunID3
 		r.nullLogicalDate = true
 		r.paramsMerged = true
+		r.scheduleParams = func(dagID string) (string, string) {
+			return "ValueError", "Dag " + pyQuote(dagID) + " is not allowed to define a Schedule, " +
+				"as there are required params without default values, or the default values are not valid."
+		}
 		r.assetsFollowFile = true
 		// airflow-core/src/airflow/ti_deps/deps/runnable_exec_date_dep.py,
 		// exec_date_after_start_date_dep.py: NAME = "Logical Date".
@@ -708,6 +762,7 @@ var (
 		// DagRun.schedule_tis counts the try when it schedules it.
 		r.tryAtSchedule = true
 		r.scheduledRuns = scheduledRunRule{triggerTimetable: true}
+		r.teardownScope = true
 
 		// task-sdk/src/airflow/sdk/execution_time/task_runner.py
 		// RuntimeTaskInstance.get_template_context.
@@ -854,6 +909,15 @@ func runID3(runType string, logical *time.Time, runAfter time.Time) string {
 		b = append(b, letters[rand.IntN(len(letters))])
 	}
 	return string(b)
+}
+
+// timetableRunID3 is Airflow 3's Timetable.generate_run_id for the
+// timetables airlite runs: the run type and run_after, with no random
+// part even without a logical date (timetables/base.py:325-339 of the
+// 3.2.0-era main c57fba0e; the trigger route calls it since
+// apache/airflow#56373).
+func timetableRunID3(runType string, _ *time.Time, runAfter time.Time) string {
+	return runType + "__" + isoFormat(runAfter)
 }
 
 // noStoredInterval stores no data interval with a triggered run: Airflow

@@ -165,6 +165,8 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":              r.taskStates,
 			"nullLogicalDate":         r.nullLogicalDate,
 			"paramsMerged":            r.paramsMerged,
+			"paramSchemas":            r.paramSchemas,
+			"scheduleParams":          scheduleParamsOf(r),
 			"assetsFollowFile":        r.assetsFollowFile,
 			"werkzeugReasons":         r.werkzeugReasons,
 			"depLogicalDate":          r.depLogicalDate,
@@ -172,10 +174,14 @@ func TestEditionRules_Table(t *testing.T) {
 			"triggerRunType":          r.triggerRunType,
 			"tryAtSchedule":           r.tryAtSchedule,
 			"setStateDuration":        r.setStateDuration,
+			"teardownScope":           r.teardownScope,
 			"scheduledRuns":           r.scheduledRuns,
+			"lastRun":                 r.lastRun,
+			"cronInZone":              r.cronInZone,
 			// With a logical date, then without one (the random part masked).
 			"runID": []string{r.runID("manual", &date, queued),
 				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
+			"triggerRunID": []string{r.triggerRunID("manual", &date, queued), r.triggerRunID("manual", nil, queued)},
 			// A daily DAG's and an hourly duration's interval at date.
 			"manualInterval": []string{intervalText(r.manualInterval(pastDAG, date)), intervalText(r.manualInterval(hourlyDAG, date))},
 			// A pull of two task ids, one with an entry: the shape of the
@@ -292,6 +298,9 @@ func TestEditionRules_Table(t *testing.T) {
 			"up_for_retry", "up_for_reschedule", "upstream_failed", "skipped", "deferred", "shutdown"},
 		"nullLogicalDate": false,
 		"paramsMerged":    false,
+		// 2.10.3 models/param.py; models/dag.py:3724-3727 as dagbag.py:485 records it.
+		"paramSchemas":   true,
+		"scheduleParams": []string{"AirflowException", "DAG is not allowed to define a Schedule, if there are any required params without default values or default values are not valid."},
 		// Airflow 2.10.3 airflow/models/dag.py bulk_write_to_db: datasets
 		// are created when missing, never updated.
 		"assetsFollowFile": false,
@@ -303,9 +312,15 @@ func TestEditionRules_Table(t *testing.T) {
 		"triggerRunType":   "",
 		"tryAtSchedule":    false,
 		"setStateDuration": true,
+		"teardownScope":    false,
 		"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+		// 2.10.3 airflow/models/dag.py:3523-3556 _get_latest_runs_stmt
+		"lastRun": lastAutomated,
+		// 2.10.3 airflow/timetables/_cron.py:106-148 in the DAG's zone
+		"cronInZone": true,
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
 		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+		"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		"manualInterval": []string{"none", "none"},
 		// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
 		"xcomPull": "['x'] <nil> byDate=false",
@@ -399,16 +414,25 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
 			"paramsMerged":          false,
-			"assetsFollowFile":      false,
-			"werkzeugReasons":       true,
-			"depLogicalDate":        false,
-			"runTypes":              []string(nil),
-			"triggerRunType":        "",
-			"tryAtSchedule":         false,
-			"setStateDuration":      false,
-			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// Airflow 1.10.15 has no Param.
+			"paramSchemas":     false,
+			"scheduleParams":   []string(nil),
+			"assetsFollowFile": false,
+			"werkzeugReasons":  true,
+			"depLogicalDate":   false,
+			"runTypes":         []string(nil),
+			"triggerRunType":   "",
+			"tryAtSchedule":    false,
+			"setStateDuration": false,
+			"teardownScope":    false,
+			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun": lastScheduled,
+			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
+			"cronInZone":     false,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -491,16 +515,25 @@ func TestEditionRules_Table(t *testing.T) {
 			"taskStates":            taskStates110,
 			"nullLogicalDate":       false,
 			"paramsMerged":          false,
-			"assetsFollowFile":      false,
-			"werkzeugReasons":       true,
-			"depLogicalDate":        false,
-			"runTypes":              []string(nil),
-			"triggerRunType":        "",
-			"tryAtSchedule":         false,
-			"setStateDuration":      false,
-			"scheduledRuns":         scheduledRunRule{triggerTimetable: false},
-			"runID":                 []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval":        []string{"none", "none"},
+			// Airflow 1.10.15 has no Param.
+			"paramSchemas":     false,
+			"scheduleParams":   []string(nil),
+			"assetsFollowFile": false,
+			"werkzeugReasons":  true,
+			"depLogicalDate":   false,
+			"runTypes":         []string(nil),
+			"triggerRunType":   "",
+			"tryAtSchedule":    false,
+			"setStateDuration": false,
+			"teardownScope":    false,
+			"scheduledRuns":    scheduledRunRule{triggerTimetable: false},
+			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
+			"lastRun": lastScheduled,
+			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
+			"cronInZone":     false,
+			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"manualInterval": []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -552,6 +585,8 @@ func want3(want2 map[string]any) map[string]any {
 			taskEndDate: true, backfillPrefix: "backfill__", tiIDs: true},
 		"nullLogicalDate": true,
 		"paramsMerged":    true,
+		// task-sdk definitions/dag.py:597-600 of c57fba0e.
+		"scheduleParams": []string{"ValueError", "Dag 'd' is not allowed to define a Schedule, as there are required params without default values, or the default values are not valid."},
 		// dag_processing/collection.py sync_assets, sync_asset_aliases.
 		"assetsFollowFile": true,
 		// uvicorn: Python's http.HTTPStatus phrases, which are Go's.
@@ -575,9 +610,14 @@ func want3(want2 map[string]any) map[string]any {
 		"triggerRunType":   "manual",
 		"tryAtSchedule":    true,
 		"setStateDuration": true,
-		"scheduledRuns":    scheduledRunRule{triggerTimetable: true},
+		// 3.2.0 trigger_rule_dep.py _evaluate_teardown_scope (apache/airflow#64181)
+		"teardownScope": true,
+		"scheduledRuns": scheduledRunRule{triggerTimetable: true},
 		// airflow-core/src/airflow/models/dagrun.py generate_run_id: run_after, and a random part without a logical date
 		"runID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>"},
+		// Timetable.generate_run_id (timetables/base.py:325-339 of c57fba0e):
+		// run_after alone, no random part
+		"triggerRunID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
 		// CronTriggerTimetable's and DeltaTriggerTimetable's instant
 		// (_TriggerTimetable.infer_manual_data_interval with interval 0,
 		// timetables/trigger.py:49-53 of c57fba0e)
@@ -720,4 +760,14 @@ func ruleNames(t reflect.Type) []string {
 		names = append(names, f.Name)
 	}
 	return names
+}
+
+// scheduleParamsOf is the exception an edition records for a DAG "d"
+// whose params do not resolve, or nil.
+func scheduleParamsOf(r *editionRules) []string {
+	if r.scheduleParams == nil {
+		return nil
+	}
+	kind, text := r.scheduleParams("d")
+	return []string{kind, text}
 }

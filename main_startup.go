@@ -171,6 +171,17 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 			return nil, nil, merr
 		}
 		log.Warn().AnErr("problem", bad.err).Str("moved_to", dest).Msg("unreadable file moved aside (--snapshot-bad=move)")
+		if bad.path == c.Snapshot {
+			// Its definitions file goes with it, which the next snapshot
+			// would remove: the moved snapshot stays whole.
+			files, err := moveDefinitionsAside(c.Snapshot, dest)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, f := range files {
+				log.Warn().Str("moved_to", f).Msg("definitions file moved aside with its snapshot (--snapshot-bad=move)")
+			}
+		}
 	}
 	restored := err == nil
 	if !restored {
@@ -183,12 +194,6 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 			return nil, nil, err
 		}
 	}
-	if restored {
-		// Before the folder: LoadDAGs keeps a stale row's definition.
-		if err := buildKeptDefinitions(store, c, log); err != nil {
-			return nil, nil, err
-		}
-	}
 	if err := loadDAGFolder(ctx, c, store, dags, logger); err != nil {
 		return nil, nil, err
 	}
@@ -196,6 +201,10 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 		runs, _ := store.IDCounters(nil)
 		log.Info().Str("path", c.Snapshot).Int64("index", stats.Index).Int("rows", stats.Rows).
 			Int64("bytes", stats.Bytes).Int64("last_run_id", runs).Msg("snapshot restored")
+		if stats.DefinitionsLost != nil {
+			log.Warn().Err(stats.DefinitionsLost).Str("path", c.Snapshot).
+				Msg("snapshot restored without its definitions file: a DAG whose file is gone answers 404, not stale")
+		}
 		if err := reportDagsWithoutFile(store, log); err != nil {
 			return nil, nil, err
 		}
@@ -214,8 +223,9 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 
 // loadDAGFolder adds the DAG folder's Python DAGs to dags (read after the
 // restore: Variable.get finds the restored variables), refuses to go on
-// with --fail-on-import-errors when any file did not load, then loads the
-// DAGs into the store and records the import errors.
+// with --fail-on-import-errors when any file did not load, builds the
+// restored DAGs the files no longer give from what the snapshot kept,
+// then loads the DAGs into the store and records the import errors.
 func loadDAGFolder(ctx context.Context, c config, store *Store, dags *DAGSet, logger zerolog.Logger) error {
 	if err := readPythonDAGs(ctx, c, store, dags, logger); err != nil {
 		return err
@@ -225,28 +235,43 @@ func loadDAGFolder(ctx context.Context, c config, store *Store, dags *DAGSet, lo
 			return err
 		}
 	}
+	// Before LoadDAGs, which keeps a stale row's definition.
+	if err := buildKeptDefinitions(store, c, dags, logger.With().Str("component", "snapshot").Logger()); err != nil {
+		return err
+	}
 	if err := store.LoadDAGs(dags); err != nil {
 		return fmt.Errorf("load dags: %w", err)
 	}
 	return recordImportErrors(store, dags, time.Now())
 }
 
-// buildKeptDefinitions builds the definitions a snapshot kept of stale
-// DAGs (DagRow.Kept) with the edition's builder, as their files built
-// them, so that they answer as before the restart (Airflow 3 keeps a
-// stale DAG's serialized DAG in its database). One that no longer builds
-// is logged and left without a definition; in an edition whose stale
-// DAGs keep none, none is built.
-func buildKeptDefinitions(store *Store, c config, log zerolog.Logger) error {
+// buildKeptDefinitions builds, with the edition's builder as their files
+// built them, the definitions a snapshot kept (DagRow.Kept) of the DAGs
+// that the folder's files, dags, no longer give: their file went, fails,
+// or defines them no more, before this start or while airlite ran. They
+// are stale from now on and answer as before the restart, as Airflow 3
+// keeps a DAG's serialized DAG and only marks it stale when its file is
+// gone at the DAG processor's first bundle refresh (c57fba0e
+// dag_processing/manager.py:693,713-753, models/dag.py:588-622
+// DagModel.deactivate_deleted_dags) or fails (collection.py
+// _update_import_errors). A DAG the files give is built from them, not
+// from what was kept. One that no longer builds is logged and left
+// without a definition; in an edition whose stale DAGs keep none, none
+// is built.
+func buildKeptDefinitions(store *Store, c config, dags *DAGSet, log zerolog.Logger) error {
 	rows, err := store.Dags()
 	if err != nil {
 		return err
+	}
+	given := make(map[string]bool, len(dags.DAGs))
+	for _, d := range dags.DAGs {
+		given[d.DagID] = true
 	}
 	rules := c.Edition.rules()
 	folder := absPath(c.DagsDir)
 	built := map[string]*DAG{}
 	for _, row := range rows {
-		if row.Kept == nil {
+		if row.Kept == nil || given[row.DagID] {
 			continue
 		}
 		built[row.DagID] = nil
@@ -255,7 +280,7 @@ func buildKeptDefinitions(store *Store, c config, log zerolog.Logger) error {
 		}
 		dag, err := row.Kept.build(rules, row.FileLoc, folder, c.Python)
 		if err != nil {
-			log.Warn().Str("dag_id", row.DagID).Err(err).Msg("stale dag's kept definition does not build: it has none from now on")
+			log.Warn().Str("dag_id", row.DagID).Err(err).Msg("kept definition of a dag its files no longer give does not build: it has none from now on")
 			continue
 		}
 		dag.ParentDagID = row.RootDagID

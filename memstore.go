@@ -63,7 +63,7 @@ func schema() *memdb.DBSchema {
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(), assetAliasesTable(), assetQueueTable(), consumedEventsTable(),
 		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable(), tiOrderMappedTable(), tiOrderGroupsTable(), xcomCountsTable(),
-		settledMarksTable(), runDurationsTable()}
+		settledMarksTable(), runDurationsTable(), tiStartsTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -115,6 +115,17 @@ type Store struct {
 	// pending remembers each DAG's unfinished runs per version of its
 	// runs (memstore_runpending.go), for the marked orders' pages.
 	pending pendingRunsMemo
+	// definitions remembers the definitions file the last snapshot of
+	// each path named (snapshot_definitions.go), so that one is written
+	// only when the DAGs' definitions change.
+	definitions definitionsWritten
+	// tiSorts remembers named runs' task instances sorted in the orders
+	// pages asked for, per version of the runs' rows (memstore_tiruns.go).
+	tiSorts namedRunsSorts
+	// tiPending remembers each DAG's unfinished runs' started task
+	// instances per version of its runs and task instances
+	// (memstore_tistarts.go), for the start_date order's pages.
+	tiPending tiPendingMemo
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before
@@ -370,7 +381,8 @@ func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
 			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableAssetQueue, tableConsumedEvents,
-			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableTIOrderGroups, tableSettledMarks, tableRunDurations} {
+			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableTIOrderGroups, tableSettledMarks, tableRunDurations,
+			tableTIStarts} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)
 			}

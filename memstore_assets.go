@@ -395,7 +395,12 @@ func insertAssetEventTxn(txn *memdb.Txn, e AssetEvent) (*AssetEvent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("look up asset %d: %w", e.AssetID, err)
 	}
-	if raw != nil {
+	// An event with a partition key (even "") queues no DAG that is not
+	// partition-aware, and airlite's DAGs never are (3.2.0's
+	// assets/manager.py _queue_dagruns, apache/airflow#63848); it is still
+	// among the events a later run consumes. Only Airflow 3's events
+	// carry a key.
+	if raw != nil && e.PartitionKey == nil {
 		aliases, err := aliasNamesTxn(txn, e.SourceAliasIDs)
 		if err != nil {
 			return nil, err

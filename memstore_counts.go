@@ -165,12 +165,15 @@ func countNewRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int, block *
 			return err
 		}
 	}
-	if isScheduledRun(run) {
-		last, err := lastScheduledAfterTxn(txn, counts[0].LastScheduled, run, sign)
+	for kind := range lastRunKinds {
+		if !kind.counts(run) {
+			continue
+		}
+		last, err := lastRunAfterTxn(txn, counts[0].Last[kind], run, sign, kind)
 		if err != nil {
 			return err
 		}
-		counts[0].LastScheduled = last
+		counts[0].Last[kind] = last
 	}
 	for i := range counts {
 		c := &counts[i]
@@ -184,16 +187,33 @@ func countNewRunTxn(txn *memdb.Txn, run *DagRun, sign, tis, ordered int, block *
 	return nil
 }
 
-// isScheduledRun says whether run counts for next_dagrun: a scheduled
-// run with a logical date (backfills and manual runs do not move it).
-func isScheduledRun(run *DagRun) bool { return run.RunType == "scheduled" && !run.NoLogicalDate }
+// lastRunKind is which of a DAG's runs its last run is the latest of
+// (runCount.Last): the run the schedule plans its next one after.
+type lastRunKind int
 
-// lastScheduledAfterTxn is the DAG's last scheduled date once run, a
-// scheduled run, comes (sign 1) or goes (sign -1): a later date is the
-// new last; the last's run going gives way to the run at its date if one
-// is still there (a changed copy put in its place) or else to the latest
-// scheduled run left, found by a walk down the DAG's runs.
-func lastScheduledAfterTxn(txn *memdb.Txn, last *time.Time, run *DagRun, sign int) (*time.Time, error) {
+const (
+	// lastScheduled: scheduled runs.
+	lastScheduled lastRunKind = iota
+	// lastAutomated: scheduled and backfill runs.
+	lastAutomated
+	lastRunKinds // how many kinds there are
+)
+
+// counts says whether run is one of kind's: a run with a logical date of
+// the kind's run types (manual runs never are).
+func (k lastRunKind) counts(run *DagRun) bool {
+	if run.NoLogicalDate {
+		return false
+	}
+	return run.RunType == "scheduled" || (k == lastAutomated && run.RunType == "backfill")
+}
+
+// lastRunAfterTxn is the DAG's last date of kind once run, one of kind's,
+// comes (sign 1) or goes (sign -1): a later date is the new last; the
+// last's run going gives way to the run at its date if one of kind's is
+// still there (a changed copy put in its place) or else to the latest of
+// kind's runs left, found by a walk down the DAG's runs.
+func lastRunAfterTxn(txn *memdb.Txn, last *time.Time, run *DagRun, sign int, kind lastRunKind) (*time.Time, error) {
 	date := run.ExecutionDate
 	if sign > 0 {
 		if last == nil || date.After(*last) {
@@ -204,12 +224,12 @@ func lastScheduledAfterTxn(txn *memdb.Txn, last *time.Time, run *DagRun, sign in
 	if last == nil || !date.Equal(*last) {
 		return last, nil
 	}
-	if same, err := runByDateTxn(txn, run.DagID, date); err == nil && isScheduledRun(same) {
+	if same, err := runByDateTxn(txn, run.DagID, date); err == nil && kind.counts(same) {
 		return last, nil
 	} else if err != nil && !errors.Is(err, errNotFound) {
 		return nil, err
 	}
-	return storeView{txn}.walkLastScheduled(run.DagID)
+	return storeView{txn}.walkLastRun(run.DagID, kind)
 }
 
 // confBytesTxn is len(Conf) summed over every stored run.
@@ -278,6 +298,9 @@ func recountRunsTxn(txn *memdb.Txn) error {
 	if err := remarkRunsTxn(txn); err != nil {
 		return err
 	}
+	if err := restartAllTIsTxn(txn); err != nil {
+		return err
+	}
 	counts := map[string]*runCount{}
 	countOf := func(dagID string) *runCount {
 		c := counts[dagID]
@@ -299,9 +322,12 @@ func recountRunsTxn(txn *memdb.Txn) error {
 			c.States[runStateSlot(run.State)]++
 			c.ConfBytes += int64(len(run.Conf))
 		}
-		if c := countOf(run.DagID); isScheduledRun(run) && (c.LastScheduled == nil || run.ExecutionDate.After(*c.LastScheduled)) {
-			date := run.ExecutionDate
-			c.LastScheduled = &date
+		c := countOf(run.DagID)
+		for kind := range lastRunKinds {
+			if kind.counts(run) && (c.Last[kind] == nil || run.ExecutionDate.After(*c.Last[kind])) {
+				date := run.ExecutionDate
+				c.Last[kind] = &date
+			}
 		}
 	}
 	tit, err := txn.Get(tableTasks, indexID)

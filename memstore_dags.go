@@ -111,10 +111,11 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 	})
 }
 
-// AttachKeptDefinitions gives each restored stale row whose definition the
-// snapshot kept (DagRow.Kept) the DAG built from it: defs[dag_id], or nil
-// when it could not be built, which leaves the row without a definition
-// as a restart used to. A row that no longer holds a kept definition is
+// AttachKeptDefinitions gives each restored row whose definition the
+// snapshot kept (DagRow.Kept) and the DAG folder no longer gives the DAG
+// built from it, defs[dag_id], and marks it stale; or, defs[dag_id] nil
+// when it could not be built, leaves the row without a definition, as
+// a restart used to. A row that no longer holds a kept definition is
 // left alone.
 func (s *Store) AttachKeptDefinitions(defs map[string]*DAG) error {
 	if len(defs) == 0 {
@@ -134,6 +135,9 @@ func (s *Store) AttachKeptDefinitions(defs map[string]*DAG) error {
 			}
 			built := *row
 			built.Def, built.Kept = d, nil
+			if d != nil {
+				built.Stale = true
+			}
 			if err := txn.Insert(tableDags, &built); err != nil {
 				return fmt.Errorf("attach the kept definition of %s: %w", id, err)
 			}

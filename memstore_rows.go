@@ -370,11 +370,11 @@ type runCount struct {
 	// page in Airflow 3's default orders is read from there when it
 	// counts every task instance.
 	OrderedTIs int
-	// LastScheduled is the latest logical date of the DAG's scheduled
-	// runs (nil: none), which next_dagrun and the scheduler count from:
-	// a lookup, where a walk down the runs passed every manual and
-	// backfill run after it.
-	LastScheduled *time.Time
+	// Last is the latest logical date of the DAG's runs of each
+	// lastRunKind (nil: none), which next_dagrun and the scheduler count
+	// from: a lookup, where a walk down the runs passed every manual
+	// (and backfill) run after it.
+	Last [lastRunKinds]*time.Time
 	// Pending are blocks of the DAG's task instances in the default
 	// orders (tiOrderRow, map_index -1), by lo, in no table: a new run's
 	// block waits here, in the row its write keeps anyway, and goes with

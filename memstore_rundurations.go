@@ -262,17 +262,18 @@ func deleteDurationsOfTxn(txn *memdb.Txn, dagID string) error {
 }
 
 // runDurationWalk yields a DAG's settled runs from its chunks in the
-// listing's order by duration (Airflow 3's: nulls last either way):
-// ascending, the values then the nulls in one walk; descending, the
-// values (nulls false) or the nulls (nulls true), each a walk from the
-// top. With tie set (keys after duration), the runs of one duration are
+// listing's order by duration (Airflow 3's SortParam: nulls below every
+// value, first ascending, last descending): the values (nulls false) or
+// the nulls (nulls true), each a walk of the chunks in the direction,
+// from the first chunk that holds its part; the merge puts the two
+// walks in the order. With tie set (keys after duration), the runs of one duration are
 // read together and put in the listing's order.
 type runDurationWalk struct {
 	w       *runOrderWalk
 	dagID   string
 	it      memdb.ResultIterator
 	desc    bool
-	nulls   bool // descending: the walk of the nulls
+	nulls   bool // the walk of the nulls
 	entries []durationEntry
 	at      int
 	tie     bool
@@ -292,19 +293,18 @@ func (w *runOrderWalk) addDurationWalks(m *runOrderMerge, dagID string) error {
 	if others := pending.inOrder(w.q.CompareName, w.q.Compare); len(others) > 0 {
 		m.add(&runSliceWalk{runs: others})
 	}
-	tops := []bool{false}
-	if w.q.Desc {
-		tops = []bool{false, true}
-	}
-	for _, nulls := range tops {
+	for _, nulls := range []bool{false, true} {
 		var it memdb.ResultIterator
-		if w.q.Desc {
+		switch {
+		case w.q.Desc:
 			top := durationEntry{Null: nulls, D: math.Inf(1), ID: math.MaxInt64}
 			if nulls {
 				top.D = 0
 			}
 			it, err = w.txn.ReverseLowerBound(tableRunDurations, indexID, dagID, top)
-		} else {
+		case nulls:
+			it, err = w.nullDurationsUp(dagID)
+		default:
 			it, err = w.txn.Get(tableRunDurations, indexID+"_prefix", dagID)
 		}
 		if err != nil {
@@ -313,6 +313,20 @@ func (w *runOrderWalk) addDurationWalks(m *runOrderMerge, dagID string) error {
 		m.add(&runDurationWalk{w: w, dagID: dagID, it: it, desc: w.q.Desc, nulls: nulls, tie: w.q.Lead != nil, compare: w.q.Compare})
 	}
 	return nil
+}
+
+// nullDurationsUp is an ascending walk of a DAG's chunks from the one
+// that holds its first null: the last chunk led by a value (which may end
+// with nulls), else the DAG's first.
+func (w *runOrderWalk) nullDurationsUp(dagID string) (memdb.ResultIterator, error) {
+	back, err := w.txn.ReverseLowerBound(tableRunDurations, indexID, dagID, durationEntry{D: math.Inf(1), ID: math.MaxInt64})
+	if err != nil {
+		return nil, err
+	}
+	if raw := back.Next(); raw != nil && raw.(*runDurationChunk).DagID == dagID {
+		return w.txn.LowerBound(tableRunDurations, indexID, dagID, raw.(*runDurationChunk).Entries[0])
+	}
+	return w.txn.LowerBound(tableRunDurations, indexID, dagID)
 }
 
 // entry is the walk's next entry; false at its end.
@@ -330,14 +344,12 @@ func (x *runDurationWalk) entry() (durationEntry, bool) {
 			}
 			x.at++
 			switch {
-			case !x.desc:
-				return e, true
 			case e.Null == x.nulls:
 				return e, true
-			case x.nulls:
-				x.done = true // below the nulls: the values
+			case x.desc == x.nulls:
+				x.done = true // past the walk's part: descending below the nulls, ascending above the values
 			}
-			continue // descending values: the nulls above them passed
+			continue // the other part, before the walk's
 		}
 		raw := x.it.Next()
 		if raw == nil || raw.(*runDurationChunk).DagID != x.dagID {

@@ -36,8 +36,9 @@ type RunOrderQuery struct {
 	// on Attr together and put them in Compare's order. nil: Attr is
 	// Compare's only key.
 	Lead func(a, b *DagRun) int
-	// NullsLast says that Compare puts nulls last either way (Airflow
-	// 3's SortParam): the order by duration is walked only so.
+	// NullsLast says that Compare is Airflow 3's SortParam order, which
+	// puts NULL below every value (SQLite's order): last descending,
+	// first ascending. The order by duration is walked only so.
 	NullsLast bool
 	// CompareName names Compare among the orders pages ask for, so that
 	// a DAG's unfinished runs sorted in it are remembered ("": sorted at

@@ -53,7 +53,9 @@ func dagRunsTable() *memdb.TableSchema {
 	}
 }
 
-// putRunTxn stores a changed copy of a run, and keeps its DAG's counts.
+// putRunTxn stores a changed copy of a run, and keeps its DAG's counts
+// (its state, conf and type count: a run a backfill takes over becomes
+// a backfill run).
 func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if err := txn.Insert(tableDagRuns, next); err != nil {
 		return fmt.Errorf("store run %s of %s: %w", next.RunID, next.DagID, err)
@@ -61,7 +63,10 @@ func putRunTxn(txn *memdb.Txn, old, next *DagRun) error {
 	if err := markRunTxn(txn, old, next); err != nil {
 		return err
 	}
-	if old.State == next.State && len(old.Conf) == len(next.Conf) {
+	if err := settleTIStartsTxn(txn, old, next); err != nil {
+		return err
+	}
+	if old.State == next.State && len(old.Conf) == len(next.Conf) && old.RunType == next.RunType {
 		return nil
 	}
 	if err := countRunTxn(txn, old, -1, 0, 0); err != nil {
@@ -78,6 +83,9 @@ func deleteRunTxn(txn *memdb.Txn, run *DagRun) error {
 		return fmt.Errorf("delete run %s of %s: %w", run.RunID, run.DagID, err)
 	}
 	if err := markRunTxn(txn, run, nil); err != nil {
+		return err
+	}
+	if err := settleTIStartsTxn(txn, run, nil); err != nil {
 		return err
 	}
 	if err := forgetRunTxn(txn, run); err != nil {
@@ -947,10 +955,10 @@ func (s *Store) WatchRun(dagID, runID string) (*DagRun, <-chan struct{}, error) 
 	return raw.(*DagRun), ch, nil
 }
 
-// LastScheduledDate is the logical date of a DAG's latest scheduled run,
-// or nil (the stable API's next_dagrun starts from it).
-func (s *Store) LastScheduledDate(dagID string) (*time.Time, error) {
-	return storeView{s.read()}.LastScheduledDate(dagID)
+// LastRunDate is the logical date of a DAG's latest run of kind, or nil
+// (the APIs' next_dagrun starts from it).
+func (s *Store) LastRunDate(dagID string, kind lastRunKind) (*time.Time, error) {
+	return storeView{s.read()}.LastRunDate(dagID, kind)
 }
 
 // SetRunNote sets or clears a run's note and returns the run as stored.

@@ -150,10 +150,13 @@ func TestStore_RunModel_LogicalDateMayBeAbsent(t *testing.T) {
 	}
 }
 
-// The DAG's last scheduled logical date (what next_dagrun and the
-// scheduler count from) is kept with the DAG's run counts: manual runs
-// after it do not hide it, a scheduled run's state changes keep it, a
-// deleted one gives way to the one before, and a restore finds it again.
+// The DAG's last scheduled and last automated (scheduled or backfill)
+// logical dates (what next_dagrun and the scheduler count from, by
+// edition) are kept with the DAG's run counts: manual runs after them do
+// not hide them, a run's state changes keep them, a deleted one gives way
+// to the one before, a run made a backfill's (a backfill reprocessing it)
+// leaves the scheduled ones and stays automated, and a restore finds them
+// again.
 func TestStore_LastScheduledDate(t *testing.T) {
 	t.Parallel()
 	dags, err := loadEmbeddedDAGs()
@@ -188,38 +191,51 @@ func TestStore_LastScheduledDate(t *testing.T) {
 		}
 		return run
 	}
-	want := func(label string, s *Store, d int) {
+	put := func(old *DagRun, change func(*DagRun)) {
 		t.Helper()
-		got, err := s.LastScheduledDate(dag.DagID)
-		switch {
-		case err != nil:
-			t.Fatalf("%s: %v", label, err)
-		case d == 0 && got != nil:
-			t.Errorf("%s: last scheduled %v, want none", label, got)
-		case d != 0 && (got == nil || !got.Equal(day(d))):
-			t.Errorf("%s: last scheduled %v, want %s", label, got, day(d))
+		run := *old
+		change(&run)
+		if err := store.update(func(txn *memdb.Txn) error { return putRunTxn(txn, old, &run) }); err != nil {
+			t.Fatal(err)
 		}
 	}
-	want("no runs", store, 0)
+	// want checks the last scheduled and last automated days (0: none).
+	want := func(label string, s *Store, scheduled, automated int) {
+		t.Helper()
+		for kind, d := range map[lastRunKind]int{lastScheduled: scheduled, lastAutomated: automated} {
+			got, err := s.LastRunDate(dag.DagID, kind)
+			switch {
+			case err != nil:
+				t.Fatalf("%s: %v", label, err)
+			case d == 0 && got != nil:
+				t.Errorf("%s: last of kind %d %v, want none", label, kind, got)
+			case d != 0 && (got == nil || !got.Equal(day(d))):
+				t.Errorf("%s: last of kind %d %v, want %s", label, kind, got, day(d))
+			}
+		}
+	}
+	want("no runs", store, 0, 0)
 	add("scheduled", 2)
 	third := add("scheduled", 3)
 	for d := 4; d < 20; d++ {
 		add("manual", d)
 	}
-	add("backfill", 25)
-	want("manual and backfill runs after", store, 3)
-	running := *third
-	running.State = RunRunning
-	if err := store.update(func(txn *memdb.Txn) error { return putRunTxn(txn, third, &running) }); err != nil {
-		t.Fatal(err)
-	}
-	want("its state changed", store, 3)
+	backfill := add("backfill", 25)
+	want("manual and backfill runs after", store, 3, 25)
+	put(third, func(r *DagRun) { r.State = RunRunning })
+	want("its state changed", store, 3, 25)
 	if err := store.DeleteRun(dag.DagID, third.RunID); err != nil {
 		t.Fatal(err)
 	}
-	want("deleted", store, 2)
-	add("scheduled", 21)
-	want("a later one", store, 21)
+	want("deleted", store, 2, 25)
+	if err := store.DeleteRun(dag.DagID, backfill.RunID); err != nil {
+		t.Fatal(err)
+	}
+	want("the backfill deleted", store, 2, 2)
+	later := add("scheduled", 21)
+	want("a later one", store, 21, 21)
+	put(later, func(r *DagRun) { r.RunType = "backfill" })
+	want("a backfill's now", store, 2, 21)
 
-	want("restored", snapshotRoundTrip(t, store), 21)
+	want("restored", snapshotRoundTrip(t, store), 2, 21)
 }

@@ -271,7 +271,7 @@ func (r *storeRestore) InsertTaskInstances(tis []*TaskInstance) error {
 	for _, ti := range tis {
 		r.maxTIID = max(r.maxTIID, ti.ID)
 	}
-	return storeTaskInstancesTxn(r.txn, true, tis)
+	return storeTaskInstancesTxn(r.txn, true, tis, nil)
 }
 
 // Run is a run restored so far, or errNotFound.

@@ -253,9 +253,11 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 			c := want[run.DagID]
 			c.DagID, c.N, c.ConfBytes = run.DagID, c.N+1, c.ConfBytes+int64(len(run.Conf))
 			c.States[runStateSlot(run.State)]++
-			if isScheduledRun(run) && (c.LastScheduled == nil || run.ExecutionDate.After(*c.LastScheduled)) {
-				date := run.ExecutionDate
-				c.LastScheduled = &date
+			for kind := range lastRunKinds {
+				if kind.counts(run) && (c.Last[kind] == nil || run.ExecutionDate.After(*c.Last[kind])) {
+					date := run.ExecutionDate
+					c.Last[kind] = &date
+				}
 			}
 			want[run.DagID] = c
 			all := want[allDAGs]
@@ -286,10 +288,12 @@ func TestStore_RunCountsFollowEveryWrite(t *testing.T) {
 		// Edition 2's runs have no task-instance ids: no block pending
 		// (want has none).
 		sameCount := func(a, b runCount) bool {
-			la, lb := a.LastScheduled, b.LastScheduled
+			la, lb := a.Last, b.Last
 			pa, pb := a.Pending, b.Pending
-			a.LastScheduled, b.LastScheduled, a.Pending, b.Pending = nil, nil, nil, nil
-			return reflect.DeepEqual(a, b) && slices.Equal(pa, pb) && (la == nil) == (lb == nil) && (la == nil || la.Equal(*lb))
+			a.Last, b.Last, a.Pending, b.Pending = [lastRunKinds]*time.Time{}, [lastRunKinds]*time.Time{}, nil, nil
+			return reflect.DeepEqual(a, b) && slices.Equal(pa, pb) && slices.EqualFunc(la[:], lb[:], func(x, y *time.Time) bool {
+				return (x == nil) == (y == nil) && (x == nil || x.Equal(*y))
+			})
 		}
 		if !maps.EqualFunc(got, want, sameCount) {
 			t.Fatalf("%s: run counts %v, runs %v", step, got, want)

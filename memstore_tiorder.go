@@ -661,6 +661,9 @@ func deleteTIOrderTxn(txn *memdb.Txn, dagID string) error {
 			return err
 		}
 	}
+	if err := deleteTIStartsTxn(txn, dagID); err != nil {
+		return err
+	}
 	for _, table := range []string{tableTIOrder, tableTIOrderMapped, tableTIOrderGroups} {
 		var err error
 		if dagID == "" {
@@ -728,25 +731,7 @@ func (s *Store) TaskInstanceFilteredPage(dagIDs []string, byID bool, offset, lim
 	if err != nil || !ok {
 		return nil, 0, ok, err
 	}
-	root, err := txn.Get(tableTasks, indexID)
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("count task instances: %w", err)
-	}
-	h := fnv.New64a()
-	for _, id := range ids {
-		h.Write([]byte(id))
-		h.Write([]byte{0})
-	}
-	key := fmt.Sprintf("task instances of %x (%d DAGs) by id %t %s", h.Sum64(), len(ids), byID, countKey)
-	total, err := s.counts.count(root.WatchCh(), key, func() (int, error) {
-		m := &tiOrderMerge{txn: txn, byID: byID}
-		defer func() { read += m.read }()
-		if err := m.start(ids); err != nil {
-			return 0, err
-		}
-		_, n, err := m.page(0, 0, keep, true)
-		return n, err
-	})
+	total, err := s.filteredTITotal(txn, ids, keep, countKey, &read)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -763,6 +748,17 @@ func (s *Store) TaskInstanceFilteredPage(dagIDs []string, byID bool, offset, lim
 		return nil, 0, false, err
 	}
 	return page, total, true, nil
+}
+
+// tiCountKey names the count of what a filter (countKey) picks among the
+// task instances of dagIDs, whatever the order it is listed in.
+func tiCountKey(dagIDs []string, countKey string) string {
+	h := fnv.New64a()
+	for _, id := range dagIDs {
+		h.Write([]byte(id))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("task instances of %x (%d DAGs) %s", h.Sum64(), len(dagIDs), countKey)
 }
 
 // start opens the merge's walks over dagIDs' blocks (one per DAG; by id

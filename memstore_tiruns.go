@@ -19,6 +19,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -299,4 +300,146 @@ func (s *Store) RunTaskInstancesWindow(dagID, runID string, offset, limit int) (
 		s.rowsRead(to - from)
 	}
 	return slices.Clone(row.TIs[from:to]), n, nil
+}
+
+// NamedRunsSortedQuery is a page of the task instances of named runs in
+// an order other than (map_index, id): the batch's id, the Airflow 3
+// UI's run and mapped task pages (-start_date, -run_after), any
+// order_by.
+type NamedRunsSortedQuery struct {
+	// DagIDs are the DAGs whose runs are named, each once, sorted; nil:
+	// every DAG with a DAG row.
+	DagIDs []string
+	// RunIDs are the run ids looked up in each of those DAGs.
+	RunIDs []string
+	// TaskIDs, when set, are the only tasks whose instances Keep can
+	// pick: the others are not read.
+	TaskIDs []string
+	// Compare is the listing's order; OrderName names it, for the sort
+	// remembered.
+	Compare   func(a, b RunTaskInstance) int
+	OrderName string
+	// Keep, when set, picks the task instances (every filter of the
+	// listing); KeepKey names it.
+	Keep          func(RunTaskInstance) bool
+	KeepKey       string
+	Offset, Limit int
+}
+
+// maxNamedRunsSorts bounds the sorts remembered, and maxNamedRunsSorted
+// the task instances they hold in all: past either the memory starts
+// again empty.
+const (
+	maxNamedRunsSorts  = 32
+	maxNamedRunsSorted = 1 << 20
+)
+
+// namedRunsSorts remembers the task instances that listings of named runs
+// picked, sorted, each for the versions of the runs' rows they were read
+// from.
+type namedRunsSorts struct {
+	mu   sync.Mutex
+	of   map[string]*namedRunsSorted
+	size int
+}
+
+// namedRunsSorted is a listing's task instances, sorted, and the task
+// spans of the runs' rows (and the runs) they were read from: a write of
+// a run's task instances makes its row anew (storeTaskInstancesTxn), so
+// a span that starts at the same element and has the same length is the
+// same version.
+type namedRunsSorted struct {
+	spans  []namedRunsSpan
+	sorted []RunTaskInstance
+}
+
+type namedRunsSpan struct {
+	run   *DagRun
+	first **TaskInstance
+	n     int
+}
+
+// NamedRunsSortedPage is a page of the task instances of q's runs that
+// q.Keep picks, in q.Compare's order, and how many there are. The runs'
+// task instances (those of q.TaskIDs) are read and sorted once per
+// version of the runs' rows and listing, and remembered: a page asked
+// again reads the runs, their rows and its own task instances, where
+// every task instance of the runs was read and sorted at each page. A
+// write of one of the runs' task instances (a running run's) costs the
+// next page the sort again. ok is false when a task instance of those
+// DAGs has no id (a store restored from an edition before 3): the caller
+// sorts.
+func (s *Store) NamedRunsSortedPage(q NamedRunsSortedQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	txn := s.read()
+	m := &namedRunsMerge{}
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(m.read)
+		}
+	}()
+	dagIDs, ok, err := namedRunsScopeTxn(txn, q.DagIDs)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	if err := m.open(txn, dagIDs, q.RunIDs); err != nil {
+		return nil, 0, false, err
+	}
+	tasks := m.tasks
+	if q.TaskIDs != nil {
+		tasks = slices.DeleteFunc(slices.Clone(tasks), func(c *namedRunTask) bool { return !slices.Contains(q.TaskIDs, c.tis[0].TaskID) })
+	}
+	spans := make([]namedRunsSpan, len(tasks))
+	for i, c := range tasks {
+		spans[i] = namedRunsSpan{run: c.run, first: &c.tis[0], n: len(c.tis)}
+	}
+	key := fmt.Sprintf("%q %q %q %s %s", dagIDs, q.RunIDs, q.TaskIDs, q.OrderName, q.KeepKey)
+	sorted, hit := s.tiSorts.find(key, spans)
+	if !hit {
+		for _, c := range tasks {
+			for _, ti := range c.tis {
+				m.read++
+				if r := (RunTaskInstance{Run: c.run, TI: ti}); q.Keep == nil || q.Keep(r) {
+					sorted = append(sorted, r)
+				}
+			}
+		}
+		slices.SortStableFunc(sorted, q.Compare)
+		s.tiSorts.remember(key, &namedRunsSorted{spans: spans, sorted: sorted})
+	}
+	total = len(sorted)
+	page = []RunTaskInstance{}
+	if q.Offset < total && q.Limit > 0 {
+		page = slices.Clone(sorted[q.Offset:min(total, q.Offset+q.Limit)])
+		if hit {
+			m.read += len(page)
+		}
+	}
+	return page, total, true, nil
+}
+
+// find is the sort remembered under key for the spans; false when there
+// is none or it was read from other versions.
+func (x *namedRunsSorts) find(key string, spans []namedRunsSpan) ([]RunTaskInstance, bool) {
+	x.mu.Lock()
+	got := x.of[key]
+	x.mu.Unlock()
+	if got == nil || !slices.Equal(got.spans, spans) {
+		return nil, false
+	}
+	return got.sorted, true
+}
+
+// remember keeps a sort under key.
+func (x *namedRunsSorts) remember(key string, v *namedRunsSorted) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if old := x.of[key]; old != nil {
+		x.size -= len(old.sorted)
+		delete(x.of, key)
+	}
+	if x.of == nil || len(x.of) >= maxNamedRunsSorts || x.size+len(v.sorted) > maxNamedRunsSorted {
+		x.of, x.size = map[string]*namedRunsSorted{}, 0
+	}
+	x.of[key] = v
+	x.size += len(v.sorted)
 }

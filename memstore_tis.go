@@ -177,13 +177,21 @@ func countTaskInstancesTxn(txn *memdb.Txn, dagID string, match func(*TaskInstanc
 // -1 one, as Airflow's expand_mapped_task turns that row into index 0: a
 // task has either the one or the others.
 func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
-	return storeTaskInstancesTxn(txn, false, tis)
+	return storeTaskInstancesTxn(txn, false, tis, nil)
+}
+
+// putRunTaskInstancesTxn is putTaskInstancesTxn for task instances of
+// one run the caller has read in txn (a try's start): the start order
+// need not look it up again.
+func putRunTaskInstancesTxn(txn *memdb.Txn, run *DagRun, tis ...*TaskInstance) error {
+	return storeTaskInstancesTxn(txn, false, tis, run)
 }
 
 // storeTaskInstancesTxn is putTaskInstancesTxn; with refuseTwice, a task
 // instance whose key is already stored is an error, not a replacement
-// (a restore: two rows under one key would lose one).
-func storeTaskInstancesTxn(txn *memdb.Txn, refuseTwice bool, tis []*TaskInstance) error {
+// (a restore: two rows under one key would lose one). run, when not
+// nil, is the run of every task instance of tis, as txn has it.
+func storeTaskInstancesTxn(txn *memdb.Txn, refuseTwice bool, tis []*TaskInstance, run *DagRun) error {
 	for len(tis) > 0 {
 		dagID, runID := tis[0].DagID, tis[0].RunID
 		n := 1
@@ -233,8 +241,27 @@ func storeTaskInstancesTxn(txn *memdb.Txn, refuseTwice bool, tis []*TaskInstance
 		if err := recountTIsTxn(txn, old, row); err != nil {
 			return err
 		}
+		// A restore orders every DAG's starts at its end
+		// (recountRunsTxn), at once.
+		if !refuseTwice {
+			known := run
+			if known != nil && (known.DagID != dagID || known.RunID != runID) {
+				known = nil
+			}
+			if err := restartTIsTxn(txn, dagID, runID, known, oldTIs(old), row.TIs); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// oldTIs is a run's row's task instances; none without a row.
+func oldTIs(row *runTasks) []*TaskInstance {
+	if row == nil {
+		return nil
+	}
+	return row.TIs
 }
 
 // unmappedAndExpandedError is a restore's task instance whose task has
@@ -551,6 +578,9 @@ func (s *Store) DeleteTaskInstance(dagID, runID, taskID string, mapIndex int) (*
 			return fmt.Errorf("delete task %s of %s/%s: %w", taskID, dagID, runID, err)
 		}
 		if err := recountTIsTxn(txn, old, row); err != nil {
+			return err
+		}
+		if err := restartTIsTxn(txn, dagID, runID, nil, old.TIs, row.TIs); err != nil {
 			return err
 		}
 		// Its earlier tries, log, lineage and XCom entries go with it, as

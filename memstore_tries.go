@@ -127,7 +127,7 @@ func (s *Store) LaunchTry(key tiKey, start func(v storeView, run *DagRun, ti *Ta
 				return err
 			}
 		}
-		if err := putTaskInstancesTxn(txn, next); err != nil {
+		if err := putRunTaskInstancesTxn(txn, run, next); err != nil {
 			return err
 		}
 		if next.State != TaskRunning || next.StartDate == nil {

@@ -81,25 +81,25 @@ func (v storeView) CountScheduledRuns(dagID string, state RunState) (int, error)
 	return n, nil
 }
 
-// LastScheduledDate is the logical date of a DAG's latest scheduled run,
-// or nil. Manual runs in between are passed over.
-func (v storeView) LastScheduledDate(dagID string) (*time.Time, error) {
-	return runCountTxn(v.txn, dagID).LastScheduled, nil
+// LastRunDate is the logical date of a DAG's latest run of kind, or nil.
+// Other runs in between are passed over.
+func (v storeView) LastRunDate(dagID string, kind lastRunKind) (*time.Time, error) {
+	return runCountTxn(v.txn, dagID).Last[kind], nil
 }
 
-// walkLastScheduled is LastScheduledDate found by a walk down the DAG's
-// runs to its latest scheduled one (when the one the counts kept goes).
-func (v storeView) walkLastScheduled(dagID string) (*time.Time, error) {
+// walkLastRun is LastRunDate found by a walk down the DAG's runs to its
+// latest one of kind (when the one the counts kept goes).
+func (v storeView) walkLastRun(dagID string, kind lastRunKind) (*time.Time, error) {
 	it, err := runsDownTxn(v.txn, dagID, endOfTime)
 	if err != nil {
-		return nil, fmt.Errorf("find last scheduled run of %s: %w", dagID, err)
+		return nil, fmt.Errorf("find last run of %s: %w", dagID, err)
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		run := raw.(*DagRun)
 		if run.DagID != dagID {
 			return nil, nil
 		}
-		if isScheduledRun(run) {
+		if kind.counts(run) {
 			d := run.ExecutionDate
 			return &d, nil
 		}

@@ -91,7 +91,9 @@ func TestTriggerIndexWrites(t *testing.T) {
 			`{"conf": {"key": "value"}, "logical_date": "2026-01-01T00:00:00+00:00"}`, edition3,
 			[]string{
 				"counters.id", "counters.id", "counters.id",
-				"dag_runs.dag_after", "dag_runs.dag_row", "dag_runs.id", "dag_runs.state",
+				"dag_runs.dag_after",
+				"dag_runs.dag_date", // by logical date: run_after is now, not the logical date (apache/airflow#59477)
+				"dag_runs.dag_row", "dag_runs.id", "dag_runs.state",
 				"event_logs.id", // the action log's row (trigger_dag_run)
 				// The DAG's counts hold the task instances' block in the
 				// default orders too, pending (tiPendingMax): no ti_order

@@ -32,6 +32,10 @@ var (
 	// errBackfillNoRuns: _create_backfill's RuntimeError, raised after the
 	// backfill row was stored.
 	errBackfillNoRuns = errors.New("backfill: no runs to create")
+	// errBackfillParams: create_dagrun's ValueError for a dag_run_conf the
+	// DAG's params refuse, raised at the first run to create, after the
+	// backfill row was stored; the runs before it are rolled back.
+	errBackfillParams = errors.New("backfill: dag_run_conf refused by the params")
 	// errBackfillCompleted: pause, unpause or cancel of a completed backfill.
 	errBackfillCompleted = errors.New("backfill: already completed")
 	// errBackfillTooLong: more dates than airlite plans in one backfill.
@@ -206,8 +210,9 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 	now := o.clock()
 	rules := o.rules()
 	var noRuns bool
+	var refused string
 	b, err := o.store.CreateBackfill(func(v storeView) (*backfillPlan, error) {
-		noRuns = false
+		noRuns, refused = false, ""
 		if running, err := v.backfillRunning(dag.DagID); err != nil || running {
 			if err == nil {
 				err = errBackfillRunning
@@ -242,6 +247,17 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 				if !info.runAfter.Equal(info.logical) {
 					d.create.runAfter = info.runAfter
 				}
+				// create_dagrun checks the conf against the params
+				// (serialization/definitions/dag.py:570-571 of c57fba0e);
+				// its ValueError leaves the backfill committed
+				// (models/backfill.py:594-605) and rolls back the session's
+				// runs, cleared ones too.
+				if dag.params != nil {
+					if refused = dag.params.validate(conf, rules.paramsMerged); refused != "" {
+						p.dates = nil
+						return p, nil
+					}
+				}
 			case err != nil:
 				return nil, err
 			default:
@@ -257,6 +273,9 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 		return nil, err
 	}
 	o.wake()
+	if refused != "" {
+		return b, fmt.Errorf("%w: %s", errBackfillParams, refused)
+	}
 	if noRuns {
 		// Airflow stores the backfill, then fails the request.
 		return b, errBackfillNoRuns

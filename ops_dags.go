@@ -239,7 +239,7 @@ func (o *operations) addNextDagRun(info *dagInfo) error {
 	if def == nil {
 		return nil
 	}
-	last, err := o.store.LastScheduledDate(info.Row.DagID)
+	last, err := o.store.LastRunDate(info.Row.DagID, o.rules().lastRun)
 	if err != nil {
 		return err
 	}
@@ -640,8 +640,10 @@ func timetableType(def *DAG) string {
 	return "CronTriggerTimetable"
 }
 
-// compareDagKey orders two DAGs by one key; NULLs go last either way, as
-// Airflow 3's DAG list orders them.
+// compareDagKey orders two DAGs by one key; NULL is below every value
+// (first ascending, last descending), SQLite's order, which Airflow 3.2's
+// DAG list leaves to the database (sortKey's nullsLow; c57fba0e
+// test_dags.py:440-470).
 func compareDagKey(a, b dagInfo, k dagSortKey) int {
 	var av, bv any
 	switch k.attr {
@@ -675,9 +677,17 @@ func compareDagKey(a, b dagInfo, k dagSortKey) int {
 	case av == nil && bv == nil:
 		return 0
 	case av == nil:
-		return 1
+		c := -1
+		if k.desc {
+			c = 1
+		}
+		return c
 	case bv == nil:
-		return -1
+		c := 1
+		if k.desc {
+			c = -1
+		}
+		return c
 	}
 	var c int
 	switch x := av.(type) {

@@ -45,7 +45,7 @@ func (o *operations) taskInstanceDependencies(dagID, runID, taskID string, mapIn
 		if err != nil || row.Def == nil || row.Def.Task(taskID) == nil {
 			return nil // Airflow answers no dependencies without the DAG or the task
 		}
-		deps, err = failedDeps(v, row, row.Def.Task(taskID), ti, o.now().UTC(), o.rules().depLogicalDate)
+		deps, err = failedDeps(v, row, row.Def.Task(taskID), ti, o.now().UTC(), o.rules().depLogicalDate, o.rules().teardownScope)
 		return err
 	})
 	if err != nil {
@@ -59,7 +59,7 @@ func (o *operations) taskInstanceDependencies(dagID, runID, taskID string, mapIn
 // task instance with no state or scheduled. Deps airlite has nothing for
 // always pass: backfill runs, task concurrency limits, retry periods (the
 // state is never up_for_retry here), branching skips, mapped upstreams.
-func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time.Time, logicalWords bool) ([]tiDep, error) {
+func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time.Time, logicalWords, teardownScope bool) ([]tiDep, error) {
 	dag := row.Def
 	run, err := v.Run(ti.DagID, ti.RunID)
 	if err != nil {
@@ -157,6 +157,16 @@ func failedDeps(v storeView, row *DagRow, task *Task, ti *TaskInstance, now time
 		}
 		if reason := triggerRuleReason(rule, task.Upstream, countUpstream(task, byID)); reason != "" {
 			fail("Trigger Rule", "%s", reason)
+		} else if n := teardownScopeWaiting(task, byID); teardownScope && n > 0 {
+			// 3.2.0 trigger_rule_dep.py _evaluate_teardown_scope
+			// (apache/airflow#64181): in_scope_task_ids is a set,
+			// printed here sorted (Python prints it in no set order).
+			ids := make([]string, len(task.teardownScope))
+			for i, id := range task.teardownScope {
+				ids[i] = pyQuote(id)
+			}
+			fail("Trigger Rule", "Task's trigger rule '%s' requires all tasks between setup and teardown to have completed, "+
+				"but found %d in-scope task(s) not done. in_scope_task_ids={%s}", rule, n, strings.Join(ids, ", "))
 		}
 	}
 	return deps, nil

@@ -127,8 +127,9 @@ func compareEventLogs(a, b *EventLog, attr string) int {
 }
 
 // compareNullable puts nil after every value (NULLS LAST ascending; a
-// descending key turns it unless it keeps NULLs last), answering
-// ±nullRank when one side is nil.
+// descending key turns it; a nullsLow key puts NULL first ascending and
+// last descending, SQLite's order), answering ±nullRank when one side is
+// nil.
 func compareNullable[T any](a, b *T, c func(T, T) int) int {
 	switch {
 	case a == nil && b == nil:

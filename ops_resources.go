@@ -252,41 +252,53 @@ func (given fieldSet) masked(mask []string, fixed ...string) fieldSet {
 }
 
 // sortKey is one key of a listing's order (order_by's values): an
-// attribute, descending or not. nullsLast keeps NULLs after every value
-// in both directions, as Airflow 3's SortParam.to_orm orders by CASE WHEN
-// column IS NOT NULL THEN 0 ELSE 1 before the column
-// (api_fastapi/common/parameters.py); without it a descending key puts
-// them first, as PostgreSQL and /api/v1 do.
+// attribute, descending or not. nullsLow puts NULL below every value, as
+// SQLite sorts it, first ascending and last descending: Airflow 3.2's
+// SortParam.to_orm orders by the column alone (c57fba0e
+// airflow-core/src/airflow/api_fastapi/common/parameters.py:283-330,
+// apache/airflow#59004 took out the "nullscheck" column that kept NULLs
+// last both ways), so the database decides, and Airflow's tests pin
+// SQLite's order (test_dags.py:440-470, test_task_instances.py:868-895,
+// test_event_logs.py:316-340). Without it NULL is above every value and a
+// descending key puts it first, as PostgreSQL and /api/v1 do.
 type sortKey struct {
-	attr      string
-	desc      bool
-	nullsLast bool
+	attr     string
+	desc     bool
+	nullsLow bool
 }
 
 // nullRank is what a comparison answers when exactly one side is NULL
 // (compareNullable): a magnitude no comparison of two values gives, so
-// that a nullsLast key can keep the NULL's place when it turns the order.
+// that a nullsLow key can tell a NULL from a value.
 const nullRank = 2
 
 // directed is c, a comparison of the key's attribute (NULLs after
-// values), in the key's direction.
+// values), in the key's direction; a nullsLow key turns the NULL's place
+// against the key's direction (before the values ascending, after them
+// descending).
 func (k sortKey) directed(c int) int {
-	if !k.desc || (k.nullsLast && (c == nullRank || c == -nullRank)) {
+	if k.nullsLow && (c == nullRank || c == -nullRank) {
+		if k.desc {
+			return c
+		}
+		return -c
+	}
+	if !k.desc {
 		return c
 	}
 	return -c
 }
 
-// sortParamCompare orders rows as Airflow 3's SortParam.to_orm orders a
-// select (api_fastapi/common/parameters.py): for each key a NULL (isNull)
-// after every value whatever the direction (its "nullscheck" column),
-// then the value (compare) in the key's direction; last the primary key
-// (pk) in the first key's direction.
+// sortParamCompare orders rows as Airflow 3.2's SortParam.to_orm orders a
+// select on SQLite (sortKey's nullsLow): for each key a NULL (isNull)
+// below every value, so first ascending and last descending, then the
+// value (compare) in the key's direction; last the primary key (pk) in
+// the first key's direction.
 func sortParamCompare[T any](keys []sortKey, isNull func(attr string, x T) bool, compare func(attr string, a, b T) int, pk func(a, b T) int) func(a, b T) int {
 	return func(a, b T) int {
 		for _, k := range keys {
 			if an, bn := isNull(k.attr, a), isNull(k.attr, b); an != bn {
-				if an {
+				if an == k.desc {
 					return 1
 				}
 				return -1

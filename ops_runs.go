@@ -488,8 +488,9 @@ func sortParamOrder(keys []runOrderKey) func(a, b *DagRun) int {
 	return sortParamCompare(sk, runAttrIsNull, compare, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
 }
 
-// sortParamLead is SortParam's order of runs by one key alone: nulls last,
-// the key's direction, no primary key (sortParamOrder's first key).
+// sortParamLead is SortParam's order of runs by one key alone: nulls below
+// every value (first ascending, last descending), the key's direction, no
+// primary key (sortParamOrder's first key).
 func sortParamLead(k runOrderKey) func(a, b *DagRun) int {
 	c := compareRunAttr(k.attr)
 	return sortParamCompare([]sortKey{{attr: k.attr, desc: k.desc}}, runAttrIsNull,

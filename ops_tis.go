@@ -800,26 +800,11 @@ func (q *tiSearch) namedRunsOrder() bool {
 func (o *operations) namedRunsQuery(q *tiSearch) NamedRunsTIQuery {
 	nq := NamedRunsTIQuery{DagIDs: inList(slices.Clone(q.dagIDs)), RunIDs: inList(slices.Clone(q.runIDs)), Offset: q.offset, Limit: q.limit}
 	c := *q
-	c.dagIDs, c.runIDs, c.order, c.offset, c.limit = nil, nil, nil, 0, 0
-	if _, unfiltered := c.pagedOrder(); unfiltered {
+	c.runIDs = nil
+	if c.unfilteredSearch() {
 		return nq
 	}
-	in := map[string]bool{} // a version id: whether its number is asked for
-	nq.Keep = func(r RunTaskInstance) bool {
-		if !q.match(r.TI, r.Run) {
-			return false
-		}
-		if q.versionNumbers == nil {
-			return true
-		}
-		ok, seen := in[r.TI.DagVersionID]
-		if !seen {
-			ok = o.versionIn(r.TI, q.versionNumbers)
-			in[r.TI.DagVersionID] = ok
-		}
-		return ok
-	}
-	nq.KeepKey = q.filterKey()
+	nq.Keep, nq.KeepKey = o.tiKeep(q), q.filterKey()
 	return nq
 }
 
@@ -827,8 +812,12 @@ func (o *operations) namedRunsQuery(q *tiSearch) NamedRunsTIQuery {
 // by id, the primary key Airflow's SortParam adds), q's window of them,
 // and how many match. Where pagedOrder allows, the store's ti_order
 // gives the window (the page and the rows its offset skips); otherwise
-// it reads every run q names.
+// it reads every run q names (sortedTaskInstances), as
+// operations.sortLists sends every listing (tests).
 func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
+	if o.sortLists.Load() {
+		return o.sortedTaskInstances(q)
+	}
 	if desc, ok := q.mappedPage(); ok {
 		run, err := o.store.RunByRunID(q.dagIDs[0], q.runIDs[0])
 		if errors.Is(err, errNotFound) {
@@ -851,24 +840,7 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		}
 	}
 	if byID, ok := q.filteredOrder(); ok {
-		// A version's number, looked up once for its task instances (a
-		// version row never changes).
-		in := map[string]bool{} // a version id: whether its number is asked for
-		keep := func(r RunTaskInstance) bool {
-			if !q.match(r.TI, r.Run) {
-				return false
-			}
-			if q.versionNumbers == nil {
-				return true
-			}
-			ok, seen := in[r.TI.DagVersionID]
-			if !seen {
-				ok = o.versionIn(r.TI, q.versionNumbers)
-				in[r.TI.DagVersionID] = ok
-			}
-			return ok
-		}
-		rows, total, ok, err := o.store.TaskInstanceFilteredPage(q.dagIDs, byID, q.offset, q.limit, keep, q.filterKey())
+		rows, total, ok, err := o.store.TaskInstanceFilteredPage(q.dagIDs, byID, q.offset, q.limit, o.tiKeep(q), q.filterKey())
 		if ok || err != nil {
 			return rows, total, err
 		}
@@ -879,6 +851,113 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
+	if q.runIDs != nil {
+		nq := NamedRunsSortedQuery{DagIDs: inList(slices.Clone(q.dagIDs)), RunIDs: inList(slices.Clone(q.runIDs)), TaskIDs: q.taskIDs,
+			Compare: compareTISortParam(q.order), OrderName: sortKeysName(q.order), Offset: q.offset, Limit: q.limit}
+		if !q.unfilteredSearch() {
+			nq.Keep, nq.KeepKey = o.tiKeep(q), q.filterKey()
+		}
+		rows, total, ok, err := o.store.NamedRunsSortedPage(nq)
+		if ok || err != nil {
+			return rows, total, err
+		}
+	}
+	if lead := q.walkedLead(); lead != "" {
+		var keep func(RunTaskInstance) bool
+		var keepKey string
+		if !q.unfilteredSearch() {
+			keep, keepKey = o.tiKeep(q), q.filterKey()
+		}
+		desc, compare := q.order[0].desc, compareTISortParam(q.order)
+		var rows []RunTaskInstance
+		var total int
+		var ok bool
+		var err error
+		if lead == "start_date" {
+			rows, total, ok, err = o.store.TIStartPage(TIStartQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
+				Keep: keep, KeepKey: keepKey, Named: q.named, Offset: q.offset, Limit: q.limit})
+		} else {
+			rows, total, ok, err = o.store.TIRunAfterPage(TIRunAfterQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
+				Keep: keep, KeepKey: keepKey, TaskIDs: inList(slices.Clone(q.taskIDs)), Offset: q.offset, Limit: q.limit})
+		}
+		if ok || err != nil {
+			return rows, total, err
+		}
+	}
+	return o.sortedTaskInstances(q)
+}
+
+// named reports whether a task instance of a task and map_index can pass
+// q's filters on them (task_id, map_index, get_mapped_task_instances'
+// expanded ones).
+func (q *tiSearch) named(taskID string, mapIndex int) bool {
+	return (q.taskIDs == nil || slices.Contains(q.taskIDs, taskID)) &&
+		(q.mapIndexes == nil || slices.Contains(q.mapIndexes, int64(mapIndex))) && (!q.mappedOnly || mapIndex >= 0)
+}
+
+// sortKeysName names an order: its keys as order_by says them.
+func sortKeysName(keys []sortKey) string {
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if k.desc {
+			b.WriteByte('-')
+		}
+		b.WriteString(k.attr)
+	}
+	return b.String()
+}
+
+// walkedLead is the first key of q's order when the store walks every
+// run's task instances in it (TIStartPage, TIRunAfterPage), whatever the
+// keys after it and the filters: start_date, run_after; "" otherwise
+// (named runs, other orders).
+func (q *tiSearch) walkedLead() string {
+	if q.runIDs != nil || len(q.order) == 0 {
+		return ""
+	}
+	switch a := q.order[0].attr; a {
+	case "start_date", "run_after":
+		return a
+	}
+	return ""
+}
+
+// unfilteredSearch reports whether q picks every task instance of the
+// runs of its DAGs: no filter but the DAGs.
+func (q *tiSearch) unfilteredSearch() bool {
+	c := *q
+	c.dagIDs, c.order, c.offset, c.limit = nil, nil, 0, 0
+	_, ok := c.pagedOrder()
+	return ok
+}
+
+// tiKeep is q's filters as a walk picks with them: match, and the DAG
+// version's number looked up once for its task instances (a version row
+// never changes).
+func (o *operations) tiKeep(q *tiSearch) func(RunTaskInstance) bool {
+	in := map[string]bool{} // a version id: whether its number is asked for
+	return func(r RunTaskInstance) bool {
+		if !q.match(r.TI, r.Run) {
+			return false
+		}
+		if q.versionNumbers == nil {
+			return true
+		}
+		ok, seen := in[r.TI.DagVersionID]
+		if !seen {
+			ok = o.versionIn(r.TI, q.versionNumbers)
+			in[r.TI.DagVersionID] = ok
+		}
+		return ok
+	}
+}
+
+// sortedTaskInstances is searchTaskInstances by reading every task
+// instance of the runs q names and sorting those it picks.
+func (o *operations) sortedTaskInstances(q *tiSearch) ([]RunTaskInstance, int, error) {
 	dagIDs := q.dagIDs
 	if dagIDs == nil {
 		rows, err := o.store.Dags()

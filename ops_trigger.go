@@ -10,7 +10,6 @@ package main
 // them in one order, and each dialect phrases the faults.
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,17 +164,26 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	if req.runType != "" {
 		runType = req.runType
 	}
-	if runID == "" {
-		runID = rules.runID(cmp.Or(req.runType, "manual"), logical, runAfter)
+	// A run Airflow 3 names from the default run_after (now) may meet
+	// another named from the same microsecond, where Airflow's requests
+	// are milliseconds apart: the plan moves run_after on until the id is
+	// free (movable). A run_after the body gives is not moved.
+	// The id names a manual run whatever type the route creates: Airflow
+	// 3's materialize route takes the trigger's body and its
+	// validate_context (apache/airflow#64211).
+	named := runID == ""
+	if named {
+		runID = rules.triggerRunID("manual", logical, runAfter)
 	}
+	movable := named && req.runAfter == nil && rules.nullLogicalDate
 	interval := req.interval
 	switch {
 	case req.noDate:
 		interval = nil // a run without a logical date has no interval
 	case interval == nil:
-		if iv := rules.manualInterval(row.Def, date.UTC()); iv != nil {
-			interval, runAfter = iv, iv.end
-		}
+		// Airflow 3 keeps run_after as asked or now (apache/airflow#59477,
+		// datamodels/dag_run.py:118-130 of c57fba0e).
+		interval = rules.manualInterval(row.Def, date.UTC())
 	}
 	if !rules.nullLogicalDate {
 		runAfter = time.Time{} // the logical date (editions 1.10 and 2)
@@ -200,6 +208,15 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	// The plan only reads the view, so running it again in a batch is
 	// harmless.
 	created, err := o.store.TriggerRun(func(v storeView) (*newRun, error) {
+		runID, runAfter := runID, runAfter // the plan may run again in a batch
+		if movable {
+			var err error
+			if runID, runAfter, err = freeRunID(v, req.dagID, runID, runAfter, func(at time.Time) string {
+				return rules.triggerRunID("manual", logical, at)
+			}); err != nil {
+				return nil, err
+			}
+		}
 		if err := runExists(v, req.dagID, runID, logical); err != nil {
 			return nil, err
 		}
@@ -223,6 +240,23 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	}
 	o.wake()
 	return &triggered{run: created, date: date, dag: row}, nil
+}
+
+// freeRunID is runID, or when the DAG has a run of that id the id that
+// name gives the first later microsecond whose id is free, with that
+// run_after.
+func freeRunID(v storeView, dagID, runID string, runAfter time.Time, name func(time.Time) string) (string, time.Time, error) {
+	for {
+		_, err := v.Run(dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return runID, runAfter, nil
+		}
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		runAfter = runAfter.Add(time.Microsecond)
+		runID = name(runAfter)
+	}
 }
 
 // runExists is faultRunExists when the DAG has a run with runID or at

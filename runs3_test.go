@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -32,12 +31,12 @@ func newRuns3Harness(t *testing.T, files map[string]string) (*schedHarness, *ope
 	return h, h.api.ops
 }
 
-var noDateRunID = regexp.MustCompile(`^manual__2024-01-10T12:00:00\+00:00_[A-Za-z0-9]{8}$`)
-
 // TestRuns3_TriggerWithoutLogicalDate: a run without a logical date has
-// run_after now, an id with a random part, run_type manual, no data
-// interval, and task instances with version 7 UUIDs at try 0; two such
-// runs never collide.
+// run_after now, the timetable's id (manual__ and run_after, no random
+// part: Timetable.generate_run_id), run_type manual, no data interval,
+// and task instances with version 7 UUIDs at try 0; two such runs never
+// collide: the second, named from the same instant, runs a microsecond
+// later.
 func TestRuns3_TriggerWithoutLogicalDate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h, ops := newRuns3Harness(t, map[string]string{"r3.yaml": runs3DAG})
@@ -53,16 +52,17 @@ func TestRuns3_TriggerWithoutLogicalDate(t *testing.T) {
 			t.Fatalf("two runs without a logical date share the id %s", runs[0].RunID)
 		}
 		seen := map[string]bool{}
-		for _, run := range runs {
-			if !noDateRunID.MatchString(run.RunID) {
-				t.Errorf("run id %q, want manual__<run_after>_<8 random>", run.RunID)
+		for i, run := range runs {
+			after := schedEpoch.Add(time.Duration(i) * time.Microsecond)
+			if run.RunID != "manual__"+isoFormat(after) {
+				t.Errorf("run id %q, want manual__%s", run.RunID, isoFormat(after))
 			}
 			if _, ok := run.LogicalDate(); ok {
 				t.Errorf("run %s has a logical date", run.RunID)
 			}
-			if !run.After().Equal(schedEpoch) || run.RunType != "manual" || run.DataIntervalStart != nil {
+			if !run.After().Equal(after) || run.RunType != "manual" || run.DataIntervalStart != nil {
 				t.Errorf("run %s: run_after %v, run_type %q, interval %v; want %v, manual, none",
-					run.RunID, run.After(), run.RunType, run.DataIntervalStart, schedEpoch)
+					run.RunID, run.After(), run.RunType, run.DataIntervalStart, after)
 			}
 			for _, taskID := range []string{"a", "b"} {
 				ti := h.ti("r3", run.RunID, taskID)
@@ -82,7 +82,7 @@ func TestRuns3_TriggerWithoutLogicalDate(t *testing.T) {
 // TestRuns3_TriggerWithLogicalDate: a logical date is unique per DAG (the
 // second trigger is the operations' run_exists fault); the run id is made
 // from run_after; the data interval is the timetable's (none: the
-// instant), and run_after its end.
+// instant); run_after stays as asked (apache/airflow#59477).
 func TestRuns3_TriggerWithLogicalDate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, ops := newRuns3Harness(t, map[string]string{"r3.yaml": runs3DAG})
@@ -96,8 +96,8 @@ func TestRuns3_TriggerWithLogicalDate(t *testing.T) {
 		if run.RunID != "manual__2024-01-09T08:00:00+02:00" {
 			t.Errorf("run id %q, want manual__ and the run_after asked for", run.RunID)
 		}
-		if ld, ok := run.LogicalDate(); !ok || !ld.Equal(date) || !run.After().Equal(date) {
-			t.Errorf("logical date %v %v, run_after %v; want both %v", ld, ok, run.After(), date)
+		if ld, ok := run.LogicalDate(); !ok || !ld.Equal(date) || !run.After().Equal(asked) {
+			t.Errorf("logical date %v %v, run_after %v; want %v and %v", ld, ok, run.After(), date, asked)
 		}
 		if run.DataIntervalStart == nil || !run.DataIntervalStart.Equal(date) || !run.DataIntervalEnd.Equal(date) {
 			t.Errorf("data interval %v..%v, want the instant %v", run.DataIntervalStart, run.DataIntervalEnd, date)

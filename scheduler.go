@@ -471,7 +471,7 @@ func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 		if active >= dag.MaxActiveRuns {
 			return nil, nil
 		}
-		last, err := v.LastScheduledDate(dag.DagID)
+		last, err := v.LastRunDate(dag.DagID, s.rules.lastRun)
 		if err != nil {
 			return nil, err
 		}
@@ -617,6 +617,9 @@ func (s *scheduler) advanceRun(listed *DagRun, now time.Time, examined map[strin
 				next, changed := evaluateTask(decide, task, ti, byID, now)
 				if !changed {
 					continue
+				}
+				if next == TaskScheduled && s.rules.teardownScope && teardownScopeWaiting(task, byID) > 0 {
+					continue // a teardown waits for the tasks between its setups and it
 				}
 				if next == TaskScheduled && task.DependsOnPast {
 					// Airflow checks every dependency: the trigger rule may

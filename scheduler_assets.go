@@ -134,9 +134,10 @@ func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*As
 		// Airflow 3: no logical date, run_after the queue's latest entry,
 		// triggered_by asset.
 		nr.noDate, nr.runAfter, nr.triggeredBy = true, triggered, "asset"
-		// AssetTriggeredTimetable.generate_run_id passes run_after as the
-		// logical date: no random part.
-		nr.runID = s.rules.runID(runType, &triggered, triggered)
+		// DagRun.generate_run_id without a logical date: run_after and a
+		// random part (jobs/scheduler_job_runner.py:2078-2081 of the
+		// 3.2.0-era main c57fba0e).
+		nr.runID = s.rules.runID(runType, nil, triggered)
 	} else {
 		// Airflow 2: the logical date is the queue's latest entry; the
 		// interval spans the events (DatasetTriggeredTimetable

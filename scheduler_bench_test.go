@@ -65,7 +65,14 @@ tasks:
 // BenchmarkSchedulerEmptyOperators measures task instances completed per
 // second for 1,000 runs of a 10-task DAG of EmptyOperators (a fan-out and
 // a chain), scheduler passes called back to back.
-func BenchmarkSchedulerEmptyOperators(b *testing.B) {
+func BenchmarkSchedulerEmptyOperators(b *testing.B) { benchEmptyOperators(b, edition2) }
+
+// BenchmarkSchedulerEmptyOperators3 is BenchmarkSchedulerEmptyOperators
+// in edition 3, whose task instances have ids (the derived orders a try's
+// start and end keep).
+func BenchmarkSchedulerEmptyOperators3(b *testing.B) { benchEmptyOperators(b, edition3) }
+
+func benchEmptyOperators(b *testing.B, ed edition) {
 	var tasks strings.Builder
 	tasks.WriteString("  - {task_id: t0, operator: EmptyOperator, downstream: [t1, t2, t3, t4]}\n")
 	for i := 1; i <= 4; i++ {
@@ -81,8 +88,8 @@ func BenchmarkSchedulerEmptyOperators(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		store := benchStore(b, def)
-		sched := newScheduler(schedulerOptions{Store: store, Edition: edition2, Logger: zerolog.Nop(), Parallelism: 32})
-		api := newAirflowAPI(&operations{store: store, edition: edition2, now: time.Now})
+		sched := newScheduler(schedulerOptions{Store: store, Edition: ed, Logger: zerolog.Nop(), Parallelism: 32})
+		api := newAirflowAPI(&operations{store: store, edition: ed, now: time.Now})
 		base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 		for r := 0; r < runs; r++ {
 			body := fmt.Sprintf(`{"run_id": "r%d", "execution_date": "%s"}`, r, isoFormat(base.Add(time.Duration(r)*time.Minute)))

@@ -48,6 +48,9 @@ type cronSchedule struct {
 	minutes  uint64   // bit m: minute m fires
 	hours    uint32   // bit h: hour h fires
 	months   uint16   // bit m (1-12): month m fires
+	// loc is the zone whose wall clock the ticks are in (inZone); nil:
+	// UTC, where next and prev are the wall clock's own walk.
+	loc *time.Location
 }
 
 // dayMatch is which of a cron expression's day fields must match a day.
@@ -267,9 +270,35 @@ func (c *cronSchedule) dayDue(checker *gronx.SegmentChecker, day time.Time) bool
 	return monthDay() && weekDay()
 }
 
-// prev is the latest tick at or before t (incl) or strictly before it, to
-// the second, in UTC: what gronx.PrevTickBefore answers.
+// prev is the latest tick at or before t (incl: Airflow's _align_to_prev)
+// or strictly before it (_get_prev), in the schedule's zone.
 func (c *cronSchedule) prev(t time.Time, incl bool) (time.Time, error) {
+	switch {
+	case c.loc == nil:
+		return c.wallPrev(t, incl)
+	case incl:
+		return c.alignInZone(t, false)
+	}
+	return c.stepInZone(t, false)
+}
+
+// next is the earliest tick at or after t (incl: Airflow's
+// _align_to_next) or strictly after it (_get_next), in the schedule's
+// zone.
+func (c *cronSchedule) next(t time.Time, incl bool) (time.Time, error) {
+	switch {
+	case c.loc == nil:
+		return c.wallNext(t, incl)
+	case incl:
+		return c.alignInZone(t, true)
+	}
+	return c.stepInZone(t, true)
+}
+
+// wallPrev is the latest tick at or before t (incl) or strictly before
+// it, to the second, on t's fields read as UTC: what
+// gronx.PrevTickBefore answers.
+func (c *cronSchedule) wallPrev(t time.Time, incl bool) (time.Time, error) {
 	t = t.UTC().Truncate(time.Second)
 	if !incl {
 		t = t.Add(-time.Second)
@@ -289,9 +318,10 @@ func (c *cronSchedule) prev(t time.Time, incl bool) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cron %q before %s: %w", c.expr, t.Format(time.RFC3339), errCronNoTick)
 }
 
-// next is the earliest tick at or after t (incl) or strictly after it, to
-// the second, in UTC: what gronx.NextTickAfter answers.
-func (c *cronSchedule) next(t time.Time, incl bool) (time.Time, error) {
+// wallNext is the earliest tick at or after t (incl) or strictly after
+// it, to the second, on t's fields read as UTC: what gronx.NextTickAfter
+// answers.
+func (c *cronSchedule) wallNext(t time.Time, incl bool) (time.Time, error) {
 	t = t.UTC()
 	// Ticks fall on second 0: from the next whole minute, unless t is
 	// one and may be the answer itself.

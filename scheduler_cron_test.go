@@ -288,3 +288,67 @@ func TestCronOf_DAGBuiltInGo(t *testing.T) {
 		t.Errorf("cronOf(no schedule) = %v, %v", c, err)
 	}
 }
+
+// TestCronSchedule_ZoneGolden: a cron schedule in a DAG's time zone ticks
+// as Airflow 2.10.3 and 3.2.1 work it out (timetables/_cron.py CronMixin:
+// croniter on the zone's wall clock; a tick placed in the zone with
+// fold=1 by pendulum, so a skipped time moves forward by the gap and a
+// repeated one is the second; an hour field of every hour moves the
+// instant by as much as the wall clock moved; aligning keeps a time that
+// is a tick). testdata/cron_tz_golden.jsonl was written by
+// scripts/cron_tz_golden.py with croniter 6.2.4 (5.0.1 answers the same)
+// and pendulum 3.2.0.
+func TestCronSchedule_ZoneGolden(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open("testdata/cron_tz_golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var row struct {
+			TZ    json.RawMessage `json:"tz"`
+			Expr  string          `json:"expr"`
+			From  time.Time       `json:"from"`
+			Op    string          `json:"op"`
+			Ticks []time.Time     `json:"ticks"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatalf("golden line %q: %v", sc.Text(), err)
+		}
+		rows++
+		z, err := parseDagZone(row.TZ)
+		if err != nil {
+			t.Fatalf("golden line %q: zone: %v", sc.Text(), err)
+		}
+		c, err := compileCron(row.Expr, edition2.rules().cronDays)
+		if err != nil {
+			t.Fatalf("compileCron(%q): %v", row.Expr, err)
+		}
+		c = c.inZone(z.loc)
+		step := map[string]func(time.Time) (time.Time, error){
+			"next":       func(t time.Time) (time.Time, error) { return c.next(t, false) },
+			"prev":       func(t time.Time) (time.Time, error) { return c.prev(t, false) },
+			"align_next": func(t time.Time) (time.Time, error) { return c.next(t, true) },
+			"align_prev": func(t time.Time) (time.Time, error) { return c.prev(t, true) },
+		}[row.Op]
+		at := row.From
+		for i, want := range row.Ticks {
+			got, err := step(at)
+			if err != nil || !got.Equal(want) {
+				t.Errorf("%s %q %s from %s: answer %d = %s, %v; Airflow says %s", row.TZ, row.Expr, row.Op, row.From, i+1,
+					got.UTC().Format(time.RFC3339Nano), err, want.Format(time.RFC3339Nano))
+				break
+			}
+			at = got
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if rows < 1500 {
+		t.Fatalf("golden file has %d rows; want the script's full table", rows)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 )
 
 // TestSetupTeardown_ContextManagersLink: `with setup >> teardown:`,
@@ -121,5 +122,73 @@ func TestRuleAllDoneSetupSuccess(t *testing.T) {
 		if blocked != c.wantBlocked || met != c.wantMet {
 			t.Errorf("%s: (%q, %v), want (%q, %v)", c.name, blocked, met, c.wantBlocked, c.wantMet)
 		}
+	}
+}
+
+// TestSetupTeardown_TeardownWaitsForItsScope: Airflow 3.2.0's
+// TriggerRuleDep, once a teardown's direct upstream tasks let it run,
+// also waits for every task between its setups and it (its indirect
+// upstream tasks downstream of one of its direct setups) to finish
+// (_evaluate_teardown_scope, apache/airflow#64181 and #64558, both in
+// 3.2.0's release notes; the 3.2.0-era main c57fba0e had neither). Here
+// t_fail fails, d is upstream_failed, and td waits for t_slow in edition
+// 3; 2.10.3 starts it while t_slow runs.
+func TestSetupTeardown_TeardownWaitsForItsScope(t *testing.T) {
+	t.Parallel()
+	for _, e := range []edition{edition2, edition3} {
+		set := readPyServeFolderAs(t, "testdata/pydags/teardownscope", e)
+		t.Run(string(e), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarnessOf(t, set, func(o *schedulerOptions) { o.Edition = e })
+				if err := h.store.SetPaused("teardown_scope", false, false); err != nil {
+					t.Fatal(err)
+				}
+				h.runner.outcomes["t_fail"] = []TaskState{TaskFailed}
+				release := h.runner.hold("t_slow")
+				runID := h.trigger("teardown_scope", `{"execution_date": "2024-01-02T00:00:00+00:00"}`)
+				h.settle()
+				states := func() map[string]TaskState {
+					tis, err := h.store.TaskInstancesOfRun("teardown_scope", runID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out := map[string]TaskState{}
+					for _, ti := range tis {
+						out[ti.TaskID] = ti.State
+					}
+					return out
+				}
+				got := states()
+				if got["t_fail"] != TaskFailed || got["d"] != TaskUpstreamFailed || got["t_slow"] != TaskRunning {
+					t.Fatalf("states while t_slow runs %v, want t_fail failed, d upstream_failed, t_slow running", got)
+				}
+				wantTd := TaskNone // waits for t_slow
+				if e == edition2 {
+					wantTd = TaskSuccess // ran beside it
+				}
+				if got["td"] != wantTd {
+					t.Errorf("td while t_slow runs = %q, want %q", got["td"], wantTd)
+				}
+				if e == edition3 {
+					// The task instance dependencies route names the wait.
+					ops := &operations{store: h.store, edition: e, now: h.clock.Now, unixname: "tester"}
+					deps, err := ops.taskInstanceDependencies("teardown_scope", runID, "td", -1)
+					want := []tiDep{{"Task Instance State", "Task is in the 'None' state."}, {"Trigger Rule", "Task's trigger rule 'all_done_setup_success' requires all tasks between setup and teardown " +
+						"to have completed, but found 1 in-scope task(s) not done. in_scope_task_ids={'t_fail', 't_slow'}"}}
+					if err != nil || !slices.Equal(deps, want) {
+						t.Errorf("td's dependencies %+v (%v), want %+v", deps, err, want)
+					}
+				}
+				close(release)
+				h.settle()
+				got = states()
+				if got["t_slow"] != TaskSuccess || got["td"] != TaskSuccess {
+					t.Errorf("states at the end %v, want t_slow and td success", got)
+				}
+				if st := h.runState("teardown_scope", runID); st != RunFailed {
+					t.Errorf("run ended %q, want failed (d is upstream_failed)", st)
+				}
+			})
+		})
 	}
 }

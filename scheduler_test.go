@@ -118,6 +118,13 @@ var schedEpoch = time.Date(2024, 1, 10, 12, 0, 0, 0, time.UTC)
 // newSchedHarness loads the given definition files (name -> YAML).
 func newSchedHarness(t *testing.T, files map[string]string, tune func(*schedulerOptions)) *schedHarness {
 	t.Helper()
+	return newSchedHarnessWith(t, files, nil, tune)
+}
+
+// newSchedHarnessWith is newSchedHarness whose DAGs patch changes once
+// read (patch nil: none), for what a YAML file cannot say.
+func newSchedHarnessWith(t *testing.T, files map[string]string, patch func(*DAGSet), tune func(*schedulerOptions)) *schedHarness {
+	t.Helper()
 	fsys := fstest.MapFS{}
 	for name, text := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(text)}
@@ -126,6 +133,16 @@ func newSchedHarness(t *testing.T, files map[string]string, tune func(*scheduler
 	if err != nil {
 		t.Fatalf("load dags: %v", err)
 	}
+	if patch != nil {
+		patch(dags)
+	}
+	return newSchedHarnessOf(t, dags, tune)
+}
+
+// newSchedHarnessOf is newSchedHarness over DAGs already read (a Python
+// folder's, read outside the bubble).
+func newSchedHarnessOf(t *testing.T, dags *DAGSet, tune func(*schedulerOptions)) *schedHarness {
+	t.Helper()
 	store := storeWith(t, dags)
 	clock := &testClock{t: schedEpoch}
 	runner := &fakeRunner{outcomes: map[string][]TaskState{}, held: map[string]chan struct{}{}, starts: map[tiKey]int{}}

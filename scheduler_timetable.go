@@ -244,8 +244,9 @@ type plannedRun struct {
 	runAfter time.Time // due once now reaches it
 }
 
-// plannedRun is the run dag's schedule wants after the scheduled run
-// dated last (nil: none yet), asked at now, as the release's timetables
+// plannedRun is the run dag's schedule wants after its last run dated
+// last (nil: none yet; schedulingRules.lastRun says which runs count),
+// asked at now, as the release's timetables
 // plan it (Airflow 3.2.1: DagModel.calculate_dagrun_date_fields,
 // models/dag.py:728-770 of c57fba0e, from the timetable's next
 // DagRunInfo; 2.10.3 models/dag.py:4180). ok is false when the schedule
@@ -263,7 +264,7 @@ func (r *schedulingRules) plannedRun(dag *DAG, last *time.Time, now time.Time) (
 }
 
 // triggerNext is when Airflow 3's trigger timetable for dag's schedule
-// fires next after the scheduled run that fired at last (nil: none yet),
+// fires next after the automated run that fired at last (nil: none yet),
 // asked at now (_TriggerTimetable.next_dagrun_info, timetables/
 // trigger.py:76-104 of c57fba0e; the restriction's earliest is the
 // DAG's start_date, its latest the schedule's end, end).

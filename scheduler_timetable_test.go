@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -375,5 +376,290 @@ func TestSchedulingRules_PlannedRun(t *testing.T) {
 				t.Errorf("planned %v (%v), want %v", got, ok, *tc.want)
 			}
 		})
+	}
+}
+
+// TestScheduler_BackfillIsLastAutomatedRun: the latest backfill run counts
+// as the last automated run, which the next scheduled run follows, in
+// Airflow 2.10.3 (models/dag.py:3523-3556, _get_latest_runs_stmt: the
+// latest logical date of BACKFILL_JOB and SCHEDULED runs, read at each
+// parse, lines 3310-3318) and 3.2.1 (dag_processing/collection.py:
+// 105-134 and 617-619 of c57fba0e). With catchup the schedule goes on
+// after the backfill's last date, not from start_date; without, a
+// duration waits a duration after it. Edition 3's backfills come from
+// the backfills route; edition 2's from a trigger named as a backfill's
+// (the experimental API takes the run type from the id: 2.10.3
+// models/dag.py:3152-3157). The clock is at 2024-01-10 12:00 UTC.
+func TestScheduler_BackfillIsLastAutomatedRun(t *testing.T) {
+	t.Parallel()
+	at := func(d, h int) time.Time { return time.Date(2024, 1, d, h, 0, 0, 0, time.UTC) }
+	cases := []struct {
+		name, schedule, extra string
+		ed                    edition
+		from, to              time.Time     // the backfill's dates
+		later                 time.Duration // a second pass this much later
+		want                  []time.Time   // the scheduled runs' logical dates
+	}{
+		{"3: cron with catchup goes on after the backfill", "'@daily'", "catchup: true\nstart_date: 2024-01-01", edition3,
+			at(5, 0), at(7, 0), 0, []time.Time{at(8, 0), at(9, 0), at(10, 0)}},
+		{"3: duration without catchup waits a duration after the backfill", "12h", "catchup: false\nstart_date: 2021-01-01", edition3,
+			at(10, 6), at(10, 6), 6 * time.Hour, []time.Time{at(10, 18)}},
+		{"2: cron with catchup goes on after the backfill", "'@daily'", "catchup: true\nstart_date: 2024-01-01", edition2,
+			at(7, 0), at(7, 0), 0, []time.Time{at(8, 0), at(9, 0)}},
+		{"2: duration with catchup goes on after the backfill", "12h", "catchup: true\nstart_date: 2024-01-09", edition2,
+			at(9, 12), at(9, 12), 0, []time.Time{at(10, 0)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: " + tc.schedule + "\n" + tc.extra +
+					"\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				if tc.ed == edition3 {
+					o := &operations{store: h.store, edition: tc.ed, now: h.clock.Now, unixname: "tester", kick: h.sched.Kick}
+					if _, err := o.createBackfill(&backfillRequest{dagID: "s", from: tc.from, to: tc.to, reprocess: "none", maxActiveRuns: 10}); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					h.trigger("s", fmt.Sprintf(`{"run_id": "backfill__%s", "execution_date": "%s"}`, isoFormat(tc.from), isoFormat(tc.from)))
+				}
+				h.settle()
+				if tc.later > 0 {
+					h.clock.Advance(tc.later)
+					h.settle()
+				}
+				var got, want []string
+				for _, run := range h.runsOf("s") {
+					if run.RunType == "scheduled" {
+						got = append(got, isoFormat(run.ExecutionDate))
+					}
+				}
+				for _, w := range tc.want {
+					want = append(want, isoFormat(w))
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("scheduled runs\n got %v\nwant %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+// TestAPI_NextDagrunAfterBackfill: a DAG's next_dagrun fields follow its
+// last automated run, a backfill's included (2.10.3 models/dag.py:
+// 3310-3318 and 3523-3556; 3.2.1 dag_processing/collection.py:105-134,
+// 617-619 of c57fba0e): a @daily DAG with catchup from 2024-01-01 whose
+// only runs are a backfill's up to 2024-01-07 plans 2024-01-08 next (a
+// data interval to 2024-01-09 in edition 2; the instant in 3).
+func TestAPI_NextDagrunAfterBackfill(t *testing.T) {
+	t.Parallel()
+	const def = `
+dag_id: nb
+schedule_interval: "@daily"
+start_date: 2024-01-01T00:00:00+00:00
+catchup: true
+tasks:
+  - {task_id: a, operator: EmptyOperator}
+`
+	t.Run("3", func(t *testing.T) {
+		t.Parallel()
+		ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(def))
+		res := ts.do(t, http.MethodPost, "/api/v2/backfills",
+			`{"dag_id": "nb", "from_date": "2024-01-05T00:00:00Z", "to_date": "2024-01-07T00:00:00Z", "max_active_runs": 1}`)
+		if res.status != 200 {
+			t.Fatalf("create backfill = %d %s", res.status, res.body)
+		}
+		v := ts.v2JSON(t, "/dags/nb")
+		got := fmt.Sprintf("%s %s %s %s", v["next_dagrun_logical_date"], v["next_dagrun_data_interval_start"],
+			v["next_dagrun_data_interval_end"], v["next_dagrun_run_after"])
+		if want := strings.Repeat(`"2024-01-08T00:00:00Z" `, 3) + `"2024-01-08T00:00:00Z"`; got != want {
+			t.Errorf("next_dagrun fields %s, want %s", got, want)
+		}
+	})
+	t.Run("2", func(t *testing.T) {
+		t.Parallel()
+		ts := newTestServer(t, edition2, withExamplesPaused(), withDAG(def))
+		ts.trigger(t, "nb", `{"run_id": "backfill__2024-01-07T00:00:00+00:00", "execution_date": "2024-01-07T00:00:00+00:00"}`)
+		res := ts.v1(t, http.MethodGet, "/dags/nb/details", "")
+		var v map[string]any
+		if err := json.Unmarshal([]byte(res.body), &v); err != nil || res.status != 200 {
+			t.Fatalf("GET details = %d %s (%v)", res.status, res.body, err)
+		}
+		got := fmt.Sprintf("%v %v %v %v", v["next_dagrun"], v["next_dagrun_data_interval_start"],
+			v["next_dagrun_data_interval_end"], v["next_dagrun_create_after"])
+		if want := "2024-01-08T00:00:00+00:00 2024-01-08T00:00:00+00:00 2024-01-09T00:00:00+00:00 2024-01-09T00:00:00+00:00"; got != want {
+			t.Errorf("next_dagrun fields %s, want %s", got, want)
+		}
+	})
+}
+
+// TestScheduler_CronInDagTimezone: a cron schedule in a DAG's time zone
+// ticks at the zone's wall clock through a DST change, as Airflow 2.10.3
+// and 3.2.1's CronMixin steps it (timetables/_cron.py): "0 0 * * *" in
+// Europe/Amsterdam with catchup from local midnight of 2024-03-29 fires
+// at 23:00 UTC, then 22:00 UTC from 2024-03-31 (dates worked out with
+// croniter 6.2.4 and pendulum 3.2.0). Edition 3 runs at each tick;
+// edition 2 once the interval after it has ended. The clock is at
+// 2024-04-02 12:00 UTC. A YAML file names no zone: the DAG is given one
+// as a Python file's start_date would.
+func TestScheduler_CronInDagTimezone(t *testing.T) {
+	t.Parallel()
+	at := func(d, h int) time.Time { return time.Date(2024, 3, d, h, 0, 0, 0, time.UTC) }
+	all := []time.Time{at(28, 23), at(29, 23), at(30, 23), at(31, 22), at(32, 22)}
+	for _, tc := range []struct {
+		ed   edition
+		want []time.Time
+	}{{edition3, all}, {edition2, all[:4]}} {
+		t.Run(string(tc.ed), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				zone, err := parseDagZone(json.RawMessage(`"Europe/Amsterdam"`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := newSchedHarnessWith(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: '0 0 * * *'\ncatchup: true\n" +
+					"start_date: 2024-03-28T23:00:00+00:00\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"},
+					func(dags *DAGSet) {
+						d := dags.DAGs[0]
+						d.Timezone, d.cron = zone, d.cron.inZone(zone.location())
+					}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				h.clock.Advance(time.Date(2024, 4, 2, 12, 0, 0, 0, time.UTC).Sub(schedEpoch))
+				h.settle()
+				var got, want []string
+				for _, run := range h.runsOf("s") {
+					got = append(got, isoFormat(run.ExecutionDate))
+				}
+				for _, w := range tc.want {
+					want = append(want, isoFormat(w))
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("scheduled runs\n got %v\nwant %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+// TestScheduler_UnpauseAfterLongPause: a DAG paused for ten days and
+// unpaused. Without catchup it runs once, for now's latest date: in
+// edition 3 its trigger timetable's latest fire time (a duration's: now;
+// c57fba0e timetables/trigger.py:76-104, next_dagrun worked out at each
+// parse of a paused DAG too, dag_processing/collection.py:617-619), in
+// edition 2 the latest complete interval (2.10.3 timetables/interval.py
+// _skip_to_latest, a duration's aligned to the epoch; models/dag.py:
+// 3310-3318 for a paused DAG). With catchup it makes every date it
+// missed, from the one after its last run (trigger.py:83-84;
+// interval.py:103-116). The clock starts at 2024-01-10 12:00 UTC; the
+// DAG is unpaused at 2024-01-20 12:05. (Airflow dates edition 3's
+// duration run at the last parse before the unpause, at most 30 s
+// earlier: airlite at the pass, a known difference in behaviour.md.)
+func TestScheduler_UnpauseAfterLongPause(t *testing.T) {
+	t.Parallel()
+	day := func(d, h, m int) string { return isoFormat(time.Date(2024, 1, d, h, m, 0, 0, time.UTC)) }
+	days := func(from, to, h int) []string {
+		var out []string
+		for d := from; d <= to; d++ {
+			out = append(out, day(d, h, 0))
+		}
+		return out
+	}
+	cases := []struct {
+		name, schedule, extra string
+		ed                    edition
+		before, after         []string // runs made before the pause, and after the unpause
+	}{
+		{"3: cron without catchup", "'@daily'", "catchup: false\nstart_date: 2024-01-08", edition3,
+			[]string{day(10, 0, 0)}, []string{day(20, 0, 0)}},
+		{"3: cron with catchup", "'@daily'", "catchup: true\nstart_date: 2024-01-08", edition3,
+			days(8, 10, 0), days(11, 20, 0)},
+		{"3: duration without catchup", "6h", "catchup: false\nstart_date: 2021-01-01", edition3,
+			[]string{day(10, 12, 0)}, []string{day(20, 12, 5)}},
+		{"2: cron without catchup", "'@daily'", "catchup: false\nstart_date: 2024-01-08", edition2,
+			[]string{day(9, 0, 0)}, []string{day(19, 0, 0)}},
+		{"2: cron with catchup", "'@daily'", "catchup: true\nstart_date: 2024-01-08", edition2,
+			days(8, 9, 0), days(10, 19, 0)},
+		{"2: duration without catchup", "6h", "catchup: false\nstart_date: 2021-01-01", edition2,
+			[]string{day(10, 6, 0)}, []string{day(20, 6, 0)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				h := newSchedHarness(t, map[string]string{"s.yaml": "dag_id: s\nschedule_interval: " + tc.schedule + "\n" + tc.extra +
+					"\nmax_active_runs: 16\ntasks:\n  - {task_id: a, operator: EmptyOperator}\n"}, func(o *schedulerOptions) { o.Edition = tc.ed })
+				runs := func() []string {
+					var out []string
+					for _, run := range h.runsOf("s") {
+						out = append(out, isoFormat(run.ExecutionDate))
+					}
+					return out
+				}
+				h.settle()
+				if got := runs(); strings.Join(got, ",") != strings.Join(tc.before, ",") {
+					t.Fatalf("runs before the pause\n got %v\nwant %v", got, tc.before)
+				}
+				if err := h.store.SetPaused("s", true, true); err != nil {
+					t.Fatal(err)
+				}
+				h.clock.Advance(10*24*time.Hour + 5*time.Minute)
+				h.settle()
+				if got := runs(); len(got) != len(tc.before) {
+					t.Fatalf("a paused DAG made runs: %v", got[len(tc.before):])
+				}
+				if err := h.store.SetPaused("s", false, true); err != nil {
+					t.Fatal(err)
+				}
+				h.settle()
+				if got := runs()[len(tc.before):]; strings.Join(got, ",") != strings.Join(tc.after, ",") {
+					t.Errorf("runs after the unpause\n got %v\nwant %v", got, tc.after)
+				}
+			})
+		})
+	}
+}
+
+// TestAPIv1_NextDagrunCreateAfterAtMaxActiveRuns: Airflow 2.10.3 clears
+// a DAG's next_dagrun_create_after while it has max_active_runs runs
+// queued or running, of any type (models/dag.py:3315-3316 at each parse,
+// with DagRun.active_runs_of_dags; the scheduler's
+// _should_update_dag_next_dagruns likewise), and keeps next_dagrun and
+// its interval; once a run ends it is worked out again.
+func TestAPIv1_NextDagrunCreateAfterAtMaxActiveRuns(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition2, withExamplesPaused(), withDAG(`
+dag_id: full
+schedule_interval: "@daily"
+start_date: 2024-01-01T00:00:00+00:00
+catchup: true
+max_active_runs: 1
+tasks:
+  - {task_id: a, operator: EmptyOperator}
+`))
+	fields := func() string {
+		t.Helper()
+		var got []string
+		for _, path := range []string{"/dags/full", "/dags/full/details"} {
+			res := ts.v1(t, http.MethodGet, path, "")
+			var v map[string]any
+			if err := json.Unmarshal([]byte(res.body), &v); err != nil || res.status != 200 {
+				t.Fatalf("GET %s = %d %s (%v)", path, res.status, res.body, err)
+			}
+			got = append(got, fmt.Sprintf("%v %v %v", v["next_dagrun"], v["next_dagrun_data_interval_end"], v["next_dagrun_create_after"]))
+		}
+		if got[0] != got[1] {
+			t.Errorf("the DAG %s, its details %s", got[0], got[1])
+		}
+		return got[1]
+	}
+	if got, want := fields(), "2024-01-01T00:00:00+00:00 2024-01-02T00:00:00+00:00 2024-01-02T00:00:00+00:00"; got != want {
+		t.Fatalf("no run: next_dagrun, its interval's end, create_after %s, want %s", got, want)
+	}
+	run := ts.trigger(t, "full", `{}`)
+	if got, want := fields(), "2024-01-01T00:00:00+00:00 2024-01-02T00:00:00+00:00 <nil>"; got != want {
+		t.Errorf("one run queued of max_active_runs 1: %s, want %s", got, want)
+	}
+	ts.setRunState(t, "full", run["run_id"].(string), RunSuccess)
+	if got, want := fields(), "2024-01-01T00:00:00+00:00 2024-01-02T00:00:00+00:00 2024-01-02T00:00:00+00:00"; got != want {
+		t.Errorf("the run ended: %s, want %s", got, want)
 	}
 }

@@ -91,6 +91,34 @@ func countUpstream(task *Task, byID runTIs) upstreamCounts {
 	return c
 }
 
+// teardownScopeWaiting is how many task instances between a teardown's
+// setups and it (Task.teardownScope) have not finished: Airflow 3.2.0's
+// TriggerRuleDep, once a teardown's direct upstream tasks let it run,
+// fails it while any has not (trigger_rule_dep.py
+// _evaluate_teardown_scope, apache/airflow#64181; evaluated only after
+// the direct relatives passed, #64558), the always rule aside (it passes
+// before). A mapped task counts each of its instances, one not expanded
+// yet once; a task with no instance in the run is never done, as in
+// countUpstream. 0 for any task that is not a teardown.
+func teardownScopeWaiting(task *Task, byID runTIs) int {
+	if task.TriggerRule == "always" {
+		return 0
+	}
+	waiting := 0
+	for _, id := range task.teardownScope {
+		tis := byID[id]
+		if len(tis) == 0 {
+			waiting++
+		}
+		for _, ti := range tis {
+			if !ti.State.Finished() {
+				waiting++
+			}
+		}
+	}
+	return waiting
+}
+
 // The rules. Where the releases agree there is one function; the line
 // numbers are in ti_deps/deps/trigger_rule_dep.py at 2.10.3 and 1.10.15.
 

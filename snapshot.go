@@ -85,6 +85,11 @@ type snapshotHeader struct {
 	CreatedAt      time.Time `json:"created_at"`
 	AirliteVersion string    `json:"airlite_version"`
 	Tables         []string  `json:"tables"`
+	// Definitions is the digest that names the definitions file beside
+	// the snapshot, <snapshot>.definitions-<digest>
+	// (snapshot_definitions.go); absent when no DAG has a definition to
+	// keep. Older airlites leave it out, as a start without it did.
+	Definitions string `json:"definitions,omitempty"`
 }
 
 type sectionHeader struct {
@@ -104,8 +109,10 @@ type snapshotFooter struct {
 // purpose. Times are written in UTC with nanoseconds; raw JSON values
 // (conf, inlets, outlets) are kept as strings so that their bytes survive
 // exactly; a DAG's parsed definition is not written: it is re-attached
-// from the DAG files at start. A stale DAG's, which no file gives, is
-// written as what its front end read (snapDefinition), to be built again.
+// from the DAG files at start. What its front end read is kept in the
+// editions whose stale DAGs keep their definition, in a definitions file
+// beside the snapshot (snapshot_definitions.go), to be built again at a
+// start whose files no longer give it.
 
 type snapDag struct {
 	DagID     string `json:"dag_id"`
@@ -114,12 +121,12 @@ type snapDag struct {
 	RootDagID string `json:"root_dag_id,omitempty"`
 	// Stale is DagRow.Stale, written only when set (edition 3), so that
 	// older files, and older airlites reading this one, need no new
-	// version. The definition it kept is Definition.
+	// version.
 	Stale bool `json:"stale,omitempty"`
-	// Definition is a stale row's kept definition (dag_origin.go), written
-	// only for a stale row whose definition is kept (edition 3): older
-	// airlites leave it out when they read this file (as a start without
-	// it did), and older files have none, so no new version.
+	// Definition is what a stale row's definition was built from
+	// (dag_origin.go), as airlites of format 8 wrote it before the
+	// definitions went to a file of their own (snapshot_definitions.go);
+	// read, no longer written.
 	Definition *snapDefinition `json:"definition,omitempty"`
 }
 
@@ -142,63 +149,81 @@ const (
 	snapDefinitionSerialized = "serialized_dag"
 )
 
-// encodeDagRow writes a DAG row, with its kept definition when it is
-// stale: the one its definition came from, or the one restored and not
-// built yet.
-func encodeDagRow(obj any) any {
-	d := obj.(*DagRow)
-	rec := &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
-	if !d.Stale {
-		return rec
+// record is k on disk.
+func (k *keptDefinition) record() *snapDefinition {
+	def := &snapDefinition{Format: snapDefinitionYAML, Data: k.Data, RelativeFileloc: k.RelativeFileloc,
+		SourceCode: k.SourceCode, ParseDuration: k.ParseDuration}
+	if k.Python {
+		def.Format = snapDefinitionSerialized
 	}
-	kept := d.Kept
-	if d.Def != nil {
-		kept = keepDefinition(d.Def)
+	if !k.ReadAt.IsZero() {
+		def.ReadAt = utcPtr(&k.ReadAt)
 	}
-	if kept != nil {
-		def := &snapDefinition{Format: snapDefinitionYAML, Data: kept.Data, RelativeFileloc: kept.RelativeFileloc,
-			SourceCode: kept.SourceCode, ParseDuration: kept.ParseDuration}
-		if kept.Python {
-			def.Format = snapDefinitionSerialized
-		}
-		if !kept.ReadAt.IsZero() {
-			def.ReadAt = utcPtr(&kept.ReadAt)
-		}
-		if !kept.ParsedAt.IsZero() {
-			def.ParsedAt = utcPtr(&kept.ParsedAt)
-		}
-		rec.Definition = def
+	if !k.ParsedAt.IsZero() {
+		def.ParsedAt = utcPtr(&k.ParsedAt)
 	}
-	return rec
+	return def
 }
 
-// decodeDagRow reads a DAG row; a kept definition waits in DagRow.Kept for
-// the start to build it. A definition in a format airlite does not write
-// is refused.
+// kept is the definition def holds; a format airlite does not write is
+// refused.
+func (def *snapDefinition) kept() (*keptDefinition, error) {
+	if def.Format != snapDefinitionYAML && def.Format != snapDefinitionSerialized {
+		return nil, fmt.Errorf("definition format %q is not %q or %q", def.Format, snapDefinitionYAML, snapDefinitionSerialized)
+	}
+	k := &keptDefinition{Python: def.Format == snapDefinitionSerialized, Data: def.Data,
+		RelativeFileloc: def.RelativeFileloc, SourceCode: def.SourceCode, ParseDuration: def.ParseDuration}
+	if def.ReadAt != nil {
+		k.ReadAt = *def.ReadAt
+	}
+	if def.ParsedAt != nil {
+		k.ParsedAt = *def.ParsedAt
+	}
+	return k, nil
+}
+
+// check refuses a kept definition airlite could not have written.
+// Whether it builds is for the start that builds it to say; one not
+// decoded yet (raw) is checked when it is (keptDefinition.decoded).
+func (k *keptDefinition) check() error {
+	switch {
+	case k.raw != nil:
+		return nil
+	case k.Data == "":
+		return errors.New("definition data is missing or empty")
+	case k.ParseDuration < 0:
+		return fmt.Errorf("definition parse_duration %v is negative", k.ParseDuration)
+	}
+	return checkDates(namedDate{"definition read_at", &k.ReadAt}, namedDate{"definition parsed_at", &k.ParsedAt})
+}
+
+// encodeDagRow writes a DAG row; what its definition was built from goes
+// to the definitions file (snapshot_definitions.go).
+func encodeDagRow(obj any) any {
+	d := obj.(*DagRow)
+	return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
+}
+
+// decodeDagRow reads a DAG row; a kept definition written in the row (an
+// older file's) waits in DagRow.Kept for the start to build it, as one
+// from the definitions file does.
 func decodeDagRow(line []byte) (any, error) {
 	var r snapDag
 	if err := gojson.Unmarshal(line, &r); err != nil {
 		return nil, err
 	}
 	row := &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale}
-	if def := r.Definition; def != nil {
-		if def.Format != snapDefinitionYAML && def.Format != snapDefinitionSerialized {
-			return nil, fmt.Errorf("definition format %q is not %q or %q", def.Format, snapDefinitionYAML, snapDefinitionSerialized)
+	if r.Definition != nil {
+		kept, err := r.Definition.kept()
+		if err != nil {
+			return nil, err
 		}
-		row.Kept = &keptDefinition{Python: def.Format == snapDefinitionSerialized, Data: def.Data,
-			RelativeFileloc: def.RelativeFileloc, SourceCode: def.SourceCode, ParseDuration: def.ParseDuration}
-		if def.ReadAt != nil {
-			row.Kept.ReadAt = *def.ReadAt
-		}
-		if def.ParsedAt != nil {
-			row.Kept.ParsedAt = *def.ParsedAt
-		}
+		row.Kept = kept
 	}
 	return row, nil
 }
 
-// checkDagRow refuses a DAG row airlite could not have written. Whether a
-// kept definition builds is for the start that builds it to say.
+// checkDagRow refuses a DAG row airlite could not have written.
 func checkDagRow(obj any) error {
 	row := obj.(*DagRow)
 	if err := checkRowKeys("dag_id", row.DagID); err != nil {
@@ -207,16 +232,7 @@ func checkDagRow(obj any) error {
 	if row.Kept == nil {
 		return nil
 	}
-	k := row.Kept
-	switch {
-	case !row.Stale:
-		return errors.New("a kept definition on a DAG that is not stale")
-	case k.Data == "":
-		return errors.New("definition data is missing or empty")
-	case k.ParseDuration < 0:
-		return fmt.Errorf("definition parse_duration %v is negative", k.ParseDuration)
-	}
-	return checkDates(namedDate{"definition read_at", &k.ReadAt}, namedDate{"definition parsed_at", &k.ParsedAt})
+	return row.Kept.check()
 }
 
 type snapRun struct {
@@ -862,6 +878,10 @@ type snapshotStats struct {
 	Index int64 // the change index it holds
 	Rows  int
 	Bytes int64
+	// DefinitionsLost says why a restore went on without the definitions
+	// file the snapshot names (gone or damaged); nil when it read it, or
+	// when there is none.
+	DefinitionsLost error
 }
 
 // insertTaskRecords stores restored task instances: those of one run, one

@@ -113,6 +113,18 @@ func (a *atomicFile) Commit() error {
 	return nil
 }
 
+// CommitAs is Commit to target in place of the path the file was
+// created for: for a file named after its content (a definitions file,
+// by its digest), known only once it is written. target must be in the
+// same folder, for the rename to be atomic.
+func (a *atomicFile) CommitAs(target string) error {
+	if filepath.Dir(target) != filepath.Dir(a.path) {
+		return fmt.Errorf("commit %s as %s: not in the same folder", a.path, target)
+	}
+	a.path = target
+	return a.Commit()
+}
+
 // Abort closes and removes the temporary file and leaves the target as it
 // was. After a Commit it does nothing.
 func (a *atomicFile) Abort() error {

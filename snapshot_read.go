@@ -103,6 +103,27 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	for _, c := range snapshotCodecs() {
 		codecs[c.table] = c
 	}
+	// The definitions file the header names gives the DAG rows what
+	// their definitions were built from; without it the restore goes on,
+	// and only the DAGs the files no longer give lose theirs.
+	if header.Definitions != "" {
+		defs, err := readDefinitions(path, header.Definitions)
+		if err != nil {
+			stats.DefinitionsLost = err
+		}
+		if len(defs) > 0 {
+			dags := codecs[tableDags]
+			decode := dags.decode
+			dags.decode = func(line []byte) (any, error) {
+				obj, err := decode(line)
+				if row, ok := obj.(*DagRow); err == nil && ok && row.Kept == nil {
+					row.Kept = defs[row.DagID]
+				}
+				return obj, err
+			}
+			codecs[tableDags] = dags
+		}
+	}
 	body := io.NewSectionReader(f, headerEnd, footerStart-headerEnd)
 	// Decoding and inserting overlap: one goroutine decodes rows into
 	// batches, this one inserts them. The decoder owns the file reader,

@@ -43,10 +43,21 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 	enc := gojson.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 
+	// The definitions first: the snapshot names their file, which must
+	// be there once the snapshot is.
+	refs, err := definitionRefs(snap)
+	if err != nil {
+		return stats, fmt.Errorf("list definitions: %w", err)
+	}
+	defs, err := store.definitions.write(path, refs)
+	if err != nil {
+		return stats, err
+	}
+
 	codecs := snapshotCodecs()
 	header := snapshotHeader{
 		Format: snapshotFormat, Version: snapshotVersion, Index: snap.ChangeIndex(),
-		CreatedAt: now.UTC(), AirliteVersion: airliteVersion,
+		CreatedAt: now.UTC(), AirliteVersion: airliteVersion, Definitions: defs,
 	}
 	for _, c := range codecs {
 		header.Tables = append(header.Tables, c.table)
@@ -93,6 +104,9 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 	if err := file.Commit(); err != nil {
 		return stats, fmt.Errorf("commit snapshot: %w", err)
 	}
+	// The snapshot is written: an earlier definitions file left behind is
+	// only space, removed at a later write.
+	_ = store.definitions.committed(path, defs)
 	return stats, nil
 }
 
@@ -104,4 +118,21 @@ func countRecords(snap storeSnapshot, c snapshotCodec) (int, error) {
 		return 0, fmt.Errorf("count %s: %w", c.table, err)
 	}
 	return n, nil
+}
+
+// definitionRefs are the DAG rows of snap that have a definition to keep,
+// by dag_id.
+func definitionRefs(snap storeSnapshot) ([]definitionRef, error) {
+	var refs []definitionRef
+	err := snap.Rows(tableDags, func(row any) error {
+		d := row.(*DagRow)
+		switch {
+		case d.Def != nil && d.Def.origin != nil:
+			refs = append(refs, definitionRef{dagID: d.DagID, def: d.Def})
+		case d.Def == nil && d.Kept != nil:
+			refs = append(refs, definitionRef{dagID: d.DagID, kept: d.Kept})
+		}
+		return nil
+	})
+	return refs, err
 }

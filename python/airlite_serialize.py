@@ -9,6 +9,7 @@ import enum
 import json
 
 from airflow import EDITION
+from airflow._airlite.cron import encode_timezone
 
 
 def _ts(value):
@@ -277,7 +278,7 @@ def serialize_dag(dag, dags_folder):
         "timetable": encode_timetable(tt) if tt is not None else None,
         "timetable_summary": tt.summary if tt is not None else None,
         "timetable_description": tt.description if tt is not None else None,
-        "timezone": dag.timezone,
+        "timezone": encode_timezone(dag.timezone),
         "start_date": _plain(dag.start_date),
         "end_date": _plain(dag.end_date),
         "catchup": dag.catchup,

@@ -1,5 +1,6 @@
 """The exceptions DAG files raise or catch, by Airflow's names
 (2.10.3 airflow/exceptions.py)."""
+from airflow import EDITION
 
 
 class AirflowException(Exception):
@@ -50,6 +51,12 @@ class AirflowSensorTimeout(AirflowException):
 
 class ParamValidationError(AirflowException):
     pass
+
+
+if EDITION == "3":
+    # The Task SDK's own class (task-sdk airflow/sdk/exceptions.py), as a
+    # traceback names it.
+    ParamValidationError.__module__ = "airflow.sdk.exceptions"
 
 
 class AirflowNotFoundException(AirflowException):

@@ -36,7 +36,7 @@ def check_cron(expression):
 class CronMixin:
     def __init__(self, cron, timezone="UTC"):
         self._expression = cron_presets.get(cron, cron)
-        self._timezone = timezone if isinstance(timezone, str) else _tz_name(timezone)
+        self._timezone = encode_timezone(timezone)
         # The cron's words (cron_descriptor) are left to airlite's Go side.
         self.description = ""
 
@@ -50,6 +50,21 @@ class CronMixin:
             raise AirflowTimetableInvalid(problem)
 
 
-def _tz_name(tz):
-    name = getattr(tz, "key", None) or getattr(tz, "name", None) or str(tz)
-    return "UTC" if name in ("UTC", "utc", "UTC+00:00") else name
+def encode_timezone(tz):
+    """A zone as Airflow serializes a DAG's or a cron timetable's
+    (encode_timezone): a named zone's name, "UTC" for UTC, else the fixed
+    offset in seconds east of UTC. The zone is what pendulum makes of a
+    tzinfo (pendulum.instance(...).timezone): a zoneinfo or pytz zone by
+    its name, UTC by its tzname, any other by its offset."""
+    if tz is None:
+        return "UTC"
+    if isinstance(tz, (str, int)):  # encoded already
+        return tz
+    name = getattr(tz, "key", None) or getattr(tz, "zone", None)
+    if name:
+        return name
+    if tz.tzname(None) == "UTC":
+        return "UTC"
+    offset = tz.utcoffset(None)
+    secs = int(offset.total_seconds()) if offset is not None else 0
+    return "UTC" if secs == 0 else secs

@@ -81,14 +81,17 @@ class DAG:
         self.fileloc = mod
         self.start_date = start_date if start_date is not None else self.default_args.get("start_date")
         self.end_date = end_date if end_date is not None else self.default_args.get("end_date")
+        # The DAG's zone is its start_date's, else [core] default_timezone
+        # (utc); its cron schedule ticks there (2.10.3 models/dag.py:616-628;
+        # 3.2.1 task-sdk definitions/dag.py _extract_tz).
+        tz = timezone.utc
+        if isinstance(self.start_date, _dt.datetime) and self.start_date.utcoffset() is not None:
+            tz = self.start_date.tzinfo
         if self.start_date is not None:
             self.start_date = timezone.convert_to_utc(self.start_date)
-            tz = self.start_date.tzinfo
-        else:
-            tz = timezone.utc
         if self.end_date is not None:
             self.end_date = timezone.convert_to_utc(self.end_date)
-        self.timezone = "UTC"
+        self.timezone = tz
         self.template_searchpath = template_searchpath
         self.user_defined_macros = user_defined_macros
         self.user_defined_filters = user_defined_filters
@@ -112,8 +115,14 @@ class DAG:
         self.task_dict = {}
         self.edge_info = {}
         self.subdags_ = []
-        self.params = ParamsDict(dict(self.default_args.get("params") or {}))
-        self.params.update(params or {})
+        # default_args' params are the DAG's, over its own, and leave
+        # default_args (2.10.3 models/dag.py:576-584; 1.10.15
+        # models/dag.py:253-256; task-sdk definitions/dag.py
+        # _convert_params:168-184 of c57fba0e).
+        merged = dict(params or {})
+        if "params" in self.default_args:
+            merged.update(self.default_args.pop("params") or {})
+        self.params = ParamsDict(merged)
         for tag in self.tags:
             if len(tag) > 100:
                 raise AirflowException("tag cannot be longer than 100 characters")
@@ -131,6 +140,11 @@ class DAG:
         if EDITION != "1.10":
             from airflow._airlite.task_group import TaskGroup
             self._task_group = TaskGroup.create_root(self)
+            # Last in __init__, as 2.10.3 calls it (models/dag.py:776);
+            # Airflow 3's attrs validator of params runs after those of
+            # max_active_runs and catchup (task-sdk definitions/dag.py:
+            # 467-600 of c57fba0e).
+            self.validate_schedule_and_params()
 
     def _schedule(self, schedule, schedule_interval, timetable, tz):
         if EDITION == "1.10":
@@ -141,7 +155,8 @@ class DAG:
         args = [schedule_interval, timetable, schedule]
         if sum(1 for a in args if a is not _NOTSET and a is not None) > 1:
             raise ValueError("At most one allowed for args 'schedule_interval', 'timetable', and 'schedule'.")
-        tzname = "UTC"
+        from airflow._airlite.cron import encode_timezone
+        tzname = encode_timezone(tz)
         from airflow.timetables.base import Timetable
         from airflow.datasets import BaseDataset, DatasetAll
         from airflow.timetables.simple import DatasetTriggeredTimetable
@@ -264,10 +279,30 @@ class DAG:
     def set_dependency(self, upstream_task_id, downstream_task_id):
         self.get_task(upstream_task_id).set_downstream(self.get_task(downstream_task_id))
 
+    def validate_schedule_and_params(self):
+        """A DAG that can be scheduled must resolve its params without a
+        conf (2.10.3 models/dag.py:3712-3727; Airflow 3's _validate_params,
+        task-sdk definitions/dag.py:584-600 of c57fba0e)."""
+        if not self.timetable.can_be_scheduled:
+            return
+        from airflow.exceptions import ParamValidationError
+        try:
+            self.params.validate()
+        except ParamValidationError as pverr:
+            if EDITION == "3":
+                raise ValueError(
+                    "Dag %r is not allowed to define a Schedule, as there are required params without default "
+                    "values, or the default values are not valid." % self.dag_id) from pverr
+            raise AirflowException(
+                "DAG is not allowed to define a Schedule, "
+                "if there are any required params without default values or default values are not valid.") from pverr
+
     # checks made when the file is bagged
     def validate(self):
         if EDITION == "1.10":
             return
+        if EDITION == "2":
+            self.validate_schedule_and_params()  # 2.10.3 models/dag.py:844
         tt = self.timetable
         if isinstance(self.schedule_interval, str) or self.schedule_interval is None or \
                 isinstance(self.schedule_interval, _dt.timedelta):

@@ -1,0 +1,866 @@
+package main
+
+// Airflow 3's task instances by start_date across runs: the order the
+// Airflow 3 UI asks its task instance pages in (-start_date, then
+// -run_after: ui/src/pages/TaskInstances/TaskInstances.tsx of c57fba0e),
+// which get_task_instances' SortParam takes and ends with the primary
+// key (routes/public/task_instances.py:441-466, common/parameters.py
+// SortParam.to_orm). A task instance's start follows no order of its
+// run's or of the ids (runs overlap, a cleared run starts again hours
+// later), and an index entry of the task-instance rows (one row a run)
+// cannot hold one, so the started task instances of each DAG's settled
+// runs (success, failed) are kept sorted by (start_date, id) in chunks,
+// rows of a derived table written when a run settles or goes (its
+// task instances in one go), when it stops being settled (a clear, a
+// forced state), and when a settled run's task instance changes its
+// start or id; never by a trigger or a try's start or end in a running
+// run (a chunk written at each try's start cost 87 allocations a try,
+// 18 % more for BenchmarkSchedulerEmptyOperators3; at the run's end, 10 a
+// try, 2 %). A page walks the
+// chunks in the order and looks each task instance up in its run's row,
+// and merges the started task instances of the DAG's unfinished runs,
+// read and sorted once per version of its task instances and runs
+// (tiPendingStarts). Task instances without a start are in neither:
+// SortParam puts them below every start (sortParamCompare, SQLite's
+// order), so after the started ones descending, where a page that
+// reaches them is sorted by the caller, and before them ascending, which
+// is not walked (the caller sorts every ascending page).
+
+import (
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// tableTIStarts is derived from the task instances: chunks of each
+// DAG's started task instances by (start_date, id). Its name shares its
+// leading letters with no table a trigger writes.
+const tableTIStarts = "started_task_instances"
+
+func init() {
+	derivedTables[tableTIStarts] = true
+}
+
+// tiStartChunkSize is how many entries a chunk holds after a split (a
+// chunk splits past twice as many): a try's start copies one chunk.
+const tiStartChunkSize = 32
+
+// tiStartEntry is a started task instance in the order: its start to
+// the nanosecond (time.Compare's order), its id (the tie-break), and
+// where its row keeps it.
+type tiStartEntry struct {
+	Sec      int64
+	Nsec     int32
+	MapIndex int32
+	ID       string
+	RunID    string
+	TaskID   string
+}
+
+// tiStartOf is a task instance's entry; false when it has no start or
+// no id (an edition before 3: no place in the order).
+func tiStartOf(ti *TaskInstance) (tiStartEntry, bool) {
+	if ti.StartDate == nil || ti.ID == "" {
+		return tiStartEntry{}, false
+	}
+	return tiStartEntry{Sec: ti.StartDate.Unix(), Nsec: int32(ti.StartDate.Nanosecond()), MapIndex: int32(ti.MapIndex),
+		ID: ti.ID, RunID: ti.RunID, TaskID: ti.TaskID}, true
+}
+
+// compareTIStarts is the chunks' order: the start, then the id.
+func compareTIStarts(a, b tiStartEntry) int {
+	return cmp.Or(cmp.Compare(a.Sec, b.Sec), cmp.Compare(a.Nsec, b.Nsec), strings.Compare(a.ID, b.ID))
+}
+
+// sameStart reports whether two entries tie on the start.
+func sameStart(a, b tiStartEntry) bool { return a.Sec == b.Sec && a.Nsec == b.Nsec }
+
+// tiStartChunk is some of a DAG's started task instances in the order,
+// at least one, keyed by the first.
+type tiStartChunk struct {
+	DagID   string
+	Entries []tiStartEntry
+}
+
+// tiStartsTable holds the chunks by (dag_id, first entry).
+func tiStartsTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTIStarts,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: tiStartChunkIndex{}},
+		},
+	}
+}
+
+// tiStartChunkIndex keys a chunk as dag_id NUL and its first entry,
+// whose bytes sort as compareTIStarts (the ids are uuid7s of one length).
+// FromArgs takes a dag_id and an entry (where LowerBound and
+// ReverseLowerBound seek), or a dag_id alone (a DAG's chunks, also
+// PrefixFromArgs).
+type tiStartChunkIndex struct{}
+
+func tiStartKey(dagID string, e *tiStartEntry) []byte {
+	k := make([]byte, 0, len(dagID)+14+36)
+	k = append(append(k, dagID...), 0)
+	if e == nil {
+		return k
+	}
+	k = append(k, encodeInt64(e.Sec)...)
+	k = binary.BigEndian.AppendUint32(k, uint32(e.Nsec))
+	return append(k, e.ID...)
+}
+
+func (tiStartChunkIndex) FromObject(obj any) (bool, []byte, error) {
+	c, ok := obj.(*tiStartChunk)
+	if !ok {
+		return false, nil, fmt.Errorf("task instance start index: want *tiStartChunk, got %T", obj)
+	}
+	if c.DagID == "" || len(c.Entries) == 0 {
+		return false, nil, fmt.Errorf("task instance start index: chunk of %q with %d entries", c.DagID, len(c.Entries))
+	}
+	return true, tiStartKey(c.DagID, &c.Entries[0]), nil
+}
+
+func (tiStartChunkIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, fmt.Errorf("task instance start index: want (dag_id[, entry]), got %d arguments", len(args))
+	}
+	dagID, ok := args[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("task instance start index: dag_id must be a string: %#v", args[0])
+	}
+	if len(args) == 1 {
+		return tiStartKey(dagID, nil), nil
+	}
+	e, ok := args[1].(tiStartEntry)
+	if !ok {
+		return nil, fmt.Errorf("task instance start index: want a tiStartEntry: %#v", args[1])
+	}
+	return tiStartKey(dagID, &e), nil
+}
+
+func (x tiStartChunkIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.FromArgs(args...) }
+
+// tiStartChunkTxn is the chunk of the DAG that holds e, or would: the
+// last that starts at e or before it, else the DAG's first; nil when the
+// DAG has none.
+func tiStartChunkTxn(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, error) {
+	it, err := txn.ReverseLowerBound(tableTIStarts, indexID, dagID, e)
+	if err != nil {
+		return nil, fmt.Errorf("find the start chunk of task %s of %s/%s: %w", e.TaskID, dagID, e.RunID, err)
+	}
+	if raw := it.Next(); raw != nil && raw.(*tiStartChunk).DagID == dagID {
+		return raw.(*tiStartChunk), nil
+	}
+	raw, err := txn.First(tableTIStarts, indexID+"_prefix", dagID)
+	if err != nil {
+		return nil, fmt.Errorf("find the start chunks of %s: %w", dagID, err)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*tiStartChunk), nil
+}
+
+// nextTIStartChunkTxn is the first entry of the DAG's chunk after c;
+// false when c is its last.
+func nextTIStartChunkTxn(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, error) {
+	it, err := txn.LowerBound(tableTIStarts, indexID, c.DagID, c.Entries[0])
+	if err != nil {
+		return tiStartEntry{}, false, fmt.Errorf("find the start chunks of %s: %w", c.DagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n := raw.(*tiStartChunk)
+		if n.DagID != c.DagID {
+			break
+		}
+		if n.Entries[0] != c.Entries[0] {
+			return n.Entries[0], true, nil
+		}
+	}
+	return tiStartEntry{}, false, nil
+}
+
+// restartTIsTxn keeps the chunks after a run's task instances changed
+// from old to new (either nil; both sorted as runTasks keeps them) when
+// the run is settled: an entry leaves with a task instance whose start
+// or id changed, or that went, and comes with its new one. Task
+// instances the write did not change are the same pointers and cost a
+// comparison; the run (nil: not known) is looked up only when a start
+// or id changed.
+func restartTIsTxn(txn *memdb.Txn, dagID, runID string, run *DagRun, old, new []*TaskInstance) error {
+	var drops, adds []tiStartEntry
+	drop := func(ti *TaskInstance) {
+		if e, ok := tiStartOf(ti); ok {
+			drops = append(drops, e)
+		}
+	}
+	add := func(ti *TaskInstance) {
+		if e, ok := tiStartOf(ti); ok {
+			adds = append(adds, e)
+		}
+	}
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		switch {
+		case j == len(new):
+			drop(old[i])
+			i++
+		case i == len(old):
+			add(new[j])
+			j++
+		case old[i] == new[j]:
+			i++
+			j++
+		default:
+			a, b := old[i], new[j]
+			switch c := cmp.Or(strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.MapIndex, b.MapIndex)); {
+			case c < 0:
+				drop(a)
+				i++
+			case c > 0:
+				add(b)
+				j++
+			default:
+				ea, oka := tiStartOf(a)
+				eb, okb := tiStartOf(b)
+				if oka != okb || ea != eb {
+					drop(a)
+					add(b)
+				}
+				i++
+				j++
+			}
+		}
+	}
+	if len(drops) == 0 && len(adds) == 0 {
+		return nil
+	}
+	if run == nil {
+		var err error
+		run, err = runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !runSettled(run) {
+		return nil
+	}
+	return changeTIStartsTxn(txn, dagID, drops, adds)
+}
+
+// settleTIStartsTxn keeps the chunks after a run changed from old to
+// next (either nil; markRunTxn's arguments): its started task instances
+// come in when it settles and leave when it stops being settled or goes
+// (its row of task instances as the transaction has it then).
+func settleTIStartsTxn(txn *memdb.Txn, old, next *DagRun) error {
+	if runSettled(old) == runSettled(next) {
+		return nil
+	}
+	run := next
+	if run == nil {
+		run = old
+	}
+	row, err := runTasksTxn(txn, run.DagID, run.RunID)
+	if err != nil || row == nil {
+		return err
+	}
+	entries := make([]tiStartEntry, 0, len(row.TIs))
+	for _, ti := range row.TIs {
+		if e, ok := tiStartOf(ti); ok {
+			entries = append(entries, e)
+		}
+	}
+	if runSettled(next) {
+		return changeTIStartsTxn(txn, run.DagID, nil, entries)
+	}
+	return changeTIStartsTxn(txn, run.DagID, entries, nil)
+}
+
+// changeTIStartsTxn takes drops from the DAG's chunks and puts adds in,
+// each chunk they touch rewritten once (a clear of a run's thousands of
+// mapped instances gives each a new id: a chunk copy for each would cost
+// thousands), a chunk grown past twice tiStartChunkSize split.
+func changeTIStartsTxn(txn *memdb.Txn, dagID string, drops, adds []tiStartEntry) error {
+	if len(drops) == 0 && len(adds) == 0 {
+		return nil
+	}
+	slices.SortFunc(drops, compareTIStarts)
+	slices.SortFunc(adds, compareTIStarts)
+	for len(drops) > 0 || len(adds) > 0 {
+		first := tiStartEntry{}
+		switch {
+		case len(drops) == 0:
+			first = adds[0]
+		case len(adds) == 0 || compareTIStarts(drops[0], adds[0]) <= 0:
+			first = drops[0]
+		default:
+			first = adds[0]
+		}
+		c, err := tiStartChunkTxn(txn, dagID, first)
+		if err != nil {
+			return err
+		}
+		// The chunk holds the entries up to the next chunk's first.
+		nd, na := len(drops), len(adds)
+		var entries []tiStartEntry
+		if c != nil {
+			next, ok, err := nextTIStartChunkTxn(txn, c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				below := func(e tiStartEntry) bool { return compareTIStarts(e, next) < 0 }
+				nd = countWhile(drops, below)
+				na = countWhile(adds, below)
+			}
+			entries = c.Entries
+		}
+		merged, err := mergeTIStarts(entries, drops[:nd], adds[:na])
+		if err != nil {
+			return fmt.Errorf("order task instances of %s by start: %w", dagID, err)
+		}
+		if err := replaceTIStartChunkTxn(txn, c, dagID, merged); err != nil {
+			return err
+		}
+		drops, adds = drops[nd:], adds[na:]
+	}
+	return nil
+}
+
+// countWhile is how many of the first entries pass ok.
+func countWhile(entries []tiStartEntry, ok func(tiStartEntry) bool) int {
+	n := 0
+	for n < len(entries) && ok(entries[n]) {
+		n++
+	}
+	return n
+}
+
+// mergeTIStarts is entries without drops and with adds (all three
+// sorted), in a new slice; a drop not there or an add already there is
+// an error (the chunks no longer follow the task instances). Drops go
+// first: an expansion's map_index 0 keeps the id and start its map_index
+// -1 had.
+func mergeTIStarts(entries, drops, adds []tiStartEntry) ([]tiStartEntry, error) {
+	out := make([]tiStartEntry, 0, len(entries)-len(drops)+len(adds))
+	for len(entries) > 0 || len(adds) > 0 {
+		if len(entries) > 0 && len(drops) > 0 && entries[0] == drops[0] {
+			entries, drops = entries[1:], drops[1:]
+			continue
+		}
+		if len(drops) > 0 && (len(entries) == 0 || compareTIStarts(drops[0], entries[0]) <= 0) {
+			break
+		}
+		switch {
+		case len(adds) > 0 && (len(entries) == 0 || compareTIStarts(adds[0], entries[0]) < 0):
+			out, adds = append(out, adds[0]), adds[1:]
+		case len(adds) > 0 && compareTIStarts(adds[0], entries[0]) == 0:
+			return nil, fmt.Errorf("task %s of %s is there already", adds[0].TaskID, adds[0].RunID)
+		default:
+			out, entries = append(out, entries[0]), entries[1:]
+		}
+	}
+	if len(drops) > 0 {
+		return nil, fmt.Errorf("task %s of %s is not there", drops[0].TaskID, drops[0].RunID)
+	}
+	return out, nil
+}
+
+// replaceTIStartChunkTxn stores entries in old's place (old nil: a new
+// chunk; entries empty: none), in chunks of tiStartChunkSize when they
+// are more than twice as many.
+func replaceTIStartChunkTxn(txn *memdb.Txn, old *tiStartChunk, dagID string, entries []tiStartEntry) error {
+	if old != nil && (len(entries) == 0 || entries[0] != old.Entries[0]) {
+		if err := txn.Delete(tableTIStarts, old); err != nil {
+			return fmt.Errorf("replace a start chunk of %s: %w", dagID, err)
+		}
+	}
+	for len(entries) > 0 {
+		n := len(entries)
+		if n > 2*tiStartChunkSize {
+			n = tiStartChunkSize
+		}
+		if err := txn.Insert(tableTIStarts, &tiStartChunk{DagID: dagID, Entries: entries[:n:n]}); err != nil {
+			return fmt.Errorf("store a start chunk of %s: %w", dagID, err)
+		}
+		entries = entries[n:]
+	}
+	return nil
+}
+
+// deleteTIStartsTxn removes a DAG's chunks ("": every DAG's).
+func deleteTIStartsTxn(txn *memdb.Txn, dagID string) error {
+	var err error
+	if dagID == "" {
+		_, err = txn.DeleteAll(tableTIStarts, indexID)
+	} else {
+		_, err = txn.DeleteAll(tableTIStarts, indexID+"_prefix", dagID)
+	}
+	if err != nil {
+		return fmt.Errorf("delete the start chunks of %q: %w", dagID, err)
+	}
+	return nil
+}
+
+// restartAllTIsTxn sets every chunk anew from the settled runs' task
+// instances (a restore, a recount): one walk of the rows, which come by
+// DAG, each run looked up.
+func restartAllTIsTxn(txn *memdb.Txn) error {
+	if err := deleteTIStartsTxn(txn, ""); err != nil {
+		return err
+	}
+	it, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return fmt.Errorf("order task instances by start: %w", err)
+	}
+	dagID := ""
+	var entries []tiStartEntry
+	flush := func() error {
+		slices.SortFunc(entries, compareTIStarts)
+		for len(entries) > 0 {
+			n := min(len(entries), tiStartChunkSize)
+			if err := txn.Insert(tableTIStarts, &tiStartChunk{DagID: dagID, Entries: entries[:n:n]}); err != nil {
+				return fmt.Errorf("store a start chunk of %s: %w", dagID, err)
+			}
+			entries = entries[n:]
+		}
+		entries = nil
+		return nil
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		row := raw.(*runTasks)
+		if row.DagID != dagID {
+			if err := flush(); err != nil {
+				return err
+			}
+			dagID = row.DagID
+		}
+		run, err := runByRunIDTxn(txn, row.DagID, row.RunID)
+		if errors.Is(err, errNotFound) || (err == nil && !runSettled(run)) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, ti := range row.TIs {
+			if e, ok := tiStartOf(ti); ok {
+				entries = append(entries, e)
+			}
+		}
+	}
+	return flush()
+}
+
+// TIStartQuery is a page of task instances whose order's first key is
+// start_date.
+type TIStartQuery struct {
+	// DagIDs are the DAGs whose runs' task instances are listed; nil:
+	// every DAG with a DAG row.
+	DagIDs []string
+	// Desc is start_date's direction.
+	Desc bool
+	// Compare is the listing's whole order (start_date first, nulls
+	// last as it descends, then its other keys and the id); the task instances that
+	// start together are put in it.
+	Compare func(a, b RunTaskInstance) int
+	// Keep, when set, picks the task instances (every filter of the
+	// listing); KeepKey names it, for the count of what it picks.
+	Keep    func(RunTaskInstance) bool
+	KeepKey string
+	// Named, when set with Keep, says whether a task instance of a task
+	// and map_index can pass Keep (its task_id and map_index filters):
+	// the entries hold both, and those it refuses are not looked up.
+	Named         func(taskID string, mapIndex int) bool
+	Offset, Limit int
+}
+
+// errNotStarted stops a start walk whose page reaches the task
+// instances without a start, which no chunk holds (or that met an entry
+// its task instance no longer has): the caller sorts.
+var errNotStarted = errors.New("page past the started task instances")
+
+// TIStartPage is a page of the task instances q picks in q.Compare's
+// order, led by start_date, and how many it picks; ok is false when the
+// store cannot walk it (task instances without ids, a page that reaches
+// those without a start): the caller sorts. Each DAG's chunks are walked
+// in the order and the walks merged with the DAG's unfinished runs'
+// started task instances (pendingStartsTxn); the task instances that
+// start at one instant are looked up together and put in q.Compare's
+// order, so a page reads the chunks up to its end and the task instances
+// of its instants (without a filter, the offset passes the others
+// unread).
+// The total is the run counts' without a filter, else counted once per
+// version of the task-instance rows and filter.
+func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	if !q.Desc {
+		// Ascending, the task instances without a start come first
+		// (sortParamCompare) and no chunk holds them: sorted (correct
+		// first; a count of them would let the walk pass them).
+		return nil, 0, false, nil
+	}
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	total, dagIDs, ok, err := tiOrderTotal(txn, q.DagIDs)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	if q.Keep != nil {
+		if total, err = s.filteredTITotal(txn, dagIDs, q.Keep, q.KeepKey, &read); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	page = []RunTaskInstance{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return page, total, true, nil
+	}
+	limit := min(q.Limit, total-q.Offset)
+	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read}
+	for _, dagID := range dagIDs {
+		if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
+			return nil, 0, false, nil // runs in a state neither settled nor queued or running
+		}
+		if err := m.add(dagID); err != nil {
+			return nil, 0, false, err
+		}
+		pending, err := s.pendingStartsTxn(txn, dagID, &read)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if len(pending) > 0 {
+			m.walks = append(m.walks, &tiStartWalk{dagID: dagID, pending: pending})
+		}
+	}
+	heap.Init(m)
+	offset := q.Offset
+	for len(page) < limit {
+		group, err := m.nextGroup()
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if len(group) == 0 {
+			return nil, 0, false, nil // the rest have no start
+		}
+		if q.Keep == nil && offset >= len(group) {
+			offset -= len(group) // passed without a look
+			continue
+		}
+		if q.Keep != nil && q.Named != nil {
+			group = slices.DeleteFunc(group, func(ref tiStartRef) bool { return !q.Named(ref.e.TaskID, int(ref.e.MapIndex)) })
+		}
+		rows, err := m.resolve(group)
+		if errors.Is(err, errNotStarted) {
+			return nil, 0, false, nil
+		}
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if q.Keep != nil {
+			rows = slices.DeleteFunc(rows, func(r RunTaskInstance) bool { return !q.Keep(r) })
+		}
+		if len(rows) > 1 {
+			slices.SortFunc(rows, q.Compare)
+		}
+		for _, r := range rows {
+			switch {
+			case offset > 0:
+				offset--
+			case len(page) < limit:
+				page = append(page, r)
+			}
+		}
+	}
+	return page, total, true, nil
+}
+
+// filteredTITotal is how many task instances of dagIDs keep picks,
+// counted by a merge of ti_order once per version of the task-instance
+// rows and filter (countKey names keep) and remembered: the count
+// TaskInstanceFilteredPage keeps, whatever the order.
+func (s *Store) filteredTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, countKey string, read *int) (int, error) {
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return 0, fmt.Errorf("count task instances: %w", err)
+	}
+	return s.counts.count(root.WatchCh(), tiCountKey(dagIDs, countKey), func() (int, error) {
+		m := &tiOrderMerge{txn: txn, byID: true}
+		defer func() { *read += m.read }()
+		if err := m.start(dagIDs); err != nil {
+			return 0, err
+		}
+		_, n, err := m.page(0, 0, keep, true)
+		return n, err
+	})
+}
+
+// tiStartMerge merges the DAGs' walks of their chunks and of their
+// unfinished runs' started task instances: a heap of the walks by their
+// next entry.
+type tiStartMerge struct {
+	txn   *memdb.Txn
+	desc  bool
+	walks []*tiStartWalk
+	read  *int
+	// runs are the runs looked up so far and their task instances (a
+	// page's task instances come a few runs at a time, interleaved).
+	runs map[[2]string]tiStartRun
+}
+
+type tiStartRun struct {
+	run *DagRun
+	row *runTasks
+}
+
+// tiStartWalk is one DAG's chunks in the order, the chunk it is at and
+// the next entry in it; or the started task instances of its unfinished
+// runs (pending), in the order, and the next one.
+type tiStartWalk struct {
+	dagID   string
+	it      memdb.ResultIterator
+	entries []tiStartEntry
+	pending []tiPendingStart
+	at      int
+}
+
+// add starts a walk of a DAG's chunks (none: no walk).
+func (m *tiStartMerge) add(dagID string) error {
+	var it memdb.ResultIterator
+	var err error
+	if m.desc {
+		top := tiStartEntry{Sec: 1<<63 - 1, Nsec: 1<<31 - 1, ID: "\xff"}
+		it, err = m.txn.ReverseLowerBound(tableTIStarts, indexID, dagID, top)
+	} else {
+		it, err = m.txn.Get(tableTIStarts, indexID+"_prefix", dagID)
+	}
+	if err != nil {
+		return fmt.Errorf("list task instances of %s by start: %w", dagID, err)
+	}
+	w := &tiStartWalk{dagID: dagID, it: it}
+	if m.fill(w) {
+		m.walks = append(m.walks, w)
+	}
+	return nil
+}
+
+// fill moves w to its next chunk when it has passed its entries; false
+// at its end.
+func (m *tiStartMerge) fill(w *tiStartWalk) bool {
+	if w.pending != nil {
+		return w.at < len(w.pending)
+	}
+	if w.at < len(w.entries) {
+		return true
+	}
+	raw := w.it.Next()
+	if raw == nil || raw.(*tiStartChunk).DagID != w.dagID {
+		w.entries = nil
+		return false
+	}
+	*m.read++
+	w.entries, w.at = raw.(*tiStartChunk).Entries, 0
+	return true
+}
+
+// head is w's next entry, and its task instance when w has it already.
+func (m *tiStartMerge) head(w *tiStartWalk) (tiStartEntry, *RunTaskInstance) {
+	if w.pending != nil {
+		i := w.at
+		if m.desc {
+			i = len(w.pending) - 1 - w.at
+		}
+		return w.pending[i].e, &w.pending[i].r
+	}
+	if m.desc {
+		return w.entries[len(w.entries)-1-w.at], nil
+	}
+	return w.entries[w.at], nil
+}
+
+// tiStartRef is an entry of a DAG's chunks, or one of its unfinished
+// runs' started task instances (r).
+type tiStartRef struct {
+	dagID string
+	e     tiStartEntry
+	r     *RunTaskInstance
+}
+
+// nextGroup takes the entries of every walk that start at the merge's
+// next instant (none at the end of the walks).
+func (m *tiStartMerge) nextGroup() ([]tiStartRef, error) {
+	if len(m.walks) == 0 {
+		return nil, nil
+	}
+	first, _ := m.head(m.walks[0])
+	var group []tiStartRef
+	for len(m.walks) > 0 {
+		w := m.walks[0]
+		e, r := m.head(w)
+		if !sameStart(e, first) {
+			break
+		}
+		group = append(group, tiStartRef{w.dagID, e, r})
+		w.at++
+		if m.fill(w) {
+			heap.Fix(m, 0)
+		} else {
+			heap.Pop(m)
+		}
+	}
+	return group, nil
+}
+
+// resolve looks the group's task instances up in their runs' rows;
+// errNotStarted when one is not as its entry says.
+func (m *tiStartMerge) resolve(group []tiStartRef) ([]RunTaskInstance, error) {
+	rows := make([]RunTaskInstance, 0, len(group))
+	for _, ref := range group {
+		if ref.r != nil {
+			*m.read++
+			rows = append(rows, *ref.r)
+			continue
+		}
+		dagID, e := ref.dagID, ref.e
+		r, seen := m.runs[[2]string{dagID, e.RunID}]
+		if !seen {
+			run, err := runByRunIDTxn(m.txn, dagID, e.RunID)
+			if errors.Is(err, errNotFound) {
+				return nil, errNotStarted
+			}
+			if err != nil {
+				return nil, err
+			}
+			row, err := runTasksTxn(m.txn, dagID, e.RunID)
+			if err != nil {
+				return nil, err
+			}
+			if row == nil {
+				return nil, errNotStarted
+			}
+			r = tiStartRun{run, row}
+			if m.runs == nil {
+				m.runs = map[[2]string]tiStartRun{}
+			}
+			m.runs[[2]string{dagID, e.RunID}] = r
+		}
+		i, found := r.row.find(e.TaskID, int(e.MapIndex))
+		if !found {
+			return nil, errNotStarted
+		}
+		ti := r.row.TIs[i]
+		if got, ok := tiStartOf(ti); !ok || got != e {
+			return nil, errNotStarted
+		}
+		*m.read++
+		rows = append(rows, RunTaskInstance{Run: r.run, TI: ti})
+	}
+	return rows, nil
+}
+
+func (m *tiStartMerge) Len() int { return len(m.walks) }
+func (m *tiStartMerge) Less(i, j int) bool {
+	a, _ := m.head(m.walks[i])
+	b, _ := m.head(m.walks[j])
+	c := compareTIStarts(a, b)
+	if m.desc {
+		return c > 0
+	}
+	return c < 0
+}
+func (m *tiStartMerge) Swap(i, j int) { m.walks[i], m.walks[j] = m.walks[j], m.walks[i] }
+func (m *tiStartMerge) Push(x any)    { m.walks = append(m.walks, x.(*tiStartWalk)) }
+func (m *tiStartMerge) Pop() any {
+	last := m.walks[len(m.walks)-1]
+	m.walks = m.walks[:len(m.walks)-1]
+	return last
+}
+
+// maxPendingStartDAGs bounds the DAGs whose unfinished runs' started task
+// instances are remembered: past it the memory starts again empty.
+const maxPendingStartDAGs = 1024
+
+// tiPendingMemo remembers each DAG's unfinished runs' started task
+// instances, sorted, for the versions of its runs and task instances
+// they were read from.
+type tiPendingMemo struct {
+	mu sync.Mutex
+	of map[string]*tiPendingStarts
+}
+
+// tiPendingStarts is a DAG's unfinished runs' started task instances by
+// (start_date, id), read under the watch channels of the DAG's runs
+// (pendingRunsTxn's) and of its part of the task-instance rows, which a
+// write of any of them replaces.
+type tiPendingStarts struct {
+	runs, tasks <-chan struct{}
+	starts      []tiPendingStart
+}
+
+// tiPendingStart is a started task instance of an unfinished run, with
+// its entry in the order.
+type tiPendingStart struct {
+	e tiStartEntry
+	r RunTaskInstance
+}
+
+// pendingStartsTxn is the started task instances of the DAG's unfinished
+// runs (queued, running), sorted by (start_date, id): no chunk holds
+// them, as their starts change while the runs run. They are read from
+// the runs' rows once per version of the DAG's runs and task instances
+// (a running DAG's next page after a try's start reads them again: its
+// unfinished runs' rows, not its settled ones); read counts the rows.
+func (s *Store) pendingStartsTxn(txn *memdb.Txn, dagID string, read *int) ([]tiPendingStart, error) {
+	it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
+	}
+	tasks := it.WatchCh()
+	p, err := s.pendingRunsTxn(txn, dagID, read)
+	if err != nil {
+		return nil, fmt.Errorf("list the unfinished runs of %s: %w", dagID, err)
+	}
+	s.tiPending.mu.Lock()
+	got := s.tiPending.of[dagID]
+	s.tiPending.mu.Unlock()
+	if got != nil && got.runs == p.watch && got.tasks == tasks && tasks != nil && p.watch != nil {
+		return got.starts, nil
+	}
+	var starts []tiPendingStart
+	for _, run := range p.runs {
+		row, err := runTasksTxn(txn, dagID, run.RunID)
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			continue
+		}
+		*read++
+		for _, ti := range row.TIs {
+			if e, ok := tiStartOf(ti); ok {
+				starts = append(starts, tiPendingStart{e: e, r: RunTaskInstance{Run: run, TI: ti}})
+			}
+		}
+	}
+	slices.SortFunc(starts, func(a, b tiPendingStart) int { return compareTIStarts(a.e, b.e) })
+	s.tiPending.mu.Lock()
+	if s.tiPending.of == nil || len(s.tiPending.of) >= maxPendingStartDAGs {
+		s.tiPending.of = map[string]*tiPendingStarts{}
+	}
+	s.tiPending.of[dagID] = &tiPendingStarts{runs: p.watch, tasks: tasks, starts: starts}
+	s.tiPending.mu.Unlock()
+	return starts, nil
+}
