@@ -81,6 +81,11 @@ func (b *pyDictBuilder) set(key string, v any) {
 	if b.index != nil {
 		b.index[key] = len(b.fields)
 	}
+	if b.fields == nil {
+		// Room for four fields at once: a body's object usually has a
+		// few, and growing from one field made three slices for three.
+		b.fields = make(pyDict, 0, 4)
+	}
 	b.fields = append(b.fields, pyField{key, v})
 }
 
@@ -313,9 +318,16 @@ func pyNumberRepr(n json.Number) string {
 // order kept. Such values always render; one that does not is a bug,
 // answered as an error.
 func pyDumps(v any) (string, error) {
-	out, err := spacedJSON.marshal(v)
+	// Written into a pooled buffer: the string is the one copy kept (an
+	// action log row's extra is dumped at every logged request).
+	buf := v2Buffers.Get().(*bytes.Buffer)
+	defer releaseV2Buffer(buf)
+	out, err := spacedJSON.append(buf.AvailableBuffer(), v)
 	if err != nil {
 		return "", fmt.Errorf("dump decoded json: %w", err)
+	}
+	if cap(out) > buf.Cap() {
+		buf.Write(out) // the buffer keeps the room this dump took
 	}
 	return string(out), nil
 }

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -90,15 +91,23 @@ func v2ActionEvent(m secretsMasker, event string, r *http.Request, path []pyFiel
 			return nil, nil
 		}
 	}
-	masked := make(pyDict, len(body))
+	// masked is body until the masker hides something (a copy then): the
+	// row is built from it, never written through.
+	masked := body
 	for i, f := range body {
-		masked[i] = pyField{f.key, m.redact(f.val, f.key, 0)}
+		if v, changed := m.redactChanged(f.val, f.key, 0); changed {
+			if &masked[0] == &body[0] {
+				masked = slices.Clone(body)
+			}
+			masked[i].val = v
+		}
 	}
 	query := orderedQuery(r.URL.RawQuery)
 	// extra_fields: the query's values then the path's, each through the
 	// masker, a repeated key keeping its first place and last value (a
-	// dict built from Starlette's multi_items).
-	extra := pyDict{}
+	// dict built from Starlette's multi_items). Room for every key and
+	// the two the decorator adds, made at once.
+	extra := make(pyDict, 0, len(query)+len(path)+len(body)+2)
 	set := func(d pyDict, key string, v any) pyDict {
 		if i := slices.IndexFunc(d, func(f pyField) bool { return f.key == key }); i >= 0 {
 			d[i].val = v
@@ -151,22 +160,26 @@ func v2ActionEvent(m secretsMasker, event string, r *http.Request, path []pyFiel
 	if v, ok := params["is_paused"]; ok {
 		extra = set(extra, "is_paused", v)
 	}
-	extra = set(extra, "method", r.Method)
+	extra = set(extra, "method", v2MethodValue(r.Method))
 	dumped, err := pyDumps(extra)
 	if err != nil {
 		return nil, fmt.Errorf("log action %s: %w", event, err)
 	}
 	str := func(key string) string { v, _ := params[key].(string); return v }
-	owner := user
-	if owner == "" {
-		owner = "anonymous"
+	owner := "anonymous"
+	if user != "" {
+		owner = user
 	}
 	runID := str("run_id")
 	if runID == "" {
 		runID = str("dag_run_id")
 	}
-	ev := &EventLog{When: now, Event: event, Owner: &owner, Extra: &dumped,
-		DagID: str("dag_id"), TaskID: str("task_id"), RunID: runID}
+	// The row and its extra in one allocation (the store keeps the row
+	// as it is handed over: appendEventLogTxn).
+	block := &eventLogBlock{extra: dumped}
+	ev := &block.row
+	*ev = EventLog{When: now, Event: event, Owner: sharedNames.of(owner), Extra: &block.extra,
+		DagID: sharedName(str("dag_id")), TaskID: sharedName(str("task_id")), RunID: runID}
 	// logical_date: from the query only, as pendulum parses it; a value
 	// that does not parse leaves the column NULL.
 	for _, kv := range query {
@@ -178,6 +191,77 @@ func v2ActionEvent(m secretsMasker, event string, r *http.Request, path []pyFiel
 		}
 	}
 	return ev, nil
+}
+
+// eventLogBlock is an event log row and the extra it points at, made
+// together: one allocation, and one object for the collector to mark as
+// long as the row lives, where the two were two each.
+type eventLogBlock struct {
+	row   EventLog
+	extra string
+}
+
+// v2MethodValue is a request's method as an interface value: the usual
+// methods' constants, which need no allocation to box.
+func v2MethodValue(method string) any {
+	switch method {
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodPatch:
+		return http.MethodPatch
+	case http.MethodPut:
+		return http.MethodPut
+	case http.MethodDelete:
+		return http.MethodDelete
+	}
+	return method
+}
+
+// sharedNames hands out one pointer per name for the rows that keep a
+// name by pointer: an action row's owner, an Airflow 3 run's triggering
+// user. A row is never written once stored, so rows may share the
+// string; a name a row keeps by its own pointer was an allocation a
+// request and one more object that every collection marks for as long
+// as the row lives. At most sharedNamesMax names are kept; past that a
+// name gets a pointer of its own.
+var sharedNames = &namePointers{m: map[string]*string{}}
+
+const sharedNamesMax = 1024
+
+// namePointers is sharedNames' kind: a bounded map of name pointers.
+type namePointers struct {
+	mu sync.Mutex
+	m  map[string]*string
+}
+
+// of is a pointer to name, shared with every caller that asks for it.
+// The name is copied when first kept: a name cut from a request (a path
+// parameter is a piece of the request line) would keep the whole line
+// alive with the row.
+func (c *namePointers) of(name string) *string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.m[name]; ok {
+		return p
+	}
+	p := new(string) // not &name, which would move name to the heap at every call
+	*p = strings.Clone(name)
+	if len(c.m) < sharedNamesMax {
+		c.m[*p] = p
+	}
+	return p
+}
+
+// sharedName is name as sharedNames keeps it: a row's DAG or task id
+// read from a request's path shares one copy instead of keeping the
+// request line it was cut from (a row each logged request).
+func sharedName(name string) string {
+	if name == "" {
+		return ""
+	}
+	return *sharedNames.of(name)
 }
 
 // errV2ConnectionExtraType is the TypeError json.loads raises in 3.2.1's

@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // lastV2EventLog is the newest row GET /api/v2/eventLogs lists.
@@ -272,5 +275,57 @@ func TestV2ActionLogging_ConnectionExtraNotAString(t *testing.T) {
 				t.Errorf("rows %d -> %d, logged want %v", before, after, c.logged)
 			}
 		})
+	}
+}
+
+// TestNamePointers checks the shared name pointers: one pointer a name,
+// another for another name, and a pointer of its own past the bound.
+func TestNamePointers(t *testing.T) {
+	t.Parallel()
+	c := &namePointers{m: map[string]*string{}}
+	admin, again, other := c.of("admin"), c.of("admin"), c.of("other")
+	if admin != again || *admin != "admin" {
+		t.Errorf("of(admin) twice = %p %p (%q), want one pointer to admin", admin, again, *admin)
+	}
+	if other == admin || *other != "other" {
+		t.Errorf("of(other) = %p %q, want its own pointer to other", other, *other)
+	}
+	line := "POST /api/v2/dags/cut_from_the_line/dagRuns HTTP/1.1"
+	cut := line[len("POST /api/v2/dags/") : len(line)-len("/dagRuns HTTP/1.1")]
+	if kept := sharedName(cut); kept != cut || unsafe.StringData(kept) == unsafe.StringData(cut) {
+		t.Errorf("sharedName(%q) = %q, the same bytes: %v; want a copy, not a piece of the line",
+			cut, kept, unsafe.StringData(kept) == unsafe.StringData(cut))
+	}
+	for i := len(c.m); i < sharedNamesMax; i++ {
+		c.of(strconv.Itoa(i))
+	}
+	past, pastAgain := c.of("past the bound"), c.of("past the bound")
+	if past == pastAgain || *past != "past the bound" || len(c.m) != sharedNamesMax {
+		t.Errorf("past the bound: %p %p %q, %d kept; want two pointers, %d kept", past, pastAgain, *past, len(c.m), sharedNamesMax)
+	}
+}
+
+// TestV2ActionEvent_MaskedBodyUnchanged checks that the row's extra hides
+// a sensitive body field while the body it was built from keeps its
+// value (the masked fields are a copy once something is hidden), and
+// that the method and owner are the request's.
+func TestV2ActionEvent_MaskedBodyUnchanged(t *testing.T) {
+	t.Parallel()
+	body := pyDict{{"conf", pyDict{{"password", "hunter2"}}}, {"note", "n"}}
+	r := httptest.NewRequest(http.MethodPatch, "/api/v2/dags/d/dagRuns/r", nil)
+	r.Header.Set("Content-Type", "application/json")
+	ev, err := v2ActionEvent(edition3.rules().masker, "patch_dag_run", r, []pyField{{"dag_id", "d"}, {"dag_run_id", "r"}},
+		[]byte(`{"conf": {"password": "hunter2"}, "note": "n"}`), body, "", testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"conf": {"password": "***"}, "note": "n", "method": "PATCH"}`; *ev.Extra != want {
+		t.Errorf("extra = %s, want %s", *ev.Extra, want)
+	}
+	if *ev.Owner != "anonymous" {
+		t.Errorf("owner = %q, want anonymous", *ev.Owner)
+	}
+	if got := body[0].val.(pyDict)[0].val; got != "hunter2" {
+		t.Errorf("the body's password became %v", got)
 	}
 }

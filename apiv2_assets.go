@@ -372,7 +372,7 @@ var v2MaterializeBody = &v2Model{name: "MaterializeAssetBody", fields: []v2Field
 	{name: "data_interval_end", typ: v2TAware, nullable: true},
 	{name: "logical_date", typ: v2TAware, nullable: true},
 	{name: "run_after", typ: v2TTime, nullable: true},
-	{name: "conf", typ: v2TDict, nullable: true},
+	{name: "conf", typ: v2TDictAsSent, nullable: true}, // read by v2CreateRun with v2BodyField
 	{name: "note", typ: v2TStr, nullable: true},
 	{name: "partition_key", typ: v2TStr, nullable: true},
 }}

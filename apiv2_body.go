@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -57,6 +58,10 @@ type v2Type struct {
 	// check validates a v2Custom value at loc: the value kept and the
 	// errors.
 	check func(v any, loc []any) (any, []v2Issue)
+	// asSent: v2Dict keeps the object as decoded (a pyDict, its keys in
+	// the body's order) instead of a map, for a field whose handler reads
+	// it from the body as sent (v2BodyField): the map was never read.
+	asSent bool
 }
 
 // v2Field is one field of a model.
@@ -107,7 +112,9 @@ func decodeV2Body(raw []byte, contentType string) (v1Body, error) {
 	if len(raw) == 0 {
 		return v1Body{plain: v2NoInput{}}, nil
 	}
-	if contentType != "" {
+	// "application/json" as it stands needs no parse (ParseMediaType
+	// makes a map of parameters for every call).
+	if contentType != "" && contentType != "application/json" {
 		mt, _, err := mime.ParseMediaType(contentType)
 		if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
 			return v1Body{plain: strings.ToValidUTF8(string(raw), "\uFFFD")}, nil
@@ -191,7 +198,7 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 			out[f.name] = nil
 			continue
 		}
-		kept, errs := f.typ.validate(val, appendLoc(loc, f.name))
+		kept, errs := f.typ.validate(val, m.fieldLoc(loc, f.name))
 		issues = append(issues, errs...)
 		out[f.name] = kept
 	}
@@ -221,6 +228,40 @@ func (m *v2Model) has(name string) bool {
 		}
 	}
 	return false
+}
+
+// v2BodyLocs holds, for each model checked at the body's top, its fields'
+// locs there (["body", name], by name and alias), made at the model's
+// first check: every field checked needs its loc, for the issues it may
+// have, and a loc made each time was two allocations a field (the slice
+// and the boxed name) for issues a valid body never has. Locs are only
+// read (an issue's Loc is rendered, never appended to in place).
+var v2BodyLocs sync.Map // *v2Model → map[string][]any
+
+// fieldLoc is loc and the field name: the model's cached loc when loc is
+// the body's top, else a new slice.
+func (m *v2Model) fieldLoc(loc []any, name string) []any {
+	if len(loc) != 1 || loc[0] != "body" {
+		return appendLoc(loc, name)
+	}
+	if locs, ok := v2BodyLocs.Load(m); ok {
+		if l, ok := locs.(map[string][]any)[name]; ok {
+			return l
+		}
+	}
+	locs := make(map[string][]any, 2*len(m.fields))
+	for _, f := range m.fields {
+		for _, n := range []string{f.name, f.alias} {
+			if n != "" {
+				locs[n] = []any{"body", n}
+			}
+		}
+	}
+	v2BodyLocs.Store(m, locs)
+	if l, ok := locs[name]; ok {
+		return l
+	}
+	return appendLoc(loc, name)
 }
 
 // appendLoc is loc and one more step, in a new slice.
@@ -310,7 +351,7 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 			return nil, []v2Issue{{Type: "string_pattern_mismatch", Loc: loc, Msg: "String should match pattern '" + expr + "'",
 				Input: s, Ctx: map[string]any{"pattern": expr}}}
 		}
-		return s, nil
+		return v, nil // the string as it came, boxed already
 	case v2Int:
 		var n int64
 		switch x := v.(type) {
@@ -409,6 +450,9 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 		if !ok {
 			return bad("dict_type", "Input should be a valid dictionary")
 		}
+		if t.asSent {
+			return v, nil
+		}
 		return plainOf(d), nil
 	case v2List:
 		list, ok := v.([]any)
@@ -470,15 +514,18 @@ func v2Count(n int, noun string) string {
 
 // Field annotations the models share.
 var (
-	v2TStr    = v2Type{kind: v2String}
-	v2TInt    = v2Type{kind: v2Int}
-	v2TFloat  = v2Type{kind: v2Float}
-	v2TBool   = v2Type{kind: v2Bool}
-	v2TTime   = v2Type{kind: v2DateTime}
-	v2TAware  = v2Type{kind: v2AwareDateTime}
-	v2TDict   = v2Type{kind: v2Dict}
-	v2TAnyVal = v2Type{kind: v2Any}
-	v2TStrs   = v2Type{kind: v2List, elem: &v2Type{kind: v2String}}
+	v2TStr   = v2Type{kind: v2String}
+	v2TInt   = v2Type{kind: v2Int}
+	v2TFloat = v2Type{kind: v2Float}
+	v2TBool  = v2Type{kind: v2Bool}
+	v2TTime  = v2Type{kind: v2DateTime}
+	v2TAware = v2Type{kind: v2AwareDateTime}
+	v2TDict  = v2Type{kind: v2Dict}
+	// v2TDictAsSent is a dict the handler reads with v2BodyField (a
+	// trigger's conf): checked, kept as decoded.
+	v2TDictAsSent = v2Type{kind: v2Dict, asSent: true}
+	v2TAnyVal     = v2Type{kind: v2Any}
+	v2TStrs       = v2Type{kind: v2List, elem: &v2Type{kind: v2String}}
 )
 
 // v2TEnum is a str Enum's annotation; v2TLiteral a Literal's.

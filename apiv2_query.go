@@ -238,12 +238,16 @@ func v2ParseBool(v string) (bool, bool) {
 // value without an offset is naive; the caller decides what that means
 // (it is UTC here).
 func v2ParseDateTime(v string) (time.Time, string) {
-	if f, err := strconv.ParseFloat(v, 64); err == nil && !strings.ContainsAny(strings.TrimPrefix(v, "-"), "-:") {
-		if math.Abs(f) > 2e10 {
-			f /= 1000 // speedate reads large numbers as milliseconds
+	// The separators first: a date fails ParseFloat with an error, and
+	// the error is two allocations (a NumError and a copy of v).
+	if !strings.ContainsAny(strings.TrimPrefix(v, "-"), "-:") {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			if math.Abs(f) > 2e10 {
+				f /= 1000 // speedate reads large numbers as milliseconds
+			}
+			sec, frac := math.Modf(f)
+			return time.Unix(int64(sec), int64(frac*1e9)).UTC(), ""
 		}
-		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(frac*1e9)).UTC(), ""
 	}
 	if len(v) < 10 {
 		return time.Time{}, "input is too short"
@@ -288,8 +292,17 @@ func v2ParseDateTime(v string) (time.Time, string) {
 	if i := strings.IndexAny(rest, "Zz+-"); i >= 0 {
 		clock, zone = rest[:i], rest[i:]
 	}
-	parts := strings.SplitN(clock, ":", 3)
-	if len(parts) < 2 || len(parts[0]) != 2 || len(parts[1]) != 2 {
+	// strings.SplitN(clock, ":", 3) without its slice.
+	var parts [3]string
+	n := 1
+	parts[0] = clock
+	if h, rest, ok := strings.Cut(clock, ":"); ok {
+		parts[0], parts[1], n = h, rest, 2
+		if m, sec, ok := strings.Cut(rest, ":"); ok {
+			parts[1], parts[2], n = m, sec, 3
+		}
+	}
+	if n < 2 || len(parts[0]) != 2 || len(parts[1]) != 2 {
 		return time.Time{}, "invalid character in hour"
 	}
 	hour, err1 := strconv.Atoi(parts[0])
@@ -301,7 +314,7 @@ func v2ParseDateTime(v string) (time.Time, string) {
 		return time.Time{}, "minute value is outside expected range of 0-59"
 	}
 	second, nanos := 0, 0
-	if len(parts) == 3 {
+	if n == 3 {
 		sec, frac, _ := strings.Cut(parts[2], ".")
 		n, err := strconv.Atoi(sec)
 		if err != nil || len(sec) != 2 || n > 59 {

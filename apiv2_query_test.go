@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -170,6 +171,13 @@ func TestV2ParseDateTime(t *testing.T) {
 		{"2024-13-06", time.Time{}, "month value is outside expected range of 1-12"},
 		{"2024-02-30", time.Time{}, "day value is outside expected range"},
 		{"2024-02-03T25:00", time.Time{}, "hour value is outside expected range of 0-23"},
+		// The clock's parts, as strings.SplitN(clock, ":", 3) cut them.
+		{"2024-02-03T07", time.Time{}, "invalid character in hour"},
+		{"2024-02-03T07:8", time.Time{}, "invalid character in hour"},
+		{"2024-02-03T07:08:09:10", time.Time{}, "second value is outside expected range of 0-59"},
+		{"2024-02-03T07:08:09+05:30", time.Date(2024, 2, 3, 1, 38, 9, 0, time.UTC), ""},
+		{"-1.5", time.Unix(-2, 5e8).UTC(), ""},
+		{"1700000000000", time.Unix(1700000000, 0).UTC(), ""},
 	} {
 		got, reason := v2ParseDateTime(tc.in)
 		if reason != tc.reason || (reason == "" && !got.Equal(tc.want)) {
@@ -317,5 +325,38 @@ func TestServeStarlette_BodyDecodedBeforeTheCaller(t *testing.T) {
 				t.Errorf("= %d %s, want %d %s", rec.Code, rec.Body.String(), tc.status, tc.want)
 			}
 		})
+	}
+}
+
+// TestV2TriggerBody_ConfAsSent checks the trigger's body model: its conf
+// is kept as decoded, in the body's order (v2CreateRun reads it with
+// v2BodyField; no map is made), a conf that is not an object is still
+// dict_type at ["body", "conf"] (a loc from the model's cache), and a
+// second check answers the same.
+func TestV2TriggerBody_ConfAsSent(t *testing.T) {
+	t.Parallel()
+	for _, model := range []*v2Model{v2TriggerBody, v2MaterializeBody} {
+		decoded, err := decodeV2Body([]byte(`{"conf": {"b": 1, "a": {"c": 2}}, "logical_date": null}`), "application/json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, issues := model.validate(decoded.plain, []any{"body"})
+		if issues != nil {
+			t.Fatalf("%s: %v", model.name, issues)
+		}
+		conf, ok := got["conf"].(pyDict)
+		if !ok || len(conf) != 2 || conf[0].key != "b" || conf[1].key != "a" {
+			t.Errorf("%s: conf kept as %#v, want the decoded object in its order", model.name, got["conf"])
+		}
+		for range 2 {
+			bad, err := decodeV2Body([]byte(`{"conf": [1], "logical_date": null}`), "application/json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, issues := model.validate(bad.plain, []any{"body"})
+			if len(issues) != 1 || issues[0].Type != "dict_type" || fmt.Sprint(issues[0].Loc) != "[body conf]" {
+				t.Errorf("%s: conf [1] = %+v, want one dict_type at [body conf]", model.name, issues)
+			}
+		}
 	}
 }

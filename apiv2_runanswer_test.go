@@ -129,3 +129,49 @@ func TestV2InputJSON_SameAsMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestV2RunNamed_ValuesBlock checks a run's answer built with its values
+// in one block: a run with all six dates has each where it belongs, and
+// triggered_by is the run's; two runs of one version share the version's
+// list, which a different display name does not take.
+func TestV2RunNamed_ValuesBlock(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	got, err := ts.srv.ops.trigger(triggerRequest{dagID: "example_bash_operator", dateUnit: time.Microsecond,
+		triggeredBy: "rest_api", checks: triggerChecks{runIDPattern: true}, runID: "values_1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := func(d int) *time.Time { tm := time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC); return &tm }
+	run := *got.run
+	run.QueuedAt, run.StartDate, run.EndDate = day(2), day(3), day(4)
+	run.DataIntervalStart, run.DataIntervalEnd = day(5), day(6)
+	run.ExecutionDate = *day(7)
+	out := ts.srv.v2RunNamed(&run, "shown")
+	for name, c := range map[string]struct {
+		at   *v2When
+		want *time.Time
+	}{
+		"queued_at": {out.QueuedAt, run.QueuedAt}, "start_date": {out.StartDate, run.StartDate}, "end_date": {out.EndDate, run.EndDate},
+		"data_interval_start": {out.DataIntervalStart, run.DataIntervalStart}, "data_interval_end": {out.DataIntervalEnd, run.DataIntervalEnd},
+		"logical_date": {out.LogicalDate, day(7)},
+	} {
+		if c.at == nil || !time.Time(*c.at).Equal(*c.want) {
+			t.Errorf("%s = %v, want %v", name, c.at, c.want)
+		}
+	}
+	if out.TriggeredBy == nil || *out.TriggeredBy != "rest_api" {
+		t.Errorf("triggered_by = %v, want rest_api", out.TriggeredBy)
+	}
+	if len(out.DagVersions) != 1 || out.DagVersions[0].(v2DagVersion).DagDisplayName != "shown" {
+		t.Fatalf("dag_versions = %+v, want one version shown as %q", out.DagVersions, "shown")
+	}
+	again := ts.srv.v2RunNamed(&run, "shown")
+	if &again.DagVersions[0] != &out.DagVersions[0] {
+		t.Error("two answers of one version made two lists")
+	}
+	other := ts.srv.v2RunNamed(&run, "renamed")
+	if other.DagVersions[0].(v2DagVersion).DagDisplayName != "renamed" {
+		t.Errorf("another display name's list = %+v, want it shown as renamed", other.DagVersions)
+	}
+}

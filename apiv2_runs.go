@@ -57,32 +57,74 @@ func (s *server) v2Run(run *DagRun) v2DagRun {
 // v2RunNamed is v2Run with the DAG's display name already at hand (a
 // trigger read the DAG; a page reads each DAG once).
 func (s *server) v2RunNamed(run *DagRun, displayName string) v2DagRun {
+	vals := new(v2RunValues)
 	out := v2DagRun{
-		DagRunID: run.RunID, DagID: run.DagID, QueuedAt: v2At(run.QueuedAt), StartDate: v2At(run.StartDate),
-		EndDate: v2At(run.EndDate), Duration: v2PyFloatOf(runDuration(run)), RunAfter: v2When(run.After()),
+		DagRunID: run.RunID, DagID: run.DagID, QueuedAt: vals.at(run.QueuedAt), StartDate: vals.at(run.StartDate),
+		EndDate: vals.at(run.EndDate), Duration: v2PyFloatOf(runDuration(run)), RunAfter: v2When(run.After()),
 		RunType: run.RunType, State: string(run.State), TriggeringUserName: run.TriggeringUser,
 		Conf: json.RawMessage(`{}`), Note: run.Note, DagVersions: []any{}, DagDisplayName: displayName,
 		PartitionKey: run.PartitionKey,
 	}
 	if ld, ok := run.LogicalDate(); ok {
-		out.LogicalDate = v2At(&ld)
+		out.LogicalDate = vals.at(&ld)
 	}
 	if run.DataIntervalStart != nil {
-		out.DataIntervalStart, out.DataIntervalEnd = v2At(run.DataIntervalStart), v2At(run.DataIntervalEnd)
+		out.DataIntervalStart, out.DataIntervalEnd = vals.at(run.DataIntervalStart), vals.at(run.DataIntervalEnd)
 	}
 	if run.DagVersionID != "" {
-		if v, err := s.dagVersionByID(run.DagVersionID); err == nil {
-			out.DagVersions = []any{s.v2DagVersionNamed(v, displayName)}
+		if list, ok := s.v2RunVersionList(run.DagVersionID, displayName); ok {
+			out.DagVersions = list
 		}
 	}
 	if run.TriggeredBy != "" {
-		by := run.TriggeredBy
-		out.TriggeredBy = &by
+		vals.by = run.TriggeredBy
+		out.TriggeredBy = &vals.by
 	}
 	if len(run.Conf) > 0 && string(run.Conf) != "null" {
 		out.Conf = run.Conf
 	}
 	return out
+}
+
+// v2RunValues holds the values a run's answer points at, made in one
+// allocation: each of them was one.
+type v2RunValues struct {
+	times [6]v2When // logical, queued, start, end and the interval's two
+	n     int
+	by    string
+}
+
+// at is v2At, the date kept in vals.
+func (vals *v2RunValues) at(t *time.Time) *v2When {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	w := &vals.times[vals.n]
+	vals.n++
+	*w = v2When(*t)
+	return w
+}
+
+// v2RunVersionList is a run answer's dag_versions for the version id, a
+// list of one (nil, false when the version is gone), kept once made for
+// the display name: a version's row never changes (dagVersionByID), and
+// the answers only read the list, so every run of a version shares it
+// rather than making the list and its version's model each time.
+func (s *server) v2RunVersionList(id, displayName string) ([]any, bool) {
+	type entry struct {
+		name string
+		list []any
+	}
+	if e, ok := s.v2RunVersions.Load(id); ok && e.(*entry).name == displayName {
+		return e.(*entry).list, true
+	}
+	v, err := s.dagVersionByID(id)
+	if err != nil {
+		return nil, false
+	}
+	list := []any{s.v2DagVersionNamed(v, displayName)}
+	s.v2RunVersions.Store(id, &entry{name: displayName, list: list})
+	return list, true
 }
 
 // dagVersionByID is the store's DagVersionByID, kept once read: a
@@ -151,7 +193,7 @@ var v2TriggerBody = &v2Model{name: "TriggerDAGRunPostBody", fields: []v2Field{
 	{name: "data_interval_end", typ: v2TAware, nullable: true},
 	{name: "logical_date", typ: v2TAware, nullable: true, required: true},
 	{name: "run_after", typ: v2TTime, nullable: true},
-	{name: "conf", typ: v2TDict, nullable: true},
+	{name: "conf", typ: v2TDictAsSent, nullable: true}, // read by v2CreateRun with v2BodyField
 	{name: "note", typ: v2TStr, nullable: true},
 	{name: "partition_key", typ: v2TStr, nullable: true},
 }}
@@ -185,12 +227,17 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string
 	}
 	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: triggeredBy,
 		checks: triggerChecks{runIDPattern: true}}
-	if date, ok := b["logical_date"].(time.Time); ok {
+	// Each value whose address the request keeps is copied inside its
+	// branch: a variable of an if statement's header whose address is
+	// taken is allocated whenever the header runs, present or not.
+	if v, ok := b["logical_date"].(time.Time); ok {
+		date := v
 		tr.date = &date
 	} else {
 		tr.noDate = true
 	}
-	if after, ok := b["run_after"].(time.Time); ok {
+	if v, ok := b["run_after"].(time.Time); ok {
+		after := v
 		tr.runAfter = &after
 	}
 	if hasStart {
@@ -199,15 +246,16 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string
 	if id, ok := b["dag_run_id"].(string); ok && id != "" {
 		tr.runID = id
 	}
-	if note, ok := b["note"].(string); ok && note != "" {
+	if v, ok := b["note"].(string); ok && v != "" {
+		note := v
 		tr.note = &note
 	}
-	if key, ok := b["partition_key"].(string); ok {
+	if v, ok := b["partition_key"].(string); ok {
+		key := v
 		tr.partitionKey = &key
 	}
 	if req.caller.user != "" {
-		user := req.caller.user
-		tr.user = &user
+		tr.user = sharedNames.of(req.caller.user)
 	}
 	tr.conf = json.RawMessage(`{}`)
 	if conf, err := v2BodyField(req, "conf"); err != nil {

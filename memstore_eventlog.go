@@ -41,10 +41,13 @@ const (
 	eventLogDropDigits = 2 // 16^2 = eventLogDropEvery
 )
 
-// appendEventLogTxn stores a copy of e under the next id; the rows that
-// fall out of the newest --max-event-logs ids are hidden at once and
-// dropped every eventLogDropEvery appends, in the same write. e itself is
-// not changed: a write may be tried more than once. The next id follows
+// appendEventLogTxn stores e under the next id; the rows that fall out
+// of the newest --max-event-logs ids are hidden at once and dropped every
+// eventLogDropEvery appends, in the same write. e becomes the row: the
+// caller hands it over and neither keeps nor changes it after. Only its
+// id is set here, at each try of the write (a write may be tried more
+// than once; the row of a try that failed was never seen). A copy made
+// here cost every logged request an allocation. The next id follows
 // the counter, which is the highest id handed out (a reset leaves the
 // last row's, a restore raises it to the highest id restored): a lookup
 // in the small counters table, which every write changes anyway, instead
@@ -57,9 +60,8 @@ func (s *Store) appendEventLogTxn(txn *memdb.Txn, e *EventLog) error {
 // appendEventLogAtTxn is appendEventLogTxn with the next id read by the
 // caller (nextEventLogIDTxn), before it wrote another counter.
 func (s *Store) appendEventLogAtTxn(txn *memdb.Txn, e *EventLog, id int64) error {
-	row := *e
-	row.ID = id
-	if err := txn.Insert(tableEventLogs, &row); err != nil {
+	e.ID = id
+	if err := txn.Insert(tableEventLogs, e); err != nil {
 		return fmt.Errorf("store event log %d: %w", id, err)
 	}
 	if err := txn.Insert(tableCounters, &counter{Name: counterEventLogID, Value: id}); err != nil {

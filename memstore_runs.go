@@ -561,11 +561,23 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			return nil, err
 		}
 	}
-	now := nr.now
+	// The run's dates it keeps by pointer, made in one block when it has
+	// an interval: each was an allocation, and an object every collection
+	// marks as long as the run lives. No row is written once stored, so
+	// the pointers may share a block.
+	var nowAt *time.Time
+	var interval *[3]time.Time
+	if nr.interval != nil {
+		interval = &[3]time.Time{nr.now, nr.interval.start, nr.interval.end}
+		nowAt = &interval[0]
+	} else {
+		now := nr.now
+		nowAt = &now
+	}
 	run := &DagRun{
 		ID: id, DagID: nr.dag.DagID, RunID: nr.runID, ExecutionDate: date, NoLogicalDate: nr.noDate, RunAfter: runAfter,
 		State: nr.start.state, Conf: nr.conf, ExternalTrigger: nr.external, RunType: nr.runType,
-		UpdatedAt: &now, Note: nr.note, TriggeredBy: nr.triggeredBy, TriggeringUser: nr.user, PartitionKey: nr.partitionKey,
+		UpdatedAt: nowAt, Note: nr.note, TriggeredBy: nr.triggeredBy, TriggeringUser: nr.user, PartitionKey: nr.partitionKey,
 	}
 	if run.RunType == "" {
 		run.RunType = runTypeOf(nr.runID)
@@ -576,17 +588,16 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 	if nr.noDate {
 		admitAt = runAfter
 	}
-	if nr.interval != nil {
-		start, end := nr.interval.start, nr.interval.end
-		run.DataIntervalStart, run.DataIntervalEnd = &start, &end
+	if interval != nil {
+		run.DataIntervalStart, run.DataIntervalEnd = &interval[1], &interval[2]
 	}
 	if nr.start.startDate {
-		run.StartDate = &now
+		run.StartDate = nowAt
 	} else {
-		run.QueuedAt = &now
+		run.QueuedAt = nowAt
 	}
 	if nr.startedAtCreation {
-		run.StartDate = &now
+		run.StartDate = nowAt
 	}
 	// The run and its task instances record the DAG's version as it is
 	// (memstore_dagversions.go).
@@ -613,7 +624,7 @@ func (s *Store) insertRunTreeTxn(txn *memdb.Txn, nr newRun) (*DagRun, error) {
 			if !start.hasTask(t, nr.runID, admitAt) {
 				continue
 			}
-			tis[i] = start.taskInstance(t, nr.dag.DagID, nr.runID, date, now, nr.unixname)
+			tis[i] = start.taskInstance(t, nr.dag.DagID, nr.runID, date, nr.now, nr.unixname)
 			tis[i].DagVersionID = run.DagVersionID
 			row.TIs = append(row.TIs, &tis[i])
 		}

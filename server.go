@@ -92,6 +92,9 @@ type server struct {
 	// dagVersions caches the store's DAG versions by id
 	// (server.dagVersionByID).
 	dagVersions sync.Map
+	// v2RunVersions caches a run answer's dag_versions by version id
+	// (server.v2RunVersionList).
+	v2RunVersions sync.Map
 }
 
 func newServer(opts serverOptions) (*server, error) {

@@ -3,12 +3,12 @@
 # (issue #21: the v2 trigger within 1.15 × the experimental one). Time
 # with one client swings as wide as the gap on this shared machine;
 # callgrind counts the instructions the server process runs, whatever
-# else the machine does. Go's collector still makes a count vary by a few
-# per cent (its work depends on when it starts), so each build runs REPS
-# times and the medians are compared.
+# else the machine does.
 #
-#   scripts/trigger3-instructions.sh                      # this tree, 3 repetitions
-#   REPS=5 REV=cd1e3b7 scripts/trigger3-instructions.sh   # and a commit beside it
+#   scripts/trigger3-instructions.sh                      # this tree
+#   REV=cd1e3b7 scripts/trigger3-instructions.sh          # and a commit beside it
+#   STW=1 REV=141de78 scripts/trigger3-instructions.sh    # the collector stopping the world
+#   GOGC=off PHASES=200 scripts/trigger3-instructions.sh  # the handlers alone, no collector
 #
 # The real binary runs under callgrind in edition 2 or 3 (scheduler and
 # snapshot off, as scripts/trigger3.sh), and curl sends WARM triggers on
@@ -16,16 +16,47 @@
 # the two and dumped after, so a count is the server's N triggers only:
 # handler, store write, answer and collector, neither the start-up nor
 # the client. GODEBUG=asyncpreemptoff=1: callgrind aborts on the signals
-# of Go's asynchronous preemption. About a minute a repetition and build.
-# Not part of CI.
+# of Go's asynchronous preemption.
+#
+# The handlers, the store and the HTTP code count the same within 0.1 %
+# from run to run; the collector (and the scheduler's idle spinning) is
+# the spread. Its cycles fall at about the same triggers each run, so
+# the window of N triggers holds eight or nine of them (about 120
+# triggers apart at 1,000) depending on where it starts, and a cycle is
+# 3-5 % of a count. A count at one WARM is that phase's, not the
+# collector's average: with the same binaries the ratio at WARM=200
+# alone was 1.09-1.17 (mostly above 1.12), at 275-320 1.05-1.10. So
+# each repetition runs every WARM in PHASES (spread over about one
+# cycle) for each build and edition, and the figures are means over all
+# of them, the same phases for both sides.
+#
+# The collector's own timing adds a few per cent more to a count (its
+# concurrent marking, assists and idle workers follow the clock): the
+# experimental trigger's mean over the phases moved by 1.7-2.7 %
+# between two builds of the same experimental code in one run. When that
+# code is the same in both builds, its counts of both may be pooled.
+# STW=1 runs the collector with GODEBUG=gcstoptheworld=1: every cycle
+# marks with the world stopped, at the heap size that starts it, so one
+# binary's count repeats within 0.4 % at one warm-up (two builds still
+# differ at one warm-up, their heaps growing slightly differently; the
+# phases' means were 0.5 % apart). It is the steadier figure to compare
+# builds by; the default collector is the one the server runs.
+# GOMAXPROCS stays the machine's (2 here): at 1 the experimental
+# trigger's collector costs more and the ratio is lower, which is not
+# how the server runs. About 30 s a count; the defaults make 14 counts
+# a build. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for c in valgrind callgrind_control curl; do
 	command -v "$c" >/dev/null || { echo "trigger3-instructions: needs $c (apt-get install -y valgrind curl)" >&2; exit 1; }
 done
 
-REPS=${REPS:-3}
-WARM=${WARM:-200}
+REPS=${REPS:-1}
+PHASES=${PHASES:-200 220 240 260 280 300 320}
+godebug=asyncpreemptoff=1
+if [ "${STW:-}" = 1 ]; then
+	godebug=$godebug,gcstoptheworld=1
+fi
 N=${N:-1000}
 
 NAME=trigger3-instructions
@@ -62,17 +93,18 @@ requests() {
 	}' >"$1"
 }
 
-# count BINARY EDITION: the server's instructions for N triggers.
+# count BINARY EDITION WARM: the server's instructions for N triggers
+# after WARM.
 count() {
 	rm -f "$work/url" "$work"/cg.*
-	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+	GODEBUG=$godebug valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
 		"$1" --edition "$2" --addr 127.0.0.1:0 --snapshot off --scheduler off --max-runs-per-dag 1000000 \
 		--dags "$work/dags" --ready-file "$work/url" >/dev/null 2>"$work/server.log" &
 	local pid=$!
 	for _ in $(seq 600); do [ -s "$work/url" ] && break; sleep 0.1; done
 	URL=$(cat "$work/url")
-	requests "$work/warm" "$2" 0 "$WARM"
-	requests "$work/measured" "$2" "$WARM" "$N"
+	requests "$work/warm" "$2" 0 "$3"
+	requests "$work/measured" "$2" "$3" "$N"
 	curl -sf --config "$work/warm"
 	callgrind_control --zero "$pid" >/dev/null 2>&1
 	curl -sf --config "$work/measured"
@@ -83,19 +115,21 @@ count() {
 	sed -n 's/^totals: //p' "$work"/cg.out.*
 }
 
-echo "$NAME: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD), $WARM warm and $N measured triggers, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$NAME: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD), warm-ups $PHASES, $N measured triggers, GOGC=${GOGC:-default}, GODEBUG=$godebug, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "build rep warm v2 experimental ratio"
 for r in $(seq "$REPS"); do
-	for b in "${builds[@]}"; do
-		v2=$(count "$work/$b" 3)
-		exp=$(count "$work/$b" 2)
-		echo "$b $r $((v2 / N)) $((exp / N))"
+	for w in $PHASES; do
+		for b in "${builds[@]}"; do
+			v2=$(count "$work/$b" 3 "$w")
+			exp=$(count "$work/$b" 2 "$w")
+			awk -v b="$b" -v r="$r" -v w="$w" -v v="$((v2 / N))" -v e="$((exp / N))" 'BEGIN { printf "%s %d %d %d %d %.3f\n", b, r, w, v, e, v / e }'
+		done
 	done
 done | tee "$work/counts"
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for b in "${builds[@]}"; do
-	v2=$(awk -v b="$b" '$1 == b { print $3 }' "$work/counts" | median)
-	exp=$(awk -v b="$b" '$1 == b { print $4 }' "$work/counts" | median)
-	awk -v b="$b" -v v="$v2" -v e="$exp" -v n="$REPS" 'BEGIN {
-		printf "%s: v2 %d, experimental %d instructions a trigger (medians of %d): %.3f ×\n", b, v, e, n, v / e }'
+	awk -v b="$b" '$1 == b { v += $4; e += $5; n++; r = $6
+		lo = (n == 1 || r < lo) ? r : lo; hi = (n == 1 || r > hi) ? r : hi }
+	END { printf "%s: v2 %d, experimental %d instructions a trigger (means of %d counts each): %.3f × (single pairs %.3f-%.3f)\n", b, v / n, e / n, n, v / e, lo, hi }' "$work/counts"
 done
+echo "$NAME: done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
