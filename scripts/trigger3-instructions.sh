@@ -101,18 +101,35 @@ count() {
 		"$1" --edition "$2" --addr 127.0.0.1:0 --snapshot off --scheduler off --max-runs-per-dag 1000000 \
 		--dags "$work/dags" --ready-file "$work/url" >/dev/null 2>"$work/server.log" &
 	local pid=$!
-	for _ in $(seq 600); do [ -s "$work/url" ] && break; sleep 0.1; done
+	for _ in $(seq 1200); do [ -s "$work/url" ] && break; sleep 0.1; done
+	if [ ! -s "$work/url" ]; then
+		echo "$NAME: $1 (edition $2) did not start in 120 s" >&2
+		kill "$pid" 2>/dev/null || true
+		return 1
+	fi
 	URL=$(cat "$work/url")
 	requests "$work/warm" "$2" 0 "$3"
 	requests "$work/measured" "$2" "$3" "$N"
 	curl -sf --config "$work/warm"
-	callgrind_control --zero "$pid" >/dev/null 2>&1
+	# A zero or dump that callgrind did not confirm would count the
+	# start-up and the warm-up too (one count of a loaded run did).
+	control --zero "$pid" || return 1
 	curl -sf --config "$work/measured"
-	callgrind_control --dump "$pid" >/dev/null 2>&1
+	control --dump "$pid" || return 1
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
 	# The dump after the zero: the one file whose name has a dump number.
 	sed -n 's/^totals: //p' "$work"/cg.out.*
+}
+
+# control ACTION PID: callgrind_control's ACTION, tried until it says OK.
+control() {
+	for _ in 1 2 3 4 5; do
+		callgrind_control "$1" "$2" 2>&1 | grep -q 'OK' && return 0
+		sleep 1
+	done
+	echo "$NAME: callgrind_control $1 $2 never said OK" >&2
+	return 1
 }
 
 echo "$NAME: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD), warm-ups $PHASES, $N measured triggers, GOGC=${GOGC:-default}, GODEBUG=$godebug, load average $(cut -d' ' -f1-3 /proc/loadavg)"
