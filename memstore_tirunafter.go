@@ -59,14 +59,9 @@ func (s *Store) TIRunAfterPage(q TIRunAfterQuery) (page []RunTaskInstance, total
 			s.rowsRead(read)
 		}
 	}()
-	total, dagIDs, ok, err := tiOrderTotal(txn, q.DagIDs)
+	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
 	if err != nil || !ok {
 		return nil, 0, ok, err
-	}
-	if q.Keep != nil {
-		if total, err = s.filteredTITotal(txn, dagIDs, q.Keep, q.KeepKey, &read); err != nil {
-			return nil, 0, false, err
-		}
 	}
 	page = []RunTaskInstance{}
 	if q.Offset >= total || q.Limit <= 0 {

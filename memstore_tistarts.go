@@ -516,14 +516,9 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 			s.rowsRead(read)
 		}
 	}()
-	total, dagIDs, ok, err := tiOrderTotal(txn, q.DagIDs)
+	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
 	if err != nil || !ok {
 		return nil, 0, ok, err
-	}
-	if q.Keep != nil {
-		if total, err = s.filteredTITotal(txn, dagIDs, q.Keep, q.KeepKey, &read); err != nil {
-			return nil, 0, false, err
-		}
 	}
 	page = []RunTaskInstance{}
 	if q.Offset >= total || q.Limit <= 0 {
@@ -586,6 +581,18 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 		}
 	}
 	return page, total, true, nil
+}
+
+// walkedTITotal is how many task instances of dagIDs a walked page
+// picks: the run counts' without keep, else what keep picks, counted once
+// per version of the rows (filteredTITotal); ok is tiOrderTotal's.
+func (s *Store) walkedTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) (total int, ids []string, ok bool, err error) {
+	total, ids, ok, err = tiOrderTotal(txn, dagIDs)
+	if err != nil || !ok || keep == nil {
+		return total, ids, ok, err
+	}
+	total, err = s.filteredTITotal(txn, ids, keep, keepKey, read)
+	return total, ids, err == nil, err
 }
 
 // filteredTITotal is how many task instances of dagIDs keep picks,
