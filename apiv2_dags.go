@@ -715,7 +715,7 @@ func v2Missing(err error, dagID string) error {
 // V2PatchDags is patch_dags: the page of the DAGs the filters select (no
 // dag_id_pattern selects the ids holding "none"; "~" all) is paused or
 // unpaused and answered, with the count of every DAG selected. 3.2.1
-// updates the page's DAGs alone (c57fba0e dags.py:341-362, the update's
+// updates the page's DAGs alone (c57fba0e dags.py:343-365, the update's
 // ids are the paginated select's); paging through every DAG selected is
 // apache/airflow#65309, first released in 3.2.2. Its select has no
 // ORDER BY, so the database's order makes the page; airlite's is dag_id's.

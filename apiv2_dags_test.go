@@ -683,3 +683,32 @@ func TestDags_DocMDOfAYAMLDefinition(t *testing.T) {
 		expect(t, ts.do(t, http.MethodGet, tc.path, ""), 200, tc.want)
 	}
 }
+
+// TestAPIv2_Dags_RunEndDateAlone: get_dags' dag_run_start_date_* and
+// dag_run_end_date_* compare the latest started run's date alone (3.2.1's
+// datetime_range_filter_factory coalesces only filters named start_date
+// and end_date, c57fba0e parameters.py:651-653; apache/airflow#66696, in
+// 3.2.2, extended its NULL handling to them): a running run, which has no
+// end date, matches no end_date bound.
+func TestAPIv2_Dags_RunEndDateAlone(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withExamplesOnly(firstExamples3...))
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := &DagRun{ID: 1, DagID: "tutorial", RunID: "running", ExecutionDate: start, State: RunRunning, StartDate: &start}
+	if err := ts.store.UpsertDagRun(run); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query   string
+		wantIDs []string
+	}{
+		{"dag_run_start_date_gte=2024-01-01T00:00:00Z", []string{"tutorial"}},
+		{"dag_run_end_date_lte=2030-01-01T00:00:00Z", []string{}},
+		{"dag_run_end_date_gte=2024-01-01T00:00:00Z", []string{}},
+	} {
+		res := ts.do(t, http.MethodGet, "/api/v2/dags?"+tc.query, "")
+		if ids, _ := v2DagIDs(t, res.body); res.status != http.StatusOK || !slices.Equal(ids, tc.wantIDs) {
+			t.Errorf("GET /dags?%s = %d %v, want %v", tc.query, res.status, ids, tc.wantIDs)
+		}
+	}
+}

@@ -131,7 +131,7 @@ func (s *server) V2GetDagVersions(req *apiRequest) (any, error) {
 	}
 	// Ordered by the keys, then the primary key (id) in the first key's
 	// direction, SortParam.to_orm's final discriminator (c57fba0e
-	// common/parameters.py:322-327).
+	// common/parameters.py:326-330).
 	pkDesc := keys[0].desc
 	slices.SortStableFunc(vs, func(a, b *DagVersion) int {
 		for _, k := range keys {

@@ -63,7 +63,7 @@ func TestAPIv2_DagVersions(t *testing.T) {
 		{"/api/v2/dags/~/dagVersions?limit=2", "[example_bash_operator@1 example_complex@1]", 12},
 		// Ties of the keys go by id in the first key's direction
 		// (SortParam.to_orm's final discriminator, c57fba0e
-		// common/parameters.py:322-327); the ids were made in dag_id
+		// common/parameters.py:326-330); the ids were made in dag_id
 		// order, tutorial@2 last.
 		{"/api/v2/dags/~/dagVersions?order_by=-version_number&limit=3", "[tutorial@2 tutorial_taskflow_api@1 tutorial_dag@1]", 12},
 		{"/api/v2/dags/~/dagVersions?order_by=-bundle_name&limit=2", "[tutorial@2 tutorial_taskflow_api@1]", 12},

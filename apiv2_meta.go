@@ -193,7 +193,7 @@ func (s *server) v2GetJobs(req *apiRequest) (any, error) {
 	starts, ends := v2RangeOf(q, "start_date"), v2RangeOf(q, "end_date")
 	// 3.2.1's datetime_range_filter_factory compares start_date and
 	// end_date as COALESCE(date, now()) (c57fba0e common/parameters.py:
-	// 648-654): a job that has not ended ends now in the range.
+	// 651-653): a job that has not ended ends now in the range.
 	now := s.opts.Now()
 	eq := func(name string, col *string) bool {
 		want, given := q.str(name)
