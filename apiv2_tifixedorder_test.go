@@ -50,7 +50,8 @@ func expandTwoTasks(tb testing.TB, store *Store, dag *DAG, width int) {
 // instances in the orders of the keys a task instance gets when it is
 // made: by -id (and id with keys after it, which never decide), by
 // -map_index (SortParam's tie-break then the id descending: c57fba0e
-// api_fastapi/common/parameters.py:327-330), of every DAG, one DAG, the
+// api_fastapi/common/parameters.py:327-330), by their runs' logical_date,
+// of every DAG, one DAG, the
 // batch's DAGs, with filters or none, and checks through the store's
 // rowsRead hook that a page reads about its own rows and those its
 // offset skips (a block and a task instance a row; a block at each
@@ -94,6 +95,15 @@ func TestAPIv2_TaskInstances_FixedOrdersReadThePage(t *testing.T) {
 		{"batch, two DAGs, -id", "POST", batch, `{"dag_ids": ["tifixed_c", "tifixed_a"], "order_by": "-id", "page_limit": 40, "page_offset": 60}`,
 			60 + 2*40 + 2*walks},
 		{"batch, every DAG, -map_index", "POST", batch, `{"order_by": "-map_index", "page_limit": 15}`, 2*15 + 3*walks},
+		// By the runs' logical_date: a run costs its run and its row, and
+		// its task instances when the page takes some or a filter looks
+		// at them (four to ten a run; a task's filter: that task's, one
+		// to three); the DAGs' runs of one minute tie; a DAG's marks.
+		{"every DAG, -logical_date", "GET", all + "?limit=50&order_by=-logical_date", "", (50/4+3*2)*(2+10) + 3},
+		{"every DAG, logical_date, offset", "GET", all + "?limit=20&offset=200&order_by=logical_date", "", 2*(200/4+3) + (20/4+3*2)*(2+10) + 3},
+		{"one DAG, -logical_date, then start_date", "GET", dagA + "?limit=30&offset=31&order_by=-logical_date&order_by=start_date", "",
+			2*(31/4+2) + (30/4+2)*(2+10) + 1},
+		{"one DAG, a task, logical_date", "GET", dagA + "?limit=14&task_id=t3&order_by=logical_date", "", 15*2 + 14*3 + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkPageReadSorted(t, ts, &read, tc.method, tc.path, tc.body, tc.maxRead)
@@ -103,7 +113,8 @@ func TestAPIv2_TaskInstances_FixedOrdersReadThePage(t *testing.T) {
 
 // TestTaskInstances_FixedOrdersAsTheSort asks random listings of every
 // run's task instances led by id or map_index, either way (with keys
-// after the id, or -map_index alone), of one DAG, some or every DAG,
+// after the id, or -map_index alone), or by their runs' logical_date
+// (runs without one among them), of one DAG, some or every DAG,
 // filters or none, between random writes (new tries with new ids,
 // clears, expansions into mapped instances, deletions, runs settling or
 // running again: changeStartedTIs), and holds each to the sorting path's
@@ -115,6 +126,10 @@ func TestTaskInstances_FixedOrdersAsTheSort(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	dags := []*DAG{addStartedRuns(t, store, "tifxsort_a", base, 30, true), addStartedRuns(t, store, "tifxsort_b", base, 24, false)}
 	expandTwoTasks(t, store, dags[1], 3)
+	// Runs without a logical date (NULL, below every date), queued.
+	for i, dagID := range []string{"tifxsort_a", "tifxsort_b", "tifxsort_a"} {
+		v2Trigger(t, ts, dagID, fmt.Sprintf(`{"dag_run_id": "dateless_%d", "logical_date": null}`, i))
+	}
 	checkOrderBlocks(t, store, "set-up")
 	rng := rand.New(rand.NewPCG(21, 6))
 	o := ts.srv.ops
@@ -127,7 +142,9 @@ func TestTaskInstances_FixedOrdersAsTheSort(t *testing.T) {
 		return out
 	}
 	orders := [][]sortKey{{{attr: "id", desc: true}}, {{attr: "map_index", desc: true}}, {{attr: "id"}, {attr: "start_date", desc: true}},
-		{{attr: "id", desc: true}, {attr: "state"}}, {{attr: "map_index"}}, {{attr: "id"}}}
+		{{attr: "id", desc: true}, {attr: "state"}}, {{attr: "map_index"}}, {{attr: "id"}},
+		{{attr: "logical_date"}}, {{attr: "logical_date", desc: true}}, {{attr: "logical_date"}, {attr: "start_date", desc: true}},
+		{{attr: "logical_date", desc: true}, {attr: "map_index"}}}
 	for i := range 600 {
 		if i%6 == 0 {
 			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)

@@ -136,3 +136,130 @@ func (m *tiOrderMerge) startDesc(dagIDs []string, wide *bool) error {
 	heap.Init(m)
 	return nil
 }
+
+// TIRunOrderQuery is a page of task instances whose order's first key is
+// an attribute of their runs that RunOrderPage walks (logical_date: to
+// the run, c57fba0e routes/public/task_instances.py:461-466): every
+// task instance of a run ties on it, so the page walks the runs in its
+// order, reads the runs that tie together and puts their task instances
+// in the listing's order (its keys after it, then the id), as
+// TIRunAfterPage does with the runs' run_after index.
+type TIRunOrderQuery struct {
+	// DagIDs are the DAGs whose runs' task instances are listed; nil:
+	// every DAG with a DAG row.
+	DagIDs []string
+	// Attr is the runs' attribute (runOrderWalks' names), Desc its
+	// direction; RunCompare is its SortParam order of runs (nulls below
+	// every value, ties by the run's id), RunCompareName names it (a
+	// DAG's unfinished runs sorted in it are remembered), RunTie is 0
+	// for two runs that tie on Attr.
+	Attr           string
+	Desc           bool
+	RunCompare     func(a, b *DagRun) int
+	RunCompareName string
+	RunTie         func(a, b *DagRun) int
+	// Compare is the listing's whole order (Attr first, then its other
+	// keys and the id).
+	Compare func(a, b RunTaskInstance) int
+	// Keep, when set, picks the task instances (every filter of the
+	// listing); KeepKey names it. TaskIDs, when set with Keep, are the
+	// only tasks whose instances Keep can pick: a run's others are not
+	// read.
+	Keep          func(RunTaskInstance) bool
+	KeepKey       string
+	TaskIDs       []string
+	Offset, Limit int
+}
+
+// TIRunOrderPage is a page of the task instances q picks in q.Compare's
+// order, led by an attribute of their runs, and how many it picks; ok is
+// false when the store cannot walk it (a task instance without an id, a
+// run in no known state for a marked order, runs out of the walked
+// order: the caller sorts). The page reads the runs of the walks up to
+// its last task instance (a marked order's marks and unfinished runs
+// too: RunOrderPage) and their rows; without a filter, the runs its
+// offset passes whole cost their run and row. The total is the run
+// counts' without a filter, else counted once per version of the
+// task-instance rows and filter.
+func (s *Store) TIRunOrderPage(q TIRunOrderQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	page = []RunTaskInstance{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return page, total, true, nil
+	}
+	w := &runOrderWalk{s: s, txn: txn, q: RunOrderQuery{DagIDs: dagIDs, Attr: q.Attr, Desc: q.Desc, Compare: q.RunCompare,
+		NullsLast: true, CompareName: q.RunCompareName}}
+	defer func() { read += w.read }()
+	if !w.q.Walked() {
+		return nil, 0, false, nil
+	}
+	if _, ok, err := w.scope(); !ok || err != nil {
+		return nil, 0, false, err
+	}
+	m := &runOrderMerge{compare: w.q.Compare, w: w}
+	for _, dagID := range dagIDs {
+		if err := w.addWalks(m, dagID); err != nil {
+			return nil, 0, false, notWalked(err)
+		}
+	}
+	heap.Init(m)
+	m.sortPending()
+	parts := (&TIRunAfterQuery{Keep: q.Keep, TaskIDs: q.TaskIDs}).parts
+	limit, offset := min(q.Limit, total-q.Offset), q.Offset
+	run, err := m.next()
+	for err == nil && run != nil && len(page) < limit {
+		// The runs that tie with run, and their rows.
+		var runs []*DagRun
+		var rows []*runTasks
+		n := 0
+		for first := run; err == nil && run != nil && q.RunTie(run, first) == 0; run, err = m.next() {
+			row, rerr := runTasksTxn(txn, run.DagID, run.RunID)
+			if rerr != nil {
+				return nil, 0, false, rerr
+			}
+			read++
+			if row != nil {
+				runs, rows = append(runs, run), append(rows, row)
+				n += len(row.TIs)
+			}
+		}
+		if q.Keep == nil && offset >= n {
+			offset -= n // passed by their count
+			continue
+		}
+		var tis []RunTaskInstance
+		for i, row := range rows {
+			for _, part := range parts(row) {
+				for _, ti := range part {
+					read++
+					if r := (RunTaskInstance{Run: runs[i], TI: ti}); q.Keep == nil || q.Keep(r) {
+						tis = append(tis, r)
+					}
+				}
+			}
+		}
+		slices.SortFunc(tis, q.Compare)
+		for _, r := range tis {
+			switch {
+			case offset > 0:
+				offset--
+			case len(page) < limit:
+				page = append(page, r)
+			}
+		}
+	}
+	if err != nil {
+		return nil, 0, false, notWalked(err)
+	}
+	return page, total, true, nil
+}

@@ -845,11 +845,8 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
-	if byID, desc, ok := q.fixedOrder(); ok {
-		rows, total, ok, err := o.store.TIOrderPage(o.tiOrderQuery(q, byID, desc))
-		if ok || err != nil {
-			return rows, total, err
-		}
+	if rows, total, ok, err := o.fixedOrderPage(q); ok || err != nil {
+		return rows, total, err
 	}
 	if q.namedRunsOrder() {
 		rows, total, ok, err := o.store.NamedRunsTIPage(o.namedRunsQuery(q))
