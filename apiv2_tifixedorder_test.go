@@ -46,12 +46,49 @@ func expandTwoTasks(tb testing.TB, store *Store, dag *DAG, width int) {
 	}
 }
 
+// setRunIntervals gives every run of the store a data interval as a
+// scheduled run's, [its logical date, a minute later); with odd, every
+// fifth run's is an hour before its run's (a manual run's inferred
+// interval: the order breaks) and every seventh has none (NULL, below
+// every value).
+func setRunIntervals(tb testing.TB, store *Store, odd bool) {
+	tb.Helper()
+	err := store.update(func(txn *memdb.Txn) error {
+		it, err := txn.Get(tableDagRuns, indexID)
+		if err != nil {
+			return err
+		}
+		var runs []*DagRun
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			runs = append(runs, raw.(*DagRun))
+		}
+		for i, r := range runs {
+			c := *r
+			start, end := c.ExecutionDate, c.ExecutionDate.Add(time.Minute)
+			if odd && i%5 == 0 {
+				start, end = start.Add(-time.Hour), end.Add(-time.Hour)
+			}
+			c.DataIntervalStart, c.DataIntervalEnd = &start, &end
+			if odd && i%7 == 0 {
+				c.DataIntervalStart, c.DataIntervalEnd = nil, nil
+			}
+			if err := txn.Insert(tableDagRuns, &c); err != nil {
+				return err
+			}
+		}
+		return recountRunsTxn(txn)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // TestAPIv2_TaskInstances_FixedOrdersReadThePage lists every run's task
 // instances in the orders of the keys a task instance gets when it is
 // made: by -id (and id with keys after it, which never decide), by
 // -map_index (SortParam's tie-break then the id descending: c57fba0e
-// api_fastapi/common/parameters.py:327-330), by their runs' logical_date,
-// of every DAG, one DAG, the
+// api_fastapi/common/parameters.py:327-330), by their runs' logical_date
+// or data interval, of every DAG, one DAG, the
 // batch's DAGs, with filters or none, and checks through the store's
 // rowsRead hook that a page reads about its own rows and those its
 // offset skips (a block and a task instance a row; a block at each
@@ -69,6 +106,7 @@ func TestAPIv2_TaskInstances_FixedOrdersReadThePage(t *testing.T) {
 			expandTwoTasks(t, ts.store, dag, 3)
 		}
 	}
+	setRunIntervals(t, ts.store, false)
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
 	const all = "/dags/~/dagRuns/~/taskInstances"
@@ -104,6 +142,12 @@ func TestAPIv2_TaskInstances_FixedOrdersReadThePage(t *testing.T) {
 		{"one DAG, -logical_date, then start_date", "GET", dagA + "?limit=30&offset=31&order_by=-logical_date&order_by=start_date", "",
 			2*(31/4+2) + (30/4+2)*(2+10) + 1},
 		{"one DAG, a task, logical_date", "GET", dagA + "?limit=14&task_id=t3&order_by=logical_date", "", 15*2 + 14*3 + 1},
+		// By the runs' data interval, likewise (a DAG's fixed marks).
+		{"every DAG, -data_interval_start", "GET", all + "?limit=50&order_by=-data_interval_start", "", (50/4+3*2)*(2+10) + 3},
+		{"one DAG, data_interval_end, offset", "GET", dagA + "?limit=20&offset=100&order_by=data_interval_end", "",
+			2*(100/4+2) + (20/4+2)*(2+10) + 1},
+		{"batch, two DAGs, -data_interval_end, then state", "GET", all + "?limit=20&dag_id=tifixed_a&order_by=-data_interval_end&order_by=state", "",
+			(20/4+2)*(2+10) + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkPageReadSorted(t, ts, &read, tc.method, tc.path, tc.body, tc.maxRead)
@@ -113,8 +157,9 @@ func TestAPIv2_TaskInstances_FixedOrdersReadThePage(t *testing.T) {
 
 // TestTaskInstances_FixedOrdersAsTheSort asks random listings of every
 // run's task instances led by id or map_index, either way (with keys
-// after the id, or -map_index alone), or by their runs' logical_date
-// (runs without one among them), of one DAG, some or every DAG,
+// after the id, or -map_index alone), or by their runs' logical_date or
+// data interval (runs without one among them, intervals out of the
+// runs' order), of one DAG, some or every DAG,
 // filters or none, between random writes (new tries with new ids,
 // clears, expansions into mapped instances, deletions, runs settling or
 // running again: changeStartedTIs), and holds each to the sorting path's
@@ -126,7 +171,9 @@ func TestTaskInstances_FixedOrdersAsTheSort(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	dags := []*DAG{addStartedRuns(t, store, "tifxsort_a", base, 30, true), addStartedRuns(t, store, "tifxsort_b", base, 24, false)}
 	expandTwoTasks(t, store, dags[1], 3)
-	// Runs without a logical date (NULL, below every date), queued.
+	setRunIntervals(t, store, true)
+	// Runs without a logical date or interval (NULL, below every
+	// value), queued.
 	for i, dagID := range []string{"tifxsort_a", "tifxsort_b", "tifxsort_a"} {
 		v2Trigger(t, ts, dagID, fmt.Sprintf(`{"dag_run_id": "dateless_%d", "logical_date": null}`, i))
 	}
@@ -144,7 +191,8 @@ func TestTaskInstances_FixedOrdersAsTheSort(t *testing.T) {
 	orders := [][]sortKey{{{attr: "id", desc: true}}, {{attr: "map_index", desc: true}}, {{attr: "id"}, {attr: "start_date", desc: true}},
 		{{attr: "id", desc: true}, {attr: "state"}}, {{attr: "map_index"}}, {{attr: "id"}},
 		{{attr: "logical_date"}}, {{attr: "logical_date", desc: true}}, {{attr: "logical_date"}, {attr: "start_date", desc: true}},
-		{{attr: "logical_date", desc: true}, {attr: "map_index"}}}
+		{{attr: "logical_date", desc: true}, {attr: "map_index"}}, {{attr: "data_interval_start"}}, {{attr: "data_interval_start", desc: true}},
+		{{attr: "data_interval_end", desc: true}, {attr: "start_date"}}, {{attr: "data_interval_end"}, {attr: "id", desc: true}}}
 	for i := range 600 {
 		if i%6 == 0 {
 			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)

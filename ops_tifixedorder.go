@@ -11,8 +11,8 @@ import (
 
 // fixedOrderPage is q's page when the store walks every run's task
 // instances in q's order by such keys (ok false: it does not, and the
-// caller goes on): led by id or -map_index (TIOrderPage), or by
-// logical_date (TIRunOrderPage).
+// caller goes on): led by id or map_index (TIOrderPage), or by the
+// runs' logical_date or data interval (TIRunOrderPage).
 func (o *operations) fixedOrderPage(q *tiSearch) ([]RunTaskInstance, int, bool, error) {
 	if byID, desc, ok := q.fixedOrder(); ok {
 		tq := TIOrderQuery{DagIDs: q.dagIDs, ByID: byID, Desc: desc, Offset: q.offset, Limit: q.limit}
@@ -55,13 +55,14 @@ func (q *tiSearch) fixedOrder() (byID, desc, ok bool) {
 // runLead is the first key of q's order when it is an attribute of the
 // runs (the to_replace of get_task_instances' SortParam, c57fba0e
 // routes/public/task_instances.py:461-466) that RunOrderPage walks and
-// run_after's walk does not take: logical_date; "" otherwise (named runs,
-// other orders).
+// run_after's walk does not take: logical_date (its marks), the data
+// interval (its fixed marks); "" otherwise (named runs, other orders).
 func (q *tiSearch) runLead() string {
 	if q.runIDs != nil || len(q.order) == 0 {
 		return ""
 	}
-	if a := q.order[0].attr; a == "logical_date" {
+	switch a := q.order[0].attr; a {
+	case "logical_date", "data_interval_start", "data_interval_end":
 		return a
 	}
 	return ""
