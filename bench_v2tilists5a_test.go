@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
@@ -55,4 +57,39 @@ func BenchmarkV2ListTaskInstancesFixedOrders(b *testing.B) {
 		benchPage{"logical_date_task", dag + "&task_id=t3&order_by=logical_date"},
 		benchPage{"interval_start_desc", all + "&order_by=-data_interval_start"},
 		benchPage{"interval_end_offset", dag + "&offset=200&order_by=data_interval_end"})
+}
+
+// BenchmarkStoreTriggerIntervalBreaks is BenchmarkStoreTrigger with every
+// other run given a data interval (a scheduled run's) and the others none
+// (Airflow 3 runs triggered with logical_date null): each run without
+// one after one with breaks the data interval's orders, which the fixed
+// marks keep (a mark each, up to fixedMarksMax a DAG).
+func BenchmarkStoreTriggerIntervalBreaks(b *testing.B) {
+	store, _ := benchStoreWith(b)
+	row, err := store.DagByID("example_bash_operator")
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := edition2.rules().newRun
+	conf := json.RawMessage(`{"key": "value"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		date := benchDate.Add(time.Duration(i) * time.Second)
+		runID := "bench_" + strconv.Itoa(i)
+		var iv *dataInterval
+		if i%2 == 0 {
+			iv = &dataInterval{date, date.Add(time.Second)}
+		}
+		_, err := store.TriggerRun(func(v storeView) (*newRun, error) {
+			if err := runExists(v, row.DagID, runID, &date); err != nil {
+				return nil, err
+			}
+			return &newRun{start: start, dag: row.Def, runID: runID, date: date, conf: conf, now: date, interval: iv,
+				unixname: "bench", external: true, dateChecked: true}, nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }
