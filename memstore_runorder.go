@@ -66,7 +66,8 @@ type RunOrderQuery struct {
 // id; run_id; run_after, and execution_date where it is the run_after),
 // markedRunAttrs, duration's chunks and fixedRunAttrs.
 var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
-	"start_date", "end_date", "updated_at", "state", "logical_date", "duration", "conf", "external_trigger"}
+	"start_date", "end_date", "updated_at", "state", "logical_date", "duration", "conf", "external_trigger",
+	"data_interval_start", "data_interval_end"}
 
 // runLeadWalks are the orders of runOrderWalks RunOrderPage walks as the
 // first of several keys: those whose walks yield the runs that tie on the
@@ -443,7 +444,7 @@ func (w *runOrderWalk) addWalks(m *runOrderMerge, dagID string) error {
 			return errOrderNotWalked
 		}
 		return w.addDurationWalks(m, dagID)
-	case "conf", "external_trigger":
+	case "conf", "external_trigger", "data_interval_start", "data_interval_end":
 		return w.addFixedWalks(m, dagID)
 	default:
 		return w.addMarkedWalks(m, dagID)
@@ -904,6 +905,10 @@ func (m *runOrderMerge) probeOf(s runStretch) *DagRun {
 		m.probe.Conf = s.fixed.Conf
 	case "external_trigger":
 		m.probe.ExternalTrigger = s.fixed.External
+	case "data_interval_start":
+		m.probe.DataIntervalStart = s.fixed.IntervalStart
+	case "data_interval_end":
+		m.probe.DataIntervalEnd = s.fixed.IntervalEnd
 	}
 	return &m.probe
 }

@@ -303,6 +303,10 @@ func compareRunAttr(attr string) func(a, b *DagRun) int {
 			return times(a.EndDate, b.EndDate)
 		case "updated_at":
 			return times(a.UpdatedAt, b.UpdatedAt)
+		case "data_interval_start": // (task instances' orders: TIRunOrderPage)
+			return times(a.DataIntervalStart, b.DataIntervalStart)
+		case "data_interval_end":
+			return times(a.DataIntervalEnd, b.DataIntervalEnd)
 		case "external_trigger":
 			return boolCompare(a.ExternalTrigger, b.ExternalTrigger)
 		case "conf":
@@ -358,6 +362,10 @@ func runAttrIsNull(attr string, run *DagRun) bool {
 		return run.UpdatedAt == nil
 	case "duration":
 		return runDuration(run) == nil
+	case "data_interval_start":
+		return run.DataIntervalStart == nil
+	case "data_interval_end":
+		return run.DataIntervalEnd == nil
 	}
 	return false
 }
