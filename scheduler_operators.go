@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 )
@@ -160,7 +159,7 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = taskProcAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 2 * time.Second // pipes held by killed grandchildren
 	if err = s.procs.start(cmd); err == nil {
 		pid := cmd.Process.Pid
