@@ -375,35 +375,6 @@ func TestBinary_NonReadingClientsOfALongListing(t *testing.T) {
 	t.Logf("RSS with 400 stalled clients of a 10,000-run listing: %d MiB", rss>>10)
 }
 
-// A recorded process group is never airlite's own, whatever the record
-// (a snapshot from another host, or a forged one) says. The check runs in
-// a child process that leads a group of its own, so that a broken guard
-// kills that child only.
-func TestKillOrphanedGroup_NeverOwnGroup(t *testing.T) {
-	t.Parallel()
-	if processIdentity(os.Getpid()) == "" {
-		t.Skip("no /proc")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillOrphanedGroup_Helper$")
-	cmd.Env = append(os.Environ(), "AIRLITE_TEST_OWN_GROUP=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "killed 0") {
-		t.Fatalf("the child asked to end its own group: %v\n%s", err, out)
-	}
-}
-
-// TestKillOrphanedGroup_Helper is the child of NeverOwnGroup.
-func TestKillOrphanedGroup_Helper(t *testing.T) {
-	if os.Getenv("AIRLITE_TEST_OWN_GROUP") != "1" {
-		t.Skip("only runs as a child process")
-	}
-	// An identity from this boot's first tick matches every process of
-	// the group; the guard must still refuse.
-	boot, _, _ := strings.Cut(processIdentity(os.Getpid()), "/")
-	fmt.Printf("killed %d\n", killOrphanedGroup(syscall.Getpgrp(), boot+"/0"))
-}
-
 // errInjectedServe is the failure failingListener's Accept returns.
 var errInjectedServe = errors.New("injected accept failure")
 

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"testing/synctest"
@@ -1050,7 +1049,7 @@ tasks:
 	}
 	// The grandchild was killed with the group; give the kernel a bounded
 	// moment to reap it (it is bash's child, reparented on bash's death).
-	if !pollUntil(5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) }) {
+	if !pollUntil(5*time.Second, func() bool { return !processExists(pid) || isZombie(pid) }) {
 		t.Fatalf("process %d outlived its task's timeout", pid)
 	}
 }
