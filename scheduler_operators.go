@@ -182,6 +182,11 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 		res.state = TaskSkipped
 	case errors.As(err, &exitErr):
 		res.state, res.reason = TaskFailed, fmt.Sprintf("bash exited with code %d", exitErr.ExitCode())
+	case errors.Is(err, exec.ErrNotFound):
+		// Airflow's try fails the same way, with a FileNotFoundError
+		// (2.10.3 airflow/operators/bash.py:236, hooks/subprocess.py:90).
+		res.state, res.reason = TaskFailed, fmt.Sprintf("bash not found (%v): BashOperator runs its command "+
+			"with bash -c, as Airflow does; put bash on PATH (on Windows, Git for Windows' bash)", err)
 	default:
 		res.state, res.reason = TaskFailed, fmt.Sprintf("run bash: %v", err)
 	}

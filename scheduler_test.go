@@ -1096,6 +1096,34 @@ tasks:
 	}
 }
 
+// Without bash on PATH (a Windows machine without Git's bash), a
+// BashOperator try fails and its log says why, as Airflow's does
+// (2.10.3 airflow/operators/bash.py:236 looks bash up, falls back to
+// "bash", and hooks/subprocess.py:90's Popen raises FileNotFoundError).
+// Not parallel: it empties PATH.
+func TestBash_NoBashOnPathFailsWithItsReason(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dag, err := parseDAG([]byte(`
+dag_id: d
+tasks:
+  - {task_id: t, operator: BashOperator, bash_command: echo hello}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bashRunnerOf(t, edition2).runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t", -1}, try: 1,
+		dag: dag, task: dag.Task("t"), run: DagRun{DagID: "d", RunID: "r", ExecutionDate: testNow}})
+	if out.state != TaskFailed {
+		t.Fatalf("state %s, want failed", out.state)
+	}
+	log := out.tryLog(1).Output
+	for _, want := range []string{"[airlite] bash not found", "bash -c", "PATH"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the try's log %q does not say %q", log, want)
+		}
+	}
+}
+
 func isZombie(pid int) bool {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
