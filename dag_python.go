@@ -491,7 +491,7 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 	if err != nil {
 		return nil, fmt.Errorf("start python reader: %w", err)
 	}
-	if err := startGroup(cmd); err != nil {
+	if err := startGroup(cmd, memory); err != nil {
 		msg := pythonMissingError(interp, err)
 		out := make([]pyFileResult, len(files))
 		for i, f := range files {

@@ -161,7 +161,7 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	cmd.SysProcAttr = taskProcAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 2 * time.Second // pipes held by killed grandchildren
-	if err = s.procs.start(cmd); err == nil {
+	if err = s.procs.start(cmd, 0); err == nil {
 		pid := cmd.Process.Pid
 		if rerr := s.opts.Store.RecordTaskProcess(job.key, job.run.ID, job.try, pid, processIdentity(pid)); rerr != nil {
 			s.opts.Logger.Error().Err(rerr).Str("task", job.key.String()).Msg("record task process")

@@ -37,11 +37,12 @@ type taskProcesses struct {
 
 func newTaskProcesses() *taskProcesses { return &taskProcesses{leaders: map[int]bool{}} }
 
-// start starts cmd and records it as a try's leader.
-func (p *taskProcesses) start(cmd *exec.Cmd) error {
+// start starts cmd and records it as a try's leader; memory bounds each
+// process of a Python try (see startGroup).
+func (p *taskProcesses) start(cmd *exec.Cmd, memory int64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := startGroup(cmd); err != nil {
+	if err := startGroup(cmd, memory); err != nil {
 		return err
 	}
 	p.leaders[cmd.Process.Pid] = true

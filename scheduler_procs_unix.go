@@ -13,8 +13,10 @@ import (
 )
 
 // startGroup starts cmd, whose SysProcAttr (taskProcAttr) makes it the
-// leader of a new process group.
-func startGroup(cmd *exec.Cmd) error { return cmd.Start() }
+// leader of a new process group. A Python program bounds its own memory
+// here (RLIMIT_AS, with the memory_bytes of its request), so memory goes
+// unused.
+func startGroup(cmd *exec.Cmd, memory int64) error { return cmd.Start() }
 
 // killGroup kills every process of the group pid leads.
 func killGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }

@@ -53,13 +53,17 @@ func taskProcAttr() *syscall.SysProcAttr {
 
 // startGroup starts cmd suspended, puts it in a new kill-on-close Job
 // Object and lets it run. Nothing of cmd runs outside the job: on any
-// error the process is killed before it ran an instruction.
-func startGroup(cmd *exec.Cmd) error {
+// error the process is killed before it ran an instruction. memory > 0
+// bounds the memory each process of the job commits: the bound a Python
+// program sets itself on Unix (RLIMIT_AS), which Windows has no call for
+// (python/airlite_task.py, airlite_parse.py); an allocation past it fails
+// (a MemoryError in Python), as one past RLIMIT_AS does.
+func startGroup(cmd *exec.Cmd, memory int64) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = taskProcAttr()
 	}
 	cmd.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED
-	job, err := newTaskJob()
+	job, err := newTaskJob(memory)
 	if err != nil {
 		return err
 	}
@@ -86,14 +90,19 @@ func startGroup(cmd *exec.Cmd) error {
 }
 
 // newTaskJob makes a Job Object whose processes die when its last handle
-// closes (airlite's, at endGroup or when airlite ends).
-func newTaskJob() (windows.Handle, error) {
+// closes (airlite's, at endGroup or when airlite ends), each bounded to
+// memory bytes when memory > 0.
+func newTaskJob(memory int64) (windows.Handle, error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return 0, fmt.Errorf("create job object: %w", err)
 	}
 	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	if memory > 0 && uint64(memory) <= uint64(^uintptr(0)) { // past a 32-bit address space, nothing to bound
+		info.BasicLimitInformation.LimitFlags |= windows.JOB_OBJECT_LIMIT_PROCESS_MEMORY
+		info.ProcessMemoryLimit = uintptr(memory)
+	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		windows.CloseHandle(job)

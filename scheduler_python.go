@@ -333,7 +333,7 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 2 * time.Second
-	err = s.procs.start(cmd)
+	err = s.procs.start(cmd, req.MemoryBytes)
 	// The child has its ends; airlite keeps only its own.
 	answersR.Close()
 	requestsW.Close()

@@ -155,7 +155,7 @@ func startPyWorker(procs *taskProcesses, key pyWorkerKey, prog string) (*pyWorke
 	cmd.SysProcAttr = taskProcAttr()
 	out := &tailBuffer{limit: maxPythonStderr}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := procs.start(cmd); err != nil {
+	if err := procs.start(cmd, 0); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("start python worker: %w", err)
 	}

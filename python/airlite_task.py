@@ -611,7 +611,9 @@ def main():
     folder = request.get("dag_folder") or ""
     os.environ["AIRLITE_DAGS_FOLDER"] = folder
     limit = int(request.get("memory_bytes") or 0)
-    if limit > 0:
+    # On Windows (no resource module) airlite's Job Object bounds the
+    # process instead (scheduler_procs_windows.go startGroup).
+    if limit > 0 and os.name != "nt":
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     # The task log takes lines as they come, stdout and stderr interleaved.
