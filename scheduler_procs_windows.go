@@ -32,15 +32,22 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// jobs holds the Job Object of every running group, by the pid of the
-// process it was made for. It is process-wide, as the handles are: a
-// caller holds only the pid (as syscall.Kill(-pid) takes on Unix), and
-// its lock is held while a handle is used so that endGroup cannot close
-// one under a killGroup.
+// jobs holds every running group, by the pid of the process it was made
+// for. It is process-wide, as the handles are: a caller holds only the
+// pid (as syscall.Kill(-pid) takes on Unix), and its lock is held while a
+// handle is used so that endGroup cannot close one under a killGroup.
 var jobs = struct {
 	sync.Mutex
-	m map[int]windows.Handle
-}{m: map[int]windows.Handle{}}
+	m map[int]jobGroup
+}{m: map[int]jobGroup{}}
+
+// jobGroup is a group: its Job Object, and a handle on its first process,
+// held until endGroup so that Windows cannot hand that pid to another
+// process (which a later start would file under the same key) between
+// os/exec's wait, which lets go of its own handle, and endGroup.
+type jobGroup struct {
+	job, proc windows.Handle
+}
 
 // taskProcAttr starts the process suspended (startGroup resumes it once
 // it is in its job) and in a new console process group, so that Ctrl-C
@@ -72,14 +79,15 @@ func startGroup(cmd *exec.Cmd, memory int64) error {
 		return err
 	}
 	pid := cmd.Process.Pid
-	if err := joinJob(job, pid); err != nil {
+	proc, err := joinJob(job, pid)
+	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		windows.CloseHandle(job)
 		return fmt.Errorf("start task process: %w", err)
 	}
 	jobs.Lock()
-	jobs.m[pid] = job
+	jobs.m[pid] = jobGroup{job: job, proc: proc}
 	jobs.Unlock()
 	if err := resumeProcess(pid); err != nil {
 		endGroup(pid)
@@ -111,17 +119,19 @@ func newTaskJob(memory int64) (windows.Handle, error) {
 	return job, nil
 }
 
-// joinJob puts the (suspended) process pid in job.
-func joinJob(job windows.Handle, pid int) error {
+// joinJob puts the (suspended) process pid in job, and returns a handle
+// on the process (see jobGroup). os/exec's own handle keeps pid this
+// process's while it runs.
+func joinJob(job windows.Handle, pid int) (windows.Handle, error) {
 	proc, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
 	if err != nil {
-		return fmt.Errorf("open process %d: %w", pid, err)
+		return 0, fmt.Errorf("open process %d: %w", pid, err)
 	}
-	defer windows.CloseHandle(proc)
 	if err := windows.AssignProcessToJobObject(job, proc); err != nil {
-		return fmt.Errorf("assign process %d to its job object: %w", pid, err)
+		windows.CloseHandle(proc)
+		return 0, fmt.Errorf("assign process %d to its job object: %w", pid, err)
 	}
-	return nil
+	return proc, nil
 }
 
 // resumeProcess resumes the threads of pid, started suspended: one, its
@@ -164,11 +174,11 @@ func resumeProcess(pid int) error {
 func killGroup(pid int) error {
 	jobs.Lock()
 	defer jobs.Unlock()
-	job, ok := jobs.m[pid]
+	tj, ok := jobs.m[pid]
 	if !ok {
 		return os.ErrProcessDone
 	}
-	if err := windows.TerminateJobObject(job, 1); err != nil {
+	if err := windows.TerminateJobObject(tj.job, 1); err != nil {
 		return fmt.Errorf("terminate job of process %d: %w", pid, err)
 	}
 	return nil
@@ -179,13 +189,14 @@ func killGroup(pid int) error {
 func endGroup(pid int) {
 	jobs.Lock()
 	defer jobs.Unlock()
-	job, ok := jobs.m[pid]
+	tj, ok := jobs.m[pid]
 	if !ok {
 		return
 	}
 	delete(jobs.m, pid)
-	_ = windows.TerminateJobObject(job, 1)
-	windows.CloseHandle(job)
+	_ = windows.TerminateJobObject(tj.job, 1)
+	windows.CloseHandle(tj.job)
+	windows.CloseHandle(tj.proc)
 }
 
 // becomeSubreaper has nothing to do: a try's processes stay in its job,
