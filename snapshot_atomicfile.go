@@ -148,4 +148,3 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	return a.Commit()
 }
-
