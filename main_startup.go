@@ -31,13 +31,14 @@ func moveAside(path string, now time.Time) (string, error) {
 	return dest, nil
 }
 
-// snapshotLock is an exclusive lock (flock; LockFileEx on Windows) on <snapshot>.lock, held from
-// start to exit: two airlites on one snapshot would write over each
-// other's state and hand out the same run ids. The file holds the pid of
-// the airlite holding it. It is never removed: another airlite may have it
-// open, and a lock taken on a removed file would not keep out a third.
-// The lock file is the one file airlite writes in place, not through an
-// atomicFile: a rename would put another file, unlocked, at its path.
+// snapshotLock is an exclusive lock (flock; LockFileEx on Windows) on
+// <snapshot>.lock, held from start to exit: two airlites on one snapshot
+// would write over each other's state and hand out the same run ids. The
+// file holds the pid of the airlite holding it. It is never removed:
+// another airlite may have it open, and a lock taken on a removed file
+// would not keep out a third. The lock file is the one file airlite
+// writes in place, not through an atomicFile: a rename would put another
+// file, unlocked, at its path.
 type snapshotLock struct{ f *os.File }
 
 // errLockHeld: another open file holds the lock (lockFileNow, in
