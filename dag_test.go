@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -786,9 +785,7 @@ func TestLoadDAGDir_OnlyRegularFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "good.yaml"), []byte("dag_id: good\n"+oneTask), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(dir, "fifo.yaml"))
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")); err != nil {
 		t.Fatal(err)
 	}

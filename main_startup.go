@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -32,14 +31,19 @@ func moveAside(path string, now time.Time) (string, error) {
 	return dest, nil
 }
 
-// snapshotLock is an exclusive lock (flock) on <snapshot>.lock, held from
-// start to exit: two airlites on one snapshot would write over each
-// other's state and hand out the same run ids. The file holds the pid of
-// the airlite holding it. It is never removed: another airlite may have it
-// open, and a lock taken on a removed file would not keep out a third.
-// The lock file is the one file airlite writes in place, not through an
-// atomicFile: a rename would put another file, unlocked, at its path.
+// snapshotLock is an exclusive lock (flock; LockFileEx on Windows) on
+// <snapshot>.lock, held from start to exit: two airlites on one snapshot
+// would write over each other's state and hand out the same run ids. The
+// file holds the pid of the airlite holding it. It is never removed:
+// another airlite may have it open, and a lock taken on a removed file
+// would not keep out a third. The lock file is the one file airlite
+// writes in place, not through an atomicFile: a rename would put another
+// file, unlocked, at its path.
 type snapshotLock struct{ f *os.File }
+
+// errLockHeld: another open file holds the lock (lockFileNow, in
+// main_startup_lock_unix.go and main_startup_lock_windows.go).
+var errLockHeld = errors.New("lock held elsewhere")
 
 func lockPath(snapshotPath string) string { return snapshotPath + ".lock" }
 
@@ -54,9 +58,9 @@ func lockSnapshot(c config) (*snapshotLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFileNow(f); err != nil {
 		defer f.Close()
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if !errors.Is(err, errLockHeld) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		pid := "unknown"
