@@ -166,7 +166,7 @@ func TestSnapshotDefinitions_InlineDefinitionRestores(t *testing.T) {
 	if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
 		t.Fatal(err)
 	}
-	defs, err := readDefinitions(path, snapshotDigest(t, path))
+	defs, _, err := readDefinitions(path, snapshotDigest(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,11 +452,118 @@ func TestSnapshotDefinitions_WriteStreams(t *testing.T) {
 		t.Errorf("writing %d bytes of definitions allocated %d bytes, want under a quarter of the file", info.Size(), allocated)
 	}
 	// The name is the digest of the bytes, as before: they read back.
-	defs, err := readDefinitions(path, digest)
+	defs, _, err := readDefinitions(path, digest)
 	if err != nil || len(defs) != len(files) {
 		t.Fatalf("read back %d definitions (%v), want %d", len(defs), err, len(files))
 	}
 	if temps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.tmp*")); len(temps) != 0 {
 		t.Errorf("temporary files left: %v", temps)
+	}
+}
+
+// A definitions file damaged on disk (or gone) under the name the next
+// snapshot gives it is written again, not taken for the right one
+// because of its name: so that a later start over a folder without one
+// of the DAGs builds it from what was kept, stale, instead of losing its
+// definition (404). Same writer: the snapshot after the damage, the
+// definitions unchanged, notices the file is not the one it wrote (its
+// size, modification time or inode); new writer: one that did not write
+// the file (a new process's) and encodes the same bytes does not take a
+// file it has not checked for its own.
+func TestSnapshotDefinitions_DamagedFileWrittenAgain(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		spoil func(t *testing.T, file string)
+	}{
+		{"bit flip", func(t *testing.T, file string) {
+			info, err := os.Stat(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = bytes.Replace(data, []byte("echo first"), []byte("echo FIRST"), 1)
+			if err := os.WriteFile(file, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// Written later than the file: the same size, in place; a
+			// filesystem's clock ticks coarser than this test runs.
+			later := info.ModTime().Add(time.Second)
+			if err := os.Chtimes(file, later, later); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"replaced", func(t *testing.T, file string) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Another file renamed over it, as an editor saves: the same
+			// size and, within a clock tick, the same time.
+			other := file + ".edit"
+			if err := os.WriteFile(other, bytes.Replace(data, []byte("echo first"), []byte("echo FIRST"), 1), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			info, err := os.Stat(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(other, info.ModTime(), info.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(other, file); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"truncated", func(t *testing.T, file string) {
+			info, err := os.Stat(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(file, info.Size()/2); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"gone", func(t *testing.T, file string) {
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		for _, fresh := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/%s", tc.name, map[bool]string{false: "same writer", true: "new writer"}[fresh]), func(t *testing.T) {
+				t.Parallel()
+				s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+				path := filepath.Join(t.TempDir(), "snapshot.json")
+				if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+					t.Fatal(err)
+				}
+				digest := snapshotDigest(t, path)
+				tc.spoil(t, definitionsPath(path, digest))
+				if fresh {
+					s.ts.store.definitions = definitionsWritten{}
+				}
+				if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+					t.Fatal(err)
+				}
+				if got := snapshotDigest(t, path); got != digest {
+					t.Fatalf("written again: digest %s, want %s (the same definitions)", got, digest)
+				}
+				if _, _, err := readDefinitions(path, digest); err != nil {
+					t.Errorf("the definitions file after the next snapshot: %v; want it whole", err)
+				}
+
+				s.folder.remove(t, "beta.yaml")
+				again := restartOver(t, edition3, s.folder.dir, path)
+				body := again.v2(t, http.MethodGet, "/dags/beta", "", http.StatusOK)
+				if v := v2JSON(t, body); v["is_stale"] != true {
+					t.Errorf("beta: is_stale = %v, want true", v["is_stale"])
+				}
+			})
+		}
 	}
 }

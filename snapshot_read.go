@@ -107,9 +107,11 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	// their definitions were built from; without it the restore goes on,
 	// and only the DAGs the files no longer give lose theirs.
 	if header.Definitions != "" {
-		defs, err := readDefinitions(path, header.Definitions)
+		defs, info, err := readDefinitions(path, header.Definitions)
 		if err != nil {
 			stats.DefinitionsLost = err
+		} else {
+			store.definitions.readWhole(path, header.Definitions, info)
 		}
 		if len(defs) > 0 {
 			dags := codecs[tableDags]
