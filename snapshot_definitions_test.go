@@ -567,3 +567,79 @@ func TestSnapshotDefinitions_DamagedFileWrittenAgain(t *testing.T) {
 		}
 	}
 }
+
+// The snapshot on disk names, at every moment, a definitions file that is
+// there whole, which is what a crash (SIGKILL) can leave: the writer
+// commits the definitions file (synced, renamed, its folder synced)
+// before the snapshot that names it, and removes the earlier ones only
+// once that snapshot is committed (synced, renamed, folder synced). A
+// reader beside the writer looks at every state between: a header read
+// whose file is missing or not whole while the snapshot still names it
+// would be a snapshot that a crash there leaves without its definitions.
+// The syncs' own order (file before rename, folder after) is
+// TestAtomicFile_SyncsFolderAfterRename's.
+func TestSnapshotDefinitions_NamedFileAlwaysWhole(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+	path := filepath.Join(t.TempDir(), "snapshot.json")
+	if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	checked := make(chan int)
+	go func() {
+		n := 0
+		defer func() { checked <- n }()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			digest := snapshotDigestOrEmpty(path)
+			_, _, err := readDefinitions(path, digest)
+			if err != nil && snapshotDigestOrEmpty(path) == digest {
+				t.Errorf("the snapshot names definitions file %s, which is not there whole: %v", digest, err)
+				return
+			}
+			n++
+		}
+	}()
+	digests := map[string]bool{snapshotDigest(t, path): true}
+	for i := range 40 {
+		extra := []string{}
+		if i%2 == 0 {
+			extra = append(extra, "second")
+		}
+		s.folder.write(t, "beta.yaml", reloadDAG("beta", extra...))
+		s.pass(t, time.Second, true)
+		if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+			t.Fatal(err)
+		}
+		digests[snapshotDigest(t, path)] = true
+	}
+	close(done)
+	if n := <-checked; n == 0 {
+		t.Error("the reader checked no state")
+	}
+	if len(digests) != 41 {
+		t.Errorf("%d definitions files named in 41 snapshots, want a new one at each change", len(digests))
+	}
+	if files := definitionsFiles(t, path); len(files) != 1 {
+		t.Errorf("definitions files left %v, want the last one alone", files)
+	}
+}
+
+// snapshotDigestOrEmpty is snapshotDigest for a reader beside a writer:
+// "" when the snapshot cannot be read.
+func snapshotDigestOrEmpty(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var header snapshotHeader
+	if i := bytes.IndexByte(data, '\n'); i < 0 || json.Unmarshal(data[:i], &header) != nil {
+		return ""
+	}
+	return header.Definitions
+}
