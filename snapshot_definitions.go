@@ -17,13 +17,15 @@ package main
 // (<snapshot>.definitions-<digest> is the file). It is
 // written, synced and renamed before the snapshot that names it; the
 // others are removed once that snapshot is committed, so that the
-// committed snapshot's always exists. A definitions file that is gone or
-// damaged costs only the definitions: the restore goes on without them,
-// as a start before them did, and says so (snapshotStats.DefinitionsLost).
-// A restore reads the file and checks its digest, but decodes no
-// definition: the start decodes only those of the DAGs its files no
-// longer give (keptDefinition.raw), so a start whose files give every
-// DAG pays for the read alone.
+// committed snapshot's always exists. A restore does not read the file:
+// the start reads it, and checks its digest, only when a restored DAG is
+// one its files no longer give (buildKeptDefinitions), and decodes only
+// those DAGs' definitions (keptDefinition.raw); a start whose files give
+// every DAG needs none and reads nothing. A definitions file that is
+// gone or damaged costs only the definitions: the start goes on without
+// them, as a start before them did, and says so. A file damaged under
+// its right name is written again by the next snapshot of the same
+// definitions (writtenDefinitions.file).
 
 import (
 	"bytes"
@@ -105,6 +107,10 @@ func (ref definitionRef) record() *snapDagDefinition {
 type definitionsWritten struct {
 	mu     sync.Mutex
 	byPath map[string]writtenDefinitions
+	// restored is the definitions file a restore named and left unread
+	// (path, digest) until the start needs it (main_startup.go
+	// buildKeptDefinitions): with every DAG's file there it needs none.
+	restored [2]string
 }
 
 type writtenDefinitions struct {
@@ -204,6 +210,42 @@ func (w *definitionsWritten) readWhole(path, digest string, info os.FileInfo) {
 		w.byPath = map[string]writtenDefinitions{}
 	}
 	w.byPath[path] = writtenDefinitions{digest: digest, file: info}
+}
+
+// leaveRestored records that a restore of the snapshot at path left the
+// definitions file of digest it names unread.
+func (w *definitionsWritten) leaveRestored(path, digest string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.restored = [2]string{path, digest}
+}
+
+// readRestored reads the definitions file a restore left unread: nil, nil
+// when there is none, or the start dropped it; the error says why its
+// definitions are lost (gone, damaged). A file found whole is one the
+// next snapshot of the same definitions need not write again.
+func (w *definitionsWritten) readRestored() (map[string]*keptDefinition, error) {
+	w.mu.Lock()
+	path, digest := w.restored[0], w.restored[1]
+	w.mu.Unlock()
+	if digest == "" {
+		return nil, nil
+	}
+	defs, info, err := readDefinitions(path, digest)
+	if err != nil {
+		return nil, err
+	}
+	w.readWhole(path, digest, info)
+	return defs, nil
+}
+
+// dropRestored forgets the definitions file a restore left unread, once
+// the start has built what it needed of it: the rows it gave definitions
+// to have them, the others are the files' and need none.
+func (w *definitionsWritten) dropRestored() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.restored = [2]string{}
 }
 
 // definitionsPath is the definitions file of digest beside the snapshot

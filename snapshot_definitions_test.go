@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -86,11 +87,11 @@ func TestSnapshotDefinitions_WrittenOnlyWhenChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := restored.DagByID("beta")
-	if err != nil || row.Kept == nil {
-		t.Fatalf("restored beta %+v (%v), want a kept definition", row, err)
+	defs, err := restored.definitions.readRestored()
+	if err != nil || defs["beta"] == nil {
+		t.Fatalf("restored definitions %v (%v), want beta's", defs, err)
 	}
-	if kept, err := row.Kept.decoded(); err != nil || !strings.Contains(kept.Data, "task_id: second") {
+	if kept, err := defs["beta"].decoded(); err != nil || !strings.Contains(kept.Data, "task_id: second") {
 		t.Errorf("restored beta keeps %+v (%v), want its second definition", kept, err)
 	}
 
@@ -141,9 +142,12 @@ func TestSnapshotDefinitions_LostFileRestoresWithout(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.spoil(t, definitionsPath(path, snapshotDigest(t, path)))
-			_, stats, err := restoreSnapshot(t.Context(), path)
-			if err != nil || stats.DefinitionsLost == nil || !strings.Contains(stats.DefinitionsLost.Error(), tc.problem) {
-				t.Fatalf("restore = %v, definitions lost: %v; want restored, lost saying %q", err, stats.DefinitionsLost, tc.problem)
+			restored, _, err := restoreSnapshot(t.Context(), path)
+			if err != nil {
+				t.Fatalf("restore: %v", err)
+			}
+			if _, lost := restored.definitions.readRestored(); lost == nil || !strings.Contains(lost.Error(), tc.problem) {
+				t.Fatalf("definitions read when needed: lost %v, want lost saying %q", lost, tc.problem)
 			}
 			s.folder.remove(t, "beta.yaml")
 			restarted := restartOver(t, edition3, s.folder.dir, path)
@@ -297,9 +301,12 @@ func TestSnapshotDefinitions_StartDecodesOnlyTheMissing(t *testing.T) {
 				t.Fatal(err)
 			}
 			respellDefinitions(t, path, tc.spoil, func(def map[string]any) { def["format"] = "not-a-format" })
-			restored, stats, err := restoreSnapshot(t.Context(), path)
-			if err != nil || stats.DefinitionsLost != nil {
-				t.Fatalf("restore = %v, definitions lost: %v; want restored with them", err, stats.DefinitionsLost)
+			restored, _, err := restoreSnapshot(t.Context(), path)
+			if err != nil {
+				t.Fatalf("restore: %v", err)
+			}
+			if _, lost := restored.definitions.readRestored(); lost != nil {
+				t.Fatalf("definitions read when needed: lost %v, want them", lost)
 			}
 			// Written before a start builds them, the definitions not
 			// decoded are written back byte for byte: the same digest.
@@ -375,12 +382,12 @@ func TestSnapshotDefinitions_MovedWithABadSnapshot(t *testing.T) {
 	if err := os.WriteFile(moved[0], good, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	restored, stats, err := restoreSnapshot(t.Context(), moved[0])
-	if err != nil || stats.DefinitionsLost != nil {
-		t.Fatalf("restore the moved snapshot = %v, definitions lost: %v", err, stats.DefinitionsLost)
+	restored, _, err := restoreSnapshot(t.Context(), moved[0])
+	if err != nil {
+		t.Fatalf("restore the moved snapshot: %v", err)
 	}
-	if row, err := restored.DagByID("beta"); err != nil || row.Kept == nil {
-		t.Errorf("the moved snapshot's beta %+v (%v), want its kept definition", row, err)
+	if defs, err := restored.definitions.readRestored(); err != nil || defs["beta"] == nil {
+		t.Errorf("the moved snapshot's definitions %v (%v), want beta's", defs, err)
 	}
 }
 
@@ -427,7 +434,7 @@ func TestSnapshotDefinitions_WriteStreams(t *testing.T) {
 		files[id+".yaml"] = reloadDAG(id) + strings.Repeat(comment, 256) // 256 KB a file, twice in its definition
 	}
 	s := newReloadSetup(t, edition3, files)
-	refs, err := definitionRefs(s.ts.store.Snapshot())
+	refs, err := definitionRefs(s.ts.store.Snapshot(), &s.ts.store.definitions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,4 +649,63 @@ func snapshotDigestOrEmpty(path string) string {
 		return ""
 	}
 	return header.Definitions
+}
+
+// A start reads the definitions file only when a restored DAG is one its
+// files no longer give: then it needs that DAG's definition, and finds a
+// damaged file, says so, and goes on without (404 for the DAG). When the
+// files give every DAG, none is needed and the file is not read: a
+// damaged one is not even noticed, and costs nothing, since the start's
+// first snapshot writes its own (TestSnapshotDefinitions_DamagedFileWrittenAgain).
+func TestSnapshotDefinitions_StartReadsTheFileOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		remove   string // a DAG file gone before the start
+		wantLost bool   // the start says it went on without the definitions
+	}{
+		{"every file there", "", false},
+		{"a file gone", "beta.yaml", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+			path := filepath.Join(t.TempDir(), "snapshot.json")
+			if _, err := writeSnapshot(s.ts.store, path, testNow); err != nil {
+				t.Fatal(err)
+			}
+			file := definitionsPath(path, snapshotDigest(t, path))
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, data[:len(data)/2], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tc.remove != "" {
+				s.folder.remove(t, tc.remove)
+			}
+			var logs bytes.Buffer
+			logger := zerolog.New(io.MultiWriter(&logs, zerolog.NewTestWriter(t)))
+			set, err := loadDAGSet(t.Context(), s.folder.dir, edition3, logger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := config{DagsDir: s.folder.dir, Edition: edition3, Python: "python3", Home: filepath.Dir(path), Snapshot: path,
+				SnapshotInterval: time.Hour, SnapshotBad: snapshotBadRefuse}
+			store, _, err := openStore(t.Context(), c, set, logger)
+			if err != nil {
+				t.Fatalf("start: %v", err)
+			}
+			if lost := strings.Contains(logs.String(), "damaged"); lost != tc.wantLost {
+				t.Errorf("the start said the definitions file is damaged: %v, want %v; logs:\n%s", lost, tc.wantLost, logs.String())
+			}
+			if tc.remove != "" {
+				if row, err := store.DagByID("beta"); err != nil || row.Def != nil || row.Stale {
+					t.Errorf("beta = %+v (%v), want its row without a definition, not stale", row, err)
+				}
+			}
+		})
+	}
 }
