@@ -128,8 +128,9 @@ type writtenDefinitions struct {
 }
 
 // write makes sure the definitions of refs are in a definitions file
-// beside the snapshot path, writing one when they changed since the last
-// (or when it is gone), and returns its digest; "" when there are none.
+// beside the snapshot path, writing one when they changed since the last,
+// or when the file is not the one written (gone, truncated, replaced:
+// unchangedFile), and returns its digest; "" when there are none.
 func (w *definitionsWritten) write(path string, refs []definitionRef) (string, error) {
 	if len(refs) == 0 {
 		return "", nil
@@ -339,7 +340,8 @@ func sameDefinitions(a, b []definitionRef) bool {
 // a DAG its files no longer give (main_startup.go buildKeptDefinitions).
 // A digest that is not one airlite writes, a file whose bytes do not
 // match it, or whose lines do not decode, is an error; a definition
-// airlite cannot read is one when decoded, and costs its DAG alone.
+// airlite cannot read is one when decoded, and costs its DAG alone. info
+// is the file as found before it was read.
 func readDefinitions(path, digest string) (map[string]*keptDefinition, os.FileInfo, error) {
 	if len(digest) != definitionsDigestLen || strings.Trim(digest, "0123456789abcdef") != "" {
 		return nil, nil, fmt.Errorf("definitions digest %q is not %d lowercase hex digits", digest, definitionsDigestLen)
