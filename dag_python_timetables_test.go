@@ -1,0 +1,171 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Timetable objects in Python DAG files (testdata/pydags/timetables3 and
+// timetables2, a file per case), planned as Airflow's classes plan them.
+// The server's clock is testNow, 2024-05-01T10:00:00.123456Z, a
+// Wednesday. Expected dates were worked out by hand from the classes'
+// next_dagrun_info (c57fba0e airflow-core/src/airflow/timetables/
+// trigger.py:76-104, 216-237, 299-360; interval.py:80-160, 199-230;
+// events.py:82-106; assets.py; 2.10.3 airflow/timetables/ the same but
+// for run_immediately): a trigger run's data interval is the `interval`
+// before its fire time, its logical date that interval's start, its
+// run_after the fire time.
+
+// TestServePython_TimetableObjects3: Airflow 3.2.1's DAG answers for each
+// timetable object: the summary, description and type, and next_dagrun's
+// logical date, data interval and run_after.
+func TestServePython_TimetableObjects3(t *testing.T) {
+	t.Parallel()
+	ts := servePy3Folder(t, "testdata/pydags/timetables3")
+	const (
+		apr29 = "2024-04-29T00:00:00Z"
+		may1  = "2024-05-01T00:00:00Z"
+	)
+	type next struct{ logical, start, end, after string }
+	at := func(s string) next { return next{s, s, s, s} }
+	cases := []struct {
+		dagID, summary, desc, typ string
+		want                      next
+	}{
+		// 03:00 in Paris (summer time) is 01:00 UTC.
+		{"tt_cron_paris", "0 3 * * *", "At 03:00", "CronTriggerTimetable", at("2024-05-01T01:00:00Z")},
+		// Fires at 10:00 for the hour before.
+		{"tt_cron_interval", "0 * * * *", "At 0 minutes past the hour", "CronTriggerTimetable",
+			next{"2024-05-01T09:00:00Z", "2024-05-01T09:00:00Z", "2024-05-01T10:00:00Z", "2024-05-01T10:00:00Z"}},
+		{"tt_cron_catchup", "0 0 * * *", "At 00:00", "CronTriggerTimetable", at(apr29)},
+		// No start_date: _calc_first_run. True takes the tick before now;
+		// False (a tenth of a day, 2.4 h) and not within 12 hours wait.
+		{"tt_immediately", "0 0 * * *", "At 00:00", "CronTriggerTimetable", at(may1)},
+		{"tt_wait", "0 0 * * *", "At 00:00", "CronTriggerTimetable", at("2024-05-02T00:00:00Z")},
+		{"tt_within", "0 0 * * *", "At 00:00", "CronTriggerTimetable", at(may1)},
+		{"tt_delta_trigger", "6:00:00", "", "DeltaTriggerTimetable",
+			next{"2024-04-30T23:00:00Z", "2024-04-30T23:00:00Z", may1, may1}},
+		{"tt_delta_months", "relativedelta(months=+1)", "", "DeltaTriggerTimetable", at("2024-01-31T00:00:00Z")},
+		// Without catchup the latest fire time not after now of either.
+		{"tt_multi", "0 6 * * *, 0 9 * * *", "At 06:00, At 09:00", "MultipleCronTriggerTimetable", at("2024-05-01T09:00:00Z")},
+		{"tt_multi_catchup", "0 6 * * *, 0 9 * * *", "At 06:00, At 09:00", "MultipleCronTriggerTimetable", at("2024-05-01T06:00:00Z")},
+		// The latest complete interval between Paris midnights.
+		{"tt_cron_data", "0 0 * * *", "At 00:00", "CronDataIntervalTimetable",
+			next{"2024-04-29T22:00:00Z", "2024-04-29T22:00:00Z", "2024-04-30T22:00:00Z", "2024-04-30T22:00:00Z"}},
+		{"tt_delta_data", "6:00:00", "", "DeltaDataIntervalTimetable",
+			next{may1, may1, "2024-05-01T06:00:00Z", "2024-05-01T06:00:00Z"}},
+		{"tt_events", "3 events", "3 events between 2024-03-01T00:00:00+00:00 and 2024-06-01T00:00:00+00:00", "EventsTimetable",
+			at("2024-05-03T00:00:00Z")},
+		{"tt_events_named", "Race days", "Race days", "EventsTimetable", at("2024-03-01T00:00:00Z")},
+		{"tt_asset_or_time", "Asset or 0 1 * * 3", "Triggered by assets or At 01:00, only on Wednesday", "AssetOrTimeSchedule",
+			at("2024-05-01T01:00:00Z")},
+	}
+	for _, tc := range cases {
+		q := func(s string) string { return `"` + s + `"` }
+		want := map[string]string{
+			"timetable_summary": jsonString(tc.summary), "timetable_description": jsonString(tc.desc),
+			"next_dagrun_logical_date": q(tc.want.logical), "next_dagrun_data_interval_start": q(tc.want.start),
+			"next_dagrun_data_interval_end": q(tc.want.end), "next_dagrun_run_after": q(tc.want.after),
+		}
+		wantRaw(t, tc.dagID+" details", ts.v2JSON(t, "/dags/"+tc.dagID+"/details"), want)
+		wantRaw(t, tc.dagID, ts.v2JSON(t, "/dags/"+tc.dagID), want)
+		res := ts.do(t, "GET", "/api/v2/dags?dag_id_pattern="+tc.dagID+"&timetable_type="+tc.typ, "")
+		if ids, _ := v2DagIDs(t, res.body); !slices.Contains(ids, tc.dagID) {
+			t.Errorf("timetable_type=%s: %v, want %s among them", tc.typ, ids, tc.dagID)
+		}
+	}
+}
+
+// TestScheduler_TimetableObjects: the runs the scheduler makes at testNow
+// for each timetable object: Airflow 3 names a run after its run_after
+// (Timetable.generate_run_id, c57fba0e timetables/base.py:325-340) and
+// keeps its data interval; Airflow 2.10.3 names it after its logical date.
+func TestScheduler_TimetableObjects(t *testing.T) {
+	t.Parallel()
+	type run struct{ id, logical, start, end string }
+	trig := func(s string) run { return run{"scheduled__" + s, s, s, s} }
+	cases := []struct {
+		dir  string
+		e    edition
+		want map[string][]run
+	}{
+		{"testdata/pydags/timetables3", edition3, map[string][]run{
+			"tt_cron_paris": {trig("2024-05-01T01:00:00+00:00")},
+			"tt_cron_interval": {{"scheduled__2024-05-01T10:00:00+00:00", "2024-05-01T09:00:00+00:00",
+				"2024-05-01T09:00:00+00:00", "2024-05-01T10:00:00+00:00"}},
+			"tt_cron_catchup": {trig("2024-04-29T00:00:00+00:00"), trig("2024-04-30T00:00:00+00:00"), trig("2024-05-01T00:00:00+00:00")},
+			"tt_immediately":  {trig("2024-05-01T00:00:00+00:00")},
+			"tt_wait":         nil,
+			"tt_delta_trigger": {
+				{"scheduled__2024-05-01T00:00:00+00:00", "2024-04-30T23:00:00+00:00", "2024-04-30T23:00:00+00:00", "2024-05-01T00:00:00+00:00"},
+				{"scheduled__2024-05-01T06:00:00+00:00", "2024-05-01T05:00:00+00:00", "2024-05-01T05:00:00+00:00", "2024-05-01T06:00:00+00:00"}},
+			// A month after the 31st of January is the 29th of February,
+			// and a month after that the 29th of March.
+			"tt_delta_months": {trig("2024-01-31T00:00:00+00:00"), trig("2024-02-29T00:00:00+00:00"),
+				trig("2024-03-29T00:00:00+00:00"), trig("2024-04-29T00:00:00+00:00")},
+			"tt_multi":         {trig("2024-05-01T09:00:00+00:00")},
+			"tt_multi_catchup": {trig("2024-05-01T06:00:00+00:00"), trig("2024-05-01T09:00:00+00:00")},
+			"tt_cron_data": {{"scheduled__2024-04-30T22:00:00+00:00", "2024-04-29T22:00:00+00:00",
+				"2024-04-29T22:00:00+00:00", "2024-04-30T22:00:00+00:00"}},
+			"tt_delta_data": {{"scheduled__2024-05-01T06:00:00+00:00", "2024-05-01T00:00:00+00:00",
+				"2024-05-01T00:00:00+00:00", "2024-05-01T06:00:00+00:00"}},
+			"tt_events":        nil,
+			"tt_events_named":  {trig("2024-03-01T00:00:00+00:00")},
+			"tt_asset_or_time": {trig("2024-05-01T01:00:00+00:00")},
+		}},
+		{"testdata/pydags/timetables2", edition2, map[string][]run{
+			"tt2_cron_paris": {trig("2024-05-01T01:00:00+00:00")},
+			"tt2_cron_interval": {{"scheduled__2024-05-01T09:00:00+00:00", "2024-05-01T09:00:00+00:00",
+				"2024-05-01T09:00:00+00:00", "2024-05-01T10:00:00+00:00"}},
+			"tt2_cron_data": {{"scheduled__2024-04-29T22:00:00+00:00", "2024-04-29T22:00:00+00:00",
+				"2024-04-29T22:00:00+00:00", "2024-04-30T22:00:00+00:00"}},
+			"tt2_delta_months": {
+				{"scheduled__2024-01-31T00:00:00+00:00", "2024-01-31T00:00:00+00:00", "2024-01-31T00:00:00+00:00", "2024-02-29T00:00:00+00:00"},
+				{"scheduled__2024-02-29T00:00:00+00:00", "2024-02-29T00:00:00+00:00", "2024-02-29T00:00:00+00:00", "2024-03-29T00:00:00+00:00"},
+				{"scheduled__2024-03-29T00:00:00+00:00", "2024-03-29T00:00:00+00:00", "2024-03-29T00:00:00+00:00", "2024-04-29T00:00:00+00:00"}},
+			"tt2_events":  nil,
+			"tt2_or_time": {trig("2024-05-01T01:00:00+00:00")},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.e), func(t *testing.T) {
+			t.Parallel()
+			set := readPyServeFolderAs(t, tc.dir, tc.e)
+			if len(set.ImportErrors) > 0 {
+				t.Fatalf("import errors: %+v", set.ImportErrors)
+			}
+			store := storeWith(t, set)
+			sched := newScheduler(schedulerOptions{Store: store, Edition: tc.e, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+				Now: func() time.Time { return testNow }, Parallelism: 16, Unixname: "tester"})
+			if err := sched.createScheduledRuns(testNow); err != nil {
+				t.Fatal(err)
+			}
+			byID := map[string]*DAG{}
+			for _, d := range set.DAGs {
+				byID[d.DagID] = d
+			}
+			for dagID, want := range tc.want {
+				runs, err := store.RunsOfDag(dagID, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []run
+				for _, r := range runs {
+					iv := inferDataInterval(byID[dagID], r.ExecutionDate, true)
+					if r.DataIntervalStart != nil && r.DataIntervalEnd != nil {
+						iv = dataInterval{*r.DataIntervalStart, *r.DataIntervalEnd}
+					}
+					got = append(got, run{r.RunID, isoFormat(r.ExecutionDate), isoFormat(iv.start), isoFormat(iv.end)})
+				}
+				slices.SortFunc(got, func(a, b run) int { return strings.Compare(a.id, b.id) })
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: runs\n got %v\nwant %v", dagID, got, want)
+				}
+			}
+		})
+	}
+}
