@@ -89,7 +89,10 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", limitPos.Line, limitKey, dag.MaxActiveTasks)
 	}
 	sched := s.Schedule
-	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" {
+	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" && s.RunTimetable != nil {
+		// Assets or a time (DatasetOrTimeSchedule, AssetOrTimeSchedule):
+		// the file's timetable shows both, and its time part runs.
+	} else if s.AssetSchedule != nil && r.assetTimetable.Summary != "" {
 		// Scheduled on assets: no schedule that runs on the clock, the
 		// edition's DatasetTriggeredTimetable/AssetTriggeredTimetable to show.
 		sched = scheduleSpec{Given: true, Pos: sched.Pos}
@@ -106,6 +109,11 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		cron = cron.inZone(s.Timezone.location())
 	}
 	dag.Schedule, dag.cron = schedule, cron
+	if s.RunTimetable != nil {
+		if dag.timetable, err = compileTimetable(s.RunTimetable, r.cronDays); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkScheduleParams(dag, r); err != nil {
 		return nil, err
 	}

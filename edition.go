@@ -933,7 +933,11 @@ func noStoredInterval(*DAG, time.Time) *dataInterval { return nil }
 // Phinhas214/airflow c57fba0e), whose interval is date less their
 // interval, timedelta(0) (timetables/trigger.py:49-53,125,188); no
 // schedule and @once are the instant too.
-func manualInterval3(_ *DAG, date time.Time) *dataInterval {
+func manualInterval3(dag *DAG, date time.Time) *dataInterval {
+	if dag != nil && dag.timetable != nil {
+		iv := dag.timetable.manualInterval(date)
+		return &iv
+	}
 	return &dataInterval{date, date}
 }
 
