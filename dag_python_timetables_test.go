@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -167,5 +170,138 @@ func TestScheduler_TimetableObjects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServePython_TimetableObjects2: Airflow 2.10.3's DAG answers for
+// timetable objects: schedule_interval is the timetable's summary as a
+// CronExpression, timetable_description its text, and the next_dagrun
+// fields its next DagRunInfo (logical date, interval, run_after as
+// next_dagrun_create_after). tt2_or_time's are the four field values the
+// comparison with the real Airflow 2.10.3 found missing for
+// example_datasets.py's DatasetOrTimeSchedule.
+func TestServePython_TimetableObjects2(t *testing.T) {
+	t.Parallel()
+	doc := loadV1Schemas(t)
+	set := readPyServeFolder(t, "testdata/pydags/timetables2")
+	if len(set.ImportErrors) > 0 {
+		t.Fatalf("import errors: %+v", set.ImportErrors)
+	}
+	ts := newTestServer(t, edition2, withOptions(func(o *serverOptions) { o.DAGs = set }))
+	cron := func(s string) string { return `{"__type": "CronExpression", "value": ` + jsonString(s) + `}` }
+	for id, want := range map[string]map[string]string{
+		"tt2_cron_paris": {"schedule_interval": cron("0 3 * * *"), "timetable_description": `"At 03:00"`,
+			"next_dagrun": `"2024-05-01T01:00:00+00:00"`, "next_dagrun_data_interval_start": `"2024-05-01T01:00:00+00:00"`,
+			"next_dagrun_data_interval_end": `"2024-05-01T01:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-01T01:00:00+00:00"`},
+		"tt2_cron_interval": {"next_dagrun": `"2024-05-01T09:00:00+00:00"`, "next_dagrun_data_interval_start": `"2024-05-01T09:00:00+00:00"`,
+			"next_dagrun_data_interval_end": `"2024-05-01T10:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-01T10:00:00+00:00"`},
+		"tt2_cron_data": {"schedule_interval": cron("0 0 * * *"), "timetable_description": `"At 00:00"`,
+			"next_dagrun": `"2024-04-29T22:00:00+00:00"`, "next_dagrun_create_after": `"2024-04-30T22:00:00+00:00"`},
+		// A month after the 29th of February is the 29th of March.
+		"tt2_delta_months": {"schedule_interval": cron("relativedelta(months=+1)"), "timetable_description": `""`,
+			"next_dagrun": `"2024-01-31T00:00:00+00:00"`, "next_dagrun_create_after": `"2024-02-29T00:00:00+00:00"`},
+		// 2.10.3 events.py:62-65 writes str() of the dates.
+		"tt2_events": {"schedule_interval": cron("3 events"),
+			"timetable_description": `"3 events between 2024-03-01 00:00:00+00:00 and 2024-06-01 00:00:00+00:00"`,
+			"next_dagrun": `"2024-05-03T00:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-03T00:00:00+00:00"`},
+		"tt2_or_time": {"schedule_interval": cron("Dataset or 0 1 * * 3"),
+			"timetable_description": `"Triggered by datasets or At 01:00, only on Wednesday"`,
+			"next_dagrun": `"2024-05-01T01:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-01T01:00:00+00:00"`},
+	} {
+		wantFields(t, id, ts.v1JSON(t, doc, "/dags/"+id+"/details"), want)
+	}
+}
+
+// TestAPI_TriggeredRunOfTimetableObject: a triggered run's data interval
+// is its timetable's infer_manual_data_interval at its logical date: the
+// interval before it for a CronTriggerTimetable, the latest event not
+// after it for an EventsTimetable restricted to its events (c57fba0e
+// trigger.py:48-52, events.py:108-122; 2.10.3 the same).
+func TestAPI_TriggeredRunOfTimetableObject(t *testing.T) {
+	t.Parallel()
+	t.Run("3", func(t *testing.T) {
+		t.Parallel()
+		ts := servePy3Folder(t, "testdata/pydags/timetables3")
+		for id, want := range map[string][2]string{
+			"tt_cron_interval": {"2024-05-01T09:30:00Z", "2024-05-01T10:30:00Z"},
+			"tt_events":        {"2024-03-01T00:00:00Z", "2024-03-01T00:00:00Z"},
+			"tt_cron_data":     {"2024-04-29T22:00:00Z", "2024-04-30T22:00:00Z"},
+		} {
+			res := ts.do(t, "POST", "/api/v2/dags/"+id+"/dagRuns", `{"logical_date": "2024-05-01T10:30:00Z"}`)
+			if res.status != 200 {
+				t.Fatalf("trigger %s = %d %s", id, res.status, res.body)
+			}
+			var run map[string]any
+			if err := json.Unmarshal([]byte(res.body), &run); err != nil {
+				t.Fatal(err)
+			}
+			if got := [2]any{run["data_interval_start"], run["data_interval_end"]}; got != [2]any{want[0], want[1]} {
+				t.Errorf("%s: triggered run's data interval %v, want %v", id, got, want)
+			}
+		}
+	})
+	t.Run("2", func(t *testing.T) {
+		t.Parallel()
+		ts := servePyFolder(t, "testdata/pydags/timetables2")
+		for id, want := range map[string][2]string{
+			"tt2_cron_interval": {"2024-05-01T09:30:00+00:00", "2024-05-01T10:30:00+00:00"},
+			"tt2_events":        {"2024-03-01T00:00:00+00:00", "2024-03-01T00:00:00+00:00"},
+		} {
+			res := ts.v1(t, "POST", "/dags/"+id+"/dagRuns", `{"execution_date": "2024-05-01T10:30:00+00:00"}`)
+			if res.status != 200 {
+				t.Fatalf("trigger %s = %d %s", id, res.status, res.body)
+			}
+			var run map[string]any
+			if err := json.Unmarshal([]byte(res.body), &run); err != nil {
+				t.Fatal(err)
+			}
+			if got := [2]any{run["data_interval_start"], run["data_interval_end"]}; got != [2]any{want[0], want[1]} {
+				t.Errorf("%s: triggered run's data interval %v, want %v", id, got, want)
+			}
+		}
+	})
+}
+
+// TestScheduler_AssetOrTimeScheduleRunsBoth: an AssetOrTimeSchedule runs
+// on its timetable and on its assets (c57fba0e timetables/assets.py
+// next_dagrun_info is the timetable's; the DAG is also among the asset's
+// consumers): at testNow the scheduler makes the 01:00 run and, after an
+// event of the asset, an asset_triggered one.
+func TestScheduler_AssetOrTimeScheduleRunsBoth(t *testing.T) {
+	t.Parallel()
+	ts := servePy3Folder(t, "testdata/pydags/timetables3")
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
+		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
+	t.Cleanup(sched.stop)
+	var assets struct {
+		Assets []struct {
+			ID  int    `json:"id"`
+			URI string `json:"uri"`
+		} `json:"assets"`
+	}
+	res := ts.do(t, "GET", "/api/v2/assets?uri_pattern=s3://tt/a", "")
+	if err := json.Unmarshal([]byte(res.body), &assets); err != nil || len(assets.Assets) != 1 {
+		t.Fatalf("assets = %d %s", res.status, res.body)
+	}
+	if res := ts.do(t, "POST", "/api/v2/assets/events", fmt.Sprintf(`{"asset_id": %d}`, assets.Assets[0].ID)); res.status != 200 {
+		t.Fatalf("POST /assets/events = %d %s", res.status, res.body)
+	}
+	if err := sched.tick(testNow); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ts.store.RunsOfDag("tt_asset_or_time", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		id, _, _ := strings.Cut(r.RunID, "T10:00:00.123456+00:00_") // the asset run's run_after and random part
+		got = append(got, r.RunType+" "+id)
+	}
+	slices.Sort(got)
+	want := []string{"asset_triggered asset_triggered__2024-05-01", "scheduled scheduled__2024-05-01T01:00:00+00:00"}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs %v, want %v", got, want)
 	}
 }
