@@ -203,10 +203,10 @@ func TestServePython_TimetableObjects2(t *testing.T) {
 		// 2.10.3 events.py:62-65 writes str() of the dates.
 		"tt2_events": {"schedule_interval": cron("3 events"),
 			"timetable_description": `"3 events between 2024-03-01 00:00:00+00:00 and 2024-06-01 00:00:00+00:00"`,
-			"next_dagrun": `"2024-05-03T00:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-03T00:00:00+00:00"`},
+			"next_dagrun":           `"2024-05-03T00:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-03T00:00:00+00:00"`},
 		"tt2_or_time": {"schedule_interval": cron("Dataset or 0 1 * * 3"),
 			"timetable_description": `"Triggered by datasets or At 01:00, only on Wednesday"`,
-			"next_dagrun": `"2024-05-01T01:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-01T01:00:00+00:00"`},
+			"next_dagrun":           `"2024-05-01T01:00:00+00:00"`, "next_dagrun_create_after": `"2024-05-01T01:00:00+00:00"`},
 	} {
 		wantFields(t, id, ts.v1JSON(t, doc, "/dags/"+id+"/details"), want)
 	}
