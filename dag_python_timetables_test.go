@@ -66,9 +66,16 @@ func TestServePython_TimetableObjects3(t *testing.T) {
 		{"tt_events_named", "Race days", "Race days", "EventsTimetable", at("2024-03-01T00:00:00Z")},
 		{"tt_asset_or_time", "Asset or 0 1 * * 3", "Triggered by assets or At 01:00, only on Wednesday", "AssetOrTimeSchedule",
 			at("2024-05-01T01:00:00Z")},
+		// A class of the file's own: its name, never planned.
+		{"tt_custom", "Weekdays", "Every weekday at noon", "", next{"null", "null", "null", "null"}},
 	}
 	for _, tc := range cases {
-		q := func(s string) string { return `"` + s + `"` }
+		q := func(s string) string {
+			if s == "null" {
+				return s
+			}
+			return `"` + s + `"`
+		}
 		want := map[string]string{
 			"timetable_summary": jsonString(tc.summary), "timetable_description": jsonString(tc.desc),
 			"next_dagrun_logical_date": q(tc.want.logical), "next_dagrun_data_interval_start": q(tc.want.start),
@@ -76,6 +83,9 @@ func TestServePython_TimetableObjects3(t *testing.T) {
 		}
 		wantRaw(t, tc.dagID+" details", ts.v2JSON(t, "/dags/"+tc.dagID+"/details"), want)
 		wantRaw(t, tc.dagID, ts.v2JSON(t, "/dags/"+tc.dagID), want)
+		if tc.typ == "" {
+			continue
+		}
 		res := ts.do(t, "GET", "/api/v2/dags?dag_id_pattern="+tc.dagID+"&timetable_type="+tc.typ, "")
 		if ids, _ := v2DagIDs(t, res.body); !slices.Contains(ids, tc.dagID) {
 			t.Errorf("timetable_type=%s: %v, want %s among them", tc.typ, ids, tc.dagID)
@@ -119,6 +129,7 @@ func TestScheduler_TimetableObjects(t *testing.T) {
 			"tt_events":        nil,
 			"tt_events_named":  {trig("2024-03-01T00:00:00+00:00")},
 			"tt_asset_or_time": {trig("2024-05-01T01:00:00+00:00")},
+			"tt_custom":        nil,
 		}},
 		{"testdata/pydags/timetables2", edition2, map[string][]run{
 			"tt2_cron_paris": {trig("2024-05-01T01:00:00+00:00")},
