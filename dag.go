@@ -38,6 +38,11 @@ type DAG struct {
 	// when airlite can (scheduler_pytimetable.go; nil: shown only).
 	Timetable *Timetable
 	timetable *dagTimetable
+	// TimetableVar is the object's serialize() (nil: none), in the
+	// definition's hash: an object whose summary stays the same may
+	// change (an interval, a zone), which Airflow 3 counts as a new
+	// version of the serialized DAG.
+	TimetableVar json.RawMessage `json:",omitempty"`
 	// AssetSchedule: the assets the DAG is scheduled on (then Timetable
 	// shows it, and the scheduler runs it on their events); nil: none.
 	AssetSchedule *assetCond

@@ -57,6 +57,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		ParamDocs:            s.ParamDocs,
 		DocMD:                s.DocMD,
 		Timetable:            s.Timetable,
+		TimetableVar:         s.TimetableVar,
 		AssetSchedule:        s.AssetSchedule,
 		AssetExpression:      s.AssetExpression,
 		DisplayName:          s.DisplayName,

@@ -150,6 +150,7 @@ func pySchedule(d *pySerializedDAG, s *dagSpec, triggerSchedules bool) error {
 		inner = *d.Timetable
 	}
 	s.Timetable = &Timetable{Summary: summary, Description: desc, Type: d.Timetable.Type}
+	s.TimetableVar = d.Timetable.Var
 	innerKind := inner.Type[strings.LastIndexByte(inner.Type, '.')+1:]
 	if _, runs := timetableKinds[innerKind]; runs && pyAirflowTimetable(inner.Type) {
 		s.RunTimetable = &timetableSpec{Kind: innerKind, Var: inner.Var}

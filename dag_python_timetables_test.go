@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -314,5 +316,35 @@ func TestScheduler_AssetOrTimeScheduleRunsBoth(t *testing.T) {
 	want := []string{"asset_triggered asset_triggered__2024-05-01", "scheduled scheduled__2024-05-01T01:00:00+00:00"}
 	if !slices.Equal(got, want) {
 		t.Errorf("runs %v, want %v", got, want)
+	}
+}
+
+// TestPythonDAG_TimetableArgumentsInHash: a timetable object's arguments
+// are part of the definition's hash, so a changed interval (its summary
+// the same) is a new DAG version, as Airflow 3 writes a new serialized
+// DAG when the timetable's serialized form changes.
+func TestPythonDAG_TimetableArgumentsInHash(t *testing.T) {
+	t.Parallel()
+	hashOf := func(hours int) string {
+		dir := t.TempDir()
+		src := fmt.Sprintf(`import datetime
+import pendulum
+from airflow.providers.standard.operators.empty import EmptyOperator
+from airflow.sdk import DAG, CronTriggerTimetable
+with DAG("h", start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
+         schedule=CronTriggerTimetable("0 * * * *", timezone="UTC", interval=datetime.timedelta(hours=%d))):
+    EmptyOperator(task_id="t")
+`, hours)
+		if err := os.WriteFile(filepath.Join(dir, "h.py"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		set := readPyServeFolderAs(t, dir, edition3)
+		if len(set.DAGs) != 1 {
+			t.Fatalf("dags %d, import errors %+v", len(set.DAGs), set.ImportErrors)
+		}
+		return dagHash(set.DAGs[0])
+	}
+	if one, two := hashOf(1), hashOf(2); one == two {
+		t.Errorf("hash %s for intervals of one and two hours, want two hashes", one)
 	}
 }
