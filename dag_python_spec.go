@@ -126,7 +126,7 @@ func pySchedule(d *pySerializedDAG, s *dagSpec, triggerSchedules bool) error {
 	desc := deref(d.TimetableDescription)
 	var inner pyTimetable
 	switch kind {
-	case "CronTriggerTimetable", "CronDataIntervalTimetable", "MultipleCronTriggerTimetable":
+	case "CronTriggerTimetable", "CronDataIntervalTimetable", "MultipleCronTriggerTimetable", "CronPartitionTimetable":
 		// The reader has no cron_descriptor: the texts airlite has for
 		// cron expressions stand in, joined as MultipleCronTriggerTimetable
 		// joins its timetables' (c57fba0e trigger.py:257).

@@ -70,6 +70,8 @@ func TestServePython_TimetableObjects3(t *testing.T) {
 			at("2024-05-01T01:00:00Z")},
 		// A class of the file's own: its name, never planned.
 		{"tt_custom", "Weekdays", "Every weekday at noon", "", next{"null", "null", "null", "null"}},
+		// Partitioned runs are not scheduled.
+		{"tt_partition", "0 0 * * *", "At 00:00", "CronPartitionTimetable", next{"null", "null", "null", "null"}},
 	}
 	for _, tc := range cases {
 		q := func(s string) string {
@@ -132,6 +134,7 @@ func TestScheduler_TimetableObjects(t *testing.T) {
 			"tt_events_named":  {trig("2024-03-01T00:00:00+00:00")},
 			"tt_asset_or_time": {trig("2024-05-01T01:00:00+00:00")},
 			"tt_custom":        nil,
+			"tt_partition":     nil,
 		}},
 		{"testdata/pydags/timetables2", edition2, map[string][]run{
 			"tt2_cron_paris": {trig("2024-05-01T01:00:00+00:00")},

@@ -68,4 +68,4 @@ from airflow.timetables.assets import AssetOrTimeSchedule  # noqa: E402,F401
 from airflow.timetables.events import EventsTimetable  # noqa: E402,F401
 from airflow.timetables.interval import CronDataIntervalTimetable, DeltaDataIntervalTimetable  # noqa: E402,F401
 from airflow.timetables.trigger import (  # noqa: E402,F401
-    CronTriggerTimetable, DeltaTriggerTimetable, MultipleCronTriggerTimetable)
+    CronPartitionTimetable, CronTriggerTimetable, DeltaTriggerTimetable, MultipleCronTriggerTimetable)

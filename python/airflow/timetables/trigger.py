@@ -82,3 +82,20 @@ else:
                     "timezone": encode_timezone(first._timezone),
                     "interval": encode_interval(first._interval),
                     "run_immediately": _encode_run_immediately(first._run_immediately)}
+
+    class CronPartitionTimetable(CronTriggerTimetable):
+        """Runs for partition keys (c57fba0e trigger.py:363-520): airlite
+        shows it and does not schedule it (docs/python-dags.md)."""
+
+        def __init__(self, cron, timezone, *, run_offset=None, run_immediately=False,
+                     key_format=r"%Y-%m-%dT%H:%M:%S"):
+            if not isinstance(run_offset, (int, type(None))):
+                raise ValueError("Run offset other than integer not supported yet.")
+            super().__init__(cron, timezone, run_immediately=run_immediately)
+            self._run_offset = run_offset or 0
+            self._key_format = key_format
+
+        def serialize(self):
+            return {"expression": self._expression, "timezone": self._timezone,
+                    "run_immediately": _encode_run_immediately(self._run_immediately),
+                    "run_offset": self._run_offset, "key_format": self._key_format}
