@@ -351,3 +351,35 @@ with DAG("h", start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
 		t.Errorf("hash %s for intervals of one and two hours, want two hashes", one)
 	}
 }
+
+// TestAPIv2_BackfillOfTimetableObject: a backfill walks the DAG's
+// timetable with catchup from from_date to to_date
+// (DAG.iter_dagrun_infos_between, c57fba0e serialization/definitions/
+// dag.py:434-470): a CronTriggerTimetable with a one-hour interval fires
+// at 00:00 ... 02:00, each run dated an hour before; a
+// CronDataIntervalTimetable in Paris starts its intervals at Paris
+// midnights (22:00 UTC in summer) from from_date on, up to to_date.
+func TestAPIv2_BackfillOfTimetableObject(t *testing.T) {
+	t.Parallel()
+	ts := servePy3Folder(t, "testdata/pydags/timetables3")
+	for id, want := range map[string][]string{
+		"tt_cron_interval": {"2024-04-29T23:00:00Z", "2024-04-30T00:00:00Z", "2024-04-30T01:00:00Z"},
+		"tt_cron_data":     {"2024-04-26T22:00:00Z", "2024-04-27T22:00:00Z"},
+	} {
+		body := fmt.Sprintf(`{"dag_id": %q, "from_date": "2024-04-26T12:00:00Z", "to_date": "2024-04-30T02:00:00Z", "max_active_runs": 5, "run_backwards": false}`, id)
+		if id == "tt_cron_interval" {
+			body = strings.Replace(body, "2024-04-26T12:00:00Z", "2024-04-30T00:00:00Z", 1)
+		}
+		if id == "tt_cron_data" {
+			body = strings.Replace(body, "2024-04-30T02:00:00Z", "2024-04-28T00:00:00Z", 1)
+		}
+		var parts []string
+		for _, w := range want {
+			parts = append(parts, `{"logical_date":"`+w+`","partition_key":null,"partition_date":null}`)
+		}
+		wantBody := `{"backfills":[` + strings.Join(parts, ",") + `],"total_entries":` + fmt.Sprint(len(want)) + `}`
+		if res := ts.do(t, "POST", "/api/v2/backfills/dry_run", body); res.status != 200 || res.body != wantBody {
+			t.Errorf("%s: dry run = %d %s\nwant %s", id, res.status, res.body, wantBody)
+		}
+	}
+}
