@@ -383,3 +383,24 @@ func TestAPIv2_BackfillOfTimetableObject(t *testing.T) {
 		}
 	}
 }
+
+// TestUI_TimetableObjectSchedule: the status page's DAG list shows a
+// timetable object's summary as the DAG's schedule, as Airflow's DAG list
+// shows timetable_summary, where it showed None.
+func TestUI_TimetableObjectSchedule(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolderAs(t, "testdata/pydags/timetables3", edition3)
+	view, _, err := buildDagList(storeWith(t, set), edition3.rules(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range view.DAGs {
+		got[d.DagID] = d.Schedule
+	}
+	for id, want := range map[string]string{"tt_cron_paris": "0 3 * * *", "tt_events": "3 events", "tt_cron_catchup": "0 0 * * *"} {
+		if got[id] != want {
+			t.Errorf("%s's schedule on the status page = %q, want %q", id, got[id], want)
+		}
+	}
+}
