@@ -90,9 +90,11 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", limitPos.Line, limitKey, dag.MaxActiveTasks)
 	}
 	sched := s.Schedule
-	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" && s.RunTimetable != nil {
+	orTime := s.Timetable != nil && strings.HasSuffix(s.Timetable.Type, "OrTimeSchedule")
+	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" && orTime {
 		// Assets or a time (DatasetOrTimeSchedule, AssetOrTimeSchedule):
-		// the file's timetable shows both, and its time part runs.
+		// the file's timetable shows both, and its time part runs when
+		// airlite runs its class (s.RunTimetable).
 	} else if s.AssetSchedule != nil && r.assetTimetable.Summary != "" {
 		// Scheduled on assets: no schedule that runs on the clock, the
 		// edition's DatasetTriggeredTimetable/AssetTriggeredTimetable to show.

@@ -70,6 +70,8 @@ func TestServePython_TimetableObjects3(t *testing.T) {
 			at("2024-05-01T01:00:00Z")},
 		// A class of the file's own: its name, never planned.
 		{"tt_custom", "Weekdays", "Every weekday at noon", "", next{"null", "null", "null", "null"}},
+		{"tt_custom_or_time", "Asset or Weekdays", "Triggered by assets or Every weekday at noon", "AssetOrTimeSchedule",
+			next{"null", "null", "null", "null"}},
 		// Partitioned runs are not scheduled.
 		{"tt_partition", "0 0 * * *", "At 00:00", "CronPartitionTimetable", next{"null", "null", "null", "null"}},
 	}
@@ -130,11 +132,12 @@ func TestScheduler_TimetableObjects(t *testing.T) {
 				"2024-04-29T22:00:00+00:00", "2024-04-30T22:00:00+00:00"}},
 			"tt_delta_data": {{"scheduled__2024-05-01T06:00:00+00:00", "2024-05-01T00:00:00+00:00",
 				"2024-05-01T00:00:00+00:00", "2024-05-01T06:00:00+00:00"}},
-			"tt_events":        nil,
-			"tt_events_named":  {trig("2024-03-01T00:00:00+00:00")},
-			"tt_asset_or_time": {trig("2024-05-01T01:00:00+00:00")},
-			"tt_custom":        nil,
-			"tt_partition":     nil,
+			"tt_events":         nil,
+			"tt_events_named":   {trig("2024-03-01T00:00:00+00:00")},
+			"tt_asset_or_time":  {trig("2024-05-01T01:00:00+00:00")},
+			"tt_custom":         nil,
+			"tt_custom_or_time": nil,
+			"tt_partition":      nil,
 		}},
 		{"testdata/pydags/timetables2", edition2, map[string][]run{
 			"tt2_cron_paris": {trig("2024-05-01T01:00:00+00:00")},

@@ -3,7 +3,7 @@ it; airlite loads no plugins, shows it and never schedules it."""
 import pendulum
 
 from airflow.providers.standard.operators.empty import EmptyOperator
-from airflow.sdk import DAG
+from airflow.sdk import DAG, Asset, AssetOrTimeSchedule
 from airflow.timetables.base import DagRunInfo, DataInterval, Timetable
 
 
@@ -19,4 +19,10 @@ class Weekdays(Timetable):
 
 
 with DAG("tt_custom", schedule=Weekdays(), start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
+    EmptyOperator(task_id="t")
+
+
+# Its time part not run, its assets still trigger it.
+with DAG("tt_custom_or_time", start_date=pendulum.datetime(2024, 1, 1, tz="UTC"),
+         schedule=AssetOrTimeSchedule(timetable=Weekdays(), assets=[Asset("s3://tt/b")])):
     EmptyOperator(task_id="t")
