@@ -407,3 +407,46 @@ func TestUI_TimetableObjectSchedule(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateDates_TimetableObject: an edition 2 scheduled run of a
+// timetable object renders the data interval the timetable gave it
+// (2.10.3 stores it with the run: get_run_data_interval), and the
+// previous and next schedule of a data-interval timetable
+// (DAG.previous_schedule is its _get_prev, models/dag.py:1040-1050;
+// following_schedule the next interval's start), None for a trigger
+// timetable's previous one.
+func TestTemplateDates_TimetableObject(t *testing.T) {
+	t.Parallel()
+	set := readPyServeFolderAs(t, "testdata/pydags/timetables2", edition2)
+	byID := map[string]*DAG{}
+	for _, d := range set.DAGs {
+		byID[d.DagID] = d
+	}
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		dagID, logical, start, end, prev string
+	}{
+		{"tt2_cron_interval", "2024-05-01T09:00:00Z", "2024-05-01T09:00:00Z", "2024-05-01T10:00:00Z", ""},
+		{"tt2_cron_data", "2024-04-29T22:00:00Z", "2024-04-29T22:00:00Z", "2024-04-30T22:00:00Z", "2024-04-28T22:00:00Z"},
+		{"tt2_delta_months", "2024-01-31T00:00:00Z", "2024-01-31T00:00:00Z", "2024-02-29T00:00:00Z", "2023-12-31T00:00:00Z"},
+	} {
+		run := &DagRun{DagID: tc.dagID, RunID: "scheduled__x", ExecutionDate: at(tc.logical), RunType: "scheduled"}
+		c := templateContext{dag: byID[tc.dagID], task: byID[tc.dagID].Tasks[0], run: run, try: 1, rules: edition2.rules()}
+		start, end := c.dataInterval()
+		d := c.dates()
+		prev := ""
+		if d.prev != nil {
+			prev = d.prev.Format(time.RFC3339)
+		}
+		got := [3]string{start.Format(time.RFC3339), end.Format(time.RFC3339), prev}
+		if want := [3]string{tc.start, tc.end, tc.prev}; got != want {
+			t.Errorf("%s: data interval and previous schedule %v, want %v", tc.dagID, got, want)
+		}
+	}
+}
