@@ -438,25 +438,37 @@ func TestSnapshotDefinitions_WriteStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "snapshot.json")
-	var w definitionsWritten
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	digest, err := w.write(path, refs)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
+	// The counter is the process's: the setup's server and scheduler
+	// allocate beside the write now and then, never less. The least of
+	// three writes (each a new writer into a new folder) is the write's.
+	var path, digest string
+	allocated := ^uint64(0)
+	for range 3 {
+		path = filepath.Join(t.TempDir(), "snapshot.json")
+		var w definitionsWritten
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		digest, err = w.write(path, refs)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocated = min(allocated, after.TotalAlloc-before.TotalAlloc)
 	}
 	info, err := os.Stat(definitionsPath(path, digest))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("writing %d bytes of definitions allocated %d bytes", info.Size(), allocated)
 	// The race detector's instrumentation allocates what escape analysis
 	// would keep on the stack (5.5 MB for this 4.2 MB file where a plain
 	// build allocates under 1 MB): the bound holds in plain builds only.
-	if allocated := after.TotalAlloc - before.TotalAlloc; !raceBuild && allocated > uint64(info.Size())/4 {
-		t.Errorf("writing %d bytes of definitions allocated %d bytes, want under a quarter of the file", info.Size(), allocated)
+	// A plain build allocates about 0.23 of the file (a definition's line
+	// buffer, 512 KB here, grown by doubling); holding the file allocated
+	// twice its size: half the file tells the two apart with room.
+	if !raceBuild && allocated > uint64(info.Size())/2 {
+		t.Errorf("writing %d bytes of definitions allocated %d bytes, want under half the file", info.Size(), allocated)
 	}
 	// The name is the digest of the bytes, as before: they read back.
 	defs, _, err := readDefinitions(path, digest)
