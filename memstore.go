@@ -115,6 +115,10 @@ type Store struct {
 	// pending remembers each DAG's unfinished runs per version of its
 	// runs (memstore_runpending.go), for the marked orders' pages.
 	pending pendingRunsMemo
+	// fixedOrders remembers the runs of each DAG whose fixed marks are
+	// not kept sorted in those orders, per version of its runs
+	// (memstore_runfixedorder.go).
+	fixedOrders fixedOrdersMemo
 	// definitions remembers the definitions file the last snapshot of
 	// each path named (snapshot_definitions.go), so that one is written
 	// only when the DAGs' definitions change.

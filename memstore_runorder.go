@@ -535,7 +535,8 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 // addFixedWalks adds a DAG's walks in a fixed order (conf,
 // external_trigger) to m: one per stretch between its marks, over every
 // run of the DAG, unfinished ones too (their values never change). A DAG
-// whose marks are not kept (fixedMarksMax) sends the listing to the sort.
+// whose marks are not kept (fixedMarksMax) walks its runs sorted in the
+// order, remembered per version of its runs (fixedOrderTxn).
 func (w *runOrderWalk) addFixedWalks(m *runOrderMerge, dagID string) error {
 	marks, err := fixedMarksTxn(w.txn, dagID, w.q.Attr)
 	if err != nil {
@@ -543,7 +544,7 @@ func (w *runOrderWalk) addFixedWalks(m *runOrderMerge, dagID string) error {
 	}
 	w.read++
 	if marks.Unkept {
-		return errOrderNotWalked
+		return w.addFixedOrderWalk(m, dagID)
 	}
 	bound := func(i int) int64 {
 		switch i {

@@ -64,17 +64,26 @@ func (f *runOrderFixture) randomRunQuery(v2 bool) *runQuery {
 // key as each API asks it, or up to three of /api/v2's, any DAGs,
 // filters) between random writes and holds each, asked twice, to the
 // sorting path's page; the orders the store walks must be walked
-// (RunOrderPage answers).
+// (RunOrderPage answers). Two rounds give a DAG runs each with a conf of
+// its own, past the fixed marks' bound.
 func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		e    edition
 		v2   bool
 		seed uint64
-	}{{edition3, true, 11}, {edition2, false, 12}, {edition3, false, 13}} {
-		t.Run(fmt.Sprintf("%s_v2=%t", tc.e, tc.v2), func(t *testing.T) {
+		// ownConfs gives a DAG 1,100 runs more, each with a conf of its
+		// own (addOwnConfRuns): its fixed orders keep no marks, and are
+		// walked from its runs sorted (fixedOrderTxn).
+		ownConfs bool
+	}{{edition3, true, 11, false}, {edition2, false, 12, false}, {edition3, false, 13, false},
+		{edition3, true, 14, true}, {edition2, false, 15, true}} {
+		t.Run(fmt.Sprintf("%s_v2=%t_own=%t", tc.e, tc.v2, tc.ownConfs), func(t *testing.T) {
 			t.Parallel()
 			f := newRunOrderFixture(t, tc.e, tc.seed)
+			if tc.ownConfs {
+				addOwnConfRuns(t, f.ts.store, f.dagIDs[1], f.base.Add(-5000*time.Hour), 1100)
+			}
 			o := f.ts.srv.ops
 			walked, sectioned := 0, 0
 			for i := range 400 {

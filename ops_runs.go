@@ -390,8 +390,8 @@ func compareInt64(a, b int64) int {
 // (conf, external_trigger), of any DAGs, with any filter; more keys after
 // one of those but dag_id, state and the fixed ones; several keys led by
 // dag_id or state, a DAG's or state's runs in turn) reads the walks to
-// the page's end; other listings (several keys led by conf, a DAG whose
-// fixed marks are not kept) read the DAGs' runs (each DAG holds at most
+// the page's end; other listings (several keys led by conf) read the
+// DAGs' runs (each DAG holds at most
 // --max-runs-per-dag of them) and sort them (sortedRuns), as
 // operations.sortLists sends every one (tests).
 func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
