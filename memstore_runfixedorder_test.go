@@ -12,43 +12,6 @@ import (
 	memdb "github.com/hashicorp/go-memdb"
 )
 
-// addOwnConfRuns stores n runs of dagID as addMixedRuns does, each
-// triggered through the API with a conf of its own ({"k": v}, v a hash of
-// its place, in no order) and external_trigger in turn true
-// and false: both fixed orders descend about every other run, far past
-// fixedMarksMax, so neither keeps its marks.
-func addOwnConfRuns(tb testing.TB, store *Store, dagID string, base time.Time, n int) {
-	tb.Helper()
-	err := store.update(func(txn *memdb.Txn) error {
-		for i := range n {
-			id, err := nextCounter(txn, counterRunID)
-			if err != nil {
-				return err
-			}
-			date := base.Add(time.Duration(i) * time.Minute)
-			start := date.Add(2 * time.Second)
-			end := start.Add(time.Duration(10+i%7) * time.Second)
-			state := RunSuccess
-			if i%10 == 9 {
-				state = RunFailed
-			}
-			r := &DagRun{ID: id, DagID: dagID, RunID: "manual__" + isoFormat(date), ExecutionDate: date, State: state,
-				Conf: json.RawMessage(fmt.Sprintf(`{"k":%d}`, uint32(i)*2654435761%1000003)), RunType: "manual", ExternalTrigger: i%2 == 0,
-				StartDate: &start, EndDate: &end, UpdatedAt: &end}
-			if i >= n-2 {
-				r.State, r.StartDate, r.EndDate, r.UpdatedAt = RunQueued, nil, nil, &date
-			}
-			if err := txn.Insert(tableDagRuns, r); err != nil {
-				return err
-			}
-		}
-		return recountRunsTxn(txn)
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-}
-
 // TestAPIv2_Runs_OwnConfsReadThePage lists pages of two DAGs' 1,500 runs,
 // each with a conf of its own in no order (addOwnConfRuns: past
 // fixedMarksMax, so no marks are kept), by conf, of one DAG, every DAG
