@@ -79,7 +79,9 @@ func compareFixedEntries(attr string) func(a, b fixedEntry) int {
 
 // fixedOrderTxn is the DAG's runs sorted in attr's fixed order as txn
 // sees them; read counts the rows read when they are not remembered.
-func (s *Store) fixedOrderTxn(txn *memdb.Txn, dagID, attr string, read *int) (*fixedOrder, error) {
+// exact reads them all again when some the list holds are gone (a
+// value's count is then its entries).
+func (s *Store) fixedOrderTxn(txn *memdb.Txn, dagID, attr string, exact bool, read *int) (*fixedOrder, error) {
 	it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, nil)
 	if err != nil {
 		return nil, fmt.Errorf("list runs of %s: %w", dagID, err)
@@ -89,14 +91,17 @@ func (s *Store) fixedOrderTxn(txn *memdb.Txn, dagID, attr string, read *int) (*f
 	s.fixedOrders.mu.Lock()
 	old := s.fixedOrders.of[key]
 	s.fixedOrders.mu.Unlock()
-	if old != nil && old.watch == watch && watch != nil {
+	if old != nil && old.watch == watch && watch != nil && (!exact || old.entries() == old.runs) {
 		return old, nil
 	}
 	runs := runCountTxn(txn, dagID).N
 	var next *fixedOrder
-	if old != nil {
+	if old != nil && (old.watch != watch || watch == nil) {
 		if next, err = old.next(txn, dagID, attr, watch, runs, read); err != nil {
 			return nil, err
+		}
+		if next != nil && exact && next.entries() != next.runs {
+			next = nil
 		}
 	}
 	if next == nil {
@@ -254,11 +259,141 @@ func (x *fixedOrderWalk) next() (*DagRun, error) {
 // addFixedOrderWalk adds a DAG's walk of its sorted list in the query's
 // fixed order to m.
 func (w *runOrderWalk) addFixedOrderWalk(m *runOrderMerge, dagID string) error {
-	o, err := w.s.fixedOrderTxn(w.txn, dagID, w.q.Attr, &w.read)
+	o, err := w.s.fixedOrderTxn(w.txn, dagID, w.q.Attr, false, &w.read)
 	if err != nil {
 		return err
 	}
 	m.add(&fixedOrderWalk{w: w, dagID: dagID, desc: w.q.Desc, base: o.base, recent: o.recent,
 		compare: compareFixedEntries(w.q.Attr)})
 	return nil
+}
+
+// fixedGroupSortMax says whether a value's g runs, of a DAG of n, are
+// read and sorted (true) or walked in the order of the keys after it,
+// picking the value's (about want·n/g rows for want of them): the cheaper
+// of the two, at most the square root of want·n rows.
+func fixedGroupSorted(g, want, n int) bool { return g*g <= want*n }
+
+// fixedGroupsPage is the page from offset, of at most limit runs, of one
+// DAG's runs by several keys led by a fixed order's (RunOrderQuery.Ties):
+// each value's runs in turn, in the value's order (the sorted list, with
+// no run gone: a value's count is its entries, skipped whole before
+// offset), a value's few runs looked up and sorted, its many walked in
+// Ties' order picking the value's.
+func (w *runOrderWalk) fixedGroupsPage(dagID string, offset, limit int) ([]*DagRun, error) {
+	attr := w.q.Attr
+	o, err := w.s.fixedOrderTxn(w.txn, dagID, attr, true, &w.read)
+	if err != nil {
+		return nil, err
+	}
+	g := &fixedGroups{attr: attr, desc: w.q.Desc, lists: [2][]fixedEntry{o.base, o.recent}}
+	runs := []*DagRun{}
+	for len(runs) < limit {
+		v, parts, n := g.next()
+		if n == 0 {
+			break
+		}
+		if offset >= n {
+			offset -= n
+			continue
+		}
+		want := min(limit-len(runs), n-offset)
+		var part []*DagRun
+		if fixedGroupSorted(n, offset+want, o.runs) {
+			part, err = w.fixedGroupSorted(dagID, parts, offset, want)
+		} else {
+			part, err = w.fixedGroupWalked(dagID, v, offset, want)
+		}
+		if err != nil {
+			return nil, err
+		}
+		runs, offset = append(runs, part...), 0
+	}
+	return runs, nil
+}
+
+// fixedGroupSorted is a value's runs (the entries of parts), looked up
+// and put in the query's order, from offset, at most want.
+func (w *runOrderWalk) fixedGroupSorted(dagID string, parts [2][]fixedEntry, offset, want int) ([]*DagRun, error) {
+	var group []*DagRun
+	for _, part := range parts {
+		for _, e := range part {
+			raw, err := w.txn.First(tableDagRuns, indexDagRow, dagID, e.id)
+			if err != nil {
+				return nil, fmt.Errorf("look up run %d of %s: %w", e.id, dagID, err)
+			}
+			w.read++
+			if raw == nil {
+				return nil, errOrderNotWalked // the list holds no run gone
+			}
+			group = append(group, raw.(*DagRun))
+		}
+	}
+	slices.SortFunc(group, w.q.Compare)
+	return group[offset : offset+want], nil
+}
+
+// fixedGroupWalked is a value's runs from offset, at most want, walked in
+// the order of the keys after the fixed one (Ties), picking the value's.
+func (w *runOrderWalk) fixedGroupWalked(dagID string, v fixedValues, offset, want int) ([]*DagRun, error) {
+	attr := w.q.Attr
+	sub := *w.q.Ties
+	sub.DagIDs = []string{dagID}
+	sub.Keep = func(r *DagRun) bool { return compareFixed(attr, fixedValuesOf(r), v) == 0 }
+	sw := &runOrderWalk{s: w.s, txn: w.txn, q: sub}
+	part, err := sw.walkPage(sub.DagIDs, offset, want)
+	w.read += sw.read
+	if err != nil {
+		return nil, err
+	}
+	if len(part) != want {
+		return nil, errOrderNotWalked // the sorted list and the runs disagree
+	}
+	return part, nil
+}
+
+// fixedGroups yields a sorted list's values in turn (from the end when
+// desc), each with its entries in base and recent and their count; the
+// ends of a value's entries are found by binary search, not passed one by
+// one.
+type fixedGroups struct {
+	attr  string
+	desc  bool
+	lists [2][]fixedEntry // what is left of base and recent
+}
+
+func (g *fixedGroups) next() (v fixedValues, parts [2][]fixedEntry, n int) {
+	have := false
+	for _, l := range g.lists {
+		if len(l) == 0 {
+			continue
+		}
+		e := l[0]
+		if g.desc {
+			e = l[len(l)-1]
+		}
+		c := compareFixed(g.attr, e.value, v)
+		if !have || (g.desc && c > 0) || (!g.desc && c < 0) {
+			v, have = e.value, true
+		}
+	}
+	if !have {
+		return v, parts, 0
+	}
+	for i, l := range g.lists {
+		if g.desc {
+			lo, _ := slices.BinarySearchFunc(l, v, func(e fixedEntry, v fixedValues) int { return compareFixed(g.attr, e.value, v) })
+			parts[i], g.lists[i] = l[lo:], l[:lo]
+		} else {
+			hi, _ := slices.BinarySearchFunc(l, v, func(e fixedEntry, v fixedValues) int {
+				if compareFixed(g.attr, e.value, v) <= 0 {
+					return -1
+				}
+				return 1
+			})
+			parts[i], g.lists[i] = l[:hi], l[hi:]
+		}
+		n += len(parts[i])
+	}
+	return v, parts, n
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,7 +165,7 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 	addOwnConfRuns(t, f.ts.store, dagID, f.base.Add(-5000*time.Hour), 1100)
 	s := f.ts.store
 	read := 0
-	if _, err := s.fixedOrderTxn(s.read(), dagID, "conf", &read); err != nil {
+	if _, err := s.fixedOrderTxn(s.read(), dagID, "conf", false, &read); err != nil {
 		t.Fatal(err)
 	}
 	merged, reread := 0, 0
@@ -210,7 +211,7 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 		}
 		txn := s.read()
 		read = 0
-		o, err := s.fixedOrderTxn(txn, dagID, "conf", &read)
+		o, err := s.fixedOrderTxn(txn, dagID, "conf", false, &read)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,5 +260,46 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 	}
 	if merged == 0 || reread == 0 {
 		t.Errorf("recent merged into the base %d times, every run read again %d times: want both", merged, reread)
+	}
+}
+
+// TestAPIv2_Runs_LedByConfReadThePage lists pages of a DAG's runs by
+// several keys led by conf (Airflow 3's order_by=conf&order_by=…): a DAG
+// whose runs share a few confs (addMixedRuns, a manual run in three: seven
+// confs of about 70 runs and {} for 1,000) and one whose runs each have
+// their own (addOwnConfRuns). A value's few runs are read and sorted, its
+// many ({}) walked in the order of the next key picking its own, a value
+// before the page skipped by its count: the page reads about its rows
+// (asked a second time), where it read and sorted every run. Each answer
+// is held to the sorting path's.
+func TestAPIv2_Runs_LedByConfReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addMixedRuns(t, ts.store, "example_bash_operator", base, 1500, 3)
+	addOwnConfRuns(t, ts.store, "tutorial", base.Add(time.Second), 1500)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const mixed, own = "/dags/example_bash_operator/dagRuns", "/dags/tutorial/dagRuns"
+	for _, tc := range []struct {
+		name, path, order, filters string
+		maxRead                    int
+	}{
+		{"a few confs' runs sorted", mixed, "conf,-start_date", "limit=20", 85},
+		{"{}'s walked by start_date", mixed, "-conf,-start_date", "limit=20", 45},
+		{"{} skipped by its count", mixed, "-conf,run_id", "limit=20&offset=1000", 85},
+		{"into {}, walked by run_id", mixed, "-conf,-run_id", "limit=20&offset=30", 90},
+		{"the primary key the other way", mixed, "-conf,id", "limit=20", 45},
+		{"own confs", own, "conf,-start_date", "limit=20", 25},
+		{"own confs, offset", own, "-conf,end_date", "limit=20&offset=100", 125},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var q []string
+			for _, k := range strings.Split(tc.order, ",") {
+				q = append(q, "order_by="+url.QueryEscape(k))
+			}
+			path := tc.path + "?" + strings.Join(q, "&") + "&" + tc.filters
+			checkPageReadSorted(t, ts, &read, http.MethodGet, path, "", tc.maxRead)
+		})
 	}
 }

@@ -561,6 +561,9 @@ func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
 		}
 		oq.CompareName = fmt.Sprintf("sortparam %v", q.order)
 		oq.Attr, oq.Desc, oq.Lead, oq.Then = sortParamWalk(q.order, q.order[0].desc, false)
+		if oq.Lead != nil {
+			oq.Ties = sortParamTies(q.order, q.order[0].desc)
+		}
 	}
 	if q.more == nil && !q.dateFiltered() && len(q.states) == 0 {
 		return oq, true
@@ -606,6 +609,27 @@ func sortParamWalk(keys []runOrderKey, pkDesc, nested bool) (attr string, desc b
 		lead = sortParamLead(keys[0])
 	}
 	return attr, desc, lead, then
+}
+
+// sortParamTies is, for Airflow 3's order keys led by a fixed order's
+// (conf) with keys after it or a direction other than the primary key's
+// (sortParamWalk's lead), the walk of the keys after it within one of its
+// values (RunOrderQuery.Ties): in their order, the id last in pkDesc;
+// nil for another first key.
+func sortParamTies(keys []runOrderKey, pkDesc bool) *RunOrderQuery {
+	if !slices.Contains(fixedRunAttrs[:], keys[0].attr) {
+		return nil
+	}
+	rest := keys[1:]
+	ties := RunOrderQuery{Attr: "id", Desc: pkDesc, NullsLast: true, Compare: sortParamOrderPK(rest, pkDesc),
+		CompareName: fmt.Sprintf("sortparam %v pk desc=%t", rest, pkDesc)}
+	if len(rest) > 0 {
+		ties.Attr, ties.Desc, ties.Lead, ties.Then = sortParamWalk(rest, pkDesc, true)
+		if ties.Lead != nil {
+			ties.Ties = sortParamTies(rest, pkDesc)
+		}
+	}
+	return &ties
 }
 
 // filteredPageQuery is q as RunPage reads it with a filter it walks
