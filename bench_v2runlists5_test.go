@@ -140,3 +140,24 @@ func BenchmarkV2ListRunsOwnConfAfterATrigger(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkV2ListRunsLedByConf lists a page of 50 runs of one DAG by
+// several keys led by conf: a DAG whose runs share a few confs
+// (addMixedRuns, a manual run in 500 with one of seven, {} for the
+// others) by conf then -start_date (the seven confs' few runs read and
+// sorted) and by -conf then -start_date ({}'s runs walked by start_date),
+// and a DAG whose runs each have their own (addOwnConfRuns) by conf then
+// -start_date: each conf's runs in turn, where every run was read and
+// sorted.
+func BenchmarkV2ListRunsLedByConf(b *testing.B) {
+	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
+		dag, other := benchDAG(b, "bench_runs", 1), benchDAG(b, "bench_more", 1)
+		store, dags := benchStoreWith(b, dag, other)
+		addMixedRuns(b, store, dag.DagID, benchDate, rows, 500)
+		addOwnConfRuns(b, store, other.DagID, benchDate.Add(time.Second), rows)
+		return store, dags
+	},
+		benchPage{"conf,-start_date", "/dags/bench_runs/dagRuns?limit=50&order_by=conf&order_by=-start_date"},
+		benchPage{"-conf,-start_date", "/dags/bench_runs/dagRuns?limit=50&order_by=-conf&order_by=-start_date"},
+		benchPage{"own_conf,-start_date", "/dags/bench_more/dagRuns?limit=50&order_by=conf&order_by=-start_date"})
+}
