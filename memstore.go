@@ -385,7 +385,7 @@ func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
 			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableAssetQueue, tableConsumedEvents,
-			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableTIOrderGroups, tableSettledMarks, tableRunDurations,
+			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableTIOrderGroups, tableSettledMarks, tableRunDurations, tableFixedMarks,
 			tableTIStarts} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)

@@ -303,3 +303,35 @@ func TestAPIv2_Runs_LedByConfReadThePage(t *testing.T) {
 		})
 	}
 }
+
+// TestStore_ResetForgetsFixedMarks: a reset deletes every run, and with
+// them the fixed marks their confs left (a DAG whose confs descended past
+// fixedMarksMax kept Unkept, its marks not kept again, after the reset).
+func TestStore_ResetForgetsFixedMarks(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addMixedRuns(t, ts.store, "example_bash_operator", base, 60, 10)
+	addOwnConfRuns(t, ts.store, "tutorial", base.Add(time.Second), 1100)
+	count := func() int {
+		t.Helper()
+		it, err := ts.store.read().Get(tableFixedMarks, indexID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			n++
+		}
+		return n
+	}
+	if n := count(); n < 3 {
+		t.Fatalf("%d rows of fixed marks before the reset, want 3 or more", n)
+	}
+	if err := ts.store.Reset(ts.dags); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d rows of fixed marks after the reset, want none (their runs are gone)", n)
+	}
+}
