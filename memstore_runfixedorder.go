@@ -144,23 +144,33 @@ func readFixedOrder(txn *memdb.Txn, dagID, attr string, watch <-chan struct{}, r
 
 // next is o at the version of the DAG's runs txn sees: the runs above o's
 // newest read and put in (a new run is the DAG's highest id); nil when
-// the DAG's run count says that runs came below o's newest, or more than
-// fixedGoneMax of the entries are gone, for the caller to read them all.
+// the DAG's run count says that runs came below o's newest, more than
+// fixedGoneMax of the entries are gone, or o holds runs above the
+// version's newest (o is of a later version, which may lack runs this
+// one has, or the newest run was deleted), for the caller to read them
+// all.
 func (o *fixedOrder) next(txn *memdb.Txn, dagID, attr string, watch <-chan struct{}, runs int, read *int) (*fixedOrder, error) {
 	it, err := dagRunsByID(txn, dagID, true)
 	if err != nil {
 		return nil, fmt.Errorf("list runs of %s: %w", dagID, err)
 	}
 	var came []fixedEntry
-	newest := o.newest
+	newest, below := o.newest, int64(0)
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		r := raw.(*DagRun)
-		if r.DagID != dagID || r.ID <= o.newest {
+		if r.DagID != dagID {
 			break
 		}
 		*read++
+		if r.ID <= o.newest {
+			below = r.ID
+			break
+		}
 		came = append(came, fixedEntry{value: fixedValuesOf(r), id: r.ID})
 		newest = max(newest, r.ID)
+	}
+	if len(came) == 0 && below < o.newest {
+		return nil, nil
 	}
 	gone := o.entries() + len(came) - runs
 	if gone < 0 || gone > fixedGoneMax {
