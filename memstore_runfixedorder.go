@@ -11,9 +11,12 @@ package main
 // run's values in these orders never change once stored (the writes that
 // change a stored run set its state, dates or note, never its conf or
 // external_trigger, as Airflow's PATCH and clear do: c57fba0e
-// api_fastapi/core_api/routes/public/dag_run.py:197-227 sets state and
-// note), and run ids are never reused (Store.Reset), so a run the list
-// holds that is gone is known by its lookup finding nothing.
+// api_fastapi/core_api/routes/public/dag_run.py:201-224 sets state and
+// note alone), and run ids are never reused (Store.Reset), so a run the
+// list holds that is gone is known by its lookup finding nothing. The
+// order is compareRunAttr's, the sorting path's, unchanged here: conf by
+// its stored compact JSON's bytes (Airflow's conf is a JSON column, JSONB
+// on PostgreSQL: c57fba0e models/dagrun.py:176-178).
 
 import (
 	"cmp"
