@@ -161,3 +161,71 @@ func BenchmarkV2ListRunsLedByConf(b *testing.B) {
 		benchPage{"-conf,-start_date", "/dags/bench_runs/dagRuns?limit=50&order_by=-conf&order_by=-start_date"},
 		benchPage{"own_conf,-start_date", "/dags/bench_more/dagRuns?limit=50&order_by=conf&order_by=-start_date"})
 }
+
+// BenchmarkV2ListRunsAfterManyClears lists a page of 50 of a DAG's runs
+// by -start_date (rows/2 settled runs and a backfill's rows/2 queued
+// ones, BenchmarkV2ListRunsAfterAWrite's store) after each write that
+// clears 100 settled runs (more than the 64 the run counts name; outside
+// the timer, as is the write after the page that settles them again):
+// the page reads the blocks the clears touched, every block looked up,
+// where every unfinished run was read again.
+func BenchmarkV2ListRunsAfterManyClears(b *testing.B) {
+	for _, rows := range benchListSizes() {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			dag := benchDAG(b, "bench_runs", 1)
+			store, dags := benchStoreWith(b, dag)
+			addSchedulerRuns(b, store, dag.DagID, benchDate, rows/2)
+			addQueuedRuns(b, store, dag.DagID, benchDate.Add(-time.Duration(rows)*time.Hour), rows/2)
+			settled, err := store.RunsOfDag(dag.DagID, RunSuccess)
+			if err != nil {
+				b.Fatal(err)
+			}
+			slices.SortFunc(settled, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) })
+			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
+			b.Cleanup(ts.Close)
+			page := target{client: benchClient(), url: ts.URL + apiV2Prefix + "/dags/bench_runs/dagRuns?limit=50&order_by=-start_date"}
+			page.do(b)
+			// Each write clears 100 settled runs in turn; the write after
+			// the page settles them again, as they were.
+			set := func(runs []*DagRun, clear bool) {
+				err := store.update(func(txn *memdb.Txn) error {
+					for _, r := range runs {
+						cur, err := txn.First(tableDagRuns, indexDagRow, r.DagID, r.ID)
+						if err != nil || cur == nil {
+							return fmt.Errorf("run %d: %v", r.ID, err)
+						}
+						next := *r
+						if clear {
+							next.State, next.StartDate, next.EndDate = RunQueued, nil, nil
+						}
+						if err := putRunTxn(txn, cur.(*DagRun), &next); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				from := i * 100 % (len(settled) - 100)
+				set(settled[from:from+100], true)
+				b.StartTimer()
+				t0 := time.Now()
+				page.do(b)
+				lat = append(lat, time.Since(t0))
+				b.StopTimer()
+				set(settled[from:from+100], false)
+				b.StartTimer()
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "µs-median")
+		})
+	}
+}
