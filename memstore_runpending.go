@@ -167,9 +167,8 @@ func readPendingRuns(txn *memdb.Txn, dagID string, watch <-chan struct{}, read *
 		p.blocks = nil // read again at the next version
 		return p, nil
 	}
-	var err2 error
-	if p.everyBlock, err2 = everyBlockTxn(txn, dagID, read); err2 != nil {
-		return nil, err2
+	if p.everyBlock, err = everyBlockTxn(txn, dagID, read); err != nil {
+		return nil, err
 	}
 	for _, r := range p.idOrder {
 		prefix := seqPrefix(r.ID, pendingBlockDigits)
