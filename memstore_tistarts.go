@@ -107,7 +107,12 @@ func tiStartsTable() *memdb.TableSchema {
 type tiStartChunkIndex struct{}
 
 func tiStartKey(dagID string, e *tiStartEntry) []byte {
-	k := make([]byte, 0, len(dagID)+14+36)
+	return appendTIStartKey(make([]byte, 0, len(dagID)+14+36), dagID, e)
+}
+
+// appendTIStartKey appends tiStartKey's bytes to k (the keyed chunks'
+// after their order's byte).
+func appendTIStartKey(k []byte, dagID string, e *tiStartEntry) []byte {
 	k = append(append(k, dagID...), 0)
 	if e == nil {
 		return k
@@ -197,12 +202,15 @@ func nextTIStartChunkTxn(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, e
 // or id changed.
 func restartTIsTxn(txn *memdb.Txn, dagID, runID string, run *DagRun, old, new []*TaskInstance) error {
 	var drops, adds []tiStartEntry
+	keyed := false // a keyed order's key or an id changed (memstore_tistateorder.go)
 	drop := func(ti *TaskInstance) {
+		keyed = keyed || ti.ID != ""
 		if e, ok := tiStartOf(ti); ok {
 			drops = append(drops, e)
 		}
 	}
 	add := func(ti *TaskInstance) {
+		keyed = keyed || ti.ID != ""
 		if e, ok := tiStartOf(ti); ok {
 			adds = append(adds, e)
 		}
@@ -234,13 +242,15 @@ func restartTIsTxn(txn *memdb.Txn, dagID, runID string, run *DagRun, old, new []
 				if oka != okb || ea != eb {
 					drop(a)
 					add(b)
+				} else if !keyed && b.ID != "" && tiKeysDiffer(a, b) {
+					keyed = true
 				}
 				i++
 				j++
 			}
 		}
 	}
-	if len(drops) == 0 && len(adds) == 0 {
+	if len(drops) == 0 && len(adds) == 0 && !keyed {
 		return nil
 	}
 	if run == nil {
@@ -255,6 +265,11 @@ func restartTIsTxn(txn *memdb.Txn, dagID, runID string, run *DagRun, old, new []
 	}
 	if !runSettled(run) {
 		return nil
+	}
+	if keyed {
+		if err := rekeyTIsTxn(txn, dagID, old, new); err != nil {
+			return err
+		}
 	}
 	return changeTIStartsTxn(txn, dagID, drops, adds)
 }
@@ -281,61 +296,34 @@ func settleTIStartsTxn(txn *memdb.Txn, old, next *DagRun) error {
 			entries = append(entries, e)
 		}
 	}
+	if err := settleKeyedTIsTxn(txn, run.DagID, row.TIs, runSettled(next)); err != nil {
+		return err
+	}
 	if runSettled(next) {
 		return changeTIStartsTxn(txn, run.DagID, nil, entries)
 	}
 	return changeTIStartsTxn(txn, run.DagID, entries, nil)
 }
 
-// changeTIStartsTxn takes drops from the DAG's chunks and puts adds in,
-// each chunk they touch rewritten once (a clear of a run's thousands of
-// mapped instances gives each a new id: a chunk copy for each would cost
-// thousands), a chunk grown past twice tiStartChunkSize split.
+// changeTIStartsTxn takes drops from the DAG's start chunks and puts
+// adds in (changeTIChunksTxn).
 func changeTIStartsTxn(txn *memdb.Txn, dagID string, drops, adds []tiStartEntry) error {
-	if len(drops) == 0 && len(adds) == 0 {
-		return nil
-	}
-	slices.SortFunc(drops, compareTIStarts)
-	slices.SortFunc(adds, compareTIStarts)
-	for len(drops) > 0 || len(adds) > 0 {
-		first := tiStartEntry{}
-		switch {
-		case len(drops) == 0:
-			first = adds[0]
-		case len(adds) == 0 || compareTIStarts(drops[0], adds[0]) <= 0:
-			first = drops[0]
-		default:
-			first = adds[0]
-		}
-		c, err := tiStartChunkTxn(txn, dagID, first)
-		if err != nil {
-			return err
-		}
-		// The chunk holds the entries up to the next chunk's first.
-		nd, na := len(drops), len(adds)
-		var entries []tiStartEntry
-		if c != nil {
-			next, ok, err := nextTIStartChunkTxn(txn, c)
-			if err != nil {
-				return err
-			}
-			if ok {
-				below := func(e tiStartEntry) bool { return compareTIStarts(e, next) < 0 }
-				nd = countWhile(drops, below)
-				na = countWhile(adds, below)
-			}
-			entries = c.Entries
-		}
-		merged, err := mergeTIStarts(entries, drops[:nd], adds[:na])
-		if err != nil {
-			return fmt.Errorf("order task instances of %s by start: %w", dagID, err)
-		}
-		if err := replaceTIStartChunkTxn(txn, c, dagID, merged); err != nil {
-			return err
-		}
-		drops, adds = drops[nd:], adds[na:]
-	}
-	return nil
+	return changeTIChunksTxn(txn, startChunks{}, dagID, drops, adds)
+}
+
+// startChunks is tiChunkTable for the start chunks.
+type startChunks struct{}
+
+func (startChunks) chunkAt(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, error) {
+	return tiStartChunkTxn(txn, dagID, e)
+}
+
+func (startChunks) nextFirst(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, error) {
+	return nextTIStartChunkTxn(txn, c)
+}
+
+func (startChunks) replace(txn *memdb.Txn, old *tiStartChunk, dagID string, entries []tiStartEntry) error {
+	return replaceTIStartChunkTxn(txn, old, dagID, entries)
 }
 
 // countWhile is how many of the first entries pass ok.
@@ -410,7 +398,7 @@ func deleteTIStartsTxn(txn *memdb.Txn, dagID string) error {
 	if err != nil {
 		return fmt.Errorf("delete the start chunks of %q: %w", dagID, err)
 	}
-	return nil
+	return deleteKeyedTIsTxn(txn, dagID)
 }
 
 // restartAllTIsTxn sets every chunk anew from the settled runs' task
@@ -459,7 +447,10 @@ func restartAllTIsTxn(txn *memdb.Txn) error {
 			}
 		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	return rekeyAllTIsTxn(txn)
 }
 
 // TIStartQuery is a page of task instances whose order's first key is
@@ -481,7 +472,10 @@ type TIStartQuery struct {
 	// Named, when set with Keep, says whether a task instance of a task
 	// and map_index can pass Keep (its task_id and map_index filters):
 	// the entries hold both, and those it refuses are not looked up.
-	Named         func(taskID string, mapIndex int) bool
+	Named func(taskID string, mapIndex int) bool
+	// KeyOnly says the order is its first key alone (then the id, as
+	// SortParam adds it): the walk's own order, no tie to sort.
+	KeyOnly       bool
 	Offset, Limit int
 }
 
@@ -503,12 +497,6 @@ var errNotStarted = errors.New("page past the started task instances")
 // The total is the run counts' without a filter, else counted once per
 // version of the task-instance rows and filter.
 func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
-	if !q.Desc {
-		// Ascending, the task instances without a start come first
-		// (sortParamCompare) and no chunk holds them: sorted (correct
-		// first; a count of them would let the walk pass them).
-		return nil, 0, false, nil
-	}
 	txn := s.read()
 	read := 0
 	defer func() {
@@ -524,8 +512,7 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 	if q.Offset >= total || q.Limit <= 0 {
 		return page, total, true, nil
 	}
-	limit := min(q.Limit, total-q.Offset)
-	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read}
+	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read, entryOf: tiStartOrUnstarted}
 	for _, dagID := range dagIDs {
 		if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
 			return nil, 0, false, nil // runs in a state neither settled nor queued or running
@@ -540,16 +527,33 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 		if len(pending) > 0 {
 			m.walks = append(m.walks, &tiStartWalk{dagID: dagID, pending: pending})
 		}
-	}
-	heap.Init(m)
-	offset := q.Offset
-	for len(page) < limit {
-		group, err := m.nextGroup()
-		if err != nil {
+		// The task instances without a start (the NULL key, below
+		// every start: sortParamCompare) are the keyed chunks' and
+		// pending entries' of tiKeyUnstarted.
+		if err := m.addKeyed(s, tiKeyUnstarted, dagID); err != nil {
 			return nil, 0, false, err
 		}
+	}
+	heap.Init(m)
+	page, ok, err = m.walkPage(q, min(q.Limit, total-q.Offset))
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	return page, total, true, nil
+}
+
+// walkPage is the page of q the merge's walks give, limit long: the
+// entries of one key (all of one instant) looked up together and put in
+// q.Compare's order (each alone when q.KeyOnly), the offset passing the
+// others unread when q has no filter; ok is false when an entry is not
+// as its task instance says (the caller sorts).
+func (m *tiStartMerge) walkPage(q TIStartQuery, limit int) (page []RunTaskInstance, ok bool, err error) {
+	page = []RunTaskInstance{}
+	offset := q.Offset
+	for len(page) < limit {
+		group := m.nextGroup(q.KeyOnly)
 		if len(group) == 0 {
-			return nil, 0, false, nil // the rest have no start
+			return nil, false, nil // fewer than the total: the rows changed under the count
 		}
 		if q.Keep == nil && offset >= len(group) {
 			offset -= len(group) // passed without a look
@@ -560,10 +564,10 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 		}
 		rows, err := m.resolve(group)
 		if errors.Is(err, errNotStarted) {
-			return nil, 0, false, nil
+			return nil, false, nil
 		}
 		if err != nil {
-			return nil, 0, false, err
+			return nil, false, err
 		}
 		if q.Keep != nil {
 			rows = slices.DeleteFunc(rows, func(r RunTaskInstance) bool { return !q.Keep(r) })
@@ -580,7 +584,7 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 			}
 		}
 	}
-	return page, total, true, nil
+	return page, true, nil
 }
 
 // walkedTITotal is how many task instances of dagIDs a walked page
@@ -623,6 +627,9 @@ type tiStartMerge struct {
 	desc  bool
 	walks []*tiStartWalk
 	read  *int
+	// entryOf is a task instance's entry in the walks' order, which
+	// resolve checks the walks' entries by.
+	entryOf func(*TaskInstance) (tiStartEntry, bool)
 	// runs are the runs looked up so far and their task instances (a
 	// page's task instances come a few runs at a time, interleaved).
 	runs map[[2]string]tiStartRun
@@ -707,10 +714,11 @@ type tiStartRef struct {
 }
 
 // nextGroup takes the entries of every walk that start at the merge's
-// next instant (none at the end of the walks).
-func (m *tiStartMerge) nextGroup() ([]tiStartRef, error) {
+// next instant (the next entry alone when one is asked; none at the end
+// of the walks).
+func (m *tiStartMerge) nextGroup(one bool) []tiStartRef {
 	if len(m.walks) == 0 {
-		return nil, nil
+		return nil
 	}
 	first, _ := m.head(m.walks[0])
 	var group []tiStartRef
@@ -727,8 +735,11 @@ func (m *tiStartMerge) nextGroup() ([]tiStartRef, error) {
 		} else {
 			heap.Pop(m)
 		}
+		if one {
+			break
+		}
 	}
-	return group, nil
+	return group
 }
 
 // resolve looks the group's task instances up in their runs' rows;
@@ -769,7 +780,7 @@ func (m *tiStartMerge) resolve(group []tiStartRef) ([]RunTaskInstance, error) {
 			return nil, errNotStarted
 		}
 		ti := r.row.TIs[i]
-		if got, ok := tiStartOf(ti); !ok || got != e {
+		if got, ok := m.entryOf(ti); !ok || got != e {
 			return nil, errNotStarted
 		}
 		*m.read++
@@ -831,6 +842,13 @@ type tiPendingStart struct {
 // (a running DAG's next page after a try's start reads them again: its
 // unfinished runs' rows, not its settled ones); read counts the rows.
 func (s *Store) pendingStartsTxn(txn *memdb.Txn, dagID string, read *int) ([]tiPendingStart, error) {
+	return s.pendingEntriesTxn(txn, &s.tiPending, dagID, dagID, tiStartOf, read)
+}
+
+// pendingEntriesTxn is the entries entryOf gives the task instances of
+// the DAG's unfinished runs, sorted, remembered in memo under key per
+// version of the DAG's runs and task instances (pendingStartsTxn's).
+func (s *Store) pendingEntriesTxn(txn *memdb.Txn, memo *tiPendingMemo, dagID, key string, entryOf func(*TaskInstance) (tiStartEntry, bool), read *int) ([]tiPendingStart, error) {
 	it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
 	if err != nil {
 		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
@@ -840,9 +858,9 @@ func (s *Store) pendingStartsTxn(txn *memdb.Txn, dagID string, read *int) ([]tiP
 	if err != nil {
 		return nil, fmt.Errorf("list the unfinished runs of %s: %w", dagID, err)
 	}
-	s.tiPending.mu.Lock()
-	got := s.tiPending.of[dagID]
-	s.tiPending.mu.Unlock()
+	memo.mu.Lock()
+	got := memo.of[key]
+	memo.mu.Unlock()
 	if got != nil && got.runs == p.watch && got.tasks == tasks && tasks != nil && p.watch != nil {
 		return got.starts, nil
 	}
@@ -857,17 +875,17 @@ func (s *Store) pendingStartsTxn(txn *memdb.Txn, dagID string, read *int) ([]tiP
 		}
 		*read++
 		for _, ti := range row.TIs {
-			if e, ok := tiStartOf(ti); ok {
+			if e, ok := entryOf(ti); ok {
 				starts = append(starts, tiPendingStart{e: e, r: RunTaskInstance{Run: run, TI: ti}})
 			}
 		}
 	}
 	slices.SortFunc(starts, func(a, b tiPendingStart) int { return compareTIStarts(a.e, b.e) })
-	s.tiPending.mu.Lock()
-	if s.tiPending.of == nil || len(s.tiPending.of) >= maxPendingStartDAGs {
-		s.tiPending.of = map[string]*tiPendingStarts{}
+	memo.mu.Lock()
+	if memo.of == nil || len(memo.of) >= maxPendingStartDAGs {
+		memo.of = map[string]*tiPendingStarts{}
 	}
-	s.tiPending.of[dagID] = &tiPendingStarts{runs: p.watch, tasks: tasks, starts: starts}
-	s.tiPending.mu.Unlock()
+	memo.of[key] = &tiPendingStarts{runs: p.watch, tasks: tasks, starts: starts}
+	memo.mu.Unlock()
 	return starts, nil
 }

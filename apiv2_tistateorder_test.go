@@ -1,0 +1,294 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// varyTIKeys gives the task instances of dagID's runs the keys a
+// scheduler's varied outcomes leave (addStartedRuns' starts kept): run
+// i's task k ends (i*7+k)%50 seconds after its start, lasts as long (a
+// duration of many ties), is in try (i+k)%3+1, and ends in one of five
+// states (success most); one in seventeen has no end or duration (NULL);
+// the task instances addStartedRuns left without a start keep no state.
+func varyTIKeys(t *testing.T, store *Store, dagID string) {
+	t.Helper()
+	runs, err := store.RunsOfDag(dagID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := []TaskState{TaskSuccess, TaskSuccess, TaskFailed, TaskSkipped, TaskSuccess, TaskUpstreamFailed, TaskUpForRetry}
+	err = store.update(func(txn *memdb.Txn) error {
+		for i, run := range runs {
+			tis, err := taskInstancesOfRunTxn(txn, dagID, run.RunID)
+			if err != nil {
+				return err
+			}
+			var changed []*TaskInstance
+			for k, ti := range tis {
+				if ti.StartDate == nil {
+					continue
+				}
+				c := *ti
+				secs := (i*7 + k) % 50
+				end := ti.StartDate.Add(time.Duration(secs) * time.Second)
+				d := float64(secs)
+				c.EndDate, c.Duration = &end, &d
+				c.TryNumber = (i+k)%3 + 1
+				c.State = states[(i*3+k)%len(states)]
+				if (i*5+k)%17 == 0 {
+					c.EndDate, c.Duration = nil, nil
+				}
+				changed = append(changed, &c)
+			}
+			if err := putTaskInstancesTxn(txn, changed...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAPIv2_TaskInstances_KeyOrdersReadThePage lists every run's task
+// instances (of every DAG, one DAG, the batch's DAGs) by state, end_date,
+// duration and try_number, the Airflow 3 UI's other columns, either way,
+// with and without filters, and by start_date ascending and descending
+// past the started task instances (those without a start, NULL: first
+// ascending, last descending), and checks through the store's rowsRead
+// hook that a page reads about its own rows and what its offset skips,
+// not every task instance of the runs (1,132 here: read and sorted
+// before). Each answer is the sorting path's.
+func TestAPIv2_TaskInstances_KeyOrdersReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"tikey_b", "tikey_a", "tikey_c"} {
+		addStartedRuns(t, ts.store, id, base, 80, i == 0)
+		varyTIKeys(t, ts.store, id)
+	}
+	// Five of a DAG's runs running again: their task instances are in no
+	// chunk, and a page merges them, read once per version of the DAG's
+	// runs and task instances.
+	runs, err := ts.store.RunsOfDag("tikey_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range runs[40:45] {
+		if _, err := ts.store.ForceRunState("tikey_a", run.RunID, RunRunning, base, runStateDates{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "/dags/~/dagRuns/~/taskInstances"
+	const dagA = "/dags/tikey_a/dagRuns/~/taskInstances"
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
+	// A page reads the chunks its walks pass (32 to 64 entries each, a
+	// walk of chunks and one of the running runs' task instances a DAG)
+	// and its own task instances; the offset passes entries unread.
+	for _, tc := range []struct {
+		name, method, path, body string
+		maxRead                  int
+	}{
+		{"every DAG, state", "GET", all + "?limit=50&order_by=state", "", 50 + 3*4},
+		{"every DAG, -state, offset", "GET", all + "?limit=20&offset=300&order_by=-state", "", 300/16 + 20 + 3*4},
+		{"one DAG, -end_date", "GET", dagA + "?limit=25&order_by=-end_date", "", 25 + 4},
+		{"one DAG, end_date (NULLs first), offset", "GET", dagA + "?limit=25&offset=100&order_by=end_date", "", 100/16 + 25 + 4},
+		{"every DAG, -duration", "GET", all + "?limit=50&order_by=-duration", "", 50 + 3*4},
+		{"one DAG, duration, the running runs' part", "GET", dagA + "?limit=25&offset=250&order_by=duration", "", 250/16 + 25 + 4},
+		{"every DAG, try_number", "GET", all + "?limit=50&offset=40&order_by=try_number", "", 40/16 + 50 + 3*4},
+		{"batch, two DAGs, -duration", "POST", batch, `{"dag_ids": ["tikey_c", "tikey_a"], "order_by": "-duration", "page_limit": 40, "page_offset": 60}`,
+			60/16 + 40 + 2*4},
+		// Ties on a key that few task instances share are looked up
+		// together and put in the order of the keys after it.
+		{"one DAG, -end_date, then map_index", "GET", dagA + "?limit=25&order_by=-end_date&order_by=map_index", "", 2*25 + 4},
+		// Filters pick along the walk (their count remembered).
+		{"every DAG, a task, -duration", "GET", all + "?limit=14&task_id=t1&order_by=-duration", "", 14 + 3*4},
+		// (success: three states in seven)
+		{"one DAG, a state, end_date, offset", "GET", dagA + "?limit=10&offset=30&state=success&order_by=end_date", "", 3*40 + 4},
+		// The start order past its started task instances: first
+		// ascending, last descending.
+		{"one DAG, start_date", "GET", dagA + "?limit=25&order_by=start_date", "", 25 + 4},
+		{"every DAG, start_date, offset", "GET", all + "?limit=20&offset=100&order_by=start_date", "", 100/16 + 20 + 3*4},
+		{"every DAG, -start_date, the last page", "GET", all + "?limit=30&offset=1110&order_by=-start_date", "", 1110/16 + 30 + 3*4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPageReadSorted(t, ts, &read, tc.method, tc.path, tc.body, tc.maxRead)
+		})
+	}
+}
+
+// checkTIKeyedChunks holds the store's keyed chunks to what its runs and
+// task instances say: each DAG's settled runs' task instances with ids,
+// in each order sorted, in chunks of one to twice tiStartChunkSize.
+func checkTIKeyedChunks(t *testing.T, store *Store, step string) {
+	t.Helper()
+	txn := store.read()
+	type at struct {
+		order tiKeyOrder
+		dagID string
+	}
+	want := map[at][]tiStartEntry{}
+	it, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		row := raw.(*runTasks)
+		if run, err := runByRunIDTxn(txn, row.DagID, row.RunID); err != nil || !runSettled(run) {
+			continue
+		}
+		for _, order := range tiKeyOrders {
+			for _, ti := range row.TIs {
+				if e, ok := tiKeyOf(order, ti); ok {
+					want[at{order, ti.DagID}] = append(want[at{order, ti.DagID}], e)
+				}
+			}
+		}
+	}
+	got := map[at][]tiStartEntry{}
+	it, err = txn.Get(tableTIKeyed, indexID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		c := raw.(*tiKeyChunk)
+		if len(c.Entries) == 0 || len(c.Entries) > 2*tiStartChunkSize {
+			t.Fatalf("%s: a chunk %d of %s holds %d entries", step, c.Order, c.DagID, len(c.Entries))
+		}
+		got[at{c.Order, c.DagID}] = append(got[at{c.Order, c.DagID}], c.Entries...)
+	}
+	for k, entries := range want {
+		slices.SortFunc(entries, compareTIStarts)
+		if !slices.Equal(got[k], entries) {
+			t.Fatalf("%s: the chunks %d of %s hold %d entries, the task instances %d (or in another order)", step, k.order, k.dagID, len(got[k]), len(entries))
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Fatalf("%s: chunks %d of %s, which has no such task instance", step, k.order, k.dagID)
+		}
+	}
+}
+
+// TestTiKeyOf_SortsAsTheKey holds the keyed entries' order to
+// compareTIAttr's (SortParam's, NULL lowest) on pairs of task instances
+// of every state and of dates, durations and tries around the edges.
+func TestTiKeyOf_SortsAsTheKey(t *testing.T) {
+	t.Parallel()
+	at := func(sec int64, nsec int) *time.Time {
+		x := time.Unix(sec, int64(nsec)).UTC()
+		return &x
+	}
+	f := func(v float64) *float64 { return &v }
+	states := []TaskState{TaskNone, TaskScheduled, TaskQueued, TaskRunning, TaskSuccess, TaskFailed, TaskSkipped, TaskUpForRetry,
+		TaskUpstreamFailed, TaskRemoved, "up_for_reschedule", "deferred", "restarting"}
+	dates := []*time.Time{nil, at(0, 0), at(-5, 3), at(1700000000, 999999999), at(1700000001, 0), at(1700000000, 1)}
+	durations := []*float64{nil, f(0), f(-0.5), f(0.25), f(3), f(1e9), f(-1e-9)}
+	var tis []*TaskInstance
+	for i := range 60 {
+		tis = append(tis, &TaskInstance{ID: fmt.Sprintf("id%02d", i%7), TaskID: "t", RunID: "r", State: states[i%len(states)],
+			EndDate: dates[i%len(dates)], Duration: durations[i%len(durations)], TryNumber: i % 4})
+	}
+	for _, tc := range []struct {
+		order tiKeyOrder
+		attr  string
+	}{{tiKeyState, "state"}, {tiKeyEndDate, "end_date"}, {tiKeyDuration, "duration"}, {tiKeyTryNumber, "try_number"}} {
+		compare := compareTISortParam([]sortKey{{attr: tc.attr}})
+		for _, a := range tis {
+			for _, b := range tis {
+				ea, _ := tiKeyOf(tc.order, a)
+				eb, _ := tiKeyOf(tc.order, b)
+				want := compare(RunTaskInstance{TI: a}, RunTaskInstance{TI: b})
+				if got := compareTIStarts(ea, eb); got != want {
+					t.Fatalf("%s: %+v against %+v: %d, want %d", tc.attr, a, b, got, want)
+				}
+				if sameStart(ea, eb) != (compareTIAttr(tc.attr, RunTaskInstance{TI: a}, RunTaskInstance{TI: b}) == 0 &&
+					tiAttrIsNull(tc.attr, RunTaskInstance{TI: a}) == tiAttrIsNull(tc.attr, RunTaskInstance{TI: b})) {
+					t.Fatalf("%s: %+v against %+v: ties %t", tc.attr, a, b, sameStart(ea, eb))
+				}
+			}
+		}
+	}
+}
+
+// TestTaskInstances_KeyOrdersAsTheSort asks random listings of every
+// run's task instances led by state, end_date, duration, try_number or
+// start_date (either way, alone or with another key after it, of one DAG,
+// some or every DAG, filters or none, deep offsets), between random
+// writes, and holds each to the sorting path's answer, and the keyed
+// chunks to the task instances after each write.
+func TestTaskInstances_KeyOrdersAsTheSort(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	store := ts.store
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{addStartedRuns(t, store, "tiksort_a", base, 30, true), addStartedRuns(t, store, "tiksort_b", base, 24, false)}
+	varyTIKeys(t, store, "tiksort_a")
+	varyTIKeys(t, store, "tiksort_b")
+	checkTIKeyedChunks(t, store, "set-up")
+	rng := rand.New(rand.NewPCG(21, 15))
+	o := ts.srv.ops
+	now := base.Add(time.Hour)
+	ids := func(rows []RunTaskInstance) []string {
+		out := []string{}
+		for _, r := range rows {
+			out = append(out, r.TI.ID)
+		}
+		return out
+	}
+	leads := []string{"state", "end_date", "duration", "try_number", "start_date"}
+	seconds := []sortKey{{attr: "run_after", desc: true}, {attr: "try_number", desc: true}, {attr: "state"},
+		{attr: "map_index", desc: true}, {attr: "id"}, {attr: "start_date", desc: true}, {attr: "duration"}}
+	for i := range 700 {
+		if i%6 == 0 {
+			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)
+			now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
+			checkTIKeyedChunks(t, store, fmt.Sprintf("write before listing %d", i))
+		}
+		q := &tiSearch{offset: rng.IntN(80), limit: 1 + rng.IntN(40), order: []sortKey{{attr: leads[rng.IntN(len(leads))], desc: rng.IntN(2) == 0}}}
+		if rng.IntN(6) == 0 {
+			q.offset = 200 + rng.IntN(200) // to the end
+		}
+		if rng.IntN(3) == 0 {
+			q.order = append(q.order, seconds[rng.IntN(len(seconds))])
+		}
+		switch rng.IntN(3) {
+		case 0:
+			q.dagIDs = []string{dags[rng.IntN(2)].DagID}
+		case 1:
+			q.dagIDs = []string{"tiksort_b", "tiksort_a"}
+		}
+		switch rng.IntN(6) {
+		case 0:
+			q.states = []TaskState{TaskSuccess, TaskFailed}
+		case 1:
+			q.taskIDs = []string{"t1"}
+		case 2:
+			q.mapIndexes = []int64{-1}
+		}
+		sorted := *q
+		want, wantTotal, err := o.sortedTaskInstances(&sorted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second with a filter's count remembered
+			c := *q
+			got, total, err := o.searchTaskInstances(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
+				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
+			}
+		}
+	}
+}

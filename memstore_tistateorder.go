@@ -1,0 +1,556 @@
+package main
+
+// Airflow 3's task instances across runs by a key that changes while a
+// task instance lives: state, end_date, duration, try_number (order_by
+// names get_task_instances' SortParam maps to the TaskInstance columns
+// of those names, routes/public/task_instances.py:441-466 of c57fba0e;
+// the Airflow 3 UI's task instance table sorts by its state, dates,
+// duration and try columns), and the task instances without a start in
+// the start_date order. As the start order (memstore_tistarts.go), each
+// DAG's settled runs' task instances are kept sorted by (key, id) in
+// chunks, written when a run settles or goes (its task instances in one
+// go) and when a settled run's task instance changes a key or its id,
+// never by a trigger or a try in a running run; a page merges the chunks
+// with the DAG's unfinished runs' task instances, read and sorted once per
+// version of its runs and task instances (pendingKeyedTxn). Unlike the
+// start chunks, these hold the task instances whose key is NULL too,
+// below every value (SQLite's order, sortParamCompare), so a page never
+// falls back to the sort. One table holds every order's chunks: a run's
+// settling opens one more table in its write, not four.
+
+import (
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// tiKeyOrder is an order a keyed chunk belongs to.
+type tiKeyOrder uint8
+
+const (
+	tiKeyState tiKeyOrder = iota + 1
+	tiKeyEndDate
+	tiKeyDuration
+	tiKeyTryNumber
+	// tiKeyUnstarted holds the task instances without a start (key NULL,
+	// by id): the part of the start_date order the start chunks leave out.
+	tiKeyUnstarted
+)
+
+// tiKeyOrders are the orders the keyed chunks hold.
+var tiKeyOrders = [...]tiKeyOrder{tiKeyState, tiKeyEndDate, tiKeyDuration, tiKeyTryNumber, tiKeyUnstarted}
+
+// tiKeyOrderOf is the chunks' order of an order_by attribute.
+func tiKeyOrderOf(attr string) (tiKeyOrder, bool) {
+	switch attr {
+	case "state":
+		return tiKeyState, true
+	case "end_date":
+		return tiKeyEndDate, true
+	case "duration":
+		return tiKeyDuration, true
+	case "try_number":
+		return tiKeyTryNumber, true
+	}
+	return 0, false
+}
+
+// tiNullKey is the Sec of a NULL key: below every value's.
+const tiNullKey = math.MinInt64
+
+// tiKeyOf is a task instance's entry in an order, its key in Sec and
+// Nsec (compareTIStarts' order is the key's): false when it has no id (an
+// edition before 3) or, in tiKeyUnstarted, a start.
+//   - state: its first 12 bytes, big-endian (Airflow's states differ
+//     within them; "" is None, NULL);
+//   - end_date: as a start is (tiStartOf);
+//   - duration: the float's bits in an order that sorts as the value;
+//   - try_number: the number.
+func tiKeyOf(order tiKeyOrder, ti *TaskInstance) (tiStartEntry, bool) {
+	if ti.ID == "" {
+		return tiStartEntry{}, false
+	}
+	e := tiStartEntry{Sec: tiNullKey, MapIndex: int32(ti.MapIndex), ID: ti.ID, RunID: ti.RunID, TaskID: ti.TaskID}
+	switch order {
+	case tiKeyState:
+		var b [12]byte
+		copy(b[:], ti.State)
+		e.Sec = int64(binary.BigEndian.Uint64(b[:8]) ^ 1<<63)
+		e.Nsec = int32(binary.BigEndian.Uint32(b[8:])) // ASCII: the sign bit stays clear
+	case tiKeyEndDate:
+		if ti.EndDate != nil {
+			e.Sec, e.Nsec = ti.EndDate.Unix(), int32(ti.EndDate.Nanosecond())
+		}
+	case tiKeyDuration:
+		if ti.Duration != nil {
+			// +0: no negative zero, which compares equal to zero.
+			bits := math.Float64bits(*ti.Duration + 0)
+			if bits>>63 == 0 {
+				bits |= 1 << 63
+			} else {
+				bits = ^bits
+			}
+			e.Sec = int64(bits ^ 1<<63)
+		}
+	case tiKeyTryNumber:
+		e.Sec = int64(ti.TryNumber)
+	case tiKeyUnstarted:
+		if ti.StartDate != nil {
+			return tiStartEntry{}, false
+		}
+	default:
+		return tiStartEntry{}, false
+	}
+	return e, true
+}
+
+// tiStartOrUnstarted is a task instance's entry in the whole start_date
+// order: its start's, or the NULL key's when it has none.
+func tiStartOrUnstarted(ti *TaskInstance) (tiStartEntry, bool) {
+	if e, ok := tiStartOf(ti); ok {
+		return e, true
+	}
+	return tiKeyOf(tiKeyUnstarted, ti)
+}
+
+// tiKeysDiffer reports whether a task instance's change from a to b
+// (one task and map_index) moves it in one of the keyed orders.
+func tiKeysDiffer(a, b *TaskInstance) bool {
+	return a.ID != b.ID || a.State != b.State || a.TryNumber != b.TryNumber || (a.StartDate == nil) != (b.StartDate == nil) ||
+		compareTimes(a.EndDate, b.EndDate) != 0 || (a.EndDate == nil) != (b.EndDate == nil) ||
+		(a.Duration == nil) != (b.Duration == nil) || (a.Duration != nil && *a.Duration != *b.Duration)
+}
+
+// tableTIKeyed is derived from the task instances: chunks of each DAG's
+// settled runs' task instances in the keyed orders. Its name shares its
+// leading letters with no table a trigger writes.
+const tableTIKeyed = "keyed_task_instances"
+
+func init() {
+	derivedTables[tableTIKeyed] = true
+}
+
+// tiKeyChunk is a chunk of an order (tiStartChunk's: at least one entry,
+// keyed by the first).
+type tiKeyChunk struct {
+	Order tiKeyOrder
+	tiStartChunk
+}
+
+// tiKeyedTable holds the chunks by (order, dag_id, first entry).
+func tiKeyedTable() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableTIKeyed,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: tiKeyChunkIndex{}},
+		},
+	}
+}
+
+// tiKeyChunkIndex keys a chunk as its order's byte and the start index's
+// key (tiStartKey). FromArgs takes (order, dag_id[, entry]), also
+// PrefixFromArgs.
+type tiKeyChunkIndex struct{}
+
+func (tiKeyChunkIndex) FromObject(obj any) (bool, []byte, error) {
+	c, ok := obj.(*tiKeyChunk)
+	if !ok {
+		return false, nil, fmt.Errorf("task instance key index: want *tiKeyChunk, got %T", obj)
+	}
+	if c.Order == 0 || c.DagID == "" || len(c.Entries) == 0 {
+		return false, nil, fmt.Errorf("task instance key index: chunk %d of %q with %d entries", c.Order, c.DagID, len(c.Entries))
+	}
+	return true, appendTIStartKey([]byte{byte(c.Order)}, c.DagID, &c.Entries[0]), nil
+}
+
+func (tiKeyChunkIndex) FromArgs(args ...any) ([]byte, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return nil, fmt.Errorf("task instance key index: want (order, dag_id[, entry]), got %d arguments", len(args))
+	}
+	order, ok := args[0].(tiKeyOrder)
+	if !ok {
+		return nil, fmt.Errorf("task instance key index: order must be a tiKeyOrder: %#v", args[0])
+	}
+	dagID, ok := args[1].(string)
+	if !ok {
+		return nil, fmt.Errorf("task instance key index: dag_id must be a string: %#v", args[1])
+	}
+	if len(args) == 2 {
+		return appendTIStartKey([]byte{byte(order)}, dagID, nil), nil
+	}
+	e, ok := args[2].(tiStartEntry)
+	if !ok {
+		return nil, fmt.Errorf("task instance key index: want a tiStartEntry: %#v", args[2])
+	}
+	return appendTIStartKey([]byte{byte(order)}, dagID, &e), nil
+}
+
+func (x tiKeyChunkIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.FromArgs(args...) }
+
+// keyedChunks is tiChunkTable for one order's chunks.
+type keyedChunks struct{ order tiKeyOrder }
+
+func (k keyedChunks) chunkAt(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, error) {
+	it, err := txn.ReverseLowerBound(tableTIKeyed, indexID, k.order, dagID, e)
+	if err != nil {
+		return nil, fmt.Errorf("find the key chunk of task %s of %s/%s: %w", e.TaskID, dagID, e.RunID, err)
+	}
+	if raw := it.Next(); raw != nil {
+		if c := raw.(*tiKeyChunk); c.Order == k.order && c.DagID == dagID {
+			return &c.tiStartChunk, nil
+		}
+	}
+	raw, err := txn.First(tableTIKeyed, indexID+"_prefix", k.order, dagID)
+	if err != nil {
+		return nil, fmt.Errorf("find the key chunks of %s: %w", dagID, err)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	return &raw.(*tiKeyChunk).tiStartChunk, nil
+}
+
+func (k keyedChunks) nextFirst(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, error) {
+	it, err := txn.LowerBound(tableTIKeyed, indexID, k.order, c.DagID, c.Entries[0])
+	if err != nil {
+		return tiStartEntry{}, false, fmt.Errorf("find the key chunks of %s: %w", c.DagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n := raw.(*tiKeyChunk)
+		if n.Order != k.order || n.DagID != c.DagID {
+			break
+		}
+		if n.Entries[0] != c.Entries[0] {
+			return n.Entries[0], true, nil
+		}
+	}
+	return tiStartEntry{}, false, nil
+}
+
+func (k keyedChunks) replace(txn *memdb.Txn, old *tiStartChunk, dagID string, entries []tiStartEntry) error {
+	if old != nil && (len(entries) == 0 || entries[0] != old.Entries[0]) {
+		if err := txn.Delete(tableTIKeyed, &tiKeyChunk{Order: k.order, tiStartChunk: *old}); err != nil {
+			return fmt.Errorf("replace a key chunk of %s: %w", dagID, err)
+		}
+	}
+	for len(entries) > 0 {
+		n := len(entries)
+		if n > 2*tiStartChunkSize {
+			n = tiStartChunkSize
+		}
+		c := &tiKeyChunk{Order: k.order, tiStartChunk: tiStartChunk{DagID: dagID, Entries: entries[:n:n]}}
+		if err := txn.Insert(tableTIKeyed, c); err != nil {
+			return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
+		}
+		entries = entries[n:]
+	}
+	return nil
+}
+
+// tiChunkTable is where an order's chunks are: the chunk that holds an
+// entry or would, the first entry of the chunk after one, and a chunk's
+// replacement.
+type tiChunkTable interface {
+	chunkAt(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, error)
+	nextFirst(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, error)
+	replace(txn *memdb.Txn, old *tiStartChunk, dagID string, entries []tiStartEntry) error
+}
+
+// changeTIChunksTxn takes drops from the DAG's chunks of t and puts adds
+// in, each chunk they touch rewritten once (a clear of a run's thousands
+// of mapped instances gives each a new id: a chunk copy for each would
+// cost thousands), a chunk grown past twice tiStartChunkSize split.
+func changeTIChunksTxn(txn *memdb.Txn, t tiChunkTable, dagID string, drops, adds []tiStartEntry) error {
+	if len(drops) == 0 && len(adds) == 0 {
+		return nil
+	}
+	slices.SortFunc(drops, compareTIStarts)
+	slices.SortFunc(adds, compareTIStarts)
+	for len(drops) > 0 || len(adds) > 0 {
+		first := tiStartEntry{}
+		switch {
+		case len(drops) == 0:
+			first = adds[0]
+		case len(adds) == 0 || compareTIStarts(drops[0], adds[0]) <= 0:
+			first = drops[0]
+		default:
+			first = adds[0]
+		}
+		c, err := t.chunkAt(txn, dagID, first)
+		if err != nil {
+			return err
+		}
+		// The chunk holds the entries up to the next chunk's first.
+		nd, na := len(drops), len(adds)
+		var entries []tiStartEntry
+		if c != nil {
+			next, ok, err := t.nextFirst(txn, c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				below := func(e tiStartEntry) bool { return compareTIStarts(e, next) < 0 }
+				nd = countWhile(drops, below)
+				na = countWhile(adds, below)
+			}
+			entries = c.Entries
+		}
+		merged, err := mergeTIStarts(entries, drops[:nd], adds[:na])
+		if err != nil {
+			return fmt.Errorf("order task instances of %s: %w", dagID, err)
+		}
+		if err := t.replace(txn, c, dagID, merged); err != nil {
+			return err
+		}
+		drops, adds = drops[nd:], adds[na:]
+	}
+	return nil
+}
+
+// rekeyTIsTxn keeps the keyed chunks after a settled run's task instances
+// changed from old to new (both sorted as runTasks keeps them; restartTIsTxn
+// found a key changed): an entry leaves with a task instance whose key or
+// id changed, or that went, and comes with its new one.
+func rekeyTIsTxn(txn *memdb.Txn, dagID string, old, new []*TaskInstance) error {
+	for _, order := range tiKeyOrders {
+		var drops, adds []tiStartEntry
+		drop := func(ti *TaskInstance) {
+			if e, ok := tiKeyOf(order, ti); ok {
+				drops = append(drops, e)
+			}
+		}
+		add := func(ti *TaskInstance) {
+			if e, ok := tiKeyOf(order, ti); ok {
+				adds = append(adds, e)
+			}
+		}
+		i, j := 0, 0
+		for i < len(old) || j < len(new) {
+			switch {
+			case j == len(new):
+				drop(old[i])
+				i++
+			case i == len(old):
+				add(new[j])
+				j++
+			case old[i] == new[j]:
+				i++
+				j++
+			default:
+				a, b := old[i], new[j]
+				switch c := cmp.Or(strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.MapIndex, b.MapIndex)); {
+				case c < 0:
+					drop(a)
+					i++
+				case c > 0:
+					add(b)
+					j++
+				default:
+					ea, oka := tiKeyOf(order, a)
+					eb, okb := tiKeyOf(order, b)
+					if oka != okb || ea != eb {
+						drop(a)
+						add(b)
+					}
+					i++
+					j++
+				}
+			}
+		}
+		if err := changeTIChunksTxn(txn, keyedChunks{order}, dagID, drops, adds); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settleKeyedTIsTxn puts a run's task instances into the keyed chunks
+// (settled) or takes them out.
+func settleKeyedTIsTxn(txn *memdb.Txn, dagID string, tis []*TaskInstance, settled bool) error {
+	for _, order := range tiKeyOrders {
+		entries := make([]tiStartEntry, 0, len(tis))
+		for _, ti := range tis {
+			if e, ok := tiKeyOf(order, ti); ok {
+				entries = append(entries, e)
+			}
+		}
+		var err error
+		if settled {
+			err = changeTIChunksTxn(txn, keyedChunks{order}, dagID, nil, entries)
+		} else {
+			err = changeTIChunksTxn(txn, keyedChunks{order}, dagID, entries, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteKeyedTIsTxn removes a DAG's keyed chunks ("": every DAG's).
+func deleteKeyedTIsTxn(txn *memdb.Txn, dagID string) error {
+	if dagID == "" {
+		if _, err := txn.DeleteAll(tableTIKeyed, indexID); err != nil {
+			return fmt.Errorf("delete the key chunks: %w", err)
+		}
+		return nil
+	}
+	for _, order := range tiKeyOrders {
+		if _, err := txn.DeleteAll(tableTIKeyed, indexID+"_prefix", order, dagID); err != nil {
+			return fmt.Errorf("delete the key chunks of %q: %w", dagID, err)
+		}
+	}
+	return nil
+}
+
+// rekeyAllTIsTxn sets every keyed chunk anew from the settled runs' task
+// instances (a restore, a recount): one walk of the rows, which come by
+// DAG, each run looked up.
+func rekeyAllTIsTxn(txn *memdb.Txn) error {
+	if err := deleteKeyedTIsTxn(txn, ""); err != nil {
+		return err
+	}
+	it, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return fmt.Errorf("order task instances by key: %w", err)
+	}
+	dagID := ""
+	var entries [len(tiKeyOrders)][]tiStartEntry
+	flush := func() error {
+		for i, order := range tiKeyOrders {
+			es := entries[i]
+			slices.SortFunc(es, compareTIStarts)
+			for len(es) > 0 {
+				n := min(len(es), tiStartChunkSize)
+				c := &tiKeyChunk{Order: order, tiStartChunk: tiStartChunk{DagID: dagID, Entries: es[:n:n]}}
+				if err := txn.Insert(tableTIKeyed, c); err != nil {
+					return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
+				}
+				es = es[n:]
+			}
+			entries[i] = nil
+		}
+		return nil
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		row := raw.(*runTasks)
+		if row.DagID != dagID {
+			if err := flush(); err != nil {
+				return err
+			}
+			dagID = row.DagID
+		}
+		run, err := runByRunIDTxn(txn, row.DagID, row.RunID)
+		if errors.Is(err, errNotFound) || (err == nil && !runSettled(run)) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for i, order := range tiKeyOrders {
+			for _, ti := range row.TIs {
+				if e, ok := tiKeyOf(order, ti); ok {
+					entries[i] = append(entries[i], e)
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// keyedChunkIter walks one order's chunks of a DAG as the start chunks
+// (tiStartMerge.fill): it ends at the order's last.
+type keyedChunkIter struct {
+	it    memdb.ResultIterator
+	order tiKeyOrder
+}
+
+func (k *keyedChunkIter) Next() any {
+	raw := k.it.Next()
+	if raw == nil || raw.(*tiKeyChunk).Order != k.order {
+		return nil
+	}
+	return &raw.(*tiKeyChunk).tiStartChunk
+}
+
+func (k *keyedChunkIter) WatchCh() <-chan struct{} { return k.it.WatchCh() }
+
+// addKeyed starts a walk of a DAG's chunks of an order (none: no walk),
+// and one of its unfinished runs' task instances in that order.
+func (m *tiStartMerge) addKeyed(s *Store, order tiKeyOrder, dagID string) error {
+	var it memdb.ResultIterator
+	var err error
+	if m.desc {
+		top := tiStartEntry{Sec: 1<<63 - 1, Nsec: 1<<31 - 1, ID: "\xff"}
+		it, err = m.txn.ReverseLowerBound(tableTIKeyed, indexID, order, dagID, top)
+	} else {
+		it, err = m.txn.LowerBound(tableTIKeyed, indexID, order, dagID)
+	}
+	if err != nil {
+		return fmt.Errorf("list task instances of %s: %w", dagID, err)
+	}
+	w := &tiStartWalk{dagID: dagID, it: &keyedChunkIter{it: it, order: order}}
+	if m.fill(w) {
+		m.walks = append(m.walks, w)
+	}
+	pending, err := s.pendingKeyedTxn(m.txn, dagID, order, m.read)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		m.walks = append(m.walks, &tiStartWalk{dagID: dagID, pending: pending})
+	}
+	return nil
+}
+
+// pendingKeyedTxn is pendingStartsTxn for a keyed order: the DAG's
+// unfinished runs' task instances in it, remembered per version.
+func (s *Store) pendingKeyedTxn(txn *memdb.Txn, dagID string, order tiKeyOrder, read *int) ([]tiPendingStart, error) {
+	return s.pendingEntriesTxn(txn, &s.tiKeyedPending, dagID, string(rune(order))+dagID,
+		func(ti *TaskInstance) (tiStartEntry, bool) { return tiKeyOf(order, ti) }, read)
+}
+
+// TIKeyPage is TIStartPage for an order led by state, end_date,
+// duration or try_number: each DAG's keyed chunks merged with its
+// unfinished runs' task instances; ok is false when the store cannot
+// walk it (task instances without ids, runs in a state neither settled
+// nor unfinished): the caller sorts.
+func (s *Store) TIKeyPage(order tiKeyOrder, q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	page = []RunTaskInstance{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return page, total, true, nil
+	}
+	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read, entryOf: func(ti *TaskInstance) (tiStartEntry, bool) { return tiKeyOf(order, ti) }}
+	for _, dagID := range dagIDs {
+		if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
+			return nil, 0, false, nil // runs in a state neither settled nor queued or running
+		}
+		if err := m.addKeyed(s, order, dagID); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	heap.Init(m)
+	page, ok, err = m.walkPage(q, min(q.Limit, total-q.Offset))
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	return page, total, true, nil
+}
