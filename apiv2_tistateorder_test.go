@@ -86,6 +86,15 @@ func TestAPIv2_TaskInstances_KeyOrdersReadThePage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Three ran again and settled: in the DAG's tail, read as the
+	// running ones are.
+	for _, state := range []RunState{RunRunning, RunSuccess} {
+		for _, run := range runs[50:53] {
+			if _, err := ts.store.ForceRunState("tikey_a", run.RunID, state, base, runStateDates{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
 	const all = "/dags/~/dagRuns/~/taskInstances"
@@ -136,14 +145,32 @@ func checkTIKeyedChunks(t *testing.T, store *Store, step string) {
 		order tiKeyOrder
 		dagID string
 	}
+	tails := map[[2]string]bool{} // the settled runs of the tails, in no chunk
+	it, err := txn.Get(tableTIKeyed, indexID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if tail, ok := raw.(*tiKeyTail); ok {
+			if len(tail.RunIDs) == 0 || len(tail.RunIDs) >= tiKeyTailMax {
+				t.Fatalf("%s: the tail of %s holds %d runs", step, tail.DagID, len(tail.RunIDs))
+			}
+			for _, runID := range tail.RunIDs {
+				if run, err := runByRunIDTxn(txn, tail.DagID, runID); err != nil || !runSettled(run) || tails[[2]string{tail.DagID, runID}] {
+					t.Fatalf("%s: run %s of the tail of %s is not a settled run once there (%v)", step, runID, tail.DagID, err)
+				}
+				tails[[2]string{tail.DagID, runID}] = true
+			}
+		}
+	}
 	want := map[at][]tiStartEntry{}
-	it, err := txn.Get(tableTasks, indexID)
+	it, err = txn.Get(tableTasks, indexID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		row := raw.(*runTasks)
-		if run, err := runByRunIDTxn(txn, row.DagID, row.RunID); err != nil || !runSettled(run) {
+		if run, err := runByRunIDTxn(txn, row.DagID, row.RunID); err != nil || !runSettled(run) || tails[[2]string{row.DagID, row.RunID}] {
 			continue
 		}
 		for _, order := range tiKeyOrders {
@@ -160,7 +187,10 @@ func checkTIKeyedChunks(t *testing.T, store *Store, step string) {
 		t.Fatal(err)
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		c := raw.(*tiKeyChunk)
+		c, ok := raw.(*tiKeyChunk)
+		if !ok {
+			continue
+		}
 		if len(c.Entries) == 0 || len(c.Entries) > 2*tiStartChunkSize {
 			t.Fatalf("%s: a chunk %d of %s holds %d entries", step, c.Order, c.DagID, len(c.Entries))
 		}
@@ -234,6 +264,22 @@ func TestTaskInstances_KeyOrdersAsTheSort(t *testing.T) {
 	dags := []*DAG{addStartedRuns(t, store, "tiksort_a", base, 30, true), addStartedRuns(t, store, "tiksort_b", base, 24, false)}
 	varyTIKeys(t, store, "tiksort_a")
 	varyTIKeys(t, store, "tiksort_b")
+	// 20 runs run again and settle: 16 go to the chunks at once, four
+	// stay in the DAG's tail.
+	runs, err := store.RunsOfDag("tiksort_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, state := range []RunState{RunRunning, RunFailed} {
+		for _, run := range runs[3:23] {
+			if _, err := store.ForceRunState("tiksort_a", run.RunID, state, base, runStateDates{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if tail, err := tiKeyTailTxn(store.read(), "tiksort_a"); err != nil || len(tail.RunIDs) != 4 {
+		t.Fatalf("the tail holds %v (%v), want four runs", tail, err)
+	}
 	checkTIKeyedChunks(t, store, "set-up")
 	rng := rand.New(rand.NewPCG(21, 15))
 	o := ts.srv.ops

@@ -267,7 +267,7 @@ func restartTIsTxn(txn *memdb.Txn, dagID, runID string, run *DagRun, old, new []
 		return nil
 	}
 	if keyed {
-		if err := rekeyTIsTxn(txn, dagID, old, new); err != nil {
+		if err := rekeyTIsTxn(txn, dagID, runID, old, new); err != nil {
 			return err
 		}
 	}
@@ -296,7 +296,7 @@ func settleTIStartsTxn(txn *memdb.Txn, old, next *DagRun) error {
 			entries = append(entries, e)
 		}
 	}
-	if err := settleKeyedTIsTxn(txn, run.DagID, row.TIs, runSettled(next)); err != nil {
+	if err := settleKeyedTIsTxn(txn, run.DagID, run.RunID, row.TIs, runSettled(next)); err != nil {
 		return err
 	}
 	if runSettled(next) {
@@ -842,13 +842,14 @@ type tiPendingStart struct {
 // (a running DAG's next page after a try's start reads them again: its
 // unfinished runs' rows, not its settled ones); read counts the rows.
 func (s *Store) pendingStartsTxn(txn *memdb.Txn, dagID string, read *int) ([]tiPendingStart, error) {
-	return s.pendingEntriesTxn(txn, &s.tiPending, dagID, dagID, tiStartOf, read)
+	return s.pendingEntriesTxn(txn, &s.tiPending, dagID, dagID, tiStartOf, nil, read)
 }
 
 // pendingEntriesTxn is the entries entryOf gives the task instances of
-// the DAG's unfinished runs, sorted, remembered in memo under key per
-// version of the DAG's runs and task instances (pendingStartsTxn's).
-func (s *Store) pendingEntriesTxn(txn *memdb.Txn, memo *tiPendingMemo, dagID, key string, entryOf func(*TaskInstance) (tiStartEntry, bool), read *int) ([]tiPendingStart, error) {
+// the DAG's unfinished runs and of the settled runs named (a keyed
+// order's tail), sorted, remembered in memo under key per version of the
+// DAG's runs and task instances (pendingStartsTxn's).
+func (s *Store) pendingEntriesTxn(txn *memdb.Txn, memo *tiPendingMemo, dagID, key string, entryOf func(*TaskInstance) (tiStartEntry, bool), settled []string, read *int) ([]tiPendingStart, error) {
 	it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
 	if err != nil {
 		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
@@ -865,7 +866,16 @@ func (s *Store) pendingEntriesTxn(txn *memdb.Txn, memo *tiPendingMemo, dagID, ke
 		return got.starts, nil
 	}
 	var starts []tiPendingStart
-	for _, run := range p.byID() {
+	runs := p.byID()
+	for _, runID := range settled {
+		run, err := runByRunIDTxn(txn, dagID, runID)
+		if err != nil {
+			return nil, err
+		}
+		*read++
+		runs = append(slices.Clip(runs), run)
+	}
+	for _, run := range runs {
 		row, err := runTasksTxn(txn, dagID, run.RunID)
 		if err != nil {
 			return nil, err
