@@ -6,56 +6,7 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	memdb "github.com/hashicorp/go-memdb"
 )
-
-// varyTIKeys gives the task instances of dagID's runs the keys a
-// scheduler's varied outcomes leave (addStartedRuns' starts kept): run
-// i's task k ends (i*7+k)%50 seconds after its start, lasts as long (a
-// duration of many ties), is in try (i+k)%3+1, and ends in one of five
-// states (success most); one in seventeen has no end or duration (NULL);
-// the task instances addStartedRuns left without a start keep no state.
-func varyTIKeys(t *testing.T, store *Store, dagID string) {
-	t.Helper()
-	runs, err := store.RunsOfDag(dagID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	states := []TaskState{TaskSuccess, TaskSuccess, TaskFailed, TaskSkipped, TaskSuccess, TaskUpstreamFailed, TaskUpForRetry}
-	err = store.update(func(txn *memdb.Txn) error {
-		for i, run := range runs {
-			tis, err := taskInstancesOfRunTxn(txn, dagID, run.RunID)
-			if err != nil {
-				return err
-			}
-			var changed []*TaskInstance
-			for k, ti := range tis {
-				if ti.StartDate == nil {
-					continue
-				}
-				c := *ti
-				secs := (i*7 + k) % 50
-				end := ti.StartDate.Add(time.Duration(secs) * time.Second)
-				d := float64(secs)
-				c.EndDate, c.Duration = &end, &d
-				c.TryNumber = (i+k)%3 + 1
-				c.State = states[(i*3+k)%len(states)]
-				if (i*5+k)%17 == 0 {
-					c.EndDate, c.Duration = nil, nil
-				}
-				changed = append(changed, &c)
-			}
-			if err := putTaskInstancesTxn(txn, changed...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestAPIv2_TaskInstances_KeyOrdersReadThePage lists every run's task
 // instances (of every DAG, one DAG, the batch's DAGs) by state, end_date,
@@ -72,7 +23,7 @@ func TestAPIv2_TaskInstances_KeyOrdersReadThePage(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, id := range []string{"tikey_b", "tikey_a", "tikey_c"} {
 		addStartedRuns(t, ts.store, id, base, 80, i == 0)
-		varyTIKeys(t, ts.store, id)
+		varyTIKeys(t, ts.store, id, false)
 	}
 	// Five of a DAG's runs running again: their task instances are in no
 	// chunk, and a page merges them, read once per version of the DAG's
@@ -262,8 +213,8 @@ func TestTaskInstances_KeyOrdersAsTheSort(t *testing.T) {
 	store := ts.store
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	dags := []*DAG{addStartedRuns(t, store, "tiksort_a", base, 30, true), addStartedRuns(t, store, "tiksort_b", base, 24, false)}
-	varyTIKeys(t, store, "tiksort_a")
-	varyTIKeys(t, store, "tiksort_b")
+	varyTIKeys(t, store, "tiksort_a", false)
+	varyTIKeys(t, store, "tiksort_b", true)
 	// 20 runs run again and settle: 16 go to the chunks at once, four
 	// stay in the DAG's tail.
 	runs, err := store.RunsOfDag("tiksort_a", "")
