@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestAPIv2_TaskInstances_KeyOrdersReadThePage lists every run's task
@@ -287,5 +290,80 @@ func TestTaskInstances_KeyOrdersAsTheSort(t *testing.T) {
 				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
 			}
 		}
+	}
+}
+
+// TestAPIv2_TaskInstances_NamedRunsOrdersAfterAWrite lists a named run's
+// task instances (its last task expanded into 400 mapped instances) in
+// the UI's run page order, by state, by -duration, with a filter, and
+// asks each again after a write of some of its task instances (a mapped
+// instance's next try, another's end, a note), and checks that the first
+// page after the write reads its run, its row, the task instances the
+// write changed and its own, not every task instance of the run (402:
+// sorted again before), and answers as the sort.
+func TestAPIv2_TaskInstances_NamedRunsOrdersAfterAWrite(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dag := addStartedRuns(t, ts.store, "tinamedw", base, 4, true)
+	expandLastTask(t, ts.store, dag, 400)
+	runs, err := ts.store.RunsOfDag("tinamedw", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := runs[2].RunID
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	one := "/dags/tinamedw/dagRuns/" + url.PathEscape(runID) + "/taskInstances"
+	now := base.Add(time.Hour)
+	writes := []func(tis []*TaskInstance) error{
+		func(tis []*TaskInstance) error { // a mapped instance's next try starts
+			next := *tis[200]
+			next.ID, next.State, next.TryNumber, next.StartDate, next.EndDate, next.Duration = newTaskInstanceID(), TaskRunning, 2, &now, nil, nil
+			return ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &next) })
+		},
+		func(tis []*TaskInstance) error { // two end, one failed
+			a, b := *tis[10], *tis[300]
+			end := now.Add(time.Minute)
+			d := 90.5
+			a.State, a.EndDate, a.Duration = TaskFailed, &end, &d
+			b.State, b.EndDate = TaskSuccess, &end
+			return ts.store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &a, &b) })
+		},
+		func(tis []*TaskInstance) error { // a note: no key changes
+			note := "seen"
+			_, err := ts.store.SetTaskInstanceNote(tis[5].key(), &note)
+			return err
+		},
+	}
+	for _, tc := range []struct{ name, query string }{
+		{"the UI's order", "?limit=20&offset=40&order_by=-start_date&order_by=-run_after"},
+		{"state", "?limit=20&offset=380&order_by=state"},
+		{"-duration", "?limit=30&order_by=-duration"},
+		{"a filter, -end_date", "?limit=20&offset=5&state=success&order_by=-end_date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i, write := range writes {
+				ts.do(t, "GET", apiV2Prefix+one+tc.query, "") // remembered
+				tis, err := ts.store.TaskInstancesOfRun("tinamedw", runID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := write(tis); err != nil {
+					t.Fatal(err)
+				}
+				ts.srv.ops.sortLists.Store(true)
+				want := ts.do(t, "GET", apiV2Prefix+one+tc.query, "")
+				ts.srv.ops.sortLists.Store(false)
+				read = 0
+				got := ts.do(t, "GET", apiV2Prefix+one+tc.query, "")
+				if got.status != 200 || got.body != want.body {
+					t.Fatalf("write %d: %d %.400s, want %.400s", i, got.status, got.body, want.body)
+				}
+				if limit := 2 + 2*2 + 30; read > limit {
+					t.Errorf("write %d: read %d rows, want at most %d", i, read, limit)
+				}
+			}
+		})
 	}
 }
