@@ -215,41 +215,16 @@ func restartTIsTxn(txn *memdb.Txn, dagID, runID string, run *DagRun, old, new []
 			adds = append(adds, e)
 		}
 	}
-	i, j := 0, 0
-	for i < len(old) || j < len(new) {
-		switch {
-		case j == len(new):
-			drop(old[i])
-			i++
-		case i == len(old):
-			add(new[j])
-			j++
-		case old[i] == new[j]:
-			i++
-			j++
-		default:
-			a, b := old[i], new[j]
-			switch c := cmp.Or(strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.MapIndex, b.MapIndex)); {
-			case c < 0:
-				drop(a)
-				i++
-			case c > 0:
-				add(b)
-				j++
-			default:
-				ea, oka := tiStartOf(a)
-				eb, okb := tiStartOf(b)
-				if oka != okb || ea != eb {
-					drop(a)
-					add(b)
-				} else if !keyed && b.ID != "" && tiKeysDiffer(a, b) {
-					keyed = true
-				}
-				i++
-				j++
-			}
+	diffTIRows(old, new, drop, add, func(a, b *TaskInstance) {
+		ea, oka := tiStartOf(a)
+		eb, okb := tiStartOf(b)
+		if oka != okb || ea != eb {
+			drop(a)
+			add(b)
+		} else if !keyed && b.ID != "" && tiKeysDiffer(a, b) {
+			keyed = true
 		}
-	}
+	})
 	if len(drops) == 0 && len(adds) == 0 && !keyed {
 		return nil
 	}

@@ -132,6 +132,43 @@ func tiKeysDiffer(a, b *TaskInstance) bool {
 		(a.Duration == nil) != (b.Duration == nil) || (a.Duration != nil && *a.Duration != *b.Duration)
 }
 
+// diffTIRows calls gone for each task instance of old whose task and
+// map_index new has not, came for each of new's that old has not, and
+// changed for the pairs of one task and map_index that are not the same
+// pointer (a write copies what it changes; both sorted as runTasks keeps
+// them): the rows a write of a run's task instances replaced, walked once
+// by each derived order of them.
+func diffTIRows(old, new []*TaskInstance, gone, came func(*TaskInstance), changed func(a, b *TaskInstance)) {
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		switch {
+		case j == len(new):
+			gone(old[i])
+			i++
+		case i == len(old):
+			came(new[j])
+			j++
+		case old[i] == new[j]:
+			i++
+			j++
+		default:
+			a, b := old[i], new[j]
+			switch c := cmp.Or(strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.MapIndex, b.MapIndex)); {
+			case c < 0:
+				gone(a)
+				i++
+			case c > 0:
+				came(b)
+				j++
+			default:
+				changed(a, b)
+				i++
+				j++
+			}
+		}
+	}
+}
+
 // tableTIKeyed is derived from the task instances: chunks of each DAG's
 // settled runs' task instances in the keyed orders. Its name shares its
 // leading letters with no table a trigger writes.
@@ -362,39 +399,14 @@ func rekeyTIsTxn(txn *memdb.Txn, dagID, runID string, old, new []*TaskInstance) 
 				adds = append(adds, e)
 			}
 		}
-		i, j := 0, 0
-		for i < len(old) || j < len(new) {
-			switch {
-			case j == len(new):
-				drop(old[i])
-				i++
-			case i == len(old):
-				add(new[j])
-				j++
-			case old[i] == new[j]:
-				i++
-				j++
-			default:
-				a, b := old[i], new[j]
-				switch c := cmp.Or(strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.MapIndex, b.MapIndex)); {
-				case c < 0:
-					drop(a)
-					i++
-				case c > 0:
-					add(b)
-					j++
-				default:
-					ea, oka := tiKeyOf(order, a)
-					eb, okb := tiKeyOf(order, b)
-					if oka != okb || ea != eb {
-						drop(a)
-						add(b)
-					}
-					i++
-					j++
-				}
+		diffTIRows(old, new, drop, add, func(a, b *TaskInstance) {
+			ea, oka := tiKeyOf(order, a)
+			eb, okb := tiKeyOf(order, b)
+			if oka != okb || ea != eb {
+				drop(a)
+				add(b)
 			}
-		}
+		})
 		if err := changeTIChunksTxn(txn, keyedChunks{order}, dagID, drops, adds); err != nil {
 			return err
 		}
