@@ -22,9 +22,9 @@ package main
 // read and sorted once per version of its task instances and runs
 // (tiPendingStarts). Task instances without a start are in neither:
 // SortParam puts them below every start (sortParamCompare, SQLite's
-// order), so after the started ones descending, where a page that
-// reaches them is sorted by the caller, and before them ascending, which
-// is not walked (the caller sorts every ascending page).
+// order), so after the started ones descending and before them
+// ascending; the keyed order tiKeyUnstarted holds them
+// (memstore_tistateorder.go), merged into the same walk.
 
 import (
 	"cmp"
@@ -454,17 +454,16 @@ type TIStartQuery struct {
 	Offset, Limit int
 }
 
-// errNotStarted stops a start walk whose page reaches the task
-// instances without a start, which no chunk holds (or that met an entry
-// its task instance no longer has): the caller sorts.
+// errNotStarted stops a walk that met an entry its task instance no
+// longer has: the caller sorts.
 var errNotStarted = errors.New("page past the started task instances")
 
 // TIStartPage is a page of the task instances q picks in q.Compare's
 // order, led by start_date, and how many it picks; ok is false when the
-// store cannot walk it (task instances without ids, a page that reaches
-// those without a start): the caller sorts. Each DAG's chunks are walked
-// in the order and the walks merged with the DAG's unfinished runs'
-// started task instances (pendingStartsTxn); the task instances that
+// store cannot walk it (walkTIPage): the caller sorts. Each DAG's chunks
+// are walked in the order and the walks merged with the DAG's unfinished
+// runs' started task instances (pendingStartsTxn) and with the task
+// instances without a start (tiKeyUnstarted); the task instances that
 // start at one instant are looked up together and put in q.Compare's
 // order, so a page reads the chunks up to its end and the task instances
 // of its instants (without a filter, the offset passes the others
@@ -472,6 +471,30 @@ var errNotStarted = errors.New("page past the started task instances")
 // The total is the run counts' without a filter, else counted once per
 // version of the task-instance rows and filter.
 func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	return s.walkTIPage(q, tiStartOrUnstarted, func(m *tiStartMerge, dagID string) error {
+		if err := m.add(dagID); err != nil {
+			return err
+		}
+		pending, err := s.pendingStartsTxn(m.txn, dagID, m.read)
+		if err != nil {
+			return err
+		}
+		if len(pending) > 0 {
+			m.walks = append(m.walks, &tiStartWalk{dagID: dagID, pending: pending})
+		}
+		// The task instances without a start (the NULL key, below
+		// every start: sortParamCompare) are the keyed chunks' and
+		// pending entries' of tiKeyUnstarted.
+		return m.addKeyed(s, tiKeyUnstarted, dagID)
+	})
+}
+
+// walkTIPage is a page of q from a merge of the walks addDAG starts for
+// each DAG, in the order entryOf gives the task instances (TIStartPage,
+// TIKeyPage); ok is false when the store cannot walk it: task instances
+// without ids, runs in a state neither settled nor unfinished (in no
+// walk), an entry its task instance no longer has.
+func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartEntry, bool), addDAG func(m *tiStartMerge, dagID string) error) (page []RunTaskInstance, total int, ok bool, err error) {
 	txn := s.read()
 	read := 0
 	defer func() {
@@ -487,25 +510,12 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 	if q.Offset >= total || q.Limit <= 0 {
 		return page, total, true, nil
 	}
-	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read, entryOf: tiStartOrUnstarted}
+	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read, entryOf: entryOf}
 	for _, dagID := range dagIDs {
 		if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
 			return nil, 0, false, nil // runs in a state neither settled nor queued or running
 		}
-		if err := m.add(dagID); err != nil {
-			return nil, 0, false, err
-		}
-		pending, err := s.pendingStartsTxn(txn, dagID, &read)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if len(pending) > 0 {
-			m.walks = append(m.walks, &tiStartWalk{dagID: dagID, pending: pending})
-		}
-		// The task instances without a start (the NULL key, below
-		// every start: sortParamCompare) are the keyed chunks' and
-		// pending entries' of tiKeyUnstarted.
-		if err := m.addKeyed(s, tiKeyUnstarted, dagID); err != nil {
+		if err := addDAG(m, dagID); err != nil {
 			return nil, 0, false, err
 		}
 	}

@@ -24,7 +24,6 @@ package main
 
 import (
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -656,34 +655,6 @@ func (s *Store) pendingKeyedTxn(txn *memdb.Txn, dagID string, order tiKeyOrder, 
 // walk it (task instances without ids, runs in a state neither settled
 // nor unfinished): the caller sorts.
 func (s *Store) TIKeyPage(order tiKeyOrder, q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
-	txn := s.read()
-	read := 0
-	defer func() {
-		if s.rowsRead != nil {
-			s.rowsRead(read)
-		}
-	}()
-	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
-	if err != nil || !ok {
-		return nil, 0, ok, err
-	}
-	page = []RunTaskInstance{}
-	if q.Offset >= total || q.Limit <= 0 {
-		return page, total, true, nil
-	}
-	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read, entryOf: func(ti *TaskInstance) (tiStartEntry, bool) { return tiKeyOf(order, ti) }}
-	for _, dagID := range dagIDs {
-		if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
-			return nil, 0, false, nil // runs in a state neither settled nor queued or running
-		}
-		if err := m.addKeyed(s, order, dagID); err != nil {
-			return nil, 0, false, err
-		}
-	}
-	heap.Init(m)
-	page, ok, err = m.walkPage(q, min(q.Limit, total-q.Offset))
-	if err != nil || !ok {
-		return nil, 0, ok, err
-	}
-	return page, total, true, nil
+	return s.walkTIPage(q, func(ti *TaskInstance) (tiStartEntry, bool) { return tiKeyOf(order, ti) },
+		func(m *tiStartMerge, dagID string) error { return m.addKeyed(s, order, dagID) })
 }
