@@ -262,8 +262,12 @@ func settleTIStartsTxn(txn *memdb.Txn, old, next *DagRun) error {
 		run = old
 	}
 	row, err := runTasksTxn(txn, run.DagID, run.RunID)
-	if err != nil || row == nil {
+	if err != nil {
 		return err
+	}
+	if row == nil {
+		// A tail's run leaves it even without task instances.
+		return settleKeyedTIsTxn(txn, run.DagID, run.RunID, nil, runSettled(next))
 	}
 	entries := make([]tiStartEntry, 0, len(row.TIs))
 	for _, ti := range row.TIs {
@@ -854,6 +858,9 @@ func (s *Store) pendingEntriesTxn(txn *memdb.Txn, memo *tiPendingMemo, dagID, ke
 	runs := p.byID()
 	for _, runID := range settled {
 		run, err := runByRunIDTxn(txn, dagID, runID)
+		if errors.Is(err, errNotFound) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -417,14 +417,17 @@ func rekeyTIsTxn(txn *memdb.Txn, dagID, runID string, old, new []*TaskInstance) 
 // (settled: its DAG's tail, which goes to the chunks when full) or takes
 // them out (from the tail, or the chunks).
 func settleKeyedTIsTxn(txn *memdb.Txn, dagID, runID string, tis []*TaskInstance, settled bool) error {
-	if !slices.ContainsFunc(tis, func(ti *TaskInstance) bool { return ti.ID != "" }) {
-		return nil // an edition before 3: no order
+	if settled && !slices.ContainsFunc(tis, func(ti *TaskInstance) bool { return ti.ID != "" }) {
+		return nil // an edition before 3 (no order), or none to order
 	}
 	tail, err := tiKeyTailTxn(txn, dagID)
 	if err != nil {
 		return err
 	}
 	if settled {
+		if slices.Contains(tail.RunIDs, runID) {
+			return nil // there already (a run settles once between leaving)
+		}
 		next := &tiKeyTail{DagID: dagID, RunIDs: append(slices.Clip(tail.RunIDs), runID), N: tail.N + len(tis)}
 		if len(next.RunIDs) < tiKeyTailMax && next.N < tiKeyTailMaxTIs {
 			if err := txn.Insert(tableTIKeyed, next); err != nil {
