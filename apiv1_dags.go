@@ -174,6 +174,11 @@ var cronDescriptions = map[string]string{
 	"0 0 1 */3 *": "At 00:00, on day 1 of the month, every 3 months",
 	"0 0 1 1 *":   "At 00:00, on day 1 of the month, only in January",
 	"0 1 * * 3":   "At 01:00, only on Wednesday", // 2.10.3 example_datasets.py's, as the real Airflow 2.10.3 answered
+	// cron_descriptor's form for a time of day (ExpressionDescriptor with
+	// use_24hour_time_format, as CronMixin asks it).
+	"0 3 * * *":   "At 03:00",
+	"0 6 * * *":   "At 06:00",
+	"0 9 * * *":   "At 09:00",
 	"* * * * *":   "Every minute",
 	"*/1 * * * *": "Every minute",    // 2.10.3 example_branch_python_dop_operator_3.py's, as the real Airflow 2.10.3 answered
 	"*/2 * * * *": "Every 2 minutes", // 2.10.3 example_sla_dag.py's, as the real Airflow 2.10.3 answered

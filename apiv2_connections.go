@@ -44,7 +44,7 @@ var v2ConnectionBody = &v2Model{name: "ConnectionBody", fields: []v2Field{
 	{name: "password", typ: v2TStr, nullable: true},
 	{name: "extra", typ: v2ConnectionExtra, nullable: true},
 	v2TeamName,
-}, after: v2TeamNameCheck}
+}}
 
 // v2ConnectionBulkBody is BulkBody[ConnectionBody].
 var v2ConnectionBulkBody = v2BulkBody(v2ConnectionBody)
@@ -111,6 +111,7 @@ func connectionChangeOf(body map[string]any) connectionChange {
 	}
 	c.Password = optString(body["password"])
 	c.Extra = optString(body["extra"])
+	c.Team = optString(body["team_name"])
 	return c
 }
 
@@ -144,7 +145,7 @@ func (s *server) V2GetConnection(id string) (any, error) {
 
 // V2PostConnection is POST /connections (answered 201).
 func (s *server) V2PostConnection(body map[string]any) (any, error) {
-	c, err := s.ops.createConnection(connectionChangeOf(body).Connection)
+	c, err := s.ops.createConnectionChange(connectionChangeOf(body))
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}

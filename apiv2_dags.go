@@ -712,9 +712,13 @@ func v2Missing(err error, dagID string) error {
 	return err
 }
 
-// V2PatchDags is patch_dags: every DAG the filters select (no
+// V2PatchDags is patch_dags: the page of the DAGs the filters select (no
 // dag_id_pattern selects the ids holding "none"; "~" all) is paused or
-// unpaused, and the page of them answered.
+// unpaused and answered, with the count of every DAG selected. 3.2.1
+// updates the page's DAGs alone (c57fba0e dags.py:343-365, the update's
+// ids are the paginated select's); paging through every DAG selected is
+// apache/airflow#65309, first released in 3.2.2. Its select has no
+// ORDER BY, so the database's order makes the page; airlite's is dag_id's.
 func (s *server) V2PatchDags(req *apiRequest) (any, error) {
 	if err := v2CheckMask(req.query); err != nil {
 		return nil, err
@@ -726,21 +730,20 @@ func (s *server) V2PatchDags(req *apiRequest) (any, error) {
 		// then filters on ILIKE '%None%' (common/parameters.py).
 		dq.idLike = []*regexp.Regexp{v2ILike("None")}
 	}
-	dq.page = page{limit: int(^uint(0) >> 1)}
-	all, total, err := s.ops.listDags(dq)
+	pageOf, total, err := s.ops.listDags(dq)
 	if err != nil {
 		return nil, err
 	}
 	paused, _ := req.body["is_paused"].(bool)
-	ids := make([]string, len(all))
-	for i, d := range all {
+	ids := make([]string, len(pageOf))
+	for i, d := range pageOf {
 		ids[i] = d.Row.DagID
 	}
 	if err := s.ops.setPausedAll(ids, paused); err != nil {
 		return nil, err
 	}
 	out := v2DAGCollection{Dags: []v2DAG{}, TotalEntries: total}
-	for _, d := range v2Window(all, v2Page(q)) {
+	for _, d := range pageOf {
 		changed := *d.Row
 		changed.IsPaused = paused
 		d.Row = &changed

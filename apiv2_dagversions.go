@@ -129,7 +129,10 @@ func (s *server) V2GetDagVersions(req *apiRequest) (any, error) {
 		}
 		vs = append(vs, v)
 	}
-	// Ordered by the keys, then the primary key (id).
+	// Ordered by the keys, then the primary key (id) in the first key's
+	// direction, SortParam.to_orm's final discriminator (c57fba0e
+	// common/parameters.py:326-330).
+	pkDesc := keys[0].desc
 	slices.SortStableFunc(vs, func(a, b *DagVersion) int {
 		for _, k := range keys {
 			c := v2DagVersionOrder[k.attr](a, b)
@@ -139,6 +142,9 @@ func (s *server) V2GetDagVersions(req *apiRequest) (any, error) {
 			if c != 0 {
 				return c
 			}
+		}
+		if pkDesc {
+			return strings.Compare(b.ID, a.ID)
 		}
 		return strings.Compare(a.ID, b.ID)
 	})

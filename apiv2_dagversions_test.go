@@ -61,6 +61,16 @@ func TestAPIv2_DagVersions(t *testing.T) {
 		{"/api/v2/dags/tutorial/dagVersions?bundle_name=dags-folder&limit=1&offset=1", "[tutorial@2]", 2},
 		{"/api/v2/dags/tutorial/dagVersions?bundle_name=other", "[]", 0},
 		{"/api/v2/dags/~/dagVersions?limit=2", "[example_bash_operator@1 example_complex@1]", 12},
+		// Ties of the keys go by id in the first key's direction
+		// (SortParam.to_orm's final discriminator, c57fba0e
+		// common/parameters.py:326-330); the ids were made in dag_id
+		// order, tutorial@2 last.
+		{"/api/v2/dags/~/dagVersions?order_by=-version_number&limit=3", "[tutorial@2 tutorial_taskflow_api@1 tutorial_dag@1]", 12},
+		{"/api/v2/dags/~/dagVersions?order_by=-bundle_name&limit=2", "[tutorial@2 tutorial_taskflow_api@1]", 12},
+		{"/api/v2/dags/~/dagVersions?order_by=bundle_version&limit=2", "[example_bash_operator@1 example_complex@1]", 12},
+		{"/api/v2/dags/~/dagVersions?order_by=-version_number&order_by=id&limit=2", "[tutorial@2 example_bash_operator@1]", 12},
+		{"/api/v2/dags/tutorial/dagVersions?order_by=-bundle_name", "[tutorial@2 tutorial@1]", 2},
+		{"/api/v2/dags/tutorial/dagVersions?order_by=bundle_name", "[tutorial@1 tutorial@2]", 2},
 	} {
 		got, total := numbers(t, tc.path)
 		if s := "[" + joinSpace(got) + "]"; s != tc.want || total != tc.total {

@@ -175,7 +175,8 @@ func (s *server) v2SchedulerJob() (v2Job, bool) {
 
 // v2GetJobs is core_api/routes/public/job.py get_jobs over airlite's one
 // job: the filters (equality on job_state, job_type, hostname and
-// executor_class, the start and end date ranges), the order and the page,
+// executor_class, the start and end date ranges, a date not set counting
+// as now), the order and the page,
 // then is_alive, which Airflow applies to the page after counting: given
 // true or false, it keeps the alive jobs of the page and leaves
 // total_entries as counted.
@@ -190,13 +191,17 @@ func (s *server) v2GetJobs(req *apiRequest) (any, error) {
 		jobs = append(jobs, j)
 	}
 	starts, ends := v2RangeOf(q, "start_date"), v2RangeOf(q, "end_date")
+	// 3.2.1's datetime_range_filter_factory compares start_date and
+	// end_date as COALESCE(date, now()) (c57fba0e common/parameters.py:
+	// 651-653): a job that has not ended ends now in the range.
+	now := s.opts.Now()
 	eq := func(name string, col *string) bool {
 		want, given := q.str(name)
 		return !given || (col != nil && *col == want)
 	}
 	picked := []v2Job{}
 	for _, j := range jobs {
-		if starts.match(j.start) && ends.match(j.end) && eq("job_state", j.State) && eq("job_type", j.JobType) &&
+		if starts.match(cmp.Or(j.start, &now)) && ends.match(cmp.Or(j.end, &now)) && eq("job_state", j.State) && eq("job_type", j.JobType) &&
 			eq("hostname", j.Hostname) && eq("executor_class", j.ExecutorClass) {
 			picked = append(picked, j)
 		}

@@ -147,7 +147,14 @@ func TestAPIv2_Jobs(t *testing.T) {
 			{name: "executor class", path: "/jobs?executor_class=LocalExecutor", wantStatus: 200, wantBody: none},
 			{name: "started after", path: "/jobs?start_date_gte=2024-05-01T09:00:00Z&start_date_lt=2024-05-02", wantStatus: 200, wantBody: one},
 			{name: "started later", path: "/jobs?start_date_gt=2024-05-01T09:00:00Z", wantStatus: 200, wantBody: none},
-			{name: "no end date", path: "/jobs?end_date_lte=2030-01-01T00:00:00Z", wantStatus: 200, wantBody: none},
+			// A job without an end date ends now in the range (3.2.1's
+			// datetime_range_filter_factory compares COALESCE(end_date,
+			// now()); apache/airflow#66696, in 3.2.2, lets a NULL pass
+			// any lower bound).
+			{name: "no end date, ends by a later date", path: "/jobs?end_date_lte=2030-01-01T00:00:00Z", wantStatus: 200, wantBody: one},
+			{name: "no end date, ends after an earlier date", path: "/jobs?end_date_gte=2024-05-01T10:00:00Z", wantStatus: 200, wantBody: one},
+			{name: "no end date, ends after a later date", path: "/jobs?end_date_gt=2030-01-01T00:00:00Z", wantStatus: 200, wantBody: none},
+			{name: "no end date, ends before now", path: "/jobs?end_date_lt=2024-05-01T10:00:00Z", wantStatus: 200, wantBody: none},
 			{name: "alive", path: "/jobs?is_alive=true", wantStatus: 200, wantBody: one},
 			// get_jobs keeps the alive jobs whatever is_alive says.
 			{name: "not alive", path: "/jobs?is_alive=false", wantStatus: 200, wantBody: one},

@@ -9,22 +9,9 @@ import (
 	"net/http"
 )
 
-// v2TeamNameCheck is the model validator the bodies with a team_name
-// share: multi_team is off by default, so a team is refused
-// (datamodels/pools.py validate_team_name and its twins). This is
-// apache/airflow#63994, which is not in 3.2.1 (neither 3.2.0's nor
-// 3.2.1's release notes list it, no backport was found, and the 3.2.0-era
-// main c57fba0e has no such validator): 3.2.1 stores the team_name and
-// the team table's foreign key decides. Kept until 3.2.1's own answer is
-// settled (docs/airflow3.md).
-func v2TeamNameCheck(out map[string]any, input any, loc []any) []v2Issue {
-	if out["team_name"] != nil {
-		return []v2Issue{v2ValueError(loc, input, "team_name cannot be set when multi_team mode is disabled. Please contact your administrator.")}
-	}
-	return nil
-}
-
-// v2TeamName is the team_name field of the bodies: Field(max_length=50).
+// v2TeamName is the team_name field of the bodies: Field(max_length=50),
+// with no validator in 3.2.1 (the multi_team one, apache/airflow#63994,
+// came later); a team is refused where it is written (errTeamMissing).
 var v2TeamName = v2Field{name: "team_name", typ: v2Type{kind: v2String, maxLen: v2MaxLen(50)}, nullable: true}
 
 // v2PoolSlots is PoolSlots: an int, -1 for unlimited.
@@ -38,7 +25,7 @@ var v2PoolBody = &v2Model{name: "PoolBody", fields: []v2Field{
 	{name: "description", typ: v2TStr, nullable: true},
 	{name: "include_deferred", typ: v2TBool},
 	v2TeamName,
-}, after: v2TeamNameCheck}
+}}
 
 // v2PoolPatchBody is PoolPatchBody: every field optional; its name
 // field is "pool" in bodies (alias), "name" accepted too.
@@ -48,7 +35,7 @@ var v2PoolPatchBody = &v2Model{name: "PoolPatchBody", fields: []v2Field{
 	{name: "description", typ: v2TStr, nullable: true},
 	{name: "include_deferred", typ: v2TBool, nullable: true},
 	v2TeamName,
-}, after: v2TeamNameCheck}
+}}
 
 // v2PoolBulkBody is BulkBody[PoolBody].
 var v2PoolBulkBody = v2BulkBody(v2PoolBody)
@@ -93,6 +80,7 @@ func poolChangeOf(body map[string]any, nameField string) poolChange {
 	p.Slots, _ = body["slots"].(int64)
 	p.Description = optString(body["description"])
 	p.IncludeDeferred, _ = body["include_deferred"].(bool)
+	p.Team = optString(body["team_name"])
 	// A null where BasePool wants a value is no value (pydantic refuses
 	// it as BasePool is validated); airlite counts it as not given.
 	for _, f := range poolBaseFields {
@@ -203,7 +191,7 @@ func (s *server) V2GetPool(name string) (any, error) {
 // V2PostPool is POST /pools (answered 201).
 func (s *server) V2PostPool(body map[string]any) (any, error) {
 	p := poolChangeOf(body, "name")
-	created, err := s.ops.createPool(Pool{Name: p.Name, Slots: p.Slots, Description: p.Description, IncludeDeferred: p.IncludeDeferred})
+	created, err := s.ops.createPoolChange(p)
 	if err != nil {
 		return nil, apiv2ResourcePhrases.phrase(err)
 	}

@@ -559,9 +559,9 @@ func TestMappedTaskInstances_ReadThePage(t *testing.T) {
 // TestTaskInstances_FilteredPagesAsTheSort asks random filtered listings
 // of task instances (states, pools, task patterns, start ranges, the
 // mapped ones, one DAG or every DAG) in the merge's orders (map_index
-// then id; id), each twice and interleaved so that remembered counts of
-// other filters are at hand, and holds each to the sorting path's answer
-// (keys after the unique id, which no merge serves); and checks
+// then id; id; either way), each twice and interleaved so that remembered
+// counts of other filters are at hand, and holds each to the sorting
+// path's answer (operations.sortedTaskInstances); and checks
 // through rowsRead that a filtered page reads the task instances of its
 // order up to its last one once its count is known.
 func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
@@ -643,18 +643,18 @@ func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
 		default:
 			q.mappedOnly = true
 		}
-		first := []sortKey{{attr: "map_index"}, {attr: "id"}}[rng.IntN(2)]
+		first := []sortKey{{attr: "map_index"}, {attr: "id"}, {attr: "map_index", desc: true}, {attr: "id", desc: true}}[rng.IntN(4)]
 		if rng.IntN(3) > 0 {
 			q.order = []sortKey{first}
 		}
-		// The same order with keys after the unique id, which no merge
-		// serves: the sorting path.
+		// The same order with keys after the unique id, through the
+		// sorting path.
 		sorted := *q
-		sorted.order = []sortKey{first, {attr: "id"}, {attr: "start_date"}}
+		sorted.order = []sortKey{first, {attr: "id", desc: first.desc}, {attr: "start_date"}}
 		if q.order == nil { // the batch's default, id
 			sorted.order = []sortKey{{attr: "id"}, {attr: "start_date"}}
 		}
-		want, wantTotal, err := o.searchTaskInstances(&sorted)
+		want, wantTotal, err := o.sortedTaskInstances(&sorted)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -687,8 +687,9 @@ func TestTaskInstances_FilteredPagesAsTheSort(t *testing.T) {
 }
 
 // checkOrderPages checks that a page at a random offset of the task
-// instances of each of dagSets (nil: every DAG), in both default orders,
-// equals the task instances dags' runs have, sorted.
+// instances of each of dagSets (nil: every DAG), in both default orders
+// and both ways (TIOrderPage's walks down), equals the task instances
+// dags' runs have, sorted.
 func checkOrderPages(t *testing.T, store *Store, dags []*DAG, dagSets [][]string, rng *rand.Rand, step string) {
 	t.Helper()
 	type key struct {
@@ -712,7 +713,8 @@ func checkOrderPages(t *testing.T, store *Store, dags []*DAG, dagSets [][]string
 		}
 	}
 	for _, dagIDs := range dagSets {
-		for _, byID := range []bool{false, true} {
+		for _, o := range []struct{ byID, desc bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			byID := o.byID
 			var w []key
 			for _, k := range want {
 				if dagIDs == nil || slices.Contains(dagIDs, strings.Split(k.name, "/")[0]) {
@@ -725,8 +727,14 @@ func checkOrderPages(t *testing.T, store *Store, dags []*DAG, dagSets [][]string
 				}
 				return cmp.Or(cmp.Compare(a.mapIndex, b.mapIndex), strings.Compare(a.id, b.id))
 			})
+			if o.desc {
+				slices.Reverse(w)
+			}
 			offset, limit := rng.IntN(len(w)+1), 1+rng.IntN(15)
 			page, total, ok, err := store.TaskInstanceOrderPage(dagIDs, byID, offset, limit)
+			if o.desc {
+				page, total, ok, err = store.TIOrderPage(TIOrderQuery{DagIDs: dagIDs, ByID: byID, Desc: true, Offset: offset, Limit: limit})
+			}
 			if err != nil || !ok {
 				t.Fatalf("%s: page of %v: ok %v, %v", step, dagIDs, ok, err)
 			}
@@ -736,7 +744,7 @@ func checkOrderPages(t *testing.T, store *Store, dags []*DAG, dagSets [][]string
 			}
 			end := min(offset+limit, len(w))
 			if fmt.Sprint(got) != fmt.Sprint(w[offset:end]) || total != len(w) {
-				t.Fatalf("%s: %v by id %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, offset, total, len(w), got, w[offset:end])
+				t.Fatalf("%s: %v by id %v down %v at %d: total %d, want %d\n got %v\nwant %v", step, dagIDs, byID, o.desc, offset, total, len(w), got, w[offset:end])
 			}
 		}
 	}

@@ -16,7 +16,7 @@ var v2VariableBody = &v2Model{name: "VariableBody", fields: []v2Field{
 	{name: "value", typ: v2JSONValue, required: true, nullable: true},
 	{name: "description", typ: v2TStr, nullable: true},
 	v2TeamName,
-}, after: v2TeamNameCheck}
+}}
 
 // v2VariableBulkBody is BulkBody[VariableBody].
 var v2VariableBulkBody = v2BulkBody(v2VariableBody)
@@ -55,7 +55,7 @@ func v2Variable(m secretsMasker, v *Variable) v2VariableResponse {
 // variableChangeOf is a checked VariableBody as the operations take it,
 // its value as store renders it.
 func variableChangeOf(body map[string]any, store func(any) string) variableChange3 {
-	v := variableChange3{given: given(body, nil), Description: optString(body["description"])}
+	v := variableChange3{given: given(body, nil), Description: optString(body["description"]), Team: optString(body["team_name"])}
 	v.Key, _ = body["key"].(string)
 	v.Value = store(body["value"])
 	return v

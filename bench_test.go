@@ -499,6 +499,7 @@ func BenchmarkMemory100kRuns(b *testing.B) {
 // "listening on" line, with the embedded fixtures, no snapshot and no
 // scheduler (target: under 20 ms).
 func BenchmarkStartup(b *testing.B) {
+	skipStopBySignal(b)
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "airlite")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -37,6 +37,7 @@ func chromiumPath() string {
 // once the ready file is written, and stops the server at cleanup.
 func startAirlite(t *testing.T, args ...string) string {
 	t.Helper()
+	skipStopBySignal(t)
 	dir := t.TempDir()
 	bin := airliteBinary(t)
 	ready := filepath.Join(dir, "ready")

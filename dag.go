@@ -33,9 +33,16 @@ type DAG struct {
 	// DocMD is the DAG's doc_md: a Python file's dag.doc_md, a YAML
 	// definition's doc_md key.
 	DocMD string
-	// Timetable: a schedule shown but not run by airlite (dagSpec.Timetable);
-	// Schedule is nil then.
+	// Timetable: a schedule given as a timetable object (dagSpec.Timetable),
+	// as Airflow shows it; Schedule is nil then, and timetable runs it
+	// when airlite can (scheduler_pytimetable.go; nil: shown only).
 	Timetable *Timetable
+	timetable *dagTimetable
+	// TimetableVar is the object's serialize() (nil: none), in the
+	// definition's hash: an object whose summary stays the same may
+	// change (an interval, a zone), which Airflow 3 counts as a new
+	// version of the serialized DAG.
+	TimetableVar json.RawMessage `json:",omitempty"`
 	// AssetSchedule: the assets the DAG is scheduled on (then Timetable
 	// shows it, and the scheduler runs it on their events); nil: none.
 	AssetSchedule *assetCond
@@ -228,6 +235,10 @@ func (d *DAG) scheduleStart() *time.Time {
 	}
 	return earliest
 }
+
+// onSchedule reports whether the scheduler plans runs of d on the clock:
+// a schedule string, or a timetable object airlite runs.
+func (d *DAG) onSchedule() bool { return d.Schedule != nil || d.timetable != nil }
 
 // Task returns the task with the given id, or nil.
 func (d *DAG) Task(taskID string) *Task { return d.taskByID[taskID] }

@@ -57,6 +57,7 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		ParamDocs:            s.ParamDocs,
 		DocMD:                s.DocMD,
 		Timetable:            s.Timetable,
+		TimetableVar:         s.TimetableVar,
 		AssetSchedule:        s.AssetSchedule,
 		AssetExpression:      s.AssetExpression,
 		DisplayName:          s.DisplayName,
@@ -89,7 +90,12 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", limitPos.Line, limitKey, dag.MaxActiveTasks)
 	}
 	sched := s.Schedule
-	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" {
+	orTime := s.Timetable != nil && strings.HasSuffix(s.Timetable.Type, "OrTimeSchedule")
+	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" && orTime {
+		// Assets or a time (DatasetOrTimeSchedule, AssetOrTimeSchedule):
+		// the file's timetable shows both, and its time part runs when
+		// airlite runs its class (s.RunTimetable).
+	} else if s.AssetSchedule != nil && r.assetTimetable.Summary != "" {
 		// Scheduled on assets: no schedule that runs on the clock, the
 		// edition's DatasetTriggeredTimetable/AssetTriggeredTimetable to show.
 		sched = scheduleSpec{Given: true, Pos: sched.Pos}
@@ -106,6 +112,11 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		cron = cron.inZone(s.Timezone.location())
 	}
 	dag.Schedule, dag.cron = schedule, cron
+	if s.RunTimetable != nil {
+		if dag.timetable, err = compileTimetable(s.RunTimetable, r.cronDays); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkScheduleParams(dag, r); err != nil {
 		return nil, err
 	}

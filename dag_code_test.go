@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -99,9 +98,7 @@ func TestServer_GetDagCode_SourceStaysInFolder(t *testing.T) {
 			return dir
 		}},
 		{name: "FIFO", addSource: func(t *testing.T, dir string) string {
-			if err := syscall.Mkfifo(filepath.Join(dir, "x.py"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, filepath.Join(dir, "x.py"))
 			return dir
 		}},
 	}

@@ -31,7 +31,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -484,7 +483,7 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 	cmd.Dir = folder
 	cmd.Stdin = bytes.NewReader(req)
 	cmd.SysProcAttr = taskProcAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = time.Second
 	stderr := &tailBuffer{limit: maxPythonStderr}
 	cmd.Stderr = stderr
@@ -492,7 +491,7 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 	if err != nil {
 		return nil, fmt.Errorf("start python reader: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startGroup(cmd, memory); err != nil {
 		msg := pythonMissingError(interp, err)
 		out := make([]pyFileResult, len(files))
 		for i, f := range files {
@@ -505,7 +504,7 @@ func (r pythonReader) runOnce(ctx context.Context, interp, progDir, folder strin
 		r.started(pid)
 	}
 	// The group ends with the reader, whatever it left running.
-	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
+	defer endGroup(pid)
 
 	var (
 		mu       sync.Mutex

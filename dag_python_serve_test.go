@@ -358,8 +358,10 @@ func TestServePython_Edition110(t *testing.T) {
 }
 
 // TestServePython_SubDAGsAndTimetables: a SubDagOperator's DAG is the
-// parent's sub-DAG (2.10.3 models/dagbag.py:540-544), and the timetables
-// airlite does not run keep Airflow's summary and stay unscheduled.
+// parent's sub-DAG (2.10.3 models/dagbag.py:540-544), and timetable
+// objects keep Airflow's summary with no schedule string: a dataset
+// schedule is not run on the clock, a CronTriggerTimetable is
+// (scheduler_pytimetable.go).
 func TestServePython_SubDAGsAndTimetables(t *testing.T) {
 	t.Parallel()
 	requirePython(t)
@@ -380,13 +382,17 @@ func TestServePython_SubDAGsAndTimetables(t *testing.T) {
 	if sub := byID["py_parent.section"]; sub == nil || sub.ParentDagID != "py_parent" || byID["py_parent"].Task("section").Subdag != "py_parent.section" {
 		t.Errorf("py_parent.section = %+v, want the sub-DAG of py_parent's section task", sub)
 	}
-	for id, want := range map[string]Timetable{
-		"py_taskflow": {Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"},
-		"py_trigger":  {Summary: "0 3 * * *", Description: "0 3 * * *", Type: "airflow.timetables.trigger.CronTriggerTimetable"},
+	for id, want := range map[string]struct {
+		tt   Timetable
+		runs bool
+	}{
+		"py_taskflow": {Timetable{Summary: "Dataset", Description: "Triggered by datasets", Type: "airflow.timetables.simple.DatasetTriggeredTimetable"}, false},
+		"py_trigger":  {Timetable{Summary: "0 3 * * *", Description: "At 03:00", Type: "airflow.timetables.trigger.CronTriggerTimetable"}, true},
 	} {
 		d := byID[id]
-		if d == nil || d.Timetable == nil || *d.Timetable != want || d.Schedule != nil {
-			t.Errorf("%s: timetable %+v, schedule %v; want %+v and no schedule airlite runs", id, d.Timetable, d.Schedule, want)
+		if d == nil || d.Timetable == nil || *d.Timetable != want.tt || d.Schedule != nil || (d.timetable != nil) != want.runs {
+			t.Errorf("%s: timetable %+v, schedule %v, run on the clock %v; want %+v, no schedule string, %v", id, d.Timetable, d.Schedule,
+				d.timetable != nil, want.tt, want.runs)
 		}
 	}
 	if d := byID["py_every"]; d == nil || d.Schedule == nil || *d.Schedule != "6h0m0s" {

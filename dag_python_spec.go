@@ -25,8 +25,9 @@ import (
 // says so) until Python tasks run.
 var pyRunnableOperators = map[string]bool{"BashOperator": true, "EmptyOperator": true, "DummyOperator": true, "SubDagOperator": true}
 
-// pyDAGSpec makes the spec of one serialized DAG.
-func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
+// pyDAGSpec makes the spec of one serialized DAG; triggerSchedules says
+// the edition makes trigger timetables of schedule strings (Airflow 3).
+func pyDAGSpec(d *pySerializedDAG, triggerSchedules bool) (*dagSpec, error) {
 	s := &dagSpec{
 		Serialized:           true,
 		Fileloc:              d.Fileloc,
@@ -54,7 +55,7 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 	if d.TaskGroup != nil {
 		s.TaskGroup = pyTaskGroupTree(d.TaskGroup)
 	}
-	if err := pySchedule(d, s); err != nil {
+	if err := pySchedule(d, s, triggerSchedules); err != nil {
 		return nil, err
 	}
 	if s.Params, s.ParamDocs, err = pyParams(d.Params); err != nil {
@@ -79,12 +80,15 @@ func pyDAGSpec(d *pySerializedDAG) (*dagSpec, error) {
 	return s, nil
 }
 
-// pySchedule sets the schedule airlite runs (a cron expression or
-// preset, a timedelta, @once, None) or, for the timetables it does not
-// run, what Airflow shows of them: DagModel.schedule_interval is the
-// timetable's summary for those (2.10.3 models/dag.py:676-688) and
-// timetable_description its description (models/dag.py:3305).
-func pySchedule(d *pySerializedDAG, s *dagSpec) error {
+// pySchedule sets the schedule of a serialized DAG: a schedule string
+// (a cron expression or preset, a timedelta, @once, None) where the
+// timetable is what the edition makes of one, else the timetable object
+// as Airflow shows it (DagModel.schedule_interval is the timetable's
+// summary, 2.10.3 models/dag.py:676-688, timetable_description its
+// description, models/dag.py:3305) and, for the classes airlite runs
+// (scheduler_pytimetable.go), the object to run. triggerSchedules: the
+// edition makes trigger timetables of strings (Airflow 3).
+func pySchedule(d *pySerializedDAG, s *dagSpec, triggerSchedules bool) error {
 	kind := ""
 	if d.Timetable != nil {
 		kind = d.Timetable.Type[strings.LastIndexByte(d.Timetable.Type, '.')+1:]
@@ -97,48 +101,60 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 		case string:
 			s.Schedule.Expr = &v
 		case float64, int64:
-			kind = "DeltaDataIntervalTimetable"
+			secs, _ := v.(float64)
+			if n, ok := v.(int64); ok {
+				secs = float64(n)
+			}
+			expr := (time.Duration(secs * float64(time.Second))).String()
+			s.Schedule.Expr = &expr
 		}
+		return nil
 	}
 	switch kind {
-	case "", "NullTimetable":
+	case "NullTimetable":
 		return nil
 	case "OnceTimetable":
 		once := "@once"
 		s.Schedule.Expr = &once
 		return nil
-	case "CronDataIntervalTimetable":
-		var expr string
-		if err := json.Unmarshal(d.ScheduleInterval, &expr); err != nil {
-			return fmt.Errorf("read schedule_interval %s: %w", d.ScheduleInterval, err)
-		}
-		s.Schedule.Expr = &expr
-		return nil
-	case "DeltaDataIntervalTimetable":
-		secs, ok := pyDecode(d.ScheduleInterval).(float64)
-		if n, isInt := pyDecode(d.ScheduleInterval).(int64); isInt {
-			secs, ok = float64(n), true
-		}
-		if !ok {
-			return fmt.Errorf("read schedule_interval %s: want a timedelta", d.ScheduleInterval)
-		}
-		expr := (time.Duration(secs * float64(time.Second))).String()
+	}
+	if expr, ok := pyScheduleString(d, kind, triggerSchedules); ok {
 		s.Schedule.Expr = &expr
 		return nil
 	}
 	summary := deref(d.TimetableSummary)
 	desc := deref(d.TimetableDescription)
-	if kind == "CronTriggerTimetable" && desc == "" {
+	var inner pyTimetable
+	switch kind {
+	case "CronTriggerTimetable", "CronDataIntervalTimetable", "MultipleCronTriggerTimetable", "CronPartitionTimetable":
 		// The reader has no cron_descriptor: the texts airlite has for
-		// the cron schedules it runs stand in.
-		if text, ok := timetableDescription(&summary).(string); ok {
-			desc = text
-		}
-	}
-	if kind == "DatasetOrTimeSchedule" || kind == "AssetOrTimeSchedule" {
+		// cron expressions stand in, joined as MultipleCronTriggerTimetable
+		// joins its timetables' (c57fba0e trigger.py:257).
+		desc = pyCronDescription(summary)
+		inner = *d.Timetable
+	case "DatasetOrTimeSchedule", "AssetOrTimeSchedule":
 		desc = pyOrTimeDescription(d.Timetable.Var, desc)
+		var v struct {
+			Timetable pyTimetable `json:"timetable"`
+		}
+		if err := json.Unmarshal(d.Timetable.Var, &v); err != nil {
+			return fmt.Errorf("read %s: %w", kind, err)
+		}
+		inner = v.Timetable
+		cond, err := pyAssetCondition(d.Timetable.Var)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", kind, err)
+		}
+		s.AssetSchedule = cond
+	default:
+		inner = *d.Timetable
 	}
 	s.Timetable = &Timetable{Summary: summary, Description: desc, Type: d.Timetable.Type}
+	s.TimetableVar = d.Timetable.Var
+	innerKind := inner.Type[strings.LastIndexByte(inner.Type, '.')+1:]
+	if _, runs := timetableKinds[innerKind]; runs && pyAirflowTimetable(inner.Type) {
+		s.RunTimetable = &timetableSpec{Kind: innerKind, Var: inner.Var}
+	}
 	if kind == "DatasetTriggeredTimetable" || kind == "AssetTriggeredTimetable" {
 		cond, err := pyAssetCondition(d.Timetable.Var)
 		if err != nil {
@@ -147,6 +163,67 @@ func pySchedule(d *pySerializedDAG, s *dagSpec) error {
 		s.AssetSchedule = cond
 	}
 	return nil
+}
+
+// pyAirflowTimetable reports whether a timetable's class is Airflow's own
+// (a user's class of the same name is not run).
+func pyAirflowTimetable(typ string) bool {
+	return strings.HasPrefix(typ, "airflow.timetables.") || strings.HasPrefix(typ, "airflow.sdk.definitions.timetables.")
+}
+
+// pyCronDescription is a cron summary's text: each expression's, joined
+// with ", " as MultipleCronTriggerTimetable's summary joins them.
+func pyCronDescription(summary string) string {
+	parts := strings.Split(summary, ", ")
+	for i, p := range parts {
+		if text, ok := timetableDescription(&p).(string); ok {
+			parts[i] = text
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pyScheduleString is the schedule string a timetable stands for, when it
+// is what the edition makes of that string in the DAG's zone: a cron
+// expression's CronDataIntervalTimetable and a timedelta's
+// DeltaDataIntervalTimetable (Airflow 2), their trigger timetables with no
+// interval and no run_immediately (Airflow 3). ok is false for another
+// timetable, which pySchedule keeps as an object.
+func pyScheduleString(d *pySerializedDAG, kind string, triggerSchedules bool) (string, bool) {
+	if !pyAirflowTimetable(d.Timetable.Type) {
+		return "", false
+	}
+	var v timetableVar
+	if err := json.Unmarshal(d.Timetable.Var, &v); err != nil {
+		return "", false
+	}
+	plainInterval := len(v.Interval) == 0 || string(v.Interval) == "0.0" || string(v.Interval) == "0"
+	plainStart := len(v.RunImmediately) == 0 || string(v.RunImmediately) == "false"
+	switch kind {
+	case "CronDataIntervalTimetable", "CronTriggerTimetable":
+		if (kind == "CronTriggerTimetable") != triggerSchedules || !plainInterval || !plainStart {
+			return "", false
+		}
+		tz, err1 := parseDagZone(v.Timezone)
+		dagTZ, err2 := parseDagZone(d.Timezone)
+		if err1 != nil || err2 != nil || tz.String() != dagTZ.String() {
+			return "", false
+		}
+		if given, ok := pyDecode(d.ScheduleInterval).(string); ok && cronPresets[given] == v.Expression {
+			return given, true // the preset as the file gave it
+		}
+		return v.Expression, true
+	case "DeltaDataIntervalTimetable", "DeltaTriggerTimetable":
+		if (kind == "DeltaTriggerTimetable") != triggerSchedules || !plainInterval {
+			return "", false
+		}
+		var secs float64
+		if err := json.Unmarshal(v.Delta, &secs); err != nil {
+			return "", false // a relativedelta
+		}
+		return (time.Duration(secs * float64(time.Second))).String(), true
+	}
+	return "", false
 }
 
 // pyAssetCondition reads a DatasetTriggeredTimetable's serialized form:
@@ -451,7 +528,7 @@ func slicesSorted(ids []string) []string {
 // buildPythonDAG builds one serialized DAG for the edition. The builder's
 // messages name lines; a serialized DAG has none, so they are left out.
 func buildPythonDAG(d *pySerializedDAG, r *editionRules) (*DAG, error) {
-	spec, err := pyDAGSpec(d)
+	spec, err := pyDAGSpec(d, r.scheduledRuns.triggerTimetable)
 	if err == nil {
 		var dag *DAG
 		if dag, err = buildDAG(spec, r); err == nil {

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -509,7 +508,7 @@ func assertProcessGone(t *testing.T, pid int) {
 		if err != nil || strings.Contains(string(st), ") Z ") {
 			return
 		}
-		if syscall.Kill(pid, 0) != nil {
+		if !processExists(pid) {
 			return
 		}
 		if time.Now().After(deadline) {

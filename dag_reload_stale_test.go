@@ -295,7 +295,7 @@ func keptDagIDs(t *testing.T, path string) string {
 	if header.Definitions == "" {
 		return ""
 	}
-	defs, err := readDefinitions(path, header.Definitions)
+	defs, _, err := readDefinitions(path, header.Definitions)
 	if err != nil {
 		t.Fatalf("read the definitions of %s: %v", path, err)
 	}

@@ -91,6 +91,10 @@ type dagSpec struct {
 	// dataset-triggered DAG, a CronTriggerTimetable, a custom timetable):
 	// nil for the schedules above.
 	Timetable *Timetable
+	// RunTimetable is Timetable's object to run (nil: shown only);
+	// TimetableVar the object's serialized form (DAG.TimetableVar).
+	RunTimetable *timetableSpec
+	TimetableVar json.RawMessage
 	// AssetSchedule is a schedule on assets (a list of them, or their &/|
 	// condition): Timetable says how Airflow shows it.
 	AssetSchedule *assetCond

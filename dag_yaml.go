@@ -7,6 +7,7 @@ package main
 // dag_decode.go.
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -32,8 +33,11 @@ type yamlDAG struct {
 	Tags                 []string       `yaml:"tags"`
 	Params               yamlParams     `yaml:"params"`
 	DocMD                string         `yaml:"doc_md"`
-	DefaultArgs          yaml.Node      `yaml:"default_args"`
-	Tasks                yaml.Node      `yaml:"tasks"`
+	// Timezone is the DAG's time zone (Airflow's DAG.timezone, the
+	// serialized DAG's "timezone"): an IANA name; unset: UTC.
+	Timezone    *string   `yaml:"timezone"`
+	DefaultArgs yaml.Node `yaml:"default_args"`
+	Tasks       yaml.Node `yaml:"tasks"`
 }
 
 // yamlTask is the on-disk shape of a task; default_args use the same shape.
@@ -213,6 +217,14 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		ParamDocs:            f.Params.docs,
 		ParamOrder:           f.Params.order,
 		TasksPos:             keyPos(root, "tasks"),
+	}
+	if f.Timezone != nil {
+		raw, _ := json.Marshal(*f.Timezone)
+		zone, err := parseDagZone(raw)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", keyPos(root, "timezone").Line, err)
+		}
+		s.Timezone = zone
 	}
 	s.ReadErr = s.readYAMLTasks(&f, now)
 	return s, nil

@@ -925,15 +925,19 @@ func timetableRunID3(runType string, _ *time.Time, runAfter time.Time) string {
 func noStoredInterval(*DAG, time.Time) *dataInterval { return nil }
 
 // manualInterval3 is the data interval of Airflow 3's timetables for a run
-// triggered at date (infer_manual_data_interval): the instant, for every
-// schedule airlite runs. A cron expression or preset is a
+// triggered at date (infer_manual_data_interval): a timetable object's
+// own (dagTimetable.manualInterval), else the instant. A cron expression or preset is a
 // CronTriggerTimetable and a duration a DeltaTriggerTimetable
 // ([scheduler] create_cron_data_intervals and create_delta_data_intervals
 // are False: config_templates/config.yml:2561-2597 of the 3.2.0-era main
 // Phinhas214/airflow c57fba0e), whose interval is date less their
 // interval, timedelta(0) (timetables/trigger.py:49-53,125,188); no
 // schedule and @once are the instant too.
-func manualInterval3(_ *DAG, date time.Time) *dataInterval {
+func manualInterval3(dag *DAG, date time.Time) *dataInterval {
+	if dag != nil && dag.timetable != nil {
+		iv := dag.timetable.manualInterval(date)
+		return &iv
+	}
 	return &dataInterval{date, date}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -62,6 +63,9 @@ func airliteBinary(t *testing.T) string {
 		}
 		builtDir = dir
 		builtBin = filepath.Join(dir.path, "airlite")
+		if runtime.GOOS == "windows" {
+			builtBin += ".exe" // what Windows runs
+		}
 		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
 		if err != nil {
 			buildErr = err

@@ -23,6 +23,10 @@ import (
 )
 
 func main() {
+	// On Windows os.Interrupt is Ctrl-C or Ctrl-Break in the console, and
+	// SIGTERM its close, logoff and shutdown events (os/signal), after
+	// which Windows ends the process within seconds whatever it does: the
+	// tries' Job Objects die with it (scheduler_procs_windows.go).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -32,14 +31,19 @@ func moveAside(path string, now time.Time) (string, error) {
 	return dest, nil
 }
 
-// snapshotLock is an exclusive lock (flock) on <snapshot>.lock, held from
-// start to exit: two airlites on one snapshot would write over each
-// other's state and hand out the same run ids. The file holds the pid of
-// the airlite holding it. It is never removed: another airlite may have it
-// open, and a lock taken on a removed file would not keep out a third.
-// The lock file is the one file airlite writes in place, not through an
-// atomicFile: a rename would put another file, unlocked, at its path.
+// snapshotLock is an exclusive lock (flock; LockFileEx on Windows) on
+// <snapshot>.lock, held from start to exit: two airlites on one snapshot
+// would write over each other's state and hand out the same run ids. The
+// file holds the pid of the airlite holding it. It is never removed:
+// another airlite may have it open, and a lock taken on a removed file
+// would not keep out a third. The lock file is the one file airlite
+// writes in place, not through an atomicFile: a rename would put another
+// file, unlocked, at its path.
 type snapshotLock struct{ f *os.File }
+
+// errLockHeld: another open file holds the lock (lockFileNow, in
+// main_startup_lock_unix.go and main_startup_lock_windows.go).
+var errLockHeld = errors.New("lock held elsewhere")
 
 func lockPath(snapshotPath string) string { return snapshotPath + ".lock" }
 
@@ -54,9 +58,9 @@ func lockSnapshot(c config) (*snapshotLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFileNow(f); err != nil {
 		defer f.Close()
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if !errors.Is(err, errLockHeld) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		pid := "unknown"
@@ -201,10 +205,6 @@ func openStore(ctx context.Context, c config, dags *DAGSet, logger zerolog.Logge
 		runs, _ := store.IDCounters(nil)
 		log.Info().Str("path", c.Snapshot).Int64("index", stats.Index).Int("rows", stats.Rows).
 			Int64("bytes", stats.Bytes).Int64("last_run_id", runs).Msg("snapshot restored")
-		if stats.DefinitionsLost != nil {
-			log.Warn().Err(stats.DefinitionsLost).Str("path", c.Snapshot).
-				Msg("snapshot restored without its definitions file: a DAG whose file is gone answers 404, not stale")
-		}
 		if err := reportDagsWithoutFile(store, log); err != nil {
 			return nil, nil, err
 		}
@@ -268,17 +268,40 @@ func buildKeptDefinitions(store *Store, c config, dags *DAGSet, log zerolog.Logg
 		given[d.DagID] = true
 	}
 	rules := c.Edition.rules()
+	// The definitions file the restored snapshot names is read only when
+	// a DAG needs a definition from it: a start whose files give every
+	// restored DAG reads none of its bytes (17 MB for 1,000 Python DAGs).
+	// A damaged one is then not noticed, and costs nothing: the start's
+	// first snapshot writes the file of its own definitions.
+	var fromFile map[string]*keptDefinition
+	for _, row := range rows {
+		if rules.staleKeepsDefinition && !given[row.DagID] && row.Def == nil && row.Kept == nil {
+			var lost error
+			if fromFile, lost = store.definitions.readRestored(); lost != nil {
+				log.Warn().Err(lost).Msg("snapshot restored without its definitions file: a DAG whose file is gone answers 404, not stale")
+			}
+			break
+		}
+	}
+	store.definitions.dropRestored()
 	folder := absPath(c.DagsDir)
 	built := map[string]*DAG{}
 	for _, row := range rows {
-		if row.Kept == nil || given[row.DagID] {
+		if given[row.DagID] {
+			continue
+		}
+		kept := row.Kept
+		if kept == nil {
+			kept = fromFile[row.DagID]
+		}
+		if kept == nil {
 			continue
 		}
 		built[row.DagID] = nil
 		if !rules.staleKeepsDefinition {
 			continue
 		}
-		dag, err := row.Kept.build(rules, row.FileLoc, folder, c.Python)
+		dag, err := kept.build(rules, row.FileLoc, folder, c.Python)
 		if err != nil {
 			log.Warn().Str("dag_id", row.DagID).Err(err).Msg("kept definition of a dag its files no longer give does not build: it has none from now on")
 			continue

@@ -115,6 +115,10 @@ type Store struct {
 	// pending remembers each DAG's unfinished runs per version of its
 	// runs (memstore_runpending.go), for the marked orders' pages.
 	pending pendingRunsMemo
+	// fixedOrders remembers the runs of each DAG whose fixed marks are
+	// not kept sorted in those orders, per version of its runs
+	// (memstore_runfixedorder.go).
+	fixedOrders fixedOrdersMemo
 	// definitions remembers the definitions file the last snapshot of
 	// each path named (snapshot_definitions.go), so that one is written
 	// only when the DAGs' definitions change.
@@ -385,7 +389,7 @@ func (s *Store) Reset(set *DAGSet) error {
 	return s.updateIDs(func(txn *memdb.Txn) error {
 		for _, table := range []string{tableDags, tableDagRuns, tableTasks, tablePools, tableLineage, tableTaskLogs,
 			tableTryHistory, tableVariables, tableConns, tableAssets, tableAssetEvents, tableAssetQueue, tableConsumedEvents,
-			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableTIOrderGroups, tableSettledMarks, tableRunDurations,
+			tableDagVersions, tableDagFavorites, tableBackfills, tableBackfillRuns, tableTIOrder, tableTIOrderMapped, tableTIOrderGroups, tableSettledMarks, tableRunDurations, tableFixedMarks,
 			tableTIStarts} {
 			if _, err := txn.DeleteAll(table, indexID); err != nil {
 				return fmt.Errorf("reset %s: %w", table, err)

@@ -4,7 +4,6 @@ package main
 // per DAG (run counts), so that limits and page totals cost one lookup.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -215,7 +214,7 @@ func moveRunCountTxn(txn *memdb.Txn, old, next *DagRun) error {
 			c.Last[kind] = last
 		}
 	}
-	if v := fixedValuesOf(next); !bytes.Equal(old.Conf, next.Conf) || old.ExternalTrigger != next.ExternalTrigger {
+	if v := fixedValuesOf(next); !fixedValuesEqual(fixedValuesOf(old), v) {
 		if next.ID == c.NewestID {
 			c.Newest = v
 		}

@@ -112,11 +112,11 @@ func (s *Store) LoadDAGs(set *DAGSet) error {
 }
 
 // AttachKeptDefinitions gives each restored row whose definition the
-// snapshot kept (DagRow.Kept) and the DAG folder no longer gives the DAG
-// built from it, defs[dag_id], and marks it stale; or, defs[dag_id] nil
-// when it could not be built, leaves the row without a definition, as
-// a restart used to. A row that no longer holds a kept definition is
-// left alone.
+// snapshot kept (DagRow.Kept, or its definitions file) and the DAG
+// folder no longer gives the DAG built from it, defs[dag_id], and marks
+// it stale; or, defs[dag_id] nil when it could not be built, leaves the
+// row without a definition, as a restart used to. A row that has a
+// definition by now is left alone.
 func (s *Store) AttachKeptDefinitions(defs map[string]*DAG) error {
 	if len(defs) == 0 {
 		return nil
@@ -130,7 +130,7 @@ func (s *Store) AttachKeptDefinitions(defs map[string]*DAG) error {
 			if err != nil {
 				return err
 			}
-			if row.Kept == nil {
+			if row.Def != nil {
 				continue
 			}
 			built := *row

@@ -1,7 +1,8 @@
 package main
 
 // The orders of values a run is created with and keeps (conf, /api/v1's
-// external_trigger), kept as marks where a DAG's runs, every one of them
+// external_trigger, the data interval Airflow 3 orders task instances
+// by), kept as marks where a DAG's runs, every one of them
 // in id order, descend in the order: a page merges the stretches between
 // the marks, each in order, as it does a marked order's
 // (memstore_runorder.go), instead of reading and sorting every run. A new
@@ -16,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -31,9 +33,14 @@ func init() {
 }
 
 // fixedRunAttrs are the orders the fixed marks keep (compareRunAttr's
-// names): a run's conf and external_trigger are set when it is created
-// and never changed (no API sets them on a stored run).
-var fixedRunAttrs = [...]string{"conf", "external_trigger"}
+// names): a run's conf, external_trigger and data interval are set when
+// it is created and never changed (no API sets them on a stored run).
+// The data interval's orders are those of Airflow 3's task-instance
+// listings (SortParam's to_replace, c57fba0e
+// routes/public/task_instances.py:461-466: TIRunOrderPage walks the runs
+// in them); a DAG's scheduled runs ascend in them, and a run without an
+// interval (NULL, below every value) after one with writes a mark.
+var fixedRunAttrs = [...]string{"conf", "external_trigger", "data_interval_start", "data_interval_end"}
 
 // fixedMarksMax bounds a DAG's marks in a fixed order. Past it (confs
 // that descend every other run: each run's conf its own, in no order)
@@ -44,25 +51,45 @@ var fixedRunAttrs = [...]string{"conf", "external_trigger"}
 // more than they save.
 const fixedMarksMax = 512
 
-// fixedValues are a run's values in the fixed orders. Conf shares the
-// run's bytes (never changed once stored).
+// fixedValues are a run's values in the fixed orders. Conf and the
+// interval share the run's (never changed once stored).
 type fixedValues struct {
-	Conf     json.RawMessage
-	External bool
+	Conf                       json.RawMessage
+	External                   bool
+	IntervalStart, IntervalEnd *time.Time
 }
 
 func fixedValuesOf(r *DagRun) fixedValues {
-	return fixedValues{Conf: r.Conf, External: r.ExternalTrigger}
+	return fixedValues{Conf: r.Conf, External: r.ExternalTrigger, IntervalStart: r.DataIntervalStart, IntervalEnd: r.DataIntervalEnd}
 }
 
 // compareFixed orders two runs' values in a fixed order as
 // compareRunAttr does: conf by its stored bytes, external_trigger false
-// before true.
+// before true, the interval's times with NULL below every time (SQLite's
+// order, which Airflow 3's SortParam has).
 func compareFixed(attr string, a, b fixedValues) int {
-	if attr == "conf" {
+	switch attr {
+	case "conf":
 		return bytes.Compare(a.Conf, b.Conf)
+	case "data_interval_start":
+		return compareNullLow(a.IntervalStart, b.IntervalStart)
+	case "data_interval_end":
+		return compareNullLow(a.IntervalEnd, b.IntervalEnd)
 	}
 	return boolCompare(a.External, b.External)
+}
+
+// compareNullLow orders two times, NULL below every time.
+func compareNullLow(a, b *time.Time) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return a.Compare(*b)
 }
 
 // fixedBreak is a run whose value is below that of the run before it (a
@@ -151,8 +178,14 @@ func (m *runFixedMarks) with(id int64, b *fixedBreak) *runFixedMarks {
 }
 
 func fixedBreaksEqual(a, b fixedBreak) bool {
-	same := func(x, y fixedValues) bool { return bytes.Equal(x.Conf, y.Conf) && x.External == y.External }
-	return a.ID == b.ID && a.PrevID == b.PrevID && same(a.Value, b.Value) && same(a.PrevValue, b.PrevValue)
+	return a.ID == b.ID && a.PrevID == b.PrevID && fixedValuesEqual(a.Value, b.Value) && fixedValuesEqual(a.PrevValue, b.PrevValue)
+}
+
+// fixedValuesEqual reports whether two runs' values are the same in
+// every fixed order.
+func fixedValuesEqual(x, y fixedValues) bool {
+	return bytes.Equal(x.Conf, y.Conf) && x.External == y.External && compareNullLow(x.IntervalStart, y.IntervalStart) == 0 &&
+		compareNullLow(x.IntervalEnd, y.IntervalEnd) == 0
 }
 
 // putFixedMarksTxn stores a DAG's changed marks of a fixed order (none

@@ -67,11 +67,13 @@ func TestTriggerIndexWrites_FixedMarks(t *testing.T) {
 	}
 }
 
-// TestRunFixedMarks_PastTheMaxSort stores a DAG's runs whose confs descend
-// every other run, past fixedMarksMax marks: the DAG's order by conf is no
-// longer kept (Unkept), so its pages sort, with the answers of the sort;
-// its order by external_trigger, which the runs keep, is still walked.
-func TestRunFixedMarks_PastTheMaxSort(t *testing.T) {
+// TestRunFixedMarks_PastTheMaxWalkSorted stores a DAG's runs whose confs
+// descend every other run, past fixedMarksMax marks: the DAG's order by
+// conf is no longer kept (Unkept), so its pages walk its runs sorted
+// (fixedOrderTxn; until runlists5 they sorted), with the answers of the
+// sort; its order by external_trigger, which the runs keep, is walked
+// between its marks.
+func TestRunFixedMarks_PastTheMaxWalkSorted(t *testing.T) {
 	t.Parallel()
 	f := newRunOrderFixture(t, edition3, 21)
 	const dagID = "tutorial"
@@ -109,8 +111,8 @@ func TestRunFixedMarks_PastTheMaxSort(t *testing.T) {
 		q      runQuery
 		walked bool
 	}{
-		{runQuery{dagIDs: []string{dagID}, order: []runOrderKey{{"conf", false}}, offset: 500, limit: 30}, false},
-		{runQuery{order: []runOrderKey{{"conf", true}}, limit: 30}, false},
+		{runQuery{dagIDs: []string{dagID}, order: []runOrderKey{{"conf", false}}, offset: 500, limit: 30}, true},
+		{runQuery{order: []runOrderKey{{"conf", true}}, limit: 30}, true},
 		{runQuery{dagIDs: []string{dagID}, orderBy: "external_trigger", desc: true, offset: 7, limit: 30}, true},
 	} {
 		want, wantTotal, err := f.ts.srv.ops.sortedRuns(&tc.q)

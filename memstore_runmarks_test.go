@@ -20,6 +20,9 @@ type runOrderFixture struct {
 	rng    *rand.Rand
 	dagIDs []string // the three DAGs, then the id with no DAG row
 	base   time.Time
+	// confLed makes one /api/v2 listing in four one DAG's by several
+	// keys led by conf, unfiltered (walked by RunOrderQuery.Ties).
+	confLed bool
 }
 
 func newRunOrderFixture(t *testing.T, e edition, seed uint64) *runOrderFixture {

@@ -50,6 +50,13 @@ type RunOrderQuery struct {
 	// Then's order (the next key's, with its own Lead or Then; the id
 	// alone after the last key), Then.Compare this query's Compare.
 	Then *RunOrderQuery
+	// Ties, when Attr is a fixed order's (conf) and Lead is set (keys
+	// after it, or a direction other than the primary key's), is the
+	// walk of the keys after it (the id alone after the last key): a
+	// page of one DAG takes each value's runs in turn (fixedGroupsPage),
+	// a value's few runs read and sorted, its many walked in Ties' order
+	// picking those of the value.
+	Ties *RunOrderQuery
 	// Keep, when set, picks the runs (every filter of the listing);
 	// KeepKey names it, for the count of what it picks.
 	Keep    func(*DagRun) bool
@@ -66,7 +73,8 @@ type RunOrderQuery struct {
 // id; run_id; run_after, and execution_date where it is the run_after),
 // markedRunAttrs, duration's chunks and fixedRunAttrs.
 var runOrderWalks = []string{"id", "dag_id", "run_id", "dag_run_id", "run_after", "execution_date",
-	"start_date", "end_date", "updated_at", "state", "logical_date", "duration", "conf", "external_trigger"}
+	"start_date", "end_date", "updated_at", "state", "logical_date", "duration", "conf", "external_trigger",
+	"data_interval_start", "data_interval_end"}
 
 // runLeadWalks are the orders of runOrderWalks RunOrderPage walks as the
 // first of several keys: those whose walks yield the runs that tie on the
@@ -117,9 +125,12 @@ func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok boo
 		return runs, total, true, nil
 	}
 	limit := min(q.Limit, total-q.Offset)
-	if q.Then != nil {
+	switch {
+	case q.Then != nil:
 		runs, err = w.sectionPage(dagIDs, q.Offset, limit)
-	} else {
+	case q.Ties != nil:
+		runs, err = w.fixedGroupsPage(dagIDs[0], q.Offset, limit)
+	default:
 		runs, err = w.walkPage(dagIDs, q.Offset, limit)
 	}
 	if err != nil {
@@ -133,6 +144,12 @@ func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok boo
 func (q *RunOrderQuery) Walked() bool {
 	if q.Then != nil {
 		return (q.Attr == "dag_id" || q.Attr == "state") && q.Then.Walked()
+	}
+	if q.Ties != nil {
+		// One DAG's values in turn, unfiltered: a value's count is its
+		// runs in the sorted list (a filter's would be read).
+		return slices.Contains(fixedRunAttrs[:], q.Attr) && len(q.DagIDs) == 1 && q.Keep == nil && q.States == nil &&
+			q.Ties.Then == nil && q.Ties.Walked()
 	}
 	return slices.Contains(runOrderWalks, q.Attr) && (q.Lead == nil || slices.Contains(runLeadWalks, q.Attr))
 }
@@ -357,6 +374,9 @@ func (q *RunOrderQuery) readsStates() bool {
 	if q.Then != nil {
 		return q.Attr == "state" || q.Then.readsStates()
 	}
+	if q.Ties != nil && q.Ties.readsStates() {
+		return true
+	}
 	return slices.Contains(markedRunAttrs[:], q.Attr) || q.Attr == "duration"
 }
 
@@ -443,7 +463,7 @@ func (w *runOrderWalk) addWalks(m *runOrderMerge, dagID string) error {
 			return errOrderNotWalked
 		}
 		return w.addDurationWalks(m, dagID)
-	case "conf", "external_trigger":
+	case "conf", "external_trigger", "data_interval_start", "data_interval_end":
 		return w.addFixedWalks(m, dagID)
 	default:
 		return w.addMarkedWalks(m, dagID)
@@ -535,7 +555,8 @@ func (w *runOrderWalk) addMarkedWalks(m *runOrderMerge, dagID string) error {
 // addFixedWalks adds a DAG's walks in a fixed order (conf,
 // external_trigger) to m: one per stretch between its marks, over every
 // run of the DAG, unfinished ones too (their values never change). A DAG
-// whose marks are not kept (fixedMarksMax) sends the listing to the sort.
+// whose marks are not kept (fixedMarksMax) walks its runs sorted in the
+// order, remembered per version of its runs (fixedOrderTxn).
 func (w *runOrderWalk) addFixedWalks(m *runOrderMerge, dagID string) error {
 	marks, err := fixedMarksTxn(w.txn, dagID, w.q.Attr)
 	if err != nil {
@@ -543,7 +564,7 @@ func (w *runOrderWalk) addFixedWalks(m *runOrderMerge, dagID string) error {
 	}
 	w.read++
 	if marks.Unkept {
-		return errOrderNotWalked
+		return w.addFixedOrderWalk(m, dagID)
 	}
 	bound := func(i int) int64 {
 		switch i {
@@ -904,6 +925,10 @@ func (m *runOrderMerge) probeOf(s runStretch) *DagRun {
 		m.probe.Conf = s.fixed.Conf
 	case "external_trigger":
 		m.probe.ExternalTrigger = s.fixed.External
+	case "data_interval_start":
+		m.probe.DataIntervalStart = s.fixed.IntervalStart
+	case "data_interval_end":
+		m.probe.DataIntervalEnd = s.fixed.IntervalEnd
 	}
 	return &m.probe
 }

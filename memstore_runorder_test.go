@@ -16,6 +16,18 @@ import (
 func (f *runOrderFixture) randomRunQuery(v2 bool) *runQuery {
 	rng := f.rng
 	q := &runQuery{offset: rng.IntN(90), limit: rng.IntN(50)}
+	if v2 && f.confLed && rng.IntN(4) == 0 {
+		q.dagIDs = []string{f.dagIDs[rng.IntN(2)]}
+		if rng.IntN(2) == 0 {
+			q.offset = rng.IntN(1200) // past the first values, into {}
+		}
+		q.order = []runOrderKey{{"conf", rng.IntN(2) == 0}}
+		keys := []string{"start_date", "run_id", "duration", "end_date", "updated_at", "logical_date", "run_after", "id"}
+		for range rng.IntN(3) {
+			q.order = append(q.order, runOrderKey{keys[rng.IntN(len(keys))], rng.IntN(2) == 0})
+		}
+		return q
+	}
 	switch rng.IntN(3) {
 	case 0:
 		q.dagIDs = []string{f.dagIDs[rng.IntN(len(f.dagIDs))]}
@@ -64,19 +76,29 @@ func (f *runOrderFixture) randomRunQuery(v2 bool) *runQuery {
 // key as each API asks it, or up to three of /api/v2's, any DAGs,
 // filters) between random writes and holds each, asked twice, to the
 // sorting path's page; the orders the store walks must be walked
-// (RunOrderPage answers).
+// (RunOrderPage answers). Two rounds give a DAG runs each with a conf of
+// its own, past the fixed marks' bound.
 func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		e    edition
 		v2   bool
 		seed uint64
-	}{{edition3, true, 11}, {edition2, false, 12}, {edition3, false, 13}} {
-		t.Run(fmt.Sprintf("%s_v2=%t", tc.e, tc.v2), func(t *testing.T) {
+		// ownConfs gives a DAG 1,100 runs more, each with a conf of its
+		// own (addOwnConfRuns): its fixed orders keep no marks, and are
+		// walked from its runs sorted (fixedOrderTxn).
+		ownConfs bool
+	}{{edition3, true, 11, false}, {edition2, false, 12, false}, {edition3, false, 13, false},
+		{edition3, true, 14, true}, {edition2, false, 15, true}} {
+		t.Run(fmt.Sprintf("%s_v2=%t_own=%t", tc.e, tc.v2, tc.ownConfs), func(t *testing.T) {
 			t.Parallel()
 			f := newRunOrderFixture(t, tc.e, tc.seed)
+			if tc.ownConfs {
+				addOwnConfRuns(t, f.ts.store, f.dagIDs[1], f.base.Add(-5000*time.Hour), 1100)
+				f.confLed = tc.v2
+			}
 			o := f.ts.srv.ops
-			walked, sectioned := 0, 0
+			walked, sectioned, tied := 0, 0, 0
 			for i := range 400 {
 				if i%20 == 0 {
 					f.change(t, 5)
@@ -103,6 +125,9 @@ func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 					if oq.Then != nil {
 						sectioned++
 					}
+					if oq.Ties != nil {
+						tied++
+					}
 				}
 				for range 2 {
 					got, total, err := o.listRuns(q)
@@ -117,8 +142,12 @@ func TestRuns_OrderedPagesAsTheSort(t *testing.T) {
 			if walked < 150 {
 				t.Errorf("%d listings walked, want most of 400", walked)
 			}
-			if tc.v2 && sectioned < 40 {
-				t.Errorf("%d listings by several keys led by dag_id or state walked, want 40 or more", sectioned)
+			if wantSectioned := 40 - 10*boolInt(f.confLed); tc.v2 && sectioned < wantSectioned {
+				t.Errorf("%d listings by several keys led by dag_id or state walked, want %d or more", sectioned, wantSectioned)
+			}
+			t.Logf("%d listings walked, %d by keys led by dag_id or state, %d by keys led by conf", walked, sectioned, tied)
+			if f.confLed && tied < 40 {
+				t.Errorf("%d listings by several keys led by conf walked, want 40 or more", tied)
 			}
 		})
 	}
@@ -139,7 +168,8 @@ func runRowIDs(runs []*DagRun) []int64 {
 // duration, several keys led by state) between random writes as a
 // scheduler and its users make them (the backfill's first queued run
 // started, its first running run ended, a run triggered, a settled run
-// cleared or deleted), each held to the sorting path's page; the first
+// cleared or deleted, now and then 80 settled runs cleared at once), each
+// held to the sorting path's page; the first
 // page after a write in one order reads the blocks the writes touched and
 // about the page, not the 1,500 again.
 func TestRuns_UnfinishedBlocksAsTheSort(t *testing.T) {
@@ -212,11 +242,44 @@ func TestRuns_UnfinishedBlocksAsTheSort(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// clearMany clears up to 80 settled runs in one write: more than the
+	// run counts name (unsettledMax), so the next page looks up every
+	// block (pendingRuns.everyBlock).
+	clearMany := func() {
+		t.Helper()
+		err := f.ts.store.update(func(txn *memdb.Txn) error {
+			it, err := dagRunsByID(txn, dagID, false)
+			if err != nil {
+				return err
+			}
+			var settled []*DagRun
+			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
+				if r := raw.(*DagRun); runSettled(r) {
+					settled = append(settled, r)
+				}
+			}
+			for _, i := range f.rng.Perm(len(settled))[:min(80, len(settled))] {
+				next := *settled[i]
+				next.State, next.StartDate, next.EndDate, next.UpdatedAt = RunQueued, nil, nil, f.at()
+				if err := putRunTxn(txn, settled[i], &next); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	o := f.ts.srv.ops
 	orders := []string{"start_date", "end_date", "updated_at", "state", "logical_date", "duration"}
 	for i := range 200 {
 		for range 2 {
 			write()
+		}
+		many := i%25 == 12
+		if many {
+			clearMany()
 		}
 		q := &runQuery{offset: f.rng.IntN(60), limit: 1 + f.rng.IntN(40), order: []runOrderKey{{orders[f.rng.IntN(len(orders))], f.rng.IntN(2) == 0}}}
 		if f.rng.IntN(4) > 0 {
@@ -239,7 +302,7 @@ func TestRuns_UnfinishedBlocksAsTheSort(t *testing.T) {
 		}
 		// (A state's section picks its runs along the next key's walk,
 		// which passes the other states' runs: not bounded here.)
-		if i > 0 && len(q.order) == 1 && read > 2*256+400 {
+		if i > 0 && len(q.order) == 1 && !many && read > 2*256+400 {
 			t.Errorf("listing %d (%+v): read %d rows, want the blocks two writes touch and the page", i, *q, read)
 		}
 	}

@@ -59,6 +59,14 @@ type pendingRuns struct {
 	// unfinished (the newest runs, not yet settled): a walk of settled
 	// runs by id stops below it.
 	tail int64
+	// everyBlock is the node of every block of the DAG's runs, by
+	// prefix, as it was when they were last all looked up (everyBlockTxn;
+	// shared by the versions after, never changed): when more runs went
+	// back from finished than the counts name, a block whose node changed
+	// since, or that was not there, is read again, not every unfinished
+	// run. A block unchanged since then and without unfinished runs then
+	// (not in blocks) has none. nil without blocks.
+	everyBlock map[string]<-chan struct{}
 	// sorted are runs in the orders pages asked for, by the order's
 	// name (RunOrderQuery.CompareName; with a state, its runs alone).
 	mu     sync.Mutex
@@ -159,6 +167,9 @@ func readPendingRuns(txn *memdb.Txn, dagID string, watch <-chan struct{}, read *
 		p.blocks = nil // read again at the next version
 		return p, nil
 	}
+	if p.everyBlock, err = everyBlockTxn(txn, dagID, read); err != nil {
+		return nil, err
+	}
 	for _, r := range p.idOrder {
 		prefix := seqPrefix(r.ID, pendingBlockDigits)
 		b := p.blocks[prefix]
@@ -204,11 +215,13 @@ func (p *pendingRuns) next(txn *memdb.Txn, dagID string, watch <-chan struct{}, 
 		return nil, nil // a state the walks do not take (they sort), or few to read
 	}
 	back := count.UnsettledN - p.unsettledN
-	if back < 0 || back > int64(len(count.Unsettled)) {
+	over := back > int64(len(count.Unsettled)) // more than the counts name: every block looked up
+	if back < 0 || (over && p.everyBlock == nil) {
 		return nil, nil
 	}
+	back = min(back, int64(len(count.Unsettled)))
 	n := &pendingRuns{watch: watch, blocks: map[string]*pendingBlock{}, sorted: map[string]sortedPending{},
-		newest: count.NewestID, lastSettled: p.lastSettled, unsettledN: count.UnsettledN}
+		newest: count.NewestID, lastSettled: p.lastSettled, unsettledN: count.UnsettledN, everyBlock: p.everyBlock}
 	var gone, came []*DagRun
 	settled := int64(0) // the highest settled id read
 	block := func(prefix string) *pendingBlock {
@@ -253,6 +266,26 @@ func (p *pendingRuns) next(txn *memdb.Txn, dagID string, watch <-chan struct{}, 
 			return nil, err
 		}
 		readBlock(prefix, it)
+	}
+	if over {
+		every, err := everyBlockTxn(txn, dagID, read)
+		if err != nil {
+			return nil, err
+		}
+		for prefix, w := range every {
+			if _, done := n.blocks[prefix]; done {
+				continue
+			}
+			if was, ok := p.everyBlock[prefix]; ok && was == w {
+				continue
+			}
+			it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
+			if err != nil {
+				return nil, err
+			}
+			readBlock(prefix, it)
+		}
+		n.everyBlock = every
 	}
 	if n.newest > p.newest {
 		up, err := txn.LowerBound(tableDagRuns, indexDagRow, dagID, p.newest+1)
@@ -314,6 +347,33 @@ func (p *pendingRuns) next(txn *memdb.Txn, dagID string, watch <-chan struct{}, 
 	}
 	p.mu.Unlock()
 	return n, nil
+}
+
+// everyBlockTxn is the node of each block of the DAG's runs, by prefix:
+// a seek to each block's first run (a row read) and one to its node,
+// about runs/256 of each.
+func everyBlockTxn(txn *memdb.Txn, dagID string, read *int) (map[string]<-chan struct{}, error) {
+	const shift = 4 * pendingBlockDigits // a hex digit a nibble
+	out := map[string]<-chan struct{}{}
+	for from := int64(0); ; {
+		it, err := txn.LowerBound(tableDagRuns, indexDagRow, dagID, from)
+		if err != nil {
+			return nil, err
+		}
+		raw := it.Next()
+		if raw == nil || raw.(*DagRun).DagID != dagID {
+			return out, nil
+		}
+		*read++
+		id := raw.(*DagRun).ID
+		prefix := seqPrefix(id, pendingBlockDigits)
+		bit, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
+		if err != nil {
+			return nil, err
+		}
+		out[prefix] = bit.WatchCh()
+		from = (id>>shift + 1) << shift
+	}
 }
 
 // lastSettledBelowTxn is the DAG's highest settled run id below id (0:

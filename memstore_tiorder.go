@@ -506,11 +506,14 @@ func unorderTITxn(txn *memdb.Txn, ti *TaskInstance) error {
 }
 
 // orderTIsTxn places task instances of one run and one map_index, by id:
-// as one block when no block lies across their range, else one by one.
-// (A new run's, their ids made in one go, skip it: insertRunTreeTxn.)
+// unmapped ones as one block when no block lies across their range, else
+// one by one. Mapped ones are blocks of one each, so that a DAG's mapped
+// blocks, which no map_index keeps apart, never overlap: the walk down
+// by id takes them by lo as they come (memstore_tifixedorder.go). (A new
+// run's, their ids made in one go, skip it: insertRunTreeTxn.)
 func orderTIsTxn(txn *memdb.Txn, tis []*TaskInstance) error {
 	first, last := tis[0], tis[len(tis)-1]
-	if len(tis) > 1 {
+	if len(tis) > 1 && first.MapIndex < 0 {
 		// Blocks do not overlap: the last one starting within the range
 		// or before it is the only one that could reach into it.
 		b, err := blockFromTxn(txn, first.DagID, first.MapIndex, last.ID)
@@ -879,8 +882,11 @@ func tiOrderTotal(txn *memdb.Txn, dagIDs []string) (total int, ids []string, ok 
 // kept as a heap by each walk's next task instance (or, before its block
 // is read, the block's lo, which comes no later).
 type tiOrderMerge struct {
-	txn   *memdb.Txn
-	byID  bool
+	txn  *memdb.Txn
+	byID bool
+	// desc walks the order backwards (-id, -map_index: their walks'
+	// blocks by hi down, each block's members by id down).
+	desc  bool
 	walks []*tiOrderWalk
 	read  int // blocks and task instances read
 }
@@ -960,10 +966,12 @@ func (l *blockList) Next() any {
 func (*blockList) WatchCh() <-chan struct{} { return nil }
 
 // groupedBlocks walks the blocks of the groups it walks (a DAG's), group
-// after group, each group's by lo.
+// after group, each group's by lo (down: by lo down, for groups walked
+// down).
 type groupedBlocks struct {
 	it     memdb.ResultIterator
 	blocks []*tiOrderRow
+	down   bool
 }
 
 func (g *groupedBlocks) Next() any {
@@ -973,6 +981,11 @@ func (g *groupedBlocks) Next() any {
 			return nil
 		}
 		g.blocks = raw.(*tiOrderGroup).Blocks
+	}
+	if g.down {
+		b := g.blocks[len(g.blocks)-1]
+		g.blocks = g.blocks[:len(g.blocks)-1]
+		return b
 	}
 	b := g.blocks[0]
 	g.blocks = g.blocks[1:]
@@ -1011,6 +1024,9 @@ func (m *tiOrderMerge) readMembers(w *tiOrderWalk) error {
 		return err
 	}
 	w.run, w.members = run, blockMembers(row, b)
+	if m.desc {
+		slices.Reverse(w.members)
+	}
 	if len(w.members) != b.N {
 		return fmt.Errorf("task-instance block of %s/%s holds %d, not %d", b.DagID, b.RunID, len(w.members), b.N)
 	}
@@ -1021,8 +1037,12 @@ func (m *tiOrderMerge) readMembers(w *tiOrderWalk) error {
 // the heap) comes before every other walk's next one: the heap's second
 // level holds the least of the others.
 func (m *tiOrderMerge) passes(w *tiOrderWalk) bool {
+	last := w.block.Hi
+	if m.desc {
+		last = w.block.Lo
+	}
 	for _, i := range []int{1, 2} {
-		if i < len(m.walks) && !m.before(w.block.MapIndex, w.block.Hi, m.walks[i]) {
+		if i < len(m.walks) && !m.before(w.block.MapIndex, last, m.walks[i]) {
 			return false
 		}
 	}
@@ -1030,18 +1050,24 @@ func (m *tiOrderMerge) passes(w *tiOrderWalk) bool {
 }
 
 // key is where w is in the order: its next task instance, or its block's
-// lo before the block is read.
-func (w *tiOrderWalk) key() (int, string) {
+// lo before the block is read (hi in a walk down).
+func (w *tiOrderWalk) key(desc bool) (int, string) {
 	if w.members != nil {
 		ti := w.members[w.at]
 		return ti.MapIndex, ti.ID
+	}
+	if desc {
+		return w.block.MapIndex, w.block.Hi
 	}
 	return w.block.MapIndex, w.block.Lo
 }
 
 // before reports whether (mapIndex, id) comes before w's key.
 func (m *tiOrderMerge) before(mapIndex int, id string, w *tiOrderWalk) bool {
-	mi, wid := w.key()
+	mi, wid := w.key(m.desc)
+	if m.desc {
+		mapIndex, mi, id, wid = mi, mapIndex, wid, id
+	}
 	if !m.byID && mapIndex != mi {
 		return mapIndex < mi
 	}
@@ -1050,7 +1076,7 @@ func (m *tiOrderMerge) before(mapIndex int, id string, w *tiOrderWalk) bool {
 
 func (m *tiOrderMerge) Len() int { return len(m.walks) }
 func (m *tiOrderMerge) Less(i, j int) bool {
-	mi, id := m.walks[i].key()
+	mi, id := m.walks[i].key(m.desc)
 	return m.before(mi, id, m.walks[j])
 }
 func (m *tiOrderMerge) Swap(i, j int) { m.walks[i], m.walks[j] = m.walks[j], m.walks[i] }

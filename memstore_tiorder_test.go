@@ -58,7 +58,7 @@ func triggerRunsV3(tb testing.TB, store *Store, dag *DAG, base time.Time, prefix
 
 // checkOrderBlocks checks the blocks of the default orders, ti_order's,
 // the pending and the grouped ones: each holds N task instances of its run
-// (N > 0), blocks of one DAG and map_index do not overlap, a DAG's pending
+// (N > 0), a mapped one only one, blocks of one DAG and map_index do not overlap, a DAG's pending
 // blocks and a group's are unmapped and by lo, a DAG's groups follow one
 // another by key and none is empty, and the blocks hold as many task
 // instances as the DAG's count of those with an id.
@@ -78,6 +78,9 @@ func checkOrderBlocks(t *testing.T, store *Store, step string) {
 		}
 		if n := len(blockMembers(row, b)); n != b.N || n == 0 {
 			t.Fatalf("%s: block %+v holds %d task instances", step, *b, n)
+		}
+		if b.MapIndex >= 0 && b.Lo != b.Hi {
+			t.Fatalf("%s: mapped block %+v holds more than one task instance", step, *b)
 		}
 		s := span{b.DagID, b.MapIndex}
 		blocks[s] = append(blocks[s], b)
@@ -232,7 +235,7 @@ func TestStore_TaskInstanceOrder_PendingBlocks(t *testing.T) {
 			crafted[id] = true
 			what = "an id past " + x + " in " + other.RunID
 			ti := &TaskInstance{ID: id, DagID: dag.DagID, RunID: run.RunID, TaskID: task, MapIndex: -1,
-				ExecutionDate: run.ExecutionDate, State: TaskNone, Pool: "default_pool", Queue: "default"}
+				ExecutionDate: run.ExecutionDate, State: TaskNone, Pool: "default_pool", PoolSlots: 1, Queue: "default"}
 			if i >= 0 {
 				next := *tis[i]
 				next.ID = id

@@ -105,7 +105,8 @@ func validateBackfill(dag *DAG, req *backfillRequest, now time.Time) error {
 // DeltaTriggerTimetable fire at from's first fire time (a duration's:
 // from itself) and each one after it up to to, each run dated at its
 // fire time, the instant as its interval (triggerNext); @once runs once,
-// at from.
+// at from. A timetable object is asked for its next run after the last
+// one, as iter_dagrun_infos_between asks next_dagrun_info_v2.
 func backfillInfos(dag *DAG, from, to, now time.Time, reverse bool) ([]backfillInfo, error) {
 	var out []backfillInfo
 	add := func(iv dataInterval, runAfter time.Time) error {
@@ -117,7 +118,25 @@ func backfillInfos(dag *DAG, from, to, now time.Time, reverse bool) ([]backfillI
 		}
 		return nil
 	}
-	if *dag.Schedule == "@once" {
+	if tt := dag.timetable; tt != nil {
+		var last *time.Time
+		for {
+			iv, ok, err := tt.nextRun(last, &from, true, now, &to)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			if last != nil && !iv.start.After(*last) {
+				return nil, fmt.Errorf("timetable of %s does not move past %s", dag.DagID, isoFormat(*last))
+			}
+			if err := add(iv, iv.end); err != nil {
+				return nil, err
+			}
+			last = &iv.start
+		}
+	} else if *dag.Schedule == "@once" {
 		if !from.After(to) {
 			if err := add(dataInterval{from, from}, from); err != nil {
 				return nil, err
@@ -168,7 +187,7 @@ func (o *operations) backfillDryRun(req *backfillRequest) ([]backfillInfo, error
 	if err := validateBackfill(dag, req, now); err != nil {
 		return nil, err
 	}
-	if dag.Schedule == nil {
+	if !dag.onSchedule() {
 		return nil, errBackfillNoSchedule
 	}
 	infos, err := backfillInfos(dag, req.from.UTC(), req.to.UTC(), now, req.runBackwards)
@@ -204,7 +223,7 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dag.Schedule == nil {
+	if !dag.onSchedule() {
 		return nil, errBackfillNoSchedule
 	}
 	now := o.clock()

@@ -136,7 +136,24 @@ const faultConnectionIDMismatch opFault = "connection_id_mismatch" // conn_id, b
 // "schema".
 type connectionChange struct {
 	Connection
+	Team  *string // team_name (errTeamMissing)
 	given fieldSet
+}
+
+// connectionFixed are the fields update_orm_from_pydantic never sets as
+// they come: the id, and the password and extra, which have setters.
+var connectionFixed = []string{"connection_id", "password", "extra"}
+
+// createConnectionChange is POST /connections of Airflow 3: a new
+// connection with a team fails at its foreign key (errTeamMissing), an
+// id taken first at its unique constraint (createConnection's conflict).
+func (o *operations) createConnectionChange(c connectionChange) (*Connection, error) {
+	if c.Team != nil {
+		if _, err := o.store.ConnectionByID(c.ConnID); errors.Is(err, errNotFound) {
+			return nil, errTeamMissing
+		}
+	}
+	return o.createConnection(c.Connection)
 }
 
 // patchConnection changes the connection id as Airflow 3.2.1's
@@ -150,7 +167,13 @@ func (o *operations) patchConnection(id string, c connectionChange, mask []strin
 	if c.ConnID != id {
 		return nil, opErr(errInvalid, faultConnectionIDMismatch, "conn_id", id, "body_id", c.ConnID)
 	}
-	set := c.given.masked(mask, "connection_id", "password", "extra")
+	set := c.given.masked(mask, connectionFixed...)
+	if storesTeam(c.Team, set["team_name"]) {
+		if _, err := o.connection(id); err != nil {
+			return nil, err
+		}
+		return nil, errTeamMissing
+	}
 	setter := func(field string) bool {
 		if len(mask) == 0 {
 			return c.given[field]
@@ -246,6 +269,13 @@ func (o *operations) connectionBulk() bulkKind[connectionChange] {
 			return err
 		},
 		delete: o.deleteConnection,
+		// A create sets every field, team_name too (Connection(**
+		// model_dump()), setattr of each for an overwrite); an update
+		// the fields given, whatever the mask.
+		createsTeam: func(c connectionChange) bool { return c.Team != nil },
+		patchesTeam: func(c connectionChange, _ []string) bool {
+			return storesTeam(c.Team, c.given.masked(nil, connectionFixed...)["team_name"])
+		},
 	}
 }
 

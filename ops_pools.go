@@ -222,7 +222,27 @@ type poolChange struct {
 	Slots           int64
 	Description     *string
 	IncludeDeferred bool
+	Team            *string // team_name (errTeamMissing)
 	given           fieldSet
+}
+
+// patchesTeam reports whether a change of the pool under mask would
+// store a team: update_orm_from_pydantic sets the fields given (those of
+// the mask), and default_pool takes slots and include_deferred alone.
+func (p poolChange) patchesTeam(mask []string) bool {
+	return checkPoolChange(p.Name, p, mask) == nil && storesTeam(p.Team, p.given.masked(mask)["team_name"])
+}
+
+// createPoolChange is POST /pools of Airflow 3: a new pool with a team
+// fails at its foreign key (errTeamMissing), a name taken first at its
+// unique constraint (createPool's conflict).
+func (o *operations) createPoolChange(p poolChange) (pooled, error) {
+	if p.Team != nil {
+		if _, err := o.store.PoolByName(p.Name); errors.Is(err, errNotFound) {
+			return pooled{}, errTeamMissing
+		}
+	}
+	return o.createPool(Pool{Name: p.Name, Slots: p.Slots, Description: p.Description, IncludeDeferred: p.IncludeDeferred})
 }
 
 // poolBaseFields are BasePool's required fields: a change of a pool
@@ -271,6 +291,9 @@ func (o *operations) patchPool(name string, p poolChange, mask []string) (pooled
 		return pooled{}, err
 	}
 	set := p.given.masked(mask)
+	if storesTeam(p.Team, set["team_name"]) {
+		return pooled{}, errTeamMissing
+	}
 	return o.updatePool(name, func(old Pool) Pool {
 		if set["pool"] {
 			old.Name = p.Name
@@ -320,6 +343,10 @@ func (o *operations) poolBulk() bulkKind[poolChange] {
 			_, err := o.deletePool(name)
 			return err
 		},
+		// A create sets every field, team_name too (Pool(**model_dump()),
+		// setattr of each for an overwrite).
+		createsTeam: func(p poolChange) bool { return p.Team != nil },
+		patchesTeam: func(p poolChange, mask []string) bool { return p.patchesTeam(mask) },
 	}
 }
 

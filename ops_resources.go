@@ -138,11 +138,70 @@ type bulkKind[E any] struct {
 	create func(e E, existed bool) error
 	patch  func(e E, mask []string) error
 	delete func(key string) error
+	// createsTeam and patchesTeam tell whether a create, or an update
+	// under mask, would store a team (nil: never).
+	createsTeam func(e E) bool
+	patchesTeam func(e E, mask []string) bool
 }
 
+// errTeamMissing is a write that would store a team_name. Airflow 3.2.1's
+// pool, connection and variable rows hold their team_name under a
+// foreign key to the team table (c57fba0e models/pool.py:86-87,
+// connection.py:138-140, variable.py:60-62), which holds no team with
+// multi_team off, as airlite's store holds none; 3.2.1's bodies take the
+// field (no multi_team validator: apache/airflow#63994 came later), so
+// the commit's IntegrityError, which no handler answers (the unique
+// constraint's handler passes it by, common/exceptions.py), is
+// Starlette's plain 500, and the session rolls the request's changes
+// back. It is no opError: no dialect phrases it.
+var errTeamMissing = errors.New("team_name: the team table holds no such team")
+
+// storesTeam reports whether a change that sets team_name (set) sets it
+// to a team rather than null.
+func storesTeam(team *string, set bool) bool { return set && team != nil }
+
 // runBulk runs the actions in order and gathers what each verb did; a
-// fault that is not an opError (the store failing) ends the request.
+// fault that is not an opError (the store failing) ends the request. A
+// request one of whose changes would store a team changes nothing
+// (checkBulkTeams).
 func runBulk[E any](k bulkKind[E], actions []bulkAction[E]) (map[bulkVerb]*bulkOutcome, error) {
+	if err := checkBulkTeams(k, actions); err != nil {
+		return nil, err
+	}
+	return runBulkActions(k, actions)
+}
+
+// checkBulkTeams runs the actions as runBulkActions does but writes
+// nothing, and answers errTeamMissing when one of them would store a
+// team: 3.2.1's foreign key fails the request at its flush or commit,
+// and the session rolls back every action before it too.
+func checkBulkTeams[E any](k bulkKind[E], actions []bulkAction[E]) error {
+	if k.createsTeam == nil && k.patchesTeam == nil {
+		return nil
+	}
+	made := map[string]bool{} // the keys earlier actions created (true) or deleted
+	dry := k
+	dry.exists = func(key string) (bool, error) {
+		if there, ok := made[key]; ok {
+			return there, nil
+		}
+		return k.exists(key)
+	}
+	dry.create = func(e E, _ bool) error {
+		made[k.key(e)] = true
+		return nil
+	}
+	dry.patch = func(E, []string) error { return nil }
+	dry.delete = func(key string) error {
+		made[key] = false
+		return nil
+	}
+	_, err := runBulkActions(dry, actions)
+	return err
+}
+
+// runBulkActions is runBulk's loop.
+func runBulkActions[E any](k bulkKind[E], actions []bulkAction[E]) (map[bulkVerb]*bulkOutcome, error) {
 	out := map[bulkVerb]*bulkOutcome{}
 	for _, a := range actions {
 		res := out[a.verb]
@@ -198,6 +257,9 @@ func (k bulkKind[E]) run(a bulkAction[E], res *bulkOutcome) error {
 			if found[key] && a.onExistence == "skip" {
 				continue
 			}
+			if k.createsTeam != nil && k.createsTeam(e) {
+				return errTeamMissing
+			}
 			if err := k.create(e, found[key]); err != nil {
 				return err
 			}
@@ -211,6 +273,9 @@ func (k bulkKind[E]) run(a bulkAction[E], res *bulkOutcome) error {
 			key := k.key(e)
 			if !found[key] {
 				continue
+			}
+			if k.patchesTeam != nil && k.patchesTeam(e, a.mask) {
+				return errTeamMissing
 			}
 			if err := k.patch(e, a.mask); err != nil {
 				return err

@@ -303,6 +303,10 @@ func compareRunAttr(attr string) func(a, b *DagRun) int {
 			return times(a.EndDate, b.EndDate)
 		case "updated_at":
 			return times(a.UpdatedAt, b.UpdatedAt)
+		case "data_interval_start": // (task instances' orders: TIRunOrderPage)
+			return times(a.DataIntervalStart, b.DataIntervalStart)
+		case "data_interval_end":
+			return times(a.DataIntervalEnd, b.DataIntervalEnd)
 		case "external_trigger":
 			return boolCompare(a.ExternalTrigger, b.ExternalTrigger)
 		case "conf":
@@ -358,6 +362,10 @@ func runAttrIsNull(attr string, run *DagRun) bool {
 		return run.UpdatedAt == nil
 	case "duration":
 		return runDuration(run) == nil
+	case "data_interval_start":
+		return run.DataIntervalStart == nil
+	case "data_interval_end":
+		return run.DataIntervalEnd == nil
 	}
 	return false
 }
@@ -390,8 +398,8 @@ func compareInt64(a, b int64) int {
 // (conf, external_trigger), of any DAGs, with any filter; more keys after
 // one of those but dag_id, state and the fixed ones; several keys led by
 // dag_id or state, a DAG's or state's runs in turn) reads the walks to
-// the page's end; other listings (several keys led by conf, a DAG whose
-// fixed marks are not kept) read the DAGs' runs (each DAG holds at most
+// the page's end; other listings (several keys led by conf) read the
+// DAGs' runs (each DAG holds at most
 // --max-runs-per-dag of them) and sort them (sortedRuns), as
 // operations.sortLists sends every one (tests).
 func (o *operations) listRuns(q *runQuery) ([]*DagRun, int, error) {
@@ -561,6 +569,9 @@ func (q *runQuery) orderQuery() (RunOrderQuery, bool) {
 		}
 		oq.CompareName = fmt.Sprintf("sortparam %v", q.order)
 		oq.Attr, oq.Desc, oq.Lead, oq.Then = sortParamWalk(q.order, q.order[0].desc, false)
+		if oq.Lead != nil {
+			oq.Ties = sortParamTies(q.order, q.order[0].desc)
+		}
 	}
 	if q.more == nil && !q.dateFiltered() && len(q.states) == 0 {
 		return oq, true
@@ -606,6 +617,27 @@ func sortParamWalk(keys []runOrderKey, pkDesc, nested bool) (attr string, desc b
 		lead = sortParamLead(keys[0])
 	}
 	return attr, desc, lead, then
+}
+
+// sortParamTies is, for Airflow 3's order keys led by a fixed order's
+// (conf) with keys after it or a direction other than the primary key's
+// (sortParamWalk's lead), the walk of the keys after it within one of its
+// values (RunOrderQuery.Ties): in their order, the id last in pkDesc;
+// nil for another first key.
+func sortParamTies(keys []runOrderKey, pkDesc bool) *RunOrderQuery {
+	if !slices.Contains(fixedRunAttrs[:], keys[0].attr) {
+		return nil
+	}
+	rest := keys[1:]
+	ties := RunOrderQuery{Attr: "id", Desc: pkDesc, NullsLast: true, Compare: sortParamOrderPK(rest, pkDesc),
+		CompareName: fmt.Sprintf("sortparam %v pk desc=%t", rest, pkDesc)}
+	if len(rest) > 0 {
+		ties.Attr, ties.Desc, ties.Lead, ties.Then = sortParamWalk(rest, pkDesc, true)
+		if ties.Lead != nil {
+			ties.Ties = sortParamTies(rest, pkDesc)
+		}
+	}
+	return &ties
 }
 
 // filteredPageQuery is q as RunPage reads it with a filter it walks

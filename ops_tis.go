@@ -845,6 +845,9 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
+	if rows, total, ok, err := o.fixedOrderPage(q); ok || err != nil {
+		return rows, total, err
+	}
 	if q.namedRunsOrder() {
 		rows, total, ok, err := o.store.NamedRunsTIPage(o.namedRunsQuery(q))
 		if ok || err != nil {

@@ -118,14 +118,27 @@ type variableChange3 struct {
 	Key         string
 	Value       string
 	Description *string
+	Team        *string // team_name (errTeamMissing)
 	given       fieldSet
 }
 
+// patchesTeam reports whether an update under mask would store a team:
+// the fields given are set (those of the mask), and a mask naming the
+// key changes nothing.
+func (v variableChange3) patchesTeam(mask []string) bool {
+	return !slices.Contains(mask, "key") && storesTeam(v.Team, v.given.masked(mask, "key")["team_name"])
+}
+
 // createVariable adds a variable whose key is not taken (POST
-// /variables), as Variable.set stores it.
+// /variables), as Variable.set stores it. With a team, Variable.set
+// raises its ValueError (multi_team off), or, for "", the foreign key
+// refuses it: either way Starlette's 500 (errTeamMissing).
 func (o *operations) createVariable(v variableChange3) (*Variable, error) {
 	if _, ok := o.store.Variable(v.Key); ok {
 		return nil, opErr(errConflict, faultVariableExists, "key", v.Key)
+	}
+	if v.Team != nil {
+		return nil, errTeamMissing
 	}
 	return o.setVariable(v.Key, v.Value, v.Description)
 }
@@ -143,6 +156,9 @@ func (o *operations) patchVariable(key string, v variableChange3, mask []string)
 		return nil, opErr(errInvalid, faultFieldsImmutable, "fields", "key")
 	}
 	set := v.given.masked(mask, "key")
+	if storesTeam(v.Team, set["team_name"]) {
+		return nil, errTeamMissing
+	}
 	out, err := o.store.UpdateVariable(key, func(old Variable) Variable {
 		if set["value"] {
 			old.Val = v.Value
@@ -177,6 +193,9 @@ func (o *operations) variableBulk() bulkKind[variableChange3] {
 			return err
 		},
 		delete: o.deleteVariable,
+		// A create is Variable.set without the team_name
+		// (BulkVariableService.handle_bulk_create): it stores none.
+		patchesTeam: func(v variableChange3, mask []string) bool { return v.patchesTeam(mask) },
 	}
 }
 

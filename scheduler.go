@@ -423,7 +423,7 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 		dag := row.Def
 		// models/dag.py dags_needing_dagruns: not stale (3.2.1), active
 		// (2.10.3).
-		if !row.Active() || row.IsPaused || dag.Schedule == nil || dag.ParentDagID != "" {
+		if !row.Active() || row.IsPaused || !dag.onSchedule() || dag.ParentDagID != "" {
 			continue
 		}
 		for {
@@ -682,7 +682,7 @@ func (s *scheduler) timedOut(dag *DAG, run *DagRun, now time.Time) bool {
 	if dag.DagrunTimeout <= 0 || run.StartDate == nil || now.Sub(*run.StartDate) <= dag.DagrunTimeout {
 		return false
 	}
-	return !rule.scheduledOnly || (!run.ExternalTrigger && dag.Schedule != nil)
+	return !rule.scheduledOnly || (!run.ExternalTrigger && dag.onSchedule())
 }
 
 // decided is ti in the state a pass decided for it at now, its dates

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 )
@@ -160,9 +159,9 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = taskProcAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 2 * time.Second // pipes held by killed grandchildren
-	if err = s.procs.start(cmd); err == nil {
+	if err = s.procs.start(cmd, 0); err == nil {
 		pid := cmd.Process.Pid
 		if rerr := s.opts.Store.RecordTaskProcess(job.key, job.run.ID, job.try, pid, processIdentity(pid)); rerr != nil {
 			s.opts.Logger.Error().Err(rerr).Str("task", job.key.String()).Msg("record task process")
@@ -183,6 +182,11 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 		res.state = TaskSkipped
 	case errors.As(err, &exitErr):
 		res.state, res.reason = TaskFailed, fmt.Sprintf("bash exited with code %d", exitErr.ExitCode())
+	case errors.Is(err, exec.ErrNotFound):
+		// Airflow's try fails the same way, with a FileNotFoundError
+		// (2.10.3 airflow/operators/bash.py:236, hooks/subprocess.py:90).
+		res.state, res.reason = TaskFailed, fmt.Sprintf("bash not found (%v): BashOperator runs its command "+
+			"with bash -c, as Airflow does; put bash on PATH (on Windows, Git for Windows' bash)", err)
 	default:
 		res.state, res.reason = TaskFailed, fmt.Sprintf("run bash: %v", err)
 	}

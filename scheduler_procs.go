@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os/exec"
 	"sync"
-	"syscall"
 
 	"github.com/rs/zerolog"
 )
@@ -38,11 +37,12 @@ type taskProcesses struct {
 
 func newTaskProcesses() *taskProcesses { return &taskProcesses{leaders: map[int]bool{}} }
 
-// start starts cmd and records it as a try's leader.
-func (p *taskProcesses) start(cmd *exec.Cmd) error {
+// start starts cmd and records it as a try's leader; memory bounds each
+// process of a Python try (see startGroup).
+func (p *taskProcesses) start(cmd *exec.Cmd, memory int64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := cmd.Start(); err != nil {
+	if err := startGroup(cmd, memory); err != nil {
 		return err
 	}
 	p.leaders[cmd.Process.Pid] = true
@@ -52,7 +52,7 @@ func (p *taskProcesses) start(cmd *exec.Cmd) error {
 // ended forgets a leader once os/exec has waited for it, and ends what is
 // left of its process group: no process outlives its task.
 func (p *taskProcesses) ended(pid int) {
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	endGroup(pid)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.leaders, pid)

@@ -1,8 +1,8 @@
-//go:build !linux
+//go:build unix && !linux
 
 package main
 
-// Task processes on systems other than Linux: each try still runs in its
+// Task processes on macOS and the BSDs: each try still runs in its
 // own process group, killed whole on a stop, a timeout or a reset; but
 // there is no parent-death signal (a task outlives an airlite that is
 // killed outright), no child subreaper, and no /proc to recognise a

@@ -302,7 +302,8 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 		}
 	}
 
-	// fd 3: airlite's answers; fd 4: the process's requests and result.
+	// fd 3: airlite's answers; fd 4: the process's requests and result
+	// (on Windows two inherited handles, see passTaskChannel).
 	answersR, answersW, err := os.Pipe()
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("open task channel: %v", err)}
@@ -324,11 +325,15 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	}
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.ExtraFiles = []*os.File{answersR, requestsW}
 	cmd.SysProcAttr = taskProcAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if err := passTaskChannel(cmd, answersR, requestsW); err != nil {
+		answersR.Close()
+		requestsW.Close()
+		return taskOutcome{state: TaskFailed, reason: err.Error()}
+	}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 2 * time.Second
-	err = s.procs.start(cmd)
+	err = s.procs.start(cmd, req.MemoryBytes)
 	// The child has its ends; airlite keeps only its own.
 	answersR.Close()
 	requestsW.Close()
@@ -355,7 +360,7 @@ func (s *scheduler) servePythonTry(tc templateContext, pid int, requests io.Read
 	go func() {
 		got := s.servePythonChannel(tc, requests, answers)
 		if got.result == nil {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = killGroup(pid)
 		}
 		served <- got
 	}()
@@ -436,12 +441,12 @@ func (s *scheduler) runPythonForked(ctx context.Context, job taskJob, tc templat
 	select {
 	case status, known = <-exit:
 	case <-ctx.Done():
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = killGroup(pid)
 		status, known = <-exit
 	}
 	// What is left of the group ends with the try, before the worker may
 	// reap the child and free its pid.
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = killGroup(pid)
 	if known {
 		w.reap(pid)
 	}

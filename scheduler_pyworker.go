@@ -28,7 +28,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -156,7 +155,7 @@ func startPyWorker(procs *taskProcesses, key pyWorkerKey, prog string) (*pyWorke
 	cmd.SysProcAttr = taskProcAttr()
 	out := &tailBuffer{limit: maxPythonStderr}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := procs.start(cmd); err != nil {
+	if err := procs.start(cmd, 0); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("start python worker: %w", err)
 	}
@@ -231,11 +230,9 @@ func (w *pyWorker) send(msg any, files ...*os.File) error {
 	}
 	var oob []byte
 	if len(files) > 0 {
-		fds := make([]int, len(files))
-		for i, f := range files {
-			fds[i] = int(f.Fd())
+		if oob, err = passFiles(files); err != nil {
+			return err
 		}
-		oob = syscall.UnixRights(fds...)
 	}
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
@@ -275,7 +272,7 @@ func (w *pyWorker) start(ctx context.Context, cwd string, env map[string]string,
 		// importing): a child it starts later is ended and reaped.
 		go func() {
 			if st := <-ch; st.err == nil {
-				_ = syscall.Kill(-st.pid, syscall.SIGKILL)
+				_ = killGroup(st.pid)
 				if _, ok := <-st.exit; ok {
 					w.reap(st.pid)
 				}
@@ -302,7 +299,7 @@ func (w *pyWorker) close() {
 	case <-w.done:
 	case <-time.After(2 * time.Second):
 	}
-	_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	_ = killGroup(w.cmd.Process.Pid)
 	<-w.done
 }
 

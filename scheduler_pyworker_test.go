@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -138,7 +137,7 @@ func TestPythonWorker_KilledWorkerFailsItsTry(t *testing.T) {
 	go func() { done <- h.sched.runOperator(context.Background(), job) }()
 	pids := awaitPIDs(t, pidFile)
 	worker := workerPID(t, h.sched)
-	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
+	if err := killPID(worker); err != nil {
 		t.Fatal(err)
 	}
 	select {

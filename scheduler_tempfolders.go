@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/rs/zerolog"
 )
@@ -42,9 +41,14 @@ const (
 // tempFolderKinds are the kinds a start may remove.
 var tempFolderKinds = []string{tempFolderProgram, tempFolderTry, tempFolderParse}
 
-// errTempFolderTaken: another instance's sweep locked the folder in the
-// instant after it was made (and removes it).
-var errTempFolderTaken = errors.New("temp folder taken by a sweep")
+var (
+	// errTempFolderTaken: another instance's sweep locked the folder in
+	// the instant after it was made (and removes it).
+	errTempFolderTaken = errors.New("temp folder taken by a sweep")
+	// errFolderLockUnsupported: the filesystem (or the system: Windows)
+	// has no lock on a folder.
+	errFolderLockUnsupported = errors.New("no folder lock here")
+)
 
 // tempFolder is a folder airlite made in $TMPDIR and uses until remove.
 type tempFolder struct {
@@ -71,7 +75,7 @@ func makeTempFolderIn(parent, kind string) (*tempFolder, error) {
 			return nil, err
 		}
 		var lock *os.File
-		lock, err = lockFolder(path, syscall.LOCK_SH)
+		lock, err = lockFolder(path, false)
 		switch {
 		case err == nil:
 			return &tempFolder{path: path, lock: lock}, nil
@@ -79,7 +83,7 @@ func makeTempFolderIn(parent, kind string) (*tempFolder, error) {
 			// A sweep in another instance found it unlocked in its first
 			// instant: it is theirs to remove; take another name.
 			continue
-		case errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EINVAL):
+		case errors.Is(err, errFolderLockUnsupported):
 			// No flock on this filesystem: the folder still goes at the
 			// stop; only a crash leaves it, as it did before locks.
 			return &tempFolder{path: path}, nil
@@ -89,39 +93,6 @@ func makeTempFolderIn(parent, kind string) (*tempFolder, error) {
 		}
 	}
 	return nil, err
-}
-
-// lockFolder opens the folder at path (never through a symlink) and
-// flocks it without waiting. errTempFolderTaken: held elsewhere, gone, or
-// no longer the folder that was opened.
-func lockFolder(path string, how int) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
-			return nil, errTempFolderTaken
-		}
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errTempFolderTaken
-		}
-		return nil, &os.PathError{Op: "flock", Path: path, Err: err}
-	}
-	// The name may have been removed (and made again) between the open
-	// and the lock: the lock must be on what the name is now.
-	held, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	now, err := os.Lstat(path)
-	if err != nil || !os.SameFile(held, now) {
-		f.Close()
-		return nil, errTempFolderTaken
-	}
-	return f, nil
 }
 
 // remove removes the folder, then lets go of its lock.
@@ -153,7 +124,7 @@ func sweepTempFolders(parent string, kinds []string) ([]string, error) {
 			continue // ReadDir's type is the entry's own: a symlink is no dir
 		}
 		path := filepath.Join(parent, e.Name())
-		lock, err := lockFolder(path, syscall.LOCK_EX)
+		lock, err := lockFolder(path, true)
 		if err != nil {
 			continue // in use, gone, or not lockable here: left alone
 		}
@@ -196,12 +167,6 @@ func isTempFolderName(name string, kinds []string) bool {
 func isDigits(s string) bool {
 	_, err := strconv.ParseUint(s, 10, 64)
 	return err == nil
-}
-
-// ownedByMe: the file's owner is this process's user.
-func ownedByMe(info os.FileInfo) bool {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
 }
 
 // sweepStaleTempFolders is the start's sweep of $TMPDIR, logged.

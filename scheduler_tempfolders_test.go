@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -121,7 +120,7 @@ func TestTempFolders_MakeAndRemove(t *testing.T) {
 	if f.lock == nil {
 		t.Fatal("no lock on the folder")
 	}
-	if _, err := lockFolder(f.path, syscall.LOCK_EX); err == nil {
+	if _, err := lockFolder(f.path, true); err == nil {
 		t.Error("a second lock (a sweep's) took the live folder")
 	}
 	if err := f.remove(); err != nil {

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"testing/synctest"
@@ -1050,7 +1051,7 @@ tasks:
 	}
 	// The grandchild was killed with the group; give the kernel a bounded
 	// moment to reap it (it is bash's child, reparented on bash's death).
-	if !pollUntil(5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) }) {
+	if !pollUntil(5*time.Second, func() bool { return !processExists(pid) || isZombie(pid) }) {
 		t.Fatalf("process %d outlived its task's timeout", pid)
 	}
 }
@@ -1065,6 +1066,10 @@ func bashRunner(t *testing.T) *scheduler {
 // bashRunnerOf is a scheduler of edition e that tests use to run one try.
 func bashRunnerOf(t *testing.T, e edition) *scheduler {
 	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		// Windows without Git's bash (CI's Linux always has one).
+		t.Skipf("no bash on PATH on %s: BashOperator tries cannot run (%v)", runtime.GOOS, err)
+	}
 	return newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Edition: e, Logger: zerolog.New(zerolog.NewTestWriter(t))})
 }
 
@@ -1094,6 +1099,35 @@ tasks:
 				t.Errorf("reason %q does not name the exit code", out.reason)
 			}
 		})
+	}
+}
+
+// Without bash on PATH (a Windows machine without Git's bash), a
+// BashOperator try fails and its log says why, as Airflow's does
+// (2.10.3 airflow/operators/bash.py:236 looks bash up, falls back to
+// "bash", and hooks/subprocess.py:90's Popen raises FileNotFoundError).
+// Not parallel: it empties PATH.
+func TestBash_NoBashOnPathFailsWithItsReason(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dag, err := parseDAG([]byte(`
+dag_id: d
+tasks:
+  - {task_id: t, operator: BashOperator, bash_command: echo hello}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := newScheduler(schedulerOptions{Store: storeWith(t, &DAGSet{}), Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t))})
+	out := runner.runBash(context.Background(), taskJob{key: tiKey{"d", "r", "t", -1}, try: 1,
+		dag: dag, task: dag.Task("t"), run: DagRun{DagID: "d", RunID: "r", ExecutionDate: testNow}})
+	if out.state != TaskFailed {
+		t.Fatalf("state %s, want failed", out.state)
+	}
+	log := out.tryLog(1).Output
+	for _, want := range []string{"[airlite] bash not found", "bash -c", "PATH"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the try's log %q does not say %q", log, want)
+		}
 	}
 }
 

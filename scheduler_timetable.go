@@ -115,6 +115,12 @@ func plannedInterval(dag *DAG, last *time.Time, now time.Time, epochAligned bool
 // duration before date; date itself without a regular schedule.
 func inferDataInterval(dag *DAG, date time.Time, scheduled bool) dataInterval {
 	exact := dataInterval{date, date}
+	if dag != nil && dag.timetable != nil {
+		if scheduled {
+			return dag.timetable.scheduledInterval(date)
+		}
+		return dag.timetable.manualInterval(date)
+	}
 	if dag == nil || dag.Schedule == nil {
 		return exact
 	}
@@ -252,6 +258,10 @@ type plannedRun struct {
 // DagRunInfo; 2.10.3 models/dag.py:4180). ok is false when the schedule
 // wants no (more) runs.
 func (r *schedulingRules) plannedRun(dag *DAG, last *time.Time, now time.Time) (plannedRun, bool, error) {
+	if tt := dag.timetable; tt != nil {
+		iv, ok, err := tt.nextRun(last, dag.scheduleStart(), dag.Catchup, now, r.scheduleEnd(dag))
+		return plannedRun{logical: iv.start, interval: iv, runAfter: iv.end}, ok, err
+	}
 	if dag.Schedule == nil {
 		return plannedRun{}, false, nil
 	}
@@ -279,9 +289,20 @@ func triggerNext(dag *DAG, last *time.Time, now time.Time, end *time.Time) (time
 	if err != nil {
 		return time.Time{}, false, err
 	}
+	next, ok, err := nextFire(fires, last, dag.scheduleStart(), dag.Catchup, now, end)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("schedule %q: %w", *dag.Schedule, err)
+	}
+	return next, ok, nil
+}
+
+// nextFire is triggerNext's walk over fires: the fire time after the
+// automated run that fired at last (nil: none), the restriction's earliest
+// (nil: none) and catchup, asked at now; ok is false past end.
+func nextFire(fires fireTimes, last, earliest *time.Time, catchup bool, now time.Time, end *time.Time) (time.Time, bool, error) {
 	now = now.UTC().Truncate(time.Microsecond) // Python's datetimes hold microseconds
-	earliest := dag.scheduleStart()
 	var next time.Time
+	var err error
 	latest := func(t time.Time, err error) error {
 		if err == nil && t.After(next) {
 			next = t
@@ -289,11 +310,11 @@ func triggerNext(dag *DAG, last *time.Time, now time.Time, end *time.Time) (time
 		return err
 	}
 	switch {
-	case dag.Catchup && last != nil:
+	case catchup && last != nil:
 		next, err = fires.after(*last)
-	case dag.Catchup && earliest == nil:
+	case catchup && earliest == nil:
 		next, err = fires.first(now)
-	case dag.Catchup:
+	case catchup:
 		next, err = fires.atOrAfter(earliest.UTC())
 	case last != nil && onTime(fires, *last, now):
 		next, err = fires.after(*last)
@@ -309,7 +330,7 @@ func triggerNext(dag *DAG, last *time.Time, now time.Time, end *time.Time) (time
 		}
 	}
 	if err != nil {
-		return time.Time{}, false, fmt.Errorf("schedule %q: %w", *dag.Schedule, err)
+		return time.Time{}, false, err
 	}
 	if end != nil && end.Before(next) {
 		return time.Time{}, false, nil
@@ -364,7 +385,7 @@ func fireTimesOf(dag *DAG) (fireTimes, error) {
 	if cron == nil {
 		return nil, fmt.Errorf("schedule %q: airlite does not schedule it", sched)
 	}
-	return cronFires{cron}, nil
+	return cronFires{c: cron}, nil
 }
 
 // deltaFires is DeltaTriggerTimetable's (DeltaMixin, timetables/
@@ -378,26 +399,42 @@ func (d deltaFires) atOrBefore(t time.Time) (time.Time, error) { return t, nil }
 func (d deltaFires) first(now time.Time) (time.Time, error)    { return now, nil }
 
 // cronFires is CronTriggerTimetable's (CronMixin, timetables/_cron.py):
-// the ticks of its expression.
-type cronFires struct{ c *cronSchedule }
+// the ticks of its expression. immediate is its run_immediately.
+type cronFires struct {
+	c         *cronSchedule
+	immediate runImmediately
+}
+
+// runImmediately is CronTriggerTimetable's run_immediately (Airflow 3):
+// always (True) the tick before now first, or within a span of it (a
+// timedelta); the zero value (False, the default) within a tenth of the
+// gap between ticks, five minutes at least (trigger.py:216-237 of
+// c57fba0e, where False and None take the same branch).
+type runImmediately struct {
+	always bool
+	within *time.Duration
+}
 
 func (f cronFires) after(t time.Time) (time.Time, error)      { return f.c.next(t, false) }
 func (f cronFires) atOrAfter(t time.Time) (time.Time, error)  { return f.c.next(t, true) }
 func (f cronFires) atOrBefore(t time.Time) (time.Time, error) { return f.c.prev(t, true) }
 
-// first is _calc_first_run with run_immediately False (trigger.py:
-// 216-237): the tick before now when now is within a tenth of the gap
-// between ticks (five minutes at least) of it, else the tick after.
+// first is _calc_first_run (trigger.py:216-237): the tick before now when
+// run_immediately says so, else the tick after.
 func (f cronFires) first(now time.Time) (time.Time, error) {
 	past, err := f.c.prev(now, true)
-	if err != nil {
-		return time.Time{}, err
+	if err != nil || f.immediate.always {
+		return past, err
 	}
 	next, err := f.c.next(now, true)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if now.Sub(past) <= max(next.Sub(past)/10, 5*time.Minute) {
+	buffer := max(next.Sub(past)/10, 5*time.Minute)
+	if f.immediate.within != nil {
+		buffer = *f.immediate.within
+	}
+	if now.Sub(past) <= buffer {
 		return past, nil
 	}
 	return next, nil

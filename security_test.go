@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -155,7 +154,7 @@ func readPID(t *testing.T, path string) int {
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
 	if !pollUntil(15*time.Second, func() bool { return !procAlive(pid) }) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		_ = killPID(pid)
 		t.Fatalf("%s (pid %d) still runs 15s later", what, pid)
 	}
 }

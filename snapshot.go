@@ -878,10 +878,6 @@ type snapshotStats struct {
 	Index int64 // the change index it holds
 	Rows  int
 	Bytes int64
-	// DefinitionsLost says why a restore went on without the definitions
-	// file the snapshot names (gone or damaged); nil when it read it, or
-	// when there is none.
-	DefinitionsLost error
 }
 
 // insertTaskRecords stores restored task instances: those of one run, one

@@ -148,13 +148,3 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	return a.Commit()
 }
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -117,9 +116,8 @@ func (p *peakHeap) end() float64 {
 }
 
 func reportMaxRSS(b *testing.B) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "maxrss-MB")
+	if mb, ok := maxRSSMB(); ok {
+		b.ReportMetric(mb, "maxrss-MB")
 	}
 }
 

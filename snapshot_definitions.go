@@ -17,13 +17,15 @@ package main
 // (<snapshot>.definitions-<digest> is the file). It is
 // written, synced and renamed before the snapshot that names it; the
 // others are removed once that snapshot is committed, so that the
-// committed snapshot's always exists. A definitions file that is gone or
-// damaged costs only the definitions: the restore goes on without them,
-// as a start before them did, and says so (snapshotStats.DefinitionsLost).
-// A restore reads the file and checks its digest, but decodes no
-// definition: the start decodes only those of the DAGs its files no
-// longer give (keptDefinition.raw), so a start whose files give every
-// DAG pays for the read alone.
+// committed snapshot's always exists. A restore does not read the file:
+// the start reads it, and checks its digest, only when a restored DAG is
+// one its files no longer give (buildKeptDefinitions), and decodes only
+// those DAGs' definitions (keptDefinition.raw); a start whose files give
+// every DAG needs none and reads nothing. A definitions file that is
+// gone or damaged costs only the definitions: the start goes on without
+// them, as a start before them did, and says so. A file damaged under
+// its right name is written again by the next snapshot of the same
+// definitions (writtenDefinitions.file).
 
 import (
 	"bytes"
@@ -105,19 +107,30 @@ func (ref definitionRef) record() *snapDagDefinition {
 type definitionsWritten struct {
 	mu     sync.Mutex
 	byPath map[string]writtenDefinitions
+	// restored is the definitions file a restore named and left unread
+	// (path, digest) until the start needs it (main_startup.go
+	// buildKeptDefinitions): with every DAG's file there it needs none.
+	restored [2]string
 }
 
 type writtenDefinitions struct {
 	digest string // names the file (definitionsPath)
 	refs   []definitionRef
+	// file is the definitions file of digest as this writer wrote it, or
+	// as a restore read it and found it whole; nil when neither. A name
+	// says what the content should be, not that it is: a file damaged on
+	// disk (truncated, rewritten) keeps its name, and one taken for right
+	// by its name alone would stay damaged until a start needs it.
+	file os.FileInfo
 	// swept: the other definitions files of the path were removed after
 	// a snapshot named this one.
 	swept bool
 }
 
 // write makes sure the definitions of refs are in a definitions file
-// beside the snapshot path, writing one when they changed since the last
-// (or when it is gone), and returns its digest; "" when there are none.
+// beside the snapshot path, writing one when they changed since the last,
+// or when the file is not the one written (gone, truncated, replaced:
+// unchangedFile), and returns its digest; "" when there are none.
 func (w *definitionsWritten) write(path string, refs []definitionRef) (string, error) {
 	if len(refs) == 0 {
 		return "", nil
@@ -125,10 +138,8 @@ func (w *definitionsWritten) write(path string, refs []definitionRef) (string, e
 	w.mu.Lock()
 	last, ok := w.byPath[path]
 	w.mu.Unlock()
-	if ok && sameDefinitions(last.refs, refs) {
-		if _, err := os.Stat(definitionsPath(path, last.digest)); err == nil {
-			return last.digest, nil
-		}
+	if ok && sameDefinitions(last.refs, refs) && unchangedFile(definitionsPath(path, last.digest), last.file) {
+		return last.digest, nil
 	}
 	// Streamed to a temporary file and hashed on the way, not held in
 	// memory (17 MB for 1,000 Python DAGs): the digest, and so the name,
@@ -151,10 +162,17 @@ func (w *definitionsWritten) write(path string, refs []definitionRef) (string, e
 	}
 	digest := hex.EncodeToString(h.Sum(nil))[:definitionsDigestLen]
 	target := definitionsPath(path, digest)
-	// The name says the content: one already there (a restart's first
-	// snapshot, the definitions back as they were) is not written again.
-	if _, err := os.Stat(target); err != nil {
+	// One already there under the name is not written again only when
+	// it is the file this writer wrote or a restore found whole (the
+	// definitions back as they were since); any other, damaged or not,
+	// is replaced, the rename atomic: a snapshot that names it finds the
+	// old bytes or the new, never a part.
+	info := last.file
+	if !ok || last.digest != digest || !unchangedFile(target, info) {
 		if err := file.CommitAs(target); err != nil {
+			return "", fmt.Errorf("write definitions: %w", err)
+		}
+		if info, err = os.Stat(target); err != nil {
 			return "", fmt.Errorf("write definitions: %w", err)
 		}
 	}
@@ -162,9 +180,73 @@ func (w *definitionsWritten) write(path string, refs []definitionRef) (string, e
 	if w.byPath == nil {
 		w.byPath = map[string]writtenDefinitions{}
 	}
-	w.byPath[path] = writtenDefinitions{digest: digest, refs: refs, swept: ok && last.digest == digest && last.swept}
+	w.byPath[path] = writtenDefinitions{digest: digest, refs: refs, file: info, swept: ok && last.digest == digest && last.swept}
 	w.mu.Unlock()
 	return digest, nil
+}
+
+// unchangedFile says whether the file at name is still the one info
+// describes (nil: none known): the same inode, size and modification
+// time. One stat, where hashing the file again would read it whole at
+// every snapshot: it sees a file truncated, replaced or written since,
+// not bits flipped on the disk under it nor a write in place within the
+// filesystem's clock tick of the last; a start, which hashes the file it
+// reads, finds those.
+func unchangedFile(name string, info os.FileInfo) bool {
+	if info == nil {
+		return false
+	}
+	now, err := os.Stat(name)
+	return err == nil && os.SameFile(info, now) && now.Size() == info.Size() && now.ModTime().Equal(info.ModTime())
+}
+
+// readWhole records that the definitions file of digest beside the
+// snapshot path, as info describes it, was read and found whole by a
+// restore: the next snapshot of the same definitions names it without
+// writing it again.
+func (w *definitionsWritten) readWhole(path, digest string, info os.FileInfo) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.byPath == nil {
+		w.byPath = map[string]writtenDefinitions{}
+	}
+	w.byPath[path] = writtenDefinitions{digest: digest, file: info}
+}
+
+// leaveRestored records that a restore of the snapshot at path left the
+// definitions file of digest it names unread.
+func (w *definitionsWritten) leaveRestored(path, digest string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.restored = [2]string{path, digest}
+}
+
+// readRestored reads the definitions file a restore left unread: nil, nil
+// when there is none, or the start dropped it; the error says why its
+// definitions are lost (gone, damaged). A file found whole is one the
+// next snapshot of the same definitions need not write again.
+func (w *definitionsWritten) readRestored() (map[string]*keptDefinition, error) {
+	w.mu.Lock()
+	path, digest := w.restored[0], w.restored[1]
+	w.mu.Unlock()
+	if digest == "" {
+		return nil, nil
+	}
+	defs, info, err := readDefinitions(path, digest)
+	if err != nil {
+		return nil, err
+	}
+	w.readWhole(path, digest, info)
+	return defs, nil
+}
+
+// dropRestored forgets the definitions file a restore left unread, once
+// the start has built what it needed of it: the rows it gave definitions
+// to have them, the others are the files' and need none.
+func (w *definitionsWritten) dropRestored() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.restored = [2]string{}
 }
 
 // definitionsPath is the definitions file of digest beside the snapshot
@@ -258,19 +340,36 @@ func sameDefinitions(a, b []definitionRef) bool {
 // a DAG its files no longer give (main_startup.go buildKeptDefinitions).
 // A digest that is not one airlite writes, a file whose bytes do not
 // match it, or whose lines do not decode, is an error; a definition
-// airlite cannot read is one when decoded, and costs its DAG alone.
-func readDefinitions(path, digest string) (map[string]*keptDefinition, error) {
+// airlite cannot read is one when decoded, and costs its DAG alone. info
+// is the file as found before it was read.
+func readDefinitions(path, digest string) (map[string]*keptDefinition, os.FileInfo, error) {
 	if len(digest) != definitionsDigestLen || strings.Trim(digest, "0123456789abcdef") != "" {
-		return nil, fmt.Errorf("definitions digest %q is not %d lowercase hex digits", digest, definitionsDigestLen)
+		return nil, nil, fmt.Errorf("definitions digest %q is not %d lowercase hex digits", digest, definitionsDigestLen)
 	}
 	file := definitionsPath(path, digest)
+	// Stat before the read: a file changed after it differs from info,
+	// and the next snapshot writes it again rather than trust it.
+	info, err := os.Stat(file)
+	if err != nil {
+		return nil, nil, err
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:])[:definitionsDigestLen] != digest {
-		return nil, fmt.Errorf("%s: damaged: its SHA-256 is not the one its name says", file)
+		return nil, nil, fmt.Errorf("%s: damaged: its SHA-256 is not the one its name says", file)
 	}
+	defs, err := splitDefinitions(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return defs, info, nil
+}
+
+// splitDefinitions cuts the bytes of a definitions file, whose digest is
+// checked, into its kept definitions by dag_id, undecoded.
+func splitDefinitions(file string, data []byte) (map[string]*keptDefinition, error) {
 	// Lines are cut from the bytes read, not copied: a definition not
 	// decoded stays a part of them until the start has built or dropped
 	// it (its rows replaced by LoadDAGs or AttachKeptDefinitions).

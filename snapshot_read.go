@@ -103,26 +103,12 @@ func restoreSnapshot(ctx context.Context, path string) (*Store, snapshotStats, e
 	for _, c := range snapshotCodecs() {
 		codecs[c.table] = c
 	}
-	// The definitions file the header names gives the DAG rows what
-	// their definitions were built from; without it the restore goes on,
-	// and only the DAGs the files no longer give lose theirs.
+	// The definitions file the header names is left unread: the start
+	// reads it only when it needs a definition from it (a DAG its files
+	// no longer give), and a snapshot written before the start names what
+	// it holds (definitionRefs).
 	if header.Definitions != "" {
-		defs, err := readDefinitions(path, header.Definitions)
-		if err != nil {
-			stats.DefinitionsLost = err
-		}
-		if len(defs) > 0 {
-			dags := codecs[tableDags]
-			decode := dags.decode
-			dags.decode = func(line []byte) (any, error) {
-				obj, err := decode(line)
-				if row, ok := obj.(*DagRow); err == nil && ok && row.Kept == nil {
-					row.Kept = defs[row.DagID]
-				}
-				return obj, err
-			}
-			codecs[tableDags] = dags
-		}
+		store.definitions.leaveRestored(path, header.Definitions)
 	}
 	body := io.NewSectionReader(f, headerEnd, footerStart-headerEnd)
 	// Decoding and inserting overlap: one goroutine decodes rows into

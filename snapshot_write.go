@@ -45,7 +45,7 @@ func writeSnapshot(store *Store, path string, now time.Time) (stats snapshotStat
 
 	// The definitions first: the snapshot names their file, which must
 	// be there once the snapshot is.
-	refs, err := definitionRefs(snap)
+	refs, err := definitionRefs(snap, &store.definitions)
 	if err != nil {
 		return stats, fmt.Errorf("list definitions: %w", err)
 	}
@@ -121,8 +121,13 @@ func countRecords(snap storeSnapshot, c snapshotCodec) (int, error) {
 }
 
 // definitionRefs are the DAG rows of snap that have a definition to keep,
-// by dag_id.
-func definitionRefs(snap storeSnapshot) ([]definitionRef, error) {
+// by dag_id. Before the start has built the restored DAGs, those of the
+// definitions file the restore left unread (w.readRestored) are kept
+// too, byte for byte: a snapshot then loses none of them. Only a store
+// written between its restore and its start reads the file here.
+func definitionRefs(snap storeSnapshot, w *definitionsWritten) ([]definitionRef, error) {
+	// A file that cannot be read costs its definitions, as at a start.
+	restored, _ := w.readRestored()
 	var refs []definitionRef
 	err := snap.Rows(tableDags, func(row any) error {
 		d := row.(*DagRow)
@@ -131,6 +136,8 @@ func definitionRefs(snap storeSnapshot) ([]definitionRef, error) {
 			refs = append(refs, definitionRef{dagID: d.DagID, def: d.Def})
 		case d.Def == nil && d.Kept != nil:
 			refs = append(refs, definitionRef{dagID: d.DagID, kept: d.Kept})
+		case d.Def == nil && restored[d.DagID] != nil:
+			refs = append(refs, definitionRef{dagID: d.DagID, kept: restored[d.DagID]})
 		}
 		return nil
 	})

@@ -61,6 +61,22 @@ func (c templateContext) dates() templateDates {
 		d.intervalStart, d.intervalEnd = iv.start, iv.end
 		return d
 	}
+	if c.dag != nil && c.dag.timetable != nil {
+		// A timetable object's run: the interval it was scheduled with
+		// (2.10.3 stores it with the run), and DAG.previous_schedule and
+		// following_schedule, which only a data-interval timetable
+		// answers (models/dag.py:1022-1050).
+		tt := c.dag.timetable
+		iv := tt.scheduledInterval(ld)
+		d.intervalStart, d.intervalEnd = iv.start, iv.end
+		if tt.kind == ttCronData || tt.kind == ttDeltaData {
+			if p, err := tt.step(ld, -1); err == nil {
+				d.prev = &p
+			}
+			d.next = &iv.end
+		}
+		return d
+	}
 	d.prev, d.next = scheduleNeighbours(c.dag, ld)
 	if d.next != nil {
 		d.intervalEnd = *d.next

@@ -344,6 +344,8 @@ func buildDagList(store *Store, rules *editionRules, offset int) (*dagListView, 
 			URL: rules.dagPageURL(row.DagID), Schedule: "None", Paused: row.IsPaused}
 		if row.Def.Schedule != nil {
 			item.Schedule = *row.Def.Schedule
+		} else if tt := row.Def.Timetable; tt != nil {
+			item.Schedule = tt.Summary // a timetable object's, or an asset schedule's
 		}
 		for _, run := range runs {
 			item.Runs = append(item.Runs, newRunSquare(rules, run))

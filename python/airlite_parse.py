@@ -26,7 +26,9 @@ def main():
     folder = request.get("dag_folder") or ""
     os.environ["AIRLITE_DAGS_FOLDER"] = folder
     limit = int(request.get("memory_bytes") or 0)
-    if limit > 0:
+    # On Windows (no resource module) airlite's Job Object bounds the
+    # process instead (scheduler_procs_windows.go startGroup).
+    if limit > 0 and os.name != "nt":
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     # The answers go to a copy of stdout; what DAG files print, to stderr.
@@ -155,8 +157,13 @@ class Reader:
             raise AirflowTaskTimeout(message)
 
         module = None
-        signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        # Windows has no SIGALRM: there airlite's watchdog ends the reader
+        # at the same bound and gives the file the same message
+        # (dag_python.go runOnce), then reads the files after it anew.
+        alarm = hasattr(signal, "SIGALRM")
+        if alarm:
+            signal.signal(signal.SIGALRM, on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
             try:
                 loader = importlib.machinery.SourceFileLoader(name, path)
@@ -165,7 +172,8 @@ class Reader:
                 sys.modules[name] = module
                 loader.exec_module(module)
             finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
         except (Exception, AirflowTaskTimeout) as e:
             DagContext.autoregistered_dags.clear()
             result["import_error"] = self._error_text(e)

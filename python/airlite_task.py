@@ -8,7 +8,8 @@ to airlite.
 
 stdin: one JSON request (data only, never source): {"edition",
 "dag_folder", "file", "dag_id", "task_id", "context": {...},
-"memory_bytes"}. fd 4 (to airlite) and fd 3 (from airlite): JSON lines, a
+"memory_bytes"}. fd 4 (to airlite) and fd 3 (from airlite; on Windows two
+handles, see channel_fds): JSON lines, a
 request/response channel, as Airflow 3's task runner talks to its
 supervisor (task_sdk execution_time/comms.py): {"op": "render"}, {"op":
 "xcom_pull"}, {"op": "variable"} each get one answer line; the last line
@@ -50,6 +51,19 @@ class Channel:
 
 
 CHANNEL = None
+
+
+def channel_fds():
+    """The channel's two ends: fds 3 (from airlite) and 4 (to airlite); on
+    Windows, which hands a child no fds beyond 0-2, two inherited pipe
+    handles named in AIRLITE_TASK_CHANNEL (scheduler_procs_windows.go
+    passTaskChannel)."""
+    handles = os.environ.pop("AIRLITE_TASK_CHANNEL", "")
+    if not handles or os.name != "nt":
+        return 3, 4
+    import msvcrt
+    answers, requests = (int(h) for h in handles.split())
+    return msvcrt.open_osfhandle(answers, os.O_RDONLY), msvcrt.open_osfhandle(requests, os.O_WRONLY)
 
 
 class _ChannelVariables(dict):
@@ -591,13 +605,15 @@ def flat_downstream(dag, task_id):
 def main():
     global CHANNEL
     request = json.loads(sys.stdin.read())
-    CHANNEL = Channel(3, 4)
+    CHANNEL = Channel(*channel_fds())
     edition = request.get("edition", "2")
     os.environ["AIRLITE_EDITION"] = edition
     folder = request.get("dag_folder") or ""
     os.environ["AIRLITE_DAGS_FOLDER"] = folder
     limit = int(request.get("memory_bytes") or 0)
-    if limit > 0:
+    # On Windows (no resource module) airlite's Job Object bounds the
+    # process instead (scheduler_procs_windows.go startGroup).
+    if limit > 0 and os.name != "nt":
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     # The task log takes lines as they come, stdout and stderr interleaved.

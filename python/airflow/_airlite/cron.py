@@ -34,7 +34,7 @@ def check_cron(expression):
 
 
 class CronMixin:
-    def __init__(self, cron, timezone="UTC"):
+    def __init__(self, cron, timezone):
         self._expression = cron_presets.get(cron, cron)
         self._timezone = encode_timezone(timezone)
         # The cron's words (cron_descriptor) are left to airlite's Go side.
@@ -68,3 +68,25 @@ def encode_timezone(tz):
     offset = tz.utcoffset(None)
     secs = int(offset.total_seconds()) if offset is not None else 0
     return "UTC" if secs == 0 else secs
+
+
+def encode_relativedelta(var):
+    """A relativedelta as Airflow serializes it (2.10.3
+    serialization/serialized_objects.py:156-164; c57fba0e
+    serialization/encoders.py:98-106): its public fields that are set, the
+    weekday as [weekday] or [weekday, n]."""
+    encoded = {k: v for k, v in var.__dict__.items() if not k.startswith("_") and v}
+    if var.weekday and var.weekday.n:
+        encoded["weekday"] = [var.weekday.weekday, var.weekday.n]
+    elif var.weekday:
+        encoded["weekday"] = [var.weekday.weekday]
+    return encoded
+
+
+def encode_interval(interval):
+    """A timedelta as its seconds, a relativedelta as its fields (c57fba0e
+    serialization/encoders.py:134-137 encode_interval)."""
+    import datetime as _dt
+    if isinstance(interval, _dt.timedelta):
+        return interval.total_seconds()
+    return encode_relativedelta(interval)

@@ -47,6 +47,16 @@ def create_timetable(interval, tz):
         return OnceTimetable()
     if interval == "@continuous":
         return ContinuousTimetable()
+    if EDITION == "3":
+        # Airflow 3 makes a cron or a delta a trigger timetable ([scheduler]
+        # create_cron_data_intervals and create_delta_data_intervals default
+        # to False: c57fba0e config_templates/config.yml:2561-2597,
+        # task-sdk definitions/dag.py _create_timetable).
+        from airflow.timetables.trigger import CronTriggerTimetable, DeltaTriggerTimetable
+        if isinstance(interval, _dt.timedelta) or type(interval).__name__ == "relativedelta":
+            return DeltaTriggerTimetable(interval)
+        if isinstance(interval, str):
+            return CronTriggerTimetable(interval, tz)
     if isinstance(interval, _dt.timedelta) or type(interval).__name__ == "relativedelta":
         return DeltaDataIntervalTimetable(interval)
     if isinstance(interval, str):

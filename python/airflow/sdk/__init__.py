@@ -59,3 +59,13 @@ def chain_linear(*elements):
         for u in as_leaves(up):
             for d in as_roots(down):
                 u >> d
+
+
+# The timetables (task-sdk/src/airflow/sdk/__init__.py of c57fba0e exports
+# them from definitions/timetables): airlite's are Airflow core's classes,
+# which the serialized DAG names (encode_timetable writes the core path).
+from airflow.timetables.assets import AssetOrTimeSchedule  # noqa: E402,F401
+from airflow.timetables.events import EventsTimetable  # noqa: E402,F401
+from airflow.timetables.interval import CronDataIntervalTimetable, DeltaDataIntervalTimetable  # noqa: E402,F401
+from airflow.timetables.trigger import (  # noqa: E402,F401
+    CronPartitionTimetable, CronTriggerTimetable, DeltaTriggerTimetable, MultipleCronTriggerTimetable)

@@ -11,8 +11,18 @@ DagRunInfo = namedtuple("DagRunInfo", ["run_after", "data_interval"])
 
 class Timetable:
     description = ""
-    summary = ""
     can_be_scheduled = True
+
+    @property
+    def summary(self):
+        # Airflow's default: the class's name (2.10.3 timetables/base.py:
+        # 241-250); a subclass's own attribute or property wins, and
+        # DatasetOrTimeSchedule sets its own.
+        return self.__dict__.get("_airlite_summary", type(self).__name__)
+
+    @summary.setter
+    def summary(self, value):
+        self.__dict__["_airlite_summary"] = value
 
     def validate(self):
         pass

@@ -1,10 +1,14 @@
 import datetime as _dt
 
-from airflow._airlite.cron import CronMixin
+from airflow._airlite.cron import CronMixin, encode_interval
+from airflow.exceptions import AirflowTimetableInvalid
 from airflow.timetables.base import Timetable
 
 
 class CronDataIntervalTimetable(CronMixin, Timetable):
+    def __init__(self, cron, timezone):
+        super().__init__(cron, timezone)
+
     def serialize(self):
         return {"expression": self._expression, "timezone": self._timezone}
 
@@ -17,7 +21,11 @@ class DeltaDataIntervalTimetable(Timetable):
     def summary(self):
         return str(self._delta)
 
+    def validate(self):
+        # 2.10.3 timetables/interval.py DeltaDataIntervalTimetable.validate
+        now = _dt.datetime.now()
+        if (now + self._delta) <= now:
+            raise AirflowTimetableInvalid("schedule interval must be positive, not %r" % (self._delta,))
+
     def serialize(self):
-        if isinstance(self._delta, _dt.timedelta):
-            return {"delta": self._delta.total_seconds()}
-        return {"delta": {"__type": "relativedelta", "__var": dict(vars(self._delta))}}
+        return {"delta": encode_interval(self._delta)}

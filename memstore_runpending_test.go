@@ -1,0 +1,74 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// TestAPIv2_Runs_UnfinishedAfterManyClears lists a page of a DAG's runs
+// (1,000 settled, then a backfill's 5,000 queued) by -start_date, clears
+// 100 settled runs in one write (more than the 64 the run counts name),
+// and lists it again: the first page after the clears reads the blocks of
+// 256 ids whose node changed (every block's looked up, a row each) and
+// the page, where it read every unfinished run again. The answer is held
+// to the sorting path's.
+func TestAPIv2_Runs_UnfinishedAfterManyClears(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addSchedulerRuns(t, ts.store, "example_bash_operator", base, 1000)
+	addQueuedRuns(t, ts.store, "example_bash_operator", base.Add(-10000*time.Hour), 5000)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	runs, err := ts.store.RunsOfDag("example_bash_operator", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(runs, func(a, b *DagRun) int { return compareInt64(a.ID, b.ID) }) // the settled, then the queued
+	for _, tc := range []struct {
+		name, order string
+		clears      []int // runs' places among the settled
+		maxRead     int
+	}{
+		// 100 runs of one block, then of two (ids spread over 400).
+		{"100 clears, -start_date", "-start_date", []int{100, 200}, 20 + 2*256 + 6000/256 + 40},
+		// Three blocks, and the state order's walks (the failed runs
+		// picked by stretch).
+		{"100 clears more, state", "state", []int{500, 900}, 20 + 3*256 + 6000/256 + 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := "/dags/example_bash_operator/dagRuns?limit=20&order_by=" + url.QueryEscape(tc.order)
+			ts.do(t, http.MethodGet, apiV2Prefix+path, "") // remembered
+			err := ts.store.update(func(txn *memdb.Txn) error {
+				for i := tc.clears[0]; i < tc.clears[1]; i += (tc.clears[1] - tc.clears[0]) / 100 {
+					old := runs[i] // each cleared once
+					next := *old
+					next.State, next.StartDate, next.EndDate = RunQueued, nil, nil
+					if err := putRunTxn(txn, old, &next); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts.srv.ops.sortLists.Store(true)
+			want := ts.do(t, http.MethodGet, apiV2Prefix+path, "")
+			ts.srv.ops.sortLists.Store(false)
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+path, "")
+			if got.status != 200 || got.body != want.body {
+				t.Errorf("answer %d differs from the sorted one:\n got %.600s\nwant %.600s", got.status, got.body, want.body)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("read %d rows for the first page after the clears, want 1 to %d", read, tc.maxRead)
+			}
+		})
+	}
+}
