@@ -145,10 +145,16 @@ func checkTIKeyedChunks(t *testing.T, store *Store, step string) {
 		if !ok {
 			continue
 		}
-		if len(c.Entries) == 0 || len(c.Entries) > 2*tiStartChunkSize {
-			t.Fatalf("%s: a chunk %d of %s holds %d entries", step, c.Order, c.DagID, len(c.Entries))
+		if len(c.TIs) == 0 || len(c.TIs) > 2*tiStartChunkSize {
+			t.Fatalf("%s: a chunk %d of %s holds %d task instances", step, c.Order, c.DagID, len(c.TIs))
 		}
-		got[at{c.Order, c.DagID}] = append(got[at{c.Order, c.DagID}], c.Entries...)
+		for _, ti := range c.TIs {
+			e, ok := tiKeyOf(c.Order, ti)
+			if !ok {
+				t.Fatalf("%s: a chunk %d of %s holds task %s of %s, not in its order", step, c.Order, c.DagID, ti.TaskID, ti.RunID)
+			}
+			got[at{c.Order, c.DagID}] = append(got[at{c.Order, c.DagID}], e)
+		}
 	}
 	for k, entries := range want {
 		slices.SortFunc(entries, compareTIStarts)

@@ -287,14 +287,18 @@ func settleTIStartsTxn(txn *memdb.Txn, old, next *DagRun) error {
 // changeTIStartsTxn takes drops from the DAG's start chunks and puts
 // adds in (changeTIChunksTxn).
 func changeTIStartsTxn(txn *memdb.Txn, dagID string, drops, adds []tiStartEntry) error {
-	return changeTIChunksTxn(txn, startChunks{}, dagID, drops, adds)
+	return changeTIChunksTxn[*tiStartChunk, tiStartEntry](txn, startChunks{}, dagID, drops, adds)
 }
 
 // startChunks is tiChunkTable for the start chunks.
 type startChunks struct{}
 
-func (startChunks) chunkAt(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, error) {
-	return tiStartChunkTxn(txn, dagID, e)
+func (startChunks) chunkAt(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, []tiStartEntry, error) {
+	c, err := tiStartChunkTxn(txn, dagID, e)
+	if err != nil || c == nil {
+		return nil, nil, err
+	}
+	return c, c.Entries, nil
 }
 
 func (startChunks) nextFirst(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, error) {
@@ -305,8 +309,14 @@ func (startChunks) replace(txn *memdb.Txn, old *tiStartChunk, dagID string, entr
 	return replaceTIStartChunkTxn(txn, old, dagID, entries)
 }
 
+func (startChunks) compare(a, b tiStartEntry) int { return compareTIStarts(a, b) }
+func (startChunks) same(a, b tiStartEntry) bool  { return a == b }
+func (startChunks) where(e tiStartEntry) (taskID, runID string) {
+	return e.TaskID, e.RunID
+}
+
 // countWhile is how many of the first entries pass ok.
-func countWhile(entries []tiStartEntry, ok func(tiStartEntry) bool) int {
+func countWhile[E any](entries []E, ok func(E) bool) int {
 	n := 0
 	for n < len(entries) && ok(entries[n]) {
 		n++
@@ -314,32 +324,34 @@ func countWhile(entries []tiStartEntry, ok func(tiStartEntry) bool) int {
 	return n
 }
 
-// mergeTIStarts is entries without drops and with adds (all three
-// sorted), in a new slice; a drop not there or an add already there is
-// an error (the chunks no longer follow the task instances). Drops go
-// first: an expansion's map_index 0 keeps the id and start its map_index
-// -1 had.
-func mergeTIStarts(entries, drops, adds []tiStartEntry) ([]tiStartEntry, error) {
-	out := make([]tiStartEntry, 0, len(entries)-len(drops)+len(adds))
+// mergeTIChunk is entries without drops and with adds (all three sorted
+// as t compares), in a new slice; a drop not there or an add already
+// there is an error (the chunks no longer follow the task instances).
+// Drops go first: an expansion's map_index 0 keeps the id and start its
+// map_index -1 had.
+func mergeTIChunk[C, E any](t tiChunkTable[C, E], entries, drops, adds []E) ([]E, error) {
+	out := make([]E, 0, len(entries)-len(drops)+len(adds))
 	for len(entries) > 0 || len(adds) > 0 {
-		if len(entries) > 0 && len(drops) > 0 && entries[0] == drops[0] {
+		if len(entries) > 0 && len(drops) > 0 && t.same(entries[0], drops[0]) {
 			entries, drops = entries[1:], drops[1:]
 			continue
 		}
-		if len(drops) > 0 && (len(entries) == 0 || compareTIStarts(drops[0], entries[0]) <= 0) {
+		if len(drops) > 0 && (len(entries) == 0 || t.compare(drops[0], entries[0]) <= 0) {
 			break
 		}
 		switch {
-		case len(adds) > 0 && (len(entries) == 0 || compareTIStarts(adds[0], entries[0]) < 0):
+		case len(adds) > 0 && (len(entries) == 0 || t.compare(adds[0], entries[0]) < 0):
 			out, adds = append(out, adds[0]), adds[1:]
-		case len(adds) > 0 && compareTIStarts(adds[0], entries[0]) == 0:
-			return nil, fmt.Errorf("task %s of %s is there already", adds[0].TaskID, adds[0].RunID)
+		case len(adds) > 0 && t.compare(adds[0], entries[0]) == 0:
+			task, run := t.where(adds[0])
+			return nil, fmt.Errorf("task %s of %s is there already", task, run)
 		default:
 			out, entries = append(out, entries[0]), entries[1:]
 		}
 	}
 	if len(drops) > 0 {
-		return nil, fmt.Errorf("task %s of %s is not there", drops[0].TaskID, drops[0].RunID)
+		task, run := t.where(drops[0])
+		return nil, fmt.Errorf("task %s of %s is not there", task, run)
 	}
 	return out, nil
 }
@@ -638,6 +650,10 @@ type tiStartWalk struct {
 	entries []tiStartEntry
 	pending []tiPendingStart
 	at      int
+	// tis are a keyed chunk's task instances (it walks an order's chunks,
+	// keyedChunkIter), whose entries are their keys in order.
+	tis   []*TaskInstance
+	order tiKeyOrder
 }
 
 // add starts a walk of a DAG's chunks (none: no walk).
@@ -666,16 +682,26 @@ func (m *tiStartMerge) fill(w *tiStartWalk) bool {
 	if w.pending != nil {
 		return w.at < len(w.pending)
 	}
-	if w.at < len(w.entries) {
+	if w.at < len(w.entries) || w.at < len(w.tis) {
 		return true
 	}
-	raw := w.it.Next()
-	if raw == nil || raw.(*tiStartChunk).DagID != w.dagID {
-		w.entries = nil
+	w.entries, w.tis = nil, nil
+	switch c := w.it.Next().(type) {
+	case *tiStartChunk:
+		if c.DagID != w.dagID {
+			return false
+		}
+		w.entries = c.Entries
+	case *tiKeyChunk:
+		if c.DagID != w.dagID {
+			return false
+		}
+		w.tis = c.TIs
+	default:
 		return false
 	}
 	*m.read++
-	w.entries, w.at = raw.(*tiStartChunk).Entries, 0
+	w.at = 0
 	return true
 }
 
@@ -687,6 +713,14 @@ func (m *tiStartMerge) head(w *tiStartWalk) (tiStartEntry, *RunTaskInstance) {
 			i = len(w.pending) - 1 - w.at
 		}
 		return w.pending[i].e, &w.pending[i].r
+	}
+	if w.tis != nil {
+		i := w.at
+		if m.desc {
+			i = len(w.tis) - 1 - w.at
+		}
+		e, _ := tiKeyOf(w.order, w.tis[i])
+		return e, nil
 	}
 	if m.desc {
 		return w.entries[len(w.entries)-1-w.at], nil

@@ -177,11 +177,20 @@ func init() {
 	derivedTables[tableTIKeyed] = true
 }
 
-// tiKeyChunk is a chunk of an order (tiStartChunk's: at least one entry,
-// keyed by the first).
+// tiKeyChunk is a chunk of an order: some of a DAG's settled runs' task
+// instances, at least one, in the order of their entries (tiKeyOf), keyed
+// by the first's. It holds the task instances, not their entries (8
+// bytes each, not 64: four orders of entries took a task instance's heap
+// from 916 to 1,245 bytes), and a walk computes each entry from its task
+// instance: a stored task instance is never changed (a write copies what
+// it changes), and a settled run's task instance whose key or id changes
+// leaves its chunks with its old one (rekeyTIsTxn). One whose other
+// columns change may stay there as the copy before: its entry is the
+// same, and a page resolves an entry from its run's row.
 type tiKeyChunk struct {
 	Order tiKeyOrder
-	tiStartChunk
+	DagID string
+	TIs   []*TaskInstance
 }
 
 // tiKeyedTable holds the chunks by (order, dag_id, first entry).
@@ -227,10 +236,14 @@ func (tiKeyChunkIndex) FromObject(obj any) (bool, []byte, error) {
 	if !ok {
 		return false, nil, fmt.Errorf("task instance key index: want *tiKeyChunk, got %T", obj)
 	}
-	if c.Order == 0 || c.DagID == "" || len(c.Entries) == 0 {
-		return false, nil, fmt.Errorf("task instance key index: chunk %d of %q with %d entries", c.Order, c.DagID, len(c.Entries))
+	if c.Order == 0 || c.DagID == "" || len(c.TIs) == 0 {
+		return false, nil, fmt.Errorf("task instance key index: chunk %d of %q with %d task instances", c.Order, c.DagID, len(c.TIs))
 	}
-	return true, appendTIStartKey([]byte{byte(c.Order)}, c.DagID, &c.Entries[0]), nil
+	e, ok := tiKeyOf(c.Order, c.TIs[0])
+	if !ok {
+		return false, nil, fmt.Errorf("task instance key index: chunk %d of %q led by task %s of %s, not in the order", c.Order, c.DagID, c.TIs[0].TaskID, c.TIs[0].RunID)
+	}
+	return true, appendTIStartKey([]byte{byte(c.Order)}, c.DagID, &e), nil
 }
 
 func (tiKeyChunkIndex) FromArgs(args ...any) ([]byte, error) {
@@ -260,112 +273,133 @@ func (x tiKeyChunkIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.
 // keyedChunks is tiChunkTable for one order's chunks.
 type keyedChunks struct{ order tiKeyOrder }
 
-func (k keyedChunks) chunkAt(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, error) {
+// entry is ti's entry in the order (its key's, id's, place's).
+func (k keyedChunks) entry(ti *TaskInstance) tiStartEntry {
+	e, _ := tiKeyOf(k.order, ti)
+	return e
+}
+
+func (k keyedChunks) chunkAt(txn *memdb.Txn, dagID string, ti *TaskInstance) (*tiKeyChunk, []*TaskInstance, error) {
+	e := k.entry(ti)
 	it, err := txn.ReverseLowerBound(tableTIKeyed, indexID, k.order, dagID, e)
 	if err != nil {
-		return nil, fmt.Errorf("find the key chunk of task %s of %s/%s: %w", e.TaskID, dagID, e.RunID, err)
+		return nil, nil, fmt.Errorf("find the key chunk of task %s of %s/%s: %w", e.TaskID, dagID, e.RunID, err)
 	}
 	if raw := it.Next(); raw != nil {
 		if c, ok := raw.(*tiKeyChunk); ok && c.Order == k.order && c.DagID == dagID {
-			return &c.tiStartChunk, nil
+			return c, c.TIs, nil
 		}
 	}
 	raw, err := txn.First(tableTIKeyed, indexID+"_prefix", k.order, dagID)
 	if err != nil {
-		return nil, fmt.Errorf("find the key chunks of %s: %w", dagID, err)
+		return nil, nil, fmt.Errorf("find the key chunks of %s: %w", dagID, err)
 	}
 	if raw == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return &raw.(*tiKeyChunk).tiStartChunk, nil
+	c := raw.(*tiKeyChunk)
+	return c, c.TIs, nil
 }
 
-func (k keyedChunks) nextFirst(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, error) {
-	it, err := txn.LowerBound(tableTIKeyed, indexID, k.order, c.DagID, c.Entries[0])
+func (k keyedChunks) nextFirst(txn *memdb.Txn, c *tiKeyChunk) (*TaskInstance, bool, error) {
+	it, err := txn.LowerBound(tableTIKeyed, indexID, k.order, c.DagID, k.entry(c.TIs[0]))
 	if err != nil {
-		return tiStartEntry{}, false, fmt.Errorf("find the key chunks of %s: %w", c.DagID, err)
+		return nil, false, fmt.Errorf("find the key chunks of %s: %w", c.DagID, err)
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		n := raw.(*tiKeyChunk)
 		if n.Order != k.order || n.DagID != c.DagID {
 			break
 		}
-		if n.Entries[0] != c.Entries[0] {
-			return n.Entries[0], true, nil
+		if !k.same(n.TIs[0], c.TIs[0]) {
+			return n.TIs[0], true, nil
 		}
 	}
-	return tiStartEntry{}, false, nil
+	return nil, false, nil
 }
 
-func (k keyedChunks) replace(txn *memdb.Txn, old *tiStartChunk, dagID string, entries []tiStartEntry) error {
-	if old != nil && (len(entries) == 0 || entries[0] != old.Entries[0]) {
-		if err := txn.Delete(tableTIKeyed, &tiKeyChunk{Order: k.order, tiStartChunk: *old}); err != nil {
+func (k keyedChunks) replace(txn *memdb.Txn, old *tiKeyChunk, dagID string, tis []*TaskInstance) error {
+	if old != nil && (len(tis) == 0 || !k.same(tis[0], old.TIs[0])) {
+		if err := txn.Delete(tableTIKeyed, old); err != nil {
 			return fmt.Errorf("replace a key chunk of %s: %w", dagID, err)
 		}
 	}
-	for len(entries) > 0 {
-		n := len(entries)
+	for len(tis) > 0 {
+		n := len(tis)
 		if n > 2*tiStartChunkSize {
 			n = tiStartChunkSize
 		}
-		c := &tiKeyChunk{Order: k.order, tiStartChunk: tiStartChunk{DagID: dagID, Entries: entries[:n:n]}}
-		if err := txn.Insert(tableTIKeyed, c); err != nil {
+		if err := txn.Insert(tableTIKeyed, &tiKeyChunk{Order: k.order, DagID: dagID, TIs: tis[:n:n]}); err != nil {
 			return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
 		}
-		entries = entries[n:]
+		tis = tis[n:]
 	}
 	return nil
 }
 
-// tiChunkTable is where an order's chunks are: the chunk that holds an
-// entry or would, the first entry of the chunk after one, and a chunk's
-// replacement.
-type tiChunkTable interface {
-	chunkAt(txn *memdb.Txn, dagID string, e tiStartEntry) (*tiStartChunk, error)
-	nextFirst(txn *memdb.Txn, c *tiStartChunk) (tiStartEntry, bool, error)
-	replace(txn *memdb.Txn, old *tiStartChunk, dagID string, entries []tiStartEntry) error
+func (k keyedChunks) compare(a, b *TaskInstance) int { return compareTIStarts(k.entry(a), k.entry(b)) }
+func (k keyedChunks) same(a, b *TaskInstance) bool  { return a == b || k.entry(a) == k.entry(b) }
+func (keyedChunks) where(ti *TaskInstance) (taskID, runID string) {
+	return ti.TaskID, ti.RunID
+}
+
+// changeKeyedTIsTxn takes drops from the DAG's chunks of an order and
+// puts adds in (changeTIChunksTxn; each in the order: tiKeyOf's ok).
+func changeKeyedTIsTxn(txn *memdb.Txn, order tiKeyOrder, dagID string, drops, adds []*TaskInstance) error {
+	return changeTIChunksTxn[*tiKeyChunk, *TaskInstance](txn, keyedChunks{order}, dagID, drops, adds)
+}
+
+// tiChunkTable is where an order's chunks C of entries E are: the chunk
+// that holds an entry or would (nil entries: none) and its entries, the
+// first entry of the chunk after one, a chunk's replacement, and the
+// entries' order (same: one task instance in one place of it).
+type tiChunkTable[C, E any] interface {
+	chunkAt(txn *memdb.Txn, dagID string, e E) (C, []E, error)
+	nextFirst(txn *memdb.Txn, c C) (E, bool, error)
+	replace(txn *memdb.Txn, old C, dagID string, entries []E) error
+	compare(a, b E) int
+	same(a, b E) bool
+	where(e E) (taskID, runID string)
 }
 
 // changeTIChunksTxn takes drops from the DAG's chunks of t and puts adds
 // in, each chunk they touch rewritten once (a clear of a run's thousands
 // of mapped instances gives each a new id: a chunk copy for each would
 // cost thousands), a chunk grown past twice tiStartChunkSize split.
-func changeTIChunksTxn(txn *memdb.Txn, t tiChunkTable, dagID string, drops, adds []tiStartEntry) error {
+func changeTIChunksTxn[C, E any](txn *memdb.Txn, t tiChunkTable[C, E], dagID string, drops, adds []E) error {
 	if len(drops) == 0 && len(adds) == 0 {
 		return nil
 	}
-	slices.SortFunc(drops, compareTIStarts)
-	slices.SortFunc(adds, compareTIStarts)
+	slices.SortFunc(drops, t.compare)
+	slices.SortFunc(adds, t.compare)
 	for len(drops) > 0 || len(adds) > 0 {
-		first := tiStartEntry{}
+		var first E
 		switch {
 		case len(drops) == 0:
 			first = adds[0]
-		case len(adds) == 0 || compareTIStarts(drops[0], adds[0]) <= 0:
+		case len(adds) == 0 || t.compare(drops[0], adds[0]) <= 0:
 			first = drops[0]
 		default:
 			first = adds[0]
 		}
-		c, err := t.chunkAt(txn, dagID, first)
+		c, entries, err := t.chunkAt(txn, dagID, first)
 		if err != nil {
 			return err
 		}
 		// The chunk holds the entries up to the next chunk's first.
 		nd, na := len(drops), len(adds)
-		var entries []tiStartEntry
-		if c != nil {
+		if entries != nil {
 			next, ok, err := t.nextFirst(txn, c)
 			if err != nil {
 				return err
 			}
 			if ok {
-				below := func(e tiStartEntry) bool { return compareTIStarts(e, next) < 0 }
+				below := func(e E) bool { return t.compare(e, next) < 0 }
 				nd = countWhile(drops, below)
 				na = countWhile(adds, below)
 			}
-			entries = c.Entries
 		}
-		merged, err := mergeTIStarts(entries, drops[:nd], adds[:na])
+		merged, err := mergeTIChunk(t, entries, drops[:nd], adds[:na])
 		if err != nil {
 			return fmt.Errorf("order task instances of %s: %w", dagID, err)
 		}
@@ -387,15 +421,15 @@ func rekeyTIsTxn(txn *memdb.Txn, dagID, runID string, old, new []*TaskInstance) 
 		return err // the tail's runs are read from their rows
 	}
 	for _, order := range tiKeyOrders {
-		var drops, adds []tiStartEntry
+		var drops, adds []*TaskInstance
 		drop := func(ti *TaskInstance) {
-			if e, ok := tiKeyOf(order, ti); ok {
-				drops = append(drops, e)
+			if _, ok := tiKeyOf(order, ti); ok {
+				drops = append(drops, ti)
 			}
 		}
 		add := func(ti *TaskInstance) {
-			if e, ok := tiKeyOf(order, ti); ok {
-				adds = append(adds, e)
+			if _, ok := tiKeyOf(order, ti); ok {
+				adds = append(adds, ti)
 			}
 		}
 		diffTIRows(old, new, drop, add, func(a, b *TaskInstance) {
@@ -406,7 +440,7 @@ func rekeyTIsTxn(txn *memdb.Txn, dagID, runID string, old, new []*TaskInstance) 
 				add(b)
 			}
 		})
-		if err := changeTIChunksTxn(txn, keyedChunks{order}, dagID, drops, adds); err != nil {
+		if err := changeKeyedTIsTxn(txn, order, dagID, drops, adds); err != nil {
 			return err
 		}
 	}
@@ -483,25 +517,25 @@ func flushKeyTailTxn(txn *memdb.Txn, t *tiKeyTail) error {
 			n += len(row.TIs)
 		}
 	}
-	// Each order's entries in one slice of their number (grown by
+	// Each order's task instances in one slice of their number (grown by
 	// appends, the flush's garbage doubled).
-	var entries [len(tiKeyOrders)][]tiStartEntry
+	var tis [len(tiKeyOrders)][]*TaskInstance
 	for i, order := range tiKeyOrders {
 		if order != tiKeyUnstarted {
-			entries[i] = make([]tiStartEntry, 0, n)
+			tis[i] = make([]*TaskInstance, 0, n)
 		}
 	}
 	for _, row := range rows {
 		for i, order := range tiKeyOrders {
 			for _, ti := range row.TIs {
-				if e, ok := tiKeyOf(order, ti); ok {
-					entries[i] = append(entries[i], e)
+				if _, ok := tiKeyOf(order, ti); ok {
+					tis[i] = append(tis[i], ti)
 				}
 			}
 		}
 	}
 	for i, order := range tiKeyOrders {
-		if err := changeTIChunksTxn(txn, keyedChunks{order}, t.DagID, nil, entries[i]); err != nil {
+		if err := changeKeyedTIsTxn(txn, order, t.DagID, nil, tis[i]); err != nil {
 			return err
 		}
 	}
@@ -511,13 +545,13 @@ func flushKeyTailTxn(txn *memdb.Txn, t *tiKeyTail) error {
 // unkeyTIsTxn takes a run's task instances out of the keyed chunks.
 func unkeyTIsTxn(txn *memdb.Txn, dagID string, tis []*TaskInstance) error {
 	for _, order := range tiKeyOrders {
-		entries := make([]tiStartEntry, 0, len(tis))
+		drops := make([]*TaskInstance, 0, len(tis))
 		for _, ti := range tis {
-			if e, ok := tiKeyOf(order, ti); ok {
-				entries = append(entries, e)
+			if _, ok := tiKeyOf(order, ti); ok {
+				drops = append(drops, ti)
 			}
 		}
-		if err := changeTIChunksTxn(txn, keyedChunks{order}, dagID, entries, nil); err != nil {
+		if err := changeKeyedTIsTxn(txn, order, dagID, drops, nil); err != nil {
 			return err
 		}
 	}
@@ -552,14 +586,14 @@ func rekeyAllTIsTxn(txn *memdb.Txn) error {
 		return fmt.Errorf("order task instances by key: %w", err)
 	}
 	dagID := ""
-	var entries [len(tiKeyOrders)][]tiStartEntry
+	var entries [len(tiKeyOrders)][]*TaskInstance
 	flush := func() error {
 		for i, order := range tiKeyOrders {
 			es := entries[i]
-			slices.SortFunc(es, compareTIStarts)
+			slices.SortFunc(es, keyedChunks{order}.compare)
 			for len(es) > 0 {
 				n := min(len(es), tiStartChunkSize)
-				c := &tiKeyChunk{Order: order, tiStartChunk: tiStartChunk{DagID: dagID, Entries: es[:n:n]}}
+				c := &tiKeyChunk{Order: order, DagID: dagID, TIs: es[:n:n]}
 				if err := txn.Insert(tableTIKeyed, c); err != nil {
 					return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
 				}
@@ -586,8 +620,8 @@ func rekeyAllTIsTxn(txn *memdb.Txn) error {
 		}
 		for i, order := range tiKeyOrders {
 			for _, ti := range row.TIs {
-				if e, ok := tiKeyOf(order, ti); ok {
-					entries[i] = append(entries[i], e)
+				if _, ok := tiKeyOf(order, ti); ok {
+					entries[i] = append(entries[i], ti)
 				}
 			}
 		}
@@ -607,7 +641,7 @@ func (k *keyedChunkIter) Next() any {
 	if !ok || c.Order != k.order {
 		return nil
 	}
-	return &c.tiStartChunk
+	return c
 }
 
 func (k *keyedChunkIter) WatchCh() <-chan struct{} { return k.it.WatchCh() }
@@ -626,7 +660,7 @@ func (m *tiStartMerge) addKeyed(s *Store, order tiKeyOrder, dagID string) error 
 	if err != nil {
 		return fmt.Errorf("list task instances of %s: %w", dagID, err)
 	}
-	w := &tiStartWalk{dagID: dagID, it: &keyedChunkIter{it: it, order: order}}
+	w := &tiStartWalk{dagID: dagID, it: &keyedChunkIter{it: it, order: order}, order: order}
 	if m.fill(w) {
 		m.walks = append(m.walks, w)
 	}
