@@ -310,7 +310,7 @@ func (startChunks) replace(txn *memdb.Txn, old *tiStartChunk, dagID string, entr
 }
 
 func (startChunks) compare(a, b tiStartEntry) int { return compareTIStarts(a, b) }
-func (startChunks) same(a, b tiStartEntry) bool  { return a == b }
+func (startChunks) same(a, b tiStartEntry) bool   { return a == b }
 func (startChunks) where(e tiStartEntry) (taskID, runID string) {
 	return e.TaskID, e.RunID
 }

@@ -338,7 +338,7 @@ func (k keyedChunks) replace(txn *memdb.Txn, old *tiKeyChunk, dagID string, tis 
 }
 
 func (k keyedChunks) compare(a, b *TaskInstance) int { return compareTIStarts(k.entry(a), k.entry(b)) }
-func (k keyedChunks) same(a, b *TaskInstance) bool  { return a == b || k.entry(a) == k.entry(b) }
+func (k keyedChunks) same(a, b *TaskInstance) bool   { return a == b || k.entry(a) == k.entry(b) }
 func (keyedChunks) where(ti *TaskInstance) (taskID, runID string) {
 	return ti.TaskID, ti.RunID
 }
