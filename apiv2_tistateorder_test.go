@@ -145,7 +145,7 @@ func checkTIKeyedChunks(t *testing.T, store *Store, step string) {
 		if !ok {
 			continue
 		}
-		if len(c.TIs) == 0 || len(c.TIs) > 2*tiStartChunkSize {
+		if len(c.TIs) == 0 || len(c.TIs) > 2*tiKeyChunkSize {
 			t.Fatalf("%s: a chunk %d of %s holds %d task instances", step, c.Order, c.DagID, len(c.TIs))
 		}
 		for _, ti := range c.TIs {

@@ -270,6 +270,14 @@ func (tiKeyChunkIndex) FromArgs(args ...any) ([]byte, error) {
 
 func (x tiKeyChunkIndex) PrefixFromArgs(args ...any) ([]byte, error) { return x.FromArgs(args...) }
 
+// tiKeyChunkSize is how many task instances a keyed chunk holds after a
+// split (a chunk splits past twice as many): twice the start chunks',
+// whose entries are 8 times as big: the radix tree's node and key of a
+// chunk are shared by more task instances (BenchmarkMemoryTaskInstances3:
+// 1,016 bytes a task instance at 32, 985 at 64, 968 at 128, whose chunk
+// a settled task instance's change would copy 2 KiB of in each order).
+const tiKeyChunkSize = 64
+
 // keyedChunks is tiChunkTable for one order's chunks.
 type keyedChunks struct{ order tiKeyOrder }
 
@@ -326,8 +334,8 @@ func (k keyedChunks) replace(txn *memdb.Txn, old *tiKeyChunk, dagID string, tis 
 	}
 	for len(tis) > 0 {
 		n := len(tis)
-		if n > 2*tiStartChunkSize {
-			n = tiStartChunkSize
+		if n > 2*tiKeyChunkSize {
+			n = tiKeyChunkSize
 		}
 		if err := txn.Insert(tableTIKeyed, &tiKeyChunk{Order: k.order, DagID: dagID, TIs: tis[:n:n]}); err != nil {
 			return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
@@ -365,7 +373,8 @@ type tiChunkTable[C, E any] interface {
 // changeTIChunksTxn takes drops from the DAG's chunks of t and puts adds
 // in, each chunk they touch rewritten once (a clear of a run's thousands
 // of mapped instances gives each a new id: a chunk copy for each would
-// cost thousands), a chunk grown past twice tiStartChunkSize split.
+// cost thousands), a chunk grown past twice its table's size split
+// (tiStartChunkSize, tiKeyChunkSize).
 func changeTIChunksTxn[C, E any](txn *memdb.Txn, t tiChunkTable[C, E], dagID string, drops, adds []E) error {
 	if len(drops) == 0 && len(adds) == 0 {
 		return nil
@@ -592,7 +601,7 @@ func rekeyAllTIsTxn(txn *memdb.Txn) error {
 			es := entries[i]
 			slices.SortFunc(es, keyedChunks{order}.compare)
 			for len(es) > 0 {
-				n := min(len(es), tiStartChunkSize)
+				n := min(len(es), tiKeyChunkSize)
 				c := &tiKeyChunk{Order: order, DagID: dagID, TIs: es[:n:n]}
 				if err := txn.Insert(tableTIKeyed, c); err != nil {
 					return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
