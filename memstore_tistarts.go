@@ -654,6 +654,11 @@ type tiStartWalk struct {
 	// keyedChunkIter), whose entries are their keys in order.
 	tis   []*TaskInstance
 	order tiKeyOrder
+	// head is the entry of tis[headAt] when headSet: the heap compares a
+	// walk's head a few times before it moves.
+	head    tiStartEntry
+	headAt  int
+	headSet bool
 }
 
 // add starts a walk of a DAG's chunks (none: no walk).
@@ -696,7 +701,7 @@ func (m *tiStartMerge) fill(w *tiStartWalk) bool {
 		if c.DagID != w.dagID {
 			return false
 		}
-		w.tis = c.TIs
+		w.tis, w.headSet = c.TIs, false
 	default:
 		return false
 	}
@@ -719,8 +724,11 @@ func (m *tiStartMerge) head(w *tiStartWalk) (tiStartEntry, *RunTaskInstance) {
 		if m.desc {
 			i = len(w.tis) - 1 - w.at
 		}
-		e, _ := tiKeyOf(w.order, w.tis[i])
-		return e, nil
+		if !w.headSet || w.headAt != i {
+			w.head, _ = tiKeyOf(w.order, w.tis[i])
+			w.headAt, w.headSet = i, true
+		}
+		return w.head, nil
 	}
 	if m.desc {
 		return w.entries[len(w.entries)-1-w.at], nil
