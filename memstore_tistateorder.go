@@ -351,9 +351,34 @@ func (keyedChunks) where(ti *TaskInstance) (taskID, runID string) {
 	return ti.TaskID, ti.RunID
 }
 
+// sortKeyedTIs sorts task instances in the order of their entries: many
+// (a flush's, a rebuild's) by their entries computed once each, where
+// keyedChunks.compare computes two at each comparison (the rebuild's sort
+// took 0.75 s of BenchmarkMemoryTaskInstances3's 7.3 s at 20,000 runs).
+func sortKeyedTIs(order tiKeyOrder, tis []*TaskInstance) {
+	if len(tis) < 64 {
+		slices.SortFunc(tis, keyedChunks{order}.compare)
+		return
+	}
+	type keyed struct {
+		e  tiStartEntry
+		ti *TaskInstance
+	}
+	ks := make([]keyed, len(tis))
+	for i, ti := range tis {
+		ks[i] = keyed{keyedChunks{order}.entry(ti), ti}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return compareTIStarts(a.e, b.e) })
+	for i := range ks {
+		tis[i] = ks[i].ti
+	}
+}
+
 // changeKeyedTIsTxn takes drops from the DAG's chunks of an order and
 // puts adds in (changeTIChunksTxn; each in the order: tiKeyOf's ok).
 func changeKeyedTIsTxn(txn *memdb.Txn, order tiKeyOrder, dagID string, drops, adds []*TaskInstance) error {
+	sortKeyedTIs(order, drops)
+	sortKeyedTIs(order, adds) // changeTIChunksTxn's sort then finds them sorted
 	return changeTIChunksTxn[*tiKeyChunk, *TaskInstance](txn, keyedChunks{order}, dagID, drops, adds)
 }
 
@@ -599,7 +624,7 @@ func rekeyAllTIsTxn(txn *memdb.Txn) error {
 	flush := func() error {
 		for i, order := range tiKeyOrders {
 			es := entries[i]
-			slices.SortFunc(es, keyedChunks{order}.compare)
+			sortKeyedTIs(order, es)
 			for len(es) > 0 {
 				n := min(len(es), tiKeyChunkSize)
 				c := &tiKeyChunk{Order: order, DagID: dagID, TIs: es[:n:n]}
