@@ -63,7 +63,7 @@ func schema() *memdb.DBSchema {
 		taskLogsTable(), tryHistoryTable(), countersTable(), runCountsTable(), totalsTable(), variablesTable(), connectionsTable(),
 		xcomsTable(), eventLogsTable(), importErrorsTable(), assetsTable(), assetEventsTable(), assetAliasesTable(), assetQueueTable(), consumedEventsTable(),
 		dagVersionsTable(), dagFavoritesTable(), backfillsTable(), backfillRunsTable(), tiOrderTable(), tiOrderMappedTable(), tiOrderGroupsTable(), xcomCountsTable(),
-		settledMarksTable(), runDurationsTable(), tiStartsTable(), fixedMarksTable()}
+		settledMarksTable(), runDurationsTable(), tiStartsTable(), fixedMarksTable(), tiKeyedTable()}
 	s := &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{}}
 	for _, t := range tables {
 		s.Tables[t.Name] = t
@@ -130,6 +130,10 @@ type Store struct {
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.
 	tiPending tiPendingMemo
+	// tiKeyedPending is tiPending for the orders by state, end_date,
+	// duration, try_number, and the task instances without a start, by
+	// order and DAG (memstore_tistateorder.go).
+	tiKeyedPending tiPendingMemo
 }
 
 // SetClock sets the clock DAG versions are dated by; call it before

@@ -832,7 +832,7 @@ func (s *Store) AdvanceRun(dagID, runID string, decide func(v storeView, run *Da
 		if err != nil {
 			return err
 		}
-		if err := putTaskInstancesTxn(txn, adv.Tasks...); err != nil {
+		if err := putRunTaskInstancesTxn(txn, run, adv.Tasks...); err != nil {
 			return err
 		}
 		if adv.End != "" {

@@ -453,36 +453,12 @@ func blockMembers(row *runTasks, b *tiOrderRow) []*TaskInstance {
 func reorderTIsTxn(txn *memdb.Txn, old, new []*TaskInstance) (int, error) {
 	var dropped []*TaskInstance
 	added := make([]*TaskInstance, 0, max(len(new)-len(old), 1))
-	i, j := 0, 0
-	for i < len(old) || j < len(new) {
-		switch {
-		case j == len(new):
-			dropped = append(dropped, old[i])
-			i++
-		case i == len(old):
-			added = append(added, new[j])
-			j++
-		case old[i] == new[j]:
-			i++
-			j++
-		default:
-			a, b := old[i], new[j]
-			switch c := cmp.Or(strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.MapIndex, b.MapIndex)); {
-			case c < 0:
-				dropped = append(dropped, a)
-				i++
-			case c > 0:
-				added = append(added, b)
-				j++
-			default:
-				if a.ID != b.ID {
-					dropped, added = append(dropped, a), append(added, b)
-				}
-				i++
-				j++
+	diffTIRows(old, new, func(ti *TaskInstance) { dropped = append(dropped, ti) }, func(ti *TaskInstance) { added = append(added, ti) },
+		func(a, b *TaskInstance) {
+			if a.ID != b.ID {
+				dropped, added = append(dropped, a), append(added, b)
 			}
-		}
-	}
+		})
 	hasNoID := func(ti *TaskInstance) bool { return ti.ID == "" }
 	dropped, added = slices.DeleteFunc(dropped, hasNoID), slices.DeleteFunc(added, hasNoID)
 	delta := len(added) - len(dropped)

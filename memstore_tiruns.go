@@ -349,7 +349,10 @@ type namedRunsSorts struct {
 // a span that starts at the same element and has the same length is the
 // same version.
 type namedRunsSorted struct {
-	spans  []namedRunsSpan
+	spans []namedRunsSpan
+	// tasks are the spans' task instances, which the next version's are
+	// compared with (resort).
+	tasks  [][]*TaskInstance
 	sorted []RunTaskInstance
 }
 
@@ -393,18 +396,33 @@ func (s *Store) NamedRunsSortedPage(q NamedRunsSortedQuery) (page []RunTaskInsta
 		spans[i] = namedRunsSpan{run: c.run, first: &c.tis[0], n: len(c.tis)}
 	}
 	key := fmt.Sprintf("%q %q %q %s %s", dagIDs, q.RunIDs, q.TaskIDs, q.OrderName, q.KeepKey)
-	sorted, hit := s.tiSorts.find(key, spans)
-	if !hit {
-		for _, c := range tasks {
-			for _, ti := range c.tis {
-				m.read++
-				if r := (RunTaskInstance{Run: c.run, TI: ti}); q.Keep == nil || q.Keep(r) {
-					sorted = append(sorted, r)
+	got := s.tiSorts.get(key)
+	hit := got != nil && slices.Equal(got.spans, spans)
+	var sorted []RunTaskInstance
+	if hit {
+		sorted = got.sorted
+	} else {
+		next := &namedRunsSorted{spans: spans, tasks: make([][]*TaskInstance, len(tasks))}
+		for i, c := range tasks {
+			next.tasks[i] = c.tis
+		}
+		var resorted bool
+		if got != nil {
+			sorted, resorted = got.resort(next, q, &m.read)
+		}
+		if !resorted {
+			for _, c := range tasks {
+				for _, ti := range c.tis {
+					m.read++
+					if r := (RunTaskInstance{Run: c.run, TI: ti}); q.Keep == nil || q.Keep(r) {
+						sorted = append(sorted, r)
+					}
 				}
 			}
+			slices.SortStableFunc(sorted, q.Compare)
 		}
-		slices.SortStableFunc(sorted, q.Compare)
-		s.tiSorts.remember(key, &namedRunsSorted{spans: spans, sorted: sorted})
+		next.sorted = sorted
+		s.tiSorts.remember(key, next)
 	}
 	total = len(sorted)
 	page = []RunTaskInstance{}
@@ -417,16 +435,102 @@ func (s *Store) NamedRunsSortedPage(q NamedRunsSortedQuery) (page []RunTaskInsta
 	return page, total, true, nil
 }
 
-// find is the sort remembered under key for the spans; false when there
-// is none or it was read from other versions.
-func (x *namedRunsSorts) find(key string, spans []namedRunsSpan) ([]RunTaskInstance, bool) {
+// get is the sort remembered under key, of whichever version (nil:
+// none).
+func (x *namedRunsSorts) get(key string) *namedRunsSorted {
 	x.mu.Lock()
-	got := x.of[key]
-	x.mu.Unlock()
-	if got == nil || !slices.Equal(got.spans, spans) {
+	defer x.mu.Unlock()
+	return x.of[key]
+}
+
+// resort is the sort of next's task instances (q.Keep's) from this one's,
+// an earlier version of the same runs' rows: the task instances a write
+// replaced, added or took away (a row's others are the same pointers) are
+// taken out by binary searches and put in by a merge, and read (counted
+// in read), where a sort reads every one (a running run's mapped task
+// of thousands at each try's state). false when the runs or their tasks
+// are not the same ones (a run's own write, a task that came or went) or
+// a quarter of the task instances changed: the caller sorts.
+func (x *namedRunsSorted) resort(next *namedRunsSorted, q NamedRunsSortedQuery, read *int) ([]RunTaskInstance, bool) {
+	if len(x.spans) != len(next.spans) {
 		return nil, false
 	}
-	return got.sorted, true
+	var drops, adds []RunTaskInstance
+	for i, span := range next.spans {
+		old, tis := x.tasks[i], next.tasks[i]
+		if x.spans[i].run != span.run || old[0].TaskID != tis[0].TaskID {
+			return nil, false
+		}
+		if x.spans[i] == span {
+			continue
+		}
+		keep := func(ti *TaskInstance, to *[]RunTaskInstance) {
+			if r := (RunTaskInstance{Run: span.run, TI: ti}); q.Keep == nil || q.Keep(r) {
+				*to = append(*to, r)
+			}
+		}
+		// Both by map_index (a task's part of its row).
+		a, b := 0, 0
+		for a < len(old) || b < len(tis) {
+			switch {
+			case b == len(tis) || (a < len(old) && old[a].MapIndex < tis[b].MapIndex):
+				keep(old[a], &drops)
+				a++
+			case a == len(old) || tis[b].MapIndex < old[a].MapIndex:
+				keep(tis[b], &adds)
+				b++
+			default:
+				if old[a] != tis[b] {
+					keep(old[a], &drops)
+					keep(tis[b], &adds)
+				}
+				a++
+				b++
+			}
+		}
+		if 4*(len(drops)+len(adds)) > len(x.sorted)+4 {
+			return nil, false
+		}
+	}
+	*read += len(drops) + len(adds)
+	// Where each drop is: the sort is total (the id last), so a binary
+	// search finds the very task instance.
+	at := make([]int, len(drops))
+	for i, d := range drops {
+		j, found := slices.BinarySearchFunc(x.sorted, d, q.Compare)
+		if !found || x.sorted[j].TI != d.TI {
+			return nil, false
+		}
+		at[i] = j
+	}
+	slices.Sort(at)
+	// Where each add goes among the old ones (before a drop at its place).
+	slices.SortFunc(adds, q.Compare)
+	ins := make([]int, len(adds))
+	for i, a := range adds {
+		ins[i], _ = slices.BinarySearchFunc(x.sorted, a, q.Compare)
+	}
+	out := make([]RunTaskInstance, 0, len(x.sorted)-len(drops)+len(adds))
+	from := 0 // the old ones from here on are not copied yet
+	for {
+		next := len(x.sorted)
+		if len(ins) > 0 {
+			next = min(next, ins[0])
+		}
+		if len(at) > 0 {
+			next = min(next, at[0])
+		}
+		out = append(out, x.sorted[from:next]...)
+		from = next
+		switch {
+		case len(ins) > 0 && ins[0] == next:
+			out, adds, ins = append(out, adds[0]), adds[1:], ins[1:]
+		case len(at) > 0 && at[0] == next:
+			from, at = next+1, at[1:]
+		default:
+			return out, true
+		}
+	}
 }
 
 // remember keeps a sort under key.

@@ -181,8 +181,10 @@ func putTaskInstancesTxn(txn *memdb.Txn, tis ...*TaskInstance) error {
 }
 
 // putRunTaskInstancesTxn is putTaskInstancesTxn for task instances of
-// one run the caller has read in txn (a try's start): the start order
-// need not look it up again.
+// one run the caller has read in txn (a try's start or end, the
+// scheduler's decisions for a run): the derived orders of settled runs'
+// task instances need not look it up again (each try's state change
+// would cost a lookup).
 func putRunTaskInstancesTxn(txn *memdb.Txn, run *DagRun, tis ...*TaskInstance) error {
 	return storeTaskInstancesTxn(txn, false, tis, run)
 }

@@ -193,7 +193,7 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 			nextTryID(&next)
 			res.TI = &next
 		}
-		if err := putTaskInstancesTxn(txn, res.TI); err != nil {
+		if err := putRunTaskInstancesTxn(txn, run, res.TI); err != nil {
 			return err
 		}
 		if event := tryEndEvent(res.TI.State); event != "" {

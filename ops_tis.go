@@ -876,9 +876,12 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		var total int
 		var ok bool
 		var err error
-		if lead == "start_date" {
-			rows, total, ok, err = o.store.TIStartPage(TIStartQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
-				Keep: keep, KeepKey: keepKey, Named: q.named, Offset: q.offset, Limit: q.limit})
+		walk := TIStartQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare, Keep: keep, KeepKey: keepKey, Named: q.named,
+			KeyOnly: len(q.order) == 1, Offset: q.offset, Limit: q.limit}
+		if order, keyed := tiKeyOrderOf(lead); keyed {
+			rows, total, ok, err = o.store.TIKeyPage(order, walk)
+		} else if lead == "start_date" {
+			rows, total, ok, err = o.store.TIStartPage(walk)
 		} else {
 			rows, total, ok, err = o.store.TIRunAfterPage(TIRunAfterQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
 				Keep: keep, KeepKey: keepKey, TaskIDs: inList(slices.Clone(q.taskIDs)), Offset: q.offset, Limit: q.limit})
@@ -914,15 +917,16 @@ func sortKeysName(keys []sortKey) string {
 }
 
 // walkedLead is the first key of q's order when the store walks every
-// run's task instances in it (TIStartPage, TIRunAfterPage), whatever the
-// keys after it and the filters: start_date, run_after; "" otherwise
-// (named runs, other orders).
+// run's task instances in it (TIStartPage, TIRunAfterPage, TIKeyPage),
+// whatever the keys after it and the filters: start_date, run_after,
+// state, end_date, duration, try_number; "" otherwise (named runs, other
+// orders).
 func (q *tiSearch) walkedLead() string {
 	if q.runIDs != nil || len(q.order) == 0 {
 		return ""
 	}
 	switch a := q.order[0].attr; a {
-	case "start_date", "run_after":
+	case "start_date", "run_after", "state", "end_date", "duration", "try_number":
 		return a
 	}
 	return ""
