@@ -50,31 +50,16 @@ func (s *Store) TIOrderPage(q TIOrderQuery) (page []RunTaskInstance, total int, 
 		}
 		return s.TaskInstanceFilteredPage(q.DagIDs, q.ByID, q.Offset, q.Limit, q.Keep, q.KeepKey)
 	}
-	txn := s.read()
-	read := 0
-	defer func() {
-		if s.rowsRead != nil {
-			s.rowsRead(read)
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+		m := &tiOrderMerge{txn: txn, byID: q.ByID, desc: true}
+		defer func() { *read += m.read }()
+		var wide bool
+		if err := m.startDesc(dagIDs, &wide); err != nil {
+			return nil, false, err
 		}
-	}()
-	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
-	if err != nil || !ok {
-		return nil, 0, ok, err
-	}
-	if q.Offset >= total || q.Limit <= 0 {
-		return []RunTaskInstance{}, total, true, nil
-	}
-	m := &tiOrderMerge{txn: txn, byID: q.ByID, desc: true}
-	defer func() { read += m.read }()
-	var wide bool
-	if err := m.startDesc(dagIDs, &wide); err != nil {
-		return nil, 0, false, err
-	}
-	page, _, err = m.page(q.Offset, min(q.Limit, total-q.Offset), q.Keep, false)
-	if err != nil || wide {
-		return nil, 0, false, err
-	}
-	return page, total, true, nil
+		page, _, err := m.page(q.Offset, limit, q.Keep, false)
+		return page, err == nil && !wide, err
+	})
 }
 
 // startDesc opens the merge's walks down over dagIDs' blocks: by
@@ -182,84 +167,38 @@ type TIRunOrderQuery struct {
 // counts' without a filter, else counted once per version of the
 // task-instance rows and filter.
 func (s *Store) TIRunOrderPage(q TIRunOrderQuery) (page []RunTaskInstance, total int, ok bool, err error) {
-	txn := s.read()
-	read := 0
-	defer func() {
-		if s.rowsRead != nil {
-			s.rowsRead(read)
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+		w := &runOrderWalk{s: s, txn: txn, q: RunOrderQuery{DagIDs: dagIDs, Attr: q.Attr, Desc: q.Desc, Compare: q.RunCompare,
+			NullsLast: true, CompareName: q.RunCompareName}}
+		defer func() { *read += w.read }()
+		if !w.q.Walked() {
+			return nil, false, nil
 		}
-	}()
-	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
-	if err != nil || !ok {
-		return nil, 0, ok, err
-	}
-	page = []RunTaskInstance{}
-	if q.Offset >= total || q.Limit <= 0 {
-		return page, total, true, nil
-	}
-	w := &runOrderWalk{s: s, txn: txn, q: RunOrderQuery{DagIDs: dagIDs, Attr: q.Attr, Desc: q.Desc, Compare: q.RunCompare,
-		NullsLast: true, CompareName: q.RunCompareName}}
-	defer func() { read += w.read }()
-	if !w.q.Walked() {
-		return nil, 0, false, nil
-	}
-	if _, ok, err := w.scope(); !ok || err != nil {
-		return nil, 0, false, err
-	}
-	m := &runOrderMerge{compare: w.q.Compare, w: w}
-	for _, dagID := range dagIDs {
-		if err := w.addWalks(m, dagID); err != nil {
-			return nil, 0, false, notWalked(err)
+		if _, ok, err := w.scope(); !ok || err != nil {
+			return nil, false, err
 		}
-	}
-	heap.Init(m)
-	m.sortPending()
-	parts := (&TIRunAfterQuery{Keep: q.Keep, TaskIDs: q.TaskIDs}).parts
-	limit, offset := min(q.Limit, total-q.Offset), q.Offset
-	run, err := m.next()
-	for err == nil && run != nil && len(page) < limit {
-		// The runs that tie with run, and their rows.
-		var runs []*DagRun
-		var rows []*runTasks
-		n := 0
-		for first := run; err == nil && run != nil && q.RunTie(run, first) == 0; run, err = m.next() {
-			row, rerr := runTasksTxn(txn, run.DagID, run.RunID)
-			if rerr != nil {
-				return nil, 0, false, rerr
-			}
-			read++
-			if row != nil {
-				runs, rows = append(runs, run), append(rows, row)
-				n += len(row.TIs)
+		m := &runOrderMerge{compare: w.q.Compare, w: w}
+		for _, dagID := range dagIDs {
+			if err := w.addWalks(m, dagID); err != nil {
+				return nil, false, notWalked(err)
 			}
 		}
-		if q.Keep == nil && offset >= n {
-			offset -= n // passed by their count
-			continue
-		}
-		var tis []RunTaskInstance
-		for i, row := range rows {
-			for _, part := range parts(row) {
-				for _, ti := range part {
-					read++
-					if r := (RunTaskInstance{Run: runs[i], TI: ti}); q.Keep == nil || q.Keep(r) {
-						tis = append(tis, r)
-					}
+		heap.Init(m)
+		m.sortPending()
+		take := tiedRunsTake{Keep: q.Keep, TaskIDs: q.TaskIDs, Compare: q.Compare, Offset: q.Offset, Limit: limit, Read: read}
+		run, err := m.next()
+		for err == nil && run != nil && !take.full() {
+			var tied tiedRuns
+			for first := run; err == nil && run != nil && q.RunTie(run, first) == 0; run, err = m.next() {
+				if err := tied.add(txn, run, read); err != nil {
+					return nil, false, err
 				}
 			}
+			take.from(tied)
 		}
-		slices.SortFunc(tis, q.Compare)
-		for _, r := range tis {
-			switch {
-			case offset > 0:
-				offset--
-			case len(page) < limit:
-				page = append(page, r)
-			}
+		if err != nil {
+			return nil, false, notWalked(err)
 		}
-	}
-	if err != nil {
-		return nil, 0, false, notWalked(err)
-	}
-	return page, total, true, nil
+		return take.Page, true, nil
+	})
 }

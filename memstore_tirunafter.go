@@ -52,99 +52,123 @@ type TIRunAfterQuery struct {
 // a filter, else counted once per version of the task-instance rows and
 // filter.
 func (s *Store) TIRunAfterPage(q TIRunAfterQuery) (page []RunTaskInstance, total int, ok bool, err error) {
-	txn := s.read()
-	read := 0
-	defer func() {
-		if s.rowsRead != nil {
-			s.rowsRead(read)
-		}
-	}()
-	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
-	if err != nil || !ok {
-		return nil, 0, ok, err
-	}
-	page = []RunTaskInstance{}
-	if q.Offset >= total || q.Limit <= 0 {
-		return page, total, true, nil
-	}
-	limit := min(q.Limit, total-q.Offset)
-	m := &runAfterMerge{desc: q.Desc}
-	for _, dagID := range dagIDs {
-		var it memdb.ResultIterator
-		if q.Desc {
-			it, err = runsDownTxn(txn, dagID, endOfTime)
-		} else {
-			it, err = runsUpTxn(txn, dagID)
-		}
-		if err != nil {
-			return nil, 0, false, fmt.Errorf("list runs of %s by run_after: %w", dagID, err)
-		}
-		w := &runAfterWalk{dagID: dagID, it: it}
-		if m.advance(w, &read) {
-			m.walks = append(m.walks, w)
-		}
-	}
-	heap.Init(m)
-	offset := q.Offset
-	for len(page) < limit && len(m.walks) > 0 {
-		// The runs of the merge's next microsecond, and their rows.
-		at := m.walks[0].run.After().UnixMicro()
-		var runs []*DagRun
-		var rows []*runTasks
-		n := 0
-		for len(m.walks) > 0 && m.walks[0].run.After().UnixMicro() == at {
-			w := m.walks[0]
-			row, err := runTasksTxn(txn, w.dagID, w.run.RunID)
-			if err != nil {
-				return nil, 0, false, err
-			}
-			read++
-			if row != nil {
-				runs, rows = append(runs, w.run), append(rows, row)
-				n += len(row.TIs)
-			}
-			if m.advance(w, &read) {
-				heap.Fix(m, 0)
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+		m := &runAfterMerge{desc: q.Desc}
+		for _, dagID := range dagIDs {
+			var it memdb.ResultIterator
+			var err error
+			if q.Desc {
+				it, err = runsDownTxn(txn, dagID, endOfTime)
 			} else {
-				heap.Pop(m)
+				it, err = runsUpTxn(txn, dagID)
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("list runs of %s by run_after: %w", dagID, err)
+			}
+			w := &runAfterWalk{dagID: dagID, it: it}
+			if m.advance(w, read) {
+				m.walks = append(m.walks, w)
 			}
 		}
-		if q.Keep == nil && offset >= n {
-			offset -= n // passed by their count
-			continue
+		heap.Init(m)
+		take := tiedRunsTake{Keep: q.Keep, TaskIDs: q.TaskIDs, Compare: q.Compare, Offset: q.Offset, Limit: limit, Read: read}
+		for !take.full() && len(m.walks) > 0 {
+			// The runs of the merge's next microsecond, and their rows.
+			at := m.walks[0].run.After().UnixMicro()
+			var tied tiedRuns
+			for len(m.walks) > 0 && m.walks[0].run.After().UnixMicro() == at {
+				w := m.walks[0]
+				if err := tied.add(txn, w.run, read); err != nil {
+					return nil, false, err
+				}
+				if m.advance(w, read) {
+					heap.Fix(m, 0)
+				} else {
+					heap.Pop(m)
+				}
+			}
+			take.from(tied)
 		}
-		var tis []RunTaskInstance
-		for i, row := range rows {
-			for _, part := range q.parts(row) {
-				for _, ti := range part {
-					read++
-					if r := (RunTaskInstance{Run: runs[i], TI: ti}); q.Keep == nil || q.Keep(r) {
-						tis = append(tis, r)
-					}
+		return take.Page, true, nil
+	})
+}
+
+// tiedRuns are runs that tie in a listing's order (a microsecond of
+// run_after, a run attribute's value), their rows of task instances and
+// how many those hold.
+type tiedRuns struct {
+	runs []*DagRun
+	rows []*runTasks
+	n    int
+}
+
+// add looks up run's row of task instances and keeps both (a run without
+// one has none to list).
+func (t *tiedRuns) add(txn *memdb.Txn, run *DagRun, read *int) error {
+	row, err := runTasksTxn(txn, run.DagID, run.RunID)
+	if err != nil {
+		return err
+	}
+	*read++
+	if row != nil {
+		t.runs, t.rows = append(t.runs, run), append(t.rows, row)
+		t.n += len(row.TIs)
+	}
+	return nil
+}
+
+// tiedRunsTake takes a page from tied runs in turn: each group's task
+// instances that Keep picks, sorted by Compare (the listing's keys after
+// the one they tie on, then the id), past Offset, up to Limit.
+type tiedRunsTake struct {
+	Keep    func(RunTaskInstance) bool
+	TaskIDs []string // with Keep: the only tasks whose instances it picks
+	Compare func(a, b RunTaskInstance) int
+	Offset  int
+	Limit   int
+	Read    *int
+	Page    []RunTaskInstance
+}
+
+func (t *tiedRunsTake) full() bool { return len(t.Page) >= t.Limit }
+
+// from takes what it can of tied: without a filter, a group wholly
+// before the offset is passed by its count, its task instances unread.
+func (t *tiedRunsTake) from(tied tiedRuns) {
+	if t.Keep == nil && t.Offset >= tied.n {
+		t.Offset -= tied.n
+		return
+	}
+	var tis []RunTaskInstance
+	for i, row := range tied.rows {
+		for _, part := range t.parts(row) {
+			for _, ti := range part {
+				*t.Read++
+				if r := (RunTaskInstance{Run: tied.runs[i], TI: ti}); t.Keep == nil || t.Keep(r) {
+					tis = append(tis, r)
 				}
 			}
 		}
-		slices.SortFunc(tis, q.Compare)
-		for _, r := range tis {
-			switch {
-			case offset > 0:
-				offset--
-			case len(page) < limit:
-				page = append(page, r)
-			}
+	}
+	slices.SortFunc(tis, t.Compare)
+	for _, r := range tis {
+		switch {
+		case t.Offset > 0:
+			t.Offset--
+		case len(t.Page) < t.Limit:
+			t.Page = append(t.Page, r)
 		}
 	}
-	return page, total, true, nil
 }
 
 // parts are the spans of a run's row whose task instances the page looks
 // at: the row, or with Keep and TaskIDs those tasks' (binary searches).
-func (q *TIRunAfterQuery) parts(row *runTasks) [][]*TaskInstance {
-	if q.Keep == nil || q.TaskIDs == nil {
+func (t *tiedRunsTake) parts(row *runTasks) [][]*TaskInstance {
+	if t.Keep == nil || t.TaskIDs == nil {
 		return [][]*TaskInstance{row.TIs}
 	}
-	parts := make([][]*TaskInstance, 0, len(q.TaskIDs))
-	for _, id := range q.TaskIDs {
+	parts := make([][]*TaskInstance, 0, len(t.TaskIDs))
+	for _, id := range t.TaskIDs {
 		if from, to := row.ofTask(id); from < to {
 			parts = append(parts, row.TIs[from:to])
 		}

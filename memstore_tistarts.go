@@ -511,6 +511,28 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 // without ids, runs in a state neither settled nor unfinished (in no
 // walk), an entry its task instance no longer has.
 func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartEntry, bool), addDAG func(m *tiStartMerge, dagID string) error) (page []RunTaskInstance, total int, ok bool, err error) {
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+		m := &tiStartMerge{txn: txn, desc: q.Desc, read: read, entryOf: entryOf}
+		for _, dagID := range dagIDs {
+			if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
+				return nil, false, nil // runs in a state neither settled nor queued or running
+			}
+			if err := addDAG(m, dagID); err != nil {
+				return nil, false, err
+			}
+		}
+		heap.Init(m)
+		return m.walkPage(q, limit)
+	})
+}
+
+// walkedTIPage is a walked page of task instances of dagIDs: in one read
+// of the store, the total walkedTITotal gives, and walk's page of at
+// most limit (what the offset leaves of the total) when the offset is
+// before the total; the rows both read are reported once. ok is false
+// when the total or walk cannot walk it (the caller sorts).
+func (s *Store) walkedTIPage(dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, offset, limit int,
+	walk func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error)) (page []RunTaskInstance, total int, ok bool, err error) {
 	txn := s.read()
 	read := 0
 	defer func() {
@@ -518,27 +540,19 @@ func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartE
 			s.rowsRead(read)
 		}
 	}()
-	total, dagIDs, ok, err := s.walkedTITotal(txn, q.DagIDs, q.Keep, q.KeepKey, &read)
+	total, ids, ok, err := s.walkedTITotal(txn, dagIDs, keep, keepKey, &read)
 	if err != nil || !ok {
 		return nil, 0, ok, err
 	}
-	page = []RunTaskInstance{}
-	if q.Offset >= total || q.Limit <= 0 {
-		return page, total, true, nil
+	if offset >= total || limit <= 0 {
+		return []RunTaskInstance{}, total, true, nil
 	}
-	m := &tiStartMerge{txn: txn, desc: q.Desc, read: &read, entryOf: entryOf}
-	for _, dagID := range dagIDs {
-		if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
-			return nil, 0, false, nil // runs in a state neither settled nor queued or running
-		}
-		if err := addDAG(m, dagID); err != nil {
-			return nil, 0, false, err
-		}
-	}
-	heap.Init(m)
-	page, ok, err = m.walkPage(q, min(q.Limit, total-q.Offset))
+	page, ok, err = walk(txn, ids, min(limit, total-offset), &read)
 	if err != nil || !ok {
 		return nil, 0, ok, err
+	}
+	if page == nil {
+		page = []RunTaskInstance{} // an empty page answers [], not null
 	}
 	return page, total, true, nil
 }
