@@ -62,8 +62,8 @@ func TestAPIv2_TaskInstances_RenderedMapIndexReadsThePage(t *testing.T) {
 			expandTwoTasks(t, ts.store, dag, 3)
 		}
 	}
-	// 80 runs × 2 tasks × 3 mapped: every third run's all, the others'
-	// map_index 1 (about 266 rendered, the rest NULL).
+	// 80 runs × 2 tasks × 3 mapped: every third run's all (27 × 6), the
+	// others' map_index 1 (53 × 2): 268 rendered, the rest NULL.
 	setRenderedMapIndexes(t, ts.store, "tirend_c", func(run, _ int, ti *TaskInstance) bool { return run%3 == 0 || ti.MapIndex == 1 })
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
@@ -71,7 +71,11 @@ func TestAPIv2_TaskInstances_RenderedMapIndexReadsThePage(t *testing.T) {
 	const dagA = "/dags/tirend_a/dagRuns/~/taskInstances"
 	const dagC = "/dags/tirend_c/dagRuns/~/taskInstances"
 	const walks = 2 * 4 // a block at each end of a DAG's four walks
-	const nullC = 640 - 266
+	const rendered, nullC = 268, 640 - 268
+	// alongNulls bounds a walk of tirend_c's NULL part by id to its n-th:
+	// the rendered task instances among them are read too, and a mapped
+	// block (of one) costs its feeder's row, its own and its member.
+	alongNulls := func(n int) int { return 3*n*640/nullC + walks }
 	for _, tc := range []struct {
 		name, method, path, body string
 		maxRead                  int
@@ -80,10 +84,16 @@ func TestAPIv2_TaskInstances_RenderedMapIndexReadsThePage(t *testing.T) {
 		{"every DAG, rendered_map_index, offset", "GET", all + "?limit=20&offset=300&order_by=rendered_map_index", "", 2*(300+20) + 3*walks},
 		{"every DAG, -rendered_map_index", "GET", all + "?limit=50&order_by=-rendered_map_index", "", 50},
 		{"one DAG, -rendered_map_index, past the rendered", "GET", dagC + "?limit=30&offset=280&order_by=-rendered_map_index", "",
-			2*(280-266+30) + walks},
+			alongNulls(280 - rendered + 30)},
 		{"one DAG, rendered_map_index, past the NULLs", "GET", dagC + "?limit=30&offset=400&order_by=rendered_map_index", "", 30},
-		{"one DAG, rendered_map_index, NULLs then rendered", "GET", dagC + "?limit=40&offset=360&order_by=rendered_map_index", "",
-			2*(nullC+40) + walks},
+		// The NULL part from the page's offset, then the rendered part's
+		// first: a filter's walk (not a sort's) reads the offset's rows.
+		{"one DAG, rendered_map_index, NULLs then rendered", "GET", dagC + "?limit=40&offset=60&order_by=rendered_map_index", "",
+			alongNulls(60+40) - 40},
+		// To the NULL part's end: more rows than the sort's 720, the
+		// crossing's answer checked.
+		{"one DAG, rendered_map_index, the last NULLs then rendered", "GET", dagC + "?limit=40&offset=360&order_by=rendered_map_index", "",
+			alongNulls(nullC) + 40},
 		{"one DAG without mapped tasks, -rendered_map_index", "GET", dagA + "?limit=25&offset=40&order_by=-rendered_map_index", "", 2*(40+25) + walks},
 		{"one DAG, a state, -rendered_map_index", "GET", dagC + "?limit=20&state=success&order_by=-rendered_map_index", "", 20},
 		{"every DAG, a task, rendered_map_index", "GET", all + "?limit=20&offset=10&task_id=t1&order_by=rendered_map_index", "", 2*4*(10+20) + 3*walks},

@@ -126,6 +126,10 @@ type Store struct {
 	// tiSorts remembers named runs' task instances sorted in the orders
 	// pages asked for, per version of the runs' rows (memstore_tiruns.go).
 	tiSorts namedRunsSorts
+	// tiRendered remembers the rendered part of listings by
+	// rendered_map_index, per version of the task-instance rows
+	// (memstore_tirendered.go).
+	tiRendered tiRenderedSorts
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.

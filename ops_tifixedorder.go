@@ -12,7 +12,8 @@ import (
 // fixedOrderPage is q's page when the store walks every run's task
 // instances in q's order by such keys (ok false: it does not, and the
 // caller goes on): led by id or map_index (TIOrderPage), or by the
-// runs' logical_date or data interval (TIRunOrderPage).
+// runs' logical_date or data interval (TIRunOrderPage), or by
+// rendered_map_index alone (TIRenderedPage).
 func (o *operations) fixedOrderPage(q *tiSearch) ([]RunTaskInstance, int, bool, error) {
 	if byID, desc, ok := q.fixedOrder(); ok {
 		tq := TIOrderQuery{DagIDs: q.dagIDs, ByID: byID, Desc: desc, Offset: q.offset, Limit: q.limit}
@@ -31,7 +32,24 @@ func (o *operations) fixedOrderPage(q *tiSearch) ([]RunTaskInstance, int, bool, 
 		}
 		return o.store.TIRunOrderPage(rq)
 	}
+	if desc, ok := q.renderedOrder(); ok {
+		rq := TIRenderedQuery{DagIDs: q.dagIDs, Desc: desc, Offset: q.offset, Limit: q.limit}
+		if !q.unfilteredSearch() {
+			rq.Keep, rq.KeepKey = o.tiKeep(q), q.filterKey()
+		}
+		return o.store.TIRenderedPage(rq)
+	}
 	return nil, 0, false, nil
+}
+
+// renderedOrder says whether TIRenderedPage serves q: every run's task
+// instances (no named runs) by rendered_map_index alone, either way
+// (with keys after it, the NULL part's ties would need them: sorted).
+func (q *tiSearch) renderedOrder() (desc, ok bool) {
+	if q.runIDs != nil || len(q.order) != 1 || q.order[0].attr != "rendered_map_index" {
+		return false, false
+	}
+	return q.order[0].desc, true
 }
 
 // fixedOrder says whether TIOrderPage serves q: every run's task
