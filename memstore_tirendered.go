@@ -59,8 +59,9 @@ type tiRenderedSorted struct {
 // NULL part comes first (ti_order's id walk picking the task instances
 // without a value, to the page's end), then the rendered part; down, the
 // rendered part first, then the NULL part by id down. The NULL part's
-// count is a filter's, counted once per version of the task-instance
-// rows; the rendered part is read from the DAGs' mapped blocks and
+// count is the run counts' total less the rendered part's, or with a
+// filter a filter's count, once per version of the task-instance rows;
+// the rendered part is read from the DAGs' mapped blocks and
 // sorted once per version. A rendered value on an unmapped task instance
 // (which no write makes) would be missed: the randomized test holds the
 // walk to the sort.
@@ -72,20 +73,24 @@ func (s *Store) TIRenderedPage(q TIRenderedQuery) (page []RunTaskInstance, total
 			s.rowsRead(read)
 		}
 	}()
-	_, ids, ok, err := tiOrderTotal(txn, q.DagIDs)
+	all, ids, ok, err := tiOrderTotal(txn, q.DagIDs)
 	if err != nil || !ok {
 		return nil, 0, ok, err
 	}
 	nullKeep := func(r RunTaskInstance) bool {
 		return r.TI.RenderedMapIndex == nil && (q.Keep == nil || q.Keep(r))
 	}
-	nulls, err := s.filteredTITotal(txn, ids, nullKeep, "rendered_map_index NULL "+q.KeepKey, &read)
-	if err != nil {
-		return nil, 0, false, err
-	}
 	rendered, err := s.renderedTIsTxn(txn, ids, q.Keep, q.KeepKey, &read)
 	if err != nil {
 		return nil, 0, false, err
+	}
+	// Without a filter the NULL part is the run counts' total but the
+	// rendered ones: no count of its own.
+	nulls := all - len(rendered)
+	if q.Keep != nil {
+		if nulls, err = s.filteredTITotal(txn, ids, nullKeep, "rendered_map_index NULL "+q.KeepKey, &read); err != nil {
+			return nil, 0, false, err
+		}
 	}
 	total = nulls + len(rendered)
 	page = []RunTaskInstance{}
