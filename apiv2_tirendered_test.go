@@ -95,6 +95,11 @@ func TestAPIv2_TaskInstances_RenderedMapIndexReadsThePage(t *testing.T) {
 		{"one DAG, rendered_map_index, the last NULLs then rendered", "GET", dagC + "?limit=40&offset=360&order_by=rendered_map_index", "",
 			alongNulls(nullC) + 40},
 		{"one DAG without mapped tasks, -rendered_map_index", "GET", dagA + "?limit=25&offset=40&order_by=-rendered_map_index", "", 2*(40+25) + walks},
+		// Unfiltered, an unmapped block (a run's task instances, two to
+		// four) is passed for the offset by its count: it holds no
+		// rendered one (317 rows read when each is looked at).
+		{"one DAG without mapped tasks, rendered_map_index, offset", "GET", dagA + "?limit=20&offset=200&order_by=rendered_map_index", "",
+			200/2 + 2*20 + 3*walks},
 		{"one DAG, a state, -rendered_map_index", "GET", dagC + "?limit=20&state=success&order_by=-rendered_map_index", "", 20},
 		{"every DAG, a task, rendered_map_index", "GET", all + "?limit=20&offset=10&task_id=t1&order_by=rendered_map_index", "", 2*4*(10+20) + 3*walks},
 	} {

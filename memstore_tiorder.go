@@ -776,7 +776,7 @@ func (m *tiOrderMerge) start(dagIDs []string) error {
 // page merges the walks to the page's end: the task instances keep picks
 // (nil: every one) after the first offset of them, at most limit; with
 // count it merges on to the end, to count every one keep picks. Without
-// keep, a block wholly before the other walks' next task instances is
+// keep (or for a block m.passWhole names), a block wholly before the other walks' next task instances is
 // passed for the offset by its count. It says how many task instances it
 // picked.
 func (m *tiOrderMerge) page(offset, limit int, keep func(RunTaskInstance) bool, count bool) ([]RunTaskInstance, int, error) {
@@ -800,7 +800,7 @@ func (m *tiOrderMerge) page(offset, limit int, keep func(RunTaskInstance) bool, 
 			}
 			heap.Push(m, &tiOrderWalk{it: noRows{}, block: b})
 			continue
-		case keep == nil && w.members == nil && offset >= w.block.N && m.passes(w):
+		case (keep == nil || m.passWhole != nil && m.passWhole(w.block)) && w.members == nil && offset >= w.block.N && m.passes(w):
 			offset -= w.block.N
 			picked += w.block.N
 			m.nextBlock(w)
@@ -886,9 +886,14 @@ type tiOrderMerge struct {
 	byID bool
 	// desc walks the order backwards (-id, -map_index: their walks'
 	// blocks by hi down, each block's members by id down).
-	desc  bool
-	walks []*tiOrderWalk
-	read  int // blocks and task instances read
+	desc bool
+	// passWhole, when set, says keep picks every task instance of a
+	// block: such a block is passed for the offset by its count, as
+	// without keep (the NULL part by rendered_map_index: unmapped
+	// blocks).
+	passWhole func(*tiOrderRow) bool
+	walks     []*tiOrderWalk
+	read      int // blocks and task instances read
 }
 
 // tiOrderWalk is one walk of blocks: the block it is at (nil at its end)

@@ -110,6 +110,11 @@ func (s *Store) TIRenderedPage(q TIRenderedQuery) (page []RunTaskInstance, total
 	}
 	nullPage := func(offset int) error {
 		m := &tiOrderMerge{txn: txn, byID: true, desc: q.Desc}
+		if q.Keep == nil {
+			// Unmapped task instances are never rendered: their blocks
+			// are the NULL part's whole.
+			m.passWhole = func(b *tiOrderRow) bool { return b.MapIndex < 0 }
+		}
 		defer func() { read += m.read }()
 		if q.Desc {
 			var wide bool
