@@ -130,6 +130,10 @@ type Store struct {
 	// rendered_map_index, per version of the task-instance rows
 	// (memstore_tirendered.go).
 	tiRendered tiRenderedSorts
+	// tiOperators remembers each operator's count of task instances for
+	// listings by operator, per version of the task-instance rows
+	// (memstore_tioperator.go).
+	tiOperators tiOperatorCounts
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.

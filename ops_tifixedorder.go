@@ -13,7 +13,7 @@ import (
 // instances in q's order by such keys (ok false: it does not, and the
 // caller goes on): led by id or map_index (TIOrderPage), or by the
 // runs' logical_date or data interval (TIRunOrderPage), or by
-// rendered_map_index alone (TIRenderedPage).
+// rendered_map_index or operator alone (TIRenderedPage, TIOperatorPage).
 func (o *operations) fixedOrderPage(q *tiSearch) ([]RunTaskInstance, int, bool, error) {
 	if byID, desc, ok := q.fixedOrder(); ok {
 		tq := TIOrderQuery{DagIDs: q.dagIDs, ByID: byID, Desc: desc, Offset: q.offset, Limit: q.limit}
@@ -38,6 +38,13 @@ func (o *operations) fixedOrderPage(q *tiSearch) ([]RunTaskInstance, int, bool, 
 			rq.Keep, rq.KeepKey = o.tiKeep(q), q.filterKey()
 		}
 		return o.store.TIRenderedPage(rq)
+	}
+	if q.runIDs == nil && len(q.order) == 1 && q.order[0].attr == "operator" {
+		oq := TIOperatorQuery{DagIDs: q.dagIDs, Desc: q.order[0].desc, Offset: q.offset, Limit: q.limit}
+		if !q.unfilteredSearch() {
+			oq.Keep, oq.KeepKey = o.tiKeep(q), q.filterKey()
+		}
+		return o.store.TIOperatorPage(oq)
 	}
 	return nil, 0, false, nil
 }

@@ -1,0 +1,154 @@
+package main
+
+// Every run's task instances by operator alone, either way (a
+// TaskInstance column, the task's type: c57fba0e
+// models/taskinstance.py:532, 874; ties by the id in the key's
+// direction, api_fastapi/common/parameters.py:327-330). A DAG has few
+// operators: the task instances of each are counted once per version of
+// the task-instance rows (remembered), a page passes whole operators for
+// its offset by their counts and walks ti_order by id picking the
+// operator's task instances. No write of its own.
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// TIOperatorQuery is a page of task instances by (operator, id), either
+// way.
+type TIOperatorQuery struct {
+	// DagIDs are the DAGs whose runs' task instances are listed; nil:
+	// every DAG with a DAG row.
+	DagIDs []string
+	Desc   bool
+	// Keep, when set, picks the task instances (every filter of the
+	// listing); KeepKey names it.
+	Keep          func(RunTaskInstance) bool
+	KeepKey       string
+	Offset, Limit int
+}
+
+// maxTIOperatorCounts bounds the counts remembered; past it the memory
+// starts again empty.
+const maxTIOperatorCounts = 16
+
+// tiOperatorCounts remembers, per listing's DAGs and filter, how many
+// task instances each operator has, for the version of the
+// task-instance rows they were counted in.
+type tiOperatorCounts struct {
+	mu sync.Mutex
+	of map[string]tiOperatorCounted
+}
+
+type tiOperatorCounted struct {
+	root   <-chan struct{}
+	counts map[string]int
+}
+
+// TIOperatorPage is a page of the task instances q picks by operator
+// and how many it picks; ok is false when the store cannot walk it (a
+// task instance without an id, a mapped block that holds more than one
+// walked down: the caller sorts). An operator's task instances are
+// picked along the id walk: a rare operator's page reads the walk up to
+// its last.
+func (s *Store) TIOperatorPage(q TIOperatorQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	_, ids, ok, err := tiOrderTotal(txn, q.DagIDs)
+	if err != nil || !ok {
+		return nil, 0, ok, err
+	}
+	counts, err := s.operatorCountsTxn(txn, ids, q.Keep, q.KeepKey, &read)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	ops := slices.Sorted(maps.Keys(counts))
+	if q.Desc {
+		slices.Reverse(ops)
+	}
+	for _, n := range counts {
+		total += n
+	}
+	page = []RunTaskInstance{}
+	if q.Offset >= total || q.Limit <= 0 {
+		return page, total, true, nil
+	}
+	limit, offset := min(q.Limit, total-q.Offset), q.Offset
+	for _, op := range ops {
+		if len(page) >= limit {
+			break
+		}
+		if n := counts[op]; offset >= n {
+			offset -= n
+			continue
+		}
+		m := &tiOrderMerge{txn: txn, byID: true, desc: q.Desc}
+		if q.Desc {
+			var wide bool
+			if err := m.startDesc(ids, &wide); err != nil || wide {
+				read += m.read
+				return nil, 0, false, err
+			}
+		} else if err := m.start(ids); err != nil {
+			return nil, 0, false, err
+		}
+		got, _, err := m.page(offset, limit-len(page), func(r RunTaskInstance) bool {
+			return r.TI.Operator == op && (q.Keep == nil || q.Keep(r))
+		}, false)
+		read += m.read
+		if err != nil {
+			return nil, 0, false, err
+		}
+		page, offset = append(page, got...), 0
+	}
+	return page, total, true, nil
+}
+
+// operatorCountsTxn is how many task instances of dagIDs keep picks each
+// operator has: counted by a merge of them all once per version of the
+// task-instance rows and filter, then remembered.
+func (s *Store) operatorCountsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[string]int, error) {
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("count task instances: %w", err)
+	}
+	ch := root.WatchCh()
+	key := tiCountKey(dagIDs, keepKey)
+	x := &s.tiOperators
+	x.mu.Lock()
+	got, hit := x.of[key]
+	x.mu.Unlock()
+	if hit && got.root == ch {
+		return got.counts, nil
+	}
+	counts := map[string]int{}
+	m := &tiOrderMerge{txn: txn, byID: true}
+	defer func() { *read += m.read }()
+	if err := m.start(dagIDs); err != nil {
+		return nil, err
+	}
+	if _, _, err := m.page(0, 0, func(r RunTaskInstance) bool {
+		if keep == nil || keep(r) {
+			counts[r.TI.Operator]++
+		}
+		return false
+	}, true); err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	if x.of == nil || len(x.of) >= maxTIOperatorCounts {
+		x.of = map[string]tiOperatorCounted{}
+	}
+	x.of[key] = tiOperatorCounted{root: ch, counts: counts}
+	x.mu.Unlock()
+	return counts, nil
+}
