@@ -2,8 +2,9 @@ package main
 
 // Every run's task instances by operator alone, either way (a
 // TaskInstance column, the task's type: c57fba0e
-// models/taskinstance.py:532, 874; ties by the id in the key's
-// direction, api_fastapi/common/parameters.py:327-330). A DAG has few
+// models/taskinstance.py:532, 874; SortParam looks the name up on the
+// model, api_fastapi/common/parameters.py:315, so the column, not
+// custom_operator_name; ties by the id in the key's direction, :327-330). A DAG has few
 // operators: the task instances of each are counted once per version of
 // the task-instance rows (remembered), a page passes whole operators for
 // its offset by their counts and walks ti_order by id picking the
