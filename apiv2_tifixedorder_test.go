@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -181,13 +180,6 @@ func TestTaskInstances_FixedOrdersAsTheSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 6))
 	o := ts.srv.ops
 	now := base.Add(time.Hour)
-	ids := func(rows []RunTaskInstance) []string {
-		out := []string{}
-		for _, r := range rows {
-			out = append(out, r.TI.ID)
-		}
-		return out
-	}
 	orders := [][]sortKey{{{attr: "id", desc: true}}, {{attr: "map_index", desc: true}}, {{attr: "id"}, {attr: "start_date", desc: true}},
 		{{attr: "id", desc: true}, {attr: "state"}}, {{attr: "map_index"}}, {{attr: "id"}},
 		{{attr: "logical_date"}}, {{attr: "logical_date", desc: true}}, {{attr: "logical_date"}, {attr: "start_date", desc: true}},
@@ -214,20 +206,6 @@ func TestTaskInstances_FixedOrdersAsTheSort(t *testing.T) {
 		case 2:
 			q.mapIndexes = []int64{-1, 1}
 		}
-		sorted := *q
-		want, wantTotal, err := o.sortedTaskInstances(&sorted)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 2 { // the second with a filter's count remembered
-			c := *q
-			got, total, err := o.searchTaskInstances(&c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
-				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
-			}
-		}
+		checkTISearchAsSorted(t, o, i, q)
 	}
 }

@@ -346,13 +346,6 @@ func TestTaskInstances_WalkedOrdersAsTheSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
 	o := ts.srv.ops
 	now := base.Add(time.Hour)
-	ids := func(rows []RunTaskInstance) []string {
-		out := []string{}
-		for _, r := range rows {
-			out = append(out, r.TI.ID)
-		}
-		return out
-	}
 	seconds := []sortKey{{attr: "run_after", desc: true}, {attr: "run_after"}, {attr: "try_number", desc: true}, {attr: "state"},
 		{attr: "map_index", desc: true}, {attr: "id"}, {attr: "logical_date", desc: true}, {attr: "start_date", desc: true}}
 	for i := range 600 {
@@ -383,21 +376,7 @@ func TestTaskInstances_WalkedOrdersAsTheSort(t *testing.T) {
 		case 2:
 			q.mapIndexes = []int64{-1}
 		}
-		sorted := *q
-		want, wantTotal, err := o.sortedTaskInstances(&sorted)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 2 { // the second with a filter's count remembered
-			c := *q
-			got, total, err := o.searchTaskInstances(&c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
-				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
-			}
-		}
+		checkTISearchAsSorted(t, o, i, q)
 	}
 }
 
@@ -520,4 +499,35 @@ func TestTaskInstances_NamedRunsOrdersAsTheSort(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkTISearchAsSorted asks q twice, the second with what the first
+// remembered (a filter's count, a sort), and holds each answer to the
+// sorting path's (listing i of a randomized test).
+func checkTISearchAsSorted(t *testing.T, o *operations, i int, q *tiSearch) {
+	t.Helper()
+	sorted := *q
+	want, wantTotal, err := o.sortedTaskInstances(&sorted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		c := *q
+		got, total, err := o.searchTaskInstances(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tiIDsOf(got), tiIDsOf(want)) || total != wantTotal {
+			t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, tiIDsOf(got), total, tiIDsOf(want), wantTotal)
+		}
+	}
+}
+
+// tiIDsOf are the ids of a page's task instances, in its order.
+func tiIDsOf(rows []RunTaskInstance) []string {
+	out := []string{}
+	for _, r := range rows {
+		out = append(out, r.TI.ID)
+	}
+	return out
 }

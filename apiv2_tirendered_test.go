@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -125,13 +124,6 @@ func TestTaskInstances_RenderedMapIndexAsTheSort(t *testing.T) {
 	setRenderedMapIndexes(t, store, "tirdsort_b", func(int, int, *TaskInstance) bool { return rng.IntN(2) == 0 })
 	o := ts.srv.ops
 	now := base.Add(time.Hour)
-	ids := func(rows []RunTaskInstance) []string {
-		out := []string{}
-		for _, r := range rows {
-			out = append(out, r.TI.ID)
-		}
-		return out
-	}
 	for i := range 400 {
 		switch {
 		case i%10 == 5:
@@ -156,20 +148,6 @@ func TestTaskInstances_RenderedMapIndexAsTheSort(t *testing.T) {
 		case 2:
 			q.mapIndexes = []int64{-1, 1}
 		}
-		sorted := *q
-		want, wantTotal, err := o.sortedTaskInstances(&sorted)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 2 { // the second with the count and sort remembered
-			c := *q
-			got, total, err := o.searchTaskInstances(&c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
-				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
-			}
-		}
+		checkTISearchAsSorted(t, o, i, q)
 	}
 }

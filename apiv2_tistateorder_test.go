@@ -244,13 +244,6 @@ func TestTaskInstances_KeyOrdersAsTheSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 15))
 	o := ts.srv.ops
 	now := base.Add(time.Hour)
-	ids := func(rows []RunTaskInstance) []string {
-		out := []string{}
-		for _, r := range rows {
-			out = append(out, r.TI.ID)
-		}
-		return out
-	}
 	leads := []string{"state", "end_date", "duration", "try_number", "start_date"}
 	seconds := []sortKey{{attr: "run_after", desc: true}, {attr: "try_number", desc: true}, {attr: "state"},
 		{attr: "map_index", desc: true}, {attr: "id"}, {attr: "start_date", desc: true}, {attr: "duration"}}
@@ -281,21 +274,7 @@ func TestTaskInstances_KeyOrdersAsTheSort(t *testing.T) {
 		case 2:
 			q.mapIndexes = []int64{-1}
 		}
-		sorted := *q
-		want, wantTotal, err := o.sortedTaskInstances(&sorted)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 2 { // the second with a filter's count remembered
-			c := *q
-			got, total, err := o.searchTaskInstances(&c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
-				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, *q, ids(got), total, ids(want), wantTotal)
-			}
-		}
+		checkTISearchAsSorted(t, o, i, q)
 	}
 }
 
