@@ -176,8 +176,8 @@ func runBulk[E any](k bulkKind[E], actions []bulkAction[E]) (map[bulkVerb]*bulkO
 // team: 3.2.1's foreign key fails the request at its flush or commit,
 // and the session rolls back every action before it too.
 func checkBulkTeams[E any](k bulkKind[E], actions []bulkAction[E]) error {
-	if k.createsTeam == nil && k.patchesTeam == nil {
-		return nil
+	if !carriesTeam(k, actions) {
+		return nil // the usual request: no dry pass, no second lookup a key
 	}
 	made := map[string]bool{} // the keys earlier actions created (true) or deleted
 	dry := k
@@ -198,6 +198,23 @@ func checkBulkTeams[E any](k bulkKind[E], actions []bulkAction[E]) error {
 	}
 	_, err := runBulkActions(dry, actions)
 	return err
+}
+
+// carriesTeam reports whether an entity of actions would store a team if
+// its action reached it (a create's, or an update's under its mask):
+// only then can the dry pass find errTeamMissing.
+func carriesTeam[E any](k bulkKind[E], actions []bulkAction[E]) bool {
+	for _, a := range actions {
+		for _, e := range a.entities {
+			switch {
+			case a.verb == bulkCreate && k.createsTeam != nil && k.createsTeam(e):
+				return true
+			case a.verb == bulkUpdate && k.patchesTeam != nil && k.patchesTeam(e, a.mask):
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // runBulkActions is runBulk's loop.
