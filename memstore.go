@@ -129,11 +129,11 @@ type Store struct {
 	// tiRendered remembers the rendered part of listings by
 	// rendered_map_index, per version of the task-instance rows
 	// (memstore_tirendered.go).
-	tiRendered tiRenderedSorts
+	tiRendered versionMemo[[]RunTaskInstance]
 	// tiOperators remembers each operator's count of task instances for
 	// listings by operator, per version of the task-instance rows
 	// (memstore_tioperator.go).
-	tiOperators tiOperatorCounts
+	tiOperators versionMemo[map[string]int]
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.
@@ -205,7 +205,10 @@ func newStore() (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create store: %w", err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db,
+		tiRendered:  versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
+		tiOperators: versionMemo[map[string]int]{max: maxTIOperatorCounts},
+	}, nil
 }
 
 // read opens a read transaction: a point-in-time view that never blocks

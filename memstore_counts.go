@@ -492,3 +492,40 @@ func (c *treeCounts) count(root <-chan struct{}, key string, walk func() (int, e
 	c.mu.Unlock()
 	return n, nil
 }
+
+// versionMemo remembers a value per key for one version of a table (the
+// watch channel of its root), at most max keys: past that the memory
+// starts again empty. A value asked for under another version is made
+// again by make.
+type versionMemo[V any] struct {
+	mu  sync.Mutex
+	of  map[string]versionMemoEntry[V]
+	max int
+}
+
+type versionMemoEntry[V any] struct {
+	root  <-chan struct{}
+	value V
+}
+
+// get is key's value for root's version, made by make when not
+// remembered.
+func (m *versionMemo[V]) get(root <-chan struct{}, key string, make func() (V, error)) (V, error) {
+	m.mu.Lock()
+	got, hit := m.of[key]
+	m.mu.Unlock()
+	if hit && got.root == root {
+		return got.value, nil
+	}
+	v, err := make()
+	if err != nil {
+		return v, err
+	}
+	m.mu.Lock()
+	if m.of == nil || len(m.of) >= m.max {
+		m.of = map[string]versionMemoEntry[V]{}
+	}
+	m.of[key] = versionMemoEntry[V]{root: root, value: v}
+	m.mu.Unlock()
+	return v, nil
+}

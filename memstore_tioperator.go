@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -33,22 +32,9 @@ type TIOperatorQuery struct {
 	Offset, Limit int
 }
 
-// maxTIOperatorCounts bounds the counts remembered; past it the memory
-// starts again empty.
+// maxTIOperatorCounts bounds the counts remembered (Store.tiOperators);
+// past it the memory starts again empty.
 const maxTIOperatorCounts = 16
-
-// tiOperatorCounts remembers, per listing's DAGs and filter, how many
-// task instances each operator has, for the version of the
-// task-instance rows they were counted in.
-type tiOperatorCounts struct {
-	mu sync.Mutex
-	of map[string]tiOperatorCounted
-}
-
-type tiOperatorCounted struct {
-	root   <-chan struct{}
-	counts map[string]int
-}
 
 // TIOperatorPage is a page of the task instances q picks by operator
 // and how many it picks; ok is false when the store cannot walk it (a
@@ -122,34 +108,21 @@ func (s *Store) operatorCountsTxn(txn *memdb.Txn, dagIDs []string, keep func(Run
 	if err != nil {
 		return nil, fmt.Errorf("count task instances: %w", err)
 	}
-	ch := root.WatchCh()
-	key := tiCountKey(dagIDs, keepKey)
-	x := &s.tiOperators
-	x.mu.Lock()
-	got, hit := x.of[key]
-	x.mu.Unlock()
-	if hit && got.root == ch {
-		return got.counts, nil
-	}
-	counts := map[string]int{}
-	m := &tiOrderMerge{txn: txn, byID: true}
-	defer func() { *read += m.read }()
-	if err := m.start(dagIDs); err != nil {
-		return nil, err
-	}
-	if _, _, err := m.page(0, 0, func(r RunTaskInstance) bool {
-		if keep == nil || keep(r) {
-			counts[r.TI.Operator]++
+	return s.tiOperators.get(root.WatchCh(), tiCountKey(dagIDs, keepKey), func() (map[string]int, error) {
+		counts := map[string]int{}
+		m := &tiOrderMerge{txn: txn, byID: true}
+		defer func() { *read += m.read }()
+		if err := m.start(dagIDs); err != nil {
+			return nil, err
 		}
-		return false
-	}, true); err != nil {
-		return nil, err
-	}
-	x.mu.Lock()
-	if x.of == nil || len(x.of) >= maxTIOperatorCounts {
-		x.of = map[string]tiOperatorCounted{}
-	}
-	x.of[key] = tiOperatorCounted{root: ch, counts: counts}
-	x.mu.Unlock()
-	return counts, nil
+		if _, _, err := m.page(0, 0, func(r RunTaskInstance) bool {
+			if keep == nil || keep(r) {
+				counts[r.TI.Operator]++
+			}
+			return false
+		}, true); err != nil {
+			return nil, err
+		}
+		return counts, nil
+	})
 }

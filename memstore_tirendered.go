@@ -17,7 +17,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -36,21 +35,9 @@ type TIRenderedQuery struct {
 	Offset, Limit int
 }
 
-// maxTIRenderedSorts bounds the rendered parts remembered; past it the
-// memory starts again empty.
+// maxTIRenderedSorts bounds the rendered parts remembered
+// (Store.tiRendered); past it the memory starts again empty.
 const maxTIRenderedSorts = 16
-
-// tiRenderedSorts remembers the rendered parts of listings, each for the
-// version of the task-instance rows it was read from.
-type tiRenderedSorts struct {
-	mu sync.Mutex
-	of map[string]tiRenderedSorted
-}
-
-type tiRenderedSorted struct {
-	root   <-chan struct{}
-	sorted []RunTaskInstance
-}
 
 // TIRenderedPage is a page of the task instances q picks by
 // rendered_map_index and how many it picks; ok is false when the store
@@ -161,45 +148,32 @@ func (s *Store) renderedTIsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTas
 	if err != nil {
 		return nil, fmt.Errorf("list task instances: %w", err)
 	}
-	ch := root.WatchCh()
-	key := tiCountKey(dagIDs, keepKey)
-	x := &s.tiRendered
-	x.mu.Lock()
-	got, hit := x.of[key]
-	x.mu.Unlock()
-	if hit && got.root == ch {
-		return got.sorted, nil
-	}
-	m := &tiOrderMerge{txn: txn}
-	defer func() { *read += m.read }()
-	for _, dagID := range dagIDs {
-		it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
+	return s.tiRendered.get(root.WatchCh(), tiCountKey(dagIDs, keepKey), func() ([]RunTaskInstance, error) {
+		m := &tiOrderMerge{txn: txn}
+		defer func() { *read += m.read }()
+		for _, dagID := range dagIDs {
+			it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
+			if err != nil {
+				return nil, fmt.Errorf("list task instances: %w", err)
+			}
+			w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex >= 0 }}
+			if m.nextBlock(w) {
+				m.walks = append(m.walks, w)
+			}
+		}
+		heap.Init(m)
+		sorted, _, err := m.page(0, math.MaxInt, func(r RunTaskInstance) bool {
+			return r.TI.RenderedMapIndex != nil && (keep == nil || keep(r))
+		}, false)
 		if err != nil {
-			return nil, fmt.Errorf("list task instances: %w", err)
+			return nil, err
 		}
-		w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex >= 0 }}
-		if m.nextBlock(w) {
-			m.walks = append(m.walks, w)
-		}
-	}
-	heap.Init(m)
-	sorted, _, err := m.page(0, math.MaxInt, func(r RunTaskInstance) bool {
-		return r.TI.RenderedMapIndex != nil && (keep == nil || keep(r))
-	}, false)
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(sorted, func(a, b RunTaskInstance) int {
-		if c := strings.Compare(*a.TI.RenderedMapIndex, *b.TI.RenderedMapIndex); c != 0 {
-			return c
-		}
-		return strings.Compare(a.TI.ID, b.TI.ID)
+		slices.SortFunc(sorted, func(a, b RunTaskInstance) int {
+			if c := strings.Compare(*a.TI.RenderedMapIndex, *b.TI.RenderedMapIndex); c != 0 {
+				return c
+			}
+			return strings.Compare(a.TI.ID, b.TI.ID)
+		})
+		return sorted, nil
 	})
-	x.mu.Lock()
-	if x.of == nil || len(x.of) >= maxTIRenderedSorts {
-		x.of = map[string]tiRenderedSorted{}
-	}
-	x.of[key] = tiRenderedSorted{root: ch, sorted: sorted}
-	x.mu.Unlock()
-	return sorted, nil
 }
