@@ -129,21 +129,28 @@ func TestTaskInstances_OperatorAsTheSort(t *testing.T) {
 			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)
 			now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
 		}
-		q := &tiSearch{offset: rng.IntN(150), limit: 1 + rng.IntN(40), order: []sortKey{{attr: "operator", desc: rng.IntN(2) == 0}}}
-		switch rng.IntN(3) {
-		case 0:
-			q.dagIDs = []string{dags[rng.IntN(2)].DagID}
-		case 1:
-			q.dagIDs = []string{"tiopsort_b", "tiopsort_a"}
-		}
-		switch rng.IntN(6) {
-		case 0:
-			q.states = []TaskState{TaskSuccess}
-		case 1:
-			q.taskIDs = []string{"t3"}
-		case 2:
-			q.mapIndexes = []int64{-1, 1}
-		}
-		checkTISearchAsSorted(t, o, i, q)
+		checkTISearchAsSorted(t, o, i, randomOneKeyTISearch(rng, "operator", dags))
 	}
+}
+
+// randomOneKeyTISearch is a random listing by attr alone (either way) of
+// the task instances of both dags (a, b), of one, or of every DAG, with
+// a state, task or map_index filter or none.
+func randomOneKeyTISearch(rng *rand.Rand, attr string, dags []*DAG) *tiSearch {
+	q := &tiSearch{offset: rng.IntN(150), limit: 1 + rng.IntN(40), order: []sortKey{{attr: attr, desc: rng.IntN(2) == 0}}}
+	switch rng.IntN(3) {
+	case 0:
+		q.dagIDs = []string{dags[rng.IntN(2)].DagID}
+	case 1:
+		q.dagIDs = []string{dags[1].DagID, dags[0].DagID}
+	}
+	switch rng.IntN(6) {
+	case 0:
+		q.states = []TaskState{TaskSuccess}
+	case 1:
+		q.taskIDs = []string{"t3"}
+	case 2:
+		q.mapIndexes = []int64{-1, 1}
+	}
+	return q
 }

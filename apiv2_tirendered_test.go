@@ -133,21 +133,6 @@ func TestTaskInstances_RenderedMapIndexAsTheSort(t *testing.T) {
 			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)
 			now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
 		}
-		q := &tiSearch{offset: rng.IntN(150), limit: 1 + rng.IntN(40), order: []sortKey{{attr: "rendered_map_index", desc: rng.IntN(2) == 0}}}
-		switch rng.IntN(3) {
-		case 0:
-			q.dagIDs = []string{dags[rng.IntN(2)].DagID}
-		case 1:
-			q.dagIDs = []string{"tirdsort_b", "tirdsort_a"}
-		}
-		switch rng.IntN(6) {
-		case 0:
-			q.states = []TaskState{TaskSuccess}
-		case 1:
-			q.taskIDs = []string{"t3"}
-		case 2:
-			q.mapIndexes = []int64{-1, 1}
-		}
-		checkTISearchAsSorted(t, o, i, q)
+		checkTISearchAsSorted(t, o, i, randomOneKeyTISearch(rng, "rendered_map_index", dags))
 	}
 }
