@@ -338,3 +338,45 @@ func TestStore_ResetForgetsFixedMarks(t *testing.T) {
 		t.Errorf("%d rows of fixed marks after the reset, want none (their runs are gone)", n)
 	}
 }
+
+// TestAPIv2_Runs_LedByConfAcrossDAGsReadThePage lists pages of runs by
+// several keys led by conf across DAGs (`~`) and with filters (a state,
+// a run type): TestAPIv2_Runs_LedByConfReadThePage's two DAGs. Each
+// conf's runs come in turn from the DAGs' sorted lists; with a filter a
+// conf's count of what it picks is counted once per version of the run
+// table, as the filter's total is (the page is asked a second time): the
+// page reads about its rows, where it read and sorted every run of its
+// DAGs. Each answer is held to the sorting path's.
+func TestAPIv2_Runs_LedByConfAcrossDAGsReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	addMixedRuns(t, ts.store, "example_bash_operator", base, 1500, 3)
+	addOwnConfRuns(t, ts.store, "tutorial", base.Add(time.Second), 1500)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const every, mixed = "/dags/~/dagRuns", "/dags/example_bash_operator/dagRuns"
+	for _, tc := range []struct {
+		name, path, order, filters string
+		maxRead                    int
+	}{
+		{"every DAG, own confs first", every, "conf,-start_date", "limit=20", 25},
+		{"every DAG, {}'s walked by start_date", every, "-conf,-start_date", "limit=20", 45},
+		{"every DAG, {} skipped by its count", every, "-conf,run_id", "limit=20&offset=1000", 85},
+		// {}'s failed runs, a tenth of the DAG's {} and 100 of its 1,500
+		// runs: walked by end_date, about 20·1,500/100 rows.
+		{"every DAG, a state", every, "-conf,end_date", "limit=20&state=failed", 320},
+		{"a state, {}'s walked by run_id", mixed, "-conf,-run_id", "limit=20&state=success", 45},
+		{"a run type, a conf skipped by its count", mixed, "conf,-start_date", "limit=20&offset=100&run_type=manual", 170},
+		{"every DAG, a run type, offset", every, "-conf,id", "limit=20&offset=40&run_type=manual", 170},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var q []string
+			for _, k := range strings.Split(tc.order, ",") {
+				q = append(q, "order_by="+url.QueryEscape(k))
+			}
+			path := tc.path + "?" + strings.Join(q, "&") + "&" + tc.filters
+			checkPageReadSorted(t, ts, &read, http.MethodGet, path, "", tc.maxRead)
+		})
+	}
+}

@@ -20,8 +20,9 @@ type runOrderFixture struct {
 	rng    *rand.Rand
 	dagIDs []string // the three DAGs, then the id with no DAG row
 	base   time.Time
-	// confLed makes one /api/v2 listing in four one DAG's by several
-	// keys led by conf, unfiltered (walked by RunOrderQuery.Ties).
+	// confLed makes one /api/v2 listing in four by several keys led by
+	// conf, of one DAG, two or every DAG, filtered as the others are
+	// (walked by RunOrderQuery.Ties).
 	confLed bool
 }
 
