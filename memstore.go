@@ -119,6 +119,10 @@ type Store struct {
 	// not kept sorted in those orders, per version of its runs
 	// (memstore_runfixedorder.go).
 	fixedOrders fixedOrdersMemo
+	// fixedCounts remembers, for filtered listings by several keys led by
+	// a fixed order, each value's count of the runs the filters pick, per
+	// version of the run table (memstore_runfixedorder.go).
+	fixedCounts versionMemo[map[string]int]
 	// definitions remembers the definitions file the last snapshot of
 	// each path named (snapshot_definitions.go), so that one is written
 	// only when the DAGs' definitions change.
@@ -208,6 +212,7 @@ func newStore() (*Store, error) {
 	return &Store{db: db,
 		tiRendered:  versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
 		tiOperators: versionMemo[map[string]int]{max: maxTIOperatorCounts},
+		fixedCounts: versionMemo[map[string]int]{max: maxFixedCounts},
 	}, nil
 }
 

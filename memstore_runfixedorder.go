@@ -22,7 +22,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -281,41 +283,67 @@ func (w *runOrderWalk) addFixedOrderWalk(m *runOrderMerge, dagID string) error {
 	return nil
 }
 
-// fixedGroupSortMax says whether a value's g runs, of a DAG of n, are
-// read and sorted (true) or walked in the order of the keys after it,
-// picking the value's (about want·n/g rows for want of them): the cheaper
-// of the two, at most the square root of want·n rows.
-func fixedGroupSorted(g, want, n int) bool { return g*g <= want*n }
+// fixedGroupSorted says whether a value's g runs, k of them picked by
+// the filters (k = g without a filter), of DAGs of n, are read and sorted
+// (true) or walked in the order of the keys after it, picking the value's
+// (about want·n/k rows for want of them): the cheaper of the two, at most
+// the square root of want·n rows without a filter.
+func fixedGroupSorted(g, k, want, n int) bool { return g*k <= want*n }
 
-// fixedGroupsPage is the page from offset, of at most limit runs, of one
-// DAG's runs by several keys led by a fixed order's (RunOrderQuery.Ties):
-// each value's runs in turn, in the value's order (the sorted list, with
-// no run gone: a value's count is its entries, skipped whole before
-// offset), a value's few runs looked up and sorted, its many walked in
-// Ties' order picking the value's.
-func (w *runOrderWalk) fixedGroupsPage(dagID string, offset, limit int) ([]*DagRun, error) {
+// maxFixedCounts bounds the filtered value counts remembered
+// (Store.fixedCounts); past it the memory starts again empty.
+const maxFixedCounts = 16
+
+// fixedGroupsPage is the page from offset, of at most limit runs, of the
+// runs of dagIDs by several keys led by a fixed order's
+// (RunOrderQuery.Ties): each value's runs in turn, in the value's order
+// (the DAGs' sorted lists, a value's entries found in each), a value's
+// few runs looked up and sorted, its many walked in Ties' order picking
+// the value's; a value before offset is skipped by its count: its
+// entries without a filter (the lists then hold no run gone), else what
+// the filters pick of it (fixedValueCounts).
+func (w *runOrderWalk) fixedGroupsPage(dagIDs []string, offset, limit int) ([]*DagRun, error) {
 	attr := w.q.Attr
-	o, err := w.s.fixedOrderTxn(w.txn, dagID, attr, true, &w.read)
-	if err != nil {
-		return nil, err
+	filtered := w.q.Keep != nil || w.q.States != nil
+	g := &fixedGroups{attr: attr, desc: w.q.Desc}
+	n := 0
+	for _, dagID := range dagIDs {
+		o, err := w.s.fixedOrderTxn(w.txn, dagID, attr, !filtered, &w.read)
+		if err != nil {
+			return nil, err
+		}
+		g.lists = append(g.lists, o.base, o.recent)
+		g.dagIDs = append(g.dagIDs, dagID, dagID)
+		n += o.runs
 	}
-	g := &fixedGroups{attr: attr, desc: w.q.Desc, lists: [2][]fixedEntry{o.base, o.recent}}
+	var counts map[string]int
+	if filtered {
+		var err error
+		if counts, err = w.fixedValueCounts(dagIDs); err != nil {
+			return nil, err
+		}
+	}
 	runs := []*DagRun{}
 	for len(runs) < limit {
-		v, parts, n := g.next()
-		if n == 0 {
+		v, parts, size := g.next()
+		if size == 0 {
 			break
 		}
-		if offset >= n {
-			offset -= n
+		k := size
+		if filtered {
+			k = counts[fixedValueKey(attr, v)]
+		}
+		if offset >= k {
+			offset -= k
 			continue
 		}
-		want := min(limit-len(runs), n-offset)
+		want := min(limit-len(runs), k-offset)
 		var part []*DagRun
-		if fixedGroupSorted(n, offset+want, o.runs) {
-			part, err = w.fixedGroupSorted(dagID, parts, offset, want)
+		var err error
+		if fixedGroupSorted(size, k, offset+want, n) {
+			part, err = w.fixedGroupSorted(g.dagIDs, parts, offset, want)
 		} else {
-			part, err = w.fixedGroupWalked(dagID, v, offset, want)
+			part, err = w.fixedGroupWalked(g.dagIDs, parts, v, offset, want)
 		}
 		if err != nil {
 			return nil, err
@@ -325,34 +353,44 @@ func (w *runOrderWalk) fixedGroupsPage(dagID string, offset, limit int) ([]*DagR
 	return runs, nil
 }
 
-// fixedGroupSorted is a value's runs (the entries of parts), looked up
-// and put in the query's order, from offset, at most want.
-func (w *runOrderWalk) fixedGroupSorted(dagID string, parts [2][]fixedEntry, offset, want int) ([]*DagRun, error) {
+// fixedGroupSorted is a value's runs the query keeps (the entries of
+// parts, parts[i] of dagIDs[i]), looked up and put in the query's order,
+// from offset, at most want; a run gone is passed.
+func (w *runOrderWalk) fixedGroupSorted(dagIDs []string, parts [][]fixedEntry, offset, want int) ([]*DagRun, error) {
 	var group []*DagRun
-	for _, part := range parts {
+	for i, part := range parts {
 		for _, e := range part {
-			raw, err := w.txn.First(tableDagRuns, indexDagRow, dagID, e.id)
+			raw, err := w.txn.First(tableDagRuns, indexDagRow, dagIDs[i], e.id)
 			if err != nil {
-				return nil, fmt.Errorf("look up run %d of %s: %w", e.id, dagID, err)
+				return nil, fmt.Errorf("look up run %d of %s: %w", e.id, dagIDs[i], err)
 			}
 			w.read++
-			if raw == nil {
-				return nil, errOrderNotWalked // the list holds no run gone
+			if raw != nil && w.keeps(raw.(*DagRun)) {
+				group = append(group, raw.(*DagRun))
 			}
-			group = append(group, raw.(*DagRun))
 		}
+	}
+	if len(group) < offset+want {
+		return nil, errOrderNotWalked // the sorted lists and the counts disagree
 	}
 	slices.SortFunc(group, w.q.Compare)
 	return group[offset : offset+want], nil
 }
 
-// fixedGroupWalked is a value's runs from offset, at most want, walked in
-// the order of the keys after the fixed one (Ties), picking the value's.
-func (w *runOrderWalk) fixedGroupWalked(dagID string, v fixedValues, offset, want int) ([]*DagRun, error) {
+// fixedGroupWalked is a value's runs the query keeps from offset, at most
+// want, walked in the order of the keys after the fixed one (Ties) over
+// the DAGs that have the value (parts[i], of dagIDs[i]), picking the
+// value's.
+func (w *runOrderWalk) fixedGroupWalked(dagIDs []string, parts [][]fixedEntry, v fixedValues, offset, want int) ([]*DagRun, error) {
 	attr := w.q.Attr
 	sub := *w.q.Ties
-	sub.DagIDs = []string{dagID}
-	sub.Keep = func(r *DagRun) bool { return compareFixed(attr, fixedValuesOf(r), v) == 0 }
+	sub.DagIDs = nil
+	for i, part := range parts {
+		if len(part) > 0 && !slices.Contains(sub.DagIDs, dagIDs[i]) {
+			sub.DagIDs = append(sub.DagIDs, dagIDs[i])
+		}
+	}
+	sub.Keep = func(r *DagRun) bool { return compareFixed(attr, fixedValuesOf(r), v) == 0 && w.keeps(r) }
 	sw := &runOrderWalk{s: w.s, txn: w.txn, q: sub}
 	part, err := sw.walkPage(sub.DagIDs, offset, want)
 	w.read += sw.read
@@ -360,22 +398,65 @@ func (w *runOrderWalk) fixedGroupWalked(dagID string, v fixedValues, offset, wan
 		return nil, err
 	}
 	if len(part) != want {
-		return nil, errOrderNotWalked // the sorted list and the runs disagree
+		return nil, errOrderNotWalked // the sorted lists and the runs disagree
 	}
 	return part, nil
 }
 
-// fixedGroups yields a sorted list's values in turn (from the end when
-// desc), each with its entries in base and recent and their count; the
-// ends of a value's entries are found by binary search, not passed one by
-// one.
-type fixedGroups struct {
-	attr  string
-	desc  bool
-	lists [2][]fixedEntry // what is left of base and recent
+// fixedValueCounts is how many runs of dagIDs the query's filters pick of
+// each value of its fixed order (by fixedValueKey), counted in one read
+// of their runs per version of the run table and filters, as the
+// filters' total is (runOrderWalk.total, which sums these).
+func (w *runOrderWalk) fixedValueCounts(dagIDs []string) (map[string]int, error) {
+	root, err := w.txn.Get(tableDagRuns, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("count runs: %w", err)
+	}
+	key := fmt.Sprintf("%s %s %v %s", w.q.Attr, w.scopeKey(), w.q.States, w.q.KeepKey)
+	return w.s.fixedCounts.get(root.WatchCh(), key, func() (map[string]int, error) {
+		counts := map[string]int{}
+		err := w.eachRun(dagIDs, func(r *DagRun) {
+			if w.keeps(r) {
+				counts[fixedValueKey(w.q.Attr, fixedValuesOf(r))]++
+			}
+		})
+		return counts, err
+	})
 }
 
-func (g *fixedGroups) next() (v fixedValues, parts [2][]fixedEntry, n int) {
+// fixedValueKey names a run's value in a fixed order: two values have the
+// same name when compareFixed finds them equal.
+func fixedValueKey(attr string, v fixedValues) string {
+	at := func(t *time.Time) string {
+		if t == nil {
+			return "null"
+		}
+		return strconv.FormatInt(t.UnixNano(), 10)
+	}
+	switch attr {
+	case "conf":
+		return string(v.Conf)
+	case "data_interval_start":
+		return at(v.IntervalStart)
+	case "data_interval_end":
+		return at(v.IntervalEnd)
+	}
+	return strconv.FormatBool(v.External)
+}
+
+// fixedGroups yields sorted lists' values in turn (from the end when
+// desc), each with its entries in every list and their count; the ends
+// of a value's entries are found by binary search, not passed one by
+// one.
+type fixedGroups struct {
+	attr   string
+	desc   bool
+	lists  [][]fixedEntry // what is left of each DAG's base and recent
+	dagIDs []string       // the DAG of each list
+	parts  [][]fixedEntry // the last value's entries in each list
+}
+
+func (g *fixedGroups) next() (v fixedValues, parts [][]fixedEntry, n int) {
 	have := false
 	for _, l := range g.lists {
 		if len(l) == 0 {
@@ -391,12 +472,15 @@ func (g *fixedGroups) next() (v fixedValues, parts [2][]fixedEntry, n int) {
 		}
 	}
 	if !have {
-		return v, parts, 0
+		return v, nil, 0
+	}
+	if g.parts == nil {
+		g.parts = make([][]fixedEntry, len(g.lists))
 	}
 	for i, l := range g.lists {
 		if g.desc {
 			lo, _ := slices.BinarySearchFunc(l, v, func(e fixedEntry, v fixedValues) int { return compareFixed(g.attr, e.value, v) })
-			parts[i], g.lists[i] = l[lo:], l[:lo]
+			g.parts[i], g.lists[i] = l[lo:], l[:lo]
 		} else {
 			hi, _ := slices.BinarySearchFunc(l, v, func(e fixedEntry, v fixedValues) int {
 				if compareFixed(g.attr, e.value, v) <= 0 {
@@ -404,9 +488,9 @@ func (g *fixedGroups) next() (v fixedValues, parts [2][]fixedEntry, n int) {
 				}
 				return 1
 			})
-			parts[i], g.lists[i] = l[:hi], l[hi:]
+			g.parts[i], g.lists[i] = l[:hi], l[hi:]
 		}
-		n += len(parts[i])
+		n += len(g.parts[i])
 	}
-	return v, parts, n
+	return v, g.parts, n
 }

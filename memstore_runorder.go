@@ -129,7 +129,7 @@ func (s *Store) RunOrderPage(q RunOrderQuery) (runs []*DagRun, total int, ok boo
 	case q.Then != nil:
 		runs, err = w.sectionPage(dagIDs, q.Offset, limit)
 	case q.Ties != nil:
-		runs, err = w.fixedGroupsPage(dagIDs[0], q.Offset, limit)
+		runs, err = w.fixedGroupsPage(dagIDs, q.Offset, limit)
 	default:
 		runs, err = w.walkPage(dagIDs, q.Offset, limit)
 	}
@@ -146,10 +146,10 @@ func (q *RunOrderQuery) Walked() bool {
 		return (q.Attr == "dag_id" || q.Attr == "state") && q.Then.Walked()
 	}
 	if q.Ties != nil {
-		// One DAG's values in turn, unfiltered: a value's count is its
-		// runs in the sorted list (a filter's would be read).
-		return slices.Contains(fixedRunAttrs[:], q.Attr) && len(q.DagIDs) == 1 && q.Keep == nil && q.States == nil &&
-			q.Ties.Then == nil && q.Ties.Walked()
+		// The DAGs' values in turn: a value's count is its runs in the
+		// sorted lists, or with a filter what it picks of them
+		// (fixedValueCounts).
+		return slices.Contains(fixedRunAttrs[:], q.Attr) && q.Ties.Then == nil && q.Ties.Walked()
 	}
 	return slices.Contains(runOrderWalks, q.Attr) && (q.Lead == nil || slices.Contains(runLeadWalks, q.Attr))
 }
@@ -398,30 +398,50 @@ func (w *runOrderWalk) total(s *Store, dagIDs []string) (int, error) {
 		}
 		return n, nil
 	}
+	if w.q.Ties != nil {
+		counts, err := w.fixedValueCounts(dagIDs)
+		n := 0
+		for _, c := range counts {
+			n += c
+		}
+		return n, err
+	}
 	root, err := w.txn.Get(tableDagRuns, indexID)
 	if err != nil {
 		return 0, fmt.Errorf("count runs: %w", err)
 	}
-	scope := "~"
-	if w.q.DagIDs != nil {
-		scope = strings.Join(w.q.DagIDs, "\x00")
-	}
-	return s.counts.count(root.WatchCh(), "ordered runs of "+scope+" "+w.q.KeepKey, func() (int, error) {
+	return s.counts.count(root.WatchCh(), "ordered runs of "+w.scopeKey()+" "+w.q.KeepKey, func() (int, error) {
 		n := 0
-		for _, id := range dagIDs {
-			it, err := dagRunsByID(w.txn, id, false)
-			if err != nil {
-				return 0, fmt.Errorf("count runs of %s: %w", id, err)
+		err := w.eachRun(dagIDs, func(r *DagRun) {
+			if w.q.Keep(r) {
+				n++
 			}
-			for raw := it.Next(); raw != nil; raw = it.Next() {
-				w.read++
-				if w.q.Keep(raw.(*DagRun)) {
-					n++
-				}
-			}
-		}
-		return n, nil
+		})
+		return n, err
 	})
+}
+
+// scopeKey names the DAGs the query lists, for the counts of its filters.
+func (w *runOrderWalk) scopeKey() string {
+	if w.q.DagIDs == nil {
+		return "~"
+	}
+	return strings.Join(w.q.DagIDs, "\x00")
+}
+
+// eachRun reads every run of dagIDs (counted in read) and passes it to f.
+func (w *runOrderWalk) eachRun(dagIDs []string, f func(*DagRun)) error {
+	for _, id := range dagIDs {
+		it, err := dagRunsByID(w.txn, id, false)
+		if err != nil {
+			return fmt.Errorf("count runs of %s: %w", id, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			w.read++
+			f(raw.(*DagRun))
+		}
+	}
+	return nil
 }
 
 // addWalks adds a DAG's walks in the query's order to m.
