@@ -157,8 +157,11 @@ func TestAPIv1_Runs_OwnConfsReadThePage(t *testing.T) {
 // write holds the DAG's remembered conf order (fixedOrderTxn) to its runs
 // sorted anew: the runs it holds that are gone aside, the same ids in the
 // same order; a version reads the new runs and the one below them, and
-// every run after them when more than fixedGoneMax of its entries are
-// gone or the newest it held is.
+// when more than fixedGoneMax of its entries are gone or the newest it
+// held is, every block of 256 ids of the DAG's runs looked up and those
+// that changed since the list's last look at them read (resync: the
+// deletes anywhere leave few unchanged here; a rows-read test has the
+// bound). One write in ten deletes 300 of the oldest runs.
 func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 	t.Parallel()
 	f := newRunOrderFixture(t, edition3, 31)
@@ -169,7 +172,7 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 	if _, err := s.fixedOrderTxn(s.read(), dagID, "conf", false, &read); err != nil {
 		t.Fatal(err)
 	}
-	merged, reread := 0, 0
+	merged, resynced := 0, 0
 	newest := runCountTxn(s.read(), dagID).NewestID
 	for round := range 40 {
 		err := s.update(func(txn *memdb.Txn) error {
@@ -200,7 +203,11 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
 				runs = append(runs, raw.(*DagRun))
 			}
-			for _, i := range f.rng.Perm(len(runs))[:f.rng.IntN(60)] {
+			gone := f.rng.Perm(len(runs))[:f.rng.IntN(60)]
+			if round%10 == 5 {
+				gone = f.rng.Perm(300)
+			}
+			for _, i := range gone {
 				if err := deleteRunTxn(txn, runs[i]); err != nil {
 					return err
 				}
@@ -227,17 +234,22 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 			}
 		}
 		newest = max(newest, runCountTxn(txn, dagID).NewestID)
+		blocks := map[int64]bool{}
+		for _, r := range runs {
+			blocks[r.ID>>(4*pendingBlockDigits)] = true
+		}
 		// The new runs and the one below them (the one o held newest, or
-		// another when that one is gone: every run read again).
+		// another when that one is gone: every block looked up, a row
+		// each, those that changed read again, at most every run).
 		switch {
 		case read == came+1:
 			if o.recent == nil && came > 0 {
 				merged++
 			}
-		case read == came+1+len(runs):
-			reread++
+		case read <= came+1+len(blocks)+len(runs):
+			resynced++
 		default:
-			t.Errorf("round %d: read %d rows, want the %d new and one, and every run's %d after them", round, read, came, len(runs))
+			t.Errorf("round %d: read %d rows, want the %d new and one, and at most %d blocks and every run's %d after them", round, read, came, len(blocks), len(runs))
 		}
 		compare := compareFixedEntries("conf")
 		want := make([]fixedEntry, 0, len(runs))
@@ -261,8 +273,8 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 			t.Fatalf("round %d: %d ids of %d entries (%d runs), want %d; equal %t", round, len(got), o.entries(), o.runs, len(wantIDs), slices.Equal(got, wantIDs))
 		}
 	}
-	if merged == 0 || reread == 0 {
-		t.Errorf("recent merged into the base %d times, every run read again %d times: want both", merged, reread)
+	if merged == 0 || resynced < 4 {
+		t.Errorf("recent merged into the base %d times, blocks read again %d times: want both (four)", merged, resynced)
 	}
 }
 
@@ -377,6 +389,74 @@ func TestAPIv2_Runs_LedByConfAcrossDAGsReadThePage(t *testing.T) {
 			}
 			path := tc.path + "?" + strings.Join(q, "&") + "&" + tc.filters
 			checkPageReadSorted(t, ts, &read, http.MethodGet, path, "", tc.maxRead)
+		})
+	}
+}
+
+// TestAPIv2_Runs_OwnConfsAfterDeletesReadThePage lists a DAG's 3,000 runs
+// each with a conf of its own (addOwnConfRuns: about 12 blocks of 256
+// ids) by conf, and by conf then -start_date (whose counts need no run
+// gone in the sorted list), at the first page after writes that left the
+// remembered sorted list with more than fixedGoneMax runs gone (300 of
+// the oldest deleted), its newest run gone, or a run gone at all (the
+// several keys): the page looks up every block of the DAG's runs and
+// reads those that changed, where it read and sorted every run again.
+// Each answer is held to the sorting path's.
+func TestAPIv2_Runs_OwnConfsAfterDeletesReadThePage(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	const dagID = "example_bash_operator"
+	addOwnConfRuns(t, ts.store, dagID, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 3000)
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	// deleteRuns deletes the DAG's runs pick chooses (by id, ascending).
+	deleteRuns := func(pick func(ids []*DagRun) []*DagRun) {
+		t.Helper()
+		err := ts.store.update(func(txn *memdb.Txn) error {
+			it, err := dagRunsByID(txn, dagID, false)
+			if err != nil {
+				return err
+			}
+			var runs []*DagRun
+			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
+				runs = append(runs, raw.(*DagRun))
+			}
+			for _, r := range pick(runs) {
+				if err := deleteRunTxn(txn, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const one = "/dags/" + dagID + "/dagRuns?limit=20&order_by=conf"
+	for _, tc := range []struct {
+		name, path string
+		pick       func([]*DagRun) []*DagRun
+		maxRead    int
+	}{
+		// 12 blocks looked up, the two of the 300 read (212 runs left).
+		{"300 of the oldest", one, func(runs []*DagRun) []*DagRun { return runs[:300] }, 260},
+		{"the newest", one, func(runs []*DagRun) []*DagRun { return runs[len(runs)-1:] }, 300},
+		{"several keys, one in the middle", one + "&order_by=-start_date", func(runs []*DagRun) []*DagRun { return runs[1000:1001] }, 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "") // the list remembered
+			deleteRuns(tc.pick)
+			ts.srv.ops.sortLists.Store(true)
+			want := ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
+			ts.srv.ops.sortLists.Store(false)
+			read = 0
+			got := ts.do(t, http.MethodGet, apiV2Prefix+tc.path, "")
+			if got.status != 200 || got.body != want.body {
+				t.Errorf("answer differs from the sorted one:\n got %.600s\nwant %.600s", got.body, want.body)
+			}
+			if read == 0 || read > tc.maxRead {
+				t.Errorf("the first page after the deletes read %d rows, want 1 to %d", read, tc.maxRead)
+			}
 		})
 	}
 }
