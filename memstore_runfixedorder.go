@@ -69,6 +69,13 @@ type fixedOrder struct {
 	base, recent []fixedEntry
 	newest       int64
 	runs         int
+	// everyBlock is the node of every block of 256 ids of the DAG's
+	// runs, by prefix, as of the list's last read of them all or resync
+	// (pendingRuns.everyBlock's, everyBlockTxn): a version next cannot
+	// make is made from the blocks changed since (resync). Shared by the
+	// versions next makes, never changed; nil for a DAG of fewer than
+	// pendingBlocksMin runs, read again whole.
+	everyBlock map[string]<-chan struct{}
 }
 
 func (o *fixedOrder) entries() int { return len(o.base) + len(o.recent) }
@@ -109,6 +116,11 @@ func (s *Store) fixedOrderTxn(txn *memdb.Txn, dagID, attr string, exact bool, re
 			next = nil
 		}
 	}
+	if next == nil && old != nil && old.everyBlock != nil {
+		if next, err = old.resync(txn, dagID, attr, watch, runs, read); err != nil {
+			return nil, err
+		}
+	}
 	if next == nil {
 		if next, err = readFixedOrder(txn, dagID, attr, watch, runs, read); err != nil {
 			return nil, err
@@ -144,7 +156,70 @@ func readFixedOrder(txn *memdb.Txn, dagID, attr string, watch <-chan struct{}, r
 		o.newest = max(o.newest, r.ID)
 	}
 	slices.SortFunc(o.base, compareFixedEntries(attr))
+	if runs >= pendingBlocksMin {
+		if o.everyBlock, err = everyBlockTxn(txn, dagID, read); err != nil {
+			return nil, fmt.Errorf("list the blocks of runs of %s: %w", dagID, err)
+		}
+	}
 	return o, nil
+}
+
+// resync is o at the version of the DAG's runs txn sees where next cannot
+// make it (more than fixedGoneMax runs gone, the newest gone, o of a
+// later version, a run gone where counts need none): every block of the
+// DAG's runs looked up (everyBlockTxn: about runs/256 seeks of two), the
+// entries of the blocks whose node is o.everyBlock's kept (the blocks
+// hold the same runs), the others dropped and their blocks' runs read
+// and put in. nil when the entries are not the run count's, for the
+// caller to read every run.
+func (o *fixedOrder) resync(txn *memdb.Txn, dagID, attr string, watch <-chan struct{}, runs int, read *int) (*fixedOrder, error) {
+	every, err := everyBlockTxn(txn, dagID, read)
+	if err != nil {
+		return nil, fmt.Errorf("list the blocks of runs of %s: %w", dagID, err)
+	}
+	const shift = 4 * pendingBlockDigits // a hex digit a nibble
+	unchanged := map[int64]bool{}
+	var came []fixedEntry
+	for prefix, node := range every {
+		if was, ok := o.everyBlock[prefix]; ok && was == node {
+			block, err := strconv.ParseInt(prefix, 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("block %q of %s: %w", prefix, dagID, err)
+			}
+			unchanged[block] = true
+			continue
+		}
+		it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
+		if err != nil {
+			return nil, fmt.Errorf("list runs of %s: %w", dagID, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			*read++
+			r := raw.(*DagRun)
+			came = append(came, fixedEntry{value: fixedValuesOf(r), id: r.ID})
+		}
+	}
+	n := &fixedOrder{watch: watch, runs: runs, everyBlock: every}
+	keep := func(list []fixedEntry) []fixedEntry {
+		out := make([]fixedEntry, 0, len(list))
+		for _, e := range list {
+			if unchanged[e.id>>shift] {
+				out = append(out, e)
+				n.newest = max(n.newest, e.id)
+			}
+		}
+		return out
+	}
+	compare := compareFixedEntries(attr)
+	slices.SortFunc(came, compare)
+	for _, e := range came {
+		n.newest = max(n.newest, e.id)
+	}
+	n.base = mergeFixedEntries(keep(o.base), mergeFixedEntries(keep(o.recent), came, compare), compare)
+	if len(n.base) != runs {
+		return nil, nil
+	}
+	return n, nil
 }
 
 // next is o at the version of the DAG's runs txn sees: the runs above o's
@@ -181,7 +256,7 @@ func (o *fixedOrder) next(txn *memdb.Txn, dagID, attr string, watch <-chan struc
 	if gone < 0 || gone > fixedGoneMax {
 		return nil, nil
 	}
-	n := &fixedOrder{watch: watch, base: o.base, recent: o.recent, newest: newest, runs: runs}
+	n := &fixedOrder{watch: watch, base: o.base, recent: o.recent, newest: newest, runs: runs, everyBlock: o.everyBlock}
 	if len(came) == 0 {
 		return n, nil
 	}

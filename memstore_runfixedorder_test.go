@@ -457,6 +457,7 @@ func TestAPIv2_Runs_OwnConfsAfterDeletesReadThePage(t *testing.T) {
 			if read == 0 || read > tc.maxRead {
 				t.Errorf("the first page after the deletes read %d rows, want 1 to %d", read, tc.maxRead)
 			}
+			t.Logf("the first page after the deletes read %d rows", read)
 		})
 	}
 }
