@@ -178,15 +178,21 @@ func (o *fixedOrder) resync(txn *memdb.Txn, dagID, attr string, watch <-chan str
 		return nil, fmt.Errorf("list the blocks of runs of %s: %w", dagID, err)
 	}
 	const shift = 4 * pendingBlockDigits // a hex digit a nibble
-	unchanged := map[int64]bool{}
+	// unchanged[b-first] says that block b is (its runs are o's).
+	first, last := int64(1<<63-1), int64(-1)
+	blocks := make(map[string]int64, len(every))
+	for prefix := range every {
+		b, err := strconv.ParseInt(prefix, 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("block %q of %s: %w", prefix, dagID, err)
+		}
+		blocks[prefix], first, last = b, min(first, b), max(last, b)
+	}
+	unchanged := make([]bool, max(0, last-first+1))
 	var came []fixedEntry
 	for prefix, node := range every {
 		if was, ok := o.everyBlock[prefix]; ok && was == node {
-			block, err := strconv.ParseInt(prefix, 16, 64)
-			if err != nil {
-				return nil, fmt.Errorf("block %q of %s: %w", prefix, dagID, err)
-			}
-			unchanged[block] = true
+			unchanged[blocks[prefix]-first] = true
 			continue
 		}
 		it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
@@ -203,7 +209,7 @@ func (o *fixedOrder) resync(txn *memdb.Txn, dagID, attr string, watch <-chan str
 	keep := func(list []fixedEntry) []fixedEntry {
 		out := make([]fixedEntry, 0, len(list))
 		for _, e := range list {
-			if unchanged[e.id>>shift] {
+			if b := e.id>>shift - first; b >= 0 && b < int64(len(unchanged)) && unchanged[b] {
 				out = append(out, e)
 				n.newest = max(n.newest, e.id)
 			}
@@ -269,17 +275,21 @@ func (o *fixedOrder) next(txn *memdb.Txn, dagID, attr string, watch <-chan struc
 	return n, nil
 }
 
-// mergeFixedEntries is a and b, each sorted, merged into a new slice.
+// mergeFixedEntries is a and b, each sorted, merged into a new slice:
+// each entry of the shorter found in the longer by a binary search and
+// the entries between copied at once, where comparing entry by entry
+// compared each of the longer's (a DAG's every run).
 func mergeFixedEntries(a, b []fixedEntry, compare func(a, b fixedEntry) int) []fixedEntry {
-	out := make([]fixedEntry, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if compare(a[0], b[0]) <= 0 {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
+	if len(b) > len(a) {
+		a, b = b, a
 	}
-	return append(append(out, a...), b...)
+	out := make([]fixedEntry, 0, len(a)+len(b))
+	for _, e := range b {
+		i, _ := slices.BinarySearchFunc(a, e, compare)
+		out = append(append(out, a[:i]...), e)
+		a = a[i:]
+	}
+	return append(out, a...)
 }
 
 // fixedOrderWalk yields a DAG's runs in a fixed order from its sorted
