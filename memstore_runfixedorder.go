@@ -69,13 +69,13 @@ type fixedOrder struct {
 	base, recent []fixedEntry
 	newest       int64
 	runs         int
-	// everyBlock is the node of every block of 256 ids of the DAG's
-	// runs, by prefix, as of the list's last read of them all or resync
-	// (pendingRuns.everyBlock's, everyBlockTxn): a version next cannot
+	// everyBlock is the nodes of the DAG's runs down to every block of
+	// 256 ids, as of the list's last read of them all or resync
+	// (pendingRuns.everyBlock's, changedBlocksTxn): a version next cannot
 	// make is made from the blocks changed since (resync). Shared by the
 	// versions next makes, never changed; nil for a DAG of fewer than
 	// pendingBlocksMin runs, read again whole.
-	everyBlock map[string]<-chan struct{}
+	everyBlock runBlocks
 }
 
 func (o *fixedOrder) entries() int { return len(o.base) + len(o.recent) }
@@ -157,7 +157,7 @@ func readFixedOrder(txn *memdb.Txn, dagID, attr string, watch <-chan struct{}, r
 	}
 	slices.SortFunc(o.base, compareFixedEntries(attr))
 	if runs >= pendingBlocksMin {
-		if o.everyBlock, err = everyBlockTxn(txn, dagID, read); err != nil {
+		if o.everyBlock, _, err = changedBlocksTxn(txn, dagID, nil, read); err != nil {
 			return nil, fmt.Errorf("list the blocks of runs of %s: %w", dagID, err)
 		}
 	}
@@ -166,35 +166,43 @@ func readFixedOrder(txn *memdb.Txn, dagID, attr string, watch <-chan struct{}, r
 
 // resync is o at the version of the DAG's runs txn sees where next cannot
 // make it (more than fixedGoneMax runs gone, the newest gone, o of a
-// later version, a run gone where counts need none): every block of the
-// DAG's runs looked up (everyBlockTxn: about runs/256 seeks of two), the
-// entries of the blocks whose node is o.everyBlock's kept (the blocks
-// hold the same runs), the others dropped and their blocks' runs read
-// and put in. nil when the entries are not the run count's, for the
+// later version, a run gone where counts need none): the blocks of 256
+// ids whose node changed since o.everyBlock found (changedBlocksTxn: the
+// prefixes of the ids' digits that changed walked down, about 16 lookups
+// a level of each), the entries of the others kept (the blocks hold the
+// same runs), the changed ones' dropped and their runs read and put in. nil when the entries are not the run count's, for the
 // caller to read every run.
 func (o *fixedOrder) resync(txn *memdb.Txn, dagID, attr string, watch <-chan struct{}, runs int, read *int) (*fixedOrder, error) {
-	every, err := everyBlockTxn(txn, dagID, read)
+	every, changed, err := changedBlocksTxn(txn, dagID, o.everyBlock, read)
 	if err != nil {
-		return nil, fmt.Errorf("list the blocks of runs of %s: %w", dagID, err)
+		return nil, err
 	}
 	const shift = 4 * pendingBlockDigits // a hex digit a nibble
 	// unchanged[b-first] says that block b is (its runs are o's).
 	first, last := int64(1<<63-1), int64(-1)
-	blocks := make(map[string]int64, len(every))
-	for prefix := range every {
-		b, err := strconv.ParseInt(prefix, 16, 64)
-		if err != nil {
-			return nil, fmt.Errorf("block %q of %s: %w", prefix, dagID, err)
+	var kept []int64
+	var parseErr error
+	isChanged := make(map[string]bool, len(changed))
+	for _, prefix := range changed {
+		isChanged[prefix] = true
+	}
+	every.blocks(func(prefix string, _ <-chan struct{}) {
+		if isChanged[prefix] {
+			return
 		}
-		blocks[prefix], first, last = b, min(first, b), max(last, b)
+		b, err := strconv.ParseInt(prefix, 16, 64)
+		parseErr = cmp.Or(parseErr, err)
+		kept, first, last = append(kept, b), min(first, b), max(last, b)
+	})
+	if parseErr != nil {
+		return nil, fmt.Errorf("blocks of %s: %w", dagID, parseErr)
 	}
 	unchanged := make([]bool, max(0, last-first+1))
+	for _, b := range kept {
+		unchanged[b-first] = true
+	}
 	var came []fixedEntry
-	for prefix, node := range every {
-		if was, ok := o.everyBlock[prefix]; ok && was == node {
-			unchanged[blocks[prefix]-first] = true
-			continue
-		}
+	for _, prefix := range changed {
 		it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
 		if err != nil {
 			return nil, fmt.Errorf("list runs of %s: %w", dagID, err)

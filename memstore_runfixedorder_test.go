@@ -239,17 +239,19 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 			blocks[r.ID>>(4*pendingBlockDigits)] = true
 		}
 		// The new runs and the one below them (the one o held newest, or
-		// another when that one is gone: every block looked up, a row
-		// each, those that changed read again, at most every run).
+		// another when that one is gone: the blocks looked up down the
+		// prefixes that changed, a row each, those that changed read
+		// again, at most every run).
 		switch {
 		case read == came+1:
 			if o.recent == nil && came > 0 {
 				merged++
 			}
-		case read <= came+1+len(blocks)+len(runs):
+		case read <= came+1+2*len(blocks)+16+len(runs): // the blocks and the prefixes above them
 			resynced++
 		default:
-			t.Errorf("round %d: read %d rows, want the %d new and one, and at most %d blocks and every run's %d after them", round, read, came, len(blocks), len(runs))
+			t.Errorf("round %d: read %d rows, want the %d new and one, and at most %d blocks, the prefixes above them and every run's %d after them",
+				round, read, came, len(blocks), len(runs))
 		}
 		compare := compareFixedEntries("conf")
 		want := make([]fixedEntry, 0, len(runs))

@@ -11,8 +11,10 @@ package main
 // (dag_id, id) index, which every write of a run in the block copies.
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -59,14 +61,14 @@ type pendingRuns struct {
 	// unfinished (the newest runs, not yet settled): a walk of settled
 	// runs by id stops below it.
 	tail int64
-	// everyBlock is the node of every block of the DAG's runs, by
-	// prefix, as it was when they were last all looked up (everyBlockTxn;
-	// shared by the versions after, never changed): when more runs went
-	// back from finished than the counts name, a block whose node changed
-	// since, or that was not there, is read again, not every unfinished
-	// run. A block unchanged since then and without unfinished runs then
+	// everyBlock is the nodes of the DAG's runs down to every block, as
+	// they were when last looked up (changedBlocksTxn; shared by the
+	// versions after, never changed): when more runs went back from
+	// finished than the counts name, a block whose node changed since, or
+	// that was not there, is read again, not every unfinished run, found
+	// down the prefixes whose node changed, not among every block. A block unchanged since then and without unfinished runs then
 	// (not in blocks) has none. nil without blocks.
-	everyBlock map[string]<-chan struct{}
+	everyBlock runBlocks
 	// sorted are runs in the orders pages asked for, by the order's
 	// name (RunOrderQuery.CompareName; with a state, its runs alone).
 	mu     sync.Mutex
@@ -167,7 +169,7 @@ func readPendingRuns(txn *memdb.Txn, dagID string, watch <-chan struct{}, read *
 		p.blocks = nil // read again at the next version
 		return p, nil
 	}
-	if p.everyBlock, err = everyBlockTxn(txn, dagID, read); err != nil {
+	if p.everyBlock, _, err = changedBlocksTxn(txn, dagID, nil, read); err != nil {
 		return nil, err
 	}
 	for _, r := range p.idOrder {
@@ -268,15 +270,12 @@ func (p *pendingRuns) next(txn *memdb.Txn, dagID string, watch <-chan struct{}, 
 		readBlock(prefix, it)
 	}
 	if over {
-		every, err := everyBlockTxn(txn, dagID, read)
+		every, changed, err := changedBlocksTxn(txn, dagID, p.everyBlock, read)
 		if err != nil {
 			return nil, err
 		}
-		for prefix, w := range every {
+		for _, prefix := range changed {
 			if _, done := n.blocks[prefix]; done {
-				continue
-			}
-			if was, ok := p.everyBlock[prefix]; ok && was == w {
 				continue
 			}
 			it, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
@@ -349,31 +348,87 @@ func (p *pendingRuns) next(txn *memdb.Txn, dagID string, watch <-chan struct{}, 
 	return n, nil
 }
 
-// everyBlockTxn is the node of each block of the DAG's runs, by prefix:
-// a seek to each block's first run (a row read) and one to its node,
-// about runs/256 of each.
-func everyBlockTxn(txn *memdb.Txn, dagID string, read *int) (map[string]<-chan struct{}, error) {
-	const shift = 4 * pendingBlockDigits // a hex digit a nibble
-	out := map[string]<-chan struct{}{}
-	for from := int64(0); ; {
-		it, err := txn.LowerBound(tableDagRuns, indexDagRow, dagID, from)
-		if err != nil {
-			return nil, err
+// runBlocks are the nodes of a DAG's runs in the (dag_id, id) index at
+// each prefix of their ids' hex digits (encodeSeq) that some run has, from
+// one digit to a block's (pendingBlockDigits below the whole id), by
+// prefix: in the order of a walk down the digits, each prefix before
+// those below it (lexicographic). A node is never changed once stored:
+// the same node at a prefix is the same runs below it.
+type runBlocks []runBlockNode
+
+type runBlockNode struct {
+	prefix string
+	node   <-chan struct{}
+}
+
+// blocks calls f with each block (a prefix of the whole block's length)
+// and its node.
+func (rb runBlocks) blocks(f func(prefix string, node <-chan struct{})) {
+	for _, b := range rb {
+		if len(b.prefix) == 16-pendingBlockDigits {
+			f(b.prefix, b.node)
 		}
-		raw := it.Next()
-		if raw == nil || raw.(*DagRun).DagID != dagID {
-			return out, nil
-		}
-		*read++
-		id := raw.(*DagRun).ID
-		prefix := seqPrefix(id, pendingBlockDigits)
-		bit, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
-		if err != nil {
-			return nil, err
-		}
-		out[prefix] = bit.WatchCh()
-		from = (id>>shift + 1) << shift
 	}
+}
+
+// changedBlocksTxn is the DAG's runBlocks as txn sees them, and the
+// blocks whose node is not old's (or that old had not): a walk down the
+// prefixes whose node changed, from one digit, looking up the existing
+// children of each (a seek to a child's first run, a row read, and one
+// to its node), where a prefix whose node is old's keeps old's below it
+// unlooked. With old nil every block is looked up (about runs/256 of
+// each, and the levels above); else about 16 children a level of each
+// changed prefix, not every block.
+func changedBlocksTxn(txn *memdb.Txn, dagID string, old runBlocks, read *int) (now runBlocks, changed []string, err error) {
+	const whole = 16 - pendingBlockDigits // a block's prefix length
+	var walk func(prefix string, from int64) error
+	walk = func(prefix string, from int64) error {
+		n := len(prefix) + 1
+		shift := 4 * (16 - n) // a hex digit a nibble
+		for {
+			it, err := txn.LowerBound(tableDagRuns, indexDagRow, dagID, from)
+			if err != nil {
+				return err
+			}
+			raw := it.Next()
+			if raw == nil || raw.(*DagRun).DagID != dagID {
+				return nil
+			}
+			id := raw.(*DagRun).ID
+			child := string(encodeSeq(id)[:n])
+			if child[:n-1] != prefix {
+				return nil // past prefix
+			}
+			*read++
+			cit, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, child)
+			if err != nil {
+				return err
+			}
+			node := cit.WatchCh()
+			now = append(now, runBlockNode{prefix: child, node: node})
+			i, found := slices.BinarySearchFunc(old, child, func(b runBlockNode, p string) int { return strings.Compare(b.prefix, p) })
+			switch {
+			case found && old[i].node == node:
+				for j := i + 1; j < len(old) && strings.HasPrefix(old[j].prefix, child); j++ {
+					now = append(now, old[j])
+				}
+			case n == whole:
+				changed = append(changed, child)
+			default:
+				if err := walk(child, id); err != nil {
+					return err
+				}
+			}
+			from = (id>>shift + 1) << shift
+			if from <= 0 {
+				return nil // past the last id
+			}
+		}
+	}
+	if err := walk("", 0); err != nil {
+		return nil, nil, fmt.Errorf("look up the blocks of runs of %s: %w", dagID, err)
+	}
+	return now, changed, nil
 }
 
 // lastSettledBelowTxn is the DAG's highest settled run id below id (0:

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +77,112 @@ func TestAPIv2_Runs_UnfinishedAfterManyClears(t *testing.T) {
 			}
 			t.Logf("read %d rows for the first page after the clears", read)
 		})
+	}
+}
+
+// TestChangedBlocks_AsEveryBlock writes a DAG's runs at random (runs
+// updated anywhere, deleted, new ones, ids apart) and after each write
+// holds changedBlocksTxn's walk down the changed prefixes to every block
+// looked up: its blocks are the DAG's blocks with their nodes, in order,
+// and the changed ones those whose node is not the last look's (or that
+// it had not).
+func TestChangedBlocks_AsEveryBlock(t *testing.T) {
+	t.Parallel()
+	f := newRunOrderFixture(t, edition3, 41)
+	dagID := f.dagIDs[0]
+	addQueuedRuns(t, f.ts.store, dagID, f.base.Add(-10000*time.Hour), 3000)
+	s := f.ts.store
+	// everyBlock is each block of the DAG's runs and its node, read run
+	// by run.
+	everyBlock := func(txn *memdb.Txn) map[string]<-chan struct{} {
+		t.Helper()
+		out := map[string]<-chan struct{}{}
+		it, err := dagRunsByID(txn, dagID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
+			prefix := seqPrefix(raw.(*DagRun).ID, pendingBlockDigits)
+			if _, ok := out[prefix]; !ok {
+				bit, err := txn.Get(tableDagRuns, indexDagRow+"_prefix", dagID, prefix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[prefix] = bit.WatchCh()
+			}
+		}
+		return out
+	}
+	read := 0
+	old, _, err := changedBlocksTxn(s.read(), dagID, nil, &read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldBlocks := everyBlock(s.read())
+	sawChanged, sawSome := 0, 0
+	for round := range 60 {
+		err := s.update(func(txn *memdb.Txn) error {
+			it, err := dagRunsByID(txn, dagID, false)
+			if err != nil {
+				return err
+			}
+			var runs []*DagRun
+			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
+				runs = append(runs, raw.(*DagRun))
+			}
+			for range f.rng.IntN(4) {
+				switch r := runs[f.rng.IntN(len(runs))]; f.rng.IntN(3) {
+				case 0:
+					next := *r
+					next.State, next.StartDate = RunRunning, f.at()
+					if err := putRunTxn(txn, r, &next); err != nil {
+						return err
+					}
+				case 1:
+					if err := deleteRunTxn(txn, r); err != nil {
+						return err
+					}
+				default:
+					if err := f.insertTxn(txn, dagID, round); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		txn := s.read()
+		now, changed, err := changedBlocksTxn(txn, dagID, old, &read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := everyBlock(txn)
+		var wantChanged []string
+		for prefix, node := range want {
+			if oldBlocks[prefix] != node {
+				wantChanged = append(wantChanged, prefix)
+			}
+		}
+		slices.Sort(wantChanged)
+		got := map[string]<-chan struct{}{}
+		now.blocks(func(prefix string, node <-chan struct{}) { got[prefix] = node })
+		if !maps.Equal(got, want) || !slices.Equal(changed, wantChanged) {
+			t.Fatalf("round %d: %d blocks, changed %v; want %d, changed %v", round, len(got), changed, len(want), wantChanged)
+		}
+		if !slices.IsSortedFunc(now, func(a, b runBlockNode) int { return strings.Compare(a.prefix, b.prefix) }) {
+			t.Fatalf("round %d: the prefixes are not in order", round)
+		}
+		if len(changed) > 0 {
+			sawChanged++
+		}
+		if len(changed) < len(want) {
+			sawSome++
+		}
+		old, oldBlocks = now, want
+	}
+	if sawChanged < 20 || sawSome < 20 {
+		t.Errorf("%d rounds changed blocks, %d left some unchanged: want 20 or more of each", sawChanged, sawSome)
 	}
 }
