@@ -145,12 +145,7 @@ func BenchmarkV2ListRunsAfterAWrite(b *testing.B) {
 			} {
 				b.Run(p.name, func(b *testing.B) {
 					page := target{client: benchClient(), url: ts.URL + apiV2Prefix + p.path}
-					page.do(b)
-					lat := make([]time.Duration, 0, b.N)
-					b.ReportAllocs()
-					b.ResetTimer()
-					for range b.N {
-						b.StopTimer()
+					benchPageAfterWrites(b, page, func(int) {
 						old := queued[0]
 						queued = queued[1:]
 						next := *old
@@ -159,14 +154,7 @@ func BenchmarkV2ListRunsAfterAWrite(b *testing.B) {
 						if err := store.update(func(txn *memdb.Txn) error { return putRunTxn(txn, old, &next) }); err != nil {
 							b.Fatal(err)
 						}
-						b.StartTimer()
-						t0 := time.Now()
-						page.do(b)
-						lat = append(lat, time.Since(t0))
-					}
-					b.StopTimer()
-					slices.Sort(lat)
-					b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "µs-median")
+					})
 				})
 			}
 		})

@@ -104,12 +104,7 @@ func BenchmarkV2ListRunsOwnConfAfterATrigger(b *testing.B) {
 			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
 			b.Cleanup(ts.Close)
 			page := target{client: benchClient(), url: ts.URL + apiV2Prefix + "/dags/bench_runs/dagRuns?limit=50&order_by=conf"}
-			page.do(b)
-			lat := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				b.StopTimer()
+			benchPageAfterWrites(b, page, func(i int) {
 				err := store.update(func(txn *memdb.Txn) error {
 					id, err := nextCounter(txn, counterRunID)
 					if err != nil {
@@ -129,14 +124,7 @@ func BenchmarkV2ListRunsOwnConfAfterATrigger(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.StartTimer()
-				t0 := time.Now()
-				page.do(b)
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "µs-median")
+			})
 		})
 	}
 }
@@ -166,7 +154,7 @@ func BenchmarkV2ListRunsLedByConf(b *testing.B) {
 // by -start_date (rows/2 settled runs and a backfill's rows/2 queued
 // ones, BenchmarkV2ListRunsAfterAWrite's store) after each write that
 // clears 100 settled runs (more than the 64 the run counts name; outside
-// the timer, as is the write after the page that settles them again):
+// the timer, as is the settling of them again before the next write):
 // the page reads the blocks the clears touched, every block looked up,
 // where every unfinished run was read again.
 func BenchmarkV2ListRunsAfterManyClears(b *testing.B) {
@@ -184,9 +172,8 @@ func BenchmarkV2ListRunsAfterManyClears(b *testing.B) {
 			ts := httptest.NewServer(benchHandlerOf(b, edition3, store, dags))
 			b.Cleanup(ts.Close)
 			page := target{client: benchClient(), url: ts.URL + apiV2Prefix + "/dags/bench_runs/dagRuns?limit=50&order_by=-start_date"}
-			page.do(b)
-			// Each write clears 100 settled runs in turn; the write after
-			// the page settles them again, as they were.
+			// Each write settles again, as they were, the runs the one
+			// before cleared, and clears 100 settled runs in turn.
 			set := func(runs []*DagRun, clear bool) {
 				err := store.update(func(txn *memdb.Txn) error {
 					for _, r := range runs {
@@ -212,27 +199,18 @@ func BenchmarkV2ListRunsAfterManyClears(b *testing.B) {
 			// CI's small states (AIRLITE_BENCH_FULL unset) have fewer
 			// settled runs, every one of them cleared.
 			clears := min(100, len(settled))
-			lat := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				b.StopTimer()
+			var cleared []*DagRun
+			benchPageAfterWrites(b, page, func(i int) {
+				if cleared != nil {
+					set(cleared, false)
+				}
 				from := 0
 				if len(settled) > clears {
 					from = i * clears % (len(settled) - clears)
 				}
-				set(settled[from:from+clears], true)
-				b.StartTimer()
-				t0 := time.Now()
-				page.do(b)
-				lat = append(lat, time.Since(t0))
-				b.StopTimer()
-				set(settled[from:from+clears], false)
-				b.StartTimer()
-			}
-			b.StopTimer()
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "µs-median")
+				cleared = settled[from : from+clears]
+				set(cleared, true)
+			})
 		})
 	}
 }

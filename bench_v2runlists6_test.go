@@ -63,13 +63,9 @@ func BenchmarkV2ListRunsOwnConfAfterDeletes(b *testing.B) {
 				page := target{client: benchClient(), url: ts.URL + apiV2Prefix + "/dags/bench_runs/dagRuns?limit=50" + c.order}
 				benchPageAfterWrites(b, page, func(int) {
 					err := store.update(func(txn *memdb.Txn) error {
-						it, err := dagRunsByID(txn, "bench_runs", false)
+						runs, err := dagRunsOfTxn(txn, "bench_runs")
 						if err != nil {
 							return err
-						}
-						var runs []*DagRun
-						for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == "bench_runs"; raw = it.Next() {
-							runs = append(runs, raw.(*DagRun))
 						}
 						if len(runs) < 2 {
 							return nil

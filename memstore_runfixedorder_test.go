@@ -195,13 +195,9 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 					}
 				}
 			}
-			it, err := dagRunsByID(txn, dagID, false)
+			runs, err := dagRunsOfTxn(txn, dagID)
 			if err != nil {
 				return err
-			}
-			var runs []*DagRun
-			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
-				runs = append(runs, raw.(*DagRun))
 			}
 			gone := f.rng.Perm(len(runs))[:f.rng.IntN(60)]
 			if round%10 == 5 {
@@ -280,15 +276,18 @@ func TestFixedOrder_VersionsAsTheSort(t *testing.T) {
 	}
 }
 
-// TestAPIv2_Runs_LedByConfReadThePage lists pages of a DAG's runs by
-// several keys led by conf (Airflow 3's order_by=conf&order_by=…): a DAG
-// whose runs share a few confs (addMixedRuns, a manual run in three: seven
-// confs of about 70 runs and {} for 1,000) and one whose runs each have
-// their own (addOwnConfRuns). A value's few runs are read and sorted, its
-// many ({}) walked in the order of the next key picking its own, a value
-// before the page skipped by its count: the page reads about its rows
-// (asked a second time), where it read and sorted every run. Each answer
-// is held to the sorting path's.
+// TestAPIv2_Runs_LedByConfReadThePage lists pages of runs by several keys
+// led by conf (Airflow 3's order_by=conf&order_by=…) of a DAG whose runs
+// share a few confs (addMixedRuns, a manual run in three: seven confs of
+// about 70 runs and {} for 1,000), of one whose runs each have their own
+// (addOwnConfRuns), and of both (`~`), with filters (a state, a run
+// type). Each conf's runs come in turn from the DAGs' sorted lists: a
+// conf's few runs read and sorted, its many ({}) walked in the order of
+// the next key picking its own, a conf before the page skipped by its
+// count (with a filter, what it picks, counted once per version of the
+// run table as the filter's total is): the page reads about its rows
+// (asked a second time), where it read and sorted every run of its DAGs.
+// Each answer is held to the sorting path's.
 func TestAPIv2_Runs_LedByConfReadThePage(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3)
@@ -297,7 +296,7 @@ func TestAPIv2_Runs_LedByConfReadThePage(t *testing.T) {
 	addOwnConfRuns(t, ts.store, "tutorial", base.Add(time.Second), 1500)
 	var read int
 	ts.store.rowsRead = func(n int) { read += n }
-	const mixed, own = "/dags/example_bash_operator/dagRuns", "/dags/tutorial/dagRuns"
+	const mixed, own, every = "/dags/example_bash_operator/dagRuns", "/dags/tutorial/dagRuns", "/dags/~/dagRuns"
 	for _, tc := range []struct {
 		name, path, order, filters string
 		maxRead                    int
@@ -309,6 +308,15 @@ func TestAPIv2_Runs_LedByConfReadThePage(t *testing.T) {
 		{"the primary key the other way", mixed, "-conf,id", "limit=20", 45},
 		{"own confs", own, "conf,-start_date", "limit=20", 25},
 		{"own confs, offset", own, "-conf,end_date", "limit=20&offset=100", 125},
+		{"every DAG, own confs first", every, "conf,-start_date", "limit=20", 25},
+		{"every DAG, {}'s walked by start_date", every, "-conf,-start_date", "limit=20", 45},
+		{"every DAG, {} skipped by its count", every, "-conf,run_id", "limit=20&offset=1000", 85},
+		// {}'s failed runs, a tenth of the DAG's {} and 100 of its 1,500
+		// runs: walked by end_date, about 20·1,500/100 rows.
+		{"every DAG, a state", every, "-conf,end_date", "limit=20&state=failed", 320},
+		{"a state, {}'s walked by run_id", mixed, "-conf,-run_id", "limit=20&state=success", 45},
+		{"a run type, a conf skipped by its count", mixed, "conf,-start_date", "limit=20&offset=100&run_type=manual", 170},
+		{"every DAG, a run type, offset", every, "-conf,id", "limit=20&offset=40&run_type=manual", 170},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var q []string
@@ -353,48 +361,6 @@ func TestStore_ResetForgetsFixedMarks(t *testing.T) {
 	}
 }
 
-// TestAPIv2_Runs_LedByConfAcrossDAGsReadThePage lists pages of runs by
-// several keys led by conf across DAGs (`~`) and with filters (a state,
-// a run type): TestAPIv2_Runs_LedByConfReadThePage's two DAGs. Each
-// conf's runs come in turn from the DAGs' sorted lists; with a filter a
-// conf's count of what it picks is counted once per version of the run
-// table, as the filter's total is (the page is asked a second time): the
-// page reads about its rows, where it read and sorted every run of its
-// DAGs. Each answer is held to the sorting path's.
-func TestAPIv2_Runs_LedByConfAcrossDAGsReadThePage(t *testing.T) {
-	t.Parallel()
-	ts := newTestServer(t, edition3)
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	addMixedRuns(t, ts.store, "example_bash_operator", base, 1500, 3)
-	addOwnConfRuns(t, ts.store, "tutorial", base.Add(time.Second), 1500)
-	var read int
-	ts.store.rowsRead = func(n int) { read += n }
-	const every, mixed = "/dags/~/dagRuns", "/dags/example_bash_operator/dagRuns"
-	for _, tc := range []struct {
-		name, path, order, filters string
-		maxRead                    int
-	}{
-		{"every DAG, own confs first", every, "conf,-start_date", "limit=20", 25},
-		{"every DAG, {}'s walked by start_date", every, "-conf,-start_date", "limit=20", 45},
-		{"every DAG, {} skipped by its count", every, "-conf,run_id", "limit=20&offset=1000", 85},
-		// {}'s failed runs, a tenth of the DAG's {} and 100 of its 1,500
-		// runs: walked by end_date, about 20·1,500/100 rows.
-		{"every DAG, a state", every, "-conf,end_date", "limit=20&state=failed", 320},
-		{"a state, {}'s walked by run_id", mixed, "-conf,-run_id", "limit=20&state=success", 45},
-		{"a run type, a conf skipped by its count", mixed, "conf,-start_date", "limit=20&offset=100&run_type=manual", 170},
-		{"every DAG, a run type, offset", every, "-conf,id", "limit=20&offset=40&run_type=manual", 170},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var q []string
-			for _, k := range strings.Split(tc.order, ",") {
-				q = append(q, "order_by="+url.QueryEscape(k))
-			}
-			path := tc.path + "?" + strings.Join(q, "&") + "&" + tc.filters
-			checkPageReadSorted(t, ts, &read, http.MethodGet, path, "", tc.maxRead)
-		})
-	}
-}
-
 // TestAPIv2_Runs_OwnConfsAfterDeletesReadThePage lists a DAG's 3,000 runs
 // each with a conf of its own (addOwnConfRuns: about 12 blocks of 256
 // ids) by conf, and by conf then -start_date (whose counts need no run
@@ -415,13 +381,9 @@ func TestAPIv2_Runs_OwnConfsAfterDeletesReadThePage(t *testing.T) {
 	deleteRuns := func(pick func(ids []*DagRun) []*DagRun) {
 		t.Helper()
 		err := ts.store.update(func(txn *memdb.Txn) error {
-			it, err := dagRunsByID(txn, dagID, false)
+			runs, err := dagRunsOfTxn(txn, dagID)
 			if err != nil {
 				return err
-			}
-			var runs []*DagRun
-			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
-				runs = append(runs, raw.(*DagRun))
 			}
 			for _, r := range pick(runs) {
 				if err := deleteRunTxn(txn, r); err != nil {
@@ -462,4 +424,17 @@ func TestAPIv2_Runs_OwnConfsAfterDeletesReadThePage(t *testing.T) {
 			t.Logf("the first page after the deletes read %d rows", read)
 		})
 	}
+}
+
+// dagRunsOfTxn is the DAG's runs as txn sees them, by id.
+func dagRunsOfTxn(txn *memdb.Txn, dagID string) ([]*DagRun, error) {
+	it, err := dagRunsByID(txn, dagID, false)
+	if err != nil {
+		return nil, err
+	}
+	var runs []*DagRun
+	for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
+		runs = append(runs, raw.(*DagRun))
+	}
+	return runs, nil
 }

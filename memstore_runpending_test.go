@@ -122,13 +122,9 @@ func TestChangedBlocks_AsEveryBlock(t *testing.T) {
 	sawChanged, sawSome := 0, 0
 	for round := range 60 {
 		err := s.update(func(txn *memdb.Txn) error {
-			it, err := dagRunsByID(txn, dagID, false)
+			runs, err := dagRunsOfTxn(txn, dagID)
 			if err != nil {
 				return err
-			}
-			var runs []*DagRun
-			for raw := it.Next(); raw != nil && raw.(*DagRun).DagID == dagID; raw = it.Next() {
-				runs = append(runs, raw.(*DagRun))
 			}
 			for range f.rng.IntN(4) {
 				switch r := runs[f.rng.IntN(len(runs))]; f.rng.IntN(3) {
