@@ -549,7 +549,10 @@ func (s *server) v2GetDagRunsBatch(req *apiRequest) (any, error) {
 	if n, ok := b["page_limit"].(int64); ok {
 		rq.limit = int(n)
 	}
-	if ids, ok := b["dag_ids"].([]any); ok {
+	// An empty list filters nothing: FilterParam.to_orm skips an empty
+	// list or string (c57fba0e common/parameters.py:396-397), so
+	// {"dag_ids": []} lists every DAG's runs (test_dag_run.py:826-838).
+	if ids, ok := b["dag_ids"].([]any); ok && len(ids) > 0 {
 		rq.dagIDs = []string{}
 		for _, id := range ids {
 			rq.dagIDs = append(rq.dagIDs, id.(string))
