@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -315,4 +316,99 @@ func TestAPIv2_AirflowListDagRunsBatch(t *testing.T) {
 	add(`{"states": ["success"], "logical_date_gte": "2024-02-20T00:00:00+00:00"}`, "dag_run_3 dag_run_4")
 	add(`{"states": ["failed"], "start_date_gte": "2024-01-15T00:00:00+00:00"}`, "dag_run_2")
 	runAirflowCases(t, ts, cases)
+}
+
+// TestAPIv2_AirflowPatchDagRun: TestPatchDagRun (test_dag_run.py:1193-1370),
+// each case on a fresh fixture; want holds the fields the test reads.
+func TestAPIv2_AirflowPatchDagRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		path, body  string
+		state, note any
+	}{
+		{"test_dag1/dagRuns/dag_run_1", `{"state": "failed", "note": "new_note2"}`, "failed", "new_note2"},
+		{"test_dag1/dagRuns/dag_run_2", `{"state": "success"}`, "success", nil},
+		{"test_dag2/dagRuns/dag_run_3", `{"state": "queued"}`, "queued", nil},
+		{"test_dag1/dagRuns/dag_run_1", `{"note": "updated note"}`, "success", "updated note"},
+		{"test_dag1/dagRuns/dag_run_2", `{"note": "new note", "state": "failed"}`, "failed", "new note"},
+		{"test_dag1/dagRuns/dag_run_2", `{"note": null}`, "failed", nil},
+		{"test_dag1/dagRuns/dag_run_1?update_mask=state", `{"state": "success"}`, "success", "test_note"},
+		{"test_dag1/dagRuns/dag_run_1?update_mask=note", `{"state": "failed", "note": "new_note1"}`, "success", "new_note1"},
+		{"test_dag1/dagRuns/dag_run_1", `{"state": "failed", "note": "new_note2"}`, "failed", "new_note2"},
+		{"test_dag1/dagRuns/dag_run_1?update_mask=note", `{}`, "success", "test_note"},
+		{"test_dag1/dagRuns/dag_run_1?update_mask=note", `{"note": null}`, "success", nil},
+		{"test_dag1/dagRuns/dag_run_1?update_mask=random", `{"state": "failed"}`, "success", "test_note"},
+		{"test_dag1/dagRuns/dag_run_1", `{"state": "queued"}`, "queued", "test_note"},
+	} {
+		ts := airflowRunsFixture(t)
+		res := ts.do(t, http.MethodPatch, "/api/v2/dags/"+tc.path, tc.body)
+		got := v2JSON(t, res)
+		if res.status != 200 || got["state"] != tc.state || got["note"] != tc.note {
+			t.Errorf("PATCH %s %s = %d %s, want state %v note %v", tc.path, tc.body, res.status, res.body, tc.state, tc.note)
+		}
+	}
+	ts := airflowRunsFixture(t)
+	// A mapped task's return values, one per map index, in dag_run_2.
+	run, err := ts.store.RunByRunID("test_dag1", "dag_run_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []string{`{"a": [1, 2.50]}`, `"m0"`} {
+		e := &XComEntry{DagID: run.DagID, RunID: run.RunID, TaskID: "task_1", RunRowID: run.ID, MapIndex: 1 - i,
+			Key: "return_value", Value: json.RawMessage(v), Timestamp: testNow}
+		if err := ts.store.UpsertXCom(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runAirflowCases(t, ts, []airflowCase{
+		{"PATCH", "/dags/test_dag1/dagRuns/invalid", `{"state": "success"}`, 404, `{"detail":"The DagRun with dag_id: ` + "`test_dag1`" + ` and run_id: ` + "`invalid`" + ` was not found"}`},
+		{"PATCH", "/dags/test_dag1/dagRuns/dag_run_1", `{"state": "running"}`, 422, `{"detail":[{"type":"enum","loc":["body","state"],"msg":"Input should be 'queued', 'success' or 'failed'","input":"running","ctx":{"expected":"'queued', 'success' or 'failed'"}}]}`},
+		{"DELETE", "/dags/test_dag1/dagRuns/invalid", ``, 404, `{"detail":"The DagRun with dag_id: ` + "`test_dag1`" + ` and run_id: ` + "`invalid`" + ` was not found"}`},
+		{"GET", "/dags/invalid-id/dagRuns/invalid-run-id/upstreamAssetEvents", ``, 404, `{"detail":"The DagRun with dag_id: ` + "`invalid-id`" + ` and run_id: ` + "`invalid-run-id`" + ` was not found"}`},
+		{"POST", "/dags/test_dag1/dagRuns/invalid/clear", `{"dry_run": false}`, 404, `{"detail":"The DagRun with dag_id: ` + "`test_dag1`" + ` and run_id: ` + "`invalid`" + ` was not found"}`},
+		{"POST", "/dags/test_dag1/dagRuns/dag_run_1/clear", ``, 422, `{"detail":[{"type":"missing","loc":["body"],"msg":"Field required","input":null}]}`},
+		{"GET", "/dags/test_dag1/dagRuns/does-not-exist/wait?interval=1", ``, 404, `{"detail":"The DagRun with dag_id: ` + "`test_dag1`" + ` and run_id: ` + "`does-not-exist`" + ` was not found"}`},
+		{"GET", "/dags/test_dag1/dagRuns/dag_run_1/wait", ``, 422, `{"detail":[{"type":"missing","loc":["query","interval"],"msg":"Field required","input":null}]}`},
+		{"GET", "/dags/test_dag1/dagRuns/dag_run_1/wait?interval=100", ``, 200, `{"state": "success"}` + "\n"},
+		{"GET", "/dags/test_dag1/dagRuns/dag_run_2/wait?interval=100", ``, 200, `{"state": "failed"}` + "\n"},
+		{"GET", "/dags/test_dag1/dagRuns/dag_run_1/wait?interval=1&result=task_1", ``, 200, `{"state": "success", "results": {"task_1": "\"result_1\""}}` + "\n"},
+		{"GET", "/dags/test_dag1/dagRuns/dag_run_2/wait?interval=1&result=task_1&result=task_2", ``, 200, `{"state": "failed", "results": {"task_1": ["\"m0\"", "{\"a\": [1, 2.5]}"]}}` + "\n"},
+		{"DELETE", "/dags/test_dag1/dagRuns/dag_run_1", ``, 204, ``},
+	})
+}
+
+// TestAPIv2_AirflowClearDagRun: TestClearDagRun's dry runs
+// (test_dag_run.py:1470-1530): the task instances listed, by task_id.
+func TestAPIv2_AirflowClearDagRun(t *testing.T) {
+	t.Parallel()
+	ts := airflowRunsFixture(t)
+	for _, tc := range []struct{ run, body, want string }{
+		{"dag_run_1", `{"dry_run": true}`, "success success"},
+		{"dag_run_1", `{}`, "success success"},
+		{"dag_run_2", `{}`, "success failed"},
+		{"dag_run_2", `{"only_failed": true}`, "failed"},
+	} {
+		res := ts.do(t, http.MethodPost, "/api/v2/dags/test_dag1/dagRuns/"+tc.run+"/clear", tc.body)
+		var c struct {
+			TIs []struct {
+				TaskID string `json:"task_id"`
+				State  string `json:"state"`
+			} `json:"task_instances"`
+			Total int `json:"total_entries"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+			t.Fatal(err)
+		}
+		var states []string
+		for _, ti := range c.TIs {
+			states = append(states, ti.State)
+		}
+		if res.status != 200 || strings.Join(states, " ") != tc.want || c.Total != len(states) {
+			t.Errorf("clear %s %s = %d %s, want %s", tc.run, tc.body, res.status, res.body, tc.want)
+		}
+	}
+	res := ts.do(t, http.MethodPost, "/api/v2/dags/test_dag1/dagRuns/dag_run_1/clear", `{"dry_run": false}`)
+	if got := v2JSON(t, res); res.status != 200 || got["state"] != "queued" || got["dag_run_id"] != "dag_run_1" {
+		t.Errorf("clear = %d %s", res.status, res.body)
+	}
 }
