@@ -412,3 +412,67 @@ func TestAPIv2_AirflowClearDagRun(t *testing.T) {
 		t.Errorf("clear = %d %s", res.status, res.body)
 	}
 }
+
+// TestAPIv2_AirflowTriggerDagRunErrors: TestTriggerDagRun's refusals
+// (test_dag_run.py:1700-1900).
+func TestAPIv2_AirflowTriggerDagRunErrors(t *testing.T) {
+	t.Parallel()
+	ts := airflowRunsFixture(t)
+	const now = `"logical_date": "2024-05-01T10:00:00.123456+00:00"`
+	one := func(typ, loc, msg, input string) string {
+		return `{"detail":[{"type":"` + typ + `","loc":["body"` + loc + `],"msg":"` + msg + `","input":` + input + `}]}`
+	}
+	runAirflowCases(t, ts, []airflowCase{
+		{"POST", "/dags/test_dag1/dagRuns", `{"executiondate": "2020-11-10T08:25:56Z", ` + now + `}`, 422, one("extra_forbidden", `,"executiondate"`, "Extra inputs are not permitted", `"2020-11-10T08:25:56Z"`)},
+		{"POST", "/dags/test_dag1/dagRuns", `{"data_interval_start": "2020-11-10T08:25:56", ` + now + `}`, 422, one("timezone_aware", `,"data_interval_start"`, "Input should have timezone info", `"2020-11-10T08:25:56"`)},
+		{"POST", "/dags/test_dag1/dagRuns", `{"data_interval_end": "2020-11-10T08:25:56", ` + now + `}`, 422, one("timezone_aware", `,"data_interval_end"`, "Input should have timezone info", `"2020-11-10T08:25:56"`)},
+		{"POST", "/dags/test_dag1/dagRuns", `{"dag_run_id": 20, ` + now + `}`, 422, one("string_type", `,"dag_run_id"`, "Input should be a valid string", `20`)},
+		{"POST", "/dags/test_dag1/dagRuns", `{"note": 20, ` + now + `}`, 422, one("string_type", `,"note"`, "Input should be a valid string", `20`)},
+		{"POST", "/dags/test_dag1/dagRuns", `{"conf": 20, ` + now + `}`, 422, one("dict_type", `,"conf"`, "Input should be a valid dictionary", `20`)},
+		{"POST", "/dags/test_dag1/dagRuns", `[]`, 422, one("model_attributes_type", ``, "Input should be a valid dictionary or object to extract fields from", `[]`)},
+		{"POST", "/dags/test_dag1/dagRuns", ``, 422, one("missing", ``, "Field required", `null`)},
+		{"POST", "/dags/randoms/dagRuns", `{` + now + `}`, 404, `{"detail":"DAG with dag_id: 'randoms' not found"}`},
+		{"POST", "/dags/test_dag1/dagRuns", `{"data_interval_start": "2024-02-16T00:00:00+00:00", "data_interval_end": null, ` + now + `}`, 422,
+			`{"detail":[{"type":"value_error","loc":["body"],"msg":"Value error, Either both data_interval_start and data_interval_end must be provided or both must be None","input":{"data_interval_start":"2024-02-16T00:00:00+00:00","data_interval_end":null,"logical_date":"2024-05-01T10:00:00.123456+00:00"},"ctx":{"error":{}}}]}`},
+		{"POST", "/dags/test_dag1/dagRuns", `{"data_interval_start": null, "data_interval_end": "2024-02-16T00:00:00+00:00", ` + now + `}`, 422,
+			`{"detail":[{"type":"value_error","loc":["body"],"msg":"Value error, Either both data_interval_start and data_interval_end must be provided or both must be None","input":{"data_interval_start":null,"data_interval_end":"2024-02-16T00:00:00+00:00","logical_date":"2024-05-01T10:00:00.123456+00:00"},"ctx":{"error":{}}}]}`},
+	})
+	for _, tc := range []struct {
+		path, body string
+		status     int
+		has        string
+	}{
+		{"test_dag2", `{"conf": {"validated_number": 5000}, ` + now + `}`, 400, `Invalid input for param validated_number`},
+		{"test_dag1", `{"dag_run_id": "dag_run_1", ` + now + `}`, 409, `{"detail":{"reason":"Unique constraint violation","statement":`},
+	} {
+		res := ts.do(t, http.MethodPost, "/api/v2/dags/"+tc.path+"/dagRuns", tc.body)
+		if res.status != tc.status || !strings.Contains(res.body, tc.has) {
+			t.Errorf("trigger %s %s = %d %s, want %d with %s", tc.path, tc.body, res.status, res.body, tc.status, tc.has)
+		}
+	}
+	// The 409's detail holds reason, statement, orig_error and message,
+	// in that order.
+	res := ts.do(t, http.MethodPost, "/api/v2/dags/test_dag1/dagRuns", `{"dag_run_id": "dag_run_1", `+now+`}`)
+	var conflict struct {
+		Detail map[string]json.RawMessage `json:"detail"`
+	}
+	if err := json.Unmarshal([]byte(res.body), &conflict); err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for _, k := range []string{"reason", "statement", "orig_error", "message"} {
+		i := strings.Index(res.body, `"`+k+`":`)
+		if i <= at {
+			t.Errorf("409 detail %s: %q out of order", res.body, k)
+		}
+		at = i
+	}
+	if len(conflict.Detail) != 4 {
+		t.Errorf("409 detail = %s, want 4 keys", res.body)
+	}
+	// A second run at a logical date taken: 409.
+	v2Trigger(t, ts, "test_dag1", `{"dag_run_id": "random_1", "note": "n", "logical_date": "2024-05-01T10:00:00Z"}`)
+	if res := ts.do(t, http.MethodPost, "/api/v2/dags/test_dag1/dagRuns", `{"dag_run_id": "random_2", "note": "n", "logical_date": "2024-05-01T10:00:00Z"}`); res.status != 409 {
+		t.Errorf("duplicate logical date = %d %s", res.status, res.body)
+	}
+}
