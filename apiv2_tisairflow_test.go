@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// Airflow 3.2's test_task_instances.py against the state its
+// create_task_instances builds (c57fba0e airflow-core/tests/unit/
+// api_fastapi/core_api/routes/public/test_task_instances.py:99-173): a
+// run TEST_DAG_RUN_ID of a DAG, its task instances set as a case says.
+
+// tiSpec is one task instance a case sets: its task, state and, for a
+// mapped one, its map indexes.
+type tiSpec struct {
+	task    string
+	state   TaskState
+	indexes []int
+}
+
+// airflowTIFixture triggers TEST_DAG_RUN_ID of each DAG and sets the
+// task instances the specs name (the others keep no state).
+func airflowTIFixture(t *testing.T, dagIDs []string, specs ...tiSpec) *testServer {
+	t.Helper()
+	ts := newTestServer(t, edition3, withExamplesOnly(dagIDs...))
+	for _, dagID := range dagIDs {
+		v2Trigger(t, ts, dagID, `{"dag_run_id": "TEST_DAG_RUN_ID", "logical_date": "2024-01-01T00:00:00+00:00"}`)
+		err := ts.store.update(func(txn *memdb.Txn) error {
+			row, err := runTasksTxn(txn, dagID, "TEST_DAG_RUN_ID")
+			if err != nil {
+				return err
+			}
+			var tis []*TaskInstance
+			for _, s := range specs {
+				for _, ti := range row.TIs {
+					if ti.TaskID != s.task {
+						continue
+					}
+					if s.indexes == nil {
+						c := *ti
+						c.State = s.state
+						tis = append(tis, &c)
+						continue
+					}
+					for _, i := range s.indexes {
+						c := *ti
+						c.State, c.MapIndex = s.state, i
+						tis = append(tis, &c)
+					}
+				}
+			}
+			return putTaskInstancesTxn(txn, tis...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ts
+}
+
+// TestAPIv2_AirflowBulkTaskInstances: TestBulkTaskInstances
+// (test_task_instances.py:5414-6014), each case on a fresh fixture. The
+// test compares only each action's keys (sorted() of a dict); the
+// answers here are those of the service's code (c57fba0e
+// services/public/task_instances.py:310-410): an update entity without
+// dag_id and dag_run_id is looked up under (None, None, ...), so it
+// updates nothing and reports no success, and an entity without
+// map_index that finds no task instance is "No task instances found".
+func TestAPIv2_AirflowBulkTaskInstances(t *testing.T) {
+	t.Parallel()
+	const (
+		dag  = "example_python_operator"
+		task = "print_the_context"
+		bash = "example_bash_operator"
+		url  = "/dags/" + dag + "/dagRuns/TEST_DAG_RUN_ID/taskInstances"
+		wild = "/dags/~/dagRuns/~/taskInstances"
+		ok   = `"example_python_operator.TEST_DAG_RUN_ID.print_the_context[-1]"`
+		upd  = `"new_state": "failed", "note": "test", "include_upstream": true, "include_downstream": true, "include_future": true, "include_past": true`
+	)
+	py := []string{dag}
+	for _, tc := range []struct {
+		name string
+		dags []string
+		tis  []tiSpec
+		path string
+		body string
+		want string
+	}{
+		{"delete-success", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "delete", "entities": ["` + task + `"]}]}`,
+			`{"delete":{"success":[` + ok + `],"errors":[]}}`},
+		{"delete-with-entity-success", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "delete", "entities": [{"task_id": "` + task + `", "map_index": -1}]}]}`,
+			`{"delete":{"success":[` + ok + `],"errors":[]}}`},
+		{"delete-skip", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "delete", "entities": ["non_existent_task"], "action_on_non_existence": "skip"}]}`,
+			`{"delete":{"success":[],"errors":[]}}`},
+		{"delete-with-entity-skip", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "delete", "entities": [{"task_id": "non_existent_task", "map_index": -1}], "action_on_non_existence": "skip"}]}`,
+			`{"delete":{"success":[],"errors":[]}}`},
+		{"delete-failure", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "delete", "entities": ["non_existent_task"]}]}`,
+			`{"delete":{"success":[],"errors":[{"error":"No task instances found for dag_id: example_python_operator, run_id: TEST_DAG_RUN_ID, task_id: non_existent_task","status_code":404}]}}`},
+		{"delete-with-entity-failure", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "delete", "entities": [{"task_id": "non_existent_task", "map_index": -1}]}]}`,
+			`{"delete":{"success":[],"errors":[{"error":"The task instances with these identifiers: [{'dag_id': 'example_python_operator', 'dag_run_id': 'TEST_DAG_RUN_ID', 'task_id': 'non_existent_task', 'map_index': -1}] were not found","status_code":404}]}}`},
+		{"delete-all-map-indexes", py, []tiSpec{{task, TaskSuccess, []int{0, 1, 2}}}, url, `{"actions": [{"action": "delete", "entities": [{"task_id": "` + task + `", "map_index": null}]}]}`,
+			`{"delete":{"success":["example_python_operator.TEST_DAG_RUN_ID.print_the_context[0]","example_python_operator.TEST_DAG_RUN_ID.print_the_context[1]","example_python_operator.TEST_DAG_RUN_ID.print_the_context[2]"],"errors":[]}}`},
+		{"mixed-string-and-object", py, []tiSpec{{task, TaskSuccess, nil}, {"log_sql_query", TaskSuccess, nil}}, url, `{"actions": [{"action": "delete", "entities": ["` + task + `", {"task_id": "log_sql_query", "map_index": -1}]}]}`,
+			`{"delete":{"success":[` + ok + `,"example_python_operator.TEST_DAG_RUN_ID.log_sql_query[-1]"],"errors":[]}}`},
+		{"update-success", py, []tiSpec{{task, TaskRunning, nil}}, url, `{"actions": [{"action": "update", "entities": [{"task_id": "` + task + `", ` + upd + `}]}]}`,
+			`{"update":{"success":[],"errors":[]}}`},
+		{"update-skip", py, []tiSpec{{task, TaskRunning, nil}}, url, `{"actions": [{"action": "update", "entities": [{"task_id": "non_existent_task", ` + upd + `}], "action_on_non_existence": "skip"}]}`,
+			`{"update":{"success":[],"errors":[]}}`},
+		{"update-success-mapped-task", py, []tiSpec{{task, TaskRunning, []int{100}}}, url, `{"actions": [{"action": "update", "entities": [{"task_id": "` + task + `", ` + upd + `, "map_index": 100}]}]}`,
+			`{"update":{"success":[],"errors":[]}}`},
+		{"update-failure", py, []tiSpec{{task, TaskRunning, nil}}, url, `{"actions": [{"action": "update", "entities": [{"task_id": "non_existent_task", ` + upd + `}]}]}`,
+			`{"update":{"success":[],"errors":[{"error":"No task instances found for dag_id: example_python_operator, run_id: TEST_DAG_RUN_ID, task_id: non_existent_task","status_code":404}]}}`},
+		{"update-failure-mapped-task", py, []tiSpec{{task, TaskRunning, nil}}, url, `{"actions": [{"action": "update", "entities": [{"task_id": "` + task + `", ` + upd + `, "map_index": -100}]}]}`,
+			`{"update":{"success":[],"errors":[{"error":"The task instances with these identifiers: [{'dag_id': 'example_python_operator', 'dag_run_id': 'TEST_DAG_RUN_ID', 'task_id': 'print_the_context', 'map_index': -100}] were not found","status_code":404}]}}`},
+		{"update-failure-mapped-task-with-skip", py, []tiSpec{{task, TaskRunning, nil}}, url, `{"actions": [{"action": "update", "entities": [{"task_id": "` + task + `", ` + upd + `, "map_index": -100}], "action_on_non_existence": "skip"}]}`,
+			`{"update":{"success":[],"errors":[]}}`},
+		{"update-delete-success", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "update", "entities": [{"task_id": "non_existent_task", ` + upd + `}]},` +
+			`{"action": "update", "entities": [{"task_id": "` + task + `", ` + upd + `}]}, {"action": "delete", "entities": ["` + task + `"]}, {"action": "delete", "entities": ["non_existent_task"]}]}`,
+			`{"update":{"success":[],"errors":[{"error":"No task instances found for dag_id: example_python_operator, run_id: TEST_DAG_RUN_ID, task_id: non_existent_task","status_code":404}]},` +
+				`"delete":{"success":[` + ok + `],"errors":[{"error":"No task instances found for dag_id: example_python_operator, run_id: TEST_DAG_RUN_ID, task_id: non_existent_task","status_code":404}]}}`},
+		{"create-failure", py, []tiSpec{{task, TaskSuccess, nil}}, url, `{"actions": [{"action": "create", "entities": []}]}`,
+			`{"create":{"success":[],"errors":[{"error":"Task instances bulk create is not supported","status_code":405}]}}`},
+		{"wildcard-delete-across-dags", []string{bash, dag}, []tiSpec{{"also_run_this", TaskSuccess, nil}, {task, TaskSuccess, nil}}, wild,
+			`{"actions": [{"action": "delete", "entities": [{"dag_id": "` + bash + `", "dag_run_id": "TEST_DAG_RUN_ID", "task_id": "also_run_this"}, {"dag_id": "` + dag + `", "dag_run_id": "TEST_DAG_RUN_ID", "task_id": "` + task + `"}]}]}`,
+			`{"delete":{"success":["example_bash_operator.TEST_DAG_RUN_ID.also_run_this[-1]",` + ok + `],"errors":[]}}`},
+		{"wildcard-update-across-dags", []string{bash, dag}, []tiSpec{{"also_run_this", TaskRunning, nil}, {task, TaskRunning, nil}}, wild,
+			`{"actions": [{"action": "update", "entities": [{"dag_id": "` + bash + `", "dag_run_id": "TEST_DAG_RUN_ID", "task_id": "also_run_this", "new_state": "success"}, {"dag_id": "` + dag + `", "dag_run_id": "TEST_DAG_RUN_ID", "task_id": "` + task + `", "new_state": "success"}]}]}`,
+			`{"update":{"success":["example_bash_operator.TEST_DAG_RUN_ID.also_run_this[-1]",` + ok + `],"errors":[]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := airflowTIFixture(t, tc.dags, tc.tis...)
+			res := ts.do(t, http.MethodPatch, "/api/v2"+tc.path, tc.body)
+			if want := bulkShape(t, tc.want); res.status != 200 || res.body != want {
+				t.Errorf("bulk = %d %s\nwant 200 %s", res.status, res.body, want)
+			}
+		})
+	}
+	ts := airflowTIFixture(t, py)
+	if res := ts.do(t, http.MethodPatch, "/api/v2"+url, `{}`); res.status != 422 {
+		t.Errorf("bulk {} = %d %s, want 422", res.status, res.body)
+	}
+}
+
+// bulkShape is a BulkResponse with the actions the want names: every
+// field of the model, null when no action of its kind came.
+func bulkShape(t *testing.T, want string) string {
+	t.Helper()
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(want), &parts); err != nil {
+		t.Fatalf("want %s: %v", want, err)
+	}
+	out := []string{}
+	for _, k := range []string{"create", "update", "delete"} {
+		v, ok := parts[k]
+		if !ok {
+			v = json.RawMessage("null")
+		}
+		out = append(out, `"`+k+`":`+string(v))
+	}
+	return "{" + strings.Join(out, ",") + "}"
+}
