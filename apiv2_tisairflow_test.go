@@ -163,3 +163,75 @@ func bulkShape(t *testing.T, want string) string {
 	}
 	return "{" + strings.Join(out, ",") + "}"
 }
+
+// TestAPIv2_AirflowPatchTaskInstanceDryRun: TestPatchTaskInstance's and
+// TestPatchTaskInstanceDryRun's answers that need no mock
+// (test_task_instances.py:4274-4370, 4920-5275).
+func TestAPIv2_AirflowPatchTaskInstanceDryRun(t *testing.T) {
+	t.Parallel()
+	const (
+		dag  = "example_python_operator"
+		url  = "/dags/" + dag + "/dagRuns/TEST_DAG_RUN_ID/taskInstances/print_the_context"
+		none = "The Task Instance with dag_id: `example_python_operator`, run_id: `TEST_DAG_RUN_ID`, task_id: `print_the_context` and map_index: `%s` was not found"
+	)
+	notFound := func(mapIndex string) string {
+		return `{"detail":["` + strings.Replace(none, "%s", mapIndex, 1) + `"]}`
+	}
+	invalid := func(state string) string {
+		return `{"detail":[{"type":"value_error","loc":["body","new_state"],"msg":"Value error, '` + state + `' is not one of ['success', 'failed', 'skipped']","input":"` + state + `","ctx":{"error":{}}}]}`
+	}
+	// No run at all: the 404 names the map_index asked (None without one).
+	bare := newTestServer(t, edition3, withExamplesOnly(dag))
+	runAirflowCases(t, bare, []airflowCase{
+		{"PATCH", url, `{"new_state": "failed"}`, 404, notFound("None")},
+		{"PATCH", url + "/dry_run?map_index=-1", `{"new_state": "failed"}`, 404, notFound("-1")},
+		{"PATCH", url + "/dry_run", `{"new_state": "failed"}`, 404, notFound("None")},
+		{"PATCH", "/dags/non-existent-dag/dagRuns/TEST_DAG_RUN_ID/taskInstances/print_the_context", `{"new_state": "failed"}`, 404, "{\"detail\":\"The Dag with ID: `non-existent-dag` was not found\"}"},
+		{"PATCH", "/dags/" + dag + "/dagRuns/TEST_DAG_RUN_ID/taskInstances/non_existent_task", `{"new_state": "failed"}`, 404, `{"detail":"Task 'non_existent_task' not found in DAG 'example_python_operator'"}`},
+		{"PATCH", "/dags/" + dag + "/dagRuns/TEST_DAG_RUN_ID/taskInstances/non_existent_task/dry_run", `{"new_state": "failed"}`, 404, `{"detail":"Task 'non_existent_task' not found in DAG 'example_python_operator'"}`},
+	})
+	ts := airflowTIFixture(t, []string{dag}, tiSpec{"print_the_context", TaskRunning, nil})
+	runAirflowCases(t, ts, []airflowCase{
+		{"PATCH", url, `{"new_state": "failede"}`, 422, invalid("failede")},
+		{"PATCH", url, `{"new_state": "queued"}`, 422, invalid("queued")},
+		{"PATCH", url + "/dry_run", `{"new_state": "failede"}`, 422, invalid("failede")},
+		{"PATCH", url + "/dry_run", `{"new_state": "queued"}`, 422, invalid("queued")},
+		{"PATCH", url + "/dry_run?update_mask=new_state", `{"new_state": null}`, 422,
+			`{"detail":[{"type":"value_error","loc":["body","new_state"],"msg":"Value error, 'new_state' should not be empty","input":null,"ctx":{"error":{}}}]}`},
+	})
+	before := ts.do(t, http.MethodGet, "/api/v2"+url, "").body
+	for _, body := range []string{`{"new_state": "success"}`, `{"note": "something"}`, `{"new_state": "success", "note": "something"}`, `{"new_state": "failed"}`} {
+		res := ts.do(t, http.MethodPatch, "/api/v2"+url+"/dry_run", body)
+		var c struct {
+			TIs []struct {
+				TaskID string `json:"task_id"`
+				State  string `json:"state"`
+			} `json:"task_instances"`
+			Total int `json:"total_entries"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+			t.Fatal(err)
+		}
+		if res.status != 200 || c.Total != 1 || len(c.TIs) != 1 || c.TIs[0].TaskID != "print_the_context" || c.TIs[0].State != "running" {
+			t.Errorf("dry run %s = %d %s", body, res.status, res.body)
+		}
+	}
+	if after := ts.do(t, http.MethodGet, "/api/v2"+url, "").body; after != before {
+		t.Errorf("dry runs changed the task instance:\n%s\n%s", before, after)
+	}
+	// Mapped: a summary dry run lists each index; one index by its path.
+	mapped := airflowTIFixture(t, []string{dag}, tiSpec{"print_the_context", TaskRunning, []int{1, 2, 3}})
+	res := mapped.do(t, http.MethodPatch, "/api/v2"+url+"/dry_run", `{"new_state": "failed"}`)
+	if got := v2JSON(t, res); res.status != 200 || got["total_entries"] != 3.0 {
+		t.Errorf("mapped summary dry run = %d %s", res.status, res.body)
+	}
+	res = mapped.do(t, http.MethodPatch, "/api/v2"+url+"/1/dry_run", `{"new_state": "failed"}`)
+	if got := v2JSON(t, res); res.status != 200 || got["total_entries"] != 1.0 {
+		t.Errorf("mapped dry run of index 1 = %d %s", res.status, res.body)
+	}
+	// Same state: set_task_instance_state changes nothing, the list is empty.
+	same := airflowTIFixture(t, []string{dag}, tiSpec{"print_the_context", TaskSuccess, nil})
+	if res := same.do(t, http.MethodPatch, "/api/v2"+url+"/dry_run", `{"new_state": "success"}`); res.status != 200 || res.body != `{"task_instances":[],"total_entries":0}` {
+		t.Errorf("dry run to the same state = %d %s", res.status, res.body)
+	}
+}
