@@ -3,8 +3,11 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -233,5 +236,140 @@ func TestAPIv2_AirflowPatchTaskInstanceDryRun(t *testing.T) {
 	same := airflowTIFixture(t, []string{dag}, tiSpec{"print_the_context", TaskSuccess, nil})
 	if res := same.do(t, http.MethodPatch, "/api/v2"+url+"/dry_run", `{"new_state": "success"}`); res.status != 200 || res.body != `{"task_instances":[],"total_entries":0}` {
 		t.Errorf("dry run to the same state = %d %s", res.status, res.body)
+	}
+}
+
+// airflowMappedFixture is TestGetMappedTaskInstances' DAG mapped_tis
+// (test_task_instances.py:660-735): op1 and task_2 mapped, run
+// run_mapped_tis at 2020-01-01 with task_2's instances map_index 0 on,
+// success, failed, then running, as many as given, each started at
+// 2020-01-01 and given ids in map_index order (Airflow's UUID7 ids).
+func airflowMappedFixture(t *testing.T, success, failed, running int) *testServer {
+	t.Helper()
+	fsys := fstest.MapFS{"m.yaml": {Data: []byte(`
+dag_id: mapped_tis
+schedule_interval: null
+start_date: 2020-01-01T00:00:00+00:00
+tasks:
+  - {task_id: op1, operator: PythonOperator, downstream: [task_2]}
+  - {task_id: task_2, operator: PythonOperator}
+`)}}
+	dags, err := loadDAGs(fsys, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapTask(t, dags, "mapped_tis", "task_2", -1)
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs = dags }))
+	v2Trigger(t, ts, "mapped_tis", `{"dag_run_id": "run_mapped_tis", "logical_date": "2020-01-01T00:00:00+00:00"}`)
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	err = ts.store.update(func(txn *memdb.Txn) error {
+		row, err := runTasksTxn(txn, "mapped_tis", "run_mapped_tis")
+		if err != nil {
+			return err
+		}
+		var base *TaskInstance
+		for _, ti := range row.TIs {
+			if ti.TaskID == "task_2" {
+				base = ti
+			}
+		}
+		n := success + failed + running
+		ids := make([]string, n)
+		taskInstanceIDs.fill(ids)
+		var tis []*TaskInstance
+		for i := range n {
+			c := *base
+			c.MapIndex, c.ID, c.StartDate = i, ids[i], &start
+			switch {
+			case i < success:
+				c.State = TaskSuccess
+			case i < success+failed:
+				c.State = TaskFailed
+			default:
+				c.State = TaskRunning
+			}
+			tis = append(tis, &c)
+		}
+		return putTaskInstancesTxn(txn, tis...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// TestAPIv2_AirflowListMapped: TestGetMappedTaskInstances
+// (test_task_instances.py:804-985).
+func TestAPIv2_AirflowListMapped(t *testing.T) {
+	t.Parallel()
+	const list = "/dags/mapped_tis/dagRuns/run_mapped_tis/taskInstances/task_2/listMapped"
+	indexes := func(t *testing.T, body string) ([]int, int) {
+		t.Helper()
+		var c struct {
+			TIs []struct {
+				MapIndex int `json:"map_index"`
+			} `json:"task_instances"`
+			Total int `json:"total_entries"`
+		}
+		if err := json.Unmarshal([]byte(body), &c); err != nil {
+			t.Fatal(err)
+		}
+		out := []int{}
+		for _, ti := range c.TIs {
+			out = append(out, ti.MapIndex)
+		}
+		return out, c.Total
+	}
+	span := func(from, to, step int) []int {
+		var out []int
+		for i := from; i != to; i += step {
+			out = append(out, i)
+		}
+		return out
+	}
+	bare := newTestServer(t, edition3, withExamplesOnly())
+	if res := bare.do(t, http.MethodGet, "/api/v2"+list, ""); res.status != 404 || res.body != "{\"detail\":\"The Dag with ID: `mapped_tis` was not found\"}" {
+		t.Errorf("listMapped of no DAG = %d %s", res.status, res.body)
+	}
+	many := airflowMappedFixture(t, 5, 20, 85)
+	for _, tc := range []struct {
+		query string
+		want  []int
+	}{
+		{"", span(0, 50, 1)},
+		{"?offset=4&limit=10", span(4, 14, 1)},
+		{"?order_by=map_index&limit=100", span(0, 100, 1)},
+		{"?order_by=-map_index&limit=100", span(109, 9, -1)},
+		{"?order_by=state&limit=108", span(5, 105, 1)},
+		{"?order_by=-state&limit=100", append(append(span(4, -1, -1), span(109, 24, -1)...), span(24, 14, -1)...)},
+		{"?order_by=logical_date&limit=100", span(0, 100, 1)},
+		{"?order_by=-logical_date&limit=100", span(109, 9, -1)},
+		{"?order_by=data_interval_start&limit=100", span(0, 100, 1)},
+		{"?order_by=-data_interval_start&limit=100", span(109, 9, -1)},
+	} {
+		res := many.do(t, http.MethodGet, "/api/v2"+list+tc.query, "")
+		got, total := indexes(t, res.body)
+		if res.status != 200 || total != 110 || !slices.Equal(got, tc.want) {
+			t.Errorf("listMapped%s = %d, %d of %d\nwant %v of 110", tc.query, res.status, len(got), total, tc.want)
+		}
+	}
+	three := airflowMappedFixture(t, 3, 0, 0)
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"?start_date_gte=2020-01-01T00:00:00%2B00:00", 3}, {"?start_date_gte=2020-01-02T00:00:00%2B00:00", 0},
+		{"?logical_date_gte=2020-01-01T00:00:00%2B00:00", 3}, {"?logical_date_gte=2020-01-02T00:00:00%2B00:00", 0},
+		{"?state=success", 3}, {"?state=running", 0}, {"?pool=default_pool", 3}, {"?pool=test_pool", 0},
+		{"?queue=default", 3}, {"?queue=test_queue", 0}, {"?map_index=0&map_index=1", 2}, {"?map_index=5", 0},
+	} {
+		res := three.do(t, http.MethodGet, "/api/v2"+list+tc.query, "")
+		got, total := indexes(t, res.body)
+		if res.status != 200 || total != tc.want || len(got) != tc.want {
+			t.Errorf("listMapped%s = %d %s, want %d", tc.query, res.status, res.body, tc.want)
+		}
+	}
+	if res := three.do(t, http.MethodGet, "/api/v2/dags/mapped_tis/dagRuns/run_mapped_tis/taskInstances/nonexistent_task/listMapped", ""); res.status != 404 || res.body != `{"detail":"Task id nonexistent_task not found"}` {
+		t.Errorf("listMapped of no task = %d %s", res.status, res.body)
 	}
 }
