@@ -373,3 +373,60 @@ func TestAPIv2_AirflowListMapped(t *testing.T) {
 		t.Errorf("listMapped of no task = %d %s", res.status, res.body)
 	}
 }
+
+// TestAPIv2_AirflowTaskDependencies: TestGetTaskDependencies
+// (test_task_instances.py:1757-1841): print_the_context of a running run
+// dated 2020-01-01, before the task's and the DAG's start date
+// (2021-01-01), in state scheduled or none; a running one has none.
+func TestAPIv2_AirflowTaskDependencies(t *testing.T) {
+	t.Parallel()
+	const (
+		dag   = "example_python_operator"
+		deps  = "/api/v2/dags/" + dag + "/dagRuns/TEST_DAG_RUN_ID/taskInstances/print_the_context/dependencies"
+		dates = `{"name":"Logical Date","reason":"The logical date is 2020-01-01T00:00:00+00:00 but this is before the task's start date 2021-01-01T00:00:00+00:00."},` +
+			`{"name":"Logical Date","reason":"The logical date is 2020-01-01T00:00:00+00:00 but this is before the task's DAG's start date 2021-01-01T00:00:00+00:00."}`
+	)
+	for _, tc := range []struct {
+		state TaskState
+		want  string
+	}{
+		{TaskRunning, `{"dependencies":[]}`},
+		{TaskScheduled, `{"dependencies":[` + dates + `]}`},
+		{TaskNone, `{"dependencies":[` + dates + `,{"name":"Task Instance State","reason":"Task is in the 'None' state."}]}`},
+	} {
+		t.Run(string(tc.state), func(t *testing.T) {
+			ts := newTestServer(t, edition3, withExamplesOnly(dag))
+			v2Trigger(t, ts, dag, `{"dag_run_id": "TEST_DAG_RUN_ID", "logical_date": "2020-01-01T00:00:00+00:00"}`)
+			// The run has no task instance (the task starts later, as
+			// Airflow's verify_integrity leaves it); the test makes one.
+			model, err := ts.store.TaskInstancesOfRun(dag, "TEST_DAG_RUN_ID")
+			if err != nil || len(model) != 0 {
+				t.Fatalf("task instances of the run: %d %v", len(model), err)
+			}
+			err = ts.store.update(func(txn *memdb.Txn) error {
+				raw, err := txn.First(tableDagRuns, indexID, dag, "TEST_DAG_RUN_ID")
+				if err != nil {
+					return err
+				}
+				old := raw.(*DagRun)
+				next := *old
+				next.State = RunRunning
+				if err := putRunTxn(txn, old, &next); err != nil {
+					return err
+				}
+				ids := make([]string, 1)
+				taskInstanceIDs.fill(ids)
+				ti := &TaskInstance{ID: ids[0], DagID: dag, RunID: "TEST_DAG_RUN_ID", TaskID: "print_the_context", MapIndex: -1,
+					ExecutionDate: old.ExecutionDate, State: tc.state, Pool: "default_pool", PoolSlots: 1, Queue: "default",
+					Operator: "PythonOperator", DagVersionID: old.DagVersionID}
+				return putTaskInstancesTxn(txn, ti)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := ts.do(t, http.MethodGet, deps, ""); res.status != 200 || res.body != tc.want {
+				t.Errorf("dependencies = %d %s\nwant 200 %s", res.status, res.body, tc.want)
+			}
+		})
+	}
+}
