@@ -130,13 +130,13 @@ type Store struct {
 	// tiSorts remembers named runs' task instances sorted in the orders
 	// pages asked for, per version of the runs' rows (memstore_tiruns.go).
 	tiSorts namedRunsSorts
-	// tiRendered remembers the rendered part of listings by
-	// rendered_map_index, per version of the task-instance rows
-	// (memstore_tirendered.go).
-	tiRendered versionMemo[[]RunTaskInstance]
+	// tiMappedParts remembers the mapped part of listings led by
+	// map_index or rendered_map_index, sorted, per version of the
+	// task-instance rows (memstore_tigroups.go).
+	tiMappedParts versionMemo[[]RunTaskInstance]
 	// tiOperators remembers each operator's count of task instances for
-	// listings by operator, per version of the task-instance rows
-	// (memstore_tioperator.go).
+	// listings led by operator, per version of the task-instance rows
+	// (memstore_tigroups.go).
 	tiOperators versionMemo[map[string]int]
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
@@ -210,9 +210,9 @@ func newStore() (*Store, error) {
 		return nil, fmt.Errorf("create store: %w", err)
 	}
 	return &Store{db: db,
-		tiRendered:  versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
-		tiOperators: versionMemo[map[string]int]{max: maxTIOperatorCounts},
-		fixedCounts: versionMemo[map[string]int]{max: maxFixedCounts},
+		tiMappedParts: versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
+		tiOperators:   versionMemo[map[string]int]{max: maxTIOperatorCounts},
+		fixedCounts:   versionMemo[map[string]int]{max: maxFixedCounts},
 	}, nil
 }
 
