@@ -73,3 +73,24 @@ func TestPyScanner_CheckedAsValid(t *testing.T) {
 		t.Errorf("%d documents, %d valid, %d read: the edits test one side only", len(docs), valid, read)
 	}
 }
+
+// TestPyName_AsString holds pyName, which returns the trigger bodies'
+// field names without a copy, to string(b): the same text for every
+// name it knows and for others, and no allocation for a name it knows
+// (not parallel: AllocsPerRun).
+func TestPyName_AsString(t *testing.T) {
+	names := []string{"conf", "logical_date", "dag_run_id", "run_after", "note", "data_interval_start",
+		"data_interval_end", "partition_key", "execution_date", "", "con", "confs", "Conf", "run_id", "key", "é"}
+	for _, n := range names {
+		if got := pyName([]byte(n)); got != n {
+			t.Errorf("pyName(%q) = %q", n, got)
+		}
+	}
+	if raceBuild {
+		return // the race detector's instrumentation allocates
+	}
+	raw := []byte("partition_key")
+	if allocs := testing.AllocsPerRun(100, func() { _ = pyName(raw) }); allocs != 0 {
+		t.Errorf("pyName(%q): %.0f allocations, want none", raw, allocs)
+	}
+}
