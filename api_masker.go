@@ -16,6 +16,26 @@ type secretsMasker struct {
 	// names are DEFAULT_SENSITIVE_FIELDS: a name that holds one of them,
 	// in any case, has its value hidden.
 	names []string
+	// leads are the names' first two bytes, a bit each (leads[a] holds b
+	// when a name starts with a and b): a name holds one of names where
+	// it holds that name's first two bytes, so hides looks for names
+	// only there, and most keys a request logs (logical_date,
+	// dag_run_id) have no such place, where it looked for each name in
+	// turn along the whole key (17 in 3.2.1; a v2 trigger's action row
+	// masks every key of its body). nil: look for each name.
+	leads *[256][4]uint64
+}
+
+// newSecretsMasker is the masker that hides the values of names.
+func newSecretsMasker(names []string) secretsMasker {
+	m := secretsMasker{names: names, leads: new([256][4]uint64)}
+	for _, s := range names {
+		if len(s) < 2 {
+			return secretsMasker{names: names} // a name of one byte: no pairs to rule out by
+		}
+		m.leads[s[0]][s[1]>>6] |= 1 << (s[1] & 63)
+	}
+	return m
 }
 
 // maskerNames2103 are Airflow 2.10.3's DEFAULT_SENSITIVE_FIELDS
@@ -39,7 +59,20 @@ const maskedValue = "***"
 // holds one of the names.
 func (m secretsMasker) hides(name string) bool {
 	name = strings.ToLower(strings.TrimSpace(name))
-	return slices.ContainsFunc(m.names, func(s string) bool { return strings.Contains(name, s) })
+	if m.leads == nil {
+		return slices.ContainsFunc(m.names, func(s string) bool { return strings.Contains(name, s) })
+	}
+	// name holds s where name[i:] starts with s, and there name[i] and
+	// name[i+1] are s's first two bytes.
+	for i := 0; i+1 < len(name); i++ {
+		if m.leads[name[i]][name[i+1]>>6]&(1<<(name[i+1]&63)) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(m.names, func(s string) bool { return strings.HasPrefix(name[i:], s) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // redact is the masker's redact of a decoded value: under a sensitive

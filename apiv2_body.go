@@ -179,14 +179,11 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 	}
 	out := make(map[string]any, len(m.fields))
 	var issues []v2Issue
-	given := make(map[string]any, len(dict))
-	for _, f := range dict {
-		given[f.key] = f.val
-	}
+	given := dictIndex(dict)
 	for _, f := range m.fields {
-		val, ok := given[f.name]
+		val, ok := given.get(f.name)
 		if !ok && f.alias != "" {
-			val, ok = given[f.alias]
+			val, ok = given.get(f.alias)
 		}
 		if !ok {
 			if f.required {
@@ -202,22 +199,74 @@ func (m *v2Model) validate(v any, loc []any) (map[string]any, []v2Issue) {
 		issues = append(issues, errs...)
 		out[f.name] = kept
 	}
-	seen := make(map[string]bool, len(dict))
-	for _, f := range dict {
-		if seen[f.key] || m.has(f.key) {
+	for i, f := range dict {
+		if given.before(f.key, i) || m.has(f.key) {
 			continue
 		}
-		seen[f.key] = true
+		val, _ := given.get(f.key)
 		if m.extraAllowed {
-			out[f.key] = plainOf(given[f.key])
+			out[f.key] = plainOf(val)
 			continue
 		}
-		issues = append(issues, v2Issue{Type: "extra_forbidden", Loc: appendLoc(loc, f.key), Msg: "Extra inputs are not permitted", Input: v2Input(given[f.key])})
+		issues = append(issues, v2Issue{Type: "extra_forbidden", Loc: appendLoc(loc, f.key), Msg: "Extra inputs are not permitted", Input: v2Input(val)})
 	}
 	if issues == nil && m.after != nil {
 		issues = m.after(out, dict, loc)
 	}
 	return out, issues
+}
+
+// pyDictIndex looks a dict's keys up: a key's last value (as a dict
+// built from the fields in order keeps it), and whether a key came
+// before a place. A dict of up to pyDictIndexed fields is read in place
+// (a body's usually has a few: the trigger's three), where two maps were
+// made for every body checked (a v2 trigger's body read and checked:
+// 17,878 → 16,556 instructions); a longer one is indexed.
+type pyDictIndex struct {
+	dict  pyDict
+	last  map[string]any
+	first map[string]int // a key's first place
+}
+
+func dictIndex(dict pyDict) pyDictIndex {
+	x := pyDictIndex{dict: dict}
+	if len(dict) > pyDictIndexed {
+		x.last, x.first = make(map[string]any, len(dict)), make(map[string]int, len(dict))
+		for i, f := range dict {
+			x.last[f.key] = f.val
+			if _, ok := x.first[f.key]; !ok {
+				x.first[f.key] = i
+			}
+		}
+	}
+	return x
+}
+
+// get is key's last value.
+func (x pyDictIndex) get(key string) (any, bool) {
+	if x.last != nil {
+		v, ok := x.last[key]
+		return v, ok
+	}
+	for i := len(x.dict) - 1; i >= 0; i-- {
+		if x.dict[i].key == key {
+			return x.dict[i].val, true
+		}
+	}
+	return nil, false
+}
+
+// before reports whether key is at a place before i.
+func (x pyDictIndex) before(key string, i int) bool {
+	if x.first != nil {
+		return x.first[key] < i
+	}
+	for _, f := range x.dict[:i] {
+		if f.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // has reports whether the model declares a field.

@@ -124,14 +124,12 @@ func appendV2StringOrNull(b []byte, s *string) []byte {
 // (with HTML escaping off), for its escapes and its repair of invalid
 // UTF-8.
 func appendV2JSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		}
+	if jsonPlainLen(s) < len(s) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s) // a string always encodes
+		return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)

@@ -493,7 +493,7 @@ var (
 		apiRules: apiRules{
 			version:             "2.10.3",
 			gitVersion:          ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
-			masker:              secretsMasker{names: maskerNames2103},
+			masker:              newSecretsMasker(maskerNames2103),
 			json:                spacedJSON,
 			jsonNewline:         false,
 			appHeaders:          true,
@@ -724,7 +724,7 @@ var (
 		// the last presumably 3.2.1's), and no copy of a 3.2.1 package or
 		// of the tag's commit could be read, so the full hash is unknown.
 		r.gitVersion = nil
-		r.masker = secretsMasker{names: maskerNames321}
+		r.masker = newSecretsMasker(maskerNames321)
 		r.experimentalAPI = false
 		r.werkzeugReasons = false
 		r.apiV1 = false
