@@ -782,20 +782,22 @@ func (s *server) v2WaitLine(run *DagRun, results []string) ([]byte, error) {
 			return nil, err
 		}
 		fields := make(pyDict, 0, len(vals))
-		// Each value is the entry's stored value, as the native XCom
-		// answer shows it (v2XComNative: json.dumps' text, as
-		// XComModel.serialize_value stores it): a value "r" is "\"r\""
-		// (c57fba0e test_dag_run.py:2074-2081, test_collect_task). A
-		// mapped task's values are a list by map_index, an unmapped
-		// one's is alone (c57fba0e services/public/dag_run.py:66-70).
+		// Each value is the entry's value as Airflow's column holds it
+		// (entry.value, c57fba0e services/public/dag_run.py:66-70), as
+		// the native XCom answer gives it (v2XComNative): a task's
+		// return value itself, the public API's json.dumps text of one
+		// (test_dag_run.py:2075-2081 sets "result_1" with XComModel.set,
+		// which stores that text, and reads "\"result_1\""). A mapped
+		// task's values are a list by map_index, an unmapped one's is
+		// alone.
 		for _, v := range vals {
 			values := make([]any, len(v.values))
 			for i, e := range v.values {
-				text, err := v2XComDumps(e.Value)
+				value, err := v2XComColumn(e.Value)
 				if err != nil {
 					return nil, fmt.Errorf("return value of %s: %w", v.taskID, err)
 				}
-				values[i] = text
+				values[i] = value
 			}
 			if len(values) == 1 && v.values[0].MapIndex < 0 {
 				fields = append(fields, pyField{v.taskID, values[0]})

@@ -111,9 +111,17 @@ func airflowRunsFixture(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The fixture's ti.xcom_push is the model's (c57fba0e
+	// models/taskinstance.py:1728-1740): XComModel.set with serialize on
+	// stores json.dumps' text (models/xcom.py:215, :344), as the public
+	// API does, not the value a task's push keeps.
 	for i, task := range []string{"task_1", "task_2"} {
+		value, err := v2XComStored("result_" + itoa(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
 		e := &XComEntry{DagID: run.DagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: -1,
-			Key: "return_value", Value: json.RawMessage(`"result_` + itoa(i+1) + `"`), Timestamp: testNow}
+			Key: "return_value", Value: value, Timestamp: testNow}
 		if err := ts.store.UpsertXCom(e); err != nil {
 			t.Fatal(err)
 		}
@@ -348,7 +356,8 @@ func TestAPIv2_AirflowPatchDagRun(t *testing.T) {
 		}
 	}
 	ts := airflowRunsFixture(t)
-	// A mapped task's return values, one per map index, in dag_run_2.
+	// A mapped task's return values, one per map index, in dag_run_2, as
+	// its tries push them: the values themselves.
 	run, err := ts.store.RunByRunID("test_dag1", "dag_run_2")
 	if err != nil {
 		t.Fatal(err)
@@ -372,7 +381,7 @@ func TestAPIv2_AirflowPatchDagRun(t *testing.T) {
 		{"GET", "/dags/test_dag1/dagRuns/dag_run_1/wait?interval=100", ``, 200, `{"state": "success"}` + "\n"},
 		{"GET", "/dags/test_dag1/dagRuns/dag_run_2/wait?interval=100", ``, 200, `{"state": "failed"}` + "\n"},
 		{"GET", "/dags/test_dag1/dagRuns/dag_run_1/wait?interval=1&result=task_1", ``, 200, `{"state": "success", "results": {"task_1": "\"result_1\""}}` + "\n"},
-		{"GET", "/dags/test_dag1/dagRuns/dag_run_2/wait?interval=1&result=task_1&result=task_2", ``, 200, `{"state": "failed", "results": {"task_1": ["\"m0\"", "{\"a\": [1, 2.5]}"]}}` + "\n"},
+		{"GET", "/dags/test_dag1/dagRuns/dag_run_2/wait?interval=1&result=task_1&result=task_2", ``, 200, `{"state": "failed", "results": {"task_1": ["m0", {"a": [1, 2.5]}]}}` + "\n"},
 		{"DELETE", "/dags/test_dag1/dagRuns/dag_run_1", ``, 204, ``},
 	})
 }

@@ -2,9 +2,16 @@ package main
 
 // XCom entries in /api/v2 (issue #21): airflow-core/src/airflow/
 // api_fastapi/core_api/routes/public/xcom.py and datamodels/xcom.py.
-// Airflow 3 keeps an entry's value as json.dumps of it (XComModel.
-// serialize_value): the native answer is that text, deserialize=true the
-// value itself, stringify=true str() of either.
+// Airflow 3 keeps a value in a JSON column in one of two forms, by where
+// it came from: a task's push is the value itself (the Task SDK's serde
+// leaves JSON values as they are, and the execution API's set_xcom stores
+// them with serialize=False, c57fba0e execution_api/routes/xcoms.py:
+// 391-399), while the public API's create and update store json.dumps'
+// text of the value, a JSON string (routes/public/xcom.py:273, :351).
+// Edition 3's entries are kept in the same two forms (v2XComStored), so
+// that every read gives the column as Airflow does: the native answer,
+// wait's results, a task's pull and a template's. deserialize=true
+// json.loads a stored string, stringify=true str() of the answer.
 
 import (
 	"encoding/json"
@@ -63,24 +70,41 @@ func v2XCom(x xcomRead) v2XComItem {
 	return item
 }
 
-// v2XComDumps is XComModel.serialize_value's text of a stored value:
-// json.dumps, keys in their order.
-func v2XComDumps(raw json.RawMessage) (string, error) {
-	v, err := decodePyJSON(raw)
+// v2XComStored is what Airflow 3's column holds for a value the public
+// API creates or changes: json.dumps' text of it (keys in their order),
+// as a JSON string.
+func v2XComStored(v any) (json.RawMessage, error) {
+	text, err := spacedJSON.marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("read xcom value: %w", err)
+		return nil, fmt.Errorf("store xcom value: %w", err)
 	}
-	b, err := spacedJSON.marshal(v)
-	return string(b), err
+	return compactJSON.marshal(string(text))
 }
 
-// v2XComNative renders an entry with its value as json.dumps' text.
+// v2XComColumn is an entry's value as Airflow's column gives it: a
+// task's value, or the public API's text of one.
+func v2XComColumn(raw json.RawMessage) (any, error) {
+	v, err := decodePyJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("read xcom value: %w", err)
+	}
+	return v, nil
+}
+
+// v2XComNative renders an entry with its value as the column holds it
+// (get_xcom_entry without deserialize, xcom.py:127-130, and what create
+// and update answer): a string as itself, which is the text of the
+// value for the public API's entries, anything else in its keys' order.
 func v2XComNative(x xcomRead) (v2XComValued, error) {
-	text, err := v2XComDumps(x.Value)
+	v, err := v2XComColumn(x.Value)
 	if err != nil {
 		return v2XComValued{}, err
 	}
-	return v2XComValued{v2XComItem: v2XCom(x), Value: text}, nil
+	out := v2XComValued{v2XComItem: v2XCom(x), Value: v}
+	if _, ok := v.(string); !ok {
+		out.Value, err = v2PlainJSON(v)
+	}
+	return out, err
 }
 
 // v2XComListParams are get_xcom_entries' query parameters.
@@ -137,21 +161,30 @@ func (s *server) v2GetXComEntry(req *apiRequest) (any, error) {
 	}
 	deserialize, _ := req.query.v2Bool("deserialize")
 	stringify, _ := req.query.v2Bool("stringify")
-	out := v2XComValued{v2XComItem: v2XCom(x)}
-	if deserialize {
-		v, err := decodePyJSON(x.Value)
-		if err != nil {
-			return nil, fmt.Errorf("read xcom value: %w", err)
-		}
-		if stringify {
-			out.Value = v2PyStr(v)
-		} else if out.Value, err = v2PlainJSON(v); err != nil {
-			return nil, err
-		}
-		return out, nil
+	if !deserialize && !stringify {
+		return v2XComNative(x)
 	}
-	// Without deserialize the value is the stored text, which str() keeps.
-	return v2XComNative(x)
+	v, err := v2XComColumn(x.Value)
+	if err != nil {
+		return nil, err
+	}
+	if deserialize {
+		// json.loads of a stored string: the public API's text gives its
+		// value back; a task's string that is no JSON ("hello") stays
+		// itself, one that is ("42") is read as JSON (xcom.py:117-121).
+		if text, ok := v.(string); ok {
+			if loaded, err := decodePyJSON([]byte(text)); err == nil {
+				v = loaded
+			}
+		}
+	}
+	out := v2XComValued{v2XComItem: v2XCom(x)}
+	if stringify {
+		out.Value = v2PyStr(v)
+	} else if out.Value, err = v2PlainJSON(v); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // v2PyStr is str() of a decoded value: null stays null
@@ -172,7 +205,8 @@ func v2PlainJSON(v any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// v2XComValue is a body's value as stored: its JSON in Python's form.
+// v2XComValue is a body's value as the public API stores it
+// (v2XComStored), keys in the body's order.
 func v2XComValue(req *apiRequest) (json.RawMessage, error) {
 	v := req.body["value"]
 	if dict, ok := req.ordered.(pyDict); ok {
@@ -182,11 +216,7 @@ func v2XComValue(req *apiRequest) (json.RawMessage, error) {
 			}
 		}
 	}
-	b, err := spacedJSON.marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("store xcom value: %w", err)
-	}
-	return b, nil
+	return v2XComStored(v)
 }
 
 var (
@@ -283,7 +313,9 @@ func (s *server) v2CreateXComEntry(w http.ResponseWriter, r *http.Request, req *
 // routes/public/xcom.py:351; apache/airflow#58921 took out the second
 // dumps that #59032 reported): the entry is kept as POST keeps it, so
 // the answer and a native read are json.dumps' text of the value
-// (test_xcom.py:815-816) and a deserialized read the value.
+// (test_xcom.py:815-816) and a deserialized read the value, whichever
+// form the entry had before (a task's return value patched reads as
+// text from then on).
 func (s *server) v2UpdateXComEntry(req *apiRequest) (any, error) {
 	key := req.param("xcom_key")
 	value, err := v2XComValue(req)

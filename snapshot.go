@@ -38,8 +38,15 @@ const (
 	// partition_key (Airflow 3); 7 a mapped task's expanded instances as
 	// task instance rows of their own (map_index on task instances, their
 	// tries, logs and lineage), where 6 nested them in the task's one; 8
-	// asset aliases, and the aliases an asset event came through.
-	snapshotVersion = 8
+	// asset aliases, and the aliases an asset event came through; 9 an
+	// XCom entry the public API (/api/v2) created or changed is kept as
+	// Airflow 3's column keeps it, json.dumps' text of the value as a
+	// JSON string (apiv2_xcom.go v2XComStored), where 8 kept the value:
+	// the rows do not change shape, but an older airlite would read
+	// such an entry as a string. An 8 file's entries restore as they
+	// were stored, which reads as a task's push does (nothing in the
+	// file tells the public API's from a task's).
+	snapshotVersion = 9
 )
 
 // airliteVersion is written into snapshot headers; release builds set it

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -142,8 +143,8 @@ func TestSnapshot_Version5RunsWithoutALogicalDate(t *testing.T) {
 }
 
 // A version 7 file (before asset aliases) restores its assets and events:
-// no alias, no event through one; written again, it is a version 8 file
-// with its aliases table, empty.
+// no alias, no event through one; written again, it is a file of the
+// current version with its aliases table, empty.
 func TestSnapshot_Version7AssetsWithoutAliases(t *testing.T) {
 	t.Parallel()
 	lines := []string{
@@ -176,7 +177,84 @@ func TestSnapshot_Version7AssetsWithoutAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(data, []byte(`"version":8`)) || !bytes.Contains(data, []byte(`{"table":"asset_aliases","rows":0}`)) {
+	if !bytes.Contains(data, fmt.Appendf(nil, `"version":%d`, snapshotVersion)) || !bytes.Contains(data, []byte(`{"table":"asset_aliases","rows":0}`)) {
 		t.Errorf("written again:\n%s", data)
 	}
+}
+
+// A file of format version 8 or older kept every XCom entry as its value,
+// the public API's too, with nothing to tell them apart: its entries
+// restore as they were stored, and read as a task's push reads (the
+// value itself, not json.dumps' text of it). Written again, the file is
+// of the current version, with the same values; an entry in the public
+// API's form (a JSON string of the text) keeps that form through it.
+func TestSnapshot_Version8XComsRestoreAsStored(t *testing.T) {
+	t.Parallel()
+	apiText, err := v2XComStored(pyDict{{"k", "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xcom := func(key, value string) string {
+		return fmt.Sprintf(`{"dag_id":"d","run_id":"a","task_id":"t","dag_run_id":1,"map_index":-1,"key":%q,"value":%q,"timestamp":"2024-01-03T00:00:00Z"}`, key, value)
+	}
+	v8 := sealSnapshot(3, 5,
+		`{"format":"airlite-snapshot","version":8,"index":7,"created_at":"2024-05-01T10:00:00Z","airlite_version":"old","tables":["dags","dag_runs","xcom"]}`,
+		`{"table":"dags","rows":1}`,
+		`{"dag_id":"d","is_paused":false,"fileloc":"d.yaml"}`,
+		`{"table":"dag_runs","rows":1}`,
+		`{"id":1,"dag_id":"d","run_id":"a","execution_date":"2024-01-03T00:00:00Z","state":"success","conf":null,"start_date":null,"end_date":null,"queued_at":null,"external_trigger":true,"run_type":"manual"}`,
+		`{"table":"xcom","rows":3}`,
+		xcom("s", `"hello"`), xcom("o", `{"b": [1, 2.50], "a": null}`), xcom("api", string(apiText)),
+	)
+	want := map[string]struct{ stored, native string }{
+		"s":   {`"hello"`, `"hello"`},
+		"o":   {`{"b": [1, 2.50], "a": null}`, `{"b":[1,2.5],"a":null}`},
+		"api": {string(apiText), `"{\"k\": \"v\"}"`},
+	}
+	check := func(t *testing.T, store *Store) {
+		t.Helper()
+		for key, w := range want {
+			e, err := store.XCom("d", "a", "t", key, -1)
+			if err != nil {
+				t.Fatalf("xcom %s: %v", key, err)
+			}
+			native, err := v2XComNative(xcomRead{XComEntry: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.Marshal(native.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(e.Value) != w.stored || string(got) != w.native {
+				t.Errorf("xcom %s: stored %s, reads %s; want %s, %s", key, e.Value, got, w.stored, w.native)
+			}
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v8.json")
+	if err := os.WriteFile(path, v8, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, _, err := restoreSnapshot(t.Context(), path)
+	if err != nil {
+		t.Fatalf("restore version 8: %v", err)
+	}
+	check(t, store)
+	again := filepath.Join(dir, "now.json")
+	if _, err := writeSnapshot(store, again, snapNow); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, fmt.Appendf(nil, `"version":%d`, snapshotVersion)) || snapshotVersion < 9 {
+		t.Errorf("written again: want version %d (9 or later):\n%s", snapshotVersion, data)
+	}
+	restored, _, err := restoreSnapshot(t.Context(), again)
+	if err != nil {
+		t.Fatalf("restore version %d: %v", snapshotVersion, err)
+	}
+	check(t, restored)
 }
