@@ -398,16 +398,7 @@ func TestAPIv2_AirflowClearDagRun(t *testing.T) {
 		{"dag_run_2", `{"only_failed": true}`, "failed"},
 	} {
 		res := ts.do(t, http.MethodPost, "/api/v2/dags/test_dag1/dagRuns/"+tc.run+"/clear", tc.body)
-		var c struct {
-			TIs []struct {
-				TaskID string `json:"task_id"`
-				State  string `json:"state"`
-			} `json:"task_instances"`
-			Total int `json:"total_entries"`
-		}
-		if err := json.Unmarshal([]byte(res.body), &c); err != nil {
-			t.Fatal(err)
-		}
+		c := v2DecodeTIStates(t, res)
 		var states []string
 		for _, ti := range c.TIs {
 			states = append(states, ti.State)
@@ -484,4 +475,24 @@ func TestAPIv2_AirflowTriggerDagRunErrors(t *testing.T) {
 	if res := ts.do(t, http.MethodPost, "/api/v2/dags/test_dag1/dagRuns", `{"dag_run_id": "random_2", "note": "n", "logical_date": "2024-05-01T10:00:00Z"}`); res.status != 409 {
 		t.Errorf("duplicate logical date = %d %s", res.status, res.body)
 	}
+}
+
+// v2TIStateCollection is what a dry run's task-instance collection tells
+// the Airflow-case tests: each instance's task and state, and the total.
+type v2TIStateCollection struct {
+	TIs []struct {
+		TaskID string `json:"task_id"`
+		State  string `json:"state"`
+	} `json:"task_instances"`
+	Total int `json:"total_entries"`
+}
+
+// v2DecodeTIStates decodes a task-instance collection's tasks and states.
+func v2DecodeTIStates(t *testing.T, res response) v2TIStateCollection {
+	t.Helper()
+	var c v2TIStateCollection
+	if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+		t.Fatalf("decode %q: %v", res.body, err)
+	}
+	return c
 }

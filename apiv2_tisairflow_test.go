@@ -205,16 +205,7 @@ func TestAPIv2_AirflowPatchTaskInstanceDryRun(t *testing.T) {
 	before := ts.do(t, http.MethodGet, "/api/v2"+url, "").body
 	for _, body := range []string{`{"new_state": "success"}`, `{"note": "something"}`, `{"new_state": "success", "note": "something"}`, `{"new_state": "failed"}`} {
 		res := ts.do(t, http.MethodPatch, "/api/v2"+url+"/dry_run", body)
-		var c struct {
-			TIs []struct {
-				TaskID string `json:"task_id"`
-				State  string `json:"state"`
-			} `json:"task_instances"`
-			Total int `json:"total_entries"`
-		}
-		if err := json.Unmarshal([]byte(res.body), &c); err != nil {
-			t.Fatal(err)
-		}
+		c := v2DecodeTIStates(t, res)
 		if res.status != 200 || c.Total != 1 || len(c.TIs) != 1 || c.TIs[0].TaskID != "print_the_context" || c.TIs[0].State != "running" {
 			t.Errorf("dry run %s = %d %s", body, res.status, res.body)
 		}
