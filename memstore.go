@@ -130,10 +130,15 @@ type Store struct {
 	// rendered_map_index, per version of the task-instance rows
 	// (memstore_tirendered.go).
 	tiRendered versionMemo[[]RunTaskInstance]
-	// tiOperators remembers each operator's count of task instances for
-	// listings by operator, per version of the task-instance rows
-	// (memstore_tioperator.go).
+	// tiOperators remembers each operator's count of a DAG's task
+	// instances for listings by operator, per version of the DAG's
+	// task-instance rows (memstore_tioperator.go, tiValueCountsTxn).
 	tiOperators versionMemo[map[string]int]
+	// tiStateCounts and tiTryCounts remember each state's and try
+	// number's count of a DAG's task instances, for listings led by
+	// state or try_number with keys after it (memstore_tivaluecounts.go).
+	tiStateCounts versionMemo[map[TaskState]int]
+	tiTryCounts   versionMemo[map[int]int]
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.
@@ -207,7 +212,9 @@ func newStore() (*Store, error) {
 	}
 	return &Store{db: db,
 		tiRendered:  versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
-		tiOperators: versionMemo[map[string]int]{max: maxTIOperatorCounts},
+		tiOperators:   versionMemo[map[string]int]{max: maxTIValueCounts},
+		tiStateCounts: versionMemo[map[TaskState]int]{max: maxTIValueCounts},
+		tiTryCounts:   versionMemo[map[int]int]{max: maxTIValueCounts},
 	}, nil
 }
 

@@ -1,0 +1,123 @@
+package main
+
+// Every run's task instances counted by the value of one of their
+// columns (state, try_number, operator), for pages whose order is led by
+// it: a page passes the values before it by their counts and picks its
+// value's task instances along a walk. Each DAG's counts are made by a
+// walk of its part of ti_order once per version of its task-instance
+// rows (the watch channel of its prefix of them, which a write of any of
+// its runs' task instances replaces) and remembered, so that a write of
+// one DAG's task instances has the next page count that DAG's again, not
+// every DAG's. No write of their own.
+
+import (
+	"fmt"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// maxTIValueCounts bounds the counts remembered (a DAG's, of a column,
+// under a filter) in each of Store.tiOperators, tiStateCounts and
+// tiTryCounts; past it the memory starts again empty.
+const maxTIValueCounts = 4096
+
+// tiValueCountsTxn is how many task instances of dagIDs (each once, as
+// tiOrderTotal gives them) keep picks (nil: every one) have each value
+// valueOf gives, summed over the DAGs' counts remembered in memo under
+// column and keepKey.
+func tiValueCountsTxn[V comparable](txn *memdb.Txn, memo *versionMemo[map[V]int], column string, dagIDs []string,
+	valueOf func(*TaskInstance) V, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[V]int, error) {
+	counts := map[V]int{}
+	for _, dagID := range dagIDs {
+		it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
+		if err != nil {
+			return nil, fmt.Errorf("count task instances of %s: %w", dagID, err)
+		}
+		count := func() (map[V]int, error) {
+			of := map[V]int{}
+			m := &tiOrderMerge{txn: txn, byID: true}
+			defer func() { *read += m.read }()
+			if err := m.start([]string{dagID}); err != nil {
+				return nil, err
+			}
+			_, _, err := m.page(0, 0, func(r RunTaskInstance) bool {
+				if keep == nil || keep(r) {
+					of[valueOf(r.TI)]++
+				}
+				return false
+			}, true)
+			return of, err
+		}
+		var got map[V]int
+		if root := it.WatchCh(); root != nil {
+			got, err = memo.get(root, column+"\x00"+keepKey+"\x00"+dagID, count)
+		} else {
+			got, err = count()
+		}
+		if err != nil {
+			return nil, err
+		}
+		for v, n := range got {
+			counts[v] += n
+		}
+	}
+	return counts, nil
+}
+
+// TICountsAt is the version of the task-instance rows and the DAGs a
+// count of them by value was made for (TIStateCounts, TITryCounts).
+type TICountsAt struct {
+	root   <-chan struct{}
+	dagIDs []string
+}
+
+// tiLeadCounts is tiValueCountsTxn in a read of its own, with the
+// version it counted; ok is false when a DAG has task instances without
+// ids (tiOrderTotal: an edition before 3, which ti_order does not hold).
+func tiLeadCounts[V comparable](s *Store, memo *versionMemo[map[V]int], column string, dagIDs []string, valueOf func(*TaskInstance) V,
+	keep func(RunTaskInstance) bool, keepKey string) (counts map[V]int, at TICountsAt, ok bool, err error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	_, ids, ok, err := tiOrderTotal(txn, dagIDs)
+	if err != nil || !ok {
+		return nil, TICountsAt{}, ok, err
+	}
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return nil, TICountsAt{}, false, fmt.Errorf("count task instances: %w", err)
+	}
+	counts, err = tiValueCountsTxn(txn, memo, column, ids, valueOf, keep, keepKey, &read)
+	if err != nil {
+		return nil, TICountsAt{}, false, err
+	}
+	return counts, TICountsAt{root: root.WatchCh(), dagIDs: ids}, true, nil
+}
+
+// TIStateCounts is how many task instances of dagIDs (nil: every DAG
+// with a DAG row) keep picks are in each state (TaskNone: none).
+func (s *Store) TIStateCounts(dagIDs []string, keep func(RunTaskInstance) bool, keepKey string) (map[TaskState]int, TICountsAt, bool, error) {
+	return tiLeadCounts(s, &s.tiStateCounts, "state", dagIDs, func(ti *TaskInstance) TaskState { return ti.State }, keep, keepKey)
+}
+
+// TITryCounts is how many task instances of dagIDs (nil: every DAG with
+// a DAG row) keep picks have each try_number.
+func (s *Store) TITryCounts(dagIDs []string, keep func(RunTaskInstance) bool, keepKey string) (map[int]int, TICountsAt, bool, error) {
+	return tiLeadCounts(s, &s.tiTryCounts, "try_number", dagIDs, func(ti *TaskInstance) int { return ti.TryNumber }, keep, keepKey)
+}
+
+// RememberTITotal has the walked pages of the task instances at's count
+// was made for take n as the count of those their filter countKey picks
+// (filteredTITotal's memory), while the rows stand as they were counted:
+// a group of a value, listed with the value as a filter, need not be
+// counted again by a walk of every task instance.
+func (s *Store) RememberTITotal(at TICountsAt, countKey string, n int) {
+	if at.root == nil {
+		return
+	}
+	_, _ = s.counts.count(at.root, tiCountKey(at.dagIDs, countKey), func() (int, error) { return n, nil })
+}

@@ -1,0 +1,169 @@
+package main
+
+// Airflow 3's task instances across runs in an order led by state or
+// try_number with other keys after it (the UI's state column, then its
+// start: order_by=state,-start_date; get_task_instances' SortParam,
+// routes/public/task_instances.py:441-466 of c57fba0e, ends with the id
+// in the first key's direction, api_fastapi/common/parameters.py:327-330).
+// A state or a try number is shared by most task instances, so the keyed
+// walk (TIKeyPage) read a whole group to sort it by the keys after: here
+// a page passes the groups before it by their counts and lists each group
+// it reaches as the listing with the group's value as a filter, in the
+// keys after the lead, along their walk.
+
+import (
+	"maps"
+	"slices"
+)
+
+// tiLeadGroup is the task instances of one value of a listing's lead:
+// how many its filters pick, and the filter that picks them.
+type tiLeadGroup struct {
+	n      int
+	narrow func(q *tiSearch)
+}
+
+// leadGroupPage is q's page when its order is led by state or try_number
+// and the keys after it are walked (leadGroupsWalked); ok false
+// otherwise, or when the rows changed between the counts and a group's
+// page (the caller goes on). The groups' counts are the store's, made
+// once per version of each DAG's task-instance rows; a group's page
+// picks its value along the walk of the next key, about n/its count rows
+// a row (a rare value reads the walk up to its page's last).
+func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, error) {
+	if !q.leadGroupsWalked() {
+		return nil, 0, false, nil
+	}
+	lead := q.order[0]
+	var keep func(RunTaskInstance) bool
+	var keepKey string
+	if !q.unfilteredSearch() {
+		keep, keepKey = o.tiKeep(q), q.filterKey()
+	}
+	var groups []tiLeadGroup
+	var at TICountsAt
+	if lead.attr == "state" {
+		counts, c, ok, err := o.store.TIStateCounts(q.dagIDs, keep, keepKey)
+		if err != nil || !ok {
+			return nil, 0, false, err
+		}
+		// TaskNone ("") is NULL, lowest (sortParamCompare's order of
+		// compareTIAttr's).
+		for _, v := range slices.Sorted(maps.Keys(counts)) {
+			groups = append(groups, tiLeadGroup{counts[v], func(q *tiSearch) { q.states = []TaskState{v} }})
+		}
+		at = c
+	} else {
+		counts, c, ok, err := o.store.TITryCounts(q.dagIDs, keep, keepKey)
+		if err != nil || !ok {
+			return nil, 0, false, err
+		}
+		for _, v := range slices.Sorted(maps.Keys(counts)) {
+			groups = append(groups, tiLeadGroup{counts[v], func(q *tiSearch) { q.tryNumbers = []int64{int64(v)} }})
+		}
+		at = c
+	}
+	if lead.desc {
+		slices.Reverse(groups)
+	}
+	total := 0
+	for _, g := range groups {
+		total += g.n
+	}
+	page := []RunTaskInstance{}
+	if q.offset >= total || q.limit <= 0 {
+		return page, total, true, nil
+	}
+	// The groups the page reaches, where in each and how many.
+	type part struct {
+		g             tiLeadGroup
+		offset, limit int
+	}
+	var parts []part
+	walked, read := 0, 0 // rows each way reads, about
+	for left, offset := min(q.limit, total-q.offset), q.offset; left > 0; groups = groups[1:] {
+		g := groups[0]
+		if offset >= g.n {
+			offset -= g.n
+			continue
+		}
+		n := min(left, g.n-offset)
+		parts = append(parts, part{g, offset, n})
+		walked += (offset + n) * total / g.n
+		read += g.n
+		left, offset = left-n, 0
+	}
+	if keep == nil && read <= walked {
+		// Small groups: the keyed walk reads them (and passes the
+		// groups before them unread) for fewer rows than a walk picks
+		// theirs from.
+		return nil, 0, false, nil
+	}
+	for _, p := range parts {
+		sub := q.leadGroupSearch()
+		p.g.narrow(sub)
+		sub.offset, sub.limit = p.offset, p.limit
+		o.store.RememberTITotal(at, sub.filterKey(), p.g.n)
+		rows, n, err := o.searchTaskInstances(sub)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if n != p.g.n {
+			return nil, 0, false, nil // written since the counts
+		}
+		page = append(page, rows...)
+	}
+	return page, total, true, nil
+}
+
+// leadGroupSearch is q without its lead, for one of its groups (the
+// caller adds the group's filter): its keys after the lead, then the id
+// in the lead's direction (SortParam's tie-break of q, which a listing
+// led by the next key would put in that key's direction); the next key
+// alone when it has the lead's direction and is the last.
+func (q *tiSearch) leadGroupSearch() *tiSearch {
+	sub := *q
+	lead, rest := q.order[0], q.order[1:]
+	if len(rest) == 1 && rest[0].desc == lead.desc {
+		sub.order = slices.Clone(rest)
+	} else {
+		sub.order = append(slices.Clone(rest), sortKey{attr: "id", desc: lead.desc})
+	}
+	return &sub
+}
+
+// leadGroupsWalked says whether leadGroupPage serves q: every run's task
+// instances (no named runs) led by state or try_number with keys after
+// it whose group listings a walk serves (walkedOrder).
+func (q *tiSearch) leadGroupsWalked() bool {
+	if q.runIDs != nil || len(q.order) < 2 {
+		return false
+	}
+	if a := q.order[0].attr; a != "state" && a != "try_number" {
+		return false
+	}
+	return q.leadGroupSearch().walkedOrder()
+}
+
+// walkedOrder says whether searchTaskInstances walks q's order (every
+// run's task instances) rather than reading and sorting them: the orders
+// fixedOrderPage, walkedLead and leadGroupPage take, a keyed lead's keys
+// after it read by its ties (state and try_number) counted as not.
+func (q *tiSearch) walkedOrder() bool {
+	if q.runIDs != nil || len(q.order) == 0 {
+		return false
+	}
+	if _, _, ok := q.fixedOrder(); ok {
+		return true
+	}
+	if _, ok := q.renderedOrder(); ok {
+		return true
+	}
+	switch a := q.order[0].attr; {
+	case len(q.order) == 1 && a == "operator", q.runLead() != "":
+		return true
+	case a == "state" || a == "try_number":
+		return len(q.order) == 1 || q.leadGroupsWalked()
+	}
+	return q.walkedLead() != ""
+}
