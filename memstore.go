@@ -211,7 +211,7 @@ func newStore() (*Store, error) {
 		return nil, fmt.Errorf("create store: %w", err)
 	}
 	return &Store{db: db,
-		tiRendered:  versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
+		tiRendered:    versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
 		tiOperators:   versionMemo[map[string]int]{max: maxTIValueCounts},
 		tiStateCounts: versionMemo[map[TaskState]int]{max: maxTIValueCounts},
 		tiTryCounts:   versionMemo[map[int]int]{max: maxTIValueCounts},
