@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // TestAPIv2_TaskInstances_LeadGroupsReadThePage lists every run's task
@@ -91,5 +93,72 @@ func TestTaskInstances_LeadGroupsAsTheSort(t *testing.T) {
 			q.states = []TaskState{TaskFailed, TaskNone, TaskSuccess}
 		}
 		checkTISearchAsSorted(t, o, i, q)
+	}
+}
+
+// TestAPIv2_TaskInstances_CountsAfterAWrite lists every DAG's task
+// instances by operator alone, and led by state with a key after it,
+// after a write of one DAG's task instances, and checks through the
+// store's rowsRead hook that the first page after it counts that DAG's
+// task instances again, not every DAG's (the counts are remembered per
+// version of each DAG's task-instance rows). Each answer is the sorting
+// path's.
+func TestAPIv2_TaskInstances_CountsAfterAWrite(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ids := []string{"ticount_b", "ticount_a", "ticount_c", "ticount_d"}
+	for i, id := range ids {
+		addStartedRuns(t, ts.store, id, base, 80, i == 0)
+		varyTIKeys(t, ts.store, id, false)
+		setOperators(t, ts.store, id, operatorOfTask)
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	const all = "/dags/~/dagRuns/~/taskInstances"
+	// A DAG's 320 task instances and its blocks counted again (a block
+	// a run and task: two rows a task instance), and the page's walk.
+	const recount = 2 * 320
+	for _, tc := range []struct {
+		name, path string
+		maxRead    int
+	}{
+		{"operator", all + "?limit=50&order_by=operator", recount + 2*50*16/3 + 4*4},
+		{"state, -start_date", all + "?limit=20&offset=460&order_by=state&order_by=-start_date", recount + 2*(20+20)*7/3 + 4*4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts.do(t, "GET", apiV2Prefix+tc.path, "") // counted
+			changeOneTI(t, ts.store, "ticount_a")
+			ts.srv.ops.sortLists.Store(true)
+			want := ts.do(t, "GET", apiV2Prefix+tc.path, "")
+			ts.srv.ops.sortLists.Store(false)
+			read = 0
+			got := ts.do(t, "GET", apiV2Prefix+tc.path, "")
+			if got.status != 200 || got.body != want.body {
+				t.Fatalf("after a write: %d %.300s, want the sorted %.300s", got.status, got.body, want.body)
+			}
+			if read > tc.maxRead {
+				t.Errorf("the first page after a write read %d rows, want at most %d", read, tc.maxRead)
+			}
+		})
+	}
+}
+
+// changeOneTI writes one task instance of a DAG's first run: its
+// queue changed (no order's key).
+func changeOneTI(tb testing.TB, store *Store, dagID string) {
+	tb.Helper()
+	runs, err := store.RunsOfDag(dagID, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tis, err := store.TaskInstancesOfRun(dagID, runs[0].RunID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := *tis[0]
+	c.Queue += "_changed"
+	if err := store.update(func(txn *memdb.Txn) error { return putTaskInstancesTxn(txn, &c) }); err != nil {
+		tb.Fatal(err)
 	}
 }
