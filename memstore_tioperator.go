@@ -6,12 +6,11 @@ package main
 // model, api_fastapi/common/parameters.py:315, so the column, not
 // custom_operator_name; ties by the id in the key's direction, :327-330). A DAG has few
 // operators: the task instances of each are counted once per version of
-// the task-instance rows (remembered), a page passes whole operators for
+// each DAG's task-instance rows (remembered), a page passes whole operators for
 // its offset by their counts and walks ti_order by id picking the
 // operator's task instances. No write of its own.
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
@@ -31,10 +30,6 @@ type TIOperatorQuery struct {
 	KeepKey       string
 	Offset, Limit int
 }
-
-// maxTIOperatorCounts bounds the counts remembered (Store.tiOperators);
-// past it the memory starts again empty.
-const maxTIOperatorCounts = 16
 
 // TIOperatorPage is a page of the task instances q picks by operator
 // and how many it picks; ok is false when the store cannot walk it (a
@@ -101,28 +96,9 @@ func (s *Store) TIOperatorPage(q TIOperatorQuery) (page []RunTaskInstance, total
 }
 
 // operatorCountsTxn is how many task instances of dagIDs keep picks each
-// operator has: counted by a merge of them all once per version of the
-// task-instance rows and filter, then remembered.
+// operator has: each DAG's counted once per version of its task-instance
+// rows and filter, then remembered (tiValueCountsTxn), so that a write of
+// one DAG's task instances has the next page count that DAG's again.
 func (s *Store) operatorCountsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[string]int, error) {
-	root, err := txn.Get(tableTasks, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("count task instances: %w", err)
-	}
-	return s.tiOperators.get(root.WatchCh(), tiCountKey(dagIDs, keepKey), func() (map[string]int, error) {
-		counts := map[string]int{}
-		m := &tiOrderMerge{txn: txn, byID: true}
-		defer func() { *read += m.read }()
-		if err := m.start(dagIDs); err != nil {
-			return nil, err
-		}
-		if _, _, err := m.page(0, 0, func(r RunTaskInstance) bool {
-			if keep == nil || keep(r) {
-				counts[r.TI.Operator]++
-			}
-			return false
-		}, true); err != nil {
-			return nil, err
-		}
-		return counts, nil
-	})
+	return tiValueCountsTxn(txn, &s.tiOperators, "operator", dagIDs, func(ti *TaskInstance) string { return ti.Operator }, keep, keepKey, read)
 }
