@@ -162,3 +162,42 @@ func changeOneTI(tb testing.TB, store *Store, dagID string) {
 		tb.Fatal(err)
 	}
 }
+
+// TestAPIv2_TaskInstances_RenderedAfterAWrite lists every DAG's task
+// instances by rendered_map_index after a write of one DAG's task
+// instances, and checks through the store's rowsRead hook that the
+// first page after it reads that DAG's mapped task instances again (the
+// rendered part remembered per version of each DAG's rows), not every
+// DAG's. Each answer is the sorting path's.
+func TestAPIv2_TaskInstances_RenderedAfterAWrite(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"tirendw_b", "tirendw_a", "tirendw_c"} {
+		expandTwoTasks(t, ts.store, addStartedRuns(t, ts.store, id, base, 80, false), 3)
+		setRenderedMapIndexes(t, ts.store, id, func(run, _ int, ti *TaskInstance) bool { return run%3 == 0 || ti.MapIndex == 1 })
+	}
+	var read int
+	ts.store.rowsRead = func(n int) { read += n }
+	// A DAG's 480 mapped task instances read again (a mapped block of
+	// one costs its feeder's row, its own and its member), and the page.
+	const reread = 3*480 + 50 + 3*8
+	for _, path := range []string{"?limit=50&order_by=-rendered_map_index", "?limit=50&offset=1200&order_by=rendered_map_index"} {
+		t.Run(path, func(t *testing.T) {
+			path := apiV2Prefix + "/dags/~/dagRuns/~/taskInstances" + path
+			ts.do(t, "GET", path, "") // sorted and remembered
+			changeOneTI(t, ts.store, "tirendw_a")
+			ts.srv.ops.sortLists.Store(true)
+			want := ts.do(t, "GET", path, "")
+			ts.srv.ops.sortLists.Store(false)
+			read = 0
+			got := ts.do(t, "GET", path, "")
+			if got.status != 200 || got.body != want.body {
+				t.Fatalf("after a write: %d %.300s, want the sorted %.300s", got.status, got.body, want.body)
+			}
+			if read > reread {
+				t.Errorf("the first page after a write read %d rows, want at most %d", read, reread)
+			}
+		})
+	}
+}
