@@ -130,6 +130,9 @@ type Store struct {
 	// rendered_map_index, per version of the task-instance rows
 	// (memstore_tirendered.go).
 	tiRendered versionMemo[[]RunTaskInstance]
+	// tiRenderedOfDAG remembers a DAG's part of them, per version of
+	// its task-instance rows.
+	tiRenderedOfDAG versionMemo[[]RunTaskInstance]
 	// tiOperators remembers each operator's count of a DAG's task
 	// instances for listings by operator, per version of the DAG's
 	// task-instance rows (memstore_tioperator.go, tiValueCountsTxn).
@@ -211,10 +214,11 @@ func newStore() (*Store, error) {
 		return nil, fmt.Errorf("create store: %w", err)
 	}
 	return &Store{db: db,
-		tiRendered:    versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
-		tiOperators:   versionMemo[map[string]int]{max: maxTIValueCounts},
-		tiStateCounts: versionMemo[map[TaskState]int]{max: maxTIValueCounts},
-		tiTryCounts:   versionMemo[map[int]int]{max: maxTIValueCounts},
+		tiRendered:      versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
+		tiRenderedOfDAG: versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
+		tiOperators:     versionMemo[map[string]int]{max: maxTIValueCounts},
+		tiStateCounts:   versionMemo[map[TaskState]int]{max: maxTIValueCounts},
+		tiTryCounts:     versionMemo[map[int]int]{max: maxTIValueCounts},
 	}, nil
 }
 

@@ -139,27 +139,61 @@ func (s *Store) TIRenderedPage(q TIRenderedQuery) (page []RunTaskInstance, total
 }
 
 // renderedTIsTxn is the task instances of dagIDs keep picks that have a
-// rendered map_index, by (rendered_map_index, id): read from the DAGs'
-// mapped blocks of ti_order (map_index 0 and up; pending and grouped
-// blocks are unmapped) and sorted once per version of the task-instance
-// rows and filter, then remembered.
+// rendered map_index, by (rendered_map_index, id): each DAG's
+// (renderedOfDAGTxn) put together and sorted once per version of the
+// task-instance rows and filter, then remembered.
 func (s *Store) renderedTIsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) ([]RunTaskInstance, error) {
 	root, err := txn.Get(tableTasks, indexID)
 	if err != nil {
 		return nil, fmt.Errorf("list task instances: %w", err)
 	}
 	return s.tiRendered.get(root.WatchCh(), tiCountKey(dagIDs, keepKey), func() ([]RunTaskInstance, error) {
+		var sorted []RunTaskInstance
+		for _, dagID := range dagIDs {
+			part, err := s.renderedOfDAGTxn(txn, dagID, keep, keepKey, read)
+			if err != nil {
+				return nil, err
+			}
+			if len(dagIDs) == 1 {
+				return part, nil
+			}
+			sorted = append(sorted, part...)
+		}
+		slices.SortFunc(sorted, compareRendered)
+		return sorted, nil
+	})
+}
+
+// compareRendered is the rendered part's order: (rendered_map_index, id).
+func compareRendered(a, b RunTaskInstance) int {
+	if c := strings.Compare(*a.TI.RenderedMapIndex, *b.TI.RenderedMapIndex); c != 0 {
+		return c
+	}
+	return strings.Compare(a.TI.ID, b.TI.ID)
+}
+
+// renderedOfDAGTxn is renderedTIsTxn for one DAG: read from its mapped
+// blocks of ti_order (map_index 0 and up; pending and grouped blocks are
+// unmapped) and sorted once per version of its task-instance rows (the
+// watch channel of its prefix of them) and filter, then remembered
+// (Store.tiRenderedOfDAG), so that a write of one DAG's task instances
+// has the next page read that DAG's mapped blocks again, not every
+// DAG's.
+func (s *Store) renderedOfDAGTxn(txn *memdb.Txn, dagID string, keep func(RunTaskInstance) bool, keepKey string, read *int) ([]RunTaskInstance, error) {
+	rows, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
+	}
+	sort := func() ([]RunTaskInstance, error) {
 		m := &tiOrderMerge{txn: txn}
 		defer func() { *read += m.read }()
-		for _, dagID := range dagIDs {
-			it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
-			if err != nil {
-				return nil, fmt.Errorf("list task instances: %w", err)
-			}
-			w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex >= 0 }}
-			if m.nextBlock(w) {
-				m.walks = append(m.walks, w)
-			}
+		it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
+		if err != nil {
+			return nil, fmt.Errorf("list task instances: %w", err)
+		}
+		w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex >= 0 }}
+		if m.nextBlock(w) {
+			m.walks = append(m.walks, w)
 		}
 		heap.Init(m)
 		sorted, _, err := m.page(0, math.MaxInt, func(r RunTaskInstance) bool {
@@ -168,12 +202,12 @@ func (s *Store) renderedTIsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTas
 		if err != nil {
 			return nil, err
 		}
-		slices.SortFunc(sorted, func(a, b RunTaskInstance) int {
-			if c := strings.Compare(*a.TI.RenderedMapIndex, *b.TI.RenderedMapIndex); c != 0 {
-				return c
-			}
-			return strings.Compare(a.TI.ID, b.TI.ID)
-		})
+		slices.SortFunc(sorted, compareRendered)
 		return sorted, nil
-	})
+	}
+	root := rows.WatchCh()
+	if root == nil {
+		return sort()
+	}
+	return s.tiRenderedOfDAG.get(root, dagID+"\x00"+keepKey, sort)
 }
