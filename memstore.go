@@ -140,8 +140,8 @@ type Store struct {
 	// tiStateCounts and tiTryCounts remember each state's and try
 	// number's count of a DAG's task instances, for listings led by
 	// state or try_number with keys after it (memstore_tivaluecounts.go).
-	tiStateCounts versionMemo[map[TaskState]int]
-	tiTryCounts   versionMemo[map[int]int]
+	tiStateCounts versionMemo[map[TILeadValue[TaskState]]int]
+	tiTryCounts   versionMemo[map[TILeadValue[int]]int]
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.
@@ -217,8 +217,8 @@ func newStore() (*Store, error) {
 		tiRendered:      versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
 		tiRenderedOfDAG: versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
 		tiOperators:     versionMemo[map[string]int]{max: maxTIValueCounts},
-		tiStateCounts:   versionMemo[map[TaskState]int]{max: maxTIValueCounts},
-		tiTryCounts:     versionMemo[map[int]int]{max: maxTIValueCounts},
+		tiStateCounts:   versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
+		tiTryCounts:     versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
 	}, nil
 }
 

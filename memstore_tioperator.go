@@ -100,5 +100,5 @@ func (s *Store) TIOperatorPage(q TIOperatorQuery) (page []RunTaskInstance, total
 // rows and filter, then remembered (tiValueCountsTxn), so that a write of
 // one DAG's task instances has the next page count that DAG's again.
 func (s *Store) operatorCountsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[string]int, error) {
-	return tiValueCountsTxn(txn, &s.tiOperators, "operator", dagIDs, func(ti *TaskInstance) string { return ti.Operator }, keep, keepKey, read)
+	return tiValueCountsTxn(txn, &s.tiOperators, "operator", dagIDs, func(r RunTaskInstance) string { return r.TI.Operator }, keep, keepKey, read)
 }

@@ -26,7 +26,7 @@ const maxTIValueCounts = 4096
 // valueOf gives, summed over the DAGs' counts remembered in memo under
 // column and keepKey.
 func tiValueCountsTxn[V comparable](txn *memdb.Txn, memo *versionMemo[map[V]int], column string, dagIDs []string,
-	valueOf func(*TaskInstance) V, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[V]int, error) {
+	valueOf func(RunTaskInstance) V, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[V]int, error) {
 	counts := map[V]int{}
 	for _, dagID := range dagIDs {
 		it, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
@@ -42,7 +42,7 @@ func tiValueCountsTxn[V comparable](txn *memdb.Txn, memo *versionMemo[map[V]int]
 			}
 			_, _, err := m.page(0, 0, func(r RunTaskInstance) bool {
 				if keep == nil || keep(r) {
-					of[valueOf(r.TI)]++
+					of[valueOf(r)]++
 				}
 				return false
 			}, true)
@@ -74,7 +74,7 @@ type TICountsAt struct {
 // tiLeadCounts is tiValueCountsTxn in a read of its own, with the
 // version it counted; ok is false when a DAG has task instances without
 // ids (tiOrderTotal: an edition before 3, which ti_order does not hold).
-func tiLeadCounts[V comparable](s *Store, memo *versionMemo[map[V]int], column string, dagIDs []string, valueOf func(*TaskInstance) V,
+func tiLeadCounts[V comparable](s *Store, memo *versionMemo[map[V]int], column string, dagIDs []string, valueOf func(RunTaskInstance) V,
 	keep func(RunTaskInstance) bool, keepKey string) (counts map[V]int, at TICountsAt, ok bool, err error) {
 	txn := s.read()
 	read := 0
@@ -98,16 +98,43 @@ func tiLeadCounts[V comparable](s *Store, memo *versionMemo[map[V]int], column s
 	return counts, TICountsAt{root: root.WatchCh(), dagIDs: ids}, true, nil
 }
 
-// TIStateCounts is how many task instances of dagIDs (nil: every DAG
-// with a DAG row) keep picks are in each state (TaskNone: none).
-func (s *Store) TIStateCounts(dagIDs []string, keep func(RunTaskInstance) bool, keepKey string) (map[TaskState]int, TICountsAt, bool, error) {
-	return tiLeadCounts(s, &s.tiStateCounts, "state", dagIDs, func(ti *TaskInstance) TaskState { return ti.State }, keep, keepKey)
+// TILeadValue is a value of a listing's lead key, and whether the next
+// key is NULL (Null names it: "" none): the task instances of a value
+// whose next key is NULL are where the next key's walk has its NULLs.
+type TILeadValue[V comparable] struct {
+	Value    V
+	NextNull bool
 }
 
-// TITryCounts is how many task instances of dagIDs (nil: every DAG with
-// a DAG row) keep picks have each try_number.
-func (s *Store) TITryCounts(dagIDs []string, keep func(RunTaskInstance) bool, keepKey string) (map[int]int, TICountsAt, bool, error) {
-	return tiLeadCounts(s, &s.tiTryCounts, "try_number", dagIDs, func(ti *TaskInstance) int { return ti.TryNumber }, keep, keepKey)
+// TILeadQuery is a count of task instances by a lead's value (and the
+// next key's NULLs).
+type TILeadQuery struct {
+	// DagIDs are the DAGs whose runs' task instances are counted; nil:
+	// every DAG with a DAG row.
+	DagIDs []string
+	// Null says whether a task instance's next key is NULL; NullName
+	// names it (the next key).
+	Null     func(RunTaskInstance) bool
+	NullName string
+	// Keep, when set, picks the task instances (every filter of the
+	// listing); KeepKey names it.
+	Keep    func(RunTaskInstance) bool
+	KeepKey string
+}
+
+// TIStateCounts is how many task instances q picks are in each state
+// (TaskNone: none).
+func (s *Store) TIStateCounts(q TILeadQuery) (map[TILeadValue[TaskState]]int, TICountsAt, bool, error) {
+	return tiLeadCounts(s, &s.tiStateCounts, "state\x00"+q.NullName, q.DagIDs, func(r RunTaskInstance) TILeadValue[TaskState] {
+		return TILeadValue[TaskState]{r.TI.State, q.Null(r)}
+	}, q.Keep, q.KeepKey)
+}
+
+// TITryCounts is how many task instances q picks have each try_number.
+func (s *Store) TITryCounts(q TILeadQuery) (map[TILeadValue[int]]int, TICountsAt, bool, error) {
+	return tiLeadCounts(s, &s.tiTryCounts, "try_number\x00"+q.NullName, q.DagIDs, func(r RunTaskInstance) TILeadValue[int] {
+		return TILeadValue[int]{r.TI.TryNumber, q.Null(r)}
+	}, q.Keep, q.KeepKey)
 }
 
 // RememberTITotal has the walked pages of the task instances at's count

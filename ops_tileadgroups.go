@@ -12,75 +12,97 @@ package main
 // keys after the lead, along their walk.
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 )
 
 // tiLeadGroup is the task instances of one value of a listing's lead:
-// how many its filters pick, and the filter that picks them.
+// how many its filters pick, how many of them have a NULL next key, and
+// the filter that picks them.
 type tiLeadGroup struct {
-	n      int
-	narrow func(q *tiSearch)
+	n, nulls int
+	narrow   func(q *tiSearch)
+}
+
+// leadGroups are the groups of counts' values in ascending order (NULL,
+// TaskNone, lowest: sortParamCompare's order of compareTIAttr's), each
+// picked by narrow's filter.
+func leadGroups[V cmp.Ordered](counts map[TILeadValue[V]]int, narrow func(v V) func(q *tiSearch)) []tiLeadGroup {
+	of := map[V]*tiLeadGroup{}
+	for k, n := range counts {
+		g := of[k.Value]
+		if g == nil {
+			g = &tiLeadGroup{narrow: narrow(k.Value)}
+			of[k.Value] = g
+		}
+		g.n += n
+		if k.NextNull {
+			g.nulls += n
+		}
+	}
+	groups := make([]tiLeadGroup, 0, len(of))
+	for _, v := range slices.Sorted(maps.Keys(of)) {
+		groups = append(groups, *of[v])
+	}
+	return groups
 }
 
 // leadGroupPage is q's page when its order is led by state or try_number
 // and the keys after it are walked (leadGroupsWalked); ok false
-// otherwise, or when the rows changed between the counts and a group's
-// page (the caller goes on). The groups' counts are the store's, made
-// once per version of each DAG's task-instance rows; a group's page
-// picks its value along the walk of the next key, about n/its count rows
-// a row (a rare value reads the walk up to its page's last).
+// otherwise, when the groups the page reaches are read for fewer rows by
+// the keyed walk (TIKeyPage: a group's ties read together), or when the
+// rows changed between the counts and a group's page (the caller goes
+// on). The groups' counts are the store's, made once per version of each
+// DAG's task-instance rows; a group's page picks its value along the walk
+// of the next key, about n/its count rows a row (a rare value reads the
+// walk up to its page's last), the next key's NULLs (one tie there) read
+// together.
 func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, error) {
 	if !q.leadGroupsWalked() {
 		return nil, 0, false, nil
 	}
-	lead := q.order[0]
-	var keep func(RunTaskInstance) bool
-	var keepKey string
+	lead, next := q.order[0], q.order[1]
+	cq := TILeadQuery{DagIDs: q.dagIDs, Null: func(r RunTaskInstance) bool { return tiAttrIsNull(next.attr, r) }, NullName: next.attr}
 	if !q.unfilteredSearch() {
-		keep, keepKey = o.tiKeep(q), q.filterKey()
+		cq.Keep, cq.KeepKey = o.tiKeep(q), q.filterKey()
 	}
 	var groups []tiLeadGroup
 	var at TICountsAt
 	if lead.attr == "state" {
-		counts, c, ok, err := o.store.TIStateCounts(q.dagIDs, keep, keepKey)
+		counts, c, ok, err := o.store.TIStateCounts(cq)
 		if err != nil || !ok {
 			return nil, 0, false, err
 		}
-		// TaskNone ("") is NULL, lowest (sortParamCompare's order of
-		// compareTIAttr's).
-		for _, v := range slices.Sorted(maps.Keys(counts)) {
-			groups = append(groups, tiLeadGroup{counts[v], func(q *tiSearch) { q.states = []TaskState{v} }})
-		}
-		at = c
+		groups, at = leadGroups(counts, func(v TaskState) func(q *tiSearch) { return func(q *tiSearch) { q.states = []TaskState{v} } }), c
 	} else {
-		counts, c, ok, err := o.store.TITryCounts(q.dagIDs, keep, keepKey)
+		counts, c, ok, err := o.store.TITryCounts(cq)
 		if err != nil || !ok {
 			return nil, 0, false, err
 		}
-		for _, v := range slices.Sorted(maps.Keys(counts)) {
-			groups = append(groups, tiLeadGroup{counts[v], func(q *tiSearch) { q.tryNumbers = []int64{int64(v)} }})
-		}
-		at = c
+		groups, at = leadGroups(counts, func(v int) func(q *tiSearch) { return func(q *tiSearch) { q.tryNumbers = []int64{int64(v)} } }), c
 	}
 	if lead.desc {
 		slices.Reverse(groups)
 	}
-	total := 0
+	total, nulls := 0, 0
 	for _, g := range groups {
-		total += g.n
+		total, nulls = total+g.n, nulls+g.nulls
 	}
 	page := []RunTaskInstance{}
 	if q.offset >= total || q.limit <= 0 {
 		return page, total, true, nil
 	}
-	// The groups the page reaches, where in each and how many.
+	// The groups the page reaches, where in each and how many; the rows
+	// either way reads, about: the keyed walk reads the groups, the next
+	// key's walk its NULLs (one tie group: first ascending, last
+	// descending) and its values, a group's spread evenly among them.
 	type part struct {
 		g             tiLeadGroup
 		offset, limit int
 	}
 	var parts []part
-	walked, read := 0, 0 // rows each way reads, about
+	walked, read := 0, 0
 	for left, offset := min(q.limit, total-q.offset), q.offset; left > 0; groups = groups[1:] {
 		g := groups[0]
 		if offset >= g.n {
@@ -89,14 +111,11 @@ func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, e
 		}
 		n := min(left, g.n-offset)
 		parts = append(parts, part{g, offset, n})
-		walked += (offset + n) * total / g.n
+		walked += nextWalkReads(offset+n, g, total, nulls, next.desc)
 		read += g.n
 		left, offset = left-n, 0
 	}
-	if keep == nil && read <= walked {
-		// Small groups: the keyed walk reads them (and passes the
-		// groups before them unread) for fewer rows than a walk picks
-		// theirs from.
+	if cq.Keep == nil && read <= walked {
 		return nil, 0, false, nil
 	}
 	for _, p := range parts {
@@ -114,6 +133,25 @@ func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, e
 		page = append(page, rows...)
 	}
 	return page, total, true, nil
+}
+
+// nextWalkReads is about how many entries the next key's walk reads to
+// the end-th task instance of group g (of total, nulls of them with a
+// NULL next key), picking them: ascending its NULLs first, all of them
+// (one tie), then g's values spread evenly among the others; descending
+// the values first, then the NULLs.
+func nextWalkReads(end int, g tiLeadGroup, total, nulls int, desc bool) int {
+	values, gValues := total-nulls, g.n-g.nulls
+	if !desc {
+		if end <= g.nulls || gValues == 0 {
+			return nulls
+		}
+		return nulls + (end-g.nulls)*values/gValues
+	}
+	if end <= gValues {
+		return end * values / gValues
+	}
+	return values + nulls
 }
 
 // leadGroupSearch is q without its lead, for one of its groups (the
