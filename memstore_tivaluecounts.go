@@ -148,3 +148,11 @@ func (s *Store) RememberTITotal(at TICountsAt, countKey string, n int) {
 	}
 	_, _ = s.counts.count(at.root, tiCountKey(at.dagIDs, countKey), func() (int, error) { return n, nil })
 }
+
+// TICountsStand reports whether the task-instance rows are still as at
+// counted them: pages read since then in reads of their own read them
+// as counted.
+func (s *Store) TICountsStand(at TICountsAt) bool {
+	root, err := s.read().Get(tableTasks, indexID)
+	return err == nil && at.root != nil && root.WatchCh() == at.root
+}

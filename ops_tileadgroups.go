@@ -100,6 +100,7 @@ func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, e
 	type part struct {
 		g             tiLeadGroup
 		offset, limit int
+		sub           *tiSearch
 	}
 	var parts []part
 	walked, read := 0, 0
@@ -110,8 +111,17 @@ func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, e
 			continue
 		}
 		n := min(left, g.n-offset)
-		parts = append(parts, part{g, offset, n})
-		walked += nextWalkReads(offset+n, g, total, nulls, next.desc)
+		p := part{g, offset, n, q.leadGroupSearch(1)}
+		if sub := q.leadGroupSearch(2); g.nulls == g.n && sub.walkedOrder() {
+			// The next key NULL for every one (the unstarted by a
+			// date): the keys after it order the group, picked along
+			// their walk (the id's alone).
+			p.sub = sub
+			walked += (offset + n) * total / g.n
+		} else {
+			walked += nextWalkReads(offset+n, g, total, nulls, next.desc)
+		}
+		parts = append(parts, p)
 		read += g.n
 		left, offset = left-n, 0
 	}
@@ -119,7 +129,7 @@ func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, e
 		return nil, 0, false, nil
 	}
 	for _, p := range parts {
-		sub := q.leadGroupSearch()
+		sub := p.sub
 		p.g.narrow(sub)
 		sub.offset, sub.limit = p.offset, p.limit
 		o.store.RememberTITotal(at, sub.filterKey(), p.g.n)
@@ -131,6 +141,9 @@ func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, e
 			return nil, 0, false, nil // written since the counts
 		}
 		page = append(page, rows...)
+	}
+	if !o.store.TICountsStand(at) {
+		return nil, 0, false, nil // written while the groups were read
 	}
 	return page, total, true, nil
 }
@@ -154,14 +167,15 @@ func nextWalkReads(end int, g tiLeadGroup, total, nulls int, desc bool) int {
 	return values + nulls
 }
 
-// leadGroupSearch is q without its lead, for one of its groups (the
-// caller adds the group's filter): its keys after the lead, then the id
+// leadGroupSearch is q without its first skip keys, for one of its
+// lead's groups (the caller adds the group's filter; the keys skipped
+// after the lead are constant in it): its keys after them, then the id
 // in the lead's direction (SortParam's tie-break of q, which a listing
 // led by the next key would put in that key's direction); the next key
 // alone when it has the lead's direction and is the last.
-func (q *tiSearch) leadGroupSearch() *tiSearch {
+func (q *tiSearch) leadGroupSearch(skip int) *tiSearch {
 	sub := *q
-	lead, rest := q.order[0], q.order[1:]
+	lead, rest := q.order[0], q.order[skip:]
 	if len(rest) == 1 && rest[0].desc == lead.desc {
 		sub.order = slices.Clone(rest)
 	} else {
@@ -180,7 +194,7 @@ func (q *tiSearch) leadGroupsWalked() bool {
 	if a := q.order[0].attr; a != "state" && a != "try_number" {
 		return false
 	}
-	return q.leadGroupSearch().walkedOrder()
+	return q.leadGroupSearch(1).walkedOrder()
 }
 
 // walkedOrder says whether searchTaskInstances walks q's order (every
