@@ -72,7 +72,7 @@ func TestTaskInstances_LeadGroupsAsTheSort(t *testing.T) {
 	o := ts.srv.ops
 	now := base.Add(time.Hour)
 	seconds := []string{"start_date", "end_date", "duration", "run_after", "id", "logical_date", "state", "try_number",
-		"map_index", "operator", "task_id", "data_interval_end"}
+		"map_index", "operator", "task_id", "data_interval_end", "rendered_map_index"}
 	for i := range 600 {
 		if i%6 == 0 {
 			changeStartedTIs(t, store, dags[rng.IntN(len(dags))], rng, now)
