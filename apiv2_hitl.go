@@ -79,5 +79,8 @@ func (s *server) v2HITLRoutes(t *routeTable) {
 	t.add(http.MethodGet, "/dags/{dag_id}/dagRuns/{dag_run_id}/hitlDetails", d.answer(s, v2GetHITLDetails), withQuery(
 		append([]v1Param{qV2Limit, qV2Offset, qV2OrderBy, qV2Str("dag_id_pattern"), qV2Str("task_id"), qV2Str("task_id_pattern"),
 			qV2Int("map_index"), qV2Strs("state"), qV2Bool("response_received"), qV2Strs("responded_by_user_id"),
-			qV2Strs("responded_by_user_name"), qV2Str("subject_search"), qV2Str("body_search")}, qV2DateRange("created_at")...)...))
+			qV2Strs("responded_by_user_name"), qV2Str("subject_search"), qV2Str("body_search")}, qV2DateRange("created_at")...)...),
+		// state is the task instance lists' QueryTIStateFilter (c57fba0e
+		// routes/public/hitl.py:288): a name that is no state is its 422.
+		withDependency(v2TIListTransforms))
 }

@@ -39,6 +39,13 @@ func TestAPIv2_HITL(t *testing.T) {
 			wantBody: `{"detail":"Ordering with 'nope' is disallowed or the attribute does not exist on the model"}`},
 		{name: "list bad filter", path: "/dags/~/dagRuns/~/hitlDetails?response_received=perhaps", wantStatus: 422,
 			wantBody: `{"detail":[{"type":"bool_parsing","loc":["query","response_received"],"msg":"Input should be a valid boolean, unable to interpret input","input":"perhaps"}]}`},
+		// state is QueryTIStateFilter, whose _transform_ti_states refuses a
+		// name that is no state as the dependency it is: before the query's
+		// validation and the order's check (c57fba0e routes/public/hitl.py:288,
+		// common/parameters.py:898-923).
+		{name: "list bad state", path: "/dags/~/dagRuns/~/hitlDetails?state=bogus&limit=x&order_by=nope", wantStatus: 422,
+			wantBody: `{"detail":"Invalid value for state. Valid values are removed, scheduled, queued, running, success, restarting, failed, up_for_retry, up_for_reschedule, upstream_failed, skipped, deferred"}`},
+		{name: "list no state", path: "/dags/~/dagRuns/~/hitlDetails?state=none&state=no_status&state=deferred", wantStatus: 200, wantBody: empty},
 		{name: "get", path: base + "/-1/hitlDetails", wantStatus: 404, wantBody: noDetail},
 		{name: "get mapped", path: base + "/0/hitlDetails", wantStatus: 404, wantBody: notFound("r1", "print_date", "0")},
 		{name: "get unknown task", path: "/dags/tutorial/dagRuns/r1/taskInstances/nope/-1/hitlDetails", wantStatus: 404, wantBody: notFound("r1", "nope", "-1")},

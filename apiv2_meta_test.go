@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -299,5 +300,64 @@ func TestAPIv2_DagWarnings_NonexistentPools(t *testing.T) {
 	ts.v2(t, "POST", "/pools", `{"name": "zeta", "slots": 1}`, 201, "Content-Type", "application/json")
 	if res := ts.v2(t, "GET", "/dagWarnings", "", 200); res.body != empty {
 		t.Errorf("after creating both pools: %s", res.body)
+	}
+}
+
+// TestAPIv2_DagWarnings_AirflowOrders: test_dag_warning.py's lists
+// (c57fba0e test_dag_warning.py:73-105): three DAGs with one warning
+// each, filtered, paged and ordered; ties (one parse time) fall to the
+// primary key's dag_id, descending after a descending first key
+// (SortParam.to_orm, common/parameters.py:323-328).
+func TestAPIv2_DagWarnings_AirflowOrders(t *testing.T) {
+	t.Parallel()
+	var opts []testOption
+	for _, n := range []string{"1", "2", "3"} {
+		opts = append(opts, withDAG(strings.NewReplacer("warn_pools", "test_dag"+n, "zeta", "p"+n, "alpha", "p"+n).Replace(warnPoolsDAG)))
+	}
+	ts := newTestServer(t, edition3, append([]testOption{withExamplesOnly()}, opts...)...)
+	for _, tc := range []struct {
+		query string
+		want  string
+	}{
+		{"", "1 2 3"},
+		{"?dag_id=test_dag1", "1"},
+		{"?warning_type=non-existent%20pool", "1 2 3"},
+		{"?limit=1&order_by=message", "1"},
+		{"?limit=1&offset=1&order_by=message", "2"},
+		{"?limit=1&offset=2&order_by=dag_id", "3"},
+		{"?limit=1&offset=2&order_by=-dag_id", "1"},
+		{"?limit=1&order_by=timestamp", "1"},
+		{"?limit=1&order_by=-timestamp", "3"},
+		{"?order_by=timestamp", "1 2 3"},
+		{"?order_by=-timestamp", "3 2 1"},
+		{"?order_by=dag_id", "1 2 3"},
+		{"?order_by=-dag_id", "3 2 1"},
+	} {
+		res := ts.v2(t, "GET", "/dagWarnings"+tc.query, "", 200)
+		var c struct {
+			Warnings []struct {
+				DagID   string `json:"dag_id"`
+				Message string `json:"message"`
+			} `json:"dag_warnings"`
+			Total int `json:"total_entries"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &c); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range c.Warnings {
+			got = append(got, strings.TrimPrefix(w.DagID, "test_dag"))
+		}
+		wantTotal := 3
+		if strings.Contains(tc.query, "dag_id=") {
+			wantTotal = 1
+		}
+		if strings.Join(got, " ") != tc.want || c.Total != wantTotal {
+			t.Errorf("dagWarnings%s = %v of %d (%s), want %s", tc.query, got, c.Total, res.body, tc.want)
+		}
+	}
+	if res := ts.do(t, "GET", "/api/v2/dagWarnings?warning_type=invalid", ""); res.status != 422 ||
+		!strings.Contains(res.body, `"msg":"Input should be 'asset conflict', 'non-existent pool' or 'runtime varying value'"`) {
+		t.Errorf("bad warning_type = %d %s", res.status, res.body)
 	}
 }

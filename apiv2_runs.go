@@ -549,7 +549,10 @@ func (s *server) v2GetDagRunsBatch(req *apiRequest) (any, error) {
 	if n, ok := b["page_limit"].(int64); ok {
 		rq.limit = int(n)
 	}
-	if ids, ok := b["dag_ids"].([]any); ok {
+	// An empty list filters nothing: FilterParam.to_orm skips an empty
+	// list or string (c57fba0e common/parameters.py:396-397), so
+	// {"dag_ids": []} lists every DAG's runs (test_dag_run.py:826-838).
+	if ids, ok := b["dag_ids"].([]any); ok && len(ids) > 0 {
 		rq.dagIDs = []string{}
 		for _, id := range ids {
 			rq.dagIDs = append(rq.dagIDs, id.(string))
@@ -779,12 +782,26 @@ func (s *server) v2WaitLine(run *DagRun, results []string) ([]byte, error) {
 			return nil, err
 		}
 		fields := make(pyDict, 0, len(vals))
+		// Each value is the entry's stored value, as the native XCom
+		// answer shows it (v2XComNative: json.dumps' text, as
+		// XComModel.serialize_value stores it): a value "r" is "\"r\""
+		// (c57fba0e test_dag_run.py:2074-2081, test_collect_task). A
+		// mapped task's values are a list by map_index, an unmapped
+		// one's is alone (c57fba0e services/public/dag_run.py:66-70).
 		for _, v := range vals {
-			decoded, err := decodePyJSON(v.value)
-			if err != nil {
-				return nil, fmt.Errorf("decode return value of %s: %w", v.taskID, err)
+			values := make([]any, len(v.values))
+			for i, e := range v.values {
+				text, err := v2XComDumps(e.Value)
+				if err != nil {
+					return nil, fmt.Errorf("return value of %s: %w", v.taskID, err)
+				}
+				values[i] = text
 			}
-			fields = append(fields, pyField{v.taskID, decoded})
+			if len(values) == 1 && v.values[0].MapIndex < 0 {
+				fields = append(fields, pyField{v.taskID, values[0]})
+			} else {
+				fields = append(fields, pyField{v.taskID, values})
+			}
 		}
 		doc = append(doc, pyField{"results", fields})
 	}

@@ -374,7 +374,8 @@ tasks:
 		t.Errorf("flaky: %+v %v, want success on try 2", flaky, err)
 	}
 	res = ts.do(t, http.MethodGet, path+"/wait?interval=1&result=hello&result=flaky&result=none", "")
-	want := `{"state": "success", "results": {"flaky": "second", "hello": "hello ` + runID + `"}}` + "\n"
+	// Each value as the native XCom answer shows it: json.dumps' text.
+	want := `{"state": "success", "results": {"flaky": "\"second\"", "hello": "\"hello ` + runID + `\""}}` + "\n"
 	// dag_run.py wait_dag_run_until_finished returns StreamingResponse with
 	// no media_type, so Starlette sends no Content-Type (the document's
 	// application/x-ndjson is only its description); the generated client

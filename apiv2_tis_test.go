@@ -706,22 +706,31 @@ func TestAPIv2_XComCRUD(t *testing.T) {
 			}
 		})
 	}
-	// 3.2.1's update_xcom_entry stores json.dumps of the value as the
-	// value, which the answer dumps again (apache/airflow#59032; stored as
-	// sent only from 3.2.2, #64220's backport): a task pulls the text.
+	// 3.2.1's update_xcom_entry stores json.dumps of the value once, as
+	// create_xcom_entry does (c57fba0e routes/public/xcom.py:351, since
+	// apache/airflow#58921 took out its second dumps): the answer and a
+	// native read are json.dumps' text (test_xcom.py:815-816), a
+	// deserialized read the value.
 	patched := ts.v2(t, "PATCH", xcoms+"/test_xcom_key", `{"value":"new_value"}`, 200)
-	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"\"new_value\""` {
+	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"new_value"` {
 		t.Errorf("patched value %v", v)
 	}
-	for query, want := range map[string]string{"": `"\"new_value\""`, "?deserialize=true": `"new_value"`} {
+	for query, want := range map[string]string{"": `"new_value"`, "?deserialize=true": `new_value`} {
 		got := ts.v2(t, "GET", xcoms+"/test_xcom_key"+query, "", 200)
 		if v := decodeJSON[map[string]any](t, got.body)["value"]; v != want {
 			t.Errorf("patched value read with %q: %v, want %s", query, v, want)
 		}
 	}
-	patched = ts.v2(t, "PATCH", xcoms+"/test_xcom_key", `{"value":{"b":[1,null]}}`, 200)
-	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"{\"b\": [1, null]}"` {
-		t.Errorf("patched dict value %v", v)
+	for _, tc := range []struct{ value, want string }{
+		{`{"b":[1,null]}`, `{"b": [1, null]}`},
+		{`{"nested": {"key": "value"}, "list": [1, 2, 3]}`, `{"nested": {"key": "value"}, "list": [1, 2, 3]}`},
+		{`999`, `999`},
+		{`["updated", "list", "values"]`, `["updated", "list", "values"]`},
+	} {
+		patched = ts.v2(t, "PATCH", xcoms+"/test_xcom_key", `{"value":`+tc.value+`}`, 200)
+		if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != tc.want {
+			t.Errorf("patched value %s: %v, want %s", tc.value, v, tc.want)
+		}
 	}
 	str := ts.v2(t, "GET", xcoms+"/return_value?deserialize=true&stringify=true", "", 200)
 	if v := decodeJSON[map[string]any](t, str.body)["value"]; v != "hello from airlite" {
@@ -1024,7 +1033,7 @@ func TestAPIv2_XComReservedKeys(t *testing.T) {
 	}
 	ts.v2(t, "POST", xcoms, `{"key":"patched","value":1}`, 201)
 	patched := ts.v2(t, "PATCH", xcoms+"/patched", `{"value":`+tuple+`}`, 200)
-	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `"{\"__classname__\": \"builtins.tuple\", \"__version__\": 1, \"__data__\": [1, 2]}"` {
+	if v := decodeJSON[map[string]any](t, patched.body)["value"]; v != `{"__classname__": "builtins.tuple", "__version__": 1, "__data__": [1, 2]}` {
 		t.Errorf("patched value %v", v)
 	}
 }

@@ -279,18 +279,16 @@ func (s *server) v2CreateXComEntry(w http.ResponseWriter, r *http.Request, req *
 }
 
 // v2UpdateXComEntry is update_xcom_entry. 3.2.1 stores json.dumps of
-// the value as the entry's value, so the entry holds that text, not the
-// value: its native answer is the text dumped again and a task pulls the
-// text (apache/airflow#59032, fixed by #64220 after 3.2.1).
+// the value once, as create_xcom_entry does (c57fba0e
+// routes/public/xcom.py:351; apache/airflow#58921 took out the second
+// dumps that #59032 reported): the entry is kept as POST keeps it, so
+// the answer and a native read are json.dumps' text of the value
+// (test_xcom.py:815-816) and a deserialized read the value.
 func (s *server) v2UpdateXComEntry(req *apiRequest) (any, error) {
 	key := req.param("xcom_key")
-	dumped, err := v2XComValue(req)
+	value, err := v2XComValue(req)
 	if err != nil {
 		return nil, err
-	}
-	value, err := json.Marshal(string(dumped))
-	if err != nil {
-		return nil, fmt.Errorf("store xcom value: %w", err)
 	}
 	x, err := s.ops.setXComValue(req.param("dag_id"), req.param("dag_run_id"), req.param("task_id"), key, bodyInt(req.body, "map_index", -1), value)
 	if errors.Is(err, errNotFound) {

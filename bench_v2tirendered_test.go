@@ -47,3 +47,33 @@ func BenchmarkV2ListTaskInstancesByOperator(b *testing.B) {
 		benchPage{"operator_desc", all + "&order_by=-operator"},
 		benchPage{"operator_offset", dag + "&offset=200&order_by=operator"})
 }
+
+// benchTIGroupStore is benchTIStore's with operatorOfTask's operators
+// and the mapped task instances of every other mapped run rendered
+// (benchTIOperatorStore's and benchTIRenderedStore's).
+func benchTIGroupStore(b *testing.B, rows int) (*Store, *DAGSet) {
+	store, dags := benchTIOperatorStore(b, rows)
+	setRenderedMapIndexes(b, store, "bench_tis", func(run, _ int, _ *TaskInstance) bool { return run%2 == 0 })
+	return store, dags
+}
+
+// BenchmarkV2ListTaskInstancesGroupLed lists a page of 50 of every run's
+// task instances by orders led by operator, map_index or
+// rendered_map_index with a key after it: every DAG's BashOperators by
+// -start_date, a DAG's from offset 200 by -operator then start_date
+// (its PythonOperators), by map_index then -start_date (the unmapped
+// ones), a DAG's by -map_index then start_date (the mapped ones,
+// sorted), by rendered_map_index then -start_date (the NULL part), a
+// state's by -rendered_map_index then -end_date (the rendered part). The
+// pages pick the group's along the next key's walk, where every task
+// instance was read and sorted.
+func BenchmarkV2ListTaskInstancesGroupLed(b *testing.B) {
+	const all, dag = "/dags/~/dagRuns/~/taskInstances?limit=50", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50"
+	benchV2Pages(b, benchTIGroupStore,
+		benchPage{"operator_start", all + "&order_by=operator&order_by=-start_date"},
+		benchPage{"operator_desc_offset", dag + "&offset=200&order_by=-operator&order_by=start_date"},
+		benchPage{"map_index_start", all + "&order_by=map_index&order_by=-start_date"},
+		benchPage{"map_index_desc", dag + "&order_by=-map_index&order_by=start_date"},
+		benchPage{"rendered_start", all + "&order_by=rendered_map_index&order_by=-start_date"},
+		benchPage{"rendered_desc_state", dag + "&state=success&order_by=-rendered_map_index&order_by=-end_date"})
+}

@@ -504,11 +504,7 @@ func assertProcessGone(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Contains(string(st), ") Z ") {
-			return
-		}
-		if !processExists(pid) {
+		if !procAlive(pid) {
 			return
 		}
 		if time.Now().After(deadline) {

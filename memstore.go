@@ -126,16 +126,17 @@ type Store struct {
 	// tiSorts remembers named runs' task instances sorted in the orders
 	// pages asked for, per version of the runs' rows (memstore_tiruns.go).
 	tiSorts namedRunsSorts
-	// tiRendered remembers the rendered part of listings by
-	// rendered_map_index, per version of the task-instance rows
-	// (memstore_tirendered.go).
-	tiRendered versionMemo[[]RunTaskInstance]
-	// tiRenderedOfDAG remembers a DAG's part of them, per version of
-	// its task-instance rows.
-	tiRenderedOfDAG versionMemo[[]RunTaskInstance]
+	// tiMappedParts remembers the mapped part of listings led by
+	// map_index or rendered_map_index, sorted, per version of the
+	// task-instance rows (memstore_tigroups.go).
+	tiMappedParts versionMemo[[]RunTaskInstance]
+	// tiMappedOfDAG remembers a DAG's mapped task instances a listing's
+	// mapped part takes, per version of its task-instance rows
+	// (memstore_tigroups.go, mappedOfDAGTxn).
+	tiMappedOfDAG versionMemo[[]RunTaskInstance]
 	// tiOperators remembers each operator's count of a DAG's task
-	// instances for listings by operator, per version of the DAG's
-	// task-instance rows (memstore_tioperator.go, tiValueCountsTxn).
+	// instances for listings led by operator, per version of the DAG's
+	// task-instance rows (memstore_tivaluecounts.go, tiValueCountsTxn).
 	tiOperators versionMemo[map[string]int]
 	// tiStateCounts and tiTryCounts remember each state's and try
 	// number's count of a DAG's task instances, for listings led by
@@ -214,11 +215,11 @@ func newStore() (*Store, error) {
 		return nil, fmt.Errorf("create store: %w", err)
 	}
 	return &Store{db: db,
-		tiRendered:      versionMemo[[]RunTaskInstance]{max: maxTIRenderedSorts},
-		tiRenderedOfDAG: versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
-		tiOperators:     versionMemo[map[string]int]{max: maxTIValueCounts},
-		tiStateCounts:   versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
-		tiTryCounts:     versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
+		tiMappedParts: versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
+		tiMappedOfDAG: versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
+		tiOperators:   versionMemo[map[string]int]{max: maxTIValueCounts},
+		tiStateCounts: versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
+		tiTryCounts:   versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
 	}, nil
 }
 

@@ -30,8 +30,13 @@ type TIOrderQuery struct {
 	Desc   bool
 	// Keep, when set, picks the task instances (every filter of the
 	// listing); KeepKey names it, for the count of what it picks.
-	Keep          func(RunTaskInstance) bool
-	KeepKey       string
+	Keep    func(RunTaskInstance) bool
+	KeepKey string
+	// WholeUnmapped says Keep picks every unmapped task instance (a
+	// group of a page led by map_index or rendered_map_index without a
+	// filter): the walk passes their blocks for the offset by their
+	// counts.
+	WholeUnmapped bool
 	Offset, Limit int
 }
 
@@ -50,16 +55,31 @@ func (s *Store) TIOrderPage(q TIOrderQuery) (page []RunTaskInstance, total int, 
 		}
 		return s.TaskInstanceFilteredPage(q.DagIDs, q.ByID, q.Offset, q.Limit, q.Keep, q.KeepKey)
 	}
-	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
-		m := &tiOrderMerge{txn: txn, byID: q.ByID, desc: true}
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, s.TIOrderWalk(q))
+}
+
+// TIOrderWalk is TIOrderPage's walk either way (q's DagIDs and Limit
+// aside): a group's of a page led by another key (TIGroupPage).
+func (s *Store) TIOrderWalk(q TIOrderQuery) TIWalk {
+	return func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+		m := &tiOrderMerge{txn: txn, byID: q.ByID, desc: q.Desc}
+		if q.WholeUnmapped {
+			m.passWhole = func(b *tiOrderRow) bool { return b.MapIndex < 0 }
+		}
 		defer func() { *read += m.read }()
 		var wide bool
-		if err := m.startDesc(dagIDs, &wide); err != nil {
+		var err error
+		if q.Desc {
+			err = m.startDesc(dagIDs, &wide)
+		} else {
+			err = m.start(dagIDs)
+		}
+		if err != nil || wide {
 			return nil, false, err
 		}
 		page, _, err := m.page(q.Offset, limit, q.Keep, false)
-		return page, err == nil && !wide, err
-	})
+		return page, err == nil, err
+	}
 }
 
 // startDesc opens the merge's walks down over dagIDs' blocks: by
@@ -167,7 +187,12 @@ type TIRunOrderQuery struct {
 // counts' without a filter, else counted once per version of the
 // task-instance rows and filter.
 func (s *Store) TIRunOrderPage(q TIRunOrderQuery) (page []RunTaskInstance, total int, ok bool, err error) {
-	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, s.TIRunOrderWalk(q))
+}
+
+// TIRunOrderWalk is TIRunOrderPage's walk (q's DagIDs and Limit aside).
+func (s *Store) TIRunOrderWalk(q TIRunOrderQuery) TIWalk {
+	return func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
 		w := &runOrderWalk{s: s, txn: txn, q: RunOrderQuery{DagIDs: dagIDs, Attr: q.Attr, Desc: q.Desc, Compare: q.RunCompare,
 			NullsLast: true, CompareName: q.RunCompareName}}
 		defer func() { *read += w.read }()
@@ -200,5 +225,5 @@ func (s *Store) TIRunOrderPage(q TIRunOrderQuery) (page []RunTaskInstance, total
 			return nil, false, notWalked(err)
 		}
 		return take.Page, true, nil
-	})
+	}
 }

@@ -52,7 +52,12 @@ type TIRunAfterQuery struct {
 // a filter, else counted once per version of the task-instance rows and
 // filter.
 func (s *Store) TIRunAfterPage(q TIRunAfterQuery) (page []RunTaskInstance, total int, ok bool, err error) {
-	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, s.TIRunAfterWalk(q))
+}
+
+// TIRunAfterWalk is TIRunAfterPage's walk (q's DagIDs and Limit aside).
+func (s *Store) TIRunAfterWalk(q TIRunAfterQuery) TIWalk {
+	return func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
 		m := &runAfterMerge{desc: q.Desc}
 		for _, dagID := range dagIDs {
 			var it memdb.ResultIterator
@@ -90,7 +95,7 @@ func (s *Store) TIRunAfterPage(q TIRunAfterQuery) (page []RunTaskInstance, total
 			take.from(tied)
 		}
 		return take.Page, true, nil
-	})
+	}
 }
 
 // tiedRuns are runs that tie in a listing's order (a microsecond of

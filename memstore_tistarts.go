@@ -487,6 +487,12 @@ var errNotStarted = errors.New("page past the started task instances")
 // The total is the run counts' without a filter, else counted once per
 // version of the task-instance rows and filter.
 func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, s.TIStartWalk(q))
+}
+
+// TIStartWalk is TIStartPage's walk (q's DagIDs and Limit aside): a
+// group's of a page led by another key (TIGroupPage).
+func (s *Store) TIStartWalk(q TIStartQuery) TIWalk {
 	return s.walkTIPage(q, tiStartOrUnstarted, func(m *tiStartMerge, dagID string) error {
 		if err := m.add(dagID); err != nil {
 			return err
@@ -505,13 +511,13 @@ func (s *Store) TIStartPage(q TIStartQuery) (page []RunTaskInstance, total int, 
 	})
 }
 
-// walkTIPage is a page of q from a merge of the walks addDAG starts for
-// each DAG, in the order entryOf gives the task instances (TIStartPage,
-// TIKeyPage); ok is false when the store cannot walk it: task instances
-// without ids, runs in a state neither settled nor unfinished (in no
-// walk), an entry its task instance no longer has.
-func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartEntry, bool), addDAG func(m *tiStartMerge, dagID string) error) (page []RunTaskInstance, total int, ok bool, err error) {
-	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+// walkTIPage is the walk of q's page from a merge of the walks addDAG
+// starts for each DAG, in the order entryOf gives the task instances
+// (TIStartWalk, TIKeyWalk); it is not ok when the store cannot walk
+// it: task instances without ids, runs in a state neither settled nor
+// unfinished (in no walk), an entry its task instance no longer has.
+func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartEntry, bool), addDAG func(m *tiStartMerge, dagID string) error) TIWalk {
+	return func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
 		m := &tiStartMerge{txn: txn, desc: q.Desc, read: read, entryOf: entryOf}
 		for _, dagID := range dagIDs {
 			if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
@@ -523,16 +529,37 @@ func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartE
 		}
 		heap.Init(m)
 		return m.walkPage(q, limit)
-	})
+	}
 }
 
+// TIWalk walks a page of task instances of dagIDs (its query's order,
+// filter and offset), at most limit of them, in the read txn, counting
+// the rows it reads in read; not ok when the store cannot walk it (the
+// caller sorts). A page function calls it after its total (walkedTIPage),
+// or a group's page for the group's part (TIGroupPage).
+type TIWalk func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error)
+
 // walkedTIPage is a walked page of task instances of dagIDs: in one read
-// of the store, the total walkedTITotal gives, and walk's page of at
-// most limit (what the offset leaves of the total) when the offset is
-// before the total; the rows both read are reported once. ok is false
-// when the total or walk cannot walk it (the caller sorts).
-func (s *Store) walkedTIPage(dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, offset, limit int,
-	walk func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error)) (page []RunTaskInstance, total int, ok bool, err error) {
+// of the store, the total (the run counts' without keep, else what keep
+// picks, counted once per version of the rows: filteredTITotal), and
+// walk's page of at most limit (what the offset leaves of the total)
+// when the offset is before the total; the rows both read are reported
+// once. ok is false when tiOrderTotal or walk cannot walk it (the caller
+// sorts).
+func (s *Store) walkedTIPage(dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, offset, limit int, walk TIWalk) (page []RunTaskInstance, total int, ok bool, err error) {
+	return s.countedTIPage(dagIDs, offset, limit, func(txn *memdb.Txn, ids []string, all int, read *int) (int, error) {
+		if keep == nil {
+			return all, nil
+		}
+		return s.filteredTITotal(txn, ids, keep, keepKey, read)
+	}, walk)
+}
+
+// countedTIPage is walkedTIPage with the total count gives from the
+// scope's DAGs (tiOrderTotal's, sorted) and how many task instances they
+// have (all).
+func (s *Store) countedTIPage(dagIDs []string, offset, limit int, count func(txn *memdb.Txn, ids []string, all int, read *int) (int, error),
+	walk TIWalk) (page []RunTaskInstance, total int, ok bool, err error) {
 	txn := s.read()
 	read := 0
 	defer func() {
@@ -540,9 +567,12 @@ func (s *Store) walkedTIPage(dagIDs []string, keep func(RunTaskInstance) bool, k
 			s.rowsRead(read)
 		}
 	}()
-	total, ids, ok, err := s.walkedTITotal(txn, dagIDs, keep, keepKey, &read)
+	all, ids, ok, err := tiOrderTotal(txn, dagIDs)
 	if err != nil || !ok {
 		return nil, 0, ok, err
+	}
+	if total, err = count(txn, ids, all, &read); err != nil {
+		return nil, 0, false, err
 	}
 	if offset >= total || limit <= 0 {
 		return []RunTaskInstance{}, total, true, nil
@@ -600,18 +630,6 @@ func (m *tiStartMerge) walkPage(q TIStartQuery, limit int) (page []RunTaskInstan
 		}
 	}
 	return page, true, nil
-}
-
-// walkedTITotal is how many task instances of dagIDs a walked page
-// picks: the run counts' without keep, else what keep picks, counted once
-// per version of the rows (filteredTITotal); ok is tiOrderTotal's.
-func (s *Store) walkedTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) (total int, ids []string, ok bool, err error) {
-	total, ids, ok, err = tiOrderTotal(txn, dagIDs)
-	if err != nil || !ok || keep == nil {
-		return total, ids, ok, err
-	}
-	total, err = s.filteredTITotal(txn, ids, keep, keepKey, read)
-	return total, ids, err == nil, err
 }
 
 // filteredTITotal is how many task instances of dagIDs keep picks,

@@ -726,6 +726,11 @@ func (s *Store) pendingKeyedTxn(txn *memdb.Txn, dagID string, order tiKeyOrder, 
 // walk it (task instances without ids, runs in a state neither settled
 // nor unfinished): the caller sorts.
 func (s *Store) TIKeyPage(order tiKeyOrder, q TIStartQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	return s.walkedTIPage(q.DagIDs, q.Keep, q.KeepKey, q.Offset, q.Limit, s.TIKeyWalk(order, q))
+}
+
+// TIKeyWalk is TIKeyPage's walk (q's DagIDs and Limit aside).
+func (s *Store) TIKeyWalk(order tiKeyOrder, q TIStartQuery) TIWalk {
 	return s.walkTIPage(q, func(ti *TaskInstance) (tiStartEntry, bool) { return tiKeyOf(order, ti) },
 		func(m *tiStartMerge, dagID string) error { return m.addKeyed(s, order, dagID) })
 }

@@ -8,7 +8,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -739,29 +738,31 @@ func (o *operations) clearRunTasks(run *DagRun, onlyFailed, dryRun bool) ([]*Tas
 	})
 }
 
-// taskResult is a task's return value in a run.
+// taskResult is a task's return values in a run: one entry for an
+// unmapped task, one per map index for a mapped one.
 type taskResult struct {
 	taskID string
-	value  json.RawMessage
+	values []*XComEntry
 }
 
 // runResults are the return values (XCom return_value) the tasks taskIDs
-// pushed in run, by task_id, the tasks that pushed none left out
-// (DagRunWaiter._serialize_xcoms).
+// pushed in run, by task_id and map_index, the tasks that pushed none
+// left out (DagRunWaiter._serialize_xcoms, c57fba0e
+// services/public/dag_run.py:55-75).
 func (o *operations) runResults(run *DagRun, taskIDs []string) ([]taskResult, error) {
 	ids := slices.Clone(taskIDs)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	key := xcomReturnKey
 	var out []taskResult
 	for _, id := range ids {
-		e, err := o.store.XCom(run.DagID, run.RunID, id, xcomReturnKey, -1) // an unmapped task's value
-		if errors.Is(err, errNotFound) {
-			continue
-		}
+		es, err := o.store.XComEntries(XComFilter{DagID: run.DagID, RunID: run.RunID, TaskID: id, Key: &key})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, taskResult{taskID: id, value: e.Value})
+		if len(es) > 0 {
+			out = append(out, taskResult{taskID: id, values: es})
+		}
 	}
 	return out, nil
 }

@@ -11,52 +11,122 @@ import (
 
 // fixedOrderPage is q's page when the store walks every run's task
 // instances in q's order by such keys (ok false: it does not, and the
-// caller goes on): led by id or map_index (TIOrderPage), or by the
-// runs' logical_date or data interval (TIRunOrderPage), or by
-// rendered_map_index or operator alone (TIRenderedPage, TIOperatorPage).
+// caller goes on): led by id or map_index alone (TIOrderPage), or by the
+// runs' logical_date or data interval (TIRunOrderPage), or by operator,
+// rendered_map_index, or map_index with keys after it (TIGroupPage).
 func (o *operations) fixedOrderPage(q *tiSearch) ([]RunTaskInstance, int, bool, error) {
-	if byID, desc, ok := q.fixedOrder(); ok {
-		tq := TIOrderQuery{DagIDs: q.dagIDs, ByID: byID, Desc: desc, Offset: q.offset, Limit: q.limit}
-		if !q.unfilteredSearch() {
-			tq.Keep, tq.KeepKey = o.tiKeep(q), q.filterKey()
-		}
-		return o.store.TIOrderPage(tq)
+	byID, desc, fixed := q.fixedOrder()
+	if !fixed && q.runLead() == "" && !q.groupLead() {
+		return nil, 0, false, nil
 	}
-	if attr := q.runLead(); attr != "" {
-		lead := runOrderKey{attr: attr, desc: q.order[0].desc}
-		rq := TIRunOrderQuery{DagIDs: q.dagIDs, Attr: attr, Desc: lead.desc, RunCompare: sortParamOrder([]runOrderKey{lead}),
-			RunCompareName: fmt.Sprintf("task instances by %v", lead), RunTie: sortParamLead(lead), Compare: compareTISortParam(q.order),
-			Offset: q.offset, Limit: q.limit}
-		if !q.unfilteredSearch() {
-			rq.Keep, rq.KeepKey, rq.TaskIDs = o.tiKeep(q), q.filterKey(), inList(slices.Clone(q.taskIDs))
-		}
-		return o.store.TIRunOrderPage(rq)
+	var keep func(RunTaskInstance) bool
+	var keepKey string
+	if !q.unfilteredSearch() {
+		keep, keepKey = o.tiKeep(q), q.filterKey()
 	}
-	if desc, ok := q.renderedOrder(); ok {
-		rq := TIRenderedQuery{DagIDs: q.dagIDs, Desc: desc, Offset: q.offset, Limit: q.limit}
-		if !q.unfilteredSearch() {
-			rq.Keep, rq.KeepKey = o.tiKeep(q), q.filterKey()
-		}
-		return o.store.TIRenderedPage(rq)
+	if fixed {
+		return o.store.TIOrderPage(TIOrderQuery{DagIDs: q.dagIDs, ByID: byID, Desc: desc, Keep: keep, KeepKey: keepKey, Offset: q.offset, Limit: q.limit})
 	}
-	if q.runIDs == nil && len(q.order) == 1 && q.order[0].attr == "operator" {
-		oq := TIOperatorQuery{DagIDs: q.dagIDs, Desc: q.order[0].desc, Offset: q.offset, Limit: q.limit}
-		if !q.unfilteredSearch() {
-			oq.Keep, oq.KeepKey = o.tiKeep(q), q.filterKey()
-		}
-		return o.store.TIOperatorPage(oq)
+	if q.runLead() != "" {
+		return o.store.TIRunOrderPage(q.runOrderQuery(q.order, keep, keepKey, q.offset))
 	}
-	return nil, 0, false, nil
+	gq := o.groupQuery(q, q.order, keep, keepKey)
+	gq.Offset, gq.Limit = q.offset, q.limit
+	return o.store.TIGroupPage(gq)
 }
 
-// renderedOrder says whether TIRenderedPage serves q: every run's task
-// instances (no named runs) by rendered_map_index alone, either way
-// (with keys after it, the NULL part's ties would need them: sorted).
-func (q *tiSearch) renderedOrder() (desc, ok bool) {
-	if q.runIDs != nil || len(q.order) != 1 || q.order[0].attr != "rendered_map_index" {
-		return false, false
+// groupLead says whether TIGroupPage serves q: every run's task
+// instances (no named runs) led by operator or rendered_map_index, or by
+// map_index with keys after it (alone: TIOrderPage).
+func (q *tiSearch) groupLead() bool {
+	if q.runIDs != nil || len(q.order) == 0 {
+		return false
 	}
-	return q.order[0].desc, true
+	switch q.order[0].attr {
+	case "operator", "rendered_map_index":
+		return true
+	case "map_index":
+		return len(q.order) > 1
+	}
+	return false
+}
+
+// groupQuery is the group page of q's task instances keep picks by keys
+// (a tail of q's order led by operator, map_index or rendered_map_index;
+// the id after them in the direction of q's first key), whose groups
+// walk the keys after the lead (restWalk).
+func (o *operations) groupQuery(q *tiSearch, keys []sortKey, keep func(RunTaskInstance) bool, keepKey string) TIGroupQuery {
+	return TIGroupQuery{DagIDs: q.dagIDs, Lead: keys[0].attr, Desc: keys[0].desc, Compare: compareTISortParam(q.order),
+		OrderName: sortKeysName(q.order), Keep: keep, KeepKey: keepKey, Rest: func(g TIGroup) TIWalk { return o.restWalk(q, keys[1:], g) }}
+}
+
+// restWalk walks a group of a page led by operator, map_index or
+// rendered_map_index (g: its task instances) in the order of keys, the
+// keys of q's order after the group's, then the id in the direction of
+// q's first key (SortParam's tie-break, c57fba0e
+// api_fastapi/common/parameters.py:327-330): g's value picked along the
+// store's walk of the next key, or, by another group's key, a group page
+// again. No keys: the id walk.
+func (o *operations) restWalk(q *tiSearch, keys []sortKey, g TIGroup) TIWalk {
+	idWalk := TIOrderQuery{ByID: true, Desc: q.order[0].desc, Keep: g.Keep, KeepKey: g.KeepKey, WholeUnmapped: g.Unmapped, Offset: g.Offset}
+	if len(keys) == 0 {
+		return o.store.TIOrderWalk(idWalk)
+	}
+	switch k := keys[0]; k.attr {
+	case "id": // unique: the keys after it never decide
+		idWalk.Desc = k.desc
+		return o.store.TIOrderWalk(idWalk)
+	case "map_index":
+		if len(keys) == 1 && k.desc == q.order[0].desc {
+			idWalk.ByID, idWalk.Desc = false, k.desc // (map_index, id) either way
+			return o.store.TIOrderWalk(idWalk)
+		}
+	case "start_date":
+		return o.store.TIStartWalk(q.startQuery(keys, g.Keep, g.KeepKey, g.Offset))
+	case "run_after":
+		return o.store.TIRunAfterWalk(q.runAfterQuery(keys, g.Keep, g.KeepKey, g.Offset))
+	case "logical_date", "data_interval_start", "data_interval_end":
+		return o.store.TIRunOrderWalk(q.runOrderQuery(keys, g.Keep, g.KeepKey, g.Offset))
+	}
+	if order, keyed := tiKeyOrderOf(keys[0].attr); keyed {
+		return o.store.TIKeyWalk(order, q.startQuery(keys, g.Keep, g.KeepKey, g.Offset))
+	}
+	// operator, rendered_map_index, map_index with keys after it or the
+	// other way than the id.
+	gq := o.groupQuery(q, keys, g.Keep, g.KeepKey)
+	gq.Offset = g.Offset
+	return o.store.TIGroupWalk(gq, g.N)
+}
+
+// startQuery is the start or keyed walk of q's task instances keep picks
+// by keys (a tail of q's order led by start_date, state, end_date,
+// duration or try_number), put in q's whole order: each key's ties (one
+// instant) sorted, or the walk's own order when keys is the key alone
+// and the id goes its way.
+func (q *tiSearch) startQuery(keys []sortKey, keep func(RunTaskInstance) bool, keepKey string, offset int) TIStartQuery {
+	return TIStartQuery{DagIDs: q.dagIDs, Desc: keys[0].desc, Compare: compareTISortParam(q.order), Keep: keep, KeepKey: keepKey,
+		Named: q.named, KeyOnly: len(keys) == 1 && keys[0].desc == q.order[0].desc, Offset: offset, Limit: q.limit}
+}
+
+// runAfterQuery is the run_after walk of q's task instances keep picks
+// by keys (a tail of q's order led by run_after), put in q's whole order.
+func (q *tiSearch) runAfterQuery(keys []sortKey, keep func(RunTaskInstance) bool, keepKey string, offset int) TIRunAfterQuery {
+	return TIRunAfterQuery{DagIDs: q.dagIDs, Desc: keys[0].desc, Compare: compareTISortParam(q.order), Keep: keep, KeepKey: keepKey,
+		TaskIDs: inList(slices.Clone(q.taskIDs)), Offset: offset, Limit: q.limit}
+}
+
+// runOrderQuery is the walk of q's task instances keep picks by keys (a
+// tail of q's order led by logical_date or the data interval: runLead's)
+// in their runs' order, put in q's whole order.
+func (q *tiSearch) runOrderQuery(keys []sortKey, keep func(RunTaskInstance) bool, keepKey string, offset int) TIRunOrderQuery {
+	lead := runOrderKey{attr: keys[0].attr, desc: keys[0].desc}
+	rq := TIRunOrderQuery{DagIDs: q.dagIDs, Attr: lead.attr, Desc: lead.desc, RunCompare: sortParamOrder([]runOrderKey{lead}),
+		RunCompareName: fmt.Sprintf("task instances by %v", lead), RunTie: sortParamLead(lead), Compare: compareTISortParam(q.order),
+		Keep: keep, KeepKey: keepKey, Offset: offset, Limit: q.limit}
+	if keep != nil {
+		rq.TaskIDs = inList(slices.Clone(q.taskIDs))
+	}
+	return rq
 }
 
 // fixedOrder says whether TIOrderPage serves q: every run's task

@@ -199,8 +199,9 @@ func (q *tiSearch) leadGroupsWalked() bool {
 
 // walkedOrder says whether searchTaskInstances walks q's order (every
 // run's task instances) rather than reading and sorting them: the orders
-// fixedOrderPage, walkedLead and leadGroupPage take, a keyed lead's keys
-// after it read by its ties (state and try_number) counted as not.
+// fixedOrderPage (TIOrderPage, TIRunOrderPage, TIGroupPage), walkedLead
+// and leadGroupPage take, a keyed lead's keys after it read by its ties
+// (state and try_number) counted as not.
 func (q *tiSearch) walkedOrder() bool {
 	if q.runIDs != nil || len(q.order) == 0 {
 		return false
@@ -208,12 +209,10 @@ func (q *tiSearch) walkedOrder() bool {
 	if _, _, ok := q.fixedOrder(); ok {
 		return true
 	}
-	if _, ok := q.renderedOrder(); ok {
+	if q.groupLead() || q.runLead() != "" {
 		return true
 	}
 	switch a := q.order[0].attr; {
-	case len(q.order) == 1 && a == "operator", q.runLead() != "":
-		return true
 	case a == "state" || a == "try_number":
 		return len(q.order) == 1 || q.leadGroupsWalked()
 	}

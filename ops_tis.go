@@ -874,20 +874,16 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 		if !q.unfilteredSearch() {
 			keep, keepKey = o.tiKeep(q), q.filterKey()
 		}
-		desc, compare := q.order[0].desc, compareTISortParam(q.order)
 		var rows []RunTaskInstance
 		var total int
 		var ok bool
 		var err error
-		walk := TIStartQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare, Keep: keep, KeepKey: keepKey, Named: q.named,
-			KeyOnly: len(q.order) == 1, Offset: q.offset, Limit: q.limit}
 		if order, keyed := tiKeyOrderOf(lead); keyed {
-			rows, total, ok, err = o.store.TIKeyPage(order, walk)
+			rows, total, ok, err = o.store.TIKeyPage(order, q.startQuery(q.order, keep, keepKey, q.offset))
 		} else if lead == "start_date" {
-			rows, total, ok, err = o.store.TIStartPage(walk)
+			rows, total, ok, err = o.store.TIStartPage(q.startQuery(q.order, keep, keepKey, q.offset))
 		} else {
-			rows, total, ok, err = o.store.TIRunAfterPage(TIRunAfterQuery{DagIDs: q.dagIDs, Desc: desc, Compare: compare,
-				Keep: keep, KeepKey: keepKey, TaskIDs: inList(slices.Clone(q.taskIDs)), Offset: q.offset, Limit: q.limit})
+			rows, total, ok, err = o.store.TIRunAfterPage(q.runAfterQuery(q.order, keep, keepKey, q.offset))
 		}
 		if ok || err != nil {
 			return rows, total, err

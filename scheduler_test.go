@@ -1131,14 +1131,9 @@ tasks:
 	}
 }
 
-func isZombie(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(data))
-	return len(fields) > 2 && fields[2] == "Z"
-}
+// isZombie reports whether pid has ended and waits to be reaped; a pid no
+// longer listed has ended too.
+func isZombie(pid int) bool { return !procAlive(pid) }
 
 func TestBash_OutcomesAndRequestDataIsNeverShellText(t *testing.T) {
 	t.Parallel()

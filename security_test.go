@@ -120,15 +120,14 @@ tasks:
 	}
 }
 
-// procAlive reports whether a process exists and is not a zombie.
+// procAlive reports whether a process exists and is not a zombie. It
+// reads the process through readProcStat, which every platform has (/proc
+// on Linux, ps elsewhere on Unix, the process list on Windows), so that a
+// check of a process's end checks it everywhere rather than finding no
+// /proc and taking the process for gone.
 func procAlive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// pid (comm) S ...: the state follows the last ')'.
-	rest := string(data[bytes.LastIndexByte(data, ')')+1:])
-	return !strings.HasPrefix(strings.TrimSpace(rest), "Z") && !strings.HasPrefix(strings.TrimSpace(rest), "X")
+	st, ok := readProcStat(pid)
+	return ok && st.state != 'Z' && st.state != 'X'
 }
 
 // readPID waits for a task to write its pid file.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"testing"
@@ -73,7 +74,10 @@ func (s *Store) RemoveTaskInstance(dagID, runID, taskID string) error {
 	})
 }
 
-// UpsertDagRun stores a changed copy of a run, or a new run.
+// UpsertDagRun stores a changed copy of a run, or a new run. A stored
+// run's conf never changes in airlite (no route writes it after the
+// trigger), and the conf orders' remembered sorts rely on that, so a copy
+// with another conf is refused rather than stored behind their back.
 func (s *Store) UpsertDagRun(run *DagRun) error {
 	return s.update(func(txn *memdb.Txn) error {
 		old, err := runByRunIDTxn(txn, run.DagID, run.RunID)
@@ -85,6 +89,9 @@ func (s *Store) UpsertDagRun(run *DagRun) error {
 			return countRunTxn(txn, run, 1, 0, 0)
 		case err != nil:
 			return err
+		}
+		if !bytes.Equal(old.Conf, run.Conf) {
+			return fmt.Errorf("upsert run %s/%s: conf %s changed to %s, which no route does", run.DagID, run.RunID, old.Conf, run.Conf)
 		}
 		return putRunTxn(txn, old, run)
 	})

@@ -1,0 +1,281 @@
+package main
+
+// Every run's task instances in an order led by a key whose values part
+// them into few groups (any keys after it, either way): operator, a
+// TaskInstance column, the task's type (c57fba0e
+// models/taskinstance.py:532, 874; SortParam looks the name up on the
+// model, api_fastapi/common/parameters.py:315, so the column, not
+// custom_operator_name), map_index, and rendered_map_index (a
+// TaskInstance column in get_task_instances' SortParam,
+// routes/public/task_instances.py:457; the batch's SortParam does not
+// take it, :613). NULL is the lowest value (SQLite's order;
+// sortParamCompare) and the id breaks the last ties in the first key's
+// direction (parameters.py:327-330).
+//
+// A page passes whole groups for its offset by their counts and walks
+// the groups it takes in the order of the keys after the lead (TIGroup,
+// the caller's TIWalk: the id walk, a start or keyed walk, a run
+// order's walk, or another group's page), the group's value picked
+// along that walk. The groups:
+//   - operator: a DAG has few; each one's task instances are counted
+//     once per version of each DAG's task-instance rows (remembered,
+//     tiValueCountsTxn, which counts state and try_number too);
+//   - map_index and rendered_map_index: the unmapped task instances (and,
+//     by rendered_map_index, the mapped ones not rendered: a try's
+//     map_index_template renders a mapped one alone, python/airlite_task.py
+//     render_map_index), most of them, are one group, whose count is the
+//     scope's less the other part's; the other part, the mapped ones
+//     (with a value), is read from each DAG's mapped blocks of ti_order
+//     once per version of that DAG's task-instance rows, and the DAGs'
+//     sorted in the listing's order once per version of the task-instance
+//     rows (both remembered).
+//
+// No write of its own.
+
+import (
+	"container/heap"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	memdb "github.com/hashicorp/go-memdb"
+)
+
+// TIGroupQuery is a page of task instances in Compare's order, whose
+// first key is Lead, either way.
+type TIGroupQuery struct {
+	// DagIDs are the DAGs whose runs' task instances are listed; nil:
+	// every DAG with a DAG row.
+	DagIDs []string
+	// Lead is operator, map_index or rendered_map_index; Desc its
+	// direction.
+	Lead string
+	Desc bool
+	// Compare is the listing's whole order (Lead first, then its other
+	// keys and the id), OrderName names it (the mapped part sorted in it
+	// is remembered).
+	Compare   func(a, b RunTaskInstance) int
+	OrderName string
+	// Keep, when set, picks the task instances (every filter of the
+	// listing); KeepKey names it.
+	Keep    func(RunTaskInstance) bool
+	KeepKey string
+	// Rest is the walk of a group's task instances in Compare's order
+	// (the keys after Lead, then the id).
+	Rest          func(g TIGroup) TIWalk
+	Offset, Limit int
+}
+
+// TIGroup is a group of task instances of one value of a page's lead
+// (or of the part of map_index's and rendered_map_index's walked), as a
+// walk of the keys after the lead takes it: Keep picks its task
+// instances (the listing's filter and the value), N of them, and the
+// walk starts after the first Offset.
+type TIGroup struct {
+	Keep    func(RunTaskInstance) bool
+	KeepKey string
+	Offset  int
+	N       int
+	// Unmapped says Keep picks every unmapped task instance (the
+	// unmapped part without a filter).
+	Unmapped bool
+}
+
+// maxTIMappedParts bounds the mapped parts remembered
+// (Store.tiMappedParts; the operators' counts and each DAG's mapped task
+// instances: maxTIValueCounts); past it the memory starts again empty.
+const maxTIMappedParts = 16
+
+// tiGroupPart is a group of a page: walked by the query's Rest (rows
+// nil), or read whole, its task instances in the listing's order.
+type tiGroupPart struct {
+	TIGroup
+	rows []RunTaskInstance
+}
+
+// TIGroupPage is a page of the task instances q picks in q.Compare's
+// order and how many it picks; ok is false when the store cannot walk
+// it (a task instance without an id, a walk of a group that cannot: the
+// caller sorts). The total is the groups'; a group's value is picked
+// along its walk, so a rare one (an operator of few tasks) reads the
+// walk to its page's last.
+func (s *Store) TIGroupPage(q TIGroupQuery) (page []RunTaskInstance, total int, ok bool, err error) {
+	var groups []tiGroupPart
+	count := func(txn *memdb.Txn, ids []string, all int, read *int) (int, error) {
+		var err error
+		groups, err = s.tiGroupsTxn(txn, ids, q, func() (int, error) {
+			if q.Keep == nil {
+				return all, nil
+			}
+			return s.filteredTITotal(txn, ids, q.Keep, q.KeepKey, read)
+		}, read)
+		total := 0
+		for _, g := range groups {
+			total += g.N
+		}
+		return total, err
+	}
+	return s.countedTIPage(q.DagIDs, q.Offset, q.Limit, count, func(txn *memdb.Txn, ids []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+		return takeTIGroups(txn, ids, groups, q, limit, read)
+	})
+}
+
+// TIGroupWalk is TIGroupPage's walk over a group of n task instances q
+// picks (q.Keep: a group of a page led by another key).
+func (s *Store) TIGroupWalk(q TIGroupQuery, n int) TIWalk {
+	return func(txn *memdb.Txn, ids []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
+		groups, err := s.tiGroupsTxn(txn, ids, q, func() (int, error) { return n, nil }, read)
+		if err != nil {
+			return nil, false, err
+		}
+		return takeTIGroups(txn, ids, groups, q, limit, read)
+	}
+}
+
+// takeTIGroups takes limit task instances from groups after q.Offset:
+// a group before the offset passed by its count, a read group's slice
+// taken, a walked group walked from its offset to what the page needs of it.
+func takeTIGroups(txn *memdb.Txn, ids []string, groups []tiGroupPart, q TIGroupQuery, limit int, read *int) ([]RunTaskInstance, bool, error) {
+	page := []RunTaskInstance{}
+	offset := q.Offset
+	for _, g := range groups {
+		if len(page) >= limit {
+			break
+		}
+		if offset >= g.N {
+			offset -= g.N
+			continue
+		}
+		n := min(limit-len(page), g.N-offset)
+		if g.rows != nil {
+			page = append(page, g.rows[offset:offset+n]...)
+			*read += n
+		} else {
+			g.Offset = offset
+			got, ok, err := q.Rest(g.TIGroup)(txn, ids, n, read)
+			if err != nil || !ok {
+				return nil, ok, err
+			}
+			page = append(page, got...)
+		}
+		offset = 0
+	}
+	return page, true, nil
+}
+
+// tiGroupsTxn are q's groups of the task instances of ids q.Keep picks,
+// in q's order (empty ones left out); all is how many it picks.
+func (s *Store) tiGroupsTxn(txn *memdb.Txn, ids []string, q TIGroupQuery, all func() (int, error), read *int) ([]tiGroupPart, error) {
+	with := func(pick func(RunTaskInstance) bool) func(RunTaskInstance) bool {
+		if q.Keep == nil {
+			return pick
+		}
+		return func(r RunTaskInstance) bool { return pick(r) && q.Keep(r) }
+	}
+	if q.Lead == "operator" {
+		counts, err := s.operatorCountsTxn(txn, ids, q.Keep, q.KeepKey, read)
+		if err != nil {
+			return nil, err
+		}
+		ops := slices.Sorted(maps.Keys(counts))
+		if q.Desc {
+			slices.Reverse(ops)
+		}
+		groups := make([]tiGroupPart, 0, len(ops))
+		for _, op := range ops {
+			groups = append(groups, tiGroupPart{TIGroup: TIGroup{N: counts[op], KeepKey: q.KeepKey + " operator=" + strconv.Quote(op),
+				Keep: with(func(r RunTaskInstance) bool { return r.TI.Operator == op })}})
+		}
+		return groups, nil
+	}
+	// map_index or rendered_map_index: the mapped task instances (with a
+	// value), read and sorted, and the others, walked.
+	inPart := func(r RunTaskInstance) bool { return r.TI.MapIndex >= 0 }
+	if q.Lead == "rendered_map_index" {
+		inPart = func(r RunTaskInstance) bool { return r.TI.RenderedMapIndex != nil }
+	}
+	part, err := s.mappedPartTxn(txn, ids, with(inPart), q.Lead+"\x00"+q.KeepKey, q.Compare, tiCountKey(ids, q.KeepKey)+" "+q.Lead+" by "+q.OrderName, read)
+	if err != nil {
+		return nil, err
+	}
+	n, err := all()
+	if err != nil {
+		return nil, err
+	}
+	rest := tiGroupPart{TIGroup: TIGroup{N: n - len(part), KeepKey: q.KeepKey + " " + q.Lead + " NULL", Unmapped: q.Keep == nil,
+		Keep: with(func(r RunTaskInstance) bool { return !inPart(r) })}}
+	groups := []tiGroupPart{rest, {TIGroup: TIGroup{N: len(part)}, rows: part}}
+	if q.Desc {
+		slices.Reverse(groups)
+	}
+	return slices.DeleteFunc(groups, func(g tiGroupPart) bool { return g.N == 0 }), nil
+}
+
+// operatorCountsTxn is how many task instances of dagIDs keep picks each
+// operator has: each DAG's counted once per version of its task-instance
+// rows and filter, then remembered (tiValueCountsTxn), so that a write of
+// one DAG's task instances has the next page count that DAG's again.
+func (s *Store) operatorCountsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[string]int, error) {
+	return tiValueCountsTxn(txn, &s.tiOperators, "operator", dagIDs, func(r RunTaskInstance) string { return r.TI.Operator }, keep, keepKey, read)
+}
+
+// mappedPartTxn is the mapped task instances of dagIDs pick picks (the
+// mapped blocks of ti_order: map_index 0 and up; pending and grouped
+// blocks are unmapped), in compare's order: each DAG's (mappedOfDAGTxn,
+// under pickKey: the filter and lead) put together and sorted once per
+// version of the task-instance rows and key (the scope, filter and
+// order), then remembered.
+func (s *Store) mappedPartTxn(txn *memdb.Txn, dagIDs []string, pick func(RunTaskInstance) bool, pickKey string,
+	compare func(a, b RunTaskInstance) int, key string, read *int) ([]RunTaskInstance, error) {
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list task instances: %w", err)
+	}
+	return s.tiMappedParts.get(root.WatchCh(), key, func() ([]RunTaskInstance, error) {
+		var sorted []RunTaskInstance
+		for _, dagID := range dagIDs {
+			part, err := s.mappedOfDAGTxn(txn, dagID, pick, pickKey, read)
+			if err != nil {
+				return nil, err
+			}
+			sorted = append(sorted, part...)
+		}
+		slices.SortFunc(sorted, compare)
+		return sorted, nil
+	})
+}
+
+// mappedOfDAGTxn is mappedPartTxn's part of one DAG, in ti_order's
+// order: read from its mapped blocks once per version of its
+// task-instance rows (the watch channel of its prefix of them) and
+// pickKey, then remembered (Store.tiMappedOfDAG), so that a write of one
+// DAG's task instances has the next page read that DAG's mapped blocks
+// again, not every DAG's.
+func (s *Store) mappedOfDAGTxn(txn *memdb.Txn, dagID string, pick func(RunTaskInstance) bool, pickKey string, read *int) ([]RunTaskInstance, error) {
+	rows, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
+	}
+	readPart := func() ([]RunTaskInstance, error) {
+		m := &tiOrderMerge{txn: txn}
+		defer func() { *read += m.read }()
+		it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
+		if err != nil {
+			return nil, fmt.Errorf("list task instances: %w", err)
+		}
+		w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex >= 0 }}
+		if m.nextBlock(w) {
+			m.walks = append(m.walks, w)
+		}
+		heap.Init(m)
+		part, _, err := m.page(0, math.MaxInt, pick, false)
+		return part, err
+	}
+	root := rows.WatchCh()
+	if root == nil {
+		return readPart()
+	}
+	return s.tiMappedOfDAG.get(root, dagID+"\x00"+pickKey, readPart)
+}
