@@ -137,10 +137,11 @@ type Store struct {
 	// tiOperators remembers each operator's count of a DAG's task
 	// instances for listings led by operator, per version of the DAG's
 	// task-instance rows (memstore_tivaluecounts.go, tiValueCountsTxn).
-	tiOperators versionMemo[map[string]int]
+	tiOperators versionMemo[map[TILeadValue[string]]int]
 	// tiStateCounts and tiTryCounts remember each state's and try
 	// number's count of a DAG's task instances, for listings led by
-	// state or try_number with keys after it (memstore_tivaluecounts.go).
+	// state or try_number with keys after it (memstore_tigroups.go,
+	// tiValueCountsTxn).
 	tiStateCounts versionMemo[map[TILeadValue[TaskState]]int]
 	tiTryCounts   versionMemo[map[TILeadValue[int]]int]
 	// tiPending remembers each DAG's unfinished runs' started task
@@ -217,7 +218,7 @@ func newStore() (*Store, error) {
 	return &Store{db: db,
 		tiMappedParts: versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
 		tiMappedOfDAG: versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
-		tiOperators:   versionMemo[map[string]int]{max: maxTIValueCounts},
+		tiOperators:   versionMemo[map[TILeadValue[string]]int]{max: maxTIValueCounts},
 		tiStateCounts: versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
 		tiTryCounts:   versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
 	}, nil

@@ -7,145 +7,78 @@ package main
 // in the first key's direction, api_fastapi/common/parameters.py:327-330).
 // A state or a try number is shared by most task instances, so the keyed
 // walk (TIKeyPage) read a whole group to sort it by the keys after: here
-// a page passes the groups before it by their counts and lists each group
-// it reaches as the listing with the group's value as a filter, in the
-// keys after the lead, along their walk.
+// they are leads of the group page (TIGroupPage, memstore_tigroups.go,
+// as operator is), which passes the groups before a page by their counts
+// and picks each group it reaches along the walk of the keys after the
+// lead; this file says when that reads fewer rows than the keyed walk.
 
-import (
-	"cmp"
-	"maps"
-	"slices"
-)
-
-// tiLeadGroup is the task instances of one value of a listing's lead:
-// how many its filters pick, how many of them have a NULL next key, and
-// the filter that picks them.
-type tiLeadGroup struct {
-	n, nulls int
-	narrow   func(q *tiSearch)
-}
-
-// leadGroups are the groups of counts' values in ascending order (NULL,
-// TaskNone, lowest: sortParamCompare's order of compareTIAttr's), each
-// picked by narrow's filter.
-func leadGroups[V cmp.Ordered](counts map[TILeadValue[V]]int, narrow func(v V) func(q *tiSearch)) []tiLeadGroup {
-	of := map[V]*tiLeadGroup{}
-	for k, n := range counts {
-		g := of[k.Value]
-		if g == nil {
-			g = &tiLeadGroup{narrow: narrow(k.Value)}
-			of[k.Value] = g
-		}
-		g.n += n
-		if k.NextNull {
-			g.nulls += n
-		}
-	}
-	groups := make([]tiLeadGroup, 0, len(of))
-	for _, v := range slices.Sorted(maps.Keys(of)) {
-		groups = append(groups, *of[v])
-	}
-	return groups
-}
+import "slices"
 
 // leadGroupPage is q's page when its order is led by state or try_number
-// and the keys after it are walked (leadGroupsWalked); ok false
-// otherwise, when the groups the page reaches are read for fewer rows by
-// the keyed walk (TIKeyPage: a group's ties read together), or when the
-// rows changed between the counts and a group's page (the caller goes
-// on). The groups' counts are the store's, made once per version of each
-// DAG's task-instance rows; a group's page picks its value along the walk
-// of the next key, about n/its count rows a row (a rare value reads the
-// walk up to its page's last), the next key's NULLs (one tie there) read
-// together.
+// and the keys after it are walked (leadGroupsWalked): the group page of
+// those values (TIGroupPage, as for operator), whose groups are counted
+// once per version of each DAG's task-instance rows, passed by their
+// counts, and picked along the walk of the next key (restWalk; a group
+// whose next key is NULL for all along the keys after it). ok false
+// otherwise, or when the groups the page reaches are read for fewer rows
+// by the keyed walk (TIKeyPage: a group's ties read together; the
+// caller goes on). A group's value is picked along the next key's walk,
+// about n/its count rows a row (a rare value reads the walk up to its
+// page's last), the next key's NULLs (one tie there) read together.
 func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, error) {
 	if !q.leadGroupsWalked() {
 		return nil, 0, false, nil
 	}
-	lead, next := q.order[0], q.order[1]
-	cq := TILeadQuery{DagIDs: q.dagIDs, Null: func(r RunTaskInstance) bool { return tiAttrIsNull(next.attr, r) }, NullName: next.attr}
+	var keep func(RunTaskInstance) bool
+	var keepKey string
 	if !q.unfilteredSearch() {
-		cq.Keep, cq.KeepKey = o.tiKeep(q), q.filterKey()
+		keep, keepKey = o.tiKeep(q), q.filterKey()
 	}
-	var groups []tiLeadGroup
-	var at TICountsAt
-	if lead.attr == "state" {
-		counts, c, ok, err := o.store.TIStateCounts(cq)
+	gq := o.groupQuery(q, q.order, keep, keepKey)
+	gq.Offset, gq.Limit = q.offset, q.limit
+	if keep == nil {
+		groups, ok, err := o.store.TIGroups(gq)
 		if err != nil || !ok {
 			return nil, 0, false, err
 		}
-		groups, at = leadGroups(counts, func(v TaskState) func(q *tiSearch) { return func(q *tiSearch) { q.states = []TaskState{v} } }), c
-	} else {
-		counts, c, ok, err := o.store.TITryCounts(cq)
-		if err != nil || !ok {
-			return nil, 0, false, err
+		if !q.groupsWalkCheaper(groups) {
+			return nil, 0, false, nil
 		}
-		groups, at = leadGroups(counts, func(v int) func(q *tiSearch) { return func(q *tiSearch) { q.tryNumbers = []int64{int64(v)} } }), c
 	}
-	if lead.desc {
-		slices.Reverse(groups)
-	}
+	return o.store.TIGroupPage(gq)
+}
+
+// groupsWalkCheaper says whether the walks of the groups q's page reaches
+// (in q's order) read fewer rows than the keyed walk, about: the keyed
+// walk reads the groups, the next key's walk its NULLs (one tie group:
+// first ascending, last descending) and its values, a group's spread
+// evenly among them.
+func (q *tiSearch) groupsWalkCheaper(groups []TIGroup) bool {
 	total, nulls := 0, 0
 	for _, g := range groups {
-		total, nulls = total+g.n, nulls+g.nulls
+		total, nulls = total+g.N, nulls+g.Nulls
 	}
-	page := []RunTaskInstance{}
 	if q.offset >= total || q.limit <= 0 {
-		return page, total, true, nil
+		return true
 	}
-	// The groups the page reaches, where in each and how many; the rows
-	// either way reads, about: the keyed walk reads the groups, the next
-	// key's walk its NULLs (one tie group: first ascending, last
-	// descending) and its values, a group's spread evenly among them.
-	type part struct {
-		g             tiLeadGroup
-		offset, limit int
-		sub           *tiSearch
-	}
-	var parts []part
 	walked, read := 0, 0
 	for left, offset := min(q.limit, total-q.offset), q.offset; left > 0; groups = groups[1:] {
 		g := groups[0]
-		if offset >= g.n {
-			offset -= g.n
+		if offset >= g.N {
+			offset -= g.N
 			continue
 		}
-		n := min(left, g.n-offset)
-		p := part{g, offset, n, q.leadGroupSearch(1)}
-		if sub := q.leadGroupSearch(2); g.nulls == g.n && sub.walkedOrder() {
-			// The next key NULL for every one (the unstarted by a
-			// date): the keys after it order the group, picked along
-			// their walk (the id's alone).
-			p.sub = sub
-			walked += (offset + n) * total / g.n
+		n := min(left, g.N-offset)
+		if g.Nulls == g.N && q.leadGroupSearch(2).walkedOrder() {
+			// Along the walk of the keys after the next (the id's alone).
+			walked += (offset + n) * total / g.N
 		} else {
-			walked += nextWalkReads(offset+n, g, total, nulls, next.desc)
+			walked += nextWalkReads(offset+n, g, total, nulls, q.order[1].desc)
 		}
-		parts = append(parts, p)
-		read += g.n
+		read += g.N
 		left, offset = left-n, 0
 	}
-	if cq.Keep == nil && read <= walked {
-		return nil, 0, false, nil
-	}
-	for _, p := range parts {
-		sub := p.sub
-		p.g.narrow(sub)
-		sub.offset, sub.limit = p.offset, p.limit
-		o.store.RememberTITotal(at, sub.filterKey(), p.g.n)
-		rows, n, err := o.searchTaskInstances(sub)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if n != p.g.n {
-			return nil, 0, false, nil // written since the counts
-		}
-		page = append(page, rows...)
-	}
-	if !o.store.TICountsStand(at) {
-		return nil, 0, false, nil // written while the groups were read
-	}
-	return page, total, true, nil
+	return read > walked
 }
 
 // nextWalkReads is about how many entries the next key's walk reads to
@@ -153,13 +86,13 @@ func (o *operations) leadGroupPage(q *tiSearch) ([]RunTaskInstance, int, bool, e
 // NULL next key), picking them: ascending its NULLs first, all of them
 // (one tie), then g's values spread evenly among the others; descending
 // the values first, then the NULLs.
-func nextWalkReads(end int, g tiLeadGroup, total, nulls int, desc bool) int {
-	values, gValues := total-nulls, g.n-g.nulls
+func nextWalkReads(end int, g TIGroup, total, nulls int, desc bool) int {
+	values, gValues := total-nulls, g.N-g.Nulls
 	if !desc {
-		if end <= g.nulls || gValues == 0 {
+		if end <= g.Nulls || gValues == 0 {
 			return nulls
 		}
-		return nulls + (end-g.nulls)*values/gValues
+		return nulls + (end-g.Nulls)*values/gValues
 	}
 	if end <= gValues {
 		return end * values / gValues
