@@ -102,14 +102,26 @@ func (o *operations) restWalk(q *tiSearch, keys []sortKey, g TIGroup) TIWalk {
 	case "logical_date", "data_interval_start", "data_interval_end":
 		return o.store.TIRunOrderWalk(q.runOrderQuery(keys, g.Keep, g.KeepKey, g.Offset))
 	}
-	if order, keyed := tiKeyOrderOf(keys[0].attr); keyed {
+	if order, keyed := tiKeyOrderOf(keys[0].attr); keyed && !q.valueLeadWalked(keys) {
 		return o.store.TIKeyWalk(order, q.startQuery(keys, g.Keep, g.KeepKey, g.Offset))
 	}
 	// operator, rendered_map_index, map_index with keys after it or the
-	// other way than the id.
+	// other way than the id, state or try_number with walked keys after
+	// it (TIKeyWalk would read a value's ties whole).
 	gq := o.groupQuery(q, keys, g.Keep, g.KeepKey)
 	gq.Offset = g.Offset
 	return o.store.TIGroupWalk(gq, g.N)
+}
+
+// valueLeadWalked says whether keys (a tail of q's order) are led by
+// state or try_number with keys after it that a walk takes: a group page
+// of their values, as leadGroupPage's (leadGroupsWalked) for a whole
+// order.
+func (q *tiSearch) valueLeadWalked(keys []sortKey) bool {
+	if a := keys[0].attr; len(keys) < 2 || a != "state" && a != "try_number" {
+		return false
+	}
+	return q.leadGroupSearch(len(q.order) - len(keys) + 1).walkedOrder()
 }
 
 // startQuery is the start or keyed walk of q's task instances keep picks
