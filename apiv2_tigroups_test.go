@@ -50,6 +50,11 @@ func TestAPIv2_TaskInstances_GroupLedOrdersReadThePage(t *testing.T) {
 		// (tigrp_c's would walk its 320 newest ids, mapped EmptyOperators,
 		// before a PythonOperator: a rare operator along the id walk).
 		{"one DAG, -operator, map_index", "GET", dagA + "?limit=30&order_by=-operator&order_by=map_index", "", 250},
+		// Nested: an operator's task instances led by state with a
+		// walked key after it, its states passed by their counts (as a
+		// page led by state: leadGroupPage), not each state's read whole.
+		{"every DAG, operator, -state, -start_date", "GET", all + "?limit=30&offset=20&order_by=operator&order_by=-state&order_by=-start_date", "", 400},
+		{"one DAG, -operator, try_number, end_date", "GET", dagA + "?limit=20&offset=10&order_by=-operator&order_by=try_number&order_by=end_date", "", 180},
 		// The unmapped task instances (most) along the start walk.
 		{"every DAG, map_index, -start_date", "GET", all + "?limit=50&order_by=map_index&order_by=-start_date", "", 150},
 		// The mapped part first, read and sorted once per version.

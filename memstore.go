@@ -134,10 +134,20 @@ type Store struct {
 	// map_index or rendered_map_index, sorted, per version of the
 	// task-instance rows (memstore_tigroups.go).
 	tiMappedParts versionMemo[[]RunTaskInstance]
-	// tiOperators remembers each operator's count of task instances for
-	// listings led by operator, per version of the task-instance rows
-	// (memstore_tigroups.go).
-	tiOperators versionMemo[map[string]int]
+	// tiMappedOfDAG remembers a DAG's mapped task instances a listing's
+	// mapped part takes, per version of its task-instance rows
+	// (memstore_tigroups.go, mappedOfDAGTxn).
+	tiMappedOfDAG versionMemo[[]RunTaskInstance]
+	// tiOperators remembers each operator's count of a DAG's task
+	// instances for listings led by operator, per version of the DAG's
+	// task-instance rows (memstore_tivaluecounts.go, tiValueCountsTxn).
+	tiOperators versionMemo[map[TILeadValue[string]]int]
+	// tiStateCounts and tiTryCounts remember each state's and try
+	// number's count of a DAG's task instances, for listings led by
+	// state or try_number with keys after it (memstore_tigroups.go,
+	// tiValueCountsTxn).
+	tiStateCounts versionMemo[map[TILeadValue[TaskState]]int]
+	tiTryCounts   versionMemo[map[TILeadValue[int]]int]
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.
@@ -211,7 +221,10 @@ func newStore() (*Store, error) {
 	}
 	return &Store{db: db,
 		tiMappedParts: versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
-		tiOperators:   versionMemo[map[string]int]{max: maxTIOperatorCounts},
+		tiMappedOfDAG: versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
+		tiOperators:   versionMemo[map[TILeadValue[string]]int]{max: maxTIValueCounts},
+		tiStateCounts: versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
+		tiTryCounts:   versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
 		fixedCounts:   versionMemo[map[string]int]{max: maxFixedCounts},
 	}, nil
 }

@@ -8,7 +8,8 @@ package main
 // custom_operator_name), map_index, and rendered_map_index (a
 // TaskInstance column in get_task_instances' SortParam,
 // routes/public/task_instances.py:457; the batch's SortParam does not
-// take it, :613). NULL is the lowest value (SQLite's order;
+// take it, :613), and state and try_number with keys after them
+// (ops_tileadgroups.go says when: alone, the keyed walk). NULL is the lowest value (SQLite's order;
 // sortParamCompare) and the id breaks the last ties in the first key's
 // direction (parameters.py:327-330).
 //
@@ -17,26 +18,30 @@ package main
 // the caller's TIWalk: the id walk, a start or keyed walk, a run
 // order's walk, or another group's page), the group's value picked
 // along that walk. The groups:
-//   - operator: a DAG has few; each one's task instances are counted
-//     once per version of the task-instance rows (remembered);
+//   - operator, state, try_number: a DAG has few values; each one's
+//     task instances are counted, with how many of them have a NULL next
+//     key, once per version of each DAG's task-instance rows (remembered,
+//     tiValueCountsTxn); a group whose next key is NULL for all is walked
+//     by the keys after it (ops_tifixedorder.go groupQuery);
 //   - map_index and rendered_map_index: the unmapped task instances (and,
 //     by rendered_map_index, the mapped ones not rendered: a try's
 //     map_index_template renders a mapped one alone, python/airlite_task.py
 //     render_map_index), most of them, are one group, whose count is the
 //     scope's less the other part's; the other part, the mapped ones
-//     (with a value), is read from the DAGs' mapped blocks of ti_order and
+//     (with a value), is read from each DAG's mapped blocks of ti_order
+//     once per version of that DAG's task-instance rows, and the DAGs'
 //     sorted in the listing's order once per version of the task-instance
-//     rows (remembered).
+//     rows (both remembered).
 //
 // No write of its own.
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -47,8 +52,8 @@ type TIGroupQuery struct {
 	// DagIDs are the DAGs whose runs' task instances are listed; nil:
 	// every DAG with a DAG row.
 	DagIDs []string
-	// Lead is operator, map_index or rendered_map_index; Desc its
-	// direction.
+	// Lead is operator, state, try_number, map_index or
+	// rendered_map_index; Desc its direction.
 	Lead string
 	Desc bool
 	// Compare is the listing's whole order (Lead first, then its other
@@ -60,8 +65,14 @@ type TIGroupQuery struct {
 	// listing); KeepKey names it.
 	Keep    func(RunTaskInstance) bool
 	KeepKey string
+	// NextNull, when keys follow Lead, says whether a task instance's
+	// next key is NULL (NextName names that key): the groups of a lead of
+	// values count those (TIGroup.Nulls).
+	NextNull func(RunTaskInstance) bool
+	NextName string
 	// Rest is the walk of a group's task instances in Compare's order
-	// (the keys after Lead, then the id).
+	// (the keys after Lead, then the id; after the next key when it is
+	// NULL for every one of them: TIGroup.Nulls == N).
 	Rest          func(g TIGroup) TIWalk
 	Offset, Limit int
 }
@@ -76,18 +87,18 @@ type TIGroup struct {
 	KeepKey string
 	Offset  int
 	N       int
+	// Nulls is how many of the N have a NULL next key (TIGroupQuery's
+	// NextNull; counted for leads of values).
+	Nulls int
 	// Unmapped says Keep picks every unmapped task instance (the
 	// unmapped part without a filter).
 	Unmapped bool
 }
 
-// maxTIOperatorCounts bounds the operators' counts remembered
-// (Store.tiOperators), maxTIMappedParts the mapped parts
-// (Store.tiMappedParts); past it the memory starts again empty.
-const (
-	maxTIOperatorCounts = 16
-	maxTIMappedParts    = 16
-)
+// maxTIMappedParts bounds the mapped parts remembered
+// (Store.tiMappedParts; the operators' counts and each DAG's mapped task
+// instances: maxTIValueCounts); past it the memory starts again empty.
+const maxTIMappedParts = 16
 
 // tiGroupPart is a group of a page: walked by the query's Rest (rows
 // nil), or read whole, its task instances in the listing's order.
@@ -121,6 +132,33 @@ func (s *Store) TIGroupPage(q TIGroupQuery) (page []RunTaskInstance, total int, 
 	return s.countedTIPage(q.DagIDs, q.Offset, q.Limit, count, func(txn *memdb.Txn, ids []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
 		return takeTIGroups(txn, ids, groups, q, limit, read)
 	})
+}
+
+// TIGroups are the groups of q's page led by operator, state or
+// try_number, in its order, counted in a read of their own (the counts
+// TIGroupPage takes, remembered): for the caller to weigh a page's walks
+// against another way. ok is false when a DAG has task instances without
+// ids (an edition before 3, which ti_order does not hold).
+func (s *Store) TIGroups(q TIGroupQuery) (groups []TIGroup, ok bool, err error) {
+	txn := s.read()
+	read := 0
+	defer func() {
+		if s.rowsRead != nil {
+			s.rowsRead(read)
+		}
+	}()
+	_, ids, ok, err := tiOrderTotal(txn, q.DagIDs)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	parts, err := s.tiGroupsTxn(txn, ids, q, nil, &read)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range parts {
+		groups = append(groups, p.TIGroup)
+	}
+	return groups, true, nil
 }
 
 // TIGroupWalk is TIGroupPage's walk over a group of n task instances q
@@ -167,7 +205,8 @@ func takeTIGroups(txn *memdb.Txn, ids []string, groups []tiGroupPart, q TIGroupQ
 }
 
 // tiGroupsTxn are q's groups of the task instances of ids q.Keep picks,
-// in q's order (empty ones left out); all is how many it picks.
+// in q's order (empty ones left out); all is how many it picks (asked
+// by map_index's and rendered_map_index's only).
 func (s *Store) tiGroupsTxn(txn *memdb.Txn, ids []string, q TIGroupQuery, all func() (int, error), read *int) ([]tiGroupPart, error) {
 	with := func(pick func(RunTaskInstance) bool) func(RunTaskInstance) bool {
 		if q.Keep == nil {
@@ -175,21 +214,13 @@ func (s *Store) tiGroupsTxn(txn *memdb.Txn, ids []string, q TIGroupQuery, all fu
 		}
 		return func(r RunTaskInstance) bool { return pick(r) && q.Keep(r) }
 	}
-	if q.Lead == "operator" {
-		counts, err := s.operatorCountsTxn(txn, ids, q.Keep, q.KeepKey, read)
-		if err != nil {
-			return nil, err
-		}
-		ops := slices.Sorted(maps.Keys(counts))
-		if q.Desc {
-			slices.Reverse(ops)
-		}
-		groups := make([]tiGroupPart, 0, len(ops))
-		for _, op := range ops {
-			groups = append(groups, tiGroupPart{TIGroup: TIGroup{N: counts[op], KeepKey: q.KeepKey + " operator=" + strconv.Quote(op),
-				Keep: with(func(r RunTaskInstance) bool { return r.TI.Operator == op })}})
-		}
-		return groups, nil
+	switch q.Lead {
+	case "operator":
+		return tiValueGroupsTxn(txn, &s.tiOperators, ids, q, with, func(r RunTaskInstance) string { return r.TI.Operator }, read)
+	case "state":
+		return tiValueGroupsTxn(txn, &s.tiStateCounts, ids, q, with, func(r RunTaskInstance) TaskState { return r.TI.State }, read)
+	case "try_number":
+		return tiValueGroupsTxn(txn, &s.tiTryCounts, ids, q, with, func(r RunTaskInstance) int { return r.TI.TryNumber }, read)
 	}
 	// map_index or rendered_map_index: the mapped task instances (with a
 	// value), read and sorted, and the others, walked.
@@ -197,7 +228,7 @@ func (s *Store) tiGroupsTxn(txn *memdb.Txn, ids []string, q TIGroupQuery, all fu
 	if q.Lead == "rendered_map_index" {
 		inPart = func(r RunTaskInstance) bool { return r.TI.RenderedMapIndex != nil }
 	}
-	part, err := s.mappedPartTxn(txn, ids, with(inPart), q.Compare, tiCountKey(ids, q.KeepKey)+" "+q.Lead+" by "+q.OrderName, read)
+	part, err := s.mappedPartTxn(txn, ids, with(inPart), q.Lead+"\x00"+q.KeepKey, q.Compare, tiCountKey(ids, q.KeepKey)+" "+q.Lead+" by "+q.OrderName, read)
 	if err != nil {
 		return nil, err
 	}
@@ -214,62 +245,105 @@ func (s *Store) tiGroupsTxn(txn *memdb.Txn, ids []string, q TIGroupQuery, all fu
 	return slices.DeleteFunc(groups, func(g tiGroupPart) bool { return g.N == 0 }), nil
 }
 
-// operatorCountsTxn is how many task instances of dagIDs keep picks each
-// operator has: counted by a merge of them all once per version of the
-// task-instance rows and filter, then remembered.
-func (s *Store) operatorCountsTxn(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, keepKey string, read *int) (map[string]int, error) {
-	root, err := txn.Get(tableTasks, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("count task instances: %w", err)
+// tiValueGroupsTxn are the groups of a lead of values (operator, state,
+// try_number: valueOf), one a value in q's order (NULL, TaskNone,
+// lowest: sortParamCompare's), each counted with how many of it have a
+// NULL next key: each DAG's counts made once per version of its
+// task-instance rows and filter, then remembered (tiValueCountsTxn), so
+// that a write of one DAG's task instances has the next page count that
+// DAG's again.
+func tiValueGroupsTxn[V cmp.Ordered](txn *memdb.Txn, memo *versionMemo[map[TILeadValue[V]]int], ids []string, q TIGroupQuery,
+	with func(func(RunTaskInstance) bool) func(RunTaskInstance) bool, valueOf func(RunTaskInstance) V, read *int) ([]tiGroupPart, error) {
+	null := q.NextNull
+	if null == nil {
+		null = func(RunTaskInstance) bool { return false }
 	}
-	return s.tiOperators.get(root.WatchCh(), tiCountKey(dagIDs, keepKey), func() (map[string]int, error) {
-		counts := map[string]int{}
-		m := &tiOrderMerge{txn: txn, byID: true}
-		defer func() { *read += m.read }()
-		if err := m.start(dagIDs); err != nil {
-			return nil, err
+	counts, err := tiValueCountsTxn(txn, memo, q.Lead+"\x00"+q.NextName, ids, func(r RunTaskInstance) TILeadValue[V] {
+		return TILeadValue[V]{valueOf(r), null(r)}
+	}, q.Keep, q.KeepKey, read)
+	if err != nil {
+		return nil, err
+	}
+	of := map[V]*TIGroup{}
+	for k, n := range counts {
+		g := of[k.Value]
+		if g == nil {
+			v := k.Value
+			g = &TIGroup{KeepKey: fmt.Sprintf("%s %s=%q", q.KeepKey, q.Lead, fmt.Sprint(v)),
+				Keep: with(func(r RunTaskInstance) bool { return valueOf(r) == v })}
+			of[v] = g
 		}
-		if _, _, err := m.page(0, 0, func(r RunTaskInstance) bool {
-			if keep == nil || keep(r) {
-				counts[r.TI.Operator]++
-			}
-			return false
-		}, true); err != nil {
-			return nil, err
+		g.N += n
+		if k.NextNull {
+			g.Nulls += n
 		}
-		return counts, nil
-	})
+	}
+	values := slices.Sorted(maps.Keys(of))
+	if q.Desc {
+		slices.Reverse(values)
+	}
+	groups := make([]tiGroupPart, 0, len(values))
+	for _, v := range values {
+		groups = append(groups, tiGroupPart{TIGroup: *of[v]})
+	}
+	return groups, nil
 }
 
 // mappedPartTxn is the mapped task instances of dagIDs pick picks (the
 // mapped blocks of ti_order: map_index 0 and up; pending and grouped
-// blocks are unmapped), in compare's order: read and sorted once per
+// blocks are unmapped), in compare's order: each DAG's (mappedOfDAGTxn,
+// under pickKey: the filter and lead) put together and sorted once per
 // version of the task-instance rows and key (the scope, filter and
 // order), then remembered.
-func (s *Store) mappedPartTxn(txn *memdb.Txn, dagIDs []string, pick func(RunTaskInstance) bool, compare func(a, b RunTaskInstance) int, key string, read *int) ([]RunTaskInstance, error) {
+func (s *Store) mappedPartTxn(txn *memdb.Txn, dagIDs []string, pick func(RunTaskInstance) bool, pickKey string,
+	compare func(a, b RunTaskInstance) int, key string, read *int) ([]RunTaskInstance, error) {
 	root, err := txn.Get(tableTasks, indexID)
 	if err != nil {
 		return nil, fmt.Errorf("list task instances: %w", err)
 	}
 	return s.tiMappedParts.get(root.WatchCh(), key, func() ([]RunTaskInstance, error) {
-		m := &tiOrderMerge{txn: txn}
-		defer func() { *read += m.read }()
+		var sorted []RunTaskInstance
 		for _, dagID := range dagIDs {
-			it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
+			part, err := s.mappedOfDAGTxn(txn, dagID, pick, pickKey, read)
 			if err != nil {
-				return nil, fmt.Errorf("list task instances: %w", err)
+				return nil, err
 			}
-			w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex >= 0 }}
-			if m.nextBlock(w) {
-				m.walks = append(m.walks, w)
-			}
-		}
-		heap.Init(m)
-		sorted, _, err := m.page(0, math.MaxInt, pick, false)
-		if err != nil {
-			return nil, err
+			sorted = append(sorted, part...)
 		}
 		slices.SortFunc(sorted, compare)
 		return sorted, nil
 	})
+}
+
+// mappedOfDAGTxn is mappedPartTxn's part of one DAG, in ti_order's
+// order: read from its mapped blocks once per version of its
+// task-instance rows (the watch channel of its prefix of them) and
+// pickKey, then remembered (Store.tiMappedOfDAG), so that a write of one
+// DAG's task instances has the next page read that DAG's mapped blocks
+// again, not every DAG's.
+func (s *Store) mappedOfDAGTxn(txn *memdb.Txn, dagID string, pick func(RunTaskInstance) bool, pickKey string, read *int) ([]RunTaskInstance, error) {
+	rows, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
+	if err != nil {
+		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
+	}
+	readPart := func() ([]RunTaskInstance, error) {
+		m := &tiOrderMerge{txn: txn}
+		defer func() { *read += m.read }()
+		it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
+		if err != nil {
+			return nil, fmt.Errorf("list task instances: %w", err)
+		}
+		w := &tiOrderWalk{it: it, bound: func(b *tiOrderRow) bool { return b.DagID == dagID && b.MapIndex >= 0 }}
+		if m.nextBlock(w) {
+			m.walks = append(m.walks, w)
+		}
+		heap.Init(m)
+		part, _, err := m.page(0, math.MaxInt, pick, false)
+		return part, err
+	}
+	root := rows.WatchCh()
+	if root == nil {
+		return readPart()
+	}
+	return s.tiMappedOfDAG.get(root, dagID+"\x00"+pickKey, readPart)
 }

@@ -52,16 +52,30 @@ func (q *tiSearch) groupLead() bool {
 }
 
 // groupQuery is the group page of q's task instances keep picks by keys
-// (a tail of q's order led by operator, map_index or rendered_map_index;
-// the id after them in the direction of q's first key), whose groups
-// walk the keys after the lead (restWalk).
+// (a tail of q's order led by operator, map_index, rendered_map_index,
+// state or try_number; the id after them in the direction of q's first
+// key), whose groups walk the keys after the lead (restWalk).
 func (o *operations) groupQuery(q *tiSearch, keys []sortKey, keep func(RunTaskInstance) bool, keepKey string) TIGroupQuery {
-	return TIGroupQuery{DagIDs: q.dagIDs, Lead: keys[0].attr, Desc: keys[0].desc, Compare: compareTISortParam(q.order),
-		OrderName: sortKeysName(q.order), Keep: keep, KeepKey: keepKey, Rest: func(g TIGroup) TIWalk { return o.restWalk(q, keys[1:], g) }}
+	gq := TIGroupQuery{DagIDs: q.dagIDs, Lead: keys[0].attr, Desc: keys[0].desc, Compare: compareTISortParam(q.order),
+		OrderName: sortKeysName(q.order), Keep: keep, KeepKey: keepKey}
+	afterNext := len(keys) > 1 && q.leadGroupSearch(len(q.order)-len(keys)+2).walkedOrder()
+	gq.Rest = func(g TIGroup) TIWalk {
+		if afterNext && g.N > 0 && g.Nulls == g.N {
+			// The next key NULL for every one (the unstarted by a
+			// date): one tie, which the keys after it order, walked.
+			return o.restWalk(q, keys[2:], g)
+		}
+		return o.restWalk(q, keys[1:], g)
+	}
+	if len(keys) > 1 {
+		next := keys[1].attr
+		gq.NextNull, gq.NextName = func(r RunTaskInstance) bool { return tiAttrIsNull(next, r) }, next
+	}
+	return gq
 }
 
-// restWalk walks a group of a page led by operator, map_index or
-// rendered_map_index (g: its task instances) in the order of keys, the
+// restWalk walks a group of a page led by operator, state, try_number,
+// map_index or rendered_map_index (g: its task instances) in the order of keys, the
 // keys of q's order after the group's, then the id in the direction of
 // q's first key (SortParam's tie-break, c57fba0e
 // api_fastapi/common/parameters.py:327-330): g's value picked along the
@@ -88,14 +102,26 @@ func (o *operations) restWalk(q *tiSearch, keys []sortKey, g TIGroup) TIWalk {
 	case "logical_date", "data_interval_start", "data_interval_end":
 		return o.store.TIRunOrderWalk(q.runOrderQuery(keys, g.Keep, g.KeepKey, g.Offset))
 	}
-	if order, keyed := tiKeyOrderOf(keys[0].attr); keyed {
+	if order, keyed := tiKeyOrderOf(keys[0].attr); keyed && !q.valueLeadWalked(keys) {
 		return o.store.TIKeyWalk(order, q.startQuery(keys, g.Keep, g.KeepKey, g.Offset))
 	}
 	// operator, rendered_map_index, map_index with keys after it or the
-	// other way than the id.
+	// other way than the id, state or try_number with walked keys after
+	// it (TIKeyWalk would read a value's ties whole).
 	gq := o.groupQuery(q, keys, g.Keep, g.KeepKey)
 	gq.Offset = g.Offset
 	return o.store.TIGroupWalk(gq, g.N)
+}
+
+// valueLeadWalked says whether keys (a tail of q's order) are led by
+// state or try_number with keys after it that a walk takes: a group page
+// of their values, as leadGroupPage's (leadGroupsWalked) for a whole
+// order.
+func (q *tiSearch) valueLeadWalked(keys []sortKey) bool {
+	if a := keys[0].attr; len(keys) < 2 || a != "state" && a != "try_number" {
+		return false
+	}
+	return q.leadGroupSearch(len(q.order) - len(keys) + 1).walkedOrder()
 }
 
 // startQuery is the start or keyed walk of q's task instances keep picks

@@ -865,6 +865,9 @@ func (o *operations) searchTaskInstances(q *tiSearch) ([]RunTaskInstance, int, e
 			return rows, total, err
 		}
 	}
+	if rows, total, ok, err := o.leadGroupPage(q); ok || err != nil {
+		return rows, total, err
+	}
 	if lead := q.walkedLead(); lead != "" {
 		var keep func(RunTaskInstance) bool
 		var keepKey string
