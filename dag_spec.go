@@ -70,7 +70,7 @@ type dagSpec struct {
 	ConcurrencyPos    specPos
 	DagrunTimeout     *time.Duration
 
-	Tags   []string
+	Tags []string
 	// AllowedRunTypes are the run types the file names (nil: the key
 	// absent), as written; AllowedRunTypesPos is the key's line.
 	AllowedRunTypes    []string

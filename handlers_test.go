@@ -43,12 +43,12 @@ type testServer struct {
 
 // testSetup is what options change before the server is built.
 type testSetup struct {
-	opts     serverOptions
-	extra    []string // YAML definitions added to the embedded set
+	opts  serverOptions
+	extra []string // YAML definitions added to the embedded set
 	// extraOwn are definitions read with the server's edition's rules
 	// (withOwnDAG), added after extra.
 	extraOwn []string
-	pools    []*Pool  // fixture pools (as a pools.yaml would give)
+	pools    []*Pool // fixture pools (as a pools.yaml would give)
 	notReady bool
 	runLimit RunLimit // --max-runs-per-dag and --run-retention
 	limits   Limits   // --max-pools, --max-dags, --max-conf-bytes-total
