@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -187,5 +188,20 @@ func TestScheduler_AllowedRunTypesWithoutScheduled(t *testing.T) {
 	}
 	if got := types("rt_unset"); !slices.Contains(got, "scheduled") {
 		t.Errorf("rt_unset's runs %v, want a scheduled one (it allows every type)", got)
+	}
+}
+
+// TestUI_TriggerRefusedRunType: the status page's trigger form of a DAG
+// without manual runs says trigger_dag's ValueError (c57fba0e
+// api/common/trigger_dag.py:168-169).
+func TestUI_TriggerRefusedRunType(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withOwnDAG(v2NoManualDAG))
+	res := uiDo(t, ts, http.MethodPost, "/trigger", url.Values{"dag_id": {"v2nomanual"}, "conf": {""}})
+	if want := htmlText("Dag with dag_id: 'v2nomanual' does not allow manual runs"); res.status != http.StatusBadRequest || !strings.Contains(res.body, want) {
+		t.Errorf("status %d, want 400 with %q:\n%s", res.status, want, res.body)
+	}
+	if runs, err := ts.store.RunsOfDag("v2nomanual", ""); err != nil || len(runs) != 0 {
+		t.Errorf("runs %v %v, want none", runs, err)
 	}
 }
