@@ -173,13 +173,10 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	return dag, nil
 }
 
-// dagRunTypes are Airflow 3.2's DagRunType values (c57fba0e task-sdk
-// api/datamodels/_generated.py:138-147).
-var dagRunTypes = []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"}
-
 // allowedRunTypes reads the run types a DAG file allows as the task SDK's
 // converter does (c57fba0e task-sdk definitions/dag.py:211-221): each a
-// DagRunType value, kept once each, sorted as the serialized DAG and
+// DagRunType value (the edition's runTypes, task-sdk
+// api/datamodels/_generated.py:138-147), kept once each, sorted as the serialized DAG and
 // DagModel keep them (serialization/serialized_objects.py:1716-1721,
 // dag_processing/collection.py:608-612); none (an empty list) is every
 // type, null. An edition whose Airflow has no such argument refuses the
@@ -198,7 +195,7 @@ func allowedRunTypes(s *dagSpec, r *editionRules) ([]string, error) {
 	}
 	var out []string
 	for _, v := range s.AllowedRunTypes {
-		if !slices.Contains(dagRunTypes, v) {
+		if !slices.Contains(r.runTypes, v) {
 			// Python's ValueError for a value no member has.
 			return nil, fmt.Errorf("line %d: allowed_run_types: '%s' is not a valid DagRunType", line, v)
 		}

@@ -29,3 +29,12 @@ else:
 
         def __str__(self):
             return self.value
+
+
+class ArgNotSet:
+    """The type of NOTSET, an argument not given (2.10.3
+    airflow/utils/types.py:28-45; a deprecated alias in Airflow 3's,
+    c57fba0e airflow-core utils/types.py:71)."""
+
+
+NOTSET = ArgNotSet()
