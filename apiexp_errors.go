@@ -50,6 +50,11 @@ func expPhrases(rules *editionRules) phrasebook {
 		// endpoints.py:127-133).
 		faultParamInvalid: func(e *opError) error { return newAPIError(errAirflow, "%s", e.value("message")) },
 		faultDagRunning:   func(*opError) error { return newAPIError(errAirflow, "TaskInstances still running") },
+		// The status page's trigger in edition 3: trigger_dag's ValueError
+		// (c57fba0e api/common/trigger_dag.py:168-169).
+		faultRunTypeNotAllowed: func(e *opError) error {
+			return newAPIError(errBadRequest, "Dag with dag_id: '%s' does not allow %s runs", e.value("dag_id"), e.value("run_type"))
+		},
 		faultNoRunAt: func(e *opError) error {
 			date, _ := time.Parse(time.RFC3339Nano, e.value("date"))
 			return newAPIError(errNotFound, "Dag Run for date %s not found in dag %s", rules.errorDate(date), e.value("dag_id"))

@@ -416,6 +416,11 @@ var v2MaterializeRunPhrases = phrasebook{
 	faultDagNotFound:  v2TriggerPhrases[faultDagNotFound],
 	faultDagNotLoaded: v2TriggerPhrases[faultDagNotLoaded],
 	faultRunExists:    v2TriggerPhrases[faultRunExists],
+	// allowed_run_types without asset_materialization (c57fba0e
+	// routes/public/assets.py:422-426).
+	faultRunTypeNotAllowed: func(e *opError) error {
+		return &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf("Dag with dag_id: '%s' does not allow asset materialization runs", e.value("dag_id"))}
+	},
 }
 
 // v2QueuedEvent is QueuedEventResponse (datamodels/assets.py).

@@ -457,6 +457,12 @@ dag_id: test_dag_no
 schedule_interval: null
 start_date: 2024-01-01
 tasks: [{task_id: task, operator: EmptyOperator, inlets: [{name: simple3, uri: "s3://bucket/key/3"}]}]
+`), withOwnDAG(`
+dag_id: test_dag_manual
+schedule_interval: null
+start_date: 2024-01-01
+allowed_run_types: [manual]
+tasks: [{task_id: task, operator: EmptyOperator, outlets: [{name: simple4, uri: "s3://bucket/key/4"}]}]
 `))
 	ts.do(t, http.MethodGet, "/api/v2/assets", "")
 	for _, c := range []v2Call{
@@ -471,9 +477,14 @@ tasks: [{task_id: task, operator: EmptyOperator, inlets: [{name: simple3, uri: "
 		{name: "body", method: "POST", path: "/api/v2/assets/1/materialize", body: `{"dag_run_id": "mine", "conf": {"a": 1}, "note": "n"}`, wantStatus: 200,
 			wantRe: `^\{"dag_run_id":"mine",.*"run_type":"asset_materialization",.*"conf":\{"a":1\},"note":"n",`},
 		{name: "409", method: "POST", path: "/api/v2/assets/2/materialize", wantStatus: 409, wantBody: `{"detail":"More than one DAG materializes asset with ID: 2"}`},
-		{name: "404 inlet", method: "POST", path: "/api/v2/assets/3/materialize", wantStatus: 404, wantBody: `{"detail":"No DAG materializes asset with ID: 3"}`},
+		// Outlets are numbered before inlets: test_dag_manual's asset is 3.
+		{name: "404 inlet", method: "POST", path: "/api/v2/assets/4/materialize", wantStatus: 404, wantBody: `{"detail":"No DAG materializes asset with ID: 4"}`},
 		{name: "404 unknown", method: "POST", path: "/api/v2/assets/99/materialize", wantStatus: 404, wantBody: `{"detail":"No DAG materializes asset with ID: 99"}`},
 		{name: "null body", method: "POST", path: "/api/v2/assets/1/materialize", body: `null`, wantStatus: 200, wantRe: `"run_type":"asset_materialization"`},
+		// allowed_run_types without asset_materialization (c57fba0e
+		// routes/public/assets.py:422-426).
+		{name: "400 not allowed", method: "POST", path: "/api/v2/assets/3/materialize", wantStatus: 400,
+			wantBody: `{"detail":"Dag with dag_id: 'test_dag_manual' does not allow asset materialization runs"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, ts) })
 	}

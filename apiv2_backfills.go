@@ -23,12 +23,13 @@ import (
 // routes turn into RequestValidationError(str(e)): a 422 whose detail is
 // the text itself, not pydantic's list (backfills.py lines 262-268, 309-315).
 const (
-	v2BackfillNotFound    = "Backfill not found"                             // backfills.py get_backfill
-	v2BackfillNoID        = "Could not find backfill with id %d"             // pause/unpause/cancel_backfill
-	v2BackfillCompleted   = "Backfill is already completed."                 // pause/unpause/cancel_backfill
-	v2BackfillDagNotFound = "Could not find dag %s"                          // create_backfill, create_backfill_dry_run
-	v2BackfillRunning     = "There is already a running backfill for dag %s" // create_backfill
-	v2BackfillNoSchedule  = "%s has no schedule"                             // DagNoScheduleException
+	v2BackfillNotFound    = "Backfill not found"                                 // backfills.py get_backfill
+	v2BackfillNoID        = "Could not find backfill with id %d"                 // pause/unpause/cancel_backfill
+	v2BackfillCompleted   = "Backfill is already completed."                     // pause/unpause/cancel_backfill
+	v2BackfillDagNotFound = "Could not find dag %s"                              // create_backfill, create_backfill_dry_run
+	v2BackfillRunning     = "There is already a running backfill for dag %s"     // create_backfill
+	v2BackfillNoSchedule  = "%s has no schedule"                                 // DagNoScheduleException
+	v2BackfillNotAllowed  = "Dag with dag_id: '%s' does not allow backfill runs" // DagRunTypeNotAllowed (models/backfill.py:573)
 	v2BackfillReverse     = "Backfill cannot be run in reverse when the Dag has tasks where depends_on_past=True."
 	v2BackfillReprocess   = "Dag has tasks for which depends_on_past=True. You must set reprocess behavior to reprocess completed or reprocess failed."
 	v2BackfillFutureDates = "Backfill cannot be executed for future dates." // InvalidBackfillDate
@@ -128,6 +129,9 @@ func v2BackfillRefusal(err error, dagID string) error {
 		status, detail = http.StatusNotFound, fmt.Sprintf(v2BackfillDagNotFound, dagID)
 	case errors.Is(err, errBackfillRunning):
 		status, detail = http.StatusConflict, fmt.Sprintf(v2BackfillRunning, dagID)
+	case errors.Is(err, errBackfillNotAllowed):
+		// DagRunTypeNotAllowed's own 400 (backfills.py:257-261).
+		status, detail = http.StatusBadRequest, fmt.Sprintf(v2BackfillNotAllowed, dagID)
 	case errors.Is(err, errBackfillNoSchedule):
 		detail = fmt.Sprintf(v2BackfillNoSchedule, dagID)
 	case errors.Is(err, errBackfillReverse):

@@ -33,6 +33,23 @@ start_date: 2024-01-01T00:00:00+00:00
 tasks:
   - {task_id: mytask, operator: EmptyOperator}
 `
+	// Two DAGs whose allowed_run_types leave out backfill.
+	bfNoBackfillDAG = `
+dag_id: bf_noback
+schedule_interval: "0 0 * * *"
+start_date: 2024-01-01T00:00:00+00:00
+allowed_run_types: [scheduled, manual]
+tasks:
+  - {task_id: mytask, operator: EmptyOperator}
+`
+	bfManualOnlyDAG = `
+dag_id: bf_manual
+schedule_interval: null
+start_date: 2024-01-01T00:00:00+00:00
+allowed_run_types: [manual]
+tasks:
+  - {task_id: mytask, operator: EmptyOperator}
+`
 )
 
 // bfBody is a BackfillPostBody from 2024-01-01 to the given day of
@@ -45,7 +62,8 @@ func bfBody(dagID string, toDay int, more string) string {
 
 func newBackfillServer(t *testing.T) *testServer {
 	t.Helper()
-	return newTestServer(t, edition3, withExamplesPaused(), withDAG(bfDailyDAG), withDAG(bfPastDAG), withDAG(bfNoScheduleDAG))
+	return newTestServer(t, edition3, withExamplesPaused(), withDAG(bfDailyDAG), withDAG(bfPastDAG), withDAG(bfNoScheduleDAG),
+		withOwnDAG(bfNoBackfillDAG), withOwnDAG(bfManualOnlyDAG))
 }
 
 // TestAPIv2_CreateBackfill is test_create_backfill: the answer for each
@@ -96,6 +114,16 @@ func TestAPIv2_CreateBackfill_Refused(t *testing.T) {
 	reverse := `{"detail":"Backfill cannot be run in reverse when the Dag has tasks where depends_on_past=True."}`
 	reprocess := `{"detail":"Dag has tasks for which depends_on_past=True. You must set reprocess behavior to reprocess completed or reprocess failed."}`
 	future := `{"dag_id": "bf_daily", "from_date": "2024-05-02T10:00:00Z", "to_date": "2024-05-02T10:00:00Z"}`
+	// The dry run's answers where they differ: _do_dry_run does not look
+	// at allowed_run_types.
+	dryRunAnswers := map[string]struct {
+		status int
+		want   string
+	}{
+		"backfill not allowed": {200, `{"backfills":[{"logical_date":"2024-01-01T00:00:00Z","partition_key":null,"partition_date":null},` +
+			`{"logical_date":"2024-01-02T00:00:00Z","partition_key":null,"partition_date":null}],"total_entries":2}`},
+		"backfill not allowed, no schedule": {422, `{"detail":"bf_manual has no schedule"}`},
+	}
 	for _, route := range []string{"/api/v2/backfills", "/api/v2/backfills/dry_run"} {
 		for _, tc := range []struct {
 			name, body string
@@ -109,6 +137,11 @@ func TestAPIv2_CreateBackfill_Refused(t *testing.T) {
 			{"depends on past, completed, backwards", strings.Replace(bfBody("bf_past", 2, `, "reprocess_behavior": "completed"`),
 				`"run_backwards": false`, `"run_backwards": true`, 1), 422, reverse},
 			{"future dates", future, 422, `{"detail":"Backfill cannot be executed for future dates."}`},
+			// _create_backfill's DagRunTypeNotAllowed, a 400 (c57fba0e
+			// models/backfill.py:569-573, routes/public/backfills.py:257-261),
+			// before the schedule check; _do_dry_run does not look.
+			{"backfill not allowed", bfBody("bf_noback", 2, ""), 400, `{"detail":"Dag with dag_id: 'bf_noback' does not allow backfill runs"}`},
+			{"backfill not allowed, no schedule", bfBody("bf_manual", 2, ""), 400, `{"detail":"Dag with dag_id: 'bf_manual' does not allow backfill runs"}`},
 			{"bad reprocess", bfBody("bf_daily", 2, `, "reprocess_behavior": "all"`), 422,
 				`{"detail":[{"type":"enum","loc":["body","reprocess_behavior"],"msg":"Input should be 'failed', 'completed' or 'none'","input":"all","ctx":{"expected":"'failed', 'completed' or 'none'"}}]}`},
 			{"extra field", bfBody("bf_daily", 2, `, "task_id_pattern": "x"`), 422,
@@ -121,8 +154,12 @@ func TestAPIv2_CreateBackfill_Refused(t *testing.T) {
 				t.Parallel()
 				ts := newBackfillServer(t)
 				res := ts.do(t, http.MethodPost, route, tc.body)
-				if res.status != tc.status || (tc.want != "" && res.body != tc.want) {
-					t.Errorf("= %d %s\nwant %d %s", res.status, res.body, tc.status, tc.want)
+				status, want := tc.status, tc.want
+				if d, ok := dryRunAnswers[tc.name]; ok && strings.HasSuffix(route, "dry_run") {
+					status, want = d.status, d.want
+				}
+				if res.status != status || (want != "" && res.body != want) {
+					t.Errorf("= %d %s\nwant %d %s", res.status, res.body, status, want)
 				}
 			})
 		}

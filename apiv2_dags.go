@@ -186,6 +186,7 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 	}
 	out.MaxActiveTasks = def.MaxActiveTasks
 	out.MaxActiveRuns = ptr(def.MaxActiveRuns)
+	out.AllowedRunTypes = def.AllowedRunTypes // null: every type
 	out.HasTaskConcurrencyLimits = slices.ContainsFunc(def.Tasks, func(t *Task) bool { return t.ConcurrencyLimited })
 	return out
 }

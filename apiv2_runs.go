@@ -176,6 +176,10 @@ var v2TriggerPhrases = phrasebook{
 		return &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf(
 			"The run_id provided '%s' does not match regex pattern '%s' or '%s'", e.value("run_id"), allowedRunIDPattern, v2RunIDRegex)}
 	},
+	// allowed_run_types without manual (c57fba0e routes/public/dag_run.py:466-470).
+	faultRunTypeNotAllowed: func(e *opError) error {
+		return &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf("Dag with dag_id: '%s' does not allow manual runs", e.value("dag_id"))}
+	},
 }
 
 // v2RunIDRegex is Airflow 3's RUN_ID_REGEX (models/dagrun.py).

@@ -29,6 +29,16 @@ tasks:
   - {task_id: task_2, operator: EmptyOperator}
 `
 
+// v2NoManualDAG allows scheduled and backfill runs only.
+const v2NoManualDAG = `
+dag_id: v2nomanual
+schedule: "@daily"
+start_date: 2024-01-01T00:00:00+00:00
+allowed_run_types: [scheduled, backfill]
+tasks:
+  - {task_id: task_1, operator: EmptyOperator}
+`
+
 // v2JSON decodes an answer's body.
 func v2JSON(t *testing.T, res response) map[string]any {
 	t.Helper()
@@ -85,10 +95,11 @@ func TestAPIv2_TriggerDagRun(t *testing.T) {
 
 // TestAPIv2_TriggerDagRunErrors: test_invalid_data, the 404s, the 409 of
 // a duplicate logical date or run id, a missing logical_date, an
-// interval given by half, a run id the patterns refuse.
+// interval given by half, a run id the patterns refuse, a DAG whose
+// allowed_run_types leave out manual (after the body's 422s and the 404).
 func TestAPIv2_TriggerDagRunErrors(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, edition3, withDAG(v2RunsDAG))
+	ts := newTestServer(t, edition3, withDAG(v2RunsDAG), withOwnDAG(v2NoManualDAG))
 	if res := ts.do(t, http.MethodPost, "/api/v2/dags/v2runs/dagRuns", `{"dag_run_id": "r1", "logical_date": "2024-01-01T00:00:00Z"}`); res.status != http.StatusOK {
 		t.Fatalf("first trigger: %d %s", res.status, res.body)
 	}
@@ -116,6 +127,12 @@ func TestAPIv2_TriggerDagRunErrors(t *testing.T) {
 		{"unknown DAG", "randoms", `{"logical_date": null}`, 404, `{"detail":"DAG with dag_id: 'randoms' not found"}`},
 		{"same logical date", "v2runs", `{"dag_run_id": "r2", "logical_date": "2024-01-01T00:00:00Z"}`, 409, conflict},
 		{"same run id", "v2runs", `{"dag_run_id": "r1", "logical_date": null}`, 409, conflict},
+		{"manual runs not allowed", "v2nomanual", `{"logical_date": null}`, 400,
+			`{"detail":"Dag with dag_id: 'v2nomanual' does not allow manual runs"}`},
+		{"manual runs not allowed, body refused first", "v2nomanual", `{}`, 422,
+			`{"detail":[{"type":"missing","loc":["body","logical_date"],"msg":"Field required","input":{}}]}`},
+		{"manual runs not allowed, run id", "v2nomanual", `{"dag_run_id": "a b", "logical_date": null}`, 400,
+			`{"detail":"Dag with dag_id: 'v2nomanual' does not allow manual runs"}`},
 		{"run id refused", "v2runs", `{"dag_run_id": "a b", "logical_date": null}`, 400,
 			`{"detail":"The run_id provided 'a b' does not match regex pattern '^[A-Za-z0-9_.~:+-]+$' or '^(?:manual|scheduled|asset_triggered)__(?:\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00)$'"}`},
 	} {

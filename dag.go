@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -46,6 +47,13 @@ type DAG struct {
 	// AssetSchedule: the assets the DAG is scheduled on (then Timetable
 	// shows it, and the scheduler runs it on their events); nil: none.
 	AssetSchedule *assetCond
+	// AllowedRunTypes are the run types the DAG allows, sorted, once
+	// each (Airflow 3.2's DagModel.allowed_run_types, c57fba0e
+	// dag_processing/collection.py:608-612); nil: every type. Only
+	// edition 3 has any (dagFileRules.allowedRunTypes). Left out of the
+	// definition's JSON when nil, so that a DAG without them hashes as
+	// before.
+	AllowedRunTypes []string `json:",omitempty"`
 	// AssetExpression and DisplayName: dagSpec's.
 	AssetExpression json.RawMessage // in the file's key order, as Airflow 3 answers it
 	DisplayName     string
@@ -239,6 +247,15 @@ func (d *DAG) scheduleStart() *time.Time {
 // onSchedule reports whether the scheduler plans runs of d on the clock:
 // a schedule string, or a timetable object airlite runs.
 func (d *DAG) onSchedule() bool { return d.Schedule != nil || d.timetable != nil }
+
+// allowsRunType says whether the DAG allows runs of the type: every type
+// when it names none (the checks of c57fba0e routes/public/dag_run.py:466,
+// routes/public/assets.py:422, models/backfill.py:570 and
+// jobs/scheduler_job_runner.py:1948 are all "allowed_run_types is not
+// None and the type not in it").
+func (d *DAG) allowsRunType(runType string) bool {
+	return d.AllowedRunTypes == nil || slices.Contains(d.AllowedRunTypes, runType)
+}
 
 // Task returns the task with the given id, or nil.
 func (d *DAG) Task(taskID string) *Task { return d.taskByID[taskID] }

@@ -89,6 +89,11 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 	if dag.MaxActiveTasks < 1 {
 		return nil, fmt.Errorf("line %d: %s must be at least 1, not %d", limitPos.Line, limitKey, dag.MaxActiveTasks)
 	}
+	runTypes, err := allowedRunTypes(s, r)
+	if err != nil {
+		return nil, err
+	}
+	dag.AllowedRunTypes = runTypes
 	sched := s.Schedule
 	orTime := s.Timetable != nil && strings.HasSuffix(s.Timetable.Type, "OrTimeSchedule")
 	if s.AssetSchedule != nil && r.assetTimetable.Summary != "" && orTime {
@@ -118,6 +123,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		}
 	}
 	if err := checkScheduleParams(dag, r); err != nil {
+		return nil, err
+	}
+	if err := checkAllowedRunTypes(dag, s); err != nil {
 		return nil, err
 	}
 	dag.DefaultArgs, dag.DefaultArgsStartDate = s.DefaultArgs, s.DefaultArgsStartDate
@@ -163,6 +171,63 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		dag.groups = newTaskGroupIndex(dag.TaskGroup)
 	}
 	return dag, nil
+}
+
+// allowedRunTypes reads the run types a DAG file allows as the task SDK's
+// converter does (c57fba0e task-sdk definitions/dag.py:211-221): each a
+// DagRunType value (the edition's runTypes, task-sdk
+// api/datamodels/_generated.py:138-147), kept once each, sorted as the serialized DAG and
+// DagModel keep them (serialization/serialized_objects.py:1716-1721,
+// dag_processing/collection.py:608-612); none (an empty list) is every
+// type, null. An edition whose Airflow has no such argument refuses the
+// key, as an edition without Param refuses !Param (checkParamDocs); a
+// Python file of such an edition fails on the argument itself.
+func allowedRunTypes(s *dagSpec, r *editionRules) ([]string, error) {
+	line := s.AllowedRunTypesPos.Line
+	if !r.allowedRunTypes {
+		if line != 0 || len(s.AllowedRunTypes) > 0 {
+			return nil, fmt.Errorf("line %d: allowed_run_types: Airflow %s has no allowed_run_types (it came with Airflow 3.2)", line, r.version)
+		}
+		return nil, nil
+	}
+	if len(s.AllowedRunTypes) == 0 {
+		return nil, nil
+	}
+	var out []string
+	for _, v := range s.AllowedRunTypes {
+		if !slices.Contains(r.runTypes, v) {
+			// Python's ValueError for a value no member has.
+			return nil, fmt.Errorf("line %d: allowed_run_types: '%s' is not a valid DagRunType", line, v)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// checkAllowedRunTypes is the task SDK's validator of allowed_run_types
+// (c57fba0e task-sdk definitions/dag.py:613-633): a DAG on assets must
+// allow asset_triggered runs, one with a schedule scheduled runs, one
+// without manual runs. A Python file's DAG was checked by the reader.
+func checkAllowedRunTypes(dag *DAG, s *dagSpec) error {
+	if dag.AllowedRunTypes == nil || s.Serialized {
+		return nil
+	}
+	var need, text string
+	switch {
+	case dag.AssetSchedule != nil:
+		need, text = "asset_triggered", "ASSET_TRIGGERED when the Dag is scheduled by assets"
+	case dag.Schedule != nil || dag.Timetable != nil:
+		need, text = "scheduled", "SCHEDULED when the Dag has a schedule defined"
+	default:
+		need, text = "manual", "MANUAL when the Dag has no schedule defined (schedule=None)"
+	}
+	if !dag.allowsRunType(need) {
+		return fmt.Errorf("line %d: allowed_run_types must include %s", s.AllowedRunTypesPos.Line, text)
+	}
+	return nil
 }
 
 // paramNames are a DAG's or task's params' names in the order the file

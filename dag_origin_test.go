@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +59,11 @@ func TestKeptDefinition_BuildsTheSameDAG(t *testing.T) {
 	}{
 		{"yaml days_ago", "relative.yaml", daysAgo, "relative", edition3, false, true, time.Date(2020, 6, 12, 0, 0, 0, 0, time.UTC)},
 		{"python", "gamma.py", staleV3PyDAG, "gamma", edition3, true, true, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)},
+		// allowed_run_types (Airflow 3.2) are part of the definition kept.
+		{"yaml allowed_run_types", "relative.yaml", strings.Replace(daysAgo, "tasks:", "allowed_run_types: [scheduled, backfill]\ntasks:", 1),
+			"relative", edition3, false, true, time.Date(2020, 6, 12, 0, 0, 0, 0, time.UTC)},
+		{"python allowed_run_types", "gamma.py", strings.Replace(staleV3PyDAG, `tags=["py_tag"]`, `tags=["py_tag"], allowed_run_types=["manual"]`, 1),
+			"gamma", edition3, true, true, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{"yaml, edition 2", "relative.yaml", daysAgo, "relative", edition2, false, false, time.Time{}},
 		{"yaml, edition 1.10", "relative.yaml", daysAgo, "relative", edition110, false, false, time.Time{}},
 	}
@@ -89,6 +96,9 @@ func TestKeptDefinition_BuildsTheSameDAG(t *testing.T) {
 			dag, err := kept.build(tc.e.rules(), orig.FilePath, folder, python)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !slices.Equal(dag.AllowedRunTypes, orig.AllowedRunTypes) || (strings.Contains(tc.text, "allowed_run_types") != (dag.AllowedRunTypes != nil)) {
+				t.Errorf("allowed_run_types built again %q, read %q", dag.AllowedRunTypes, orig.AllowedRunTypes)
 			}
 			if got, want := dagHash(dag), dagHash(orig); got != want {
 				t.Errorf("hash of the DAG built again %s, want its file's %s", got, want)

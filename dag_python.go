@@ -129,6 +129,12 @@ type pySerializedDAG struct {
 	// display (airlite_serialize.py asset_expression).
 	DagDisplayName    *string         `json:"dag_display_name"`
 	DatasetExpression json.RawMessage `json:"dataset_expression"`
+	// AllowedRunTypes is Airflow 3.2's serialized allowed_run_types: the
+	// sorted values, absent or null for every type (c57fba0e
+	// serialization/serialized_objects.py:1716-1721). The reader writes
+	// the key only when the DAG names some, so an older definition file,
+	// and a DAG without them, reads the same.
+	AllowedRunTypes []string `json:"allowed_run_types,omitempty"`
 
 	// raw is the DAG as the reader wrote it, which a stale DAG's
 	// definition keeps (dag_origin.go).

@@ -42,6 +42,7 @@ func pyDAGSpec(d *pySerializedDAG, triggerSchedules bool) (*dagSpec, error) {
 		MaxActiveTasks:       &d.MaxActiveTasks,
 		DagrunTimeout:        pyDuration(d.DagrunTimeout),
 		Tags:                 d.Tags,
+		AllowedRunTypes:      d.AllowedRunTypes,
 		DisplayName:          deref(d.DagDisplayName),
 	}
 	zone, err := parseDagZone(d.Timezone)

@@ -70,8 +70,12 @@ type dagSpec struct {
 	ConcurrencyPos    specPos
 	DagrunTimeout     *time.Duration
 
-	Tags   []string
-	Params map[string]any
+	Tags []string
+	// AllowedRunTypes are the run types the file names (nil: the key
+	// absent), as written; AllowedRunTypesPos is the key's line.
+	AllowedRunTypes    []string
+	AllowedRunTypesPos specPos
+	Params             map[string]any
 	// DefaultArgs is default_args as written, for the API to show; each
 	// task below has them applied already. DefaultArgsStartDate is its
 	// start_date as a date, which triggered dates are checked against.

@@ -101,7 +101,7 @@ func TestLoadDAGs_Errors(t *testing.T) {
 		{"unknown DAG key, nothing near", one("dag_id: x\nflavour: mint\n" + oneTask),
 			`dags/f.yaml: line 2: unknown key "flavour" in the DAG (it takes dag_id, description, schedule_interval, schedule, ` +
 				`start_date, end_date, catchup, is_paused_upon_creation, max_active_runs, max_active_tasks, concurrency, ` +
-				`dagrun_timeout, tags, params, doc_md, timezone, default_args, tasks)`},
+				`dagrun_timeout, tags, allowed_run_types, params, doc_md, timezone, default_args, tasks)`},
 		{"task key at DAG level", one("dag_id: x\nretries: 3\n" + oneTask),
 			`dags/f.yaml: line 2: unknown key "retries" in the DAG: it is a task key: set it on a task, or on every task in default_args`},
 		{"unknown task key", one("dag_id: x\ntasks:\n  - task_id: a\n    operator: BashOperator\n    bash_command: echo\n    bash_comand: x\n"),

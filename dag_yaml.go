@@ -31,6 +31,7 @@ type yamlDAG struct {
 	Concurrency          *int           `yaml:"concurrency"` // Airflow 1.10's name for max_active_tasks
 	DagrunTimeout        *durationValue `yaml:"dagrun_timeout"`
 	Tags                 []string       `yaml:"tags"`
+	AllowedRunTypes      []string       `yaml:"allowed_run_types"` // Airflow 3.2's; editions 3 only
 	Params               yamlParams     `yaml:"params"`
 	DocMD                string         `yaml:"doc_md"`
 	// Timezone is the DAG's time zone (Airflow's DAG.timezone, the
@@ -213,6 +214,8 @@ func readYAMLDAG(data []byte, now time.Time) (*dagSpec, error) {
 		ConcurrencyPos:       keyPos(root, "concurrency"),
 		DagrunTimeout:        f.DagrunTimeout.duration(),
 		Tags:                 f.Tags,
+		AllowedRunTypes:      f.AllowedRunTypes,
+		AllowedRunTypesPos:   keyPos(root, "allowed_run_types"),
 		Params:               f.Params.values,
 		ParamDocs:            f.Params.docs,
 		ParamOrder:           f.Params.order,

@@ -406,6 +406,11 @@ type dagFileRules struct {
 	// is_active false: the definition goes.
 	staleKeepsDefinition bool
 
+	// allowedRunTypes: a DAG may name the run types it allows (Airflow
+	// 3.2.0's DAG argument allowed_run_types, migration 0105_3_2_0);
+	// earlier releases have no such argument.
+	allowedRunTypes bool
+
 	// assetTimetable is how a DAG scheduled on assets shows its schedule
 	// (summary and description of DatasetTriggeredTimetable, Airflow 2;
 	// AssetTriggeredTimetable, Airflow 3); zero: no such schedules (1.10).
@@ -778,6 +783,7 @@ var (
 		r.catchupByDefault = false
 		r.staleOnImportError = true
 		r.staleKeepsDefinition = true
+		r.allowedRunTypes = true
 		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
 		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets", Type: "airflow.timetables.simple.AssetTriggeredTimetable"}
 		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).

@@ -140,6 +140,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"staleDAGAfter":           r.staleDAGAfter,
 			"staleOnImportError":      r.staleOnImportError,
 			"staleKeepsDefinition":    r.staleKeepsDefinition,
+			"allowedRunTypes":         r.allowedRunTypes,
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -271,6 +272,7 @@ func TestEditionRules_Table(t *testing.T) {
 		"staleOnImportError": false,
 		// 2.10.3 models/serialized_dag.py:251-281 remove_deleted_dags
 		"staleKeepsDefinition": false,
+		"allowedRunTypes":      false,
 		"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 		"errorDate":            "2024-05-01 10:00:00.000123+00:00",
 		"duplicate": []string{
@@ -397,6 +399,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"staleOnImportError": false,
 			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
 			"staleKeepsDefinition": false,
+			"allowedRunTypes":      false,
 			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":            duplicates110,
@@ -498,6 +501,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"staleOnImportError": false,
 			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
 			"staleKeepsDefinition": false,
+			"allowedRunTypes":      false,
 			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":            duplicates110,
@@ -605,6 +609,8 @@ func want3(want2 map[string]any) map[string]any {
 		"staleOnImportError": true,
 		// 3.2.1 models/dag.py DagModel.deactivate_deleted_dags: is_stale only
 		"staleKeepsDefinition": true,
+		// Airflow 3.2.0's DAG argument (migration 0105_3_2_0)
+		"allowedRunTypes": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
 		"runTypes":         []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
 		"triggerRunType":   "manual",

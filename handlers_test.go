@@ -43,9 +43,12 @@ type testServer struct {
 
 // testSetup is what options change before the server is built.
 type testSetup struct {
-	opts     serverOptions
-	extra    []string // YAML definitions added to the embedded set
-	pools    []*Pool  // fixture pools (as a pools.yaml would give)
+	opts  serverOptions
+	extra []string // YAML definitions added to the embedded set
+	// extraOwn are definitions read with the server's edition's rules
+	// (withOwnDAG), added after extra.
+	extraOwn []string
+	pools    []*Pool // fixture pools (as a pools.yaml would give)
 	notReady bool
 	runLimit RunLimit // --max-runs-per-dag and --run-retention
 	limits   Limits   // --max-pools, --max-dags, --max-conf-bytes-total
@@ -76,6 +79,12 @@ func withAuth(backend, users string) testOption {
 // withDAG adds a definition to the embedded examples.
 func withDAG(yamlText string) testOption {
 	return func(t *testing.T, s *testSetup) { s.extra = append(s.extra, yamlText) }
+}
+
+// withOwnDAG adds a definition read with the server edition's rules,
+// for keys only some editions take (withDAG reads as edition 2).
+func withOwnDAG(yamlText string) testOption {
+	return func(t *testing.T, s *testSetup) { s.extraOwn = append(s.extraOwn, yamlText) }
 }
 
 // withFixturePools adds pools as a pools.yaml beside the definitions would.
@@ -164,8 +173,12 @@ func newTestServer(t *testing.T, e edition, options ...testOption) *testServer {
 		o(t, setup)
 	}
 	dags = setup.opts.DAGs // withOptions may bring its own set
-	for _, text := range setup.extra {
-		d, err := parseDAG([]byte(text))
+	for i, text := range slices.Concat(setup.extra, setup.extraOwn) {
+		rules := edition2.rules()
+		if i >= len(setup.extra) {
+			rules = e.rules()
+		}
+		d, err := parseDAGFor([]byte(text), time.Now(), rules)
 		if err != nil {
 			t.Fatalf("parseDAG: %v", err)
 		}

@@ -23,6 +23,9 @@ var (
 	errBackfillDagNotFound = errors.New("backfill: no such dag")
 	// errBackfillNoSchedule: DagNoScheduleException.
 	errBackfillNoSchedule = errors.New("backfill: the dag has no schedule")
+	// errBackfillNotAllowed: DagRunTypeNotAllowed, the DAG's
+	// allowed_run_types leave out backfill.
+	errBackfillNotAllowed = errors.New("backfill: the dag does not allow backfill runs")
 	// errBackfillReverse: InvalidBackfillDirection.
 	errBackfillReverse = errors.New("backfill: depends_on_past forbids running backwards")
 	// errBackfillReprocess: InvalidReprocessBehavior.
@@ -222,6 +225,12 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 	dag, err := o.backfillDAG(req.dagID)
 	if err != nil {
 		return nil, err
+	}
+	// _create_backfill looks at allowed_run_types once the serialized DAG
+	// is found, before the schedule (c57fba0e models/backfill.py:568-575);
+	// _do_dry_run does not look.
+	if !dag.allowsRunType("backfill") {
+		return nil, errBackfillNotAllowed
 	}
 	if !dag.onSchedule() {
 		return nil, errBackfillNoSchedule

@@ -28,6 +28,9 @@ const (
 	faultRunIDReserved opFault = "run_id_reserved" // run_id, run_type
 	faultRunIDInvalid  opFault = "run_id_invalid"  // run_id
 	faultParamInvalid  opFault = "param_invalid"   // message: str() of the error
+	// faultRunTypeNotAllowed: the DAG's allowed_run_types leave out the
+	// run's type: dag_id, run_type.
+	faultRunTypeNotAllowed opFault = "run_type_not_allowed"
 )
 
 // triggerChecks are the checks of Airflow's that a trigger applies, by
@@ -128,6 +131,17 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		return nil, opErr(errNotFound, faultDagNotLoaded, "dag_id", req.dagID)
 	}
 	rules := o.rules()
+	runType := rules.triggerRunType
+	if req.runType != "" {
+		runType = req.runType
+	}
+	if !row.Def.allowsRunType(runType) {
+		// After the 404 (and the import-errors 400: a DAG whose file fails
+		// has no definition here), before the body is used (c57fba0e
+		// routes/public/dag_run.py:466-470; routes/public/assets.py:422-426
+		// for a materialization, after the materializer is found).
+		return nil, opErr(errInvalid, faultRunTypeNotAllowed, "dag_id", req.dagID, "run_type", runType)
+	}
 	if req.noDate && !rules.nullLogicalDate {
 		return nil, fmt.Errorf("trigger %s: a run without a logical date in edition %s", req.dagID, rules.name)
 	}
@@ -160,10 +174,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 	if !req.noDate {
 		logical = &date
 	}
-	runID, runType := req.runID, rules.triggerRunType
-	if req.runType != "" {
-		runType = req.runType
-	}
+	runID := req.runID
 	// A run Airflow 3 names from the default run_after (now) may meet
 	// another named from the same microsecond, where Airflow's requests
 	// are milliseconds apart: the plan moves run_after on until the id is

@@ -426,6 +426,14 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 		if !row.Active() || row.IsPaused || !dag.onSchedule() || dag.ParentDagID != "" {
 			continue
 		}
+		// A DAG whose allowed_run_types leave out scheduled gets no
+		// scheduled run (c57fba0e jobs/scheduler_job_runner.py:1947-1955);
+		// its asset-triggered runs are not checked there. The validator
+		// lets only a DAG on assets or a time (AssetOrTimeSchedule) come
+		// here without scheduled.
+		if !dag.allowsRunType("scheduled") {
+			continue
+		}
 		for {
 			created, err := s.createNextRun(dag, now)
 			if errors.Is(err, errUnavailable) {

@@ -307,4 +307,10 @@ def serialize_dag(dag, dags_folder):
     }
     if EDITION != "1.10":
         out["_task_group"] = serialize_group(dag.task_group)
+    # Airflow 3.2's sorted values (serialization/serialized_objects.py:
+    # 1716-1721 of c57fba0e); left out, not null, when the DAG names none,
+    # so a DAG without them serializes as before.
+    allowed = getattr(dag, "allowed_run_types", None)
+    if allowed:
+        out["allowed_run_types"] = sorted(v.value for v in allowed)
     return out

@@ -401,6 +401,39 @@ def _airflow3_arguments(kwargs, where):
     return kwargs
 
 
+def _convert_allowed_run_types(val):
+    """Airflow 3.2's converter of allowed_run_types (task-sdk
+    definitions/dag.py:211-221 of c57fba0e): None, one DagRunType, or a
+    collection of DagRunTypes or their values, as a frozenset; a string
+    is a collection of its characters, none of them a value."""
+    if val is None:
+        return None
+    import enum
+    from airflow.utils.types import DagRunType
+    if isinstance(val, enum.Enum):
+        val = [val]
+    return frozenset(DagRunType(v) if not isinstance(v, DagRunType) else v for v in val)
+
+
+def _validate_allowed_run_types(dag, allowed):
+    """Airflow 3.2's validator (task-sdk definitions/dag.py:613-633 of
+    c57fba0e): the run type the DAG's schedule makes must be allowed."""
+    if not allowed:
+        return
+    from airflow.utils.types import DagRunType
+    from airflow.timetables.assets import AssetOrTimeSchedule
+    from airflow.timetables.simple import DatasetTriggeredTimetable
+    if isinstance(dag.timetable, (DatasetTriggeredTimetable, AssetOrTimeSchedule)):
+        if DagRunType.ASSET_TRIGGERED not in allowed:
+            raise ValueError("allowed_run_types must include ASSET_TRIGGERED when the Dag is scheduled by assets")
+    elif dag.timetable.can_be_scheduled:
+        if DagRunType.SCHEDULED not in allowed:
+            raise ValueError("allowed_run_types must include SCHEDULED when the Dag has a schedule defined")
+    elif DagRunType.MANUAL not in allowed:
+        raise ValueError("allowed_run_types must include MANUAL when the Dag "
+                         "has no schedule defined (schedule=None)")
+
+
 if EDITION == "3":
     _dag_init_2 = DAG.__init__
     _dag_decorator_2 = dag
@@ -408,7 +441,14 @@ if EDITION == "3":
     def _dag_init_3(self, dag_id, *args, **kwargs):
         if args:
             raise TypeError("DAG.__init__() takes 2 positional arguments but %d were given" % (2 + len(args)))
+        # attrs converts every argument before it runs any validator: a
+        # value that is no DagRunType fails first, the run types' check
+        # after the params' (field order, task-sdk definitions/dag.py:
+        # 507-527 and 613-633 of c57fba0e).
+        allowed = _convert_allowed_run_types(kwargs.pop("allowed_run_types", None))
         _dag_init_2(self, dag_id, **_airflow3_arguments(kwargs, "DAG.__init__()"))
+        self.allowed_run_types = allowed
+        _validate_allowed_run_types(self, allowed)
         self.fileloc = sys._getframe(1).f_globals.get("__file__")  # the caller's file, not this one
 
     DAG.__init__ = _dag_init_3

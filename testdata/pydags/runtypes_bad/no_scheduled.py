@@ -1,0 +1,8 @@
+import pendulum
+
+from airflow.providers.standard.operators.empty import EmptyOperator
+from airflow.sdk import DAG, Asset
+from airflow.utils.types import DagRunType
+
+with DAG("no_scheduled", start_date=pendulum.datetime(2024, 1, 1, tz="UTC"), schedule="@daily", allowed_run_types=[DagRunType.MANUAL, DagRunType.BACKFILL_JOB]):
+    EmptyOperator(task_id="t")
