@@ -8,7 +8,7 @@ from airflow import EDITION
 
 if EDITION == "3":
     class DagRunType(str, enum.Enum):
-        """Class with DagRun types."""
+        """The kinds of DAG run (the run_type values)."""
 
         BACKFILL_JOB = "backfill"
         SCHEDULED = "scheduled"
@@ -20,7 +20,7 @@ if EDITION == "3":
             return self.value
 else:
     class DagRunType(str, enum.Enum):
-        """Class with DagRun types."""
+        """The kinds of DAG run (the run_type values)."""
 
         BACKFILL_JOB = "backfill"
         SCHEDULED = "scheduled"
