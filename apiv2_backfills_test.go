@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // Backfill test DAGs: a daily schedule, one whose task depends on the
@@ -658,5 +660,71 @@ tasks:
 	}
 	if links, _ := ts.store.BackfillRuns(2); len(links) != 3 {
 		t.Errorf("links = %+v, want a run at each date", links)
+	}
+}
+
+// TestAPIv2_Backfill_CheckOrder: which refusal wins when several apply.
+// _create_backfill looks for the DAG, its allowed run types, its schedule,
+// a running backfill, then depends_on_past and the dates; _do_dry_run
+// checks depends_on_past and the dates before the schedule, and never the
+// running backfill (c57fba0e models/backfill.py:246-291, :547-592).
+func TestAPIv2_Backfill_CheckOrder(t *testing.T) {
+	t.Parallel()
+	ts := newBackfillServer(t)
+	future := func(dag, more string) string {
+		return `{"dag_id": "` + dag + `", "from_date": "2099-01-01T00:00:00Z", "to_date": "2099-01-02T00:00:00Z"` + more + `}`
+	}
+	const reprocess = `{"detail":"Dag has tasks for which depends_on_past=True. You must set reprocess behavior to reprocess completed or reprocess failed."}`
+	runAirflowCases(t, ts, []airflowCase{
+		{"POST", "/backfills/dry_run", future("bf_none", ""), 422, `{"detail":"Backfill cannot be executed for future dates."}`},
+		{"POST", "/backfills", future("bf_none", ""), 422, `{"detail":"bf_none has no schedule"}`},
+		{"POST", "/backfills/dry_run", future("bf_past", ""), 422, reprocess},
+		{"POST", "/backfills/dry_run", future("bf_past", `, "run_backwards": true`), 422,
+			`{"detail":"Backfill cannot be run in reverse when the Dag has tasks where depends_on_past=True."}`},
+		{"POST", "/backfills", bfBody("bf_daily", 2, ""), 200,
+			`{"id":1,"dag_id":"bf_daily","from_date":"2024-01-01T00:00:00Z","to_date":"2024-01-02T00:00:00Z","dag_run_conf":{"param1":"val1","param2":true},"is_paused":false,` +
+				`"reprocess_behavior":"none","max_active_runs":5,"created_at":"2024-05-01T10:00:00.123456Z","completed_at":null,"updated_at":"2024-05-01T10:00:00.123456Z","dag_display_name":"bf_daily"}`},
+		{"POST", "/backfills", future("bf_daily", ""), 409, `{"detail":"There is already a running backfill for dag bf_daily"}`},
+		{"POST", "/backfills/dry_run", bfBody("bf_daily", 2, ""), 200, `{"backfills":[],"total_entries":0}`},
+		{"POST", "/backfills/dry_run", `{"dag_id": "bf_daily", "from_date": "2024-01-01", "to_date": "2024-01-02", "dag_run_conf": null}`, 422,
+			`{"detail":[{"type":"dict_type","loc":["body","dag_run_conf"],"msg":"Input should be a valid dictionary","input":null}]}`},
+		{"POST", "/backfills/dry_run", `{"dag_id": "bf_daily", "from_date": "2024-01-01", "to_date": "2024-01-02", "max_active_runs": "x", "run_on_latest_version": "y", "run_backwards": 3}`, 422,
+			`{"detail":[{"type":"bool_parsing","loc":["body","run_backwards"],"msg":"Input should be a valid boolean, unable to interpret input","input":3},` +
+				`{"type":"int_parsing","loc":["body","max_active_runs"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x"}]}`},
+		{"GET", "/backfills/dry_run", "", 422,
+			`{"detail":[{"type":"int_parsing","loc":["path","backfill_id"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"dry_run"}]}`},
+	})
+}
+
+// TestAPIv2_Backfill_CancelEndStates is test_cancel_backfill_end_states:
+// cancel fails the backfill's queued runs and leaves a running one
+// (c57fba0e routes/public/backfills.py cancel_backfill).
+func TestAPIv2_Backfill_CancelEndStates(t *testing.T) {
+	t.Parallel()
+	ts := newBackfillServer(t)
+	if res := ts.do(t, http.MethodPost, "/api/v2/backfills", bfBody("bf_daily", 5, `, "max_active_runs": 2`)); res.status != 200 {
+		t.Fatalf("create = %d %s", res.status, res.body)
+	}
+	runID := func(day int) string { return fmt.Sprintf("backfill__2024-01-%02dT00:00:00+00:00", day) }
+	err := ts.store.update(func(txn *memdb.Txn) error {
+		raw, err := txn.First(tableDagRuns, indexID, "bf_daily", runID(1))
+		if err != nil || raw == nil {
+			return fmt.Errorf("look up day 1: %v", err)
+		}
+		old := raw.(*DagRun)
+		next := *old
+		next.State = RunRunning
+		return putRunTxn(txn, old, &next)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, http.MethodPut, "/api/v2/backfills/1/cancel", ""); res.status != 200 {
+		t.Fatalf("cancel = %d %s", res.status, res.body)
+	}
+	for day, want := range []RunState{RunRunning, RunFailed, RunFailed, RunFailed, RunFailed} {
+		if run, err := ts.store.RunByRunID("bf_daily", runID(day+1)); err != nil || run.State != want {
+			t.Errorf("day %d after cancel: %+v %v, want %s", day+1, run, err, want)
+		}
 	}
 }
