@@ -69,7 +69,10 @@ func airflowDagsFixture(t *testing.T, extra ...string) *testServer {
 		}
 	}
 	ts := newTestServer(t, edition3, withExamplesOnly(), add)
-	at := func(y int, m time.Month, d, h int) *time.Time { v := time.Date(y, m, d, h, 0, 0, 0, time.UTC); return &v }
+	at := func(y int, m time.Month, d, h int) *time.Time {
+		v := time.Date(y, m, d, h, 0, 0, 0, time.UTC)
+		return &v
+	}
 	now := ts.store.clock()
 	for _, r := range []*DagRun{
 		{ID: 1, DagID: "test_dag1", RunID: "manual__2018-06-15T00:00:00+00:00", ExecutionDate: *at(2018, 6, 15, 0), State: RunFailed,
