@@ -181,7 +181,11 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 	if def.Timetable != nil {
 		out.TimetableDescription = ptr(def.Timetable.Description)
 	}
-	for _, tag := range def.Tags {
+	// DAGResponse's serialize_tags sorts the tags by name for every
+	// answer built on it (c57fba0e airflow-core/src/airflow/api_fastapi/
+	// core_api/datamodels/dags.py:105-108, apache/airflow#58883): the
+	// list, one DAG, its details and PATCH's answers.
+	for _, tag := range slices.Sorted(slices.Values(def.Tags)) {
 		out.Tags = append(out.Tags, v2DagTag{Name: tag, DagID: row.DagID, DagDisplayName: dagDisplayName(row)})
 	}
 	out.MaxActiveTasks = def.MaxActiveTasks

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	memdb "github.com/hashicorp/go-memdb"
 )
 
 // Airflow 3.2's test_dags.py, against the state its setup fixture builds
@@ -238,4 +240,63 @@ func TestAPIv2_AirflowPatchAndFavoriteDags(t *testing.T) {
 		{"POST", "/dags/test_dag2/unfavorite", "", 204, ""},
 		{"GET", "/dags?is_favorite=true", "", 200, "ids:test_dag1 total=1"},
 	})
+}
+
+// TestAPIv2_AirflowGetAndDeleteDag: TestGetDag, TestDagDetails'
+// is_favorite and active_runs_count, TestDeleteDAG (test_dags.py:
+// 925-1370): test_dag4 has no run, test_dag5 a running task.
+func TestAPIv2_AirflowGetAndDeleteDag(t *testing.T) {
+	t.Parallel()
+	dag := func(id string) string {
+		return "dag_id: " + id + "\nstart_date: 2024-10-10T00:00:00+00:00\ntags: [zebra, alpha, mike, bravo]\n" +
+			"tasks:\n  - {task_id: dummy, operator: EmptyOperator}\n"
+	}
+	ts := airflowDagsFixture(t, dag("test_dag4"), dag("test_dag5"))
+	if err := ts.store.SetPaused("test_dag5", false, false); err != nil {
+		t.Fatal(err)
+	}
+	runID := v2Trigger(t, ts, "test_dag5", `{"logical_date": null}`)
+	err := ts.store.update(func(txn *memdb.Txn) error {
+		run, err := runByRunIDTxn(txn, "test_dag5", runID)
+		if err != nil {
+			return err
+		}
+		tis := []*TaskInstance{{DagID: run.DagID, RunID: run.RunID, TaskID: "dummy", MapIndex: -1,
+			ExecutionDate: run.ExecutionDate, State: TaskRunning}}
+		return putRunTaskInstancesTxn(txn, run, tis...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, key, want string }{
+		{"/dags/test_dag4", "tags", `[{"name":"alpha","dag_id":"test_dag4","dag_display_name":"test_dag4"},` +
+			`{"name":"bravo","dag_id":"test_dag4","dag_display_name":"test_dag4"},{"name":"mike","dag_id":"test_dag4","dag_display_name":"test_dag4"},` +
+			`{"name":"zebra","dag_id":"test_dag4","dag_display_name":"test_dag4"}]`},
+		{"/dags/test_dag1", "tags", `[{"name":"example","dag_id":"test_dag1","dag_display_name":"display1"},` +
+			`{"name":"tag_2","dag_id":"test_dag1","dag_display_name":"display1"}]`},
+		{"/dags/test_dag5/details", "active_runs_count", "1"},
+		{"/dags/test_dag1/details", "active_runs_count", "0"},
+		{"/dags/test_dag1/details", "is_favorite", "false"},
+		{"/dags/test_dag2/details", "timetable_description", `"Never, external triggers only"`},
+		{"/dags/test_dag2/details", "owners", `["airflow"]`},
+	} {
+		if got := string(ts.v2JSON(t, tc.path)[tc.key]); got != tc.want {
+			t.Errorf("%s %s = %s, want %s", tc.path, tc.key, got, tc.want)
+		}
+	}
+	runAirflowDagCases(t, ts, []airflowCase{
+		{"GET", "/dags/fake_dag_id", "", 404, "{\"detail\":\"The Dag with ID: `fake_dag_id` was not found\"}"},
+		{"GET", "/dags/fake_dag_id/details", "", 404, "{\"detail\":\"The Dag with ID: `fake_dag_id` was not found\"}"},
+		{"POST", "/dags/test_dag2/favorite", "", 204, ""},
+		{"DELETE", "/dags/test_nonexistent_dag_id", "", 404, `{"detail":"Dag with id: test_nonexistent_dag_id was not found"}`},
+		{"DELETE", "/dags/test_dag4", "", 204, ""},
+		{"GET", "/dags/test_dag4/details", "", 404, "{\"detail\":\"The Dag with ID: `test_dag4` was not found\"}"},
+		{"DELETE", "/dags/test_dag5", "", 409, `{"detail":"Task instances of dag with id: 'test_dag5' are still running"}`},
+	})
+	if got := string(ts.v2JSON(t, "/dags/test_dag2/details")["is_favorite"]); got != "true" {
+		t.Errorf("test_dag2's is_favorite = %s, want true", got)
+	}
+	if res := ts.do(t, "GET", "/api/v2/dags/test_dag5/details", ""); res.status != 200 {
+		t.Errorf("test_dag5's details after a refused delete = %d %s", res.status, res.body)
+	}
 }
