@@ -300,3 +300,21 @@ func TestAPIv2_AirflowGetAndDeleteDag(t *testing.T) {
 		t.Errorf("test_dag5's details after a refused delete = %d %s", res.status, res.body)
 	}
 }
+
+// TestAPIv2_AirflowGetDagsOrderWithoutColumn: get_dags' SortParam allows
+// "state" and "start_date", which DagModel has not: getattr's
+// AttributeError is a 500 (c57fba0e routes/public/dags.py:120-127,
+// common/parameters.py:308-315), after an unknown key's 400 when that
+// comes first.
+func TestAPIv2_AirflowGetDagsOrderWithoutColumn(t *testing.T) {
+	t.Parallel()
+	ts := airflowDagsFixture(t)
+	const disallowed = `{"detail":"Ordering with 'foo' is disallowed or the attribute does not exist on the model"}`
+	runAirflowDagCases(t, ts, []airflowCase{
+		{"GET", "/dags?order_by=state", "", 500, "Internal Server Error"},
+		{"GET", "/dags?order_by=-start_date", "", 500, "Internal Server Error"},
+		{"GET", "/dags?order_by=dag_id&order_by=state&order_by=foo", "", 500, "Internal Server Error"},
+		{"GET", "/dags?order_by=foo&order_by=state", "", 400, disallowed},
+		{"GET", "/dags?order_by=last_run_state&order_by=-dag_id", "", 200, "ids:test_dag2 test_dag1 total=2"},
+	})
+}
