@@ -84,7 +84,9 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodPatch, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchConnection(req.path["connection_id"], req.body, v2Mask(req.query))
 	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody), withV2Action("patch_connection"))
-	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody), withV2Action("test_connection"))
+	// test_connection has no action_logging (c57fba0e
+	// routes/public/connections.py:223): no event-log row.
+	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody))
 	// create_default_connections answers 204 (d.deleted writes no content).
 	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }), withV2Action("create_default_connections"))
 
