@@ -179,7 +179,9 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries", d.answer(s, s.v2GetTaskInstanceTries(true)), withPathInts("map_index"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}", d.answer(s, s.v2GetMappedTaskInstance), withPathInts("map_index"))
 	t.add(http.MethodGet, tis, d.answer(s, s.v2GetTaskInstances), withQuery(v2TIListParams(true)...), withDependency(v2TIListTransforms))
-	t.add(http.MethodPost, tis+"/list", d.answer(s, s.v2GetTaskInstancesBatch), v2Body(v2TIBatchModel), withPathTildes("dag_id", "dag_run_id"))
+	// get_task_instances_batch is a read that action_logging logs
+	// (c57fba0e routes/public/task_instances.py:540-548).
+	t.add(http.MethodPost, tis+"/list", d.answer(s, s.v2GetTaskInstancesBatch), v2Body(v2TIBatchModel), withPathTildes("dag_id", "dag_run_id"), withV2Action("get_task_instances_batch"))
 	t.add(http.MethodGet, tis+"/{task_id}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(false)),
 		withQuery(mapIndex), withPathInts("task_try_number"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(true)),

@@ -53,6 +53,13 @@ func TestV2ActionLogging(t *testing.T) {
 			event: "unfavorite_dag", dagID: dag, extra: `{"method": "POST"}`},
 		{name: "delete_dag missing", method: "DELETE", path: "/dags/nope",
 			event: "delete_dag", dagID: "nope", extra: `{"method": "DELETE"}`},
+		// get_task_instances_batch is a read Airflow logs all the same
+		// (c57fba0e routes/public/task_instances.py:540-548), its path's
+		// "~" as the row's dag_id and run_id.
+		{name: "get_task_instances_batch", method: "POST", path: "/dags/~/dagRuns/~/taskInstances/list", body: `{"dag_ids": ["x"], "page_limit": 5}`,
+			event: "get_task_instances_batch", dagID: "~", runID: "~", extra: `{"dag_ids": ["x"], "page_limit": 5, "method": "POST"}`},
+		{name: "get_task_instances_batch, a dag_id not ~ is logged before its 422", method: "POST", path: "/dags/x/dagRuns/~/taskInstances/list", body: `{}`,
+			event: "get_task_instances_batch", dagID: "x", runID: "~", extra: `{"method": "POST"}`},
 		{name: "post_pool", method: "POST", path: "/pools", body: `{"name": "p1", "slots": 3}`,
 			event: "post_pool", extra: `{"name": "p1", "slots": 3, "method": "POST"}`},
 		{name: "post_pool invalid is still logged", method: "POST", path: "/pools", body: `{"name": "p2"}`,
