@@ -288,6 +288,43 @@ func TestV2ActionLogging_ConnectionExtraNotAString(t *testing.T) {
 	}
 }
 
+// TestV2ActionLogging_BodyNotAnObject: 3.2.1's action_logging reads the
+// items of a JSON body for the variable and connection events whatever
+// JSON it is (c57fba0e api_fastapi/logging/decorators.py:122-128), so a
+// list, a scalar or null there raises AttributeError in the dependency:
+// Starlette's 500 and no row (apache/airflow#72683 changed it after
+// 3.2.1). Other events keep only an object's fields, and the endpoint
+// answers its 422.
+func TestV2ActionLogging_BodyNotAnObject(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3)
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		logged             bool
+	}{
+		{"POST", "/api/v2/variables", `[1]`, 500, false},
+		{"PATCH", "/api/v2/variables/k", `"x"`, 500, false},
+		{"PATCH", "/api/v2/variables", `null`, 500, false},
+		{"POST", "/api/v2/connections", `5`, 500, false},
+		{"PATCH", "/api/v2/connections", `[]`, 500, false},
+		{"PATCH", "/api/v2/connections/c", `[{"a": 1}]`, 500, false},
+		{"POST", "/api/v2/pools", `[1]`, 422, true},
+		{"POST", "/api/v2/connections/test", `[1]`, 422, false},
+	} {
+		t.Run(c.method+" "+c.path+" "+c.body, func(t *testing.T) {
+			_, before := lastV2EventLog(t, ts)
+			res := ts.do(t, c.method, c.path, c.body, "Content-Type", "application/json")
+			if res.status != c.status || (c.status == 500 && res.body != "Internal Server Error") {
+				t.Errorf("%s %s = %d %s, want %d", c.method, c.path, res.status, res.body, c.status)
+			}
+			if _, after := lastV2EventLog(t, ts); (after == before+1) != c.logged {
+				t.Errorf("rows %d -> %d, logged want %v", before, after, c.logged)
+			}
+		})
+	}
+}
+
 // TestNamePointers checks the shared name pointers: one pointer a name,
 // another for another name, and a pointer of its own past the bound.
 func TestNamePointers(t *testing.T) {
