@@ -84,7 +84,9 @@ func (s *server) v2Routes() *routeTable {
 	t.add(http.MethodPatch, "/connections/{connection_id}", d.answer(s, func(req *apiRequest) (any, error) {
 		return s.V2PatchConnection(req.path["connection_id"], req.body, v2Mask(req.query))
 	}), withQuery(qV2Strs("update_mask")), v2Body(v2ConnectionBody), withV2Action("patch_connection"))
-	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody), withV2Action("test_connection"))
+	// test_connection has no action_logging (c57fba0e
+	// routes/public/connections.py:223): no event-log row.
+	t.add(http.MethodPost, "/connections/test", d.answer(s, func(*apiRequest) (any, error) { return nil, v2ConnectionTestDisabled }), v2Body(v2ConnectionBody))
 	// create_default_connections answers 204 (d.deleted writes no content).
 	t.add(http.MethodPost, "/connections/defaults", d.deleted(s, func(*apiRequest) error { return s.ops.createDefaultConnections() }), withV2Action("create_default_connections"))
 
@@ -177,7 +179,9 @@ func (s *server) v2TaskInstanceRows(t *routeTable) {
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries", d.answer(s, s.v2GetTaskInstanceTries(true)), withPathInts("map_index"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}", d.answer(s, s.v2GetMappedTaskInstance), withPathInts("map_index"))
 	t.add(http.MethodGet, tis, d.answer(s, s.v2GetTaskInstances), withQuery(v2TIListParams(true)...), withDependency(v2TIListTransforms))
-	t.add(http.MethodPost, tis+"/list", d.answer(s, s.v2GetTaskInstancesBatch), v2Body(v2TIBatchModel), withPathTildes("dag_id", "dag_run_id"))
+	// get_task_instances_batch is a read that action_logging logs
+	// (c57fba0e routes/public/task_instances.py:540-548).
+	t.add(http.MethodPost, tis+"/list", d.answer(s, s.v2GetTaskInstancesBatch), v2Body(v2TIBatchModel), withPathTildes("dag_id", "dag_run_id"), withV2Action("get_task_instances_batch"))
 	t.add(http.MethodGet, tis+"/{task_id}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(false)),
 		withQuery(mapIndex), withPathInts("task_try_number"))
 	t.add(http.MethodGet, tis+"/{task_id}/{map_index}/tries/{task_try_number}", d.answer(s, s.v2GetTaskInstanceTry(true)),

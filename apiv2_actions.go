@@ -78,14 +78,20 @@ func (s *server) recordV2Action(rt *apiRoute, r *http.Request, req *apiRequest) 
 func v2ActionEvent(m secretsMasker, event string, r *http.Request, path []pyField, raw []byte, ordered any, user string, now time.Time) (*EventLog, error) {
 	// has_json_body: "application/json" anywhere in the Content-Type and
 	// a body that is not empty; only an object is read (a list or a
-	// scalar is left to the endpoint's 422).
+	// scalar is left to the endpoint's 422), but for the variable and
+	// connection events the decorator takes the items of whatever JSON it
+	// is, and fails on any other (errV2ActionBodyNotObject).
 	hasJSONBody := strings.Contains(r.Header.Get("Content-Type"), "application/json") && len(raw) > 0
 	var body pyDict
 	if hasJSONBody {
-		if ordered != nil {
-			body, _ = ordered.(pyDict)
-		} else if v, err := decodePyJSON(raw); err == nil {
-			body, _ = v.(pyDict)
+		decoded, err := ordered, error(nil)
+		if decoded == nil {
+			decoded, err = decodePyJSON(raw)
+		}
+		isObj := false
+		body, isObj = decoded.(pyDict)
+		if err == nil && !isObj && (strings.Contains(event, "variable") || strings.Contains(event, "connection")) {
+			return nil, errV2ActionBodyNotObject
 		}
 		if slices.Contains(v2ActionDryRunEvents, event) && pyTruthy(body.get("dry_run", true)) {
 			return nil, nil
@@ -263,6 +269,13 @@ func sharedName(name string) string {
 	}
 	return *sharedNames.of(name)
 }
+
+// errV2ActionBodyNotObject is the AttributeError 3.2.1's action_logging
+// raises for a variable or connection event whose JSON body is no object
+// (request_body.items(), c57fba0e api_fastapi/logging/decorators.py:
+// 122-128): the dependency fails before the body is validated, and
+// Starlette answers its 500 (apache/airflow#72683 came after 3.2.1).
+var errV2ActionBodyNotObject = errors.New("log action: a variable or connection body that is not a JSON object")
 
 // errV2ConnectionExtraType is the TypeError json.loads raises in 3.2.1's
 // _mask_connection_fields for an extra that is not a string: the

@@ -58,6 +58,9 @@ func variableChangeOf(body map[string]any, store func(any) string) variableChang
 	v := variableChange3{given: given(body, nil), Description: optString(body["description"]), Team: optString(body["team_name"])}
 	v.Key, _ = body["key"].(string)
 	v.Value = store(body["value"])
+	_, isStr := body["value"].(string)
+	v.ValueNull = body["value"] == nil
+	v.ValueNotStr = !isStr && !v.ValueNull
 	return v
 }
 

@@ -260,3 +260,48 @@ func TestAPIv2_PageLimitCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_PatchVariableValueNotAString: 3.2.1's PATCH sets the value
+// by setattr of the body's JsonValue on Variable.val (c57fba0e
+// services/public/common.py:116-120, through update_orm_from_pydantic,
+// services/public/variables.py:89-96), whose setter encodes it with
+// bytes(value, "utf-8") and skips None (models/variable.py:99-104): a
+// number, a bool, a list or an object raises TypeError, Starlette's
+// plain 500 with the session rolled back (apache/airflow#71010, reported
+// on 3.2.1, fixed by #71018 for 3.3); null changes no value. A bulk
+// update goes the same way, the whole request undone.
+func TestAPIv2_PatchVariableValueNotAString(t *testing.T) {
+	t.Parallel()
+	const path = "/api/v2/variables/test_variable_key"
+	unchanged := v2Var("test_variable_key", "test_variable_value", "Some description for the variable")
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+		want, after              string
+	}{
+		{"object", "PATCH", path, `{"key": "test_variable_key", "value": {"a": 1}, "description": "d"}`, 500, "Internal Server Error", unchanged},
+		{"list", "PATCH", path, `{"key": "test_variable_key", "value": [1]}`, 500, "Internal Server Error", unchanged},
+		{"number", "PATCH", path, `{"key": "test_variable_key", "value": 1}`, 500, "Internal Server Error", unchanged},
+		{"bool", "PATCH", path, `{"key": "test_variable_key", "value": true}`, 500, "Internal Server Error", unchanged},
+		{"null keeps the value", "PATCH", path, `{"key": "test_variable_key", "value": null, "description": "nv"}`, 200,
+			v2Var("test_variable_key", "test_variable_value", "nv"), v2Var("test_variable_key", "test_variable_value", "nv")},
+		{"object outside the mask", "PATCH", path + "?update_mask=description", `{"key": "test_variable_key", "value": {"a": 1}, "description": "nv"}`, 200,
+			v2Var("test_variable_key", "test_variable_value", "nv"), v2Var("test_variable_key", "test_variable_value", "nv")},
+		{"bulk update undoes the request", "PATCH", "/api/v2/variables", `{"actions": [
+			{"action": "delete", "entities": ["password"]},
+			{"action": "update", "entities": [{"key": "test_variable_key", "value": {"a": 1}}]}]}`, 500, "Internal Server Error", unchanged},
+		{"bulk update null", "PATCH", "/api/v2/variables", `{"actions": [{"action": "update", "entities": [{"key": "test_variable_key", "value": null, "description": "nv"}]}]}`, 200,
+			`{"create":null,"update":{"success":["test_variable_key"],"errors":[]},"delete":null}`, v2Var("test_variable_key", "test_variable_value", "nv")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ts := v2VariablesServer(t)
+			if res := ts.do(t, c.method, c.path, c.body); res.status != c.status || res.body != c.want {
+				t.Errorf("%s %s %s\n got %d %s\nwant %d %s", c.method, c.path, c.body, res.status, res.body, c.status, c.want)
+			}
+			v2Call{method: "GET", path: path, wantStatus: 200, wantBody: c.after}.check(t, ts)
+			v2Call{method: "GET", path: "/api/v2/variables/password", wantStatus: 200,
+				wantBody: v2Var("password", "***", "Some description for the password")}.check(t, ts)
+		})
+	}
+}

@@ -142,6 +142,9 @@ type bulkKind[E any] struct {
 	// under mask, would store a team (nil: never).
 	createsTeam func(e E) bool
 	patchesTeam func(e E, mask []string) bool
+	// patchRaises is the error an update under mask raises at its write
+	// (a 500 that rolls the request back), or nil (nil: never).
+	patchRaises func(e E, mask []string) error
 }
 
 // errTeamMissing is a write that would store a team_name. Airflow 3.2.1's
@@ -201,8 +204,9 @@ func checkBulkTeams[E any](k bulkKind[E], actions []bulkAction[E]) error {
 }
 
 // carriesTeam reports whether an entity of actions would store a team if
-// its action reached it (a create's, or an update's under its mask):
-// only then can the dry pass find errTeamMissing.
+// its action reached it (a create's, or an update's under its mask), or
+// raise at an update's write (patchRaises): only then can the dry pass
+// find errTeamMissing or that error.
 func carriesTeam[E any](k bulkKind[E], actions []bulkAction[E]) bool {
 	for _, a := range actions {
 		for _, e := range a.entities {
@@ -210,6 +214,8 @@ func carriesTeam[E any](k bulkKind[E], actions []bulkAction[E]) bool {
 			case a.verb == bulkCreate && k.createsTeam != nil && k.createsTeam(e):
 				return true
 			case a.verb == bulkUpdate && k.patchesTeam != nil && k.patchesTeam(e, a.mask):
+				return true
+			case a.verb == bulkUpdate && k.patchRaises != nil && k.patchRaises(e, a.mask) != nil:
 				return true
 			}
 		}
@@ -293,6 +299,11 @@ func (k bulkKind[E]) run(a bulkAction[E], res *bulkOutcome) error {
 			}
 			if k.patchesTeam != nil && k.patchesTeam(e, a.mask) {
 				return errTeamMissing
+			}
+			if k.patchRaises != nil {
+				if err := k.patchRaises(e, a.mask); err != nil {
+					return err
+				}
 			}
 			if err := k.patch(e, a.mask); err != nil {
 				return err

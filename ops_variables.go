@@ -120,6 +120,28 @@ type variableChange3 struct {
 	Description *string
 	Team        *string // team_name (errTeamMissing)
 	given       fieldSet
+	// ValueNull and ValueNotStr tell what JSON the body's value was: null,
+	// or neither a string nor null (errVariableValueNotStr).
+	ValueNull, ValueNotStr bool
+}
+
+// errVariableValueNotStr is an update that sets a variable's value to
+// JSON other than a string or null. 3.2.1 sets it by setattr on
+// Variable.val (c57fba0e services/public/common.py:116-120), whose setter
+// encodes it with bytes(value, "utf-8") (models/variable.py:99-104): a
+// TypeError no handler answers, Starlette's plain 500, the session and
+// the request's changes rolled back (apache/airflow#71010, reported on
+// 3.2.1; #71018 changed it for 3.3). The setter skips None: a null value
+// changes nothing. It is no opError: no dialect phrases it.
+var errVariableValueNotStr = errors.New("variable value: bytes() of a value that is not a string")
+
+// patchRaises is the error an update of v under mask raises at its
+// write: errVariableValueNotStr when the value it sets is not a string.
+func (v variableChange3) patchRaises(mask []string) error {
+	if v.ValueNotStr && !slices.Contains(mask, "key") && v.given.masked(mask, "key")["value"] {
+		return errVariableValueNotStr
+	}
+	return nil
 }
 
 // patchesTeam reports whether an update under mask would store a team:
@@ -159,8 +181,11 @@ func (o *operations) patchVariable(key string, v variableChange3, mask []string)
 	if storesTeam(v.Team, set["team_name"]) {
 		return nil, errTeamMissing
 	}
+	if err := v.patchRaises(mask); err != nil {
+		return nil, err
+	}
 	out, err := o.store.UpdateVariable(key, func(old Variable) Variable {
-		if set["value"] {
+		if set["value"] && !v.ValueNull {
 			old.Val = v.Value
 		}
 		if set["description"] {
@@ -196,6 +221,7 @@ func (o *operations) variableBulk() bulkKind[variableChange3] {
 		// A create is Variable.set without the team_name
 		// (BulkVariableService.handle_bulk_create): it stores none.
 		patchesTeam: func(v variableChange3, mask []string) bool { return v.patchesTeam(mask) },
+		patchRaises: func(v variableChange3, mask []string) error { return v.patchRaises(mask) },
 	}
 }
 
