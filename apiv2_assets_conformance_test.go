@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -10,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // The cases of Airflow 3.2.1's
@@ -496,10 +493,7 @@ tasks: [{task_id: task, operator: EmptyOperator, outlets: [{name: simple4, uri: 
 func TestAPIv2_AssetEventCreatedDagruns(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(assetDAGs["on_a.yaml"]))
-	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
-		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
-	t.Cleanup(sched.stop)
+	sched := newSucceedingScheduler3(t, ts)
 	ts.do(t, http.MethodGet, "/api/v2/assets", "")
 	if res := ts.do(t, http.MethodPost, "/api/v2/assets/events", `{"asset_id": 1}`); res.status != http.StatusOK {
 		t.Fatalf("POST /assets/events = %d %s", res.status, res.body)

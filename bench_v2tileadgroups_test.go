@@ -23,12 +23,7 @@ import "testing"
 // whole and sorted.
 func BenchmarkV2ListTaskInstancesLeadGroups(b *testing.B) {
 	const all, dag = "/dags/~/dagRuns/~/taskInstances?limit=50", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50"
-	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		store, dags := benchTIStore(b, rows)
-		spreadTIStarts(b, store, "bench_tis")
-		varyTIKeys(b, store, "bench_tis", true)
-		return store, dags
-	},
+	benchV2Pages(b, benchKeyedTIStore,
 		benchPage{"state_start_date_desc", all + "&order_by=state&order_by=-start_date"},
 		benchPage{"state_start_date_desc_offset", dag + "&offset=200&order_by=state&order_by=-start_date"},
 		benchPage{"state_desc_start_date_desc", all + "&order_by=-state&order_by=-start_date"},

@@ -77,12 +77,7 @@ func varyTIKeys(tb testing.TB, store *Store, dagID string, unstarted bool) {
 // task instance was read and sorted.
 func BenchmarkV2ListTaskInstancesByKey(b *testing.B) {
 	const all, dag = "/dags/~/dagRuns/~/taskInstances?limit=50", "/dags/bench_tis/dagRuns/~/taskInstances?limit=50"
-	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
-		store, dags := benchTIStore(b, rows)
-		spreadTIStarts(b, store, "bench_tis")
-		varyTIKeys(b, store, "bench_tis", true)
-		return store, dags
-	},
+	benchV2Pages(b, benchKeyedTIStore,
 		benchPage{"state", all + "&order_by=state"},
 		benchPage{"state_desc_offset", dag + "&offset=200&order_by=-state"},
 		benchPage{"end_date_desc", all + "&order_by=-end_date"},
@@ -90,4 +85,15 @@ func BenchmarkV2ListTaskInstancesByKey(b *testing.B) {
 		benchPage{"duration_desc", all + "&order_by=-duration"},
 		benchPage{"try_number_offset", dag + "&offset=200&order_by=try_number"},
 		benchPage{"start_date", dag + "&order_by=start_date"})
+}
+
+// benchKeyedTIStore is benchTIStore with bench_tis's starts spread and
+// its keys (state, end_date, duration, try_number) varied: the store of
+// the keyed orders' and their lead groups' pages.
+func benchKeyedTIStore(b *testing.B, rows int) (*Store, *DAGSet) {
+	b.Helper()
+	store, dags := benchTIStore(b, rows)
+	spreadTIStarts(b, store, "bench_tis")
+	varyTIKeys(b, store, "bench_tis", true)
+	return store, dags
 }

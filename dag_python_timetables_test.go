@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -289,10 +288,7 @@ func TestAPI_TriggeredRunOfTimetableObject(t *testing.T) {
 func TestScheduler_AssetOrTimeScheduleRunsBoth(t *testing.T) {
 	t.Parallel()
 	ts := servePy3Folder(t, "testdata/pydags/timetables3")
-	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
-		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
-	t.Cleanup(sched.stop)
+	sched := newSucceedingScheduler3(t, ts)
 	var assets struct {
 		Assets []struct {
 			ID  int    `json:"id"`

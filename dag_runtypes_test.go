@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,9 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // A DAG's allowed_run_types (Airflow 3.2.0, migration 0105_3_2_0): the
@@ -153,10 +149,7 @@ func TestAPIv2_DagAllowedRunTypes(t *testing.T) {
 func TestScheduler_AllowedRunTypesWithoutScheduled(t *testing.T) {
 	t.Parallel()
 	ts := servePy3Folder(t, "testdata/pydags/runtypes")
-	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
-		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
-	t.Cleanup(sched.stop)
+	sched := newSucceedingScheduler3(t, ts)
 	var assets struct {
 		Assets []struct {
 			ID int `json:"id"`

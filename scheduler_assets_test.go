@@ -166,10 +166,7 @@ start_date: 2024-01-01
 tasks:
   - {task_id: make, operator: DummyOperator, outlets: [{uri: "s3://x/a"}]}
 `), withDAG(assetDAGs["on_a.yaml"]))
-	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
-		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
-	t.Cleanup(sched.stop)
+	sched := newSucceedingScheduler3(t, ts)
 	// Listing registers the DAGs' assets; AssetResponse.scheduled_dags
 	// are the DAGs scheduled on each (DagScheduleAssetReference).
 	if res := ts.do(t, http.MethodGet, "/api/v2/assets", ""); !strings.Contains(res.body, `"scheduled_dags":[{"dag_id":"on_a","created_at":`) {
@@ -308,10 +305,7 @@ func TestAPIv2_MaterializeAsset(t *testing.T) {
 func TestAPIv2_PartitionedAssetEventQueuesNothing(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, edition3, withExamplesPaused(), withDAG(assetDAGs["on_a.yaml"]))
-	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
-		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
-	t.Cleanup(sched.stop)
+	sched := newSucceedingScheduler3(t, ts)
 	ts.do(t, http.MethodGet, "/api/v2/assets", "") // registers on_a's asset: 1
 	for _, key := range []string{`"2024-01-01"`, `""`} {
 		if res := ts.do(t, http.MethodPost, "/api/v2/assets/events", `{"asset_id": 1, "partition_key": `+key+`}`); res.status != http.StatusOK ||

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
+	"github.com/rs/zerolog"
 )
 
 // storeWith is a fresh store with the given definitions loaded.
@@ -173,4 +175,16 @@ func (ts *testServer) tickRun(t *testing.T, sched *scheduler, dagID, runID strin
 	finishedRun(t, ts.store, dagID, runID)
 	// Finished: the wait answers at once, with the same body as ever.
 	return ts.waitRun(t, dagID, runID)
+}
+
+// newSucceedingScheduler3 is an edition-3 scheduler over ts's store at
+// testNow whose every try succeeds at once, stopped at the test's end:
+// for tests of which runs the scheduler makes, not of what tasks do.
+func newSucceedingScheduler3(t *testing.T, ts *testServer) *scheduler {
+	t.Helper()
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: func() time.Time { return testNow }, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
+		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
+	t.Cleanup(sched.stop)
+	return sched
 }
