@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -196,5 +197,63 @@ func TestUI_TriggerRefusedRunType(t *testing.T) {
 	}
 	if runs, err := ts.store.RunsOfDag("v2nomanual", ""); err != nil || len(runs) != 0 {
 		t.Errorf("runs %v %v, want none", runs, err)
+	}
+}
+
+// TestPythonReader_UtilsTypesNames: airflow.utils.types holds the names
+// of each edition's Airflow module that a DAG file may import: 2.10.3's
+// AttributeRemoved and EdgeInfoType (airflow/utils/types.py:49-106),
+// 3.2's DagRunTriggeredByType (c57fba0e airflow-core utils/types.py:
+// 54-64); a file importing one loads and uses it as Airflow's would.
+func TestPythonReader_UtilsTypesNames(t *testing.T) {
+	t.Parallel()
+	requirePython(t)
+	tests := []struct {
+		edition string
+		rules   *editionRules
+		source  string
+	}{
+		{"2", &rules2, `
+from airflow import DAG
+from airflow.utils.types import AttributeRemoved, EdgeInfoType, NOTSET
+
+removed = AttributeRemoved("retries")
+assert removed.attribute_name == "retries"
+try:
+    removed.value
+except RuntimeError as err:
+    assert "retries" in str(err), err
+else:
+    raise AssertionError("a removed attribute was read")
+info: EdgeInfoType = {"label": "edge"}
+assert info["label"] == "edge"
+with DAG("types_names", schedule=None):
+    pass
+`},
+		{"3", &rules3, `
+from airflow.sdk import DAG
+from airflow.utils.types import DagRunTriggeredByType, DagRunType
+
+assert DagRunTriggeredByType.REST_API.value == "rest_api"
+assert DagRunTriggeredByType("asset") is DagRunTriggeredByType.ASSET
+assert [m.value for m in DagRunTriggeredByType] == ["cli", "operator", "rest_api", "ui", "test", "timetable", "asset", "backfill"]
+with DAG("types_names", schedule=None):
+    pass
+`},
+	}
+	for _, tc := range tests {
+		t.Run("edition "+tc.edition, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "types_names.py"), []byte(tc.source), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := readPyFolder(t, pythonReader{Edition: tc.edition, Variables: map[string]string{}}, dir, tc.rules)
+			file := res["types_names.py"]
+			if file.ImportError != nil {
+				t.Fatalf("types_names.py: %s", *file.ImportError)
+			}
+			pyDAG(t, file, "types_names")
+		})
 	}
 }
