@@ -392,30 +392,31 @@ func deleteTIStartsTxn(txn *memdb.Txn, dagID string) error {
 	return deleteKeyedTIsTxn(txn, dagID)
 }
 
-// restartAllTIsTxn sets every chunk anew from the settled runs' task
-// instances (a restore, a recount): one walk of the rows, which come by
-// DAG, each run looked up.
+// restartAllTIsTxn sets every start chunk and keyed chunk anew from the
+// settled runs' task instances (a restore, a recount): one walk of the
+// rows, which come by DAG, each run looked up once for both.
 func restartAllTIsTxn(txn *memdb.Txn) error {
-	if err := deleteTIStartsTxn(txn, ""); err != nil {
+	if err := deleteTIStartsTxn(txn, ""); err != nil { // the keyed chunks too
 		return err
 	}
 	it, err := txn.Get(tableTasks, indexID)
 	if err != nil {
-		return fmt.Errorf("order task instances by start: %w", err)
+		return fmt.Errorf("order task instances by start and key: %w", err)
 	}
 	dagID := ""
-	var entries []tiStartEntry
+	var starts []tiStartEntry
+	var keyed tiKeyedEntries
 	flush := func() error {
-		slices.SortFunc(entries, compareTIStarts)
-		for len(entries) > 0 {
-			n := min(len(entries), tiStartChunkSize)
-			if err := txn.Insert(tableTIStarts, &tiStartChunk{DagID: dagID, Entries: entries[:n:n]}); err != nil {
+		slices.SortFunc(starts, compareTIStarts)
+		for len(starts) > 0 {
+			n := min(len(starts), tiStartChunkSize)
+			if err := txn.Insert(tableTIStarts, &tiStartChunk{DagID: dagID, Entries: starts[:n:n]}); err != nil {
 				return fmt.Errorf("store a start chunk of %s: %w", dagID, err)
 			}
-			entries = entries[n:]
+			starts = starts[n:]
 		}
-		entries = nil
-		return nil
+		starts = nil
+		return keyed.storeTxn(txn, dagID)
 	}
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		row := raw.(*runTasks)
@@ -434,14 +435,12 @@ func restartAllTIsTxn(txn *memdb.Txn) error {
 		}
 		for _, ti := range row.TIs {
 			if e, ok := tiStartOf(ti); ok {
-				entries = append(entries, e)
+				starts = append(starts, e)
 			}
 		}
+		keyed.take(row)
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	return rekeyAllTIsTxn(txn)
+	return flush()
 }
 
 // TIStartQuery is a page of task instances whose order's first key is

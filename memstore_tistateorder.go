@@ -608,59 +608,38 @@ func deleteKeyedTIsTxn(txn *memdb.Txn, dagID string) error {
 	return nil
 }
 
-// rekeyAllTIsTxn sets every keyed chunk anew from the settled runs' task
-// instances (a restore, a recount): one walk of the rows, which come by
-// DAG, each run looked up.
-func rekeyAllTIsTxn(txn *memdb.Txn) error {
-	if err := deleteKeyedTIsTxn(txn, ""); err != nil {
-		return err
-	}
-	it, err := txn.Get(tableTasks, indexID)
-	if err != nil {
-		return fmt.Errorf("order task instances by key: %w", err)
-	}
-	dagID := ""
-	var entries [len(tiKeyOrders)][]*TaskInstance
-	flush := func() error {
-		for i, order := range tiKeyOrders {
-			es := entries[i]
-			sortKeyedTIs(order, es)
-			for len(es) > 0 {
-				n := min(len(es), tiKeyChunkSize)
-				c := &tiKeyChunk{Order: order, DagID: dagID, TIs: es[:n:n]}
-				if err := txn.Insert(tableTIKeyed, c); err != nil {
-					return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
-				}
-				es = es[n:]
-			}
-			entries[i] = nil
-		}
-		return nil
-	}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		row := raw.(*runTasks)
-		if row.DagID != dagID {
-			if err := flush(); err != nil {
-				return err
-			}
-			dagID = row.DagID
-		}
-		run, err := runByRunIDTxn(txn, row.DagID, row.RunID)
-		if errors.Is(err, errNotFound) || (err == nil && !runSettled(run)) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		for i, order := range tiKeyOrders {
-			for _, ti := range row.TIs {
-				if _, ok := tiKeyOf(order, ti); ok {
-					entries[i] = append(entries[i], ti)
-				}
+// tiKeyedEntries are one DAG's settled task instances gathered for each
+// keyed order's chunks, while restartAllTIsTxn walks the rows.
+type tiKeyedEntries [len(tiKeyOrders)][]*TaskInstance
+
+// take adds a settled run's task instances that have each order's key.
+func (e *tiKeyedEntries) take(row *runTasks) {
+	for i, order := range tiKeyOrders {
+		for _, ti := range row.TIs {
+			if _, ok := tiKeyOf(order, ti); ok {
+				e[i] = append(e[i], ti)
 			}
 		}
 	}
-	return flush()
+}
+
+// storeTxn writes the gathered task instances as dagID's keyed chunks,
+// sorted, and empties e (the chunks keep the slices they were cut from).
+func (e *tiKeyedEntries) storeTxn(txn *memdb.Txn, dagID string) error {
+	for i, order := range tiKeyOrders {
+		es := e[i]
+		sortKeyedTIs(order, es)
+		for len(es) > 0 {
+			n := min(len(es), tiKeyChunkSize)
+			c := &tiKeyChunk{Order: order, DagID: dagID, TIs: es[:n:n]}
+			if err := txn.Insert(tableTIKeyed, c); err != nil {
+				return fmt.Errorf("store a key chunk of %s: %w", dagID, err)
+			}
+			es = es[n:]
+		}
+		e[i] = nil
+	}
+	return nil
 }
 
 // keyedChunkIter walks one order's chunks of a DAG as the start chunks
