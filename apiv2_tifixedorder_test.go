@@ -165,11 +165,8 @@ func TestAPIv2_TaskInstances_FixedOrdersReadThePage(t *testing.T) {
 // answer, and the blocks to the task instances after each write.
 func TestTaskInstances_FixedOrdersAsTheSort(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, edition3)
+	ts, dags, base := twoStartedDAGs(t, "tifxsort")
 	store := ts.store
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	dags := []*DAG{addStartedRuns(t, store, "tifxsort_a", base, 30, true), addStartedRuns(t, store, "tifxsort_b", base, 24, false)}
-	expandTwoTasks(t, store, dags[1], 3)
 	setRunIntervals(t, store, true)
 	// Runs without a logical date or interval (NULL, below every
 	// value), queued.

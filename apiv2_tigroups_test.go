@@ -80,11 +80,8 @@ func TestAPIv2_TaskInstances_GroupLedOrdersReadThePage(t *testing.T) {
 // holds each to the sorting path's answer.
 func TestTaskInstances_GroupLedOrdersAsTheSort(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, edition3)
+	ts, dags, base := twoStartedDAGs(t, "tigsort")
 	store := ts.store
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	dags := []*DAG{addStartedRuns(t, store, "tigsort_a", base, 30, true), addStartedRuns(t, store, "tigsort_b", base, 24, false)}
-	expandTwoTasks(t, store, dags[1], 3)
 	rng := rand.New(rand.NewPCG(21, 17))
 	ops := []string{"", "BashOperator", "EmptyOperator", "PythonOperator"}
 	for _, d := range dags {

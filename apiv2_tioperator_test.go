@@ -104,11 +104,8 @@ func TestAPIv2_TaskInstances_OperatorReadsThePage(t *testing.T) {
 // and operators changed), and holds each to the sorting path's answer.
 func TestTaskInstances_OperatorAsTheSort(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, edition3)
+	ts, dags, base := twoStartedDAGs(t, "tiopsort")
 	store := ts.store
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	dags := []*DAG{addStartedRuns(t, store, "tiopsort_a", base, 30, true), addStartedRuns(t, store, "tiopsort_b", base, 24, false)}
-	expandTwoTasks(t, store, dags[1], 3)
 	rng := rand.New(rand.NewPCG(21, 16))
 	ops := []string{"", "BashOperator", "EmptyOperator", "PythonOperator", "_PythonDecoratedOperator"}
 	for _, d := range dags {

@@ -531,3 +531,17 @@ func tiIDsOf(rows []RunTaskInstance) []string {
 	}
 	return out
 }
+
+// twoStartedDAGs is the store the walk-against-sort tests draw their
+// listings from: in edition 3, addStartedRuns' prefix_a of 30 runs (ids
+// shuffled across runs) and prefix_b of 24, two of whose tasks
+// expandTwoTasks expands into three mapped instances; base is the runs'
+// first date.
+func twoStartedDAGs(t *testing.T, prefix string) (*testServer, []*DAG, time.Time) {
+	t.Helper()
+	ts := newTestServer(t, edition3)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dags := []*DAG{addStartedRuns(t, ts.store, prefix+"_a", base, 30, true), addStartedRuns(t, ts.store, prefix+"_b", base, 24, false)}
+	expandTwoTasks(t, ts.store, dags[1], 3)
+	return ts, dags, base
+}

@@ -115,11 +115,8 @@ func TestAPIv2_TaskInstances_RenderedMapIndexReadsThePage(t *testing.T) {
 // instances), and holds each to the sorting path's answer.
 func TestTaskInstances_RenderedMapIndexAsTheSort(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, edition3)
+	ts, dags, base := twoStartedDAGs(t, "tirdsort")
 	store := ts.store
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	dags := []*DAG{addStartedRuns(t, store, "tirdsort_a", base, 30, true), addStartedRuns(t, store, "tirdsort_b", base, 24, false)}
-	expandTwoTasks(t, store, dags[1], 3)
 	rng := rand.New(rand.NewPCG(21, 15))
 	setRenderedMapIndexes(t, store, "tirdsort_b", func(int, int, *TaskInstance) bool { return rng.IntN(2) == 0 })
 	o := ts.srv.ops
