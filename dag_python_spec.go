@@ -374,6 +374,9 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	if t.Subdag != nil {
 		s.Subdag = *t.Subdag
 	}
+	if t.TaskType == "TriggerDagRunOperator" {
+		s.TriggerDagID, _ = pyDecode(t.TemplateValues["trigger_dag_id"]).(string)
+	}
 	// @task.bash keeps BashOperator's env and cwd; its command comes from
 	// its callable at run time (runDecoratedBash).
 	if t.TaskType == "BashOperator" || t.TaskType == "_BashDecoratedOperator" {

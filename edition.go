@@ -410,6 +410,12 @@ type dagFileRules struct {
 	// 3.2.0's DAG argument allowed_run_types, migration 0105_3_2_0);
 	// earlier releases have no such argument.
 	allowedRunTypes bool
+	// operatorTriggerRoute: a TriggerDagRunOperator's trigger goes through
+	// the execution API's trigger route, whose refusals (a DAG not there,
+	// one not allowing manual runs) fail the try (Airflow 3's Task SDK,
+	// scheduler_operators.go triggerOperatorRefusal); airlite simulates
+	// the operator in the earlier editions.
+	operatorTriggerRoute bool
 
 	// assetTimetable is how a DAG scheduled on assets shows its schedule
 	// (summary and description of DatasetTriggeredTimetable, Airflow 2;
@@ -784,6 +790,7 @@ var (
 		r.staleOnImportError = true
 		r.staleKeepsDefinition = true
 		r.allowedRunTypes = true
+		r.operatorTriggerRoute = true
 		// airflow-core/src/airflow/timetables/simple.py AssetTriggeredTimetable
 		r.assetTimetable = Timetable{Summary: "Asset", Description: "Triggered by assets", Type: "airflow.timetables.simple.AssetTriggeredTimetable"}
 		// Airflow 3.2.1's example DAGs (airflow-core/src/airflow/example_dags).
