@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A DAG's allowed_run_types (Airflow 3.2.0, migration 0105_3_2_0): the
@@ -183,6 +184,61 @@ func TestScheduler_AllowedRunTypesWithoutScheduled(t *testing.T) {
 	if got := types("rt_unset"); !slices.Contains(got, "scheduled") {
 		t.Errorf("rt_unset's runs %v, want a scheduled one (it allows every type)", got)
 	}
+}
+
+// TestAPIv2_NextDagRunWithoutScheduledRuns: the scheduler skips a DAG
+// without scheduled runs before it creates one and leaves its next_dagrun
+// fields alone (c57fba0e jobs/scheduler_job_runner.py:1947-1955), but the
+// DAG processor works them out again at every parse (every
+// min_file_process_interval, 30 s: dag_processing/manager.py
+// prepare_file_queue re-queues each file parsed longer ago;
+// collection.py:617-619 calculate_dagrun_date_fields from the last
+// scheduled or backfill run, models/dag.py:728-770), from that parse's
+// now: without catchup they move with the clock, to the latest fire time
+// (airlite works them out at each request, as for a paused DAG); with
+// catchup they stay at start_date's first; asset-triggered runs are not
+// automated runs and move neither.
+func TestAPIv2_NextDagRunWithoutScheduledRuns(t *testing.T) {
+	t.Parallel()
+	clock := &testClock{t: testNow} // 2024-05-01T10:00:00.123456Z
+	set := readPyServeFolderAs(t, "testdata/pydags/runtypes", edition3)
+	ts := newTestServer(t, edition3, withOptions(func(o *serverOptions) { o.DAGs, o.Now = set, clock.Now }))
+	check := func(when string, want map[string]string) {
+		t.Helper()
+		for dagID, at := range want {
+			got := ts.v2JSON(t, "/dags/"+dagID)
+			wantRaw(t, when+" "+dagID, got, map[string]string{
+				"next_dagrun_logical_date": at, "next_dagrun_data_interval_start": at,
+				"next_dagrun_data_interval_end": at, "next_dagrun_run_after": at,
+			})
+		}
+	}
+	check("at first", map[string]string{
+		"rt_asset_or_time":         `"2024-05-01T01:00:00Z"`,
+		"rt_asset_or_time_catchup": `"2024-01-01T01:00:00Z"`,
+	})
+	sched := newSucceedingScheduler3(t, ts)
+	sched.opts.Now = clock.Now
+	assets := ts.v2JSON(t, "/assets?uri_pattern=s3://rt/a")
+	var list []struct {
+		ID int `json:"id"`
+	}
+	if err := json.Unmarshal(assets["assets"], &list); err != nil || len(list) != 1 {
+		t.Fatalf("assets = %s", assets["assets"])
+	}
+	clock.Advance(36 * time.Hour)
+	ts.v2(t, http.MethodPost, "/assets/events", fmt.Sprintf(`{"asset_id": %d}`, list[0].ID), http.StatusOK)
+	settleTicks(t, sched, clock.Now)
+	for _, dagID := range []string{"rt_asset_or_time", "rt_asset_or_time_catchup"} {
+		runs, err := ts.store.RunsOfDag(dagID, "")
+		if err != nil || len(runs) != 1 || runs[0].RunType != "asset_triggered" {
+			t.Fatalf("%s's runs %v %v, want one asset-triggered", dagID, runs, err)
+		}
+	}
+	check("a day and a half on", map[string]string{
+		"rt_asset_or_time":         `"2024-05-02T01:00:00Z"`,
+		"rt_asset_or_time_catchup": `"2024-01-01T01:00:00Z"`,
+	})
 }
 
 // TestUI_TriggerRefusedRunType: the status page's trigger form of a DAG

@@ -28,3 +28,10 @@ with DAG("rt_empty", schedule="@daily", start_date=start, allowed_run_types=[]):
 
 with DAG("rt_unset", schedule="@daily", start_date=start):
     EmptyOperator(task_id="t")
+
+# The same with catchup: its next run stays at start_date's first tick.
+with DAG("rt_asset_or_time_catchup", start_date=start, catchup=True,
+         schedule=AssetOrTimeSchedule(timetable=CronTriggerTimetable("0 1 * * *", timezone="UTC"),
+                                      assets=[Asset("s3://rt/a")]),
+         allowed_run_types=[DagRunType.ASSET_TRIGGERED]):
+    EmptyOperator(task_id="t")
