@@ -494,6 +494,15 @@ type XComEntry struct {
 	Key       string
 	Value     json.RawMessage // JSON, as Airflow's JSON serializer stores it
 	Timestamp time.Time
+	// MapLength is what Airflow's TaskMap row records when an unmapped
+	// task with mapped downstream tasks pushes its return value: the
+	// value's length (a list's, a dict's) at the push, which a mapped
+	// task's expansion reads (c57fba0e serialization/definitions/
+	// xcom_arg.py:149-189), whatever the value became since (a PATCH
+	// through /api/v2 leaves it). nil: none recorded (another key, a
+	// value that cannot be mapped over, an entry the API created, or one
+	// restored from a snapshot written before airlite kept it).
+	MapLength *int
 }
 
 // xcomReturnKey is the key under which a task's return value is pushed
@@ -507,6 +516,8 @@ type xcomPush struct {
 	// MapIndex is the mapped task instance that pushed it (scheduler_mapping.go);
 	// nil: the task is not mapped (-1).
 	MapIndex *int
+	// MapLength is XComEntry's, for a return value (xcomPushes).
+	MapLength *int
 }
 
 // EventLog is one row of Airflow's log table (airflow/models/log.py): an

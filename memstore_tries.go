@@ -236,7 +236,7 @@ func (s *Store) FinishTry(key tiKey, runRowID int64, try int, record func(stored
 				mapIndex = key.mapIndex // an expanded instance pushes under its own
 			}
 			e := &XComEntry{DagID: key.dagID, RunID: key.runID, TaskID: key.taskID, RunRowID: run.ID,
-				MapIndex: mapIndex, Key: x.Key, Value: x.Value, Timestamp: at}
+				MapIndex: mapIndex, Key: x.Key, Value: x.Value, Timestamp: at, MapLength: x.MapLength}
 			if err := s.putXComTxn(txn, e); err != nil {
 				return err
 			}

@@ -1079,7 +1079,7 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 		res.AliasEvents = out.aliasEvents
 		switch {
 		case ti.State == TaskSuccess:
-			res.XComs = s.xcomPushes(job.task, out)
+			res.XComs = s.xcomPushes(job.dag, job.task, out)
 		case !out.requeue:
 			// What the try pushed before it failed or skipped stays, as in
 			// Airflow, where xcom_push writes its row at once (2.10.3

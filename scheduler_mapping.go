@@ -195,6 +195,11 @@ func (s *scheduler) refLength(dag *DAG, run *DagRun, arg mappedArg) (int, bool, 
 		if e.MapIndex != -1 {
 			continue
 		}
+		if e.MapLength != nil {
+			// TaskMap's length, recorded at the push: what the value
+			// became since (a PATCH) does not count.
+			return *e.MapLength, true, nil
+		}
 		n, ok := mappableLength(pyDecode(e.Value))
 		if !ok {
 			// 2.10.3 models/taskinstance.py _record_task_map_for_downstreams:

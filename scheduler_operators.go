@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -137,7 +138,11 @@ func (s *scheduler) triggerOperatorRefusal(job taskJob) (taskOutcome, bool) {
 // pushed itself, then its return value under return_value when
 // do_xcom_push is on (by default in the edition's rule for a
 // BashOperator; Airflow's BaseOperator default True otherwise).
-func (s *scheduler) xcomPushes(task *Task, out taskOutcome) []xcomPush {
+//
+// The return value of an unmapped task with mapped downstream tasks
+// carries the length Airflow's TaskMap row records for it
+// (pushMapLength).
+func (s *scheduler) xcomPushes(dag *DAG, task *Task, out taskOutcome) []xcomPush {
 	pushes := out.pushed
 	doPush := task.Operator != "BashOperator" || s.rules.bashPushesReturnValue
 	if task.DoXComPush != nil {
@@ -146,8 +151,61 @@ func (s *scheduler) xcomPushes(task *Task, out taskOutcome) []xcomPush {
 	if doPush && out.returnValue != nil {
 		pushes = append(slices.Clip(pushes), xcomPush{Key: xcomReturnKey, Value: out.returnValue})
 	}
+	if task.Mapping != nil || !hasMappedDependants(dag, task) {
+		return pushes
+	}
+	for i, p := range pushes {
+		if p.Key == xcomReturnKey {
+			pushes = slices.Clone(pushes)
+			pushes[i].MapLength = pushMapLength(p.Value)
+		}
+	}
 	return pushes
 }
+
+// hasMappedDependants says whether a task of dag expands over task's
+// XCom (the task SDK's iter_mapped_dependants: a mapped task that
+// references it is downstream of it).
+func hasMappedDependants(dag *DAG, task *Task) bool {
+	if dag == nil {
+		return false
+	}
+	for _, id := range task.Downstream {
+		down := dag.Task(id)
+		if down == nil || down.Mapping == nil {
+			continue
+		}
+		for _, arg := range down.Mapping.Args {
+			if !arg.Literal && arg.Ref.TaskID == task.TaskID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pushMapLength is the length the task runner sends with a return value
+// a mapped task depends on (c57fba0e task_runner.py:1715-1722
+// _push_xcom_if_needed: len() of a mappable value), which the execution
+// API writes into TaskMap (execution_api/routes/xcoms.py:353-372); nil
+// for a value that cannot be mapped over, which Airflow refuses with
+// UnmappableXComTypePushed and airlite finds when the mapped task
+// expands (scheduler_mapping.go refLength).
+//
+// A length past maxRecordedMapLength is not recorded (the expansion reads
+// the value's), so that a snapshot, which refuses one, never holds it.
+func pushMapLength(value json.RawMessage) *int {
+	if n, ok := mappableLength(pyDecode(value)); ok && n <= maxRecordedMapLength {
+		return &n
+	}
+	return nil
+}
+
+// maxRecordedMapLength bounds XComEntry.MapLength: a crafted snapshot
+// cannot ask an expansion for more task instances than this (Airflow's
+// own bound, [core] max_map_length, is 1024 by default; airlite applies
+// none to the values it maps over).
+const maxRecordedMapLength = 1 << 20
 
 // lastOutputLine is the line a BashOperator returns: the last line its
 // command wrote (stdout and stderr together), without trailing white

@@ -440,6 +440,9 @@ type snapXCom struct {
 	Key       string    `json:"key"`
 	Value     *string   `json:"value"`
 	Timestamp time.Time `json:"timestamp"`
+	// MapLength is XComEntry's; absent (older files, and most entries):
+	// none recorded, the expansion reads the value's length.
+	MapLength *int `json:"map_length,omitempty"`
 }
 
 // snapDagVersion is one version of a DAG (from version 6).
@@ -702,10 +705,10 @@ func snapshotCodecs() []snapshotCodec {
 		{table: tableXComs, encode: func(obj any) any {
 			x := obj.(*XComEntry)
 			return &snapXCom{DagID: x.DagID, RunID: x.RunID, TaskID: x.TaskID, RunRowID: x.RunRowID, MapIndex: x.MapIndex,
-				Key: x.Key, Value: rawToString(x.Value), Timestamp: x.Timestamp.UTC()}
+				Key: x.Key, Value: rawToString(x.Value), Timestamp: x.Timestamp.UTC(), MapLength: x.MapLength}
 		}, decode: decodeInto(func(r *snapXCom) any {
 			return &XComEntry{DagID: r.DagID, RunID: r.RunID, TaskID: r.TaskID, RunRowID: r.RunRowID, MapIndex: r.MapIndex,
-				Key: r.Key, Value: stringToRaw(r.Value), Timestamp: r.Timestamp}
+				Key: r.Key, Value: stringToRaw(r.Value), Timestamp: r.Timestamp, MapLength: r.MapLength}
 		}), check: checkXCom, runOf: func(obj any) (string, string) {
 			x := obj.(*XComEntry)
 			return x.DagID, x.RunID
@@ -1202,6 +1205,9 @@ func checkXCom(obj any) error {
 	}
 	if x.Value != nil && !json.Valid(x.Value) {
 		return errors.New("value is not JSON")
+	}
+	if n := x.MapLength; n != nil && (*n < 0 || *n > maxRecordedMapLength || x.MapIndex != -1) {
+		return fmt.Errorf("map_length %d is not one a push of map_index %d records (0 to %d, map_index -1)", *n, x.MapIndex, maxRecordedMapLength)
 	}
 	return checkDates(namedDate{"timestamp", &x.Timestamp})
 }

@@ -439,11 +439,18 @@ def mapped_values(task_id, key, ti):
     return [json.loads(v) for _, v in found]
 
 
-def expand_for(task, map_index, ti):
+def expand_for(task, map_index, ti, edition):
     """Set the expanded arguments of one instance of a mapped task (2.10.3
     models/expandinput.py DictOfListsExpandInput._expand_mapped_field and
     ListOfDictsExpandInput.resolve; decorators/base.py: a TaskFlow
-    task's expanded arguments are its callable's keyword arguments)."""
+    task's expanded arguments are its callable's keyword arguments).
+
+    Airflow 3's task SDK takes each argument's length from the value
+    pulled (c57fba0e task-sdk definitions/_internal/expandinput.py:
+    187-203, xcom_arg.py:599-606 len() of it), not from the TaskMap row
+    the scheduler expanded by: a value a client changed since the push
+    (PATCH stores json.dumps' text, a str) is indexed as the text it
+    is, and one without a len() is a KeyError naming the argument."""
     import collections.abc
     mapped = task.__dict__["_airlite_mapped"]
     expand_input = mapped["expand_input"]
@@ -465,7 +472,10 @@ def expand_for(task, map_index, ti):
         values = {k: render(v, ti) for k, v in expand_input.items()}
         lengths = {}
         for k, v in values.items():
-            if not isinstance(v, (collections.abc.Sequence, dict)) or isinstance(v, str):
+            if edition == "3":
+                if not isinstance(v, collections.abc.Sized):
+                    raise KeyError(k)
+            elif not isinstance(v, (collections.abc.Sequence, dict)) or isinstance(v, str):
                 raise TypeError("can't map over value of type %s" % type(v))
             lengths[k] = len(v)
         data = {}
@@ -482,8 +492,10 @@ def expand_for(task, map_index, ti):
                 index //= length
             if isinstance(v, dict):
                 data[k] = list(v.items())[found]
-            else:
+            elif isinstance(v, collections.abc.Sequence):
                 data[k] = v[found]
+            else:
+                raise TypeError("can't map over value of type %s" % type(v))
     if taskflow:
         task.op_kwargs = dict(task.op_kwargs, **data)
     else:
@@ -672,7 +684,7 @@ def run(request, ctx, edition):
         if task.__dict__.get("_airlite_mapped") is not None:
             if ti.map_index < 0:
                 raise RuntimeError("can't resolve task-mapping argument without expanding")
-            expand_for(task, ti.map_index, ti)
+            expand_for(task, ti.map_index, ti, edition)
         if bash:
             return bash_command(task, dag, ti, ctx, edition)
         return execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOperator, AirflowException)
