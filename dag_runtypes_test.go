@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // A DAG's allowed_run_types (Airflow 3.2.0, migration 0105_3_2_0): the
@@ -217,8 +220,10 @@ func TestAPIv2_NextDagRunWithoutScheduledRuns(t *testing.T) {
 		"rt_asset_or_time":         `"2024-05-01T01:00:00Z"`,
 		"rt_asset_or_time_catchup": `"2024-01-01T01:00:00Z"`,
 	})
-	sched := newSucceedingScheduler3(t, ts)
-	sched.opts.Now = clock.Now
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Now: clock.Now, Parallelism: 8, Unixname: testUnixname, Hostname: "test",
+		RunTask: func(ctx context.Context, job taskJob) taskOutcome { return taskOutcome{state: TaskSuccess} }})
+	t.Cleanup(sched.stop)
 	assets := ts.v2JSON(t, "/assets?uri_pattern=s3://rt/a")
 	var list []struct {
 		ID int `json:"id"`

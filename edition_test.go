@@ -141,6 +141,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"staleOnImportError":      r.staleOnImportError,
 			"staleKeepsDefinition":    r.staleKeepsDefinition,
 			"allowedRunTypes":         r.allowedRunTypes,
+			"operatorTriggerRoute":    r.operatorTriggerRoute,
 			"orphans":                 r.orphans,
 			"errorDate":               r.errorDate(date),
 			"duplicate": []string{ // same run_id; same date; both, as two runs; neither
@@ -273,6 +274,7 @@ func TestEditionRules_Table(t *testing.T) {
 		// 2.10.3 models/serialized_dag.py:251-281 remove_deleted_dags
 		"staleKeepsDefinition": false,
 		"allowedRunTypes":      false,
+		"operatorTriggerRoute": false,
 		"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning}, zombies: false},
 		"errorDate":            "2024-05-01 10:00:00.000123+00:00",
 		"duplicate": []string{
@@ -400,6 +402,7 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
 			"staleKeepsDefinition": false,
 			"allowedRunTypes":      false,
+			"operatorTriggerRoute": false,
 			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":            duplicates110,
@@ -502,6 +505,7 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 models/serialized_dag.py:172 remove_deleted_dags
 			"staleKeepsDefinition": false,
 			"allowedRunTypes":      false,
+			"operatorTriggerRoute": false,
 			"orphans":              orphanPolicy{states: []TaskState{TaskQueued, TaskRunning, TaskScheduled}, zombies: true},
 			"errorDate":            "2024-05-01T10:00:00.000123+00:00",
 			"duplicate":            duplicates110,
@@ -611,6 +615,9 @@ func want3(want2 map[string]any) map[string]any {
 		"staleKeepsDefinition": true,
 		// Airflow 3.2.0's DAG argument (migration 0105_3_2_0)
 		"allowedRunTypes": true,
+		// task-sdk task_runner.py _handle_trigger_dag_run: the execution
+		// API's trigger route (execution_api/routes/dag_runs.py)
+		"operatorTriggerRoute": true,
 		// airflow-core/src/airflow/utils/types.py DagRunType
 		"runTypes":         []string{"backfill", "scheduled", "manual", "asset_triggered", "asset_materialization"},
 		"triggerRunType":   "manual",

@@ -99,8 +99,7 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 // failed outcome with its retries. The log holds the task's messages and
 // the exceptions as Python chains them.
 func (s *scheduler) triggerOperatorRefusal(job taskJob) (taskOutcome, bool) {
-	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.rules,
-		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
+	tc := s.jobTemplates(job)
 	dagID, err := tc.renderText(job.task.TriggerDagID)
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: "render trigger_dag_id: " + err.Error()}, true
@@ -219,6 +218,13 @@ func lastOutputLine(output string) string {
 	return strings.TrimRightFunc(output, unicode.IsSpace)
 }
 
+// jobTemplates is the template context of a job's try: the store's
+// variables, connections and XCom entries, on the scheduler's clock.
+func (s *scheduler) jobTemplates(job taskJob) templateContext {
+	return templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.rules,
+		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
+}
+
 // runBash runs a BashOperator's command with bash -c in its own process
 // group, so that a timeout or a stop kills every process it started.
 func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
@@ -227,8 +233,7 @@ func (s *scheduler) runBash(ctx context.Context, job taskJob) taskOutcome {
 	// never shell text.
 	// ti.xcom_pull reads the store's XCom entries, which earlier tries'
 	// output (so a request) may have filled: request values too.
-	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
-		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
+	tc := s.jobTemplates(job)
 	plan := job.task.shellPlan
 	if plan == nil { // a task not built by parseDAG: compile it as the loader would
 		var err error

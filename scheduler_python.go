@@ -274,8 +274,7 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	if err != nil {
 		return taskOutcome{state: TaskFailed, reason: err.Error()}
 	}
-	tc := templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.opts.Edition.rules(),
-		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
+	tc := s.jobTemplates(job)
 	req := pythonTaskRequest{Edition: tc.rules.pythonSurface, DagFolder: pc.Folder, File: pc.File,
 		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
 	if job.mapIndex != nil {
