@@ -224,7 +224,7 @@ func (o *operations) dagListInfo(row *DagRow, importErrors map[string]bool, with
 		}
 	}
 	if withLastRun {
-		last, err := o.store.LastStartedRun(row.DagID)
+		last, err := o.store.LatestRunByID(row.DagID)
 		if err != nil {
 			return info, err
 		}
