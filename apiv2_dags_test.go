@@ -580,7 +580,7 @@ func TestAPIv2_Dags_LastRunReadsItsRun(t *testing.T) {
 		{"last_dag_run_state=queued", []string{"example_bash_operator"}},
 		{"last_dag_run_state=success", []string{}},
 		{"dag_run_state=queued&dag_run_state=success&limit=1", []string{"example_bash_operator"}},
-		{"dag_run_start_date_gte=2025-01-01T04:00:00Z", []string{}}, // the queued run has no start
+		{"dag_run_start_date_gte=2025-01-01T04:00:00Z", []string{}},                         // the queued run has no start
 		{"order_by=-last_run_state&limit=2", []string{"example_bash_operator", "tutorial"}}, // NULLs last, ties by -dag_id
 	} {
 		t.Run(tc.query, func(t *testing.T) {
