@@ -61,12 +61,9 @@ func airflowLinksFixture(t *testing.T, options ...testOption) *testServer {
 // setAirflowXCom is the tests' XCom.set through POST .../xcomEntries.
 func setAirflowXCom(t *testing.T, ts *testServer, task, key string, value any, mapIndex int) {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"key": key, "value": value, "map_index": mapIndex})
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := mustJSON(t, map[string]any{"key": key, "value": value, "map_index": mapIndex})
 	path := "/api/v2/dags/TEST_DAG_ID/dagRuns/TEST_DAG_RUN_ID/taskInstances/" + task + "/xcomEntries"
-	if res := ts.do(t, http.MethodPost, path, string(body)); res.status != http.StatusCreated {
+	if res := ts.do(t, http.MethodPost, path, body); res.status != http.StatusCreated {
 		t.Fatalf("set xcom %s of %s: %d %s", key, task, res.status, res.body)
 	}
 }
@@ -125,7 +122,7 @@ func TestAPIv2_AirflowExtraLinks(t *testing.T) {
 		{name: "test_should_respond_404_invalid_map_index", path: links + "TEST_MAPPED_TASK/links?map_index=4", wantStatus: 404,
 			wantBody: `{"detail":"TaskInstance not found"}`},
 		{name: "test_should_not_deserialize_ill_formatted_links", xcoms: []xcom{{"TEST_SINGLE_LINK", "_link_CustomOpLink", illFormatted, -1}},
-			path: links + "TEST_SINGLE_LINK/links", wantStatus: 200, wantBody: `{"extra_links":{"Google Custom":` + quoteJSON(t, illFormatted) + `},"total_entries":1}`},
+			path: links + "TEST_SINGLE_LINK/links", wantStatus: 200, wantBody: `{"extra_links":{"Google Custom":` + mustJSON(t, illFormatted) + `},"total_entries":1}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -145,16 +142,6 @@ func TestAPIv2_AirflowExtraLinks(t *testing.T) {
 			t.Errorf("GET without a token = %d %s, want 401 Not authenticated", res.status, res.body)
 		}
 	})
-}
-
-// quoteJSON is s as a JSON string.
-func quoteJSON(t *testing.T, s string) string {
-	t.Helper()
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestV2LinkText: XComOperatorLink.get_link's text of an XCom column, each
@@ -219,7 +206,7 @@ func TestAPIv2_ExtraLinksOwnXComKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	for key, value := range map[string]string{"bigquery_2": "https://two", "_link_PlainLink": "https://plain", "_link_IndexLink": "https://not-read"} {
-		if _, err := ts.srv.ops.createXCom("links3", "r1", "linked", key, -1, json.RawMessage(quoteJSON(t, value))); err != nil {
+		if _, err := ts.srv.ops.createXCom("links3", "r1", "linked", key, -1, json.RawMessage(mustJSON(t, value))); err != nil {
 			t.Fatal(err)
 		}
 	}
