@@ -692,7 +692,7 @@ func TestDags_DocMDOfAYAMLDefinition(t *testing.T) {
 }
 
 // TestAPIv2_Dags_RunEndDateAlone: get_dags' dag_run_start_date_* and
-// dag_run_end_date_* compare the latest started run's date alone (3.2.1's
+// dag_run_end_date_* compare the latest run's date alone (3.2.1's
 // datetime_range_filter_factory coalesces only filters named start_date
 // and end_date, c57fba0e parameters.py:651-653; apache/airflow#66696, in
 // 3.2.2, extended its NULL handling to them): a running run, which has no
