@@ -1420,41 +1420,193 @@ func (s *server) v2GetExtraLinks(req *apiRequest) (any, error) {
 }
 
 // v2ExtraLinkURL is XComOperatorLink.get_link's value for one task
-// instance, as ExtraLinkCollectionResponse takes it: a string, or null
-// for no XCom or a falsy value; another value fails the model's
-// str | None (a 500 in Airflow).
+// instance, as the route answers it: null for no XCom under the link's
+// key, else v2LinkText of the XCom's column, null when that is empty
+// ("link_url or None").
 func (s *server) v2ExtraLinkURL(dagID, runID, taskID string, mapIndex int64, link extraLink) (*string, error) {
-	e, err := s.ops.xcomEntry(dagID, runID, taskID, "_link_"+link.Class, mapIndex)
+	e, err := s.ops.xcomEntry(dagID, runID, taskID, link.xcomKey(), mapIndex)
 	if errors.Is(err, errNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var v any
-	if err := json.Unmarshal(e.Value, &v); err != nil {
-		return nil, fmt.Errorf("extra link %s: %w", link.Name, err)
+	col, err := v2XComColumn(e.Value)
+	if err != nil {
+		return nil, err
 	}
-	falsy := false
-	switch x := v.(type) {
-	case string:
-		if x == "" {
-			return nil, nil
-		}
-		return &x, nil
-	case nil:
-		falsy = true
-	case bool:
-		falsy = !x
-	case float64:
-		falsy = x == 0
-	case []any:
-		falsy = len(x) == 0
-	case map[string]any:
-		falsy = len(x) == 0
+	text, err := v2LinkText(col)
+	if err != nil {
+		return nil, fmt.Errorf("extra link %s of %s.%s: %w", link.Name, dagID, taskID, err)
 	}
-	if falsy {
+	if text == "" {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("extra link %s of %s.%s: a %T is no URL (ExtraLinkCollectionResponse refuses it)", link.Name, dagID, taskID, v)
+	return &text, nil
+}
+
+// v2LinkText is XComOperatorLink.get_link's text of an XCom column
+// (c57fba0e serialization/definitions/operatorlink.py:47-92, since
+// apache/airflow#61641, before 3.2.0): json.loads of a string column (the
+// public API's and XCom.set's text of the value; a task's string that is
+// no JSON stays itself), a column of any other type as it is, then str()
+// of serialization/stringify.py's stringify. A serialized Airflow class
+// (a "__classname__" starting "airflow.") is never rebuilt: the text is
+// str() of the whole value. So a dict is its Python repr, null is "None".
+func v2LinkText(col any) (string, error) {
+	parsed := col
+	if text, ok := col.(string); ok {
+		if v, err := decodePyJSON([]byte(text)); err == nil {
+			parsed = v
+		}
+	}
+	v, err := pyStringify(parsed)
+	if errors.Is(err, errStringifyAirflowClass) {
+		return pyStrValue(parsed), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return pyStrValue(v), nil
+}
+
+// errStringifyAirflowClass is stringify.py's StringifyNotSupportedError:
+// a serialized class of Airflow's own, which only a full deserialization
+// would read.
+var errStringifyAirflowClass = errors.New("cannot stringify an Airflow class")
+
+// pyStringify is serialization/stringify.py stringify over a decoded
+// value: primitives and plain containers as they are (their items
+// stringified), a serialized object ("__classname__" and "__version__",
+// or the old "__type" and "__var") as the text "<class>@version=<n>(...)",
+// a builtin tuple, set or frozenset as "(a,b)". A serialized object that
+// does not decode (a class name that is no string, a version that is no
+// int, an empty class name) fails as stringify raises (a 500 in Airflow).
+func pyStringify(v any) (any, error) {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			s, err := pyStringify(item)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = s
+		}
+		return out, nil
+	case pyDict:
+		return pyStringifyDict(x)
+	}
+	return v, nil // None, bool, number, string
+}
+
+// pyStringifyDict is stringify's dict branch: _convert, then a plain
+// dict's values stringified, or a serialized object decoded into its text.
+func pyStringifyDict(d pyDict) (any, error) {
+	converted, isDict := pyConvertOldSerialized(d)
+	if !isDict {
+		// stringify tests `"__classname__" in o` and calls o.items() on
+		// what _convert gave: anything but a dict raises.
+		return nil, errors.New("stringify: the old form's __var of type dict is no dict")
+	}
+	classname, hasClass := converted.lookup("__classname__")
+	version, hasVersion := converted.lookup("__version__")
+	if !hasClass || !hasVersion {
+		out := make(pyDict, len(converted))
+		for i, f := range converted {
+			s, err := pyStringify(f.val)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = pyField{key: f.key, val: s}
+		}
+		return out, nil
+	}
+	name, ok := classname.(string)
+	if !ok || !pyIsInt(version) {
+		return nil, fmt.Errorf("stringify: cannot decode %s", pyReprValue(converted))
+	}
+	if name == "" {
+		return nil, errors.New("stringify: classname cannot be empty")
+	}
+	if strings.HasPrefix(name, "airflow.") {
+		return nil, errStringifyAirflowClass
+	}
+	data, _ := converted.lookup("__data__")
+	items, isList := data.([]any)
+	var b strings.Builder
+	if isList && (name == "builtins.tuple" || name == "builtins.set" || name == "builtins.frozenset") {
+		b.WriteString("(")
+		if err := pyJoinStringified(&b, items); err != nil {
+			return nil, err
+		}
+		b.WriteString(")")
+		return b.String(), nil
+	}
+	b.WriteString(name + "@version=" + pyStrValue(version) + "(")
+	switch x := data.(type) {
+	case string, bool, json.Number:
+		b.WriteString(pyStrValue(x))
+	case []any:
+		if err := pyJoinStringified(&b, x); err != nil {
+			return nil, err
+		}
+	case pyDict:
+		for i, f := range x {
+			s, err := pyStringify(f.val)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(f.key + "=" + pyStrValue(s))
+		}
+	}
+	b.WriteString(")")
+	return b.String(), nil
+}
+
+// pyJoinStringified writes ",".join(str(stringify(v)) for v in items).
+func pyJoinStringified(b *strings.Builder, items []any) error {
+	for i, item := range items {
+		s, err := pyStringify(item)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(pyStrValue(s))
+	}
+	return nil
+}
+
+// pyConvertOldSerialized is stringify.py _convert: the old form
+// {"__type": t, "__var": v} is v itself for t "dict", else the new form
+// of class t, version 0; any other dict is itself. isDict says whether
+// the result is a dict.
+func pyConvertOldSerialized(d pyDict) (pyDict, bool) {
+	typ, hasType := d.lookup("__type")
+	data, hasData := d.lookup("__var")
+	if !hasType || !hasData {
+		return d, true
+	}
+	if typ == "dict" {
+		inner, ok := data.(pyDict)
+		return inner, ok
+	}
+	return pyDict{{key: "__classname__", val: typ}, {key: "__version__", val: json.Number("0")}, {key: "__data__", val: data}}, true
+}
+
+// pyIsInt is isinstance(v, int) of a decoded value: an integer number or
+// a bool (Python's bool is an int).
+func pyIsInt(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return true
+	case json.Number:
+		return !strings.ContainsAny(string(x), ".eE")
+	}
+	return false
 }

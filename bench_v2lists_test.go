@@ -71,7 +71,7 @@ func BenchmarkV2ListDags(b *testing.B) {
 }
 
 // BenchmarkV2ListDagsLastRun lists a page of 50 DAGs by their latest
-// started run (GET /api/v2/dags with last_dag_run_state, and ordered by
+// run (GET /api/v2/dags with last_dag_run_state, and ordered by
 // -last_run_start_date) with rows runs stored, spread over 100 DAGs:
 // each DAG's latest run is one seek, where every run was read.
 func BenchmarkV2ListDagsLastRun(b *testing.B) {

@@ -307,9 +307,23 @@ type FileImportError struct {
 }
 
 // extraLink is an operator extra link's class and name (2.10.3
-// models/baseoperatorlink.py; v1 shows its class, v2 its name).
+// models/baseoperatorlink.py; v1 shows its class, v2 its name), and the
+// XCom key its link is read from when the link class names one (Airflow
+// 3's BaseOperatorLink.xcom_key, which the serialized DAG keeps per link
+// name: c57fba0e serialization/serialized_objects.py:1502-1510).
 type extraLink struct {
 	Module, Class, Name string
+	XComKey             string `json:",omitempty"`
+}
+
+// xcomKey is the XCom key edition 3 reads the link's URL from: the link
+// class's own, or BaseOperatorLink's default "_link_<class name>"
+// (task-sdk bases/operatorlink.py xcom_key).
+func (l extraLink) xcomKey() string {
+	if l.XComKey != "" {
+		return l.XComKey
+	}
+	return "_link_" + l.Class
 }
 
 // dagDisplayName is dag_display_name: the one the file gave, or the

@@ -254,8 +254,9 @@ type pyTask struct {
 	Subdag              *string                    `json:"subdag,omitempty"`           // a SubDagOperator's DAG id
 	TaskDisplayName     *string                    `json:"task_display_name"`
 	// OperatorExtraLinks are the class's operator_extra_links: module,
-	// class name and the link's name (schema.json _operator_extra_links).
-	OperatorExtraLinks [][3]string `json:"_operator_extra_links"`
+	// class name, the link's name (schema.json _operator_extra_links) and
+	// the XCom key the link names, "" for none (Airflow 3's xcom_key).
+	OperatorExtraLinks [][4]string `json:"_operator_extra_links"`
 }
 
 // pyTaskGroup is a task group (schema.json definitions.task_group).

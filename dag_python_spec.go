@@ -334,7 +334,7 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 		DisplayName:             deref(t.TaskDisplayName),
 	}
 	for _, l := range t.OperatorExtraLinks {
-		s.ExtraLinks = append(s.ExtraLinks, extraLink{Module: l[0], Class: l[1], Name: l[2]})
+		s.ExtraLinks = append(s.ExtraLinks, extraLink{Module: l[0], Class: l[1], Name: l[2], XComKey: l[3]})
 	}
 	if len(t.Inlets) > 0 {
 		s.Inlets = t.Inlets

@@ -303,31 +303,23 @@ func (s *Store) RunsOfDag(dagID string, state RunState) ([]*DagRun, error) {
 	return runs, nil
 }
 
-// LastStartedRun is a DAG's latest started run: the highest id among its
-// runs with a start date (the run Airflow 3's DAG list joins as the
-// last run), nil when none started. It walks the DAG's runs down from the
-// highest id and stops there: it reads that run and the never-started
-// ones after it, not every run.
-func (s *Store) LastStartedRun(dagID string) (*DagRun, error) {
+// LatestRunByID is a DAG's run of the highest id, started or not (the
+// run Airflow 3's DAG list joins as the last run: c57fba0e
+// api_fastapi/common/db/dags.py generate_dag_with_latest_run_query takes
+// max(dag_run.id) per DAG, a queued run without a start date included
+// since apache/airflow#52668), nil when the DAG has none. It reads that
+// one run.
+func (s *Store) LatestRunByID(dagID string) (*DagRun, error) {
 	it, err := dagRunsByID(s.read(), dagID, true)
 	if err != nil {
-		return nil, fmt.Errorf("find the last started run of %s: %w", dagID, err)
+		return nil, fmt.Errorf("find the latest run of %s: %w", dagID, err)
 	}
-	read := 0
-	defer func() {
-		if s.rowsRead != nil {
-			s.rowsRead(read)
-		}
-	}()
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		read++
-		run := raw.(*DagRun)
-		if run.DagID != dagID {
-			break // past the DAG's runs: the reverse walk goes on
-		}
-		if run.StartDate != nil {
-			return run, nil
-		}
+	raw := it.Next()
+	if s.rowsRead != nil && raw != nil {
+		s.rowsRead(1)
+	}
+	if run, ok := raw.(*DagRun); ok && run.DagID == dagID {
+		return run, nil
 	}
 	return nil, nil
 }

@@ -125,9 +125,9 @@ type dagInfo struct {
 	ImportErrors bool
 	// Next is the run the schedule wants next; nil when none.
 	Next *nextDagRun
-	// LastRun is the DAG's latest started run (the highest id among runs
-	// with a start date, as Airflow 3's DAG list joins it); filled only
-	// when a filter or an order asked for it.
+	// LastRun is the DAG's latest run (its highest id, started or not, as
+	// Airflow 3's DAG list joins it); filled only when a filter or an
+	// order asked for it.
 	LastRun *DagRun
 	// Version is the DAG's latest version; nil when it has none.
 	Version *DagVersion
@@ -163,7 +163,7 @@ type dagQuery struct {
 	favoriteOf      *string // the user whose favorites is_favorite reads
 	favorite        *bool
 	timetableTypes  []string
-	// The latest started run's filters: its state one of runStates, its
+	// The latest run's filters: its state one of runStates, its
 	// state lastRunState, its start and end dates in their ranges.
 	runStates             []RunState
 	lastRunState          *RunState
@@ -211,7 +211,7 @@ func (o *operations) dagInfoOf(row *DagRow, importErrors map[string]bool, withLa
 
 // dagListInfo fills what a listing's filters and orders read of a DAG:
 // its owners, import errors, its next run (withNext: the schedule's
-// computation) and latest started run (withLastRun: a seek); the rest
+// computation) and latest run (withLastRun: a seek); the rest
 // (addDagVersion) waits for the page.
 func (o *operations) dagListInfo(row *DagRow, importErrors map[string]bool, withLastRun, withNext bool) (dagInfo, error) {
 	info := dagInfo{Row: row, Stale: !row.Active(), ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
@@ -224,7 +224,7 @@ func (o *operations) dagListInfo(row *DagRow, importErrors map[string]bool, with
 		}
 	}
 	if withLastRun {
-		last, err := o.store.LastStartedRun(row.DagID)
+		last, err := o.store.LatestRunByID(row.DagID)
 		if err != nil {
 			return info, err
 		}

@@ -263,7 +263,10 @@ def _timetable_expression(tt):
 
 
 def _extra_links(op):
-    return [[type(link).__module__, type(link).__name__, getattr(link, "name", type(link).__name__)]
+    # The fourth item is the XCom key a link class names (Airflow 3's
+    # BaseOperatorLink.xcom_key, which the serialized DAG keeps per link).
+    return [[type(link).__module__, type(link).__name__, getattr(link, "name", type(link).__name__),
+             getattr(link, "xcom_key", None) or ""]
             for link in getattr(op, "operator_extra_links", ())]
 
 
