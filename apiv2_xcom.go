@@ -169,16 +169,7 @@ func (s *server) v2GetXComEntry(req *apiRequest) (any, error) {
 		return nil, err
 	}
 	if deserialize {
-		// json.loads of a stored string: the public API's text gives its
-		// value back; a task's string that is no JSON ("hello") stays
-		// itself, one that is ("42") is read as JSON (xcom.py:117-121).
-		if text, ok := v.(string); ok {
-			if loaded, err := decodePyJSON([]byte(text)); err == nil {
-				v = loaded
-			}
-		}
-		// Then serialization/stringify.py's stringify (xcom.py:123-126).
-		if v, err = v2StringifyXCom(v); err != nil {
+		if v, err = v2DeserializedXCom(v); err != nil {
 			return nil, err
 		}
 	}
@@ -191,148 +182,25 @@ func (s *server) v2GetXComEntry(req *apiRequest) (any, error) {
 	return out, nil
 }
 
-// Serde's keys in a stored value (task-sdk serde, and the older
-// serialization's __type and __var, serialization/stringify.py:34-39).
-const (
-	serdeClassname = "__classname__"
-	serdeVersion   = "__version__"
-	serdeData      = "__data__"
-	serdeOldType   = "__type"
-	serdeOldData   = "__var"
-)
-
-// v2StringifyXCom is Airflow 3.2.1's stringify (c57fba0e airflow-core
-// serialization/stringify.py:82-134) of a decoded value, which
-// get_xcom_entry applies with deserialize=true: JSON values as they are
-// (a dict's values stringified in turn), and a dict serde wrote for
-// another type ({"__classname__", "__version__", "__data__"}, or the
-// older {"__type", "__var"}) as text: a tuple, set or frozenset as
-// "(a,b)", any other class as "<class>@version=<n>(<data>)", its data a
-// value, items joined by "," or "key=value" pairs. A class of Airflow's
-// own (airflow.*) is left as it is: 3.2.1 deserializes it fully instead
-// (XComModel.deserialize_value), into objects airlite does not have. A
-// dict serde cannot decode (a classname that is no string or is empty, a
-// version that is no int) is stringify's ValueError or TypeError, which
-// the route does not catch: a 500.
-func v2StringifyXCom(v any) (any, error) {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			s, err := v2StringifyXCom(item)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = s
-		}
-		return out, nil
-	case pyDict:
-		return stringifyDict(x)
-	}
-	return v, nil // None and the primitives
-}
-
-// stringifyDict is stringify of a dict: _convert's reading of the older
-// form, then a plain dict's values in turn, or serde's form as text.
-func stringifyDict(d pyDict) (any, error) {
-	if typ, ok := d.lookup(serdeOldType); ok {
-		if data, ok := d.lookup(serdeOldData); ok {
-			if typ == "dict" {
-				// _convert returns the data itself, which stringify then
-				// reads as a dict's items: anything else has none.
-				inner, ok := data.(pyDict)
-				if !ok {
-					return nil, fmt.Errorf("stringify xcom: the data of %s is no dict: it has no items", pyReprValue(d))
-				}
-				return stringifyPlainDict(inner)
-			}
-			d = pyDict{{key: serdeClassname, val: typ}, {key: serdeVersion, val: json.Number("0")}, {key: serdeData, val: data}}
+// v2DeserializedXCom is what get_xcom_entry shows with deserialize=true
+// (c57fba0e routes/public/xcom.py:104-126): json.loads of a stored string
+// (the public API's text gives its value back; a task's string that is no
+// JSON, "hello", stays itself, one that is, "42", is read as JSON), then
+// stringify. A value holding an Airflow class is XComModel.deserialize_value
+// there, into objects airlite does not have: it is shown as json.loads gave
+// it.
+func v2DeserializedXCom(col any) (any, error) {
+	parsed := col
+	if text, ok := col.(string); ok {
+		if loaded, err := decodePyJSON([]byte(text)); err == nil {
+			parsed = loaded
 		}
 	}
-	classname, hasClass := d.lookup(serdeClassname)
-	version, hasVersion := d.lookup(serdeVersion)
-	if !hasClass || !hasVersion {
-		return stringifyPlainDict(d)
+	v, err := pyStringify(parsed)
+	if errors.Is(err, errStringifyAirflowClass) {
+		return parsed, nil
 	}
-	name, ok := classname.(string)
-	if !ok || !pyIsInt(version) {
-		return nil, fmt.Errorf("stringify xcom: cannot decode %s", pyReprValue(d))
-	}
-	if name == "" {
-		return nil, errors.New("stringify xcom: classname cannot be empty")
-	}
-	if strings.HasPrefix(name, "airflow.") {
-		return d, nil
-	}
-	data, _ := d.lookup(serdeData)
-	items, isList := data.([]any)
-	if isList && (name == "builtins.tuple" || name == "builtins.set" || name == "builtins.frozenset") {
-		text, err := stringifyJoined(items)
-		return "(" + text + ")", err
-	}
-	var b strings.Builder
-	b.WriteString(name + "@version=" + pyStrValue(version) + "(")
-	switch value := data.(type) {
-	case string, bool, json.Number:
-		b.WriteString(pyStrValue(value))
-	case []any:
-		text, err := stringifyJoined(value)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString(text)
-	case pyDict:
-		for i, f := range value {
-			s, err := v2StringifyXCom(f.val)
-			if err != nil {
-				return nil, err
-			}
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(f.key + "=" + pyStrValue(s))
-		}
-	}
-	b.WriteByte(')')
-	return b.String(), nil
-}
-
-// stringifyPlainDict is a dict without serde's keys: its values
-// stringified, in its order.
-func stringifyPlainDict(d pyDict) (any, error) {
-	out := make(pyDict, len(d))
-	for i, f := range d {
-		s, err := v2StringifyXCom(f.val)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = pyField{key: f.key, val: s}
-	}
-	return out, nil
-}
-
-// stringifyJoined is ",".join(str(stringify(v)) for v in items).
-func stringifyJoined(items []any) (string, error) {
-	parts := make([]string, len(items))
-	for i, item := range items {
-		s, err := v2StringifyXCom(item)
-		if err != nil {
-			return "", err
-		}
-		parts[i] = pyStrValue(s)
-	}
-	return strings.Join(parts, ","), nil
-}
-
-// pyIsInt says whether a decoded value is a Python int (a bool is one).
-func pyIsInt(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return true
-	case json.Number:
-		return !strings.ContainsAny(string(x), ".eE")
-	}
-	return false
+	return v, err
 }
 
 // v2PyStr is str() of a decoded value: null stays null

@@ -51,7 +51,7 @@ func TestV2StringifyXCom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := v2StringifyXCom(v)
+			got, err := v2DeserializedXCom(v)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("error %v, want one with %q", err, tc.err)
