@@ -214,7 +214,9 @@ func timetableSummary(def *DAG) *string {
 		d, _ := parseDuration(sched)
 		return ptr(pyTimedelta(d))
 	}
-	if preset, ok := cronPresets[sched]; ok {
+	// CronMixin keeps its expression with Airflow's presets resolved;
+	// croniter's @midnight and @annually are not among them.
+	if preset, ok := airflowCronPreset(sched); ok {
 		return &preset
 	}
 	return &sched
