@@ -76,7 +76,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		d["description"] = def.Description
 	}
 	d["schedule_interval"] = v1ScheduleInterval(def.Schedule)
-	d["timetable_description"] = timetableDescription(def.Schedule)
+	d["timetable_description"] = timetableDescription(def.Schedule, s.rules().cronDescriber)
 	if tt := def.Timetable; tt != nil { // a Python DAG's timetable airlite does not run
 		d["schedule_interval"] = map[string]any{"__type": "CronExpression", "value": tt.Summary}
 		d["timetable_description"] = tt.Description
@@ -164,31 +164,11 @@ func v1OptTimeDelta(d time.Duration) any {
 	return v1TimeDelta(d)
 }
 
-// cronDescriptions are cron_descriptor's texts (24-hour clock, as Airflow
-// asks) for the schedules of the examples and the presets.
-var cronDescriptions = map[string]string{
-	"0 * * * *":   "At 0 minutes past the hour",
-	"0 0 * * *":   "At 00:00",
-	"0 0 * * 0":   "At 00:00, only on Sunday",
-	"0 0 1 * *":   "At 00:00, on day 1 of the month",
-	"0 0 1 */3 *": "At 00:00, on day 1 of the month, every 3 months",
-	"0 0 1 1 *":   "At 00:00, on day 1 of the month, only in January",
-	"0 1 * * 3":   "At 01:00, only on Wednesday", // 2.10.3 example_datasets.py's, as the real Airflow 2.10.3 answered
-	// cron_descriptor's form for a time of day (ExpressionDescriptor with
-	// use_24hour_time_format, as CronMixin asks it).
-	"0 3 * * *":   "At 03:00",
-	"0 6 * * *":   "At 06:00",
-	"0 9 * * *":   "At 09:00",
-	"* * * * *":   "Every minute",
-	"*/1 * * * *": "Every minute",    // 2.10.3 example_branch_python_dop_operator_3.py's, as the real Airflow 2.10.3 answered
-	"*/2 * * * *": "Every 2 minutes", // 2.10.3 example_sla_dag.py's, as the real Airflow 2.10.3 answered
-}
-
-// timetableDescription is the timetable's description in Airflow 2.10:
-// cron_descriptor's text for a cron schedule (the expression itself where
-// airlite has no text for it), fixed texts for None and @once, and
-// nothing for a duration.
-func timetableDescription(schedule *string) any {
+// timetableDescription is the timetable's description: cron-descriptor's
+// text for a cron schedule or preset, as the edition's Airflow words it
+// (dag_crondescription.go), fixed texts for None, @once and @continuous,
+// and nothing for a duration.
+func timetableDescription(schedule *string, cron cronDescriber) any {
 	if schedule == nil {
 		return "Never, external triggers only"
 	}
@@ -201,13 +181,7 @@ func timetableDescription(schedule *string) any {
 	case isDurationSchedule(s):
 		return ""
 	}
-	if preset, ok := cronPresets[s]; ok {
-		s = preset
-	}
-	if text, ok := cronDescriptions[s]; ok {
-		return text
-	}
-	return s
+	return cron.describe(s)
 }
 
 // v1DagDetail adds DAGDetailSchema's fields to a DAG.

@@ -175,7 +175,7 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 		out.Description = ptr(def.Description)
 	}
 	out.TimetableSummary = timetableSummary(def)
-	if desc, ok := timetableDescription(def.Schedule).(string); ok {
+	if desc, ok := timetableDescription(def.Schedule, s.rules().cronDescriber).(string); ok {
 		out.TimetableDescription = &desc
 	}
 	if def.Timetable != nil {
@@ -214,7 +214,9 @@ func timetableSummary(def *DAG) *string {
 		d, _ := parseDuration(sched)
 		return ptr(pyTimedelta(d))
 	}
-	if preset, ok := cronPresets[sched]; ok {
+	// CronMixin keeps its expression with Airflow's presets resolved;
+	// croniter's @midnight and @annually are not among them.
+	if preset, ok := airflowCronPreset(sched); ok {
 		return &preset
 	}
 	return &sched

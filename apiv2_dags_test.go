@@ -719,3 +719,31 @@ func TestAPIv2_Dags_RunEndDateAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_TimetableSummaryOfCroniterAliases: @midnight and @annually
+// are not among Airflow's presets, so CronMixin keeps them as its
+// expression (its summary) and cron-descriptor, given one field, leaves
+// the description empty.
+func TestAPIv2_TimetableSummaryOfCroniterAliases(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ schedule, summary string }{
+		{"@midnight", "@midnight"},
+		{"@annually", "@annually"},
+		{"@daily", "0 0 * * *"},
+	} {
+		dag := "dag_id: alias\nschedule: \"" + tc.schedule + "\"\nstart_date: 2024-01-01\ntasks:\n  - task_id: t\n    operator: EmptyOperator\n"
+		ts := newTestServer(t, edition3, withOwnDAG(dag))
+		res := ts.do(t, http.MethodGet, "/api/v2/dags/alias", "")
+		var got struct {
+			Summary     *string `json:"timetable_summary"`
+			Description *string `json:"timetable_description"`
+		}
+		if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", tc.schedule, res.status, res.body)
+		}
+		if got.Summary == nil || *got.Summary != tc.summary || got.Description == nil || *got.Description != cronDescriber3.describe(tc.schedule) {
+			t.Errorf("%s: summary %v, description %v; want %q, %q", tc.schedule, deref(got.Summary), deref(got.Description),
+				tc.summary, cronDescriber3.describe(tc.schedule))
+		}
+	}
+}

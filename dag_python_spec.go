@@ -26,8 +26,9 @@ import (
 var pyRunnableOperators = map[string]bool{"BashOperator": true, "EmptyOperator": true, "DummyOperator": true, "SubDagOperator": true}
 
 // pyDAGSpec makes the spec of one serialized DAG; triggerSchedules says
-// the edition makes trigger timetables of schedule strings (Airflow 3).
-func pyDAGSpec(d *pySerializedDAG, triggerSchedules bool) (*dagSpec, error) {
+// the edition makes trigger timetables of schedule strings (Airflow 3),
+// cron how it describes cron expressions.
+func pyDAGSpec(d *pySerializedDAG, triggerSchedules bool, cron cronDescriber) (*dagSpec, error) {
 	s := &dagSpec{
 		Serialized:           true,
 		Fileloc:              d.Fileloc,
@@ -56,7 +57,7 @@ func pyDAGSpec(d *pySerializedDAG, triggerSchedules bool) (*dagSpec, error) {
 	if d.TaskGroup != nil {
 		s.TaskGroup = pyTaskGroupTree(d.TaskGroup)
 	}
-	if err := pySchedule(d, s, triggerSchedules); err != nil {
+	if err := pySchedule(d, s, triggerSchedules, cron); err != nil {
 		return nil, err
 	}
 	if s.Params, s.ParamDocs, err = pyParams(d.Params); err != nil {
@@ -88,8 +89,9 @@ func pyDAGSpec(d *pySerializedDAG, triggerSchedules bool) (*dagSpec, error) {
 // summary, 2.10.3 models/dag.py:676-688, timetable_description its
 // description, models/dag.py:3305) and, for the classes airlite runs
 // (scheduler_pytimetable.go), the object to run. triggerSchedules: the
-// edition makes trigger timetables of strings (Airflow 3).
-func pySchedule(d *pySerializedDAG, s *dagSpec, triggerSchedules bool) error {
+// edition makes trigger timetables of strings (Airflow 3); cron describes
+// cron expressions.
+func pySchedule(d *pySerializedDAG, s *dagSpec, triggerSchedules bool, cron cronDescriber) error {
 	kind := ""
 	if d.Timetable != nil {
 		kind = d.Timetable.Type[strings.LastIndexByte(d.Timetable.Type, '.')+1:]
@@ -128,13 +130,14 @@ func pySchedule(d *pySerializedDAG, s *dagSpec, triggerSchedules bool) error {
 	var inner pyTimetable
 	switch kind {
 	case "CronTriggerTimetable", "CronDataIntervalTimetable", "MultipleCronTriggerTimetable", "CronPartitionTimetable":
-		// The reader has no cron_descriptor: the texts airlite has for
-		// cron expressions stand in, joined as MultipleCronTriggerTimetable
-		// joins its timetables' (c57fba0e trigger.py:257).
-		desc = pyCronDescription(summary)
+		// The reader has no cron_descriptor: airlite's wording of it
+		// stands in, each expression's joined as
+		// MultipleCronTriggerTimetable joins its timetables' (c57fba0e
+		// trigger.py:264).
+		desc = pyCronDescription(summary, cron)
 		inner = *d.Timetable
 	case "DatasetOrTimeSchedule", "AssetOrTimeSchedule":
-		desc = pyOrTimeDescription(d.Timetable.Var, desc)
+		desc = pyOrTimeDescription(d.Timetable.Var, desc, cron)
 		var v struct {
 			Timetable pyTimetable `json:"timetable"`
 		}
@@ -174,12 +177,10 @@ func pyAirflowTimetable(typ string) bool {
 
 // pyCronDescription is a cron summary's text: each expression's, joined
 // with ", " as MultipleCronTriggerTimetable's summary joins them.
-func pyCronDescription(summary string) string {
+func pyCronDescription(summary string, cron cronDescriber) string {
 	parts := strings.Split(summary, ", ")
 	for i, p := range parts {
-		if text, ok := timetableDescription(&p).(string); ok {
-			parts[i] = text
-		}
+		parts[i] = cron.describe(p)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -532,7 +533,7 @@ func slicesSorted(ids []string) []string {
 // buildPythonDAG builds one serialized DAG for the edition. The builder's
 // messages name lines; a serialized DAG has none, so they are left out.
 func buildPythonDAG(d *pySerializedDAG, r *editionRules) (*DAG, error) {
-	spec, err := pyDAGSpec(d, r.scheduledRuns.triggerTimetable)
+	spec, err := pyDAGSpec(d, r.scheduledRuns.triggerTimetable, r.cronDescriber)
 	if err == nil {
 		var dag *DAG
 		if dag, err = buildDAG(spec, r); err == nil {
@@ -785,8 +786,9 @@ func importErrorsFatal(set *DAGSet) error {
 
 // pyOrTimeDescription is a DatasetOrTimeSchedule's description: "Triggered
 // by datasets or " and its timetable's (2.10.3 timetables/datasets.py:52),
-// which for a cron timetable the reader leaves to airlite's cron texts.
-func pyOrTimeDescription(raw json.RawMessage, desc string) string {
+// which for a cron timetable the reader leaves to airlite's wording of
+// cron-descriptor.
+func pyOrTimeDescription(raw json.RawMessage, desc string, cron cronDescriber) string {
 	var tt struct {
 		Timetable struct {
 			Var struct {
@@ -797,9 +799,5 @@ func pyOrTimeDescription(raw json.RawMessage, desc string) string {
 	if err := json.Unmarshal(raw, &tt); err != nil || tt.Timetable.Var.Expression == "" || !strings.HasSuffix(desc, " or ") {
 		return desc
 	}
-	expr := tt.Timetable.Var.Expression
-	if text, ok := timetableDescription(&expr).(string); ok {
-		return desc + text
-	}
-	return desc
+	return desc + cron.describe(tt.Timetable.Var.Expression)
 }

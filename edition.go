@@ -359,6 +359,10 @@ type dagFileRules struct {
 	// day-of-month and day-of-week fields (scheduler_cron.go).
 	cronDays cronDayRule
 
+	// cronDescriber is how the release words a cron schedule's
+	// timetable_description (dag_crondescription.go); zero: it has none.
+	cronDescriber cronDescriber
+
 	// cronInZone: a cron schedule ticks in the DAG's time zone, as the
 	// release's CronMixin steps it (scheduler_cronzone.go; 2.10.3
 	// timetables/_cron.py:106-148, c57fba0e timetables/_cron.py:149-193).
@@ -578,6 +582,7 @@ var (
 			// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
 			// beside a `*` (src/croniter/croniter.py:1000-1008).
 			cronDays:                cronDayRule{fullFieldIsStar: false},
+			cronDescriber:           cronDescriber2,
 			cronInZone:              true,
 			pythonSurface:           "2",
 			catchupByDefault:        true,
@@ -787,6 +792,9 @@ var (
 		r.pythonSurface = "3"
 		r.python = python3
 		r.catchupByDefault = false
+		// cron-descriptor 2.0.6 and the day fields' " (or) "
+		// (dag_crondescription.go).
+		r.cronDescriber = cronDescriber3
 		r.staleOnImportError = true
 		r.staleKeepsDefinition = true
 		r.allowedRunTypes = true

@@ -135,6 +135,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"deleteStopsTasks":        r.deleteStopsTasks,
 			"ignoreMatchesFolderPath": r.ignoreMatchesFolderPath,
 			"cronDays":                cronDaysObserved(r.cronDays),
+			"cronDescriber":           r.cronDescriber.describe("0 0 1 * 1"),
 			"pythonSurface":           r.pythonSurface,
 			"catchupByDefault":        r.catchupByDefault,
 			"staleDAGAfter":           r.staleDAGAfter,
@@ -266,7 +267,9 @@ func TestEditionRules_Table(t *testing.T) {
 		// Airflow 2.10.3 airflow/utils/file.py:77
 		"ignoreMatchesFolderPath": false,
 		// croniter 5.0.1 (constraints-2.10.3) src/croniter/croniter.py:1000-1008
-		"cronDays":      "2024-01-02",
+		"cronDays": "2024-01-02",
+		// cron-descriptor 1.4.5 (constraints-2.10.3)
+		"cronDescriber": "At 00:00, on day 1 of the month, only on Monday",
 		"pythonSurface": "2", "catchupByDefault": true,
 		// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
 		"staleDAGAfter":      50 * time.Second,
@@ -394,7 +397,9 @@ func TestEditionRules_Table(t *testing.T) {
 			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
-			"cronDays":      "2024-01-08",
+			"cronDays": "2024-01-08",
+			// 1.10.15 has no timetable_description
+			"cronDescriber": "",
 			"pythonSurface": "1.10", "catchupByDefault": true,
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
@@ -497,7 +502,9 @@ func TestEditionRules_Table(t *testing.T) {
 			// Airflow 1.10.15 airflow/utils/dag_processing.py:338,355
 			"ignoreMatchesFolderPath": true,
 			// croniter 0.3.36 (constraints-1.10.15) src/croniter/croniter.py:618-619
-			"cronDays":      "2024-01-08",
+			"cronDays": "2024-01-08",
+			// 1.10.15 has no timetable_description
+			"cronDescriber": "",
 			"pythonSurface": "1.10", "catchupByDefault": true,
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
@@ -609,6 +616,9 @@ func want3(want2 map[string]any) map[string]any {
 		"python": `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.providers.standard.operators.bash`,
 		// airflow-core config.yml [scheduler] catchup_by_default
 		"catchupByDefault": false,
+		// cron-descriptor 2.0.6 (uv.lock of c57fba0e), c57fba0e
+		// timetables/_cron.py:84-119 (apache/airflow#54644)
+		"cronDescriber": "At 00:00, on day 1 of the month (or) At 00:00, only on Monday",
 		// Airflow 3's dag_processing/collection.py _update_import_errors
 		"staleOnImportError": true,
 		// 3.2.1 models/dag.py DagModel.deactivate_deleted_dags: is_stale only
