@@ -380,6 +380,17 @@ type snapAsset struct {
 	Extra     string    `json:"extra"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// References are the asset's reference rows with their dates; files
+	// written before them have none, and the first read of the assets
+	// after the start records them then.
+	References []snapAssetReference `json:"references,omitempty"`
+}
+
+type snapAssetReference struct {
+	Kind   AssetRefKind `json:"kind"`
+	DagID  string       `json:"dag_id"`
+	TaskID string       `json:"task_id,omitempty"`
+	Since  time.Time    `json:"since"`
 }
 
 type snapAssetEvent struct {
@@ -724,9 +735,17 @@ func snapshotCodecs() []snapshotCodec {
 		// runs that may be gone: no runOf.
 		{table: tableAssets, encode: func(obj any) any {
 			a := obj.(*Asset)
-			return &snapAsset{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: string(a.Extra), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+			out := &snapAsset{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: string(a.Extra), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+			for _, r := range a.References {
+				out.References = append(out.References, snapAssetReference{Kind: r.Kind, DagID: r.DagID, TaskID: r.TaskID, Since: r.Since.UTC()})
+			}
+			return out
 		}, decode: decodeInto(func(r *snapAsset) any {
-			return &Asset{ID: r.ID, Name: r.Name, URI: r.URI, Group: r.Group, Extra: json.RawMessage(r.Extra), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+			a := &Asset{ID: r.ID, Name: r.Name, URI: r.URI, Group: r.Group, Extra: json.RawMessage(r.Extra), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+			for _, ref := range r.References {
+				a.References = append(a.References, AssetReference{Kind: ref.Kind, DagID: ref.DagID, TaskID: ref.TaskID, Since: ref.Since})
+			}
+			return a
 		}), check: checkAsset},
 		{table: tableAssetEvents, encode: func(obj any) any {
 			e := obj.(*AssetEvent)
