@@ -130,6 +130,8 @@ type snapDag struct {
 	// older files, and older airlites reading this one, need no new
 	// version.
 	Stale bool `json:"stale,omitempty"`
+	// ImportErrors is DagRow.ImportErrors, written only when set.
+	ImportErrors bool `json:"import_errors,omitempty"`
 	// Definition is what a stale row's definition was built from
 	// (dag_origin.go), as airlites of format 8 wrote it before the
 	// definitions went to a file of their own (snapshot_definitions.go);
@@ -208,7 +210,7 @@ func (k *keptDefinition) check() error {
 // to the definitions file (snapshot_definitions.go).
 func encodeDagRow(obj any) any {
 	d := obj.(*DagRow)
-	return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
+	return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale, ImportErrors: d.ImportErrors}
 }
 
 // decodeDagRow reads a DAG row; a kept definition written in the row (an
@@ -219,7 +221,7 @@ func decodeDagRow(line []byte) (any, error) {
 	if err := gojson.Unmarshal(line, &r); err != nil {
 		return nil, err
 	}
-	row := &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale}
+	row := &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale, ImportErrors: r.ImportErrors}
 	if r.Definition != nil {
 		kept, err := r.Definition.kept()
 		if err != nil {
