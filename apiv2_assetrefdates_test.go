@@ -26,6 +26,23 @@ func refProducerDAG(more ...string) string {
 const refConsumerDAG = "dag_id: consumer\nschedule: [{name: a, uri: \"s3://refs/a\"}]\nstart_date: 2021-01-01T00:00:00+00:00\ntasks:\n" +
 	"  - {task_id: c, operator: EmptyOperator, inlets: [{name: a, uri: \"s3://refs/a\"}]}\n"
 
+// newClockedReloadSetup is newReloadSetup whose server reads the clock
+// the reloader's passes move (s.now), so that what a read records is
+// dated as what a pass records.
+func newClockedReloadSetup(t *testing.T, e edition, files map[string]string) *reloadSetup {
+	t.Helper()
+	var s *reloadSetup
+	s = newReloadSetup(t, e, files, withOptions(func(o *serverOptions) {
+		o.Now = func() time.Time {
+			if s == nil {
+				return testNow
+			}
+			return s.now
+		}
+	}))
+	return s
+}
+
 // assetRefDates is an asset's dates and its references' as
 // "kind dag[.task] created updated" lines, in the answer's order.
 func assetRefDates(t *testing.T, body string) string {
@@ -69,16 +86,7 @@ func assetRefDates(t *testing.T, body string) string {
 // went away and came back is dated when it came back.
 func TestAPIv2_AssetReferencesKeepTheirOwnDates(t *testing.T) {
 	t.Parallel()
-	var s *reloadSetup
-	clock := withOptions(func(o *serverOptions) {
-		o.Now = func() time.Time {
-			if s == nil {
-				return testNow
-			}
-			return s.now
-		}
-	})
-	s = newReloadSetup(t, edition3, map[string]string{"producer.yaml": refProducerDAG()}, clock)
+	s := newClockedReloadSetup(t, edition3, map[string]string{"producer.yaml": refProducerDAG()})
 	at := func(h int) string { return v2Time(testNow.Add(time.Duration(h) * time.Hour)) }
 	check := func(step, want string) {
 		t.Helper()
@@ -115,18 +123,9 @@ func TestAPIv2_AssetReferencesKeepTheirOwnDates(t *testing.T) {
 // inserted when bulk_write_to_db first finds them and never updated.
 func TestAPIv1_DatasetReferencesKeepTheirOwnDates(t *testing.T) {
 	t.Parallel()
-	var s *reloadSetup
-	clock := withOptions(func(o *serverOptions) {
-		o.Now = func() time.Time {
-			if s == nil {
-				return testNow
-			}
-			return s.now
-		}
-	})
 	producer := "dag_id: producer\nschedule: null\nstart_date: 2021-01-01T00:00:00+00:00\ntasks:\n" +
 		"  - {task_id: p, operator: EmptyOperator, outlets: [{uri: \"s3://refs/a\"}]}\n"
-	s = newReloadSetup(t, edition2, map[string]string{"producer.yaml": producer}, clock)
+	s := newClockedReloadSetup(t, edition2, map[string]string{"producer.yaml": producer})
 	read := func() map[string]any {
 		t.Helper()
 		res := s.ts.do(t, http.MethodGet, "/api/v1/datasets/"+url.PathEscape("s3://refs/a"), "")
