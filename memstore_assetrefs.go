@@ -596,7 +596,7 @@ func walkReferencedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs, visit func(*Ass
 	if err != nil {
 		return fmt.Errorf("list the assets with references: %w", err)
 	}
-	var unnamed []*Asset // visited after the walk: visit may not write, but keep the iterator plain
+	var unnamed []*Asset
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		if a := raw.(*Asset); !named[a.ID] {
 			unnamed = append(unnamed, a)
