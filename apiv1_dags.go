@@ -57,7 +57,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		"max_active_runs":                 16,
 		"max_consecutive_failed_dag_runs": 0,
 		"has_task_concurrency_limits":     false,
-		"has_import_errors":               false,
+		"has_import_errors":               row.ImportErrors,
 		"next_dagrun":                     nil,
 		"next_dagrun_data_interval_start": nil,
 		"next_dagrun_data_interval_end":   nil,

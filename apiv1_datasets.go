@@ -31,16 +31,19 @@ func v1DatasetExtra(raw json.RawMessage) any {
 
 // v1Dataset is DatasetSchema: producing_tasks (TaskOutletDatasetReference)
 // and consuming_dags (the DAGs scheduled on it, DagScheduleDatasetReference),
-// each reference dated as the dataset is.
+// each reference dated as its own row is (2.10.3 inserts the row when a
+// parse first finds the reference and never updates it).
 func v1Dataset(a assetView) map[string]any {
 	created, updated := isoFormat(a.CreatedAt), isoFormat(a.UpdatedAt)
 	producing := make([]any, len(a.Producing))
 	for i, r := range a.Producing {
-		producing[i] = map[string]any{"dag_id": r.DagID, "task_id": r.TaskID, "created_at": created, "updated_at": updated}
+		since := isoFormat(a.ReferenceSince(AssetProducing, r.DagID, r.TaskID))
+		producing[i] = map[string]any{"dag_id": r.DagID, "task_id": r.TaskID, "created_at": since, "updated_at": since}
 	}
 	consuming := make([]any, len(a.Scheduled))
 	for i, id := range a.Scheduled {
-		consuming[i] = map[string]any{"dag_id": id, "created_at": created, "updated_at": updated}
+		since := isoFormat(a.ReferenceSince(AssetScheduled, id, ""))
+		consuming[i] = map[string]any{"dag_id": id, "created_at": since, "updated_at": since}
 	}
 	return map[string]any{"id": a.ID, "uri": a.URI, "extra": v1DatasetExtra(a.Extra), "created_at": created,
 		"updated_at": updated, "producing_tasks": producing, "consuming_dags": consuming, "aliases": []any{}}

@@ -30,6 +30,10 @@ var v1TriggerPhrases = func() phrasebook {
 	return phrasebook{
 		faultDagNotFound:  dag,
 		faultDagNotLoaded: dag,
+		faultDagImportErrors: func(e *opError) error {
+			return &problem{status: http.StatusBadRequest, title: "DAG cannot be triggered",
+				detail: fmt.Sprintf("DAG with dag_id: '%s' has import errors", e.value("dag_id"))}
+		},
 		faultRunExists: func(e *opError) error {
 			// The logical date is checked before the run id.
 			if e.value("by_date") != "" {

@@ -260,8 +260,9 @@ func checkPostRunBody(v any) (map[string]any, error) { return checkBodySchema(v,
 // the experimental trigger creates it in edition 2. event, when not nil,
 // is stored in the same write as the run.
 func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog) (pyObject, error) {
-	// post_dag_run finds the DAG before it loads the body.
-	row, err := s.ops.dagDefinition(dagID)
+	// post_dag_run finds the DAG, and refuses one with import errors,
+	// before it loads the body.
+	row, err := s.ops.dagToTrigger(dagID, v1TriggerChecks)
 	if err != nil {
 		return nil, v1TriggerPhrases.phrase(err)
 	}
@@ -277,9 +278,12 @@ func (s *server) V1PostDagRun(dagID string, body map[string]any, event *EventLog
 	return v1RunOf(row.Def, done.run), nil
 }
 
+// v1TriggerChecks are post_dag_run's checks of a trigger.
+var v1TriggerChecks = triggerChecks{reservedRunIDs: true, runIDPattern: true, importErrors: true}
+
 // v1TriggerRequest reads DAGRunSchema's load of a POST body.
 func (s *server) v1TriggerRequest(dagID string, body map[string]any) (triggerRequest, error) {
-	req := triggerRequest{dagID: dagID, checks: triggerChecks{reservedRunIDs: true, runIDPattern: true}}
+	req := triggerRequest{dagID: dagID, checks: v1TriggerChecks}
 	if err := unknownFields(body, postRunFields); err != nil {
 		return req, err
 	}

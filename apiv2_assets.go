@@ -124,20 +124,24 @@ func v2MaskedExtra(m secretsMasker, raw json.RawMessage) any {
 
 // v2Asset is an asset as AssetResponse shows it.
 func v2Asset(m secretsMasker, a assetView) v2AssetResponse {
-	refs := func(rs []assetTaskRef) []v2TaskAssetRef {
+	// Each reference shows its own row's dates (created_at and
+	// updated_at alike: Airflow never updates the row).
+	refs := func(kind AssetRefKind, rs []assetTaskRef) []v2TaskAssetRef {
 		out := make([]v2TaskAssetRef, len(rs))
 		for i, r := range rs {
-			out[i] = v2TaskAssetRef{DagID: r.DagID, TaskID: r.TaskID, CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt)}
+			since := v2When(a.ReferenceSince(kind, r.DagID, r.TaskID))
+			out[i] = v2TaskAssetRef{DagID: r.DagID, TaskID: r.TaskID, CreatedAt: since, UpdatedAt: since}
 		}
 		return out
 	}
 	scheduled := make([]v2DagScheduleRef, len(a.Scheduled))
 	for i, id := range a.Scheduled {
-		scheduled[i] = v2DagScheduleRef{DagID: id, CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt)}
+		since := v2When(a.ReferenceSince(AssetScheduled, id, ""))
+		scheduled[i] = v2DagScheduleRef{DagID: id, CreatedAt: since, UpdatedAt: since}
 	}
 	out := v2AssetResponse{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: v2MaskedExtra(m, a.Extra),
 		CreatedAt: v2When(a.CreatedAt), UpdatedAt: v2When(a.UpdatedAt), ScheduledDags: scheduled,
-		ProducingTasks: refs(a.Producing), ConsumingTasks: refs(a.Consuming), Aliases: make([]v2AssetAlias, len(a.Aliases)), Watchers: []any{},
+		ProducingTasks: refs(AssetProducing, a.Producing), ConsumingTasks: refs(AssetConsuming, a.Consuming), Aliases: make([]v2AssetAlias, len(a.Aliases)), Watchers: []any{},
 		LastAssetEvent: &v2LastAssetEventRef{}}
 	for i, al := range a.Aliases {
 		out.Aliases[i] = v2AssetAliasOf(al)

@@ -38,8 +38,8 @@ const (
 // v2BackfillPostBody is BackfillPostBody (StrictBaseModel) at 3.2.1.
 var v2BackfillPostBody = &v2Model{name: "BackfillPostBody", fields: []v2Field{
 	{name: "dag_id", typ: v2TStr, required: true},
-	{name: "from_date", typ: v2TTime, required: true},
-	{name: "to_date", typ: v2TTime, required: true},
+	{name: "from_date", typ: v2TTimeAsSent, required: true},
+	{name: "to_date", typ: v2TTimeAsSent, required: true},
 	{name: "run_backwards", typ: v2TBool},
 	{name: "dag_run_conf", typ: v2TDict},
 	{name: "reprocess_behavior", typ: v2TEnum(reprocessBehaviors...)},
@@ -51,8 +51,8 @@ var v2BackfillPostBody = &v2Model{name: "BackfillPostBody", fields: []v2Field{
 type v2BackfillResponse struct {
 	ID                int64           `json:"id"`
 	DagID             string          `json:"dag_id"`
-	FromDate          v2When          `json:"from_date"`
-	ToDate            v2When          `json:"to_date"`
+	FromDate          v2Zoned         `json:"from_date"`
+	ToDate            v2Zoned         `json:"to_date"`
 	DagRunConf        json.RawMessage `json:"dag_run_conf"`
 	IsPaused          bool            `json:"is_paused"`
 	ReprocessBehavior string          `json:"reprocess_behavior"`
@@ -71,9 +71,9 @@ type v2BackfillCollection struct {
 // v2DryRunBackfill is DryRunBackfillResponse: airlite's schedules are not
 // partitioned, so partition_key and partition_date are null.
 type v2DryRunBackfill struct {
-	LogicalDate   *v2When `json:"logical_date"`
-	PartitionKey  *string `json:"partition_key"`
-	PartitionDate *v2When `json:"partition_date"`
+	LogicalDate   *v2Zoned `json:"logical_date"`
+	PartitionKey  *string  `json:"partition_key"`
+	PartitionDate *v2When  `json:"partition_date"`
 }
 
 type v2DryRunBackfillCollection struct {
@@ -88,7 +88,7 @@ func (s *server) v2Backfill(b *Backfill) v2BackfillResponse {
 	if conf == nil {
 		conf = json.RawMessage("null")
 	}
-	return v2BackfillResponse{ID: b.ID, DagID: b.DagID, FromDate: v2When(b.FromDate), ToDate: v2When(b.ToDate), DagRunConf: conf,
+	return v2BackfillResponse{ID: b.ID, DagID: b.DagID, FromDate: v2Zoned(b.FromDate.UTC()), ToDate: v2Zoned(b.ToDate.UTC()), DagRunConf: conf,
 		IsPaused: b.IsPaused, ReprocessBehavior: b.ReprocessBehavior, MaxActiveRuns: b.MaxActiveRuns, CreatedAt: v2When(b.CreatedAt),
 		CompletedAt: v2At(b.CompletedAt), UpdatedAt: v2When(b.UpdatedAt), DagDisplayName: s.v2DagDisplayName(b.DagID)}
 }
@@ -215,14 +215,21 @@ func (s *server) v2BackfillChange(change func(id int64) (*Backfill, error)) func
 	}
 }
 
-// V2CreateBackfill is POST /backfills (answered 200).
+// V2CreateBackfill is POST /backfills (answered 200): its from_date and
+// to_date as the body gives them, offsets kept, where a read answers them
+// in UTC: create_backfill validates the Backfill object _create_backfill
+// made from them, never read back (c57fba0e routes/public/backfills.py
+// create_backfill; settings.py's sessions keep objects at commit,
+// expire_on_commit=False).
 func (s *server) V2CreateBackfill(req *apiRequest) (any, error) {
 	br := v2BackfillRequest(req)
 	b, err := s.ops.createBackfill(br)
 	if err != nil {
 		return nil, v2BackfillRefusal(err, br.dagID)
 	}
-	return s.v2Backfill(b), nil
+	out := s.v2Backfill(b)
+	out.FromDate, out.ToDate = v2Zoned(br.from), v2Zoned(br.to)
+	return out, nil
 }
 
 // V2CreateBackfillDryRun is POST /backfills/dry_run: the dates the
@@ -235,7 +242,8 @@ func (s *server) V2CreateBackfillDryRun(req *apiRequest) (any, error) {
 	}
 	out := v2DryRunBackfillCollection{Backfills: make([]v2DryRunBackfill, len(infos)), TotalEntries: len(infos)}
 	for i, info := range infos {
-		out.Backfills[i] = v2DryRunBackfill{LogicalDate: v2At(&info.logical)}
+		logical := v2Zoned(backfillAsGiven(info.logical, br.from))
+		out.Backfills[i] = v2DryRunBackfill{LogicalDate: &logical}
 	}
 	return out, nil
 }

@@ -728,3 +728,61 @@ func TestAPIv2_Backfill_CancelEndStates(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIv2_Backfill_DatesAsGiven: create_backfill answers the ORM object
+// it made, not a row read back (c57fba0e routes/public/backfills.py
+// create_backfill: BackfillResponse.model_validate of _create_backfill's
+// Backfill; settings.py's sessions do not expire on commit), so its
+// from_date and to_date are the body's, offsets kept
+// (timezone.coerce_datetime keeps an aware datetime's tzinfo); read back
+// through UtcDateTime, GET answers them in UTC. The timetable starts at
+// from_date itself when it falls on the schedule (_cron.py _align_to_next
+// returns current; _delta.py always does), so the first date of the dry
+// run and the first run's id (generate_run_id: run_after.isoformat()) keep
+// the offset too; the rest come from _get_next, in UTC.
+func TestAPIv2_Backfill_DatesAsGiven(t *testing.T) {
+	t.Parallel()
+	const body = `{"dag_id": "bf_daily", "from_date": "2024-01-01T02:00:00+02:00", "to_date": "2024-01-03T05:30:00.5+05:30"}`
+	t.Run("dry run", func(t *testing.T) {
+		t.Parallel()
+		ts := newBackfillServer(t)
+		want := `{"backfills":[{"logical_date":"2024-01-01T02:00:00+02:00","partition_key":null,"partition_date":null},` +
+			`{"logical_date":"2024-01-02T00:00:00Z","partition_key":null,"partition_date":null},` +
+			`{"logical_date":"2024-01-03T00:00:00Z","partition_key":null,"partition_date":null}],"total_entries":3}`
+		if res := ts.do(t, http.MethodPost, "/api/v2/backfills/dry_run", body); res.status != 200 || res.body != want {
+			t.Errorf("dry run = %d %s\nwant %s", res.status, res.body, want)
+		}
+	})
+	t.Run("create", func(t *testing.T) {
+		t.Parallel()
+		ts := newBackfillServer(t)
+		res := ts.do(t, http.MethodPost, "/api/v2/backfills", body)
+		var got map[string]any
+		if err := json.Unmarshal([]byte(res.body), &got); err != nil || res.status != 200 {
+			t.Fatalf("create = %d %s (%v)", res.status, res.body, err)
+		}
+		if got["from_date"] != "2024-01-01T02:00:00+02:00" || got["to_date"] != "2024-01-03T05:30:00.500000+05:30" {
+			t.Errorf("create answers from_date %v, to_date %v; want them as given", got["from_date"], got["to_date"])
+		}
+		again := v2JSON(t, ts.do(t, http.MethodGet, "/api/v2/backfills/1", ""))
+		if again["from_date"] != "2024-01-01T00:00:00Z" || again["to_date"] != "2024-01-03T00:00:00.500000Z" {
+			t.Errorf("GET answers from_date %v, to_date %v; want them in UTC", again["from_date"], again["to_date"])
+		}
+		runs := ts.do(t, http.MethodGet, "/api/v2/dags/bf_daily/dagRuns?order_by=logical_date", "")
+		var c struct {
+			DagRuns []map[string]any `json:"dag_runs"`
+		}
+		if err := json.Unmarshal([]byte(runs.body), &c); err != nil {
+			t.Fatalf("runs = %d %s (%v)", runs.status, runs.body, err)
+		}
+		var ids []string
+		for _, r := range c.DagRuns {
+			ids = append(ids, fmt.Sprint(r["dag_run_id"], " ", r["logical_date"]))
+		}
+		want := "backfill__2024-01-01T02:00:00+02:00 2024-01-01T00:00:00Z\n" +
+			"backfill__2024-01-02T00:00:00+00:00 2024-01-02T00:00:00Z\nbackfill__2024-01-03T00:00:00+00:00 2024-01-03T00:00:00Z"
+		if strings.Join(ids, "\n") != want {
+			t.Errorf("runs\n%s\nwant\n%s", strings.Join(ids, "\n"), want)
+		}
+	})
+}

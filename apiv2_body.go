@@ -60,7 +60,8 @@ type v2Type struct {
 	check func(v any, loc []any) (any, []v2Issue)
 	// asSent: v2Dict keeps the object as decoded (a pyDict, its keys in
 	// the body's order) instead of a map, for a field whose handler reads
-	// it from the body as sent (v2BodyField): the map was never read.
+	// it from the body as sent (v2BodyField): the map was never read;
+	// v2DateTime keeps a string's offset instead of reading it in UTC.
 	asSent bool
 }
 
@@ -487,6 +488,9 @@ func (t v2Type) validate(v any, loc []any) (any, []v2Issue) {
 				return bad("timezone_aware", "Input should have timezone info")
 			}
 			when = parsed
+			if t.asSent {
+				return when, nil // its offset kept, as pydantic keeps the tzinfo
+			}
 		case json.Number:
 			// A Unix time is UTC to pydantic, hence aware.
 			when, _ = v2ParseDateTime(string(x))
@@ -573,6 +577,9 @@ var (
 	// v2TDictAsSent is a dict the handler reads with v2BodyField (a
 	// trigger's conf): checked, kept as decoded.
 	v2TDictAsSent = v2Type{kind: v2Dict, asSent: true}
+	// v2TTimeAsSent is a datetime the handler answers as given (a
+	// backfill's from_date): its offset kept, a naive one UTC.
+	v2TTimeAsSent = v2Type{kind: v2DateTime, asSent: true}
 	v2TAnyVal     = v2Type{kind: v2Any}
 	v2TStrs       = v2Type{kind: v2List, elem: &v2Type{kind: v2String}}
 )

@@ -37,6 +37,23 @@ func (w v2When) MarshalText() ([]byte, error) {
 	return appendV2Time(make([]byte, 0, len("2006-01-02T15:04:05.000000Z")), time.Time(w)), nil
 }
 
+// v2Zoned is a datetime field whose value keeps the offset it was given
+// (an ORM object answered before it is read back): pydantic writes a
+// zero offset as "Z" and any other as ±HH:MM.
+type v2Zoned time.Time
+
+// MarshalText renders the datetime with its own offset.
+func (w v2Zoned) MarshalText() ([]byte, error) {
+	t := time.Time(w)
+	if _, offset := t.Zone(); offset == 0 {
+		return v2When(t).MarshalText()
+	}
+	if t.Nanosecond()/1000 != 0 {
+		return t.AppendFormat(nil, "2006-01-02T15:04:05.000000-07:00"), nil
+	}
+	return t.AppendFormat(nil, "2006-01-02T15:04:05-07:00"), nil
+}
+
 // v2At is a nullable datetime field: nil for a nil or zero time.
 func v2At(t *time.Time) *v2When {
 	if t == nil || t.IsZero() {

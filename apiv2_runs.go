@@ -163,7 +163,14 @@ var v2RunPhrases = phrasebook{
 var v2TriggerPhrases = phrasebook{
 	faultDagNotFound:  v2TriggerDagMissing,
 	faultDagNotLoaded: v2TriggerDagMissing,
-	faultRunExists:    func(*opError) error { return v2UniqueViolation() },
+	// has_import_errors on a DAG that is not stale (dag_run.py:460-464);
+	// the DAG folder never leaves a DAG so: a failing file makes it
+	// stale too (dag_processing/collection.py _update_import_errors).
+	faultDagImportErrors: func(e *opError) error {
+		return &v2Error{status: http.StatusBadRequest, detail: fmt.Sprintf(
+			"DAG with dag_id: '%s' has import errors and cannot be triggered", e.value("dag_id"))}
+	},
+	faultRunExists: func(*opError) error { return v2UniqueViolation() },
 	// validate's ValueError("Invalid input for param ...: ..."), which
 	// trigger_dag_run answers with a 400 and its text (dag_run.py:501-502).
 	faultParamInvalid: func(e *opError) error {
@@ -230,7 +237,7 @@ func (s *server) v2CreateRun(req *apiRequest, dagID, runType, triggeredBy string
 			Input: v2Input(req.ordered), Ctx: map[string]any{"error": map[string]any{}}}})
 	}
 	tr := triggerRequest{dagID: dagID, runType: runType, dateUnit: time.Microsecond, triggeredBy: triggeredBy,
-		checks: triggerChecks{runIDPattern: true}}
+		checks: triggerChecks{runIDPattern: true, importErrors: true}}
 	// Each value whose address the request keeps is copied inside its
 	// branch: a variable of an if statement's header whose address is
 	// taken is allocated whenever the header runs, present or not.

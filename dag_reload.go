@@ -302,6 +302,13 @@ func (r *dagReloader) pass(ctx context.Context, now time.Time, asked map[string]
 	if err != nil {
 		return false, err
 	}
+	// The assets the DAGs name and their references are recorded with
+	// the read, as Airflow's DAG processor records them with the parse:
+	// a reference that went and came back between two reads of the
+	// assets is dated when it came back (memstore_assetrefs.go).
+	if _, err := r.opts.Store.NamedAssets(now, r.rules.assetsFollowFile); err != nil {
+		return false, fmt.Errorf("record the DAGs' assets: %w", err)
+	}
 	r.last, r.polled = listing, now
 	if r.opts.Changed != nil {
 		r.opts.Changed()

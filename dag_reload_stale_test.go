@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	memdb "github.com/hashicorp/go-memdb"
 	"github.com/rs/zerolog"
 )
 
@@ -703,5 +704,215 @@ func TestDAGReload_Edition2FileGoneWhileStopped(t *testing.T) {
 	}
 	if v := v2JSON(t, restarted.v1(t, http.MethodGet, "/dags/beta", "")); v["is_active"] != false {
 		t.Errorf("is_active = %v, want false", v["is_active"])
+	}
+}
+
+// A DAG whose file breaks after it loaded is stale at once in Airflow 3.2
+// with has_import_errors true (c57fba0e dag_processing/collection.py
+// _update_import_errors sets both on the file's DagModel rows,
+// apache/airflow#49769), so the trigger answers its first refusal, the
+// 404 of a stale DAG (routes/public/dag_run.py trigger_dag_run looks
+// among the rows that are not stale before it reads has_import_errors):
+// the 400 "has import errors and cannot be triggered" of
+// test_dag_run.py needs a row the DAG processor never writes (not stale,
+// with import errors), which the test makes by hand. GET /dags leaves it
+// out unless exclude_stale=false, where has_import_errors=true picks it.
+// The file fixed, update_dags sets both false again.
+func TestDAGReload_BrokenFileDAGIsStaleWithImportErrors(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition3, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+	s.folder.write(t, "alpha.yaml", "dag_id: [\n")
+	s.pass(t, time.Second, true)
+	flags := func(body string) string {
+		t.Helper()
+		d := v2JSON(t, response{status: 200, body: body})
+		return fmt.Sprintf("is_stale %v has_import_errors %v", d["is_stale"], d["has_import_errors"])
+	}
+	listed := func(path string) string {
+		t.Helper()
+		var v struct {
+			Dags []struct {
+				DagID string `json:"dag_id"`
+			} `json:"dags"`
+		}
+		if err := json.Unmarshal([]byte(s.ts.v2(t, http.MethodGet, path, "", http.StatusOK).body), &v); err != nil {
+			t.Fatalf("decode %s: %v", path, err)
+		}
+		var ids []string
+		for _, d := range v.Dags {
+			ids = append(ids, d.DagID)
+		}
+		return strings.Join(ids, ",")
+	}
+	for _, path := range []string{"/dags/alpha", "/dags/alpha/details"} {
+		if got := flags(s.ts.v2(t, http.MethodGet, path, "", http.StatusOK).body); got != "is_stale true has_import_errors true" {
+			t.Errorf("GET %s: %s, want is_stale true has_import_errors true", path, got)
+		}
+	}
+	for path, want := range map[string]string{
+		"/dags?has_import_errors=true":                      "",
+		"/dags?has_import_errors=true&exclude_stale=false":  "alpha",
+		"/dags?has_import_errors=false&exclude_stale=false": "beta",
+		"/dags?exclude_stale=false":                         "alpha,beta",
+		"/dags":                                             "beta",
+	} {
+		if got := listed(path); got != want {
+			t.Errorf("GET %s lists %q, want %q", path, got, want)
+		}
+	}
+	res := s.ts.v2(t, http.MethodPost, "/dags/alpha/dagRuns", `{"logical_date": null}`, http.StatusNotFound)
+	if d := v2JSON(t, response{status: 200, body: res.body}); d["detail"] != "DAG with dag_id: 'alpha' not found" {
+		t.Errorf("trigger = %s, want the 404 of a stale DAG", res.body)
+	}
+
+	s.folder.write(t, "alpha.yaml", reloadDAG("alpha"))
+	s.pass(t, time.Second, true)
+	if got := flags(s.ts.v2(t, http.MethodGet, "/dags/alpha", "", http.StatusOK).body); got != "is_stale false has_import_errors false" {
+		t.Errorf("GET /dags/alpha once fixed: %s, want is_stale false has_import_errors false", got)
+	}
+	s.ts.v2(t, http.MethodPost, "/dags/alpha/dagRuns", `{"logical_date": null}`, http.StatusOK)
+}
+
+// has_import_errors is a column of the DAG's row, not a look at the import
+// errors: a parse of its file that fails sets it (3.2's
+// _update_import_errors, 2.10.3's update_import_errors), a parse that
+// gives the DAG clears it (3.2's DagModelOperation.update_dags, 2.10.3's
+// bulk_write_to_db), and nothing else touches it. So a DAG whose broken
+// file is then removed, or fixed without it, keeps has_import_errors true
+// though its file has no import error any more. Edition 2 shows it too
+// (DAGSchema.has_import_errors), where airlite answered false always.
+func TestDAGReload_HasImportErrorsStaysUntilAParseGivesTheDAG(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		e    edition
+		path func(dagID string) string
+	}{
+		{edition3, func(id string) string { return apiV2Prefix + "/dags/" + id }},
+		{edition2, func(id string) string { return "/api/v1/dags/" + id }},
+	} {
+		t.Run(string(tc.e), func(t *testing.T) {
+			t.Parallel()
+			s := newReloadSetup(t, tc.e, map[string]string{"alpha.yaml": reloadDAG("alpha"), "beta.yaml": reloadDAG("beta")})
+			flag := func(id string) any {
+				t.Helper()
+				res := s.ts.do(t, http.MethodGet, tc.path(id), "")
+				var d map[string]any
+				if err := json.Unmarshal([]byte(res.body), &d); err != nil || res.status != http.StatusOK {
+					t.Fatalf("GET %s = %d %s (%v)", id, res.status, res.body, err)
+				}
+				return d["has_import_errors"]
+			}
+			s.folder.write(t, "alpha.yaml", "dag_id: [\n")
+			s.folder.write(t, "beta.yaml", "dag_id: [\n")
+			s.pass(t, time.Second, true)
+			if a, b := flag("alpha"), flag("beta"); a != true || b != true {
+				t.Errorf("broken files: has_import_errors %v %v, want true true", a, b)
+			}
+			s.folder.remove(t, "alpha.yaml")
+			s.folder.write(t, "beta.yaml", reloadDAG("gamma"))
+			s.pass(t, time.Second, true)
+			if got := strings.Join(s.importErrorFiles(t), ","); got != "" {
+				t.Errorf("import errors = %q, want none", got)
+			}
+			if a, b := flag("alpha"), flag("beta"); a != true || b != true {
+				t.Errorf("file removed, file fixed without the DAG: has_import_errors %v %v, want true true", a, b)
+			}
+			s.folder.write(t, "beta.yaml", reloadDAG("beta"))
+			s.pass(t, time.Second, true)
+			if b := flag("beta"); b != false {
+				t.Errorf("file giving the DAG again: has_import_errors %v, want false", b)
+			}
+		})
+	}
+}
+
+// Edition 2: a file that breaks leaves its DAGs active for
+// stale_dag_threshold with has_import_errors set, and 2.10.3's
+// post_dag_run refuses them after its 404 and before it reads the body
+// (api_connexion/endpoints/dag_run_endpoint.py:307-314); the experimental
+// API's trigger_dag does not look (api/common/trigger_dag.py).
+func TestDAGReload_TriggerRefusesADAGWithImportErrors_Edition2(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition2, map[string]string{"alpha.yaml": reloadDAG("alpha")})
+	s.folder.write(t, "alpha.yaml", "dag_id: [\n")
+	s.pass(t, time.Second, true)
+	res := s.ts.do(t, http.MethodPost, "/api/v1/dags/alpha/dagRuns", `{"not_a_field": 1}`, "Content-Type", "application/json")
+	var p map[string]any
+	if err := json.Unmarshal([]byte(res.body), &p); err != nil || res.status != http.StatusBadRequest ||
+		p["title"] != "DAG cannot be triggered" || p["detail"] != "DAG with dag_id: 'alpha' has import errors" {
+		t.Errorf("POST /api/v1/dags/alpha/dagRuns = %d %s, want 400 DAG cannot be triggered", res.status, res.body)
+	}
+	if res := s.ts.do(t, http.MethodPost, "/api/experimental/dags/alpha/dag_runs", `{}`, "Content-Type", "application/json"); res.status != http.StatusOK {
+		t.Errorf("experimental trigger = %d %s, want 200", res.status, res.body)
+	}
+}
+
+// Edition 3: trigger_dag_run's 400 for a DAG that is not stale and has
+// import errors, after the 404 and before allowed_run_types
+// (routes/public/dag_run.py:456-470). The DAG folder never leaves a DAG
+// so (a failing file makes it stale too); test_dag_run.py writes the
+// DagModel row by hand, and so does this test.
+func TestAPIv2_TriggerRefusesADAGWithImportErrors(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, edition3, withOwnDAG(`
+dag_id: only_scheduled
+schedule: "@daily"
+start_date: 2024-01-01T00:00:00+00:00
+allowed_run_types: [scheduled]
+tasks:
+  - {task_id: t, operator: EmptyOperator}
+`))
+	mark := func(dagID string) {
+		t.Helper()
+		err := ts.store.update(func(txn *memdb.Txn) error {
+			row, err := dagRowTxn(txn, dagID)
+			if err != nil {
+				return err
+			}
+			marked := *row
+			marked.ImportErrors = true
+			return txn.Insert(tableDags, &marked)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mark("example_bash_operator")
+	mark("only_scheduled")
+	for _, dagID := range []string{"example_bash_operator", "only_scheduled"} {
+		res := ts.v2(t, http.MethodPost, "/dags/"+dagID+"/dagRuns", `{"logical_date": null}`, http.StatusBadRequest)
+		if want := `{"detail":"DAG with dag_id: '` + dagID + `' has import errors and cannot be triggered"}`; res.body != want {
+			t.Errorf("trigger %s = %s, want %s", dagID, res.body, want)
+		}
+	}
+}
+
+// The scheduler creates no scheduled run of a DAG with import errors
+// (models/dag.py dags_needing_dagruns: has_import_errors false, in 2.10.3
+// and 3.2.1): in edition 2 its file's DAGs stay active a while after the
+// file breaks, and are not scheduled meanwhile. The file fixed, the
+// schedule goes on.
+func TestDAGReload_DAGWithImportErrorsNotScheduled(t *testing.T) {
+	t.Parallel()
+	s := newReloadSetup(t, edition2, map[string]string{"daily.yaml": taggedDAG("daily", "t", `"@daily"`)})
+	s.folder.write(t, "daily.yaml", "dag_id: [\n")
+	s.pass(t, time.Second, true)
+	if !s.active(t, "daily") {
+		t.Fatal("daily inactive at once in edition 2")
+	}
+	sched := newScheduler(schedulerOptions{Store: s.ts.store, Edition: edition2, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+		Parallelism: 8, Unixname: testUnixname, Hostname: "test"})
+	sched.start()
+	t.Cleanup(sched.stop)
+	settleTicks(t, sched, time.Now)
+	runs, err := s.ts.store.RunsOfDag("daily", "")
+	if err != nil || len(runs) != 0 {
+		t.Fatalf("runs of a DAG with import errors = %d (%v), want none", len(runs), err)
+	}
+	s.folder.write(t, "daily.yaml", taggedDAG("daily", "t", `"@daily"`))
+	s.pass(t, time.Second, true)
+	settleTicks(t, sched, time.Now)
+	if runs, err := s.ts.store.RunsOfDag("daily", ""); err != nil || len(runs) != 1 {
+		t.Errorf("runs once the file is fixed = %d (%v), want one scheduled run", len(runs), err)
 	}
 }

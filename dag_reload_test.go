@@ -69,7 +69,7 @@ type reloadSetup struct {
 	now    time.Time
 }
 
-func newReloadSetup(t *testing.T, e edition, files map[string]string) *reloadSetup {
+func newReloadSetup(t *testing.T, e edition, files map[string]string, options ...testOption) *reloadSetup {
 	t.Helper()
 	f := newReloadFolder(t, files)
 	logger := zerolog.New(zerolog.NewTestWriter(t))
@@ -86,7 +86,7 @@ func newReloadSetup(t *testing.T, e edition, files map[string]string) *reloadSet
 		t.Fatal(err)
 	}
 	holder := newDAGSetHolder(set)
-	ts := newTestServer(t, e, withOptions(func(o *serverOptions) { o.DAGs, o.Folder = set, holder }))
+	ts := newTestServer(t, e, append([]testOption{withOptions(func(o *serverOptions) { o.DAGs, o.Folder = set, holder })}, options...)...)
 	if err := recordImportErrors(ts.store, set, testNow); err != nil {
 		t.Fatal(err)
 	}

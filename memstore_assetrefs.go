@@ -4,7 +4,8 @@ package main
 // name and who names each, derived from the DAG rows once per version of
 // the DAG table; and, once per version of the DAG, asset and alias tables,
 // those assets registered (as Airflow registers the assets a parsed DAG
-// references) and kept in the orders of an asset listing, with every
+// references) with their references recorded and dated (Airflow's
+// reference rows), and kept in the orders of an asset listing, with every
 // asset's aliases. A listing of assets then reads its page (issue #21:
 // lists cost O(limit)), where it read every DAG, asset and alias.
 
@@ -29,6 +30,8 @@ const (
 	indexAssetURI     = "uri"
 	indexAssetCreated = "created_at"
 	indexAssetUpdated = "updated_at"
+	// indexAssetReferenced: whether the asset has references recorded.
+	indexAssetReferenced = "referenced"
 )
 
 // assetTaskRef is a task that names an asset (an outlet or an inlet).
@@ -54,6 +57,85 @@ func (n assetNaming) namedBy(dagIDs []string) bool {
 	in := func(r assetTaskRef) bool { return slices.Contains(dagIDs, r.DagID) }
 	return slices.ContainsFunc(n.Scheduled, func(id string) bool { return slices.Contains(dagIDs, id) }) ||
 		slices.ContainsFunc(n.Producing, in) || slices.ContainsFunc(n.Consuming, in)
+}
+
+// assetRefKey is a reference without its date.
+type assetRefKey struct {
+	kind          AssetRefKind
+	dagID, taskID string
+}
+
+// keys are the references the naming makes, each once, in its order.
+func (n assetNaming) keys() []assetRefKey {
+	var out []assetRefKey
+	add := func(k assetRefKey) {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	for _, id := range n.Scheduled {
+		add(assetRefKey{AssetScheduled, id, ""})
+	}
+	for _, r := range n.Producing {
+		add(assetRefKey{AssetProducing, r.DagID, r.TaskID})
+	}
+	for _, r := range n.Consuming {
+		add(assetRefKey{AssetConsuming, r.DagID, r.TaskID})
+	}
+	return out
+}
+
+func (r AssetReference) key() assetRefKey { return assetRefKey{r.Kind, r.DagID, r.TaskID} }
+
+// recordedAs says whether refs are exactly the references n makes.
+func (n assetNaming) recordedAs(refs []AssetReference) bool {
+	keys := n.keys()
+	if len(keys) != len(refs) {
+		return false
+	}
+	for _, r := range refs {
+		if !slices.Contains(keys, r.key()) {
+			return false
+		}
+	}
+	return true
+}
+
+// recordReferences are the references n makes as the DAG processor
+// stores them over old: those already stored keep their date, the new
+// ones are dated now, those n no longer makes go (c57fba0e
+// dag_processing/collection.py add_dag_asset_references,
+// add_task_asset_references: a parse inserts the rows not stored yet,
+// each created_at and updated_at the insert's timezone.utcnow, deletes
+// the rows the DAG no longer has and updates none; 2.10.3's
+// bulk_write_to_db reconciles its dataset references the same way).
+func recordReferences(old []AssetReference, n assetNaming, now time.Time) []AssetReference {
+	keys := n.keys()
+	if len(keys) == 0 {
+		return nil
+	}
+	out := make([]AssetReference, 0, len(keys))
+	for _, k := range keys {
+		since := now
+		if i := slices.IndexFunc(old, func(r AssetReference) bool { return r.key() == k }); i >= 0 {
+			since = old[i].Since
+		}
+		out = append(out, AssetReference{Kind: k.kind, DagID: k.dagID, TaskID: k.taskID, Since: since})
+	}
+	return out
+}
+
+// ReferenceSince is when the asset's reference of kind by dagID (and
+// taskID) was recorded: its created_at and updated_at. A reference not
+// recorded (none is, once NamedAssets answered) shows the asset's date.
+func (a *Asset) ReferenceSince(kind AssetRefKind, dagID, taskID string) time.Time {
+	k := assetRefKey{kind, dagID, taskID}
+	for _, r := range a.References {
+		if r.key() == k {
+			return r.Since
+		}
+	}
+	return a.CreatedAt
 }
 
 // assetKey is an asset's identity, its name and uri, as one string.
@@ -416,7 +498,12 @@ func (s *Store) NamedAssets(now time.Time, redefine bool) (*NamedAssets, error) 
 	if err != nil {
 		return nil, err
 	}
-	if len(missing) == 0 && len(missingAliases) == 0 {
+	unrecorded, n, err := unrecordedReferencesTxn(txn, refs)
+	read += n
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) == 0 && len(missingAliases) == 0 && !unrecorded {
 		s.namedAssets.mu.Lock()
 		s.namedAssets.roots, s.namedAssets.value = roots, named
 		s.namedAssets.mu.Unlock()
@@ -435,11 +522,92 @@ func (s *Store) NamedAssets(now time.Time, redefine bool) (*NamedAssets, error) 
 				return err
 			}
 		}
+		if err := recordReferencesTxn(txn, refs, now); err != nil {
+			return err
+		}
 		named, _, _, n, err = namedAssetsTxn(txn, refs, redefine, s.rowsRead)
 		read += n
 		return err
 	})
 	return named, err
+}
+
+// unrecordedReferencesTxn says whether an asset's recorded references
+// differ from what the DAGs say of it now: a registered asset the DAGs
+// name, or one with references that they no longer name (or not as
+// recorded); and how many assets it read.
+func unrecordedReferencesTxn(txn *memdb.Txn, refs *dagAssetRefs) (bool, int, error) {
+	read := 0
+	differs := false
+	err := walkReferencedAssetsTxn(txn, refs, func(a *Asset, n assetNaming) error {
+		read++
+		differs = differs || !n.recordedAs(a.References)
+		return nil
+	})
+	return differs, read, err
+}
+
+// recordReferencesTxn records the references of every asset whose
+// recorded ones differ from what the DAGs say of it now, dating the new
+// ones now (recordReferences); the asset's own dates stay, as Airflow's
+// asset row is not written.
+func recordReferencesTxn(txn *memdb.Txn, refs *dagAssetRefs, now time.Time) error {
+	var changed []*Asset
+	err := walkReferencedAssetsTxn(txn, refs, func(a *Asset, n assetNaming) error {
+		if !n.recordedAs(a.References) {
+			next := *a
+			next.References = recordReferences(a.References, n, now)
+			changed = append(changed, &next)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, a := range changed {
+		if err := txn.Insert(tableAssets, a); err != nil {
+			return fmt.Errorf("record the references of asset %s: %w", a.URI, err)
+		}
+	}
+	return nil
+}
+
+// walkReferencedAssetsTxn calls visit with each registered asset the
+// DAGs name and what they say of it, then with each other asset that
+// has references recorded and an empty naming. Assets the DAGs name that
+// are not registered yet are passed over.
+func walkReferencedAssetsTxn(txn *memdb.Txn, refs *dagAssetRefs, visit func(*Asset, assetNaming) error) error {
+	named := make(map[int64]bool, len(refs.refs))
+	for _, r := range refs.refs {
+		raw, err := txn.First(tableAssets, "name_uri", assetKey(r.Name, r.URI))
+		if err != nil {
+			return fmt.Errorf("look up asset %s: %w", r.URI, err)
+		}
+		if raw == nil {
+			continue
+		}
+		a := raw.(*Asset)
+		named[a.ID] = true
+		if err := visit(a, *refs.naming[assetKey(r.Name, r.URI)]); err != nil {
+			return err
+		}
+	}
+	it, err := txn.Get(tableAssets, indexAssetReferenced, true)
+	if err != nil {
+		return fmt.Errorf("list the assets with references: %w", err)
+	}
+	var unnamed []*Asset
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if a := raw.(*Asset); !named[a.ID] {
+			unnamed = append(unnamed, a)
+		}
+	}
+	for _, a := range unnamed {
+		if err := visit(a, assetNaming{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // definedAs reports whether the asset has the group and extra a DAG

@@ -34,7 +34,32 @@ type Asset struct {
 	Extra     json.RawMessage // a JSON object, as given (order kept)
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// References are what the DAGs say of the asset as Airflow keeps it
+	// in rows of their own, each dated when it was recorded
+	// (memstore_assetrefs.go); by kind, dag_id and task_id.
+	References []AssetReference
 }
+
+// AssetReference is a reference row of an asset: a DAG scheduled on it
+// (DagScheduleAssetReference, TaskID ""), a task that has it among its
+// outlets (TaskOutletAssetReference) or inlets (TaskInletAssetReference).
+// Since is its created_at and updated_at: Airflow sets both when the row
+// is inserted and never changes them.
+type AssetReference struct {
+	Kind   AssetRefKind
+	DagID  string
+	TaskID string
+	Since  time.Time
+}
+
+// AssetRefKind is the kind of an asset reference.
+type AssetRefKind string
+
+const (
+	AssetScheduled AssetRefKind = "scheduled"
+	AssetProducing AssetRefKind = "producing"
+	AssetConsuming AssetRefKind = "consuming"
+)
 
 // AssetEvent is one change of an asset: by a task (its source), or by a
 // client (no source).
@@ -77,6 +102,12 @@ func assetsTable() *memdb.TableSchema {
 			// between the years 1678 and 2262: every asset's).
 			indexAssetCreated: {Name: indexAssetCreated, Indexer: intField[Asset]{func(a *Asset) int64 { return a.CreatedAt.UnixNano() }}},
 			indexAssetUpdated: {Name: indexAssetUpdated, Indexer: intField[Asset]{func(a *Asset) int64 { return a.UpdatedAt.UnixNano() }}},
+			// The assets with references: those a DAG named when the
+			// references were last recorded, whose references go when
+			// no DAG names them any more.
+			indexAssetReferenced: {Name: indexAssetReferenced, Indexer: &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
+				return len(obj.(*Asset).References) > 0, nil
+			}}},
 		},
 	}
 }
@@ -494,6 +525,20 @@ func checkAsset(obj any) error {
 	}
 	if err := checkDates(namedDate{"created_at", &a.CreatedAt}, namedDate{"updated_at", &a.UpdatedAt}); err != nil {
 		return err
+	}
+	for i := range a.References {
+		r := &a.References[i]
+		switch r.Kind {
+		case AssetScheduled, AssetProducing, AssetConsuming:
+		default:
+			return fmt.Errorf("reference kind %q is not scheduled, producing or consuming", r.Kind)
+		}
+		if err := checkRowKeys("reference dag_id", r.DagID); err != nil {
+			return err
+		}
+		if err := checkDates(namedDate{"reference since", &r.Since}); err != nil {
+			return err
+		}
 	}
 	return checkRowID("id", a.ID)
 }

@@ -56,19 +56,6 @@ func (s *Store) ImportErrors() ([]*ImportError, error) {
 	return rows, err
 }
 
-// HasImportError reports whether a file's last read failed: one lookup
-// (rowsRead hears of it).
-func (s *Store) HasImportError(file string) (bool, error) {
-	raw, err := s.read().First(tableImportErrors, indexFilename, file)
-	if err != nil {
-		return false, fmt.Errorf("look up the import error of %s: %w", file, err)
-	}
-	if s.rowsRead != nil && raw != nil {
-		s.rowsRead(1)
-	}
-	return raw != nil, nil
-}
-
 // ImportErrorByID is one import error, or errNotFound.
 func (s *Store) ImportErrorByID(id int64) (*ImportError, error) {
 	raw, err := s.read().First(tableImportErrors, indexID, id)
@@ -102,6 +89,9 @@ func forgetImportErrorsTxn(txn *memdb.Txn, files []string) error {
 }
 
 func recordParseTxn(txn *memdb.Txn, read []string, failed map[string]string, now time.Time) error {
+	if err := markImportErrorsTxn(txn, failed); err != nil {
+		return err
+	}
 	{
 		next, err := nextImportErrorIDTxn(txn)
 		if err != nil {
@@ -133,6 +123,34 @@ func recordParseTxn(txn *memdb.Txn, read []string, failed map[string]string, now
 		}
 		return nil
 	}
+}
+
+// markImportErrorsTxn sets has_import_errors on the DAG rows of the
+// files that failed (a DAG loaded through /_airlite/dags has no file),
+// as the DAG processor updates the DagModel rows of the file it recorded
+// an import error for.
+func markImportErrorsTxn(txn *memdb.Txn, failed map[string]string) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	rows, err := allDagRowsTxn(txn)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if row.ImportErrors || row.FileLoc == loadedDAGFileLoc {
+			continue
+		}
+		if _, fails := failed[absPath(row.FileLoc)]; !fails {
+			continue
+		}
+		marked := *row
+		marked.ImportErrors = true
+		if err := txn.Insert(tableDags, &marked); err != nil {
+			return fmt.Errorf("mark the import errors of dag %s: %w", row.DagID, err)
+		}
+	}
+	return nil
 }
 
 // nextImportErrorIDTxn is one more than the highest id held. Unlike

@@ -376,8 +376,7 @@ func (s *Store) TaskInstancePage(dagIDs []string, offset, limit int) ([]RunTaskI
 type DagReads int
 
 const (
-	ReadsImportErrors DagReads = iota // the DAGs' files' import errors
-	ReadsFavorites                    // the users' favorites
+	ReadsFavorites DagReads = iota // the users' favorites
 )
 
 // DagPage is a page of the DAG rows keep picks, in dag_id order
@@ -393,7 +392,7 @@ func (s *Store) DagPage(desc bool, offset, limit int, keep func(*DagRow) bool, c
 	}
 	also := make([]string, len(reads))
 	for i, r := range reads {
-		also[i] = [...]string{ReadsImportErrors: tableImportErrors, ReadsFavorites: tableDagFavorites}[r]
+		also[i] = [...]string{ReadsFavorites: tableDagFavorites}[r]
 	}
 	return tablePageWalk(s, tableDags, indexID, nil, walk, offset, limit, keep, nil, countKey, also...)
 }

@@ -118,6 +118,12 @@ type DagRow struct {
 	RootDagID string // "" unless a sub-DAG
 	Def       *DAG
 	Stale     bool
+	// ImportErrors is DagModel.has_import_errors: set when a read of its
+	// file fails, cleared when a read gives the DAG again (a new row),
+	// and left as it is by anything else, its file's removal too (3.2's
+	// _update_import_errors and update_dags, 2.10.3's
+	// update_import_errors and bulk_write_to_db).
+	ImportErrors bool
 	// Kept is a stale row's definition as a snapshot kept it, restored
 	// and not built yet (Def nil): the start builds it (main_startup.go
 	// buildKeptDefinitions), and a snapshot written before that writes

@@ -165,6 +165,22 @@ func backfillInfos(dag *DAG, from, to, now time.Time, reverse bool) ([]backfillI
 	return out, nil
 }
 
+// backfillAsGiven is t as the request gave from, offset kept, when t is
+// from's instant, else t: a timetable starts a backfill at from_date
+// itself when it falls on the schedule (c57fba0e timetables/_cron.py
+// _align_to_next returns current; _delta.py and OnceTimetable always do)
+// and works the later dates out in UTC (_get_next: convert_to_utc), so the
+// first logical date or run_after keeps the body's offset: the dry run
+// answers it (DryRunBackfillResponse), and a run's id is written from it
+// (timetables/base.py generate_run_id: run_after.isoformat()), where
+// stored dates are read back in UTC.
+func backfillAsGiven(t, from time.Time) time.Time {
+	if t.Equal(from) {
+		return from
+	}
+	return t
+}
+
 // backfillReason is _get_dag_run_no_create_reason: why a backfill makes
 // no run at a date that has run already ("": it reprocesses that run).
 func backfillReason(run *DagRun, reprocess string) string {
@@ -269,7 +285,7 @@ func (o *operations) createBackfill(req *backfillRequest) (*Backfill, error) {
 			switch {
 			case errors.Is(err, errNotFound):
 				iv := info.interval
-				d.create = &newRun{start: rules.newRun, dag: dag, runID: "backfill__" + isoFormat(info.runAfter),
+				d.create = &newRun{start: rules.newRun, dag: dag, runID: "backfill__" + isoFormat(backfillAsGiven(info.runAfter, req.from)),
 					date: info.logical, runType: "backfill", triggeredBy: "backfill", user: req.user, conf: conf,
 					interval: &iv, now: now, unixname: o.unixname, dateChecked: true, startedAtCreation: true}
 				if !info.runAfter.Equal(info.logical) {

@@ -201,8 +201,8 @@ type dagSortKey struct {
 const bundleName = "dags-folder"
 
 // dagInfoOf fills what a DAG shows besides its row.
-func (o *operations) dagInfoOf(row *DagRow, importErrors map[string]bool, withLastRun bool) (dagInfo, error) {
-	info, err := o.dagListInfo(row, importErrors, withLastRun, true)
+func (o *operations) dagInfoOf(row *DagRow, withLastRun bool) (dagInfo, error) {
+	info, err := o.dagListInfo(row, withLastRun, true)
 	if err != nil {
 		return info, err
 	}
@@ -213,8 +213,8 @@ func (o *operations) dagInfoOf(row *DagRow, importErrors map[string]bool, withLa
 // its owners, import errors, its next run (withNext: the schedule's
 // computation) and latest run (withLastRun: a seek); the rest
 // (addDagVersion) waits for the page.
-func (o *operations) dagListInfo(row *DagRow, importErrors map[string]bool, withLastRun, withNext bool) (dagInfo, error) {
-	info := dagInfo{Row: row, Stale: !row.Active(), ImportErrors: importErrors[absPath(row.FileLoc)], Owners: []string{}}
+func (o *operations) dagListInfo(row *DagRow, withLastRun, withNext bool) (dagInfo, error) {
+	info := dagInfo{Row: row, Stale: !row.Active(), ImportErrors: row.ImportErrors, Owners: []string{}}
 	if row.Def != nil {
 		info.Owners = dagOwners(row.Def)
 	}
@@ -279,19 +279,6 @@ func dagOwners(def *DAG) []string {
 	return out
 }
 
-// importErrorFiles is the set of files whose last read failed.
-func (o *operations) importErrorFiles() (map[string]bool, error) {
-	errs, err := o.store.ImportErrors()
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(errs))
-	for _, e := range errs {
-		out[e.Filename] = true
-	}
-	return out, nil
-}
-
 // dagByID is one DAG with what it shows; userID, when not "", says
 // whether that user marked it. A DAG without a row is faultDagNotFound.
 func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
@@ -302,14 +289,8 @@ func (o *operations) dagByID(dagID, userID string) (dagInfo, error) {
 	if err != nil {
 		return dagInfo{}, err
 	}
-	// Its own file's import error and the user's mark, looked up: not
-	// every import error and every favorite of the user.
-	file := absPath(row.FileLoc)
-	hasError, err := o.store.HasImportError(file)
-	if err != nil {
-		return dagInfo{}, err
-	}
-	info, err := o.dagInfoOf(row, map[string]bool{file: hasError}, false)
+	// The user's mark looked up: not every favorite of the user.
+	info, err := o.dagInfoOf(row, false)
 	if err != nil {
 		return info, err
 	}
@@ -331,10 +312,6 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	ie, err := o.importErrorFiles()
-	if err != nil {
-		return nil, 0, err
-	}
 	var favs map[string]bool
 	if q.favoriteOf != nil {
 		if favs, err = o.store.FavoriteDagIDs(*q.favoriteOf); err != nil {
@@ -352,7 +329,7 @@ func (o *operations) listDags(q dagQuery) ([]dagInfo, int, error) {
 		}
 		// What the filters and the order read, for every DAG; the rest
 		// for the page's below.
-		info, err := o.dagListInfo(row, ie, withLastRun, withNext)
+		info, err := o.dagListInfo(row, withLastRun, withNext)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -439,18 +416,12 @@ func (q dagQuery) rowFilterKey() string {
 
 // listDagsByID is listDags for byIDOnRows' queries: the store walks its
 // dag_id index to the page's end (the total counted once per change of
-// the DAG table, and of the import errors and favorites the filters
-// read, and filters: rowFilterKey), and the DAGs' details are read for
-// the page alone. A DAG's import error and a favorite are looked up for
-// each DAG the walk or the page meets, where every import error and every
-// user's favorites were read.
+// the DAG table, and of the favorites the filters read, and filters:
+// rowFilterKey), and the DAGs' details are read for the page alone. A
+// favorite is looked up for each DAG the walk or the page meets, where
+// every user's favorites were read.
 func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error) {
 	var lookupErr error
-	importError := func(row *DagRow) bool {
-		has, err := o.store.HasImportError(absPath(row.FileLoc))
-		lookupErr = cmp.Or(lookupErr, err)
-		return has
-	}
 	favorite := func(row *DagRow) bool {
 		if q.favoriteOf == nil {
 			return false
@@ -463,12 +434,9 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		if row.RootDagID != "" {
 			return false
 		}
-		info := dagInfo{Row: row, Stale: !row.Active()}
+		info := dagInfo{Row: row, Stale: !row.Active(), ImportErrors: row.ImportErrors}
 		if len(q.ownerLikes) > 0 && row.Def != nil {
 			info.Owners = dagOwners(row.Def)
-		}
-		if q.hasImportErrors != nil {
-			info.ImportErrors = importError(row)
 		}
 		if q.favorite != nil {
 			info.Favorite = favorite(row)
@@ -476,9 +444,6 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 		return q.selects(info)
 	}
 	var reads []DagReads
-	if q.hasImportErrors != nil {
-		reads = append(reads, ReadsImportErrors)
-	}
 	if q.favorite != nil {
 		reads = append(reads, ReadsFavorites)
 	}
@@ -486,15 +451,9 @@ func (o *operations) listDagsByID(q dagQuery, desc bool) ([]dagInfo, int, error)
 	if err = cmp.Or(err, lookupErr); err != nil {
 		return nil, 0, err
 	}
-	ie := map[string]bool{}
-	for _, row := range rows {
-		if importError(row) {
-			ie[absPath(row.FileLoc)] = true
-		}
-	}
 	out := make([]dagInfo, 0, len(rows))
 	for _, row := range rows {
-		info, err := o.dagInfoOf(row, ie, false)
+		info, err := o.dagInfoOf(row, false)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -31,6 +31,8 @@ const (
 	// faultRunTypeNotAllowed: the DAG's allowed_run_types leave out the
 	// run's type: dag_id, run_type.
 	faultRunTypeNotAllowed opFault = "run_type_not_allowed"
+	// faultDagImportErrors: the DAG's has_import_errors is set (dag_id).
+	faultDagImportErrors opFault = "dag_import_errors"
 )
 
 // triggerChecks are the checks of Airflow's that a trigger applies, by
@@ -49,6 +51,10 @@ type triggerChecks struct {
 	// runIDPattern refuses an id that matches neither run-id pattern, or
 	// is longer than the column (airflow/models/dag.py:3175-3181).
 	runIDPattern bool
+	// importErrors refuses a DAG whose has_import_errors is set, once it
+	// is found (2.10.3 post_dag_run, 3.2.1 trigger_dag_run; the
+	// experimental trigger_dag and materialize_asset do not look).
+	importErrors bool
 }
 
 // triggerRequest is a manual run as the caller asks for it, read and
@@ -118,17 +124,31 @@ func (o *operations) dagRow(dagID string) (*DagRow, error) {
 	return row, err
 }
 
-// trigger creates a manual run with its task instances and wakes the
-// scheduler.
-func (o *operations) trigger(req triggerRequest) (*triggered, error) {
-	row, err := o.dagDefinition(req.dagID)
+// dagToTrigger is the DAG a trigger reads before anything else: a
+// DagModel row with a definition, not stale (Airflow 3.2.1
+// routes/public/dag_run.py trigger_dag_run looks the DAG up among the
+// rows that are not stale), and, when checks say so, without import
+// errors (2.10.3 dag_run_endpoint.py:307-314, 3.2.1 dag_run.py:456-464).
+func (o *operations) dagToTrigger(dagID string, checks triggerChecks) (*DagRow, error) {
+	row, err := o.dagDefinition(dagID)
 	if err != nil {
 		return nil, err
 	}
 	if row.Stale {
-		// Airflow 3.2.1 routes/public/dag_run.py trigger_dag_run looks
-		// the DAG up among the DagModel rows that are not stale.
-		return nil, opErr(errNotFound, faultDagNotLoaded, "dag_id", req.dagID)
+		return nil, opErr(errNotFound, faultDagNotLoaded, "dag_id", dagID)
+	}
+	if checks.importErrors && row.ImportErrors {
+		return nil, opErr(errInvalid, faultDagImportErrors, "dag_id", dagID)
+	}
+	return row, nil
+}
+
+// trigger creates a manual run with its task instances and wakes the
+// scheduler.
+func (o *operations) trigger(req triggerRequest) (*triggered, error) {
+	row, err := o.dagToTrigger(req.dagID, req.checks)
+	if err != nil {
+		return nil, err
 	}
 	rules := o.rules()
 	runType := rules.triggerRunType
@@ -136,8 +156,7 @@ func (o *operations) trigger(req triggerRequest) (*triggered, error) {
 		runType = req.runType
 	}
 	if !row.Def.allowsRunType(runType) {
-		// After the 404 (and the import-errors 400: a DAG whose file fails
-		// has no definition here), before the body is used (c57fba0e
+		// After the 404 and the import-errors 400, before the body is used (c57fba0e
 		// routes/public/dag_run.py:466-470; routes/public/assets.py:422-426
 		// for a materialization, after the materializer is found).
 		return nil, opErr(errInvalid, faultRunTypeNotAllowed, "dag_id", req.dagID, "run_type", runType)

@@ -422,8 +422,9 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 	for _, row := range rows {
 		dag := row.Def
 		// models/dag.py dags_needing_dagruns: not stale (3.2.1), active
-		// (2.10.3).
-		if !row.Active() || row.IsPaused || !dag.onSchedule() || dag.ParentDagID != "" {
+		// (2.10.3), without import errors (both; 1.10.15 schedules a DAG
+		// at the parse of its file, which gives none when it fails).
+		if !row.Active() || row.IsPaused || row.ImportErrors || !dag.onSchedule() || dag.ParentDagID != "" {
 			continue
 		}
 		// A DAG whose allowed_run_types leave out scheduled gets no
@@ -461,7 +462,7 @@ func (s *scheduler) createScheduledRuns(now time.Time) error {
 func (s *scheduler) createNextRun(dag *DAG, now time.Time) (bool, error) {
 	return s.opts.Store.CreateRun(func(v storeView) (*newRun, error) {
 		row, err := v.Dag(dag.DagID)
-		if err != nil || row.Def != dag || !row.Active() || row.IsPaused {
+		if err != nil || row.Def != dag || !row.Active() || row.IsPaused || row.ImportErrors {
 			return nil, nil
 		}
 		active := 0

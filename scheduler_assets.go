@@ -61,8 +61,9 @@ func (s *scheduler) createAssetTriggeredRuns(now time.Time) error {
 // and up to that date.
 func (s *scheduler) planAssetRun(v storeView, dagID, runType string, queue []*AssetQueueEntry, now time.Time) (*assetRun, error) {
 	row, err := v.Dag(dagID)
-	if err != nil || !row.Active() || row.IsPaused || row.Def.AssetSchedule == nil || row.Def.ParentDagID != "" {
-		return nil, nil //nolint:nilerr // a DAG gone or paused waits with its queue
+	// Nor one with import errors (dags_needing_dagruns).
+	if err != nil || !row.Active() || row.IsPaused || row.ImportErrors || row.Def.AssetSchedule == nil || row.Def.ParentDagID != "" {
+		return nil, nil //nolint:nilerr // a DAG gone, paused or failing waits with its queue
 	}
 	dag := row.Def
 	queuedIDs := map[int64]bool{}

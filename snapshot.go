@@ -130,6 +130,8 @@ type snapDag struct {
 	// older files, and older airlites reading this one, need no new
 	// version.
 	Stale bool `json:"stale,omitempty"`
+	// ImportErrors is DagRow.ImportErrors, written only when set.
+	ImportErrors bool `json:"import_errors,omitempty"`
 	// Definition is what a stale row's definition was built from
 	// (dag_origin.go), as airlites of format 8 wrote it before the
 	// definitions went to a file of their own (snapshot_definitions.go);
@@ -208,7 +210,7 @@ func (k *keptDefinition) check() error {
 // to the definitions file (snapshot_definitions.go).
 func encodeDagRow(obj any) any {
 	d := obj.(*DagRow)
-	return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale}
+	return &snapDag{DagID: d.DagID, IsPaused: d.IsPaused, FileLoc: d.FileLoc, RootDagID: d.RootDagID, Stale: d.Stale, ImportErrors: d.ImportErrors}
 }
 
 // decodeDagRow reads a DAG row; a kept definition written in the row (an
@@ -219,7 +221,7 @@ func decodeDagRow(line []byte) (any, error) {
 	if err := gojson.Unmarshal(line, &r); err != nil {
 		return nil, err
 	}
-	row := &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale}
+	row := &DagRow{DagID: r.DagID, IsPaused: r.IsPaused, FileLoc: r.FileLoc, RootDagID: r.RootDagID, Stale: r.Stale, ImportErrors: r.ImportErrors}
 	if r.Definition != nil {
 		kept, err := r.Definition.kept()
 		if err != nil {
@@ -380,6 +382,17 @@ type snapAsset struct {
 	Extra     string    `json:"extra"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// References are the asset's reference rows with their dates; files
+	// written before them have none, and the first read of the assets
+	// after the start records them then.
+	References []snapAssetReference `json:"references,omitempty"`
+}
+
+type snapAssetReference struct {
+	Kind   AssetRefKind `json:"kind"`
+	DagID  string       `json:"dag_id"`
+	TaskID string       `json:"task_id,omitempty"`
+	Since  time.Time    `json:"since"`
 }
 
 type snapAssetEvent struct {
@@ -727,9 +740,17 @@ func snapshotCodecs() []snapshotCodec {
 		// runs that may be gone: no runOf.
 		{table: tableAssets, encode: func(obj any) any {
 			a := obj.(*Asset)
-			return &snapAsset{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: string(a.Extra), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+			out := &snapAsset{ID: a.ID, Name: a.Name, URI: a.URI, Group: a.Group, Extra: string(a.Extra), CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+			for _, r := range a.References {
+				out.References = append(out.References, snapAssetReference{Kind: r.Kind, DagID: r.DagID, TaskID: r.TaskID, Since: r.Since.UTC()})
+			}
+			return out
 		}, decode: decodeInto(func(r *snapAsset) any {
-			return &Asset{ID: r.ID, Name: r.Name, URI: r.URI, Group: r.Group, Extra: json.RawMessage(r.Extra), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+			a := &Asset{ID: r.ID, Name: r.Name, URI: r.URI, Group: r.Group, Extra: json.RawMessage(r.Extra), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+			for _, ref := range r.References {
+				a.References = append(a.References, AssetReference{Kind: ref.Kind, DagID: ref.DagID, TaskID: ref.TaskID, Since: ref.Since})
+			}
+			return a
 		}), check: checkAsset},
 		{table: tableAssetEvents, encode: func(obj any) any {
 			e := obj.(*AssetEvent)

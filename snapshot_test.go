@@ -176,6 +176,9 @@ func TestSnapshot_RoundTrip_EveryTableEveryField(t *testing.T) {
 		mapIndex := -1
 		rows[tableEventLogs][i].(*EventLog).MapIndex = &mapIndex
 		rows[tableAssets][i].(*Asset).Extra = json.RawMessage(fmt.Sprintf(`{"k":%d}`, i))
+		for j := range rows[tableAssets][i].(*Asset).References {
+			rows[tableAssets][i].(*Asset).References[j].Kind = []AssetRefKind{AssetScheduled, AssetProducing, AssetConsuming}[(i+j)%3]
+		}
 		rows[tableAssetEvents][i].(*AssetEvent).Extra = json.RawMessage(fmt.Sprintf(`{"e":%d}`, i))
 		rows[tableDagVersions][i].(*DagVersion).Number = int64(i + 1)
 		rows[tableBackfills][i].(*Backfill).ReprocessBehavior = reprocessBehaviors[i]
