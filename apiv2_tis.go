@@ -1454,16 +1454,7 @@ func (s *server) v2ExtraLinkURL(dagID, runID, taskID string, mapIndex int64, lin
 // (a "__classname__" starting "airflow.") is never rebuilt: the text is
 // str() of the whole value. So a dict is its Python repr, null is "None".
 func v2LinkText(col any) (string, error) {
-	parsed := col
-	if text, ok := col.(string); ok {
-		if v, err := decodePyJSON([]byte(text)); err == nil {
-			parsed = v
-		}
-	}
-	v, err := pyStringify(parsed)
-	if errors.Is(err, errStringifyAirflowClass) {
-		return pyStrValue(parsed), nil
-	}
+	v, err := v2DeserializedXCom(col)
 	if err != nil {
 		return "", err
 	}
