@@ -374,8 +374,10 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	if t.Subdag != nil {
 		s.Subdag = *t.Subdag
 	}
-	if t.TaskType == "TriggerDagRunOperator" {
-		s.TriggerDagID, _ = pyDecode(t.TemplateValues["trigger_dag_id"]).(string)
+	if t.TaskType == "TriggerDagRunOperator" && !t.IsMapped {
+		// A mapped one's arguments are its elements, which only Python
+		// holds: simulated.
+		s.TriggerDagRun = pyTriggerDagRunArgs(t)
 	}
 	// @task.bash keeps BashOperator's env and cwd; its command comes from
 	// its callable at run time (runDecoratedBash).
