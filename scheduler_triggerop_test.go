@@ -284,3 +284,113 @@ func TestScheduler_TriggerDagRunOperatorStopWhileWaiting(t *testing.T) {
 		t.Errorf("goroutines: %d before the scheduler, %d after its stop\n%s", before, after, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// servePyFolderAs serves a folder of Python DAG files read in edition e.
+func servePyFolderAs(t *testing.T, dir string, e edition) *testServer {
+	t.Helper()
+	set := readPyServeFolderAs(t, dir, e)
+	if len(set.ImportErrors) > 0 {
+		t.Fatalf("import errors: %+v", set.ImportErrors)
+	}
+	return newTestServer(t, e, withOptions(func(o *serverOptions) { o.DAGs = set }))
+}
+
+// TestScheduler_TriggerDagRunOperatorRuns2: Airflow 2.10.3's operator
+// calls trigger_dag itself (airflow/operators/trigger_dagrun.py:167-271):
+// a manual, externally triggered run named manual__ and its logical date
+// (now by default; execution_date is logical_date's old name), the
+// XComs trigger_execution_date_iso and trigger_run_id; a run already at
+// that date (DagRunAlreadyExists) is cleared (reset_dag_run, and the
+// XCom names it), skips the task or fails it; failed_states end a wait
+// with an AirflowException, retried as any failure.
+func TestScheduler_TriggerDagRunOperatorRuns2(t *testing.T) {
+	t.Parallel()
+	ts := servePyFolderAs(t, "testdata/pydags/triggerop2", edition2)
+	ts.trigger(t, "run_target", `{"run_id": "pre", "execution_date": "2024-03-01T00:00:00+00:00", "conf": {"msg": "first"}}`)
+	triggeringScheduler(t, ts)
+	awaitRunEnd(t, ts.store, "run_target", "pre")
+	ts.trigger(t, "run_controller", `{"run_id": "c"}`)
+	awaitTriesEnded(t, ts.store, "run_controller", "c", "fire", "wait_fail", "exists_reset", "exists_skip", "exists_fail")
+
+	defaultID := "manual__" + isoFormat(testNow)
+	for _, tc := range []struct {
+		task, runID, dagID string
+		taskState          TaskState
+		runState           RunState
+		conf, date         string
+		taskLog            string
+	}{
+		{"fire", defaultID, "run_target", TaskSuccess, RunSuccess, `{"msg":"from c"}`, isoFormat(testNow), "Triggered run_target run " + defaultID},
+		{"wait_fail", "manual__2024-02-01T00:00:00+00:00", "run_failing", TaskUpForRetry, RunFailed, "", "2024-02-01T00:00:00+00:00",
+			"Waiting for run_failing on 2024-02-01 00:00:00+00:00 to become allowed state [<DagRunState.SUCCESS: 'success'>] ..."},
+		{"exists_reset", "pre", "run_target", TaskSuccess, RunSuccess, `{"msg":"first"}`, "2024-03-01T00:00:00+00:00",
+			"Clearing run_target on 2024-03-01 00:00:00+00:00\n"},
+		{"exists_skip", "", "", TaskSkipped, "", "", "", "Skipping due to skip_when_already_exists is set to True and DagRunAlreadyExists"},
+		{"exists_fail", "", "", TaskFailed, "", "", "",
+			"DagRunAlreadyExists: A DAG Run already exists for DAG run_target at 2024-03-01 00:00:00+00:00 with run id manual__2024-03-01T00:00:00+00:00"},
+	} {
+		if got := ts.tiState(t, "run_controller", "c", tc.task); got != tc.taskState {
+			t.Errorf("%s: state %s, want %s", tc.task, got, tc.taskState)
+		}
+		if out := tryOutput(t, ts.store, "run_controller", "c", tc.task); !strings.Contains(out, tc.taskLog) {
+			t.Errorf("%s: log lacks %q:\n%s", tc.task, tc.taskLog, out)
+		}
+		runXCom, runErr := ts.store.XCom("run_controller", "c", tc.task, "trigger_run_id", -1)
+		dateXCom, dateErr := ts.store.XCom("run_controller", "c", tc.task, "trigger_execution_date_iso", -1)
+		if tc.runID == "" {
+			if runErr == nil || dateErr == nil {
+				t.Errorf("%s pushed %v %v", tc.task, runXCom, dateXCom)
+			}
+			continue
+		}
+		if runErr != nil || dateErr != nil || string(runXCom.Value) != `"`+tc.runID+`"` || string(dateXCom.Value) != `"`+tc.date+`"` {
+			t.Errorf("%s: XComs %v %v (%v %v), want %s at %s", tc.task, runXCom, dateXCom, runErr, dateErr, tc.runID, tc.date)
+			continue
+		}
+		run := awaitRunEnd(t, ts.store, tc.dagID, tc.runID)
+		if run.State != tc.runState || run.RunType != "manual" || !run.ExternalTrigger || isoFormat(run.ExecutionDate) != tc.date {
+			t.Errorf("%s: run %s is %s, %s, external %v, at %s", tc.task, tc.runID, run.State, run.RunType, run.ExternalTrigger, isoFormat(run.ExecutionDate))
+		}
+		if string(run.Conf) != tc.conf && !(tc.conf == "" && run.Conf == nil) {
+			t.Errorf("%s: conf %s, want %s", tc.task, run.Conf, tc.conf)
+		}
+	}
+	if ti, err := ts.store.TaskInstance("run_target", "pre", "t"); err != nil || ti.TryNumber != 2 {
+		t.Errorf("pre's task: %+v %v, want its second try (the reset)", ti, err)
+	}
+}
+
+// TestScheduler_TriggerDagRunOperatorRuns110: Airflow 1.10.15's operator
+// (airflow/operators/dagrun_operator.py:76-91) triggers trig__ and the
+// execution date as given (rendered), or now; it pushes no XCom. A
+// python_callable (the DagRunOrder it fills decides the run id and the
+// payload) is the file's Python, which airlite does not call: that
+// operator stays simulated and triggers nothing.
+func TestScheduler_TriggerDagRunOperatorRuns110(t *testing.T) {
+	t.Parallel()
+	ts := servePyFolderAs(t, "testdata/pydags/triggerop110", edition110)
+	triggeringScheduler(t, ts)
+	ts.trigger(t, "run_controller", `{"run_id": "c"}`)
+	awaitRunEnd(t, ts.store, "run_controller", "c")
+	for _, tc := range []struct{ task, runID, date string }{
+		{"fire", "trig__" + isoFormat(testNow), isoFormat(testNow)},
+		{"dated", "trig__2024-02-01", "2024-02-01T00:00:00+00:00"},
+	} {
+		if got := ts.tiState(t, "run_controller", "c", tc.task); got != TaskSuccess {
+			t.Errorf("%s: state %s", tc.task, got)
+		}
+		run := awaitRunEnd(t, ts.store, "run_target", tc.runID)
+		if run.State != RunSuccess || !run.ExternalTrigger || isoFormat(run.ExecutionDate) != tc.date || run.Conf != nil {
+			t.Errorf("%s: run %+v", tc.task, run)
+		}
+		if _, err := ts.store.XCom("run_controller", "c", tc.task, "trigger_run_id", -1); err == nil {
+			t.Errorf("%s pushed trigger_run_id", tc.task)
+		}
+	}
+	if out := tryOutput(t, ts.store, "run_controller", "c", "with_callable"); !strings.Contains(out, "simulated TriggerDagRunOperator") {
+		t.Errorf("with_callable: %s", out)
+	}
+	if runs, err := ts.store.RunsOfDag("run_target", ""); err != nil || len(runs) != 2 {
+		t.Errorf("run_target has %d runs (%v), want the two triggered", len(runs), err)
+	}
+}
