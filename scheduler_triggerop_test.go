@@ -237,6 +237,17 @@ func TestScheduler_TriggerDagRunOperatorRuns3(t *testing.T) {
 			t.Errorf("%s: trigger_run_id %s, want %q", tc.task, xcom.Value, tc.runID)
 		}
 	}
+	// A run at a logical date another run has, under another id: the
+	// route's trigger breaks the table's unique key (a 500, retried).
+	if got := ts.tiState(t, "run_controller", "c", "date_taken"); got != TaskFailed {
+		t.Errorf("date_taken: %s, want failed", got)
+	}
+	if out := tryOutput(t, ts.store, "run_controller", "c", "date_taken"); !strings.Contains(out, "UNIQUE constraint failed: dag_run.dag_id, dag_run.logical_date") {
+		t.Errorf("date_taken's log: %s", out)
+	}
+	if _, err := ts.store.RunByRunID("run_target", "other_id"); err == nil {
+		t.Error("date_taken created its run")
+	}
 	// The reset ran the run's task again: a second try.
 	if ti, err := ts.store.TaskInstance("run_target", "reset_me", "t"); err != nil || ti.TryNumber != 2 {
 		t.Errorf("reset_me's task: %+v %v, want its second try", ti, err)
