@@ -37,34 +37,59 @@ func triggerFailure(log *strings.Builder, reason string) taskOutcome {
 	return taskOutcome{state: TaskFailed, output: log.String(), reason: reason}
 }
 
-// runTriggerDagRun is a TriggerDagRunOperator's try.
-func (s *scheduler) runTriggerDagRun(ctx context.Context, job taskJob) taskOutcome {
-	args := job.task.TriggerDagRun
-	tc := s.jobTemplates(job)
-	var log strings.Builder
-	dagID, err := tc.renderText(args.DagID)
-	if err != nil {
-		return triggerFailure(&log, "render trigger_dag_id: "+err.Error())
+// operatorTrigger is the run a TriggerDagRunOperator's try asks for, its
+// templates rendered.
+type operatorTrigger struct {
+	dagID, runID string
+	logical      *time.Time // nil: no logical date (3.2.1's None)
+	conf         json.RawMessage
+}
+
+// planOperatorTrigger renders the operator's arguments into the run it
+// asks for (the run id as the release generates it when none is given).
+func (s *scheduler) planOperatorTrigger(tc templateContext, args *TriggerDagRunArgs) (operatorTrigger, error) {
+	var plan operatorTrigger
+	var err error
+	if plan.dagID, err = tc.renderText(args.DagID); err != nil {
+		return plan, fmt.Errorf("render trigger_dag_id: %w", err)
 	}
-	runID, err := tc.renderText(args.RunID)
-	if err != nil {
-		return triggerFailure(&log, "render trigger_run_id: "+err.Error())
+	if plan.runID, err = tc.renderText(args.RunID); err != nil {
+		return plan, fmt.Errorf("render trigger_run_id: %w", err)
 	}
 	now := s.opts.Now().UTC().Truncate(time.Microsecond)
-	logical, dateText, err := s.operatorLogicalDate(tc, args, now)
+	var dateText string
+	if plan.logical, dateText, err = s.operatorLogicalDate(tc, args, now); err != nil {
+		return plan, err
+	}
+	if plan.conf, err = renderConf(tc, args.Conf); err != nil {
+		return plan, err
+	}
+	if plan.runID == "" {
+		plan.runID = s.rules.operatorRunID(plan.logical, dateText, now)
+	}
+	return plan, nil
+}
+
+// runTriggerDagRun is a TriggerDagRunOperator's try.
+func (s *scheduler) runTriggerDagRun(ctx context.Context, job taskJob) taskOutcome {
+	tc := s.jobTemplates(job)
+	var log strings.Builder
+	plan, err := s.planOperatorTrigger(tc, job.task.TriggerDagRun)
 	if err != nil {
 		return triggerFailure(&log, err.Error())
 	}
-	conf, err := renderConf(tc, args.Conf)
-	if err != nil {
-		return triggerFailure(&log, err.Error())
-	}
-	if runID == "" {
-		runID = s.rules.operatorRunID(logical, dateText, now)
-	}
+	return s.fireOperatorTrigger(ctx, job, tc, plan, &log)
+}
+
+// fireOperatorTrigger triggers plan's run through the operations' trigger
+// and, as the operator asks, resets, skips or waits; log holds what the
+// try wrote before.
+func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc templateContext, plan operatorTrigger, log *strings.Builder) taskOutcome {
+	args := job.task.TriggerDagRun
+	dagID, runID, logical, conf := plan.dagID, plan.runID, plan.logical, plan.conf
 	route := s.rules.operatorTriggerRoute
 	if route {
-		fmt.Fprintf(&log, "Triggering Dag Run. trigger_dag_id=%s\n", dagID)
+		fmt.Fprintf(log, "Triggering Dag Run. trigger_dag_id=%s\n", dagID)
 	}
 	req := triggerRequest{dagID: dagID, runID: runID, dateUnit: time.Microsecond, conf: conf, note: args.Note,
 		// trigger_dag's checks: the DAG's default_args start_date, the run
@@ -87,41 +112,41 @@ func (s *scheduler) runTriggerDagRun(ctx context.Context, job taskJob) taskOutco
 		var existing *DagRun
 		if existing, err = s.existingTriggeredRun(err, dagID, route); err != nil {
 			if route {
-				if out, refused := triggerRouteRefusal(&log, dagID, err); refused {
+				if out, refused := triggerRouteRefusal(log, dagID, err); refused {
 					return out
 				}
 			}
-			return triggerFailure(&log, fmt.Sprintf("trigger %s: %s", dagID, s.triggerFaultText(err)))
+			return triggerFailure(log, fmt.Sprintf("trigger %s: %s", dagID, s.triggerFaultText(err)))
 		}
 		switch {
 		case args.ResetDagRun:
 			if job.key.dagID == existing.DagID && job.key.runID == existing.RunID {
-				return triggerFailure(&log, "reset_dag_run: the run to clear is this task's own run, which airlite does not clear under its running try")
+				return triggerFailure(log, "reset_dag_run: the run to clear is this task's own run, which airlite does not clear under its running try")
 			}
 			if route {
-				fmt.Fprintf(&log, "Dag Run already exists; Resetting Dag Run. dag_id=%s run_id=%s\n", dagID, runID)
+				fmt.Fprintf(log, "Dag Run already exists; Resetting Dag Run. dag_id=%s run_id=%s\n", dagID, runID)
 			} else {
-				fmt.Fprintf(&log, "Clearing %s on %s\n", dagID, pyDateTime(existing.ExecutionDate, ' '))
+				fmt.Fprintf(log, "Clearing %s on %s\n", dagID, pyDateTime(existing.ExecutionDate, ' '))
 			}
 			if _, err := s.ops.clearRunTasks(existing, false, false); err != nil {
-				return triggerFailure(&log, fmt.Sprintf("clear %s %s: %v", dagID, existing.RunID, err))
+				return triggerFailure(log, fmt.Sprintf("clear %s %s: %v", dagID, existing.RunID, err))
 			}
 			run = existing
 		case flagValue(tc, args.SkipWhenAlreadyExists):
 			if route {
-				fmt.Fprintf(&log, "Dag Run already exists, skipping task as skip_when_already_exists is set to True. dag_id=%s\n", dagID)
+				fmt.Fprintf(log, "Dag Run already exists, skipping task as skip_when_already_exists is set to True. dag_id=%s\n", dagID)
 				return taskOutcome{state: TaskSkipped, output: log.String()}
 			}
 			log.WriteString("Task skipped: Skipping due to skip_when_already_exists is set to True and DagRunAlreadyExists\n")
 			return taskOutcome{state: TaskSkipped, output: log.String()}
 		case route:
 			// A terminal state the task runner sends: no retry.
-			fmt.Fprintf(&log, "Dag Run already exists, marking task as failed. dag_id=%s\n", dagID)
-			out := triggerFailure(&log, fmt.Sprintf("a run %s of %s already exists", runID, dagID))
+			fmt.Fprintf(log, "Dag Run already exists, marking task as failed. dag_id=%s\n", dagID)
+			out := triggerFailure(log, fmt.Sprintf("a run %s of %s already exists", runID, dagID))
 			out.noRetry = true
 			return out
 		default:
-			return triggerFailure(&log, s.runExistsText(existing, runID, logical))
+			return triggerFailure(log, s.runExistsText(existing, runID, logical))
 		}
 	}
 	var pushed []xcomPush
@@ -132,14 +157,14 @@ func (s *scheduler) runTriggerDagRun(ctx context.Context, job taskJob) taskOutco
 		pushed = append(pushed, xcomPush{Key: "trigger_run_id", Value: appendPyString(nil, run.RunID)})
 	}
 	if route {
-		fmt.Fprintf(&log, "Dag Run triggered successfully. trigger_dag_id=%s\n", dagID)
+		fmt.Fprintf(log, "Dag Run triggered successfully. trigger_dag_id=%s\n", dagID)
 	} else {
-		fmt.Fprintf(&log, "Triggered %s run %s\n", dagID, run.RunID)
+		fmt.Fprintf(log, "Triggered %s run %s\n", dagID, run.RunID)
 	}
 	if !flagValue(tc, args.WaitForCompletion) {
 		return taskOutcome{state: TaskSuccess, output: log.String(), pushed: pushed}
 	}
-	out := s.waitForTriggeredRun(ctx, args, run, &log)
+	out := s.waitForTriggeredRun(ctx, args, run, log)
 	out.pushed = pushed
 	return out
 }

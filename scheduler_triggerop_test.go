@@ -76,6 +76,25 @@ func tryOutput(t *testing.T, store *Store, dagID, runID, taskID string) string {
 	return tries[len(tries)-1].Output
 }
 
+// checkTry checks a task instance's state and that its last try's log
+// holds each of logs.
+func checkTry(t *testing.T, store *Store, dagID, runID, taskID string, state TaskState, logs ...string) {
+	t.Helper()
+	ti, err := store.TaskInstance(dagID, runID, taskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ti.State != state {
+		t.Errorf("%s: state %s, want %s", taskID, ti.State, state)
+	}
+	out := tryOutput(t, store, dagID, runID, taskID)
+	for _, want := range logs {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: log lacks %q:\n%s", taskID, want, out)
+		}
+	}
+}
+
 // TestScheduler_TriggerDagRunOperatorRefused: a TriggerDagRunOperator's
 // try asks Airflow 3.2.1's execution API to trigger its DAG (c57fba0e
 // execution_api/routes/dag_runs.py trigger_dag_run); a DAG that is not
@@ -110,19 +129,7 @@ func TestScheduler_TriggerDagRunOperatorRefused(t *testing.T) {
 		{"missing", TaskFailed, []string{"'status_code': 404", `'detail': {'detail': {'reason': 'not_found', 'message': "Dag with dag_id: 'top_nowhere' not found"}}`}},
 		{"allowed", TaskSuccess, []string{"Triggering Dag Run. trigger_dag_id=top_any\n", "Dag Run triggered successfully. trigger_dag_id=top_any\n"}},
 	} {
-		ti, err := ts.store.TaskInstance("top_controller", "r", tc.task)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ti.State != tc.state {
-			t.Errorf("%s: state %s, want %s", tc.task, ti.State, tc.state)
-		}
-		out := tryOutput(t, ts.store, "top_controller", "r", tc.task)
-		for _, want := range tc.log {
-			if !strings.Contains(out, want) {
-				t.Errorf("%s: log lacks %q:\n%s", tc.task, want, out)
-			}
-		}
+		checkTry(t, ts.store, "top_controller", "r", tc.task, tc.state, tc.log...)
 	}
 	runs, err := ts.store.RunsOfDag("top_scheduled_only", "")
 	if err != nil {
@@ -190,19 +197,7 @@ func TestScheduler_TriggerDagRunOperatorRuns3(t *testing.T) {
 			conf: `{"msg":"first"}`, targetLog: "got first",
 			taskLog: []string{"Dag Run already exists; Resetting Dag Run. dag_id=run_target run_id=reset_me\n", "DagRun finished with allowed state."}},
 	} {
-		ti, err := ts.store.TaskInstance("run_controller", "c", tc.task)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ti.State != tc.taskState {
-			t.Errorf("%s: state %s, want %s", tc.task, ti.State, tc.taskState)
-		}
-		out := tryOutput(t, ts.store, "run_controller", "c", tc.task)
-		for _, want := range tc.taskLog {
-			if !strings.Contains(out, want) {
-				t.Errorf("%s: log lacks %q:\n%s", tc.task, want, out)
-			}
-		}
+		checkTry(t, ts.store, "run_controller", "c", tc.task, tc.taskState, tc.taskLog...)
 		run := awaitRunEnd(t, ts.store, tc.dagID, tc.runID)
 		if run.State != tc.runState || run.RunType != "manual" || !run.ExternalTrigger {
 			t.Errorf("%s: run %s is %s, %s, external %v", tc.task, tc.runID, run.State, run.RunType, run.ExternalTrigger)
@@ -340,12 +335,7 @@ func TestScheduler_TriggerDagRunOperatorRuns2(t *testing.T) {
 		{"exists_fail", "", "", TaskFailed, "", "", "",
 			"DagRunAlreadyExists: A DAG Run already exists for DAG run_target at 2024-03-01 00:00:00+00:00 with run id manual__2024-03-01T00:00:00+00:00"},
 	} {
-		if got := ts.tiState(t, "run_controller", "c", tc.task); got != tc.taskState {
-			t.Errorf("%s: state %s, want %s", tc.task, got, tc.taskState)
-		}
-		if out := tryOutput(t, ts.store, "run_controller", "c", tc.task); !strings.Contains(out, tc.taskLog) {
-			t.Errorf("%s: log lacks %q:\n%s", tc.task, tc.taskLog, out)
-		}
+		checkTry(t, ts.store, "run_controller", "c", tc.task, tc.taskState, tc.taskLog)
 		runXCom, runErr := ts.store.XCom("run_controller", "c", tc.task, "trigger_run_id", -1)
 		dateXCom, dateErr := ts.store.XCom("run_controller", "c", tc.task, "trigger_execution_date_iso", -1)
 		if tc.runID == "" {
