@@ -292,11 +292,19 @@ func pyCallablesThatRun(d *pySerializedDAG) map[string]bool {
 	runs := map[string]bool{}
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
-		if pythonCallableOperator(t) {
+		if pythonCallableOperator(t) || callableTriggerOperator(t) {
 			runs[t.TaskID] = true
 		}
 	}
 	return runs
+}
+
+// callableTriggerOperator says whether t is 1.10.15's TriggerDagRunOperator
+// with a python_callable, which airlite calls for the order it triggers
+// (scheduler_triggerdagrun.go runCallableTrigger).
+func callableTriggerOperator(t *pyTask) bool {
+	return t.TaskModule == "airflow.operators.dagrun_operator" && t.TaskType == "TriggerDagRunOperator" &&
+		!t.IsMapped && pyDecode(t.Kwargs["python_callable"]) != nil
 }
 
 // pyTaskSpec makes the spec of one serialized operator; runsCallable says

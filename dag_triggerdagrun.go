@@ -37,8 +37,9 @@ type TriggerDagRunArgs struct {
 	AllowedStates         []string      // [success] when empty
 	FailedStates          []string      // [failed] when None; an empty list stays empty
 	Note                  *string       `json:",omitempty"` // 3.2.1's note
-	// PythonCallable: 1.10.15's python_callable was given, a callable of
-	// the file's that airlite does not run (the try stays simulated).
+	// PythonCallable: 1.10.15's python_callable was given: the try runs
+	// it in the task program and triggers the DagRunOrder it returns
+	// (scheduler_triggerdagrun.go runCallableTrigger).
 	PythonCallable bool `json:",omitempty"`
 }
 

@@ -440,3 +440,48 @@ func triggerRouteRefusal(log *strings.Builder, dagID string, err error) (taskOut
 		"Process exited abnormally exit_code=1\n")
 	return triggerFailure(log, fmt.Sprintf("the execution API refused the trigger of %s: %d %s", dagID, status, message)), true
 }
+
+// runCallableTrigger triggers the DagRunOrder a 1.10.15
+// TriggerDagRunOperator's python_callable returned (order: {"run_id",
+// "conf"}, or null: "Criteria not met", nothing triggered), the
+// callable's try so far in called: trigger_dag with the order's run id
+// and json.dumps of its payload, the execution date as the operator reads
+// it (operators/dagrun_operator.py:83-91).
+func (s *scheduler) runCallableTrigger(ctx context.Context, job taskJob, order json.RawMessage, called taskOutcome) taskOutcome {
+	if string(order) == "null" {
+		return called
+	}
+	var log strings.Builder
+	log.WriteString(called.output)
+	var filled struct {
+		RunID string `json:"run_id"`
+		Conf  string `json:"conf"`
+	}
+	if err := json.Unmarshal(order, &filled); err != nil {
+		return triggerFailure(&log, fmt.Sprintf("read the callable's DagRunOrder: %v", err))
+	}
+	if s.ops == nil {
+		called.output += "[airlite] no trigger here: the DagRunOrder is not triggered\n"
+		return called
+	}
+	tc := s.jobTemplates(job)
+	plan, err := s.planOperatorTrigger(tc, job.task.TriggerDagRun)
+	if err != nil {
+		return triggerFailure(&log, err.Error())
+	}
+	plan.runID = filled.RunID
+	// trigger_dag reads a conf text with json.loads: null is no conf.
+	plan.conf = nil
+	if conf := json.RawMessage(filled.Conf); string(conf) != "null" {
+		var object map[string]json.RawMessage
+		if json.Unmarshal(conf, &object) != nil {
+			return triggerFailure(&log, fmt.Sprintf("the DagRunOrder's payload is not a dict: %s", conf))
+		}
+		if len(object) > 0 {
+			plan.conf = conf
+		}
+	}
+	out := s.fireOperatorTrigger(ctx, job, tc, plan, &log)
+	out.pushed = append(called.pushed, out.pushed...)
+	return out
+}

@@ -364,34 +364,32 @@ func TestScheduler_TriggerDagRunOperatorRuns2(t *testing.T) {
 // TestScheduler_TriggerDagRunOperatorRuns110: Airflow 1.10.15's operator
 // (airflow/operators/dagrun_operator.py:76-91) triggers trig__ and the
 // execution date as given (rendered), or now; it pushes no XCom. A
-// python_callable (the DagRunOrder it fills decides the run id and the
-// payload) is the file's Python, which airlite does not call: that
-// operator stays simulated and triggers nothing.
+// python_callable gets the context and a DagRunOrder of that run id, and
+// what it returns is triggered (its run id, json.dumps of its payload as
+// the conf); returning nothing triggers nothing.
 func TestScheduler_TriggerDagRunOperatorRuns110(t *testing.T) {
 	t.Parallel()
 	ts := servePyFolderAs(t, "testdata/pydags/triggerop110", edition110)
 	triggeringScheduler(t, ts)
 	ts.trigger(t, "run_controller", `{"run_id": "c"}`)
 	awaitRunEnd(t, ts.store, "run_controller", "c")
-	for _, tc := range []struct{ task, runID, date string }{
-		{"fire", "trig__" + isoFormat(testNow), isoFormat(testNow)},
-		{"dated", "trig__2024-02-01", "2024-02-01T00:00:00+00:00"},
+	for _, tc := range []struct{ task, runID, date, conf string }{
+		{"fire", "trig__" + isoFormat(testNow), isoFormat(testNow), ""},
+		{"dated", "trig__2024-02-01", "2024-02-01T00:00:00+00:00", ""},
+		{"with_callable", "trig__2024-03-01T00:00:00+00:00_by_c", "2024-03-01T00:00:00+00:00", `{"msg": "from the callable"}`},
 	} {
-		if got := ts.tiState(t, "run_controller", "c", tc.task); got != TaskSuccess {
-			t.Errorf("%s: state %s", tc.task, got)
-		}
+		checkTry(t, ts.store, "run_controller", "c", tc.task, TaskSuccess)
 		run := awaitRunEnd(t, ts.store, "run_target", tc.runID)
-		if run.State != RunSuccess || !run.ExternalTrigger || isoFormat(run.ExecutionDate) != tc.date || run.Conf != nil {
-			t.Errorf("%s: run %+v", tc.task, run)
+		if run.State != RunSuccess || !run.ExternalTrigger || isoFormat(run.ExecutionDate) != tc.date ||
+			string(run.Conf) != tc.conf && !(tc.conf == "" && run.Conf == nil) {
+			t.Errorf("%s: run %+v (conf %s)", tc.task, run, run.Conf)
 		}
 		if _, err := ts.store.XCom("run_controller", "c", tc.task, "trigger_run_id", -1); err == nil {
 			t.Errorf("%s pushed trigger_run_id", tc.task)
 		}
 	}
-	if out := tryOutput(t, ts.store, "run_controller", "c", "with_callable"); !strings.Contains(out, "simulated TriggerDagRunOperator") {
-		t.Errorf("with_callable: %s", out)
-	}
-	if runs, err := ts.store.RunsOfDag("run_target", ""); err != nil || len(runs) != 2 {
-		t.Errorf("run_target has %d runs (%v), want the two triggered", len(runs), err)
+	checkTry(t, ts.store, "run_controller", "c", "no_order", TaskSuccess, "Criteria not met, moving on")
+	if runs, err := ts.store.RunsOfDag("run_target", ""); err != nil || len(runs) != 3 {
+		t.Errorf("run_target has %d runs (%v), want the three triggered", len(runs), err)
 	}
 }
