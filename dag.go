@@ -131,16 +131,15 @@ type Task struct {
 	EndDate                 *time.Time
 	Params                  map[string]any
 	Subdag                  string
-	// TriggerDagID is a TriggerDagRunOperator's trigger_dag_id, a template
-	// (a Python file's; "" otherwise): the DAG whose run the simulated
-	// operator asks for, which Airflow 3's trigger route may refuse
-	// (triggerOperatorRefusal).
-	TriggerDagID string `json:",omitempty"`
-	Simulate     *Simulation
-	DoXComPush   *bool // nil: the operator's default in the edition (editionRules.bashPushesReturnValue)
-	Inlets       []any
-	Outlets      []any
-	DocMD        string
+	// TriggerDagRun is a TriggerDagRunOperator's arguments (a Python
+	// file's; nil otherwise): the run the operator triggers through the
+	// operations layer's trigger (scheduler_triggerdagrun.go).
+	TriggerDagRun *TriggerDagRunArgs `json:",omitempty"`
+	Simulate      *Simulation
+	DoXComPush    *bool // nil: the operator's default in the edition (editionRules.bashPushesReturnValue)
+	Inlets        []any
+	Outlets       []any
+	DocMD         string
 	// PythonCallable is set on a Python DAG's task whose callable airlite
 	// runs (scheduler_python.go); nil: not one, the operator decides.
 	PythonCallable *PythonCallable

@@ -293,11 +293,19 @@ func pyCallablesThatRun(d *pySerializedDAG) map[string]bool {
 	runs := map[string]bool{}
 	for i := range d.Tasks {
 		t := &d.Tasks[i]
-		if pythonCallableOperator(t) {
+		if pythonCallableOperator(t) || callableTriggerOperator(t) {
 			runs[t.TaskID] = true
 		}
 	}
 	return runs
+}
+
+// callableTriggerOperator says whether t is 1.10.15's TriggerDagRunOperator
+// with a python_callable, which airlite calls for the order it triggers
+// (scheduler_triggerdagrun.go runCallableTrigger).
+func callableTriggerOperator(t *pyTask) bool {
+	return t.TaskModule == "airflow.operators.dagrun_operator" && t.TaskType == "TriggerDagRunOperator" &&
+		!t.IsMapped && pyDecode(t.Kwargs["python_callable"]) != nil
 }
 
 // pyTaskSpec makes the spec of one serialized operator; runsCallable says
@@ -375,8 +383,10 @@ func pyTaskSpec(t *pyTask, runsCallable bool) (taskSpec, error) {
 	if t.Subdag != nil {
 		s.Subdag = *t.Subdag
 	}
-	if t.TaskType == "TriggerDagRunOperator" {
-		s.TriggerDagID, _ = pyDecode(t.TemplateValues["trigger_dag_id"]).(string)
+	if t.TaskType == "TriggerDagRunOperator" && !t.IsMapped {
+		// A mapped one's arguments are its elements, which only Python
+		// holds: simulated.
+		s.TriggerDagRun = pyTriggerDagRunArgs(t)
 	}
 	// @task.bash keeps BashOperator's env and cwd; its command comes from
 	// its callable at run time (runDecoratedBash).

@@ -205,15 +205,15 @@ type taskSpec struct {
 	Params                  map[string]any
 	Subdag                  string // the sub-DAG's dag_id (SubDagOperator)
 	SubdagPos               specPos
-	// TriggerDagID is a TriggerDagRunOperator's trigger_dag_id as the
-	// file wrote it (a template; a Python file's only).
-	TriggerDagID string
-	Simulate     *simulateSpec
-	SimulatePos  specPos
-	DoXComPush   *bool
-	Inlets       []any
-	Outlets      []any
-	DocMD        string
+	// TriggerDagRun is a TriggerDagRunOperator's arguments as the file
+	// wrote them (a Python file's only).
+	TriggerDagRun *TriggerDagRunArgs
+	Simulate      *simulateSpec
+	SimulatePos   specPos
+	DoXComPush    *bool
+	Inlets        []any
+	Outlets       []any
+	DocMD         string
 }
 
 // simulateSpec scripts what a simulated task does.

@@ -188,6 +188,15 @@ type runRules struct {
 	// timetable's (Timetable.generate_run_id), which Airflow 3 names from
 	// run_after alone, where Airflow 2 names it from the logical date.
 	triggerRunID func(runType string, logical *time.Time, runAfter time.Time) string
+	// operatorRunID is the id a TriggerDagRunOperator gives the run it
+	// triggers without a trigger_run_id: logical is the logical date it
+	// asks for (nil: none), dateText the date as the file gave it ("": not
+	// given), now the try's clock.
+	operatorRunID func(logical *time.Time, dateText string, now time.Time) string
+	// operatorDateXCom: the operator pushes trigger_execution_date_iso
+	// beside trigger_run_id (2.10.3; 3.2.1 pushes the run id only, 1.10.15
+	// nothing).
+	operatorDateXCom bool
 
 	// nullLogicalDate: a run may have no logical date (Airflow 3's
 	// trigger with logical_date null): it never collides with another's,
@@ -544,9 +553,12 @@ var (
 			duplicate:  duplicate2,
 			newRun: runStart{state: RunQueued, startDate: false, tiUpdatedAt: true,
 				taskEndDate: true, backfillPrefix: "backfill__"},
-			runID:           runIDFromDate,
-			triggerRunID:    runIDFromDate,
-			nullLogicalDate: false,
+			runID:        runIDFromDate,
+			triggerRunID: runIDFromDate,
+			// 2.10.3 airflow/operators/trigger_dagrun.py:180-190, 224-225
+			operatorRunID:    operatorRunID2,
+			operatorDateXCom: true,
+			nullLogicalDate:  false,
 			// Airflow 2.10.3 airflow/utils/types.py:75-81
 			runTypes:             []string{"backfill", "scheduled", "manual", "dataset_triggered"},
 			triggerRunType:       "",
@@ -652,8 +664,10 @@ var (
 			duplicate:  duplicate110,
 			newRun: runStart{state: RunRunning, startDate: true, tiUpdatedAt: false,
 				taskEndDate: false, backfillPrefix: "backfill_"},
-			runID:                runIDFromDate,
-			triggerRunID:         runIDFromDate,
+			runID:        runIDFromDate,
+			triggerRunID: runIDFromDate,
+			// 1.10.15 airflow/operators/dagrun_operator.py:78-82
+			operatorRunID:        operatorRunID110,
 			nullLogicalDate:      false,
 			runTypes:             nil,
 			triggerRunType:       "",
@@ -759,6 +773,9 @@ var (
 		r.newRun.tiIDs = true
 		r.runID = runID3
 		r.triggerRunID = timetableRunID3
+		// the standard provider's operators/trigger_dagrun.py:262-273
+		r.operatorRunID = operatorRunID3
+		r.operatorDateXCom = false
 		r.nullLogicalDate = true
 		r.paramsMerged = true
 		r.scheduleParams = func(dagID string) (string, string) {
@@ -939,6 +956,32 @@ func runID3(runType string, logical *time.Time, runAfter time.Time) string {
 // apache/airflow#56373).
 func timetableRunID3(runType string, _ *time.Time, runAfter time.Time) string {
 	return runType + "__" + isoFormat(runAfter)
+}
+
+// operatorRunID2 is 2.10.3's DagRun.generate_run_id of a manual run at
+// the operator's logical date (always set: None is now).
+func operatorRunID2(logical *time.Time, _ string, now time.Time) string {
+	return runIDFromDate("manual", logical, now)
+}
+
+// operatorRunID110 is 1.10.15's: trig__ and the execution date as the
+// file wrote it (rendered), or now's isoformat().
+func operatorRunID110(_ *time.Time, dateText string, now time.Time) string {
+	if dateText != "" {
+		return "trig__" + dateText
+	}
+	return "trig__" + isoFormat(now)
+}
+
+// operatorRunID3 is 3.2.1's DagRun.generate_run_id(MANUAL, logical_date,
+// run_after=logical_date or now): the date, with a random part when the
+// run has no logical date.
+func operatorRunID3(logical *time.Time, _ string, now time.Time) string {
+	after := now
+	if logical != nil {
+		after = *logical
+	}
+	return runID3("manual", logical, after)
 }
 
 // noStoredInterval stores no data interval with a triggered run: Airflow

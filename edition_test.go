@@ -185,6 +185,13 @@ func TestEditionRules_Table(t *testing.T) {
 			"runID": []string{r.runID("manual", &date, queued),
 				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.runID("manual", nil, queued), "_<random>")},
 			"triggerRunID": []string{r.triggerRunID("manual", &date, queued), r.triggerRunID("manual", nil, queued)},
+			// A TriggerDagRunOperator's run id at date, without a date (now
+			// is queued; the random part masked), and with the date as the
+			// file wrote it.
+			"operatorRunID": []string{r.operatorRunID(&date, "", queued),
+				regexp.MustCompile(`_[A-Za-z0-9]{8}$`).ReplaceAllString(r.operatorRunID(nil, "", queued), "_<random>"),
+				r.operatorRunID(&date, "2024-05-01", queued)},
+			"operatorDateXCom": r.operatorDateXCom,
 			// A daily DAG's and an hourly duration's interval at date.
 			"manualInterval": []string{intervalText(r.manualInterval(pastDAG, date)), intervalText(r.manualInterval(hourlyDAG, date))},
 			// A pull of two task ids, one with an entry: the shape of the
@@ -326,9 +333,15 @@ func TestEditionRules_Table(t *testing.T) {
 		// 2.10.3 airflow/timetables/_cron.py:106-148 in the DAG's zone
 		"cronInZone": true,
 		// 2.10.3 airflow/models/dagrun.py generate_run_id: the logical date
-		"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-		"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-		"manualInterval": []string{"none", "none"},
+		"runID":        []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+		"triggerRunID": []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+		// 2.10.3 operators/trigger_dagrun.py:180-190: DagRun.generate_run_id
+		// of the logical date (None is now)
+		"operatorRunID": []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00",
+			"manual__2024-05-01T10:00:00.000123+00:00"},
+		// :224-225 trigger_execution_date_iso beside trigger_run_id
+		"operatorDateXCom": true,
+		"manualInterval":   []string{"none", "none"},
 		// Airflow 2.10.3 airflow/models/taskinstance.py:644-661, airflow/models/xcom.py:556
 		"xcomPull": "['x'] <nil> byDate=false",
 		"operatorFields": []string{"allow_nested_operators", "bash_command", "cwd", "doc", "doc_json", "doc_md", "doc_rst", "doc_yaml",
@@ -440,10 +453,15 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
 			"lastRun": lastScheduled,
 			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
-			"cronInZone":     false,
-			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval": []string{"none", "none"},
+			"cronInZone":   false,
+			"runID":        []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID": []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			// 1.10.15 operators/dagrun_operator.py:78-82: trig__ and the date
+			// as written, or now's isoformat()
+			"operatorRunID": []string{"trig__2024-05-01T10:01:00.000123+00:00", "trig__2024-05-01T10:01:00.000123+00:00",
+				"trig__2024-05-01"},
+			"operatorDateXCom": false,
+			"manualInterval":   []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -545,10 +563,15 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 airflow/jobs/scheduler_job.py:660-669
 			"lastRun": lastScheduled,
 			// airlite keeps UTC (1.10.15's following_schedule not reproduced)
-			"cronInZone":     false,
-			"runID":          []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"triggerRunID":   []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
-			"manualInterval": []string{"none", "none"},
+			"cronInZone":   false,
+			"runID":        []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			"triggerRunID": []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+			// 1.10.15 operators/dagrun_operator.py:78-82: trig__ and the date
+			// as written, or now's isoformat()
+			"operatorRunID": []string{"trig__2024-05-01T10:01:00.000123+00:00", "trig__2024-05-01T10:01:00.000123+00:00",
+				"trig__2024-05-01"},
+			"operatorDateXCom": false,
+			"manualInterval":   []string{"none", "none"},
 			// Airflow 1.10.15 airflow/models/taskinstance.py:1561-1562, airflow/models/xcom.py:147
 			"xcomPull":       "('x', None) <nil> byDate=true",
 			"operatorFields": operatorFields110Bash,
@@ -641,6 +664,12 @@ func want3(want2 map[string]any) map[string]any {
 		// Timetable.generate_run_id (timetables/base.py:325-339 of c57fba0e):
 		// run_after alone, no random part
 		"triggerRunID": []string{"manual__2024-05-01T10:01:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00"},
+		// the standard provider's trigger_dagrun.py:262-273:
+		// DagRun.generate_run_id(logical_date, run_after=logical_date or now)
+		"operatorRunID": []string{"manual__2024-05-01T10:00:00.000123+00:00", "manual__2024-05-01T10:01:00.000123+00:00_<random>",
+			"manual__2024-05-01T10:00:00.000123+00:00"},
+		// only trigger_run_id (task_runner.py:1461)
+		"operatorDateXCom": false,
 		// CronTriggerTimetable's and DeltaTriggerTimetable's instant
 		// (_TriggerTimetable.infer_manual_data_interval with interval 0,
 		// timetables/trigger.py:49-53 of c57fba0e)

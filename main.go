@@ -520,6 +520,11 @@ func (p *process) serve(ctx context.Context, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	if sched != nil {
+		// A TriggerDagRunOperator's try triggers through the server's
+		// operations, as every trigger does.
+		sched.useOperations(srv.ops)
+	}
 	p.httpServer = newHTTPServer(srv.routes(), logger, answerWriteTimeout)
 	if srv.rules().werkzeugReasons {
 		ln = capitalReasons(p.httpServer, ln)

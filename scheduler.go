@@ -101,6 +101,10 @@ type scheduler struct {
 
 	procs *taskProcesses // the bash of every running try
 
+	// ops is the operations value whose trigger a TriggerDagRunOperator's
+	// try calls (useOperations, before start); nil: simulated.
+	ops *operations
+
 	// pyworkers are the warm Python workers that fork Python tries
 	// (scheduler_pyworker.go); noPythonWorker runs each try in a process
 	// of its own instead (tests of that path).

@@ -16,9 +16,10 @@ import (
 )
 
 // runOperator runs one try of a task: a simulation when the task has one,
-// else its operator (a Python callable: scheduler_python.go). Operators
-// without an implementation here (providers', Papermill, …) succeed as
-// simulated tasks.
+// else its operator (a Python callable: scheduler_python.go; a
+// TriggerDagRunOperator: scheduler_triggerdagrun.go). Operators without an
+// implementation here (providers', Papermill, …) succeed as simulated
+// tasks.
 func (s *scheduler) runOperator(ctx context.Context, job taskJob) taskOutcome {
 	// execution_timeout bounds every operator's try, as BaseOperator's
 	// does in Airflow, simulated ones included.
@@ -27,10 +28,8 @@ func (s *scheduler) runOperator(ctx context.Context, job taskJob) taskOutcome {
 		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("execution_timeout of %s reached", t))
 		defer cancel()
 	}
-	if job.task.TriggerDagID != "" && s.rules.operatorTriggerRoute {
-		if out, refused := s.triggerOperatorRefusal(job); refused {
-			return out
-		}
+	if trig := job.task.TriggerDagRun; trig != nil && s.ops != nil && !trig.PythonCallable {
+		return s.runTriggerDagRun(ctx, job)
 	}
 	if job.task.Simulate != nil {
 		return simulate(ctx, job)
@@ -77,60 +76,6 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 		out.pushed = append(out.pushed, xcomPush{Key: key, Value: sim.XCom[key]})
 	}
 	return out
-}
-
-// triggerOperatorRefusal is the end of a TriggerDagRunOperator's try whose
-// trigger Airflow 3.2.1's execution API refuses (refused true), before the
-// simulation that stands for a trigger it takes. The operator raises
-// DagRunTriggerException; the task runner asks the supervisor to trigger
-// (c57fba0e task-sdk execution_time/task_runner.py:1418-1432), which posts
-// to the trigger route (execution_api/routes/dag_runs.py:92-124): 404 for
-// a DAG that is not there or stale, 400 for one whose allowed_run_types
-// leave out manual (the operator's runs are manual). The client re-raises
-// any answer but 409 (sdk/api/client.py:706-718), so the supervisor sends
-// the task API_SERVER_ERROR (supervisor.py:645-666) and the task's comms
-// raise AirflowRuntimeError inside run()'s except clause, where no
-// sibling clause catches it; run()'s finally then reads a state never set
-// (task_runner.py:1233, 1350-1356), an UnboundLocalError that ends the
-// process with exit code 1 ("Top level error", :1880-1882; fixed after
-// 3.2.1 by apache/airflow#67955). The supervisor makes that failed, or
-// up_for_retry when retries are left (supervisor.py:1225-1248; the
-// scheduler's state-mismatch handle_failure then retries it): airlite's
-// failed outcome with its retries. The log holds the task's messages and
-// the exceptions as Python chains them.
-func (s *scheduler) triggerOperatorRefusal(job taskJob) (taskOutcome, bool) {
-	tc := s.jobTemplates(job)
-	dagID, err := tc.renderText(job.task.TriggerDagID)
-	if err != nil {
-		return taskOutcome{state: TaskFailed, reason: "render trigger_dag_id: " + err.Error()}, true
-	}
-	var status int
-	var reason, message string
-	row, err := s.opts.Store.DagByID(dagID)
-	switch {
-	case errors.Is(err, errNotFound) || (err == nil && !row.Active()):
-		status, reason, message = 404, "not_found", fmt.Sprintf("Dag with dag_id: '%s' not found", dagID)
-	case err != nil:
-		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("trigger %s: %v", dagID, err)}, true
-	case !row.Def.allowsRunType("manual"):
-		status, reason, message = 400, "denied_run_type", fmt.Sprintf("Dag with dag_id '%s' does not allow manual runs", dagID)
-	default:
-		return taskOutcome{}, false
-	}
-	// ErrorResponse.detail as AirflowRuntimeError's text shows it: the
-	// route's detail is a dict, which _ErrorBody does not take, so the
-	// error's message is "Server returned error" (client.py:1061-1079).
-	detail := fmt.Sprintf("{'status_code': %d, 'message': 'Server returned error', 'detail': {'detail': {'reason': %s, 'message': %s}}}",
-		status, pyQuote(reason), pyQuote(message))
-	output := "Triggering Dag Run. trigger_dag_id=" + dagID + "\n" +
-		"Top level error\n" +
-		"airflow.sdk.exceptions.DagRunTriggerException\n\n" +
-		"During handling of the above exception, another exception occurred:\n\n" +
-		"airflow.sdk.exceptions.AirflowRuntimeError: API_SERVER_ERROR: " + detail + "\n\n" +
-		"During handling of the above exception, another exception occurred:\n\n" +
-		"UnboundLocalError: cannot access local variable 'state' where it is not associated with a value\n" +
-		"Process exited abnormally exit_code=1\n"
-	return taskOutcome{state: TaskFailed, output: output, reason: fmt.Sprintf("the execution API refused the trigger of %s: %d %s", dagID, status, message)}, true
 }
 
 // xcomPushes is what a successful try leaves in XCom: what the task

@@ -173,6 +173,9 @@ type pythonTaskRequest struct {
 	MapIndex    int               `json:"map_index"` // -1 unless an instance of a mapped task
 	MemoryBytes int64             `json:"memory_bytes"`
 	Context     pythonTaskContext `json:"context"`
+	// TriggerRunID is set for a 1.10 TriggerDagRunOperator whose
+	// python_callable runs: the run id its DagRunOrder starts with.
+	TriggerRunID *string `json:"trigger_run_id,omitempty"`
 }
 
 // pythonTaskContext is the try's Airflow context as data: what the
@@ -209,6 +212,10 @@ type pythonTaskResult struct {
 	// BashCommand is what a @task.bash callable returned: the command
 	// airlite renders and runs next, in the same try (runDecoratedBash).
 	BashCommand *string `json:"bash_command"`
+	// Trigger is the DagRunOrder a 1.10 TriggerDagRunOperator's callable
+	// returned ({"run_id", "conf": JSON text}), null when it returned
+	// none; absent for other tasks (runCallableTrigger).
+	Trigger json.RawMessage `json:"trigger"`
 	// AliasEvents are the events the callable added through aliases
 	// (outlet_events[AssetAlias(name)].add(asset, extra=...)).
 	AliasEvents []pyAliasEvent `json:"alias_events"`
@@ -279,6 +286,13 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
 	if job.mapIndex != nil {
 		req.MapIndex = *job.mapIndex
+	}
+	var trigger operatorTrigger
+	if args := job.task.TriggerDagRun; args != nil {
+		if trigger, err = s.planOperatorTrigger(tc, args); err != nil {
+			return taskOutcome{state: TaskFailed, reason: err.Error()}
+		}
+		req.TriggerRunID = &trigger.runID
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -627,6 +641,9 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 		res.state = TaskSuccess
 		if r.BashCommand != nil {
 			return s.runDecoratedBash(ctx, job, *r.BashCommand, res)
+		}
+		if r.Trigger != nil {
+			return s.runCallableTrigger(ctx, job, r.Trigger, res)
 		}
 	case TaskSkipped:
 		res.state = TaskSkipped

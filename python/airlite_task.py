@@ -673,6 +673,13 @@ def run(request, ctx, edition):
     if task is None:
         raise LookupError("Task %r not found in DAG %r" % (request["task_id"], request["dag_id"]))
     from airflow._airlite.python import ExternalPythonOperator, PythonVirtualenvOperator
+    if "trigger_run_id" in request and type(task).__name__ == "TriggerDagRunOperator":
+        ti = TaskInstance(ctx, task, dag, edition)
+        try:
+            return trigger_order(task, dag, ti, ctx, edition, request["trigger_run_id"])
+        except BaseException as e:
+            e._airlite_ti = ti
+            raise
     # 1.10.15 has no airflow.decorators, so no @task.bash.
     bash = edition != "1.10" and type(task).__name__ == "_BashDecoratedOperator"
     if not bash and (not isinstance(task, PythonOperator) or
@@ -716,6 +723,30 @@ def bash_command(task, dag, ti, ctx, edition):
         raise TypeError("The returned value from the TaskFlow callable must be a non-empty string.")
     return {"state": "success", "skip": [], "pushes": ti.pushes, "bash_command": command,
             "rendered": {"op_args": _rendered_field(op_args), "op_kwargs": _rendered_field(op_kwargs)}}
+
+
+class DagRunOrder(object):
+    """1.10.15 operators/dagrun_operator.py DagRunOrder: what the callable
+    fills."""
+
+    def __init__(self, run_id=None, payload=None):
+        self.run_id = run_id
+        self.payload = payload
+
+
+def trigger_order(task, dag, ti, ctx, edition, run_id):
+    """1.10.15 operators/dagrun_operator.py TriggerDagRunOperator.execute's
+    first half: the callable gets the context and a DagRunOrder named as
+    airlite named the run (trig__ and the date), and returns it filled, or
+    nothing to trigger nothing. airlite triggers the order it returns (its
+    payload as json.dumps writes it), so the run goes back as data."""
+    context = build_context(ctx, dag, task, ti, edition)
+    order = task.python_callable(context, DagRunOrder(run_id=run_id))
+    if not order:
+        print("Criteria not met, moving on", file=sys.stderr)
+        return {"state": "success", "skip": [], "pushes": ti.pushes, "trigger": None}
+    return {"state": "success", "skip": [], "pushes": ti.pushes,
+            "trigger": {"run_id": str(order.run_id), "conf": json.dumps(order.payload)}}
 
 
 def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOperator, AirflowException):
