@@ -322,11 +322,7 @@ func (s *Store) mappedPartTxn(txn *memdb.Txn, dagIDs []string, pick func(RunTask
 // DAG's task instances has the next page read that DAG's mapped blocks
 // again, not every DAG's.
 func (s *Store) mappedOfDAGTxn(txn *memdb.Txn, dagID string, pick func(RunTaskInstance) bool, pickKey string, read *int) ([]RunTaskInstance, error) {
-	rows, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
-	if err != nil {
-		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
-	}
-	readPart := func() ([]RunTaskInstance, error) {
+	return ofDAGTxn(txn, &s.tiMappedOfDAG, dagID, pickKey, func() ([]RunTaskInstance, error) {
 		m := &tiOrderMerge{txn: txn}
 		defer func() { *read += m.read }()
 		it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
@@ -340,10 +336,5 @@ func (s *Store) mappedOfDAGTxn(txn *memdb.Txn, dagID string, pick func(RunTaskIn
 		heap.Init(m)
 		part, _, err := m.page(0, math.MaxInt, pick, false)
 		return part, err
-	}
-	root := rows.WatchCh()
-	if root == nil {
-		return readPart()
-	}
-	return s.tiMappedOfDAG.get(root, dagID+"\x00"+pickKey, readPart)
+	})
 }

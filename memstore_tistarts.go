@@ -631,23 +631,30 @@ func (m *tiStartMerge) walkPage(q TIStartQuery, limit int) (page []RunTaskInstan
 	return page, true, nil
 }
 
-// filteredTITotal is how many task instances of dagIDs keep picks,
-// counted by a merge of ti_order once per version of the task-instance
-// rows and filter (countKey names keep) and remembered: the count
-// TaskInstanceFilteredPage keeps, whatever the order.
+// filteredTITotal is how many task instances of dagIDs keep picks
+// (countKey names keep), whatever the order: the sum of each DAG's count,
+// made by a walk of its part of ti_order once per version of its
+// task-instance rows and remembered (Store.tiFilteredOfDAG), so that the
+// first page after a write of one DAG's task instances counts that DAG's
+// again, not every DAG's; the sum is remembered per version of the
+// task-instance rows (one lookup while no DAG's changed).
 func (s *Store) filteredTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, countKey string, read *int) (int, error) {
 	root, err := txn.Get(tableTasks, indexID)
 	if err != nil {
 		return 0, fmt.Errorf("count task instances: %w", err)
 	}
 	return s.counts.count(root.WatchCh(), tiCountKey(dagIDs, countKey), func() (int, error) {
-		m := &tiOrderMerge{txn: txn, byID: true}
-		defer func() { *read += m.read }()
-		if err := m.start(dagIDs); err != nil {
-			return 0, err
+		total := 0
+		for _, dagID := range dagIDs {
+			n, err := ofDAGTxn(txn, &s.tiFilteredOfDAG, dagID, countKey, func() (int, error) {
+				return walkTIsOfDAG(txn, dagID, keep, read)
+			})
+			if err != nil {
+				return 0, err
+			}
+			total += n
 		}
-		_, n, err := m.page(0, 0, keep, true)
-		return n, err
+		return total, nil
 	})
 }
 
