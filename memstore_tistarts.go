@@ -466,6 +466,11 @@ type TIStartQuery struct {
 	// KeyOnly says the order is its first key alone (then the id, as
 	// SortParam adds it): the walk's own order, no tie to sort.
 	KeyOnly       bool
+	// NotNull says Keep picks none whose key is NULL (a group's part
+	// with a value of the next key, TIGroup.NotNull): the walks start
+	// past the NULL key's entries (the first ascending) rather than read
+	// them to drop them.
+	NotNull bool
 	Offset, Limit int
 }
 
@@ -506,6 +511,9 @@ func (s *Store) TIStartWalk(q TIStartQuery) TIWalk {
 		// The task instances without a start (the NULL key, below
 		// every start: sortParamCompare) are the keyed chunks' and
 		// pending entries' of tiKeyUnstarted.
+		if m.notNull {
+			return nil
+		}
 		return m.addKeyed(s, tiKeyUnstarted, dagID)
 	})
 }
@@ -517,7 +525,7 @@ func (s *Store) TIStartWalk(q TIStartQuery) TIWalk {
 // unfinished (in no walk), an entry its task instance no longer has.
 func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartEntry, bool), addDAG func(m *tiStartMerge, dagID string) error) TIWalk {
 	return func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
-		m := &tiStartMerge{txn: txn, desc: q.Desc, read: read, entryOf: entryOf}
+		m := &tiStartMerge{txn: txn, desc: q.Desc, notNull: q.NotNull, read: read, entryOf: entryOf}
 		for _, dagID := range dagIDs {
 			if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
 				return nil, false, nil // runs in a state neither settled nor queued or running
@@ -662,9 +670,12 @@ func (s *Store) filteredTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTa
 // unfinished runs' started task instances: a heap of the walks by their
 // next entry.
 type tiStartMerge struct {
-	txn   *memdb.Txn
-	desc  bool
-	walks []*tiStartWalk
+	txn  *memdb.Txn
+	desc bool
+	// notNull says the walks leave out the entries of the NULL key
+	// (TIStartQuery.NotNull).
+	notNull bool
+	walks   []*tiStartWalk
 	read  *int
 	// entryOf is a task instance's entry in the walks' order, which
 	// resolve checks the walks' entries by.
