@@ -43,6 +43,16 @@ func xcomsTable() *memdb.TableSchema {
 				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
 				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }},
 				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}}},
+			// One key's entries in a listing's order (the key first, then
+			// dag_id, task_id, run_id, map_index): a page filtered by
+			// xcom_key across runs walks them, not the scope's entries
+			// of every key to its last match (xcomFilteredPage).
+			indexXComKeyOrder: {Name: indexXComKeyOrder, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
+				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
+				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
 		},
 	}
 }
@@ -62,6 +72,10 @@ func xcomKey(x *XComEntry) (bool, []byte) {
 
 // indexXComOrder is the XCom table's index in a listing's order.
 const indexXComOrder = "order"
+
+// indexXComKeyOrder is the XCom table's index by key, then in a
+// listing's order.
+const indexXComKeyOrder = "key_order"
 
 // putXComTxn stores one XCom value, replacing the one under the same key
 // (which a try cleared when it started, so only a try pushing a key twice
