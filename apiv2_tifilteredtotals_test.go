@@ -131,20 +131,28 @@ func TestAPIv2_TaskInstances_FilteredTotalAfterAWrite(t *testing.T) {
 		{"queue by end_date", all + "?limit=20&queue=default&pool=default_pool&order_by=end_date", recount + 3*20 + 4*16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts.do(t, "GET", apiV2Prefix+tc.path, "") // counted
-			changeOneTI(t, ts.store, "tiftotw_a")
-			ts.srv.ops.sortLists.Store(true)
-			want := ts.do(t, "GET", apiV2Prefix+tc.path, "")
-			ts.srv.ops.sortLists.Store(false)
-			read = 0
-			got := ts.do(t, "GET", apiV2Prefix+tc.path, "")
-			if got.status != 200 || got.body != want.body {
-				t.Fatalf("after a write: %d %.300s, want the sorted %.300s", got.status, got.body, want.body)
-			}
-			if read > tc.maxRead {
-				t.Errorf("the first page after a write read %d rows, want at most %d", read, tc.maxRead)
-			}
-			t.Logf("read %d rows", read)
+			checkFirstPageAfterWrite(t, ts, &read, apiV2Prefix+tc.path, "tiftotw_a", tc.maxRead)
 		})
+	}
+}
+
+// checkFirstPageAfterWrite asks path (counted and remembered), writes one
+// task instance of dagID (changeOneTI), and holds the first page after it
+// to the sorting path's answer and to at most maxRead rows (the store's
+// rowsRead hook adding to *read).
+func checkFirstPageAfterWrite(t *testing.T, ts *testServer, read *int, path, dagID string, maxRead int) {
+	t.Helper()
+	ts.do(t, "GET", path, "")
+	changeOneTI(t, ts.store, dagID)
+	ts.srv.ops.sortLists.Store(true)
+	want := ts.do(t, "GET", path, "")
+	ts.srv.ops.sortLists.Store(false)
+	*read = 0
+	got := ts.do(t, "GET", path, "")
+	if got.status != 200 || got.body != want.body {
+		t.Fatalf("after a write: %d %.300s, want the sorted %.300s", got.status, got.body, want.body)
+	}
+	if *read > maxRead {
+		t.Errorf("the first page after a write read %d rows, want at most %d", *read, maxRead)
 	}
 }

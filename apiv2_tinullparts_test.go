@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	memdb "github.com/hashicorp/go-memdb"
 )
 
 // unendTIs clears the end and duration of a DAG's started task
@@ -13,34 +11,13 @@ import (
 // end_date or duration NULL for part of every group.
 func unendTIs(tb testing.TB, store *Store, dagID string, unend func(run, k int) bool) {
 	tb.Helper()
-	runs, err := store.RunsOfDag(dagID, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	err = store.update(func(txn *memdb.Txn) error {
-		for i, run := range runs {
-			tis, err := taskInstancesOfRunTxn(txn, dagID, run.RunID)
-			if err != nil {
-				return err
-			}
-			var changed []*TaskInstance
-			for k, ti := range tis {
-				if ti.StartDate == nil || ti.EndDate == nil || !unend(i, k) {
-					continue
-				}
-				c := *ti
-				c.EndDate, c.Duration = nil, nil
-				changed = append(changed, &c)
-			}
-			if err := putTaskInstancesTxn(txn, changed...); err != nil {
-				return err
-			}
+	rewriteTIs(tb, store, dagID, func(i, k int, c *TaskInstance) bool {
+		if c.StartDate == nil || c.EndDate == nil || !unend(i, k) {
+			return false
 		}
-		return nil
+		c.EndDate, c.Duration = nil, nil
+		return true
 	})
-	if err != nil {
-		tb.Fatal(err)
-	}
 }
 
 // TestTaskInstances_GroupNullsAsTheSort asks random listings led by

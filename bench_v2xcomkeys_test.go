@@ -1,11 +1,6 @@
 package main
 
-import (
-	"encoding/json"
-	"testing"
-
-	memdb "github.com/hashicorp/go-memdb"
-)
+import "testing"
 
 // BenchmarkV2ListXComsSparseKey lists a page of 50 of BenchmarkV2ListXComs'
 // entries (rows of key return_value) by an xcom_key that one map index
@@ -17,27 +12,11 @@ func BenchmarkV2ListXComsSparseKey(b *testing.B) {
 	fill := fillXComs(dagID)
 	benchV2Pages(b, func(b *testing.B, rows int) (*Store, *DAGSet) {
 		store, dags := fill(b, rows)
-		runs, err := store.RunsOfDag(dagID, "")
+		row, err := store.DagByID(dagID)
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = store.update(func(txn *memdb.Txn) error {
-			for _, run := range runs {
-				for _, task := range []string{"t0", "t1"} {
-					for mi := 0; mi < max(rows/20, 1); mi += 500 {
-						e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: mi,
-							Key: "rare", Value: json.RawMessage(`1`), Timestamp: benchDate}
-						if err := store.putXComTxn(txn, e); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		putXComsOfRuns(b, store, row.Def, "rare", max(rows/20, 1), 500)
 		return store, dags
 	},
 		benchPage{"every_rare_key", "/dags/~/dagRuns/~/taskInstances/~/xcomEntries?limit=50&xcom_key=rare"},

@@ -47,12 +47,15 @@ func xcomsTable() *memdb.TableSchema {
 			// dag_id, task_id, run_id, map_index): a page filtered by
 			// xcom_key across runs walks them, not the scope's entries
 			// of every key to its last match (xcomFilteredPage).
-			indexXComKeyOrder: {Name: indexXComKeyOrder, Unique: true, Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
-				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
-				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}}},
+			indexXComKeyOrder: {Name: indexXComKeyOrder, Unique: true, Indexer: oneAlloc[XComEntry]{
+				CompoundIndex: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+					keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
+					intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}},
+				key: xcomKeyOrderKey,
+			}},
 		},
 	}
 }
@@ -67,6 +70,19 @@ func xcomKey(x *XComEntry) (bool, []byte) {
 	k := make([]byte, 0, len(x.DagID)+len(x.RunID)+len(x.TaskID)+len(x.Key)+12)
 	k = append(append(append(append(append(append(k, x.DagID...), 0), x.RunID...), 0), x.TaskID...), 0)
 	k = append(append(k, x.Key...), 0)
+	return true, binary.BigEndian.AppendUint64(k, uint64(int64(x.MapIndex))^(1<<63))
+}
+
+// xcomKeyOrderKey is an entry's key in indexXComKeyOrder, in one
+// allocation: key, dag_id, task_id and run_id each with a NUL, then
+// map_index as intField encodes it; none when an id is empty.
+func xcomKeyOrderKey(x *XComEntry) (bool, []byte) {
+	if x.DagID == "" || x.RunID == "" || x.TaskID == "" {
+		return false, nil
+	}
+	k := make([]byte, 0, len(x.Key)+len(x.DagID)+len(x.TaskID)+len(x.RunID)+12)
+	k = append(append(append(append(append(append(k, x.Key...), 0), x.DagID...), 0), x.TaskID...), 0)
+	k = append(append(k, x.RunID...), 0)
 	return true, binary.BigEndian.AppendUint64(k, uint64(int64(x.MapIndex))^(1<<63))
 }
 
