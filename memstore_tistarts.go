@@ -465,12 +465,12 @@ type TIStartQuery struct {
 	Named func(taskID string, mapIndex int) bool
 	// KeyOnly says the order is its first key alone (then the id, as
 	// SortParam adds it): the walk's own order, no tie to sort.
-	KeyOnly       bool
+	KeyOnly bool
 	// NotNull says Keep picks none whose key is NULL (a group's part
 	// with a value of the next key, TIGroup.NotNull): the walks start
 	// past the NULL key's entries (the first ascending) rather than read
 	// them to drop them.
-	NotNull bool
+	NotNull       bool
 	Offset, Limit int
 }
 
@@ -676,7 +676,7 @@ type tiStartMerge struct {
 	// (TIStartQuery.NotNull).
 	notNull bool
 	walks   []*tiStartWalk
-	read  *int
+	read    *int
 	// entryOf is a task instance's entry in the walks' order, which
 	// resolve checks the walks' entries by.
 	entryOf func(*TaskInstance) (tiStartEntry, bool)
