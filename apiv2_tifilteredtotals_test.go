@@ -118,41 +118,48 @@ func TestAPIv2_TaskInstances_FilteredTotalAfterAWrite(t *testing.T) {
 	// a run and task: two rows a task instance); every DAG's would be
 	// four times as many.
 	const recount = 2 * 320
+	const batch = "/dags/~/dagRuns/~/taskInstances/list"
 	for _, tc := range []struct {
-		name, path string
-		maxRead    int
+		name, method, path, body string
+		maxRead                  int
 	}{
 		// By id: the page's walk reads the four DAGs' task instances up
 		// to its 50 picks (a seventh are up_for_retry).
-		{"up_for_retry by id", all + "?limit=50&state=up_for_retry", recount + 2*50*7 + 2*4*4},
+		{"up_for_retry by id", "GET", all + "?limit=50&state=up_for_retry", "", recount + 2*50*7 + 2*4*4},
 		// By -start_date: the start walk's 50 picks of the success
 		// three in seven, their ties (ten a start) read together.
-		{"success by -start_date", all + "?limit=50&state=success&order_by=-start_date", recount + 4*50*7/3 + 4*16},
-		{"queue by end_date", all + "?limit=20&queue=default&pool=default_pool&order_by=end_date", recount + 3*20 + 4*16},
+		{"success by -start_date", "GET", all + "?limit=50&state=success&order_by=-start_date", "", recount + 4*50*7/3 + 4*16},
+		{"queue by end_date", "GET", all + "?limit=20&queue=default&pool=default_pool&order_by=end_date", "", recount + 3*20 + 4*16},
+		// The batch (POST .../list) counts its filters' total the same way.
+		{"batch, failed by id", "POST", batch, `{"state": ["failed"], "page_limit": 30}`, recount + 2*30*7 + 2*4*4},
+		{"batch, a task by -end_date", "POST", batch, `{"task_ids": ["t2"], "order_by": "-end_date", "page_limit": 30}`, recount + 4*30*4 + 4*16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkFirstPageAfterWrite(t, ts, &read, apiV2Prefix+tc.path, "tiftotw_a", tc.maxRead)
+			checkFirstPageAfterWrite(t, ts, &read, tc.method, apiV2Prefix+tc.path, tc.body, "tiftotw_a", tc.maxRead)
 		})
 	}
 }
 
-// checkFirstPageAfterWrite asks path (counted and remembered), writes one
+// checkFirstPageAfterWrite asks path with method and body (counted and
+// remembered), writes one
 // task instance of dagID (changeOneTI), and holds the first page after it
 // to the sorting path's answer and to at most maxRead rows (the store's
 // rowsRead hook adding to *read).
-func checkFirstPageAfterWrite(t *testing.T, ts *testServer, read *int, path, dagID string, maxRead int) {
+func checkFirstPageAfterWrite(t *testing.T, ts *testServer, read *int, method, path, body, dagID string, maxRead int) {
 	t.Helper()
-	ts.do(t, "GET", path, "")
+	ask := func() response { return ts.do(t, method, path, body, "Content-Type", "application/json") }
+	ask()
 	changeOneTI(t, ts.store, dagID)
 	ts.srv.ops.sortLists.Store(true)
-	want := ts.do(t, "GET", path, "")
+	want := ask()
 	ts.srv.ops.sortLists.Store(false)
 	*read = 0
-	got := ts.do(t, "GET", path, "")
+	got := ask()
 	if got.status != 200 || got.body != want.body {
 		t.Fatalf("after a write: %d %.300s, want the sorted %.300s", got.status, got.body, want.body)
 	}
 	if *read > maxRead {
 		t.Errorf("the first page after a write read %d rows, want at most %d", *read, maxRead)
 	}
+	t.Logf("the first page after a write read %d rows", *read)
 }

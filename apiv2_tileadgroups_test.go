@@ -127,7 +127,7 @@ func TestAPIv2_TaskInstances_CountsAfterAWrite(t *testing.T) {
 		{"state, -start_date", all + "?limit=20&offset=460&order_by=state&order_by=-start_date", recount + 2*(20+20)*7/3 + 4*4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkFirstPageAfterWrite(t, ts, &read, apiV2Prefix+tc.path, "ticount_a", tc.maxRead)
+			checkFirstPageAfterWrite(t, ts, &read, "GET", apiV2Prefix+tc.path, "", "ticount_a", tc.maxRead)
 		})
 	}
 }
@@ -172,7 +172,7 @@ func TestAPIv2_TaskInstances_RenderedAfterAWrite(t *testing.T) {
 	const reread = 3*480 + 50 + 3*8
 	for _, path := range []string{"?limit=50&order_by=-rendered_map_index", "?limit=50&offset=1200&order_by=rendered_map_index"} {
 		t.Run(path, func(t *testing.T) {
-			checkFirstPageAfterWrite(t, ts, &read, apiV2Prefix+"/dags/~/dagRuns/~/taskInstances"+path, "tirendw_a", reread)
+			checkFirstPageAfterWrite(t, ts, &read, "GET", apiV2Prefix+"/dags/~/dagRuns/~/taskInstances"+path, "", "tirendw_a", reread)
 		})
 	}
 }
