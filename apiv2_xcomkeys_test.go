@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
-	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -18,39 +18,16 @@ import (
 // "rare" for one run in every 25 (task a's): a sparse xcom_key.
 func addSparseXComs(t *testing.T, store *Store, dagID string, runs int) {
 	t.Helper()
-	row, err := store.DagByID(dagID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addRuns(t, store, row.Def, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), runs, false)
-	all, err := store.RunsOfDag(dagID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = store.update(func(txn *memdb.Txn) error {
-		for i, run := range all {
-			for _, task := range []string{"b", "a"} {
-				keys := []string{}
-				for k := range 10 {
-					keys = append(keys, fmt.Sprintf("common_%d", k))
-				}
-				if i%25 == 0 && task == "a" {
-					keys = append(keys, "rare")
-				}
-				for _, key := range keys {
-					e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: -1, Key: key,
-						Value: json.RawMessage(`1`), Timestamp: run.ExecutionDate}
-					if err := store.putXComTxn(txn, e); err != nil {
-						return err
-					}
-				}
-			}
+	addRunsWithXComs(t, store, dagID, runs, []int{-1}, func(i int, task string) []string {
+		keys := []string{}
+		for k := range 10 {
+			keys = append(keys, fmt.Sprintf("common_%d", k))
 		}
-		return nil
+		if i%25 == 0 && task == "a" {
+			keys = append(keys, "rare")
+		}
+		return keys
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestXComs_SparseKeyReadsThePage lists XCom entries across runs by an
@@ -74,14 +51,6 @@ func TestXComs_SparseKeyReadsThePage(t *testing.T) {
 			if e == edition2 {
 				prefix = apiV1Prefix
 			}
-			do := func(t *testing.T, path string) string {
-				t.Helper()
-				res := ts.do(t, http.MethodGet, prefix+path, "")
-				if res.status != http.StatusOK {
-					t.Fatalf("%s: %d %.300s", path, res.status, res.body)
-				}
-				return res.body
-			}
 			// An entry and its run a row each, the run looked up once.
 			for _, tc := range []struct {
 				path    string
@@ -92,21 +61,40 @@ func TestXComs_SparseKeyReadsThePage(t *testing.T) {
 				{"/dags/" + dagID + "/dagRuns/~/taskInstances/a/xcomEntries?xcom_key=rare&limit=10", 2*10 + 2},
 			} {
 				t.Run(tc.path, func(t *testing.T) {
-					ts.srv.ops.sortLists.Store(true)
-					want := do(t, tc.path)
-					ts.srv.ops.sortLists.Store(false)
-					do(t, tc.path) // counts the key's entries
-					read = 0
-					got := do(t, tc.path)
-					if got != want {
-						t.Errorf("answer differs from the long way's:\n got %.500s\nwant %.500s", got, want)
-					}
-					if read == 0 || read > tc.maxRead {
-						t.Errorf("read %d rows, want 1 to %d", read, tc.maxRead)
-					}
+					checkXComPageRead(t, ts, &read, prefix+tc.path, tc.maxRead)
 				})
 			}
 		})
+	}
+}
+
+// checkXComPageRead asks path the long way (operations.sortLists), then
+// twice the store's way (the first counts the filter's entries), and
+// holds the second to the long way's answer, a page of entries, read
+// from 1 to maxRead rows (the store's rowsRead hook adding to *read).
+func checkXComPageRead(t *testing.T, ts *testServer, read *int, path string, maxRead int) {
+	t.Helper()
+	do := func() string {
+		res := ts.do(t, http.MethodGet, path, "")
+		if res.status != http.StatusOK {
+			t.Fatalf("%s: %d %.300s", path, res.status, res.body)
+		}
+		return res.body
+	}
+	ts.srv.ops.sortLists.Store(true)
+	want := do()
+	ts.srv.ops.sortLists.Store(false)
+	do()
+	*read = 0
+	got := do()
+	if got != want {
+		t.Errorf("answer differs from the long way's:\n got %.500s\nwant %.500s", got, want)
+	}
+	if strings.Contains(got, `"xcom_entries":[]`) || strings.Contains(got, `"xcom_entries": []`) {
+		t.Errorf("no entries: %.300s", got)
+	}
+	if *read == 0 || *read > maxRead {
+		t.Errorf("read %d rows, want 1 to %d", *read, maxRead)
 	}
 }
 
