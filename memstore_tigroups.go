@@ -74,12 +74,13 @@ type TIGroupQuery struct {
 	// first ascending, last descending.
 	NextDesc bool
 	// SplitNulls says a group whose next key is NULL for some of its task
-	// instances, not all, is taken as two parts in the next key's order:
-	// those (the scope's task instances with a NULL next key, sorted in
-	// Compare's order once per version: nullPartTxn, a slice of them
-	// taken) and the others, walked by Rest with TIGroup.NotNull (the
-	// next key's walk starts past its NULLs), so that neither reads the
-	// next key's NULLs, one tie of its walk.
+	// instances is taken as two parts in the next key's order: those (the
+	// scope's task instances with a NULL next key, sorted in Compare's
+	// order once per version: nullPartTxn, a slice of them taken; a group
+	// all NULL is that slice alone) and the others, walked by Rest with
+	// TIGroup.NotNull (the next key's walk starts past its NULLs, as a
+	// group's with none does), so that neither reads the next key's
+	// NULLs, one tie of its walk.
 	SplitNulls bool
 	// Rest is the walk of a group's task instances in Compare's order
 	// (the keys after Lead, then the id; after the next key when it is

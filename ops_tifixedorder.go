@@ -195,8 +195,8 @@ func (q *tiSearch) runLead() string {
 	return ""
 }
 
-// nullsSplit says whether a group page takes a group whose next key
-// (attr) is NULL for some of it, not all, as two parts
+// nullsSplit says whether a group page takes a group's task instances
+// whose next key (attr) is NULL apart from its others
 // (TIGroupQuery.SplitNulls): the next keys whose walks start past their
 // NULLs (TIStartQuery.NotNull: the start walk leaves the unstarted out,
 // the keyed walk seeks past its NULL key).
