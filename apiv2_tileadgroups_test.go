@@ -127,19 +127,7 @@ func TestAPIv2_TaskInstances_CountsAfterAWrite(t *testing.T) {
 		{"state, -start_date", all + "?limit=20&offset=460&order_by=state&order_by=-start_date", recount + 2*(20+20)*7/3 + 4*4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts.do(t, "GET", apiV2Prefix+tc.path, "") // counted
-			changeOneTI(t, ts.store, "ticount_a")
-			ts.srv.ops.sortLists.Store(true)
-			want := ts.do(t, "GET", apiV2Prefix+tc.path, "")
-			ts.srv.ops.sortLists.Store(false)
-			read = 0
-			got := ts.do(t, "GET", apiV2Prefix+tc.path, "")
-			if got.status != 200 || got.body != want.body {
-				t.Fatalf("after a write: %d %.300s, want the sorted %.300s", got.status, got.body, want.body)
-			}
-			if read > tc.maxRead {
-				t.Errorf("the first page after a write read %d rows, want at most %d", read, tc.maxRead)
-			}
+			checkFirstPageAfterWrite(t, ts, &read, "GET", apiV2Prefix+tc.path, "", "ticount_a", tc.maxRead)
 		})
 	}
 }
@@ -184,20 +172,7 @@ func TestAPIv2_TaskInstances_RenderedAfterAWrite(t *testing.T) {
 	const reread = 3*480 + 50 + 3*8
 	for _, path := range []string{"?limit=50&order_by=-rendered_map_index", "?limit=50&offset=1200&order_by=rendered_map_index"} {
 		t.Run(path, func(t *testing.T) {
-			path := apiV2Prefix + "/dags/~/dagRuns/~/taskInstances" + path
-			ts.do(t, "GET", path, "") // sorted and remembered
-			changeOneTI(t, ts.store, "tirendw_a")
-			ts.srv.ops.sortLists.Store(true)
-			want := ts.do(t, "GET", path, "")
-			ts.srv.ops.sortLists.Store(false)
-			read = 0
-			got := ts.do(t, "GET", path, "")
-			if got.status != 200 || got.body != want.body {
-				t.Fatalf("after a write: %d %.300s, want the sorted %.300s", got.status, got.body, want.body)
-			}
-			if read > reread {
-				t.Errorf("the first page after a write read %d rows, want at most %d", read, reread)
-			}
+			checkFirstPageAfterWrite(t, ts, &read, "GET", apiV2Prefix+"/dags/~/dagRuns/~/taskInstances"+path, "", "tirendw_a", reread)
 		})
 	}
 }

@@ -215,6 +215,24 @@ func TestAPIv1_XComs_ScopedPagesReadThePage(t *testing.T) {
 func addXComsAcrossRuns(t *testing.T, store *Store, runs int) string {
 	t.Helper()
 	const dagID = "example_trigger_target_dag"
+	all := addRunsWithXComs(t, store, dagID, runs, []int{0, -1}, func(i int, _ string) []string {
+		return []string{"return_value", fmt.Sprintf("k%d", i%3)}
+	})
+	for i, run := range all {
+		if i%10 == 9 {
+			if err := store.DeleteRun(run.DagID, run.RunID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dagID
+}
+
+// addRunsWithXComs makes runs runs of a DAG and stores, for the i-th
+// (RunsOfDag's order) and each of tasks b and a, an entry at each of
+// mapIndexes under each key keysOf gives; it is the DAG's runs.
+func addRunsWithXComs(t *testing.T, store *Store, dagID string, runs int, mapIndexes []int, keysOf func(i int, task string) []string) []*DagRun {
+	t.Helper()
 	row, err := store.DagByID(dagID)
 	if err != nil {
 		t.Fatal(err)
@@ -227,8 +245,8 @@ func addXComsAcrossRuns(t *testing.T, store *Store, runs int) string {
 	err = store.update(func(txn *memdb.Txn) error {
 		for i, run := range all {
 			for _, task := range []string{"b", "a"} {
-				for _, mi := range []int{0, -1} {
-					for _, key := range []string{"return_value", fmt.Sprintf("k%d", i%3)} {
+				for _, mi := range mapIndexes {
+					for _, key := range keysOf(i, task) {
 						e := &XComEntry{DagID: dagID, RunID: run.RunID, TaskID: task, RunRowID: run.ID, MapIndex: mi, Key: key,
 							Value: json.RawMessage(`1`), Timestamp: run.ExecutionDate}
 						if err := store.putXComTxn(txn, e); err != nil {
@@ -243,14 +261,7 @@ func addXComsAcrossRuns(t *testing.T, store *Store, runs int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, run := range all {
-		if i%10 == 9 {
-			if err := store.DeleteRun(run.DagID, run.RunID); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return dagID
+	return all
 }
 
 // TestXComs_FilteredAcrossRunsReadThePage lists a DAG's XCom entries
@@ -271,14 +282,6 @@ func TestXComs_FilteredAcrossRunsReadThePage(t *testing.T) {
 			var read int
 			ts.store.rowsRead = func(n int) { read += n }
 			prefix := apiV2Prefix
-			do := func(t *testing.T, path string) string {
-				t.Helper()
-				res := ts.do(t, http.MethodGet, prefix+path, "")
-				if res.status != http.StatusOK {
-					t.Fatalf("%s: %d %.300s", path, res.status, res.body)
-				}
-				return res.body
-			}
 			cases := []struct {
 				query   string
 				maxRead int
@@ -299,22 +302,7 @@ func TestXComs_FilteredAcrossRunsReadThePage(t *testing.T) {
 			}
 			for _, tc := range cases {
 				t.Run(tc.query, func(t *testing.T) {
-					path := "/dags/" + dagID + "/dagRuns/~/taskInstances/~/xcomEntries?" + tc.query
-					ts.srv.ops.sortLists.Store(true)
-					want := do(t, path)
-					ts.srv.ops.sortLists.Store(false)
-					do(t, path) // counts the filter's entries
-					read = 0
-					got := do(t, path)
-					if got != want {
-						t.Errorf("answer differs from the long way's:\n got %.500s\nwant %.500s", got, want)
-					}
-					if strings.Contains(got, `"xcom_entries":[]`) || strings.Contains(got, `"xcom_entries": []`) {
-						t.Errorf("no entries: %.300s", got)
-					}
-					if read == 0 || read > tc.maxRead {
-						t.Errorf("read %d rows, want 1 to %d", read, tc.maxRead)
-					}
+					checkXComPageRead(t, ts, &read, prefix+"/dags/"+dagID+"/dagRuns/~/taskInstances/~/xcomEntries?"+tc.query, tc.maxRead)
 				})
 			}
 		})
@@ -357,28 +345,7 @@ func TestXComs_FilteredAcrossRunsAsTheScan(t *testing.T) {
 		case 5:
 			q.taskPattern, q.dagPattern = likePattern(pick("a", "b")), likePattern(pick("tut", "example_", "target"))
 		}
-		o.sortLists.Store(true)
-		want, wantTotal, err := o.searchXComs(q)
-		o.sortLists.Store(false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 2 {
-			got, total, err := o.searchXComs(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := func(rows []xcomRead) []string {
-				out := []string{}
-				for _, r := range rows {
-					out = append(out, fmt.Sprint(r.DagID, "/", r.TaskID, "/", r.RunID, "/", r.MapIndex, "/", r.Key))
-				}
-				return out
-			}
-			if !slices.Equal(ids(got), ids(want)) || total != wantTotal {
-				t.Fatalf("listing %d (%+v): %v of %d, want %v of %d", i, q, ids(got), total, ids(want), wantTotal)
-			}
-		}
+		checkXComSearchAsScan(t, o, i, q)
 	}
 }
 
@@ -428,14 +395,6 @@ func TestXComs_SparseMapIndexSeeks(t *testing.T) {
 			if e == edition2 {
 				prefix = apiV1Prefix
 			}
-			do := func(t *testing.T, path string) string {
-				t.Helper()
-				res := ts.do(t, http.MethodGet, prefix+path, "")
-				if res.status != http.StatusOK {
-					t.Fatalf("%s: %d %.300s", path, res.status, res.body)
-				}
-				return res.body
-			}
 			for _, tc := range []struct {
 				path    string
 				maxRead int
@@ -446,21 +405,7 @@ func TestXComs_SparseMapIndexSeeks(t *testing.T) {
 				{"/dags/" + dagID + "/dagRuns/~/taskInstances/a/xcomEntries?map_index=0&limit=10", 4*10 + 5},
 			} {
 				t.Run(tc.path, func(t *testing.T) {
-					ts.srv.ops.sortLists.Store(true)
-					want := do(t, tc.path)
-					ts.srv.ops.sortLists.Store(false)
-					do(t, tc.path) // counts the filter's entries
-					read = 0
-					got := do(t, tc.path)
-					if got != want {
-						t.Errorf("answer differs from the long way's:\n got %.500s\nwant %.500s", got, want)
-					}
-					if strings.Contains(got, `"xcom_entries":[]`) || strings.Contains(got, `"xcom_entries": []`) {
-						t.Errorf("no entries: %.300s", got)
-					}
-					if read == 0 || read > tc.maxRead {
-						t.Errorf("read %d rows, want 1 to %d", read, tc.maxRead)
-					}
+					checkXComPageRead(t, ts, &read, prefix+tc.path, tc.maxRead)
 				})
 			}
 		})

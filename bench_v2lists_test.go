@@ -606,28 +606,35 @@ func fillXComs(dagID string) func(b *testing.B, rows int) (*Store, *DAGSet) {
 		dag := benchDAG(b, dagID, 2)
 		store, dags := benchStoreWith(b, dag)
 		addRuns(b, store, dag, benchDate, 10, false)
-		runs, err := store.RunsOfDag(dag.DagID, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		err = store.update(func(txn *memdb.Txn) error {
-			for _, run := range runs {
-				for _, task := range dag.Tasks {
-					for mi := range max(rows/20, 1) {
-						e := &XComEntry{DagID: dag.DagID, RunID: run.RunID, TaskID: task.TaskID, RunRowID: run.ID, MapIndex: mi,
-							Key: "return_value", Value: json.RawMessage(`1`), Timestamp: benchDate}
-						if err := store.putXComTxn(txn, e); err != nil {
-							return err
-						}
+		putXComsOfRuns(b, store, dag, "return_value", max(rows/20, 1), 1)
+		return store, dags
+	}
+}
+
+// putXComsOfRuns stores an entry of key for each of a DAG's runs' tasks
+// at map indexes 0, every, 2×every, ... below n.
+func putXComsOfRuns(b *testing.B, store *Store, dag *DAG, key string, n, every int) {
+	b.Helper()
+	runs, err := store.RunsOfDag(dag.DagID, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = store.update(func(txn *memdb.Txn) error {
+		for _, run := range runs {
+			for _, task := range dag.Tasks {
+				for mi := 0; mi < n; mi += every {
+					e := &XComEntry{DagID: dag.DagID, RunID: run.RunID, TaskID: task.TaskID, RunRowID: run.ID, MapIndex: mi,
+						Key: key, Value: json.RawMessage(`1`), Timestamp: benchDate}
+					if err := store.putXComTxn(txn, e); err != nil {
+						return err
 					}
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
 		}
-		return store, dags
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
 

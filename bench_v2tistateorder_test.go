@@ -23,11 +23,37 @@ import (
 // write a thousand runs.
 func varyTIKeys(tb testing.TB, store *Store, dagID string, unstarted bool) {
 	tb.Helper()
+	states := []TaskState{TaskSuccess, TaskSuccess, TaskFailed, TaskSkipped, TaskSuccess, TaskUpstreamFailed, TaskUpForRetry}
+	rewriteTIs(tb, store, dagID, func(i, k int, c *TaskInstance) bool {
+		if c.StartDate == nil {
+			return false
+		}
+		secs := (i*7 + k) % 50
+		end := c.StartDate.Add(time.Duration(secs) * time.Second)
+		d := float64(secs)
+		c.EndDate, c.Duration = &end, &d
+		c.TryNumber = (i+k)%3 + 1
+		c.State = states[(i*3+k)%len(states)]
+		if (i*5+k)%17 == 0 {
+			c.EndDate, c.Duration = nil, nil
+		}
+		if unstarted && (i*3+k)%13 == 0 {
+			c.State, c.StartDate, c.EndDate, c.Duration = TaskNone, nil, nil, nil
+		}
+		return true
+	})
+}
+
+// rewriteTIs writes the task instances of a DAG's runs that change
+// changes: each run's i-th (the runs in RunsOfDag's order) k-th task
+// instance copied and given to change, written when it says so; a
+// thousand runs a write.
+func rewriteTIs(tb testing.TB, store *Store, dagID string, change func(i, k int, c *TaskInstance) bool) {
+	tb.Helper()
 	runs, err := store.RunsOfDag(dagID, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	states := []TaskState{TaskSuccess, TaskSuccess, TaskFailed, TaskSkipped, TaskSuccess, TaskUpstreamFailed, TaskUpForRetry}
 	for from := 0; from < len(runs); from += 1000 {
 		err = store.update(func(txn *memdb.Txn) error {
 			for i := from; i < min(from+1000, len(runs)); i++ {
@@ -37,23 +63,10 @@ func varyTIKeys(tb testing.TB, store *Store, dagID string, unstarted bool) {
 				}
 				var changed []*TaskInstance
 				for k, ti := range tis {
-					if ti.StartDate == nil {
-						continue
-					}
 					c := *ti
-					secs := (i*7 + k) % 50
-					end := ti.StartDate.Add(time.Duration(secs) * time.Second)
-					d := float64(secs)
-					c.EndDate, c.Duration = &end, &d
-					c.TryNumber = (i+k)%3 + 1
-					c.State = states[(i*3+k)%len(states)]
-					if (i*5+k)%17 == 0 {
-						c.EndDate, c.Duration = nil, nil
+					if change(i, k, &c) {
+						changed = append(changed, &c)
 					}
-					if unstarted && (i*3+k)%13 == 0 {
-						c.State, c.StartDate, c.EndDate, c.Duration = TaskNone, nil, nil, nil
-					}
-					changed = append(changed, &c)
 				}
 				if err := putTaskInstancesTxn(txn, changed...); err != nil {
 					return err

@@ -148,6 +148,16 @@ type Store struct {
 	// tiValueCountsTxn).
 	tiStateCounts versionMemo[map[TILeadValue[TaskState]]int]
 	tiTryCounts   versionMemo[map[TILeadValue[int]]int]
+	// tiFilteredOfDAG remembers how many of a DAG's task instances a
+	// listing's filter picks, per version of the DAG's task-instance rows
+	// (memstore_tistarts.go, filteredTITotal).
+	tiFilteredOfDAG versionMemo[int]
+	// tiNullsOfDAG remembers a DAG's task instances whose next key is
+	// NULL in a group page's listing, per version of its task-instance
+	// rows, and tiNullParts the scope's, sorted in the listing's order,
+	// per version of the scope's (memstore_tigroups.go, nullPartTxn).
+	tiNullsOfDAG versionMemo[[]RunTaskInstance]
+	tiNullParts  versionMemo[[]RunTaskInstance]
 	// tiPending remembers each DAG's unfinished runs' started task
 	// instances per version of its runs and task instances
 	// (memstore_tistarts.go), for the start_date order's pages.
@@ -220,12 +230,15 @@ func newStore() (*Store, error) {
 		return nil, fmt.Errorf("create store: %w", err)
 	}
 	return &Store{db: db,
-		tiMappedParts: versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
-		tiMappedOfDAG: versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
-		tiOperators:   versionMemo[map[TILeadValue[string]]int]{max: maxTIValueCounts},
-		tiStateCounts: versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
-		tiTryCounts:   versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
-		fixedCounts:   versionMemo[map[string]int]{max: maxFixedCounts},
+		tiMappedParts:   versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
+		tiMappedOfDAG:   versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
+		tiOperators:     versionMemo[map[TILeadValue[string]]int]{max: maxTIValueCounts},
+		tiStateCounts:   versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
+		tiTryCounts:     versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
+		tiFilteredOfDAG: versionMemo[int]{max: maxTIFilteredCounts},
+		tiNullsOfDAG:    versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
+		tiNullParts:     versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
+		fixedCounts:     versionMemo[map[string]int]{max: maxFixedCounts},
 	}, nil
 }
 

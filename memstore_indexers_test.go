@@ -175,7 +175,14 @@ func TestIndexers_OneAllocMatchesCompound(t *testing.T) {
 		checkOneAlloc(t, taskLogsTable(), &TaskLog{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex})
 		checkOneAlloc(t, tryHistoryTable(), &TaskInstanceHistory{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex})
 		for _, key := range []string{"return_value", ""} {
-			checkOneAlloc(t, xcomsTable(), &XComEntry{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex, Key: key})
+			e := &XComEntry{DagID: ti.dagID, RunID: ti.runID, TaskID: ti.taskID, MapIndex: ti.mapIndex, Key: key}
+			checkOneAlloc(t, xcomsTable(), e)
+			byKey := xcomsTable().Indexes[indexXComKeyOrder].Indexer.(oneAlloc[XComEntry])
+			ok1, b1, err1 := byKey.FromObject(e)
+			ok2, b2, err2 := byKey.CompoundIndex.FromObject(e)
+			if ok1 != ok2 || !bytes.Equal(b1, b2) || err1 != nil || err2 != nil {
+				t.Errorf("xcom by key of %+v: one allocation %v %q %v, compound %v %q %v", e, ok1, b1, err1, ok2, b2, err2)
+			}
 		}
 	}
 }

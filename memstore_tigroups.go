@@ -70,6 +70,18 @@ type TIGroupQuery struct {
 	// values count those (TIGroup.Nulls).
 	NextNull func(RunTaskInstance) bool
 	NextName string
+	// NextDesc is the next key's direction: its NULLs (the lowest) come
+	// first ascending, last descending.
+	NextDesc bool
+	// SplitNulls says a group whose next key is NULL for some of its task
+	// instances is taken as two parts in the next key's order: those (the
+	// scope's task instances with a NULL next key, sorted in Compare's
+	// order once per version: nullPartTxn, a slice of them taken; a group
+	// all NULL is that slice alone) and the others, walked by Rest with
+	// TIGroup.NotNull (the next key's walk starts past its NULLs, as a
+	// group's with none does), so that neither reads the next key's
+	// NULLs, one tie of its walk.
+	SplitNulls bool
 	// Rest is the walk of a group's task instances in Compare's order
 	// (the keys after Lead, then the id; after the next key when it is
 	// NULL for every one of them: TIGroup.Nulls == N).
@@ -93,6 +105,9 @@ type TIGroup struct {
 	// Unmapped says Keep picks every unmapped task instance (the
 	// unmapped part without a filter).
 	Unmapped bool
+	// NotNull says Keep picks none whose next key is NULL (a group's
+	// part split from its NULLs: TIGroupQuery.SplitNulls).
+	NotNull bool
 }
 
 // maxTIMappedParts bounds the mapped parts remembered
@@ -101,10 +116,15 @@ type TIGroup struct {
 const maxTIMappedParts = 16
 
 // tiGroupPart is a group of a page: walked by the query's Rest (rows
-// nil), or read whole, its task instances in the listing's order.
+// nil), or read whole, its task instances in the listing's order, or a
+// slice of the scope's NULL part (nulls).
 type tiGroupPart struct {
 	TIGroup
 	rows []RunTaskInstance
+	// nulls says the group is a part of one split from its NULLs
+	// (splitNulls), taken from nullsAt in the scope's NULL part.
+	nulls   bool
+	nullsAt int
 }
 
 // TIGroupPage is a page of the task instances q picks in q.Compare's
@@ -130,7 +150,7 @@ func (s *Store) TIGroupPage(q TIGroupQuery) (page []RunTaskInstance, total int, 
 		return total, err
 	}
 	return s.countedTIPage(q.DagIDs, q.Offset, q.Limit, count, func(txn *memdb.Txn, ids []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
-		return takeTIGroups(txn, ids, groups, q, limit, read)
+		return s.takeTIGroups(txn, ids, groups, q, limit, read)
 	})
 }
 
@@ -169,39 +189,141 @@ func (s *Store) TIGroupWalk(q TIGroupQuery, n int) TIWalk {
 		if err != nil {
 			return nil, false, err
 		}
-		return takeTIGroups(txn, ids, groups, q, limit, read)
+		return s.takeTIGroups(txn, ids, groups, q, limit, read)
 	}
 }
 
 // takeTIGroups takes limit task instances from groups after q.Offset:
 // a group before the offset passed by its count, a read group's slice
-// taken, a walked group walked from its offset to what the page needs of it.
-func takeTIGroups(txn *memdb.Txn, ids []string, groups []tiGroupPart, q TIGroupQuery, limit int, read *int) ([]RunTaskInstance, bool, error) {
+// taken, a walked group walked from its offset to what the page needs of
+// it; with q.SplitNulls a group whose next key is NULL for some of it
+// taken as two parts (splitNulls), the NULL one a slice of the scope's
+// NULL part (nullPartTxn, read when a page first needs it). ok is false
+// when that part is not as the groups' counts say (the caller sorts).
+func (s *Store) takeTIGroups(txn *memdb.Txn, ids []string, groups []tiGroupPart, q TIGroupQuery, limit int, read *int) ([]RunTaskInstance, bool, error) {
 	page := []RunTaskInstance{}
 	offset := q.Offset
-	for _, g := range groups {
-		if len(page) >= limit {
-			break
+	var nulls []RunTaskInstance
+	nullsBefore := 0 // the groups' before g: where its NULLs start in nulls
+	for _, whole := range groups {
+		parts := []tiGroupPart{whole}
+		switch {
+		case !q.SplitNulls || whole.rows != nil:
+		case whole.Nulls == 0:
+			parts[0].NotNull = true // its walk starts past the next key's NULLs
+		case whole.Nulls < whole.N:
+			parts = splitNulls(whole, q, nullsBefore)
+		default: // its next key NULL for every one: all of it a slice
+			parts[0].nulls, parts[0].nullsAt = true, nullsBefore
 		}
-		if offset >= g.N {
-			offset -= g.N
-			continue
-		}
-		n := min(limit-len(page), g.N-offset)
-		if g.rows != nil {
-			page = append(page, g.rows[offset:offset+n]...)
-			*read += n
-		} else {
-			g.Offset = offset
-			got, ok, err := q.Rest(g.TIGroup)(txn, ids, n, read)
-			if err != nil || !ok {
-				return nil, ok, err
+		nullsBefore += whole.Nulls
+		for _, g := range parts {
+			if len(page) >= limit {
+				return page, true, nil
 			}
-			page = append(page, got...)
+			if offset >= g.N {
+				offset -= g.N
+				continue
+			}
+			n := min(limit-len(page), g.N-offset)
+			switch {
+			case g.rows != nil:
+				page = append(page, g.rows[offset:offset+n]...)
+				*read += n
+			case g.nulls:
+				if nulls == nil {
+					var err error
+					if nulls, err = s.nullPartTxn(txn, ids, q, read); err != nil {
+						return nil, false, err
+					}
+				}
+				from := g.nullsAt + offset
+				if from+n > len(nulls) {
+					return nil, false, nil
+				}
+				for _, r := range nulls[from : from+n] {
+					if !g.Keep(r) {
+						return nil, false, nil // not the group's: the rows changed under the counts
+					}
+					page = append(page, r)
+				}
+				*read += n
+			default:
+				g.Offset = offset
+				got, ok, err := q.Rest(g.TIGroup)(txn, ids, n, read)
+				if err != nil || !ok {
+					return nil, ok, err
+				}
+				page = append(page, got...)
+			}
+			offset = 0
 		}
-		offset = 0
 	}
 	return page, true, nil
+}
+
+// splitNulls is group g of q (a value's, its next key NULL for some of
+// it, not all) as its two parts in the next key's order (NULL, the
+// lowest, first ascending): its task instances with a NULL next key,
+// from nullsAt in the scope's NULL part (nullPartTxn, in q's order,
+// where the groups before g have theirs), and the others, walked past
+// the next key's NULLs (TIGroup.NotNull).
+func splitNulls(g tiGroupPart, q TIGroupQuery, nullsAt int) []tiGroupPart {
+	keep, null := g.Keep, q.NextNull
+	nullPart := tiGroupPart{TIGroup: TIGroup{N: g.Nulls, Nulls: g.Nulls, KeepKey: g.KeepKey + " " + q.NextName + " NULL",
+		Keep: func(r RunTaskInstance) bool { return null(r) && keep(r) }}, nulls: true, nullsAt: nullsAt}
+	valuePart := tiGroupPart{TIGroup: TIGroup{N: g.N - g.Nulls, NotNull: true, KeepKey: g.KeepKey + " " + q.NextName + " not NULL",
+		Keep: func(r RunTaskInstance) bool { return !null(r) && keep(r) }}}
+	if q.NextDesc {
+		return []tiGroupPart{valuePart, nullPart}
+	}
+	return []tiGroupPart{nullPart, valuePart}
+}
+
+// nullPartTxn is the task instances of ids q.Keep picks whose next key is
+// NULL (q.NextNull), in q.Compare's order: each DAG's gathered by a walk
+// of its part of ti_order once per version of its task-instance rows
+// (ofDAGTxn, Store.tiNullsOfDAG; one DAG's gathered for the sort alone),
+// put together and sorted once per version of the scope's rows (the
+// DAG's when it is one, else every DAG's; Store.tiNullParts), then
+// remembered: a page reads a slice of it.
+func (s *Store) nullPartTxn(txn *memdb.Txn, ids []string, q TIGroupQuery, read *int) ([]RunTaskInstance, error) {
+	gather := func(dagID string) ([]RunTaskInstance, error) {
+		of := []RunTaskInstance{}
+		_, err := walkTIsOfDAG(txn, dagID, func(r RunTaskInstance) bool {
+			if q.NextNull(r) && (q.Keep == nil || q.Keep(r)) {
+				of = append(of, r)
+			}
+			return false
+		}, read)
+		return of, err
+	}
+	sorted := func() ([]RunTaskInstance, error) {
+		if len(ids) == 1 {
+			part, err := gather(ids[0])
+			slices.SortFunc(part, q.Compare)
+			return part, err
+		}
+		all := []RunTaskInstance{}
+		for _, dagID := range ids {
+			part, err := ofDAGTxn(txn, &s.tiNullsOfDAG, dagID, q.NextName+"\x00"+q.KeepKey, func() ([]RunTaskInstance, error) { return gather(dagID) })
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, part...)
+		}
+		slices.SortFunc(all, q.Compare)
+		return all, nil
+	}
+	key := tiCountKey(ids, q.KeepKey) + " NULL " + q.NextName + " by " + q.OrderName
+	if len(ids) == 1 {
+		return ofDAGTxn(txn, &s.tiNullParts, ids[0], key, sorted)
+	}
+	root, err := txn.Get(tableTasks, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("list task instances: %w", err)
+	}
+	return s.tiNullParts.get(root.WatchCh(), key, sorted)
 }
 
 // tiGroupsTxn are q's groups of the task instances of ids q.Keep picks,
@@ -322,11 +444,7 @@ func (s *Store) mappedPartTxn(txn *memdb.Txn, dagIDs []string, pick func(RunTask
 // DAG's task instances has the next page read that DAG's mapped blocks
 // again, not every DAG's.
 func (s *Store) mappedOfDAGTxn(txn *memdb.Txn, dagID string, pick func(RunTaskInstance) bool, pickKey string, read *int) ([]RunTaskInstance, error) {
-	rows, err := txn.Get(tableTasks, indexID+"_prefix", dagID, "")
-	if err != nil {
-		return nil, fmt.Errorf("list task instances of %s: %w", dagID, err)
-	}
-	readPart := func() ([]RunTaskInstance, error) {
+	return ofDAGTxn(txn, &s.tiMappedOfDAG, dagID, pickKey, func() ([]RunTaskInstance, error) {
 		m := &tiOrderMerge{txn: txn}
 		defer func() { *read += m.read }()
 		it, err := txn.LowerBound(tableTIOrder, indexID, dagID, 0)
@@ -340,10 +458,5 @@ func (s *Store) mappedOfDAGTxn(txn *memdb.Txn, dagID string, pick func(RunTaskIn
 		heap.Init(m)
 		part, _, err := m.page(0, math.MaxInt, pick, false)
 		return part, err
-	}
-	root := rows.WatchCh()
-	if root == nil {
-		return readPart()
-	}
-	return s.tiMappedOfDAG.get(root, dagID+"\x00"+pickKey, readPart)
+	})
 }

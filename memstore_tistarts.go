@@ -465,7 +465,12 @@ type TIStartQuery struct {
 	Named func(taskID string, mapIndex int) bool
 	// KeyOnly says the order is its first key alone (then the id, as
 	// SortParam adds it): the walk's own order, no tie to sort.
-	KeyOnly       bool
+	KeyOnly bool
+	// NotNull says Keep picks none whose key is NULL (a group's part
+	// with a value of the next key, TIGroup.NotNull): the walks start
+	// past the NULL key's entries (the first ascending) rather than read
+	// them to drop them.
+	NotNull       bool
 	Offset, Limit int
 }
 
@@ -506,6 +511,9 @@ func (s *Store) TIStartWalk(q TIStartQuery) TIWalk {
 		// The task instances without a start (the NULL key, below
 		// every start: sortParamCompare) are the keyed chunks' and
 		// pending entries' of tiKeyUnstarted.
+		if m.notNull {
+			return nil
+		}
 		return m.addKeyed(s, tiKeyUnstarted, dagID)
 	})
 }
@@ -517,7 +525,7 @@ func (s *Store) TIStartWalk(q TIStartQuery) TIWalk {
 // unfinished (in no walk), an entry its task instance no longer has.
 func (s *Store) walkTIPage(q TIStartQuery, entryOf func(*TaskInstance) (tiStartEntry, bool), addDAG func(m *tiStartMerge, dagID string) error) TIWalk {
 	return func(txn *memdb.Txn, dagIDs []string, limit int, read *int) ([]RunTaskInstance, bool, error) {
-		m := &tiStartMerge{txn: txn, desc: q.Desc, read: read, entryOf: entryOf}
+		m := &tiStartMerge{txn: txn, desc: q.Desc, notNull: q.NotNull, read: read, entryOf: entryOf}
 		for _, dagID := range dagIDs {
 			if runCountTxn(txn, dagID).States[len(runStates)] > 0 {
 				return nil, false, nil // runs in a state neither settled nor queued or running
@@ -631,23 +639,30 @@ func (m *tiStartMerge) walkPage(q TIStartQuery, limit int) (page []RunTaskInstan
 	return page, true, nil
 }
 
-// filteredTITotal is how many task instances of dagIDs keep picks,
-// counted by a merge of ti_order once per version of the task-instance
-// rows and filter (countKey names keep) and remembered: the count
-// TaskInstanceFilteredPage keeps, whatever the order.
+// filteredTITotal is how many task instances of dagIDs keep picks
+// (countKey names keep), whatever the order: the sum of each DAG's count,
+// made by a walk of its part of ti_order once per version of its
+// task-instance rows and remembered (Store.tiFilteredOfDAG), so that the
+// first page after a write of one DAG's task instances counts that DAG's
+// again, not every DAG's; the sum is remembered per version of the
+// task-instance rows (one lookup while no DAG's changed).
 func (s *Store) filteredTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTaskInstance) bool, countKey string, read *int) (int, error) {
 	root, err := txn.Get(tableTasks, indexID)
 	if err != nil {
 		return 0, fmt.Errorf("count task instances: %w", err)
 	}
 	return s.counts.count(root.WatchCh(), tiCountKey(dagIDs, countKey), func() (int, error) {
-		m := &tiOrderMerge{txn: txn, byID: true}
-		defer func() { *read += m.read }()
-		if err := m.start(dagIDs); err != nil {
-			return 0, err
+		total := 0
+		for _, dagID := range dagIDs {
+			n, err := ofDAGTxn(txn, &s.tiFilteredOfDAG, dagID, countKey, func() (int, error) {
+				return walkTIsOfDAG(txn, dagID, keep, read)
+			})
+			if err != nil {
+				return 0, err
+			}
+			total += n
 		}
-		_, n, err := m.page(0, 0, keep, true)
-		return n, err
+		return total, nil
 	})
 }
 
@@ -655,10 +670,13 @@ func (s *Store) filteredTITotal(txn *memdb.Txn, dagIDs []string, keep func(RunTa
 // unfinished runs' started task instances: a heap of the walks by their
 // next entry.
 type tiStartMerge struct {
-	txn   *memdb.Txn
-	desc  bool
-	walks []*tiStartWalk
-	read  *int
+	txn  *memdb.Txn
+	desc bool
+	// notNull says the walks leave out the entries of the NULL key
+	// (TIStartQuery.NotNull).
+	notNull bool
+	walks   []*tiStartWalk
+	read    *int
 	// entryOf is a task instance's entry in the walks' order, which
 	// resolve checks the walks' entries by.
 	entryOf func(*TaskInstance) (tiStartEntry, bool)

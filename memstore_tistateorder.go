@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	memdb "github.com/hashicorp/go-memdb"
@@ -664,27 +665,58 @@ func (k *keyedChunkIter) WatchCh() <-chan struct{} { return k.it.WatchCh() }
 func (m *tiStartMerge) addKeyed(s *Store, order tiKeyOrder, dagID string) error {
 	var it memdb.ResultIterator
 	var err error
-	if m.desc {
+	switch {
+	case m.desc:
 		top := tiStartEntry{Sec: 1<<63 - 1, Nsec: 1<<31 - 1, ID: "\xff"}
 		it, err = m.txn.ReverseLowerBound(tableTIKeyed, indexID, order, dagID, top)
-	} else {
+	case m.notNull:
+		it, err = m.keyedPastNulls(order, dagID)
+	default:
 		it, err = m.txn.LowerBound(tableTIKeyed, indexID, order, dagID)
 	}
 	if err != nil {
 		return fmt.Errorf("list task instances of %s: %w", dagID, err)
 	}
 	w := &tiStartWalk{dagID: dagID, it: &keyedChunkIter{it: it, order: order}, order: order}
-	if m.fill(w) {
-		m.walks = append(m.walks, w)
+	for m.fill(w) {
+		if e, _ := m.head(w); !m.notNull || e.Sec != tiNullKey {
+			m.walks = append(m.walks, w)
+			break
+		}
+		if m.desc {
+			break // the NULL key is the lowest: only its entries are left
+		}
+		w.at++ // a NULL key's entry of the first chunk, left out
 	}
 	pending, err := s.pendingKeyedTxn(m.txn, dagID, order, m.read)
 	if err != nil {
 		return err
 	}
+	if m.notNull {
+		// Sorted ascending: the NULL key's entries first.
+		pending = pending[sort.Search(len(pending), func(i int) bool { return pending[i].e.Sec != tiNullKey }):]
+	}
 	if len(pending) > 0 {
 		m.walks = append(m.walks, &tiStartWalk{dagID: dagID, pending: pending})
 	}
 	return nil
+}
+
+// keyedPastNulls walks a DAG's chunks of an order up from the one that
+// holds its last NULL key's entry (the last chunk led by one; none: its
+// first), so that a walk that leaves out the NULL key reads no chunk of
+// them but that one.
+func (m *tiStartMerge) keyedPastNulls(order tiKeyOrder, dagID string) (memdb.ResultIterator, error) {
+	lastNull := tiStartEntry{Sec: tiNullKey, Nsec: 1<<31 - 1, ID: "\xff"}
+	back, err := m.txn.ReverseLowerBound(tableTIKeyed, indexID, order, dagID, lastNull)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := back.Next().(*tiKeyChunk); ok && c.Order == order && c.DagID == dagID {
+		first, _ := tiKeyOf(order, c.TIs[0])
+		return m.txn.LowerBound(tableTIKeyed, indexID, order, dagID, first)
+	}
+	return m.txn.LowerBound(tableTIKeyed, indexID, order, dagID)
 }
 
 // pendingKeyedTxn is pendingStartsTxn for a keyed order: the task

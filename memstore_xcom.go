@@ -43,6 +43,19 @@ func xcomsTable() *memdb.TableSchema {
 				stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
 				intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }},
 				keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}}}}},
+			// One key's entries in a listing's order (the key first, then
+			// dag_id, task_id, run_id, map_index): a page filtered by
+			// xcom_key across runs walks them, not the scope's entries
+			// of every key to its last match (xcomFilteredPage).
+			indexXComKeyOrder: {Name: indexXComKeyOrder, Unique: true, Indexer: oneAlloc[XComEntry]{
+				CompoundIndex: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+					keyField[XComEntry]{stringField[XComEntry]{func(x *XComEntry) string { return x.Key }}},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.DagID }},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.TaskID }},
+					stringField[XComEntry]{func(x *XComEntry) string { return x.RunID }},
+					intField[XComEntry]{func(x *XComEntry) int64 { return int64(x.MapIndex) }}}},
+				key: xcomKeyOrderKey,
+			}},
 		},
 	}
 }
@@ -60,8 +73,25 @@ func xcomKey(x *XComEntry) (bool, []byte) {
 	return true, binary.BigEndian.AppendUint64(k, uint64(int64(x.MapIndex))^(1<<63))
 }
 
+// xcomKeyOrderKey is an entry's key in indexXComKeyOrder, in one
+// allocation: key, dag_id, task_id and run_id each with a NUL, then
+// map_index as intField encodes it; none when an id is empty.
+func xcomKeyOrderKey(x *XComEntry) (bool, []byte) {
+	if x.DagID == "" || x.RunID == "" || x.TaskID == "" {
+		return false, nil
+	}
+	k := make([]byte, 0, len(x.Key)+len(x.DagID)+len(x.TaskID)+len(x.RunID)+12)
+	k = append(append(append(append(append(append(k, x.Key...), 0), x.DagID...), 0), x.TaskID...), 0)
+	k = append(append(k, x.RunID...), 0)
+	return true, binary.BigEndian.AppendUint64(k, uint64(int64(x.MapIndex))^(1<<63))
+}
+
 // indexXComOrder is the XCom table's index in a listing's order.
 const indexXComOrder = "order"
+
+// indexXComKeyOrder is the XCom table's index by key, then in a
+// listing's order.
+const indexXComKeyOrder = "key_order"
 
 // putXComTxn stores one XCom value, replacing the one under the same key
 // (which a try cleared when it started, so only a try pushing a key twice

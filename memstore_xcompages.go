@@ -312,6 +312,9 @@ func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]
 	// walk reads the scope's entries in order, those keep picks, until
 	// take says no more.
 	walk := func(take func(*XComEntry) bool) error {
+		if q.Key != nil {
+			return xcomKeyWalk(txn, q, func(e *XComEntry) bool { return !keep(e) || take(e) }, read, &lookupErr)
+		}
 		for b, err := range xcomBlocks(txn, q, read) {
 			if err != nil {
 				return err
@@ -366,6 +369,39 @@ func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]
 		return len(page) < limit
 	})
 	return page, total, true, err
+}
+
+// xcomKeyWalk walks the entries of q's key (q.Key, across runs) in the
+// scope q names, in a listing's order (the key's part of
+// indexXComKeyOrder: the scope's DAG and task a prefix of it when named,
+// KeepDag, a task named across DAGs and KeepTask picking), until take
+// says no more, then is *lookupErr: a page reads the key's entries to
+// its end, not the scope's of every key.
+func xcomKeyWalk(txn *memdb.Txn, q XComPageQuery, take func(*XComEntry) bool, read *int, lookupErr *error) error {
+	args := []any{*q.Key}
+	if q.DagID != "" {
+		args = append(args, q.DagID)
+		if q.TaskID != "" {
+			args = append(args, q.TaskID)
+		}
+	}
+	it, err := txn.Get(tableXComs, indexXComKeyOrder+"_prefix", append(args, "")...)
+	if err != nil {
+		return fmt.Errorf("list xcom entries of key %q: %w", *q.Key, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		*read++
+		e := raw.(*XComEntry)
+		switch {
+		case q.DagID != "" && e.DagID != q.DagID, q.TaskID != "" && e.TaskID != q.TaskID,
+			q.KeepDag != nil && !q.KeepDag(e.DagID), q.KeepTask != nil && !q.KeepTask(e.TaskID):
+			continue
+		}
+		if !take(e) {
+			break
+		}
+	}
+	return *lookupErr
 }
 
 // xcomBlock is a run of entries in a listing's order: how many (-1: as

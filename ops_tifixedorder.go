@@ -69,7 +69,9 @@ func (o *operations) groupQuery(q *tiSearch, keys []sortKey, keep func(RunTaskIn
 	}
 	if len(keys) > 1 {
 		next := keys[1].attr
-		gq.NextNull, gq.NextName = func(r RunTaskInstance) bool { return tiAttrIsNull(next, r) }, next
+		gq.NextNull, gq.NextName, gq.NextDesc = func(r RunTaskInstance) bool { return tiAttrIsNull(next, r) }, next, keys[1].desc
+		// The groups of a lead of values count their NULLs (TIGroup.Nulls).
+		gq.SplitNulls = nullsSplit(next) && (gq.Lead == "operator" || gq.Lead == "state" || gq.Lead == "try_number")
 	}
 	return gq
 }
@@ -96,14 +98,18 @@ func (o *operations) restWalk(q *tiSearch, keys []sortKey, g TIGroup) TIWalk {
 			return o.store.TIOrderWalk(idWalk)
 		}
 	case "start_date":
-		return o.store.TIStartWalk(q.startQuery(keys, g.Keep, g.KeepKey, g.Offset))
+		sq := q.startQuery(keys, g.Keep, g.KeepKey, g.Offset)
+		sq.NotNull = g.NotNull
+		return o.store.TIStartWalk(sq)
 	case "run_after":
 		return o.store.TIRunAfterWalk(q.runAfterQuery(keys, g.Keep, g.KeepKey, g.Offset))
 	case "logical_date", "data_interval_start", "data_interval_end":
 		return o.store.TIRunOrderWalk(q.runOrderQuery(keys, g.Keep, g.KeepKey, g.Offset))
 	}
 	if order, keyed := tiKeyOrderOf(keys[0].attr); keyed && !q.valueLeadWalked(keys) {
-		return o.store.TIKeyWalk(order, q.startQuery(keys, g.Keep, g.KeepKey, g.Offset))
+		sq := q.startQuery(keys, g.Keep, g.KeepKey, g.Offset)
+		sq.NotNull = g.NotNull
+		return o.store.TIKeyWalk(order, sq)
 	}
 	// operator, rendered_map_index, map_index with keys after it or the
 	// other way than the id, state or try_number with walked keys after
@@ -187,4 +193,17 @@ func (q *tiSearch) runLead() string {
 		return a
 	}
 	return ""
+}
+
+// nullsSplit says whether a group page takes a group's task instances
+// whose next key (attr) is NULL apart from its others
+// (TIGroupQuery.SplitNulls): the next keys whose walks start past their
+// NULLs (TIStartQuery.NotNull: the start walk leaves the unstarted out,
+// the keyed walk seeks past its NULL key).
+func nullsSplit(attr string) bool {
+	switch attr {
+	case "start_date", "end_date", "duration":
+		return true
+	}
+	return false
 }

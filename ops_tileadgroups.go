@@ -69,10 +69,13 @@ func (q *tiSearch) groupsWalkCheaper(groups []TIGroup) bool {
 			continue
 		}
 		n := min(left, g.N-offset)
-		if g.Nulls == g.N && q.leadGroupSearch(2).walkedOrder() {
+		switch {
+		case nullsSplit(q.order[1].attr):
+			walked += splitGroupReads(offset, offset+n, g, total-nulls, q.order[1].desc)
+		case g.Nulls == g.N && q.leadGroupSearch(2).walkedOrder():
 			// Along the walk of the keys after the next (the id's alone).
 			walked += (offset + n) * total / g.N
-		} else {
+		default:
 			walked += nextWalkReads(offset+n, g, total, nulls, q.order[1].desc)
 		}
 		read += g.N
@@ -98,6 +101,25 @@ func nextWalkReads(end int, g TIGroup, total, nulls int, desc bool) int {
 		return end * values / gValues
 	}
 	return values + nulls
+}
+
+// splitGroupReads is about how many rows the group page reads for the
+// task instances from offset to end of group g when it takes g's NULLs
+// apart from its values (TIGroupQuery.SplitNulls): those of its NULLs a
+// slice of the scope's NULL part, its values picked along the next key's
+// walk past the NULLs (values entries of it), from the first to end.
+// Ascending the NULLs come first, descending last.
+func splitGroupReads(offset, end int, g TIGroup, values int, desc bool) int {
+	gValues := g.N - g.Nulls
+	nullsAt, valuesAt := 0, g.Nulls
+	if desc {
+		nullsAt, valuesAt = gValues, 0
+	}
+	reads := max(min(end, nullsAt+g.Nulls)-max(offset, nullsAt), 0)
+	if gValues > 0 && offset < valuesAt+gValues && end > valuesAt {
+		reads += (min(end, valuesAt+gValues) - valuesAt) * values / gValues
+	}
+	return reads
 }
 
 // leadGroupSearch is q without its first skip keys, for one of its
