@@ -130,11 +130,8 @@ func (f *croniterField) addNth(d int, k string) {
 	f.nth[d][k] = true
 }
 
-// has reports whether the field holds v.
-func (f *croniterField) has(v croniterValue) bool { return slices.Contains(f.values, v) }
-
-// pyInt is Python's int() of a field's digits, saturated: a value past
-// any field's bounds stays past them.
+// croniterInt is Python's int() of a field's digits, saturated: a value
+// past any field's bounds stays past them.
 func croniterInt(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil || n > 1<<20 {
@@ -213,7 +210,7 @@ func (r croniterRelease) expandFields(expr string) ([5]croniterField, error) {
 	return out, nil
 }
 
-// alphaconv turns a name of field i into its value, or refuses it with
+// croniterAlpha turns a name of field i into its value, or refuses it with
 // the fields joined (croniter's _alphaconv).
 func croniterAlpha(i int, key string, fields []string, lower bool) (croniterValue, error) {
 	if lower {
@@ -288,12 +285,7 @@ func (r croniterRelease) expandField(expr string, fields []string, i int) (croni
 				continue
 			}
 		}
-		t := croniterStarStep.ReplaceAllString(e, fmt.Sprintf("%d-%d$1", lo, hi))
-		m := croniterStepRE.FindStringSubmatch(t)
-		if m == nil {
-			t = croniterStartStep.ReplaceAllString(e, fmt.Sprintf("${1}-%d/${2}", hi))
-			m = croniterStepRE.FindStringSubmatch(t)
-		}
+		t, m := croniterAsRange(e, i, croniterStepRE)
 		if m != nil {
 			items, err := r.expandRange(expr, fields, i, m, nth)
 			if err != nil {
@@ -334,6 +326,19 @@ func (r croniterRelease) expandField(expr string, fields []string, i int) (croni
 		f.values = []croniterValue{{star: true}}
 	}
 	return f, nil
+}
+
+// croniterAsRange is part e of field i read as a range: `*/s` is the
+// whole field's, `a/s` runs to the field's end. m is nil when e is no
+// range; t is then the text croniter reads as one value.
+func croniterAsRange(e string, i int, rangeRE *regexp.Regexp) (t string, m []string) {
+	lo, hi := croniterRanges[i][0], croniterRanges[i][1]
+	t = croniterStarStep.ReplaceAllString(e, fmt.Sprintf("%d-%d$1", lo, hi))
+	if m = rangeRE.FindStringSubmatch(t); m == nil {
+		t = croniterStartStep.ReplaceAllString(e, fmt.Sprintf("${1}-%d/${2}", hi))
+		m = rangeRE.FindStringSubmatch(t)
+	}
+	return t, m
 }
 
 // croniterSingle is a lone value: digits, `*` or a name.
@@ -526,12 +531,7 @@ func expandField0336(expr string, fields []string, i int) (croniterField, error)
 				return f, notAcceptable
 			}
 		}
-		t := croniterStarStep.ReplaceAllString(e, fmt.Sprintf("%d-%d$1", lo, hi))
-		m := croniterStep03RE.FindStringSubmatch(t)
-		if m == nil {
-			t = croniterStartStep.ReplaceAllString(e, fmt.Sprintf("${1}-%d/${2}", hi))
-			m = croniterStep03RE.FindStringSubmatch(t)
-		}
+		t, m := croniterAsRange(e, i, croniterStep03RE)
 		if m != nil {
 			low, high, step := m[1], m[2], m[4]
 			if step == "" {
