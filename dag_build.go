@@ -372,7 +372,11 @@ func validateSchedule(s string, days cronDayRule) (*cronSchedule, error) {
 	// From a leap year's start, any expression that can fire does so
 	// within the search.
 	c, err := compileCron(s, days)
-	if err != nil {
+	var refused *croniterRefusal
+	switch {
+	case errors.As(err, &refused):
+		return nil, errors.New(days.refusal(refused))
+	case err != nil:
 		return nil, fmt.Errorf("not a valid cron expression: %w", err)
 	}
 	if _, err := c.next(cronCheckFrom, false); err != nil {

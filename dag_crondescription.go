@@ -35,6 +35,9 @@ type cronDescriber struct {
 	// 2.0.6 leaves a `*` day of month unsaid beside a day of week (which
 	// 1.4.5's ", every day" and its removal come to as well).
 	release string
+	// croniter is the croniter release beside it, whose refusal leaves
+	// the description "".
+	croniter croniterRelease
 	// eitherDay: with both day fields restricted (neither written `*`),
 	// each is described alone, with the other `*`, and the two texts
 	// joined by " (or) " (Airflow 3.1's _describe_with_dom_dow_fix,
@@ -47,7 +50,7 @@ var (
 	cronDescriber2 = cronDescriber{release: "1.4.5"}
 	// cronDescriber3 is Airflow 3.2.1's: cron-descriptor 2.0.6 and the
 	// day fields' " (or) ".
-	cronDescriber3 = cronDescriber{release: "2.0.6", eitherDay: true}
+	cronDescriber3 = cronDescriber{release: "2.0.6", croniter: croniter622, eitherDay: true}
 )
 
 // airflowCronPreset is the cron expression of one of the presets CronMixin
@@ -80,9 +83,9 @@ func (d cronDescriber) describe(expr string) string {
 		return text
 	}
 	text := ""
-	// croniter's verdict, as airlite's cron compiler (the one that
-	// refuses a DAG's schedule) gives it.
-	if _, err := compileCron(expr, cronDayRule{}); err == nil {
+	// The release's croniter's verdict (scheduler_croniter.go), the one
+	// that takes or refuses a DAG's schedule.
+	if _, err := croniterExpand(expr, d.croniter); err == nil {
 		text, _ = d.text(expr)
 	}
 	cronDescriptionMemo.put(key, text)

@@ -216,27 +216,30 @@ func TestLoadDAGs_Errors(t *testing.T) {
 			`dags/f.yaml: line 2: schedule "@dayly": unknown preset (did you mean @daily?)`},
 		{"schedule cron", one("dag_id: x\nschedule_interval: '* * *'\n" + oneTask),
 			`dags/f.yaml: line 2: schedule_interval "* * *": want a cron expression with five fields, a preset (@daily) or a duration (1d, 6h)`},
-		// Airflow refuses these when it parses the file (croniter raises,
-		// 2.10.3 airflow/timetables/_cron.py:58 CronMixin.__init__ via
-		// croniter's expand), instead of at every scheduling pass.
+		// Airflow refuses these when it parses the file, with croniter's
+		// message (CronMixin.validate, 2.10.3
+		// airflow/timetables/_cron.py:102-106; dagbag.py:485 writes
+		// "{type}: {message}"), instead of at every scheduling pass.
 		{"cron minute out of range", one("dag_id: x\nschedule_interval: '61 * * * *'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule_interval "61 * * * *": not a valid cron expression: minute "61" is outside 0-59`},
+			`dags/f.yaml: line 2: schedule_interval "61 * * * *": AirflowTimetableInvalid: [61 * * * *] is not acceptable, out of range`},
 		{"cron hour in a list", one("dag_id: x\nschedule_interval: '0 1,24 * * *'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule_interval "0 1,24 * * *": not a valid cron expression: hour "1,24" is outside 0-23`},
+			`dags/f.yaml: line 2: schedule_interval "0 1,24 * * *": AirflowTimetableInvalid: [0 1,24 * * *] is not acceptable, out of range`},
 		{"cron day out of range", one("dag_id: x\nschedule_interval: '0 0 32 * *'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule_interval "0 0 32 * *": not a valid cron expression: day of month "32" is outside 1-31`},
+			`dags/f.yaml: line 2: schedule_interval "0 0 32 * *": AirflowTimetableInvalid: [0 0 32 * *] is not acceptable, out of range`},
 		{"cron weekday out of range", one("dag_id: x\nschedule_interval: '0 0 * * 8'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule_interval "0 0 * * 8": not a valid cron expression: day of week "8" is outside 0-7`},
+			`dags/f.yaml: line 2: schedule_interval "0 0 * * 8": AirflowTimetableInvalid: [0 0 * * 8] is not acceptable, out of range`},
 		{"cron words", one("dag_id: x\nschedule_interval: 'a b c d e'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule_interval "a b c d e": not a valid cron expression: minute "a" is not a number, a range (1-5), a step (*/15), a list (1,5) or a name (JAN, MON)`},
+			`dags/f.yaml: line 2: schedule_interval "a b c d e": AirflowTimetableInvalid: [a b c d e] is not acceptable`},
 		{"cron step 0", one("dag_id: x\nschedule_interval: '*/0 * * * *'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule_interval "*/0 * * * *": not a valid cron expression: minute "*/0" has a step of 0`},
-		{"cron backwards range", one("dag_id: x\nschedule_interval: '5-1 * * * *'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule_interval "5-1 * * * *": not a valid cron expression: minute "5-1" has a range outside 0-59 or running backwards`},
+			`dags/f.yaml: line 2: schedule_interval "*/0 * * * *": AirflowTimetableInvalid: invalid range: range() arg 3 must not be zero`},
+		{"cron last Friday as gronx writes it", one("dag_id: x\nschedule_interval: '0 0 * * 5L'\n" + oneTask),
+			`dags/f.yaml: line 2: schedule_interval "0 0 * * 5L": AirflowTimetableInvalid: [0 0 * * 5l] is not acceptable`},
+		{"cron star beside an out-of-range value", one("dag_id: x\nschedule_interval: '0 0 * Jun,*,13 *'\n" + oneTask),
+			`dags/f.yaml: line 2: schedule_interval "0 0 * Jun,*,13 *": AirflowTimetableInvalid: [0 0 * Jun,*,13 *] is not acceptable, out of range`},
 		{"cron no such date", one("dag_id: x\nschedule_interval: '0 0 30 2 *'\n" + oneTask),
 			`dags/f.yaml: line 2: schedule_interval "0 0 30 2 *": not a valid cron expression: it never fires (no such date)`},
 		{"cron sixth Monday", one("dag_id: x\nschedule: '0 0 * * 1#6'\n" + oneTask),
-			`dags/f.yaml: line 2: schedule "0 0 * * 1#6": not a valid cron expression: it never fires (no such date)`},
+			`dags/f.yaml: line 2: schedule "0 0 * * 1#6": AirflowTimetableInvalid: [0 0 * * 1#6] is not acceptable. Invalid day_of_week value: '6'`},
 		{"both schedules", one("dag_id: x\nschedule: '@daily'\nschedule_interval: '@daily'\n" + oneTask),
 			"dags/f.yaml: line 2: give schedule_interval or schedule, not both"},
 

@@ -702,7 +702,7 @@ var (
 			python:    python110,
 			// croniter 0.3.36 (constraints-1.10.15): a full day field is always
 			// `*` (src/croniter/croniter.py:618-619).
-			cronDays:                cronDayRule{fullFieldIsStar: true},
+			cronDays:                cronDayRule{fullFieldIsStar: true, croniter: croniter0336},
 			cronInZone:              false,
 			pythonSurface:           "1.10",
 			catchupByDefault:        true,
@@ -771,6 +771,9 @@ var (
 		// Runs (airflow-core/src/airflow/models/dagrun.py,
 		// api_fastapi/core_api/datamodels/dag_run.py).
 		r.newRun.tiIDs = true
+		// croniter 6.2.2 (uv.lock of c57fba0e): 5.0.1's day rule, and
+		// it takes nW and Wn (scheduler_croniter.go).
+		r.cronDays.croniter = croniter622
 		r.runID = runID3
 		r.triggerRunID = timetableRunID3
 		// the standard provider's operators/trigger_dagrun.py:262-273

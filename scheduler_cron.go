@@ -30,6 +30,29 @@ type cronDayRule struct {
 	// 1.10.15); otherwise only when the other day field's text holds a
 	// `*` (croniter 5.0.1, Airflow 2.10.3).
 	fullFieldIsStar bool
+	// croniter is the release that reads the expression: what it takes,
+	// and its wrap-around ranges (scheduler_croniter.go).
+	croniter croniterRelease
+}
+
+// refusal is the text of the import error the release's Airflow records
+// for a DAG whose cron expression croniter refuses: CronMixin.validate
+// re-raises it as AirflowTimetableInvalid and DagBag writes
+// "{type}: {message}" (2.10.3 airflow/timetables/_cron.py:102-106,
+// models/dagbag.py:485; c57fba0e timetables/_cron.py:140-144,
+// dag_processing/dagbag.py:358); 1.10.15's DagBag writes "Invalid Cron
+// expression: " and croniter's message (models/dagbag.py:312-317).
+//
+// A ValueError is no croniter error: it escapes both and Airflow records
+// it as raised (its traceback, of which airlite gives the last line).
+func (r cronDayRule) refusal(e *croniterRefusal) string {
+	switch {
+	case e.class == "ValueError":
+		return e.Error()
+	case r.croniter == croniter0336:
+		return "Invalid Cron expression: " + e.message
+	}
+	return "AirflowTimetableInvalid: " + e.message
 }
 
 // cronSearchDays bounds a search: eight years hold a February 29th
@@ -48,6 +71,10 @@ type cronSchedule struct {
 	minutes  uint64   // bit m: minute m fires
 	hours    uint32   // bit h: hour h fires
 	months   uint16   // bit m (1-12): month m fires
+	// nearest is croniter 6's nW: the weekday nearest day n of the month
+	// (n past the month's end: its last day) fires, whatever the day of
+	// week says (croniter 6.2.2 croniter.py:653-672, 864-888).
+	nearest int
 	// loc is the zone whose wall clock the ticks are in (inZone); nil:
 	// UTC, where next and prev are the wall clock's own walk.
 	loc *time.Location
@@ -109,18 +136,30 @@ var cronFields = [6]struct {
 // compileCron compiles an Airflow schedule that is a cron expression or a
 // cron preset. Its errors name the field and say what is wrong with it.
 func compileCron(schedule string, days cronDayRule) (*cronSchedule, error) {
+	// Airflow's presets become expressions before croniter sees them;
+	// croniter reads its own @midnight and @annually (or, 0.3.36,
+	// refuses them).
 	expr := schedule
-	if preset, ok := cronPresets[schedule]; ok {
+	if preset, ok := airflowCronPreset(schedule); ok {
 		expr = preset
 	}
-	// As the author wrote them, by gronx's position. gronx's own presets
-	// (@always, @5minutes) are not Airflow's, nor are seconds or years.
-	written := append([]string{""}, strings.Fields(expr)...)
-	segs, err := gronx.Segments(expr)
+	// croniter decides what is taken, and how (scheduler_croniter.go);
+	// gronx reads what croniter expanded. The day fields as written
+	// decide how they combine (match).
+	expanded, err := croniterExpand(expr, days.croniter)
+	if err != nil {
+		return nil, err
+	}
+	writtenExpr := expr
+	if alias, ok := cronPresets[expr]; ok {
+		writtenExpr = alias
+	}
+	written := append([]string{""}, pyFields(writtenExpr)...)
+	segs, err := gronx.Segments(strings.Join(expanded.segments[:], " "))
 	if err != nil || len(written) != 6 || len(segs) != 6 || segs[0] != "0" {
 		return nil, errors.New("want five fields: minute, hour, day of month, month, day of week")
 	}
-	c := &cronSchedule{expr: expr, monthDay: segs[3], weekDay: segs[5]}
+	c := &cronSchedule{expr: writtenExpr, monthDay: segs[3], weekDay: segs[5], nearest: expanded.nearest}
 	checker := &gronx.SegmentChecker{}
 	// fires asks gronx whether field pos fires at ref. Every value of
 	// every field is asked once, so that a bad part of a list is found
@@ -252,6 +291,9 @@ func (c *cronSchedule) dayDue(checker *gronx.SegmentChecker, day time.Time) bool
 	if c.months&(1<<int(day.Month())) == 0 {
 		return false
 	}
+	if c.nearest > 0 {
+		return day.Day() == nearestWeekday(day.Year(), day.Month(), c.nearest)
+	}
 	checker.SetRef(day)
 	monthDay := func() bool {
 		due, err := checker.CheckDue(c.monthDay, 3)
@@ -268,6 +310,27 @@ func (c *cronSchedule) dayDue(checker *gronx.SegmentChecker, day time.Time) bool
 		return weekDay()
 	}
 	return monthDay() && weekDay()
+}
+
+// nearestWeekday is the day of the month (year, month) nearest day n,
+// Monday to Friday, never in another month; n past the month's end is
+// its last day.
+func nearestWeekday(year int, month time.Month, n int) int {
+	last := time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	day := min(n, last)
+	switch time.Date(year, month, day, 0, 0, 0, 0, time.UTC).Weekday() {
+	case time.Saturday:
+		if day > 1 {
+			return day - 1
+		}
+		return day + 2
+	case time.Sunday:
+		if day < last {
+			return day + 1
+		}
+		return day - 2
+	}
+	return day
 }
 
 // prev is the latest tick at or before t (incl: Airflow's _align_to_prev)
