@@ -49,6 +49,10 @@ type taskOutcome struct {
 	// and what the task pushed itself.
 	returnValue json.RawMessage
 	pushed      []xcomPush
+	// returnMapLength is the return value's length as the task measured
+	// it for a mapped task downstream (the length the Task SDK sends with
+	// the push); nil: airlite reads it from the stored value.
+	returnMapLength *int
 	// rendered is the try's rendered template fields (TaskInstance.Rendered);
 	// nil when the try rendered none.
 	rendered map[string]any

@@ -157,6 +157,9 @@ func (s *scheduler) xcomPushes(dag *DAG, task *Task, out taskOutcome) []xcomPush
 		if p.Key == xcomReturnKey {
 			pushes = slices.Clone(pushes)
 			pushes[i].MapLength = pushMapLength(p.Value)
+			if n := out.returnMapLength; n != nil && *n >= 0 && *n <= maxRecordedMapLength {
+				pushes[i].MapLength = n
+			}
 		}
 	}
 	return pushes

@@ -173,6 +173,10 @@ type pythonTaskRequest struct {
 	MapIndex    int               `json:"map_index"` // -1 unless an instance of a mapped task
 	MemoryBytes int64             `json:"memory_bytes"`
 	Context     pythonTaskContext `json:"context"`
+	// MappedDependants: a mapped task downstream expands over this task's
+	// XCom (hasMappedDependants), so the return value is checked and
+	// measured as the release does at its push.
+	MappedDependants bool `json:"mapped_dependants"`
 }
 
 // pythonTaskContext is the try's Airflow context as data: what the
@@ -197,6 +201,9 @@ type pythonTaskResult struct {
 	Op          string      `json:"op"`
 	State       TaskState   `json:"state"`
 	ReturnValue *string     `json:"return_value"` // JSON text
+	// MapLength is the return value's length, sent when a mapped task
+	// downstream expands over it (the stored form of a tuple is a dict).
+	MapLength *int `json:"map_length"`
 	Pushes      [][2]string `json:"pushes"`       // [key, JSON text]
 	Skip        []string    `json:"skip"`
 	NoRetry     bool        `json:"no_retry"`
@@ -276,7 +283,8 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	}
 	tc := s.jobTemplates(job)
 	req := pythonTaskRequest{Edition: tc.rules.pythonSurface, DagFolder: pc.Folder, File: pc.File,
-		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
+		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc),
+		MappedDependants: job.task.Mapping == nil && hasMappedDependants(job.dag, job.task)}
 	if job.mapIndex != nil {
 		req.MapIndex = *job.mapIndex
 	}
@@ -619,6 +627,7 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 		}
 		if r.ReturnValue != nil {
 			res.returnValue = json.RawMessage(*r.ReturnValue)
+			res.returnMapLength = r.MapLength
 		}
 		if err := s.skipDownstream(job, r.Skip); err != nil {
 			res.reason = err.Error()

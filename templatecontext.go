@@ -388,6 +388,9 @@ func templateRepr(v *exec.Value) string {
 	if v.IsNil() || isPyNone(v) {
 		return "None"
 	}
+	if r, ok := v.Interface().(pyReprer); ok {
+		return r.pyRepr()
+	}
 	if s, ok := v.Interface().(pyStringer); ok {
 		return s.pyStr()
 	}

@@ -94,6 +94,19 @@ func (c templateContext) pull(q XComPullQuery) ([]*XComEntry, error) {
 // matching value, or default. Many: a list of every match, in the order of
 // task_ids, then map_index.
 func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
+	return xcomPullDecoded(c, args, pulledValue)
+}
+
+// xcomPull3 is Airflow 3.2.1's RuntimeTaskInstance.xcom_pull as airlite
+// serves it: 2.10.3's signature and shapes, each value read back through
+// serde (pulledSerdeValue), as the Task SDK's BaseXCom.deserialize_value
+// reads it.
+func xcomPull3(c templateContext, args *exec.VarArgs) (any, error) {
+	return xcomPullDecoded(c, args, pulledSerdeValue)
+}
+
+// xcomPullDecoded is xcomPull2 with each value read by decode.
+func xcomPullDecoded(c templateContext, args *exec.VarArgs, decode func(*XComEntry) (any, error)) (any, error) {
 	a, err := pyArgs("xcom_pull", args, []string{"task_ids", "dag_id", "key", "include_prior_dates", "session"}, []string{"map_indexes", "default"})
 	if err != nil {
 		return nil, err
@@ -147,7 +160,7 @@ func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
 			return pyNone, nil
 		}
 		// Every entry of airlite has map_index -1: an unmapped task's value.
-		return pulledValue(entries[0])
+		return decode(entries[0])
 	}
 	slices.SortStableFunc(entries, func(x, y *XComEntry) int {
 		byTask := strings.Compare(x.TaskID, y.TaskID)
@@ -162,7 +175,7 @@ func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
 	})
 	values := make([]any, 0, len(entries))
 	for _, e := range entries {
-		v, err := pulledValue(e)
+		v, err := decode(e)
 		if err != nil {
 			return nil, err
 		}

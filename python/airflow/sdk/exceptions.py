@@ -1,0 +1,31 @@
+"""The Task SDK's exceptions (task-sdk src/airflow/sdk/exceptions.py of
+Airflow 3.2.1): those a task raises or sees, on airlite's classes; the
+mapping ones are TypeErrors there, not AirflowExceptions."""
+from airflow.exceptions import (  # noqa: F401
+    AirflowException, AirflowFailException, AirflowSkipException, AirflowTaskTimeout, ParamValidationError)
+
+
+class AirflowRuntimeError(Exception):
+    """An error the supervisor answered a request with: its type and its
+    detail, as the task sees them ("API_SERVER_ERROR: {...}")."""
+
+    def __init__(self, error, detail):
+        self.error = error
+        self.detail = detail
+        super().__init__("%s: %s" % (error, detail))
+
+
+class XComForMappingNotPushed(TypeError):
+    def __str__(self):
+        return "did not push XCom for task mapping"
+
+
+class UnmappableXComTypePushed(TypeError):
+    def __init__(self, value, *values):
+        super().__init__(value, *values)
+
+    def __str__(self):
+        typename = type(self.args[0]).__qualname__
+        for arg in self.args[1:]:
+            typename = "%s[%s]" % (typename, type(arg).__qualname__)
+        return "unmappable return type %r" % typename
