@@ -22,16 +22,24 @@ func compactedJSON(t *testing.T, raw string) string {
 	return b.String()
 }
 
-// runServedPy3 triggers dagID of a served edition-3 folder and runs it to
-// its end with the real scheduler.
-func runServedPy3(t *testing.T, dir, dagID string) *testServer {
+// runServedPy triggers dagID of a served folder (run_id "r") and runs it
+// to its end with the real scheduler.
+func runServedPy(t *testing.T, e edition, dir, dagID string) *testServer {
 	t.Helper()
 	requirePython(t)
-	ts := servePy3Folder(t, dir)
-	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: edition3, Logger: zerolog.New(zerolog.NewTestWriter(t)),
+	set := readPyServeFolderAs(t, dir, e)
+	if len(set.ImportErrors) > 0 {
+		t.Fatalf("import errors: %+v", set.ImportErrors)
+	}
+	ts := newTestServer(t, e, withOptions(func(o *serverOptions) { o.DAGs = set }))
+	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: e, Logger: zerolog.New(zerolog.NewTestWriter(t)),
 		Now: time.Now, Parallelism: 8, Unixname: testUnixname, Hostname: "test"})
 	t.Cleanup(sched.stop)
-	ts.v2(t, http.MethodPost, "/dags/"+dagID+"/dagRuns", `{"dag_run_id": "r", "logical_date": null}`, http.StatusOK)
+	if e == edition3 {
+		ts.v2(t, http.MethodPost, "/dags/"+dagID+"/dagRuns", `{"dag_run_id": "r", "logical_date": null}`, http.StatusOK)
+	} else if res := ts.do(t, http.MethodPost, "/api/v1/dags/"+dagID+"/dagRuns", `{"dag_run_id": "r"}`, "Content-Type", "application/json"); res.status != http.StatusOK {
+		t.Fatalf("trigger %s: %d %s", dagID, res.status, res.body)
+	}
 	settleUntil(t, sched, time.Now, func() bool {
 		run, err := ts.store.RunByRunID(dagID, "r")
 		return err == nil && run.State.Finished()
@@ -50,7 +58,7 @@ func runServedPy3(t *testing.T, dir, dagID string) *testServer {
 // stringify with deserialize=true).
 func TestPythonTask_SerdeForms3(t *testing.T) {
 	t.Parallel()
-	ts := runServedPy3(t, "testdata/pydags/serde3", "serde3")
+	ts := runServedPy(t, edition3, "testdata/pydags/serde3", "serde3")
 	tz := func(class string) string {
 		return `{"__classname__":"builtins.tuple","__version__":1,"__data__":["UTC","` + class + `",1,true]}`
 	}
@@ -145,36 +153,56 @@ func TestPythonTask_SerdeForms3(t *testing.T) {
 	}
 }
 
-// TestPythonTask_UnmappablePushFailsUpstream3: a value a mapped task
-// cannot expand over fails the task that returned it, as 3.2.1 does
-// (task-sdk task_runner.py _push_xcom_if_needed: XComForMappingNotPushed
-// for None, UnmappableXComTypePushed for what is no sequence or dict,
-// nothing stored; the execution API's 400 for a length over [core]
-// max_map_length, 1024); the mapped task is then upstream_failed.
-func TestPythonTask_UnmappablePushFailsUpstream3(t *testing.T) {
+// TestPythonTask_UnmappablePushFailsUpstream: a value a mapped task
+// cannot expand over fails the task that returned it, and the mapped task
+// is then upstream_failed. 3.2.1 checks before the push (task-sdk
+// task_runner.py _push_xcom_if_needed: XComForMappingNotPushed for None,
+// UnmappableXComTypePushed for what is no sequence or dict, nothing
+// stored; the execution API's 400 for a length over [core]
+// max_map_length, 1024). 2.10.3 pushes, then refuses
+// (taskinstance.py _record_task_map_for_downstreams), the value kept.
+func TestPythonTask_UnmappablePushFailsUpstream(t *testing.T) {
 	t.Parallel()
-	ts := runServedPy3(t, "testdata/pydags/serde3_mapfail", "mapfail")
-	byTask := rowsByTask(t, ts.store, "mapfail", "r")
-	for _, tc := range []struct{ upstream, mapped, reason string }{
-		{"a_set", "over_set", "UnmappableXComTypePushed: unmappable return type 'set'"},
-		{"nothing", "over_nothing", "XComForMappingNotPushed: did not push XCom for task mapping"},
-		{"too_long", "over_too_long", `AirflowRuntimeError: API_SERVER_ERROR: {'status_code': 400, 'message': 'Server returned error', ` +
-			`'detail': {'detail': {'reason': 'unmappable_return_value_length', 'message': "pushed value is too large to map as a downstream's dependency"}}}`},
+	type upstream struct{ task, mapped, reason string }
+	for _, tc := range []struct {
+		name   string
+		e      edition
+		dir    string
+		kept   bool
+		checks []upstream
+	}{
+		{"edition 3", edition3, "testdata/pydags/mapfail3", false, []upstream{
+			{"a_set", "over_set", "UnmappableXComTypePushed: unmappable return type 'set'"},
+			{"nothing", "over_nothing", "XComForMappingNotPushed: did not push XCom for task mapping"},
+			{"too_long", "over_too_long", `AirflowRuntimeError: API_SERVER_ERROR: {'status_code': 400, 'message': 'Server returned error', ` +
+				`'detail': {'detail': {'reason': 'unmappable_return_value_length', 'message': "pushed value is too large to map as a downstream's dependency"}}}`},
+		}},
+		{"edition 2", edition2, "testdata/pydags/mapfail2", true, []upstream{
+			{"a_set", "over_set", "UnmappableXComTypePushed: unmappable return type 'set'"},
+			{"nothing", "over_nothing", "XComForMappingNotPushed: did not push XCom for task mapping"},
+			{"too_long", "over_too_long", "UnmappableXComLengthPushed: unmappable return value length: 1025 > 1024"},
+		}},
 	} {
-		up := byTask[tc.upstream]
-		if len(up) != 1 || up[0].State != TaskFailed {
-			t.Errorf("%s: %+v, want one failed task instance", tc.upstream, up)
-		}
-		if log := taskLogText(t, ts.store, "mapfail", "r", tc.upstream); !strings.Contains(log, tc.reason) {
-			t.Errorf("%s's log lacks %q:\n%s", tc.upstream, tc.reason, log)
-		}
-		if _, err := ts.store.XCom("mapfail", "r", tc.upstream, xcomReturnKey, -1); err == nil {
-			t.Errorf("%s's return value was stored", tc.upstream)
-		}
-		down := byTask[tc.mapped]
-		if len(down) != 1 || down[0].State != TaskUpstreamFailed {
-			t.Errorf("%s: %+v, want one upstream_failed task instance", tc.mapped, down)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := runServedPy(t, tc.e, tc.dir, "mapfail")
+			byTask := rowsByTask(t, ts.store, "mapfail", "r")
+			for _, c := range tc.checks {
+				if up := byTask[c.task]; len(up) != 1 || up[0].State != TaskFailed {
+					t.Errorf("%s: %d task instances (first %+v), want one failed", c.task, len(up), up)
+				}
+				if log := taskLogText(t, ts.store, "mapfail", "r", c.task); !strings.Contains(log, c.reason) {
+					t.Errorf("%s's log lacks %q:\n%s", c.task, c.reason, log)
+				}
+				_, err := ts.store.XCom("mapfail", "r", c.task, xcomReturnKey, -1)
+				if stored, want := err == nil, tc.kept && c.task != "nothing"; stored != want {
+					t.Errorf("%s's return value stored: %v, want %v", c.task, stored, want)
+				}
+				if down := byTask[c.mapped]; len(down) != 1 || down[0].State != TaskUpstreamFailed {
+					t.Errorf("%s: %d task instances, want one upstream_failed", c.mapped, len(down))
+				}
+			}
+		})
 	}
 }
 

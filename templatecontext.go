@@ -379,6 +379,9 @@ func templateStr(v *exec.Value, rules *editionRules) string {
 	if v.IsString() {
 		return v.String()
 	}
+	if s, ok := v.Interface().(pyStringer); ok {
+		return s.pyStr()
+	}
 	return templateRepr(v)
 }
 
