@@ -171,13 +171,13 @@ func TestPythonTask_UnmappablePushFailsUpstream(t *testing.T) {
 		kept   bool
 		checks []upstream
 	}{
-		{"edition 3", edition3, "testdata/pydags/mapfail3", false, []upstream{
+		{"edition 3", edition3, "testdata/pydags/mapfail", false, []upstream{
 			{"a_set", "over_set", "UnmappableXComTypePushed: unmappable return type 'set'"},
 			{"nothing", "over_nothing", "XComForMappingNotPushed: did not push XCom for task mapping"},
 			{"too_long", "over_too_long", `AirflowRuntimeError: API_SERVER_ERROR: {'status_code': 400, 'message': 'Server returned error', ` +
 				`'detail': {'detail': {'reason': 'unmappable_return_value_length', 'message': "pushed value is too large to map as a downstream's dependency"}}}`},
 		}},
-		{"edition 2", edition2, "testdata/pydags/mapfail2", true, []upstream{
+		{"edition 2", edition2, "testdata/pydags/mapfail", true, []upstream{
 			{"a_set", "over_set", "UnmappableXComTypePushed: unmappable return type 'set'"},
 			{"nothing", "over_nothing", "XComForMappingNotPushed: did not push XCom for task mapping"},
 			{"too_long", "over_too_long", "UnmappableXComLengthPushed: unmappable return value length: 1025 > 1024"},

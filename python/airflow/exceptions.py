@@ -71,9 +71,9 @@ class XComForMappingNotPushed(AirflowException):
         return "did not push XCom for task mapping"
 
 
-class UnmappableXComTypePushed(AirflowException):
-    """2.10.3: the return value a mapped task downstream expands over is
-    no sequence or dict."""
+class UnmappableTypeText:
+    """UnmappableXComTypePushed's words, shared by 2.10.3's class and the
+    Task SDK's (airflow.sdk.exceptions), whose bases differ."""
 
     def __init__(self, value, *values):
         super().__init__(value, *values)
@@ -83,6 +83,11 @@ class UnmappableXComTypePushed(AirflowException):
         for arg in self.args[1:]:
             typename = "%s[%s]" % (typename, type(arg).__qualname__)
         return "unmappable return type %r" % typename
+
+
+class UnmappableXComTypePushed(UnmappableTypeText, AirflowException):
+    """2.10.3: the return value a mapped task downstream expands over is
+    no sequence or dict."""
 
 
 class UnmappableXComLengthPushed(AirflowException):

@@ -3,6 +3,7 @@ Airflow 3.2.1): those a task raises or sees, on airlite's classes; the
 mapping ones are TypeErrors there, not AirflowExceptions."""
 from airflow.exceptions import (  # noqa: F401
     AirflowException, AirflowFailException, AirflowSkipException, AirflowTaskTimeout, ParamValidationError)
+from airflow.exceptions import UnmappableTypeText
 
 
 class AirflowRuntimeError(Exception):
@@ -20,12 +21,5 @@ class XComForMappingNotPushed(TypeError):
         return "did not push XCom for task mapping"
 
 
-class UnmappableXComTypePushed(TypeError):
-    def __init__(self, value, *values):
-        super().__init__(value, *values)
-
-    def __str__(self):
-        typename = type(self.args[0]).__qualname__
-        for arg in self.args[1:]:
-            typename = "%s[%s]" % (typename, type(arg).__qualname__)
-        return "unmappable return type %r" % typename
+class UnmappableXComTypePushed(UnmappableTypeText, TypeError):
+    pass

@@ -1,5 +1,7 @@
 """Values a mapped task cannot expand over fail the task that pushed
-them, as Airflow 2.10.3 does after the push (_record_task_map_for_downstreams)."""
+them: Airflow 3.2.1 before the push (task_runner.py _push_xcom_if_needed),
+2.10.3 after it (_record_task_map_for_downstreams). Read in editions 2
+and 3 (3.2.1 keeps airflow.DAG and airflow.decorators as deprecated names)."""
 import pendulum
 from airflow import DAG
 from airflow.decorators import task
