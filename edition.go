@@ -783,7 +783,6 @@ var (
 		// task-sdk/src/airflow/sdk/execution_time/task_runner.py
 		// RuntimeTaskInstance.get_template_context.
 		r.templateVars = templateVars3
-		r.xcomPull = xcomPull3
 		r.dagRunStr = dagRunStr3
 		r.templateExecutionDate = false
 

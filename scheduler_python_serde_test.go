@@ -219,3 +219,36 @@ func taskLogText(t *testing.T, store *Store, dagID, runID, taskID string) string
 	}
 	return b.String()
 }
+
+// TestPythonTask_XComEncoderForms2: edition 2 stores a task's value as
+// 2.10.3's XComEncoder writes it (utils/json.py: a top-level tuple, all
+// of it, and what json cannot write itself in serde's form, a tuple
+// inside what json writes as json's list, json's own keys; a type serde has no serializer for in
+// 2.10.3, a UUID, json's TypeError) and reads it back through
+// XComDecoder: in the task and in Jinja.
+func TestPythonTask_XComEncoderForms2(t *testing.T) {
+	t.Parallel()
+	ts := runServedPy(t, edition2, "testdata/pydags/serde2", "serde2")
+	for task, want := range map[string]string{
+		"make_tuple": `{"__classname__":"builtins.tuple","__version__":1,"__data__":[1,{"__classname__":"builtins.tuple","__version__":1,"__data__":[2,3]}]}`,
+		"make_mixed": `{"set":{"__classname__":"builtins.set","__version__":1,"__data__":[3]},"nested":[[1,"a"]],` +
+			`"when":{"__classname__":"datetime.datetime","__version__":2,"__data__":{"timestamp":1704164645.0,"tz":` +
+			`{"__classname__":"builtins.tuple","__version__":1,"__data__":["UTC","pendulum.tz.timezone.FixedTimezone",1,true]}}},` +
+			`"dec":{"__classname__":"decimal.Decimal","__version__":1,"__data__":1.5},"true":"bool key"}`,
+		"read_back": `"read"`,
+		"render":    `"(1, (2, 3))|{3}"`,
+	} {
+		e, err := ts.store.XCom("serde2", "r", task, xcomReturnKey, -1)
+		if err != nil {
+			t.Errorf("%s: %v (log: %s)", task, err, taskLogText(t, ts.store, "serde2", "r", task))
+			continue
+		}
+		if got := compactedJSON(t, string(e.Value)); got != want {
+			t.Errorf("%s stored %s, want %s", task, got, want)
+		}
+	}
+	const refused = "TypeError: Object of type UUID is not JSON serializable"
+	if log := taskLogText(t, ts.store, "serde2", "r", "make_uuid"); !strings.Contains(log, refused) {
+		t.Errorf("make_uuid's log lacks %q:\n%s", refused, log)
+	}
+}

@@ -1,10 +1,12 @@
 package main
 
-// Airflow 3.2.1's XCom values as a template pulls them: the Task SDK
-// stores what serde makes of a value (python/airlite_serde.py) and its
-// ti.xcom_pull gives the object back (task-sdk bases/xcom.py
-// deserialize_value -> serde deserialize), so Jinja prints str() of a
-// tuple, a set, a datetime ... and not their encoded forms.
+// XCom values as a template pulls them in editions 2 and 3: Airflow
+// stores what serde makes of a tuple, a set, a datetime ...
+// (python/airlite_serde.py; 3.2.1's Task SDK for every value, 2.10.3's
+// XComEncoder for what json cannot write) and ti.xcom_pull gives the
+// object back (3.2.1 task-sdk bases/xcom.py deserialize_value, 2.10.3
+// utils/json.py XComDecoder: serde deserialize), so Jinja prints str() of
+// the object and not its encoded form.
 
 import (
 	"encoding/hex"

@@ -92,21 +92,10 @@ func (c templateContext) pull(q XComPullQuery) ([]*XComEntry, error) {
 // include_prior_dates, session, and keyword-only map_indexes and default.
 // One task (task_ids a str or None, map_indexes not a list): the newest
 // matching value, or default. Many: a list of every match, in the order of
-// task_ids, then map_index.
+// task_ids, then map_index. Values are read back through serde
+// (pulledSerdeValue), as 2.10.3's XComDecoder and 3.2.1's Task SDK read
+// them; edition 3 shares this function.
 func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
-	return xcomPullDecoded(c, args, pulledValue)
-}
-
-// xcomPull3 is Airflow 3.2.1's RuntimeTaskInstance.xcom_pull as airlite
-// serves it: 2.10.3's signature and shapes, each value read back through
-// serde (pulledSerdeValue), as the Task SDK's BaseXCom.deserialize_value
-// reads it.
-func xcomPull3(c templateContext, args *exec.VarArgs) (any, error) {
-	return xcomPullDecoded(c, args, pulledSerdeValue)
-}
-
-// xcomPullDecoded is xcomPull2 with each value read by decode.
-func xcomPullDecoded(c templateContext, args *exec.VarArgs, decode func(*XComEntry) (any, error)) (any, error) {
 	a, err := pyArgs("xcom_pull", args, []string{"task_ids", "dag_id", "key", "include_prior_dates", "session"}, []string{"map_indexes", "default"})
 	if err != nil {
 		return nil, err
@@ -160,7 +149,7 @@ func xcomPullDecoded(c templateContext, args *exec.VarArgs, decode func(*XComEnt
 			return pyNone, nil
 		}
 		// Every entry of airlite has map_index -1: an unmapped task's value.
-		return decode(entries[0])
+		return pulledSerdeValue(entries[0])
 	}
 	slices.SortStableFunc(entries, func(x, y *XComEntry) int {
 		byTask := strings.Compare(x.TaskID, y.TaskID)
@@ -175,7 +164,7 @@ func xcomPullDecoded(c templateContext, args *exec.VarArgs, decode func(*XComEnt
 	})
 	values := make([]any, 0, len(entries))
 	for _, e := range entries {
-		v, err := decode(e)
+		v, err := pulledSerdeValue(e)
 		if err != nil {
 			return nil, err
 		}

@@ -6,8 +6,10 @@ what serialize gives as the JSON value itself (serialize=False), so a
 value JSON holds stays itself and a tuple becomes {"__classname__":
 "builtins.tuple", "__version__": 1, "__data__": [...]}.
 
-Edition 3 only: 2.10.3's XCom goes through json.dumps with its encoder
-(airlite_task.py xcom_encode), 1.10.15's through json.dumps alone."""
+2.10.3's XComEncoder hands serde (airflow/serialization/serde.py, the
+same forms) what json cannot write itself, with fewer serializers: no
+uuid.UUID, no pendulum Date, and a pydantic model as an object of its own
+class (release "2" below). 1.10.15's XCom is json.dumps alone."""
 import dataclasses
 import datetime as _dt
 import decimal
@@ -87,9 +89,17 @@ def _serialize_timezone(tz, owner=None):
     return "", "", 0, False
 
 
-def _registered(o, qn):
+# What 2.10.3 registers beside 3.2.1's serializers: the same, but for
+# these (its serializers folder has no uuid.py or pydantic.py, and its
+# datetime.py lists no pendulum.date.Date).
+_NOT_IN_2 = frozenset(("uuid.UUID", "pydantic.main.BaseModel", _PENDULUM_DATE))
+
+
+def _registered(o, qn, release):
     """A registered serializer's answer (data, classname, version, done),
     or None when no serializer is registered for qn."""
+    if release == "2" and qn in _NOT_IN_2:
+        return None
     if qn in ("builtins.tuple", "builtins.set", "builtins.frozenset"):
         return list(o), qualname(o), _BUILTIN_VERSION, True
     if qn in ("datetime.datetime", "datetime.date", "datetime.timedelta", _PENDULUM_DATETIME, _PENDULUM_DATE):
@@ -115,33 +125,33 @@ def _registered(o, qn):
     return None
 
 
-def serialize(o, depth=0):
+def serialize(o, depth=0, release="3"):
     """serde.serialize: None, lists, dicts (keys as str(); a reserved key
     refused) and primitives as they are, registered types encoded, then an
     object's own serialize(), a dataclass's or an attrs class's fields;
-    anything else is a TypeError."""
+    anything else is a TypeError. release "2" is 2.10.3's serde."""
     if depth == _MAX_DEPTH:
         raise RecursionError("maximum recursion depth reached for serialization")
     if o is None:
         return o
     if isinstance(o, list):
-        return [serialize(d, depth + 1) for d in o]
+        return [serialize(d, depth + 1, release) for d in o]
     if isinstance(o, dict):
         if CLASSNAME in o or SCHEMA_ID in o:
             raise AttributeError("reserved key %s or %s found in dict to serialize" % (CLASSNAME, SCHEMA_ID))
-        return {str(k): serialize(v, depth + 1) for k, v in o.items()}
+        return {str(k): serialize(v, depth + 1, release) for k, v in o.items()}
     cls = type(o)
     qn = qualname(o)
     classname = None
     if _is_namedtuple(o):
         qn = classname = "builtins.tuple"
-    if _is_pydantic_model(o):
+    if _is_pydantic_model(o) and release != "2":
         qn, classname = "pydantic.main.BaseModel", qualname(o)
-    answer = _registered(o, qn)
+    answer = _registered(o, qn, release)
     if answer is not None:
         data, serialized_classname, version, done = answer
         if done:
-            return _encode(classname or serialized_classname, version, serialize(data, depth + 1))
+            return _encode(classname or serialized_classname, version, serialize(data, depth + 1, release))
     if isinstance(o, _PRIMITIVES):
         if isinstance(o, enum.Enum):
             return o.value
@@ -150,16 +160,20 @@ def serialize(o, depth=0):
     if hasattr(o, "serialize"):
         data = getattr(o, "serialize")()
         if isinstance(data, dict):
-            data = serialize(data, depth + 1)
+            data = serialize(data, depth + 1, release)
         out[DATA] = data
         return out
+    if release == "2" and _is_pydantic_model(o):
+        # 2.10.3 serde.py: a pydantic model's fields, under its own class.
+        out[DATA] = serialize(o.model_dump(), depth + 1, release)
+        return out
     if dataclasses.is_dataclass(cls):
-        out[DATA] = serialize(dataclasses.asdict(o), depth + 1)
+        out[DATA] = serialize(dataclasses.asdict(o), depth + 1, release)
         return out
     attr = _attr_module()
     if attr is not None and attr.has(cls):
         data = attr.asdict(o, recurse=False, filter=lambda a, v: a.init)
-        out[DATA] = serialize(data, depth + 1)
+        out[DATA] = serialize(data, depth + 1, release)
         return out
     raise TypeError("cannot serialize object of type %s" % cls)
 

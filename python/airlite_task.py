@@ -190,51 +190,53 @@ class TaskInstance:
 _SERDE_RESERVED = ("__classname__", "__id__")
 
 
-def _serde_check(value):
-    """serde.serialize's refusal, at any depth of dicts, lists, tuples and
-    sets (2.10.3 serialization/serde.py serialize)."""
-    if isinstance(value, dict):
-        if any(k in value for k in _SERDE_RESERVED):
-            raise AttributeError("reserved key __classname__ or __id__ found in dict to serialize")
-        for v in value.values():
-            _serde_check(v)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            _serde_check(v)
-
-
 def xcom_encode(value, edition):
     """A pushed value as the try stores it, refused as the release's XCom
     serialization refuses it. Airflow 3 stores what serde makes of it
     (task-sdk BaseXCom.serialize_value; the execution API keeps it as the
     JSON value): a tuple, a set, a date ... in serde's encoded form, a
     reserved key refused at any depth (airlite_serde.py). 2.10.3's
-    XComEncoder.encode looks at a top-level dict alone, and serde only
-    sees what json cannot write itself, a top-level tuple here
-    (utils/json.py); 1.10.15 refuses none."""
+    XComEncoder (utils/json.py) refuses a reserved key in a top-level dict,
+    hands a top-level tuple to serde, and serde what json cannot write
+    itself (a set, a date ... at any depth; a nested tuple is a list).
+    1.10.15 writes json.dumps' text and refuses none."""
+    import airlite_serde
     if edition == "3":
-        import airlite_serde
         return json.dumps(airlite_serde.serialize(value), allow_nan=False)
-    if edition == "2":
-        if isinstance(value, dict) and any(k in value for k in _SERDE_RESERVED):
-            raise AttributeError("reserved key __classname__ found in dict to serialize")
-        if isinstance(value, (tuple, set, frozenset)):
-            _serde_check(value)
-    return json.dumps(value, allow_nan=False, default=_xcom_default)
+    if edition == "1.10":
+        return json.dumps(value, allow_nan=False, default=_json_default110)
+    if isinstance(value, dict) and any(k in value for k in _SERDE_RESERVED):
+        raise AttributeError("reserved key __classname__ found in dict to serialize")
+    if isinstance(value, tuple):
+        value = _xcom_encoder_default(value)
+    return json.dumps(value, allow_nan=False, default=_xcom_encoder_default)
+
+
+def _xcom_encoder_default(value):
+    """2.10.3 XComEncoder.default: serde's form, or json's own TypeError
+    when serde has none."""
+    import airlite_serde
+    try:
+        return airlite_serde.serialize(value, release="2")
+    except TypeError:
+        raise TypeError("Object of type %s is not JSON serializable" % type(value).__name__) from None
 
 
 def xcom_decode(text, edition):
-    """A stored value as the release's XCom reads it back: Airflow 3's
-    serde.deserialize (task-sdk BaseXCom.deserialize_value: a tuple, a
-    set, a datetime ... again), json.loads' value in the others."""
+    """A stored value as the release's XCom reads it back: serde's
+    deserialize (3.2.1's BaseXCom.deserialize_value; 2.10.3's XComDecoder,
+    its object_hook on every dict): a tuple, a set, a datetime ... again.
+    1.10.15: json.loads' value."""
     value = json.loads(text)
-    if edition == "3":
-        import airlite_serde
-        return airlite_serde.deserialize(value)
-    return value
+    if edition == "1.10":
+        return value
+    import airlite_serde
+    return airlite_serde.deserialize(value)
 
 
-def _xcom_default(value):
+def _json_default110(value):
+    """1.10.15 had no encoder of its own: airlite writes a datetime as its
+    ISO text, a set or a tuple as a list."""
     import datetime
     if isinstance(value, datetime.datetime):
         return value.isoformat()
