@@ -634,6 +634,9 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 			return res
 		}
 		res.state = TaskSuccess
+		// The task program checked its return value for mapped tasks
+		// downstream; a @task.bash's command has yet to give one.
+		res.pushChecked = r.BashCommand == nil
 		if r.BashCommand != nil {
 			return s.runDecoratedBash(ctx, job, *r.BashCommand, res)
 		}

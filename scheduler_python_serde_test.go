@@ -151,11 +151,19 @@ func TestPythonTask_SerdeForms3(t *testing.T) {
 	if string(deserialized.Value) != `"(1,2)"` {
 		t.Errorf("deserialize=true shows %s, want stringify's \"(1,2)\"", deserialized.Value)
 	}
+	const dtEntry = "/dags/serde3/dagRuns/r/taskInstances/make_dt/xcomEntries/return_value?deserialize=true"
+	if err := json.Unmarshal([]byte(ts.v2(t, http.MethodGet, dtEntry, "", http.StatusOK).body), &deserialized); err != nil {
+		t.Fatal(err)
+	}
+	if want := `"datetime.datetime@version=2(timestamp=1704164645.0,tz=(UTC,pendulum.tz.timezone.FixedTimezone,1,True))"`; string(deserialized.Value) != want {
+		t.Errorf("deserialize=true shows the datetime as %s, want %s", deserialized.Value, want)
+	}
 }
 
 // TestPythonTask_UnmappablePushFailsUpstream: a value a mapped task
-// cannot expand over fails the task that returned it, and the mapped task
-// is then upstream_failed. 3.2.1 checks before the push (task-sdk
+// cannot expand over fails the task that returned it (a Python callable,
+// checked in its process, or a BashOperator, whose last line is a str,
+// checked by airlite), and the mapped task is then upstream_failed. 3.2.1 checks before the push (task-sdk
 // task_runner.py _push_xcom_if_needed: XComForMappingNotPushed for None,
 // UnmappableXComTypePushed for what is no sequence or dict, nothing
 // stored; the execution API's 400 for a length over [core]
@@ -176,11 +184,13 @@ func TestPythonTask_UnmappablePushFailsUpstream(t *testing.T) {
 			{"nothing", "over_nothing", "XComForMappingNotPushed: did not push XCom for task mapping"},
 			{"too_long", "over_too_long", `AirflowRuntimeError: API_SERVER_ERROR: {'status_code': 400, 'message': 'Server returned error', ` +
 				`'detail': {'detail': {'reason': 'unmappable_return_value_length', 'message': "pushed value is too large to map as a downstream's dependency"}}}`},
+			{"bash_line", "over_bash", "UnmappableXComTypePushed: unmappable return type 'str'"},
 		}},
 		{"edition 2", edition2, "testdata/pydags/mapfail", true, []upstream{
 			{"a_set", "over_set", "UnmappableXComTypePushed: unmappable return type 'set'"},
 			{"nothing", "over_nothing", "XComForMappingNotPushed: did not push XCom for task mapping"},
 			{"too_long", "over_too_long", "UnmappableXComLengthPushed: unmappable return value length: 1025 > 1024"},
+			{"bash_line", "over_bash", "UnmappableXComTypePushed: unmappable return type 'str'"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ and 3 (3.2.1 keeps airflow.DAG and airflow.decorators as deprecated names)."""
 import pendulum
 from airflow import DAG
 from airflow.decorators import task
+from airflow.operators.bash import BashOperator
 
 with DAG("mapfail", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
 
@@ -27,3 +28,4 @@ with DAG("mapfail", schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="
     show.override(task_id="over_set").expand(x=a_set())
     show.override(task_id="over_nothing").expand(x=nothing())
     show.override(task_id="over_too_long").expand(x=too_long())
+    show.override(task_id="over_bash").expand(x=BashOperator(task_id="bash_line", bash_command="echo hi").output)
