@@ -66,7 +66,10 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 	if job.try <= sim.FailTimes {
 		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("simulated failure %d of %d", job.try, sim.FailTimes)}
 	}
-	out := taskOutcome{state: TaskState(sim.Outcome), output: fmt.Sprintf("simulated %s: %s\n", job.task.Operator, sim.Outcome)}
+	// A simulation pushes what its script declares and ends as scripted:
+	// no push-time check for mapped tasks downstream (pushChecked).
+	out := taskOutcome{state: TaskState(sim.Outcome), output: fmt.Sprintf("simulated %s: %s\n", job.task.Operator, sim.Outcome),
+		pushChecked: true}
 	if out.state == TaskFailed {
 		out.reason = "simulated outcome: failed"
 	}
@@ -177,8 +180,9 @@ const maxMapLength = 1024
 // task downstream cannot expand over, as the release fails the task that
 // pushed it (mappedPushRule): None, a value that is no sequence or dict,
 // or one longer than maxMapLength. A Python callable's try is checked in
-// its process (python/airlite_task.py push_return_value); this checks the
-// tries airlite runs itself (a bash command's last line is a str).
+// its process (python/airlite_task.py push_return_value), a simulated
+// try not at all (it ends as scripted); this checks a bash command's
+// (its last line is a str).
 func (s *scheduler) refuseUnmappablePush(job taskJob, out taskOutcome) taskOutcome {
 	rule := s.rules.mappedPush
 	if out.state != TaskSuccess || out.pushChecked || !rule.checked || job.task.Mapping != nil || !hasMappedDependants(job.dag, job.task) {
