@@ -390,6 +390,10 @@ type dagFileRules struct {
 	// the task runner.
 	pythonSurface string
 
+	// mappedPush is how the release checks a return value a mapped task
+	// downstream expands over (scheduler_operators.go refuseUnmappablePush).
+	mappedPush mappedPushRule
+
 	// DAG folder. ignoreMatchesFolderPath: a .airflowignore pattern is
 	// searched for in the DAG folder's path as given joined with the path
 	// inside it (1.10.15 airflow/utils/dag_processing.py:338,355); else in
@@ -597,6 +601,9 @@ var (
 			cronDescriber:           cronDescriber2,
 			cronInZone:              true,
 			pythonSurface:           "2",
+			// 2.10.3 models/taskinstance.py _execute_task, then
+			// _record_task_map_for_downstreams.
+			mappedPush: mappedPushRule{checked: true},
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
 			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
@@ -810,6 +817,9 @@ var (
 		// provider's operators, without what Airflow 3 removed
 		// (python/airflow, "3").
 		r.pythonSurface = "3"
+		// task-sdk task_runner.py _push_xcom_if_needed; the execution API's
+		// max_map_length (execution_api/routes/xcoms.py set_xcom).
+		r.mappedPush = mappedPushRule{checked: true, beforePush: true}
 		r.python = python3
 		r.catchupByDefault = false
 		// cron-descriptor 2.0.6 and the day fields' " (or) "

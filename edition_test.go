@@ -137,6 +137,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"cronDays":                cronDaysObserved(r.cronDays),
 			"cronDescriber":           r.cronDescriber.describe("0 0 1 * 1"),
 			"pythonSurface":           r.pythonSurface,
+			"mappedPush":              r.mappedPush,
 			"catchupByDefault":        r.catchupByDefault,
 			"staleDAGAfter":           r.staleDAGAfter,
 			"staleOnImportError":      r.staleOnImportError,
@@ -278,6 +279,8 @@ func TestEditionRules_Table(t *testing.T) {
 		// cron-descriptor 1.4.5 (constraints-2.10.3)
 		"cronDescriber": "At 00:00, on day 1 of the month, only on Monday",
 		"pythonSurface": "2", "catchupByDefault": true,
+		// 2.10.3 taskinstance.py _record_task_map_for_downstreams, after the push
+		"mappedPush": mappedPushRule{checked: true},
 		// 2.10.3 dag_processing/manager.py:509-549, stale_dag_threshold 50
 		"staleDAGAfter":      50 * time.Second,
 		"staleOnImportError": false,
@@ -414,6 +417,8 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 has no timetable_description
 			"cronDescriber": "",
 			"pythonSurface": "1.10", "catchupByDefault": true,
+			// 1.10.15 has no task mapping
+			"mappedPush": mappedPushRule{},
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
@@ -524,6 +529,8 @@ func TestEditionRules_Table(t *testing.T) {
 			// 1.10.15 has no timetable_description
 			"cronDescriber": "",
 			"pythonSurface": "1.10", "catchupByDefault": true,
+			// 1.10.15 has no task mapping
+			"mappedPush": mappedPushRule{},
 			// 1.10.15 jobs/scheduler_job.py:1491-1499: at the job's end only
 			"staleDAGAfter":      staleDAGsKept,
 			"staleOnImportError": false,
@@ -635,6 +642,8 @@ func want3(want2 map[string]any) map[string]any {
 		"examples": "fixtures/3.2.1", "uiRunPath": "/dags/:dag_id/runs/:run_id", "uiDagPath": "/dags/:dag_id", "runURLByRunID": true,
 		// Airflow 3's authoring surface (python/airflow, "3").
 		"pythonSurface": "3",
+		// task-sdk task_runner.py _push_xcom_if_needed, before the push
+		"mappedPush": mappedPushRule{checked: true, beforePush: true},
 		// the standard provider's modules, which 3.2.1's example DAGs import
 		"python": `schedule pendulum.datetime(2024, 5, 1, 10, 0, 0, tz="UTC") airflow.providers.standard.operators.bash`,
 		// airflow-core config.yml [scheduler] catchup_by_default

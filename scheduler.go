@@ -49,6 +49,13 @@ type taskOutcome struct {
 	// and what the task pushed itself.
 	returnValue json.RawMessage
 	pushed      []xcomPush
+	// returnMapLength is the return value's length as the task measured
+	// it for a mapped task downstream (the length the Task SDK sends with
+	// the push); nil: airlite reads it from the stored value.
+	returnMapLength *int
+	// pushChecked: the task program checked the return value for the
+	// mapped tasks downstream (refuseUnmappablePush need not).
+	pushChecked bool
 	// rendered is the try's rendered template fields (TaskInstance.Rendered);
 	// nil when the try rendered none.
 	rendered map[string]any
@@ -1031,6 +1038,7 @@ func (s *scheduler) WithTasksStopped(match func(tiKey) bool, change func() error
 // try no longer owns its task instance. A try whose XCom values the store
 // refuses (a limit) fails instead, as Airflow's does when its push fails.
 func (s *scheduler) finishTask(job taskJob, out taskOutcome) error {
+	out = s.refuseUnmappablePush(job, out)
 	err := s.recordOutcome(job, out)
 	var limit *limitError
 	if !errors.As(err, &limit) {

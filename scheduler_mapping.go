@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -100,18 +101,45 @@ func readMappedArg(name string, raw json.RawMessage) (mappedArg, error) {
 }
 
 // mappableLength is the length of a value a task may map over: a list (a
-// tuple or a set decode to one) or a dict.
+// tuple or a set airlite stored as one), a dict, or a tuple in serde's
+// form (builtins.tuple, as Airflow 3's Task SDK and 2.10.3's XComEncoder
+// store one). Another serde object (a set, a date) is no sequence
+// (is_mappable_value).
 func mappableLength(v any) (int, bool) {
 	switch x := v.(type) {
 	case []any:
 		return len(x), true
 	case map[string]any:
+		if class, ok := serdeClassOf(x); ok {
+			items, isList := x["__data__"].([]any)
+			if class == "builtins.tuple" && isList {
+				return len(items), true
+			}
+			return 0, false
+		}
 		return len(x), true
 	}
 	return 0, false
 }
 
+// serdeClassOf is the class of a value in serde's encoded form (a dict
+// with a str __classname__ and a __version__), which no value a task
+// pushes holds otherwise (serde refuses the key in a dict).
+func serdeClassOf(d map[string]any) (string, bool) {
+	class, ok := d["__classname__"].(string)
+	if _, versioned := d["__version__"]; !ok || !versioned {
+		return "", false
+	}
+	return class, true
+}
+
 func pyValueTypeName(v any) string {
+	if d, ok := v.(map[string]any); ok {
+		if class, ok := serdeClassOf(d); ok {
+			return class[strings.LastIndexByte(class, '.')+1:]
+		}
+		return "dict"
+	}
 	switch v.(type) {
 	case nil:
 		return "None"

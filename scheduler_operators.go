@@ -65,7 +65,10 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 	if job.try <= sim.FailTimes {
 		return taskOutcome{state: TaskFailed, reason: fmt.Sprintf("simulated failure %d of %d", job.try, sim.FailTimes)}
 	}
-	out := taskOutcome{state: TaskState(sim.Outcome), output: fmt.Sprintf("simulated %s: %s\n", job.task.Operator, sim.Outcome)}
+	// A simulation pushes what its script declares and ends as scripted:
+	// no push-time check for mapped tasks downstream (pushChecked).
+	out := taskOutcome{state: TaskState(sim.Outcome), output: fmt.Sprintf("simulated %s: %s\n", job.task.Operator, sim.Outcome),
+		pushChecked: true}
 	if out.state == TaskFailed {
 		out.reason = "simulated outcome: failed"
 	}
@@ -88,11 +91,7 @@ func simulate(ctx context.Context, job taskJob) taskOutcome {
 // (pushMapLength).
 func (s *scheduler) xcomPushes(dag *DAG, task *Task, out taskOutcome) []xcomPush {
 	pushes := out.pushed
-	doPush := task.Operator != "BashOperator" || s.rules.bashPushesReturnValue
-	if task.DoXComPush != nil {
-		doPush = *task.DoXComPush
-	}
-	if doPush && out.returnValue != nil {
+	if s.doesXComPush(task) && out.returnValue != nil {
 		pushes = append(slices.Clip(pushes), xcomPush{Key: xcomReturnKey, Value: out.returnValue})
 	}
 	if task.Mapping != nil || !hasMappedDependants(dag, task) {
@@ -102,9 +101,73 @@ func (s *scheduler) xcomPushes(dag *DAG, task *Task, out taskOutcome) []xcomPush
 		if p.Key == xcomReturnKey {
 			pushes = slices.Clone(pushes)
 			pushes[i].MapLength = pushMapLength(p.Value)
+			if n := out.returnMapLength; n != nil && *n >= 0 && *n <= maxRecordedMapLength {
+				pushes[i].MapLength = n
+			}
 		}
 	}
 	return pushes
+}
+
+// mappedPushRule is a release's check of a return value a mapped task
+// downstream expands over: checked (1.10.15 has no mapping), and whether
+// before the push (3.2.1: a refused value is not stored) or after it
+// (2.10.3: it stays).
+type mappedPushRule struct {
+	checked, beforePush bool
+}
+
+// maxMapLength is [core] max_map_length's default, the longest value a
+// mapped task may expand over (airlite has no setting for it).
+const maxMapLength = 1024
+
+// refuseUnmappablePush fails a successful try whose return value a mapped
+// task downstream cannot expand over, as the release fails the task that
+// pushed it (mappedPushRule): None, a value that is no sequence or dict,
+// or one longer than maxMapLength. A Python callable's try is checked in
+// its process (python/airlite_task.py push_return_value), a simulated
+// try not at all (it ends as scripted); this checks a bash command's
+// (its last line is a str).
+func (s *scheduler) refuseUnmappablePush(job taskJob, out taskOutcome) taskOutcome {
+	rule := s.rules.mappedPush
+	if out.state != TaskSuccess || out.pushChecked || !rule.checked || job.task.Mapping != nil || !hasMappedDependants(job.dag, job.task) {
+		return out
+	}
+	value := out.returnValue
+	if !s.doesXComPush(job.task) {
+		value = nil
+	}
+	var reason string
+	n, mappable := mappableLength(pyDecode(value))
+	switch {
+	case value == nil:
+		reason = "XComForMappingNotPushed: did not push XCom for task mapping"
+	case !mappable:
+		reason = "UnmappableXComTypePushed: unmappable return type " + pyQuote(pyValueTypeName(pyDecode(value)))
+	case n <= maxMapLength:
+		return out
+	case rule.beforePush:
+		reason = "AirflowRuntimeError: API_SERVER_ERROR: {'status_code': 400, 'message': 'Server returned error', " +
+			"'detail': {'detail': {'reason': 'unmappable_return_value_length', 'message': \"pushed value is too large to map as a downstream's dependency\"}}}"
+	default:
+		reason = fmt.Sprintf("UnmappableXComLengthPushed: unmappable return value length: %d > %d", n, maxMapLength)
+	}
+	failed := out
+	failed.state, failed.reason = TaskFailed, reason
+	failed.output += reason + "\n"
+	if !rule.beforePush && value != nil {
+		failed.pushed = append(slices.Clip(out.pushed), xcomPush{Key: xcomReturnKey, Value: value})
+	}
+	return failed
+}
+
+// doesXComPush is whether the task pushes its return value: its
+// do_xcom_push, by default on (a BashOperator's by the edition's rule).
+func (s *scheduler) doesXComPush(task *Task) bool {
+	if task.DoXComPush != nil {
+		return *task.DoXComPush
+	}
+	return task.Operator != "BashOperator" || s.rules.bashPushesReturnValue
 }
 
 // hasMappedDependants says whether a task of dag expands over task's

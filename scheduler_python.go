@@ -176,6 +176,10 @@ type pythonTaskRequest struct {
 	// TriggerRunID is set for a 1.10 TriggerDagRunOperator whose
 	// python_callable runs: the run id its DagRunOrder starts with.
 	TriggerRunID *string `json:"trigger_run_id,omitempty"`
+	// MappedDependants: a mapped task downstream expands over this task's
+	// XCom (hasMappedDependants), so the return value is checked and
+	// measured as the release does at its push.
+	MappedDependants bool `json:"mapped_dependants"`
 }
 
 // pythonTaskContext is the try's Airflow context as data: what the
@@ -197,13 +201,16 @@ type pythonTaskContext struct {
 
 // pythonTaskResult is the program's last line.
 type pythonTaskResult struct {
-	Op          string      `json:"op"`
-	State       TaskState   `json:"state"`
-	ReturnValue *string     `json:"return_value"` // JSON text
-	Pushes      [][2]string `json:"pushes"`       // [key, JSON text]
-	Skip        []string    `json:"skip"`
-	NoRetry     bool        `json:"no_retry"`
-	Reason      string      `json:"reason"`
+	Op          string    `json:"op"`
+	State       TaskState `json:"state"`
+	ReturnValue *string   `json:"return_value"` // JSON text
+	// MapLength is the return value's length, sent when a mapped task
+	// downstream expands over it (the stored form of a tuple is a dict).
+	MapLength *int        `json:"map_length"`
+	Pushes    [][2]string `json:"pushes"` // [key, JSON text]
+	Skip      []string    `json:"skip"`
+	NoRetry   bool        `json:"no_retry"`
+	Reason    string      `json:"reason"`
 	// Rendered is the try's rendered template fields (op_args, op_kwargs,
 	// templates_dict), for TaskInstance.Rendered.
 	Rendered json.RawMessage `json:"rendered"`
@@ -283,7 +290,8 @@ func (s *scheduler) runPython(ctx context.Context, job taskJob) taskOutcome {
 	}
 	tc := s.jobTemplates(job)
 	req := pythonTaskRequest{Edition: tc.rules.pythonSurface, DagFolder: pc.Folder, File: pc.File,
-		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc)}
+		DagID: job.dag.DagID, TaskID: job.task.TaskID, MapIndex: -1, MemoryBytes: defaultPythonMemory, Context: s.pythonContext(tc),
+		MappedDependants: job.task.Mapping == nil && hasMappedDependants(job.dag, job.task)}
 	if job.mapIndex != nil {
 		req.MapIndex = *job.mapIndex
 	}
@@ -633,12 +641,16 @@ func (s *scheduler) pythonOutcome(ctx context.Context, job taskJob, got pythonSe
 		}
 		if r.ReturnValue != nil {
 			res.returnValue = json.RawMessage(*r.ReturnValue)
+			res.returnMapLength = r.MapLength
 		}
 		if err := s.skipDownstream(job, r.Skip); err != nil {
 			res.reason = err.Error()
 			return res
 		}
 		res.state = TaskSuccess
+		// The task program checked its return value for mapped tasks
+		// downstream; a @task.bash's command has yet to give one.
+		res.pushChecked = r.BashCommand == nil
 		if r.BashCommand != nil {
 			return s.runDecoratedBash(ctx, job, *r.BashCommand, res)
 		}

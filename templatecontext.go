@@ -379,6 +379,9 @@ func templateStr(v *exec.Value, rules *editionRules) string {
 	if v.IsString() {
 		return v.String()
 	}
+	if s, ok := v.Interface().(pyStringer); ok {
+		return s.pyStr()
+	}
 	return templateRepr(v)
 }
 
@@ -387,6 +390,9 @@ func templateStr(v *exec.Value, rules *editionRules) string {
 func templateRepr(v *exec.Value) string {
 	if v.IsNil() || isPyNone(v) {
 		return "None"
+	}
+	if r, ok := v.Interface().(pyReprer); ok {
+		return r.pyRepr()
 	}
 	if s, ok := v.Interface().(pyStringer); ok {
 		return s.pyStr()

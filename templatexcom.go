@@ -92,7 +92,9 @@ func (c templateContext) pull(q XComPullQuery) ([]*XComEntry, error) {
 // include_prior_dates, session, and keyword-only map_indexes and default.
 // One task (task_ids a str or None, map_indexes not a list): the newest
 // matching value, or default. Many: a list of every match, in the order of
-// task_ids, then map_index.
+// task_ids, then map_index. Values are read back through serde
+// (pulledSerdeValue), as 2.10.3's XComDecoder and 3.2.1's Task SDK read
+// them; edition 3 shares this function.
 func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
 	a, err := pyArgs("xcom_pull", args, []string{"task_ids", "dag_id", "key", "include_prior_dates", "session"}, []string{"map_indexes", "default"})
 	if err != nil {
@@ -147,7 +149,7 @@ func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
 			return pyNone, nil
 		}
 		// Every entry of airlite has map_index -1: an unmapped task's value.
-		return pulledValue(entries[0])
+		return pulledSerdeValue(entries[0])
 	}
 	slices.SortStableFunc(entries, func(x, y *XComEntry) int {
 		byTask := strings.Compare(x.TaskID, y.TaskID)
@@ -162,7 +164,7 @@ func xcomPull2(c templateContext, args *exec.VarArgs) (any, error) {
 	})
 	values := make([]any, 0, len(entries))
 	for _, e := range entries {
-		v, err := pulledValue(e)
+		v, err := pulledSerdeValue(e)
 		if err != nil {
 			return nil, err
 		}

@@ -153,10 +153,10 @@ class TaskInstance:
                 return default
             first = found[0]
             if map_indexes is not None or first["map_index"] < 0:
-                return json.loads(first["value"])
+                return xcom_decode(first["value"], self._edition)
             same = [e for e in found if e["run_id"] == first["run_id"] and e["task_id"] == first["task_id"]
                     and e["map_index"] >= 0]
-            return [json.loads(e["value"]) for e in sorted(same, key=lambda e: e["map_index"])]
+            return [xcom_decode(e["value"], self._edition) for e in sorted(same, key=lambda e: e["map_index"])]
         by_task = {}
         for e in found:
             by_task.setdefault(e["task_id"], []).append(e)
@@ -178,7 +178,7 @@ class TaskInstance:
                 pick = mapped  # every instance of a mapped task, by map_index
             else:
                 pick = entries[:1]
-            out.extend(json.loads(e["value"]) for e in pick)
+            out.extend(xcom_decode(e["value"], self._edition) for e in pick)
         return out
 
     def __repr__(self):
@@ -190,37 +190,53 @@ class TaskInstance:
 _SERDE_RESERVED = ("__classname__", "__id__")
 
 
-def _serde_check(value):
-    """serde.serialize's refusal, at any depth of dicts, lists, tuples and
-    sets (3.2.1 task-sdk serde serialize; 2.10.3 serialization/serde.py)."""
-    if isinstance(value, dict):
-        if any(k in value for k in _SERDE_RESERVED):
-            raise AttributeError("reserved key __classname__ or __id__ found in dict to serialize")
-        for v in value.values():
-            _serde_check(v)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            _serde_check(v)
-
-
 def xcom_encode(value, edition):
     """A pushed value as the try stores it, refused as the release's XCom
-    serialization refuses it. Airflow 3 serializes through serde, which
-    looks into every dict (task-sdk BaseXCom.serialize_value); 2.10.3's
-    XComEncoder.encode looks at a top-level dict alone, and serde only
-    sees what json cannot write itself, a top-level tuple here
-    (utils/json.py); 1.10.15 refuses none."""
+    serialization refuses it. Airflow 3 stores what serde makes of it
+    (task-sdk BaseXCom.serialize_value; the execution API keeps it as the
+    JSON value): a tuple, a set, a date ... in serde's encoded form, a
+    reserved key refused at any depth (airlite_serde.py). 2.10.3's
+    XComEncoder (utils/json.py) refuses a reserved key in a top-level dict,
+    hands a top-level tuple to serde, and serde what json cannot write
+    itself (a set, a date ... at any depth; a nested tuple is a list).
+    1.10.15 writes json.dumps' text and refuses none."""
+    import airlite_serde
     if edition == "3":
-        _serde_check(value)
-    elif edition == "2":
-        if isinstance(value, dict) and any(k in value for k in _SERDE_RESERVED):
-            raise AttributeError("reserved key __classname__ found in dict to serialize")
-        if isinstance(value, (tuple, set, frozenset)):
-            _serde_check(value)
-    return json.dumps(value, allow_nan=False, default=_xcom_default)
+        return json.dumps(airlite_serde.serialize(value), allow_nan=False)
+    if edition == "1.10":
+        return json.dumps(value, allow_nan=False, default=_json_default110)
+    if isinstance(value, dict) and any(k in value for k in _SERDE_RESERVED):
+        raise AttributeError("reserved key __classname__ found in dict to serialize")
+    if isinstance(value, tuple):
+        value = _xcom_encoder_default(value)
+    return json.dumps(value, allow_nan=False, default=_xcom_encoder_default)
 
 
-def _xcom_default(value):
+def _xcom_encoder_default(value):
+    """2.10.3 XComEncoder.default: serde's form, or json's own TypeError
+    when serde has none."""
+    import airlite_serde
+    try:
+        return airlite_serde.serialize(value, release="2")
+    except TypeError:
+        raise TypeError("Object of type %s is not JSON serializable" % type(value).__name__) from None
+
+
+def xcom_decode(text, edition):
+    """A stored value as the release's XCom reads it back: serde's
+    deserialize (3.2.1's BaseXCom.deserialize_value; 2.10.3's XComDecoder,
+    its object_hook on every dict): a tuple, a set, a datetime ... again.
+    1.10.15: json.loads' value."""
+    value = json.loads(text)
+    if edition == "1.10":
+        return value
+    import airlite_serde
+    return airlite_serde.deserialize(value)
+
+
+def _json_default110(value):
+    """1.10.15 had no encoder of its own: airlite writes a datetime as its
+    ISO text, a set or a tuple as a list."""
     import datetime
     if isinstance(value, datetime.datetime):
         return value.isoformat()
@@ -436,7 +452,7 @@ def mapped_values(task_id, key, ti):
                           "include_prior_dates": False})
     found = sorted((e["map_index"], e["value"]) for e in answer["entries"]
                    if e["run_id"] == ti.run_id and e["map_index"] >= 0)
-    return [json.loads(v) for _, v in found]
+    return [xcom_decode(v, ti._edition) for _, v in found]
 
 
 def expand_for(task, map_index, ti, edition):
@@ -617,6 +633,7 @@ def flat_downstream(dag, task_id):
 def main():
     global CHANNEL
     request = json.loads(sys.stdin.read())
+    _REQUEST.update(request)
     CHANNEL = Channel(*channel_fds())
     edition = request.get("edition", "2")
     os.environ["AIRLITE_EDITION"] = edition
@@ -698,6 +715,87 @@ def run(request, ctx, edition):
     except BaseException as e:
         e._airlite_ti = ti
         raise
+
+
+# [core] max_map_length's default: the longest value a mapped task may
+# expand over (Airflow 3.2.1 execution API routes/xcoms.py set_xcom; 2.10.3
+# models/taskinstance.py _record_task_map_for_downstreams).
+MAX_MAP_LENGTH = 1024
+
+_REQUEST = {}
+
+
+def request_mapped_dependants():
+    """Whether a mapped task downstream expands over this task's XCom
+    (iter_mapped_dependants), as airlite's scheduler found it."""
+    return bool(_REQUEST.get("mapped_dependants"))
+
+
+def is_mappable_value(value):
+    """mappedoperator.py is_mappable_value (both releases): a sequence or a
+    dict, but no str, bytes or bytearray."""
+    import collections.abc
+    return isinstance(value, (collections.abc.Sequence, dict)) and not isinstance(value, (bytearray, bytes, str))
+
+
+def push_return_value(task, ti, value, edition, mapped_dependants, AirflowException):
+    """The return value pushed as the release pushes it, with the length a
+    mapped task downstream expands by. Airflow 3.2.1 (task-sdk
+    task_runner.py _push_xcom_if_needed) checks the value before any push:
+    None or a value that cannot be mapped fails the try, multiple_outputs'
+    keys go next, and the execution API refuses a length over
+    max_map_length (a 400 the task sees as AirflowRuntimeError), the keys
+    already stored. 2.10.3 (models/taskinstance.py _execute_task, then
+    _record_task_map_for_downstreams) pushes first and checks after, so a
+    refused value stays pushed."""
+    out = {}
+    if not getattr(task, "do_xcom_push", True):
+        value = None
+    check = mapped_dependants and task.__dict__.get("_airlite_mapped") is None and edition != "1.10"
+    if edition == "3" and check:
+        from airflow.sdk.exceptions import UnmappableXComTypePushed, XComForMappingNotPushed
+        if value is None:
+            raise XComForMappingNotPushed()
+        if not is_mappable_value(value):
+            raise UnmappableXComTypePushed(value)
+    if getattr(task, "multiple_outputs", False) and value is not None and edition != "1.10":
+        # 2.10.3 decorators/base.py DecoratedOperator._handle_output
+        if not isinstance(value, dict):
+            raise AirflowException("Returned output was type %s expected dictionary for multiple_outputs" % type(value))
+        for key in value:
+            if not isinstance(key, str):
+                raise AirflowException("Returned dictionary keys must be strings when using multiple_outputs, "
+                                       "found %s (%s) instead" % (key, type(key)))
+        for key, v in value.items():
+            ti.xcom_push(key=key, value=v)
+    if value is None:
+        if edition == "2" and check:
+            from airflow.exceptions import XComForMappingNotPushed
+            raise XComForMappingNotPushed()
+        return out
+    encoded = xcom_encode(value, edition)
+    if not check:
+        out["return_value"] = encoded
+        return out
+    if edition == "3":
+        if len(value) > MAX_MAP_LENGTH:
+            from airflow.sdk.exceptions import AirflowRuntimeError
+            raise AirflowRuntimeError("API_SERVER_ERROR", {
+                "status_code": 400, "message": "Server returned error",
+                "detail": {"detail": {"reason": "unmappable_return_value_length",
+                                      "message": "pushed value is too large to map as a downstream's dependency"}}})
+        out["return_value"], out["map_length"] = encoded, len(value)
+        return out
+    # 2.10.3: pushed, then recorded for the mapped tasks or refused, the
+    # push kept.
+    from airflow.exceptions import UnmappableXComLengthPushed, UnmappableXComTypePushed
+    if not is_mappable_value(value) or len(value) > MAX_MAP_LENGTH:
+        ti.pushes.append(["return_value", encoded])
+        if not is_mappable_value(value):
+            raise UnmappableXComTypePushed(value)
+        raise UnmappableXComLengthPushed(value, MAX_MAP_LENGTH)
+    out["return_value"], out["map_length"] = encoded, len(value)
+    return out
 
 
 def bash_command(task, dag, ti, ctx, edition):
@@ -802,18 +900,7 @@ def execute(task, dag, ti, ctx, edition, BranchPythonOperator, ShortCircuitOpera
             value = None
     else:
         print("Done. Returned value was: %s" % (value,), file=sys.stderr)
-    if getattr(task, "multiple_outputs", False) and value is not None and edition != "1.10":
-        # 2.10.3 decorators/base.py DecoratedOperator._handle_output
-        if not isinstance(value, dict):
-            raise AirflowException("Returned output was type %s expected dictionary for multiple_outputs" % type(value))
-        for key in value:
-            if not isinstance(key, str):
-                raise AirflowException("Returned dictionary keys must be strings when using multiple_outputs, "
-                                       "found %s (%s) instead" % (key, type(key)))
-        for key, v in value.items():
-            ti.xcom_push(key=key, value=v)
-    if value is not None and getattr(task, "do_xcom_push", True):
-        out["return_value"] = xcom_encode(value, edition)
+    out.update(push_return_value(task, ti, value, edition, request_mapped_dependants(), AirflowException))
     out["pushes"] = ti.pushes
     if "outlet_events" in context:
         outlets = getattr(task, "outlets", None) or []

@@ -21,6 +21,7 @@ _ABSENT_110 = (
     "airflow.utils.task_group", "airflow.sensors.base", "airflow.operators.subdag",
     "airflow.models.taskinstance", "airflow.sensors.external_task", "airflow.timetables.assets",
     "airflow.listeners", "airflow.io", "airflow.task", "airflow.utils.types",
+    "airflow.models.baseoperatorlink",
 )
 # Modules 2.10.3 removed (2.0 moved them; the deprecated aliases that
 # airflow/operators/__init__.py keeps stay importable), and Airflow 3's

@@ -439,3 +439,18 @@ def chain(*tasks):
 def cross_downstream(from_tasks, to_tasks):
     for task in from_tasks:
         task.set_downstream(to_tasks)
+
+
+if EDITION == "1.10":
+    class BaseOperatorLink:
+        """1.10.15 airflow/models/baseoperator.py BaseOperatorLink: its
+        ABCMeta is a Python 2 __metaclass__ attribute, so under Python 3
+        nothing is abstract and get_link takes (operator, dttm)."""
+        operators = []
+
+        @property
+        def name(self):
+            return None
+
+        def get_link(self, operator, dttm):
+            return None

@@ -10,6 +10,7 @@ from airflow.datasets import Dataset as _Dataset, DatasetAlias as _DatasetAlias 
 from airflow.datasets import DatasetAll as AssetAll, DatasetAny as AssetAny  # noqa: F401
 from airflow.decorators import setup, task, task_group, teardown  # noqa: F401
 from airflow.models.baseoperator import BaseOperator, chain, cross_downstream  # noqa: F401
+from airflow.models.baseoperatorlink import BaseOperatorLink  # noqa: F401
 from airflow.models.dag import DAG, dag  # noqa: F401
 from airflow.models.variable import Variable  # noqa: F401
 from airflow.models.xcom_arg import XComArg  # noqa: F401
