@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -352,5 +353,44 @@ func TestCronSchedule_ZoneGolden(t *testing.T) {
 	}
 	if rows < 1500 {
 		t.Fatalf("golden file has %d rows; want the script's full table", rows)
+	}
+}
+
+// TestTriggerInterval_CronCompiledOnce: a trigger reads the cron schedule
+// its DAG was built with; it neither compiles nor expands the expression
+// again (compileCron and croniter's expansion allocate a few hundred
+// times, the interval at most its one result).
+func TestTriggerInterval_CronCompiledOnce(t *testing.T) {
+	at := time.Date(2024, 5, 1, 10, 30, 0, 0, time.UTC)
+	for _, e := range append(slices.Clone(allEditions), edition3) {
+		t.Run(string(e), func(t *testing.T) {
+			ts := newTestServer(t, e)
+			def := "dag_id: cron_trigger\nschedule: '5-50/15 1,13 * JAN-DEC MON-FRI'\ntasks:\n  - {task_id: a, operator: BashOperator, bash_command: 'true'}\n"
+			if _, err := ts.srv.loadDAG([]byte(def)); err != nil {
+				t.Fatalf("loadDAG: %v", err)
+			}
+			dag := ts.srv.dagDefOf("cron_trigger")
+			if dag == nil || dag.cron == nil {
+				t.Fatal("the loaded DAG keeps no compiled schedule")
+			}
+			rules := e.rules()
+			allocs := testing.AllocsPerRun(50, func() {
+				if c, err := cronOf(dag); err != nil || c != dag.cron {
+					t.Fatalf("cronOf = %p, %v; want the DAG's own %p", c, err, dag.cron)
+				}
+				rules.manualInterval(dag, at)
+			})
+			if allocs > 1 {
+				t.Errorf("a trigger's interval allocates %v times; want at most 1 (the schedule compiled again?)", allocs)
+			}
+			compiles := testing.AllocsPerRun(5, func() {
+				if _, err := compileCron(*dag.Schedule, cronDayRule{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if compiles <= 1 {
+				t.Errorf("compileCron allocates %v times: the bound above tells nothing", compiles)
+			}
+		})
 	}
 }
