@@ -43,6 +43,9 @@ type operatorTrigger struct {
 	dagID, runID string
 	logical      *time.Time // nil: no logical date (3.2.1's None)
 	conf         json.RawMessage
+	// rendered is the operator's template fields as the release keeps
+	// them once rendered (TaskInstance.Rendered).
+	rendered map[string]any
 }
 
 // planOperatorTrigger renders the operator's arguments into the run it
@@ -64,6 +67,9 @@ func (s *scheduler) planOperatorTrigger(tc templateContext, args *TriggerDagRunA
 	if plan.conf, err = renderConf(tc, args.Conf); err != nil {
 		return plan, err
 	}
+	if plan.rendered, err = s.operatorRenderedFields(tc, args, plan, dateText); err != nil {
+		return plan, err
+	}
 	if plan.runID == "" {
 		plan.runID = s.rules.operatorRunID(plan.logical, dateText, now)
 	}
@@ -78,7 +84,70 @@ func (s *scheduler) runTriggerDagRun(ctx context.Context, job taskJob) taskOutco
 	if err != nil {
 		return triggerFailure(&log, err.Error())
 	}
-	return s.fireOperatorTrigger(ctx, job, tc, plan, &log)
+	out := s.fireOperatorTrigger(ctx, job, tc, plan, &log)
+	out.rendered = plan.rendered
+	return out
+}
+
+// argNotSetText is str() of 3.2.1's NOTSET, the logical_date an operator
+// given none keeps, as serialize_template_field shows a value json.dumps
+// refuses. The address is the Python process's own; airlite writes a
+// fixed one.
+const argNotSetText = "<airflow.serialization.definitions.notset.ArgNotSet object at 0x7f1e2d3c4b50>"
+
+// operatorRenderedFields are the operator's template_fields rendered, as
+// the release serializes them for RenderedTaskInstanceFields (2.10.3
+// serialization/helpers.py serialize_template_field; 3.2.1 task-sdk
+// execution_time/task_runner.py:957-1034 _serialize_template_field, sent
+// by _prepare before execute; 1.10.15's are trigger_dag_id and
+// execution_date): values json.dumps takes as they are (None stays
+// null), anything else as its str(). They are the values before
+// execute: trigger_run_id stays None when not given, the generated id
+// is not shown. dateText is logical_date rendered ("": not given).
+func (s *scheduler) operatorRenderedFields(tc templateContext, args *TriggerDagRunArgs, plan operatorTrigger, dateText string) (map[string]any, error) {
+	release110 := !s.rules.operatorTriggerRoute && !s.rules.operatorDateXCom
+	var date any // None: not given (2.10.3, 1.10.15) or logical_date=None
+	switch {
+	case args.LogicalDateIsDatetime && plan.logical != nil && !release110:
+		date = pyDateTime(*plan.logical, ' ') // str(datetime)
+	case args.LogicalDate != nil:
+		date = dateText
+	case s.rules.nullLogicalDate && !args.LogicalDateNone:
+		date = argNotSetText
+	}
+	if release110 {
+		return map[string]any{"trigger_dag_id": plan.dagID, "execution_date": date}, nil
+	}
+	var runID, conf any
+	if args.RunID != "" {
+		runID = plan.runID
+	}
+	if args.Conf != nil {
+		rendered, err := renderJSONStrings(tc, args.Conf)
+		if err != nil {
+			return nil, fmt.Errorf("render conf: %w", err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(rendered))
+		dec.UseNumber()
+		if err := dec.Decode(&conf); err != nil {
+			return nil, fmt.Errorf("read the rendered conf: %w", err)
+		}
+	}
+	return map[string]any{"trigger_dag_id": plan.dagID, "trigger_run_id": runID, "logical_date": date, "conf": conf,
+		"wait_for_completion": renderedFlag(tc, args.WaitForCompletion), "skip_when_already_exists": renderedFlag(tc, args.SkipWhenAlreadyExists)}, nil
+}
+
+// renderedFlag is a boolean template field as rendered: the bool, or a
+// template's rendered text.
+func renderedFlag(tc templateContext, f templatedFlag) any {
+	if f.Template == "" {
+		return f.Value
+	}
+	text, err := tc.renderText(f.Template)
+	if err != nil {
+		return f.Template
+	}
+	return text
 }
 
 // fireOperatorTrigger triggers plan's run through the operations' trigger
@@ -483,5 +552,6 @@ func (s *scheduler) runCallableTrigger(ctx context.Context, job taskJob, order j
 	}
 	out := s.fireOperatorTrigger(ctx, job, tc, plan, &log)
 	out.pushed = append(called.pushed, out.pushed...)
+	out.rendered = plan.rendered
 	return out
 }
