@@ -2,9 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestScheduler_TriggerDagRunOperatorRenderedFields: a
@@ -83,5 +88,128 @@ func checkRenderedFields(t *testing.T, task, body, want string) {
 	}
 	if !reflect.DeepEqual(ti.Rendered, wantV) {
 		t.Errorf("%s rendered_fields = %v, want %v", task, ti.Rendered, wantV)
+	}
+}
+
+// TestScheduler_TriggerDagRunOperatorPausedTarget: the operator triggers
+// a paused DAG's run as any other (2.10.3 trigger_dag and 3.2.1's
+// execution API's trigger route do not look at is_paused): the run is
+// created queued and the scheduler leaves it there, as it leaves every
+// run of a paused DAG; a try waiting for it waits until the DAG is
+// unpaused and the run ends.
+func TestScheduler_TriggerDagRunOperatorPausedTarget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		edition edition
+		dir     string
+	}{
+		{"2", edition2, "testdata/pydags/triggerop_paused2"},
+		{"3", edition3, "testdata/pydags/triggerop_paused3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := servePyFolderAs(t, tc.dir, tc.edition)
+			pause := func(paused bool) {
+				t.Helper()
+				body := fmt.Sprintf(`{"is_paused": %v}`, paused)
+				if tc.edition == edition3 {
+					ts.v2(t, http.MethodPatch, "/dags/paused_target", body, http.StatusOK)
+				} else if res := ts.v1(t, http.MethodPatch, "/dags/paused_target", body); res.status != http.StatusOK {
+					t.Fatalf("pause: %d %s", res.status, res.body)
+				}
+			}
+			pause(true)
+			triggeringScheduler(t, ts)
+			body := `{"dag_run_id": "c", "logical_date": "2024-01-05T00:00:00+00:00"}`
+			if tc.edition == edition3 {
+				ts.v2(t, http.MethodPost, "/dags/paused_controller/dagRuns", body, http.StatusOK)
+			} else {
+				ts.postRun(t, "paused_controller", body)
+			}
+			awaitTriesEnded(t, ts.store, "paused_controller", "c", "fire")
+			if !pollUntil(10*time.Second, func() bool {
+				_, err := ts.store.RunByRunID("paused_target", "waited")
+				return err == nil
+			}) {
+				t.Fatal("the waiting task did not trigger its run")
+			}
+			time.Sleep(300 * time.Millisecond) // some 30 of the scheduler's loops
+			for _, runID := range []string{"fired", "waited"} {
+				run, err := ts.store.RunByRunID("paused_target", runID)
+				if err != nil || run.State != RunQueued || run.StartDate != nil {
+					t.Errorf("%s: %+v %v, want queued and not started", runID, run, err)
+				}
+			}
+			if ti, err := ts.store.TaskInstance("paused_controller", "c", "wait"); err != nil || ti.State != TaskRunning {
+				t.Errorf("wait: %+v %v, want running (waiting)", ti, err)
+			}
+			pause(false)
+			awaitTriesEnded(t, ts.store, "paused_controller", "c", "wait")
+			checkTry(t, ts.store, "paused_controller", "c", "wait", TaskSuccess)
+			if run := awaitRunEnd(t, ts.store, "paused_target", "waited"); run.State != RunSuccess {
+				t.Errorf("waited ended %s", run.State)
+			}
+		})
+	}
+}
+
+// TestPyDAG_TriggerDagRunOperatorFailWhenPaused: fail_when_dag_is_paused
+// is refused when the DAG file is read, as each release's class refuses
+// it: 2.10.3's operator has no such argument (BaseOperator's "Invalid
+// arguments"), 3.2.1's standard provider raises NotImplementedError when
+// it is set on Airflow 3 (operators/trigger_dagrun.py __init__), and
+// 1.10.15's BaseOperator takes (and ignores) any argument.
+func TestPyDAG_TriggerDagRunOperatorFailWhenPaused(t *testing.T) {
+	t.Parallel()
+	const dag = `
+import pendulum
+from airflow import DAG
+%s
+
+with DAG("guarded", schedule_interval=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC")):
+    TriggerDagRunOperator(task_id="fire", trigger_dag_id="other", fail_when_dag_is_paused=%s)
+`
+	imp2 := "from airflow.operators.trigger_dagrun import TriggerDagRunOperator"
+	imp3 := "from airflow.providers.standard.operators.trigger_dagrun import TriggerDagRunOperator"
+	imp110 := "from airflow.operators.dagrun_operator import TriggerDagRunOperator"
+	for _, tc := range []struct {
+		name    string
+		edition edition
+		imports string
+		flag    string
+		want    string // "": read without an import error
+	}{
+		{"2", edition2, imp2, "True",
+			"Invalid arguments were passed to TriggerDagRunOperator (task_id: fire). Invalid arguments were:\n**kwargs: {'fail_when_dag_is_paused': True}"},
+		{"2 false", edition2, imp2, "False",
+			"Invalid arguments were passed to TriggerDagRunOperator (task_id: fire). Invalid arguments were:\n**kwargs: {'fail_when_dag_is_paused': False}"},
+		{"3", edition3, imp3, "True", "NotImplementedError: Setting `fail_when_dag_is_paused` not yet supported for Airflow 3.x"},
+		{"3 false", edition3, imp3, "False", ""},
+		{"1.10", edition110, imp110, "True", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			text := fmt.Sprintf(dag, tc.imports, tc.flag)
+			if tc.edition == edition3 {
+				text = strings.Replace(text, "schedule_interval", "schedule", 1)
+				text = strings.Replace(text, "from airflow import DAG", "from airflow.sdk import DAG", 1)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "guarded.py"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			set := readPyServeFolderAs(t, dir, tc.edition)
+			var errs []string
+			for _, e := range set.ImportErrors {
+				errs = append(errs, e.Text)
+			}
+			switch {
+			case tc.want == "" && len(errs) > 0:
+				t.Errorf("import errors %q, want none", errs)
+			case tc.want != "" && (len(errs) != 1 || !strings.Contains(errs[0], tc.want)):
+				t.Errorf("import errors %q, want one with %q", errs, tc.want)
+			}
+		})
 	}
 }
