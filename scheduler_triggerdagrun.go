@@ -251,12 +251,8 @@ func (s *scheduler) waitForTriggeredRun(ctx context.Context, args *TriggerDagRun
 		} else {
 			fmt.Fprintf(log, "Waiting for %s on %s to become allowed state %s ...\n", run.DagID, pyDateTime(run.ExecutionDate, ' '), dagRunStatesRepr(args.AllowedStates))
 		}
-		timer := time.NewTimer(args.PokeInterval)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return triggerFailure(log, "stopped: "+context.Cause(ctx).Error())
-		case <-timer.C:
+		if err := s.sleepPokeInterval(ctx, args.PokeInterval); err != nil {
+			return triggerFailure(log, "stopped: "+err.Error())
 		}
 		now, err := s.opts.Store.RunByRunID(run.DagID, run.RunID)
 		if err != nil {
@@ -279,6 +275,37 @@ func (s *scheduler) waitForTriggeredRun(ctx context.Context, args *TriggerDagRun
 				fmt.Fprintf(log, "%s finished with allowed state %s\n", run.DagID, state)
 			}
 			return taskOutcome{state: TaskSuccess, output: log.String()}
+		}
+	}
+}
+
+// sleepPokeInterval is the operator's time.sleep(poke_interval) on the
+// scheduler's clock: it ends once that long has passed on the clock, as
+// a retry's delay does (a fake clock moved forward ends it at the next
+// look, one scheduler interval later), or in real time, whichever comes
+// first, so that a clock standing still does not hold the try forever.
+// Under the real clock both are the same. A stop ends it with the
+// stop's cause.
+func (s *scheduler) sleepPokeInterval(ctx context.Context, d time.Duration) error {
+	deadline := s.opts.Now().Add(d)
+	elapsed := time.NewTimer(d)
+	defer elapsed.Stop()
+	var look <-chan time.Time
+	if s.opts.Interval > 0 {
+		ticker := time.NewTicker(s.opts.Interval)
+		defer ticker.Stop()
+		look = ticker.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-elapsed.C:
+			return nil
+		case <-look:
+			if !s.opts.Now().Before(deadline) {
+				return nil
+			}
 		}
 	}
 }

@@ -213,3 +213,33 @@ with DAG("guarded", schedule_interval=None, start_date=pendulum.datetime(2024, 1
 		})
 	}
 }
+
+// TestScheduler_TriggerDagRunOperatorWaitFollowsClock: wait_for_completion's
+// poke_interval passes on the scheduler's clock, so that moving the fake
+// clock (/_airlite/clock) past it ends the sleep at once, as it makes a
+// retry's delay due, where an hour's poke_interval would otherwise hold
+// the try an hour.
+func TestScheduler_TriggerDagRunOperatorWaitFollowsClock(t *testing.T) {
+	t.Parallel()
+	ts := servePyFolderAs(t, "testdata/pydags/triggerop_clock3", edition3)
+	clock := newFakeClock(testNow)
+	sched := triggeringSchedulerOn(t, ts, clock.Now)
+	clock.moved = sched.Kick
+	ts.v2(t, http.MethodPost, "/dags/clock_controller/dagRuns", `{"dag_run_id": "c", "logical_date": null}`, http.StatusOK)
+	if run := awaitRunEnd(t, ts.store, "clock_target", "waited"); run.State != RunSuccess {
+		t.Fatalf("the triggered run ended %s", run.State)
+	}
+	if ti, err := ts.store.TaskInstance("clock_controller", "c", "wait"); err != nil || ti.State != TaskRunning {
+		t.Fatalf("wait: %+v %v, want running until the clock moves", ti, err)
+	}
+	if _, err := clock.Advance(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if !pollUntil(15*time.Second, func() bool {
+		ti, err := ts.store.TaskInstance("clock_controller", "c", "wait")
+		return err == nil && ti.State == TaskSuccess
+	}) {
+		t.Fatal("the wait did not end when the clock passed its poke_interval")
+	}
+	checkTry(t, ts.store, "clock_controller", "c", "wait", TaskSuccess, "DagRun finished with allowed state. dag_id=clock_target state=success\n")
+}

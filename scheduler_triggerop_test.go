@@ -17,8 +17,14 @@ import (
 // operations wake the scheduler, the scheduler calls their trigger.
 func triggeringScheduler(t *testing.T, ts *testServer) *scheduler {
 	t.Helper()
+	return triggeringSchedulerOn(t, ts, func() time.Time { return testNow })
+}
+
+// triggeringSchedulerOn is triggeringScheduler on the clock now.
+func triggeringSchedulerOn(t *testing.T, ts *testServer, now func() time.Time) *scheduler {
+	t.Helper()
 	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: ts.edition, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Now: func() time.Time { return testNow }, Interval: 10 * time.Millisecond, Parallelism: 16,
+		Now: now, Interval: 10 * time.Millisecond, Parallelism: 16,
 		Unixname: testUnixname, Hostname: "test"})
 	ts.srv.ops.kick = sched.Kick
 	ts.srv.ops.tasksStopped = sched.WithTasksStopped
