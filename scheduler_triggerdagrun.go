@@ -153,10 +153,18 @@ func renderedFlag(tc templateContext, f templatedFlag) any {
 // fireOperatorTrigger triggers plan's run through the operations' trigger
 // and, as the operator asks, resets, skips or waits; log holds what the
 // try wrote before.
-func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc templateContext, plan operatorTrigger, log *strings.Builder) taskOutcome {
+func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc templateContext, plan operatorTrigger, log *strings.Builder) (out taskOutcome) {
 	args := job.task.TriggerDagRun
 	dagID, runID, logical, conf := plan.dagID, plan.runID, plan.logical, plan.conf
 	route := s.rules.operatorTriggerRoute
+	crashed := false // the task process ended before finalize (triggerRouteRefusal)
+	if route {
+		defer func() {
+			if !crashed {
+				out.pushed = append(out.pushed, triggeredDagLinkPush(dagID, out.pushed))
+			}
+		}()
+	}
 	if route {
 		fmt.Fprintf(log, "Triggering Dag Run. trigger_dag_id=%s\n", dagID)
 	}
@@ -181,8 +189,9 @@ func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc tem
 		var existing *DagRun
 		if existing, err = s.existingTriggeredRun(err, dagID, route); err != nil {
 			if route {
-				if out, refused := triggerRouteRefusal(log, dagID, err); refused {
-					return out
+				if refusal, refused := triggerRouteRefusal(log, dagID, err); refused {
+					crashed = true
+					return refusal
 				}
 			}
 			return triggerFailure(log, fmt.Sprintf("trigger %s: %s", dagID, s.triggerFaultText(err)))
@@ -233,9 +242,28 @@ func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc tem
 	if !flagValue(tc, args.WaitForCompletion) {
 		return taskOutcome{state: TaskSuccess, output: log.String(), pushed: pushed}
 	}
-	out := s.waitForTriggeredRun(ctx, args, run, log)
+	out = s.waitForTriggeredRun(ctx, args, run, log)
 	out.pushed = pushed
 	return out
+}
+
+// triggeredDagLinkPush is the XCom 3.2.1's task runner pushes at finalize
+// for the operator's TriggerDagRunLink, whatever the try's end
+// (task_runner.py:1760-1770, the key XComOperatorLink reads): the
+// standard provider's get_link, build_airflow_dagrun_url of the rendered
+// trigger_dag_id and the try's trigger_run_id XCom (utils/helpers.py
+// build_airflow_dagrun_url: [api] base_url, which airlite leaves unset,
+// "/", joined with dags/<dag_id>/runs/<run_id>, nothing quoted). A try
+// that pushed no run id links to str(None).
+func triggeredDagLinkPush(dagID string, pushed []xcomPush) xcomPush {
+	runID := "None"
+	for _, p := range pushed {
+		var id string
+		if p.Key == "trigger_run_id" && json.Unmarshal(p.Value, &id) == nil {
+			runID = id
+		}
+	}
+	return xcomPush{Key: "_link_TriggerDagRunLink", Value: appendPyString(nil, "/dags/"+dagID+"/runs/"+runID)}
 }
 
 // waitForTriggeredRun polls the triggered run's state every

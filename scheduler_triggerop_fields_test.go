@@ -243,3 +243,68 @@ func TestScheduler_TriggerDagRunOperatorWaitFollowsClock(t *testing.T) {
 	}
 	checkTry(t, ts.store, "clock_controller", "c", "wait", TaskSuccess, "DagRun finished with allowed state. dag_id=clock_target state=success\n")
 }
+
+// TestScheduler_TriggerDagRunOperatorLink: the operator's "Triggered DAG"
+// extra link names the run its try triggered. Edition 2 answers 2.10.3's
+// TriggerDagRunLink.get_link, url_for of the grid view for
+// trigger_dag_id as the file wrote it, the trigger_run_id XCom as the
+// dag_run_id query (werkzeug's quoting); edition 3 the XCom 3.2.1's task
+// runner pushes at finalize, build_airflow_dagrun_url of the rendered
+// trigger_dag_id and that run id ([api] base_url unset: "/").
+func TestScheduler_TriggerDagRunOperatorLink(t *testing.T) {
+	t.Parallel()
+	generated := "manual__" + isoFormat(testNow)
+	quoted := strings.NewReplacer(":", "%3A", "+", "%2B").Replace(generated)
+	for _, tc := range []struct {
+		name    string
+		edition edition
+		dir     string
+		want    map[string]string
+	}{
+		{"2", edition2, "testdata/pydags/triggerop_fields2", map[string]string{
+			"plain":     "/dags/fields_target/grid?dag_run_id=" + quoted,
+			"templated": "/dags/%7B%7B%20'fields_'%20~%20'target'%20%7D%7D/grid?dag_run_id=t_c",
+			"dated":     "/dags/fields_target/grid?dag_run_id=d"}},
+		{"3", edition3, "testdata/pydags/triggerop_fields3", map[string]string{
+			"plain":     "/dags/fields_target/runs/" + generated,
+			"templated": "/dags/fields_target/runs/t_c",
+			"dated":     "/dags/fields_target/runs/d"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := servePyFolderAs(t, tc.dir, tc.edition)
+			triggeringScheduler(t, ts)
+			body := `{"dag_run_id": "c", "logical_date": "2024-02-01T00:00:00+00:00"}`
+			if tc.edition == edition3 {
+				ts.v2(t, http.MethodPost, "/dags/fields_controller/dagRuns", body, http.StatusOK)
+			} else {
+				ts.postRun(t, "fields_controller", body)
+			}
+			awaitTriesEnded(t, ts.store, "fields_controller", "c", "plain", "templated", "dated")
+			for task, want := range tc.want {
+				path := "/dags/fields_controller/dagRuns/c/taskInstances/" + task + "/links"
+				var res response
+				if tc.edition == edition3 {
+					res = ts.v2(t, http.MethodGet, path, "", http.StatusOK)
+				} else {
+					res = ts.v1(t, http.MethodGet, path, "")
+				}
+				var got struct {
+					ExtraLinks map[string]any `json:"extra_links"`
+				}
+				links := map[string]any{}
+				if tc.edition == edition3 {
+					if err := json.Unmarshal([]byte(res.body), &got); err != nil {
+						t.Fatalf("%s: %v: %s", task, err, res.body)
+					}
+					links = got.ExtraLinks
+				} else if err := json.Unmarshal([]byte(res.body), &links); err != nil {
+					t.Fatalf("%s: %v: %s", task, err, res.body)
+				}
+				if len(links) != 1 || links["Triggered DAG"] != want {
+					t.Errorf("%s links = %s, want Triggered DAG %q", task, res.body, want)
+				}
+			}
+		})
+	}
+}
