@@ -52,25 +52,39 @@ func TestScheduler_TriggerDagRunOperatorRenderedFields(t *testing.T) {
 			for id := range tc.want {
 				taskIDs = append(taskIDs, id)
 			}
-			body := `{"dag_run_id": "c", "logical_date": "2024-02-01T00:00:00+00:00"}`
-			if tc.edition == edition3 {
-				ts.v2(t, http.MethodPost, "/dags/fields_controller/dagRuns", body, http.StatusOK)
-			} else {
-				ts.postRun(t, "fields_controller", body)
-			}
+			postEditionRun(t, ts, "fields_controller", `{"dag_run_id": "c", "logical_date": "2024-02-01T00:00:00+00:00"}`)
 			awaitTriesEnded(t, ts.store, "fields_controller", "c", taskIDs...)
 			for task, want := range tc.want {
 				path := "/dags/fields_controller/dagRuns/c/taskInstances/" + task
-				var res response
-				if tc.edition == edition3 {
-					res = ts.v2(t, http.MethodGet, path, "", http.StatusOK)
-				} else {
-					res = ts.v1(t, http.MethodGet, path, "")
-				}
+				res := getEdition(t, ts, path)
 				checkRenderedFields(t, task, res.body, want)
 			}
 		})
 	}
+}
+
+// postEditionRun triggers a run through the edition's stable API (v2 in
+// edition 3, v1 in 2).
+func postEditionRun(t *testing.T, ts *testServer, dagID, body string) {
+	t.Helper()
+	if ts.edition == edition3 {
+		ts.v2(t, http.MethodPost, "/dags/"+dagID+"/dagRuns", body, http.StatusOK)
+		return
+	}
+	ts.postRun(t, dagID, body)
+}
+
+// getEdition GETs path through the edition's stable API.
+func getEdition(t *testing.T, ts *testServer, path string) response {
+	t.Helper()
+	if ts.edition == edition3 {
+		return ts.v2(t, http.MethodGet, path, "", http.StatusOK)
+	}
+	res := ts.v1(t, http.MethodGet, path, "")
+	if res.status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, res.status, res.body)
+	}
+	return res
 }
 
 // checkRenderedFields checks a task instance answer's rendered_fields.
@@ -121,12 +135,7 @@ func TestScheduler_TriggerDagRunOperatorPausedTarget(t *testing.T) {
 			}
 			pause(true)
 			triggeringScheduler(t, ts)
-			body := `{"dag_run_id": "c", "logical_date": "2024-01-05T00:00:00+00:00"}`
-			if tc.edition == edition3 {
-				ts.v2(t, http.MethodPost, "/dags/paused_controller/dagRuns", body, http.StatusOK)
-			} else {
-				ts.postRun(t, "paused_controller", body)
-			}
+			postEditionRun(t, ts, "paused_controller", `{"dag_run_id": "c", "logical_date": "2024-01-05T00:00:00+00:00"}`)
 			awaitTriesEnded(t, ts.store, "paused_controller", "c", "fire")
 			if !pollUntil(10*time.Second, func() bool {
 				_, err := ts.store.RunByRunID("paused_target", "waited")
@@ -274,21 +283,11 @@ func TestScheduler_TriggerDagRunOperatorLink(t *testing.T) {
 			t.Parallel()
 			ts := servePyFolderAs(t, tc.dir, tc.edition)
 			triggeringScheduler(t, ts)
-			body := `{"dag_run_id": "c", "logical_date": "2024-02-01T00:00:00+00:00"}`
-			if tc.edition == edition3 {
-				ts.v2(t, http.MethodPost, "/dags/fields_controller/dagRuns", body, http.StatusOK)
-			} else {
-				ts.postRun(t, "fields_controller", body)
-			}
+			postEditionRun(t, ts, "fields_controller", `{"dag_run_id": "c", "logical_date": "2024-02-01T00:00:00+00:00"}`)
 			awaitTriesEnded(t, ts.store, "fields_controller", "c", "plain", "templated", "dated")
 			for task, want := range tc.want {
 				path := "/dags/fields_controller/dagRuns/c/taskInstances/" + task + "/links"
-				var res response
-				if tc.edition == edition3 {
-					res = ts.v2(t, http.MethodGet, path, "", http.StatusOK)
-				} else {
-					res = ts.v1(t, http.MethodGet, path, "")
-				}
+				res := getEdition(t, ts, path)
 				var got struct {
 					ExtraLinks map[string]any `json:"extra_links"`
 				}
