@@ -10,6 +10,7 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -231,10 +232,11 @@ func derefOr(f *float64, def float64) float64 {
 	return *f
 }
 
-// V1GetExtraLinks is GET …/taskInstances/{task_id}/links: none of the
-// operators airlite runs or simulates has extra links in Airflow 2.10.3
-// (BashOperator, EmptyOperator, PythonOperator, SubDagOperator, ...), so
-// the answer is {} for every task instance that exists.
+// V1GetExtraLinks is GET …/taskInstances/{task_id}/links: a Python
+// file's TriggerDagRunOperator answers its "Triggered DAG" link
+// (v1TriggeredDagLink); the other operators airlite runs have no extra
+// links in Airflow 2.10.3 (BashOperator, EmptyOperator, PythonOperator,
+// SubDagOperator, ...), so the answer is {} for their task instances.
 func (s *server) V1GetExtraLinks(dagID, runID, taskID string) (map[string]any, error) {
 	row, err := s.opts.Store.DagByID(dagID)
 	switch {
@@ -250,7 +252,65 @@ func (s *server) V1GetExtraLinks(dagID, runID, taskID string) (map[string]any, e
 	} else if err != nil {
 		return nil, err
 	}
-	return map[string]any{}, nil
+	links := map[string]any{}
+	if trigger := row.Def.Task(taskID).TriggerDagRun; trigger != nil {
+		link, err := s.v1TriggeredDagLink(dagID, runID, taskID, trigger)
+		if err != nil {
+			return nil, err
+		}
+		links["Triggered DAG"] = link
+	}
+	return links, nil
+}
+
+// v1TriggeredDagLink is 2.10.3's TriggerDagRunLink.get_link
+// (airflow/operators/trigger_dagrun.py:72-80, utils/helpers.py
+// build_airflow_url_with_query): Flask's url_for of the webserver's
+// default view, grid ([webserver] dag_default_view), for the operator's
+// trigger_dag_id as the file wrote it (the serialized operator keeps its
+// templates unrendered) and, as the query, the run id the try pushed as
+// trigger_run_id; werkzeug 2.2 leaves out a None value (no XCom).
+func (s *server) v1TriggeredDagLink(dagID, runID, taskID string, trigger *TriggerDagRunArgs) (string, error) {
+	link := "/dags/" + werkzeugQuote(trigger.DagID, "/:", "") + "/grid"
+	e, err := s.ops.xcomEntry(dagID, runID, taskID, "trigger_run_id", -1)
+	if errors.Is(err, errNotFound) {
+		return link, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var triggered any
+	if err := json.Unmarshal(e.Value, &triggered); err != nil {
+		return "", fmt.Errorf("read trigger_run_id of %s.%s: %w", dagID, taskID, err)
+	}
+	if triggered == nil {
+		return link, nil
+	}
+	return link + "?dag_run_id=" + werkzeugQuotePlus(pyStrValue(triggered)), nil
+}
+
+// werkzeugQuote is werkzeug 2.2's _make_fast_url_quote (urls.py): UTF-8
+// bytes, each one outside the always-safe set (letters, digits, -._~ and
+// $!'()*+,;) and safe, or in unsafe, %XX-escaped.
+func werkzeugQuote(text, safe, unsafe string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		kept := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("-._~$!'()*+,;", c) >= 0 || strings.IndexByte(safe, c) >= 0
+		if kept && strings.IndexByte(unsafe, c) < 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// werkzeugQuotePlus is werkzeug 2.2's _fast_url_quote_plus, a query
+// value's quoting: "+" escaped, a space written "+".
+func werkzeugQuotePlus(text string) string {
+	return strings.ReplaceAll(werkzeugQuote(text, " ", "+"), " ", "+")
 }
 
 // maxTaskInstanceNoteChars is SetTaskInstanceNoteFormSchema's

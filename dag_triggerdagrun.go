@@ -27,6 +27,9 @@ type TriggerDagRunArgs struct {
 	// deprecated name for it) as a template, a datetime as its isoformat();
 	// nil: not given (or None).
 	LogicalDate *string `json:",omitempty"`
+	// LogicalDateIsDatetime: logical_date was a datetime, not a template
+	// (its rendered field is the datetime's str()).
+	LogicalDateIsDatetime bool `json:",omitempty"`
 	// LogicalDateNone: logical_date=None was given, which 3.2.1 keeps as a
 	// run without a logical date (NOTSET is now); 2.10.3 reads None as now.
 	LogicalDateNone       bool
@@ -73,10 +76,10 @@ func pyTriggerDagRunArgs(t *pyTask) *TriggerDagRunArgs {
 			args.LogicalDate = &v
 		case float64: // a datetime, as its timestamp
 			text := isoFormat(time.UnixMicro(int64(v * 1e6)).UTC())
-			args.LogicalDate = &text
+			args.LogicalDate, args.LogicalDateIsDatetime = &text, true
 		case int64:
 			text := isoFormat(time.Unix(v, 0).UTC())
-			args.LogicalDate = &text
+			args.LogicalDate, args.LogicalDateIsDatetime = &text, true
 		}
 		if args.LogicalDate != nil {
 			args.LogicalDateNone = false

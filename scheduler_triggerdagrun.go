@@ -43,6 +43,9 @@ type operatorTrigger struct {
 	dagID, runID string
 	logical      *time.Time // nil: no logical date (3.2.1's None)
 	conf         json.RawMessage
+	// rendered is the operator's template fields as the release keeps
+	// them once rendered (TaskInstance.Rendered).
+	rendered map[string]any
 }
 
 // planOperatorTrigger renders the operator's arguments into the run it
@@ -64,6 +67,9 @@ func (s *scheduler) planOperatorTrigger(tc templateContext, args *TriggerDagRunA
 	if plan.conf, err = renderConf(tc, args.Conf); err != nil {
 		return plan, err
 	}
+	if plan.rendered, err = s.operatorRenderedFields(tc, args, plan, dateText); err != nil {
+		return plan, err
+	}
 	if plan.runID == "" {
 		plan.runID = s.rules.operatorRunID(plan.logical, dateText, now)
 	}
@@ -78,16 +84,87 @@ func (s *scheduler) runTriggerDagRun(ctx context.Context, job taskJob) taskOutco
 	if err != nil {
 		return triggerFailure(&log, err.Error())
 	}
-	return s.fireOperatorTrigger(ctx, job, tc, plan, &log)
+	out := s.fireOperatorTrigger(ctx, job, tc, plan, &log)
+	out.rendered = plan.rendered
+	return out
+}
+
+// argNotSetText is str() of 3.2.1's NOTSET, the logical_date an operator
+// given none keeps, as serialize_template_field shows a value json.dumps
+// refuses. The address is the Python process's own; airlite writes a
+// fixed one.
+const argNotSetText = "<airflow.serialization.definitions.notset.ArgNotSet object at 0x7f1e2d3c4b50>"
+
+// operatorRenderedFields are the operator's template_fields rendered, as
+// the release serializes them for RenderedTaskInstanceFields (2.10.3
+// serialization/helpers.py serialize_template_field; 3.2.1 task-sdk
+// execution_time/task_runner.py:957-1034 _serialize_template_field, sent
+// by _prepare before execute; 1.10.15's are trigger_dag_id and
+// execution_date): values json.dumps takes as they are (None stays
+// null), anything else as its str(). They are the values before
+// execute: trigger_run_id stays None when not given, the generated id
+// is not shown. dateText is logical_date rendered ("": not given).
+func (s *scheduler) operatorRenderedFields(tc templateContext, args *TriggerDagRunArgs, plan operatorTrigger, dateText string) (map[string]any, error) {
+	release110 := !s.rules.operatorTriggerRoute && !s.rules.operatorDateXCom
+	var date any // None: not given (2.10.3, 1.10.15) or logical_date=None
+	switch {
+	case args.LogicalDateIsDatetime && plan.logical != nil && !release110:
+		date = pyDateTime(*plan.logical, ' ') // str(datetime)
+	case args.LogicalDate != nil:
+		date = dateText
+	case s.rules.nullLogicalDate && !args.LogicalDateNone:
+		date = argNotSetText
+	}
+	if release110 {
+		return map[string]any{"trigger_dag_id": plan.dagID, "execution_date": date}, nil
+	}
+	var runID, conf any
+	if args.RunID != "" {
+		runID = plan.runID
+	}
+	if args.Conf != nil {
+		rendered, err := renderJSONStrings(tc, args.Conf)
+		if err != nil {
+			return nil, fmt.Errorf("render conf: %w", err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(rendered))
+		dec.UseNumber()
+		if err := dec.Decode(&conf); err != nil {
+			return nil, fmt.Errorf("read the rendered conf: %w", err)
+		}
+	}
+	return map[string]any{"trigger_dag_id": plan.dagID, "trigger_run_id": runID, "logical_date": date, "conf": conf,
+		"wait_for_completion": renderedFlag(tc, args.WaitForCompletion), "skip_when_already_exists": renderedFlag(tc, args.SkipWhenAlreadyExists)}, nil
+}
+
+// renderedFlag is a boolean template field as rendered: the bool, or a
+// template's rendered text.
+func renderedFlag(tc templateContext, f templatedFlag) any {
+	if f.Template == "" {
+		return f.Value
+	}
+	text, err := tc.renderText(f.Template)
+	if err != nil {
+		return f.Template
+	}
+	return text
 }
 
 // fireOperatorTrigger triggers plan's run through the operations' trigger
 // and, as the operator asks, resets, skips or waits; log holds what the
 // try wrote before.
-func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc templateContext, plan operatorTrigger, log *strings.Builder) taskOutcome {
+func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc templateContext, plan operatorTrigger, log *strings.Builder) (out taskOutcome) {
 	args := job.task.TriggerDagRun
 	dagID, runID, logical, conf := plan.dagID, plan.runID, plan.logical, plan.conf
 	route := s.rules.operatorTriggerRoute
+	crashed := false // the task process ended before finalize (triggerRouteRefusal)
+	if route {
+		defer func() {
+			if !crashed {
+				out.pushed = append(out.pushed, triggeredDagLinkPush(dagID, out.pushed))
+			}
+		}()
+	}
 	if route {
 		fmt.Fprintf(log, "Triggering Dag Run. trigger_dag_id=%s\n", dagID)
 	}
@@ -112,8 +189,9 @@ func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc tem
 		var existing *DagRun
 		if existing, err = s.existingTriggeredRun(err, dagID, route); err != nil {
 			if route {
-				if out, refused := triggerRouteRefusal(log, dagID, err); refused {
-					return out
+				if refusal, refused := triggerRouteRefusal(log, dagID, err); refused {
+					crashed = true
+					return refusal
 				}
 			}
 			return triggerFailure(log, fmt.Sprintf("trigger %s: %s", dagID, s.triggerFaultText(err)))
@@ -164,9 +242,28 @@ func (s *scheduler) fireOperatorTrigger(ctx context.Context, job taskJob, tc tem
 	if !flagValue(tc, args.WaitForCompletion) {
 		return taskOutcome{state: TaskSuccess, output: log.String(), pushed: pushed}
 	}
-	out := s.waitForTriggeredRun(ctx, args, run, log)
+	out = s.waitForTriggeredRun(ctx, args, run, log)
 	out.pushed = pushed
 	return out
+}
+
+// triggeredDagLinkPush is the XCom 3.2.1's task runner pushes at finalize
+// for the operator's TriggerDagRunLink, whatever the try's end
+// (task_runner.py:1760-1770, the key XComOperatorLink reads): the
+// standard provider's get_link, build_airflow_dagrun_url of the rendered
+// trigger_dag_id and the try's trigger_run_id XCom (utils/helpers.py
+// build_airflow_dagrun_url: [api] base_url, which airlite leaves unset,
+// "/", joined with dags/<dag_id>/runs/<run_id>, nothing quoted). A try
+// that pushed no run id links to str(None).
+func triggeredDagLinkPush(dagID string, pushed []xcomPush) xcomPush {
+	runID := "None"
+	for _, p := range pushed {
+		var id string
+		if p.Key == "trigger_run_id" && json.Unmarshal(p.Value, &id) == nil {
+			runID = id
+		}
+	}
+	return xcomPush{Key: "_link_TriggerDagRunLink", Value: appendPyString(nil, "/dags/"+dagID+"/runs/"+runID)}
 }
 
 // waitForTriggeredRun polls the triggered run's state every
@@ -182,12 +279,8 @@ func (s *scheduler) waitForTriggeredRun(ctx context.Context, args *TriggerDagRun
 		} else {
 			fmt.Fprintf(log, "Waiting for %s on %s to become allowed state %s ...\n", run.DagID, pyDateTime(run.ExecutionDate, ' '), dagRunStatesRepr(args.AllowedStates))
 		}
-		timer := time.NewTimer(args.PokeInterval)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return triggerFailure(log, "stopped: "+context.Cause(ctx).Error())
-		case <-timer.C:
+		if err := s.sleepPokeInterval(ctx, args.PokeInterval); err != nil {
+			return triggerFailure(log, "stopped: "+err.Error())
 		}
 		now, err := s.opts.Store.RunByRunID(run.DagID, run.RunID)
 		if err != nil {
@@ -210,6 +303,37 @@ func (s *scheduler) waitForTriggeredRun(ctx context.Context, args *TriggerDagRun
 				fmt.Fprintf(log, "%s finished with allowed state %s\n", run.DagID, state)
 			}
 			return taskOutcome{state: TaskSuccess, output: log.String()}
+		}
+	}
+}
+
+// sleepPokeInterval is the operator's time.sleep(poke_interval) on the
+// scheduler's clock: it ends once that long has passed on the clock, as
+// a retry's delay does (a fake clock moved forward ends it at the next
+// look, one scheduler interval later), or in real time, whichever comes
+// first, so that a clock standing still does not hold the try forever.
+// Under the real clock both are the same. A stop ends it with the
+// stop's cause.
+func (s *scheduler) sleepPokeInterval(ctx context.Context, d time.Duration) error {
+	deadline := s.opts.Now().Add(d)
+	elapsed := time.NewTimer(d)
+	defer elapsed.Stop()
+	var look <-chan time.Time
+	if s.opts.Interval > 0 {
+		ticker := time.NewTicker(s.opts.Interval)
+		defer ticker.Stop()
+		look = ticker.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-elapsed.C:
+			return nil
+		case <-look:
+			if !s.opts.Now().Before(deadline) {
+				return nil
+			}
 		}
 	}
 }
@@ -483,5 +607,6 @@ func (s *scheduler) runCallableTrigger(ctx context.Context, job taskJob, order j
 	}
 	out := s.fireOperatorTrigger(ctx, job, tc, plan, &log)
 	out.pushed = append(called.pushed, out.pushed...)
+	out.rendered = plan.rendered
 	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"runtime"
 	"strings"
@@ -16,8 +17,14 @@ import (
 // operations wake the scheduler, the scheduler calls their trigger.
 func triggeringScheduler(t *testing.T, ts *testServer) *scheduler {
 	t.Helper()
+	return triggeringSchedulerOn(t, ts, func() time.Time { return testNow })
+}
+
+// triggeringSchedulerOn is triggeringScheduler on the clock now.
+func triggeringSchedulerOn(t *testing.T, ts *testServer, now func() time.Time) *scheduler {
+	t.Helper()
 	sched := newScheduler(schedulerOptions{Store: ts.store, Edition: ts.edition, Logger: zerolog.New(zerolog.NewTestWriter(t)),
-		Now: func() time.Time { return testNow }, Interval: 10 * time.Millisecond, Parallelism: 16,
+		Now: now, Interval: 10 * time.Millisecond, Parallelism: 16,
 		Unixname: testUnixname, Hostname: "test"})
 	ts.srv.ops.kick = sched.Kick
 	ts.srv.ops.tasksStopped = sched.WithTasksStopped
@@ -389,6 +396,19 @@ func TestScheduler_TriggerDagRunOperatorRuns110(t *testing.T) {
 		}
 	}
 	checkTry(t, ts.store, "run_controller", "c", "no_order", TaskSuccess, "Criteria not met, moving on")
+	// 1.10.15's template_fields (trigger_dag_id, execution_date), rendered.
+	for task, want := range map[string]string{
+		"fire":          `{"trigger_dag_id": "run_target", "execution_date": null}`,
+		"dated":         `{"trigger_dag_id": "run_target", "execution_date": "2024-02-01"}`,
+		"with_callable": `{"trigger_dag_id": "run_target", "execution_date": "2024-03-01T00:00:00+00:00"}`,
+	} {
+		ti, err := ts.store.TaskInstance("run_controller", "c", task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := json.Marshal(map[string]any{"rendered_fields": ti.Rendered})
+		checkRenderedFields(t, task, string(body), want)
+	}
 	if runs, err := ts.store.RunsOfDag("run_target", ""); err != nil || len(runs) != 3 {
 		t.Errorf("run_target has %d runs (%v), want the three triggered", len(runs), err)
 	}

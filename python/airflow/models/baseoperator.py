@@ -416,7 +416,39 @@ class _GenericOperator(BaseOperator):
             if not hasattr(type(self), k):
                 self.__dict__[k] = v
         own.setdefault("task_id", None)
+        _check_core_arguments(type(self), self._airlite_args, own["task_id"])
         BaseOperator.__init__(self, **own)
+
+
+# The arguments of a core operator airlite keeps generic that the
+# edition's release does not take, by class name: 2.10.3's
+# TriggerDagRunOperator lacks the standard provider's later ones, which
+# its BaseOperator refuses as invalid arguments; 3.2.1's provider lacks
+# execution_date. 1.10.15's BaseOperator takes any argument.
+_NOT_ACCEPTED = {
+    "2": {"TriggerDagRunOperator": ("fail_when_dag_is_paused", "note", "openlineage_inject_parent_info")},
+    "3": {"TriggerDagRunOperator": ("execution_date",)},
+}
+
+
+def _check_core_arguments(cls, args, task_id):
+    """Refuse at construction what the release's class refuses: an
+    argument it does not take (BaseOperator's invalid arguments), and
+    3.2.1's fail_when_dag_is_paused set, which the standard provider's
+    TriggerDagRunOperator does not support on Airflow 3
+    (providers/standard/operators/trigger_dagrun.py __init__)."""
+    if not cls.__module__.startswith(_CORE_PREFIXES):
+        return
+    refused = _NOT_ACCEPTED.get(EDITION, {}).get(cls.__name__, ())
+    unknown = {k: v for k, v in args.items() if k in refused}
+    if unknown:
+        # 3.2.1's task-sdk BaseOperator raises TypeError (sdk/bases/operator.py:1078-1082).
+        refusal = TypeError if EDITION == "3" else AirflowException
+        raise refusal(
+            "Invalid arguments were passed to %s (task_id: %s). Invalid arguments were:\n**kwargs: %s"
+            % (cls.__name__, task_id, unknown))
+    if EDITION == "3" and cls.__name__ == "TriggerDagRunOperator" and args.get("fail_when_dag_is_paused"):
+        raise NotImplementedError("Setting `fail_when_dag_is_paused` not yet supported for Airflow 3.x")
 
 
 def chain(*tasks):
