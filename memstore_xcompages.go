@@ -323,7 +323,7 @@ func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]
 			return xcomKeyWalk(txn, q, func(e *XComEntry) bool { return !keep(e) || take(e) }, read, &lookupErr)
 		}
 		if q.KeepRun != nil {
-			return xcomAdmittedRunsWalk(txn, q, runs, func(e *XComEntry) bool { return !keep(e) || take(e) }, read, &lookupErr)
+			return s.xcomAdmittedRunsWalk(txn, q, runs, func(e *XComEntry) bool { return !keep(e) || take(e) }, read, &lookupErr)
 		}
 		for b, err := range xcomBlocks(txn, q, read) {
 			if err != nil {
@@ -395,14 +395,14 @@ func xcomWalkBlock(txn *memdb.Txn, q XComPageQuery, b xcomBlock, take func(*XCom
 // xcomAdmittedRunsWalk walks the entries across runs of the runs
 // q.KeepRun takes (a date range, a run_id pattern), in a listing's
 // order, until take says no more, then is *lookupErr. For each DAG of
-// the scope it reads the DAG's runs (by run_after, within RunsAfter and
-// RunsUpTo), keeps those KeepRun takes (into runs, which the entries'
-// filter looks up), and, when fewer run's tasks than the DAG's entries,
+// the scope it takes the runs KeepRun takes (xcomAdmittedRuns; into
+// runs, which the entries' filter looks up), and, when fewer run's tasks than the DAG's entries,
 // walks each task's entries of those runs (a seek to each run's task, in
 // run_id order, of q.MapIndex when named); else the DAG's blocks whole.
-// A page reads the scope's runs and the picked runs' entries to its end,
-// where the walk of the scope read every run's entries to its last match.
-func xcomAdmittedRunsWalk(txn *memdb.Txn, q XComPageQuery, runs map[[2]string]*DagRun, take func(*XComEntry) bool, read *int, lookupErr *error) error {
+// A page reads the picked runs' entries to its end (and, after a write of
+// a DAG's runs, its runs again), where the walk of the scope read every
+// run's entries to its last match.
+func (s *Store) xcomAdmittedRunsWalk(txn *memdb.Txn, q XComPageQuery, runs map[[2]string]*DagRun, take func(*XComEntry) bool, read *int, lookupErr *error) error {
 	for dagID, err := range xcomDags(txn, q, read) {
 		if err != nil {
 			return err
@@ -410,7 +410,7 @@ func xcomAdmittedRunsWalk(txn *memdb.Txn, q XComPageQuery, runs map[[2]string]*D
 		if q.KeepDag != nil && !q.KeepDag(dagID) {
 			continue
 		}
-		admitted, err := xcomAdmittedRuns(txn, q, dagID, runs, read)
+		taken, err := s.xcomAdmittedRuns(txn, q, dagID, runs, read)
 		if err != nil {
 			return err
 		}
@@ -418,7 +418,7 @@ func xcomAdmittedRunsWalk(txn *memdb.Txn, q XComPageQuery, runs map[[2]string]*D
 		if err != nil {
 			return err
 		}
-		if len(admitted)*len(tasks) >= entries {
+		if taken.whole || len(taken.runs)*len(tasks) >= entries {
 			// As many seeks as entries: the DAG's blocks walked whole.
 			dq := q
 			dq.DagID = dagID
@@ -433,7 +433,7 @@ func xcomAdmittedRunsWalk(txn *memdb.Txn, q XComPageQuery, runs map[[2]string]*D
 			continue
 		}
 		for _, taskID := range tasks {
-			for _, run := range admitted {
+			for _, run := range taken.runs {
 				args := []any{dagID, taskID, run.RunID, nil}
 				if q.MapIndex != nil {
 					args[3] = *q.MapIndex
@@ -454,42 +454,65 @@ func xcomAdmittedRunsWalk(txn *memdb.Txn, q XComPageQuery, runs map[[2]string]*D
 	return *lookupErr
 }
 
-// xcomAdmittedRuns reads a DAG's runs whose run_after is within
-// q.RunsAfter and q.RunsUpTo, and gives those q.KeepRun takes in run_id
-// order (a listing's within a task), each also put in runs; nil (the
-// DAG's blocks walked whole) when a run_id holds a NUL, which the order
-// index would sort with the run_id it extends.
-func xcomAdmittedRuns(txn *memdb.Txn, q XComPageQuery, dagID string, runs map[[2]string]*DagRun, read *int) ([]*DagRun, error) {
-	var it memdb.ResultIterator
-	var err error
-	if q.RunsAfter != nil {
-		it, err = txn.LowerBound(tableDagRuns, indexDagAfter, dagID, *q.RunsAfter)
-	} else {
-		it, err = runsUpTxn(txn, dagID)
-	}
+// maxXComRunsOfDAG bounds Store.xcomRunsOfDAG: a DAG's runs under a
+// run filter each.
+const maxXComRunsOfDAG = 4096
+
+// xcomRunsTaken is the runs of a DAG an XCom listing's run filters take,
+// in run_id order; whole when a run_id holds a NUL, which the order index
+// would sort with the run_id it extends (the DAG's blocks are walked
+// whole then).
+type xcomRunsTaken struct {
+	runs  []*DagRun
+	whole bool
+}
+
+// xcomAdmittedRuns is the runs of a DAG q.KeepRun takes, read from the
+// DAG's runs by run_after (within q.RunsAfter and q.RunsUpTo) once per
+// version of the DAG's runs and filter (Store.xcomRunsOfDAG), each also
+// put in runs.
+func (s *Store) xcomAdmittedRuns(txn *memdb.Txn, q XComPageQuery, dagID string, runs map[[2]string]*DagRun, read *int) (xcomRunsTaken, error) {
+	all, err := runsUpTxn(txn, dagID)
 	if err != nil {
-		return nil, fmt.Errorf("list the runs of %s: %w", dagID, err)
+		return xcomRunsTaken{}, fmt.Errorf("list the runs of %s: %w", dagID, err)
 	}
-	var admitted []*DagRun
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		*read++
-		run := raw.(*DagRun)
-		if run.DagID != dagID || (q.RunsUpTo != nil && run.After().After(*q.RunsUpTo)) {
-			break
+	take := func() (xcomRunsTaken, error) {
+		it := all
+		if q.RunsAfter != nil {
+			if it, err = txn.LowerBound(tableDagRuns, indexDagAfter, dagID, *q.RunsAfter); err != nil {
+				return xcomRunsTaken{}, fmt.Errorf("list the runs of %s: %w", dagID, err)
+			}
 		}
-		if q.RunsAfter != nil && run.After().Before(*q.RunsAfter) {
-			continue
+		var taken xcomRunsTaken
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			*read++
+			run := raw.(*DagRun)
+			if run.DagID != dagID || (q.RunsUpTo != nil && run.After().After(*q.RunsUpTo)) {
+				break
+			}
+			if q.RunsAfter != nil && run.After().Before(*q.RunsAfter) {
+				continue
+			}
+			if strings.IndexByte(run.RunID, 0) >= 0 {
+				return xcomRunsTaken{whole: true}, nil
+			}
+			if q.KeepRun(run) {
+				taken.runs = append(taken.runs, run)
+			}
 		}
-		if strings.IndexByte(run.RunID, 0) >= 0 {
-			return nil, nil
-		}
-		if q.KeepRun(run) {
-			runs[[2]string{dagID, run.RunID}] = run
-			admitted = append(admitted, run)
-		}
+		slices.SortFunc(taken.runs, func(a, b *DagRun) int { return strings.Compare(a.RunID, b.RunID) })
+		return taken, nil
 	}
-	slices.SortFunc(admitted, func(a, b *DagRun) int { return strings.Compare(a.RunID, b.RunID) })
-	return admitted, nil
+	var taken xcomRunsTaken
+	if root := all.WatchCh(); root != nil {
+		taken, err = s.xcomRunsOfDAG.get(root, q.FilterKey+"\x00"+dagID, take)
+	} else {
+		taken, err = take()
+	}
+	for _, run := range taken.runs {
+		runs[[2]string{dagID, run.RunID}] = run
+	}
+	return taken, err
 }
 
 // xcomDagTasks gives the tasks of a DAG whose entries q's scope takes
