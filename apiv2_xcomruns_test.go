@@ -15,7 +15,7 @@ import (
 // run_after or logical_date range, a run_id pattern), and checks through
 // the store's rowsRead hook that a page reads the runs of the range (the
 // DAG's runs, for a pattern, once per version of them) and the picked
-// runs' entries to its end (the DAG's entries, when it picks most runs),
+// runs' entries to its end,
 // where the walk of the scope read every run's entries to the page's
 // last match. Each answer is the long way's (operations.sortLists).
 func TestXComs_RunFilterReadsItsRuns(t *testing.T) {
@@ -40,7 +40,7 @@ func TestXComs_RunFilterReadsItsRuns(t *testing.T) {
 		// picked ones' entries.
 		{"logical_date_gte=2025-01-01T06:30:00Z&limit=5&offset=3", 1 + 2 + 10 + 8},
 		{"run_id_pattern=T03%3A1&limit=10&offset=70", 1 + 2 + 4*10 + 80},
-		// Every run picked: the DAG's entries walked to the page's end.
+		// Every run picked: each run's task sought, the page's rows.
 		{"run_id_pattern=scheduled&limit=10&offset=20", 1 + 2 + 30},
 	} {
 		t.Run(tc.query, func(t *testing.T) {

@@ -34,7 +34,7 @@ func BenchmarkV2ListXComsSparseKey(b *testing.B) {
 // per version of them): the picked run's entries of each task sought
 // (xcomAdmittedRunsWalk), where the walk of the scope read the nine other
 // runs' entries of a task before them; and a run_id pattern every run
-// matches (the DAG's entries walked, as before).
+// matches (each run's task sought: as many rows as the walk).
 func BenchmarkV2ListXComsRunFilter(b *testing.B) {
 	const dagID = "bench_xcoms"
 	last := benchDate.Add(9 * time.Minute)
