@@ -152,6 +152,10 @@ type Store struct {
 	// listing's filter picks, per version of the DAG's task-instance rows
 	// (memstore_tistarts.go, filteredTITotal).
 	tiFilteredOfDAG versionMemo[int]
+	// xcomRunsOfDAG remembers the runs of a DAG an XCom listing's run
+	// filters take, per version of the DAG's runs (memstore_xcompages.go,
+	// xcomAdmittedRuns).
+	xcomRunsOfDAG versionMemo[xcomRunsTaken]
 	// tiNullsOfDAG remembers a DAG's task instances whose next key is
 	// NULL in a group page's listing, per version of its task-instance
 	// rows, and tiNullParts the scope's, sorted in the listing's order,
@@ -236,6 +240,7 @@ func newStore() (*Store, error) {
 		tiStateCounts:   versionMemo[map[TILeadValue[TaskState]]int]{max: maxTIValueCounts},
 		tiTryCounts:     versionMemo[map[TILeadValue[int]]int]{max: maxTIValueCounts},
 		tiFilteredOfDAG: versionMemo[int]{max: maxTIFilteredCounts},
+		xcomRunsOfDAG:   versionMemo[xcomRunsTaken]{max: maxXComRunsOfDAG},
 		tiNullsOfDAG:    versionMemo[[]RunTaskInstance]{max: maxTIValueCounts},
 		tiNullParts:     versionMemo[[]RunTaskInstance]{max: maxTIMappedParts},
 		fixedCounts:     versionMemo[map[string]int]{max: maxFixedCounts},

@@ -14,6 +14,9 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
+	"strings"
+	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -197,6 +200,10 @@ type XComPageQuery struct {
 	// JoinRun leaves out, across runs, the entries whose run is gone
 	// (Airflow 3 joins the run); KeepRun implies it there.
 	JoinRun bool
+	// RunsAfter and RunsUpTo (nil: unbounded) bound the run_after of
+	// every run KeepRun takes across runs: the runs a page walks for the
+	// entries of those KeepRun takes (xcomAdmittedRunsWalk).
+	RunsAfter, RunsUpTo *time.Time
 	// FilterKey names the filters across runs (Key, MapIndex, KeepRun,
 	// KeepKey, JoinRun) for the count of what they pick: with it the
 	// store pages them by a walk of the scope's blocks to the page's end,
@@ -315,21 +322,15 @@ func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]
 		if q.Key != nil {
 			return xcomKeyWalk(txn, q, func(e *XComEntry) bool { return !keep(e) || take(e) }, read, &lookupErr)
 		}
+		if q.KeepRun != nil {
+			return s.xcomAdmittedRunsWalk(txn, q, runs, func(e *XComEntry) bool { return !keep(e) || take(e) }, read, &lookupErr)
+		}
 		for b, err := range xcomBlocks(txn, q, read) {
 			if err != nil {
 				return err
 			}
-			entries := xcomBlockEntries(b, read)
-			if q.MapIndex != nil {
-				entries = xcomMapIndexEntries(txn, b, *q.MapIndex, read)
-			}
-			for e, err := range entries {
-				if err != nil {
-					return err
-				}
-				if keep(e) && !take(e) {
-					return lookupErr
-				}
+			if !xcomWalkBlock(txn, q, b, func(e *XComEntry) bool { return !keep(e) || take(e) }, read, &lookupErr) {
+				return lookupErr
 			}
 		}
 		return lookupErr
@@ -369,6 +370,178 @@ func (s *Store) xcomFilteredPage(txn *memdb.Txn, q XComPageQuery, read *int) ([]
 		return len(page) < limit
 	})
 	return page, total, true, err
+}
+
+// xcomWalkBlock walks a block's entries across runs (those of
+// q.MapIndex, sought, when named) until take says no more (false), or
+// a lookup fails (*lookupErr; false).
+func xcomWalkBlock(txn *memdb.Txn, q XComPageQuery, b xcomBlock, take func(*XComEntry) bool, read *int, lookupErr *error) bool {
+	entries := xcomBlockEntries(b, read)
+	if q.MapIndex != nil {
+		entries = xcomMapIndexEntries(txn, b, *q.MapIndex, read)
+	}
+	for e, err := range entries {
+		if err != nil {
+			*lookupErr = cmp.Or(*lookupErr, err)
+			return false
+		}
+		if !take(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// xcomAdmittedRunsWalk walks the entries across runs of the runs
+// q.KeepRun takes (a date range, a run_id pattern), in a listing's
+// order, until take says no more, then is *lookupErr. For each DAG of
+// the scope it takes the runs KeepRun takes (xcomAdmittedRuns; into
+// runs, which the entries' filter looks up), and, when fewer run's tasks than the DAG's entries,
+// walks each task's entries of those runs (a seek to each run's task, in
+// run_id order, of q.MapIndex when named); else the DAG's blocks whole.
+// A page reads the picked runs' entries to its end (and, after a write of
+// a DAG's runs, its runs again), where the walk of the scope read every
+// run's entries to its last match.
+func (s *Store) xcomAdmittedRunsWalk(txn *memdb.Txn, q XComPageQuery, runs map[[2]string]*DagRun, take func(*XComEntry) bool, read *int, lookupErr *error) error {
+	for dagID, err := range xcomDags(txn, q, read) {
+		if err != nil {
+			return err
+		}
+		if q.KeepDag != nil && !q.KeepDag(dagID) {
+			continue
+		}
+		taken, err := s.xcomAdmittedRuns(txn, q, dagID, runs, read)
+		if err != nil {
+			return err
+		}
+		tasks, entries, err := xcomDagTasks(txn, q, dagID, read)
+		if err != nil {
+			return err
+		}
+		if taken.whole || len(taken.runs)*len(tasks) >= entries {
+			// As many seeks as entries: the DAG's blocks walked whole.
+			dq := q
+			dq.DagID = dagID
+			for b, err := range xcomDagBlocks(txn, dq, dagID, read) {
+				if err != nil {
+					return err
+				}
+				if !xcomWalkBlock(txn, q, b, take, read, lookupErr) {
+					return *lookupErr
+				}
+			}
+			continue
+		}
+		for _, taskID := range tasks {
+			for _, run := range taken.runs {
+				args := []any{dagID, taskID, run.RunID, nil}
+				if q.MapIndex != nil {
+					args[3] = *q.MapIndex
+				}
+				it, err := txn.Get(tableXComs, indexXComOrder+"_prefix", args...)
+				if err != nil {
+					return fmt.Errorf("list xcom entries of %s/%s/%s: %w", dagID, taskID, run.RunID, err)
+				}
+				for raw := it.Next(); raw != nil; raw = it.Next() {
+					*read++
+					if !take(raw.(*XComEntry)) {
+						return *lookupErr
+					}
+				}
+			}
+		}
+	}
+	return *lookupErr
+}
+
+// maxXComRunsOfDAG bounds Store.xcomRunsOfDAG: a DAG's runs under a
+// run filter each.
+const maxXComRunsOfDAG = 4096
+
+// xcomRunsTaken is the runs of a DAG an XCom listing's run filters take,
+// in run_id order; whole when a run_id holds a NUL, which the order index
+// would sort with the run_id it extends (the DAG's blocks are walked
+// whole then).
+type xcomRunsTaken struct {
+	runs  []*DagRun
+	whole bool
+}
+
+// xcomAdmittedRuns is the runs of a DAG q.KeepRun takes, read from the
+// DAG's runs by run_after (within q.RunsAfter and q.RunsUpTo) once per
+// version of the DAG's runs and filter (Store.xcomRunsOfDAG), each also
+// put in runs.
+func (s *Store) xcomAdmittedRuns(txn *memdb.Txn, q XComPageQuery, dagID string, runs map[[2]string]*DagRun, read *int) (xcomRunsTaken, error) {
+	all, err := runsUpTxn(txn, dagID)
+	if err != nil {
+		return xcomRunsTaken{}, fmt.Errorf("list the runs of %s: %w", dagID, err)
+	}
+	take := func() (xcomRunsTaken, error) {
+		it := all
+		if q.RunsAfter != nil {
+			if it, err = txn.LowerBound(tableDagRuns, indexDagAfter, dagID, *q.RunsAfter); err != nil {
+				return xcomRunsTaken{}, fmt.Errorf("list the runs of %s: %w", dagID, err)
+			}
+		}
+		var taken xcomRunsTaken
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			*read++
+			run := raw.(*DagRun)
+			if run.DagID != dagID || (q.RunsUpTo != nil && run.After().After(*q.RunsUpTo)) {
+				break
+			}
+			if q.RunsAfter != nil && run.After().Before(*q.RunsAfter) {
+				continue
+			}
+			if strings.IndexByte(run.RunID, 0) >= 0 {
+				return xcomRunsTaken{whole: true}, nil
+			}
+			if q.KeepRun(run) {
+				taken.runs = append(taken.runs, run)
+			}
+		}
+		slices.SortFunc(taken.runs, func(a, b *DagRun) int { return strings.Compare(a.RunID, b.RunID) })
+		return taken, nil
+	}
+	var taken xcomRunsTaken
+	if root := all.WatchCh(); root != nil {
+		taken, err = s.xcomRunsOfDAG.get(root, q.FilterKey+"\x00"+dagID, take)
+	} else {
+		taken, err = take()
+	}
+	for _, run := range taken.runs {
+		runs[[2]string{dagID, run.RunID}] = run
+	}
+	return taken, err
+}
+
+// xcomDagTasks gives the tasks of a DAG whose entries q's scope takes
+// (the task q names, or those KeepTask picks), in task_id order, and how
+// many entries they hold.
+func xcomDagTasks(txn *memdb.Txn, q XComPageQuery, dagID string, read *int) (tasks []string, entries int, err error) {
+	if q.TaskID != "" {
+		if q.KeepTask != nil && !q.KeepTask(q.TaskID) {
+			return nil, 0, nil
+		}
+		*read++
+		n, err := xcomCountTxn(txn, xcomScopeDagTask, dagID, q.TaskID, "")
+		if err != nil || n == 0 {
+			return nil, 0, err
+		}
+		return []string{q.TaskID}, n, nil
+	}
+	it, err := txn.Get(tableXComCounts, indexID+"_prefix", xcomScopeDagTask, dagID, "")
+	if err != nil {
+		return nil, 0, fmt.Errorf("list the tasks of %s's xcom entries: %w", dagID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		*read++
+		if c := raw.(*xcomCount); c.N > 0 && (q.KeepTask == nil || q.KeepTask(c.A)) {
+			tasks = append(tasks, c.A)
+			entries += c.N
+		}
+	}
+	return tasks, entries, nil
 }
 
 // xcomKeyWalk walks the entries of q's key (q.Key, across runs) in the

@@ -192,12 +192,29 @@ func (q xcomSearch) pageQuery() (pq XComPageQuery, none, ok bool) {
 		pq.KeepRun = func(run *DagRun) bool { return run != nil && q.admitsRun(run) }
 	} else if q.runPattern != nil || q.logical != (timeBounds{}) || q.runAfter != (timeBounds{}) {
 		pq.KeepRun = q.admitsRun
+		pq.RunsAfter, pq.RunsUpTo = q.runAfter.span()
 	}
 	if pq.filteredAcrossRuns() {
 		pq.JoinRun = true
 		pq.FilterKey = q.filterKey()
 	}
 	return pq, false, true
+}
+
+// span is the narrowest closed range [from, upTo] holding every time b
+// admits (nil: unbounded that side).
+func (b timeBounds) span() (from, upTo *time.Time) {
+	for _, t := range []*time.Time{b.gte, b.gt} {
+		if t != nil && (from == nil || t.After(*from)) {
+			from = t
+		}
+	}
+	for _, t := range []*time.Time{b.lte, b.lt} {
+		if t != nil && (upTo == nil || t.Before(*upTo)) {
+			upTo = t
+		}
+	}
+	return from, upTo
 }
 
 // filterKey names q's filters across runs, for the count of what they
