@@ -597,13 +597,13 @@ var (
 			python:    python2,
 			// croniter 5.0.1 (constraints-2.10.3): a full day field is `*` only
 			// beside a `*` (src/croniter/croniter.py:1000-1008).
-			cronDays:                cronDayRule{fullFieldIsStar: false},
-			cronDescriber:           cronDescriber2,
-			cronInZone:              true,
-			pythonSurface:           "2",
+			cronDays:      cronDayRule{fullFieldIsStar: false},
+			cronDescriber: cronDescriber2,
+			cronInZone:    true,
+			pythonSurface: "2",
 			// 2.10.3 models/taskinstance.py _execute_task, then
 			// _record_task_map_for_downstreams.
-			mappedPush: mappedPushRule{checked: true},
+			mappedPush:              mappedPushRule{checked: true},
 			catchupByDefault:        true,
 			ignoreMatchesFolderPath: false,
 			// 2.10.3 config_templates/config.yml scheduler.stale_dag_threshold
