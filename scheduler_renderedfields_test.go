@@ -174,3 +174,41 @@ func TestSecretRegistry(t *testing.T) {
 		t.Errorf("nothing learnt, yet %q", got)
 	}
 }
+
+// TestScheduler_RenderedFieldsMaskedPython: a Python DAG's PythonOperator
+// and TriggerDagRunOperator keep their rendered fields masked as the
+// release stores them: op_kwargs' and conf's password keys hide their
+// values, a sensitive variable's value and a connection's password are
+// hidden wherever a template put them, other values stay; 3.2.1 keeps a
+// secret under five characters.
+func TestScheduler_RenderedFieldsMaskedPython(t *testing.T) {
+	t.Parallel()
+	call := `{"templates_dict": null, "op_args": ["***-suffix", "blue-sky"],
+		"op_kwargs": {"password": "***", "who": "blue-sky", "dsn": "postgres://u:***@wh.example"}}`
+	for _, tc := range []struct {
+		name    string
+		edition edition
+		dir     string
+		want    map[string]string
+	}{
+		{"2", edition2, "testdata/pydags/renderedmask2", map[string]string{"call": call,
+			"trigger": `{"trigger_dag_id": "masked_target", "trigger_run_id": "t1", "logical_date": null,
+				"conf": {"password": "***", "copy": "***", "short": "***"}, "wait_for_completion": false, "skip_when_already_exists": false}`}},
+		{"3", edition3, "testdata/pydags/renderedmask3", map[string]string{"call": call,
+			"trigger": `{"trigger_dag_id": "masked_target", "trigger_run_id": "t1", "logical_date": "` + argNotSetText + `",
+				"conf": {"password": "***", "copy": "***", "short": "abc"}, "wait_for_completion": false, "skip_when_already_exists": false}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := servePyFolderAs(t, tc.dir, tc.edition)
+			renderedSecrets(t, ts.store)
+			triggeringScheduler(t, ts)
+			postEditionRun(t, ts, "masked_py", `{"dag_run_id": "r1", "logical_date": "2024-02-01T00:00:00+00:00", "conf": {"password": "hunter2"}}`)
+			awaitTriesEnded(t, ts.store, "masked_py", "r1", "call", "trigger")
+			for task, want := range tc.want {
+				res := getEdition(t, ts, "/dags/masked_py/dagRuns/r1/taskInstances/"+task)
+				checkRenderedFields(t, task, res.body, want)
+			}
+		})
+	}
+}
