@@ -14,7 +14,6 @@ package main
 // no masker and no limit).
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -64,7 +63,10 @@ func maskRenderedFields(m secretsMasker, fields map[string]any, truncated func(t
 	}
 	out := make(map[string]any, len(fields))
 	for name, v := range fields {
-		if py := sortedPyDicts(v); pyTruthy(py) {
+		// str() of the value with its dicts' keys sorted: the order 3.2.1
+		// sorts them in, and the one airlite has of a 2.10.3 dict (the
+		// rendered fields keep no order).
+		if py := pyPlainValue(v); pyTruthy(py) {
 			if text := pyStrValue(py); utf8.RuneCountInString(text) > maxTemplatedFieldLength {
 				masked, _ := m.redact(text, name, 0).(string)
 				v = truncated(masked)
@@ -84,32 +86,6 @@ func firstRunes(s string, n int) string {
 		n--
 	}
 	return s
-}
-
-// sortedPyDicts is v with every map a pyDict in key order, for str(): the
-// order 3.2.1 sorts dicts in, and the one airlite has of a 2.10.3 dict
-// (the rendered fields keep no order).
-func sortedPyDicts(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		out := make(pyDict, len(keys))
-		for i, k := range keys {
-			out[i] = pyField{k, sortedPyDicts(x[k])}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = sortedPyDicts(item)
-		}
-		return out
-	}
-	return v
 }
 
 // storedRenderedFields are a try's rendered fields as the release keeps
