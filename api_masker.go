@@ -7,8 +7,11 @@ package main
 // action log's maskers of variable and connection bodies.
 
 import (
+	"cmp"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // secretsMasker is the secrets masker of one release.
@@ -24,6 +27,25 @@ type secretsMasker struct {
 	// turn along the whole key (17 in 3.2.1; a v2 trigger's action row
 	// masks every key of its body). nil: look for each name.
 	leads *[256][4]uint64
+
+	// What mask_secret learns in a task process, release by release
+	// (secretRegistry). minSecretLength: shorter secrets are not learnt
+	// (3.2.1 shared/secrets_masker add_mask: min_length_to_mask, 5; 2.10.3
+	// has none), nor skipSecrets, in any case (3.2.1
+	// SECRETS_TO_SKIP_MASKING).
+	minSecretLength int
+	skipSecrets     []string
+	// jsonVariableKeys: var.json masks a decoded value key by key (2.10.3
+	// models/variable.py:149 mask_secret(obj, key), a dict's values
+	// under their own keys); otherwise only a decoded string, under the
+	// variable's key (3.2.1 task-sdk execution_time/context.py:241).
+	jsonVariableKeys bool
+	// connectionSecrets are what loading a connection teaches the masker
+	// (nil: nothing).
+	connectionSecrets func(c *Connection) []string
+	// secrets is the replacer of the secrets learnt (nil: none): every
+	// occurrence in a string becomes "***" (SecretsMasker.replacer).
+	secrets *strings.Replacer
 }
 
 // newSecretsMasker is the masker that hides the values of names.
@@ -48,6 +70,24 @@ var maskerNames2103 = []string{"access_token", "api_key", "apikey", "authorizati
 // proxy_password and proxies (#61906). Those #66673 added (dsn, bearer,
 // webhook_url, auth_header, service_key) came after 3.2.1.
 var maskerNames321 = append(slices.Clone(maskerNames2103), "access_key", "connection_string", "proxy", "proxy_password", "proxies")
+
+// masker2103 is Airflow 2.10.3's secrets masker.
+func masker2103() secretsMasker {
+	m := newSecretsMasker(maskerNames2103)
+	m.jsonVariableKeys = true
+	m.connectionSecrets = connectionSecrets2103
+	return m
+}
+
+// masker321 is Airflow 3.2.1's: its names, secrets of 5 characters at
+// least ([logging] min_length_masked_secret's default), never "airflow".
+func masker321() secretsMasker {
+	m := newSecretsMasker(maskerNames321)
+	m.minSecretLength = 5
+	m.skipSecrets = []string{"airflow"}
+	m.connectionSecrets = connectionSecrets321
+	return m
+}
 
 // maxRedactDepth is SecretsMasker.MAX_RECURSION_DEPTH.
 const maxRedactDepth = 5
@@ -93,6 +133,30 @@ func (m secretsMasker) redactChanged(v any, name string, depth int) (any, bool) 
 		return redactAll(v, depth), true
 	}
 	switch x := v.(type) {
+	case string:
+		if m.secrets == nil {
+			return v, false
+		}
+		out := m.secrets.Replace(x)
+		return out, out != x
+	case map[string]any:
+		var out map[string]any // nil until a field changes
+		for k, f := range x {
+			val, changed := m.redactChanged(f, k, depth+1)
+			if changed && out == nil {
+				out = make(map[string]any, len(x))
+				for k2, f2 := range x {
+					out[k2] = f2
+				}
+			}
+			if out != nil {
+				out[k] = val
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	case pyDict:
 		var out pyDict // nil until a field changes
 		for i, f := range x {
@@ -139,6 +203,12 @@ func redactAll(v any, depth int) any {
 			out[i] = pyField{f.key, redactAll(f.val, depth+1)}
 		}
 		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, f := range x {
+			out[k] = redactAll(f, depth+1)
+		}
+		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, item := range x {
@@ -147,6 +217,140 @@ func redactAll(v any, depth int) any {
 		return out
 	}
 	return v
+}
+
+// secretRegistry is what mask_secret has taught one task process's
+// secrets masker: the values its templates read from sensitive
+// variables and from connections. nil learns nothing. Safe for
+// concurrent use (a Python try's template requests are served while the
+// scheduler waits).
+type secretRegistry struct {
+	base   secretsMasker
+	mu     sync.Mutex
+	values []string
+}
+
+// newSecretRegistry is a task process's masker before it learnt any
+// secret.
+func newSecretRegistry(m secretsMasker) *secretRegistry { return &secretRegistry{base: m} }
+
+// add is add_mask: a string is learnt when it has no name or a sensitive
+// one; a dict's values are added under their own keys, a list's under
+// the list's name; other values teach nothing.
+func (r *secretRegistry) add(v any, name string) {
+	if r == nil {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		if x == "" || len(x) < r.base.minSecretLength || slices.Contains(r.base.skipSecrets, strings.ToLower(x)) {
+			return
+		}
+		if name != "" && !r.base.hides(name) {
+			return
+		}
+		r.mu.Lock()
+		if !slices.Contains(r.values, x) {
+			r.values = append(r.values, x)
+		}
+		r.mu.Unlock()
+	case pyDict:
+		for _, f := range x {
+			r.add(f.val, f.key)
+		}
+	case map[string]any:
+		for k, f := range x {
+			r.add(f, k)
+		}
+	case []any:
+		for _, item := range x {
+			r.add(item, name)
+		}
+	}
+}
+
+// addVariable is Variable.get's mask_secret of a value read: json says
+// the template read it as var.json (decoded).
+func (r *secretRegistry) addVariable(key string, value any, json bool) {
+	if r == nil {
+		return
+	}
+	if _, isString := value.(string); json && !isString && !r.base.jsonVariableKeys {
+		return
+	}
+	r.add(value, key)
+}
+
+// addConnection is what loading connection c teaches the masker.
+func (r *secretRegistry) addConnection(c *Connection) {
+	if r == nil || r.base.connectionSecrets == nil {
+		return
+	}
+	for _, s := range r.base.connectionSecrets(c) {
+		r.add(s, "")
+	}
+}
+
+// masker is the release's masker with the secrets learnt so far: a
+// string holding one becomes "***" there. Where two secrets start at the
+// same place the longer is hidden (Airflow's alternation tries its
+// patterns in a set's order, which Python does not fix).
+func (r *secretRegistry) masker() secretsMasker {
+	if r == nil {
+		return secretsMasker{}
+	}
+	r.mu.Lock()
+	values := slices.Clone(r.values)
+	r.mu.Unlock()
+	m := r.base
+	if len(values) == 0 {
+		return m
+	}
+	slices.SortStableFunc(values, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	pairs := make([]string, 0, 2*len(values))
+	for _, s := range values {
+		pairs = append(pairs, s, maskedValue)
+	}
+	m.secrets = strings.NewReplacer(pairs...)
+	return m
+}
+
+// connectionSecrets2103 are what 2.10.3 learns of a connection it loads
+// (models/connection.py:214-217 on_db_load): the password and its
+// urllib.parse.quote form.
+func connectionSecrets2103(c *Connection) []string {
+	if c.Password == nil || *c.Password == "" {
+		return nil
+	}
+	return []string{*c.Password, pyURLQuote(*c.Password)}
+}
+
+// connectionSecrets321 are what 3.2.1's task process learns of a
+// connection it reads (task-sdk execution_time/context.py:125-130
+// _mask_connection_secrets): the password and the whole extra text.
+func connectionSecrets321(c *Connection) []string {
+	var out []string
+	for _, s := range []*string{c.Password, c.Extra} {
+		if s != nil && *s != "" {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+// pyURLQuote is urllib.parse.quote(s) with its default safe "/": every
+// byte but ASCII letters, digits, "_.-~" and "/" as %XX.
+func pyURLQuote(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_.-~/", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }
 
 // merge is Airflow 3's secrets masker merge (apache/airflow#53943,

@@ -249,6 +249,11 @@ type runRules struct {
 // rules, schedules, timeouts, past dependencies, what a try does with
 // its exit code and output, and what a restart does with orphans.
 type schedulingRules struct {
+	// storeRenderedFields is how a try's rendered template fields are
+	// kept (scheduler_renderedfields.go: serialized, truncated and
+	// masked); nil: as rendered (1.10.15).
+	storeRenderedFields storeRenderedFields
+
 	// triggerRules are the trigger_rule names the release accepts and how
 	// it decides each (scheduler_triggerrules.go).
 	triggerRules map[string]namedRule
@@ -521,7 +526,7 @@ var (
 		apiRules: apiRules{
 			version:             "2.10.3",
 			gitVersion:          ".release:c99887ec11ce3e1a43f2794fcf36d27555140f00",
-			masker:              newSecretsMasker(maskerNames2103),
+			masker:              masker2103(),
 			json:                spacedJSON,
 			jsonNewline:         false,
 			appHeaders:          true,
@@ -575,6 +580,7 @@ var (
 		},
 
 		schedulingRules: schedulingRules{
+			storeRenderedFields:     storeRenderedFields2103,
 			triggerRules:            triggerRules2,
 			pastDependsMet:          pastDependsMet2,
 			deltaEpochAligned:       true,
@@ -761,7 +767,8 @@ var (
 		// the last presumably 3.2.1's), and no copy of a 3.2.1 package or
 		// of the tag's commit could be read, so the full hash is unknown.
 		r.gitVersion = nil
-		r.masker = newSecretsMasker(maskerNames321)
+		r.masker = masker321()
+		r.storeRenderedFields = storeRenderedFields321
 		r.experimentalAPI = false
 		r.werkzeugReasons = false
 		r.apiV1 = false

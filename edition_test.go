@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +96,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":                 r.version,
 			"gitVersion":              r.gitVersion,
 			"masker":                  r.masker.names,
+			"storeRenderedFields":     observeRenderedFields(r),
 			"apiV1":                   r.apiV1,
 			"experimentalAPI":         r.experimentalAPI,
 			"apiV2":                   r.apiV2,
@@ -220,6 +222,8 @@ func TestEditionRules_Table(t *testing.T) {
 		// Airflow 2.10.3 airflow/utils/log/secrets_masker.py:57-72
 		"masker": []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
 			"password", "private_key", "secret", "token", "keyfile_dict", "service_account"},
+		// models/renderedtifields.py:148-155 _redact, serialization/helpers.py:44-66
+		"storeRenderedFields":   `map[password:***] echo *** "x'... "`,
 		"apiV1":                 true,
 		"experimentalAPI":       true,
 		"apiV2":                 false,
@@ -364,6 +368,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
 			"masker":                  []string(nil), // no secrets masker before 2.1
+			"storeRenderedFields":     "as rendered", // models/renderedtifields.py:43-56
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,
@@ -476,6 +481,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"version":                 "1.10.15",
 			"gitVersion":              nil,
 			"masker":                  []string(nil), // no secrets masker before 2.1
+			"storeRenderedFields":     "as rendered", // models/renderedtifields.py:43-56
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,
@@ -621,7 +627,10 @@ func want3(want2 map[string]any) map[string]any {
 		"masker": []string{"access_token", "api_key", "apikey", "authorization", "passphrase", "passwd",
 			"password", "private_key", "secret", "token", "keyfile_dict", "service_account",
 			"access_key", "connection_string", "proxy", "proxy_password", "proxies"},
-		"apiV1": false, "experimentalAPI": false, "apiV2": true,
+		// task-sdk execution_time/task_runner.py:957-1047; secrets of 5
+		// characters at least; shared/template_rendering truncate_rendered_value
+		"storeRenderedFields": `map[password:***] echo abcd "xxx..."`,
+		"apiV1":               false, "experimentalAPI": false, "apiV2": true,
 		"json": compactJSON, "appHeaders": false, "deprecationHeaders": false,
 		// airflow-core/src/airflow/utils/state.py TaskInstanceState (spec/v2.yaml)
 		"taskStates": []string{"removed", "scheduled", "queued", "running", "success", "restarting", "failed",
@@ -831,4 +840,20 @@ func scheduleParamsOf(r *editionRules) []string {
 	}
 	kind, text := r.scheduleParams("d")
 	return []string{kind, text}
+}
+
+// observeRenderedFields is what the release stores of rendered fields
+// given a conf with a password key, a command holding a four-character
+// secret the templates read, and a value past 4096 characters (its
+// last characters).
+func observeRenderedFields(r *editionRules) string {
+	if r.storeRenderedFields == nil {
+		return "as rendered"
+	}
+	reg := newSecretRegistry(r.masker)
+	reg.addVariable("api_key", "abcd", false)
+	out := r.storeRenderedFields(reg.masker(), map[string]any{"conf": map[string]any{"password": "p"},
+		"cmd": "echo abcd", "long": strings.Repeat("x", 5000)})
+	long, _ := out["long"].(string)
+	return fmt.Sprintf("%v %v %q", out["conf"], out["cmd"], long[max(0, len(long)-6):])
 }

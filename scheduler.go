@@ -34,6 +34,10 @@ type taskJob struct {
 	// dagGone: the DAG was stale when the try was queued, so its file no
 	// longer gives it, and the try fails at its start (runGuarded).
 	dagGone bool
+	// secrets are what the try's templates taught the task process's
+	// secrets masker (the variables and connections they read), which
+	// masks the rendered fields stored; nil: nothing.
+	secrets *secretRegistry
 }
 
 // taskOutcome is how a try ended.
@@ -930,7 +934,8 @@ func (s *scheduler) launch(listed *TaskInstance, usage *slotUsage, now time.Time
 			return nil, nil
 		}
 		started.State = TaskRunning
-		job = &taskJob{key: key, try: started.TryNumber, dag: dag, task: task, run: *run, dagGone: stale}
+		job = &taskJob{key: key, try: started.TryNumber, dag: dag, task: task, run: *run, dagGone: stale,
+			secrets: newSecretRegistry(s.rules.masker)}
 		if ti.MapIndex >= 0 {
 			index := ti.MapIndex
 			job.mapIndex = &index
@@ -1069,7 +1074,7 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 			ti.State, ti.NextRetryAt = TaskFailed, nil
 		}
 		if out.rendered != nil {
-			ti.Rendered = out.rendered
+			ti.Rendered = s.storedRenderedFields(job, out.rendered)
 		}
 		if out.renderedMapIndex != nil {
 			ti.RenderedMapIndex = out.renderedMapIndex

@@ -229,7 +229,7 @@ func lastOutputLine(output string) string {
 // jobTemplates is the template context of a job's try: the store's
 // variables, connections and XCom entries, on the scheduler's clock.
 func (s *scheduler) jobTemplates(job taskJob) templateContext {
-	return templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.rules,
+	return templateContext{dag: job.dag, task: job.task, run: &job.run, try: job.try, rules: s.rules, secrets: job.secrets,
 		variables: s.opts.Store.VariableValue, connections: s.opts.Store.connectionFound, xcoms: s.opts.Store.XComsToPull, now: s.opts.Now}
 }
 

@@ -59,6 +59,9 @@ type templateContext struct {
 	xcoms xcomLookup
 	// now is the server's clock (macros.datetime.now()); nil: time.Now.
 	now func() time.Time
+	// secrets learns the sensitive variables and the connections the
+	// templates read, as mask_secret does (nil: nothing learnt).
+	secrets *secretRegistry
 }
 
 // variableLookup returns the value of an Airflow Variable.

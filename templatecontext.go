@@ -147,8 +147,8 @@ func templateVars2(c templateContext) map[string]any {
 		"ts":                               ts,
 		"ts_nodash":                        d.logical.Format("20060102T150405"),
 		"ts_nodash_with_tz":                strings.NewReplacer("-", "", ":", "").Replace(ts),
-		"var":                              map[string]any{"value": templateVariables{lookup: c.variables}, "json": templateVariables{lookup: c.variables, json: true}},
-		"conn":                             templateConnections{lookup: c.connections},
+		"var":                              map[string]any{"value": templateVariables{lookup: c.variables, secrets: c.secrets}, "json": templateVariables{lookup: c.variables, json: true, secrets: c.secrets}},
+		"conn":                             templateConnections{lookup: c.connections, secrets: c.secrets},
 	}
 	addNeighbourDates(vars, d, pendulum3)
 	return vars
@@ -183,8 +183,8 @@ func templateVars3(c templateContext) map[string]any {
 		"outlet_events":           map[string]any{},
 		"inlet_events":            map[string]any{},
 		"triggering_asset_events": map[string]any{},
-		"var":                     map[string]any{"value": templateVariables{lookup: c.variables}, "json": templateVariables{lookup: c.variables, json: true}},
-		"conn":                    templateConnections{lookup: c.connections},
+		"var":                     map[string]any{"value": templateVariables{lookup: c.variables, secrets: c.secrets}, "json": templateVariables{lookup: c.variables, json: true, secrets: c.secrets}},
+		"conn":                    templateConnections{lookup: c.connections, secrets: c.secrets},
 	}
 	logical, ok := c.run.LogicalDate()
 	if !ok {
@@ -248,7 +248,7 @@ func templateVars110(c templateContext) map[string]any {
 		"ti":                          templateTI{c: c},
 		"task_instance_key_str":       c.dag.DagID + "__" + c.task.TaskID + "__" + strings.ReplaceAll(ds, "-", ""),
 		"test_mode":                   false,
-		"var":                         map[string]any{"value": templateVariables{lookup: c.variables}, "json": templateVariables{lookup: c.variables, json: true}},
+		"var":                         map[string]any{"value": templateVariables{lookup: c.variables, secrets: c.secrets}, "json": templateVariables{lookup: c.variables, json: true, secrets: c.secrets}},
 		"inlets":                      listOrEmpty(c.task.Inlets),
 		"outlets":                     listOrEmpty(c.task.Outlets),
 		"prev_execution_date_success": nil,
@@ -426,8 +426,9 @@ func templateRepr(v *exec.Value) string {
 
 // templateVariables is var.value or var.json: Airflow Variables by key.
 type templateVariables struct {
-	lookup variableLookup
-	json   bool
+	lookup  variableLookup
+	json    bool
+	secrets *secretRegistry // learns what Variable.get masks
 }
 
 func (v templateVariables) pyStr() string { return "None" }
@@ -447,12 +448,14 @@ func (v templateVariables) get(key string) (any, bool, error) {
 		return nil, false, nil
 	}
 	if !v.json {
+		v.secrets.addVariable(key, value, false)
 		return value, true, nil
 	}
 	decoded, err := decodeJSONValue([]byte(value))
 	if err != nil {
 		return nil, false, fmt.Errorf("JSONDecodeError: Variable %s does not hold JSON: %w", key, err)
 	}
+	v.secrets.addVariable(key, decoded, true)
 	return templateJSON(decoded), true, nil
 }
 
@@ -484,13 +487,20 @@ func (v templateVariables) GetAttribute(name string) (*exec.Value, bool) {
 // templateConnections is conn: the stored Connections by conn_id, as
 // Airflow 2.10.3's ConnectionAccessor (airflow/utils/context.py:140-162):
 // conn.x fails for a missing one, conn.get('x', default) gives the default.
-type templateConnections struct{ lookup connectionLookup }
+type templateConnections struct {
+	lookup  connectionLookup
+	secrets *secretRegistry // learns what loading a connection masks
+}
 
 func (t templateConnections) find(connID string) (*Connection, bool) {
 	if t.lookup == nil {
 		return nil, false
 	}
-	return t.lookup(connID)
+	c, ok := t.lookup(connID)
+	if ok {
+		t.secrets.addConnection(c)
+	}
+	return c, ok
 }
 
 // errConnectionMissing is Airflow's error for a conn_id no store holds
