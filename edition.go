@@ -253,6 +253,11 @@ type schedulingRules struct {
 	// kept (scheduler_renderedfields.go: serialized, truncated and
 	// masked); nil: as rendered (1.10.15).
 	storeRenderedFields storeRenderedFields
+	// masksTaskLog: a try's output is kept through the secrets masker,
+	// with the secrets the try learnt (2.10.3 utils/log/secrets_masker.py
+	// SecretsMasker, a filter of the task logger; 3.2.1 task-sdk log.py
+	// mask_logs). 1.10.15 has no secrets masker.
+	masksTaskLog bool
 
 	// triggerRules are the trigger_rule names the release accepts and how
 	// it decides each (scheduler_triggerrules.go).
@@ -581,6 +586,7 @@ var (
 
 		schedulingRules: schedulingRules{
 			storeRenderedFields:     storeRenderedFields2103,
+			masksTaskLog:            true,
 			triggerRules:            triggerRules2,
 			pastDependsMet:          pastDependsMet2,
 			deltaEpochAligned:       true,

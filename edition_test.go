@@ -97,6 +97,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"gitVersion":              r.gitVersion,
 			"masker":                  r.masker.names,
 			"storeRenderedFields":     observeRenderedFields(r),
+			"masksTaskLog":            r.masksTaskLog,
 			"apiV1":                   r.apiV1,
 			"experimentalAPI":         r.experimentalAPI,
 			"apiV2":                   r.apiV2,
@@ -224,6 +225,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"password", "private_key", "secret", "token", "keyfile_dict", "service_account"},
 		// models/renderedtifields.py:148-155 _redact, serialization/helpers.py:44-66
 		"storeRenderedFields":   `map[password:***] echo *** "x'... "`,
+		"masksTaskLog":          true, // utils/log/secrets_masker.py:199-214 filter
 		"apiV1":                 true,
 		"experimentalAPI":       true,
 		"apiV2":                 false,
@@ -369,6 +371,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"gitVersion":              nil,
 			"masker":                  []string(nil), // no secrets masker before 2.1
 			"storeRenderedFields":     "as rendered", // models/renderedtifields.py:43-56
+			"masksTaskLog":            false,         // no utils/log/secrets_masker.py
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,
@@ -482,6 +485,7 @@ func TestEditionRules_Table(t *testing.T) {
 			"gitVersion":              nil,
 			"masker":                  []string(nil), // no secrets masker before 2.1
 			"storeRenderedFields":     "as rendered", // models/renderedtifields.py:43-56
+			"masksTaskLog":            false,         // no utils/log/secrets_masker.py
 			"apiV1":                   false,
 			"experimentalAPI":         true,
 			"apiV2":                   false,

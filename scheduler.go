@@ -1085,6 +1085,7 @@ func (s *scheduler) recordOutcome(job taskJob, out taskOutcome) error {
 		}
 		log.Str("task", job.key.String()).Int("try", job.try).Str("state", string(ti.State)).Msg("task finished")
 		tryLog := out.tryLog(job.try)
+		tryLog.Output = s.maskedOutput(job, tryLog.Output)
 		res := tryResult{TI: &ti, Log: &tryLog}
 		if ti.State == TaskSuccess && (job.task.Inlets != nil || job.task.Outlets != nil) {
 			rec, err := lineageRecord(job)

@@ -100,3 +100,16 @@ func (s *scheduler) storedRenderedFields(job taskJob, rendered map[string]any) m
 	}
 	return s.rules.storeRenderedFields(m, rendered)
 }
+
+// maskedOutput is a try's output as the release keeps it in the task
+// log: every secret the try learnt is "***" where the release's task
+// logger masks (schedulingRules.masksTaskLog).
+func (s *scheduler) maskedOutput(job taskJob, output string) string {
+	if !s.rules.masksTaskLog || job.secrets == nil {
+		return output
+	}
+	if m := job.secrets.masker(); m.secrets != nil {
+		return m.secrets.Replace(output)
+	}
+	return output
+}
