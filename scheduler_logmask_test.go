@@ -75,3 +75,42 @@ tasks:
 		})
 	}
 }
+
+// TestScheduler_TaskLogMaskedPython: a Python callable's Variable.get
+// teaches the try's masker as the release's does (2.10.3
+// models/variable.py:148-153 mask_secret(var_val, key); 3.2.1 task-sdk
+// execution_time/context.py:241 a string only), so what the callable
+// prints of a sensitive variable is "***" in its log; a name that hides
+// nothing teaches nothing, nor, in 3.2.1, a value under five characters
+// or a decoded dict (2.10.3 learns its values under their own keys).
+func TestScheduler_TaskLogMaskedPython(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		edition edition
+		dir     string
+		want    string
+	}{
+		{"2", edition2, "testdata/pydags/logmask2", "pw=*** short=*** plain=blue-sky\njson=***\n"},
+		{"3", edition3, "testdata/pydags/logmask3", "pw=*** short=abc plain=blue-sky\njson=dict-secret-1\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := servePyFolderAs(t, tc.dir, tc.edition)
+			renderedSecrets(t, ts.store)
+			if _, err := ts.store.SetVariable("creds", `{"password": "dict-secret-1"}`, nil); err != nil {
+				t.Fatal(err)
+			}
+			triggeringScheduler(t, ts)
+			postEditionRun(t, ts, "logged_py", `{"dag_run_id": "r1", "logical_date": "2024-02-01T00:00:00+00:00"}`)
+			awaitTriesEnded(t, ts.store, "logged_py", "r1", "tell")
+			log, err := ts.store.TaskLogOf(tiKey{dagID: "logged_py", runID: "r1", taskID: "tell", mapIndex: -1})
+			if err != nil || len(log.Tries) != 1 {
+				t.Fatalf("task log: %+v, %v", log, err)
+			}
+			if got := log.Tries[0].Output; !strings.Contains(got, "before=blue-sky\n"+tc.want) {
+				t.Errorf("stored output %q, want it to hold %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -263,6 +263,8 @@ type pythonChannelRequest struct {
 	// Variable.set's value and description.
 	Value       string  `json:"value"`
 	Description *string `json:"description"`
+	// JSON: Variable.get decoded the value it masks (variable_mask).
+	JSON bool `json:"json"`
 }
 
 // pythonXComEntry is a pulled entry, its value as JSON text.
@@ -542,6 +544,20 @@ func (s *scheduler) answerPython(tc templateContext, req pythonChannelRequest) m
 	case "variable":
 		v, ok := s.opts.Store.VariableValue(req.Key)
 		return map[string]any{"found": ok, "value": v}
+	case "variable_mask":
+		// Variable.get in the callable teaches the try's masker what the
+		// release's does (2.10.3 models/variable.py:148-153; 3.2.1
+		// task-sdk execution_time/context.py:241, a string only).
+		if !req.JSON {
+			tc.secrets.addVariable(req.Key, req.Value, false)
+			return map[string]any{"ok": true}
+		}
+		decoded, err := decodeJSONValue([]byte(req.Value))
+		if err != nil {
+			return map[string]any{"error": fmt.Sprintf("Variable.get: variable %s does not hold JSON: %v", req.Key, err)}
+		}
+		tc.secrets.addVariable(req.Key, decoded, true)
+		return map[string]any{"ok": true}
 	case "variable_set":
 		// Variable.set inside a callable writes the store at once, as
 		// Airflow's writes its database (2.10.3 models/variable.py _set).

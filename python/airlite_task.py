@@ -75,6 +75,11 @@ class _ChannelVariables(dict):
         CHANNEL.ask({"op": "variable_set", "key": key, "value": value, "description": description})
         dict.__setitem__(self, key, value)
 
+    def mask(self, key, value, as_json):
+        """Variable.get's mask_secret(value, key): airlite keeps the try's
+        secrets masker, which masks the try's log."""
+        CHANNEL.ask({"op": "variable_mask", "key": key, "value": value, "json": as_json})
+
     def remove(self, key):
         answer = CHANNEL.ask({"op": "variable_delete", "key": key})
         dict.pop(self, key, None)

@@ -20,7 +20,10 @@ class Variable:
             # 2.10.3 models/variable.py Variable.get
             raise KeyError("Variable %s does not exist" % key)
         value = values[key]
-        return json.loads(value) if deserialize_json else value
+        decoded = json.loads(value) if deserialize_json else value
+        if hasattr(values, "mask"):  # a task's: its secrets masker learns the value (airlite_task.py)
+            values.mask(key, value, deserialize_json)
+        return decoded
 
     @classmethod
     def set(cls, key, value, description=None, serialize_json=False, session=None):
