@@ -58,11 +58,7 @@ tasks:
 			if run := finishedRun(t, ts.store, "logged", "r1"); run.State != RunSuccess {
 				t.Fatalf("run ended %s", run.State)
 			}
-			log, err := ts.store.TaskLogOf(tiKey{dagID: "logged", runID: "r1", taskID: "say", mapIndex: -1})
-			if err != nil || len(log.Tries) != 1 {
-				t.Fatalf("task log: %+v, %v", log, err)
-			}
-			if got := log.Tries[0].Output; !strings.Contains(got, tc.want+"\n") {
+			if got := firstTryOutput(t, ts.store, tiKey{dagID: "logged", runID: "r1", taskID: "say", mapIndex: -1}); !strings.Contains(got, tc.want+"\n") {
 				t.Errorf("stored output %q, want it to hold %q", got, tc.want)
 			}
 			if !tc.route {
@@ -104,13 +100,20 @@ func TestScheduler_TaskLogMaskedPython(t *testing.T) {
 			triggeringScheduler(t, ts)
 			postEditionRun(t, ts, "logged_py", `{"dag_run_id": "r1", "logical_date": "2024-02-01T00:00:00+00:00"}`)
 			awaitTriesEnded(t, ts.store, "logged_py", "r1", "tell")
-			log, err := ts.store.TaskLogOf(tiKey{dagID: "logged_py", runID: "r1", taskID: "tell", mapIndex: -1})
-			if err != nil || len(log.Tries) != 1 {
-				t.Fatalf("task log: %+v, %v", log, err)
-			}
-			if got := log.Tries[0].Output; !strings.Contains(got, "before=blue-sky\n"+tc.want) {
+			if got := firstTryOutput(t, ts.store, tiKey{dagID: "logged_py", runID: "r1", taskID: "tell", mapIndex: -1}); !strings.Contains(got, "before=blue-sky\n"+tc.want) {
 				t.Errorf("stored output %q, want it to hold %q", got, tc.want)
 			}
 		})
 	}
+}
+
+// firstTryOutput is the output the store kept of a task instance's one
+// try.
+func firstTryOutput(t *testing.T, store *Store, key tiKey) string {
+	t.Helper()
+	log, err := store.TaskLogOf(key)
+	if err != nil || len(log.Tries) != 1 {
+		t.Fatalf("task log of %s: %+v, %v", key, log, err)
+	}
+	return log.Tries[0].Output
 }
