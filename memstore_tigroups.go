@@ -298,32 +298,42 @@ func (s *Store) nullPartTxn(txn *memdb.Txn, ids []string, q TIGroupQuery, read *
 		}, read)
 		return of, err
 	}
-	sorted := func() ([]RunTaskInstance, error) {
+	part := func(dagID string) ([]RunTaskInstance, error) {
 		if len(ids) == 1 {
-			part, err := gather(ids[0])
-			slices.SortFunc(part, q.Compare)
-			return part, err
+			return gather(dagID)
 		}
+		return ofDAGTxn(txn, &s.tiNullsOfDAG, dagID, q.NextName+"\x00"+q.KeepKey, func() ([]RunTaskInstance, error) { return gather(dagID) })
+	}
+	key := tiCountKey(ids, q.KeepKey) + " NULL " + q.NextName + " by " + q.OrderName
+	return sortedOfDAGsTxn(txn, &s.tiNullParts, ids, key, part, q.Compare)
+}
+
+// sortedOfDAGsTxn is the task instances part gives of each of ids (part's
+// slices left as they are), put together and sorted by compare once per
+// version of the scope's task-instance rows (the DAG's when it is one:
+// ofDAGTxn, else every DAG's) and remembered in memo under key.
+func sortedOfDAGsTxn(txn *memdb.Txn, memo *versionMemo[[]RunTaskInstance], ids []string, key string,
+	part func(dagID string) ([]RunTaskInstance, error), compare func(a, b RunTaskInstance) int) ([]RunTaskInstance, error) {
+	sorted := func() ([]RunTaskInstance, error) {
 		all := []RunTaskInstance{}
 		for _, dagID := range ids {
-			part, err := ofDAGTxn(txn, &s.tiNullsOfDAG, dagID, q.NextName+"\x00"+q.KeepKey, func() ([]RunTaskInstance, error) { return gather(dagID) })
+			p, err := part(dagID)
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, part...)
+			all = append(all, p...)
 		}
-		slices.SortFunc(all, q.Compare)
+		slices.SortFunc(all, compare)
 		return all, nil
 	}
-	key := tiCountKey(ids, q.KeepKey) + " NULL " + q.NextName + " by " + q.OrderName
 	if len(ids) == 1 {
-		return ofDAGTxn(txn, &s.tiNullParts, ids[0], key, sorted)
+		return ofDAGTxn(txn, memo, ids[0], key, sorted)
 	}
 	root, err := txn.Get(tableTasks, indexID)
 	if err != nil {
 		return nil, fmt.Errorf("list task instances: %w", err)
 	}
-	return s.tiNullParts.get(root.WatchCh(), key, sorted)
+	return memo.get(root.WatchCh(), key, sorted)
 }
 
 // tiGroupsTxn are q's groups of the task instances of ids q.Keep picks,
@@ -415,26 +425,13 @@ func tiValueGroupsTxn[V cmp.Ordered](txn *memdb.Txn, memo *versionMemo[map[TILea
 // mapped blocks of ti_order: map_index 0 and up; pending and grouped
 // blocks are unmapped), in compare's order: each DAG's (mappedOfDAGTxn,
 // under pickKey: the filter and lead) put together and sorted once per
-// version of the task-instance rows and key (the scope, filter and
-// order), then remembered.
+// version of the scope's task-instance rows and key (the scope, filter
+// and order), then remembered (sortedOfDAGsTxn).
 func (s *Store) mappedPartTxn(txn *memdb.Txn, dagIDs []string, pick func(RunTaskInstance) bool, pickKey string,
 	compare func(a, b RunTaskInstance) int, key string, read *int) ([]RunTaskInstance, error) {
-	root, err := txn.Get(tableTasks, indexID)
-	if err != nil {
-		return nil, fmt.Errorf("list task instances: %w", err)
-	}
-	return s.tiMappedParts.get(root.WatchCh(), key, func() ([]RunTaskInstance, error) {
-		var sorted []RunTaskInstance
-		for _, dagID := range dagIDs {
-			part, err := s.mappedOfDAGTxn(txn, dagID, pick, pickKey, read)
-			if err != nil {
-				return nil, err
-			}
-			sorted = append(sorted, part...)
-		}
-		slices.SortFunc(sorted, compare)
-		return sorted, nil
-	})
+	return sortedOfDAGsTxn(txn, &s.tiMappedParts, dagIDs, key, func(dagID string) ([]RunTaskInstance, error) {
+		return s.mappedOfDAGTxn(txn, dagID, pick, pickKey, read)
+	}, compare)
 }
 
 // mappedOfDAGTxn is mappedPartTxn's part of one DAG, in ti_order's
