@@ -76,7 +76,7 @@ func (s *server) v1Dag(row *DagRow) (map[string]any, error) {
 		d["description"] = def.Description
 	}
 	d["schedule_interval"] = v1ScheduleInterval(def.Schedule)
-	d["timetable_description"] = timetableDescription(def.Schedule, s.rules().cronDescriber)
+	d["timetable_description"] = timetableDescription(def)
 	if tt := def.Timetable; tt != nil { // a Python DAG's timetable airlite does not run
 		d["schedule_interval"] = map[string]any{"__type": "CronExpression", "value": tt.Summary}
 		d["timetable_description"] = tt.Description
@@ -166,14 +166,13 @@ func v1OptTimeDelta(d time.Duration) any {
 
 // timetableDescription is the timetable's description: cron-descriptor's
 // text for a cron schedule or preset, as the edition's Airflow words it
-// (dag_crondescription.go), fixed texts for None, @once and @continuous,
-// and nothing for a duration.
-func timetableDescription(schedule *string, cron cronDescriber) any {
-	if schedule == nil {
+// (worked out when the DAG was built, DAG.cronText), fixed texts for
+// None, @once and @continuous, and nothing for a duration.
+func timetableDescription(def *DAG) any {
+	if def.Schedule == nil {
 		return "Never, external triggers only"
 	}
-	s := *schedule
-	switch {
+	switch s := *def.Schedule; {
 	case s == "@once":
 		return "Once, as soon as possible"
 	case s == "@continuous":
@@ -181,7 +180,7 @@ func timetableDescription(schedule *string, cron cronDescriber) any {
 	case isDurationSchedule(s):
 		return ""
 	}
-	return cron.describe(s)
+	return def.cronText
 }
 
 // v1DagDetail adds DAGDetailSchema's fields to a DAG.

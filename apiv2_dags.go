@@ -175,7 +175,7 @@ func (s *server) v2DagBaseOf(d dagInfo) v2DagBase {
 		out.Description = ptr(def.Description)
 	}
 	out.TimetableSummary = timetableSummary(def)
-	if desc, ok := timetableDescription(def.Schedule, s.rules().cronDescriber).(string); ok {
+	if desc, ok := timetableDescription(def).(string); ok {
 		out.TimetableDescription = &desc
 	}
 	if def.Timetable != nil {

@@ -13,8 +13,12 @@ type DAG struct {
 	Description string
 	Schedule    *string       // nil: no schedule (Airflow's None)
 	cron        *cronSchedule // Schedule compiled, when a cron expression or preset (parseSchedule)
-	StartDate   *time.Time
-	EndDate     *time.Time
+	// cronText is Schedule's timetable_description when it is a cron
+	// expression or preset, worked out once by the builder in the
+	// edition's words (cronDescriber.describe).
+	cronText  string
+	StartDate *time.Time
+	EndDate   *time.Time
 	// Timezone is the DAG's time zone (nil: UTC, Airflow's default), its
 	// start_date's in a Python file; a cron schedule ticks there where
 	// the edition says (editionRules.cronInZone).

@@ -117,6 +117,9 @@ func buildDAG(s *dagSpec, r *editionRules) (*DAG, error) {
 		cron = cron.inZone(s.Timezone.location())
 	}
 	dag.Schedule, dag.cron = schedule, cron
+	if cron != nil {
+		dag.cronText = r.cronDescriber.describe(*schedule)
+	}
 	if s.RunTimetable != nil {
 		if dag.timetable, err = compileTimetable(s.RunTimetable, r.cronDays); err != nil {
 			return nil, err

@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -78,17 +77,12 @@ func (d cronDescriber) describe(expr string) string {
 	if preset, ok := airflowCronPreset(expr); ok {
 		expr = preset
 	}
-	key := cronDescriptionKey{d, expr}
-	if text, ok := cronDescriptionMemo.get(key); ok {
-		return text
-	}
-	text := ""
 	// The release's croniter's verdict (scheduler_croniter.go), the one
 	// that takes or refuses a DAG's schedule.
-	if _, err := croniterExpand(expr, d.croniter); err == nil {
-		text, _ = d.text(expr)
+	if _, err := croniterExpand(expr, d.croniter); err != nil {
+		return ""
 	}
-	cronDescriptionMemo.put(key, text)
+	text, _ := d.text(expr)
 	return text
 }
 
@@ -114,41 +108,6 @@ func (d cronDescriber) text(expr string) (string, error) {
 		return "", err
 	}
 	return first + " (or) " + second, nil
-}
-
-// cronDescriptionKey and cronDescriptionMemo keep the texts already
-// worked out: answers describe every DAG they list, and the croniter
-// check compiles the expression. The memo forgets all once it is full.
-type cronDescriptionKey struct {
-	describer cronDescriber
-	expr      string
-}
-
-var cronDescriptionMemo = &cronTextMemo{texts: map[cronDescriptionKey]string{}}
-
-type cronTextMemo struct {
-	mu    sync.Mutex
-	texts map[cronDescriptionKey]string
-}
-
-// cronTextMemoSize bounds the memo: far more expressions than a DAG
-// folder holds.
-const cronTextMemoSize = 4096
-
-func (m *cronTextMemo) get(key cronDescriptionKey) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	text, ok := m.texts[key]
-	return text, ok
-}
-
-func (m *cronTextMemo) put(key cronDescriptionKey, text string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.texts) >= cronTextMemoSize {
-		clear(m.texts)
-	}
-	m.texts[key] = text
 }
 
 // errCronDescription is cron-descriptor raising while it describes

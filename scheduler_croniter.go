@@ -14,6 +14,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -486,7 +487,7 @@ func checkNthMix(expr string, f *croniterField) error {
 	var nth []string
 	for _, d := range f.nthDays {
 		var ks []string
-		for _, k := range slices.Sorted(mapKeys(f.nth[d])) {
+		for _, k := range slices.Sorted(maps.Keys(f.nth[d])) {
 			if k == "l" {
 				k = "'l'"
 			}
@@ -497,16 +498,6 @@ func checkNthMix(expr string, f *croniterField) error {
 	return &croniterRefusal{class: "CroniterUnsupportedSyntaxError", message: fmt.Sprintf(
 		"day-of-week field does not support mixing literal values and nth day of week syntax.  Cron: '%s'    dow={%s} vs nth={%s}",
 		expr, strings.Join(plain, ", "), strings.Join(nth, ", "))}
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // expandField0336 is croniter 0.3.36's reading of field i (its
@@ -631,7 +622,7 @@ func (f *croniterField) gronx(i int, r croniterRelease) string {
 	values := f.values
 	if i == 4 && len(f.nth) > 0 {
 		values = nil
-		for _, d := range slices.Sorted(mapKeys(f.nth)) {
+		for _, d := range slices.Sorted(maps.Keys(f.nth)) {
 			values = append(values, croniterValue{n: d})
 		}
 	}
@@ -650,7 +641,7 @@ func (f *croniterField) gronx(i int, r croniterRelease) string {
 		case i == 2 && f.nearest[v.n]:
 			parts = append(parts, fmt.Sprintf("%dW", v.n))
 		case i == 4 && f.nth[v.n] != nil:
-			for _, k := range slices.Sorted(mapKeys(f.nth[v.n])) {
+			for _, k := range slices.Sorted(maps.Keys(f.nth[v.n])) {
 				if k == "l" {
 					parts = append(parts, fmt.Sprintf("%dL", v.n))
 				} else {
