@@ -100,9 +100,12 @@ func (s *scheduler) xcomPushes(dag *DAG, task *Task, out taskOutcome) []xcomPush
 	for i, p := range pushes {
 		if p.Key == xcomReturnKey {
 			pushes = slices.Clone(pushes)
-			pushes[i].MapLength = pushMapLength(p.Value)
+			// The length the task measured, else the value's own (decoding
+			// it only then).
 			if n := out.returnMapLength; n != nil && *n >= 0 && *n <= maxRecordedMapLength {
 				pushes[i].MapLength = n
+			} else {
+				pushes[i].MapLength = pushMapLength(p.Value)
 			}
 		}
 	}

@@ -64,10 +64,17 @@ func (s *scheduler) planOperatorTrigger(tc templateContext, args *TriggerDagRunA
 	if plan.logical, dateText, err = s.operatorLogicalDate(tc, args, now); err != nil {
 		return plan, err
 	}
-	if plan.conf, err = renderConf(tc, args.Conf); err != nil {
+	// conf is rendered once: the run gets what the rendered field shows.
+	var confText json.RawMessage
+	if args.Conf != nil {
+		if confText, err = renderJSONStrings(tc, args.Conf); err != nil {
+			return plan, fmt.Errorf("render conf: %w", err)
+		}
+	}
+	if plan.conf, err = operatorConf(confText); err != nil {
 		return plan, err
 	}
-	if plan.rendered, err = s.operatorRenderedFields(tc, args, plan, dateText); err != nil {
+	if plan.rendered, err = s.operatorRenderedFields(tc, args, plan, dateText, confText); err != nil {
 		return plan, err
 	}
 	if plan.runID == "" {
@@ -103,8 +110,9 @@ const argNotSetText = "<airflow.serialization.definitions.notset.ArgNotSet objec
 // execution_date): values json.dumps takes as they are (None stays
 // null), anything else as its str(). They are the values before
 // execute: trigger_run_id stays None when not given, the generated id
-// is not shown. dateText is logical_date rendered ("": not given).
-func (s *scheduler) operatorRenderedFields(tc templateContext, args *TriggerDagRunArgs, plan operatorTrigger, dateText string) (map[string]any, error) {
+// is not shown. dateText is logical_date rendered ("": not given),
+// confText conf rendered (nil: not given).
+func (s *scheduler) operatorRenderedFields(tc templateContext, args *TriggerDagRunArgs, plan operatorTrigger, dateText string, confText json.RawMessage) (map[string]any, error) {
 	release110 := !s.rules.operatorTriggerRoute && !s.rules.operatorDateXCom
 	var date any // None: not given (2.10.3, 1.10.15) or logical_date=None
 	switch {
@@ -122,12 +130,8 @@ func (s *scheduler) operatorRenderedFields(tc templateContext, args *TriggerDagR
 	if args.RunID != "" {
 		runID = plan.runID
 	}
-	if args.Conf != nil {
-		rendered, err := renderJSONStrings(tc, args.Conf)
-		if err != nil {
-			return nil, fmt.Errorf("render conf: %w", err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(rendered))
+	if confText != nil {
+		dec := json.NewDecoder(bytes.NewReader(confText))
 		dec.UseNumber()
 		if err := dec.Decode(&conf); err != nil {
 			return nil, fmt.Errorf("read the rendered conf: %w", err)
@@ -379,18 +383,15 @@ func flagValue(tc templateContext, f templatedFlag) bool {
 	return err == nil && text != ""
 }
 
-// renderConf renders every string of conf (not its keys) with the try's
-// templates, keeping its key order; a string conf is JSON text, read as
-// json.loads reads it. nil or an empty dict is no conf (trigger_dag's "if
-// conf"). A conf that is not a JSON object fails the try, as the operator's
-// check and the trigger's model refuse it.
-func renderConf(tc templateContext, raw json.RawMessage) (json.RawMessage, error) {
-	if raw == nil {
+// operatorConf is the conf a run gets from the operator's conf, rendered
+// (renderJSONStrings: every string, not its keys, with its key order
+// kept); a string conf is JSON text, read as json.loads reads it. nil or
+// an empty dict is no conf (trigger_dag's "if conf"). A conf that is not
+// a JSON object fails the try, as the operator's check and the trigger's
+// model refuse it.
+func operatorConf(rendered json.RawMessage) (json.RawMessage, error) {
+	if rendered == nil {
 		return nil, nil
-	}
-	rendered, err := renderJSONStrings(tc, raw)
-	if err != nil {
-		return nil, fmt.Errorf("render conf: %w", err)
 	}
 	var text string
 	if json.Unmarshal(rendered, &text) == nil {

@@ -307,3 +307,35 @@ func TestScheduler_TriggerDagRunOperatorLink(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanOperatorTrigger_ConfRenderedOnce: the operator's conf is
+// rendered once, so the run gets the conf its rendered field shows (each
+// render reads the store's variables again).
+func TestPlanOperatorTrigger_ConfRenderedOnce(t *testing.T) {
+	t.Parallel()
+	reads := 0
+	variables := func(key string) (string, bool) {
+		reads++
+		return "value-" + key, true
+	}
+	task := &Task{TaskID: "trigger"}
+	dag := &DAG{DagID: "d", Tasks: []*Task{task}}
+	run := &DagRun{DagID: "d", RunID: "r1", ExecutionDate: testNow, RunType: "manual"}
+	rules := edition2.rules()
+	tc := templateContext{dag: dag, task: task, run: run, try: 1, rules: rules, variables: variables}
+	s := &scheduler{opts: schedulerOptions{Now: func() time.Time { return testNow }}, rules: rules}
+	args := &TriggerDagRunArgs{DagID: "target", Conf: json.RawMessage(`{"k": "{{ var.value.colour }}"}`)}
+	plan, err := s.planOperatorTrigger(tc, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(plan.conf) != `{"k":"value-colour"}` {
+		t.Errorf("conf %s, want the variable's value", plan.conf)
+	}
+	if got := fmt.Sprint(plan.rendered["conf"]); got != "map[k:value-colour]" {
+		t.Errorf("rendered conf %s, want the variable's value", got)
+	}
+	if reads != 1 {
+		t.Errorf("the conf's template read the variable %d times, want once", reads)
+	}
+}

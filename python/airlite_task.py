@@ -75,10 +75,19 @@ class _ChannelVariables(dict):
         CHANNEL.ask({"op": "variable_set", "key": key, "value": value, "description": description})
         dict.__setitem__(self, key, value)
 
+    def __init__(self):
+        super().__init__()
+        self._taught = set()  # (key, value, json) the try's masker has learnt
+
     def mask(self, key, value, as_json):
         """Variable.get's mask_secret(value, key): airlite keeps the try's
-        secrets masker, which masks the try's log."""
+        secrets masker, which masks the try's log. A value the masker has
+        learnt is not sent again: a Variable.get in a loop asks once."""
+        taught = (key, value, as_json)
+        if taught in self._taught:
+            return
         CHANNEL.ask({"op": "variable_mask", "key": key, "value": value, "json": as_json})
+        self._taught.add(taught)
 
     def remove(self, key):
         answer = CHANNEL.ask({"op": "variable_delete", "key": key})
