@@ -404,7 +404,10 @@ func operatorConf(rendered json.RawMessage) (json.RawMessage, error) {
 	if len(object) == 0 {
 		return nil, nil
 	}
-	return rendered, nil
+	// Stored as the API triggers store a conf: compact, within
+	// maxConfBytes (a template must not store a larger conf than any
+	// trigger may).
+	return compactConf(rendered)
 }
 
 // renderJSONStrings is raw with each string value rendered as a template,

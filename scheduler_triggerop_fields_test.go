@@ -339,3 +339,34 @@ func TestPlanOperatorTrigger_ConfRenderedOnce(t *testing.T) {
 		t.Errorf("the conf's template read the variable %d times, want once", reads)
 	}
 }
+
+// TestOperatorConf_StoredAsTheAPIsStoreIt: a TriggerDagRunOperator's
+// rendered conf is stored as the API triggers store a conf (compactConf):
+// compact JSON, within maxConfBytes, so that a template cannot store a
+// run conf larger than any trigger may; an empty object is no conf.
+func TestOperatorConf_StoredAsTheAPIsStoreIt(t *testing.T) {
+	t.Parallel()
+	big := `{"k": "` + strings.Repeat("x", maxConfBytes) + `"}`
+	for _, tc := range []struct {
+		name, in, want, err string
+	}{
+		{"object compacted", `{ "a" : [1, 2] }`, `{"a":[1,2]}`, ""},
+		{"string holding an object", `"{ \"a\": 1 }"`, `{"a":1}`, ""},
+		{"empty object is none", `{}`, "", ""},
+		{"too large", big, "", "conf is too large"},
+		{"not an object", `[1]`, "", "JSON Serializable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := operatorConf(json.RawMessage(tc.in))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("operatorConf(%.40s) error %v, want one with %q", tc.in, err, tc.err)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Errorf("operatorConf(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}
